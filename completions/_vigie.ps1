@@ -1,0 +1,193 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'vigie'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'vigie' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Affiche la version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Affiche la version')
+            [CompletionResult]::new('depot', 'depot', [CompletionResultType]::ParameterValue, 'Dépose le dossier d''une nuit ; relancer la même commande reprend le même plan')
+            [CompletionResult]::new('retenter-echecs', 'retenter-echecs', [CompletionResultType]::ParameterValue, 'Relance les unités en échec transitoire, interrompues ou incertaines d''un plan')
+            [CompletionResult]::new('retenter', 'retenter', [CompletionResultType]::ParameterValue, 'Relance les unités en échec transitoire, interrompues ou incertaines d''un plan')
+            [CompletionResult]::new('etat', 'etat', [CompletionResultType]::ParameterValue, 'Montre l''état d''un plan (le dernier actif par défaut)')
+            [CompletionResult]::new('plans', 'plans', [CompletionResultType]::ParameterValue, 'Liste les plans de la base')
+            [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Relit la destination : chaque unité déposée y est-elle, intacte ?')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Écrit le script de complétion pour un shell sur la sortie standard')
+            [CompletionResult]::new('generer-docs', 'generer-docs', [CompletionResultType]::ParameterValue, 'Régénère completions/ et man/ (pour les mainteneurs)')
+            break
+        }
+        'vigie;depot' {
+            [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)')
+            [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)')
+            [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
+            [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
+            [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT)')
+            [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec')
+            [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes)')
+            [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes)')
+            [CompletionResult]::new('--endpoint-url', '--endpoint-url', [CompletionResultType]::ParameterName, 'Point d''accès S3 (pour un service non AWS) ; active le style chemin')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'Région S3')
+            [CompletionResult]::new('--profil', '--profil', [CompletionResultType]::ParameterName, 'Profil d''identifiants AWS (~/.aws/credentials)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--simulation', '--simulation', [CompletionResultType]::ParameterName, 'Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer')
+            [CompletionResult]::new('--redeposer-modifies', '--redeposer-modifies', [CompletionResultType]::ParameterName, 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)')
+            [CompletionResult]::new('--autoriser-http', '--autoriser-http', [CompletionResultType]::ParameterName, 'Accepte un point d''accès en http:// hors de la boucle locale (les identifiants signent en clair)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;retenter-echecs' {
+            [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)')
+            [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
+            [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
+            [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT)')
+            [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec')
+            [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes)')
+            [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes)')
+            [CompletionResult]::new('--endpoint-url', '--endpoint-url', [CompletionResultType]::ParameterName, 'Point d''accès S3 (pour un service non AWS) ; active le style chemin')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'Région S3')
+            [CompletionResult]::new('--profil', '--profil', [CompletionResultType]::ParameterName, 'Profil d''identifiants AWS (~/.aws/credentials)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--y-compris-definitifs', '--y-compris-definitifs', [CompletionResultType]::ParameterName, 'Relance aussi les refus définitifs (après avoir corrigé leur cause)')
+            [CompletionResult]::new('--autoriser-http', '--autoriser-http', [CompletionResultType]::ParameterName, 'Accepte un point d''accès en http:// hors de la boucle locale (les identifiants signent en clair)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;retenter' {
+            [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)')
+            [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
+            [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
+            [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT)')
+            [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec')
+            [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes)')
+            [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes)')
+            [CompletionResult]::new('--endpoint-url', '--endpoint-url', [CompletionResultType]::ParameterName, 'Point d''accès S3 (pour un service non AWS) ; active le style chemin')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'Région S3')
+            [CompletionResult]::new('--profil', '--profil', [CompletionResultType]::ParameterName, 'Profil d''identifiants AWS (~/.aws/credentials)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--y-compris-definitifs', '--y-compris-definitifs', [CompletionResultType]::ParameterName, 'Relance aussi les refus définitifs (après avoir corrigé leur cause)')
+            [CompletionResult]::new('--autoriser-http', '--autoriser-http', [CompletionResultType]::ParameterName, 'Accepte un point d''accès en http:// hors de la boucle locale (les identifiants signent en clair)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;etat' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;plans' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;verifier' {
+            [CompletionResult]::new('--endpoint-url', '--endpoint-url', [CompletionResultType]::ParameterName, 'Point d''accès S3 (pour un service non AWS) ; active le style chemin')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'Région S3')
+            [CompletionResult]::new('--profil', '--profil', [CompletionResultType]::ParameterName, 'Profil d''identifiants AWS (~/.aws/credentials)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--autoriser-http', '--autoriser-http', [CompletionResultType]::ParameterName, 'Accepte un point d''accès en http:// hors de la boucle locale (les identifiants signent en clair)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;completions' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;generer-docs' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal), toujours, jamais')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails (-v : décisions de réessai, -vv : tout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,155 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_vigie_global_optspecs
+    string join \n base= json progression= v/verbose q/quiet h/help V/version
+end
+
+function __fish_vigie_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_vigie_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_vigie_using_subcommand
+    set -l cmd (__fish_vigie_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c vigie -n "__fish_vigie_needs_command" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_needs_command" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_needs_command" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_needs_command" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le dossier d\'une nuit ; relancer la même commande reprend le même plan'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les unités en échec transitoire, interrompues ou incertaines d\'un plan'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter" -d 'Relance les unités en échec transitoire, interrompues ou incertaines d\'un plan'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque unité déposée y est-elle, intacte ?'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l redeposer-modifies -d 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l region -d 'Région S3' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l y-compris-definitifs -d 'Relance aussi les refus définitifs (après avoir corrigé leur cause)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l region -d 'Région S3' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l y-compris-definitifs -d 'Relance aussi les refus définitifs (après avoir corrigé leur cause)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s h -l help -d 'Affiche l\'aide'

@@ -1,0 +1,241 @@
+//! Définitions de la ligne de commande (clap), et rien d'autre.
+//!
+//! Les textes sont ceux que lit un participant sur le terrain : en français, courts, et chaque
+//! option dit ce qu'elle change. La logique vit dans `commandes/` ; ce fichier sert aussi à
+//! produire les complétions et la page de manuel (`vigie completions`, `vigie generer-docs`).
+
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+/// Codes de sortie, repris dans la page de manuel.
+pub const APRES_AIDE: &str = "\
+Codes de sortie :
+  0    toutes les unités du plan sont déposées
+  1    le passage est fini mais des unités restent en échec transitoire : vigie retenter-echecs
+  2    usage ou configuration invalide : rien n'a été envoyé
+  3    des unités sont refusées définitivement (4xx) : un geste humain est nécessaire
+  4    le plan est déjà en cours de traitement par un autre vigie
+  130  interrompu (Ctrl-C) : le plan est à jour, relancer reprend";
+
+/// Gabarit de l'aide, en français (celui de clap dit « Usage », « Commands »).
+const GABARIT_AIDE: &str = "\
+{before-help}{about-with-newline}
+Utilisation : {usage}
+
+{all-args}{after-help}";
+
+/// La commande complète, aide en français jusque dans les sous-commandes : c'est elle qu'il
+/// faut utiliser (analyse, complétions, page de manuel), pas `Cli::command()`.
+pub fn commande() -> clap::Command {
+    Cli::command()
+        .help_template(GABARIT_AIDE)
+        .mut_subcommands(|c| c.help_template(GABARIT_AIDE))
+}
+
+impl Cli {
+    /// Analyse la ligne de commande du processus (sort en 2 sur une erreur d'usage).
+    pub fn analyser() -> Cli {
+        let correspondances = commande().get_matches();
+        Cli::from_arg_matches(&correspondances).unwrap_or_else(|e| e.exit())
+    }
+}
+
+/// Dépose une nuit d'enregistrements Vigie-Chiro, et reprend là où l'on en était.
+#[derive(Debug, Parser)]
+#[command(name = "vigie", version, about, long_about = None, after_help = APRES_AIDE)]
+#[command(propagate_version = true, disable_help_subcommand = true)]
+#[command(disable_help_flag = true, disable_version_flag = true)]
+#[command(
+    subcommand_help_heading = "Commandes",
+    subcommand_value_name = "COMMANDE"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub globales: OptionsGlobales,
+
+    /// Affiche l'aide.
+    #[arg(short = 'h', long = "help", action = clap::ArgAction::Help, global = true)]
+    aide: Option<bool>,
+
+    /// Affiche la version.
+    #[arg(short = 'V', long = "version", action = clap::ArgAction::Version)]
+    version: Option<bool>,
+
+    #[command(subcommand)]
+    pub commande: Commande,
+}
+
+/// Options communes à toutes les sous-commandes, déclarées une seule fois.
+#[derive(Debug, Args)]
+pub struct OptionsGlobales {
+    /// Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite).
+    #[arg(long, global = true, env = "VIGIE_BASE", value_name = "FICHIER")]
+    pub base: Option<PathBuf>,
+
+    /// Événements et bilan en lignes JSON sur la sortie standard.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Barres de progression : auto (si la sortie d'erreur est un terminal), toujours, jamais.
+    #[arg(long, global = true, value_enum, default_value_t = ModeProgression::Auto)]
+    pub progression: ModeProgression,
+
+    /// Plus de détails (-v : décisions de réessai, -vv : tout).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+
+    /// Seulement le bilan et les erreurs.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeProgression {
+    Auto,
+    Toujours,
+    Jamais,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Commande {
+    /// Dépose le dossier d'une nuit ; relancer la même commande reprend le même plan.
+    Depot(ArgsDepot),
+    /// Relance les unités en échec transitoire, interrompues ou incertaines d'un plan.
+    #[command(name = "retenter-echecs", visible_alias = "retenter")]
+    RetenterEchecs(ArgsRetenter),
+    /// Montre l'état d'un plan (le dernier actif par défaut).
+    Etat(ArgsPlan),
+    /// Liste les plans de la base.
+    Plans,
+    /// Relit la destination : chaque unité déposée y est-elle, intacte ?
+    Verifier(ArgsVerifier),
+    /// Écrit le script de complétion pour un shell sur la sortie standard.
+    Completions {
+        /// Le shell visé.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Régénère completions/ et man/ (pour les mainteneurs).
+    #[command(name = "generer-docs", hide = true)]
+    GenererDocs {
+        /// Racine du dépôt où écrire completions/ et man/.
+        #[arg(default_value = ".")]
+        racine: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsDepot {
+    /// Le dossier de la nuit (parcouru récursivement).
+    pub dossier: PathBuf,
+
+    /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif).
+    #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
+    pub vers: String,
+
+    /// Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer.
+    #[arg(long)]
+    pub simulation: bool,
+
+    /// Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date).
+    #[arg(long)]
+    pub redeposer_modifies: bool,
+
+    #[command(flatten)]
+    pub envoi: OptionsEnvoi,
+
+    #[command(flatten)]
+    pub s3: OptionsS3,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsRetenter {
+    /// Le plan (son numéro) ; le dernier actif par défaut.
+    pub plan: Option<i64>,
+
+    /// Relance aussi les refus définitifs (après avoir corrigé leur cause).
+    #[arg(long)]
+    pub y_compris_definitifs: bool,
+
+    #[command(flatten)]
+    pub envoi: OptionsEnvoi,
+
+    #[command(flatten)]
+    pub s3: OptionsS3,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsPlan {
+    /// Le plan (son numéro) ; le dernier actif par défaut.
+    pub plan: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsVerifier {
+    /// Le plan (son numéro) ; le dernier actif par défaut.
+    pub plan: Option<i64>,
+
+    #[command(flatten)]
+    pub s3: OptionsS3,
+}
+
+/// Réglages de l'envoi : parallélisme, tailles, délais, réessais.
+#[derive(Debug, Clone, Args)]
+pub struct OptionsEnvoi {
+    /// Nombre d'unités envoyées en même temps.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub paralleles: u16,
+
+    /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart).
+    #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
+    pub seuil_multipart: u64,
+
+    /// Taille d'une partie (Mio, 5 au moins).
+    #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
+    pub taille_partie: u64,
+
+    /// Délai maximal d'une tentative (secondes).
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    pub delai_tentative: f64,
+
+    /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    pub delai_blocage: f64,
+
+    /// Nombre de tentatives par émission (profil INSISTANT).
+    #[arg(long, value_name = "N", default_value_t = 7)]
+    pub tentatives: u32,
+
+    /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
+    #[arg(long, value_name = "S", default_value_t = 0.5)]
+    pub attente_base: f64,
+
+    /// Plafond de l'attente entre deux tentatives (secondes).
+    #[arg(long, value_name = "S", default_value_t = 8.0)]
+    pub attente_max: f64,
+
+    /// Échéance d'une émission, tentatives et attentes comprises (secondes).
+    #[arg(long, value_name = "S", default_value_t = 900.0)]
+    pub echeance: f64,
+}
+
+/// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).
+#[derive(Debug, Clone, Args)]
+pub struct OptionsS3 {
+    /// Point d'accès S3 (pour un service non AWS) ; active le style chemin.
+    #[arg(long, env = "AWS_ENDPOINT_URL", value_name = "URL")]
+    pub endpoint_url: Option<String>,
+
+    /// Région S3.
+    #[arg(long, env = "AWS_REGION", value_name = "REGION")]
+    pub region: Option<String>,
+
+    /// Profil d'identifiants AWS (~/.aws/credentials).
+    #[arg(long, env = "AWS_PROFILE", value_name = "PROFIL")]
+    pub profil: Option<String>,
+
+    /// Accepte un point d'accès en http:// hors de la boucle locale (les identifiants signent en clair).
+    #[arg(long)]
+    pub autoriser_http: bool,
+}

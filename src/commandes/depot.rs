@@ -1,0 +1,244 @@
+//! `vigie depot`, `vigie retenter-echecs`, `vigie verifier`.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use super::{ligne_json, octets_lisibles, ouvrir_base};
+use crate::cli::{ArgsDepot, OptionsGlobales};
+use crate::destination::{Destination, DestinationS3};
+use crate::inventaire::{self, Inventaire};
+use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
+use crate::sortie::CodeSortie;
+
+/// Combien de noms un avertissement cite avant de résumer.
+const NOMS_CITES: usize = 10;
+
+/// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
+pub(super) struct PlanPret {
+    pub base: Base,
+    pub _verrou: VerrouPlan,
+    pub plan: DepotPlan,
+    pub destination: Destination,
+}
+
+pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
+    let destination = Destination::S3(DestinationS3::analyser(
+        &args.vers,
+        args.s3.endpoint_url.as_deref(),
+        args.s3.autoriser_http,
+    )?);
+    let pret = planifier(g, &args.dossier, destination, args.redeposer_modifies)?;
+    if args.simulation {
+        return simuler(g, &pret);
+    }
+    super::envoi::envoyer(g, pret, &args.envoi, &args.s3, false)
+}
+
+/// Inventorie, valide, verrouille et (re)planifie. Rien n'est envoyé.
+pub(super) fn planifier(
+    g: &OptionsGlobales,
+    dossier: &Path,
+    destination: Destination,
+    redeposer_modifies: bool,
+) -> Result<PlanPret> {
+    let inventaire = inventaire::inventorier(dossier)?;
+    let dossier_canonique = dossier
+        .canonicalize()
+        .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
+    let Some(dossier_texte) = dossier_canonique.to_str() else {
+        bail!(
+            "le chemin du dossier {} n'est pas de l'UTF-8 : renommez-le (lettres sans accent, chiffres, _ -)",
+            dossier_canonique.display()
+        );
+    };
+    let mut problemes = inventaire.problemes.clone();
+    let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
+    for e in &inventaire.enregistrements {
+        match destination.cle(&e.chemin) {
+            Ok(cle) => fichiers.push(FichierPlanifie {
+                chemin: e.chemin.clone(),
+                cle,
+                taille: e.taille,
+                modifie_ns: e.modifie_ns,
+            }),
+            Err(err) => problemes.push(inventaire::ProblemeFichier {
+                chemin: e.chemin.clone(),
+                probleme: err.to_string(),
+            }),
+        }
+    }
+    if !problemes.is_empty() {
+        let mut s = io::stderr().lock();
+        writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
+        for p in &problemes {
+            writeln!(s, "  {} : {}", p.chemin, p.probleme)?;
+        }
+        bail!(
+            "{} fichier(s) à corriger avant de déposer (liste ci-dessus), puis relancez la même commande",
+            problemes.len()
+        );
+    }
+    let base = ouvrir_base(g)?;
+    let identite = destination.identite();
+    let libelle = match base.trouver_plan(dossier_texte, &identite)? {
+        Some(p) => p.id.to_string(),
+        None => format!("de {dossier_texte} vers {identite}"),
+    };
+    let verrou = VerrouPlan::prendre(base.chemin(), dossier_texte, &identite, &libelle)?;
+    let mut base = base;
+    let r = base.planifier(dossier_texte, &identite, &fichiers, redeposer_modifies)?;
+    let plan = r.plan.clone().context("plan absent après planification")?;
+    annoncer_planification(g, &inventaire, &r, &plan)?;
+    Ok(PlanPret {
+        base,
+        _verrou: verrou,
+        plan,
+        destination,
+    })
+}
+
+fn citer(liste: &[String]) -> String {
+    let mut s = liste
+        .iter()
+        .take(NOMS_CITES)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if liste.len() > NOMS_CITES {
+        s.push_str(&format!(" … (+{})", liste.len() - NOMS_CITES));
+    }
+    s
+}
+
+/// Dit ce que la planification a trouvé et changé (sur la sortie d'erreur : c'est du statut).
+fn annoncer_planification(
+    g: &OptionsGlobales,
+    inv: &Inventaire,
+    r: &Replanification,
+    plan: &DepotPlan,
+) -> Result<()> {
+    if g.json {
+        ligne_json(&json!({
+            "evenement": "plan",
+            "plan": plan.id,
+            "cree": r.cree,
+            "fichiers": inv.enregistrements.len(),
+            "octets": inv.octets(),
+            "ajoutees": r.ajoutees,
+            "retirees": r.retirees,
+            "reprises": r.reprises,
+            "modifiees": r.modifiees,
+            "ignores": inv.ignores_systeme + inv.non_reconnus.len() as u64 + inv.vides.len() as u64,
+            "liens_non_suivis": inv.liens,
+            "vides": inv.vides,
+        }))?;
+        return Ok(());
+    }
+    if g.quiet {
+        return Ok(());
+    }
+    let mut s = io::stderr().lock();
+    writeln!(
+        s,
+        "Plan {} {} : {} enregistrement(s), {}.",
+        plan.id,
+        if r.cree { "créé" } else { "repris" },
+        inv.enregistrements.len(),
+        octets_lisibles(inv.octets())
+    )?;
+    if !r.cree && (r.ajoutees > 0 || r.retirees > 0 || r.reprises > 0) {
+        writeln!(
+            s,
+            "  depuis le dernier passage : {} nouveau(x), {} disparu(s), {} interrompu(s) à reprendre",
+            r.ajoutees, r.retirees, r.reprises
+        )?;
+    }
+    let ignores = inv.ignores_systeme + inv.non_reconnus.len() as u64;
+    if ignores > 0 {
+        writeln!(
+            s,
+            "  ignorés : {} fichier(s) caché(s) ou système, {} autre(s) ({})",
+            inv.ignores_systeme,
+            inv.non_reconnus.len(),
+            citer(&inv.non_reconnus)
+        )?;
+    }
+    if !inv.vides.is_empty() {
+        writeln!(
+            s,
+            "  attention : fichier(s) vide(s) ignoré(s) : {}",
+            citer(&inv.vides)
+        )?;
+    }
+    if !inv.liens.is_empty() {
+        writeln!(s, "  liens symboliques non suivis : {}", citer(&inv.liens))?;
+    }
+    if !r.modifiees.is_empty() {
+        writeln!(
+            s,
+            "  attention : {} fichier(s) déjà déposé(s) ont changé depuis et ne sont pas renvoyés ({}) ; \
+             ajoutez --redeposer-modifies pour les renvoyer",
+            r.modifiees.len(),
+            citer(&r.modifiees)
+        )?;
+    }
+    Ok(())
+}
+
+/// `--simulation` : ce qui partirait, sans rien envoyer.
+fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
+    let partiraient: Vec<_> = pret
+        .base
+        .unites(
+            pret.plan.id,
+            &[
+                EtatUnite::ADeposer,
+                EtatUnite::EnCours,
+                EtatUnite::Echec,
+                EtatUnite::Incertaine,
+            ],
+        )?
+        .into_iter()
+        .filter(|u| !u.echec_definitif)
+        .collect();
+    let octets: u64 = partiraient.iter().map(|u| u.taille).sum();
+    let mut s = io::stdout().lock();
+    if g.json {
+        for u in &partiraient {
+            ligne_json(&json!({
+                "evenement": "partirait",
+                "chemin": u.chemin,
+                "cle": u.cle,
+                "taille": u.taille,
+                "etat": u.etat,
+            }))?;
+        }
+        ligne_json(&json!({
+            "evenement": "simulation",
+            "plan": pret.plan.id,
+            "unites": partiraient.len(),
+            "octets": octets,
+        }))?;
+    } else {
+        for u in &partiraient {
+            writeln!(
+                s,
+                "  {} → {} ({})",
+                u.chemin,
+                u.cle,
+                octets_lisibles(u.taille)
+            )?;
+        }
+        writeln!(
+            s,
+            "Simulation : {} unité(s), {} partiraient vers {} ; rien n'a été envoyé.",
+            partiraient.len(),
+            octets_lisibles(octets),
+            pret.destination
+        )?;
+    }
+    Ok(CodeSortie::Succes)
+}

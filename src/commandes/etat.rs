@@ -1,0 +1,236 @@
+//! `vigie etat` et `vigie plans` : ce que dit la base, sans toucher au réseau.
+
+use std::io::{self, Write};
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::{ligne_json, octets_lisibles, ouvrir_base};
+use crate::cli::OptionsGlobales;
+use crate::plan::{Base, DepotPlan, EtatUnite, ResumePlan};
+use crate::sortie::CodeSortie;
+
+/// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
+const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
+
+pub fn etat(g: &OptionsGlobales, plan: Option<i64>) -> Result<CodeSortie> {
+    let base = ouvrir_base(g)?;
+    let plan = base.plan(plan)?;
+    let resume = base.resume(plan.id)?;
+    if g.json {
+        ligne_json(&etat_json(&plan, &resume))?;
+    } else {
+        afficher_etat(&mut io::stdout().lock(), &base, &plan, &resume)?;
+    }
+    Ok(code_du_plan(&resume))
+}
+
+/// Le code de sortie que mérite l'état d'un plan.
+pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
+    if r.definitifs > 0 {
+        CodeSortie::RefusDefinitifs
+    } else if r.deposee == r.total() {
+        CodeSortie::Succes
+    } else {
+        CodeSortie::EchecsTransitoires
+    }
+}
+
+/// Le contrat JSON de `vigie etat --json` (voir `CONCEPTION.md`).
+pub fn etat_json(plan: &DepotPlan, r: &ResumePlan) -> serde_json::Value {
+    json!({
+        "plan": plan.id,
+        "destination": plan.destination,
+        "dossier": plan.dossier,
+        "unites": {
+            "a_deposer": r.a_deposer,
+            "en_cours": r.en_cours,
+            "deposee": r.deposee,
+            "echec": r.echec,
+            "incertaine": r.incertaine,
+        },
+        "definitifs": r.definitifs,
+        "octets_total": r.octets_total,
+        "octets_deposes": r.octets_deposes,
+    })
+}
+
+fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePlan) -> Result<()> {
+    writeln!(
+        s,
+        "Plan {} : {} → {}",
+        plan.id, plan.dossier, plan.destination
+    )?;
+    writeln!(
+        s,
+        "  déposées     {:>6} / {}   ({} sur {})",
+        r.deposee,
+        r.total(),
+        octets_lisibles(r.octets_deposes),
+        octets_lisibles(r.octets_total)
+    )?;
+    for (etat, libelle) in [
+        (EtatUnite::ADeposer, "à déposer   "),
+        (EtatUnite::EnCours, "en cours    "),
+        (EtatUnite::Echec, "en échec    "),
+        (EtatUnite::Incertaine, "incertaines "),
+    ] {
+        let n = r.compte(etat);
+        if n > 0 {
+            write!(s, "  {libelle} {n:>6}")?;
+            if etat == EtatUnite::Echec && r.definitifs > 0 {
+                write!(s, "   (dont {} refus définitif(s))", r.definitifs)?;
+            }
+            writeln!(s)?;
+        }
+    }
+    if r.modifiees > 0 {
+        writeln!(
+            s,
+            "  {} fichier(s) déposé(s) ont changé depuis : vigie depot … --redeposer-modifies pour les renvoyer",
+            r.modifiees
+        )?;
+    }
+    if r.echec + r.incertaine > 0 {
+        let en_echec = base.unites(plan.id, &[EtatUnite::Echec, EtatUnite::Incertaine])?;
+        writeln!(s, "Échecs :")?;
+        for (cause, definitif, n) in &r.echecs_par_cause {
+            let libelle = cause.map_or("INCONNUE", |c| c.as_str());
+            let nature = if *definitif {
+                "définitif"
+            } else {
+                "transitoire"
+            };
+            writeln!(s, "  {libelle} ({n}, {nature})")?;
+            if let Some(c) = cause {
+                writeln!(s, "    → {}", c.conseil())?;
+            }
+            let concernees: Vec<_> = en_echec
+                .iter()
+                .filter(|u| {
+                    u.etat == EtatUnite::Echec
+                        && u.cause_refus == *cause
+                        && u.echec_definitif == *definitif
+                })
+                .collect();
+            for u in concernees.iter().take(ECHECS_NOMMES_PAR_CAUSE) {
+                writeln!(
+                    s,
+                    "    {} : {}",
+                    u.chemin,
+                    u.message.as_deref().unwrap_or("")
+                )?;
+            }
+            if concernees.len() > ECHECS_NOMMES_PAR_CAUSE {
+                writeln!(
+                    s,
+                    "    … et {} autre(s)",
+                    concernees.len() - ECHECS_NOMMES_PAR_CAUSE
+                )?;
+            }
+        }
+        for u in en_echec.iter().filter(|u| u.etat == EtatUnite::Incertaine) {
+            writeln!(
+                s,
+                "  incertaine : {} : {}",
+                u.chemin,
+                u.message.as_deref().unwrap_or("")
+            )?;
+        }
+    }
+    if let Some(suite) = prochaine_commande(plan.id, r) {
+        writeln!(s, "Ensuite : {suite}")?;
+    }
+    Ok(())
+}
+
+/// La commande à lancer s'il reste quelque chose à faire.
+pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
+    if r.deposee == r.total() {
+        None
+    } else if r.definitifs > 0 && r.definitifs == r.total() - r.deposee {
+        Some(format!(
+            "corrigez la cause des refus, puis vigie retenter-echecs {plan} --y-compris-definitifs"
+        ))
+    } else {
+        Some(format!("vigie retenter-echecs {plan}"))
+    }
+}
+
+pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
+    let base = ouvrir_base(g)?;
+    let plans = base.plans()?;
+    let mut s = io::stdout().lock();
+    if plans.is_empty() && !g.json {
+        writeln!(
+            s,
+            "Aucun plan dans {} : vigie depot en crée un.",
+            base.chemin().display()
+        )?;
+    } else if !g.json {
+        writeln!(
+            s,
+            "plan  déposées      dernière activité     dossier → destination"
+        )?;
+    }
+    for plan in &plans {
+        let r = base.resume(plan.id)?;
+        if g.json {
+            ligne_json(&json!({
+                "plan": plan.id,
+                "dossier": plan.dossier,
+                "destination": plan.destination,
+                "unites": r.total(),
+                "deposees": r.deposee,
+                "echecs": r.echec,
+                "definitifs": r.definitifs,
+                "incertaines": r.incertaine,
+                "actif_le": plan.actif_le,
+            }))?;
+        } else {
+            writeln!(
+                s,
+                "{:>4}  {:<12}  {:<20}  {} → {}",
+                plan.id,
+                format!("{}/{}", r.deposee, r.total()),
+                date_locale(plan.actif_le),
+                plan.dossier,
+                plan.destination
+            )?;
+        }
+    }
+    Ok(CodeSortie::Succes)
+}
+
+/// Une date Unix lisible, « 2026-11-29 17:30 UTC », sans dépendance de fuseau.
+fn date_locale(secondes: i64) -> String {
+    let jours = secondes.div_euclid(86_400);
+    let dans_jour = secondes.rem_euclid(86_400);
+    // Date civile depuis un nombre de jours (algorithme de H. Hinnant).
+    let z = jours + 719_468;
+    let ere = z.div_euclid(146_097);
+    let jde = z.rem_euclid(146_097);
+    let ade = (jde - jde / 1460 + jde / 36_524 - jde / 146_096) / 365;
+    let jda = jde - (365 * ade + ade / 4 - ade / 100);
+    let mp = (5 * jda + 2) / 153;
+    let jour = jda - (153 * mp + 2) / 5 + 1;
+    let mois = if mp < 10 { mp + 3 } else { mp - 9 };
+    let annee = ade + ere * 400 + i64::from(mois <= 2);
+    format!(
+        "{annee:04}-{mois:02}-{jour:02} {:02}:{:02} UTC",
+        dans_jour / 3600,
+        dans_jour % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(date_locale(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date_locale(1_795_973_400), "2026-11-29 17:30 UTC");
+        assert_eq!(date_locale(951_782_400), "2000-02-29 00:00 UTC");
+    }
+}

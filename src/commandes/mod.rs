@@ -1,0 +1,102 @@
+//! Une fonction par sous-commande : elles orchestrent (ouvrir la base, inventorier, lancer le
+//! moteur, afficher), sans logique métier.
+
+mod depot;
+mod docs;
+mod envoi;
+mod etat;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::Result;
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::{Cli, Commande, OptionsGlobales};
+use crate::plan::{self, Base};
+use crate::sortie::CodeSortie;
+
+pub use docs::{fichiers_attendus, generer_docs, page_de_manuel};
+
+/// Exécute la commande analysée.
+pub fn executer(cli: Cli) -> Result<CodeSortie> {
+    let g = &cli.globales;
+    match cli.commande {
+        Commande::Depot(args) => depot::depot(g, args),
+        Commande::RetenterEchecs(args) => envoi::retenter(g, args),
+        Commande::Verifier(args) => envoi::verifier(g, args),
+        Commande::Etat(args) => etat::etat(g, args.plan),
+        Commande::Plans => etat::plans(g),
+        Commande::Completions { shell } => docs::completions(shell),
+        Commande::GenererDocs { racine } => {
+            docs::generer_docs(&racine).map(|()| CodeSortie::Succes)
+        }
+    }
+}
+
+/// Installe le journal `tracing` sur la sortie d'erreur : avertissements par défaut, décisions
+/// de réessai avec `-v`, tout avec `-vv` ; `RUST_LOG` l'emporte.
+pub fn initialiser_journal(g: &OptionsGlobales) {
+    let defaut = match (g.quiet, g.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "vigie=info",
+        (false, _) => "vigie=debug,info",
+    };
+    let filtre = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(defaut));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filtre)
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+        .with_target(false)
+        .try_init();
+}
+
+/// Ouvre la base désignée par `--base` / `VIGIE_BASE`, ou celle par défaut.
+fn ouvrir_base(g: &OptionsGlobales) -> Result<Base> {
+    let chemin = chemin_base(g)?;
+    Ok(Base::ouvrir(&chemin)?)
+}
+
+fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {
+    Ok(match &g.base {
+        Some(b) => b.clone(),
+        None => plan::chemin_par_defaut()?,
+    })
+}
+
+/// Écrit une ligne JSON sur la sortie standard.
+fn ligne_json(valeur: &serde_json::Value) -> io::Result<()> {
+    let mut sortie = io::stdout().lock();
+    serde_json::to_writer(&mut sortie, valeur)?;
+    sortie.write_all(b"\n")
+}
+
+/// Une taille lisible : « 12,3 Mio ».
+pub fn octets_lisibles(n: u64) -> String {
+    const UNITES: [&str; 5] = ["o", "Kio", "Mio", "Gio", "Tio"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITES.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} o")
+    } else {
+        format!("{v:.1} {}", UNITES[u]).replace('.', ",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::octets_lisibles;
+
+    #[test]
+    fn tailles_lisibles() {
+        assert_eq!(octets_lisibles(0), "0 o");
+        assert_eq!(octets_lisibles(1023), "1023 o");
+        assert_eq!(octets_lisibles(1536), "1,5 Kio");
+        assert_eq!(octets_lisibles(40 * 1024 * 1024 * 1024), "40,0 Gio");
+    }
+}

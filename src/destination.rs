@@ -1,0 +1,243 @@
+//! Les destinations d'un dépôt, leur identité (qui nomme le plan) et leurs clés d'objet.
+//!
+//! Une clé d'objet ne sort jamais du préfixe demandé : pas de segment `..`, pas de chemin
+//! absolu, pas de caractère de contrôle. L'inventaire ne produit déjà que des chemins relatifs
+//! sûrs ; la vérification est refaite ici, au seul endroit où une clé se fabrique.
+
+use std::fmt;
+
+/// Où part la nuit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// Un compartiment S3 (AWS ou compatible).
+    S3(DestinationS3),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DestinationS3 {
+    pub compartiment: String,
+    /// Préfixe des clés, sans « / » final (vide : à la racine du compartiment).
+    pub prefixe: String,
+    /// Point d'accès d'un service non AWS (style chemin), s'il y en a un.
+    pub endpoint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ErreurDestination {
+    #[error("destination « {0} » : attendu s3://compartiment/prefixe")]
+    Forme(String),
+    #[error(
+        "nom de compartiment « {0} » invalide : 3 à 63 caractères, minuscules, chiffres, « . » et « - »"
+    )]
+    Compartiment(String),
+    #[error(
+        "préfixe « {0} » invalide : ni segment « .. » ou « . », ni « // », ni caractère de contrôle"
+    )]
+    Prefixe(String),
+    #[error("point d'accès « {0} » invalide : attendu http(s)://hôte[:port]")]
+    Endpoint(String),
+    #[error(
+        "le point d'accès {0} est en http:// hors de la boucle locale : les données et les \
+         signatures y circuleraient en clair. Utilisez https://, ou --autoriser-http si c'est voulu."
+    )]
+    HttpNonLocal(String),
+    #[error("clé « {0} » refusée : elle sortirait du préfixe demandé")]
+    Cle(String),
+}
+
+impl DestinationS3 {
+    /// Analyse `s3://compartiment/prefixe`.
+    pub fn analyser(
+        texte: &str,
+        endpoint: Option<&str>,
+        autoriser_http: bool,
+    ) -> Result<Self, ErreurDestination> {
+        let reste = texte
+            .strip_prefix("s3://")
+            .ok_or_else(|| ErreurDestination::Forme(texte.to_owned()))?;
+        let (compartiment, prefixe) = reste.split_once('/').unwrap_or((reste, ""));
+        if !compartiment_valide(compartiment) {
+            return Err(ErreurDestination::Compartiment(compartiment.to_owned()));
+        }
+        let prefixe = prefixe.trim_end_matches('/');
+        if !prefixe.is_empty() && !chemin_sur(prefixe) {
+            return Err(ErreurDestination::Prefixe(prefixe.to_owned()));
+        }
+        let endpoint = endpoint
+            .map(|e| valider_endpoint(e, autoriser_http))
+            .transpose()?;
+        Ok(DestinationS3 {
+            compartiment: compartiment.to_owned(),
+            prefixe: prefixe.to_owned(),
+            endpoint,
+        })
+    }
+
+    /// La clé d'un chemin relatif : préfixe + « / » + chemin.
+    pub fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
+        if !chemin_sur(chemin) {
+            return Err(ErreurDestination::Cle(chemin.to_owned()));
+        }
+        Ok(if self.prefixe.is_empty() {
+            chemin.to_owned()
+        } else {
+            format!("{}/{chemin}", self.prefixe)
+        })
+    }
+}
+
+impl Destination {
+    /// L'identité canonique de la destination, qui nomme le plan avec le dossier. Elle ne
+    /// contient jamais de secret.
+    pub fn identite(&self) -> String {
+        self.to_string()
+    }
+
+    /// Relit une identité écrite par [`Destination::identite`].
+    pub fn depuis_identite(identite: &str) -> Result<Self, ErreurDestination> {
+        let (s3, endpoint) = match identite.split_once("?endpoint=") {
+            Some((s3, e)) => (s3, Some(e)),
+            None => (identite, None),
+        };
+        // L'identité a été validée à sa création, http:// local ou explicitement autorisé.
+        DestinationS3::analyser(s3, endpoint, true).map(Destination::S3)
+    }
+
+    pub fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
+        match self {
+            Destination::S3(d) => d.cle(chemin),
+        }
+    }
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Destination::S3(d) => {
+                write!(f, "s3://{}", d.compartiment)?;
+                if !d.prefixe.is_empty() {
+                    write!(f, "/{}", d.prefixe)?;
+                }
+                if let Some(e) = &d.endpoint {
+                    write!(f, "?endpoint={e}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn compartiment_valide(nom: &str) -> bool {
+    (3..=63).contains(&nom.len())
+        && nom
+            .bytes()
+            .all(|o| o.is_ascii_lowercase() || o.is_ascii_digit() || o == b'.' || o == b'-')
+        && nom.as_bytes()[0].is_ascii_alphanumeric()
+        && nom.as_bytes()[nom.len() - 1].is_ascii_alphanumeric()
+}
+
+/// Un chemin relatif qui ne peut pas sortir du préfixe.
+fn chemin_sur(chemin: &str) -> bool {
+    !chemin.is_empty()
+        && chemin.len() <= 1024
+        && !chemin.starts_with('/')
+        && !chemin.chars().any(char::is_control)
+        && chemin
+            .split('/')
+            .all(|s| !s.is_empty() && s != "." && s != "..")
+}
+
+fn valider_endpoint(e: &str, autoriser_http: bool) -> Result<String, ErreurDestination> {
+    let e = e.trim_end_matches('/');
+    let (schema, reste) = e
+        .split_once("://")
+        .ok_or_else(|| ErreurDestination::Endpoint(e.to_owned()))?;
+    let hote_port = reste.split('/').next().unwrap_or_default();
+    if hote_port.is_empty() || reste.contains(['?', '#', '@']) || e.chars().any(char::is_control) {
+        return Err(ErreurDestination::Endpoint(e.to_owned()));
+    }
+    match schema {
+        "https" => Ok(e.to_owned()),
+        "http" if autoriser_http || est_boucle_locale(hote_port) => Ok(e.to_owned()),
+        "http" => Err(ErreurDestination::HttpNonLocal(e.to_owned())),
+        _ => Err(ErreurDestination::Endpoint(e.to_owned())),
+    }
+}
+
+/// L'hôte (avec port éventuel) est-il sur la boucle locale ?
+pub fn est_boucle_locale(hote_port: &str) -> bool {
+    let hote = if let Some(v6) = hote_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        hote_port.rsplit_once(':').map_or(hote_port, |(h, _)| h)
+    };
+    hote == "localhost"
+        || hote
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analyse_et_identite() {
+        let d = DestinationS3::analyser("s3://nuits/2026/site-12/", None, false).unwrap();
+        assert_eq!(d.prefixe, "2026/site-12");
+        assert_eq!(d.cle("a/b.wav").unwrap(), "2026/site-12/a/b.wav");
+        let d = Destination::S3(
+            DestinationS3::analyser("s3://nuits", Some("http://127.0.0.1:9000/"), false).unwrap(),
+        );
+        assert_eq!(d.identite(), "s3://nuits?endpoint=http://127.0.0.1:9000");
+        assert_eq!(Destination::depuis_identite(&d.identite()).unwrap(), d);
+        assert_eq!(d.cle("b.wav").unwrap(), "b.wav");
+    }
+
+    #[test]
+    fn refus() {
+        for t in [
+            "nuits", "s3://", "s3://A", "s3://ab", "s3://-ab", "s3://a_b",
+        ] {
+            assert!(DestinationS3::analyser(t, None, false).is_err(), "{t}");
+        }
+        for t in [
+            "s3://nuits/../x",
+            "s3://nuits/a//b",
+            "s3://nuits/./a",
+            "s3://nuits/a\nb",
+        ] {
+            assert!(
+                matches!(
+                    DestinationS3::analyser(t, None, false),
+                    Err(ErreurDestination::Prefixe(_))
+                ),
+                "{t}"
+            );
+        }
+        let d = DestinationS3::analyser("s3://nuits/p", None, false).unwrap();
+        for c in ["../x.wav", "/etc/passwd", "a/../../b", "a\u{7}.wav", ""] {
+            assert!(d.cle(c).is_err(), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn http_hors_boucle_locale() {
+        assert!(matches!(
+            DestinationS3::analyser("s3://nuits", Some("http://s3.exemple.fr"), false),
+            Err(ErreurDestination::HttpNonLocal(_))
+        ));
+        assert!(DestinationS3::analyser("s3://nuits", Some("http://s3.exemple.fr"), true).is_ok());
+        for local in [
+            "http://localhost:9000",
+            "http://127.0.0.1:1",
+            "http://[::1]:80",
+        ] {
+            assert!(
+                DestinationS3::analyser("s3://nuits", Some(local), false).is_ok(),
+                "{local}"
+            );
+        }
+        assert!(DestinationS3::analyser("s3://nuits", Some("ftp://x"), false).is_err());
+    }
+}

@@ -1,0 +1,13 @@
+//! `vigie` : dépose une nuit d'enregistrements Vigie-Chiro depuis le terrain.
+//!
+//! Un plan persisté dans SQLite (`plan`), des PUT idempotents sous une politique de réessai
+//! graduée (`reessai`, `transport`), un moteur qui reprend là où l'on en était (`depot`), et ce
+//! que l'utilisateur voit (`suivi`). Voir `CONCEPTION.md` et le README.
+
+pub mod cli;
+pub mod commandes;
+pub mod destination;
+pub mod inventaire;
+pub mod plan;
+pub mod reessai;
+pub mod sortie;

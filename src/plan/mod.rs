@@ -1,0 +1,351 @@
+//! La base SQLite des plans : ouverture, migrations, erreurs.
+//!
+//! Le plan est le filet qui rattrape ce que les réessais ne rattrapent pas : il doit survivre à
+//! un kill -9, à un portable refermé, à un disque plein, et ne jamais mentir sur ce qui est
+//! déposé. D'où :
+//! - des migrations embarquées (`migrations/NNNN_*.sql`), appliquées chacune dans une
+//!   transaction, la version dans `PRAGMA user_version` (à la manière de matrix-rust-sdk et de
+//!   cargo) ; on n'en retire jamais une ;
+//! - une base d'une version future, ou illisible, refusée **sans être touchée** : on lit la
+//!   version avant toute écriture, même avant de passer en WAL ;
+//! - le mode WAL et un `busy_timeout`, pour que plusieurs `vigie` sur des plans différents
+//!   partagent la même base sans « database is locked » ;
+//! - un fichier créé en 0600 : il contient des noms de compartiments et d'envois.
+
+mod modele;
+mod unites;
+mod verrou;
+
+use std::fs::{self, OpenOptions};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, ErrorCode, TransactionBehavior};
+
+pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
+pub use unites::{FichierPlanifie, Replanification};
+pub use verrou::VerrouPlan;
+
+/// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.
+const MIGRATIONS: &[(&str, &str)] = &[(
+    "0001_creer_plan",
+    include_str!("../../migrations/0001_creer_plan.sql"),
+)];
+
+/// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.
+const ATTENTE_BASE_OCCUPEE: Duration = Duration::from_secs(30);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ErreurBase {
+    #[error(
+        "la base {chemin} a été écrite par une version plus récente de vigie (schéma {trouvee}, \
+         cette version connaît jusqu'au {connue}) : mettez vigie à jour, ou indiquez une autre \
+         base avec --base. Elle n'a pas été modifiée."
+    )]
+    VersionFuture {
+        chemin: PathBuf,
+        trouvee: i64,
+        connue: i64,
+    },
+    #[error(
+        "{chemin} n'est pas une base vigie lisible ({detail}). Elle n'a pas été modifiée : \
+         déplacez-la pour repartir d'une base neuve, ou indiquez-en une autre avec --base."
+    )]
+    Illisible { chemin: PathBuf, detail: String },
+    #[error(
+        "le disque qui porte la base {chemin} est plein : libérez de la place puis relancez. \
+         La dernière écriture a été annulée, le plan est intact."
+    )]
+    DisquePlein { chemin: PathBuf },
+    #[error("impossible de créer la base {chemin} : {source}")]
+    Creation {
+        chemin: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "aucun emplacement pour la base : ni XDG_DATA_HOME ni HOME ne sont définis ; indiquez --base FICHIER"
+    )]
+    SansEmplacement,
+    #[error("aucun plan n'existe encore dans {chemin} : lancez d'abord vigie depot")]
+    AucunPlan { chemin: PathBuf },
+    #[error("le plan {id} n'existe pas dans {chemin} : vigie plans les liste")]
+    PlanInconnu { chemin: PathBuf, id: i64 },
+    #[error(
+        "le plan {plan} est déjà en cours de traitement par un autre vigie{} : attendez qu'il \
+         finisse, ou arrêtez-le, puis relancez",
+        match .pid { Some(p) => format!(" (processus {p})"), None => String::new() }
+    )]
+    PlanOccupe { plan: String, pid: Option<u32> },
+    #[error("verrou du plan ({chemin}) : {source}")]
+    Verrou {
+        chemin: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("base {chemin} : {source}")]
+    Sqlite {
+        chemin: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+impl ErreurBase {
+    /// Traduit une erreur SQLite en erreur qui dit quoi faire.
+    fn depuis_sqlite(chemin: &Path, e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => ErreurBase::Illisible {
+                chemin: chemin.to_owned(),
+                detail: e.to_string(),
+            },
+            Some(ErrorCode::DiskFull) => ErreurBase::DisquePlein {
+                chemin: chemin.to_owned(),
+            },
+            _ => ErreurBase::Sqlite {
+                chemin: chemin.to_owned(),
+                source: e,
+            },
+        }
+    }
+}
+
+pub type Resultat<T> = Result<T, ErreurBase>;
+
+/// L'emplacement par défaut : `$XDG_DATA_HOME/vigie/vigie.sqlite`, ou
+/// `~/.local/share/vigie/vigie.sqlite`.
+pub fn chemin_par_defaut() -> Resultat<PathBuf> {
+    let donnees = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let home = std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .ok_or(ErreurBase::SansEmplacement)?;
+            PathBuf::from(home).join(".local/share")
+        }
+    };
+    Ok(donnees.join("vigie").join("vigie.sqlite"))
+}
+
+/// Une connexion à la base des plans, migrée.
+pub struct Base {
+    conn: Connection,
+    chemin: PathBuf,
+}
+
+impl std::fmt::Debug for Base {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Base")
+            .field("chemin", &self.chemin)
+            .finish()
+    }
+}
+
+impl Base {
+    /// Ouvre (ou crée, en 0600) la base et la met au schéma courant.
+    pub fn ouvrir(chemin: &Path) -> Resultat<Base> {
+        if !chemin.exists() {
+            creer_fichier_prive(chemin)?;
+        }
+        let conn = Connection::open(chemin).map_err(|e| ErreurBase::depuis_sqlite(chemin, e))?;
+        let mut base = Base {
+            conn,
+            chemin: chemin.to_owned(),
+        };
+        base.preparer()?;
+        Ok(base)
+    }
+
+    pub fn chemin(&self) -> &Path {
+        &self.chemin
+    }
+
+    /// La version du schéma connue de ce binaire.
+    pub fn version_connue() -> i64 {
+        MIGRATIONS.len() as i64
+    }
+
+    fn err(&self, e: rusqlite::Error) -> ErreurBase {
+        ErreurBase::depuis_sqlite(&self.chemin, e)
+    }
+
+    fn preparer(&mut self) -> Resultat<()> {
+        self.conn
+            .busy_timeout(ATTENTE_BASE_OCCUPEE)
+            .map_err(|e| self.err(e))?;
+        // La version d'abord, avant toute écriture : c'est aussi cette lecture qui révèle un
+        // fichier qui n'est pas une base SQLite.
+        let version = self.version_schema()?;
+        let connue = Self::version_connue();
+        if version > connue {
+            return Err(ErreurBase::VersionFuture {
+                chemin: self.chemin.clone(),
+                trouvee: version,
+                connue,
+            });
+        }
+        if version < 0 {
+            return Err(ErreurBase::Illisible {
+                chemin: self.chemin.clone(),
+                detail: format!("version de schéma négative ({version})"),
+            });
+        }
+        // WAL hors transaction : SQLite refuse de changer de journal dans une transaction.
+        // WAL + synchronous=NORMAL ne corrompt jamais la base ; une coupure de courant peut au
+        // pis oublier les dernières transitions, qui seront refaites (les PUT sont idempotents,
+        // les envois multipart se réconcilient).
+        self.conn
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(|e| self.err(e))?;
+        self.migrer()
+    }
+
+    fn version_schema(&self) -> Resultat<i64> {
+        self.conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Applique les migrations manquantes, chacune dans sa transaction. Deux `vigie` qui
+    /// migrent en même temps : la transaction IMMEDIATE les sérialise, et la version est relue
+    /// dedans.
+    fn migrer(&mut self) -> Resultat<()> {
+        let chemin = self.chemin.clone();
+        for (rang, (nom, sql)) in MIGRATIONS.iter().enumerate() {
+            let cible = rang as i64 + 1;
+            if self.version_schema()? >= cible {
+                continue;
+            }
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|e| ErreurBase::depuis_sqlite(&chemin, e))?;
+            let actuelle: i64 = tx
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .map_err(|e| ErreurBase::depuis_sqlite(&chemin, e))?;
+            if actuelle >= cible {
+                continue;
+            }
+            tx.execute_batch(sql)
+                .map_err(|e| ErreurBase::depuis_sqlite(&chemin, e))?;
+            tx.pragma_update(None, "user_version", cible)
+                .map_err(|e| ErreurBase::depuis_sqlite(&chemin, e))?;
+            tx.commit()
+                .map_err(|e| ErreurBase::depuis_sqlite(&chemin, e))?;
+            tracing::debug!(migration = nom, version = cible, "migration appliquée");
+        }
+        Ok(())
+    }
+}
+
+/// Crée le fichier de base, vide, en 0600 (et son dossier en 0700).
+fn creer_fichier_prive(chemin: &Path) -> Resultat<()> {
+    let err = |source| ErreurBase::Creation {
+        chemin: chemin.to_owned(),
+        source,
+    };
+    if let Some(parent) = chemin.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(err)?;
+    }
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(chemin)
+    {
+        Ok(_) => Ok(()),
+        // Un autre vigie vient de la créer : elle est à lui comme à nous.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(err(e)),
+    }
+}
+
+/// Maintenant, en secondes Unix.
+pub(crate) fn maintenant_s() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Maintenant, en millisecondes Unix.
+pub(crate) fn maintenant_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn migrer_deux_fois_ne_fait_rien() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
+        drop(b);
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
+        let tables: i64 = b
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'depot_plan'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn base_creee_en_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("sous/dossier/v.sqlite");
+        Base::ouvrir(&chemin).unwrap();
+        let mode = fs::metadata(&chemin).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn base_future_refusee_sans_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        {
+            let c = Connection::open(&chemin).unwrap();
+            c.pragma_update(None, "user_version", 99).unwrap();
+        }
+        let avant = fs::read(&chemin).unwrap();
+        let e = Base::ouvrir(&chemin).unwrap_err();
+        assert!(
+            matches!(e, ErreurBase::VersionFuture { trouvee: 99, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("mettez vigie à jour"));
+        assert_eq!(fs::read(&chemin).unwrap(), avant, "la base a été modifiée");
+        assert!(!dir.path().join("v.sqlite-wal").exists());
+    }
+
+    #[test]
+    fn base_corrompue_refusee_sans_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        let contenu = b"ceci n'est pas une base SQLite, mais un compte rendu de sortie".repeat(100);
+        fs::write(&chemin, &contenu).unwrap();
+        let e = Base::ouvrir(&chemin).unwrap_err();
+        assert!(matches!(e, ErreurBase::Illisible { .. }), "{e}");
+        assert!(e.to_string().contains("n'a pas été modifiée"));
+        assert_eq!(fs::read(&chemin).unwrap(), contenu);
+    }
+}

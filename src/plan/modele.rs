@@ -1,0 +1,236 @@
+//! Les types du plan : états d'une unité, causes de refus, lignes des tables.
+
+use std::fmt;
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use serde::Serialize;
+
+/// L'état d'une unité, tel qu'écrit dans `depot_unite.etat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EtatUnite {
+    /// À envoyer (jamais tentée, ou remise en file).
+    ADeposer,
+    /// Un `vigie` l'envoie ; restée ainsi après un arrêt brutal, elle redevient à reprendre.
+    EnCours,
+    /// Déposée et vérifiée (taille et somme de contrôle côté destination).
+    Deposee,
+    /// En échec : transitoire (à retenter) ou définitif (`echec_definitif`, avec sa cause).
+    Echec,
+    /// Une écriture non rejouable est partie sans réponse : à réconcilier avant tout rejeu.
+    Incertaine,
+}
+
+impl EtatUnite {
+    pub const TOUS: [EtatUnite; 5] = [
+        EtatUnite::ADeposer,
+        EtatUnite::EnCours,
+        EtatUnite::Deposee,
+        EtatUnite::Echec,
+        EtatUnite::Incertaine,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EtatUnite::ADeposer => "a_deposer",
+            EtatUnite::EnCours => "en_cours",
+            EtatUnite::Deposee => "deposee",
+            EtatUnite::Echec => "echec",
+            EtatUnite::Incertaine => "incertaine",
+        }
+    }
+
+    fn depuis_str(s: &str) -> Option<Self> {
+        EtatUnite::TOUS.into_iter().find(|e| e.as_str() == s)
+    }
+}
+
+impl fmt::Display for EtatUnite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ToSql for EtatUnite {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for EtatUnite {
+    fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+        let s = v.as_str()?;
+        EtatUnite::depuis_str(s)
+            .ok_or_else(|| FromSqlError::Other(format!("état inconnu : {s}").into()))
+    }
+}
+
+/// Pourquoi une unité a échoué : ce qui dit quel geste faire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CauseRefus {
+    /// Jeton ou identifiants refusés (401, ou 403 d'identifiants S3).
+    Authentification,
+    /// Droits insuffisants sur la destination (403).
+    Droits,
+    /// Le contenu ou le nom est refusé (400, 422, somme de contrôle refusée…).
+    Contenu,
+    /// La destination n'existe pas (compartiment introuvable, 404).
+    Stockage,
+    /// Le fichier local est illisible, a disparu ou a changé pendant l'envoi.
+    Local,
+    /// Le réseau n'a pas permis l'envoi dans le temps imparti.
+    Reseau,
+    /// Le serveur est resté en panne (5xx, 429) au-delà de la politique de réessai.
+    Serveur,
+    /// Une écriture est partie sans réponse et la réconciliation n'a pas pu conclure.
+    IssueInconnue,
+}
+
+impl CauseRefus {
+    pub const TOUTES: [CauseRefus; 8] = [
+        CauseRefus::Authentification,
+        CauseRefus::Droits,
+        CauseRefus::Contenu,
+        CauseRefus::Stockage,
+        CauseRefus::Local,
+        CauseRefus::Reseau,
+        CauseRefus::Serveur,
+        CauseRefus::IssueInconnue,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CauseRefus::Authentification => "AUTHENTIFICATION",
+            CauseRefus::Droits => "DROITS",
+            CauseRefus::Contenu => "CONTENU",
+            CauseRefus::Stockage => "STOCKAGE",
+            CauseRefus::Local => "LOCAL",
+            CauseRefus::Reseau => "RESEAU",
+            CauseRefus::Serveur => "SERVEUR",
+            CauseRefus::IssueInconnue => "ISSUE_INCONNUE",
+        }
+    }
+
+    /// Le geste à faire, dit à l'utilisateur sous la liste des unités concernées.
+    pub fn conseil(self) -> &'static str {
+        match self {
+            CauseRefus::Authentification => {
+                "identifiants refusés : vérifiez-les (ou renouvelez le jeton), puis vigie retenter-echecs --y-compris-definitifs"
+            }
+            CauseRefus::Droits => {
+                "droits insuffisants sur la destination : faites-les corriger, puis vigie retenter-echecs --y-compris-definitifs"
+            }
+            CauseRefus::Contenu => {
+                "contenu ou nom refusé par la destination : corrigez le fichier, puis vigie retenter-echecs --y-compris-definitifs"
+            }
+            CauseRefus::Stockage => {
+                "destination introuvable : vérifiez le compartiment et la région, puis vigie retenter-echecs --y-compris-definitifs"
+            }
+            CauseRefus::Local => {
+                "fichier local illisible, disparu ou modifié pendant l'envoi : vérifiez-le, puis vigie retenter-echecs"
+            }
+            CauseRefus::Reseau => "réseau indisponible : vigie retenter-echecs quand il reviendra",
+            CauseRefus::Serveur => "serveur en panne : vigie retenter-echecs un peu plus tard",
+            CauseRefus::IssueInconnue => {
+                "issue inconnue : vigie retenter-echecs réconciliera avec la destination avant tout renvoi"
+            }
+        }
+    }
+
+    fn depuis_str(s: &str) -> Option<Self> {
+        CauseRefus::TOUTES.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+impl fmt::Display for CauseRefus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ToSql for CauseRefus {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for CauseRefus {
+    fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+        let s = v.as_str()?;
+        CauseRefus::depuis_str(s)
+            .ok_or_else(|| FromSqlError::Other(format!("cause inconnue : {s}").into()))
+    }
+}
+
+/// Une ligne de `depot_plan`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DepotPlan {
+    pub id: i64,
+    pub dossier: String,
+    pub destination: String,
+    pub cree_le: i64,
+    pub actif_le: i64,
+}
+
+/// Une ligne de `depot_unite`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DepotUnite {
+    pub id: i64,
+    pub plan_id: i64,
+    pub chemin: String,
+    pub cle: String,
+    pub taille: u64,
+    pub modifie_ns: i64,
+    pub etat: EtatUnite,
+    pub echec_definitif: bool,
+    pub cause_refus: Option<CauseRefus>,
+    pub message: Option<String>,
+    pub envoi_id: Option<String>,
+    pub somme_controle: Option<String>,
+    pub etag: Option<String>,
+    pub modifie_depuis: bool,
+}
+
+/// Une partie persistée d'un envoi multipart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartieEnvoi {
+    pub numero: u32,
+    pub debut: u64,
+    pub taille: u64,
+    pub etag: Option<String>,
+    pub somme_controle: Option<String>,
+    pub envoyee: bool,
+}
+
+/// Les comptes d'un plan, pour `vigie etat` et `vigie plans`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumePlan {
+    pub a_deposer: u64,
+    pub en_cours: u64,
+    pub deposee: u64,
+    pub echec: u64,
+    pub incertaine: u64,
+    pub definitifs: u64,
+    pub modifiees: u64,
+    pub octets_total: u64,
+    pub octets_deposes: u64,
+    /// Les échecs regroupés par cause (définitifs et transitoires), triés par cause.
+    pub echecs_par_cause: Vec<(Option<CauseRefus>, bool, u64)>,
+}
+
+impl ResumePlan {
+    pub fn total(&self) -> u64 {
+        self.a_deposer + self.en_cours + self.deposee + self.echec + self.incertaine
+    }
+
+    pub fn compte(&self, etat: EtatUnite) -> u64 {
+        match etat {
+            EtatUnite::ADeposer => self.a_deposer,
+            EtatUnite::EnCours => self.en_cours,
+            EtatUnite::Deposee => self.deposee,
+            EtatUnite::Echec => self.echec,
+            EtatUnite::Incertaine => self.incertaine,
+        }
+    }
+}

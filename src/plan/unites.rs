@@ -1,0 +1,787 @@
+//! Plans et unités : planifier, replanifier, et les transitions d'état du moteur.
+//!
+//! Règle d'or : une transition est écrite (et validée) **avant** l'effet qu'elle annonce. Une
+//! unité n'est `deposee` qu'une fois la destination vérifiée ; un arrêt brutal entre deux
+//! écritures laisse au pis une unité `en_cours`, que la relance reprend.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, Row, TransactionBehavior, params};
+
+use super::modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
+use super::{Base, ErreurBase, Resultat, maintenant_ms, maintenant_s};
+
+/// Un fichier tel que l'inventaire le donne au plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FichierPlanifie {
+    pub chemin: String,
+    pub cle: String,
+    pub taille: u64,
+    pub modifie_ns: i64,
+}
+
+/// Ce que la (re)planification a changé.
+#[derive(Debug, Clone, Default)]
+pub struct Replanification {
+    pub plan: Option<DepotPlan>,
+    pub cree: bool,
+    pub ajoutees: u64,
+    pub retirees: u64,
+    /// Unités laissées `en_cours` par un arrêt, remises à reprendre.
+    pub reprises: u64,
+    /// Unités non déposées dont le fichier a changé : leurs parties déjà envoyées sont oubliées.
+    pub mises_a_jour: u64,
+    /// Fichiers déjà déposés qui ont changé depuis et ne sont pas renvoyés (sans
+    /// `--redeposer-modifies`).
+    pub modifiees: Vec<String>,
+    /// Fichiers déjà déposés qui ont changé et repartent (`--redeposer-modifies`).
+    pub redeposees: u64,
+}
+
+const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
+     cause_refus, message, envoi_id, somme_controle, etag, modifie_depuis";
+
+fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
+    Ok(DepotUnite {
+        id: r.get(0)?,
+        plan_id: r.get(1)?,
+        chemin: r.get(2)?,
+        cle: r.get(3)?,
+        taille: r.get::<_, i64>(4)? as u64,
+        modifie_ns: r.get(5)?,
+        etat: r.get(6)?,
+        echec_definitif: r.get(7)?,
+        cause_refus: r.get(8)?,
+        message: r.get(9)?,
+        envoi_id: r.get(10)?,
+        somme_controle: r.get(11)?,
+        etag: r.get(12)?,
+        modifie_depuis: r.get(13)?,
+    })
+}
+
+fn plan_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotPlan> {
+    Ok(DepotPlan {
+        id: r.get(0)?,
+        dossier: r.get(1)?,
+        destination: r.get(2)?,
+        cree_le: r.get(3)?,
+        actif_le: r.get(4)?,
+    })
+}
+
+/// Une entrée du journal des décisions de réessai.
+#[derive(Debug, Clone, Default)]
+pub struct EntreeJournal<'a> {
+    pub plan_id: Option<i64>,
+    pub unite_id: Option<i64>,
+    pub methode: &'a str,
+    pub cible: &'a str,
+    pub tentative: u32,
+    pub statut: Option<u16>,
+    pub attente_ms: Option<u64>,
+    pub budget_restant_ms: Option<u64>,
+    pub raison: Option<&'a str>,
+    pub detail: &'a str,
+}
+
+impl Base {
+    /// Le plan d'une paire (dossier, destination), s'il existe.
+    pub fn trouver_plan(&self, dossier: &str, destination: &str) -> Resultat<Option<DepotPlan>> {
+        self.conn
+            .query_row(
+                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan \
+                 WHERE dossier = ?1 AND destination = ?2",
+                params![dossier, destination],
+                plan_depuis_ligne,
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Le plan demandé, ou le dernier actif.
+    pub fn plan(&self, id: Option<i64>) -> Resultat<DepotPlan> {
+        let trouve = match id {
+            Some(id) => self.conn.query_row(
+                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan WHERE id = ?1",
+                [id],
+                plan_depuis_ligne,
+            ),
+            None => self.conn.query_row(
+                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan \
+                 ORDER BY actif_le DESC, id DESC LIMIT 1",
+                [],
+                plan_depuis_ligne,
+            ),
+        }
+        .optional()
+        .map_err(|e| self.err(e))?;
+        trouve.ok_or_else(|| match id {
+            Some(id) => ErreurBase::PlanInconnu {
+                chemin: self.chemin.clone(),
+                id,
+            },
+            None => ErreurBase::AucunPlan {
+                chemin: self.chemin.clone(),
+            },
+        })
+    }
+
+    /// Tous les plans, le plus récemment actif d'abord.
+    pub fn plans(&self) -> Resultat<Vec<DepotPlan>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan \
+                 ORDER BY actif_le DESC, id DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        st.query_map([], plan_depuis_ligne)
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Crée le plan ou le met à jour d'après l'inventaire, en une seule transaction : un arrêt
+    /// brutal pendant la planification laisse soit l'ancien plan, soit le nouveau, jamais un
+    /// mélange.
+    ///
+    /// - un nouveau fichier entre `a_deposer` ;
+    /// - un fichier disparu et non déposé sort du plan ; un fichier disparu mais déposé reste
+    ///   (il est à la destination, c'est ce qui compte) ;
+    /// - une unité `en_cours` (arrêt brutal) redevient `a_deposer`, ses parties envoyées
+    ///   conservées ; une unité `incertaine` le reste, à réconcilier avant tout rejeu ;
+    /// - une unité non déposée dont le fichier a changé prend sa nouvelle taille et date, et ses
+    ///   parties déjà envoyées sont oubliées (elles ne correspondent plus au contenu) ;
+    /// - un fichier déjà déposé qui a changé est signalé, et ne repart qu'avec
+    ///   `redeposer_modifies`.
+    pub fn planifier(
+        &mut self,
+        dossier: &str,
+        destination: &str,
+        fichiers: &[FichierPlanifie],
+        redeposer_modifies: bool,
+    ) -> Resultat<Replanification> {
+        let chemin_base = self.chemin.clone();
+        let err = |e| ErreurBase::depuis_sqlite(&chemin_base, e);
+        let maintenant = maintenant_s();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let mut bilan = Replanification::default();
+
+        let existant: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM depot_plan WHERE dossier = ?1 AND destination = ?2",
+                params![dossier, destination],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(err)?;
+        let plan_id = match existant {
+            Some(id) => {
+                tx.execute(
+                    "UPDATE depot_plan SET actif_le = ?2 WHERE id = ?1",
+                    params![id, maintenant],
+                )
+                .map_err(err)?;
+                id
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le) \
+                     VALUES (?1, ?2, ?3, ?3)",
+                    params![dossier, destination, maintenant],
+                )
+                .map_err(err)?;
+                bilan.cree = true;
+                tx.last_insert_rowid()
+            }
+        };
+
+        // L'existant, indexé par chemin.
+        struct Connue {
+            id: i64,
+            etat: EtatUnite,
+            taille: u64,
+            modifie_ns: i64,
+            vu: bool,
+        }
+        let mut connues: HashMap<String, Connue> = HashMap::new();
+        {
+            let mut st = tx
+                .prepare("SELECT id, chemin, etat, taille, modifie_ns FROM depot_unite WHERE plan_id = ?1")
+                .map_err(err)?;
+            let lignes = st
+                .query_map([plan_id], |r| {
+                    Ok((
+                        r.get::<_, String>(1)?,
+                        Connue {
+                            id: r.get(0)?,
+                            etat: r.get(2)?,
+                            taille: r.get::<_, i64>(3)? as u64,
+                            modifie_ns: r.get(4)?,
+                            vu: false,
+                        },
+                    ))
+                })
+                .map_err(err)?;
+            for ligne in lignes {
+                let (chemin, connue) = ligne.map_err(err)?;
+                connues.insert(chemin, connue);
+            }
+        }
+
+        {
+            let mut inserer = tx
+                .prepare(
+                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(err)?;
+            let mut mettre_a_jour = tx
+                .prepare(
+                    "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
+                     etat = CASE WHEN etat = 'en_cours' THEN 'a_deposer' ELSE etat END, \
+                     somme_controle = NULL, etag = NULL WHERE id = ?1",
+                )
+                .map_err(err)?;
+            let mut oublier_parties = tx
+                .prepare("DELETE FROM depot_partie WHERE unite_id = ?1")
+                .map_err(err)?;
+            let mut signaler = tx
+                .prepare("UPDATE depot_unite SET modifie_depuis = 1 WHERE id = ?1")
+                .map_err(err)?;
+            let mut redeposer = tx
+                .prepare(
+                    "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
+                     etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, message = NULL, \
+                     somme_controle = NULL, etag = NULL, modifie_depuis = 0, depose_le = NULL \
+                     WHERE id = ?1",
+                )
+                .map_err(err)?;
+            for f in fichiers {
+                let taille = f.taille as i64;
+                match connues.get_mut(&f.chemin) {
+                    None => {
+                        inserer
+                            .execute(params![plan_id, f.chemin, f.cle, taille, f.modifie_ns])
+                            .map_err(err)?;
+                        bilan.ajoutees += 1;
+                    }
+                    Some(c) => {
+                        c.vu = true;
+                        let change = c.taille != f.taille || c.modifie_ns != f.modifie_ns;
+                        if !change {
+                            continue;
+                        }
+                        if c.etat == EtatUnite::Deposee {
+                            if redeposer_modifies {
+                                oublier_parties.execute([c.id]).map_err(err)?;
+                                redeposer
+                                    .execute(params![c.id, taille, f.modifie_ns, f.cle])
+                                    .map_err(err)?;
+                                bilan.redeposees += 1;
+                            } else {
+                                signaler.execute([c.id]).map_err(err)?;
+                                bilan.modifiees.push(f.chemin.clone());
+                            }
+                        } else {
+                            oublier_parties.execute([c.id]).map_err(err)?;
+                            mettre_a_jour
+                                .execute(params![c.id, taille, f.modifie_ns, f.cle])
+                                .map_err(err)?;
+                            bilan.mises_a_jour += 1;
+                        }
+                    }
+                }
+            }
+            let mut retirer = tx
+                .prepare("DELETE FROM depot_unite WHERE id = ?1")
+                .map_err(err)?;
+            for c in connues
+                .values()
+                .filter(|c| !c.vu && c.etat != EtatUnite::Deposee)
+            {
+                // Une unité incertaine disparue reste : son envoi est peut-être parti, il faut
+                // le réconcilier ; la retirer serait mentir sur ce qui est à la destination.
+                if c.etat == EtatUnite::Incertaine {
+                    continue;
+                }
+                retirer.execute([c.id]).map_err(err)?;
+                bilan.retirees += 1;
+            }
+        }
+        bilan.reprises = tx
+            .execute(
+                "UPDATE depot_unite SET etat = 'a_deposer' WHERE plan_id = ?1 AND etat = 'en_cours'",
+                [plan_id],
+            )
+            .map_err(err)? as u64;
+        let plan = tx
+            .query_row(
+                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan WHERE id = ?1",
+                [plan_id],
+                plan_depuis_ligne,
+            )
+            .map_err(err)?;
+        tx.commit().map_err(err)?;
+        bilan.plan = Some(plan);
+        Ok(bilan)
+    }
+
+    /// Les comptes d'un plan.
+    pub fn resume(&self, plan_id: i64) -> Resultat<ResumePlan> {
+        let mut r = ResumePlan::default();
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT etat, count(*), coalesce(sum(taille), 0), sum(echec_definitif), \
+                 sum(modifie_depuis) FROM depot_unite WHERE plan_id = ?1 GROUP BY etat",
+            )
+            .map_err(|e| self.err(e))?;
+        let lignes = st
+            .query_map([plan_id], |l| {
+                Ok((
+                    l.get::<_, EtatUnite>(0)?,
+                    l.get::<_, i64>(1)? as u64,
+                    l.get::<_, i64>(2)? as u64,
+                    l.get::<_, i64>(3)? as u64,
+                    l.get::<_, i64>(4)? as u64,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        for ligne in lignes {
+            let (etat, n, octets, definitifs, modifiees) = ligne.map_err(|e| self.err(e))?;
+            r.octets_total += octets;
+            r.definitifs += definitifs;
+            r.modifiees += modifiees;
+            match etat {
+                EtatUnite::ADeposer => r.a_deposer = n,
+                EtatUnite::EnCours => r.en_cours = n,
+                EtatUnite::Deposee => {
+                    r.deposee = n;
+                    r.octets_deposes = octets;
+                }
+                EtatUnite::Echec => r.echec = n,
+                EtatUnite::Incertaine => r.incertaine = n,
+            }
+        }
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT cause_refus, echec_definitif, count(*) FROM depot_unite \
+                 WHERE plan_id = ?1 AND etat = 'echec' GROUP BY cause_refus, echec_definitif \
+                 ORDER BY echec_definitif DESC, cause_refus",
+            )
+            .map_err(|e| self.err(e))?;
+        r.echecs_par_cause = st
+            .query_map([plan_id], |l| {
+                Ok((l.get(0)?, l.get(1)?, l.get::<_, i64>(2)? as u64))
+            })
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))?;
+        Ok(r)
+    }
+
+    /// Les unités d'un plan dans les états demandés (toutes si la liste est vide), par chemin.
+    pub fn unites(&self, plan_id: i64, etats: &[EtatUnite]) -> Resultat<Vec<DepotUnite>> {
+        let mut st = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {COLONNES_UNITE} FROM depot_unite WHERE plan_id = ?1 ORDER BY chemin"
+            ))
+            .map_err(|e| self.err(e))?;
+        let toutes: Vec<DepotUnite> = st
+            .query_map([plan_id], unite_depuis_ligne)
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))?;
+        Ok(toutes
+            .into_iter()
+            .filter(|u| etats.is_empty() || etats.contains(&u.etat))
+            .collect())
+    }
+
+    /// Une unité par son identifiant.
+    pub fn unite(&self, unite_id: i64) -> Resultat<DepotUnite> {
+        self.conn
+            .query_row(
+                &format!("SELECT {COLONNES_UNITE} FROM depot_unite WHERE id = ?1"),
+                [unite_id],
+                unite_depuis_ligne,
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Note l'activité d'un plan (pour « le dernier plan » par défaut).
+    pub fn toucher_plan(&self, plan_id: i64) -> Resultat<()> {
+        self.conn
+            .execute(
+                "UPDATE depot_plan SET actif_le = ?2 WHERE id = ?1",
+                params![plan_id, maintenant_s()],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    fn executer(&self, sql: &str, p: impl rusqlite::Params) -> Resultat<usize> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut st| st.execute(p))
+            .map_err(|e| self.err(e))
+    }
+
+    /// L'unité part : écrit avant le premier octet envoyé.
+    pub fn marquer_en_cours(&self, unite_id: i64) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET etat = 'en_cours', echec_definitif = 0, cause_refus = NULL, \
+             message = NULL WHERE id = ?1",
+            [unite_id],
+        )
+        .map(|_| ())
+    }
+
+    /// L'unité est déposée et vérifiée : ses parties ne servent plus.
+    pub fn marquer_deposee(
+        &self,
+        unite_id: i64,
+        somme_controle: &str,
+        etag: Option<&str>,
+    ) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET etat = 'deposee', echec_definitif = 0, cause_refus = NULL, \
+             message = NULL, envoi_id = NULL, somme_controle = ?2, etag = ?3, modifie_depuis = 0, \
+             depose_le = ?4 WHERE id = ?1",
+            params![unite_id, somme_controle, etag, maintenant_s()],
+        )?;
+        self.executer("DELETE FROM depot_partie WHERE unite_id = ?1", [unite_id])
+            .map(|_| ())
+    }
+
+    /// L'unité échoue, définitivement ou non, avec sa cause et un message sans secret.
+    pub fn marquer_echec(
+        &self,
+        unite_id: i64,
+        definitif: bool,
+        cause: CauseRefus,
+        message: &str,
+    ) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET etat = 'echec', echec_definitif = ?2, cause_refus = ?3, \
+             message = ?4 WHERE id = ?1",
+            params![unite_id, definitif, cause, message],
+        )
+        .map(|_| ())
+    }
+
+    /// Une écriture non rejouable est partie sans réponse : à réconcilier avant tout rejeu.
+    pub fn marquer_incertaine(&self, unite_id: i64, message: &str) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET etat = 'incertaine', cause_refus = 'ISSUE_INCONNUE', \
+             message = ?2 WHERE id = ?1",
+            params![unite_id, message],
+        )
+        .map(|_| ())
+    }
+
+    /// Remet l'unité à déposer (après réconciliation qui conclut qu'elle n'est pas partie).
+    pub fn remettre_a_deposer(&self, unite_id: i64) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, \
+             message = NULL WHERE id = ?1",
+            [unite_id],
+        )
+        .map(|_| ())
+    }
+
+    /// Persiste (ou efface) l'identifiant de l'envoi multipart ouvert pour l'unité.
+    pub fn enregistrer_envoi(&self, unite_id: i64, envoi_id: Option<&str>) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET envoi_id = ?2 WHERE id = ?1",
+            params![unite_id, envoi_id],
+        )?;
+        if envoi_id.is_none() {
+            self.executer("DELETE FROM depot_partie WHERE unite_id = ?1", [unite_id])?;
+        }
+        Ok(())
+    }
+
+    /// Les parties persistées d'une unité, par numéro.
+    pub fn parties(&self, unite_id: i64) -> Resultat<Vec<PartieEnvoi>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT numero, debut, taille, etag, somme_controle, etat FROM depot_partie \
+                 WHERE unite_id = ?1 ORDER BY numero",
+            )
+            .map_err(|e| self.err(e))?;
+        st.query_map([unite_id], |r| {
+            Ok(PartieEnvoi {
+                numero: r.get(0)?,
+                debut: r.get::<_, i64>(1)? as u64,
+                taille: r.get::<_, i64>(2)? as u64,
+                etag: r.get(3)?,
+                somme_controle: r.get(4)?,
+                envoyee: r.get::<_, String>(5)? == "envoyee",
+            })
+        })
+        .and_then(|it| it.collect())
+        .map_err(|e| self.err(e))
+    }
+
+    /// Persiste une partie envoyée (son ETag) : après un arrêt, elle ne repartira pas.
+    pub fn enregistrer_partie(&self, unite_id: i64, partie: &PartieEnvoi) -> Resultat<()> {
+        self.executer(
+            "INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, somme_controle, etat) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+             ON CONFLICT (unite_id, numero) DO UPDATE SET debut = excluded.debut, \
+             taille = excluded.taille, etag = excluded.etag, \
+             somme_controle = excluded.somme_controle, etat = excluded.etat",
+            params![
+                unite_id,
+                partie.numero,
+                partie.debut as i64,
+                partie.taille as i64,
+                partie.etag,
+                partie.somme_controle,
+                if partie.envoyee { "envoyee" } else { "a_envoyer" }
+            ],
+        )
+        .map(|_| ())
+    }
+
+    /// Oublie les parties d'une unité (l'envoi multipart qui les portait n'existe plus).
+    pub fn oublier_parties(&self, unite_id: i64) -> Resultat<()> {
+        self.executer("DELETE FROM depot_partie WHERE unite_id = ?1", [unite_id])
+            .map(|_| ())
+    }
+
+    /// Remet en file, pour `vigie retenter-echecs`, les unités en échec transitoire (et, sur
+    /// demande, les refus définitifs) et celles laissées `en_cours`. Les `incertaine` restent :
+    /// le moteur les réconcilie avant tout rejeu.
+    pub fn remettre_en_file(&self, plan_id: i64, y_compris_definitifs: bool) -> Resultat<u64> {
+        self.executer(
+            "UPDATE depot_unite SET etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, \
+             message = NULL WHERE plan_id = ?1 AND (etat = 'en_cours' OR (etat = 'echec' AND \
+             (echec_definitif = 0 OR ?2)))",
+            params![plan_id, y_compris_definitifs],
+        )
+        .map(|n| n as u64)
+    }
+
+    /// Écrit une décision de la politique de réessai dans le journal.
+    pub fn journaliser(&self, e: &EntreeJournal<'_>) -> Resultat<()> {
+        self.executer(
+            "INSERT INTO journal_decision (plan_id, unite_id, instant_ms, methode, cible, \
+             tentative, statut, attente_ms, budget_restant_ms, raison, detail) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                e.plan_id,
+                e.unite_id,
+                maintenant_ms(),
+                e.methode,
+                e.cible,
+                e.tentative,
+                e.statut,
+                e.attente_ms.map(|v| v as i64),
+                e.budget_restant_ms.map(|v| v as i64),
+                e.raison,
+                e.detail
+            ],
+        )
+        .map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fichier(chemin: &str, taille: u64, modifie_ns: i64) -> FichierPlanifie {
+        FichierPlanifie {
+            chemin: chemin.into(),
+            cle: format!("nuit/{chemin}"),
+            taille,
+            modifie_ns,
+        }
+    }
+
+    fn base() -> (tempfile::TempDir, Base) {
+        let dir = tempfile::tempdir().unwrap();
+        let b = Base::ouvrir(&dir.path().join("v.sqlite")).unwrap();
+        (dir, b)
+    }
+
+    fn etat(b: &Base, plan: i64, chemin: &str) -> EtatUnite {
+        b.unites(plan, &[])
+            .unwrap()
+            .into_iter()
+            .find(|u| u.chemin == chemin)
+            .unwrap()
+            .etat
+    }
+
+    #[test]
+    fn meme_paire_meme_plan() {
+        let (_d, mut b) = base();
+        let f = [fichier("a.wav", 10, 1)];
+        let r1 = b.planifier("/n", "s3://c/p", &f, false).unwrap();
+        let r2 = b.planifier("/n", "s3://c/p", &f, false).unwrap();
+        let r3 = b.planifier("/n", "s3://c/autre", &f, false).unwrap();
+        assert!(r1.cree && !r2.cree && r3.cree);
+        assert_eq!(r1.plan.as_ref().unwrap().id, r2.plan.as_ref().unwrap().id);
+        assert_ne!(r1.plan.unwrap().id, r3.plan.unwrap().id);
+        assert_eq!(r2.ajoutees, 0);
+    }
+
+    #[test]
+    fn replanification_conserve_ajoute_retire_et_signale() {
+        let (_d, mut b) = base();
+        let avant = [
+            fichier("depose.wav", 10, 1),
+            fichier("interrompu.wav", 10, 1),
+            fichier("disparu.wav", 10, 1),
+            fichier("depose_disparu.wav", 10, 1),
+            fichier("modifie.wav", 10, 1),
+            fichier("echoue.wav", 10, 1),
+            fichier("incertain.wav", 10, 1),
+        ];
+        let plan = b
+            .planifier("/n", "s3://c", &avant, false)
+            .unwrap()
+            .plan
+            .unwrap()
+            .id;
+        let id = |b: &Base, c: &str| {
+            b.unites(plan, &[])
+                .unwrap()
+                .into_iter()
+                .find(|u| u.chemin == c)
+                .unwrap()
+                .id
+        };
+        for c in ["depose.wav", "depose_disparu.wav", "modifie.wav"] {
+            b.marquer_deposee(id(&b, c), "crc", Some("etag")).unwrap();
+        }
+        b.marquer_en_cours(id(&b, "interrompu.wav")).unwrap();
+        let echoue = id(&b, "echoue.wav");
+        b.marquer_echec(echoue, false, CauseRefus::Reseau, "coupure")
+            .unwrap();
+        b.marquer_incertaine(id(&b, "incertain.wav"), "sans réponse")
+            .unwrap();
+
+        let apres = [
+            fichier("depose.wav", 10, 1),
+            fichier("interrompu.wav", 10, 1),
+            fichier("modifie.wav", 11, 2),
+            fichier("echoue.wav", 10, 1),
+            fichier("incertain.wav", 10, 1),
+            fichier("nouveau.wav", 5, 1),
+        ];
+        let r = b.planifier("/n", "s3://c", &apres, false).unwrap();
+        assert_eq!(r.ajoutees, 1);
+        assert_eq!(r.retirees, 1, "seul disparu.wav, non déposé, sort");
+        assert_eq!(r.reprises, 1);
+        assert_eq!(r.modifiees, vec!["modifie.wav".to_string()]);
+        assert_eq!(etat(&b, plan, "depose.wav"), EtatUnite::Deposee);
+        assert_eq!(etat(&b, plan, "depose_disparu.wav"), EtatUnite::Deposee);
+        assert_eq!(etat(&b, plan, "interrompu.wav"), EtatUnite::ADeposer);
+        assert_eq!(etat(&b, plan, "modifie.wav"), EtatUnite::Deposee);
+        assert_eq!(etat(&b, plan, "echoue.wav"), EtatUnite::Echec);
+        assert_eq!(etat(&b, plan, "incertain.wav"), EtatUnite::Incertaine);
+        assert_eq!(etat(&b, plan, "nouveau.wav"), EtatUnite::ADeposer);
+        assert!(b.unite(id(&b, "modifie.wav")).unwrap().modifie_depuis);
+        let resume = b.resume(plan).unwrap();
+        assert_eq!(resume.modifiees, 1);
+        assert_eq!(resume.total(), 7);
+
+        // Avec --redeposer-modifies, le fichier modifié repart.
+        let r = b.planifier("/n", "s3://c", &apres, true).unwrap();
+        assert_eq!(r.redeposees, 1);
+        assert!(r.modifiees.is_empty());
+        assert_eq!(etat(&b, plan, "modifie.wav"), EtatUnite::ADeposer);
+    }
+
+    #[test]
+    fn fichier_change_avant_depot_oublie_ses_parties() {
+        let (_d, mut b) = base();
+        let plan = b
+            .planifier("/n", "s3://c", &[fichier("gros.wav", 100, 1)], false)
+            .unwrap()
+            .plan
+            .unwrap()
+            .id;
+        let u = b.unites(plan, &[]).unwrap().remove(0);
+        b.enregistrer_envoi(u.id, Some("envoi-1")).unwrap();
+        let partie = PartieEnvoi {
+            numero: 1,
+            debut: 0,
+            taille: 50,
+            etag: Some("e1".into()),
+            somme_controle: Some("c1".into()),
+            envoyee: true,
+        };
+        b.enregistrer_partie(u.id, &partie).unwrap();
+        assert_eq!(b.parties(u.id).unwrap(), vec![partie]);
+        let r = b
+            .planifier("/n", "s3://c", &[fichier("gros.wav", 120, 2)], false)
+            .unwrap();
+        assert_eq!(r.mises_a_jour, 1);
+        assert!(b.parties(u.id).unwrap().is_empty());
+        assert_eq!(b.unite(u.id).unwrap().taille, 120);
+    }
+
+    #[test]
+    fn remettre_en_file_epargne_les_definitifs_sauf_demande() {
+        let (_d, mut b) = base();
+        let f = [
+            fichier("a.wav", 1, 1),
+            fichier("b.wav", 1, 1),
+            fichier("c.wav", 1, 1),
+        ];
+        let plan = b
+            .planifier("/n", "s3://c", &f, false)
+            .unwrap()
+            .plan
+            .unwrap()
+            .id;
+        let us = b.unites(plan, &[]).unwrap();
+        b.marquer_echec(us[0].id, false, CauseRefus::Serveur, "503")
+            .unwrap();
+        b.marquer_echec(us[1].id, true, CauseRefus::Droits, "403")
+            .unwrap();
+        b.marquer_en_cours(us[2].id).unwrap();
+        assert_eq!(b.remettre_en_file(plan, false).unwrap(), 2);
+        assert_eq!(etat(&b, plan, "b.wav"), EtatUnite::Echec);
+        assert_eq!(b.remettre_en_file(plan, true).unwrap(), 1);
+        assert_eq!(etat(&b, plan, "b.wav"), EtatUnite::ADeposer);
+    }
+
+    #[test]
+    fn resume_et_dernier_plan() {
+        let (_d, mut b) = base();
+        let f = [fichier("a.wav", 100, 1), fichier("b.wav", 50, 1)];
+        let p1 = b
+            .planifier("/n1", "s3://c", &f, false)
+            .unwrap()
+            .plan
+            .unwrap()
+            .id;
+        let us = b.unites(p1, &[]).unwrap();
+        b.marquer_deposee(us[0].id, "crc", None).unwrap();
+        b.marquer_echec(us[1].id, true, CauseRefus::Droits, "403")
+            .unwrap();
+        let r = b.resume(p1).unwrap();
+        assert_eq!((r.deposee, r.echec, r.definitifs), (1, 1, 1));
+        assert_eq!((r.octets_total, r.octets_deposes), (150, 100));
+        assert_eq!(
+            r.echecs_par_cause,
+            vec![(Some(CauseRefus::Droits), true, 1)]
+        );
+        assert_eq!(b.plan(None).unwrap().id, p1);
+        assert!(matches!(
+            b.plan(Some(999)),
+            Err(ErreurBase::PlanInconnu { id: 999, .. })
+        ));
+    }
+}

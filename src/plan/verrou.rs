@@ -1,0 +1,127 @@
+//! Un seul `vigie` par plan.
+//!
+//! Un verrou consultatif du système (`flock`, par `File::try_lock`) sur un fichier propre au
+//! plan, à côté de la base. Le système le libère quand le processus meurt, kill -9 compris :
+//! un verrou abandonné ne bloque donc jamais, et il n'y a pas de fichier orphelin à effacer à la
+//! main (le fichier reste, vide de sens tant que personne ne le tient). Le verrou est pris
+//! **avant** de toucher au plan, y compris avant sa création : il est nommé d'après l'identité
+//! du plan (dossier, destination), pas d'après son numéro.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::{ErreurBase, Resultat};
+
+/// Le verrou d'un plan, tenu tant que cette valeur vit.
+#[derive(Debug)]
+pub struct VerrouPlan {
+    _fichier: File,
+    chemin: PathBuf,
+}
+
+impl VerrouPlan {
+    /// Prend le verrou du plan (dossier, destination) de la base `base`, sans attendre.
+    /// `libelle` nomme le plan dans le message si un autre `vigie` le tient.
+    pub fn prendre(base: &Path, dossier: &str, destination: &str, libelle: &str) -> Resultat<Self> {
+        let dossier_verrous = dossier_des_verrous(base);
+        let err = |source| ErreurBase::Verrou {
+            chemin: dossier_verrous.clone(),
+            source,
+        };
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dossier_verrous)
+            .map_err(err)?;
+        let chemin = dossier_verrous.join(format!(
+            "plan-{:016x}.verrou",
+            empreinte(&[dossier, destination])
+        ));
+        let mut fichier = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&chemin)
+            .map_err(err)?;
+        match fichier.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut contenu = String::new();
+                let pid = fichier
+                    .read_to_string(&mut contenu)
+                    .ok()
+                    .and_then(|_| contenu.trim().parse().ok());
+                return Err(ErreurBase::PlanOccupe {
+                    plan: libelle.to_owned(),
+                    pid,
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(err(e)),
+        }
+        // Le numéro du processus, pour que le suivant dise qui tient le plan.
+        let ecrire = |f: &mut File| -> std::io::Result<()> {
+            f.set_len(0)?;
+            f.seek(SeekFrom::Start(0))?;
+            writeln!(f, "{}", std::process::id())
+        };
+        ecrire(&mut fichier).map_err(err)?;
+        Ok(VerrouPlan {
+            _fichier: fichier,
+            chemin,
+        })
+    }
+
+    pub fn chemin(&self) -> &Path {
+        &self.chemin
+    }
+}
+
+fn dossier_des_verrous(base: &Path) -> PathBuf {
+    let mut nom = base.file_name().unwrap_or_default().to_os_string();
+    nom.push(".verrous");
+    base.with_file_name(nom)
+}
+
+/// FNV-1a 64 bits : stable d'une version de Rust à l'autre (contrairement à `DefaultHasher`),
+/// ce qui compte puisque deux binaires différents doivent tomber sur le même fichier.
+fn empreinte(parties: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for partie in parties {
+        for &o in partie.as_bytes().iter().chain(std::iter::once(&0u8)) {
+            h ^= u64::from(o);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_preneur_refuse_avec_le_pid_puis_libere() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("v.sqlite");
+        let v = VerrouPlan::prendre(&base, "/n", "s3://c", "1").unwrap();
+        let e = VerrouPlan::prendre(&base, "/n", "s3://c", "1").unwrap_err();
+        match e {
+            ErreurBase::PlanOccupe { pid, .. } => assert_eq!(pid, Some(std::process::id())),
+            autre => panic!("attendu PlanOccupe, obtenu {autre}"),
+        }
+        // Un autre plan de la même base : libre.
+        let _autre = VerrouPlan::prendre(&base, "/n", "s3://d", "2").unwrap();
+        drop(v);
+        VerrouPlan::prendre(&base, "/n", "s3://c", "1").unwrap();
+    }
+
+    #[test]
+    fn empreinte_stable() {
+        assert_eq!(empreinte(&["a", "b"]), empreinte(&["a", "b"]));
+        assert_ne!(empreinte(&["ab", ""]), empreinte(&["a", "b"]));
+    }
+}

@@ -1,0 +1,925 @@
+//! La boucle d'exécution : émettre, demander à la politique, annoncer, attendre, recommencer.
+//!
+//! Pourquoi une boucle à part : la politique ([`PolitiqueReessai::decider`]) est pure et ne dort
+//! jamais ; il faut bien quelqu'un pour attendre, prévenir l'utilisateur (« nouvelle tentative
+//! dans N s », règle 7 de `CONCEPTION.md`), journaliser chaque décision (règle 6) et céder
+//! aussitôt à une interruption. C'est ici, une fois, plutôt que chez chaque appelant.
+//!
+//! Ce que la boucle ne fait pas : interrompre une tentative en cours. Abandonner un envoi au
+//! milieu rendrait son issue inconnue sans que l'appelant le sache ; c'est donc la tentative
+//! elle-même (le transport) qui porte son délai ([`PolitiqueReessai::delai_prochaine_tentative`])
+//! et réagit à l'[`Annulation`]. Ce qu'elle rend après une annulation est gardé : un succès reste
+//! un succès.
+
+use std::future::Future;
+use std::time::Duration;
+
+use super::politique::{Decision, PolitiqueReessai, RaisonArret, Rejouabilite};
+use super::reponse::ReponseApi;
+use super::temporisateur::{Annulation, SourceAlea, Temporisateur};
+
+/// Ce qu'on émet, tel qu'il apparaîtra dans le journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Operation<'a> {
+    /// Méthode HTTP (`PUT`, `POST`…).
+    pub methode: &'a str,
+    /// La cible, **déjà expurgée** par l'appelant : ni jeton, ni signature d'URL, ni
+    /// paramètre de requête secret.
+    pub cible: &'a str,
+    /// Sûreté au rejeu, décidée par l'appelant.
+    pub rejouabilite: Rejouabilite,
+}
+
+/// Une décision de la boucle, telle qu'on la journalise : jamais de corps, d'en-tête ni de jeton.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionJournalisee {
+    /// Méthode HTTP.
+    pub methode: String,
+    /// Cible expurgée.
+    pub cible: String,
+    /// Numéro de la dernière tentative faite (0 si l'opération est annulée avant la première).
+    pub tentative: u32,
+    /// Ce qui restait avant l'échéance au moment de décider ; `None` sans échéance.
+    pub budget_restant: Option<Duration>,
+    /// Statut HTTP de la dernière réponse, s'il y en a un.
+    pub statut: Option<u16>,
+    /// Attente retenue avant la prochaine tentative (décision de rejouer).
+    pub attente: Option<Duration>,
+    /// Raison de l'arrêt (décision d'arrêter).
+    pub raison: Option<RaisonArret>,
+    /// Description de la dernière réponse (vide pour un succès), sans secret.
+    pub detail: String,
+}
+
+/// Ce que la boucle annonce à l'extérieur (barre de progression, journal du plan).
+pub trait ObservateurReessai: Send + Sync {
+    /// Juste avant d'attendre : la tentative `tentative` partira dans `attente`.
+    fn nouvelle_tentative(&self, _tentative: u32, _attente: Duration) {}
+
+    /// Chaque décision, rejouer comme arrêter.
+    fn decision(&self, _decision: &DecisionJournalisee) {}
+}
+
+/// Un observateur qui ne fait rien, pour les appelants sans affichage.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ObservateurMuet;
+
+impl ObservateurReessai for ObservateurMuet {}
+
+/// L'issue d'une opération : la dernière réponse reçue et pourquoi on s'est arrêté.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue<T> {
+    /// La dernière réponse. Annulée avant toute émission : un `Injoignable` dont rien n'est
+    /// parti (`a_pu_atteindre: false`).
+    pub reponse: ReponseApi<T>,
+    /// Pourquoi la boucle s'est arrêtée.
+    pub raison: RaisonArret,
+    /// Nombre de tentatives effectivement lancées.
+    pub tentatives: u32,
+}
+
+/// Exécute `tentative(1)`, `tentative(2)`… sous la `politique`, jusqu'à un arrêt.
+///
+/// Avant chaque attente, l'`observateur` est prévenu de la prochaine tentative et de l'attente.
+/// Chaque décision est journalisée par `tracing` et transmise à l'`observateur`. Une annulation
+/// constatée avant un appel ou pendant une attente arrête aussitôt, avec la dernière réponse et la
+/// raison [`RaisonArret::Annule`]. Au réveil d'une attente, l'échéance est revérifiée.
+pub async fn executer<T, F, Fut>(
+    politique: &PolitiqueReessai,
+    op: &Operation<'_>,
+    temporisateur: &impl Temporisateur,
+    alea: &impl SourceAlea,
+    observateur: &dyn ObservateurReessai,
+    annulation: &Annulation,
+    mut tentative: F,
+) -> Issue<T>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    let debut = temporisateur.maintenant();
+    let ecoule = || temporisateur.maintenant().saturating_sub(debut);
+    let journal = Journal {
+        politique,
+        op,
+        observateur,
+    };
+
+    if annulation.est_annulee() {
+        let reponse = ReponseApi::Injoignable {
+            a_pu_atteindre: false,
+            detail: "annulé avant le premier envoi".to_owned(),
+        };
+        return journal.arreter(reponse, RaisonArret::Annule, 0, ecoule());
+    }
+
+    let mut numero: u32 = 1;
+    loop {
+        let reponse = tentative(numero).await;
+        let ecoule_decision = ecoule();
+        let decision = politique.decider(
+            &reponse,
+            op.rejouabilite,
+            numero,
+            ecoule_decision,
+            alea.tirer(),
+        );
+        let (prochaine, attente) = match decision {
+            Decision::Arreter { raison } => {
+                return journal.arreter(reponse, raison, numero, ecoule_decision);
+            }
+            Decision::Rejouer {
+                tentative: prochaine,
+                attente,
+            } => (prochaine, attente),
+        };
+        // Annulée pendant la tentative : sa réponse (réessayable) est gardée, on ne rejoue pas.
+        if annulation.est_annulee() {
+            return journal.arreter(reponse, RaisonArret::Annule, numero, ecoule_decision);
+        }
+
+        journal.noter(&reponse, numero, ecoule_decision, Some(attente), None);
+        observateur.nouvelle_tentative(prochaine, attente);
+        let annulee_pendant_l_attente = tokio::select! {
+            // `biased` : si l'annulation et la fin de l'attente sont prêtes ensemble,
+            // l'annulation l'emporte.
+            biased;
+            () = annulation.annulee() => true,
+            () = temporisateur.attendre(attente) => false,
+        };
+        if annulee_pendant_l_attente || annulation.est_annulee() {
+            return journal.arreter(reponse, RaisonArret::Annule, numero, ecoule());
+        }
+        let ecoule_reveil = ecoule();
+        if !politique.peut_lancer_tentative(ecoule_reveil) {
+            return journal.arreter(
+                reponse,
+                RaisonArret::EcheanceDepassee,
+                numero,
+                ecoule_reveil,
+            );
+        }
+        numero = prochaine;
+    }
+}
+
+/// Tout ce qu'il faut pour journaliser une décision.
+struct Journal<'o, 'a> {
+    politique: &'o PolitiqueReessai,
+    op: &'o Operation<'a>,
+    observateur: &'o dyn ObservateurReessai,
+}
+
+impl Journal<'_, '_> {
+    /// Journalise l'arrêt et rend l'issue.
+    fn arreter<T>(
+        &self,
+        reponse: ReponseApi<T>,
+        raison: RaisonArret,
+        tentatives: u32,
+        ecoule: Duration,
+    ) -> Issue<T> {
+        self.noter(&reponse, tentatives, ecoule, None, Some(raison));
+        Issue {
+            reponse,
+            raison,
+            tentatives,
+        }
+    }
+
+    /// Journalise une décision par `tracing` et auprès de l'observateur.
+    fn noter<T>(
+        &self,
+        reponse: &ReponseApi<T>,
+        tentative: u32,
+        ecoule: Duration,
+        attente: Option<Duration>,
+        raison: Option<RaisonArret>,
+    ) {
+        let decision = DecisionJournalisee {
+            methode: self.op.methode.to_owned(),
+            cible: self.op.cible.to_owned(),
+            tentative,
+            budget_restant: self.politique.budget_restant(ecoule),
+            statut: reponse.statut(),
+            attente,
+            raison,
+            detail: reponse.detail().unwrap_or_default().to_owned(),
+        };
+        tracer(&decision);
+        self.observateur.decision(&decision);
+    }
+}
+
+/// Millisecondes entières, saturées plutôt que tronquées au-delà de `u64`.
+fn millisecondes(duree: Duration) -> u64 {
+    u64::try_from(duree.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Émet la décision par `tracing`, avec les seuls champs admis au journal.
+fn tracer(d: &DecisionJournalisee) {
+    macro_rules! evenement {
+        ($niveau:ident, $message:literal) => {
+            tracing::$niveau!(
+                methode = %d.methode,
+                cible = %d.cible,
+                tentative = d.tentative,
+                budget_restant_ms = d.budget_restant.map(millisecondes),
+                statut = d.statut,
+                attente_ms = d.attente.map(millisecondes),
+                raison = d.raison.map(RaisonArret::as_str),
+                detail = %d.detail,
+                $message
+            )
+        };
+    }
+    match d.raison {
+        // Le cas courant : discret.
+        Some(RaisonArret::Succes) => evenement!(debug, "réessai : succès"),
+        // Un incident absorbé ou une interruption voulue : à savoir, pas à alarmer.
+        None => evenement!(info, "réessai : nouvelle tentative prévue"),
+        Some(RaisonArret::Annule) => evenement!(info, "réessai : annulé"),
+        // Refus, épuisement, échéance, issue inconnue : l'opération n'a pas abouti.
+        Some(_) => evenement!(warn, "réessai : arrêt sans succès"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reessai::politique::{Profil, Reglages};
+    use crate::reessai::retry_after::attente_demandee;
+    use crate::reessai::temporisateur::{
+        AleaFixe, AleaSuite, HorlogeVirtuelle, TemporisateurTokio,
+    };
+    use std::collections::VecDeque;
+    use std::future::{Ready, ready};
+    use std::sync::Mutex;
+    use std::time::SystemTime;
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+    const S: fn(u64) -> Duration = Duration::from_secs;
+
+    const PUT: Operation<'static> = Operation {
+        methode: "PUT",
+        cible: "s3://nuit/Car850618-2026-Pass1-Z1-PaRecPA.wav",
+        rejouabilite: Rejouabilite::Rejouable,
+    };
+    const POST: Operation<'static> = Operation {
+        methode: "POST",
+        cible: "/participations",
+        rejouabilite: Rejouabilite::NonRejouable,
+    };
+
+    fn injoignable(a_pu_atteindre: bool) -> ReponseApi<&'static str> {
+        ReponseApi::Injoignable {
+            a_pu_atteindre,
+            detail: "connexion coupée".into(),
+        }
+    }
+
+    fn refuse(statut: u16, retry_after: Option<Duration>) -> ReponseApi<&'static str> {
+        ReponseApi::Refuse {
+            statut,
+            retry_after,
+            detail: format!("statut {statut}"),
+        }
+    }
+
+    /// Un serveur scripté : rend les réponses prévues, dans l'ordre, et note chaque appel (numéro,
+    /// instant). Chaque appel peut « durer » (avance l'horloge virtuelle).
+    struct Script {
+        horloge: HorlogeVirtuelle,
+        reponses: VecDeque<ReponseApi<&'static str>>,
+        durees: VecDeque<Duration>,
+        appels: Vec<(u32, Duration)>,
+    }
+
+    impl Script {
+        fn new(horloge: &HorlogeVirtuelle, reponses: Vec<ReponseApi<&'static str>>) -> Self {
+            Script {
+                horloge: horloge.clone(),
+                reponses: reponses.into(),
+                durees: VecDeque::new(),
+                appels: Vec::new(),
+            }
+        }
+
+        fn appeler(&mut self, numero: u32) -> Ready<ReponseApi<&'static str>> {
+            self.appels.push((numero, self.horloge.maintenant()));
+            self.horloge
+                .avancer(self.durees.pop_front().unwrap_or_default());
+            ready(
+                self.reponses
+                    .pop_front()
+                    .expect("appel non prévu par le scénario"),
+            )
+        }
+
+        fn numeros(&self) -> Vec<u32> {
+            self.appels.iter().map(|(n, _)| *n).collect()
+        }
+
+        fn instants(&self) -> Vec<Duration> {
+            self.appels.iter().map(|(_, t)| *t).collect()
+        }
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    enum Evenement {
+        /// Annonce d'une tentative, avec le nombre d'attentes déjà commencées à ce moment.
+        Annonce {
+            tentative: u32,
+            attente: Duration,
+            attentes_deja: usize,
+        },
+        Decision(DecisionJournalisee),
+    }
+
+    /// Un observateur qui note tout, et regarde l'horloge au moment des annonces.
+    struct Temoin {
+        horloge: HorlogeVirtuelle,
+        evenements: Mutex<Vec<Evenement>>,
+    }
+
+    impl Temoin {
+        fn new(horloge: &HorlogeVirtuelle) -> Self {
+            Temoin {
+                horloge: horloge.clone(),
+                evenements: Mutex::new(Vec::new()),
+            }
+        }
+
+        fn evenements(&self) -> Vec<Evenement> {
+            self.evenements.lock().expect("verrou").clone()
+        }
+
+        fn annonces(&self) -> Vec<(u32, Duration, usize)> {
+            self.evenements()
+                .into_iter()
+                .filter_map(|e| match e {
+                    Evenement::Annonce {
+                        tentative,
+                        attente,
+                        attentes_deja,
+                    } => Some((tentative, attente, attentes_deja)),
+                    Evenement::Decision(_) => None,
+                })
+                .collect()
+        }
+
+        fn decisions(&self) -> Vec<DecisionJournalisee> {
+            self.evenements()
+                .into_iter()
+                .filter_map(|e| match e {
+                    Evenement::Decision(d) => Some(d),
+                    Evenement::Annonce { .. } => None,
+                })
+                .collect()
+        }
+    }
+
+    impl ObservateurReessai for Temoin {
+        fn nouvelle_tentative(&self, tentative: u32, attente: Duration) {
+            let attentes_deja = self.horloge.attentes().len();
+            self.evenements
+                .lock()
+                .expect("verrou")
+                .push(Evenement::Annonce {
+                    tentative,
+                    attente,
+                    attentes_deja,
+                });
+        }
+
+        fn decision(&self, decision: &DecisionJournalisee) {
+            self.evenements
+                .lock()
+                .expect("verrou")
+                .push(Evenement::Decision(decision.clone()));
+        }
+    }
+
+    fn insistant() -> PolitiqueReessai {
+        PolitiqueReessai::du_profil(Profil::Insistant)
+    }
+
+    #[tokio::test]
+    async fn refus_definitif_un_seul_appel_sans_attente() {
+        for statut in [422, 403] {
+            let horloge = HorlogeVirtuelle::new();
+            let mut script = Script::new(&horloge, vec![refuse(statut, Some(S(1)))]);
+            let temoin = Temoin::new(&horloge);
+            let issue = executer(
+                &insistant(),
+                &PUT,
+                &horloge,
+                &AleaFixe(0.5),
+                &temoin,
+                &Annulation::new(),
+                |n| script.appeler(n),
+            )
+            .await;
+            assert_eq!(issue.raison, RaisonArret::RefusDefinitif, "{statut}");
+            assert_eq!(issue.tentatives, 1);
+            assert_eq!(issue.reponse.statut(), Some(statut));
+            assert_eq!(script.numeros(), [1]);
+            assert!(horloge.attentes().is_empty());
+            assert!(temoin.annonces().is_empty());
+            assert_eq!(temoin.decisions().len(), 1);
+        }
+    }
+
+    #[tokio::test]
+    async fn injoignable_puis_succes() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(&horloge, vec![injoignable(true), ReponseApi::Succes("ok")]);
+        let issue = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.0),
+            &ObservateurMuet,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(
+            issue,
+            Issue {
+                reponse: ReponseApi::Succes("ok"),
+                raison: RaisonArret::Succes,
+                tentatives: 2
+            }
+        );
+        assert_eq!(script.numeros(), [1, 2]);
+        assert_eq!(horloge.attentes(), [MS(250)]);
+    }
+
+    #[tokio::test]
+    async fn insistant_epuise_sept_appels_six_attentes_croissantes() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(&horloge, vec![refuse(503, None); 7]);
+        let temoin = Temoin::new(&horloge);
+        let alea = AleaSuite::new([0.0, 0.999, 0.5, 0.3, 0.0, 0.999, 0.7]);
+        let issue = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &alea,
+            &temoin,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::TentativesEpuisees);
+        assert_eq!(issue.tentatives, 7);
+        assert_eq!(script.numeros(), [1, 2, 3, 4, 5, 6, 7]);
+        let attentes = horloge.attentes();
+        let enveloppes = [MS(500), S(1), S(2), S(4), S(8), S(8)];
+        assert_eq!(attentes.len(), enveloppes.len());
+        for (attente, e) in attentes.iter().zip(enveloppes) {
+            assert!(
+                *attente >= e / 2 && *attente < e,
+                "{attente:?} hors de [{:?}, {e:?})",
+                e / 2
+            );
+        }
+        assert!(
+            attentes.windows(2).all(|w| w[0] <= w[1]),
+            "{attentes:?} devrait croître"
+        );
+        let decisions = temoin.decisions();
+        assert_eq!(decisions.len(), 7);
+        assert!(decisions[..6].iter().all(|d| d.raison.is_none()));
+        assert_eq!(decisions[6].raison, Some(RaisonArret::TentativesEpuisees));
+    }
+
+    #[tokio::test]
+    async fn bref_deux_appels_au_plus() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(&horloge, vec![refuse(503, None), injoignable(true)]);
+        let issue = executer(
+            &PolitiqueReessai::du_profil(Profil::Bref),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.999),
+            &ObservateurMuet,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::TentativesEpuisees);
+        assert_eq!(issue.tentatives, 2);
+        assert_eq!(script.numeros(), [1, 2]);
+        assert_eq!(horloge.attentes().len(), 1);
+        assert!(horloge.attentes()[0] < MS(500));
+    }
+
+    /// `seeds/001` : échéance 10 s ; la tentative 1 échoue à t ≈ 0 (elle dure 0,5 s), le backoff
+    /// (base 4 s, aléa 0,25 : 2 + 0,5 = 2,5 s) mène la tentative 2 à t = 3 s exactement, qui
+    /// reçoit un 503 avec `Retry-After`.
+    async fn chronologie_001(
+        retry_after: &str,
+        suite: Vec<ReponseApi<&'static str>>,
+    ) -> (Issue<&'static str>, Script, HorlogeVirtuelle, Temoin) {
+        let politique = Reglages::insistant()
+            .avec_base(S(4))
+            .avec_plafond(S(8))
+            .avec_echeance(S(10))
+            .valider()
+            .expect("valide");
+        let horloge = HorlogeVirtuelle::new();
+        // En secondes, la valeur ne dépend pas de l'heure de la réponse.
+        let retry_after = attente_demandee(Some(retry_after), None, horloge.maintenant_systeme());
+        let mut reponses = vec![injoignable(false), refuse(503, retry_after)];
+        reponses.extend(suite);
+        let mut script = Script::new(&horloge, reponses);
+        script.durees.push_back(MS(500));
+        let temoin = Temoin::new(&horloge);
+        let issue = executer(
+            &politique,
+            &PUT,
+            &horloge,
+            &AleaFixe(0.25),
+            &temoin,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        (issue, script, horloge, temoin)
+    }
+
+    #[tokio::test]
+    async fn exemple_001_retry_after_120_depasse_l_echeance() {
+        let (issue, script, horloge, temoin) = chronologie_001("120", vec![]).await;
+        assert_eq!(issue.raison, RaisonArret::RetryAfterDepasseEcheance);
+        assert_eq!(issue.tentatives, 2);
+        assert_eq!(issue.reponse.statut(), Some(503));
+        assert_eq!(script.instants(), [S(0), S(3)]);
+        assert_eq!(horloge.attentes(), [MS(2500)], "aucune attente de 120 s");
+        assert_eq!(horloge.maintenant(), S(3), "arrêt à t = 3 s");
+        let derniere = temoin.decisions().pop().expect("une décision");
+        assert_eq!(
+            derniere,
+            DecisionJournalisee {
+                methode: "PUT".into(),
+                cible: PUT.cible.into(),
+                tentative: 2,
+                budget_restant: Some(S(7)),
+                statut: Some(503),
+                attente: None,
+                raison: Some(RaisonArret::RetryAfterDepasseEcheance),
+                detail: "statut 503".into(),
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn exemple_001_retry_after_3_attend_jusqu_a_6_s() {
+        let (issue, script, horloge, temoin) =
+            chronologie_001("3", vec![ReponseApi::Succes("déposée")]).await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(issue.tentatives, 3);
+        assert_eq!(script.instants(), [S(0), S(3), S(6)]);
+        assert_eq!(horloge.attentes(), [MS(2500), S(3)]);
+        assert_eq!(temoin.annonces(), [(2, MS(2500), 0), (3, S(3), 1)]);
+        let decisions = temoin.decisions();
+        assert_eq!(decisions[1].budget_restant, Some(S(7)));
+        assert_eq!(decisions[1].attente, Some(S(3)));
+        assert_eq!(decisions[2].budget_restant, Some(S(4)));
+    }
+
+    #[tokio::test]
+    async fn observateur_prevenu_avant_chaque_attente() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(
+            &horloge,
+            vec![
+                injoignable(true),
+                refuse(429, Some(S(20))),
+                refuse(502, None),
+                ReponseApi::Succes("ok"),
+            ],
+        );
+        let temoin = Temoin::new(&horloge);
+        let issue = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.5),
+            &temoin,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        // Tentative annoncée, attente annoncée = attente faite, et annonce AVANT l'attente
+        // (aucune, une, puis deux attentes déjà commencées).
+        assert_eq!(
+            temoin.annonces(),
+            [(2, MS(375), 0), (3, S(20), 1), (4, MS(1500), 2)]
+        );
+        assert_eq!(horloge.attentes(), [MS(375), S(20), MS(1500)]);
+        // Chaque décision de rejouer précède son annonce.
+        let evenements = temoin.evenements();
+        for (i, e) in evenements.iter().enumerate() {
+            if let Evenement::Annonce { attente, .. } = e {
+                assert!(matches!(
+                    &evenements[i - 1],
+                    Evenement::Decision(d) if d.attente == Some(*attente)
+                ));
+            }
+        }
+        let statuts: Vec<_> = temoin.decisions().iter().map(|d| d.statut).collect();
+        assert_eq!(statuts, [None, Some(429), Some(502), None]);
+    }
+
+    #[tokio::test]
+    async fn retry_after_en_date_lu_a_l_heure_de_la_reponse() {
+        let horloge = HorlogeVirtuelle::new();
+        let date = httpdate::fmt_http_date(horloge.maintenant_systeme() + S(20));
+        let mut appels = 0;
+        let issue = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            |_| {
+                appels += 1;
+                // La réponse arrive après 2 s de travail : il reste 18 s jusqu'à la date.
+                horloge.avancer(S(2));
+                let reponse = if appels == 1 {
+                    refuse(
+                        503,
+                        attente_demandee(Some(&date), None, horloge.maintenant_systeme()),
+                    )
+                } else {
+                    ReponseApi::Succes("ok")
+                };
+                ready(reponse)
+            },
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(horloge.attentes(), [S(18)], "au-delà du plafond de 8 s");
+    }
+
+    #[tokio::test]
+    async fn annulation_pendant_l_attente() {
+        let horloge = HorlogeVirtuelle::avec_attentes_suspendues();
+        let mut script = Script::new(&horloge, vec![injoignable(true)]);
+        let temoin = Temoin::new(&horloge);
+        let annulation = Annulation::new();
+        let politique = insistant();
+        let execution = executer(
+            &politique,
+            &PUT,
+            &horloge,
+            &AleaFixe(0.5),
+            &temoin,
+            &annulation,
+            |n| script.appeler(n),
+        );
+        // Annule dès que l'attente a commencé, puis laisse à la boucle quelques tours pour
+        // s'arrêter : sans `select!` sur l'annulation, l'attente suspendue ne finirait jamais et
+        // le test échouerait au lieu de bloquer.
+        let annuleur = async {
+            for _ in 0..100 {
+                if !horloge.attentes().is_empty() {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+            assert!(
+                !horloge.attentes().is_empty(),
+                "l'attente n'a jamais commencé"
+            );
+            annulation.annuler();
+            for _ in 0..100 {
+                tokio::task::yield_now().await;
+            }
+        };
+        let issue = tokio::select! {
+            issue = execution => issue,
+            () = annuleur => panic!("l'annulation n'a pas interrompu l'attente"),
+        };
+        assert_eq!(issue.raison, RaisonArret::Annule);
+        assert_eq!(issue.tentatives, 1);
+        assert_eq!(issue.reponse, injoignable(true));
+        assert_eq!(script.numeros(), [1]);
+        // Une seule annonce : celle de l'attente interrompue, aucune après l'annulation.
+        assert_eq!(temoin.annonces(), [(2, MS(375), 0)]);
+        let derniere = temoin.decisions().pop().expect("une décision");
+        assert_eq!(derniere.raison, Some(RaisonArret::Annule));
+        assert_eq!(derniere.tentative, 1);
+    }
+
+    #[tokio::test]
+    async fn annulation_avant_le_premier_appel() {
+        let horloge = HorlogeVirtuelle::new();
+        let annulation = Annulation::new();
+        annulation.annuler();
+        let temoin = Temoin::new(&horloge);
+        let mut appels = 0;
+        let issue: Issue<()> = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.5),
+            &temoin,
+            &annulation,
+            |_| {
+                appels += 1;
+                ready(ReponseApi::Succes(()))
+            },
+        )
+        .await;
+        assert_eq!(appels, 0);
+        assert_eq!(issue.raison, RaisonArret::Annule);
+        assert_eq!(issue.tentatives, 0);
+        assert!(!issue.reponse.a_pu_etre_traitee());
+        assert_eq!(temoin.decisions().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn annulation_pendant_une_tentative_garde_sa_reponse() {
+        // Réponse réessayable : gardée, pas de nouvelle annonce ni d'attente.
+        let horloge = HorlogeVirtuelle::new();
+        let annulation = Annulation::new();
+        let temoin = Temoin::new(&horloge);
+        let mut appels = 0;
+        let issue = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.5),
+            &temoin,
+            &annulation,
+            |_| {
+                appels += 1;
+                annulation.annuler();
+                ready(refuse(503, None))
+            },
+        )
+        .await;
+        assert_eq!((appels, issue.tentatives), (1, 1));
+        assert_eq!(issue.raison, RaisonArret::Annule);
+        assert_eq!(issue.reponse.statut(), Some(503));
+        assert!(temoin.annonces().is_empty());
+        assert!(horloge.attentes().is_empty());
+
+        // Succès rendu malgré l'annulation : c'est un succès.
+        let annulation = Annulation::new();
+        let issue = executer(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &annulation,
+            |_| {
+                annulation.annuler();
+                ready(ReponseApi::Succes("déposée"))
+            },
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(issue.reponse, ReponseApi::Succes("déposée"));
+    }
+
+    #[tokio::test]
+    async fn non_rejouable_sans_reponse_issue_inconnue() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(&horloge, vec![injoignable(true)]);
+        let issue = executer(
+            &insistant(),
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::IssueInconnue);
+        assert_eq!(issue.tentatives, 1);
+        assert_eq!(script.numeros(), [1], "un seul envoi");
+        assert!(horloge.attentes().is_empty());
+
+        // Un 5xx : le serveur a pu traiter, même issue.
+        let mut script = Script::new(&horloge, vec![refuse(500, None)]);
+        let issue = executer(
+            &insistant(),
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::IssueInconnue);
+        assert_eq!(script.numeros(), [1]);
+    }
+
+    #[tokio::test]
+    async fn non_rejouable_rien_n_est_parti_ou_429_se_rejoue() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(
+            &horloge,
+            vec![
+                injoignable(false),
+                refuse(429, Some(S(2))),
+                ReponseApi::Succes("créée"),
+            ],
+        );
+        let issue = executer(
+            &insistant(),
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(script.numeros(), [1, 2, 3]);
+        assert_eq!(horloge.attentes(), [MS(375), S(2)]);
+    }
+
+    /// Une horloge dont les attentes durent plus que demandé (portable en veille).
+    struct HorlogeQuiDerape {
+        horloge: HorlogeVirtuelle,
+        retard: Duration,
+    }
+
+    impl Temporisateur for HorlogeQuiDerape {
+        fn maintenant(&self) -> Duration {
+            self.horloge.maintenant()
+        }
+
+        fn maintenant_systeme(&self) -> SystemTime {
+            self.horloge.maintenant_systeme()
+        }
+
+        async fn attendre(&self, duree: Duration) {
+            self.horloge.attendre(duree).await;
+            self.horloge.avancer(self.retard);
+        }
+    }
+
+    #[tokio::test]
+    async fn echeance_reverifiee_au_reveil() {
+        let politique = Reglages::insistant()
+            .avec_echeance(S(10))
+            .valider()
+            .expect("valide");
+        let horloge = HorlogeVirtuelle::new();
+        let derapante = HorlogeQuiDerape {
+            horloge: horloge.clone(),
+            retard: S(5),
+        };
+        let mut script = Script::new(&horloge, vec![refuse(503, Some(S(3))), refuse(503, None)]);
+        script.durees.push_back(S(3));
+        let temoin = Temoin::new(&horloge);
+        let issue = executer(
+            &politique,
+            &PUT,
+            &derapante,
+            &AleaFixe(0.5),
+            &temoin,
+            &Annulation::new(),
+            |n| script.appeler(n),
+        )
+        .await;
+        // Décidé à t = 3 s (3 + 3 + 1 ≤ 10), réveillé à t = 11 s : pas de tentative 2.
+        assert_eq!(issue.raison, RaisonArret::EcheanceDepassee);
+        assert_eq!(issue.tentatives, 1);
+        assert_eq!(script.numeros(), [1]);
+        assert_eq!(horloge.maintenant(), S(11));
+        let derniere = temoin.decisions().pop().expect("une décision");
+        assert_eq!(derniere.budget_restant, Some(S(0)));
+    }
+
+    #[test]
+    fn le_futur_d_execution_est_send() {
+        fn exige_send<T: Send>(_: &T) {}
+        let politique = insistant();
+        let temporisateur = TemporisateurTokio::new();
+        let annulation = Annulation::new();
+        let futur = executer(
+            &politique,
+            &PUT,
+            &temporisateur,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &annulation,
+            |_| async { ReponseApi::Succes(()) },
+        );
+        exige_send(&futur);
+    }
+}

@@ -1,0 +1,63 @@
+//! Le réessai réseau de `vigie` : gradué par profil, jamais aveugle, toujours jitteré, borné par
+//! une échéance, et journalisé décision par décision.
+//!
+//! Pourquoi : sur un partage de connexion mobile, une coupure d'une seconde est normale ; elle ne
+//! doit coûter ni une unité de dépôt ni un geste humain. Mais un réessai mal conçu rejoue un 4xx,
+//! reforme la rafale qui a fait tomber le service, ou double une écriture non idempotente. Les
+//! règles sont dans `CONCEPTION.md` (« Règles de la politique ») et leurs sources dans `seeds/`.
+//!
+//! Ce module ne dépend de rien d'autre du projet et ne touche le monde (horloge, hasard) que par
+//! ce qu'on lui injecte :
+//! - [`ReponseApi`] classe une issue (rejouable ou non), variante par variante ;
+//! - [`attente_demandee`] interprète `Retry-After` / `Retry-After-Ms` ;
+//! - [`PolitiqueReessai::decider`], pure, rend une [`Decision`] ;
+//! - [`executer`] émet, décide, annonce, attend et journalise, sous [`Temporisateur`],
+//!   [`SourceAlea`] et [`Annulation`] injectés.
+//!
+//! ```no_run
+//! # async fn exemple() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use vigie::reessai::*;
+//!
+//! let politique = Reglages::insistant()
+//!     .avec_echeance(Duration::from_secs(120))
+//!     .valider()?;
+//! let op = Operation {
+//!     methode: "PUT",
+//!     cible: "s3://nuit/fichier.wav",
+//!     rejouabilite: Rejouabilite::Rejouable,
+//! };
+//! let issue = executer(
+//!     &politique,
+//!     &op,
+//!     &TemporisateurTokio::new(),
+//!     &AleaSysteme,
+//!     &ObservateurMuet,
+//!     &Annulation::new(),
+//!     |_tentative| async { ReponseApi::<()>::Succes(()) },
+//! )
+//! .await;
+//! assert_eq!(issue.raison, RaisonArret::Succes);
+//! # Ok(())
+//! # }
+//! ```
+
+mod boucle;
+mod politique;
+mod reponse;
+mod retry_after;
+mod temporisateur;
+
+pub use boucle::{
+    DecisionJournalisee, Issue, ObservateurMuet, ObservateurReessai, Operation, executer,
+};
+pub use politique::{
+    DUREE_MIN_TENTATIVE_PAR_DEFAUT, Decision, ErreurReglage, NomInconnu, PolitiqueReessai, Profil,
+    RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite, TENTATIVES_MAX_ADMISES,
+};
+pub use reponse::ReponseApi;
+pub use retry_after::{ATTENTE_DEMANDEE_MAX, attente_demandee};
+pub use temporisateur::{
+    AleaFixe, AleaSuite, AleaSysteme, Annulation, HorlogeVirtuelle,
+    ORIGINE_VIRTUELLE_DEPUIS_EPOQUE, SourceAlea, Temporisateur, TemporisateurTokio,
+};

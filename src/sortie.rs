@@ -1,0 +1,52 @@
+//! Les codes de sortie : un contrat pour les scripts, repris dans la page de manuel.
+
+use std::process::ExitCode;
+
+use crate::plan::ErreurBase;
+
+/// Le code de sortie d'un passage (voir `CONCEPTION.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CodeSortie {
+    /// Toutes les unités du plan sont déposées.
+    Succes = 0,
+    /// Le passage est fini mais des unités restent en échec transitoire.
+    EchecsTransitoires = 1,
+    /// Usage ou configuration invalide : rien n'a été envoyé.
+    Usage = 2,
+    /// Des unités sont refusées définitivement : un geste humain est nécessaire.
+    RefusDefinitifs = 3,
+    /// Le plan est déjà en cours de traitement par un autre `vigie`.
+    PlanOccupe = 4,
+    /// Interrompu (SIGINT/SIGTERM) : le plan est à jour, relancer reprend.
+    Interrompu = 130,
+}
+
+impl From<CodeSortie> for ExitCode {
+    fn from(c: CodeSortie) -> ExitCode {
+        ExitCode::from(c as u8)
+    }
+}
+
+/// Le code d'une erreur qui arrête la commande : 4 si un autre `vigie` tient le plan, 2 sinon
+/// (tout ce qui arrête avant l'envoi est de l'usage ou de la configuration).
+pub fn code_pour_erreur(e: &anyhow::Error) -> CodeSortie {
+    let occupe = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<ErreurBase>(),
+            Some(ErreurBase::PlanOccupe { .. })
+        )
+    });
+    if occupe {
+        CodeSortie::PlanOccupe
+    } else {
+        CodeSortie::Usage
+    }
+}
+
+/// Un tube fermé (`vigie plans | head`) n'est pas une erreur.
+pub fn est_tube_ferme(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
