@@ -147,6 +147,15 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;verifier' {
+            [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)')
+            [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
+            [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
+            [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT)')
+            [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec')
+            [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes)')
+            [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes)')
             [CompletionResult]::new('--endpoint-url', '--endpoint-url', [CompletionResultType]::ParameterName, 'Point d''accès S3 (pour un service non AWS) ; active le style chemin')
             [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'Région S3')
             [CompletionResult]::new('--profil', '--profil', [CompletionResultType]::ParameterName, 'Profil d''identifiants AWS (~/.aws/credentials)')

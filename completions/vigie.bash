@@ -301,12 +301,48 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__verifier)
-            opts="-v -q -h --endpoint-url --region --profil --autoriser-http --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --endpoint-url --region --profil --autoriser-http --base --json --progression --verbose --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --paralleles)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seuil-multipart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --taille-partie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delai-tentative)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delai-blocage)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tentatives)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --echeance)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --endpoint-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -138,6 +138,15 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;verifier'= {
+            cand --paralleles 'Nombre d''unités envoyées en même temps'
+            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)'
+            cand --taille-partie 'Taille d''une partie (Mio, 5 au moins)'
+            cand --delai-tentative 'Délai maximal d''une tentative (secondes)'
+            cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé'
+            cand --tentatives 'Nombre de tentatives par émission (profil INSISTANT)'
+            cand --attente-base 'Attente de base entre deux tentatives (secondes), doublée à chaque échec'
+            cand --attente-max 'Plafond de l''attente entre deux tentatives (secondes)'
+            cand --echeance 'Échéance d''une émission, tentatives et attentes comprises (secondes)'
             cand --endpoint-url 'Point d''accès S3 (pour un service non AWS) ; active le style chemin'
             cand --region 'Région S3'
             cand --profil 'Profil d''identifiants AWS (~/.aws/credentials)'

@@ -125,6 +125,15 @@ complete -c vigie -n "__fish_vigie_using_subcommand plans" -l json -d 'Événeme
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r

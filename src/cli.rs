@@ -177,6 +177,9 @@ pub struct ArgsVerifier {
     pub plan: Option<i64>,
 
     #[command(flatten)]
+    pub envoi: OptionsEnvoi,
+
+    #[command(flatten)]
     pub s3: OptionsS3,
 }
 

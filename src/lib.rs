@@ -4,10 +4,15 @@
 //! graduée (`reessai`, `transport`), un moteur qui reprend là où l'on en était (`depot`), et ce
 //! que l'utilisateur voit (`suivi`). Voir `CONCEPTION.md` et le README.
 
+#[cfg(feature = "bac-a-sable")]
+pub mod bac_a_sable;
 pub mod cli;
 pub mod commandes;
+pub mod depot;
 pub mod destination;
 pub mod inventaire;
 pub mod plan;
 pub mod reessai;
 pub mod sortie;
+pub mod suivi;
+pub mod transport;

@@ -34,7 +34,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     if args.simulation {
         return simuler(g, &pret);
     }
-    super::envoi::envoyer(g, pret, &args.envoi, &args.s3, false)
+    super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
 }
 
 /// Inventorie, valide, verrouille et (re)planifie. Rien n'est envoyé.

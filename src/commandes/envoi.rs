@@ -1,22 +1,386 @@
-//! Provisoire : l'envoi arrive avec le moteur.
-use anyhow::{Result, bail};
+//! L'envoi d'un plan (`vigie depot`, `vigie retenter-echecs`) et sa vérification
+//! (`vigie verifier`) : construire le client, la politique et le moteur, écouter Ctrl-C,
+//! afficher le bilan.
 
-use super::depot::PlanPret;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::depot::{PlanPret, planifier};
+use super::etat::{code_du_plan, prochaine_commande};
+use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
+use crate::depot::{Bilan, Moteur, ReglagesMoteur};
+use crate::destination::Destination;
+use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
+use crate::reessai::{
+    Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
+};
 use crate::sortie::CodeSortie;
+use crate::suivi::{Suivi, SuiviJson, SuiviLignes};
+use crate::transport::s3::{ClientS3, ConfigS3};
+use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
+const MIO: u64 = 1024 * 1024;
+/// Vérifications menées en même temps par `vigie verifier`.
+const VERIFICATIONS_PARALLELES: usize = 8;
+
+/// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
+fn reglages_emission(e: &OptionsEnvoi) -> Result<ReglagesEmission> {
+    let bruts = ReglagesEnSecondes {
+        tentatives_max: Some(e.tentatives),
+        base_s: Some(e.attente_base),
+        plafond_s: Some(e.attente_max),
+        echeance_s: Some(e.echeance),
+        ..Default::default()
+    };
+    let insistant = Reglages::depuis_secondes(Profil::Insistant, &bruts)
+        .and_then(Reglages::valider)
+        .context("réglages de réessai invalides")?;
+    let bref = Reglages::bref().valider().context("profil BREF")?;
+    let duree = |nom: &str, s: f64| -> Result<Duration> {
+        if !(s.is_finite() && s > 0.0 && s < 86_400.0) {
+            anyhow::bail!(
+                "--{nom} {s} invalide : une durée en secondes, positive et inférieure à un jour"
+            );
+        }
+        Ok(Duration::from_secs_f64(s))
+    };
+    Ok(ReglagesEmission {
+        insistant,
+        bref,
+        delai_tentative: duree("delai-tentative", e.delai_tentative)?,
+        delai_blocage: duree("delai-blocage", e.delai_blocage)?,
+    })
+}
+
+fn config_s3(s3: &OptionsS3) -> ConfigS3 {
+    ConfigS3 {
+        region: s3.region.clone(),
+        profil: s3.profil.clone(),
+        delai_connexion: None,
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("démarrage du moteur asynchrone")
+}
+
+/// Premier Ctrl-C (ou SIGTERM) : plus rien ne démarre, ce qui est en vol s'arrête, le plan est
+/// tenu à jour. Second : sortie immédiate (le plan reste cohérent : chaque écriture est une
+/// transaction, et une unité laissée `en_cours` sera reprise).
+fn ecouter_signaux(annulation: Annulation, suivi: Arc<dyn Suivi>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    tokio::spawn(async move {
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            tracing::warn!(
+                "impossible d'écouter Ctrl-C : un arrêt coupera net (le plan restera cohérent)"
+            );
+            return;
+        };
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        suivi.interruption();
+        annulation.annuler();
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        std::process::exit(CodeSortie::Interrompu as i32);
+    });
+}
+
+/// Envoie un plan prêt (verrou tenu) et affiche le bilan.
 pub(super) fn envoyer(
-    _g: &OptionsGlobales,
-    _p: PlanPret,
-    _e: &OptionsEnvoi,
-    _s: &OptionsS3,
-    _r: bool,
+    g: &OptionsGlobales,
+    pret: PlanPret,
+    options: &OptionsEnvoi,
+    s3: &OptionsS3,
 ) -> Result<CodeSortie> {
-    bail!("l'envoi n'est pas encore disponible : utilisez --simulation")
+    let emission = reglages_emission(options)?;
+    let Destination::S3(dest) = &pret.destination;
+    let reglages = ReglagesMoteur {
+        paralleles: usize::from(options.paralleles),
+        seuil_multipart: options.seuil_multipart * MIO,
+        taille_partie: options.taille_partie * MIO,
+    };
+    let rt = runtime()?;
+    let PlanPret {
+        base,
+        _verrou: verrou,
+        plan,
+        ..
+    } = pret;
+    let bilan = rt.block_on(async {
+        let client = ClientS3::connecter(dest, &config_s3(s3)).await?;
+        let annulation = Annulation::new();
+        let suivi: Arc<dyn Suivi> = if g.json {
+            Arc::new(SuiviJson)
+        } else {
+            Arc::new(SuiviLignes {
+                silencieux: g.quiet,
+            })
+        };
+        ecouter_signaux(annulation.clone(), Arc::clone(&suivi));
+        let moteur = Arc::new(Moteur::nouveau(
+            base,
+            plan,
+            client,
+            Emetteur::nouveau(emission, annulation),
+            suivi,
+            reglages,
+        ));
+        anyhow::Ok(moteur.executer().await?)
+    })?;
+    drop(verrou);
+    afficher_bilan(g, &bilan)?;
+    Ok(if bilan.interrompu {
+        CodeSortie::Interrompu
+    } else {
+        code_du_plan(&bilan.resume)
+    })
 }
-pub(super) fn retenter(_g: &OptionsGlobales, _a: ArgsRetenter) -> Result<CodeSortie> {
-    bail!("pas encore disponible")
+
+fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
+    let r = &b.resume;
+    let echecs = r.echec - r.definitifs;
+    let restantes = r.a_deposer + r.en_cours;
+    if g.json {
+        ligne_json(&json!({
+            "evenement": "bilan",
+            "plan": b.plan,
+            "deposees": r.deposee,
+            "echecs": echecs,
+            "definitifs": r.definitifs,
+            "incertaines": r.incertaine,
+            "restantes": restantes,
+            "octets_envoyes": b.octets_envoyes,
+            "duree_s": (b.duree.as_secs_f64() * 1000.0).round() / 1000.0,
+            "deposees_ce_passage": b.deposees,
+            "incidents_absorbes": b.incidents_absorbes,
+            "interrompu": b.interrompu,
+        }))?;
+        return Ok(());
+    }
+    let mut s = io::stdout().lock();
+    let debit = if b.duree.as_secs_f64() > 0.0 {
+        octets_lisibles((b.octets_envoyes as f64 / b.duree.as_secs_f64()) as u64)
+    } else {
+        octets_lisibles(0)
+    };
+    writeln!(
+        s,
+        "{}Plan {} : {} / {} unité(s) déposée(s) ; {} envoyé(s) en {:.1} s ({debit}/s).",
+        if b.interrompu { "Interrompu. " } else { "" },
+        b.plan,
+        r.deposee,
+        r.total(),
+        octets_lisibles(b.octets_envoyes),
+        b.duree.as_secs_f64()
+    )?;
+    if b.incidents_absorbes > 0 {
+        writeln!(
+            s,
+            "  {} incident(s) réseau absorbé(s) par les réessais.",
+            b.incidents_absorbes
+        )?;
+    }
+    if restantes > 0 {
+        writeln!(s, "  {restantes} unité(s) restent à déposer.")?;
+    }
+    for (cause, definitif, n) in &r.echecs_par_cause {
+        let libelle = cause.map_or("INCONNUE", |c| c.as_str());
+        let nature = if *definitif {
+            "refus définitif"
+        } else {
+            "échec transitoire"
+        };
+        writeln!(
+            s,
+            "  {n} {nature}(s) {libelle}{}",
+            cause
+                .map(|c| format!(" : {}", c.conseil()))
+                .unwrap_or_default()
+        )?;
+    }
+    if r.incertaine > 0 {
+        writeln!(
+            s,
+            "  {} unité(s) incertaine(s), réconciliée(s) à la prochaine relance.",
+            r.incertaine
+        )?;
+    }
+    if let Some(suite) = prochaine_commande(b.plan, r) {
+        writeln!(s, "Ensuite : {suite}")?;
+    }
+    Ok(())
 }
-pub(super) fn verifier(_g: &OptionsGlobales, _a: ArgsVerifier) -> Result<CodeSortie> {
-    bail!("pas encore disponible")
+
+pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
+    let (dossier, destination) = {
+        let base = ouvrir_base(g)?;
+        let plan = base.plan(args.plan)?;
+        (
+            plan.dossier.clone(),
+            Destination::depuis_identite(&plan.destination)?,
+        )
+    };
+    // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
+    // disparu ne part pas pour rien.
+    let pret = planifier(g, Path::new(&dossier), destination, false)?;
+    let remises = pret
+        .base
+        .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
+    tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
+    envoyer(g, pret, &args.envoi, &args.s3)
+}
+
+/// Ce que la destination dit d'une unité déposée.
+enum Constat {
+    Intacte,
+    Manquante,
+    Differente(String),
+    Injoignable(String),
+}
+
+pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
+    let base = ouvrir_base(g)?;
+    let plan = base.plan(args.plan)?;
+    let _verrou = VerrouPlan::prendre(
+        base.chemin(),
+        &plan.dossier,
+        &plan.destination,
+        &plan.id.to_string(),
+    )?;
+    let Destination::S3(dest) = Destination::depuis_identite(&plan.destination)?;
+    let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
+    let emission = reglages_emission(&args.envoi)?;
+    let rt = runtime()?;
+    let constats = rt.block_on(async {
+        let client = Arc::new(ClientS3::connecter(&dest, &config_s3(&args.s3)).await?);
+        let annulation = Annulation::new();
+        let emetteur = Arc::new(Emetteur::nouveau(emission, annulation));
+        let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
+        let mut taches = JoinSet::new();
+        for unite in deposees {
+            let (client, emetteur, places) = (
+                Arc::clone(&client),
+                Arc::clone(&emetteur),
+                Arc::clone(&places),
+            );
+            taches.spawn(async move {
+                let _place = places.acquire_owned().await;
+                let constat = constater(&client, &emetteur, &unite).await;
+                (unite, constat)
+            });
+        }
+        let mut constats = Vec::new();
+        while let Some(r) = taches.join_next().await {
+            constats.push(r.context("vérification interrompue")?);
+        }
+        constats.sort_by(|a: &(DepotUnite, Constat), b| a.0.chemin.cmp(&b.0.chemin));
+        anyhow::Ok(constats)
+    })?;
+
+    let (mut intactes, mut a_renvoyer, mut inconnues) = (0u64, 0u64, 0u64);
+    let mut s = io::stdout().lock();
+    for (unite, constat) in &constats {
+        let (etat, detail) = match constat {
+            Constat::Intacte => {
+                intactes += 1;
+                continue;
+            }
+            Constat::Manquante => ("manquante", "absente de la destination".to_owned()),
+            Constat::Differente(d) => ("differente", d.clone()),
+            Constat::Injoignable(d) => ("inconnue", d.clone()),
+        };
+        if matches!(constat, Constat::Injoignable(_)) {
+            inconnues += 1;
+        } else {
+            // Le plan ne doit pas mentir : l'unité repart au prochain passage.
+            a_renvoyer += 1;
+            base.remettre_a_deposer(unite.id)?;
+        }
+        if g.json {
+            ligne_json(
+                &json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
+            )?;
+        } else {
+            writeln!(s, "  {} : {etat} ({detail})", unite.chemin)?;
+        }
+    }
+    if g.json {
+        ligne_json(
+            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues}),
+        )?;
+    } else {
+        writeln!(
+            s,
+            "Plan {} : {intactes} unité(s) intacte(s) à la destination, {a_renvoyer} à renvoyer, {inconnues} non vérifiée(s).",
+            plan.id
+        )?;
+        if a_renvoyer > 0 {
+            writeln!(
+                s,
+                "Les unités à renvoyer sont remises à déposer. Ensuite : vigie retenter-echecs {}",
+                plan.id
+            )?;
+        } else if inconnues > 0 {
+            writeln!(
+                s,
+                "Destination injoignable pour certaines unités : relancez vigie verifier {} plus tard.",
+                plan.id
+            )?;
+        }
+    }
+    Ok(if a_renvoyer + inconnues == 0 {
+        CodeSortie::Succes
+    } else {
+        CodeSortie::EchecsTransitoires
+    })
+}
+
+async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
+    let issue = emetteur
+        .emettre(
+            Emission {
+                methode: "HeadObject",
+                cible: &unite.cle,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::Rejouable,
+            },
+            &ObservateurMuet,
+            &EnVol::default(),
+            |_| client.decrire(&unite.cle),
+        )
+        .await;
+    match issue.reponse {
+        ReponseApi::Succes(None) => Constat::Manquante,
+        ReponseApi::Succes(Some(o)) => {
+            if o.taille != unite.taille {
+                return Constat::Differente(format!(
+                    "{} octets au lieu de {}",
+                    o.taille, unite.taille
+                ));
+            }
+            match (&o.crc32c, &unite.somme_controle, &o.etag, &unite.etag) {
+                (Some(distante), Some(locale), _, _) if distante != locale => {
+                    Constat::Differente(format!("somme {distante} au lieu de {locale}"))
+                }
+                (None, _, Some(distant), Some(local)) if distant != local => {
+                    Constat::Differente(format!("ETag {distant} au lieu de {local}"))
+                }
+                _ => Constat::Intacte,
+            }
+        }
+        autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
+    }
 }

@@ -24,7 +24,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
-pub use unites::{FichierPlanifie, Replanification};
+pub use unites::{EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
 
 /// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.

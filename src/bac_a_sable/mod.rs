@@ -1,0 +1,354 @@
+//! Bac à sable : un vrai serveur S3 en processus, avec des pannes programmables devant lui.
+//!
+//! Pourquoi : la promesse de `vigie` (« aucun geste humain pour un accroc réseau ») ne se
+//! vérifie pas contre un simulacre. Le bac à sable parle le vrai protocole S3 sur HTTP
+//! (s3s + s3s-fs : signature SigV4 vérifiée, multipart, sommes de contrôle), sur `127.0.0.1`,
+//! avec des données sur disque que le test peut relire. Devant lui, une couche de pannes
+//! ([`Pannes`]) coupe, ralentit, refuse ou perd des réponses sur commande, et des compteurs
+//! ([`Compteurs`]) disent ce que le serveur a **réellement reçu**. Il sert les tests
+//! d'intégration (le test démarre le bac à sable dans son processus puis lance le binaire
+//! `vigie` contre lui), `vigie demo` et `vigie bac-a-sable`.
+//!
+//! ```no_run
+//! # async fn exemple() -> anyhow::Result<()> {
+//! use vigie::bac_a_sable::{BacASable, Operation, Panne, Regle};
+//! let bac = BacASable::demarrer(std::path::Path::new("/tmp/bac"), 0).await?;
+//! bac.creer_compartiment("nuits")?;
+//! bac.pannes().programmer(Regle::nieme(Operation::PutObject, "nuit/a.wav", 2, Panne::CouperCorpsApres(1 << 20)));
+//! // … lancer `vigie depot … --vers s3://nuits/ --endpoint-url {bac.endpoint()}` avec
+//! // `bac.variables_env()` …
+//! assert_eq!(bac.compteurs().pannes_injectees(), 1);
+//! bac.arreter().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Le client doit : viser [`BacASable::endpoint`] en **style chemin** (`force_path_style`),
+//! signer avec [`CLE_ACCES`] / [`SECRET`] (n'importe quelle région est acceptée ; [`REGION`]
+//! par convention).
+//!
+//! Pièges connus (voir aussi `plateforme.rs`) :
+//! - **Longueur des clés** : s3s-fs encode compartiment et clé en base64url dans un seul nom de
+//!   fichier de métadonnées (255 octets au plus). Avec `b64(n) = ⌈4n/3⌉`, un `PutObject` exige
+//!   `b64(compartiment) + b64(clé) ≤ 225` et un multipart `≤ 181` ; au-delà : 500
+//!   `InternalError` (avec le compartiment `nuits`, dès 164 octets de clé pour un PUT et 131
+//!   pour un multipart). Les noms Vigie-Chiro (`Car170517-2014-Pass1-Tron1-Chiro_0_…_761.wav`,
+//!   sous un préfixe de nuit) restent loin de cette limite. Une clé et son préfixe ne peuvent
+//!   pas non plus coexister (`a` et `a/b`).
+//! - **Runtime** : le serveur tourne sur le runtime tokio de l'appelant. Un test qui lance le
+//!   binaire par un appel **bloquant** (`assert_cmd`, `std::process::Command::output`) doit
+//!   utiliser `#[tokio::test(flavor = "multi_thread")]`, ou bien
+//!   [`BacASable::demarrer_en_fond`], qui a son propre runtime.
+//! - Les tirages de probabilité ne sont reproductibles que si les requêtes arrivent dans le
+//!   même ordre (un seul envoi à la fois).
+
+mod compteurs;
+mod operation;
+mod pannes;
+mod plateforme;
+mod service;
+
+#[cfg(test)]
+mod tests;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use s3s::auth::SimpleAuth;
+use s3s::service::S3ServiceBuilder;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use compteurs::Compteurs;
+pub use operation::Operation;
+pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
+
+/// Clé d'accès fixe du bac à sable.
+pub const CLE_ACCES: &str = "VIGIEBACASABLE";
+/// Secret fixe du bac à sable. Ce n'est pas un secret : le serveur n'écoute que sur
+/// `127.0.0.1` et ne sert que des données de test.
+pub const SECRET: &str = "bac-a-sable-vigie-pas-un-vrai-secret";
+/// Région conventionnelle (s3s n'en impose aucune : la signature est vérifiée avec celle du
+/// client).
+pub const REGION: &str = "us-east-1";
+
+/// Un serveur S3 en processus, ses pannes et ses compteurs.
+///
+/// L'arrêt se fait par [`BacASable::arreter`] ; abandonné sans cela, le serveur s'arrête de
+/// lui-même (les connexions en cours ont alors jusqu'à 1,5 s pour finir).
+pub struct BacASable {
+    adresse: SocketAddr,
+    racine: PathBuf,
+    pannes: Arc<Pannes>,
+    compteurs: Arc<Compteurs>,
+    arret: watch::Sender<bool>,
+    tache: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for BacASable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BacASable")
+            .field("adresse", &self.adresse)
+            .field("racine", &self.racine)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BacASable {
+    /// Démarre sur `127.0.0.1:port` (0 = port libre), données dans `dossier` (créé si absent).
+    /// Les données d'un démarrage précédent dans le même dossier sont reprises.
+    ///
+    /// Doit être appelé dans un runtime tokio, qui portera le serveur.
+    pub async fn demarrer(dossier: &Path, port: u16) -> anyhow::Result<BacASable> {
+        std::fs::create_dir_all(dossier).with_context(|| {
+            format!(
+                "impossible de créer le dossier du bac à sable {}",
+                dossier.display()
+            )
+        })?;
+        let racine = dossier
+            .canonicalize()
+            .with_context(|| format!("dossier du bac à sable illisible : {}", dossier.display()))?;
+        let plateforme = plateforme::Plateforme::nouvelle(&racine)?;
+        let mut constructeur = S3ServiceBuilder::new(plateforme);
+        constructeur.set_auth(SimpleAuth::from_single(CLE_ACCES, SECRET));
+        // Pas de `set_host` : style chemin uniquement.
+        let s3 = constructeur.build();
+
+        let ecoute = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .await
+            .with_context(|| format!("impossible d'écouter sur 127.0.0.1:{port}"))?;
+        let adresse = ecoute.local_addr()?;
+
+        let pannes = Arc::new(Pannes::new());
+        let compteurs = Arc::new(Compteurs::default());
+        let (arret, arret_rx) = watch::channel(false);
+        let service = service::ServicePannes {
+            s3,
+            pannes: Arc::clone(&pannes),
+            compteurs: Arc::clone(&compteurs),
+            arret: arret_rx.clone(),
+            fermeture_brutale: Arc::default(),
+        };
+        let tache = tokio::spawn(service::servir(ecoute, service, arret_rx));
+        tracing::info!(%adresse, racine = %racine.display(), "bac à sable S3 démarré");
+        Ok(BacASable {
+            adresse,
+            racine,
+            pannes,
+            compteurs,
+            arret,
+            tache: Some(tache),
+        })
+    }
+
+    /// Démarre sur un runtime tokio à lui, hors de celui de l'appelant : pour un test
+    /// synchrone qui lance le binaire par un appel bloquant. S'arrête quand la poignée est
+    /// abandonnée.
+    pub fn demarrer_en_fond(dossier: &Path, port: u16) -> anyhow::Result<BacASableEnFond> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("bac-a-sable")
+            .enable_all()
+            .build()
+            .context("impossible de créer le runtime du bac à sable")?;
+        // `block_on` sur un fil à part : l'appel reste possible depuis un contexte async.
+        let bac = std::thread::scope(|s| {
+            s.spawn(|| runtime.block_on(BacASable::demarrer(dossier, port)))
+                .join()
+        })
+        .map_err(|_| anyhow::anyhow!("le démarrage du bac à sable a paniqué"))??;
+        Ok(BacASableEnFond {
+            bac: Some(bac),
+            runtime: Some(runtime),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn endpoint(&self) -> String {
+        format!("http://{}", self.adresse)
+    }
+
+    pub fn adresse(&self) -> SocketAddr {
+        self.adresse
+    }
+
+    /// Dossier des données (canonicalisé).
+    pub fn racine(&self) -> &Path {
+        &self.racine
+    }
+
+    pub fn pannes(&self) -> &Pannes {
+        &self.pannes
+    }
+
+    /// Les pannes, à partager avec une autre tâche.
+    pub fn pannes_partagees(&self) -> Arc<Pannes> {
+        Arc::clone(&self.pannes)
+    }
+
+    pub fn compteurs(&self) -> &Compteurs {
+        &self.compteurs
+    }
+
+    /// Les compteurs, à partager avec une autre tâche.
+    pub fn compteurs_partages(&self) -> Arc<Compteurs> {
+        Arc::clone(&self.compteurs)
+    }
+
+    /// Crée le compartiment (un dossier de la racine). Sans effet s'il existe.
+    pub fn creer_compartiment(&self, nom: &str) -> anyhow::Result<()> {
+        if !s3s::path::check_bucket_name(nom) {
+            anyhow::bail!(
+                "nom de compartiment invalide « {nom} » : 3 à 63 caractères, minuscules, chiffres, « - » et « . »"
+            );
+        }
+        let chemin = self.racine.join(nom);
+        std::fs::create_dir_all(&chemin)
+            .with_context(|| format!("impossible de créer le compartiment {}", chemin.display()))
+    }
+
+    /// Chemin du fichier d'un objet déposé, pour le relire (les « / » de la clé sont des
+    /// sous-dossiers). Ne dit pas si l'objet existe.
+    pub fn chemin_objet(&self, compartiment: &str, cle: &str) -> PathBuf {
+        self.racine
+            .join(compartiment)
+            .join(cle.trim_start_matches('/'))
+    }
+
+    /// Envois multipart encore ouverts (ni finalisés ni abandonnés) du compartiment :
+    /// `(clé, id d'envoi)`, triés par clé puis date de début. Vide si le compartiment n'existe
+    /// pas.
+    pub fn envois_en_cours(&self, compartiment: &str) -> Vec<(String, String)> {
+        match plateforme::envois_ouverts(&self.racine, compartiment) {
+            Ok(envois) => envois.into_iter().map(|e| (e.cle, e.id)).collect(),
+            Err(e) => {
+                tracing::warn!(erreur = %e, "bac à sable : lecture des envois en cours impossible");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Variables d'environnement qui dirigent un client AWS standard (dont le binaire `vigie`)
+    /// vers ce bac à sable : identifiants, région, point d'accès.
+    pub fn variables_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ACCESS_KEY_ID", CLE_ACCES.to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET.to_owned()),
+            ("AWS_REGION", REGION.to_owned()),
+            ("AWS_ENDPOINT_URL", self.endpoint()),
+            ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
+        ]
+    }
+
+    /// Configuration d'un client aws-sdk-s3 pour ce bac à sable : style chemin, identifiants
+    /// fixes, **réessais du SDK coupés**, sommes calculées seulement si exigées. À compléter
+    /// (délais…) puis `aws_sdk_s3::Client::from_conf(config.build())`.
+    pub fn config_client(&self) -> aws_sdk_s3::config::Builder {
+        use aws_sdk_s3::config::retry::RetryConfig;
+        use aws_sdk_s3::config::{
+            BehaviorVersion, Credentials, Region, RequestChecksumCalculation,
+            ResponseChecksumValidation,
+        };
+        aws_sdk_s3::config::Builder::new()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new(REGION))
+            .credentials_provider(Credentials::new(
+                CLE_ACCES,
+                SECRET,
+                None,
+                None,
+                "bac-a-sable",
+            ))
+            .endpoint_url(self.endpoint())
+            .force_path_style(true)
+            .retry_config(RetryConfig::disabled())
+            .request_checksum_calculation(RequestChecksumCalculation::WhenRequired)
+            .response_checksum_validation(ResponseChecksumValidation::WhenRequired)
+    }
+
+    /// Un client aws-sdk-s3 prêt à l'emploi (voir [`BacASable::config_client`]), pour vérifier
+    /// ce qui a été déposé.
+    pub fn client(&self) -> aws_sdk_s3::Client {
+        aws_sdk_s3::Client::from_conf(self.config_client().build())
+    }
+
+    /// Arrêt propre : plus d'acceptation, les connexions en cours ont 1,5 s pour finir (les
+    /// lenteurs et blocages injectés s'interrompent aussitôt), puis sont abandonnées. Ne dure
+    /// jamais plus de 2 s.
+    pub async fn arreter(mut self) {
+        self.arret.send_replace(true);
+        if let Some(tache) = self.tache.take() {
+            let abandon = tache.abort_handle();
+            if tokio::time::timeout(Duration::from_secs(2), tache)
+                .await
+                .is_err()
+            {
+                abandon.abort();
+            }
+        }
+        tracing::info!(adresse = %self.adresse, "bac à sable S3 arrêté");
+    }
+}
+
+impl Drop for BacASable {
+    fn drop(&mut self) {
+        // La tâche de service voit le signal et s'arrête d'elle-même.
+        self.arret.send_replace(true);
+    }
+}
+
+/// Un bac à sable sur son propre runtime (voir [`BacASable::demarrer_en_fond`]) ; donne accès
+/// à toutes les méthodes de [`BacASable`]. S'arrête à l'abandon.
+pub struct BacASableEnFond {
+    bac: Option<BacASable>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl BacASableEnFond {
+    /// Arrêt propre (≤ 2 s), bloquant.
+    pub fn arreter(mut self) {
+        self.arreter_ici();
+    }
+
+    fn arreter_ici(&mut self) {
+        let (Some(bac), Some(runtime)) = (self.bac.take(), self.runtime.take()) else {
+            return;
+        };
+        // Sur un fil à part : ni `block_on` ni l'abandon d'un runtime ne sont permis depuis un
+        // contexte async.
+        let _ = std::thread::spawn(move || {
+            runtime.block_on(bac.arreter());
+            runtime.shutdown_timeout(Duration::from_millis(500));
+        })
+        .join();
+    }
+}
+
+impl Deref for BacASableEnFond {
+    type Target = BacASable;
+
+    fn deref(&self) -> &BacASable {
+        match &self.bac {
+            Some(bac) => bac,
+            // `bac` n'est retiré que par `arreter_ici`, qui consomme ou abandonne la poignée.
+            None => unreachable!("bac à sable déjà arrêté"),
+        }
+    }
+}
+
+impl Drop for BacASableEnFond {
+    fn drop(&mut self) {
+        self.arreter_ici();
+    }
+}
+
+impl std::fmt::Debug for BacASableEnFond {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("BacASableEnFond").field(&self.bac).finish()
+    }
+}

@@ -1,0 +1,1132 @@
+//! Pannes programmables du bac à sable : quoi injecter, sur quelle requête, combien de fois.
+//!
+//! Pourquoi : la politique de réessai de `vigie` ne se juge que face aux accrocs qu'elle doit
+//! absorber (coupure en plein corps, 503 avec `Retry-After`, réponse perdue après traitement,
+//! serveur lent ou muet, réseau absent) et à ceux qu'elle ne doit **pas** rejouer (403). Ces
+//! accrocs doivent être reproductibles : une règle vise une opération, éventuellement une clé,
+//! la N-ième requête qui correspond ou une proportion tirée avec une graine fixée.
+//!
+//! Une règle se construit en Rust ([`Regle::prochaine`], [`Regle::nieme`],
+//! [`Regle::proportion`]…) ou s'écrit en texte pour `vigie bac-a-sable --pannes` et
+//! `vigie demo` ([`Pannes::analyser_spec`]) :
+//!
+//! ```text
+//! OPÉRATION[@clé][#rang][%pourcentage]=PANNE[:argument][:option=valeur…]
+//!
+//! PutObject#3=503:retry-after=1          la 3e PutObject reçoit 503 + Retry-After: 1
+//! UploadPart@nuit/a.wav#2=coupure-corps:1Mio   la 2e UploadPart de nuit/a.wav coupée après 1 Mio
+//! *%10=503                               10 % de toutes les requêtes reçoivent 503
+//! CompleteMultipartUpload#1=reponse-perdue      la finalisation est exécutée, la réponse perdue
+//! HeadObject=lenteur:3s                  toutes les HeadObject attendent 3 s
+//! *=403                                  tout est refusé
+//! PutObject=503:retry-after=+2s:fois=3   les 3 prochaines PutObject : 503 avec une date HTTP à +2 s
+//! ```
+//!
+//! Limites de la forme texte : la clé ne peut contenir ni `#`, ni `%`, ni `=` ; une valeur
+//! brute de `retry-after` ne peut pas contenir `:` (une date absolue s'écrit `@SECONDES_UNIX`).
+//! Pour ces cas, construire la [`Regle`] en Rust.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+use super::Operation;
+
+/// Dernière seconde représentable en date HTTP (31 décembre 9999 23:59:59 UTC) ; `httpdate`
+/// panique au-delà, et avant 1970.
+const DERNIERE_SECONDE_HTTP: u64 = 253_402_300_799;
+
+/// Valeur d'attente annoncée avec une panne de statut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetryAfter {
+    /// `Retry-After: N` (secondes).
+    Secondes(u64),
+    /// `Retry-After: <date HTTP>` à une date fixe.
+    Date(SystemTime),
+    /// `Retry-After: <date HTTP>` calculée **au moment de la réponse** : maintenant + durée,
+    /// arrondie à la seconde supérieure (une date HTTP n'a pas de fraction de seconde).
+    DateDans(Duration),
+    /// `Retry-After-Ms: N` (extension courante, millisecondes) au lieu de `Retry-After`.
+    Millisecondes(u64),
+    /// Valeur malformée ou géante, envoyée telle quelle dans `Retry-After`.
+    Brut(String),
+}
+
+impl RetryAfter {
+    /// Nom et valeur de l'en-tête à envoyer, `maintenant` servant à [`RetryAfter::DateDans`].
+    pub fn entete(&self, maintenant: SystemTime) -> (&'static str, String) {
+        match self {
+            RetryAfter::Secondes(s) => ("retry-after", s.to_string()),
+            RetryAfter::Date(t) => ("retry-after", date_http(*t)),
+            RetryAfter::DateDans(d) => {
+                let cible = maintenant.checked_add(*d).unwrap_or(maintenant);
+                // Arrondi au-dessus : la date annoncée n'est jamais plus proche que `d`.
+                let depuis_1970 = cible.duration_since(UNIX_EPOCH).unwrap_or_default();
+                let mut secondes = depuis_1970.as_secs();
+                if depuis_1970.subsec_nanos() > 0 {
+                    secondes += 1;
+                }
+                (
+                    "retry-after",
+                    date_http(UNIX_EPOCH + Duration::from_secs(secondes)),
+                )
+            }
+            RetryAfter::Millisecondes(ms) => ("retry-after-ms", ms.to_string()),
+            RetryAfter::Brut(s) => ("retry-after", s.clone()),
+        }
+    }
+
+    /// Forme texte de la valeur, dans la syntaxe de [`Pannes::analyser_spec`].
+    fn option_spec(&self) -> String {
+        match self {
+            RetryAfter::Secondes(s) => format!("retry-after={s}"),
+            RetryAfter::Date(t) => format!(
+                "retry-after=@{}",
+                t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
+            ),
+            RetryAfter::DateDans(d) => format!("retry-after=+{}", DureeSpec(*d)),
+            RetryAfter::Millisecondes(ms) => format!("retry-after-ms={ms}"),
+            RetryAfter::Brut(s) => format!("retry-after={s}"),
+        }
+    }
+}
+
+/// Date HTTP (IMF-fixdate) sans risque de panique : ramenée dans 1970..=9999.
+fn date_http(t: SystemTime) -> String {
+    let s = t
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+        .min(DERNIERE_SECONDE_HTTP);
+    httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(s))
+}
+
+/// Ce que subit une requête touchée par une règle.
+///
+/// Toute panne qui « coupe la connexion » la ferme par un RST (`SO_LINGER` à zéro) : le client
+/// voit « connection reset by peer » (aws-sdk-s3 : `DispatchFailure` avec `is_io()`), comme
+/// lors d'une vraie coupure réseau, et jamais une réponse HTTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Panne {
+    /// Répond `code` sans traiter la requête (son corps est lu et jeté), avec un corps d'erreur
+    /// XML S3 (`SlowDown` pour 503, `InternalError` pour 500, `TooManyRequests` pour 429,
+    /// `AccessDenied` pour 403…) et l'attente annoncée. Un code hors de 400..=599 est remplacé
+    /// par 500.
+    Statut {
+        code: u16,
+        retry_after: Option<RetryAfter>,
+    },
+    /// Laisse passer N octets du corps vers le stockage puis coupe la connexion sans réponse.
+    /// Rien n'est écrit. Si le corps fait N octets ou moins, il passe en entier et la connexion
+    /// est coupée à sa fin, avant tout traitement : la requête n'aboutit jamais.
+    CouperCorpsApres(u64),
+    /// Traite entièrement la requête (objet écrit, envoi finalisé…) puis coupe la connexion
+    /// sans répondre : l'issue est inconnue du client.
+    PerdreReponse,
+    /// Attend la durée, sans rien lire, puis traite normalement (pour dépasser le délai de
+    /// tentative du client).
+    Lenteur(Duration),
+    /// Ne lit ni n'envoie aucun octet pendant la durée, puis coupe la connexion.
+    Bloquer(Duration),
+    /// Ferme la connexion aussitôt, sans lire le corps ni répondre (réseau coupé). La requête
+    /// est tout de même comptée : ses en-têtes ont été lus.
+    Coupure,
+}
+
+impl fmt::Display for Panne {
+    /// Forme texte, dans la syntaxe de [`Pannes::analyser_spec`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Panne::Statut { code, retry_after } => {
+                write!(f, "{code}")?;
+                if let Some(r) = retry_after {
+                    write!(f, ":{}", r.option_spec())?;
+                }
+                Ok(())
+            }
+            Panne::CouperCorpsApres(n) => write!(f, "coupure-corps:{n}"),
+            Panne::PerdreReponse => f.write_str("reponse-perdue"),
+            Panne::Lenteur(d) => write!(f, "lenteur:{}", DureeSpec(*d)),
+            Panne::Bloquer(d) => write!(f, "bloquer:{}", DureeSpec(*d)),
+            Panne::Coupure => f.write_str("coupure"),
+        }
+    }
+}
+
+/// Affiche une durée en `Nms` ou `Ns` (au millième près).
+struct DureeSpec(Duration);
+
+impl fmt::Display for DureeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0.as_millis();
+        if ms.is_multiple_of(1000) {
+            write!(f, "{}s", ms / 1000)
+        } else {
+            write!(f, "{ms}ms")
+        }
+    }
+}
+
+/// Ce qui peut désigner la clé visée par [`Regle::nieme`] : une clé (`&str`, `&String`) ou
+/// une option (`None` = toutes les clés). Pas d'implémentation pour `String` : l'appelant
+/// garderait sinon un emprunt que clippy jugerait superflu.
+pub trait CleVisee {
+    fn en_cle(self) -> Option<String>;
+}
+
+impl CleVisee for &str {
+    fn en_cle(self) -> Option<String> {
+        Some(self.to_owned())
+    }
+}
+
+impl CleVisee for &String {
+    fn en_cle(self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+
+impl CleVisee for Option<&str> {
+    fn en_cle(self) -> Option<String> {
+        self.map(str::to_owned)
+    }
+}
+
+/// Une règle : quelles requêtes elle vise et quelle panne elle leur inflige.
+///
+/// - `operation` : `None` = toutes les opérations.
+/// - `cle` : clé d'objet exacte (décodée), `None` = toutes.
+/// - `rang` : la règle ne frappe qu'à partir de la N-ième requête qui correspond à
+///   `operation` + `cle` (1 = la première), comptée depuis la programmation de la règle.
+///   0 vaut 1.
+/// - `probabilite` : chaque requête éligible est frappée avec cette probabilité (0 à 1), tirée
+///   avec la graine de [`Pannes::graine`].
+/// - `fois` : nombre maximal d'applications. Par défaut : illimité si `probabilite` est donnée,
+///   1 si seul `rang` l'est, illimité sinon (règle permanente).
+///
+/// Les règles sont examinées dans l'ordre de programmation ; la première qui frappe l'emporte.
+/// Une règle à rang que la requête a déjà dépassé mais qui n'a pas encore frappé (parce qu'une
+/// règle antérieure a frappé cette requête-là) frappe la suivante.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Regle {
+    pub operation: Option<Operation>,
+    pub cle: Option<String>,
+    pub rang: Option<u64>,
+    pub probabilite: Option<f64>,
+    pub fois: Option<u64>,
+    pub panne: Panne,
+}
+
+impl Regle {
+    /// La prochaine requête de cette opération (une fois).
+    pub fn prochaine(op: Operation, panne: Panne) -> Regle {
+        Regle {
+            operation: Some(op),
+            cle: None,
+            rang: Some(1),
+            probabilite: None,
+            fois: None,
+            panne,
+        }
+    }
+
+    /// La N-ième requête de cette opération sur cette clé, une fois. `cle` : `"a.wav"`,
+    /// `&cle_string`, `Some("a.wav")` ou `None` (toutes les clés).
+    pub fn nieme(op: Operation, cle: impl CleVisee, n: u64, panne: Panne) -> Regle {
+        Regle {
+            operation: Some(op),
+            cle: cle.en_cle(),
+            rang: Some(n),
+            probabilite: None,
+            fois: None,
+            panne,
+        }
+    }
+
+    /// Une proportion `p` (0 à 1) de toutes les requêtes, sans limite de nombre.
+    pub fn proportion(p: f64, panne: Panne) -> Regle {
+        Regle {
+            operation: None,
+            cle: None,
+            rang: None,
+            probabilite: Some(p),
+            fois: None,
+            panne,
+        }
+    }
+
+    /// Toutes les requêtes de l'opération (`None` = toutes), jusqu'à nouvel ordre.
+    pub fn toujours(op: Option<Operation>, panne: Panne) -> Regle {
+        Regle {
+            operation: op,
+            cle: None,
+            rang: None,
+            probabilite: None,
+            fois: None,
+            panne,
+        }
+    }
+
+    /// Restreint la règle à une opération.
+    pub fn pour(mut self, op: Operation) -> Regle {
+        self.operation = Some(op);
+        self
+    }
+
+    /// Restreint la règle à une clé d'objet exacte.
+    pub fn sur_cle(mut self, cle: &str) -> Regle {
+        self.cle = Some(cle.to_owned());
+        self
+    }
+
+    /// Limite le nombre d'applications.
+    pub fn fois(mut self, n: u64) -> Regle {
+        self.fois = Some(n);
+        self
+    }
+
+    /// Nombre maximal d'applications (`None` = illimité).
+    fn limite(&self) -> Option<u64> {
+        match (self.fois, self.probabilite, self.rang) {
+            (Some(n), _, _) => Some(n),
+            (None, Some(_), _) => None,
+            (None, None, Some(_)) => Some(1),
+            (None, None, None) => None,
+        }
+    }
+
+    fn correspond(&self, op: Operation, cle: Option<&str>) -> bool {
+        self.operation.is_none_or(|o| o == op) && self.cle.as_deref().is_none_or(|c| Some(c) == cle)
+    }
+}
+
+impl fmt::Display for Regle {
+    /// Forme texte, relisible par [`Pannes::analyser_spec`] (sauf valeurs brutes avec `:`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.operation {
+            Some(op) => write!(f, "{op}")?,
+            None => f.write_str("*")?,
+        }
+        if let Some(c) = &self.cle {
+            write!(f, "@{c}")?;
+        }
+        if let Some(n) = self.rang {
+            write!(f, "#{n}")?;
+        }
+        if let Some(p) = self.probabilite {
+            write!(f, "%{}", p * 100.0)?;
+        }
+        write!(f, "={}", self.panne)?;
+        if let Some(n) = self.fois {
+            write!(f, ":fois={n}")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Regle {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Pannes::analyser_spec(s)
+    }
+}
+
+/// L'ensemble des règles actives, partagé par toutes les connexions du bac à sable.
+pub struct Pannes {
+    etat: Mutex<Etat>,
+    tout_coupe: AtomicBool,
+}
+
+struct Etat {
+    regles: Vec<Active>,
+    alea: Xoshiro256PlusPlus,
+    graine: u64,
+}
+
+struct Active {
+    regle: Regle,
+    /// Requêtes correspondantes vues depuis la programmation.
+    vues: u64,
+    appliquees: u64,
+}
+
+impl Active {
+    fn epuisee(&self) -> bool {
+        self.regle.limite().is_some_and(|n| self.appliquees >= n)
+    }
+}
+
+impl Default for Pannes {
+    fn default() -> Self {
+        Pannes::new()
+    }
+}
+
+impl fmt::Debug for Pannes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pannes")
+            .field("regles", &self.regles())
+            .field("tout_coupe", &self.tout_coupe())
+            .field("graine", &self.graine_courante())
+            .finish()
+    }
+}
+
+impl Pannes {
+    /// Aucune règle ; graine tirée au hasard (appeler [`Pannes::graine`] pour reproduire).
+    pub fn new() -> Pannes {
+        let graine: u64 = rand::random();
+        Pannes {
+            etat: Mutex::new(Etat {
+                regles: Vec::new(),
+                alea: Xoshiro256PlusPlus::seed_from_u64(graine),
+                graine,
+            }),
+            tout_coupe: AtomicBool::new(false),
+        }
+    }
+
+    fn etat(&self) -> MutexGuard<'_, Etat> {
+        // Les règles restent cohérentes même si un porteur du verrou a paniqué.
+        self.etat.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ajoute une règle, examinée après celles déjà programmées. Les règles épuisées sont
+    /// oubliées à cette occasion.
+    pub fn programmer(&self, r: Regle) {
+        let mut etat = self.etat();
+        etat.regles.retain(|a| !a.epuisee());
+        etat.regles.push(Active {
+            regle: r,
+            vues: 0,
+            appliquees: 0,
+        });
+    }
+
+    /// Analyse puis programme une règle écrite en texte.
+    pub fn programmer_spec(&self, spec: &str) -> Result<(), String> {
+        self.programmer(Pannes::analyser_spec(spec)?);
+        Ok(())
+    }
+
+    /// Fixe la graine des tirages de probabilité (reproductibles à requêtes égales, dans le même
+    /// ordre : avec des envois parallèles, l'ordre d'arrivée varie et les tirages aussi).
+    /// Générateur : Xoshiro256++, dont la suite est stable d'une version de `rand` à l'autre.
+    pub fn graine(&self, g: u64) {
+        let mut etat = self.etat();
+        etat.alea = Xoshiro256PlusPlus::seed_from_u64(g);
+        etat.graine = g;
+    }
+
+    /// Graine en cours (tirée au hasard au démarrage si [`Pannes::graine`] n'a pas été appelée).
+    pub fn graine_courante(&self) -> u64 {
+        self.etat().graine
+    }
+
+    /// Panne réseau totale : tant qu'elle est active, toute requête subit [`Panne::Coupure`],
+    /// avant toute règle (les règles ne voient pas ces requêtes).
+    pub fn couper_tout(&self, actif: bool) {
+        self.tout_coupe.store(actif, Ordering::SeqCst);
+    }
+
+    /// Le réseau est-il coupé par [`Pannes::couper_tout`] ?
+    pub fn tout_coupe(&self) -> bool {
+        self.tout_coupe.load(Ordering::SeqCst)
+    }
+
+    /// Retire toutes les règles et rétablit le réseau (`couper_tout(false)`). La graine reste.
+    pub fn effacer(&self) {
+        self.etat().regles.clear();
+        self.couper_tout(false);
+    }
+
+    /// Règles qui peuvent encore s'appliquer, dans l'ordre d'examen.
+    pub fn regles(&self) -> Vec<Regle> {
+        self.etat()
+            .regles
+            .iter()
+            .filter(|a| !a.epuisee())
+            .map(|a| a.regle.clone())
+            .collect()
+    }
+
+    /// Nombre de règles qui peuvent encore s'appliquer (0 : toutes les pannes à nombre limité
+    /// ont été consommées et il n'y a pas de règle permanente).
+    pub fn en_attente(&self) -> usize {
+        self.etat().regles.iter().filter(|a| !a.epuisee()).count()
+    }
+
+    /// Décide du sort d'une requête reçue : compte-la pour chaque règle qui lui correspond et
+    /// rend la panne de la première qui frappe.
+    pub(crate) fn decider(&self, op: Operation, cle: Option<&str>) -> Option<Panne> {
+        if self.tout_coupe() {
+            return Some(Panne::Coupure);
+        }
+        let mut etat = self.etat();
+        let Etat { regles, alea, .. } = &mut *etat;
+        let mut choisie = None;
+        for a in regles.iter_mut() {
+            if !a.regle.correspond(op, cle) {
+                continue;
+            }
+            a.vues += 1;
+            if choisie.is_some() || a.epuisee() {
+                continue;
+            }
+            if a.regle.rang.is_some_and(|n| a.vues < n.max(1)) {
+                continue;
+            }
+            if let Some(p) = a.regle.probabilite {
+                // NaN → 0 ; hors de [0, 1] → ramené (random_bool panique sinon).
+                let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
+                if !alea.random_bool(p) {
+                    continue;
+                }
+            }
+            a.appliquees += 1;
+            choisie = Some(a.regle.panne.clone());
+        }
+        choisie
+    }
+
+    /// Analyse une règle écrite en texte (pour `vigie bac-a-sable --pannes` et `vigie demo`).
+    ///
+    /// ```text
+    /// OPÉRATION[@clé][#rang][%pourcentage]=PANNE[:argument][:option=valeur…]
+    /// ```
+    /// - OPÉRATION : un nom S3 (`PutObject`, `UploadPart`, `CompleteMultipartUpload`…, casse
+    ///   indifférente) ou `*` pour toutes ;
+    /// - `@clé` : clé d'objet exacte ; `#N` : à partir de la N-ième requête (une fois par
+    ///   défaut) ; `%P` : proportion en pourcentage (0 à 100, décimales admises) ;
+    /// - PANNE : `NNN` (statut 400 à 599 ; options `retry-after=SECONDES`, `retry-after=+DURÉE`
+    ///   (date HTTP calculée à l'envoi), `retry-after=@SECONDES_UNIX` (date fixe),
+    ///   `retry-after=TEXTE` (valeur brute, malformée exprès), `retry-after-ms=MS`),
+    ///   `coupure-corps:TAILLE` (`1048576`, `64Kio`, `1Mio`), `reponse-perdue`,
+    ///   `lenteur:DURÉE` (`500ms`, `3s`, `1.5s`, `2min`), `bloquer:DURÉE`, `coupure` ;
+    /// - option commune `fois=N` : nombre maximal d'applications.
+    pub fn analyser_spec(spec: &str) -> Result<Regle, String> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return Err(format!("règle de panne vide ; {FORME}"));
+        }
+        let Some((selecteur, panne)) = spec.split_once('=') else {
+            return Err(format!(
+                "« {spec} » : il manque « =PANNE » après le sélecteur (par ex. « {spec}=503 ») ; {PANNES_ADMISES}"
+            ));
+        };
+        let selection = analyser_selecteur(selecteur.trim())
+            .map_err(|e| format!("règle « {spec} » : {e} ; {FORME}"))?;
+        let (panne, fois) =
+            analyser_panne(panne.trim()).map_err(|e| format!("règle « {spec} » : {e}"))?;
+        Ok(Regle {
+            operation: selection.operation,
+            cle: selection.cle,
+            rang: selection.rang,
+            probabilite: selection.probabilite,
+            fois,
+            panne,
+        })
+    }
+}
+
+const FORME: &str = "forme attendue : OPÉRATION[@clé][#rang][%pourcentage]=PANNE[:option=valeur], \
+par ex. « PutObject#3=503:retry-after=1 », « UploadPart@nuit/a.wav#2=coupure-corps:1Mio », \
+« *%10=503 », « HeadObject=lenteur:3s »";
+
+const PANNES_ADMISES: &str = "pannes admises : un statut HTTP de 400 à 599 (ex. « 503 », \
+options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-after-ms=MS »), \
+« coupure-corps:TAILLE » (ex. 1Mio), « reponse-perdue », « lenteur:DURÉE » (ex. 3s), \
+« bloquer:DURÉE », « coupure » ; option commune « fois=N »";
+
+struct Selection {
+    operation: Option<Operation>,
+    cle: Option<String>,
+    rang: Option<u64>,
+    probabilite: Option<f64>,
+}
+
+fn analyser_selecteur(s: &str) -> Result<Selection, String> {
+    let fin_nom = s.find(['@', '#', '%']).unwrap_or(s.len());
+    let (nom, mut reste) = s.split_at(fin_nom);
+    let nom = nom.trim();
+    let operation = match nom {
+        "" => {
+            return Err("opération manquante avant « = » (« * » pour toutes)".to_owned());
+        }
+        "*" => None,
+        _ => Some(nom.parse::<Operation>()?),
+    };
+    let mut selection = Selection {
+        operation,
+        cle: None,
+        rang: None,
+        probabilite: None,
+    };
+    while let Some(signe) = reste.chars().next() {
+        let corps = &reste[signe.len_utf8()..];
+        // La clé peut contenir « @ » ; seuls « # » et « % » la terminent.
+        let fin = match signe {
+            '@' => corps.find(['#', '%']),
+            _ => corps.find(['@', '#', '%']),
+        }
+        .unwrap_or(corps.len());
+        let (valeur, suite) = corps.split_at(fin);
+        reste = suite;
+        match signe {
+            '@' => {
+                if selection.cle.is_some() {
+                    return Err("clé « @… » donnée deux fois".to_owned());
+                }
+                if valeur.is_empty() {
+                    return Err("clé vide après « @ » (par ex. « @nuit/a.wav »)".to_owned());
+                }
+                selection.cle = Some(valeur.to_owned());
+            }
+            '#' => {
+                if selection.rang.is_some() {
+                    return Err("rang « #… » donné deux fois".to_owned());
+                }
+                let n = valeur.trim().parse::<u64>().ok().filter(|n| *n >= 1);
+                let Some(n) = n else {
+                    return Err(format!(
+                        "rang « #{valeur} » invalide : entier ≥ 1 attendu (1 = la première requête)"
+                    ));
+                };
+                selection.rang = Some(n);
+            }
+            '%' => {
+                if selection.probabilite.is_some() {
+                    return Err("pourcentage « %… » donné deux fois".to_owned());
+                }
+                let p = valeur
+                    .trim()
+                    .replace(',', ".")
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| (0.0..=100.0).contains(p));
+                let Some(p) = p else {
+                    return Err(format!(
+                        "pourcentage « %{valeur} » invalide : nombre de 0 à 100 attendu (par ex. « %10 » ou « %2.5 »)"
+                    ));
+                };
+                selection.probabilite = Some(p / 100.0);
+            }
+            _ => unreachable!("seuls @, # et % terminent un segment du sélecteur"),
+        }
+    }
+    Ok(selection)
+}
+
+fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
+    let mut morceaux = s.split(':');
+    let nom = morceaux.next().unwrap_or("").trim();
+    if nom.is_empty() {
+        return Err(format!("panne manquante après « = » ; {PANNES_ADMISES}"));
+    }
+    let mut arguments: Vec<&str> = Vec::new();
+    let mut options: Vec<(String, &str)> = Vec::new();
+    for m in morceaux {
+        match m.split_once('=') {
+            Some((k, v)) => options.push((k.trim().to_ascii_lowercase(), v.trim())),
+            None => arguments.push(m.trim()),
+        }
+    }
+
+    // Option commune à toutes les pannes.
+    let mut fois = None;
+    let mut retry_after = None;
+    for (k, v) in &options {
+        match k.as_str() {
+            "fois" => {
+                if fois.is_some() {
+                    return Err("option « fois » donnée deux fois".to_owned());
+                }
+                let n = v.parse::<u64>().ok().filter(|n| *n >= 1);
+                let Some(n) = n else {
+                    return Err(format!("« fois={v} » invalide : entier ≥ 1 attendu"));
+                };
+                fois = Some(n);
+            }
+            "retry-after" | "retry-after-ms" => {
+                if retry_after.is_some() {
+                    return Err(
+                        "une seule option « retry-after » ou « retry-after-ms » par panne"
+                            .to_owned(),
+                    );
+                }
+                retry_after = Some(analyser_retry_after(k, v)?);
+            }
+            _ => {
+                return Err(format!(
+                    "option « {k} » inconnue : options admises « fois=N », et pour un statut « retry-after=… » ou « retry-after-ms=… »"
+                ));
+            }
+        }
+    }
+
+    let nom_min = nom.to_lowercase();
+    let attendre_arguments = |n: usize, forme: &str| -> Result<(), String> {
+        if arguments.len() == n {
+            Ok(())
+        } else if arguments.len() < n {
+            Err(format!("« {nom} » demande un argument : « {forme} »"))
+        } else {
+            Err(format!(
+                "« {nom} » : argument en trop, forme attendue « {forme} »"
+            ))
+        }
+    };
+    let refuser_retry_after = |panne: &str| -> Result<(), String> {
+        if retry_after.is_some() {
+            Err(format!(
+                "« retry-after » ne s'applique qu'à un statut (ex. « 503:retry-after=1 »), pas à « {panne} »"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+
+    let panne = if nom.chars().all(|c| c.is_ascii_digit()) {
+        let code = nom.parse::<u16>().ok().filter(|c| (400..=599).contains(c));
+        let Some(code) = code else {
+            return Err(format!(
+                "statut « {nom} » invalide : de 400 à 599 attendu (ex. 503, 429, 500, 403)"
+            ));
+        };
+        attendre_arguments(0, "503:retry-after=1")?;
+        Panne::Statut { code, retry_after }
+    } else {
+        match nom_min.as_str() {
+            "coupure-corps" | "couper-corps" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "coupure-corps:1Mio")?;
+                Panne::CouperCorpsApres(analyser_taille(arguments[0])?)
+            }
+            "reponse-perdue" | "réponse-perdue" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "reponse-perdue")?;
+                Panne::PerdreReponse
+            }
+            "lenteur" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "lenteur:3s")?;
+                Panne::Lenteur(analyser_duree(arguments[0])?)
+            }
+            "bloquer" | "blocage" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "bloquer:30s")?;
+                Panne::Bloquer(analyser_duree(arguments[0])?)
+            }
+            "coupure" | "reseau-coupe" | "réseau-coupé" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "coupure")?;
+                Panne::Coupure
+            }
+            _ => return Err(format!("panne inconnue « {nom} » ; {PANNES_ADMISES}")),
+        }
+    };
+    Ok((panne, fois))
+}
+
+fn analyser_retry_after(option: &str, v: &str) -> Result<RetryAfter, String> {
+    if v.is_empty() {
+        return Err(format!("« {option}= » sans valeur (ex. « {option}=2 »)"));
+    }
+    if option == "retry-after-ms" {
+        return v
+            .parse::<u64>()
+            .map(RetryAfter::Millisecondes)
+            .map_err(|_| {
+                format!(
+                    "« retry-after-ms={v} » invalide : entier de millisecondes attendu (ex. 1500)"
+                )
+            });
+    }
+    if v.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(s) = v.parse::<u64>()
+    {
+        return Ok(RetryAfter::Secondes(s));
+    }
+    if let Some(d) = v.strip_prefix('+')
+        && let Ok(d) = analyser_duree(d)
+    {
+        return Ok(RetryAfter::DateDans(d));
+    }
+    if let Some(s) = v.strip_prefix('@')
+        && !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit())
+    {
+        let s = s
+            .parse::<u64>()
+            .ok()
+            .filter(|s| *s <= DERNIERE_SECONDE_HTTP)
+            .ok_or_else(|| {
+                format!(
+                    "« retry-after={v} » : date Unix hors de portée (au plus {DERNIERE_SECONDE_HTTP}, fin de l'an 9999)"
+                )
+            })?;
+        return Ok(RetryAfter::Date(UNIX_EPOCH + Duration::from_secs(s)));
+    }
+    if v.chars().any(char::is_control) {
+        return Err(format!(
+            "« retry-after » : caractère de contrôle interdit dans un en-tête HTTP ({v:?})"
+        ));
+    }
+    // Tout le reste est envoyé tel quel : c'est le moyen de tester une valeur malformée
+    // (« bientot », « -1 », « 1.5 », un entier géant…).
+    Ok(RetryAfter::Brut(v.to_owned()))
+}
+
+/// `500ms`, `3s`, `1.5s`, `2min`, `1h` (unité obligatoire).
+fn analyser_duree(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let fin = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(s.len());
+    let (nombre, unite) = s.split_at(fin);
+    let valeur = nombre
+        .replace(',', ".")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0);
+    let Some(valeur) = valeur else {
+        return Err(format!(
+            "durée « {s} » invalide : nombre positif suivi d'une unité attendu (ex. « 500ms », « 1.5s »)"
+        ));
+    };
+    let facteur_ms = match unite.trim().to_ascii_lowercase().as_str() {
+        "ms" => 1.0,
+        "s" => 1_000.0,
+        "m" | "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        "" => {
+            return Err(format!(
+                "durée « {s} » sans unité : écrire par ex. « 500ms », « 3s », « 2min »"
+            ));
+        }
+        u => {
+            return Err(format!(
+                "unité de durée « {u} » inconnue dans « {s} » : ms, s, min ou h"
+            ));
+        }
+    };
+    let ms = (valeur * facteur_ms).round();
+    // Au-delà d'un an, ce n'est plus une panne mais une erreur de frappe.
+    if ms > 365.0 * 24.0 * 3_600_000.0 {
+        return Err(format!("durée « {s} » trop longue (un an au plus)"));
+    }
+    Ok(Duration::from_millis(ms as u64))
+}
+
+/// `1048576`, `64Kio`, `1Mio`, `2G` (multiples binaires).
+fn analyser_taille(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let fin = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (nombre, unite) = s.split_at(fin);
+    let multiple: u64 = match unite.trim().to_ascii_lowercase().as_str() {
+        "" | "o" | "b" => 1,
+        "k" | "ki" | "kio" | "kib" => 1 << 10,
+        "m" | "mi" | "mio" | "mib" => 1 << 20,
+        "g" | "gi" | "gio" | "gib" => 1 << 30,
+        u => {
+            return Err(format!(
+                "unité de taille « {u} » inconnue dans « {s} » : octets, Kio, Mio ou Gio"
+            ));
+        }
+    };
+    nombre
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(multiple))
+        .ok_or_else(|| {
+            format!("taille « {s} » invalide : nombre d'octets attendu (ex. 1048576, 64Kio, 1Mio)")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> Regle {
+        Pannes::analyser_spec(s).unwrap_or_else(|e| panic!("{s} : {e}"))
+    }
+
+    #[test]
+    fn specs_valides() {
+        let r = spec("PutObject#3=503:retry-after=1");
+        assert_eq!(r.operation, Some(Operation::PutObject));
+        assert_eq!(r.rang, Some(3));
+        assert_eq!(
+            r.panne,
+            Panne::Statut {
+                code: 503,
+                retry_after: Some(RetryAfter::Secondes(1))
+            }
+        );
+        assert_eq!(r.fois, None);
+
+        let r = spec("UploadPart@cle/a.wav#2=coupure-corps:1048576");
+        assert_eq!(r.operation, Some(Operation::UploadPart));
+        assert_eq!(r.cle.as_deref(), Some("cle/a.wav"));
+        assert_eq!(r.rang, Some(2));
+        assert_eq!(r.panne, Panne::CouperCorpsApres(1_048_576));
+
+        let r = spec("*%10=503");
+        assert_eq!(r.operation, None);
+        assert_eq!(r.probabilite, Some(0.1));
+
+        let r = spec("CompleteMultipartUpload#1=reponse-perdue");
+        assert_eq!(r.panne, Panne::PerdreReponse);
+
+        let r = spec("HeadObject=lenteur:3s");
+        assert_eq!(r.panne, Panne::Lenteur(Duration::from_secs(3)));
+        assert_eq!((r.rang, r.probabilite, r.fois), (None, None, None));
+
+        let r = spec("*=403");
+        assert_eq!(
+            r.panne,
+            Panne::Statut {
+                code: 403,
+                retry_after: None
+            }
+        );
+
+        let r = spec(" putobject = coupure : fois=2 ");
+        assert_eq!(r.operation, Some(Operation::PutObject));
+        assert_eq!((r.panne, r.fois), (Panne::Coupure, Some(2)));
+
+        assert_eq!(
+            spec("*=bloquer:1.5s").panne,
+            Panne::Bloquer(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            spec("*=lenteur:250ms").panne,
+            Panne::Lenteur(Duration::from_millis(250))
+        );
+        assert_eq!(
+            spec("*=coupure-corps:64Kio").panne,
+            Panne::CouperCorpsApres(65_536)
+        );
+        assert_eq!(spec("*%2,5=500").probabilite, Some(0.025));
+        // la clé peut contenir « @ » et des espaces
+        assert_eq!(
+            spec("PutObject@a@b c.wav=500").cle.as_deref(),
+            Some("a@b c.wav")
+        );
+    }
+
+    #[test]
+    fn retry_after_sous_toutes_ses_formes() {
+        let ra = |s: &str| match spec(s).panne {
+            Panne::Statut { retry_after, .. } => retry_after,
+            p => panic!("{p:?}"),
+        };
+        assert_eq!(ra("*=503:retry-after=7"), Some(RetryAfter::Secondes(7)));
+        assert_eq!(
+            ra("*=503:retry-after=+2s"),
+            Some(RetryAfter::DateDans(Duration::from_secs(2)))
+        );
+        assert_eq!(
+            ra("*=503:retry-after=@1700000000"),
+            Some(RetryAfter::Date(
+                UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+            ))
+        );
+        assert_eq!(
+            ra("*=429:retry-after-ms=1500"),
+            Some(RetryAfter::Millisecondes(1500))
+        );
+        assert_eq!(
+            ra("*=503:retry-after=bientot"),
+            Some(RetryAfter::Brut("bientot".into()))
+        );
+        assert_eq!(
+            ra("*=503:retry-after=99999999999999999999999"),
+            Some(RetryAfter::Brut("99999999999999999999999".into()))
+        );
+        assert_eq!(
+            ra("*=503:retry-after=-1"),
+            Some(RetryAfter::Brut("-1".into()))
+        );
+        assert_eq!(
+            ra("*=503:retry-after=+5"),
+            Some(RetryAfter::Brut("+5".into()))
+        );
+    }
+
+    #[test]
+    fn specs_invalides_avec_un_message_utile() {
+        let cas = [
+            ("", "vide"),
+            ("PutObject#3", "=PANNE"),
+            ("PutObjet=503", "opération inconnue « PutObjet »"),
+            ("=503", "opération manquante"),
+            ("PutObject#0=503", "entier ≥ 1"),
+            ("PutObject#deux=503", "rang « #deux »"),
+            ("*%150=503", "de 0 à 100"),
+            ("PutObject@=503", "clé vide"),
+            ("PutObject#1#2=503", "deux fois"),
+            ("*=5003", "statut « 5003 »"),
+            ("*=200", "de 400 à 599"),
+            ("*=", "panne manquante"),
+            ("*=coupure-corps", "demande un argument"),
+            ("*=coupure-corps:beaucoup", "taille « beaucoup »"),
+            ("*=coupure-corps:1To", "unité de taille"),
+            ("*=lenteur:3", "sans unité"),
+            ("*=lenteur:3j", "unité de durée"),
+            ("*=lenteur:-1s", "nombre positif"),
+            ("*=coupure:3s", "argument en trop"),
+            ("*=explosion", "panne inconnue « explosion »"),
+            ("*=503:fois=0", "fois=0"),
+            ("*=503:couleur=rouge", "option « couleur » inconnue"),
+            ("*=lenteur:1s:retry-after=1", "ne s'applique qu'à un statut"),
+            ("*=503:retry-after=1:retry-after-ms=5", "une seule option"),
+            ("*=503:retry-after-ms=bientot", "retry-after-ms=bientot"),
+            ("*=503:retry-after=", "sans valeur"),
+            ("*=503:retry-after=@99999999999999", "hors de portée"),
+        ];
+        for (s, attendu) in cas {
+            match Pannes::analyser_spec(s) {
+                Ok(r) => panic!("« {s} » aurait dû être refusée, obtenu {r:?}"),
+                Err(e) => assert!(
+                    e.contains(attendu),
+                    "« {s} » → « {e} » (attendu « {attendu} »)"
+                ),
+            }
+        }
+        // le message rappelle la forme attendue
+        let e = Pannes::analyser_spec("PutObjet=503").unwrap_err();
+        assert!(e.contains("PutObject#3=503"), "{e}");
+    }
+
+    #[test]
+    fn affichage_relisible() {
+        for s in [
+            "PutObject#3=503:retry-after=1",
+            "UploadPart@nuit/a.wav#2=coupure-corps:1048576",
+            "*%10=503",
+            "CompleteMultipartUpload#1=reponse-perdue",
+            "HeadObject=lenteur:3s",
+            "*=bloquer:250ms",
+            "*=403",
+            "PutObject=503:retry-after=+2s:fois=3",
+            "PutObject=503:retry-after=@1700000000",
+            "*=429:retry-after-ms=1500",
+            "*=coupure:fois=2",
+        ] {
+            let r = spec(s);
+            assert_eq!(r.to_string(), s);
+            assert_eq!(spec(&r.to_string()), r);
+        }
+    }
+
+    #[test]
+    fn en_tetes_retry_after() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        assert_eq!(
+            RetryAfter::Date(t).entete(t),
+            ("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".to_owned())
+        );
+        // +1,2 s depuis …:00.5 → …:01.7 → arrondi à …:02
+        let maintenant = t + Duration::from_millis(500);
+        assert_eq!(
+            RetryAfter::DateDans(Duration::from_millis(1200))
+                .entete(maintenant)
+                .1,
+            "Wed, 21 Oct 2015 07:28:02 GMT"
+        );
+        assert_eq!(
+            RetryAfter::Millisecondes(1500).entete(t),
+            ("retry-after-ms", "1500".to_owned())
+        );
+        // pas de panique hors de 1970..=9999
+        let loin = UNIX_EPOCH + Duration::from_secs(DERNIERE_SECONDE_HTTP + 1000);
+        assert_eq!(
+            RetryAfter::Date(loin).entete(t).1,
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
+    }
+
+    #[test]
+    fn rang_cle_et_fois() {
+        let p = Pannes::new();
+        p.programmer(Regle::nieme(
+            Operation::PutObject,
+            "a.wav",
+            3,
+            Panne::Coupure,
+        ));
+        let mut vu = Vec::new();
+        for cle in ["a.wav", "b.wav", "a.wav", "a.wav", "a.wav"] {
+            vu.push(p.decider(Operation::PutObject, Some(cle)).is_some());
+        }
+        assert_eq!(vu, [false, false, false, true, false]);
+        assert_eq!(p.en_attente(), 0);
+
+        // à partir de la 2e, deux fois
+        p.programmer(Regle::nieme(Operation::HeadObject, None, 2, Panne::Coupure).fois(2));
+        let vu: Vec<bool> = (0..5)
+            .map(|_| p.decider(Operation::HeadObject, Some("x")).is_some())
+            .collect();
+        assert_eq!(vu, [false, true, true, false, false]);
+    }
+
+    #[test]
+    fn une_regle_a_rang_preemptee_frappe_la_suivante() {
+        let p = Pannes::new();
+        p.programmer(Regle::prochaine(Operation::PutObject, Panne::Coupure));
+        p.programmer(Regle::prochaine(Operation::PutObject, Panne::PerdreReponse));
+        assert_eq!(p.decider(Operation::PutObject, None), Some(Panne::Coupure));
+        assert_eq!(
+            p.decider(Operation::PutObject, None),
+            Some(Panne::PerdreReponse)
+        );
+        assert_eq!(p.decider(Operation::PutObject, None), None);
+    }
+
+    #[test]
+    fn permanente_et_couper_tout() {
+        let p = Pannes::new();
+        p.programmer_spec("HeadObject=lenteur:1s").expect("spec");
+        for _ in 0..3 {
+            assert!(p.decider(Operation::HeadObject, None).is_some());
+        }
+        assert_eq!(p.decider(Operation::PutObject, None), None);
+        p.couper_tout(true);
+        assert_eq!(p.decider(Operation::PutObject, None), Some(Panne::Coupure));
+        p.effacer();
+        assert!(!p.tout_coupe());
+        assert_eq!(p.decider(Operation::HeadObject, None), None);
+    }
+
+    #[test]
+    fn proportion_reproductible_avec_la_graine() {
+        let tirer = |graine: u64| {
+            let p = Pannes::new();
+            p.graine(graine);
+            p.programmer(Regle::proportion(0.3, Panne::Coupure));
+            (0..200)
+                .map(|_| p.decider(Operation::PutObject, None).is_some())
+                .collect::<Vec<_>>()
+        };
+        let a = tirer(42);
+        assert_eq!(a, tirer(42));
+        assert_ne!(a, tirer(43));
+        let n = a.iter().filter(|x| **x).count();
+        assert!((30..=90).contains(&n), "{n} pannes sur 200 à 30 %");
+        // probabilités hors bornes : ramenées, pas de panique
+        let p = Pannes::new();
+        p.programmer(Regle::proportion(f64::NAN, Panne::Coupure));
+        p.programmer(Regle::proportion(7.0, Panne::PerdreReponse));
+        assert_eq!(
+            p.decider(Operation::PutObject, None),
+            Some(Panne::PerdreReponse)
+        );
+    }
+}

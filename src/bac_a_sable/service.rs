@@ -1,0 +1,522 @@
+//! Couche de pannes placée devant le service S3 de s3s, et boucle d'acceptation HTTP/1.
+//!
+//! Pourquoi une couche HTTP et non une enveloppe du trait `S3` : les pannes qui comptent pour la
+//! politique de réessai sont des pannes de **transport** (connexion coupée en plein corps,
+//! réponse jamais reçue, serveur muet). Elles n'existent qu'au niveau de la connexion : ici, on
+//! voit la requête avant s3s, on compte les octets de son corps au passage, et l'on peut
+//! abandonner la connexion sans réponse (renvoyer `Err` à hyper le fait).
+//!
+//! L'arrêt ne doit jamais dépendre du bon vouloir d'un client : les attentes injectées
+//! (lenteur, blocage) s'interrompent dès l'arrêt demandé, et les connexions encore ouvertes après
+//! [`DELAI_GRACE`] sont abandonnées.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime};
+
+use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
+use hyper::header::{HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use s3s::service::S3Service;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::operation::{Cible, analyser_requete};
+use super::{Compteurs, Operation, Panne, Pannes};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Temps laissé aux connexions en cours pour finir après la demande d'arrêt ; au-delà, elles
+/// sont abandonnées. Reste sous les 2 s promises par `BacASable::arreter`.
+pub(crate) const DELAI_GRACE: Duration = Duration::from_millis(1500);
+
+/// Erreur rendue à hyper pour qu'il abandonne la connexion sans répondre.
+#[derive(Debug, thiserror::Error)]
+#[error("panne injectée par le bac à sable : {0}")]
+struct PanneInjectee(&'static str);
+
+/// Le service hyper d'une connexion : pannes, compteurs, puis s3s.
+#[derive(Clone)]
+pub(crate) struct ServicePannes {
+    pub s3: S3Service,
+    pub pannes: Arc<Pannes>,
+    pub compteurs: Arc<Compteurs>,
+    pub arret: watch::Receiver<bool>,
+    /// Propre à chaque connexion : une panne de coupure demande une fermeture brutale (RST).
+    pub fermeture_brutale: Arc<AtomicBool>,
+}
+
+impl hyper::service::Service<Request<Incoming>> for ServicePannes {
+    type Response = Response<s3s::Body>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn call(&self, req: Request<Incoming>) -> Self::Future {
+        Box::pin(self.clone().traiter(req))
+    }
+}
+
+impl ServicePannes {
+    async fn traiter(self, req: Request<Incoming>) -> Result<Response<s3s::Body>, BoxError> {
+        let cible = analyser_requete(req.method(), req.uri(), req.headers());
+        let op = cible.operation;
+        let cle: Option<Arc<str>> = cible.cle.as_deref().map(Arc::from);
+        self.compteurs.noter_requete(op, cle.as_deref());
+
+        let panne = self.pannes.decider(op, cle.as_deref());
+        if let Some(p) = &panne {
+            self.compteurs.noter_panne();
+            tracing::info!(
+                operation = %op,
+                cle = cle.as_deref().unwrap_or("-"),
+                panne = %p,
+                "bac à sable : panne injectée"
+            );
+        }
+
+        match &panne {
+            Some(Panne::Coupure) => return Err(self.couper("coupure")),
+            Some(Panne::Bloquer(d)) => {
+                self.attendre(*d).await;
+                return Err(self.couper("blocage"));
+            }
+            Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
+            Some(Panne::Statut { code, retry_after }) => {
+                let methode = req.method().clone();
+                let corps = self.corps_compte(req.into_body(), op, cle.clone(), None);
+                vider(corps).await?;
+                return reponse_erreur(&cible, &methode, *code, retry_after.as_ref());
+            }
+            _ => {}
+        }
+
+        let limite = match &panne {
+            Some(Panne::CouperCorpsApres(n)) => Some(*n),
+            _ => None,
+        };
+        let req =
+            req.map(|b| s3s::Body::http_body_unsync(self.corps_compte(b, op, cle.clone(), limite)));
+        let reponse = self.s3.call(req).await;
+        if let Ok(r) = &reponse
+            && r.status().is_success()
+        {
+            self.compteurs.noter_traitee(op, cle.as_deref());
+        }
+        match panne {
+            // Quoi qu'ait répondu s3s (il a vu un corps en erreur), le client n'a rien.
+            Some(Panne::CouperCorpsApres(_)) => Err(self.couper("coupure en plein corps")),
+            Some(Panne::PerdreReponse) => {
+                // Vider la réponse laisse finir le traitement : la finalisation d'un multipart
+                // porte son résultat dans le corps (« keep-alive » de s3s).
+                if let Ok(r) = reponse {
+                    let _ = vider(r.into_body()).await;
+                }
+                Err(self.couper("réponse perdue après traitement"))
+            }
+            _ => Ok(reponse?),
+        }
+    }
+
+    fn corps_compte(
+        &self,
+        inner: Incoming,
+        op: Operation,
+        cle: Option<Arc<str>>,
+        limite: Option<u64>,
+    ) -> CorpsCompte {
+        CorpsCompte {
+            inner,
+            op,
+            recu: 0,
+            limite,
+            cle,
+            compteurs: Arc::clone(&self.compteurs),
+            coupe: false,
+        }
+    }
+
+    /// Erreur qui fait abandonner la connexion par hyper, fermée par un RST : le client voit
+    /// « connection reset by peer », comme lors d'une vraie coupure réseau, et non une fin de
+    /// flux ordinaire.
+    fn couper(&self, raison: &'static str) -> BoxError {
+        self.fermeture_brutale.store(true, Ordering::SeqCst);
+        PanneInjectee(raison).into()
+    }
+
+    /// Attend `d` avant de traiter ; la connexion est coupée si l'arrêt survient entre-temps.
+    async fn lenteur(&self, d: Duration) -> Result<(), BoxError> {
+        if self.attendre(d).await {
+            Ok(())
+        } else {
+            Err(self.couper("arrêt pendant une lenteur"))
+        }
+    }
+
+    /// Attend `d` ; rend `false` si l'arrêt du bac à sable est demandé entre-temps.
+    async fn attendre(&self, d: Duration) -> bool {
+        let mut arret = self.arret.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(d) => true,
+            _ = arret_demande(&mut arret) => false,
+        }
+    }
+}
+
+/// Réponse d'erreur S3 (XML) pour une panne de statut, sans traiter la requête.
+fn reponse_erreur(
+    cible: &Cible,
+    methode: &Method,
+    code: u16,
+    retry_after: Option<&super::RetryAfter>,
+) -> Result<Response<s3s::Body>, BoxError> {
+    let statut = StatusCode::from_u16(code)
+        .ok()
+        .filter(|s| s.is_client_error() || s.is_server_error())
+        .unwrap_or_else(|| {
+            tracing::warn!(
+                code,
+                "bac à sable : statut de panne hors de 400..=599, remplacé par 500"
+            );
+            StatusCode::INTERNAL_SERVER_ERROR
+        });
+    let (code_s3, message) = code_erreur_s3(statut.as_u16());
+    let ressource = match (&cible.compartiment, &cible.cle) {
+        (Some(c), Some(k)) => format!("/{c}/{k}"),
+        (Some(c), None) => format!("/{c}"),
+        _ => "/".to_owned(),
+    };
+    let xml = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{code_s3}</Code>\
+         <Message>{message} (panne injectée par le bac à sable)</Message>\
+         <Resource>{}</Resource><RequestId>bac-a-sable</RequestId></Error>",
+        echapper_xml(&ressource)
+    );
+    let mut reponse = Response::builder()
+        .status(statut)
+        .header("content-type", "application/xml")
+        .header("x-amz-request-id", "bac-a-sable");
+    if let Some(r) = retry_after {
+        let (nom, valeur) = r.entete(SystemTime::now());
+        match HeaderValue::from_bytes(valeur.as_bytes()) {
+            Ok(v) => reponse = reponse.header(HeaderName::from_static(nom), v),
+            Err(_) => tracing::warn!(
+                valeur,
+                "bac à sable : valeur Retry-After impossible à envoyer dans un en-tête, omise"
+            ),
+        }
+    }
+    // Une réponse à HEAD n'a pas de corps.
+    let corps = if *methode == Method::HEAD {
+        s3s::Body::empty()
+    } else {
+        s3s::Body::from(xml)
+    };
+    Ok(reponse.body(corps)?)
+}
+
+/// Code d'erreur S3 et message usuels pour un statut HTTP.
+fn code_erreur_s3(statut: u16) -> (&'static str, &'static str) {
+    match statut {
+        400 => ("InvalidRequest", "Invalid Request"),
+        401 => ("Unauthorized", "Unauthorized"),
+        403 => ("AccessDenied", "Access Denied"),
+        404 => ("NoSuchKey", "The specified key does not exist."),
+        408 => (
+            "RequestTimeout",
+            "Your socket connection to the server was not read from or written to within the timeout period.",
+        ),
+        409 => (
+            "OperationAborted",
+            "A conflicting conditional operation is currently in progress against this resource.",
+        ),
+        429 => ("TooManyRequests", "Too Many Requests"),
+        500 => (
+            "InternalError",
+            "We encountered an internal error. Please try again.",
+        ),
+        501 => (
+            "NotImplemented",
+            "A header you provided implies functionality that is not implemented.",
+        ),
+        502 => ("BadGateway", "Bad Gateway"),
+        503 => ("SlowDown", "Please reduce your request rate."),
+        504 => ("GatewayTimeout", "Gateway Timeout"),
+        s if s >= 500 => (
+            "InternalError",
+            "We encountered an internal error. Please try again.",
+        ),
+        _ => ("InvalidRequest", "Invalid Request"),
+    }
+}
+
+fn echapper_xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Se termine quand l'arrêt est demandé (ou que le bac à sable a disparu). Le `Ref` de
+/// `wait_for` est relâché ici : il n'est pas `Send` et ne doit pas traverser un `.await`.
+async fn arret_demande(arret: &mut watch::Receiver<bool>) {
+    let _ = arret.wait_for(|a| *a).await;
+}
+
+/// Lit et jette un corps jusqu'au bout.
+async fn vider<B>(corps: B) -> Result<(), B::Error>
+where
+    B: Body,
+{
+    let mut corps = std::pin::pin!(corps);
+    while let Some(trame) = std::future::poll_fn(|cx| corps.as_mut().poll_frame(cx)).await {
+        trame?;
+    }
+    Ok(())
+}
+
+/// Corps de requête qui compte les octets reçus et, pour `Panne::CouperCorpsApres`, échoue
+/// après `limite` octets (ou à la fin du corps s'il est plus court) : le stockage voit une
+/// erreur de lecture et n'écrit rien.
+struct CorpsCompte {
+    inner: Incoming,
+    recu: u64,
+    limite: Option<u64>,
+    op: Operation,
+    cle: Option<Arc<str>>,
+    compteurs: Arc<Compteurs>,
+    coupe: bool,
+}
+
+impl CorpsCompte {
+    fn couper(&mut self) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        self.coupe = true;
+        Poll::Ready(Some(Err(PanneInjectee("coupure en plein corps").into())))
+    }
+}
+
+impl Body for CorpsCompte {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        if self.coupe {
+            return Poll::Ready(None);
+        }
+        if let Some(l) = self.limite
+            && self.recu >= l
+        {
+            return self.couper();
+        }
+        match std::task::ready!(Pin::new(&mut self.inner).poll_frame(cx)) {
+            Some(Ok(mut trame)) => {
+                let (recu, limite) = (self.recu, self.limite);
+                if let Some(donnees) = trame.data_mut() {
+                    if let Some(l) = limite {
+                        let reste = usize::try_from(l - recu).unwrap_or(usize::MAX);
+                        if donnees.len() > reste {
+                            donnees.truncate(reste);
+                        }
+                    }
+                    let n = donnees.len() as u64;
+                    self.recu += n;
+                    self.compteurs.noter_octets(self.op, self.cle.as_deref(), n);
+                }
+                Poll::Ready(Some(Ok(trame)))
+            }
+            Some(Err(e)) => Poll::Ready(Some(Err(e.into()))),
+            // Corps plus court que la limite : on coupe quand même, avant tout traitement.
+            None if self.limite.is_some() => self.couper(),
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        // En mode coupure, la fin n'est annoncée qu'après l'erreur : sinon s3s pourrait
+        // s'arrêter de lire avant de la voir.
+        self.coupe || (self.limite.is_none() && self.inner.is_end_stream())
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Accepte les connexions jusqu'à l'arrêt, puis laisse [`DELAI_GRACE`] aux connexions en cours
+/// et abandonne les autres.
+pub(crate) async fn servir(
+    ecoute: TcpListener,
+    service: ServicePannes,
+    mut arret: watch::Receiver<bool>,
+) {
+    let mut connexions = JoinSet::new();
+    loop {
+        tokio::select! {
+            biased;
+            _ = arret_demande(&mut arret) => break,
+            r = ecoute.accept() => match r {
+                Ok((flux, pair)) => {
+                    let _ = flux.set_nodelay(true);
+                    let service = ServicePannes {
+                        fermeture_brutale: Arc::new(AtomicBool::new(false)),
+                        ..service.clone()
+                    };
+                    let arret = arret.clone();
+                    connexions.spawn(servir_connexion(flux, service, arret, pair));
+                }
+                Err(e) => {
+                    // Typiquement « trop de fichiers ouverts » : on souffle un peu.
+                    tracing::warn!(erreur = %e, "bac à sable : échec d'acceptation");
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            },
+            Some(_) = connexions.join_next(), if !connexions.is_empty() => {}
+        }
+    }
+    drop(ecoute);
+    let fin = tokio::time::timeout(DELAI_GRACE, async {
+        while connexions.join_next().await.is_some() {}
+    })
+    .await;
+    if fin.is_err() {
+        tracing::debug!(
+            restantes = connexions.len(),
+            "bac à sable : connexions abandonnées à l'arrêt"
+        );
+    }
+    connexions.shutdown().await;
+}
+
+async fn servir_connexion(
+    flux: TcpStream,
+    service: ServicePannes,
+    mut arret: watch::Receiver<bool>,
+    pair: std::net::SocketAddr,
+) {
+    let flux = FluxCoupable {
+        flux,
+        fermeture_brutale: Arc::clone(&service.fermeture_brutale),
+    };
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // Sans minuterie, `header_read_timeout` (30 s par défaut) resterait sans effet.
+    http.timer(TokioTimer::new());
+    let connexion = http.serve_connection(TokioIo::new(flux), service);
+    let mut connexion = std::pin::pin!(connexion);
+    tokio::select! {
+        r = connexion.as_mut() => {
+            if let Err(e) = r {
+                tracing::debug!(%pair, erreur = %e, "bac à sable : connexion terminée sur erreur");
+            }
+        }
+        _ = arret_demande(&mut arret) => {
+            connexion.as_mut().graceful_shutdown();
+            let _ = connexion.await;
+        }
+    }
+}
+
+/// Flux TCP qui, à sa fermeture, envoie un RST (`SO_LINGER` à zéro) si une panne l'a
+/// demandé ; sinon une fermeture ordinaire.
+struct FluxCoupable {
+    flux: TcpStream,
+    fermeture_brutale: Arc<AtomicBool>,
+}
+
+impl Drop for FluxCoupable {
+    fn drop(&mut self) {
+        if self.fermeture_brutale.load(Ordering::SeqCst) {
+            let _ = self.flux.set_zero_linger();
+        }
+    }
+}
+
+impl AsyncRead for FluxCoupable {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.flux).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for FluxCoupable {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.flux).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.flux).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.flux.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.flux).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.flux).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_s3_usuels() {
+        assert_eq!(code_erreur_s3(503).0, "SlowDown");
+        assert_eq!(code_erreur_s3(500).0, "InternalError");
+        assert_eq!(code_erreur_s3(429).0, "TooManyRequests");
+        assert_eq!(code_erreur_s3(403).0, "AccessDenied");
+        assert_eq!(code_erreur_s3(507).0, "InternalError");
+        assert_eq!(code_erreur_s3(418).0, "InvalidRequest");
+    }
+
+    #[test]
+    fn ressource_echappee() {
+        assert_eq!(echapper_xml("a&b<c>\""), "a&amp;b&lt;c&gt;&quot;");
+    }
+
+    #[test]
+    fn operation_dans_la_reponse_d_erreur() {
+        let cible = Cible {
+            operation: Operation::PutObject,
+            compartiment: Some("nuits".into()),
+            cle: Some("a b.wav".into()),
+        };
+        let r = reponse_erreur(
+            &cible,
+            &Method::PUT,
+            503,
+            Some(&super::super::RetryAfter::Secondes(3)),
+        )
+        .expect("réponse");
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            r.headers().get("retry-after").and_then(|v| v.to_str().ok()),
+            Some("3")
+        );
+        let r = reponse_erreur(&cible, &Method::HEAD, 200, None).expect("réponse");
+        assert_eq!(r.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+}

@@ -1,0 +1,274 @@
+//! Le corps d'un envoi : une tranche de fichier lue en flux.
+//!
+//! Pendant qu'il est lu, il calcule la somme CRC32C de ce qui part (jamais de relecture
+//! préalable de 40 Go), compte les octets et date la dernière avancée (pour la barre de
+//! progression et pour couper un transfert bloqué). La mémoire tenue est celle d'un tampon de
+//! lecture, quelle que soit la taille du fichier. Un fichier qui raccourcit pendant la lecture
+//! fait échouer le corps : on n'envoie jamais moins que la taille annoncée.
+
+use std::io::SeekFrom;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use base64::Engine;
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use tokio::io::{AsyncRead, AsyncSeekExt, ReadBuf};
+
+/// Taille du tampon de lecture.
+const TAMPON_OCTETS: usize = 256 * 1024;
+
+/// Ce qu'une tentative a fait avancer : octets lus et envoyés, dernière avancée, CRC32C.
+#[derive(Debug)]
+pub struct Progression {
+    octets: AtomicU64,
+    attendus: AtomicU64,
+    crc: AtomicU32,
+    derniere_avancee: Mutex<Instant>,
+}
+
+impl Progression {
+    pub fn nouvelle() -> Arc<Self> {
+        Arc::new(Progression {
+            octets: AtomicU64::new(0),
+            attendus: AtomicU64::new(0),
+            crc: AtomicU32::new(0),
+            derniere_avancee: Mutex::new(Instant::now()),
+        })
+    }
+
+    /// Octets déjà passés au client HTTP pour cette tentative.
+    pub fn octets(&self) -> u64 {
+        self.octets.load(Ordering::Relaxed)
+    }
+
+    /// Annonce un corps de `octets` octets : la surveillance du blocage commence.
+    pub fn attendre_corps(&self, octets: u64) {
+        self.attendus.store(octets, Ordering::Relaxed);
+        self.avancer();
+    }
+
+    /// Un corps est-il annoncé et pas encore entièrement parti ?
+    pub fn corps_en_cours(&self) -> bool {
+        let attendus = self.attendus.load(Ordering::Relaxed);
+        attendus > 0 && self.octets() < attendus
+    }
+
+    /// CRC32C de ce qui a été lu jusqu'ici.
+    pub fn crc32c(&self) -> u32 {
+        self.crc.load(Ordering::Relaxed)
+    }
+
+    /// Depuis quand rien n'a avancé.
+    pub fn immobile_depuis(&self) -> std::time::Duration {
+        self.derniere_avancee
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Note une avancée qui ne vient pas du corps (réponse reçue, requête sans corps).
+    pub fn avancer(&self) {
+        if let Ok(mut t) = self.derniere_avancee.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    fn lu(&self, donnees: &[u8]) {
+        let crc = crc32c::crc32c_append(self.crc.load(Ordering::Relaxed), donnees);
+        self.crc.store(crc, Ordering::Relaxed);
+        self.octets
+            .fetch_add(donnees.len() as u64, Ordering::Relaxed);
+        self.avancer();
+    }
+}
+
+/// Une somme CRC32C telle que S3 l'écrit : 4 octets gros-boutistes en base64.
+pub fn crc32c_base64(crc: u32) -> String {
+    base64::engine::general_purpose::STANDARD.encode(crc.to_be_bytes())
+}
+
+/// Relit une somme CRC32C en base64.
+pub fn crc32c_depuis_base64(texte: &str) -> Option<u32> {
+    let octets = base64::engine::general_purpose::STANDARD
+        .decode(texte)
+        .ok()?;
+    Some(u32::from_be_bytes(octets.try_into().ok()?))
+}
+
+/// La somme composite d'un envoi multipart, comme S3 la rend : CRC32C des sommes des parties
+/// mises bout à bout, suivie de « -N ».
+pub fn crc32c_composite(sommes_parties: &[u32]) -> String {
+    let mut octets = Vec::with_capacity(sommes_parties.len() * 4);
+    for s in sommes_parties {
+        octets.extend_from_slice(&s.to_be_bytes());
+    }
+    format!(
+        "{}-{}",
+        crc32c_base64(crc32c::crc32c(&octets)),
+        sommes_parties.len()
+    )
+}
+
+/// La somme CRC32C d'une tranche de fichier, lue en flux juste avant son envoi (la somme part
+/// dans l'en-tête `x-amz-checksum-crc32c`, que le serveur vérifie à réception). Le corps envoyé
+/// recalcule la même somme au passage : un écart dit que le fichier a changé entre les deux
+/// lectures. Les deux lectures d'une tranche (quelques Mio) se suivent : la seconde vient du
+/// cache du système.
+pub async fn somme_crc32c(chemin: &Path, debut: u64, longueur: u64) -> std::io::Result<u32> {
+    use tokio::io::AsyncReadExt;
+    let mut fichier = tokio::fs::File::open(chemin).await?;
+    if debut > 0 {
+        fichier.seek(SeekFrom::Start(debut)).await?;
+    }
+    let mut tampon = vec![0u8; TAMPON_OCTETS.min(longueur as usize).max(1)];
+    let mut restant = longueur;
+    let mut crc = 0u32;
+    while restant > 0 {
+        let a_lire = tampon.len().min(restant as usize);
+        let lu = fichier.read(&mut tampon[..a_lire]).await?;
+        if lu == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "le fichier est plus court que prévu : il a changé depuis la planification",
+            ));
+        }
+        crc = crc32c::crc32c_append(crc, &tampon[..lu]);
+        restant -= lu as u64;
+    }
+    Ok(crc)
+}
+
+/// Une tranche `[debut, debut + longueur)` d'un fichier, lue en flux.
+pub struct CorpsFichier {
+    fichier: tokio::fs::File,
+    restant: u64,
+    longueur: u64,
+    tampon: Vec<u8>,
+    progression: Arc<Progression>,
+}
+
+impl CorpsFichier {
+    pub async fn ouvrir(
+        chemin: &Path,
+        debut: u64,
+        longueur: u64,
+        progression: Arc<Progression>,
+    ) -> std::io::Result<Self> {
+        let mut fichier = tokio::fs::File::open(chemin).await?;
+        if debut > 0 {
+            fichier.seek(SeekFrom::Start(debut)).await?;
+        }
+        progression.attendre_corps(longueur);
+        Ok(CorpsFichier {
+            fichier,
+            restant: longueur,
+            longueur,
+            tampon: vec![0; TAMPON_OCTETS.min(longueur as usize).max(1)],
+            progression,
+        })
+    }
+}
+
+impl Body for CorpsFichier {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        let this = self.get_mut();
+        if this.restant == 0 {
+            return Poll::Ready(None);
+        }
+        let a_lire = this.tampon.len().min(this.restant as usize);
+        let mut tampon = ReadBuf::new(&mut this.tampon[..a_lire]);
+        match Pin::new(&mut this.fichier).poll_read(cx, &mut tampon) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
+            Poll::Ready(Ok(())) => {
+                let lu = tampon.filled();
+                if lu.is_empty() {
+                    return Poll::Ready(Some(Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "le fichier a raccourci pendant l'envoi ({} octets manquent)",
+                            this.restant
+                        ),
+                    ))));
+                }
+                this.progression.lu(lu);
+                this.restant -= lu.len() as u64;
+                Poll::Ready(Some(Ok(Frame::data(Bytes::copy_from_slice(lu)))))
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.restant == 0
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(if self.longueur == 0 { 0 } else { self.restant })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lire_tout(mut corps: CorpsFichier) -> std::io::Result<Vec<u8>> {
+        let mut tout = Vec::new();
+        while let Some(trame) = std::future::poll_fn(|cx| Pin::new(&mut corps).poll_frame(cx)).await
+        {
+            if let Ok(donnees) = trame?.into_data() {
+                tout.extend_from_slice(&donnees);
+            }
+        }
+        Ok(tout)
+    }
+
+    #[tokio::test]
+    async fn tranche_lue_avec_sa_somme() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f.wav");
+        let contenu: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&chemin, &contenu).unwrap();
+        let p = Progression::nouvelle();
+        let corps = CorpsFichier::ouvrir(&chemin, 1000, 600_000, p.clone())
+            .await
+            .unwrap();
+        assert_eq!(corps.size_hint().exact(), Some(600_000));
+        let lu = lire_tout(corps).await.unwrap();
+        assert_eq!(lu, &contenu[1000..601_000]);
+        assert_eq!(p.octets(), 600_000);
+        assert_eq!(p.crc32c(), crc32c::crc32c(&contenu[1000..601_000]));
+    }
+
+    #[tokio::test]
+    async fn fichier_raccourci_echoue() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f.wav");
+        std::fs::write(&chemin, [1u8; 100]).unwrap();
+        let corps = CorpsFichier::ouvrir(&chemin, 0, 200, Progression::nouvelle())
+            .await
+            .unwrap();
+        let e = lire_tout(corps).await.unwrap_err();
+        assert!(e.to_string().contains("raccourci"));
+    }
+
+    #[test]
+    fn sommes() {
+        // Valeur de référence : CRC32C("123456789") = 0xE3069283.
+        assert_eq!(crc32c::crc32c(b"123456789"), 0xE306_9283);
+        assert_eq!(crc32c_base64(0xE306_9283), "4waSgw==");
+        assert_eq!(crc32c_depuis_base64("4waSgw=="), Some(0xE306_9283));
+        assert_eq!(crc32c_depuis_base64("pas du base64"), None);
+        assert!(crc32c_composite(&[1, 2]).ends_with("-2"));
+    }
+}

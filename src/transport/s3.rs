@@ -1,0 +1,489 @@
+//! Le transport S3 : aws-sdk-s3, réessais du SDK coupés, chaque réponse classée en
+//! [`ReponseApi`] à un seul endroit ([`classer`]).
+//!
+//! Le SDK ne réessaie rien (`RetryConfig::disabled()`), ne coupe rien de lui-même (la protection
+//! contre les flux bloqués est la nôtre, réglable, dans `transport::Emetteur`), et ne calcule
+//! pas de somme en fin de flux (`WhenRequired`) : nous envoyons la somme CRC32C dans l'en-tête,
+//! ce que tous les services compatibles S3 comprennent, là où l'envoi « aws-chunked » à somme
+//! finale n'est pas partout accepté.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use aws_sdk_s3::Client;
+use aws_sdk_s3::config::retry::RetryConfig;
+use aws_sdk_s3::config::timeout::TimeoutConfig;
+use aws_sdk_s3::config::{
+    BehaviorVersion, ProvideCredentials, Region, RequestChecksumCalculation,
+    ResponseChecksumValidation, StalledStreamProtectionConfig,
+};
+use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::{ChecksumAlgorithm, ChecksumMode, CompletedMultipartUpload, CompletedPart};
+
+use super::corps::{CorpsFichier, Progression, crc32c_base64};
+use super::expurger;
+use crate::destination::DestinationS3;
+use crate::reessai::{ReponseApi, attente_demandee};
+
+/// Réglages d'accès au service.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigS3 {
+    pub region: Option<String>,
+    pub profil: Option<String>,
+    pub delai_connexion: Option<Duration>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ErreurConfigS3 {
+    #[error(
+        "aucun identifiant S3 utilisable ({0}) : définissez AWS_ACCESS_KEY_ID et \
+         AWS_SECRET_ACCESS_KEY, ou un profil (--profil, AWS_PROFILE) dans ~/.aws/credentials"
+    )]
+    Identifiants(String),
+}
+
+/// Un objet tel que la destination le décrit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjetDistant {
+    pub taille: u64,
+    /// ETag sans guillemets.
+    pub etag: Option<String>,
+    /// Somme CRC32C (base64, « …-N » pour un envoi multipart), si le service la donne.
+    pub crc32c: Option<String>,
+}
+
+/// Ce que rend une écriture réussie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ecrit {
+    pub etag: Option<String>,
+    pub crc32c: Option<String>,
+}
+
+/// Une partie que le service dit avoir reçue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartieDistante {
+    pub numero: u32,
+    pub taille: u64,
+    pub etag: Option<String>,
+}
+
+/// Une partie à assembler à la finalisation.
+#[derive(Debug, Clone)]
+pub struct PartieAssemblee {
+    pub numero: u32,
+    pub etag: String,
+    pub crc32c: String,
+}
+
+/// Un client S3 lié à un compartiment.
+#[derive(Debug, Clone)]
+pub struct ClientS3 {
+    client: Client,
+    compartiment: String,
+}
+
+fn sans_guillemets(etag: Option<&str>) -> Option<String> {
+    etag.map(|e| e.trim_matches('"').to_owned())
+}
+
+impl ClientS3 {
+    /// Construit le client et vérifie qu'il y a des identifiants (pour dire tout de suite quoi
+    /// faire, plutôt qu'une erreur par unité).
+    pub async fn connecter(
+        dest: &DestinationS3,
+        config: &ConfigS3,
+    ) -> Result<Self, ErreurConfigS3> {
+        let delais = TimeoutConfig::builder()
+            .connect_timeout(config.delai_connexion.unwrap_or(Duration::from_secs(10)))
+            .build();
+        let mut chargeur = aws_config::defaults(BehaviorVersion::latest())
+            .retry_config(RetryConfig::disabled())
+            .timeout_config(delais)
+            .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
+            .request_checksum_calculation(RequestChecksumCalculation::WhenRequired)
+            .response_checksum_validation(ResponseChecksumValidation::WhenRequired);
+        if let Some(p) = &config.profil {
+            chargeur = chargeur.profile_name(p);
+        }
+        if let Some(r) = &config.region {
+            chargeur = chargeur.region(Region::new(r.clone()));
+        }
+        if let Some(e) = &dest.endpoint {
+            chargeur = chargeur.endpoint_url(e);
+        }
+        let sdk = chargeur.load().await;
+        match sdk.credentials_provider() {
+            Some(p) => {
+                p.provide_credentials()
+                    .await
+                    .map_err(|e| ErreurConfigS3::Identifiants(expurger(&e.to_string())))?;
+            }
+            None => return Err(ErreurConfigS3::Identifiants("aucune source".into())),
+        }
+        let mut conf = aws_sdk_s3::config::Builder::from(&sdk);
+        // Un service non AWS ignore souvent la région, mais la signature en veut une.
+        if sdk.region().is_none() {
+            conf = conf.region(Region::new("us-east-1"));
+        }
+        if dest.endpoint.is_some() {
+            conf = conf.force_path_style(true);
+        }
+        Ok(ClientS3 {
+            client: Client::from_conf(conf.build()),
+            compartiment: dest.compartiment.clone(),
+        })
+    }
+
+    /// Dépose un petit fichier en une requête, avec sa somme CRC32C (vérifiée par le service).
+    pub async fn deposer_objet(
+        &self,
+        cle: &str,
+        chemin: &Path,
+        taille: u64,
+        crc32c: u32,
+        progression: Arc<Progression>,
+    ) -> ReponseApi<Ecrit> {
+        let corps = match CorpsFichier::ouvrir(chemin, 0, taille, progression.clone()).await {
+            Ok(c) => c,
+            Err(e) => return erreur_locale(&e),
+        };
+        let r = self
+            .client
+            .put_object()
+            .bucket(&self.compartiment)
+            .key(cle)
+            .content_length(taille as i64)
+            .checksum_crc32_c(crc32c_base64(crc32c))
+            .body(ByteStream::from_body_1_x(corps))
+            .send()
+            .await;
+        progression.avancer();
+        match r {
+            Ok(o) => ReponseApi::Succes(Ecrit {
+                etag: sans_guillemets(o.e_tag()),
+                crc32c: o.checksum_crc32_c().map(str::to_owned),
+            }),
+            Err(e) => classer(&e),
+        }
+    }
+
+    /// Ouvre un envoi multipart (écriture **non rejouable** : chaque appel en ouvre un autre).
+    pub async fn ouvrir_envoi(&self, cle: &str) -> ReponseApi<String> {
+        let r = self
+            .client
+            .create_multipart_upload()
+            .bucket(&self.compartiment)
+            .key(cle)
+            .checksum_algorithm(ChecksumAlgorithm::Crc32C)
+            .send()
+            .await;
+        match r {
+            Ok(o) => match o.upload_id() {
+                Some(id) if !id.is_empty() => ReponseApi::Succes(id.to_owned()),
+                // Une réponse sans identifiant : le service a peut-être ouvert un envoi que nous
+                // ne saurons pas nommer. Illisible, donc issue inconnue : on réconciliera.
+                _ => ReponseApi::Injoignable {
+                    a_pu_atteindre: true,
+                    detail: "réponse d'ouverture sans identifiant d'envoi".into(),
+                },
+            },
+            Err(e) => classer(&e),
+        }
+    }
+
+    /// Envoie une partie (rejouable : même numéro, même contenu).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn envoyer_partie(
+        &self,
+        cle: &str,
+        envoi: &str,
+        numero: u32,
+        chemin: &Path,
+        debut: u64,
+        taille: u64,
+        crc32c: u32,
+        progression: Arc<Progression>,
+    ) -> ReponseApi<Ecrit> {
+        let corps = match CorpsFichier::ouvrir(chemin, debut, taille, progression.clone()).await {
+            Ok(c) => c,
+            Err(e) => return erreur_locale(&e),
+        };
+        let r = self
+            .client
+            .upload_part()
+            .bucket(&self.compartiment)
+            .key(cle)
+            .upload_id(envoi)
+            .part_number(numero as i32)
+            .content_length(taille as i64)
+            .checksum_crc32_c(crc32c_base64(crc32c))
+            .body(ByteStream::from_body_1_x(corps))
+            .send()
+            .await;
+        progression.avancer();
+        match r {
+            Ok(o) => ReponseApi::Succes(Ecrit {
+                etag: sans_guillemets(o.e_tag()),
+                crc32c: o.checksum_crc32_c().map(str::to_owned),
+            }),
+            Err(e) => classer(&e),
+        }
+    }
+
+    /// Finalise un envoi multipart (écriture **non rejouable** sans réconciliation).
+    pub async fn finaliser_envoi(
+        &self,
+        cle: &str,
+        envoi: &str,
+        parties: &[PartieAssemblee],
+    ) -> ReponseApi<Ecrit> {
+        let parties: Vec<CompletedPart> = parties
+            .iter()
+            .map(|p| {
+                CompletedPart::builder()
+                    .part_number(p.numero as i32)
+                    .e_tag(format!("\"{}\"", p.etag))
+                    .checksum_crc32_c(&p.crc32c)
+                    .build()
+            })
+            .collect();
+        let r = self
+            .client
+            .complete_multipart_upload()
+            .bucket(&self.compartiment)
+            .key(cle)
+            .upload_id(envoi)
+            .multipart_upload(
+                CompletedMultipartUpload::builder()
+                    .set_parts(Some(parties))
+                    .build(),
+            )
+            .send()
+            .await;
+        match r {
+            Ok(o) => ReponseApi::Succes(Ecrit {
+                etag: sans_guillemets(o.e_tag()),
+                crc32c: o.checksum_crc32_c().map(str::to_owned),
+            }),
+            Err(e) => classer(&e),
+        }
+    }
+
+    /// Abandonne un envoi multipart (rejouable : abandonner deux fois ne fait rien de plus).
+    /// Un envoi déjà disparu est un succès.
+    pub async fn abandonner_envoi(&self, cle: &str, envoi: &str) -> ReponseApi<()> {
+        let r = self
+            .client
+            .abort_multipart_upload()
+            .bucket(&self.compartiment)
+            .key(cle)
+            .upload_id(envoi)
+            .send()
+            .await;
+        match r {
+            Ok(_) => ReponseApi::Succes(()),
+            Err(e) if statut(&e) == Some(404) => ReponseApi::Succes(()),
+            Err(e) => classer(&e),
+        }
+    }
+
+    /// Les parties reçues d'un envoi ; `None` si l'envoi n'existe plus (finalisé, abandonné ou
+    /// expiré).
+    pub async fn lister_parties(
+        &self,
+        cle: &str,
+        envoi: &str,
+    ) -> ReponseApi<Option<Vec<PartieDistante>>> {
+        let mut parties = Vec::new();
+        let mut marqueur: Option<String> = None;
+        loop {
+            let r = self
+                .client
+                .list_parts()
+                .bucket(&self.compartiment)
+                .key(cle)
+                .upload_id(envoi)
+                .set_part_number_marker(marqueur.clone())
+                .send()
+                .await;
+            let o = match r {
+                Ok(o) => o,
+                Err(e) if statut(&e) == Some(404) => return ReponseApi::Succes(None),
+                Err(e) => return classer(&e),
+            };
+            for p in o.parts() {
+                let (Some(numero), Some(taille)) = (p.part_number(), p.size()) else {
+                    continue;
+                };
+                parties.push(PartieDistante {
+                    numero: numero.max(0) as u32,
+                    taille: taille.max(0) as u64,
+                    etag: sans_guillemets(p.e_tag()),
+                });
+            }
+            match (o.is_truncated(), o.next_part_number_marker()) {
+                (Some(true), Some(m)) if Some(m) != marqueur.as_deref() => {
+                    marqueur = Some(m.to_owned())
+                }
+                _ => break,
+            }
+        }
+        ReponseApi::Succes(Some(parties))
+    }
+
+    /// Les envois multipart ouverts sur exactement cette clé, du plus ancien au plus récent.
+    pub async fn envois_ouverts(&self, cle: &str) -> ReponseApi<Vec<String>> {
+        let r = self
+            .client
+            .list_multipart_uploads()
+            .bucket(&self.compartiment)
+            .prefix(cle)
+            .send()
+            .await;
+        match r {
+            Ok(o) => {
+                let mut envois: Vec<(Option<SystemTime>, String)> = o
+                    .uploads()
+                    .iter()
+                    .filter(|u| u.key() == Some(cle))
+                    .filter_map(|u| {
+                        let quand = u.initiated().and_then(|t| SystemTime::try_from(*t).ok());
+                        u.upload_id().map(|id| (quand, id.to_owned()))
+                    })
+                    .collect();
+                envois.sort();
+                ReponseApi::Succes(envois.into_iter().map(|(_, id)| id).collect())
+            }
+            Err(e) => classer(&e),
+        }
+    }
+
+    /// Décrit un objet (taille, ETag, somme) ; `None` s'il n'existe pas.
+    pub async fn decrire(&self, cle: &str) -> ReponseApi<Option<ObjetDistant>> {
+        let r = self
+            .client
+            .head_object()
+            .bucket(&self.compartiment)
+            .key(cle)
+            .checksum_mode(ChecksumMode::Enabled)
+            .send()
+            .await;
+        match r {
+            Ok(o) => ReponseApi::Succes(Some(ObjetDistant {
+                taille: o.content_length().unwrap_or(0).max(0) as u64,
+                etag: sans_guillemets(o.e_tag()),
+                crc32c: o.checksum_crc32_c().map(str::to_owned),
+            })),
+            Err(e) if statut(&e) == Some(404) => ReponseApi::Succes(None),
+            Err(e) => classer(&e),
+        }
+    }
+}
+
+fn erreur_locale<T>(e: &std::io::Error) -> ReponseApi<T> {
+    // Le fichier local est illisible : rien n'est parti, et réessayer n'y changera rien.
+    // Statut 0 : un refus qui ne vient pas du serveur (classé définitif, cause LOCAL).
+    ReponseApi::Refuse {
+        statut: 0,
+        retry_after: None,
+        detail: format!("fichier local illisible : {e}"),
+    }
+}
+
+fn statut<E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> Option<u16> {
+    match e {
+        SdkError::ServiceError(s) => Some(s.raw().status().as_u16()),
+        SdkError::ResponseError(r) => Some(r.raw().status().as_u16()),
+        _ => None,
+    }
+}
+
+/// Le classement des erreurs du SDK en [`ReponseApi`], à un seul endroit.
+///
+/// - réponse du service : son statut, son `Retry-After` (ou `Retry-After-Ms`), son code S3 ;
+/// - échec pendant la connexion (refus, DNS, délai de connexion, TLS) : `Injoignable`, la
+///   requête n'a **pas** atteint le serveur ;
+/// - tout autre échec de transport (coupure en plein corps, réponse perdue, délai) :
+///   `Injoignable`, la requête **a pu** être traitée ;
+/// - réponse reçue mais illisible (XML tronqué…) : `Injoignable`, a pu être traitée ;
+/// - requête impossible à construire : refus local, jamais rejoué.
+pub fn classer<T, E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> ReponseApi<T>
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+{
+    match e {
+        SdkError::ServiceError(s) => {
+            let brut = s.raw();
+            let entete = |nom: &str| brut.headers().get(nom);
+            let retry_after = attente_demandee(
+                entete("retry-after"),
+                entete("retry-after-ms"),
+                SystemTime::now(),
+            );
+            let code = s.err().code().unwrap_or("");
+            let message = s.err().message().unwrap_or("");
+            ReponseApi::Refuse {
+                statut: brut.status().as_u16(),
+                retry_after,
+                detail: expurger(format!("{code} {message}").trim()),
+            }
+        }
+        SdkError::DispatchFailure(_) if phase_connexion(e) => ReponseApi::Injoignable {
+            a_pu_atteindre: false,
+            detail: expurger(&chaine(e)),
+        },
+        SdkError::ConstructionFailure(_) => ReponseApi::Refuse {
+            statut: 0,
+            retry_after: None,
+            detail: expurger(&format!("requête impossible à construire : {}", chaine(e))),
+        },
+        SdkError::ResponseError(r) => ReponseApi::Injoignable {
+            a_pu_atteindre: true,
+            detail: format!("réponse illisible (statut {})", r.raw().status().as_u16()),
+        },
+        _ => ReponseApi::Injoignable {
+            a_pu_atteindre: true,
+            detail: expurger(&chaine(e)),
+        },
+    }
+}
+
+/// Le message d'une erreur et de ses causes, sur une ligne.
+fn chaine(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut morceaux = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let texte = s.to_string();
+        if !morceaux.iter().any(|m| m.contains(&texte)) {
+            morceaux.push(texte);
+        }
+        source = s.source();
+    }
+    morceaux.join(" : ")
+}
+
+/// Vrai si l'échec a eu lieu pendant l'établissement de la connexion : la requête n'a alors
+/// pas atteint le serveur. `is_io` ou `is_timeout` ne suffisent pas (une coupure en plein corps
+/// est aussi une erreur d'E/S) : seul le client hyper sait dans quelle phase il a échoué.
+fn phase_connexion<E, R>(e: &SdkError<E, R>) -> bool
+where
+    E: std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    let SdkError::DispatchFailure(d) = e else {
+        return false;
+    };
+    let Some(ce) = d.as_connector_error() else {
+        return false;
+    };
+    let mut s: Option<&(dyn std::error::Error + 'static)> = Some(ce);
+    while let Some(x) = s {
+        if let Some(h) = x.downcast_ref::<hyper_util::client::legacy::Error>() {
+            return h.is_connect();
+        }
+        s = x.source();
+    }
+    false
+}

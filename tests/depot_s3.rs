@@ -1,0 +1,383 @@
+//! Le dépôt vers S3 de bout en bout : le binaire contre le bac à sable en processus, pannes
+//! injectées, et ce que le serveur a réellement reçu.
+
+mod commun;
+
+use std::time::Duration;
+
+use commun::*;
+use vigie::bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+
+#[test]
+fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 20, "{etat}");
+    assert_eq!(etat["octets_deposes"], Banc::octets_nuit(&fichiers));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::CreateMultipartUpload),
+        3
+    );
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+
+    // Relancer la même commande : rien ne repart.
+    let recus = banc.bac().compteurs().octets_recus();
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(
+        banc.bac().compteurs().octets_recus(),
+        recus,
+        "des octets sont repartis"
+    );
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 17);
+}
+
+#[test]
+fn sortie_json_au_contrat() {
+    let banc = Banc::nouveau();
+    banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav", 1000);
+    let out = banc.depot().arg("--json").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let lignes: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("ligne non JSON ({e}) : {l}")))
+        .collect();
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["evenement"], "bilan");
+    for champ in [
+        "plan",
+        "deposees",
+        "echecs",
+        "definitifs",
+        "incertaines",
+        "restantes",
+        "octets_envoyes",
+        "duree_s",
+    ] {
+        assert!(bilan.get(champ).is_some(), "bilan sans {champ} : {bilan}");
+    }
+    assert_eq!(bilan["deposees"], 1);
+    assert_eq!(bilan["octets_envoyes"], 1000);
+    assert!(lignes.iter().any(|l| l["evenement"] == "unite_deposee"));
+}
+
+#[test]
+fn un_503_avec_retry_after_est_absorbe() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    banc.fichier(nom, 300_000);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::PutObject,
+        Panne::Statut {
+            code: 503,
+            retry_after: Some(RetryAfter::Secondes(1)),
+        },
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nouvelle tentative dans 1 s"), "{stderr}");
+    banc.verifier_identiques(&[(nom.into(), 300_000)]);
+}
+
+#[test]
+fn une_coupure_en_plein_corps_est_absorbee() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    banc.fichier(nom, 2 * MIO);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::PutObject,
+        &banc.cle(nom),
+        1,
+        Panne::CouperCorpsApres(100_000),
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    banc.verifier_identiques(&[(nom.into(), 2 * MIO)]);
+}
+
+#[test]
+fn une_lenteur_au_dela_du_delai_de_tentative_est_absorbee() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    banc.fichier(nom, 50_000);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::PutObject,
+        Panne::Lenteur(Duration::from_secs(4)),
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    banc.verifier_identiques(&[(nom.into(), 50_000)]);
+}
+
+#[test]
+fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
+    let banc = Banc::nouveau();
+    let refuse = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    let accepte = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
+    banc.fichier(refuse, 1000);
+    banc.fichier(accepte, 1000);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::PutObject,
+        &banc.cle(refuse),
+        1,
+        Panne::Statut {
+            code: 403,
+            retry_after: None,
+        },
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(refuse)),
+        1
+    );
+    let etat = banc.etat();
+    assert_eq!(etat["definitifs"], 1, "{etat}");
+    assert_eq!(etat["unites"]["deposee"], 1);
+
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(refuse)),
+        1
+    );
+
+    let out = banc
+        .retenter()
+        .arg("--y-compris-definitifs")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(refuse)),
+        2
+    );
+    banc.verifier_identiques(&[(refuse.into(), 1000), (accepte.into(), 1000)]);
+}
+
+#[test]
+fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    banc.fichier(nom, 12 * MIO);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::CompleteMultipartUpload,
+        &banc.cle(nom),
+        1,
+        Panne::PerdreReponse,
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::CompleteMultipartUpload),
+        1,
+        "finalisation rejouée à l'aveugle"
+    );
+    assert_eq!(
+        c.octets_recus(),
+        12 * MIO as u64,
+        "des octets sont repartis"
+    );
+    banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
+}
+
+#[test]
+fn une_reponse_perdue_sur_l_ouverture_ne_laisse_qu_un_envoi() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    banc.fichier(nom, 11 * MIO);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::CreateMultipartUpload,
+        &banc.cle(nom),
+        1,
+        Panne::PerdreReponse,
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::CreateMultipartUpload),
+        1
+    );
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+    banc.verifier_identiques(&[(nom.into(), 11 * MIO)]);
+}
+
+#[test]
+fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retenter_termine() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    banc.fichier(nom, 1000);
+    banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav", 1000);
+    let mut regle = Regle::proportion(
+        1.0,
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    );
+    regle.cle = Some(banc.cle(nom));
+    banc.bac().pannes().programmer(regle);
+    let out = banc.depot().args(["--tentatives", "3"]).output().unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(nom)),
+        3
+    );
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_eq!(etat["definitifs"], 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("vigie retenter-echecs"), "{stdout}");
+
+    banc.bac().pannes().effacer();
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.etat()["unites"]["deposee"], 2);
+}
+
+#[test]
+fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    let chemin = banc.fichier(nom, 3 * MIO);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::PutObject,
+        Panne::Lenteur(Duration::from_millis(1500)),
+    ));
+    let enfant = banc.lancer(banc.depot());
+    banc.attendre("le PUT arrive", |b| {
+        b.compteurs().requetes(Operation::PutObject) >= 1
+    });
+    // Le fichier grossit pendant que le serveur fait attendre l'envoi.
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&chemin)
+        .unwrap()
+        .write_all(&[7; 4096])
+        .unwrap();
+    let out = attendre_fin(enfant, Duration::from_secs(30));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    let etat_humain = banc.vigie().arg("etat").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&etat_humain.stdout).contains("LOCAL"),
+        "{}",
+        texte(&etat_humain)
+    );
+}
+
+#[test]
+fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_vol() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    let taille = 40 * MIO;
+    banc.fichier(nom, taille);
+    // Chaque partie traîne un peu, pour tuer le processus au milieu de l'envoi.
+    banc.bac().pannes().programmer(Regle::proportion(
+        1.0,
+        Panne::Lenteur(Duration::from_millis(300)),
+    ));
+    let mut enfant = banc.lancer(banc.depot());
+    banc.attendre("trois parties reçues", |b| {
+        b.compteurs().requetes(Operation::UploadPart) >= 4
+    });
+    enfant.kill().unwrap(); // SIGKILL
+    let _ = enfant.wait();
+    banc.bac().pannes().effacer();
+
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&[(nom.into(), taille)]);
+    let recus = banc.bac().compteurs().octets_recus();
+    assert!(
+        recus <= (taille + 5 * MIO) as u64,
+        "reçu {recus} octets pour une nuit de {taille} : plus d'une partie renvoyée"
+    );
+    assert!(
+        banc.bac().envois_en_cours(COMPARTIMENT).is_empty(),
+        "envoi multipart orphelin"
+    );
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::CreateMultipartUpload),
+        1
+    );
+}
+
+#[test]
+fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    banc.bac().pannes().programmer(Regle::proportion(
+        1.0,
+        Panne::Lenteur(Duration::from_millis(400)),
+    ));
+    let enfant = banc.lancer(banc.depot());
+    banc.attendre("des envois en cours", |b| {
+        b.compteurs().requetes(Operation::PutObject) >= 2
+    });
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, Duration::from_secs(10));
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
+    assert!(etat["unites"]["deposee"].as_u64().unwrap() < 20);
+
+    banc.bac().pannes().effacer();
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+}
+
+#[test]
+fn verifier_dit_ce_qui_manque_et_le_remet_a_deposer() {
+    let banc = Banc::nouveau();
+    let a = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    let b = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
+    banc.fichier(a, 1000);
+    banc.fichier(b, 2000);
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().arg("verifier").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+
+    std::fs::remove_file(banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(b))).unwrap();
+    let out = banc.vigie().arg("verifier").output().unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("manquante"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.etat()["unites"]["a_deposer"], 1);
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&[(a.into(), 1000), (b.into(), 2000)]);
+}

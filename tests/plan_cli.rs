@@ -1,0 +1,297 @@
+//! Le plan par la ligne de commande : simulation, `vigie plans`, `vigie etat`, verrou, noms,
+//! entrées invalides. Aucun envoi réseau ici.
+
+mod commun;
+
+use std::process::Command;
+use std::time::Duration;
+
+use commun::*;
+
+fn simulation(banc: &Banc) -> Command {
+    let mut c = banc.vigie();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(["--vers", "s3://nuits/essai", "--simulation"]);
+    c
+}
+
+#[test]
+fn simulation_cree_le_plan_sans_rien_envoyer_puis_etat_et_plans() {
+    let banc = Banc::nouveau();
+    banc.fichier("a.wav", 100);
+    banc.fichier("sous/b.ta", 50);
+    banc.fichier("notes.txt", 10);
+    let out = simulation(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("a.wav → essai/a.wav"), "{stdout}");
+    assert!(stdout.contains("rien n'a été envoyé"), "{stdout}");
+    assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+
+    let etat = banc.etat();
+    assert_eq!(etat["plan"], 1);
+    assert_eq!(etat["destination"], "s3://nuits/essai");
+    assert_eq!(etat["unites"]["a_deposer"], 2);
+    assert_eq!(etat["octets_total"], 150);
+    assert_eq!(etat["octets_deposes"], 0);
+    for cle in ["a_deposer", "en_cours", "deposee", "echec", "incertaine"] {
+        assert!(etat["unites"].get(cle).is_some(), "{cle} absent de {etat}");
+    }
+
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("0/2") && stdout.contains("s3://nuits/essai"),
+        "{stdout}"
+    );
+    let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let ligne: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ligne["unites"], 2);
+
+    // La même commande reprend le même plan.
+    let out = simulation(&banc).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Plan 1 repris"),
+        "{}",
+        texte(&out)
+    );
+}
+
+#[test]
+fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
+    let banc = Banc::nouveau();
+    let out = banc.vigie().arg("etat").output().unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("vigie depot"),
+        "{}",
+        texte(&out)
+    );
+    banc.fichier("a.wav", 1);
+    simulation(&banc).output().unwrap();
+    let out = banc.vigie().args(["etat", "42"]).output().unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("vigie plans"),
+        "{}",
+        texte(&out)
+    );
+}
+
+#[test]
+fn dossier_vide_ou_introuvable_code_2() {
+    let banc = Banc::nouveau();
+    banc.fichier("notes.txt", 10);
+    let out = simulation(&banc).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("aucun enregistrement"));
+    let out = banc
+        .vigie()
+        .args([
+            "depot",
+            "/nulle/part",
+            "--vers",
+            "s3://nuits/x",
+            "--simulation",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("introuvable"));
+}
+
+#[test]
+fn destination_invalide_ou_http_distant_refuses() {
+    let banc = Banc::nouveau();
+    banc.fichier("a.wav", 1);
+    for (vers, extra, attendu) in [
+        ("nuits/x", None, "s3://"),
+        ("s3://Nuits", None, "compartiment"),
+        ("s3://nuits/../x", None, "préfixe"),
+        ("s3://nuits/x", Some("http://s3.exemple.fr"), "https"),
+    ] {
+        let mut c = banc.vigie();
+        c.arg("depot")
+            .arg(&banc.nuit)
+            .args(["--vers", vers, "--simulation"]);
+        if let Some(e) = extra {
+            c.args(["--endpoint-url", e]);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(code(&out), 2, "{vers} : {}", texte(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(attendu),
+            "{vers} : {}",
+            texte(&out)
+        );
+    }
+}
+
+#[test]
+fn base_d_une_version_future_refusee_sans_modification() {
+    let banc = Banc::nouveau();
+    std::fs::create_dir_all(banc.base.parent().unwrap()).unwrap();
+    {
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        c.pragma_update(None, "user_version", 999).unwrap();
+    }
+    let avant = std::fs::read(&banc.base).unwrap();
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("plus récente"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(std::fs::read(&banc.base).unwrap(), avant);
+}
+
+#[test]
+fn base_corrompue_refusee_sans_modification() {
+    let banc = Banc::nouveau();
+    std::fs::create_dir_all(banc.base.parent().unwrap()).unwrap();
+    std::fs::write(&banc.base, vec![0x42u8; 8192]).unwrap();
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("n'a pas été modifiée"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(std::fs::read(&banc.base).unwrap(), vec![0x42u8; 8192]);
+}
+
+#[test]
+fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avancent() {
+    let banc = Banc::nouveau();
+    banc.fichier(
+        "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
+        2 * MIO,
+    );
+    banc.bac()
+        .pannes()
+        .programmer(vigie::bac_a_sable::Regle::proportion(
+            1.0,
+            vigie::bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
+        ));
+    let premier = banc.lancer(banc.depot());
+    banc.attendre("le premier envoie", |b| {
+        b.compteurs()
+            .requetes(vigie::bac_a_sable::Operation::PutObject)
+            >= 1
+    });
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 4, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("processus {}", premier.id())),
+        "{stderr}"
+    );
+
+    // Un autre plan (autre destination) de la même base avance en même temps.
+    let mut autre = banc.vigie();
+    autre
+        .arg("depot")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(format!("s3://{COMPARTIMENT}/autre"))
+        .arg("--endpoint-url")
+        .arg(banc.bac().endpoint())
+        .args(Banc::options_rapides());
+    let out = autre.output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = attendre_fin(premier, Duration::from_secs(30));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+}
+
+#[test]
+fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
+    use std::os::unix::ffi::OsStrExt;
+    let banc = Banc::nouveau();
+    banc.fichier("a.wav", 10);
+    std::fs::write(
+        banc.nuit.join(std::ffi::OsStr::from_bytes(b"b\xe9.wav")),
+        b"x",
+    )
+    .unwrap();
+    std::fs::write(banc.nuit.join("c\u{1}.wav"), b"x").unwrap();
+    let out = simulation(&banc).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("UTF-8") && stderr.contains("contrôle"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 fichier(s) à corriger"), "{stderr}");
+    // Rien n'a été planifié.
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Aucun plan"),
+        "{}",
+        texte(&out)
+    );
+}
+
+#[test]
+fn fichier_modifie_apres_depot_signale_et_non_renvoye_sans_option() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    let chemin = banc.fichier(nom, 1000);
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    std::fs::write(&chemin, vec![1u8; 1200]).unwrap();
+    let recus = banc.bac().compteurs().octets_recus();
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--redeposer-modifies"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.bac().compteurs().octets_recus(), recus);
+    let out = banc.depot().arg("--redeposer-modifies").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().octets_recus(), recus + 1200);
+}
+
+#[test]
+fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
+    let banc = Banc::nouveau();
+    const N: usize = 4000;
+    for d in 0..10 {
+        std::fs::create_dir_all(banc.nuit.join(format!("d{d}"))).unwrap();
+    }
+    for i in 0..N {
+        let p = banc.nuit.join(format!(
+            "d{}/Car640139-2026-Pass1-A1-OB-1_20260621_22{:04}_000.wav",
+            i % 10,
+            i
+        ));
+        std::fs::write(p, b"RIFF").unwrap();
+    }
+    for attente_ms in [5u64, 15, 30, 60, 120, 250] {
+        let _ = std::fs::remove_file(&banc.base);
+        let _ = std::fs::remove_file(banc.base.with_extension("sqlite-wal"));
+        let _ = std::fs::remove_file(banc.base.with_extension("sqlite-shm"));
+        let mut enfant = banc.lancer(simulation(&banc));
+        std::thread::sleep(Duration::from_millis(attente_ms));
+        let _ = enfant.kill();
+        let _ = enfant.wait();
+        if !banc.base.exists() {
+            continue;
+        }
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        let plans: i64 = c
+            .query_row("SELECT count(*) FROM depot_plan", [], |r| r.get(0))
+            .unwrap_or(0);
+        let unites: i64 = c
+            .query_row("SELECT count(*) FROM depot_unite", [], |r| r.get(0))
+            .unwrap_or(0);
+        assert!(
+            (plans == 0 && unites == 0) || (plans == 1 && unites == N as i64),
+            "après kill -9 à {attente_ms} ms : {plans} plan(s), {unites} unité(s)"
+        );
+    }
+}
