@@ -16,7 +16,8 @@ use super::depot::{PlanPret, planifier};
 use super::etat::{code_du_plan, prochaine_commande};
 use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
-use crate::depot::{Bilan, Moteur, ReglagesMoteur};
+use crate::depot::s3::DepositaireS3;
+use crate::depot::{Bilan, Moteur};
 use crate::destination::Destination;
 use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
@@ -106,21 +107,15 @@ pub(super) fn envoyer(
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
     let emission = reglages_emission(options)?;
-    let Destination::S3(dest) = &pret.destination;
-    let reglages = ReglagesMoteur {
-        paralleles: usize::from(options.paralleles),
-        seuil_multipart: options.seuil_multipart * MIO,
-        taille_partie: options.taille_partie * MIO,
-    };
+    let paralleles = usize::from(options.paralleles);
     let rt = runtime()?;
     let PlanPret {
         base,
         _verrou: verrou,
         plan,
-        ..
+        destination,
     } = pret;
     let bilan = rt.block_on(async {
-        let client = ClientS3::connecter(dest, &config_s3(s3)).await?;
         let annulation = Annulation::new();
         let suivi: Arc<dyn Suivi> = if g.json {
             Arc::new(SuiviJson)
@@ -130,15 +125,18 @@ pub(super) fn envoyer(
             })
         };
         ecouter_signaux(annulation.clone(), Arc::clone(&suivi));
-        let moteur = Arc::new(Moteur::nouveau(
-            base,
-            plan,
-            client,
-            Emetteur::nouveau(emission, annulation),
-            suivi,
-            reglages,
-        ));
-        anyhow::Ok(moteur.executer().await?)
+        let emetteur = Emetteur::nouveau(emission, annulation);
+        match &destination {
+            Destination::S3(dest) => {
+                let depositaire = DepositaireS3 {
+                    client: ClientS3::connecter(dest, &config_s3(s3)).await?,
+                    seuil_multipart: options.seuil_multipart * MIO,
+                    taille_partie: options.taille_partie * MIO,
+                };
+                let moteur = Moteur::nouveau(base, plan, depositaire, emetteur, suivi, paralleles);
+                anyhow::Ok(Arc::new(moteur).executer().await?)
+            }
+        }
     })?;
     drop(verrou);
     afficher_bilan(g, &bilan)?;

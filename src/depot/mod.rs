@@ -1,0 +1,540 @@
+//! Le moteur : parallélisme borné, états, reprise, réconciliation.
+//!
+//! Chaque unité part par le point de passage unique (`transport::Emetteur`) ; chaque transition
+//! d'état est écrite **avant** l'effet qu'elle annonce (`en_cours` avant le premier octet,
+//! l'identifiant d'un envoi dès qu'il est connu, chaque partie dès que son ETag est rendu), et
+//! une unité n'est `deposee` qu'une fois sa taille et sa somme vérifiées côté destination. Un
+//! arrêt à n'importe quel instant (kill -9 compris) laisse donc un plan qui dit vrai, et la
+//! relance ne renvoie que ce qui manque : au pis la partie qui était en vol.
+//!
+//! Le protocole propre à chaque destination vit dans un [`Depositaire`] (`s3.rs`,
+//! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Les
+//! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
+//! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
+//! `incertaine` n'a pas de traitement à part.
+//!
+//! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
+
+pub mod s3;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::plan::{
+    Base, CauseRefus, DepotPlan, DepotUnite, EntreeJournal, ErreurBase, EtatUnite, ResumePlan,
+};
+use crate::reessai::{
+    DecisionJournalisee, Issue, ObservateurReessai, Profil, RaisonArret, Rejouabilite, ReponseApi,
+};
+use crate::suivi::Suivi;
+use crate::transport::corps::Progression;
+use crate::transport::{Emetteur, Emission, EnVol};
+
+/// Cadence des annonces de progression.
+const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
+
+/// Ce qu'une destination sait faire d'une unité : la déposer, reprise et réconciliation
+/// comprises, en passant par le contexte pour toute émission et toute écriture du plan.
+pub trait Depositaire: Send + Sync + 'static {
+    /// Dépose l'unité du contexte, dont le fichier local est `chemin` (inchangé depuis la
+    /// planification : le moteur l'a vérifié).
+    fn deposer(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+    ) -> impl Future<Output = Resultat<IssueUnite>> + Send;
+}
+
+/// Ce qu'un passage a fait.
+#[derive(Debug, Clone)]
+pub struct Bilan {
+    pub plan: i64,
+    pub resume: ResumePlan,
+    pub deposees: u64,
+    pub octets_envoyes: u64,
+    pub incidents_absorbes: u64,
+    pub duree: Duration,
+    pub interrompu: bool,
+}
+
+/// L'issue d'une unité pour ce passage.
+#[derive(Debug)]
+pub enum IssueUnite {
+    Deposee {
+        crc32c: String,
+        etag: Option<String>,
+    },
+    Echec {
+        definitif: bool,
+        cause: CauseRefus,
+        message: String,
+    },
+    Incertaine {
+        message: String,
+    },
+    /// Ctrl-C : l'unité redevient à déposer, ses parties envoyées conservées.
+    Interrompue,
+}
+
+/// Une erreur de la base arrête le passage (disque plein, base illisible) : continuer
+/// mentirait sur ce qui est déposé.
+pub type Resultat<T> = Result<T, ErreurBase>;
+
+/// Ce que le moteur partage entre les unités.
+struct Commun {
+    base: Mutex<Base>,
+    plan: DepotPlan,
+    dossier: PathBuf,
+    emetteur: Emetteur,
+    suivi: Arc<dyn Suivi>,
+    paralleles: usize,
+    octets_envoyes: AtomicU64,
+    incidents_absorbes: AtomicU64,
+    en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
+}
+
+impl Commun {
+    fn base(&self) -> MutexGuard<'_, Base> {
+        // Une panique en tenant la base ne laisse rien d'incohérent dans SQLite (transactions) :
+        // on reprend la connexion telle quelle.
+        self.base.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Le moteur d'un passage sur un plan, pour une destination.
+pub struct Moteur<D: Depositaire> {
+    commun: Commun,
+    depositaire: D,
+}
+
+/// Ce que l'affichage peut lire d'une unité en vol.
+struct UniteEnVol {
+    unite: DepotUnite,
+    /// Octets confirmés (parties acquittées).
+    confirmes: AtomicU64,
+    tentative: EnVol,
+}
+
+/// Ce qu'un dépositaire reçoit pour une unité : émettre, écrire le plan, dire ce qui avance.
+pub struct ContexteUnite<'a> {
+    commun: &'a Commun,
+    vol: &'a UniteEnVol,
+    pub unite: &'a DepotUnite,
+}
+
+impl ContexteUnite<'_> {
+    /// La base des plans (tenue brièvement : jamais à travers un `.await`).
+    pub fn base(&self) -> MutexGuard<'_, Base> {
+        self.commun.base()
+    }
+
+    pub fn plan(&self) -> &DepotPlan {
+        &self.commun.plan
+    }
+
+    /// Des octets de l'unité sont confirmés par la destination (pour la progression).
+    pub fn confirmer(&self, octets: u64) {
+        self.vol.confirmes.fetch_add(octets, Ordering::Relaxed);
+    }
+
+    /// Des octets sont partis et ont été acquittés pendant ce passage (pour le bilan).
+    pub fn octets_envoyes(&self, octets: u64) {
+        self.commun
+            .octets_envoyes
+            .fetch_add(octets, Ordering::Relaxed);
+    }
+
+    /// Émet par le point de passage unique, en journalisant chaque décision pour l'unité.
+    pub async fn emettre<T, F, Fut>(
+        &self,
+        methode: &str,
+        profil: Profil,
+        rejouabilite: Rejouabilite,
+        tentative: F,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        self.emettre_vers(methode, &self.unite.cle, profil, rejouabilite, tentative)
+            .await
+    }
+
+    /// Comme [`ContexteUnite::emettre`], avec une cible de journal autre que la clé (chemin
+    /// d'API). La cible ne doit contenir aucun secret.
+    pub async fn emettre_vers<T, F, Fut>(
+        &self,
+        methode: &str,
+        cible: &str,
+        profil: Profil,
+        rejouabilite: Rejouabilite,
+        tentative: F,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        let observateur = ObservateurUnite {
+            commun: self.commun,
+            unite: self.unite,
+        };
+        self.commun
+            .emetteur
+            .emettre(
+                Emission {
+                    methode,
+                    cible,
+                    profil,
+                    rejouabilite,
+                },
+                &observateur,
+                &self.vol.tentative,
+                tentative,
+            )
+            .await
+    }
+}
+
+impl<D: Depositaire> Moteur<D> {
+    pub fn nouveau(
+        base: Base,
+        plan: DepotPlan,
+        depositaire: D,
+        emetteur: Emetteur,
+        suivi: Arc<dyn Suivi>,
+        paralleles: usize,
+    ) -> Self {
+        Moteur {
+            commun: Commun {
+                dossier: PathBuf::from(&plan.dossier),
+                base: Mutex::new(base),
+                plan,
+                emetteur,
+                suivi,
+                paralleles,
+                octets_envoyes: AtomicU64::new(0),
+                incidents_absorbes: AtomicU64::new(0),
+                en_vol: Mutex::new(HashMap::new()),
+            },
+            depositaire,
+        }
+    }
+
+    /// Dépose les unités à déposer, interrompues, incertaines et en échec transitoire.
+    pub async fn executer(self: &Arc<Self>) -> Resultat<Bilan> {
+        let c = &self.commun;
+        let debut = Instant::now();
+        let unites: Vec<DepotUnite> = c
+            .base()
+            .unites(
+                c.plan.id,
+                &[
+                    EtatUnite::ADeposer,
+                    EtatUnite::EnCours,
+                    EtatUnite::Incertaine,
+                    EtatUnite::Echec,
+                ],
+            )?
+            .into_iter()
+            .filter(|u| !u.echec_definitif)
+            .collect();
+        c.suivi
+            .debut(unites.len() as u64, unites.iter().map(|u| u.taille).sum());
+        c.base().toucher_plan(c.plan.id)?;
+
+        let progression = tokio::spawn(Arc::clone(self).annoncer_progression());
+        let places = Arc::new(Semaphore::new(c.paralleles.max(1)));
+        let mut taches: JoinSet<Resultat<bool>> = JoinSet::new();
+        let mut erreur = None;
+        let mut deposees = 0;
+        let annulation = c.emetteur.annulation().clone();
+        for unite in unites {
+            let place = tokio::select! {
+                p = Arc::clone(&places).acquire_owned() => p,
+                () = annulation.annulee() => break,
+            };
+            let Ok(place) = place else { break };
+            if annulation.est_annulee() {
+                break;
+            }
+            // Récolte au fil de l'eau : une erreur de base arrête tout.
+            while let Some(fini) = taches.try_join_next() {
+                match fini {
+                    Ok(Ok(d)) => deposees += u64::from(d),
+                    Ok(Err(e)) => erreur = Some(e),
+                    Err(e) => tracing::error!("tâche d'envoi interrompue : {e}"),
+                }
+            }
+            if erreur.is_some() {
+                break;
+            }
+            let moteur = Arc::clone(self);
+            taches.spawn(async move {
+                let r = moteur.traiter(unite).await;
+                drop(place);
+                r
+            });
+        }
+        while let Some(fini) = taches.join_next().await {
+            match fini {
+                Ok(Ok(d)) => deposees += u64::from(d),
+                Ok(Err(e)) => erreur = erreur.or(Some(e)),
+                Err(e) => tracing::error!("tâche d'envoi interrompue : {e}"),
+            }
+        }
+        progression.abort();
+        if let Some(e) = erreur {
+            return Err(e);
+        }
+        let resume = c.base().resume(c.plan.id)?;
+        Ok(Bilan {
+            plan: c.plan.id,
+            resume,
+            deposees,
+            octets_envoyes: c.octets_envoyes.load(Ordering::Relaxed),
+            incidents_absorbes: c.incidents_absorbes.load(Ordering::Relaxed),
+            duree: debut.elapsed(),
+            interrompu: annulation.est_annulee(),
+        })
+    }
+
+    async fn annoncer_progression(self: Arc<Self>) {
+        let c = &self.commun;
+        loop {
+            tokio::time::sleep(CADENCE_PROGRESSION).await;
+            let en_vol: Vec<Arc<UniteEnVol>> = match c.en_vol.lock() {
+                Ok(m) => m.values().cloned().collect(),
+                Err(_) => continue,
+            };
+            for u in en_vol {
+                let octets = u.confirmes.load(Ordering::Relaxed) + u.tentative.octets();
+                c.suivi.progression(&u.unite, octets.min(u.unite.taille));
+            }
+        }
+    }
+
+    /// Traite une unité de bout en bout et persiste son issue. Rend vrai si elle est déposée.
+    async fn traiter(self: &Arc<Self>, unite: DepotUnite) -> Resultat<bool> {
+        let c = &self.commun;
+        c.base().marquer_en_cours(unite.id)?;
+        c.suivi.unite_commencee(&unite);
+        let vol = Arc::new(UniteEnVol {
+            unite: unite.clone(),
+            confirmes: AtomicU64::new(0),
+            tentative: EnVol::default(),
+        });
+        if let Ok(mut m) = c.en_vol.lock() {
+            m.insert(unite.id, Arc::clone(&vol));
+        }
+        let chemin = c.dossier.join(&unite.chemin);
+        let issue = match fichier_change(&chemin, &unite) {
+            Some(probleme) => Ok(IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Local,
+                message: format!(
+                    "{probleme} depuis la planification : relancez vigie depot pour le replanifier"
+                ),
+            }),
+            None => {
+                let ctx = ContexteUnite {
+                    commun: c,
+                    vol: &vol,
+                    unite: &unite,
+                };
+                self.depositaire.deposer(&ctx, &chemin).await
+            }
+        };
+        if let Ok(mut m) = c.en_vol.lock() {
+            m.remove(&unite.id);
+        }
+        let issue = match issue {
+            Ok(i) => i,
+            Err(e) => {
+                // La base refuse d'écrire : on tente de laisser l'unité reprenable, et on arrête.
+                let _ = c.base().remettre_a_deposer(unite.id);
+                return Err(e);
+            }
+        };
+        let base = c.base();
+        match issue {
+            IssueUnite::Deposee { crc32c, etag } => {
+                base.marquer_deposee(unite.id, &crc32c, etag.as_deref())?;
+                drop(base);
+                c.suivi.unite_deposee(&unite);
+                return Ok(true);
+            }
+            IssueUnite::Echec {
+                definitif,
+                cause,
+                message,
+            } => {
+                base.marquer_echec(unite.id, definitif, cause, &message)?;
+                drop(base);
+                c.suivi.unite_en_echec(&unite, cause, definitif, &message);
+            }
+            IssueUnite::Incertaine { message } => {
+                base.marquer_incertaine(unite.id, &message)?;
+                drop(base);
+                c.suivi.unite_incertaine(&unite, &message);
+            }
+            IssueUnite::Interrompue => base.remettre_a_deposer(unite.id)?,
+        }
+        Ok(false)
+    }
+}
+
+/// Le fichier a-t-il changé (taille ou date) depuis la planification ?
+pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String> {
+    match std::fs::metadata(chemin) {
+        Err(e) => Some(format!("fichier illisible ou disparu ({e})")),
+        Ok(m) if m.len() != unite.taille => Some(format!(
+            "le fichier a changé de taille ({} → {} octets)",
+            unite.taille,
+            m.len()
+        )),
+        Ok(m) if m.mtime() * 1_000_000_000 + m.mtime_nsec() != unite.modifie_ns => {
+            Some("le fichier a été modifié".into())
+        }
+        Ok(_) => None,
+    }
+}
+
+pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
+    IssueUnite::Echec {
+        definitif: false,
+        cause: CauseRefus::Local,
+        message: format!("lecture du fichier impossible : {e}"),
+    }
+}
+
+/// La cause d'un refus définitif, d'après son statut et son code S3.
+pub fn cause_du_refus(statut: u16, detail: &str) -> CauseRefus {
+    const IDENTIFIANTS: [&str; 6] = [
+        "SignatureDoesNotMatch",
+        "InvalidAccessKeyId",
+        "ExpiredToken",
+        "InvalidToken",
+        "NotSignedUp",
+        "TokenRefreshRequired",
+    ];
+    match statut {
+        0 => CauseRefus::Local,
+        401 => CauseRefus::Authentification,
+        403 if IDENTIFIANTS.iter().any(|c| detail.contains(c)) => CauseRefus::Authentification,
+        403 => CauseRefus::Droits,
+        404 => CauseRefus::Stockage,
+        _ => CauseRefus::Contenu,
+    }
+}
+
+/// L'échec d'une émission qui n'a pas abouti.
+pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
+    let detail = issue.reponse.detail().unwrap_or_default().to_owned();
+    match (&issue.raison, &issue.reponse) {
+        (RaisonArret::Annule, _) => IssueUnite::Interrompue,
+        (RaisonArret::IssueInconnue, _) => IssueUnite::Incertaine {
+            message: format!("écriture sans réponse : {detail}"),
+        },
+        (RaisonArret::RefusDefinitif, ReponseApi::Refuse { statut, .. }) => {
+            let cause = cause_du_refus(*statut, &detail);
+            // Une somme refusée dit une altération en route, pas un fichier fautif : pas de
+            // rejeu automatique (règle des 4xx), mais retenter-echecs la relancera.
+            let definitif =
+                !(detail.contains("BadDigest") || detail.contains("InvalidDigest") || *statut == 0);
+            let message = if *statut == 0 {
+                detail
+            } else {
+                format!("refusé ({statut}) : {detail}")
+            };
+            IssueUnite::Echec {
+                definitif,
+                cause,
+                message,
+            }
+        }
+        (raison, reponse) => {
+            let cause = match reponse {
+                ReponseApi::Refuse { .. } => CauseRefus::Serveur,
+                _ => CauseRefus::Reseau,
+            };
+            let statut = reponse
+                .statut()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            IssueUnite::Echec {
+                definitif: false,
+                cause,
+                message: format!(
+                    "{raison} après {} tentative(s){statut} : {detail}",
+                    issue.tentatives
+                ),
+            }
+        }
+    }
+}
+
+/// Journalise les décisions de réessai d'une unité dans la base et prévient le suivi.
+struct ObservateurUnite<'a> {
+    commun: &'a Commun,
+    unite: &'a DepotUnite,
+}
+
+impl ObservateurReessai for ObservateurUnite<'_> {
+    fn nouvelle_tentative(&self, tentative: u32, attente: Duration) {
+        self.commun
+            .suivi
+            .nouvelle_tentative(self.unite, tentative, attente);
+    }
+
+    fn decision(&self, d: &DecisionJournalisee) {
+        if d.raison.is_none() {
+            self.commun
+                .incidents_absorbes
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        let entree = EntreeJournal {
+            plan_id: Some(self.commun.plan.id),
+            unite_id: Some(self.unite.id),
+            methode: &d.methode,
+            cible: &d.cible,
+            tentative: d.tentative,
+            statut: d.statut,
+            attente_ms: d.attente.map(|a| a.as_millis() as u64),
+            budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
+            raison: d.raison.map(|r| r.as_str()),
+            detail: &d.detail,
+        };
+        if let Err(e) = self.commun.base().journaliser(&entree) {
+            tracing::warn!("journal des décisions : {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes() {
+        assert_eq!(
+            cause_du_refus(403, "AccessDenied Access Denied"),
+            CauseRefus::Droits
+        );
+        assert_eq!(
+            cause_du_refus(403, "SignatureDoesNotMatch x"),
+            CauseRefus::Authentification
+        );
+        assert_eq!(cause_du_refus(401, ""), CauseRefus::Authentification);
+        assert_eq!(cause_du_refus(404, "NoSuchBucket"), CauseRefus::Stockage);
+        assert_eq!(cause_du_refus(422, ""), CauseRefus::Contenu);
+        assert_eq!(cause_du_refus(0, "illisible"), CauseRefus::Local);
+    }
+}

@@ -1,0 +1,554 @@
+//! Le dépôt d'une unité vers S3 : un `PutObject` pour un petit fichier, un envoi multipart
+//! reprenable partie par partie pour un gros.
+//!
+//! - `PutObject` (rejouable, INSISTANT) porte la somme CRC32C, que le service vérifie et rend ;
+//! - multipart : l'ouverture et la finalisation ne sont émises qu'une fois (non rejouables) ;
+//!   sans réponse, on relit la destination (`ListMultipartUploads`, `HeadObject`, `ListParts`)
+//!   avant toute nouvelle émission. Chaque partie (rejouable) est persistée dès son ETag rendu :
+//!   une relance ne renvoie que la partie qui était en vol. Un refus définitif abandonne l'envoi :
+//!   pas d'envoi orphelin après un passage complet.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::{
+    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
+};
+use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
+use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::transport::corps::{
+    crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c,
+};
+use crate::transport::s3::{ClientS3, ObjetDistant, PartieAssemblee, PartieDistante};
+
+/// Nombre maximal de parties d'un envoi multipart (règle S3).
+const PARTIES_MAX: u64 = 10_000;
+
+/// Le dépôt vers un compartiment S3.
+pub struct DepositaireS3 {
+    pub client: ClientS3,
+    /// Au-delà (strictement), un fichier part en multipart.
+    pub seuil_multipart: u64,
+    pub taille_partie: u64,
+}
+
+impl Depositaire for DepositaireS3 {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
+        if unite.taille > self.seuil_multipart || unite.envoi_id.is_some() {
+            self.deposer_en_parties(ctx, chemin).await
+        } else {
+            Ok(self.deposer_d_un_bloc(ctx, chemin).await)
+        }
+    }
+}
+
+impl DepositaireS3 {
+    async fn deposer_d_un_bloc(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> IssueUnite {
+        let unite = ctx.unite;
+        let crc = match somme_crc32c(chemin, 0, unite.taille).await {
+            Ok(c) => c,
+            Err(e) => return echec_local(&e),
+        };
+        let attendu = crc32c_base64(crc);
+        let issue = ctx
+            .emettre(
+                "PutObject",
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+                |p| {
+                    self.client
+                        .deposer_objet(&unite.cle, chemin, unite.taille, crc, p)
+                },
+            )
+            .await;
+        if let Some(probleme) = fichier_change(chemin, unite) {
+            return IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Local,
+                message: format!(
+                    "{probleme} pendant l'envoi : relancez vigie depot pour le replanifier"
+                ),
+            };
+        }
+        let ecrit = match issue.reponse {
+            ReponseApi::Succes(e) => e,
+            _ => return echec_de(&issue),
+        };
+        ctx.octets_envoyes(unite.taille);
+
+        // La somme renvoyée est celle que le service a calculée sur ce qu'il a reçu.
+        match &ecrit.crc32c {
+            Some(c) if *c == attendu => IssueUnite::Deposee {
+                crc32c: attendu,
+                etag: ecrit.etag,
+            },
+            Some(c) => IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Contenu,
+                message: format!(
+                    "somme de contrôle différente à la destination ({c} au lieu de {attendu})"
+                ),
+            },
+            // Le service n'a pas renvoyé de somme : on relit l'objet.
+            None => self.verifier_objet(ctx, &attendu, ecrit.etag).await,
+        }
+    }
+
+    /// Relit un objet à la destination (lecture : rejouable, INSISTANT).
+    async fn lire_objet(&self, ctx: &ContexteUnite<'_>) -> Issue<Option<ObjetDistant>> {
+        let unite = ctx.unite;
+        ctx.emettre(
+            "HeadObject",
+            Profil::Insistant,
+            Rejouabilite::Rejouable,
+            |_| self.client.decrire(&unite.cle),
+        )
+        .await
+    }
+
+    /// Relit les parties reçues d'un envoi (lecture : rejouable, INSISTANT).
+    async fn lire_parties(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        envoi: &str,
+    ) -> Issue<Option<Vec<PartieDistante>>> {
+        let unite = ctx.unite;
+        ctx.emettre(
+            "ListParts",
+            Profil::Insistant,
+            Rejouabilite::Rejouable,
+            |_| self.client.lister_parties(&unite.cle, envoi),
+        )
+        .await
+    }
+
+    /// Relit l'objet déposé : taille, et somme si le service en garde une.
+    async fn verifier_objet(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        attendu: &str,
+        etag: Option<String>,
+    ) -> IssueUnite {
+        let unite = ctx.unite;
+        let issue = self.lire_objet(ctx).await;
+        match issue.reponse {
+            ReponseApi::Succes(Some(o))
+                if o.taille == unite.taille && o.crc32c.as_deref().is_none_or(|c| c == attendu) =>
+            {
+                IssueUnite::Deposee {
+                    crc32c: attendu.to_owned(),
+                    etag: o.etag.or(etag),
+                }
+            }
+            ReponseApi::Succes(Some(o)) => IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Contenu,
+                message: format!(
+                    "l'objet déposé ne correspond pas ({} octets, somme {:?}) : il sera renvoyé",
+                    o.taille, o.crc32c
+                ),
+            },
+            ReponseApi::Succes(None) => IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Serveur,
+                message: "l'objet annoncé déposé est introuvable à la destination".into(),
+            },
+            _ => echec_de(&issue),
+        }
+    }
+
+    /// Le découpage en parties : celui des parties déjà persistées s'il y en a (les réglages
+    /// ont pu changer entre deux passages), sinon celui des réglages.
+    fn taille_partie_de(&self, unite: &DepotUnite, persistees: &[PartieEnvoi]) -> u64 {
+        if let Some(p) = persistees.first() {
+            if p.numero == 1 {
+                return p.taille.max(1);
+            }
+            return (p.debut / u64::from(p.numero - 1)).max(1);
+        }
+        let minimum = unite.taille.div_ceil(PARTIES_MAX);
+        self.taille_partie.max(minimum).max(1)
+    }
+
+    async fn deposer_en_parties(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+    ) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
+        let base_parties = ctx.base().parties(unite.id)?;
+        let mut envoi = unite.envoi_id.clone();
+        let mut persistees = base_parties;
+
+        // 1. Reprise : l'envoi connu existe-t-il encore, et quelles parties a-t-il reçues ?
+        if let Some(id) = envoi.clone() {
+            let issue = self.lire_parties(ctx, &id).await;
+            match issue.reponse {
+                ReponseApi::Succes(Some(distantes)) => {
+                    // On garde les parties persistées que le service confirme (même ETag).
+                    let mut gardees = Vec::new();
+                    for p in persistees {
+                        let confirmee = distantes.iter().any(|d| {
+                            d.numero == p.numero && d.taille == p.taille && d.etag == p.etag
+                        });
+                        if confirmee && p.envoyee {
+                            gardees.push(p);
+                        }
+                    }
+                    persistees = gardees;
+                    ctx.base().oublier_parties(unite.id)?;
+                    for p in &persistees {
+                        ctx.base().enregistrer_partie(unite.id, p)?;
+                    }
+                }
+                ReponseApi::Succes(None) => {
+                    // L'envoi n'existe plus : finalisé (réponse perdue, arrêt juste après), ou
+                    // abandonné. L'objet le dit.
+                    if let Some(issue) = self.objet_deja_assemble(ctx, &persistees).await {
+                        return Ok(issue);
+                    }
+                    ctx.base().enregistrer_envoi(unite.id, None)?;
+                    envoi = None;
+                    persistees = Vec::new();
+                }
+                _ => return Ok(echec_de(&issue)),
+            }
+        }
+
+        // 2. Ouverture, après avoir cherché un envoi ouvert sans que nous ayons pu le noter
+        //    (réponse perdue, arrêt entre l'ouverture et son écriture dans le plan).
+        let envoi = match envoi {
+            Some(id) => id,
+            None => match self.ouvrir_envoi(ctx).await? {
+                Ok(id) => id,
+                Err(issue) => return Ok(issue),
+            },
+        };
+
+        // 3. Les parties manquantes, une à une (rejouables).
+        let taille_partie = self.taille_partie_de(unite, &persistees);
+        let nombre = unite.taille.div_ceil(taille_partie).max(1);
+        let mut sommes: Vec<u32> = Vec::with_capacity(nombre as usize);
+        let mut assemblees = Vec::with_capacity(nombre as usize);
+        let deja: HashMap<u32, PartieEnvoi> =
+            persistees.into_iter().map(|p| (p.numero, p)).collect();
+        for numero in 1..=nombre as u32 {
+            let debut = u64::from(numero - 1) * taille_partie;
+            let taille = taille_partie.min(unite.taille - debut);
+            if let Some(p) = deja.get(&numero)
+                && let (Some(etag), Some(crc)) = (
+                    &p.etag,
+                    p.somme_controle.as_deref().and_then(crc32c_depuis_base64),
+                )
+                && p.debut == debut
+                && p.taille == taille
+            {
+                ctx.confirmer(taille);
+                sommes.push(crc);
+                assemblees.push(PartieAssemblee {
+                    numero,
+                    etag: etag.clone(),
+                    crc32c: crc32c_base64(crc),
+                });
+                continue;
+            }
+            let crc = match somme_crc32c(chemin, debut, taille).await {
+                Ok(c) => c,
+                Err(e) => return self.abandonner(ctx, &envoi, echec_local(&e)).await,
+            };
+            let issue = ctx
+                .emettre(
+                    "UploadPart",
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |p| {
+                        self.client.envoyer_partie(
+                            &unite.cle, &envoi, numero, chemin, debut, taille, crc, p,
+                        )
+                    },
+                )
+                .await;
+            let ecrit = match issue.reponse {
+                ReponseApi::Succes(e) => e,
+                ReponseApi::Refuse { statut: 404, .. } => {
+                    // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
+                    ctx.base().enregistrer_envoi(unite.id, None)?;
+                    return Ok(IssueUnite::Echec {
+                        definitif: false,
+                        cause: CauseRefus::Serveur,
+                        message:
+                            "l'envoi multipart a disparu de la destination : il sera repris de zéro"
+                                .into(),
+                    });
+                }
+                _ if issue.raison == RaisonArret::RefusDefinitif => {
+                    let echec = echec_de(&issue);
+                    return self.abandonner(ctx, &envoi, echec).await;
+                }
+                _ => return Ok(echec_de(&issue)),
+            };
+            let attendu = crc32c_base64(crc);
+            if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
+                return Ok(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Contenu,
+                    message: format!("somme de la partie {numero} différente à la destination"),
+                });
+            }
+            let Some(etag) = ecrit.etag else {
+                return Ok(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Serveur,
+                    message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
+                });
+            };
+            ctx.base().enregistrer_partie(
+                unite.id,
+                &PartieEnvoi {
+                    numero,
+                    debut,
+                    taille,
+                    etag: Some(etag.clone()),
+                    somme_controle: Some(attendu.clone()),
+                    envoyee: true,
+                },
+            )?;
+            ctx.confirmer(taille);
+            ctx.octets_envoyes(taille);
+            sommes.push(crc);
+            assemblees.push(PartieAssemblee {
+                numero,
+                etag,
+                crc32c: attendu,
+            });
+        }
+
+        // 4. Le fichier n'a pas changé pendant l'envoi ?
+        if let Some(probleme) = fichier_change(chemin, unite) {
+            let echec = IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Local,
+                message: format!(
+                    "{probleme} pendant l'envoi : relancez vigie depot pour le replanifier"
+                ),
+            };
+            return self.abandonner(ctx, &envoi, echec).await;
+        }
+
+        // 5. Finalisation : une seule émission ; sans réponse, on relit la destination.
+        let composite = crc32c_composite(&sommes);
+        for essai in 0..2 {
+            let issue = ctx
+                .emettre(
+                    "CompleteMultipartUpload",
+                    Profil::Insistant,
+                    Rejouabilite::NonRejouable,
+                    |_| self.client.finaliser_envoi(&unite.cle, &envoi, &assemblees),
+                )
+                .await;
+            match issue.raison {
+                RaisonArret::Succes => {
+                    return Ok(self.verifier_assemblage(ctx, &composite).await);
+                }
+                RaisonArret::IssueInconnue => {
+                    // Réconciliation : l'objet est-il assemblé ? Sinon l'envoi existe-t-il
+                    // encore (alors la finalisation n'a pas eu lieu et peut être réémise) ?
+                    if let Some(issue) = self.objet_deja_assemble_composite(ctx, &composite).await {
+                        return Ok(issue);
+                    }
+                    let liste = self.lire_parties(ctx, &envoi).await;
+                    match liste.reponse {
+                        ReponseApi::Succes(Some(_)) if essai == 0 => continue,
+                        ReponseApi::Succes(None) => {
+                            ctx.base().enregistrer_envoi(unite.id, None)?;
+                            return Ok(IssueUnite::Echec {
+                                definitif: false,
+                                cause: CauseRefus::Serveur,
+                                message: "finalisation sans réponse et envoi disparu : l'unité sera reprise de zéro".into(),
+                            });
+                        }
+                        _ => {
+                            return Ok(IssueUnite::Incertaine {
+                                message: "finalisation sans réponse, destination injoignable pour la vérifier".into(),
+                            });
+                        }
+                    }
+                }
+                RaisonArret::RefusDefinitif => {
+                    let echec = echec_de(&issue);
+                    return self.abandonner(ctx, &envoi, echec).await;
+                }
+                _ => return Ok(echec_de(&issue)),
+            }
+        }
+        Ok(IssueUnite::Incertaine {
+            message: "finalisation restée sans issue après réconciliation".into(),
+        })
+    }
+
+    /// Cherche un envoi déjà ouvert sur la clé (et l'adopte), sinon en ouvre un et le note
+    /// aussitôt dans le plan. Les envois ouverts en trop (orphelins d'un arrêt) sont abandonnés.
+    async fn ouvrir_envoi(&self, ctx: &ContexteUnite<'_>) -> Resultat<Result<String, IssueUnite>> {
+        let unite = ctx.unite;
+        for essai in 0..2 {
+            let ouverts = ctx
+                .emettre(
+                    "ListMultipartUploads",
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |_| self.client.envois_ouverts(&unite.cle),
+                )
+                .await;
+            match ouverts.reponse {
+                ReponseApi::Succes(mut ids) => {
+                    if let Some(adopte) = ids.pop() {
+                        for orphelin in ids {
+                            self.abandonner_sans_issue(ctx, &orphelin).await;
+                        }
+                        tracing::info!(cle = %unite.cle, "envoi multipart ouvert retrouvé à la destination : repris");
+                        ctx.base().enregistrer_envoi(unite.id, Some(&adopte))?;
+                        return Ok(Ok(adopte));
+                    }
+                }
+                // Service sans ListMultipartUploads : on ne peut pas réconcilier, on ouvre.
+                ReponseApi::Refuse { statut: 501, .. } => {}
+                _ if essai == 0 => return Ok(Err(echec_de(&ouverts))),
+                _ => {
+                    return Ok(Err(IssueUnite::Incertaine {
+                        message: "ouverture d'envoi sans réponse, destination injoignable pour la vérifier".into(),
+                    }));
+                }
+            }
+            if essai == 1 {
+                break;
+            }
+            let issue = ctx
+                .emettre(
+                    "CreateMultipartUpload",
+                    Profil::Insistant,
+                    Rejouabilite::NonRejouable,
+                    |_| self.client.ouvrir_envoi(&unite.cle),
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(id) => {
+                    ctx.base().enregistrer_envoi(unite.id, Some(&id))?;
+                    return Ok(Ok(id));
+                }
+                // Issue inconnue : on relit les envois ouverts (tour suivant) avant tout.
+                _ if issue.raison == RaisonArret::IssueInconnue => continue,
+                _ => return Ok(Err(echec_de(&issue))),
+            }
+        }
+        Ok(Err(IssueUnite::Incertaine {
+            message: "ouverture d'envoi sans réponse et introuvable à la destination".into(),
+        }))
+    }
+
+    /// L'objet est-il déjà là, assemblé à partir de nos parties ? (reprise d'un envoi disparu)
+    async fn objet_deja_assemble(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        persistees: &[PartieEnvoi],
+    ) -> Option<IssueUnite> {
+        let unite = ctx.unite;
+        let sommes: Option<Vec<u32>> = persistees
+            .iter()
+            .map(|p| p.somme_controle.as_deref().and_then(crc32c_depuis_base64))
+            .collect();
+        let sommes = sommes.filter(|s| !s.is_empty())?;
+        let couvert: u64 = persistees.iter().map(|p| p.taille).sum();
+        if couvert != unite.taille {
+            return None;
+        }
+        self.objet_deja_assemble_composite(ctx, &crc32c_composite(&sommes))
+            .await
+    }
+
+    async fn objet_deja_assemble_composite(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        composite: &str,
+    ) -> Option<IssueUnite> {
+        let unite = ctx.unite;
+        let issue = self.lire_objet(ctx).await;
+        match issue.reponse {
+            ReponseApi::Succes(Some(o))
+                if o.taille == unite.taille && o.crc32c.as_deref() == Some(composite) =>
+            {
+                Some(IssueUnite::Deposee {
+                    crc32c: composite.to_owned(),
+                    etag: o.etag,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Après une finalisation acquittée : l'objet a-t-il la taille et la somme attendues ?
+    async fn verifier_assemblage(&self, ctx: &ContexteUnite<'_>, composite: &str) -> IssueUnite {
+        let unite = ctx.unite;
+        let issue = self.lire_objet(ctx).await;
+        let nombre = composite.rsplit('-').next().unwrap_or("0");
+        match issue.reponse {
+            ReponseApi::Succes(Some(o))
+                if o.taille == unite.taille
+                    && match o.crc32c.as_deref() {
+                        Some(c) => c == composite,
+                        // Service sans somme composite : taille et nombre de parties de l'ETag.
+                        None => o
+                            .etag
+                            .as_deref()
+                            .is_some_and(|e| e.ends_with(&format!("-{nombre}"))),
+                    } =>
+            {
+                IssueUnite::Deposee {
+                    crc32c: composite.to_owned(),
+                    etag: o.etag,
+                }
+            }
+            ReponseApi::Succes(Some(o)) => IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Contenu,
+                message: format!(
+                    "l'objet assemblé ne correspond pas ({} octets, somme {:?}, attendu {composite}) : il sera renvoyé",
+                    o.taille, o.crc32c
+                ),
+            },
+            ReponseApi::Succes(None) => IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Serveur,
+                message: "l'objet finalisé est introuvable à la destination".into(),
+            },
+            _ => echec_de(&issue),
+        }
+    }
+
+    /// Abandonne l'envoi multipart (pas d'orphelin après un refus définitif) et rend l'échec.
+    async fn abandonner(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        envoi: &str,
+        echec: IssueUnite,
+    ) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
+        if self.abandonner_sans_issue(ctx, envoi).await {
+            ctx.base().enregistrer_envoi(unite.id, None)?;
+        }
+        Ok(echec)
+    }
+
+    async fn abandonner_sans_issue(&self, ctx: &ContexteUnite<'_>, envoi: &str) -> bool {
+        let unite = ctx.unite;
+        let issue = ctx
+            .emettre(
+                "AbortMultipartUpload",
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+                |_| self.client.abandonner_envoi(&unite.cle, envoi),
+            )
+            .await;
+        issue.raison == RaisonArret::Succes
+    }
+}
