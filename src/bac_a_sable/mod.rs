@@ -1,4 +1,5 @@
-//! Bac à sable : un vrai serveur S3 en processus, avec des pannes programmables devant lui.
+//! Bac à sable : un vrai serveur S3 en processus, la plateforme Vigie-Chiro locale adossée à
+//! lui, et des pannes programmables devant les deux.
 //!
 //! Pourquoi : la promesse de `vigie` (« aucun geste humain pour un accroc réseau ») ne se
 //! vérifie pas contre un simulacre. Le bac à sable parle le vrai protocole S3 sur HTTP
@@ -19,6 +20,23 @@
 //! // `bac.variables_env()` …
 //! assert_eq!(bac.compteurs().pannes_injectees(), 1);
 //! bac.arreter().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Sur le même port, sous `/api/v1` ([`BacASable::api`]), la **plateforme Vigie-Chiro
+//! locale** (voir `vigiechiro.rs` pour le comportement route par route) : jeton [`JETON`],
+//! site verrouillé [`SITE`], participation d'essai [`PARTICIPATION`], données dans le
+//! compartiment [`COMPARTIMENT_PLATEFORME`], URL signées S3 v2 vers ce même serveur. Les
+//! pannes et les compteurs s'y appliquent sous les opérations `Api…` ([`Operation`]) :
+//!
+//! ```no_run
+//! # async fn exemple() -> anyhow::Result<()> {
+//! use vigie::bac_a_sable::{BacASable, Operation, Panne, Regle};
+//! let bac = BacASable::demarrer(std::path::Path::new("/tmp/bac"), 0).await?;
+//! bac.pannes().programmer(Regle::prochaine(Operation::ApiFinaliser, Panne::PerdreReponse));
+//! // … lancer `vigie depot … --participation {PARTICIPATION}` avec
+//! // `bac.variables_env_plateforme()` (VIGIE_API, VIGIE_JETON) …
+//! assert!(bac.fichiers().iter().all(|f| f.disponible));
 //! # Ok(()) }
 //! ```
 //!
@@ -46,9 +64,13 @@ mod operation;
 mod pannes;
 mod plateforme;
 mod service;
+mod signature;
+mod vigiechiro;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_vigiechiro;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::ops::Deref;
@@ -66,6 +88,11 @@ use tokio::task::JoinHandle;
 pub use compteurs::Compteurs;
 pub use operation::Operation;
 pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
+pub use vigiechiro::{
+    COMPARTIMENT_PLATEFORME, FichierPlateforme, JETON, JETON_NON_VALIDE, OBSERVATEUR,
+    PARTICIPATION, POINTS_SITE, ParticipationPlateforme, SITE, SITE_NON_VERROUILLE, VALIDITE_URL,
+    cle_fichier,
+};
 
 /// Clé d'accès fixe du bac à sable.
 pub const CLE_ACCES: &str = "VIGIEBACASABLE";
@@ -85,6 +112,7 @@ pub struct BacASable {
     racine: PathBuf,
     pannes: Arc<Pannes>,
     compteurs: Arc<Compteurs>,
+    vigiechiro: Arc<vigiechiro::Vigiechiro>,
     arret: watch::Sender<bool>,
     tache: Option<JoinHandle<()>>,
 }
@@ -114,6 +142,7 @@ impl BacASable {
             .canonicalize()
             .with_context(|| format!("dossier du bac à sable illisible : {}", dossier.display()))?;
         let plateforme = plateforme::Plateforme::nouvelle(&racine)?;
+        let stockage = plateforme.clone();
         let mut constructeur = S3ServiceBuilder::new(plateforme);
         constructeur.set_auth(SimpleAuth::from_single(CLE_ACCES, SECRET));
         // Pas de `set_host` : style chemin uniquement.
@@ -123,24 +152,37 @@ impl BacASable {
             .await
             .with_context(|| format!("impossible d'écouter sur 127.0.0.1:{port}"))?;
         let adresse = ecoute.local_addr()?;
+        let chemin_plateforme = racine.join(COMPARTIMENT_PLATEFORME);
+        std::fs::create_dir_all(&chemin_plateforme).with_context(|| {
+            format!(
+                "impossible de créer le compartiment de la plateforme {}",
+                chemin_plateforme.display()
+            )
+        })?;
+        let vigiechiro = Arc::new(vigiechiro::Vigiechiro::nouvelle(
+            stockage,
+            format!("http://{adresse}"),
+        ));
 
         let pannes = Arc::new(Pannes::new());
         let compteurs = Arc::new(Compteurs::default());
         let (arret, arret_rx) = watch::channel(false);
         let service = service::ServicePannes {
             s3,
+            api: Arc::clone(&vigiechiro),
             pannes: Arc::clone(&pannes),
             compteurs: Arc::clone(&compteurs),
             arret: arret_rx.clone(),
             fermeture_brutale: Arc::default(),
         };
         let tache = tokio::spawn(service::servir(ecoute, service, arret_rx));
-        tracing::info!(%adresse, racine = %racine.display(), "bac à sable S3 démarré");
+        tracing::info!(%adresse, racine = %racine.display(), "bac à sable S3 et plateforme Vigie-Chiro démarrés");
         Ok(BacASable {
             adresse,
             racine,
             pannes,
             compteurs,
+            vigiechiro,
             arret,
             tache: Some(tache),
         })
@@ -200,11 +242,17 @@ impl BacASable {
         Arc::clone(&self.compteurs)
     }
 
-    /// Crée le compartiment (un dossier de la racine). Sans effet s'il existe.
+    /// Crée le compartiment (un dossier de la racine). Sans effet s'il existe. `api` est
+    /// refusé : ce chemin est celui de la plateforme Vigie-Chiro locale.
     pub fn creer_compartiment(&self, nom: &str) -> anyhow::Result<()> {
         if !s3s::path::check_bucket_name(nom) {
             anyhow::bail!(
                 "nom de compartiment invalide « {nom} » : 3 à 63 caractères, minuscules, chiffres, « - » et « . »"
+            );
+        }
+        if nom == "api" {
+            anyhow::bail!(
+                "le compartiment « api » est impossible : /api est le chemin de la plateforme Vigie-Chiro locale"
             );
         }
         let chemin = self.racine.join(nom);
@@ -231,6 +279,85 @@ impl BacASable {
                 Vec::new()
             }
         }
+    }
+
+    // ------------------------------------------------------------ plateforme Vigie-Chiro
+
+    /// Base de l'API Vigie-Chiro locale : `http://127.0.0.1:PORT/api/v1`.
+    pub fn api(&self) -> String {
+        format!("http://{}/api/v1", self.adresse)
+    }
+
+    /// Variables d'environnement qui dirigent `vigie` vers la plateforme locale :
+    /// `VIGIE_API` ([`BacASable::api`]) et `VIGIE_JETON` ([`JETON`]).
+    pub fn variables_env_plateforme(&self) -> Vec<(&'static str, String)> {
+        vec![("VIGIE_API", self.api()), ("VIGIE_JETON", JETON.to_owned())]
+    }
+
+    /// Participations du site, dans l'ordre de création ([`SITE`] contient d'emblée
+    /// [`PARTICIPATION`]).
+    pub fn participations(&self, site: &str) -> Vec<ParticipationPlateforme> {
+        self.vigiechiro.participations(site)
+    }
+
+    /// Enregistrements de fichiers de la plateforme, dans l'ordre de déclaration (un fichier
+    /// abandonné par `DELETE` n'y est plus).
+    pub fn fichiers(&self) -> Vec<FichierPlateforme> {
+        self.vigiechiro.fichiers()
+    }
+
+    /// Le fichier de ce titre dans cette participation, s'il est enregistré.
+    pub fn fichier(&self, participation: &str, titre: &str) -> Option<FichierPlateforme> {
+        let cle = cle_fichier(participation, titre)?;
+        self.fichiers().into_iter().find(|f| f.cle == cle)
+    }
+
+    /// Envois multipart S3 ouverts dans [`COMPARTIMENT_PLATEFORME`] dont l'id n'est stocké
+    /// par aucun enregistrement de fichier : `(clé, id d'envoi)`. Ce sont les envois perdus
+    /// par des `POST /fichiers` multipart rejoués (ou refusés après l'ouverture de l'envoi).
+    pub fn envois_orphelins(&self) -> Vec<(String, String)> {
+        let stockes: Vec<String> = self
+            .fichiers()
+            .into_iter()
+            .filter_map(|f| f.id_envoi)
+            .collect();
+        self.envois_en_cours(COMPARTIMENT_PLATEFORME)
+            .into_iter()
+            .filter(|(_, id)| !stockes.contains(id))
+            .collect()
+    }
+
+    /// Fait expirer ce jeton : la requête suivante qui le porte reçoit 401. `false` si le
+    /// jeton est inconnu.
+    pub fn expirer_jeton(&self, jeton: &str) -> bool {
+        self.vigiechiro.expirer_jeton(jeton)
+    }
+
+    /// Ajoute (ou renouvelle pour 14 jours, s'il a expiré) un jeton de l'observateur validé,
+    /// comme après une nouvelle connexion sur le site web.
+    pub fn ajouter_jeton(&self, jeton: &str) {
+        self.vigiechiro.ajouter_jeton(jeton);
+    }
+
+    /// URL présignée (v2) d'un PUT simple vers `cle` de [`COMPARTIMENT_PLATEFORME`], signant
+    /// ce `Content-Type`, expirant à `expire_a` (secondes Unix). Sert aux tests (URL expirée,
+    /// signature d'un autre type) ; la plateforme fabrique les siennes pour 10 h.
+    pub fn url_signee(&self, cle: &str, content_type: &str, expire_a: u64) -> String {
+        self.vigiechiro
+            .url_signee(cle, signature::Envoi::Simple { content_type }, expire_a)
+    }
+
+    /// URL présignée (v2) du PUT de la partie `numero` de l'envoi multipart `id_envoi` (aucun
+    /// `Content-Type` signé), expirant à `expire_a` (secondes Unix).
+    pub fn url_signee_partie(
+        &self,
+        cle: &str,
+        numero: u32,
+        id_envoi: &str,
+        expire_a: u64,
+    ) -> String {
+        self.vigiechiro
+            .url_signee(cle, signature::Envoi::Partie { numero, id_envoi }, expire_a)
     }
 
     /// Variables d'environnement qui dirigent un client AWS standard (dont le binaire `vigie`)

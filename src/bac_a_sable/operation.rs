@@ -7,6 +7,11 @@
 //! requête (`?uploads`, `?uploadId=`, `?partNumber=`). Le style « virtual-hosted »
 //! (`compartiment.hôte`) n'est pas reconnu : le bac à sable n'accepte que le style chemin.
 //!
+//! Les requêtes dont le premier segment de chemin est `api` visent la plateforme Vigie-Chiro
+//! locale (`/api/v1/…`, voir `vigiechiro.rs`) : elles reçoivent une opération `Api…`, sans
+//! compartiment ni clé (la clé d'une opération d'API n'est connue qu'après lecture du corps ou
+//! de l'état de la plateforme). Aucun compartiment ne peut donc s'appeler `api`.
+//!
 //! La clé rendue est **décodée** (pourcent-décodage du chemin) : c'est la clé d'objet telle que
 //! le client l'a donnée au SDK, par exemple `nuit/sous/Car 761.wav` pour le chemin
 //! `/nuits/nuit/sous/Car%20761.wav`. Les compteurs et les règles de pannes s'y réfèrent.
@@ -17,10 +22,12 @@ use std::str::FromStr;
 use hyper::header::HeaderMap;
 use hyper::{Method, Uri};
 
-/// Opération S3 reconnue par le bac à sable (nom identique à celui de l'API S3).
+/// Opération reconnue par le bac à sable : une opération S3 (nom identique à celui de l'API
+/// S3) ou une route de l'API Vigie-Chiro locale (préfixe `Api`).
 ///
 /// `Autre` regroupe tout ce qui n'a pas de variante (CopyObject, DeleteObjects,
-/// GetBucketLocation, sous-ressources `?acl`, `?tagging`…).
+/// GetBucketLocation, sous-ressources `?acl`, `?tagging`…) ; `ApiAutre`, toute requête sous
+/// `/api` qui ne correspond à aucune route (404, 405).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Operation {
     PutObject,
@@ -39,11 +46,31 @@ pub enum Operation {
     ListObjects,
     ListBuckets,
     Autre,
+    /// `GET /api/v1/moi`
+    ApiMoi,
+    /// `POST /api/v1/sites/{site}/participations`
+    ApiCreerParticipation,
+    /// `GET /api/v1/sites/{site}/participations`
+    ApiListerParticipations,
+    /// `POST /api/v1/fichiers`
+    ApiDeclarerFichier,
+    /// `PUT /api/v1/fichiers/{id}/multipart`
+    ApiUrlPartie,
+    /// `POST /api/v1/fichiers/{id}`
+    ApiFinaliser,
+    /// `DELETE /api/v1/fichiers/{id}`
+    ApiAbandonner,
+    /// `POST /api/v1/participations/{id}/compute`
+    ApiCalcul,
+    /// `GET /api/v1/fichiers/{id}`
+    ApiLireFichier,
+    /// Toute autre requête sous `/api`.
+    ApiAutre,
 }
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 15] = [
+    pub const TOUTES: [Operation; 25] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -59,6 +86,16 @@ impl Operation {
         Operation::ListObjects,
         Operation::ListBuckets,
         Operation::Autre,
+        Operation::ApiMoi,
+        Operation::ApiCreerParticipation,
+        Operation::ApiListerParticipations,
+        Operation::ApiDeclarerFichier,
+        Operation::ApiUrlPartie,
+        Operation::ApiFinaliser,
+        Operation::ApiAbandonner,
+        Operation::ApiCalcul,
+        Operation::ApiLireFichier,
+        Operation::ApiAutre,
     ];
 
     /// Nom de l'opération, tel que dans l'API S3 (« PutObject »…).
@@ -79,7 +116,34 @@ impl Operation {
             Operation::ListObjects => "ListObjects",
             Operation::ListBuckets => "ListBuckets",
             Operation::Autre => "Autre",
+            Operation::ApiMoi => "ApiMoi",
+            Operation::ApiCreerParticipation => "ApiCreerParticipation",
+            Operation::ApiListerParticipations => "ApiListerParticipations",
+            Operation::ApiDeclarerFichier => "ApiDeclarerFichier",
+            Operation::ApiUrlPartie => "ApiUrlPartie",
+            Operation::ApiFinaliser => "ApiFinaliser",
+            Operation::ApiAbandonner => "ApiAbandonner",
+            Operation::ApiCalcul => "ApiCalcul",
+            Operation::ApiLireFichier => "ApiLireFichier",
+            Operation::ApiAutre => "ApiAutre",
         }
+    }
+
+    /// Une route de l'API Vigie-Chiro locale (et non une opération S3) ?
+    pub fn est_api(self) -> bool {
+        matches!(
+            self,
+            Operation::ApiMoi
+                | Operation::ApiCreerParticipation
+                | Operation::ApiListerParticipations
+                | Operation::ApiDeclarerFichier
+                | Operation::ApiUrlPartie
+                | Operation::ApiFinaliser
+                | Operation::ApiAbandonner
+                | Operation::ApiCalcul
+                | Operation::ApiLireFichier
+                | Operation::ApiAutre
+        )
     }
 
     /// Liste lisible des noms admis, pour les messages d'erreur.
@@ -101,7 +165,8 @@ impl fmt::Display for Operation {
 impl FromStr for Operation {
     type Err = String;
 
-    /// Nom S3 de l'opération, sans égard à la casse (« PutObject », « putobject »).
+    /// Nom de l'opération, sans égard à la casse (« PutObject », « putobject »,
+    /// « ApiFinaliser »).
     /// `ListObjectsV2` est admis comme synonyme de `ListObjects`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
@@ -159,6 +224,13 @@ const SOUS_RESSOURCES_OBJET: &[&str] = &[
 
 /// Reconnaît l'opération, le compartiment et la clé d'une requête en style chemin.
 pub(crate) fn analyser_requete(methode: &Method, uri: &Uri, entetes: &HeaderMap) -> Cible {
+    if super::vigiechiro::est_chemin_api(uri.path()) {
+        return Cible {
+            operation: super::vigiechiro::Route::analyser(methode, uri.path()).operation(),
+            compartiment: None,
+            cle: None,
+        };
+    }
     let parametres: Vec<&str> = uri
         .query()
         .unwrap_or("")
@@ -324,6 +396,57 @@ mod tests {
             (Method::GET, "/nuits?location", Operation::Autre),
             (Method::POST, "/nuits?delete", Operation::Autre),
             (Method::PUT, "/nuits/a.wav?tagging", Operation::Autre),
+            // l'API Vigie-Chiro locale, servie sur le même port
+            (Method::GET, "/api/v1/moi", Operation::ApiMoi),
+            (
+                Method::POST,
+                "/api/v1/sites/64a1b2c3d4e5f60718293c01/participations",
+                Operation::ApiCreerParticipation,
+            ),
+            (
+                Method::GET,
+                "/api/v1/sites/64a1b2c3d4e5f60718293c01/participations?page=2",
+                Operation::ApiListerParticipations,
+            ),
+            (
+                Method::POST,
+                "/api/v1/fichiers",
+                Operation::ApiDeclarerFichier,
+            ),
+            (
+                Method::PUT,
+                "/api/v1/fichiers/64a1b2c3d4e5f60718293e01/multipart",
+                Operation::ApiUrlPartie,
+            ),
+            (
+                Method::POST,
+                "/api/v1/fichiers/64a1b2c3d4e5f60718293e01",
+                Operation::ApiFinaliser,
+            ),
+            (
+                Method::DELETE,
+                "/api/v1/fichiers/64a1b2c3d4e5f60718293e01",
+                Operation::ApiAbandonner,
+            ),
+            (
+                Method::GET,
+                "/api/v1/fichiers/64a1b2c3d4e5f60718293e01",
+                Operation::ApiLireFichier,
+            ),
+            (
+                Method::POST,
+                "/api/v1/participations/64a1b2c3d4e5f60718293d01/compute",
+                Operation::ApiCalcul,
+            ),
+            (
+                Method::GET,
+                "/api/v1/fichiers/pas-un-id",
+                Operation::ApiAutre,
+            ),
+            (Method::PATCH, "/api/v1/moi", Operation::ApiAutre),
+            (Method::GET, "/api", Operation::ApiAutre),
+            // un compartiment dont le nom commence par « api » reste du S3
+            (Method::PUT, "/apis/a.wav", Operation::PutObject),
         ];
         for (m, u, attendu) in cas {
             assert_eq!(op(m.clone(), u).operation, attendu, "{m} {u}");

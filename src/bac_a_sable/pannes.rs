@@ -20,7 +20,13 @@
 //! HeadObject=lenteur:3s                  toutes les HeadObject attendent 3 s
 //! *=403                                  tout est refusé
 //! PutObject=503:retry-after=+2s:fois=3   les 3 prochaines PutObject : 503 avec une date HTTP à +2 s
+//! ApiFinaliser#1=reponse-perdue          plateforme Vigie-Chiro : fichier finalisé, réponse perdue
+//! ApiDeclarerFichier@wav/pa-ID/T.wav=503:retry-after=2   déclaration de ce fichier : 503
 //! ```
+//!
+//! Les opérations `Api…` visent l'API Vigie-Chiro locale ; leur clé est la clé S3 du fichier
+//! visé, ou l'id du site (`ApiCreerParticipation`, `ApiListerParticipations`) ou de la
+//! participation (`ApiCalcul`).
 //!
 //! Limites de la forme texte : la clé ne peut contenir ni `#`, ni `%`, ni `=` ; une valeur
 //! brute de `retry-after` ne peut pas contenir `:` (une date absolue s'écrit `@SECONDES_UNIX`).
@@ -500,8 +506,9 @@ impl Pannes {
     /// ```text
     /// OPÉRATION[@clé][#rang][%pourcentage]=PANNE[:argument][:option=valeur…]
     /// ```
-    /// - OPÉRATION : un nom S3 (`PutObject`, `UploadPart`, `CompleteMultipartUpload`…, casse
-    ///   indifférente) ou `*` pour toutes ;
+    /// - OPÉRATION : un nom S3 (`PutObject`, `UploadPart`, `CompleteMultipartUpload`…) ou
+    ///   d'une route de l'API Vigie-Chiro (`ApiDeclarerFichier`, `ApiFinaliser`…), casse
+    ///   indifférente, ou `*` pour toutes ;
     /// - `@clé` : clé d'objet exacte ; `#N` : à partir de la N-ième requête (une fois par
     ///   défaut) ; `%P` : proportion en pourcentage (0 à 100, décimales admises) ;
     /// - PANNE : `NNN` (statut 400 à 599 ; options `retry-after=SECONDES`, `retry-after=+DURÉE`

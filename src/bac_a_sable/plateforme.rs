@@ -39,8 +39,12 @@ use s3s::{
 /// Taille minimale d'une partie qui n'est pas la dernière (règle S3, appliquée par s3s-fs).
 const TAILLE_MIN_PARTIE: u64 = 5 * 1024 * 1024;
 
+/// Clonable à peu de frais : les clones partagent le même `FileSystem` (dont le compteur de
+/// fichiers provisoires doit rester unique par racine). La plateforme Vigie-Chiro locale en
+/// garde un clone pour ses appels S3 directs.
+#[derive(Clone)]
 pub(crate) struct Plateforme {
-    fs: s3s_fs::FileSystem,
+    fs: Arc<s3s_fs::FileSystem>,
     /// Même racine que celle de `FileSystem` (dont le champ est privé), déjà canonicalisée.
     racine: PathBuf,
 }
@@ -53,7 +57,7 @@ impl Plateforme {
             anyhow::anyhow!("s3s-fs ne peut pas servir {} : {e:?}", racine.display())
         })?;
         Ok(Plateforme {
-            fs,
+            fs: Arc::new(fs),
             racine: racine.to_path_buf(),
         })
     }

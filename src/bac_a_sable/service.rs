@@ -6,14 +6,25 @@
 //! voit la requête avant s3s, on compte les octets de son corps au passage, et l'on peut
 //! abandonner la connexion sans réponse (renvoyer `Err` à hyper le fait).
 //!
+//! La même couche sert l'API Vigie-Chiro locale (`/api/…`, voir `vigiechiro.rs`) : mêmes règles
+//! de pannes, mêmes compteurs, sous des opérations `Api…`. Pour l'API, le corps JSON (petit,
+//! borné à 1 Mio) est lu **avant** la décision de panne, parce que la clé visée par une règle
+//! en dépend (`POST /fichiers` : la clé S3 du fichier déclaré). `coupure`, `bloquer` et
+//! `coupure-corps` coupent donc après réception du corps, toujours avant tout traitement ;
+//! `reponse-perdue` coupe après traitement (participation créée, fichier finalisé…).
+//!
+//! Ce que s3s n'a pas lu d'un corps qu'il refuse d'emblée (signature fausse, URL présignée
+//! expirée, envoi multipart inconnu) est lu et jeté avant la réponse : le client, qui écrit
+//! encore ses mégaoctets, reçoit le 403 ou le 404 au lieu d'une connexion brisée.
+//!
 //! L'arrêt ne doit jamais dépendre du bon vouloir d'un client : les attentes injectées
 //! (lenteur, blocage) s'interrompent dès l'arrêt demandé, et les connexions encore ouvertes après
 //! [`DELAI_GRACE`] sont abandonnées.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
@@ -28,6 +39,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::operation::{Cible, analyser_requete};
+use super::vigiechiro::{CORPS_API_MAX, ReponseApi, RequeteApi, Route, Vigiechiro};
 use super::{Compteurs, Operation, Panne, Pannes};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -41,10 +53,11 @@ pub(crate) const DELAI_GRACE: Duration = Duration::from_millis(1500);
 #[error("panne injectée par le bac à sable : {0}")]
 struct PanneInjectee(&'static str);
 
-/// Le service hyper d'une connexion : pannes, compteurs, puis s3s.
+/// Le service hyper d'une connexion : pannes, compteurs, puis s3s ou l'API Vigie-Chiro.
 #[derive(Clone)]
 pub(crate) struct ServicePannes {
     pub s3: S3Service,
+    pub api: Arc<Vigiechiro>,
     pub pannes: Arc<Pannes>,
     pub compteurs: Arc<Compteurs>,
     pub arret: watch::Receiver<bool>,
@@ -66,6 +79,9 @@ impl ServicePannes {
     async fn traiter(self, req: Request<Incoming>) -> Result<Response<s3s::Body>, BoxError> {
         let cible = analyser_requete(req.method(), req.uri(), req.headers());
         let op = cible.operation;
+        if op.est_api() {
+            return self.traiter_api(req, op).await;
+        }
         let cle: Option<Arc<str>> = cible.cle.as_deref().map(Arc::from);
         self.compteurs.noter_requete(op, cle.as_deref());
 
@@ -100,8 +116,14 @@ impl ServicePannes {
             Some(Panne::CouperCorpsApres(n)) => Some(*n),
             _ => None,
         };
-        let req =
-            req.map(|b| s3s::Body::http_body_unsync(self.corps_compte(b, op, cle.clone(), limite)));
+        let reliquat = Reliquat::default();
+        let req = req.map(|b| {
+            s3s::Body::http_body_unsync(CorpsRepris {
+                corps: Some(self.corps_compte(b, op, cle.clone(), limite)),
+                fini: false,
+                reliquat: Arc::clone(&reliquat),
+            })
+        });
         let reponse = self.s3.call(req).await;
         if let Ok(r) = &reponse
             && r.status().is_success()
@@ -119,8 +141,101 @@ impl ServicePannes {
                 }
                 Err(self.couper("réponse perdue après traitement"))
             }
-            _ => Ok(reponse?),
+            _ => {
+                self.vider_reliquat(&reliquat).await?;
+                Ok(reponse?)
+            }
         }
+    }
+
+    /// Lit et jette (en le comptant) ce que s3s a laissé du corps avant de répondre — un refus
+    /// de signature, d'expiration ou d'envoi inconnu arrive avant toute lecture. Sans cela, un
+    /// client qui écrit encore ses 5 Mio verrait une connexion brisée au lieu du 403 ou du 404.
+    async fn vider_reliquat(&self, reliquat: &Reliquat) -> Result<(), BoxError> {
+        let reste = reliquat
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(reste) = reste else {
+            return Ok(());
+        };
+        let mut arret = self.arret.clone();
+        tokio::select! {
+            // Une erreur de lecture (client parti) : la réponse ne partira pas, peu importe.
+            _ = vider(reste) => Ok(()),
+            _ = arret_demande(&mut arret) => Err(self.couper("arrêt pendant la lecture d'un corps refusé")),
+        }
+    }
+
+    /// Une requête de l'API Vigie-Chiro : corps lu (et compté), clé visée, panne éventuelle,
+    /// traitement par la plateforme locale.
+    async fn traiter_api(
+        self,
+        req: Request<Incoming>,
+        op: Operation,
+    ) -> Result<Response<s3s::Body>, BoxError> {
+        let route = Route::analyser(req.method(), req.uri().path());
+        let (parties, corps) = req.into_parts();
+        let corps = match lire_corps(self.corps_compte(corps, op, None, None), CORPS_API_MAX).await
+        {
+            Ok(c) => c,
+            Err(e) => {
+                // Corps interrompu : la requête est arrivée, mais pas entière.
+                self.compteurs.noter_requete(op, None);
+                return Err(e);
+            }
+        };
+        let Some(corps) = corps else {
+            self.compteurs.noter_requete(op, None);
+            return Ok(ReponseApi::trop_gros().en_http()?);
+        };
+        let cle = self.api.cle_visee(&route, &corps);
+        self.compteurs.noter_requete(op, cle.as_deref());
+
+        let panne = self.pannes.decider(op, cle.as_deref());
+        if let Some(p) = &panne {
+            self.compteurs.noter_panne();
+            tracing::info!(
+                operation = %op,
+                cle = cle.as_deref().unwrap_or("-"),
+                panne = %p,
+                "bac à sable : panne injectée"
+            );
+        }
+        match &panne {
+            Some(Panne::Coupure) => return Err(self.couper("coupure")),
+            Some(Panne::CouperCorpsApres(_)) => {
+                return Err(self.couper("coupure en plein corps"));
+            }
+            Some(Panne::Bloquer(d)) => {
+                self.attendre(*d).await;
+                return Err(self.couper("blocage"));
+            }
+            Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
+            Some(Panne::Statut { code, retry_after }) => {
+                return Ok(
+                    ReponseApi::panne(statut_de_panne(*code), retry_after.as_ref()).en_http()?,
+                );
+            }
+            Some(Panne::PerdreReponse) | None => {}
+        }
+
+        let reponse = self
+            .api
+            .traiter(RequeteApi {
+                route,
+                entetes: &parties.headers,
+                parametres: parties.uri.query(),
+                corps: &corps,
+            })
+            .await;
+        if reponse.statut.is_success() {
+            self.compteurs.noter_traitee(op, cle.as_deref());
+        }
+        if panne == Some(Panne::PerdreReponse) {
+            return Err(self.couper("réponse perdue après traitement"));
+        }
+        Ok(reponse.en_http()?)
     }
 
     fn corps_compte(
@@ -168,14 +283,9 @@ impl ServicePannes {
     }
 }
 
-/// Réponse d'erreur S3 (XML) pour une panne de statut, sans traiter la requête.
-fn reponse_erreur(
-    cible: &Cible,
-    methode: &Method,
-    code: u16,
-    retry_after: Option<&super::RetryAfter>,
-) -> Result<Response<s3s::Body>, BoxError> {
-    let statut = StatusCode::from_u16(code)
+/// Statut HTTP d'une panne ; hors de 400..=599, 500.
+fn statut_de_panne(code: u16) -> StatusCode {
+    StatusCode::from_u16(code)
         .ok()
         .filter(|s| s.is_client_error() || s.is_server_error())
         .unwrap_or_else(|| {
@@ -184,7 +294,17 @@ fn reponse_erreur(
                 "bac à sable : statut de panne hors de 400..=599, remplacé par 500"
             );
             StatusCode::INTERNAL_SERVER_ERROR
-        });
+        })
+}
+
+/// Réponse d'erreur S3 (XML) pour une panne de statut, sans traiter la requête.
+fn reponse_erreur(
+    cible: &Cible,
+    methode: &Method,
+    code: u16,
+    retry_after: Option<&super::RetryAfter>,
+) -> Result<Response<s3s::Body>, BoxError> {
+    let statut = statut_de_panne(code);
     let (code_s3, message) = code_erreur_s3(statut.as_u16());
     let ressource = match (&cible.compartiment, &cible.cle) {
         (Some(c), Some(k)) => format!("/{c}/{k}"),
@@ -278,6 +398,81 @@ where
         trame?;
     }
     Ok(())
+}
+
+/// Lit un corps entier en mémoire ; `Ok(None)` s'il dépasse `max` octets (le reste est lu et
+/// jeté, pour que la connexion reste utilisable).
+async fn lire_corps<B>(corps: B, max: usize) -> Result<Option<Bytes>, B::Error>
+where
+    B: Body<Data = Bytes>,
+{
+    let mut corps = std::pin::pin!(corps);
+    let mut lu = Vec::new();
+    let mut trop = false;
+    while let Some(trame) = std::future::poll_fn(|cx| corps.as_mut().poll_frame(cx)).await {
+        if let Ok(donnees) = trame?.into_data() {
+            if lu.len() + donnees.len() > max {
+                trop = true;
+            } else if !trop {
+                lu.extend_from_slice(&donnees);
+            }
+        }
+    }
+    Ok((!trop).then(|| Bytes::from(lu)))
+}
+
+/// Où un [`CorpsRepris`] abandonné en cours de lecture dépose le reste de son corps.
+type Reliquat = Arc<Mutex<Option<CorpsCompte>>>;
+
+/// Corps remis à s3s : s'il est abandonné avant sa fin (requête refusée avant lecture), le
+/// reste est déposé dans le [`Reliquat`] pour que la couche de pannes le lise avant de répondre.
+struct CorpsRepris {
+    corps: Option<CorpsCompte>,
+    /// Fin du corps ou erreur vues : rien à reprendre.
+    fini: bool,
+    reliquat: Reliquat,
+}
+
+impl Body for CorpsRepris {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let Some(corps) = self.corps.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let trame = std::task::ready!(Pin::new(corps).poll_frame(cx));
+        if !matches!(trame, Some(Ok(_))) {
+            self.fini = true;
+        }
+        Poll::Ready(trame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.fini || self.corps.as_ref().is_none_or(Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.corps
+            .as_ref()
+            .map_or_else(|| SizeHint::with_exact(0), Body::size_hint)
+    }
+}
+
+impl Drop for CorpsRepris {
+    fn drop(&mut self) {
+        if self.fini {
+            return;
+        }
+        if let Some(corps) = self.corps.take()
+            && !corps.is_end_stream()
+        {
+            *self.reliquat.lock().unwrap_or_else(PoisonError::into_inner) = Some(corps);
+        }
+    }
 }
 
 /// Corps de requête qui compte les octets reçus et, pour `Panne::CouperCorpsApres`, échoue
