@@ -3,14 +3,34 @@
 //! Le moteur ne connaît que le trait [`Suivi`] : ni indicatif, ni clap, ni la sortie standard.
 //! Pendant une attente de réessai, l'utilisateur voit « nouvelle tentative dans N s » (N arrondi
 //! au-dessus) : ni silence trompeur, ni bandeau d'erreur pour un incident absorbé (`seeds/000`).
+//!
+//! Trois affichages, choisis en un seul endroit ([`choisir`]) : des barres indicatif sur un
+//! terminal ([`SuiviBarres`], seule couche qui connaisse indicatif), une ligne simple par
+//! événement utile ailleurs ([`SuiviLignes`] : un journal de cron ou de CI se lit ligne à ligne,
+//! pas en séquences d'échappement), et des lignes JSON pour les scripts ([`SuiviJson`]). Le
+//! journal `tracing` ([`journal`]) et le bilan de fin de passage ([`bilan`]) vivent ici aussi :
+//! tout ce qui s'écrit pour l'utilisateur passe par ce module.
 
+mod barres;
+pub mod bilan;
+mod ecran;
+pub mod format;
+pub mod journal;
+mod json;
 mod lignes;
+mod tableau;
 
-use std::time::Duration;
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use crate::cli::{ModeProgression, OptionsGlobales};
 use crate::plan::{CauseRefus, DepotUnite};
 
-pub use lignes::{SuiviJson, SuiviLignes};
+pub use barres::SuiviBarres;
+pub use ecran::liberer_terminal;
+pub use json::SuiviJson;
+pub use lignes::SuiviLignes;
 
 /// Les événements du moteur. Chaque méthode a un défaut vide : un affichage ne prend que ce
 /// qui l'intéresse.
@@ -41,7 +61,7 @@ pub trait Suivi: Send + Sync {
     fn interruption(&self) {}
 }
 
-/// Un suivi qui ne dit rien (tests, `-q` avec `--json` absent).
+/// Un suivi qui ne dit rien (tests, appelants sans affichage).
 #[derive(Debug, Default)]
 pub struct SuiviMuet;
 
@@ -51,6 +71,157 @@ impl Suivi for SuiviMuet {}
 pub fn secondes_au_dessus(attente: Duration) -> u64 {
     let ms = attente.as_millis();
     (ms.div_ceil(1000)).max(u128::from(!attente.is_zero())) as u64
+}
+
+/// L'horloge des affichages (décomptes, cadence du JSON), injectée pour que les tests avancent
+/// le temps d'un coup au lieu de dormir.
+pub trait Horloge: Send + Sync {
+    /// Temps monotone écoulé depuis une origine quelconque.
+    fn maintenant(&self) -> Duration;
+}
+
+/// Le vrai temps.
+#[derive(Debug, Clone, Copy)]
+pub struct HorlogeSysteme {
+    origine: Instant,
+}
+
+impl HorlogeSysteme {
+    pub fn new() -> Self {
+        HorlogeSysteme {
+            origine: Instant::now(),
+        }
+    }
+}
+
+impl Default for HorlogeSysteme {
+    fn default() -> Self {
+        HorlogeSysteme::new()
+    }
+}
+
+impl Horloge for HorlogeSysteme {
+    fn maintenant(&self) -> Duration {
+        self.origine.elapsed()
+    }
+}
+
+/// Les couleurs sont-elles permises ? Non si `NO_COLOR` est défini et non vide
+/// (<https://no-color.org>).
+pub fn couleurs_permises() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// La sortie d'erreur est-elle un terminal capable de redessiner des barres ?
+fn erreur_est_un_terminal() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+}
+
+/// Ce que l'utilisateur verra pendant un passage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Affichage {
+    /// Barres sur la sortie d'erreur ; `forcees` : dessinées même hors terminal
+    /// (`--progression toujours`).
+    Barres { forcees: bool },
+    /// Une ligne par événement utile sur la sortie d'erreur ; `silencieux` (`-q`) : les erreurs
+    /// seulement.
+    Lignes { silencieux: bool },
+    /// Lignes JSON sur la sortie standard (`silencieux` : les erreurs seulement), et des barres
+    /// sur la sortie d'erreur si on les a demandées (`--progression toujours`).
+    Json { silencieux: bool, barres: bool },
+}
+
+/// La règle du choix, sans rien toucher du monde : `terminal` dit si la sortie d'erreur en est
+/// un.
+///
+/// `-q` l'emporte sur les barres (« seulement le bilan et les erreurs ») ; `--json` réserve la
+/// sortie standard au JSON et ne montre de barres que sur demande explicite ; `auto` montre des
+/// barres sur un terminal, des lignes ailleurs ; `toujours` et `jamais` forcent l'un ou l'autre.
+pub fn decider(json: bool, silencieux: bool, mode: ModeProgression, terminal: bool) -> Affichage {
+    if json {
+        return Affichage::Json {
+            silencieux,
+            barres: mode == ModeProgression::Toujours && !silencieux,
+        };
+    }
+    if silencieux {
+        return Affichage::Lignes { silencieux: true };
+    }
+    match (mode, terminal) {
+        (ModeProgression::Toujours, t) => Affichage::Barres { forcees: !t },
+        (ModeProgression::Auto, true) => Affichage::Barres { forcees: false },
+        (ModeProgression::Auto, false) | (ModeProgression::Jamais, _) => {
+            Affichage::Lignes { silencieux: false }
+        }
+    }
+}
+
+/// Construit le suivi d'un passage d'après les options (`--json`, `--progression`, `-q`) et la
+/// sortie d'erreur. Les barres créées ici sont enregistrées pour que le journal `tracing` passe
+/// au-dessus d'elles et que le bilan les efface avant de s'écrire ([`liberer_terminal`]).
+pub fn choisir(g: &OptionsGlobales) -> Arc<dyn Suivi> {
+    let terminal = erreur_est_un_terminal();
+    let barres = |forcees: bool| {
+        let b = SuiviBarres::sur_la_sortie_d_erreur(forcees, couleurs_permises());
+        ecran::enregistrer(b.clone());
+        b
+    };
+    match decider(g.json, g.quiet, g.progression, terminal) {
+        Affichage::Barres { forcees } => Arc::new(barres(forcees)),
+        Affichage::Lignes { silencieux } => Arc::new(SuiviLignes { silencieux }),
+        Affichage::Json {
+            silencieux,
+            barres: false,
+        } => Arc::new(SuiviJson::nouveau(silencieux)),
+        Affichage::Json {
+            silencieux,
+            barres: true,
+        } => Arc::new(Plusieurs(vec![
+            Arc::new(SuiviJson::nouveau(silencieux)),
+            Arc::new(barres(!terminal)),
+        ])),
+    }
+}
+
+/// Plusieurs affichages à la fois (JSON sur la sortie standard et barres sur la sortie
+/// d'erreur).
+struct Plusieurs(Vec<Arc<dyn Suivi>>);
+
+impl Suivi for Plusieurs {
+    fn debut(&self, unites: u64, octets: u64) {
+        self.0.iter().for_each(|s| s.debut(unites, octets));
+    }
+    fn unite_commencee(&self, u: &DepotUnite) {
+        self.0.iter().for_each(|s| s.unite_commencee(u));
+    }
+    fn progression(&self, u: &DepotUnite, octets: u64) {
+        self.0.iter().for_each(|s| s.progression(u, octets));
+    }
+    fn nouvelle_tentative(&self, u: &DepotUnite, tentative: u32, attente: Duration) {
+        self.0
+            .iter()
+            .for_each(|s| s.nouvelle_tentative(u, tentative, attente));
+    }
+    fn unite_deposee(&self, u: &DepotUnite) {
+        self.0.iter().for_each(|s| s.unite_deposee(u));
+    }
+    fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
+        self.0
+            .iter()
+            .for_each(|s| s.unite_en_echec(u, cause, definitif, message));
+    }
+    fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
+        self.0.iter().for_each(|s| s.unite_incertaine(u, message));
+    }
+    fn reseau_indisponible(&self, attente: Duration) {
+        self.0.iter().for_each(|s| s.reseau_indisponible(attente));
+    }
+    fn reseau_retabli(&self) {
+        self.0.iter().for_each(|s| s.reseau_retabli());
+    }
+    fn interruption(&self) {
+        self.0.iter().for_each(|s| s.interruption());
+    }
 }
 
 #[cfg(test)]
@@ -64,5 +235,61 @@ mod tests {
         assert_eq!(secondes_au_dessus(Duration::from_millis(1000)), 1);
         assert_eq!(secondes_au_dessus(Duration::from_millis(1001)), 2);
         assert_eq!(secondes_au_dessus(Duration::from_secs(8)), 8);
+    }
+
+    #[test]
+    fn choix_de_l_affichage() {
+        use Affichage::*;
+        use ModeProgression::*;
+        // auto : barres sur un terminal, lignes ailleurs.
+        assert_eq!(decider(false, false, Auto, true), Barres { forcees: false });
+        assert_eq!(
+            decider(false, false, Auto, false),
+            Lignes { silencieux: false }
+        );
+        // Un réglage explicite force l'un ou l'autre.
+        assert_eq!(
+            decider(false, false, Toujours, false),
+            Barres { forcees: true }
+        );
+        assert_eq!(
+            decider(false, false, Toujours, true),
+            Barres { forcees: false }
+        );
+        assert_eq!(
+            decider(false, false, Jamais, true),
+            Lignes { silencieux: false }
+        );
+        // -q : le bilan et les erreurs, jamais de barres.
+        assert_eq!(
+            decider(false, true, Toujours, true),
+            Lignes { silencieux: true }
+        );
+        assert_eq!(
+            decider(false, true, Auto, true),
+            Lignes { silencieux: true }
+        );
+        // --json : le JSON, et des barres seulement sur demande.
+        assert_eq!(
+            decider(true, false, Auto, true),
+            Json {
+                silencieux: false,
+                barres: false
+            }
+        );
+        assert_eq!(
+            decider(true, false, Toujours, false),
+            Json {
+                silencieux: false,
+                barres: true
+            }
+        );
+        assert_eq!(
+            decider(true, true, Toujours, true),
+            Json {
+                silencieux: true,
+                barres: false
+            }
+        );
     }
 }

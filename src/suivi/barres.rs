@@ -1,0 +1,768 @@
+//! Les barres de progression sur la sortie d'erreur : la seule couche qui connaisse indicatif.
+//!
+//! Pourquoi : une nuit de plusieurs gigaoctets part en dizaines de minutes sur un partage de
+//! connexion ; l'utilisateur doit voir qu'elle avance (fichiers faits, octets, débit, temps
+//! restant), ce qui est en vol, et, pendant une attente de réessai, « nouvelle tentative dans
+//! N s » décompté chaque seconde sur la ligne de l'unité concernée : ni silence trompeur, ni
+//! bandeau d'erreur pour un incident absorbé (`seeds/000`, règle 7 de `CONCEPTION.md`).
+//!
+//! Ce fichier ne décide d'aucun texte : il recopie dans indicatif ce que calcule
+//! [`Tableau`](super::tableau::Tableau) (pur, testé sans horloge). Un fil de rafraîchissement
+//! fait avancer les décomptes même quand le moteur ne dit rien (il attend, justement). Les
+//! échecs s'impriment au-dessus des barres et restent à l'écran une fois celles-ci effacées.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+use super::format::{nom_court, octets_lisibles, reste_lisible};
+use super::tableau::{Fin, LARGEUR_NOM, Tableau};
+use super::{Horloge, HorlogeSysteme, Suivi};
+use crate::plan::{CauseRefus, DepotUnite};
+
+/// Cadence du fil de rafraîchissement : assez fine pour qu'un décompte à la seconde ne saute
+/// pas de valeur, assez lâche pour ne pas occuper un cœur.
+const CADENCE_RAFRAICHISSEMENT: Duration = Duration::from_millis(200);
+
+/// Les barres d'un passage. Les clones partagent le même affichage.
+#[derive(Clone)]
+pub struct SuiviBarres {
+    interne: Arc<Interne>,
+}
+
+struct Interne {
+    multi: MultiProgress,
+    ensemble: ProgressBar,
+    style_ensemble: ProgressStyle,
+    style_bandeau: ProgressStyle,
+    style_unite: ProgressStyle,
+    etat: Mutex<Etat>,
+    horloge: Box<dyn Horloge>,
+    termine: AtomicBool,
+}
+
+#[derive(Default)]
+struct Etat {
+    tableau: Tableau,
+    lignes: HashMap<i64, ProgressBar>,
+    /// La barre d'ensemble porte-t-elle le bandeau « réseau indisponible » ?
+    bandeau: bool,
+    /// La barre d'ensemble est-elle à l'écran ? Pas avant le début du passage : elle n'aurait
+    /// rien à dire.
+    ensemble_visible: bool,
+}
+
+impl SuiviBarres {
+    /// Des barres dessinées sur `cible`, au temps de `horloge`, sans fil de rafraîchissement :
+    /// c'est à l'appelant d'appeler [`SuiviBarres::rafraichir`] (les tests le font à la main).
+    pub fn nouveau(cible: ProgressDrawTarget, horloge: Box<dyn Horloge>, couleurs: bool) -> Self {
+        let multi = MultiProgress::with_draw_target(cible);
+        let normal = style_ensemble(couleurs, false);
+        let ensemble = ProgressBar::hidden().with_style(normal.clone());
+        let style_unite =
+            ProgressStyle::with_template("{msg}").unwrap_or_else(|_| ProgressStyle::default_bar());
+        SuiviBarres {
+            interne: Arc::new(Interne {
+                multi,
+                ensemble,
+                style_ensemble: normal,
+                style_bandeau: style_ensemble(couleurs, true),
+                style_unite,
+                etat: Mutex::new(Etat::default()),
+                horloge,
+                termine: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Les barres de la vraie sortie d'erreur, avec leur fil de rafraîchissement. `forcees` :
+    /// dessinées même si la sortie d'erreur n'est pas un terminal (`--progression toujours`),
+    /// ce qu'indicatif refuserait de lui-même.
+    pub fn sur_la_sortie_d_erreur(forcees: bool, couleurs: bool) -> Self {
+        let cible = if forcees {
+            ProgressDrawTarget::term_like(Box::new(SortieErreurForcee))
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let barres = SuiviBarres::nouveau(cible, Box::new(HorlogeSysteme::new()), couleurs);
+        let faible = Arc::downgrade(&barres.interne);
+        // Sans fil, les décomptes ne bougeraient qu'au gré des événements : on s'en passe plutôt
+        // que d'échouer (le prochain événement redessinera).
+        let _ = std::thread::Builder::new()
+            .name("vigie-barres".into())
+            .spawn(move || rafraichir_sans_fin(&faible));
+        barres
+    }
+
+    fn etat(&self) -> MutexGuard<'_, Etat> {
+        // Un affichage n'a rien de critique : après une panique, on reprend l'état tel quel.
+        self.interne.etat.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn maintenant(&self) -> Duration {
+        self.interne.horloge.maintenant()
+    }
+
+    fn termine(&self) -> bool {
+        self.interne.termine.load(Ordering::Relaxed)
+    }
+
+    /// Recalcule toutes les lignes (décomptes, mentions échues, lignes finies à retirer) et
+    /// redessine.
+    pub fn rafraichir(&self) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        for id in etat.tableau.a_retirer(t) {
+            if let Some(pb) = etat.lignes.remove(&id) {
+                self.retirer(&pb);
+            }
+        }
+        for id in etat.tableau.ids() {
+            self.mettre_a_jour_ligne(&etat, id, t);
+        }
+        self.mettre_a_jour_ensemble(&mut etat, t);
+        drop(etat);
+        self.interne.ensemble.force_draw();
+    }
+
+    /// Efface les barres pour de bon (fin du passage). Idempotent.
+    pub fn terminer(&self) {
+        if self.interne.termine.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let mut etat = self.etat();
+        for (_, pb) in etat.lignes.drain() {
+            self.retirer(&pb);
+        }
+        self.interne.ensemble.finish_and_clear();
+        let _ = self.interne.multi.clear();
+    }
+
+    /// Exécute `f` (qui écrit sur la sortie d'erreur) barres effacées, puis les redessine.
+    pub fn suspendre<R>(&self, f: impl FnOnce() -> R) -> R {
+        if self.termine() {
+            return f();
+        }
+        self.interne.multi.suspend(f)
+    }
+
+    /// Une ligne qui reste, au-dessus des barres.
+    fn imprimer(&self, ligne: &str) {
+        if self.termine() || self.interne.multi.is_hidden() {
+            let _ = writeln!(io::stderr().lock(), "{ligne}");
+        } else {
+            let _ = self.interne.multi.println(ligne);
+        }
+    }
+
+    fn retirer(&self, pb: &ProgressBar) {
+        pb.finish_and_clear();
+        self.interne.multi.remove(pb);
+    }
+
+    fn mettre_a_jour_ligne(&self, etat: &Etat, id: i64, t: Duration) {
+        if let (Some(pb), Some(ligne)) = (etat.lignes.get(&id), etat.tableau.ligne_unite(id, t)) {
+            pb.set_message(ligne);
+        }
+    }
+
+    /// La barre d'ensemble. Pendant une coupure du réseau, le bandeau remplace débit et temps
+    /// restant (qui ne veulent alors rien dire) : un état transitoire change le gabarit.
+    fn mettre_a_jour_ensemble(&self, etat: &mut Etat, t: Duration) {
+        let pb = &self.interne.ensemble;
+        let bandeau = etat.tableau.bandeau(t);
+        if bandeau.is_some() != etat.bandeau {
+            etat.bandeau = bandeau.is_some();
+            pb.set_style(if etat.bandeau {
+                self.interne.style_bandeau.clone()
+            } else {
+                self.interne.style_ensemble.clone()
+            });
+        }
+        // Le texte d'abord : chaque réglage peut provoquer un dessin.
+        pb.set_prefix(etat.tableau.fichiers());
+        pb.set_message(bandeau.unwrap_or_default());
+        pb.set_length(etat.tableau.longueur());
+        pb.set_position(etat.tableau.position());
+        if !etat.ensemble_visible {
+            etat.ensemble_visible = true;
+            // En tête, au-dessus des lignes d'unités, une fois son état complet.
+            self.interne.multi.insert(0, pb.clone());
+            pb.tick();
+        }
+    }
+
+    /// Un événement sur une unité : on le passe au tableau, puis on redessine sa ligne et
+    /// l'ensemble (sans forcer : indicatif limite la cadence de dessin).
+    fn sur_unite(&self, id: i64, f: impl FnOnce(&mut Tableau, Duration)) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        f(&mut etat.tableau, t);
+        self.mettre_a_jour_ligne(&etat, id, t);
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+
+    fn finir(&self, unite: &DepotUnite, fin: Fin) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        if etat.tableau.finir(unite.id, fin, t) {
+            if let Some(pb) = etat.lignes.remove(&unite.id) {
+                self.retirer(&pb);
+            }
+        } else {
+            self.mettre_a_jour_ligne(&etat, unite.id, t);
+        }
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+}
+
+/// Le fil de rafraîchissement : tant que les barres existent et ne sont pas terminées.
+fn rafraichir_sans_fin(faible: &Weak<Interne>) {
+    loop {
+        std::thread::sleep(CADENCE_RAFRAICHISSEMENT);
+        let Some(interne) = faible.upgrade() else {
+            return;
+        };
+        let barres = SuiviBarres { interne };
+        if barres.termine() {
+            return;
+        }
+        barres.rafraichir();
+    }
+}
+
+/// La barre d'ensemble : « 3/20 fichiers [=====>    ] 1,2 Gio / 4,0 Gio · 2,1 Mio/s · reste
+/// 23 min 10 s » ; avec `bandeau`, le message (« réseau indisponible — … ») remplace débit et
+/// temps restant. La barre prend la largeur que le texte laisse libre.
+fn style_ensemble(couleurs: bool, bandeau: bool) -> ProgressStyle {
+    let barre = if couleurs {
+        "{wide_bar:.cyan/blue}"
+    } else {
+        "{wide_bar}"
+    };
+    let suite = if bandeau {
+        "{msg}"
+    } else {
+        "{debit} · reste {reste}"
+    };
+    let gabarit = format!("{{prefix}} [{barre}] {{octets}} · {suite}");
+    ProgressStyle::with_template(&gabarit)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
+        .with_key(
+            "octets",
+            |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let total = s.len().unwrap_or(0);
+                let _ = write!(
+                    w,
+                    "{} / {}",
+                    octets_lisibles(s.pos()),
+                    octets_lisibles(total)
+                );
+            },
+        )
+        .with_key("debit", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&debit_estime(s.per_sec()));
+        })
+        .with_key("reste", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let restant = s.len().unwrap_or(0).saturating_sub(s.pos());
+            let _ = w.write_str(&reste_estime(restant, s.per_sec()));
+        })
+}
+
+/// « 2,1 Mio/s », ou « — » tant qu'aucun débit n'est mesurable.
+fn debit_estime(octets_par_s: f64) -> String {
+    if octets_par_s.is_finite() && octets_par_s >= 1.0 {
+        format!("{}/s", octets_lisibles(octets_par_s as u64))
+    } else {
+        "—".to_owned()
+    }
+}
+
+/// Le temps restant au débit mesuré, ou « — » si on ne peut pas l'estimer.
+fn reste_estime(restant: u64, octets_par_s: f64) -> String {
+    if restant == 0 {
+        return reste_lisible(Duration::ZERO);
+    }
+    if !(octets_par_s.is_finite() && octets_par_s >= 1.0) {
+        return "—".to_owned();
+    }
+    let secondes = restant as f64 / octets_par_s;
+    if secondes > 100.0 * 3600.0 {
+        return "—".to_owned();
+    }
+    reste_lisible(Duration::from_secs_f64(secondes))
+}
+
+impl Suivi for SuiviBarres {
+    fn debut(&self, unites: u64, octets: u64) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        etat.tableau.debut(unites, octets);
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+
+    fn unite_commencee(&self, u: &DepotUnite) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        etat.tableau.commencer(u.id, &u.chemin, u.taille);
+        let pb = self
+            .interne
+            .multi
+            .add(ProgressBar::hidden().with_style(self.interne.style_unite.clone()));
+        etat.lignes.insert(u.id, pb);
+        self.mettre_a_jour_ligne(&etat, u.id, t);
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+
+    fn progression(&self, u: &DepotUnite, octets: u64) {
+        self.sur_unite(u.id, |tab, t| tab.progression(u.id, octets, t));
+    }
+
+    fn nouvelle_tentative(&self, u: &DepotUnite, _tentative: u32, attente: Duration) {
+        self.sur_unite(u.id, |tab, t| tab.nouvelle_tentative(u.id, attente, t));
+    }
+
+    fn unite_deposee(&self, u: &DepotUnite) {
+        self.finir(u, Fin::Deposee);
+    }
+
+    fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
+        self.finir(u, Fin::Echec);
+        let nature = if definitif {
+            "refus définitif"
+        } else {
+            "échec"
+        };
+        self.imprimer(&format!(
+            "✗ {} : {nature} ({cause}) : {message}",
+            nom_court(&u.chemin, LARGEUR_NOM * 2)
+        ));
+    }
+
+    fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
+        self.finir(u, Fin::Incertaine);
+        self.imprimer(&format!(
+            "? {} : issue inconnue, à réconcilier à la prochaine relance ({message})",
+            nom_court(&u.chemin, LARGEUR_NOM * 2)
+        ));
+    }
+
+    fn reseau_indisponible(&self, attente: Duration) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        etat.tableau.reseau_indisponible(attente, t);
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+
+    fn reseau_retabli(&self) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        etat.tableau.reseau_retabli(t);
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+
+    fn interruption(&self) {
+        self.imprimer(
+            "Interruption : arrêt des envois en cours, le plan est tenu à jour (Ctrl-C encore pour couper aussitôt).",
+        );
+    }
+}
+
+/// La sortie d'erreur quand on force les barres hors terminal : indicatif ne dessine sur
+/// `stderr()` que si c'est un terminal, alors on lui donne un terminal minimal (séquences ANSI
+/// usuelles, largeur prise de `COLUMNS` ou 80 colonnes).
+#[derive(Debug)]
+struct SortieErreurForcee;
+
+impl SortieErreurForcee {
+    fn ecrire(&self, s: &str) -> io::Result<()> {
+        io::stderr().lock().write_all(s.as_bytes())
+    }
+}
+
+impl indicatif::TermLike for SortieErreurForcee {
+    fn width(&self) -> u16 {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .filter(|&c: &u16| c >= 20)
+            .unwrap_or(80)
+    }
+
+    fn move_cursor_up(&self, n: usize) -> io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.ecrire(&format!("\x1b[{n}A"))
+    }
+
+    fn move_cursor_down(&self, n: usize) -> io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.ecrire(&format!("\x1b[{n}B"))
+    }
+
+    fn move_cursor_right(&self, n: usize) -> io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.ecrire(&format!("\x1b[{n}C"))
+    }
+
+    fn move_cursor_left(&self, n: usize) -> io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.ecrire(&format!("\x1b[{n}D"))
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        self.ecrire(&format!("{s}\n"))
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        self.ecrire(s)
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        self.ecrire("\r\x1b[2K")
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        io::stderr().lock().flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::EtatUnite;
+
+    /// Un terminal en mémoire, juste assez fidèle pour ce qu'indicatif lui fait : curseur,
+    /// effacement de ligne, retour à la ligne automatique en bout de ligne.
+    #[derive(Debug, Clone)]
+    struct EcranMemoire {
+        grille: Arc<Mutex<Grille>>,
+    }
+
+    #[derive(Debug, Default)]
+    struct Grille {
+        lignes: Vec<Vec<char>>,
+        ligne: usize,
+        colonne: usize,
+    }
+
+    const LARGEUR: usize = 120;
+
+    impl EcranMemoire {
+        fn new() -> Self {
+            EcranMemoire {
+                grille: Arc::new(Mutex::new(Grille::default())),
+            }
+        }
+
+        fn grille(&self) -> MutexGuard<'_, Grille> {
+            self.grille.lock().unwrap()
+        }
+
+        /// Ce qu'on lit à l'écran, une ligne par ligne de terminal, sans blancs de fin.
+        fn contenu(&self) -> String {
+            let g = self.grille();
+            let mut lignes: Vec<String> = g
+                .lignes
+                .iter()
+                .map(|l| l.iter().collect::<String>().trim_end().to_owned())
+                .collect();
+            while lignes.last().is_some_and(String::is_empty) {
+                lignes.pop();
+            }
+            lignes.join("\n")
+        }
+    }
+
+    impl Grille {
+        fn ecrire(&mut self, s: &str) {
+            for c in s.chars() {
+                match c {
+                    '\r' => self.colonne = 0,
+                    '\n' => {
+                        self.ligne += 1;
+                        self.colonne = 0;
+                    }
+                    c => {
+                        if self.colonne >= LARGEUR {
+                            self.ligne += 1;
+                            self.colonne = 0;
+                        }
+                        while self.lignes.len() <= self.ligne {
+                            self.lignes.push(Vec::new());
+                        }
+                        let l = &mut self.lignes[self.ligne];
+                        while l.len() <= self.colonne {
+                            l.push(' ');
+                        }
+                        l[self.colonne] = c;
+                        self.colonne += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    impl indicatif::TermLike for EcranMemoire {
+        fn width(&self) -> u16 {
+            LARGEUR as u16
+        }
+        fn height(&self) -> u16 {
+            50
+        }
+        fn move_cursor_up(&self, n: usize) -> io::Result<()> {
+            let mut g = self.grille();
+            g.ligne = g.ligne.saturating_sub(n);
+            g.colonne = g.colonne.min(LARGEUR - 1);
+            Ok(())
+        }
+        fn move_cursor_down(&self, n: usize) -> io::Result<()> {
+            self.grille().ligne += n;
+            Ok(())
+        }
+        fn move_cursor_right(&self, n: usize) -> io::Result<()> {
+            let mut g = self.grille();
+            g.colonne = (g.colonne + n).min(LARGEUR - 1);
+            Ok(())
+        }
+        fn move_cursor_left(&self, n: usize) -> io::Result<()> {
+            let mut g = self.grille();
+            g.colonne = g.colonne.saturating_sub(n);
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> io::Result<()> {
+            let mut g = self.grille();
+            g.ecrire(s);
+            g.ecrire("\n");
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> io::Result<()> {
+            self.grille().ecrire(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> io::Result<()> {
+            let mut g = self.grille();
+            let i = g.ligne;
+            if let Some(l) = g.lignes.get_mut(i) {
+                l.clear();
+            }
+            g.colonne = 0;
+            Ok(())
+        }
+        fn flush(&self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Une horloge qu'on avance à la main.
+    #[derive(Debug, Clone, Default)]
+    struct HorlogeManuelle(Arc<Mutex<Duration>>);
+
+    impl HorlogeManuelle {
+        fn avancer(&self, d: Duration) {
+            *self.0.lock().unwrap() += d;
+        }
+    }
+
+    impl Horloge for HorlogeManuelle {
+        fn maintenant(&self) -> Duration {
+            *self.0.lock().unwrap()
+        }
+    }
+
+    fn unite(id: i64, chemin: &str, taille: u64) -> DepotUnite {
+        DepotUnite {
+            id,
+            plan_id: 1,
+            chemin: chemin.into(),
+            cle: format!("nuit/{chemin}"),
+            taille,
+            modifie_ns: 0,
+            etat: EtatUnite::EnCours,
+            echec_definitif: false,
+            cause_refus: None,
+            message: None,
+            envoi_id: None,
+            somme_controle: None,
+            etag: None,
+            modifie_depuis: false,
+        }
+    }
+
+    fn banc() -> (SuiviBarres, EcranMemoire, HorlogeManuelle) {
+        let ecran = EcranMemoire::new();
+        let horloge = HorlogeManuelle::default();
+        let barres = SuiviBarres::nouveau(
+            ProgressDrawTarget::term_like(Box::new(ecran.clone())),
+            Box::new(horloge.clone()),
+            false,
+        );
+        (barres, ecran, horloge)
+    }
+
+    const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+
+    #[test]
+    fn un_reessai_de_1_2_s_se_lit_2_s_puis_1_s_puis_disparait_a_la_reprise() {
+        let (barres, ecran, horloge) = banc();
+        let u = unite(7, NOM, 1000);
+        barres.debut(1, 1000);
+        barres.unite_commencee(&u);
+        barres.progression(&u, 400);
+        barres.nouvelle_tentative(&u, 2, Duration::from_millis(1200));
+        barres.rafraichir();
+        let ecran0 = ecran.contenu();
+        assert!(
+            ecran0.contains("40 % · nouvelle tentative dans 2 s"),
+            "{ecran0}"
+        );
+
+        horloge.avancer(Duration::from_millis(300));
+        barres.progression(&u, 0);
+        barres.rafraichir();
+        let ecran1 = ecran.contenu();
+        assert!(ecran1.contains("nouvelle tentative dans 1 s"), "{ecran1}");
+        assert!(!ecran1.contains("dans 2 s"), "{ecran1}");
+        assert!(!ecran1.contains("0 s"), "{ecran1}");
+
+        // La tentative repart et envoie : la mention s'efface.
+        horloge.avancer(Duration::from_millis(1000));
+        barres.progression(&u, 150);
+        barres.rafraichir();
+        let ecran2 = ecran.contenu();
+        assert!(!ecran2.contains("nouvelle tentative"), "{ecran2}");
+        assert!(ecran2.contains(" 15 %"), "{ecran2}");
+        assert!(ecran2.contains("0/1 fichiers"), "{ecran2}");
+    }
+
+    #[test]
+    fn la_barre_d_ensemble_compte_fichiers_et_octets_sans_les_tentatives_ratees() {
+        let (barres, ecran, horloge) = banc();
+        let a = unite(1, "a.wav", 2048);
+        let b = unite(2, "b.wav", 2048);
+        barres.debut(2, 4096);
+        barres.unite_commencee(&a);
+        barres.unite_commencee(&b);
+        barres.progression(&a, 2048);
+        barres.unite_deposee(&a);
+        barres.progression(&b, 1024);
+        barres.rafraichir();
+        assert!(
+            ecran.contenu().contains("1/2 fichiers"),
+            "{}",
+            ecran.contenu()
+        );
+        assert!(
+            ecran.contenu().contains("3,0 Kio / 4,0 Kio"),
+            "{}",
+            ecran.contenu()
+        );
+        barres.nouvelle_tentative(&b, 2, Duration::from_millis(500));
+        barres.progression(&b, 0);
+        barres.rafraichir();
+        assert!(
+            ecran.contenu().contains("2,0 Kio / 4,0 Kio"),
+            "{}",
+            ecran.contenu()
+        );
+        assert!(!ecran.contenu().contains("a.wav"), "{}", ecran.contenu());
+        horloge.avancer(Duration::from_secs(2));
+        barres.progression(&b, 2048);
+        barres.unite_deposee(&b);
+        barres.rafraichir();
+        let fin = ecran.contenu();
+        assert!(
+            fin.contains("2/2 fichiers") && fin.contains("4,0 Kio / 4,0 Kio"),
+            "{fin}"
+        );
+        assert!(!fin.contains("b.wav"), "{fin}");
+    }
+
+    #[test]
+    fn bandeau_reseau_indisponible_sur_la_barre_d_ensemble() {
+        let (barres, ecran, horloge) = banc();
+        barres.debut(1, 1000);
+        barres.reseau_indisponible(Duration::from_millis(4500));
+        barres.rafraichir();
+        assert!(
+            ecran
+                .contenu()
+                .contains("réseau indisponible — nouvelle tentative dans 5 s"),
+            "{}",
+            ecran.contenu()
+        );
+        assert!(!ecran.contenu().contains("reste"), "{}", ecran.contenu());
+        horloge.avancer(Duration::from_secs(2));
+        barres.reseau_retabli();
+        barres.rafraichir();
+        assert!(!ecran.contenu().contains("réseau"), "{}", ecran.contenu());
+        assert!(ecran.contenu().contains("reste"), "{}", ecran.contenu());
+    }
+
+    #[test]
+    fn un_echec_reste_ecrit_au_dessus_des_barres_et_terminer_efface_tout() {
+        let (barres, ecran, _) = banc();
+        let u = unite(1, "a.wav", 10);
+        barres.debut(1, 10);
+        barres.unite_commencee(&u);
+        barres.unite_en_echec(&u, CauseRefus::Droits, true, "403 AccessDenied");
+        barres.rafraichir();
+        let vu = ecran.contenu();
+        assert!(
+            vu.contains("✗ a.wav : refus définitif (DROITS) : 403 AccessDenied"),
+            "{vu}"
+        );
+        assert!(vu.contains("0/1 fichiers (1 en échec)"), "{vu}");
+        barres.terminer();
+        let apres = ecran.contenu();
+        assert!(apres.contains("✗ a.wav"), "{apres}");
+        assert!(!apres.contains("fichiers"), "{apres}");
+        // Après la fin, les événements tardifs ne redessinent rien.
+        barres.unite_commencee(&unite(2, "b.wav", 10));
+        barres.rafraichir();
+        assert!(!ecran.contenu().contains("b.wav"));
+    }
+
+    #[test]
+    fn estimations_de_debit_et_de_reste() {
+        assert_eq!(debit_estime(0.0), "—");
+        assert_eq!(debit_estime(f64::NAN), "—");
+        assert_eq!(debit_estime(2048.0), "2,0 Kio/s");
+        assert_eq!(reste_estime(0, 0.0), "0 s");
+        assert_eq!(reste_estime(1000, 0.0), "—");
+        assert_eq!(reste_estime(10_000, 1000.0), "10 s");
+    }
+}

@@ -1,0 +1,259 @@
+//! Le bilan de fin de passage, sur la sortie standard : pour l'humain, ou en JSON au contrat.
+//!
+//! Pourquoi : au petit matin, après une nuit de dépôt, la seule question est « est-ce parti, et
+//! sinon que dois-je faire ? ». Le bilan y répond en quelques lignes : ce qui est déposé, ce qui
+//! reste, les échecs regroupés par cause avec le geste qui les répare, ce qu'ont coûté et absorbé
+//! les réessais, et la commande à lancer ensuite. Le bilan JSON est un contrat
+//! (`CONCEPTION.md`) : ses clés ne changent pas sans que les scripts le sachent.
+
+use std::io::{self, Write};
+
+use serde_json::json;
+
+use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
+use super::liberer_terminal;
+use crate::depot::Bilan;
+
+/// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
+/// commande à lancer s'il reste quelque chose.
+pub fn afficher(b: &Bilan, suite: Option<&str>, json: bool) -> io::Result<()> {
+    liberer_terminal();
+    let mut s = io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut s, &bilan_json(b))?;
+        s.write_all(b"\n")?;
+    } else {
+        ecrire_bilan(&mut s, b, suite)?;
+    }
+    s.flush()
+}
+
+/// Le bilan JSON : les clés du contrat de `CONCEPTION.md`, puis les extras
+/// (`deposees_ce_passage`, `incidents_absorbes`, `interrompu`).
+pub fn bilan_json(b: &Bilan) -> serde_json::Value {
+    let r = &b.resume;
+    json!({
+        "evenement": "bilan",
+        "plan": b.plan,
+        "deposees": r.deposee,
+        "echecs": r.echec - r.definitifs,
+        "definitifs": r.definitifs,
+        "incertaines": r.incertaine,
+        "restantes": r.a_deposer + r.en_cours,
+        "octets_envoyes": b.octets_envoyes,
+        "duree_s": (b.duree.as_secs_f64() * 1000.0).round() / 1000.0,
+        "deposees_ce_passage": b.deposees,
+        "incidents_absorbes": b.incidents_absorbes,
+        "interrompu": b.interrompu,
+    })
+}
+
+/// Le bilan pour l'humain.
+pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::Result<()> {
+    let r = &b.resume;
+    if b.interrompu {
+        writeln!(s, "Interrompu : le plan est à jour, relancer reprend.")?;
+    }
+    writeln!(
+        s,
+        "Plan {} : {} / {} {} ({} pendant ce passage).",
+        b.plan,
+        r.deposee,
+        r.total(),
+        if r.deposee > 1 {
+            "unités déposées"
+        } else {
+            "unité déposée"
+        },
+        b.deposees
+    )?;
+    let debit = debit_lisible(b.octets_envoyes, b.duree)
+        .map(|d| format!(", soit {d}"))
+        .unwrap_or_default();
+    writeln!(
+        s,
+        "  {} {} en {}{debit}.",
+        octets_lisibles(b.octets_envoyes),
+        if b.octets_envoyes > 1 {
+            "envoyés"
+        } else {
+            "envoyé"
+        },
+        duree_lisible(b.duree)
+    )?;
+    if b.incidents_absorbes > 0 {
+        writeln!(
+            s,
+            "  {} par les réessais, sans geste de votre part.",
+            pluriel(
+                b.incidents_absorbes,
+                "incident réseau absorbé",
+                "incidents réseau absorbés"
+            )
+        )?;
+    }
+    let restantes = r.a_deposer + r.en_cours;
+    if restantes > 0 {
+        writeln!(
+            s,
+            "  {} à déposer.",
+            pluriel(restantes, "unité reste", "unités restent")
+        )?;
+    }
+    if !r.echecs_par_cause.is_empty() {
+        writeln!(s, "  En échec, par cause :")?;
+    }
+    for (cause, definitif, n) in &r.echecs_par_cause {
+        let nature = if *definitif {
+            pluriel(*n, "refus définitif", "refus définitifs")
+        } else {
+            pluriel(*n, "échec transitoire", "échecs transitoires")
+        };
+        match cause {
+            Some(c) => writeln!(s, "    {nature} {c} : {}", c.conseil())?,
+            None => writeln!(
+                s,
+                "    {nature} de cause inconnue : voir vigie etat {}",
+                b.plan
+            )?,
+        }
+    }
+    if r.incertaine > 0 {
+        writeln!(
+            s,
+            "  {}, {} à la prochaine relance.",
+            pluriel(r.incertaine, "unité incertaine", "unités incertaines"),
+            if r.incertaine > 1 {
+                "réconciliées"
+            } else {
+                "réconciliée"
+            }
+        )?;
+    }
+    if let Some(suite) = suite {
+        writeln!(s, "Ensuite : {suite}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::plan::{CauseRefus, ResumePlan};
+
+    fn bilan(resume: ResumePlan) -> Bilan {
+        Bilan {
+            plan: 3,
+            resume,
+            deposees: 12,
+            octets_envoyes: 3 * 1024 * 1024,
+            incidents_absorbes: 2,
+            duree: Duration::from_secs(2),
+            interrompu: false,
+        }
+    }
+
+    fn texte(b: &Bilan, suite: Option<&str>) -> String {
+        let mut v = Vec::new();
+        ecrire_bilan(&mut v, b, suite).unwrap();
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn bilan_complet_avec_echecs_par_cause_et_prochaine_commande() {
+        let b = bilan(ResumePlan {
+            a_deposer: 1,
+            deposee: 16,
+            echec: 3,
+            definitifs: 1,
+            incertaine: 1,
+            echecs_par_cause: vec![
+                (Some(CauseRefus::Droits), true, 1),
+                (Some(CauseRefus::Serveur), false, 2),
+            ],
+            ..Default::default()
+        });
+        let t = texte(&b, Some("vigie retenter-echecs 3"));
+        let attendu = "\
+Plan 3 : 16 / 21 unités déposées (12 pendant ce passage).
+  3,0 Mio envoyés en 2,0 s, soit 1,5 Mio/s.
+  2 incidents réseau absorbés par les réessais, sans geste de votre part.
+  1 unité reste à déposer.
+  En échec, par cause :
+    1 refus définitif DROITS : droits insuffisants sur la destination : faites-les corriger, puis vigie retenter-echecs --y-compris-definitifs
+    2 échecs transitoires SERVEUR : serveur en panne : vigie retenter-echecs un peu plus tard
+  1 unité incertaine, réconciliée à la prochaine relance.
+Ensuite : vigie retenter-echecs 3
+";
+        assert_eq!(t, attendu);
+    }
+
+    #[test]
+    fn bilan_d_un_passage_reussi_sans_incident() {
+        let mut b = bilan(ResumePlan {
+            deposee: 1,
+            ..Default::default()
+        });
+        b.incidents_absorbes = 0;
+        b.deposees = 1;
+        b.octets_envoyes = 1000;
+        b.duree = Duration::ZERO;
+        let t = texte(&b, None);
+        assert_eq!(
+            t,
+            "Plan 3 : 1 / 1 unité déposée (1 pendant ce passage).\n  1000 o envoyés en 0,0 s.\n"
+        );
+    }
+
+    #[test]
+    fn bilan_interrompu() {
+        let mut b = bilan(ResumePlan {
+            a_deposer: 4,
+            deposee: 2,
+            ..Default::default()
+        });
+        b.interrompu = true;
+        let t = texte(&b, Some("vigie retenter-echecs 3"));
+        assert!(t.starts_with("Interrompu : le plan est à jour"), "{t}");
+        assert!(t.contains("4 unités restent à déposer."), "{t}");
+    }
+
+    #[test]
+    fn bilan_json_garde_exactement_les_cles_du_contrat() {
+        let b = bilan(ResumePlan {
+            a_deposer: 1,
+            en_cours: 1,
+            deposee: 5,
+            echec: 3,
+            definitifs: 1,
+            incertaine: 1,
+            ..Default::default()
+        });
+        let v = bilan_json(&b);
+        let mut cles: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        cles.sort_unstable();
+        assert_eq!(
+            cles,
+            [
+                "definitifs",
+                "deposees",
+                "deposees_ce_passage",
+                "duree_s",
+                "echecs",
+                "evenement",
+                "incertaines",
+                "incidents_absorbes",
+                "interrompu",
+                "octets_envoyes",
+                "plan",
+                "restantes",
+            ]
+        );
+        assert_eq!(v["evenement"], "bilan");
+        assert_eq!(v["echecs"], 2);
+        assert_eq!(v["restantes"], 2);
+        assert_eq!(v["duree_s"], 2.0);
+    }
+}

@@ -1,0 +1,133 @@
+//! Mises en forme partagées par les affichages : tailles, durées, débits, pluriels, noms.
+//!
+//! Pourquoi un module à part : la barre, les lignes simples et le bilan doivent dire la même
+//! chose de la même façon (« 12,3 Mio », « 3 min 12 s »), en français, et ces fonctions pures se
+//! testent sans terminal.
+
+use std::time::Duration;
+
+/// Une taille lisible : « 12,3 Mio ».
+pub fn octets_lisibles(n: u64) -> String {
+    const UNITES: [&str; 5] = ["o", "Kio", "Mio", "Gio", "Tio"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITES.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} o")
+    } else {
+        format!("{v:.1} {}", UNITES[u]).replace('.', ",")
+    }
+}
+
+/// Un débit lisible : « 1,2 Mio/s » ; `None` si la durée est nulle (rien de mesurable).
+pub fn debit_lisible(octets: u64, duree: Duration) -> Option<String> {
+    let s = duree.as_secs_f64();
+    (s > 0.0).then(|| format!("{}/s", octets_lisibles((octets as f64 / s) as u64)))
+}
+
+/// Une durée lisible : « 0,4 s », « 45 s », « 3 min 12 s », « 2 h 05 min ».
+pub fn duree_lisible(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 10.0 {
+        return format!("{s:.1} s").replace('.', ",");
+    }
+    let s = d.as_secs();
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) => format!("{sec} s"),
+        (0, min, sec) => format!("{min} min {sec:02} s"),
+        (h, min, _) => format!("{h} h {min:02} min"),
+    }
+}
+
+/// Un temps restant estimé, arrondi à la seconde supérieure : « 12 s », « 3 min 05 s ».
+pub fn reste_lisible(d: Duration) -> String {
+    let s = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) => format!("{sec} s"),
+        (0, min, sec) => format!("{min} min {sec:02} s"),
+        (h, min, _) => format!("{h} h {min:02} min"),
+    }
+}
+
+/// `n` suivi du singulier ou du pluriel : « 1 unité », « 3 unités », « 0 unité ».
+pub fn pluriel(n: u64, singulier: &str, pluriel: &str) -> String {
+    if n <= 1 {
+        format!("{n} {singulier}")
+    } else {
+        format!("{n} {pluriel}")
+    }
+}
+
+/// Un nom tenant en `largeur` caractères : on garde la fin, qui porte l'heure d'enregistrement et
+/// distingue les fichiers d'une même nuit (`…_221500_000.wav`).
+pub fn nom_court(nom: &str, largeur: usize) -> String {
+    let n = nom.chars().count();
+    if n <= largeur || largeur == 0 {
+        return nom.to_owned();
+    }
+    let fin: String = nom.chars().skip(n - (largeur - 1)).collect();
+    format!("…{fin}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tailles() {
+        assert_eq!(octets_lisibles(0), "0 o");
+        assert_eq!(octets_lisibles(1023), "1023 o");
+        assert_eq!(octets_lisibles(1536), "1,5 Kio");
+        assert_eq!(octets_lisibles(40 * 1024 * 1024 * 1024), "40,0 Gio");
+    }
+
+    #[test]
+    fn debits() {
+        assert_eq!(
+            debit_lisible(3 * 1024 * 1024, Duration::from_secs(2)).as_deref(),
+            Some("1,5 Mio/s")
+        );
+        assert_eq!(debit_lisible(10, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn durees() {
+        assert_eq!(duree_lisible(Duration::from_millis(420)), "0,4 s");
+        assert_eq!(duree_lisible(Duration::from_secs(45)), "45 s");
+        assert_eq!(duree_lisible(Duration::from_secs(192)), "3 min 12 s");
+        assert_eq!(
+            duree_lisible(Duration::from_secs(2 * 3600 + 5 * 60 + 7)),
+            "2 h 05 min"
+        );
+    }
+
+    #[test]
+    fn restes_arrondis_au_dessus() {
+        assert_eq!(reste_lisible(Duration::from_millis(11_200)), "12 s");
+        assert_eq!(reste_lisible(Duration::from_secs(185)), "3 min 05 s");
+        assert_eq!(reste_lisible(Duration::ZERO), "0 s");
+    }
+
+    #[test]
+    fn pluriels() {
+        assert_eq!(pluriel(0, "unité", "unités"), "0 unité");
+        assert_eq!(pluriel(1, "unité", "unités"), "1 unité");
+        assert_eq!(pluriel(2, "unité", "unités"), "2 unités");
+    }
+
+    #[test]
+    fn noms_courts_gardent_la_fin() {
+        let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+        assert_eq!(nom_court(nom, 100), nom);
+        let court = nom_court(nom, 20);
+        assert_eq!(court.chars().count(), 20);
+        assert!(
+            court.starts_with('…') && court.ends_with("_221500_000.wav"),
+            "{court}"
+        );
+        assert_eq!(nom_court("été", 2), "…é");
+    }
+}

@@ -1,0 +1,242 @@
+//! Le journal `tracing` : sur la sortie d'erreur pour qui regarde (`-v`, `-vv`, `RUST_LOG`),
+//! et, avec `--journal FICHIER`, complet et en lignes JSON pour qui enquête après coup.
+//!
+//! Pourquoi : quand une nuit n'est pas partie, il faut pouvoir dire pourquoi sans la rejouer.
+//! Chaque décision de réessai (méthode, tentative, budget restant, statut, attente, raison
+//! d'arrêt, règle 6 de `CONCEPTION.md`) est émise en `tracing` par la boucle de réessai ; le
+//! fichier les garde toutes (niveau `debug` pour `vigie`), quelle que soit la verbosité choisie
+//! pour l'écran. Le fichier est créé en 0600 : il décrit l'activité d'un compte.
+//!
+//! Aucun secret ne doit y passer. Les messages sont expurgés à la source (le transport ne
+//! journalise ni en-tête ni URL complète) ; par précaution, chaque ligne repasse ici par
+//! [`expurger`](crate::transport::expurger), le seul masque du projet, et les valeurs des
+//! variables d'environnement secrètes (clé secrète AWS, jeton) sont remplacées si elles
+//! apparaissaient telles quelles. Sur la sortie d'erreur, le journal passe au-dessus des barres
+//! sans les brouiller (`ecran`).
+
+use std::fs::{File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::prelude::*;
+
+use super::{couleurs_permises, ecran};
+use crate::transport::expurger;
+
+/// Le filtre du fichier journal : tout `vigie` jusqu'au détail, l'essentiel des bibliothèques.
+pub const FILTRE_FICHIER: &str = "info,vigie=debug";
+/// Variables d'environnement dont la valeur ne doit jamais s'écrire.
+const VARIABLES_SECRETES: [&str; 3] = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "VIGIE_JETON"];
+/// En deçà, une valeur « secrète » est trop courte pour être masquée sans défigurer le texte.
+const LONGUEUR_SECRET_MIN: usize = 8;
+
+/// Ce que demandent les options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReglagesJournal<'a> {
+    /// `-v` compté.
+    pub verbosite: u8,
+    /// `-q`.
+    pub silencieux: bool,
+    /// `--journal FICHIER`.
+    pub fichier: Option<&'a Path>,
+}
+
+/// Le fichier journal n'a pas pu être ouvert.
+#[derive(Debug, thiserror::Error)]
+#[error("impossible d'ouvrir le journal {}", chemin.display())]
+pub struct ErreurJournal {
+    pub chemin: PathBuf,
+    #[source]
+    pub source: io::Error,
+}
+
+/// Le filtre de la sortie d'erreur quand `RUST_LOG` n'est pas défini : avertissements par
+/// défaut ; `-v` les décisions de réessai ; `-vv` le détail de `vigie` ; `-vvv` tout `vigie`.
+/// Les bibliothèques ne descendent jamais sous `info` sans `RUST_LOG` explicite.
+pub fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
+    match (silencieux, verbosite) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "warn,vigie=info",
+        (false, 2) => "info,vigie=debug",
+        (false, _) => "info,vigie=trace",
+    }
+}
+
+/// Installe le journal. Sans effet si un journal est déjà installé (tests).
+pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
+    let masque = Masque::depuis_environnement();
+    let fichier = r
+        .fichier
+        .map(|chemin| {
+            ouvrir_en_prive(chemin).map_err(|source| ErreurJournal {
+                chemin: chemin.to_owned(),
+                source,
+            })
+        })
+        .transpose()?;
+    let filtre = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new(filtre_erreur(r.verbosite, r.silencieux)));
+    let ecran = tracing_subscriber::fmt::layer()
+        .with_writer(Ecrivain {
+            destination: Destination::Erreur,
+            masque: masque.clone(),
+        })
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()) && couleurs_permises())
+        .with_target(false)
+        .with_filter(filtre);
+    let fichier = fichier.map(|f| {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_ansi(false)
+            .with_writer(Ecrivain {
+                destination: Destination::Fichier(Mutex::new(f)),
+                masque,
+            })
+            .with_filter(EnvFilter::new(FILTRE_FICHIER))
+    });
+    let _ = tracing_subscriber::registry()
+        .with(ecran)
+        .with(fichier)
+        .try_init();
+    Ok(())
+}
+
+/// Ouvre (ou crée) le journal en ajout, lisible du seul propriétaire, même s'il existait avec
+/// des droits plus larges.
+fn ouvrir_en_prive(chemin: &Path) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(chemin)?;
+    f.set_permissions(Permissions::from_mode(0o600))?;
+    Ok(f)
+}
+
+/// Le dernier filet avant l'écriture : le masque du transport, et les valeurs secrètes connues.
+#[derive(Debug, Clone, Default)]
+struct Masque {
+    valeurs: Arc<Vec<String>>,
+}
+
+impl Masque {
+    fn depuis_environnement() -> Masque {
+        Masque::avec(
+            VARIABLES_SECRETES
+                .iter()
+                .filter_map(|v| std::env::var(v).ok()),
+        )
+    }
+
+    fn avec(valeurs: impl IntoIterator<Item = String>) -> Masque {
+        let valeurs = valeurs
+            .into_iter()
+            .map(|v| v.trim().to_owned())
+            .filter(|v| v.len() >= LONGUEUR_SECRET_MIN)
+            .collect();
+        Masque {
+            valeurs: Arc::new(valeurs),
+        }
+    }
+
+    fn appliquer(&self, texte: &str) -> String {
+        let mut propre = expurger(texte);
+        for v in self.valeurs.iter() {
+            if propre.contains(v.as_str()) {
+                propre = propre.replace(v.as_str(), "***");
+            }
+        }
+        propre
+    }
+}
+
+enum Destination {
+    Erreur,
+    Fichier(Mutex<File>),
+}
+
+/// Ce que `tracing-subscriber` appelle pour écrire un événement formaté (un appel par
+/// événement, ligne complète) : masque, puis écrit d'un bloc.
+struct Ecrivain {
+    destination: Destination,
+    masque: Masque,
+}
+
+struct Ligne<'a>(&'a Ecrivain);
+
+impl<'a> MakeWriter<'a> for Ecrivain {
+    type Writer = Ligne<'a>;
+
+    fn make_writer(&'a self) -> Ligne<'a> {
+        Ligne(self)
+    }
+}
+
+impl Write for Ligne<'_> {
+    fn write(&mut self, octets: &[u8]) -> io::Result<usize> {
+        let propre = self.0.masque.appliquer(&String::from_utf8_lossy(octets));
+        match &self.0.destination {
+            Destination::Erreur => ecran::ecrire_erreur(propre.as_bytes())?,
+            Destination::Fichier(f) => f
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write_all(propre.as_bytes())?,
+        }
+        Ok(octets.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &self.0.destination {
+            Destination::Erreur => Ok(()),
+            Destination::Fichier(f) => f.lock().unwrap_or_else(|e| e.into_inner()).flush(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbosite() {
+        assert_eq!(filtre_erreur(0, false), "warn");
+        assert_eq!(filtre_erreur(1, false), "warn,vigie=info");
+        assert_eq!(filtre_erreur(2, false), "info,vigie=debug");
+        assert_eq!(filtre_erreur(5, false), "info,vigie=trace");
+        assert_eq!(filtre_erreur(0, true), "error");
+    }
+
+    #[test]
+    fn le_masque_couvre_signatures_et_secrets_connus() {
+        let m = Masque::avec(["un-secret-bien-long".to_owned(), "court".to_owned()]);
+        let ligne = r#"{"detail":"GET https://h/k?X-Amz-Signature=abcd&x=1 avec un-secret-bien-long, court"}"#;
+        let propre = m.appliquer(ligne);
+        assert!(!propre.contains("abcd"), "{propre}");
+        assert!(!propre.contains("un-secret-bien-long"), "{propre}");
+        assert!(
+            propre.contains("court"),
+            "une valeur trop courte n'est pas masquée"
+        );
+    }
+
+    #[test]
+    fn le_journal_est_cree_en_0600_meme_s_il_existait() {
+        let d = tempfile::tempdir().unwrap();
+        let chemin = d.path().join("journal.jsonl");
+        std::fs::write(&chemin, "").unwrap();
+        std::fs::set_permissions(&chemin, Permissions::from_mode(0o644)).unwrap();
+        ouvrir_en_prive(&chemin).unwrap();
+        let mode = std::fs::metadata(&chemin).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let neuf = d.path().join("neuf.jsonl");
+        ouvrir_en_prive(&neuf).unwrap();
+        let mode = std::fs::metadata(&neuf).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}

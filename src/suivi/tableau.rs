@@ -1,0 +1,469 @@
+//! Ce que montrent les barres, calculé sans indicatif ni horloge réelle.
+//!
+//! Pourquoi à part : les règles d'affichage d'un réessai sont subtiles et c'est là qu'un
+//! affichage ment. « nouvelle tentative dans N s » doit arrondir au-dessus et ne jamais dire
+//! « 0 s » tant qu'on attend ; la mention doit tenir au moins une seconde (un état qui clignote
+//! ne se lit pas, rustup `download.rs`) ; elle ne disparaît qu'à la reprise réelle du transfert ;
+//! et les octets d'une tentative ratée ne doivent pas faire croire que la nuit avance. Ici, le
+//! temps est un paramètre (`t`, écoulé depuis une origine quelconque) : les tests avancent d'un
+//! coup, sans dormir. `barres.rs` ne fait que recopier ces textes dans indicatif.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::format::nom_court;
+use super::secondes_au_dessus;
+
+/// Durée minimale d'affichage d'un état transitoire (réessai, réseau indisponible).
+pub const AFFICHAGE_MINIMAL: Duration = Duration::from_secs(1);
+/// Largeur réservée au nom d'une unité sur sa ligne.
+pub const LARGEUR_NOM: usize = 44;
+
+/// Une attente annoncée : d'un réessai d'unité, ou du réseau entier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mention {
+    /// Quand elle a été annoncée.
+    depuis: Duration,
+    /// Quand la nouvelle tentative part.
+    jusqua: Duration,
+    /// Quand la reprise a été constatée.
+    reprise: Option<Duration>,
+}
+
+impl Mention {
+    pub fn nouvelle(t: Duration, attente: Duration) -> Mention {
+        Mention {
+            depuis: t,
+            jusqua: t + attente,
+            reprise: None,
+        }
+    }
+
+    /// Encore à l'écran à l'instant `t` : jusqu'à la reprise, et au moins
+    /// [`AFFICHAGE_MINIMAL`] après l'annonce.
+    pub fn visible(&self, t: Duration) -> bool {
+        self.reprise
+            .is_none_or(|r| t < r.max(self.depuis + AFFICHAGE_MINIMAL))
+    }
+
+    /// « nouvelle tentative dans N s » tant qu'on attend (N arrondi au-dessus, donc jamais 0),
+    /// puis « nouvelle tentative en cours » jusqu'à la reprise ; `None` une fois effacée.
+    pub fn texte(&self, t: Duration) -> Option<String> {
+        if !self.visible(t) {
+            return None;
+        }
+        Some(if t < self.jusqua {
+            format!(
+                "nouvelle tentative dans {} s",
+                secondes_au_dessus(self.jusqua - t)
+            )
+        } else {
+            "nouvelle tentative en cours".to_owned()
+        })
+    }
+
+    fn constater_reprise(&mut self, t: Duration) {
+        self.reprise.get_or_insert(t);
+    }
+}
+
+/// Comment une unité a fini son passage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fin {
+    Deposee,
+    Echec,
+    Incertaine,
+}
+
+#[derive(Debug, Clone)]
+struct Unite {
+    nom: String,
+    taille: u64,
+    /// Le dernier courant annoncé (confirmé + tentative en cours) ; peut redescendre.
+    octets: u64,
+    mention: Option<Mention>,
+    /// Finie, mais gardée à l'écran le temps que sa mention ait tenu sa seconde.
+    fin: Option<(Fin, Duration)>,
+}
+
+/// L'état affiché d'un passage.
+#[derive(Debug, Clone, Default)]
+pub struct Tableau {
+    unites_total: u64,
+    octets_total: u64,
+    deposees: u64,
+    echecs: u64,
+    /// Octets des unités déposées (confirmés par la destination).
+    octets_finis: u64,
+    /// Octets des unités sorties du passage sans être déposées : ils ne sont plus « à envoyer ».
+    octets_retires: u64,
+    unites: BTreeMap<i64, Unite>,
+    reseau: Option<Mention>,
+}
+
+impl Tableau {
+    pub fn debut(&mut self, unites: u64, octets: u64) {
+        self.unites_total = unites;
+        self.octets_total = octets;
+    }
+
+    pub fn commencer(&mut self, id: i64, nom: &str, taille: u64) {
+        self.unites.insert(
+            id,
+            Unite {
+                nom: nom.to_owned(),
+                taille,
+                octets: 0,
+                mention: None,
+                fin: None,
+            },
+        );
+        // Sans `debut` (ou s'il a sous-compté), on ne montre jamais plus de fichiers faits que
+        // de fichiers à faire.
+        let vus = self.deposees + self.echecs + self.en_vol() as u64;
+        self.unites_total = self.unites_total.max(vus);
+    }
+
+    /// Le courant d'une unité en vol. Une hausse après la fin de l'attente annoncée est la
+    /// reprise du transfert : la mention s'efface (après sa seconde d'affichage).
+    pub fn progression(&mut self, id: i64, octets: u64, t: Duration) {
+        let Some(u) = self.unites.get_mut(&id) else {
+            return;
+        };
+        if u.fin.is_some() {
+            return;
+        }
+        let octets = octets.min(u.taille);
+        if let Some(m) = &mut u.mention
+            && octets > u.octets
+            && t >= m.jusqua
+        {
+            m.constater_reprise(t);
+        }
+        u.octets = octets;
+    }
+
+    pub fn nouvelle_tentative(&mut self, id: i64, attente: Duration, t: Duration) {
+        if let Some(u) = self.unites.get_mut(&id) {
+            u.mention = Some(Mention::nouvelle(t, attente));
+        }
+    }
+
+    /// L'unité a fini. Rend vrai si sa ligne doit disparaître tout de suite ; sinon elle reste
+    /// le temps que sa mention ait tenu sa seconde ([`Tableau::a_retirer`] la rendra).
+    pub fn finir(&mut self, id: i64, fin: Fin, t: Duration) -> bool {
+        let Some(u) = self.unites.get_mut(&id) else {
+            return false;
+        };
+        if u.fin.is_some() {
+            return false;
+        }
+        match fin {
+            Fin::Deposee => {
+                self.deposees += 1;
+                self.octets_finis += u.taille;
+            }
+            Fin::Echec | Fin::Incertaine => {
+                self.echecs += 1;
+                self.octets_retires += u.taille;
+            }
+        }
+        let garder_jusqua = u
+            .mention
+            .filter(|m| m.visible(t))
+            .map(|m| m.depuis + AFFICHAGE_MINIMAL)
+            .filter(|&limite| t < limite);
+        match garder_jusqua {
+            Some(limite) => {
+                u.fin = Some((fin, limite));
+                false
+            }
+            None => {
+                self.unites.remove(&id);
+                true
+            }
+        }
+    }
+
+    /// Les unités finies dont la ligne a assez duré : retirées de l'état, leurs identifiants
+    /// rendus pour que l'affichage retire leurs lignes.
+    pub fn a_retirer(&mut self, t: Duration) -> Vec<i64> {
+        let ids: Vec<i64> = self
+            .unites
+            .iter()
+            .filter(|(_, u)| u.fin.is_some_and(|(_, limite)| t >= limite))
+            .map(|(&id, _)| id)
+            .collect();
+        for id in &ids {
+            self.unites.remove(id);
+        }
+        // Les mentions effacées ne servent plus.
+        for u in self.unites.values_mut() {
+            if u.mention.is_some_and(|m| !m.visible(t)) {
+                u.mention = None;
+            }
+        }
+        if self.reseau.is_some_and(|m| !m.visible(t)) {
+            self.reseau = None;
+        }
+        ids
+    }
+
+    pub fn reseau_indisponible(&mut self, attente: Duration, t: Duration) {
+        self.reseau = Some(Mention::nouvelle(t, attente));
+    }
+
+    pub fn reseau_retabli(&mut self, t: Duration) {
+        if let Some(m) = &mut self.reseau {
+            m.constater_reprise(t);
+        }
+    }
+
+    fn en_vol(&self) -> usize {
+        self.unites.values().filter(|u| u.fin.is_none()).count()
+    }
+
+    /// Octets acquis : ceux des unités déposées, plus le courant des unités en vol (qui
+    /// redescend quand une tentative échoue : ses octets ne comptent pas).
+    pub fn position(&self) -> u64 {
+        let en_vol: u64 = self
+            .unites
+            .values()
+            .filter(|u| u.fin.is_none())
+            .map(|u| u.octets)
+            .sum();
+        (self.octets_finis + en_vol).min(self.longueur())
+    }
+
+    /// Octets à envoyer dans ce passage, moins ceux des unités sorties sans être déposées.
+    pub fn longueur(&self) -> u64 {
+        self.octets_total.saturating_sub(self.octets_retires)
+    }
+
+    /// « 3/20 fichiers », et les échecs s'il y en a : « 3/20 fichiers (1 en échec) ».
+    pub fn fichiers(&self) -> String {
+        let mut f = format!("{}/{} fichiers", self.deposees, self.unites_total);
+        if self.echecs > 0 {
+            f.push_str(&format!(" ({} en échec)", self.echecs));
+        }
+        f
+    }
+
+    /// Le bandeau de la barre d'ensemble pendant une coupure du réseau :
+    /// « réseau indisponible — nouvelle tentative dans 5 s ».
+    pub fn bandeau(&self, t: Duration) -> Option<String> {
+        let texte = self.reseau?.texte(t)?;
+        Some(format!("réseau indisponible — {texte}"))
+    }
+
+    /// La ligne d'une unité : nom, pourcentage, et la mention de réessai s'il y en a une.
+    pub fn ligne_unite(&self, id: i64, t: Duration) -> Option<String> {
+        let u = self.unites.get(&id)?;
+        let nom = nom_court(&u.nom, LARGEUR_NOM);
+        if let Some((fin, _)) = u.fin {
+            let etat = match fin {
+                Fin::Deposee => "déposée",
+                Fin::Echec => "en échec",
+                Fin::Incertaine => "issue inconnue",
+            };
+            return Some(format!("  {nom:<LARGEUR_NOM$} {etat}"));
+        }
+        // Un fichier vide est entier dès le départ.
+        let pourcent = u
+            .octets
+            .saturating_mul(100)
+            .checked_div(u.taille)
+            .unwrap_or(100);
+        let mut ligne = format!("  {nom:<LARGEUR_NOM$} {pourcent:>3} %");
+        if let Some(texte) = u.mention.and_then(|m| m.texte(t)) {
+            ligne.push_str(" · ");
+            ligne.push_str(&texte);
+        }
+        Some(ligne)
+    }
+
+    /// Les identifiants des unités à l'écran.
+    pub fn ids(&self) -> Vec<i64> {
+        self.unites.keys().copied().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+
+    #[test]
+    fn un_reessai_de_1_2_s_decompte_2_puis_1_puis_s_efface_a_la_reprise() {
+        let mut t = Tableau::default();
+        t.debut(1, 1000);
+        t.commencer(1, NOM, 1000);
+        t.progression(1, 400, ms(0));
+        t.nouvelle_tentative(1, ms(1200), ms(0));
+        let ligne = |tab: &Tableau, ms_: u64| tab.ligne_unite(1, ms(ms_)).unwrap_or_default();
+        assert!(
+            ligne(&t, 0).ends_with("nouvelle tentative dans 2 s"),
+            "{}",
+            ligne(&t, 0)
+        );
+        assert!(ligne(&t, 199).ends_with("dans 2 s"));
+        assert!(ligne(&t, 200).ends_with("dans 1 s"));
+        assert!(
+            ligne(&t, 1199).ends_with("dans 1 s"),
+            "jamais « 0 s » tant qu'on attend"
+        );
+        // L'attente est finie, la tentative part mais n'a encore rien envoyé.
+        assert!(ligne(&t, 1200).ends_with("nouvelle tentative en cours"));
+        // Le moteur annonce le courant retombé à zéro (tentative ratée), puis une hausse.
+        t.progression(1, 0, ms(1250));
+        assert!(ligne(&t, 1300).contains("nouvelle tentative"));
+        t.progression(1, 100, ms(1500));
+        assert!(
+            !ligne(&t, 1500).contains("nouvelle tentative"),
+            "{}",
+            ligne(&t, 1500)
+        );
+        assert!(ligne(&t, 1500).contains(" 10 %"));
+    }
+
+    #[test]
+    fn une_hausse_avant_la_fin_de_l_attente_n_est_pas_une_reprise() {
+        // Un échantillon pris juste avant l'échec peut arriver après l'annonce.
+        let mut t = Tableau::default();
+        t.commencer(1, NOM, 1000);
+        t.progression(1, 100, ms(0));
+        t.nouvelle_tentative(1, ms(3000), ms(10));
+        t.progression(1, 500, ms(20));
+        assert!(
+            t.ligne_unite(1, ms(1500))
+                .unwrap_or_default()
+                .ends_with("dans 2 s")
+        );
+    }
+
+    #[test]
+    fn un_etat_transitoire_tient_au_moins_une_seconde() {
+        let mut t = Tableau::default();
+        t.commencer(1, NOM, 1000);
+        t.nouvelle_tentative(1, ms(100), ms(0));
+        assert!(
+            t.ligne_unite(1, ms(50))
+                .unwrap_or_default()
+                .ends_with("dans 1 s")
+        );
+        t.progression(1, 0, ms(100));
+        t.progression(1, 200, ms(300));
+        assert!(
+            t.ligne_unite(1, ms(999))
+                .unwrap_or_default()
+                .contains("nouvelle tentative")
+        );
+        assert!(
+            !t.ligne_unite(1, ms(1000))
+                .unwrap_or_default()
+                .contains("nouvelle tentative")
+        );
+        // Une unité finie pendant cette seconde garde sa ligne jusqu'au bout.
+        let mut t2 = Tableau::default();
+        t2.commencer(1, NOM, 1000);
+        t2.nouvelle_tentative(1, ms(100), ms(0));
+        assert!(!t2.finir(1, Fin::Deposee, ms(400)));
+        assert!(
+            t2.ligne_unite(1, ms(500))
+                .unwrap_or_default()
+                .ends_with("déposée")
+        );
+        assert!(t2.a_retirer(ms(900)).is_empty());
+        assert_eq!(t2.a_retirer(ms(1000)), vec![1]);
+        assert!(t2.ligne_unite(1, ms(1000)).is_none());
+    }
+
+    #[test]
+    fn une_unite_finie_sans_mention_disparait_aussitot() {
+        let mut t = Tableau::default();
+        t.commencer(1, NOM, 1000);
+        assert!(t.finir(1, Fin::Deposee, ms(10)));
+        assert!(t.ids().is_empty());
+        assert!(
+            !t.finir(1, Fin::Deposee, ms(20)),
+            "une fin n'est comptée qu'une fois"
+        );
+        assert_eq!(t.fichiers(), "1/1 fichiers");
+    }
+
+    #[test]
+    fn les_octets_d_une_tentative_ratee_ne_gonflent_pas_la_progression() {
+        let mut t = Tableau::default();
+        t.debut(2, 3000);
+        t.commencer(1, "a.wav", 1000);
+        t.commencer(2, "b.wav", 2000);
+        t.progression(1, 1000, ms(0));
+        assert!(t.finir(1, Fin::Deposee, ms(0)));
+        t.progression(2, 1500, ms(100));
+        assert_eq!(t.position(), 2500);
+        // La tentative échoue : le courant retombe aux octets confirmés (aucun ici).
+        t.nouvelle_tentative(2, ms(500), ms(200));
+        t.progression(2, 0, ms(300));
+        assert_eq!(t.position(), 1000);
+        t.progression(2, 2000, ms(900));
+        assert!(t.finir(2, Fin::Deposee, ms(1300)));
+        assert_eq!((t.position(), t.longueur()), (3000, 3000));
+        assert_eq!(t.fichiers(), "2/2 fichiers");
+    }
+
+    #[test]
+    fn une_unite_en_echec_sort_des_octets_a_envoyer() {
+        let mut t = Tableau::default();
+        t.debut(2, 3000);
+        t.commencer(1, "a.wav", 1000);
+        t.progression(1, 700, ms(0));
+        assert!(t.finir(1, Fin::Echec, ms(10)));
+        assert_eq!((t.position(), t.longueur()), (0, 2000));
+        assert_eq!(t.fichiers(), "0/2 fichiers (1 en échec)");
+    }
+
+    #[test]
+    fn bandeau_reseau_indisponible() {
+        let mut t = Tableau::default();
+        assert_eq!(t.bandeau(ms(0)), None);
+        t.reseau_indisponible(ms(4500), ms(0));
+        assert_eq!(
+            t.bandeau(ms(0)).as_deref(),
+            Some("réseau indisponible — nouvelle tentative dans 5 s")
+        );
+        assert!(
+            t.bandeau(ms(4000))
+                .unwrap_or_default()
+                .ends_with("dans 1 s")
+        );
+        t.reseau_retabli(ms(4600));
+        assert_eq!(t.bandeau(ms(4600)), None);
+        // Annoncé puis rétabli aussitôt : le bandeau tient sa seconde.
+        t.reseau_indisponible(ms(200), ms(10_000));
+        t.reseau_retabli(ms(10_300));
+        assert!(t.bandeau(ms(10_900)).is_some());
+        t.a_retirer(ms(11_000));
+        assert_eq!(t.bandeau(ms(11_000)), None);
+    }
+
+    #[test]
+    fn ligne_d_unite_et_pourcentage() {
+        let mut t = Tableau::default();
+        t.commencer(1, NOM, 0);
+        t.commencer(2, "court.wav", 1000);
+        t.progression(2, 5000, ms(0));
+        let l1 = t.ligne_unite(1, ms(0)).unwrap_or_default();
+        let l2 = t.ligne_unite(2, ms(0)).unwrap_or_default();
+        assert!(l1.ends_with("100 %") && l1.contains("…"), "{l1}");
+        assert!(
+            l2.starts_with("  court.wav ") && l2.ends_with("100 %"),
+            "{l2}"
+        );
+        assert_eq!(l1.chars().count(), l2.chars().count(), "colonnes alignées");
+    }
+}
