@@ -19,6 +19,12 @@ _vigie() {
             vigie,completions)
                 cmd="vigie__subcmd__completions"
                 ;;
+            vigie,connexion)
+                cmd="vigie__subcmd__connexion"
+                ;;
+            vigie,deconnexion)
+                cmd="vigie__subcmd__deconnexion"
+                ;;
             vigie,depot)
                 cmd="vigie__subcmd__depot"
                 ;;
@@ -37,6 +43,9 @@ _vigie() {
             vigie,retenter-echecs)
                 cmd="vigie__subcmd__retenter__subcmd__echecs"
                 ;;
+            vigie,traiter)
+                cmd="vigie__subcmd__traiter"
+                ;;
             vigie,verifier)
                 cmd="vigie__subcmd__verifier"
                 ;;
@@ -47,7 +56,7 @@ _vigie() {
 
     case "${cmd}" in
         vigie)
-            opts="-v -q -h -V --base --json --progression --verbose --quiet --help --version depot retenter-echecs retenter etat plans verifier completions generer-docs"
+            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs retenter etat plans verifier connexion deconnexion traiter completions generer-docs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -61,6 +70,10 @@ _vigie() {
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
                     return 0
                     ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -69,7 +82,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__completions)
-            opts="-v -q -h --base --json --progression --verbose --quiet --help bash elvish fish powershell zsh"
+            opts="-v -q -h --base --json --progression --verbose --quiet --journal --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -81,6 +94,70 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__connexion)
+            opts="-v -q -h --jeton --api --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jeton)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__deconnexion)
+            opts="-v -q -h --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -91,13 +168,37 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --simulation --redeposer-modifies --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --endpoint-url --region --profil --autoriser-http --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --attente-reseau --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --vers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --participation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --point)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --debut)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -137,6 +238,14 @@ _vigie() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --attente-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --echecs-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --endpoint-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -155,6 +264,10 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -165,7 +278,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__etat)
-            opts="-v -q -h --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,6 +290,10 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -187,7 +304,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__generer__subcmd__docs)
-            opts="-v -q -h --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -199,6 +316,10 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -209,7 +330,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__plans)
-            opts="-v -q -h --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -221,6 +342,10 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -231,7 +356,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__retenter__subcmd__echecs)
-            opts="-v -q -h --y-compris-definitifs --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --endpoint-url --region --profil --autoriser-http --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --y-compris-definitifs --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --attente-reseau --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -273,6 +398,14 @@ _vigie() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --attente-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --echecs-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --endpoint-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -291,6 +424,44 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__traiter)
+            opts="-v -q -h --participation --api --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --participation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -301,7 +472,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__verifier)
-            opts="-v -q -h --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --endpoint-url --region --profil --autoriser-http --base --json --progression --verbose --quiet --help"
+            opts="-v -q -h --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --attente-reseau --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -343,6 +514,14 @@ _vigie() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --attente-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --echecs-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --endpoint-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -361,6 +540,10 @@ _vigie() {
                     ;;
                 --progression)
                     COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

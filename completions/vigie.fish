@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_vigie_global_optspecs
-    string join \n base= json progression= v/verbose q/quiet h/help V/version
+    string join \n base= json progression= v/verbose q/quiet journal= h/help V/version
 end
 
 function __fish_vigie_needs_command
@@ -25,11 +25,12 @@ function __fish_vigie_using_subcommand
 end
 
 complete -c vigie -n "__fish_vigie_needs_command" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_needs_command" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_needs_command" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_needs_command" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_needs_command" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_needs_command" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_needs_command" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
@@ -39,126 +40,179 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter" -d 'Relance l
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque unité déposée y est-elle, intacte ?'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 (ex. 2026-06-21T21:30:00Z)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l redeposer-modifies -d 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l region -d 'Région S3' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l y-compris-definitifs -d 'Relance aussi les refus définitifs (après avoir corrigé leur cause)'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l region -d 'Région S3' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l y-compris-definitifs -d 'Relance aussi les refus définitifs (après avoir corrigé leur cause)'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand etat" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand etat" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand plans" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand plans" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l autoriser-http -d 'Accepte un point d\'accès en http:// hors de la boucle locale (les identifiants signent en clair)'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l jeton -d 'Le jeton copié depuis le site (« - » pour le lire sur l\'entrée standard, sans qu\'il apparaisse dans l\'historique ni dans la liste des processus)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand completions" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s v -l verbose -d 'Plus de détails (-v : décisions de réessai, -vv : tout)'
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s h -l help -d 'Affiche l\'aide'

@@ -77,17 +77,21 @@ pub struct OptionsGlobales {
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// Barres de progression : auto (si la sortie d'erreur est un terminal), toujours, jamais.
+    /// Barres de progression : auto (si la sortie d'erreur est un terminal, sinon une ligne par événement), toujours, jamais.
     #[arg(long, global = true, value_enum, default_value_t = ModeProgression::Auto)]
     pub progression: ModeProgression,
 
-    /// Plus de détails (-v : décisions de réessai, -vv : tout).
+    /// Plus de détails sur la sortie d'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l'emporte.
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
 
     /// Seulement le bilan et les erreurs.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+
+    /// Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600.
+    #[arg(long, global = true, value_name = "FICHIER")]
+    pub journal: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -110,6 +114,12 @@ pub enum Commande {
     Plans,
     /// Relit la destination : chaque unité déposée y est-elle, intacte ?
     Verifier(ArgsVerifier),
+    /// Vérifie et enregistre le jeton de la plateforme Vigie-Chiro.
+    Connexion(ArgsConnexion),
+    /// Efface le jeton enregistré.
+    Deconnexion,
+    /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
+    Traiter(ArgsTraiter),
     /// Écrit le script de complétion pour un shell sur la sortie standard.
     Completions {
         /// Le shell visé.
@@ -126,13 +136,41 @@ pub enum Commande {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("destination").required(true).args(["vers", "participation", "site"])))]
 pub struct ArgsDepot {
     /// Le dossier de la nuit (parcouru récursivement).
     pub dossier: PathBuf,
 
     /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif).
     #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
-    pub vers: String,
+    pub vers: Option<String>,
+
+    /// Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit.
+    #[arg(long, value_name = "ID")]
+    pub participation: Option<String>,
+
+    /// Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin).
+    #[arg(long, value_name = "ID", requires_all = ["point", "debut", "fin"])]
+    pub site: Option<String>,
+
+    /// Point d'écoute de la participation à créer (ex. A1).
+    #[arg(long, requires = "site")]
+    pub point: Option<String>,
+
+    /// Début de la nuit, ISO 8601 (ex. 2026-06-21T21:30:00Z).
+    #[arg(long, requires = "site")]
+    pub debut: Option<String>,
+
+    /// Fin de la nuit, ISO 8601.
+    #[arg(long, requires = "site")]
+    pub fin: Option<String>,
+
+    #[command(flatten)]
+    pub api: OptionsApi,
+
+    /// Accepte un point d'accès ou une API en http:// hors de la boucle locale (tout y circule en clair).
+    #[arg(long)]
+    pub autoriser_http: bool,
 
     /// Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer.
     #[arg(long)]
@@ -190,9 +228,10 @@ pub struct OptionsEnvoi {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub paralleles: u16,
 
-    /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart).
-    #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
-    pub seuil_multipart: u64,
+    /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ;
+    /// par défaut 8 vers S3, 5 vers Vigie-Chiro.
+    #[arg(long, value_name = "MIO", value_parser = clap::value_parser!(u64).range(5..=5120))]
+    pub seuil_multipart: Option<u64>,
 
     /// Taille d'une partie (Mio, 5 au moins).
     #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
@@ -218,9 +257,19 @@ pub struct OptionsEnvoi {
     #[arg(long, value_name = "S", default_value_t = 8.0)]
     pub attente_max: f64,
 
-    /// Échéance d'une émission, tentatives et attentes comprises (secondes).
+    /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
+    /// pause réseau n'y compte pas).
     #[arg(long, value_name = "S", default_value_t = 900.0)]
     pub echeance: f64,
+
+    /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune
+    /// unité ne consomme de tentative : une sonde vérifie le retour du réseau.
+    #[arg(long, value_name = "S", default_value_t = 600.0)]
+    pub attente_reseau: f64,
+
+    /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub echecs_reseau: u32,
 }
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).
@@ -237,8 +286,33 @@ pub struct OptionsS3 {
     /// Profil d'identifiants AWS (~/.aws/credentials).
     #[arg(long, env = "AWS_PROFILE", value_name = "PROFIL")]
     pub profil: Option<String>,
+}
 
-    /// Accepte un point d'accès en http:// hors de la boucle locale (les identifiants signent en clair).
-    #[arg(long)]
-    pub autoriser_http: bool,
+/// Accès à l'API de la plateforme Vigie-Chiro.
+#[derive(Debug, Clone, Args)]
+pub struct OptionsApi {
+    /// Base de l'API Vigie-Chiro (HTTPS exigé hors de la boucle locale).
+    #[arg(long = "api", env = "VIGIE_API", value_name = "URL", default_value = crate::destination::API_VIGIECHIRO)]
+    pub url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsConnexion {
+    /// Le jeton copié depuis le site (« - » pour le lire sur l'entrée standard, sans qu'il
+    /// apparaisse dans l'historique ni dans la liste des processus).
+    #[arg(long, value_name = "JETON")]
+    pub jeton: String,
+
+    #[command(flatten)]
+    pub api: OptionsApi,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsTraiter {
+    /// La participation dont lancer le calcul.
+    #[arg(long, value_name = "ID")]
+    pub participation: String,
+
+    #[command(flatten)]
+    pub api: OptionsApi,
 }

@@ -11,6 +11,61 @@ use std::fmt;
 pub enum Destination {
     /// Un compartiment S3 (AWS ou compatible).
     S3(DestinationS3),
+    /// La plateforme Vigie-Chiro (API et URL S3 signées).
+    VigieChiro(DestinationVigieChiro),
+}
+
+/// L'API de la plateforme Vigie-Chiro par défaut.
+pub const API_VIGIECHIRO: &str = "https://vigiechiro.herokuapp.com/api/v1";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DestinationVigieChiro {
+    /// Base de l'API, sans « / » final.
+    pub api: String,
+    pub participation: CibleParticipation,
+}
+
+/// La participation qui reçoit la nuit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CibleParticipation {
+    /// Créée sur le site web ; l'utilisateur donne son identifiant.
+    Existante(String),
+    /// À créer (une seule fois, jamais rejouée à l'aveugle).
+    ACreer {
+        site: String,
+        point: String,
+        debut: String,
+        fin: String,
+    },
+}
+
+impl DestinationVigieChiro {
+    pub fn nouvelle(
+        api: &str,
+        participation: CibleParticipation,
+        autoriser_http: bool,
+    ) -> Result<Self, ErreurDestination> {
+        let api = valider_endpoint(api, autoriser_http)?;
+        let valide = |v: &str| {
+            !v.is_empty()
+                && v.len() <= 200
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_:.+".contains(c))
+        };
+        let champs: Vec<&str> = match &participation {
+            CibleParticipation::Existante(id) => vec![id],
+            CibleParticipation::ACreer {
+                site,
+                point,
+                debut,
+                fin,
+            } => vec![site, point, debut, fin],
+        };
+        if let Some(v) = champs.into_iter().find(|v| !valide(v)) {
+            return Err(ErreurDestination::Participation(v.to_owned()));
+        }
+        Ok(DestinationVigieChiro { api, participation })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +98,11 @@ pub enum ErreurDestination {
     HttpNonLocal(String),
     #[error("clé « {0} » refusée : elle sortirait du préfixe demandé")]
     Cle(String),
+    #[error(
+        "« {0} » invalide pour la participation : identifiants, point et dates en lettres, \
+         chiffres, « - », « _ », « : », « . » ou « + » (dates ISO 8601, ex. 2026-06-21T21:30:00Z)"
+    )]
+    Participation(String),
 }
 
 impl DestinationS3 {
@@ -95,6 +155,27 @@ impl Destination {
 
     /// Relit une identité écrite par [`Destination::identite`].
     pub fn depuis_identite(identite: &str) -> Result<Self, ErreurDestination> {
+        if let Some(reste) = identite.strip_prefix("vigiechiro:") {
+            let (cible, api) = match reste.split_once("?api=") {
+                Some((c, a)) => (c, a),
+                None => (reste, API_VIGIECHIRO),
+            };
+            let morceaux: Vec<&str> = cible.split('/').collect();
+            let participation = match morceaux.as_slice() {
+                ["participation", id] => CibleParticipation::Existante((*id).to_owned()),
+                ["site", site, "point", point, "debut", debut, "fin", fin] => {
+                    CibleParticipation::ACreer {
+                        site: (*site).to_owned(),
+                        point: (*point).to_owned(),
+                        debut: (*debut).to_owned(),
+                        fin: (*fin).to_owned(),
+                    }
+                }
+                _ => return Err(ErreurDestination::Forme(identite.to_owned())),
+            };
+            return DestinationVigieChiro::nouvelle(api, participation, true)
+                .map(Destination::VigieChiro);
+        }
         let (s3, endpoint) = match identite.split_once("?endpoint=") {
             Some((s3, e)) => (s3, Some(e)),
             None => (identite, None),
@@ -103,9 +184,17 @@ impl Destination {
         DestinationS3::analyser(s3, endpoint, true).map(Destination::S3)
     }
 
+    /// La clé d'une unité : préfixe + chemin pour S3 ; pour Vigie-Chiro, le titre (nom du
+    /// fichier), la plateforme fabriquant elle-même la clé S3 (`wav/pa-<participation>/<titre>`).
     pub fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
         match self {
             Destination::S3(d) => d.cle(chemin),
+            Destination::VigieChiro(_) => {
+                if !chemin_sur(chemin) {
+                    return Err(ErreurDestination::Cle(chemin.to_owned()));
+                }
+                Ok(chemin.rsplit('/').next().unwrap_or(chemin).to_owned())
+            }
         }
     }
 }
@@ -120,6 +209,26 @@ impl fmt::Display for Destination {
                 }
                 if let Some(e) = &d.endpoint {
                     write!(f, "?endpoint={e}")?;
+                }
+                Ok(())
+            }
+            Destination::VigieChiro(d) => {
+                match &d.participation {
+                    CibleParticipation::Existante(id) => {
+                        write!(f, "vigiechiro:participation/{id}")?
+                    }
+                    CibleParticipation::ACreer {
+                        site,
+                        point,
+                        debut,
+                        fin,
+                    } => write!(
+                        f,
+                        "vigiechiro:site/{site}/point/{point}/debut/{debut}/fin/{fin}"
+                    )?,
+                }
+                if d.api != API_VIGIECHIRO {
+                    write!(f, "?api={}", d.api)?;
                 }
                 Ok(())
             }
@@ -147,7 +256,7 @@ fn chemin_sur(chemin: &str) -> bool {
             .all(|s| !s.is_empty() && s != "." && s != "..")
 }
 
-fn valider_endpoint(e: &str, autoriser_http: bool) -> Result<String, ErreurDestination> {
+pub fn valider_endpoint(e: &str, autoriser_http: bool) -> Result<String, ErreurDestination> {
     let e = e.trim_end_matches('/');
     let (schema, reste) = e
         .split_once("://")
@@ -219,6 +328,63 @@ mod tests {
         for c in ["../x.wav", "/etc/passwd", "a/../../b", "a\u{7}.wav", ""] {
             assert!(d.cle(c).is_err(), "{c:?}");
         }
+    }
+
+    #[test]
+    fn identites_vigiechiro() {
+        for d in [
+            DestinationVigieChiro::nouvelle(
+                API_VIGIECHIRO,
+                CibleParticipation::Existante("5f0c".into()),
+                false,
+            )
+            .unwrap(),
+            DestinationVigieChiro::nouvelle(
+                "http://127.0.0.1:8080/api/v1",
+                CibleParticipation::ACreer {
+                    site: "5f0d".into(),
+                    point: "A1".into(),
+                    debut: "2026-06-21T21:30:00Z".into(),
+                    fin: "2026-06-22T06:00:00Z".into(),
+                },
+                false,
+            )
+            .unwrap(),
+        ] {
+            let d = Destination::VigieChiro(d);
+            assert_eq!(
+                Destination::depuis_identite(&d.identite()).unwrap(),
+                d,
+                "{}",
+                d.identite()
+            );
+        }
+        assert!(
+            DestinationVigieChiro::nouvelle(
+                "http://vigie.exemple.fr/api",
+                CibleParticipation::Existante("x".into()),
+                false
+            )
+            .is_err()
+        );
+        assert!(
+            DestinationVigieChiro::nouvelle(
+                API_VIGIECHIRO,
+                CibleParticipation::Existante("a/b".into()),
+                false
+            )
+            .is_err()
+        );
+        let d = Destination::VigieChiro(
+            DestinationVigieChiro::nouvelle(
+                API_VIGIECHIRO,
+                CibleParticipation::Existante("p".into()),
+                false,
+            )
+            .unwrap(),
+        );
+        assert_eq!(d.cle("sous/a.wav").unwrap(), "a.wav");
+        assert!(d.cle("../a.wav").is_err());
     }
 
     #[test]

@@ -287,10 +287,12 @@ pub fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRef
                 format!("renommez {nom} en {corrige}"),
             ));
         }
-        let interdits: Vec<char> = nom
+        let mut interdits: Vec<char> = nom
             .chars()
             .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
             .collect();
+        interdits.sort_unstable();
+        interdits.dedup();
         if !interdits.is_empty() {
             let liste: Vec<String> = interdits
                 .iter()

@@ -11,6 +11,7 @@ pub mod commandes;
 pub mod depot;
 pub mod destination;
 pub mod inventaire;
+pub mod jeton;
 pub mod plan;
 pub mod reessai;
 pub mod sortie;

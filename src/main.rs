@@ -4,15 +4,21 @@ use std::process::ExitCode;
 
 use vigie::cli::Cli;
 use vigie::commandes;
-use vigie::sortie::{code_pour_erreur, est_tube_ferme};
+use vigie::sortie::{CodeSortie, code_pour_erreur, est_tube_ferme};
+use vigie::suivi;
 
 fn main() -> ExitCode {
     let cli = Cli::analyser();
-    commandes::initialiser_journal(&cli.globales);
+    if let Err(e) = commandes::initialiser_journal(&cli.globales) {
+        eprintln!("erreur : {e:#}");
+        return CodeSortie::Usage.into();
+    }
     match commandes::executer(cli) {
         Ok(code) => code.into(),
         Err(e) if est_tube_ferme(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            // Des barres encore à l'écran (passage arrêté net) recouvriraient le message.
+            suivi::liberer_terminal();
             eprintln!("erreur : {e:#}");
             code_pour_erreur(&e).into()
         }

@@ -27,9 +27,31 @@ impl From<CodeSortie> for ExitCode {
     }
 }
 
-/// Le code d'une erreur qui arrête la commande : 4 si un autre `vigie` tient le plan, 2 sinon
-/// (tout ce qui arrête avant l'envoi est de l'usage ou de la configuration).
+/// Une erreur qui porte son code de sortie (réseau indisponible avant tout envoi : 1 ; refus
+/// définitif de la plateforme : 3).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ErreurAvecCode {
+    pub code: CodeSortie,
+    pub message: String,
+}
+
+impl ErreurAvecCode {
+    pub fn new(code: CodeSortie, message: impl Into<String>) -> Self {
+        ErreurAvecCode {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Le code d'une erreur qui arrête la commande : celui qu'elle porte, 4 si un autre `vigie`
+/// tient le plan, 2 sinon (tout ce qui arrête avant l'envoi est de l'usage ou de la
+/// configuration).
 pub fn code_pour_erreur(e: &anyhow::Error) -> CodeSortie {
+    if let Some(c) = e.chain().find_map(|c| c.downcast_ref::<ErreurAvecCode>()) {
+        return c.code;
+    }
     let occupe = e.chain().any(|c| {
         matches!(
             c.downcast_ref::<ErreurBase>(),

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::{ArgsDepot, OptionsGlobales};
-use crate::destination::{Destination, DestinationS3};
+use crate::destination::{CibleParticipation, Destination, DestinationS3, DestinationVigieChiro};
 use crate::inventaire::{self, Inventaire};
 use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
 use crate::sortie::CodeSortie;
@@ -25,16 +25,46 @@ pub(super) struct PlanPret {
 }
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
-    let destination = Destination::S3(DestinationS3::analyser(
-        &args.vers,
-        args.s3.endpoint_url.as_deref(),
-        args.s3.autoriser_http,
-    )?);
+    let destination = destination_demandee(&args)?;
     let pret = planifier(g, &args.dossier, destination, args.redeposer_modifies)?;
     if args.simulation {
         return simuler(g, &pret);
     }
     super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
+}
+
+/// La destination que disent les options (le groupe clap garantit qu'il y en a une).
+fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
+    if let Some(vers) = &args.vers {
+        return Ok(Destination::S3(DestinationS3::analyser(
+            vers,
+            args.s3.endpoint_url.as_deref(),
+            args.autoriser_http,
+        )?));
+    }
+    let participation = match (
+        &args.participation,
+        &args.site,
+        &args.point,
+        &args.debut,
+        &args.fin,
+    ) {
+        (Some(id), ..) => CibleParticipation::Existante(id.clone()),
+        (None, Some(site), Some(point), Some(debut), Some(fin)) => CibleParticipation::ACreer {
+            site: site.clone(),
+            point: point.clone(),
+            debut: debut.clone(),
+            fin: fin.clone(),
+        },
+        _ => bail!(
+            "destination incomplète : --vers s3://…, --participation ID, ou --site ID --point P --debut D --fin F"
+        ),
+    };
+    Ok(Destination::VigieChiro(DestinationVigieChiro::nouvelle(
+        &args.api.url,
+        participation,
+        args.autoriser_http,
+    )?))
 }
 
 /// Inventorie, valide, verrouille et (re)planifie. Rien n'est envoyé.
@@ -70,15 +100,27 @@ pub(super) fn planifier(
             }),
         }
     }
+    // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup.
+    if matches!(destination, Destination::VigieChiro(_)) {
+        for refus in inventaire::valider_pour_vigiechiro(&inventaire.enregistrements) {
+            problemes.push(inventaire::ProblemeFichier {
+                chemin: refus.chemin,
+                probleme: format!("{} → {}", refus.regle, refus.geste),
+            });
+        }
+    }
     if !problemes.is_empty() {
+        problemes.sort_by(|a, b| a.chemin.cmp(&b.chemin));
         let mut s = io::stderr().lock();
         writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
         for p in &problemes {
             writeln!(s, "  {} : {}", p.chemin, p.probleme)?;
         }
+        let fichiers: std::collections::BTreeSet<&str> =
+            problemes.iter().map(|p| p.chemin.as_str()).collect();
         bail!(
             "{} fichier(s) à corriger avant de déposer (liste ci-dessus), puis relancez la même commande",
-            problemes.len()
+            fichiers.len()
         );
     }
     let base = ouvrir_base(g)?;

@@ -14,9 +14,10 @@ use tokio::task::JoinSet;
 
 use super::depot::{PlanPret, planifier};
 use super::etat::{code_du_plan, prochaine_commande};
-use super::{ligne_json, octets_lisibles, ouvrir_base};
+use super::{ligne_json, ouvrir_base};
 use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
 use crate::depot::s3::DepositaireS3;
+use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{Bilan, Moteur};
 use crate::destination::Destination;
 use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
@@ -24,11 +25,16 @@ use crate::reessai::{
     Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
 };
 use crate::sortie::CodeSortie;
-use crate::suivi::{Suivi, SuiviJson, SuiviLignes};
+use crate::suivi::Suivi;
 use crate::transport::s3::{ClientS3, ConfigS3};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
 const MIO: u64 = 1024 * 1024;
+/// Seuil multipart par défaut vers S3 (Mio).
+const SEUIL_S3_MIO: u64 = 8;
+/// Seuil multipart par défaut vers Vigie-Chiro (Mio) : la plateforme passe en multipart au-delà
+/// de 5 Mio.
+const SEUIL_VIGIECHIRO_MIO: u64 = 5;
 /// Vérifications menées en même temps par `vigie verifier`.
 const VERIFICATIONS_PARALLELES: usize = 8;
 
@@ -58,6 +64,7 @@ fn reglages_emission(e: &OptionsEnvoi) -> Result<ReglagesEmission> {
         bref,
         delai_tentative: duree("delai-tentative", e.delai_tentative)?,
         delai_blocage: duree("delai-blocage", e.delai_blocage)?,
+        echecs_reseau: e.echecs_reseau,
     })
 }
 
@@ -108,6 +115,16 @@ pub(super) fn envoyer(
 ) -> Result<CodeSortie> {
     let emission = reglages_emission(options)?;
     let paralleles = usize::from(options.paralleles);
+    if !(options.attente_reseau.is_finite()
+        && options.attente_reseau >= 0.0
+        && options.attente_reseau < 7.0 * 86_400.0)
+    {
+        anyhow::bail!(
+            "--attente-reseau {} invalide : une durée en secondes, positive, inférieure à une semaine",
+            options.attente_reseau
+        );
+    }
+    let attente_reseau = Duration::from_secs_f64(options.attente_reseau);
     let rt = runtime()?;
     let PlanPret {
         base,
@@ -117,23 +134,48 @@ pub(super) fn envoyer(
     } = pret;
     let bilan = rt.block_on(async {
         let annulation = Annulation::new();
-        let suivi: Arc<dyn Suivi> = if g.json {
-            Arc::new(SuiviJson)
-        } else {
-            Arc::new(SuiviLignes {
-                silencieux: g.quiet,
-            })
-        };
+        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
         ecouter_signaux(annulation.clone(), Arc::clone(&suivi));
         let emetteur = Emetteur::nouveau(emission, annulation);
         match &destination {
             Destination::S3(dest) => {
                 let depositaire = DepositaireS3 {
                     client: ClientS3::connecter(dest, &config_s3(s3)).await?,
-                    seuil_multipart: options.seuil_multipart * MIO,
+                    seuil_multipart: options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
                     taille_partie: options.taille_partie * MIO,
                 };
-                let moteur = Moteur::nouveau(base, plan, depositaire, emetteur, suivi, paralleles);
+                let moteur = Moteur::nouveau(
+                    base,
+                    plan,
+                    depositaire,
+                    emetteur,
+                    suivi,
+                    paralleles,
+                    attente_reseau,
+                );
+                anyhow::Ok(Arc::new(moteur).executer().await?)
+            }
+            Destination::VigieChiro(dest) => {
+                let client = super::vigiechiro::client(&dest.api)?;
+                let participation = super::vigiechiro::resoudre_participation(
+                    &base, plan.id, dest, &client, &emetteur,
+                )
+                .await?;
+                let depositaire = DepositaireVigieChiro::nouveau(
+                    client,
+                    participation,
+                    options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
+                    options.taille_partie * MIO,
+                );
+                let moteur = Moteur::nouveau(
+                    base,
+                    plan,
+                    depositaire,
+                    emetteur,
+                    suivi,
+                    paralleles,
+                    attente_reseau,
+                );
                 anyhow::Ok(Arc::new(moteur).executer().await?)
             }
         }
@@ -147,78 +189,10 @@ pub(super) fn envoyer(
     })
 }
 
+/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON.
 fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
-    let r = &b.resume;
-    let echecs = r.echec - r.definitifs;
-    let restantes = r.a_deposer + r.en_cours;
-    if g.json {
-        ligne_json(&json!({
-            "evenement": "bilan",
-            "plan": b.plan,
-            "deposees": r.deposee,
-            "echecs": echecs,
-            "definitifs": r.definitifs,
-            "incertaines": r.incertaine,
-            "restantes": restantes,
-            "octets_envoyes": b.octets_envoyes,
-            "duree_s": (b.duree.as_secs_f64() * 1000.0).round() / 1000.0,
-            "deposees_ce_passage": b.deposees,
-            "incidents_absorbes": b.incidents_absorbes,
-            "interrompu": b.interrompu,
-        }))?;
-        return Ok(());
-    }
-    let mut s = io::stdout().lock();
-    let debit = if b.duree.as_secs_f64() > 0.0 {
-        octets_lisibles((b.octets_envoyes as f64 / b.duree.as_secs_f64()) as u64)
-    } else {
-        octets_lisibles(0)
-    };
-    writeln!(
-        s,
-        "{}Plan {} : {} / {} unité(s) déposée(s) ; {} envoyé(s) en {:.1} s ({debit}/s).",
-        if b.interrompu { "Interrompu. " } else { "" },
-        b.plan,
-        r.deposee,
-        r.total(),
-        octets_lisibles(b.octets_envoyes),
-        b.duree.as_secs_f64()
-    )?;
-    if b.incidents_absorbes > 0 {
-        writeln!(
-            s,
-            "  {} incident(s) réseau absorbé(s) par les réessais.",
-            b.incidents_absorbes
-        )?;
-    }
-    if restantes > 0 {
-        writeln!(s, "  {restantes} unité(s) restent à déposer.")?;
-    }
-    for (cause, definitif, n) in &r.echecs_par_cause {
-        let libelle = cause.map_or("INCONNUE", |c| c.as_str());
-        let nature = if *definitif {
-            "refus définitif"
-        } else {
-            "échec transitoire"
-        };
-        writeln!(
-            s,
-            "  {n} {nature}(s) {libelle}{}",
-            cause
-                .map(|c| format!(" : {}", c.conseil()))
-                .unwrap_or_default()
-        )?;
-    }
-    if r.incertaine > 0 {
-        writeln!(
-            s,
-            "  {} unité(s) incertaine(s), réconciliée(s) à la prochaine relance.",
-            r.incertaine
-        )?;
-    }
-    if let Some(suite) = prochaine_commande(b.plan, r) {
-        writeln!(s, "Ensuite : {suite}")?;
-    }
+    let suite = prochaine_commande(b.plan, &b.resume);
+    crate::suivi::bilan::afficher(b, suite.as_deref(), g.json)?;
     Ok(())
 }
 
@@ -258,7 +232,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         &plan.destination,
         &plan.id.to_string(),
     )?;
-    let Destination::S3(dest) = Destination::depuis_identite(&plan.destination)?;
+    let Destination::S3(dest) = Destination::depuis_identite(&plan.destination)? else {
+        anyhow::bail!(
+            "vigie verifier ne sait relire qu'une destination S3 ; sur la plateforme Vigie-Chiro, \
+             la finalisation de chaque fichier (disponible) est déjà vérifiée au dépôt"
+        );
+    };
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = reglages_emission(&args.envoi)?;
     let rt = runtime()?;

@@ -5,12 +5,12 @@ mod depot;
 mod docs;
 mod envoi;
 mod etat;
+mod vigiechiro;
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
-use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Commande, OptionsGlobales};
 use crate::plan::{self, Base};
@@ -27,6 +27,9 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Verifier(args) => envoi::verifier(g, args),
         Commande::Etat(args) => etat::etat(g, args.plan),
         Commande::Plans => etat::plans(g),
+        Commande::Connexion(args) => vigiechiro::connexion(g, args),
+        Commande::Deconnexion => vigiechiro::deconnexion(g),
+        Commande::Traiter(args) => vigiechiro::traiter(g, args),
         Commande::Completions { shell } => docs::completions(shell),
         Commande::GenererDocs { racine } => {
             docs::generer_docs(&racine).map(|()| CodeSortie::Succes)
@@ -34,22 +37,16 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
     }
 }
 
-/// Installe le journal `tracing` sur la sortie d'erreur : avertissements par défaut, décisions
-/// de réessai avec `-v`, tout avec `-vv` ; `RUST_LOG` l'emporte.
-pub fn initialiser_journal(g: &OptionsGlobales) {
-    let defaut = match (g.quiet, g.verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn",
-        (false, 1) => "vigie=info",
-        (false, _) => "vigie=debug,info",
-    };
-    let filtre = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(defaut));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filtre)
-        .with_writer(io::stderr)
-        .with_ansi(io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
-        .with_target(false)
-        .try_init();
+/// Installe le journal `tracing` : sur la sortie d'erreur (avertissements par défaut, décisions
+/// de réessai avec `-v`, détail avec `-vv` ; `RUST_LOG` l'emporte), et complet en JSON dans le
+/// fichier de `--journal`.
+pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
+    crate::suivi::journal::initialiser(crate::suivi::journal::ReglagesJournal {
+        verbosite: g.verbose,
+        silencieux: g.quiet,
+        fichier: g.journal.as_deref(),
+    })?;
+    Ok(())
 }
 
 /// Ouvre la base désignée par `--base` / `VIGIE_BASE`, ou celle par défaut.

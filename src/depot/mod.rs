@@ -16,6 +16,7 @@
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
 pub mod s3;
+pub mod vigiechiro;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -51,7 +52,17 @@ pub trait Depositaire: Send + Sync + 'static {
         ctx: &ContexteUnite<'_>,
         chemin: &Path,
     ) -> impl Future<Output = Resultat<IssueUnite>> + Send;
+
+    /// Une requête peu coûteuse pour savoir si la destination répond (réseau rétabli ?).
+    /// Toute réponse du serveur, même un refus, dit que le réseau est là.
+    fn sonder(&self) -> impl Future<Output = ReponseApi<()>> + Send;
 }
+
+/// Attente entre deux sondes pendant une coupure : de 1 s à 30 s, doublée, jitterée.
+const SONDE_BASE: Duration = Duration::from_secs(1);
+const SONDE_PLAFOND: Duration = Duration::from_secs(30);
+/// Délai d'une sonde.
+const SONDE_DELAI: Duration = Duration::from_secs(10);
 
 /// Ce qu'un passage a fait.
 #[derive(Debug, Clone)]
@@ -96,6 +107,7 @@ struct Commun {
     emetteur: Emetteur,
     suivi: Arc<dyn Suivi>,
     paralleles: usize,
+    attente_reseau: Duration,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
@@ -128,6 +140,7 @@ pub struct ContexteUnite<'a> {
     commun: &'a Commun,
     vol: &'a UniteEnVol,
     pub unite: &'a DepotUnite,
+    chemin: &'a Path,
 }
 
 impl ContexteUnite<'_> {
@@ -138,6 +151,11 @@ impl ContexteUnite<'_> {
 
     pub fn plan(&self) -> &DepotPlan {
         &self.commun.plan
+    }
+
+    /// Le fichier local de l'unité.
+    pub fn chemin(&self) -> PathBuf {
+        self.chemin.to_path_buf()
     }
 
     /// Des octets de l'unité sont confirmés par la destination (pour la progression).
@@ -211,6 +229,7 @@ impl<D: Depositaire> Moteur<D> {
         emetteur: Emetteur,
         suivi: Arc<dyn Suivi>,
         paralleles: usize,
+        attente_reseau: Duration,
     ) -> Self {
         Moteur {
             commun: Commun {
@@ -220,6 +239,7 @@ impl<D: Depositaire> Moteur<D> {
                 emetteur,
                 suivi,
                 paralleles,
+                attente_reseau,
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
                 en_vol: Mutex::new(HashMap::new()),
@@ -251,6 +271,7 @@ impl<D: Depositaire> Moteur<D> {
         c.base().toucher_plan(c.plan.id)?;
 
         let progression = tokio::spawn(Arc::clone(self).annoncer_progression());
+        let veilleur = tokio::spawn(Arc::clone(self).veiller_reseau());
         let places = Arc::new(Semaphore::new(c.paralleles.max(1)));
         let mut taches: JoinSet<Resultat<bool>> = JoinSet::new();
         let mut erreur = None;
@@ -291,6 +312,7 @@ impl<D: Depositaire> Moteur<D> {
             }
         }
         progression.abort();
+        veilleur.abort();
         if let Some(e) = erreur {
             return Err(e);
         }
@@ -302,8 +324,75 @@ impl<D: Depositaire> Moteur<D> {
             octets_envoyes: c.octets_envoyes.load(Ordering::Relaxed),
             incidents_absorbes: c.incidents_absorbes.load(Ordering::Relaxed),
             duree: debut.elapsed(),
-            interrompu: annulation.est_annulee(),
+            interrompu: annulation.est_annulee() && !c.emetteur.reseau().est_abandonne(),
         })
+    }
+
+    /// Pendant une coupure : une sonde (profil BREF) à intervalle croissant, jitteré et
+    /// plafonné ; au premier signe du serveur, le réseau rouvre ; au-delà de l'attente maximale,
+    /// il est abandonné (le passage s'arrête, les unités en vol finissent en échec transitoire).
+    async fn veiller_reseau(self: Arc<Self>) {
+        use crate::reessai::{
+            AleaSysteme, Operation, Reglages, SourceAlea, TemporisateurTokio, executer,
+        };
+        let c = &self.commun;
+        let reseau = Arc::clone(c.emetteur.reseau());
+        let Ok(bref) = Reglages::bref().valider() else {
+            return;
+        };
+        let observateur = ObservateurPlan { commun: c };
+        loop {
+            if !reseau.attendre_coupure().await {
+                return;
+            }
+            let debut = Instant::now();
+            let mut rang: u32 = 0;
+            loop {
+                let enveloppe = SONDE_BASE
+                    .saturating_mul(1u32 << rang.min(16))
+                    .min(SONDE_PLAFOND);
+                let attente = enveloppe / 2 + enveloppe.mul_f64(AleaSysteme.tirer() / 2.0);
+                if debut.elapsed() + attente > c.attente_reseau {
+                    reseau.abandonner();
+                    return;
+                }
+                c.suivi.reseau_indisponible(attente);
+                tokio::select! {
+                    () = c.emetteur.annulation().annulee() => return,
+                    () = tokio::time::sleep(attente) => {}
+                }
+                let issue = executer(
+                    &bref,
+                    &Operation {
+                        methode: "SONDE",
+                        cible: "destination",
+                        rejouabilite: crate::reessai::Rejouabilite::Rejouable,
+                    },
+                    &TemporisateurTokio::new(),
+                    &AleaSysteme,
+                    &observateur,
+                    c.emetteur.annulation(),
+                    |_| async {
+                        tokio::time::timeout(SONDE_DELAI, self.depositaire.sonder())
+                            .await
+                            .unwrap_or_else(|_| ReponseApi::Injoignable {
+                                a_pu_atteindre: true,
+                                detail: "sonde sans réponse".into(),
+                            })
+                    },
+                )
+                .await;
+                if matches!(
+                    issue.reponse,
+                    ReponseApi::Succes(()) | ReponseApi::Refuse { .. }
+                ) {
+                    reseau.rouvrir();
+                    c.suivi.reseau_retabli();
+                    break;
+                }
+                rang = rang.saturating_add(1);
+            }
+        }
     }
 
     async fn annoncer_progression(self: Arc<Self>) {
@@ -348,6 +437,7 @@ impl<D: Depositaire> Moteur<D> {
                     commun: c,
                     vol: &vol,
                     unite: &unite,
+                    chemin: &chemin,
                 };
                 self.depositaire.deposer(&ctx, &chemin).await
             }
@@ -384,6 +474,17 @@ impl<D: Depositaire> Moteur<D> {
                 base.marquer_incertaine(unite.id, &message)?;
                 drop(base);
                 c.suivi.unite_incertaine(&unite, &message);
+            }
+            // Réseau abandonné : l'unité n'a pas pu partir, échec transitoire.
+            IssueUnite::Interrompue if c.emetteur.reseau().est_abandonne() => {
+                let message = format!(
+                    "réseau indisponible depuis plus de {} s : vigie retenter-echecs quand il reviendra",
+                    c.attente_reseau.as_secs()
+                );
+                base.marquer_echec(unite.id, false, CauseRefus::Reseau, &message)?;
+                drop(base);
+                c.suivi
+                    .unite_en_echec(&unite, CauseRefus::Reseau, false, &message);
             }
             IssueUnite::Interrompue => base.remettre_a_deposer(unite.id)?,
         }
@@ -477,6 +578,31 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
                     issue.tentatives
                 ),
             }
+        }
+    }
+}
+
+/// Journalise dans la base les décisions qui ne touchent aucune unité (sondes du réseau).
+struct ObservateurPlan<'a> {
+    commun: &'a Commun,
+}
+
+impl ObservateurReessai for ObservateurPlan<'_> {
+    fn decision(&self, d: &DecisionJournalisee) {
+        let entree = EntreeJournal {
+            plan_id: Some(self.commun.plan.id),
+            unite_id: None,
+            methode: &d.methode,
+            cible: &d.cible,
+            tentative: d.tentative,
+            statut: d.statut,
+            attente_ms: d.attente.map(|a| a.as_millis() as u64),
+            budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
+            raison: d.raison.map(|r| r.as_str()),
+            detail: &d.detail,
+        };
+        if let Err(e) = self.commun.base().journaliser(&entree) {
+            tracing::warn!("journal des décisions : {e}");
         }
     }
 }

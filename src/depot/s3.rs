@@ -41,6 +41,10 @@ impl Depositaire for DepositaireS3 {
             Ok(self.deposer_d_un_bloc(ctx, chemin).await)
         }
     }
+
+    async fn sonder(&self) -> ReponseApi<()> {
+        self.client.sonder().await
+    }
 }
 
 impl DepositaireS3 {

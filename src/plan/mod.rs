@@ -28,10 +28,16 @@ pub use unites::{EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
 
 /// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_creer_plan",
-    include_str!("../../migrations/0001_creer_plan.sql"),
-)];
+const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_creer_plan",
+        include_str!("../../migrations/0001_creer_plan.sql"),
+    ),
+    (
+        "0002_ajouter_participation",
+        include_str!("../../migrations/0002_ajouter_participation.sql"),
+    ),
+];
 
 /// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.
 const ATTENTE_BASE_OCCUPEE: Duration = Duration::from_secs(30);
@@ -307,6 +313,28 @@ mod tests {
             )
             .unwrap();
         assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn base_d_une_version_ancienne_mise_a_niveau_sans_perte() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        {
+            // Une base restée au schéma 1, avec un plan.
+            let c = Connection::open(&chemin).unwrap();
+            c.execute_batch(MIGRATIONS[0].1).unwrap();
+            c.pragma_update(None, "user_version", 1).unwrap();
+            c.execute(
+                "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le) VALUES ('/n', 's3://c', 1, 1)",
+                [],
+            )
+            .unwrap();
+        }
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
+        let plan = b.plan(None).unwrap();
+        assert_eq!(plan.destination, "s3://c");
+        assert_eq!(b.participation(plan.id).unwrap(), (None, None));
     }
 
     #[test]

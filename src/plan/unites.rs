@@ -556,17 +556,49 @@ impl Base {
             .map(|_| ())
     }
 
-    /// Remet en file, pour `vigie retenter-echecs`, les unités en échec transitoire (et, sur
-    /// demande, les refus définitifs) et celles laissées `en_cours`. Les `incertaine` restent :
-    /// le moteur les réconcilie avant tout rejeu.
+    /// Remet en file, pour `vigie retenter-echecs`, les unités en échec transitoire, les refus
+    /// d'authentification (le jeton ou les identifiants ont pu être renouvelés depuis : s'ils ne
+    /// l'ont pas été, l'unité échoue de nouveau aussitôt), sur demande les autres refus
+    /// définitifs, et celles laissées `en_cours`. Les `incertaine` restent : le moteur les
+    /// réconcilie avant tout rejeu.
     pub fn remettre_en_file(&self, plan_id: i64, y_compris_definitifs: bool) -> Resultat<u64> {
         self.executer(
             "UPDATE depot_unite SET etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, \
              message = NULL WHERE plan_id = ?1 AND (etat = 'en_cours' OR (etat = 'echec' AND \
-             (echec_definitif = 0 OR ?2)))",
+             (echec_definitif = 0 OR ?2 OR cause_refus = 'AUTHENTIFICATION')))",
             params![plan_id, y_compris_definitifs],
         )
         .map(|n| n as u64)
+    }
+
+    /// La participation Vigie-Chiro du plan, et l'instant d'une création émise sans issue
+    /// connue.
+    pub fn participation(&self, plan_id: i64) -> Resultat<(Option<String>, Option<i64>)> {
+        self.conn
+            .query_row(
+                "SELECT participation, participation_emise_le FROM depot_plan WHERE id = ?1",
+                [plan_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Note qu'une création de participation va partir : écrit **avant** l'émission.
+    pub fn noter_creation_participation(&self, plan_id: i64) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_plan SET participation_emise_le = ?2 WHERE id = ?1",
+            params![plan_id, maintenant_s()],
+        )
+        .map(|_| ())
+    }
+
+    /// Écrit l'identifiant de la participation, aussitôt connu.
+    pub fn enregistrer_participation(&self, plan_id: i64, participation: &str) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_plan SET participation = ?2, participation_emise_le = NULL WHERE id = ?1",
+            params![plan_id, participation],
+        )
+        .map(|_| ())
     }
 
     /// Écrit une décision de la politique de réessai dans le journal.

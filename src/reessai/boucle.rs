@@ -14,6 +14,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use super::budget::{BudgetReessai, SansBudget};
 use super::politique::{Decision, PolitiqueReessai, RaisonArret, Rejouabilite};
 use super::reponse::ReponseApi;
 use super::temporisateur::{Annulation, SourceAlea, Temporisateur};
@@ -91,6 +92,36 @@ pub async fn executer<T, F, Fut>(
     alea: &impl SourceAlea,
     observateur: &dyn ObservateurReessai,
     annulation: &Annulation,
+    tentative: F,
+) -> Issue<T>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    executer_sous_budget(
+        politique,
+        op,
+        temporisateur,
+        alea,
+        observateur,
+        annulation,
+        &SansBudget,
+        tentative,
+    )
+    .await
+}
+
+/// Comme [`executer`], chaque réessai étant de plus soumis au budget global : budget épuisé,
+/// l'opération s'arrête (`tentatives_epuisees`) au lieu de rejouer.
+#[allow(clippy::too_many_arguments)]
+pub async fn executer_sous_budget<T, F, Fut>(
+    politique: &PolitiqueReessai,
+    op: &Operation<'_>,
+    temporisateur: &impl Temporisateur,
+    alea: &impl SourceAlea,
+    observateur: &dyn ObservateurReessai,
+    annulation: &Annulation,
+    budget: &dyn BudgetReessai,
     mut tentative: F,
 ) -> Issue<T>
 where
@@ -116,6 +147,11 @@ where
     let mut numero: u32 = 1;
     loop {
         let reponse = tentative(numero).await;
+        if reponse.est_succes() {
+            budget.noter_succes();
+        } else if reponse.est_reessayable() {
+            budget.noter_echec();
+        }
         let ecoule_decision = ecoule();
         let decision = politique.decider(
             &reponse,
@@ -136,6 +172,20 @@ where
         // Annulée pendant la tentative : sa réponse (réessayable) est gardée, on ne rejoue pas.
         if annulation.est_annulee() {
             return journal.arreter(reponse, RaisonArret::Annule, numero, ecoule_decision);
+        }
+        if !budget.reessai_permis() {
+            tracing::warn!(
+                methode = op.methode,
+                cible = op.cible,
+                tentative = numero,
+                "budget global de réessai épuisé : pas de nouvelle tentative"
+            );
+            return journal.arreter(
+                reponse,
+                RaisonArret::TentativesEpuisees,
+                numero,
+                ecoule_decision,
+            );
         }
 
         journal.noter(&reponse, numero, ecoule_decision, Some(attente), None);
@@ -428,6 +478,33 @@ mod tests {
             assert!(temoin.annonces().is_empty());
             assert_eq!(temoin.decisions().len(), 1);
         }
+    }
+
+    #[tokio::test]
+    async fn budget_epuise_plus_de_reessai() {
+        use crate::reessai::SeauJetons;
+        let horloge = HorlogeVirtuelle::new();
+        // Deux jetons : le premier échec en retire un, il n'en reste pas plus de la moitié.
+        let seau = SeauJetons::nouveau(2.0, 0.1);
+        let mut script = Script::new(&horloge, vec![refuse(503, None), ReponseApi::Succes("ok")]);
+        let issue = executer_sous_budget(
+            &insistant(),
+            &PUT,
+            &horloge,
+            &AleaFixe(0.0),
+            &ObservateurMuet,
+            &Annulation::new(),
+            &seau,
+            |n| script.appeler(n),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::TentativesEpuisees);
+        assert_eq!(
+            script.numeros(),
+            [1],
+            "un réessai est parti malgré le budget épuisé"
+        );
+        assert!(horloge.attentes().is_empty());
     }
 
     #[tokio::test]

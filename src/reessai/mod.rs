@@ -12,7 +12,8 @@
 //! - [`attente_demandee`] interprète `Retry-After` / `Retry-After-Ms` ;
 //! - [`PolitiqueReessai::decider`], pure, rend une [`Decision`] ;
 //! - [`executer`] émet, décide, annonce, attend et journalise, sous [`Temporisateur`],
-//!   [`SourceAlea`] et [`Annulation`] injectés.
+//!   [`SourceAlea`] et [`Annulation`] injectés ; [`executer_sous_budget`] soumet en plus chaque
+//!   réessai au budget global d'un passage ([`SeauJetons`]).
 //!
 //! ```no_run
 //! # async fn exemple() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,6 +44,7 @@
 //! ```
 
 mod boucle;
+mod budget;
 mod politique;
 mod reponse;
 mod retry_after;
@@ -50,7 +52,9 @@ mod temporisateur;
 
 pub use boucle::{
     DecisionJournalisee, Issue, ObservateurMuet, ObservateurReessai, Operation, executer,
+    executer_sous_budget,
 };
+pub use budget::{BudgetReessai, SansBudget, SeauJetons};
 pub use politique::{
     DUREE_MIN_TENTATIVE_PAR_DEFAUT, Decision, ErreurReglage, NomInconnu, PolitiqueReessai, Profil,
     RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite, TENTATIVES_MAX_ADMISES,

@@ -120,6 +120,39 @@ pub fn crc32c_composite(sommes_parties: &[u32]) -> String {
 /// lectures. Les deux lectures d'une tranche (quelques Mio) se suivent : la seconde vient du
 /// cache du système.
 pub async fn somme_crc32c(chemin: &Path, debut: u64, longueur: u64) -> std::io::Result<u32> {
+    let mut crc = 0u32;
+    lire_tranche(chemin, debut, longueur, |t| {
+        crc = crc32c::crc32c_append(crc, t)
+    })
+    .await?;
+    Ok(crc)
+}
+
+/// CRC32C et MD5 d'une tranche, en une lecture. Le MD5 sert là où seul l'ETag d'un PUT peut
+/// être vérifié (URL signées Vigie-Chiro : aucun en-tête de somme n'y est signé).
+pub async fn sommes_crc32c_md5(
+    chemin: &Path,
+    debut: u64,
+    longueur: u64,
+) -> std::io::Result<(u32, String)> {
+    use md5::Digest;
+    let mut crc = 0u32;
+    let mut md5 = md5::Md5::new();
+    lire_tranche(chemin, debut, longueur, |t| {
+        crc = crc32c::crc32c_append(crc, t);
+        md5.update(t);
+    })
+    .await?;
+    let hex: String = md5.finalize().iter().map(|o| format!("{o:02x}")).collect();
+    Ok((crc, hex))
+}
+
+async fn lire_tranche(
+    chemin: &Path,
+    debut: u64,
+    longueur: u64,
+    mut recevoir: impl FnMut(&[u8]),
+) -> std::io::Result<()> {
     use tokio::io::AsyncReadExt;
     let mut fichier = tokio::fs::File::open(chemin).await?;
     if debut > 0 {
@@ -127,7 +160,6 @@ pub async fn somme_crc32c(chemin: &Path, debut: u64, longueur: u64) -> std::io::
     }
     let mut tampon = vec![0u8; TAMPON_OCTETS.min(longueur as usize).max(1)];
     let mut restant = longueur;
-    let mut crc = 0u32;
     while restant > 0 {
         let a_lire = tampon.len().min(restant as usize);
         let lu = fichier.read(&mut tampon[..a_lire]).await?;
@@ -137,10 +169,10 @@ pub async fn somme_crc32c(chemin: &Path, debut: u64, longueur: u64) -> std::io::
                 "le fichier est plus court que prévu : il a changé depuis la planification",
             ));
         }
-        crc = crc32c::crc32c_append(crc, &tampon[..lu]);
+        recevoir(&tampon[..lu]);
         restant -= lu as u64;
     }
-    Ok(crc)
+    Ok(())
 }
 
 /// Une tranche `[debut, debut + longueur)` d'un fichier, lue en flux.
@@ -260,6 +292,16 @@ mod tests {
             .unwrap();
         let e = lire_tout(corps).await.unwrap_err();
         assert!(e.to_string().contains("raccourci"));
+    }
+
+    #[tokio::test]
+    async fn md5_de_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f");
+        std::fs::write(&chemin, b"xx123456789").unwrap();
+        let (crc, md5) = sommes_crc32c_md5(&chemin, 2, 9).await.unwrap();
+        assert_eq!(crc, 0xE306_9283);
+        assert_eq!(md5, "25f9e794323b453885f5181f1b624d0b");
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! tentative, la coupure d'un transfert qui n'avance plus, et l'arrêt sur Ctrl-C.
 
 pub mod corps;
+pub mod reseau;
 pub mod s3;
+pub mod vigiechiro;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -17,9 +19,10 @@ use std::time::Duration;
 
 use crate::reessai::{
     AleaSysteme, Annulation, Issue, ObservateurReessai, Operation, PolitiqueReessai, Profil,
-    Rejouabilite, ReponseApi, TemporisateurTokio, executer,
+    Rejouabilite, ReponseApi, SeauJetons, executer_sous_budget,
 };
 use corps::Progression;
+use reseau::{Reseau, TemporisateurHorsPause};
 
 /// Réglages de l'émetteur.
 #[derive(Debug, Clone)]
@@ -30,6 +33,8 @@ pub struct ReglagesEmission {
     pub delai_tentative: Duration,
     /// Un corps qui n'avance plus depuis ce délai est coupé (la tentative échoue, rejouable).
     pub delai_blocage: Duration,
+    /// Échecs réseau de suite (sans réponse du serveur) qui déclarent le réseau coupé.
+    pub echecs_reseau: u32,
 }
 
 /// Une émission : ce que l'appelant déclare.
@@ -76,18 +81,27 @@ impl EnVol {
 #[derive(Debug, Clone)]
 pub struct Emetteur {
     reglages: ReglagesEmission,
-    temporisateur: TemporisateurTokio,
+    temporisateur: TemporisateurHorsPause,
     alea: AleaSysteme,
     annulation: Annulation,
+    reseau: Arc<Reseau>,
+    budget: Arc<SeauJetons>,
+    /// Jusqu'où un `Retry-After` reçu par une émission retient toutes les autres (même
+    /// destination, donc même serveur).
+    retenue: Arc<Mutex<Option<tokio::time::Instant>>>,
 }
 
 impl Emetteur {
     pub fn nouveau(reglages: ReglagesEmission, annulation: Annulation) -> Self {
+        let reseau = Arc::new(Reseau::nouveau(reglages.echecs_reseau, annulation.clone()));
         Emetteur {
             reglages,
-            temporisateur: TemporisateurTokio::new(),
+            temporisateur: TemporisateurHorsPause::nouveau(Arc::clone(&reseau)),
             alea: AleaSysteme,
             annulation,
+            reseau,
+            budget: Arc::new(SeauJetons::default()),
+            retenue: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -95,14 +109,41 @@ impl Emetteur {
         &self.annulation
     }
 
+    /// L'état du réseau du passage (pour la sonde du moteur).
+    pub fn reseau(&self) -> &Arc<Reseau> {
+        &self.reseau
+    }
+
+    fn retenir_jusqua(&self, attente: Duration) {
+        let fin = tokio::time::Instant::now() + attente;
+        if let Ok(mut r) = self.retenue.lock()
+            && r.is_none_or(|actuelle| actuelle < fin)
+        {
+            *r = Some(fin);
+        }
+    }
+
+    fn retenue(&self) -> Option<tokio::time::Instant> {
+        self.retenue
+            .lock()
+            .ok()
+            .and_then(|r| *r)
+            .filter(|fin| *fin > tokio::time::Instant::now())
+    }
+
     /// Émet sous la politique du profil déclaré. `tentative` reçoit la progression de la
     /// tentative (à passer au corps de la requête) et rend la réponse classée.
+    ///
+    /// Autour de chaque tentative : la retenue d'un `Retry-After` reçu ailleurs, la pause
+    /// globale si le réseau est coupé (la tentative attend la réouverture puis repart, sans être
+    /// comptée : une écriture non rejouable qui a pu partir n'est jamais réémise), le délai de
+    /// tentative, la coupure d'un corps bloqué, et Ctrl-C.
     pub async fn emettre<T, F, Fut>(
         &self,
         emission: Emission<'_>,
         observateur: &dyn ObservateurReessai,
         en_vol: &EnVol,
-        mut tentative: F,
+        tentative: F,
     ) -> Issue<T>
     where
         F: FnMut(Arc<Progression>) -> Fut,
@@ -117,48 +158,94 @@ impl Emetteur {
             cible: emission.cible,
             rejouabilite: emission.rejouabilite,
         };
-        let delai = self.reglages.delai_tentative;
-        let blocage = self.reglages.delai_blocage;
-        let annulation = &self.annulation;
-        let issue = executer(
+        // Un Mutex et non un RefCell : le futur doit rester `Send` (tâches du moteur).
+        let tentative = Mutex::new(tentative);
+        let tentative = &tentative;
+        let issue = executer_sous_budget(
             politique,
             &operation,
             &self.temporisateur,
             &self.alea,
             observateur,
-            annulation,
-            |_numero| {
-                let progression = Progression::nouvelle();
-                en_vol.commencer(progression.clone());
-                let envoi = tentative(progression.clone());
-                async move {
-                    let reponse = tokio::select! {
-                        // Ctrl-C : la tentative est abandonnée ; pour une écriture non
-                        // rejouable, son issue devient inconnue et se réconciliera.
-                        () = annulation.annulee() => ReponseApi::Injoignable {
-                            a_pu_atteindre: true,
-                            detail: "interrompu".into(),
-                        },
-                        r = tokio::time::timeout(delai, envoi) => r.unwrap_or_else(|_| ReponseApi::Injoignable {
-                            a_pu_atteindre: true,
-                            detail: format!("délai de tentative dépassé ({} s)", delai.as_secs_f64()),
-                        }),
-                        () = surveiller_blocage(&progression, blocage) => ReponseApi::Injoignable {
-                            a_pu_atteindre: true,
-                            detail: format!(
-                                "transfert bloqué : aucun octet parti depuis {} s",
-                                blocage.as_secs_f64()
-                            ),
-                        },
-                    };
-                    en_vol.finir();
-                    reponse
+            &self.annulation,
+            self.budget.as_ref(),
+            |_numero| async move {
+                loop {
+                    if let Some(fin) = self.retenue() {
+                        tokio::select! {
+                            () = self.annulation.annulee() => {}
+                            () = tokio::time::sleep_until(fin) => {}
+                        }
+                    }
+                    if self.reseau.attendre_ouverture().await.is_err() {
+                        return ReponseApi::Injoignable {
+                            a_pu_atteindre: false,
+                            detail: "réseau indisponible trop longtemps : passage arrêté".into(),
+                        };
+                    }
+                    let partie_a = std::time::Instant::now();
+                    let reponse = self.tenter(tentative, en_vol).await;
+                    match &reponse {
+                        ReponseApi::Injoignable { a_pu_atteindre, .. } => {
+                            let coupe = self.reseau.noter_injoignable();
+                            let sans_risque =
+                                emission.rejouabilite == Rejouabilite::Rejouable || !a_pu_atteindre;
+                            if coupe && sans_risque && !self.annulation.est_annulee() {
+                                continue;
+                            }
+                        }
+                        ReponseApi::Refuse { retry_after, .. } => {
+                            self.reseau.noter_reponse(partie_a);
+                            if let Some(a) = retry_after {
+                                self.retenir_jusqua(*a);
+                            }
+                        }
+                        ReponseApi::Succes(_) => self.reseau.noter_reponse(partie_a),
+                    }
+                    return reponse;
                 }
             },
         )
         .await;
         en_vol.finir();
         issue
+    }
+
+    /// Une tentative : délai, corps bloqué, Ctrl-C.
+    async fn tenter<T, F, Fut>(&self, tentative: &Mutex<F>, en_vol: &EnVol) -> ReponseApi<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        let delai = self.reglages.delai_tentative;
+        let blocage = self.reglages.delai_blocage;
+        let progression = Progression::nouvelle();
+        en_vol.commencer(progression.clone());
+        let envoi = {
+            let mut t = tentative.lock().unwrap_or_else(|e| e.into_inner());
+            (t)(progression.clone())
+        };
+        let reponse = tokio::select! {
+            // Ctrl-C : la tentative est abandonnée ; pour une écriture non rejouable, son
+            // issue devient inconnue et se réconciliera.
+            () = self.annulation.annulee() => ReponseApi::Injoignable {
+                a_pu_atteindre: true,
+                detail: "interrompu".into(),
+            },
+            r = tokio::time::timeout(delai, envoi) => r.unwrap_or_else(|_| ReponseApi::Injoignable {
+                a_pu_atteindre: true,
+                detail: format!("délai de tentative dépassé ({} s)", delai.as_secs_f64()),
+            }),
+            () = surveiller_blocage(&progression, blocage) => ReponseApi::Injoignable {
+                a_pu_atteindre: true,
+                detail: format!(
+                    "transfert bloqué : aucun octet parti depuis {} s",
+                    blocage.as_secs_f64()
+                ),
+            },
+        };
+        en_vol.finir();
+        reponse
     }
 }
 

@@ -360,6 +360,20 @@ impl ClientS3 {
         }
     }
 
+    /// Une requête peu coûteuse (`HeadBucket`) : la destination répond-elle ?
+    pub async fn sonder(&self) -> ReponseApi<()> {
+        match self
+            .client
+            .head_bucket()
+            .bucket(&self.compartiment)
+            .send()
+            .await
+        {
+            Ok(_) => ReponseApi::Succes(()),
+            Err(e) => classer(&e),
+        }
+    }
+
     /// Décrit un objet (taille, ETag, somme) ; `None` s'il n'existe pas.
     pub async fn decrire(&self, cle: &str) -> ReponseApi<Option<ObjetDistant>> {
         let r = self

@@ -257,3 +257,45 @@ pub fn signal(enfant: &Child, nom: &str) {
 pub fn chemin_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// La plateforme Vigie-Chiro du bac à sable.
+pub mod plateforme {
+    use super::*;
+    #[allow(unused_imports)]
+    pub use vigie::bac_a_sable::{COMPARTIMENT_PLATEFORME, JETON, PARTICIPATION, SITE};
+
+    /// Un nom conforme au protocole point fixe, numéroté.
+    pub fn nom(i: usize) -> String {
+        format!("Car640139-2026-Pass1-A1-OB-1_20260621_22{:04}_000.wav", i)
+    }
+
+    impl Banc {
+        /// `vigie` avec le jeton du bac à sable (`VIGIE_JETON`).
+        pub fn vigie_plateforme(&self) -> Command {
+            let mut c = self.vigie();
+            c.env("VIGIE_JETON", JETON);
+            c
+        }
+
+        /// `vigie depot NUIT --participation P --api …` avec les réglages courts.
+        pub fn depot_plateforme(&self) -> Command {
+            let mut c = self.vigie_plateforme();
+            c.arg("depot")
+                .arg(&self.nuit)
+                .args(["--participation", PARTICIPATION, "--api"])
+                .arg(self.bac().api())
+                .args(Self::options_rapides());
+            c
+        }
+
+        /// L'objet déposé par la plateforme pour un titre.
+        pub fn objet_plateforme(&self, participation: &str, titre: &str) -> Vec<u8> {
+            let f = self
+                .bac()
+                .fichier(participation, titre)
+                .unwrap_or_else(|| panic!("{titre} inconnu de la plateforme"));
+            std::fs::read(self.bac().chemin_objet(COMPARTIMENT_PLATEFORME, &f.cle))
+                .unwrap_or_else(|e| panic!("{titre} absent de S3 ({e})"))
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! Le dépôt d'une unité sur la plateforme Vigie-Chiro (`PLATEFORME-VIGIECHIRO.md`).
+//!
+//! Par unité : déclarer le fichier (`POST /fichiers`), envoyer les octets vers l'URL signée
+//! (PUT simple au `mime` rendu, ou une URL par partie sans Content-Type), finaliser
+//! (`POST /fichiers/{id}`).
+//!
+//! Rejouabilité, décidée ici, appel par appel :
+//! - les PUT vers S3 et les lectures (`GET /fichiers/{id}`, URL d'une partie) sont rejouables
+//!   (INSISTANT) ;
+//! - la déclaration et la finalisation sont des POST émis **une fois**. Sans réponse, on
+//!   réconcilie : une déclaration **simple** se redéclare (la plateforme rend l'enregistrement
+//!   non finalisé de la même clé, ou 409 s'il est finalisé : elle ne crée pas de doublon) ; une
+//!   déclaration **multipart** ne se redéclare jamais en multipart (chaque POST multipart ouvre
+//!   un envoi S3, orphelin si l'enregistrement existait) : on sonde par une déclaration simple,
+//!   qui rend l'enregistrement existant sans rien ouvrir ; une finalisation se vérifie par
+//!   `GET /fichiers/{id}`, et rejouée elle rend 409 « upload is already done » : un succès.
+//! - l'identifiant du fichier et les parties acquittées vivent dans le plan : une relance reprend
+//!   à la partie près.
+//!
+//! Intégrité : derrière une URL signée v2, aucun en-tête de somme n'est signé ; on vérifie que
+//! l'ETag rendu par S3 est le MD5 de ce qui est parti.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::{ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local};
+use crate::plan::{CauseRefus, PartieEnvoi};
+use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::transport::corps::{
+    crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c, sommes_crc32c_md5,
+};
+use crate::transport::vigiechiro::{ClientVigieChiro, Declaration};
+
+/// Ce que dit `vigie` quand la plateforme refuse le jeton.
+pub const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, \
+     puis vigie connexion --jeton -, et vigie retenter-echecs";
+
+/// Le dépôt vers une participation Vigie-Chiro.
+pub struct DepositaireVigieChiro {
+    client: ClientVigieChiro,
+    participation: String,
+    seuil_multipart: u64,
+    taille_partie: u64,
+    /// Un 401 a été reçu : les unités suivantes échouent sans rien émettre (chaque requête
+    /// échouerait de même).
+    jeton_refuse: AtomicBool,
+}
+
+enum Suite<T> {
+    Continuer(T),
+    Fin(IssueUnite),
+}
+
+impl DepositaireVigieChiro {
+    pub fn nouveau(
+        client: ClientVigieChiro,
+        participation: String,
+        seuil_multipart: u64,
+        taille_partie: u64,
+    ) -> Self {
+        DepositaireVigieChiro {
+            client,
+            participation,
+            seuil_multipart,
+            taille_partie,
+            jeton_refuse: AtomicBool::new(false),
+        }
+    }
+
+    fn refus_jeton(&self) -> IssueUnite {
+        self.jeton_refuse.store(true, Ordering::Relaxed);
+        IssueUnite::Echec {
+            definitif: true,
+            cause: CauseRefus::Authentification,
+            message: MESSAGE_JETON_REFUSE.into(),
+        }
+    }
+
+    /// L'échec d'une émission, le 401 traité à part.
+    fn echec<T>(&self, issue: &Issue<T>) -> IssueUnite {
+        if issue.reponse.statut() == Some(401) {
+            return self.refus_jeton();
+        }
+        echec_de(issue)
+    }
+
+    /// Déclare le fichier (POST non rejouable). `multipart` : sans réponse, on sonde par une
+    /// déclaration simple, qui rend l'enregistrement existant sans ouvrir d'envoi S3.
+    async fn declarer(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        multipart: bool,
+    ) -> Resultat<Suite<Declaration>> {
+        let unite = ctx.unite;
+        let mut multipart = multipart;
+        for _ in 0..2 {
+            let issue = ctx
+                .emettre_vers(
+                    "POST",
+                    "/fichiers",
+                    Profil::Insistant,
+                    Rejouabilite::NonRejouable,
+                    |_| {
+                        self.client
+                            .declarer(&unite.cle, multipart, &self.participation)
+                    },
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(d) => {
+                    ctx.base().enregistrer_envoi(unite.id, Some(&d.id))?;
+                    return Ok(Suite::Continuer(d));
+                }
+                // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la
+                // réponse s'étant perdue, ou par un dépôt précédent).
+                ReponseApi::Refuse { statut: 409, .. } => {
+                    return Ok(Suite::Fin(self.deja_depose(ctx, None).await));
+                }
+                _ if issue.raison == RaisonArret::IssueInconnue => {
+                    // Réconciliation : une déclaration simple ne crée pas de doublon.
+                    multipart = false;
+                    continue;
+                }
+                _ => return Ok(Suite::Fin(self.echec(&issue))),
+            }
+        }
+        Ok(Suite::Fin(IssueUnite::Incertaine {
+            message: "déclaration du fichier restée sans réponse".into(),
+        }))
+    }
+
+    /// L'unité est déjà disponible sur la plateforme : on la note déposée, avec la somme du
+    /// fichier local (relue ici, sans réseau) ou celle des parties persistées.
+    async fn deja_depose(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        sommes_parties: Option<&[u32]>,
+    ) -> IssueUnite {
+        let crc32c = match sommes_parties {
+            Some(s) if !s.is_empty() => crc32c_composite(s),
+            _ => match somme_crc32c(&ctx.chemin(), 0, ctx.unite.taille).await {
+                Ok(c) => crc32c_base64(c),
+                Err(e) => return echec_local(&e),
+            },
+        };
+        IssueUnite::Deposee { crc32c, etag: None }
+    }
+
+    /// Finalise (POST non rejouable) ; 409 « upload is already done » vaut succès ; sans
+    /// réponse, `GET /fichiers/{id}` dit si elle a eu lieu, sinon elle est réémise une fois.
+    async fn finaliser(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        id: &str,
+        parties: Option<&[(u32, String)]>,
+    ) -> Resultat<Result<(), IssueUnite>> {
+        let cible = format!("/fichiers/{id}");
+        for _ in 0..2 {
+            let issue = ctx
+                .emettre_vers(
+                    "POST",
+                    &cible,
+                    Profil::Insistant,
+                    Rejouabilite::NonRejouable,
+                    |_| self.client.finaliser(id, parties),
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => {
+                    return Ok(Ok(()));
+                }
+                _ if issue.raison == RaisonArret::IssueInconnue => {
+                    let lu = ctx
+                        .emettre_vers(
+                            "GET",
+                            &cible,
+                            Profil::Insistant,
+                            Rejouabilite::Rejouable,
+                            |_| self.client.fichier(id),
+                        )
+                        .await;
+                    match lu.reponse {
+                        ReponseApi::Succes(Some(f)) if f.disponible => return Ok(Ok(())),
+                        ReponseApi::Succes(Some(_)) => continue,
+                        ReponseApi::Succes(None) => {
+                            ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+                            return Ok(Err(IssueUnite::Echec {
+                                definitif: false,
+                                cause: CauseRefus::Serveur,
+                                message:
+                                    "le fichier a disparu de la plateforme : il sera redéclaré"
+                                        .into(),
+                            }));
+                        }
+                        _ => {
+                            return Ok(Err(IssueUnite::Incertaine {
+                                message: "finalisation sans réponse, plateforme injoignable pour la vérifier".into(),
+                            }));
+                        }
+                    }
+                }
+                _ => return Ok(Err(self.echec(&issue))),
+            }
+        }
+        Ok(Err(IssueUnite::Incertaine {
+            message: "finalisation restée sans issue après réconciliation".into(),
+        }))
+    }
+
+    async fn deposer_simple(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
+        let (crc, md5) = match sommes_crc32c_md5(chemin, 0, unite.taille).await {
+            Ok(s) => s,
+            Err(e) => return Ok(echec_local(&e)),
+        };
+        // Deux déclarations au plus : la seconde remplace une URL signée expirée (403).
+        for essai in 0..2 {
+            let declaration = match self.declarer(ctx, false).await? {
+                Suite::Continuer(d) => d,
+                Suite::Fin(issue) => return Ok(issue),
+            };
+            let (Some(url), Some(mime)) = (
+                declaration.s3_signed_url.as_deref(),
+                declaration.mime.as_deref(),
+            ) else {
+                return Ok(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Serveur,
+                    message: "la plateforme n'a rendu ni URL signée ni type MIME".into(),
+                });
+            };
+            let cible = format!("PUT {}", unite.cle);
+            let issue = ctx
+                .emettre_vers(
+                    "PUT",
+                    &cible,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |p| {
+                        self.client
+                            .deposer_signe(url, chemin, 0, unite.taille, Some(mime), p)
+                    },
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(etag) => {
+                    if let Some(e) = etag.as_deref()
+                        && e != md5
+                    {
+                        return Ok(IssueUnite::Echec {
+                            definitif: false,
+                            cause: CauseRefus::Contenu,
+                            message: format!(
+                                "ETag {e} différent du MD5 envoyé : données altérées en route"
+                            ),
+                        });
+                    }
+                    ctx.octets_envoyes(unite.taille);
+                    ctx.confirmer(unite.taille);
+                    return Ok(match self.finaliser(ctx, &declaration.id, None).await? {
+                        Ok(()) => IssueUnite::Deposee {
+                            crc32c: crc32c_base64(crc),
+                            etag,
+                        },
+                        Err(issue) => issue,
+                    });
+                }
+                ReponseApi::Refuse { statut: 403, .. } if essai == 0 => {
+                    tracing::info!(unite = %unite.chemin, "URL signée refusée (expirée ?) : nouvelle déclaration pour une URL neuve");
+                    continue;
+                }
+                _ => return Ok(self.echec(&issue)),
+            }
+        }
+        Ok(IssueUnite::Echec {
+            definitif: true,
+            cause: CauseRefus::Droits,
+            message: "URL signée refusée deux fois (403) : vérifiez l'heure de l'ordinateur et vos droits sur la participation".into(),
+        })
+    }
+
+    async fn deposer_en_parties(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+    ) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
+        // 1. L'enregistrement : repris s'il est connu, sinon déclaré (multipart).
+        let id = match &unite.envoi_id {
+            Some(id) => {
+                let lu = ctx
+                    .emettre_vers(
+                        "GET",
+                        &format!("/fichiers/{id}"),
+                        Profil::Insistant,
+                        Rejouabilite::Rejouable,
+                        |_| self.client.fichier(id),
+                    )
+                    .await;
+                match lu.reponse {
+                    ReponseApi::Succes(Some(f)) if f.disponible => {
+                        let sommes = sommes_persistees(&ctx.base().parties(unite.id)?);
+                        return Ok(self.deja_depose(ctx, sommes.as_deref()).await);
+                    }
+                    ReponseApi::Succes(Some(f)) if f.est_multipart() => id.clone(),
+                    // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
+                    ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, chemin).await,
+                    ReponseApi::Succes(None) => {
+                        ctx.base().enregistrer_envoi(unite.id, None)?;
+                        match self.declarer_multipart(ctx, chemin).await? {
+                            Ok(id) => id,
+                            Err(issue) => return Ok(issue),
+                        }
+                    }
+                    _ => return Ok(self.echec(&lu)),
+                }
+            }
+            None => match self.declarer_multipart(ctx, chemin).await? {
+                Ok(id) => id,
+                Err(issue) => return Ok(issue),
+            },
+        };
+
+        // 2. Les parties manquantes.
+        let persistees: HashMap<u32, PartieEnvoi> = ctx
+            .base()
+            .parties(unite.id)?
+            .into_iter()
+            .filter(|p| p.envoyee)
+            .map(|p| (p.numero, p))
+            .collect();
+        let taille_partie = persistees
+            .get(&1)
+            .map(|p| p.taille)
+            .filter(|t| *t > 0)
+            .unwrap_or(self.taille_partie);
+        let nombre = unite.taille.div_ceil(taille_partie).max(1) as u32;
+        let mut sommes = Vec::with_capacity(nombre as usize);
+        let mut assemblees = Vec::with_capacity(nombre as usize);
+        for numero in 1..=nombre {
+            let debut = u64::from(numero - 1) * taille_partie;
+            let taille = taille_partie.min(unite.taille - debut);
+            if let Some(p) = persistees.get(&numero)
+                && let (Some(etag), Some(crc)) = (
+                    &p.etag,
+                    p.somme_controle.as_deref().and_then(crc32c_depuis_base64),
+                )
+                && p.debut == debut
+                && p.taille == taille
+            {
+                ctx.confirmer(taille);
+                sommes.push(crc);
+                assemblees.push((numero, etag.clone()));
+                continue;
+            }
+            let (crc, md5) = match sommes_crc32c_md5(chemin, debut, taille).await {
+                Ok(s) => s,
+                Err(e) => return Ok(echec_local(&e)),
+            };
+            let etag = match self
+                .envoyer_partie(ctx, chemin, &id, numero, debut, taille)
+                .await
+            {
+                Ok(etag) => etag,
+                Err(issue) => return self.abandonner_si_definitif(ctx, &id, issue).await,
+            };
+            if etag != md5 {
+                return Ok(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Contenu,
+                    message: format!("partie {numero} : ETag {etag} différent du MD5 envoyé"),
+                });
+            }
+            ctx.base().enregistrer_partie(
+                unite.id,
+                &PartieEnvoi {
+                    numero,
+                    debut,
+                    taille,
+                    etag: Some(etag.clone()),
+                    somme_controle: Some(crc32c_base64(crc)),
+                    envoyee: true,
+                },
+            )?;
+            ctx.confirmer(taille);
+            ctx.octets_envoyes(taille);
+            sommes.push(crc);
+            assemblees.push((numero, etag));
+        }
+
+        // 3. Finalisation.
+        match self.finaliser(ctx, &id, Some(&assemblees)).await? {
+            Ok(()) => Ok(IssueUnite::Deposee {
+                crc32c: crc32c_composite(&sommes),
+                etag: None,
+            }),
+            Err(issue) => self.abandonner_si_definitif(ctx, &id, issue).await,
+        }
+    }
+
+    /// Déclare en multipart ; sans réponse, la sonde simple peut rendre un enregistrement
+    /// simple : l'unité part alors en un seul PUT.
+    async fn declarer_multipart(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+    ) -> Resultat<Result<String, IssueUnite>> {
+        match self.declarer(ctx, true).await? {
+            Suite::Continuer(d) if d.s3_signed_url.is_none() => Ok(Ok(d.id)),
+            // La sonde a rendu un enregistrement : multipart s'il l'était déjà.
+            Suite::Continuer(d) => {
+                let lu = ctx
+                    .emettre_vers(
+                        "GET",
+                        &format!("/fichiers/{}", d.id),
+                        Profil::Insistant,
+                        Rejouabilite::Rejouable,
+                        |_| self.client.fichier(&d.id),
+                    )
+                    .await;
+                match lu.reponse {
+                    ReponseApi::Succes(Some(f)) if f.est_multipart() => Ok(Ok(d.id)),
+                    ReponseApi::Succes(_) => Ok(Err(self.deposer_simple(ctx, chemin).await?)),
+                    _ => Ok(Err(self.echec(&lu))),
+                }
+            }
+            Suite::Fin(issue) => Ok(Err(issue)),
+        }
+    }
+
+    /// Une partie : son URL (lecture, rejouable), puis le PUT sans Content-Type (rejouable).
+    /// Une URL refusée (403, expirée) est redemandée une fois.
+    async fn envoyer_partie(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+        id: &str,
+        numero: u32,
+        debut: u64,
+        taille: u64,
+    ) -> Result<String, IssueUnite> {
+        let cible_url = format!("/fichiers/{id}/multipart");
+        let cible_put = format!("PUT {} partie {numero}", ctx.unite.cle);
+        for essai in 0..2 {
+            let url = ctx
+                .emettre_vers(
+                    "PUT",
+                    &cible_url,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |_| self.client.url_partie(id, numero),
+                )
+                .await;
+            let url = match url.reponse {
+                ReponseApi::Succes(u) => u,
+                _ => return Err(self.echec(&url)),
+            };
+            let issue = ctx
+                .emettre_vers(
+                    "PUT",
+                    &cible_put,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |p| {
+                        self.client
+                            .deposer_signe(&url, chemin, debut, taille, None, p)
+                    },
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(Some(etag)) => return Ok(etag),
+                ReponseApi::Succes(None) => {
+                    return Err(IssueUnite::Echec {
+                        definitif: false,
+                        cause: CauseRefus::Serveur,
+                        message: format!("S3 n'a pas rendu d'ETag pour la partie {numero}"),
+                    });
+                }
+                ReponseApi::Refuse { statut: 403, .. } if essai == 0 => continue,
+                _ => return Err(self.echec(&issue)),
+            }
+        }
+        Err(IssueUnite::Echec {
+            definitif: true,
+            cause: CauseRefus::Droits,
+            message: format!("URL signée de la partie {numero} refusée deux fois (403)"),
+        })
+    }
+
+    /// Un refus définitif abandonne l'envoi multipart (`DELETE /fichiers/{id}`) : pas
+    /// d'orphelin. Un échec transitoire le garde, pour reprendre à la partie près.
+    async fn abandonner_si_definitif(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        id: &str,
+        issue: IssueUnite,
+    ) -> Resultat<IssueUnite> {
+        let definitif_hors_jeton = matches!(
+            &issue,
+            IssueUnite::Echec { definitif: true, cause, .. } if *cause != CauseRefus::Authentification
+        );
+        if definitif_hors_jeton {
+            let abandon = ctx
+                .emettre_vers(
+                    "DELETE",
+                    &format!("/fichiers/{id}"),
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |_| self.client.abandonner(id),
+                )
+                .await;
+            if matches!(
+                abandon.reponse,
+                ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 404, .. }
+            ) {
+                ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+            }
+        }
+        Ok(issue)
+    }
+}
+
+fn sommes_persistees(parties: &[PartieEnvoi]) -> Option<Vec<u32>> {
+    parties
+        .iter()
+        .map(|p| p.somme_controle.as_deref().and_then(crc32c_depuis_base64))
+        .collect()
+}
+
+impl Depositaire for DepositaireVigieChiro {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
+        if self.jeton_refuse.load(Ordering::Relaxed) {
+            return Ok(self.refus_jeton());
+        }
+        if ctx.unite.taille > self.seuil_multipart {
+            self.deposer_en_parties(ctx, chemin).await
+        } else {
+            self.deposer_simple(ctx, chemin).await
+        }
+    }
+
+    async fn sonder(&self) -> ReponseApi<()> {
+        self.client.moi().await.map(|_| ())
+    }
+}

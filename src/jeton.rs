@@ -1,0 +1,124 @@
+//! Le jeton de la plateforme Vigie-Chiro : où il vit, qui l'emporte.
+//!
+//! `VIGIE_JETON` l'emporte ; sinon le fichier écrit par `vigie connexion`, en 0600 dans le
+//! répertoire de configuration XDG (`$XDG_CONFIG_HOME/vigie/jeton`, par défaut
+//! `~/.config/vigie/jeton`). Le jeton n'apparaît dans aucun message, journal ni base.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ErreurJeton {
+    #[error(
+        "aucun jeton Vigie-Chiro : connectez-vous sur le site Vigie-Chiro, copiez le jeton de \
+         l'adresse (?token=…), puis lancez vigie connexion --jeton - (et collez-le), ou \
+         définissez VIGIE_JETON"
+    )]
+    Absent,
+    #[error(
+        "aucun emplacement pour le jeton : ni XDG_CONFIG_HOME ni HOME ne sont définis ; utilisez VIGIE_JETON"
+    )]
+    SansEmplacement,
+    #[error(
+        "jeton vide ou invalide (caractères de contrôle, espaces) : recopiez-le depuis le site"
+    )]
+    Invalide,
+    #[error("fichier du jeton {chemin} : {source}")]
+    Fichier {
+        chemin: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// `$XDG_CONFIG_HOME/vigie/jeton`, ou `~/.config/vigie/jeton`.
+pub fn chemin() -> Result<PathBuf, ErreurJeton> {
+    let config = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .ok_or(ErreurJeton::SansEmplacement)?,
+        )
+        .join(".config"),
+    };
+    Ok(config.join("vigie").join("jeton"))
+}
+
+/// Un jeton plausible : non vide, sans espace ni caractère de contrôle.
+pub fn valider(jeton: &str) -> Result<&str, ErreurJeton> {
+    let j = jeton.trim();
+    if j.is_empty() || j.len() > 4096 || j.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(ErreurJeton::Invalide);
+    }
+    Ok(j)
+}
+
+/// Le jeton à utiliser : `VIGIE_JETON`, sinon celui de `vigie connexion`.
+pub fn lire() -> Result<String, ErreurJeton> {
+    if let Some(j) = std::env::var_os("VIGIE_JETON").filter(|v| !v.is_empty()) {
+        return valider(&j.to_string_lossy()).map(str::to_owned);
+    }
+    let chemin = chemin()?;
+    match fs::read_to_string(&chemin) {
+        Ok(j) => valider(&j).map(str::to_owned),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ErreurJeton::Absent),
+        Err(source) => Err(ErreurJeton::Fichier { chemin, source }),
+    }
+}
+
+/// Enregistre le jeton (fichier 0600, dossier 0700), en remplaçant l'ancien.
+pub fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
+    let jeton = valider(jeton)?;
+    let chemin = chemin()?;
+    let err = |source| ErreurJeton::Fichier {
+        chemin: chemin.clone(),
+        source,
+    };
+    if let Some(parent) = chemin.parent() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(err)?;
+    }
+    // Écrit à côté puis renomme : un arrêt au milieu ne laisse jamais un jeton tronqué.
+    let provisoire = chemin.with_extension("provisoire");
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&provisoire)
+        .map_err(err)?;
+    f.set_permissions(fs::Permissions::from_mode(0o600))
+        .map_err(err)?;
+    f.write_all(jeton.as_bytes()).map_err(err)?;
+    f.sync_all().map_err(err)?;
+    fs::rename(&provisoire, &chemin).map_err(err)?;
+    Ok(chemin)
+}
+
+/// Efface le jeton enregistré ; rend vrai s'il y en avait un.
+pub fn effacer() -> Result<bool, ErreurJeton> {
+    let chemin = chemin()?;
+    match fs::remove_file(&chemin) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(source) => Err(ErreurJeton::Fichier { chemin, source }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation() {
+        assert_eq!(valider("  abc.DEF-123 \n").unwrap(), "abc.DEF-123");
+        for mauvais in ["", "   ", "a b", "a\u{7}b"] {
+            assert!(valider(mauvais).is_err(), "{mauvais:?}");
+        }
+    }
+}

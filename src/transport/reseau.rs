@@ -1,0 +1,245 @@
+//! L'état du réseau d'un passage : ouvert, coupé (pause globale), ou abandonné.
+//!
+//! Sur un partage de connexion, une coupure dure parfois des minutes (tunnel, zone blanche).
+//! Sans pause globale, chaque unité y épuiserait ses tentatives l'une après l'autre et toute la
+//! nuit finirait « en échec » pour une seule panne. Ici, après `seuil` échecs réseau de suite
+//! (sans aucune réponse du serveur entre eux), le réseau est déclaré coupé : plus aucune
+//! émission ne part, aucune unité ne consomme de tentative, et le moteur envoie une sonde peu
+//! coûteuse à intervalle croissant. Au premier signe du serveur, tout reprend où il en était.
+//! Au-delà de l'attente maximale, le passage s'arrête proprement (échec transitoire, code 1).
+//!
+//! Le temps passé en pause est décompté de l'échéance des opérations
+//! ([`TemporisateurHorsPause`]) : une coupure ne doit pas « consommer » le budget d'une
+//! opération qui n'a rien pu tenter.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+use tokio::sync::watch;
+
+use crate::reessai::{Annulation, Temporisateur};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Etat {
+    Ouvert,
+    Coupe,
+    Abandonne,
+}
+
+#[derive(Debug)]
+struct Compte {
+    echecs_consecutifs: u32,
+    /// Début de la série d'échecs en cours : une réponse à une requête partie avant ne dit
+    /// rien du réseau d'aujourd'hui.
+    serie_depuis: Option<Instant>,
+    coupe_depuis: Option<Instant>,
+    pause_cumulee: Duration,
+}
+
+/// L'état du réseau, partagé par toutes les émissions d'un passage.
+#[derive(Debug)]
+pub struct Reseau {
+    seuil: u32,
+    etat: watch::Sender<Etat>,
+    compte: Mutex<Compte>,
+    annulation: Annulation,
+}
+
+/// Le réseau est abandonné : le passage s'arrête.
+#[derive(Debug, Clone, Copy)]
+pub struct ReseauAbandonne;
+
+impl Reseau {
+    /// `seuil` échecs réseau de suite déclarent la coupure ; `annulation` est déclenchée si le
+    /// réseau est abandonné (les attentes en cours s'arrêtent aussitôt).
+    pub fn nouveau(seuil: u32, annulation: Annulation) -> Self {
+        Reseau {
+            seuil: seuil.max(1),
+            etat: watch::Sender::new(Etat::Ouvert),
+            compte: Mutex::new(Compte {
+                echecs_consecutifs: 0,
+                serie_depuis: None,
+                coupe_depuis: None,
+                pause_cumulee: Duration::ZERO,
+            }),
+            annulation,
+        }
+    }
+
+    fn compte(&self) -> std::sync::MutexGuard<'_, Compte> {
+        self.compte.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Le serveur a répondu (succès ou refus) à une requête partie à `partie_a` : si elle est
+    /// partie après le début de la série d'échecs, le réseau marche.
+    pub fn noter_reponse(&self, partie_a: Instant) {
+        let mut c = self.compte();
+        if c.serie_depuis.is_none_or(|debut| partie_a >= debut) {
+            c.echecs_consecutifs = 0;
+            c.serie_depuis = None;
+        }
+    }
+
+    /// Un échec réseau. Rend vrai si le réseau est (désormais) coupé.
+    pub fn noter_injoignable(&self) -> bool {
+        let mut c = self.compte();
+        if c.echecs_consecutifs == 0 {
+            c.serie_depuis = Some(Instant::now());
+        }
+        c.echecs_consecutifs = c.echecs_consecutifs.saturating_add(1);
+        if c.echecs_consecutifs >= self.seuil && *self.etat.borrow() == Etat::Ouvert {
+            c.coupe_depuis = Some(Instant::now());
+            self.etat.send_replace(Etat::Coupe);
+            tracing::warn!(
+                echecs = c.echecs_consecutifs,
+                "réseau indisponible : pause globale des envois"
+            );
+        }
+        *self.etat.borrow() == Etat::Coupe
+    }
+
+    pub fn est_coupe(&self) -> bool {
+        *self.etat.borrow() == Etat::Coupe
+    }
+
+    pub fn est_abandonne(&self) -> bool {
+        *self.etat.borrow() == Etat::Abandonne
+    }
+
+    /// Attend que le réseau soit ouvert (tout de suite s'il l'est).
+    pub async fn attendre_ouverture(&self) -> Result<(), ReseauAbandonne> {
+        let mut rx = self.etat.subscribe();
+        match rx.wait_for(|e| *e != Etat::Coupe).await {
+            Ok(e) if *e == Etat::Abandonne => Err(ReseauAbandonne),
+            Ok(_) => Ok(()),
+            Err(_) => Err(ReseauAbandonne),
+        }
+    }
+
+    /// Attend la prochaine coupure (pour la sonde). Rend faux si le réseau est abandonné.
+    pub async fn attendre_coupure(&self) -> bool {
+        let mut rx = self.etat.subscribe();
+        match rx.wait_for(|e| *e != Etat::Ouvert).await {
+            Ok(e) => *e == Etat::Coupe,
+            Err(_) => false,
+        }
+    }
+
+    /// La sonde a eu une réponse : tout reprend.
+    pub fn rouvrir(&self) {
+        let mut c = self.compte();
+        if let Some(depuis) = c.coupe_depuis.take() {
+            c.pause_cumulee += depuis.elapsed();
+        }
+        c.echecs_consecutifs = 0;
+        c.serie_depuis = None;
+        self.etat.send_replace(Etat::Ouvert);
+        tracing::info!("réseau rétabli : les envois reprennent");
+    }
+
+    /// L'attente maximale est dépassée : le passage s'arrête.
+    pub fn abandonner(&self) {
+        let mut c = self.compte();
+        if let Some(depuis) = c.coupe_depuis.take() {
+            c.pause_cumulee += depuis.elapsed();
+        }
+        self.etat.send_replace(Etat::Abandonne);
+        self.annulation.annuler();
+        tracing::warn!("réseau indisponible trop longtemps : le passage s'arrête");
+    }
+
+    /// Temps total passé en pause, pause en cours comprise.
+    pub fn pause_cumulee(&self) -> Duration {
+        let c = self.compte();
+        c.pause_cumulee + c.coupe_depuis.map(|d| d.elapsed()).unwrap_or_default()
+    }
+}
+
+/// L'horloge des opérations, qui ne compte pas le temps passé en pause réseau.
+#[derive(Debug, Clone)]
+pub struct TemporisateurHorsPause {
+    origine: Instant,
+    reseau: std::sync::Arc<Reseau>,
+}
+
+impl TemporisateurHorsPause {
+    pub fn nouveau(reseau: std::sync::Arc<Reseau>) -> Self {
+        TemporisateurHorsPause {
+            origine: Instant::now(),
+            reseau,
+        }
+    }
+}
+
+impl Temporisateur for TemporisateurHorsPause {
+    fn maintenant(&self) -> Duration {
+        self.origine
+            .elapsed()
+            .saturating_sub(self.reseau.pause_cumulee())
+    }
+
+    fn maintenant_systeme(&self) -> SystemTime {
+        SystemTime::now()
+    }
+
+    fn attendre(&self, duree: Duration) -> impl Future<Output = ()> + Send {
+        tokio::time::sleep(duree)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn coupure_apres_le_seuil_puis_reouverture() {
+        let r = Reseau::nouveau(3, Annulation::new());
+        let avant = Instant::now();
+        assert!(!r.noter_injoignable());
+        // Une réponse à une requête partie avant l'échec ne remet pas le compte à zéro…
+        r.noter_reponse(avant);
+        assert!(!r.noter_injoignable());
+        assert!(
+            r.noter_injoignable(),
+            "trois échecs de suite malgré une réponse ancienne : coupé"
+        );
+        r.rouvrir();
+        assert!(!r.noter_injoignable());
+        // … une réponse à une requête partie après, si.
+        r.noter_reponse(Instant::now());
+        assert!(!r.noter_injoignable());
+        assert!(!r.noter_injoignable());
+        assert!(r.noter_injoignable(), "trois échecs de suite : coupé");
+        assert!(r.est_coupe());
+        let attente = tokio::time::timeout(Duration::from_millis(50), r.attendre_ouverture()).await;
+        assert!(attente.is_err(), "l'émission doit attendre la réouverture");
+        r.rouvrir();
+        assert!(r.attendre_ouverture().await.is_ok());
+        assert!(!r.noter_injoignable(), "le compte repart de zéro");
+    }
+
+    #[tokio::test]
+    async fn abandon_libere_les_attentes_et_annule() {
+        let annulation = Annulation::new();
+        let r = std::sync::Arc::new(Reseau::nouveau(1, annulation.clone()));
+        r.noter_injoignable();
+        let r2 = std::sync::Arc::clone(&r);
+        let attente = tokio::spawn(async move { r2.attendre_ouverture().await.is_err() });
+        r.abandonner();
+        assert!(attente.await.unwrap());
+        assert!(annulation.est_annulee());
+        assert!(r.est_abandonne());
+        assert!(!r.attendre_coupure().await);
+    }
+
+    #[tokio::test]
+    async fn la_pause_ne_compte_pas_dans_l_horloge_des_operations() {
+        let r = std::sync::Arc::new(Reseau::nouveau(1, Annulation::new()));
+        let t = TemporisateurHorsPause::nouveau(std::sync::Arc::clone(&r));
+        r.noter_injoignable();
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(t.maintenant() + Duration::from_millis(30) <= t.origine.elapsed());
+        r.rouvrir();
+        assert!(r.pause_cumulee() >= Duration::from_millis(30));
+    }
+}

@@ -1,0 +1,192 @@
+//! Coupures longues et pannes générales : pause globale sans brûler les unités, abandon au-delà
+//! de `--attente-reseau`, budget global de réessai, retenue d'un Retry-After.
+
+mod commun;
+
+use std::time::Duration;
+
+use commun::*;
+use vigie::bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+
+fn decisions(banc: &Banc, condition: &str) -> i64 {
+    let c = rusqlite::Connection::open(&banc.base).unwrap();
+    c.query_row(
+        &format!("SELECT count(*) FROM journal_decision WHERE {condition}"),
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+/// Le journal des décisions, lisible, pour les messages d'échec.
+fn journal(banc: &Banc) -> String {
+    let c = rusqlite::Connection::open(&banc.base).unwrap();
+    let mut st = c
+        .prepare("SELECT instant_ms, unite_id, methode, tentative, statut, attente_ms, raison, detail FROM journal_decision ORDER BY id")
+        .unwrap();
+    st.query_map([], |r| {
+        Ok(format!(
+            "{} u={:?} {} t={} s={:?} a={:?} r={:?} {}",
+            r.get::<_, i64>(0)?,
+            r.get::<_, Option<i64>>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, Option<i64>>(4)?,
+            r.get::<_, Option<i64>>(5)?,
+            r.get::<_, Option<String>>(6)?,
+            r.get::<_, Option<String>>(7)?.unwrap_or_default()
+        ))
+    })
+    .unwrap()
+    .map(|l| l.unwrap())
+    .filter(|l| !l.contains("r=Some(\"succes\")"))
+    .collect::<Vec<_>>()
+    .join("\n")
+}
+
+#[test]
+fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    // Chaque requête traîne un peu : la coupure tombe au milieu de la nuit.
+    banc.bac().pannes().programmer(Regle::proportion(
+        1.0,
+        Panne::Lenteur(Duration::from_millis(100)),
+    ));
+    let enfant = banc.lancer(banc.depot());
+    banc.attendre("la moitié de la nuit", |b| {
+        b.compteurs().requetes(Operation::PutObject) >= 8
+    });
+    banc.bac().pannes().couper_tout(true);
+    std::thread::sleep(Duration::from_secs(4));
+    banc.bac().pannes().couper_tout(false);
+    let out = attendre_fin(enfant, Duration::from_secs(120));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 20, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    // Pendant la pause (de la première à la dernière sonde), aucune unité n'a consommé de
+    // tentative : seule la sonde émet. Avant la détection (--echecs-reseau 3), les deux
+    // premiers échecs de la série ont été absorbés comme des incidents ordinaires.
+    assert!(
+        decisions(&banc, "methode = 'SONDE'") >= 2,
+        "aucune sonde journalisée"
+    );
+    let pendant = decisions(
+        &banc,
+        "unite_id IS NOT NULL AND instant_ms > (SELECT min(instant_ms) FROM journal_decision WHERE methode = 'SONDE') \
+         AND instant_ms < (SELECT max(instant_ms) FROM journal_decision WHERE methode = 'SONDE')",
+    );
+    assert_eq!(
+        pendant, 0,
+        "{pendant} décisions d'unités pendant la pause réseau"
+    );
+    let avant = decisions(&banc, "unite_id IS NOT NULL AND raison IS NULL");
+    assert!(
+        avant <= 2,
+        "{avant} tentatives consommées autour de la coupure :\n{}",
+        journal(&banc)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("réseau indisponible"), "{stderr}");
+}
+
+#[test]
+fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    banc.bac().pannes().couper_tout(true);
+    let out = banc
+        .depot()
+        .args(["--attente-reseau", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
+    assert_eq!(etat["definitifs"], 0, "{etat}");
+    assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("vigie retenter-echecs"),
+        "{}",
+        texte(&out)
+    );
+
+    banc.bac().pannes().couper_tout(false);
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+}
+
+#[test]
+fn un_serveur_qui_repond_503_a_tout_n_est_pas_martele() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    let mut regle = Regle::proportion(
+        1.0,
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    );
+    regle.operation = Some(Operation::PutObject);
+    banc.bac().pannes().programmer(regle);
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    // 17 petits fichiers : une première tentative chacun, puis les réessais que permet le budget
+    // (50 échecs au plus avant de suspendre les réessais) ; sans budget : 17 × 7 = 119.
+    let puts = banc.bac().compteurs().requetes(Operation::PutObject);
+    assert!(
+        puts <= 17 + 50 + 1,
+        "{puts} PUT reçus : le serveur en panne a été martelé"
+    );
+    assert!(puts >= 17);
+
+    banc.bac().pannes().effacer();
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+}
+
+#[test]
+fn un_retry_after_retient_les_autres_unites() {
+    let banc = Banc::nouveau();
+    let premier = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    let mut fichiers = vec![(premier.to_string(), 20_000)];
+    banc.fichier(premier, 20_000);
+    for i in 1..8 {
+        let nom = format!("Car640139-2026-Pass1-A1-OB-1_20260621_2216{i:02}_000.wav");
+        banc.fichier(&nom, 20_000);
+        fichiers.push((nom, 20_000));
+    }
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::PutObject,
+        &banc.cle(premier),
+        1,
+        Panne::Statut {
+            code: 503,
+            retry_after: Some(RetryAfter::Secondes(2)),
+        },
+    ));
+    let mut depot = banc.depot();
+    depot.args(["--paralleles", "2"]);
+    let enfant = banc.lancer(depot);
+    banc.attendre("le 503", |b| {
+        b.compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(premier))
+            >= 1
+    });
+    // Ce qui était déjà en vol peut finir ; ensuite plus rien ne part avant le terme.
+    std::thread::sleep(Duration::from_millis(400));
+    let avant = banc.bac().compteurs().requetes(Operation::PutObject);
+    std::thread::sleep(Duration::from_millis(1000));
+    let pendant = banc.bac().compteurs().requetes(Operation::PutObject);
+    assert_eq!(
+        avant, pendant,
+        "des unités ont émis pendant le Retry-After d'une autre"
+    );
+    let out = attendre_fin(enfant, Duration::from_secs(30));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+}

@@ -1,0 +1,403 @@
+//! Le dépôt vers la plateforme Vigie-Chiro de bout en bout : le binaire contre la plateforme
+//! locale du bac à sable (API + S3 par URL signées v2, Content-Type signé vérifié).
+
+mod commun;
+
+use std::time::Duration;
+
+use commun::plateforme::*;
+use commun::*;
+use vigie::bac_a_sable::{Operation, Panne, Regle};
+
+#[test]
+fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
+    let banc = Banc::nouveau();
+    let mut fichiers = Vec::new();
+    for i in 0..30 {
+        let taille = match i {
+            7 => 6 * MIO,
+            19 => 11 * MIO + 3,
+            _ => 20_000 + i * 31_337,
+        };
+        banc.fichier(&nom(i), taille);
+        fichiers.push((nom(i), taille));
+    }
+    let participations_avant = banc.bac().participations(SITE).len();
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    for (titre, taille) in &fichiers {
+        let f = banc.bac().fichier(PARTICIPATION, titre).unwrap();
+        assert!(f.disponible, "{titre} pas disponible");
+        assert_eq!(f.multipart, *taille > 5 * MIO, "{titre}");
+        assert!(
+            banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille),
+            "{titre} différent"
+        );
+    }
+    assert_eq!(banc.bac().fichiers().len(), 30, "enregistrements en double");
+    assert_eq!(banc.bac().participations(SITE).len(), participations_avant);
+    assert!(banc.bac().envois_orphelins().is_empty());
+    assert!(
+        banc.bac()
+            .envois_en_cours(COMPARTIMENT_PLATEFORME)
+            .is_empty()
+    );
+    // Relancer : rien ne repart.
+    let recus = banc.bac().compteurs().octets_recus();
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().octets_recus(), recus);
+}
+
+#[test]
+fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100_000);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::ApiFinaliser,
+        Panne::PerdreReponse,
+    ));
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        banc.bac()
+            .fichier(PARTICIPATION, &nom(1))
+            .unwrap()
+            .disponible
+    );
+    assert_eq!(
+        banc.bac().compteurs().octets_recus(),
+        100_000,
+        "des octets sont repartis"
+    );
+    assert_eq!(banc.etat()["unites"]["deposee"], 1);
+}
+
+#[test]
+fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::ApiCreerParticipation,
+        Panne::PerdreReponse,
+    ));
+    let creer = |banc: &Banc| {
+        let mut c = banc.vigie_plateforme();
+        c.arg("depot")
+            .arg(&banc.nuit)
+            .args(["--site", SITE, "--point", "B2"])
+            .args([
+                "--debut",
+                "2026-06-21T21:30:00Z",
+                "--fin",
+                "2026-06-22T06:00:00Z",
+            ])
+            .arg("--api")
+            .arg(banc.bac().api())
+            .args(Banc::options_rapides());
+        c.output().unwrap()
+    };
+    let out = creer(&banc);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let du_point = |banc: &Banc| {
+        banc.bac()
+            .participations(SITE)
+            .into_iter()
+            .filter(|p| p.point.as_deref() == Some("B2"))
+            .collect::<Vec<_>>()
+    };
+    let creees = du_point(&banc);
+    assert_eq!(creees.len(), 1, "{creees:?}");
+    assert!(
+        banc.bac()
+            .fichier(&creees[0].id, &nom(1))
+            .unwrap()
+            .disponible
+    );
+    // Relancer ne crée jamais une seconde participation.
+    banc.fichier(&nom(2), 1000);
+    let out = creer(&banc);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(du_point(&banc).len(), 1);
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiCreerParticipation),
+        1
+    );
+}
+
+#[test]
+fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
+    let banc = Banc::nouveau();
+    let mut fichiers = Vec::new();
+    for i in 0..10 {
+        banc.fichier(&nom(i), 50_000);
+        fichiers.push((nom(i), 50_000));
+    }
+    // Connexion par le fichier de jeton (pas de VIGIE_JETON ici).
+    let out = banc
+        .vigie()
+        .args(["connexion", "--jeton", JETON, "--api"])
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let fichier_jeton = banc.dossier.path().join(".config/vigie/jeton");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&fichier_jeton)
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
+
+    banc.bac().pannes().programmer(Regle::proportion(
+        1.0,
+        Panne::Lenteur(Duration::from_millis(150)),
+    ));
+    let mut depot = banc.vigie();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args([
+            "--participation",
+            PARTICIPATION,
+            "--paralleles",
+            "1",
+            "--api",
+        ])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    let enfant = banc.lancer(depot);
+    banc.attendre("trois fichiers finalisés", |b| {
+        b.fichiers().iter().filter(|f| f.disponible).count() >= 3
+    });
+    assert!(banc.bac().expirer_jeton(JETON));
+    let out = attendre_fin(enfant, Duration::from_secs(60));
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let sortie = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(sortie.contains("vigie connexion"), "{sortie}");
+    let deposes: Vec<String> = banc
+        .bac()
+        .fichiers()
+        .into_iter()
+        .filter(|f| f.disponible)
+        .map(|f| f.titre)
+        .collect();
+    assert!(deposes.len() >= 3 && deposes.len() < 10);
+
+    banc.bac().pannes().effacer();
+    banc.bac()
+        .ajouter_jeton("NOUVEAUJETONDUBACASABLE0123456789");
+    let out = banc
+        .vigie()
+        .args([
+            "connexion",
+            "--jeton",
+            "NOUVEAUJETONDUBACASABLE0123456789",
+            "--api",
+        ])
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    for (titre, taille) in &fichiers {
+        assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
+        assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);
+    }
+    // Ce qui était déposé avant l'expiration n'est pas reparti.
+    for titre in deposes {
+        let cle = banc.bac().fichier(PARTICIPATION, &titre).unwrap().cle;
+        assert_eq!(
+            banc.bac()
+                .compteurs()
+                .requetes_cle(Operation::PutObject, &cle),
+            1,
+            "{titre} renvoyé"
+        );
+    }
+}
+
+#[test]
+fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin() {
+    let banc = Banc::nouveau();
+    let titre = nom(1);
+    let taille = 40 * MIO;
+    banc.fichier(&titre, taille);
+    banc.bac().pannes().programmer(Regle::proportion(
+        1.0,
+        Panne::Lenteur(Duration::from_millis(300)),
+    ));
+    let mut enfant = banc.lancer(banc.depot_plateforme());
+    banc.attendre("trois parties reçues", |b| {
+        b.compteurs().requetes(Operation::UploadPart) >= 4
+    });
+    enfant.kill().unwrap();
+    let _ = enfant.wait();
+    banc.bac().pannes().effacer();
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
+    assert_eq!(
+        banc.bac().fichiers().len(),
+        1,
+        "enregistrement de fichier en double"
+    );
+    assert!(
+        banc.bac().envois_orphelins().is_empty(),
+        "envoi multipart orphelin"
+    );
+    assert!(
+        banc.bac()
+            .envois_en_cours(COMPARTIMENT_PLATEFORME)
+            .is_empty()
+    );
+    let recus = banc.bac().compteurs().octets_recus();
+    assert!(
+        recus <= (taille + 5 * MIO) as u64,
+        "reçu {recus} pour {taille}"
+    );
+}
+
+#[test]
+fn noms_invalides_code_2_liste_complete_zero_requete() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10);
+    banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.WAV", 10);
+    banc.fichier("Car640139-2026-Pass0-A1-OB-1_20260621_221501_000.wav", 10);
+    banc.fichier("enregistrement du soir.wav", 10);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for attendu in [".WAV", "Pass0", "espace", "3 fichier(s) à corriger"] {
+        assert!(stderr.contains(attendu), "{attendu} absent : {stderr}");
+    }
+    assert_eq!(
+        banc.bac().compteurs().requetes_total(),
+        0,
+        "la plateforme a reçu des requêtes"
+    );
+}
+
+#[test]
+fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 30_000);
+    banc.fichier(&nom(2), 6 * MIO);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::PutObject,
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    ));
+    let out = banc
+        .depot_plateforme()
+        .arg("-vvv")
+        .env("RUST_LOG", "trace")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let tout = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use base64::Engine;
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("{JETON}:"));
+    for secret in [JETON, basic.as_str(), "Signature=", "AWSAccessKeyId="] {
+        assert!(!tout.contains(secret), "secret « {secret} » dans la sortie");
+    }
+    // Ni dans la base.
+    let base = std::fs::read(&banc.base).unwrap();
+    let base = String::from_utf8_lossy(&base);
+    assert!(!base.contains(JETON) && !base.contains("Signature="));
+}
+
+#[test]
+fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
+    let banc = Banc::nouveau();
+    let traiter = |banc: &Banc| {
+        banc.vigie_plateforme()
+            .args(["traiter", "--participation", PARTICIPATION, "--api"])
+            .arg(banc.bac().api())
+            .output()
+            .unwrap()
+    };
+    let out = traiter(&banc);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Calcul lancé"),
+        "{}",
+        texte(&out)
+    );
+    let out = traiter(&banc);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("déjà planifié"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 2);
+    let p = banc
+        .bac()
+        .participations(SITE)
+        .into_iter()
+        .find(|p| p.id == PARTICIPATION)
+        .unwrap();
+    assert_eq!(p.calculs_lances, 1);
+    // vigie depot ne lance jamais le calcul.
+    banc.fichier(&nom(1), 100);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 2);
+}
+
+#[test]
+fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
+    let banc = Banc::nouveau();
+    let out = banc
+        .vigie()
+        .args(["connexion", "--jeton", "MAUVAISJETON", "--api"])
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("jeton refusé"),
+        "{}",
+        texte(&out)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("MAUVAISJETON"));
+    let out = banc.vigie().arg("deconnexion").output().unwrap();
+    assert_eq!(code(&out), 0);
+    // Sans jeton : erreur claire, code 2, rien n'est envoyé.
+    banc.fichier(&nom(1), 100);
+    let mut depot = banc.vigie();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().api());
+    let out = depot.output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("vigie connexion"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(
+        banc.bac().compteurs().requetes_total(),
+        1,
+        "seul GET /moi de la connexion refusée"
+    );
+}
