@@ -300,15 +300,20 @@ fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
             retry_after: None,
         },
     ));
+    let journal = banc.dossier.path().join("journal.json");
     let out = banc
         .depot_plateforme()
         .arg("-vvv")
+        .arg("--journal")
+        .arg(&journal)
         .env("RUST_LOG", "trace")
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
+    let journal = std::fs::read_to_string(&journal).unwrap();
+    assert!(journal.contains("PUT"), "journal vide ?");
     let tout = format!(
-        "{}{}",
+        "{}{}{journal}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -295,3 +295,28 @@ fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
         );
     }
 }
+
+#[test]
+fn un_tube_ferme_n_est_pas_une_erreur() {
+    let banc = Banc::nouveau();
+    banc.fichier("a.wav", 100);
+    simulation(&banc).output().unwrap();
+    for commande in [vec!["etat"], vec!["plans"], vec!["etat", "--json"]] {
+        // La lecture du tube est fermée avant que vigie n'écrive : toute écriture échoue (EPIPE).
+        let (lecteur, ecrivain) = std::io::pipe().unwrap();
+        drop(lecteur);
+        let out = banc
+            .vigie()
+            .args(&commande)
+            .stdout(ecrivain)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), 0, "{commande:?} : {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("erreur"),
+            "{commande:?} : {stderr}"
+        );
+    }
+}

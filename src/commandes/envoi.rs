@@ -38,6 +38,19 @@ const SEUIL_VIGIECHIRO_MIO: u64 = 5;
 /// Vérifications menées en même temps par `vigie verifier`.
 const VERIFICATIONS_PARALLELES: usize = 8;
 
+const UN_JOUR: Duration = Duration::from_secs(86_400);
+
+/// Une durée d'option en secondes, positive et sous `max`, ou une erreur qui le dit (code 2).
+fn duree(nom: &str, secondes: f64, max: Duration) -> Result<Duration> {
+    if !(secondes.is_finite() && secondes > 0.0 && secondes < max.as_secs_f64()) {
+        anyhow::bail!(
+            "--{nom} {secondes} invalide : une durée en secondes, positive et inférieure à {} s",
+            max.as_secs()
+        );
+    }
+    Ok(Duration::from_secs_f64(secondes))
+}
+
 /// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
 fn reglages_emission(e: &OptionsEnvoi) -> Result<ReglagesEmission> {
     let bruts = ReglagesEnSecondes {
@@ -51,19 +64,11 @@ fn reglages_emission(e: &OptionsEnvoi) -> Result<ReglagesEmission> {
         .and_then(Reglages::valider)
         .context("réglages de réessai invalides")?;
     let bref = Reglages::bref().valider().context("profil BREF")?;
-    let duree = |nom: &str, s: f64| -> Result<Duration> {
-        if !(s.is_finite() && s > 0.0 && s < 86_400.0) {
-            anyhow::bail!(
-                "--{nom} {s} invalide : une durée en secondes, positive et inférieure à un jour"
-            );
-        }
-        Ok(Duration::from_secs_f64(s))
-    };
     Ok(ReglagesEmission {
         insistant,
         bref,
-        delai_tentative: duree("delai-tentative", e.delai_tentative)?,
-        delai_blocage: duree("delai-blocage", e.delai_blocage)?,
+        delai_tentative: duree("delai-tentative", e.delai_tentative, UN_JOUR)?,
+        delai_blocage: duree("delai-blocage", e.delai_blocage, UN_JOUR)?,
         echecs_reseau: e.echecs_reseau,
     })
 }
@@ -115,16 +120,7 @@ pub(super) fn envoyer(
 ) -> Result<CodeSortie> {
     let emission = reglages_emission(options)?;
     let paralleles = usize::from(options.paralleles);
-    if !(options.attente_reseau.is_finite()
-        && options.attente_reseau >= 0.0
-        && options.attente_reseau < 7.0 * 86_400.0)
-    {
-        anyhow::bail!(
-            "--attente-reseau {} invalide : une durée en secondes, positive, inférieure à une semaine",
-            options.attente_reseau
-        );
-    }
-    let attente_reseau = Duration::from_secs_f64(options.attente_reseau);
+    let attente_reseau = duree("attente-reseau", options.attente_reseau, 7 * UN_JOUR)?;
     let rt = runtime()?;
     let PlanPret {
         base,
