@@ -42,6 +42,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('connexion', 'connexion', [CompletionResultType]::ParameterValue, 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro')
             [CompletionResult]::new('deconnexion', 'deconnexion', [CompletionResultType]::ParameterValue, 'Efface le jeton enregistré')
             [CompletionResult]::new('traiter', 'traiter', [CompletionResultType]::ParameterValue, 'Lance le calcul d''une participation sur la plateforme (jamais automatique)')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes')
+            [CompletionResult]::new('bac-a-sable', 'bac-a-sable', [CompletionResultType]::ParameterValue, 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu''à Ctrl-C')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Écrit le script de complétion pour un shell sur la sortie standard')
             [CompletionResult]::new('generer-docs', 'generer-docs', [CompletionResultType]::ParameterValue, 'Régénère completions/ et man/ (pour les mainteneurs)')
             break
@@ -223,6 +225,38 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         'vigie;traiter' {
             [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont lancer le calcul')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais')
+            [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;demo' {
+            [CompletionResult]::new('--graine', '--graine', [CompletionResultType]::ParameterName, 'Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais')
+            [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
+            [CompletionResult]::new('--garder', '--garder', [CompletionResultType]::ParameterName, 'Garde la nuit, les données du bac à sable et la base de la démonstration (le dossier est affiché)')
+            [CompletionResult]::new('--sans-pannes', '--sans-pannes', [CompletionResultType]::ParameterName, 'Sans pannes simulées : un dépôt sans accroc')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;bac-a-sable' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port d''écoute sur 127.0.0.1 (0 : un port libre, choisi par le système)')
+            [CompletionResult]::new('--dossier', '--dossier', [CompletionResultType]::ParameterName, 'Dossier du bac à sable (données S3, base d''essai), gardé d''un lancement à l''autre (sinon un dossier temporaire, effacé à l''arrêt). L''état de la plateforme (fichiers déclarés) repart à zéro')
+            [CompletionResult]::new('--pannes', '--pannes', [CompletionResultType]::ParameterName, 'Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 »')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')

@@ -16,6 +16,9 @@ _vigie() {
             ",$1")
                 cmd="vigie"
                 ;;
+            vigie,bac-a-sable)
+                cmd="vigie__subcmd__bac__subcmd__a__subcmd__sable"
+                ;;
             vigie,completions)
                 cmd="vigie__subcmd__completions"
                 ;;
@@ -24,6 +27,9 @@ _vigie() {
                 ;;
             vigie,deconnexion)
                 cmd="vigie__subcmd__deconnexion"
+                ;;
+            vigie,demo)
+                cmd="vigie__subcmd__demo"
                 ;;
             vigie,depot)
                 cmd="vigie__subcmd__depot"
@@ -56,12 +62,50 @@ _vigie() {
 
     case "${cmd}" in
         vigie)
-            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs retenter etat plans verifier connexion deconnexion traiter completions generer-docs"
+            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs retenter etat plans verifier connexion deconnexion traiter demo bac-a-sable completions generer-docs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__bac__subcmd__a__subcmd__sable)
+            opts="-v -q -h --port --dossier --pannes --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dossier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pannes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --base)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -148,6 +192,36 @@ _vigie() {
                 return 0
             fi
             case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__demo)
+            opts="-v -q -h --garder --sans-pannes --graine --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --graine)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --base)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -43,6 +43,8 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la 
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "bac-a-sable" -d 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu\'à Ctrl-C'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)' -r
@@ -198,6 +200,30 @@ complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événe
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l graine -d 'Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l garder -d 'Garde la nuit, les données du bac à sable et la base de la démonstration (le dossier est affiché)'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l sans-pannes -d 'Sans pannes simulées : un dépôt sans accroc'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l port -d 'Port d\'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l dossier -d 'Dossier du bac à sable (données S3, base d\'essai), gardé d\'un lancement à l\'autre (sinon un dossier temporaire, effacé à l\'arrêt). L\'état de la plateforme (fichiers déclarés) repart à zéro' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l pannes -d 'Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 »' -r
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
 toujours\t''

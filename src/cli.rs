@@ -36,8 +36,95 @@ pub fn commande() -> clap::Command {
 impl Cli {
     /// Analyse la ligne de commande du processus (sort en 2 sur une erreur d'usage).
     pub fn analyser() -> Cli {
-        let correspondances = commande().get_matches();
-        Cli::from_arg_matches(&correspondances).unwrap_or_else(|e| e.exit())
+        let resultat = commande()
+            .try_get_matches()
+            .and_then(|m| Cli::from_arg_matches(&m));
+        match resultat {
+            Ok(cli) => cli,
+            Err(e) if !e.use_stderr() => e.exit(),
+            Err(e) => {
+                // Une erreur d'usage : code 2, en français.
+                eprint!("{}", franciser(&e.render().to_string()));
+                std::process::exit(2);
+            }
+        }
+    }
+}
+
+/// Traduit les tournures des erreurs de clap (qui n'existent qu'en anglais) ; les noms
+/// d'options, valeurs et suggestions restent tels quels.
+pub fn franciser(texte: &str) -> String {
+    const TOURNURES: [(&str, &str); 17] = [
+        ("error: ", "erreur : "),
+        ("unrecognized subcommand", "sous-commande inconnue"),
+        ("unexpected argument", "argument inattendu"),
+        ("found", "trouvé"),
+        (
+            "the following required arguments were not provided:",
+            "arguments obligatoires absents :",
+        ),
+        ("invalid value", "valeur invalide"),
+        (" for '", " pour '"),
+        ("possible values:", "valeurs possibles :"),
+        ("cannot be used with", "ne peut pas servir avec"),
+        ("the argument", "l'argument"),
+        ("a value is required", "une valeur est requise"),
+        ("but none was supplied", "mais aucune n'est donnée"),
+        (
+            "tip: a similar subcommand exists:",
+            "conseil : une sous-commande proche existe :",
+        ),
+        (
+            "tip: a similar argument exists:",
+            "conseil : un argument proche existe :",
+        ),
+        (
+            "tip: some similar subcommands exist:",
+            "conseil : des sous-commandes proches existent :",
+        ),
+        ("Usage: ", "Utilisation : "),
+        (
+            "For more information, try '--help'.",
+            "Pour en savoir plus : --help.",
+        ),
+    ];
+    TOURNURES
+        .iter()
+        .fold(texte.to_owned(), |t, (anglais, francais)| {
+            t.replace(anglais, francais)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erreurs_d_usage_en_francais() {
+        for args in [
+            vec!["vigie", "deposer"],
+            vec!["vigie", "depot"],
+            vec![
+                "vigie",
+                "depot",
+                "x",
+                "--paralleles",
+                "0",
+                "--vers",
+                "s3://a/b",
+            ],
+            vec!["vigie", "plans", "--inconnue"],
+        ] {
+            let e = commande()
+                .try_get_matches_from(&args)
+                .expect_err("erreur d'usage attendue");
+            let texte = franciser(&e.render().to_string());
+            assert!(texte.starts_with("erreur : "), "{args:?} : {texte}");
+            assert!(texte.contains("Pour en savoir plus"), "{args:?} : {texte}");
+            for anglais in ["error:", "Usage:", "tip:"] {
+                assert!(!texte.contains(anglais), "{args:?} : {texte}");
+            }
+        }
     }
 }
 
@@ -68,6 +155,7 @@ pub struct Cli {
 
 /// Options communes à toutes les sous-commandes, déclarées une seule fois.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Options communes")]
 pub struct OptionsGlobales {
     /// Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite).
     #[arg(long, global = true, env = "VIGIE_BASE", value_name = "FICHIER")]
@@ -120,6 +208,26 @@ pub enum Commande {
     Deconnexion,
     /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
     Traiter(ArgsTraiter),
+    /// Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes.
+    ///
+    /// Fabrique une quarantaine de séquences WAV (384 kHz, 16 bits, mono) aux noms du
+    /// protocole point fixe, dont deux assez grosses pour partir en parties, démarre le bac à
+    /// sable (plateforme Vigie-Chiro locale et S3) avec trois pannes (un 503 avec Retry-After,
+    /// une coupure en plein envoi, une réponse perdue sur une finalisation), puis lance un vrai
+    /// « vigie depot » dessus, et « vigie etat ». Le code de sortie est celui du dépôt. Tout
+    /// se passe dans un dossier temporaire, effacé à la fin (même après Ctrl-C), avec une base à
+    /// part : votre base et votre jeton ne sont jamais touchés.
+    #[cfg(feature = "bac-a-sable")]
+    Demo(ArgsDemo),
+    /// Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu'à Ctrl-C.
+    ///
+    /// Pour des essais à la main, une formation, ou pour y pointer rclone et aws-cli : affiche
+    /// l'adresse de l'API, le point d'accès S3, le compartiment « nuits », les identifiants S3
+    /// (de test, publics), le jeton et la participation d'essai, et les lignes « export » à
+    /// coller dans un autre terminal. Ctrl-C l'arrête proprement (code 0).
+    #[cfg(feature = "bac-a-sable")]
+    #[command(name = "bac-a-sable")]
+    BacASable(ArgsBacASable),
     /// Écrit le script de complétion pour un shell sur la sortie standard.
     Completions {
         /// Le shell visé.
@@ -305,6 +413,51 @@ pub struct ArgsConnexion {
 
     #[command(flatten)]
     pub api: OptionsApi,
+}
+
+#[cfg(feature = "bac-a-sable")]
+#[derive(Debug, Args)]
+pub struct ArgsDemo {
+    /// Garde la nuit, les données du bac à sable et la base de la démonstration (le dossier
+    /// est affiché).
+    #[arg(long)]
+    pub garder: bool,
+
+    /// Sans pannes simulées : un dépôt sans accroc.
+    #[arg(long)]
+    pub sans_pannes: bool,
+
+    /// Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au
+    /// hasard sinon, et affichée).
+    #[arg(long, value_name = "N")]
+    pub graine: Option<u64>,
+}
+
+#[cfg(feature = "bac-a-sable")]
+#[derive(Debug, Args)]
+pub struct ArgsBacASable {
+    /// Port d'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système).
+    #[arg(long, default_value_t = 8210)]
+    pub port: u16,
+
+    /// Dossier du bac à sable (données S3, base d'essai), gardé d'un lancement à l'autre
+    /// (sinon un dossier temporaire, effacé à l'arrêt). L'état de la plateforme (fichiers
+    /// déclarés) repart à zéro.
+    #[arg(long, value_name = "DOSSIER")]
+    pub dossier: Option<PathBuf>,
+
+    /// Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 ».
+    ///
+    /// Forme : OPÉRATION[@clé][#rang][%pourcentage]=PANNE[:option=valeur…]. OPÉRATION : une
+    /// opération S3 (PutObject, UploadPart, CompleteMultipartUpload…) ou une route de l'API
+    /// (ApiDeclarerFichier, ApiFinaliser…), ou * pour toutes ; #N : la N-ième requête (une
+    /// fois) ; %P : une proportion des requêtes. PANNE : un statut (503, 429, 500, 403…, avec
+    /// retry-after=SECONDES ou retry-after-ms=MS), coupure-corps:TAILLE (64Kio, 1Mio),
+    /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure ; option fois=N.
+    /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,
+    /// « *%5=500 ».
+    #[arg(long = "pannes", value_name = "SPEC")]
+    pub pannes: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -60,6 +60,8 @@
 //!   même ordre (un seul envoi à la fois).
 
 mod compteurs;
+/// Une nuit de séquences WAV synthétiques (pour `vigie demo`, les essais et les tests).
+pub mod nuit;
 mod operation;
 mod pannes;
 mod plateforme;

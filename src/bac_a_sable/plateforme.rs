@@ -17,6 +17,11 @@
 //! - un id d'envoi inconnu ou terminé donne 403 `AccessDenied` : on répond 404 `NoSuchUpload`,
 //!   comme AWS ;
 //! - `ListMultipartUploads` n'existe pas : on le reconstruit depuis les fichiers de s3s-fs.
+//! - `HeadObject` et `GetObject` sur un « dossier » (le préfixe d'autres clés, `nuit` pour
+//!   `nuit/a.wav`) répondent 500 : on répond 404 `NoSuchKey`, comme AWS. rclone sonde ainsi
+//!   toute destination avant d'y copier, et rejouait ces 500 pendant une minute et demie ;
+//! - `ListObjects` avec `delimiter=` vide (ce qu'envoie `rclone ls`) groupe les clés par leur
+//!   premier caractère : un délimiteur vide vaut absence de délimiteur, comme chez AWS.
 //!
 //! Disposition sur disque de s3s-fs (racine R) : objets dans `R/{seau}/{clé}` (sous-dossiers
 //! créés pour les « / » de la clé), métadonnées dans `R/.bucket-{b64u(seau)}.object-{b64u(clé)}…`,
@@ -71,6 +76,16 @@ impl Plateforme {
                 NoSuchUpload,
                 "The specified multipart upload does not exist."
             ))
+        }
+    }
+
+    /// 404 `NoSuchKey` pour une clé qui n'est que le préfixe d'autres clés (un dossier sur le
+    /// disque de s3s-fs, qui répondrait 500).
+    fn refuser_dossier(&self, seau: &str, cle: &str) -> S3Result<()> {
+        if self.racine.join(seau).join(cle).is_dir() {
+            Err(s3_error!(NoSuchKey, "The specified key does not exist."))
+        } else {
+            Ok(())
         }
     }
 
@@ -367,6 +382,7 @@ impl S3 for Plateforme {
         &self,
         req: S3Request<GetObjectInput>,
     ) -> S3Result<S3Response<GetObjectOutput>> {
+        self.refuser_dossier(&req.input.bucket, &req.input.key)?;
         self.fs.get_object(req).await
     }
 
@@ -386,15 +402,21 @@ impl S3 for Plateforme {
 
     async fn list_objects(
         &self,
-        req: S3Request<ListObjectsInput>,
+        mut req: S3Request<ListObjectsInput>,
     ) -> S3Result<S3Response<ListObjectsOutput>> {
+        if req.input.delimiter.as_deref() == Some("") {
+            req.input.delimiter = None;
+        }
         self.fs.list_objects(req).await
     }
 
     async fn list_objects_v2(
         &self,
-        req: S3Request<ListObjectsV2Input>,
+        mut req: S3Request<ListObjectsV2Input>,
     ) -> S3Result<S3Response<ListObjectsV2Output>> {
+        if req.input.delimiter.as_deref() == Some("") {
+            req.input.delimiter = None;
+        }
         self.fs.list_objects_v2(req).await
     }
 
@@ -419,6 +441,7 @@ impl S3 for Plateforme {
         &self,
         req: S3Request<HeadObjectInput>,
     ) -> S3Result<S3Response<HeadObjectOutput>> {
+        self.refuser_dossier(&req.input.bucket, &req.input.key)?;
         let mut rep = self.fs.head_object(req).await?;
         let o = &mut rep.output;
         o.checksum_type = match &o.checksum_crc32c {

@@ -45,10 +45,51 @@ pub fn page_de_manuel() -> Result<Vec<u8>> {
     man.render_synopsis_section(&mut tampon)?;
     man.render_description_section(&mut tampon)?;
     man.render_options_section(&mut tampon)?;
-    man.render_subcommands_section(&mut tampon)?;
+    rendre_commandes(&mut tampon)?;
     tampon.extend_from_slice(SECTIONS_SUPPLEMENTAIRES.as_bytes());
     man.render_version_section(&mut tampon)?;
     Ok(tampon)
+}
+
+/// Une section par sous-commande visible : ce qu'elle fait, son synopsis, ses options propres
+/// (les options communes sont dans la section qui leur est consacrée). clap_mangen ne rend,
+/// pour les sous-commandes, que des renvois vers des pages `vigie-COMMANDE(1)` : une seule
+/// page, complète, se lit mieux (`man ./man/vigie.1`) et s'installe d'un seul fichier.
+fn rendre_commandes(tampon: &mut Vec<u8>) -> Result<()> {
+    // Construite, la commande a propagé les options communes à chaque sous-commande : on les
+    // y cache pour ne pas les répéter.
+    let mut racine = cli::commande();
+    racine.build();
+    tampon.extend_from_slice(b".SH COMMANDES\n");
+    for sous in racine.get_subcommands().filter(|c| !c.is_hide_set()) {
+        let nom = format!("vigie {}", sous.get_name());
+        let alias: Vec<&str> = sous.get_visible_aliases().collect();
+        let sous = sous
+            .clone()
+            .bin_name(&nom)
+            .mut_args(|a| if a.is_global_set() { a.hide(true) } else { a });
+        writeln!(tampon, ".SS \"{nom}\"")?;
+        if !alias.is_empty() {
+            writeln!(tampon, "(alias : {})", alias.join(", "))?;
+            tampon.extend_from_slice(b".PP\n");
+        }
+        let man = clap_mangen::Man::new(sous);
+        let mut morceau = Vec::new();
+        man.render_description_section(&mut morceau)?;
+        man.render_synopsis_section(&mut morceau)?;
+        man.render_options_section(&mut morceau)?;
+        // Les titres de section de clap_mangen deviennent des paragraphes de la sous-section ;
+        // la définition de l'apostrophe (`Aq`), qu'il répète à chaque rendu, est déjà en tête.
+        for ligne in String::from_utf8_lossy(&morceau).lines() {
+            match ligne {
+                ".SH DESCRIPTION" => {}
+                l if l.starts_with(".ie \\n(.g .ds Aq") || l.starts_with(".el .ds Aq") => {}
+                l if l.starts_with(".SH ") => tampon.extend_from_slice(b".PP\n"),
+                l => writeln!(tampon, "{l}")?,
+            }
+        }
+    }
+    Ok(())
 }
 
 const SECTIONS_SUPPLEMENTAIRES: &str = r#".SH "CODES DE SORTIE"
@@ -75,6 +116,12 @@ interrompu (SIGINT, SIGTERM) : le plan est à jour, relancer reprend
 \fBVIGIE_BASE\fR
 la base des plans (comme \fB\-\-base\fR)
 .TP
+\fBVIGIE_API\fR
+la base de l'API Vigie\-Chiro (comme \fB\-\-api\fR)
+.TP
+\fBVIGIE_JETON\fR
+le jeton de la plateforme ; l'emporte sur celui qu'enregistre \fBvigie connexion\fR
+.TP
 \fBAWS_ACCESS_KEY_ID\fR, \fBAWS_SECRET_ACCESS_KEY\fR, \fBAWS_SESSION_TOKEN\fR, \fBAWS_PROFILE\fR, \fBAWS_REGION\fR, \fBAWS_ENDPOINT_URL\fR
 identifiants et réglages S3, selon la chaîne AWS standard
 .TP
@@ -83,10 +130,16 @@ filtre du journal (l'emporte sur \fB\-v\fR et \fB\-q\fR)
 .TP
 \fBNO_COLOR\fR
 désactive les couleurs
+.TP
+\fBTMPDIR\fR
+où \fBvigie demo\fR et \fBvigie bac\-a\-sable\fR créent leur dossier temporaire, effacé à la fin
 .SH FICHIERS
 .TP
 \fI$XDG_DATA_HOME/vigie/vigie.sqlite\fR (ou \fI~/.local/share/vigie/vigie.sqlite\fR)
 la base des plans, créée en 0600 ; à côté, \fIvigie.sqlite.verrous/\fR tient les verrous des plans en cours
+.TP
+\fI$XDG_CONFIG_HOME/vigie/jeton\fR (ou \fI~/.config/vigie/jeton\fR)
+le jeton enregistré par \fBvigie connexion\fR, en 0600 ; \fBvigie deconnexion\fR l'efface
 "#;
 
 /// Écrit `completions/` et `man/` sous `racine`.

@@ -1,10 +1,14 @@
 //! Une fonction par sous-commande : elles orchestrent (ouvrir la base, inventorier, lancer le
 //! moteur, afficher), sans logique métier.
 
+#[cfg(feature = "bac-a-sable")]
+mod demo;
 mod depot;
 mod docs;
 mod envoi;
 mod etat;
+#[cfg(feature = "bac-a-sable")]
+mod sable;
 mod vigiechiro;
 
 use std::io::{self, Write};
@@ -16,6 +20,7 @@ use crate::cli::{Cli, Commande, OptionsGlobales};
 use crate::plan::{self, Base};
 use crate::sortie::CodeSortie;
 
+use crate::suivi::format::octets_lisibles;
 pub use docs::{fichiers_attendus, generer_docs, page_de_manuel};
 
 /// Exécute la commande analysée.
@@ -30,6 +35,10 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Connexion(args) => vigiechiro::connexion(g, args),
         Commande::Deconnexion => vigiechiro::deconnexion(g),
         Commande::Traiter(args) => vigiechiro::traiter(g, args),
+        #[cfg(feature = "bac-a-sable")]
+        Commande::Demo(args) => demo::demo(g, args),
+        #[cfg(feature = "bac-a-sable")]
+        Commande::BacASable(args) => sable::bac_a_sable(g, args),
         Commande::Completions { shell } => docs::completions(shell),
         Commande::GenererDocs { racine } => {
             docs::generer_docs(&racine).map(|()| CodeSortie::Succes)
@@ -67,33 +76,4 @@ fn ligne_json(valeur: &serde_json::Value) -> io::Result<()> {
     let mut sortie = io::stdout().lock();
     serde_json::to_writer(&mut sortie, valeur)?;
     sortie.write_all(b"\n")
-}
-
-/// Une taille lisible : « 12,3 Mio ».
-pub fn octets_lisibles(n: u64) -> String {
-    const UNITES: [&str; 5] = ["o", "Kio", "Mio", "Gio", "Tio"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITES.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} o")
-    } else {
-        format!("{v:.1} {}", UNITES[u]).replace('.', ",")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::octets_lisibles;
-
-    #[test]
-    fn tailles_lisibles() {
-        assert_eq!(octets_lisibles(0), "0 o");
-        assert_eq!(octets_lisibles(1023), "1023 o");
-        assert_eq!(octets_lisibles(1536), "1,5 Kio");
-        assert_eq!(octets_lisibles(40 * 1024 * 1024 * 1024), "40,0 Gio");
-    }
 }
