@@ -191,6 +191,12 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
         1,
         "finalisation rejouée à l'aveugle"
     );
+    // Un incident absorbé ne fait pas de bandeau d'erreur.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("WARN") && !stderr.contains("ERROR"),
+        "{stderr}"
+    );
     assert_eq!(
         c.octets_recus(),
         12 * MIO as u64,
@@ -345,6 +351,12 @@ fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
     signal(&enfant, "INT");
     let out = attendre_fin(enfant, Duration::from_secs(10));
     assert_eq!(code(&out), 130, "{}", texte(&out));
+    // Les envois coupés par Ctrl-C ne sont pas une panne du réseau.
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        "{}",
+        texte(&out)
+    );
     let etat = banc.etat();
     assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
     assert!(etat["unites"]["deposee"].as_u64().unwrap() < 20);

@@ -24,7 +24,7 @@ use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
 };
-use crate::sortie::CodeSortie;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::transport::s3::{ClientS3, ConfigS3};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
@@ -49,6 +49,19 @@ fn duree(nom: &str, secondes: f64, max: Duration) -> Result<Duration> {
         );
     }
     Ok(Duration::from_secs_f64(secondes))
+}
+
+/// Une erreur de la base en plein passage (disque plein…) : des envois sont peut-être partis,
+/// ce n'est donc pas le code 2 (« rien n'a été envoyé ») mais 1 : le plan est intact, il
+/// suffit de corriger la cause (libérer de la place) puis de relancer.
+fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
+    ErreurAvecCode::new(
+        CodeSortie::EchecsTransitoires,
+        format!(
+            "{e} Relancez ensuite la même commande : elle reprendra où le passage s'est arrêté."
+        ),
+    )
+    .into()
 }
 
 /// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
@@ -149,7 +162,7 @@ pub(super) fn envoyer(
                     paralleles,
                     attente_reseau,
                 );
-                anyhow::Ok(Arc::new(moteur).executer().await?)
+                Arc::new(moteur).executer().await.map_err(erreur_en_passage)
             }
             Destination::VigieChiro(dest) => {
                 let client = super::vigiechiro::client(&dest.api)?;
@@ -172,7 +185,7 @@ pub(super) fn envoyer(
                     paralleles,
                     attente_reseau,
                 );
-                anyhow::Ok(Arc::new(moteur).executer().await?)
+                Arc::new(moteur).executer().await.map_err(erreur_en_passage)
             }
         }
     })?;

@@ -174,7 +174,7 @@ where
             return journal.arreter(reponse, RaisonArret::Annule, numero, ecoule_decision);
         }
         if !budget.reessai_permis() {
-            tracing::warn!(
+            tracing::info!(
                 methode = op.methode,
                 cible = op.cible,
                 tentative = numero,
@@ -289,8 +289,14 @@ fn tracer(d: &DecisionJournalisee) {
         // Un incident absorbé ou une interruption voulue : à savoir, pas à alarmer.
         None => evenement!(info, "réessai : nouvelle tentative prévue"),
         Some(RaisonArret::Annule) => evenement!(info, "réessai : annulé"),
-        // Refus, épuisement, échéance, issue inconnue : l'opération n'a pas abouti.
-        Some(_) => evenement!(warn, "réessai : arrêt sans succès"),
+        // Une écriture sans réponse : l'appelant va réconcilier, ce n'est pas encore un échec.
+        Some(RaisonArret::IssueInconnue) => {
+            evenement!(info, "réessai : issue inconnue, à réconcilier")
+        }
+        // Refus, épuisement, échéance : l'opération n'a pas abouti. `info` et non `warn` :
+        // l'échec de l'unité est dit par l'affichage (suivi), avec sa cause et le geste à faire ;
+        // le dire deux fois ferait un bandeau d'erreur (règle 7).
+        Some(_) => evenement!(info, "réessai : arrêt sans succès"),
     }
 }
 

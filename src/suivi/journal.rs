@@ -54,13 +54,16 @@ pub struct ErreurJournal {
     pub source: io::Error,
 }
 
-/// Le filtre de la sortie d'erreur quand `RUST_LOG` n'est pas défini : avertissements par
-/// défaut ; `-v` les décisions de réessai ; `-vv` le détail de `vigie` ; `-vvv` tout `vigie`.
+/// Le filtre de la sortie d'erreur quand `RUST_LOG` n'est pas défini : par défaut, les
+/// avertissements de `vigie` et les seules erreurs des bibliothèques (celles du SDK AWS, par
+/// exemple sur un fichier de configuration absent, s'afficheraient sinon à chaque passage,
+/// horodatées, au milieu de l'affichage) ; `-v` les décisions de réessai et les
+/// avertissements des bibliothèques ; `-vv` le détail de `vigie` ; `-vvv` tout `vigie`.
 /// Les bibliothèques ne descendent jamais sous `info` sans `RUST_LOG` explicite.
 pub fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
     match (silencieux, verbosite) {
         (true, _) => "error",
-        (false, 0) => "warn",
+        (false, 0) => "error,vigie=warn",
         (false, 1) => "warn,vigie=info",
         (false, 2) => "info,vigie=debug",
         (false, _) => "info,vigie=trace",
@@ -205,7 +208,7 @@ mod tests {
 
     #[test]
     fn verbosite() {
-        assert_eq!(filtre_erreur(0, false), "warn");
+        assert_eq!(filtre_erreur(0, false), "error,vigie=warn");
         assert_eq!(filtre_erreur(1, false), "warn,vigie=info");
         assert_eq!(filtre_erreur(2, false), "info,vigie=debug");
         assert_eq!(filtre_erreur(5, false), "info,vigie=trace");

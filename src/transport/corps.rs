@@ -175,6 +175,37 @@ async fn lire_tranche(
     Ok(())
 }
 
+/// La somme d'un objet assemblé à partir de parties, sous les deux formes qu'un service S3 peut
+/// rendre : composite (« …-N », celle d'AWS par défaut pour CRC32C) ou de l'objet entier (moto,
+/// ou un envoi ouvert en `FULL_OBJECT`). Les deux se déduisent des sommes des parties, sans
+/// relire le fichier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SommeAssemblee {
+    pub composite: String,
+    pub entiere: String,
+    pub parties: usize,
+}
+
+impl SommeAssemblee {
+    /// `parties` : (CRC32C, taille) de chaque partie, dans l'ordre.
+    pub fn depuis_parties(parties: &[(u32, u64)]) -> Self {
+        let sommes: Vec<u32> = parties.iter().map(|(c, _)| *c).collect();
+        let entiere = parties.iter().fold(0u32, |crc, (c, taille)| {
+            crc32c::crc32c_combine(crc, *c, *taille as usize)
+        });
+        SommeAssemblee {
+            composite: crc32c_composite(&sommes),
+            entiere: crc32c_base64(entiere),
+            parties: parties.len(),
+        }
+    }
+
+    /// La somme rendue par le service est-elle l'une des deux formes attendues ?
+    pub fn reconnait(&self, distante: &str) -> bool {
+        distante == self.composite || distante == self.entiere
+    }
+}
+
 /// Une tranche `[debut, debut + longueur)` d'un fichier, lue en flux.
 pub struct CorpsFichier {
     fichier: tokio::fs::File,
@@ -302,6 +333,20 @@ mod tests {
         let (crc, md5) = sommes_crc32c_md5(&chemin, 2, 9).await.unwrap();
         assert_eq!(crc, 0xE306_9283);
         assert_eq!(md5, "25f9e794323b453885f5181f1b624d0b");
+    }
+
+    #[test]
+    fn somme_assemblee_sous_ses_deux_formes() {
+        let contenu: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 256) as u8).collect();
+        let (a, b) = contenu.split_at(200_000);
+        let s = SommeAssemblee::depuis_parties(&[
+            (crc32c::crc32c(a), a.len() as u64),
+            (crc32c::crc32c(b), b.len() as u64),
+        ]);
+        assert_eq!(s.entiere, crc32c_base64(crc32c::crc32c(&contenu)));
+        assert!(s.composite.ends_with("-2"));
+        assert!(s.reconnait(&s.entiere) && s.reconnait(&s.composite));
+        assert!(!s.reconnait("AAAAAA==") && !s.reconnait(""));
     }
 
     #[test]

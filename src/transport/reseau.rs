@@ -90,7 +90,7 @@ impl Reseau {
         if c.echecs_consecutifs >= self.seuil && *self.etat.borrow() == Etat::Ouvert {
             c.coupe_depuis = Some(Instant::now());
             self.etat.send_replace(Etat::Coupe);
-            tracing::warn!(
+            tracing::info!(
                 echecs = c.echecs_consecutifs,
                 "réseau indisponible : pause globale des envois"
             );
@@ -145,7 +145,7 @@ impl Reseau {
         }
         self.etat.send_replace(Etat::Abandonne);
         self.annulation.annuler();
-        tracing::warn!("réseau indisponible trop longtemps : le passage s'arrête");
+        tracing::info!("réseau indisponible trop longtemps : le passage s'arrête");
     }
 
     /// Temps total passé en pause, pause en cours comprise.
