@@ -16,9 +16,7 @@ use super::{
 };
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
-use crate::transport::corps::{
-    crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c,
-};
+use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, ObjetDistant, PartieAssemblee, PartieDistante};
 
 /// Nombre maximal de parties d'un envoi multipart (règle S3).
@@ -233,7 +231,7 @@ impl DepositaireS3 {
         // 3. Les parties manquantes, une à une (rejouables).
         let taille_partie = self.taille_partie_de(unite, &persistees);
         let nombre = unite.taille.div_ceil(taille_partie).max(1);
-        let mut sommes: Vec<u32> = Vec::with_capacity(nombre as usize);
+        let mut sommes: Vec<(u32, u64)> = Vec::with_capacity(nombre as usize);
         let mut assemblees = Vec::with_capacity(nombre as usize);
         let deja: HashMap<u32, PartieEnvoi> =
             persistees.into_iter().map(|p| (p.numero, p)).collect();
@@ -249,7 +247,7 @@ impl DepositaireS3 {
                 && p.taille == taille
             {
                 ctx.confirmer(taille);
-                sommes.push(crc);
+                sommes.push((crc, taille));
                 assemblees.push(PartieAssemblee {
                     numero,
                     etag: etag.clone(),
@@ -320,7 +318,7 @@ impl DepositaireS3 {
             )?;
             ctx.confirmer(taille);
             ctx.octets_envoyes(taille);
-            sommes.push(crc);
+            sommes.push((crc, taille));
             assemblees.push(PartieAssemblee {
                 numero,
                 etag,
@@ -341,7 +339,7 @@ impl DepositaireS3 {
         }
 
         // 5. Finalisation : une seule émission ; sans réponse, on relit la destination.
-        let composite = crc32c_composite(&sommes);
+        let attendue = SommeAssemblee::depuis_parties(&sommes);
         for essai in 0..2 {
             let issue = ctx
                 .emettre(
@@ -353,12 +351,12 @@ impl DepositaireS3 {
                 .await;
             match issue.raison {
                 RaisonArret::Succes => {
-                    return Ok(self.verifier_assemblage(ctx, &composite).await);
+                    return Ok(self.verifier_assemblage(ctx, &attendue).await);
                 }
                 RaisonArret::IssueInconnue => {
                     // Réconciliation : l'objet est-il assemblé ? Sinon l'envoi existe-t-il
                     // encore (alors la finalisation n'a pas eu lieu et peut être réémise) ?
-                    if let Some(issue) = self.objet_deja_assemble_composite(ctx, &composite).await {
+                    if let Some(issue) = self.objet_deja_assemble_somme(ctx, &attendue).await {
                         return Ok(issue);
                     }
                     let liste = self.lire_parties(ctx, &envoi).await;
@@ -395,6 +393,9 @@ impl DepositaireS3 {
     /// aussitôt dans le plan. Les envois ouverts en trop (orphelins d'un arrêt) sont abandonnés.
     async fn ouvrir_envoi(&self, ctx: &ContexteUnite<'_>) -> Resultat<Result<String, IssueUnite>> {
         let unite = ctx.unite;
+        // La réponse à la dernière ouverture, quand la relecture a montré ensuite qu'aucun
+        // envoi n'était ouvert : l'issue est alors connue.
+        let mut refusee: Option<String> = None;
         for essai in 0..2 {
             let ouverts = ctx
                 .emettre(
@@ -416,7 +417,7 @@ impl DepositaireS3 {
                     }
                 }
                 // Service sans ListMultipartUploads : on ne peut pas réconcilier, on ouvre.
-                ReponseApi::Refuse { statut: 501, .. } => {}
+                ReponseApi::Refuse { statut: 501, .. } => refusee = None,
                 _ if essai == 0 => return Ok(Err(echec_de(&ouverts))),
                 _ => {
                     return Ok(Err(IssueUnite::Incertaine {
@@ -425,6 +426,16 @@ impl DepositaireS3 {
                 }
             }
             if essai == 1 {
+                if let Some(reponse) = refusee {
+                    return Ok(Err(IssueUnite::Echec {
+                        definitif: false,
+                        cause: CauseRefus::Serveur,
+                        message: format!(
+                            "ouverture de l'envoi multipart sans succès (vérifié : aucun envoi \
+                             ouvert) ; dernière réponse : {reponse}"
+                        ),
+                    }));
+                }
                 break;
             }
             let issue = ctx
@@ -441,7 +452,13 @@ impl DepositaireS3 {
                     return Ok(Ok(id));
                 }
                 // Issue inconnue : on relit les envois ouverts (tour suivant) avant tout.
-                _ if issue.raison == RaisonArret::IssueInconnue => continue,
+                _ if issue.raison == RaisonArret::IssueInconnue => {
+                    refusee = Some(match (issue.reponse.statut(), issue.reponse.detail()) {
+                        (Some(s), d) => format!("{s} : {}", d.unwrap_or_default()),
+                        (None, d) => d.unwrap_or_default().to_owned(),
+                    });
+                    continue;
+                }
                 _ => return Ok(Err(echec_de(&issue))),
             }
         }
@@ -457,32 +474,38 @@ impl DepositaireS3 {
         persistees: &[PartieEnvoi],
     ) -> Option<IssueUnite> {
         let unite = ctx.unite;
-        let sommes: Option<Vec<u32>> = persistees
+        let sommes: Option<Vec<(u32, u64)>> = persistees
             .iter()
-            .map(|p| p.somme_controle.as_deref().and_then(crc32c_depuis_base64))
+            .map(|p| {
+                p.somme_controle
+                    .as_deref()
+                    .and_then(crc32c_depuis_base64)
+                    .map(|c| (c, p.taille))
+            })
             .collect();
         let sommes = sommes.filter(|s| !s.is_empty())?;
         let couvert: u64 = persistees.iter().map(|p| p.taille).sum();
         if couvert != unite.taille {
             return None;
         }
-        self.objet_deja_assemble_composite(ctx, &crc32c_composite(&sommes))
+        self.objet_deja_assemble_somme(ctx, &SommeAssemblee::depuis_parties(&sommes))
             .await
     }
 
-    async fn objet_deja_assemble_composite(
+    async fn objet_deja_assemble_somme(
         &self,
         ctx: &ContexteUnite<'_>,
-        composite: &str,
+        attendue: &SommeAssemblee,
     ) -> Option<IssueUnite> {
         let unite = ctx.unite;
         let issue = self.lire_objet(ctx).await;
         match issue.reponse {
             ReponseApi::Succes(Some(o))
-                if o.taille == unite.taille && o.crc32c.as_deref() == Some(composite) =>
+                if o.taille == unite.taille
+                    && o.crc32c.as_deref().is_some_and(|c| attendue.reconnait(c)) =>
             {
                 Some(IssueUnite::Deposee {
-                    crc32c: composite.to_owned(),
+                    crc32c: o.crc32c.unwrap_or_default(),
                     etag: o.etag,
                 })
             }
@@ -491,15 +514,19 @@ impl DepositaireS3 {
     }
 
     /// Après une finalisation acquittée : l'objet a-t-il la taille et la somme attendues ?
-    async fn verifier_assemblage(&self, ctx: &ContexteUnite<'_>, composite: &str) -> IssueUnite {
+    async fn verifier_assemblage(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        attendue: &SommeAssemblee,
+    ) -> IssueUnite {
         let unite = ctx.unite;
         let issue = self.lire_objet(ctx).await;
-        let nombre = composite.rsplit('-').next().unwrap_or("0");
+        let nombre = attendue.parties;
         match issue.reponse {
             ReponseApi::Succes(Some(o))
                 if o.taille == unite.taille
                     && match o.crc32c.as_deref() {
-                        Some(c) => c == composite,
+                        Some(c) => attendue.reconnait(c),
                         // Service sans somme composite : taille et nombre de parties de l'ETag.
                         None => o
                             .etag
@@ -507,8 +534,9 @@ impl DepositaireS3 {
                             .is_some_and(|e| e.ends_with(&format!("-{nombre}"))),
                     } =>
             {
+                // La somme gardée est celle que rend le service : `vigie verifier` la comparera.
                 IssueUnite::Deposee {
-                    crc32c: composite.to_owned(),
+                    crc32c: o.crc32c.unwrap_or_else(|| attendue.composite.clone()),
                     etag: o.etag,
                 }
             }
@@ -516,8 +544,8 @@ impl DepositaireS3 {
                 definitif: false,
                 cause: CauseRefus::Contenu,
                 message: format!(
-                    "l'objet assemblé ne correspond pas ({} octets, somme {:?}, attendu {composite}) : il sera renvoyé",
-                    o.taille, o.crc32c
+                    "l'objet assemblé ne correspond pas ({} octets, somme {:?}, attendu {} ou {}) : il sera renvoyé",
+                    o.taille, o.crc32c, attendue.composite, attendue.entiere
                 ),
             },
             ReponseApi::Succes(None) => IssueUnite::Echec {

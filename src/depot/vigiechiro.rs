@@ -24,13 +24,23 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local};
+use super::{
+    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
+};
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c, sommes_crc32c_md5,
 };
 use crate::transport::vigiechiro::{ClientVigieChiro, Declaration};
+
+/// Tenu dans le plan (à la place de l'identifiant du fichier) entre l'émission d'une
+/// déclaration multipart et sa réponse. Un arrêt brutal dans cet intervalle laisse peut-être
+/// un enregistrement dont l'envoi S3 est ouvert : la relance le cherche par une déclaration
+/// simple (qui n'ouvre rien) au lieu de redéclarer en multipart (qui ouvrirait un second envoi,
+/// orphelin à jamais). Ce n'est pas un identifiant de la plateforme (ObjectId : 24 chiffres
+/// hexadécimaux).
+const DECLARATION_MULTIPART_EMISE: &str = "declaration-multipart-emise";
 
 /// Ce que dit `vigie` quand la plateforme refuse le jeton.
 pub const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, \
@@ -95,6 +105,11 @@ impl DepositaireVigieChiro {
         let unite = ctx.unite;
         let mut multipart = multipart;
         for _ in 0..2 {
+            if multipart {
+                // Noté avant d'émettre : voir `DECLARATION_MULTIPART_EMISE`.
+                ctx.base()
+                    .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
+            }
             let issue = ctx
                 .emettre_vers(
                     "POST",
@@ -122,7 +137,13 @@ impl DepositaireVigieChiro {
                     multipart = false;
                     continue;
                 }
-                _ => return Ok(Suite::Fin(self.echec(&issue))),
+                _ => {
+                    // La plateforme a répondu (ou rien n'est parti) : rien n'a été créé.
+                    if multipart {
+                        ctx.base().enregistrer_envoi(unite.id, None)?;
+                    }
+                    return Ok(Suite::Fin(self.echec(&issue)));
+                }
             }
         }
         Ok(Suite::Fin(IssueUnite::Incertaine {
@@ -156,6 +177,9 @@ impl DepositaireVigieChiro {
         parties: Option<&[(u32, String)]>,
     ) -> Resultat<Result<(), IssueUnite>> {
         let cible = format!("/fichiers/{id}");
+        // La dernière réponse de la plateforme à une finalisation dont la relecture a montré
+        // qu'elle n'avait pas eu lieu.
+        let mut refusee: Option<String> = None;
         for _ in 0..2 {
             let issue = ctx
                 .emettre_vers(
@@ -182,7 +206,14 @@ impl DepositaireVigieChiro {
                         .await;
                     match lu.reponse {
                         ReponseApi::Succes(Some(f)) if f.disponible => return Ok(Ok(())),
-                        ReponseApi::Succes(Some(_)) => continue,
+                        ReponseApi::Succes(Some(_)) => {
+                            refusee =
+                                Some(match (issue.reponse.statut(), issue.reponse.detail()) {
+                                    (Some(s), d) => format!("{s} : {}", d.unwrap_or_default()),
+                                    (None, d) => d.unwrap_or_default().to_owned(),
+                                });
+                            continue;
+                        }
                         ReponseApi::Succes(None) => {
                             ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
                             return Ok(Err(IssueUnite::Echec {
@@ -203,8 +234,16 @@ impl DepositaireVigieChiro {
                 _ => return Ok(Err(self.echec(&issue))),
             }
         }
-        Ok(Err(IssueUnite::Incertaine {
-            message: "finalisation restée sans issue après réconciliation".into(),
+        // Deux finalisations sans succès, et la relecture a montré après chacune que le
+        // fichier n'était pas finalisé : l'issue est connue, c'est un échec transitoire.
+        Ok(Err(IssueUnite::Echec {
+            definitif: false,
+            cause: CauseRefus::Serveur,
+            message: format!(
+                "la plateforme n'a pas finalisé le fichier après deux essais (vérifié : il n'est \
+                 pas disponible) ; dernière réponse : {}",
+                refusee.as_deref().unwrap_or("aucune")
+            ),
         }))
     }
 
@@ -230,6 +269,9 @@ impl DepositaireVigieChiro {
                     message: "la plateforme n'a rendu ni URL signée ni type MIME".into(),
                 });
             };
+            if let Err(raison) = self.client.verifier_url_signee(url) {
+                return Ok(url_refusee(&raison));
+            }
             let cible = format!("PUT {}", unite.cle);
             let issue = ctx
                 .emettre_vers(
@@ -245,6 +287,11 @@ impl DepositaireVigieChiro {
                 .await;
             match issue.reponse {
                 ReponseApi::Succes(etag) => {
+                    // Une finalisation est définitive : jamais pour un fichier qui a changé
+                    // (ou disparu) pendant l'envoi, dont la tranche partie n'est plus le fichier.
+                    if let Some(probleme) = fichier_change(chemin, unite) {
+                        return Ok(change_pendant_l_envoi(&probleme));
+                    }
                     if let Some(e) = etag.as_deref()
                         && e != md5
                     {
@@ -286,8 +333,15 @@ impl DepositaireVigieChiro {
         chemin: &Path,
     ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
-        // 1. L'enregistrement : repris s'il est connu, sinon déclaré (multipart).
+        // 1. L'enregistrement : repris s'il est connu, cherché si une déclaration est partie
+        //    sans réponse lors d'un passage arrêté net, sinon déclaré (multipart).
         let id = match &unite.envoi_id {
+            Some(marque) if marque == DECLARATION_MULTIPART_EMISE => {
+                match self.declarer_multipart(ctx, chemin, true).await? {
+                    Ok(id) => id,
+                    Err(issue) => return Ok(issue),
+                }
+            }
             Some(id) => {
                 let lu = ctx
                     .emettre_vers(
@@ -308,7 +362,7 @@ impl DepositaireVigieChiro {
                     ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, chemin).await,
                     ReponseApi::Succes(None) => {
                         ctx.base().enregistrer_envoi(unite.id, None)?;
-                        match self.declarer_multipart(ctx, chemin).await? {
+                        match self.declarer_multipart(ctx, chemin, false).await? {
                             Ok(id) => id,
                             Err(issue) => return Ok(issue),
                         }
@@ -316,7 +370,7 @@ impl DepositaireVigieChiro {
                     _ => return Ok(self.echec(&lu)),
                 }
             }
-            None => match self.declarer_multipart(ctx, chemin).await? {
+            None => match self.declarer_multipart(ctx, chemin, false).await? {
                 Ok(id) => id,
                 Err(issue) => return Ok(issue),
             },
@@ -389,7 +443,11 @@ impl DepositaireVigieChiro {
             assemblees.push((numero, etag));
         }
 
-        // 3. Finalisation.
+        // 3. Finalisation, jamais pour un fichier qui a changé pendant l'envoi. L'envoi reste
+        //    ouvert : la relance replanifie l'unité (nouvelle taille) et le reprend de zéro.
+        if let Some(probleme) = fichier_change(chemin, unite) {
+            return Ok(change_pendant_l_envoi(&probleme));
+        }
         match self.finaliser(ctx, &id, Some(&assemblees)).await? {
             Ok(()) => Ok(IssueUnite::Deposee {
                 crc32c: crc32c_composite(&sommes),
@@ -400,13 +458,15 @@ impl DepositaireVigieChiro {
     }
 
     /// Déclare en multipart ; sans réponse, la sonde simple peut rendre un enregistrement
-    /// simple : l'unité part alors en un seul PUT.
+    /// simple : l'unité part alors en un seul PUT. `deja_emise` : une déclaration multipart est
+    /// partie lors d'un passage arrêté net ; on commence alors par la sonde simple.
     async fn declarer_multipart(
         &self,
         ctx: &ContexteUnite<'_>,
         chemin: &Path,
+        deja_emise: bool,
     ) -> Resultat<Result<String, IssueUnite>> {
-        match self.declarer(ctx, true).await? {
+        match self.declarer(ctx, !deja_emise).await? {
             Suite::Continuer(d) if d.s3_signed_url.is_none() => Ok(Ok(d.id)),
             // La sonde a rendu un enregistrement : multipart s'il l'était déjà.
             Suite::Continuer(d) => {
@@ -456,6 +516,9 @@ impl DepositaireVigieChiro {
                 ReponseApi::Succes(u) => u,
                 _ => return Err(self.echec(&url)),
             };
+            if let Err(raison) = self.client.verifier_url_signee(&url) {
+                return Err(url_refusee(&raison));
+            }
             let issue = ctx
                 .emettre_vers(
                     "PUT",
@@ -518,6 +581,30 @@ impl DepositaireVigieChiro {
             }
         }
         Ok(issue)
+    }
+}
+
+/// La plateforme a rendu une URL signée que `vigie` refuse de suivre : un geste humain est
+/// nécessaire (la signaler aux gestionnaires de la plateforme).
+fn url_refusee(raison: &str) -> IssueUnite {
+    IssueUnite::Echec {
+        definitif: true,
+        cause: CauseRefus::Serveur,
+        message: format!(
+            "{raison} ; signalez-le aux gestionnaires de la plateforme, puis vigie \
+             retenter-echecs --y-compris-definitifs"
+        ),
+    }
+}
+
+/// Le fichier a changé ou disparu pendant son envoi : échec local, à replanifier.
+fn change_pendant_l_envoi(probleme: &str) -> IssueUnite {
+    IssueUnite::Echec {
+        definitif: false,
+        cause: CauseRefus::Local,
+        message: format!(
+            "{probleme} pendant l'envoi : non finalisé ; relancez vigie depot pour le replanifier"
+        ),
     }
 }
 

@@ -98,6 +98,16 @@ pub enum ErreurBase {
 impl ErreurBase {
     /// Traduit une erreur SQLite en erreur qui dit quoi faire.
     fn depuis_sqlite(chemin: &Path, e: rusqlite::Error) -> Self {
+        // La mémoire partagée du WAL (`-shm`) qui ne peut pas grandir : sur un disque plein,
+        // c'est souvent la première écriture qui échoue, avant même la base.
+        let shm_plein = e
+            .sqlite_error()
+            .is_some_and(|f| f.extended_code == rusqlite::ffi::SQLITE_IOERR_SHMSIZE);
+        if shm_plein {
+            return ErreurBase::DisquePlein {
+                chemin: chemin.to_owned(),
+            };
+        }
         match e.sqlite_error_code() {
             Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => ErreurBase::Illisible {
                 chemin: chemin.to_owned(),

@@ -186,17 +186,24 @@ impl Emetteur {
                     let partie_a = std::time::Instant::now();
                     let reponse = self.tenter(tentative, en_vol).await;
                     match &reponse {
+                        // Une tentative coupée par Ctrl-C ne dit rien du réseau.
+                        ReponseApi::Injoignable { .. } if self.annulation.est_annulee() => {}
                         ReponseApi::Injoignable { a_pu_atteindre, .. } => {
                             let coupe = self.reseau.noter_injoignable();
                             let sans_risque =
                                 emission.rejouabilite == Rejouabilite::Rejouable || !a_pu_atteindre;
-                            if coupe && sans_risque && !self.annulation.est_annulee() {
+                            if coupe && sans_risque {
                                 continue;
                             }
                         }
                         ReponseApi::Refuse { retry_after, .. } => {
                             self.reseau.noter_reponse(partie_a);
-                            if let Some(a) = retry_after {
+                            // Une attente au-delà de l'échéance arrête cette émission
+                            // (`retry_after_depasse_echeance`) ; elle ne retient pas les autres
+                            // pour autant : un Retry-After géant bloquerait toute la nuit.
+                            if let Some(a) = retry_after
+                                && politique.reglages().echeance().is_none_or(|e| *a <= e)
+                            {
                                 self.retenir_jusqua(*a);
                             }
                         }

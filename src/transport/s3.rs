@@ -427,6 +427,14 @@ pub fn classer<T, E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) ->
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
 {
+    // Une réponse 2xx que le SDK n'a pas su lire (XML tronqué, en-tête illisible) n'est pas un
+    // refus : le serveur a traité la requête, sa réponse est perdue pour nous.
+    if let Some(statut) = statut(e).filter(|s| (200..300).contains(s)) {
+        return ReponseApi::Injoignable {
+            a_pu_atteindre: true,
+            detail: format!("réponse illisible (statut {statut})"),
+        };
+    }
     match e {
         SdkError::ServiceError(s) => {
             let brut = s.raw();

@@ -119,9 +119,40 @@ fn message_erreur(corps: &[u8]) -> String {
             (_, Some(i)) => i.to_string(),
             _ => v.to_string(),
         },
-        Err(_) => String::from_utf8_lossy(corps).chars().take(200).collect(),
+        Err(_) => {
+            let brut = String::from_utf8_lossy(corps);
+            match erreur_xml(&brut) {
+                Some(e) => e,
+                None => brut.chars().take(200).collect(),
+            }
+        }
     };
     expurger(texte.trim())
+}
+
+/// Une erreur S3 en XML (derrière une URL signée) : seulement son code et son message. Les
+/// autres éléments peuvent citer l'identifiant d'accès, la signature reçue ou la chaîne signée
+/// (`AWSAccessKeyId`, `SignatureProvided`, `StringToSign`) : ils ne sortent jamais.
+fn erreur_xml(texte: &str) -> Option<String> {
+    if !texte.contains("<Error>") {
+        return None;
+    }
+    let element = |nom: &str| {
+        let debut = texte.find(&format!("<{nom}>"))? + nom.len() + 2;
+        let fin = texte[debut..].find(&format!("</{nom}>"))? + debut;
+        Some(
+            texte[debut..fin]
+                .trim()
+                .chars()
+                .take(200)
+                .collect::<String>(),
+        )
+    };
+    let code = element("Code").unwrap_or_else(|| "erreur S3".to_owned());
+    Some(match element("Message") {
+        Some(m) if !m.is_empty() => format!("{code} : {m}"),
+        _ => code,
+    })
 }
 
 /// Une réponse HTTP lue en entier, classée. `lire` extrait la valeur d'une réponse 2xx ; une
@@ -347,6 +378,48 @@ impl ClientVigieChiro {
         .await
     }
 
+    /// Une URL signée rendue par la plateforme peut-elle recevoir les octets ?
+    ///
+    /// `vigie` ne peut pas savoir quel stockage la plateforme utilise (l'hôte des URL signées
+    /// n'est pas celui de l'API) : il ne l'épingle pas, et n'y envoie jamais le jeton (aucun
+    /// en-tête d'autorisation sur ces PUT). Mais il refuse, avant toute connexion, une URL qui
+    /// n'est pas du HTTP, qui porte des identifiants (`user@`), ou qui ferait circuler les
+    /// données et la signature en clair (`http://` hors de la boucle locale), sauf si
+    /// l'utilisateur a accepté le clair pour cette plateforme (API en `http://` distante, ce qui
+    /// exige `--autoriser-http`). Le message ne cite que le schéma et l'hôte, jamais la
+    /// signature.
+    pub fn verifier_url_signee(&self, url: &str) -> Result<(), String> {
+        let u = reqwest::Url::parse(url)
+            .map_err(|_| "URL signée illisible rendue par la plateforme".to_owned())?;
+        let hote = u.host_str().unwrap_or_default();
+        let origine = match u.port() {
+            Some(p) => format!("{}://{hote}:{p}", u.scheme()),
+            None => format!("{}://{hote}", u.scheme()),
+        };
+        // Une API en http:// hors de la boucle locale n'a pu être choisie qu'avec
+        // --autoriser-http : l'utilisateur a accepté le clair pour cette plateforme.
+        let clair_accepte = reqwest::Url::parse(&self.api).is_ok_and(|a| {
+            a.scheme() == "http"
+                && !crate::destination::est_boucle_locale(a.host_str().unwrap_or_default())
+        });
+        // `host_str` garde les crochets d'une adresse IPv6 (« [::1] »).
+        let boucle = crate::destination::est_boucle_locale(hote);
+        match u.scheme() {
+            _ if hote.is_empty() => Err(format!("URL signée sans hôte ({})", u.scheme())),
+            _ if !u.username().is_empty() || u.password().is_some() => Err(format!(
+                "URL signée porteuse d'identifiants ({origine}) : refusée"
+            )),
+            "https" => Ok(()),
+            "http" if boucle || clair_accepte => Ok(()),
+            "http" => Err(format!(
+                "URL signée en clair hors de la boucle locale ({origine}) : les données et la                  signature y circuleraient sans chiffrement ; rien n'est parti"
+            )),
+            _ => Err(format!(
+                "URL signée qui n'est pas du HTTP ({origine}) : refusée"
+            )),
+        }
+    }
+
     /// `PUT` d'une tranche de fichier vers une URL signée ; rend l'ETag, sans guillemets.
     /// `content_type` : le `mime` rendu par la plateforme pour un PUT simple, `None` pour une
     /// partie (aucun en-tête Content-Type n'est alors envoyé).
@@ -489,7 +562,43 @@ mod tests {
             "titre invalide"
         );
         assert!(message_erreur(b"<html>proxy</html>").contains("proxy"));
+        let xml = b"<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code>\
+            <AWSAccessKeyId>AKIAX</AWSAccessKeyId><SignatureProvided>sig</SignatureProvided>\
+            <Message>mismatch</Message></Error>";
+        assert_eq!(message_erreur(xml), "SignatureDoesNotMatch : mismatch");
+        assert_eq!(
+            message_erreur(b"<Error><Code>AccessDenied</Code></Error>"),
+            "AccessDenied"
+        );
         assert!(!message_erreur(br#"{"_error": "url ?Signature=abc&x=1"}"#).contains("abc"));
+    }
+
+    #[test]
+    fn urls_signees_acceptees_ou_refusees() {
+        let c = ClientVigieChiro::nouveau("https://vigiechiro.herokuapp.com/api/v1", "j").unwrap();
+        for ok in [
+            "https://b.s3.amazonaws.com/wav/a.wav?Signature=x",
+            "https://s3.gra.io.cloud.ovh.net/b/a.wav",
+            "http://127.0.0.1:9000/b/a.wav",
+            "http://[::1]:9000/b/a.wav",
+            "http://localhost/b/a.wav",
+        ] {
+            assert!(c.verifier_url_signee(ok).is_ok(), "{ok}");
+        }
+        for refusee in [
+            "http://b.s3.amazonaws.com/wav/a.wav?Signature=secret",
+            "http://127.0.0.1.exemple.fr/a.wav",
+            "file:///etc/passwd",
+            "ftp://b.exemple.fr/a.wav",
+            "https://moi:motdepasse@b.exemple.fr/a.wav",
+            "pas une url",
+        ] {
+            let e = c.verifier_url_signee(refusee).unwrap_err();
+            assert!(!e.contains("secret") && !e.contains("motdepasse"), "{e}");
+        }
+        // Une API en clair hors de la boucle locale (--autoriser-http) : le clair est accepté.
+        let c = ClientVigieChiro::nouveau("http://vigie.lan/api/v1", "j").unwrap();
+        assert!(c.verifier_url_signee("http://stockage.lan/b/a.wav").is_ok());
     }
 
     #[test]

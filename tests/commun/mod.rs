@@ -299,3 +299,372 @@ pub mod plateforme {
         }
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Campagne de fiabilité et de sécurité : outils partagés.
+
+/// Un tirage pseudo-aléatoire à graine fixe (xorshift64*) : les instants d'arrêt, les tailles.
+pub struct Alea(u64);
+
+impl Alea {
+    pub fn graine(g: u64) -> Alea {
+        Alea(g.max(1))
+    }
+
+    pub fn suivant(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Un entier dans `[a, b]`.
+    pub fn entre(&mut self, a: u64, b: u64) -> u64 {
+        a + self.suivant() % (b - a + 1)
+    }
+}
+
+/// Une décision de réessai telle que la base la garde (`journal_decision`).
+#[derive(Debug, Clone)]
+pub struct DecisionBase {
+    pub unite: Option<i64>,
+    pub methode: String,
+    pub cible: String,
+    pub tentative: i64,
+    pub statut: Option<i64>,
+    pub attente_ms: Option<i64>,
+    pub raison: Option<String>,
+    pub detail: String,
+}
+
+impl Banc {
+    /// `vigie depot NUIT --vers s3://… --endpoint-url ENDPOINT` (un mandataire, par exemple),
+    /// avec les réglages courts.
+    pub fn depot_via(&self, endpoint: &str) -> Command {
+        let mut c = self.vigie();
+        c.arg("depot")
+            .arg(&self.nuit)
+            .arg("--vers")
+            .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
+            .arg("--endpoint-url")
+            .arg(endpoint)
+            .args(Self::options_rapides());
+        c
+    }
+
+    /// Une nuit d'une douzaine de fichiers au nom du protocole, tous à la racine : 10 petits
+    /// (20 Kio à 600 Kio) et 2 qui partent en plusieurs parties de 5 Mio (7 Mio et 11 Mio).
+    pub fn nuit_de_12(&self) -> Vec<(String, usize)> {
+        let mut fichiers: Vec<(String, usize)> = (1..=10)
+            .map(|i| (plateforme::nom(i), 20_000 + i * 58_000))
+            .collect();
+        fichiers.push((plateforme::nom(11), 7 * MIO + 333));
+        fichiers.push((plateforme::nom(12), 11 * MIO + 4_321));
+        for (nom, taille) in &fichiers {
+            self.fichier(nom, *taille);
+        }
+        fichiers
+    }
+
+    /// Les objets (fichiers ordinaires) stockés sous `compartiment/prefixe` côté serveur,
+    /// chemins relatifs au compartiment, triés.
+    pub fn objets_sous(&self, compartiment: &str, prefixe: &str) -> Vec<String> {
+        let racine = self.bac().racine().join(compartiment);
+        let mut trouves = Vec::new();
+        let mut a_voir = vec![racine.join(prefixe)];
+        while let Some(d) = a_voir.pop() {
+            let Ok(entrees) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entrees.flatten() {
+                let t = e.file_type().unwrap();
+                if t.is_dir() {
+                    a_voir.push(e.path());
+                } else {
+                    let rel = e.path().strip_prefix(&racine).unwrap().to_owned();
+                    trouves.push(rel.to_string_lossy().into_owned());
+                }
+            }
+        }
+        trouves.sort();
+        trouves
+    }
+
+    /// Le journal des décisions de la base, dans l'ordre.
+    pub fn decisions(&self) -> Vec<DecisionBase> {
+        let c = rusqlite::Connection::open(&self.base).unwrap();
+        let mut st = c
+            .prepare(
+                "SELECT unite_id, methode, coalesce(cible, ''), tentative, statut, attente_ms, \
+                 raison, coalesce(detail, '') FROM journal_decision ORDER BY id",
+            )
+            .unwrap();
+        st.query_map([], |r| {
+            Ok(DecisionBase {
+                unite: r.get(0)?,
+                methode: r.get(1)?,
+                cible: r.get(2)?,
+                tentative: r.get(3)?,
+                statut: r.get(4)?,
+                attente_ms: r.get(5)?,
+                raison: r.get(6)?,
+                detail: r.get(7)?,
+            })
+        })
+        .unwrap()
+        .map(|d| d.unwrap())
+        .collect()
+    }
+
+    /// Tout ce que contient le dossier de la base (base, WAL, mémoire partagée, verrous), en
+    /// texte approché, pour y chercher un secret.
+    pub fn contenu_du_dossier_de_la_base(&self) -> String {
+        let mut tout = String::new();
+        let mut a_voir = vec![self.base.parent().unwrap().to_owned()];
+        while let Some(d) = a_voir.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                if e.file_type().unwrap().is_dir() {
+                    a_voir.push(e.path());
+                } else if let Ok(octets) = std::fs::read(e.path()) {
+                    tout.push_str(&String::from_utf8_lossy(&octets));
+                }
+            }
+        }
+        tout
+    }
+}
+
+/// Un mandataire HTTP entre `vigie` et le bac à sable : il transmet chaque requête telle
+/// quelle (en-tête `Host` compris : la signature SigV4 reste valable), garde la trace de ce
+/// qu'il a vu et laisse le test altérer la réponse (corps tronqué, en-têtes absurdes, URL
+/// signée réécrite…) ou la perdre après traitement.
+pub mod mandataire {
+    use std::convert::Infallible;
+    use std::net::SocketAddr;
+    use std::pin::Pin;
+    use std::sync::{Arc, Mutex};
+    use std::task::{Context, Poll};
+
+    use bytes::Bytes;
+    use http_body::{Body, Frame, SizeHint};
+    use hyper_util::client::legacy::Client;
+    use hyper_util::client::legacy::connect::HttpConnector;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    /// Un corps déjà lu en entier.
+    pub struct CorpsPlein(Option<Bytes>);
+
+    impl CorpsPlein {
+        pub fn new(octets: impl Into<Bytes>) -> Self {
+            let b: Bytes = octets.into();
+            CorpsPlein(if b.is_empty() { None } else { Some(b) })
+        }
+    }
+
+    impl Body for CorpsPlein {
+        type Data = Bytes;
+        type Error = Infallible;
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.get_mut().0.take().map(|b| Ok(Frame::data(b))))
+        }
+        fn is_end_stream(&self) -> bool {
+            self.0.is_none()
+        }
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.len() as u64))
+        }
+    }
+
+    async fn lire_tout<B>(corps: B) -> Result<Vec<u8>, B::Error>
+    where
+        B: Body + Unpin,
+    {
+        let mut corps = corps;
+        let mut tout = Vec::new();
+        while let Some(trame) = std::future::poll_fn(|cx| Pin::new(&mut corps).poll_frame(cx)).await
+        {
+            if let Ok(d) = trame?.into_data() {
+                use bytes::Buf;
+                tout.extend_from_slice(d.chunk());
+            }
+        }
+        Ok(tout)
+    }
+
+    /// Une requête vue par le mandataire.
+    #[derive(Debug, Clone)]
+    pub struct Requete {
+        pub rang: usize,
+        pub methode: String,
+        /// Chemin et requête (`/api/v1/fichiers`, `/nuits/a.wav?uploadId=…`).
+        pub chemin: String,
+        pub entetes: Vec<(String, String)>,
+        pub corps: Vec<u8>,
+    }
+
+    /// La réponse du serveur, que le test peut altérer.
+    #[derive(Debug, Clone)]
+    pub struct Reponse {
+        pub statut: u16,
+        pub entetes: Vec<(String, String)>,
+        pub corps: Vec<u8>,
+        /// Couper la connexion au lieu de répondre (la requête a été traitée).
+        pub perdre: bool,
+    }
+
+    impl Reponse {
+        pub fn entete(&self, nom: &str) -> Option<&str> {
+            self.entetes
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(nom))
+                .map(|(_, v)| v.as_str())
+        }
+
+        pub fn remplacer_entete(&mut self, nom: &str, valeur: &str) {
+            self.entetes.retain(|(n, _)| !n.eq_ignore_ascii_case(nom));
+            self.entetes.push((nom.to_owned(), valeur.to_owned()));
+        }
+    }
+
+    type Alteration = dyn Fn(&Requete, &mut Reponse) + Send + Sync;
+
+    pub struct Mandataire {
+        adresse: SocketAddr,
+        vues: Arc<Mutex<Vec<Requete>>>,
+    }
+
+    impl Mandataire {
+        /// Démarre sur le runtime `rt`, vers `cible` (le bac à sable), et applique `alterer` à
+        /// chaque réponse.
+        pub fn demarrer(
+            rt: &tokio::runtime::Runtime,
+            cible: SocketAddr,
+            alterer: impl Fn(&Requete, &mut Reponse) + Send + Sync + 'static,
+        ) -> Mandataire {
+            let ecoute = rt
+                .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+                .unwrap();
+            let adresse = ecoute.local_addr().unwrap();
+            let vues: Arc<Mutex<Vec<Requete>>> = Arc::default();
+            let alterer: Arc<Alteration> = Arc::new(alterer);
+            let client: Client<HttpConnector, CorpsPlein> =
+                Client::builder(TokioExecutor::new()).build_http();
+            let vues2 = Arc::clone(&vues);
+            rt.spawn(async move {
+                loop {
+                    let Ok((flux, _)) = ecoute.accept().await else {
+                        continue;
+                    };
+                    let (vues, alterer, client) =
+                        (Arc::clone(&vues2), Arc::clone(&alterer), client.clone());
+                    tokio::spawn(async move {
+                        let service = hyper::service::service_fn(move |req| {
+                            let (vues, alterer, client) =
+                                (Arc::clone(&vues), Arc::clone(&alterer), client.clone());
+                            async move { relayer(req, cible, &vues, &*alterer, &client).await }
+                        });
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(TokioIo::new(flux), service)
+                            .await;
+                    });
+                }
+            });
+            Mandataire { adresse, vues }
+        }
+
+        pub fn endpoint(&self) -> String {
+            format!("http://{}", self.adresse)
+        }
+
+        pub fn adresse(&self) -> SocketAddr {
+            self.adresse
+        }
+
+        /// Les requêtes vues, dans l'ordre d'arrivée.
+        pub fn requetes(&self) -> Vec<Requete> {
+            self.vues.lock().unwrap().clone()
+        }
+    }
+
+    async fn relayer(
+        req: hyper::Request<hyper::body::Incoming>,
+        cible: SocketAddr,
+        vues: &Mutex<Vec<Requete>>,
+        alterer: &Alteration,
+        client: &Client<HttpConnector, CorpsPlein>,
+    ) -> Result<hyper::Response<CorpsPlein>, std::io::Error> {
+        let (parties, corps) = req.into_parts();
+        let corps = lire_tout(corps).await.map_err(std::io::Error::other)?;
+        let chemin = parties
+            .uri
+            .path_and_query()
+            .map(|p| p.as_str().to_owned())
+            .unwrap_or_else(|| "/".into());
+        let vue = {
+            let mut v = vues.lock().unwrap();
+            let r = Requete {
+                rang: v.len() + 1,
+                methode: parties.method.to_string(),
+                chemin: chemin.clone(),
+                entetes: parties
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+                    .collect(),
+                corps: corps.clone(),
+            };
+            v.push(r.clone());
+            r
+        };
+        let mut amont = hyper::Request::builder()
+            .method(parties.method.clone())
+            .uri(format!("http://{cible}{chemin}"));
+        for (n, v) in &parties.headers {
+            amont = amont.header(n, v);
+        }
+        let amont = amont.body(CorpsPlein::new(corps)).unwrap();
+        // Détachée : si `vigie` disparaît (kill -9), la requête déjà reçue va tout de même au
+        // bout côté serveur, comme sur la vraie plateforme (workers WSGI synchrones), au lieu
+        // d'être abandonnée au milieu de son traitement.
+        let client = client.clone();
+        let (rp, rcorps) = tokio::spawn(async move {
+            let reponse = client.request(amont).await.map_err(std::io::Error::other)?;
+            let (rp, rcorps) = reponse.into_parts();
+            let rcorps = lire_tout(rcorps).await.map_err(std::io::Error::other)?;
+            Ok::<_, std::io::Error>((rp, rcorps))
+        })
+        .await
+        .map_err(std::io::Error::other)??;
+        // Une réponse à HEAD n'a pas de corps : sa longueur annoncée est celle de l'objet.
+        let tete = parties.method == hyper::Method::HEAD;
+        let mut r = Reponse {
+            statut: rp.status.as_u16(),
+            entetes: rp
+                .headers
+                .iter()
+                .filter(|(n, _)| {
+                    (tete || !n.as_str().eq_ignore_ascii_case("content-length"))
+                        && !n.as_str().eq_ignore_ascii_case("transfer-encoding")
+                        && !n.as_str().eq_ignore_ascii_case("connection")
+                })
+                .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+                .collect(),
+            corps: rcorps,
+            perdre: false,
+        };
+        alterer(&vue, &mut r);
+        if r.perdre {
+            return Err(std::io::Error::other("réponse perdue exprès"));
+        }
+        let mut rep = hyper::Response::builder().status(r.statut);
+        for (n, v) in &r.entetes {
+            rep = rep.header(n.as_str(), v.as_str());
+        }
+        Ok(rep
+            .body(CorpsPlein::new(if tete { Vec::new() } else { r.corps }))
+            .unwrap())
+    }
+}
