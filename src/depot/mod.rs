@@ -170,6 +170,32 @@ impl ContexteUnite<'_> {
             .fetch_add(octets, Ordering::Relaxed);
     }
 
+    /// Une partie est acquittée par la destination : notée aussitôt dans le plan (une relance
+    /// ne la renverra pas), comptée dans la progression et dans le bilan.
+    pub fn partie_acquittee(
+        &self,
+        numero: u32,
+        debut: u64,
+        taille: u64,
+        etag: &str,
+        crc32c: u32,
+    ) -> Resultat<()> {
+        self.base().enregistrer_partie(
+            self.unite.id,
+            &crate::plan::PartieEnvoi {
+                numero,
+                debut,
+                taille,
+                etag: Some(etag.to_owned()),
+                somme_controle: Some(crate::transport::corps::crc32c_base64(crc32c)),
+                envoyee: true,
+            },
+        )?;
+        self.confirmer(taille);
+        self.octets_envoyes(taille);
+        Ok(())
+    }
+
     /// Émet par le point de passage unique, en journalisant chaque décision pour l'unité.
     pub async fn emettre<T, F, Fut>(
         &self,

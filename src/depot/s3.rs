@@ -305,19 +305,7 @@ impl DepositaireS3 {
                     message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
                 });
             };
-            ctx.base().enregistrer_partie(
-                unite.id,
-                &PartieEnvoi {
-                    numero,
-                    debut,
-                    taille,
-                    etag: Some(etag.clone()),
-                    somme_controle: Some(attendu.clone()),
-                    envoyee: true,
-                },
-            )?;
-            ctx.confirmer(taille);
-            ctx.octets_envoyes(taille);
+            ctx.partie_acquittee(numero, debut, taille, &etag, crc)?;
             sommes.push((crc, taille));
             assemblees.push(PartieAssemblee {
                 numero,

@@ -426,19 +426,7 @@ impl DepositaireVigieChiro {
                     message: format!("partie {numero} : ETag {etag} différent du MD5 envoyé"),
                 });
             }
-            ctx.base().enregistrer_partie(
-                unite.id,
-                &PartieEnvoi {
-                    numero,
-                    debut,
-                    taille,
-                    etag: Some(etag.clone()),
-                    somme_controle: Some(crc32c_base64(crc)),
-                    envoyee: true,
-                },
-            )?;
-            ctx.confirmer(taille);
-            ctx.octets_envoyes(taille);
+            ctx.partie_acquittee(numero, debut, taille, &etag, crc)?;
             sommes.push(crc);
             assemblees.push((numero, etag));
         }
