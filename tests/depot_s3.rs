@@ -393,3 +393,30 @@ fn verifier_dit_ce_qui_manque_et_le_remet_a_deposer() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&[(a.into(), 1000), (b.into(), 2000)]);
 }
+
+#[test]
+fn les_plus_gros_fichiers_partent_en_premier() {
+    let banc = Banc::nouveau();
+    let tailles = [
+        ("a.wav", 1_000),
+        ("b.wav", 300_000),
+        ("c.wav", 20_000),
+        ("d.wav", 2_000_000),
+    ];
+    for (nom, taille) in tailles {
+        banc.fichier(nom, taille);
+    }
+    let out = banc
+        .depot()
+        .args(["--paralleles", "1", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let ordre: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["evenement"] == "unite_commencee")
+        .map(|e| e["unite"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ordre, ["d.wav", "b.wav", "c.wav", "a.wav"]);
+}

@@ -292,6 +292,14 @@ impl<D: Depositaire> Moteur<D> {
             .into_iter()
             .filter(|u| !u.echec_definitif)
             .collect();
+        // Les plus gros d'abord : un gros fichier parti en dernier laisserait les autres places
+        // vides pendant qu'il finit seul ; les petits comblent la fin (ordonnancement LPT).
+        let mut unites = unites;
+        unites.sort_by(|a, b| {
+            b.taille
+                .cmp(&a.taille)
+                .then_with(|| a.chemin.cmp(&b.chemin))
+        });
         c.suivi
             .debut(unites.len() as u64, unites.iter().map(|u| u.taille).sum());
         c.base().toucher_plan(c.plan.id)?;
