@@ -149,10 +149,6 @@ impl ContexteUnite<'_> {
         self.commun.base()
     }
 
-    pub fn plan(&self) -> &DepotPlan {
-        &self.commun.plan
-    }
-
     /// Le fichier local de l'unité.
     pub fn chemin(&self) -> PathBuf {
         self.chemin.to_path_buf()
@@ -278,7 +274,7 @@ impl<D: Depositaire> Moteur<D> {
     pub async fn executer(self: &Arc<Self>) -> Resultat<Bilan> {
         let c = &self.commun;
         let debut = Instant::now();
-        let unites: Vec<DepotUnite> = c
+        let mut unites: Vec<DepotUnite> = c
             .base()
             .unites(
                 c.plan.id,
@@ -294,7 +290,6 @@ impl<D: Depositaire> Moteur<D> {
             .collect();
         // Les plus gros d'abord : un gros fichier parti en dernier laisserait les autres places
         // vides pendant qu'il finit seul ; les petits comblent la fin (ordonnancement LPT).
-        let mut unites = unites;
         unites.sort_by(|a, b| {
             b.taille
                 .cmp(&a.taille)

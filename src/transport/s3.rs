@@ -61,6 +61,15 @@ pub struct Ecrit {
     pub crc32c: Option<String>,
 }
 
+impl Ecrit {
+    fn depuis(etag: Option<&str>, crc32c: Option<&str>) -> Self {
+        Ecrit {
+            etag: sans_guillemets(etag),
+            crc32c: crc32c.map(str::to_owned),
+        }
+    }
+}
+
 /// Une partie que le service dit avoir reçue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartieDistante {
@@ -161,10 +170,7 @@ impl ClientS3 {
             .await;
         progression.avancer();
         match r {
-            Ok(o) => ReponseApi::Succes(Ecrit {
-                etag: sans_guillemets(o.e_tag()),
-                crc32c: o.checksum_crc32_c().map(str::to_owned),
-            }),
+            Ok(o) => ReponseApi::Succes(Ecrit::depuis(o.e_tag(), o.checksum_crc32_c())),
             Err(e) => classer(&e),
         }
     }
@@ -224,10 +230,7 @@ impl ClientS3 {
             .await;
         progression.avancer();
         match r {
-            Ok(o) => ReponseApi::Succes(Ecrit {
-                etag: sans_guillemets(o.e_tag()),
-                crc32c: o.checksum_crc32_c().map(str::to_owned),
-            }),
+            Ok(o) => ReponseApi::Succes(Ecrit::depuis(o.e_tag(), o.checksum_crc32_c())),
             Err(e) => classer(&e),
         }
     }
@@ -263,10 +266,7 @@ impl ClientS3 {
             .send()
             .await;
         match r {
-            Ok(o) => ReponseApi::Succes(Ecrit {
-                etag: sans_guillemets(o.e_tag()),
-                crc32c: o.checksum_crc32_c().map(str::to_owned),
-            }),
+            Ok(o) => ReponseApi::Succes(Ecrit::depuis(o.e_tag(), o.checksum_crc32_c())),
             Err(e) => classer(&e),
         }
     }
