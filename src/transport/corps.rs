@@ -175,10 +175,12 @@ async fn lire_tranche(
     Ok(())
 }
 
-/// La somme d'un objet assemblé à partir de parties, sous les deux formes qu'un service S3 peut
-/// rendre : composite (« …-N », celle d'AWS par défaut pour CRC32C) ou de l'objet entier (moto,
-/// ou un envoi ouvert en `FULL_OBJECT`). Les deux se déduisent des sommes des parties, sans
-/// relire le fichier.
+/// La somme d'un objet assemblé à partir de parties, sous les formes qu'un service S3 peut
+/// rendre : composite (« …-N », celle d'AWS par défaut pour CRC32C), la même valeur composite
+/// sans son suffixe « -N » (moto 5.2), ou celle de l'objet entier (un envoi ouvert en
+/// `FULL_OBJECT`). Toutes se déduisent des sommes des parties, sans relire le fichier. La
+/// valeur composite sans suffixe vérifie autant que l'autre : c'est la même somme des sommes
+/// de toutes les parties, seul le nombre de parties n'est pas répété.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SommeAssemblee {
     pub composite: String,
@@ -200,9 +202,10 @@ impl SommeAssemblee {
         }
     }
 
-    /// La somme rendue par le service est-elle l'une des deux formes attendues ?
+    /// La somme rendue par le service est-elle l'une des formes attendues ?
     pub fn reconnait(&self, distante: &str) -> bool {
-        distante == self.composite || distante == self.entiere
+        let sans_suffixe = self.composite.rsplit_once('-').map(|(valeur, _)| valeur);
+        distante == self.composite || distante == self.entiere || Some(distante) == sans_suffixe
     }
 }
 
@@ -336,7 +339,7 @@ mod tests {
     }
 
     #[test]
-    fn somme_assemblee_sous_ses_deux_formes() {
+    fn somme_assemblee_sous_ses_trois_formes() {
         let contenu: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 256) as u8).collect();
         let (a, b) = contenu.split_at(200_000);
         let s = SommeAssemblee::depuis_parties(&[
@@ -346,7 +349,11 @@ mod tests {
         assert_eq!(s.entiere, crc32c_base64(crc32c::crc32c(&contenu)));
         assert!(s.composite.ends_with("-2"));
         assert!(s.reconnait(&s.entiere) && s.reconnait(&s.composite));
-        assert!(!s.reconnait("AAAAAA==") && !s.reconnait(""));
+        // La forme de moto : la valeur composite sans « -2 ».
+        let (valeur, _) = s.composite.rsplit_once('-').unwrap();
+        assert!(s.reconnait(valeur));
+        assert!(!s.reconnait("AAAAAA==") && !s.reconnait("") && !s.reconnait("-2"));
+        assert!(!s.reconnait(&format!("{valeur}-3")));
     }
 
     #[test]
