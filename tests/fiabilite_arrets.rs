@@ -135,11 +135,9 @@ fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
     banc.bac()
         .pannes()
         .programmer(Regle::proportion(1.0, Panne::Lenteur(LENTEUR_VIGIECHIRO)));
-    // L'API passe par un relais qui mène au bout toute requête reçue, même si vigie meurt
-    // pendant son traitement : c'est ce que fait la vraie plateforme, pas le bac à sable (il
-    // abandonne le traitement à la déconnexion du client, et peut laisser un fichier dont
-    // l'envoi S3 est assemblé mais l'enregistrement jamais finalisé ; voir la note de campagne).
-    let relais = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |_, _| {});
+    // Le bac à sable mène au bout toute requête d'API reçue, même si vigie meurt pendant son
+    // traitement, comme la vraie plateforme : chaque arrêt tombe donc aussi après un POST
+    // exécuté dont la réponse n'est jamais lue.
     // La participation est créée par vigie (POST non idempotent) : un arrêt pendant sa
     // création ne doit jamais en laisser deux.
     let depot = || {
@@ -154,7 +152,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
                 "2026-06-22T06:00:00Z",
             ])
             .arg("--api")
-            .arg(format!("{}/api/v1", relais.endpoint()))
+            .arg(banc.bac().api())
             .args(Banc::options_rapides())
             .args(["--paralleles", "2"]);
         c
@@ -231,8 +229,7 @@ fn arret_brutal_pendant_une_declaration_multipart_ni_orphelin_ni_doublon() {
     let titre = nom(1);
     let taille = 7 * MIO + 99;
     banc.fichier(&titre, taille);
-    let relais = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |_, _| {});
-    let api = format!("{}/api/v1", relais.endpoint());
+    let api = banc.bac().api();
     banc.bac().pannes().programmer(Regle::prochaine(
         Operation::ApiDeclarerFichier,
         Panne::Lenteur(Duration::from_millis(600)),

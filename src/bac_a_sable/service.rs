@@ -211,27 +211,45 @@ impl ServicePannes {
                 self.attendre(*d).await;
                 return Err(self.couper("blocage"));
             }
-            Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
             Some(Panne::Statut { code, retry_after }) => {
                 return Ok(
                     ReponseApi::panne(statut_de_panne(*code), retry_after.as_ref()).en_http()?,
                 );
             }
-            Some(Panne::PerdreReponse) | None => {}
+            Some(Panne::Lenteur(_) | Panne::PerdreReponse) | None => {}
         }
 
-        let reponse = self
-            .api
-            .traiter(RequeteApi {
-                route,
-                entetes: &parties.headers,
-                parametres: parties.uri.query(),
-                corps: &corps,
-            })
-            .await;
-        if reponse.statut.is_success() {
-            self.compteurs.noter_traitee(op, cle.as_deref());
-        }
+        // Une requête reçue en entier est menée à son terme dans sa propre tâche, même si le
+        // client se déconnecte entre-temps (hyper abandonnerait sinon le traitement avec la
+        // connexion) : c'est ce que fait la vraie plateforme, et ce qui rend un POST non
+        // idempotent dangereux à rejouer.
+        let lenteur = match &panne {
+            Some(Panne::Lenteur(d)) => Some(*d),
+            _ => None,
+        };
+        let service = self.clone();
+        let cle_traitee = cle.clone();
+        let traitement = tokio::spawn(async move {
+            if let Some(d) = lenteur {
+                service.lenteur(d).await?;
+            }
+            let reponse = service
+                .api
+                .traiter(RequeteApi {
+                    route,
+                    entetes: &parties.headers,
+                    parametres: parties.uri.query(),
+                    corps: &corps,
+                })
+                .await;
+            if reponse.statut.is_success() {
+                service.compteurs.noter_traitee(op, cle_traitee.as_deref());
+            }
+            Ok::<_, BoxError>(reponse)
+        });
+        let reponse = traitement.await.map_err(|e| -> BoxError {
+            format!("traitement d'une requête d'API interrompu : {e}").into()
+        })??;
         if panne == Some(Panne::PerdreReponse) {
             return Err(self.couper("réponse perdue après traitement"));
         }

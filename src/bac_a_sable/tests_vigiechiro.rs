@@ -848,6 +848,47 @@ async fn reponse_perdue_sur_la_finalisation() {
     b.bac.arreter().await;
 }
 
+/// Comme la vraie plateforme, le bac à sable mène au bout une requête reçue en entier, même si
+/// le client raccroche avant la réponse : c'est ce qui rend dangereux le rejeu d'un POST.
+#[tokio::test(flavor = "multi_thread")]
+async fn requete_recue_menee_au_bout_malgre_le_depart_du_client() {
+    let b = banc().await;
+    let t = titre(12);
+    b.bac
+        .pannes()
+        .programmer_spec("ApiDeclarerFichier#1=lenteur:500ms")
+        .expect("spec");
+    let presse = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(std::time::Duration::from_millis(100))
+        .build()
+        .expect("client HTTP");
+    let e = presse
+        .post(format!("{}/fichiers", b.bac.api()))
+        .basic_auth(JETON, Some(""))
+        .json(&json!({ "titre": t, "multipart": false, "lien_participation": PARTICIPATION }))
+        .send()
+        .await
+        .expect_err("le client raccroche avant la réponse");
+    assert!(e.is_timeout(), "{e:?}");
+    // La déclaration se termine côté serveur après le départ du client.
+    let c = b.bac.compteurs();
+    for _ in 0..100 {
+        if c.traitees(Operation::ApiDeclarerFichier) == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(c.traitees(Operation::ApiDeclarerFichier), 1);
+    assert!(b.bac.fichier(PARTICIPATION, &t).is_some());
+    // Le rejeu retrouve le même enregistrement (même _id), il n'en crée pas un second.
+    let (s, v) = b.declarer(&t, false).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert!(!id_de(&v).is_empty());
+    assert_eq!(b.bac.fichiers().len(), 1);
+    b.bac.arreter().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn pannes_de_l_api_visees_par_cle() {
     let b = banc().await;
