@@ -3,33 +3,54 @@
 # face à `rclone copy` et `aws s3 cp --recursive`, à parallélisme égal, vers le même serveur S3
 # sur 127.0.0.1 : celui de `vigie bac-a-sable` (s3s-fs), puis moto pour un second avis.
 # Chaque comparaison est mesurée côte à côte dans le même lancement (les machines sont
-# partagées et bruitées : ce sont les rapports qui comptent).
+# partagées et bruitées : ce sont les rapports qui comptent), l'ordre des outils alterne d'un
+# tour à l'autre, et le temps CPU du serveur est relevé pendant chaque mesure (/proc/PID/stat) :
+# client et serveur se partagent les mêmes cœurs.
 #
-# Usage : benches/debit.sh            (400 fichiers de 2 Mio + 4 de 64 Mio)
+# Usage : benches/debit.sh            (400 fichiers de 2 Mio + 4 de 64 Mio, 3 tours)
 #         PETITS=100 GROS=2 TOURS=2 benches/debit.sh
 #         LIEN=1 benches/debit.sh     (en plus : à travers un lien limité à 8 Mo/s qui coupe 1 s
 #                                      toutes les 15 s, voir benches/mandataire.py)
-# Installe ce qui manque : rclone (apt-get), aws-cli et moto (pip).
+#         SERVEURS="sable" benches/debit.sh   (sans moto)
+#         SERVEURS= LIEN=1 RAFALE=0.05 OUTILS="vigie aws-cli" benches/debit.sh
+#                                     (le lien seul, à seau minuscule : la seconde coupée est
+#                                      perdue au lieu d'être rattrapée d'une rafale)
+# Installe ce qui manque : rclone (apt-get), aws-cli, moto et crc32c (pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PETITS=${PETITS:-400}
 GROS=${GROS:-4}
-TOURS=${TOURS:-1}
+TOURS=${TOURS:-3}
 PARALLELES=${PARALLELES:-4}
 LIEN=${LIEN:-0}
+SERVEURS=${SERVEURS-sable moto}
+OUTILS=${OUTILS:-vigie rclone aws-cli}
+RAFALE=${RAFALE:-1}
 
 command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
 command -v aws > /dev/null || pip install -q awscli
 command -v moto_server > /dev/null || pip install -q 'moto[server]>=5.2.5'
+# Sans le paquet crc32c, moto calcule un CRC32 là où on lui demande un CRC32C : vigie, qui
+# vérifie la somme rendue, refuserait à bon droit chaque objet.
+python3 -c 'import crc32c' 2> /dev/null || pip install -q crc32c
+command -v bc > /dev/null || { apt-get update -qq && apt-get install -y -qq bc; }
 cargo build --release --locked --quiet
 VIGIE=$PWD/target/release/vigie
 
 TMP=$(mktemp -d)
+# Le serveur écrit en mémoire (tmpfs) s'il y a la place : sur disque, la réécriture des pages
+# sales du lancement précédent faisait varier le temps CPU du serveur du simple au double
+# d'une mesure à l'autre, bien plus que l'écart entre outils.
+if [ -d /dev/shm ] && [ "$(df -k --output=avail /dev/shm | tail -1)" -gt $((4 * 1024 * 1024)) ]; then
+  STOCKAGE=$(mktemp -d /dev/shm/vigie-banc.XXXXXX)
+else
+  STOCKAGE=$TMP/serveur
+fi
 PIDS=()
 nettoyer() {
   for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
   wait 2> /dev/null || true
-  rm -rf "$TMP"
+  rm -rf "$TMP" "$STOCKAGE"
 }
 trap nettoyer EXIT
 
@@ -53,76 +74,136 @@ export AWS_SECRET_ACCESS_KEY=bac-a-sable-vigie-pas-un-vrai-secret
 export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 export AWS_CONFIG_FILE=$TMP/aws-config
 printf '[default]\ns3 =\n  max_concurrent_requests = %s\n' "$PARALLELES" > "$AWS_CONFIG_FILE"
+TICKS=$(getconf CLK_TCK)
+: > "$TMP/mesures"
 
-# mesurer NOM COMMANDE… : durée, CPU (utilisateur + système), mémoire de pointe.
-mesurer() {
-  local nom=$1
-  shift
-  /usr/bin/time -f "%e %U %S %M" -o "$TMP/temps" "$@" > "$TMP/sortie" 2>&1 || {
-    echo "échec de $nom :"
-    tail -20 "$TMP/sortie"
-    return 1
-  }
-  read -r duree user sys rss < "$TMP/temps"
-  local cpu
+# Temps CPU (utilisateur + système) d'un processus, en secondes.
+cpu_de() { awk -v t="$TICKS" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+
+# lancer OUTIL TOUR : une mesure, vers $EP (serveur $SERVEUR_PID, nommé $SERVEUR).
+lancer() {
+  local outil=$1 tour=$2 prefixe="$1-$2-$RANDOM" commande
+  case $outil in
+    vigie) commande=(env VIGIE_BASE="$TMP/base-$RANDOM.sqlite" "$VIGIE" -q --progression jamais
+      depot "$TMP/nuit" --vers "s3://nuits/$prefixe" --endpoint-url "$EP" --paralleles "$PARALLELES") ;;
+    rclone) commande=(env -u AWS_CA_BUNDLE rclone copy "$TMP/nuit"
+      ":s3,provider=Other,env_auth=true,endpoint='$EP',region=us-east-1:nuits/$prefixe"
+      --transfers "$PARALLELES" --checkers "$PARALLELES" --s3-upload-concurrency 1) ;;
+    aws-cli) commande=(aws s3 cp --recursive --quiet "$TMP/nuit" "s3://nuits/$prefixe" --endpoint-url "$EP") ;;
+  esac
+  [ -n "${MANDATAIRE:-}" ] && kill -USR1 "$MANDATAIRE" && sleep 0.3
+  local avant apres lien="{}"
+  avant=$(cpu_de "$SERVEUR_PID")
+  # Un outil qui abandonne est un résultat (rclone, au bout de ses --retries, sur un lien qui
+  # coupe) : il est noté avec son code de sortie, et le banc continue.
+  local code=0
+  /usr/bin/time -f "%e %U %S %M" -o "$TMP/temps" "${commande[@]}" > "$TMP/sortie" 2>&1 || code=$?
+  if [ "$code" != 0 ]; then
+    echo "  $outil : échec, code $code ; fin de sa sortie :"
+    tail -3 "$TMP/sortie" | sed 's/^/    /'
+  fi
+  apres=$(cpu_de "$SERVEUR_PID")
+  if [ -n "${MANDATAIRE:-}" ]; then
+    kill -USR1 "$MANDATAIRE"
+    sleep 0.3
+    lien=$(grep '^{' "$TMP/lien.log" | tail -1)
+  fi
+  read -r duree user sys rss < <(tail -1 "$TMP/temps")
+  local cpu serveur
   cpu=$(echo "$user + $sys" | bc)
-  printf '  %-8s %7.2f s  CPU %7.2f s  mémoire %6d Kio  %6.1f Mo/s\n' "$nom" "$duree" "$cpu" "$rss" \
-    "$(echo "$TOTAL / $duree / 1000000" | bc -l)"
-  echo "$nom $duree $cpu $rss" >> "$TMP/mesures"
+  serveur=$(echo "$apres - $avant" | bc)
+  printf '  %-8s %7.2f s  CPU %6.2f s  serveur %6.2f s  mémoire %4d Mio  %6.1f Mo/s\n' "$outil" \
+    "$duree" "$cpu" "$serveur" "$((rss / 1024))" "$(echo "$TOTAL / $duree / 1000000" | bc -l)"
+  echo "$SERVEUR $outil $tour $duree $cpu $serveur $rss $code $lien" >> "$TMP/mesures"
+  # Vider ce que l'outil a déposé : la mémoire du serveur reste bornée d'une mesure à l'autre.
+  if [ "$SERVEUR" = moto ]; then
+    aws s3 rm --recursive --quiet "s3://nuits/$prefixe" --endpoint-url "$EP_DIRECT"
+  else
+    rm -rf "${STOCKAGE:?}/nuits/$prefixe"
+  fi
 }
 
 comparer() {
-  local titre=$1 ep=$2 extra=${3:-}
-  : > "$TMP/mesures"
-  echo "$titre ($((TOTAL / 1024 / 1024)) Mio, parallélisme $PARALLELES) :"
+  echo "$1 ($((TOTAL / 1024 / 1024)) Mio, parallélisme $PARALLELES, $TOURS tour(s)) :"
   for tour in $(seq 1 "$TOURS"); do
-    mesurer vigie env VIGIE_BASE="$TMP/base-$RANDOM.sqlite" "$VIGIE" -q --progression jamais depot "$TMP/nuit" \
-      --vers "s3://nuits/vigie-$tour-$RANDOM" --endpoint-url "$ep" --paralleles "$PARALLELES" $extra
-    mesurer rclone env -u AWS_CA_BUNDLE rclone copy "$TMP/nuit" \
-      ":s3,provider=Other,env_auth=true,endpoint='$ep',region=us-east-1:nuits/rclone-$tour-$RANDOM" \
-      --transfers "$PARALLELES" --checkers "$PARALLELES" --s3-upload-concurrency 1
-    mesurer aws-cli aws s3 cp --recursive --quiet "$TMP/nuit" "s3://nuits/aws-$tour-$RANDOM" --endpoint-url "$ep"
+    # L'ordre alterne : aucun outil ne passe toujours le premier (serveur froid) ou le dernier.
+    if [ $((tour % 2)) = 1 ]; then ordre=$OUTILS; else ordre=$(echo "$OUTILS" | tr ' ' '\n' | tac | tr '\n' ' '); fi
+    for outil in $ordre; do lancer "$outil" "$tour"; done
   done
-  python3 - "$TMP/mesures" << 'EOF'
-import sys, statistics
-m = {}
-for l in open(sys.argv[1]):
-    nom, d, c, r = l.split()
-    m.setdefault(nom, []).append((float(d), float(c), int(r)))
-med = {n: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)) for n, v in m.items()}
-for autre in ("rclone", "aws-cli"):
-    if autre in med and "vigie" in med:
-        print(f"  vigie / {autre} : durée × {med['vigie'][0] / med[autre][0]:.2f}, CPU × {med['vigie'][1] / med[autre][1]:.2f}")
-EOF
 }
 
 libre() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+attendre() { until curl -s -o /dev/null "$1"; do sleep 0.2; done; }
 
 # 1. Le bac à sable de vigie (s3s-fs).
 PORT=$(libre)
-"$VIGIE" -q bac-a-sable --port "$PORT" --dossier "$TMP/serveur" > /dev/null 2>&1 &
+"$VIGIE" -q bac-a-sable --port "$PORT" --dossier "$STOCKAGE" > /dev/null 2>&1 &
 PIDS+=($!)
-until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.2; done
-comparer "Bac à sable (s3s-fs)" "http://127.0.0.1:$PORT"
+SABLE_PID=$!
+attendre "http://127.0.0.1:$PORT/"
+if [[ " $SERVEURS " == *" sable "* ]]; then
+  SERVEUR=sable SERVEUR_PID=$SABLE_PID EP="http://127.0.0.1:$PORT"
+  comparer "Bac à sable (s3s-fs, stockage $(stat -f -c %T "$STOCKAGE"))"
+fi
 
 # 2. moto, second avis.
-PORT_MOTO=$(libre)
-moto_server -H 127.0.0.1 -p "$PORT_MOTO" > "$TMP/moto.log" 2>&1 &
-PIDS+=($!)
-until curl -s -o /dev/null "http://127.0.0.1:$PORT_MOTO/"; do sleep 0.2; done
-aws s3 mb s3://nuits --endpoint-url "http://127.0.0.1:$PORT_MOTO" > /dev/null
-# moto rend pour un objet multipart une somme CRC32C qui n'est ni la forme composite d'AWS ni
-# celle de l'objet entier : vigie refuse alors, à bon droit, de le déclarer déposé (voir
-# BENCHMARKS.md). Les gros fichiers y partent donc en un seul PUT, comme le fait rclone sous
-# 200 Mio.
-comparer "moto" "http://127.0.0.1:$PORT_MOTO" "--seuil-multipart 128"
+if [[ " $SERVEURS " == *" moto "* ]]; then
+  PORT_MOTO=$(libre)
+  moto_server -H 127.0.0.1 -p "$PORT_MOTO" > "$TMP/moto.log" 2>&1 &
+  PIDS+=($!)
+  SERVEUR=moto SERVEUR_PID=$! EP="http://127.0.0.1:$PORT_MOTO" EP_DIRECT=$EP
+  attendre "$EP/"
+  aws s3 mb s3://nuits --endpoint-url "$EP" > /dev/null
+  comparer "moto"
+fi
 
-# 3. Un lien lent qui coupe (8 Mo/s, coupure d'1 s toutes les 15 s), devant le bac à sable.
+# 3. Un lien lent qui coupe (8 Mo/s, coupure d'1 s toutes les 15 s), devant le bac à sable. Le
+#    mandataire remet son lien à neuf avant chaque outil et compte ce que chaque coupure a perdu.
 if [ "$LIEN" = 1 ]; then
   PORT_LIEN=$(libre)
-  python3 benches/mandataire.py "$PORT_LIEN" "127.0.0.1:$PORT" --debit 8000000 > "$TMP/lien.log" 2> "$TMP/lien.err" &
+  python3 -u benches/mandataire.py "$PORT_LIEN" "127.0.0.1:$PORT" --debit 8000000 --rafale "$RAFALE" \
+    > "$TMP/lien.log" 2> "$TMP/lien.err" &
   PIDS+=($!)
+  MANDATAIRE=$!
   until grep -q prêt "$TMP/lien.log" 2> /dev/null; do sleep 0.2; done
   echo "Idéal sur le lien : $(echo "$TOTAL / 8000000" | bc -l | cut -c1-6) s"
-  TOURS=1 comparer "Lien de 8 Mo/s qui coupe" "http://127.0.0.1:$PORT_LIEN"
+  SERVEUR=lien SERVEUR_PID=$SABLE_PID EP="http://127.0.0.1:$PORT_LIEN" TOURS=${TOURS_LIEN:-1}
+  comparer "Lien de 8 Mo/s qui coupe (seau de $RAFALE s)"
+  MANDATAIRE=
 fi
+
+echo
+echo "Médianes et rapports :"
+python3 - "$TMP/mesures" "$TOTAL" << 'EOF'
+import json, statistics, sys
+total = int(sys.argv[2])
+m = {}
+for ligne in open(sys.argv[1]):
+    serveur, outil, tour, d, c, s, rss, code, lien = ligne.split(maxsplit=8)
+    if code != "0":
+        print(f"{serveur} : {outil} a abandonné (code {code}) après {d} s ; {lien.strip()}")
+        continue
+    m.setdefault(serveur, {}).setdefault(outil, []).append(
+        (float(d), float(c), float(s), int(rss), json.loads(lien)))
+for serveur, outils in m.items():
+    med = {o: [statistics.median(x[i] for x in v) for i in range(4)] for o, v in outils.items()}
+    print(f"\n{serveur} :")
+    print("| outil | durée | CPU client | CPU serveur | mémoire | Go déposé : s CPU client |")
+    print("|---|---|---|---|---|---|")
+    for o, (d, c, s, r) in med.items():
+        print(f"| {o} | {d:.2f} s | {c:.2f} s | {s:.2f} s | {int(r) // 1024} Mio | {c / (total / 1e9):.2f} s |")
+    for autre in ("rclone", "aws-cli"):
+        if autre in med and "vigie" in med:
+            v, a = med["vigie"], med[autre]
+            print(f"vigie / {autre} : durée × {v[0] / a[0]:.2f}, CPU × {v[1] / a[1]:.2f}, "
+                  f"CPU client + serveur × {(v[1] + v[2]) / (a[1] + a[2]):.2f}, mémoire × {v[3] / a[3]:.2f}")
+    if serveur == "lien":
+        ideal = total / 8e6
+        print("\n| outil | part du débit du lien | octets montants en plus | coupures | requêtes coupées en vol | perdu par coupure (max, une connexion) |")
+        print("|---|---|---|---|---|---|")
+        for o, v in outils.items():
+            d, l = v[0][0], v[0][4]
+            print(f"| {o} | {min(ideal / d, 1) * 100:.0f} % | {(l['octets'] - total) / 2**20:.1f} Mio "
+                  f"(perdus aux coupures : {l['perdus'] / 2**20:.1f} Mio) | {l['coupures']} | {l['en_vol']} "
+                  f"| {l['perte_max'] / 2**20:.1f} Mio |")
+EOF

@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
 """Mandataire TCP local pour les bancs d'essai : un lien lent qui coupe.
 
-Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--coupure-toutes S]
-        [--coupure-duree S]
+Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafale S]
+        [--coupure-toutes S] [--coupure-duree S]
 
 - le débit montant (client → serveur) est limité à --debit octets/s (seau à jetons partagé
-  par toutes les connexions : c'est le lien qui est lent, pas chaque connexion) ;
+  par toutes les connexions : c'est le lien qui est lent, pas chaque connexion) ; le seau
+  contient --rafale secondes de débit (1 par défaut, comme un façonneur tbf). Il se remplit
+  pendant une coupure : avec 1 s, la seconde coupée est rattrapée d'une rafale à la reprise ;
+  avec --rafale 0.05, elle est perdue, comme sur une liaison radio qui tombe ;
 - toutes les --coupure-toutes secondes, toutes les connexions ouvertes sont coupées (RST) et
   les nouvelles refusées pendant --coupure-duree secondes : un tunnel, une zone blanche ;
+- SIGUSR1 écrit sur la sortie standard, en une ligne JSON, le bilan de la fenêtre écoulée
+  depuis le précédent SIGUSR1 (ou le départ), puis remet tout à zéro : compteurs, seau plein,
+  horloge des coupures (la première tombe --coupure-toutes secondes plus tard). Un banc envoie
+  donc SIGUSR1 avant et après chaque outil : tous voient le même lien et les mêmes coupures.
+  Le bilan :
+    octets      octets montants relayés (corps, en-têtes, et ce qui a été perdu) ;
+    coupures    nombre de coupures ;
+    en_vol      connexions coupées alors qu'une requête était en vol (des octets montants
+                étaient partis depuis la dernière réponse du serveur sur cette connexion) ;
+    perdus      somme de ces octets : partis, puis perdus par la coupure, donc à renvoyer ;
+    perte_max   le plus grand de ces restes sur une seule connexion (à comparer à la taille
+                d'une partie, ou d'un fichier pour un outil qui renvoie tout le fichier) ;
 - à la fin (SIGTERM/SIGINT), écrit sur stderr les octets transmis et le nombre de coupures.
 
 Il n'écoute que sur 127.0.0.1 et ne parle qu'à la cible donnée.
@@ -15,6 +30,7 @@ Il n'écoute que sur 127.0.0.1 et ne parle qu'à la cible donnée.
 
 import argparse
 import asyncio
+import json
 import signal
 import socket
 import struct
@@ -23,27 +39,53 @@ import time
 
 
 class Lien:
-    def __init__(self, debit):
+    def __init__(self, debit, rafale):
         self.debit = debit
-        self.jetons = debit
-        self.dernier = time.monotonic()
+        self.capacite = debit * rafale
         self.verrou = asyncio.Lock()
         self.coupe = False
         self.connexions = set()
+        self.remettre_a_zero()
+
+    def remettre_a_zero(self):
+        self.jetons = self.capacite
+        self.dernier = time.monotonic()
         self.octets = 0
         self.coupures = 0
+        self.en_vol = 0
+        self.perdus = 0
+        self.perte_max = 0
+
+    def bilan(self):
+        return {
+            "octets": self.octets,
+            "coupures": self.coupures,
+            "en_vol": self.en_vol,
+            "perdus": self.perdus,
+            "perte_max": self.perte_max,
+        }
 
     async def prendre(self, n):
         """Attend que n octets puissent passer."""
         async with self.verrou:
             while True:
                 maintenant = time.monotonic()
-                self.jetons = min(self.debit, self.jetons + (maintenant - self.dernier) * self.debit)
+                self.jetons = min(self.capacite, self.jetons + (maintenant - self.dernier) * self.debit)
                 self.dernier = maintenant
-                if self.jetons >= n:
+                # Un envoi plus gros que le seau passe dès que le seau est plein (et le vide).
+                besoin = min(n, self.capacite)
+                if self.jetons >= besoin:
                     self.jetons -= n
                     return
-                await asyncio.sleep((n - self.jetons) / self.debit)
+                await asyncio.sleep((besoin - self.jetons) / self.debit)
+
+
+class Connexion:
+    def __init__(self, client, serveur):
+        self.client = client
+        self.serveur = serveur
+        # Octets montants partis depuis la dernière réponse du serveur : la requête en vol.
+        self.depuis_reponse = 0
 
 
 def couper_net(ecrivain):
@@ -57,7 +99,7 @@ def couper_net(ecrivain):
     ecrivain.close()
 
 
-async def relayer(lecteur, ecrivain, lien, montant):
+async def relayer(lecteur, ecrivain, lien, connexion, montant):
     try:
         while not lien.coupe:
             donnees = await lecteur.read(16384)
@@ -65,9 +107,13 @@ async def relayer(lecteur, ecrivain, lien, montant):
                 break
             if montant:
                 await lien.prendre(len(donnees))
-                lien.octets += len(donnees)
             if lien.coupe:
                 break
+            if montant:
+                lien.octets += len(donnees)
+                connexion.depuis_reponse += len(donnees)
+            else:
+                connexion.depuis_reponse = 0
             ecrivain.write(donnees)
             await ecrivain.drain()
     except (ConnectionError, OSError):
@@ -85,15 +131,15 @@ async def servir(lien, hote, port, lecteur_client, ecrivain_client):
     except OSError:
         couper_net(ecrivain_client)
         return
-    paire = (ecrivain_client, ecrivain_serveur)
-    lien.connexions.add(paire)
+    connexion = Connexion(ecrivain_client, ecrivain_serveur)
+    lien.connexions.add(connexion)
     try:
         await asyncio.gather(
-            relayer(lecteur_client, ecrivain_serveur, lien, True),
-            relayer(lecteur_serveur, ecrivain_client, lien, False),
+            relayer(lecteur_client, ecrivain_serveur, lien, connexion, True),
+            relayer(lecteur_serveur, ecrivain_client, lien, connexion, False),
         )
     finally:
-        lien.connexions.discard(paire)
+        lien.connexions.discard(connexion)
 
 
 async def couper_periodiquement(lien, toutes, duree):
@@ -101,9 +147,14 @@ async def couper_periodiquement(lien, toutes, duree):
         await asyncio.sleep(toutes)
         lien.coupe = True
         lien.coupures += 1
-        for client, serveur in list(lien.connexions):
-            couper_net(client)
-            couper_net(serveur)
+        for c in list(lien.connexions):
+            if c.depuis_reponse > 0:
+                lien.en_vol += 1
+                lien.perdus += c.depuis_reponse
+                lien.perte_max = max(lien.perte_max, c.depuis_reponse)
+                c.depuis_reponse = 0
+            couper_net(c.client)
+            couper_net(c.serveur)
         await asyncio.sleep(duree)
         lien.coupe = False
 
@@ -113,27 +164,44 @@ async def principal():
     p.add_argument("ecoute", type=int)
     p.add_argument("cible")
     p.add_argument("--debit", type=float, default=8_000_000)
+    p.add_argument("--rafale", type=float, default=1.0)
     p.add_argument("--coupure-toutes", type=float, default=15.0)
     p.add_argument("--coupure-duree", type=float, default=1.0)
     a = p.parse_args()
     hote, port = a.cible.rsplit(":", 1)
     if hote not in ("127.0.0.1", "localhost"):
         sys.exit("la cible doit être sur la boucle locale")
-    lien = Lien(a.debit)
+    lien = Lien(a.debit, a.rafale)
     serveur = await asyncio.start_server(
         lambda l, e: servir(lien, hote, int(port), l, e), "127.0.0.1", a.ecoute
     )
     taches = [asyncio.create_task(serveur.serve_forever())]
-    if a.coupure_toutes > 0:
-        taches.append(asyncio.create_task(couper_periodiquement(lien, a.coupure_toutes, a.coupure_duree)))
+
+    def coupeur():
+        if a.coupure_toutes > 0:
+            return asyncio.create_task(couper_periodiquement(lien, a.coupure_toutes, a.coupure_duree))
+        return None
+
+    etat = {"coupeur": coupeur()}
+
+    def fenetre():
+        print(json.dumps(lien.bilan()), flush=True)
+        if etat["coupeur"] is not None:
+            etat["coupeur"].cancel()
+        lien.coupe = False
+        lien.remettre_a_zero()
+        etat["coupeur"] = coupeur()
+
     fin = asyncio.Event()
     boucle = asyncio.get_running_loop()
     for s in (signal.SIGTERM, signal.SIGINT):
         boucle.add_signal_handler(s, fin.set)
+    boucle.add_signal_handler(signal.SIGUSR1, fenetre)
     print("prêt", flush=True)
     await fin.wait()
-    for t in taches:
-        t.cancel()
+    for t in taches + [etat["coupeur"]]:
+        if t is not None:
+            t.cancel()
     print(f"mandataire : {lien.octets} octets montants, {lien.coupures} coupures", file=sys.stderr)
 
 
