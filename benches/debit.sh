@@ -34,6 +34,7 @@ command -v moto_server > /dev/null || pip install -q 'moto[server]>=5.2.5'
 # vérifie la somme rendue, refuserait à bon droit chaque objet.
 python3 -c 'import crc32c' 2> /dev/null || pip install -q crc32c
 command -v bc > /dev/null || { apt-get update -qq && apt-get install -y -qq bc; }
+[ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }  # GNU time : mémoire de pointe
 cargo build --release --locked --quiet
 VIGIE=$PWD/target/release/vigie
 

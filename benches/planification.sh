@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000}
+[ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }  # GNU time : mémoire de pointe
 cargo build --release --locked --quiet
 VIGIE=$PWD/target/release/vigie
 TMP=$(mktemp -d)
