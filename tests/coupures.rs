@@ -1,6 +1,9 @@
 //! Coupures longues et pannes générales : pause globale sans brûler les unités, abandon au-delà
 //! de `--attente-reseau`, budget global de réessai, retenue d'un Retry-After.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::time::Duration;

@@ -1,6 +1,9 @@
 //! Le dépôt vers S3 de bout en bout : le binaire contre le bac à sable en processus, pannes
 //! injectées, et ce que le serveur a réellement reçu.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::time::Duration;

@@ -1,6 +1,9 @@
 //! Le dépôt vers la plateforme Vigie-Chiro de bout en bout : le binaire contre la plateforme
 //! locale du bac à sable (API + S3 par URL signées v2, Content-Type signé vérifié).
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::time::Duration;

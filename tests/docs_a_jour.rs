@@ -1,11 +1,12 @@
 //! `completions/` et `man/` sont produits par le binaire : ce test échoue s'ils ne sont plus à
 //! jour, et dit comment les régénérer.
 
-use std::path::Path;
-
+// Les fichiers livrés décrivent le binaire par défaut : sans le bac à sable, `demo` et
+// `bac-a-sable` manquent à la ligne de commande, et l'écart est attendu.
+#[cfg(feature = "bac-a-sable")]
 #[test]
 fn completions_et_manuel_a_jour() {
-    let racine = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut perimes = Vec::new();
     for (chemin, attendu) in vigie::commandes::fichiers_attendus().expect("génération") {
         let present = std::fs::read(racine.join(&chemin)).unwrap_or_default();

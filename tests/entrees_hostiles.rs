@@ -6,6 +6,9 @@
 //! plein), et réponses de serveur malformées (XML ou JSON tronqué, en-têtes absurdes,
 //! Retry-After géant ou illisible, URL signée qui vise un autre hôte).
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::io::Write;

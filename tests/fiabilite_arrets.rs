@@ -10,6 +10,9 @@
 //! les arrêts tombent au milieu des envois (ouverture, parties, finalisation) et pas seulement
 //! au démarrage.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::process::Command;

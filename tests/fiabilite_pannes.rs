@@ -7,6 +7,9 @@
 //! Les tirages sont reproductibles à ordre de requêtes égal : les envois partent un par un
 //! (`--paralleles 1`).
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::time::Duration;

@@ -1,6 +1,9 @@
 //! Le plan par la ligne de commande : simulation, `vigie plans`, `vigie etat`, verrou, noms,
 //! entrées invalides. Aucun envoi réseau ici.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::process::Command;

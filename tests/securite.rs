@@ -3,6 +3,9 @@
 //! base, journal et jeton créés en 0600 (même sous `umask 000`) ; `http://` refusé hors de la
 //! boucle locale sauf `--autoriser-http` ; une clé d'objet ne sort jamais du préfixe demandé.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::os::unix::fs::PermissionsExt;

@@ -4,6 +4,9 @@
 //!
 //! Aucun test ne mesure le temps : l'attente de 1 s demandée par le serveur est la seule.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::os::unix::fs::PermissionsExt;
