@@ -176,6 +176,7 @@ impl BacASable {
             compteurs: Arc::clone(&compteurs),
             arret: arret_rx.clone(),
             fermeture_brutale: Arc::default(),
+            traitements: Arc::default(),
         };
         let tache = tokio::spawn(service::servir(ecoute, service, arret_rx));
         tracing::info!(%adresse, racine = %racine.display(), "bac à sable S3 et plateforme Vigie-Chiro démarrés");

@@ -19,7 +19,7 @@
 //!
 //! L'arrêt ne doit jamais dépendre du bon vouloir d'un client : les attentes injectées
 //! (lenteur, blocage) s'interrompent dès l'arrêt demandé, et les connexions encore ouvertes après
-//! [`DELAI_GRACE`] sont abandonnées.
+//! [`DELAI_GRACE`] sont abandonnées, avec les traitements d'API qui n'auraient pas fini.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -63,6 +63,39 @@ pub(crate) struct ServicePannes {
     pub arret: watch::Receiver<bool>,
     /// Propre à chaque connexion : une panne de coupure demande une fermeture brutale (RST).
     pub fermeture_brutale: Arc<AtomicBool>,
+    /// Les traitements d'API en cours, menés au bout hors de leur connexion.
+    pub traitements: Arc<Traitements>,
+}
+
+/// Les traitements d'API lancés hors de leur connexion (un client parti ne les interrompt
+/// pas) : attendus à l'arrêt du bac à sable dans le même délai de grâce que les connexions,
+/// puis abandonnés. Aucun n'écrit donc après le retour de l'arrêt.
+#[derive(Default)]
+pub(crate) struct Traitements(Mutex<JoinSet<()>>);
+
+impl Traitements {
+    fn lancer(&self, traitement: impl Future<Output = ()> + Send + 'static) {
+        let mut taches = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // Les traitements finis sont récoltés au passage : l'ensemble reste petit.
+        while taches.try_join_next().is_some() {}
+        taches.spawn(traitement);
+    }
+
+    async fn terminer(&self, echeance: tokio::time::Instant) {
+        let mut taches =
+            std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner));
+        let fin = tokio::time::timeout_at(echeance, async {
+            while taches.join_next().await.is_some() {}
+        })
+        .await;
+        if fin.is_err() {
+            tracing::debug!(
+                restants = taches.len(),
+                "bac à sable : traitements d'API abandonnés à l'arrêt"
+            );
+        }
+        taches.shutdown().await;
+    }
 }
 
 impl hyper::service::Service<Request<Incoming>> for ServicePannes {
@@ -229,7 +262,8 @@ impl ServicePannes {
         };
         let service = self.clone();
         let cle_traitee = cle.clone();
-        let traitement = tokio::spawn(async move {
+        let (resultat, recu) = tokio::sync::oneshot::channel();
+        let traitement = async move {
             if let Some(d) = lenteur {
                 service.lenteur(d).await?;
             }
@@ -246,9 +280,13 @@ impl ServicePannes {
                 service.compteurs.noter_traitee(op, cle_traitee.as_deref());
             }
             Ok::<_, BoxError>(reponse)
+        };
+        self.traitements.lancer(async move {
+            // Le client a pu partir : personne n'attend plus la réponse, c'est permis.
+            let _ = resultat.send(traitement.await);
         });
-        let reponse = traitement.await.map_err(|e| -> BoxError {
-            format!("traitement d'une requête d'API interrompu : {e}").into()
+        let reponse = recu.await.map_err(|_| -> BoxError {
+            "traitement d'une requête d'API abandonné à l'arrêt du bac à sable".into()
         })??;
         if panne == Some(Panne::PerdreReponse) {
             return Err(self.couper("réponse perdue après traitement"));
@@ -570,6 +608,7 @@ pub(crate) async fn servir(
     service: ServicePannes,
     mut arret: watch::Receiver<bool>,
 ) {
+    let traitements = Arc::clone(&service.traitements);
     let mut connexions = JoinSet::new();
     loop {
         tokio::select! {
@@ -595,7 +634,8 @@ pub(crate) async fn servir(
         }
     }
     drop(ecoute);
-    let fin = tokio::time::timeout(DELAI_GRACE, async {
+    let echeance = tokio::time::Instant::now() + DELAI_GRACE;
+    let fin = tokio::time::timeout_at(echeance, async {
         while connexions.join_next().await.is_some() {}
     })
     .await;
@@ -606,6 +646,7 @@ pub(crate) async fn servir(
         );
     }
     connexions.shutdown().await;
+    traitements.terminer(echeance).await;
 }
 
 async fn servir_connexion(

@@ -856,7 +856,7 @@ async fn requete_recue_menee_au_bout_malgre_le_depart_du_client() {
     let t = titre(12);
     b.bac
         .pannes()
-        .programmer_spec("ApiDeclarerFichier#1=lenteur:500ms")
+        .programmer_spec("ApiDeclarerFichier#1=lenteur:1s")
         .expect("spec");
     let presse = reqwest::Client::builder()
         .no_proxy()
@@ -873,18 +873,18 @@ async fn requete_recue_menee_au_bout_malgre_le_depart_du_client() {
     assert!(e.is_timeout(), "{e:?}");
     // La déclaration se termine côté serveur après le départ du client.
     let c = b.bac.compteurs();
-    for _ in 0..100 {
+    for _ in 0..250 {
         if c.traitees(Operation::ApiDeclarerFichier) == 1 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert_eq!(c.traitees(Operation::ApiDeclarerFichier), 1);
-    assert!(b.bac.fichier(PARTICIPATION, &t).is_some());
+    let declare = b.bac.fichier(PARTICIPATION, &t).expect("fichier déclaré");
     // Le rejeu retrouve le même enregistrement (même _id), il n'en crée pas un second.
     let (s, v) = b.declarer(&t, false).await;
     assert_eq!(s, StatusCode::CREATED);
-    assert!(!id_de(&v).is_empty());
+    assert_eq!(id_de(&v), declare.id);
     assert_eq!(b.bac.fichiers().len(), 1);
     b.bac.arreter().await;
 }
