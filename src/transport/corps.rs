@@ -9,7 +9,7 @@
 use std::io::SeekFrom;
 use std::path::Path;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Instant;
@@ -151,8 +151,12 @@ pub async fn sommes_crc32c_md5(
 
 /// Lit une tranche d'un bout à l'autre dans une seule tâche bloquante. Une lecture asynchrone
 /// de tokio change de fil à chaque tampon (32 allers-retours pour une partie de 8 Mio) : sur le
-/// banc `debit.sh`, lire d'un bloc a ôté 45 % des changements de contexte et 15 % du temps CPU
+/// banc `debit.sh`, lire d'un bloc a ôté 44 % des changements de contexte et 17 % du temps CPU
 /// de vigie (voir BENCHMARKS.md).
+///
+/// Si l'appelant abandonne (Ctrl-C, délai), la lecture s'arrête au tampon suivant : une tranche
+/// peut faire des gigaoctets (`--seuil-multipart`), et l'arrêt du programme attend les tâches
+/// bloquantes.
 async fn lire_tranche<S: Send + 'static>(
     chemin: &Path,
     debut: u64,
@@ -160,9 +164,18 @@ async fn lire_tranche<S: Send + 'static>(
     etat: S,
     recevoir: impl FnMut(&mut S, &[u8]) + Send + 'static,
 ) -> std::io::Result<S> {
+    /// Lève le drapeau d'abandon quand le futur est lâché avant la fin de la lecture.
+    struct Abandon(Arc<AtomicBool>);
+    impl Drop for Abandon {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let abandon = Abandon(Arc::new(AtomicBool::new(false)));
+    let abandonnee = Arc::clone(&abandon.0);
     let chemin = chemin.to_path_buf();
     tokio::task::spawn_blocking(move || {
-        lire_tranche_bloquant(&chemin, debut, longueur, etat, recevoir)
+        lire_tranche_bloquant(&chemin, debut, longueur, etat, recevoir, &abandonnee)
     })
     .await
     .map_err(std::io::Error::other)?
@@ -174,6 +187,7 @@ fn lire_tranche_bloquant<S>(
     longueur: u64,
     mut etat: S,
     mut recevoir: impl FnMut(&mut S, &[u8]),
+    abandonnee: &AtomicBool,
 ) -> std::io::Result<S> {
     use std::io::{Read, Seek};
     let mut fichier = std::fs::File::open(chemin)?;
@@ -183,6 +197,12 @@ fn lire_tranche_bloquant<S>(
     let mut tampon = vec![0u8; TAMPON_OCTETS.min(longueur as usize).max(1)];
     let mut restant = longueur;
     while restant > 0 {
+        if abandonnee.load(Ordering::Relaxed) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "lecture abandonnée",
+            ));
+        }
         let a_lire = tampon.len().min(restant as usize);
         let lu = match fichier.read(&mut tampon[..a_lire]) {
             Ok(n) => n,
@@ -365,6 +385,29 @@ mod tests {
                 .await
                 .is_err()
         );
+    }
+
+    #[test]
+    fn lecture_abandonnee_s_arrete_au_tampon_suivant() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f.wav");
+        std::fs::write(&chemin, vec![7u8; 3 * TAMPON_OCTETS]).unwrap();
+        let abandonnee = AtomicBool::new(false);
+        let mut tampons = 0;
+        let e = lire_tranche_bloquant(
+            &chemin,
+            0,
+            3 * TAMPON_OCTETS as u64,
+            (),
+            |_, _| {
+                tampons += 1;
+                abandonnee.store(true, Ordering::Relaxed);
+            },
+            &abandonnee,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::Interrupted);
+        assert_eq!(tampons, 1, "la lecture a continué après l'abandon");
     }
 
     #[tokio::test]
