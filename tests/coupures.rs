@@ -71,24 +71,41 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     assert_eq!(etat["unites"]["echec"], 0, "{etat}");
     // Pendant la pause (de la première à la dernière sonde), aucune unité n'a consommé de
     // tentative : seule la sonde émet. Avant la détection (--echecs-reseau 3), les deux
-    // premiers échecs de la série ont été absorbés comme des incidents ordinaires.
+    // premiers échecs de la série ont été absorbés comme des incidents ordinaires (une
+    // décision de rejouer : attente_ms renseignée). La tentative qui déclare la coupure, et
+    // celles que la coupure interrompt ensuite, sont journalisées sans attente ni raison : elles
+    // ne sont pas comptées et repartent à la réouverture.
     assert!(
         decisions(&banc, "methode = 'SONDE'") >= 2,
         "aucune sonde journalisée"
     );
     let pendant = decisions(
         &banc,
-        "unite_id IS NOT NULL AND instant_ms > (SELECT min(instant_ms) FROM journal_decision WHERE methode = 'SONDE') \
+        "unite_id IS NOT NULL AND (attente_ms IS NOT NULL OR raison IS NOT NULL) \
+         AND instant_ms > (SELECT min(instant_ms) FROM journal_decision WHERE methode = 'SONDE') \
          AND instant_ms < (SELECT max(instant_ms) FROM journal_decision WHERE methode = 'SONDE')",
     );
     assert_eq!(
         pendant, 0,
         "{pendant} décisions d'unités pendant la pause réseau"
     );
-    let avant = decisions(&banc, "unite_id IS NOT NULL AND raison IS NULL");
+    let avant = decisions(
+        &banc,
+        "unite_id IS NOT NULL AND raison IS NULL AND attente_ms IS NOT NULL",
+    );
     assert!(
         avant <= 2,
         "{avant} tentatives consommées autour de la coupure :\n{}",
+        journal(&banc)
+    );
+    let suspendues = decisions(
+        &banc,
+        "unite_id IS NOT NULL AND raison IS NULL AND attente_ms IS NULL \
+         AND detail LIKE '%réseau coupé : tentative non comptée%'",
+    );
+    assert!(
+        suspendues >= 1,
+        "la tentative qui a déclaré la coupure n'est pas journalisée :\n{}",
         journal(&banc)
     );
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::reessai::{
-    AleaSysteme, Annulation, Issue, ObservateurReessai, Operation, PolitiqueReessai, Profil,
-    Rejouabilite, ReponseApi, SeauJetons, executer_sous_budget,
+    AleaSysteme, Annulation, DecisionJournalisee, Issue, ObservateurReessai, Operation,
+    PolitiqueReessai, Profil, Rejouabilite, ReponseApi, SeauJetons, executer_sous_budget,
 };
 use corps::Progression;
 use reseau::{Reseau, TemporisateurHorsPause};
@@ -169,7 +169,7 @@ impl Emetteur {
             observateur,
             &self.annulation,
             self.budget.as_ref(),
-            |_numero| async move {
+            |numero| async move {
                 loop {
                     if let Some(fin) = self.retenue() {
                         tokio::select! {
@@ -188,11 +188,30 @@ impl Emetteur {
                     match &reponse {
                         // Une tentative coupée par Ctrl-C ne dit rien du réseau.
                         ReponseApi::Injoignable { .. } if self.annulation.est_annulee() => {}
-                        ReponseApi::Injoignable { a_pu_atteindre, .. } => {
+                        ReponseApi::Injoignable {
+                            a_pu_atteindre,
+                            detail,
+                        } => {
                             let coupe = self.reseau.noter_injoignable();
                             let sans_risque =
                                 emission.rejouabilite == Rejouabilite::Rejouable || !a_pu_atteindre;
                             if coupe && sans_risque {
+                                // Ni rejeu compté ni arrêt : la tentative attend la réouverture.
+                                // Journalisée quand même (ni attente ni raison), pour que le
+                                // journal dise aussi ce qu'une coupure a interrompu.
+                                observateur.decision(&DecisionJournalisee {
+                                    methode: emission.methode.to_owned(),
+                                    cible: emission.cible.to_owned(),
+                                    tentative: numero,
+                                    budget_restant: None,
+                                    statut: None,
+                                    attente: None,
+                                    raison: None,
+                                    detail: format!(
+                                        "{detail} ; réseau coupé : tentative non comptée, \
+                                         reprise à sa réouverture"
+                                    ),
+                                });
                                 continue;
                             }
                         }
