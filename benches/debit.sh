@@ -29,7 +29,7 @@ RAFALE=${RAFALE:-1}
 
 command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
 command -v aws > /dev/null || pip install -q awscli
-command -v moto_server > /dev/null || pip install -q 'moto[server]>=5.2.5'
+python3 -c 'import moto.server' 2> /dev/null || pip install -q 'moto[server]>=5.2.5'
 # Sans le paquet crc32c, moto calcule un CRC32 là où on lui demande un CRC32C : vigie, qui
 # vérifie la somme rendue, refuserait à bon droit chaque objet.
 python3 -c 'import crc32c' 2> /dev/null || pip install -q crc32c
@@ -81,6 +81,20 @@ TICKS=$(getconf CLK_TCK)
 # Temps CPU (utilisateur + système) d'un processus, en secondes.
 cpu_de() { awk -v t="$TICKS" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
 
+# Clôt la fenêtre du mandataire (SIGUSR1) et rend son bilan : attend la ligne de plus, pour ne
+# jamais prendre le bilan de la fenêtre d'avant si le mandataire tarde à répondre.
+fenetre_du_lien() {
+  local avant
+  avant=$(grep -c '^{' "$TMP/lien.log" || true)
+  kill -USR1 "$MANDATAIRE"
+  for _ in $(seq 100); do
+    [ "$(grep -c '^{' "$TMP/lien.log" || true)" -gt "$avant" ] && break
+    sleep 0.1
+  done
+  [ "$(grep -c '^{' "$TMP/lien.log" || true)" -gt "$avant" ] || { echo "le mandataire ne répond plus" >&2; exit 1; }
+  grep '^{' "$TMP/lien.log" | tail -1
+}
+
 # lancer OUTIL TOUR : une mesure, vers $EP (serveur $SERVEUR_PID, nommé $SERVEUR).
 lancer() {
   local outil=$1 tour=$2 prefixe="$1-$2-$RANDOM" commande
@@ -92,23 +106,21 @@ lancer() {
       --transfers "$PARALLELES" --checkers "$PARALLELES" --s3-upload-concurrency 1) ;;
     aws-cli) commande=(aws s3 cp --recursive --quiet "$TMP/nuit" "s3://nuits/$prefixe" --endpoint-url "$EP") ;;
   esac
-  [ -n "${MANDATAIRE:-}" ] && kill -USR1 "$MANDATAIRE" && sleep 0.3
+  if [ -n "${MANDATAIRE:-}" ]; then fenetre_du_lien > /dev/null; fi
   local avant apres lien="{}"
   avant=$(cpu_de "$SERVEUR_PID")
   # Un outil qui abandonne est un résultat (rclone, au bout de ses --retries, sur un lien qui
   # coupe) : il est noté avec son code de sortie, et le banc continue.
   local code=0
   /usr/bin/time -f "%e %U %S %M" -o "$TMP/temps" "${commande[@]}" > "$TMP/sortie" 2>&1 || code=$?
+  # Ctrl-C (ou SIGTERM) arrête le banc, pas seulement l'outil mesuré.
+  case $code in 130 | 143) exit "$code" ;; esac
   if [ "$code" != 0 ]; then
     echo "  $outil : échec, code $code ; fin de sa sortie :"
     tail -3 "$TMP/sortie" | sed 's/^/    /'
   fi
   apres=$(cpu_de "$SERVEUR_PID")
-  if [ -n "${MANDATAIRE:-}" ]; then
-    kill -USR1 "$MANDATAIRE"
-    sleep 0.3
-    lien=$(grep '^{' "$TMP/lien.log" | tail -1)
-  fi
+  if [ -n "${MANDATAIRE:-}" ]; then lien=$(fenetre_du_lien); fi
   read -r duree user sys rss < <(tail -1 "$TMP/temps")
   local cpu serveur
   cpu=$(echo "$user + $sys" | bc)
@@ -120,7 +132,7 @@ lancer() {
   if [ "$SERVEUR" = moto ]; then
     aws s3 rm --recursive --quiet "s3://nuits/$prefixe" --endpoint-url "$EP_DIRECT"
   else
-    rm -rf "${STOCKAGE:?}/nuits/$prefixe"
+    rm -rf "${STOCKAGE:?}/s3/nuits/$prefixe"
   fi
 }
 
@@ -150,7 +162,8 @@ fi
 # 2. moto, second avis.
 if [[ " $SERVEURS " == *" moto "* ]]; then
   PORT_MOTO=$(libre)
-  moto_server -H 127.0.0.1 -p "$PORT_MOTO" > "$TMP/moto.log" 2>&1 &
+  # Par le même python3 que celui où crc32c a été vérifié.
+  python3 -m moto.server -H 127.0.0.1 -p "$PORT_MOTO" > "$TMP/moto.log" 2>&1 &
   PIDS+=($!)
   SERVEUR=moto SERVEUR_PID=$! EP="http://127.0.0.1:$PORT_MOTO" EP_DIRECT=$EP
   attendre "$EP/"
@@ -203,7 +216,7 @@ for serveur, outils in m.items():
         print("\n| outil | part du débit du lien | octets montants en plus | coupures | requêtes coupées en vol | perdu par coupure (max, une connexion) |")
         print("|---|---|---|---|---|---|")
         for o, v in outils.items():
-            d, l = v[0][0], v[0][4]
+            d, _, _, _, l = sorted(v, key=lambda x: x[0])[len(v) // 2]  # le tour médian
             print(f"| {o} | {min(ideal / d, 1) * 100:.0f} % | {(l['octets'] - total) / 2**20:.1f} Mio "
                   f"(perdus aux coupures : {l['perdus'] / 2**20:.1f} Mio) | {l['coupures']} | {l['en_vol']} "
                   f"| {l['perte_max'] / 2**20:.1f} Mio |")

@@ -23,7 +23,8 @@ Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafa
     perdus      somme de ces octets : partis, puis perdus par la coupure, donc à renvoyer ;
     perte_max   le plus grand de ces restes sur une seule connexion (à comparer à la taille
                 d'une partie, ou d'un fichier pour un outil qui renvoie tout le fichier) ;
-- à la fin (SIGTERM/SIGINT), écrit sur stderr les octets transmis et le nombre de coupures.
+- à la fin (SIGTERM/SIGINT), écrit sur stderr les octets transmis et le nombre de coupures
+  depuis le dernier SIGUSR1 (ou le départ).
 
 Il n'écoute que sur 127.0.0.1 et ne parle qu'à la cible donnée.
 """
