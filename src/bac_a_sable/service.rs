@@ -118,16 +118,7 @@ impl ServicePannes {
         let cle: Option<Arc<str>> = cible.cle.as_deref().map(Arc::from);
         self.compteurs.noter_requete(op, cle.as_deref());
 
-        let panne = self.pannes.decider(op, cle.as_deref());
-        if let Some(p) = &panne {
-            self.compteurs.noter_panne();
-            tracing::info!(
-                operation = %op,
-                cle = cle.as_deref().unwrap_or("-"),
-                panne = %p,
-                "bac à sable : panne injectée"
-            );
-        }
+        let panne = self.decider_panne(op, cle.as_deref());
 
         match &panne {
             Some(Panne::Coupure) => return Err(self.couper("coupure")),
@@ -225,16 +216,7 @@ impl ServicePannes {
         let cle = self.api.cle_visee(&route, &corps);
         self.compteurs.noter_requete(op, cle.as_deref());
 
-        let panne = self.pannes.decider(op, cle.as_deref());
-        if let Some(p) = &panne {
-            self.compteurs.noter_panne();
-            tracing::info!(
-                operation = %op,
-                cle = cle.as_deref().unwrap_or("-"),
-                panne = %p,
-                "bac à sable : panne injectée"
-            );
-        }
+        let panne = self.decider_panne(op, cle.as_deref());
         match &panne {
             Some(Panne::Coupure) => return Err(self.couper("coupure")),
             Some(Panne::CouperCorpsApres(_)) => {
@@ -315,6 +297,21 @@ impl ServicePannes {
     /// Erreur qui fait abandonner la connexion par hyper, fermée par un RST : le client voit
     /// « connection reset by peer », comme lors d'une vraie coupure réseau, et non une fin de
     /// flux ordinaire.
+    /// La panne que la couche de pannes réserve à cette requête, comptée et tracée.
+    fn decider_panne(&self, op: Operation, cle: Option<&str>) -> Option<Panne> {
+        let panne = self.pannes.decider(op, cle);
+        if let Some(p) = &panne {
+            self.compteurs.noter_panne();
+            tracing::info!(
+                operation = %op,
+                cle = cle.unwrap_or("-"),
+                panne = %p,
+                "bac à sable : panne injectée"
+            );
+        }
+        panne
+    }
+
     fn couper(&self, raison: &'static str) -> BoxError {
         self.fermeture_brutale.store(true, Ordering::SeqCst);
         PanneInjectee(raison).into()

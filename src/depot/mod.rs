@@ -119,6 +119,26 @@ impl Commun {
         // on reprend la connexion telle quelle.
         self.base.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Écrit une décision de réessai dans le journal du plan (`unite` : `None` pour une sonde).
+    /// Un échec d'écriture n'arrête pas l'envoi : il est seulement signalé.
+    fn journaliser(&self, unite: Option<i64>, d: &DecisionJournalisee) {
+        let entree = EntreeJournal {
+            plan_id: Some(self.plan.id),
+            unite_id: unite,
+            methode: &d.methode,
+            cible: &d.cible,
+            tentative: d.tentative,
+            statut: d.statut,
+            attente_ms: d.attente.map(|a| a.as_millis() as u64),
+            budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
+            raison: d.raison.map(|r| r.as_str()),
+            detail: &d.detail,
+        };
+        if let Err(e) = self.base().journaliser(&entree) {
+            tracing::warn!("journal des décisions : {e}");
+        }
+    }
 }
 
 /// Le moteur d'un passage sur un plan, pour une destination.
@@ -618,21 +638,7 @@ struct ObservateurPlan<'a> {
 
 impl ObservateurReessai for ObservateurPlan<'_> {
     fn decision(&self, d: &DecisionJournalisee) {
-        let entree = EntreeJournal {
-            plan_id: Some(self.commun.plan.id),
-            unite_id: None,
-            methode: &d.methode,
-            cible: &d.cible,
-            tentative: d.tentative,
-            statut: d.statut,
-            attente_ms: d.attente.map(|a| a.as_millis() as u64),
-            budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
-            raison: d.raison.map(|r| r.as_str()),
-            detail: &d.detail,
-        };
-        if let Err(e) = self.commun.base().journaliser(&entree) {
-            tracing::warn!("journal des décisions : {e}");
-        }
+        self.commun.journaliser(None, d);
     }
 }
 
@@ -655,21 +661,7 @@ impl ObservateurReessai for ObservateurUnite<'_> {
                 .incidents_absorbes
                 .fetch_add(1, Ordering::Relaxed);
         }
-        let entree = EntreeJournal {
-            plan_id: Some(self.commun.plan.id),
-            unite_id: Some(self.unite.id),
-            methode: &d.methode,
-            cible: &d.cible,
-            tentative: d.tentative,
-            statut: d.statut,
-            attente_ms: d.attente.map(|a| a.as_millis() as u64),
-            budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
-            raison: d.raison.map(|r| r.as_str()),
-            detail: &d.detail,
-        };
-        if let Err(e) = self.commun.base().journaliser(&entree) {
-            tracing::warn!("journal des décisions : {e}");
-        }
+        self.commun.journaliser(Some(self.unite.id), d);
     }
 }
 
