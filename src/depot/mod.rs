@@ -542,6 +542,21 @@ impl<D: Depositaire> Moteur<D> {
 }
 
 /// Le fichier a-t-il changé (taille ou date) depuis la planification ?
+/// Une partie déjà acquittée, réutilisable telle quelle à la reprise : à la même place, de la
+/// même taille, avec son ETag et sa somme notés. Rend l'ETag et la CRC32C.
+pub(crate) fn partie_reutilisable(
+    p: Option<&crate::plan::PartieEnvoi>,
+    debut: u64,
+    taille: u64,
+) -> Option<(&str, u32)> {
+    let p = p.filter(|p| p.debut == debut && p.taille == taille)?;
+    let crc = p
+        .somme_controle
+        .as_deref()
+        .and_then(crate::transport::corps::crc32c_depuis_base64)?;
+    Some((p.etag.as_deref()?, crc))
+}
+
 pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String> {
     match std::fs::metadata(chemin) {
         Err(e) => Some(format!("fichier illisible ou disparu ({e})")),

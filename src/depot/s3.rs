@@ -13,6 +13,7 @@ use std::path::Path;
 
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
+    partie_reutilisable,
 };
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
@@ -238,19 +239,12 @@ impl DepositaireS3 {
         for numero in 1..=nombre as u32 {
             let debut = u64::from(numero - 1) * taille_partie;
             let taille = taille_partie.min(unite.taille - debut);
-            if let Some(p) = deja.get(&numero)
-                && let (Some(etag), Some(crc)) = (
-                    &p.etag,
-                    p.somme_controle.as_deref().and_then(crc32c_depuis_base64),
-                )
-                && p.debut == debut
-                && p.taille == taille
-            {
+            if let Some((etag, crc)) = partie_reutilisable(deja.get(&numero), debut, taille) {
                 ctx.confirmer(taille);
                 sommes.push((crc, taille));
                 assemblees.push(PartieAssemblee {
                     numero,
-                    etag: etag.clone(),
+                    etag: etag.to_owned(),
                     crc32c: crc32c_base64(crc),
                 });
                 continue;

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
+    partie_reutilisable,
 };
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
@@ -395,17 +396,10 @@ impl DepositaireVigieChiro {
         for numero in 1..=nombre {
             let debut = u64::from(numero - 1) * taille_partie;
             let taille = taille_partie.min(unite.taille - debut);
-            if let Some(p) = persistees.get(&numero)
-                && let (Some(etag), Some(crc)) = (
-                    &p.etag,
-                    p.somme_controle.as_deref().and_then(crc32c_depuis_base64),
-                )
-                && p.debut == debut
-                && p.taille == taille
-            {
+            if let Some((etag, crc)) = partie_reutilisable(persistees.get(&numero), debut, taille) {
                 ctx.confirmer(taille);
                 sommes.push(crc);
-                assemblees.push((numero, etag.clone()));
+                assemblees.push((numero, etag.to_owned()));
                 continue;
             }
             let (crc, md5) = match sommes_crc32c_md5(chemin, debut, taille).await {
