@@ -57,8 +57,8 @@ fn client_avec_delai(bac: &BacASable, tentative: Duration) -> Client {
     )
 }
 
-/// Octets pseudo-aléatoires reproductibles.
-fn donnees(n: usize, graine: u64) -> Vec<u8> {
+/// Octets pseudo-aléatoires reproductibles (partagés avec `tests_vigiechiro`).
+pub(super) fn donnees(n: usize, graine: u64) -> Vec<u8> {
     let mut x = graine.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
         .map(|_| {

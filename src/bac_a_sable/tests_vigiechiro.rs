@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use super::tests::donnees;
 use super::*;
 
 const MIO: usize = 1 << 20;
@@ -39,19 +40,6 @@ async fn banc() -> Banc {
 /// Un nom de séquence valide (protocole point fixe), distinct pour chaque `n`.
 fn titre(n: u32) -> String {
     format!("Car640123-2026-Pass1-A1-OB-1_20260620_2130{n:02}_123.wav")
-}
-
-/// Octets pseudo-aléatoires reproductibles.
-fn donnees(n: usize, graine: u64) -> Vec<u8> {
-    let mut x = graine.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
 }
 
 fn md5_hex(d: &[u8]) -> String {
