@@ -180,9 +180,8 @@ impl DepositaireS3 {
         chemin: &Path,
     ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
-        let base_parties = ctx.base().parties(unite.id)?;
         let mut envoi = unite.envoi_id.clone();
-        let mut persistees = base_parties;
+        let mut persistees = ctx.base().parties(unite.id)?;
 
         // 1. Reprise : l'envoi connu existe-t-il encore, et quelles parties a-t-il reçues ?
         if let Some(id) = envoi.clone() {
