@@ -330,6 +330,27 @@ impl BacASable {
             .collect()
     }
 
+    /// Enregistrements **finalisés** dont l'objet manque dans S3. La vraie plateforme ne
+    /// vérifie pas, à la finalisation d'un fichier non multipart, que ses octets sont arrivés
+    /// (`resources/fichiers.py` `fichier_upload_done`) ; c'est au client de s'en assurer, et
+    /// aux tests de le constater ici : cette liste doit rester vide.
+    pub fn fichiers_disponibles_sans_objet(&self) -> Vec<FichierPlateforme> {
+        self.fichiers()
+            .into_iter()
+            .filter(|f| {
+                f.disponible && !self.chemin_objet(COMPARTIMENT_PLATEFORME, &f.cle).is_file()
+            })
+            .collect()
+    }
+
+    /// S3 refuse (`true`) ou accepte de nouveau (`false`) d'ouvrir un envoi multipart pour la
+    /// plateforme : toute déclaration multipart rend alors 500 `S3 has rejected file creation
+    /// request`, comme sur une plateforme où ce chemin, qu'aucun client officiel n'emprunte, ne
+    /// marche plus.
+    pub fn refuser_multipart(&self, refuser: bool) {
+        self.vigiechiro.refuser_multipart(refuser);
+    }
+
     /// Fait expirer ce jeton : la requête suivante qui le porte reçoit 401. `false` si le
     /// jeton est inconnu.
     pub fn expirer_jeton(&self, jeton: &str) -> bool {

@@ -64,13 +64,15 @@ pub enum Operation {
     ApiCalcul,
     /// `GET /api/v1/fichiers/{id}`
     ApiLireFichier,
+    /// `GET /api/v1/participations/{id}`
+    ApiLireParticipation,
     /// Toute autre requête sous `/api`.
     ApiAutre,
 }
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 25] = [
+    pub const TOUTES: [Operation; 26] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -95,6 +97,7 @@ impl Operation {
         Operation::ApiAbandonner,
         Operation::ApiCalcul,
         Operation::ApiLireFichier,
+        Operation::ApiLireParticipation,
         Operation::ApiAutre,
     ];
 
@@ -125,6 +128,7 @@ impl Operation {
             Operation::ApiAbandonner => "ApiAbandonner",
             Operation::ApiCalcul => "ApiCalcul",
             Operation::ApiLireFichier => "ApiLireFichier",
+            Operation::ApiLireParticipation => "ApiLireParticipation",
             Operation::ApiAutre => "ApiAutre",
         }
     }
@@ -142,6 +146,7 @@ impl Operation {
                 | Operation::ApiAbandonner
                 | Operation::ApiCalcul
                 | Operation::ApiLireFichier
+                | Operation::ApiLireParticipation
                 | Operation::ApiAutre
         )
     }

@@ -142,6 +142,34 @@ impl Banc {
     }
 }
 
+/// Le corps d'erreur de la plateforme (`app.py` `make_json_error`) : `_status` écrit à la
+/// Python, `_errors` la description.
+fn erreur(statut: &str, description: Value) -> Value {
+    let texte = match &description {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter()
+                .map(|(k, v)| format!("'{k}': '{}'", v.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        autre => autre.to_string(),
+    };
+    json!({ "_status": format!("{statut}: {texte}"), "_errors": description })
+}
+
+/// Les champs d'un document, hors `_created`, `_updated` et `_etag` (que tout document porte).
+fn cles_utiles(v: &Value) -> Vec<String> {
+    for meta in ["_created", "_updated", "_etag"] {
+        assert!(v[meta].is_string(), "{meta} absent : {v}");
+    }
+    cles(v)
+        .into_iter()
+        .filter(|k| !["_created", "_updated", "_etag"].contains(&k.as_str()))
+        .collect()
+}
+
 fn id_de(v: &Value) -> String {
     v["_id"].as_str().expect("_id").to_owned()
 }
@@ -167,8 +195,23 @@ async fn parcours_complet_non_multipart() {
 
     let (s, v) = b.declarer(&t, false).await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
-    assert_eq!(cles(&v), ["_id", "mime", "s3_signed_url"]);
+    // Le document entier (`_s3_create_singlepart`), plus l'URL signée.
+    assert_eq!(
+        cles_utiles(&v),
+        [
+            "_id",
+            "disponible",
+            "lien_participation",
+            "mime",
+            "proprietaire",
+            "s3_id",
+            "s3_signed_url",
+            "titre"
+        ]
+    );
     assert_eq!(v["mime"], "audio/wav");
+    assert_eq!(v["lien_participation"], PARTICIPATION);
+    assert_eq!(v["proprietaire"], OBSERVATEUR);
     let id = id_de(&v);
     let url = v["s3_signed_url"].as_str().expect("URL").to_owned();
     assert!(
@@ -187,12 +230,6 @@ async fn parcours_complet_non_multipart() {
     let dans = expires.saturating_sub(maintenant());
     assert!((35_990..=36_000).contains(&dans), "{dans} s");
 
-    // finaliser avant d'avoir déposé : refus clair du bac à sable
-    let (s, v) = b
-        .appel(Method::POST, &format!("/fichiers/{id}"), Some(json!({})))
-        .await;
-    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
-
     let d = donnees(300_000, 1);
     let (s, etag, corps) = b.put(&url, Some("audio/wav"), d.clone()).await;
     assert_eq!(s, StatusCode::OK, "{corps}");
@@ -205,7 +242,9 @@ async fn parcours_complet_non_multipart() {
     assert_eq!(v["disponible"], true);
     assert_eq!(v["_id"], id.as_str());
     assert_eq!(v["s3_id"], cle.as_str());
-    assert_eq!(v["lien_participation"], PARTICIPATION);
+    // Relu par `update` : relations développées.
+    assert_eq!(v["lien_participation"]["_id"], PARTICIPATION);
+    assert_eq!(v["proprietaire"]["_id"], OBSERVATEUR);
 
     // l'objet est identique, relisible comme les autres
     assert_eq!(
@@ -237,20 +276,24 @@ async fn parcours_complet_non_multipart() {
             disponible: true,
             mime: "audio/wav".to_owned(),
             id_envoi: None,
+            meta: f.meta.clone(),
         }
     );
+    assert!(b.bac.fichiers_disponibles_sans_objet().is_empty());
     let (s, v) = b.appel(Method::GET, &format!("/fichiers/{id}"), None).await;
     assert_eq!((s, &v["disponible"]), (StatusCode::OK, &json!(true)));
+    // `get_resource` : le document brut, relations en identifiants.
+    assert_eq!(v["lien_participation"], PARTICIPATION);
 
     // finalisation rejouée, redéclaration : 409
     let (s, v) = b
         .appel(Method::POST, &format!("/fichiers/{id}"), Some(json!({})))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert_eq!(v, json!({ "_error": "upload is already done" }));
+    assert_eq!(v, erreur("409 Conflict", json!("upload is already done")));
     let (s, v) = b.declarer(&t, false).await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert_eq!(v, json!({ "_error": "upload is already done" }));
+    assert_eq!(v, erreur("409 Conflict", json!("upload is already done")));
     // abandonner un fichier finalisé : 422
     let (s, _) = b
         .appel(Method::DELETE, &format!("/fichiers/{id}"), None)
@@ -263,7 +306,7 @@ async fn parcours_complet_non_multipart() {
     assert_eq!(c.traitees_cle(Operation::PutObject, &cle), 1);
     assert_eq!(c.octets_recus_cle(&cle), 300_000);
     assert_eq!(c.requetes(Operation::ApiDeclarerFichier), 2);
-    assert_eq!(c.requetes_cle(Operation::ApiFinaliser, &cle), 3);
+    assert_eq!(c.requetes_cle(Operation::ApiFinaliser, &cle), 2);
     assert_eq!(c.traitees(Operation::ApiFinaliser), 1);
     b.bac.arreter().await;
 }
@@ -350,10 +393,24 @@ async fn multipart_complet_deux_parties_de_5_mio() {
     let cle = cle_fichier(PARTICIPATION, &t).expect("clé");
     let (s, v) = b.declarer(&t, true).await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
-    assert_eq!(cles(&v), ["_id"]);
+    // Le document entier (`_s3_create_multipart`), sans URL, avec l'envoi S3 ouvert.
+    assert_eq!(
+        cles_utiles(&v),
+        [
+            "_id",
+            "disponible",
+            "lien_participation",
+            "mime",
+            "proprietaire",
+            "s3_id",
+            "s3_upload_multipart_id",
+            "titre"
+        ]
+    );
     let id = id_de(&v);
     let envois = b.bac.envois_en_cours(COMPARTIMENT_PLATEFORME);
     assert_eq!(envois.len(), 1);
+    assert_eq!(v["s3_upload_multipart_id"], envois[0].1.as_str());
     let f = b.bac.fichier(PARTICIPATION, &t).expect("enregistrement");
     assert!(f.multipart && !f.disponible);
     assert_eq!(f.id_envoi.as_deref(), Some(envois[0].1.as_str()));
@@ -401,7 +458,7 @@ async fn multipart_complet_deux_parties_de_5_mio() {
         (s, v),
         (
             StatusCode::UNPROCESSABLE_ENTITY,
-            json!({ "_error": "missing field parts" })
+            erreur("422 Unprocessable Entity", json!("missing field parts"))
         )
     );
     let (s, _) = b
@@ -419,7 +476,14 @@ async fn multipart_complet_deux_parties_de_5_mio() {
             Some(json!({ "parts": [{ "part_number": 1, "etag": "0000" }] })),
         )
         .await;
+    // Le refus de S3 remonte en exception : `_status` seul, qui cite l'URL signée.
     assert_eq!(s, StatusCode::INTERNAL_SERVER_ERROR, "{v}");
+    assert!(v.get("_errors").is_none(), "{v}");
+    let statut = v["_status"].as_str().unwrap_or_default();
+    assert!(
+        statut.starts_with("Error with S3: on ") && statut.contains("Signature="),
+        "{v}"
+    );
     assert_eq!(b.bac.envois_en_cours(COMPARTIMENT_PLATEFORME).len(), 1);
 
     let (s, v) = b
@@ -453,7 +517,7 @@ async fn multipart_complet_deux_parties_de_5_mio() {
         (s, v),
         (
             StatusCode::CONFLICT,
-            json!({ "_error": "upload is already done" })
+            erreur("409 Conflict", json!("upload is already done"))
         )
     );
 
@@ -522,9 +586,96 @@ async fn redeclarations_et_envois_orphelins() {
         (s, v),
         (
             StatusCode::UNPROCESSABLE_ENTITY,
-            json!({ "_error": "not a multipart" })
+            erreur("422 Unprocessable Entity", json!("not a multipart"))
         )
     );
+    b.bac.arreter().await;
+}
+
+/// Un enregistrement non finalisé est rendu **tel quel**, quelle que soit la déclaration :
+/// multipart à une déclaration simple (avec URL, mais sa finalisation exige les parties), et
+/// sans envoi multipart à une déclaration multipart (qui ouvre pourtant un envoi, orphelin).
+#[tokio::test(flavor = "multi_thread")]
+async fn enregistrement_rendu_tel_quel_quelle_que_soit_la_declaration() {
+    let b = banc().await;
+    // Laissé en multipart, redéclaré simple.
+    let t = titre(13);
+    let (_, v1) = b.declarer(&t, true).await;
+    let (s, v2) = b.declarer(&t, false).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(id_de(&v1), id_de(&v2));
+    assert_eq!(v2["s3_upload_multipart_id"], v1["s3_upload_multipart_id"]);
+    assert!(v2["s3_signed_url"].is_string());
+    // Relu par `find_one` : relations développées.
+    assert_eq!(v2["lien_participation"]["_id"], PARTICIPATION);
+    assert!(
+        v2["proprietaire"]["email"].is_null(),
+        "courriel caché : {v2}"
+    );
+    let (s, v) = b
+        .appel(
+            Method::POST,
+            &format!("/fichiers/{}", id_de(&v1)),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["_errors"], "missing field parts");
+    // Supprimé (permis tant qu'il n'est pas finalisé), puis redéclaré simple : neuf.
+    let (s, _) = b
+        .appel(Method::DELETE, &format!("/fichiers/{}", id_de(&v1)), None)
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (_, v3) = b.declarer(&t, false).await;
+    assert_ne!(id_de(&v3), id_de(&v1));
+    assert!(v3.get("s3_upload_multipart_id").is_none(), "{v3}");
+
+    // Laissé simple (un envoi interrompu du site web), redéclaré multipart.
+    let t = titre(14);
+    let (_, v1) = b.declarer(&t, false).await;
+    let avant = b.bac.envois_en_cours(COMPARTIMENT_PLATEFORME).len();
+    let (s, v2) = b.declarer(&t, true).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(id_de(&v1), id_de(&v2));
+    assert!(v2.get("s3_upload_multipart_id").is_none(), "{v2}");
+    assert!(v2.get("s3_signed_url").is_none(), "{v2}");
+    assert_eq!(
+        b.bac.envois_en_cours(COMPARTIMENT_PLATEFORME).len(),
+        avant + 1,
+        "l'envoi ouvert par la déclaration multipart reste, orphelin"
+    );
+    // Un enregistrement simple se supprime sans rien demander à S3.
+    let (s, _) = b
+        .appel(Method::DELETE, &format!("/fichiers/{}", id_de(&v1)), None)
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    b.bac.arreter().await;
+}
+
+/// S3 refuse d'ouvrir l'envoi (`_s3_create_multipart`) : 500, rien n'est enregistré ; la
+/// déclaration simple marche toujours.
+#[tokio::test(flavor = "multi_thread")]
+async fn multipart_refuse_par_s3() {
+    let b = banc().await;
+    b.bac.refuser_multipart(true);
+    let t = titre(15);
+    let (s, v) = b.declarer(&t, true).await;
+    assert_eq!(
+        (s, v),
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            erreur(
+                "500 Internal Server Error",
+                json!("S3 has rejected file creation request")
+            )
+        )
+    );
+    assert!(b.bac.fichiers().is_empty());
+    let (s, v) = b.declarer(&t, false).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    b.bac.refuser_multipart(false);
+    let (s, v) = b.declarer(&titre(16), true).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
     b.bac.arreter().await;
 }
 
@@ -554,10 +705,10 @@ async fn titres_refuses_en_422() {
             json!({ "titre": "unknown file type" }),
         ),
     ];
-    for (titre, erreur) in cas {
+    for (titre, attendu) in cas {
         let (s, v) = b.declarer(&titre, false).await;
         assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{titre}");
-        assert_eq!(v, json!({ "_error": erreur }), "{titre}");
+        assert_eq!(v, erreur("422 Unprocessable Entity", attendu), "{titre}");
     }
     // participation inconnue
     let (s, v) = b
@@ -568,6 +719,19 @@ async fn titres_refuses_en_422() {
         )
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(
+        v["_errors"]["lien_participation"],
+        "value '64a1b2c3d4e5f60718293dff' must exist in resource 'participations', field '_id'."
+    );
+    // un titre qui n'est pas un texte : `TypeError` de Python, donc 500 sans `_errors`
+    let (s, v) = b
+        .appel(Method::POST, "/fichiers", Some(json!({ "titre": 12 })))
+        .await;
+    assert_eq!(s, StatusCode::INTERNAL_SERVER_ERROR, "{v}");
+    assert!(
+        v.get("_errors").is_none() && v["_status"].is_string(),
+        "{v}"
+    );
     // le client n'envoie pas `mime` : champ inconnu
     let (s, v) = b
         .appel(
@@ -580,7 +744,10 @@ async fn titres_refuses_en_422() {
         (s, v),
         (
             StatusCode::UNPROCESSABLE_ENTITY,
-            json!({ "_error": { "mime": "unknown field" } })
+            erreur(
+                "422 Unprocessable Entity",
+                json!({ "mime": "unknown field" })
+            )
         )
     );
     // pas du JSON : 412
@@ -594,14 +761,19 @@ async fn titres_refuses_en_422() {
         .expect("réponse");
     assert_eq!(rep.status(), StatusCode::PRECONDITION_FAILED);
     assert!(b.bac.fichiers().is_empty());
-    // une archive découpée n'a pas de règle de nom
+    // une archive découpée n'a pas de règle de nom, quel que soit le nombre de chiffres
+    let (s, v) = b.declarer("nuit.z123", false).await;
+    assert_eq!(
+        (s, &v["mime"]),
+        (StatusCode::CREATED, &json!("application/zip"))
+    );
     let (s, v) = b.declarer("nuit.zip.001", false).await;
     assert_eq!(
         (s, &v["mime"]),
         (StatusCode::CREATED, &json!("application/zip"))
     );
     assert_eq!(
-        b.bac.fichiers()[0].cle,
+        b.bac.fichiers()[1].cle,
         format!("zip/pa-{PARTICIPATION}/nuit.zip.001")
     );
     b.bac.arreter().await;
@@ -624,9 +796,14 @@ async fn jeton_absent_inconnu_ou_expire() {
         .await
         .expect("réponse");
     assert_eq!(rep.status(), StatusCode::UNAUTHORIZED);
-    assert!(rep.headers().contains_key("www-authenticate"));
     let v: Value = rep.json().await.expect("JSON");
-    assert!(v["_error"].is_string());
+    assert_eq!(
+        v,
+        erreur(
+            "401 Unauthorized",
+            json!("Please provide proper credentials")
+        )
+    );
     for jeton in [None, Some("INCONNU"), Some("")] {
         let (s, _) = b
             .appel_avec(jeton, Method::GET, "/moi", None)
@@ -679,8 +856,8 @@ async fn participations_non_idempotentes_et_paginees() {
     let b = banc().await;
     let chemin = format!("/sites/{SITE}/participations");
     let nuit = json!({
-        "date_debut": "2026-06-21T20:00:00Z",
-        "date_fin": "2026-06-22T06:00:00Z",
+        "date_debut": "Sun, 21 Jun 2026 20:00:00 GMT",
+        "date_fin": "Mon, 22 Jun 2026 06:00:00 GMT",
         "point": "B2",
         "meteo": { "vent": "FAIBLE" },
         "configuration": { "detecteur": "SM4BAT" },
@@ -694,9 +871,15 @@ async fn participations_non_idempotentes_et_paginees() {
         "{v1} {v2}"
     );
     assert_ne!(id_de(&v1), id_de(&v2));
-    assert_eq!(v1["date_debut"], "2026-06-21T20:00:00Z");
+    // Rendue par `isoformat()` sans fuseau (UTC implicite).
+    assert_eq!(v1["date_debut"], "2026-06-21T20:00:00");
     assert_eq!(v1["point"], "B2");
     assert_eq!(v1["site"], SITE);
+    assert_eq!(v1["observateur"], OBSERVATEUR);
+    assert!(
+        v1["_created"].is_string() && v1["_etag"].is_string(),
+        "{v1}"
+    );
     let ps = b.bac.participations(SITE);
     assert_eq!(ps.len(), 3);
     assert_eq!(ps[0].id, PARTICIPATION);
@@ -712,8 +895,31 @@ async fn participations_non_idempotentes_et_paginees() {
     let items = v["_items"].as_array().expect("_items");
     assert_eq!(items.len(), 3);
     assert_eq!(items[1]["_id"], v1["_id"]);
-    assert_eq!(items[1]["date_fin"], "2026-06-22T06:00:00Z");
+    assert_eq!(items[1]["date_fin"], "2026-06-22T06:00:00");
     assert_eq!(items[1]["point"], "B2");
+    assert_eq!(items[1]["observateur"]["_id"], OBSERVATEUR);
+    assert!(items[1].get("site").is_none() && items[1].get("protocole").is_none());
+    // Relue seule : tout, relations développées.
+    let (s, v) = b
+        .appel(
+            Method::GET,
+            &format!("/participations/{}", id_de(&v1)),
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        (&v["point"], &v["site"]["_id"]),
+        (&json!("B2"), &json!(SITE))
+    );
+    let (s, v) = b
+        .appel(
+            Method::GET,
+            "/participations/64a1b2c3d4e5f60718293dff",
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
     let (_, v) = b
         .appel(Method::GET, &format!("{chemin}?page=2&max_results=2"), None)
         .await;
@@ -724,38 +930,82 @@ async fn participations_non_idempotentes_et_paginees() {
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
 
-    // refus en 422
+    // Ni le point, ni le verrou du site ne sont vérifiés (le validateur du site n'est jamais
+    // appelé) : 201.
     let mut autre_point = nuit.clone();
     autre_point["point"] = json!("Q9");
+    let (s, v) = b.appel(Method::POST, &chemin, Some(autre_point)).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let (s, v) = b
+        .appel(
+            Method::POST,
+            &format!("/sites/{SITE_NON_VERROUILLE}/participations"),
+            Some(nuit.clone()),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+
+    // refus en 422, avec la cause dans `_errors`
+    let mut iso = nuit.clone();
+    iso["date_debut"] = json!("2026-06-21T20:00:00Z");
     let mut sans_date = nuit.clone();
     sans_date.as_object_mut().map(|o| o.remove("date_debut"));
     let mut champ_inconnu = nuit.clone();
     champ_inconnu["site"] = json!(SITE);
+    let mut meteo = nuit.clone();
+    meteo["meteo"] = json!({ "vent": "TEMPETE" });
     let cas = [
-        (JETON, chemin.clone(), autre_point),
-        (JETON, chemin.clone(), sans_date),
-        (JETON, chemin.clone(), champ_inconnu),
         (
             JETON,
-            format!("/sites/{SITE_NON_VERROUILLE}/participations"),
-            nuit.clone(),
+            chemin.clone(),
+            iso,
+            json!({ "date_debut": "must be of datetime type" }),
+        ),
+        (
+            JETON,
+            chemin.clone(),
+            sans_date,
+            json!({ "date_debut": "required field" }),
+        ),
+        (
+            JETON,
+            chemin.clone(),
+            champ_inconnu,
+            json!({ "site": "invalid field" }),
+        ),
+        (
+            JETON,
+            chemin.clone(),
+            meteo,
+            json!({ "meteo.vent": "value does not match regex '^(NUL|FAIBLE|MOYEN|FORT)$'" }),
         ),
         (
             JETON,
             "/sites/64a1b2c3d4e5f60718293cff/participations".to_owned(),
             nuit.clone(),
+            json!({ "site": "no site with this id" }),
         ),
-        (JETON_NON_VALIDE, chemin.clone(), nuit.clone()),
+        (
+            JETON_NON_VALIDE,
+            chemin.clone(),
+            nuit.clone(),
+            json!("protocole registration not yet validated"),
+        ),
     ];
-    for (jeton, chemin, corps) in cas {
+    for (jeton, chemin, corps, attendu) in cas {
         let (s, v) = b
             .appel_avec(Some(jeton), Method::POST, &chemin, Some(corps))
             .await
             .expect("réponse");
         assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{chemin} {v}");
-        assert!(v["_error"].is_object(), "{v}");
+        assert_eq!(v["_errors"], attendu, "{v}");
+        assert!(
+            v["_status"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("422 Unprocessable Entity: "))
+        );
     }
-    assert_eq!(b.bac.participations(SITE).len(), 3);
+    assert_eq!(b.bac.participations(SITE).len(), 4);
     b.bac.arreter().await;
 }
 
@@ -770,7 +1020,7 @@ async fn calcul_relance_refuse_en_400() {
         (s, v),
         (
             StatusCode::BAD_REQUEST,
-            json!({ "_error": "Already PLANIFIE" })
+            erreur("400 Bad Request", json!({ "etat": "Already PLANIFIE" }))
         )
     );
     let p = &b.bac.participations(SITE)[0];
@@ -903,7 +1153,7 @@ async fn pannes_de_l_api_visees_par_cle() {
             .and_then(|v| v.to_str().ok()),
         Some("2")
     );
-    assert!(rep.json::<Value>().await.expect("JSON")["_error"].is_string());
+    assert!(rep.json::<Value>().await.expect("JSON")["_errors"].is_string());
     assert!(b.bac.fichier(PARTICIPATION, &t).is_none());
     let (s, _) = b.declarer(&t, false).await;
     assert_eq!(s, StatusCode::CREATED);
@@ -916,7 +1166,7 @@ async fn pannes_de_l_api_visees_par_cle() {
             Some(JETON),
             Method::POST,
             &format!("/sites/{SITE}/participations"),
-            Some(json!({ "date_debut": "2026-06-21T20:00:00Z", "point": "Z3" })),
+            Some(json!({ "date_debut": "Sun, 21 Jun 2026 20:00:00 GMT", "point": "Z3" })),
         )
         .await
         .expect_err("réponse perdue");
@@ -980,6 +1230,7 @@ fn specs_des_operations_d_api() {
         "ApiAbandonner",
         "ApiCalcul",
         "ApiLireFichier",
+        "ApiLireParticipation",
         "ApiAutre",
     ] {
         let op: Operation = nom.parse().expect(nom);
