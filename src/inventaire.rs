@@ -88,8 +88,10 @@ const DOSSIERS_SYSTEME: &[&str] = &["$recycle.bin", "system volume information",
 
 /// L'extension d'enregistrement d'un nom, telle qu'écrite (casse comprise), s'il en a une.
 pub fn extension_enregistrement(nom: &str) -> Option<&str> {
+    // Archives découpées : `.zip.<chiffres>` et `.z<chiffres>`, quel que soit le nombre de
+    // chiffres (`resources/fichiers.py` `detect_mime`).
     static ARCHIVE_DECOUPEE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)\.(zip\.[0-9]{3}|z[0-9]{2})$").expect("motif valide"));
+        LazyLock::new(|| Regex::new(r"(?i)\.(zip\.[0-9]+|z[0-9]+)$").expect("motif valide"));
     if let Some(m) = ARCHIVE_DECOUPEE.find(nom) {
         return Some(&nom[m.start() + 1..]);
     }
@@ -239,23 +241,129 @@ pub struct NomRefuse {
     pub geste: String,
 }
 
-static POINT_FIXE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^Car.+-[0-9]{4}-Pass[1-9][0-9]?-([A-H][12]|Z[0-9]+)-.*[0-9]{8}_[0-9]{6}_[0-9]{3}$")
-        .expect("motif valide")
-});
-static ROUTIER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^Cir.+-[0-9]{4}-Pass[0-9]+-Tron[0-9]+-Chiro_([01]_)?[0-9]+_[0-9]{3}$")
-        .expect("motif valide")
-});
-static SUFFIXE_HORODATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[0-9]{8}_[0-9]{6}_[0-9]{3}$").expect("motif valide"));
-static PASSAGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"-Pass([0-9]+)-").expect("motif valide"));
+/// Pourquoi la plateforme refuse un titre, dans l'ordre où son serveur le vérifie
+/// (`resources/fichiers.py` `fichier_create`), chacun en `422 {"titre": …}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusPlateforme {
+    /// `string contains forbidden characters` : hors de `[a-zA-Z0-9_\-.]`.
+    CaracteresInterdits,
+    /// `unknown file type` : aucun type ne convient (`detect_mime`).
+    TypeInconnu,
+    /// `invalid name …` : séquence ou sortie Tadarida hors protocole (`validate_donnee_name`).
+    NomInvalide,
+}
 
-/// Valide les noms pour la plateforme Vigie-Chiro (règles de son serveur) : extension en
-/// minuscules, caractères permis, protocole point fixe (`Car…`) ou routier/pédestre (`Cir…`),
-/// et pas deux fichiers de même nom (la clé distante ne garde que le nom). Rend **tous** les
-/// refus, dans l'ordre des chemins.
+fn motif(m: &str) -> Regex {
+    Regex::new(m).expect("motif valide")
+}
+
+// Les motifs du serveur, recopiés tels quels. `re.match` de Python n'ancre qu'au début : un
+// motif sans `$` final laisse la fin libre (`a.zipxyz` est une archive).
+static TITRE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+$"));
+static ZIP_DECOUPE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z_0-9\-.]+\.zip\.[0-9]+$"));
+static Z_NUMERO: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.z[0-9]+$"));
+static ZIP: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.zip"));
+static EXTENSION: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+\.([a-zA-Z0-9]+)$"));
+static ROUTIER: LazyLock<Regex> = LazyLock::new(|| {
+    motif(r"^Cir.+-[0-9]{4}-Pass[0-9]{1,2}-Tron[0-9]{1,2}-Chiro_([01]_)?[0-9]+_[0-9]{3}$")
+});
+static POINT_FIXE: LazyLock<Regex> = LazyLock::new(|| {
+    motif(
+        r"^Car.+-[0-9]{4}-Pass[0-9]{1,2}-(([A-H][12])|(Z[1-9][0-9]*))-.*[0-9]{8}_[0-9]{6}_[0-9]{3}$",
+    )
+});
+static PASSAGE: LazyLock<Regex> = LazyLock::new(|| motif(r"-Pass([0-9]{1,2})-"));
+static TRONCON: LazyLock<Regex> = LazyLock::new(|| motif(r"-Tron([0-9]{1,2})-"));
+/// Un point d'écoute du protocole point fixe, tel que l'exige `POINT_FIXE`.
+static POINT_VALIDE: LazyLock<Regex> = LazyLock::new(|| motif(r"^([A-H][12]|Z[1-9][0-9]*)$"));
+
+/// Les types que reconnaît le serveur hors archives, dans son ordre : le premier dont le nom
+/// **finit par** l'extension l'emporte (`UNZIPPED_ALLOWED_MIMES`).
+const TYPES: [&str; 10] = [
+    "image/bmp",
+    "image/png",
+    "image/jpg",
+    "image/jpeg",
+    "application/ta",
+    "application/tac",
+    "application/tc",
+    "application/tcc",
+    "audio/wav",
+    "audio/x-wav",
+];
+
+/// Le verdict de la plateforme sur un titre, à l'identique de son serveur : le type MIME
+/// qu'elle lui donnera, ou pourquoi elle le refusera. Seuls les séquences et les sorties
+/// Tadarida (`ta`, `tc`, `wav`) suivent une règle de nom ; archives et photos non.
+pub fn verdict_plateforme(titre: &str) -> Result<&'static str, RefusPlateforme> {
+    if !TITRE.is_match(titre) {
+        return Err(RefusPlateforme::CaracteresInterdits);
+    }
+    // `detect_mime`
+    let mime = if ZIP_DECOUPE.is_match(titre) || Z_NUMERO.is_match(titre) || ZIP.is_match(titre) {
+        "application/zip"
+    } else {
+        let extension = EXTENSION
+            .captures(titre)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str())
+            .ok_or(RefusPlateforme::TypeInconnu)?;
+        TYPES
+            .into_iter()
+            .find(|m| m.ends_with(extension))
+            .ok_or(RefusPlateforme::TypeInconnu)?
+    };
+    let donnee = matches!(
+        mime,
+        "application/ta"
+            | "application/tac"
+            | "application/tc"
+            | "application/tcc"
+            | "audio/wav"
+            | "audio/x-wav"
+    );
+    if donnee && !nom_de_donnee_valide(titre) {
+        return Err(RefusPlateforme::NomInvalide);
+    }
+    Ok(mime)
+}
+
+/// `validate_donnee_name` (`resources/donnees.py`) : extension `wav ta tc tac tcc`, puis le
+/// protocole routier/pédestre ou point fixe, le **premier** `-PassNN-` (et `-TronNN-`) du nom
+/// non nul.
+fn nom_de_donnee_valide(titre: &str) -> bool {
+    let Some((souche, extension)) = titre.rsplit_once('.') else {
+        return false;
+    };
+    if !matches!(extension, "wav" | "ta" | "tc" | "tac" | "tcc") {
+        return false;
+    }
+    let premier_non_nul = |m: &Regex| {
+        m.captures(souche)
+            .and_then(|c| c[1].parse::<u32>().ok())
+            .is_some_and(|n| n != 0)
+    };
+    if ROUTIER.is_match(souche) {
+        premier_non_nul(&PASSAGE) && premier_non_nul(&TRONCON)
+    } else if POINT_FIXE.is_match(souche) {
+        premier_non_nul(&PASSAGE)
+    } else {
+        false
+    }
+}
+
+/// Le point d'écoute que porte le nom d'une séquence du protocole point fixe (`A1`…`H2`,
+/// `Z1`, `Z12`…), s'il en porte un.
+pub fn point_du_nom(nom: &str) -> Option<&str> {
+    let (souche, _) = nom.rsplit_once('.')?;
+    Some(POINT_FIXE.captures(souche)?.get(1)?.as_str())
+}
+
+/// Valide les noms pour la plateforme Vigie-Chiro, avec le verdict de son serveur
+/// ([`verdict_plateforme`]) : on ne refuse que ce qu'elle refusera. Un refus par fichier, sa
+/// cause première dite précisément (le serveur, lui, ne dit que « invalid name »). S'y ajoute
+/// la collision de deux fichiers de même nom dans deux sous-dossiers (la clé distante ne garde
+/// que le nom). Rend **tous** les refus, dans l'ordre des chemins.
 pub fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRefuse> {
     let mut refus = Vec::new();
     let mut vus: HashMap<&str, &str> = HashMap::new();
@@ -272,96 +380,145 @@ pub fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRef
                 "renommez l'un des deux, ou déposez ces sous-dossiers dans des participations distinctes".into(),
             ));
             vus.insert(nom, premier);
-        }
-        let Some(ext) = extension_enregistrement(nom) else {
             continue;
-        };
-        if ext != ext.to_ascii_lowercase() {
+        }
+        match verdict_plateforme(nom) {
+            Ok(_) => {}
+            Err(RefusPlateforme::CaracteresInterdits) => {
+                refus.push(caracteres_interdits(nom, refuser));
+            }
+            Err(RefusPlateforme::TypeInconnu) => refus.push(type_inconnu(nom, refuser)),
+            Err(RefusPlateforme::NomInvalide) => {
+                let souche = nom.rsplit_once('.').map_or(nom, |(s, _)| s);
+                refus.push(diagnostic_protocole(souche, refuser));
+            }
+        }
+    }
+    refus
+}
+
+fn caracteres_interdits(nom: &str, refuser: impl Fn(String, String) -> NomRefuse) -> NomRefuse {
+    let mut interdits: Vec<char> = nom
+        .chars()
+        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .collect();
+    interdits.sort_unstable();
+    interdits.dedup();
+    let liste: Vec<String> = interdits
+        .iter()
+        .map(|c| {
+            if *c == ' ' {
+                "espace".to_owned()
+            } else {
+                format!("« {c} »")
+            }
+        })
+        .collect();
+    refuser(
+        format!(
+            "caractère(s) interdit(s) : {} (permis : lettres sans accent, chiffres, _ . -)",
+            liste.join(", ")
+        ),
+        format!("renommez-le en {}", nom_permis(nom)),
+    )
+}
+
+/// Un type inconnu, pour un fichier que l'inventaire a pris pour un enregistrement : son
+/// extension n'est pas en minuscules (`.WAV`, `.Zip`).
+fn type_inconnu(nom: &str, refuser: impl Fn(String, String) -> NomRefuse) -> NomRefuse {
+    match extension_enregistrement(nom) {
+        Some(ext) if ext != ext.to_ascii_lowercase() => {
             let corrige = format!(
                 "{}{}",
                 &nom[..nom.len() - ext.len()],
                 ext.to_ascii_lowercase()
             );
-            refus.push(refuser(
-                format!("extension « .{ext} » en majuscules : la plateforme la refuse"),
-                format!("renommez {nom} en {corrige}"),
-            ));
-        }
-        let mut interdits: Vec<char> = nom
-            .chars()
-            .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-            .collect();
-        interdits.sort_unstable();
-        interdits.dedup();
-        if !interdits.is_empty() {
-            let liste: Vec<String> = interdits
-                .iter()
-                .map(|c| {
-                    if *c == ' ' {
-                        "espace".to_owned()
-                    } else {
-                        format!("« {c} »")
-                    }
-                })
-                .collect();
-            refus.push(refuser(
+            refuser(
                 format!(
-                    "caractère(s) interdit(s) : {} (permis : lettres sans accent, chiffres, _ . -)",
-                    liste.join(", ")
+                    "extension « .{ext} » en majuscules : la plateforme ne reconnaît que les minuscules"
                 ),
-                format!("renommez-le en {}", nom_permis(nom)),
-            ));
+                format!("renommez {nom} en {corrige}"),
+            )
         }
-        // Les archives ont un nom libre ; les séquences et sorties Tadarida suivent le protocole.
-        let ext_min = ext.to_ascii_lowercase();
-        if !["wav", "ta", "tac", "tc", "tcc"].contains(&ext_min.as_str()) {
-            continue;
-        }
-        let souche = &nom[..nom.len() - ext.len() - 1];
-        if POINT_FIXE.is_match(souche) || ROUTIER.is_match(souche) {
-            continue;
-        }
-        refus.push(diagnostic_protocole(souche, refuser));
+        _ => refuser(
+            "type de fichier inconnu de la plateforme".into(),
+            "déposez les séquences .wav, les sorties Tadarida (.ta, .tc) et les archives .zip"
+                .into(),
+        ),
     }
-    refus
 }
 
 /// Dit pourquoi une souche ne suit aucun protocole, le plus précisément possible.
 fn diagnostic_protocole(souche: &str, refuser: impl Fn(String, String) -> NomRefuse) -> NomRefuse {
     const FORME_FIXE: &str = "Car<site>-<année>-Pass<n>-<point>-…_AAAAMMJJ_HHMMSS_mmm";
-    if let Some(c) = PASSAGE.captures(souche)
-        && c[1].starts_with('0')
-    {
+    const FORME_ROUTIER: &str = "Cir<circuit>-<année>-Pass<n>-Tron<n>-Chiro_…_NNN";
+    static NUMERO_PASSAGE: LazyLock<Regex> = LazyLock::new(|| motif(r"-Pass([0-9]+)-"));
+    static NUMERO_TRONCON: LazyLock<Regex> = LazyLock::new(|| motif(r"-Tron([0-9]+)-"));
+    static POINT: LazyLock<Regex> = LazyLock::new(|| motif(r"-Pass[0-9]{1,2}-([^-]*)-"));
+    static SUFFIXE_HORODATE: LazyLock<Regex> =
+        LazyLock::new(|| motif(r"[0-9]{8}_[0-9]{6}_[0-9]{3}$"));
+    let routier = souche.starts_with("Cir");
+    // Le premier numéro de passage (puis de tronçon) : deux chiffres au plus, non nul.
+    let numeros: &[(&str, &Regex)] = if routier {
+        &[("Pass", &NUMERO_PASSAGE), ("Tron", &NUMERO_TRONCON)]
+    } else {
+        &[("Pass", &NUMERO_PASSAGE)]
+    };
+    for (quoi, m) in numeros {
+        let Some(c) = m.captures(souche) else {
+            continue;
+        };
+        let nombre = &c[1];
+        let libelle = if *quoi == "Pass" {
+            "passage"
+        } else {
+            "tronçon"
+        };
+        if nombre.len() > 2 {
+            return refuser(
+                format!("numéro de {libelle} « {quoi}{nombre} » : deux chiffres au plus"),
+                format!("corrigez le numéro de {libelle} dans le nom ({quoi}1 à {quoi}99)"),
+            );
+        }
+        if nombre.bytes().all(|o| o == b'0') {
+            return refuser(
+                format!("numéro de {libelle} « {quoi}{nombre} » invalide : il commence à 1"),
+                format!("corrigez le numéro de {libelle} dans le nom ({quoi}1, {quoi}2…)"),
+            );
+        }
+    }
+    if routier {
         return refuser(
-            format!(
-                "numéro de passage « Pass{} » invalide : il commence à 1",
-                &c[1]
-            ),
-            "corrigez le numéro de passage dans le nom (Pass1, Pass2…)".into(),
+            format!("ne suit pas le protocole routier/pédestre ({FORME_ROUTIER})"),
+            "vérifiez le circuit, l'année, le passage et le tronçon dans le nom".into(),
         );
     }
-    if souche.starts_with("Car") && !SUFFIXE_HORODATE.is_match(souche) {
+    if !souche.starts_with("Car") {
+        return refuser(
+            format!("ne suit aucun protocole Vigie-Chiro (point fixe : {FORME_FIXE} ; routier/pédestre : {FORME_ROUTIER})"),
+            "renommez les fichiers avec l'outil de préparation du protocole (Kaleidoscope, Tadarida) avant de déposer".into(),
+        );
+    }
+    if let Some(c) = POINT.captures(souche) {
+        let point = &c[1];
+        if !POINT_VALIDE.is_match(point) {
+            return refuser(
+                format!(
+                    "point « {point} » invalide : A1 à H2, ou Z suivi d'un numéro sans zéro en tête (Z1, Z10…)"
+                ),
+                "corrigez le point dans le nom".into(),
+            );
+        }
+    }
+    if !SUFFIXE_HORODATE.is_match(souche) {
         return refuser(
             "la date et l'heure manquent en fin de nom (_AAAAMMJJ_HHMMSS_mmm, millisecondes comprises)".into(),
             format!("gardez le nom produit par l'enregistreur, de la forme {FORME_FIXE}"),
         );
     }
-    if souche.starts_with("Car") {
-        return refuser(
-            format!("ne suit pas le protocole point fixe ({FORME_FIXE})"),
-            "vérifiez le site, l'année, le passage et le point (A1 à H2, ou Z<n>) dans le nom"
-                .into(),
-        );
-    }
-    if souche.starts_with("Cir") {
-        return refuser(
-            "ne suit pas le protocole routier/pédestre (Cir<circuit>-<année>-Pass<n>-Tron<n>-Chiro_…_NNN)".into(),
-            "vérifiez le circuit, l'année, le passage et le tronçon dans le nom".into(),
-        );
-    }
     refuser(
-        format!("ne suit aucun protocole Vigie-Chiro (point fixe : {FORME_FIXE} ; routier/pédestre : Cir…-Tron<n>-Chiro_…)"),
-        "renommez les fichiers avec l'outil de préparation du protocole (Kaleidoscope, Tadarida) avant de déposer".into(),
+        format!("ne suit pas le protocole point fixe ({FORME_FIXE})"),
+        "vérifiez le site, l'année, le passage et le point (A1 à H2, ou Z<n>) dans le nom".into(),
     )
 }
 
@@ -417,10 +574,17 @@ mod tests {
         ] {
             assert!(extension_enregistrement(nom).is_some(), "{nom}");
         }
-        for nom in ["a.txt", "a.jpg", "wav", ".wav", "a.zip.1", "a.z1", "a.wavx"] {
+        for nom in [
+            "a.txt", "a.jpg", "wav", ".wav", "a.wavx", "a.zip.", "a.z", "a.zipx",
+        ] {
             assert!(extension_enregistrement(nom).is_none(), "{nom}");
         }
         assert_eq!(extension_enregistrement("a.zip.002"), Some("zip.002"));
+        // Quel que soit le nombre de chiffres, comme `detect_mime`.
+        assert_eq!(extension_enregistrement("a.zip.1"), Some("zip.1"));
+        assert_eq!(extension_enregistrement("a.zip.12345"), Some("zip.12345"));
+        assert_eq!(extension_enregistrement("a.z1"), Some("z1"));
+        assert_eq!(extension_enregistrement("a.z123"), Some("z123"));
     }
 
     #[test]
@@ -483,6 +647,174 @@ mod tests {
             );
             assert!(refus.iter().all(|r| r.chemin == format!("sous/{nom}")));
         }
+    }
+
+    /// Chaque règle du serveur, le cas limite de chaque côté ; le verdict attendu est celui
+    /// que rend `resources/fichiers.py` `fichier_create` (lu dans son code).
+    #[test]
+    fn verdict_du_serveur_regle_par_regle() {
+        use RefusPlateforme::*;
+        let fixe = |milieu: &str| format!("Car640380-2026-{milieu}-OB-1_20260621_224038_761.wav");
+        let routier = |milieu: &str| format!("Cir270-2026-{milieu}-Chiro_0_00018_000.wav");
+        let cas: Vec<(String, Result<&str, RefusPlateforme>)> = vec![
+            // Numéro de passage : un ou deux chiffres, non nul.
+            (fixe("Pass1-A1"), Ok("audio/wav")),
+            (fixe("Pass01-A1"), Ok("audio/wav")),
+            (fixe("Pass99-A1"), Ok("audio/wav")),
+            (fixe("Pass0-A1"), Err(NomInvalide)),
+            (fixe("Pass00-A1"), Err(NomInvalide)),
+            (fixe("Pass123-A1"), Err(NomInvalide)),
+            // Point : A1 à H2, ou Z suivi d'un nombre sans zéro en tête.
+            (fixe("Pass1-H2"), Ok("audio/wav")),
+            (fixe("Pass1-H3"), Err(NomInvalide)),
+            (fixe("Pass1-I1"), Err(NomInvalide)),
+            (fixe("Pass1-Z1"), Ok("audio/wav")),
+            (fixe("Pass1-Z10"), Ok("audio/wav")),
+            (fixe("Pass1-Z0"), Err(NomInvalide)),
+            (fixe("Pass1-Z01"), Err(NomInvalide)),
+            // Année sur quatre chiffres, horodatage en fin de nom, millisecondes comprises.
+            (
+                "Car640380-26-Pass1-A1-OB-1_20260621_224038_761.wav".into(),
+                Err(NomInvalide),
+            ),
+            (
+                "Car640380-2026-Pass1-A1-OB-1_20260621_224038.wav".into(),
+                Err(NomInvalide),
+            ),
+            (
+                "Car640380-2026-Pass1-A1-_20260621_224038_761.wav".into(),
+                Ok("audio/wav"),
+            ),
+            // Le premier `-PassNN-` du nom compte, même si le protocole en reconnaît un autre.
+            (
+                "Car-Pass0-x-2026-Pass1-A1-OB_20260621_224038_761.wav".into(),
+                Err(NomInvalide),
+            ),
+            // Routier et pédestre : tronçon d'un ou deux chiffres, non nul.
+            (routier("Pass1-Tron1"), Ok("audio/wav")),
+            (routier("Pass1-Tron01"), Ok("audio/wav")),
+            (routier("Pass1-Tron10"), Ok("audio/wav")),
+            (routier("Pass1-Tron0"), Err(NomInvalide)),
+            (routier("Pass1-Tron00"), Err(NomInvalide)),
+            (routier("Pass1-Tron100"), Err(NomInvalide)),
+            (routier("Pass0-Tron1"), Err(NomInvalide)),
+            (
+                "Cir270-2026-Pass1-Tron1-Chiro_1_00018_000.wav".into(),
+                Ok("audio/wav"),
+            ),
+            (
+                "Cir270-2026-Pass1-Tron1-Chiro_2_00018_000.wav".into(),
+                Err(NomInvalide),
+            ),
+            (
+                "Cir270-2026-Pass1-Tron1-Chiro_18_00.wav".into(),
+                Err(NomInvalide),
+            ),
+            // Sorties Tadarida : même règle de nom que les séquences.
+            (
+                fixe("Pass1-A1").replace(".wav", ".ta"),
+                Ok("application/ta"),
+            ),
+            (
+                fixe("Pass1-A1").replace(".wav", ".tac"),
+                Ok("application/tac"),
+            ),
+            (
+                fixe("Pass1-A1").replace(".wav", ".tc"),
+                Ok("application/tc"),
+            ),
+            (
+                fixe("Pass1-A1").replace(".wav", ".tcc"),
+                Ok("application/tcc"),
+            ),
+            ("nuit.ta".into(), Err(NomInvalide)),
+            // Extension sensible à la casse.
+            (fixe("Pass1-A1").replace(".wav", ".WAV"), Err(TypeInconnu)),
+            (fixe("Pass1-A1").replace(".wav", ".Wav"), Err(TypeInconnu)),
+            ("a.ZIP".into(), Err(TypeInconnu)),
+            // Archives : nom libre, `.zip`, `.zip.N` et `.zN` quel que soit le nombre de
+            // chiffres, et tout ce qui commence par `….zip`.
+            ("nuit.zip".into(), Ok("application/zip")),
+            ("nuit.zip.1".into(), Ok("application/zip")),
+            ("nuit.zip.12345".into(), Ok("application/zip")),
+            ("nuit.z1".into(), Ok("application/zip")),
+            ("nuit.z123".into(), Ok("application/zip")),
+            ("nuit.zip.wav".into(), Ok("application/zip")),
+            ("nuit.Z01".into(), Err(TypeInconnu)),
+            // Caractères : `[a-zA-Z0-9_.-]` seulement, archives comprises.
+            ("Nuit du 3 juin.zip".into(), Err(CaracteresInterdits)),
+            (
+                fixe("Pass1-A1").replace("OB-1", "Étang"),
+                Err(CaracteresInterdits),
+            ),
+            ("".into(), Err(CaracteresInterdits)),
+            // Sans extension.
+            ("sans_extension".into(), Err(TypeInconnu)),
+        ];
+        for (titre, attendu) in &cas {
+            assert_eq!(verdict_plateforme(titre), *attendu, "{titre}");
+        }
+    }
+
+    #[test]
+    fn ne_refuse_que_ce_que_le_serveur_refuse() {
+        // Les noms acceptés par le serveur passent la validation sans aucun refus.
+        let acceptes = [
+            "Car640380-2026-Pass01-A1-OB-1_20260621_224038_761.wav",
+            "Car640380-2026-Pass1-Z10-OB-1_20260621_224038_761.wav",
+            "Cir270-2026-Pass1-Tron10-Chiro_0_00018_000.wav",
+            "nuit.zip.12345",
+            "nuit.z123",
+        ];
+        let refus = valider_pour_vigiechiro(&acceptes.iter().map(|n| enr(n)).collect::<Vec<_>>());
+        assert!(refus.is_empty(), "{refus:?}");
+        // Les refusés, chacun une seule fois, avec sa cause première.
+        let cas = [
+            (
+                "Car640380-2026-Pass0-A1-OB-1_20260621_224038_761.wav",
+                "Pass0",
+            ),
+            (
+                "Car640380-2026-Pass00-A1-OB-1_20260621_224038_761.wav",
+                "Pass00",
+            ),
+            (
+                "Car640380-2026-Pass123-A1-OB-1_20260621_224038_761.wav",
+                "deux chiffres",
+            ),
+            (
+                "Car640380-2026-Pass1-Z0-OB-1_20260621_224038_761.wav",
+                "point « Z0 »",
+            ),
+            ("Cir270-2026-Pass1-Tron0-Chiro_0_00018_000.wav", "Tron0"),
+            (
+                "Cir270-2026-Pass1-Tron123-Chiro_0_00018_000.wav",
+                "deux chiffres",
+            ),
+            (
+                "Car640380-2026-Pass1-A1-OB 1_20260621_224038_761.wav",
+                "espace",
+            ),
+        ];
+        for (nom, regle) in cas {
+            let refus = valider_pour_vigiechiro(&[enr(nom)]);
+            assert_eq!(refus.len(), 1, "{nom} : {refus:?}");
+            assert!(refus[0].regle.contains(regle), "{nom} : {refus:?}");
+        }
+    }
+
+    #[test]
+    fn point_d_ecoute_lu_dans_le_nom() {
+        assert_eq!(point_du_nom(BON), Some("C1"));
+        assert_eq!(
+            point_du_nom("Car170517-2014-Pass1-Z12-OB-1_20140702_224038_761.ta"),
+            Some("Z12")
+        );
+        assert_eq!(
+            point_du_nom("Cir270-2015-Pass1-Tron1-Chiro_0_00023_000.wav"),
+            None
+        );
+        assert_eq!(point_du_nom("nuit.zip"), None);
     }
 
     #[test]
