@@ -37,6 +37,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_ajouter_participation",
         include_str!("../../migrations/0002_ajouter_participation.sql"),
     ),
+    (
+        "0003_noter_refus_multipart",
+        include_str!("../../migrations/0003_noter_refus_multipart.sql"),
+    ),
 ];
 
 /// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.

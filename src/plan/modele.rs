@@ -171,6 +171,11 @@ pub struct DepotPlan {
     pub destination: String,
     pub cree_le: i64,
     pub actif_le: i64,
+    /// La participation Vigie-Chiro qui reçoit la nuit, dès qu'elle est connue (donnée, ou
+    /// créée par `vigie`).
+    pub participation: Option<String>,
+    /// La plateforme Vigie-Chiro a refusé l'envoi en plusieurs parties : tout part en un PUT.
+    pub multipart_refuse: bool,
 }
 
 /// Une ligne de `depot_unite`.

@@ -60,6 +60,9 @@ fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
     })
 }
 
+const COLONNES_PLAN: &str = "id, dossier, destination, cree_le, actif_le, participation, \
+     multipart_refuse_le IS NOT NULL";
+
 fn plan_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotPlan> {
     Ok(DepotPlan {
         id: r.get(0)?,
@@ -67,6 +70,8 @@ fn plan_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotPlan> {
         destination: r.get(2)?,
         cree_le: r.get(3)?,
         actif_le: r.get(4)?,
+        participation: r.get(5)?,
+        multipart_refuse: r.get(6)?,
     })
 }
 
@@ -90,8 +95,9 @@ impl Base {
     pub fn trouver_plan(&self, dossier: &str, destination: &str) -> Resultat<Option<DepotPlan>> {
         self.conn
             .query_row(
-                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan \
-                 WHERE dossier = ?1 AND destination = ?2",
+                &format!(
+                    "SELECT {COLONNES_PLAN} FROM depot_plan WHERE dossier = ?1 AND destination = ?2"
+                ),
                 params![dossier, destination],
                 plan_depuis_ligne,
             )
@@ -103,13 +109,14 @@ impl Base {
     pub fn plan(&self, id: Option<i64>) -> Resultat<DepotPlan> {
         let trouve = match id {
             Some(id) => self.conn.query_row(
-                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan WHERE id = ?1",
+                &format!("SELECT {COLONNES_PLAN} FROM depot_plan WHERE id = ?1"),
                 [id],
                 plan_depuis_ligne,
             ),
             None => self.conn.query_row(
-                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan \
-                 ORDER BY actif_le DESC, id DESC LIMIT 1",
+                &format!(
+                    "SELECT {COLONNES_PLAN} FROM depot_plan ORDER BY actif_le DESC, id DESC LIMIT 1"
+                ),
                 [],
                 plan_depuis_ligne,
             ),
@@ -131,10 +138,9 @@ impl Base {
     pub fn plans(&self) -> Resultat<Vec<DepotPlan>> {
         let mut st = self
             .conn
-            .prepare(
-                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan \
-                 ORDER BY actif_le DESC, id DESC",
-            )
+            .prepare(&format!(
+                "SELECT {COLONNES_PLAN} FROM depot_plan ORDER BY actif_le DESC, id DESC"
+            ))
             .map_err(|e| self.err(e))?;
         st.query_map([], plan_depuis_ligne)
             .and_then(|it| it.collect())
@@ -320,7 +326,7 @@ impl Base {
             .map_err(err)? as u64;
         let plan = tx
             .query_row(
-                "SELECT id, dossier, destination, cree_le, actif_le FROM depot_plan WHERE id = ?1",
+                &format!("SELECT {COLONNES_PLAN} FROM depot_plan WHERE id = ?1"),
                 [plan_id],
                 plan_depuis_ligne,
             )
@@ -597,6 +603,17 @@ impl Base {
         self.executer(
             "UPDATE depot_plan SET participation = ?2, participation_emise_le = NULL WHERE id = ?1",
             params![plan_id, participation],
+        )
+        .map(|_| ())
+    }
+
+    /// Note que la plateforme refuse l'envoi en plusieurs parties pour ce plan (la première
+    /// fois seulement).
+    pub fn noter_multipart_refuse(&self, plan_id: i64) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_plan SET multipart_refuse_le = ?2 \
+             WHERE id = ?1 AND multipart_refuse_le IS NULL",
+            params![plan_id, maintenant_s()],
         )
         .map(|_| ())
     }
