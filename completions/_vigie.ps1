@@ -50,14 +50,14 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         }
         'vigie;depot' {
             [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)')
-            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit')
+            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l''adresse de sa page')
             [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin)')
             [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Point d''écoute de la participation à créer (ex. A1)')
-            [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit, ISO 8601 (ex. 2026-06-21T21:30:00Z)')
-            [CompletionResult]::new('--fin', '--fin', [CompletionResultType]::ParameterName, 'Fin de la nuit, ISO 8601')
+            [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée')
+            [CompletionResult]::new('--fin', '--fin', [CompletionResultType]::ParameterName, 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale)')
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
-            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
             [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
@@ -87,7 +87,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         }
         'vigie;retenter-echecs' {
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
-            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
             [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
@@ -115,7 +115,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         }
         'vigie;retenter' {
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
-            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
             [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
@@ -169,7 +169,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         }
         'vigie;verifier' {
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre d''unités envoyées en même temps')
-            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro')
+            [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
             [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins)')
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes)')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé')
@@ -223,7 +223,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;traiter' {
-            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont lancer le calcul')
+            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan)')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale)')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais')

@@ -46,14 +46,14 @@ set edit:completion:arg-completer[vigie] = {|@words|
         }
         &'vigie;depot'= {
             cand --vers 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)'
-            cand --participation 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit'
+            cand --participation 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l''adresse de sa page'
             cand --site 'Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin)'
             cand --point 'Point d''écoute de la participation à créer (ex. A1)'
-            cand --debut 'Début de la nuit, ISO 8601 (ex. 2026-06-21T21:30:00Z)'
-            cand --fin 'Fin de la nuit, ISO 8601'
+            cand --debut 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée'
+            cand --fin 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale)'
             cand --paralleles 'Nombre d''unités envoyées en même temps'
-            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro'
+            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
             cand --taille-partie 'Taille d''une partie (Mio, 5 au moins)'
             cand --delai-tentative 'Délai maximal d''une tentative (secondes)'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé'
@@ -82,7 +82,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
         }
         &'vigie;retenter-echecs'= {
             cand --paralleles 'Nombre d''unités envoyées en même temps'
-            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro'
+            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
             cand --taille-partie 'Taille d''une partie (Mio, 5 au moins)'
             cand --delai-tentative 'Délai maximal d''une tentative (secondes)'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé'
@@ -109,7 +109,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
         }
         &'vigie;retenter'= {
             cand --paralleles 'Nombre d''unités envoyées en même temps'
-            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro'
+            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
             cand --taille-partie 'Taille d''une partie (Mio, 5 au moins)'
             cand --delai-tentative 'Délai maximal d''une tentative (secondes)'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé'
@@ -160,7 +160,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
         }
         &'vigie;verifier'= {
             cand --paralleles 'Nombre d''unités envoyées en même temps'
-            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro'
+            cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
             cand --taille-partie 'Taille d''une partie (Mio, 5 au moins)'
             cand --delai-tentative 'Délai maximal d''une tentative (secondes)'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé'
@@ -211,7 +211,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;traiter'= {
-            cand --participation 'La participation dont lancer le calcul'
+            cand --participation 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan)'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale)'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais'

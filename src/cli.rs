@@ -253,7 +253,8 @@ pub struct ArgsDepot {
     #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
     pub vers: Option<String>,
 
-    /// Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit.
+    /// Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres
+    /// hexadécimaux, la fin de l'adresse de sa page.
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
 
@@ -265,11 +266,12 @@ pub struct ArgsDepot {
     #[arg(long, requires = "site")]
     pub point: Option<String>,
 
-    /// Début de la nuit, ISO 8601 (ex. 2026-06-21T21:30:00Z).
+    /// Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le
+    /// décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée.
     #[arg(long, requires = "site")]
     pub debut: Option<String>,
 
-    /// Fin de la nuit, ISO 8601.
+    /// Fin de la nuit, ISO 8601 avec son fuseau (comme --debut).
     #[arg(long, requires = "site")]
     pub fin: Option<String>,
 
@@ -337,7 +339,8 @@ pub struct OptionsEnvoi {
     pub paralleles: u16,
 
     /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ;
-    /// par défaut 8 vers S3, 5 vers Vigie-Chiro.
+    /// par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la
+    /// plateforme refuse les parties).
     #[arg(long, value_name = "MIO", value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub seuil_multipart: Option<u64>,
 
@@ -462,9 +465,10 @@ pub struct ArgsBacASable {
 
 #[derive(Debug, Args)]
 pub struct ArgsTraiter {
-    /// La participation dont lancer le calcul.
+    /// La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers
+    /// la plateforme avec l'adresse d'API de ce plan).
     #[arg(long, value_name = "ID")]
-    pub participation: String,
+    pub participation: Option<String>,
 
     #[command(flatten)]
     pub api: OptionsApi,

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::horodatage::{ErreurInstant, InstantUtc};
+
 /// Où part la nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
@@ -25,18 +27,129 @@ pub struct DestinationVigieChiro {
     pub participation: CibleParticipation,
 }
 
+/// Un identifiant de la plateforme Vigie-Chiro (participation, site, fichier) : un ObjectId
+/// MongoDB, 24 chiffres hexadécimaux. Le routeur du serveur n'accepte que cette forme
+/// (`xin/tools.py` `ObjectIdConverter`, `parse_id`) ; c'est aussi la seule qui entre dans une
+/// URL que `vigie` fabrique : un identifiant rendu par la plateforme sous une autre forme
+/// (`../../moi?x=`) est une réponse illisible, jamais un bout de chemin.
+///
+/// Écrit en minuscules : le serveur accepte les majuscules, mais recopie l'identifiant reçu
+/// tel quel dans la clé S3 d'un fichier (`resources/fichiers.py` `fichier_create`) ; deux
+/// écritures donneraient deux clés pour la même participation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub struct IdObjet(String);
+
+impl IdObjet {
+    /// 24 chiffres hexadécimaux (majuscules admises, rendues en minuscules), sinon `None`.
+    pub fn analyser(texte: &str) -> Option<IdObjet> {
+        (texte.len() == 24 && texte.bytes().all(|o| o.is_ascii_hexdigit()))
+            .then(|| IdObjet(texte.to_ascii_lowercase()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for IdObjet {
+    type Error = String;
+
+    fn try_from(texte: String) -> Result<Self, String> {
+        IdObjet::analyser(&texte).ok_or_else(|| {
+            "identifiant qui n'est pas un ObjectId (24 chiffres hexadécimaux)".to_owned()
+        })
+    }
+}
+
+impl fmt::Display for IdObjet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// La participation qui reçoit la nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CibleParticipation {
     /// Créée sur le site web ; l'utilisateur donne son identifiant.
-    Existante(String),
-    /// À créer (une seule fois, jamais rejouée à l'aveugle).
+    Existante(IdObjet),
+    /// À créer (une seule fois, jamais rejouée à l'aveugle). Les instants sont normalisés :
+    /// deux écritures du même instant désignent la même nuit, donc le même plan.
     ACreer {
-        site: String,
+        site: IdObjet,
         point: String,
-        debut: String,
-        fin: String,
+        debut: InstantUtc,
+        fin: InstantUtc,
     },
+}
+
+impl CibleParticipation {
+    /// `--participation ID`, vérifié avant tout envoi.
+    pub fn existante(id: &str) -> Result<Self, ErreurDestination> {
+        identifiant("participation", id).map(CibleParticipation::Existante)
+    }
+
+    /// `--site ID --point P --debut D --fin F`, tels qu'écrits sur la ligne de commande : les
+    /// instants exigent un fuseau, et la fin suit le début.
+    pub fn a_creer(
+        site: &str,
+        point: &str,
+        debut: &str,
+        fin: &str,
+    ) -> Result<Self, ErreurDestination> {
+        let instant = |option: &'static str, texte: &str| {
+            InstantUtc::depuis_iso(texte)
+                .map_err(|source| ErreurDestination::Instant { option, source })
+        };
+        let (debut, fin) = (instant("--debut", debut)?, instant("--fin", fin)?);
+        if fin <= debut {
+            return Err(ErreurDestination::FinAvantDebut {
+                debut: debut.iso(),
+                fin: fin.iso(),
+            });
+        }
+        Ok(CibleParticipation::ACreer {
+            site: identifiant("site", site)?,
+            point: point_valide(point)?,
+            debut,
+            fin,
+        })
+    }
+}
+
+/// Un identifiant donné par l'utilisateur, ou une erreur qui dit où le trouver.
+fn identifiant(quoi: &'static str, texte: &str) -> Result<IdObjet, ErreurDestination> {
+    IdObjet::analyser(texte.trim()).ok_or_else(|| ErreurDestination::Identifiant {
+        quoi,
+        valeur: texte
+            .chars()
+            .take(40)
+            .collect::<String>()
+            .escape_debug()
+            .to_string(),
+    })
+}
+
+/// Un point d'écoute (`A1`, `Z12`…) : il entre dans l'identité du plan, d'où des caractères
+/// sûrs.
+fn point_valide(point: &str) -> Result<String, ErreurDestination> {
+    let ok = !point.is_empty()
+        && point.len() <= 50
+        && point
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok {
+        Ok(point.to_owned())
+    } else {
+        Err(ErreurDestination::Point(
+            point
+                .chars()
+                .take(50)
+                .collect::<String>()
+                .escape_debug()
+                .to_string(),
+        ))
+    }
 }
 
 impl DestinationVigieChiro {
@@ -46,24 +159,6 @@ impl DestinationVigieChiro {
         autoriser_http: bool,
     ) -> Result<Self, ErreurDestination> {
         let api = valider_endpoint(api, autoriser_http)?;
-        let valide = |v: &str| {
-            !v.is_empty()
-                && v.len() <= 200
-                && v.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_:.+".contains(c))
-        };
-        let champs: Vec<&str> = match &participation {
-            CibleParticipation::Existante(id) => vec![id],
-            CibleParticipation::ACreer {
-                site,
-                point,
-                debut,
-                fin,
-            } => vec![site, point, debut, fin],
-        };
-        if let Some(v) = champs.into_iter().find(|v| !valide(v)) {
-            return Err(ErreurDestination::Participation(v.to_owned()));
-        }
         Ok(DestinationVigieChiro { api, participation })
     }
 }
@@ -99,10 +194,22 @@ pub enum ErreurDestination {
     #[error("clé « {0} » refusée : elle sortirait du préfixe demandé")]
     Cle(String),
     #[error(
-        "« {0} » invalide pour la participation : identifiants, point et dates en lettres, \
-         chiffres, « - », « _ », « : », « . » ou « + » (dates ISO 8601, ex. 2026-06-21T21:30:00Z)"
+        "« {valeur} » n'est pas un identifiant de {quoi} Vigie-Chiro : 24 chiffres \
+         hexadécimaux (0-9, a-f), comme 64a1b2c3d4e5f60718293d01. Il se lit à la fin de \
+         l'adresse de la page de la {quoi} sur le site web (…/{quoi}s/<identifiant>)."
     )]
-    Participation(String),
+    Identifiant { quoi: &'static str, valeur: String },
+    #[error(
+        "point « {0} » invalide : lettres sans accent, chiffres, « - », « _ » ou « . » (ex. A1, Z12)"
+    )]
+    Point(String),
+    #[error("{option} {source}")]
+    Instant {
+        option: &'static str,
+        source: ErreurInstant,
+    },
+    #[error("--fin ({fin}) doit suivre --debut ({debut})")]
+    FinAvantDebut { debut: String, fin: String },
 }
 
 impl DestinationS3 {
@@ -153,25 +260,30 @@ impl Destination {
         self.to_string()
     }
 
-    /// Relit une identité écrite par [`Destination::identite`].
+    /// Relit une identité écrite par [`Destination::identite`], y compris par une version
+    /// antérieure de `vigie` : un instant sans fuseau y est lu en UTC. L'identité ainsi relue
+    /// peut s'écrire autrement (instants normalisés) : un plan se retrouve par l'identité
+    /// stockée, jamais par celle-ci.
     pub fn depuis_identite(identite: &str) -> Result<Self, ErreurDestination> {
         if let Some(reste) = identite.strip_prefix("vigiechiro:") {
             let (cible, api) = match reste.split_once("?api=") {
                 Some((c, a)) => (c, a),
                 None => (reste, API_VIGIECHIRO),
             };
+            let forme = || ErreurDestination::Forme(identite.to_owned());
+            let instant = |t: &str| InstantUtc::lire(t).ok_or_else(forme);
             let morceaux: Vec<&str> = cible.split('/').collect();
             let participation = match morceaux.as_slice() {
-                ["participation", id] => CibleParticipation::Existante((*id).to_owned()),
+                ["participation", id] => CibleParticipation::existante(id)?,
                 ["site", site, "point", point, "debut", debut, "fin", fin] => {
                     CibleParticipation::ACreer {
-                        site: (*site).to_owned(),
-                        point: (*point).to_owned(),
-                        debut: (*debut).to_owned(),
-                        fin: (*fin).to_owned(),
+                        site: identifiant("site", site)?,
+                        point: point_valide(point)?,
+                        debut: instant(debut)?,
+                        fin: instant(fin)?,
                     }
                 }
-                _ => return Err(ErreurDestination::Forme(identite.to_owned())),
+                _ => return Err(forme()),
             };
             return DestinationVigieChiro::nouvelle(api, participation, true)
                 .map(Destination::VigieChiro);
@@ -224,7 +336,9 @@ impl fmt::Display for Destination {
                         fin,
                     } => write!(
                         f,
-                        "vigiechiro:site/{site}/point/{point}/debut/{debut}/fin/{fin}"
+                        "vigiechiro:site/{site}/point/{point}/debut/{}/fin/{}",
+                        debut.iso(),
+                        fin.iso()
                     )?,
                 }
                 if d.api != API_VIGIECHIRO {
@@ -330,23 +444,27 @@ mod tests {
         }
     }
 
+    const P: &str = "64a1b2c3d4e5f60718293d01";
+    const S: &str = "64a1b2c3d4e5f60718293c01";
+
     #[test]
     fn identites_vigiechiro() {
         for d in [
             DestinationVigieChiro::nouvelle(
                 API_VIGIECHIRO,
-                CibleParticipation::Existante("5f0c".into()),
+                CibleParticipation::existante(P).unwrap(),
                 false,
             )
             .unwrap(),
             DestinationVigieChiro::nouvelle(
                 "http://127.0.0.1:8080/api/v1",
-                CibleParticipation::ACreer {
-                    site: "5f0d".into(),
-                    point: "A1".into(),
-                    debut: "2026-06-21T21:30:00Z".into(),
-                    fin: "2026-06-22T06:00:00Z".into(),
-                },
+                CibleParticipation::a_creer(
+                    S,
+                    "A1",
+                    "2026-06-21T21:30:00Z",
+                    "2026-06-22T06:00:00Z",
+                )
+                .unwrap(),
                 false,
             )
             .unwrap(),
@@ -362,15 +480,7 @@ mod tests {
         assert!(
             DestinationVigieChiro::nouvelle(
                 "http://vigie.exemple.fr/api",
-                CibleParticipation::Existante("x".into()),
-                false
-            )
-            .is_err()
-        );
-        assert!(
-            DestinationVigieChiro::nouvelle(
-                API_VIGIECHIRO,
-                CibleParticipation::Existante("a/b".into()),
+                CibleParticipation::existante(P).unwrap(),
                 false
             )
             .is_err()
@@ -378,13 +488,87 @@ mod tests {
         let d = Destination::VigieChiro(
             DestinationVigieChiro::nouvelle(
                 API_VIGIECHIRO,
-                CibleParticipation::Existante("p".into()),
+                CibleParticipation::existante(P).unwrap(),
                 false,
             )
             .unwrap(),
         );
         assert_eq!(d.cle("sous/a.wav").unwrap(), "a.wav");
         assert!(d.cle("../a.wav").is_err());
+    }
+
+    #[test]
+    fn identifiants_de_la_forme_d_un_object_id() {
+        assert_eq!(
+            CibleParticipation::existante(&P.to_ascii_uppercase()).unwrap(),
+            CibleParticipation::existante(P).unwrap(),
+            "majuscules rendues en minuscules"
+        );
+        for mauvais in [
+            "junk",
+            "a/b",
+            "",
+            "64a1b2c3d4e5f60718293d0",
+            "64a1b2c3d4e5f60718293d0g",
+        ] {
+            let e = CibleParticipation::existante(mauvais).unwrap_err();
+            assert!(e.to_string().contains("24 chiffres hexadécimaux"), "{e}");
+        }
+        assert!(IdObjet::analyser("../../moi?x=").is_none());
+        assert!(serde_json::from_str::<IdObjet>("\"../../moi?x=\"").is_err());
+        assert!(
+            CibleParticipation::a_creer(
+                "../sites",
+                "A1",
+                "2026-06-21T21:30:00Z",
+                "2026-06-22T06:00:00Z"
+            )
+            .is_err()
+        );
+        assert!(
+            CibleParticipation::a_creer(
+                S,
+                "A1/../..",
+                "2026-06-21T21:30:00Z",
+                "2026-06-22T06:00:00Z"
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn instants_normalises_dans_l_identite() {
+        let d = |debut: &str, fin: &str| {
+            Destination::VigieChiro(
+                DestinationVigieChiro::nouvelle(
+                    API_VIGIECHIRO,
+                    CibleParticipation::a_creer(S, "A1", debut, fin).unwrap(),
+                    false,
+                )
+                .unwrap(),
+            )
+            .identite()
+        };
+        assert_eq!(
+            d("2026-04-22T21:00:00Z", "2026-04-23T06:00:00Z"),
+            d("2026-04-22T23:00:00+02:00", "2026-04-23T08:00+02:00")
+        );
+        let e = CibleParticipation::a_creer(S, "A1", "2026-04-22T21:00:00", "2026-04-23T06:00:00Z")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("--debut "), "{e}");
+        let e =
+            CibleParticipation::a_creer(S, "A1", "2026-04-23T06:00:00Z", "2026-04-22T21:00:00Z")
+                .unwrap_err();
+        assert!(matches!(e, ErreurDestination::FinAvantDebut { .. }), "{e}");
+        // Une identité écrite par une version antérieure (instant sans fuseau : UTC) se relit.
+        let ancienne = format!(
+            "vigiechiro:site/{S}/point/A1/debut/2026-04-22T21:00:00/fin/2026-04-23T06:00:00"
+        );
+        let relue = Destination::depuis_identite(&ancienne).unwrap();
+        assert_eq!(
+            relue.identite(),
+            d("2026-04-22T21:00:00Z", "2026-04-23T06:00:00Z")
+        );
     }
 
     #[test]

@@ -8,10 +8,12 @@ use serde_json::json;
 
 use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::{ArgsDepot, OptionsGlobales};
-use crate::destination::{CibleParticipation, Destination, DestinationS3, DestinationVigieChiro};
+use crate::destination::{
+    CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
+};
 use crate::inventaire::{self, Inventaire};
 use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
-use crate::sortie::CodeSortie;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
 
 /// Combien de noms un avertissement cite avant de résumer.
 const NOMS_CITES: usize = 10;
@@ -26,7 +28,27 @@ pub(super) struct PlanPret {
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     let destination = destination_demandee(&args)?;
-    let pret = planifier(g, &args.dossier, destination, args.redeposer_modifies)?;
+    let preparation = preparer(&args.dossier, &destination)?;
+    if let Destination::VigieChiro(dest) = &destination {
+        refuser_si_deja_planifie(g, &preparation.dossier, dest, &destination.identite())?;
+        // Vérifier la plateforme, c'est parler au réseau : pas en simulation.
+        let point = match (&dest.participation, args.simulation) {
+            (_, false) => super::vigiechiro::verifier_plateforme(dest)?.point,
+            (CibleParticipation::ACreer { point, .. }, true) => Some(point.clone()),
+            (CibleParticipation::Existante(_), true) => None,
+        };
+        if let Some(point) = point {
+            avertir_points(g, &preparation.inventaire, &point)?;
+        }
+    }
+    let identite = destination.identite();
+    let pret = enregistrer(
+        g,
+        preparation,
+        destination,
+        &identite,
+        args.redeposer_modifies,
+    )?;
     if args.simulation {
         return simuler(g, &pret);
     }
@@ -49,13 +71,10 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
         &args.debut,
         &args.fin,
     ) {
-        (Some(id), ..) => CibleParticipation::Existante(id.clone()),
-        (None, Some(site), Some(point), Some(debut), Some(fin)) => CibleParticipation::ACreer {
-            site: site.clone(),
-            point: point.clone(),
-            debut: debut.clone(),
-            fin: fin.clone(),
-        },
+        (Some(id), ..) => CibleParticipation::existante(id)?,
+        (None, Some(site), Some(point), Some(debut), Some(fin)) => {
+            CibleParticipation::a_creer(site, point, debut, fin)?
+        }
         _ => bail!(
             "destination incomplète : --vers s3://…, --participation ID, ou --site ID --point P --debut D --fin F"
         ),
@@ -67,13 +86,17 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     )?))
 }
 
-/// Inventorie, valide, verrouille et (re)planifie. Rien n'est envoyé.
-pub(super) fn planifier(
-    g: &OptionsGlobales,
-    dossier: &Path,
-    destination: Destination,
-    redeposer_modifies: bool,
-) -> Result<PlanPret> {
+/// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.
+pub(super) struct Preparation {
+    inventaire: Inventaire,
+    fichiers: Vec<FichierPlanifie>,
+    /// Chemin canonique du dossier.
+    dossier: String,
+}
+
+/// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
+/// que la destination refusera est dit ici, tous d'un coup.
+pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Preparation> {
     let inventaire = inventaire::inventorier(dossier)?;
     let dossier_canonique = dossier
         .canonicalize()
@@ -123,15 +146,35 @@ pub(super) fn planifier(
             fichiers.len()
         );
     }
+    Ok(Preparation {
+        inventaire,
+        fichiers,
+        dossier: dossier_texte.to_owned(),
+    })
+}
+
+/// Verrouille et (re)planifie le plan nommé par `identite` (celle de la destination pour un
+/// dépôt, celle stockée dans la base pour une reprise). Rien n'est envoyé.
+pub(super) fn enregistrer(
+    g: &OptionsGlobales,
+    preparation: Preparation,
+    destination: Destination,
+    identite: &str,
+    redeposer_modifies: bool,
+) -> Result<PlanPret> {
+    let Preparation {
+        inventaire,
+        fichiers,
+        dossier,
+    } = preparation;
     let base = ouvrir_base(g)?;
-    let identite = destination.identite();
-    let libelle = match base.trouver_plan(dossier_texte, &identite)? {
+    let libelle = match base.trouver_plan(&dossier, identite)? {
         Some(p) => p.id.to_string(),
-        None => format!("de {dossier_texte} vers {identite}"),
+        None => format!("de {dossier} vers {identite}"),
     };
-    let verrou = VerrouPlan::prendre(base.chemin(), dossier_texte, &identite, &libelle)?;
+    let verrou = VerrouPlan::prendre(base.chemin(), &dossier, identite, &libelle)?;
     let mut base = base;
-    let r = base.planifier(dossier_texte, &identite, &fichiers, redeposer_modifies)?;
+    let r = base.planifier(&dossier, identite, &fichiers, redeposer_modifies)?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     annoncer_planification(g, &inventaire, &r, &plan)?;
     Ok(PlanPret {
@@ -140,6 +183,101 @@ pub(super) fn planifier(
         plan,
         destination,
     })
+}
+
+/// Un dossier déjà dans un autre plan vers la même participation serait déposé deux fois :
+/// refusé avant tout envoi, avec le plan à reprendre. C'est le cas d'un plan créé par une
+/// version antérieure (instants écrits autrement), ou d'une participation désignée une fois
+/// par son site (`--site`, qui l'a créée) et une fois par son identifiant.
+fn refuser_si_deja_planifie(
+    g: &OptionsGlobales,
+    dossier: &str,
+    dest: &DestinationVigieChiro,
+    identite: &str,
+) -> Result<()> {
+    let base = ouvrir_base(g)?;
+    for plan in base.plans()? {
+        if plan.dossier != dossier || plan.destination == identite {
+            continue;
+        }
+        let Ok(Destination::VigieChiro(autre)) = Destination::depuis_identite(&plan.destination)
+        else {
+            continue;
+        };
+        let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
+        if meme_participation(dest, &autre, participation.as_ref()) {
+            return Err(ErreurAvecCode::new(
+                CodeSortie::Usage,
+                format!(
+                    "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
+                     second plan déposerait la nuit une seconde fois. Reprenez ce plan avec \
+                     vigie retenter-echecs {} ; rien n'a été envoyé.",
+                    plan.id, plan.destination, plan.id
+                ),
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Deux destinations désignent-elles la même participation, d'après ce que sait la base ?
+/// `participation_autre` : la participation connue du plan de `autre`.
+fn meme_participation(
+    nouvelle: &DestinationVigieChiro,
+    autre: &DestinationVigieChiro,
+    participation_autre: Option<&IdObjet>,
+) -> bool {
+    if nouvelle.api != autre.api {
+        return false;
+    }
+    match &nouvelle.participation {
+        CibleParticipation::Existante(id) => {
+            participation_autre == Some(id)
+                || autre.participation == CibleParticipation::Existante(id.clone())
+        }
+        a_creer @ CibleParticipation::ACreer { .. } => *a_creer == autre.participation,
+    }
+}
+
+/// Des fichiers dont le nom porte un autre point que la participation iraient au mauvais
+/// point : dit avant tout envoi (le dépôt continue, la participation peut être la bonne).
+fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<()> {
+    let autres: Vec<String> = inv
+        .enregistrements
+        .iter()
+        .filter(|e| {
+            inventaire::point_du_nom(e.nom()).is_some_and(|p| !p.eq_ignore_ascii_case(point.trim()))
+        })
+        .map(|e| e.chemin.clone())
+        .collect();
+    if autres.is_empty() {
+        return Ok(());
+    }
+    let points: std::collections::BTreeSet<&str> = autres
+        .iter()
+        .filter_map(|c| inventaire::point_du_nom(c.rsplit('/').next().unwrap_or(c)))
+        .collect();
+    let points = points.into_iter().collect::<Vec<_>>().join(", ");
+    if g.json {
+        ligne_json(&json!({
+            "evenement": "avertissement",
+            "motif": "point_different",
+            "point_participation": point,
+            "points_des_noms": points,
+            "fichiers": autres.len(),
+        }))?;
+    } else {
+        writeln!(
+            io::stderr().lock(),
+            "attention : {} fichier(s) portent dans leur nom le point {points}, alors que la \
+             participation est au point {point} ({}) ; vérifiez que c'est la bonne participation \
+             (le dépôt continue)",
+            autres.len(),
+            citer(&autres)
+        )?;
+    }
+    Ok(())
 }
 
 fn citer(liste: &[String]) -> String {

@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::depot::{PlanPret, planifier};
+use super::depot::{PlanPret, enregistrer, preparer};
 use super::etat::{code_du_plan, prochaine_commande};
 use super::{ligne_json, ouvrir_base};
 use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
@@ -32,9 +32,11 @@ use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 const MIO: u64 = 1024 * 1024;
 /// Seuil multipart par défaut vers S3 (Mio).
 const SEUIL_S3_MIO: u64 = 8;
-/// Seuil multipart par défaut vers Vigie-Chiro (Mio) : la plateforme passe en multipart au-delà
-/// de 5 Mio.
-const SEUIL_VIGIECHIRO_MIO: u64 = 5;
+/// Seuil multipart par défaut vers Vigie-Chiro (Mio) : bien au-dessus des séquences ordinaires
+/// (quelques Mio), pour que presque tout parte en un seul PUT, le seul chemin qu'emprunte un
+/// client officiel (le site web) ; seuls les gros fichiers (archives) gagnent à reprendre à la
+/// partie près, et repassent en un PUT si la plateforme refuse le multipart.
+const SEUIL_VIGIECHIRO_MIO: u64 = 100;
 /// Vérifications menées en même temps par `vigie verifier`.
 const VERIFICATIONS_PARALLELES: usize = 8;
 
@@ -172,9 +174,10 @@ pub(super) fn envoyer(
                 .await?;
                 let depositaire = DepositaireVigieChiro::nouveau(
                     client,
-                    participation,
+                    participation.clone(),
                     options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
                     options.taille_partie * MIO,
+                    plan.multipart_refuse,
                 );
                 let moteur = Moteur::nouveau(
                     base,
@@ -185,7 +188,12 @@ pub(super) fn envoyer(
                     paralleles,
                     attente_reseau,
                 );
-                Arc::new(moteur).executer().await.map_err(erreur_en_passage)
+                let mut bilan = Arc::new(moteur)
+                    .executer()
+                    .await
+                    .map_err(erreur_en_passage)?;
+                bilan.participation = Some(participation.to_string());
+                Ok(bilan)
             }
         }
     })?;
@@ -206,17 +214,23 @@ fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
 }
 
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
-    let (dossier, destination) = {
+    let (dossier, destination, identite) = {
         let base = ouvrir_base(g)?;
         let plan = base.plan(args.plan)?;
         (
             plan.dossier.clone(),
             Destination::depuis_identite(&plan.destination)?,
+            plan.destination,
         )
     };
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
-    // disparu ne part pas pour rien.
-    let pret = planifier(g, Path::new(&dossier), destination, false)?;
+    // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
+    // d'une version antérieure peut s'écrire autrement aujourd'hui).
+    let preparation = preparer(Path::new(&dossier), &destination)?;
+    if let Destination::VigieChiro(dest) = &destination {
+        super::vigiechiro::verifier_plateforme(dest)?;
+    }
+    let pret = enregistrer(g, preparation, destination, &identite, false)?;
     let remises = pret
         .base
         .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;

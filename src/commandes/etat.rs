@@ -38,7 +38,7 @@ pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
 
 /// Le contrat JSON de `vigie etat --json` (voir `CONCEPTION.md`).
 pub fn etat_json(plan: &DepotPlan, r: &ResumePlan) -> serde_json::Value {
-    json!({
+    let mut v = json!({
         "plan": plan.id,
         "destination": plan.destination,
         "dossier": plan.dossier,
@@ -52,7 +52,13 @@ pub fn etat_json(plan: &DepotPlan, r: &ResumePlan) -> serde_json::Value {
         "definitifs": r.definitifs,
         "octets_total": r.octets_total,
         "octets_deposes": r.octets_deposes,
-    })
+    });
+    // Vers la plateforme Vigie-Chiro : la participation qui reçoit la nuit, dès qu'elle est
+    // connue (celle que `vigie traiter` lance par défaut).
+    if let Some(p) = &plan.participation {
+        v["participation"] = json!(p);
+    }
+    v
 }
 
 fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePlan) -> Result<()> {
@@ -61,6 +67,9 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
         "Plan {} : {} → {}",
         plan.id, plan.dossier, plan.destination
     )?;
+    if let Some(p) = &plan.participation {
+        writeln!(s, "  participation Vigie-Chiro : {p}")?;
+    }
     writeln!(
         s,
         "  déposées     {:>6} / {}   ({} sur {})",
@@ -186,11 +195,19 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
                 "definitifs": r.definitifs,
                 "incertaines": r.incertaine,
                 "actif_le": plan.actif_le,
+                "participation": plan.participation,
             }))?;
         } else {
+            // La participation créée par vigie n'est pas dans l'identité du plan : la dire.
+            let participation = match &plan.participation {
+                Some(p) if !plan.destination.contains(p.as_str()) => {
+                    format!(" (participation {p})")
+                }
+                _ => String::new(),
+            };
             writeln!(
                 s,
-                "{:>4}  {:<12}  {:<20}  {} → {}",
+                "{:>4}  {:<12}  {:<20}  {} → {}{participation}",
                 plan.id,
                 format!("{}/{}", r.deposee, r.total()),
                 date_locale(plan.actif_le),
@@ -204,18 +221,8 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
 
 /// Une date Unix lisible, « 2026-11-29 17:30 UTC », sans dépendance de fuseau.
 fn date_locale(secondes: i64) -> String {
-    let jours = secondes.div_euclid(86_400);
     let dans_jour = secondes.rem_euclid(86_400);
-    // Date civile depuis un nombre de jours (algorithme de H. Hinnant).
-    let z = jours + 719_468;
-    let ere = z.div_euclid(146_097);
-    let jde = z.rem_euclid(146_097);
-    let ade = (jde - jde / 1460 + jde / 36_524 - jde / 146_096) / 365;
-    let jda = jde - (365 * ade + ade / 4 - ade / 100);
-    let mp = (5 * jda + 2) / 153;
-    let jour = jda - (153 * mp + 2) / 5 + 1;
-    let mois = if mp < 10 { mp + 3 } else { mp - 9 };
-    let annee = ade + ere * 400 + i64::from(mois <= 2);
+    let (annee, mois, jour) = crate::horodatage::date_civile(secondes.div_euclid(86_400));
     format!(
         "{annee:04}-{mois:02}-{jour:02} {:02}:{:02} UTC",
         dans_jour / 3600,

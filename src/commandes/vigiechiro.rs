@@ -1,5 +1,6 @@
 //! `vigie connexion`, `vigie deconnexion`, `vigie traiter`, et la participation d'un dépôt
-//! vers la plateforme Vigie-Chiro.
+//! vers la plateforme Vigie-Chiro : l'adresse de l'API et la participation vérifiées avant
+//! tout envoi, la participation créée une seule fois.
 
 use std::io::{self, BufRead, Write};
 
@@ -7,14 +8,19 @@ use anyhow::{Context, Result, bail};
 
 use crate::cli::{ArgsConnexion, ArgsTraiter, OptionsGlobales};
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
-use crate::destination::{CibleParticipation, DestinationVigieChiro, valider_endpoint};
+use crate::destination::{
+    CibleParticipation, Destination, DestinationVigieChiro, IdObjet, valider_endpoint,
+};
+use crate::horodatage::InstantUtc;
 use crate::jeton;
 use crate::plan::Base;
 use crate::reessai::{
-    Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
+    Annulation, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::transport::vigiechiro::{ClientVigieChiro, meme_instant};
+use crate::transport::vigiechiro::{
+    Calcul, ClientVigieChiro, Participation, ReponseMoi, Utilisateur,
+};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
@@ -23,7 +29,8 @@ pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
     ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
 }
 
-/// Un émetteur aux réglages par défaut (commandes ponctuelles : connexion, traiter).
+/// Un émetteur aux réglages par défaut (commandes ponctuelles : connexion, traiter, les
+/// vérifications qui précèdent un dépôt).
 fn emetteur_par_defaut() -> Result<Emetteur> {
     Ok(Emetteur::nouveau(
         ReglagesEmission {
@@ -46,6 +53,167 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("démarrage du moteur asynchrone")
 }
 
+/// Une émission ponctuelle (hors de tout plan, sans journal) : une lecture (`GET`, rejouable)
+/// ou une écriture émise une fois (`POST`, non rejouable : sans réponse, son issue est
+/// inconnue et se réconcilie avant toute nouvelle émission).
+async fn emettre<T, Fut>(
+    emetteur: &Emetteur,
+    rejouabilite: Rejouabilite,
+    cible: &str,
+    tentative: impl FnMut(std::sync::Arc<crate::transport::corps::Progression>) -> Fut,
+) -> Issue<T>
+where
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    let methode = match rejouabilite {
+        Rejouabilite::Rejouable => "GET",
+        Rejouabilite::NonRejouable => "POST",
+    };
+    emetteur
+        .emettre(
+            Emission {
+                methode,
+                cible,
+                profil: Profil::Insistant,
+                rejouabilite,
+            },
+            &ObservateurMuet,
+            &EnVol::default(),
+            tentative,
+        )
+        .await
+}
+
+/// Pourquoi `GET /moi` n'a pas rendu l'utilisateur.
+enum RefusMoi {
+    /// Ce qui a répondu n'est pas l'API Vigie-Chiro.
+    PasLApi(String),
+    JetonRefuse,
+    Injoignable(String),
+}
+
+/// `GET /moi`, le premier appel de toute commande qui parle à la plateforme : il vérifie le
+/// jeton, et que l'adresse est bien celle de l'API. Une page HTML ou un 404 est une réponse,
+/// dite comme telle, jamais rejouée comme une panne réseau (voir
+/// [`ClientVigieChiro::moi`]).
+async fn reconnaitre_plateforme(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+) -> Result<Utilisateur, RefusMoi> {
+    let issue = emettre(emetteur, Rejouabilite::Rejouable, "/moi", |_| client.moi()).await;
+    match issue.reponse {
+        ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u),
+        ReponseApi::Succes(ReponseMoi::PasLApi(nature)) => Err(RefusMoi::PasLApi(nature)),
+        ReponseApi::Refuse {
+            statut: 401 | 403, ..
+        } => Err(RefusMoi::JetonRefuse),
+        autre => Err(RefusMoi::Injoignable(
+            autre.detail().unwrap_or_default().to_owned(),
+        )),
+    }
+}
+
+impl RefusMoi {
+    /// L'erreur à rendre : une adresse qui n'est pas l'API est une erreur de configuration
+    /// (code 2), un réseau absent un échec transitoire (code 1) ; le refus du jeton, au code
+    /// et au message de l'appelant.
+    fn erreur(self, api: &str, jeton_refuse: ErreurAvecCode) -> anyhow::Error {
+        match self {
+            RefusMoi::PasLApi(nature) => ErreurAvecCode::new(
+                CodeSortie::Usage,
+                format!(
+                    "cette adresse n'est pas l'API Vigie-Chiro : {api}/moi rend {nature}. \
+                     Donnez l'adresse de l'API par --api URL ou la variable VIGIE_API (le README \
+                     dit comment la trouver : « L'adresse de l'API ») ; rien n'a été envoyé."
+                ),
+            )
+            .into(),
+            RefusMoi::JetonRefuse => jeton_refuse.into(),
+            RefusMoi::Injoignable(detail) => ErreurAvecCode::new(
+                CodeSortie::EchecsTransitoires,
+                format!(
+                    "plateforme injoignable ({detail}) : rien n'a été envoyé ; relancez la même \
+                     commande quand le réseau reviendra"
+                ),
+            )
+            .into(),
+        }
+    }
+}
+
+/// Ce qu'un dépôt vers la plateforme sait après ses vérifications.
+pub(super) struct PlateformeVerifiee {
+    /// Le point d'écoute de la participation (donné par `--point`, ou lu sur la plateforme).
+    pub point: Option<String>,
+}
+
+/// Avant tout envoi : l'adresse est celle de l'API, le jeton est accepté, et la participation
+/// donnée existe (une participation mal écrite ou inconnue ferait échouer chaque fichier).
+pub(super) fn verifier_plateforme(dest: &DestinationVigieChiro) -> Result<PlateformeVerifiee> {
+    let client = client(&dest.api)?;
+    let emetteur = emetteur_par_defaut()?;
+    runtime()?.block_on(async {
+        reconnaitre_plateforme(&client, &emetteur)
+            .await
+            .map_err(|r| {
+                r.erreur(
+                    &dest.api,
+                    ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+                )
+            })?;
+        let id = match &dest.participation {
+            CibleParticipation::ACreer { point, .. } => {
+                return Ok(PlateformeVerifiee {
+                    point: Some(point.clone()),
+                });
+            }
+            CibleParticipation::Existante(id) => id,
+        };
+        let p = participation_existante(&client, &emetteur, &dest.api, id).await?;
+        Ok(PlateformeVerifiee { point: p.point })
+    })
+}
+
+/// `GET /participations/{id}` : la participation existe-t-elle ?
+async fn participation_existante(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    api: &str,
+    id: &IdObjet,
+) -> Result<Participation> {
+    let issue = emettre(
+        emetteur,
+        Rejouabilite::Rejouable,
+        &format!("/participations/{id}"),
+        |_| client.participation(id),
+    )
+    .await;
+    match issue.reponse {
+        ReponseApi::Succes(Some(p)) => Ok(p),
+        ReponseApi::Succes(None) => Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!(
+                "la participation {id} n'existe pas sur la plateforme ({api}) : vérifiez \
+                 l'identifiant (fin de l'adresse de la page de la participation sur le site) ; \
+                 rien n'a été envoyé"
+            ),
+        )
+        .into()),
+        ReponseApi::Refuse { statut: 401, .. } => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+        }
+        autre => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "la participation {id} n'a pas pu être vérifiée ({}) : rien n'a été envoyé ; \
+                 relancez la même commande",
+                autre.detail().unwrap_or_default()
+            ),
+        )
+        .into()),
+    }
+}
+
 /// `vigie connexion --jeton JETON` : vérifie le jeton (`GET /moi`) puis l'enregistre.
 pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<CodeSortie> {
     let api = valider_endpoint(&args.api.url, false)?;
@@ -62,41 +230,27 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
     let jeton = jeton::valider(&jeton)?.to_owned();
     let client = ClientVigieChiro::nouveau(&api, &jeton).map_err(anyhow::Error::msg)?;
     let emetteur = emetteur_par_defaut()?;
-    let issue = runtime()?.block_on(emetteur.emettre(
-        Emission {
-            methode: "GET",
-            cible: "/moi",
-            profil: Profil::Insistant,
-            rejouabilite: Rejouabilite::Rejouable,
-        },
-        &ObservateurMuet,
-        &EnVol::default(),
-        |_| client.moi(),
-    ));
-    let utilisateur = match issue.reponse {
-        ReponseApi::Succes(u) => u,
-        ReponseApi::Refuse {
-            statut: 401 | 403, ..
-        } => bail!(
-            "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur le site et recopiez le jeton de l'adresse (?token=…)"
-        ),
-        autre => {
-            return Err(ErreurAvecCode::new(
-                CodeSortie::EchecsTransitoires,
-                format!(
-                    "plateforme injoignable pour vérifier le jeton ({}) : réessayez quand le réseau reviendra",
-                    autre.detail().unwrap_or("")
+    let utilisateur = runtime()?
+        .block_on(reconnaitre_plateforme(&client, &emetteur))
+        .map_err(|r| {
+            r.erreur(
+                &api,
+                ErreurAvecCode::new(
+                    CodeSortie::Usage,
+                    "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
+                     le site et recopiez le jeton de l'adresse (?token=…)",
                 ),
             )
-            .into());
-        }
-    };
+        })?;
     let chemin = jeton::ecrire(&jeton)?;
     if !g.quiet {
         writeln!(
             io::stdout().lock(),
             "Connecté en tant que {} ; jeton enregistré dans {} (lisible par vous seul).",
-            utilisateur.pseudo.as_deref().unwrap_or(&utilisateur.id),
+            utilisateur
+                .pseudo
+                .as_deref()
+                .unwrap_or(utilisateur.id.as_str()),
             chemin.display()
         )?;
     }
@@ -120,38 +274,76 @@ pub(super) fn deconnexion(g: &OptionsGlobales) -> Result<CodeSortie> {
     Ok(CodeSortie::Succes)
 }
 
-/// `vigie traiter --participation ID` : lance le calcul, une seule émission, jamais rejouée (un
-/// nouveau calcul efface les données déjà produites).
+/// La participation et l'API visées par `vigie traiter` : celles données, ou, sans
+/// `--participation`, celles du dernier plan (qui doit être un dépôt Vigie-Chiro dont la
+/// participation est connue).
+fn cible_du_calcul(g: &OptionsGlobales, args: &ArgsTraiter) -> Result<(IdObjet, String, String)> {
+    if let Some(p) = &args.participation {
+        let CibleParticipation::Existante(id) = CibleParticipation::existante(p)? else {
+            unreachable!("CibleParticipation::existante rend une participation existante");
+        };
+        let api = valider_endpoint(&args.api.url, false)?;
+        return Ok((id, api, String::new()));
+    }
+    let base = super::ouvrir_base(g)?;
+    let plan = base.plan(None)?;
+    let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination) else {
+        bail!(
+            "le dernier plan ({}) n'est pas un dépôt vers la plateforme Vigie-Chiro : donnez la \
+             participation, vigie traiter --participation ID",
+            plan.id
+        );
+    };
+    let connue = plan.participation.as_deref().and_then(IdObjet::analyser);
+    let Some(id) = connue else {
+        bail!(
+            "la participation du dernier plan ({}) n'est pas encore connue (sa création n'a pas \
+             abouti) : relancez d'abord vigie depot, ou donnez vigie traiter --participation ID",
+            plan.id
+        );
+    };
+    Ok((id, dest.api, format!(" (celle du plan {})", plan.id)))
+}
+
+/// `vigie traiter [--participation ID]` : lance le calcul, une seule émission, jamais rejouée
+/// (un nouveau calcul efface les données déjà produites).
 pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSortie> {
-    let api = valider_endpoint(&args.api.url, false)?;
-    let cible = CibleParticipation::Existante(args.participation.clone());
-    DestinationVigieChiro::nouvelle(&api, cible, false)?;
+    let (participation, api, origine) = cible_du_calcul(g, &args)?;
     let client = client(&api)?;
     let emetteur = emetteur_par_defaut()?;
-    let chemin = format!("/participations/{}/compute", args.participation);
-    let issue = runtime()?.block_on(emetteur.emettre(
-        Emission {
-            methode: "POST",
-            cible: &chemin,
-            profil: Profil::Insistant,
-            rejouabilite: Rejouabilite::NonRejouable,
-        },
-        &ObservateurMuet,
-        &EnVol::default(),
-        |_| client.lancer_calcul(&args.participation),
-    ));
+    let chemin = format!("/participations/{participation}/compute");
+    let issue = runtime()?.block_on(async {
+        reconnaitre_plateforme(&client, &emetteur)
+            .await
+            .map_err(|r| {
+                r.erreur(
+                    &api,
+                    ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+                )
+            })?;
+        anyhow::Ok(
+            emettre(&emetteur, Rejouabilite::NonRejouable, &chemin, |_| {
+                client.lancer_calcul(&participation)
+            })
+            .await,
+        )
+    })?;
     let mut s = io::stdout().lock();
     match (&issue.reponse, issue.raison) {
-        (ReponseApi::Succes(()), _) => {
+        (ReponseApi::Succes(Calcul::Lance), _) => {
             if !g.quiet {
-                writeln!(s, "Calcul lancé pour la participation {}.", args.participation)?;
+                writeln!(
+                    s,
+                    "Calcul lancé pour la participation {participation}{origine}."
+                )?;
             }
             Ok(CodeSortie::Succes)
         }
-        (ReponseApi::Refuse { statut: 400, detail, .. }, _) if detail.contains("Already") => {
+        (ReponseApi::Succes(Calcul::DejaEnCours(etat)), _) => {
             writeln!(
                 s,
-                "La plateforme répond que le calcul est déjà planifié ou en cours ({detail}) : rien n'a été relancé."
+                "La plateforme répond que le calcul de la participation {participation}{origine} \
+                 est déjà planifié ou en cours ({etat}) : rien n'a été relancé."
             )?;
             Ok(CodeSortie::Succes)
         }
@@ -160,7 +352,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         }
         (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => Err(ErreurAvecCode::new(
             CodeSortie::RefusDefinitifs,
-            format!("la plateforme refuse le calcul ({statut}) : {detail}"),
+            format!("la plateforme refuse le calcul de la participation {participation} ({statut}) : {detail}"),
         )
         .into()),
         (_, RaisonArret::IssueInconnue) => Err(ErreurAvecCode::new(
@@ -182,51 +374,48 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
 
 /// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant
 /// (une seule fois). Une création restée sans réponse se réconcilie en relisant les
-/// participations du site (même point, mêmes dates) avant toute nouvelle émission.
+/// participations du site (même point, mêmes instants) avant toute nouvelle émission. Elle est
+/// gardée dans le plan, d'où `vigie etat`, `vigie plans` et `vigie traiter` la relisent.
 pub(super) async fn resoudre_participation(
     base: &Base,
     plan_id: i64,
     dest: &DestinationVigieChiro,
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
-) -> Result<String> {
+) -> Result<IdObjet> {
+    let (connue, emise) = base.participation(plan_id)?;
+    let connue = connue.as_deref().and_then(IdObjet::analyser);
     let (site, point, debut, fin) = match &dest.participation {
-        CibleParticipation::Existante(id) => return Ok(id.clone()),
+        CibleParticipation::Existante(id) => {
+            if connue.as_ref() != Some(id) {
+                base.enregistrer_participation(plan_id, id.as_str())?;
+            }
+            return Ok(id.clone());
+        }
         CibleParticipation::ACreer {
             site,
             point,
             debut,
             fin,
-        } => (site, point, debut, fin),
+        } => (site, point, *debut, *fin),
     };
-    let (connue, emise) = base.participation(plan_id)?;
     if let Some(id) = connue {
         return Ok(id);
     }
     let chemin = format!("/sites/{site}/participations");
     let relire = || async {
-        let issue = emetteur
-            .emettre(
-                Emission {
-                    methode: "GET",
-                    cible: &chemin,
-                    profil: Profil::Insistant,
-                    rejouabilite: Rejouabilite::Rejouable,
-                },
-                &ObservateurMuet,
-                &EnVol::default(),
-                |_| client.participations(site),
-            )
-            .await;
+        let issue = emettre(emetteur, Rejouabilite::Rejouable, &chemin, |_| {
+            client.participations(site)
+        })
+        .await;
         match issue.reponse {
+            // Les dates rendues sont en `isoformat()` sans fuseau (UTC implicite).
             ReponseApi::Succes(liste) => Ok(liste
                 .into_iter()
                 .filter(|p| {
                     p.point.as_deref() == Some(point.as_str())
-                        && p.date_debut
-                            .as_deref()
-                            .is_some_and(|d| meme_instant(d, debut))
-                        && p.date_fin.as_deref().is_some_and(|f| meme_instant(f, fin))
+                        && p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(debut)
+                        && p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(fin)
                 })
                 .map(|p| p.id)
                 .next_back()),
@@ -237,7 +426,7 @@ pub(super) async fn resoudre_participation(
     if emise.is_some() {
         match relire().await {
             Ok(Some(id)) => {
-                base.enregistrer_participation(plan_id, &id)?;
+                base.enregistrer_participation(plan_id, id.as_str())?;
                 return Ok(id);
             }
             Ok(None) => {}
@@ -246,27 +435,18 @@ pub(super) async fn resoudre_participation(
     }
     for _ in 0..2 {
         base.noter_creation_participation(plan_id)?;
-        let issue = emetteur
-            .emettre(
-                Emission {
-                    methode: "POST",
-                    cible: &chemin,
-                    profil: Profil::Insistant,
-                    rejouabilite: Rejouabilite::NonRejouable,
-                },
-                &ObservateurMuet,
-                &EnVol::default(),
-                |_| client.creer_participation(site, point, debut, fin),
-            )
-            .await;
+        let issue = emettre(emetteur, Rejouabilite::NonRejouable, &chemin, |_| {
+            client.creer_participation(site, point, debut, fin)
+        })
+        .await;
         match (issue.reponse, issue.raison) {
             (ReponseApi::Succes(id), _) => {
-                base.enregistrer_participation(plan_id, &id)?;
+                base.enregistrer_participation(plan_id, id.as_str())?;
                 return Ok(id);
             }
             (_, RaisonArret::IssueInconnue) => match relire().await {
                 Ok(Some(id)) => {
-                    base.enregistrer_participation(plan_id, &id)?;
+                    base.enregistrer_participation(plan_id, id.as_str())?;
                     return Ok(id);
                 }
                 // Relue sans elle : la création n'a pas eu lieu, on peut la réémettre.
@@ -282,8 +462,9 @@ pub(super) async fn resoudre_participation(
                 return Err(ErreurAvecCode::new(
                     CodeSortie::RefusDefinitifs,
                     format!(
-                        "la plateforme refuse de créer la participation ({statut} : {detail}) : le site doit être \
-                         verrouillé et votre compte d'observateur validé ; rien n'a été envoyé"
+                        "la plateforme refuse de créer la participation ({statut} : {detail}){} ; \
+                         rien n'a été envoyé",
+                        geste_creation(&detail)
                     ),
                 )
                 .into());
@@ -305,6 +486,22 @@ pub(super) async fn resoudre_participation(
         "création de la participation restée sans issue : relancez la même commande (elle vérifiera avant de recréer)",
     )
     .into())
+}
+
+/// Le geste qui répond aux refus que rend la création d'une participation
+/// (`resources/participations.py` `create_participation`,
+/// `resources/utilisateurs.py` `ensure_protocole_joined_and_validated`).
+fn geste_creation(detail: &str) -> &'static str {
+    if detail.contains("no site with this id") {
+        " : ce site n'existe pas, vérifiez --site (fin de l'adresse de la page du site)"
+    } else if detail.contains("not registered to protocole") {
+        " : vous n'êtes pas inscrit au protocole de ce site ; inscrivez-vous sur le site web"
+    } else if detail.contains("not yet validated") {
+        " : votre inscription au protocole de ce site n'est pas encore validée par ses \
+         animateurs ; attendez la validation, ou créez la participation sur le site web"
+    } else {
+        ""
+    }
 }
 
 fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {

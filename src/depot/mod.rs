@@ -74,6 +74,8 @@ pub struct Bilan {
     pub incidents_absorbes: u64,
     pub duree: Duration,
     pub interrompu: bool,
+    /// La participation Vigie-Chiro qui a reçu la nuit (dépôt vers la plateforme).
+    pub participation: Option<String>,
 }
 
 /// L'issue d'une unité pour ce passage.
@@ -374,6 +376,7 @@ impl<D: Depositaire> Moteur<D> {
             incidents_absorbes: c.incidents_absorbes.load(Ordering::Relaxed),
             duree: debut.elapsed(),
             interrompu: annulation.est_annulee() && !c.emetteur.reseau().est_abandonne(),
+            participation: None,
         })
     }
 

@@ -4,9 +4,26 @@
 //! (PUT simple au `mime` rendu, ou une URL par partie sans Content-Type), finaliser
 //! (`POST /fichiers/{id}`).
 //!
+//! **Un seul PUT par défaut.** Aucun client officiel n'envoie en plusieurs parties : le site
+//! web envoie chaque fichier en un PUT, et le test du serveur est marqué
+//! `xfail("multipart is no longer supported")` (`tests/test_fichiers.py`). Le multipart ne sert
+//! qu'au-delà d'un seuil bien au-dessus des séquences ordinaires (voir `commandes/envoi.rs`),
+//! pour reprendre un gros fichier à la partie près ; si la plateforme refuse ce chemin
+//! (`500 S3 has rejected file creation request` à la déclaration, `422 not a multipart` à l'URL
+//! d'une partie), le fichier part en un PUT, et le refus est retenu pour tout le plan.
+//!
+//! **L'enregistrement rendu fait foi.** La plateforme retrouve un fichier par sa clé et rend un
+//! enregistrement non finalisé **tel quel**, quelle que soit la déclaration
+//! (`resources/fichiers.py` `_s3_create_singlepart`, `_s3_create_multipart`) : on lit donc
+//! `s3_upload_multipart_id` dans sa réponse. Rendu à une déclaration multipart sans envoi
+//! multipart (un envoi du site web interrompu), il part en PUT simple ; rendu à une
+//! déclaration simple avec un envoi multipart (sa finalisation exigerait des parties), il est
+//! supprimé (`DELETE`, permis tant qu'il n'est pas finalisé) puis redéclaré. Aucune unité
+//! n'échoue pour cela.
+//!
 //! Rejouabilité, décidée ici, appel par appel :
 //! - les PUT vers S3 et les lectures (`GET /fichiers/{id}`, URL d'une partie) sont rejouables
-//!   (INSISTANT) ;
+//!   (INSISTANT), comme la suppression d'un enregistrement non finalisé ;
 //! - la déclaration et la finalisation sont des POST émis **une fois**. Sans réponse, on
 //!   réconcilie : une déclaration **simple** se redéclare (la plateforme rend l'enregistrement
 //!   non finalisé de la même clé, ou 409 s'il est finalisé : elle ne crée pas de doublon) ; une
@@ -28,6 +45,7 @@ use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
     partie_reutilisable,
 };
+use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::transport::corps::{
@@ -43,6 +61,16 @@ use crate::transport::vigiechiro::{ClientVigieChiro, Declaration};
 /// hexadécimaux).
 const DECLARATION_MULTIPART_EMISE: &str = "declaration-multipart-emise";
 
+/// Le refus de la plateforme à une déclaration multipart quand S3 refuse d'ouvrir l'envoi
+/// (`resources/fichiers.py` `_s3_create_multipart`, `abort(500, …)`) : rien n'est enregistré.
+const MULTIPART_REFUSE_PAR_S3: &str = "S3 has rejected file creation request";
+/// Le refus de la plateforme à l'URL d'une partie d'un enregistrement sans envoi multipart
+/// (`resources/fichiers.py` `fichier_multipart_continue`).
+const PAS_UN_MULTIPART: &str = "not a multipart";
+
+/// La taille maximale d'un PUT simple vers S3 (5 Gio).
+const PUT_SIMPLE_MAX: u64 = 5 * 1024 * 1024 * 1024;
+
 /// Ce que dit `vigie` quand la plateforme refuse le jeton.
 pub const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, \
      puis vigie connexion --jeton -, et vigie retenter-echecs";
@@ -50,25 +78,40 @@ pub const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (40
 /// Le dépôt vers une participation Vigie-Chiro.
 pub struct DepositaireVigieChiro {
     client: ClientVigieChiro,
-    participation: String,
+    participation: IdObjet,
     seuil_multipart: u64,
     taille_partie: u64,
     /// Un 401 a été reçu : les unités suivantes échouent sans rien émettre (chaque requête
     /// échouerait de même).
     jeton_refuse: AtomicBool,
+    /// La plateforme a refusé l'envoi en plusieurs parties (pendant ce passage, ou un
+    /// précédent : c'est noté dans le plan) : tout part en un PUT.
+    multipart_refuse: AtomicBool,
 }
 
-enum Suite<T> {
-    Continuer(T),
+/// L'issue d'une déclaration.
+enum IssueDeclaration {
+    /// L'enregistrement rendu (neuf, ou non finalisé et rendu tel quel).
+    Enregistrement(Declaration),
+    /// S3 a refusé d'ouvrir l'envoi multipart : rien n'est enregistré.
+    MultipartRefuse(String),
     Fin(IssueUnite),
+}
+
+/// Pourquoi une partie n'a pas pu partir.
+enum EchecPartie {
+    /// L'enregistrement n'a pas d'envoi multipart (`422 not a multipart`).
+    PasUnMultipart(String),
+    Issue(IssueUnite),
 }
 
 impl DepositaireVigieChiro {
     pub fn nouveau(
         client: ClientVigieChiro,
-        participation: String,
+        participation: IdObjet,
         seuil_multipart: u64,
         taille_partie: u64,
+        multipart_refuse: bool,
     ) -> Self {
         DepositaireVigieChiro {
             client,
@@ -76,6 +119,7 @@ impl DepositaireVigieChiro {
             seuil_multipart,
             taille_partie,
             jeton_refuse: AtomicBool::new(false),
+            multipart_refuse: AtomicBool::new(multipart_refuse),
         }
     }
 
@@ -96,13 +140,26 @@ impl DepositaireVigieChiro {
         echec_de(issue)
     }
 
+    /// La plateforme refuse le multipart : retenu pour le plan (noté une fois), et dit.
+    fn retenir_refus_multipart(&self, ctx: &ContexteUnite<'_>, raison: &str) -> Resultat<()> {
+        ctx.base().noter_multipart_refuse(ctx.unite.plan_id)?;
+        if !self.multipart_refuse.swap(true, Ordering::Relaxed) {
+            tracing::info!(
+                raison,
+                "la plateforme refuse l'envoi en plusieurs parties : les fichiers de ce plan \
+                 partent désormais en un seul PUT"
+            );
+        }
+        Ok(())
+    }
+
     /// Déclare le fichier (POST non rejouable). `multipart` : sans réponse, on sonde par une
     /// déclaration simple, qui rend l'enregistrement existant sans ouvrir d'envoi S3.
     async fn declarer(
         &self,
         ctx: &ContexteUnite<'_>,
         multipart: bool,
-    ) -> Resultat<Suite<Declaration>> {
+    ) -> Resultat<IssueDeclaration> {
         let unite = ctx.unite;
         let mut multipart = multipart;
         for _ in 0..2 {
@@ -125,13 +182,27 @@ impl DepositaireVigieChiro {
                 .await;
             match issue.reponse {
                 ReponseApi::Succes(d) => {
-                    ctx.base().enregistrer_envoi(unite.id, Some(&d.id))?;
-                    return Ok(Suite::Continuer(d));
+                    ctx.base()
+                        .enregistrer_envoi(unite.id, Some(d.id.as_str()))?;
+                    return Ok(IssueDeclaration::Enregistrement(d));
                 }
                 // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la
                 // réponse s'étant perdue, ou par un dépôt précédent).
                 ReponseApi::Refuse { statut: 409, .. } => {
-                    return Ok(Suite::Fin(self.deja_depose(ctx, None).await));
+                    if multipart {
+                        ctx.base().enregistrer_envoi(unite.id, None)?;
+                    }
+                    return Ok(IssueDeclaration::Fin(self.deja_depose(ctx, None).await));
+                }
+                // S3 refuse d'ouvrir l'envoi : la plateforme s'arrête avant tout
+                // enregistrement, l'issue est connue.
+                ReponseApi::Refuse {
+                    statut: 500,
+                    ref detail,
+                    ..
+                } if multipart && detail.contains(MULTIPART_REFUSE_PAR_S3) => {
+                    ctx.base().enregistrer_envoi(unite.id, None)?;
+                    return Ok(IssueDeclaration::MultipartRefuse(detail.clone()));
                 }
                 _ if issue.raison == RaisonArret::IssueInconnue => {
                     // Réconciliation : une déclaration simple ne crée pas de doublon.
@@ -143,13 +214,83 @@ impl DepositaireVigieChiro {
                     if multipart {
                         ctx.base().enregistrer_envoi(unite.id, None)?;
                     }
-                    return Ok(Suite::Fin(self.echec(&issue)));
+                    return Ok(IssueDeclaration::Fin(self.echec(&issue)));
                 }
             }
         }
-        Ok(Suite::Fin(IssueUnite::Incertaine {
+        Ok(IssueDeclaration::Fin(IssueUnite::Incertaine {
             message: "déclaration du fichier restée sans réponse".into(),
         }))
+    }
+
+    /// Une déclaration simple dont l'enregistrement se finalise sans parties. Un
+    /// enregistrement rendu avec un envoi multipart (laissé par un envoi en plusieurs parties
+    /// abandonné) exigerait les parties : il est supprimé (`DELETE`, permis tant qu'il n'est
+    /// pas finalisé ; la plateforme abandonne alors son envoi S3) puis redéclaré.
+    async fn declarer_pour_un_put(
+        &self,
+        ctx: &ContexteUnite<'_>,
+    ) -> Resultat<Result<Declaration, IssueUnite>> {
+        for _ in 0..2 {
+            let d = match self.declarer(ctx, false).await? {
+                IssueDeclaration::Enregistrement(d) => d,
+                IssueDeclaration::Fin(issue) => return Ok(Err(issue)),
+                // Impossible : une déclaration simple n'ouvre aucun envoi.
+                IssueDeclaration::MultipartRefuse(raison) => {
+                    return Ok(Err(IssueUnite::Echec {
+                        definitif: false,
+                        cause: CauseRefus::Serveur,
+                        message: raison,
+                    }));
+                }
+            };
+            if !d.est_multipart() {
+                return Ok(Ok(d));
+            }
+            tracing::info!(
+                unite = %ctx.unite.chemin,
+                "la plateforme rend un enregistrement en plusieurs parties non finalisé : \
+                 supprimé puis redéclaré pour un envoi en un PUT"
+            );
+            if let Err(issue) = self.supprimer(ctx, &d.id).await? {
+                return Ok(Err(issue));
+            }
+        }
+        Ok(Err(IssueUnite::Echec {
+            definitif: false,
+            cause: CauseRefus::Serveur,
+            message:
+                "la plateforme rend encore un enregistrement en plusieurs parties après l'avoir \
+                      supprimé ; vigie retenter-echecs un peu plus tard"
+                    .into(),
+        }))
+    }
+
+    /// `DELETE /fichiers/{id}` d'un enregistrement non finalisé, et l'oubli de ce que le plan
+    /// en savait (identifiant, parties). Un 404 dit qu'il n'existe déjà plus : c'est fait.
+    async fn supprimer(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        id: &IdObjet,
+    ) -> Resultat<Result<(), IssueUnite>> {
+        let issue = ctx
+            .emettre_vers(
+                "DELETE",
+                &format!("/fichiers/{id}"),
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+                |_| self.client.abandonner(id),
+            )
+            .await;
+        match issue.reponse {
+            ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 404, .. } => {
+                let base = ctx.base();
+                base.enregistrer_envoi(ctx.unite.id, None)?;
+                base.oublier_parties(ctx.unite.id)?;
+                Ok(Ok(()))
+            }
+            _ => Ok(Err(self.echec(&issue))),
+        }
     }
 
     /// L'unité est déjà disponible sur la plateforme : on la note déposée, avec la somme du
@@ -174,7 +315,7 @@ impl DepositaireVigieChiro {
     async fn finaliser(
         &self,
         ctx: &ContexteUnite<'_>,
-        id: &str,
+        id: &IdObjet,
         parties: Option<&[(u32, String)]>,
     ) -> Resultat<Result<(), IssueUnite>> {
         let cible = format!("/fichiers/{id}");
@@ -250,15 +391,24 @@ impl DepositaireVigieChiro {
 
     async fn deposer_simple(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
+        if unite.taille > PUT_SIMPLE_MAX {
+            return Ok(IssueUnite::Echec {
+                definitif: true,
+                cause: CauseRefus::Contenu,
+                message: "fichier de plus de 5 Gio : trop gros pour un seul PUT, et la plateforme \
+                          refuse l'envoi en plusieurs parties ; découpez l'archive (.zip.001, .zip.002…)"
+                    .into(),
+            });
+        }
         let (crc, md5) = match sommes_crc32c_md5(chemin, 0, unite.taille).await {
             Ok(s) => s,
             Err(e) => return Ok(echec_local(&e)),
         };
         // Deux déclarations au plus : la seconde remplace une URL signée expirée (403).
         for essai in 0..2 {
-            let declaration = match self.declarer(ctx, false).await? {
-                Suite::Continuer(d) => d,
-                Suite::Fin(issue) => return Ok(issue),
+            let declaration = match self.declarer_pour_un_put(ctx).await? {
+                Ok(d) => d,
+                Err(issue) => return Ok(issue),
             };
             let (Some(url), Some(mime)) = (
                 declaration.s3_signed_url.as_deref(),
@@ -336,13 +486,14 @@ impl DepositaireVigieChiro {
         let unite = ctx.unite;
         // 1. L'enregistrement : repris s'il est connu, cherché si une déclaration est partie
         //    sans réponse lors d'un passage arrêté net, sinon déclaré (multipart).
-        let id = match &unite.envoi_id {
-            Some(marque) if marque == DECLARATION_MULTIPART_EMISE => {
-                match self.declarer_multipart(ctx, chemin, true).await? {
-                    Ok(id) => id,
-                    Err(issue) => return Ok(issue),
-                }
+        let connu = match unite.envoi_id.as_deref() {
+            Some(DECLARATION_MULTIPART_EMISE) => {
+                return self.declarer_multipart(ctx, chemin, true).await;
             }
+            Some(id) => IdObjet::analyser(id),
+            None => None,
+        };
+        let id = match connu {
             Some(id) => {
                 let lu = ctx
                     .emettre_vers(
@@ -350,7 +501,7 @@ impl DepositaireVigieChiro {
                         &format!("/fichiers/{id}"),
                         Profil::Insistant,
                         Rejouabilite::Rejouable,
-                        |_| self.client.fichier(id),
+                        |_| self.client.fichier(&id),
                     )
                     .await;
                 match lu.reponse {
@@ -358,26 +509,53 @@ impl DepositaireVigieChiro {
                         let sommes = sommes_persistees(&ctx.base().parties(unite.id)?);
                         return Ok(self.deja_depose(ctx, sommes.as_deref()).await);
                     }
-                    ReponseApi::Succes(Some(f)) if f.est_multipart() => id.clone(),
+                    ReponseApi::Succes(Some(f)) if f.est_multipart() => id,
                     // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
                     ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, chemin).await,
                     ReponseApi::Succes(None) => {
                         ctx.base().enregistrer_envoi(unite.id, None)?;
-                        match self.declarer_multipart(ctx, chemin, false).await? {
-                            Ok(id) => id,
-                            Err(issue) => return Ok(issue),
-                        }
+                        return self.declarer_multipart(ctx, chemin, false).await;
                     }
                     _ => return Ok(self.echec(&lu)),
                 }
             }
-            None => match self.declarer_multipart(ctx, chemin, false).await? {
-                Ok(id) => id,
-                Err(issue) => return Ok(issue),
-            },
+            None => return self.declarer_multipart(ctx, chemin, false).await,
         };
+        self.deposer_parties(ctx, chemin, &id).await
+    }
 
-        // 2. Les parties manquantes.
+    /// Déclare en multipart et dépose. L'enregistrement rendu décide : avec un envoi
+    /// multipart, les parties partent ; sans (envoi simple interrompu, sur le site web ou
+    /// ailleurs), le fichier part en un PUT ; si S3 refuse d'ouvrir l'envoi, aussi, et le refus
+    /// vaut pour tout le plan. `deja_emise` : une déclaration multipart est partie lors d'un
+    /// passage arrêté net ; on commence alors par la sonde simple.
+    async fn declarer_multipart(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+        deja_emise: bool,
+    ) -> Resultat<IssueUnite> {
+        match self.declarer(ctx, !deja_emise).await? {
+            IssueDeclaration::Enregistrement(d) if d.est_multipart() => {
+                self.deposer_parties(ctx, chemin, &d.id).await
+            }
+            IssueDeclaration::Enregistrement(_) => self.deposer_simple(ctx, chemin).await,
+            IssueDeclaration::MultipartRefuse(raison) => {
+                self.retenir_refus_multipart(ctx, &raison)?;
+                self.deposer_simple(ctx, chemin).await
+            }
+            IssueDeclaration::Fin(issue) => Ok(issue),
+        }
+    }
+
+    /// Les parties manquantes d'un enregistrement multipart, puis sa finalisation.
+    async fn deposer_parties(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+        id: &IdObjet,
+    ) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
         let persistees: HashMap<u32, PartieEnvoi> = ctx
             .base()
             .parties(unite.id)?
@@ -407,11 +585,18 @@ impl DepositaireVigieChiro {
                 Err(e) => return Ok(echec_local(&e)),
             };
             let etag = match self
-                .envoyer_partie(ctx, chemin, &id, numero, debut, taille)
+                .envoyer_partie(ctx, chemin, id, numero, debut, taille)
                 .await
             {
                 Ok(etag) => etag,
-                Err(issue) => return self.abandonner_si_definitif(ctx, &id, issue).await,
+                Err(EchecPartie::PasUnMultipart(raison)) => {
+                    self.retenir_refus_multipart(ctx, &raison)?;
+                    ctx.base().oublier_parties(unite.id)?;
+                    return self.deposer_simple(ctx, chemin).await;
+                }
+                Err(EchecPartie::Issue(issue)) => {
+                    return self.abandonner_si_definitif(ctx, id, issue).await;
+                }
             };
             if etag != md5 {
                 return Ok(IssueUnite::Echec {
@@ -425,49 +610,17 @@ impl DepositaireVigieChiro {
             assemblees.push((numero, etag));
         }
 
-        // 3. Finalisation, jamais pour un fichier qui a changé pendant l'envoi. L'envoi reste
-        //    ouvert : la relance replanifie l'unité (nouvelle taille) et le reprend de zéro.
+        // Finalisation, jamais pour un fichier qui a changé pendant l'envoi. L'envoi reste
+        // ouvert : la relance replanifie l'unité (nouvelle taille) et le reprend de zéro.
         if let Some(probleme) = fichier_change(chemin, unite) {
             return Ok(change_pendant_l_envoi(&probleme));
         }
-        match self.finaliser(ctx, &id, Some(&assemblees)).await? {
+        match self.finaliser(ctx, id, Some(&assemblees)).await? {
             Ok(()) => Ok(IssueUnite::Deposee {
                 crc32c: crc32c_composite(&sommes),
                 etag: None,
             }),
-            Err(issue) => self.abandonner_si_definitif(ctx, &id, issue).await,
-        }
-    }
-
-    /// Déclare en multipart ; sans réponse, la sonde simple peut rendre un enregistrement
-    /// simple : l'unité part alors en un seul PUT. `deja_emise` : une déclaration multipart est
-    /// partie lors d'un passage arrêté net ; on commence alors par la sonde simple.
-    async fn declarer_multipart(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        chemin: &Path,
-        deja_emise: bool,
-    ) -> Resultat<Result<String, IssueUnite>> {
-        match self.declarer(ctx, !deja_emise).await? {
-            Suite::Continuer(d) if d.s3_signed_url.is_none() => Ok(Ok(d.id)),
-            // La sonde a rendu un enregistrement : multipart s'il l'était déjà.
-            Suite::Continuer(d) => {
-                let lu = ctx
-                    .emettre_vers(
-                        "GET",
-                        &format!("/fichiers/{}", d.id),
-                        Profil::Insistant,
-                        Rejouabilite::Rejouable,
-                        |_| self.client.fichier(&d.id),
-                    )
-                    .await;
-                match lu.reponse {
-                    ReponseApi::Succes(Some(f)) if f.est_multipart() => Ok(Ok(d.id)),
-                    ReponseApi::Succes(_) => Ok(Err(self.deposer_simple(ctx, chemin).await?)),
-                    _ => Ok(Err(self.echec(&lu))),
-                }
-            }
-            Suite::Fin(issue) => Ok(Err(issue)),
+            Err(issue) => self.abandonner_si_definitif(ctx, id, issue).await,
         }
     }
 
@@ -477,11 +630,11 @@ impl DepositaireVigieChiro {
         &self,
         ctx: &ContexteUnite<'_>,
         chemin: &Path,
-        id: &str,
+        id: &IdObjet,
         numero: u32,
         debut: u64,
         taille: u64,
-    ) -> Result<String, IssueUnite> {
+    ) -> Result<String, EchecPartie> {
         let cible_url = format!("/fichiers/{id}/multipart");
         let cible_put = format!("PUT {} partie {numero}", ctx.unite.cle);
         for essai in 0..2 {
@@ -496,10 +649,17 @@ impl DepositaireVigieChiro {
                 .await;
             let url = match url.reponse {
                 ReponseApi::Succes(u) => u,
-                _ => return Err(self.echec(&url)),
+                ReponseApi::Refuse {
+                    statut: 422,
+                    ref detail,
+                    ..
+                } if detail.contains(PAS_UN_MULTIPART) => {
+                    return Err(EchecPartie::PasUnMultipart(detail.clone()));
+                }
+                _ => return Err(EchecPartie::Issue(self.echec(&url))),
             };
             if let Err(raison) = self.client.verifier_url_signee(&url) {
-                return Err(url_refusee(&raison));
+                return Err(EchecPartie::Issue(url_refusee(&raison)));
             }
             let issue = ctx
                 .emettre_vers(
@@ -516,21 +676,21 @@ impl DepositaireVigieChiro {
             match issue.reponse {
                 ReponseApi::Succes(Some(etag)) => return Ok(etag),
                 ReponseApi::Succes(None) => {
-                    return Err(IssueUnite::Echec {
+                    return Err(EchecPartie::Issue(IssueUnite::Echec {
                         definitif: false,
                         cause: CauseRefus::Serveur,
                         message: format!("S3 n'a pas rendu d'ETag pour la partie {numero}"),
-                    });
+                    }));
                 }
                 ReponseApi::Refuse { statut: 403, .. } if essai == 0 => continue,
-                _ => return Err(self.echec(&issue)),
+                _ => return Err(EchecPartie::Issue(self.echec(&issue))),
             }
         }
-        Err(IssueUnite::Echec {
+        Err(EchecPartie::Issue(IssueUnite::Echec {
             definitif: true,
             cause: CauseRefus::Droits,
             message: format!("URL signée de la partie {numero} refusée deux fois (403)"),
-        })
+        }))
     }
 
     /// Un refus définitif abandonne l'envoi multipart (`DELETE /fichiers/{id}`) : pas
@@ -538,7 +698,7 @@ impl DepositaireVigieChiro {
     async fn abandonner_si_definitif(
         &self,
         ctx: &ContexteUnite<'_>,
-        id: &str,
+        id: &IdObjet,
         issue: IssueUnite,
     ) -> Resultat<IssueUnite> {
         let definitif_hors_jeton = matches!(
@@ -546,21 +706,8 @@ impl DepositaireVigieChiro {
             IssueUnite::Echec { definitif: true, cause, .. } if *cause != CauseRefus::Authentification
         );
         if definitif_hors_jeton {
-            let abandon = ctx
-                .emettre_vers(
-                    "DELETE",
-                    &format!("/fichiers/{id}"),
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                    |_| self.client.abandonner(id),
-                )
-                .await;
-            if matches!(
-                abandon.reponse,
-                ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 404, .. }
-            ) {
-                ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
-            }
+            // L'échec de la suppression ne change rien à celui de l'unité, déjà définitif.
+            let _ = self.supprimer(ctx, id).await?;
         }
         Ok(issue)
     }
@@ -602,7 +749,8 @@ impl Depositaire for DepositaireVigieChiro {
         if self.jeton_refuse.load(Ordering::Relaxed) {
             return Ok(self.refus_jeton());
         }
-        if ctx.unite.taille > self.seuil_multipart {
+        if ctx.unite.taille > self.seuil_multipart && !self.multipart_refuse.load(Ordering::Relaxed)
+        {
             self.deposer_en_parties(ctx, chemin).await
         } else {
             self.deposer_simple(ctx, chemin).await

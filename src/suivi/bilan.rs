@@ -32,7 +32,7 @@ pub fn afficher(b: &Bilan, suite: Option<&str>, json: bool) -> io::Result<()> {
 /// (`deposees_ce_passage`, `incidents_absorbes`, `interrompu`).
 pub fn bilan_json(b: &Bilan) -> serde_json::Value {
     let r = &b.resume;
-    json!({
+    let mut v = json!({
         "evenement": "bilan",
         "plan": b.plan,
         "deposees": r.deposee,
@@ -45,7 +45,13 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
         "deposees_ce_passage": b.deposees,
         "incidents_absorbes": b.incidents_absorbes,
         "interrompu": b.interrompu,
-    })
+    });
+    // Vers la plateforme Vigie-Chiro seulement : la participation qui a reçu la nuit (celle
+    // que `vigie traiter` lancera).
+    if let Some(p) = &b.participation {
+        v["participation"] = json!(p);
+    }
+    v
 }
 
 /// Le bilan pour l'humain.
@@ -67,6 +73,9 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
         },
         b.deposees
     )?;
+    if let Some(p) = &b.participation {
+        writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
+    }
     let debit = debit_lisible(b.octets_envoyes, b.duree)
         .map(|d| format!(", soit {d}"))
         .unwrap_or_default();
@@ -152,6 +161,7 @@ mod tests {
             incidents_absorbes: 2,
             duree: Duration::from_secs(2),
             interrompu: false,
+            participation: None,
         }
     }
 
@@ -255,5 +265,24 @@ Ensuite : vigie retenter-echecs 3
         assert_eq!(v["echecs"], 2);
         assert_eq!(v["restantes"], 2);
         assert_eq!(v["duree_s"], 2.0);
+    }
+
+    #[test]
+    fn bilan_vers_la_plateforme_nomme_la_participation() {
+        let mut b = bilan(ResumePlan {
+            deposee: 2,
+            ..Default::default()
+        });
+        b.participation = Some("64a1b2c3d4e5f60718293d01".into());
+        assert_eq!(bilan_json(&b)["participation"], "64a1b2c3d4e5f60718293d01");
+        let t = texte(&b, None);
+        assert!(
+            t.lines()
+                .nth(1)
+                .is_some_and(|l| l == "  Participation Vigie-Chiro : 64a1b2c3d4e5f60718293d01."),
+            "{t}"
+        );
+        b.participation = None;
+        assert!(bilan_json(&b).get("participation").is_none());
     }
 }

@@ -21,6 +21,8 @@ use serde_json::{Value, json};
 
 use super::corps::{CorpsFichier, Progression};
 use super::expurger;
+use crate::destination::IdObjet;
+use crate::horodatage::InstantUtc;
 use crate::reessai::{ReponseApi, attente_demandee};
 
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
@@ -44,16 +46,26 @@ impl std::fmt::Debug for ClientVigieChiro {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Utilisateur {
     #[serde(rename = "_id")]
-    pub id: String,
+    pub id: IdObjet,
     #[serde(default)]
     pub pseudo: Option<String>,
 }
 
-/// Une participation telle que la plateforme la décrit.
+/// Ce que rend `GET /moi` : l'utilisateur du jeton, ou la preuve que l'adresse n'est pas celle
+/// de l'API (une page HTML du site, un 404 : voir [`ClientVigieChiro::moi`]).
+#[derive(Debug, Clone)]
+pub enum ReponseMoi {
+    Utilisateur(Utilisateur),
+    /// Ce qui a répondu à la place de l'API, décrit en quelques mots (statut, type de contenu).
+    PasLApi(String),
+}
+
+/// Une participation telle que la plateforme la décrit. Ses dates sont rendues par
+/// `isoformat()` sans fuseau (UTC implicite).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Participation {
     #[serde(rename = "_id")]
-    pub id: String,
+    pub id: IdObjet,
     #[serde(default)]
     pub point: Option<String>,
     #[serde(default)]
@@ -62,37 +74,59 @@ pub struct Participation {
     pub date_fin: Option<String>,
 }
 
-/// La réponse à la déclaration d'un fichier.
+/// La réponse à la déclaration d'un fichier : l'enregistrement entier (`resources/fichiers.py`
+/// `_s3_create_singlepart`, `_s3_create_multipart`), **neuf ou déjà là**. Un enregistrement non
+/// finalisé de la même clé est rendu tel quel, quelle que soit la déclaration : il peut avoir
+/// un envoi multipart (`s3_upload_multipart_id`) quand on l'a déclaré simple, ou n'en avoir
+/// aucun quand on l'a déclaré multipart (envoi interrompu dans le navigateur).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Declaration {
     #[serde(rename = "_id")]
-    pub id: String,
-    /// Non multipart seulement : le type MIME signé dans l'URL.
+    pub id: IdObjet,
+    /// Le type MIME déduit du titre, signé dans l'URL d'un PUT simple.
     #[serde(default)]
     pub mime: Option<String>,
-    /// Non multipart seulement.
+    /// Déclaration non multipart seulement.
     #[serde(default)]
     pub s3_signed_url: Option<String>,
+    /// L'envoi multipart S3 que tient l'enregistrement, s'il en tient un.
+    #[serde(default)]
+    pub s3_upload_multipart_id: Option<String>,
+}
+
+impl Declaration {
+    /// L'enregistrement tient-il un envoi multipart ? Sa finalisation exige alors `parts`.
+    pub fn est_multipart(&self) -> bool {
+        self.s3_upload_multipart_id.is_some()
+    }
 }
 
 /// Un fichier tel que la plateforme le décrit (`GET /fichiers/{id}`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct FichierDistant {
     #[serde(rename = "_id")]
-    pub id: String,
+    pub id: IdObjet,
     #[serde(default)]
     pub disponible: bool,
-    /// Présent (ou `multipart: true`) quand la plateforme tient un envoi multipart S3 ouvert.
+    /// Présent quand la plateforme tient un envoi multipart S3 ouvert pour ce fichier.
     #[serde(default)]
     pub s3_upload_multipart_id: Option<String>,
-    #[serde(default)]
-    pub multipart: Option<bool>,
 }
 
 impl FichierDistant {
     pub fn est_multipart(&self) -> bool {
-        self.multipart.unwrap_or(false) || self.s3_upload_multipart_id.is_some()
+        self.s3_upload_multipart_id.is_some()
     }
+}
+
+/// Ce que rend le lancement d'un calcul.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Calcul {
+    Lance,
+    /// Déjà planifié ou en cours depuis moins de 24 h : la plateforme le dit par
+    /// `400 {"_errors": {"etat": "Already PLANIFIE"}}` (`resources/participations.py`
+    /// `participation_trigger_compute`) et ne relance rien.
+    DejaEnCours(String),
 }
 
 #[derive(Deserialize)]
@@ -106,28 +140,100 @@ struct UrlPartie {
     s3_signed_url: String,
 }
 
-/// Le message d'erreur d'une réponse Eve (`_error`, `_issues`), expurgé.
+/// Longueur maximale d'un message d'erreur de la plateforme repris dans un message de `vigie`.
+const MESSAGE_MAX: usize = 300;
+
+/// Le corps d'erreur de la plateforme, lu (`app.py` `make_json_error`) :
+/// `{"_status": "422 Unprocessable Entity: …", "_errors": <description>}`, où la description
+/// est un texte ou un objet `{champ: message}`. Une exception qui n'est pas une erreur HTTP
+/// (un refus de S3 à la finalisation) n'a que `_status`.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct CorpsErreur {
+    #[serde(rename = "_status", default)]
+    statut: Option<Value>,
+    #[serde(rename = "_errors", default)]
+    erreurs: Option<Value>,
+}
+
+impl CorpsErreur {
+    fn lire(corps: &[u8]) -> Option<CorpsErreur> {
+        let c: CorpsErreur = serde_json::from_slice(corps).ok()?;
+        (c.statut.is_some() || c.erreurs.is_some()).then_some(c)
+    }
+
+    /// Le texte de `_errors` à plat (« champ : message ; … »), ou à défaut `_status`.
+    fn texte(&self) -> String {
+        match (&self.erreurs, &self.statut) {
+            (Some(e), _) if !e.is_null() => texte_plat(e, ""),
+            (_, Some(Value::String(s))) => s.clone(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Une description d'erreur à plat, sans JSON brut : `{"titre": "unknown file type"}` donne
+/// « titre : unknown file type », `{"meteo": {"vent": "…"}}` « meteo.vent : … ».
+fn texte_plat(v: &Value, chemin: &str) -> String {
+    let prefixe = |s: String| {
+        if chemin.is_empty() {
+            s
+        } else {
+            format!("{chemin} : {s}")
+        }
+    };
+    match v {
+        Value::String(s) => prefixe(s.clone()),
+        Value::Array(a) => prefixe(
+            a.iter()
+                .map(|x| texte_plat(x, ""))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, x)| {
+                let sous = if chemin.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{chemin}.{k}")
+                };
+                texte_plat(x, &sous)
+            })
+            .collect::<Vec<_>>()
+            .join(" ; "),
+        Value::Null => prefixe(String::new()),
+        autre => prefixe(autre.to_string()),
+    }
+}
+
+/// Le message d'une réponse d'erreur, court et expurgé : `_errors` de la plateforme, code et
+/// message d'une erreur S3, ou la nature d'une réponse qui n'est ni l'un ni l'autre.
 fn message_erreur(corps: &[u8]) -> String {
-    let texte = match serde_json::from_slice::<Value>(corps) {
-        Ok(v) => match (v.get("_error"), v.get("_issues")) {
-            (Some(Value::String(e)), _) => e.clone(),
-            (Some(Value::Object(o)), _) => o
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            (_, Some(i)) => i.to_string(),
-            _ => v.to_string(),
-        },
-        Err(_) => {
+    let texte = match CorpsErreur::lire(corps) {
+        Some(e) => e.texte(),
+        None => {
             let brut = String::from_utf8_lossy(corps);
             match erreur_xml(&brut) {
                 Some(e) => e,
+                None if est_html(&brut) => "page HTML au lieu d'une réponse de l'API".to_owned(),
                 None => brut.chars().take(200).collect(),
             }
         }
     };
-    expurger(texte.trim())
+    let texte = expurger(texte.trim());
+    if texte.chars().count() > MESSAGE_MAX {
+        let mut court: String = texte.chars().take(MESSAGE_MAX).collect();
+        court.push('…');
+        court
+    } else {
+        texte
+    }
+}
+
+fn est_html(texte: &str) -> bool {
+    let debut = texte.trim_start().get(..15).unwrap_or(texte.trim_start());
+    let debut = debut.to_ascii_lowercase();
+    debut.starts_with("<!doctype html") || debut.starts_with("<html")
 }
 
 /// Une erreur S3 en XML (derrière une URL signée) : seulement son code et son message. Les
@@ -156,10 +262,12 @@ fn erreur_xml(texte: &str) -> Option<String> {
 }
 
 /// Une réponse HTTP lue en entier, classée. `lire` extrait la valeur d'une réponse 2xx ; une
-/// réponse 2xx illisible est une réponse perdue (le serveur a pu traiter).
+/// réponse 2xx illisible est une réponse perdue (le serveur a pu traiter). `refus_attendu`
+/// reconnaît un refus qui est une réponse utile pour l'appelant (statut et corps).
 async fn classer_reponse<T>(
     reponse: reqwest::Response,
     lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Option<T>,
+    refus_attendu: impl FnOnce(u16, &reqwest::header::HeaderMap, &[u8]) -> Option<T>,
 ) -> ReponseApi<T> {
     let statut = reponse.status().as_u16();
     let entetes = reponse.headers().clone();
@@ -176,6 +284,9 @@ async fn classer_reponse<T>(
             },
         };
     }
+    if let Some(v) = refus_attendu(statut, &entetes, &corps) {
+        return ReponseApi::Succes(v);
+    }
     let entete = |nom: &str| entetes.get(nom).and_then(|v| v.to_str().ok());
     ReponseApi::Refuse {
         statut,
@@ -186,6 +297,11 @@ async fn classer_reponse<T>(
         ),
         detail: message_erreur(&corps),
     }
+}
+
+/// Aucun refus n'est une réponse utile.
+fn aucun_refus<T>(_: u16, _: &reqwest::header::HeaderMap, _: &[u8]) -> Option<T> {
+    None
 }
 
 /// Une erreur reqwest (pas de réponse) : la requête a-t-elle pu atteindre le serveur ?
@@ -207,6 +323,33 @@ fn classer_erreur<T>(e: reqwest::Error) -> ReponseApi<T> {
 
 fn json<T: serde::de::DeserializeOwned>(corps: &[u8]) -> Option<T> {
     serde_json::from_slice(corps).ok()
+}
+
+/// Ce qui a répondu, en quelques mots : « une page HTML (statut 200) ».
+fn nature_reponse(statut: u16, entetes: &reqwest::header::HeaderMap, corps: &[u8]) -> String {
+    let type_contenu = entetes
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|t| t.split(';').next())
+        .map(str::trim)
+        .unwrap_or("");
+    let nature = if est_html(&String::from_utf8_lossy(corps)) || type_contenu == "text/html" {
+        "une page HTML".to_owned()
+    } else if serde_json::from_slice::<Value>(corps).is_ok() {
+        "du JSON qui n'est pas celui de l'API Vigie-Chiro".to_owned()
+    } else if type_contenu.is_empty() {
+        "une réponse sans type".to_owned()
+    } else {
+        format!(
+            "une réponse de type {}",
+            type_contenu
+                .chars()
+                .take(60)
+                .collect::<String>()
+                .escape_debug()
+        )
+    };
+    format!("{nature} (statut {statut})")
 }
 
 impl ClientVigieChiro {
@@ -236,44 +379,88 @@ impl ClientVigieChiro {
         &self,
         requete: reqwest::RequestBuilder,
         lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Option<T>,
+        refus_attendu: impl FnOnce(u16, &reqwest::header::HeaderMap, &[u8]) -> Option<T>,
     ) -> ReponseApi<T> {
         match requete
             .header(AUTHORIZATION, self.autorisation.clone())
             .send()
             .await
         {
-            Ok(r) => classer_reponse(r, lire).await,
+            Ok(r) => classer_reponse(r, lire, refus_attendu).await,
             Err(e) => classer_erreur(e),
         }
     }
 
-    /// `GET /moi` : vérifie le jeton.
-    pub async fn moi(&self) -> ReponseApi<Utilisateur> {
-        self.envoyer(self.http.get(self.url("/moi")), |_, c| json(c))
-            .await
+    /// `GET /moi` : vérifie le jeton, et que l'adresse est bien celle de l'API.
+    ///
+    /// La route existe sur toute plateforme Vigie-Chiro (`resources/utilisateurs.py`) et rend
+    /// un objet JSON qui porte `_id`. Ce qui répond autrement n'est pas l'API : la page HTML du
+    /// site (servie pour toute adresse), un 404 ou 405 (mauvais préfixe ; le serveur les rend
+    /// pourtant en JSON), un 401 sans le corps d'erreur de la plateforme. C'est une réponse
+    /// (`ReponseMoi::PasLApi`), pas une panne : elle n'est jamais rejouée.
+    pub async fn moi(&self) -> ReponseApi<ReponseMoi> {
+        self.envoyer(
+            self.http.get(self.url("/moi")),
+            |entetes, c| {
+                Some(match json::<Utilisateur>(c) {
+                    Some(u) => ReponseMoi::Utilisateur(u),
+                    None => ReponseMoi::PasLApi(nature_reponse(200, entetes, c)),
+                })
+            },
+            |statut, entetes, c| {
+                let de_la_plateforme = CorpsErreur::lire(c).is_some();
+                let pas_l_api = match statut {
+                    // Le serveur répond, mais ne connaît pas la route : mauvais préfixe.
+                    404 | 405 => true,
+                    // Jeton refusé… si c'est bien la plateforme qui le dit.
+                    401 | 403 => !de_la_plateforme,
+                    // Panne passagère, d'un relais comme du serveur : à réessayer.
+                    408 | 429 | 500..=599 => false,
+                    _ => !de_la_plateforme,
+                };
+                pas_l_api.then(|| ReponseMoi::PasLApi(nature_reponse(statut, entetes, c)))
+            },
+        )
+        .await
     }
 
-    /// `POST /sites/{site}/participations` : **non idempotent**.
+    /// `GET /participations/{id}` ; `None` si la plateforme ne la connaît pas (404).
+    pub async fn participation(&self, id: &IdObjet) -> ReponseApi<Option<Participation>> {
+        self.envoyer(
+            self.http.get(self.url(&format!("/participations/{id}"))),
+            |_, c| json::<Participation>(c).map(Some),
+            |statut, _, _| (statut == 404).then_some(None),
+        )
+        .await
+    }
+
+    /// `POST /sites/{site}/participations` : **non idempotent**. Les dates partent au seul
+    /// format que le serveur accepte (RFC 1123, `vigiechiro/settings.py` `DATE_FORMAT`).
     pub async fn creer_participation(
         &self,
-        site: &str,
+        site: &IdObjet,
         point: &str,
-        debut: &str,
-        fin: &str,
-    ) -> ReponseApi<String> {
-        let corps = json!({"point": point, "date_debut": debut, "date_fin": fin});
+        debut: InstantUtc,
+        fin: InstantUtc,
+    ) -> ReponseApi<IdObjet> {
+        let corps = json!({
+            "point": point,
+            "date_debut": debut.rfc1123(),
+            "date_fin": fin.rfc1123(),
+        });
         self.envoyer(
             self.http
                 .post(self.url(&format!("/sites/{site}/participations")))
                 .json(&corps),
             |_, c| json::<Participation>(c).map(|p| p.id),
+            aucun_refus,
         )
         .await
     }
 
     /// `GET /sites/{site}/participations`, toutes les pages : pour réconcilier une création
     /// sans réponse.
-    pub async fn participations(&self, site: &str) -> ReponseApi<Vec<Participation>> {
+    pub async fn participations(&self, site: &IdObjet) -> ReponseApi<Vec<Participation>> {
         const PAR_PAGE: usize = 100;
         const PAGES_MAX: usize = 100;
         let mut toutes = Vec::new();
@@ -282,9 +469,11 @@ impl ClientVigieChiro {
                 "/sites/{site}/participations?max_results={PAR_PAGE}&page={page}"
             ));
             match self
-                .envoyer(self.http.get(url), |_, c| {
-                    json::<Liste<Participation>>(c).map(|l| l.items)
-                })
+                .envoyer(
+                    self.http.get(url),
+                    |_, c| json::<Liste<Participation>>(c).map(|l| l.items),
+                    aucun_refus,
+                )
                 .await
             {
                 ReponseApi::Succes(items) => {
@@ -300,50 +489,55 @@ impl ClientVigieChiro {
         ReponseApi::Succes(toutes)
     }
 
-    /// `POST /fichiers` : déclare un fichier de la participation.
+    /// `POST /fichiers` : déclare un fichier de la participation ; rend l'enregistrement.
     pub async fn declarer(
         &self,
         titre: &str,
         multipart: bool,
-        participation: &str,
+        participation: &IdObjet,
     ) -> ReponseApi<Declaration> {
-        let corps =
-            json!({"titre": titre, "multipart": multipart, "lien_participation": participation});
+        let corps = json!({
+            "titre": titre,
+            "multipart": multipart,
+            "lien_participation": participation.as_str(),
+        });
         self.envoyer(
             self.http.post(self.url("/fichiers")).json(&corps),
             |_, c| json(c),
+            aucun_refus,
         )
         .await
     }
 
     /// `GET /fichiers/{id}` ; `None` si la plateforme ne le connaît pas.
-    pub async fn fichier(&self, id: &str) -> ReponseApi<Option<FichierDistant>> {
-        match self
-            .envoyer(
-                self.http.get(self.url(&format!("/fichiers/{id}"))),
-                |_, c| json(c),
-            )
-            .await
-        {
-            ReponseApi::Refuse { statut: 404, .. } => ReponseApi::Succes(None),
-            r => r.map(Some),
-        }
+    pub async fn fichier(&self, id: &IdObjet) -> ReponseApi<Option<FichierDistant>> {
+        self.envoyer(
+            self.http.get(self.url(&format!("/fichiers/{id}"))),
+            |_, c| json::<FichierDistant>(c).map(Some),
+            |statut, _, _| (statut == 404).then_some(None),
+        )
+        .await
     }
 
     /// `PUT /fichiers/{id}/multipart` : l'URL signée d'une partie.
-    pub async fn url_partie(&self, id: &str, numero: u32) -> ReponseApi<String> {
+    pub async fn url_partie(&self, id: &IdObjet, numero: u32) -> ReponseApi<String> {
         self.envoyer(
             self.http
                 .put(self.url(&format!("/fichiers/{id}/multipart")))
                 .json(&json!({"part_number": numero})),
             |_, c| json::<UrlPartie>(c).map(|u| u.s3_signed_url),
+            aucun_refus,
         )
         .await
     }
 
     /// `POST /fichiers/{id}` : finalise (non rejouable ; rejouée après une réponse perdue, elle
     /// rend 409 « upload is already done », preuve que la première a abouti).
-    pub async fn finaliser(&self, id: &str, parties: Option<&[(u32, String)]>) -> ReponseApi<()> {
+    pub async fn finaliser(
+        &self,
+        id: &IdObjet,
+        parties: Option<&[(u32, String)]>,
+    ) -> ReponseApi<()> {
         let corps = match parties {
             None => json!({}),
             Some(p) => {
@@ -355,25 +549,38 @@ impl ClientVigieChiro {
                 .post(self.url(&format!("/fichiers/{id}")))
                 .json(&corps),
             |_, _| Some(()),
+            aucun_refus,
         )
         .await
     }
 
-    /// `DELETE /fichiers/{id}` : abandonne un envoi multipart raté.
-    pub async fn abandonner(&self, id: &str) -> ReponseApi<()> {
+    /// `DELETE /fichiers/{id}` : supprime un enregistrement non finalisé (et l'envoi multipart
+    /// S3 qu'il tient, s'il en tient un).
+    pub async fn abandonner(&self, id: &IdObjet) -> ReponseApi<()> {
         self.envoyer(
             self.http.delete(self.url(&format!("/fichiers/{id}"))),
             |_, _| Some(()),
+            aucun_refus,
         )
         .await
     }
 
-    /// `POST /participations/{id}/compute` : lance le calcul (jamais rejoué).
-    pub async fn lancer_calcul(&self, participation: &str) -> ReponseApi<()> {
+    /// `POST /participations/{id}/compute` : lance le calcul (jamais rejoué). Un calcul déjà
+    /// planifié ou en cours est reconnu au champ `etat` de l'erreur, pas à son texte.
+    pub async fn lancer_calcul(&self, participation: &IdObjet) -> ReponseApi<Calcul> {
         self.envoyer(
             self.http
                 .post(self.url(&format!("/participations/{participation}/compute"))),
-            |_, _| Some(()),
+            |_, _| Some(Calcul::Lance),
+            |statut, _, c| {
+                let etat = CorpsErreur::lire(c)?
+                    .erreurs?
+                    .get("etat")?
+                    .as_str()?
+                    .to_owned();
+                (statut == 400 && etat.starts_with("Already "))
+                    .then(|| Calcul::DejaEnCours(expurger(&etat)))
+            },
         )
         .await
     }
@@ -449,14 +656,18 @@ impl ClientVigieChiro {
         }
         let r = match requete.send().await {
             Ok(r) => {
-                classer_reponse(r, |entetes, _| {
-                    Some(
-                        entetes
-                            .get("etag")
-                            .and_then(|v| v.to_str().ok())
-                            .map(|e| e.trim_matches('"').to_owned()),
-                    )
-                })
+                classer_reponse(
+                    r,
+                    |entetes, _| {
+                        Some(
+                            entetes
+                                .get("etag")
+                                .and_then(|v| v.to_str().ok())
+                                .map(|e| e.trim_matches('"').to_owned()),
+                        )
+                    },
+                    aucun_refus,
+                )
                 .await
             }
             Err(e) => classer_erreur(e),
@@ -466,102 +677,40 @@ impl ClientVigieChiro {
     }
 }
 
-/// Deux dates désignent-elles le même instant ? La plateforme (Eve) rend ses dates au format
-/// HTTP (« Sun, 21 Jun 2026 21:30:00 GMT ») quand on les lui a données en ISO 8601.
-pub fn meme_instant(a: &str, b: &str) -> bool {
-    match (instant(a), instant(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.trim() == b.trim(),
-    }
-}
-
-/// Une date ISO 8601 (`2026-06-21T21:30:00Z`, fraction et décalage admis) ou HTTP, en secondes
-/// Unix.
-fn instant(texte: &str) -> Option<i64> {
-    let t = texte.trim();
-    if let Ok(d) = httpdate::parse_http_date(t) {
-        return d
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()
-            .map(|d| d.as_secs() as i64);
-    }
-    let nombre = |s: &str| -> Option<i64> { s.parse().ok() };
-    let (date, reste) = t.split_once(['T', ' '])?;
-    let mut d = date.splitn(3, '-');
-    let (annee, mois, jour) = (nombre(d.next()?)?, nombre(d.next()?)?, nombre(d.next()?)?);
-    let (heure_texte, decalage) = if let Some(h) = reste.strip_suffix('Z') {
-        (h, 0)
-    } else if let Some(i) = reste.rfind(['+', '-']) {
-        let (h, z) = reste.split_at(i);
-        let signe = if z.starts_with('-') { -1 } else { 1 };
-        let (zh, zm) = z[1..].split_once(':').unwrap_or((&z[1..], "0"));
-        (h, signe * (nombre(zh)? * 3600 + nombre(zm)? * 60))
-    } else {
-        (reste, 0)
-    };
-    let mut h = heure_texte.split(':');
-    let heures = nombre(h.next()?)?;
-    let minutes = nombre(h.next().unwrap_or("0"))?;
-    let secondes = nombre(h.next().unwrap_or("0").split('.').next()?)?;
-    if !(1..=12).contains(&mois)
-        || !(1..=31).contains(&jour)
-        || heures > 23
-        || minutes > 59
-        || secondes > 60
-    {
-        return None;
-    }
-    // Jours depuis l'époque (algorithme de H. Hinnant).
-    let a = if mois <= 2 { annee - 1 } else { annee };
-    let ere = a.div_euclid(400);
-    let ade = a.rem_euclid(400);
-    let mp = (mois + 9) % 12;
-    let jda = (153 * mp + 2) / 5 + jour - 1;
-    let jde = ade * 365 + ade / 4 - ade / 100 + jda;
-    let jours = ere * 146_097 + jde - 719_468;
-    Some(jours * 86_400 + heures * 3600 + minutes * 60 + secondes - decalage)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn dates_comparees_en_instants() {
-        assert!(meme_instant(
-            "2026-06-21T21:30:00Z",
-            "Sun, 21 Jun 2026 21:30:00 GMT"
-        ));
-        assert!(meme_instant(
-            "2026-06-21T23:30:00+02:00",
-            "2026-06-21T21:30:00Z"
-        ));
-        assert!(meme_instant(
-            "2026-06-21T21:30:00.000Z",
-            "2026-06-21T21:30:00Z"
-        ));
-        assert!(!meme_instant(
-            "2026-06-21T21:30:00Z",
-            "2026-06-22T21:30:00Z"
-        ));
-        assert!(!meme_instant("n'importe quoi", "2026-06-21T21:30:00Z"));
-        assert_eq!(instant("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(instant("2000-02-29T00:00:00Z"), Some(951_782_400));
-    }
-
-    #[test]
-    fn messages_d_erreur_eve() {
+    fn messages_d_erreur_de_la_plateforme() {
+        // `app.py` `make_json_error` : `_errors` texte, objet de champs, ou seulement `_status`.
         assert_eq!(
-            message_erreur(br#"{"_error": "upload is already done"}"#),
+            message_erreur(
+                br#"{"_status": "409 Conflict: upload is already done", "_errors": "upload is already done"}"#
+            ),
             "upload is already done"
         );
         assert_eq!(
             message_erreur(
-                br#"{"_status": "ERR", "_error": {"code": 422, "message": "titre invalide"}}"#
+                br#"{"_status": "422 Unprocessable Entity: {'date_debut': 'must be of datetime type'}", "_errors": {"date_debut": "must be of datetime type"}}"#
             ),
-            "titre invalide"
+            "date_debut : must be of datetime type"
         );
-        assert!(message_erreur(b"<html>proxy</html>").contains("proxy"));
+        assert_eq!(
+            message_erreur(
+                br#"{"_errors": {"meteo": {"vent": "unallowed value X"}, "point": ["a", "b"]}}"#
+            ),
+            "meteo.vent : unallowed value X ; point : a, b"
+        );
+        let s3 = message_erreur(
+            br#"{"_status": "Error with S3: on https://b.s3.amazonaws.com/k?uploadId=1&AWSAccessKeyId=AKIAX&Expires=1&Signature=abc error 400"}"#,
+        );
+        assert!(s3.starts_with("Error with S3"), "{s3}");
+        assert!(!s3.contains("AKIAX") && !s3.contains("abc"), "{s3}");
+        assert_eq!(
+            message_erreur(b"<!DOCTYPE html><html><body>Vigie-Chiro</body></html>"),
+            "page HTML au lieu d'une réponse de l'API"
+        );
         let xml = b"<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code>\
             <AWSAccessKeyId>AKIAX</AWSAccessKeyId><SignatureProvided>sig</SignatureProvided>\
             <Message>mismatch</Message></Error>";
@@ -570,7 +719,8 @@ mod tests {
             message_erreur(b"<Error><Code>AccessDenied</Code></Error>"),
             "AccessDenied"
         );
-        assert!(!message_erreur(br#"{"_error": "url ?Signature=abc&x=1"}"#).contains("abc"));
+        let long = format!(r#"{{"_errors": "{}"}}"#, "x".repeat(2000));
+        assert!(message_erreur(long.as_bytes()).chars().count() <= MESSAGE_MAX + 1);
     }
 
     #[test]
