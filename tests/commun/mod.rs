@@ -279,10 +279,30 @@ pub mod plateforme {
 
         /// `vigie depot NUIT --participation P --api …` avec les réglages courts.
         pub fn depot_plateforme(&self) -> Command {
+            self.depot_plateforme_via(&self.bac().api())
+        }
+
+        /// `vigie depot NUIT --participation P --api API` avec les réglages courts (un
+        /// mandataire devant la plateforme, par exemple).
+        pub fn depot_plateforme_via(&self, api: &str) -> Command {
             let mut c = self.vigie_plateforme();
             c.arg("depot")
                 .arg(&self.nuit)
-                .args(["--participation", PARTICIPATION, "--api"])
+                .args(["--participation", PARTICIPATION, "--api", api])
+                .args(Self::options_rapides());
+            c
+        }
+
+        /// `vigie depot NUIT --site S --point P --debut D --fin F --api …` (la participation
+        /// créée par `vigie`), avec les réglages courts.
+        pub fn depot_par_site(&self, site: &str, point: &str, debut: &str, fin: &str) -> Command {
+            let mut c = self.vigie_plateforme();
+            c.arg("depot")
+                .arg(&self.nuit)
+                .args([
+                    "--site", site, "--point", point, "--debut", debut, "--fin", fin,
+                ])
+                .arg("--api")
                 .arg(self.bac().api())
                 .args(Self::options_rapides());
             c

@@ -1,0 +1,672 @@
+//! `vigie` contre une plateforme Vigie-Chiro qui se comporte comme le vrai serveur
+//! (`Scille/vigiechiro-api`, imité route par route par le bac à sable) : créer une participation
+//! avec des dates qu'il accepte, n'envoyer que des noms qu'il accepte, reprendre les
+//! enregistrements qu'il rend tels quels, se replier quand il refuse le multipart, dire ses
+//! refus en clair, reconnaître une adresse qui n'est pas la sienne, ne rien croire de lui.
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+mod commun;
+
+use std::process::Command;
+
+use commun::plateforme::*;
+use commun::*;
+use serde_json::{Value, json};
+use vigie::bac_a_sable::{JETON_NON_VALIDE, Operation};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `vigie depot NUIT --site SITE --point B2 --debut D --fin F` contre la plateforme locale.
+fn depot_par_site(banc: &Banc, debut: &str, fin: &str) -> Command {
+    banc.depot_par_site(SITE, "B2", debut, fin)
+}
+
+/// Un mandataire devant la plateforme qui retouche le JSON des déclarations réussies dont le
+/// corps de requête contient `marque`.
+fn retoucher_declarations(
+    banc: &Banc,
+    marque: &'static str,
+    retouche: impl Fn(&mut Value) + Send + Sync + 'static,
+) -> mandataire::Mandataire {
+    mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        let visee = String::from_utf8_lossy(&q.corps).contains(marque);
+        if q.methode == "POST" && q.chemin == "/api/v1/fichiers" && visee && r.statut == 201 {
+            let mut v: Value = serde_json::from_slice(&r.corps).unwrap();
+            retouche(&mut v);
+            r.corps = v.to_string().into_bytes();
+        }
+    })
+}
+
+/// Un appel direct à l'API de la plateforme locale, comme le ferait le site web.
+fn appel(banc: &Banc, methode: reqwest::Method, chemin: &str, corps: Value) -> (u16, Value) {
+    let url = format!("{}{chemin}", banc.bac().api());
+    banc.rt.block_on(async {
+        let rep = reqwest::Client::new()
+            .request(methode, url)
+            .basic_auth(JETON, Some(""))
+            .json(&corps)
+            .send()
+            .await
+            .unwrap();
+        let statut = rep.status().as_u16();
+        let texte = rep.text().await.unwrap();
+        (statut, serde_json::from_str(&texte).unwrap_or(Value::Null))
+    })
+}
+
+/// Le site web déclare le fichier (toujours en un seul envoi), puis l'envoi s'interrompt : il
+/// reste un enregistrement non finalisé, sans envoi multipart.
+fn envoi_du_site_web_interrompu(banc: &Banc, titre: &str) -> String {
+    let (s, v) = appel(
+        banc,
+        reqwest::Method::POST,
+        "/fichiers",
+        json!({ "titre": titre, "lien_participation": PARTICIPATION }),
+    );
+    assert_eq!(s, 201, "{v}");
+    assert!(v.get("s3_upload_multipart_id").is_none());
+    v["_id"].as_str().unwrap().to_owned()
+}
+
+fn participations_b2(banc: &Banc) -> Vec<vigie::bac_a_sable::ParticipationPlateforme> {
+    banc.bac()
+        .participations(SITE)
+        .into_iter()
+        .filter(|p| p.point.as_deref() == Some("B2"))
+        .collect()
+}
+
+// ------------------------------------------------------------------------ participation
+
+/// Issue 14 (dates) et issue 22 (deux écritures d'un même instant, identifiant affiché,
+/// `traiter` sans `--participation`).
+#[test]
+fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
+    let banc = Banc::nouveau();
+    let fichiers: Vec<(String, usize)> = (1..=3).map(|i| (nom(i), 20_000 + i)).collect();
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    // Une heure sans fuseau est refusée avant tout envoi, avec les deux écritures qui
+    // conviennent.
+    let out = depot_par_site(&banc, "2026-06-21T21:30:00", "2026-06-22T06:00:00Z")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("sans fuseau") && e.contains("2026-06-21T21:30:00Z"),
+        "{e}"
+    );
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+
+    let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let creees = participations_b2(&banc);
+    assert_eq!(creees.len(), 1, "{creees:?}");
+    let p = &creees[0];
+    // La plateforme a lu l'instant demandé (RFC 1123) et le rend en isoformat() sans fuseau.
+    assert_eq!(p.date_debut, "2026-06-21T21:30:00");
+    assert_eq!(p.date_fin.as_deref(), Some("2026-06-22T06:00:00"));
+    let bilan: Value = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["evenement"] == "bilan")
+        .unwrap();
+    assert_eq!(bilan["participation"], p.id.as_str(), "{bilan}");
+    for (n, t) in &fichiers {
+        assert!(banc.objet_plateforme(&p.id, n) == contenu(n, *t), "{n}");
+    }
+
+    // Le même instant écrit autrement : même plan, aucune participation ni octet de plus.
+    let recus = banc.bac().compteurs().octets_recus();
+    let out = depot_par_site(&banc, "2026-06-21T23:30:00+02:00", "2026-06-22T08:00+02:00")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        stdout(&out).contains(&format!("Participation Vigie-Chiro : {}.", p.id)),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(participations_b2(&banc).len(), 1);
+    let c = banc.bac().compteurs();
+    assert_eq!(c.requetes(Operation::ApiCreerParticipation), 1);
+    assert_eq!(c.octets_recus(), recus, "la nuit est repartie");
+
+    // L'identifiant est gardé dans le plan : etat et plans le disent.
+    let etat = banc.etat();
+    assert_eq!(etat["participation"], p.id.as_str(), "{etat}");
+    let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let plans: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(plans["participation"], p.id.as_str(), "{plans}");
+    let out = banc.vigie().arg("etat").output().unwrap();
+    assert!(stdout(&out).contains(&p.id), "{}", texte(&out));
+
+    // `vigie traiter` sans --participation : celle du dernier plan, sur son API.
+    let out = banc
+        .vigie_plateforme()
+        .env_remove("VIGIE_API")
+        .arg("traiter")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(stdout(&out).contains(&p.id), "{}", texte(&out));
+    let traitee = participations_b2(&banc).remove(0);
+    assert_eq!(traitee.calculs_lances, 1);
+}
+
+/// Issue 22, point 2 : un dossier déjà dans un autre plan vers la même participation est
+/// signalé avant tout envoi.
+#[test]
+fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_envoi() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10_000);
+    let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let creee = participations_b2(&banc).remove(0);
+    let requetes = banc.bac().compteurs().requetes_total();
+    // La même participation, désignée par son identifiant.
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", &creee.id, "--api"])
+        .arg(banc.bac().api());
+    let out = c.output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("déjà dans le plan 1") && e.contains("vigie retenter-echecs 1"),
+        "{e}"
+    );
+    assert_eq!(banc.bac().compteurs().requetes_total(), requetes);
+    // Une autre participation (celle d'essai) reste permise.
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+}
+
+/// Issue 22, point 4 : la vraie cause d'un refus de création, en clair ; et le point des noms
+/// comparé à celui de la participation.
+#[test]
+fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10_000);
+    let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
+        .env("VIGIE_JETON", JETON_NON_VALIDE)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("protocole registration not yet validated") && e.contains("pas encore validée"),
+        "{e}"
+    );
+    assert!(!e.contains("verrouillé"), "fausse cause : {e}");
+    assert!(
+        !e.contains('{') && !e.contains("_errors"),
+        "JSON brut : {e}"
+    );
+
+    let out = banc
+        .depot_par_site(
+            "64a1b2c3d4e5f60718293cff",
+            "B2",
+            "2026-06-21T21:30:00Z",
+            "2026-06-22T06:00:00Z",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(e.contains("site : no site with this id"), "{e}");
+    assert!(!e.contains('{'), "JSON brut : {e}");
+}
+
+#[test]
+fn point_des_noms_different_de_celui_de_la_participation_signale() {
+    let banc = Banc::nouveau();
+    // La participation d'essai est au point A1 ; ces séquences sont du point Z1.
+    let z1 = "Car640139-2026-Pass1-Z1-OB-1_20260621_220000_000.wav";
+    banc.fichier(z1, 10_000);
+    banc.fichier(&nom(2), 10_000);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("1 fichier(s)") && e.contains("point Z1") && e.contains("point A1"),
+        "{e}"
+    );
+    // Rien à dire quand les points concordent.
+    let out = banc.depot_plateforme().output().unwrap();
+    assert!(stderr(&out).contains("point Z1"));
+    std::fs::remove_file(banc.nuit.join(z1)).unwrap();
+    let out = banc.depot_plateforme().output().unwrap();
+    assert!(!stderr(&out).contains("attention"), "{}", texte(&out));
+}
+
+// ------------------------------------------------------------------------ noms
+
+/// Issue 14, point 2 : chaque règle, acceptée et refusée, avec le même verdict que le serveur
+/// (la déclaration sur la plateforme locale, qui imite `fichier_create`) ; rien ne part si un
+/// nom est refusé.
+#[test]
+fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
+    let banc = Banc::nouveau();
+    let fixe = |milieu: &str| format!("Car640380-2026-{milieu}-OB-1_20260621_224038_761.wav");
+    let routier = |milieu: &str| format!("Cir270-2026-{milieu}-Chiro_0_00018_000.wav");
+    let cas: Vec<(String, bool)> = vec![
+        (fixe("Pass1-A1"), true),
+        (fixe("Pass01-A1"), true),
+        (fixe("Pass0-A1"), false),
+        (fixe("Pass00-A1"), false),
+        (fixe("Pass123-A1"), false),
+        (fixe("Pass1-H2"), true),
+        (fixe("Pass1-I1"), false),
+        (fixe("Pass1-Z10"), true),
+        (fixe("Pass1-Z0"), false),
+        (routier("Pass1-Tron1"), true),
+        (routier("Pass1-Tron10"), true),
+        (routier("Pass1-Tron0"), false),
+        (routier("Pass1-Tron123"), false),
+        (fixe("Pass1-A1").replace(".wav", ".ta"), true),
+        (fixe("Pass1-A1").replace(".wav", ".WAV"), false),
+        (fixe("Pass1-A1").replace("OB-1", "OB 1"), false),
+        (
+            "Car640380-2026-Pass1-A1-OB-1_20260621_224038.wav".into(),
+            false,
+        ),
+        ("nuit.zip".into(), true),
+        ("nuit.zip.12345".into(), true),
+        ("nuit.z123".into(), true),
+        ("nuit.Z01".into(), false),
+        ("Nuit du 3 juin.zip".into(), false),
+    ];
+    let depot_de = |dossier: &std::path::Path, options: &[&str]| {
+        banc.vigie_plateforme()
+            .arg("depot")
+            .arg(dossier)
+            .args(["--participation", PARTICIPATION, "--api"])
+            .arg(banc.bac().api())
+            .args(options)
+            .output()
+            .unwrap()
+    };
+    for (i, (titre, accepte)) in cas.iter().enumerate() {
+        // Le verdict de vigie : la validation avant tout envoi (en simulation, sans réseau).
+        let dossier = banc.dossier.path().join(format!("nuit-{i}"));
+        std::fs::create_dir_all(&dossier).unwrap();
+        std::fs::write(dossier.join(titre), b"RIFF").unwrap();
+        let out = depot_de(&dossier, &["--simulation"]);
+        let vigie_accepte = code(&out) == 0;
+        // Le verdict du serveur.
+        let (statut, v) = appel(
+            &banc,
+            reqwest::Method::POST,
+            "/fichiers",
+            json!({ "titre": titre, "lien_participation": PARTICIPATION }),
+        );
+        assert_eq!(statut == 201, *accepte, "serveur, {titre} : {statut} {v}");
+        assert_eq!(vigie_accepte, *accepte, "vigie, {titre} : {}", texte(&out));
+    }
+
+    // Une nuit où un seul nom est refusé : rien ne part.
+    let dossier = banc.dossier.path().join("nuit-melee");
+    std::fs::create_dir_all(&dossier).unwrap();
+    for (titre, _) in cas.iter().filter(|(_, a)| *a).take(3) {
+        std::fs::write(dossier.join(titre), b"RIFF").unwrap();
+    }
+    std::fs::write(dossier.join(fixe("Pass1-Z0")), b"RIFF").unwrap();
+    let avant = banc.bac().compteurs().requetes_total();
+    let out = depot_de(&dossier, &[]);
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(stderr(&out).contains("point « Z0 »"), "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes_total(), avant);
+
+    // Les noms acceptés partent et sont déposés.
+    std::fs::remove_file(dossier.join(fixe("Pass1-Z0"))).unwrap();
+    let out = depot_de(&dossier, &[]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
+}
+
+// ------------------------------------------------------------------------ déclaration
+
+/// Issue 14, point 4 : un enregistrement laissé par un envoi simple interrompu (le site web),
+/// puis `vigie depot`, en PUT simple comme en multipart ; et l'inverse, un enregistrement
+/// multipart rendu à une déclaration simple. Aucune unité en échec.
+#[test]
+fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
+    let banc = Banc::nouveau();
+    // Petit fichier (PUT simple) et gros fichier (multipart au-delà de 5 Mio ici) laissés par
+    // le site web.
+    let petit = (nom(1), 50_000);
+    let gros = (nom(2), 7 * MIO + 11);
+    let id_petit = envoi_du_site_web_interrompu(&banc, &petit.0);
+    let id_gros = envoi_du_site_web_interrompu(&banc, &gros.0);
+    // Un enregistrement multipart laissé (un ancien envoi en plusieurs parties abandonné),
+    // pour un fichier qui part maintenant en un seul PUT.
+    let multi = (nom(3), 30_000);
+    let (s, v) = appel(
+        &banc,
+        reqwest::Method::POST,
+        "/fichiers",
+        json!({ "titre": multi.0, "multipart": true, "lien_participation": PARTICIPATION }),
+    );
+    assert_eq!(s, 201, "{v}");
+    let id_multi = v["_id"].as_str().unwrap().to_owned();
+    for (n, t) in [&petit, &gros, &multi] {
+        banc.fichier(n, *t);
+    }
+    let orphelins_avant = banc.bac().envois_orphelins().len();
+
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 3, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    for (n, t) in [&petit, &gros, &multi] {
+        let f = banc.bac().fichier(PARTICIPATION, n).unwrap();
+        assert!(f.disponible && !f.multipart, "{n} : {f:?}");
+        assert!(
+            banc.objet_plateforme(PARTICIPATION, n) == contenu(n, *t),
+            "{n}"
+        );
+    }
+    // Les enregistrements du site web sont repris tels quels (même _id) ; le multipart laissé
+    // a été supprimé (son envoi S3 abandonné) puis redéclaré.
+    assert_eq!(
+        banc.bac().fichier(PARTICIPATION, &petit.0).unwrap().id,
+        id_petit
+    );
+    assert_eq!(
+        banc.bac().fichier(PARTICIPATION, &gros.0).unwrap().id,
+        id_gros
+    );
+    assert_ne!(
+        banc.bac().fichier(PARTICIPATION, &multi.0).unwrap().id,
+        id_multi
+    );
+    assert_eq!(banc.bac().fichiers().len(), 3);
+    // Comme le vrai serveur, la déclaration multipart du gros fichier a ouvert un envoi S3 que
+    // l'enregistrement existant ne garde pas : un orphelin, vide.
+    assert_eq!(banc.bac().envois_orphelins().len(), orphelins_avant + 1);
+    assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
+}
+
+/// Issue 14, point 5 : la plateforme refuse le multipart (S3 refuse d'ouvrir l'envoi) : repli
+/// en PUT simple, retenu pour le plan (la relance ne le redemande pas).
+#[test]
+fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() {
+    let banc = Banc::nouveau();
+    banc.bac().refuser_multipart(true);
+    let fichiers = [
+        (nom(1), 7 * MIO + 1),
+        (nom(2), 11 * MIO + 3),
+        (nom(3), 40_000),
+    ];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    for (n, t) in &fichiers {
+        let f = banc.bac().fichier(PARTICIPATION, n).unwrap();
+        assert!(f.disponible && !f.multipart, "{n}");
+        assert!(
+            banc.objet_plateforme(PARTICIPATION, n) == contenu(n, *t),
+            "{n}"
+        );
+    }
+    // Une seule déclaration multipart refusée (500) : la suivante est partie en simple.
+    let c = banc.bac().compteurs();
+    let refusees =
+        c.requetes(Operation::ApiDeclarerFichier) - c.traitees(Operation::ApiDeclarerFichier);
+    assert_eq!(refusees, 1);
+    assert_eq!(c.requetes(Operation::UploadPart), 0);
+    let refus: Option<i64> = rusqlite::Connection::open(&banc.base)
+        .unwrap()
+        .query_row("SELECT multipart_refuse_le FROM depot_plan", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(refus.is_some(), "refus non retenu dans le plan");
+
+    // La relance, même la plateforme rétablie, ne redemande pas le multipart.
+    banc.bac().refuser_multipart(false);
+    banc.fichier(&nom(4), 6 * MIO);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        !banc
+            .bac()
+            .fichier(PARTICIPATION, &nom(4))
+            .unwrap()
+            .multipart
+    );
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::ApiDeclarerFichier) - c.traitees(Operation::ApiDeclarerFichier),
+        1
+    );
+    assert!(
+        banc.bac()
+            .envois_en_cours(COMPARTIMENT_PLATEFORME)
+            .is_empty()
+    );
+}
+
+/// Issue 14, point 5 : `422 not a multipart` à l'URL d'une partie (un enregistrement rendu
+/// comme multipart qui n'en tient pas) : repli en PUT simple, retenu pour le plan.
+#[test]
+fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
+    let banc = Banc::nouveau();
+    let gros = (nom(1), 6 * MIO + 5);
+    banc.fichier(&gros.0, gros.1);
+    envoi_du_site_web_interrompu(&banc, &gros.0);
+    // Une passerelle fait croire à un envoi multipart que l'enregistrement n'a pas.
+    let m = retoucher_declarations(&banc, "\"multipart\":true", |v| {
+        v["s3_upload_multipart_id"] = json!("envoi-fantome");
+    });
+    let out = banc
+        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let vues = m.requetes();
+    assert!(
+        vues.iter()
+            .any(|q| q.methode == "PUT" && q.chemin.ends_with("/multipart")),
+        "aucune URL de partie demandée"
+    );
+    assert!(
+        banc.bac()
+            .fichier(PARTICIPATION, &gros.0)
+            .unwrap()
+            .disponible
+    );
+    assert!(banc.objet_plateforme(PARTICIPATION, &gros.0) == contenu(&gros.0, gros.1));
+    let refus: Option<i64> = rusqlite::Connection::open(&banc.base)
+        .unwrap()
+        .query_row("SELECT multipart_refuse_le FROM depot_plan", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(refus.is_some(), "refus non retenu dans le plan");
+}
+
+// ------------------------------------------------------------------------ adresse de l'API
+
+/// Issue 14, point 7 : une adresse qui rend du HTML (la page du site) ou un 404 n'est pas
+/// l'API : code 2, un message qui nomme --api et VIGIE_API, jamais de nouvelle tentative.
+#[test]
+fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10_000);
+    let site = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |_, r| {
+        r.statut = 200;
+        r.remplacer_entete("content-type", "text/html; charset=utf-8");
+        r.corps = b"<!DOCTYPE html><html><head><title>Vigie-Chiro</title></head></html>".to_vec();
+    });
+    let api_html = format!("{}/api/v1", site.endpoint());
+    let commandes: Vec<Vec<String>> = vec![
+        vec![
+            "depot".into(),
+            banc.nuit.to_str().unwrap().into(),
+            "--participation".into(),
+            PARTICIPATION.into(),
+        ],
+        vec![
+            "depot".into(),
+            banc.nuit.to_str().unwrap().into(),
+            "--site".into(),
+            SITE.into(),
+            "--point".into(),
+            "B2".into(),
+            "--debut".into(),
+            "2026-06-21T21:30:00Z".into(),
+            "--fin".into(),
+            "2026-06-22T06:00:00Z".into(),
+        ],
+        vec![
+            "traiter".into(),
+            "--participation".into(),
+            PARTICIPATION.into(),
+        ],
+        vec!["connexion".into(), "--jeton".into(), JETON.into()],
+    ];
+    for (i, args) in commandes.iter().enumerate() {
+        let out = banc
+            .vigie_plateforme()
+            .args(args)
+            .args(["--api", &api_html])
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 2, "{args:?} : {}", texte(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains("n'est pas l'API Vigie-Chiro")
+                && e.contains("--api")
+                && e.contains("VIGIE_API")
+                && e.contains("page HTML"),
+            "{args:?} : {e}"
+        );
+        assert_eq!(
+            site.requetes().len(),
+            i + 1,
+            "{args:?} : une nouvelle tentative"
+        );
+    }
+    // La racine du serveur (le S3 du bac à sable y répond en XML) : pas l'API non plus.
+    let out = banc
+        .vigie_plateforme()
+        .args(["traiter", "--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().endpoint())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        stderr(&out).contains("n'est pas l'API Vigie-Chiro"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+}
+
+// ------------------------------------------------------------------------ ne rien croire
+
+/// Issue 16, point 6 : une participation mal écrite, ou inexistante, est dite avant tout
+/// envoi, code 2, en un message.
+#[test]
+fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10_000);
+    let depot = |participation: &str| {
+        let mut c = banc.vigie_plateforme();
+        c.arg("depot")
+            .arg(&banc.nuit)
+            .args(["--participation", participation, "--api"])
+            .arg(banc.bac().api());
+        c.output().unwrap()
+    };
+    let out = depot("junk");
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = stderr(&out);
+    assert_eq!(e.lines().count(), 1, "un seul message : {e}");
+    assert!(e.contains("24 chiffres hexadécimaux"), "{e}");
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+
+    let out = depot("64a1b2c3d4e5f60718293dff");
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = stderr(&out);
+    assert_eq!(e.lines().count(), 1, "un seul message : {e}");
+    assert!(e.contains("n'existe pas"), "{e}");
+    let c = banc.bac().compteurs();
+    assert_eq!(c.requetes(Operation::ApiDeclarerFichier), 0);
+    assert_eq!(c.requetes(Operation::PutObject), 0);
+
+    let out = banc
+        .vigie_plateforme()
+        .args(["traiter", "--participation", "junk", "--api"])
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+}
+
+/// Issue 16, point 8 : un `_id` rendu par la plateforme qui n'est pas un ObjectId est une
+/// réponse illisible ; aucune URL n'est fabriquée avec.
+#[test]
+fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10_000);
+    let m = retoucher_declarations(&banc, "titre", |v| v["_id"] = json!("../../moi?x="));
+    let out = banc
+        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
+        .output()
+        .unwrap();
+    assert_ne!(code(&out), 0, "{}", texte(&out));
+    for q in m.requetes() {
+        assert!(
+            !q.chemin.contains("moi?x") && !q.chemin.contains(".."),
+            "URL fabriquée avec l'identifiant rendu : {} {}",
+            q.methode,
+            q.chemin
+        );
+        assert!(
+            !(q.methode == "POST" && q.chemin.starts_with("/api/v1/fichiers/")),
+            "finalisation émise : {}",
+            q.chemin
+        );
+    }
+    assert!(
+        !banc
+            .bac()
+            .fichier(PARTICIPATION, &nom(1))
+            .unwrap()
+            .disponible
+    );
+    assert_eq!(banc.etat()["unites"]["deposee"], 0);
+}
