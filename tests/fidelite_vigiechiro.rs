@@ -670,3 +670,40 @@ fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
     );
     assert_eq!(banc.etat()["unites"]["deposee"], 0);
 }
+
+/// Issue 14, point 3 : le refus d'un fichier par la plateforme (422) se lit dans `_errors`,
+/// en clair et court, jamais en JSON brut, dans la sortie comme dans `vigie etat`.
+#[test]
+fn refus_d_un_fichier_dit_le_texte_de_errors() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 10_000);
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |q, r| {
+        if q.methode == "POST" && q.chemin == "/api/v1/fichiers" {
+            r.statut = 422;
+            r.corps = json!({
+                "_status": "422 Unprocessable Entity: {'titre': 'invalid name X.wav'}",
+                "_errors": { "titre": "invalid name X.wav" },
+            })
+            .to_string()
+            .into_bytes();
+        }
+    });
+    let out = banc
+        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("refusé (422) : titre : invalid name X.wav"),
+        "{e}"
+    );
+    let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+    assert!(etat.contains("titre : invalid name X.wav"), "{etat}");
+    for sortie in [&e, &etat] {
+        assert!(
+            !sortie.contains("_errors") && !sortie.contains("{'"),
+            "JSON brut : {sortie}"
+        );
+    }
+}
