@@ -1,8 +1,15 @@
 //! Le transport Vigie-Chiro : l'API de la plateforme et les PUT vers ses URL S3 signées
 //! (reqwest), chaque réponse classée en [`ReponseApi`] à un seul endroit ([`classer_reponse`],
-//! [`classer_erreur`]). Le protocole est décrit dans `PLATEFORME-VIGIECHIRO.md`.
+//! [`classer_erreur`]). Le protocole est décrit dans `PLATEFORME-VIGIECHIRO.md` ; le code du
+//! serveur (`Scille/vigiechiro-api`) fait foi.
 //!
 //! Pièges tenus ici :
+//! - les erreurs se lisent dans `_errors` (texte ou `{champ: message}`), à défaut `_status`
+//!   (`app.py` `make_json_error`) ; les dates partent en RFC 1123 ;
+//! - tout identifiant rendu par la plateforme est lu comme un [`IdObjet`] (24 chiffres
+//!   hexadécimaux) : une autre forme est une réponse illisible, et seul un `IdObjet` entre dans
+//!   un chemin d'URL ;
+//! - `GET /moi` reconnaît une adresse qui n'est pas l'API ([`ClientVigieChiro::moi`]) ;
 //! - le jeton part en `Authorization: Basic base64("<jeton>:")`, en-tête marqué sensible ;
 //!   jamais de jeton ni d'URL signée dans un message (les erreurs reqwest sont dépouillées de
 //!   leur URL, le reste est expurgé) ;
