@@ -452,6 +452,11 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
         })
         .unwrap();
     assert!(refus.is_some(), "refus non retenu dans le plan");
+    let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+    assert!(
+        etat.contains("refuse l'envoi en plusieurs parties"),
+        "{etat}"
+    );
 
     // La relance, même la plateforme rétablie, ne redemande pas le multipart.
     banc.bac().refuser_multipart(false);

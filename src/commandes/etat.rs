@@ -70,6 +70,12 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     if let Some(p) = &plan.participation {
         writeln!(s, "  participation Vigie-Chiro : {p}")?;
     }
+    if plan.multipart_refuse {
+        writeln!(
+            s,
+            "  la plateforme refuse l'envoi en plusieurs parties : les fichiers de ce plan partent en un seul PUT"
+        )?;
+    }
     writeln!(
         s,
         "  déposées     {:>6} / {}   ({} sur {})",
