@@ -48,10 +48,14 @@ fn retoucher_declarations(
 
 /// Un appel direct à l'API de la plateforme locale, comme le ferait le site web.
 fn appel(banc: &Banc, methode: reqwest::Method, chemin: &str, corps: Value) -> (u16, Value) {
+    // Un client par fil de test : ses connexions vivent sur le runtime du banc de ce test.
+    thread_local! {
+        static CLIENT: reqwest::Client = reqwest::Client::new();
+    }
     let url = format!("{}{chemin}", banc.bac().api());
+    let requete = CLIENT.with(|c| c.request(methode, url));
     banc.rt.block_on(async {
-        let rep = reqwest::Client::new()
-            .request(methode, url)
+        let rep = requete
             .basic_auth(JETON, Some(""))
             .json(&corps)
             .send()
@@ -341,6 +345,94 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
     let out = depot_de(&dossier, &[]);
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
+}
+
+/// Le même verdict sur quelques centaines de noms tirés (graine fixe) parmi les variantes de
+/// chaque morceau d'un nom : la règle de `vigie` et la déclaration de la plateforme.
+#[test]
+fn verdict_de_vigie_et_de_la_plateforme_sur_des_noms_tires() {
+    let banc = Banc::nouveau();
+    let choisir = |a: &mut Alea, l: &[&'static str]| l[a.entre(0, l.len() as u64 - 1) as usize];
+    let mut alea = Alea::graine(0x0B5E_2026);
+    let mut noms = std::collections::BTreeSet::new();
+    while noms.len() < 300 {
+        let a = &mut alea;
+        let routier = a.entre(0, 2) == 0;
+        let debut = if routier {
+            choisir(a, &["Cir270", "Cir", "cir270", "Car640380"])
+        } else {
+            choisir(a, &["Car640380", "Car", "car640380", "Cir270", "X"])
+        };
+        let annee = choisir(a, &["2026", "2026", "26", "20266"]);
+        let passage = choisir(
+            a,
+            &[
+                "Pass0", "Pass00", "Pass1", "Pass01", "Pass09", "Pass10", "Pass99", "Pass100",
+            ],
+        );
+        let milieu = if routier {
+            choisir(
+                a,
+                &["Tron0", "Tron1", "Tron01", "Tron10", "Tron100", "Tron"],
+            )
+        } else {
+            choisir(a, &["A1", "H2", "A3", "I1", "Z0", "Z1", "Z01", "Z10", "z1"])
+        };
+        let fin = if routier {
+            choisir(
+                a,
+                &[
+                    "-Chiro_0_00018_000",
+                    "-Chiro_1_18_000",
+                    "-Chiro_2_18_000",
+                    "-Chiro_18_00",
+                    "-Chiro_x_000",
+                ],
+            )
+        } else {
+            choisir(
+                a,
+                &[
+                    "-OB-1_20260621_224038_761",
+                    "-_20260621_224038_761",
+                    "-OB-1_20260621_224038",
+                    "-OB 1_20260621_224038_761",
+                ],
+            )
+        };
+        let extension = choisir(
+            a,
+            &[
+                ".wav", ".wav", ".WAV", ".ta", ".tac", ".tc", ".tcc", ".zip", ".zip.1", ".z12",
+                ".png", ".mp3", "",
+            ],
+        );
+        noms.insert(format!(
+            "{debut}-{annee}-{passage}-{milieu}{fin}{extension}"
+        ));
+    }
+    let mut acceptes = 0;
+    for titre in &noms {
+        let (statut, v) = appel(
+            &banc,
+            reqwest::Method::POST,
+            "/fichiers",
+            json!({ "titre": titre, "lien_participation": PARTICIPATION }),
+        );
+        let serveur = statut == 201;
+        assert!(serveur || statut == 422, "{titre} : {statut} {v}");
+        let vigie = vigie::inventaire::verdict_plateforme(titre).is_ok();
+        assert_eq!(
+            vigie, serveur,
+            "{titre} : vigie {vigie}, plateforme {statut} {v}"
+        );
+        acceptes += usize::from(serveur);
+    }
+    // Le tirage couvre les deux verdicts.
+    assert!(
+        acceptes > 20 && acceptes < noms.len() - 20,
+        "{acceptes} acceptés"
+    );
 }
 
 // ------------------------------------------------------------------------ déclaration
