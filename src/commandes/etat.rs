@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::OptionsGlobales;
-use crate::plan::{Base, DepotPlan, EtatUnite, ResumePlan};
+use crate::plan::{Base, CauseRefus, DepotPlan, EtatUnite, ResumePlan};
 use crate::sortie::CodeSortie;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
@@ -144,17 +144,32 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     Ok(())
 }
 
-/// La commande à lancer s'il reste quelque chose à faire.
+/// La seule commande à conseiller s'il reste quelque chose à faire : relancer le plan, et, si
+/// des refus définitifs restent, les relancer aussi une fois leur cause corrigée. Les refus
+/// d'authentification repartent sans `--y-compris-definitifs` (voir `remettre_en_file`) : après
+/// un jeton expiré, il suffit de se reconnecter.
 pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
     if r.deposee == r.total() {
-        None
-    } else if r.definitifs > 0 && r.definitifs == r.total() - r.deposee {
-        Some(format!(
-            "corrigez la cause des refus, puis vigie retenter-echecs {plan} --y-compris-definitifs"
-        ))
-    } else {
-        Some(format!("vigie retenter-echecs {plan}"))
+        return None;
     }
+    let refus = |authentification: bool| {
+        r.echecs_par_cause.iter().any(|(cause, definitif, n)| {
+            *definitif
+                && *n > 0
+                && (*cause == Some(CauseRefus::Authentification)) == authentification
+        })
+    };
+    Some(if refus(false) {
+        format!(
+            "corrigez la cause des refus définitifs, puis vigie retenter-echecs {plan} --y-compris-definitifs"
+        )
+    } else if refus(true) {
+        format!(
+            "renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3, puis vigie retenter-echecs {plan}"
+        )
+    } else {
+        format!("vigie retenter-echecs {plan}")
+    })
 }
 
 pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
@@ -226,6 +241,55 @@ fn date_locale(secondes: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn un_seul_geste_et_le_bon() {
+        let resume = |causes: Vec<(Option<CauseRefus>, bool, u64)>| ResumePlan {
+            deposee: 1,
+            echec: causes.iter().map(|c| c.2).sum(),
+            definitifs: causes.iter().filter(|c| c.1).map(|c| c.2).sum(),
+            echecs_par_cause: causes,
+            ..Default::default()
+        };
+        assert_eq!(prochaine_commande(2, &resume(vec![])), None);
+        // Un jeton expiré (401) : se reconnecter suffit, --y-compris-definitifs n'y est pour rien.
+        assert_eq!(
+            prochaine_commande(
+                2,
+                &resume(vec![(Some(CauseRefus::Authentification), true, 3)])
+            )
+            .as_deref(),
+            Some(
+                "renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3, puis vigie retenter-echecs 2"
+            )
+        );
+        // Des échecs transitoires : relancer, sans plus.
+        assert_eq!(
+            prochaine_commande(2, &resume(vec![(Some(CauseRefus::Serveur), false, 2)])).as_deref(),
+            Some("vigie retenter-echecs 2")
+        );
+        assert_eq!(
+            prochaine_commande(2, &resume(vec![(Some(CauseRefus::Contenu), false, 1)])).as_deref(),
+            Some("vigie retenter-echecs 2")
+        );
+        // Un refus définitif à corriger, mêlé ou non à des transitoires.
+        assert_eq!(
+            prochaine_commande(
+                2,
+                &resume(vec![
+                    (Some(CauseRefus::Droits), true, 1),
+                    (Some(CauseRefus::Serveur), false, 2)
+                ])
+            )
+            .as_deref(),
+            Some(
+                "corrigez la cause des refus définitifs, puis vigie retenter-echecs 2 --y-compris-definitifs"
+            )
+        );
+        for cause in CauseRefus::TOUTES {
+            assert!(!cause.conseil().contains("vigie retenter"), "{cause}");
+        }
+    }
 
     #[test]
     fn dates() {

@@ -638,8 +638,13 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
                 definitif: false,
                 cause,
                 message: format!(
-                    "{raison} après {} tentative(s){statut} : {detail}",
-                    issue.tentatives
+                    "{} après {}{statut} : {detail}",
+                    raison.en_clair(),
+                    crate::suivi::format::pluriel(
+                        u64::from(issue.tentatives),
+                        "tentative",
+                        "tentatives"
+                    )
                 ),
             }
         }
@@ -671,7 +676,10 @@ impl ObservateurReessai for ObservateurUnite<'_> {
     }
 
     fn decision(&self, d: &DecisionJournalisee) {
-        if d.raison.is_none() {
+        // Une nouvelle tentative, ou une écriture partie sans réponse (que la réconciliation
+        // rattrape d'ordinaire) : un incident du passage. Le bilan ne le dit « rattrapé » que si
+        // tout a fini déposé.
+        if matches!(d.raison, None | Some(RaisonArret::IssueInconnue)) {
             self.commun
                 .incidents_absorbes
                 .fetch_add(1, Ordering::Relaxed);
