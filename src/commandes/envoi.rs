@@ -141,7 +141,7 @@ pub(super) fn envoyer(
         plan,
         destination,
     } = pret;
-    let bilan = rt.block_on(async {
+    let (bilan, participation) = rt.block_on(async {
         let annulation = Annulation::new();
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
         ecouter_signaux(annulation.clone(), Arc::clone(&suivi));
@@ -162,7 +162,11 @@ pub(super) fn envoyer(
                     paralleles,
                     attente_reseau,
                 );
-                Arc::new(moteur).executer().await.map_err(erreur_en_passage)
+                let bilan = Arc::new(moteur)
+                    .executer()
+                    .await
+                    .map_err(erreur_en_passage)?;
+                anyhow::Ok((bilan, None))
             }
             Destination::VigieChiro(dest) => {
                 let client = super::vigiechiro::client(&dest.api)?;
@@ -172,7 +176,7 @@ pub(super) fn envoyer(
                 .await?;
                 let depositaire = DepositaireVigieChiro::nouveau(
                     client,
-                    participation,
+                    participation.clone(),
                     options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
                     options.taille_partie * MIO,
                 );
@@ -185,12 +189,16 @@ pub(super) fn envoyer(
                     paralleles,
                     attente_reseau,
                 );
-                Arc::new(moteur).executer().await.map_err(erreur_en_passage)
+                let bilan = Arc::new(moteur)
+                    .executer()
+                    .await
+                    .map_err(erreur_en_passage)?;
+                anyhow::Ok((bilan, Some(participation)))
             }
         }
     })?;
     drop(verrou);
-    afficher_bilan(g, &bilan)?;
+    afficher_bilan(g, &bilan, participation.as_deref())?;
     Ok(if bilan.interrompu {
         CodeSortie::Interrompu
     } else {
@@ -198,21 +206,53 @@ pub(super) fn envoyer(
     })
 }
 
-/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON.
-fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
-    let suite = prochaine_commande(b.plan, &b.resume);
+/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON. Une
+/// nuit entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance
+/// jamais de lui-même : le bilan le rappelle.
+fn afficher_bilan(g: &OptionsGlobales, b: &Bilan, participation: Option<&str>) -> Result<()> {
+    let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
+        participation.filter(|_| !b.interrompu).map(|p| {
+            format!("vigie traiter --participation {p} (lance le calcul de la participation)")
+        })
+    });
     crate::suivi::bilan::afficher(b, suite.as_deref(), g.json)?;
     Ok(())
+}
+
+/// Le point d'accès d'un plan S3 est fixé à sa création (il fait partie de son identité) : un
+/// `--endpoint-url` (ou `AWS_ENDPOINT_URL`) différent, passé à une commande qui reprend le
+/// plan, n'est pas pris en compte. On le dit plutôt que de l'ignorer en silence.
+fn endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) -> Option<String> {
+    let Destination::S3(d) = destination else {
+        return None;
+    };
+    let demande = s3.endpoint_url.as_deref()?;
+    let normalise = crate::destination::valider_endpoint(demande, true).ok();
+    if normalise.is_some() && normalise == d.endpoint {
+        return None;
+    }
+    Some(format!(
+        "attention : --endpoint-url (ou AWS_ENDPOINT_URL) {demande} n'est pas pris en compte : le plan {plan} \
+         vise {}, fixé à sa création",
+        d.endpoint
+            .as_deref()
+            .unwrap_or("AWS (point d'accès par défaut)")
+    ))
+}
+
+fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
+    if let Some(alerte) = endpoint_ignore(plan, destination, s3) {
+        let _ = writeln!(io::stderr().lock(), "{alerte}");
+    }
 }
 
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
     let (dossier, destination) = {
         let base = ouvrir_base(g)?;
         let plan = base.plan(args.plan)?;
-        (
-            plan.dossier.clone(),
-            Destination::depuis_identite(&plan.destination)?,
-        )
+        let destination = Destination::depuis_identite(&plan.destination)?;
+        signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+        (plan.dossier.clone(), destination)
     };
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
     // disparu ne part pas pour rien.
@@ -241,7 +281,9 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         &plan.destination,
         &plan.id.to_string(),
     )?;
-    let Destination::S3(dest) = Destination::depuis_identite(&plan.destination)? else {
+    let destination = Destination::depuis_identite(&plan.destination)?;
+    signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+    let Destination::S3(dest) = destination else {
         anyhow::bail!(
             "vigie verifier ne sait relire qu'une destination S3 ; sur la plateforme Vigie-Chiro, \
              la finalisation de chaque fichier (disponible) est déjà vérifiée au dépôt"
@@ -368,5 +410,41 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
             }
         }
         autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s3(endpoint: Option<&str>) -> OptionsS3 {
+        OptionsS3 {
+            endpoint_url: endpoint.map(str::to_owned),
+            region: None,
+            profil: None,
+        }
+    }
+
+    #[test]
+    fn un_endpoint_different_de_celui_du_plan_est_signale() {
+        let plan =
+            Destination::depuis_identite("s3://nuits/p?endpoint=http://127.0.0.1:9000").unwrap();
+        assert_eq!(endpoint_ignore(1, &plan, &s3(None)), None);
+        assert_eq!(
+            endpoint_ignore(1, &plan, &s3(Some("http://127.0.0.1:9000/"))),
+            None
+        );
+        assert_eq!(
+            endpoint_ignore(7, &plan, &s3(Some("https://s3.gra.io.cloud.ovh.net"))).as_deref(),
+            Some(
+                "attention : --endpoint-url (ou AWS_ENDPOINT_URL) https://s3.gra.io.cloud.ovh.net n'est pas \
+                 pris en compte : le plan 7 vise http://127.0.0.1:9000, fixé à sa création"
+            )
+        );
+        let aws = Destination::depuis_identite("s3://nuits/p").unwrap();
+        assert!(
+            endpoint_ignore(2, &aws, &s3(Some("http://127.0.0.1:9000")))
+                .is_some_and(|a| a.contains("AWS (point d'accès par défaut)"))
+        );
     }
 }

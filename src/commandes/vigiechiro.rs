@@ -84,8 +84,8 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
             return Err(ErreurAvecCode::new(
                 CodeSortie::EchecsTransitoires,
                 format!(
-                    "plateforme injoignable pour vérifier le jeton ({}) : réessayez quand le réseau reviendra",
-                    autre.detail().unwrap_or("")
+                    "le jeton n'a pas pu être vérifié : {} ; rien n'a été enregistré",
+                    pas_de_reponse_utile(&autre)
                 ),
             )
             .into());
@@ -104,6 +104,21 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
         eprintln!("attention : VIGIE_JETON est défini et l'emporte sur le jeton enregistré");
     }
     Ok(CodeSortie::Succes)
+}
+
+/// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus : le serveur a répondu
+/// qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une coupure du
+/// réseau : les deux ne se disent pas pareil.
+fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
+    match r {
+        ReponseApi::Refuse { statut, .. } => format!(
+            "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"
+        ),
+        autre => format!(
+            "plateforme injoignable ({}) ; réessayez quand le réseau sera revenu",
+            autre.detail().unwrap_or("sans détail")
+        ),
+    }
 }
 
 /// `vigie deconnexion` : efface le jeton enregistré.
@@ -172,8 +187,8 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         (autre, _) => Err(ErreurAvecCode::new(
             CodeSortie::EchecsTransitoires,
             format!(
-                "plateforme injoignable, rien n'est parti ({}) : relancez vigie traiter plus tard",
-                autre.detail().unwrap_or("")
+                "le calcul n'a pas été lancé : {}",
+                pas_de_reponse_utile(autre)
             ),
         )
         .into()),
@@ -317,4 +332,30 @@ fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
         ),
     )
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn un_503_n_est_pas_une_coupure_du_reseau() {
+        let refus: ReponseApi<()> = ReponseApi::Refuse {
+            statut: 503,
+            retry_after: None,
+            detail: "Service Unavailable".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&refus),
+            "la plateforme répond qu'elle est indisponible pour l'instant (503) ; réessayez dans quelques minutes"
+        );
+        let coupure: ReponseApi<()> = ReponseApi::Injoignable {
+            a_pu_atteindre: false,
+            detail: "connexion refusée".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&coupure),
+            "plateforme injoignable (connexion refusée) ; réessayez quand le réseau sera revenu"
+        );
+    }
 }
