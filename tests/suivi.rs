@@ -68,7 +68,10 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
     // Le bilan, sur la sortie standard, compte l'incident absorbé et ne propose rien ensuite.
     assert!(stdout.starts_with("Plan "), "{stdout}");
     assert!(stdout.contains("1 / 1 fichier déposé"), "{stdout}");
-    assert!(stdout.contains("1 incident rattrapé automatiquement"), "{stdout}");
+    assert!(
+        stdout.contains("1 incident rattrapé automatiquement"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("Ensuite"), "{stdout}");
 }
 

@@ -12,6 +12,7 @@ use crate::destination::{CibleParticipation, Destination, DestinationS3, Destina
 use crate::inventaire::{self, Inventaire};
 use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
 use crate::sortie::CodeSortie;
+use crate::suivi::format::{neutraliser, pluriel};
 
 /// Combien de noms un avertissement cite avant de résumer.
 const NOMS_CITES: usize = 10;
@@ -114,7 +115,12 @@ pub(super) fn planifier(
         let mut s = io::stderr().lock();
         writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
         for p in &problemes {
-            writeln!(s, "  {} : {}", p.chemin, p.probleme)?;
+            writeln!(
+                s,
+                "  {} : {}",
+                neutraliser(&p.chemin),
+                neutraliser(&p.probleme)
+            )?;
         }
         let fichiers: std::collections::BTreeSet<&str> =
             problemes.iter().map(|p| p.chemin.as_str()).collect();
@@ -146,7 +152,7 @@ fn citer(liste: &[String]) -> String {
     let mut s = liste
         .iter()
         .take(NOMS_CITES)
-        .cloned()
+        .map(|nom| neutraliser(nom).into_owned())
         .collect::<Vec<_>>()
         .join(", ");
     if liste.len() > NOMS_CITES {
@@ -185,10 +191,10 @@ fn annoncer_planification(
     let mut s = io::stderr().lock();
     writeln!(
         s,
-        "Plan {} {} : {} enregistrement(s), {}.",
+        "Plan {} {} : {}, {}.",
         plan.id,
         if r.cree { "créé" } else { "repris" },
-        inv.enregistrements.len(),
+        pluriel(inv.enregistrements.len() as u64, "fichier", "fichiers"),
         octets_lisibles(inv.octets())
     )?;
     if !r.cree && (r.ajoutees > 0 || r.retirees > 0 || r.reprises > 0) {
@@ -269,15 +275,15 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
             writeln!(
                 s,
                 "  {} → {} ({})",
-                u.chemin,
-                u.cle,
+                neutraliser(&u.chemin),
+                neutraliser(&u.cle),
                 octets_lisibles(u.taille)
             )?;
         }
         writeln!(
             s,
-            "Simulation : {} unité(s), {} partiraient vers {} ; rien n'a été envoyé.",
-            partiraient.len(),
+            "Simulation : {}, {} partiraient vers {} ; rien n'a été envoyé.",
+            pluriel(partiraient.len() as u64, "fichier", "fichiers"),
             octets_lisibles(octets),
             pret.destination
         )?;

@@ -26,6 +26,7 @@ use crate::reessai::{
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
+use crate::suivi::format::neutraliser;
 use crate::transport::s3::{ClientS3, ConfigS3};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
@@ -342,7 +343,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 &json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
             )?;
         } else {
-            writeln!(s, "  {} : {etat} ({detail})", unite.chemin)?;
+            writeln!(
+                s,
+                "  {} : {etat} ({})",
+                neutraliser(&unite.chemin),
+                neutraliser(&detail)
+            )?;
         }
     }
     if g.json {
@@ -352,13 +358,19 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     } else {
         writeln!(
             s,
-            "Plan {} : {intactes} unité(s) intacte(s) à la destination, {a_renvoyer} à renvoyer, {inconnues} non vérifiée(s).",
-            plan.id
+            "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {inconnues} non {}.",
+            plan.id,
+            crate::suivi::format::pluriel(intactes, "fichier intact", "fichiers intacts"),
+            if inconnues > 1 {
+                "vérifiés"
+            } else {
+                "vérifié"
+            }
         )?;
         if a_renvoyer > 0 {
             writeln!(
                 s,
-                "Les unités à renvoyer sont remises à déposer. Ensuite : vigie retenter-echecs {}",
+                "Les fichiers à renvoyer sont remis à déposer. Ensuite : vigie retenter-echecs {}",
                 plan.id
             )?;
         } else if inconnues > 0 {

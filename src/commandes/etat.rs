@@ -9,6 +9,7 @@ use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::OptionsGlobales;
 use crate::plan::{Base, CauseRefus, DepotPlan, EtatUnite, ResumePlan};
 use crate::sortie::CodeSortie;
+use crate::suivi::format::neutraliser;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
@@ -59,11 +60,13 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     writeln!(
         s,
         "Plan {} : {} → {}",
-        plan.id, plan.dossier, plan.destination
+        plan.id,
+        neutraliser(&plan.dossier),
+        neutraliser(&plan.destination)
     )?;
     writeln!(
         s,
-        "  déposées     {:>6} / {}   ({} sur {})",
+        "  déposés      {:>6} / {}   ({} sur {})",
         r.deposee,
         r.total(),
         octets_lisibles(r.octets_deposes),
@@ -73,7 +76,7 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
         (EtatUnite::ADeposer, "à déposer   "),
         (EtatUnite::EnCours, "en cours    "),
         (EtatUnite::Echec, "en échec    "),
-        (EtatUnite::Incertaine, "incertaines "),
+        (EtatUnite::Incertaine, "incertains  "),
     ] {
         let n = r.compte(etat);
         if n > 0 {
@@ -117,8 +120,8 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
                 writeln!(
                     s,
                     "    {} : {}",
-                    u.chemin,
-                    u.message.as_deref().unwrap_or("")
+                    neutraliser(&u.chemin),
+                    neutraliser(u.message.as_deref().unwrap_or(""))
                 )?;
             }
             if concernees.len() > ECHECS_NOMMES_PAR_CAUSE {
@@ -132,9 +135,9 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
         for u in en_echec.iter().filter(|u| u.etat == EtatUnite::Incertaine) {
             writeln!(
                 s,
-                "  incertaine : {} : {}",
-                u.chemin,
-                u.message.as_deref().unwrap_or("")
+                "  incertain : {} : {}",
+                neutraliser(&u.chemin),
+                neutraliser(u.message.as_deref().unwrap_or(""))
             )?;
         }
     }
@@ -185,7 +188,7 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     } else if !g.json {
         writeln!(
             s,
-            "plan  déposées      dernière activité     dossier → destination"
+            "plan  déposés       dernière activité     dossier → destination"
         )?;
     }
     for plan in &plans {
@@ -209,8 +212,8 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
                 plan.id,
                 format!("{}/{}", r.deposee, r.total()),
                 date_locale(plan.actif_le),
-                plan.dossier,
-                plan.destination
+                neutraliser(&plan.dossier),
+                neutraliser(&plan.destination)
             )?;
         }
     }

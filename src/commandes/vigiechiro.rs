@@ -14,6 +14,7 @@ use crate::reessai::{
     Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{ClientVigieChiro, meme_instant};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
@@ -96,7 +97,7 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
         writeln!(
             io::stdout().lock(),
             "Connecté en tant que {} ; jeton enregistré dans {} (lisible par vous seul).",
-            utilisateur.pseudo.as_deref().unwrap_or(&utilisateur.id),
+            neutraliser(utilisateur.pseudo.as_deref().unwrap_or(&utilisateur.id)),
             chemin.display()
         )?;
     }
@@ -166,7 +167,8 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         (ReponseApi::Refuse { statut: 400, detail, .. }, _) if detail.contains("Already") => {
             writeln!(
                 s,
-                "La plateforme répond que le calcul est déjà planifié ou en cours ({detail}) : rien n'a été relancé."
+                "La plateforme répond que le calcul est déjà planifié ou en cours ({}) : rien n'a été relancé.",
+                neutraliser(detail)
             )?;
             Ok(CodeSortie::Succes)
         }

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use super::format::{nom_court, octets_lisibles, reste_lisible};
+use super::format::{neutraliser, nom_court, octets_lisibles, reste_lisible};
 use super::tableau::{Fin, LARGEUR_NOM, Tableau};
 use super::{Horloge, HorlogeSysteme, Suivi};
 use crate::plan::{CauseRefus, DepotUnite};
@@ -354,16 +354,18 @@ impl Suivi for SuiviBarres {
             "échec"
         };
         self.imprimer(&format!(
-            "✗ {} : {nature} ({cause}) : {message}",
-            nom_court(&u.chemin, LARGEUR_NOM * 2)
+            "✗ {} : {nature} ({cause}) : {}",
+            nom_court(&u.chemin, LARGEUR_NOM * 2),
+            neutraliser(message)
         ));
     }
 
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
         self.finir(u, Fin::Incertaine);
         self.imprimer(&format!(
-            "? {} : issue inconnue, à réconcilier à la prochaine relance ({message})",
-            nom_court(&u.chemin, LARGEUR_NOM * 2)
+            "? {} : issue inconnue, à réconcilier à la prochaine relance ({})",
+            nom_court(&u.chemin, LARGEUR_NOM * 2),
+            neutraliser(message)
         ));
     }
 

@@ -24,6 +24,7 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::prelude::*;
 
+use super::format::neutraliser;
 use super::{couleurs_permises, ecran};
 use crate::transport::expurger;
 
@@ -185,7 +186,7 @@ impl Write for Ligne<'_> {
     fn write(&mut self, octets: &[u8]) -> io::Result<usize> {
         let propre = self.0.masque.appliquer(&String::from_utf8_lossy(octets));
         match &self.0.destination {
-            Destination::Erreur => ecran::ecrire_erreur(propre.as_bytes())?,
+            Destination::Erreur => ecran::ecrire_erreur(pour_le_terminal(&propre).as_bytes())?,
             Destination::Fichier(f) => f
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -202,9 +203,34 @@ impl Write for Ligne<'_> {
     }
 }
 
+/// Une ligne du journal rendue sûre pour le terminal. `tracing` y met ses couleurs (ESC) et
+/// échappe déjà les séquences ANSI des valeurs ; restent les CR, les LF qui fabriqueraient de
+/// fausses lignes et les marques de direction qu'un serveur peut glisser dans un message.
+fn pour_le_terminal(ligne: &str) -> String {
+    let (corps, fin) = match ligne.strip_suffix('\n') {
+        Some(corps) => (corps, "\n"),
+        None => (ligne, ""),
+    };
+    let mut propre: String = corps
+        .split('\u{1b}')
+        .map(|morceau| neutraliser(morceau).into_owned())
+        .collect::<Vec<_>>()
+        .join("\u{1b}");
+    propre.push_str(fin);
+    propre
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn le_journal_a_l_ecran_ne_fabrique_pas_de_fausse_ligne() {
+        assert_eq!(
+            pour_le_terminal("\u{1b}[33m WARN\u{1b}[0m refusé : a\r\nb \u{202e}x\n"),
+            "\u{1b}[33m WARN\u{1b}[0m refusé : a\\u{d}\\u{a}b \\u{202e}x\n"
+        );
+    }
 
     #[test]
     fn verbosite() {

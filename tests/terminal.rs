@@ -1,0 +1,75 @@
+//! Le naturaliste devant son terminal, et ce que le monde extérieur y envoie : ce que `vigie`
+//! affiche (messages, aides, lignes à 80 colonnes) et ce qu'il refuse de laisser passer
+//! (séquences d'échappement d'un serveur, liens symboliques glissés, bases étrangères).
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+mod commun;
+
+use commun::*;
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Aucun caractère qui commande le terminal : séquences d'échappement (ESC, CSI sur 8 bits),
+/// retour chariot, marques de direction.
+fn sans_caractere_dangereux(quoi: &str, texte: &str) {
+    for c in ['\u{1b}', '\u{9b}', '\r', '\u{7}', '\u{202e}', '\u{2066}'] {
+        assert!(
+            !texte.contains(c),
+            "{quoi} laisse passer {:?} : {texte:?}",
+            c
+        );
+    }
+}
+
+/// Un `<Message>` S3 piégé (CSI sur 8 bits, CR/LF qui fabrique une fausse ligne « ✓ », marque
+/// de direction) et un nom de fichier à marque de direction : rien n'atteint le terminal tel
+/// quel, ni pendant le dépôt, ni dans `vigie etat` qui relit le message gardé en base.
+#[test]
+fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
+    let banc = Banc::nouveau();
+    let piege = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000\u{202e}vaw.wav";
+    banc.fichier(piege, 1000);
+    let message =
+        "\u{9b}2J\u{9b}0m refus\u{e9}\r\n\u{2713} tout est d\u{e9}pos\u{e9} \u{202e}xe.nuit";
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "PUT" {
+            r.statut = 403;
+            r.entetes
+                .retain(|(n, _)| !n.to_ascii_lowercase().starts_with("x-amz-checksum"));
+            r.remplacer_entete("content-type", "application/xml");
+            r.corps = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>\
+                 <Message>{message}</Message></Error>"
+            )
+            .into_bytes();
+        }
+    });
+    let out = banc
+        .depot_via(&m.endpoint())
+        .args(["--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let erreur = stderr(&out);
+    sans_caractere_dangereux("le dépôt", &erreur);
+    sans_caractere_dangereux("le bilan", &stdout(&out));
+    assert!(
+        erreur.contains(r"\u{9b}2J") && erreur.contains(r"\u{202e}vaw.wav"),
+        "le texte neutralisé doit rester lisible : {erreur}"
+    );
+    assert!(
+        !erreur.lines().any(|l| l.starts_with('\u{2713}')),
+        "une fausse ligne « ✓ » : {erreur}"
+    );
+    let etat = banc.vigie().arg("etat").output().unwrap();
+    sans_caractere_dangereux("vigie etat", &stdout(&etat));
+    assert!(stdout(&etat).contains(r"\u{d}\u{a}"), "{}", texte(&etat));
+}
