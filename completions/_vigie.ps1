@@ -42,6 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('connexion', 'connexion', [CompletionResultType]::ParameterValue, 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro')
             [CompletionResult]::new('deconnexion', 'deconnexion', [CompletionResultType]::ParameterValue, 'Efface le jeton enregistré')
             [CompletionResult]::new('traiter', 'traiter', [CompletionResultType]::ParameterValue, 'Lance le calcul d''une participation sur la plateforme (jamais automatique)')
+            [CompletionResult]::new('renommer', 'renommer', [CompletionResultType]::ParameterValue, 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes')
             [CompletionResult]::new('bac-a-sable', 'bac-a-sable', [CompletionResultType]::ParameterValue, 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu''à Ctrl-C')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Écrit le script de complétion pour un shell sur la sortie standard')
@@ -228,6 +229,20 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;renommer' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais')
+            [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
+            [CompletionResult]::new('--appliquer', '--appliquer', [CompletionResultType]::ParameterName, 'Renomme pour de bon (sans cette option, montre seulement ce qui serait renommé)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')

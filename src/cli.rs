@@ -208,6 +208,12 @@ pub enum Commande {
     Deconnexion,
     /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
     Traiter(ArgsTraiter),
+    /// Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté.
+    ///
+    /// Aujourd'hui, la casse de l'extension (« .WAV » → « .wav ») : sans --appliquer, montre
+    /// chaque renommage et ce qui resterait à corriger à la main ; avec --appliquer, renomme.
+    /// Un nom déjà pris n'est jamais écrasé.
+    Renommer(ArgsRenommer),
     /// Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes.
     ///
     /// Fabrique une quarantaine de séquences WAV (384 kHz, 16 bits, mono) aux noms du
@@ -293,6 +299,16 @@ pub struct ArgsDepot {
 
     #[command(flatten)]
     pub s3: OptionsS3,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsRenommer {
+    /// Le dossier de la nuit (parcouru récursivement).
+    pub dossier: PathBuf,
+
+    /// Renomme pour de bon (sans cette option, montre seulement ce qui serait renommé).
+    #[arg(long)]
+    pub appliquer: bool,
 }
 
 #[derive(Debug, Args)]

@@ -255,7 +255,8 @@ static PASSAGE: LazyLock<Regex> =
 /// Valide les noms pour la plateforme Vigie-Chiro (règles de son serveur) : extension en
 /// minuscules, caractères permis, protocole point fixe (`Car…`) ou routier/pédestre (`Cir…`),
 /// et pas deux fichiers de même nom (la clé distante ne garde que le nom). Rend **tous** les
-/// refus, dans l'ordre des chemins.
+/// refus, dans l'ordre des chemins ; ceux d'un même fichier vont de la cause à ses
+/// conséquences : le premier est sa cause racine (`noms::causes_racines`).
 pub fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRefuse> {
     let mut refus = Vec::new();
     let mut vus: HashMap<&str, &str> = HashMap::new();

@@ -12,6 +12,7 @@ pub mod depot;
 pub mod destination;
 pub mod inventaire;
 pub mod jeton;
+pub mod noms;
 pub mod plan;
 pub mod reessai;
 pub mod sortie;

@@ -7,6 +7,7 @@
 
 mod commun;
 
+use commun::plateforme::*;
 use commun::*;
 
 fn stdout(out: &std::process::Output) -> String {
@@ -72,4 +73,102 @@ fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
     let etat = banc.vigie().arg("etat").output().unwrap();
     sans_caractere_dangereux("vigie etat", &stdout(&etat));
     assert!(stdout(&etat).contains(r"\u{d}\u{a}"), "{}", texte(&etat));
+}
+
+/// Cinquante fichiers en `.WAV` : une règle, cinq noms cités, un seul geste (`vigie renommer`),
+/// et pas de second refus « hors protocole » ; un nom à espace ne reçoit que sa cause racine.
+/// Puis `vigie renommer` sans `--appliquer` ne touche à rien, avec `--appliquer` renomme, et le
+/// dépôt passe.
+#[test]
+fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
+    let banc = Banc::nouveau();
+    for i in 0..50 {
+        banc.fichier(&format!("{}.WAV", nom(i).trim_end_matches(".wav")), 100);
+    }
+    banc.fichier(
+        "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000 (2).wav",
+        100,
+    );
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(
+        erreur.lines().count() <= 14,
+        "la liste ne se résume pas : {erreur}"
+    );
+    assert!(
+        erreur.contains("  50 fichiers : extension « .WAV » en majuscules"),
+        "{erreur}"
+    );
+    assert!(erreur.contains("    … et 45 autres"), "{erreur}");
+    let dossier = banc.nuit.display().to_string();
+    assert!(
+        erreur.contains(&format!(
+            "    → corrigez-les d'une commande : vigie renommer {dossier}"
+        )),
+        "{erreur}"
+    );
+    assert!(
+        !erreur.contains("protocole"),
+        "une seule cause par fichier : {erreur}"
+    );
+    assert!(!erreur.contains("la date et l'heure manquent"), "{erreur}");
+    assert!(erreur.contains("espace"), "{erreur}");
+    assert!(erreur.contains("51 fichiers à corriger"), "{erreur}");
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+
+    let avant = lister(&banc.nuit);
+    let vue = banc
+        .vigie()
+        .arg("renommer")
+        .arg(&banc.nuit)
+        .output()
+        .unwrap();
+    assert_eq!(lister(&banc.nuit), avant, "sans --appliquer, rien ne bouge");
+    let texte_vue = stdout(&vue);
+    assert_eq!(texte_vue.matches(".WAV → ").count(), 50, "{texte_vue}");
+    assert!(
+        texte_vue.contains(&format!(
+            "50 fichiers à renommer ; rien n'a été renommé. Pour le faire : vigie renommer {dossier} --appliquer"
+        )),
+        "{texte_vue}"
+    );
+    // Le nom à espace reste à corriger à la main : code 2.
+    assert_eq!(code(&vue), 2, "{}", texte(&vue));
+    assert!(
+        texte_vue.contains("Restent à corriger à la main"),
+        "{texte_vue}"
+    );
+
+    let faite = banc
+        .vigie()
+        .arg("renommer")
+        .arg(&banc.nuit)
+        .arg("--appliquer")
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&faite).contains("50 fichiers renommés."),
+        "{}",
+        texte(&faite)
+    );
+    let apres = lister(&banc.nuit);
+    assert_eq!(apres.iter().filter(|n| n.ends_with(".wav")).count(), 51);
+    assert!(!apres.iter().any(|n| n.ends_with(".WAV")));
+    std::fs::remove_file(
+        banc.nuit
+            .join("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000 (2).wav"),
+    )
+    .unwrap();
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+}
+
+fn lister(dossier: &std::path::Path) -> Vec<String> {
+    let mut noms: Vec<String> = std::fs::read_dir(dossier)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    noms.sort();
+    noms
 }

@@ -10,12 +10,16 @@ use super::{ligne_json, octets_lisibles, ouvrir_base};
 use crate::cli::{ArgsDepot, OptionsGlobales};
 use crate::destination::{CibleParticipation, Destination, DestinationS3, DestinationVigieChiro};
 use crate::inventaire::{self, Inventaire};
+use crate::noms::{self, Empechement};
 use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
 use crate::sortie::CodeSortie;
 use crate::suivi::format::{neutraliser, pluriel};
 
 /// Combien de noms un avertissement cite avant de résumer.
 const NOMS_CITES: usize = 10;
+/// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
+/// tous.
+const NOMS_CITES_PAR_REGLE: usize = 5;
 
 /// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
 pub(super) struct PlanPret {
@@ -85,7 +89,15 @@ pub(super) fn planifier(
             dossier_canonique.display()
         );
     };
-    let mut problemes = inventaire.problemes.clone();
+    let mut empechements: Vec<Empechement> = inventaire
+        .problemes
+        .iter()
+        .map(|p| Empechement {
+            chemin: p.chemin.clone(),
+            regle: p.probleme.clone(),
+            geste: String::new(),
+        })
+        .collect();
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
         match destination.cle(&e.chemin) {
@@ -95,38 +107,30 @@ pub(super) fn planifier(
                 taille: e.taille,
                 modifie_ns: e.modifie_ns,
             }),
-            Err(err) => problemes.push(inventaire::ProblemeFichier {
+            Err(err) => empechements.push(Empechement {
                 chemin: e.chemin.clone(),
-                probleme: err.to_string(),
+                regle: err.to_string(),
+                geste: String::new(),
             }),
         }
     }
     // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup.
     if matches!(destination, Destination::VigieChiro(_)) {
-        for refus in inventaire::valider_pour_vigiechiro(&inventaire.enregistrements) {
-            problemes.push(inventaire::ProblemeFichier {
-                chemin: refus.chemin,
-                probleme: format!("{} → {}", refus.regle, refus.geste),
-            });
-        }
+        empechements.extend(refus_de_la_plateforme(dossier, &inventaire));
     }
-    if !problemes.is_empty() {
-        problemes.sort_by(|a, b| a.chemin.cmp(&b.chemin));
+    if !empechements.is_empty() {
+        let racines = noms::causes_racines(empechements);
         let mut s = io::stderr().lock();
         writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
-        for p in &problemes {
-            writeln!(
-                s,
-                "  {} : {}",
-                neutraliser(&p.chemin),
-                neutraliser(&p.probleme)
-            )?;
+        for ligne in noms::lignes_des_groupes(
+            &noms::regrouper(racines.iter().cloned()),
+            NOMS_CITES_PAR_REGLE,
+        ) {
+            writeln!(s, "{}", neutraliser(&ligne))?;
         }
-        let fichiers: std::collections::BTreeSet<&str> =
-            problemes.iter().map(|p| p.chemin.as_str()).collect();
         bail!(
-            "{} fichier(s) à corriger avant de déposer (liste ci-dessus), puis relancez la même commande",
-            fichiers.len()
+            "{} à corriger avant de déposer (voir ci-dessus), puis relancez la même commande",
+            pluriel(racines.len() as u64, "fichier", "fichiers")
         );
     }
     let base = ouvrir_base(g)?;
@@ -146,6 +150,27 @@ pub(super) fn planifier(
         plan,
         destination,
     })
+}
+
+/// Les noms que la plateforme refusera, chacun par sa cause racine. Ce qui se corrige sans
+/// ambiguïté (la casse d'une extension) a pour geste une seule commande, `vigie renommer`, qui
+/// montre chaque renommage avant de le faire.
+fn refus_de_la_plateforme(dossier: &Path, inv: &Inventaire) -> Vec<Empechement> {
+    let renommages = noms::renommages_sans_ambiguite(dossier, &inv.enregistrements);
+    let commande = format!(
+        "corrigez-les d'une commande : vigie renommer {}",
+        noms::pour_le_shell(&dossier.display().to_string())
+    );
+    let refus = inventaire::valider_pour_vigiechiro(&inv.enregistrements)
+        .into_iter()
+        .map(Empechement::from);
+    let mut racines = noms::causes_racines(refus);
+    for e in &mut racines {
+        if noms::corrige_par_renommage(e, &inv.enregistrements, &renommages) {
+            e.geste = commande.clone();
+        }
+    }
+    racines
 }
 
 fn citer(liste: &[String]) -> String {

@@ -7,6 +7,7 @@ mod depot;
 mod docs;
 mod envoi;
 mod etat;
+mod renommer;
 #[cfg(feature = "bac-a-sable")]
 mod sable;
 mod vigiechiro;
@@ -35,6 +36,7 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Connexion(args) => vigiechiro::connexion(g, args),
         Commande::Deconnexion => vigiechiro::deconnexion(g),
         Commande::Traiter(args) => vigiechiro::traiter(g, args),
+        Commande::Renommer(args) => renommer::renommer(g, args),
         #[cfg(feature = "bac-a-sable")]
         Commande::Demo(args) => demo::demo(g, args),
         #[cfg(feature = "bac-a-sable")]
