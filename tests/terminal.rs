@@ -172,3 +172,35 @@ fn lister(dossier: &std::path::Path) -> Vec<String> {
     noms.sort();
     noms
 }
+
+/// Sans identifiants S3 : un message en français qui dit quoi faire, sans la phrase anglaise du
+/// SDK ; avec un profil inconnu, le profil est nommé.
+#[test]
+fn identifiants_s3_absents_dits_en_francais() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    for (profil, attendu) in [
+        (
+            None,
+            "aucun identifiant S3 utilisable : définissez AWS_ACCESS_KEY_ID",
+        ),
+        (
+            Some("terrain"),
+            "aucun identifiant S3 utilisable (le profil « terrain » est introuvable ou incomplet) : définissez",
+        ),
+    ] {
+        let mut c = banc.depot();
+        c.env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY");
+        if let Some(p) = profil {
+            c.args(["--profil", p]);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let erreur = stderr(&out);
+        assert!(erreur.contains(attendu), "{erreur}");
+        assert!(!erreur.contains("an error occurred"), "{erreur}");
+        assert!(!erreur.contains("loading credentials"), "{erreur}");
+    }
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}

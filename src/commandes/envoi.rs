@@ -15,7 +15,9 @@ use tokio::task::JoinSet;
 use super::depot::{PlanPret, planifier};
 use super::etat::{code_du_plan, prochaine_commande};
 use super::{ligne_json, ouvrir_base};
-use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
+use crate::cli::{
+    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
+};
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{Bilan, Moteur};
@@ -66,7 +68,7 @@ fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
 }
 
 /// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
-fn reglages_emission(e: &OptionsEnvoi) -> Result<ReglagesEmission> {
+fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
     let bruts = ReglagesEnSecondes {
         tentatives_max: Some(e.tentatives),
         base_s: Some(e.attente_base),
@@ -132,7 +134,7 @@ pub(super) fn envoyer(
     options: &OptionsEnvoi,
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
-    let emission = reglages_emission(options)?;
+    let emission = reglages_emission(&options.reessai)?;
     let paralleles = usize::from(options.paralleles);
     let attente_reseau = duree("attente-reseau", options.attente_reseau, 7 * UN_JOUR)?;
     let rt = runtime()?;
@@ -291,7 +293,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         );
     };
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
-    let emission = reglages_emission(&args.envoi)?;
+    let emission = reglages_emission(&args.reessai)?;
     let rt = runtime()?;
     let constats = rt.block_on(async {
         let client = Arc::new(ClientS3::connecter(&dest, &config_s3(&args.s3)).await?);
