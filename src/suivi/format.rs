@@ -92,16 +92,26 @@ pub fn neutraliser(texte: &str) -> Cow<'_, str> {
     Cow::Owned(propre)
 }
 
-/// Un nom tenant en `largeur` caractères : on garde la fin, qui porte l'heure d'enregistrement et
-/// distingue les fichiers d'une même nuit (`…_221500_000.wav`).
+/// Un nom tenant en `largeur` caractères. On garde le début, qui porte le site
+/// (`Car640139`, jusqu'au premier « - » s'il vient assez tôt), et la fin, qui porte l'heure
+/// d'enregistrement et distingue les fichiers d'une même nuit (`_221500_000.wav`) ; on coupe le
+/// milieu (`-2026-Pass1-A1-OB-1_20260621`), le même pour toute la nuit.
 pub fn nom_court(nom: &str, largeur: usize) -> String {
     let nom = neutraliser(nom);
     let n = nom.chars().count();
     if n <= largeur || largeur == 0 {
         return nom.into_owned();
     }
-    let fin: String = nom.chars().skip(n - (largeur - 1)).collect();
-    format!("…{fin}")
+    let tete_max = (largeur - 1) / 3;
+    let tete = nom
+        .chars()
+        .position(|c| c == '-')
+        .filter(|&p| p <= tete_max)
+        .unwrap_or(tete_max);
+    let queue = largeur - 1 - tete;
+    let debut: String = nom.chars().take(tete).collect();
+    let fin: String = nom.chars().skip(n - queue).collect();
+    format!("{debut}…{fin}")
 }
 
 #[cfg(test)]
@@ -168,15 +178,16 @@ mod tests {
     }
 
     #[test]
-    fn noms_courts_gardent_la_fin() {
+    fn noms_courts_gardent_le_site_et_l_heure() {
         let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
         assert_eq!(nom_court(nom, 100), nom);
+        assert_eq!(
+            nom_court(nom, 41),
+            "Car640139…A1-OB-1_20260621_221500_000.wav"
+        );
         let court = nom_court(nom, 20);
         assert_eq!(court.chars().count(), 20);
-        assert!(
-            court.starts_with('…') && court.ends_with("_221500_000.wav"),
-            "{court}"
-        );
+        assert_eq!(court, "Car640…21500_000.wav");
         assert_eq!(nom_court("été", 2), "…é");
     }
 }
