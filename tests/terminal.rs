@@ -204,3 +204,163 @@ fn identifiants_s3_absents_dits_en_francais() {
     }
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 }
+
+/// `vigie connexion --jeton -` dans un terminal (un pseudo-terminal ouvert par `script`) : une
+/// invite, et le jeton collé ne s'affiche pas (le terminal ne l'écrit pas en écho).
+#[test]
+fn connexion_dans_un_terminal_invite_et_saisie_masquee() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("script (util-linux) est nécessaire à cet essai");
+    }
+    let banc = Banc::nouveau();
+    let commande = format!(
+        "{} connexion --jeton - --api {}",
+        env!("CARGO_BIN_EXE_vigie"),
+        banc.bac().api()
+    );
+    let mut enfant = std::process::Command::new("script")
+        .args(["-qec", &commande, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", banc.dossier.path())
+        .env("TERM", "xterm")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ecran = Arc::new(Mutex::new(Vec::new()));
+    let lecteur = {
+        let ecran = Arc::clone(&ecran);
+        let mut sortie = enfant.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut tampon = [0u8; 1024];
+            while let Ok(n) = sortie.read(&mut tampon) {
+                if n == 0 {
+                    break;
+                }
+                ecran.lock().unwrap().extend_from_slice(&tampon[..n]);
+            }
+        })
+    };
+    let vu = || String::from_utf8_lossy(&ecran.lock().unwrap()).into_owned();
+    let debut = Instant::now();
+    while !vu().contains("Collez le jeton") {
+        assert!(
+            debut.elapsed() < Duration::from_secs(30),
+            "pas d'invite : {:?}",
+            vu()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Un humain colle le jeton après avoir lu l'invite ; l'écho est coupé juste après qu'elle
+    // s'est écrite (et ce qui serait arrivé avant serait jeté) : on lui en laisse le temps.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut entree = enfant.stdin.take().unwrap();
+    entree.write_all(format!("{JETON}\n").as_bytes()).unwrap();
+    entree.flush().unwrap();
+    let statut = enfant.wait().unwrap();
+    drop(entree);
+    lecteur.join().unwrap();
+    let ecran = vu();
+    assert!(statut.success(), "{ecran}");
+    assert!(ecran.contains("Connecté en tant que"), "{ecran}");
+    assert!(!ecran.contains(JETON), "le jeton s'affiche : {ecran}");
+    let enregistre = banc.dossier.path().join(".config/vigie/jeton");
+    assert_eq!(std::fs::read_to_string(enregistre).unwrap().trim(), JETON);
+}
+
+fn plans(banc: &Banc) -> String {
+    stdout(&banc.vigie().arg("plans").output().unwrap())
+}
+
+/// Un passage arrêté avant tout envoi ne laisse pas de plan vide dans `vigie plans` : jeton
+/// absent, participation dont la création est refusée, identifiants S3 absents, simulation.
+#[test]
+fn rien_d_envoye_aucun_plan_vide() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    // Sans jeton.
+    let mut c = banc.vigie();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().api());
+    let out = c.output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(stderr(&out).contains("aucun jeton"), "{}", texte(&out));
+    // Une participation dont la plateforme refuse la création.
+    let out = banc
+        .vigie_plateforme()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args([
+            "--site",
+            vigie::bac_a_sable::SITE_NON_VERROUILLE,
+            "--point",
+            "B2",
+        ])
+        .args([
+            "--debut",
+            "2026-06-21T21:30:00Z",
+            "--fin",
+            "2026-06-22T06:00:00Z",
+        ])
+        .arg("--api")
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    // Sans identifiants S3, puis en simulation.
+    let out = banc
+        .depot()
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot().arg("--simulation").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        plans(&banc).starts_with("Aucun plan"),
+        "un plan vide est resté : {}",
+        plans(&banc)
+    );
+    assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+}
+
+/// `vigie plans` donne la dernière activité à l'heure locale : `TZ` est respecté.
+#[test]
+fn plans_a_l_heure_locale() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let heure = |tz: &str| -> i64 {
+        let out = banc.vigie().arg("plans").env("TZ", tz).output().unwrap();
+        let texte = stdout(&out);
+        let ligne = texte.lines().nth(1).unwrap_or_default().to_owned();
+        assert!(!ligne.contains("UTC"), "{ligne}");
+        // « 2026-11-30 17:13 » : l'heure est le champ qui suit la date.
+        let hh = ligne
+            .split_whitespace()
+            .find(|m| m.len() == 5 && m.as_bytes()[2] == b':')
+            .unwrap_or_else(|| panic!("pas d'heure dans {ligne:?}"));
+        hh[..2].parse().unwrap()
+    };
+    let (utc, plus_3) = (heure("UTC0"), heure("XYZ-3"));
+    assert_eq!(
+        (plus_3 - utc).rem_euclid(24),
+        3,
+        "TZ ignoré : {utc} h et {plus_3} h"
+    );
+}

@@ -27,15 +27,33 @@ pub(super) struct PlanPret {
     pub _verrou: VerrouPlan,
     pub plan: DepotPlan,
     pub destination: Destination,
+    /// Le plan vient d'être créé par ce passage.
+    pub cree: bool,
 }
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     let destination = destination_demandee(&args)?;
-    let pret = planifier(g, &args.dossier, destination, args.redeposer_modifies)?;
-    if args.simulation {
-        return simuler(g, &pret);
+    // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant de planifier.
+    if matches!(destination, Destination::VigieChiro(_)) {
+        crate::jeton::lire()?;
     }
-    super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
+    let pret = planifier(g, &args.dossier, destination, args.redeposer_modifies)?;
+    let (chemin_base, plan, cree) = (pret.base.chemin().to_owned(), pret.plan.id, pret.cree);
+    let issue = if args.simulation {
+        simuler(g, &pret)
+    } else {
+        super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
+    };
+    // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (simulation, identifiants,
+    // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
+    if cree && (args.simulation || issue.is_err()) {
+        let creation_refusee = issue
+            .as_ref()
+            .err()
+            .is_some_and(|e| crate::sortie::code_pour_erreur(e) == CodeSortie::RefusDefinitifs);
+        Base::ouvrir(&chemin_base)?.oublier_plan_intact(plan, creation_refusee)?;
+    }
+    issue
 }
 
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).
@@ -149,6 +167,7 @@ pub(super) fn planifier(
         _verrou: verrou,
         plan,
         destination,
+        cree: r.cree,
     })
 }
 

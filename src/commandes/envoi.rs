@@ -143,6 +143,7 @@ pub(super) fn envoyer(
         _verrou: verrou,
         plan,
         destination,
+        ..
     } = pret;
     let (bilan, participation) = rt.block_on(async {
         let annulation = Annulation::new();
@@ -255,6 +256,9 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         let plan = base.plan(args.plan)?;
         let destination = Destination::depuis_identite(&plan.destination)?;
         signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+        if matches!(destination, Destination::VigieChiro(_)) {
+            crate::jeton::lire()?;
+        }
         (plan.dossier.clone(), destination)
     };
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier

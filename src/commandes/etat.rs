@@ -220,24 +220,22 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     Ok(CodeSortie::Succes)
 }
 
-/// Une date Unix lisible, « 2026-11-29 17:30 UTC », sans dépendance de fuseau.
+/// Une date Unix lisible, à l'heure locale (`TZ` respecté) : « 2026-11-29 18:30 ».
 fn date_locale(secondes: i64) -> String {
-    let jours = secondes.div_euclid(86_400);
-    let dans_jour = secondes.rem_euclid(86_400);
-    // Date civile depuis un nombre de jours (algorithme de H. Hinnant).
-    let z = jours + 719_468;
-    let ere = z.div_euclid(146_097);
-    let jde = z.rem_euclid(146_097);
-    let ade = (jde - jde / 1460 + jde / 36_524 - jde / 146_096) / 365;
-    let jda = jde - (365 * ade + ade / 4 - ade / 100);
-    let mp = (5 * jda + 2) / 153;
-    let jour = jda - (153 * mp + 2) / 5 + 1;
-    let mois = if mp < 10 { mp + 3 } else { mp - 9 };
-    let annee = ade + ere * 400 + i64::from(mois <= 2);
-    format!(
-        "{annee:04}-{mois:02}-{jour:02} {:02}:{:02} UTC",
-        dans_jour / 3600,
-        dans_jour % 3600 / 60
+    date_dans(secondes, &chrono::Local)
+}
+
+fn date_dans<Z: chrono::TimeZone>(secondes: i64, fuseau: &Z) -> String
+where
+    Z::Offset: std::fmt::Display,
+{
+    chrono::DateTime::from_timestamp(secondes, 0).map_or_else(
+        || format!("{secondes} s"),
+        |utc| {
+            utc.with_timezone(fuseau)
+                .format("%Y-%m-%d %H:%M")
+                .to_string()
+        },
     )
 }
 
@@ -296,8 +294,14 @@ mod tests {
 
     #[test]
     fn dates() {
-        assert_eq!(date_locale(0), "1970-01-01 00:00 UTC");
-        assert_eq!(date_locale(1_795_973_400), "2026-11-29 17:30 UTC");
-        assert_eq!(date_locale(951_782_400), "2000-02-29 00:00 UTC");
+        let utc = chrono::Utc;
+        assert_eq!(date_dans(0, &utc), "1970-01-01 00:00");
+        assert_eq!(date_dans(1_795_973_400, &utc), "2026-11-29 17:30");
+        assert_eq!(date_dans(951_782_400, &utc), "2000-02-29 00:00");
+        let paris_en_hiver = chrono::FixedOffset::east_opt(3600).unwrap();
+        assert_eq!(
+            date_dans(1_795_973_400, &paris_en_hiver),
+            "2026-11-29 18:30"
+        );
     }
 }

@@ -51,12 +51,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<CodeSortie> {
     let api = valider_endpoint(&args.api.url, false)?;
     let jeton = if args.jeton == "-" {
-        let mut ligne = String::new();
-        io::stdin()
-            .lock()
-            .read_line(&mut ligne)
-            .context("lecture du jeton")?;
-        ligne
+        lire_jeton_colle()?
     } else {
         args.jeton.clone()
     };
@@ -120,6 +115,31 @@ fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
             autre.detail().unwrap_or("sans détail")
         ),
     }
+}
+
+/// Le jeton de `--jeton -` : dans un terminal, à une invite et sans écho (il ne reste ni à
+/// l'écran ni dans le défilement) ; sinon lu tel quel sur l'entrée standard
+/// (`echo "$JETON" | vigie connexion --jeton -`).
+fn lire_jeton_colle() -> Result<String> {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        // L'invite va où l'utilisateur regarde : la sortie d'erreur, ou à défaut la sortie
+        // standard, pourvu que ce soit un terminal.
+        let terminal = [console::Term::stderr(), console::Term::stdout()]
+            .into_iter()
+            .find(console::Term::is_term);
+        if let Some(t) = terminal {
+            t.write_str("Collez le jeton copié sur le site (il ne s'affiche pas), puis Entrée : ")
+                .context("invite du jeton")?;
+            return t.read_secure_line().context("lecture du jeton");
+        }
+    }
+    let mut ligne = String::new();
+    io::stdin()
+        .lock()
+        .read_line(&mut ligne)
+        .context("lecture du jeton")?;
+    Ok(ligne)
 }
 
 /// `vigie deconnexion` : efface le jeton enregistré.

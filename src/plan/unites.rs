@@ -583,6 +583,39 @@ impl Base {
             .map_err(|e| self.err(e))
     }
 
+    /// Oublie un plan qui n'a encore rien fait : toutes ses unités à déposer, aucune partie
+    /// envoyée, et aucune participation créée ni émise (sauf si `creation_refusee` : la
+    /// plateforme a refusé la création, rien n'existe chez elle). C'est le cas d'un plan créé par
+    /// un passage qui s'est arrêté avant tout envoi (identifiants absents, participation
+    /// refusée, simulation) : il n'a rien à reprendre, et `vigie plans` ne doit pas le montrer.
+    /// Rend vrai si le plan a été oublié ; un plan qui a commencé reste, lui, intact.
+    pub fn oublier_plan_intact(&mut self, plan_id: i64, creation_refusee: bool) -> Resultat<bool> {
+        let chemin = self.chemin.clone();
+        let err = |e| ErreurBase::depuis_sqlite(&chemin, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let entame: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM depot_unite WHERE plan_id = ?1 AND etat != 'a_deposer') \
+                 OR EXISTS (SELECT 1 FROM depot_partie JOIN depot_unite ON depot_unite.id = depot_partie.unite_id \
+                            WHERE depot_unite.plan_id = ?1) \
+                 OR EXISTS (SELECT 1 FROM depot_plan WHERE id = ?1 AND (participation IS NOT NULL \
+                            OR (participation_emise_le IS NOT NULL AND NOT ?2)))",
+                params![plan_id, creation_refusee],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        if entame {
+            return Ok(false);
+        }
+        tx.execute("DELETE FROM depot_plan WHERE id = ?1", [plan_id])
+            .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(true)
+    }
+
     /// Note qu'une création de participation va partir : écrit **avant** l'émission.
     pub fn noter_creation_participation(&self, plan_id: i64) -> Resultat<()> {
         self.executer(
