@@ -72,8 +72,8 @@ pub enum ErreurInventaire {
     Introuvable(PathBuf),
     #[error("{0} n'est pas un dossier : donnez le dossier de la nuit")]
     PasUnDossier(PathBuf),
-    #[error("le dossier {chemin} est illisible : {source}")]
-    Illisible { chemin: PathBuf, source: io::Error },
+    #[error("le dossier {chemin} est illisible : {}", crate::sortie::erreur_systeme(.cause))]
+    Illisible { chemin: PathBuf, cause: io::Error },
     #[error(
         "aucun enregistrement dans {dossier} (.wav, .ta, .tac, .tc, .tcc, .zip){} : est-ce le bon dossier ?",
         if *.ignores > 0 { format!(" ; {} autre(s) fichier(s) ignoré(s)", .ignores) } else { String::new() }
@@ -110,10 +110,10 @@ pub fn inventorier(dossier: &Path) -> Result<Inventaire, ErreurInventaire> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(ErreurInventaire::Introuvable(dossier.to_owned()));
         }
-        Err(source) => {
+        Err(cause) => {
             return Err(ErreurInventaire::Illisible {
                 chemin: dossier.to_owned(),
-                source,
+                cause,
             });
         }
     };
@@ -143,16 +143,19 @@ fn parcourir(
         Ok(e) => e,
         // La racine illisible arrête tout ; un sous-dossier illisible est un problème parmi
         // d'autres, relevé avec eux.
-        Err(source) if racine => {
+        Err(cause) if racine => {
             return Err(ErreurInventaire::Illisible {
                 chemin: dossier.to_owned(),
-                source,
+                cause,
             });
         }
         Err(e) => {
             inv.problemes.push(ProblemeFichier {
                 chemin: prefixe.trim_end_matches('/').to_owned(),
-                probleme: format!("dossier illisible ({e}) : vérifiez ses droits"),
+                probleme: format!(
+                    "dossier illisible ({}) : vérifiez ses droits",
+                    crate::sortie::erreur_systeme(&e)
+                ),
             });
             return Ok(());
         }
@@ -163,7 +166,10 @@ fn parcourir(
             Err(e) => {
                 inv.problemes.push(ProblemeFichier {
                     chemin: prefixe.trim_end_matches('/').to_owned(),
-                    probleme: format!("lecture du dossier interrompue ({e})"),
+                    probleme: format!(
+                        "lecture du dossier interrompue ({})",
+                        crate::sortie::erreur_systeme(&e)
+                    ),
                 });
                 continue;
             }
@@ -198,7 +204,7 @@ fn parcourir(
             Err(e) => {
                 inv.problemes.push(ProblemeFichier {
                     chemin,
-                    probleme: format!("illisible ({e})"),
+                    probleme: format!("illisible ({})", crate::sortie::erreur_systeme(&e)),
                 });
                 continue;
             }
@@ -218,7 +224,10 @@ fn parcourir(
         } else if let Err(e) = File::open(entree.path()) {
             inv.problemes.push(ProblemeFichier {
                 chemin,
-                probleme: format!("illisible ({e}) : vérifiez ses droits (chmod u+r)"),
+                probleme: format!(
+                    "illisible ({}) : vérifiez ses droits (chmod u+r)",
+                    crate::sortie::erreur_systeme(&e)
+                ),
             });
         } else {
             inv.enregistrements.push(Enregistrement {

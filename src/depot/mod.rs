@@ -559,7 +559,10 @@ pub(crate) fn partie_reutilisable(
 
 pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String> {
     match std::fs::metadata(chemin) {
-        Err(e) => Some(format!("fichier illisible ou disparu ({e})")),
+        Err(e) => Some(format!(
+            "fichier illisible ou disparu ({})",
+            crate::sortie::erreur_systeme(&e)
+        )),
         Ok(m) if m.len() != unite.taille => Some(format!(
             "le fichier a changé de taille ({} → {} octets)",
             unite.taille,
@@ -576,7 +579,10 @@ pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
     IssueUnite::Echec {
         definitif: false,
         cause: CauseRefus::Local,
-        message: format!("lecture du fichier impossible : {e}"),
+        message: format!(
+            "lecture du fichier impossible : {}",
+            crate::sortie::erreur_systeme(e)
+        ),
     }
 }
 

@@ -23,6 +23,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
+use crate::sortie::erreur_systeme;
+
 pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
 pub use unites::{EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
@@ -64,10 +66,10 @@ pub enum ErreurBase {
          La dernière écriture a été annulée, le plan est intact."
     )]
     DisquePlein { chemin: PathBuf },
-    #[error("impossible de créer la base {chemin} : {source}")]
+    #[error("impossible de créer la base {chemin} : {}", erreur_systeme(.cause))]
     Creation {
         chemin: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error(
         "aucun emplacement pour la base : ni XDG_DATA_HOME ni HOME ne sont définis ; indiquez --base FICHIER"
@@ -83,15 +85,15 @@ pub enum ErreurBase {
         match .pid { Some(p) => format!(" (processus {p})"), None => String::new() }
     )]
     PlanOccupe { plan: String, pid: Option<u32> },
-    #[error("verrou du plan ({chemin}) : {source}")]
+    #[error("verrou du plan ({chemin}) : {}", erreur_systeme(.cause))]
     Verrou {
         chemin: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("base {chemin} : {source}")]
+    #[error("base {chemin} : {}", erreur_sqlite(.cause))]
     Sqlite {
         chemin: PathBuf,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
 }
 
@@ -118,9 +120,30 @@ impl ErreurBase {
             },
             _ => ErreurBase::Sqlite {
                 chemin: chemin.to_owned(),
-                source: e,
+                cause: e,
             },
         }
+    }
+}
+
+/// Une erreur SQLite dite en français, avec ce qu'il faut vérifier (« attempt to write a
+/// readonly database » ne dit pas quoi faire). Les cas rares gardent le texte de SQLite.
+fn erreur_sqlite(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => "la base est en lecture seule : vérifiez les droits du fichier et de son \
+             dossier (SQLite écrit aussi à côté, dans -wal et -shm), ou indiquez une autre base avec --base"
+            .into(),
+        Some(ErrorCode::CannotOpen) => {
+            "impossible d'ouvrir le fichier : son dossier existe-t-il, est-il accessible ?".into()
+        }
+        Some(ErrorCode::PermissionDenied) => "permission refusée : vérifiez les droits".into(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            "la base est restée occupée par un autre programme : réessayez quand il aura fini".into()
+        }
+        Some(ErrorCode::SystemIoFailure) => {
+            "erreur d'entrée-sortie du disque : vérifiez le support (clé, carte, disque)".into()
+        }
+        _ => format!("erreur SQLite : {e}"),
     }
 }
 
@@ -260,9 +283,9 @@ impl Base {
 
 /// Crée le fichier de base, vide, en 0600 (et son dossier en 0700).
 fn creer_fichier_prive(chemin: &Path) -> Resultat<()> {
-    let err = |source| ErreurBase::Creation {
+    let err = |cause| ErreurBase::Creation {
         chemin: chemin.to_owned(),
-        source,
+        cause,
     };
     if let Some(parent) = chemin.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::DirBuilder::new()
@@ -373,6 +396,39 @@ mod tests {
         assert!(e.to_string().contains("mettez vigie à jour"));
         assert_eq!(fs::read(&chemin).unwrap(), avant, "la base a été modifiée");
         assert!(!dir.path().join("v.sqlite-wal").exists());
+    }
+
+    /// « attempt to write a readonly database » et « Permission denied (os error 13):
+    /// Permission denied (os error 13) » : en français, et une seule fois.
+    #[test]
+    fn erreurs_sqlite_et_systeme_en_francais_sans_repetition() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        Base::ouvrir(&chemin).unwrap();
+        let lecture =
+            Connection::open_with_flags(&chemin, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let e = lecture.execute("CREATE TABLE t (x)", []).unwrap_err();
+        let texte = format!(
+            "{:#}",
+            anyhow::Error::from(ErreurBase::depuis_sqlite(&chemin, e))
+        );
+        assert!(
+            texte.contains("la base est en lecture seule : vérifiez les droits"),
+            "{texte}"
+        );
+        assert!(
+            !texte.contains("readonly") && !texte.contains("attempt"),
+            "{texte}"
+        );
+        let e = ErreurBase::Creation {
+            chemin: "/nuit/v.sqlite".into(),
+            cause: std::io::Error::from_raw_os_error(13),
+        };
+        assert_eq!(
+            format!("{:#}", anyhow::Error::from(e)),
+            "impossible de créer la base /nuit/v.sqlite : permission refusée (vérifiez les droits) (code 13)"
+        );
     }
 
     #[test]

@@ -48,11 +48,14 @@ pub struct ReglagesJournal<'a> {
 
 /// Le fichier journal n'a pas pu être ouvert.
 #[derive(Debug, thiserror::Error)]
-#[error("impossible d'ouvrir le journal {}", chemin.display())]
+#[error(
+    "impossible d'ouvrir le journal {} : {}",
+    chemin.display(),
+    crate::sortie::erreur_systeme(.cause)
+)]
 pub struct ErreurJournal {
     pub chemin: PathBuf,
-    #[source]
-    pub source: io::Error,
+    pub cause: io::Error,
 }
 
 /// Le filtre de la sortie d'erreur quand `RUST_LOG` n'est pas défini : par défaut, les
@@ -77,9 +80,9 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
     let fichier = r
         .fichier
         .map(|chemin| {
-            ouvrir_en_prive(chemin).map_err(|source| ErreurJournal {
+            ouvrir_en_prive(chemin).map_err(|cause| ErreurJournal {
                 chemin: chemin.to_owned(),
-                source,
+                cause,
             })
         })
         .transpose()?;
