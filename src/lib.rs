@@ -14,6 +14,7 @@ pub mod inventaire;
 pub mod jeton;
 pub mod noms;
 pub mod plan;
+pub mod plateforme;
 pub mod reessai;
 pub mod sortie;
 pub mod suivi;

@@ -364,3 +364,76 @@ fn plans_a_l_heure_locale() {
         "TZ ignoré : {utc} h et {plus_3} h"
     );
 }
+
+/// Pendant l'envoi, un fichier de la nuit est remplacé (`mv -T`) par un lien vers un fichier
+/// secret de même taille et même date, un autre par un autre fichier ordinaire de même taille
+/// et même date : ni l'un ni l'autre n'est envoyé ni déclaré déposé.
+#[test]
+fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
+    let banc = Banc::nouveau();
+    let (a, b, c) = (nom(1), nom(2), nom(3));
+    banc.fichier(&a, 30_000);
+    let chemin_b = banc.fichier(&b, 20_000);
+    let chemin_c = banc.fichier(&c, 10_000);
+    let secrets = banc.dossier.path().join("secrets");
+    std::fs::create_dir_all(&secrets).unwrap();
+    let cle_a = banc.cle(&a);
+    let drapeau = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let remplacer = {
+        let drapeau = std::sync::Arc::clone(&drapeau);
+        let secrets = secrets.clone();
+        move || {
+            if drapeau.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            for (cible, taille, lien) in [(&chemin_b, 20_000, true), (&chemin_c, 10_000, false)] {
+                let date = std::fs::metadata(cible).unwrap().modified().unwrap();
+                let secret = secrets.join(format!("secret-{taille}"));
+                std::fs::write(&secret, vec![b'S'; taille]).unwrap();
+                std::fs::File::options()
+                    .write(true)
+                    .open(&secret)
+                    .unwrap()
+                    .set_modified(date)
+                    .unwrap();
+                let provisoire = cible.with_extension("provisoire");
+                if lien {
+                    std::os::unix::fs::symlink(&secret, &provisoire).unwrap();
+                } else {
+                    std::fs::rename(&secret, &provisoire).unwrap();
+                }
+                std::fs::rename(&provisoire, cible).unwrap();
+            }
+        }
+    };
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, _| {
+        if q.methode == "PUT" && q.chemin.contains(&cle_a) {
+            remplacer();
+        }
+    });
+    let out = banc
+        .depot_via(&m.endpoint())
+        .args(["--paralleles", "1", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert!(
+        drapeau.load(std::sync::atomic::Ordering::SeqCst),
+        "aucun remplacement"
+    );
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(erreur.contains("lien symbolique"), "{erreur}");
+    assert!(erreur.contains("remplacé par un autre"), "{erreur}");
+    for n in [&b, &c] {
+        let objet = banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(n));
+        let recu = std::fs::read(&objet).unwrap_or_default();
+        assert!(
+            !recu.contains(&b'S') || recu.is_empty(),
+            "{n} : le secret est parti"
+        );
+        assert!(!objet.exists(), "{n} a été envoyé");
+    }
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 2, "{etat}");
+}

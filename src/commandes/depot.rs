@@ -124,6 +124,14 @@ pub(super) fn planifier(
                 cle,
                 taille: e.taille,
                 modifie_ns: e.modifie_ns,
+                // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas
+                // un autre glissé à sa place, que l'envoi devra retrouver.
+                identite: dossier
+                    .join(&e.chemin)
+                    .symlink_metadata()
+                    .ok()
+                    .as_ref()
+                    .and_then(crate::plateforme::identite),
             }),
             Err(err) => empechements.push(Empechement {
                 chemin: e.chemin.clone(),

@@ -558,7 +558,16 @@ pub(crate) fn partie_reutilisable(
 }
 
 pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String> {
-    match std::fs::metadata(chemin) {
+    // Sans suivre de lien : un lien glissé à la place du fichier est un changement, pas le
+    // fichier (voir `plateforme`).
+    match std::fs::symlink_metadata(chemin) {
+        Ok(m) if m.file_type().is_symlink() => {
+            Some("le fichier a été remplacé par un lien symbolique, qui n'est pas suivi".into())
+        }
+        Ok(m) if !m.file_type().is_file() => Some("ce n'est plus un fichier ordinaire".into()),
+        Ok(m) if unite.identite.is_some() && crate::plateforme::identite(&m) != unite.identite => {
+            Some("le fichier a été remplacé par un autre (même nom, autre fichier)".into())
+        }
         Err(e) => Some(format!(
             "fichier illisible ou disparu ({})",
             crate::sortie::erreur_systeme(&e)

@@ -39,6 +39,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_ajouter_participation",
         include_str!("../../migrations/0002_ajouter_participation.sql"),
     ),
+    (
+        "0003_noter_identite_fichier",
+        include_str!("../../migrations/0003_noter_identite_fichier.sql"),
+    ),
 ];
 
 /// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.

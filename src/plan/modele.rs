@@ -192,6 +192,8 @@ pub struct DepotUnite {
     pub somme_controle: Option<String>,
     pub etag: Option<String>,
     pub modifie_depuis: bool,
+    /// L'identité du fichier planifié (voir `plateforme::identite`), si le système en donne.
+    pub identite: Option<String>,
 }
 
 /// Une partie persistée d'un envoi multipart.

@@ -18,6 +18,8 @@ pub struct FichierPlanifie {
     pub cle: String,
     pub taille: u64,
     pub modifie_ns: i64,
+    /// L'identité du fichier à la planification (voir `plateforme::identite`).
+    pub identite: Option<String>,
 }
 
 /// Ce que la (re)planification a changé.
@@ -39,7 +41,7 @@ pub struct Replanification {
 }
 
 const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
-     cause_refus, message, envoi_id, somme_controle, etag, modifie_depuis";
+     cause_refus, message, envoi_id, somme_controle, etag, modifie_depuis, identite";
 
 fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
     Ok(DepotUnite {
@@ -57,6 +59,7 @@ fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
         somme_controle: r.get(11)?,
         etag: r.get(12)?,
         modifie_depuis: r.get(13)?,
+        identite: r.get(14)?,
     })
 }
 
@@ -205,12 +208,15 @@ impl Base {
             etat: EtatUnite,
             taille: u64,
             modifie_ns: i64,
+            identite: Option<String>,
             vu: bool,
         }
         let mut connues: HashMap<String, Connue> = HashMap::new();
         {
             let mut st = tx
-                .prepare("SELECT id, chemin, etat, taille, modifie_ns FROM depot_unite WHERE plan_id = ?1")
+                .prepare(
+                    "SELECT id, chemin, etat, taille, modifie_ns, identite FROM depot_unite WHERE plan_id = ?1",
+                )
                 .map_err(err)?;
             let lignes = st
                 .query_map([plan_id], |r| {
@@ -221,6 +227,7 @@ impl Base {
                             etat: r.get(2)?,
                             taille: r.get::<_, i64>(3)? as u64,
                             modifie_ns: r.get(4)?,
+                            identite: r.get(5)?,
                             vu: false,
                         },
                     ))
@@ -235,8 +242,8 @@ impl Base {
         {
             let mut inserer = tx
                 .prepare(
-                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns) \
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, identite) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )
                 .map_err(err)?;
             let mut mettre_a_jour = tx
@@ -252,6 +259,9 @@ impl Base {
             let mut signaler = tx
                 .prepare("UPDATE depot_unite SET modifie_depuis = 1 WHERE id = ?1")
                 .map_err(err)?;
+            let mut noter_identite = tx
+                .prepare("UPDATE depot_unite SET identite = ?2 WHERE id = ?1")
+                .map_err(err)?;
             let mut redeposer = tx
                 .prepare(
                     "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
@@ -265,12 +275,26 @@ impl Base {
                 match connues.get_mut(&f.chemin) {
                     None => {
                         inserer
-                            .execute(params![plan_id, f.chemin, f.cle, taille, f.modifie_ns])
+                            .execute(params![
+                                plan_id,
+                                f.chemin,
+                                f.cle,
+                                taille,
+                                f.modifie_ns,
+                                f.identite
+                            ])
                             .map_err(err)?;
                         bilan.ajoutees += 1;
                     }
                     Some(c) => {
                         c.vu = true;
+                        // Le fichier est celui que l'inventaire vient de voir : c'est lui que
+                        // l'envoi devra retrouver.
+                        if c.identite != f.identite {
+                            noter_identite
+                                .execute(params![c.id, f.identite])
+                                .map_err(err)?;
+                        }
                         let change = c.taille != f.taille || c.modifie_ns != f.modifie_ns;
                         if !change {
                             continue;
@@ -668,7 +692,26 @@ mod tests {
             cle: format!("nuit/{chemin}"),
             taille,
             modifie_ns,
+            identite: Some(format!("1:{modifie_ns}")),
         }
+    }
+
+    #[test]
+    fn l_identite_du_fichier_suit_chaque_planification() {
+        let (_d, mut b) = base();
+        let mut f = fichier("a.wav", 10, 5);
+        b.planifier("/n", "s3://c", std::slice::from_ref(&f), false)
+            .unwrap();
+        let identite = |b: &Base| {
+            b.unites(1, &[EtatUnite::ADeposer]).unwrap()[0]
+                .identite
+                .clone()
+        };
+        assert_eq!(identite(&b).as_deref(), Some("1:5"));
+        // Même taille, même date, autre fichier (copié, restauré) : l'identité suit.
+        f.identite = Some("1:99".into());
+        b.planifier("/n", "s3://c", &[f], false).unwrap();
+        assert_eq!(identite(&b).as_deref(), Some("1:99"));
     }
 
     fn base() -> (tempfile::TempDir, Base) {

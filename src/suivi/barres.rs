@@ -650,6 +650,7 @@ mod tests {
             somme_controle: None,
             etag: None,
             modifie_depuis: false,
+            identite: None,
         }
     }
 
