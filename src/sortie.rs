@@ -94,7 +94,9 @@ pub fn erreur_systeme(e: &std::io::Error) -> String {
         K::DirectoryNotEmpty => "le dossier n'est pas vide",
         // O_NOFOLLOW sur un lien symbolique : ELOOP, que std ne nomme pas encore.
         #[cfg(unix)]
-        _ if code == libc::ELOOP => "c'est un lien symbolique, qui n'est pas suivi",
+        _ if code == libc::ELOOP => {
+            "c'est un lien symbolique, qui n'est pas suivi : donnez le chemin du fichier lui-même"
+        }
         K::InvalidFilename => "nom de fichier invalide",
         K::FileTooLarge => "fichier trop gros",
         K::ResourceBusy => "ressource occupée",
@@ -127,7 +129,7 @@ mod tests {
         );
         assert_eq!(
             erreur_systeme(&std::io::Error::from_raw_os_error(40)),
-            "c'est un lien symbolique, qui n'est pas suivi (code 40)"
+            "c'est un lien symbolique, qui n'est pas suivi : donnez le chemin du fichier lui-même (code 40)"
         );
         let propre = std::io::Error::other("le fichier a changé");
         assert_eq!(erreur_systeme(&propre), "le fichier a changé");

@@ -437,3 +437,53 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
     assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
     assert_eq!(etat["unites"]["echec"], 2, "{etat}");
 }
+
+/// `--journal` vers un lien symbolique : refusé clairement (code 2), la cible n'est ni écrite ni
+/// changée de droits.
+#[test]
+fn le_journal_ne_suit_pas_les_liens() {
+    use std::os::unix::fs::PermissionsExt;
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    let cible = banc.dossier.path().join("fichier-d-autrui");
+    std::fs::write(&cible, b"contenu").unwrap();
+    std::fs::set_permissions(&cible, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let lien = banc.dossier.path().join("journal.jsonl");
+    std::os::unix::fs::symlink(&cible, &lien).unwrap();
+    let out = banc.depot().arg("--journal").arg(&lien).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(
+        erreur.contains("impossible d'ouvrir le journal")
+            && erreur.contains("c'est un lien symbolique, qui n'est pas suivi"),
+        "{erreur}"
+    );
+    assert_eq!(std::fs::read(&cible).unwrap(), b"contenu");
+    let mode = std::fs::metadata(&cible).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "les droits de la cible ont changé");
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}
+
+/// Le journal sur un disque plein (`/dev/full` : chaque écriture y rend ENOSPC) : dit une fois
+/// sur la sortie d'erreur, et le dépôt va au bout.
+#[test]
+fn un_journal_sur_disque_plein_le_dit_une_fois() {
+    let banc = Banc::nouveau();
+    for i in 1..=3 {
+        banc.fichier(&nom(i), 1000);
+    }
+    let out = banc
+        .depot()
+        .args(["--journal", "/dev/full", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert_eq!(
+        erreur
+            .matches("attention : le journal /dev/full ne peut plus être écrit (disque plein")
+            .count(),
+        1,
+        "{erreur}"
+    );
+}

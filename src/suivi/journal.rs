@@ -18,6 +18,7 @@ use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tracing_subscriber::EnvFilter;
@@ -102,7 +103,11 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
             .flatten_event(true)
             .with_ansi(false)
             .with_writer(Ecrivain {
-                destination: Destination::Fichier(Mutex::new(f)),
+                destination: Destination::Fichier {
+                    fichier: Mutex::new(f),
+                    chemin: r.fichier.map(Path::to_owned).unwrap_or_default(),
+                    en_panne: AtomicBool::new(false),
+                },
                 masque,
             })
             .with_filter(EnvFilter::new(FILTRE_FICHIER))
@@ -115,14 +120,19 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
 }
 
 /// Ouvre (ou crée) le journal en ajout, lisible du seul propriétaire, même s'il existait avec
-/// des droits plus larges.
+/// des droits plus larges. Un lien symbolique n'est pas suivi (`O_NOFOLLOW` : ELOOP) : il
+/// ferait écrire ailleurs, et changer les droits de sa cible. Seul un fichier ordinaire voit
+/// ses droits resserrés (`/dev/null` reste ce qu'il est).
 fn ouvrir_en_prive(chemin: &Path) -> io::Result<File> {
     let f = OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(chemin)?;
-    f.set_permissions(Permissions::from_mode(0o600))?;
+    if f.metadata()?.file_type().is_file() {
+        f.set_permissions(Permissions::from_mode(0o600))?;
+    }
     Ok(f)
 }
 
@@ -165,7 +175,12 @@ impl Masque {
 
 enum Destination {
     Erreur,
-    Fichier(Mutex<File>),
+    Fichier {
+        fichier: Mutex<File>,
+        chemin: PathBuf,
+        /// Une écriture a déjà échoué (disque plein…) : dit une fois, pas à chaque ligne.
+        en_panne: AtomicBool,
+    },
 }
 
 /// Ce que `tracing-subscriber` appelle pour écrire un événement formaté (un appel par
@@ -190,10 +205,32 @@ impl Write for Ligne<'_> {
         let propre = self.0.masque.appliquer(&String::from_utf8_lossy(octets));
         match &self.0.destination {
             Destination::Erreur => ecran::ecrire_erreur(pour_le_terminal(&propre).as_bytes())?,
-            Destination::Fichier(f) => f
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .write_all(propre.as_bytes())?,
+            Destination::Fichier {
+                fichier,
+                chemin,
+                en_panne,
+            } => {
+                let ecrit = fichier
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .write_all(propre.as_bytes());
+                // `tracing` tait les erreurs d'écriture : un journal perdu sur un disque plein
+                // le serait en silence. On le dit une fois, sur la sortie d'erreur, et le dépôt
+                // continue.
+                if let Err(e) = ecrit
+                    && !en_panne.swap(true, Ordering::Relaxed)
+                {
+                    let _ = ecran::ecrire_erreur(
+                        format!(
+                            "attention : le journal {} ne peut plus être écrit ({}) : la suite du \
+                             journal est perdue, le dépôt continue\n",
+                            chemin.display(),
+                            crate::sortie::erreur_systeme(&e)
+                        )
+                        .as_bytes(),
+                    );
+                }
+            }
         }
         Ok(octets.len())
     }
@@ -201,7 +238,11 @@ impl Write for Ligne<'_> {
     fn flush(&mut self) -> io::Result<()> {
         match &self.0.destination {
             Destination::Erreur => Ok(()),
-            Destination::Fichier(f) => f.lock().unwrap_or_else(|e| e.into_inner()).flush(),
+            Destination::Fichier { fichier, .. } => {
+                // Une panne déjà dite ne se redit pas ici.
+                let _ = fichier.lock().unwrap_or_else(|e| e.into_inner()).flush();
+                Ok(())
+            }
         }
     }
 }
