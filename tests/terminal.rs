@@ -487,3 +487,67 @@ fn un_journal_sur_disque_plein_le_dit_une_fois() {
         "{erreur}"
     );
 }
+
+/// Une base SQLite qui n'est pas de vigie (ni vide) est refusée par chaque commande sans être
+/// touchée ; et sans base, `plans` et `etat` ne créent rien.
+#[test]
+fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
+    use std::os::unix::fs::PermissionsExt;
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    // Sans base : rien n'est créé.
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(stdout(&out).starts_with("Aucun plan"), "{}", texte(&out));
+    let out = banc.vigie().arg("etat").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        stderr(&out).contains("lancez d'abord vigie depot"),
+        "{}",
+        texte(&out)
+    );
+    assert!(
+        !banc.base.exists(),
+        "une commande de lecture a créé la base"
+    );
+    assert!(!banc.base.parent().unwrap().exists());
+
+    std::fs::create_dir_all(banc.base.parent().unwrap()).unwrap();
+    {
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        c.execute_batch(
+            "CREATE TABLE especes (nom TEXT); INSERT INTO especes VALUES ('Pipistrelle');",
+        )
+        .unwrap();
+    }
+    std::fs::set_permissions(&banc.base, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let avant = std::fs::read(&banc.base).unwrap();
+    for mut commande in [banc.vigie(), banc.vigie(), banc.depot(), banc.vigie()]
+        .into_iter()
+        .zip([vec!["plans"], vec!["etat"], vec![], vec!["retenter-echecs"]])
+        .map(|(mut c, args)| {
+            c.args(args);
+            c
+        })
+    {
+        let out = commande.output().unwrap();
+        assert_eq!(code(&out), 2, "{}", texte(&out));
+        assert!(
+            stderr(&out).contains("n'est pas une base vigie") && stderr(&out).contains("--base"),
+            "{}",
+            texte(&out)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&banc.base).unwrap(),
+        avant,
+        "la base a été modifiée"
+    );
+    let mode = std::fs::metadata(&banc.base).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644);
+    assert!(
+        !banc.base.with_extension("sqlite-wal").exists(),
+        "WAL activé"
+    );
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}

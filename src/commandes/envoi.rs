@@ -14,7 +14,7 @@ use tokio::task::JoinSet;
 
 use super::depot::{PlanPret, planifier};
 use super::etat::{code_du_plan, prochaine_commande};
-use super::{ligne_json, ouvrir_base};
+use super::{ligne_json, ouvrir_base_existante};
 use crate::cli::{
     ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
 };
@@ -252,7 +252,7 @@ fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3
 
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
     let (dossier, destination) = {
-        let base = ouvrir_base(g)?;
+        let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;
         let destination = Destination::depuis_identite(&plan.destination)?;
         signaler_endpoint_ignore(plan.id, &destination, &args.s3);
@@ -280,7 +280,7 @@ enum Constat {
 }
 
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
-    let base = ouvrir_base(g)?;
+    let base = ouvrir_base_existante(g)?;
     let plan = base.plan(args.plan)?;
     let _verrou = VerrouPlan::prendre(
         base.chemin(),

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use anyhow::Result;
 use serde_json::json;
 
-use super::{ligne_json, octets_lisibles, ouvrir_base};
+use super::{chemin_base, ligne_json, octets_lisibles, ouvrir_base_existante};
 use crate::cli::OptionsGlobales;
 use crate::plan::{Base, CauseRefus, DepotPlan, EtatUnite, ResumePlan};
 use crate::sortie::CodeSortie;
@@ -15,7 +15,7 @@ use crate::suivi::format::neutraliser;
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
 
 pub fn etat(g: &OptionsGlobales, plan: Option<i64>) -> Result<CodeSortie> {
-    let base = ouvrir_base(g)?;
+    let base = ouvrir_base_existante(g)?;
     let plan = base.plan(plan)?;
     let resume = base.resume(plan.id)?;
     if g.json {
@@ -176,7 +176,18 @@ pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
 }
 
 pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
-    let base = ouvrir_base(g)?;
+    let chemin = chemin_base(g)?;
+    // Sans base, aucun plan : on le dit sans la créer.
+    let Some(base) = Base::ouvrir_existante(&chemin)? else {
+        if !g.json {
+            writeln!(
+                io::stdout().lock(),
+                "Aucun plan dans {} : vigie depot en crée un.",
+                chemin.display()
+            )?;
+        }
+        return Ok(CodeSortie::Succes);
+    };
     let plans = base.plans()?;
     let mut s = io::stdout().lock();
     if plans.is_empty() && !g.json {

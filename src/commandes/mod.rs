@@ -66,6 +66,13 @@ fn ouvrir_base(g: &OptionsGlobales) -> Result<Base> {
     Ok(Base::ouvrir(&chemin)?)
 }
 
+/// La base des plans si elle existe, sans la créer : une commande qui lit ou reprend un plan
+/// n'a rien à créer (sans base, il n'y a pas de plan).
+fn ouvrir_base_existante(g: &OptionsGlobales) -> Result<Base> {
+    let chemin = chemin_base(g)?;
+    Base::ouvrir_existante(&chemin)?.ok_or_else(|| plan::ErreurBase::AucunPlan { chemin }.into())
+}
+
 fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {
     Ok(match &g.base {
         Some(b) => b.clone(),

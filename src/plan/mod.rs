@@ -79,6 +79,11 @@ pub enum ErreurBase {
         "aucun emplacement pour la base : ni XDG_DATA_HOME ni HOME ne sont définis ; indiquez --base FICHIER"
     )]
     SansEmplacement,
+    #[error(
+        "{chemin} n'est pas une base vigie : c'est une base SQLite qui contient déjà d'autres \
+         tables. Elle n'a pas été modifiée : indiquez une autre base avec --base (ou VIGIE_BASE)."
+    )]
+    Etrangere { chemin: PathBuf },
     #[error("aucun plan n'existe encore dans {chemin} : lancez d'abord vigie depot")]
     AucunPlan { chemin: PathBuf },
     #[error("le plan {id} n'existe pas dans {chemin} : vigie plans les liste")]
@@ -217,6 +222,13 @@ impl Base {
         // La version d'abord, avant toute écriture : c'est aussi cette lecture qui révèle un
         // fichier qui n'est pas une base SQLite.
         let version = self.version_schema()?;
+        // Une base qui n'est ni vide ni de vigie (d'une autre application, ou un mauvais
+        // --base) est refusée avant la moindre écriture : ni tables ajoutées, ni WAL.
+        if self.est_etrangere(version)? {
+            return Err(ErreurBase::Etrangere {
+                chemin: self.chemin.clone(),
+            });
+        }
         let connue = Self::version_connue();
         if version > connue {
             return Err(ErreurBase::VersionFuture {
@@ -245,6 +257,29 @@ impl Base {
             .pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| self.err(e))?;
         self.migrer()
+    }
+
+    /// Vide, ou portant la table des plans : une base de vigie. Autre chose : une base étrangère.
+    fn est_etrangere(&self, version: i64) -> Resultat<bool> {
+        let (objets, plans): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT count(*), count(*) FILTER (WHERE type = 'table' AND name = 'depot_plan') \
+                 FROM sqlite_master",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(objets > 0 && (version == 0 || plans == 0))
+    }
+
+    /// La base de `chemin` si elle existe, sans rien créer : pour les commandes qui ne font que
+    /// lire (`plans`, `etat`), ou qui reprennent un plan existant.
+    pub fn ouvrir_existante(chemin: &Path) -> Resultat<Option<Base>> {
+        if !chemin.exists() {
+            return Ok(None);
+        }
+        Base::ouvrir(chemin).map(Some)
     }
 
     fn version_schema(&self) -> Resultat<i64> {
@@ -433,6 +468,30 @@ mod tests {
             format!("{:#}", anyhow::Error::from(e)),
             "impossible de créer la base /nuit/v.sqlite : permission refusée (vérifiez les droits) (code 13)"
         );
+    }
+
+    #[test]
+    fn base_etrangere_refusee_sans_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        for version in [0, 1, 42] {
+            let chemin = dir.path().join(format!("autre-{version}.sqlite"));
+            {
+                let c = Connection::open(&chemin).unwrap();
+                c.execute_batch("CREATE TABLE notes (texte TEXT); INSERT INTO notes VALUES ('x');")
+                    .unwrap();
+                c.pragma_update(None, "user_version", version).unwrap();
+            }
+            let avant = fs::read(&chemin).unwrap();
+            let e = Base::ouvrir(&chemin).unwrap_err();
+            assert!(matches!(e, ErreurBase::Etrangere { .. }), "{version} : {e}");
+            assert!(e.to_string().contains("n'est pas une base vigie"), "{e}");
+            assert_eq!(fs::read(&chemin).unwrap(), avant, "la base a été modifiée");
+            assert!(!chemin.with_extension("sqlite-wal").exists());
+        }
+        // Vide, elle devient une base vigie.
+        let vide = dir.path().join("vide.sqlite");
+        Connection::open(&vide).unwrap();
+        Base::ouvrir(&vide).unwrap();
     }
 
     #[test]
