@@ -551,3 +551,75 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
     );
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 }
+
+/// Un serveur qui répond 503 à tout : l'échec se dit en clair (« abandonné après 2
+/// tentatives ») et pas sous son nom interne, le bilan ne prétend rien rattrapé, et ne conseille
+/// qu'une commande, sans `--y-compris-definitifs`.
+#[test]
+fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
+    use vigie::bac_a_sable::{Operation, Panne, Regle};
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    banc.fichier(&nom(2), 2000);
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::PutObject),
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    ));
+    let out = banc
+        .depot()
+        .args(["--tentatives", "2", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let (sortie, erreur) = (stdout(&out), stderr(&out));
+    assert!(
+        erreur.contains("abandonné après 2 tentatives (503)"),
+        "{erreur}"
+    );
+    for interne in [
+        "tentatives_epuisees",
+        "echeance_depassee",
+        "refus_definitif",
+    ] {
+        assert!(
+            !erreur.contains(interne) && !sortie.contains(interne),
+            "{}",
+            texte(&out)
+        );
+    }
+    assert!(sortie.contains("Plan 1 : 0 / 2 fichier déposé"), "{sortie}");
+    assert!(
+        sortie.contains("  Rien n'a été envoyé pendant ce passage."),
+        "{sortie}"
+    );
+    assert!(
+        !sortie.contains("sans geste") && !sortie.contains("rattrap"),
+        "{sortie}"
+    );
+    assert!(
+        sortie.ends_with("Ensuite : vigie retenter-echecs 1\n"),
+        "{sortie}"
+    );
+    assert!(!sortie.contains("--y-compris-definitifs"), "{sortie}");
+    assert!(!sortie.contains("quand le réseau"), "{sortie}");
+}
+
+/// Une nuit entièrement déposée sur la plateforme : le bilan rappelle `vigie traiter`, que
+/// `vigie` ne lance jamais de lui-même.
+#[test]
+fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        stdout(&out).ends_with(&format!(
+            "Ensuite : vigie traiter --participation {PARTICIPATION} (lance le calcul de la participation)\n"
+        )),
+        "{}",
+        texte(&out)
+    );
+}
