@@ -38,7 +38,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le d
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les fichiers en échec, interrompus ou incertains d\'un plan (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque unité déposée y est-elle, intacte ?'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ?'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
@@ -54,10 +54,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 (ex. 2026-06-21T21:30:00Z)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre d\'unités envoyées en même temps [défaut : 4]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
@@ -80,10 +80,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événeme
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre d\'unités envoyées en même temps [défaut : 4]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 5 vers Vigie-Chiro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r

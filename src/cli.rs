@@ -11,10 +11,10 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 /// Codes de sortie, repris dans la page de manuel.
 pub const APRES_AIDE: &str = "\
 Codes de sortie :
-  0    toutes les unités du plan sont déposées
-  1    le passage est fini mais des unités restent en échec transitoire : vigie retenter-echecs
+  0    tous les fichiers du plan sont déposés
+  1    le passage est fini mais des fichiers restent en échec transitoire : vigie retenter-echecs
   2    usage ou configuration invalide : rien n'a été envoyé
-  3    des unités sont refusées définitivement (4xx) : un geste humain est nécessaire
+  3    des fichiers sont refusés définitivement (4xx) : un geste humain est nécessaire
   4    le plan est déjà en cours de traitement par un autre vigie
   130  interrompu (Ctrl-C) : le plan est à jour, relancer reprend";
 
@@ -361,7 +361,7 @@ pub enum Commande {
     Etat(ArgsPlan),
     /// Liste les plans de la base.
     Plans,
-    /// Relit la destination : chaque unité déposée y est-elle, intacte ?
+    /// Relit la destination : chaque fichier déposé y est-il, intact ?
     Verifier(ArgsVerifier),
     /// Vérifie et enregistre le jeton de la plateforme Vigie-Chiro.
     ///
@@ -517,7 +517,7 @@ pub struct ArgsVerifier {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options avancées")]
 pub struct OptionsEnvoi {
-    /// Nombre d'unités envoyées en même temps.
+    /// Nombre de fichiers envoyés en même temps.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub paralleles: u16,
 
@@ -531,7 +531,7 @@ pub struct OptionsEnvoi {
     pub taille_partie: u64,
 
     /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune
-    /// unité ne consomme de tentative : une sonde vérifie le retour du réseau.
+    /// fichier ne consomme de tentative : une sonde vérifie le retour du réseau.
     #[arg(long, value_name = "S", default_value_t = 600.0)]
     pub attente_reseau: f64,
 

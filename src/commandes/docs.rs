@@ -168,16 +168,16 @@ fn rendre_commandes(tampon: &mut Vec<u8>) -> Result<()> {
 const SECTIONS_SUPPLEMENTAIRES: &str = r#".SH "CODES DE SORTIE"
 .TP
 \fB0\fR
-toutes les unités du plan sont déposées
+tous les fichiers du plan sont déposés
 .TP
 \fB1\fR
-le passage est fini mais des unités restent en échec transitoire : \fBvigie retenter\-echecs\fR
+le passage est fini mais des fichiers restent en échec transitoire : \fBvigie retenter\-echecs\fR
 .TP
 \fB2\fR
 usage ou configuration invalide (arguments, dossier illisible, noms refusés, base illisible) : rien n'a été envoyé
 .TP
 \fB3\fR
-des unités sont refusées définitivement (4xx : nom, droits, identifiants) : un geste humain est nécessaire
+des fichiers sont refusés définitivement (4xx : nom, droits, identifiants) : un geste humain est nécessaire
 .TP
 \fB4\fR
 le plan est déjà en cours de traitement par un autre \fBvigie\fR

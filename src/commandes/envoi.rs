@@ -382,7 +382,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         } else if inconnues > 0 {
             writeln!(
                 s,
-                "Destination injoignable pour certaines unités : relancez vigie verifier {} plus tard.",
+                "Destination injoignable pour certains fichiers : relancez vigie verifier {} plus tard.",
                 plan.id
             )?;
         }
