@@ -617,7 +617,7 @@ fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
         stdout(&out).ends_with(&format!(
-            "Ensuite : vigie traiter --participation {PARTICIPATION} (lance le calcul de la participation)\n"
+            "Ensuite : vigie traiter --participation {PARTICIPATION}\n"
         )),
         "{}",
         texte(&out)

@@ -215,9 +215,9 @@ pub(super) fn envoyer(
 /// jamais de lui-même : le bilan le rappelle.
 fn afficher_bilan(g: &OptionsGlobales, b: &Bilan, participation: Option<&str>) -> Result<()> {
     let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
-        participation.filter(|_| !b.interrompu).map(|p| {
-            format!("vigie traiter --participation {p} (lance le calcul de la participation)")
-        })
+        participation
+            .filter(|_| !b.interrompu)
+            .map(|p| format!("vigie traiter --participation {p}"))
     });
     crate::suivi::bilan::afficher(b, suite.as_deref(), g.json)?;
     Ok(())
