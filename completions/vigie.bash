@@ -43,8 +43,8 @@ _vigie() {
             vigie,plans)
                 cmd="vigie__subcmd__plans"
                 ;;
-            vigie,retenter)
-                cmd="vigie__subcmd__retenter__subcmd__echecs"
+            vigie,renommer)
+                cmd="vigie__subcmd__renommer"
                 ;;
             vigie,retenter-echecs)
                 cmd="vigie__subcmd__retenter__subcmd__echecs"
@@ -62,7 +62,7 @@ _vigie() {
 
     case "${cmd}" in
         vigie)
-            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs retenter etat plans verifier connexion deconnexion traiter demo bac-a-sable completions generer-docs"
+            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion traiter renommer demo bac-a-sable completions generer-docs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -242,7 +242,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --attente-reseau --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --paralleles --seuil-multipart --taille-partie --attente-reseau --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -288,6 +288,10 @@ _vigie() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --attente-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --delai-tentative)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -309,10 +313,6 @@ _vigie() {
                     return 0
                     ;;
                 --echeance)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -429,8 +429,34 @@ _vigie() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        vigie__subcmd__renommer)
+            opts="-v -q -h --appliquer --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         vigie__subcmd__retenter__subcmd__echecs)
-            opts="-v -q -h --y-compris-definitifs --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --attente-reseau --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --y-compris-definitifs --paralleles --seuil-multipart --taille-partie --attente-reseau --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,6 +471,10 @@ _vigie() {
                     return 0
                     ;;
                 --taille-partie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -469,10 +499,6 @@ _vigie() {
                     return 0
                     ;;
                 --echeance)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -546,24 +572,12 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__verifier)
-            opts="-v -q -h --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --attente-reseau --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --paralleles)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --seuil-multipart)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --taille-partie)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --delai-tentative)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -585,10 +599,6 @@ _vigie() {
                     return 0
                     ;;
                 --echeance)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -24,8 +24,8 @@ function __fish_vigie_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c vigie -n "__fish_vigie_needs_command" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_needs_command" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_needs_command" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_needs_command" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_needs_command" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -35,14 +35,14 @@ complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le
 complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le dossier d\'une nuit ; relancer la même commande reprend le même plan'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les unités en échec transitoire, interrompues ou incertaines d\'un plan'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter" -d 'Relance les unités en échec transitoire, interrompues ou incertaines d\'un plan'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les fichiers en échec, interrompus ou incertains d\'un plan (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque unité déposée y est-elle, intacte ?'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ?'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "renommer" -d 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "bac-a-sable" -d 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu\'à Ctrl-C'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
@@ -53,23 +53,23 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Site Vigi
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 3]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3 [variable : AWS_REGION]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -80,22 +80,22 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événeme
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l region -d 'Région S3' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 3]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l region -d 'Région S3 [variable : AWS_REGION]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -104,32 +104,8 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l json -d 
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l region -d 'Région S3' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
-toujours\t''
-jamais\t''"
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l y-compris-definitifs -d 'Relance aussi les refus définitifs (après avoir corrigé leur cause)'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand etat" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand etat" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -137,8 +113,8 @@ complete -c vigie -n "__fish_vigie_using_subcommand etat" -l json -d 'Événemen
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand plans" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand plans" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -146,22 +122,18 @@ complete -c vigie -n "__fish_vigie_using_subcommand plans" -l json -d 'Événeme
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l paralleles -d 'Nombre d\'unités envoyées en même temps' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune unité ne consomme de tentative : une sonde vérifie le retour du réseau' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 3]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3 [variable : AWS_REGION]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -169,10 +141,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l json -d 'Évén
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l jeton -d 'Le jeton copié depuis le site (« - » pour le lire sur l\'entrée standard, sans qu\'il apparaisse dans l\'historique ni dans la liste des processus)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l jeton -d 'Le jeton copié depuis l\'adresse du site après « ?token= » ; « - » pour le coller à l\'invite (masqué) ou le lire sur l\'entrée standard, sans qu\'il apparaisse dans l\'historique ni dans la liste des processus' -r
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -180,8 +152,8 @@ complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l json -d 'Évé
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -190,9 +162,9 @@ complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s v -l verbose
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -200,9 +172,19 @@ complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événe
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l appliquer -d 'Renomme pour de bon (sans cette option, montre seulement ce qui serait renommé)'
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l graine -d 'Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand demo" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand demo" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -212,11 +194,11 @@ complete -c vigie -n "__fish_vigie_using_subcommand demo" -l json -d 'Événemen
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l port -d 'Port d\'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l port -d 'Port d\'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système) [défaut : 8210]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l dossier -d 'Dossier du bac à sable (données S3, base d\'essai), gardé d\'un lancement à l\'autre (sinon un dossier temporaire, effacé à l\'arrêt). L\'état de la plateforme (fichiers déclarés) repart à zéro' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l pannes -d 'Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 »' -r
-complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -224,8 +206,8 @@ complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l json -d 'Év
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
@@ -233,8 +215,8 @@ complete -c vigie -n "__fish_vigie_using_subcommand completions" -l json -d 'Év
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite)' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais' -r -f -a "auto\t''
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F

@@ -11,10 +11,10 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 /// Codes de sortie, repris dans la page de manuel.
 pub const APRES_AIDE: &str = "\
 Codes de sortie :
-  0    toutes les unités du plan sont déposées
-  1    le passage est fini mais des unités restent en échec transitoire : vigie retenter-echecs
+  0    tous les fichiers du plan sont déposés
+  1    le passage est fini mais des fichiers restent en échec transitoire : vigie retenter-echecs
   2    usage ou configuration invalide : rien n'a été envoyé
-  3    des unités sont refusées définitivement (4xx) : un geste humain est nécessaire
+  3    des fichiers sont refusés définitivement (4xx) : un geste humain est nécessaire
   4    le plan est déjà en cours de traitement par un autre vigie
   130  interrompu (Ctrl-C) : le plan est à jour, relancer reprend";
 
@@ -28,9 +28,60 @@ Utilisation : {usage}
 /// La commande complète, aide en français jusque dans les sous-commandes : c'est elle qu'il
 /// faut utiliser (analyse, complétions, page de manuel), pas `Cli::command()`.
 pub fn commande() -> clap::Command {
-    Cli::command()
-        .help_template(GABARIT_AIDE)
-        .mut_subcommands(|c| c.help_template(GABARIT_AIDE))
+    franciser_commande(Cli::command())
+}
+
+fn franciser_commande(c: clap::Command) -> clap::Command {
+    c.help_template(GABARIT_AIDE)
+        .mut_args(franciser_argument)
+        .mut_subcommands(franciser_commande)
+}
+
+/// clap écrit en anglais, dans l'aide comme dans la page de manuel, « [default: 4] »,
+/// « [env: VIGIE_BASE=] » et « [possible values: …] » : on les cache, et on les redit en
+/// français au bout de l'aide de l'option (« [défaut : 4] », « [variable : VIGIE_BASE] »,
+/// « [valeurs : …] », ces dernières seulement si l'aide ne les cite pas déjà).
+fn franciser_argument(a: clap::Arg) -> clap::Arg {
+    // Un drapeau (--json) n'a ni valeur ni défaut à dire.
+    if !a.get_action().takes_values() {
+        return a;
+    }
+    let mut ajouts = Vec::new();
+    let aide = a.get_help().map(ToString::to_string).unwrap_or_default();
+    let valeurs: Vec<String> = a
+        .get_possible_values()
+        .iter()
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_owned())
+        .collect();
+    if !valeurs.is_empty() && !valeurs.iter().all(|v| aide.contains(v.as_str())) {
+        ajouts.push(format!("[valeurs : {}]", valeurs.join(", ")));
+    }
+    let defauts: Vec<String> = a
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if !defauts.is_empty() && !a.is_hide_default_value_set() {
+        ajouts.push(format!("[défaut : {}]", defauts.join(", ")));
+    }
+    if let Some(variable) = a.get_env().filter(|_| !a.is_hide_env_set()) {
+        ajouts.push(format!("[variable : {}]", variable.to_string_lossy()));
+    }
+    if ajouts.is_empty() {
+        return a;
+    }
+    let suite = ajouts.join(" ");
+    let longue = a.get_long_help().map(|l| format!("{l} {suite}"));
+    let a = a
+        .help(format!("{aide} {suite}"))
+        .hide_default_value(true)
+        .hide_env(true)
+        .hide_possible_values(true);
+    match longue {
+        Some(l) => a.long_help(l),
+        None => a,
+    }
 }
 
 impl Cli {
@@ -52,24 +103,49 @@ impl Cli {
 }
 
 /// Traduit les tournures des erreurs de clap (qui n'existent qu'en anglais) ; les noms
-/// d'options, valeurs et suggestions restent tels quels.
+/// d'options, valeurs et suggestions restent tels quels. Les phrases entières passent avant
+/// les mots qu'elles contiennent (« invalid digit found in string » avant « found »).
 pub fn franciser(texte: &str) -> String {
-    const TOURNURES: [(&str, &str); 17] = [
+    const TOURNURES: [(&str, &str); 30] = [
         ("error: ", "erreur : "),
         ("unrecognized subcommand", "sous-commande inconnue"),
         ("unexpected argument", "argument inattendu"),
-        ("found", "trouvé"),
+        ("unexpected value", "valeur inattendue"),
+        ("; no more were expected", " : cette option n'en prend pas"),
         (
             "the following required arguments were not provided:",
             "arguments obligatoires absents :",
         ),
+        (
+            "invalid digit found in string",
+            "ce n'est pas un nombre entier",
+        ),
+        ("invalid float literal", "ce n'est pas un nombre (ex. 0.5)"),
+        (
+            "number too large to fit in target type",
+            "nombre trop grand",
+        ),
+        (
+            "number too small to fit in target type",
+            "nombre trop petit",
+        ),
+        ("cannot parse integer from empty string", "valeur vide"),
         ("invalid value", "valeur invalide"),
         (" for '", " pour '"),
+        ("': ", "' : "),
         ("possible values:", "valeurs possibles :"),
+        (
+            "cannot be used multiple times",
+            "ne peut être donné qu'une fois",
+        ),
         ("cannot be used with", "ne peut pas servir avec"),
         ("the argument", "l'argument"),
         ("a value is required", "une valeur est requise"),
         ("but none was supplied", "mais aucune n'est donnée"),
+        (
+            "equal sign is needed when assigning values to",
+            "il faut un signe égal pour donner une valeur à",
+        ),
         (
             "tip: a similar subcommand exists:",
             "conseil : une sous-commande proche existe :",
@@ -82,22 +158,64 @@ pub fn franciser(texte: &str) -> String {
             "tip: some similar subcommands exist:",
             "conseil : des sous-commandes proches existent :",
         ),
+        (
+            "tip: some similar arguments exist:",
+            "conseil : des arguments proches existent :",
+        ),
+        ("tip: to pass", "conseil : pour passer"),
+        ("as a value, use", "comme valeur, écrivez"),
+        ("tip: ", "conseil : "),
         ("Usage: ", "Utilisation : "),
         (
             "For more information, try '--help'.",
             "Pour en savoir plus : --help.",
         ),
     ];
-    TOURNURES
+    static HORS_INTERVALLE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(-?[0-9]+) is not in (-?[0-9]+)\.\.=(-?[0-9]+)").expect("motif valide")
+    });
+    let texte = TOURNURES
         .iter()
         .fold(texte.to_owned(), |t, (anglais, francais)| {
             t.replace(anglais, francais)
         })
+        .replace("' found", "'");
+    HORS_INTERVALLE
+        .replace_all(&texte, "$1 n'est pas entre $2 et $3")
+        .into_owned()
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Les mots anglais que clap écrit de lui-même.
+    pub(crate) const ANGLAIS_DE_CLAP: [&str; 24] = [
+        "error",
+        "Usage",
+        "tip:",
+        "found",
+        "invalid ",
+        "is not in",
+        "cannot",
+        "expected",
+        "required",
+        "provided",
+        "possible values",
+        "Possible values",
+        "[default:",
+        "[env:",
+        "digit",
+        "literal",
+        "similar",
+        "supplied",
+        "unexpected",
+        "unrecognized",
+        "Print help",
+        "Print version",
+        "[aliases:",
+        "For more information",
+    ];
 
     #[test]
     fn erreurs_d_usage_en_francais() {
@@ -114,6 +232,46 @@ mod tests {
                 "s3://a/b",
             ],
             vec!["vigie", "plans", "--inconnue"],
+            vec![
+                "vigie",
+                "depot",
+                "x",
+                "--paralleles",
+                "abc",
+                "--vers",
+                "s3://a/b",
+            ],
+            vec![
+                "vigie",
+                "depot",
+                "x",
+                "--attente-base",
+                "abc",
+                "--vers",
+                "s3://a/b",
+            ],
+            vec![
+                "vigie", "depot", "x", "--vers", "s3://a/b", "--vers", "s3://c/d",
+            ],
+            vec![
+                "vigie",
+                "depot",
+                "x",
+                "--vers",
+                "s3://a/b",
+                "--participation",
+                "1",
+            ],
+            vec!["vigie", "--progression", "rien", "plans"],
+            vec!["vigie", "plans", "--json=oui"],
+            vec!["vigie", "completions", "cmd"],
+            vec!["vigie", "connexion"],
+            vec!["vigie", "etat", "abc"],
+            vec!["vigie", "etat", "99999999999999999999999"],
+            vec!["vigie", "plans", "--", "-x"],
+            vec!["vigie", "depot", "x", "--vers"],
+            vec!["vigie", "plnas"],
+            vec!["vigie", "retenter", "--y-compris"],
         ] {
             let e = commande()
                 .try_get_matches_from(&args)
@@ -121,8 +279,11 @@ mod tests {
             let texte = franciser(&e.render().to_string());
             assert!(texte.starts_with("erreur : "), "{args:?} : {texte}");
             assert!(texte.contains("Pour en savoir plus"), "{args:?} : {texte}");
-            for anglais in ["error:", "Usage:", "tip:"] {
-                assert!(!texte.contains(anglais), "{args:?} : {texte}");
+            for anglais in ANGLAIS_DE_CLAP {
+                assert!(
+                    !texte.contains(anglais),
+                    "{args:?} : « {anglais} » dans {texte}"
+                );
             }
         }
     }
@@ -193,21 +354,33 @@ pub enum ModeProgression {
 pub enum Commande {
     /// Dépose le dossier d'une nuit ; relancer la même commande reprend le même plan.
     Depot(ArgsDepot),
-    /// Relance les unités en échec transitoire, interrompues ou incertaines d'un plan.
-    #[command(name = "retenter-echecs", visible_alias = "retenter")]
+    /// Relance les fichiers en échec, interrompus ou incertains d'un plan (alias : retenter).
+    #[command(name = "retenter-echecs", alias = "retenter")]
     RetenterEchecs(ArgsRetenter),
     /// Montre l'état d'un plan (le dernier actif par défaut).
     Etat(ArgsPlan),
     /// Liste les plans de la base.
     Plans,
-    /// Relit la destination : chaque unité déposée y est-elle, intacte ?
+    /// Relit la destination : chaque fichier déposé y est-il, intact ?
     Verifier(ArgsVerifier),
     /// Vérifie et enregistre le jeton de la plateforme Vigie-Chiro.
+    ///
+    /// Le jeton se trouve sur le site Vigie-Chiro : connectez-vous, puis copiez, dans la barre
+    /// d'adresse du navigateur, ce qui suit « ?token= » (jusqu'au prochain « & » s'il y en a
+    /// un). Lancez ensuite « vigie connexion --jeton - » et collez-le : il ne s'affiche pas et
+    /// n'entre pas dans l'historique du shell. Il est vérifié auprès de la plateforme, puis
+    /// enregistré dans ~/.config/vigie/jeton (lisible par vous seul).
     Connexion(ArgsConnexion),
     /// Efface le jeton enregistré.
     Deconnexion,
     /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
     Traiter(ArgsTraiter),
+    /// Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté.
+    ///
+    /// Aujourd'hui, la casse de l'extension (« .WAV » → « .wav ») : sans --appliquer, montre
+    /// chaque renommage et ce qui resterait à corriger à la main ; avec --appliquer, renomme.
+    /// Un nom déjà pris n'est jamais écrasé.
+    Renommer(ArgsRenommer),
     /// Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes.
     ///
     /// Fabrique une quarantaine de séquences WAV (384 kHz, 16 bits, mono) aux noms du
@@ -298,6 +471,16 @@ pub struct ArgsDepot {
 }
 
 #[derive(Debug, Args)]
+pub struct ArgsRenommer {
+    /// Le dossier de la nuit (parcouru récursivement).
+    pub dossier: PathBuf,
+
+    /// Renomme pour de bon (sans cette option, montre seulement ce qui serait renommé).
+    #[arg(long)]
+    pub appliquer: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct ArgsRetenter {
     /// Le plan (son numéro) ; le dernier actif par défaut.
     pub plan: Option<i64>,
@@ -325,16 +508,18 @@ pub struct ArgsVerifier {
     pub plan: Option<i64>,
 
     #[command(flatten)]
-    pub envoi: OptionsEnvoi,
+    pub reessai: OptionsReessai,
 
     #[command(flatten)]
     pub s3: OptionsS3,
 }
 
-/// Réglages de l'envoi : parallélisme, tailles, délais, réessais.
+/// Réglages de l'envoi : parallélisme, tailles, délais, réessais. Des options d'expert : les
+/// défauts conviennent à une nuit sur un partage de connexion.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options avancées")]
 pub struct OptionsEnvoi {
-    /// Nombre d'unités envoyées en même temps.
+    /// Nombre de fichiers envoyés en même temps.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub paralleles: u16,
 
@@ -348,6 +533,19 @@ pub struct OptionsEnvoi {
     #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub taille_partie: u64,
 
+    /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune
+    /// fichier ne consomme de tentative : une sonde vérifie le retour du réseau.
+    #[arg(long, value_name = "S", default_value_t = 600.0)]
+    pub attente_reseau: f64,
+
+    #[command(flatten)]
+    pub reessai: OptionsReessai,
+}
+
+/// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options avancées")]
+pub struct OptionsReessai {
     /// Délai maximal d'une tentative (secondes).
     #[arg(long, value_name = "S", default_value_t = 300.0)]
     pub delai_tentative: f64,
@@ -373,11 +571,6 @@ pub struct OptionsEnvoi {
     #[arg(long, value_name = "S", default_value_t = 900.0)]
     pub echeance: f64,
 
-    /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune
-    /// unité ne consomme de tentative : une sonde vérifie le retour du réseau.
-    #[arg(long, value_name = "S", default_value_t = 600.0)]
-    pub attente_reseau: f64,
-
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub echecs_reseau: u32,
@@ -385,6 +578,7 @@ pub struct OptionsEnvoi {
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options S3")]
 pub struct OptionsS3 {
     /// Point d'accès S3 (pour un service non AWS) ; active le style chemin.
     #[arg(long, env = "AWS_ENDPOINT_URL", value_name = "URL")]
@@ -409,8 +603,9 @@ pub struct OptionsApi {
 
 #[derive(Debug, Args)]
 pub struct ArgsConnexion {
-    /// Le jeton copié depuis le site (« - » pour le lire sur l'entrée standard, sans qu'il
-    /// apparaisse dans l'historique ni dans la liste des processus).
+    /// Le jeton copié depuis l'adresse du site après « ?token= » ; « - » pour le coller à
+    /// l'invite (masqué) ou le lire sur l'entrée standard, sans qu'il apparaisse dans
+    /// l'historique ni dans la liste des processus.
     #[arg(long, value_name = "JETON")]
     pub jeton: String,
 
@@ -472,4 +667,79 @@ pub struct ArgsTraiter {
 
     #[command(flatten)]
     pub api: OptionsApi,
+}
+
+#[cfg(test)]
+mod tests_aide {
+    use super::tests::ANGLAIS_DE_CLAP;
+    use super::*;
+
+    /// L'aide de chaque commande, courte et longue, sans un mot d'anglais de clap.
+    #[test]
+    fn les_aides_sont_en_francais() {
+        let mut racine = commande();
+        racine.build();
+        let mut aides = vec![
+            racine.clone().render_help().to_string(),
+            racine.clone().render_long_help().to_string(),
+        ];
+        for sous in racine.get_subcommands() {
+            aides.push(sous.clone().render_help().to_string());
+            aides.push(sous.clone().render_long_help().to_string());
+        }
+        for aide in &aides {
+            for anglais in ANGLAIS_DE_CLAP {
+                assert!(!aide.contains(anglais), "« {anglais} » dans :\n{aide}");
+            }
+        }
+    }
+
+    #[test]
+    fn verifier_n_a_que_ses_options() {
+        let mut racine = commande();
+        racine.build();
+        let verifier = racine
+            .find_subcommand("verifier")
+            .expect("verifier existe")
+            .clone()
+            .render_long_help()
+            .to_string();
+        for envoi in [
+            "--paralleles",
+            "--seuil-multipart",
+            "--taille-partie",
+            "--attente-reseau",
+        ] {
+            assert!(!verifier.contains(envoi), "{envoi} dans verifier --help");
+        }
+        let depot = racine
+            .find_subcommand("depot")
+            .expect("depot existe")
+            .clone()
+            .render_help()
+            .to_string();
+        let avancees = depot
+            .find("Options avancées")
+            .expect("titre « Options avancées »");
+        for expert in [
+            "--seuil-multipart",
+            "--echeance",
+            "--echecs-reseau",
+            "--delai-blocage",
+            "--attente-base",
+        ] {
+            assert!(
+                depot.find(expert).is_some_and(|i| i > avancees),
+                "{expert} hors des options avancées"
+            );
+        }
+        assert!(depot.find("--participation").is_some_and(|i| i < avancees));
+        let connexion = racine
+            .find_subcommand("connexion")
+            .expect("connexion existe")
+            .clone()
+            .render_long_help()
+            .to_string();
+        assert!(connexion.contains("?token="), "{connexion}");
+    }
 }

@@ -72,8 +72,8 @@ pub enum ErreurInventaire {
     Introuvable(PathBuf),
     #[error("{0} n'est pas un dossier : donnez le dossier de la nuit")]
     PasUnDossier(PathBuf),
-    #[error("le dossier {chemin} est illisible : {source}")]
-    Illisible { chemin: PathBuf, source: io::Error },
+    #[error("le dossier {chemin} est illisible : {}", crate::sortie::erreur_systeme(.cause))]
+    Illisible { chemin: PathBuf, cause: io::Error },
     #[error(
         "aucun enregistrement dans {dossier} (.wav, .ta, .tac, .tc, .tcc, .zip){} : est-ce le bon dossier ?",
         if *.ignores > 0 { format!(" ; {} autre(s) fichier(s) ignoré(s)", .ignores) } else { String::new() }
@@ -112,10 +112,10 @@ pub fn inventorier(dossier: &Path) -> Result<Inventaire, ErreurInventaire> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(ErreurInventaire::Introuvable(dossier.to_owned()));
         }
-        Err(source) => {
+        Err(cause) => {
             return Err(ErreurInventaire::Illisible {
                 chemin: dossier.to_owned(),
-                source,
+                cause,
             });
         }
     };
@@ -145,16 +145,19 @@ fn parcourir(
         Ok(e) => e,
         // La racine illisible arrête tout ; un sous-dossier illisible est un problème parmi
         // d'autres, relevé avec eux.
-        Err(source) if racine => {
+        Err(cause) if racine => {
             return Err(ErreurInventaire::Illisible {
                 chemin: dossier.to_owned(),
-                source,
+                cause,
             });
         }
         Err(e) => {
             inv.problemes.push(ProblemeFichier {
                 chemin: prefixe.trim_end_matches('/').to_owned(),
-                probleme: format!("dossier illisible ({e}) : vérifiez ses droits"),
+                probleme: format!(
+                    "dossier illisible ({}) : vérifiez ses droits",
+                    crate::sortie::erreur_systeme(&e)
+                ),
             });
             return Ok(());
         }
@@ -165,7 +168,10 @@ fn parcourir(
             Err(e) => {
                 inv.problemes.push(ProblemeFichier {
                     chemin: prefixe.trim_end_matches('/').to_owned(),
-                    probleme: format!("lecture du dossier interrompue ({e})"),
+                    probleme: format!(
+                        "lecture du dossier interrompue ({})",
+                        crate::sortie::erreur_systeme(&e)
+                    ),
                 });
                 continue;
             }
@@ -200,7 +206,7 @@ fn parcourir(
             Err(e) => {
                 inv.problemes.push(ProblemeFichier {
                     chemin,
-                    probleme: format!("illisible ({e})"),
+                    probleme: format!("illisible ({})", crate::sortie::erreur_systeme(&e)),
                 });
                 continue;
             }
@@ -220,7 +226,10 @@ fn parcourir(
         } else if let Err(e) = File::open(entree.path()) {
             inv.problemes.push(ProblemeFichier {
                 chemin,
-                probleme: format!("illisible ({e}) : vérifiez ses droits (chmod u+r)"),
+                probleme: format!(
+                    "illisible ({}) : vérifiez ses droits (chmod u+r)",
+                    crate::sortie::erreur_systeme(&e)
+                ),
             });
         } else {
             inv.enregistrements.push(Enregistrement {
@@ -363,7 +372,8 @@ pub fn point_du_nom(nom: &str) -> Option<&str> {
 /// ([`verdict_plateforme`]) : on ne refuse que ce qu'elle refusera. Un refus par fichier, sa
 /// cause première dite précisément (le serveur, lui, ne dit que « invalid name »). S'y ajoute
 /// la collision de deux fichiers de même nom dans deux sous-dossiers (la clé distante ne garde
-/// que le nom). Rend **tous** les refus, dans l'ordre des chemins.
+/// que le nom). Rend **tous** les refus, dans l'ordre des chemins, un seul par fichier : sa
+/// cause racine, que `noms::causes_racines` garde et regroupe.
 pub fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRefuse> {
     let mut refus = Vec::new();
     let mut vus: HashMap<&str, &str> = HashMap::new();

@@ -25,10 +25,10 @@ pub enum ErreurJeton {
         "jeton vide ou invalide (caractères de contrôle, espaces) : recopiez-le depuis le site"
     )]
     Invalide,
-    #[error("fichier du jeton {chemin} : {source}")]
+    #[error("fichier du jeton {chemin} : {}", crate::sortie::erreur_systeme(.cause))]
     Fichier {
         chemin: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -64,7 +64,7 @@ pub fn lire() -> Result<String, ErreurJeton> {
     match fs::read_to_string(&chemin) {
         Ok(j) => valider(&j).map(str::to_owned),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ErreurJeton::Absent),
-        Err(source) => Err(ErreurJeton::Fichier { chemin, source }),
+        Err(cause) => Err(ErreurJeton::Fichier { chemin, cause }),
     }
 }
 
@@ -72,9 +72,9 @@ pub fn lire() -> Result<String, ErreurJeton> {
 pub fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
     let jeton = valider(jeton)?;
     let chemin = chemin()?;
-    let err = |source| ErreurJeton::Fichier {
+    let err = |cause| ErreurJeton::Fichier {
         chemin: chemin.clone(),
-        source,
+        cause,
     };
     if let Some(parent) = chemin.parent() {
         fs::DirBuilder::new()
@@ -106,7 +106,7 @@ pub fn effacer() -> Result<bool, ErreurJeton> {
     match fs::remove_file(&chemin) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(source) => Err(ErreurJeton::Fichier { chemin, source }),
+        Err(cause) => Err(ErreurJeton::Fichier { chemin, cause }),
     }
 }
 

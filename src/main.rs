@@ -6,6 +6,7 @@ use vigie::cli::Cli;
 use vigie::commandes;
 use vigie::sortie::{CodeSortie, code_pour_erreur, est_tube_ferme};
 use vigie::suivi;
+use vigie::suivi::format::neutraliser;
 
 fn main() -> ExitCode {
     let cli = Cli::analyser();
@@ -19,7 +20,9 @@ fn main() -> ExitCode {
         Err(e) => {
             // Des barres encore à l'écran (passage arrêté net) recouvriraient le message.
             suivi::liberer_terminal();
-            eprintln!("erreur : {e:#}");
+            // Une erreur peut citer le serveur ou un nom de fichier : rien n'en atteint le
+            // terminal tel quel.
+            eprintln!("erreur : {}", neutraliser(&format!("{e:#}")));
             code_pour_erreur(&e).into()
         }
     }

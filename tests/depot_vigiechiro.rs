@@ -281,7 +281,7 @@ fn noms_invalides_code_2_liste_complete_zero_requete() {
     let out = banc.depot_plateforme().output().unwrap();
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    for attendu in [".WAV", "Pass0", "espace", "3 fichier(s) à corriger"] {
+    for attendu in [".WAV", "Pass0", "espace", "3 fichiers à corriger"] {
         assert!(stderr.contains(attendu), "{attendu} absent : {stderr}");
     }
     assert_eq!(

@@ -125,7 +125,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
     let out = banc.vigie().arg("verifier").output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("12 unité(s) intacte(s)"),
+        String::from_utf8_lossy(&out.stdout).contains("12 fichiers intacts"),
         "{}",
         texte(&out)
     );

@@ -236,7 +236,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
     let out = banc.vigie().arg("verifier").output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("102 unité(s) intacte(s)"),
+        String::from_utf8_lossy(&out.stdout).contains("102 fichiers intacts"),
         "{}",
         texte(&out)
     );

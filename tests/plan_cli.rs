@@ -19,8 +19,10 @@ fn simulation(banc: &Banc) -> Command {
     c
 }
 
+/// La simulation montre ce qui partirait sans rien envoyer, et ne laisse pas derrière elle un
+/// plan vide dans `vigie plans` ; le dépôt crée le plan, que `etat` et `plans` décrivent.
 #[test]
-fn simulation_cree_le_plan_sans_rien_envoyer_puis_etat_et_plans() {
+fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     let banc = Banc::nouveau();
     banc.fichier("a.wav", 100);
     banc.fichier("sous/b.ta", 50);
@@ -31,13 +33,21 @@ fn simulation_cree_le_plan_sans_rien_envoyer_puis_etat_et_plans() {
     assert!(stdout.contains("a.wav → essai/a.wav"), "{stdout}");
     assert!(stdout.contains("rien n'a été envoyé"), "{stdout}");
     assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("Aucun plan"),
+        "la simulation a laissé un plan : {}",
+        texte(&out)
+    );
 
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
     let etat = banc.etat();
     assert_eq!(etat["plan"], 1);
-    assert_eq!(etat["destination"], "s3://nuits/essai");
-    assert_eq!(etat["unites"]["a_deposer"], 2);
+    assert_eq!(etat["destination"], banc.etat()["destination"]);
+    assert_eq!(etat["unites"]["deposee"], 2);
     assert_eq!(etat["octets_total"], 150);
-    assert_eq!(etat["octets_deposes"], 0);
+    assert_eq!(etat["octets_deposes"], 150);
     for cle in ["a_deposer", "en_cours", "deposee", "echec", "incertaine"] {
         assert!(etat["unites"].get(cle).is_some(), "{cle} absent de {etat}");
     }
@@ -46,20 +56,22 @@ fn simulation_cree_le_plan_sans_rien_envoyer_puis_etat_et_plans() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("0/2") && stdout.contains("s3://nuits/essai"),
+        stdout.contains("2/2") && stdout.contains("s3://nuits/"),
         "{stdout}"
     );
     let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
     let ligne: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(ligne["unites"], 2);
 
-    // La même commande reprend le même plan.
-    let out = simulation(&banc).output().unwrap();
+    // Une simulation sur un plan existant le reprend, et le garde.
+    let mut c = banc.depot();
+    let out = c.arg("--simulation").output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("Plan 1 repris"),
         "{}",
         texte(&out)
     );
+    assert_eq!(banc.etat()["plan"], 1);
 }
 
 #[test]
@@ -73,7 +85,7 @@ fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
         texte(&out)
     );
     banc.fichier("a.wav", 1);
-    simulation(&banc).output().unwrap();
+    banc.depot().output().unwrap();
     let out = banc.vigie().args(["etat", "42"]).output().unwrap();
     assert_eq!(code(&out), 2);
     assert!(
@@ -227,7 +239,7 @@ fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
         stderr.contains("UTF-8") && stderr.contains("contrôle"),
         "{stderr}"
     );
-    assert!(stderr.contains("2 fichier(s) à corriger"), "{stderr}");
+    assert!(stderr.contains("2 fichiers à corriger"), "{stderr}");
     // Rien n'a été planifié.
     let out = banc.vigie().arg("plans").output().unwrap();
     assert!(
@@ -303,7 +315,7 @@ fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
 fn un_tube_ferme_n_est_pas_une_erreur() {
     let banc = Banc::nouveau();
     banc.fichier("a.wav", 100);
-    simulation(&banc).output().unwrap();
+    banc.depot().output().unwrap();
     for commande in [vec!["etat"], vec!["plans"], vec!["etat", "--json"]] {
         // La lecture du tube est fermée avant que vigie n'écrive : toute écriture échoue (EPIPE).
         let (lecteur, ecrivain) = std::io::pipe().unwrap();

@@ -135,6 +135,8 @@ fn la_demo_depose_toute_la_nuit_malgre_les_pannes_et_ne_laisse_rien() {
         "{bilan}"
     );
     assert!(bilan["duree_s"].is_number());
+    // Chaque panne annoncée est comptée, la réponse perdue (réconciliée) comprise.
+    assert_eq!(bilan["incidents_absorbes"], 3, "{bilan}");
     let tentatives: Vec<&serde_json::Value> = lignes
         .iter()
         .filter(|l| l["evenement"] == "nouvelle_tentative")

@@ -67,8 +67,11 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
     );
     // Le bilan, sur la sortie standard, compte l'incident absorbé et ne propose rien ensuite.
     assert!(stdout.starts_with("Plan "), "{stdout}");
-    assert!(stdout.contains("1 / 1 unité déposée"), "{stdout}");
-    assert!(stdout.contains("1 incident réseau absorbé"), "{stdout}");
+    assert!(stdout.contains("1 / 1 fichier déposé"), "{stdout}");
+    assert!(
+        stdout.contains("1 incident rattrapé automatiquement"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("Ensuite"), "{stdout}");
 }
 
@@ -145,7 +148,7 @@ fn silencieux_n_imprime_que_le_bilan_meme_apres_un_incident_absorbe() {
     let (stdout, stderr) = sorties(&out);
     assert!(stderr.is_empty(), "sortie d'erreur non vide : {stderr}");
     assert!(stdout.starts_with("Plan "), "{stdout}");
-    assert!(stdout.contains("2 / 2 unités déposées"), "{stdout}");
+    assert!(stdout.contains("2 / 2 fichiers déposés"), "{stdout}");
     for l in stdout.lines().skip(1) {
         assert!(l.starts_with("  "), "ligne hors bilan : {l}");
     }

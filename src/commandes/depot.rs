@@ -12,11 +12,16 @@ use crate::destination::{
     CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
 };
 use crate::inventaire::{self, Inventaire};
+use crate::noms::{self, Empechement};
 use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::format::{neutraliser, pluriel};
 
 /// Combien de noms un avertissement cite avant de résumer.
 const NOMS_CITES: usize = 10;
+/// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
+/// tous.
+const NOMS_CITES_PAR_REGLE: usize = 5;
 
 /// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
 pub(super) struct PlanPret {
@@ -24,10 +29,16 @@ pub(super) struct PlanPret {
     pub _verrou: VerrouPlan,
     pub plan: DepotPlan,
     pub destination: Destination,
+    /// Le plan vient d'être créé par ce passage.
+    pub cree: bool,
 }
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     let destination = destination_demandee(&args)?;
+    // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
+    if matches!(destination, Destination::VigieChiro(_)) {
+        crate::jeton::lire()?;
+    }
     let preparation = preparer(&args.dossier, &destination)?;
     if let Destination::VigieChiro(dest) = &destination {
         refuser_si_deja_planifie(g, &preparation.dossier, dest, &destination.identite())?;
@@ -49,10 +60,22 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         &identite,
         args.redeposer_modifies,
     )?;
-    if args.simulation {
-        return simuler(g, &pret);
+    let (chemin_base, plan, cree) = (pret.base.chemin().to_owned(), pret.plan.id, pret.cree);
+    let issue = if args.simulation {
+        simuler(g, &pret)
+    } else {
+        super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
+    };
+    // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (simulation, identifiants,
+    // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
+    if cree && (args.simulation || issue.is_err()) {
+        let creation_refusee = issue
+            .as_ref()
+            .err()
+            .is_some_and(|e| crate::sortie::code_pour_erreur(e) == CodeSortie::RefusDefinitifs);
+        Base::ouvrir(&chemin_base)?.oublier_plan_intact(plan, creation_refusee)?;
     }
-    super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
+    issue
 }
 
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).
@@ -107,7 +130,15 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
             dossier_canonique.display()
         );
     };
-    let mut problemes = inventaire.problemes.clone();
+    let mut empechements: Vec<Empechement> = inventaire
+        .problemes
+        .iter()
+        .map(|p| Empechement {
+            chemin: p.chemin.clone(),
+            regle: p.probleme.clone(),
+            geste: String::new(),
+        })
+        .collect();
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
         match destination.cle(&e.chemin) {
@@ -116,34 +147,39 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
                 cle,
                 taille: e.taille,
                 modifie_ns: e.modifie_ns,
+                // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas
+                // un autre glissé à sa place, que l'envoi devra retrouver.
+                identite: dossier
+                    .join(&e.chemin)
+                    .symlink_metadata()
+                    .ok()
+                    .as_ref()
+                    .and_then(crate::plateforme::identite),
             }),
-            Err(err) => problemes.push(inventaire::ProblemeFichier {
+            Err(err) => empechements.push(Empechement {
                 chemin: e.chemin.clone(),
-                probleme: err.to_string(),
+                regle: err.to_string(),
+                geste: String::new(),
             }),
         }
     }
     // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup.
     if matches!(destination, Destination::VigieChiro(_)) {
-        for refus in inventaire::valider_pour_vigiechiro(&inventaire.enregistrements) {
-            problemes.push(inventaire::ProblemeFichier {
-                chemin: refus.chemin,
-                probleme: format!("{} → {}", refus.regle, refus.geste),
-            });
-        }
+        empechements.extend(refus_de_la_plateforme(dossier, &inventaire));
     }
-    if !problemes.is_empty() {
-        problemes.sort_by(|a, b| a.chemin.cmp(&b.chemin));
+    if !empechements.is_empty() {
+        let racines = noms::causes_racines(empechements);
         let mut s = io::stderr().lock();
         writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
-        for p in &problemes {
-            writeln!(s, "  {} : {}", p.chemin, p.probleme)?;
+        for ligne in noms::lignes_des_groupes(
+            &noms::regrouper(racines.iter().cloned()),
+            NOMS_CITES_PAR_REGLE,
+        ) {
+            writeln!(s, "{}", neutraliser(&ligne))?;
         }
-        let fichiers: std::collections::BTreeSet<&str> =
-            problemes.iter().map(|p| p.chemin.as_str()).collect();
         bail!(
-            "{} fichier(s) à corriger avant de déposer (liste ci-dessus), puis relancez la même commande",
-            fichiers.len()
+            "{} à corriger avant de déposer (voir ci-dessus), puis relancez la même commande",
+            pluriel(racines.len() as u64, "fichier", "fichiers")
         );
     }
     Ok(Preparation {
@@ -182,6 +218,7 @@ pub(super) fn enregistrer(
         _verrou: verrou,
         plan,
         destination,
+        cree: r.cree,
     })
 }
 
@@ -280,11 +317,32 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
     Ok(())
 }
 
+/// Les noms que la plateforme refusera, chacun par sa cause racine. Ce qui se corrige sans
+/// ambiguïté (la casse d'une extension) a pour geste une seule commande, `vigie renommer`, qui
+/// montre chaque renommage avant de le faire.
+fn refus_de_la_plateforme(dossier: &Path, inv: &Inventaire) -> Vec<Empechement> {
+    let renommages = noms::renommages_sans_ambiguite(dossier, &inv.enregistrements);
+    let commande = format!(
+        "corrigez-les d'une commande : vigie renommer {}",
+        noms::pour_le_shell(&dossier.display().to_string())
+    );
+    let refus = inventaire::valider_pour_vigiechiro(&inv.enregistrements)
+        .into_iter()
+        .map(Empechement::from);
+    let mut racines = noms::causes_racines(refus);
+    for e in &mut racines {
+        if noms::corrige_par_renommage(e, &inv.enregistrements, &renommages) {
+            e.geste = commande.clone();
+        }
+    }
+    racines
+}
+
 fn citer(liste: &[String]) -> String {
     let mut s = liste
         .iter()
         .take(NOMS_CITES)
-        .cloned()
+        .map(|nom| neutraliser(nom).into_owned())
         .collect::<Vec<_>>()
         .join(", ");
     if liste.len() > NOMS_CITES {
@@ -323,10 +381,10 @@ fn annoncer_planification(
     let mut s = io::stderr().lock();
     writeln!(
         s,
-        "Plan {} {} : {} enregistrement(s), {}.",
+        "Plan {} {} : {}, {}.",
         plan.id,
         if r.cree { "créé" } else { "repris" },
-        inv.enregistrements.len(),
+        pluriel(inv.enregistrements.len() as u64, "fichier", "fichiers"),
         octets_lisibles(inv.octets())
     )?;
     if !r.cree && (r.ajoutees > 0 || r.retirees > 0 || r.reprises > 0) {
@@ -407,15 +465,15 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
             writeln!(
                 s,
                 "  {} → {} ({})",
-                u.chemin,
-                u.cle,
+                neutraliser(&u.chemin),
+                neutraliser(&u.cle),
                 octets_lisibles(u.taille)
             )?;
         }
         writeln!(
             s,
-            "Simulation : {} unité(s), {} partiraient vers {} ; rien n'a été envoyé.",
-            partiraient.len(),
+            "Simulation : {}, {} partiraient vers {} ; rien n'a été envoyé.",
+            pluriel(partiraient.len() as u64, "fichier", "fichiers"),
             octets_lisibles(octets),
             pret.destination
         )?;

@@ -40,16 +40,94 @@ pub fn page_de_manuel() -> Result<Vec<u8>> {
     let commande = cli::commande();
     let man = clap_mangen::Man::new(commande);
     let mut tampon = Vec::new();
-    man.render_title(&mut tampon)?;
+    // L'en-tête est écrit ici : sans titre de manuel, man écrit « General Commands Manual » en
+    // tête de page, et clap_mangen décale les champs de `.TH` quand la date est vide.
+    writeln!(
+        tampon,
+        ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n.TH vigie 1 \"\" \"vigie {}\" \"Manuel de vigie\"",
+        env!("CARGO_PKG_VERSION")
+    )?;
     man.render_name_section(&mut tampon)?;
     man.render_synopsis_section(&mut tampon)?;
     man.render_description_section(&mut tampon)?;
     man.render_options_section(&mut tampon)?;
     rendre_commandes(&mut tampon)?;
+    tampon.extend_from_slice(EXEMPLES.as_bytes());
     tampon.extend_from_slice(SECTIONS_SUPPLEMENTAIRES.as_bytes());
     man.render_version_section(&mut tampon)?;
-    Ok(tampon)
+    Ok(titres_en_francais(&tampon))
 }
+
+/// clap_mangen titre ses sections en anglais : NAME et SYNOPSIS deviennent NOM et UTILISATION
+/// (DESCRIPTION, OPTIONS et VERSION se disent de même en français).
+fn titres_en_francais(roff: &[u8]) -> Vec<u8> {
+    let mut sortie = Vec::with_capacity(roff.len());
+    for ligne in String::from_utf8_lossy(roff).split_inclusive('\n') {
+        let ligne = match ligne.trim_end() {
+            ".SH NAME" => ".SH NOM\n",
+            ".SH SYNOPSIS" => ".SH UTILISATION\n",
+            _ => ligne,
+        };
+        sortie.extend_from_slice(ligne.as_bytes());
+    }
+    sortie
+}
+
+/// Les exemples : les gestes d'une nuit, dans l'ordre où on les fait.
+const EXEMPLES: &str = r#".SH EXEMPLES
+Se connecter une fois (le jeton se copie dans l'adresse du site, après \fB?token=\fR ; il est collé à l'invite, sans s'afficher) :
+.PP
+.RS
+.nf
+vigie connexion \-\-jeton \-
+.fi
+.RE
+.PP
+Déposer la nuit dans une participation créée sur le site, voir où l'on en est, puis lancer le calcul :
+.PP
+.RS
+.nf
+vigie depot ~/Nuits/2026\-06\-21 \-\-participation 64a1b2c3d4e5f60718293d01
+vigie etat
+vigie traiter \-\-participation 64a1b2c3d4e5f60718293d01
+.fi
+.RE
+.PP
+Après une coupure, un Ctrl\-C ou un portable refermé : relancer la même commande, ou
+.PP
+.RS
+.nf
+vigie retenter\-echecs
+.fi
+.RE
+.PP
+Des fichiers en .WAV refusés : voir les renommages, puis les faire :
+.PP
+.RS
+.nf
+vigie renommer ~/Nuits/2026\-06\-21
+vigie renommer ~/Nuits/2026\-06\-21 \-\-appliquer
+.fi
+.RE
+.PP
+Déposer vers un compartiment S3 (ici OVH), puis relire ce qui y est :
+.PP
+.RS
+.nf
+vigie depot ~/Nuits/2026\-06\-21 \-\-vers s3://mes\-nuits/2026\-06\-21 \e
+    \-\-endpoint\-url https://s3.gra.io.cloud.ovh.net \-\-region gra
+vigie verifier
+.fi
+.RE
+.PP
+Voir une nuit déposée malgré des pannes simulées, sans rien toucher de vos plans :
+.PP
+.RS
+.nf
+vigie demo
+.fi
+.RE
+"#;
 
 /// Une section par sous-commande visible : ce qu'elle fait, son synopsis, ses options propres
 /// (les options communes sont dans la section qui leur est consacrée). clap_mangen ne rend,
@@ -63,16 +141,11 @@ fn rendre_commandes(tampon: &mut Vec<u8>) -> Result<()> {
     tampon.extend_from_slice(b".SH COMMANDES\n");
     for sous in racine.get_subcommands().filter(|c| !c.is_hide_set()) {
         let nom = format!("vigie {}", sous.get_name());
-        let alias: Vec<&str> = sous.get_visible_aliases().collect();
         let sous = sous
             .clone()
             .bin_name(&nom)
             .mut_args(|a| if a.is_global_set() { a.hide(true) } else { a });
         writeln!(tampon, ".SS \"{nom}\"")?;
-        if !alias.is_empty() {
-            writeln!(tampon, "(alias : {})", alias.join(", "))?;
-            tampon.extend_from_slice(b".PP\n");
-        }
         let man = clap_mangen::Man::new(sous);
         let mut morceau = Vec::new();
         man.render_description_section(&mut morceau)?;
@@ -95,16 +168,16 @@ fn rendre_commandes(tampon: &mut Vec<u8>) -> Result<()> {
 const SECTIONS_SUPPLEMENTAIRES: &str = r#".SH "CODES DE SORTIE"
 .TP
 \fB0\fR
-toutes les unités du plan sont déposées
+tous les fichiers du plan sont déposés
 .TP
 \fB1\fR
-le passage est fini mais des unités restent en échec transitoire : \fBvigie retenter\-echecs\fR
+le passage est fini mais des fichiers restent en échec transitoire : \fBvigie retenter\-echecs\fR
 .TP
 \fB2\fR
 usage ou configuration invalide (arguments, dossier illisible, noms refusés, base illisible) : rien n'a été envoyé
 .TP
 \fB3\fR
-des unités sont refusées définitivement (4xx : nom, droits, identifiants) : un geste humain est nécessaire
+des fichiers sont refusés définitivement (4xx : nom, droits, identifiants) : un geste humain est nécessaire
 .TP
 \fB4\fR
 le plan est déjà en cours de traitement par un autre \fBvigie\fR
@@ -168,4 +241,37 @@ pub fn fichiers_attendus() -> Result<Vec<(String, Vec<u8>)>> {
         .collect();
     v.push(("man/vigie.1".into(), page_de_manuel()?));
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::tests::ANGLAIS_DE_CLAP;
+
+    #[test]
+    fn la_page_de_manuel_est_en_francais_et_a_ses_exemples() {
+        let page = String::from_utf8(page_de_manuel().unwrap()).unwrap();
+        for anglais in ANGLAIS_DE_CLAP.iter().chain(&[
+            ".SH NAME",
+            ".SH SYNOPSIS",
+            "General Commands Manual",
+            "SUBCOMMANDS",
+        ]) {
+            assert!(
+                !page.contains(anglais),
+                "« {anglais} » dans la page de manuel"
+            );
+        }
+        assert!(page.contains(".TH vigie 1 \"\" \"vigie "), "{page}");
+        assert!(page.contains("\"Manuel de vigie\""));
+        for section in [
+            ".SH NOM",
+            ".SH UTILISATION",
+            ".SH EXEMPLES",
+            ".SH \"CODES DE SORTIE\"",
+        ] {
+            assert!(page.contains(section), "{section} manque");
+        }
+        assert!(page.contains("vigie renommer"));
+    }
 }

@@ -14,8 +14,10 @@ use tokio::task::JoinSet;
 
 use super::depot::{PlanPret, enregistrer, preparer};
 use super::etat::{code_du_plan, prochaine_commande};
-use super::{ligne_json, ouvrir_base};
-use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
+use super::{ligne_json, ouvrir_base_existante};
+use crate::cli::{
+    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
+};
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{Bilan, Moteur};
@@ -26,6 +28,7 @@ use crate::reessai::{
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
+use crate::suivi::format::neutraliser;
 use crate::transport::s3::{ClientS3, ConfigS3};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
@@ -67,7 +70,7 @@ fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
 }
 
 /// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
-fn reglages_emission(e: &OptionsEnvoi) -> Result<ReglagesEmission> {
+fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
     let bruts = ReglagesEnSecondes {
         tentatives_max: Some(e.tentatives),
         base_s: Some(e.attente_base),
@@ -133,7 +136,7 @@ pub(super) fn envoyer(
     options: &OptionsEnvoi,
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
-    let emission = reglages_emission(options)?;
+    let emission = reglages_emission(&options.reessai)?;
     let paralleles = usize::from(options.paralleles);
     let attente_reseau = duree("attente-reseau", options.attente_reseau, 7 * UN_JOUR)?;
     let rt = runtime()?;
@@ -142,6 +145,7 @@ pub(super) fn envoyer(
         _verrou: verrou,
         plan,
         destination,
+        ..
     } = pret;
     let bilan = rt.block_on(async {
         let annulation = Annulation::new();
@@ -164,7 +168,11 @@ pub(super) fn envoyer(
                     paralleles,
                     attente_reseau,
                 );
-                Arc::new(moteur).executer().await.map_err(erreur_en_passage)
+                let bilan = Arc::new(moteur)
+                    .executer()
+                    .await
+                    .map_err(erreur_en_passage)?;
+                anyhow::Ok(bilan)
             }
             Destination::VigieChiro(dest) => {
                 let client = super::vigiechiro::client(&dest.api)?;
@@ -193,7 +201,7 @@ pub(super) fn envoyer(
                     .await
                     .map_err(erreur_en_passage)?;
                 bilan.participation = Some(participation.to_string());
-                Ok(bilan)
+                anyhow::Ok(bilan)
             }
         }
     })?;
@@ -206,22 +214,57 @@ pub(super) fn envoyer(
     })
 }
 
-/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON.
+/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON. Une
+/// nuit entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance
+/// jamais de lui-même : le bilan le rappelle.
 fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
-    let suite = prochaine_commande(b.plan, &b.resume);
+    let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
+        b.participation
+            .as_deref()
+            .filter(|_| !b.interrompu)
+            .map(|p| format!("vigie traiter --participation {p}"))
+    });
     crate::suivi::bilan::afficher(b, suite.as_deref(), g.json)?;
     Ok(())
 }
 
+/// Le point d'accès d'un plan S3 est fixé à sa création (il fait partie de son identité) : un
+/// `--endpoint-url` (ou `AWS_ENDPOINT_URL`) différent, passé à une commande qui reprend le
+/// plan, n'est pas pris en compte. On le dit plutôt que de l'ignorer en silence.
+fn endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) -> Option<String> {
+    let Destination::S3(d) = destination else {
+        return None;
+    };
+    let demande = s3.endpoint_url.as_deref()?;
+    let normalise = crate::destination::valider_endpoint(demande, true).ok();
+    if normalise.is_some() && normalise == d.endpoint {
+        return None;
+    }
+    Some(format!(
+        "attention : --endpoint-url (ou AWS_ENDPOINT_URL) {demande} n'est pas pris en compte : le plan {plan} \
+         vise {}, fixé à sa création",
+        d.endpoint
+            .as_deref()
+            .unwrap_or("AWS (point d'accès par défaut)")
+    ))
+}
+
+fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
+    if let Some(alerte) = endpoint_ignore(plan, destination, s3) {
+        let _ = writeln!(io::stderr().lock(), "{alerte}");
+    }
+}
+
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
     let (dossier, destination, identite) = {
-        let base = ouvrir_base(g)?;
+        let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;
-        (
-            plan.dossier.clone(),
-            Destination::depuis_identite(&plan.destination)?,
-            plan.destination,
-        )
+        let destination = Destination::depuis_identite(&plan.destination)?;
+        signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+        if matches!(destination, Destination::VigieChiro(_)) {
+            crate::jeton::lire()?;
+        }
+        (plan.dossier.clone(), destination, plan.destination)
     };
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
@@ -247,7 +290,7 @@ enum Constat {
 }
 
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
-    let base = ouvrir_base(g)?;
+    let base = ouvrir_base_existante(g)?;
     let plan = base.plan(args.plan)?;
     let _verrou = VerrouPlan::prendre(
         base.chemin(),
@@ -255,14 +298,16 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         &plan.destination,
         &plan.id.to_string(),
     )?;
-    let Destination::S3(dest) = Destination::depuis_identite(&plan.destination)? else {
+    let destination = Destination::depuis_identite(&plan.destination)?;
+    signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+    let Destination::S3(dest) = destination else {
         anyhow::bail!(
             "vigie verifier ne sait relire qu'une destination S3 ; sur la plateforme Vigie-Chiro, \
              la finalisation de chaque fichier (disponible) est déjà vérifiée au dépôt"
         );
     };
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
-    let emission = reglages_emission(&args.envoi)?;
+    let emission = reglages_emission(&args.reessai)?;
     let rt = runtime()?;
     let constats = rt.block_on(async {
         let client = Arc::new(ClientS3::connecter(&dest, &config_s3(&args.s3)).await?);
@@ -314,7 +359,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 &json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
             )?;
         } else {
-            writeln!(s, "  {} : {etat} ({detail})", unite.chemin)?;
+            writeln!(
+                s,
+                "  {} : {etat} ({})",
+                neutraliser(&unite.chemin),
+                neutraliser(&detail)
+            )?;
         }
     }
     if g.json {
@@ -324,19 +374,25 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     } else {
         writeln!(
             s,
-            "Plan {} : {intactes} unité(s) intacte(s) à la destination, {a_renvoyer} à renvoyer, {inconnues} non vérifiée(s).",
-            plan.id
+            "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {inconnues} non {}.",
+            plan.id,
+            crate::suivi::format::pluriel(intactes, "fichier intact", "fichiers intacts"),
+            if inconnues > 1 {
+                "vérifiés"
+            } else {
+                "vérifié"
+            }
         )?;
         if a_renvoyer > 0 {
             writeln!(
                 s,
-                "Les unités à renvoyer sont remises à déposer. Ensuite : vigie retenter-echecs {}",
+                "Les fichiers à renvoyer sont remis à déposer. Ensuite : vigie retenter-echecs {}",
                 plan.id
             )?;
         } else if inconnues > 0 {
             writeln!(
                 s,
-                "Destination injoignable pour certaines unités : relancez vigie verifier {} plus tard.",
+                "Destination injoignable pour certains fichiers : relancez vigie verifier {} plus tard.",
                 plan.id
             )?;
         }
@@ -382,5 +438,41 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
             }
         }
         autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s3(endpoint: Option<&str>) -> OptionsS3 {
+        OptionsS3 {
+            endpoint_url: endpoint.map(str::to_owned),
+            region: None,
+            profil: None,
+        }
+    }
+
+    #[test]
+    fn un_endpoint_different_de_celui_du_plan_est_signale() {
+        let plan =
+            Destination::depuis_identite("s3://nuits/p?endpoint=http://127.0.0.1:9000").unwrap();
+        assert_eq!(endpoint_ignore(1, &plan, &s3(None)), None);
+        assert_eq!(
+            endpoint_ignore(1, &plan, &s3(Some("http://127.0.0.1:9000/"))),
+            None
+        );
+        assert_eq!(
+            endpoint_ignore(7, &plan, &s3(Some("https://s3.gra.io.cloud.ovh.net"))).as_deref(),
+            Some(
+                "attention : --endpoint-url (ou AWS_ENDPOINT_URL) https://s3.gra.io.cloud.ovh.net n'est pas \
+                 pris en compte : le plan 7 vise http://127.0.0.1:9000, fixé à sa création"
+            )
+        );
+        let aws = Destination::depuis_identite("s3://nuits/p").unwrap();
+        assert!(
+            endpoint_ignore(2, &aws, &s3(Some("http://127.0.0.1:9000")))
+                .is_some_and(|a| a.contains("AWS (point d'accès par défaut)"))
+        );
     }
 }

@@ -5,16 +5,17 @@ use std::io::{self, Write};
 use anyhow::Result;
 use serde_json::json;
 
-use super::{ligne_json, octets_lisibles, ouvrir_base};
+use super::{chemin_base, ligne_json, octets_lisibles, ouvrir_base_existante};
 use crate::cli::OptionsGlobales;
-use crate::plan::{Base, DepotPlan, EtatUnite, ResumePlan};
+use crate::plan::{Base, CauseRefus, DepotPlan, EtatUnite, ResumePlan};
 use crate::sortie::CodeSortie;
+use crate::suivi::format::neutraliser;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
 
 pub fn etat(g: &OptionsGlobales, plan: Option<i64>) -> Result<CodeSortie> {
-    let base = ouvrir_base(g)?;
+    let base = ouvrir_base_existante(g)?;
     let plan = base.plan(plan)?;
     let resume = base.resume(plan.id)?;
     if g.json {
@@ -65,7 +66,9 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     writeln!(
         s,
         "Plan {} : {} → {}",
-        plan.id, plan.dossier, plan.destination
+        plan.id,
+        neutraliser(&plan.dossier),
+        neutraliser(&plan.destination)
     )?;
     if let Some(p) = &plan.participation {
         writeln!(s, "  participation Vigie-Chiro : {p}")?;
@@ -78,7 +81,7 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     }
     writeln!(
         s,
-        "  déposées     {:>6} / {}   ({} sur {})",
+        "  déposés      {:>6} / {}   ({} sur {})",
         r.deposee,
         r.total(),
         octets_lisibles(r.octets_deposes),
@@ -88,7 +91,7 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
         (EtatUnite::ADeposer, "à déposer   "),
         (EtatUnite::EnCours, "en cours    "),
         (EtatUnite::Echec, "en échec    "),
-        (EtatUnite::Incertaine, "incertaines "),
+        (EtatUnite::Incertaine, "incertains  "),
     ] {
         let n = r.compte(etat);
         if n > 0 {
@@ -132,8 +135,8 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
                 writeln!(
                     s,
                     "    {} : {}",
-                    u.chemin,
-                    u.message.as_deref().unwrap_or("")
+                    neutraliser(&u.chemin),
+                    neutraliser(u.message.as_deref().unwrap_or(""))
                 )?;
             }
             if concernees.len() > ECHECS_NOMMES_PAR_CAUSE {
@@ -147,9 +150,9 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
         for u in en_echec.iter().filter(|u| u.etat == EtatUnite::Incertaine) {
             writeln!(
                 s,
-                "  incertaine : {} : {}",
-                u.chemin,
-                u.message.as_deref().unwrap_or("")
+                "  incertain : {} : {}",
+                neutraliser(&u.chemin),
+                neutraliser(u.message.as_deref().unwrap_or(""))
             )?;
         }
     }
@@ -159,21 +162,47 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     Ok(())
 }
 
-/// La commande à lancer s'il reste quelque chose à faire.
+/// La seule commande à conseiller s'il reste quelque chose à faire : relancer le plan, et, si
+/// des refus définitifs restent, les relancer aussi une fois leur cause corrigée. Les refus
+/// d'authentification repartent sans `--y-compris-definitifs` (voir `remettre_en_file`) : après
+/// un jeton expiré, il suffit de se reconnecter.
 pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
     if r.deposee == r.total() {
-        None
-    } else if r.definitifs > 0 && r.definitifs == r.total() - r.deposee {
-        Some(format!(
-            "corrigez la cause des refus, puis vigie retenter-echecs {plan} --y-compris-definitifs"
-        ))
-    } else {
-        Some(format!("vigie retenter-echecs {plan}"))
+        return None;
     }
+    let refus = |authentification: bool| {
+        r.echecs_par_cause.iter().any(|(cause, definitif, n)| {
+            *definitif
+                && *n > 0
+                && (*cause == Some(CauseRefus::Authentification)) == authentification
+        })
+    };
+    Some(if refus(false) {
+        format!(
+            "corrigez la cause des refus définitifs, puis vigie retenter-echecs {plan} --y-compris-definitifs"
+        )
+    } else if refus(true) {
+        format!(
+            "renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3, puis vigie retenter-echecs {plan}"
+        )
+    } else {
+        format!("vigie retenter-echecs {plan}")
+    })
 }
 
 pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
-    let base = ouvrir_base(g)?;
+    let chemin = chemin_base(g)?;
+    // Sans base, aucun plan : on le dit sans la créer.
+    let Some(base) = Base::ouvrir_existante(&chemin)? else {
+        if !g.json {
+            writeln!(
+                io::stdout().lock(),
+                "Aucun plan dans {} : vigie depot en crée un.",
+                chemin.display()
+            )?;
+        }
+        return Ok(CodeSortie::Succes);
+    };
     let plans = base.plans()?;
     let mut s = io::stdout().lock();
     if plans.is_empty() && !g.json {
@@ -185,7 +214,7 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     } else if !g.json {
         writeln!(
             s,
-            "plan  déposées      dernière activité     dossier → destination"
+            "plan  déposés       dernière activité     dossier → destination"
         )?;
     }
     for plan in &plans {
@@ -217,22 +246,30 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
                 plan.id,
                 format!("{}/{}", r.deposee, r.total()),
                 date_locale(plan.actif_le),
-                plan.dossier,
-                plan.destination
+                neutraliser(&plan.dossier),
+                neutraliser(&plan.destination)
             )?;
         }
     }
     Ok(CodeSortie::Succes)
 }
 
-/// Une date Unix lisible, « 2026-11-29 17:30 UTC », sans dépendance de fuseau.
+/// Une date Unix lisible, à l'heure locale (`TZ` respecté) : « 2026-11-29 18:30 ».
 fn date_locale(secondes: i64) -> String {
-    let dans_jour = secondes.rem_euclid(86_400);
-    let (annee, mois, jour) = crate::horodatage::date_civile(secondes.div_euclid(86_400));
-    format!(
-        "{annee:04}-{mois:02}-{jour:02} {:02}:{:02} UTC",
-        dans_jour / 3600,
-        dans_jour % 3600 / 60
+    date_dans(secondes, &chrono::Local)
+}
+
+fn date_dans<Z: chrono::TimeZone>(secondes: i64, fuseau: &Z) -> String
+where
+    Z::Offset: std::fmt::Display,
+{
+    chrono::DateTime::from_timestamp(secondes, 0).map_or_else(
+        || format!("{secondes} s"),
+        |utc| {
+            utc.with_timezone(fuseau)
+                .format("%Y-%m-%d %H:%M")
+                .to_string()
+        },
     )
 }
 
@@ -241,9 +278,64 @@ mod tests {
     use super::*;
 
     #[test]
+    fn un_seul_geste_et_le_bon() {
+        let resume = |causes: Vec<(Option<CauseRefus>, bool, u64)>| ResumePlan {
+            deposee: 1,
+            echec: causes.iter().map(|c| c.2).sum(),
+            definitifs: causes.iter().filter(|c| c.1).map(|c| c.2).sum(),
+            echecs_par_cause: causes,
+            ..Default::default()
+        };
+        assert_eq!(prochaine_commande(2, &resume(vec![])), None);
+        // Un jeton expiré (401) : se reconnecter suffit, --y-compris-definitifs n'y est pour rien.
+        assert_eq!(
+            prochaine_commande(
+                2,
+                &resume(vec![(Some(CauseRefus::Authentification), true, 3)])
+            )
+            .as_deref(),
+            Some(
+                "renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3, puis vigie retenter-echecs 2"
+            )
+        );
+        // Des échecs transitoires : relancer, sans plus.
+        assert_eq!(
+            prochaine_commande(2, &resume(vec![(Some(CauseRefus::Serveur), false, 2)])).as_deref(),
+            Some("vigie retenter-echecs 2")
+        );
+        assert_eq!(
+            prochaine_commande(2, &resume(vec![(Some(CauseRefus::Contenu), false, 1)])).as_deref(),
+            Some("vigie retenter-echecs 2")
+        );
+        // Un refus définitif à corriger, mêlé ou non à des transitoires.
+        assert_eq!(
+            prochaine_commande(
+                2,
+                &resume(vec![
+                    (Some(CauseRefus::Droits), true, 1),
+                    (Some(CauseRefus::Serveur), false, 2)
+                ])
+            )
+            .as_deref(),
+            Some(
+                "corrigez la cause des refus définitifs, puis vigie retenter-echecs 2 --y-compris-definitifs"
+            )
+        );
+        for cause in CauseRefus::TOUTES {
+            assert!(!cause.conseil().contains("vigie retenter"), "{cause}");
+        }
+    }
+
+    #[test]
     fn dates() {
-        assert_eq!(date_locale(0), "1970-01-01 00:00 UTC");
-        assert_eq!(date_locale(1_795_973_400), "2026-11-29 17:30 UTC");
-        assert_eq!(date_locale(951_782_400), "2000-02-29 00:00 UTC");
+        let utc = chrono::Utc;
+        assert_eq!(date_dans(0, &utc), "1970-01-01 00:00");
+        assert_eq!(date_dans(1_795_973_400, &utc), "2026-11-29 17:30");
+        assert_eq!(date_dans(951_782_400, &utc), "2000-02-29 00:00");
+        let paris_en_hiver = chrono::FixedOffset::east_opt(3600).unwrap();
+        assert_eq!(
+            date_dans(1_795_973_400, &paris_en_hiver),
+            "2026-11-29 18:30"
+        );
     }
 }

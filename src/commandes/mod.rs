@@ -7,6 +7,7 @@ mod depot;
 mod docs;
 mod envoi;
 mod etat;
+mod renommer;
 #[cfg(feature = "bac-a-sable")]
 mod sable;
 mod vigiechiro;
@@ -35,6 +36,7 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Connexion(args) => vigiechiro::connexion(g, args),
         Commande::Deconnexion => vigiechiro::deconnexion(g),
         Commande::Traiter(args) => vigiechiro::traiter(g, args),
+        Commande::Renommer(args) => renommer::renommer(g, args),
         #[cfg(feature = "bac-a-sable")]
         Commande::Demo(args) => demo::demo(g, args),
         #[cfg(feature = "bac-a-sable")]
@@ -62,6 +64,13 @@ pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
 fn ouvrir_base(g: &OptionsGlobales) -> Result<Base> {
     let chemin = chemin_base(g)?;
     Ok(Base::ouvrir(&chemin)?)
+}
+
+/// La base des plans si elle existe, sans la créer : une commande qui lit ou reprend un plan
+/// n'a rien à créer (sans base, il n'y a pas de plan).
+fn ouvrir_base_existante(g: &OptionsGlobales) -> Result<Base> {
+    let chemin = chemin_base(g)?;
+    Base::ouvrir_existante(&chemin)?.ok_or_else(|| plan::ErreurBase::AucunPlan { chemin }.into())
 }
 
 fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {

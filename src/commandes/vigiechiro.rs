@@ -18,6 +18,7 @@ use crate::reessai::{
     Annulation, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{
     Calcul, ClientVigieChiro, Participation, ReponseMoi, Utilisateur,
 };
@@ -89,7 +90,9 @@ enum RefusMoi {
     /// Ce qui a répondu n'est pas l'API Vigie-Chiro.
     PasLApi(String),
     JetonRefuse,
-    Injoignable(String),
+    /// Ni l'utilisateur ni un refus : ce qu'en dit [`pas_de_reponse_utile`] (une plateforme
+    /// indisponible n'est pas un réseau coupé).
+    SansReponse(String),
 }
 
 /// `GET /moi`, le premier appel de toute commande qui parle à la plateforme : il vérifie le
@@ -107,34 +110,30 @@ async fn reconnaitre_plateforme(
         ReponseApi::Refuse {
             statut: 401 | 403, ..
         } => Err(RefusMoi::JetonRefuse),
-        autre => Err(RefusMoi::Injoignable(
-            autre.detail().unwrap_or_default().to_owned(),
-        )),
+        autre => Err(RefusMoi::SansReponse(pas_de_reponse_utile(&autre))),
     }
 }
 
 impl RefusMoi {
     /// L'erreur à rendre : une adresse qui n'est pas l'API est une erreur de configuration
-    /// (code 2), un réseau absent un échec transitoire (code 1) ; le refus du jeton, au code
-    /// et au message de l'appelant.
-    fn erreur(self, api: &str, jeton_refuse: ErreurAvecCode) -> anyhow::Error {
+    /// (code 2), une plateforme muette un échec transitoire (code 1) ; le refus du jeton, au
+    /// code et au message de l'appelant. `rien_fait` dit ce qui n'a pas eu lieu (« rien n'a
+    /// été envoyé ») ; le geste vient en dernier, seul.
+    fn erreur(self, api: &str, jeton_refuse: ErreurAvecCode, rien_fait: &str) -> anyhow::Error {
         match self {
             RefusMoi::PasLApi(nature) => ErreurAvecCode::new(
                 CodeSortie::Usage,
                 format!(
-                    "cette adresse n'est pas l'API Vigie-Chiro : {api}/moi rend {nature}. \
-                     Donnez l'adresse de l'API par --api URL ou la variable VIGIE_API (le README \
-                     dit comment la trouver : « L'adresse de l'API ») ; rien n'a été envoyé."
+                    "cette adresse n'est pas l'API Vigie-Chiro : {api}/moi rend {nature} ; \
+                     {rien_fait}. Donnez l'adresse de l'API par --api URL ou la variable \
+                     VIGIE_API (le README dit comment la trouver : « L'adresse de l'API »)."
                 ),
             )
             .into(),
             RefusMoi::JetonRefuse => jeton_refuse.into(),
-            RefusMoi::Injoignable(detail) => ErreurAvecCode::new(
+            RefusMoi::SansReponse(pourquoi) => ErreurAvecCode::new(
                 CodeSortie::EchecsTransitoires,
-                format!(
-                    "plateforme injoignable ({detail}) : rien n'a été envoyé ; relancez la même \
-                     commande quand le réseau reviendra"
-                ),
+                format!("{rien_fait} : {pourquoi}"),
             )
             .into(),
         }
@@ -159,6 +158,7 @@ pub(super) fn verifier_plateforme(dest: &DestinationVigieChiro) -> Result<Platef
                 r.erreur(
                     &dest.api,
                     ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+                    "rien n'a été envoyé",
                 )
             })?;
         let id = match &dest.participation {
@@ -218,12 +218,7 @@ async fn participation_existante(
 pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<CodeSortie> {
     let api = valider_endpoint(&args.api.url, false)?;
     let jeton = if args.jeton == "-" {
-        let mut ligne = String::new();
-        io::stdin()
-            .lock()
-            .read_line(&mut ligne)
-            .context("lecture du jeton")?;
-        ligne
+        lire_jeton_colle()?
     } else {
         args.jeton.clone()
     };
@@ -240,6 +235,7 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
                     "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
                      le site et recopiez le jeton de l'adresse (?token=…)",
                 ),
+                "rien n'a été enregistré",
             )
         })?;
     let chemin = jeton::ecrire(&jeton)?;
@@ -247,10 +243,12 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
         writeln!(
             io::stdout().lock(),
             "Connecté en tant que {} ; jeton enregistré dans {} (lisible par vous seul).",
-            utilisateur
-                .pseudo
-                .as_deref()
-                .unwrap_or(utilisateur.id.as_str()),
+            neutraliser(
+                utilisateur
+                    .pseudo
+                    .as_deref()
+                    .unwrap_or(utilisateur.id.as_str())
+            ),
             chemin.display()
         )?;
     }
@@ -258,6 +256,46 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
         eprintln!("attention : VIGIE_JETON est défini et l'emporte sur le jeton enregistré");
     }
     Ok(CodeSortie::Succes)
+}
+
+/// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus : le serveur a répondu
+/// qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une coupure du
+/// réseau : les deux ne se disent pas pareil.
+fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
+    match r {
+        ReponseApi::Refuse { statut, .. } => format!(
+            "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"
+        ),
+        autre => format!(
+            "plateforme injoignable ({}) ; réessayez quand le réseau sera revenu",
+            autre.detail().unwrap_or("sans détail")
+        ),
+    }
+}
+
+/// Le jeton de `--jeton -` : dans un terminal, à une invite et sans écho (il ne reste ni à
+/// l'écran ni dans le défilement) ; sinon lu tel quel sur l'entrée standard
+/// (`echo "$JETON" | vigie connexion --jeton -`).
+fn lire_jeton_colle() -> Result<String> {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        // L'invite va où l'utilisateur regarde : la sortie d'erreur, ou à défaut la sortie
+        // standard, pourvu que ce soit un terminal.
+        let terminal = [console::Term::stderr(), console::Term::stdout()]
+            .into_iter()
+            .find(console::Term::is_term);
+        if let Some(t) = terminal {
+            t.write_str("Collez le jeton copié sur le site (il ne s'affiche pas), puis Entrée : ")
+                .context("invite du jeton")?;
+            return t.read_secure_line().context("lecture du jeton");
+        }
+    }
+    let mut ligne = String::new();
+    io::stdin()
+        .lock()
+        .read_line(&mut ligne)
+        .context("lecture du jeton")?;
+    Ok(ligne)
 }
 
 /// `vigie deconnexion` : efface le jeton enregistré.
@@ -319,6 +357,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
                 r.erreur(
                     &api,
                     ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+                    "le calcul n'a pas été lancé",
                 )
             })?;
         anyhow::Ok(
@@ -343,7 +382,8 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
             writeln!(
                 s,
                 "La plateforme répond que le calcul de la participation {participation}{origine} \
-                 est déjà planifié ou en cours ({etat}) : rien n'a été relancé."
+                 est déjà planifié ou en cours ({}) : rien n'a été relancé.",
+                neutraliser(etat)
             )?;
             Ok(CodeSortie::Succes)
         }
@@ -364,8 +404,8 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         (autre, _) => Err(ErreurAvecCode::new(
             CodeSortie::EchecsTransitoires,
             format!(
-                "plateforme injoignable, rien n'est parti ({}) : relancez vigie traiter plus tard",
-                autre.detail().unwrap_or("")
+                "le calcul n'a pas été lancé : {}",
+                pas_de_reponse_utile(autre)
             ),
         )
         .into()),
@@ -514,4 +554,72 @@ fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
         ),
     )
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn un_503_n_est_pas_une_coupure_du_reseau() {
+        let refus: ReponseApi<()> = ReponseApi::Refuse {
+            statut: 503,
+            retry_after: None,
+            detail: "Service Unavailable".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&refus),
+            "la plateforme répond qu'elle est indisponible pour l'instant (503) ; réessayez dans quelques minutes"
+        );
+        let coupure: ReponseApi<()> = ReponseApi::Injoignable {
+            a_pu_atteindre: false,
+            detail: "connexion refusée".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&coupure),
+            "plateforme injoignable (connexion refusée) ; réessayez quand le réseau sera revenu"
+        );
+    }
+
+    /// Ce que dit une commande dont le `GET /moi` n'aboutit pas : ce qui n'a pas eu lieu, puis
+    /// un seul geste, le dernier ; un 503 n'y devient pas une coupure du réseau.
+    #[test]
+    fn la_plateforme_non_reconnue_se_dit_avec_un_seul_geste() {
+        let jeton = || ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE);
+        let texte = |e: anyhow::Error| {
+            let code = crate::sortie::code_pour_erreur(&e);
+            (code, format!("{e:#}"))
+        };
+        let indisponible: ReponseApi<()> = ReponseApi::Refuse {
+            statut: 503,
+            retry_after: None,
+            detail: "Service Unavailable".into(),
+        };
+        let (code, message) = texte(
+            RefusMoi::SansReponse(pas_de_reponse_utile(&indisponible)).erreur(
+                "https://api",
+                jeton(),
+                "rien n'a été envoyé",
+            ),
+        );
+        assert_eq!(code, CodeSortie::EchecsTransitoires);
+        assert_eq!(
+            message,
+            "rien n'a été envoyé : la plateforme répond qu'elle est indisponible pour l'instant \
+             (503) ; réessayez dans quelques minutes"
+        );
+        let (code, message) = texte(RefusMoi::PasLApi("une page HTML".into()).erreur(
+            "https://site",
+            jeton(),
+            "rien n'a été enregistré",
+        ));
+        assert_eq!(code, CodeSortie::Usage);
+        assert!(
+            message.starts_with(
+                "cette adresse n'est pas l'API Vigie-Chiro : https://site/moi rend une page HTML ; \
+                 rien n'a été enregistré. Donnez l'adresse de l'API par --api URL"
+            ),
+            "{message}"
+        );
+    }
 }

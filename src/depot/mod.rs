@@ -561,8 +561,20 @@ pub(crate) fn partie_reutilisable(
 }
 
 pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String> {
-    match std::fs::metadata(chemin) {
-        Err(e) => Some(format!("fichier illisible ou disparu ({e})")),
+    // Sans suivre de lien : un lien glissé à la place du fichier est un changement, pas le
+    // fichier (voir `plateforme`).
+    match std::fs::symlink_metadata(chemin) {
+        Ok(m) if m.file_type().is_symlink() => {
+            Some("le fichier a été remplacé par un lien symbolique, qui n'est pas suivi".into())
+        }
+        Ok(m) if !m.file_type().is_file() => Some("ce n'est plus un fichier ordinaire".into()),
+        Ok(m) if unite.identite.is_some() && crate::plateforme::identite(&m) != unite.identite => {
+            Some("le fichier a été remplacé par un autre (même nom, autre fichier)".into())
+        }
+        Err(e) => Some(format!(
+            "fichier illisible ou disparu ({})",
+            crate::sortie::erreur_systeme(&e)
+        )),
         Ok(m) if m.len() != unite.taille => Some(format!(
             "le fichier a changé de taille ({} → {} octets)",
             unite.taille,
@@ -579,7 +591,10 @@ pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
     IssueUnite::Echec {
         definitif: false,
         cause: CauseRefus::Local,
-        message: format!("lecture du fichier impossible : {e}"),
+        message: format!(
+            "lecture du fichier impossible : {}",
+            crate::sortie::erreur_systeme(e)
+        ),
     }
 }
 
@@ -641,8 +656,13 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
                 definitif: false,
                 cause,
                 message: format!(
-                    "{raison} après {} tentative(s){statut} : {detail}",
-                    issue.tentatives
+                    "{} après {}{statut} : {detail}",
+                    raison.en_clair(),
+                    crate::suivi::format::pluriel(
+                        u64::from(issue.tentatives),
+                        "tentative",
+                        "tentatives"
+                    )
                 ),
             }
         }
@@ -674,7 +694,10 @@ impl ObservateurReessai for ObservateurUnite<'_> {
     }
 
     fn decision(&self, d: &DecisionJournalisee) {
-        if d.raison.is_none() {
+        // Une nouvelle tentative, ou une écriture partie sans réponse (que la réconciliation
+        // rattrape d'ordinaire) : un incident du passage. Le bilan ne le dit « rattrapé » que si
+        // tout a fini déposé.
+        if matches!(d.raison, None | Some(RaisonArret::IssueInconnue)) {
             self.commun
                 .incidents_absorbes
                 .fetch_add(1, Ordering::Relaxed);

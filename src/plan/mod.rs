@@ -23,6 +23,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
+use crate::sortie::erreur_systeme;
+
 pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
 pub use unites::{EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
@@ -40,6 +42,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0003_noter_refus_multipart",
         include_str!("../../migrations/0003_noter_refus_multipart.sql"),
+    ),
+    (
+        "0004_noter_identite_fichier",
+        include_str!("../../migrations/0004_noter_identite_fichier.sql"),
     ),
 ];
 
@@ -68,15 +74,20 @@ pub enum ErreurBase {
          La dernière écriture a été annulée, le plan est intact."
     )]
     DisquePlein { chemin: PathBuf },
-    #[error("impossible de créer la base {chemin} : {source}")]
+    #[error("impossible de créer la base {chemin} : {}", erreur_systeme(.cause))]
     Creation {
         chemin: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error(
         "aucun emplacement pour la base : ni XDG_DATA_HOME ni HOME ne sont définis ; indiquez --base FICHIER"
     )]
     SansEmplacement,
+    #[error(
+        "{chemin} n'est pas une base vigie : c'est une base SQLite qui contient déjà d'autres \
+         tables. Elle n'a pas été modifiée : indiquez une autre base avec --base (ou VIGIE_BASE)."
+    )]
+    Etrangere { chemin: PathBuf },
     #[error("aucun plan n'existe encore dans {chemin} : lancez d'abord vigie depot")]
     AucunPlan { chemin: PathBuf },
     #[error("le plan {id} n'existe pas dans {chemin} : vigie plans les liste")]
@@ -87,15 +98,15 @@ pub enum ErreurBase {
         match .pid { Some(p) => format!(" (processus {p})"), None => String::new() }
     )]
     PlanOccupe { plan: String, pid: Option<u32> },
-    #[error("verrou du plan ({chemin}) : {source}")]
+    #[error("verrou du plan ({chemin}) : {}", erreur_systeme(.cause))]
     Verrou {
         chemin: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("base {chemin} : {source}")]
+    #[error("base {chemin} : {}", erreur_sqlite(.cause))]
     Sqlite {
         chemin: PathBuf,
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
 }
 
@@ -122,9 +133,30 @@ impl ErreurBase {
             },
             _ => ErreurBase::Sqlite {
                 chemin: chemin.to_owned(),
-                source: e,
+                cause: e,
             },
         }
+    }
+}
+
+/// Une erreur SQLite dite en français, avec ce qu'il faut vérifier (« attempt to write a
+/// readonly database » ne dit pas quoi faire). Les cas rares gardent le texte de SQLite.
+fn erreur_sqlite(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => "la base est en lecture seule : vérifiez les droits du fichier et de son \
+             dossier (SQLite écrit aussi à côté, dans -wal et -shm), ou indiquez une autre base avec --base"
+            .into(),
+        Some(ErrorCode::CannotOpen) => {
+            "impossible d'ouvrir le fichier : son dossier existe-t-il, est-il accessible ?".into()
+        }
+        Some(ErrorCode::PermissionDenied) => "permission refusée : vérifiez les droits".into(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            "la base est restée occupée par un autre programme : réessayez quand il aura fini".into()
+        }
+        Some(ErrorCode::SystemIoFailure) => {
+            "erreur d'entrée-sortie du disque : vérifiez le support (clé, carte, disque)".into()
+        }
+        _ => format!("erreur SQLite : {e}"),
     }
 }
 
@@ -194,6 +226,13 @@ impl Base {
         // La version d'abord, avant toute écriture : c'est aussi cette lecture qui révèle un
         // fichier qui n'est pas une base SQLite.
         let version = self.version_schema()?;
+        // Une base qui n'est ni vide ni de vigie (d'une autre application, ou un mauvais
+        // --base) est refusée avant la moindre écriture : ni tables ajoutées, ni WAL.
+        if self.est_etrangere(version)? {
+            return Err(ErreurBase::Etrangere {
+                chemin: self.chemin.clone(),
+            });
+        }
         let connue = Self::version_connue();
         if version > connue {
             return Err(ErreurBase::VersionFuture {
@@ -222,6 +261,29 @@ impl Base {
             .pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| self.err(e))?;
         self.migrer()
+    }
+
+    /// Vide, ou portant la table des plans : une base de vigie. Autre chose : une base étrangère.
+    fn est_etrangere(&self, version: i64) -> Resultat<bool> {
+        let (objets, plans): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT count(*), count(*) FILTER (WHERE type = 'table' AND name = 'depot_plan') \
+                 FROM sqlite_master",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(objets > 0 && (version == 0 || plans == 0))
+    }
+
+    /// La base de `chemin` si elle existe, sans rien créer : pour les commandes qui ne font que
+    /// lire (`plans`, `etat`), ou qui reprennent un plan existant.
+    pub fn ouvrir_existante(chemin: &Path) -> Resultat<Option<Base>> {
+        if !chemin.exists() {
+            return Ok(None);
+        }
+        Base::ouvrir(chemin).map(Some)
     }
 
     fn version_schema(&self) -> Resultat<i64> {
@@ -264,9 +326,9 @@ impl Base {
 
 /// Crée le fichier de base, vide, en 0600 (et son dossier en 0700).
 fn creer_fichier_prive(chemin: &Path) -> Resultat<()> {
-    let err = |source| ErreurBase::Creation {
+    let err = |cause| ErreurBase::Creation {
         chemin: chemin.to_owned(),
-        source,
+        cause,
     };
     if let Some(parent) = chemin.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::DirBuilder::new()
@@ -351,6 +413,38 @@ mod tests {
         assert_eq!(b.participation(plan.id).unwrap(), (None, None));
     }
 
+    /// Une base au schéma 3 (refus du multipart noté) monte au schéma 4 (identité des
+    /// fichiers) sans rien perdre : le refus reste retenu, les unités gardent leur état, leur
+    /// identité est simplement inconnue jusqu'à la prochaine planification.
+    #[test]
+    fn base_au_schema_3_mise_a_niveau_sans_perte() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        {
+            let c = Connection::open(&chemin).unwrap();
+            for (_, sql) in &MIGRATIONS[..3] {
+                c.execute_batch(sql).unwrap();
+            }
+            c.pragma_update(None, "user_version", 3).unwrap();
+            c.execute_batch(
+                "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, \
+                 multipart_refuse_le) VALUES ('/n', 'vigiechiro:https://api', 1, 1, 7); \
+                 INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
+                 VALUES (1, '/n/a.wav', 'a.wav', 3, 5, 'deposee');",
+            )
+            .unwrap();
+        }
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(Base::version_connue(), 4);
+        assert_eq!(b.version_schema().unwrap(), 4);
+        let plan = b.plan(None).unwrap();
+        assert!(plan.multipart_refuse, "le refus du multipart est perdu");
+        let unites = b.unites(plan.id, &[]).unwrap();
+        assert_eq!(unites.len(), 1);
+        assert_eq!(unites[0].etat, EtatUnite::Deposee);
+        assert_eq!(unites[0].identite, None);
+    }
+
     #[test]
     fn base_creee_en_0600() {
         let dir = tempfile::tempdir().unwrap();
@@ -377,6 +471,63 @@ mod tests {
         assert!(e.to_string().contains("mettez vigie à jour"));
         assert_eq!(fs::read(&chemin).unwrap(), avant, "la base a été modifiée");
         assert!(!dir.path().join("v.sqlite-wal").exists());
+    }
+
+    /// « attempt to write a readonly database » et « Permission denied (os error 13):
+    /// Permission denied (os error 13) » : en français, et une seule fois.
+    #[test]
+    fn erreurs_sqlite_et_systeme_en_francais_sans_repetition() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        Base::ouvrir(&chemin).unwrap();
+        let lecture =
+            Connection::open_with_flags(&chemin, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        let e = lecture.execute("CREATE TABLE t (x)", []).unwrap_err();
+        let texte = format!(
+            "{:#}",
+            anyhow::Error::from(ErreurBase::depuis_sqlite(&chemin, e))
+        );
+        assert!(
+            texte.contains("la base est en lecture seule : vérifiez les droits"),
+            "{texte}"
+        );
+        assert!(
+            !texte.contains("readonly") && !texte.contains("attempt"),
+            "{texte}"
+        );
+        let e = ErreurBase::Creation {
+            chemin: "/nuit/v.sqlite".into(),
+            cause: std::io::Error::from_raw_os_error(13),
+        };
+        assert_eq!(
+            format!("{:#}", anyhow::Error::from(e)),
+            "impossible de créer la base /nuit/v.sqlite : permission refusée (vérifiez les droits) (code 13)"
+        );
+    }
+
+    #[test]
+    fn base_etrangere_refusee_sans_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        for version in [0, 1, 42] {
+            let chemin = dir.path().join(format!("autre-{version}.sqlite"));
+            {
+                let c = Connection::open(&chemin).unwrap();
+                c.execute_batch("CREATE TABLE notes (texte TEXT); INSERT INTO notes VALUES ('x');")
+                    .unwrap();
+                c.pragma_update(None, "user_version", version).unwrap();
+            }
+            let avant = fs::read(&chemin).unwrap();
+            let e = Base::ouvrir(&chemin).unwrap_err();
+            assert!(matches!(e, ErreurBase::Etrangere { .. }), "{version} : {e}");
+            assert!(e.to_string().contains("n'est pas une base vigie"), "{e}");
+            assert_eq!(fs::read(&chemin).unwrap(), avant, "la base a été modifiée");
+            assert!(!chemin.with_extension("sqlite-wal").exists());
+        }
+        // Vide, elle devient une base vigie.
+        let vide = dir.path().join("vide.sqlite");
+        Connection::open(&vide).unwrap();
+        Base::ouvrir(&vide).unwrap();
     }
 
     #[test]

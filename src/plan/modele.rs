@@ -112,28 +112,30 @@ impl CauseRefus {
         }
     }
 
-    /// Le geste à faire, dit à l'utilisateur sous la liste des unités concernées.
+    /// Ce qui s'est passé et ce qu'il faut corriger, dit sous la liste des unités concernées.
+    /// La commande à lancer ensuite n'y est pas : elle est dite une seule fois, à la fin
+    /// (« Ensuite : … »), d'après l'ensemble des échecs du plan.
     pub fn conseil(self) -> &'static str {
         match self {
             CauseRefus::Authentification => {
-                "identifiants refusés : vérifiez-les (ou renouvelez le jeton), puis vigie retenter-echecs --y-compris-definitifs"
+                "jeton ou identifiants refusés : renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3"
             }
-            CauseRefus::Droits => {
-                "droits insuffisants sur la destination : faites-les corriger, puis vigie retenter-echecs --y-compris-definitifs"
-            }
-            CauseRefus::Contenu => {
-                "contenu ou nom refusé par la destination : corrigez le fichier, puis vigie retenter-echecs --y-compris-definitifs"
-            }
+            CauseRefus::Droits => "droits insuffisants sur la destination : faites-les corriger",
+            CauseRefus::Contenu => "contenu ou nom refusé par la destination : corrigez le fichier",
             CauseRefus::Stockage => {
-                "destination introuvable : vérifiez le compartiment et la région, puis vigie retenter-echecs --y-compris-definitifs"
+                "destination introuvable : vérifiez le compartiment, la région ou la participation"
             }
             CauseRefus::Local => {
-                "fichier local illisible, disparu ou modifié pendant l'envoi : vérifiez-le, puis vigie retenter-echecs"
+                "fichier local illisible, disparu ou modifié pendant l'envoi : vérifiez-le"
             }
-            CauseRefus::Reseau => "réseau indisponible : vigie retenter-echecs quand il reviendra",
-            CauseRefus::Serveur => "serveur en panne : vigie retenter-echecs un peu plus tard",
+            CauseRefus::Reseau => {
+                "le réseau n'a pas permis l'envoi : réessayez quand il sera revenu"
+            }
+            CauseRefus::Serveur => {
+                "le serveur a répondu qu'il était indisponible (5xx, 429) : réessayez un peu plus tard"
+            }
             CauseRefus::IssueInconnue => {
-                "issue inconnue : vigie retenter-echecs réconciliera avec la destination avant tout renvoi"
+                "envoi parti sans réponse : la relance le vérifiera à la destination avant tout renvoi"
             }
         }
     }
@@ -195,6 +197,8 @@ pub struct DepotUnite {
     pub somme_controle: Option<String>,
     pub etag: Option<String>,
     pub modifie_depuis: bool,
+    /// L'identité du fichier planifié (voir `plateforme::identite`), si le système en donne.
+    pub identite: Option<String>,
 }
 
 /// Une partie persistée d'un envoi multipart.

@@ -18,6 +18,8 @@ pub struct FichierPlanifie {
     pub cle: String,
     pub taille: u64,
     pub modifie_ns: i64,
+    /// L'identité du fichier à la planification (voir `plateforme::identite`).
+    pub identite: Option<String>,
 }
 
 /// Ce que la (re)planification a changé.
@@ -39,7 +41,7 @@ pub struct Replanification {
 }
 
 const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
-     cause_refus, message, envoi_id, somme_controle, etag, modifie_depuis";
+     cause_refus, message, envoi_id, somme_controle, etag, modifie_depuis, identite";
 
 fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
     Ok(DepotUnite {
@@ -57,6 +59,7 @@ fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
         somme_controle: r.get(11)?,
         etag: r.get(12)?,
         modifie_depuis: r.get(13)?,
+        identite: r.get(14)?,
     })
 }
 
@@ -211,12 +214,15 @@ impl Base {
             etat: EtatUnite,
             taille: u64,
             modifie_ns: i64,
+            identite: Option<String>,
             vu: bool,
         }
         let mut connues: HashMap<String, Connue> = HashMap::new();
         {
             let mut st = tx
-                .prepare("SELECT id, chemin, etat, taille, modifie_ns FROM depot_unite WHERE plan_id = ?1")
+                .prepare(
+                    "SELECT id, chemin, etat, taille, modifie_ns, identite FROM depot_unite WHERE plan_id = ?1",
+                )
                 .map_err(err)?;
             let lignes = st
                 .query_map([plan_id], |r| {
@@ -227,6 +233,7 @@ impl Base {
                             etat: r.get(2)?,
                             taille: r.get::<_, i64>(3)? as u64,
                             modifie_ns: r.get(4)?,
+                            identite: r.get(5)?,
                             vu: false,
                         },
                     ))
@@ -241,8 +248,8 @@ impl Base {
         {
             let mut inserer = tx
                 .prepare(
-                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns) \
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, identite) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )
                 .map_err(err)?;
             let mut mettre_a_jour = tx
@@ -258,6 +265,9 @@ impl Base {
             let mut signaler = tx
                 .prepare("UPDATE depot_unite SET modifie_depuis = 1 WHERE id = ?1")
                 .map_err(err)?;
+            let mut noter_identite = tx
+                .prepare("UPDATE depot_unite SET identite = ?2 WHERE id = ?1")
+                .map_err(err)?;
             let mut redeposer = tx
                 .prepare(
                     "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
@@ -271,12 +281,26 @@ impl Base {
                 match connues.get_mut(&f.chemin) {
                     None => {
                         inserer
-                            .execute(params![plan_id, f.chemin, f.cle, taille, f.modifie_ns])
+                            .execute(params![
+                                plan_id,
+                                f.chemin,
+                                f.cle,
+                                taille,
+                                f.modifie_ns,
+                                f.identite
+                            ])
                             .map_err(err)?;
                         bilan.ajoutees += 1;
                     }
                     Some(c) => {
                         c.vu = true;
+                        // Le fichier est celui que l'inventaire vient de voir : c'est lui que
+                        // l'envoi devra retrouver.
+                        if c.identite != f.identite {
+                            noter_identite
+                                .execute(params![c.id, f.identite])
+                                .map_err(err)?;
+                        }
                         let change = c.taille != f.taille || c.modifie_ns != f.modifie_ns;
                         if !change {
                             continue;
@@ -589,6 +613,39 @@ impl Base {
             .map_err(|e| self.err(e))
     }
 
+    /// Oublie un plan qui n'a encore rien fait : toutes ses unités à déposer, aucune partie
+    /// envoyée, et aucune participation créée ni émise (sauf si `creation_refusee` : la
+    /// plateforme a refusé la création, rien n'existe chez elle). C'est le cas d'un plan créé par
+    /// un passage qui s'est arrêté avant tout envoi (identifiants absents, participation
+    /// refusée, simulation) : il n'a rien à reprendre, et `vigie plans` ne doit pas le montrer.
+    /// Rend vrai si le plan a été oublié ; un plan qui a commencé reste, lui, intact.
+    pub fn oublier_plan_intact(&mut self, plan_id: i64, creation_refusee: bool) -> Resultat<bool> {
+        let chemin = self.chemin.clone();
+        let err = |e| ErreurBase::depuis_sqlite(&chemin, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let entame: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM depot_unite WHERE plan_id = ?1 AND etat != 'a_deposer') \
+                 OR EXISTS (SELECT 1 FROM depot_partie JOIN depot_unite ON depot_unite.id = depot_partie.unite_id \
+                            WHERE depot_unite.plan_id = ?1) \
+                 OR EXISTS (SELECT 1 FROM depot_plan WHERE id = ?1 AND (participation IS NOT NULL \
+                            OR (participation_emise_le IS NOT NULL AND NOT ?2)))",
+                params![plan_id, creation_refusee],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        if entame {
+            return Ok(false);
+        }
+        tx.execute("DELETE FROM depot_plan WHERE id = ?1", [plan_id])
+            .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(true)
+    }
+
     /// Note qu'une création de participation va partir : écrit **avant** l'émission.
     pub fn noter_creation_participation(&self, plan_id: i64) -> Resultat<()> {
         self.executer(
@@ -652,7 +709,26 @@ mod tests {
             cle: format!("nuit/{chemin}"),
             taille,
             modifie_ns,
+            identite: Some(format!("1:{modifie_ns}")),
         }
+    }
+
+    #[test]
+    fn l_identite_du_fichier_suit_chaque_planification() {
+        let (_d, mut b) = base();
+        let mut f = fichier("a.wav", 10, 5);
+        b.planifier("/n", "s3://c", std::slice::from_ref(&f), false)
+            .unwrap();
+        let identite = |b: &Base| {
+            b.unites(1, &[EtatUnite::ADeposer]).unwrap()[0]
+                .identite
+                .clone()
+        };
+        assert_eq!(identite(&b).as_deref(), Some("1:5"));
+        // Même taille, même date, autre fichier (copié, restauré) : l'identité suit.
+        f.identite = Some("1:99".into());
+        b.planifier("/n", "s3://c", &[f], false).unwrap();
+        assert_eq!(identite(&b).as_deref(), Some("1:99"));
     }
 
     fn base() -> (tempfile::TempDir, Base) {

@@ -26,9 +26,9 @@ impl VerrouPlan {
     /// `libelle` nomme le plan dans le message si un autre `vigie` le tient.
     pub fn prendre(base: &Path, dossier: &str, destination: &str, libelle: &str) -> Resultat<Self> {
         let dossier_verrous = dossier_des_verrous(base);
-        let err = |source| ErreurBase::Verrou {
+        let err = |cause| ErreurBase::Verrou {
             chemin: dossier_verrous.clone(),
-            source,
+            cause,
         };
         fs::DirBuilder::new()
             .recursive(true)

@@ -421,6 +421,24 @@ impl RaisonArret {
     }
 }
 
+impl RaisonArret {
+    /// La raison telle qu'on la dit à l'utilisateur ; [`RaisonArret::as_str`] reste le nom
+    /// stable du journal et du JSON.
+    pub const fn en_clair(self) -> &'static str {
+        match self {
+            RaisonArret::Succes => "réussi",
+            RaisonArret::RefusDefinitif => "refusé",
+            RaisonArret::TentativesEpuisees => "abandonné",
+            RaisonArret::EcheanceDepassee => "abandonné, délai total dépassé,",
+            RaisonArret::RetryAfterDepasseEcheance => {
+                "abandonné, le serveur demandait d'attendre au-delà du délai total,"
+            }
+            RaisonArret::Annule => "interrompu",
+            RaisonArret::IssueInconnue => "parti sans réponse",
+        }
+    }
+}
+
 impl fmt::Display for RaisonArret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

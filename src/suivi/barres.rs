@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use super::format::{nom_court, octets_lisibles, reste_lisible};
-use super::tableau::{Fin, LARGEUR_NOM, Tableau};
+use super::format::{neutraliser, nom_court, octets_lisibles, reste_lisible};
+use super::tableau::{COLONNES_PAR_DEFAUT, Fin, LARGEUR_NOM, Tableau};
 use super::{Horloge, HorlogeSysteme, Suivi};
 use crate::plan::{CauseRefus, DepotUnite};
 
@@ -42,6 +42,8 @@ struct Interne {
     style_unite: ProgressStyle,
     etat: Mutex<Etat>,
     horloge: Box<dyn Horloge>,
+    /// La largeur du terminal, relue à chaque dessin.
+    colonnes: Box<dyn Fn() -> usize + Send + Sync>,
     termine: AtomicBool,
 }
 
@@ -57,9 +59,15 @@ struct Etat {
 }
 
 impl SuiviBarres {
-    /// Des barres dessinées sur `cible`, au temps de `horloge`, sans fil de rafraîchissement :
-    /// c'est à l'appelant d'appeler [`SuiviBarres::rafraichir`] (les tests le font à la main).
-    pub fn nouveau(cible: ProgressDrawTarget, horloge: Box<dyn Horloge>, couleurs: bool) -> Self {
+    /// Des barres dessinées sur `cible`, large de `colonnes()`, au temps de `horloge`, sans fil
+    /// de rafraîchissement : c'est à l'appelant d'appeler [`SuiviBarres::rafraichir`] (les tests
+    /// le font à la main).
+    pub fn nouveau(
+        cible: ProgressDrawTarget,
+        horloge: Box<dyn Horloge>,
+        colonnes: Box<dyn Fn() -> usize + Send + Sync>,
+        couleurs: bool,
+    ) -> Self {
         let multi = MultiProgress::with_draw_target(cible);
         let normal = style_ensemble(couleurs, false);
         let ensemble = ProgressBar::hidden().with_style(normal.clone());
@@ -74,6 +82,7 @@ impl SuiviBarres {
                 style_unite,
                 etat: Mutex::new(Etat::default()),
                 horloge,
+                colonnes,
                 termine: AtomicBool::new(false),
             }),
         }
@@ -83,12 +92,23 @@ impl SuiviBarres {
     /// dessinées même si la sortie d'erreur n'est pas un terminal (`--progression toujours`),
     /// ce qu'indicatif refuserait de lui-même.
     pub fn sur_la_sortie_d_erreur(forcees: bool, couleurs: bool) -> Self {
-        let cible = if forcees {
-            ProgressDrawTarget::term_like(Box::new(SortieErreurForcee))
+        let (cible, colonnes): (_, Box<dyn Fn() -> usize + Send + Sync>) = if forcees {
+            (
+                ProgressDrawTarget::term_like(Box::new(SortieErreurForcee)),
+                Box::new(|| usize::from(indicatif::TermLike::width(&SortieErreurForcee))),
+            )
         } else {
-            ProgressDrawTarget::stderr()
+            (
+                ProgressDrawTarget::stderr(),
+                Box::new(|| {
+                    console::Term::stderr()
+                        .size_checked()
+                        .map_or(COLONNES_PAR_DEFAUT, |(_, largeur)| usize::from(largeur))
+                }),
+            )
         };
-        let barres = SuiviBarres::nouveau(cible, Box::new(HorlogeSysteme::new()), couleurs);
+        let barres =
+            SuiviBarres::nouveau(cible, Box::new(HorlogeSysteme::new()), colonnes, couleurs);
         let faible = Arc::downgrade(&barres.interne);
         // Sans fil, les décomptes ne bougeraient qu'au gré des événements : on s'en passe plutôt
         // que d'échouer (le prochain événement redessinera).
@@ -100,7 +120,9 @@ impl SuiviBarres {
 
     fn etat(&self) -> MutexGuard<'_, Etat> {
         // Un affichage n'a rien de critique : après une panique, on reprend l'état tel quel.
-        self.interne.etat.lock().unwrap_or_else(|e| e.into_inner())
+        let mut etat = self.interne.etat.lock().unwrap_or_else(|e| e.into_inner());
+        etat.tableau.fixer_colonnes((self.interne.colonnes)());
+        etat
     }
 
     fn maintenant(&self) -> Duration {
@@ -173,8 +195,8 @@ impl SuiviBarres {
         }
     }
 
-    /// La barre d'ensemble. Pendant une coupure du réseau, le bandeau remplace débit et temps
-    /// restant (qui ne veulent alors rien dire) : un état transitoire change le gabarit.
+    /// La barre d'ensemble. Pendant une coupure du réseau, le bandeau remplace octets, débit et
+    /// temps restant (qui ne veulent alors rien dire) : un état transitoire change le gabarit.
     fn mettre_a_jour_ensemble(&self, etat: &mut Etat, t: Duration) {
         let pb = &self.interne.ensemble;
         let bandeau = etat.tableau.bandeau(t);
@@ -245,20 +267,21 @@ fn rafraichir_sans_fin(faible: &Weak<Interne>) {
 }
 
 /// La barre d'ensemble : « 3/20 fichiers [=====>    ] 1,2 Gio / 4,0 Gio · 2,1 Mio/s · reste
-/// 23 min 10 s » ; avec `bandeau`, le message (« réseau indisponible — … ») remplace débit et
-/// temps restant. La barre prend la largeur que le texte laisse libre.
+/// 23 min 10 s » ; avec `bandeau`, le message (« réseau indisponible — … ») remplace octets,
+/// débit et temps restant. La barre prend la largeur que le texte laisse libre.
 fn style_ensemble(couleurs: bool, bandeau: bool) -> ProgressStyle {
     let barre = if couleurs {
         "{wide_bar:.cyan/blue}"
     } else {
         "{wide_bar}"
     };
-    let suite = if bandeau {
-        "{msg}"
+    // Pendant une coupure, les octets ne bougent pas : le bandeau prend leur place, pour que la
+    // ligne tienne dans 80 colonnes.
+    let gabarit = if bandeau {
+        format!("{{prefix}} [{barre}] {{msg}}")
     } else {
-        "{debit} · reste {reste}"
+        format!("{{prefix}} [{barre}] {{octets}} · {{debit}} · reste {{reste}}")
     };
-    let gabarit = format!("{{prefix}} [{barre}] {{octets}} · {suite}");
     ProgressStyle::with_template(&gabarit)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ")
@@ -354,16 +377,18 @@ impl Suivi for SuiviBarres {
             "échec"
         };
         self.imprimer(&format!(
-            "✗ {} : {nature} ({cause}) : {message}",
-            nom_court(&u.chemin, LARGEUR_NOM * 2)
+            "✗ {} : {nature} ({cause}) : {}",
+            nom_court(&u.chemin, LARGEUR_NOM * 2),
+            neutraliser(message)
         ));
     }
 
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
         self.finir(u, Fin::Incertaine);
         self.imprimer(&format!(
-            "? {} : issue inconnue, à réconcilier à la prochaine relance ({message})",
-            nom_court(&u.chemin, LARGEUR_NOM * 2)
+            "? {} : issue inconnue, à réconcilier à la prochaine relance ({})",
+            nom_court(&u.chemin, LARGEUR_NOM * 2),
+            neutraliser(message)
         ));
     }
 
@@ -470,6 +495,7 @@ mod tests {
     #[derive(Debug, Clone)]
     struct EcranMemoire {
         grille: Arc<Mutex<Grille>>,
+        largeur: usize,
     }
 
     #[derive(Debug, Default)]
@@ -477,14 +503,19 @@ mod tests {
         lignes: Vec<Vec<char>>,
         ligne: usize,
         colonne: usize,
+        largeur: usize,
     }
 
     const LARGEUR: usize = 120;
 
     impl EcranMemoire {
-        fn new() -> Self {
+        fn new(largeur: usize) -> Self {
             EcranMemoire {
-                grille: Arc::new(Mutex::new(Grille::default())),
+                grille: Arc::new(Mutex::new(Grille {
+                    largeur,
+                    ..Grille::default()
+                })),
+                largeur,
             }
         }
 
@@ -517,7 +548,7 @@ mod tests {
                         self.colonne = 0;
                     }
                     c => {
-                        if self.colonne >= LARGEUR {
+                        if self.colonne >= self.largeur {
                             self.ligne += 1;
                             self.colonne = 0;
                         }
@@ -538,7 +569,7 @@ mod tests {
 
     impl indicatif::TermLike for EcranMemoire {
         fn width(&self) -> u16 {
-            LARGEUR as u16
+            self.largeur as u16
         }
         fn height(&self) -> u16 {
             50
@@ -546,7 +577,7 @@ mod tests {
         fn move_cursor_up(&self, n: usize) -> io::Result<()> {
             let mut g = self.grille();
             g.ligne = g.ligne.saturating_sub(n);
-            g.colonne = g.colonne.min(LARGEUR - 1);
+            g.colonne = g.colonne.min(g.largeur - 1);
             Ok(())
         }
         fn move_cursor_down(&self, n: usize) -> io::Result<()> {
@@ -555,7 +586,7 @@ mod tests {
         }
         fn move_cursor_right(&self, n: usize) -> io::Result<()> {
             let mut g = self.grille();
-            g.colonne = (g.colonne + n).min(LARGEUR - 1);
+            g.colonne = (g.colonne + n).min(g.largeur - 1);
             Ok(())
         }
         fn move_cursor_left(&self, n: usize) -> io::Result<()> {
@@ -619,18 +650,75 @@ mod tests {
             somme_controle: None,
             etag: None,
             modifie_depuis: false,
+            identite: None,
         }
     }
 
     fn banc() -> (SuiviBarres, EcranMemoire, HorlogeManuelle) {
-        let ecran = EcranMemoire::new();
+        banc_large(LARGEUR)
+    }
+
+    fn banc_large(largeur: usize) -> (SuiviBarres, EcranMemoire, HorlogeManuelle) {
+        let ecran = EcranMemoire::new(largeur);
         let horloge = HorlogeManuelle::default();
         let barres = SuiviBarres::nouveau(
             ProgressDrawTarget::term_like(Box::new(ecran.clone())),
             Box::new(horloge.clone()),
+            Box::new(move || largeur),
             false,
         );
         (barres, ecran, horloge)
+    }
+
+    /// À 80 colonnes, des noms longs, un réessai qui décompte puis part, une coupure du réseau :
+    /// aucune ligne ne se replie, le site et l'heure de chaque nom restent lisibles, et pendant
+    /// la coupure les lignes de fichier le disent au lieu de rester figées.
+    #[test]
+    fn a_80_colonnes_aucune_ligne_ne_se_replie() {
+        let (barres, ecran, horloge) = banc_large(80);
+        let a = unite(1, NOM, 10_000_000);
+        let b = unite(
+            2,
+            "sous-dossier/Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav",
+            10_000,
+        );
+        barres.debut(2, 10_010_000);
+        barres.unite_commencee(&a);
+        barres.unite_commencee(&b);
+        barres.progression(&a, 4_000_000);
+        barres.nouvelle_tentative(&b, 2, Duration::from_secs(12));
+        barres.rafraichir();
+        let vu = ecran.contenu();
+        assert!(vu.contains("nouvelle tentative dans 12 s"), "{vu}");
+        assert!(vu.contains("Car640139…"), "le site est coupé : {vu}");
+        assert!(vu.contains("_221500_000.wav"), "l'heure est coupée : {vu}");
+        horloge.avancer(Duration::from_secs(13));
+        barres.rafraichir();
+        assert!(ecran.contenu().contains("nouvelle tentative en cours"));
+        // Coupure : la barre d'ensemble décompte, et les lignes de fichier le disent.
+        barres.reseau_indisponible(Duration::from_secs(5));
+        barres.rafraichir();
+        let coupure = ecran.contenu();
+        assert!(
+            coupure.contains("réseau indisponible — nouvelle tentative dans 5 s"),
+            "{coupure}"
+        );
+        assert_eq!(
+            coupure.matches("en attente du réseau").count(),
+            2,
+            "{coupure}"
+        );
+        assert!(!coupure.contains("en cours"), "{coupure}");
+        // Une ligne repliée laisserait sa fin (« s 5 s », « rs ») seule sur la ligne suivante.
+        let lignes: Vec<&str> = coupure.lines().collect();
+        assert_eq!(lignes.len(), 3, "une ligne s'est repliée :\n{coupure}");
+        assert!(lignes[0].starts_with("0/2 fichiers ["), "{coupure}");
+        assert!(
+            lignes[1..]
+                .iter()
+                .all(|l| l.starts_with("  Car640139…") || l.starts_with("  sous…")),
+            "{coupure}"
+        );
     }
 
     const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";

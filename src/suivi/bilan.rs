@@ -54,11 +54,16 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
     v
 }
 
-/// Le bilan pour l'humain.
+/// Le bilan pour l'humain. Il parle de fichiers (ce que l'utilisateur a sous les yeux, et ce
+/// que compte la barre), ne dit « sans geste de votre part » que si le passage n'a rien laissé
+/// derrière lui, et ne conseille qu'une commande, la dernière ligne.
 pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::Result<()> {
     let r = &b.resume;
     if b.interrompu {
-        writeln!(s, "Interrompu : le plan est à jour, relancer reprend.")?;
+        writeln!(
+            s,
+            "Interrompu : le plan est à jour, rien de ce qui est parti n'est perdu."
+        )?;
     }
     writeln!(
         s,
@@ -67,46 +72,45 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
         r.deposee,
         r.total(),
         if r.deposee > 1 {
-            "unités déposées"
+            "fichiers déposés"
         } else {
-            "unité déposée"
+            "fichier déposé"
         },
         b.deposees
     )?;
     if let Some(p) = &b.participation {
         writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
     }
-    let debit = debit_lisible(b.octets_envoyes, b.duree)
-        .map(|d| format!(", soit {d}"))
-        .unwrap_or_default();
-    writeln!(
-        s,
-        "  {} {} en {}{debit}.",
-        octets_lisibles(b.octets_envoyes),
-        if b.octets_envoyes > 1 {
-            "envoyés"
-        } else {
-            "envoyé"
-        },
-        duree_lisible(b.duree)
-    )?;
+    writeln!(s, "  {}", volume_envoye(b.octets_envoyes, b.duree))?;
     if b.incidents_absorbes > 0 {
-        writeln!(
-            s,
-            "  {} par les réessais, sans geste de votre part.",
-            pluriel(
-                b.incidents_absorbes,
-                "incident réseau absorbé",
-                "incidents réseau absorbés"
-            )
-        )?;
+        if r.deposee == r.total() && !b.interrompu {
+            writeln!(
+                s,
+                "  {} automatiquement, sans geste de votre part.",
+                pluriel(
+                    b.incidents_absorbes,
+                    "incident rattrapé",
+                    "incidents rattrapés"
+                )
+            )?;
+        } else {
+            writeln!(
+                s,
+                "  {} pendant ce passage.",
+                pluriel(
+                    b.incidents_absorbes,
+                    "nouvelle tentative",
+                    "nouvelles tentatives"
+                )
+            )?;
+        }
     }
     let restantes = r.a_deposer + r.en_cours;
     if restantes > 0 {
         writeln!(
             s,
             "  {} à déposer.",
-            pluriel(restantes, "unité reste", "unités restent")
+            pluriel(restantes, "fichier reste", "fichiers restent")
         )?;
     }
     if !r.echecs_par_cause.is_empty() {
@@ -130,12 +134,12 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
     if r.incertaine > 0 {
         writeln!(
             s,
-            "  {}, {} à la prochaine relance.",
-            pluriel(r.incertaine, "unité incertaine", "unités incertaines"),
+            "  {} (envoi parti sans réponse), {} à la destination à la prochaine relance.",
+            pluriel(r.incertaine, "fichier incertain", "fichiers incertains"),
             if r.incertaine > 1 {
-                "réconciliées"
+                "vérifiés"
             } else {
-                "réconciliée"
+                "vérifié"
             }
         )?;
     }
@@ -144,6 +148,27 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
     }
     Ok(())
 }
+
+/// « 3,0 Mio envoyés en 2,0 s, soit 1,5 Mio/s. » ; le débit seulement s'il se mesure (un
+/// passage de quelques millisecondes n'en a pas), et une phrase simple quand rien n'est parti.
+fn volume_envoye(octets: u64, duree: std::time::Duration) -> String {
+    if octets == 0 {
+        return "Rien n'a été envoyé pendant ce passage.".to_owned();
+    }
+    let debit = debit_lisible(octets, duree)
+        .filter(|_| duree >= DUREE_MESURABLE)
+        .map(|d| format!(", soit {d}"))
+        .unwrap_or_default();
+    format!(
+        "{} {} en {}{debit}.",
+        octets_lisibles(octets),
+        if octets > 1 { "envoyés" } else { "envoyé" },
+        duree_lisible(duree)
+    )
+}
+
+/// En deçà, un débit ne veut rien dire (et « 0,0 s » s'afficherait).
+const DUREE_MESURABLE: std::time::Duration = std::time::Duration::from_millis(100);
 
 #[cfg(test)]
 mod tests {
@@ -186,15 +211,16 @@ mod tests {
             ..Default::default()
         });
         let t = texte(&b, Some("vigie retenter-echecs 3"));
+        // Des échecs restent : les réessais n'ont pas tout rattrapé, le bilan ne le prétend pas.
         let attendu = "\
-Plan 3 : 16 / 21 unités déposées (12 pendant ce passage).
+Plan 3 : 16 / 21 fichiers déposés (12 pendant ce passage).
   3,0 Mio envoyés en 2,0 s, soit 1,5 Mio/s.
-  2 incidents réseau absorbés par les réessais, sans geste de votre part.
-  1 unité reste à déposer.
+  2 nouvelles tentatives pendant ce passage.
+  1 fichier reste à déposer.
   En échec, par cause :
-    1 refus définitif DROITS : droits insuffisants sur la destination : faites-les corriger, puis vigie retenter-echecs --y-compris-definitifs
-    2 échecs transitoires SERVEUR : serveur en panne : vigie retenter-echecs un peu plus tard
-  1 unité incertaine, réconciliée à la prochaine relance.
+    1 refus définitif DROITS : droits insuffisants sur la destination : faites-les corriger
+    2 échecs transitoires SERVEUR : le serveur a répondu qu'il était indisponible (5xx, 429) : réessayez un peu plus tard
+  1 fichier incertain (envoi parti sans réponse), vérifié à la destination à la prochaine relance.
 Ensuite : vigie retenter-echecs 3
 ";
         assert_eq!(t, attendu);
@@ -213,8 +239,61 @@ Ensuite : vigie retenter-echecs 3
         let t = texte(&b, None);
         assert_eq!(
             t,
-            "Plan 3 : 1 / 1 unité déposée (1 pendant ce passage).\n  1000 o envoyés en 0,0 s.\n"
+            "Plan 3 : 1 / 1 fichier déposé (1 pendant ce passage).\n  1000 o envoyés en 0,0 s.\n"
         );
+    }
+
+    #[test]
+    fn incidents_rattrapes_seulement_quand_tout_est_depose() {
+        let mut b = bilan(ResumePlan {
+            deposee: 5,
+            ..Default::default()
+        });
+        b.incidents_absorbes = 3;
+        assert!(
+            texte(&b, None)
+                .contains("  3 incidents rattrapés automatiquement, sans geste de votre part.\n"),
+            "{}",
+            texte(&b, None)
+        );
+        // 0 / 5 déposés après dix 503 : rien n'a été « absorbé ».
+        let mut b = bilan(ResumePlan {
+            echec: 5,
+            echecs_par_cause: vec![(Some(CauseRefus::Serveur), false, 5)],
+            ..Default::default()
+        });
+        b.incidents_absorbes = 10;
+        b.deposees = 0;
+        b.octets_envoyes = 0;
+        let t = texte(&b, Some("vigie retenter-echecs 3"));
+        assert!(!t.contains("absorb") && !t.contains("sans geste"), "{t}");
+        assert!(
+            t.contains("  10 nouvelles tentatives pendant ce passage.\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("Plan 3 : 0 / 5 fichier déposé (0 pendant ce passage).\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn rien_d_envoye_se_dit_sans_debit_absurde() {
+        let mut b = bilan(ResumePlan {
+            deposee: 2,
+            ..Default::default()
+        });
+        b.octets_envoyes = 0;
+        b.duree = Duration::from_millis(30);
+        let t = texte(&b, None);
+        assert!(
+            t.contains("  Rien n'a été envoyé pendant ce passage.\n"),
+            "{t}"
+        );
+        assert!(!t.contains("0 o"), "{t}");
+        // Quelques millisecondes : pas de débit.
+        b.octets_envoyes = 4096;
+        assert!(texte(&b, None).contains("  4,0 Kio envoyés en 0,0 s.\n"));
     }
 
     #[test]
@@ -227,7 +306,10 @@ Ensuite : vigie retenter-echecs 3
         b.interrompu = true;
         let t = texte(&b, Some("vigie retenter-echecs 3"));
         assert!(t.starts_with("Interrompu : le plan est à jour"), "{t}");
-        assert!(t.contains("4 unités restent à déposer."), "{t}");
+        assert!(t.contains("4 fichiers restent à déposer."), "{t}");
+        // Un seul geste : la dernière ligne, pas « relancer reprend » en plus.
+        assert!(!t.contains("relancer"), "{t}");
+        assert_eq!(t.matches("vigie ").count(), 1, "{t}");
     }
 
     #[test]

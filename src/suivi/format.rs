@@ -4,6 +4,7 @@
 //! chose de la même façon (« 12,3 Mio », « 3 min 12 s »), en français, et ces fonctions pures se
 //! testent sans terminal.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 /// Une taille lisible : « 12,3 Mio ».
@@ -61,15 +62,56 @@ pub fn pluriel(n: u64, singulier: &str, pluriel: &str) -> String {
     }
 }
 
-/// Un nom tenant en `largeur` caractères : on garde la fin, qui porte l'heure d'enregistrement et
-/// distingue les fichiers d'une même nuit (`…_221500_000.wav`).
+/// Un caractère qui ne doit pas atteindre un terminal tel quel : un caractère de contrôle (C0,
+/// DEL, C1 : séquences d'échappement qui changent le titre de la fenêtre ou effacent l'écran,
+/// CR et LF qui fabriquent de fausses lignes) ou une marque de direction (U+202E retourne
+/// l'affichage de ce qui la suit, et fait lire « vaw.exe » pour « exe.wav »).
+fn est_dangereux(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Un texte venu de l'extérieur (réponse d'un serveur, `<Message>` S3, nom de fichier, message
+/// gardé en base) rendu inoffensif pour le terminal : chaque caractère dangereux devient sa
+/// forme visible `\u{1b}`. Le reste est laissé tel quel, accents compris.
+pub fn neutraliser(texte: &str) -> Cow<'_, str> {
+    if !texte.chars().any(est_dangereux) {
+        return Cow::Borrowed(texte);
+    }
+    let mut propre = String::with_capacity(texte.len() + 16);
+    for c in texte.chars() {
+        if est_dangereux(c) {
+            propre.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            propre.push(c);
+        }
+    }
+    Cow::Owned(propre)
+}
+
+/// Un nom tenant en `largeur` caractères. On garde le début, qui porte le site
+/// (`Car640139`, jusqu'au premier « - » s'il vient assez tôt), et la fin, qui porte l'heure
+/// d'enregistrement et distingue les fichiers d'une même nuit (`_221500_000.wav`) ; on coupe le
+/// milieu (`-2026-Pass1-A1-OB-1_20260621`), le même pour toute la nuit.
 pub fn nom_court(nom: &str, largeur: usize) -> String {
+    let nom = neutraliser(nom);
     let n = nom.chars().count();
     if n <= largeur || largeur == 0 {
-        return nom.to_owned();
+        return nom.into_owned();
     }
-    let fin: String = nom.chars().skip(n - (largeur - 1)).collect();
-    format!("…{fin}")
+    let tete_max = (largeur - 1) / 3;
+    let tete = nom
+        .chars()
+        .position(|c| c == '-')
+        .filter(|&p| p <= tete_max)
+        .unwrap_or(tete_max);
+    let queue = largeur - 1 - tete;
+    let debut: String = nom.chars().take(tete).collect();
+    let fin: String = nom.chars().skip(n - queue).collect();
+    format!("{debut}…{fin}")
 }
 
 #[cfg(test)]
@@ -119,15 +161,33 @@ mod tests {
     }
 
     #[test]
-    fn noms_courts_gardent_la_fin() {
+    fn le_texte_venu_de_l_exterieur_est_neutralise() {
+        assert!(matches!(neutraliser("Café 503 Service"), Cow::Borrowed(_)));
+        // Titre de fenêtre, effacement d'écran, fausse ligne, retournement de l'affichage.
+        assert_eq!(
+            neutraliser("\u{1b}]0;pirate\u{7}\u{1b}[2J"),
+            r"\u{1b}]0;pirate\u{7}\u{1b}[2J"
+        );
+        assert_eq!(
+            neutraliser("refusé\r\n✓ tout est déposé"),
+            r"refusé\u{d}\u{a}✓ tout est déposé"
+        );
+        assert_eq!(neutraliser("a\u{202e}vaw.exe"), r"a\u{202e}vaw.exe");
+        assert_eq!(neutraliser("\u{9b}31m"), r"\u{9b}31m");
+        assert_eq!(nom_court("x\u{1b}[2J.wav", 100), r"x\u{1b}[2J.wav");
+    }
+
+    #[test]
+    fn noms_courts_gardent_le_site_et_l_heure() {
         let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
         assert_eq!(nom_court(nom, 100), nom);
+        assert_eq!(
+            nom_court(nom, 41),
+            "Car640139…A1-OB-1_20260621_221500_000.wav"
+        );
         let court = nom_court(nom, 20);
         assert_eq!(court.chars().count(), 20);
-        assert!(
-            court.starts_with('…') && court.ends_with("_221500_000.wav"),
-            "{court}"
-        );
+        assert_eq!(court, "Car640…21500_000.wav");
         assert_eq!(nom_court("été", 2), "…é");
     }
 }

@@ -18,12 +18,14 @@ use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::prelude::*;
 
+use super::format::neutraliser;
 use super::{couleurs_permises, ecran};
 use crate::transport::expurger;
 
@@ -47,11 +49,14 @@ pub struct ReglagesJournal<'a> {
 
 /// Le fichier journal n'a pas pu être ouvert.
 #[derive(Debug, thiserror::Error)]
-#[error("impossible d'ouvrir le journal {}", chemin.display())]
+#[error(
+    "impossible d'ouvrir le journal {} : {}",
+    chemin.display(),
+    crate::sortie::erreur_systeme(.cause)
+)]
 pub struct ErreurJournal {
     pub chemin: PathBuf,
-    #[source]
-    pub source: io::Error,
+    pub cause: io::Error,
 }
 
 /// Le filtre de la sortie d'erreur quand `RUST_LOG` n'est pas défini : par défaut, les
@@ -76,9 +81,9 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
     let fichier = r
         .fichier
         .map(|chemin| {
-            ouvrir_en_prive(chemin).map_err(|source| ErreurJournal {
+            ouvrir_en_prive(chemin).map_err(|cause| ErreurJournal {
                 chemin: chemin.to_owned(),
-                source,
+                cause,
             })
         })
         .transpose()?;
@@ -98,7 +103,11 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
             .flatten_event(true)
             .with_ansi(false)
             .with_writer(Ecrivain {
-                destination: Destination::Fichier(Mutex::new(f)),
+                destination: Destination::Fichier {
+                    fichier: Mutex::new(f),
+                    chemin: r.fichier.map(Path::to_owned).unwrap_or_default(),
+                    en_panne: AtomicBool::new(false),
+                },
                 masque,
             })
             .with_filter(EnvFilter::new(FILTRE_FICHIER))
@@ -111,14 +120,19 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
 }
 
 /// Ouvre (ou crée) le journal en ajout, lisible du seul propriétaire, même s'il existait avec
-/// des droits plus larges.
+/// des droits plus larges. Un lien symbolique n'est pas suivi (`O_NOFOLLOW` : ELOOP) : il
+/// ferait écrire ailleurs, et changer les droits de sa cible. Seul un fichier ordinaire voit
+/// ses droits resserrés (`/dev/null` reste ce qu'il est).
 fn ouvrir_en_prive(chemin: &Path) -> io::Result<File> {
     let f = OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(chemin)?;
-    f.set_permissions(Permissions::from_mode(0o600))?;
+    if f.metadata()?.file_type().is_file() {
+        f.set_permissions(Permissions::from_mode(0o600))?;
+    }
     Ok(f)
 }
 
@@ -161,7 +175,12 @@ impl Masque {
 
 enum Destination {
     Erreur,
-    Fichier(Mutex<File>),
+    Fichier {
+        fichier: Mutex<File>,
+        chemin: PathBuf,
+        /// Une écriture a déjà échoué (disque plein…) : dit une fois, pas à chaque ligne.
+        en_panne: AtomicBool,
+    },
 }
 
 /// Ce que `tracing-subscriber` appelle pour écrire un événement formaté (un appel par
@@ -185,11 +204,33 @@ impl Write for Ligne<'_> {
     fn write(&mut self, octets: &[u8]) -> io::Result<usize> {
         let propre = self.0.masque.appliquer(&String::from_utf8_lossy(octets));
         match &self.0.destination {
-            Destination::Erreur => ecran::ecrire_erreur(propre.as_bytes())?,
-            Destination::Fichier(f) => f
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .write_all(propre.as_bytes())?,
+            Destination::Erreur => ecran::ecrire_erreur(pour_le_terminal(&propre).as_bytes())?,
+            Destination::Fichier {
+                fichier,
+                chemin,
+                en_panne,
+            } => {
+                let ecrit = fichier
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .write_all(propre.as_bytes());
+                // `tracing` tait les erreurs d'écriture : un journal perdu sur un disque plein
+                // le serait en silence. On le dit une fois, sur la sortie d'erreur, et le dépôt
+                // continue.
+                if let Err(e) = ecrit
+                    && !en_panne.swap(true, Ordering::Relaxed)
+                {
+                    let _ = ecran::ecrire_erreur(
+                        format!(
+                            "attention : le journal {} ne peut plus être écrit ({}) : la suite du \
+                             journal est perdue, le dépôt continue\n",
+                            chemin.display(),
+                            crate::sortie::erreur_systeme(&e)
+                        )
+                        .as_bytes(),
+                    );
+                }
+            }
         }
         Ok(octets.len())
     }
@@ -197,14 +238,43 @@ impl Write for Ligne<'_> {
     fn flush(&mut self) -> io::Result<()> {
         match &self.0.destination {
             Destination::Erreur => Ok(()),
-            Destination::Fichier(f) => f.lock().unwrap_or_else(|e| e.into_inner()).flush(),
+            Destination::Fichier { fichier, .. } => {
+                // Une panne déjà dite ne se redit pas ici.
+                let _ = fichier.lock().unwrap_or_else(|e| e.into_inner()).flush();
+                Ok(())
+            }
         }
     }
+}
+
+/// Une ligne du journal rendue sûre pour le terminal. `tracing` y met ses couleurs (ESC) et
+/// échappe déjà les séquences ANSI des valeurs ; restent les CR, les LF qui fabriqueraient de
+/// fausses lignes et les marques de direction qu'un serveur peut glisser dans un message.
+fn pour_le_terminal(ligne: &str) -> String {
+    let (corps, fin) = match ligne.strip_suffix('\n') {
+        Some(corps) => (corps, "\n"),
+        None => (ligne, ""),
+    };
+    let mut propre: String = corps
+        .split('\u{1b}')
+        .map(|morceau| neutraliser(morceau).into_owned())
+        .collect::<Vec<_>>()
+        .join("\u{1b}");
+    propre.push_str(fin);
+    propre
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn le_journal_a_l_ecran_ne_fabrique_pas_de_fausse_ligne() {
+        assert_eq!(
+            pour_le_terminal("\u{1b}[33m WARN\u{1b}[0m refusé : a\r\nb \u{202e}x\n"),
+            "\u{1b}[33m WARN\u{1b}[0m refusé : a\\u{d}\\u{a}b \\u{202e}x\n"
+        );
+    }
 
     #[test]
     fn verbosite() {

@@ -9,6 +9,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
+use super::format::neutraliser;
 use super::{Suivi, secondes_au_dessus};
 use crate::plan::{CauseRefus, DepotUnite};
 
@@ -29,7 +30,7 @@ impl SuiviLignes {
 impl Suivi for SuiviLignes {
     fn unite_commencee(&self, u: &DepotUnite) {
         if !self.silencieux {
-            self.ligne(format_args!("→ {}", u.chemin));
+            self.ligne(format_args!("→ {}", neutraliser(&u.chemin)));
         }
     }
 
@@ -37,7 +38,7 @@ impl Suivi for SuiviLignes {
         if !self.silencieux {
             self.ligne(format_args!(
                 "~ {} : nouvelle tentative dans {} s",
-                u.chemin,
+                neutraliser(&u.chemin),
                 secondes_au_dessus(attente)
             ));
         }
@@ -45,7 +46,7 @@ impl Suivi for SuiviLignes {
 
     fn unite_deposee(&self, u: &DepotUnite) {
         if !self.silencieux {
-            self.ligne(format_args!("✓ {}", u.chemin));
+            self.ligne(format_args!("✓ {}", neutraliser(&u.chemin)));
         }
     }
 
@@ -56,15 +57,17 @@ impl Suivi for SuiviLignes {
             "échec"
         };
         self.ligne(format_args!(
-            "✗ {} : {nature} ({cause}) : {message}",
-            u.chemin
+            "✗ {} : {nature} ({cause}) : {}",
+            neutraliser(&u.chemin),
+            neutraliser(message)
         ));
     }
 
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
         self.ligne(format_args!(
-            "? {} : issue inconnue, à réconcilier à la prochaine relance ({message})",
-            u.chemin
+            "? {} : issue inconnue, à réconcilier à la prochaine relance ({})",
+            neutraliser(&u.chemin),
+            neutraliser(message)
         ));
     }
 

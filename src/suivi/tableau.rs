@@ -16,8 +16,15 @@ use super::secondes_au_dessus;
 
 /// Durée minimale d'affichage d'un état transitoire (réessai, réseau indisponible).
 pub const AFFICHAGE_MINIMAL: Duration = Duration::from_secs(1);
-/// Largeur réservée au nom d'une unité sur sa ligne.
+/// Largeur réservée au nom d'une unité sur sa ligne, au plus (moins sur un terminal étroit).
 pub const LARGEUR_NOM: usize = 44;
+/// En deçà, le nom ne se lit plus : la ligne est coupée en bout plutôt que le nom réduit.
+const LARGEUR_NOM_MIN: usize = 12;
+/// La largeur d'un terminal dont on ne sait rien.
+pub const COLONNES_PAR_DEFAUT: usize = 80;
+/// Ce que la fin d'une ligne d'unité peut prendre : « 100 % » et la plus longue mention
+/// (« · nouvelle tentative dans 999 s »). Réservé pour que les noms restent alignés.
+const FIN_DE_LIGNE: usize = 5 + 3 + 29;
 
 /// Une attente annoncée : d'un réessai d'unité, ou du réseau entier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,9 +106,30 @@ pub struct Tableau {
     octets_retires: u64,
     unites: BTreeMap<i64, Unite>,
     reseau: Option<Mention>,
+    /// La largeur du terminal (0 : inconnue, [`COLONNES_PAR_DEFAUT`]).
+    colonnes: usize,
 }
 
 impl Tableau {
+    /// La largeur du terminal, relue à chaque dessin (la fenêtre peut changer de taille).
+    pub fn fixer_colonnes(&mut self, colonnes: usize) {
+        self.colonnes = colonnes;
+    }
+
+    /// Une ligne ne va jamais jusqu'à la dernière colonne : certains terminaux passent alors à
+    /// la ligne, et la barre se replie.
+    fn colonnes_utiles(&self) -> usize {
+        match self.colonnes {
+            0 => COLONNES_PAR_DEFAUT - 1,
+            c => c.saturating_sub(1),
+        }
+    }
+
+    /// Le réseau est-il coupé (bandeau affiché, reprise pas encore constatée) ?
+    fn reseau_coupe(&self) -> bool {
+        self.reseau.is_some_and(|m| m.reprise.is_none())
+    }
+
     pub fn debut(&mut self, unites: u64, octets: u64) {
         self.unites_total = unites;
         self.octets_total = octets;
@@ -257,16 +285,28 @@ impl Tableau {
     }
 
     /// La ligne d'une unité : nom, pourcentage, et la mention de réessai s'il y en a une.
+    /// Elle tient dans la largeur du terminal sans se replier : le nom cède la place (sa partie
+    /// commune à toute la nuit d'abord), puis, sur un terminal très étroit, la fin de la ligne.
+    /// Pendant une coupure du réseau, chaque unité en vol le dit, au lieu de rester figée.
     pub fn ligne_unite(&self, id: i64, t: Duration) -> Option<String> {
         let u = self.unites.get(&id)?;
-        let nom = nom_court(&u.nom, LARGEUR_NOM);
+        let utiles = self.colonnes_utiles();
+        let largeur_nom = utiles
+            .saturating_sub(2 + 1 + FIN_DE_LIGNE)
+            .clamp(LARGEUR_NOM_MIN, LARGEUR_NOM);
+        let nom = nom_court(&u.nom, largeur_nom);
+        let ligne = self.ligne_complete(u, &nom, largeur_nom, t);
+        Some(ligne.chars().take(utiles).collect())
+    }
+
+    fn ligne_complete(&self, u: &Unite, nom: &str, largeur_nom: usize, t: Duration) -> String {
         if let Some((fin, _)) = u.fin {
             let etat = match fin {
-                Fin::Deposee => "déposée",
+                Fin::Deposee => "déposé",
                 Fin::Echec => "en échec",
                 Fin::Incertaine => "issue inconnue",
             };
-            return Some(format!("  {nom:<LARGEUR_NOM$} {etat}"));
+            return format!("  {nom:<largeur_nom$} {etat}");
         }
         // Un fichier vide est entier dès le départ.
         let pourcent = u
@@ -274,12 +314,17 @@ impl Tableau {
             .saturating_mul(100)
             .checked_div(u.taille)
             .unwrap_or(100);
-        let mut ligne = format!("  {nom:<LARGEUR_NOM$} {pourcent:>3} %");
-        if let Some(texte) = u.mention.and_then(|m| m.texte(t)) {
+        let mut ligne = format!("  {nom:<largeur_nom$} {pourcent:>3} %");
+        let mention = if self.reseau_coupe() {
+            Some("en attente du réseau".to_owned())
+        } else {
+            u.mention.and_then(|m| m.texte(t))
+        };
+        if let Some(texte) = mention {
             ligne.push_str(" · ");
             ligne.push_str(&texte);
         }
-        Some(ligne)
+        ligne
     }
 
     /// Les identifiants des unités à l'écran.
@@ -376,7 +421,7 @@ mod tests {
         assert!(
             t2.ligne_unite(1, ms(500))
                 .unwrap_or_default()
-                .ends_with("déposée")
+                .ends_with("déposé")
         );
         assert!(t2.a_retirer(ms(900)).is_empty());
         assert_eq!(t2.a_retirer(ms(1000)), vec![1]);
@@ -449,6 +494,49 @@ mod tests {
         assert!(t.bandeau(ms(10_900)).is_some());
         t.a_retirer(ms(11_000));
         assert_eq!(t.bandeau(ms(11_000)), None);
+    }
+
+    /// Chaque ligne d'unité, dans chaque état, tient dans la largeur du terminal sans en
+    /// toucher la dernière colonne ; les noms restent alignés.
+    #[test]
+    fn les_lignes_d_unite_tiennent_dans_la_largeur() {
+        for colonnes in [40, 60, 80, 100, 200] {
+            let mut t = Tableau::default();
+            t.fixer_colonnes(colonnes);
+            t.commencer(1, NOM, 1000);
+            t.commencer(2, &format!("un/sous/dossier/très/profond/{NOM}"), 1000);
+            t.commencer(3, "court.wav", 1000);
+            t.nouvelle_tentative(1, ms(999_000), ms(0));
+            t.nouvelle_tentative(2, ms(100), ms(0));
+            assert!(!t.finir(3, Fin::Deposee, ms(0)) || t.ligne_unite(3, ms(0)).is_none());
+            let mut lignes: Vec<String> = (1..=2)
+                .filter_map(|id| t.ligne_unite(id, ms(500)))
+                .collect();
+            t.reseau_indisponible(ms(5000), ms(600));
+            lignes.extend((1..=2).filter_map(|id| t.ligne_unite(id, ms(700))));
+            for l in &lignes {
+                assert!(l.chars().count() < colonnes, "{colonnes} colonnes : {l}");
+            }
+            if colonnes >= 80 {
+                assert!(
+                    lignes[0].ends_with("nouvelle tentative dans 999 s"),
+                    "{}",
+                    lignes[0]
+                );
+                assert!(
+                    lignes[1].ends_with("nouvelle tentative en cours"),
+                    "{}",
+                    lignes[1]
+                );
+                assert!(lignes[2].ends_with("en attente du réseau"), "{}", lignes[2]);
+                let pourcent = |l: &str| l.find(" %").unwrap_or_default();
+                assert_eq!(
+                    pourcent(&lignes[0]),
+                    pourcent(&lignes[1]),
+                    "colonnes alignées"
+                );
+            }
+        }
     }
 
     #[test]

@@ -190,7 +190,7 @@ fn lire_tranche_bloquant<S>(
     abandonnee: &AtomicBool,
 ) -> std::io::Result<S> {
     use std::io::{Read, Seek};
-    let mut fichier = std::fs::File::open(chemin)?;
+    let mut fichier = crate::plateforme::ouvrir_sans_suivre(chemin)?;
     if debut > 0 {
         fichier.seek(SeekFrom::Start(debut))?;
     }
@@ -271,7 +271,7 @@ impl CorpsFichier {
         longueur: u64,
         progression: Arc<Progression>,
     ) -> std::io::Result<Self> {
-        let mut fichier = tokio::fs::File::open(chemin).await?;
+        let mut fichier = tokio::fs::File::from_std(crate::plateforme::ouvrir_sans_suivre(chemin)?);
         if debut > 0 {
             fichier.seek(SeekFrom::Start(debut)).await?;
         }

@@ -37,11 +37,14 @@ pub struct ConfigS3 {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ErreurConfigS3 {
+    /// Le SDK dit pourquoi en anglais (« an error occurred while loading credentials ») : son
+    /// texte va au journal (`-vv`), le message dit quoi faire.
     #[error(
-        "aucun identifiant S3 utilisable ({0}) : définissez AWS_ACCESS_KEY_ID et \
-         AWS_SECRET_ACCESS_KEY, ou un profil (--profil, AWS_PROFILE) dans ~/.aws/credentials"
+        "aucun identifiant S3 utilisable{} : définissez AWS_ACCESS_KEY_ID et \
+         AWS_SECRET_ACCESS_KEY, ou un profil (--profil, AWS_PROFILE) dans ~/.aws/credentials",
+        match .profil { Some(p) => format!(" (le profil « {p} » est introuvable ou incomplet)"), None => String::new() }
     )]
-    Identifiants(String),
+    Identifiants { profil: Option<String> },
 }
 
 /// Un objet tel que la destination le décrit.
@@ -125,11 +128,18 @@ impl ClientS3 {
         let sdk = chargeur.load().await;
         match sdk.credentials_provider() {
             Some(p) => {
-                p.provide_credentials()
-                    .await
-                    .map_err(|e| ErreurConfigS3::Identifiants(expurger(&e.to_string())))?;
+                p.provide_credentials().await.map_err(|e| {
+                    tracing::debug!(detail = %expurger(&format!("{e:?}")), "identifiants S3");
+                    ErreurConfigS3::Identifiants {
+                        profil: config.profil.clone(),
+                    }
+                })?;
             }
-            None => return Err(ErreurConfigS3::Identifiants("aucune source".into())),
+            None => {
+                return Err(ErreurConfigS3::Identifiants {
+                    profil: config.profil.clone(),
+                });
+            }
         }
         let mut conf = aws_sdk_s3::config::Builder::from(&sdk);
         // Un service non AWS ignore souvent la région, mais la signature en veut une.

@@ -626,7 +626,8 @@ impl ClientVigieChiro {
             "https" => Ok(()),
             "http" if boucle || clair_accepte => Ok(()),
             "http" => Err(format!(
-                "URL signée en clair hors de la boucle locale ({origine}) : les données et la                  signature y circuleraient sans chiffrement ; rien n'est parti"
+                "URL signée en clair hors de la boucle locale ({origine}) : les données et la \
+                 signature y circuleraient sans chiffrement ; rien n'est parti"
             )),
             _ => Err(format!(
                 "URL signée qui n'est pas du HTTP ({origine}) : refusée"
@@ -752,7 +753,14 @@ mod tests {
         ] {
             let e = c.verifier_url_signee(refusee).unwrap_err();
             assert!(!e.contains("secret") && !e.contains("motdepasse"), "{e}");
+            assert!(!e.contains("  "), "espaces en trop : {e}");
         }
+        assert_eq!(
+            c.verifier_url_signee("http://b.s3.amazonaws.com/a.wav")
+                .unwrap_err(),
+            "URL signée en clair hors de la boucle locale (http://b.s3.amazonaws.com) : les \
+             données et la signature y circuleraient sans chiffrement ; rien n'est parti"
+        );
         // Une API en clair hors de la boucle locale (--autoriser-http) : le clair est accepté.
         let c = ClientVigieChiro::nouveau("http://vigie.lan/api/v1", "j").unwrap();
         assert!(c.verifier_url_signee("http://stockage.lan/b/a.wav").is_ok());

@@ -1,0 +1,621 @@
+//! Le naturaliste devant son terminal, et ce que le monde extérieur y envoie : ce que `vigie`
+//! affiche (messages, aides, lignes à 80 colonnes) et ce qu'il refuse de laisser passer
+//! (séquences d'échappement d'un serveur, liens symboliques glissés, bases étrangères).
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+mod commun;
+
+use commun::plateforme::*;
+use commun::*;
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Aucun caractère qui commande le terminal : séquences d'échappement (ESC, CSI sur 8 bits),
+/// retour chariot, marques de direction.
+fn sans_caractere_dangereux(quoi: &str, texte: &str) {
+    for c in ['\u{1b}', '\u{9b}', '\r', '\u{7}', '\u{202e}', '\u{2066}'] {
+        assert!(
+            !texte.contains(c),
+            "{quoi} laisse passer {:?} : {texte:?}",
+            c
+        );
+    }
+}
+
+/// Un `<Message>` S3 piégé (CSI sur 8 bits, CR/LF qui fabrique une fausse ligne « ✓ », marque
+/// de direction) et un nom de fichier à marque de direction : rien n'atteint le terminal tel
+/// quel, ni pendant le dépôt, ni dans `vigie etat` qui relit le message gardé en base.
+#[test]
+fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
+    let banc = Banc::nouveau();
+    let piege = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000\u{202e}vaw.wav";
+    banc.fichier(piege, 1000);
+    let message =
+        "\u{9b}2J\u{9b}0m refus\u{e9}\r\n\u{2713} tout est d\u{e9}pos\u{e9} \u{202e}xe.nuit";
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "PUT" {
+            r.statut = 403;
+            r.entetes
+                .retain(|(n, _)| !n.to_ascii_lowercase().starts_with("x-amz-checksum"));
+            r.remplacer_entete("content-type", "application/xml");
+            r.corps = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>\
+                 <Message>{message}</Message></Error>"
+            )
+            .into_bytes();
+        }
+    });
+    let out = banc
+        .depot_via(&m.endpoint())
+        .args(["--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let erreur = stderr(&out);
+    sans_caractere_dangereux("le dépôt", &erreur);
+    sans_caractere_dangereux("le bilan", &stdout(&out));
+    assert!(
+        erreur.contains(r"\u{9b}2J") && erreur.contains(r"\u{202e}vaw.wav"),
+        "le texte neutralisé doit rester lisible : {erreur}"
+    );
+    assert!(
+        !erreur.lines().any(|l| l.starts_with('\u{2713}')),
+        "une fausse ligne « ✓ » : {erreur}"
+    );
+    let etat = banc.vigie().arg("etat").output().unwrap();
+    sans_caractere_dangereux("vigie etat", &stdout(&etat));
+    assert!(stdout(&etat).contains(r"\u{d}\u{a}"), "{}", texte(&etat));
+}
+
+/// Cinquante fichiers en `.WAV` : une règle, cinq noms cités, un seul geste (`vigie renommer`),
+/// et pas de second refus « hors protocole » ; un nom à espace ne reçoit que sa cause racine.
+/// Puis `vigie renommer` sans `--appliquer` ne touche à rien, avec `--appliquer` renomme, et le
+/// dépôt passe.
+#[test]
+fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
+    let banc = Banc::nouveau();
+    for i in 0..50 {
+        banc.fichier(&format!("{}.WAV", nom(i).trim_end_matches(".wav")), 100);
+    }
+    banc.fichier(
+        "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000 (2).wav",
+        100,
+    );
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(
+        erreur.lines().count() <= 14,
+        "la liste ne se résume pas : {erreur}"
+    );
+    assert!(
+        erreur.contains("  50 fichiers : extension « .WAV » en majuscules"),
+        "{erreur}"
+    );
+    assert!(erreur.contains("    … et 45 autres"), "{erreur}");
+    let dossier = banc.nuit.display().to_string();
+    assert!(
+        erreur.contains(&format!(
+            "    → corrigez-les d'une commande : vigie renommer {dossier}"
+        )),
+        "{erreur}"
+    );
+    assert!(
+        !erreur.contains("protocole"),
+        "une seule cause par fichier : {erreur}"
+    );
+    assert!(!erreur.contains("la date et l'heure manquent"), "{erreur}");
+    assert!(erreur.contains("espace"), "{erreur}");
+    assert!(erreur.contains("51 fichiers à corriger"), "{erreur}");
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+
+    let avant = lister(&banc.nuit);
+    let vue = banc
+        .vigie()
+        .arg("renommer")
+        .arg(&banc.nuit)
+        .output()
+        .unwrap();
+    assert_eq!(lister(&banc.nuit), avant, "sans --appliquer, rien ne bouge");
+    let texte_vue = stdout(&vue);
+    assert_eq!(texte_vue.matches(".WAV → ").count(), 50, "{texte_vue}");
+    assert!(
+        texte_vue.contains(&format!(
+            "50 fichiers à renommer ; rien n'a été renommé. Pour le faire : vigie renommer {dossier} --appliquer"
+        )),
+        "{texte_vue}"
+    );
+    // Le nom à espace reste à corriger à la main : code 2.
+    assert_eq!(code(&vue), 2, "{}", texte(&vue));
+    assert!(
+        texte_vue.contains("Restent à corriger à la main"),
+        "{texte_vue}"
+    );
+
+    let faite = banc
+        .vigie()
+        .arg("renommer")
+        .arg(&banc.nuit)
+        .arg("--appliquer")
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&faite).contains("50 fichiers renommés."),
+        "{}",
+        texte(&faite)
+    );
+    let apres = lister(&banc.nuit);
+    assert_eq!(apres.iter().filter(|n| n.ends_with(".wav")).count(), 51);
+    assert!(!apres.iter().any(|n| n.ends_with(".WAV")));
+    std::fs::remove_file(
+        banc.nuit
+            .join("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000 (2).wav"),
+    )
+    .unwrap();
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+}
+
+fn lister(dossier: &std::path::Path) -> Vec<String> {
+    let mut noms: Vec<String> = std::fs::read_dir(dossier)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    noms.sort();
+    noms
+}
+
+/// Sans identifiants S3 : un message en français qui dit quoi faire, sans la phrase anglaise du
+/// SDK ; avec un profil inconnu, le profil est nommé.
+#[test]
+fn identifiants_s3_absents_dits_en_francais() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    for (profil, attendu) in [
+        (
+            None,
+            "aucun identifiant S3 utilisable : définissez AWS_ACCESS_KEY_ID",
+        ),
+        (
+            Some("terrain"),
+            "aucun identifiant S3 utilisable (le profil « terrain » est introuvable ou incomplet) : définissez",
+        ),
+    ] {
+        let mut c = banc.depot();
+        c.env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY");
+        if let Some(p) = profil {
+            c.args(["--profil", p]);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let erreur = stderr(&out);
+        assert!(erreur.contains(attendu), "{erreur}");
+        assert!(!erreur.contains("an error occurred"), "{erreur}");
+        assert!(!erreur.contains("loading credentials"), "{erreur}");
+    }
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}
+
+/// `vigie connexion --jeton -` dans un terminal (un pseudo-terminal ouvert par `script`) : une
+/// invite, et le jeton collé ne s'affiche pas (le terminal ne l'écrit pas en écho).
+#[test]
+fn connexion_dans_un_terminal_invite_et_saisie_masquee() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("script (util-linux) est nécessaire à cet essai");
+    }
+    let banc = Banc::nouveau();
+    let commande = format!(
+        "{} connexion --jeton - --api {}",
+        env!("CARGO_BIN_EXE_vigie"),
+        banc.bac().api()
+    );
+    let mut enfant = std::process::Command::new("script")
+        .args(["-qec", &commande, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", banc.dossier.path())
+        .env("TERM", "xterm")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ecran = Arc::new(Mutex::new(Vec::new()));
+    let lecteur = {
+        let ecran = Arc::clone(&ecran);
+        let mut sortie = enfant.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut tampon = [0u8; 1024];
+            while let Ok(n) = sortie.read(&mut tampon) {
+                if n == 0 {
+                    break;
+                }
+                ecran.lock().unwrap().extend_from_slice(&tampon[..n]);
+            }
+        })
+    };
+    let vu = || String::from_utf8_lossy(&ecran.lock().unwrap()).into_owned();
+    let debut = Instant::now();
+    while !vu().contains("Collez le jeton") {
+        assert!(
+            debut.elapsed() < Duration::from_secs(30),
+            "pas d'invite : {:?}",
+            vu()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Un humain colle le jeton après avoir lu l'invite ; l'écho est coupé juste après qu'elle
+    // s'est écrite (et ce qui serait arrivé avant serait jeté) : on lui en laisse le temps.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut entree = enfant.stdin.take().unwrap();
+    entree.write_all(format!("{JETON}\n").as_bytes()).unwrap();
+    entree.flush().unwrap();
+    let statut = enfant.wait().unwrap();
+    drop(entree);
+    lecteur.join().unwrap();
+    let ecran = vu();
+    assert!(statut.success(), "{ecran}");
+    assert!(ecran.contains("Connecté en tant que"), "{ecran}");
+    assert!(!ecran.contains(JETON), "le jeton s'affiche : {ecran}");
+    let enregistre = banc.dossier.path().join(".config/vigie/jeton");
+    assert_eq!(std::fs::read_to_string(enregistre).unwrap().trim(), JETON);
+}
+
+fn plans(banc: &Banc) -> String {
+    stdout(&banc.vigie().arg("plans").output().unwrap())
+}
+
+/// Un passage arrêté avant tout envoi ne laisse pas de plan vide dans `vigie plans` : jeton
+/// absent, participation dont la création est refusée, identifiants S3 absents, simulation.
+#[test]
+fn rien_d_envoye_aucun_plan_vide() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    // Sans jeton.
+    let mut c = banc.vigie();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().api());
+    let out = c.output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(stderr(&out).contains("aucun jeton"), "{}", texte(&out));
+    // Une participation dont la plateforme refuse la création (site inconnu : le serveur ne
+    // vérifie ni le verrou ni le point d'un site, seulement qu'il existe).
+    let out = banc
+        .vigie_plateforme()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--site", "64a1b2c3d4e5f60718293cff", "--point", "B2"])
+        .args([
+            "--debut",
+            "2026-06-21T21:30:00Z",
+            "--fin",
+            "2026-06-22T06:00:00Z",
+        ])
+        .arg("--api")
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    // Sans identifiants S3, puis en simulation.
+    let out = banc
+        .depot()
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot().arg("--simulation").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        plans(&banc).starts_with("Aucun plan"),
+        "un plan vide est resté : {}",
+        plans(&banc)
+    );
+    assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+}
+
+/// `vigie plans` donne la dernière activité à l'heure locale : `TZ` est respecté.
+#[test]
+fn plans_a_l_heure_locale() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let heure = |tz: &str| -> i64 {
+        let out = banc.vigie().arg("plans").env("TZ", tz).output().unwrap();
+        let texte = stdout(&out);
+        let ligne = texte.lines().nth(1).unwrap_or_default().to_owned();
+        assert!(!ligne.contains("UTC"), "{ligne}");
+        // « 2026-11-30 17:13 » : l'heure est le champ qui suit la date.
+        let hh = ligne
+            .split_whitespace()
+            .find(|m| m.len() == 5 && m.as_bytes()[2] == b':')
+            .unwrap_or_else(|| panic!("pas d'heure dans {ligne:?}"));
+        hh[..2].parse().unwrap()
+    };
+    let (utc, plus_3) = (heure("UTC0"), heure("XYZ-3"));
+    assert_eq!(
+        (plus_3 - utc).rem_euclid(24),
+        3,
+        "TZ ignoré : {utc} h et {plus_3} h"
+    );
+}
+
+/// Pendant l'envoi, un fichier de la nuit est remplacé (`mv -T`) par un lien vers un fichier
+/// secret de même taille et même date, un autre par un autre fichier ordinaire de même taille
+/// et même date : ni l'un ni l'autre n'est envoyé ni déclaré déposé.
+#[test]
+fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
+    let banc = Banc::nouveau();
+    let (a, b, c) = (nom(1), nom(2), nom(3));
+    banc.fichier(&a, 30_000);
+    let chemin_b = banc.fichier(&b, 20_000);
+    let chemin_c = banc.fichier(&c, 10_000);
+    let secrets = banc.dossier.path().join("secrets");
+    std::fs::create_dir_all(&secrets).unwrap();
+    let cle_a = banc.cle(&a);
+    let drapeau = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let remplacer = {
+        let drapeau = std::sync::Arc::clone(&drapeau);
+        let secrets = secrets.clone();
+        move || {
+            if drapeau.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            for (cible, taille, lien) in [(&chemin_b, 20_000, true), (&chemin_c, 10_000, false)] {
+                let date = std::fs::metadata(cible).unwrap().modified().unwrap();
+                let secret = secrets.join(format!("secret-{taille}"));
+                std::fs::write(&secret, vec![b'S'; taille]).unwrap();
+                std::fs::File::options()
+                    .write(true)
+                    .open(&secret)
+                    .unwrap()
+                    .set_modified(date)
+                    .unwrap();
+                let provisoire = cible.with_extension("provisoire");
+                if lien {
+                    std::os::unix::fs::symlink(&secret, &provisoire).unwrap();
+                } else {
+                    std::fs::rename(&secret, &provisoire).unwrap();
+                }
+                std::fs::rename(&provisoire, cible).unwrap();
+            }
+        }
+    };
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, _| {
+        if q.methode == "PUT" && q.chemin.contains(&cle_a) {
+            remplacer();
+        }
+    });
+    let out = banc
+        .depot_via(&m.endpoint())
+        .args(["--paralleles", "1", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert!(
+        drapeau.load(std::sync::atomic::Ordering::SeqCst),
+        "aucun remplacement"
+    );
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(erreur.contains("lien symbolique"), "{erreur}");
+    assert!(erreur.contains("remplacé par un autre"), "{erreur}");
+    for n in [&b, &c] {
+        let objet = banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(n));
+        let recu = std::fs::read(&objet).unwrap_or_default();
+        assert!(
+            !recu.contains(&b'S') || recu.is_empty(),
+            "{n} : le secret est parti"
+        );
+        assert!(!objet.exists(), "{n} a été envoyé");
+    }
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 2, "{etat}");
+}
+
+/// `--journal` vers un lien symbolique : refusé clairement (code 2), la cible n'est ni écrite ni
+/// changée de droits.
+#[test]
+fn le_journal_ne_suit_pas_les_liens() {
+    use std::os::unix::fs::PermissionsExt;
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    let cible = banc.dossier.path().join("fichier-d-autrui");
+    std::fs::write(&cible, b"contenu").unwrap();
+    std::fs::set_permissions(&cible, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let lien = banc.dossier.path().join("journal.jsonl");
+    std::os::unix::fs::symlink(&cible, &lien).unwrap();
+    let out = banc.depot().arg("--journal").arg(&lien).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(
+        erreur.contains("impossible d'ouvrir le journal")
+            && erreur.contains("c'est un lien symbolique, qui n'est pas suivi"),
+        "{erreur}"
+    );
+    assert_eq!(std::fs::read(&cible).unwrap(), b"contenu");
+    let mode = std::fs::metadata(&cible).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "les droits de la cible ont changé");
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}
+
+/// Le journal sur un disque plein (`/dev/full` : chaque écriture y rend ENOSPC) : dit une fois
+/// sur la sortie d'erreur, et le dépôt va au bout.
+#[test]
+fn un_journal_sur_disque_plein_le_dit_une_fois() {
+    let banc = Banc::nouveau();
+    for i in 1..=3 {
+        banc.fichier(&nom(i), 1000);
+    }
+    let out = banc
+        .depot()
+        .args(["--journal", "/dev/full", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert_eq!(
+        erreur
+            .matches("attention : le journal /dev/full ne peut plus être écrit (disque plein")
+            .count(),
+        1,
+        "{erreur}"
+    );
+}
+
+/// Une base SQLite qui n'est pas de vigie (ni vide) est refusée par chaque commande sans être
+/// touchée ; et sans base, `plans` et `etat` ne créent rien.
+#[test]
+fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
+    use std::os::unix::fs::PermissionsExt;
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 100);
+    // Sans base : rien n'est créé.
+    let out = banc.vigie().arg("plans").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(stdout(&out).starts_with("Aucun plan"), "{}", texte(&out));
+    let out = banc.vigie().arg("etat").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        stderr(&out).contains("lancez d'abord vigie depot"),
+        "{}",
+        texte(&out)
+    );
+    assert!(
+        !banc.base.exists(),
+        "une commande de lecture a créé la base"
+    );
+    assert!(!banc.base.parent().unwrap().exists());
+
+    std::fs::create_dir_all(banc.base.parent().unwrap()).unwrap();
+    {
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        c.execute_batch(
+            "CREATE TABLE especes (nom TEXT); INSERT INTO especes VALUES ('Pipistrelle');",
+        )
+        .unwrap();
+    }
+    std::fs::set_permissions(&banc.base, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let avant = std::fs::read(&banc.base).unwrap();
+    for mut commande in [banc.vigie(), banc.vigie(), banc.depot(), banc.vigie()]
+        .into_iter()
+        .zip([vec!["plans"], vec!["etat"], vec![], vec!["retenter-echecs"]])
+        .map(|(mut c, args)| {
+            c.args(args);
+            c
+        })
+    {
+        let out = commande.output().unwrap();
+        assert_eq!(code(&out), 2, "{}", texte(&out));
+        assert!(
+            stderr(&out).contains("n'est pas une base vigie") && stderr(&out).contains("--base"),
+            "{}",
+            texte(&out)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&banc.base).unwrap(),
+        avant,
+        "la base a été modifiée"
+    );
+    let mode = std::fs::metadata(&banc.base).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644);
+    assert!(
+        !banc.base.with_extension("sqlite-wal").exists(),
+        "WAL activé"
+    );
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}
+
+/// Un serveur qui répond 503 à tout : l'échec se dit en clair (« abandonné après 2
+/// tentatives ») et pas sous son nom interne, le bilan ne prétend rien rattrapé, et ne conseille
+/// qu'une commande, sans `--y-compris-definitifs`.
+#[test]
+fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
+    use vigie::bac_a_sable::{Operation, Panne, Regle};
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    banc.fichier(&nom(2), 2000);
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::PutObject),
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    ));
+    let out = banc
+        .depot()
+        .args(["--tentatives", "2", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let (sortie, erreur) = (stdout(&out), stderr(&out));
+    assert!(
+        erreur.contains("abandonné après 2 tentatives (503)"),
+        "{erreur}"
+    );
+    for interne in [
+        "tentatives_epuisees",
+        "echeance_depassee",
+        "refus_definitif",
+    ] {
+        assert!(
+            !erreur.contains(interne) && !sortie.contains(interne),
+            "{}",
+            texte(&out)
+        );
+    }
+    assert!(sortie.contains("Plan 1 : 0 / 2 fichier déposé"), "{sortie}");
+    assert!(
+        sortie.contains("  Rien n'a été envoyé pendant ce passage."),
+        "{sortie}"
+    );
+    assert!(
+        !sortie.contains("sans geste") && !sortie.contains("rattrap"),
+        "{sortie}"
+    );
+    assert!(
+        sortie.ends_with("Ensuite : vigie retenter-echecs 1\n"),
+        "{sortie}"
+    );
+    assert!(!sortie.contains("--y-compris-definitifs"), "{sortie}");
+    assert!(!sortie.contains("quand le réseau"), "{sortie}");
+}
+
+/// Une nuit entièrement déposée sur la plateforme : le bilan rappelle `vigie traiter`, que
+/// `vigie` ne lance jamais de lui-même.
+#[test]
+fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        stdout(&out).ends_with(&format!(
+            "Ensuite : vigie traiter --participation {PARTICIPATION}\n"
+        )),
+        "{}",
+        texte(&out)
+    );
+}
