@@ -193,8 +193,9 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
     let out = c.output().unwrap();
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let e = stderr(&out);
+    // Le geste, seul, en dernier.
     assert!(
-        e.contains("déjà dans le plan 1") && e.contains("vigie retenter-echecs 1"),
+        e.contains("déjà dans le plan 1") && e.trim_end().ends_with("vigie retenter-echecs 1"),
         "{e}"
     );
     assert_eq!(banc.bac().compteurs().requetes_total(), requetes);
@@ -217,6 +218,12 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
     let e = stderr(&out);
     assert!(
         e.contains("protocole registration not yet validated") && e.contains("pas encore validée"),
+        "{e}"
+    );
+    // Le geste, seul, en dernier.
+    assert!(
+        e.trim_end()
+            .ends_with("ou créez la participation sur le site web"),
         "{e}"
     );
     assert!(!e.contains("verrouillé"), "fausse cause : {e}");
@@ -251,7 +258,7 @@ fn point_des_noms_different_de_celui_de_la_participation_signale() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let e = stderr(&out);
     assert!(
-        e.contains("1 fichier(s)") && e.contains("point Z1") && e.contains("point A1"),
+        e.contains("1 fichier porte") && e.contains("point Z1") && e.contains("point A1"),
         "{e}"
     );
     // Rien à dire quand les points concordent.

@@ -247,8 +247,8 @@ fn refuser_si_deja_planifie(
                 CodeSortie::Usage,
                 format!(
                     "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
-                     second plan déposerait la nuit une seconde fois. Reprenez ce plan avec \
-                     vigie retenter-echecs {} ; rien n'a été envoyé.",
+                     second plan déposerait la nuit une seconde fois ; rien n'a été envoyé. \
+                     Reprenez ce plan : vigie retenter-echecs {}",
                     plan.id, plan.destination, plan.id
                 ),
             )
@@ -305,12 +305,16 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
             "fichiers": autres.len(),
         }))?;
     } else {
+        let sujet = match autres.len() {
+            1 => "1 fichier porte dans son nom".to_owned(),
+            n => format!("{n} fichiers portent dans leur nom"),
+        };
+        // Le point de la participation vient de la plateforme : neutralisé.
         writeln!(
             io::stderr().lock(),
-            "attention : {} fichier(s) portent dans leur nom le point {points}, alors que la \
-             participation est au point {point} ({}) ; vérifiez que c'est la bonne participation \
-             (le dépôt continue)",
-            autres.len(),
+            "attention : {sujet} le point {points}, alors que la participation est au point {} \
+             ({}) ; le dépôt continue, vérifiez que c'est la bonne participation",
+            neutraliser(point),
             citer(&autres)
         )?;
     }

@@ -71,7 +71,7 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
         neutraliser(&plan.destination)
     )?;
     if let Some(p) = &plan.participation {
-        writeln!(s, "  participation Vigie-Chiro : {p}")?;
+        writeln!(s, "  participation Vigie-Chiro : {}", neutraliser(p))?;
     }
     if plan.multipart_refuse {
         writeln!(
@@ -236,7 +236,7 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
             // La participation créée par vigie n'est pas dans l'identité du plan : la dire.
             let participation = match &plan.participation {
                 Some(p) if !plan.destination.contains(p.as_str()) => {
-                    format!(" (participation {p})")
+                    format!(" (participation {})", neutraliser(p))
                 }
                 _ => String::new(),
             };

@@ -205,9 +205,8 @@ async fn participation_existante(
         autre => Err(ErreurAvecCode::new(
             CodeSortie::EchecsTransitoires,
             format!(
-                "la participation {id} n'a pas pu être vérifiée ({}) : rien n'a été envoyé ; \
-                 relancez la même commande",
-                autre.detail().unwrap_or_default()
+                "la participation {id} n'a pas pu être vérifiée, rien n'a été envoyé : {}",
+                pas_de_reponse_utile(&autre)
             ),
         )
         .into()),
@@ -335,8 +334,9 @@ fn cible_du_calcul(g: &OptionsGlobales, args: &ArgsTraiter) -> Result<(IdObjet, 
     let connue = plan.participation.as_deref().and_then(IdObjet::analyser);
     let Some(id) = connue else {
         bail!(
-            "la participation du dernier plan ({}) n'est pas encore connue (sa création n'a pas \
-             abouti) : relancez d'abord vigie depot, ou donnez vigie traiter --participation ID",
+            "la participation du dernier plan ({}) n'est pas encore connue, sa création n'a pas \
+             abouti : reprenez d'abord ce plan, vigie retenter-echecs {}",
+            plan.id,
             plan.id
         );
     };
@@ -502,8 +502,8 @@ pub(super) async fn resoudre_participation(
                 return Err(ErreurAvecCode::new(
                     CodeSortie::RefusDefinitifs,
                     format!(
-                        "la plateforme refuse de créer la participation ({statut} : {detail}){} ; \
-                         rien n'a été envoyé",
+                        "la plateforme refuse de créer la participation, rien n'a été envoyé \
+                         ({statut} : {detail}){}",
                         geste_creation(&detail)
                     ),
                 )
@@ -513,8 +513,8 @@ pub(super) async fn resoudre_participation(
                 return Err(ErreurAvecCode::new(
                     CodeSortie::EchecsTransitoires,
                     format!(
-                        "plateforme injoignable pour créer la participation ({}) : relancez la même commande",
-                        autre.detail().unwrap_or("")
+                        "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
+                        pas_de_reponse_utile(&autre)
                     ),
                 )
                 .into());
