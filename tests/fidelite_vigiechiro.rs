@@ -682,6 +682,8 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
             "{args:?} : une nouvelle tentative"
         );
     }
+    // Arrêtées avant tout envoi, ces commandes n'ont pas créé de base.
+    assert!(!banc.base.exists(), "la base a été créée");
     // La racine du serveur (le S3 du bac à sable y répond en XML) : pas l'API non plus.
     let out = banc
         .vigie_plateforme()

@@ -495,13 +495,16 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
     let out = banc.vigie().arg("plans").output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(stdout(&out).starts_with("Aucun plan"), "{}", texte(&out));
-    let out = banc.vigie().arg("etat").output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
-    assert!(
-        stderr(&out).contains("lancez d'abord vigie depot"),
-        "{}",
-        texte(&out)
-    );
+    // `etat`, et `traiter` qui cherche la participation du dernier plan.
+    for commande in ["etat", "traiter"] {
+        let out = banc.vigie_plateforme().arg(commande).output().unwrap();
+        assert_eq!(code(&out), 2, "{commande} : {}", texte(&out));
+        assert!(
+            stderr(&out).contains("lancez d'abord vigie depot"),
+            "{commande} : {}",
+            texte(&out)
+        );
+    }
     assert!(
         !banc.base.exists(),
         "une commande de lecture a créé la base"

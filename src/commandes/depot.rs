@@ -232,7 +232,10 @@ fn refuser_si_deja_planifie(
     dest: &DestinationVigieChiro,
     identite: &str,
 ) -> Result<()> {
-    let base = ouvrir_base(g)?;
+    // Lire ne crée rien : sans base, aucun plan n'existe encore.
+    let Some(base) = Base::ouvrir_existante(&super::chemin_base(g)?)? else {
+        return Ok(());
+    };
     for plan in base.plans()? {
         if plan.dossier != dossier || plan.destination == identite {
             continue;

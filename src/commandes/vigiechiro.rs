@@ -322,7 +322,7 @@ fn cible_du_calcul(g: &OptionsGlobales, args: &ArgsTraiter) -> Result<(IdObjet, 
         let api = valider_endpoint(&args.api.url, false)?;
         return Ok((id, api, String::new()));
     }
-    let base = super::ouvrir_base(g)?;
+    let base = super::ouvrir_base_existante(g)?;
     let plan = base.plan(None)?;
     let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination) else {
         bail!(
