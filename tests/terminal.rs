@@ -284,7 +284,8 @@ fn plans(banc: &Banc) -> String {
 }
 
 /// Un passage arrêté avant tout envoi ne laisse pas de plan vide dans `vigie plans` : jeton
-/// absent, participation dont la création est refusée, identifiants S3 absents, simulation.
+/// absent, participation dont la création est refusée, identifiants S3 absents, simulation (vers
+/// la plateforme, sans jeton ; vers S3).
 #[test]
 fn rien_d_envoye_aucun_plan_vide() {
     let banc = Banc::nouveau();
@@ -298,6 +299,15 @@ fn rien_d_envoye_aucun_plan_vide() {
     let out = c.output().unwrap();
     assert_eq!(code(&out), 2, "{}", texte(&out));
     assert!(stderr(&out).contains("aucun jeton"), "{}", texte(&out));
+    // Une simulation ne parle pas au réseau : elle se passe du jeton, et ne demande rien.
+    let out = c.arg("--simulation").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        stdout(&out).contains("rien n'a été envoyé"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
     // Une participation dont la plateforme refuse la création (site inconnu : le serveur ne
     // vérifie ni le verrou ni le point d'un site, seulement qu'il existe).
     let out = banc

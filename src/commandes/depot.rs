@@ -36,7 +36,8 @@ pub(super) struct PlanPret {
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     let destination = destination_demandee(&args)?;
     // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
-    if matches!(destination, Destination::VigieChiro(_)) {
+    // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
+    if matches!(destination, Destination::VigieChiro(_)) && !args.simulation {
         crate::jeton::lire()?;
     }
     let preparation = preparer(&args.dossier, &destination)?;
