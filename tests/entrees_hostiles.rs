@@ -837,17 +837,18 @@ fn finalisation_refusee_deux_fois_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, 20_000));
 }
 
-/// Une ouverture d'envoi multipart refusée (500, issue inconnue pour une écriture non
-/// rejouable), puis la relecture des envois ouverts montre qu'aucun ne l'a été : l'issue est
-/// connue. Échec transitoire qui dit la réponse du service, pas une unité « incertaine » ;
-/// retenter-echecs termine.
+/// Une ouverture d'envoi multipart refusée à chaque fois (500, issue inconnue pour une
+/// écriture non rejouable), et la relecture des envois ouverts montre chaque fois qu'aucun ne
+/// l'a été : l'ouverture repart tant que la politique le permet, puis l'issue est connue. Échec
+/// transitoire qui dit la réponse du service, pas une unité « incertaine » ; retenter-echecs
+/// termine.
 #[test]
-fn ouverture_refusee_puis_verifiee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
+fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 6 * MIO);
-    banc.bac().pannes().programmer(Regle::prochaine(
-        Operation::CreateMultipartUpload,
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::CreateMultipartUpload),
         Panne::Statut {
             code: 500,
             retry_after: None,
@@ -864,6 +865,12 @@ fn ouverture_refusee_puis_verifiee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
         "la réponse du service n'est pas dite : {humain}"
     );
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+    let ouvertures = banc
+        .bac()
+        .compteurs()
+        .requetes(Operation::CreateMultipartUpload);
+    assert!((2..=4).contains(&ouvertures), "{ouvertures} ouvertures");
+    banc.bac().pannes().effacer();
     let out = banc.retenter().output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&[(titre, 6 * MIO)]);

@@ -11,10 +11,11 @@ use crate::destination::{CibleParticipation, DestinationVigieChiro, valider_endp
 use crate::jeton;
 use crate::plan::Base;
 use crate::reessai::{
-    Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
+    Annulation, Etape, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, Releve,
+    ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::transport::vigiechiro::{ClientVigieChiro, meme_instant};
+use crate::transport::vigiechiro::{ClientVigieChiro, Participation, meme_instant};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
@@ -23,8 +24,10 @@ pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
     ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
 }
 
-/// Un émetteur aux réglages par défaut (commandes ponctuelles : connexion, traiter).
-fn emetteur_par_defaut() -> Result<Emetteur> {
+/// Un émetteur aux réglages par défaut, pour une commande ponctuelle (connexion, traiter) :
+/// quelqu'un attend la réponse, il n'y a donc pas de pause réseau (elle pourrait durer dix
+/// minutes) ; l'émission s'arrête sur sa politique, 2 minutes au plus.
+fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
     Ok(Emetteur::nouveau(
         ReglagesEmission {
             insistant: Reglages::insistant()
@@ -33,10 +36,33 @@ fn emetteur_par_defaut() -> Result<Emetteur> {
             bref: Reglages::bref().valider()?,
             delai_tentative: std::time::Duration::from_secs(90),
             delai_blocage: std::time::Duration::from_secs(30),
-            echecs_reseau: 3,
+            pause: None,
         },
-        Annulation::new(),
+        annulation,
     ))
+}
+
+/// Mène une émission ponctuelle sur son propre runtime, Ctrl-C et SIGTERM compris (code 130).
+fn emettre_ponctuel<T, F, Fut>(
+    emission: Emission<'_>,
+    tentative: F,
+) -> Result<crate::reessai::Issue<T>>
+where
+    F: FnMut(std::sync::Arc<crate::transport::corps::Progression>) -> Fut,
+    Fut: std::future::Future<Output = ReponseApi<T>>,
+{
+    let annulation = Annulation::new();
+    let emetteur = emetteur_ponctuel(annulation.clone())?;
+    let issue = runtime()?.block_on(async {
+        super::ecouter_signaux(annulation.clone(), None);
+        emetteur
+            .emettre(emission, &ObservateurMuet, &EnVol::default(), tentative)
+            .await
+    });
+    if issue.raison == RaisonArret::Annule {
+        return Err(super::interrompu());
+    }
+    Ok(issue)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -61,18 +87,15 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
     };
     let jeton = jeton::valider(&jeton)?.to_owned();
     let client = ClientVigieChiro::nouveau(&api, &jeton).map_err(anyhow::Error::msg)?;
-    let emetteur = emetteur_par_defaut()?;
-    let issue = runtime()?.block_on(emetteur.emettre(
+    let issue = emettre_ponctuel(
         Emission {
             methode: "GET",
             cible: "/moi",
             profil: Profil::Insistant,
             rejouabilite: Rejouabilite::Rejouable,
         },
-        &ObservateurMuet,
-        &EnVol::default(),
         |_| client.moi(),
-    ));
+    )?;
     let utilisateur = match issue.reponse {
         ReponseApi::Succes(u) => u,
         ReponseApi::Refuse {
@@ -127,19 +150,16 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     let cible = CibleParticipation::Existante(args.participation.clone());
     DestinationVigieChiro::nouvelle(&api, cible, false)?;
     let client = client(&api)?;
-    let emetteur = emetteur_par_defaut()?;
     let chemin = format!("/participations/{}/compute", args.participation);
-    let issue = runtime()?.block_on(emetteur.emettre(
+    let issue = emettre_ponctuel(
         Emission {
             methode: "POST",
             cible: &chemin,
             profil: Profil::Insistant,
             rejouabilite: Rejouabilite::NonRejouable,
         },
-        &ObservateurMuet,
-        &EnVol::default(),
         |_| client.lancer_calcul(&args.participation),
-    ));
+    )?;
     let mut s = io::stdout().lock();
     match (&issue.reponse, issue.raison) {
         (ReponseApi::Succes(()), _) => {
@@ -204,38 +224,45 @@ pub(super) async fn resoudre_participation(
         return Ok(id);
     }
     let chemin = format!("/sites/{site}/participations");
-    let relire = || async {
-        let issue = emetteur
-            .emettre(
-                Emission {
-                    methode: "GET",
-                    cible: &chemin,
-                    profil: Profil::Insistant,
-                    rejouabilite: Rejouabilite::Rejouable,
-                },
-                &ObservateurMuet,
-                &EnVol::default(),
-                |_| client.participations(site),
-            )
-            .await;
-        match issue.reponse {
-            ReponseApi::Succes(liste) => Ok(liste
-                .into_iter()
-                .filter(|p| {
-                    p.point.as_deref() == Some(point.as_str())
-                        && p.date_debut
-                            .as_deref()
-                            .is_some_and(|d| meme_instant(d, debut))
-                        && p.date_fin.as_deref().is_some_and(|f| meme_instant(f, fin))
-                })
-                .map(|p| p.id)
-                .next_back()),
-            autre => Err(autre),
+    // Relit les participations du site (dans le budget de `etape`) : celle de ce point et de ces
+    // dates, si elle existe.
+    let relire = |etape: Etape| {
+        let chemin = &chemin;
+        async move {
+            let issue = emetteur
+                .emettre_dans(
+                    &etape,
+                    Emission {
+                        methode: "GET",
+                        cible: chemin,
+                        profil: Profil::Insistant,
+                        rejouabilite: Rejouabilite::Rejouable,
+                    },
+                    &ObservateurMuet,
+                    &EnVol::default(),
+                    |_| client.participations(site),
+                    None::<fn(Etape) -> std::future::Ready<Releve<Vec<Participation>>>>,
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(liste) => Ok(liste
+                    .into_iter()
+                    .filter(|p| {
+                        p.point.as_deref() == Some(point.as_str())
+                            && p.date_debut
+                                .as_deref()
+                                .is_some_and(|d| meme_instant(d, debut))
+                            && p.date_fin.as_deref().is_some_and(|f| meme_instant(f, fin))
+                    })
+                    .map(|p| p.id)
+                    .next_back()),
+                autre => Err(autre),
+            }
         }
     };
     // Une création émise lors d'un passage précédent, sans issue connue : relire d'abord.
     if emise.is_some() {
-        match relire().await {
+        match relire(Etape::nouvelle()).await {
             Ok(Some(id)) => {
                 base.enregistrer_participation(plan_id, &id)?;
                 return Ok(id);
@@ -244,67 +271,61 @@ pub(super) async fn resoudre_participation(
             Err(r) => return Err(participation_incertaine(&r)),
         }
     }
-    for _ in 0..2 {
-        base.noter_creation_participation(plan_id)?;
-        let issue = emetteur
-            .emettre(
-                Emission {
-                    methode: "POST",
-                    cible: &chemin,
-                    profil: Profil::Insistant,
-                    rejouabilite: Rejouabilite::NonRejouable,
-                },
-                &ObservateurMuet,
-                &EnVol::default(),
-                |_| client.creer_participation(site, point, debut, fin),
-            )
-            .await;
-        match (issue.reponse, issue.raison) {
-            (ReponseApi::Succes(id), _) => {
-                base.enregistrer_participation(plan_id, &id)?;
-                return Ok(id);
-            }
-            (_, RaisonArret::IssueInconnue) => match relire().await {
-                Ok(Some(id)) => {
-                    base.enregistrer_participation(plan_id, &id)?;
-                    return Ok(id);
-                }
-                // Relue sans elle : la création n'a pas eu lieu, on peut la réémettre.
-                Ok(None) => continue,
-                Err(r) => return Err(participation_incertaine(&r)),
+    base.noter_creation_participation(plan_id)?;
+    // Une émission ; sans réponse, la relecture dit si la participation existe (adoptée) ou non
+    // (la création repart, dans le budget d'une seule émission).
+    let issue = emetteur
+        .emettre_dans(
+            &Etape::nouvelle(),
+            Emission {
+                methode: "POST",
+                cible: &chemin,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::NonRejouable,
             },
-            (ReponseApi::Refuse { statut: 401, .. }, _) => {
-                return Err(
-                    ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into(),
-                );
-            }
-            (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
-                return Err(ErreurAvecCode::new(
-                    CodeSortie::RefusDefinitifs,
-                    format!(
-                        "la plateforme refuse de créer la participation ({statut} : {detail}) : le site doit être \
-                         verrouillé et votre compte d'observateur validé ; rien n'a été envoyé"
-                    ),
-                )
-                .into());
-            }
-            (autre, _) => {
-                return Err(ErreurAvecCode::new(
-                    CodeSortie::EchecsTransitoires,
-                    format!(
-                        "plateforme injoignable pour créer la participation ({}) : relancez la même commande",
-                        autre.detail().unwrap_or("")
-                    ),
-                )
-                .into());
-            }
+            &ObservateurMuet,
+            &EnVol::default(),
+            |_| client.creer_participation(site, point, debut, fin),
+            Some(|etape| {
+                let relire = &relire;
+                async move {
+                    match relire(etape).await {
+                        Ok(Some(id)) => Releve::Faite(id),
+                        Ok(None) => Releve::Nulle,
+                        Err(_) => Releve::Inconnue,
+                    }
+                }
+            }),
+        )
+        .await;
+    match (issue.reponse, issue.raison) {
+        (ReponseApi::Succes(id), _) => {
+            base.enregistrer_participation(plan_id, &id)?;
+            Ok(id)
         }
+        (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
+        (ReponseApi::Refuse { statut: 401, .. }, _) => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+        }
+        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
+            Err(ErreurAvecCode::new(
+                CodeSortie::RefusDefinitifs,
+                format!(
+                    "la plateforme refuse de créer la participation ({statut} : {detail}) : le site doit être \
+                     verrouillé et votre compte d'observateur validé ; rien n'a été envoyé"
+                ),
+            )
+            .into())
+        }
+        (autre, _) => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "plateforme injoignable pour créer la participation ({}) : relancez la même commande",
+                autre.detail().unwrap_or("")
+            ),
+        )
+        .into()),
     }
-    Err(ErreurAvecCode::new(
-        CodeSortie::EchecsTransitoires,
-        "création de la participation restée sans issue : relancez la même commande (elle vérifiera avant de recréer)",
-    )
-    .into())
 }
 
 fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
