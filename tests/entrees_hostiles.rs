@@ -793,24 +793,23 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     );
 }
 
-/// La plateforme répond 500 à la finalisation, deux fois, et la relecture montre le fichier
-/// non finalisé : l'issue est connue (rien n'est finalisé), ce n'est pas une unité
-/// « incertaine » à réconcilier sans fin, mais un échec transitoire qui dit la réponse de la
-/// plateforme ; retenter-echecs termine une fois la plateforme rétablie.
+/// La plateforme répond 500 à chaque finalisation, et la relecture montre chaque fois le
+/// fichier non finalisé : la finalisation repart tant que la politique le permet, puis l'issue
+/// est connue (rien n'est finalisé). Ce n'est pas une unité « incertaine » à réconcilier sans
+/// fin, mais un échec transitoire qui dit la réponse de la plateforme ; retenter-echecs termine
+/// une fois la plateforme rétablie.
 #[test]
-fn finalisation_refusee_deux_fois_echec_qui_dit_pourquoi_pas_issue_inconnue() {
+fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 20_000);
-    let mut regle = Regle::prochaine(
-        Operation::ApiFinaliser,
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::ApiFinaliser),
         Panne::Statut {
             code: 500,
             retry_after: None,
         },
-    );
-    regle.fois = Some(2);
-    banc.bac().pannes().programmer(regle);
+    ));
     let out = banc.depot_plateforme().output().unwrap();
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
@@ -828,6 +827,13 @@ fn finalisation_refusee_deux_fois_echec_qui_dit_pourquoi_pas_issue_inconnue() {
             .unwrap()
             .disponible
     );
+    // Dans le budget d'une seule émission (7 tentatives, relectures comprises).
+    let finalisations = banc.bac().compteurs().requetes(Operation::ApiFinaliser);
+    assert!(
+        (2..=4).contains(&finalisations),
+        "{finalisations} finalisations"
+    );
+    banc.bac().pannes().effacer();
     let mut retenter = banc.vigie_plateforme();
     retenter
         .arg("retenter-echecs")

@@ -26,10 +26,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
-    partie_reutilisable,
+    partie_reutilisable, releve_si_encore_la,
 };
 use crate::plan::{CauseRefus, PartieEnvoi};
-use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c, sommes_crc32c_md5,
 };
@@ -96,60 +96,77 @@ impl DepositaireVigieChiro {
         echec_de(issue)
     }
 
-    /// Déclare le fichier (POST non rejouable). `multipart` : sans réponse, on sonde par une
-    /// déclaration simple, qui rend l'enregistrement existant sans ouvrir d'envoi S3.
+    /// Déclare le fichier (POST non rejouable). Sans réponse, la relecture est une déclaration
+    /// simple : elle rend l'enregistrement existant sans ouvrir d'envoi S3 ni créer de doublon
+    /// (en multipart, redéclarer ouvrirait un second envoi, orphelin à jamais), ou le crée s'il
+    /// n'existait pas. Le tout dans le budget d'une seule émission.
     async fn declarer(
         &self,
         ctx: &ContexteUnite<'_>,
         multipart: bool,
     ) -> Resultat<Suite<Declaration>> {
         let unite = ctx.unite;
-        let mut multipart = multipart;
-        for _ in 0..2 {
-            if multipart {
-                // Noté avant d'émettre : voir `DECLARATION_MULTIPART_EMISE`.
-                ctx.base()
-                    .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
-            }
-            let issue = ctx
-                .emettre_vers(
-                    "POST",
-                    "/fichiers",
-                    Profil::Insistant,
-                    Rejouabilite::NonRejouable,
-                    |_| {
-                        self.client
-                            .declarer(&unite.cle, multipart, &self.participation)
-                    },
-                )
-                .await;
-            match issue.reponse {
-                ReponseApi::Succes(d) => {
-                    ctx.base().enregistrer_envoi(unite.id, Some(&d.id))?;
-                    return Ok(Suite::Continuer(d));
-                }
-                // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la
-                // réponse s'étant perdue, ou par un dépôt précédent).
-                ReponseApi::Refuse { statut: 409, .. } => {
-                    return Ok(Suite::Fin(self.deja_depose(ctx, None).await));
-                }
-                _ if issue.raison == RaisonArret::IssueInconnue => {
-                    // Réconciliation : une déclaration simple ne crée pas de doublon.
-                    multipart = false;
-                    continue;
-                }
-                _ => {
-                    // La plateforme a répondu (ou rien n'est parti) : rien n'a été créé.
-                    if multipart {
-                        ctx.base().enregistrer_envoi(unite.id, None)?;
+        if multipart {
+            // Noté avant d'émettre : voir `DECLARATION_MULTIPART_EMISE`.
+            ctx.base()
+                .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
+        }
+        let deja_finalise = AtomicBool::new(false);
+        let issue = ctx
+            .ecrire_une_fois(
+                "POST",
+                "/fichiers",
+                |_| {
+                    self.client
+                        .declarer(&unite.cle, multipart, &self.participation)
+                },
+                |etape| {
+                    let deja_finalise = &deja_finalise;
+                    async move {
+                        // Rejouable dans ce rôle : la plateforme rend l'enregistrement existant.
+                        let lu = ctx
+                            .lire_dans(&etape, "POST", "/fichiers", |_| {
+                                self.client.declarer(&unite.cle, false, &self.participation)
+                            })
+                            .await;
+                        match lu.reponse {
+                            ReponseApi::Succes(d) => Releve::Faite(d),
+                            ReponseApi::Refuse { statut: 409, .. } => {
+                                deja_finalise.store(true, Ordering::Relaxed);
+                                Releve::Inconnue
+                            }
+                            _ => Releve::Inconnue,
+                        }
                     }
-                    return Ok(Suite::Fin(self.echec(&issue)));
+                },
+            )
+            .await;
+        match issue.reponse {
+            ReponseApi::Succes(d) => {
+                ctx.base().enregistrer_envoi(unite.id, Some(&d.id))?;
+                Ok(Suite::Continuer(d))
+            }
+            // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la
+            // réponse s'étant perdue, ou par un dépôt précédent).
+            ReponseApi::Refuse { statut: 409, .. } => {
+                Ok(Suite::Fin(self.deja_depose(ctx, None).await))
+            }
+            _ if deja_finalise.load(Ordering::Relaxed) => {
+                Ok(Suite::Fin(self.deja_depose(ctx, None).await))
+            }
+            _ if issue.raison == RaisonArret::IssueInconnue => {
+                Ok(Suite::Fin(IssueUnite::Incertaine {
+                    message: "déclaration du fichier restée sans réponse".into(),
+                }))
+            }
+            _ => {
+                // La plateforme a répondu (ou rien n'est parti) : rien n'a été créé.
+                if multipart {
+                    ctx.base().enregistrer_envoi(unite.id, None)?;
                 }
+                Ok(Suite::Fin(self.echec(&issue)))
             }
         }
-        Ok(Suite::Fin(IssueUnite::Incertaine {
-            message: "déclaration du fichier restée sans réponse".into(),
-        }))
     }
 
     /// L'unité est déjà disponible sur la plateforme : on la note déposée, avec la somme du
@@ -170,7 +187,8 @@ impl DepositaireVigieChiro {
     }
 
     /// Finalise (POST non rejouable) ; 409 « upload is already done » vaut succès ; sans
-    /// réponse, `GET /fichiers/{id}` dit si elle a eu lieu, sinon elle est réémise une fois.
+    /// réponse, `GET /fichiers/{id}` dit si elle a eu lieu (disponible), sinon elle repart, dans
+    /// le budget d'une seule émission.
     async fn finaliser(
         &self,
         ctx: &ContexteUnite<'_>,
@@ -178,74 +196,42 @@ impl DepositaireVigieChiro {
         parties: Option<&[(u32, String)]>,
     ) -> Resultat<Result<(), IssueUnite>> {
         let cible = format!("/fichiers/{id}");
-        // La dernière réponse de la plateforme à une finalisation dont la relecture a montré
-        // qu'elle n'avait pas eu lieu.
-        let mut refusee: Option<String> = None;
-        for _ in 0..2 {
-            let issue = ctx
-                .emettre_vers(
-                    "POST",
-                    &cible,
-                    Profil::Insistant,
-                    Rejouabilite::NonRejouable,
-                    |_| self.client.finaliser(id, parties),
-                )
-                .await;
-            match issue.reponse {
-                ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => {
-                    return Ok(Ok(()));
-                }
-                _ if issue.raison == RaisonArret::IssueInconnue => {
-                    let lu = ctx
-                        .emettre_vers(
-                            "GET",
-                            &cible,
-                            Profil::Insistant,
-                            Rejouabilite::Rejouable,
-                            |_| self.client.fichier(id),
-                        )
-                        .await;
-                    match lu.reponse {
-                        ReponseApi::Succes(Some(f)) if f.disponible => return Ok(Ok(())),
-                        ReponseApi::Succes(Some(_)) => {
-                            refusee =
-                                Some(match (issue.reponse.statut(), issue.reponse.detail()) {
-                                    (Some(s), d) => format!("{s} : {}", d.unwrap_or_default()),
-                                    (None, d) => d.unwrap_or_default().to_owned(),
-                                });
-                            continue;
-                        }
-                        ReponseApi::Succes(None) => {
-                            ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
-                            return Ok(Err(IssueUnite::Echec {
-                                definitif: false,
-                                cause: CauseRefus::Serveur,
-                                message:
-                                    "le fichier a disparu de la plateforme : il sera redéclaré"
-                                        .into(),
-                            }));
-                        }
-                        _ => {
-                            return Ok(Err(IssueUnite::Incertaine {
-                                message: "finalisation sans réponse, plateforme injoignable pour la vérifier".into(),
-                            }));
+        let disparu = AtomicBool::new(false);
+        let issue = ctx
+            .ecrire_une_fois(
+                "POST",
+                &cible,
+                |_| self.client.finaliser(id, parties),
+                |etape| {
+                    let (cible, disparu) = (&cible, &disparu);
+                    async move {
+                        let lu = ctx
+                            .lire_dans(&etape, "GET", cible, |_| self.client.fichier(id))
+                            .await;
+                        match &lu.reponse {
+                            ReponseApi::Succes(Some(f)) if f.disponible => Releve::Faite(()),
+                            autre => releve_si_encore_la(autre, disparu),
                         }
                     }
-                }
-                _ => return Ok(Err(self.echec(&issue))),
+                },
+            )
+            .await;
+        match issue.reponse {
+            ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(Ok(())),
+            _ if disparu.load(Ordering::Relaxed) => {
+                ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+                Ok(Err(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Serveur,
+                    message: "le fichier a disparu de la plateforme : il sera redéclaré".into(),
+                }))
             }
+            _ if issue.raison == RaisonArret::IssueInconnue => Ok(Err(IssueUnite::Incertaine {
+                message: "finalisation sans réponse, plateforme injoignable pour la vérifier"
+                    .into(),
+            })),
+            _ => Ok(Err(self.echec(&issue))),
         }
-        // Deux finalisations sans succès, et la relecture a montré après chacune que le
-        // fichier n'était pas finalisé : l'issue est connue, c'est un échec transitoire.
-        Ok(Err(IssueUnite::Echec {
-            definitif: false,
-            cause: CauseRefus::Serveur,
-            message: format!(
-                "la plateforme n'a pas finalisé le fichier après deux essais (vérifié : il n'est \
-                 pas disponible) ; dernière réponse : {}",
-                refusee.as_deref().unwrap_or("aucune")
-            ),
-        }))
     }
 
     async fn deposer_simple(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
