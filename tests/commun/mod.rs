@@ -434,6 +434,8 @@ impl Banc {
     }
 }
 
+pub mod moto;
+
 /// Un mandataire HTTP entre `vigie` et le bac à sable : il transmet chaque requête telle
 /// quelle (en-tête `Host` compris : la signature SigV4 reste valable), garde la trace de ce
 /// qu'il a vu et laisse le test altérer la réponse (corps tronqué, en-têtes absurdes, URL
@@ -478,7 +480,7 @@ pub mod mandataire {
         }
     }
 
-    async fn lire_tout<B>(corps: B) -> Result<Vec<u8>, B::Error>
+    pub async fn lire_tout<B>(corps: B) -> Result<Vec<u8>, B::Error>
     where
         B: Body + Unpin,
     {
@@ -589,6 +591,35 @@ pub mod mandataire {
         }
     }
 
+    /// Transmet la requête au serveur `cible` et lit sa réponse entière. Détachée : si `vigie`
+    /// disparaît (kill -9), la requête déjà reçue va tout de même au bout côté serveur, comme
+    /// sur la vraie plateforme (workers WSGI synchrones), au lieu d'être abandonnée au milieu
+    /// de son traitement.
+    pub async fn transmettre(
+        client: &Client<HttpConnector, CorpsPlein>,
+        cible: SocketAddr,
+        parties: &hyper::http::request::Parts,
+        chemin: &str,
+        corps: Vec<u8>,
+    ) -> Result<(hyper::http::response::Parts, Vec<u8>), std::io::Error> {
+        let mut amont = hyper::Request::builder()
+            .method(parties.method.clone())
+            .uri(format!("http://{cible}{chemin}"));
+        for (n, v) in &parties.headers {
+            amont = amont.header(n, v);
+        }
+        let amont = amont.body(CorpsPlein::new(corps)).unwrap();
+        let client = client.clone();
+        tokio::spawn(async move {
+            let reponse = client.request(amont).await.map_err(std::io::Error::other)?;
+            let (rp, rcorps) = reponse.into_parts();
+            let rcorps = lire_tout(rcorps).await.map_err(std::io::Error::other)?;
+            Ok::<_, std::io::Error>((rp, rcorps))
+        })
+        .await
+        .map_err(std::io::Error::other)?
+    }
+
     async fn relayer(
         req: hyper::Request<hyper::body::Incoming>,
         cible: SocketAddr,
@@ -619,25 +650,7 @@ pub mod mandataire {
             v.push(r.clone());
             r
         };
-        let mut amont = hyper::Request::builder()
-            .method(parties.method.clone())
-            .uri(format!("http://{cible}{chemin}"));
-        for (n, v) in &parties.headers {
-            amont = amont.header(n, v);
-        }
-        let amont = amont.body(CorpsPlein::new(corps)).unwrap();
-        // Détachée : si `vigie` disparaît (kill -9), la requête déjà reçue va tout de même au
-        // bout côté serveur, comme sur la vraie plateforme (workers WSGI synchrones), au lieu
-        // d'être abandonnée au milieu de son traitement.
-        let client = client.clone();
-        let (rp, rcorps) = tokio::spawn(async move {
-            let reponse = client.request(amont).await.map_err(std::io::Error::other)?;
-            let (rp, rcorps) = reponse.into_parts();
-            let rcorps = lire_tout(rcorps).await.map_err(std::io::Error::other)?;
-            Ok::<_, std::io::Error>((rp, rcorps))
-        })
-        .await
-        .map_err(std::io::Error::other)??;
+        let (rp, rcorps) = transmettre(client, cible, &parties, &chemin, corps).await?;
         // Une réponse à HEAD n'a pas de corps : sa longueur annoncée est celle de l'objet.
         let tete = parties.method == hyper::Method::HEAD;
         let mut r = Reponse {
