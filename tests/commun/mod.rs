@@ -324,6 +324,27 @@ impl Alea {
     }
 }
 
+/// Des pannes mêlées sur toutes les requêtes, dans l'ordre d'examen (la première qui frappe
+/// l'emporte) : coupure en plein corps, 500, 503 avec et sans Retry-After, 429 avec et sans
+/// `Retry-After-Ms`, réponse perdue après traitement, blocage de 1,5 s. Sept règles frappent
+/// chacune avec la probabilité `p`, celle du blocage avec `p / 2`, et `p` est tiré de
+/// 1 − (1 − p)^7,5 = `part` : ensemble, elles frappent `part` des requêtes.
+pub fn pannes_melees(part: f64) -> Vec<vigie::bac_a_sable::Regle> {
+    use vigie::bac_a_sable::{Panne, Regle, RetryAfter};
+    let p = 1.0 - (1.0 - part).powf(1.0 / 7.5);
+    let statut = |code, retry_after| Panne::Statut { code, retry_after };
+    vec![
+        Regle::proportion(p, Panne::CouperCorpsApres(64 * 1024)),
+        Regle::proportion(p, statut(500, None)),
+        Regle::proportion(p, statut(503, Some(RetryAfter::Secondes(1)))),
+        Regle::proportion(p, statut(503, None)),
+        Regle::proportion(p, statut(429, Some(RetryAfter::Millisecondes(150)))),
+        Regle::proportion(p, statut(429, None)),
+        Regle::proportion(p, Panne::PerdreReponse),
+        Regle::proportion(p / 2.0, Panne::Bloquer(Duration::from_millis(1500))),
+    ]
+}
+
 /// Une décision de réessai telle que la base la garde (`journal_decision`).
 #[derive(Debug, Clone)]
 pub struct DecisionBase {
