@@ -135,7 +135,7 @@ fn une_declaration_illisible_dit_sa_cause_et_ne_coupe_pas_le_reseau() {
         // Un seul échec réseau suffirait à déclarer le réseau coupé.
         .args(["--echecs-reseau", "1", "-v", "--journal"])
         .arg(&journal);
-    let out = depot.output().unwrap();
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -167,11 +167,10 @@ fn une_reponse_s3_illisible_dit_la_cause_du_sdk() {
             r.corps = texte.into_bytes();
         }
     });
-    let out = banc
-        .depot_via(&m.endpoint())
-        .args(["--echecs-reseau", "1", "--tentatives", "2", "-v"])
-        .output()
-        .unwrap();
+    let mut depot = banc.depot_via(&m.endpoint());
+    depot.args(["--echecs-reseau", "1", "--tentatives", "2", "-v"]);
+    // Prise pour une coupure, la réponse illisible mettait le passage en pause sans fin.
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("réseau indisponible"), "{stderr}");
