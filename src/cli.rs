@@ -453,7 +453,8 @@ pub struct ArgsBacASable {
     /// (ApiDeclarerFichier, ApiFinaliser…), ou * pour toutes ; #N : la N-ième requête (une
     /// fois) ; %P : une proportion des requêtes. PANNE : un statut (503, 429, 500, 403…, avec
     /// retry-after=SECONDES ou retry-after-ms=MS), coupure-corps:TAILLE (64Kio, 1Mio),
-    /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure ; option fois=N.
+    /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure, corps-trop-lent (S3 :
+    /// 400 RequestTimeout ; API : 408) ; option fois=N.
     /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,
     /// « *%5=500 ».
     #[arg(long = "pannes", value_name = "SPEC")]
