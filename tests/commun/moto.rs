@@ -132,17 +132,30 @@ impl Moto {
     }
 }
 
-/// Ce que le test lit de moto : objets et envois ouverts d'un compartiment.
+/// Ce que le test lit de moto : les objets d'un compartiment (toutes les pages), triés.
 pub async fn objets(client: &aws_sdk_s3::Client, compartiment: &str) -> Vec<(String, Vec<u8>)> {
-    let liste = client
-        .list_objects_v2()
-        .bucket(compartiment)
-        .send()
-        .await
-        .unwrap();
+    let mut cles = Vec::new();
+    let mut suite: Option<String> = None;
+    loop {
+        let page = client
+            .list_objects_v2()
+            .bucket(compartiment)
+            .set_continuation_token(suite.take())
+            .send()
+            .await
+            .unwrap();
+        cles.extend(
+            page.contents()
+                .iter()
+                .filter_map(|o| o.key().map(str::to_owned)),
+        );
+        match page.next_continuation_token() {
+            Some(t) if page.is_truncated() == Some(true) => suite = Some(t.to_owned()),
+            _ => break,
+        }
+    }
     let mut objets = Vec::new();
-    for o in liste.contents() {
-        let cle = o.key().unwrap().to_owned();
+    for cle in cles {
         let corps = client
             .get_object()
             .bucket(compartiment)
