@@ -22,7 +22,8 @@ grep -q '^test result: ok' "$SORTIE" || { echo "le banc d'endurance a échoué :
 python3 - "$SORTIE" "$PANNES" "$ARRETS" "$GRAINE" "$duree" "$(git rev-parse --short HEAD 2> /dev/null || echo '?')" "$(nproc)" << 'PY'
 import re, sys, datetime
 sortie, pannes, arrets, graine, duree, commit, coeurs = sys.argv[1:]
-lignes = [l.strip() for l in open(sortie, encoding="utf-8") if l.startswith("ENDURANCE |")]
+# Avec --nocapture, la ligne peut suivre « test … ... » sur la même ligne.
+lignes = [l[l.index("ENDURANCE |"):].strip() for l in open(sortie, encoding="utf-8") if "ENDURANCE |" in l]
 tableau = ["| essai | fichiers | pannes injectées | arrêts | relance finale | durée |", "|---|---|---|---|---|---|"]
 for l in lignes:
     _, essai, fichiers, pannes_l, arrets_l, relance, d = [c.strip() for c in l.split("|")]
