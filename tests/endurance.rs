@@ -8,7 +8,8 @@
 //! Un arrêt ne compte que s'il tombe en pleine activité : un passage fini avant son instant est
 //! suivi d'une nouvelle tournée de fichiers, jusqu'au nombre d'arrêts voulu. Le banc
 //! `benches/endurance.sh` pousse le même essai à 1 000 pannes et 50 arrêts
-//! (`VIGIE_ENDURANCE_PANNES`, `VIGIE_ENDURANCE_ARRETS`, `VIGIE_ENDURANCE_GRAINE`) et recopie la
+//! (`VIGIE_ENDURANCE_PANNES`, `VIGIE_ENDURANCE_ARRETS`, `VIGIE_ENDURANCE_GRAINE`,
+//! `VIGIE_ENDURANCE_TENTATIVES`) et recopie la
 //! ligne `ENDURANCE …` de chaque essai dans `FIABILITE.md`.
 
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
@@ -57,12 +58,15 @@ impl Reglages {
 /// relectures : sous 15 % de pannes tirées sur **toutes** les requêtes, sept tentatives laissent
 /// à l'une des quelque 300 étapes d'une nuit Vigie-Chiro une chance sur quelques dizaines de
 /// s'épuiser — ce n'est plus un accroc isolé mais une panne qui dure, le rôle de
-/// retenter-echecs. Dix la rendent négligeable (de l'ordre de 1 sur 10 000 par nuit).
+/// retenter-echecs. Dix la rendent négligeable (de l'ordre de 1 sur 10 000 par nuit). Le banc
+/// garde les sept par défaut (`VIGIE_ENDURANCE_TENTATIVES=7`).
 fn options() -> Vec<String> {
     let mut o = Banc::options_rapides();
     let i = o.iter().position(|a| a == "--delai-tentative").unwrap();
     o[i + 1] = "20".into();
-    o.extend(["--tentatives".to_owned(), "10".to_owned()]);
+    let tentatives =
+        std::env::var("VIGIE_ENDURANCE_TENTATIVES").unwrap_or_else(|_| "10".to_owned());
+    o.extend(["--tentatives".to_owned(), tentatives]);
     o
 }
 
