@@ -242,7 +242,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --paralleles --seuil-multipart --taille-partie --attente-reseau --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -288,10 +288,6 @@ _vigie() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --attente-reseau)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --delai-tentative)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -317,6 +313,10 @@ _vigie() {
                     return 0
                     ;;
                 --echecs-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -456,7 +456,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__retenter__subcmd__echecs)
-            opts="-v -q -h --y-compris-definitifs --paralleles --seuil-multipart --taille-partie --attente-reseau --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --y-compris-definitifs --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -471,10 +471,6 @@ _vigie() {
                     return 0
                     ;;
                 --taille-partie)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -503,6 +499,10 @@ _vigie() {
                     return 0
                     ;;
                 --echecs-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -572,7 +572,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__verifier)
-            opts="-v -q -h --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -603,6 +603,10 @@ _vigie() {
                     return 0
                     ;;
                 --echecs-reseau)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-reseau)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

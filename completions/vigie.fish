@@ -57,7 +57,6 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
@@ -65,6 +64,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'A
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 3]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
@@ -83,7 +83,6 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affi
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
@@ -91,6 +90,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 3]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
@@ -129,6 +129,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 3]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r

@@ -533,11 +533,6 @@ pub struct OptionsEnvoi {
     #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub taille_partie: u64,
 
-    /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucune
-    /// fichier ne consomme de tentative : une sonde vérifie le retour du réseau.
-    #[arg(long, value_name = "S", default_value_t = 600.0)]
-    pub attente_reseau: f64,
-
     #[command(flatten)]
     pub reessai: OptionsReessai,
 }
@@ -574,6 +569,11 @@ pub struct OptionsReessai {
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub echecs_reseau: u32,
+
+    /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun
+    /// fichier ne consomme de tentative : une sonde vérifie le retour du réseau.
+    #[arg(long, value_name = "S", default_value_t = 600.0)]
+    pub attente_reseau: f64,
 }
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).
@@ -651,7 +651,8 @@ pub struct ArgsBacASable {
     /// (ApiDeclarerFichier, ApiFinaliser…), ou * pour toutes ; #N : la N-ième requête (une
     /// fois) ; %P : une proportion des requêtes. PANNE : un statut (503, 429, 500, 403…, avec
     /// retry-after=SECONDES ou retry-after-ms=MS), coupure-corps:TAILLE (64Kio, 1Mio),
-    /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure ; option fois=N.
+    /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure, corps-trop-lent (S3 :
+    /// 400 RequestTimeout ; API : 408) ; option fois=N.
     /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,
     /// « *%5=500 ».
     #[arg(long = "pannes", value_name = "SPEC")]
@@ -704,12 +705,8 @@ mod tests_aide {
             .clone()
             .render_long_help()
             .to_string();
-        for envoi in [
-            "--paralleles",
-            "--seuil-multipart",
-            "--taille-partie",
-            "--attente-reseau",
-        ] {
+        // `--attente-reseau` en est : la relecture de `verifier` attend le réseau comme un dépôt.
+        for envoi in ["--paralleles", "--seuil-multipart", "--taille-partie"] {
             assert!(!verifier.contains(envoi), "{envoi} dans verifier --help");
         }
         let depot = racine

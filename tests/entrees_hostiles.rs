@@ -793,24 +793,23 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     );
 }
 
-/// La plateforme répond 500 à la finalisation, deux fois, et la relecture montre le fichier
-/// non finalisé : l'issue est connue (rien n'est finalisé), ce n'est pas une unité
-/// « incertaine » à réconcilier sans fin, mais un échec transitoire qui dit la réponse de la
-/// plateforme ; retenter-echecs termine une fois la plateforme rétablie.
+/// La plateforme répond 500 à chaque finalisation, et la relecture montre chaque fois le
+/// fichier non finalisé : la finalisation repart tant que la politique le permet, puis l'issue
+/// est connue (rien n'est finalisé). Ce n'est pas une unité « incertaine » à réconcilier sans
+/// fin, mais un échec transitoire qui dit la réponse de la plateforme ; retenter-echecs termine
+/// une fois la plateforme rétablie.
 #[test]
-fn finalisation_refusee_deux_fois_echec_qui_dit_pourquoi_pas_issue_inconnue() {
+fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 20_000);
-    let mut regle = Regle::prochaine(
-        Operation::ApiFinaliser,
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::ApiFinaliser),
         Panne::Statut {
             code: 500,
             retry_after: None,
         },
-    );
-    regle.fois = Some(2);
-    banc.bac().pannes().programmer(regle);
+    ));
     let out = banc.depot_plateforme().output().unwrap();
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
@@ -828,6 +827,13 @@ fn finalisation_refusee_deux_fois_echec_qui_dit_pourquoi_pas_issue_inconnue() {
             .unwrap()
             .disponible
     );
+    // Dans le budget d'une seule émission (7 tentatives, relectures comprises).
+    let finalisations = banc.bac().compteurs().requetes(Operation::ApiFinaliser);
+    assert!(
+        (2..=4).contains(&finalisations),
+        "{finalisations} finalisations"
+    );
+    banc.bac().pannes().effacer();
     let mut retenter = banc.vigie_plateforme();
     retenter
         .arg("retenter-echecs")
@@ -837,17 +843,18 @@ fn finalisation_refusee_deux_fois_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, 20_000));
 }
 
-/// Une ouverture d'envoi multipart refusée (500, issue inconnue pour une écriture non
-/// rejouable), puis la relecture des envois ouverts montre qu'aucun ne l'a été : l'issue est
-/// connue. Échec transitoire qui dit la réponse du service, pas une unité « incertaine » ;
-/// retenter-echecs termine.
+/// Une ouverture d'envoi multipart refusée à chaque fois (500, issue inconnue pour une
+/// écriture non rejouable), et la relecture des envois ouverts montre chaque fois qu'aucun ne
+/// l'a été : l'ouverture repart tant que la politique le permet, puis l'issue est connue. Échec
+/// transitoire qui dit la réponse du service, pas une unité « incertaine » ; retenter-echecs
+/// termine.
 #[test]
-fn ouverture_refusee_puis_verifiee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
+fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 6 * MIO);
-    banc.bac().pannes().programmer(Regle::prochaine(
-        Operation::CreateMultipartUpload,
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::CreateMultipartUpload),
         Panne::Statut {
             code: 500,
             retry_after: None,
@@ -864,6 +871,12 @@ fn ouverture_refusee_puis_verifiee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
         "la réponse du service n'est pas dite : {humain}"
     );
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+    let ouvertures = banc
+        .bac()
+        .compteurs()
+        .requetes(Operation::CreateMultipartUpload);
+    assert!((2..=4).contains(&ouvertures), "{ouvertures} ouvertures");
+    banc.bac().pannes().effacer();
     let out = banc.retenter().output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&[(titre, 6 * MIO)]);

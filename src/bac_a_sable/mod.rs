@@ -88,7 +88,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use compteurs::Compteurs;
-pub use operation::Operation;
+pub use operation::{Operation, operation_de_requete};
 pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
 pub use vigiechiro::{
     COMPARTIMENT_PLATEFORME, FichierPlateforme, JETON, JETON_NON_VALIDE, OBSERVATEUR,

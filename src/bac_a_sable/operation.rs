@@ -227,6 +227,17 @@ const SOUS_RESSOURCES_OBJET: &[&str] = &[
     "select",
 ];
 
+/// L'opération et la clé d'objet d'une requête S3 en style chemin (pour un mandataire de test qui
+/// applique les [`Pannes`](super::Pannes) devant un autre serveur S3).
+pub fn operation_de_requete(
+    methode: &Method,
+    uri: &Uri,
+    entetes: &HeaderMap,
+) -> (Operation, Option<String>) {
+    let c = analyser_requete(methode, uri, entetes);
+    (c.operation, c.cle)
+}
+
 /// Reconnaît l'opération, le compartiment et la clé d'une requête en style chemin.
 pub(crate) fn analyser_requete(methode: &Method, uri: &Uri, entetes: &HeaderMap) -> Cible {
     if super::vigiechiro::est_chemin_api(uri.path()) {

@@ -142,6 +142,10 @@ pub enum Panne {
     /// Ferme la connexion aussitôt, sans lire le corps ni répondre (réseau coupé). La requête
     /// est tout de même comptée : ses en-têtes ont été lus.
     Coupure,
+    /// Le serveur a attendu le corps trop longtemps et renonce, sans rien traiter : S3 répond
+    /// `400 RequestTimeout` (son corps cale ~20 s sur un lien mobile), l'API `408`. Le corps est
+    /// lu et jeté avant la réponse, pour que le client la reçoive.
+    CorpsTropLent,
 }
 
 impl fmt::Display for Panne {
@@ -160,6 +164,7 @@ impl fmt::Display for Panne {
             Panne::Lenteur(d) => write!(f, "lenteur:{}", DureeSpec(*d)),
             Panne::Bloquer(d) => write!(f, "bloquer:{}", DureeSpec(*d)),
             Panne::Coupure => f.write_str("coupure"),
+            Panne::CorpsTropLent => f.write_str("corps-trop-lent"),
         }
     }
 }
@@ -469,8 +474,9 @@ impl Pannes {
     }
 
     /// Décide du sort d'une requête reçue : compte-la pour chaque règle qui lui correspond et
-    /// rend la panne de la première qui frappe.
-    pub(crate) fn decider(&self, op: Operation, cle: Option<&str>) -> Option<Panne> {
+    /// rend la panne de la première qui frappe. Public pour qu'un mandataire de test applique
+    /// les mêmes règles devant un autre serveur S3 (second avis).
+    pub fn decider(&self, op: Operation, cle: Option<&str>) -> Option<Panne> {
         if self.tout_coupe() {
             return Some(Panne::Coupure);
         }
@@ -549,7 +555,8 @@ par ex. « PutObject#3=503:retry-after=1 », « UploadPart@nuit/a.wav#2=coupure-
 const PANNES_ADMISES: &str = "pannes admises : un statut HTTP de 400 à 599 (ex. « 503 », \
 options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-after-ms=MS »), \
 « coupure-corps:TAILLE » (ex. 1Mio), « reponse-perdue », « lenteur:DURÉE » (ex. 3s), \
-« bloquer:DURÉE », « coupure » ; option commune « fois=N »";
+« bloquer:DURÉE », « coupure », « corps-trop-lent » (S3 : 400 RequestTimeout ; API : 408) ; \
+option commune « fois=N »";
 
 struct Selection {
     operation: Option<Operation>,
@@ -734,6 +741,11 @@ fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
                 refuser_retry_after(nom)?;
                 attendre_arguments(0, "coupure")?;
                 Panne::Coupure
+            }
+            "corps-trop-lent" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "corps-trop-lent")?;
+                Panne::CorpsTropLent
             }
             _ => return Err(format!("panne inconnue « {nom} » ; {PANNES_ADMISES}")),
         }

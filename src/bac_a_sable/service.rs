@@ -133,6 +133,16 @@ impl ServicePannes {
                 vider(corps).await?;
                 return reponse_erreur(&cible, &methode, *code, retry_after.as_ref());
             }
+            // S3 : `400 RequestTimeout`, le corps ayant calé (il est lu et jeté, rien n'est
+            // écrit). `code_erreur_s3(408)` donne le code et le message de S3.
+            Some(Panne::CorpsTropLent) => {
+                let methode = req.method().clone();
+                let corps = self.corps_compte(req.into_body(), op, cle.clone(), None);
+                vider(corps).await?;
+                let mut r = reponse_erreur(&cible, &methode, 408, None)?;
+                *r.status_mut() = StatusCode::BAD_REQUEST;
+                return Ok(r);
+            }
             _ => {}
         }
 
@@ -230,6 +240,10 @@ impl ServicePannes {
                 return Ok(
                     ReponseApi::panne(statut_de_panne(*code), retry_after.as_ref()).en_http()?,
                 );
+            }
+            // Devant l'API (Flask derrière un mandataire), un corps qui cale donne un 408.
+            Some(Panne::CorpsTropLent) => {
+                return Ok(ReponseApi::panne(StatusCode::REQUEST_TIMEOUT, None).en_http()?);
             }
             Some(Panne::Lenteur(_) | Panne::PerdreReponse) | None => {}
         }

@@ -14,23 +14,24 @@ use tokio::task::JoinSet;
 
 use super::depot::{PlanPret, enregistrer, preparer};
 use super::etat::{code_du_plan, prochaine_commande};
-use super::{ligne_json, ouvrir_base_existante};
+use super::{ecouter_signaux, interrompu, ligne_json, ouvrir_base_existante};
 use crate::cli::{
     ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
 };
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
-use crate::depot::{Bilan, Moteur};
+use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
 use crate::destination::Destination;
 use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
-    Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
+    Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite,
+    ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::format::neutraliser;
 use crate::transport::s3::{ClientS3, ConfigS3};
-use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
+use crate::transport::{Emetteur, Emission, EnVol, PauseReseau, ReglagesEmission};
 
 const MIO: u64 = 1024 * 1024;
 /// Seuil multipart par défaut vers S3 (Mio).
@@ -87,7 +88,10 @@ fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
         bref,
         delai_tentative: duree("delai-tentative", e.delai_tentative, UN_JOUR)?,
         delai_blocage: duree("delai-blocage", e.delai_blocage, UN_JOUR)?,
-        echecs_reseau: e.echecs_reseau,
+        pause: Some(PauseReseau {
+            echecs: e.echecs_reseau,
+            attente_max: duree("attente-reseau", e.attente_reseau, 7 * UN_JOUR)?,
+        }),
     })
 }
 
@@ -106,29 +110,6 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("démarrage du moteur asynchrone")
 }
 
-/// Premier Ctrl-C (ou SIGTERM) : plus rien ne démarre, ce qui est en vol s'arrête, le plan est
-/// tenu à jour. Second : sortie immédiate (le plan reste cohérent : chaque écriture est une
-/// transaction, et une unité laissée `en_cours` sera reprise).
-fn ecouter_signaux(annulation: Annulation, suivi: Arc<dyn Suivi>) {
-    use tokio::signal::unix::{SignalKind, signal};
-    tokio::spawn(async move {
-        let (Ok(mut int), Ok(mut term)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) else {
-            tracing::warn!(
-                "impossible d'écouter Ctrl-C : un arrêt coupera net (le plan restera cohérent)"
-            );
-            return;
-        };
-        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-        suivi.interruption();
-        annulation.annuler();
-        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-        std::process::exit(CodeSortie::Interrompu as i32);
-    });
-}
-
 /// Envoie un plan prêt (verrou tenu) et affiche le bilan.
 pub(super) fn envoyer(
     g: &OptionsGlobales,
@@ -138,8 +119,8 @@ pub(super) fn envoyer(
 ) -> Result<CodeSortie> {
     let emission = reglages_emission(&options.reessai)?;
     let paralleles = usize::from(options.paralleles);
-    let attente_reseau = duree("attente-reseau", options.attente_reseau, 7 * UN_JOUR)?;
     let rt = runtime()?;
+    let annulation = Annulation::new();
     let PlanPret {
         base,
         _verrou: verrou,
@@ -148,10 +129,9 @@ pub(super) fn envoyer(
         ..
     } = pret;
     let bilan = rt.block_on(async {
-        let annulation = Annulation::new();
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
-        ecouter_signaux(annulation.clone(), Arc::clone(&suivi));
-        let emetteur = Emetteur::nouveau(emission, annulation);
+        ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
+        let emetteur = Emetteur::nouveau(emission, annulation.clone());
         match &destination {
             Destination::S3(dest) => {
                 let depositaire = DepositaireS3 {
@@ -159,15 +139,7 @@ pub(super) fn envoyer(
                     seuil_multipart: options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
                     taille_partie: options.taille_partie * MIO,
                 };
-                let moteur = Moteur::nouveau(
-                    base,
-                    plan,
-                    depositaire,
-                    emetteur,
-                    suivi,
-                    paralleles,
-                    attente_reseau,
-                );
+                let moteur = Moteur::nouveau(base, plan, depositaire, emetteur, suivi, paralleles);
                 let bilan = Arc::new(moteur)
                     .executer()
                     .await
@@ -176,10 +148,25 @@ pub(super) fn envoyer(
             }
             Destination::VigieChiro(dest) => {
                 let client = super::vigiechiro::client(&dest.api)?;
-                let participation = super::vigiechiro::resoudre_participation(
-                    &base, plan.id, dest, &client, &emetteur,
-                )
-                .await?;
+                // La participation se résout sous la même veille du réseau que le dépôt : une
+                // coupure pendant sa création est sondée et bornée par --attente-reseau.
+                let participation = emetteur
+                    .sous_veille(
+                        super::vigiechiro::resoudre_participation(
+                            &base, plan.id, dest, &client, &emetteur,
+                        ),
+                        || async { client.moi().await.map(|_| ()) },
+                        &AnnoncesSuivi(suivi.as_ref()),
+                        &ObservateurMuet,
+                    )
+                    .await;
+                let participation = match participation {
+                    Ok(p) => p,
+                    Err(_) if annulation.est_annulee() && !emetteur.reseau().est_abandonne() => {
+                        return Err(interrompu());
+                    }
+                    Err(e) => return Err(e),
+                };
                 let depositaire = DepositaireVigieChiro::nouveau(
                     client,
                     participation.clone(),
@@ -187,15 +174,7 @@ pub(super) fn envoyer(
                     options.taille_partie * MIO,
                     plan.multipart_refuse,
                 );
-                let moteur = Moteur::nouveau(
-                    base,
-                    plan,
-                    depositaire,
-                    emetteur,
-                    suivi,
-                    paralleles,
-                    attente_reseau,
-                );
+                let moteur = Moteur::nouveau(base, plan, depositaire, emetteur, suivi, paralleles);
                 let mut bilan = Arc::new(moteur)
                     .executer()
                     .await
@@ -287,6 +266,8 @@ enum Constat {
     Manquante,
     Differente(String),
     Injoignable(String),
+    /// Ctrl-C avant que la destination ait répondu.
+    Interrompue,
 }
 
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
@@ -309,10 +290,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = reglages_emission(&args.reessai)?;
     let rt = runtime()?;
+    let annulation = Annulation::new();
     let constats = rt.block_on(async {
+        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
+        ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
         let client = Arc::new(ClientS3::connecter(&dest, &config_s3(&args.s3)).await?);
-        let annulation = Annulation::new();
-        let emetteur = Arc::new(Emetteur::nouveau(emission, annulation));
+        let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
         let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
         let mut taches = JoinSet::new();
         for unite in deposees {
@@ -327,13 +310,27 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 (unite, constat)
             });
         }
-        let mut constats = Vec::new();
-        while let Some(r) = taches.join_next().await {
-            constats.push(r.context("vérification interrompue")?);
-        }
+        // Sous la même veille du réseau que le dépôt : une coupure est sondée, bornée par
+        // --attente-reseau, et Ctrl-C l'interrompt.
+        let recolte = async {
+            let mut constats = Vec::new();
+            while let Some(r) = taches.join_next().await {
+                constats.push(r.context("vérification interrompue")?);
+            }
+            anyhow::Ok(constats)
+        };
+        let mut constats = emetteur
+            .sous_veille(
+                recolte,
+                || client.sonder(),
+                &AnnoncesSuivi(suivi.as_ref()),
+                &ObservateurMuet,
+            )
+            .await?;
         constats.sort_by(|a: &(DepotUnite, Constat), b| a.0.chemin.cmp(&b.0.chemin));
         anyhow::Ok(constats)
     })?;
+    crate::suivi::liberer_terminal();
 
     let (mut intactes, mut a_renvoyer, mut inconnues) = (0u64, 0u64, 0u64);
     let mut s = io::stdout().lock();
@@ -346,6 +343,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
             Constat::Manquante => ("manquante", "absente de la destination".to_owned()),
             Constat::Differente(d) => ("differente", d.clone()),
             Constat::Injoignable(d) => ("inconnue", d.clone()),
+            Constat::Interrompue => continue,
         };
         if matches!(constat, Constat::Injoignable(_)) {
             inconnues += 1;
@@ -397,6 +395,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
             )?;
         }
     }
+    if constats
+        .iter()
+        .any(|(_, c)| matches!(c, Constat::Interrompue))
+    {
+        return Err(interrompu());
+    }
     Ok(if a_renvoyer + inconnues == 0 {
         CodeSortie::Succes
     } else {
@@ -436,6 +440,10 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
                 }
                 _ => Constat::Intacte,
             }
+        }
+        // Le réseau abandonné annule aussi : ces unités ne sont pas vérifiées, pas interrompues.
+        _ if issue.raison == RaisonArret::Annule && !emetteur.reseau().est_abandonne() => {
+            Constat::Interrompue
         }
         autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
     }

@@ -14,12 +14,15 @@ mod vigiechiro;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use crate::cli::{Cli, Commande, OptionsGlobales};
 use crate::plan::{self, Base};
-use crate::sortie::CodeSortie;
+use crate::reessai::Annulation;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::Suivi;
 
 use crate::suivi::format::octets_lisibles;
 pub use docs::{fichiers_attendus, generer_docs, page_de_manuel};
@@ -58,6 +61,42 @@ pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
         fichier: g.journal.as_deref(),
     })?;
     Ok(())
+}
+
+/// Premier Ctrl-C (ou SIGTERM) : plus rien ne démarre, ce qui est en vol s'arrête (pause réseau
+/// comprise), le plan est tenu à jour. Second : sortie immédiate en 130, barres effacées (le plan
+/// reste cohérent : chaque écriture est une transaction, et une unité laissée `en_cours` sera
+/// reprise). Pour toute commande qui émet ; à appeler dans son runtime.
+fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        tracing::warn!(
+            "impossible d'écouter Ctrl-C : un arrêt coupera net (le plan restera cohérent)"
+        );
+        return;
+    };
+    tokio::spawn(async move {
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        if let Some(s) = &suivi {
+            s.interruption();
+        }
+        annulation.annuler();
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        crate::suivi::liberer_terminal();
+        std::process::exit(CodeSortie::Interrompu as i32);
+    });
+}
+
+/// L'erreur d'une commande arrêtée par Ctrl-C ou SIGTERM (code 130).
+fn interrompu() -> anyhow::Error {
+    ErreurAvecCode::new(
+        CodeSortie::Interrompu,
+        "interrompu : rien n'est perdu, relancer la même commande reprend",
+    )
+    .into()
 }
 
 /// Ouvre la base désignée par `--base` / `VIGIE_BASE`, ou celle par défaut.

@@ -15,7 +15,8 @@ use crate::horodatage::InstantUtc;
 use crate::jeton;
 use crate::plan::Base;
 use crate::reessai::{
-    Annulation, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
+    Annulation, Etape, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, Releve,
+    ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
@@ -30,9 +31,11 @@ pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
     ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
 }
 
-/// Un émetteur aux réglages par défaut (commandes ponctuelles : connexion, traiter, les
-/// vérifications qui précèdent un dépôt).
-fn emetteur_par_defaut() -> Result<Emetteur> {
+/// Un émetteur aux réglages par défaut, pour une commande ponctuelle (connexion, traiter, les
+/// vérifications qui précèdent un dépôt) : quelqu'un attend la réponse, il n'y a donc pas de
+/// pause réseau (elle pourrait durer dix minutes) ; l'émission s'arrête sur sa politique,
+/// 2 minutes au plus.
+fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
     Ok(Emetteur::nouveau(
         ReglagesEmission {
             insistant: Reglages::insistant()
@@ -41,10 +44,26 @@ fn emetteur_par_defaut() -> Result<Emetteur> {
             bref: Reglages::bref().valider()?,
             delai_tentative: std::time::Duration::from_secs(90),
             delai_blocage: std::time::Duration::from_secs(30),
-            echecs_reseau: 3,
+            pause: None,
         },
-        Annulation::new(),
+        annulation,
     ))
+}
+
+/// Mène les émissions d'une commande ponctuelle sur leur propre runtime, sous un
+/// [`emetteur_ponctuel`] ; Ctrl-C et SIGTERM les arrêtent : une commande qui échoue après un
+/// signal sort en 130.
+fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T>) -> Result<T> {
+    let annulation = Annulation::new();
+    let emetteur = emetteur_ponctuel(annulation.clone())?;
+    let resultat = runtime()?.block_on(async {
+        super::ecouter_signaux(annulation.clone(), None);
+        travail(&emetteur).await
+    });
+    match resultat {
+        Err(_) if annulation.est_annulee() => Err(super::interrompu()),
+        r => r,
+    }
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -150,9 +169,8 @@ pub(super) struct PlateformeVerifiee {
 /// donnée existe (une participation mal écrite ou inconnue ferait échouer chaque fichier).
 pub(super) fn verifier_plateforme(dest: &DestinationVigieChiro) -> Result<PlateformeVerifiee> {
     let client = client(&dest.api)?;
-    let emetteur = emetteur_par_defaut()?;
-    runtime()?.block_on(async {
-        reconnaitre_plateforme(&client, &emetteur)
+    mener_ponctuel(async |emetteur| {
+        reconnaitre_plateforme(&client, emetteur)
             .await
             .map_err(|r| {
                 r.erreur(
@@ -169,7 +187,7 @@ pub(super) fn verifier_plateforme(dest: &DestinationVigieChiro) -> Result<Platef
             }
             CibleParticipation::Existante(id) => id,
         };
-        let p = participation_existante(&client, &emetteur, &dest.api, id).await?;
+        let p = participation_existante(&client, emetteur, &dest.api, id).await?;
         Ok(PlateformeVerifiee { point: p.point })
     })
 }
@@ -223,11 +241,11 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
     };
     let jeton = jeton::valider(&jeton)?.to_owned();
     let client = ClientVigieChiro::nouveau(&api, &jeton).map_err(anyhow::Error::msg)?;
-    let emetteur = emetteur_par_defaut()?;
-    let utilisateur = runtime()?
-        .block_on(reconnaitre_plateforme(&client, &emetteur))
-        .map_err(|r| {
-            r.erreur(
+    let utilisateur = mener_ponctuel(async |emetteur| {
+        reconnaitre_plateforme(&client, emetteur)
+            .await
+            .map_err(|r| {
+                r.erreur(
                 &api,
                 ErreurAvecCode::new(
                     CodeSortie::Usage,
@@ -236,7 +254,8 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
                 ),
                 "rien n'a été enregistré",
             )
-        })?;
+            })
+    })?;
     let chemin = jeton::ecrire(&jeton)?;
     if !g.quiet {
         writeln!(
@@ -264,6 +283,10 @@ fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
     match r {
         ReponseApi::Refuse { statut, .. } => format!(
             "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"
+        ),
+        // Elle a répondu, mais rien d'exploitable : ce n'est pas non plus une coupure.
+        ReponseApi::Illisible { detail, .. } => format!(
+            "la plateforme a rendu une réponse inexploitable ({detail}) ; réessayez dans quelques minutes"
         ),
         autre => format!(
             "plateforme injoignable ({}) ; réessayez quand le réseau sera revenu",
@@ -348,10 +371,9 @@ fn cible_du_calcul(g: &OptionsGlobales, args: &ArgsTraiter) -> Result<(IdObjet, 
 pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSortie> {
     let (participation, api, origine) = cible_du_calcul(g, &args)?;
     let client = client(&api)?;
-    let emetteur = emetteur_par_defaut()?;
     let chemin = format!("/participations/{participation}/compute");
-    let issue = runtime()?.block_on(async {
-        reconnaitre_plateforme(&client, &emetteur)
+    let issue = mener_ponctuel(async |emetteur| {
+        reconnaitre_plateforme(&client, emetteur)
             .await
             .map_err(|r| {
                 r.erreur(
@@ -361,7 +383,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
                 )
             })?;
         anyhow::Ok(
-            emettre(&emetteur, Rejouabilite::NonRejouable, &chemin, |_| {
+            emettre(emetteur, Rejouabilite::NonRejouable, &chemin, |_| {
                 client.lancer_calcul(&participation)
             })
             .await,
@@ -390,6 +412,8 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         (ReponseApi::Refuse { statut: 401, .. }, _) => {
             Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
         }
+        // Ctrl-C avant que le lancement soit parti (pendant une attente) : rien n'est lancé.
+        (_, RaisonArret::Annule) => Err(super::interrompu()),
         (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => Err(ErreurAvecCode::new(
             CodeSortie::RefusDefinitifs,
             format!("la plateforme refuse le calcul de la participation {participation} ({statut}) : {detail}"),
@@ -443,28 +467,44 @@ pub(super) async fn resoudre_participation(
         return Ok(id);
     }
     let chemin = format!("/sites/{site}/participations");
-    let relire = || async {
-        let issue = emettre(emetteur, Rejouabilite::Rejouable, &chemin, |_| {
-            client.participations(site)
-        })
-        .await;
-        match issue.reponse {
-            // Les dates rendues sont en `isoformat()` sans fuseau (UTC implicite).
-            ReponseApi::Succes(liste) => Ok(liste
-                .into_iter()
-                .filter(|p| {
-                    p.point.as_deref() == Some(point.as_str())
-                        && p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(debut)
-                        && p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(fin)
-                })
-                .map(|p| p.id)
-                .next_back()),
-            autre => Err(autre),
+    // Relit les participations du site (dans le budget de `etape`) : celle de ce point et de ces
+    // instants, si elle existe.
+    let relire = |etape: Etape| {
+        let chemin = &chemin;
+        async move {
+            let issue = emetteur
+                .emettre_dans(
+                    &etape,
+                    Emission {
+                        methode: "GET",
+                        cible: chemin,
+                        profil: Profil::Insistant,
+                        rejouabilite: Rejouabilite::Rejouable,
+                    },
+                    &ObservateurMuet,
+                    &EnVol::default(),
+                    |_| client.participations(site),
+                    None::<fn(Etape) -> std::future::Ready<Releve<Vec<Participation>>>>,
+                )
+                .await;
+            match issue.reponse {
+                // Les dates rendues sont en `isoformat()` sans fuseau (UTC implicite).
+                ReponseApi::Succes(liste) => Ok(liste
+                    .into_iter()
+                    .filter(|p| {
+                        p.point.as_deref() == Some(point.as_str())
+                            && p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(debut)
+                            && p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(fin)
+                    })
+                    .map(|p| p.id)
+                    .next_back()),
+                autre => Err(autre),
+            }
         }
     };
     // Une création émise lors d'un passage précédent, sans issue connue : relire d'abord.
     if emise.is_some() {
-        match relire().await {
+        match relire(Etape::nouvelle()).await {
             Ok(Some(id)) => {
                 base.enregistrer_participation(plan_id, id.as_str())?;
                 return Ok(id);
@@ -473,59 +513,62 @@ pub(super) async fn resoudre_participation(
             Err(r) => return Err(participation_incertaine(&r)),
         }
     }
-    for _ in 0..2 {
-        base.noter_creation_participation(plan_id)?;
-        let issue = emettre(emetteur, Rejouabilite::NonRejouable, &chemin, |_| {
-            client.creer_participation(site, point, debut, fin)
-        })
-        .await;
-        match (issue.reponse, issue.raison) {
-            (ReponseApi::Succes(id), _) => {
-                base.enregistrer_participation(plan_id, id.as_str())?;
-                return Ok(id);
-            }
-            (_, RaisonArret::IssueInconnue) => match relire().await {
-                Ok(Some(id)) => {
-                    base.enregistrer_participation(plan_id, id.as_str())?;
-                    return Ok(id);
-                }
-                // Relue sans elle : la création n'a pas eu lieu, on peut la réémettre.
-                Ok(None) => continue,
-                Err(r) => return Err(participation_incertaine(&r)),
+    base.noter_creation_participation(plan_id)?;
+    // Une émission ; sans réponse, la relecture dit si la participation existe (adoptée) ou non
+    // (la création repart, dans le budget d'une seule émission).
+    let issue = emetteur
+        .emettre_dans(
+            &Etape::nouvelle(),
+            Emission {
+                methode: "POST",
+                cible: &chemin,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::NonRejouable,
             },
-            (ReponseApi::Refuse { statut: 401, .. }, _) => {
-                return Err(
-                    ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into(),
-                );
-            }
-            (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
-                return Err(ErreurAvecCode::new(
-                    CodeSortie::RefusDefinitifs,
-                    format!(
-                        "la plateforme refuse de créer la participation, rien n'a été envoyé \
-                         ({statut} : {detail}){}",
-                        geste_creation(&detail)
-                    ),
-                )
-                .into());
-            }
-            (autre, _) => {
-                return Err(ErreurAvecCode::new(
-                    CodeSortie::EchecsTransitoires,
-                    format!(
-                        "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
-                        pas_de_reponse_utile(&autre)
-                    ),
-                )
-                .into());
-            }
+            &ObservateurMuet,
+            &EnVol::default(),
+            |_| client.creer_participation(site, point, debut, fin),
+            Some(|etape| {
+                let relire = &relire;
+                async move {
+                    match relire(etape).await {
+                        Ok(Some(id)) => Releve::Faite(id),
+                        Ok(None) => Releve::Nulle,
+                        Err(_) => Releve::Inconnue,
+                    }
+                }
+            }),
+        )
+        .await;
+    match (issue.reponse, issue.raison) {
+        (ReponseApi::Succes(id), _) => {
+            base.enregistrer_participation(plan_id, id.as_str())?;
+            Ok(id)
         }
+        (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
+        (ReponseApi::Refuse { statut: 401, .. }, _) => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+        }
+        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
+            Err(ErreurAvecCode::new(
+                CodeSortie::RefusDefinitifs,
+                format!(
+                    "la plateforme refuse de créer la participation, rien n'a été envoyé \
+                     ({statut} : {detail}){}",
+                    geste_creation(&detail)
+                ),
+            )
+            .into())
+        }
+        (autre, _) => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
+                pas_de_reponse_utile(&autre)
+            ),
+        )
+        .into()),
     }
-    Err(ErreurAvecCode::new(
-        CodeSortie::EchecsTransitoires,
-        "création de la participation restée sans issue : relancez la même commande (elle vérifiera avant de recréer)",
-    )
-    .into())
 }
 
 /// Le geste qui répond aux refus que rend la création d'une participation

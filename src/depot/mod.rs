@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -33,11 +33,12 @@ use crate::plan::{
     Base, CauseRefus, DepotPlan, DepotUnite, EntreeJournal, ErreurBase, EtatUnite, ResumePlan,
 };
 use crate::reessai::{
-    DecisionJournalisee, Issue, ObservateurReessai, Profil, RaisonArret, Rejouabilite, ReponseApi,
+    DecisionJournalisee, Etape, Issue, ObservateurReessai, Profil, RaisonArret, Rejouabilite,
+    Releve, ReponseApi,
 };
 use crate::suivi::Suivi;
 use crate::transport::corps::Progression;
-use crate::transport::{Emetteur, Emission, EnVol};
+use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
 
 /// Cadence des annonces de progression.
 const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
@@ -57,12 +58,6 @@ pub trait Depositaire: Send + Sync + 'static {
     /// Toute réponse du serveur, même un refus, dit que le réseau est là.
     fn sonder(&self) -> impl Future<Output = ReponseApi<()>> + Send;
 }
-
-/// Attente entre deux sondes pendant une coupure : de 1 s à 30 s, doublée, jitterée.
-const SONDE_BASE: Duration = Duration::from_secs(1);
-const SONDE_PLAFOND: Duration = Duration::from_secs(30);
-/// Délai d'une sonde.
-const SONDE_DELAI: Duration = Duration::from_secs(10);
 
 /// Ce qu'un passage a fait.
 #[derive(Debug, Clone)]
@@ -109,7 +104,6 @@ struct Commun {
     emetteur: Emetteur,
     suivi: Arc<dyn Suivi>,
     paralleles: usize,
-    attente_reseau: Duration,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
@@ -244,26 +238,104 @@ impl ContexteUnite<'_> {
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
+        let emission = Emission {
+            methode,
+            cible,
+            profil,
+            rejouabilite,
+        };
+        self.emettre_etape(
+            &Etape::nouvelle(),
+            emission,
+            tentative,
+            None::<SansRelecture<T>>,
+        )
+        .await
+    }
+
+    /// Une lecture (rejouable, INSISTANT) menée dans le budget d'une étape déjà entamée : la
+    /// relecture d'une écriture non rejouable (voir [`ContexteUnite::ecrire_une_fois`]).
+    pub async fn lire_dans<T, F, Fut>(
+        &self,
+        etape: &Etape,
+        methode: &str,
+        cible: &str,
+        tentative: F,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        let emission = Emission {
+            methode,
+            cible,
+            profil: Profil::Insistant,
+            rejouabilite: Rejouabilite::Rejouable,
+        };
+        self.emettre_etape(etape, emission, tentative, None::<SansRelecture<T>>)
+            .await
+    }
+
+    /// Une écriture non rejouable (INSISTANT), émise une fois ; partie sans réponse, elle est
+    /// relue par `relecture` (qui émet dans la même étape, par [`ContexteUnite::lire_dans`]) et
+    /// réémise si la relecture prouve qu'elle n'a pas eu lieu, dans le budget d'une seule
+    /// émission : un accroc isolé n'arrête jamais l'unité.
+    pub async fn ecrire_une_fois<T, F, Fut, R, RFut>(
+        &self,
+        methode: &str,
+        cible: &str,
+        tentative: F,
+        relecture: R,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+        R: FnMut(Etape) -> RFut,
+        RFut: Future<Output = Releve<T>>,
+    {
+        let emission = Emission {
+            methode,
+            cible,
+            profil: Profil::Insistant,
+            rejouabilite: Rejouabilite::NonRejouable,
+        };
+        self.emettre_etape(&Etape::nouvelle(), emission, tentative, Some(relecture))
+            .await
+    }
+
+    async fn emettre_etape<T, F, Fut, R, RFut>(
+        &self,
+        etape: &Etape,
+        emission: Emission<'_>,
+        tentative: F,
+        relecture: Option<R>,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+        R: FnMut(Etape) -> RFut,
+        RFut: Future<Output = Releve<T>>,
+    {
         let observateur = ObservateurUnite {
             commun: self.commun,
             unite: self.unite,
         };
         self.commun
             .emetteur
-            .emettre(
-                Emission {
-                    methode,
-                    cible,
-                    profil,
-                    rejouabilite,
-                },
+            .emettre_dans(
+                etape,
+                emission,
                 &observateur,
                 &self.vol.tentative,
                 tentative,
+                relecture,
             )
             .await
     }
 }
+
+/// Le type d'une émission sans relecture.
+type SansRelecture<T> = fn(Etape) -> std::future::Ready<Releve<T>>;
 
 impl<D: Depositaire> Moteur<D> {
     pub fn nouveau(
@@ -273,7 +345,6 @@ impl<D: Depositaire> Moteur<D> {
         emetteur: Emetteur,
         suivi: Arc<dyn Suivi>,
         paralleles: usize,
-        attente_reseau: Duration,
     ) -> Self {
         Moteur {
             commun: Commun {
@@ -283,7 +354,6 @@ impl<D: Depositaire> Moteur<D> {
                 emetteur,
                 suivi,
                 paralleles,
-                attente_reseau,
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
                 en_vol: Mutex::new(HashMap::new()),
@@ -380,71 +450,17 @@ impl<D: Depositaire> Moteur<D> {
         })
     }
 
-    /// Pendant une coupure : une sonde (profil BREF) à intervalle croissant, jitteré et
-    /// plafonné ; au premier signe du serveur, le réseau rouvre ; au-delà de l'attente maximale,
-    /// il est abandonné (le passage s'arrête, les unités en vol finissent en échec transitoire).
+    /// La veille du réseau du passage (voir [`Emetteur::veiller`]) : la sonde est celle du
+    /// dépositaire, ses décisions vont au journal du plan.
     async fn veiller_reseau(self: Arc<Self>) {
-        use crate::reessai::{
-            AleaSysteme, Operation, Reglages, SourceAlea, TemporisateurTokio, executer,
-        };
         let c = &self.commun;
-        let reseau = Arc::clone(c.emetteur.reseau());
-        let Ok(bref) = Reglages::bref().valider() else {
-            return;
-        };
-        let observateur = ObservateurPlan { commun: c };
-        loop {
-            if !reseau.attendre_coupure().await {
-                return;
-            }
-            let debut = Instant::now();
-            let mut rang: u32 = 0;
-            loop {
-                let enveloppe = SONDE_BASE
-                    .saturating_mul(1u32 << rang.min(16))
-                    .min(SONDE_PLAFOND);
-                let attente = enveloppe / 2 + enveloppe.mul_f64(AleaSysteme.tirer() / 2.0);
-                if debut.elapsed() + attente > c.attente_reseau {
-                    reseau.abandonner();
-                    return;
-                }
-                c.suivi.reseau_indisponible(attente);
-                tokio::select! {
-                    () = c.emetteur.annulation().annulee() => return,
-                    () = tokio::time::sleep(attente) => {}
-                }
-                let issue = executer(
-                    &bref,
-                    &Operation {
-                        methode: "SONDE",
-                        cible: "destination",
-                        rejouabilite: crate::reessai::Rejouabilite::Rejouable,
-                    },
-                    &TemporisateurTokio::new(),
-                    &AleaSysteme,
-                    &observateur,
-                    c.emetteur.annulation(),
-                    |_| async {
-                        tokio::time::timeout(SONDE_DELAI, self.depositaire.sonder())
-                            .await
-                            .unwrap_or_else(|_| ReponseApi::Injoignable {
-                                a_pu_atteindre: true,
-                                detail: "sonde sans réponse".into(),
-                            })
-                    },
-                )
-                .await;
-                if matches!(
-                    issue.reponse,
-                    ReponseApi::Succes(()) | ReponseApi::Refuse { .. }
-                ) {
-                    reseau.rouvrir();
-                    c.suivi.reseau_retabli();
-                    break;
-                }
-                rang = rang.saturating_add(1);
-            }
-        }
+        c.emetteur
+            .veiller(
+                || self.depositaire.sonder(),
+                &AnnoncesSuivi(c.suivi.as_ref()),
+                &ObservateurPlan { commun: c },
+            )
+            .await;
     }
 
     async fn annoncer_progression(self: Arc<Self>) {
@@ -531,7 +547,7 @@ impl<D: Depositaire> Moteur<D> {
             IssueUnite::Interrompue if c.emetteur.reseau().est_abandonne() => {
                 let message = format!(
                     "réseau indisponible depuis plus de {} s : vigie retenter-echecs quand il reviendra",
-                    c.attente_reseau.as_secs()
+                    c.emetteur.attente_reseau().unwrap_or_default().as_secs()
                 );
                 base.marquer_echec(unite.id, false, CauseRefus::Reseau, &message)?;
                 drop(base);
@@ -587,6 +603,39 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
     }
 }
 
+/// La relecture d'une écriture qui porte sur une chose existante (l'envoi multipart qu'on
+/// finalise, l'enregistrement qu'on finalise), une fois écarté le cas où l'écriture est faite :
+/// la chose est encore là, l'écriture n'a pas eu lieu ; elle a disparu, l'issue reste inconnue
+/// et `disparue` le note (l'unité reprendra de zéro) ; sans réponse, l'issue reste inconnue.
+pub(crate) fn releve_si_encore_la<T, U>(
+    lu: &ReponseApi<Option<U>>,
+    disparue: &AtomicBool,
+) -> Releve<T> {
+    match lu {
+        ReponseApi::Succes(Some(_)) => Releve::Nulle,
+        ReponseApi::Succes(None) => {
+            disparue.store(true, Ordering::Relaxed);
+            Releve::Inconnue
+        }
+        _ => Releve::Inconnue,
+    }
+}
+
+/// Un envoi multipart dont des parties sont acquittées n'est abandonné que sur un refus
+/// définitif du fichier lui-même (contenu refusé) : jamais sur un incident transitoire (`400
+/// RequestTimeout`, somme altérée en route), ni sur un refus d'identifiants ou de droits, après
+/// la correction desquels la reprise garde les parties déjà parties.
+pub(crate) fn refus_du_fichier(issue: &IssueUnite) -> bool {
+    matches!(
+        issue,
+        IssueUnite::Echec {
+            definitif: true,
+            cause: CauseRefus::Contenu,
+            ..
+        }
+    )
+}
+
 pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
     IssueUnite::Echec {
         definitif: false,
@@ -614,6 +663,8 @@ pub fn cause_du_refus(statut: u16, detail: &str) -> CauseRefus {
         403 if IDENTIFIANTS.iter().any(|c| detail.contains(c)) => CauseRefus::Authentification,
         403 => CauseRefus::Droits,
         404 => CauseRefus::Stockage,
+        // Une redirection non suivie : c'est l'adresse ou le serveur qui est en cause.
+        300..=399 => CauseRefus::Serveur,
         _ => CauseRefus::Contenu,
     }
 }
@@ -645,7 +696,7 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
         }
         (raison, reponse) => {
             let cause = match reponse {
-                ReponseApi::Refuse { .. } => CauseRefus::Serveur,
+                ReponseApi::Refuse { .. } | ReponseApi::Illisible { .. } => CauseRefus::Serveur,
                 _ => CauseRefus::Reseau,
             };
             let statut = reponse
@@ -666,6 +717,19 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
                 ),
             }
         }
+    }
+}
+
+/// Les annonces de la veille du réseau, faites par le suivi du passage.
+pub struct AnnoncesSuivi<'a>(pub &'a dyn Suivi);
+
+impl AnnoncesReseau for AnnoncesSuivi<'_> {
+    fn reseau_indisponible(&self, attente: Duration) {
+        self.0.reseau_indisponible(attente);
+    }
+
+    fn reseau_retabli(&self) {
+        self.0.reseau_retabli();
     }
 }
 

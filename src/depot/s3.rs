@@ -2,23 +2,27 @@
 //! reprenable partie par partie pour un gros.
 //!
 //! - `PutObject` (rejouable, INSISTANT) porte la somme CRC32C, que le service vérifie et rend ;
-//! - multipart : l'ouverture et la finalisation ne sont émises qu'une fois (non rejouables) ;
-//!   sans réponse, on relit la destination (`ListMultipartUploads`, `HeadObject`, `ListParts`)
-//!   avant toute nouvelle émission. Chaque partie (rejouable) est persistée dès son ETag rendu :
-//!   une relance ne renvoie que la partie qui était en vol. Un refus définitif abandonne l'envoi :
-//!   pas d'envoi orphelin après un passage complet.
+//! - multipart : l'ouverture et la finalisation sont des écritures non rejouables ; sans
+//!   réponse, on relit la destination (`ListMultipartUploads` ; `HeadObject` puis `ListParts`)
+//!   avant toute nouvelle émission, et une écriture dont la relecture prouve qu'elle n'a pas eu
+//!   lieu repart, dans le budget d'une seule émission (`ContexteUnite::ecrire_une_fois`). Chaque
+//!   partie (rejouable) est persistée dès son ETag rendu : une relance ne renvoie que la partie
+//!   qui était en vol. Seul un refus définitif du fichier lui-même abandonne l'envoi (pas
+//!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties.
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
-    partie_reutilisable,
+    partie_reutilisable, refus_du_fichier, releve_si_encore_la,
 };
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
-use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
-use crate::transport::s3::{ClientS3, ObjetDistant, PartieAssemblee, PartieDistante};
+use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
 
 /// Nombre maximal de parties d'un envoi multipart (règle S3).
 const PARTIES_MAX: u64 = 10_000;
@@ -44,6 +48,12 @@ impl Depositaire for DepositaireS3 {
     async fn sonder(&self) -> ReponseApi<()> {
         self.client.sonder().await
     }
+}
+
+/// L'objet relu est-il celui que nos parties assemblent (taille, et somme sous l'une des formes
+/// admises) ?
+fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> bool {
+    o.taille == unite.taille && o.crc32c.as_deref().is_some_and(|c| attendue.reconnait(c))
 }
 
 impl DepositaireS3 {
@@ -248,9 +258,10 @@ impl DepositaireS3 {
                 });
                 continue;
             }
+            // Un fichier devenu illisible garde ses parties : il peut le redevenir.
             let crc = match somme_crc32c(chemin, debut, taille).await {
                 Ok(c) => c,
-                Err(e) => return self.abandonner(ctx, &envoi, echec_local(&e)).await,
+                Err(e) => return Ok(echec_local(&e)),
             };
             let issue = ctx
                 .emettre(
@@ -277,11 +288,11 @@ impl DepositaireS3 {
                                 .into(),
                     });
                 }
-                _ if issue.raison == RaisonArret::RefusDefinitif => {
-                    let echec = echec_de(&issue);
-                    return self.abandonner(ctx, &envoi, echec).await;
+                _ => {
+                    return self
+                        .abandonner_si_refus_du_fichier(ctx, &envoi, &issue)
+                        .await;
                 }
-                _ => return Ok(echec_de(&issue)),
             };
             let attendu = crc32c_base64(crc);
             if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
@@ -319,133 +330,138 @@ impl DepositaireS3 {
             return self.abandonner(ctx, &envoi, echec).await;
         }
 
-        // 5. Finalisation : une seule émission ; sans réponse, on relit la destination.
+        // 5. Finalisation, non rejouable ; sans réponse, la relecture dit si l'objet est
+        //    assemblé (elle a eu lieu) ou si l'envoi est encore ouvert (rien n'a eu lieu : elle
+        //    repart, dans le même budget).
         let attendue = SommeAssemblee::depuis_parties(&sommes);
-        for essai in 0..2 {
-            let issue = ctx
-                .emettre(
-                    "CompleteMultipartUpload",
-                    Profil::Insistant,
-                    Rejouabilite::NonRejouable,
-                    |_| self.client.finaliser_envoi(&unite.cle, &envoi, &assemblees),
-                )
-                .await;
-            match issue.raison {
-                RaisonArret::Succes => {
-                    return Ok(self.verifier_assemblage(ctx, &attendue).await);
-                }
-                RaisonArret::IssueInconnue => {
-                    // Réconciliation : l'objet est-il assemblé ? Sinon l'envoi existe-t-il
-                    // encore (alors la finalisation n'a pas eu lieu et peut être réémise) ?
-                    if let Some(issue) = self.objet_deja_assemble_somme(ctx, &attendue).await {
-                        return Ok(issue);
-                    }
-                    let liste = self.lire_parties(ctx, &envoi).await;
-                    match liste.reponse {
-                        ReponseApi::Succes(Some(_)) if essai == 0 => continue,
-                        ReponseApi::Succes(None) => {
-                            ctx.base().enregistrer_envoi(unite.id, None)?;
-                            return Ok(IssueUnite::Echec {
-                                definitif: false,
-                                cause: CauseRefus::Serveur,
-                                message: "finalisation sans réponse et envoi disparu : l'unité sera reprise de zéro".into(),
-                            });
+        let disparu = AtomicBool::new(false);
+        let issue = ctx
+            .ecrire_une_fois(
+                "CompleteMultipartUpload",
+                &unite.cle,
+                |_| self.client.finaliser_envoi(&unite.cle, &envoi, &assemblees),
+                |etape| {
+                    let (attendue, envoi, disparu) = (&attendue, &envoi, &disparu);
+                    async move {
+                        let objet = ctx
+                            .lire_dans(&etape, "HeadObject", &unite.cle, |_| {
+                                self.client.decrire(&unite.cle)
+                            })
+                            .await;
+                        match objet.reponse {
+                            ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
+                                return Releve::Faite(Ecrit {
+                                    etag: o.etag,
+                                    crc32c: o.crc32c,
+                                });
+                            }
+                            ReponseApi::Succes(_) => {}
+                            _ => return Releve::Inconnue,
                         }
-                        _ => {
-                            return Ok(IssueUnite::Incertaine {
-                                message: "finalisation sans réponse, destination injoignable pour la vérifier".into(),
-                            });
-                        }
+                        let parties = ctx
+                            .lire_dans(&etape, "ListParts", &unite.cle, |_| {
+                                self.client.lister_parties(&unite.cle, envoi)
+                            })
+                            .await;
+                        releve_si_encore_la(&parties.reponse, disparu)
                     }
-                }
-                RaisonArret::RefusDefinitif => {
-                    let echec = echec_de(&issue);
-                    return self.abandonner(ctx, &envoi, echec).await;
-                }
-                _ => return Ok(echec_de(&issue)),
+                },
+            )
+            .await;
+        match issue.raison {
+            RaisonArret::Succes => Ok(self.verifier_assemblage(ctx, &attendue).await),
+            RaisonArret::IssueInconnue if disparu.load(Ordering::Relaxed) => {
+                ctx.base().enregistrer_envoi(unite.id, None)?;
+                Ok(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Serveur,
+                    message: "finalisation sans réponse et envoi disparu : l'unité sera reprise \
+                              de zéro"
+                        .into(),
+                })
+            }
+            RaisonArret::IssueInconnue => Ok(IssueUnite::Incertaine {
+                message: "finalisation sans réponse, destination injoignable pour la vérifier"
+                    .into(),
+            }),
+            _ => {
+                self.abandonner_si_refus_du_fichier(ctx, &envoi, &issue)
+                    .await
             }
         }
-        Ok(IssueUnite::Incertaine {
-            message: "finalisation restée sans issue après réconciliation".into(),
-        })
     }
 
     /// Cherche un envoi déjà ouvert sur la clé (et l'adopte), sinon en ouvre un et le note
-    /// aussitôt dans le plan. Les envois ouverts en trop (orphelins d'un arrêt) sont abandonnés.
+    /// aussitôt dans le plan. L'ouverture est une écriture non rejouable (chaque appel ouvre un
+    /// envoi) : sans réponse, la relecture des envois ouverts dit si elle a eu lieu (l'envoi est
+    /// adopté) ou non (elle repart, dans le même budget).
     async fn ouvrir_envoi(&self, ctx: &ContexteUnite<'_>) -> Resultat<Result<String, IssueUnite>> {
         let unite = ctx.unite;
-        // La réponse à la dernière ouverture, quand la relecture a montré ensuite qu'aucun
-        // envoi n'était ouvert : l'issue est alors connue.
-        let mut refusee: Option<String> = None;
-        for essai in 0..2 {
-            let ouverts = ctx
-                .emettre(
-                    "ListMultipartUploads",
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                    |_| self.client.envois_ouverts(&unite.cle),
-                )
-                .await;
-            match ouverts.reponse {
-                ReponseApi::Succes(mut ids) => {
-                    if let Some(adopte) = ids.pop() {
-                        for orphelin in ids {
-                            self.abandonner_sans_issue(ctx, &orphelin).await;
-                        }
-                        tracing::info!(cle = %unite.cle, "envoi multipart ouvert retrouvé à la destination : repris");
-                        ctx.base().enregistrer_envoi(unite.id, Some(&adopte))?;
-                        return Ok(Ok(adopte));
-                    }
-                }
-                // Service sans ListMultipartUploads : on ne peut pas réconcilier, on ouvre.
-                ReponseApi::Refuse { statut: 501, .. } => refusee = None,
-                _ if essai == 0 => return Ok(Err(echec_de(&ouverts))),
-                _ => {
-                    return Ok(Err(IssueUnite::Incertaine {
-                        message: "ouverture d'envoi sans réponse, destination injoignable pour la vérifier".into(),
-                    }));
-                }
-            }
-            if essai == 1 {
-                if let Some(reponse) = refusee {
-                    return Ok(Err(IssueUnite::Echec {
-                        definitif: false,
-                        cause: CauseRefus::Serveur,
-                        message: format!(
-                            "ouverture de l'envoi multipart sans succès (vérifié : aucun envoi \
-                             ouvert) ; dernière réponse : {reponse}"
-                        ),
-                    }));
-                }
-                break;
-            }
-            let issue = ctx
-                .emettre(
-                    "CreateMultipartUpload",
-                    Profil::Insistant,
-                    Rejouabilite::NonRejouable,
-                    |_| self.client.ouvrir_envoi(&unite.cle),
-                )
-                .await;
-            match issue.reponse {
-                ReponseApi::Succes(id) => {
+        // Un envoi ouvert sans que nous ayons pu le noter (arrêt entre l'ouverture et son
+        // écriture dans le plan) est repris.
+        let ouverts = ctx
+            .emettre(
+                "ListMultipartUploads",
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+                |_| self.client.envois_ouverts(&unite.cle),
+            )
+            .await;
+        match ouverts.reponse {
+            ReponseApi::Succes(ids) => {
+                if let Some(id) = self.adopter(ctx, ids).await {
                     ctx.base().enregistrer_envoi(unite.id, Some(&id))?;
                     return Ok(Ok(id));
                 }
-                // Issue inconnue : on relit les envois ouverts (tour suivant) avant tout.
-                _ if issue.raison == RaisonArret::IssueInconnue => {
-                    refusee = Some(match (issue.reponse.statut(), issue.reponse.detail()) {
-                        (Some(s), d) => format!("{s} : {}", d.unwrap_or_default()),
-                        (None, d) => d.unwrap_or_default().to_owned(),
-                    });
-                    continue;
-                }
-                _ => return Ok(Err(echec_de(&issue))),
             }
+            // Service sans ListMultipartUploads : rien à reprendre, on ouvre (une ouverture sans
+            // réponse restera alors incertaine).
+            ReponseApi::Refuse { statut: 501, .. } => {}
+            _ => return Ok(Err(echec_de(&ouverts))),
         }
-        Ok(Err(IssueUnite::Incertaine {
-            message: "ouverture d'envoi sans réponse et introuvable à la destination".into(),
-        }))
+        let issue = ctx
+            .ecrire_une_fois(
+                "CreateMultipartUpload",
+                &unite.cle,
+                |_| self.client.ouvrir_envoi(&unite.cle),
+                |etape| async move {
+                    let lu = ctx
+                        .lire_dans(&etape, "ListMultipartUploads", &unite.cle, |_| {
+                            self.client.envois_ouverts(&unite.cle)
+                        })
+                        .await;
+                    match lu.reponse {
+                        ReponseApi::Succes(ids) => match self.adopter(ctx, ids).await {
+                            Some(id) => Releve::Faite(id),
+                            None => Releve::Nulle,
+                        },
+                        _ => Releve::Inconnue,
+                    }
+                },
+            )
+            .await;
+        match issue.reponse {
+            ReponseApi::Succes(id) => {
+                ctx.base().enregistrer_envoi(unite.id, Some(&id))?;
+                Ok(Ok(id))
+            }
+            _ if issue.raison == RaisonArret::IssueInconnue => Ok(Err(IssueUnite::Incertaine {
+                message: "ouverture d'envoi sans réponse, destination injoignable pour la vérifier"
+                    .into(),
+            })),
+            _ => Ok(Err(echec_de(&issue))),
+        }
+    }
+
+    /// Adopte le plus récent des envois ouverts sur la clé ; les autres, orphelins d'un arrêt,
+    /// sont abandonnés.
+    async fn adopter(&self, ctx: &ContexteUnite<'_>, mut ids: Vec<String>) -> Option<String> {
+        let adopte = ids.pop()?;
+        for orphelin in ids {
+            self.abandonner_sans_issue(ctx, &orphelin).await;
+        }
+        tracing::info!(cle = %ctx.unite.cle, "envoi multipart ouvert retrouvé à la destination : repris");
+        Some(adopte)
     }
 
     /// L'objet est-il déjà là, assemblé à partir de nos parties ? (reprise d'un envoi disparu)
@@ -481,10 +497,7 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         let issue = self.lire_objet(ctx).await;
         match issue.reponse {
-            ReponseApi::Succes(Some(o))
-                if o.taille == unite.taille
-                    && o.crc32c.as_deref().is_some_and(|c| attendue.reconnait(c)) =>
-            {
+            ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
                 Some(IssueUnite::Deposee {
                     crc32c: o.crc32c.unwrap_or_default(),
                     etag: o.etag,
@@ -535,6 +548,22 @@ impl DepositaireS3 {
                 message: "l'objet finalisé est introuvable à la destination".into(),
             },
             _ => echec_de(&issue),
+        }
+    }
+
+    /// L'échec d'une émission sur un envoi multipart : l'envoi n'est abandonné que sur un refus
+    /// définitif du fichier lui-même ; sinon il garde ses parties pour la reprise.
+    async fn abandonner_si_refus_du_fichier<T>(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        envoi: &str,
+        issue: &Issue<T>,
+    ) -> Resultat<IssueUnite> {
+        let echec = echec_de(issue);
+        if refus_du_fichier(&echec) {
+            self.abandonner(ctx, envoi, echec).await
+        } else {
+            Ok(echec)
         }
     }
 

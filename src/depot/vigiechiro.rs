@@ -30,7 +30,9 @@
 //!   déclaration **multipart** ne se redéclare jamais en multipart (chaque POST multipart ouvre
 //!   un envoi S3, orphelin si l'enregistrement existait) : on sonde par une déclaration simple,
 //!   qui rend l'enregistrement existant sans rien ouvrir ; une finalisation se vérifie par
-//!   `GET /fichiers/{id}`, et rejouée elle rend 409 « upload is already done » : un succès.
+//!   `GET /fichiers/{id}` (non disponible : elle repart), et rejouée elle rend 409 « upload is
+//!   already done » : un succès. Relectures et réémissions puisent dans le budget de l'étape
+//!   (`ContexteUnite::ecrire_une_fois`) : un accroc isolé n'arrête jamais l'unité.
 //! - l'identifiant du fichier et les parties acquittées vivent dans le plan : une relance reprend
 //!   à la partie près.
 //!
@@ -43,11 +45,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
-    partie_reutilisable,
+    partie_reutilisable, releve_si_encore_la,
 };
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
-use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c, sommes_crc32c_md5,
 };
@@ -67,6 +69,18 @@ const MULTIPART_REFUSE_PAR_S3: &str = "S3 has rejected file creation request";
 /// Le refus de la plateforme à l'URL d'une partie d'un enregistrement sans envoi multipart
 /// (`resources/fichiers.py` `fichier_multipart_continue`).
 const PAS_UN_MULTIPART: &str = "not a multipart";
+
+/// Le détail du refus de S3 d'ouvrir un envoi multipart, si c'est ce refus-là.
+fn refus_multipart_par_s3<T>(reponse: &ReponseApi<T>) -> Option<&str> {
+    match reponse {
+        ReponseApi::Refuse {
+            statut: 500,
+            detail,
+            ..
+        } if detail.contains(MULTIPART_REFUSE_PAR_S3) => Some(detail),
+        _ => None,
+    }
+}
 
 /// La taille maximale d'un PUT simple vers S3 (5 Gio).
 const PUT_SIMPLE_MAX: u64 = 5 * 1024 * 1024 * 1024;
@@ -153,74 +167,96 @@ impl DepositaireVigieChiro {
         Ok(())
     }
 
-    /// Déclare le fichier (POST non rejouable). `multipart` : sans réponse, on sonde par une
-    /// déclaration simple, qui rend l'enregistrement existant sans ouvrir d'envoi S3.
+    /// Déclare le fichier (POST non rejouable). Sans réponse, la relecture est une déclaration
+    /// simple : elle rend l'enregistrement existant sans ouvrir d'envoi S3 ni créer de doublon
+    /// (en multipart, redéclarer ouvrirait un second envoi, orphelin à jamais), ou le crée s'il
+    /// n'existait pas. Le tout dans le budget d'une seule émission. Le refus de S3 d'ouvrir un
+    /// envoi multipart (`500 S3 has rejected file creation request`) est une issue connue :
+    /// la plateforme s'arrête avant tout enregistrement, rien n'est relu.
     async fn declarer(
         &self,
         ctx: &ContexteUnite<'_>,
         multipart: bool,
     ) -> Resultat<IssueDeclaration> {
         let unite = ctx.unite;
-        let mut multipart = multipart;
-        for _ in 0..2 {
-            if multipart {
-                // Noté avant d'émettre : voir `DECLARATION_MULTIPART_EMISE`.
-                ctx.base()
-                    .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
-            }
-            let issue = ctx
-                .emettre_vers(
-                    "POST",
-                    "/fichiers",
-                    Profil::Insistant,
-                    Rejouabilite::NonRejouable,
-                    |_| {
-                        self.client
-                            .declarer(&unite.cle, multipart, &self.participation)
-                    },
-                )
-                .await;
-            match issue.reponse {
-                ReponseApi::Succes(d) => {
-                    ctx.base()
-                        .enregistrer_envoi(unite.id, Some(d.id.as_str()))?;
-                    return Ok(IssueDeclaration::Enregistrement(d));
-                }
-                // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la
-                // réponse s'étant perdue, ou par un dépôt précédent).
-                ReponseApi::Refuse { statut: 409, .. } => {
-                    if multipart {
-                        ctx.base().enregistrer_envoi(unite.id, None)?;
-                    }
-                    return Ok(IssueDeclaration::Fin(self.deja_depose(ctx, None).await));
-                }
-                // S3 refuse d'ouvrir l'envoi : la plateforme s'arrête avant tout
-                // enregistrement, l'issue est connue.
-                ReponseApi::Refuse {
-                    statut: 500,
-                    ref detail,
-                    ..
-                } if multipart && detail.contains(MULTIPART_REFUSE_PAR_S3) => {
-                    ctx.base().enregistrer_envoi(unite.id, None)?;
-                    return Ok(IssueDeclaration::MultipartRefuse(detail.clone()));
-                }
-                _ if issue.raison == RaisonArret::IssueInconnue => {
-                    // Réconciliation : une déclaration simple ne crée pas de doublon.
-                    multipart = false;
-                    continue;
-                }
-                _ => {
-                    // La plateforme a répondu (ou rien n'est parti) : rien n'a été créé.
-                    if multipart {
-                        ctx.base().enregistrer_envoi(unite.id, None)?;
-                    }
-                    return Ok(IssueDeclaration::Fin(self.echec(&issue)));
-                }
-            }
+        if multipart {
+            // Noté avant d'émettre : voir `DECLARATION_MULTIPART_EMISE`.
+            ctx.base()
+                .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
         }
-        Ok(IssueDeclaration::Fin(IssueUnite::Incertaine {
-            message: "déclaration du fichier restée sans réponse".into(),
-        }))
+        let refus_de_s3 = AtomicBool::new(false);
+        let deja_finalise = AtomicBool::new(false);
+        let issue = ctx
+            .ecrire_une_fois(
+                "POST",
+                "/fichiers",
+                |_| {
+                    let refus_de_s3 = &refus_de_s3;
+                    async move {
+                        let r = self
+                            .client
+                            .declarer(&unite.cle, multipart, &self.participation)
+                            .await;
+                        if multipart && refus_multipart_par_s3(&r).is_some() {
+                            refus_de_s3.store(true, Ordering::Relaxed);
+                        }
+                        r
+                    }
+                },
+                |etape| {
+                    let (refus_de_s3, deja_finalise) = (&refus_de_s3, &deja_finalise);
+                    async move {
+                        if refus_de_s3.load(Ordering::Relaxed) {
+                            // Issue connue : rien n'a été enregistré, rien à relire.
+                            return Releve::Inconnue;
+                        }
+                        // Rejouable dans ce rôle : la plateforme rend l'enregistrement existant.
+                        let lu = ctx
+                            .lire_dans(&etape, "POST", "/fichiers", |_| {
+                                self.client.declarer(&unite.cle, false, &self.participation)
+                            })
+                            .await;
+                        match lu.reponse {
+                            ReponseApi::Succes(d) => Releve::Faite(d),
+                            ReponseApi::Refuse { statut: 409, .. } => {
+                                deja_finalise.store(true, Ordering::Relaxed);
+                                Releve::Inconnue
+                            }
+                            _ => Releve::Inconnue,
+                        }
+                    }
+                },
+            )
+            .await;
+        if let ReponseApi::Succes(d) = issue.reponse {
+            ctx.base()
+                .enregistrer_envoi(unite.id, Some(d.id.as_str()))?;
+            return Ok(IssueDeclaration::Enregistrement(d));
+        }
+        // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la réponse
+        // s'étant perdue, ou par un dépôt précédent).
+        if matches!(issue.reponse, ReponseApi::Refuse { statut: 409, .. })
+            || deja_finalise.load(Ordering::Relaxed)
+        {
+            if multipart {
+                ctx.base().enregistrer_envoi(unite.id, None)?;
+            }
+            return Ok(IssueDeclaration::Fin(self.deja_depose(ctx, None).await));
+        }
+        if multipart && let Some(raison) = refus_multipart_par_s3(&issue.reponse) {
+            ctx.base().enregistrer_envoi(unite.id, None)?;
+            return Ok(IssueDeclaration::MultipartRefuse(raison.to_owned()));
+        }
+        if issue.raison == RaisonArret::IssueInconnue {
+            return Ok(IssueDeclaration::Fin(IssueUnite::Incertaine {
+                message: "déclaration du fichier restée sans réponse".into(),
+            }));
+        }
+        // La plateforme a répondu (ou rien n'est parti) : rien n'a été créé.
+        if multipart {
+            ctx.base().enregistrer_envoi(unite.id, None)?;
+        }
+        Ok(IssueDeclaration::Fin(self.echec(&issue)))
     }
 
     /// Une déclaration simple dont l'enregistrement se finalise sans parties. Un
@@ -311,7 +347,8 @@ impl DepositaireVigieChiro {
     }
 
     /// Finalise (POST non rejouable) ; 409 « upload is already done » vaut succès ; sans
-    /// réponse, `GET /fichiers/{id}` dit si elle a eu lieu, sinon elle est réémise une fois.
+    /// réponse, `GET /fichiers/{id}` dit si elle a eu lieu (disponible), sinon elle repart, dans
+    /// le budget d'une seule émission.
     async fn finaliser(
         &self,
         ctx: &ContexteUnite<'_>,
@@ -319,74 +356,42 @@ impl DepositaireVigieChiro {
         parties: Option<&[(u32, String)]>,
     ) -> Resultat<Result<(), IssueUnite>> {
         let cible = format!("/fichiers/{id}");
-        // La dernière réponse de la plateforme à une finalisation dont la relecture a montré
-        // qu'elle n'avait pas eu lieu.
-        let mut refusee: Option<String> = None;
-        for _ in 0..2 {
-            let issue = ctx
-                .emettre_vers(
-                    "POST",
-                    &cible,
-                    Profil::Insistant,
-                    Rejouabilite::NonRejouable,
-                    |_| self.client.finaliser(id, parties),
-                )
-                .await;
-            match issue.reponse {
-                ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => {
-                    return Ok(Ok(()));
-                }
-                _ if issue.raison == RaisonArret::IssueInconnue => {
-                    let lu = ctx
-                        .emettre_vers(
-                            "GET",
-                            &cible,
-                            Profil::Insistant,
-                            Rejouabilite::Rejouable,
-                            |_| self.client.fichier(id),
-                        )
-                        .await;
-                    match lu.reponse {
-                        ReponseApi::Succes(Some(f)) if f.disponible => return Ok(Ok(())),
-                        ReponseApi::Succes(Some(_)) => {
-                            refusee =
-                                Some(match (issue.reponse.statut(), issue.reponse.detail()) {
-                                    (Some(s), d) => format!("{s} : {}", d.unwrap_or_default()),
-                                    (None, d) => d.unwrap_or_default().to_owned(),
-                                });
-                            continue;
-                        }
-                        ReponseApi::Succes(None) => {
-                            ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
-                            return Ok(Err(IssueUnite::Echec {
-                                definitif: false,
-                                cause: CauseRefus::Serveur,
-                                message:
-                                    "le fichier a disparu de la plateforme : il sera redéclaré"
-                                        .into(),
-                            }));
-                        }
-                        _ => {
-                            return Ok(Err(IssueUnite::Incertaine {
-                                message: "finalisation sans réponse, plateforme injoignable pour la vérifier".into(),
-                            }));
+        let disparu = AtomicBool::new(false);
+        let issue = ctx
+            .ecrire_une_fois(
+                "POST",
+                &cible,
+                |_| self.client.finaliser(id, parties),
+                |etape| {
+                    let (cible, disparu) = (&cible, &disparu);
+                    async move {
+                        let lu = ctx
+                            .lire_dans(&etape, "GET", cible, |_| self.client.fichier(id))
+                            .await;
+                        match &lu.reponse {
+                            ReponseApi::Succes(Some(f)) if f.disponible => Releve::Faite(()),
+                            autre => releve_si_encore_la(autre, disparu),
                         }
                     }
-                }
-                _ => return Ok(Err(self.echec(&issue))),
+                },
+            )
+            .await;
+        match issue.reponse {
+            ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(Ok(())),
+            _ if disparu.load(Ordering::Relaxed) => {
+                ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+                Ok(Err(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Serveur,
+                    message: "le fichier a disparu de la plateforme : il sera redéclaré".into(),
+                }))
             }
+            _ if issue.raison == RaisonArret::IssueInconnue => Ok(Err(IssueUnite::Incertaine {
+                message: "finalisation sans réponse, plateforme injoignable pour la vérifier"
+                    .into(),
+            })),
+            _ => Ok(Err(self.echec(&issue))),
         }
-        // Deux finalisations sans succès, et la relecture a montré après chacune que le
-        // fichier n'était pas finalisé : l'issue est connue, c'est un échec transitoire.
-        Ok(Err(IssueUnite::Echec {
-            definitif: false,
-            cause: CauseRefus::Serveur,
-            message: format!(
-                "la plateforme n'a pas finalisé le fichier après deux essais (vérifié : il n'est \
-                 pas disponible) ; dernière réponse : {}",
-                refusee.as_deref().unwrap_or("aucune")
-            ),
-        }))
     }
 
     async fn deposer_simple(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {

@@ -5,6 +5,13 @@
 //! dans N s », règle 7 de `CONCEPTION.md`), journaliser chaque décision (règle 6) et céder
 //! aussitôt à une interruption. C'est ici, une fois, plutôt que chez chaque appelant.
 //!
+//! Une écriture non rejouable dont l'issue est inconnue peut être **réconciliée** dans la même
+//! boucle ([`executer_reconcilie`]) : l'appelant fournit une relecture de la destination ; si elle
+//! prouve que l'écriture n'a pas eu lieu, la réémettre est sans risque, et la politique décide
+//! quand, comme pour une opération rejouable. L'écriture, sa relecture et sa réémission forment
+//! une [`Etape`] : elles partagent un seul budget (tentatives et échéance), si bien qu'un accroc
+//! isolé n'arrête jamais l'étape, et qu'une panne durable l'arrête sur une raison de la politique.
+//!
 //! Ce que la boucle ne fait pas : interrompre une tentative en cours. Abandonner un envoi au
 //! milieu rendrait son issue inconnue sans que l'appelant le sache ; c'est donc la tentative
 //! elle-même (le transport) qui porte son délai ([`PolitiqueReessai::delai_prochaine_tentative`])
@@ -12,6 +19,8 @@
 //! un succès.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use super::budget::{BudgetReessai, SansBudget};
@@ -79,6 +88,56 @@ pub struct Issue<T> {
     pub tentatives: u32,
 }
 
+/// Une étape : les émissions qui partagent un seul budget de la politique (tentatives comptées
+/// ensemble, échéance depuis la première). Une écriture non rejouable, la relecture qui lève son
+/// issue inconnue et sa réémission en sont une ; une émission ordinaire en est une à elle seule.
+/// Se clone à bas coût : les clones désignent la même étape.
+#[derive(Debug, Clone, Default)]
+pub struct Etape(Arc<EtatEtape>);
+
+#[derive(Debug, Default)]
+struct EtatEtape {
+    tentatives: AtomicU32,
+    /// Instant (de l'horloge des opérations) de la première tentative.
+    debut: OnceLock<Duration>,
+}
+
+impl Etape {
+    /// Une étape neuve, sans tentative.
+    pub fn nouvelle() -> Self {
+        Etape::default()
+    }
+
+    /// Tentatives lancées dans l'étape, toutes émissions confondues.
+    pub fn tentatives(&self) -> u32 {
+        self.0.tentatives.load(Ordering::Relaxed)
+    }
+
+    /// Le début de l'étape, fixé à `maintenant` par la première émission.
+    fn debut(&self, maintenant: Duration) -> Duration {
+        *self.0.debut.get_or_init(|| maintenant)
+    }
+
+    /// Réserve la tentative suivante de l'étape et rend son numéro.
+    fn prochaine(&self) -> u32 {
+        self.0
+            .tentatives
+            .fetch_add(1, Ordering::Relaxed)
+            .saturating_add(1)
+    }
+}
+
+/// Ce que la relecture de la destination dit d'une écriture partie sans réponse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Releve<T> {
+    /// L'écriture a eu lieu ; voici ce qu'elle aurait rendu.
+    Faite(T),
+    /// L'écriture n'a pas eu lieu : la réémettre est sans risque.
+    Nulle,
+    /// La relecture n'a pas pu trancher (destination injoignable, réponse ambiguë).
+    Inconnue,
+}
+
 /// Exécute `tentative(1)`, `tentative(2)`… sous la `politique`, jusqu'à un arrêt.
 ///
 /// Avant chaque attente, l'`observateur` est prévenu de la prochaine tentative et de l'attente.
@@ -122,13 +181,61 @@ pub async fn executer_sous_budget<T, F, Fut>(
     observateur: &dyn ObservateurReessai,
     annulation: &Annulation,
     budget: &dyn BudgetReessai,
-    mut tentative: F,
+    tentative: F,
 ) -> Issue<T>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = ReponseApi<T>>,
 {
-    let debut = temporisateur.maintenant();
+    executer_reconcilie(
+        politique,
+        op,
+        temporisateur,
+        alea,
+        observateur,
+        annulation,
+        budget,
+        &Etape::nouvelle(),
+        tentative,
+        None::<fn(Etape) -> std::future::Ready<Releve<T>>>,
+    )
+    .await
+}
+
+/// Comme [`executer_sous_budget`], dans le budget d'une [`Etape`] (déjà entamée peut-être par
+/// d'autres émissions), et avec une relecture pour une écriture non rejouable.
+///
+/// Quand la politique conclut à une issue inconnue et qu'une `relecture` est fournie, elle est
+/// appelée avec l'étape (ses propres émissions y puisent) :
+/// - [`Releve::Faite`] : l'écriture a eu lieu, l'opération est un succès ;
+/// - [`Releve::Nulle`] : rien n'a eu lieu ; la réponse est alors jugée comme celle d'une
+///   opération rejouable (attente du backoff ou du `Retry-After`, tentatives et échéance de
+///   l'étape), puis l'écriture repart ;
+/// - [`Releve::Inconnue`] : arrêt sur l'issue inconnue.
+///
+/// Une seule décision est journalisée par tentative ratée (l'issue inconnue levée par une
+/// relecture qui trouve l'écriture faite, le rejeu après une relecture qui la trouve nulle, ou
+/// l'arrêt) ; la relecture a les siennes.
+#[allow(clippy::too_many_arguments)]
+pub async fn executer_reconcilie<T, F, Fut, R, RFut>(
+    politique: &PolitiqueReessai,
+    op: &Operation<'_>,
+    temporisateur: &impl Temporisateur,
+    alea: &impl SourceAlea,
+    observateur: &dyn ObservateurReessai,
+    annulation: &Annulation,
+    budget: &dyn BudgetReessai,
+    etape: &Etape,
+    mut tentative: F,
+    mut relecture: Option<R>,
+) -> Issue<T>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = ReponseApi<T>>,
+    R: FnMut(Etape) -> RFut,
+    RFut: Future<Output = Releve<T>>,
+{
+    let debut = etape.debut(temporisateur.maintenant());
     let ecoule = || temporisateur.maintenant().saturating_sub(debut);
     let journal = Journal {
         politique,
@@ -141,33 +248,72 @@ where
             a_pu_atteindre: false,
             detail: "annulé avant le premier envoi".to_owned(),
         };
-        return journal.arreter(reponse, RaisonArret::Annule, 0, ecoule());
+        return journal.arreter(reponse, RaisonArret::Annule, etape.tentatives(), ecoule());
     }
 
-    let mut numero: u32 = 1;
     loop {
+        let numero = etape.prochaine();
         let reponse = tentative(numero).await;
         if reponse.est_succes() {
             budget.noter_succes();
         } else if reponse.est_reessayable() {
             budget.noter_echec();
         }
-        let ecoule_decision = ecoule();
-        let decision = politique.decider(
+        let mut ecoule_decision = ecoule();
+        let mut decision = politique.decider(
             &reponse,
             op.rejouabilite,
-            numero,
+            etape.tentatives(),
             ecoule_decision,
             alea.tirer(),
         );
+        if decision
+            == (Decision::Arreter {
+                raison: RaisonArret::IssueInconnue,
+            })
+            && !annulation.est_annulee()
+            && let Some(relire) = relecture.as_mut()
+        {
+            match relire(etape.clone()).await {
+                // La tentative a bien fini sur une issue inconnue (c'est sa décision au
+                // journal), que la relecture a levée : l'écriture est faite.
+                Releve::Faite(valeur) => {
+                    journal.noter(
+                        &reponse,
+                        numero,
+                        ecoule_decision,
+                        None,
+                        Some(RaisonArret::IssueInconnue),
+                    );
+                    return Issue {
+                        reponse: ReponseApi::Succes(valeur),
+                        raison: RaisonArret::Succes,
+                        tentatives: etape.tentatives(),
+                    };
+                }
+                Releve::Nulle => {
+                    tracing::info!(
+                        methode = op.methode,
+                        cible = op.cible,
+                        "relecture : l'écriture n'a pas eu lieu, elle peut repartir"
+                    );
+                    ecoule_decision = ecoule();
+                    decision = politique.decider(
+                        &reponse,
+                        Rejouabilite::Rejouable,
+                        etape.tentatives(),
+                        ecoule_decision,
+                        alea.tirer(),
+                    );
+                }
+                Releve::Inconnue => {}
+            }
+        }
         let (prochaine, attente) = match decision {
             Decision::Arreter { raison } => {
-                return journal.arreter(reponse, raison, numero, ecoule_decision);
+                return journal.arreter(reponse, raison, etape.tentatives(), ecoule_decision);
             }
-            Decision::Rejouer {
-                tentative: prochaine,
-                attente,
-            } => (prochaine, attente),
+            Decision::Rejouer { attente, .. } => (etape.tentatives().saturating_add(1), attente),
         };
         // Annulée pendant la tentative : sa réponse (réessayable) est gardée, on ne rejoue pas.
         if annulation.est_annulee() {
@@ -209,7 +355,6 @@ where
                 ecoule_reveil,
             );
         }
-        numero = prochaine;
     }
 }
 
@@ -303,6 +448,7 @@ fn tracer(d: &DecisionJournalisee) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reessai::budget::SansBudget;
     use crate::reessai::politique::{Profil, Reglages};
     use crate::reessai::retry_after::attente_demandee;
     use crate::reessai::temporisateur::{
@@ -932,6 +1078,142 @@ mod tests {
         assert_eq!(issue.raison, RaisonArret::Succes);
         assert_eq!(script.numeros(), [1, 2, 3]);
         assert_eq!(horloge.attentes(), [MS(375), S(2)]);
+    }
+
+    /// L'écriture rate (500 : issue inconnue) ; la relecture, émise dans la même étape, prouve
+    /// qu'elle n'a pas eu lieu ; l'écriture repart après l'attente du backoff et réussit.
+    #[tokio::test]
+    async fn ecriture_prouvee_nulle_reemise_dans_le_budget_de_l_etape() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut script = Script::new(
+            &horloge,
+            vec![refuse(500, None), ReponseApi::Succes("créée")],
+        );
+        let temoin = Temoin::new(&horloge);
+        let relectures = Mutex::new(0);
+        let politique = insistant();
+        let etape = Etape::nouvelle();
+        let issue = executer_reconcilie(
+            &politique,
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &temoin,
+            &Annulation::new(),
+            &SansBudget,
+            &etape,
+            |n| script.appeler(n),
+            Some(|etape: Etape| {
+                *relectures.lock().expect("verrou") += 1;
+                let politique = &politique;
+                let horloge = &horloge;
+                async move {
+                    let lu = executer_reconcilie(
+                        politique,
+                        &PUT,
+                        horloge,
+                        &AleaFixe(0.5),
+                        &ObservateurMuet,
+                        &Annulation::new(),
+                        &SansBudget,
+                        &etape,
+                        |_| ready(ReponseApi::Succes(false)),
+                        None::<fn(Etape) -> Ready<Releve<bool>>>,
+                    )
+                    .await;
+                    match lu.reponse {
+                        ReponseApi::Succes(false) => Releve::Nulle,
+                        _ => Releve::Inconnue,
+                    }
+                }
+            }),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(issue.reponse, ReponseApi::Succes("créée"));
+        assert_eq!(
+            script.numeros(),
+            [1, 3],
+            "la relecture a pris la tentative 2"
+        );
+        assert_eq!(*relectures.lock().expect("verrou"), 1);
+        assert_eq!(etape.tentatives(), 3);
+        // Une attente de backoff avant la réémission, comme pour une opération rejouable après
+        // deux tentatives (l'écriture et sa relecture).
+        assert_eq!(horloge.attentes(), [MS(750)]);
+        let ratees: Vec<_> = temoin
+            .decisions()
+            .into_iter()
+            .filter(|d| d.raison != Some(RaisonArret::Succes))
+            .collect();
+        assert_eq!(
+            ratees.len(),
+            1,
+            "une décision par tentative ratée : {ratees:?}"
+        );
+        assert_eq!(ratees[0].attente, Some(MS(750)));
+    }
+
+    #[tokio::test]
+    async fn ecriture_toujours_nulle_s_arrete_sur_la_politique() {
+        let horloge = HorlogeVirtuelle::new();
+        let mut ecritures = 0;
+        let etape = Etape::nouvelle();
+        let issue: Issue<()> = executer_reconcilie(
+            &insistant(),
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            &SansBudget,
+            &etape,
+            |_| {
+                ecritures += 1;
+                ready(refuse(500, None).map(|_| ()))
+            },
+            Some(|_| ready(Releve::Nulle)),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::TentativesEpuisees);
+        assert_eq!((ecritures, issue.tentatives), (7, 7));
+    }
+
+    #[tokio::test]
+    async fn ecriture_faite_ou_inconnue_selon_la_relecture() {
+        let horloge = HorlogeVirtuelle::new();
+        let issue = executer_reconcilie(
+            &insistant(),
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            &SansBudget,
+            &Etape::nouvelle(),
+            |_| ready(injoignable(true)),
+            Some(|_| ready(Releve::Faite("retrouvée"))),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(issue.reponse, ReponseApi::Succes("retrouvée"));
+        assert!(horloge.attentes().is_empty());
+
+        let issue = executer_reconcilie(
+            &insistant(),
+            &POST,
+            &horloge,
+            &AleaFixe(0.5),
+            &ObservateurMuet,
+            &Annulation::new(),
+            &SansBudget,
+            &Etape::nouvelle(),
+            |_| ready(injoignable(true)),
+            Some(|_| ready(Releve::Inconnue)),
+        )
+        .await;
+        assert_eq!(issue.raison, RaisonArret::IssueInconnue);
+        assert_eq!(issue.tentatives, 1);
     }
 
     /// Une horloge dont les attentes durent plus que demandé (portable en veille).

@@ -61,10 +61,13 @@ impl SeauJetons {
 }
 
 impl Default for SeauJetons {
-    /// 100 jetons, un dixième rendu par succès : 50 échecs de suite suspendent les réessais,
-    /// dix succès en rendent un.
+    /// 100 jetons, trois dixièmes rendus par succès : 50 échecs de suite suspendent les
+    /// réessais. Le seau ne se vide que si plus d'une requête sur quatre échoue durablement
+    /// (0,3 rendu par succès contre 1 retiré par échec : seuil à 0,3 / 1,3 ≈ 23 %) : un lien
+    /// mobile qui perd 15 % des requêtes garde tous ses réessais, un service qui refuse tout
+    /// n'est pas martelé. (gRPC rend un dixième, ce qui rationne dès 9 % d'échecs.)
     fn default() -> Self {
-        SeauJetons::nouveau(100.0, 0.1)
+        SeauJetons::nouveau(100.0, 0.3)
     }
 }
 
@@ -109,6 +112,25 @@ mod tests {
             s.noter_echec();
         }
         assert_eq!(s.jetons(), 0.0, "jamais négatif");
+    }
+
+    #[test]
+    fn quinze_pour_cent_d_echecs_ne_vident_pas_le_seau() {
+        let s = SeauJetons::default();
+        // 10 000 requêtes, une sur sept en échec (≈ 14 %), régulièrement réparties.
+        for i in 0..10_000 {
+            if i % 7 == 0 {
+                s.noter_echec();
+            } else {
+                s.noter_succes();
+            }
+            assert!(s.reessai_permis(), "seau vidé à la requête {i}");
+        }
+        // Un service qui refuse tout : rationné après 50 échecs.
+        for _ in 0..50 {
+            s.noter_echec();
+        }
+        assert!(!s.reessai_permis());
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! - [`PolitiqueReessai::decider`], pure, rend une [`Decision`] ;
 //! - [`executer`] émet, décide, annonce, attend et journalise, sous [`Temporisateur`],
 //!   [`SourceAlea`] et [`Annulation`] injectés ; [`executer_sous_budget`] soumet en plus chaque
-//!   réessai au budget global d'un passage ([`SeauJetons`]).
+//!   réessai au budget global d'un passage ([`SeauJetons`]) ; [`executer_reconcilie`] réémet une
+//!   écriture non rejouable dont une relecture a prouvé qu'elle n'a pas eu lieu, dans le budget
+//!   d'une seule [`Etape`].
 //!
 //! ```no_run
 //! # async fn exemple() -> Result<(), Box<dyn std::error::Error>> {
@@ -51,8 +53,8 @@ mod retry_after;
 mod temporisateur;
 
 pub use boucle::{
-    DecisionJournalisee, Issue, ObservateurMuet, ObservateurReessai, Operation, executer,
-    executer_sous_budget,
+    DecisionJournalisee, Etape, Issue, ObservateurMuet, ObservateurReessai, Operation, Releve,
+    executer, executer_reconcilie, executer_sous_budget,
 };
 pub use budget::{BudgetReessai, SansBudget, SeauJetons};
 pub use politique::{

@@ -15,8 +15,10 @@
 //! 1. succès → arrêt ; réponse non réessayable (4xx) → refus définitif ;
 //! 2. opération non rejouable dont la requête a pu être traitée → issue inconnue, à réconcilier ;
 //! 3. nombre de tentatives atteint → épuisé ;
-//! 4. attente = `Retry-After` s'il y en a un (il fait autorité, n'est pas plafonné), sinon backoff
-//!    exponentiel plafonné à gigue égale ;
+//! 4. attente = `Retry-After` s'il y en a un (il fait autorité, n'est pas plafonné, mais ne
+//!    descend pas sous le plancher : la première attente du backoff, pour qu'un `Retry-After: 0`
+//!    ne fasse pas partir toutes les tentatives en rafale), sinon backoff exponentiel plafonné à
+//!    gigue égale ;
 //! 5. échéance : on n'attend que s'il restera ensuite le temps d'une tentative utile, et on ne
 //!    raccourcit jamais un `Retry-After` pour le faire tenir.
 
@@ -544,7 +546,12 @@ impl PolitiqueReessai {
             return arreter(RaisonArret::TentativesEpuisees);
         }
         let retry_after = reponse.retry_after();
-        let attente = retry_after.unwrap_or_else(|| self.attente_backoff(tentative_faite, alea));
+        let attente = match retry_after {
+            // Le serveur fait autorité au-dessus du plancher : `Retry-After: 0` répété ferait
+            // sinon partir sept tentatives en un quart de seconde.
+            Some(demandee) => demandee.max(self.attente_backoff(1, alea)),
+            None => self.attente_backoff(tentative_faite, alea),
+        };
         if let Some(reste) = self.budget_restant(ecoule) {
             if reste.is_zero() {
                 return arreter(RaisonArret::EcheanceDepassee);
@@ -708,6 +715,25 @@ mod tests {
     }
 
     #[test]
+    fn retry_after_nul_garde_le_plancher_du_backoff() {
+        let p = insistant();
+        for tentative in 1..7 {
+            let Decision::Rejouer { attente, .. } =
+                rejouable(&p, &refuse(503, Some(S(0))), tentative, S(0))
+            else {
+                panic!("un 503 se rejoue");
+            };
+            // Plancher : la première attente du backoff (0,25 + 0,5 × 0,25 s), jamais zéro.
+            assert_eq!(attente, MS(375), "tentative {tentative}");
+        }
+        // Au-dessus du plancher, le serveur fait autorité, même sous le backoff courant.
+        assert!(matches!(
+            rejouable(&p, &refuse(503, Some(S(1))), 6, S(0)),
+            Decision::Rejouer { attente, .. } if attente == S(1)
+        ));
+    }
+
+    #[test]
     fn tentatives_epuisees() {
         let p = insistant();
         assert!(matches!(
@@ -747,10 +773,17 @@ mod tests {
             arret(RaisonArret::IssueInconnue)
         );
         assert_eq!(
-            decider(&refuse(503, Some(S(1)))),
+            decider(&refuse(502, Some(S(1)))),
             arret(RaisonArret::IssueInconnue)
         );
-        // Rien n'est parti, ou 429 : aucun risque de doublon, on rejoue.
+        // Rien n'est parti, ou 429, ou 503 (« pas traité ») : aucun risque de doublon, on rejoue.
+        assert_eq!(
+            decider(&refuse(503, Some(S(1)))),
+            Decision::Rejouer {
+                tentative: 2,
+                attente: S(1)
+            }
+        );
         assert!(matches!(
             decider(&injoignable(false)),
             Decision::Rejouer { tentative: 2, .. }
@@ -859,8 +892,9 @@ mod tests {
                 S(30),
             ),
             (attente_demandee(Some("1"), Some("12500"), m), MS(12_500)),
-            // Plus court que le backoff : il le remplace aussi.
-            (attente_demandee(Some("0"), None, m), S(0)),
+            // Plus court que le backoff : il le remplace aussi, mais pas sous le plancher (la
+            // première attente du backoff).
+            (attente_demandee(Some("0"), None, m), MS(375)),
         ];
         for (retry_after, attendu) in cas {
             for statut in [429, 503] {
@@ -897,13 +931,13 @@ mod tests {
                 "{valeur:?}"
             );
         }
-        // Date passée : le serveur ne demande plus d'attendre.
+        // Date passée : le serveur ne demande plus d'attendre ; reste le plancher.
         let passee = attente_demandee(Some("Sat, 05 Nov 1994 08:49:37 GMT"), None, maintenant());
         assert_eq!(
             rejouable(&p, &refuse(503, passee), 2, S(0)),
             Decision::Rejouer {
                 tentative: 3,
-                attente: Duration::ZERO
+                attente: MS(375)
             }
         );
     }

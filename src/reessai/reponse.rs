@@ -12,6 +12,10 @@
 //! - [`ReponseApi::a_pu_etre_traitee`] : le serveur a-t-il pu appliquer la requête ? C'est ce qui
 //!   décide, pour une opération non idempotente, entre « rejouable sans risque » et « issue
 //!   inconnue, à réconcilier » (règle 5, `seeds/001`).
+//!
+//! Une troisième, [`ReponseApi::serveur_a_repondu`], sert la pause réseau : une réponse
+//! illisible ou un délai d'attente du corps dépassé viennent du serveur, ils ne disent pas que
+//! le réseau est coupé.
 
 use std::time::Duration;
 
@@ -21,6 +25,14 @@ const PREMIER_STATUT_SERVEUR: u16 = 500;
 const DERNIER_STATUT_SERVEUR: u16 = 599;
 /// « Too Many Requests » : le serveur demande de ralentir, sans avoir traité la requête.
 const STATUT_TROP_DE_REQUETES: u16 = 429;
+/// « Service Unavailable » : le serveur refuse la requête sans la traiter (S3 `SlowDown`,
+/// service en maintenance). Seul 5xx qui dise « pas traité » : un 500 peut survenir après
+/// l'écriture, un 502 ou un 504 vient d'un relais alors que l'amont a pu traiter.
+const STATUT_INDISPONIBLE: u16 = 503;
+/// « Request Timeout » : un mandataire ou le serveur a attendu le corps trop longtemps.
+const STATUT_DELAI_REQUETE: u16 = 408;
+/// Le code d'erreur S3 du corps qui a calé (rendu avec un statut 400, pas 408).
+const CODE_S3_DELAI_REQUETE: &str = "RequestTimeout";
 
 /// Issue d'une émission vers la plateforme ou le compartiment S3.
 ///
@@ -50,9 +62,49 @@ pub enum ReponseApi<T> {
         /// Description lisible, sans secret.
         detail: String,
     },
+    /// Le serveur a répondu, mais sa réponse est inexploitable : corps malformé, tronqué, trop
+    /// grand, champ attendu absent. Le serveur a reçu la requête et a pu la traiter ; le réseau,
+    /// lui, marche : ce n'est pas une coupure.
+    Illisible {
+        /// Statut HTTP de la réponse illisible (souvent un 2xx).
+        statut: u16,
+        /// La cause (message du décodeur, du SDK), sans secret.
+        detail: String,
+    },
+    /// Le serveur a renoncé à attendre la requête avant de la traiter : `408 Request Timeout`
+    /// (un mandataire, un équilibreur) ou le `400 RequestTimeout` de S3 (corps qui a calé une
+    /// vingtaine de secondes). C'est un incident du lien, pas un refus : rien n'a été traité.
+    Expire {
+        /// Statut HTTP reçu (408, ou 400 pour S3).
+        statut: u16,
+        /// Description lisible, sans secret.
+        detail: String,
+    },
 }
 
 impl<T> ReponseApi<T> {
+    /// Le refus d'un serveur, classé d'après son statut et, pour S3, son code d'erreur : un
+    /// délai d'attente du corps dépassé ([`ReponseApi::Expire`]) n'est pas un refus de la
+    /// requête. Les transports construisent leurs refus ici, et nulle part ailleurs.
+    pub fn refus(
+        statut: u16,
+        code: Option<&str>,
+        retry_after: Option<Duration>,
+        detail: String,
+    ) -> Self {
+        let expire = statut == STATUT_DELAI_REQUETE
+            || (statut == 400 && code == Some(CODE_S3_DELAI_REQUETE));
+        if expire {
+            ReponseApi::Expire { statut, detail }
+        } else {
+            ReponseApi::Refuse {
+                statut,
+                retry_after,
+                detail,
+            }
+        }
+    }
+
     /// Vrai si la réponse autorise techniquement un nouvel essai.
     ///
     /// Cela ne dit pas que l'opération est sûre à rejouer : c'est une décision d'appelant
@@ -63,6 +115,11 @@ impl<T> ReponseApi<T> {
             ReponseApi::Succes(_) => false,
             // Un accroc réseau est, par nature, transitoire sur le terrain.
             ReponseApi::Injoignable { .. } => true,
+            // Un corps qui a calé sur un lien mobile passera au prochain essai.
+            ReponseApi::Expire { .. } => true,
+            // Une réponse tronquée ou abîmée par un relais peut arriver entière la fois
+            // suivante ; une écriture non rejouable, elle, sera d'abord réconciliée.
+            ReponseApi::Illisible { .. } => true,
             // 429 : le serveur demande de repasser plus tard. 5xx : indisponibilité du service,
             // qui peut se rétablir. Tout autre statut (4xx : nom, droits, jeton, URL expirée)
             // échouera de la même façon au second essai.
@@ -80,13 +137,25 @@ impl<T> ReponseApi<T> {
             ReponseApi::Succes(_) => true,
             // Rien n'est parti (connexion refusée, DNS) : le serveur n'a rien pu faire.
             ReponseApi::Injoignable { a_pu_atteindre, .. } => *a_pu_atteindre,
+            // Le serveur a répondu quelque chose : il a pu agir avant de le dire mal.
+            ReponseApi::Illisible { .. } => true,
+            // Le serveur a renoncé avant d'avoir le corps entier.
+            ReponseApi::Expire { .. } => false,
             ReponseApi::Refuse { statut, .. } => {
                 // Un 5xx ne garantit pas que rien n'a été appliqué : un 500 peut survenir après
-                // l'écriture, un 502/504 vient d'un relais alors que l'amont a pu traiter.
-                // Un 429 ou un autre 4xx est un refus explicite, avant traitement.
-                (PREMIER_STATUT_SERVEUR..=DERNIER_STATUT_SERVEUR).contains(statut)
+                // l'écriture, un 502/504 vient d'un relais alors que l'amont a pu traiter. Un
+                // 503 dit « pas traité » (S3 `SlowDown`, maintenance), comme un 429 ou un autre
+                // 4xx, refus explicites avant traitement.
+                *statut != STATUT_INDISPONIBLE
+                    && (PREMIER_STATUT_SERVEUR..=DERNIER_STATUT_SERVEUR).contains(statut)
             }
         }
+    }
+
+    /// Vrai si la réponse vient du serveur (succès, refus, réponse illisible, délai du corps
+    /// dépassé) : le réseau marche, quoi qu'elle dise. Faux pour [`ReponseApi::Injoignable`].
+    pub fn serveur_a_repondu(&self) -> bool {
+        !matches!(self, ReponseApi::Injoignable { .. })
     }
 
     /// Vrai pour [`ReponseApi::Succes`].
@@ -94,10 +163,13 @@ impl<T> ReponseApi<T> {
         matches!(self, ReponseApi::Succes(_))
     }
 
-    /// Statut HTTP reçu, s'il y en a un (seulement pour [`ReponseApi::Refuse`]).
+    /// Statut HTTP d'un échec venu du serveur (refus, réponse illisible, délai du corps
+    /// dépassé) ; `None` pour un succès ou une réponse jamais reçue.
     pub fn statut(&self) -> Option<u16> {
         match self {
-            ReponseApi::Refuse { statut, .. } => Some(*statut),
+            ReponseApi::Refuse { statut, .. }
+            | ReponseApi::Illisible { statut, .. }
+            | ReponseApi::Expire { statut, .. } => Some(*statut),
             ReponseApi::Succes(_) | ReponseApi::Injoignable { .. } => None,
         }
     }
@@ -106,7 +178,7 @@ impl<T> ReponseApi<T> {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             ReponseApi::Refuse { retry_after, .. } => *retry_after,
-            ReponseApi::Succes(_) | ReponseApi::Injoignable { .. } => None,
+            _ => None,
         }
     }
 
@@ -114,9 +186,10 @@ impl<T> ReponseApi<T> {
     pub fn detail(&self) -> Option<&str> {
         match self {
             ReponseApi::Succes(_) => None,
-            ReponseApi::Injoignable { detail, .. } | ReponseApi::Refuse { detail, .. } => {
-                Some(detail)
-            }
+            ReponseApi::Injoignable { detail, .. }
+            | ReponseApi::Refuse { detail, .. }
+            | ReponseApi::Illisible { detail, .. }
+            | ReponseApi::Expire { detail, .. } => Some(detail),
         }
     }
 
@@ -124,7 +197,7 @@ impl<T> ReponseApi<T> {
     pub fn succes(self) -> Option<T> {
         match self {
             ReponseApi::Succes(valeur) => Some(valeur),
-            ReponseApi::Injoignable { .. } | ReponseApi::Refuse { .. } => None,
+            _ => None,
         }
     }
 
@@ -148,6 +221,8 @@ impl<T> ReponseApi<T> {
                 retry_after,
                 detail,
             },
+            ReponseApi::Illisible { statut, detail } => ReponseApi::Illisible { statut, detail },
+            ReponseApi::Expire { statut, detail } => ReponseApi::Expire { statut, detail },
         }
     }
 }
@@ -179,7 +254,7 @@ mod tests {
             assert!(refuse(statut).est_reessayable(), "{statut} devrait l'être");
         }
         for statut in [
-            0, 200, 304, 400, 401, 403, 404, 408, 409, 412, 422, 428, 430, 499, 600,
+            0, 200, 304, 400, 401, 403, 404, 409, 412, 422, 428, 430, 499, 600,
         ] {
             assert!(
                 !refuse(statut).est_reessayable(),
@@ -189,12 +264,62 @@ mod tests {
         assert!(!ReponseApi::Succes(()).est_reessayable());
     }
 
+    /// Le tableau de tous les statuts, de 100 à 599, construits comme le font les transports :
+    /// un changement de classement se voit ici d'un coup d'œil.
+    #[test]
+    fn tableau_des_statuts() {
+        let mut rejouables = Vec::new();
+        let mut pas_traites = Vec::new();
+        for statut in 100..600u16 {
+            let r = ReponseApi::<()>::refus(statut, None, None, String::new());
+            if r.est_reessayable() {
+                rejouables.push(statut);
+                if !r.a_pu_etre_traitee() {
+                    pas_traites.push(statut);
+                }
+            }
+        }
+        let mut attendus = vec![408, 429];
+        attendus.extend(500..600);
+        assert_eq!(rejouables, attendus);
+        assert_eq!(pas_traites, [408, 429, 503]);
+    }
+
+    #[test]
+    fn delai_du_corps_depasse_rejouable_sans_risque() {
+        // Le 400 RequestTimeout de S3 et le 408 d'un mandataire : rien n'a été traité.
+        for r in [
+            ReponseApi::<()>::refus(400, Some("RequestTimeout"), None, "cale".into()),
+            ReponseApi::<()>::refus(408, None, None, "cale".into()),
+        ] {
+            assert!(matches!(r, ReponseApi::Expire { .. }), "{r:?}");
+            assert!(r.est_reessayable() && !r.a_pu_etre_traitee());
+            assert!(r.serveur_a_repondu());
+        }
+        // Un autre 400 reste un refus définitif.
+        let r = ReponseApi::<()>::refus(400, Some("InvalidArgument"), None, String::new());
+        assert!(matches!(r, ReponseApi::Refuse { statut: 400, .. }));
+        assert!(!r.est_reessayable());
+    }
+
+    #[test]
+    fn une_reponse_illisible_vient_du_serveur() {
+        let r = ReponseApi::<()>::Illisible {
+            statut: 200,
+            detail: "XML inattendu".into(),
+        };
+        assert!(r.est_reessayable() && r.a_pu_etre_traitee() && r.serveur_a_repondu());
+        assert_eq!(r.statut(), Some(200));
+        assert!(!injoignable(true).serveur_a_repondu());
+    }
+
     #[test]
     fn traitement_possible_selon_la_variante() {
         assert!(injoignable(true).a_pu_etre_traitee());
         assert!(!injoignable(false).a_pu_etre_traitee());
         assert!(refuse(500).a_pu_etre_traitee());
-        assert!(refuse(503).a_pu_etre_traitee());
+        assert!(refuse(502).a_pu_etre_traitee());
+        assert!(!refuse(503).a_pu_etre_traitee());
         assert!(!refuse(429).a_pu_etre_traitee());
         assert!(!refuse(403).a_pu_etre_traitee());
         assert!(ReponseApi::Succes(()).a_pu_etre_traitee());

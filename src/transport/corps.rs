@@ -460,3 +460,68 @@ mod tests {
         assert!(crc32c_composite(&[1, 2]).ends_with("-2"));
     }
 }
+
+/// Le corps d'une réponse dépasse le plafond de lecture.
+#[derive(Debug, thiserror::Error)]
+#[error("réponse trop grande : plus de {0} octets")]
+pub struct CorpsTropGrand(pub usize);
+
+/// Un corps de réponse lu sous un plafond : au-delà de `max` octets, la lecture échoue
+/// ([`CorpsTropGrand`]) au lieu de tout charger en mémoire.
+pub struct CorpsPlafonne<B> {
+    inner: B,
+    lu: usize,
+    max: usize,
+}
+
+impl<B> CorpsPlafonne<B> {
+    pub fn nouveau(inner: B, max: usize) -> Self {
+        CorpsPlafonne { inner, lu: 0, max }
+    }
+}
+
+impl<B> Body for CorpsPlafonne<B>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if self.lu > self.max {
+            return Poll::Ready(None);
+        }
+        match std::task::ready!(Pin::new(&mut self.inner).poll_frame(cx)) {
+            Some(Ok(trame)) => {
+                if let Some(d) = trame.data_ref() {
+                    self.lu = self.lu.saturating_add(d.len());
+                    if self.lu > self.max {
+                        return Poll::Ready(Some(Err(Box::new(CorpsTropGrand(self.max)))));
+                    }
+                }
+                Poll::Ready(Some(Ok(trame)))
+            }
+            Some(Err(e)) => Poll::Ready(Some(Err(e.into()))),
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.lu > self.max || self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        // Pas de longueur annoncée au-delà du plafond : elle ne sera pas lue.
+        let mut h = SizeHint::new();
+        if let Some(n) = self.inner.size_hint().exact()
+            && n <= self.max as u64
+        {
+            h.set_exact(n);
+        }
+        h
+    }
+}

@@ -6,7 +6,10 @@
 //! SDK AWS sont coupés (`s3.rs`), sinon ils s'ajouteraient aux nôtres hors de tout budget.
 //!
 //! L'émetteur ajoute à la boucle de réessai ce qui touche au monde réel : le délai de chaque
-//! tentative, la coupure d'un transfert qui n'avance plus, et l'arrêt sur Ctrl-C.
+//! tentative, la coupure d'un transfert qui n'avance plus, l'arrêt sur Ctrl-C, et la pause
+//! globale quand le réseau tombe, avec la veille qui sonde son retour ([`Emetteur::veiller`],
+//! [`Emetteur::sous_veille`]) : toute commande qui déclare une pause la mène sous cette veille,
+//! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
 pub mod corps;
 pub mod reseau;
@@ -18,11 +21,35 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::reessai::{
-    AleaSysteme, Annulation, DecisionJournalisee, Issue, ObservateurReessai, Operation,
-    PolitiqueReessai, Profil, Rejouabilite, ReponseApi, SeauJetons, executer_sous_budget,
+    AleaSysteme, Annulation, DecisionJournalisee, Etape, Issue, ObservateurReessai, Operation,
+    PolitiqueReessai, Profil, Rejouabilite, Releve, ReponseApi, SeauJetons, SourceAlea,
+    TemporisateurTokio, executer, executer_reconcilie,
 };
 use corps::Progression;
 use reseau::{Reseau, TemporisateurHorsPause};
+
+/// Le plafond de tout corps de réponse lu en mémoire (API et S3) : une réponse de la
+/// plateforme ou du service tient en quelques centaines de Kio (une page de 100 participations,
+/// 1 000 parties d'un envoi). Au-delà, c'est une erreur du serveur ou une réponse hostile :
+/// « réponse trop grande », sans lire plus loin.
+pub const CORPS_REPONSE_MAX: usize = 4 * 1024 * 1024;
+
+/// Le détail d'une réponse dont le corps dépasse [`CORPS_REPONSE_MAX`].
+pub fn detail_reponse_trop_grande(statut: u16) -> String {
+    format!(
+        "réponse trop grande (statut {statut}, plus de {} Mio) : lecture abandonnée",
+        CORPS_REPONSE_MAX / (1024 * 1024)
+    )
+}
+
+/// La pause globale quand le réseau tombe.
+#[derive(Debug, Clone, Copy)]
+pub struct PauseReseau {
+    /// Échecs réseau de suite (sans réponse du serveur) qui déclarent le réseau coupé.
+    pub echecs: u32,
+    /// Au-delà, la coupure arrête le passage.
+    pub attente_max: Duration,
+}
 
 /// Réglages de l'émetteur.
 #[derive(Debug, Clone)]
@@ -33,9 +60,24 @@ pub struct ReglagesEmission {
     pub delai_tentative: Duration,
     /// Un corps qui n'avance plus depuis ce délai est coupé (la tentative échoue, rejouable).
     pub delai_blocage: Duration,
-    /// Échecs réseau de suite (sans réponse du serveur) qui déclarent le réseau coupé.
-    pub echecs_reseau: u32,
+    /// La pause réseau ; `None` : aucune, chaque émission s'arrête sur sa politique (commandes
+    /// ponctuelles, où quelqu'un attend la réponse).
+    pub pause: Option<PauseReseau>,
 }
+
+/// Ce que la veille du réseau annonce (la barre de progression, les lignes d'événements).
+pub trait AnnoncesReseau: Send + Sync {
+    /// Le réseau semble coupé : la prochaine sonde part dans `attente`.
+    fn reseau_indisponible(&self, attente: Duration);
+    /// La sonde a abouti : les émissions reprennent.
+    fn reseau_retabli(&self);
+}
+
+/// Attente entre deux sondes pendant une coupure : de 1 s à 30 s, doublée, jitterée.
+const SONDE_BASE: Duration = Duration::from_secs(1);
+const SONDE_PLAFOND: Duration = Duration::from_secs(30);
+/// Délai d'une sonde.
+const SONDE_DELAI: Duration = Duration::from_secs(10);
 
 /// Une émission : ce que l'appelant déclare.
 #[derive(Debug, Clone, Copy)]
@@ -93,7 +135,10 @@ pub struct Emetteur {
 
 impl Emetteur {
     pub fn nouveau(reglages: ReglagesEmission, annulation: Annulation) -> Self {
-        let reseau = Arc::new(Reseau::nouveau(reglages.echecs_reseau, annulation.clone()));
+        let reseau = Arc::new(Reseau::nouveau(
+            reglages.pause.map(|p| p.echecs),
+            annulation.clone(),
+        ));
         Emetteur {
             reglages,
             temporisateur: TemporisateurHorsPause::nouveau(Arc::clone(&reseau)),
@@ -109,9 +154,14 @@ impl Emetteur {
         &self.annulation
     }
 
-    /// L'état du réseau du passage (pour la sonde du moteur).
+    /// L'état du réseau du passage.
     pub fn reseau(&self) -> &Arc<Reseau> {
         &self.reseau
+    }
+
+    /// Au-delà de cette coupure, le passage s'arrête ; `None` sans pause réseau.
+    pub fn attente_reseau(&self) -> Option<Duration> {
+        self.reglages.pause.map(|p| p.attente_max)
     }
 
     fn retenir_jusqua(&self, attente: Duration) {
@@ -149,6 +199,36 @@ impl Emetteur {
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
+        self.emettre_dans(
+            &Etape::nouvelle(),
+            emission,
+            observateur,
+            en_vol,
+            tentative,
+            None::<fn(Etape) -> std::future::Ready<Releve<T>>>,
+        )
+        .await
+    }
+
+    /// Comme [`Emetteur::emettre`], dans le budget d'une étape (voir
+    /// [`executer_reconcilie`](crate::reessai::executer_reconcilie)) : une écriture non
+    /// rejouable partie sans réponse est relue par `relecture` (dont les émissions puisent dans
+    /// la même étape) et réémise si la relecture prouve qu'elle n'a pas eu lieu.
+    pub async fn emettre_dans<T, F, Fut, R, RFut>(
+        &self,
+        etape: &Etape,
+        emission: Emission<'_>,
+        observateur: &dyn ObservateurReessai,
+        en_vol: &EnVol,
+        tentative: F,
+        relecture: Option<R>,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+        R: FnMut(Etape) -> RFut,
+        RFut: Future<Output = Releve<T>>,
+    {
         let politique = match emission.profil {
             Profil::Insistant => &self.reglages.insistant,
             Profil::Bref => &self.reglages.bref,
@@ -161,7 +241,7 @@ impl Emetteur {
         // Un Mutex et non un RefCell : le futur doit rester `Send` (tâches du moteur).
         let tentative = Mutex::new(tentative);
         let tentative = &tentative;
-        let issue = executer_sous_budget(
+        let issue = executer_reconcilie(
             politique,
             &operation,
             &self.temporisateur,
@@ -169,6 +249,7 @@ impl Emetteur {
             observateur,
             &self.annulation,
             self.budget.as_ref(),
+            etape,
             |numero| async move {
                 loop {
                     if let Some(fin) = self.retenue() {
@@ -177,10 +258,21 @@ impl Emetteur {
                             () = tokio::time::sleep_until(fin) => {}
                         }
                     }
-                    if self.reseau.attendre_ouverture().await.is_err() {
+                    // La pause cède à Ctrl-C : rien n'est parti, l'annulation arrêtera la
+                    // boucle de réessai.
+                    let ouvert = tokio::select! {
+                        r = self.reseau.attendre_ouverture() => r.is_ok(),
+                        () = self.annulation.annulee() => false,
+                    };
+                    if !ouvert {
+                        let detail = if self.reseau.est_abandonne() {
+                            "réseau indisponible trop longtemps : passage arrêté"
+                        } else {
+                            "interrompu pendant la pause réseau"
+                        };
                         return ReponseApi::Injoignable {
                             a_pu_atteindre: false,
-                            detail: "réseau indisponible trop longtemps : passage arrêté".into(),
+                            detail: detail.into(),
                         };
                     }
                     let partie_a = std::time::Instant::now();
@@ -215,26 +307,124 @@ impl Emetteur {
                                 continue;
                             }
                         }
-                        ReponseApi::Refuse { retry_after, .. } => {
+                        // Le serveur a répondu, même mal (réponse illisible, corps qui a calé) :
+                        // le réseau marche.
+                        autre => {
                             self.reseau.noter_reponse(partie_a);
                             // Une attente au-delà de l'échéance arrête cette émission
                             // (`retry_after_depasse_echeance`) ; elle ne retient pas les autres
                             // pour autant : un Retry-After géant bloquerait toute la nuit.
-                            if let Some(a) = retry_after
-                                && politique.reglages().echeance().is_none_or(|e| *a <= e)
+                            if let Some(a) = autre.retry_after()
+                                && politique.reglages().echeance().is_none_or(|e| a <= e)
                             {
-                                self.retenir_jusqua(*a);
+                                self.retenir_jusqua(a);
                             }
                         }
-                        ReponseApi::Succes(_) => self.reseau.noter_reponse(partie_a),
                     }
                     return reponse;
                 }
             },
+            relecture,
         )
         .await;
         en_vol.finir();
         issue
+    }
+
+    /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
+    /// réseau : à chaque coupure déclarée, une sonde (`sonder`, profil BREF) part à intervalle
+    /// croissant, jitteré et plafonné (1 s à 30 s) ; au premier signe du serveur, même un refus,
+    /// le réseau rouvre ; au-delà de l'attente maximale, il est abandonné (les émissions en
+    /// attente s'arrêtent, et le passage avec elles). Ne rend la main qu'à l'annulation
+    /// (Ctrl-C), à l'abandon, ou tout de suite si l'émetteur n'a pas de pause.
+    pub async fn veiller<S, SFut>(
+        &self,
+        sonder: S,
+        annonces: &dyn AnnoncesReseau,
+        observateur: &dyn ObservateurReessai,
+    ) where
+        S: Fn() -> SFut,
+        SFut: Future<Output = ReponseApi<()>>,
+    {
+        let Some(pause) = self.reglages.pause else {
+            return;
+        };
+        let bref = &self.reglages.bref;
+        loop {
+            let coupe = tokio::select! {
+                c = self.reseau.attendre_coupure() => c,
+                () = self.annulation.annulee() => false,
+            };
+            if !coupe {
+                return;
+            }
+            let debut = std::time::Instant::now();
+            let mut rang: u32 = 0;
+            loop {
+                let enveloppe = SONDE_BASE
+                    .saturating_mul(1u32 << rang.min(16))
+                    .min(SONDE_PLAFOND);
+                let attente = enveloppe / 2 + enveloppe.mul_f64(AleaSysteme.tirer() / 2.0);
+                if debut.elapsed() + attente > pause.attente_max {
+                    self.reseau.abandonner();
+                    return;
+                }
+                annonces.reseau_indisponible(attente);
+                tokio::select! {
+                    () = self.annulation.annulee() => return,
+                    () = tokio::time::sleep(attente) => {}
+                }
+                let issue = executer(
+                    bref,
+                    &Operation {
+                        methode: "SONDE",
+                        cible: "destination",
+                        rejouabilite: Rejouabilite::Rejouable,
+                    },
+                    &TemporisateurTokio::new(),
+                    &AleaSysteme,
+                    observateur,
+                    &self.annulation,
+                    |_| async {
+                        tokio::time::timeout(SONDE_DELAI, sonder())
+                            .await
+                            .unwrap_or_else(|_| ReponseApi::Injoignable {
+                                a_pu_atteindre: true,
+                                detail: "sonde sans réponse".into(),
+                            })
+                    },
+                )
+                .await;
+                if issue.reponse.serveur_a_repondu() {
+                    self.reseau.rouvrir();
+                    annonces.reseau_retabli();
+                    break;
+                }
+                rang = rang.saturating_add(1);
+            }
+        }
+    }
+
+    /// Mène `travail` sous la veille du réseau ([`Emetteur::veiller`]) et rend son résultat.
+    /// Si la veille s'arrête avant (Ctrl-C, réseau abandonné), le travail est mené à son terme :
+    /// ses émissions voient l'annulation et s'arrêtent d'elles-mêmes, le plan tenu à jour.
+    pub async fn sous_veille<T, S, SFut>(
+        &self,
+        travail: impl Future<Output = T>,
+        sonder: S,
+        annonces: &dyn AnnoncesReseau,
+        observateur: &dyn ObservateurReessai,
+    ) -> T
+    where
+        S: Fn() -> SFut,
+        SFut: Future<Output = ReponseApi<()>>,
+    {
+        let mut travail = std::pin::pin!(travail);
+        tokio::select! {
+            biased;
+            r = &mut travail => r,
+            () = self.veiller(sonder, annonces, observateur) => travail.await,
+        }
     }
 
     /// Une tentative : délai, corps bloqué, Ctrl-C.

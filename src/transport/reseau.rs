@@ -39,7 +39,8 @@ struct Compte {
 /// L'état du réseau, partagé par toutes les émissions d'un passage.
 #[derive(Debug)]
 pub struct Reseau {
-    seuil: u32,
+    /// `None` : jamais de pause, chaque émission s'arrête sur sa politique.
+    seuil: Option<u32>,
     etat: watch::Sender<Etat>,
     compte: Mutex<Compte>,
     annulation: Annulation,
@@ -50,11 +51,11 @@ pub struct Reseau {
 pub struct ReseauAbandonne;
 
 impl Reseau {
-    /// `seuil` échecs réseau de suite déclarent la coupure ; `annulation` est déclenchée si le
-    /// réseau est abandonné (les attentes en cours s'arrêtent aussitôt).
-    pub fn nouveau(seuil: u32, annulation: Annulation) -> Self {
+    /// `seuil` échecs réseau de suite déclarent la coupure (`None` : jamais) ; `annulation` est
+    /// déclenchée si le réseau est abandonné (les attentes en cours s'arrêtent aussitôt).
+    pub fn nouveau(seuil: Option<u32>, annulation: Annulation) -> Self {
         Reseau {
-            seuil: seuil.max(1),
+            seuil: seuil.map(|s| s.max(1)),
             etat: watch::Sender::new(Etat::Ouvert),
             compte: Mutex::new(Compte {
                 echecs_consecutifs: 0,
@@ -87,7 +88,9 @@ impl Reseau {
             c.serie_depuis = Some(Instant::now());
         }
         c.echecs_consecutifs = c.echecs_consecutifs.saturating_add(1);
-        if c.echecs_consecutifs >= self.seuil && *self.etat.borrow() == Etat::Ouvert {
+        if self.seuil.is_some_and(|s| c.echecs_consecutifs >= s)
+            && *self.etat.borrow() == Etat::Ouvert
+        {
             c.coupe_depuis = Some(Instant::now());
             self.etat.send_replace(Etat::Coupe);
             tracing::info!(
@@ -193,7 +196,7 @@ mod tests {
 
     #[tokio::test]
     async fn coupure_apres_le_seuil_puis_reouverture() {
-        let r = Reseau::nouveau(3, Annulation::new());
+        let r = Reseau::nouveau(Some(3), Annulation::new());
         let avant = Instant::now();
         assert!(!r.noter_injoignable());
         // Une réponse à une requête partie avant l'échec ne remet pas le compte à zéro…
@@ -218,10 +221,19 @@ mod tests {
         assert!(!r.noter_injoignable(), "le compte repart de zéro");
     }
 
+    #[test]
+    fn sans_pause_jamais_coupe() {
+        let r = Reseau::nouveau(None, Annulation::new());
+        for _ in 0..1000 {
+            assert!(!r.noter_injoignable());
+        }
+        assert!(!r.est_coupe());
+    }
+
     #[tokio::test]
     async fn abandon_libere_les_attentes_et_annule() {
         let annulation = Annulation::new();
-        let r = std::sync::Arc::new(Reseau::nouveau(1, annulation.clone()));
+        let r = std::sync::Arc::new(Reseau::nouveau(Some(1), annulation.clone()));
         r.noter_injoignable();
         let r2 = std::sync::Arc::clone(&r);
         let attente = tokio::spawn(async move { r2.attendre_ouverture().await.is_err() });
@@ -234,7 +246,7 @@ mod tests {
 
     #[tokio::test]
     async fn la_pause_ne_compte_pas_dans_l_horloge_des_operations() {
-        let r = std::sync::Arc::new(Reseau::nouveau(1, Annulation::new()));
+        let r = std::sync::Arc::new(Reseau::nouveau(Some(1), Annulation::new()));
         let t = TemporisateurHorsPause::nouveau(std::sync::Arc::clone(&r));
         r.noter_injoignable();
         std::thread::sleep(Duration::from_millis(30));

@@ -5,7 +5,9 @@
 //! contre les flux bloqués est la nôtre, réglable, dans `transport::Emetteur`), et ne calcule
 //! pas de somme en fin de flux (`WhenRequired`) : nous envoyons la somme CRC32C dans l'en-tête,
 //! ce que tous les services compatibles S3 comprennent, là où l'envoi « aws-chunked » à somme
-//! finale n'est pas partout accepté.
+//! finale n'est pas partout accepté. Tout corps de réponse est lu sous un plafond
+//! ([`CORPS_REPONSE_MAX`], par un intercepteur du SDK) : une réponse démesurée est dite « trop
+//! grande » au lieu d'être chargée en mémoire.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -22,8 +24,8 @@ use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{ChecksumAlgorithm, ChecksumMode, CompletedMultipartUpload, CompletedPart};
 
-use super::corps::{CorpsFichier, Progression, crc32c_base64};
-use super::expurger;
+use super::corps::{CorpsFichier, CorpsPlafonne, CorpsTropGrand, Progression, crc32c_base64};
+use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::DestinationS3;
 use crate::reessai::{ReponseApi, attente_demandee};
 
@@ -149,6 +151,7 @@ impl ClientS3 {
         if dest.endpoint.is_some() {
             conf = conf.force_path_style(true);
         }
+        conf = conf.interceptor(PlafondReponse);
         Ok(ClientS3 {
             client: Client::from_conf(conf.build()),
             compartiment: dest.compartiment.clone(),
@@ -200,8 +203,8 @@ impl ClientS3 {
                 Some(id) if !id.is_empty() => ReponseApi::Succes(id.to_owned()),
                 // Une réponse sans identifiant : le service a peut-être ouvert un envoi que nous
                 // ne saurons pas nommer. Illisible, donc issue inconnue : on réconciliera.
-                _ => ReponseApi::Injoignable {
-                    a_pu_atteindre: true,
+                _ => ReponseApi::Illisible {
+                    statut: 200,
                     detail: "réponse d'ouverture sans identifiant d'envoi".into(),
                 },
             },
@@ -427,23 +430,45 @@ fn statut<E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> Option<
 /// Le classement des erreurs du SDK en [`ReponseApi`], à un seul endroit.
 ///
 /// - réponse du service : son statut, son `Retry-After` (ou `Retry-After-Ms`), son code S3 ;
+///   `400 RequestTimeout` (corps qui a calé) est un délai dépassé, rejouable
+///   ([`ReponseApi::refus`]) ;
 /// - échec pendant la connexion (refus, DNS, délai de connexion, TLS) : `Injoignable`, la
 ///   requête n'a **pas** atteint le serveur ;
 /// - tout autre échec de transport (coupure en plein corps, réponse perdue, délai) :
 ///   `Injoignable`, la requête **a pu** être traitée ;
-/// - réponse reçue mais illisible (XML tronqué…) : `Injoignable`, a pu être traitée ;
+/// - réponse reçue mais illisible (XML tronqué, racine inattendue, corps trop grand) :
+///   `Illisible`, avec la cause que donne le SDK (le serveur a répondu : ce n'est pas une
+///   coupure du réseau) ;
 /// - requête impossible à construire : refus local, jamais rejoué.
 pub fn classer<T, E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> ReponseApi<T>
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
 {
-    // Une réponse 2xx que le SDK n'a pas su lire (XML tronqué, en-tête illisible) n'est pas un
-    // refus : le serveur a traité la requête, sa réponse est perdue pour nous.
-    if let Some(statut) = statut(e).filter(|s| (200..300).contains(s)) {
-        return ReponseApi::Injoignable {
-            a_pu_atteindre: true,
-            detail: format!("réponse illisible (statut {statut})"),
-        };
+    if let Some(statut) = statut(e) {
+        if trop_grande(e) {
+            return ReponseApi::Illisible {
+                statut,
+                detail: detail_reponse_trop_grande(statut),
+            };
+        }
+        // Une réponse coupée en chemin est un accroc du réseau, pas une réponse illisible.
+        if matches!(e, SdkError::ResponseError(_)) && coupee_en_chemin(e) {
+            return ReponseApi::Injoignable {
+                a_pu_atteindre: true,
+                detail: expurger(&format!("réponse coupée (statut {statut}) : {}", chaine(e))),
+            };
+        }
+        // Une réponse 2xx que le SDK n'a pas su lire n'est pas un refus : le serveur a traité
+        // la requête, sa réponse est inexploitable.
+        if (200..300).contains(&statut) || matches!(e, SdkError::ResponseError(_)) {
+            return ReponseApi::Illisible {
+                statut,
+                detail: expurger(&format!(
+                    "réponse illisible (statut {statut}) : {}",
+                    chaine(e)
+                )),
+            };
+        }
     }
     match e {
         SdkError::ServiceError(s) => {
@@ -454,13 +479,14 @@ where
                 entete("retry-after-ms"),
                 SystemTime::now(),
             );
-            let code = s.err().code().unwrap_or("");
+            let code = s.err().code();
             let message = s.err().message().unwrap_or("");
-            ReponseApi::Refuse {
-                statut: brut.status().as_u16(),
+            ReponseApi::refus(
+                brut.status().as_u16(),
+                code,
                 retry_after,
-                detail: expurger(format!("{code} {message}").trim()),
-            }
+                expurger(format!("{} {message}", code.unwrap_or("")).trim()),
+            )
         }
         SdkError::DispatchFailure(_) if phase_connexion(e) => ReponseApi::Injoignable {
             a_pu_atteindre: false,
@@ -471,14 +497,64 @@ where
             retry_after: None,
             detail: expurger(&format!("requête impossible à construire : {}", chaine(e))),
         },
-        SdkError::ResponseError(r) => ReponseApi::Injoignable {
-            a_pu_atteindre: true,
-            detail: format!("réponse illisible (statut {})", r.raw().status().as_u16()),
-        },
         _ => ReponseApi::Injoignable {
             a_pu_atteindre: true,
             detail: expurger(&chaine(e)),
         },
+    }
+}
+
+/// La lecture du corps de la réponse a-t-elle échoué sur une erreur de transport (connexion
+/// coupée, délai) plutôt que sur son contenu ?
+fn coupee_en_chemin(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut s: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(x) = s {
+        if x.downcast_ref::<std::io::Error>().is_some()
+            || x.downcast_ref::<hyper::Error>().is_some()
+        {
+            return true;
+        }
+        s = x.source();
+    }
+    false
+}
+
+/// La lecture de la réponse a-t-elle été arrêtée par le plafond ?
+fn trop_grande(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut s: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(x) = s {
+        if x.downcast_ref::<CorpsTropGrand>().is_some() {
+            return true;
+        }
+        s = x.source();
+    }
+    false
+}
+
+/// Plafonne chaque corps de réponse que le SDK lira (voir [`CORPS_REPONSE_MAX`]).
+#[derive(Debug)]
+struct PlafondReponse;
+
+impl aws_sdk_s3::config::Intercept for PlafondReponse {
+    fn name(&self) -> &'static str {
+        "vigie::PlafondReponse"
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        context: &mut aws_sdk_s3::config::interceptors::BeforeDeserializationInterceptorContextMut<
+            '_,
+        >,
+        _: &aws_sdk_s3::config::RuntimeComponents,
+        _: &mut aws_sdk_s3::config::ConfigBag,
+    ) -> Result<(), aws_sdk_s3::error::BoxError> {
+        let corps = context.response_mut().body_mut();
+        let brut = std::mem::replace(corps, aws_sdk_s3::primitives::SdkBody::taken());
+        *corps = aws_sdk_s3::primitives::SdkBody::from_body_1_x(CorpsPlafonne::nouveau(
+            brut,
+            CORPS_REPONSE_MAX,
+        ));
+        Ok(())
     }
 }
 

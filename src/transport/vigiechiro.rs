@@ -15,19 +15,24 @@
 //!   leur URL, le reste est expurgé) ;
 //! - le PUT simple porte **exactement** le `mime` rendu par la plateforme (il est signé) ; un
 //!   PUT de partie n'en porte **aucun** (ses URL n'en signent pas) ;
-//! - l'ETag d'un PUT est gardé sans ses guillemets.
+//! - l'ETag d'un PUT est gardé sans ses guillemets ;
+//! - aucun corps de réponse n'est lu au-delà de [`CORPS_REPONSE_MAX`] (« réponse trop grande ») ;
+//! - une redirection n'est suivie que sur le même hôte, sans passer en clair : un `307` ne
+//!   renvoie jamais une requête (son corps, le jeton) vers un autre serveur ;
+//! - une réponse 2xx illisible est une réponse du serveur ([`ReponseApi::Illisible`], avec la
+//!   cause), pas une coupure du réseau.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::corps::{CorpsFichier, Progression};
-use super::expurger;
+use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::reessai::{ReponseApi, attente_demandee};
@@ -243,6 +248,22 @@ fn est_html(texte: &str) -> bool {
     debut.starts_with("<!doctype html") || debut.starts_with("<html")
 }
 
+/// Un élément d'une erreur S3 en XML (`Code`, `Message`), coupé à 200 caractères.
+fn element_xml(texte: &str, nom: &str) -> Option<String> {
+    if !texte.contains("<Error>") {
+        return None;
+    }
+    let debut = texte.find(&format!("<{nom}>"))? + nom.len() + 2;
+    let fin = texte[debut..].find(&format!("</{nom}>"))? + debut;
+    Some(
+        texte[debut..fin]
+            .trim()
+            .chars()
+            .take(200)
+            .collect::<String>(),
+    )
+}
+
 /// Une erreur S3 en XML (derrière une URL signée) : seulement son code et son message. Les
 /// autres éléments peuvent citer l'identifiant d'accès, la signature reçue ou la chaîne signée
 /// (`AWSAccessKeyId`, `SignatureProvided`, `StringToSign`) : ils ne sortent jamais.
@@ -250,17 +271,7 @@ fn erreur_xml(texte: &str) -> Option<String> {
     if !texte.contains("<Error>") {
         return None;
     }
-    let element = |nom: &str| {
-        let debut = texte.find(&format!("<{nom}>"))? + nom.len() + 2;
-        let fin = texte[debut..].find(&format!("</{nom}>"))? + debut;
-        Some(
-            texte[debut..fin]
-                .trim()
-                .chars()
-                .take(200)
-                .collect::<String>(),
-        )
-    };
+    let element = |nom: &str| element_xml(texte, nom);
     let code = element("Code").unwrap_or_else(|| "erreur S3".to_owned());
     Some(match element("Message") {
         Some(m) if !m.is_empty() => format!("{code} : {m}"),
@@ -268,47 +279,112 @@ fn erreur_xml(texte: &str) -> Option<String> {
     })
 }
 
-/// Une réponse HTTP lue en entier, classée. `lire` extrait la valeur d'une réponse 2xx ; une
-/// réponse 2xx illisible est une réponse perdue (le serveur a pu traiter). `refus_attendu`
-/// reconnaît un refus qui est une réponse utile pour l'appelant (statut et corps).
+/// Une réponse HTTP lue en entier (sous [`CORPS_REPONSE_MAX`]), classée. `lire` extrait la
+/// valeur d'une réponse 2xx, ou dit pourquoi il ne le peut pas : une réponse 2xx illisible
+/// vient du serveur, qui a pu traiter la requête ([`ReponseApi::Illisible`]). `refus_attendu`
+/// reconnaît un refus qui est une réponse utile pour l'appelant (statut et corps) ; une
+/// redirection non suivie n'en est jamais une.
 async fn classer_reponse<T>(
-    reponse: reqwest::Response,
-    lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Option<T>,
+    mut reponse: reqwest::Response,
+    lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Result<T, String>,
     refus_attendu: impl FnOnce(u16, &reqwest::header::HeaderMap, &[u8]) -> Option<T>,
 ) -> ReponseApi<T> {
     let statut = reponse.status().as_u16();
     let entetes = reponse.headers().clone();
-    let corps = match reponse.bytes().await {
-        Ok(c) => c,
-        Err(e) => return classer_erreur(e),
-    };
+    let url = reponse.url().clone();
+    let mut corps = Vec::new();
+    loop {
+        match reponse.chunk().await {
+            Ok(Some(morceau)) => {
+                if corps.len() + morceau.len() > CORPS_REPONSE_MAX {
+                    return ReponseApi::Illisible {
+                        statut,
+                        detail: detail_reponse_trop_grande(statut),
+                    };
+                }
+                corps.extend_from_slice(&morceau);
+            }
+            Ok(None) => break,
+            Err(e) => return classer_erreur(e),
+        }
+    }
     if (200..300).contains(&statut) {
         return match lire(&entetes, &corps) {
-            Some(v) => ReponseApi::Succes(v),
-            None => ReponseApi::Injoignable {
-                a_pu_atteindre: true,
-                detail: format!("réponse illisible (statut {statut})"),
+            Ok(v) => ReponseApi::Succes(v),
+            Err(cause) => ReponseApi::Illisible {
+                statut,
+                detail: expurger(&format!("réponse illisible (statut {statut}) : {cause}")),
             },
+        };
+    }
+    if (300..400).contains(&statut) {
+        return ReponseApi::Refuse {
+            statut,
+            retry_after: None,
+            detail: redirection_refusee(statut, &url, &entetes),
         };
     }
     if let Some(v) = refus_attendu(statut, &entetes, &corps) {
         return ReponseApi::Succes(v);
     }
     let entete = |nom: &str| entetes.get(nom).and_then(|v| v.to_str().ok());
-    ReponseApi::Refuse {
+    let texte = String::from_utf8_lossy(&corps);
+    ReponseApi::refus(
         statut,
-        retry_after: attente_demandee(
+        element_xml(&texte, "Code").as_deref(),
+        attente_demandee(
             entete("retry-after"),
             entete("retry-after-ms"),
             SystemTime::now(),
         ),
-        detail: message_erreur(&corps),
+        message_erreur(&corps),
+    )
+}
+
+/// Schéma, hôte et port d'une URL : jamais son chemin ni sa requête, qui peuvent porter une
+/// signature.
+fn origine(u: &reqwest::Url) -> String {
+    let hote = u.host_str().unwrap_or_default();
+    match u.port() {
+        Some(p) => format!("{}://{hote}:{p}", u.scheme()),
+        None => format!("{}://{hote}", u.scheme()),
     }
 }
 
 /// Aucun refus n'est une réponse utile.
 fn aucun_refus<T>(_: u16, _: &reqwest::header::HeaderMap, _: &[u8]) -> Option<T> {
     None
+}
+
+/// Une redirection est-elle permise ? Seulement sur le même hôte, et sans repasser en clair :
+/// suivre un `307` vers un autre serveur lui enverrait le corps de la requête, et un passage à
+/// `http://` ferait circuler le jeton sans chiffrement.
+fn redirection_permise(depuis: &reqwest::Url, vers: &reqwest::Url) -> bool {
+    let meme_hote = depuis.host_str() == vers.host_str();
+    let meme_origine = meme_hote
+        && depuis.scheme() == vers.scheme()
+        && depuis.port_or_known_default() == vers.port_or_known_default();
+    // Passer en HTTPS sur le même hôte (port par défaut) ne fait que chiffrer.
+    let vers_https =
+        meme_hote && depuis.scheme() == "http" && vers.scheme() == "https" && vers.port().is_none();
+    meme_origine || vers_https
+}
+
+/// Le détail d'une redirection que `vigie` n'a pas suivie.
+fn redirection_refusee(
+    statut: u16,
+    depuis: &reqwest::Url,
+    entetes: &reqwest::header::HeaderMap,
+) -> String {
+    let vers = entetes
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|l| depuis.join(l).ok())
+        .map_or_else(|| "une adresse illisible".to_owned(), |u| origine(&u));
+    expurger(&format!(
+        "redirection ({statut}) vers {vers} non suivie : vigie ne suit une redirection que sur le \
+         même hôte, sans passer en clair ; vérifiez l'adresse de l'API (--api, VIGIE_API)"
+    ))
 }
 
 /// Une erreur reqwest (pas de réponse) : la requête a-t-elle pu atteindre le serveur ?
@@ -328,8 +404,9 @@ fn classer_erreur<T>(e: reqwest::Error) -> ReponseApi<T> {
     }
 }
 
-fn json<T: serde::de::DeserializeOwned>(corps: &[u8]) -> Option<T> {
-    serde_json::from_slice(corps).ok()
+/// Le document JSON attendu, ou ce qui ne va pas (message du décodeur).
+fn json<T: serde::de::DeserializeOwned>(corps: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(corps).map_err(|e| format!("JSON inattendu ({e})"))
 }
 
 /// Ce qui a répondu, en quelques mots : « une page HTML (statut 200) ».
@@ -368,6 +445,18 @@ impl ClientVigieChiro {
         autorisation.set_sensitive(true);
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::custom(|tentative| {
+                let permise = tentative.previous().len() < 5
+                    && tentative
+                        .previous()
+                        .first()
+                        .is_some_and(|depuis| redirection_permise(depuis, tentative.url()));
+                if permise {
+                    tentative.follow()
+                } else {
+                    tentative.stop()
+                }
+            }))
             .user_agent(concat!("vigie/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("client HTTP : {e}"))?;
@@ -385,7 +474,7 @@ impl ClientVigieChiro {
     async fn envoyer<T>(
         &self,
         requete: reqwest::RequestBuilder,
-        lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Option<T>,
+        lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Result<T, String>,
         refus_attendu: impl FnOnce(u16, &reqwest::header::HeaderMap, &[u8]) -> Option<T>,
     ) -> ReponseApi<T> {
         match requete
@@ -409,9 +498,9 @@ impl ClientVigieChiro {
         self.envoyer(
             self.http.get(self.url("/moi")),
             |entetes, c| {
-                Some(match json::<Utilisateur>(c) {
-                    Some(u) => ReponseMoi::Utilisateur(u),
-                    None => ReponseMoi::PasLApi(nature_reponse(200, entetes, c)),
+                Ok(match json::<Utilisateur>(c) {
+                    Ok(u) => ReponseMoi::Utilisateur(u),
+                    Err(_) => ReponseMoi::PasLApi(nature_reponse(200, entetes, c)),
                 })
             },
             |statut, entetes, c| {
@@ -555,7 +644,7 @@ impl ClientVigieChiro {
             self.http
                 .post(self.url(&format!("/fichiers/{id}")))
                 .json(&corps),
-            |_, _| Some(()),
+            |_, _| Ok(()),
             aucun_refus,
         )
         .await
@@ -566,7 +655,7 @@ impl ClientVigieChiro {
     pub async fn abandonner(&self, id: &IdObjet) -> ReponseApi<()> {
         self.envoyer(
             self.http.delete(self.url(&format!("/fichiers/{id}"))),
-            |_, _| Some(()),
+            |_, _| Ok(()),
             aucun_refus,
         )
         .await
@@ -578,7 +667,7 @@ impl ClientVigieChiro {
         self.envoyer(
             self.http
                 .post(self.url(&format!("/participations/{participation}/compute"))),
-            |_, _| Some(Calcul::Lance),
+            |_, _| Ok(Calcul::Lance),
             |statut, _, c| {
                 let etat = CorpsErreur::lire(c)?
                     .erreurs?
@@ -667,12 +756,10 @@ impl ClientVigieChiro {
                 classer_reponse(
                     r,
                     |entetes, _| {
-                        Some(
-                            entetes
-                                .get("etag")
-                                .and_then(|v| v.to_str().ok())
-                                .map(|e| e.trim_matches('"').to_owned()),
-                        )
+                        Ok(entetes
+                            .get("etag")
+                            .and_then(|v| v.to_str().ok())
+                            .map(|e| e.trim_matches('"').to_owned()))
                     },
                     aucun_refus,
                 )
@@ -764,6 +851,33 @@ mod tests {
         // Une API en clair hors de la boucle locale (--autoriser-http) : le clair est accepté.
         let c = ClientVigieChiro::nouveau("http://vigie.lan/api/v1", "j").unwrap();
         assert!(c.verifier_url_signee("http://stockage.lan/b/a.wav").is_ok());
+    }
+
+    #[test]
+    fn redirections_permises_seulement_sur_le_meme_hote_sans_clair() {
+        let u = |s: &str| reqwest::Url::parse(s).unwrap();
+        let api = u("https://vigiechiro.herokuapp.com/api/v1/fichiers");
+        assert!(redirection_permise(
+            &api,
+            &u("https://vigiechiro.herokuapp.com/api/v2/fichiers")
+        ));
+        for refusee in [
+            "https://ailleurs.exemple.fr/api/v1/fichiers",
+            "http://vigiechiro.herokuapp.com/api/v1/fichiers",
+            "https://vigiechiro.herokuapp.com:8443/api/v1/fichiers",
+        ] {
+            assert!(!redirection_permise(&api, &u(refusee)), "{refusee}");
+        }
+        let local = u("http://127.0.0.1:8210/api/v1/moi");
+        assert!(redirection_permise(
+            &local,
+            &u("http://127.0.0.1:8210/api/moi")
+        ));
+        assert!(!redirection_permise(
+            &local,
+            &u("http://127.0.0.1:9000/api/moi")
+        ));
+        assert!(redirection_permise(&local, &u("https://127.0.0.1/api/moi")));
     }
 
     #[test]

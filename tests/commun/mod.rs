@@ -112,6 +112,17 @@ impl Banc {
 
     /// Réglages courts : les tests ne dorment pas plus que nécessaire.
     pub fn options_rapides() -> Vec<String> {
+        let mut options = Self::reessais_rapides();
+        options.extend(
+            ["--seuil-multipart", "5", "--taille-partie", "5"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        options
+    }
+
+    /// Les seuls réglages courts des réessais, ceux qu'accepte aussi `vigie verifier`.
+    pub fn reessais_rapides() -> Vec<String> {
         [
             "--attente-base",
             "0.05",
@@ -121,10 +132,6 @@ impl Banc {
             "2",
             "--delai-blocage",
             "1",
-            "--seuil-multipart",
-            "5",
-            "--taille-partie",
-            "5",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -344,6 +351,27 @@ impl Alea {
     }
 }
 
+/// Des pannes mêlées sur toutes les requêtes, dans l'ordre d'examen (la première qui frappe
+/// l'emporte) : coupure en plein corps, 500, 503 avec et sans Retry-After, 429 avec et sans
+/// `Retry-After-Ms`, réponse perdue après traitement, blocage de 1,5 s. Sept règles frappent
+/// chacune avec la probabilité `p`, celle du blocage avec `p / 2`, et `p` est tiré de
+/// 1 − (1 − p)^7,5 = `part` : ensemble, elles frappent `part` des requêtes.
+pub fn pannes_melees(part: f64) -> Vec<vigie::bac_a_sable::Regle> {
+    use vigie::bac_a_sable::{Panne, Regle, RetryAfter};
+    let p = 1.0 - (1.0 - part).powf(1.0 / 7.5);
+    let statut = |code, retry_after| Panne::Statut { code, retry_after };
+    vec![
+        Regle::proportion(p, Panne::CouperCorpsApres(64 * 1024)),
+        Regle::proportion(p, statut(500, None)),
+        Regle::proportion(p, statut(503, Some(RetryAfter::Secondes(1)))),
+        Regle::proportion(p, statut(503, None)),
+        Regle::proportion(p, statut(429, Some(RetryAfter::Millisecondes(150)))),
+        Regle::proportion(p, statut(429, None)),
+        Regle::proportion(p, Panne::PerdreReponse),
+        Regle::proportion(p / 2.0, Panne::Bloquer(Duration::from_millis(1500))),
+    ]
+}
+
 /// Une décision de réessai telle que la base la garde (`journal_decision`).
 #[derive(Debug, Clone)]
 pub struct DecisionBase {
@@ -454,6 +482,8 @@ impl Banc {
     }
 }
 
+pub mod moto;
+
 /// Un mandataire HTTP entre `vigie` et le bac à sable : il transmet chaque requête telle
 /// quelle (en-tête `Host` compris : la signature SigV4 reste valable), garde la trace de ce
 /// qu'il a vu et laisse le test altérer la réponse (corps tronqué, en-têtes absurdes, URL
@@ -498,7 +528,7 @@ pub mod mandataire {
         }
     }
 
-    async fn lire_tout<B>(corps: B) -> Result<Vec<u8>, B::Error>
+    pub async fn lire_tout<B>(corps: B) -> Result<Vec<u8>, B::Error>
     where
         B: Body + Unpin,
     {
@@ -609,6 +639,35 @@ pub mod mandataire {
         }
     }
 
+    /// Transmet la requête au serveur `cible` et lit sa réponse entière. Détachée : si `vigie`
+    /// disparaît (kill -9), la requête déjà reçue va tout de même au bout côté serveur, comme
+    /// sur la vraie plateforme (workers WSGI synchrones), au lieu d'être abandonnée au milieu
+    /// de son traitement.
+    pub async fn transmettre(
+        client: &Client<HttpConnector, CorpsPlein>,
+        cible: SocketAddr,
+        parties: &hyper::http::request::Parts,
+        chemin: &str,
+        corps: Vec<u8>,
+    ) -> Result<(hyper::http::response::Parts, Vec<u8>), std::io::Error> {
+        let mut amont = hyper::Request::builder()
+            .method(parties.method.clone())
+            .uri(format!("http://{cible}{chemin}"));
+        for (n, v) in &parties.headers {
+            amont = amont.header(n, v);
+        }
+        let amont = amont.body(CorpsPlein::new(corps)).unwrap();
+        let client = client.clone();
+        tokio::spawn(async move {
+            let reponse = client.request(amont).await.map_err(std::io::Error::other)?;
+            let (rp, rcorps) = reponse.into_parts();
+            let rcorps = lire_tout(rcorps).await.map_err(std::io::Error::other)?;
+            Ok::<_, std::io::Error>((rp, rcorps))
+        })
+        .await
+        .map_err(std::io::Error::other)?
+    }
+
     async fn relayer(
         req: hyper::Request<hyper::body::Incoming>,
         cible: SocketAddr,
@@ -639,25 +698,7 @@ pub mod mandataire {
             v.push(r.clone());
             r
         };
-        let mut amont = hyper::Request::builder()
-            .method(parties.method.clone())
-            .uri(format!("http://{cible}{chemin}"));
-        for (n, v) in &parties.headers {
-            amont = amont.header(n, v);
-        }
-        let amont = amont.body(CorpsPlein::new(corps)).unwrap();
-        // Détachée : si `vigie` disparaît (kill -9), la requête déjà reçue va tout de même au
-        // bout côté serveur, comme sur la vraie plateforme (workers WSGI synchrones), au lieu
-        // d'être abandonnée au milieu de son traitement.
-        let client = client.clone();
-        let (rp, rcorps) = tokio::spawn(async move {
-            let reponse = client.request(amont).await.map_err(std::io::Error::other)?;
-            let (rp, rcorps) = reponse.into_parts();
-            let rcorps = lire_tout(rcorps).await.map_err(std::io::Error::other)?;
-            Ok::<_, std::io::Error>((rp, rcorps))
-        })
-        .await
-        .map_err(std::io::Error::other)??;
+        let (rp, rcorps) = transmettre(client, cible, &parties, &chemin, corps).await?;
         // Une réponse à HEAD n'a pas de corps : sa longueur annoncée est celle de l'objet.
         let tete = parties.method == hyper::Method::HEAD;
         let mut r = Reponse {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Banc d'endurance (pas un test) : l'essai tests/endurance.rs poussé, pour chaque destination
+# (S3 et Vigie-Chiro sur le bac à sable, S3 sur moto), jusqu'à 1 000 pannes injectées et 50
+# kill -9, la relance finale devant finir en un seul passage, code 0, sans perte ni doublon ni
+# envoi orphelin. Écrit ses chiffres dans FIABILITE.md (entre les marques « endurance »).
+# Compter une vingtaine de minutes sur 2 cœurs, compilation comprise.
+# Usage : benches/endurance.sh [PANNES] [ARRETS] [GRAINE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PANNES=${1:-1000}
+ARRETS=${2:-50}
+GRAINE=${3:-20261130}
+python3 -c 'import moto, crc32c; from importlib.metadata import version; v = tuple(int(x) for x in version("moto").split(".")[:3]); assert v >= (5, 2, 5)' 2> /dev/null \
+  || pip install --quiet 'moto[server,s3crc32c]>=5.2.5'
+SORTIE=$(mktemp)
+trap 'rm -f "$SORTIE"' EXIT
+debut=$(date +%s)
+# Les sept tentatives par défaut (l'essai de CI en donne dix, voir tests/endurance.rs).
+VIGIE_ENDURANCE_PANNES=$PANNES VIGIE_ENDURANCE_ARRETS=$ARRETS VIGIE_ENDURANCE_GRAINE=$GRAINE \
+  VIGIE_ENDURANCE_TENTATIVES=7 \
+  cargo test --release --locked --test endurance -- --nocapture --test-threads 1 2>&1 | tee "$SORTIE"
+duree=$(( $(date +%s) - debut ))
+grep -q '^test result: ok' "$SORTIE" || { echo "le banc d'endurance a échoué : FIABILITE.md n'est pas modifié" >&2; exit 1; }
+python3 - "$SORTIE" "$PANNES" "$ARRETS" "$GRAINE" "$duree" "$(git rev-parse --short HEAD 2> /dev/null || echo '?')" "$(nproc)" << 'PY'
+import re, sys, datetime
+sortie, pannes, arrets, graine, duree, commit, coeurs = sys.argv[1:]
+# Avec --nocapture, la ligne peut suivre « test … ... » sur la même ligne.
+lignes = [l[l.index("ENDURANCE |"):].strip() for l in open(sortie, encoding="utf-8") if "ENDURANCE |" in l]
+tableau = ["| essai | fichiers | pannes injectées | arrêts | relance finale | durée |", "|---|---|---|---|---|---|"]
+for l in lignes:
+    _, essai, fichiers, pannes_l, arrets_l, relance, d = [c.strip() for c in l.split("|")]
+    tableau.append(f"| {essai} | {fichiers} | {pannes_l} | {arrets_l} | {relance} | {d} |")
+bloc = "\n".join([
+    "<!-- endurance:debut (écrit par benches/endurance.sh) -->",
+    f"Dernier lancement : {datetime.date.today().isoformat()}, commit {commit}, {coeurs} cœurs, "
+    f"compilation optimisée ; au moins {pannes} pannes et {arrets} kill -9 par essai, graine {graine}, "
+    f"{int(duree) // 60} min en tout (compilation comprise).",
+    "",
+    *tableau,
+    "<!-- endurance:fin -->",
+])
+texte = open("FIABILITE.md", encoding="utf-8").read()
+texte, n = re.subn(r"<!-- endurance:debut.*?<!-- endurance:fin -->", bloc, texte, flags=re.S)
+if n != 1:
+    sys.exit("FIABILITE.md : marques « endurance:debut » / « endurance:fin » introuvables")
+open("FIABILITE.md", "w", encoding="utf-8").write(texte)
+print("FIABILITE.md mis à jour :")
+print(bloc)
+PY

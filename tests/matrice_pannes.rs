@@ -1,0 +1,526 @@
+//! La matrice des pannes (issue 15) : pour chaque étape de chaque destination et chaque sorte
+//! de panne, une nuit avec cette panne **une fois** sur cette étape finit en un seul passage,
+//! code 0, sans doublon ni envoi multipart orphelin.
+//!
+//! Les cas sont engendrés par une boucle sur les deux listes ([`SORTES`] × les étapes) ; chaque
+//! cas est nommé (`S3/CompleteMultipartUpload/500`), et un échec les cite tous. Une étape qu'un
+//! passage ordinaire n'atteint pas est atteinte par le scénario de son cas (une reprise pour
+//! `ListParts`, des envois orphelins pour `AbortMultipartUpload`, une coupure du réseau pour la
+//! sonde `/moi`, une création de participation perdue pour la relecture des participations) ;
+//! et chaque cas vérifie que sa panne a bien été consommée : sinon il n'affirme rien.
+//!
+//! Les essais S3 tournent contre le bac à sable et contre moto (second avis, derrière un
+//! mandataire qui injecte les mêmes pannes). Les cas partent en parallèle, chacun avec son
+//! serveur, sa nuit (un petit fichier, un fichier de deux parties) et sa base.
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+mod commun;
+
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use commun::moto::{self, MandatairePannes};
+use commun::plateforme::*;
+use commun::*;
+use vigie::bac_a_sable::{Operation, Panne, Pannes, Regle, RetryAfter};
+
+/// Le blocage d'un transfert est coupé après ce délai (`--delai-blocage`, secondes)…
+const DELAI_BLOCAGE_S: &str = "0.5";
+/// … et le serveur bloque plus longtemps.
+const BLOCAGE: Duration = Duration::from_millis(1200);
+
+/// Les sortes de pannes, chacune injectée une fois.
+#[derive(Debug, Clone, Copy)]
+enum Sorte {
+    Erreur500,
+    Indisponible503,
+    TropDeRequetes429,
+    CoupureCorps,
+    ReponsePerdue,
+    Blocage,
+}
+
+const SORTES: [Sorte; 6] = [
+    Sorte::Erreur500,
+    Sorte::Indisponible503,
+    Sorte::TropDeRequetes429,
+    Sorte::CoupureCorps,
+    Sorte::ReponsePerdue,
+    Sorte::Blocage,
+];
+
+impl Sorte {
+    fn nom(self) -> &'static str {
+        match self {
+            Sorte::Erreur500 => "500",
+            Sorte::Indisponible503 => "503+Retry-After",
+            Sorte::TropDeRequetes429 => "429",
+            Sorte::CoupureCorps => "coupure-corps",
+            Sorte::ReponsePerdue => "reponse-perdue",
+            Sorte::Blocage => "blocage",
+        }
+    }
+
+    fn panne(self) -> Panne {
+        match self {
+            Sorte::Erreur500 => Panne::Statut {
+                code: 500,
+                retry_after: None,
+            },
+            Sorte::Indisponible503 => Panne::Statut {
+                code: 503,
+                retry_after: Some(RetryAfter::Secondes(1)),
+            },
+            Sorte::TropDeRequetes429 => Panne::Statut {
+                code: 429,
+                retry_after: None,
+            },
+            Sorte::CoupureCorps => Panne::CouperCorpsApres(64 * 1024),
+            Sorte::ReponsePerdue => Panne::PerdreReponse,
+            Sorte::Blocage => Panne::Bloquer(BLOCAGE),
+        }
+    }
+}
+
+/// Les étapes d'un dépôt S3, et le scénario qui atteint chacune.
+const ETAPES_S3: [Operation; 8] = [
+    Operation::PutObject,
+    Operation::CreateMultipartUpload,
+    Operation::UploadPart,
+    Operation::ListParts,
+    Operation::ListMultipartUploads,
+    Operation::CompleteMultipartUpload,
+    Operation::HeadObject,
+    Operation::AbortMultipartUpload,
+];
+
+/// Les étapes d'un dépôt Vigie-Chiro : l'API, et les PUT vers ses URL signées (`PutObject` :
+/// PUT simple ; `UploadPart` : PUT d'une partie).
+const ETAPES_VIGIECHIRO: [Operation; 10] = [
+    Operation::ApiMoi,
+    Operation::ApiListerParticipations,
+    Operation::ApiCreerParticipation,
+    Operation::ApiDeclarerFichier,
+    Operation::ApiUrlPartie,
+    Operation::PutObject,
+    Operation::UploadPart,
+    Operation::ApiFinaliser,
+    Operation::ApiLireFichier,
+    Operation::ApiAbandonner,
+];
+
+/// Les options de chaque passage : les réglages courts du banc, un délai de blocage court.
+fn options() -> Vec<String> {
+    let mut o = Banc::options_rapides();
+    let i = o.iter().position(|a| a == "--delai-blocage").unwrap();
+    o[i + 1] = DELAI_BLOCAGE_S.into();
+    o
+}
+
+/// La nuit d'un cas : un petit fichier, et un fichier qui part en deux parties.
+fn nuit(banc: &Banc) -> Vec<(String, usize)> {
+    let fichiers = vec![(nom(1), 20_000), (nom(2), 5 * MIO + 4_321)];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    fichiers
+}
+
+/// Un cas de la matrice : son nom, et l'essai.
+type Cas = (String, Box<dyn FnOnce() -> Result<(), String> + Send>);
+
+/// Les cas d'une destination : chaque étape × chaque sorte de panne, nommés
+/// `DESTINATION/étape/panne`.
+fn cas_de(
+    destination: &str,
+    etapes: &[Operation],
+    essai: impl Fn(Operation, Sorte) -> Result<(), String> + Send + Sync + Copy + 'static,
+) -> Vec<Cas> {
+    let mut cas: Vec<Cas> = Vec::new();
+    for &etape in etapes {
+        for sorte in SORTES {
+            cas.push((
+                format!("{destination}/{etape}/{}", sorte.nom()),
+                Box::new(move || essai(etape, sorte)),
+            ));
+        }
+    }
+    cas
+}
+
+/// Mène tous les cas, quelques-uns à la fois, et échoue en les nommant tous.
+fn mener(cas: Vec<Cas>) {
+    let total = cas.len();
+    let file = Mutex::new(cas);
+    let echecs = Mutex::new(Vec::new());
+    let paralleles = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(2, 4);
+    std::thread::scope(|s| {
+        for _ in 0..paralleles {
+            s.spawn(|| {
+                loop {
+                    let Some((nom, cas)) = file.lock().unwrap().pop() else {
+                        return;
+                    };
+                    let issue = std::panic::catch_unwind(std::panic::AssertUnwindSafe(cas))
+                        .unwrap_or_else(|p| {
+                            Err(p
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_else(|| "panique".into()))
+                        });
+                    if let Err(e) = issue {
+                        echecs.lock().unwrap().push(format!("── {nom} ──\n{e}"));
+                    }
+                }
+            });
+        }
+    });
+    let echecs = echecs.into_inner().unwrap();
+    let noms: Vec<&str> = echecs
+        .iter()
+        .map(|e| e.lines().next().unwrap_or_default())
+        .collect();
+    assert!(
+        echecs.is_empty(),
+        "{} cas sur {total} en échec : {noms:?}\n\n{}",
+        echecs.len(),
+        echecs.join("\n\n")
+    );
+}
+
+/// Vérifie une condition d'un cas, en le disant.
+macro_rules! verifier {
+    ($cond:expr, $($arg:tt)+) => {
+        if !$cond {
+            return Err(format!($($arg)+));
+        }
+    };
+}
+
+/// Le passage d'un cas doit finir en `attendu`.
+fn passage(mut depot: Command, attendu: i32) -> Result<(), String> {
+    let out = depot.output().unwrap();
+    verifier!(
+        code(&out) == attendu,
+        "code {} au lieu de {attendu}\n{}",
+        code(&out),
+        texte(&out)
+    );
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------------- S3
+
+/// Un cas S3 contre le bac à sable. Scénarios des étapes qu'un passage ordinaire n'atteint pas :
+/// - `ListParts` : une reprise ([`preparer_reprise`]) ;
+/// - `AbortMultipartUpload` : deux envois ouverts sur la clé par un client précédent ; le
+///   passage adopte le plus récent et abandonne l'autre.
+fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
+    let banc = Banc::nouveau();
+    let fichiers = nuit(&banc);
+    let grand = banc.cle(&fichiers[1].0);
+    let depot = || depot_s3(&banc, &banc.bac().endpoint(), COMPARTIMENT);
+    match etape {
+        Operation::ListParts => preparer_reprise(banc.bac().pannes(), depot())?,
+        Operation::AbortMultipartUpload => {
+            let client = banc.bac().client();
+            for _ in 0..2 {
+                banc.rt
+                    .block_on(
+                        client
+                            .create_multipart_upload()
+                            .bucket(COMPARTIMENT)
+                            .key(&grand)
+                            .send(),
+                    )
+                    .map_err(|e| format!("ouverture d'un orphelin : {e}"))?;
+            }
+        }
+        _ => {}
+    }
+    banc.bac().pannes().effacer();
+    banc.bac().compteurs().remettre_a_zero();
+    banc.bac()
+        .pannes()
+        .programmer(Regle::nieme(etape, None, 1, sorte.panne()));
+
+    passage(depot(), 0)?;
+    let c = banc.bac().compteurs();
+    verifier!(
+        banc.bac().pannes().en_attente() == 0 && c.pannes_injectees() == 1,
+        "la panne n'a pas été consommée ({} injectée(s)) : le cas n'affirme rien",
+        c.pannes_injectees()
+    );
+    for (n, t) in &fichiers {
+        let recu = std::fs::read(banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(n)))
+            .map_err(|e| format!("{n} absent : {e}"))?;
+        verifier!(recu == contenu(n, *t), "{n} : contenu différent");
+    }
+    let objets = banc.objets_sous(COMPARTIMENT, PREFIXE);
+    verifier!(objets.len() == 2, "objets en trop : {objets:?}");
+    let ouverts = banc.bac().envois_en_cours(COMPARTIMENT);
+    verifier!(ouverts.is_empty(), "envoi multipart orphelin : {ouverts:?}");
+    verifier!(
+        c.traitees_cle(Operation::CompleteMultipartUpload, &grand) <= 1,
+        "multipart assemblé plusieurs fois"
+    );
+    Ok(())
+}
+
+/// `vigie depot` de la nuit du banc vers ce compartiment, par ce point d'accès.
+fn depot_s3(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
+    let mut c = banc.vigie();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(format!("s3://{compartiment}/{PREFIXE}"))
+        .arg("--endpoint-url")
+        .arg(endpoint)
+        .args(options());
+    c
+}
+
+/// Prépare une reprise : un premier passage, une tentative par émission, bute sur la seconde
+/// partie et laisse l'envoi ouvert avec sa première partie acquittée (code 1).
+fn preparer_reprise(pannes: &Pannes, mut depot: Command) -> Result<(), String> {
+    pannes.programmer(
+        Regle::nieme(
+            Operation::UploadPart,
+            None,
+            2,
+            Panne::Statut {
+                code: 503,
+                retry_after: None,
+            },
+        )
+        .fois(100),
+    );
+    depot.args(["--tentatives", "1"]);
+    passage(depot, 1).map_err(|e| format!("reprise mal préparée : {e}"))
+}
+
+#[test]
+fn matrice_s3_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
+    mener(cas_de("S3", &ETAPES_S3, cas_s3_bac));
+}
+
+// ------------------------------------------------------------------- S3, second avis : moto
+
+/// Un cas S3 contre moto, derrière le mandataire qui injecte la panne.
+fn cas_s3_moto(etape: Operation, sorte: Sorte, serveur: &moto::Moto) -> Result<(), String> {
+    let banc = Banc::nouveau();
+    let fichiers = nuit(&banc);
+    let compartiment = format!(
+        "m-{}-{}",
+        etape.nom().to_lowercase(),
+        sorte.nom().to_lowercase().replace('+', "-")
+    );
+    let client = serveur.client();
+    banc.rt
+        .block_on(client.create_bucket().bucket(&compartiment).send())
+        .map_err(|e| format!("compartiment moto : {e}"))?;
+    let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
+    let grand = format!("{PREFIXE}/{}", fichiers[1].0);
+    let depot = || depot_s3(&banc, &mandataire.endpoint(), &compartiment);
+    let ouvrir = |cle: &str| {
+        let _ = banc.rt.block_on(
+            client
+                .create_multipart_upload()
+                .bucket(&compartiment)
+                .key(cle)
+                .send(),
+        );
+    };
+    // Les scénarios de préparation passent par le mandataire.
+    let pannes = &mandataire.pannes;
+    if etape == Operation::ListParts {
+        preparer_reprise(pannes, depot())?;
+    }
+    if etape == Operation::AbortMultipartUpload {
+        ouvrir(&grand);
+        // moto date les envois à la seconde : le second doit être le plus récent.
+        std::thread::sleep(Duration::from_millis(1100));
+        ouvrir(&grand);
+    }
+    pannes.effacer();
+    let avant = mandataire.pannes_injectees();
+    pannes.programmer(Regle::nieme(etape, None, 1, sorte.panne()));
+    passage(depot(), 0)?;
+    verifier!(
+        pannes.en_attente() == 0 && mandataire.pannes_injectees() == avant + 1,
+        "la panne n'a pas été consommée : le cas n'affirme rien"
+    );
+    let objets = banc.rt.block_on(moto::objets(&client, &compartiment));
+    let attendus: Vec<(String, Vec<u8>)> = {
+        let mut v: Vec<_> = fichiers
+            .iter()
+            .map(|(n, t)| (format!("{PREFIXE}/{n}"), contenu(n, *t)))
+            .collect();
+        v.sort();
+        v
+    };
+    verifier!(
+        objets == attendus,
+        "objets différents, en trop ou manquants : {:?}",
+        objets.iter().map(|(c, o)| (c, o.len())).collect::<Vec<_>>()
+    );
+    let ouverts = banc
+        .rt
+        .block_on(moto::envois_ouverts(&client, &compartiment));
+    verifier!(ouverts.is_empty(), "envoi multipart orphelin : {ouverts:?}");
+    Ok(())
+}
+
+#[test]
+fn matrice_s3_contre_moto_second_avis() {
+    let Some(serveur) = moto::moto() else {
+        return;
+    };
+    mener(cas_de("moto", &ETAPES_S3, move |etape, sorte| {
+        cas_s3_moto(etape, sorte, serveur)
+    }));
+}
+
+// --------------------------------------------------------------------------- Vigie-Chiro
+
+/// Un cas Vigie-Chiro. Scénarios :
+/// - `ApiMoi` : la sonde du réseau ; trois coupures de suite sur les PUT simples déclarent le
+///   réseau coupé (`--echecs-reseau 3`, un envoi à la fois), la sonde `/moi` reçoit la panne ;
+/// - `ApiCreerParticipation`, `ApiListerParticipations` : la participation est créée par
+///   `vigie` (`--site`) ; pour la relecture des participations, la réponse de la création est
+///   perdue ;
+/// - `ApiLireFichier` : la relecture d'une finalisation dont la réponse est perdue ;
+/// - `ApiAbandonner` : une partie refusée deux fois (403) fait abandonner l'envoi ; l'unité est
+///   refusée (code 3 voulu), l'abandon, lui, doit aboutir malgré la panne.
+fn cas_vigiechiro(etape: Operation, sorte: Sorte) -> Result<(), String> {
+    let banc = Banc::nouveau();
+    let fichiers = nuit(&banc);
+    let pannes = banc.bac().pannes();
+    let creer = matches!(
+        etape,
+        Operation::ApiCreerParticipation | Operation::ApiListerParticipations
+    );
+    let mut depot = banc.vigie_plateforme();
+    depot.arg("depot").arg(&banc.nuit);
+    if creer {
+        depot.args([
+            "--site",
+            SITE,
+            "--point",
+            "B2",
+            "--debut",
+            "2026-06-21T21:30:00Z",
+            "--fin",
+            "2026-06-22T06:00:00Z",
+        ]);
+    } else {
+        depot.args(["--participation", PARTICIPATION]);
+    }
+    depot.arg("--api").arg(banc.bac().api()).args(options());
+    let mut scenario = 0;
+    let mut code_attendu = 0;
+    match etape {
+        Operation::ApiMoi => {
+            pannes.programmer(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(3));
+            depot.args(["--paralleles", "1", "--echecs-reseau", "3"]);
+            scenario = 3;
+        }
+        Operation::ApiListerParticipations => {
+            pannes.programmer(Regle::prochaine(
+                Operation::ApiCreerParticipation,
+                Panne::PerdreReponse,
+            ));
+            scenario = 1;
+        }
+        Operation::ApiLireFichier => {
+            pannes.programmer(Regle::prochaine(
+                Operation::ApiFinaliser,
+                Panne::PerdreReponse,
+            ));
+            scenario = 1;
+        }
+        Operation::ApiAbandonner => {
+            pannes.programmer(
+                Regle::toujours(
+                    Some(Operation::UploadPart),
+                    Panne::Statut {
+                        code: 403,
+                        retry_after: None,
+                    },
+                )
+                .fois(2),
+            );
+            scenario = 2;
+            code_attendu = 3;
+        }
+        _ => {}
+    }
+    pannes.programmer(Regle::nieme(etape, None, 1, sorte.panne()));
+
+    passage(depot, code_attendu)?;
+    let c = banc.bac().compteurs();
+    verifier!(
+        pannes.en_attente() == 0 && c.pannes_injectees() == scenario + 1,
+        "la panne n'a pas été consommée ({} injectée(s) pour {scenario} de scénario) : le cas \
+         n'affirme rien",
+        c.pannes_injectees()
+    );
+    let participation = if creer {
+        let creees: Vec<_> = banc
+            .bac()
+            .participations(SITE)
+            .into_iter()
+            .filter(|p| p.point.as_deref() == Some("B2"))
+            .collect();
+        verifier!(creees.len() == 1, "{} participations créées", creees.len());
+        creees[0].id.clone()
+    } else {
+        PARTICIPATION.to_owned()
+    };
+    let enregistres = banc.bac().fichiers();
+    if etape == Operation::ApiAbandonner {
+        // L'envoi refusé est abandonné (enregistrement supprimé), l'autre fichier déposé.
+        verifier!(
+            enregistres.len() == 1 && enregistres[0].disponible,
+            "abandon non abouti : {enregistres:?}"
+        );
+    } else {
+        verifier!(
+            enregistres.len() == fichiers.len(),
+            "enregistrements en double ou manquants : {enregistres:?}"
+        );
+        for (n, t) in &fichiers {
+            let f = banc
+                .bac()
+                .fichier(&participation, n)
+                .ok_or_else(|| format!("{n} inconnu de la plateforme"))?;
+            verifier!(f.disponible, "{n} non finalisé");
+            verifier!(
+                banc.objet_plateforme(&participation, n) == contenu(n, *t),
+                "{n} : contenu différent"
+            );
+        }
+    }
+    let orphelins = banc.bac().envois_orphelins();
+    verifier!(
+        orphelins.is_empty(),
+        "envoi multipart orphelin : {orphelins:?}"
+    );
+    let ouverts = banc.bac().envois_en_cours(COMPARTIMENT_PLATEFORME);
+    verifier!(
+        ouverts.is_empty(),
+        "envoi multipart resté ouvert : {ouverts:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn matrice_vigiechiro_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
+    mener(cas_de("Vigie-Chiro", &ETAPES_VIGIECHIRO, cas_vigiechiro));
+}

@@ -1,0 +1,412 @@
+//! La robustesse du transport : ce que le serveur ou le réseau font de travers, et qui ne doit
+//! ni coûter une unité, ni pendre, ni être cru.
+//!
+//! - `400 RequestTimeout` (S3 : un corps qui a calé) est un incident transitoire : rejoué, sans
+//!   abandonner l'envoi multipart ni renvoyer les parties acquittées (issue 14, point 6) ;
+//! - une réponse 2xx illisible vient du serveur : elle dit sa cause et ne déclare pas le réseau
+//!   coupé (issue 15 ; issue 16, point 9) ;
+//! - aucun corps de réponse n'est lu au-delà du plafond : « réponse trop grande » (16.4) ;
+//! - aucune redirection n'est suivie vers un autre hôte (16.7) ;
+//! - Ctrl-C et SIGTERM arrêtent toute commande, pause réseau comprise, en 130 ; une commande qui
+//!   déclare une pause réseau la sonde et la borne (16.1, 22.1).
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+mod commun;
+
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use commun::plateforme::*;
+use commun::*;
+use vigie::bac_a_sable::{Operation, Panne, Regle};
+
+/// Un port de la boucle locale où rien n'écoute : chaque connexion y est refusée.
+fn port_ferme() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Une nuit d'un petit fichier et d'un fichier de trois parties de 5 Mio.
+fn petite_nuit(banc: &Banc) -> Vec<(String, usize)> {
+    let fichiers = vec![(nom(1), 30_000), (nom(2), 10 * MIO + 777)];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    fichiers
+}
+
+// ------------------------------------------------------------- 400 RequestTimeout (14.6)
+
+#[test]
+fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abandonner() {
+    let banc = Banc::nouveau();
+    let fichiers = petite_nuit(&banc);
+    let pannes = banc.bac().pannes();
+    pannes.programmer(Regle::nieme(
+        Operation::UploadPart,
+        None,
+        2,
+        Panne::CorpsTropLent,
+    ));
+    pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
+    banc.verifier_identiques(&fichiers);
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::AbortMultipartUpload),
+        0,
+        "envoi abandonné"
+    );
+    assert_eq!(c.requetes(Operation::CreateMultipartUpload), 1);
+    // Seule la partie qui a calé repart : la première, acquittée, ne repart pas.
+    let grand = banc.cle(&fichiers[1].0);
+    assert_eq!(
+        c.octets_recus_cle(&grand),
+        (fichiers[1].1 + 5 * MIO) as u64,
+        "une partie acquittée est repartie"
+    );
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+}
+
+#[test]
+fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() {
+    let banc = Banc::nouveau();
+    let fichiers = petite_nuit(&banc);
+    let pannes = banc.bac().pannes();
+    pannes.programmer(Regle::nieme(
+        Operation::UploadPart,
+        None,
+        2,
+        Panne::CorpsTropLent,
+    ));
+    pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
+    for (n, t) in &fichiers {
+        assert!(
+            banc.objet_plateforme(PARTICIPATION, n) == contenu(n, *t),
+            "{n}"
+        );
+    }
+    let c = banc.bac().compteurs();
+    assert_eq!(c.requetes(Operation::ApiAbandonner), 0, "envoi abandonné");
+    let grand = banc.bac().fichier(PARTICIPATION, &fichiers[1].0).unwrap();
+    assert_eq!(
+        c.octets_recus_cle(&grand.cle),
+        (fichiers[1].1 + 5 * MIO) as u64,
+        "une partie acquittée est repartie"
+    );
+    assert!(banc.bac().envois_orphelins().is_empty());
+}
+
+// ------------------------------------------------------------ réponses illisibles (15, 16.9)
+
+#[test]
+fn une_declaration_illisible_dit_sa_cause_et_ne_coupe_pas_le_reseau() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let vues = std::sync::Arc::new(AtomicUsize::new(0));
+    let v = std::sync::Arc::clone(&vues);
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "POST"
+            && q.chemin.ends_with("/fichiers")
+            && v.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            r.corps = b"<html>portail captif</html>".to_vec();
+        }
+    });
+    let journal = banc.dossier.path().join("journal.jsonl");
+    let mut depot = banc.vigie_plateforme();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(format!("{}/api/v1", m.endpoint()))
+        .args(Banc::options_rapides())
+        // Un seul échec réseau suffirait à déclarer le réseau coupé.
+        .args(["--echecs-reseau", "1", "-v", "--journal"])
+        .arg(&journal);
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("réseau indisponible"),
+        "une réponse du serveur prise pour une coupure : {stderr}"
+    );
+    let cause = "réponse illisible (statut 201) : JSON inattendu";
+    assert!(stderr.contains(cause), "cause absente de -v : {stderr}");
+    assert!(
+        banc.decisions().iter().any(|d| d.detail.contains(cause)),
+        "cause absente du journal des décisions"
+    );
+    assert!(
+        std::fs::read_to_string(&journal).unwrap().contains(cause),
+        "cause absente de --journal"
+    );
+    assert_eq!(banc.bac().fichiers().len(), 1, "enregistrement en double");
+}
+
+#[test]
+fn une_reponse_s3_illisible_dit_la_cause_du_sdk() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 6 * MIO);
+    // Comme moto 5.2.x pour ListParts : une racine que le SDK ne connaît pas.
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "GET" && q.chemin.contains("uploads") {
+            let texte = String::from_utf8_lossy(&r.corps)
+                .replace("ListMultipartUploadsResult", "ListMultipartUploadsResponse");
+            r.corps = texte.into_bytes();
+        }
+    });
+    let mut depot = banc.depot_via(&m.endpoint());
+    depot.args(["--echecs-reseau", "1", "--tentatives", "2", "-v"]);
+    // Prise pour une coupure, la réponse illisible mettait le passage en pause sans fin.
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("réseau indisponible"), "{stderr}");
+    let detail = banc
+        .decisions()
+        .into_iter()
+        .find(|d| d.detail.contains("réponse illisible (statut 200)"))
+        .unwrap_or_else(|| panic!("aucune réponse illisible au journal : {}", texte(&out)))
+        .detail;
+    assert!(
+        detail.contains("ListMultipartUploadsResponse")
+            || detail.contains("ListMultipartUploadsResult"),
+        "la cause du SDK n'est pas dite : {detail}"
+    );
+    assert!(stderr.contains(&detail), "cause absente de -v : {stderr}");
+}
+
+// -------------------------------------------------------------------- plafond des réponses
+
+/// Un corps JSON valide, démesuré : accepté tel quel avant le plafond.
+fn json_demesure(corps: &[u8]) -> Vec<u8> {
+    let mut v: serde_json::Value = serde_json::from_slice(corps).unwrap();
+    v["bourrage"] = serde_json::Value::String("x".repeat(8 * MIO));
+    serde_json::to_vec(&v).unwrap()
+}
+
+#[test]
+fn une_reponse_d_api_demesuree_est_trop_grande() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "POST" && q.chemin.ends_with("/fichiers") && r.statut < 300 {
+            r.corps = json_demesure(&r.corps);
+        }
+    });
+    let out = banc
+        .vigie_plateforme()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(format!("{}/api/v1", m.endpoint()))
+        .args(Banc::options_rapides())
+        .args(["--tentatives", "2"])
+        .output()
+        .unwrap();
+    assert_ne!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        banc.decisions()
+            .iter()
+            .any(|d| d.detail.contains("réponse trop grande")),
+        "{}",
+        texte(&out)
+    );
+}
+
+#[test]
+fn une_reponse_s3_demesuree_est_trop_grande() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 6 * MIO);
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "GET" && q.chemin.contains("uploads") {
+            // Un XML valide, bourré d'espaces.
+            let mut corps = r.corps.clone();
+            let fin = corps.len() - 1;
+            corps.splice(fin..fin, std::iter::repeat_n(b' ', 8 * MIO));
+            r.corps = corps;
+        }
+    });
+    let out = banc
+        .depot_via(&m.endpoint())
+        .args(["--tentatives", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    assert!(
+        banc.decisions()
+            .iter()
+            .any(|d| d.detail.contains("réponse trop grande")),
+        "{}",
+        texte(&out)
+    );
+}
+
+// ---------------------------------------------------------------------------- redirections
+
+#[test]
+fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let ailleurs = format!("{}/api/v1/fichiers", banc.bac().endpoint());
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "POST" && q.chemin.ends_with("/fichiers") {
+            r.statut = 307;
+            r.remplacer_entete("location", &ailleurs);
+            r.corps.clear();
+        }
+    });
+    let out = banc
+        .vigie_plateforme()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(format!("{}/api/v1", m.endpoint()))
+        .args(Banc::options_rapides())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    // Une seule déclaration, celle qui est passée par le mandataire : la redirection n'a pas
+    // renvoyé le corps au bac à sable directement.
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        1
+    );
+    let tout = texte(&out);
+    assert!(
+        tout.contains("redirection (307)") && tout.contains("non suivie"),
+        "{tout}"
+    );
+}
+
+// --------------------------------------------------------- pause réseau, Ctrl-C et SIGTERM
+
+/// Lance `commande`, attend que la pause réseau soit là, envoie `signal`, et rend la sortie
+/// (au plus 10 s après le signal : une borne large, pas une mesure).
+fn interrompre_pendant_la_pause(
+    banc: &Banc,
+    commande: std::process::Command,
+    nom: &str,
+) -> std::process::Output {
+    let enfant = banc.lancer(commande);
+    // Trois connexions refusées (attentes de 0,05 à 0,2 s) déclarent la coupure : la pause
+    // est là bien avant.
+    std::thread::sleep(Duration::from_secs(2));
+    signal(&enfant, nom);
+    attendre_fin(enfant, Duration::from_secs(10))
+}
+
+#[test]
+fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
+    for nom in ["INT", "TERM"] {
+        let banc = Banc::nouveau();
+        banc.fichier(&plateforme::nom(1), 20_000);
+        let mut depot = banc.vigie_plateforme();
+        depot
+            .arg("depot")
+            .arg(&banc.nuit)
+            .args(["--participation", PARTICIPATION, "--api"])
+            .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
+            .args(Banc::options_rapides());
+        let out = interrompre_pendant_la_pause(&banc, depot, nom);
+        assert_eq!(code(&out), 130, "SIG{nom} : {}", texte(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+            "SIG{nom} : la pause réseau n'a pas eu lieu : {}",
+            texte(&out)
+        );
+        let etat = banc.etat();
+        assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
+    }
+}
+
+#[test]
+fn ctrl_c_pendant_la_creation_d_une_participation_sort_en_130() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let mut depot = banc.vigie_plateforme();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--site", SITE, "--point", "B2"])
+        .args([
+            "--debut",
+            "2026-06-21T21:30:00Z",
+            "--fin",
+            "2026-06-22T06:00:00Z",
+        ])
+        .arg("--api")
+        .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
+        .args(Banc::options_rapides());
+    let out = interrompre_pendant_la_pause(&banc, depot, "INT");
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+}
+
+#[test]
+fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let mut depot = banc.vigie_plateforme();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--site", SITE, "--point", "B2"])
+        .args([
+            "--debut",
+            "2026-06-21T21:30:00Z",
+            "--fin",
+            "2026-06-22T06:00:00Z",
+        ])
+        .arg("--api")
+        .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
+        .args(Banc::options_rapides())
+        .args(["--attente-reseau", "2"]);
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+}
+
+#[test]
+fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    // La destination ne répond plus.
+    banc.bac().pannes().couper_tout(true);
+    let mut verifier = banc.vigie();
+    verifier
+        .arg("verifier")
+        .args(Banc::reessais_rapides())
+        .args(["--attente-reseau", "2"]);
+    let out = attendre_fin(banc.lancer(verifier), Duration::from_secs(30));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let mut verifier = banc.vigie();
+    verifier.arg("verifier").args(Banc::reessais_rapides());
+    let out = interrompre_pendant_la_pause(&banc, verifier, "INT");
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+}
+
+#[test]
+fn connexion_sans_reseau_cede_a_ctrl_c() {
+    let banc = Banc::nouveau();
+    let mut connexion = banc.vigie();
+    connexion
+        .args(["connexion", "--jeton", JETON, "--api"])
+        .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()));
+    let out = interrompre_pendant_la_pause(&banc, connexion, "INT");
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+}
