@@ -310,19 +310,32 @@ fn interrompre_pendant_la_pause(
     attendre_fin(enfant, Duration::from_secs(10))
 }
 
+/// Le réseau tombe juste après la vérification de l'adresse (le premier `GET /moi`) : toute
+/// requête de l'API et tout envoi vers S3 restent sans réponse, chaque sonde aussi.
+fn couper_apres_la_verification(banc: &Banc) {
+    let pannes = banc.bac().pannes();
+    pannes.programmer(Regle::nieme(Operation::ApiMoi, None, 2, Panne::Coupure).fois(u64::MAX));
+    for op in [
+        Operation::ApiCreerParticipation,
+        Operation::ApiListerParticipations,
+        Operation::ApiDeclarerFichier,
+        Operation::ApiUrlPartie,
+        Operation::ApiFinaliser,
+        Operation::ApiLireFichier,
+        Operation::PutObject,
+        Operation::UploadPart,
+    ] {
+        pannes.programmer(Regle::toujours(Some(op), Panne::Coupure));
+    }
+}
+
 #[test]
 fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
     for nom in ["INT", "TERM"] {
         let banc = Banc::nouveau();
         banc.fichier(&plateforme::nom(1), 20_000);
-        let mut depot = banc.vigie_plateforme();
-        depot
-            .arg("depot")
-            .arg(&banc.nuit)
-            .args(["--participation", PARTICIPATION, "--api"])
-            .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
-            .args(Banc::options_rapides());
-        let out = interrompre_pendant_la_pause(&banc, depot, nom);
+        couper_apres_la_verification(&banc);
+        let out = interrompre_pendant_la_pause(&banc, banc.depot_plateforme(), nom);
         assert_eq!(code(&out), 130, "SIG{nom} : {}", texte(&out));
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
@@ -331,52 +344,125 @@ fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
         );
         let etat = banc.etat();
         assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
+        assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
     }
 }
 
 #[test]
-fn ctrl_c_pendant_la_creation_d_une_participation_sort_en_130() {
+fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
     let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    banc.fichier(&plateforme::nom(1), 20_000);
     let mut depot = banc.vigie_plateforme();
     depot
         .arg("depot")
         .arg(&banc.nuit)
-        .args(["--site", SITE, "--point", "B2"])
-        .args([
-            "--debut",
-            "2026-06-21T21:30:00Z",
-            "--fin",
-            "2026-06-22T06:00:00Z",
-        ])
-        .arg("--api")
+        .args(["--participation", PARTICIPATION, "--api"])
         .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
         .args(Banc::options_rapides());
     let out = interrompre_pendant_la_pause(&banc, depot, "INT");
     assert_eq!(code(&out), 130, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        "la pause réseau n'a pas eu lieu : {}",
+        texte(&out)
+    );
+    // Interrompu avant de planifier : aucun plan n'est laissé.
+    let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&plans.stdout).trim().is_empty(),
+        "{}",
+        texte(&plans)
+    );
 }
 
+/// Les vérifications qui précèdent un dépôt (`GET /moi`, puis la participation donnée) sont
+/// déjà le dépôt : sans réseau, elles attendent sous la même pause, sondée et bornée par
+/// `--attente-reseau`, puis le disent sans rien avoir envoyé.
 #[test]
-fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
+fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 20_000);
     let mut depot = banc.vigie_plateforme();
     depot
         .arg("depot")
         .arg(&banc.nuit)
-        .args(["--site", SITE, "--point", "B2"])
-        .args([
-            "--debut",
-            "2026-06-21T21:30:00Z",
-            "--fin",
-            "2026-06-22T06:00:00Z",
-        ])
-        .arg("--api")
+        .args(["--participation", PARTICIPATION, "--api"])
         .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
         .args(Banc::options_rapides())
         .args(["--attente-reseau", "2"]);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
+    let erreurs = String::from_utf8_lossy(&out.stderr);
+    assert!(erreurs.contains("réseau indisponible"), "{erreurs}");
+    assert!(erreurs.contains("rien n'a été envoyé"), "{erreurs}");
+}
+
+/// Une nuit vers une participation à créer par `--site`, dont le réseau tombe juste après la
+/// vérification de l'adresse (le premier `GET /moi`) : la création de la participation, sa
+/// relecture et chaque sonde suivante restent sans réponse.
+fn depot_dont_le_reseau_tombe_avant_la_creation(banc: &Banc) -> std::process::Command {
+    banc.fichier(&nom(1), 20_000);
+    couper_apres_la_verification(banc);
+    let mut depot = banc.vigie_plateforme();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--site", SITE, "--point", "B2"])
+        .args([
+            "--debut",
+            "2026-06-21T21:30:00Z",
+            "--fin",
+            "2026-06-22T06:00:00Z",
+        ])
+        .arg("--api")
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    depot
+}
+
+#[test]
+fn ctrl_c_pendant_la_creation_d_une_participation_sort_en_130() {
+    let banc = Banc::nouveau();
+    let depot = depot_dont_le_reseau_tombe_avant_la_creation(&banc);
+    let out = interrompre_pendant_la_pause(&banc, depot, "INT");
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    assert!(
+        c.requetes(Operation::ApiCreerParticipation) >= 1,
+        "la création n'est pas partie : la pause n'était pas la sienne"
+    );
+}
+
+#[test]
+fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
+    let banc = Banc::nouveau();
+    let mut depot = depot_dont_le_reseau_tombe_avant_la_creation(&banc);
+    depot.args(["--attente-reseau", "2"]);
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    assert!(
+        c.requetes(Operation::ApiCreerParticipation) >= 1,
+        "{}",
+        texte(&out)
+    );
+    // La vérification de l'adresse, puis au moins deux sondes.
+    assert!(
+        c.requetes(Operation::ApiMoi) >= 3,
+        "pause non sondée : {}",
+        texte(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        "{}",
+        texte(&out)
+    );
+    assert!(
+        banc.bac()
+            .participations(SITE)
+            .iter()
+            .all(|p| p.point.as_deref() != Some("B2"))
+    );
 }
 
 #[test]

@@ -45,7 +45,10 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         refuser_si_deja_planifie(g, &preparation.dossier, dest, &destination.identite())?;
         // Vérifier la plateforme, c'est parler au réseau : pas en simulation.
         let point = match (&dest.participation, args.simulation) {
-            (_, false) => super::vigiechiro::verifier_plateforme(dest)?.point,
+            (_, false) => {
+                let reglages = super::envoi::reglages_emission(&args.envoi.reessai)?;
+                super::vigiechiro::verifier_plateforme(g, dest, reglages)?.point
+            }
             (CibleParticipation::ACreer { point, .. }, true) => Some(point.clone()),
             (CibleParticipation::Existante(_), true) => None,
         };

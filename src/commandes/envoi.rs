@@ -71,7 +71,7 @@ fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
 }
 
 /// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
-fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
+pub(super) fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
     let bruts = ReglagesEnSecondes {
         tentatives_max: Some(e.tentatives),
         base_s: Some(e.attente_base),
@@ -250,7 +250,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
     let preparation = preparer(Path::new(&dossier), &destination)?;
     if let Destination::VigieChiro(dest) = &destination {
-        super::vigiechiro::verifier_plateforme(dest)?;
+        super::vigiechiro::verifier_plateforme(g, dest, reglages_emission(&args.envoi.reessai)?)?;
     }
     let pret = enregistrer(g, preparation, destination, &identite, false)?;
     let remises = pret

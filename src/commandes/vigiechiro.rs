@@ -3,10 +3,12 @@
 //! tout envoi, la participation créée une seule fois.
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{ArgsConnexion, ArgsTraiter, OptionsGlobales};
+use crate::depot::AnnoncesSuivi;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::destination::{
     CibleParticipation, Destination, DestinationVigieChiro, IdObjet, valider_endpoint,
@@ -31,10 +33,9 @@ pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
     ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
 }
 
-/// Un émetteur aux réglages par défaut, pour une commande ponctuelle (connexion, traiter, les
-/// vérifications qui précèdent un dépôt) : quelqu'un attend la réponse, il n'y a donc pas de
-/// pause réseau (elle pourrait durer dix minutes) ; l'émission s'arrête sur sa politique,
-/// 2 minutes au plus.
+/// Un émetteur aux réglages par défaut, pour une commande ponctuelle (connexion, traiter) :
+/// quelqu'un attend la réponse, il n'y a donc pas de pause réseau (elle pourrait durer dix
+/// minutes) ; l'émission s'arrête sur sa politique, 2 minutes au plus.
 fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
     Ok(Emetteur::nouveau(
         ReglagesEmission {
@@ -167,10 +168,21 @@ pub(super) struct PlateformeVerifiee {
 
 /// Avant tout envoi : l'adresse est celle de l'API, le jeton est accepté, et la participation
 /// donnée existe (une participation mal écrite ou inconnue ferait échouer chaque fichier).
-pub(super) fn verifier_plateforme(dest: &DestinationVigieChiro) -> Result<PlateformeVerifiee> {
+///
+/// C'est déjà le dépôt qui parle au réseau : ces vérifications suivent ses réglages
+/// (`reglages`, tirés de ses options) et sa veille du réseau. Une coupure les met en pause,
+/// sondée et bornée par `--attente-reseau`, au lieu de faire échouer le dépôt au premier
+/// tunnel ; Ctrl-C et SIGTERM les arrêtent (code 130).
+pub(super) fn verifier_plateforme(
+    g: &OptionsGlobales,
+    dest: &DestinationVigieChiro,
+    reglages: ReglagesEmission,
+) -> Result<PlateformeVerifiee> {
     let client = client(&dest.api)?;
-    mener_ponctuel(async |emetteur| {
-        reconnaitre_plateforme(&client, emetteur)
+    let annulation = Annulation::new();
+    let emetteur = Emetteur::nouveau(reglages, annulation.clone());
+    let verifier = async {
+        reconnaitre_plateforme(&client, &emetteur)
             .await
             .map_err(|r| {
                 r.erreur(
@@ -187,9 +199,29 @@ pub(super) fn verifier_plateforme(dest: &DestinationVigieChiro) -> Result<Platef
             }
             CibleParticipation::Existante(id) => id,
         };
-        let p = participation_existante(&client, emetteur, &dest.api, id).await?;
+        let p = participation_existante(&client, &emetteur, &dest.api, id).await?;
         Ok(PlateformeVerifiee { point: p.point })
-    })
+    };
+    let resultat = runtime()?.block_on(async {
+        let suivi = crate::suivi::choisir(g);
+        super::ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
+        emetteur
+            .sous_veille(
+                verifier,
+                || async { client.moi().await.map(|_| ()) },
+                &AnnoncesSuivi(suivi.as_ref()),
+                &ObservateurMuet,
+            )
+            .await
+    });
+    crate::suivi::liberer_terminal();
+    match resultat {
+        // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
+        Err(_) if annulation.est_annulee() && !emetteur.reseau().est_abandonne() => {
+            Err(super::interrompu())
+        }
+        r => r,
+    }
 }
 
 /// `GET /participations/{id}` : la participation existe-t-elle ?
