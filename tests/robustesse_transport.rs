@@ -293,6 +293,41 @@ fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
     );
 }
 
+/// Une adresse de l'API qui redirige vers un autre hôte (le site servi ailleurs, un ancien
+/// nom) : ce n'est pas une panne, c'est une adresse à corriger. Code 2, dit au premier
+/// `GET /moi`, jamais rejoué, rien n'est envoyé.
+#[test]
+fn une_api_qui_redirige_ailleurs_est_une_adresse_a_corriger() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |q, r| {
+        if q.chemin.ends_with("/moi") {
+            r.statut = 301;
+            r.remplacer_entete("location", "https://vigiechiro.exemple.fr/api/v1/moi");
+            r.corps.clear();
+        }
+    });
+    let out = banc
+        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreurs = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        erreurs.contains("rien n'a été envoyé")
+            && erreurs.contains("redirection (301) vers https://vigiechiro.exemple.fr non suivie")
+            && erreurs.contains("--api"),
+        "{erreurs}"
+    );
+    assert_eq!(m.requetes().len(), 1, "GET /moi rejoué");
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        0
+    );
+}
+
 // --------------------------------------------------------- pause réseau, Ctrl-C et SIGTERM
 
 /// Lance `commande`, attend que la pause réseau soit là, envoie `signal`, et rend la sortie

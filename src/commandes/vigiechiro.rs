@@ -109,6 +109,9 @@ where
 enum RefusMoi {
     /// Ce qui a répondu n'est pas l'API Vigie-Chiro.
     PasLApi(String),
+    /// L'adresse redirige ailleurs (un autre hôte, ou en clair) : `vigie` ne l'a pas suivie.
+    /// Le détail dit où, et le geste.
+    Redirection(String),
     JetonRefuse,
     /// Ni l'utilisateur ni un refus : ce qu'en dit [`pas_de_reponse_utile`] (une plateforme
     /// indisponible n'est pas un réseau coupé).
@@ -130,6 +133,11 @@ async fn reconnaitre_plateforme(
         ReponseApi::Refuse {
             statut: 401 | 403, ..
         } => Err(RefusMoi::JetonRefuse),
+        ReponseApi::Refuse {
+            statut: 300..=399,
+            detail,
+            ..
+        } => Err(RefusMoi::Redirection(detail)),
         autre => Err(RefusMoi::SansReponse(pas_de_reponse_utile(&autre))),
     }
 }
@@ -150,6 +158,9 @@ impl RefusMoi {
                 ),
             )
             .into(),
+            RefusMoi::Redirection(detail) => {
+                ErreurAvecCode::new(CodeSortie::Usage, format!("{rien_fait} : {detail}")).into()
+            }
             RefusMoi::JetonRefuse => jeton_refuse.into(),
             RefusMoi::SansReponse(pourquoi) => ErreurAvecCode::new(
                 CodeSortie::EchecsTransitoires,
@@ -308,14 +319,23 @@ pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<Code
     Ok(CodeSortie::Succes)
 }
 
-/// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus : le serveur a répondu
-/// qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une coupure du
-/// réseau : les deux ne se disent pas pareil.
+/// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus attendu : le serveur a
+/// répondu qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une
+/// coupure du réseau : les deux ne se disent pas pareil. Un autre refus (une redirection non
+/// suivie, un 4xx inattendu) se dit tel quel : ce n'est pas une indisponibilité.
 fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
     match r {
-        ReponseApi::Refuse { statut, .. } => format!(
+        ReponseApi::Refuse { statut, .. } if *statut == 429 || *statut >= 500 => format!(
             "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"
         ),
+        ReponseApi::Refuse {
+            statut: 300..=399,
+            detail,
+            ..
+        } => detail.clone(),
+        ReponseApi::Refuse { statut, detail, .. } => {
+            format!("la plateforme refuse la requête ({statut} : {detail})")
+        }
         // Elle a répondu, mais rien d'exploitable : ce n'est pas non plus une coupure.
         ReponseApi::Illisible { detail, .. } => format!(
             "la plateforme a rendu une réponse inexploitable ({detail}) ; réessayez dans quelques minutes"
@@ -653,6 +673,24 @@ mod tests {
         assert_eq!(
             pas_de_reponse_utile(&coupure),
             "plateforme injoignable (connexion refusée) ; réessayez quand le réseau sera revenu"
+        );
+        let refus: ReponseApi<()> = ReponseApi::Refuse {
+            statut: 422,
+            retry_after: None,
+            detail: "titre : invalid".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&refus),
+            "la plateforme refuse la requête (422 : titre : invalid)"
+        );
+        let illisible: ReponseApi<()> = ReponseApi::Illisible {
+            statut: 200,
+            detail: "réponse illisible (statut 200) : JSON inattendu".into(),
+        };
+        assert!(
+            pas_de_reponse_utile(&illisible).starts_with("la plateforme a rendu une réponse"),
+            "{}",
+            pas_de_reponse_utile(&illisible)
         );
     }
 
