@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Banc d'endurance (pas un test) : l'essai tests/endurance.rs poussé, pour chaque destination
-# (S3 et Vigie-Chiro sur le bac à sable, S3 sur moto), jusqu'à 1 000 pannes injectées et 50
-# kill -9, la relance finale devant finir en un seul passage, code 0, sans perte ni doublon ni
-# envoi orphelin. Écrit ses chiffres dans FIABILITE.md (entre les marques « endurance »).
+# Banc d'endurance (pas un test) : les essais de tests/endurance.rs poussés (S3 et Vigie-Chiro
+# sur le bac à sable : participation créée, puis enregistrements laissés par d'autres clients ;
+# S3 sur moto), chacun jusqu'à 1 000 pannes injectées et 50 kill -9, la relance finale devant
+# finir en un seul passage, code 0, sans perte ni doublon ni envoi orphelin. Écrit ses chiffres dans FIABILITE.md (entre les marques « endurance »).
 # Compter une vingtaine de minutes sur 2 cœurs, compilation comprise.
 # Usage : benches/endurance.sh [PANNES] [ARRETS] [GRAINE]
 set -euo pipefail

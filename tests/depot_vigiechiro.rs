@@ -271,6 +271,54 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     );
 }
 
+/// Une partie refusée deux fois (403 : l'URL redemandée est refusée aussi) : l'unité est
+/// refusée (code 3), et son envoi multipart est abandonné (`DELETE /fichiers/{id}`), même si
+/// le premier abandon tombe sur une panne : il est rejouable. Rien ne reste ouvert chez S3.
+#[test]
+fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
+    let banc = Banc::nouveau();
+    let (petit, gros) = ((nom(1), 20_000), (nom(2), 5 * MIO + 4_321));
+    for (n, t) in [&petit, &gros] {
+        banc.fichier(n, *t);
+    }
+    let pannes = banc.bac().pannes();
+    let refus = Panne::Statut {
+        code: 403,
+        retry_after: None,
+    };
+    pannes.programmer(Regle::toujours(Some(Operation::UploadPart), refus).fois(2));
+    pannes.programmer(Regle::prochaine(
+        Operation::ApiAbandonner,
+        Panne::Statut {
+            code: 500,
+            retry_after: None,
+        },
+    ));
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::ApiAbandonner),
+        2,
+        "abandon non rejoué"
+    );
+    // Le gros fichier n'a plus d'enregistrement ; le petit est déposé.
+    assert!(banc.bac().fichier(PARTICIPATION, &gros.0).is_none());
+    assert!(
+        banc.bac()
+            .fichier(PARTICIPATION, &petit.0)
+            .unwrap()
+            .disponible
+    );
+    assert!(banc.bac().envois_orphelins().is_empty());
+    assert!(
+        banc.bac()
+            .envois_en_cours(COMPARTIMENT_PLATEFORME)
+            .is_empty()
+    );
+}
+
 #[test]
 fn noms_invalides_code_2_liste_complete_zero_requete() {
     let banc = Banc::nouveau();

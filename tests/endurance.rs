@@ -2,8 +2,10 @@
 //! pannes tirées (graine fixe) sur toutes les requêtes, et trois `kill -9` à des instants tirés.
 //! La relance suivante, sous les mêmes pannes, finit en un seul passage, code 0 : chaque objet
 //! identique octet pour octet, aucun enregistrement en double, aucun envoi multipart orphelin.
-//! Contre le bac à sable (S3 et Vigie-Chiro, participation créée par `vigie`), et contre moto
-//! (second avis, derrière le mandataire qui injecte les pannes).
+//! Contre le bac à sable (S3, et la plateforme Vigie-Chiro qui imite le vrai serveur : une
+//! participation créée par `vigie`, puis une participation existante dont d'autres clients ont
+//! laissé des enregistrements), et contre moto (second avis, derrière le mandataire qui injecte
+//! les pannes).
 //!
 //! Un arrêt ne compte que s'il tombe en pleine activité : un passage fini avant son instant est
 //! suivi d'une nouvelle tournée de fichiers, jusqu'au nombre d'arrêts voulu. Le banc
@@ -98,15 +100,18 @@ struct Bilan {
 
 /// Lance des passages et en tue `arrets` (SIGKILL) en pleine activité, à des instants tirés,
 /// tant que les pannes injectées n'atteignent pas `pannes_min` ; puis la relance, sous les
-/// mêmes pannes, doit finir en un seul passage, code 0.
+/// mêmes pannes, doit finir en un seul passage, code 0. `avant_tournee` prépare la
+/// destination pour les fichiers d'une tournée, avant tout passage qui les voit.
 fn endurer(
     banc: &Banc,
     reglages: &Reglages,
     depot: impl Fn() -> Command,
     pannes_injectees: impl Fn() -> u64,
+    avant_tournee: impl Fn(&[(String, usize)]),
 ) -> Bilan {
     let mut alea = Alea::graine(reglages.graine);
     let mut fichiers = tournee(banc, 0, &mut alea);
+    avant_tournee(&fichiers);
     let (mut tues, mut passages, mut tournees) = (0, 0, 1);
     while tues < reglages.arrets || pannes_injectees() < reglages.pannes_min {
         let instant = Duration::from_millis(alea.entre(200, 1500));
@@ -124,7 +129,9 @@ fn endurer(
             // Fini avant l'arrêt : une nouvelle tournée de fichiers pour le suivant.
             let out = enfant.wait_with_output().unwrap();
             assert!(matches!(code(&out), 0 | 1), "{}", texte(&out));
-            fichiers.extend(tournee(banc, tournees, &mut alea));
+            let nouveaux = tournee(banc, tournees, &mut alea);
+            avant_tournee(&nouveaux);
+            fichiers.extend(nouveaux);
             tournees += 1;
         }
     }
@@ -180,7 +187,7 @@ fn endurance_s3_quinze_pour_cent_de_pannes_et_trois_kill_9() {
         c
     };
     let c = banc.bac().compteurs();
-    let b = endurer(&banc, &reglages, depot, || c.pannes_injectees());
+    let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), |_| {});
     banc.verifier_identiques(&b.fichiers);
     assert_eq!(
         banc.objets_sous(COMPARTIMENT, PREFIXE).len(),
@@ -218,23 +225,22 @@ fn endurance_vigiechiro_quinze_pour_cent_de_pannes_et_trois_kill_9() {
     // La participation est créée par vigie (POST non idempotent) : ni les pannes ni les
     // arrêts ne doivent en laisser deux.
     let depot = || {
-        let mut c = banc.vigie_plateforme();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .args(["--site", SITE, "--point", "B2"])
-            .args([
+        depot_vigiechiro(
+            &banc,
+            &[
+                "--site",
+                SITE,
+                "--point",
+                "B2",
                 "--debut",
                 "2026-06-21T21:30:00Z",
                 "--fin",
                 "2026-06-22T06:00:00Z",
-            ])
-            .arg("--api")
-            .arg(banc.bac().api())
-            .args(options());
-        c
+            ],
+        )
     };
     let c = banc.bac().compteurs();
-    let b = endurer(&banc, &reglages, depot, || c.pannes_injectees());
+    let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), |_| {});
     let creees: Vec<_> = banc
         .bac()
         .participations(SITE)
@@ -242,14 +248,108 @@ fn endurance_vigiechiro_quinze_pour_cent_de_pannes_et_trois_kill_9() {
         .filter(|p| p.point.as_deref() == Some("B2"))
         .collect();
     assert_eq!(creees.len(), 1, "participations en double : {creees:?}");
-    let participation = &creees[0].id;
+    verifier_plateforme(&banc, &creees[0].id, &b.fichiers);
+    annoncer(
+        "Vigie-Chiro, bac à sable",
+        &b,
+        c.pannes_injectees(),
+        c.requetes_total(),
+        debut,
+    );
+}
+
+/// Une participation existante (relue avant chaque passage), dont d'autres clients ont laissé
+/// des enregistrements non finalisés : un envoi du site web interrompu (repris tel quel), et
+/// un envoi en plusieurs parties abandonné pour un fichier qui part en un PUT (supprimé puis
+/// redéclaré). Sous les mêmes pannes et les mêmes arrêts.
+#[test]
+fn endurance_vigiechiro_enregistrements_laisses_par_d_autres_clients() {
+    let debut = Instant::now();
+    let banc = Banc::nouveau();
+    let reglages = Reglages::depuis_env(0xE5D0_000D);
+    let depot = || depot_vigiechiro(&banc, &["--participation", PARTICIPATION]);
+    // Un petit fichier sur dix a un enregistrement laissé, d'une sorte puis de l'autre. Les
+    // pannes ne frappent que vigie : elles sont levées le temps que les autres clients
+    // déclarent, puis reprennent (d'une graine à l'autre, tournée après tournée).
+    let laisses = std::sync::Mutex::new(Vec::new());
+    let tournees = std::sync::atomic::AtomicU64::new(0);
+    let pannes = banc.bac().pannes();
+    let laisser = |fichiers: &[(String, usize)]| {
+        pannes.effacer();
+        let petits = fichiers.iter().filter(|(_, t)| *t <= 5 * MIO);
+        for (k, (chemin, _)) in petits.step_by(10).enumerate() {
+            let titre = chemin.rsplit('/').next().unwrap();
+            let multipart = k % 2 == 1;
+            let id = if multipart {
+                banc.envoi_multipart_abandonne(PARTICIPATION, titre)
+            } else {
+                banc.envoi_du_site_web_interrompu(PARTICIPATION, titre)
+            };
+            laisses
+                .lock()
+                .unwrap()
+                .push((titre.to_owned(), id, multipart));
+        }
+        let n = tournees.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        programmer(pannes, reglages.graine.wrapping_add(n));
+    };
+    let c = banc.bac().compteurs();
+    let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), laisser);
+    verifier_plateforme(&banc, PARTICIPATION, &b.fichiers);
+    let laisses = laisses.into_inner().unwrap();
+    let multipart = laisses.iter().filter(|(_, _, m)| *m).count() as u64;
+    assert!(multipart > 0);
+    // Chaque passage a relu la participation avant d'envoyer ; chaque enregistrement multipart
+    // laissé a été supprimé au moins une fois.
+    assert!(c.requetes(Operation::ApiLireParticipation) >= 1);
+    assert!(c.requetes(Operation::ApiAbandonner) >= multipart);
+    for (titre, id, multipart) in &laisses {
+        let f = banc.bac().fichier(PARTICIPATION, titre).unwrap();
+        if *multipart {
+            assert_ne!(
+                &f.id, id,
+                "{titre} : l'enregistrement multipart laissé est resté"
+            );
+        } else {
+            assert_eq!(
+                &f.id, id,
+                "{titre} : l'envoi du site web n'a pas été repris"
+            );
+        }
+        assert!(!f.multipart, "{titre}");
+    }
+    annoncer(
+        "Vigie-Chiro, bac à sable, enregistrements laissés",
+        &b,
+        c.pannes_injectees(),
+        c.requetes_total(),
+        debut,
+    );
+}
+
+/// `vigie depot` de la nuit vers la plateforme du bac à sable, la participation désignée par
+/// `participation` (`--participation ID`, ou `--site … --fin …`).
+fn depot_vigiechiro(banc: &Banc, participation: &[&str]) -> Command {
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(participation)
+        .arg("--api")
+        .arg(banc.bac().api())
+        .args(options());
+    c
+}
+
+/// Ce que la plateforme doit tenir après l'endurance : un enregistrement par fichier, chacun
+/// finalisé et identique, aucun envoi multipart orphelin ni resté ouvert.
+fn verifier_plateforme(banc: &Banc, participation: &str, fichiers: &[(String, usize)]) {
     let enregistres = banc.bac().fichiers();
     assert_eq!(
         enregistres.len(),
-        b.fichiers.len(),
+        fichiers.len(),
         "enregistrement en double"
     );
-    for (chemin, taille) in &b.fichiers {
+    for (chemin, taille) in fichiers {
         let titre = chemin.rsplit('/').next().unwrap();
         let f = banc.bac().fichier(participation, titre).unwrap();
         assert!(f.disponible, "{titre} non finalisé");
@@ -264,13 +364,6 @@ fn endurance_vigiechiro_quinze_pour_cent_de_pannes_et_trois_kill_9() {
             .envois_en_cours(COMPARTIMENT_PLATEFORME)
             .is_empty(),
         "envoi multipart resté ouvert"
-    );
-    annoncer(
-        "Vigie-Chiro, bac à sable",
-        &b,
-        c.pannes_injectees(),
-        c.requetes_total(),
-        debut,
     );
 }
 
@@ -300,7 +393,13 @@ fn endurance_s3_contre_moto_second_avis() {
             .args(options());
         c
     };
-    let b = endurer(&banc, &reglages, depot, || mandataire.pannes_injectees());
+    let b = endurer(
+        &banc,
+        &reglages,
+        depot,
+        || mandataire.pannes_injectees(),
+        |_| {},
+    );
     let objets = banc.rt.block_on(moto::objets(&client, compartiment));
     assert_eq!(objets.len(), b.fichiers.len(), "objet en trop ou manquant");
     for (chemin, taille) in &b.fichiers {

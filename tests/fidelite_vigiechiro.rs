@@ -46,41 +46,6 @@ fn retoucher_declarations(
     })
 }
 
-/// Un appel direct à l'API de la plateforme locale, comme le ferait le site web.
-fn appel(banc: &Banc, methode: reqwest::Method, chemin: &str, corps: Value) -> (u16, Value) {
-    // Un client par fil de test : ses connexions vivent sur le runtime du banc de ce test.
-    thread_local! {
-        static CLIENT: reqwest::Client = reqwest::Client::new();
-    }
-    let url = format!("{}{chemin}", banc.bac().api());
-    let requete = CLIENT.with(|c| c.request(methode, url));
-    banc.rt.block_on(async {
-        let rep = requete
-            .basic_auth(JETON, Some(""))
-            .json(&corps)
-            .send()
-            .await
-            .unwrap();
-        let statut = rep.status().as_u16();
-        let texte = rep.text().await.unwrap();
-        (statut, serde_json::from_str(&texte).unwrap_or(Value::Null))
-    })
-}
-
-/// Le site web déclare le fichier (toujours en un seul envoi), puis l'envoi s'interrompt : il
-/// reste un enregistrement non finalisé, sans envoi multipart.
-fn envoi_du_site_web_interrompu(banc: &Banc, titre: &str) -> String {
-    let (s, v) = appel(
-        banc,
-        reqwest::Method::POST,
-        "/fichiers",
-        json!({ "titre": titre, "lien_participation": PARTICIPATION }),
-    );
-    assert_eq!(s, 201, "{v}");
-    assert!(v.get("s3_upload_multipart_id").is_none());
-    v["_id"].as_str().unwrap().to_owned()
-}
-
 fn participations_b2(banc: &Banc) -> Vec<vigie::bac_a_sable::ParticipationPlateforme> {
     banc.bac()
         .participations(SITE)
@@ -324,8 +289,7 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
         let out = depot_de(&dossier, &["--simulation"]);
         let vigie_accepte = code(&out) == 0;
         // Le verdict du serveur.
-        let (statut, v) = appel(
-            &banc,
+        let (statut, v) = banc.appel_api(
             reqwest::Method::POST,
             "/fichiers",
             json!({ "titre": titre, "lien_participation": PARTICIPATION }),
@@ -420,8 +384,7 @@ fn verdict_de_vigie_et_de_la_plateforme_sur_des_noms_tires() {
     }
     let mut acceptes = 0;
     for titre in &noms {
-        let (statut, v) = appel(
-            &banc,
+        let (statut, v) = banc.appel_api(
             reqwest::Method::POST,
             "/fichiers",
             json!({ "titre": titre, "lien_participation": PARTICIPATION }),
@@ -454,19 +417,12 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
     // le site web.
     let petit = (nom(1), 50_000);
     let gros = (nom(2), 7 * MIO + 11);
-    let id_petit = envoi_du_site_web_interrompu(&banc, &petit.0);
-    let id_gros = envoi_du_site_web_interrompu(&banc, &gros.0);
+    let id_petit = banc.envoi_du_site_web_interrompu(PARTICIPATION, &petit.0);
+    let id_gros = banc.envoi_du_site_web_interrompu(PARTICIPATION, &gros.0);
     // Un enregistrement multipart laissé (un ancien envoi en plusieurs parties abandonné),
     // pour un fichier qui part maintenant en un seul PUT.
     let multi = (nom(3), 30_000);
-    let (s, v) = appel(
-        &banc,
-        reqwest::Method::POST,
-        "/fichiers",
-        json!({ "titre": multi.0, "multipart": true, "lien_participation": PARTICIPATION }),
-    );
-    assert_eq!(s, 201, "{v}");
-    let id_multi = v["_id"].as_str().unwrap().to_owned();
+    let id_multi = banc.envoi_multipart_abandonne(PARTICIPATION, &multi.0);
     for (n, t) in [&petit, &gros, &multi] {
         banc.fichier(n, *t);
     }
@@ -588,7 +544,7 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
     let banc = Banc::nouveau();
     let gros = (nom(1), 6 * MIO + 5);
     banc.fichier(&gros.0, gros.1);
-    envoi_du_site_web_interrompu(&banc, &gros.0);
+    banc.envoi_du_site_web_interrompu(PARTICIPATION, &gros.0);
     // Une passerelle fait croire à un envoi multipart que l'enregistrement n'a pas.
     let m = retoucher_declarations(&banc, "\"multipart\":true", |v| {
         v["s3_upload_multipart_id"] = json!("envoi-fantome");

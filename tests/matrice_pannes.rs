@@ -6,8 +6,13 @@
 //! cas est nommé (`S3/CompleteMultipartUpload/500`), et un échec les cite tous. Une étape qu'un
 //! passage ordinaire n'atteint pas est atteinte par le scénario de son cas (une reprise pour
 //! `ListParts`, des envois orphelins pour `AbortMultipartUpload`, une coupure du réseau pour la
-//! sonde `/moi`, une création de participation perdue pour la relecture des participations) ;
-//! et chaque cas vérifie que sa panne a bien été consommée : sinon il n'affirme rien.
+//! sonde `/moi`, une création de participation perdue pour la relecture des participations, un
+//! enregistrement multipart laissé par un autre client pour sa suppression) ; et chaque cas
+//! vérifie que sa panne a bien été consommée : sinon il n'affirme rien.
+//!
+//! La plateforme Vigie-Chiro est celle du bac à sable, qui imite le code du vrai serveur
+//! (`Scille/vigiechiro-api`) : enregistrement rendu tel quel, `GET /moi` qui reconnaît
+//! l'adresse, participation relue avant tout envoi.
 //!
 //! Les essais S3 tournent contre le bac à sable et contre moto (second avis, derrière un
 //! mandataire qui injecte les mêmes pannes). Les cas partent en parallèle, chacun avec son
@@ -97,20 +102,102 @@ const ETAPES_S3: [Operation; 8] = [
     Operation::AbortMultipartUpload,
 ];
 
-/// Les étapes d'un dépôt Vigie-Chiro : l'API, et les PUT vers ses URL signées (`PutObject` :
-/// PUT simple ; `UploadPart` : PUT d'une partie).
-const ETAPES_VIGIECHIRO: [Operation; 10] = [
-    Operation::ApiMoi,
-    Operation::ApiListerParticipations,
-    Operation::ApiCreerParticipation,
-    Operation::ApiDeclarerFichier,
-    Operation::ApiUrlPartie,
-    Operation::PutObject,
-    Operation::UploadPart,
-    Operation::ApiFinaliser,
-    Operation::ApiLireFichier,
-    Operation::ApiAbandonner,
+/// Les étapes d'un dépôt Vigie-Chiro : l'API, et les PUT vers ses URL signées. Une étape est
+/// l'opération que voit le bac à sable, et le rang de sa requête qui reçoit la panne (le
+/// premier `GET /moi` vérifie l'adresse, les suivants sondent le réseau).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EtapeVigieChiro {
+    /// `GET /moi`, le premier appel : le jeton, et que l'adresse est celle de l'API.
+    VerificationAdresse,
+    /// `GET /participations/{id}` : la participation donnée existe, avant tout envoi.
+    LectureParticipation,
+    /// `GET /moi` pendant une pause réseau.
+    SondeReseau,
+    /// `GET /sites/{site}/participations` : la relecture d'une création sans réponse.
+    RelectureParticipations,
+    /// `POST /sites/{site}/participations`.
+    CreationParticipation,
+    /// `POST /fichiers`.
+    Declaration,
+    /// `PUT /fichiers/{id}/multipart`.
+    UrlPartie,
+    /// PUT simple vers l'URL signée.
+    PutSimple,
+    /// PUT d'une partie vers son URL signée.
+    PutPartie,
+    /// `POST /fichiers/{id}`.
+    Finalisation,
+    /// `GET /fichiers/{id}` : la relecture d'une finalisation sans réponse.
+    RelectureFichier,
+    /// `DELETE /fichiers/{id}` : un enregistrement multipart laissé par un autre client, rendu
+    /// à la déclaration simple d'un petit fichier, est supprimé puis redéclaré.
+    SuppressionEnregistrement,
+}
+
+const ETAPES_VIGIECHIRO: [EtapeVigieChiro; 12] = [
+    EtapeVigieChiro::VerificationAdresse,
+    EtapeVigieChiro::LectureParticipation,
+    EtapeVigieChiro::SondeReseau,
+    EtapeVigieChiro::RelectureParticipations,
+    EtapeVigieChiro::CreationParticipation,
+    EtapeVigieChiro::Declaration,
+    EtapeVigieChiro::UrlPartie,
+    EtapeVigieChiro::PutSimple,
+    EtapeVigieChiro::PutPartie,
+    EtapeVigieChiro::Finalisation,
+    EtapeVigieChiro::RelectureFichier,
+    EtapeVigieChiro::SuppressionEnregistrement,
 ];
+
+impl EtapeVigieChiro {
+    /// L'opération que le bac à sable voit à cette étape.
+    fn operation(self) -> Operation {
+        match self {
+            EtapeVigieChiro::VerificationAdresse | EtapeVigieChiro::SondeReseau => {
+                Operation::ApiMoi
+            }
+            EtapeVigieChiro::LectureParticipation => Operation::ApiLireParticipation,
+            EtapeVigieChiro::RelectureParticipations => Operation::ApiListerParticipations,
+            EtapeVigieChiro::CreationParticipation => Operation::ApiCreerParticipation,
+            EtapeVigieChiro::Declaration => Operation::ApiDeclarerFichier,
+            EtapeVigieChiro::UrlPartie => Operation::ApiUrlPartie,
+            EtapeVigieChiro::PutSimple => Operation::PutObject,
+            EtapeVigieChiro::PutPartie => Operation::UploadPart,
+            EtapeVigieChiro::Finalisation => Operation::ApiFinaliser,
+            EtapeVigieChiro::RelectureFichier => Operation::ApiLireFichier,
+            EtapeVigieChiro::SuppressionEnregistrement => Operation::ApiAbandonner,
+        }
+    }
+
+    /// Le rang, parmi les requêtes de son opération, de celle qui reçoit la panne.
+    fn rang(self) -> u64 {
+        match self {
+            // Le premier `GET /moi` est la vérification de l'adresse.
+            EtapeVigieChiro::SondeReseau => 2,
+            _ => 1,
+        }
+    }
+
+    /// La participation est-elle créée par `vigie` (`--site`) ?
+    fn participation_a_creer(self) -> bool {
+        matches!(
+            self,
+            EtapeVigieChiro::CreationParticipation | EtapeVigieChiro::RelectureParticipations
+        )
+    }
+}
+
+impl std::fmt::Display for EtapeVigieChiro {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let qualificatif = match self {
+            EtapeVigieChiro::VerificationAdresse => " (vérification de l'adresse)",
+            EtapeVigieChiro::SondeReseau => " (sonde du réseau)",
+            EtapeVigieChiro::SuppressionEnregistrement => " (enregistrement multipart rendu)",
+            _ => "",
+        };
+        write!(f, "{}{qualificatif}", self.operation())
+    }
+}
 
 /// Les options de chaque passage : les réglages courts du banc, un délai de blocage court.
 fn options() -> Vec<String> {
@@ -134,10 +221,10 @@ type Cas = (String, Box<dyn FnOnce() -> Result<(), String> + Send>);
 
 /// Les cas d'une destination : chaque étape × chaque sorte de panne, nommés
 /// `DESTINATION/étape/panne`.
-fn cas_de(
+fn cas_de<E: std::fmt::Display + Copy + Send + 'static>(
     destination: &str,
-    etapes: &[Operation],
-    essai: impl Fn(Operation, Sorte) -> Result<(), String> + Send + Sync + Copy + 'static,
+    etapes: &[E],
+    essai: impl Fn(E, Sorte) -> Result<(), String> + Send + Sync + Copy + 'static,
 ) -> Vec<Cas> {
     let mut cas: Vec<Cas> = Vec::new();
     for &etape in etapes {
@@ -390,22 +477,20 @@ fn matrice_s3_contre_moto_second_avis() {
 // --------------------------------------------------------------------------- Vigie-Chiro
 
 /// Un cas Vigie-Chiro. Scénarios :
-/// - `ApiMoi` : la sonde du réseau ; trois coupures de suite sur les PUT simples déclarent le
-///   réseau coupé (`--echecs-reseau 3`, un envoi à la fois), la sonde `/moi` reçoit la panne ;
-/// - `ApiCreerParticipation`, `ApiListerParticipations` : la participation est créée par
-///   `vigie` (`--site`) ; pour la relecture des participations, la réponse de la création est
-///   perdue ;
-/// - `ApiLireFichier` : la relecture d'une finalisation dont la réponse est perdue ;
-/// - `ApiAbandonner` : une partie refusée deux fois (403) fait abandonner l'envoi ; l'unité est
-///   refusée (code 3 voulu), l'abandon, lui, doit aboutir malgré la panne.
-fn cas_vigiechiro(etape: Operation, sorte: Sorte) -> Result<(), String> {
+/// - la sonde du réseau : trois coupures de suite sur les PUT simples déclarent le réseau coupé
+///   (`--echecs-reseau 3`, un envoi à la fois), la sonde `/moi` reçoit la panne ;
+/// - la création de participation et sa relecture : la participation est créée par `vigie`
+///   (`--site`) ; pour la relecture des participations, la réponse de la création est perdue ;
+/// - la relecture d'un fichier : celle d'une finalisation dont la réponse est perdue ;
+/// - la suppression d'un enregistrement : un autre client a laissé, pour le petit fichier, un
+///   enregistrement multipart non finalisé ; la plateforme le rend à la déclaration simple de
+///   `vigie`, qui le supprime (`DELETE`) puis redéclare. Un accroc sur ce chemin ne coûte pas
+///   le passage : code 0, comme partout.
+fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
     let fichiers = nuit(&banc);
     let pannes = banc.bac().pannes();
-    let creer = matches!(
-        etape,
-        Operation::ApiCreerParticipation | Operation::ApiListerParticipations
-    );
+    let creer = etape.participation_a_creer();
     let mut depot = banc.vigie_plateforme();
     depot.arg("depot").arg(&banc.nuit);
     if creer {
@@ -424,52 +509,47 @@ fn cas_vigiechiro(etape: Operation, sorte: Sorte) -> Result<(), String> {
     }
     depot.arg("--api").arg(banc.bac().api()).args(options());
     let mut scenario = 0;
-    let mut code_attendu = 0;
+    let mut laisse = None;
     match etape {
-        Operation::ApiMoi => {
+        EtapeVigieChiro::SondeReseau => {
             pannes.programmer(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(3));
             depot.args(["--paralleles", "1", "--echecs-reseau", "3"]);
             scenario = 3;
         }
-        Operation::ApiListerParticipations => {
+        EtapeVigieChiro::RelectureParticipations => {
             pannes.programmer(Regle::prochaine(
                 Operation::ApiCreerParticipation,
                 Panne::PerdreReponse,
             ));
             scenario = 1;
         }
-        Operation::ApiLireFichier => {
+        EtapeVigieChiro::RelectureFichier => {
             pannes.programmer(Regle::prochaine(
                 Operation::ApiFinaliser,
                 Panne::PerdreReponse,
             ));
             scenario = 1;
         }
-        Operation::ApiAbandonner => {
-            pannes.programmer(
-                Regle::toujours(
-                    Some(Operation::UploadPart),
-                    Panne::Statut {
-                        code: 403,
-                        retry_after: None,
-                    },
-                )
-                .fois(2),
-            );
-            scenario = 2;
-            code_attendu = 3;
+        EtapeVigieChiro::SuppressionEnregistrement => {
+            laisse = Some(banc.envoi_multipart_abandonne(PARTICIPATION, &fichiers[0].0));
         }
         _ => {}
     }
-    pannes.programmer(Regle::nieme(etape, None, 1, sorte.panne()));
+    let operation = etape.operation();
+    pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
 
-    passage(depot, code_attendu)?;
+    passage(depot, 0)?;
     let c = banc.bac().compteurs();
     verifier!(
         pannes.en_attente() == 0 && c.pannes_injectees() == scenario + 1,
         "la panne n'a pas été consommée ({} injectée(s) pour {scenario} de scénario) : le cas \
          n'affirme rien",
         c.pannes_injectees()
+    );
+    verifier!(
+        c.requetes(operation) >= etape.rang(),
+        "{} requête(s) {operation} : l'étape n'a pas été atteinte",
+        c.requetes(operation)
     );
     let participation = if creer {
         let creees: Vec<_> = banc
@@ -484,28 +564,28 @@ fn cas_vigiechiro(etape: Operation, sorte: Sorte) -> Result<(), String> {
         PARTICIPATION.to_owned()
     };
     let enregistres = banc.bac().fichiers();
-    if etape == Operation::ApiAbandonner {
-        // L'envoi refusé est abandonné (enregistrement supprimé), l'autre fichier déposé.
+    verifier!(
+        enregistres.len() == fichiers.len(),
+        "enregistrements en double ou manquants : {enregistres:?}"
+    );
+    for (n, t) in &fichiers {
+        let f = banc
+            .bac()
+            .fichier(&participation, n)
+            .ok_or_else(|| format!("{n} inconnu de la plateforme"))?;
+        verifier!(f.disponible, "{n} non finalisé");
         verifier!(
-            enregistres.len() == 1 && enregistres[0].disponible,
-            "abandon non abouti : {enregistres:?}"
+            banc.objet_plateforme(&participation, n) == contenu(n, *t),
+            "{n} : contenu différent"
         );
-    } else {
+    }
+    if let Some(ancien) = laisse {
+        // L'enregistrement laissé a été supprimé (son envoi S3 abandonné), puis redéclaré.
+        let f = banc.bac().fichier(&participation, &fichiers[0].0);
         verifier!(
-            enregistres.len() == fichiers.len(),
-            "enregistrements en double ou manquants : {enregistres:?}"
+            f.as_ref().is_some_and(|f| f.id != ancien && !f.multipart),
+            "enregistrement laissé non remplacé : {f:?}"
         );
-        for (n, t) in &fichiers {
-            let f = banc
-                .bac()
-                .fichier(&participation, n)
-                .ok_or_else(|| format!("{n} inconnu de la plateforme"))?;
-            verifier!(f.disponible, "{n} non finalisé");
-            verifier!(
-                banc.objet_plateforme(&participation, n) == contenu(n, *t),
-                "{n} : contenu différent"
-            );
-        }
     }
     let orphelins = banc.bac().envois_orphelins();
     verifier!(

@@ -315,6 +315,74 @@ pub mod plateforme {
             c
         }
 
+        /// Un appel à l'API de la plateforme, comme le ferait un autre client (le site web),
+        /// authentifié par le jeton du bac à sable : le statut et le JSON rendu.
+        pub fn appel_api(
+            &self,
+            methode: reqwest::Method,
+            chemin: &str,
+            corps: serde_json::Value,
+        ) -> (u16, serde_json::Value) {
+            // Un client par fil de test : ses connexions vivent sur le runtime du banc de ce
+            // test.
+            thread_local! {
+                static CLIENT: reqwest::Client = reqwest::Client::new();
+            }
+            let url = format!("{}{chemin}", self.bac().api());
+            let requete = CLIENT.with(|c| c.request(methode, url));
+            self.rt.block_on(async {
+                let rep = requete
+                    .basic_auth(JETON, Some(""))
+                    .json(&corps)
+                    .send()
+                    .await
+                    .unwrap();
+                let statut = rep.status().as_u16();
+                let texte = rep.text().await.unwrap();
+                (
+                    statut,
+                    serde_json::from_str(&texte).unwrap_or(serde_json::Value::Null),
+                )
+            })
+        }
+
+        /// Le site web déclare le fichier (toujours en un seul envoi), puis l'envoi
+        /// s'interrompt : il reste un enregistrement non finalisé, sans envoi multipart. Rend
+        /// son `_id`.
+        pub fn envoi_du_site_web_interrompu(&self, participation: &str, titre: &str) -> String {
+            let v = self.declarer_comme_un_autre_client(participation, titre, false);
+            assert!(v.get("s3_upload_multipart_id").is_none(), "{v}");
+            v["_id"].as_str().unwrap().to_owned()
+        }
+
+        /// Un envoi en plusieurs parties abandonné (par un autre client, ou une version
+        /// antérieure) : il reste un enregistrement non finalisé qui tient un envoi multipart
+        /// S3 ouvert. Rend son `_id`.
+        pub fn envoi_multipart_abandonne(&self, participation: &str, titre: &str) -> String {
+            let v = self.declarer_comme_un_autre_client(participation, titre, true);
+            assert!(v.get("s3_upload_multipart_id").is_some(), "{v}");
+            v["_id"].as_str().unwrap().to_owned()
+        }
+
+        fn declarer_comme_un_autre_client(
+            &self,
+            participation: &str,
+            titre: &str,
+            multipart: bool,
+        ) -> serde_json::Value {
+            let (statut, v) = self.appel_api(
+                reqwest::Method::POST,
+                "/fichiers",
+                serde_json::json!({
+                    "titre": titre,
+                    "multipart": multipart,
+                    "lien_participation": participation,
+                }),
+            );
+            assert_eq!(statut, 201, "{titre} : {v}");
+            v
+        }
+
         /// L'objet déposé par la plateforme pour un titre.
         pub fn objet_plateforme(&self, participation: &str, titre: &str) -> Vec<u8> {
             let f = self
