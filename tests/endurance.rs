@@ -63,9 +63,7 @@ impl Reglages {
 /// retenter-echecs. Dix la rendent négligeable (de l'ordre de 1 sur 10 000 par nuit). Le banc
 /// garde les sept par défaut (`VIGIE_ENDURANCE_TENTATIVES=7`).
 fn options() -> Vec<String> {
-    let mut o = Banc::options_rapides();
-    let i = o.iter().position(|a| a == "--delai-tentative").unwrap();
-    o[i + 1] = "20".into();
+    let mut o = Banc::options_rapides_sauf("--delai-tentative", "20");
     let tentatives =
         std::env::var("VIGIE_ENDURANCE_TENTATIVES").unwrap_or_else(|_| "10".to_owned());
     o.extend(["--tentatives".to_owned(), tentatives]);

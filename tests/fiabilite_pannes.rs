@@ -59,10 +59,7 @@ fn sortes(banc: &Banc) -> std::collections::BTreeSet<String> {
 /// envoi qui dépasserait le délai serait une tentative ratée sans panne injectée, et fausserait
 /// le compte « une décision par panne ».
 fn options() -> Vec<String> {
-    let mut o = Banc::options_rapides();
-    let i = o.iter().position(|a| a == "--delai-tentative").unwrap();
-    o[i + 1] = "20".into();
-    o
+    Banc::options_rapides_sauf("--delai-tentative", "20")
 }
 
 fn programmer(banc: &Banc, graine: u64) {

@@ -201,10 +201,7 @@ impl std::fmt::Display for EtapeVigieChiro {
 
 /// Les options de chaque passage : les réglages courts du banc, un délai de blocage court.
 fn options() -> Vec<String> {
-    let mut o = Banc::options_rapides();
-    let i = o.iter().position(|a| a == "--delai-blocage").unwrap();
-    o[i + 1] = DELAI_BLOCAGE_S.into();
-    o
+    Banc::options_rapides_sauf("--delai-blocage", DELAI_BLOCAGE_S)
 }
 
 /// La nuit d'un cas : un petit fichier, et un fichier qui part en deux parties.

@@ -121,6 +121,18 @@ impl Banc {
         options
     }
 
+    /// Les réglages courts, une option changée : `options_rapides_sauf("--delai-tentative",
+    /// "20")`.
+    pub fn options_rapides_sauf(option: &str, valeur: &str) -> Vec<String> {
+        let mut o = Self::options_rapides();
+        let i = o
+            .iter()
+            .position(|a| a == option)
+            .unwrap_or_else(|| panic!("{option} n'est pas un réglage court du banc"));
+        o[i + 1] = valeur.to_owned();
+        o
+    }
+
     /// Les seuls réglages courts des réessais, ceux qu'accepte aussi `vigie verifier`.
     pub fn reessais_rapides() -> Vec<String> {
         [
@@ -140,6 +152,11 @@ impl Banc {
 
     /// `vigie depot NUIT --vers s3://… --endpoint-url …` avec les réglages courts.
     pub fn depot(&self) -> Command {
+        self.depot_avec(&Self::options_rapides())
+    }
+
+    /// `vigie depot NUIT --vers s3://… --endpoint-url …` avec ces réglages.
+    pub fn depot_avec(&self, options: &[String]) -> Command {
         let mut c = self.vigie();
         c.arg("depot")
             .arg(&self.nuit)
@@ -147,7 +164,7 @@ impl Banc {
             .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
             .arg("--endpoint-url")
             .arg(self.bac().endpoint())
-            .args(Self::options_rapides());
+            .args(options);
         c
     }
 
