@@ -72,6 +72,8 @@ mod vigiechiro;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_relecture;
+#[cfg(test)]
 mod tests_vigiechiro;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -341,6 +343,21 @@ impl BacASable {
                 f.disponible && !self.chemin_objet(COMPARTIMENT_PLATEFORME, &f.cle).is_file()
             })
             .collect()
+    }
+
+    /// Pose un fichier **finalisé** dans la participation, objet S3 compris (un seul PUT : ETag
+    /// = MD5 du contenu), comme l'aurait laissé un dépôt complet par un autre client (le site
+    /// web, un autre portable) ; rend son identifiant. Sert aux tests qui confrontent `vigie` à
+    /// une participation déjà remplie, sans passer par des milliers de requêtes.
+    pub async fn poser_fichier_finalise(
+        &self,
+        participation: &str,
+        titre: &str,
+        contenu: Vec<u8>,
+    ) -> anyhow::Result<String> {
+        self.vigiechiro
+            .poser_fichier_finalise(participation, titre, contenu)
+            .await
     }
 
     /// S3 refuse (`true`) ou accepte de nouveau (`false`) d'ouvrir un envoi multipart pour la
