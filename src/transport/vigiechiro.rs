@@ -16,6 +16,9 @@
 //! - le PUT simple porte **exactement** le `mime` rendu par la plateforme (il est signé) ; un
 //!   PUT de partie n'en porte **aucun** (ses URL n'en signent pas) ;
 //! - l'ETag d'un PUT est gardé sans ses guillemets.
+//!
+//! La relecture (liste des fichiers d'une participation, URL de lecture, taille et ETag d'un
+//! objet) est dans `vigiechiro/lecture.rs`.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -31,6 +34,9 @@ use super::expurger;
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::reessai::{ReponseApi, attente_demandee};
+
+mod lecture;
+pub use lecture::{AccesFichier, ObjetLu, PagePiecesJointes, PieceJointe};
 
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
 #[derive(Clone)]
