@@ -1,0 +1,139 @@
+//! Relire la plateforme Vigie-Chiro : ce qu'elle a déjà d'une participation, et si ce qu'elle
+//! garde est bien le fichier local.
+//!
+//! Pourquoi : un plan neuf (autre portable, autre base, nuit commencée dans le navigateur)
+//! ne sait rien de ce que la plateforme a reçu. Redéclarer chaque fichier pour l'apprendre
+//! (un `409` par fichier finalisé) coûte une requête par fichier et ne dit rien du contenu :
+//! un `409` dit seulement qu'un fichier **de ce nom** est finalisé, et la plateforme refuse de
+//! le remplacer. La relecture répond mieux :
+//! - [`inventaire_distant`] : la liste paginée des fichiers de la participation (quelques
+//!   requêtes pour des milliers de fichiers), lue au début de chaque passage ;
+//! - [`relever`] : l'URL de lecture d'un fichier finalisé, puis sa taille et son `ETag` par une
+//!   lecture d'un octet ;
+//! - [`empreinte`] : la comparaison de cette taille et de cet `ETag` au fichier local.
+//!
+//! Chaque requête passe par la politique de réessai comme toute émission ([`Lecteur`]) : les
+//! lectures sont rejouables, et journalisées pour l'unité qu'elles concernent.
+
+pub mod empreinte;
+pub mod inventaire_distant;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::depot::ContexteUnite;
+use crate::destination::IdObjet;
+use crate::reessai::{Issue, ObservateurMuet, Profil, Rejouabilite, ReponseApi};
+use crate::transport::corps::Progression;
+use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
+use crate::transport::{Emetteur, Emission, EnVol};
+
+/// Ce qui émet une lecture (rejouable, profil INSISTANT) sous la politique de réessai : le
+/// contexte d'une unité, qui journalise la décision pour elle, ou l'émetteur d'une commande.
+pub trait Lecteur: Sync {
+    fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> impl Future<Output = Issue<T>> + Send
+    where
+        T: Send,
+        F: FnMut(Arc<Progression>) -> Fut + Send,
+        Fut: Future<Output = ReponseApi<T>> + Send;
+}
+
+impl Lecteur for ContexteUnite<'_> {
+    fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> impl Future<Output = Issue<T>> + Send
+    where
+        T: Send,
+        F: FnMut(Arc<Progression>) -> Fut + Send,
+        Fut: Future<Output = ReponseApi<T>> + Send,
+    {
+        self.emettre_vers(
+            "GET",
+            cible,
+            Profil::Insistant,
+            Rejouabilite::Rejouable,
+            tentative,
+        )
+    }
+}
+
+impl Lecteur for Emetteur {
+    async fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> Issue<T>
+    where
+        T: Send,
+        F: FnMut(Arc<Progression>) -> Fut + Send,
+        Fut: Future<Output = ReponseApi<T>> + Send,
+    {
+        self.emettre(
+            Emission {
+                methode: "GET",
+                cible,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::Rejouable,
+            },
+            &ObservateurMuet,
+            &EnVol::default(),
+            tentative,
+        )
+        .await
+    }
+}
+
+/// Ce que la plateforme montre d'un fichier par son URL de lecture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Releve {
+    /// La taille et l'`ETag` de l'objet.
+    Objet(ObjetLu),
+    /// La plateforme ne le dit pas finalisé (410).
+    NonFinalise,
+    /// La plateforme ne connaît pas ce fichier (404).
+    Inconnu,
+    /// La plateforme le dit finalisé, mais son stockage ne l'a pas (404 sur l'URL de lecture).
+    AbsentDuStockage,
+    /// Pas de réponse utile : la politique de réessai s'est arrêtée, ou la plateforme a
+    /// refusé (le statut, s'il y en a un : 401 veut dire jeton refusé).
+    Echec { statut: Option<u16>, detail: String },
+}
+
+impl Releve {
+    fn echec<T>(issue: &Issue<T>) -> Releve {
+        Releve::Echec {
+            statut: issue.reponse.statut(),
+            detail: issue.reponse.detail().unwrap_or_default().to_owned(),
+        }
+    }
+}
+
+/// `GET /fichiers/{id}/acces`, puis `GET` d'un octet sur l'URL rendue : ce que la plateforme
+/// garde du fichier `id`, sans le télécharger. L'URL est vérifiée avant toute connexion, et
+/// n'apparaît dans aucun journal (la cible journalisée est le chemin d'API, puis la clé).
+pub async fn relever(
+    lecteur: &impl Lecteur,
+    client: &ClientVigieChiro,
+    id: &IdObjet,
+    cle: &str,
+) -> Releve {
+    let acces = lecteur
+        .lire(&format!("/fichiers/{id}/acces"), |_| {
+            client.url_de_lecture(id)
+        })
+        .await;
+    let url = match acces.reponse {
+        ReponseApi::Succes(AccesFichier::Url(url)) => url,
+        ReponseApi::Succes(AccesFichier::NonDisponible) => return Releve::NonFinalise,
+        ReponseApi::Succes(AccesFichier::Inconnu) => return Releve::Inconnu,
+        _ => return Releve::echec(&acces),
+    };
+    if let Err(raison) = client.verifier_url_signee(&url) {
+        return Releve::Echec {
+            statut: None,
+            detail: raison,
+        };
+    }
+    let lu = lecteur
+        .lire(&format!("GET {cle}"), |_| client.lire_objet(&url))
+        .await;
+    match lu.reponse {
+        ReponseApi::Succes(Some(objet)) => Releve::Objet(objet),
+        ReponseApi::Succes(None) => Releve::AbsentDuStockage,
+        _ => Releve::echec(&lu),
+    }
+}
