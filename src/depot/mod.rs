@@ -76,6 +76,11 @@ pub struct Bilan {
     pub interrompu: bool,
     /// La participation Vigie-Chiro qui a reçu la nuit (dépôt vers la plateforme).
     pub participation: Option<String>,
+    /// Unités trouvées déjà finalisées sur la plateforme pendant ce passage (déposées par un
+    /// autre client, ou par un autre plan) : rien n'est reparti, elles sont déposées.
+    pub deja_sur_la_plateforme: u64,
+    /// Parmi elles, celles dont le contenu n'a pas pu être comparé au fichier local.
+    pub deja_non_comparees: u64,
 }
 
 /// L'issue d'une unité pour ce passage.
@@ -92,6 +97,15 @@ pub enum IssueUnite {
     },
     Incertaine {
         message: String,
+    },
+    /// La destination a déjà ce fichier (finalisé sur la plateforme par un autre client, ou
+    /// par un autre plan) : rien n'est envoyé, l'unité est déposée. `comparee` : son contenu a
+    /// été comparé au fichier local (taille et empreinte identiques) ; sinon, seulement sa
+    /// présence est sûre.
+    DejaSurLaPlateforme {
+        crc32c: String,
+        etag: Option<String>,
+        comparee: bool,
     },
     /// Ctrl-C : l'unité redevient à déposer, ses parties envoyées conservées.
     Interrompue,
@@ -112,6 +126,8 @@ struct Commun {
     attente_reseau: Duration,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
+    deja_sur_la_plateforme: AtomicU64,
+    deja_non_comparees: AtomicU64,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
 }
 
@@ -230,6 +246,31 @@ impl ContexteUnite<'_> {
             .await
     }
 
+    /// Émet pour tout le plan plutôt que pour l'unité (l'inventaire distant, que lit la
+    /// première unité et qu'attendent les autres) : la décision est journalisée pour le plan,
+    /// et l'affichage de l'unité n'annonce pas ses réessais.
+    pub async fn emettre_pour_le_plan<T, F, Fut>(
+        &self,
+        emission: Emission<'_>,
+        tentative: F,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        self.commun
+            .emetteur
+            .emettre(
+                emission,
+                &ObservateurPlan {
+                    commun: self.commun,
+                },
+                &EnVol::default(),
+                tentative,
+            )
+            .await
+    }
+
     /// Comme [`ContexteUnite::emettre`], avec une cible de journal autre que la clé (chemin
     /// d'API). La cible ne doit contenir aucun secret.
     pub async fn emettre_vers<T, F, Fut>(
@@ -286,6 +327,8 @@ impl<D: Depositaire> Moteur<D> {
                 attente_reseau,
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
+                deja_sur_la_plateforme: AtomicU64::new(0),
+                deja_non_comparees: AtomicU64::new(0),
                 en_vol: Mutex::new(HashMap::new()),
             },
             depositaire,
@@ -377,6 +420,8 @@ impl<D: Depositaire> Moteur<D> {
             duree: debut.elapsed(),
             interrompu: annulation.est_annulee() && !c.emetteur.reseau().est_abandonne(),
             participation: None,
+            deja_sur_la_plateforme: c.deja_sur_la_plateforme.load(Ordering::Relaxed),
+            deja_non_comparees: c.deja_non_comparees.load(Ordering::Relaxed),
         })
     }
 
@@ -512,6 +557,19 @@ impl<D: Depositaire> Moteur<D> {
                 drop(base);
                 c.suivi.unite_deposee(&unite);
                 return Ok(true);
+            }
+            IssueUnite::DejaSurLaPlateforme {
+                crc32c,
+                etag,
+                comparee,
+            } => {
+                base.marquer_deposee(unite.id, &crc32c, etag.as_deref())?;
+                drop(base);
+                c.deja_sur_la_plateforme.fetch_add(1, Ordering::Relaxed);
+                if !comparee {
+                    c.deja_non_comparees.fetch_add(1, Ordering::Relaxed);
+                }
+                c.suivi.unite_deja_sur_la_plateforme(&unite, comparee);
             }
             IssueUnite::Echec {
                 definitif,
