@@ -159,8 +159,9 @@ impl Decoupage {
 /// Le verdict d'une comparaison entre un fichier local et l'objet que garde la plateforme.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Comparaison {
-    /// Même taille, même empreinte. Porte l'ETag reconnu.
-    Identique { etag: String },
+    /// Même taille, même empreinte. Porte l'ETag reconnu et la CRC32C du fichier local
+    /// (calculée dans la même lecture).
+    Identique { etag: String, crc32c: u32 },
     /// Taille ou empreinte différente : ce qui diffère, en clair.
     Differente(String),
     /// La taille est la même, l'empreinte ne se compare pas : pourquoi.
@@ -203,12 +204,13 @@ pub async fn comparer(chemin: &Path, taille: u64, objet: &ObjetLu) -> io::Result
         }
     };
     let decoupages: Vec<Decoupage> = tailles.into_iter().map(Decoupage::nouveau).collect();
-    let (entier, decoupages) = lire_tranche(
+    let (crc32c, entier, decoupages) = lire_tranche(
         chemin,
         0,
         taille,
-        (md5::Md5::new(), decoupages),
-        |(entier, decoupages), t| {
+        (0u32, md5::Md5::new(), decoupages),
+        |(crc, entier, decoupages), t| {
+            *crc = crc32c::crc32c_append(*crc, t);
             entier.update(t);
             decoupages.iter_mut().for_each(|d| d.recevoir(t));
         },
@@ -220,7 +222,10 @@ pub async fn comparer(chemin: &Path, taille: u64, objet: &ObjetLu) -> io::Result
         decoupages.into_iter().map(Decoupage::etag).collect()
     };
     Ok(if calcules.contains(&attendu) {
-        Comparaison::Identique { etag: attendu }
+        Comparaison::Identique {
+            etag: attendu,
+            crc32c,
+        }
     } else {
         Comparaison::Differente(format!(
             "même taille, contenu différent (ETag {attendu} sur la plateforme)"
@@ -311,7 +316,10 @@ mod tests {
             comparer(&chemin, taille, &objet(taille, Some(md5.clone())))
                 .await
                 .unwrap(),
-            Comparaison::Identique { etag: md5 }
+            Comparaison::Identique {
+                etag: md5,
+                crc32c: crc32c::crc32c(&contenu)
+            }
         );
         // Assemblé en parties de 6 Mio (2 parties) : retrouvé parmi 5, 6 et 7 Mio.
         let parties: Vec<String> = contenu.chunks(6 * MIO as usize).map(md5_hex).collect();
@@ -321,7 +329,10 @@ mod tests {
             comparer(&chemin, taille, &objet(taille, Some(assemble.clone())))
                 .await
                 .unwrap(),
-            Comparaison::Identique { etag: assemble }
+            Comparaison::Identique {
+                etag: assemble,
+                crc32c: crc32c::crc32c(&contenu)
+            }
         );
         // Taille différente, empreinte différente, forme inconnue, pas d'ETag.
         assert!(matches!(

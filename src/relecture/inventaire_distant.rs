@@ -117,7 +117,7 @@ pub fn familles_a_lire<'a>(mimes: impl IntoIterator<Item = &'a str>) -> Vec<&'st
 /// politique de réessai. Rend l'inventaire, ou pourquoi il n'a pas pu être lu (le dépôt se
 /// passe alors de lui : chaque fichier est déclaré).
 pub async fn lire(
-    lecteur: &impl Lecteur,
+    lecteur: Lecteur<'_, '_>,
     client: &ClientVigieChiro,
     participation: &IdObjet,
     familles: &[&str],

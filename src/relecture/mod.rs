@@ -13,7 +13,7 @@
 //! - [`empreinte`] : la comparaison de cette taille et de cet `ETag` au fichier local.
 //!
 //! Chaque requête passe par la politique de réessai comme toute émission ([`Lecteur`]) : les
-//! lectures sont rejouables, et journalisées pour l'unité qu'elles concernent.
+//! lectures sont rejouables, et journalisées pour l'unité (ou le plan) qu'elles concernent.
 
 pub mod empreinte;
 pub mod inventaire_distant;
@@ -23,57 +23,54 @@ use std::sync::Arc;
 
 use crate::depot::ContexteUnite;
 use crate::destination::IdObjet;
-use crate::reessai::{Issue, ObservateurMuet, Profil, Rejouabilite, ReponseApi};
+use crate::reessai::{Issue, ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::transport::corps::Progression;
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
 use crate::transport::{Emetteur, Emission, EnVol};
 
-/// Ce qui émet une lecture (rejouable, profil INSISTANT) sous la politique de réessai : le
-/// contexte d'une unité, qui journalise la décision pour elle, ou l'émetteur d'une commande.
-pub trait Lecteur: Sync {
-    fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> impl Future<Output = Issue<T>> + Send
-    where
-        T: Send,
-        F: FnMut(Arc<Progression>) -> Fut + Send,
-        Fut: Future<Output = ReponseApi<T>> + Send;
+/// Ce qui émet une lecture (rejouable, profil INSISTANT) sous la politique de réessai.
+#[derive(Clone, Copy)]
+pub enum Lecteur<'a, 'b> {
+    /// Pour une unité du moteur : la décision est journalisée pour elle, ses réessais
+    /// annoncés sur sa ligne.
+    Unite(&'a ContexteUnite<'b>),
+    /// Pour tout le plan, depuis une unité du moteur (l'inventaire distant, que lit la
+    /// première unité et qu'attendent les autres) : journalisée pour le plan.
+    Plan(&'a ContexteUnite<'b>),
+    /// Pour une commande hors du moteur (`vigie verifier`).
+    Commande(&'a Emetteur),
 }
 
-impl Lecteur for ContexteUnite<'_> {
-    fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> impl Future<Output = Issue<T>> + Send
+impl Lecteur<'_, '_> {
+    pub async fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> Issue<T>
     where
-        T: Send,
-        F: FnMut(Arc<Progression>) -> Fut + Send,
-        Fut: Future<Output = ReponseApi<T>> + Send,
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
     {
-        self.emettre_vers(
-            "GET",
+        let emission = Emission {
+            methode: "GET",
             cible,
-            Profil::Insistant,
-            Rejouabilite::Rejouable,
-            tentative,
-        )
-    }
-}
-
-impl Lecteur for Emetteur {
-    async fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> Issue<T>
-    where
-        T: Send,
-        F: FnMut(Arc<Progression>) -> Fut + Send,
-        Fut: Future<Output = ReponseApi<T>> + Send,
-    {
-        self.emettre(
-            Emission {
-                methode: "GET",
-                cible,
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::Rejouable,
-            },
-            &ObservateurMuet,
-            &EnVol::default(),
-            tentative,
-        )
-        .await
+            profil: Profil::Insistant,
+            rejouabilite: Rejouabilite::Rejouable,
+        };
+        match self {
+            Lecteur::Unite(ctx) => {
+                ctx.emettre_vers(
+                    emission.methode,
+                    cible,
+                    emission.profil,
+                    emission.rejouabilite,
+                    tentative,
+                )
+                .await
+            }
+            Lecteur::Plan(ctx) => ctx.emettre_pour_le_plan(emission, tentative).await,
+            Lecteur::Commande(emetteur) => {
+                emetteur
+                    .emettre(emission, &ObservateurMuet, &EnVol::default(), tentative)
+                    .await
+            }
+        }
     }
 }
 
@@ -88,6 +85,8 @@ pub enum Releve {
     Inconnu,
     /// La plateforme le dit finalisé, mais son stockage ne l'a pas (404 sur l'URL de lecture).
     AbsentDuStockage,
+    /// Ctrl-C, ou le réseau abandonné : rien n'est conclu.
+    Interrompu,
     /// Pas de réponse utile : la politique de réessai s'est arrêtée, ou la plateforme a
     /// refusé (le statut, s'il y en a un : 401 veut dire jeton refusé).
     Echec { statut: Option<u16>, detail: String },
@@ -95,6 +94,9 @@ pub enum Releve {
 
 impl Releve {
     fn echec<T>(issue: &Issue<T>) -> Releve {
+        if issue.raison == RaisonArret::Annule {
+            return Releve::Interrompu;
+        }
         Releve::Echec {
             statut: issue.reponse.statut(),
             detail: issue.reponse.detail().unwrap_or_default().to_owned(),
@@ -106,7 +108,7 @@ impl Releve {
 /// garde du fichier `id`, sans le télécharger. L'URL est vérifiée avant toute connexion, et
 /// n'apparaît dans aucun journal (la cible journalisée est le chemin d'API, puis la clé).
 pub async fn relever(
-    lecteur: &impl Lecteur,
+    lecteur: Lecteur<'_, '_>,
     client: &ClientVigieChiro,
     id: &IdObjet,
     cle: &str,
