@@ -46,32 +46,10 @@ fn retoucher_declarations(
     })
 }
 
-/// Un appel direct à l'API de la plateforme locale, comme le ferait le site web.
-fn appel(banc: &Banc, methode: reqwest::Method, chemin: &str, corps: Value) -> (u16, Value) {
-    // Un client par fil de test : ses connexions vivent sur le runtime du banc de ce test.
-    thread_local! {
-        static CLIENT: reqwest::Client = reqwest::Client::new();
-    }
-    let url = format!("{}{chemin}", banc.bac().api());
-    let requete = CLIENT.with(|c| c.request(methode, url));
-    banc.rt.block_on(async {
-        let rep = requete
-            .basic_auth(JETON, Some(""))
-            .json(&corps)
-            .send()
-            .await
-            .unwrap();
-        let statut = rep.status().as_u16();
-        let texte = rep.text().await.unwrap();
-        (statut, serde_json::from_str(&texte).unwrap_or(Value::Null))
-    })
-}
-
 /// Le site web déclare le fichier (toujours en un seul envoi), puis l'envoi s'interrompt : il
 /// reste un enregistrement non finalisé, sans envoi multipart.
 fn envoi_du_site_web_interrompu(banc: &Banc, titre: &str) -> String {
-    let (s, v) = appel(
-        banc,
+    let (s, v) = banc.appel_api(
         reqwest::Method::POST,
         "/fichiers",
         json!({ "titre": titre, "lien_participation": PARTICIPATION }),
@@ -317,8 +295,7 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
         let out = depot_de(&dossier, &["--simulation"]);
         let vigie_accepte = code(&out) == 0;
         // Le verdict du serveur.
-        let (statut, v) = appel(
-            &banc,
+        let (statut, v) = banc.appel_api(
             reqwest::Method::POST,
             "/fichiers",
             json!({ "titre": titre, "lien_participation": PARTICIPATION }),
@@ -413,8 +390,7 @@ fn verdict_de_vigie_et_de_la_plateforme_sur_des_noms_tires() {
     }
     let mut acceptes = 0;
     for titre in &noms {
-        let (statut, v) = appel(
-            &banc,
+        let (statut, v) = banc.appel_api(
             reqwest::Method::POST,
             "/fichiers",
             json!({ "titre": titre, "lien_participation": PARTICIPATION }),
@@ -452,8 +428,7 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
     // Un enregistrement multipart laissé (un ancien envoi en plusieurs parties abandonné),
     // pour un fichier qui part maintenant en un seul PUT.
     let multi = (nom(3), 30_000);
-    let (s, v) = appel(
-        &banc,
+    let (s, v) = banc.appel_api(
         reqwest::Method::POST,
         "/fichiers",
         json!({ "titre": multi.0, "multipart": true, "lien_participation": PARTICIPATION }),
@@ -497,9 +472,14 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
         id_multi
     );
     assert_eq!(banc.bac().fichiers().len(), 3);
-    // Comme le vrai serveur, la déclaration multipart du gros fichier a ouvert un envoi S3 que
-    // l'enregistrement existant ne garde pas : un orphelin, vide.
-    assert_eq!(banc.bac().envois_orphelins().len(), orphelins_avant + 1);
+    // L'inventaire distant a montré l'enregistrement du gros fichier, sans envoi multipart :
+    // il part en un PUT, sans déclaration multipart (qui, sur le vrai serveur, ouvre un envoi
+    // S3 avant de trouver l'enregistrement existant : un orphelin).
+    assert_eq!(banc.bac().envois_orphelins().len(), orphelins_avant);
+    assert_eq!(
+        banc.bac().compteurs().requetes(Operation::ApiPiecesJointes),
+        1
+    );
     assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
 }
 
@@ -582,9 +562,21 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
     let gros = (nom(1), 6 * MIO + 5);
     banc.fichier(&gros.0, gros.1);
     envoi_du_site_web_interrompu(&banc, &gros.0);
-    // Une passerelle fait croire à un envoi multipart que l'enregistrement n'a pas.
-    let m = retoucher_declarations(&banc, "\"multipart\":true", |v| {
-        v["s3_upload_multipart_id"] = json!("envoi-fantome");
+    // Une passerelle fait croire à un envoi multipart que l'enregistrement n'a pas, et cache
+    // l'enregistrement à l'inventaire distant (qui le ferait partir en un PUT d'emblée).
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |q, r| {
+        if q.methode == "GET" && q.chemin.contains("/pieces_jointes") && r.statut == 200 {
+            let mut v: Value = serde_json::from_slice(&r.corps).unwrap();
+            v["_items"] = json!([]);
+            v["_meta"]["total"] = json!(0);
+            r.corps = v.to_string().into_bytes();
+        }
+        let multipart = String::from_utf8_lossy(&q.corps).contains("\"multipart\":true");
+        if q.methode == "POST" && q.chemin == "/api/v1/fichiers" && multipart && r.statut == 201 {
+            let mut v: Value = serde_json::from_slice(&r.corps).unwrap();
+            v["s3_upload_multipart_id"] = json!("envoi-fantome");
+            r.corps = v.to_string().into_bytes();
+        }
     });
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))

@@ -308,6 +308,36 @@ pub mod plateforme {
             c
         }
 
+        /// Un appel direct à l'API de la plateforme locale, avec le jeton, comme le ferait le
+        /// site web : le statut et le corps JSON (`Null` s'il n'en est pas).
+        pub fn appel_api(
+            &self,
+            methode: reqwest::Method,
+            chemin: &str,
+            corps: serde_json::Value,
+        ) -> (u16, serde_json::Value) {
+            // Un client par fil de test : ses connexions vivent sur le runtime du banc de ce test.
+            thread_local! {
+                static CLIENT: reqwest::Client = reqwest::Client::new();
+            }
+            let url = format!("{}{chemin}", self.bac().api());
+            let requete = CLIENT.with(|c| c.request(methode, url));
+            self.rt.block_on(async {
+                let rep = requete
+                    .basic_auth(JETON, Some(""))
+                    .json(&corps)
+                    .send()
+                    .await
+                    .unwrap();
+                let statut = rep.status().as_u16();
+                let texte = rep.text().await.unwrap();
+                (
+                    statut,
+                    serde_json::from_str(&texte).unwrap_or(serde_json::Value::Null),
+                )
+            })
+        }
+
         /// L'objet déposé par la plateforme pour un titre.
         pub fn objet_plateforme(&self, participation: &str, titre: &str) -> Vec<u8> {
             let f = self
