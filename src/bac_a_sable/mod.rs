@@ -360,6 +360,19 @@ impl BacASable {
             .await
     }
 
+    /// Supprime un fichier de la participation, enregistrement et objet S3, finalisé ou non,
+    /// comme le ferait un gestionnaire de la plateforme (ses scripts d'administration : un
+    /// observateur ne peut pas supprimer un fichier finalisé). `false` s'il n'existait pas.
+    pub async fn supprimer_comme_un_gestionnaire(
+        &self,
+        participation: &str,
+        titre: &str,
+    ) -> anyhow::Result<bool> {
+        self.vigiechiro
+            .supprimer_comme_un_gestionnaire(participation, titre)
+            .await
+    }
+
     /// S3 refuse (`true`) ou accepte de nouveau (`false`) d'ouvrir un envoi multipart pour la
     /// plateforme : toute déclaration multipart rend alors 500 `S3 has rejected file creation
     /// request`, comme sur une plateforme où ce chemin, qu'aucun client officiel n'emprunte, ne

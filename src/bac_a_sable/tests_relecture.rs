@@ -319,5 +319,20 @@ async fn fichier_pose_comme_par_un_autre_client() {
             .await
             .is_err()
     );
+    // Supprimé par un gestionnaire : ni enregistrement, ni objet, et la clé se redéclare.
+    assert!(
+        b.bac
+            .supprimer_comme_un_gestionnaire(PARTICIPATION, &titre(1))
+            .await
+            .expect("suppression")
+    );
+    assert!(b.bac.fichier(PARTICIPATION, &titre(1)).is_none());
+    assert!(!b.bac.chemin_objet(COMPARTIMENT_PLATEFORME, &f.cle).exists());
+    let (s, _) = b
+        .appel(Method::GET, &format!("/fichiers/{id}/acces"), None)
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, _) = b.declarer(&titre(1), false).await;
+    assert_eq!(s, StatusCode::CREATED);
     b.bac.arreter().await;
 }

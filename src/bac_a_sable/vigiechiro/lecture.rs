@@ -36,7 +36,7 @@
 use hyper::StatusCode;
 use hyper::header::LOCATION;
 use s3s::S3;
-use s3s::dto::{PutObjectInput, StreamingBlob};
+use s3s::dto::{DeleteObjectInput, PutObjectInput, StreamingBlob};
 use serde_json::{Map, Value, json};
 
 use super::{
@@ -290,5 +290,37 @@ impl Vigiechiro {
             meta: Meta::neuve(),
         });
         Ok(id)
+    }
+
+    /// Supprime l'enregistrement d'un fichier et son objet S3, finalisé ou non, comme le fait
+    /// un gestionnaire de la plateforme (`resources/fichiers.py` `delete_fichier_and_s3`, que
+    /// seuls les scripts d'administration appellent). `false` s'il n'existait pas.
+    pub(crate) async fn supprimer_comme_un_gestionnaire(
+        &self,
+        participation: &str,
+        titre: &str,
+    ) -> anyhow::Result<bool> {
+        let Some(mime) = deduire_mime(titre) else {
+            return Ok(false);
+        };
+        let cle = cle_pour(mime, titre, Some(participation));
+        let supprime = {
+            let mut etat = self.etat();
+            let avant = etat.fichiers.len();
+            etat.fichiers.retain(|f| f.cle != cle);
+            etat.fichiers.len() < avant
+        };
+        if supprime {
+            let input = DeleteObjectInput::builder()
+                .bucket(COMPARTIMENT_PLATEFORME.to_owned())
+                .key(cle.clone())
+                .build()
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            self.stockage
+                .delete_object(requete_s3(input))
+                .await
+                .map_err(|e| anyhow::anyhow!("objet {cle} : {e}"))?;
+        }
+        Ok(supprime)
     }
 }
