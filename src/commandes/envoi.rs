@@ -3,7 +3,7 @@
 //! afficher le bilan.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,14 +19,18 @@ use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, Opti
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{Bilan, Moteur};
-use crate::destination::Destination;
-use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
+use crate::destination::{CibleParticipation, Destination, IdObjet};
+use crate::inventaire::verdict_plateforme;
+use crate::plan::{CauseRefus, DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
 };
+use crate::relecture::verification::{self, Constat};
+use crate::relecture::{Lecteur, inventaire_distant};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::transport::s3::{ClientS3, ConfigS3};
+use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
 const MIO: u64 = 1024 * 1024;
@@ -238,14 +242,6 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     envoyer(g, pret, &args.envoi, &args.s3)
 }
 
-/// Ce que la destination dit d'une unité déposée.
-enum Constat {
-    Intacte,
-    Manquante,
-    Differente(String),
-    Injoignable(String),
-}
-
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
     let base = ouvrir_base(g)?;
     let plan = base.plan(args.plan)?;
@@ -255,42 +251,45 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         &plan.destination,
         &plan.id.to_string(),
     )?;
-    let Destination::S3(dest) = Destination::depuis_identite(&plan.destination)? else {
-        anyhow::bail!(
-            "vigie verifier ne sait relire qu'une destination S3 ; sur la plateforme Vigie-Chiro, \
-             la finalisation de chaque fichier (disponible) est déjà vérifiée au dépôt"
-        );
-    };
+    let destination = Destination::depuis_identite(&plan.destination)?;
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = reglages_emission(&args.envoi)?;
     let rt = runtime()?;
-    let constats = rt.block_on(async {
-        let client = Arc::new(ClientS3::connecter(&dest, &config_s3(&args.s3)).await?);
-        let annulation = Annulation::new();
-        let emetteur = Arc::new(Emetteur::nouveau(emission, annulation));
-        let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
-        let mut taches = JoinSet::new();
-        for unite in deposees {
-            let (client, emetteur, places) = (
-                Arc::clone(&client),
-                Arc::clone(&emetteur),
-                Arc::clone(&places),
-            );
-            taches.spawn(async move {
-                let _place = places.acquire_owned().await;
-                let constat = constater(&client, &emetteur, &unite).await;
-                (unite, constat)
-            });
+    let constats = match &destination {
+        _ if deposees.is_empty() => Vec::new(),
+        Destination::S3(dest) => rt.block_on(async {
+            let client = Arc::new(ClientS3::connecter(dest, &config_s3(&args.s3)).await?);
+            let emetteur = Arc::new(Emetteur::nouveau(emission, Annulation::new()));
+            constater_toutes(deposees, move |unite| {
+                let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
+                async move {
+                    let constat = constater(&client, &emetteur, &unite).await;
+                    (unite, constat)
+                }
+            })
+            .await
+        })?,
+        Destination::VigieChiro(dest) => {
+            // L'adresse de l'API et le jeton, comme toute commande qui parle à la plateforme.
+            super::vigiechiro::verifier_plateforme(dest)?;
+            let participation = match (&plan.participation, &dest.participation) {
+                (Some(p), _) => IdObjet::analyser(p),
+                (None, CibleParticipation::Existante(id)) => Some(id.clone()),
+                (None, CibleParticipation::ACreer { .. }) => None,
+            }
+            .context("la participation du plan n'est pas connue")?;
+            let client = Arc::new(super::vigiechiro::client(&dest.api)?);
+            rt.block_on(constater_sur_la_plateforme(
+                client,
+                participation,
+                deposees,
+                emission,
+                PathBuf::from(&plan.dossier),
+            ))?
         }
-        let mut constats = Vec::new();
-        while let Some(r) = taches.join_next().await {
-            constats.push(r.context("vérification interrompue")?);
-        }
-        constats.sort_by(|a: &(DepotUnite, Constat), b| a.0.chemin.cmp(&b.0.chemin));
-        anyhow::Ok(constats)
-    })?;
+    };
 
-    let (mut intactes, mut a_renvoyer, mut inconnues) = (0u64, 0u64, 0u64);
+    let (mut intactes, mut a_renvoyer, mut inconnues, mut definitifs) = (0u64, 0u64, 0u64, 0u64);
     let mut s = io::stdout().lock();
     for (unite, constat) in &constats {
         let (etat, detail) = match constat {
@@ -298,16 +297,23 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 intactes += 1;
                 continue;
             }
-            Constat::Manquante => ("manquante", "absente de la destination".to_owned()),
-            Constat::Differente(d) => ("differente", d.clone()),
-            Constat::Injoignable(d) => ("inconnue", d.clone()),
+            Constat::Manquante(d) => ("manquante", d),
+            Constat::Differente(d) | Constat::Irremplacable(d) => ("differente", d),
+            Constat::Injoignable(d) => ("inconnue", d),
         };
-        if matches!(constat, Constat::Injoignable(_)) {
-            inconnues += 1;
-        } else {
+        match constat {
+            Constat::Injoignable(_) => inconnues += 1,
+            // La plateforme refuse de remplacer ce fichier : renvoyer n'y ferait rien, c'est
+            // un refus définitif qui attend un geste.
+            Constat::Irremplacable(d) => {
+                definitifs += 1;
+                base.marquer_echec(unite.id, true, CauseRefus::RemplacementRefuse, d)?;
+            }
             // Le plan ne doit pas mentir : l'unité repart au prochain passage.
-            a_renvoyer += 1;
-            base.remettre_a_deposer(unite.id)?;
+            _ => {
+                a_renvoyer += 1;
+                base.remettre_a_deposer(unite.id)?;
+            }
         }
         if g.json {
             ligne_json(
@@ -319,7 +325,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     }
     if g.json {
         ligne_json(
-            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues}),
+            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs}),
         )?;
     } else {
         writeln!(
@@ -327,6 +333,14 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
             "Plan {} : {intactes} unité(s) intacte(s) à la destination, {a_renvoyer} à renvoyer, {inconnues} non vérifiée(s).",
             plan.id
         )?;
+        if definitifs > 0 {
+            writeln!(
+                s,
+                "{definitifs} fichier(s) que la plateforme garde autrement et refuse de remplacer \
+                 (ci-dessus, et vigie etat {}) : un geste est nécessaire.",
+                plan.id
+            )?;
+        }
         if a_renvoyer > 0 {
             writeln!(
                 s,
@@ -341,11 +355,93 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
             )?;
         }
     }
-    Ok(if a_renvoyer + inconnues == 0 {
+    Ok(if definitifs > 0 {
+        CodeSortie::RefusDefinitifs
+    } else if a_renvoyer + inconnues == 0 {
         CodeSortie::Succes
     } else {
         CodeSortie::EchecsTransitoires
     })
+}
+
+/// Vérifie chaque unité, quelques-unes à la fois ; les constats rendus dans l'ordre des
+/// chemins.
+async fn constater_toutes<F, Fut>(
+    deposees: Vec<DepotUnite>,
+    constater: F,
+) -> Result<Vec<(DepotUnite, Constat)>>
+where
+    F: Fn(DepotUnite) -> Fut,
+    Fut: Future<Output = (DepotUnite, Constat)> + Send + 'static,
+{
+    let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
+    let mut taches = JoinSet::new();
+    for unite in deposees {
+        let (places, constat) = (Arc::clone(&places), constater(unite));
+        taches.spawn(async move {
+            let _place = places.acquire_owned().await;
+            constat.await
+        });
+    }
+    let mut constats = Vec::new();
+    while let Some(r) = taches.join_next().await {
+        constats.push(r.context("vérification interrompue")?);
+    }
+    constats.sort_by(|a, b| a.0.chemin.cmp(&b.0.chemin));
+    Ok(constats)
+}
+
+/// Vers la plateforme : l'inventaire de la participation, lu une fois (sans lui, rien ne se
+/// vérifie : chaque unité est « inconnue »), puis chaque fichier par son URL de lecture.
+async fn constater_sur_la_plateforme(
+    client: Arc<ClientVigieChiro>,
+    participation: IdObjet,
+    deposees: Vec<DepotUnite>,
+    emission: ReglagesEmission,
+    dossier: PathBuf,
+) -> Result<Vec<(DepotUnite, Constat)>> {
+    let emetteur = Arc::new(Emetteur::nouveau(emission, Annulation::new()));
+    let familles = inventaire_distant::familles_a_lire(
+        deposees
+            .iter()
+            .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
+    );
+    let lu = inventaire_distant::lire(
+        Lecteur::Commande(&emetteur),
+        &client,
+        &participation,
+        &familles,
+    )
+    .await;
+    let inventaire = match lu {
+        Ok(i) => Arc::new(i),
+        Err(raison) => {
+            return Ok(deposees
+                .into_iter()
+                .map(|u| (u, Constat::Injoignable(raison.clone())))
+                .collect());
+        }
+    };
+    constater_toutes(deposees, move |unite| {
+        let (client, emetteur, inventaire) = (
+            Arc::clone(&client),
+            Arc::clone(&emetteur),
+            Arc::clone(&inventaire),
+        );
+        let chemin = dossier.join(&unite.chemin);
+        async move {
+            let constat = verification::constater_vigiechiro(
+                Lecteur::Commande(&emetteur),
+                &client,
+                &inventaire,
+                &unite,
+                &chemin,
+            )
+            .await;
+            (unite, constat)
+        }
+    })
+    .await
 }
 
 async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
@@ -363,7 +459,7 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
         )
         .await;
     match issue.reponse {
-        ReponseApi::Succes(None) => Constat::Manquante,
+        ReponseApi::Succes(None) => Constat::Manquante("absente de la destination".into()),
         ReponseApi::Succes(Some(o)) => {
             if o.taille != unite.taille {
                 return Constat::Differente(format!(

@@ -17,6 +17,7 @@
 
 pub mod empreinte;
 pub mod inventaire_distant;
+pub mod verification;
 
 use std::future::Future;
 use std::sync::Arc;
