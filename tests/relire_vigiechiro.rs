@@ -15,7 +15,7 @@ use std::process::Output;
 
 use commun::plateforme::*;
 use commun::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 use vigie::bac_a_sable::{Operation, Panne, Regle};
 
 fn stdout(out: &Output) -> String {
@@ -34,11 +34,16 @@ fn evenements(out: &Output) -> Vec<Value> {
         .collect()
 }
 
-fn bilan(out: &Output) -> Value {
+/// Le premier événement JSON de cette sorte.
+fn evenement(out: &Output, sorte: &str) -> Value {
     evenements(out)
         .into_iter()
-        .find(|v| v["evenement"] == "bilan")
-        .unwrap_or_else(|| panic!("pas de bilan : {}", texte(out)))
+        .find(|v| v["evenement"] == sorte)
+        .unwrap_or_else(|| panic!("pas d'événement {sorte} : {}", texte(out)))
+}
+
+fn bilan(out: &Output) -> Value {
+    evenement(out, "bilan")
 }
 
 fn nombre(evenements: &[Value], evenement: &str) -> usize {
@@ -57,6 +62,23 @@ impl Banc {
                     .poser_fichier_finalise(PARTICIPATION, titre, octets),
             )
             .unwrap()
+    }
+
+    /// Remplace l'objet d'un fichier dans le S3 de la plateforme, par-dessus elle (un
+    /// stockage altéré).
+    fn alterer_objet(&self, titre: &str, octets: Vec<u8>) {
+        let cle = self.bac().fichier(PARTICIPATION, titre).unwrap().cle;
+        self.rt
+            .block_on(
+                self.bac()
+                    .client()
+                    .put_object()
+                    .bucket(COMPARTIMENT_PLATEFORME)
+                    .key(cle)
+                    .body(octets.into())
+                    .send(),
+            )
+            .unwrap();
     }
 
     fn requetes(&self, op: Operation) -> u64 {
@@ -382,4 +404,150 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert_eq!(bilan(&out)["deja_sur_la_plateforme"], 1);
     assert!(banc.objet_plateforme(PARTICIPATION, &a.0) == contenu(&a.0, a.1));
+}
+
+// ------------------------------------------------------------------ vigie verifier
+
+/// `vigie verifier --json` : le code de sortie et les lignes JSON.
+fn verifier(banc: &Banc) -> Output {
+    banc.vigie_plateforme()
+        .args(["verifier", "--json"])
+        .output()
+        .unwrap()
+}
+
+fn bilan_verification(out: &Output) -> Value {
+    evenement(out, "bilan_verification")
+}
+
+/// Après un dépôt (un PUT simple et un objet assemblé en parties), `vigie verifier` relit
+/// chaque fichier par son URL de lecture : code 0. Un objet altéré dans le S3 de la plateforme,
+/// un objet disparu de son stockage : code non nul, chaque fichier nommé avec le geste, et le
+/// plan le dit. Un fichier supprimé par un gestionnaire : remis à déposer, et la relance le
+/// redépose.
+#[test]
+fn verifier_relit_chaque_fichier_de_la_plateforme() {
+    let banc = Banc::nouveau();
+    let fichiers = [
+        (nom(1), 30_000),
+        (nom(2), 31_000),
+        (nom(3), 32_000),
+        // Au-delà de 5 Mio ici : deux parties de 5 Mio, ETag md5-des-md5-2.
+        (nom(4), 7 * MIO + 3),
+    ];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        banc.bac()
+            .fichier(PARTICIPATION, &nom(4))
+            .unwrap()
+            .multipart
+    );
+
+    let out = verifier(&banc);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let b = bilan_verification(&out);
+    assert_eq!(
+        (
+            &b["intactes"],
+            &b["a_renvoyer"],
+            &b["inconnues"],
+            &b["definitifs"]
+        ),
+        (&json!(4), &json!(0), &json!(0), &json!(0)),
+        "{b}"
+    );
+    assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 2);
+    assert_eq!(banc.requetes(Operation::ApiAccesFichier), 4);
+
+    // Un objet altéré dans le S3 de la plateforme (même taille), un autre disparu.
+    let cle = |n: &str| banc.bac().fichier(PARTICIPATION, n).unwrap().cle;
+    let mut altere = contenu(&nom(2), 31_000);
+    altere[7] ^= 1;
+    banc.alterer_objet(&nom(2), altere);
+    std::fs::remove_file(
+        banc.bac()
+            .chemin_objet(COMPARTIMENT_PLATEFORME, &cle(&nom(4))),
+    )
+    .unwrap();
+    let out = banc.vigie_plateforme().arg("verifier").output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let s = stdout(&out);
+    for n in [nom(2), nom(4)] {
+        let ligne = s
+            .lines()
+            .find(|l| l.contains(&n))
+            .unwrap_or_else(|| panic!("{n} non nommé : {s}"));
+        assert!(ligne.contains(": differente ("), "{ligne}");
+    }
+    assert!(
+        s.contains("ne permet pas de remplacer un fichier finalisé"),
+        "{s}"
+    );
+    assert!(s.contains("signalez-le à ses gestionnaires"), "{s}");
+    assert!(!s.contains(&nom(1)) && !s.contains(&nom(3)), "{s}");
+    let etat = banc.etat();
+    assert_eq!(etat["definitifs"], 2, "{etat}");
+    assert_eq!(etat["unites"]["deposee"], 2, "{etat}");
+
+    // Un fichier supprimé de la plateforme par un gestionnaire : manquant, remis à déposer ;
+    // la relance le redépose, et tout est intact (sauf les deux refusés).
+    assert!(
+        banc.rt
+            .block_on(
+                banc.bac()
+                    .supprimer_comme_un_gestionnaire(PARTICIPATION, &nom(3))
+            )
+            .unwrap()
+    );
+    let out = verifier(&banc);
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let manquante = evenement(&out, "verification");
+    assert_eq!(manquante["unite"], nom(3).as_str(), "{manquante}");
+    assert_eq!(manquante["etat"], "manquante", "{manquante}");
+    assert_eq!(bilan_verification(&out)["a_renvoyer"], 1);
+    let out = banc.retenter().env("VIGIE_JETON", JETON).output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    assert!(banc.objet_plateforme(PARTICIPATION, &nom(3)) == contenu(&nom(3), 32_000));
+    let b = bilan_verification(&verifier(&banc));
+    assert_eq!(
+        (&b["intactes"], &b["a_renvoyer"]),
+        (&json!(2), &json!(0)),
+        "{b}"
+    );
+}
+
+/// Un plan déposé sans empreinte notée (une version antérieure de `vigie`) : la vérification
+/// compare l'objet au fichier local, y compris un objet assemblé en parties.
+#[test]
+fn verifier_sans_empreinte_notee_compare_au_fichier_local() {
+    let banc = Banc::nouveau();
+    let fichiers = [(nom(1), 30_000), (nom(2), 6 * MIO + 11)];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    rusqlite::Connection::open(&banc.base)
+        .unwrap()
+        .execute("UPDATE depot_unite SET etag = NULL", [])
+        .unwrap();
+    let out = verifier(&banc);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(bilan_verification(&out)["intactes"], 2);
+
+    let mut altere = contenu(&nom(2), 6 * MIO + 11);
+    altere[6 * MIO] ^= 1;
+    banc.alterer_objet(&nom(2), altere);
+    let out = verifier(&banc);
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let v = evenement(&out, "verification");
+    assert_eq!(
+        (&v["unite"], &v["etat"]),
+        (&json!(nom(2)), &json!("differente")),
+        "{v}"
+    );
 }
