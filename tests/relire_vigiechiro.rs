@@ -551,3 +551,42 @@ fn verifier_sans_empreinte_notee_compare_au_fichier_local() {
         "{v}"
     );
 }
+
+/// Les URL de lecture sont des secrets, comme les URL d'envoi : ni dans les sorties, ni dans
+/// le journal, ni dans la base, même très bavards.
+#[test]
+fn aucune_url_de_lecture_dans_les_sorties_meme_tres_bavardes() {
+    let banc = Banc::nouveau();
+    for i in 1..=3 {
+        banc.fichier(&nom(i), 5_000 + i);
+    }
+    banc.deja_sur_la_plateforme(&nom(1), contenu(&nom(1), 5_001));
+    let journal = banc.dossier.path().join("journal.json");
+    let bavard = |c: &mut std::process::Command| {
+        c.arg("-vvv")
+            .arg("--journal")
+            .arg(&journal)
+            .env("RUST_LOG", "trace");
+    };
+    let mut c = banc.depot_plateforme();
+    bavard(&mut c);
+    let depot = c.output().unwrap();
+    assert_eq!(code(&depot), 0, "{}", texte(&depot));
+    let mut c = banc.vigie_plateforme();
+    c.arg("verifier");
+    bavard(&mut c);
+    let verif = c.output().unwrap();
+    assert_eq!(code(&verif), 0, "{}", texte(&verif));
+    assert_eq!(banc.requetes(Operation::ApiAccesFichier), 4);
+    let journal = std::fs::read_to_string(&journal).unwrap();
+    assert!(journal.contains("/acces"), "journal sans les lectures ?");
+    let tout = format!(
+        "{}{}{journal}{}",
+        texte(&depot),
+        texte(&verif),
+        banc.contenu_du_dossier_de_la_base()
+    );
+    for secret in [JETON, "Signature=", "AWSAccessKeyId=", "Expires="] {
+        assert!(!tout.contains(secret), "secret « {secret} » dans la sortie");
+    }
+}
