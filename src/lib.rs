@@ -15,7 +15,6 @@ pub mod inventaire;
 pub mod jeton;
 pub mod plan;
 pub mod reessai;
-pub mod relecture;
 pub mod sortie;
 pub mod suivi;
 pub mod transport;

@@ -16,6 +16,8 @@ use super::depot::{PlanPret, enregistrer, preparer};
 use super::etat::{code_du_plan, prochaine_commande};
 use super::{ligne_json, ouvrir_base};
 use crate::cli::{ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
+use crate::depot::relecture::verification::{self, Constat};
+use crate::depot::relecture::{Lecteur, inventaire_distant};
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{Bilan, Moteur};
@@ -25,8 +27,6 @@ use crate::plan::{CauseRefus, DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
 };
-use crate::relecture::verification::{self, Constat};
-use crate::relecture::{Lecteur, inventaire_distant};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::transport::s3::{ClientS3, ConfigS3};

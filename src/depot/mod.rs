@@ -11,10 +11,12 @@
 //! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Les
 //! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
 //! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
-//! `incertaine` n'a pas de traitement à part.
+//! `incertaine` n'a pas de traitement à part. Ce que la plateforme Vigie-Chiro a déjà se relit
+//! par [`relecture`], avant toute déclaration.
 //!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
+pub mod relecture;
 pub mod s3;
 pub mod vigiechiro;
 

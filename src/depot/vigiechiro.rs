@@ -56,11 +56,11 @@ use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
     partie_reutilisable,
 };
+use crate::depot::relecture::empreinte::etag_assemble;
+use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, ReponseApi};
-use crate::relecture::empreinte::etag_assemble;
-use crate::relecture::inventaire_distant::InventaireDistant;
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
 };

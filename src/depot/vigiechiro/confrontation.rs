@@ -8,8 +8,8 @@
 //! (`resources/fichiers.py` `_s3_create_singlepart` : `409 upload is already done` ;
 //! `fichier_delete` : `422 cannot cancel file once upload is done`). Désormais :
 //!
-//! - l'inventaire distant ([`crate::relecture::inventaire_distant`]) est lu une fois par
-//!   passage, par la première unité (les autres l'attendent), sous la politique de réessai et
+//! - l'inventaire distant ([`crate::depot::relecture::inventaire_distant`]) est lu une fois
+//!   par passage, par la première unité (les autres l'attendent), sous la politique de réessai et
 //!   la pause réseau du moteur ; s'il ne peut pas être lu, le dépôt se fait sans lui ;
 //! - un fichier **finalisé** n'est ni redéclaré ni renvoyé. Son contenu est comparé au fichier
 //!   local (URL de lecture, taille et `ETag`) : identique, l'unité est « déjà sur la
@@ -28,13 +28,13 @@ use std::path::Path;
 
 use super::{DepositaireVigieChiro, IssueUnite, Resultat, echec_local};
 use crate::depot::ContexteUnite;
+use crate::depot::relecture::empreinte::{Comparaison, comparer};
+use crate::depot::relecture::inventaire_distant::{self, EtatDistant, InventaireDistant};
+use crate::depot::relecture::{Lecteur, Releve, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};
 use crate::reessai::ReponseApi;
-use crate::relecture::empreinte::{Comparaison, comparer};
-use crate::relecture::inventaire_distant::{self, EtatDistant, InventaireDistant};
-use crate::relecture::{Lecteur, Releve, relever};
 use crate::transport::corps::{crc32c_base64, somme_crc32c};
 use crate::transport::vigiechiro::PieceJointe;
 

@@ -14,6 +14,8 @@
 //!
 //! Chaque requête passe par la politique de réessai comme toute émission ([`Lecteur`]) : les
 //! lectures sont rejouables, et journalisées pour l'unité (ou le plan) qu'elles concernent.
+//! Elle sert le dépôt vers la plateforme (`vigiechiro/confrontation.rs`), par le contexte d'une
+//! unité du moteur, et `vigie verifier` ([`verification`]), par l'émetteur de la commande.
 
 pub mod empreinte;
 pub mod inventaire_distant;
@@ -22,7 +24,7 @@ pub mod verification;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::depot::ContexteUnite;
+use super::ContexteUnite;
 use crate::destination::IdObjet;
 use crate::reessai::{Issue, ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::transport::corps::Progression;
