@@ -24,8 +24,9 @@ use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
 /// Fichiers par page : le maximum du serveur.
 pub const PAR_PAGE: u32 = 100;
 /// Au-delà de tant de pages, la liste est tenue pour sans fin (un serveur qui rendrait
-/// toujours des pages pleines) : un million de fichiers, bien au-delà d'une participation.
-const PAGES_MAX: u32 = 10_000;
+/// toujours des pages pleines) : 100 000 fichiers, bien au-delà d'une participation (4 000
+/// séquences, et autant de sorties Tadarida de chaque sorte après le calcul).
+const PAGES_MAX: u32 = 1_000;
 
 /// Ce que la plateforme a déjà d'une participation, par titre.
 #[derive(Debug, Clone, Default)]

@@ -5,7 +5,8 @@
 //! fichier finalisé, son URL de lecture : la taille et l'`ETag` de l'objet sont comparés à ce
 //! que le plan a noté au dépôt (le MD5 d'un PUT, `md5-des-md5-N` d'un objet assemblé, calculé
 //! des parties, donc de la taille de partie du plan) ou, pour une unité déposée sans cette
-//! empreinte (une version antérieure de `vigie`), au fichier local s'il n'a pas changé depuis.
+//! empreinte (une version antérieure de `vigie`), au fichier local s'il n'a pas changé depuis
+//! (sinon, ou sans ETag lisible, la taille seule est vérifiée, comme vers S3 sans somme).
 //!
 //! Ce qui manque se redépose (l'unité est remise à déposer : `vigie retenter-echecs`). Ce que
 //! la plateforme garde autrement, elle refuse de le remplacer (un fichier finalisé ne se
