@@ -460,9 +460,14 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
         id_multi
     );
     assert_eq!(banc.bac().fichiers().len(), 3);
-    // Comme le vrai serveur, la déclaration multipart du gros fichier a ouvert un envoi S3 que
-    // l'enregistrement existant ne garde pas : un orphelin, vide.
-    assert_eq!(banc.bac().envois_orphelins().len(), orphelins_avant + 1);
+    // L'inventaire distant a montré l'enregistrement du gros fichier, sans envoi multipart :
+    // il part en un PUT, sans déclaration multipart (qui, sur le vrai serveur, ouvre un envoi
+    // S3 avant de trouver l'enregistrement existant : un orphelin).
+    assert_eq!(banc.bac().envois_orphelins().len(), orphelins_avant);
+    assert_eq!(
+        banc.bac().compteurs().requetes(Operation::ApiPiecesJointes),
+        1
+    );
     assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
 }
 
@@ -545,9 +550,21 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
     let gros = (nom(1), 6 * MIO + 5);
     banc.fichier(&gros.0, gros.1);
     banc.envoi_du_site_web_interrompu(PARTICIPATION, &gros.0);
-    // Une passerelle fait croire à un envoi multipart que l'enregistrement n'a pas.
-    let m = retoucher_declarations(&banc, "\"multipart\":true", |v| {
-        v["s3_upload_multipart_id"] = json!("envoi-fantome");
+    // Une passerelle fait croire à un envoi multipart que l'enregistrement n'a pas, et cache
+    // l'enregistrement à l'inventaire distant (qui le ferait partir en un PUT d'emblée).
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |q, r| {
+        if q.methode == "GET" && q.chemin.contains("/pieces_jointes") && r.statut == 200 {
+            let mut v: Value = serde_json::from_slice(&r.corps).unwrap();
+            v["_items"] = json!([]);
+            v["_meta"]["total"] = json!(0);
+            r.corps = v.to_string().into_bytes();
+        }
+        let multipart = String::from_utf8_lossy(&q.corps).contains("\"multipart\":true");
+        if q.methode == "POST" && q.chemin == "/api/v1/fichiers" && multipart && r.statut == 201 {
+            let mut v: Value = serde_json::from_slice(&r.corps).unwrap();
+            v["s3_upload_multipart_id"] = json!("envoi-fantome");
+            r.corps = v.to_string().into_bytes();
+        }
     });
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))

@@ -72,6 +72,8 @@ mod vigiechiro;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_relecture;
+#[cfg(test)]
 mod tests_vigiechiro;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -341,6 +343,34 @@ impl BacASable {
                 f.disponible && !self.chemin_objet(COMPARTIMENT_PLATEFORME, &f.cle).is_file()
             })
             .collect()
+    }
+
+    /// Pose un fichier **finalisé** dans la participation, objet S3 compris (un seul PUT : ETag
+    /// = MD5 du contenu), comme l'aurait laissé un dépôt complet par un autre client (le site
+    /// web, un autre portable) ; rend son identifiant. Sert aux tests qui confrontent `vigie` à
+    /// une participation déjà remplie, sans passer par des milliers de requêtes.
+    pub async fn poser_fichier_finalise(
+        &self,
+        participation: &str,
+        titre: &str,
+        contenu: Vec<u8>,
+    ) -> anyhow::Result<String> {
+        self.vigiechiro
+            .poser_fichier_finalise(participation, titre, contenu)
+            .await
+    }
+
+    /// Supprime un fichier de la participation, enregistrement et objet S3, finalisé ou non,
+    /// comme le ferait un gestionnaire de la plateforme (ses scripts d'administration : un
+    /// observateur ne peut pas supprimer un fichier finalisé). `false` s'il n'existait pas.
+    pub async fn supprimer_comme_un_gestionnaire(
+        &self,
+        participation: &str,
+        titre: &str,
+    ) -> anyhow::Result<bool> {
+        self.vigiechiro
+            .supprimer_comme_un_gestionnaire(participation, titre)
+            .await
     }
 
     /// S3 refuse (`true`) ou accepte de nouveau (`false`) d'ouvrir un envoi multipart pour la

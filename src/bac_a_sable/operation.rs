@@ -66,13 +66,17 @@ pub enum Operation {
     ApiLireFichier,
     /// `GET /api/v1/participations/{id}`
     ApiLireParticipation,
+    /// `GET /api/v1/participations/{id}/pieces_jointes` (la liste des fichiers)
+    ApiPiecesJointes,
+    /// `GET /api/v1/fichiers/{id}/acces` (l'URL de lecture d'un fichier)
+    ApiAccesFichier,
     /// Toute autre requête sous `/api`.
     ApiAutre,
 }
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 26] = [
+    pub const TOUTES: [Operation; 28] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -98,6 +102,8 @@ impl Operation {
         Operation::ApiCalcul,
         Operation::ApiLireFichier,
         Operation::ApiLireParticipation,
+        Operation::ApiPiecesJointes,
+        Operation::ApiAccesFichier,
         Operation::ApiAutre,
     ];
 
@@ -129,6 +135,8 @@ impl Operation {
             Operation::ApiCalcul => "ApiCalcul",
             Operation::ApiLireFichier => "ApiLireFichier",
             Operation::ApiLireParticipation => "ApiLireParticipation",
+            Operation::ApiPiecesJointes => "ApiPiecesJointes",
+            Operation::ApiAccesFichier => "ApiAccesFichier",
             Operation::ApiAutre => "ApiAutre",
         }
     }
@@ -147,6 +155,8 @@ impl Operation {
                 | Operation::ApiCalcul
                 | Operation::ApiLireFichier
                 | Operation::ApiLireParticipation
+                | Operation::ApiPiecesJointes
+                | Operation::ApiAccesFichier
                 | Operation::ApiAutre
         )
     }

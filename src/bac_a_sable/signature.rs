@@ -1,5 +1,5 @@
 //! URL présignées S3 « v2 » (paramètres `AWSAccessKeyId`, `Expires`, `Signature`), telles que
-//! les fabrique la plateforme Vigie-Chiro pour ses envois vers S3.
+//! les fabrique la plateforme Vigie-Chiro pour ses envois vers S3 et ses lectures.
 //!
 //! Pourquoi : la vraie plateforme signe ses URL en signature v2 (HMAC-SHA1), et c'est cette
 //! signature qui couvre le `Content-Type` d'un PUT : un client qui envoie un autre type que le
@@ -11,6 +11,7 @@
 //!
 //! ```text
 //! chaîne à signer = "PUT\n<Content-MD5>\n<Content-Type>\n<Expires>\n/<compartiment>/<clé>[?partNumber=N&uploadId=X]"
+//!                   (ou "GET\n\n\n<Expires>\n/<compartiment>/<clé>" pour une lecture)
 //! Signature       = quote_plus(base64(HMAC-SHA1(secret, chaîne)))
 //! ```
 //!
@@ -92,7 +93,6 @@ pub(crate) fn url_put(
     envoi: Envoi<'_>,
     expires: u64,
 ) -> String {
-    let chemin = format!("/{compartiment}/{}", encoder_chemin(cle));
     let (content_type, sous_ressource) = match envoi {
         Envoi::Simple { content_type } => (content_type, String::new()),
         Envoi::Partie { numero, id_envoi } => (
@@ -103,12 +103,56 @@ pub(crate) fn url_put(
             ),
         ),
     };
+    url_v2(
+        base,
+        (cle_acces, secret),
+        compartiment,
+        cle,
+        ("PUT", content_type, &sous_ressource),
+        expires,
+    )
+}
+
+/// URL présignée v2 d'une **lecture** (`GET`), telle que la fabrique `s3_access_file`
+/// (`resources/fichiers.py`, `_sign_request(verb='GET', object_name=…)`) : ni `Content-Type`
+/// ni sous-ressource signés. Un en-tête `Range` n'entre pas dans la signature v2 : le client
+/// peut lire un seul octet (taille totale et ETag) sans télécharger l'objet.
+pub(crate) fn url_get(
+    base: &str,
+    cle_acces: &str,
+    secret: &str,
+    compartiment: &str,
+    cle: &str,
+    expires: u64,
+) -> String {
+    url_v2(
+        base,
+        (cle_acces, secret),
+        compartiment,
+        cle,
+        ("GET", "", ""),
+        expires,
+    )
+}
+
+/// `_sign_request` du serveur : signe la chaîne
+/// `<verbe>\n\n<type>\n<expires>\n/<compartiment>/<clé>[?<sous-ressource>]`, puis rend
+/// `base/<compartiment>/<clé>?[<sous-ressource>&]AWSAccessKeyId=…&Expires=…&Signature=…`.
+fn url_v2(
+    base: &str,
+    (cle_acces, secret): (&str, &str),
+    compartiment: &str,
+    cle: &str,
+    (verbe, content_type, sous_ressource): (&str, &str, &str),
+    expires: u64,
+) -> String {
+    let chemin = format!("/{compartiment}/{}", encoder_chemin(cle));
     let mut ressource = chemin.clone();
     if !sous_ressource.is_empty() {
         ressource.push('?');
-        ressource.push_str(&sous_ressource);
+        ressource.push_str(sous_ressource);
     }
-    let chaine = format!("PUT\n\n{content_type}\n{expires}\n{ressource}");
+    let chaine = format!("{verbe}\n\n{content_type}\n{expires}\n{ressource}");
     let signature = encoder_parametre(&signature_v2(secret, &chaine));
     let debut = if sous_ressource.is_empty() {
         String::new()
@@ -212,6 +256,15 @@ mod tests {
             u,
             format!(
                 "http://h/seau/k?partNumber=3&uploadId=u-1&AWSAccessKeyId=CLE&Expires=5&Signature={signature}"
+            )
+        );
+        let u = url_get("http://h", "CLE", "secret", "seau", "wav/pa-1/a.wav", 7);
+        let signature =
+            encoder_parametre(&signature_v2("secret", "GET\n\n\n7\n/seau/wav/pa-1/a.wav"));
+        assert_eq!(
+            u,
+            format!(
+                "http://h/seau/wav/pa-1/a.wav?AWSAccessKeyId=CLE&Expires=7&Signature={signature}"
             )
         );
     }

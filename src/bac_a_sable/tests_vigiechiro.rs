@@ -15,13 +15,13 @@ use super::*;
 
 const MIO: usize = 1 << 20;
 
-struct Banc {
-    bac: BacASable,
-    http: reqwest::Client,
+pub(super) struct Banc {
+    pub(super) bac: BacASable,
+    pub(super) http: reqwest::Client,
     _dossier: tempfile::TempDir,
 }
 
-async fn banc() -> Banc {
+pub(super) async fn banc() -> Banc {
     let dossier = tempfile::tempdir().expect("dossier temporaire");
     let bac = BacASable::demarrer(&dossier.path().join("bac"), 0)
         .await
@@ -38,11 +38,11 @@ async fn banc() -> Banc {
 }
 
 /// Un nom de séquence valide (protocole point fixe), distinct pour chaque `n`.
-fn titre(n: u32) -> String {
+pub(super) fn titre(n: u32) -> String {
     format!("Car640123-2026-Pass1-A1-OB-1_20260620_2130{n:02}_123.wav")
 }
 
-fn md5_hex(d: &[u8]) -> String {
+pub(super) fn md5_hex(d: &[u8]) -> String {
     use s3s::crypto::{Checksum, Md5};
     let mut m = Md5::new();
     m.update(d);
@@ -58,7 +58,7 @@ fn maintenant() -> u64 {
 
 impl Banc {
     /// Appel d'API avec ce jeton (`None` : sans en-tête d'autorisation).
-    async fn appel_avec(
+    pub(super) async fn appel_avec(
         &self,
         jeton: Option<&str>,
         methode: Method,
@@ -85,7 +85,7 @@ impl Banc {
         Ok((statut, corps))
     }
 
-    async fn appel(
+    pub(super) async fn appel(
         &self,
         methode: Method,
         chemin: &str,
@@ -96,7 +96,7 @@ impl Banc {
             .expect("réponse de l'API")
     }
 
-    async fn declarer(&self, titre: &str, multipart: bool) -> (StatusCode, Value) {
+    pub(super) async fn declarer(&self, titre: &str, multipart: bool) -> (StatusCode, Value) {
         self.appel(
             Method::POST,
             "/fichiers",
@@ -106,7 +106,7 @@ impl Banc {
     }
 
     /// PUT vers une URL signée ; rend le statut, l'ETag (guillemets compris) et le corps.
-    async fn put(
+    pub(super) async fn put(
         &self,
         url: &str,
         content_type: Option<&str>,
@@ -144,7 +144,7 @@ impl Banc {
 
 /// Le corps d'erreur de la plateforme (`app.py` `make_json_error`) : `_status` écrit à la
 /// Python, `_errors` la description.
-fn erreur(statut: &str, description: Value) -> Value {
+pub(super) fn erreur(statut: &str, description: Value) -> Value {
     let texte = match &description {
         Value::String(s) => s.clone(),
         Value::Object(o) => format!(
@@ -160,7 +160,7 @@ fn erreur(statut: &str, description: Value) -> Value {
 }
 
 /// Les champs d'un document, hors `_created`, `_updated` et `_etag` (que tout document porte).
-fn cles_utiles(v: &Value) -> Vec<String> {
+pub(super) fn cles_utiles(v: &Value) -> Vec<String> {
     for meta in ["_created", "_updated", "_etag"] {
         assert!(v[meta].is_string(), "{meta} absent : {v}");
     }
@@ -170,7 +170,7 @@ fn cles_utiles(v: &Value) -> Vec<String> {
         .collect()
 }
 
-fn id_de(v: &Value) -> String {
+pub(super) fn id_de(v: &Value) -> String {
     v["_id"].as_str().expect("_id").to_owned()
 }
 
@@ -1231,6 +1231,8 @@ fn specs_des_operations_d_api() {
         "ApiCalcul",
         "ApiLireFichier",
         "ApiLireParticipation",
+        "ApiPiecesJointes",
+        "ApiAccesFichier",
         "ApiAutre",
     ] {
         let op: Operation = nom.parse().expect(nom);

@@ -39,7 +39,10 @@
 //! - `DELETE /fichiers/{id}` → 204 (l'envoi multipart S3 est abandonné) ; finalisé → 422 ;
 //! - `POST /participations/{id}/compute` → 200 `{}` ; relancé dans les 24 h → 400
 //!   `{"_errors": {"etat": "Already PLANIFIE"}}` ;
-//! - `GET /fichiers/{id}` → 200 avec le fichier.
+//! - `GET /fichiers/{id}` → 200 avec le fichier ;
+//! - `GET /participations/{id}/pieces_jointes` → la liste paginée des fichiers de la
+//!   participation, filtrable par famille, et `GET /fichiers/{id}/acces` → l'URL de lecture
+//!   d'un fichier finalisé (410 sinon) : voir `lecture.rs`.
 //!
 //! Les URL signées sont des URL S3 v2 en style chemin sur ce même serveur (voir
 //! `signature.rs`), valables 10 h ; s3s les vérifie, et le PUT passe par la même couche de
@@ -76,6 +79,8 @@ use serde_json::{Map, Value, json};
 use super::plateforme::Plateforme;
 use super::signature::{self, Envoi};
 use super::{CLE_ACCES, Operation, RetryAfter, SECRET};
+
+mod lecture;
 
 /// Jeton valide d'un observateur validé (32 caractères `[A-Z0-9]`, comme les vrais), valable
 /// 14 jours à partir du démarrage.
@@ -185,6 +190,10 @@ pub(crate) enum Route {
     Abandonner(String),
     LireFichier(String),
     Calcul(String),
+    /// `GET /participations/{id}/pieces_jointes` (voir `lecture.rs`).
+    PiecesJointes(String),
+    /// `GET /fichiers/{id}/acces` (voir `lecture.rs`).
+    AccesFichier(String),
     /// Aucune route à ce chemin (ou identifiant qui n'a pas l'allure d'un ObjectId) : 404.
     Introuvable,
     /// Le chemin existe, pas pour cette méthode : 405.
@@ -224,6 +233,9 @@ impl Route {
             ),
             ["participations", id] => selon(&[(Method::GET, Route::LireParticipation)], id),
             ["participations", id, "compute"] => selon(&[(Method::POST, Route::Calcul)], id),
+            ["participations", id, "pieces_jointes"] => {
+                selon(&[(Method::GET, Route::PiecesJointes)], id)
+            }
             ["fichiers", id] => selon(
                 &[
                     (Method::GET, Route::LireFichier),
@@ -233,6 +245,7 @@ impl Route {
                 id,
             ),
             ["fichiers", id, "multipart"] => selon(&[(Method::PUT, Route::UrlPartie)], id),
+            ["fichiers", id, "acces"] => selon(&[(Method::GET, Route::AccesFichier)], id),
             _ => Route::Introuvable,
         }
     }
@@ -249,6 +262,8 @@ impl Route {
             Route::Abandonner(_) => Operation::ApiAbandonner,
             Route::LireFichier(_) => Operation::ApiLireFichier,
             Route::Calcul(_) => Operation::ApiCalcul,
+            Route::PiecesJointes(_) => Operation::ApiPiecesJointes,
+            Route::AccesFichier(_) => Operation::ApiAccesFichier,
             Route::Introuvable | Route::MethodeInterdite => Operation::ApiAutre,
         }
     }
@@ -502,6 +517,15 @@ fn strptime_rfc1123(texte: &str) -> Option<i64> {
     let jda = (153 * ((mois + 9) % 12) + 2) / 5 + jour - 1;
     let jours = ere * 146_097 + ade * 365 + ade / 4 - ade / 100 + jda - 719_468;
     Some(jours * 86_400 + h * 3600 + m * 60 + s)
+}
+
+/// L'expiration d'une URL signée maintenant (`int(time.time() + 3600 * 10)` de
+/// `_sign_request`), en secondes Unix.
+fn expiration_neuve() -> u64 {
+    (SystemTime::now() + VALIDITE_URL)
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------- réponses
@@ -943,6 +967,17 @@ fn pagination(parametres: Option<&str>) -> Result<(i64, i64), ReponseApi> {
     Ok((page, max))
 }
 
+/// Le `skip` et le `limit` d'une page de `Paginator` (`limit(0)` : sans limite, comme
+/// MongoDB), en nombres d'éléments.
+fn tranche(page: i64, max: i64) -> (usize, usize) {
+    let debut = page.saturating_sub(1).saturating_mul(max);
+    match (usize::try_from(debut), usize::try_from(max)) {
+        (Ok(d), Ok(0)) => (d, usize::MAX),
+        (Ok(d), Ok(n)) => (d, n),
+        _ => (0, usize::MAX),
+    }
+}
+
 /// La validation d'un champ `datetime` (`xin/schema.py` `_run_type_datetime`) : un texte au
 /// format RFC 1123, sinon `must be of datetime type` (null et texte vide compris).
 fn valider_date(v: &Value) -> Result<i64, &'static str> {
@@ -1215,11 +1250,7 @@ impl Vigiechiro {
     }
 
     fn url_neuve(&self, cle: &str, envoi: Envoi<'_>) -> String {
-        let expires = (SystemTime::now() + VALIDITE_URL)
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        self.url_signee(cle, envoi, expires)
+        self.url_signee(cle, envoi, expiration_neuve())
     }
 
     // ------------------------------------------------------------------ requêtes
@@ -1240,7 +1271,8 @@ impl Vigiechiro {
             Route::UrlPartie(id)
             | Route::Finaliser(id)
             | Route::Abandonner(id)
-            | Route::LireFichier(id) => Some(
+            | Route::LireFichier(id)
+            | Route::AccesFichier(id) => Some(
                 self.etat()
                     .fichiers
                     .iter()
@@ -1250,7 +1282,8 @@ impl Vigiechiro {
             Route::CreerParticipation(s)
             | Route::ListerParticipations(s)
             | Route::LireParticipation(s)
-            | Route::Calcul(s) => Some(s.clone()),
+            | Route::Calcul(s)
+            | Route::PiecesJointes(s) => Some(s.clone()),
             Route::Moi | Route::Introuvable | Route::MethodeInterdite => None,
         }
     }
@@ -1279,6 +1312,8 @@ impl Vigiechiro {
             Route::Abandonner(id) => self.abandonner(utilisateur, id).await,
             Route::LireFichier(id) => self.lire_fichier(utilisateur, id),
             Route::Calcul(id) => self.lancer_calcul(utilisateur, id),
+            Route::PiecesJointes(id) => self.lister_pieces_jointes(utilisateur, id, &requete),
+            Route::AccesFichier(id) => self.acces_fichier(utilisateur, id, &requete),
             Route::Introuvable | Route::MethodeInterdite => Ok(refus_de_route(&requete.route)
                 .unwrap_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))),
         };
@@ -1382,12 +1417,7 @@ impl Vigiechiro {
             .filter(|p| p.site == site)
             .collect();
         let total = toutes.len();
-        let debut = page.saturating_sub(1).saturating_mul(max);
-        let (debut, nombre) = match (usize::try_from(debut), usize::try_from(max)) {
-            (Ok(d), Ok(0)) => (d, usize::MAX),
-            (Ok(d), Ok(n)) => (d, n),
-            _ => (0, usize::MAX),
-        };
+        let (debut, nombre) = tranche(page, max);
         let items: Vec<Value> = toutes
             .into_iter()
             .skip(debut)

@@ -3,7 +3,7 @@
 //! afficher le bilan.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,11 +18,14 @@ use super::{ecouter_signaux, interrompu, ligne_json, ouvrir_base_existante};
 use crate::cli::{
     ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
 };
+use crate::depot::relecture::verification::{self, Constat};
+use crate::depot::relecture::{Lecteur, inventaire_distant};
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
-use crate::destination::Destination;
-use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
+use crate::destination::{CibleParticipation, Destination, IdObjet};
+use crate::inventaire::verdict_plateforme;
+use crate::plan::{CauseRefus, DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite,
     ReponseApi,
@@ -31,6 +34,7 @@ use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::format::neutraliser;
 use crate::transport::s3::{ClientS3, ConfigS3};
+use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, Emission, EnVol, PauseReseau, ReglagesEmission};
 
 const MIO: u64 = 1024 * 1024;
@@ -260,16 +264,6 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     envoyer(g, pret, &args.envoi, &args.s3)
 }
 
-/// Ce que la destination dit d'une unité déposée.
-enum Constat {
-    Intacte,
-    Manquante,
-    Differente(String),
-    Injoignable(String),
-    /// Ctrl-C avant que la destination ait répondu.
-    Interrompue,
-}
-
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
     let base = ouvrir_base_existante(g)?;
     let plan = base.plan(args.plan)?;
@@ -281,58 +275,90 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     )?;
     let destination = Destination::depuis_identite(&plan.destination)?;
     signaler_endpoint_ignore(plan.id, &destination, &args.s3);
-    let Destination::S3(dest) = destination else {
-        anyhow::bail!(
-            "vigie verifier ne sait relire qu'une destination S3 ; sur la plateforme Vigie-Chiro, \
-             la finalisation de chaque fichier (disponible) est déjà vérifiée au dépôt"
-        );
-    };
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = reglages_emission(&args.reessai)?;
+    // Vers la plateforme : l'adresse de l'API, le jeton et la participation d'abord, comme
+    // toute commande qui lui parle (sous la veille du réseau, Ctrl-C compris).
+    let plateforme = match &destination {
+        Destination::VigieChiro(dest) if !deposees.is_empty() => {
+            super::vigiechiro::verifier_plateforme(g, dest, emission.clone())?;
+            let participation = match (&plan.participation, &dest.participation) {
+                (Some(p), _) => IdObjet::analyser(p),
+                (None, CibleParticipation::Existante(id)) => Some(id.clone()),
+                (None, CibleParticipation::ACreer { .. }) => None,
+            }
+            .context("la participation du plan n'est pas connue")?;
+            Some((
+                Arc::new(super::vigiechiro::client(&dest.api)?),
+                participation,
+            ))
+        }
+        _ => None,
+    };
     let rt = runtime()?;
     let annulation = Annulation::new();
+    let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
     let constats = rt.block_on(async {
+        if deposees.is_empty() {
+            return anyhow::Ok(Vec::new());
+        }
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        let client = Arc::new(ClientS3::connecter(&dest, &config_s3(&args.s3)).await?);
-        let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
-        let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
-        let mut taches = JoinSet::new();
-        for unite in deposees {
-            let (client, emetteur, places) = (
-                Arc::clone(&client),
-                Arc::clone(&emetteur),
-                Arc::clone(&places),
-            );
-            taches.spawn(async move {
-                let _place = places.acquire_owned().await;
-                let constat = constater(&client, &emetteur, &unite).await;
-                (unite, constat)
-            });
-        }
+        let annonces = AnnoncesSuivi(suivi.as_ref());
         // Sous la même veille du réseau que le dépôt : une coupure est sondée, bornée par
         // --attente-reseau, et Ctrl-C l'interrompt.
-        let recolte = async {
-            let mut constats = Vec::new();
-            while let Some(r) = taches.join_next().await {
-                constats.push(r.context("vérification interrompue")?);
+        match (&destination, plateforme) {
+            (Destination::S3(dest), _) => {
+                let client = Arc::new(ClientS3::connecter(dest, &config_s3(&args.s3)).await?);
+                let constats = constater_toutes(deposees, {
+                    let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
+                    move |unite| {
+                        let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
+                        async move {
+                            let constat = constater(&client, &emetteur, &unite).await;
+                            (unite, constat)
+                        }
+                    }
+                });
+                emetteur
+                    .sous_veille(constats, || client.sonder(), &annonces, &ObservateurMuet)
+                    .await
             }
-            anyhow::Ok(constats)
-        };
-        let mut constats = emetteur
-            .sous_veille(
-                recolte,
-                || client.sonder(),
-                &AnnoncesSuivi(suivi.as_ref()),
-                &ObservateurMuet,
-            )
-            .await?;
-        constats.sort_by(|a: &(DepotUnite, Constat), b| a.0.chemin.cmp(&b.0.chemin));
-        anyhow::Ok(constats)
+            (Destination::VigieChiro(_), Some((client, participation))) => {
+                let constats = constater_sur_la_plateforme(
+                    Arc::clone(&client),
+                    participation,
+                    deposees,
+                    Arc::clone(&emetteur),
+                    PathBuf::from(&plan.dossier),
+                );
+                emetteur
+                    .sous_veille(
+                        constats,
+                        || async { client.moi().await.map(|_| ()) },
+                        &annonces,
+                        &ObservateurMuet,
+                    )
+                    .await
+            }
+            (Destination::VigieChiro(_), None) => anyhow::Ok(Vec::new()),
+        }
     })?;
     crate::suivi::liberer_terminal();
+    // Le réseau abandonné annule aussi : ces unités ne sont pas vérifiées, pas interrompues.
+    let abandonne = emetteur.reseau().est_abandonne();
+    let constats: Vec<(DepotUnite, Constat)> = constats
+        .into_iter()
+        .map(|(unite, constat)| match constat {
+            Constat::Interrompue if abandonne => (
+                unite,
+                Constat::Injoignable("réseau indisponible trop longtemps".into()),
+            ),
+            c => (unite, c),
+        })
+        .collect();
 
-    let (mut intactes, mut a_renvoyer, mut inconnues) = (0u64, 0u64, 0u64);
+    let (mut intactes, mut a_renvoyer, mut inconnues, mut definitifs) = (0u64, 0u64, 0u64, 0u64);
     let mut s = io::stdout().lock();
     for (unite, constat) in &constats {
         let (etat, detail) = match constat {
@@ -340,17 +366,24 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 intactes += 1;
                 continue;
             }
-            Constat::Manquante => ("manquante", "absente de la destination".to_owned()),
-            Constat::Differente(d) => ("differente", d.clone()),
-            Constat::Injoignable(d) => ("inconnue", d.clone()),
+            Constat::Manquante(d) => ("manquante", d),
+            Constat::Differente(d) | Constat::Irremplacable(d) => ("differente", d),
+            Constat::Injoignable(d) => ("inconnue", d),
             Constat::Interrompue => continue,
         };
-        if matches!(constat, Constat::Injoignable(_)) {
-            inconnues += 1;
-        } else {
+        match constat {
+            Constat::Injoignable(_) => inconnues += 1,
+            // La plateforme refuse de remplacer ce fichier : renvoyer n'y ferait rien, c'est
+            // un refus définitif qui attend un geste.
+            Constat::Irremplacable(d) => {
+                definitifs += 1;
+                base.marquer_echec(unite.id, true, CauseRefus::RemplacementRefuse, d)?;
+            }
             // Le plan ne doit pas mentir : l'unité repart au prochain passage.
-            a_renvoyer += 1;
-            base.remettre_a_deposer(unite.id)?;
+            _ => {
+                a_renvoyer += 1;
+                base.remettre_a_deposer(unite.id)?;
+            }
         }
         if g.json {
             ligne_json(
@@ -361,13 +394,13 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 s,
                 "  {} : {etat} ({})",
                 neutraliser(&unite.chemin),
-                neutraliser(&detail)
+                neutraliser(detail)
             )?;
         }
     }
     if g.json {
         ligne_json(
-            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues}),
+            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs}),
         )?;
     } else {
         writeln!(
@@ -381,6 +414,15 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 "vérifié"
             }
         )?;
+        if definitifs > 0 {
+            writeln!(
+                s,
+                "{} que la plateforme garde autrement et refuse de remplacer (ci-dessus, et vigie \
+                 etat {}) : un geste est nécessaire.",
+                crate::suivi::format::pluriel(definitifs, "fichier", "fichiers"),
+                plan.id
+            )?;
+        }
         if a_renvoyer > 0 {
             writeln!(
                 s,
@@ -401,11 +443,98 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     {
         return Err(interrompu());
     }
-    Ok(if a_renvoyer + inconnues == 0 {
+    Ok(if definitifs > 0 {
+        CodeSortie::RefusDefinitifs
+    } else if a_renvoyer + inconnues == 0 {
         CodeSortie::Succes
     } else {
         CodeSortie::EchecsTransitoires
     })
+}
+
+/// Vérifie chaque unité, quelques-unes à la fois ; les constats rendus dans l'ordre des
+/// chemins.
+async fn constater_toutes<F, Fut>(
+    deposees: Vec<DepotUnite>,
+    constater: F,
+) -> Result<Vec<(DepotUnite, Constat)>>
+where
+    F: Fn(DepotUnite) -> Fut,
+    Fut: Future<Output = (DepotUnite, Constat)> + Send + 'static,
+{
+    let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
+    let mut taches = JoinSet::new();
+    for unite in deposees {
+        let (places, constat) = (Arc::clone(&places), constater(unite));
+        taches.spawn(async move {
+            let _place = places.acquire_owned().await;
+            constat.await
+        });
+    }
+    let mut constats = Vec::new();
+    while let Some(r) = taches.join_next().await {
+        constats.push(r.context("vérification interrompue")?);
+    }
+    constats.sort_by(|a, b| a.0.chemin.cmp(&b.0.chemin));
+    Ok(constats)
+}
+
+/// Vers la plateforme : l'inventaire de la participation, lu une fois (sans lui, rien ne se
+/// vérifie : chaque unité est « inconnue »), puis chaque fichier par son URL de lecture.
+async fn constater_sur_la_plateforme(
+    client: Arc<ClientVigieChiro>,
+    participation: IdObjet,
+    deposees: Vec<DepotUnite>,
+    emetteur: Arc<Emetteur>,
+    dossier: PathBuf,
+) -> Result<Vec<(DepotUnite, Constat)>> {
+    let familles = inventaire_distant::familles_a_lire(
+        deposees
+            .iter()
+            .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
+    );
+    let lu = inventaire_distant::lire(
+        Lecteur::Commande(&emetteur),
+        &client,
+        &participation,
+        &familles,
+    )
+    .await;
+    let inventaire = match lu {
+        Ok(i) => Arc::new(i),
+        Err(_) if emetteur.annulation().est_annulee() => {
+            return Ok(deposees
+                .into_iter()
+                .map(|u| (u, Constat::Interrompue))
+                .collect());
+        }
+        Err(raison) => {
+            return Ok(deposees
+                .into_iter()
+                .map(|u| (u, Constat::Injoignable(raison.clone())))
+                .collect());
+        }
+    };
+    constater_toutes(deposees, move |unite| {
+        let (client, emetteur, inventaire) = (
+            Arc::clone(&client),
+            Arc::clone(&emetteur),
+            Arc::clone(&inventaire),
+        );
+        let chemin = dossier.join(&unite.chemin);
+        async move {
+            let constat = verification::constater_vigiechiro(
+                Lecteur::Commande(&emetteur),
+                &client,
+                &inventaire,
+                &unite,
+                &chemin,
+            )
+            .await;
+            (unite, constat)
+        }
+    })
+    .await
 }
 
 async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
@@ -423,7 +552,7 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
         )
         .await;
     match issue.reponse {
-        ReponseApi::Succes(None) => Constat::Manquante,
+        ReponseApi::Succes(None) => Constat::Manquante("absente de la destination".into()),
         ReponseApi::Succes(Some(o)) => {
             if o.taille != unite.taille {
                 return Constat::Differente(format!(
@@ -441,10 +570,7 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
                 _ => Constat::Intacte,
             }
         }
-        // Le réseau abandonné annule aussi : ces unités ne sont pas vérifiées, pas interrompues.
-        _ if issue.raison == RaisonArret::Annule && !emetteur.reseau().est_abandonne() => {
-            Constat::Interrompue
-        }
+        _ if issue.raison == RaisonArret::Annule => Constat::Interrompue,
         autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
     }
 }

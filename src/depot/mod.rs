@@ -11,10 +11,12 @@
 //! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Les
 //! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
 //! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
-//! `incertaine` n'a pas de traitement à part.
+//! `incertaine` n'a pas de traitement à part. Ce que la plateforme Vigie-Chiro a déjà se relit
+//! par [`relecture`], avant toute déclaration.
 //!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
+pub mod relecture;
 pub mod s3;
 pub mod vigiechiro;
 
@@ -71,6 +73,11 @@ pub struct Bilan {
     pub interrompu: bool,
     /// La participation Vigie-Chiro qui a reçu la nuit (dépôt vers la plateforme).
     pub participation: Option<String>,
+    /// Unités trouvées déjà finalisées sur la plateforme pendant ce passage (déposées par un
+    /// autre client, ou par un autre plan) : rien n'est reparti, elles sont déposées.
+    pub deja_sur_la_plateforme: u64,
+    /// Parmi elles, celles dont le contenu n'a pas pu être comparé au fichier local.
+    pub deja_non_comparees: u64,
 }
 
 /// L'issue d'une unité pour ce passage.
@@ -87,6 +94,15 @@ pub enum IssueUnite {
     },
     Incertaine {
         message: String,
+    },
+    /// La destination a déjà ce fichier (finalisé sur la plateforme par un autre client, ou
+    /// par un autre plan) : rien n'est envoyé, l'unité est déposée. `comparee` : son contenu a
+    /// été comparé au fichier local (taille et empreinte identiques) ; sinon, seulement sa
+    /// présence est sûre.
+    DejaSurLaPlateforme {
+        crc32c: String,
+        etag: Option<String>,
+        comparee: bool,
     },
     /// Ctrl-C : l'unité redevient à déposer, ses parties envoyées conservées.
     Interrompue,
@@ -106,6 +122,8 @@ struct Commun {
     paralleles: usize,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
+    deja_sur_la_plateforme: AtomicU64,
+    deja_non_comparees: AtomicU64,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
 }
 
@@ -221,6 +239,31 @@ impl ContexteUnite<'_> {
         Fut: Future<Output = ReponseApi<T>>,
     {
         self.emettre_vers(methode, &self.unite.cle, profil, rejouabilite, tentative)
+            .await
+    }
+
+    /// Émet pour tout le plan plutôt que pour l'unité (l'inventaire distant, que lit la
+    /// première unité et qu'attendent les autres) : la décision est journalisée pour le plan,
+    /// et l'affichage de l'unité n'annonce pas ses réessais.
+    pub async fn emettre_pour_le_plan<T, F, Fut>(
+        &self,
+        emission: Emission<'_>,
+        tentative: F,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        self.commun
+            .emetteur
+            .emettre(
+                emission,
+                &ObservateurPlan {
+                    commun: self.commun,
+                },
+                &EnVol::default(),
+                tentative,
+            )
             .await
     }
 
@@ -356,6 +399,8 @@ impl<D: Depositaire> Moteur<D> {
                 paralleles,
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
+                deja_sur_la_plateforme: AtomicU64::new(0),
+                deja_non_comparees: AtomicU64::new(0),
                 en_vol: Mutex::new(HashMap::new()),
             },
             depositaire,
@@ -447,6 +492,8 @@ impl<D: Depositaire> Moteur<D> {
             duree: debut.elapsed(),
             interrompu: annulation.est_annulee() && !c.emetteur.reseau().est_abandonne(),
             participation: None,
+            deja_sur_la_plateforme: c.deja_sur_la_plateforme.load(Ordering::Relaxed),
+            deja_non_comparees: c.deja_non_comparees.load(Ordering::Relaxed),
         })
     }
 
@@ -528,6 +575,19 @@ impl<D: Depositaire> Moteur<D> {
                 drop(base);
                 c.suivi.unite_deposee(&unite);
                 return Ok(true);
+            }
+            IssueUnite::DejaSurLaPlateforme {
+                crc32c,
+                etag,
+                comparee,
+            } => {
+                base.marquer_deposee(unite.id, &crc32c, etag.as_deref())?;
+                drop(base);
+                c.deja_sur_la_plateforme.fetch_add(1, Ordering::Relaxed);
+                if !comparee {
+                    c.deja_non_comparees.fetch_add(1, Ordering::Relaxed);
+                }
+                c.suivi.unite_deja_sur_la_plateforme(&unite, comparee);
             }
             IssueUnite::Echec {
                 definitif,

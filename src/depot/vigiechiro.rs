@@ -38,22 +38,36 @@
 //!
 //! Intégrité : derrière une URL signée v2, aucun en-tête de somme n'est signé ; on vérifie que
 //! l'ETag rendu par S3 est le MD5 de ce qui est parti.
+//!
+//! **Ce que la plateforme a déjà** (`confrontation.rs`) : avant toute déclaration, chaque
+//! unité est confrontée à l'inventaire distant, lu une fois par passage. Un fichier finalisé
+//! n'est ni redéclaré ni renvoyé : comparé au fichier local, il est « déjà sur la plateforme »
+//! ou refusé (elle ne permet pas de le remplacer). Un `409` à la déclaration n'est jamais pris
+//! pour un dépôt : c'est le même refus, sauf s'il s'agit de l'enregistrement que le plan tenait
+//! (finalisé par ce plan lors d'un passage interrompu avant d'être noté).
+
+mod confrontation;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use confrontation::Confrontation;
 
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
     partie_reutilisable, releve_si_encore_la,
 };
+use crate::depot::relecture::empreinte::etag_assemble;
+use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
-    crc32c_base64, crc32c_composite, crc32c_depuis_base64, somme_crc32c, sommes_crc32c_md5,
+    crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
 };
-use crate::transport::vigiechiro::{ClientVigieChiro, Declaration};
+use crate::transport::vigiechiro::{ClientVigieChiro, Declaration, FichierDistant};
 
 /// Tenu dans le plan (à la place de l'identifiant du fichier) entre l'émission d'une
 /// déclaration multipart et sa réponse. Un arrêt brutal dans cet intervalle laisse peut-être
@@ -101,6 +115,9 @@ pub struct DepositaireVigieChiro {
     /// La plateforme a refusé l'envoi en plusieurs parties (pendant ce passage, ou un
     /// précédent : c'est noté dans le plan) : tout part en un PUT.
     multipart_refuse: AtomicBool,
+    /// L'inventaire distant du passage, lu par la première unité (les autres l'attendent) ;
+    /// `None` s'il n'a pas pu être lu : chaque fichier est alors déclaré.
+    inventaire: tokio::sync::OnceCell<Option<InventaireDistant>>,
 }
 
 /// L'issue d'une déclaration.
@@ -134,6 +151,7 @@ impl DepositaireVigieChiro {
             taille_partie,
             jeton_refuse: AtomicBool::new(false),
             multipart_refuse: AtomicBool::new(multipart_refuse),
+            inventaire: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -185,7 +203,8 @@ impl DepositaireVigieChiro {
                 .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
         }
         let refus_de_s3 = AtomicBool::new(false);
-        let deja_finalise = AtomicBool::new(false);
+        // Le `409` rendu à la relecture d'une déclaration restée sans réponse.
+        let deja_finalise: Mutex<Option<String>> = Mutex::new(None);
         let issue = ctx
             .ecrire_une_fois(
                 "POST",
@@ -218,8 +237,14 @@ impl DepositaireVigieChiro {
                             .await;
                         match lu.reponse {
                             ReponseApi::Succes(d) => Releve::Faite(d),
-                            ReponseApi::Refuse { statut: 409, .. } => {
-                                deja_finalise.store(true, Ordering::Relaxed);
+                            ReponseApi::Refuse {
+                                statut: 409,
+                                detail,
+                                ..
+                            } => {
+                                if let Ok(mut d) = deja_finalise.lock() {
+                                    *d = Some(detail);
+                                }
                                 Releve::Inconnue
                             }
                             _ => Releve::Inconnue,
@@ -233,15 +258,22 @@ impl DepositaireVigieChiro {
                 .enregistrer_envoi(unite.id, Some(d.id.as_str()))?;
             return Ok(IssueDeclaration::Enregistrement(d));
         }
-        // Un enregistrement finalisé existe pour cette clé : déjà déposé (par nous, la réponse
-        // s'étant perdue, ou par un dépôt précédent).
-        if matches!(issue.reponse, ReponseApi::Refuse { statut: 409, .. })
-            || deja_finalise.load(Ordering::Relaxed)
-        {
+        // Un enregistrement finalisé existe pour cette clé : jamais « déposé » pour autant
+        // (voir `finalise_a_la_declaration`).
+        let finalise = match &issue.reponse {
+            ReponseApi::Refuse {
+                statut: 409,
+                detail,
+                ..
+            } => Some(detail.clone()),
+            _ => deja_finalise.lock().ok().and_then(|mut d| d.take()),
+        };
+        if let Some(detail) = finalise {
             if multipart {
                 ctx.base().enregistrer_envoi(unite.id, None)?;
             }
-            return Ok(IssueDeclaration::Fin(self.deja_depose(ctx, None).await));
+            let issue = self.finalise_a_la_declaration(ctx, &detail).await?;
+            return Ok(IssueDeclaration::Fin(issue));
         }
         if multipart && let Some(raison) = refus_multipart_par_s3(&issue.reponse) {
             ctx.base().enregistrer_envoi(unite.id, None)?;
@@ -302,6 +334,19 @@ impl DepositaireVigieChiro {
         }))
     }
 
+    /// `GET /fichiers/{id}` (lecture, rejouable) : ce que la plateforme sait de
+    /// l'enregistrement, `None` s'il n'existe plus.
+    async fn relire(&self, ctx: &ContexteUnite<'_>, id: &IdObjet) -> Issue<Option<FichierDistant>> {
+        ctx.emettre_vers(
+            "GET",
+            &format!("/fichiers/{id}"),
+            Profil::Insistant,
+            Rejouabilite::Rejouable,
+            |_| self.client.fichier(id),
+        )
+        .await
+    }
+
     /// `DELETE /fichiers/{id}` d'un enregistrement non finalisé, et l'oubli de ce que le plan
     /// en savait (identifiant, parties). Un 404 dit qu'il n'existe déjà plus : c'est fait.
     async fn supprimer(
@@ -329,21 +374,26 @@ impl DepositaireVigieChiro {
         }
     }
 
-    /// L'unité est déjà disponible sur la plateforme : on la note déposée, avec la somme du
-    /// fichier local (relue ici, sans réseau) ou celle des parties persistées.
-    async fn deja_depose(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        sommes_parties: Option<&[u32]>,
-    ) -> IssueUnite {
-        let crc32c = match sommes_parties {
-            Some(s) if !s.is_empty() => crc32c_composite(s),
-            _ => match somme_crc32c(&ctx.chemin(), 0, ctx.unite.taille).await {
-                Ok(c) => crc32c_base64(c),
-                Err(e) => return echec_local(&e),
+    /// L'enregistrement que tenait le plan est finalisé : ce plan l'a déposé lors d'un passage
+    /// arrêté avant de le noter. On le note déposé, avec les sommes des parties persistées
+    /// (objet assemblé) ou celles du fichier local (un seul PUT, relu ici sans réseau).
+    async fn deja_depose(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
+        let parties = ctx.base().parties(ctx.unite.id)?;
+        if let Some(sommes) = sommes_persistees(&parties).filter(|s| !s.is_empty()) {
+            return Ok(IssueUnite::Deposee {
+                crc32c: crc32c_composite(&sommes),
+                etag: etag_assemble(parties.iter().filter_map(|p| p.etag.as_deref())),
+            });
+        }
+        Ok(
+            match sommes_crc32c_md5(&ctx.chemin(), 0, ctx.unite.taille).await {
+                Ok((crc, md5)) => IssueUnite::Deposee {
+                    crc32c: crc32c_base64(crc),
+                    etag: Some(md5),
+                },
+                Err(e) => echec_local(&e),
             },
-        };
-        IssueUnite::Deposee { crc32c, etag: None }
+        )
     }
 
     /// Finalise (POST non rejouable) ; 409 « upload is already done » vaut succès ; sans
@@ -500,19 +550,10 @@ impl DepositaireVigieChiro {
         };
         let id = match connu {
             Some(id) => {
-                let lu = ctx
-                    .emettre_vers(
-                        "GET",
-                        &format!("/fichiers/{id}"),
-                        Profil::Insistant,
-                        Rejouabilite::Rejouable,
-                        |_| self.client.fichier(&id),
-                    )
-                    .await;
+                let lu = self.relire(ctx, &id).await;
                 match lu.reponse {
                     ReponseApi::Succes(Some(f)) if f.disponible => {
-                        let sommes = sommes_persistees(&ctx.base().parties(unite.id)?);
-                        return Ok(self.deja_depose(ctx, sommes.as_deref()).await);
+                        return self.deja_depose(ctx).await;
                     }
                     ReponseApi::Succes(Some(f)) if f.est_multipart() => id,
                     // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
@@ -621,9 +662,10 @@ impl DepositaireVigieChiro {
             return Ok(change_pendant_l_envoi(&probleme));
         }
         match self.finaliser(ctx, id, Some(&assemblees)).await? {
+            // L'ETag qu'écrit S3 pour l'objet assemblé, que `vigie verifier` relira.
             Ok(()) => Ok(IssueUnite::Deposee {
                 crc32c: crc32c_composite(&sommes),
-                etag: None,
+                etag: etag_assemble(assemblees.iter().map(|(_, e)| e.as_str())),
             }),
             Err(issue) => self.abandonner_si_definitif(ctx, id, issue).await,
         }
@@ -754,11 +796,14 @@ impl Depositaire for DepositaireVigieChiro {
         if self.jeton_refuse.load(Ordering::Relaxed) {
             return Ok(self.refus_jeton());
         }
-        if ctx.unite.taille > self.seuil_multipart && !self.multipart_refuse.load(Ordering::Relaxed)
-        {
-            self.deposer_en_parties(ctx, chemin).await
-        } else {
-            self.deposer_simple(ctx, chemin).await
+        let en_parties = ctx.unite.taille > self.seuil_multipart
+            && !self.multipart_refuse.load(Ordering::Relaxed);
+        match self.confronter(ctx, chemin, en_parties).await? {
+            Confrontation::Reglee(issue) => Ok(issue),
+            Confrontation::EnParties(id) => self.deposer_parties(ctx, chemin, &id).await,
+            Confrontation::EnUnPut => self.deposer_simple(ctx, chemin).await,
+            Confrontation::Declarer if en_parties => self.deposer_en_parties(ctx, chemin).await,
+            Confrontation::Declarer => self.deposer_simple(ctx, chemin).await,
         }
     }
 

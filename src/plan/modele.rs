@@ -85,10 +85,14 @@ pub enum CauseRefus {
     Serveur,
     /// Une écriture est partie sans réponse et la réconciliation n'a pas pu conclure.
     IssueInconnue,
+    /// La plateforme Vigie-Chiro a déjà un fichier de ce nom, finalisé, et refuse de le
+    /// remplacer (`409 upload is already done` : `resources/fichiers.py` `fichier_create`) ;
+    /// son contenu diffère du fichier local, ou n'a pas pu lui être comparé.
+    RemplacementRefuse,
 }
 
 impl CauseRefus {
-    pub const TOUTES: [CauseRefus; 8] = [
+    pub const TOUTES: [CauseRefus; 9] = [
         CauseRefus::Authentification,
         CauseRefus::Droits,
         CauseRefus::Contenu,
@@ -97,6 +101,7 @@ impl CauseRefus {
         CauseRefus::Reseau,
         CauseRefus::Serveur,
         CauseRefus::IssueInconnue,
+        CauseRefus::RemplacementRefuse,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -109,6 +114,7 @@ impl CauseRefus {
             CauseRefus::Reseau => "RESEAU",
             CauseRefus::Serveur => "SERVEUR",
             CauseRefus::IssueInconnue => "ISSUE_INCONNUE",
+            CauseRefus::RemplacementRefuse => "REMPLACEMENT_REFUSE",
         }
     }
 
@@ -136,6 +142,11 @@ impl CauseRefus {
             }
             CauseRefus::IssueInconnue => {
                 "envoi parti sans réponse : la relance le vérifiera à la destination avant tout renvoi"
+            }
+            CauseRefus::RemplacementRefuse => {
+                "la plateforme a déjà un fichier de ce nom, finalisé, et refuse de le remplacer : \
+                 rien n'est parti. Vérifiez lequel est le bon ; pour remplacer celui de la \
+                 plateforme, demandez d'abord à ses gestionnaires de le supprimer"
             }
         }
     }

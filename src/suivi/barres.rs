@@ -369,6 +369,10 @@ impl Suivi for SuiviBarres {
         self.finir(u, Fin::Deposee);
     }
 
+    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, _comparee: bool) {
+        self.finir(u, Fin::Deposee);
+    }
+
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.finir(u, Fin::Echec);
         let nature = if definitif {

@@ -50,6 +50,10 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
     // que `vigie traiter` lancera).
     if let Some(p) = &b.participation {
         v["participation"] = json!(p);
+        // Les unités que la plateforme avait déjà (finalisées par un autre client ou un autre
+        // plan), comptées à part : elles sont dans `deposees`, pas dans `deposees_ce_passage`.
+        v["deja_sur_la_plateforme"] = json!(b.deja_sur_la_plateforme);
+        v["deja_sur_la_plateforme_non_comparees"] = json!(b.deja_non_comparees);
     }
     v
 }
@@ -80,6 +84,25 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
     )?;
     if let Some(p) = &b.participation {
         writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
+    }
+    if b.deja_sur_la_plateforme > 0 {
+        let n = b.deja_sur_la_plateforme;
+        let deja = if n > 1 {
+            "fichiers étaient déjà sur la plateforme"
+        } else {
+            "fichier était déjà sur la plateforme"
+        };
+        match b.deja_non_comparees {
+            0 => writeln!(
+                s,
+                "  {n} {deja}, {} au fichier local : rien n'est reparti.",
+                if n > 1 { "identiques" } else { "identique" }
+            )?,
+            m => writeln!(
+                s,
+                "  {n} {deja} ({m} au contenu non comparé) : rien n'est reparti."
+            )?,
+        }
     }
     writeln!(s, "  {}", volume_envoye(b.octets_envoyes, b.duree))?;
     if b.incidents_absorbes > 0 {
@@ -187,6 +210,8 @@ mod tests {
             duree: Duration::from_secs(2),
             interrompu: false,
             participation: None,
+            deja_sur_la_plateforme: 0,
+            deja_non_comparees: 0,
         }
     }
 
@@ -366,5 +391,42 @@ Ensuite : vigie retenter-echecs 3
         );
         b.participation = None;
         assert!(bilan_json(&b).get("participation").is_none());
+        assert!(bilan_json(&b).get("deja_sur_la_plateforme").is_none());
+    }
+
+    #[test]
+    fn les_fichiers_deja_sur_la_plateforme_sont_comptes_a_part() {
+        let mut b = bilan(ResumePlan {
+            deposee: 13,
+            ..Default::default()
+        });
+        b.deposees = 3;
+        b.participation = Some("64a1b2c3d4e5f60718293d01".into());
+        b.deja_sur_la_plateforme = 10;
+        let v = bilan_json(&b);
+        assert_eq!(
+            (&v["deposees"], &v["deposees_ce_passage"]),
+            (&json!(13), &json!(3))
+        );
+        assert_eq!(v["deja_sur_la_plateforme"], 10);
+        assert_eq!(v["deja_sur_la_plateforme_non_comparees"], 0);
+        let t = texte(&b, None);
+        assert!(
+            t.contains(
+                "\n  10 fichiers étaient déjà sur la plateforme, identiques au fichier local : \
+                 rien n'est reparti.\n"
+            ),
+            "{t}"
+        );
+        b.deja_sur_la_plateforme = 1;
+        b.deja_non_comparees = 1;
+        let t = texte(&b, None);
+        assert!(
+            t.contains(
+                "\n  1 fichier était déjà sur la plateforme (1 au contenu non comparé) : rien \
+                 n'est reparti.\n"
+            ),
+            "{t}"
+        );
     }
 }

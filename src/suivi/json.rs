@@ -140,6 +140,19 @@ impl Suivi for SuiviJson {
         }
     }
 
+    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
+        self.cadence().oublier(u.id);
+        if !self.silencieux {
+            ecrire(json!({
+                "evenement": "unite_deja_sur_la_plateforme",
+                "unite": u.chemin,
+                "cle": u.cle,
+                "taille": u.taille,
+                "contenu_compare": comparee,
+            }));
+        }
+    }
+
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.cadence().oublier(u.id);
         ecrire(json!({

@@ -4,7 +4,7 @@
 //! kilo-octets de séquences d'échappement illisibles. Une ligne par événement *utile* (unité
 //! commencée, déposée, en échec avec sa cause, réessai annoncé, réseau coupé) se lit et se
 //! `grep`e ; la progression octet par octet n'en est pas un. `~` marque un incident absorbé,
-//! pas une erreur.
+//! pas une erreur ; `=` un fichier que la destination avait déjà.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -47,6 +47,20 @@ impl Suivi for SuiviLignes {
     fn unite_deposee(&self, u: &DepotUnite) {
         if !self.silencieux {
             self.ligne(format_args!("✓ {}", neutraliser(&u.chemin)));
+        }
+    }
+
+    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
+        if !self.silencieux {
+            let contenu = if comparee {
+                "identique au fichier local"
+            } else {
+                "contenu non comparé"
+            };
+            self.ligne(format_args!(
+                "= {} : déjà sur la plateforme ({contenu}), rien n'est reparti",
+                u.chemin
+            ));
         }
     }
 

@@ -43,6 +43,10 @@ pub trait Suivi: Send + Sync {
     /// Une tentative a échoué de façon rejouable : la suivante part dans `attente`.
     fn nouvelle_tentative(&self, _unite: &DepotUnite, _tentative: u32, _attente: Duration) {}
     fn unite_deposee(&self, _unite: &DepotUnite) {}
+    /// La plateforme a déjà ce fichier, finalisé : rien n'est parti, l'unité est déposée.
+    /// `comparee` : son contenu est celui du fichier local (taille et empreinte) ; sinon, il
+    /// n'a pas pu être comparé.
+    fn unite_deja_sur_la_plateforme(&self, _unite: &DepotUnite, _comparee: bool) {}
     fn unite_en_echec(
         &self,
         _unite: &DepotUnite,
@@ -204,6 +208,11 @@ impl Suivi for Plusieurs {
     }
     fn unite_deposee(&self, u: &DepotUnite) {
         self.0.iter().for_each(|s| s.unite_deposee(u));
+    }
+    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
+        self.0
+            .iter()
+            .for_each(|s| s.unite_deja_sur_la_plateforme(u, comparee));
     }
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.0

@@ -157,7 +157,7 @@ pub async fn sommes_crc32c_md5(
 /// Si l'appelant abandonne (Ctrl-C, délai), la lecture s'arrête au tampon suivant : une tranche
 /// peut faire des gigaoctets (`--seuil-multipart`), et l'arrêt du programme attend les tâches
 /// bloquantes.
-async fn lire_tranche<S: Send + 'static>(
+pub(crate) async fn lire_tranche<S: Send + 'static>(
     chemin: &Path,
     debut: u64,
     longueur: u64,

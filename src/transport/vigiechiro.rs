@@ -21,6 +21,9 @@
 //!   renvoie jamais une requête (son corps, le jeton) vers un autre serveur ;
 //! - une réponse 2xx illisible est une réponse du serveur ([`ReponseApi::Illisible`], avec la
 //!   cause), pas une coupure du réseau.
+//!
+//! La relecture (liste des fichiers d'une participation, URL de lecture, taille et ETag d'un
+//! objet) est dans `vigiechiro/lecture.rs`, sous les mêmes règles.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -36,6 +39,9 @@ use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::reessai::{ReponseApi, attente_demandee};
+
+mod lecture;
+pub use lecture::{AccesFichier, ObjetLu, PagePiecesJointes, PieceJointe};
 
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
 #[derive(Clone)]

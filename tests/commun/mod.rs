@@ -333,7 +333,8 @@ pub mod plateforme {
         }
 
         /// Un appel à l'API de la plateforme, comme le ferait un autre client (le site web),
-        /// authentifié par le jeton du bac à sable : le statut et le JSON rendu.
+        /// authentifié par le jeton du bac à sable : le statut et le JSON rendu (`Null` s'il
+        /// n'en est pas).
         pub fn appel_api(
             &self,
             methode: reqwest::Method,

@@ -1,0 +1,211 @@
+//! L'inventaire distant : ce que la plateforme a déjà d'une participation, lu au début de
+//! chaque passage.
+//!
+//! Une lecture paginée de `GET /participations/{id}/pieces_jointes` (100 fichiers par page, le
+//! plus que le serveur permet : `xin/snippets.py` `Paginator`), 40 requêtes pour une nuit de
+//! 4 000 séquences. Quand la nuit ne contient que des familles que le serveur sait filtrer
+//! (`wav`, `ta`, `tc` : `get_pieces_jointes`), on ne demande qu'elles : une participation déjà
+//! traitée porte aussi les sorties du calcul, qui tripleraient la lecture. Une archive n'a pas
+//! de famille : avec elle, on lit tout.
+//!
+//! Chaque fichier de la liste est rangé par son titre, la clé par laquelle la plateforme
+//! retrouve un fichier dans une participation. Le serveur ne trie pas (ordre d'insertion
+//! MongoDB) : un fichier déclaré pendant la lecture peut décaler les pages. Ce n'est pas grave,
+//! l'inventaire n'est qu'un raccourci : un fichier qu'il aurait manqué est déclaré, et la
+//! déclaration dit (par un `409`) ce qu'il n'a pas vu.
+
+use std::collections::HashMap;
+
+use super::Lecteur;
+use crate::destination::IdObjet;
+use crate::reessai::ReponseApi;
+use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
+
+/// Fichiers par page : le maximum du serveur.
+pub const PAR_PAGE: u32 = 100;
+/// Au-delà de tant de pages, la liste est tenue pour sans fin (un serveur qui rendrait
+/// toujours des pages pleines) : 100 000 fichiers, bien au-delà d'une participation (4 000
+/// séquences, et autant de sorties Tadarida de chaque sorte après le calcul).
+const PAGES_MAX: u32 = 1_000;
+
+/// Ce que la plateforme a déjà d'une participation, par titre.
+#[derive(Debug, Clone, Default)]
+pub struct InventaireDistant {
+    par_titre: HashMap<String, PieceJointe>,
+    /// Requêtes (pages) qu'a coûtées la lecture.
+    pub pages: u32,
+}
+
+/// L'état d'un fichier sur la plateforme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EtatDistant<'a> {
+    /// Finalisé (`disponible`) : la plateforme refuse de le redéclarer ou de le remplacer.
+    Finalise(&'a PieceJointe),
+    /// Déclaré, pas finalisé : un envoi interrompu, par `vigie` ou par le site web.
+    NonFinalise(&'a PieceJointe),
+    Absent,
+}
+
+impl InventaireDistant {
+    /// Range les fichiers par titre. Deux fichiers de même titre (la clé S3 recopie
+    /// l'identifiant de participation tel que l'a écrit le client qui l'a déclaré) : celui de
+    /// la clé que `vigie` écrit l'emporte.
+    pub fn depuis(participation: &IdObjet, pieces: Vec<PieceJointe>, pages: u32) -> Self {
+        let mut par_titre: HashMap<String, PieceJointe> = HashMap::with_capacity(pieces.len());
+        let sienne = |p: &PieceJointe| {
+            p.s3_id
+                .as_deref()
+                .is_some_and(|k| k.ends_with(&format!("/pa-{participation}/{}", p.titre)))
+        };
+        for p in pieces {
+            match par_titre.get(&p.titre) {
+                Some(deja) if sienne(deja) || !sienne(&p) => {}
+                _ => {
+                    par_titre.insert(p.titre.clone(), p);
+                }
+            }
+        }
+        InventaireDistant { par_titre, pages }
+    }
+
+    /// L'état du fichier de ce titre.
+    pub fn etat(&self, titre: &str) -> EtatDistant<'_> {
+        match self.par_titre.get(titre) {
+            Some(p) if p.disponible => EtatDistant::Finalise(p),
+            Some(p) => EtatDistant::NonFinalise(p),
+            None => EtatDistant::Absent,
+        }
+    }
+
+    /// Le nombre de fichiers distincts que la plateforme a de la participation (dans les
+    /// familles lues).
+    pub fn len(&self) -> usize {
+        self.par_titre.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.par_titre.is_empty()
+    }
+}
+
+/// La famille de `get_pieces_jointes` (son paramètre de filtre) d'un type MIME, si le serveur
+/// en a une (`resources/fichiers.py` `ALLOWED_MIMES_WAV`, `_TA`, `_TC`).
+fn famille(mime: &str) -> Option<&'static str> {
+    match mime {
+        "audio/wav" | "audio/x-wav" => Some("wav"),
+        "application/ta" | "application/tac" => Some("ta"),
+        "application/tc" | "application/tcc" => Some("tc"),
+        _ => None,
+    }
+}
+
+/// Les familles à demander pour une nuit dont les fichiers ont ces types : celles qui y
+/// figurent, ou aucune (tout lire) si l'un d'eux n'en a pas (une archive).
+pub fn familles_a_lire<'a>(mimes: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let mut familles: Vec<&'static str> = Vec::new();
+    for mime in mimes {
+        match famille(mime) {
+            None => return Vec::new(),
+            Some(f) if !familles.contains(&f) => familles.push(f),
+            Some(_) => {}
+        }
+    }
+    familles.sort_unstable();
+    familles
+}
+
+/// Lit la liste des fichiers de la participation, page après page, chaque page sous la
+/// politique de réessai. Rend l'inventaire, ou pourquoi il n'a pas pu être lu (le dépôt se
+/// passe alors de lui : chaque fichier est déclaré).
+pub async fn lire(
+    lecteur: Lecteur<'_, '_>,
+    client: &ClientVigieChiro,
+    participation: &IdObjet,
+    familles: &[&str],
+) -> Result<InventaireDistant, String> {
+    let chemin = format!("/participations/{participation}/pieces_jointes");
+    let mut pieces = Vec::new();
+    for page in 1..=PAGES_MAX {
+        let issue = lecteur
+            .lire(&chemin, |_| {
+                client.pieces_jointes(participation, page, PAR_PAGE, familles)
+            })
+            .await;
+        let lue = match issue.reponse {
+            ReponseApi::Succes(p) => p,
+            autre => {
+                let statut = autre
+                    .statut()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "liste des fichiers de la participation illisible{statut} : {}",
+                    autre.detail().unwrap_or_default()
+                ));
+            }
+        };
+        let pleine = lue.items.len() >= PAR_PAGE as usize;
+        pieces.extend(lue.items);
+        let total = lue.meta.and_then(|m| m.total);
+        if !pleine || total.is_some_and(|t| pieces.len() as u64 >= t) {
+            return Ok(InventaireDistant::depuis(participation, pieces, page));
+        }
+    }
+    Err(format!(
+        "liste des fichiers de la participation sans fin (plus de {PAGES_MAX} pages)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u8) -> IdObjet {
+        IdObjet::analyser(&format!("64a1b2c3d4e5f60718293e{n:02x}")).unwrap()
+    }
+
+    fn piece(n: u8, titre: &str, s3_id: &str, disponible: bool) -> PieceJointe {
+        PieceJointe {
+            id: id(n),
+            titre: titre.to_owned(),
+            s3_id: Some(s3_id.to_owned()),
+            disponible,
+            s3_upload_multipart_id: None,
+        }
+    }
+
+    #[test]
+    fn familles_de_la_nuit() {
+        assert_eq!(familles_a_lire(["audio/wav", "audio/wav"]), ["wav"]);
+        assert_eq!(
+            familles_a_lire(["application/tc", "audio/wav", "application/tac"]),
+            ["ta", "tc", "wav"]
+        );
+        // Une archive n'a pas de famille : tout lire.
+        assert!(familles_a_lire(["audio/wav", "application/zip"]).is_empty());
+        assert!(familles_a_lire([]).is_empty());
+    }
+
+    #[test]
+    fn etat_de_chaque_fichier_par_son_titre() {
+        let p = IdObjet::analyser("64a1b2c3d4e5f60718293d01").unwrap();
+        let inv = InventaireDistant::depuis(
+            &p,
+            vec![
+                piece(1, "a.wav", "wav/pa-64a1b2c3d4e5f60718293d01/a.wav", true),
+                piece(2, "b.wav", "wav/pa-64a1b2c3d4e5f60718293d01/b.wav", false),
+                // Même titre, clé écrite en majuscules par un autre client : la nôtre l'emporte,
+                // qu'elle vienne avant ou après.
+                piece(3, "b.wav", "wav/pa-64A1B2C3D4E5F60718293D01/b.wav", true),
+                piece(4, "c.wav", "wav/pa-64A1B2C3D4E5F60718293D01/c.wav", true),
+                piece(5, "c.wav", "wav/pa-64a1b2c3d4e5f60718293d01/c.wav", false),
+            ],
+            1,
+        );
+        assert!(matches!(inv.etat("a.wav"), EtatDistant::Finalise(x) if x.id == id(1)));
+        assert!(matches!(inv.etat("b.wav"), EtatDistant::NonFinalise(x) if x.id == id(2)));
+        assert!(matches!(inv.etat("c.wav"), EtatDistant::NonFinalise(x) if x.id == id(5)));
+        assert_eq!(inv.etat("d.wav"), EtatDistant::Absent);
+        assert_eq!(inv.len(), 3);
+    }
+}

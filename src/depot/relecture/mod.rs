@@ -1,0 +1,144 @@
+//! Relire la plateforme Vigie-Chiro : ce qu'elle a déjà d'une participation, et si ce qu'elle
+//! garde est bien le fichier local.
+//!
+//! Pourquoi : un plan neuf (autre portable, autre base, nuit commencée dans le navigateur)
+//! ne sait rien de ce que la plateforme a reçu. Redéclarer chaque fichier pour l'apprendre
+//! (un `409` par fichier finalisé) coûte une requête par fichier et ne dit rien du contenu :
+//! un `409` dit seulement qu'un fichier **de ce nom** est finalisé, et la plateforme refuse de
+//! le remplacer. La relecture répond mieux :
+//! - [`inventaire_distant`] : la liste paginée des fichiers de la participation (quelques
+//!   requêtes pour des milliers de fichiers), lue au début de chaque passage ;
+//! - [`relever`] : l'URL de lecture d'un fichier finalisé, puis sa taille et son `ETag` par une
+//!   lecture d'un octet ;
+//! - [`empreinte`] : la comparaison de cette taille et de cet `ETag` au fichier local.
+//!
+//! Chaque requête passe par la politique de réessai comme toute émission ([`Lecteur`]) : les
+//! lectures sont rejouables, et journalisées pour l'unité (ou le plan) qu'elles concernent.
+//! Elle sert le dépôt vers la plateforme (`vigiechiro/confrontation.rs`), par le contexte d'une
+//! unité du moteur, et `vigie verifier` ([`verification`]), par l'émetteur de la commande.
+
+pub mod empreinte;
+pub mod inventaire_distant;
+pub mod verification;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use super::ContexteUnite;
+use crate::destination::IdObjet;
+use crate::reessai::{Issue, ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::transport::corps::Progression;
+use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
+use crate::transport::{Emetteur, Emission, EnVol};
+
+/// Ce qui émet une lecture (rejouable, profil INSISTANT) sous la politique de réessai.
+#[derive(Clone, Copy)]
+pub enum Lecteur<'a, 'b> {
+    /// Pour une unité du moteur : la décision est journalisée pour elle, ses réessais
+    /// annoncés sur sa ligne.
+    Unite(&'a ContexteUnite<'b>),
+    /// Pour tout le plan, depuis une unité du moteur (l'inventaire distant, que lit la
+    /// première unité et qu'attendent les autres) : journalisée pour le plan.
+    Plan(&'a ContexteUnite<'b>),
+    /// Pour une commande hors du moteur (`vigie verifier`).
+    Commande(&'a Emetteur),
+}
+
+impl Lecteur<'_, '_> {
+    pub async fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        let emission = Emission {
+            methode: "GET",
+            cible,
+            profil: Profil::Insistant,
+            rejouabilite: Rejouabilite::Rejouable,
+        };
+        match self {
+            Lecteur::Unite(ctx) => {
+                ctx.emettre_vers(
+                    emission.methode,
+                    cible,
+                    emission.profil,
+                    emission.rejouabilite,
+                    tentative,
+                )
+                .await
+            }
+            Lecteur::Plan(ctx) => ctx.emettre_pour_le_plan(emission, tentative).await,
+            Lecteur::Commande(emetteur) => {
+                emetteur
+                    .emettre(emission, &ObservateurMuet, &EnVol::default(), tentative)
+                    .await
+            }
+        }
+    }
+}
+
+/// Ce que la plateforme montre d'un fichier par son URL de lecture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Releve {
+    /// La taille et l'`ETag` de l'objet.
+    Objet(ObjetLu),
+    /// La plateforme ne le dit pas finalisé (410).
+    NonFinalise,
+    /// La plateforme ne connaît pas ce fichier (404).
+    Inconnu,
+    /// La plateforme le dit finalisé, mais son stockage ne l'a pas (404 sur l'URL de lecture).
+    AbsentDuStockage,
+    /// Ctrl-C, ou le réseau abandonné : rien n'est conclu.
+    Interrompu,
+    /// Pas de réponse utile : la politique de réessai s'est arrêtée, ou la plateforme a
+    /// refusé (le statut, s'il y en a un : 401 veut dire jeton refusé).
+    Echec { statut: Option<u16>, detail: String },
+}
+
+impl Releve {
+    fn echec<T>(issue: &Issue<T>) -> Releve {
+        if issue.raison == RaisonArret::Annule {
+            return Releve::Interrompu;
+        }
+        Releve::Echec {
+            statut: issue.reponse.statut(),
+            detail: issue.reponse.detail().unwrap_or_default().to_owned(),
+        }
+    }
+}
+
+/// `GET /fichiers/{id}/acces`, puis `GET` d'un octet sur l'URL rendue : ce que la plateforme
+/// garde du fichier `id`, sans le télécharger. L'URL est vérifiée avant toute connexion, et
+/// n'apparaît dans aucun journal (la cible journalisée est le chemin d'API, puis la clé).
+pub async fn relever(
+    lecteur: Lecteur<'_, '_>,
+    client: &ClientVigieChiro,
+    id: &IdObjet,
+    cle: &str,
+) -> Releve {
+    let acces = lecteur
+        .lire(&format!("/fichiers/{id}/acces"), |_| {
+            client.url_de_lecture(id)
+        })
+        .await;
+    let url = match acces.reponse {
+        ReponseApi::Succes(AccesFichier::Url(url)) => url,
+        ReponseApi::Succes(AccesFichier::NonDisponible) => return Releve::NonFinalise,
+        ReponseApi::Succes(AccesFichier::Inconnu) => return Releve::Inconnu,
+        _ => return Releve::echec(&acces),
+    };
+    if let Err(raison) = client.verifier_url_signee(&url) {
+        return Releve::Echec {
+            statut: None,
+            detail: raison,
+        };
+    }
+    let lu = lecteur
+        .lire(&format!("GET {cle}"), |_| client.lire_objet(&url))
+        .await;
+    match lu.reponse {
+        ReponseApi::Succes(Some(objet)) => Releve::Objet(objet),
+        ReponseApi::Succes(None) => Releve::AbsentDuStockage,
+        _ => Releve::echec(&lu),
+    }
+}

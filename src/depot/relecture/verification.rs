@@ -1,0 +1,108 @@
+//! `vigie verifier` : ce que la destination dit de chaque unité déposée.
+//!
+//! Vers S3, on relit l'objet (`HeadObject` : taille et somme). Vers la plateforme Vigie-Chiro,
+//! on relit son inventaire (la liste des fichiers de la participation), puis, pour chaque
+//! fichier finalisé, son URL de lecture : la taille et l'`ETag` de l'objet sont comparés à ce
+//! que le plan a noté au dépôt (le MD5 d'un PUT, `md5-des-md5-N` d'un objet assemblé, calculé
+//! des parties, donc de la taille de partie du plan) ou, pour une unité déposée sans cette
+//! empreinte (une version antérieure de `vigie`), au fichier local s'il n'a pas changé depuis
+//! (sinon, ou sans ETag lisible, la taille seule est vérifiée, comme vers S3 sans somme).
+//!
+//! Ce qui manque se redépose (l'unité est remise à déposer : `vigie retenter-echecs`). Ce que
+//! la plateforme garde autrement, elle refuse de le remplacer (un fichier finalisé ne se
+//! redéclare ni ne se supprime) : c'est un refus définitif, qui demande un geste humain.
+
+use std::path::Path;
+
+use super::empreinte::{Comparaison, comparer};
+use super::inventaire_distant::{EtatDistant, InventaireDistant};
+use super::{Lecteur, Releve, relever};
+use crate::depot::fichier_change;
+use crate::plan::DepotUnite;
+use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
+
+/// Ce que la destination dit d'une unité déposée.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Constat {
+    Intacte,
+    /// Absente de la destination (ou pas finalisée sur la plateforme) : à redéposer.
+    Manquante(String),
+    /// Présente, mais différente, et remplaçable : à redéposer (S3).
+    Differente(String),
+    /// Différente ou absente, et la plateforme refuse de la remplacer : un geste humain.
+    Irremplacable(String),
+    /// La destination n'a pas pu répondre : à vérifier plus tard.
+    Injoignable(String),
+    /// Ctrl-C (ou le réseau abandonné) avant que la destination ait répondu.
+    Interrompue,
+}
+
+/// Le geste qui répond à un fichier que la plateforme garde autrement que le fichier local.
+pub const GESTE_IRREMPLACABLE: &str = "la plateforme ne permet pas de remplacer un fichier \
+     finalisé : gardez sa version, ou demandez à ses gestionnaires de la supprimer, puis vigie \
+     retenter-echecs --y-compris-definitifs";
+
+fn irremplacable(constat: &str) -> Constat {
+    Constat::Irremplacable(format!("{constat} ; {GESTE_IRREMPLACABLE}"))
+}
+
+/// L'objet relu, comparé à ce que le plan a noté au dépôt, ou au fichier local.
+async fn comparer_objet(unite: &DepotUnite, chemin: &Path, objet: &ObjetLu) -> Constat {
+    if objet.taille != unite.taille {
+        return irremplacable(&format!(
+            "{} octets sur la plateforme au lieu de {}",
+            objet.taille, unite.taille
+        ));
+    }
+    match (&unite.etag, &objet.etag) {
+        (Some(note), Some(distant)) if note.eq_ignore_ascii_case(distant) => Constat::Intacte,
+        (Some(note), Some(distant)) => irremplacable(&format!("ETag {distant} au lieu de {note}")),
+        // Le stockage ne rend pas d'ETag : la taille seule est vérifiée, comme vers S3 sans
+        // somme.
+        (_, None) => Constat::Intacte,
+        // Rien de noté au dépôt : le fichier local, s'il n'a pas changé depuis.
+        (None, Some(_)) if fichier_change(chemin, unite).is_some() => Constat::Intacte,
+        (None, Some(_)) => match comparer(chemin, unite.taille, objet).await {
+            Ok(Comparaison::Differente(ecart)) => irremplacable(&ecart),
+            Ok(Comparaison::Identique { .. } | Comparaison::NonComparee(_)) => Constat::Intacte,
+            Err(e) => Constat::Injoignable(format!("fichier local illisible : {e}")),
+        },
+    }
+}
+
+/// Ce que la plateforme dit d'une unité déposée, d'après son inventaire (lu une fois pour
+/// toutes les unités) et l'URL de lecture du fichier.
+pub async fn constater_vigiechiro(
+    lecteur: Lecteur<'_, '_>,
+    client: &ClientVigieChiro,
+    inventaire: &InventaireDistant,
+    unite: &DepotUnite,
+    chemin: &Path,
+) -> Constat {
+    let piece = match inventaire.etat(&unite.cle) {
+        EtatDistant::Absent => {
+            return Constat::Manquante("absent de la participation sur la plateforme".into());
+        }
+        EtatDistant::NonFinalise(_) => {
+            return Constat::Manquante("déclaré sur la plateforme, mais pas finalisé".into());
+        }
+        EtatDistant::Finalise(p) => p,
+    };
+    match relever(lecteur, client, &piece.id, &unite.cle).await {
+        Releve::Objet(o) => comparer_objet(unite, chemin, &o).await,
+        Releve::NonFinalise => Constat::Manquante("pas finalisé sur la plateforme".into()),
+        Releve::Inconnu => {
+            Constat::Manquante("absent de la participation sur la plateforme".into())
+        }
+        Releve::AbsentDuStockage => Constat::Irremplacable(
+            "la plateforme le tient pour déposé, mais son stockage ne l'a pas ; elle refuse de le \
+             redéclarer : signalez-le à ses gestionnaires"
+                .into(),
+        ),
+        Releve::Interrompu => Constat::Interrompue,
+        Releve::Echec { statut, detail } => Constat::Injoignable(match statut {
+            Some(s) => format!("{s} : {detail}"),
+            None => detail,
+        }),
+    }
+}
