@@ -321,10 +321,7 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
             assert!(e.contains("gardez sa version"), "{e}");
         } else {
             assert!(e.contains("upload is already done"), "{e}");
-            assert!(
-                e.contains("--y-compris-definitifs relira la plateforme"),
-                "{e}"
-            );
+            assert!(e.contains("relira la plateforme et le comparera"), "{e}");
         }
         let s = stdout(&out);
         assert!(s.contains("REMPLACEMENT_REFUSE"), "{s}");
@@ -363,10 +360,7 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
     assert!(!e.contains('✓'), "{e}");
     let s = stdout(&out);
     assert!(
-        s.contains(
-            "1 fichier était déjà sur la plateforme, identique au fichier local : rien n'est \
-             reparti."
-        ),
+        s.contains("1 fichier déjà sur la plateforme, identique : rien n'est reparti."),
         "{s}"
     );
     assert!(s.contains("Rien n'a été envoyé pendant ce passage."), "{s}");
@@ -488,6 +482,13 @@ fn verifier_relit_chaque_fichier_de_la_plateforme() {
         "{s}"
     );
     assert!(s.contains("signalez-le à ses gestionnaires"), "{s}");
+    // Un seul geste, le dernier (règle de l'affichage) : aucune commande dans les lignes des
+    // fichiers.
+    assert_eq!(s.matches("vigie ").count(), 1, "{s}");
+    assert!(
+        s.ends_with("puis vigie retenter-echecs 1 --y-compris-definitifs\n"),
+        "{s}"
+    );
     assert!(!s.contains(&nom(1)) && !s.contains(&nom(3)), "{s}");
     let etat = banc.etat();
     assert_eq!(etat["definitifs"], 2, "{etat}");

@@ -417,22 +417,32 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         if definitifs > 0 {
             writeln!(
                 s,
-                "{} que la plateforme garde autrement et refuse de remplacer (ci-dessus, et vigie \
-                 etat {}) : un geste est nécessaire.",
-                crate::suivi::format::pluriel(definitifs, "fichier", "fichiers"),
-                plan.id
+                "{} : la plateforme en garde un autre contenu et refuse de le remplacer (noté en \
+                 refus définitif).",
+                crate::suivi::format::pluriel(
+                    definitifs,
+                    "fichier différent",
+                    "fichiers différents"
+                ),
             )?;
         }
         if a_renvoyer > 0 {
+            writeln!(s, "Les fichiers à renvoyer sont remis à déposer.")?;
+        }
+        // Un seul geste, le dernier : il couvre aussi les fichiers à renvoyer.
+        if definitifs > 0 {
             writeln!(
                 s,
-                "Les fichiers à renvoyer sont remis à déposer. Ensuite : vigie retenter-echecs {}",
+                "Ensuite : pour remplacer la version de la plateforme, demandez à ses \
+                 gestionnaires de la supprimer, puis vigie retenter-echecs {} --y-compris-definitifs",
                 plan.id
             )?;
+        } else if a_renvoyer > 0 {
+            writeln!(s, "Ensuite : vigie retenter-echecs {}", plan.id)?;
         } else if inconnues > 0 {
             writeln!(
                 s,
-                "Destination injoignable pour certains fichiers : relancez vigie verifier {} plus tard.",
+                "Destination injoignable pour certains fichiers. Ensuite : vigie verifier {} plus tard",
                 plan.id
             )?;
         }

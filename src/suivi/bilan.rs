@@ -85,22 +85,26 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
     if let Some(p) = &b.participation {
         writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
     }
+    // Sur une ligne de 80 colonnes, même pour une nuit de 4 000 séquences.
     if b.deja_sur_la_plateforme > 0 {
-        let n = b.deja_sur_la_plateforme;
-        let deja = if n > 1 {
-            "fichiers étaient déjà sur la plateforme"
-        } else {
-            "fichier était déjà sur la plateforme"
-        };
+        let deja = format!(
+            "{} déjà sur la plateforme",
+            pluriel(b.deja_sur_la_plateforme, "fichier", "fichiers")
+        );
         match b.deja_non_comparees {
             0 => writeln!(
                 s,
-                "  {n} {deja}, {} au fichier local : rien n'est reparti.",
-                if n > 1 { "identiques" } else { "identique" }
+                "  {deja}, {} : rien n'est reparti.",
+                if b.deja_sur_la_plateforme > 1 {
+                    "identiques"
+                } else {
+                    "identique"
+                }
             )?,
             m => writeln!(
                 s,
-                "  {n} {deja} ({m} au contenu non comparé) : rien n'est reparti."
+                "  {deja} ({}) : rien n'est reparti.",
+                pluriel(m, "non comparé", "non comparés")
             )?,
         }
     }
@@ -413,8 +417,7 @@ Ensuite : vigie retenter-echecs 3
         let t = texte(&b, None);
         assert!(
             t.contains(
-                "\n  10 fichiers étaient déjà sur la plateforme, identiques au fichier local : \
-                 rien n'est reparti.\n"
+                "\n  10 fichiers déjà sur la plateforme, identiques : rien n'est reparti.\n"
             ),
             "{t}"
         );
@@ -423,8 +426,7 @@ Ensuite : vigie retenter-echecs 3
         let t = texte(&b, None);
         assert!(
             t.contains(
-                "\n  1 fichier était déjà sur la plateforme (1 au contenu non comparé) : rien \
-                 n'est reparti.\n"
+                "\n  1 fichier déjà sur la plateforme (1 non comparé) : rien n'est reparti.\n"
             ),
             "{t}"
         );

@@ -59,7 +59,7 @@ impl Suivi for SuiviLignes {
             };
             self.ligne(format_args!(
                 "= {} : déjà sur la plateforme ({contenu}), rien n'est reparti",
-                u.chemin
+                neutraliser(&u.chemin)
             ));
         }
     }

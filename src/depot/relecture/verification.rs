@@ -37,10 +37,11 @@ pub enum Constat {
     Interrompue,
 }
 
-/// Le geste qui répond à un fichier que la plateforme garde autrement que le fichier local.
+/// Ce qui répond à un fichier que la plateforme garde autrement que le fichier local. La
+/// commande à lancer ensuite n'est dite qu'une fois, à la fin de `vigie verifier` (et de
+/// `vigie etat`).
 pub const GESTE_IRREMPLACABLE: &str = "la plateforme ne permet pas de remplacer un fichier \
-     finalisé : gardez sa version, ou demandez à ses gestionnaires de la supprimer, puis vigie \
-     retenter-echecs --y-compris-definitifs";
+     finalisé : gardez sa version, ou demandez à ses gestionnaires de la supprimer";
 
 fn irremplacable(constat: &str) -> Constat {
     Constat::Irremplacable(format!("{constat} ; {GESTE_IRREMPLACABLE}"))

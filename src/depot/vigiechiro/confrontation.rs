@@ -52,9 +52,10 @@ pub(super) enum Confrontation {
     Declarer,
 }
 
-/// Le geste quand la plateforme garde un autre contenu que le fichier local.
+/// Le geste quand la plateforme garde un autre contenu que le fichier local. La commande à
+/// lancer ensuite est dite une fois, à la fin du bilan (et de `vigie etat`).
 const GESTE_AUTRE_CONTENU: &str = "gardez sa version, ou demandez à ses gestionnaires de la \
-     supprimer, puis vigie retenter-echecs --y-compris-definitifs";
+     supprimer";
 
 /// Un refus définitif : la plateforme a déjà un fichier de ce nom, finalisé, et refuse de le
 /// remplacer. Le constat, puis le geste.
@@ -278,7 +279,7 @@ impl DepositaireVigieChiro {
                 "un fichier de ce nom est déjà finalisé sur la plateforme ({detail}), et son \
                  contenu n'a pas pu être comparé au fichier local"
             ),
-            "vigie retenter-echecs --y-compris-definitifs relira la plateforme et le comparera",
+            "une relance qui reprend les refus définitifs relira la plateforme et le comparera",
         ))
     }
 }
