@@ -79,7 +79,7 @@ impl Lecteur<'_, '_> {
 
 /// Ce que la plateforme montre d'un fichier par son URL de lecture.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Releve {
+pub enum ObjetRelu {
     /// La taille et l'`ETag` de l'objet.
     Objet(ObjetLu),
     /// La plateforme ne le dit pas finalisé (410).
@@ -95,12 +95,12 @@ pub enum Releve {
     Echec { statut: Option<u16>, detail: String },
 }
 
-impl Releve {
-    fn echec<T>(issue: &Issue<T>) -> Releve {
+impl ObjetRelu {
+    fn echec<T>(issue: &Issue<T>) -> ObjetRelu {
         if issue.raison == RaisonArret::Annule {
-            return Releve::Interrompu;
+            return ObjetRelu::Interrompu;
         }
-        Releve::Echec {
+        ObjetRelu::Echec {
             statut: issue.reponse.statut(),
             detail: issue.reponse.detail().unwrap_or_default().to_owned(),
         }
@@ -115,7 +115,7 @@ pub async fn relever(
     client: &ClientVigieChiro,
     id: &IdObjet,
     cle: &str,
-) -> Releve {
+) -> ObjetRelu {
     let acces = lecteur
         .lire(&format!("/fichiers/{id}/acces"), |_| {
             client.url_de_lecture(id)
@@ -123,12 +123,12 @@ pub async fn relever(
         .await;
     let url = match acces.reponse {
         ReponseApi::Succes(AccesFichier::Url(url)) => url,
-        ReponseApi::Succes(AccesFichier::NonDisponible) => return Releve::NonFinalise,
-        ReponseApi::Succes(AccesFichier::Inconnu) => return Releve::Inconnu,
-        _ => return Releve::echec(&acces),
+        ReponseApi::Succes(AccesFichier::NonDisponible) => return ObjetRelu::NonFinalise,
+        ReponseApi::Succes(AccesFichier::Inconnu) => return ObjetRelu::Inconnu,
+        _ => return ObjetRelu::echec(&acces),
     };
     if let Err(raison) = client.verifier_url_signee(&url) {
-        return Releve::Echec {
+        return ObjetRelu::Echec {
             statut: None,
             detail: raison,
         };
@@ -137,8 +137,8 @@ pub async fn relever(
         .lire(&format!("GET {cle}"), |_| client.lire_objet(&url))
         .await;
     match lu.reponse {
-        ReponseApi::Succes(Some(objet)) => Releve::Objet(objet),
-        ReponseApi::Succes(None) => Releve::AbsentDuStockage,
-        _ => Releve::echec(&lu),
+        ReponseApi::Succes(Some(objet)) => ObjetRelu::Objet(objet),
+        ReponseApi::Succes(None) => ObjetRelu::AbsentDuStockage,
+        _ => ObjetRelu::echec(&lu),
     }
 }

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use super::empreinte::{Comparaison, comparer};
 use super::inventaire_distant::{EtatDistant, InventaireDistant};
-use super::{Lecteur, Releve, relever};
+use super::{Lecteur, ObjetRelu, relever};
 use crate::depot::fichier_change;
 use crate::plan::DepotUnite;
 use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
@@ -90,18 +90,18 @@ pub async fn constater_vigiechiro(
         EtatDistant::Finalise(p) => p,
     };
     match relever(lecteur, client, &piece.id, &unite.cle).await {
-        Releve::Objet(o) => comparer_objet(unite, chemin, &o).await,
-        Releve::NonFinalise => Constat::Manquante("pas finalisé sur la plateforme".into()),
-        Releve::Inconnu => {
+        ObjetRelu::Objet(o) => comparer_objet(unite, chemin, &o).await,
+        ObjetRelu::NonFinalise => Constat::Manquante("pas finalisé sur la plateforme".into()),
+        ObjetRelu::Inconnu => {
             Constat::Manquante("absent de la participation sur la plateforme".into())
         }
-        Releve::AbsentDuStockage => Constat::Irremplacable(
+        ObjetRelu::AbsentDuStockage => Constat::Irremplacable(
             "la plateforme le tient pour déposé, mais son stockage ne l'a pas ; elle refuse de le \
              redéclarer : signalez-le à ses gestionnaires"
                 .into(),
         ),
-        Releve::Interrompu => Constat::Interrompue,
-        Releve::Echec { statut, detail } => Constat::Injoignable(match statut {
+        ObjetRelu::Interrompu => Constat::Interrompue,
+        ObjetRelu::Echec { statut, detail } => Constat::Injoignable(match statut {
             Some(s) => format!("{s} : {detail}"),
             None => detail,
         }),

@@ -30,7 +30,7 @@ use super::{DepositaireVigieChiro, IssueUnite, Resultat, echec_local};
 use crate::depot::ContexteUnite;
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
 use crate::depot::relecture::inventaire_distant::{self, EtatDistant, InventaireDistant};
-use crate::depot::relecture::{Lecteur, Releve, relever};
+use crate::depot::relecture::{Lecteur, ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};
@@ -195,20 +195,20 @@ impl DepositaireVigieChiro {
             return Ok(Confrontation::Reglee(self.deja_depose(ctx).await?));
         }
         let objet = match relever(Lecteur::Unite(ctx), &self.client, &piece.id, &unite.cle).await {
-            Releve::Objet(o) => o,
+            ObjetRelu::Objet(o) => o,
             // Changé depuis la lecture de l'inventaire : la déclaration dira ce qu'il en est.
-            Releve::NonFinalise | Releve::Inconnu => return Ok(Confrontation::Declarer),
-            Releve::AbsentDuStockage => {
+            ObjetRelu::NonFinalise | ObjetRelu::Inconnu => return Ok(Confrontation::Declarer),
+            ObjetRelu::AbsentDuStockage => {
                 return Ok(Confrontation::Reglee(remplacement_refuse(
                     "la plateforme tient ce fichier pour déposé, mais son stockage ne l'a pas",
                     "signalez-le à ses gestionnaires",
                 )));
             }
-            Releve::Interrompu => return Ok(Confrontation::Reglee(IssueUnite::Interrompue)),
-            Releve::Echec {
+            ObjetRelu::Interrompu => return Ok(Confrontation::Reglee(IssueUnite::Interrompue)),
+            ObjetRelu::Echec {
                 statut: Some(401), ..
             } => return Ok(Confrontation::Reglee(self.refus_jeton())),
-            Releve::Echec { statut, detail } => {
+            ObjetRelu::Echec { statut, detail } => {
                 return Ok(Confrontation::Reglee(IssueUnite::Echec {
                     definitif: false,
                     cause: if statut.is_some() {
