@@ -346,19 +346,23 @@ fn interrompre_pendant_la_pause(
 }
 
 /// Le réseau tombe juste après la vérification de l'adresse (le premier `GET /moi`) : toute
-/// requête de l'API et tout envoi vers S3 restent sans réponse, chaque sonde aussi.
+/// requête de l'API et tout échange avec S3 restent sans réponse, chaque sonde aussi. La
+/// participation donnée (`GET /participations/{id}`) se lit encore.
 fn couper_apres_la_verification(banc: &Banc) {
     let pannes = banc.bac().pannes();
     pannes.programmer(Regle::nieme(Operation::ApiMoi, None, 2, Panne::Coupure).fois(u64::MAX));
     for op in [
         Operation::ApiCreerParticipation,
         Operation::ApiListerParticipations,
+        Operation::ApiPiecesJointes,
+        Operation::ApiAccesFichier,
         Operation::ApiDeclarerFichier,
         Operation::ApiUrlPartie,
         Operation::ApiFinaliser,
         Operation::ApiLireFichier,
         Operation::PutObject,
         Operation::UploadPart,
+        Operation::GetObject,
     ] {
         pannes.programmer(Regle::toujours(Some(op), Panne::Coupure));
     }
@@ -519,6 +523,64 @@ fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
     verifier.arg("verifier").args(Banc::reessais_rapides());
     let out = interrompre_pendant_la_pause(&banc, verifier, "INT");
     assert_eq!(code(&out), 130, "{}", texte(&out));
+}
+
+/// `vigie verifier` vers la plateforme : l'inventaire de la participation et les lectures de
+/// chaque fichier sont sous la veille du réseau, comme un dépôt. Une coupure déclarée est
+/// sondée (`GET /moi`) et ne consomme pas de tentative ; sans réseau, la vérification s'arrête
+/// sur `--attente-reseau` (code 1) ; Ctrl-C l'arrête en 130, pause comprise.
+#[test]
+fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let verifier = || {
+        let mut v = banc.vigie_plateforme();
+        v.arg("verifier").args(Banc::reessais_rapides());
+        v
+    };
+    let pannes = banc.bac().pannes();
+    let c = banc.bac().compteurs();
+
+    // Trois coupures sur la liste des fichiers, trois tentatives : sans la pause (déclarée
+    // après deux échecs), la liste serait illisible et le fichier « non vérifié ».
+    pannes.programmer(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
+    c.remettre_a_zero();
+    let mut v = verifier();
+    v.args(["--tentatives", "3", "--echecs-reseau", "2"]);
+    let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        "pas de pause : {}",
+        texte(&out)
+    );
+    // La vérification de l'adresse, puis au moins une sonde.
+    assert!(c.requetes(Operation::ApiMoi) >= 2, "{}", texte(&out));
+    assert_eq!(c.requetes(Operation::ApiPiecesJointes), 4);
+    assert_eq!(c.requetes(Operation::ApiAccesFichier), 1);
+
+    // Plus de réseau après la vérification de l'adresse : borné par --attente-reseau…
+    pannes.effacer();
+    couper_apres_la_verification(&banc);
+    c.remettre_a_zero();
+    let mut v = verifier();
+    v.args(["--attente-reseau", "2"]);
+    let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        "{}",
+        texte(&out)
+    );
+    assert!(c.requetes(Operation::ApiPiecesJointes) >= 1);
+    // … et Ctrl-C pendant la pause : 130, le plan intact.
+    pannes.effacer();
+    couper_apres_la_verification(&banc);
+    let out = interrompre_pendant_la_pause(&banc, verifier(), "INT");
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    assert_eq!(banc.etat()["unites"]["deposee"], 1);
 }
 
 #[test]
