@@ -7,8 +7,14 @@
 //! passage ordinaire n'atteint pas est atteinte par le scénario de son cas (une reprise pour
 //! `ListParts`, des envois orphelins pour `AbortMultipartUpload`, une coupure du réseau pour la
 //! sonde `/moi`, une création de participation perdue pour la relecture des participations, un
-//! enregistrement multipart laissé par un autre client pour sa suppression) ; et chaque cas
-//! vérifie que sa panne a bien été consommée : sinon il n'affirme rien.
+//! enregistrement multipart laissé par un autre client pour sa suppression, une participation
+//! qui a déjà plus d'une page de fichiers pour la seconde page de l'inventaire distant, un
+//! fichier déjà finalisé par un autre client pour son URL de lecture et la lecture d'un octet) ;
+//! et chaque cas vérifie que sa panne a bien été consommée et son étape atteinte : sinon il
+//! n'affirme rien.
+//!
+//! Les lectures de la plateforme ont aussi leur matrice dans `vigie verifier` : l'inventaire,
+//! l'URL de lecture et la lecture d'un octet de chaque fichier déposé.
 //!
 //! La plateforme Vigie-Chiro est celle du bac à sable, qui imite le code du vrai serveur
 //! (`Scille/vigiechiro-api`) : enregistrement rendu tel quel, `GET /moi` qui reconnaît
@@ -132,9 +138,17 @@ enum EtapeVigieChiro {
     /// `DELETE /fichiers/{id}` : un enregistrement multipart laissé par un autre client, rendu
     /// à la déclaration simple d'un petit fichier, est supprimé puis redéclaré.
     SuppressionEnregistrement,
+    /// `GET /participations/{id}/pieces_jointes`, sa deuxième page : l'inventaire distant d'une
+    /// participation qui a déjà 150 autres fichiers, lu au début du passage.
+    InventaireDistant,
+    /// `GET /fichiers/{id}/acces` : l'URL de lecture d'un fichier déjà finalisé sur la
+    /// plateforme, pour le comparer au fichier local.
+    UrlLecture,
+    /// `GET` avec `Range: bytes=0-0` sur l'URL de lecture : la taille et l'ETag de l'objet.
+    LectureObjet,
 }
 
-const ETAPES_VIGIECHIRO: [EtapeVigieChiro; 12] = [
+const ETAPES_VIGIECHIRO: [EtapeVigieChiro; 15] = [
     EtapeVigieChiro::VerificationAdresse,
     EtapeVigieChiro::LectureParticipation,
     EtapeVigieChiro::SondeReseau,
@@ -147,7 +161,21 @@ const ETAPES_VIGIECHIRO: [EtapeVigieChiro; 12] = [
     EtapeVigieChiro::Finalisation,
     EtapeVigieChiro::RelectureFichier,
     EtapeVigieChiro::SuppressionEnregistrement,
+    EtapeVigieChiro::InventaireDistant,
+    EtapeVigieChiro::UrlLecture,
+    EtapeVigieChiro::LectureObjet,
 ];
+
+/// Les étapes de `vigie verifier` vers la plateforme : ses lectures.
+const ETAPES_VERIFIER: [EtapeVigieChiro; 3] = [
+    EtapeVigieChiro::InventaireDistant,
+    EtapeVigieChiro::UrlLecture,
+    EtapeVigieChiro::LectureObjet,
+];
+
+/// Les autres fichiers qu'a déjà la participation : son inventaire tient en deux pages (100
+/// par page).
+const AUTRES_FICHIERS: usize = 150;
 
 impl EtapeVigieChiro {
     /// L'opération que le bac à sable voit à cette étape.
@@ -166,6 +194,9 @@ impl EtapeVigieChiro {
             EtapeVigieChiro::Finalisation => Operation::ApiFinaliser,
             EtapeVigieChiro::RelectureFichier => Operation::ApiLireFichier,
             EtapeVigieChiro::SuppressionEnregistrement => Operation::ApiAbandonner,
+            EtapeVigieChiro::InventaireDistant => Operation::ApiPiecesJointes,
+            EtapeVigieChiro::UrlLecture => Operation::ApiAccesFichier,
+            EtapeVigieChiro::LectureObjet => Operation::GetObject,
         }
     }
 
@@ -174,6 +205,8 @@ impl EtapeVigieChiro {
         match self {
             // Le premier `GET /moi` est la vérification de l'adresse.
             EtapeVigieChiro::SondeReseau => 2,
+            // La deuxième page de l'inventaire.
+            EtapeVigieChiro::InventaireDistant => 2,
             _ => 1,
         }
     }
@@ -193,6 +226,8 @@ impl std::fmt::Display for EtapeVigieChiro {
             EtapeVigieChiro::VerificationAdresse => " (vérification de l'adresse)",
             EtapeVigieChiro::SondeReseau => " (sonde du réseau)",
             EtapeVigieChiro::SuppressionEnregistrement => " (enregistrement multipart rendu)",
+            EtapeVigieChiro::InventaireDistant => " (inventaire, page 2)",
+            EtapeVigieChiro::LectureObjet => " (URL de lecture, Range)",
             _ => "",
         };
         write!(f, "{}{qualificatif}", self.operation())
@@ -473,6 +508,31 @@ fn matrice_s3_contre_moto_second_avis() {
 
 // --------------------------------------------------------------------------- Vigie-Chiro
 
+/// Ce qu'un autre client a déjà déposé sur la plateforme pour atteindre l'étape : 150 autres
+/// fichiers (deux pages d'inventaire), ou le petit fichier de la nuit, à l'identique (son URL
+/// de lecture, puis la lecture d'un octet). Rend le nombre d'autres fichiers, et l'`_id` du
+/// petit fichier s'il est posé.
+fn deja_deposes(
+    banc: &Banc,
+    etape: EtapeVigieChiro,
+    fichiers: &[(String, usize)],
+) -> (usize, Option<String>) {
+    match etape {
+        EtapeVigieChiro::InventaireDistant => {
+            for i in 0..AUTRES_FICHIERS {
+                let n = nom(100 + i);
+                banc.deja_sur_la_plateforme(&n, contenu(&n, 64));
+            }
+            (AUTRES_FICHIERS, None)
+        }
+        EtapeVigieChiro::UrlLecture | EtapeVigieChiro::LectureObjet => {
+            let (n, t) = &fichiers[0];
+            (0, Some(banc.deja_sur_la_plateforme(n, contenu(n, *t))))
+        }
+        _ => (0, None),
+    }
+}
+
 /// Un cas Vigie-Chiro. Scénarios :
 /// - la sonde du réseau : trois coupures de suite sur les PUT simples déclarent le réseau coupé
 ///   (`--echecs-reseau 3`, un envoi à la fois), la sonde `/moi` reçoit la panne ;
@@ -482,7 +542,9 @@ fn matrice_s3_contre_moto_second_avis() {
 /// - la suppression d'un enregistrement : un autre client a laissé, pour le petit fichier, un
 ///   enregistrement multipart non finalisé ; la plateforme le rend à la déclaration simple de
 ///   `vigie`, qui le supprime (`DELETE`) puis redéclare. Un accroc sur ce chemin ne coûte pas
-///   le passage : code 0, comme partout.
+///   le passage : code 0, comme partout ;
+/// - l'inventaire distant, l'URL de lecture et la lecture d'un octet : voir [`deja_deposes`] ;
+///   le petit fichier, déjà finalisé à l'identique, n'est alors ni redéclaré ni renvoyé.
 fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
     let fichiers = nuit(&banc);
@@ -532,6 +594,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
         }
         _ => {}
     }
+    let (autres, deja) = deja_deposes(&banc, etape, &fichiers);
     let operation = etape.operation();
     pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
 
@@ -562,7 +625,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     };
     let enregistres = banc.bac().fichiers();
     verifier!(
-        enregistres.len() == fichiers.len(),
+        enregistres.len() == fichiers.len() + autres,
         "enregistrements en double ou manquants : {enregistres:?}"
     );
     for (n, t) in &fichiers {
@@ -574,6 +637,19 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
         verifier!(
             banc.objet_plateforme(&participation, n) == contenu(n, *t),
             "{n} : contenu différent"
+        );
+    }
+    if let Some(id) = deja {
+        // Déjà sur la plateforme, identique : ni redéclaré ni renvoyé.
+        let f = banc.bac().fichier(&participation, &fichiers[0].0);
+        verifier!(
+            f.as_ref().is_some_and(|f| f.id == id),
+            "fichier déjà déposé redéclaré : {f:?}"
+        );
+        verifier!(
+            c.requetes(Operation::ApiDeclarerFichier) == 1,
+            "{} déclarations : le fichier déjà déposé a été redéclaré",
+            c.requetes(Operation::ApiDeclarerFichier)
         );
     }
     if let Some(ancien) = laisse {
@@ -600,4 +676,75 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
 #[test]
 fn matrice_vigiechiro_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
     mener(cas_de("Vigie-Chiro", &ETAPES_VIGIECHIRO, cas_vigiechiro));
+}
+
+/// Un cas de `vigie verifier` vers la plateforme : une nuit déposée sans panne (et, selon
+/// l'étape, ce qu'un autre client avait déjà déposé), puis la panne une fois sur une lecture de
+/// la vérification. Elle finit en un seul passage, code 0, chaque fichier intact, le plan
+/// inchangé.
+fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
+    let banc = Banc::nouveau();
+    let fichiers = nuit(&banc);
+    let (_, deja) = deja_deposes(&banc, etape, &fichiers);
+    passage(banc.depot_plateforme(), 0)
+        .map_err(|e| format!("dépôt avant la vérification : {e}"))?;
+
+    let pannes = banc.bac().pannes();
+    let c = banc.bac().compteurs();
+    c.remettre_a_zero();
+    let operation = etape.operation();
+    pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
+    let out = banc
+        .vigie_plateforme()
+        .args(["verifier", "--json"])
+        .args(Banc::reessais_rapides())
+        .output()
+        .unwrap();
+    verifier!(
+        code(&out) == 0,
+        "code {} au lieu de 0\n{}",
+        code(&out),
+        texte(&out)
+    );
+    verifier!(
+        pannes.en_attente() == 0 && c.pannes_injectees() == 1,
+        "la panne n'a pas été consommée ({} injectée(s)) : le cas n'affirme rien",
+        c.pannes_injectees()
+    );
+    verifier!(
+        c.requetes(operation) >= etape.rang(),
+        "{} requête(s) {operation} : l'étape n'a pas été atteinte",
+        c.requetes(operation)
+    );
+    let bilan = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["evenement"] == "bilan_verification")
+        .ok_or_else(|| format!("pas de bilan_verification\n{}", texte(&out)))?;
+    verifier!(
+        bilan["intactes"] == fichiers.len() && bilan["a_renvoyer"] == 0,
+        "bilan : {bilan}"
+    );
+    let etat = banc.etat();
+    verifier!(
+        etat["unites"]["deposee"] == fichiers.len() && etat["definitifs"] == 0,
+        "plan changé par la vérification : {etat}"
+    );
+    if let Some(id) = deja {
+        let f = banc.bac().fichier(PARTICIPATION, &fichiers[0].0);
+        verifier!(
+            f.is_some_and(|f| f.id == id),
+            "fichier déjà déposé remplacé"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn matrice_vigiechiro_verifier_chaque_panne_une_fois_sur_chaque_lecture() {
+    mener(cas_de(
+        "Vigie-Chiro verifier",
+        &ETAPES_VERIFIER,
+        cas_verifier,
+    ));
 }

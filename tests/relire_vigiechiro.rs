@@ -54,16 +54,6 @@ fn nombre(evenements: &[Value], evenement: &str) -> usize {
 }
 
 impl Banc {
-    /// Pose sur la plateforme, finalisé, ce qu'un autre client aurait déposé pour ce titre.
-    fn deja_sur_la_plateforme(&self, titre: &str, octets: Vec<u8>) -> String {
-        self.rt
-            .block_on(
-                self.bac()
-                    .poser_fichier_finalise(PARTICIPATION, titre, octets),
-            )
-            .unwrap()
-    }
-
     /// Remplace l'objet d'un fichier dans le S3 de la plateforme, par-dessus elle (un
     /// stockage altéré).
     fn alterer_objet(&self, titre: &str, octets: Vec<u8>) {

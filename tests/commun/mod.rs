@@ -373,6 +373,17 @@ pub mod plateforme {
             v["_id"].as_str().unwrap().to_owned()
         }
 
+        /// Pose sur la plateforme, finalisé, ce qu'un autre client aurait déposé pour ce titre
+        /// dans la participation de test. Rend son `_id`.
+        pub fn deja_sur_la_plateforme(&self, titre: &str, octets: Vec<u8>) -> String {
+            self.rt
+                .block_on(
+                    self.bac()
+                        .poser_fichier_finalise(PARTICIPATION, titre, octets),
+                )
+                .unwrap()
+        }
+
         /// Un envoi en plusieurs parties abandonné (par un autre client, ou une version
         /// antérieure) : il reste un enregistrement non finalisé qui tient un envoi multipart
         /// S3 ouvert. Rend son `_id`.
