@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commandes;
 pub mod depot;
 pub mod destination;
+pub mod duree;
 pub mod horodatage;
 pub mod inventaire;
 pub mod jeton;
