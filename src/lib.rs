@@ -8,6 +8,7 @@
 pub mod bac_a_sable;
 pub mod cli;
 pub mod commandes;
+pub mod connexion;
 pub mod depot;
 pub mod destination;
 pub mod duree;

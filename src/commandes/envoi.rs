@@ -13,22 +13,24 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::depot::{PlanPret, enregistrer, preparer};
-use super::etat::{code_du_plan, prochaine_commande};
+use super::etat::prochaine_commande;
 use super::{ligne_json, ouvrir_base_existante};
 use crate::cli::{
-    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
+    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsReessai,
+    OptionsS3,
 };
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
-use crate::depot::{Bilan, Moteur};
+use crate::depot::{Bilan, Depositaire, Moteur};
 use crate::destination::Destination;
-use crate::plan::{DepotUnite, EtatUnite, VerrouPlan};
+use crate::plan::{Base, DepotPlan, DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::format::neutraliser;
+use crate::suivi::passages::FinDesPassages;
 use crate::transport::s3::{ClientS3, ConfigS3};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
@@ -109,7 +111,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 /// Premier Ctrl-C (ou SIGTERM) : plus rien ne démarre, ce qui est en vol s'arrête, le plan est
 /// tenu à jour. Second : sortie immédiate (le plan reste cohérent : chaque écriture est une
 /// transaction, et une unité laissée `en_cours` sera reprise).
-fn ecouter_signaux(annulation: Annulation, suivi: Arc<dyn Suivi>) {
+pub(super) fn ecouter_signaux(annulation: Annulation, suivi: Arc<dyn Suivi>) {
     use tokio::signal::unix::{SignalKind, signal};
     tokio::spawn(async move {
         let (Ok(mut int), Ok(mut term)) = (
@@ -129,17 +131,17 @@ fn ecouter_signaux(annulation: Annulation, suivi: Arc<dyn Suivi>) {
     });
 }
 
-/// Envoie un plan prêt (verrou tenu) et affiche le bilan.
+/// Envoie un plan prêt (verrou tenu, gardé jusqu'au dernier passage) et affiche le bilan :
+/// un passage, ou, avec `--jusqu-au-bout`, autant qu'il en faut (voir `passages`).
 pub(super) fn envoyer(
     g: &OptionsGlobales,
     pret: PlanPret,
     options: &OptionsEnvoi,
+    passages: &OptionsPassages,
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
-    let emission = reglages_emission(&options.reessai)?;
-    let paralleles = usize::from(options.paralleles);
+    let regle = super::passages::ReglePassages::depuis(passages)?;
     let attente_reseau = duree("attente-reseau", options.attente_reseau, 7 * UN_JOUR)?;
-    let rt = runtime()?;
     let PlanPret {
         base,
         _verrou: verrou,
@@ -147,84 +149,136 @@ pub(super) fn envoyer(
         destination,
         ..
     } = pret;
-    let bilan = rt.block_on(async {
-        let annulation = Annulation::new();
-        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
-        ecouter_signaux(annulation.clone(), Arc::clone(&suivi));
-        let emetteur = Emetteur::nouveau(emission, annulation);
-        match &destination {
-            Destination::S3(dest) => {
-                let depositaire = DepositaireS3 {
-                    client: ClientS3::connecter(dest, &config_s3(s3)).await?,
-                    seuil_multipart: options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
-                    taille_partie: options.taille_partie * MIO,
-                };
-                let moteur = Moteur::nouveau(
-                    base,
-                    plan,
-                    depositaire,
-                    emetteur,
-                    suivi,
-                    paralleles,
-                    attente_reseau,
-                );
-                let bilan = Arc::new(moteur)
-                    .executer()
-                    .await
-                    .map_err(erreur_en_passage)?;
-                anyhow::Ok(bilan)
-            }
-            Destination::VigieChiro(dest) => {
-                let client = super::vigiechiro::client(&dest.api)?;
-                let participation = super::vigiechiro::resoudre_participation(
-                    &base, plan.id, dest, &client, &emetteur,
-                )
-                .await?;
-                let depositaire = DepositaireVigieChiro::nouveau(
-                    client,
-                    participation.clone(),
-                    options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
-                    options.taille_partie * MIO,
-                    plan.multipart_refuse,
-                );
-                let moteur = Moteur::nouveau(
-                    base,
-                    plan,
-                    depositaire,
-                    emetteur,
-                    suivi,
-                    paralleles,
-                    attente_reseau,
-                );
-                let mut bilan = Arc::new(moteur)
-                    .executer()
-                    .await
-                    .map_err(erreur_en_passage)?;
-                bilan.participation = Some(participation.to_string());
-                anyhow::Ok(bilan)
-            }
-        }
-    })?;
+    let envoi = Envoi {
+        emission: reglages_emission(&options.reessai)?,
+        paralleles: usize::from(options.paralleles),
+        options,
+        s3,
+        destination: &destination,
+        attente_reseau,
+    };
+    let rt = runtime()?;
+    let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
     drop(verrou);
-    afficher_bilan(g, &bilan)?;
-    Ok(if bilan.interrompu {
-        CodeSortie::Interrompu
-    } else {
-        code_du_plan(&bilan.resume)
-    })
+    code
 }
 
-/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON. Une
-/// nuit entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance
-/// jamais de lui-même : le bilan le rappelle.
-fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
+/// Ce que partagent les passages d'une commande.
+pub(super) struct Envoi<'a> {
+    emission: ReglagesEmission,
+    paralleles: usize,
+    options: &'a OptionsEnvoi,
+    s3: &'a OptionsS3,
+    pub destination: &'a Destination,
+    /// `--attente-reseau` : une coupure plus longue arrête le passage.
+    pub attente_reseau: Duration,
+}
+
+/// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret` (Ctrl-C, ou la
+/// fin de `--jusqu-au-bout=DURÉE`) ; une coupure du réseau plus longue que `attente_reseau`
+/// l'arrête.
+pub(super) async fn passage(
+    e: &Envoi<'_>,
+    base: Base,
+    plan: DepotPlan,
+    arret: Annulation,
+    suivi: Arc<dyn Suivi>,
+    attente_reseau: Duration,
+) -> Result<Bilan> {
+    let emetteur = Emetteur::nouveau(e.emission.clone(), arret);
+    match e.destination {
+        Destination::S3(dest) => {
+            let depositaire = DepositaireS3 {
+                client: ClientS3::connecter(dest, &config_s3(e.s3)).await?,
+                seuil_multipart: e.options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
+                taille_partie: e.options.taille_partie * MIO,
+            };
+            let lancement = Lancement {
+                base,
+                plan,
+                emetteur,
+                suivi,
+                attente_reseau,
+            };
+            lancement.executer(e, depositaire).await
+        }
+        Destination::VigieChiro(dest) => {
+            let client = super::vigiechiro::client(&dest.api)?;
+            let participation =
+                super::vigiechiro::resoudre_participation(&base, plan.id, dest, &client, &emetteur)
+                    .await?;
+            let depositaire = DepositaireVigieChiro::nouveau(
+                client,
+                participation.clone(),
+                e.options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
+                e.options.taille_partie * MIO,
+                plan.multipart_refuse,
+            );
+            let lancement = Lancement {
+                base,
+                plan,
+                emetteur,
+                suivi,
+                attente_reseau,
+            };
+            let mut bilan = lancement.executer(e, depositaire).await?;
+            bilan.participation = Some(participation.to_string());
+            Ok(bilan)
+        }
+    }
+}
+
+/// Ce qu'il faut au moteur d'un passage, hors du dépositaire propre à la destination.
+struct Lancement {
+    base: Base,
+    plan: DepotPlan,
+    emetteur: Emetteur,
+    suivi: Arc<dyn Suivi>,
+    attente_reseau: Duration,
+}
+
+impl Lancement {
+    async fn executer<D: Depositaire>(self, e: &Envoi<'_>, depositaire: D) -> Result<Bilan> {
+        let moteur = Moteur::nouveau(
+            self.base,
+            self.plan,
+            depositaire,
+            self.emetteur,
+            self.suivi,
+            e.paralleles,
+            self.attente_reseau,
+        );
+        Ok(Arc::new(moteur)
+            .executer()
+            .await
+            .map_err(erreur_en_passage)?)
+    }
+}
+
+/// Le bilan sur la sortie standard (barres effacées d'abord), humain ou JSON. Une nuit
+/// entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance jamais
+/// de lui-même : le bilan le rappelle, avec `--api` si `vigie traiter` ne viserait pas de
+/// lui-même l'adresse de ce dépôt.
+pub(super) fn afficher_bilan(
+    g: &OptionsGlobales,
+    b: &Bilan,
+    destination: &Destination,
+    fin: Option<&FinDesPassages>,
+) -> Result<()> {
     let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
-        b.participation
-            .as_deref()
-            .filter(|_| !b.interrompu)
-            .map(|p| format!("vigie traiter --participation {p}"))
+        let p = b.participation.as_deref().filter(|_| !b.interrompu)?;
+        let mut rappel = format!("vigie traiter --participation {p}");
+        if let Destination::VigieChiro(d) = destination {
+            let par_defaut = crate::connexion::adresse_api(None)
+                .ok()
+                .and_then(|a| crate::destination::valider_endpoint(&a.url, true).ok());
+            if par_defaut.as_deref() != Some(d.api.as_str()) {
+                rappel.push_str(&format!(" --api {}", d.api));
+            }
+        }
+        Some(rappel)
     });
-    crate::suivi::bilan::afficher(b, suite.as_deref(), g.json)?;
+    crate::suivi::bilan::afficher(b, suite.as_deref(), g.json, fin)?;
     Ok(())
 }
 
@@ -278,7 +332,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         .base
         .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
     tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
-    envoyer(g, pret, &args.envoi, &args.s3)
+    envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
 }
 
 /// Ce que la destination dit d'une unité déposée.
@@ -356,7 +410,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         }
         if g.json {
             ligne_json(
-                &json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
+                json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
             )?;
         } else {
             writeln!(
@@ -369,7 +423,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     }
     if g.json {
         ligne_json(
-            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues}),
+            json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues}),
         )?;
     } else {
         writeln!(
