@@ -338,6 +338,30 @@ Ensuite : vigie retenter-echecs 3
     }
 
     #[test]
+    fn le_bilan_de_plusieurs_passages_les_compte_ensemble() {
+        let b = bilan(ResumePlan {
+            deposee: 21,
+            ..Default::default()
+        });
+        let mut v = Vec::new();
+        ecrire_bilan(&mut v, &b, None, Some(3)).unwrap();
+        let t = String::from_utf8(v).unwrap();
+        assert!(
+            t.starts_with("Plan 3 : 21 / 21 fichiers déposés (12 en 3 passages).\n"),
+            "{t}"
+        );
+        assert!(t.contains("2 incidents rattrapés automatiquement"), "{t}");
+        // Un seul passage fait avec --jusqu-au-bout se dit comme un passage.
+        let mut v = Vec::new();
+        ecrire_bilan(&mut v, &b, None, Some(1)).unwrap();
+        assert!(
+            String::from_utf8(v)
+                .unwrap()
+                .contains("(12 pendant ce passage)")
+        );
+    }
+
+    #[test]
     fn bilan_interrompu() {
         let mut b = bilan(ResumePlan {
             a_deposer: 4,
