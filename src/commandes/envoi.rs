@@ -248,10 +248,7 @@ impl Lancement {
             e.paralleles,
             self.attente_reseau,
         );
-        Ok(Arc::new(moteur)
-            .executer()
-            .await
-            .map_err(erreur_en_passage)?)
+        Arc::new(moteur).executer().await.map_err(erreur_en_passage)
     }
 }
 
