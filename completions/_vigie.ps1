@@ -35,10 +35,10 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Affiche la version')
             [CompletionResult]::new('depot', 'depot', [CompletionResultType]::ParameterValue, 'Dépose le dossier d''une nuit ; relancer la même commande reprend le même plan')
             [CompletionResult]::new('retenter-echecs', 'retenter-echecs', [CompletionResultType]::ParameterValue, 'Relance les fichiers en échec, interrompus ou incertains d''un plan (alias : retenter)')
-            [CompletionResult]::new('etat', 'etat', [CompletionResultType]::ParameterValue, 'Montre l''état d''un plan (le dernier actif par défaut)')
+            [CompletionResult]::new('etat', 'etat', [CompletionResultType]::ParameterValue, 'Montre l''état d''un plan (le dernier actif par défaut), ou ses fichiers un par un')
             [CompletionResult]::new('plans', 'plans', [CompletionResultType]::ParameterValue, 'Liste les plans de la base')
             [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Relit la destination : chaque fichier déposé y est-il, intact ?')
-            [CompletionResult]::new('connexion', 'connexion', [CompletionResultType]::ParameterValue, 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro')
+            [CompletionResult]::new('connexion', 'connexion', [CompletionResultType]::ParameterValue, 'Vérifie et enregistre le jeton (et l''adresse de l''API) ; sans argument, dit ce qui est enregistré')
             [CompletionResult]::new('deconnexion', 'deconnexion', [CompletionResultType]::ParameterValue, 'Efface le jeton enregistré')
             [CompletionResult]::new('traiter', 'traiter', [CompletionResultType]::ParameterValue, 'Lance le calcul d''une participation sur la plateforme (jamais automatique)')
             [CompletionResult]::new('renommer', 'renommer', [CompletionResultType]::ParameterValue, 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté')
@@ -55,7 +55,10 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Point d''écoute de la participation à créer (ex. A1)')
             [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée')
             [CompletionResult]::new('--fin', '--fin', [CompletionResultType]::ParameterName, 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)')
-            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]')
+            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
+            [CompletionResult]::new('--jusqu-au-bout', '--jusqu-au-bout', [CompletionResultType]::ParameterName, 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)')
+            [CompletionResult]::new('--attente-passage', '--attente-passage', [CompletionResultType]::ParameterName, 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]')
+            [CompletionResult]::new('--attente-passage-max', '--attente-passage-max', [CompletionResultType]::ParameterName, 'Plafond de la pause entre deux passages (secondes) [défaut : 600]')
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre de fichiers envoyés en même temps [défaut : 4]')
             [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
             [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins) [défaut : 8]')
@@ -86,6 +89,9 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;retenter-echecs' {
+            [CompletionResult]::new('--jusqu-au-bout', '--jusqu-au-bout', [CompletionResultType]::ParameterName, 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)')
+            [CompletionResult]::new('--attente-passage', '--attente-passage', [CompletionResultType]::ParameterName, 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]')
+            [CompletionResult]::new('--attente-passage-max', '--attente-passage-max', [CompletionResultType]::ParameterName, 'Plafond de la pause entre deux passages (secondes) [défaut : 600]')
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre de fichiers envoyés en même temps [défaut : 4]')
             [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
             [CompletionResult]::new('--taille-partie', '--taille-partie', [CompletionResultType]::ParameterName, 'Taille d''une partie (Mio, 5 au moins) [défaut : 8]')
@@ -114,6 +120,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;etat' {
+            [CompletionResult]::new('--unites', '--unites', [CompletionResultType]::ParameterName, 'Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état, cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou tout')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
@@ -164,8 +171,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;connexion' {
-            [CompletionResult]::new('--jeton', '--jeton', [CompletionResultType]::ParameterName, 'Le jeton copié depuis l''adresse du site après « ?token= » ; « - » pour le coller à l''invite (masqué) ou le lire sur l''entrée standard, sans qu''il apparaisse dans l''historique ni dans la liste des processus')
-            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]')
+            [CompletionResult]::new('--jeton', '--jeton', [CompletionResultType]::ParameterName, 'Le jeton copié depuis l''adresse du site après « ?token= » ; « - » pour le coller à l''invite (masqué) ou le lire sur l''entrée standard, sans qu''il apparaisse dans l''historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse et quel compte sont enregistrés')
+            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro, vérifiée puis retenue à côté du jeton : les commandes suivantes s''en servent sans --api (--api et VIGIE_API l''emportent sur elle). Sans --jeton, c''est le jeton déjà enregistré qui est vérifié à cette adresse')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
@@ -193,7 +200,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         }
         'vigie;traiter' {
             [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan)')
-            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]')
+            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')

@@ -32,10 +32,10 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --version 'Affiche la version'
             cand depot 'Dépose le dossier d''une nuit ; relancer la même commande reprend le même plan'
             cand retenter-echecs 'Relance les fichiers en échec, interrompus ou incertains d''un plan (alias : retenter)'
-            cand etat 'Montre l''état d''un plan (le dernier actif par défaut)'
+            cand etat 'Montre l''état d''un plan (le dernier actif par défaut), ou ses fichiers un par un'
             cand plans 'Liste les plans de la base'
             cand verifier 'Relit la destination : chaque fichier déposé y est-il, intact ?'
-            cand connexion 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro'
+            cand connexion 'Vérifie et enregistre le jeton (et l''adresse de l''API) ; sans argument, dit ce qui est enregistré'
             cand deconnexion 'Efface le jeton enregistré'
             cand traiter 'Lance le calcul d''une participation sur la plateforme (jamais automatique)'
             cand renommer 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
@@ -51,7 +51,10 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --point 'Point d''écoute de la participation à créer (ex. A1)'
             cand --debut 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée'
             cand --fin 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)'
-            cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]'
+            cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
+            cand --jusqu-au-bout 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)'
+            cand --attente-passage 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]'
+            cand --attente-passage-max 'Plafond de la pause entre deux passages (secondes) [défaut : 600]'
             cand --paralleles 'Nombre de fichiers envoyés en même temps [défaut : 4]'
             cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
             cand --taille-partie 'Taille d''une partie (Mio, 5 au moins) [défaut : 8]'
@@ -81,6 +84,9 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;retenter-echecs'= {
+            cand --jusqu-au-bout 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)'
+            cand --attente-passage 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]'
+            cand --attente-passage-max 'Plafond de la pause entre deux passages (secondes) [défaut : 600]'
             cand --paralleles 'Nombre de fichiers envoyés en même temps [défaut : 4]'
             cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
             cand --taille-partie 'Taille d''une partie (Mio, 5 au moins) [défaut : 8]'
@@ -108,6 +114,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;etat'= {
+            cand --unites 'Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état, cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou tout'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
@@ -155,8 +162,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;connexion'= {
-            cand --jeton 'Le jeton copié depuis l''adresse du site après « ?token= » ; « - » pour le coller à l''invite (masqué) ou le lire sur l''entrée standard, sans qu''il apparaisse dans l''historique ni dans la liste des processus'
-            cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]'
+            cand --jeton 'Le jeton copié depuis l''adresse du site après « ?token= » ; « - » pour le coller à l''invite (masqué) ou le lire sur l''entrée standard, sans qu''il apparaisse dans l''historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse et quel compte sont enregistrés'
+            cand --api 'Base de l''API Vigie-Chiro, vérifiée puis retenue à côté du jeton : les commandes suivantes s''en servent sans --api (--api et VIGIE_API l''emportent sur elle). Sans --jeton, c''est le jeton déjà enregistré qui est vérifié à cette adresse'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
@@ -182,7 +189,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
         }
         &'vigie;traiter'= {
             cand --participation 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan)'
-            cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]'
+            cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'

@@ -36,10 +36,10 @@ complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'ai
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le dossier d\'une nuit ; relancer la même commande reprend le même plan'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les fichiers en échec, interrompus ou incertains d\'un plan (alias : retenter)'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut), ou ses fichiers un par un'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ?'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton de la plateforme Vigie-Chiro'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton (et l\'adresse de l\'API) ; sans argument, dit ce qui est enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "renommer" -d 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
@@ -53,7 +53,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Site Vigi
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l jusqu-au-bout -d 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu\'à ce que tout soit déposé (code 0), qu\'il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage-max -d 'Plafond de la pause entre deux passages (secondes) [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
@@ -80,6 +83,9 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événeme
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l jusqu-au-bout -d 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu\'à ce que tout soit déposé (code 0), qu\'il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-passage-max -d 'Plafond de la pause entre deux passages (secondes) [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
@@ -104,6 +110,13 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l json -d 
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -l unites -d 'Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état, cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou tout' -r -f -a "a_deposer\t''
+en_cours\t''
+deposee\t''
+echec\t''
+incertaine\t''
+definitif\t''
+tout\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -142,8 +155,8 @@ complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l json -d 'Évén
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l jeton -d 'Le jeton copié depuis l\'adresse du site après « ?token= » ; « - » pour le coller à l\'invite (masqué) ou le lire sur l\'entrée standard, sans qu\'il apparaisse dans l\'historique ni dans la liste des processus' -r
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l jeton -d 'Le jeton copié depuis l\'adresse du site après « ?token= » ; « - » pour le coller à l\'invite (masqué) ou le lire sur l\'entrée standard, sans qu\'il apparaisse dans l\'historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse et quel compte sont enregistrés' -r
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l api -d 'Base de l\'API Vigie-Chiro, vérifiée puis retenue à côté du jeton : les commandes suivantes s\'en servent sans --api (--api et VIGIE_API l\'emportent sur elle). Sans --jeton, c\'est le jeton déjà enregistré qui est vérifié à cette adresse' -r
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -163,7 +176,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s v -l verbose
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) [défaut : https://vigiechiro.herokuapp.com/api/v1] [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''

@@ -69,7 +69,8 @@ fn franciser_argument(a: clap::Arg) -> clap::Arg {
         ajouts.push(format!("[variable : {}]", variable.to_string_lossy()));
     }
     if ajouts.is_empty() {
-        return a;
+        // Les valeurs possibles, s'il y en a, sont toutes citées par l'aide.
+        return a.hide_possible_values(true);
     }
     let suite = ajouts.join(" ");
     let longue = a.get_long_help().map(|l| format!("{l} {suite}"));
@@ -265,7 +266,7 @@ pub(crate) mod tests {
             vec!["vigie", "--progression", "rien", "plans"],
             vec!["vigie", "plans", "--json=oui"],
             vec!["vigie", "completions", "cmd"],
-            vec!["vigie", "connexion"],
+            vec!["vigie", "connexion", "--jeton"],
             vec!["vigie", "etat", "abc"],
             vec!["vigie", "etat", "99999999999999999999999"],
             vec!["vigie", "plans", "--", "-x"],
@@ -357,19 +358,23 @@ pub enum Commande {
     /// Relance les fichiers en échec, interrompus ou incertains d'un plan (alias : retenter).
     #[command(name = "retenter-echecs", alias = "retenter")]
     RetenterEchecs(ArgsRetenter),
-    /// Montre l'état d'un plan (le dernier actif par défaut).
-    Etat(ArgsPlan),
+    /// Montre l'état d'un plan (le dernier actif par défaut), ou ses fichiers un par un.
+    Etat(ArgsEtat),
     /// Liste les plans de la base.
     Plans,
     /// Relit la destination : chaque fichier déposé y est-il, intact ?
     Verifier(ArgsVerifier),
-    /// Vérifie et enregistre le jeton de la plateforme Vigie-Chiro.
+    /// Vérifie et enregistre le jeton (et l'adresse de l'API) ; sans argument, dit ce qui est
+    /// enregistré.
     ///
     /// Le jeton se trouve sur le site Vigie-Chiro : connectez-vous, puis copiez, dans la barre
     /// d'adresse du navigateur, ce qui suit « ?token= » (jusqu'au prochain « & » s'il y en a
     /// un). Lancez ensuite « vigie connexion --jeton - » et collez-le : il ne s'affiche pas et
     /// n'entre pas dans l'historique du shell. Il est vérifié auprès de la plateforme, puis
-    /// enregistré dans ~/.config/vigie/jeton (lisible par vous seul).
+    /// enregistré dans ~/.config/vigie/jeton (lisible par vous seul). Avec --api URL,
+    /// l'adresse de l'API est vérifiée et retenue à côté du jeton (connexion.json) : les
+    /// commandes suivantes s'en servent sans --api. « vigie connexion » seul dit quelle adresse
+    /// et quel compte sont enregistrés, et vérifie le jeton auprès de la plateforme.
     Connexion(ArgsConnexion),
     /// Efface le jeton enregistré.
     Deconnexion,
@@ -464,6 +469,9 @@ pub struct ArgsDepot {
     pub redeposer_modifies: bool,
 
     #[command(flatten)]
+    pub passages: OptionsPassages,
+
+    #[command(flatten)]
     pub envoi: OptionsEnvoi,
 
     #[command(flatten)]
@@ -490,6 +498,9 @@ pub struct ArgsRetenter {
     pub y_compris_definitifs: bool,
 
     #[command(flatten)]
+    pub passages: OptionsPassages,
+
+    #[command(flatten)]
     pub envoi: OptionsEnvoi,
 
     #[command(flatten)]
@@ -497,9 +508,35 @@ pub struct ArgsRetenter {
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsPlan {
+pub struct ArgsEtat {
     /// Le plan (son numéro) ; le dernier actif par défaut.
     pub plan: Option<i64>,
+
+    /// Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état,
+    /// cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec
+    /// (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou
+    /// tout.
+    #[arg(long, value_enum, value_name = "ETAT")]
+    pub unites: Option<FiltreUnites>,
+}
+
+/// Les fichiers que liste `vigie etat --unites`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FiltreUnites {
+    #[value(name = "a_deposer")]
+    ADeposer,
+    #[value(name = "en_cours")]
+    EnCours,
+    #[value(name = "deposee")]
+    Deposee,
+    #[value(name = "echec")]
+    Echec,
+    #[value(name = "incertaine")]
+    Incertaine,
+    #[value(name = "definitif")]
+    Definitif,
+    #[value(name = "tout")]
+    Tout,
 }
 
 #[derive(Debug, Args)]
@@ -512,6 +549,64 @@ pub struct ArgsVerifier {
 
     #[command(flatten)]
     pub s3: OptionsS3,
+}
+
+/// Passer jusqu'au bout : enchaîner les passages sans geste humain (`--jusqu-au-bout`).
+#[derive(Debug, Clone, Args)]
+pub struct OptionsPassages {
+    /// Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains,
+    /// avec une pause croissante entre deux (« prochain passage dans N s »), jusqu'à ce que
+    /// tout soit déposé (code 0), qu'il ne reste que des refus définitifs (3), que DURÉE soit
+    /// écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130).
+    #[arg(
+        long,
+        value_name = "DURÉE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        value_parser = analyser_jusqu_au_bout
+    )]
+    pub jusqu_au_bout: Option<JusquAuBout>,
+
+    /// Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 30.0,
+        help_heading = "Options avancées"
+    )]
+    pub attente_passage: f64,
+
+    /// Plafond de la pause entre deux passages (secondes).
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 600.0,
+        help_heading = "Options avancées"
+    )]
+    pub attente_passage_max: f64,
+}
+
+/// `--jusqu-au-bout[=DURÉE]` : enchaîner les passages, au plus pendant DURÉE si elle est donnée.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JusquAuBout {
+    pub limite: Option<std::time::Duration>,
+}
+
+/// La DURÉE de `--jusqu-au-bout=DURÉE` (vide : sans limite), une seconde au moins.
+fn analyser_jusqu_au_bout(texte: &str) -> Result<JusquAuBout, String> {
+    if texte.is_empty() {
+        return Ok(JusquAuBout { limite: None });
+    }
+    let limite = crate::duree::analyser(texte)?;
+    if limite < std::time::Duration::from_secs(1) {
+        return Err(format!(
+            "durée « {texte} » trop courte : une seconde au moins (ex. 30min, 6h)"
+        ));
+    }
+    Ok(JusquAuBout {
+        limite: Some(limite),
+    })
 }
 
 /// Réglages de l'envoi : parallélisme, tailles, délais, réessais. Des options d'expert : les
@@ -596,21 +691,26 @@ pub struct OptionsS3 {
 /// Accès à l'API de la plateforme Vigie-Chiro.
 #[derive(Debug, Clone, Args)]
 pub struct OptionsApi {
-    /// Base de l'API Vigie-Chiro (HTTPS exigé hors de la boucle locale).
-    #[arg(long = "api", env = "VIGIE_API", value_name = "URL", default_value = crate::destination::API_VIGIECHIRO)]
-    pub url: String,
+    /// Base de l'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que
+    /// « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1.
+    #[arg(long = "api", env = "VIGIE_API", value_name = "URL")]
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct ArgsConnexion {
     /// Le jeton copié depuis l'adresse du site après « ?token= » ; « - » pour le coller à
     /// l'invite (masqué) ou le lire sur l'entrée standard, sans qu'il apparaisse dans
-    /// l'historique ni dans la liste des processus.
+    /// l'historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse
+    /// et quel compte sont enregistrés.
     #[arg(long, value_name = "JETON")]
-    pub jeton: String,
+    pub jeton: Option<String>,
 
-    #[command(flatten)]
-    pub api: OptionsApi,
+    /// Base de l'API Vigie-Chiro, vérifiée puis retenue à côté du jeton : les commandes
+    /// suivantes s'en servent sans --api (--api et VIGIE_API l'emportent sur elle). Sans
+    /// --jeton, c'est le jeton déjà enregistré qui est vérifié à cette adresse.
+    #[arg(long = "api", value_name = "URL")]
+    pub api: Option<String>,
 }
 
 #[cfg(feature = "bac-a-sable")]

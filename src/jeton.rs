@@ -7,7 +7,7 @@
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ErreurJeton {
@@ -25,6 +25,11 @@ pub enum ErreurJeton {
         "jeton vide ou invalide (caractères de contrôle, espaces) : recopiez-le depuis le site"
     )]
     Invalide,
+    #[error(
+        "{chemin} est illisible (ce n'est pas ce qu'y écrit vigie connexion) : relancez vigie \
+         connexion, ou vigie deconnexion pour l'effacer"
+    )]
+    ConnexionIllisible { chemin: PathBuf },
     #[error("fichier du jeton {chemin} : {}", crate::sortie::erreur_systeme(.cause))]
     Fichier {
         chemin: PathBuf,
@@ -72,8 +77,15 @@ pub fn lire() -> Result<String, ErreurJeton> {
 pub fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
     let jeton = valider(jeton)?;
     let chemin = chemin()?;
+    ecrire_prive(&chemin, jeton.as_bytes())?;
+    Ok(chemin)
+}
+
+/// Écrit `contenu` dans `chemin`, lisible par l'utilisateur seul (fichier 0600, dossier 0700),
+/// en remplaçant l'ancien : le jeton, et ce que `vigie connexion` retient à côté de lui.
+pub(crate) fn ecrire_prive(chemin: &Path, contenu: &[u8]) -> Result<(), ErreurJeton> {
     let err = |cause| ErreurJeton::Fichier {
-        chemin: chemin.clone(),
+        chemin: chemin.to_owned(),
         cause,
     };
     if let Some(parent) = chemin.parent() {
@@ -94,15 +106,18 @@ pub fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
         .map_err(err)?;
     f.set_permissions(fs::Permissions::from_mode(0o600))
         .map_err(err)?;
-    f.write_all(jeton.as_bytes()).map_err(err)?;
+    f.write_all(contenu).map_err(err)?;
     f.sync_all().map_err(err)?;
-    fs::rename(&provisoire, &chemin).map_err(err)?;
-    Ok(chemin)
+    fs::rename(&provisoire, chemin).map_err(err)
 }
 
 /// Efface le jeton enregistré ; rend vrai s'il y en avait un.
 pub fn effacer() -> Result<bool, ErreurJeton> {
-    let chemin = chemin()?;
+    effacer_fichier(chemin()?)
+}
+
+/// Efface un fichier de la configuration ; rend vrai s'il existait.
+pub(crate) fn effacer_fichier(chemin: PathBuf) -> Result<bool, ErreurJeton> {
     match fs::remove_file(&chemin) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),

@@ -8,8 +8,10 @@
 pub mod bac_a_sable;
 pub mod cli;
 pub mod commandes;
+pub mod connexion;
 pub mod depot;
 pub mod destination;
+pub mod duree;
 pub mod horodatage;
 pub mod inventaire;
 pub mod jeton;

@@ -14,16 +14,27 @@ fn main() -> ExitCode {
         eprintln!("erreur : {e:#}");
         return CodeSortie::Usage.into();
     }
+    let json = cli.globales.json;
     match commandes::executer(cli) {
         Ok(code) => code.into(),
         Err(e) if est_tube_ferme(&e) => ExitCode::SUCCESS,
         Err(e) => {
             // Des barres encore à l'écran (passage arrêté net) recouvriraient le message.
             suivi::liberer_terminal();
+            let message = format!("{e:#}");
+            let code = code_pour_erreur(&e);
             // Une erreur peut citer le serveur ou un nom de fichier : rien n'en atteint le
             // terminal tel quel.
-            eprintln!("erreur : {}", neutraliser(&format!("{e:#}")));
-            code_pour_erreur(&e).into()
+            eprintln!("erreur : {}", neutraliser(&message));
+            // Un script qui lit la sortie JSON y trouve aussi l'erreur, en dernière ligne.
+            if json {
+                let _ = suivi::ecrire_ligne(serde_json::json!({
+                    "evenement": "erreur",
+                    "code": code as i32,
+                    "message": message,
+                }));
+            }
+            code.into()
         }
     }
 }

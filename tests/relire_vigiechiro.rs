@@ -54,23 +54,6 @@ fn nombre(evenements: &[Value], evenement: &str) -> usize {
 }
 
 impl Banc {
-    /// Remplace l'objet d'un fichier dans le S3 de la plateforme, par-dessus elle (un
-    /// stockage altéré).
-    fn alterer_objet(&self, titre: &str, octets: Vec<u8>) {
-        let cle = self.bac().fichier(PARTICIPATION, titre).unwrap().cle;
-        self.rt
-            .block_on(
-                self.bac()
-                    .client()
-                    .put_object()
-                    .bucket(COMPARTIMENT_PLATEFORME)
-                    .key(cle)
-                    .body(octets.into())
-                    .send(),
-            )
-            .unwrap();
-    }
-
     fn requetes(&self, op: Operation) -> u64 {
         self.bac().compteurs().requetes(op)
     }

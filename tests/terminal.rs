@@ -617,7 +617,8 @@ fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
 }
 
 /// Une nuit entièrement déposée sur la plateforme : le bilan rappelle `vigie traiter`, que
-/// `vigie` ne lance jamais de lui-même.
+/// `vigie` ne lance jamais de lui-même, avec l'adresse du dépôt (donnée par `--api`, elle
+/// n'est pas celle que `vigie traiter` prendrait de lui-même).
 #[test]
 fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
     let banc = Banc::nouveau();
@@ -626,7 +627,8 @@ fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
         stdout(&out).ends_with(&format!(
-            "Ensuite : vigie traiter --participation {PARTICIPATION}\n"
+            "Ensuite : vigie traiter --participation {PARTICIPATION} --api {}\n",
+            banc.bac().api()
         )),
         "{}",
         texte(&out)

@@ -42,6 +42,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use super::Operation;
+use crate::duree::analyser as analyser_duree;
 
 /// Dernière seconde représentable en date HTTP (31 décembre 9999 23:59:59 UTC) ; `httpdate`
 /// panique au-delà, et avant 1970.
@@ -800,47 +801,6 @@ fn analyser_retry_after(option: &str, v: &str) -> Result<RetryAfter, String> {
     // Tout le reste est envoyé tel quel : c'est le moyen de tester une valeur malformée
     // (« bientot », « -1 », « 1.5 », un entier géant…).
     Ok(RetryAfter::Brut(v.to_owned()))
-}
-
-/// `500ms`, `3s`, `1.5s`, `2min`, `1h` (unité obligatoire).
-fn analyser_duree(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let fin = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
-        .unwrap_or(s.len());
-    let (nombre, unite) = s.split_at(fin);
-    let valeur = nombre
-        .replace(',', ".")
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0);
-    let Some(valeur) = valeur else {
-        return Err(format!(
-            "durée « {s} » invalide : nombre positif suivi d'une unité attendu (ex. « 500ms », « 1.5s »)"
-        ));
-    };
-    let facteur_ms = match unite.trim().to_ascii_lowercase().as_str() {
-        "ms" => 1.0,
-        "s" => 1_000.0,
-        "m" | "min" => 60_000.0,
-        "h" => 3_600_000.0,
-        "" => {
-            return Err(format!(
-                "durée « {s} » sans unité : écrire par ex. « 500ms », « 3s », « 2min »"
-            ));
-        }
-        u => {
-            return Err(format!(
-                "unité de durée « {u} » inconnue dans « {s} » : ms, s, min ou h"
-            ));
-        }
-    };
-    let ms = (valeur * facteur_ms).round();
-    // Au-delà d'un an, ce n'est plus une panne mais une erreur de frappe.
-    if ms > 365.0 * 24.0 * 3_600_000.0 {
-        return Err(format!("durée « {s} » trop longue (un an au plus)"));
-    }
-    Ok(Duration::from_millis(ms as u64))
 }
 
 /// `1048576`, `64Kio`, `1Mio`, `2G` (multiples binaires).

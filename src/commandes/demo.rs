@@ -317,7 +317,7 @@ fn presenter(
         .filter(|s| s.taille_octets() > 5 * 1024 * 1024)
         .count();
     if g.json {
-        ligne_json(&json!({
+        ligne_json(json!({
             "evenement": "demo",
             "graine": graine,
             "dossier": dossier,

@@ -68,7 +68,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let issue = if args.simulation {
         simuler(g, &pret)
     } else {
-        super::envoi::envoyer(g, pret, &args.envoi, &args.s3)
+        super::envoi::envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
     };
     // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (simulation, identifiants,
     // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
@@ -106,8 +106,11 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
             "destination incomplète : --vers s3://…, --participation ID, ou --site ID --point P --debut D --fin F"
         ),
     };
+    // L'adresse de l'API : --api ou VIGIE_API, sinon celle que `vigie connexion --api` a
+    // retenue, sinon l'adresse par défaut.
+    let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
     Ok(Destination::VigieChiro(DestinationVigieChiro::nouvelle(
-        &args.api.url,
+        &api.url,
         participation,
         args.autoriser_http,
     )?))
@@ -304,7 +307,7 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
         .collect();
     let points = points.into_iter().collect::<Vec<_>>().join(", ");
     if g.json {
-        ligne_json(&json!({
+        ligne_json(json!({
             "evenement": "avertissement",
             "motif": "point_different",
             "point_participation": point,
@@ -370,7 +373,7 @@ fn annoncer_planification(
     plan: &DepotPlan,
 ) -> Result<()> {
     if g.json {
-        ligne_json(&json!({
+        ligne_json(json!({
             "evenement": "plan",
             "plan": plan.id,
             "cree": r.cree,
@@ -457,7 +460,7 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
     let mut s = io::stdout().lock();
     if g.json {
         for u in &partiraient {
-            ligne_json(&json!({
+            ligne_json(json!({
                 "evenement": "partirait",
                 "chemin": u.chemin,
                 "cle": u.cle,
@@ -465,7 +468,7 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
                 "etat": u.etat,
             }))?;
         }
-        ligne_json(&json!({
+        ligne_json(json!({
             "evenement": "simulation",
             "plan": pret.plan.id,
             "unites": partiraient.len(),

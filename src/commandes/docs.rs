@@ -101,6 +101,15 @@ vigie retenter\-echecs
 .fi
 .RE
 .PP
+Le portable laissé seul la nuit : repasser tant qu'il reste des échecs passagers, six heures au plus, puis lister ce qui reste en échec (une ligne JSON par fichier) :
+.PP
+.RS
+.nf
+vigie depot ~/Nuits/2026\-06\-21 \-\-participation 64a1b2c3d4e5f60718293d01 \-\-jusqu\-au\-bout=6h
+vigie etat \-\-unites echec \-\-json
+.fi
+.RE
+.PP
 Des fichiers en .WAV refusés : voir les renommages, puis les faire :
 .PP
 .RS

@@ -13,19 +13,20 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::depot::{PlanPret, enregistrer, preparer};
-use super::etat::{code_du_plan, prochaine_commande};
+use super::etat::prochaine_commande;
 use super::{ecouter_signaux, interrompu, ligne_json, ouvrir_base_existante};
 use crate::cli::{
-    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3,
+    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsReessai,
+    OptionsS3,
 };
 use crate::depot::relecture::verification::{self, Constat};
 use crate::depot::relecture::{Lecteur, inventaire_distant};
 use crate::depot::s3::DepositaireS3;
 use crate::depot::vigiechiro::DepositaireVigieChiro;
-use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
+use crate::depot::{AnnoncesSuivi, Bilan, Depositaire, Moteur};
 use crate::destination::{CibleParticipation, Destination, IdObjet};
 use crate::inventaire::verdict_plateforme;
-use crate::plan::{CauseRefus, DepotUnite, EtatUnite, VerrouPlan};
+use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, VerrouPlan};
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite,
     ReponseApi,
@@ -33,6 +34,7 @@ use crate::reessai::{
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::format::neutraliser;
+use crate::suivi::passages::FinDesPassages;
 use crate::transport::s3::{ClientS3, ConfigS3};
 use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, Emission, EnVol, PauseReseau, ReglagesEmission};
@@ -114,17 +116,16 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("démarrage du moteur asynchrone")
 }
 
-/// Envoie un plan prêt (verrou tenu) et affiche le bilan.
+/// Envoie un plan prêt (verrou tenu, gardé jusqu'au dernier passage) et affiche le bilan :
+/// un passage, ou, avec `--jusqu-au-bout`, autant qu'il en faut (voir `passages`).
 pub(super) fn envoyer(
     g: &OptionsGlobales,
     pret: PlanPret,
     options: &OptionsEnvoi,
+    passages: &OptionsPassages,
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
-    let emission = reglages_emission(&options.reessai)?;
-    let paralleles = usize::from(options.paralleles);
-    let rt = runtime()?;
-    let annulation = Annulation::new();
+    let regle = super::passages::ReglePassages::depuis(passages)?;
     let PlanPret {
         base,
         _verrou: verrou,
@@ -132,82 +133,154 @@ pub(super) fn envoyer(
         destination,
         ..
     } = pret;
-    let bilan = rt.block_on(async {
-        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
-        ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        let emetteur = Emetteur::nouveau(emission, annulation.clone());
-        match &destination {
-            Destination::S3(dest) => {
-                let depositaire = DepositaireS3 {
-                    client: ClientS3::connecter(dest, &config_s3(s3)).await?,
-                    seuil_multipart: options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
-                    taille_partie: options.taille_partie * MIO,
-                };
-                let moteur = Moteur::nouveau(base, plan, depositaire, emetteur, suivi, paralleles);
-                let bilan = Arc::new(moteur)
-                    .executer()
-                    .await
-                    .map_err(erreur_en_passage)?;
-                anyhow::Ok(bilan)
-            }
-            Destination::VigieChiro(dest) => {
-                let client = super::vigiechiro::client(&dest.api)?;
-                // La participation se résout sous la même veille du réseau que le dépôt : une
-                // coupure pendant sa création est sondée et bornée par --attente-reseau.
-                let participation = emetteur
-                    .sous_veille(
-                        super::vigiechiro::resoudre_participation(
-                            &base, plan.id, dest, &client, &emetteur,
-                        ),
-                        || async { client.moi().await.map(|_| ()) },
-                        &AnnoncesSuivi(suivi.as_ref()),
-                        &ObservateurMuet,
-                    )
-                    .await;
-                let participation = match participation {
-                    Ok(p) => p,
-                    Err(_) if annulation.est_annulee() && !emetteur.reseau().est_abandonne() => {
-                        return Err(interrompu());
-                    }
-                    Err(e) => return Err(e),
-                };
-                let depositaire = DepositaireVigieChiro::nouveau(
-                    client,
-                    participation.clone(),
-                    options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
-                    options.taille_partie * MIO,
-                    plan.multipart_refuse,
-                );
-                let moteur = Moteur::nouveau(base, plan, depositaire, emetteur, suivi, paralleles);
-                let mut bilan = Arc::new(moteur)
-                    .executer()
-                    .await
-                    .map_err(erreur_en_passage)?;
-                bilan.participation = Some(participation.to_string());
-                anyhow::Ok(bilan)
-            }
-        }
-    })?;
+    let envoi = Envoi {
+        emission: reglages_emission(&options.reessai)?,
+        paralleles: usize::from(options.paralleles),
+        options,
+        s3,
+        destination: &destination,
+    };
+    let rt = runtime()?;
+    let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
     drop(verrou);
-    afficher_bilan(g, &bilan)?;
-    Ok(if bilan.interrompu {
-        CodeSortie::Interrompu
-    } else {
-        code_du_plan(&bilan.resume)
-    })
+    code
 }
 
-/// Le bilan du passage sur la sortie standard (barres effacées d'abord), humain ou JSON. Une
-/// nuit entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance
-/// jamais de lui-même : le bilan le rappelle.
-fn afficher_bilan(g: &OptionsGlobales, b: &Bilan) -> Result<()> {
+/// Ce que partagent les passages d'une commande.
+pub(super) struct Envoi<'a> {
+    emission: ReglagesEmission,
+    paralleles: usize,
+    options: &'a OptionsEnvoi,
+    s3: &'a OptionsS3,
+    pub destination: &'a Destination,
+}
+
+impl Envoi<'_> {
+    /// `--attente-reseau` : une coupure plus longue arrête le passage.
+    pub(super) fn attente_reseau(&self) -> Option<Duration> {
+        self.emission.pause.map(|p| p.attente_max)
+    }
+}
+
+/// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret` (Ctrl-C, la fin
+/// de `--jusqu-au-bout=DURÉE`, ou le réseau abandonné) ; une coupure du réseau plus longue
+/// que `attente_reseau` (s'il est donné, sinon `--attente-reseau`) l'arrête. La participation
+/// se résout sous la même veille du réseau que le dépôt : une coupure pendant sa création est
+/// sondée et bornée de même.
+pub(super) async fn passage(
+    e: &Envoi<'_>,
+    base: Base,
+    plan: DepotPlan,
+    arret: Annulation,
+    suivi: Arc<dyn Suivi>,
+    attente_reseau: Option<Duration>,
+) -> Result<Bilan> {
+    let mut emission = e.emission.clone();
+    if let (Some(pause), Some(max)) = (emission.pause.as_mut(), attente_reseau) {
+        pause.attente_max = max;
+    }
+    let emetteur = Emetteur::nouveau(emission, arret.clone());
+    match e.destination {
+        Destination::S3(dest) => {
+            let depositaire = DepositaireS3 {
+                client: ClientS3::connecter(dest, &config_s3(e.s3)).await?,
+                seuil_multipart: e.options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
+                taille_partie: e.options.taille_partie * MIO,
+            };
+            let lancement = Lancement {
+                base,
+                plan,
+                emetteur,
+                suivi,
+            };
+            lancement.executer(e, depositaire).await
+        }
+        Destination::VigieChiro(dest) => {
+            let client = super::vigiechiro::client(&dest.api)?;
+            let participation = emetteur
+                .sous_veille(
+                    super::vigiechiro::resoudre_participation(
+                        &base, plan.id, dest, &client, &emetteur,
+                    ),
+                    || async { client.moi().await.map(|_| ()) },
+                    &AnnoncesSuivi(suivi.as_ref()),
+                    &ObservateurMuet,
+                )
+                .await;
+            let participation = match participation {
+                Ok(p) => p,
+                // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
+                Err(_) if arret.est_annulee() && !emetteur.reseau().est_abandonne() => {
+                    return Err(interrompu());
+                }
+                Err(e) => return Err(e),
+            };
+            let depositaire = DepositaireVigieChiro::nouveau(
+                client,
+                participation.clone(),
+                e.options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
+                e.options.taille_partie * MIO,
+                plan.multipart_refuse,
+            );
+            let lancement = Lancement {
+                base,
+                plan,
+                emetteur,
+                suivi,
+            };
+            let mut bilan = lancement.executer(e, depositaire).await?;
+            bilan.participation = Some(participation.to_string());
+            Ok(bilan)
+        }
+    }
+}
+
+/// Ce qu'il faut au moteur d'un passage, hors du dépositaire propre à la destination.
+struct Lancement {
+    base: Base,
+    plan: DepotPlan,
+    emetteur: Emetteur,
+    suivi: Arc<dyn Suivi>,
+}
+
+impl Lancement {
+    async fn executer<D: Depositaire>(self, e: &Envoi<'_>, depositaire: D) -> Result<Bilan> {
+        let moteur = Moteur::nouveau(
+            self.base,
+            self.plan,
+            depositaire,
+            self.emetteur,
+            self.suivi,
+            e.paralleles,
+        );
+        Arc::new(moteur).executer().await.map_err(erreur_en_passage)
+    }
+}
+
+/// Le bilan sur la sortie standard (barres effacées d'abord), humain ou JSON. Une nuit
+/// entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance jamais
+/// de lui-même : le bilan le rappelle, avec `--api` si `vigie traiter` ne viserait pas de
+/// lui-même l'adresse de ce dépôt.
+pub(super) fn afficher_bilan(
+    g: &OptionsGlobales,
+    b: &Bilan,
+    destination: &Destination,
+    fin: Option<&FinDesPassages>,
+) -> Result<()> {
     let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
-        b.participation
-            .as_deref()
-            .filter(|_| !b.interrompu)
-            .map(|p| format!("vigie traiter --participation {p}"))
+        let p = b.participation.as_deref().filter(|_| !b.interrompu)?;
+        let mut rappel = format!("vigie traiter --participation {p}");
+        if let Destination::VigieChiro(d) = destination {
+            let par_defaut = crate::connexion::adresse_api(None)
+                .ok()
+                .and_then(|a| crate::destination::valider_endpoint(&a.url, true).ok());
+            if par_defaut.as_deref() != Some(d.api.as_str()) {
+                rappel.push_str(&format!(" --api {}", d.api));
+            }
+        }
+        Some(rappel)
     });
-    crate::suivi::bilan::afficher(b, suite.as_deref(), g.json)?;
+    crate::suivi::bilan::afficher(b, suite.as_deref(), g.json, fin)?;
     Ok(())
 }
 
@@ -261,7 +334,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         .base
         .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
     tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
-    envoyer(g, pret, &args.envoi, &args.s3)
+    envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
 }
 
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
@@ -387,7 +460,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         }
         if g.json {
             ligne_json(
-                &json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
+                json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
             )?;
         } else {
             writeln!(
@@ -400,7 +473,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     }
     if g.json {
         ligne_json(
-            &json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs}),
+            json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs}),
         )?;
     } else {
         writeln!(

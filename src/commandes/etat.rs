@@ -6,24 +6,136 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{chemin_base, ligne_json, octets_lisibles, ouvrir_base_existante};
-use crate::cli::OptionsGlobales;
-use crate::plan::{Base, CauseRefus, DepotPlan, EtatUnite, ResumePlan};
+use clap::ValueEnum;
+
+use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
+use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan};
 use crate::sortie::CodeSortie;
 use crate::suivi::format::neutraliser;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
 
-pub fn etat(g: &OptionsGlobales, plan: Option<i64>) -> Result<CodeSortie> {
+pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
     let base = ouvrir_base_existante(g)?;
-    let plan = base.plan(plan)?;
+    let plan = base.plan(args.plan)?;
     let resume = base.resume(plan.id)?;
-    if g.json {
-        ligne_json(&etat_json(&plan, &resume))?;
+    if let Some(filtre) = args.unites {
+        lister_unites(g, &base, &plan, filtre)?;
+    } else if g.json {
+        ligne_json(etat_json(&plan, &resume))?;
     } else {
         afficher_etat(&mut io::stdout().lock(), &base, &plan, &resume)?;
     }
     Ok(code_du_plan(&resume))
+}
+
+/// Une unité du plan telle que la liste `vigie etat --unites`.
+struct LigneUnite {
+    unite: DepotUnite,
+    tentatives: u64,
+}
+
+impl LigneUnite {
+    /// L'état tel que le filtre le nomme : un refus définitif est `definitif`, pas `echec`.
+    fn etat(&self) -> &'static str {
+        if self.unite.etat == EtatUnite::Echec && self.unite.echec_definitif {
+            "definitif"
+        } else {
+            self.unite.etat.as_str()
+        }
+    }
+
+    fn json(&self, plan: i64) -> serde_json::Value {
+        let u = &self.unite;
+        json!({
+            "evenement": "unite",
+            "plan": plan,
+            "chemin": u.chemin,
+            "cle": u.cle,
+            "etat": u.etat.as_str(),
+            "definitif": u.echec_definitif,
+            "cause": u.cause_refus.map(CauseRefus::as_str),
+            "message": u.message,
+            "tentatives": self.tentatives,
+            "octets": u.taille,
+        })
+    }
+
+    /// `echec      SERVEUR               3    1,2 Mio  nuit/a.wav : abandonné après 3 tentatives…`
+    fn texte(&self) -> String {
+        let u = &self.unite;
+        let mut ligne = format!(
+            "{:<10} {:<16} {:>6} {:>10}  {}",
+            self.etat(),
+            u.cause_refus.map_or("-", CauseRefus::as_str),
+            self.tentatives,
+            octets_lisibles(u.taille),
+            neutraliser(&u.chemin)
+        );
+        if let Some(m) = u.message.as_deref().filter(|m| !m.is_empty()) {
+            ligne.push_str(" : ");
+            ligne.push_str(&neutraliser(m));
+        }
+        ligne
+    }
+}
+
+/// Le filtre garde-t-il cette unité ? `echec` : tous les échecs ; `definitif` : les refus
+/// définitifs seulement.
+fn retenue(filtre: FiltreUnites, u: &DepotUnite) -> bool {
+    match filtre {
+        FiltreUnites::Tout => true,
+        FiltreUnites::ADeposer => u.etat == EtatUnite::ADeposer,
+        FiltreUnites::EnCours => u.etat == EtatUnite::EnCours,
+        FiltreUnites::Deposee => u.etat == EtatUnite::Deposee,
+        FiltreUnites::Echec => u.etat == EtatUnite::Echec,
+        FiltreUnites::Incertaine => u.etat == EtatUnite::Incertaine,
+        FiltreUnites::Definitif => u.etat == EtatUnite::Echec && u.echec_definitif,
+    }
+}
+
+/// `vigie etat --unites ETAT` : une ligne par unité retenue, triées par chemin ; en JSON, un
+/// objet par ligne (et rien d'autre, même s'il n'y en a aucune).
+fn lister_unites(
+    g: &OptionsGlobales,
+    base: &Base,
+    plan: &DepotPlan,
+    filtre: FiltreUnites,
+) -> Result<()> {
+    let tentatives = base.tentatives_par_unite(plan.id)?;
+    let lignes: Vec<LigneUnite> = base
+        .unites(plan.id, &[])?
+        .into_iter()
+        .filter(|u| retenue(filtre, u))
+        .map(|unite| LigneUnite {
+            tentatives: tentatives.get(&unite.id).copied().unwrap_or(0),
+            unite,
+        })
+        .collect();
+    if g.json {
+        for l in &lignes {
+            ligne_json(l.json(plan.id))?;
+        }
+        return Ok(());
+    }
+    let mut s = io::stdout().lock();
+    if lignes.is_empty() {
+        let quoi = filtre
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned());
+        writeln!(s, "Plan {} : aucun fichier dans l'état {quoi}.", plan.id)?;
+        return Ok(());
+    }
+    writeln!(
+        s,
+        "{:<10} {:<16} {:>6} {:>10}  fichier : dernier message",
+        "état", "cause", "essais", "taille"
+    )?;
+    for l in &lignes {
+        writeln!(s, "{}", l.texte())?;
+    }
+    Ok(())
 }
 
 /// Le code de sortie que mérite l'état d'un plan.
@@ -40,6 +152,7 @@ pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
 /// Le contrat JSON de `vigie etat --json` (voir `CONCEPTION.md`).
 pub fn etat_json(plan: &DepotPlan, r: &ResumePlan) -> serde_json::Value {
     let mut v = json!({
+        "evenement": "etat",
         "plan": plan.id,
         "destination": plan.destination,
         "dossier": plan.dossier,
@@ -220,7 +333,8 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     for plan in &plans {
         let r = base.resume(plan.id)?;
         if g.json {
-            ligne_json(&json!({
+            ligne_json(json!({
+                "evenement": "plans",
                 "plan": plan.id,
                 "dossier": plan.dossier,
                 "destination": plan.destination,

@@ -1,18 +1,20 @@
 //! Une fonction par sous-commande : elles orchestrent (ouvrir la base, inventorier, lancer le
 //! moteur, afficher), sans logique métier.
 
+mod connexion;
 #[cfg(feature = "bac-a-sable")]
 mod demo;
 mod depot;
 mod docs;
 mod envoi;
 mod etat;
+mod passages;
 mod renommer;
 #[cfg(feature = "bac-a-sable")]
 mod sable;
 mod vigiechiro;
 
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -34,10 +36,10 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Depot(args) => depot::depot(g, args),
         Commande::RetenterEchecs(args) => envoi::retenter(g, args),
         Commande::Verifier(args) => envoi::verifier(g, args),
-        Commande::Etat(args) => etat::etat(g, args.plan),
+        Commande::Etat(args) => etat::etat(g, args),
         Commande::Plans => etat::plans(g),
-        Commande::Connexion(args) => vigiechiro::connexion(g, args),
-        Commande::Deconnexion => vigiechiro::deconnexion(g),
+        Commande::Connexion(args) => connexion::connexion(g, args),
+        Commande::Deconnexion => connexion::deconnexion(g),
         Commande::Traiter(args) => vigiechiro::traiter(g, args),
         Commande::Renommer(args) => renommer::renommer(g, args),
         #[cfg(feature = "bac-a-sable")]
@@ -119,9 +121,7 @@ fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {
     })
 }
 
-/// Écrit une ligne JSON sur la sortie standard.
-fn ligne_json(valeur: &serde_json::Value) -> io::Result<()> {
-    let mut sortie = io::stdout().lock();
-    serde_json::to_writer(&mut sortie, valeur)?;
-    sortie.write_all(b"\n")
+/// Écrit une ligne JSON sur la sortie standard (avec la version du format).
+fn ligne_json(valeur: serde_json::Value) -> io::Result<()> {
+    crate::suivi::ecrire_ligne(valeur)
 }

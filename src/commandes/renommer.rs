@@ -34,18 +34,18 @@ pub(super) fn renommer(g: &OptionsGlobales, args: ArgsRenommer) -> Result<CodeSo
         for r in &prevus {
             let fait = faits.contains(r);
             ligne_json(
-                &json!({"evenement": "renommage", "de": r.de, "vers": r.vers, "fait": fait}),
+                json!({"evenement": "renommage", "de": r.de, "vers": r.vers, "fait": fait}),
             )?;
         }
         for e in &restants {
-            ligne_json(&json!({
+            ligne_json(json!({
                 "evenement": "a_corriger",
                 "chemin": e.chemin,
                 "regle": e.regle,
                 "geste": e.geste,
             }))?;
         }
-        ligne_json(&json!({
+        ligne_json(json!({
             "evenement": "bilan_renommage",
             "renommes": faits.len(),
             "a_renommer": prevus.len() - faits.len(),

@@ -142,7 +142,7 @@ fn annoncer(
             .iter()
             .map(|(k, v)| ((*k).to_owned(), json!(v)))
             .collect();
-        ligne_json(&json!({
+        ligne_json(json!({
             "evenement": "pret",
             "api": bac.api(),
             "endpoint": bac.endpoint(),

@@ -2,12 +2,12 @@
 //! vers la plateforme Vigie-Chiro : l'adresse de l'API et la participation vérifiées avant
 //! tout envoi, la participation créée une seule fois.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{ArgsConnexion, ArgsTraiter, OptionsGlobales};
+use crate::cli::{ArgsTraiter, OptionsGlobales};
 use crate::depot::AnnoncesSuivi;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::destination::{
@@ -54,7 +54,7 @@ fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
 /// Mène les émissions d'une commande ponctuelle sur leur propre runtime, sous un
 /// [`emetteur_ponctuel`] ; Ctrl-C et SIGTERM les arrêtent : une commande qui échoue après un
 /// signal sort en 130.
-fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T>) -> Result<T> {
+pub(super) fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T>) -> Result<T> {
     let annulation = Annulation::new();
     let emetteur = emetteur_ponctuel(annulation.clone())?;
     let resultat = runtime()?.block_on(async {
@@ -106,7 +106,7 @@ where
 }
 
 /// Pourquoi `GET /moi` n'a pas rendu l'utilisateur.
-enum RefusMoi {
+pub(super) enum RefusMoi {
     /// Ce qui a répondu n'est pas l'API Vigie-Chiro.
     PasLApi(String),
     /// L'adresse redirige ailleurs (un autre hôte, ou en clair) : `vigie` ne l'a pas suivie.
@@ -122,7 +122,7 @@ enum RefusMoi {
 /// jeton, et que l'adresse est bien celle de l'API. Une page HTML ou un 404 est une réponse,
 /// dite comme telle, jamais rejouée comme une panne réseau (voir
 /// [`ClientVigieChiro::moi`]).
-async fn reconnaitre_plateforme(
+pub(super) async fn reconnaitre_plateforme(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
 ) -> Result<Utilisateur, RefusMoi> {
@@ -147,7 +147,12 @@ impl RefusMoi {
     /// (code 2), une plateforme muette un échec transitoire (code 1) ; le refus du jeton, au
     /// code et au message de l'appelant. `rien_fait` dit ce qui n'a pas eu lieu (« rien n'a
     /// été envoyé ») ; le geste vient en dernier, seul.
-    fn erreur(self, api: &str, jeton_refuse: ErreurAvecCode, rien_fait: &str) -> anyhow::Error {
+    pub(super) fn erreur(
+        self,
+        api: &str,
+        jeton_refuse: ErreurAvecCode,
+        rien_fait: &str,
+    ) -> anyhow::Error {
         match self {
             RefusMoi::PasLApi(nature) => ErreurAvecCode::new(
                 CodeSortie::Usage,
@@ -274,51 +279,6 @@ async fn participation_existante(
     }
 }
 
-/// `vigie connexion --jeton JETON` : vérifie le jeton (`GET /moi`) puis l'enregistre.
-pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<CodeSortie> {
-    let api = valider_endpoint(&args.api.url, false)?;
-    let jeton = if args.jeton == "-" {
-        lire_jeton_colle()?
-    } else {
-        args.jeton.clone()
-    };
-    let jeton = jeton::valider(&jeton)?.to_owned();
-    let client = ClientVigieChiro::nouveau(&api, &jeton).map_err(anyhow::Error::msg)?;
-    let utilisateur = mener_ponctuel(async |emetteur| {
-        reconnaitre_plateforme(&client, emetteur)
-            .await
-            .map_err(|r| {
-                r.erreur(
-                &api,
-                ErreurAvecCode::new(
-                    CodeSortie::Usage,
-                    "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
-                     le site et recopiez le jeton de l'adresse (?token=…)",
-                ),
-                "rien n'a été enregistré",
-            )
-            })
-    })?;
-    let chemin = jeton::ecrire(&jeton)?;
-    if !g.quiet {
-        writeln!(
-            io::stdout().lock(),
-            "Connecté en tant que {} ; jeton enregistré dans {} (lisible par vous seul).",
-            neutraliser(
-                utilisateur
-                    .pseudo
-                    .as_deref()
-                    .unwrap_or(utilisateur.id.as_str())
-            ),
-            chemin.display()
-        )?;
-    }
-    if std::env::var_os("VIGIE_JETON").is_some() {
-        eprintln!("attention : VIGIE_JETON est défini et l'emporte sur le jeton enregistré");
-    }
-    Ok(CodeSortie::Succes)
-}
-
 /// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus attendu : le serveur a
 /// répondu qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une
 /// coupure du réseau : les deux ne se disent pas pareil. Un autre refus (une redirection non
@@ -347,45 +307,6 @@ fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
     }
 }
 
-/// Le jeton de `--jeton -` : dans un terminal, à une invite et sans écho (il ne reste ni à
-/// l'écran ni dans le défilement) ; sinon lu tel quel sur l'entrée standard
-/// (`echo "$JETON" | vigie connexion --jeton -`).
-fn lire_jeton_colle() -> Result<String> {
-    use std::io::IsTerminal;
-    if io::stdin().is_terminal() {
-        // L'invite va où l'utilisateur regarde : la sortie d'erreur, ou à défaut la sortie
-        // standard, pourvu que ce soit un terminal.
-        let terminal = [console::Term::stderr(), console::Term::stdout()]
-            .into_iter()
-            .find(console::Term::is_term);
-        if let Some(t) = terminal {
-            t.write_str("Collez le jeton copié sur le site (il ne s'affiche pas), puis Entrée : ")
-                .context("invite du jeton")?;
-            return t.read_secure_line().context("lecture du jeton");
-        }
-    }
-    let mut ligne = String::new();
-    io::stdin()
-        .lock()
-        .read_line(&mut ligne)
-        .context("lecture du jeton")?;
-    Ok(ligne)
-}
-
-/// `vigie deconnexion` : efface le jeton enregistré.
-pub(super) fn deconnexion(g: &OptionsGlobales) -> Result<CodeSortie> {
-    let efface = jeton::effacer()?;
-    if !g.quiet {
-        let message = if efface {
-            "Jeton effacé."
-        } else {
-            "Aucun jeton enregistré."
-        };
-        writeln!(io::stdout().lock(), "{message}")?;
-    }
-    Ok(CodeSortie::Succes)
-}
-
 /// La participation et l'API visées par `vigie traiter` : celles données, ou, sans
 /// `--participation`, celles du dernier plan (qui doit être un dépôt Vigie-Chiro dont la
 /// participation est connue).
@@ -394,7 +315,8 @@ fn cible_du_calcul(g: &OptionsGlobales, args: &ArgsTraiter) -> Result<(IdObjet, 
         let CibleParticipation::Existante(id) = CibleParticipation::existante(p)? else {
             unreachable!("CibleParticipation::existante rend une participation existante");
         };
-        let api = valider_endpoint(&args.api.url, false)?;
+        let adresse = crate::connexion::adresse_api(args.api.url.as_deref())?;
+        let api = valider_endpoint(&adresse.url, false)?;
         return Ok((id, api, String::new()));
     }
     let base = super::ouvrir_base_existante(g)?;
@@ -444,7 +366,9 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     let mut s = io::stdout().lock();
     match (&issue.reponse, issue.raison) {
         (ReponseApi::Succes(Calcul::Lance), _) => {
-            if !g.quiet {
+            if g.json {
+                super::ligne_json(calcul_json(&participation, &api, None))?;
+            } else if !g.quiet {
                 writeln!(
                     s,
                     "Calcul lancé pour la participation {participation}{origine}."
@@ -453,6 +377,10 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
             Ok(CodeSortie::Succes)
         }
         (ReponseApi::Succes(Calcul::DejaEnCours(etat)), _) => {
+            if g.json {
+                super::ligne_json(calcul_json(&participation, &api, Some(etat)))?;
+                return Ok(CodeSortie::Succes);
+            }
             writeln!(
                 s,
                 "La plateforme répond que le calcul de la participation {participation}{origine} \
@@ -486,6 +414,18 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         )
         .into()),
     }
+}
+
+/// `vigie traiter --json` : le calcul lancé, ou déjà planifié ou en cours (`etat_plateforme`,
+/// tel que la plateforme le dit).
+fn calcul_json(participation: &IdObjet, api: &str, deja: Option<&str>) -> serde_json::Value {
+    serde_json::json!({
+        "evenement": "calcul",
+        "participation": participation.as_str(),
+        "api": api,
+        "lance": deja.is_none(),
+        "etat_plateforme": deja,
+    })
 }
 
 /// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant

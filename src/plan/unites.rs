@@ -675,6 +675,22 @@ impl Base {
         .map(|_| ())
     }
 
+    /// Les tentatives faites pour chaque unité du plan, d'après le journal des décisions : une
+    /// ligne par émission tentée (déclaration, envoi, finalisation…), tous passages confondus.
+    /// Une unité jamais tentée n'y est pas.
+    pub fn tentatives_par_unite(&self, plan_id: i64) -> Resultat<HashMap<i64, u64>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT unite_id, count(*) FROM journal_decision \
+                 WHERE plan_id = ?1 AND unite_id IS NOT NULL AND tentative > 0 GROUP BY unite_id",
+            )
+            .map_err(|e| self.err(e))?;
+        st.query_map([plan_id], |l| Ok((l.get(0)?, l.get::<_, i64>(1)? as u64)))
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))
+    }
+
     /// Écrit une décision de la politique de réessai dans le journal.
     pub fn journaliser(&self, e: &EntreeJournal<'_>) -> Resultat<()> {
         self.executer(

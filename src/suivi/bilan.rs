@@ -12,19 +12,38 @@ use serde_json::json;
 
 use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
 use super::liberer_terminal;
+use super::passages::{ArretPassages, FinDesPassages};
 use crate::depot::Bilan;
 
 /// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
-/// commande à lancer s'il reste quelque chose.
-pub fn afficher(b: &Bilan, suite: Option<&str>, json: bool) -> io::Result<()> {
+/// commande à lancer s'il reste quelque chose ; `fin` : avec `--jusqu-au-bout`, combien de
+/// passages et pourquoi ils se sont arrêtés (le bilan compte alors tous les passages).
+pub fn afficher(
+    b: &Bilan,
+    suite: Option<&str>,
+    json: bool,
+    fin: Option<&FinDesPassages>,
+) -> io::Result<()> {
     liberer_terminal();
-    let mut s = io::stdout().lock();
     if json {
-        serde_json::to_writer(&mut s, &bilan_json(b))?;
-        s.write_all(b"\n")?;
-    } else {
-        ecrire_bilan(&mut s, b, suite)?;
+        let mut v = bilan_json(b);
+        if let Some(f) = fin {
+            v["passages"] = json!(f.passages);
+            v["arret"] = json!(f.arret.as_str());
+        }
+        return super::json::ecrire_ligne(v);
     }
+    let mut s = io::stdout().lock();
+    if let Some(f) = fin.filter(|f| f.arret == ArretPassages::DureeEcoulee) {
+        writeln!(
+            s,
+            "Durée écoulée{} : plus de passage ; le plan est à jour, relancer reprend.",
+            f.limite
+                .map(|l| format!(" ({})", duree_lisible(l)))
+                .unwrap_or_default()
+        )?;
+    }
+    ecrire_bilan(&mut s, b, suite, fin.map(|f| f.passages))?;
     s.flush()
 }
 
@@ -60,8 +79,18 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
 
 /// Le bilan pour l'humain. Il parle de fichiers (ce que l'utilisateur a sous les yeux, et ce
 /// que compte la barre), ne dit « sans geste de votre part » que si le passage n'a rien laissé
-/// derrière lui, et ne conseille qu'une commande, la dernière ligne.
-pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::Result<()> {
+/// derrière lui, et ne conseille qu'une commande, la dernière ligne. `passages` : le bilan de
+/// plusieurs passages (`--jusqu-au-bout`), qui compte ce qu'ils ont fait ensemble.
+pub fn ecrire_bilan(
+    s: &mut impl Write,
+    b: &Bilan,
+    suite: Option<&str>,
+    passages: Option<u32>,
+) -> io::Result<()> {
+    let pendant = match passages {
+        Some(n) if n > 1 => format!("en {n} passages"),
+        _ => "pendant ce passage".to_owned(),
+    };
     let r = &b.resume;
     if b.interrompu {
         writeln!(
@@ -71,15 +100,9 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
     }
     writeln!(
         s,
-        "Plan {} : {} / {} {} ({} pendant ce passage).",
+        "Plan {} : {} ({} {pendant}).",
         b.plan,
-        r.deposee,
-        r.total(),
-        if r.deposee > 1 {
-            "fichiers déposés"
-        } else {
-            "fichier déposé"
-        },
+        deposes_sur_total(r),
         b.deposees
     )?;
     if let Some(p) = &b.participation {
@@ -108,7 +131,11 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
             )?,
         }
     }
-    writeln!(s, "  {}", volume_envoye(b.octets_envoyes, b.duree))?;
+    writeln!(
+        s,
+        "  {}",
+        volume_envoye(b.octets_envoyes, b.duree, &pendant)
+    )?;
     if b.incidents_absorbes > 0 {
         if r.deposee == r.total() && !b.interrompu {
             writeln!(
@@ -123,7 +150,7 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
         } else {
             writeln!(
                 s,
-                "  {} pendant ce passage.",
+                "  {} {pendant}.",
                 pluriel(
                     b.incidents_absorbes,
                     "nouvelle tentative",
@@ -176,11 +203,25 @@ pub fn ecrire_bilan(s: &mut impl Write, b: &Bilan, suite: Option<&str>) -> io::R
     Ok(())
 }
 
+/// « 18 / 20 fichiers déposés » : les fichiers du plan.
+pub(super) fn deposes_sur_total(r: &crate::plan::ResumePlan) -> String {
+    format!(
+        "{} / {} {}",
+        r.deposee,
+        r.total(),
+        if r.deposee > 1 {
+            "fichiers déposés"
+        } else {
+            "fichier déposé"
+        }
+    )
+}
+
 /// « 3,0 Mio envoyés en 2,0 s, soit 1,5 Mio/s. » ; le débit seulement s'il se mesure (un
 /// passage de quelques millisecondes n'en a pas), et une phrase simple quand rien n'est parti.
-fn volume_envoye(octets: u64, duree: std::time::Duration) -> String {
+fn volume_envoye(octets: u64, duree: std::time::Duration, pendant: &str) -> String {
     if octets == 0 {
-        return "Rien n'a été envoyé pendant ce passage.".to_owned();
+        return format!("Rien n'a été envoyé {pendant}.");
     }
     let debit = debit_lisible(octets, duree)
         .filter(|_| duree >= DUREE_MESURABLE)
@@ -221,7 +262,7 @@ mod tests {
 
     fn texte(b: &Bilan, suite: Option<&str>) -> String {
         let mut v = Vec::new();
-        ecrire_bilan(&mut v, b, suite).unwrap();
+        ecrire_bilan(&mut v, b, suite, None).unwrap();
         String::from_utf8(v).unwrap()
     }
 
@@ -323,6 +364,30 @@ Ensuite : vigie retenter-echecs 3
         // Quelques millisecondes : pas de débit.
         b.octets_envoyes = 4096;
         assert!(texte(&b, None).contains("  4,0 Kio envoyés en 0,0 s.\n"));
+    }
+
+    #[test]
+    fn le_bilan_de_plusieurs_passages_les_compte_ensemble() {
+        let b = bilan(ResumePlan {
+            deposee: 21,
+            ..Default::default()
+        });
+        let mut v = Vec::new();
+        ecrire_bilan(&mut v, &b, None, Some(3)).unwrap();
+        let t = String::from_utf8(v).unwrap();
+        assert!(
+            t.starts_with("Plan 3 : 21 / 21 fichiers déposés (12 en 3 passages).\n"),
+            "{t}"
+        );
+        assert!(t.contains("2 incidents rattrapés automatiquement"), "{t}");
+        // Un seul passage fait avec --jusqu-au-bout se dit comme un passage.
+        let mut v = Vec::new();
+        ecrire_bilan(&mut v, &b, None, Some(1)).unwrap();
+        assert!(
+            String::from_utf8(v)
+                .unwrap()
+                .contains("(12 pendant ce passage)")
+        );
     }
 
     #[test]

@@ -47,14 +47,29 @@ impl Default for SuiviJson {
     }
 }
 
-/// Une ligne sur la sortie standard, écrite d'un bloc (verrou tenu) pour que deux unités ne
-/// mêlent pas leurs lignes. Un tube fermé n'arrête pas le dépôt : la ligne est perdue, pas la
-/// nuit.
-fn ecrire(valeur: serde_json::Value) {
+/// La version du format des lignes JSON de `vigie`, portée par chacune (`"version": 1`).
+/// Ajouter un champ ou un événement ne la change pas ; retirer un champ, ou en changer le sens
+/// ou le type, la fait passer à la suivante. Le schéma de chaque événement est dans
+/// `schemas/vigie.schema.json`.
+pub const VERSION_JSON: u64 = 1;
+
+/// Écrit une ligne JSON sur la sortie standard, d'un bloc (verrou tenu) pour que deux unités ne
+/// mêlent pas leurs lignes, avec la version du format : c'est par ici que passe chaque ligne
+/// JSON de `vigie`.
+pub fn ecrire_ligne(mut valeur: serde_json::Value) -> io::Result<()> {
+    if let Some(objet) = valeur.as_object_mut() {
+        objet.insert("version".into(), VERSION_JSON.into());
+    }
     let mut sortie = io::stdout().lock();
-    let _ = serde_json::to_writer(&mut sortie, &valeur);
-    let _ = sortie.write_all(b"\n");
-    let _ = sortie.flush();
+    serde_json::to_writer(&mut sortie, &valeur)?;
+    sortie.write_all(b"\n")?;
+    sortie.flush()
+}
+
+/// Une ligne d'événement du moteur. Un tube fermé n'arrête pas le dépôt : la ligne est perdue,
+/// pas la nuit.
+fn ecrire(valeur: serde_json::Value) {
+    let _ = ecrire_ligne(valeur);
 }
 
 /// Quand une ligne `progression` mérite d'être écrite.

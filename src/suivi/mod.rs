@@ -18,6 +18,7 @@ pub mod format;
 pub mod journal;
 mod json;
 mod lignes;
+pub mod passages;
 mod tableau;
 
 use std::io::IsTerminal;
@@ -29,7 +30,7 @@ use crate::plan::{CauseRefus, DepotUnite};
 
 pub use barres::SuiviBarres;
 pub use ecran::liberer_terminal;
-pub use json::SuiviJson;
+pub use json::{SuiviJson, VERSION_JSON, ecrire_ligne};
 pub use lignes::SuiviLignes;
 
 /// Les événements du moteur. Chaque méthode a un défaut vide : un affichage ne prend que ce
@@ -184,6 +185,34 @@ pub fn choisir(g: &OptionsGlobales) -> Arc<dyn Suivi> {
             Arc::new(SuiviJson::nouveau(silencieux)),
             Arc::new(barres(!terminal)),
         ])),
+    }
+}
+
+/// Le suivi du passage en cours, pour ce qui dure plus qu'un passage : l'écoute de Ctrl-C
+/// d'une commande qui enchaîne les passages (`--jusqu-au-bout`), chacun avec ses barres. Seule
+/// l'interruption lui est annoncée ; elle va au suivi du dernier passage commencé.
+#[derive(Default)]
+pub struct SuiviRelais {
+    courant: std::sync::Mutex<Option<Arc<dyn Suivi>>>,
+}
+
+impl SuiviRelais {
+    /// Le suivi du passage qui commence.
+    pub fn remplacer(&self, suivi: Arc<dyn Suivi>) {
+        *self.courant.lock().unwrap_or_else(|e| e.into_inner()) = Some(suivi);
+    }
+}
+
+impl Suivi for SuiviRelais {
+    fn interruption(&self) {
+        let courant = self
+            .courant
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(s) = courant {
+            s.interruption();
+        }
     }
 }
 

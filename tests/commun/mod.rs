@@ -384,6 +384,23 @@ pub mod plateforme {
                 .unwrap()
         }
 
+        /// Remplace l'objet d'un fichier dans le S3 de la plateforme, par-dessus elle (un
+        /// stockage altéré).
+        pub fn alterer_objet(&self, titre: &str, octets: Vec<u8>) {
+            let cle = self.bac().fichier(PARTICIPATION, titre).unwrap().cle;
+            self.rt
+                .block_on(
+                    self.bac()
+                        .client()
+                        .put_object()
+                        .bucket(COMPARTIMENT_PLATEFORME)
+                        .key(cle)
+                        .body(octets.into())
+                        .send(),
+                )
+                .unwrap();
+        }
+
         /// Un envoi en plusieurs parties abandonné (par un autre client, ou une version
         /// antérieure) : il reste un enregistrement non finalisé qui tient un envoi multipart
         /// S3 ouvert. Rend son `_id`.
@@ -825,4 +842,47 @@ pub mod mandataire {
             .body(CorpsPlein::new(if tete { Vec::new() } else { r.corps }))
             .unwrap())
     }
+}
+
+/// Les lignes JSON d'une sortie standard (`--json`), chacune validée contre le schéma du dépôt
+/// (`schemas/vigie.schema.json`) : version 1, un événement connu, ses champs et leurs types.
+/// Une ligne qui n'est pas du JSON, ou qui ne suit pas le schéma, fait échouer le test.
+pub fn lignes_json(sortie: &[u8]) -> Vec<serde_json::Value> {
+    let texte = std::str::from_utf8(sortie).expect("sortie standard en UTF-8");
+    texte
+        .lines()
+        .map(|ligne| {
+            let v: serde_json::Value = serde_json::from_str(ligne)
+                .unwrap_or_else(|e| panic!("ligne qui n'est pas du JSON ({e}) : {ligne}"));
+            valider_ligne(&v);
+            v
+        })
+        .collect()
+}
+
+/// Valide une ligne JSON contre le schéma du dépôt.
+pub fn valider_ligne(v: &serde_json::Value) {
+    static SCHEMA: std::sync::LazyLock<jsonschema::Validator> = std::sync::LazyLock::new(|| {
+        let texte = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/vigie.schema.json"
+        ))
+        .expect("schemas/vigie.schema.json lisible");
+        let schema: serde_json::Value = serde_json::from_str(&texte).expect("schéma en JSON");
+        jsonschema::validator_for(&schema).expect("schéma valide")
+    });
+    let erreurs: Vec<String> = SCHEMA
+        .iter_errors(v)
+        .map(|e| format!("{} (à {})", e, e.instance_path()))
+        .collect();
+    assert!(
+        erreurs.is_empty(),
+        "ligne hors du schéma : {v}\n{}",
+        erreurs.join("\n")
+    );
+}
+
+/// Les événements d'un type, dans l'ordre.
+pub fn evenements<'a>(lignes: &'a [serde_json::Value], nom: &str) -> Vec<&'a serde_json::Value> {
+    lignes.iter().filter(|l| l["evenement"] == nom).collect()
 }

@@ -1,0 +1,169 @@
+//! Ce que `vigie connexion` retient à côté du jeton : l'adresse de l'API, si elle a été donnée
+//! par `--api`, et le compte que la plateforme a reconnu.
+//!
+//! Pourquoi : l'adresse de l'API n'est pas sûre (le serveur place ses routes sous un préfixe
+//! choisi au déploiement, voir le README). Celui qui l'a trouvée une fois ne doit pas la répéter
+//! à chaque commande, ni voir `vigie traiter` viser une autre adresse que son dépôt. Elle vit
+//! dans `connexion.json`, dans le même répertoire et avec les mêmes droits que le jeton (0600),
+//! écrite de la même façon (à côté, puis renommée). `--api` et `VIGIE_API` l'emportent sur elle,
+//! elle l'emporte sur l'adresse par défaut ; `vigie deconnexion` l'efface avec le jeton.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::destination::API_VIGIECHIRO;
+use crate::jeton::{self, ErreurJeton};
+
+/// Le fichier, à côté du jeton.
+const NOM_FICHIER: &str = "connexion.json";
+
+/// Ce que `vigie connexion` a retenu.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnexionRetenue {
+    /// L'adresse de l'API donnée à `vigie connexion --api`, normalisée.
+    #[serde(default)]
+    pub api: Option<String>,
+    /// Le compte reconnu par la plateforme (`GET /moi`) à la dernière connexion.
+    #[serde(default)]
+    pub compte: Option<Compte>,
+}
+
+/// Un compte de la plateforme, tel que `GET /moi` le décrit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Compte {
+    pub id: String,
+    #[serde(default)]
+    pub pseudo: Option<String>,
+}
+
+impl Compte {
+    /// Le pseudo, ou à défaut l'identifiant.
+    pub fn nom(&self) -> &str {
+        self.pseudo.as_deref().unwrap_or(&self.id)
+    }
+}
+
+/// D'où vient l'adresse de l'API d'une commande.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrigineApi {
+    /// `--api URL`.
+    Option,
+    /// La variable `VIGIE_API`.
+    Variable,
+    /// Retenue par `vigie connexion --api`.
+    Retenue,
+    /// L'adresse par défaut de `vigie`.
+    ParDefaut,
+}
+
+impl OrigineApi {
+    /// Nom stable (sortie JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrigineApi::Option => "option",
+            OrigineApi::Variable => "variable",
+            OrigineApi::Retenue => "retenue",
+            OrigineApi::ParDefaut => "defaut",
+        }
+    }
+
+    /// Dit à l'utilisateur d'où vient l'adresse.
+    pub fn en_clair(self) -> &'static str {
+        match self {
+            OrigineApi::Option => "donnée par --api",
+            OrigineApi::Variable => "donnée par la variable VIGIE_API",
+            OrigineApi::Retenue => "retenue par vigie connexion --api",
+            OrigineApi::ParDefaut => "adresse par défaut",
+        }
+    }
+}
+
+/// L'adresse de l'API d'une commande, et d'où elle vient.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdresseApi {
+    pub url: String,
+    pub origine: OrigineApi,
+}
+
+/// `$XDG_CONFIG_HOME/vigie/connexion.json`, à côté du jeton.
+pub fn chemin() -> Result<PathBuf, ErreurJeton> {
+    let jeton = jeton::chemin()?;
+    Ok(jeton.with_file_name(NOM_FICHIER))
+}
+
+/// Ce qui est retenu ; rien (et pas d'erreur) si `vigie connexion` n'a rien retenu.
+pub fn lire() -> Result<ConnexionRetenue, ErreurJeton> {
+    let chemin = chemin()?;
+    match std::fs::read(&chemin) {
+        Ok(octets) => {
+            serde_json::from_slice(&octets).map_err(|_| ErreurJeton::ConnexionIllisible { chemin })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConnexionRetenue::default()),
+        Err(cause) => Err(ErreurJeton::Fichier { chemin, cause }),
+    }
+}
+
+/// Retient `connexion` (fichier 0600, à côté du jeton), en remplaçant ce qui l'était.
+pub fn ecrire(connexion: &ConnexionRetenue) -> Result<PathBuf, ErreurJeton> {
+    let chemin = chemin()?;
+    let texte = serde_json::to_vec_pretty(connexion).unwrap_or_default();
+    jeton::ecrire_prive(&chemin, &texte)?;
+    Ok(chemin)
+}
+
+/// Oublie ce qui est retenu ; rend vrai s'il y avait quelque chose.
+pub fn effacer() -> Result<bool, ErreurJeton> {
+    jeton::effacer_fichier(chemin()?)
+}
+
+/// L'adresse de l'API d'une commande : `demandee` (`--api`, ou `VIGIE_API` que clap y a déjà
+/// mise), sinon celle que `vigie connexion --api` a retenue, sinon l'adresse par défaut.
+pub fn adresse_api(demandee: Option<&str>) -> Result<AdresseApi, ErreurJeton> {
+    let variable = std::env::var("VIGIE_API").ok().filter(|v| !v.is_empty());
+    if let Some(url) = demandee {
+        // clap met `VIGIE_API` dans l'option quand elle n'est pas donnée : on le dit tel quel.
+        let origine = if variable.as_deref() == Some(url) {
+            OrigineApi::Variable
+        } else {
+            OrigineApi::Option
+        };
+        return Ok(AdresseApi {
+            url: url.to_owned(),
+            origine,
+        });
+    }
+    if let Some(url) = variable {
+        return Ok(AdresseApi {
+            url,
+            origine: OrigineApi::Variable,
+        });
+    }
+    Ok(match lire()?.api {
+        Some(url) => AdresseApi {
+            url,
+            origine: OrigineApi::Retenue,
+        },
+        None => AdresseApi {
+            url: API_VIGIECHIRO.to_owned(),
+            origine: OrigineApi::ParDefaut,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn l_ancien_fichier_et_les_champs_ajoutes_se_relisent() {
+        let vide: ConnexionRetenue = serde_json::from_str("{}").unwrap();
+        assert_eq!(vide, ConnexionRetenue::default());
+        let plus: ConnexionRetenue = serde_json::from_str(
+            r#"{"api":"https://a/api","compte":{"id":"x","pseudo":null},"autre":1}"#,
+        )
+        .unwrap();
+        assert_eq!(plus.api.as_deref(), Some("https://a/api"));
+        assert_eq!(plus.compte.as_ref().map(Compte::nom), Some("x"));
+    }
+}

@@ -1,0 +1,206 @@
+//! Ce que dit `--jusqu-au-bout` : une ligne par passage, et pourquoi les passages s'arrêtent.
+//!
+//! Pourquoi : un portable laissé seul la nuit enchaîne les passages sans que personne regarde ;
+//! au matin, le journal (ou la sortie JSON d'un script) doit dire ce que chaque passage a fait,
+//! quand le suivant était prévu, et pourquoi `vigie` s'est arrêté. Chaque passage a sa ligne de
+//! bilan (sur la sortie standard, comme le bilan) ; le bilan final vient en dernier.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::bilan::{bilan_json, deposes_sur_total};
+use super::format::{neutraliser, pluriel};
+use super::secondes_au_dessus;
+use crate::depot::Bilan;
+
+/// Pourquoi les passages se sont arrêtés.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArretPassages {
+    /// Tous les fichiers du plan sont déposés.
+    ToutDepose,
+    /// Il ne reste que des refus définitifs : plus rien à tenter sans un geste humain.
+    RefusDefinitifs,
+    /// La DURÉE de `--jusqu-au-bout=DURÉE` est écoulée (ou le serait avant la fin de la pause).
+    DureeEcoulee,
+    /// Ctrl-C ou SIGTERM.
+    Interrompu,
+}
+
+impl ArretPassages {
+    /// Nom stable (sortie JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArretPassages::ToutDepose => "tout_depose",
+            ArretPassages::RefusDefinitifs => "refus_definitifs",
+            ArretPassages::DureeEcoulee => "duree_ecoulee",
+            ArretPassages::Interrompu => "interrompu",
+        }
+    }
+}
+
+/// La fin d'une commande lancée avec `--jusqu-au-bout` : combien de passages, et pourquoi elle
+/// s'arrête.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinDesPassages {
+    pub passages: u32,
+    pub arret: ArretPassages,
+    /// La DURÉE donnée, s'il y en a une.
+    pub limite: Option<Duration>,
+}
+
+/// Ce qu'a donné un passage : son bilan, ou l'erreur passagère qui l'a arrêté avant tout envoi
+/// (plateforme indisponible à la création de la participation, par exemple).
+pub enum IssuePassage<'a> {
+    Bilan(&'a Bilan),
+    Erreur { plan: i64, message: &'a str },
+}
+
+/// La ligne d'un passage pour l'humain :
+/// « Passage 2 : 18 / 20 fichiers déposés (3 pendant ce passage), 2 en échec transitoire ;
+/// prochain passage dans 30 s. »
+pub fn ligne_passage(numero: u32, issue: &IssuePassage<'_>, prochain: Option<Duration>) -> String {
+    let mut ligne = match issue {
+        IssuePassage::Bilan(b) => {
+            let r = &b.resume;
+            let mut l = format!(
+                "Passage {numero} : {} ({} pendant ce passage)",
+                deposes_sur_total(r),
+                b.deposees
+            );
+            let transitoires = r.echec - r.definitifs;
+            for (n, singulier, pluriel_) in [
+                (transitoires, "en échec transitoire", "en échec transitoire"),
+                (r.incertaine, "incertain", "incertains"),
+                (r.definitifs, "refus définitif", "refus définitifs"),
+                (r.a_deposer + r.en_cours, "à déposer", "à déposer"),
+            ] {
+                if n > 0 {
+                    l.push_str(", ");
+                    l.push_str(&pluriel(n, singulier, pluriel_));
+                }
+            }
+            l
+        }
+        IssuePassage::Erreur { message, .. } => {
+            format!("Passage {numero} : {}", neutraliser(message))
+        }
+    };
+    match prochain {
+        Some(p) => ligne.push_str(&format!(
+            " ; prochain passage dans {} s.",
+            secondes_au_dessus(p)
+        )),
+        None => ligne.push('.'),
+    }
+    ligne
+}
+
+/// L'événement JSON d'un passage : les clés du bilan (comptes du plan, et de ce passage), plus
+/// `passage` (son numéro) et `prochain_passage_s` (la pause avant le suivant, `null` si c'était
+/// le dernier) ; pour un passage arrêté avant tout envoi, `erreur` au lieu des comptes.
+pub fn passage_json(
+    numero: u32,
+    issue: &IssuePassage<'_>,
+    prochain: Option<Duration>,
+) -> serde_json::Value {
+    let mut v = match issue {
+        IssuePassage::Bilan(b) => bilan_json(b),
+        IssuePassage::Erreur { plan, message } => json!({"plan": plan, "erreur": message}),
+    };
+    v["evenement"] = json!("passage");
+    v["passage"] = json!(numero);
+    v["prochain_passage_s"] = json!(prochain.map(|p| p.as_secs_f64()));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::ResumePlan;
+
+    fn bilan(resume: ResumePlan, deposees: u64) -> Bilan {
+        Bilan {
+            plan: 4,
+            resume,
+            deposees,
+            octets_envoyes: 10,
+            incidents_absorbes: 0,
+            duree: Duration::from_secs(1),
+            interrompu: false,
+            participation: None,
+            deja_sur_la_plateforme: 0,
+            deja_non_comparees: 0,
+        }
+    }
+
+    #[test]
+    fn une_ligne_par_passage_qui_dit_la_suite() {
+        let b = bilan(
+            ResumePlan {
+                deposee: 18,
+                echec: 3,
+                definitifs: 1,
+                ..Default::default()
+            },
+            3,
+        );
+        assert_eq!(
+            ligne_passage(
+                2,
+                &IssuePassage::Bilan(&b),
+                Some(Duration::from_millis(29_100))
+            ),
+            "Passage 2 : 18 / 21 fichiers déposés (3 pendant ce passage), 2 en échec \
+             transitoire, 1 refus définitif ; prochain passage dans 30 s."
+        );
+        let b = bilan(
+            ResumePlan {
+                deposee: 1,
+                ..Default::default()
+            },
+            1,
+        );
+        assert_eq!(
+            ligne_passage(3, &IssuePassage::Bilan(&b), None),
+            "Passage 3 : 1 / 1 fichier déposé (1 pendant ce passage)."
+        );
+        let erreur = IssuePassage::Erreur {
+            plan: 4,
+            message: "rien n'a été envoyé : plateforme\u{1b}[2J injoignable",
+        };
+        assert_eq!(
+            ligne_passage(1, &erreur, Some(Duration::from_secs(15))),
+            "Passage 1 : rien n'a été envoyé : plateforme\\u{1b}[2J injoignable ; prochain \
+             passage dans 15 s."
+        );
+    }
+
+    #[test]
+    fn le_json_d_un_passage_reprend_le_bilan() {
+        let b = bilan(
+            ResumePlan {
+                deposee: 2,
+                echec: 1,
+                ..Default::default()
+            },
+            2,
+        );
+        let v = passage_json(1, &IssuePassage::Bilan(&b), Some(Duration::from_secs(20)));
+        assert_eq!(v["evenement"], "passage");
+        assert_eq!(v["passage"], 1);
+        assert_eq!(v["echecs"], 1);
+        assert_eq!(v["deposees_ce_passage"], 2);
+        assert_eq!(v["prochain_passage_s"], 20.0);
+        let v = passage_json(
+            3,
+            &IssuePassage::Erreur {
+                plan: 4,
+                message: "x",
+            },
+            None,
+        );
+        assert_eq!(v["erreur"], "x");
+        assert!(v["prochain_passage_s"].is_null());
+    }
+}

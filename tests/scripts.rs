@@ -1,0 +1,664 @@
+//! Pour les scripts et le portable laissé seul : `--jusqu-au-bout`, `vigie etat --unites`,
+//! l'adresse de l'API retenue par `vigie connexion --api`, et une sortie JSON qui suit son
+//! schéma (`schemas/vigie.schema.json`). Chaque sortie `--json` de ces essais est validée
+//! ligne à ligne contre le schéma (`commun::lignes_json`), pannes comprises.
+
+mod commun;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::Duration;
+
+use commun::plateforme::{JETON, PARTICIPATION, nom};
+use commun::*;
+use vigie::bac_a_sable::{Operation, Panne, Regle};
+
+/// Pauses courtes entre deux passages : les essais ne dorment pas.
+const PAUSES_COURTES: [&str; 4] = ["--attente-passage", "0.02", "--attente-passage-max", "0.05"];
+
+fn panne_503() -> Panne {
+    Panne::Statut {
+        code: 503,
+        retry_after: None,
+    }
+}
+
+/// Deux fichiers, dont le premier ne passe jamais (503 à chaque envoi).
+fn deux_fichiers_dont_un_en_panne_permanente() -> (Banc, [(String, usize); 2]) {
+    let banc = Banc::nouveau();
+    let fichiers = [(nom(1), 1500), (nom(2), 2500)];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    banc.bac().pannes().programmer(
+        Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(&nom(1))),
+    );
+    (banc, fichiers)
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Une panne qui dure plus qu'un passage (20 échecs de suite sur une clé, 3 tentatives par
+/// passage) : `--jusqu-au-bout` repasse jusqu'à tout déposer, code 0, une ligne par passage et
+/// le bilan en dernier.
+#[test]
+fn une_panne_plus_longue_qu_un_passage_finit_deposee_apres_plusieurs_passages() {
+    let banc = Banc::nouveau();
+    let tenace = nom(1);
+    banc.fichier(&tenace, 2000);
+    banc.fichier(&nom(2), 3000);
+    banc.bac().pannes().programmer(
+        Regle::toujours(Some(Operation::PutObject), panne_503())
+            .sur_cle(&banc.cle(&tenace))
+            .fois(20),
+    );
+    let out = banc
+        .depot()
+        .args(["--tentatives", "3", "--jusqu-au-bout", "--json"])
+        .args(PAUSES_COURTES)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let passages = evenements(&lignes, "passage");
+    // 20 échecs, 3 tentatives par passage : le 7e passage dépose.
+    assert_eq!(passages.len(), 7, "{}", stdout(&out));
+    for (i, p) in passages.iter().enumerate() {
+        assert_eq!(p["passage"], i + 1);
+        assert_eq!(p["prochain_passage_s"].is_null(), i == 6, "{p}");
+    }
+    assert_eq!(passages[0]["echecs"], 1);
+    assert_eq!(passages[6]["echecs"], 0);
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["evenement"], "bilan");
+    assert_eq!(bilan["passages"], 7);
+    assert_eq!(bilan["arret"], "tout_depose");
+    assert_eq!(bilan["deposees"], 2);
+    assert_eq!(bilan["deposees_ce_passage"], 2, "tous passages confondus");
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(&tenace)),
+        21
+    );
+    banc.verifier_identiques(&[(tenace, 2000), (nom(2), 3000)]);
+}
+
+/// Un refus définitif à côté d'une panne passagère : on repasse pour la panne, puis on s'arrête
+/// en 3 dès qu'il ne reste que le refus ; le texte a une ligne par passage.
+#[test]
+fn il_ne_reste_qu_un_refus_definitif_code_3() {
+    let banc = Banc::nouveau();
+    let refuse = nom(1);
+    let passager = nom(2);
+    banc.fichier(&refuse, 1000);
+    banc.fichier(&passager, 1000);
+    banc.bac().pannes().programmer(
+        Regle::toujours(
+            Some(Operation::PutObject),
+            Panne::Statut {
+                code: 403,
+                retry_after: None,
+            },
+        )
+        .sur_cle(&banc.cle(&refuse)),
+    );
+    banc.bac().pannes().programmer(
+        Regle::toujours(Some(Operation::PutObject), panne_503())
+            .sur_cle(&banc.cle(&passager))
+            .fois(4),
+    );
+    let out = banc
+        .depot()
+        .args(["--tentatives", "2", "--jusqu-au-bout"])
+        .args(PAUSES_COURTES)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let sortie = stdout(&out);
+    let lignes_passage: Vec<&str> = sortie
+        .lines()
+        .filter(|l| l.starts_with("Passage "))
+        .collect();
+    assert_eq!(lignes_passage.len(), 3, "{sortie}");
+    assert!(
+        lignes_passage[0]
+            .contains("1 en échec transitoire, 1 refus définitif ; prochain passage dans"),
+        "{sortie}"
+    );
+    assert!(
+        lignes_passage[2].starts_with(
+            "Passage 3 : 1 / 2 fichier déposé (1 pendant ce passage), 1 refus définitif."
+        ),
+        "{sortie}"
+    );
+    assert!(sortie.contains("(1 en 3 passages)"), "{sortie}");
+    assert!(
+        sortie.ends_with(
+            "Ensuite : corrigez la cause des refus définitifs, puis vigie retenter-echecs 1 --y-compris-definitifs\n"
+        ),
+        "{sortie}"
+    );
+    // Le refus définitif n'est pas retenté d'un passage à l'autre : un seul PUT.
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes_cle(Operation::PutObject, &banc.cle(&refuse)),
+        1
+    );
+
+    // Ce qu'un script lit pour corriger : le refus, avec sa cause.
+    let out = banc
+        .vigie()
+        .args(["etat", "--unites", "definitif", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let unites = lignes_json(&out.stdout);
+    assert_eq!(unites.len(), 1, "{}", stdout(&out));
+    assert_eq!(unites[0]["chemin"], refuse.as_str());
+    assert_eq!(unites[0]["cause"], "DROITS");
+    assert_eq!(unites[0]["definitif"], true);
+}
+
+/// `--jusqu-au-bout=5s` contre une panne permanente : la durée arrête les passages, code 1,
+/// plan cohérent (rien en cours), et la relance termine une fois la panne passée.
+#[test]
+fn une_duree_ecoulee_sur_une_panne_permanente_code_1() {
+    let (banc, fichiers) = deux_fichiers_dont_un_en_panne_permanente();
+    let out = banc
+        .depot()
+        .args(["--tentatives", "2", "--jusqu-au-bout=5s", "--json"])
+        .args(["--attente-passage", "0.2", "--attente-passage-max", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    assert!(
+        evenements(&lignes, "passage").len() >= 2,
+        "{}",
+        stdout(&out)
+    );
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["arret"], "duree_ecoulee");
+    assert_eq!(bilan["deposees"], 1);
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
+    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
+
+    banc.bac().pannes().effacer();
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+}
+
+/// Ctrl-C pendant la pause entre deux passages : code 130 sans attendre la fin de la pause,
+/// bilan « interrompu », plan cohérent ; `vigie retenter-echecs` termine ensuite.
+#[test]
+fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
+    let (banc, fichiers) = deux_fichiers_dont_un_en_panne_permanente();
+    let mut c = banc.depot();
+    c.args(["--tentatives", "2", "--jusqu-au-bout", "--json"])
+        // Une pause d'une heure : seul Ctrl-C peut la finir dans le temps de l'essai.
+        .args(["--attente-passage", "3600", "--attente-passage-max", "3600"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut enfant = c.spawn().unwrap();
+    let mut lecteur = BufReader::new(enfant.stdout.take().unwrap());
+    let mut lues = Vec::new();
+    loop {
+        let mut ligne = String::new();
+        assert!(
+            lecteur.read_line(&mut ligne).unwrap() > 0,
+            "sortie close avant la fin du premier passage : {lues:?}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&ligne).unwrap();
+        valider_ligne(&v);
+        let pause = v["evenement"] == "passage";
+        lues.push(v);
+        if pause {
+            break;
+        }
+    }
+    let passage = lues.last().unwrap();
+    assert!(
+        passage["prochain_passage_s"].as_f64().unwrap() >= 1800.0,
+        "{passage}"
+    );
+    signal(&enfant, "INT");
+    let mut reste = String::new();
+    std::io::Read::read_to_string(&mut lecteur, &mut reste).unwrap();
+    let out = attendre_fin(enfant, Duration::from_secs(30));
+    assert_eq!(code(&out), 130, "{}\n{reste}", texte(&out));
+    let suite = lignes_json(reste.as_bytes());
+    let bilan = suite.last().unwrap();
+    assert_eq!(bilan["evenement"], "bilan", "{reste}");
+    assert_eq!(bilan["arret"], "interrompu");
+    assert_eq!(bilan["interrompu"], true);
+    assert_eq!(bilan["passages"], 1);
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
+
+    banc.bac().pannes().effacer();
+    let out = banc.retenter().arg("--jusqu-au-bout").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+}
+
+/// Après un passage raté, `vigie etat --unites echec --json` : exactement les fichiers en
+/// échec, avec leur cause, triés ; les autres filtres, et le texte neutralisé.
+#[test]
+fn etat_unites_echec_liste_exactement_les_fichiers_en_echec() {
+    let banc = Banc::nouveau();
+    let en_panne = [nom(3), nom(1)];
+    for i in 1..=4 {
+        banc.fichier(&nom(i), 1000 + i);
+    }
+    for n in &en_panne {
+        banc.bac().pannes().programmer(
+            Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(n)),
+        );
+    }
+    let out = banc.depot().args(["--tentatives", "2"]).output().unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+
+    let out = banc
+        .vigie()
+        .args(["etat", "--unites", "echec", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let unites = lignes_json(&out.stdout);
+    let chemins: Vec<&str> = unites
+        .iter()
+        .map(|u| u["chemin"].as_str().unwrap())
+        .collect();
+    assert_eq!(chemins, [nom(1), nom(3)], "triés par chemin");
+    for u in &unites {
+        assert_eq!(u["evenement"], "unite");
+        assert_eq!(u["etat"], "echec");
+        assert_eq!(u["cause"], "SERVEUR");
+        assert_eq!(u["definitif"], false);
+        assert_eq!(u["tentatives"], 2, "{u}");
+        assert!(u["message"].as_str().unwrap().contains("503"), "{u}");
+    }
+    assert_eq!(unites[0]["octets"], 1001);
+
+    let compter = |filtre: &str| {
+        let out = banc
+            .vigie()
+            .args(["etat", "--unites", filtre, "--json"])
+            .output()
+            .unwrap();
+        lignes_json(&out.stdout).len()
+    };
+    assert_eq!(compter("deposee"), 2);
+    assert_eq!(compter("tout"), 4);
+    assert_eq!(compter("definitif"), 0);
+    assert_eq!(compter("incertaine"), 0);
+
+    let out = banc
+        .vigie()
+        .args(["etat", "--unites", "echec"])
+        .output()
+        .unwrap();
+    let texte_etat = stdout(&out);
+    let lignes: Vec<&str> = texte_etat.lines().collect();
+    assert_eq!(lignes.len(), 3, "{texte_etat}");
+    assert!(lignes[1].starts_with("echec      SERVEUR"), "{texte_etat}");
+    assert!(lignes[1].contains(&nom(1)), "{texte_etat}");
+    let out = banc
+        .vigie()
+        .args(["etat", "--unites", "incertaine"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&out),
+        "Plan 1 : aucun fichier dans l'état incertaine.\n"
+    );
+}
+
+/// Vers la plateforme : `--jusqu-au-bout` repasse après une panne de S3 et une réponse
+/// perdue à la finalisation ; chaque ligne suit le schéma, le bilan nomme la participation.
+#[test]
+fn jusqu_au_bout_vers_la_plateforme() {
+    let banc = Banc::nouveau();
+    for i in 1..=3 {
+        banc.fichier(&nom(i), 4000 + i);
+    }
+    banc.bac().pannes().programmer(
+        Regle::toujours(Some(Operation::PutObject), panne_503())
+            .sur_cle(&vigie::bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap())
+            .fois(3),
+    );
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::ApiFinaliser,
+        vigie::bac_a_sable::cle_fichier(PARTICIPATION, &nom(3)).as_deref(),
+        1,
+        Panne::PerdreReponse,
+    ));
+    let out = banc
+        .depot_plateforme()
+        .args(["--tentatives", "2", "--jusqu-au-bout", "--json"])
+        .args(PAUSES_COURTES)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    assert_eq!(evenements(&lignes, "passage").len(), 2, "{}", stdout(&out));
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["participation"], PARTICIPATION);
+    assert_eq!(bilan["arret"], "tout_depose");
+    assert_eq!(banc.bac().fichiers().len(), 3);
+}
+
+/// `vigie connexion --api` retient l'adresse à côté du jeton (mêmes droits) ; `vigie depot`
+/// sans `--api` s'en sert, le rappel de `vigie traiter` n'a plus besoin de `--api`, et
+/// `vigie connexion` seul dit l'adresse et le compte.
+#[test]
+fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    let api = banc.bac().api();
+
+    let mut enfant = banc
+        .vigie()
+        .args(["connexion", "--jeton", "-", "--api", &api, "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(enfant.stdin.take().unwrap(), "{JETON}").unwrap();
+    let out = enfant.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let connexion = &lignes_json(&out.stdout)[0];
+    assert_eq!(connexion["api"], api.as_str());
+    assert_eq!(connexion["origine_api"], "option");
+    assert_eq!(connexion["enregistre"], true);
+    let config = banc.dossier.path().join(".config/vigie");
+    let retenue = std::fs::read_to_string(config.join("connexion.json")).unwrap();
+    assert!(retenue.contains(&api), "{retenue}");
+    assert!(
+        !retenue.contains(JETON),
+        "le jeton n'est pas dans connexion.json"
+    );
+    for f in ["jeton", "connexion.json"] {
+        let mode = std::fs::metadata(config.join(f))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{f}");
+    }
+
+    // Sans --api ni VIGIE_API ni VIGIE_JETON : l'adresse et le jeton retenus.
+    let out = banc
+        .vigie()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION])
+        .args(Banc::options_rapides())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().fichiers().len(), 1);
+    assert!(
+        stdout(&out).ends_with(&format!(
+            "Ensuite : vigie traiter --participation {PARTICIPATION}\n"
+        )),
+        "{}",
+        texte(&out)
+    );
+    let etat = banc.etat();
+    assert!(
+        etat["destination"].as_str().unwrap().contains(&api),
+        "{etat}"
+    );
+
+    let out = banc.vigie().arg("connexion").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let sortie = stdout(&out);
+    assert!(
+        sortie.starts_with(&format!(
+            "Adresse de l'API : {api} (retenue par vigie connexion --api)\n"
+        )),
+        "{sortie}"
+    );
+    assert!(
+        sortie.contains("jeton accepté par la plateforme"),
+        "{sortie}"
+    );
+
+    // `vigie traiter` sans --api vise la même adresse.
+    let out = banc
+        .vigie()
+        .args(["traiter", "--participation", PARTICIPATION, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let calcul = &lignes_json(&out.stdout)[0];
+    assert_eq!(calcul["api"], api.as_str());
+    assert_eq!(calcul["lance"], true);
+
+    // --api l'emporte sur l'adresse retenue : une adresse qui n'est pas l'API est refusée.
+    let out = banc
+        .vigie()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--json"])
+        .args(["--api", &format!("{}/ailleurs", banc.bac().endpoint())])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = lignes_json(&out.stdout);
+    assert_eq!(erreur.last().unwrap()["evenement"], "erreur");
+    assert_eq!(erreur.last().unwrap()["code"], 2);
+
+    let out = banc
+        .vigie()
+        .args(["deconnexion", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(lignes_json(&out.stdout)[0]["connexion_effacee"], true);
+    assert!(!config.join("connexion.json").exists());
+    let out = banc.vigie().args(["connexion", "--json"]).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    assert_eq!(lignes[0]["origine_api"], "defaut");
+    assert_eq!(lignes[0]["jeton"], serde_json::Value::Null);
+}
+
+/// Chaque événement que le code émet a son schéma : le nom de chaque `"evenement"` écrit dans
+/// `src/` est dans l'énumération du schéma, qui n'en a pas d'autre.
+#[test]
+fn chaque_evenement_emis_a_son_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/vigie.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut decrits: Vec<String> = schema["properties"]["evenement"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    decrits.sort();
+    let motif = regex::Regex::new(r#""evenement"\]?\s*(?::|=\s*json!\()\s*"([a-z_]+)""#).unwrap();
+    let mut emis = std::collections::BTreeSet::new();
+    let mut a_voir = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src"
+    ))];
+    while let Some(d) = a_voir.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                a_voir.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let texte = std::fs::read_to_string(&p).unwrap();
+                // Les tests unitaires lisent des événements, ils n'en émettent pas.
+                let code = texte.split("#[cfg(test)]").next().unwrap_or("");
+                for c in motif.captures_iter(code) {
+                    emis.insert(c[1].to_owned());
+                }
+            }
+        }
+    }
+    // Les événements du moteur et du bac à sable, au moins, doivent avoir été trouvés.
+    for attendu in [
+        "bilan",
+        "passage",
+        "unite_en_echec",
+        "pret",
+        "erreur",
+        "connexion",
+    ] {
+        assert!(
+            emis.contains(attendu),
+            "{attendu} introuvable dans src/ : {emis:?}"
+        );
+    }
+    assert_eq!(emis.into_iter().collect::<Vec<_>>(), decrits);
+    for nom in &decrits {
+        assert!(
+            schema["$defs"][nom]["description"].is_string(),
+            "{nom} sans description"
+        );
+    }
+}
+
+/// La sortie `--json` réelle de chaque commande suit le schéma : dépôt S3 avec pannes,
+/// simulation, vérification, état, plans, renommage, dépôt vers la plateforme avec
+/// avertissement, démonstration, bac à sable, erreur.
+#[test]
+fn chaque_commande_suit_le_schema() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    banc.fichier(&nom(2), 6 * MIO + 10);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::PutObject,
+        Some(banc.cle(&nom(1)).as_str()),
+        1,
+        Panne::Statut {
+            code: 503,
+            retry_after: Some(vigie::bac_a_sable::RetryAfter::Secondes(1)),
+        },
+    ));
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::UploadPart,
+        Some(banc.cle(&nom(2)).as_str()),
+        1,
+        Panne::CouperCorpsApres(100_000),
+    ));
+    let json = |c: &mut std::process::Command| {
+        let out = c.arg("--json").output().unwrap();
+        (code(&out), lignes_json(&out.stdout), texte(&out))
+    };
+    let (c, lignes, t) = json(banc.depot().arg("--simulation"));
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(evenements(&lignes, "partirait").len(), 2, "{t}");
+    let (c, lignes, t) = json(&mut banc.depot());
+    assert_eq!(c, 0, "{t}");
+    for attendu in [
+        "plan",
+        "debut",
+        "unite_commencee",
+        "nouvelle_tentative",
+        "unite_deposee",
+        "bilan",
+    ] {
+        assert!(!evenements(&lignes, attendu).is_empty(), "{attendu} : {t}");
+    }
+    for commande in [
+        vec!["etat"],
+        vec!["etat", "--unites", "tout"],
+        vec!["plans"],
+        vec!["verifier", "--endpoint-url", &banc.bac().endpoint()],
+    ] {
+        let (c, lignes, t) = json(banc.vigie().args(&commande));
+        assert_eq!(c, 0, "{commande:?} : {t}");
+        assert!(!lignes.is_empty(), "{commande:?} : {t}");
+    }
+
+    // Renommer, et un dépôt vers la plateforme dont un nom porte un autre point.
+    let autre = tempfile::tempdir().unwrap();
+    std::fs::write(
+        autre
+            .path()
+            .join("Car640139-2026-Pass1-Z9-OB-1_20260621_220001_000.WAV"),
+        b"x",
+    )
+    .unwrap();
+    let (c, lignes, t) = json(
+        banc.vigie()
+            .arg("renommer")
+            .arg(autre.path())
+            .arg("--appliquer"),
+    );
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(evenements(&lignes, "renommage").len(), 1, "{t}");
+    let mut depot = banc.vigie_plateforme();
+    depot.arg("depot").arg(autre.path()).args([
+        "--participation",
+        PARTICIPATION,
+        "--api",
+        &banc.bac().api(),
+    ]);
+    let (c, lignes, t) = json(&mut depot);
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(evenements(&lignes, "avertissement").len(), 1, "{t}");
+
+    // Une erreur avant tout envoi : dite aussi en JSON, en dernière ligne.
+    let (c, lignes, t) = json(
+        banc.vigie_plateforme()
+            .arg("depot")
+            .arg(autre.path())
+            .args(["--participation", "pas-un-identifiant"]),
+    );
+    assert_eq!(c, 2, "{t}");
+    assert_eq!(lignes.len(), 1, "{t}");
+    assert_eq!(lignes[0]["evenement"], "erreur");
+
+    // La démonstration, sans pannes.
+    let (c, lignes, t) = json(banc.vigie().args([
+        "demo",
+        "--sans-pannes",
+        "--graine",
+        "3",
+        "--progression",
+        "jamais",
+    ]));
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(lignes[0]["evenement"], "demo");
+    assert!(!evenements(&lignes, "bilan").is_empty(), "{t}");
+
+    // Le bac à sable : sa seule ligne, puis Ctrl-C.
+    let mut enfant = banc
+        .vigie()
+        .args(["bac-a-sable", "--port", "0", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ligne = String::new();
+    BufReader::new(enfant.stdout.take().unwrap())
+        .read_line(&mut ligne)
+        .unwrap();
+    let pret: serde_json::Value = serde_json::from_str(&ligne).unwrap();
+    valider_ligne(&pret);
+    assert_eq!(pret["evenement"], "pret");
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, Duration::from_secs(30));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+}
