@@ -3,6 +3,9 @@
 //! schéma (`schemas/vigie.schema.json`). Chaque sortie `--json` de ces essais est validée
 //! ligne à ligne contre le schéma (`commun::lignes_json`), pannes comprises.
 
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
 mod commun;
 
 use std::io::{BufRead, BufReader};
