@@ -26,12 +26,9 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Les lignes JSON de la sortie standard.
+/// Les lignes JSON de la sortie standard, chacune validée contre le schéma du dépôt.
 fn evenements(out: &Output) -> Vec<Value> {
-    stdout(out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l} : {e}")))
-        .collect()
+    lignes_json(&out.stdout)
 }
 
 /// Le premier événement JSON de cette sorte.

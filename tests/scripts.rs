@@ -539,6 +539,103 @@ fn chaque_evenement_emis_a_son_schema() {
             "{nom} sans description"
         );
     }
+    // Chaque cause de refus que le plan connaît est une cause du schéma, partout où il en cite.
+    for (evenement, causes) in [
+        (
+            "unite_en_echec",
+            &schema["$defs"]["unite_en_echec"]["properties"]["cause"]["enum"],
+        ),
+        (
+            "unite",
+            &schema["$defs"]["unite"]["properties"]["cause"]["anyOf"][0]["enum"],
+        ),
+    ] {
+        let causes: Vec<&str> = causes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let connues: Vec<&str> = vigie::plan::CauseRefus::TOUTES
+            .iter()
+            .map(|c| c.as_str())
+            .collect();
+        assert_eq!(causes, connues, "causes de {evenement}");
+    }
+}
+
+/// Ce que la relecture de la plateforme (et la veille du réseau) ajoutent à la sortie JSON la
+/// suit aussi : un dépôt vers une participation qui a déjà des fichiers (l'un identique, « déjà
+/// sur la plateforme » ; l'autre différent, refusé `REMPLACEMENT_REFUSE`), `vigie etat
+/// --unites`, puis `vigie verifier` vers la plateforme, sous une coupure du réseau sondée
+/// (`reseau_indisponible`, `reseau_retabli`), qui trouve un objet altéré (code 3).
+#[test]
+fn la_relecture_de_la_plateforme_suit_le_schema() {
+    let banc = Banc::nouveau();
+    let fichiers: Vec<(String, usize)> = (1..=4).map(|i| (nom(i), 3_000 + i)).collect();
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    banc.deja_sur_la_plateforme(&fichiers[0].0, contenu(&fichiers[0].0, fichiers[0].1));
+    banc.deja_sur_la_plateforme(&fichiers[1].0, b"une autre version".to_vec());
+    let out = banc.depot_plateforme().arg("--json").output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let deja = evenements(&lignes, "unite_deja_sur_la_plateforme");
+    assert_eq!(deja.len(), 1, "{}", stdout(&out));
+    assert_eq!(deja[0]["contenu_compare"], true);
+    let refus = evenements(&lignes, "unite_en_echec");
+    assert_eq!(refus.len(), 1, "{}", stdout(&out));
+    assert_eq!(refus[0]["cause"], "REMPLACEMENT_REFUSE");
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["evenement"], "bilan");
+    assert_eq!(bilan["deja_sur_la_plateforme"], 1, "{bilan}");
+    assert_eq!(bilan["deja_sur_la_plateforme_non_comparees"], 0, "{bilan}");
+    let out = banc
+        .vigie()
+        .args(["etat", "--unites", "echec", "--json"])
+        .output()
+        .unwrap();
+    let unites = lignes_json(&out.stdout);
+    assert_eq!(unites.len(), 1, "{}", texte(&out));
+    assert_eq!(unites[0]["cause"], "REMPLACEMENT_REFUSE");
+
+    // Un objet déposé altéré dans le S3 de la plateforme ; trois coupures sur la liste des
+    // fichiers mettent le réseau en pause, la sonde le rouvre.
+    let mut altere = contenu(&fichiers[2].0, fichiers[2].1);
+    altere[0] ^= 1;
+    banc.alterer_objet(&fichiers[2].0, altere);
+    banc.bac()
+        .pannes()
+        .programmer(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
+    let out = banc
+        .vigie_plateforme()
+        .args(["verifier", "--json", "--echecs-reseau", "2"])
+        .args(Banc::reessais_rapides())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    assert!(
+        !evenements(&lignes, "reseau_indisponible").is_empty(),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !evenements(&lignes, "reseau_retabli").is_empty(),
+        "{}",
+        stdout(&out)
+    );
+    let verifications = evenements(&lignes, "verification");
+    assert_eq!(verifications.len(), 1, "{}", stdout(&out));
+    assert_eq!(verifications[0]["etat"], "differente");
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["evenement"], "bilan_verification");
+    assert_eq!(
+        (&bilan["intactes"], &bilan["definitifs"]),
+        (&serde_json::json!(2), &serde_json::json!(1)),
+        "{bilan}"
+    );
 }
 
 /// La sortie `--json` réelle de chaque commande suit le schéma : dépôt S3 avec pannes,
