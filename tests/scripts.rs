@@ -252,6 +252,41 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
     banc.verifier_identiques(&fichiers);
 }
 
+/// Le réseau abandonné pendant un passage (coupure plus longue que `--attente-reseau`)
+/// n'arrête que ce passage : le suivant part après la pause, et dépose tout (code 0). Il
+/// n'est ni une interruption (130) ni la fin des passages.
+#[test]
+fn un_reseau_abandonne_n_arrete_que_son_passage() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 2000);
+    let pannes = banc.bac().pannes();
+    // Deux coupures déclarent le réseau coupé ; la sonde ne passe jamais.
+    pannes.programmer(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(2));
+    pannes.programmer(Regle::toujours(Some(Operation::HeadBucket), Panne::Coupure));
+    let out = banc
+        .depot()
+        .args([
+            "--echecs-reseau",
+            "2",
+            "--attente-reseau",
+            "1",
+            "--jusqu-au-bout",
+            "--json",
+        ])
+        .args(PAUSES_COURTES)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let passages = evenements(&lignes, "passage");
+    assert_eq!(passages.len(), 2, "{}", stdout(&out));
+    assert_eq!(passages[0]["echecs"], 1, "{}", passages[0]);
+    assert!(!evenements(&lignes, "reseau_indisponible").is_empty());
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["arret"], "tout_depose", "{bilan}");
+    assert_eq!(bilan["interrompu"], false, "{bilan}");
+}
+
 /// Après un passage raté, `vigie etat --unites echec --json` : exactement les fichiers en
 /// échec, avec leur cause, triés ; les autres filtres, et le texte neutralisé.
 #[test]

@@ -196,11 +196,13 @@ pub(super) async fn enchainer(
                 .map(|a| a.min(reste.max(Duration::from_millis(1)))),
             None => envoi.attente_reseau(),
         };
+        // L'arrêt de la commande (Ctrl-C, DURÉE) arrête le passage ; le réseau abandonné
+        // n'arrête que le passage : le suivant reprendra après la pause.
         let issue = passage(
             envoi,
             base_du_passage,
             plan.clone(),
-            arret.clone(),
+            arret.enfant(),
             suivi,
             attente_reseau,
         )

@@ -7,11 +7,13 @@
 //! En production, [`TemporisateurTokio`] et [`AleaSysteme`].
 //!
 //! [`Annulation`] porte l'interruption (Ctrl-C, SIGTERM) jusqu'aux attentes : un utilisateur qui
-//! interrompt ne doit pas patienter jusqu'à la fin d'un `Retry-After`.
+//! interrompt ne doit pas patienter jusqu'à la fin d'un `Retry-After`. Une annulation
+//! [`enfant`](Annulation::enfant) (un passage parmi d'autres) suit celle de la commande, mais la
+//! sienne (le réseau abandonné pour ce passage) n'arrête pas la commande.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::Notify;
@@ -232,6 +234,21 @@ pub struct Annulation {
 struct InterieurAnnulation {
     annulee: AtomicBool,
     reveil: Notify,
+    /// Les annulations enfants, annulées avec celle-ci.
+    enfants: Mutex<Vec<Weak<InterieurAnnulation>>>,
+}
+
+impl InterieurAnnulation {
+    fn annuler(&self) {
+        // Le drapeau d'abord : un enfant créé pendant l'annulation le verra (voir `enfant`).
+        self.annulee.store(true, Ordering::SeqCst);
+        self.reveil.notify_waiters();
+        let enfants =
+            std::mem::take(&mut *self.enfants.lock().unwrap_or_else(PoisonError::into_inner));
+        for enfant in enfants.iter().filter_map(Weak::upgrade) {
+            enfant.annuler();
+        }
+    }
 }
 
 impl Annulation {
@@ -240,10 +257,30 @@ impl Annulation {
         Annulation::default()
     }
 
-    /// Déclenche l'annulation et réveille ceux qui l'attendent. Idempotent.
+    /// Une annulation annulée avec celle-ci (aussitôt si celle-ci l'est déjà), et qui peut
+    /// l'être seule sans l'annuler : un passage suit l'arrêt de la commande (Ctrl-C, la
+    /// durée écoulée), mais le réseau abandonné pendant ce passage n'arrête que lui.
+    pub fn enfant(&self) -> Annulation {
+        let enfant = Annulation::new();
+        {
+            let mut enfants = self
+                .interieur
+                .enfants
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            enfants.retain(|e| e.strong_count() > 0);
+            enfants.push(Arc::downgrade(&enfant.interieur));
+        }
+        if self.est_annulee() {
+            enfant.annuler();
+        }
+        enfant
+    }
+
+    /// Déclenche l'annulation (et celle de ses enfants) et réveille ceux qui l'attendent.
+    /// Idempotent.
     pub fn annuler(&self) {
-        self.interieur.annulee.store(true, Ordering::SeqCst);
-        self.interieur.reveil.notify_waiters();
+        self.interieur.annuler();
     }
 
     /// Vrai une fois l'annulation déclenchée.
@@ -392,5 +429,34 @@ mod tests {
         clone.annulee().await;
         annulation.annuler();
         annulation.annulee().await;
+    }
+
+    #[tokio::test]
+    async fn une_annulation_enfant_suit_son_parent_sans_le_suivre() {
+        let commande = Annulation::new();
+        // Annulé seul, l'enfant n'annule pas la commande.
+        let premier = commande.enfant();
+        premier.annuler();
+        assert!(premier.est_annulee() && !commande.est_annulee());
+        // La commande annulée annule ses enfants, et réveille leurs attentes.
+        let second = commande.enfant();
+        let attente = second.clone();
+        let reveille = tokio::select! {
+            () = attente.annulee() => true,
+            () = async {
+                tokio::task::yield_now().await;
+                commande.annuler();
+                for _ in 0..100 {
+                    tokio::task::yield_now().await;
+                }
+            } => false,
+        };
+        assert!(
+            reveille,
+            "l'annulation de la commande n'a pas réveillé le passage"
+        );
+        assert!(second.est_annulee());
+        // Un enfant d'une commande déjà annulée l'est dès sa naissance.
+        assert!(commande.enfant().est_annulee());
     }
 }
