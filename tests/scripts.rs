@@ -252,6 +252,36 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
     banc.verifier_identiques(&fichiers);
 }
 
+/// DURÉE écoulée pendant la création de la participation, avant tout envoi de fichier (la
+/// plateforme répond 503, rejoué sous la politique) : les passages s'arrêtent sur DURÉE,
+/// code 1 et bilan, pas 130 comme après Ctrl-C.
+#[test]
+fn une_duree_ecoulee_avant_tout_envoi_code_1() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 2000);
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::ApiCreerParticipation),
+        panne_503(),
+    ));
+    let mut depot = banc.depot_par_site(
+        vigie::bac_a_sable::SITE,
+        "B2",
+        "2026-06-21T21:30:00Z",
+        "2026-06-22T06:00:00Z",
+    );
+    // Assez de tentatives pour que la création dure plus que DURÉE.
+    depot
+        .args(["--jusqu-au-bout=2s", "--tentatives", "50", "--json"])
+        .args(PAUSES_COURTES);
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let bilan = lignes.last().unwrap();
+    assert_eq!(bilan["evenement"], "bilan", "{}", stdout(&out));
+    assert_eq!(bilan["arret"], "duree_ecoulee", "{bilan}");
+    assert_eq!(bilan["interrompu"], false, "{bilan}");
+}
+
 /// Le réseau abandonné pendant un passage (coupure plus longue que `--attente-reseau`)
 /// n'arrête que ce passage : le suivant part après la pause, et dépose tout (code 0). Il
 /// n'est ni une interruption (130) ni la fin des passages.

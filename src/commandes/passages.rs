@@ -226,6 +226,15 @@ pub(super) async fn enchainer(
                 liberer_terminal();
                 (None, Some(format!("{e:#}")))
             }
+            // DURÉE écoulée avant tout envoi (pendant la pause réseau de la résolution de la
+            // participation) : ce n'est pas Ctrl-C, les passages s'arrêtent sur DURÉE (code 1).
+            Err(_) if arret.est_annulee() && arret_de(&arret) == ArretPassages::DureeEcoulee => {
+                liberer_terminal();
+                (
+                    None,
+                    Some("arrêté avant tout envoi : la durée est écoulée".to_owned()),
+                )
+            }
             Err(e) => return Err(e),
         };
         let resume = match &bilan {
