@@ -49,7 +49,7 @@ installer_outils() {
         dire "installation de musl-tools"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q musl-tools
     fi
-    if [[ "$(cargo deb --version 2>/dev/null || true)" != "$VERSION_CARGO_DEB" ]]; then
+    if [[ "$(cargo deb --version 2>/dev/null || true)" != "cargo-deb $VERSION_CARGO_DEB" ]]; then
         dire "installation de cargo-deb $VERSION_CARGO_DEB"
         cargo install --locked cargo-deb --version "=$VERSION_CARGO_DEB"
     fi
