@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Vérifie ce que scripts/paquets.sh a mis dans dist/, comme le ferait quelqu'un qui n'a pas Rust :
 #   - les sommes (sha256sum -c SHA256SUMS) ;
-#   - le binaire : statique (ldd), il tourne ;
+#   - le binaire : statique (ldd), il tourne, même seul dans un chroot vide ;
 #   - le .deb : ses fichiers aux emplacements Debian, son binaire est celui de dist/ ;
 #   - le .tar.gz : son contenu, daté et sans propriétaire, son binaire est celui de dist/ ;
 #   - le .deb installé par dpkg dans un chroot Debian minimal neuf : vigie --version, man vigie,
@@ -73,6 +73,14 @@ grep -qE 'not a dynamic executable|statically linked' <<<"$ldd_dit" ||
 ok "ldd $binaire : « $ldd_dit »"
 [[ "$("$binaire" --version)" == "vigie $version" ]] || echouer "$binaire --version ne dit pas « vigie $version »"
 ok "$binaire --version : « vigie $version » ($(stat -c %s "$binaire") octets)"
+if [[ $EUID -eq 0 ]]; then
+    vide=$(mktemp -d)
+    install -m 755 "$binaire" "$vide/vigie"
+    [[ "$(chroot "$vide" /vigie --version)" == "vigie $version" ]] ||
+        echouer "$binaire ne tourne pas seul dans un chroot vide"
+    rm -r "$vide"
+    ok "seul dans un chroot vide (aucune bibliothèque, pas même /lib) : /vigie --version répond"
+fi
 
 # --- Le paquet Debian --------------------------------------------------------------------------
 contenu_deb=$(dpkg-deb --contents "$deb" | awk '{print $NF}')
@@ -160,8 +168,10 @@ if [[ $avec_chroot == oui ]]; then
     retirer_vigie
     [[ ! -e "$chroot_dir/usr/bin/vigie" ]] || echouer "vigie est encore dans le chroot après apt-get purge"
     cp "$deb" "$chroot_dir/tmp/"
-    dans_le_chroot apt-get update -q >/dev/null
-    dans_le_chroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/tmp/$(basename "$deb")" >/dev/null
+    apt_dit=$(dans_le_chroot apt-get update -q 2>&1) || echouer "apt-get update dans le chroot : $apt_dit"
+    apt_dit=$(dans_le_chroot env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q "/tmp/$(basename "$deb")" 2>&1) ||
+        echouer "apt-get install du .deb dans le chroot : $apt_dit"
     rm "$chroot_dir/tmp/$(basename "$deb")"
     ok "apt-get install ./$(basename "$deb") dans un chroot Debian $(cat "$chroot_dir/etc/debian_version") minimal (debootstrap --variant=minbase, plus man-db et bash-completion)"
     dans_le_chroot env R= bash -c "$essais_installe"
