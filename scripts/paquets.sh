@@ -18,6 +18,10 @@ set -euo pipefail
 readonly CIBLE=x86_64-unknown-linux-musl
 readonly PROFIL=distribution
 readonly VERSION_CARGO_DEB=3.8.0
+# Le compilateur fait partie de ce qui doit être le même d'une fabrication à l'autre : il est
+# épinglé (à suivre quand rust-version change dans Cargo.toml).
+readonly CHAINE_RUST=1.95.0
+export RUSTUP_TOOLCHAIN=$CHAINE_RUST
 
 racine=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 cd "$racine"
@@ -36,6 +40,10 @@ verifier_clone_propre() {
 }
 
 installer_outils() {
+    if ! rustup toolchain list | grep -q "^$CHAINE_RUST-"; then
+        dire "installation de Rust $CHAINE_RUST"
+        rustup toolchain install "$CHAINE_RUST" --profile minimal
+    fi
     if ! rustup target list --installed | grep -qx "$CIBLE"; then
         dire "ajout de la cible Rust $CIBLE"
         rustup target add "$CIBLE"
@@ -124,5 +132,5 @@ fabriquer_linux
 # ici, à côté de fabriquer_linux ; ecrire_sommes couvre déjà tout dist/.
 ecrire_sommes
 
-dire "fini : dist/ (commit $(git rev-parse --short HEAD))"
+dire "fini : dist/ (commit $(git rev-parse --short HEAD), $(rustc --version), cargo-deb $VERSION_CARGO_DEB)"
 (cd dist && ls -l -- *) >&2
