@@ -1,5 +1,6 @@
 //! `completions/` et `man/` sont produits par le binaire : ce test échoue s'ils ne sont plus à
-//! jour, et dit comment les régénérer.
+//! jour, et dit comment les régénérer. Le paquet Debian les installe : un autre vérifie que
+//! `[package.metadata.deb]` désigne des fichiers qui existent, aux emplacements Debian.
 
 // Les fichiers livrés décrivent le binaire par défaut : sans le bac à sable, `demo` et
 // `bac-a-sable` manquent à la ligne de commande, et l'écart est attendu.
@@ -33,6 +34,64 @@ fn le_manuel_documente_les_codes_de_sortie_et_l_environnement() {
         assert!(
             man.contains(attendu),
             "la page de manuel ne dit rien de {attendu}"
+        );
+    }
+}
+
+/// `cargo deb` ne tourne pas en intégration continue (trop long) : ce test vérifie sans lui que
+/// chaque fichier que `[package.metadata.deb]` met dans le paquet existe (le binaire excepté,
+/// que la fabrication produit), et que le manuel et les complétions vont là où Debian les cherche.
+#[test]
+fn le_paquet_debian_installe_des_fichiers_qui_existent_aux_emplacements_debian() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifeste = std::fs::read_to_string(racine.join("Cargo.toml")).expect("Cargo.toml");
+    let section = manifeste
+        .split_once("\n[package.metadata.deb]\n")
+        .expect("Cargo.toml n'a pas de section [package.metadata.deb]")
+        .1;
+    // La section s'arrête à la table suivante (les lignes de `assets` sont indentées).
+    let section = section.split("\n[").next().unwrap_or(section);
+    let ligne = regex::Regex::new(r#"\[\s*"([^"]+)"\s*,\s*"([^"]+)"\s*,\s*"[0-7]{3}"\s*\]"#)
+        .expect("expression");
+    let fichiers: Vec<(&str, &str)> = ligne
+        .captures_iter(section)
+        .map(|c| {
+            let (_, [source, destination]) = c.extract();
+            (source, destination)
+        })
+        .collect();
+
+    let absents: Vec<&str> = fichiers
+        .iter()
+        .map(|(source, _)| *source)
+        .filter(|source| !source.starts_with("target/release/") && !racine.join(source).is_file())
+        .collect();
+    assert!(
+        absents.is_empty(),
+        "fichiers du paquet Debian absents : {absents:?}"
+    );
+
+    for attendu in [
+        ("target/release/vigie", "usr/bin/"),
+        ("man/vigie.1", "usr/share/man/man1/vigie.1"),
+        (
+            "completions/vigie.bash",
+            "usr/share/bash-completion/completions/vigie",
+        ),
+        (
+            "completions/_vigie",
+            "usr/share/zsh/vendor-completions/_vigie",
+        ),
+        (
+            "completions/vigie.fish",
+            "usr/share/fish/vendor_completions.d/vigie.fish",
+        ),
+    ] {
+        assert!(
+            fichiers.contains(&attendu),
+            "[package.metadata.deb] n'installe pas {} en {} ; il installe : {fichiers:?}",
+            attendu.0,
+            attendu.1
         );
     }
 }
