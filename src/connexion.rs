@@ -86,7 +86,7 @@ pub struct AdresseApi {
     pub origine: OrigineApi,
 }
 
-/// `$XDG_CONFIG_HOME/vigie/connexion.json`, à côté du jeton.
+/// `connexion.json`, à côté du jeton.
 pub fn chemin() -> Result<PathBuf, ErreurJeton> {
     let jeton = jeton::chemin()?;
     Ok(jeton.with_file_name(NOM_FICHIER))

@@ -14,7 +14,6 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -135,6 +134,7 @@ pub fn inventorier(dossier: &Path) -> Result<Inventaire, ErreurInventaire> {
     Ok(inv)
 }
 
+/// Parcourt `dossier`, dont le chemin relatif à la nuit est `prefixe` (« / », vide à la racine).
 fn parcourir(
     dossier: &Path,
     prefixe: &str,
@@ -153,7 +153,7 @@ fn parcourir(
         }
         Err(e) => {
             inv.problemes.push(ProblemeFichier {
-                chemin: prefixe.trim_end_matches('/').to_owned(),
+                chemin: prefixe.to_owned(),
                 probleme: format!(
                     "dossier illisible ({}) : vérifiez ses droits",
                     crate::sortie::erreur_systeme(&e)
@@ -167,7 +167,7 @@ fn parcourir(
             Ok(e) => e,
             Err(e) => {
                 inv.problemes.push(ProblemeFichier {
-                    chemin: prefixe.trim_end_matches('/').to_owned(),
+                    chemin: prefixe.to_owned(),
                     probleme: format!(
                         "lecture du dossier interrompue ({})",
                         crate::sortie::erreur_systeme(&e)
@@ -177,14 +177,18 @@ fn parcourir(
             }
         };
         let nom_os = entree.file_name();
-        let Some(nom) = nom_os.to_str() else {
-            inv.problemes.push(ProblemeFichier {
-                chemin: format!("{prefixe}{}", nom_os.to_string_lossy()),
-                probleme: "nom illisible (pas de l'UTF-8) : renommez-le avec des lettres non accentuées, chiffres, « _ », « - » ou « . »".into(),
-            });
-            continue;
+        // « / » quel que soit le séparateur du système : la clé et le titre en dérivent.
+        let chemin = match crate::plateforme::chemins::joindre(prefixe, &nom_os) {
+            Ok(c) => c,
+            Err(illisible) => {
+                inv.problemes.push(ProblemeFichier {
+                    chemin: illisible.0,
+                    probleme: "nom illisible (pas de l'UTF-8) : renommez-le avec des lettres non accentuées, chiffres, « _ », « - » ou « . »".into(),
+                });
+                continue;
+            }
         };
-        let chemin = format!("{prefixe}{nom}");
+        let nom = chemin.rsplit('/').next().unwrap_or(&chemin);
         // Caché ou système : ignoré sans bruit, dossier compris.
         if nom.starts_with('.')
             || FICHIERS_SYSTEME.iter().any(|s| nom.eq_ignore_ascii_case(s))
@@ -215,7 +219,7 @@ fn parcourir(
         if type_fichier.is_symlink() {
             inv.liens.push(chemin);
         } else if type_fichier.is_dir() {
-            parcourir(&entree.path(), &format!("{chemin}/"), inv, false)?;
+            parcourir(&entree.path(), &chemin, inv, false)?;
         } else if !type_fichier.is_file() {
             // Tube, socket, périphérique : rien à déposer.
             inv.non_reconnus.push(chemin);
@@ -235,7 +239,7 @@ fn parcourir(
             inv.enregistrements.push(Enregistrement {
                 chemin,
                 taille: meta.len(),
-                modifie_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+                modifie_ns: crate::plateforme::modifie_ns(&meta),
             });
         }
     }
@@ -557,7 +561,6 @@ fn nom_permis(nom: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::symlink;
 
     fn enr(chemin: &str) -> Enregistrement {
         Enregistrement {
@@ -844,8 +847,10 @@ mod tests {
         assert_eq!(chemins.len(), 5);
     }
 
+    #[cfg(unix)]
     #[test]
     fn parcours_ignore_compte_et_signale() {
+        use std::os::unix::fs::symlink;
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         fs::create_dir_all(d.join("sous/plus")).unwrap();
@@ -877,6 +882,7 @@ mod tests {
         assert!(inv.enregistrements[0].modifie_ns > 0);
     }
 
+    #[cfg(unix)]
     #[test]
     fn nom_non_utf8_est_un_probleme_du_fichier() {
         use std::ffi::OsStr;

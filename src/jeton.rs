@@ -1,13 +1,16 @@
 //! Le jeton de la plateforme Vigie-Chiro : où il vit, qui l'emporte.
 //!
-//! `VIGIE_JETON` l'emporte ; sinon le fichier écrit par `vigie connexion`, en 0600 dans le
-//! répertoire de configuration XDG (`$XDG_CONFIG_HOME/vigie/jeton`, par défaut
-//! `~/.config/vigie/jeton`). Le jeton n'apparaît dans aucun message, journal ni base.
+//! `VIGIE_JETON` l'emporte ; sinon le fichier écrit par `vigie connexion`, privé (0600 sous
+//! Unix), dans le dossier de configuration de l'utilisateur : sous Linux
+//! `$XDG_CONFIG_HOME/vigie/jeton` (par défaut `~/.config/vigie/jeton`), sous Windows
+//! `%APPDATA%\vigie\jeton`, sous macOS `~/Library/Application Support/vigie/jeton` (voir
+//! `plateforme::emplacements`). Le jeton n'apparaît dans aucun message, journal ni base.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use crate::plateforme;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ErreurJeton {
@@ -18,7 +21,8 @@ pub enum ErreurJeton {
     )]
     Absent,
     #[error(
-        "aucun emplacement pour le jeton : ni XDG_CONFIG_HOME ni HOME ne sont définis ; utilisez VIGIE_JETON"
+        "aucun emplacement pour le jeton : le dossier personnel est introuvable (HOME, ou le \
+         profil Windows) ; utilisez VIGIE_JETON"
     )]
     SansEmplacement,
     #[error(
@@ -37,18 +41,11 @@ pub enum ErreurJeton {
     },
 }
 
-/// `$XDG_CONFIG_HOME/vigie/jeton`, ou `~/.config/vigie/jeton`.
+/// `jeton` dans le dossier de configuration de `vigie` (sous Linux `$XDG_CONFIG_HOME/vigie/`,
+/// par défaut `~/.config/vigie/`).
 pub fn chemin() -> Result<PathBuf, ErreurJeton> {
-    let config = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .ok_or(ErreurJeton::SansEmplacement)?,
-        )
-        .join(".config"),
-    };
-    Ok(config.join("vigie").join("jeton"))
+    let config = plateforme::emplacements::configuration().ok_or(ErreurJeton::SansEmplacement)?;
+    Ok(config.join("jeton"))
 }
 
 /// Un jeton plausible : non vide, sans espace ni caractère de contrôle.
@@ -81,31 +78,28 @@ pub fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
     Ok(chemin)
 }
 
-/// Écrit `contenu` dans `chemin`, lisible par l'utilisateur seul (fichier 0600, dossier 0700),
-/// en remplaçant l'ancien : le jeton, et ce que `vigie connexion` retient à côté de lui.
+/// Écrit `contenu` dans `chemin`, lisible par l'utilisateur seul (fichier 0600, dossier 0700
+/// sous Unix ; sous Windows, les droits du profil de l'utilisateur), en remplaçant l'ancien : le jeton, et ce que `vigie connexion` retient à côté de lui.
 pub(crate) fn ecrire_prive(chemin: &Path, contenu: &[u8]) -> Result<(), ErreurJeton> {
     let err = |cause| ErreurJeton::Fichier {
         chemin: chemin.to_owned(),
         cause,
     };
     if let Some(parent) = chemin.parent() {
-        fs::DirBuilder::new()
+        plateforme::dossier_prive()
             .recursive(true)
-            .mode(0o700)
             .create(parent)
             .map_err(err)?;
     }
     // Écrit à côté puis renomme : un arrêt au milieu ne laisse jamais un jeton tronqué.
     let provisoire = chemin.with_extension("provisoire");
-    let mut f = OpenOptions::new()
+    let mut f = plateforme::fichier_prive()
         .write(true)
         .create(true)
         .truncate(true)
-        .mode(0o600)
         .open(&provisoire)
         .map_err(err)?;
-    f.set_permissions(fs::Permissions::from_mode(0o600))
-        .map_err(err)?;
+    plateforme::resserrer(&f).map_err(err)?;
     f.write_all(contenu).map_err(err)?;
     f.sync_all().map_err(err)?;
     fs::rename(&provisoire, chemin).map_err(err)

@@ -158,25 +158,18 @@ pub fn renommages_sans_ambiguite(
 /// Le nom visé est-il libre ? Sur un système de fichiers insensible à la casse, `a.wav` désigne
 /// déjà `a.WAV` lui-même : ce n'est pas un autre fichier.
 fn cible_libre(dossier: &Path, r: &Renommage) -> bool {
-    match dossier.join(&r.vers).symlink_metadata() {
+    match crate::plateforme::chemins::local(dossier, &r.vers).symlink_metadata() {
         Err(e) => e.kind() == io::ErrorKind::NotFound,
-        Ok(cible) => dossier
-            .join(&r.de)
+        Ok(cible) => crate::plateforme::chemins::local(dossier, &r.de)
             .symlink_metadata()
             .is_ok_and(|source| meme_fichier(&source, &cible)),
     }
 }
 
-#[cfg(unix)]
+/// Sans identité de fichier (voir `plateforme::identite`), on ne prend pas le risque d'écraser.
 fn meme_fichier(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
-}
-
-#[cfg(not(unix))]
-fn meme_fichier(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
-    // Sans identifiant de fichier portable, on ne prend pas le risque d'écraser.
-    false
+    let a = crate::plateforme::identite(a);
+    a.is_some() && a == crate::plateforme::identite(b)
 }
 
 /// Les enregistrements tels qu'ils seraient après les renommages.
@@ -208,7 +201,10 @@ pub fn renommer(dossier: &Path, r: &Renommage) -> io::Result<()> {
             format!("{} existe déjà", r.vers),
         ));
     }
-    std::fs::rename(dossier.join(&r.de), dossier.join(&r.vers))
+    std::fs::rename(
+        crate::plateforme::chemins::local(dossier, &r.de),
+        crate::plateforme::chemins::local(dossier, &r.vers),
+    )
 }
 
 /// La cause racine de ce fichier disparaît-elle avec son renommage sans ambiguïté ? On le

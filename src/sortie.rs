@@ -93,8 +93,7 @@ pub fn erreur_systeme(e: &std::io::Error) -> String {
         K::NotADirectory => "un élément du chemin n'est pas un dossier",
         K::DirectoryNotEmpty => "le dossier n'est pas vide",
         // O_NOFOLLOW sur un lien symbolique : ELOOP, que std ne nomme pas encore.
-        #[cfg(unix)]
-        _ if code == libc::ELOOP => {
+        _ if crate::plateforme::est_un_lien_refuse(e) => {
             "c'est un lien symbolique, qui n'est pas suivi : donnez le chemin du fichier lui-même"
         }
         K::InvalidFilename => "nom de fichier invalide",

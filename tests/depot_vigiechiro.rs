@@ -130,6 +130,7 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
     let banc = Banc::nouveau();

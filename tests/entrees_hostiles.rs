@@ -12,6 +12,7 @@
 mod commun;
 
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -45,6 +46,7 @@ fn grossir(chemin: &std::path::Path, octets: usize) {
 /// Les tests tournent souvent en root, pour qui `chmod 000` n'empêche pas la lecture. Dans ce
 /// cas, `vigie` est lancé sous l'utilisateur `nobody` (65534), propriétaire du dossier de test :
 /// le fichier en 000 lui est réellement illisible.
+#[cfg(unix)]
 fn sans_privilege(banc: &Banc, mut c: Command) -> Command {
     use std::os::unix::process::CommandExt;
     if est_privilegie(banc) {
@@ -53,6 +55,7 @@ fn sans_privilege(banc: &Banc, mut c: Command) -> Command {
     c
 }
 
+#[cfg(unix)]
 fn est_privilegie(banc: &Banc) -> bool {
     let sonde = banc.dossier.path().join("sonde-droits");
     std::fs::write(&sonde, b"x").unwrap();
@@ -62,6 +65,7 @@ fn est_privilegie(banc: &Banc) -> bool {
     lisible
 }
 
+#[cfg(unix)]
 fn donner_a_nobody(chemin: &std::path::Path) {
     std::os::unix::fs::chown(chemin, Some(65534), Some(65534)).unwrap();
     if chemin.is_dir() {
@@ -71,6 +75,7 @@ fn donner_a_nobody(chemin: &std::path::Path) {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
     let banc = Banc::nouveau();
@@ -105,6 +110,7 @@ fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
     assert_eq!(banc.etat(), avant, "le plan a changé");
 }
 
+#[cfg(unix)]
 #[test]
 fn fichier_vide_liens_en_boucle_et_lien_vers_le_parent_ne_partent_pas_et_sont_signales() {
     let banc = Banc::nouveau();
@@ -136,6 +142,7 @@ fn fichier_vide_liens_en_boucle_et_lien_vers_le_parent_ne_partent_pas_et_sont_si
     assert_eq!(banc.etat()["unites"]["deposee"], 1);
 }
 
+#[cfg(unix)]
 #[test]
 fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
     use std::os::unix::ffi::OsStrExt;

@@ -221,6 +221,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
     assert_eq!(code(&out), 0, "{}", texte(&out));
 }
 
+#[cfg(unix)]
 #[test]
 fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
     use std::os::unix::ffi::OsStrExt;

@@ -550,3 +550,56 @@ fn ctrl_c_pendant_la_demo_sort_en_130_sans_rien_laisser() {
         "dossier temporaire laissé"
     );
 }
+
+/// Sans `--base` ni `VIGIE_BASE`, la base est dans `$XDG_DATA_HOME/vigie/` ; une valeur
+/// relative, que la spécification XDG dit d'ignorer, laisse place à `~/.local/share/vigie/` ;
+/// `VIGIE_BASE` l'emporte. Le jeton est dans `$XDG_CONFIG_HOME/vigie/` (`vigie deconnexion`
+/// l'y efface). Sous Linux seulement : macOS et Windows ont leurs emplacements (README).
+#[cfg(target_os = "linux")]
+#[test]
+fn les_emplacements_par_defaut_suivent_xdg_sous_linux() {
+    let d = tempfile::tempdir().unwrap();
+    let racine = d.path();
+    let donnees = racine.join("xdg-donnees");
+    let base_annoncee = |c: &mut Command| {
+        let out = c.arg("plans").output().unwrap();
+        assert_eq!(code(&out), 0, "{}", texte(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let dit = |sortie: String, chemin: &Path| {
+        let attendu = format!("Aucun plan dans {} :", chemin.display());
+        assert!(
+            sortie.contains(&attendu),
+            "attendu « {attendu} » : {sortie}"
+        );
+    };
+    dit(
+        base_annoncee(vigie(racine).env("XDG_DATA_HOME", &donnees)),
+        &donnees.join("vigie/vigie.sqlite"),
+    );
+    dit(
+        base_annoncee(vigie(racine).env("XDG_DATA_HOME", "relatif")),
+        &racine.join(".local/share/vigie/vigie.sqlite"),
+    );
+    let choisie = racine.join("choisie.sqlite");
+    dit(
+        base_annoncee(
+            vigie(racine)
+                .env("XDG_DATA_HOME", &donnees)
+                .env("VIGIE_BASE", &choisie),
+        ),
+        &choisie,
+    );
+
+    let config = racine.join("xdg-config");
+    std::fs::create_dir_all(config.join("vigie")).unwrap();
+    std::fs::write(config.join("vigie/jeton"), "abc").unwrap();
+    let out = vigie(racine)
+        .env("XDG_CONFIG_HOME", &config)
+        .arg("deconnexion")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(texte(&out).contains("Jeton effacé"), "{}", texte(&out));
+    assert!(!config.join("vigie/jeton").exists());
+}

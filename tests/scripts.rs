@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
-use commun::plateforme::{JETON, PARTICIPATION, nom};
+use commun::plateforme::{PARTICIPATION, nom};
 use commun::*;
 use vigie::bac_a_sable::{Operation, Panne, Regle};
 
@@ -427,8 +427,10 @@ fn jusqu_au_bout_vers_la_plateforme() {
 /// `vigie connexion --api` retient l'adresse à côté du jeton (mêmes droits) ; `vigie depot`
 /// sans `--api` s'en sert, le rappel de `vigie traiter` n'a plus besoin de `--api`, et
 /// `vigie connexion` seul dit l'adresse et le compte.
+#[cfg(unix)]
 #[test]
 fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
+    use commun::plateforme::JETON;
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let banc = Banc::nouveau();

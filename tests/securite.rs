@@ -8,6 +8,7 @@
 
 mod commun;
 
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};
 
@@ -257,6 +258,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
     }
 }
 
+#[cfg(unix)]
 fn mode(chemin: &std::path::Path) -> u32 {
     std::fs::metadata(chemin)
         .unwrap_or_else(|e| panic!("{} : {e}", chemin.display()))
@@ -267,6 +269,7 @@ fn mode(chemin: &std::path::Path) -> u32 {
 
 /// `sh -c 'umask 000; exec vigie …'` : sans les droits posés explicitement, tout serait créé
 /// en 0666 ou 0777.
+#[cfg(unix)]
 fn sous_umask_000(banc: &Banc, args: &[&str]) -> Command {
     let modele = banc.vigie();
     let mut sh = Command::new("sh");
@@ -285,6 +288,7 @@ fn sous_umask_000(banc: &Banc, args: &[&str]) -> Command {
     sh
 }
 
+#[cfg(unix)]
 #[test]
 fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
     let banc = Banc::nouveau();

@@ -9,8 +9,6 @@
 
 mod commun;
 
-use std::os::unix::fs::PermissionsExt;
-
 use commun::*;
 use vigie::bac_a_sable::{self, Operation, Panne, Regle, RetryAfter};
 
@@ -168,8 +166,12 @@ fn le_journal_garde_chaque_decision_en_0600_sans_aucun_secret() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    let mode = std::fs::metadata(&journal).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o600, "droits du journal : {mode:o}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&journal).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "droits du journal : {mode:o}");
+    }
 
     let contenu = std::fs::read_to_string(&journal).unwrap();
     let lignes = lignes_json(&contenu);

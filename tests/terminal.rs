@@ -374,6 +374,7 @@ fn plans_a_l_heure_locale() {
 /// Pendant l'envoi, un fichier de la nuit est remplacé (`mv -T`) par un lien vers un fichier
 /// secret de même taille et même date, un autre par un autre fichier ordinaire de même taille
 /// et même date : ni l'un ni l'autre n'est envoyé ni déclaré déposé.
+#[cfg(unix)]
 #[test]
 fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
     let banc = Banc::nouveau();
@@ -446,6 +447,7 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
 
 /// `--journal` vers un lien symbolique : refusé clairement (code 2), la cible n'est ni écrite ni
 /// changée de droits.
+#[cfg(unix)]
 #[test]
 fn le_journal_ne_suit_pas_les_liens() {
     use std::os::unix::fs::PermissionsExt;
@@ -496,6 +498,7 @@ fn un_journal_sur_disque_plein_le_dit_une_fois() {
 
 /// Une base SQLite qui n'est pas de vigie (ni vide) est refusée par chaque commande sans être
 /// touchée ; et sans base, `plans` et `etat` ne créent rien.
+#[cfg(unix)]
 #[test]
 fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
     use std::os::unix::fs::PermissionsExt;

@@ -17,13 +17,12 @@
 //! contenu) et les séquences frappées par les pannes : la même graine rejoue la même
 //! démonstration.
 //!
-//! Ctrl-C : l'enfant `depot` est dans son propre groupe de processus (un Ctrl-C du terminal
-//! n'atteint que ce processus-ci), qui le lui transmet une fois ; l'enfant termine proprement
-//! et sort en 130, la démonstration efface son dossier et sort avec ce code.
+//! Ctrl-C : sous Unix, l'enfant `depot` est dans son propre groupe de processus (un Ctrl-C du
+//! terminal n'atteint que ce processus-ci), qui le lui transmet une fois ; sous Windows, la
+//! console le donne à l'enfant elle-même (voir `plateforme::processus`). L'enfant termine
+//! proprement et sort en 130, la démonstration efface son dossier et sort avec ce code.
 
 use std::io::{self, Write};
-use std::os::fd::AsFd;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
@@ -31,7 +30,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
-use tokio::signal::unix::{SignalKind, signal};
 
 use super::ligne_json;
 use super::sable::{DossierTemporaire, RuntimeDuBac, filtre_du_bac};
@@ -40,6 +38,8 @@ use crate::bac_a_sable::{
     BacASable, JETON, Operation, PARTICIPATION, Panne, Regle, RetryAfter, cle_fichier,
 };
 use crate::cli::{ArgsDemo, ModeProgression, OptionsGlobales};
+use crate::plateforme::processus;
+use crate::plateforme::signaux::{DemandeArret, Signaux};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::octets_lisibles;
 
@@ -159,7 +159,7 @@ fn derouler(
         if g.json {
             // La sortie standard reste celle du dépôt, bilan en dernier : l'état, pour
             // l'humain, passe sur la sortie d'erreur.
-            etat.stdout(Stdio::from(io::stderr().as_fd().try_clone_to_owned()?));
+            etat.stdout(Stdio::from(io::stderr()));
         } else {
             writeln!(io::stderr().lock(), "\n$ vigie etat")?;
         }
@@ -176,10 +176,10 @@ fn vigie(base: &Path) -> Result<Command> {
     c.env("VIGIE_BASE", base)
         .env("VIGIE_JETON", JETON)
         .env_remove("VIGIE_API")
-        .stdin(Stdio::null())
-        // Son propre groupe : un Ctrl-C du terminal n'atteint que la démonstration, qui le
-        // transmet une fois (deux Ctrl-C coupent net un dépôt).
-        .process_group(0);
+        .stdin(Stdio::null());
+    // Un Ctrl-C du terminal atteint la démonstration, qui le transmet une fois (deux Ctrl-C
+    // coupent net un dépôt).
+    processus::relayer_les_arrets(&mut c);
     Ok(c)
 }
 
@@ -405,14 +405,8 @@ struct Arret {
 impl Arret {
     /// Écoute les signaux sur `runtime` (l'écoute est en place au retour).
     fn ecouter(runtime: &RuntimeDuBac) -> Result<Arret> {
-        let (mut int, mut term, mut hup) = runtime
-            .bloquer(async {
-                Ok::<_, io::Error>((
-                    signal(SignalKind::interrupt())?,
-                    signal(SignalKind::terminate())?,
-                    signal(SignalKind::hangup())?,
-                ))
-            })
+        let mut signaux = runtime
+            .bloquer(async { Signaux::ecouter(true) })
             .context("impossible d'écouter Ctrl-C")?;
         let arret = Arret {
             demande: Arc::default(),
@@ -421,13 +415,9 @@ impl Arret {
         let (demande, enfant) = (Arc::clone(&arret.demande), Arc::clone(&arret.enfant));
         runtime.lancer(async move {
             loop {
-                let nom = tokio::select! {
-                    _ = int.recv() => "INT",
-                    _ = term.recv() => "TERM",
-                    _ = hup.recv() => "TERM",
-                };
+                let recue = signaux.recevoir().await;
                 demande.store(true, Ordering::SeqCst);
-                transmettre(enfant.load(Ordering::SeqCst), nom);
+                transmettre(enfant.load(Ordering::SeqCst), recue);
             }
         });
         Ok(arret)
@@ -443,7 +433,7 @@ impl Arret {
         self.enfant.store(enfant.id(), Ordering::SeqCst);
         // Un signal arrivé juste avant que l'enfant soit connu.
         if self.demande() {
-            transmettre(enfant.id(), "INT");
+            transmettre(enfant.id(), DemandeArret::Interruption);
         }
         let statut = enfant.wait();
         self.enfant.store(0, Ordering::SeqCst);
@@ -451,21 +441,9 @@ impl Arret {
     }
 }
 
-/// Envoie le signal `nom` au processus `pid` (0 : aucun) par `kill` : la bibliothèque standard
-/// ne sait envoyer que SIGKILL.
-fn transmettre(pid: u32, nom: &str) {
-    if pid == 0 {
-        return;
-    }
-    let envoye = Command::new("kill")
-        .arg(format!("-{nom}"))
-        .arg(pid.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !envoye {
+/// Fait suivre la demande d'arrêt au processus `pid` (0 : aucun).
+fn transmettre(pid: u32, demande: DemandeArret) {
+    if !processus::transmettre(pid, demande) {
         tracing::warn!(
             pid,
             "impossible de transmettre l'arrêt au dépôt de démonstration"

@@ -128,8 +128,7 @@ pub(super) struct Preparation {
 /// que la destination refusera est dit ici, tous d'un coup.
 pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Preparation> {
     let inventaire = inventaire::inventorier(dossier)?;
-    let dossier_canonique = dossier
-        .canonicalize()
+    let dossier_canonique = crate::plateforme::chemins::canonique(dossier)
         .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
     let Some(dossier_texte) = dossier_canonique.to_str() else {
         bail!(
@@ -156,8 +155,7 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
                 modifie_ns: e.modifie_ns,
                 // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas
                 // un autre glissé à sa place, que l'envoi devra retrouver.
-                identite: dossier
-                    .join(&e.chemin)
+                identite: crate::plateforme::chemins::local(dossier, &e.chemin)
                     .symlink_metadata()
                     .ok()
                     .as_ref()

@@ -218,10 +218,12 @@ où \fBvigie demo\fR et \fBvigie bac\-a\-sable\fR créent leur dossier temporair
 .SH FICHIERS
 .TP
 \fI$XDG_DATA_HOME/vigie/vigie.sqlite\fR (ou \fI~/.local/share/vigie/vigie.sqlite\fR)
-la base des plans, créée en 0600 ; à côté, \fIvigie.sqlite.verrous/\fR tient les verrous des plans en cours
+la base des plans, créée en 0600 ; à côté, \fIvigie.sqlite.verrous/\fR tient les verrous des plans en cours.
+Sous Windows : \fI%LOCALAPPDATA%\\vigie\\vigie.sqlite\fR ; sous macOS : \fI~/Library/Application Support/vigie/vigie.sqlite\fR
 .TP
 \fI$XDG_CONFIG_HOME/vigie/jeton\fR (ou \fI~/.config/vigie/jeton\fR)
-le jeton enregistré par \fBvigie connexion\fR, en 0600 ; \fBvigie deconnexion\fR l'efface
+le jeton enregistré par \fBvigie connexion\fR, en 0600 ; \fBvigie deconnexion\fR l'efface.
+Sous Windows : \fI%APPDATA%\\vigie\\jeton\fR ; sous macOS : \fI~/Library/Application Support/vigie/jeton\fR
 "#;
 
 /// Écrit `completions/` et `man/` sous `racine`.

@@ -604,7 +604,7 @@ async fn constater_sur_la_plateforme(
             Arc::clone(&emetteur),
             Arc::clone(&inventaire),
         );
-        let chemin = dossier.join(&unite.chemin);
+        let chemin = crate::plateforme::chemins::local(&dossier, &unite.chemin);
         async move {
             let constat = verification::constater_vigiechiro(
                 Lecteur::Commande(&emetteur),

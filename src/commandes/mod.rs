@@ -70,23 +70,19 @@ pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
 /// reste cohérent : chaque écriture est une transaction, et une unité laissée `en_cours` sera
 /// reprise). Pour toute commande qui émet ; à appeler dans son runtime.
 fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
+    let Ok(mut signaux) = crate::plateforme::signaux::Signaux::ecouter(false) else {
         tracing::warn!(
             "impossible d'écouter Ctrl-C : un arrêt coupera net (le plan restera cohérent)"
         );
         return;
     };
     tokio::spawn(async move {
-        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        signaux.recevoir().await;
         if let Some(s) = &suivi {
             s.interruption();
         }
         annulation.annuler();
-        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        signaux.recevoir().await;
         crate::suivi::liberer_terminal();
         std::process::exit(CodeSortie::Interrompu as i32);
     });

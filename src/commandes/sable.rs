@@ -21,12 +21,10 @@
 
 use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::json;
-use tokio::signal::unix::{SignalKind, signal};
 use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing_subscriber::EnvFilter;
 
@@ -56,13 +54,8 @@ pub(super) fn bac_a_sable(g: &OptionsGlobales, args: ArgsBacASable) -> Result<Co
     let runtime = RuntimeDuBac::nouveau(&filtre_du_bac(g.verbose, g.quiet))?;
     // Les signaux sont écoutés avant le démarrage : un Ctrl-C reçu juste après l'annonce
     // arrête proprement, il ne tue pas le processus en laissant le dossier temporaire.
-    let (mut int, mut term) = runtime
-        .bloquer(async {
-            Ok::<_, io::Error>((
-                signal(SignalKind::interrupt())?,
-                signal(SignalKind::terminate())?,
-            ))
-        })
+    let mut signaux = runtime
+        .bloquer(async { crate::plateforme::signaux::Signaux::ecouter(false) })
         .context("impossible d'écouter Ctrl-C")?;
     let (dossier, temporaire) = match &args.dossier {
         // Absolu : le VIGIE_BASE annoncé doit valoir depuis un autre terminal.
@@ -91,10 +84,7 @@ pub(super) fn bac_a_sable(g: &OptionsGlobales, args: ArgsBacASable) -> Result<Co
             bac.pannes().programmer(r.clone());
         }
         annoncer(g, &bac, &dossier, &regles, temporaire.is_none())?;
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-        }
+        signaux.recevoir().await;
         bac.arreter().await;
         anyhow::Ok(())
     })?;
@@ -322,7 +312,7 @@ impl DossierTemporaire {
         let mut derniere = None;
         for _ in 0..8 {
             let chemin = racine.join(format!("vigie-{quoi}-{:08x}", rand::random::<u32>()));
-            match std::fs::DirBuilder::new().mode(0o700).create(&chemin) {
+            match crate::plateforme::dossier_prive().create(&chemin) {
                 Ok(()) => {
                     return Ok(DossierTemporaire {
                         chemin,
@@ -375,12 +365,15 @@ mod tests {
 
     #[test]
     fn le_dossier_temporaire_est_prive_et_efface() {
-        use std::os::unix::fs::PermissionsExt;
         let d = DossierTemporaire::creer("essai").unwrap();
         let chemin = d.chemin().to_owned();
         std::fs::write(chemin.join("f"), b"x").unwrap();
-        let mode = std::fs::metadata(&chemin).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o700);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&chemin).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
         drop(d);
         assert!(!chemin.exists());
 

@@ -22,7 +22,6 @@ pub mod vigiechiro;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -538,7 +537,7 @@ impl<D: Depositaire> Moteur<D> {
         if let Ok(mut m) = c.en_vol.lock() {
             m.insert(unite.id, Arc::clone(&vol));
         }
-        let chemin = c.dossier.join(&unite.chemin);
+        let chemin = crate::plateforme::chemins::local(&c.dossier, &unite.chemin);
         let issue = match fichier_change(&chemin, &unite) {
             Some(probleme) => Ok(IssueUnite::Echec {
                 definitif: false,
@@ -656,7 +655,7 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
             unite.taille,
             m.len()
         )),
-        Ok(m) if m.mtime() * 1_000_000_000 + m.mtime_nsec() != unite.modifie_ns => {
+        Ok(m) if crate::plateforme::modifie_ns(&m) != unite.modifie_ns => {
             Some("le fichier a été modifié".into())
         }
         Ok(_) => None,

@@ -16,8 +16,6 @@ mod modele;
 mod unites;
 mod verrou;
 
-use std::fs::{self, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -80,7 +78,8 @@ pub enum ErreurBase {
         cause: std::io::Error,
     },
     #[error(
-        "aucun emplacement pour la base : ni XDG_DATA_HOME ni HOME ne sont définis ; indiquez --base FICHIER"
+        "aucun emplacement pour la base : le dossier personnel est introuvable (HOME, ou le profil \
+         Windows) ; indiquez --base FICHIER (ou VIGIE_BASE)"
     )]
     SansEmplacement,
     #[error(
@@ -162,19 +161,12 @@ fn erreur_sqlite(e: &rusqlite::Error) -> String {
 
 pub type Resultat<T> = Result<T, ErreurBase>;
 
-/// L'emplacement par défaut : `$XDG_DATA_HOME/vigie/vigie.sqlite`, ou
-/// `~/.local/share/vigie/vigie.sqlite`.
+/// L'emplacement par défaut : `vigie.sqlite` dans le dossier des données de `vigie` (sous
+/// Linux `$XDG_DATA_HOME/vigie/`, par défaut `~/.local/share/vigie/` ; voir
+/// `plateforme::emplacements` pour Windows et macOS).
 pub fn chemin_par_defaut() -> Resultat<PathBuf> {
-    let donnees = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => {
-            let home = std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .ok_or(ErreurBase::SansEmplacement)?;
-            PathBuf::from(home).join(".local/share")
-        }
-    };
-    Ok(donnees.join("vigie").join("vigie.sqlite"))
+    let donnees = crate::plateforme::emplacements::donnees().ok_or(ErreurBase::SansEmplacement)?;
+    Ok(donnees.join("vigie.sqlite"))
 }
 
 /// Une connexion à la base des plans, migrée.
@@ -331,16 +323,14 @@ fn creer_fichier_prive(chemin: &Path) -> Resultat<()> {
         cause,
     };
     if let Some(parent) = chemin.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::DirBuilder::new()
+        crate::plateforme::dossier_prive()
             .recursive(true)
-            .mode(0o700)
             .create(parent)
             .map_err(err)?;
     }
-    match OpenOptions::new()
+    match crate::plateforme::fichier_prive()
         .write(true)
         .create_new(true)
-        .mode(0o600)
         .open(chemin)
     {
         Ok(_) => Ok(()),
@@ -369,7 +359,7 @@ pub(crate) fn maintenant_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
+    use std::fs;
 
     #[test]
     fn migrer_deux_fois_ne_fait_rien() {
@@ -445,8 +435,10 @@ mod tests {
         assert_eq!(unites[0].identite, None);
     }
 
+    #[cfg(unix)]
     #[test]
     fn base_creee_en_0600() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("sous/dossier/v.sqlite");
         Base::ouvrir(&chemin).unwrap();

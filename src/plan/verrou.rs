@@ -1,15 +1,17 @@
 //! Un seul `vigie` par plan.
 //!
-//! Un verrou consultatif du système (`flock`, par `File::try_lock`) sur un fichier propre au
-//! plan, à côté de la base. Le système le libère quand le processus meurt, kill -9 compris :
+//! Un verrou du système (`File::try_lock` : `flock` sous Unix, `LockFileEx` sous Windows) sur
+//! un fichier propre au plan, à côté de la base. Le système le libère quand le processus meurt, kill -9 compris :
 //! un verrou abandonné ne bloque donc jamais, et il n'y a pas de fichier orphelin à effacer à la
 //! main (le fichier reste, vide de sens tant que personne ne le tient). Le verrou est pris
 //! **avant** de toucher au plan, y compris avant sa création : il est nommé d'après l'identité
 //! du plan (dossier, destination), pas d'après son numéro.
+//!
+//! Le numéro du processus qui tient le plan est écrit à côté (`.processus`), pas dans le
+//! fichier verrouillé : sous Windows, le verrou interdit aux autres de lire ce qu'il couvre.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::{File, TryLockError};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{ErreurBase, Resultat};
@@ -30,31 +32,26 @@ impl VerrouPlan {
             chemin: dossier_verrous.clone(),
             cause,
         };
-        fs::DirBuilder::new()
+        crate::plateforme::dossier_prive()
             .recursive(true)
-            .mode(0o700)
             .create(&dossier_verrous)
             .map_err(err)?;
-        let chemin = dossier_verrous.join(format!(
-            "plan-{:016x}.verrou",
-            empreinte(&[dossier, destination])
-        ));
-        let mut fichier = OpenOptions::new()
+        let nom = format!("plan-{:016x}", empreinte(&[dossier, destination]));
+        let chemin = dossier_verrous.join(format!("{nom}.verrou"));
+        let chemin_processus = dossier_verrous.join(format!("{nom}.processus"));
+        let fichier = crate::plateforme::fichier_prive()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
-            .mode(0o600)
             .open(&chemin)
             .map_err(err)?;
         match fichier.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                let mut contenu = String::new();
-                let pid = fichier
-                    .read_to_string(&mut contenu)
+                let pid = std::fs::read_to_string(&chemin_processus)
                     .ok()
-                    .and_then(|_| contenu.trim().parse().ok());
+                    .and_then(|contenu| contenu.trim().parse().ok());
                 return Err(ErreurBase::PlanOccupe {
                     plan: libelle.to_owned(),
                     pid,
@@ -63,12 +60,13 @@ impl VerrouPlan {
             Err(TryLockError::Error(e)) => return Err(err(e)),
         }
         // Le numéro du processus, pour que le suivant dise qui tient le plan.
-        let ecrire = |f: &mut File| -> std::io::Result<()> {
-            f.set_len(0)?;
-            f.seek(SeekFrom::Start(0))?;
-            writeln!(f, "{}", std::process::id())
-        };
-        ecrire(&mut fichier).map_err(err)?;
+        crate::plateforme::fichier_prive()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&chemin_processus)
+            .and_then(|mut f| writeln!(f, "{}", std::process::id()))
+            .map_err(err)?;
         Ok(VerrouPlan {
             _fichier: fichier,
             chemin,

@@ -14,9 +14,8 @@
 //! apparaissaient telles quelles. Sur la sortie d'erreur, le journal passe au-dessus des barres
 //! sans les brouiller (`ecran`).
 
-use std::fs::{File, OpenOptions, Permissions};
+use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -120,18 +119,23 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
 }
 
 /// Ouvre (ou crée) le journal en ajout, lisible du seul propriétaire, même s'il existait avec
-/// des droits plus larges. Un lien symbolique n'est pas suivi (`O_NOFOLLOW` : ELOOP) : il
-/// ferait écrire ailleurs, et changer les droits de sa cible. Seul un fichier ordinaire voit
-/// ses droits resserrés (`/dev/null` reste ce qu'il est).
+/// des droits plus larges (0600 sous Unix ; voir `plateforme`). Un lien symbolique n'est pas
+/// suivi (sous Unix, `O_NOFOLLOW` : ELOOP) : il ferait écrire ailleurs, et changer les droits
+/// de sa cible. Seul un fichier ordinaire voit ses droits resserrés (`/dev/null` reste ce
+/// qu'il est).
 fn ouvrir_en_prive(chemin: &Path) -> io::Result<File> {
-    let f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(chemin)?;
-    if f.metadata()?.file_type().is_file() {
-        f.set_permissions(Permissions::from_mode(0o600))?;
+    let mut options = crate::plateforme::fichier_prive();
+    options.create(true).append(true);
+    let f = crate::plateforme::sans_suivre_les_liens(&mut options).open(chemin)?;
+    let type_fichier = f.metadata()?.file_type();
+    if type_fichier.is_symlink() {
+        // Sous Windows, le lien lui-même a été ouvert (voir `sans_suivre_les_liens`).
+        return Err(io::Error::other(
+            "c'est un lien symbolique, qui n'est pas suivi : donnez le chemin du fichier lui-même",
+        ));
+    }
+    if type_fichier.is_file() {
+        crate::plateforme::resserrer(&f)?;
     }
     Ok(f)
 }
@@ -298,8 +302,11 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn le_journal_est_cree_en_0600_meme_s_il_existait() {
+        use std::fs::Permissions;
+        use std::os::unix::fs::PermissionsExt;
         let d = tempfile::tempdir().unwrap();
         let chemin = d.path().join("journal.jsonl");
         std::fs::write(&chemin, "").unwrap();

@@ -119,7 +119,9 @@ pub fn couleurs_permises() -> bool {
 
 /// La sortie d'erreur est-elle un terminal capable de redessiner des barres ?
 fn erreur_est_un_terminal() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+    std::io::stderr().is_terminal()
+        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+        && crate::plateforme::console_pilotable()
 }
 
 /// Ce que l'utilisateur verra pendant un passage.

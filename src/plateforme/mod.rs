@@ -1,0 +1,278 @@
+//! Ce qui dépend du système, en un seul endroit : Linux, macOS (Unix) et Windows.
+//!
+//! Le reste de `vigie` n'écrit jamais `std::os::unix` ni `std::os::windows` : il appelle ce
+//! module, qui dit pour chaque système ce qui y est juste.
+//! - Fichiers privés (base, jeton, journal, verrous) : 0600 et dossiers 0700 sous Unix ; sous
+//!   Windows, ils vivent dans le profil de l'utilisateur, dont les droits par défaut (ACL
+//!   héritées) n'ouvrent pas aux autres comptes : rien à resserrer fichier par fichier.
+//! - Lire un fichier de la nuit sans suivre de lien, et le reconnaître à son identité.
+//! - La date de modification, par `Metadata::modified()` (portable), à la nanoseconde.
+//! - Les emplacements par défaut (`emplacements`), les signaux d'arrêt (`signaux`), les chemins
+//!   relatifs de la nuit (`chemins`), les processus enfants (`processus`).
+//!
+//! Pourquoi ici, pour les fichiers de la nuit : entre la planification et l'envoi (des heures,
+//! parfois), un fichier peut être remplacé (`mv -T`) par un lien vers un fichier secret de même
+//! taille et de même date, ou par un autre fichier. Suivre le lien enverrait le secret sous le
+//! nom de la séquence. On ouvre donc sans suivre (`O_NOFOLLOW`), et le plan garde l'identité du
+//! fichier planifié pour la comparer avant et après chaque envoi.
+
+pub mod chemins;
+pub mod emplacements;
+pub mod processus;
+pub mod signaux;
+
+use std::fs::{DirBuilder, File, Metadata, OpenOptions};
+use std::io;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Un constructeur de dossier privé : 0700 sous Unix ; sous Windows, les droits hérités du
+/// profil de l'utilisateur. À compléter (`recursive`) puis `create`.
+pub fn dossier_prive() -> DirBuilder {
+    #[allow(unused_mut)]
+    let mut d = DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        d.mode(0o700);
+    }
+    d
+}
+
+/// Des options d'ouverture qui créent le fichier privé : 0600 sous Unix (à la création
+/// seulement : voir [`resserrer`]) ; sous Windows, les droits hérités de son dossier.
+pub fn fichier_prive() -> OpenOptions {
+    #[allow(unused_mut)]
+    let mut o = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o
+}
+
+/// Ramène un fichier existant à « lisible du seul propriétaire » (0600 sous Unix), s'il avait
+/// été créé plus ouvert. Sous Windows, rien : ses droits sont ceux hérités de son dossier.
+pub fn resserrer(fichier: &File) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fichier.set_permissions(std::fs::Permissions::from_mode(0o600))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fichier;
+        Ok(())
+    }
+}
+
+/// Ajoute aux options « ne pas suivre un lien symbolique » : sous Unix `O_NOFOLLOW` (un lien
+/// fait échouer l'ouverture, ELOOP) ; sous Windows `FILE_FLAG_OPEN_REPARSE_POINT` (le lien
+/// lui-même est ouvert, pas sa cible : l'appelant vérifie alors que c'est un fichier ordinaire).
+pub fn sans_suivre_les_liens(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        options.custom_flags(0x0020_0000);
+    }
+    options
+}
+
+/// L'erreur d'ouverture d'un lien refusé par [`sans_suivre_les_liens`] (ELOOP sous Unix).
+pub fn est_un_lien_refuse(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// La date de modification, en nanosecondes depuis l'époque Unix (négative avant 1970), par
+/// `Metadata::modified()`. Sous Unix, c'est exactement `mtime × 10⁹ + mtime_nsec`, la valeur
+/// que les plans existants ont enregistrée (`depot_unite.modifie_ns`) : une mise à jour de
+/// `vigie` ne fait pas passer leurs fichiers pour modifiés. Sous Windows, la date NTFS (pas de
+/// 100 ns) convertie de même. 0 si le système n'en donne pas (le plan se fie alors à la
+/// taille et à l'identité) ; bornée à ce que tient un `i64` (années 1678 à 2262).
+pub fn modifie_ns(meta: &Metadata) -> i64 {
+    meta.modified().map(ns_depuis_epoque).unwrap_or(0)
+}
+
+fn ns_depuis_epoque(t: SystemTime) -> i64 {
+    let ns = match t.duration_since(UNIX_EPOCH) {
+        Ok(apres) => i128::try_from(apres.as_nanos()).unwrap_or(i128::MAX),
+        Err(avant) => -i128::try_from(avant.duration().as_nanos()).unwrap_or(i128::MAX),
+    };
+    i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Ouvre un fichier en lecture sans suivre de lien symbolique (sous Unix, `O_NOFOLLOW` : un
+/// lien fait échouer l'ouverture, ELOOP), et vérifie que c'est un fichier ordinaire.
+pub fn ouvrir_sans_suivre(chemin: &Path) -> io::Result<File> {
+    let fichier = sans_suivre_les_liens(OpenOptions::new().read(true)).open(chemin)?;
+    if !fichier.metadata()?.file_type().is_file() {
+        return Err(io::Error::other(
+            "ce n'est pas un fichier ordinaire (lien ou fichier spécial), il n'est pas lu",
+        ));
+    }
+    Ok(fichier)
+}
+
+/// La sortie d'erreur, si c'est une console, sait-elle interpréter les séquences de contrôle
+/// (déplacer le curseur, effacer une ligne, couleurs) que dessinent les barres ? Sous Unix,
+/// oui. Sous Windows, la console ne les interprète qu'une fois le mode « VT »
+/// (`ENABLE_VIRTUAL_TERMINAL_PROCESSING`) activé, ce que fait cet appel ; une console qui le
+/// refuse (Windows antérieur à 10) rend faux, et l'on s'en tient aux lignes simples. Une
+/// sortie qui n'est pas une console (fichier, tube, terminal mintty) est laissée telle quelle.
+pub fn console_pilotable() -> bool {
+    #[cfg(windows)]
+    {
+        use windows_sys::Win32::System::Console::{
+            ENABLE_VIRTUAL_TERMINAL_PROCESSING, GetConsoleMode, GetStdHandle, STD_ERROR_HANDLE,
+            SetConsoleMode,
+        };
+        // SAFETY : appels sur la poignée de la sortie d'erreur du processus, que l'on ne ferme
+        // pas ; `mode` est un entier local valide pendant l'appel.
+        unsafe {
+            let poignee = GetStdHandle(STD_ERROR_HANDLE);
+            let mut mode = 0;
+            if GetConsoleMode(poignee, &mut mode) == 0 {
+                return true;
+            }
+            mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING != 0
+                || SetConsoleMode(poignee, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0
+        }
+    }
+    #[cfg(not(windows))]
+    {
+        true
+    }
+}
+
+/// L'identité d'un fichier, « périphérique:inode » ; `None` là où le système n'en donne pas
+/// de stable (le plan se contente alors de la taille et de la date).
+pub fn identite(meta: &Metadata) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(format!("{}:{}", meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[cfg(unix)]
+    #[test]
+    fn un_lien_n_est_pas_suivi() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, b"secret").unwrap();
+        let lien = dir.path().join("a.wav");
+        std::os::unix::fs::symlink(&secret, &lien).unwrap();
+        let e = ouvrir_sans_suivre(&lien).unwrap_err();
+        assert!(est_un_lien_refuse(&e), "{e}");
+        assert!(ouvrir_sans_suivre(&secret).is_ok());
+        assert!(
+            ouvrir_sans_suivre(dir.path()).is_err(),
+            "un dossier n'est pas lu"
+        );
+        let a = identite(&std::fs::metadata(&secret).unwrap());
+        let b = identite(&std::fs::symlink_metadata(&lien).unwrap());
+        assert!(a.is_some() && a != b);
+    }
+
+    /// La valeur enregistrée par les plans existants (`mtime × 10⁹ + mtime_nsec`, avant ce
+    /// module) est celle que rend `modifie_ns` : après 1970 comme avant, à la nanoseconde.
+    #[cfg(unix)]
+    #[test]
+    fn la_date_de_modification_garde_la_valeur_des_plans_existants() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("a.wav");
+        let f = File::create(&chemin).unwrap();
+        for date in [
+            UNIX_EPOCH + Duration::new(1_750_000_000, 123_456_789),
+            UNIX_EPOCH - Duration::new(86_400, 250_000_000),
+            UNIX_EPOCH,
+        ] {
+            f.set_modified(date).unwrap();
+            let m = std::fs::metadata(&chemin).unwrap();
+            assert_eq!(
+                modifie_ns(&m),
+                m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+                "{date:?}"
+            );
+        }
+        assert_eq!(modifie_ns(&f.metadata().unwrap()), 0);
+    }
+
+    #[test]
+    fn la_date_de_modification_suit_le_fichier() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("a.wav");
+        let f = File::create(&chemin).unwrap();
+        // Une date au pas de 100 ns : NTFS la garde telle quelle, comme ext4 ou APFS.
+        f.set_modified(UNIX_EPOCH + Duration::new(1_750_000_000, 123_456_700))
+            .unwrap();
+        let m = std::fs::metadata(&chemin).unwrap();
+        assert_eq!(modifie_ns(&m), 1_750_000_000_123_456_700);
+        f.set_modified(UNIX_EPOCH + Duration::from_secs(1_750_000_001))
+            .unwrap();
+        assert_eq!(
+            modifie_ns(&std::fs::metadata(&chemin).unwrap()),
+            1_750_000_001_000_000_000
+        );
+    }
+
+    #[test]
+    fn les_bornes_d_un_i64_ne_debordent_pas() {
+        assert_eq!(ns_depuis_epoque(UNIX_EPOCH), 0);
+        // 100 ns : le pas des dates de Windows, que SystemTime y garde.
+        assert_eq!(
+            ns_depuis_epoque(UNIX_EPOCH - Duration::from_nanos(100)),
+            -100,
+            "avant 1970"
+        );
+        let loin = UNIX_EPOCH + Duration::from_secs(400 * 365 * 86_400);
+        assert_eq!(ns_depuis_epoque(loin), i64::MAX);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fichiers_et_dossiers_prives_en_0600_et_0700() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let dossier = dir.path().join("a/b");
+        dossier_prive().recursive(true).create(&dossier).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dossier), 0o700);
+        let chemin = dossier.join("f");
+        let f = fichier_prive()
+            .write(true)
+            .create_new(true)
+            .open(&chemin)
+            .unwrap();
+        assert_eq!(mode(&chemin), 0o600);
+        f.set_permissions(std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        resserrer(&f).unwrap();
+        assert_eq!(mode(&chemin), 0o600);
+    }
+}
