@@ -60,6 +60,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage-ma
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite [variable : VIGIE_DEBIT_MAX]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
@@ -89,6 +90,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de fichiers envoyés en même temps [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 8]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite [variable : VIGIE_DEBIT_MAX]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r

@@ -628,6 +628,11 @@ pub struct OptionsEnvoi {
     #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub taille_partie: u64,
 
+    /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour
+    /// ne pas saturer un partage de connexion ; par défaut, aucune limite.
+    #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]
+    pub debit_max: Option<crate::transport::debit::DebitMax>,
+
     #[command(flatten)]
     pub reessai: OptionsReessai,
 }

@@ -12,6 +12,7 @@
 //! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
 pub mod corps;
+pub mod debit;
 pub mod reseau;
 pub mod s3;
 pub mod vigiechiro;
@@ -131,6 +132,8 @@ pub struct Emetteur {
     /// Jusqu'où un `Retry-After` reçu par une émission retient toutes les autres (même
     /// destination, donc même serveur).
     retenue: Arc<Mutex<Option<tokio::time::Instant>>>,
+    /// La limite de débit (`--debit-max`), partagée par tous les corps envoyés.
+    debit: Option<Arc<debit::LimiteDebit>>,
 }
 
 impl Emetteur {
@@ -147,7 +150,20 @@ impl Emetteur {
             reseau,
             budget: Arc::new(SeauJetons::default()),
             retenue: Arc::new(Mutex::new(None)),
+            debit: None,
         }
+    }
+
+    /// Soumet tous les corps envoyés à `limite` (`--debit-max`) ; `None` : pas de limite.
+    pub fn sous_limite(mut self, limite: Option<Arc<debit::LimiteDebit>>) -> Self {
+        if let Some(l) = &limite {
+            tracing::info!(
+                "débit limité à {} pour tous les envois (--debit-max)",
+                l.debit()
+            );
+        }
+        self.debit = limite;
+        self
     }
 
     pub fn annulation(&self) -> &Annulation {
@@ -435,7 +451,7 @@ impl Emetteur {
     {
         let delai = self.reglages.delai_tentative;
         let blocage = self.reglages.delai_blocage;
-        let progression = Progression::nouvelle();
+        let progression = Progression::sous_limite(self.debit.clone());
         en_vol.commencer(progression.clone());
         let envoi = {
             let mut t = tentative.lock().unwrap_or_else(|e| e.into_inner());
@@ -544,6 +560,58 @@ mod tests {
         let e = expurger("Authorization: Basic dG9rZW46\nsuite");
         assert!(!e.contains("dG9rZW46") && e.ends_with("suite"), "{e}");
         assert_eq!(expurger("rien à cacher"), "rien à cacher");
+    }
+
+    /// Un corps qui attend la limite de débit (ici, une attente qui ne finit pas) n'est pas
+    /// « bloqué » : `--delai-blocage` ne coupe pas un transfert que la limite retient.
+    #[tokio::test]
+    async fn attente_de_la_limite_n_est_pas_un_blocage() {
+        use debit::{DebitMax, HorlogeDebit, LimiteDebit};
+        use http_body::Body;
+
+        #[derive(Debug)]
+        struct AttenteSansFin;
+        impl HorlogeDebit for AttenteSansFin {
+            fn maintenant(&self) -> Duration {
+                Duration::ZERO
+            }
+            fn dormir(
+                &self,
+                _: Duration,
+            ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
+                Box::pin(std::future::pending())
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f.wav");
+        std::fs::write(&chemin, vec![3u8; 100_000]).unwrap();
+        let limite = Arc::new(LimiteDebit::avec_horloge(
+            DebitMax::analyser("10Ko/s").unwrap(),
+            Box::new(AttenteSansFin),
+        ));
+        let p = Progression::sous_limite(Some(limite));
+        let mut corps = corps::CorpsFichier::ouvrir(&chemin, 0, 100_000, p.clone())
+            .await
+            .unwrap();
+        let mut corps = std::pin::Pin::new(&mut corps);
+        // La première tranche est dans le seau ; la seconde attend.
+        let premiere = std::future::poll_fn(|cx| corps.as_mut().poll_frame(cx)).await;
+        assert!(matches!(premiere, Some(Ok(_))));
+        let seconde = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(corps.as_mut().poll_frame(cx).is_pending())
+        })
+        .await;
+        assert!(seconde, "la seconde tranche devait attendre la limite");
+        assert!(p.corps_en_cours());
+        let r = tokio::time::timeout(
+            Duration::from_millis(300),
+            surveiller_blocage(&p, Duration::from_millis(50)),
+        )
+        .await;
+        assert!(
+            r.is_err(),
+            "l'attente de la limite a été prise pour un blocage"
+        );
     }
 
     #[tokio::test]
