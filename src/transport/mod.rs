@@ -74,8 +74,12 @@ pub trait AnnoncesReseau: Send + Sync {
     fn reseau_retabli(&self);
 }
 
-/// Attente entre deux sondes pendant une coupure : de 1 s à 30 s, doublée, jitterée.
-const SONDE_BASE: Duration = Duration::from_secs(1);
+/// Attente entre deux sondes pendant une coupure : de 0,25 s à 30 s, doublée, jitterée. Une
+/// coupure de partage de connexion dure souvent une seconde ou deux : partie d'1 s, la veille
+/// ratait souvent le retour du lien et attendait encore 1 à 2 s (mesuré au banc du lien qui
+/// coupe, `BENCHMARKS.md` § 5) ; deux sondes de plus au début d'une longue coupure coûtent
+/// peu.
+const SONDE_BASE: Duration = Duration::from_millis(250);
 const SONDE_PLAFOND: Duration = Duration::from_secs(30);
 /// Délai d'une sonde.
 const SONDE_DELAI: Duration = Duration::from_secs(10);
@@ -349,7 +353,7 @@ impl Emetteur {
 
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
     /// réseau : à chaque coupure déclarée, une sonde (`sonder`, profil BREF) part à intervalle
-    /// croissant, jitteré et plafonné (1 s à 30 s) ; au premier signe du serveur, même un refus,
+    /// croissant, jitteré et plafonné (0,25 s à 30 s) ; au premier signe du serveur, même un refus,
     /// le réseau rouvre ; au-delà de l'attente maximale, il est abandonné (les émissions en
     /// attente s'arrêtent, et le passage avec elles). Ne rend la main qu'à l'annulation
     /// (Ctrl-C), à l'abandon, ou tout de suite si l'émetteur n'a pas de pause.
