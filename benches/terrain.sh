@@ -145,7 +145,9 @@ if [[ " $MESURES " == *" vigiechiro "* ]]; then
   for op in PutObject UploadPart CreateMultipartUpload CompleteMultipartUpload; do
     pannes+=(--pannes "$op%100=lenteur:${RTT_MS}ms")
   done
-  dans "$VIGIE" -q bac-a-sable --port 8210 --dossier "$TMP/serveur-ns" "${pannes[@]}" > /dev/null 2>&1 &
+  # Sans la fonction `dans` : lancée en arrière-plan, elle ferait un sous-shell, et $! ne
+  # désignerait pas le bac à sable (qui survivrait au nettoyage).
+  ip netns exec "$NS" "$VIGIE" -q bac-a-sable --port 8210 --dossier "$TMP/serveur-ns" "${pannes[@]}" > /dev/null 2>&1 &
   PIDS+=($!)
   until dans curl -s -o /dev/null "http://127.0.0.1:8210/"; do sleep 0.2; done
   ideal=$(echo "$TOTAL / 8000000" | bc -l)
