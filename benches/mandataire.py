@@ -2,7 +2,7 @@
 """Mandataire TCP local pour les bancs d'essai : un lien lent qui coupe.
 
 Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafale S]
-        [--coupure-toutes S] [--coupure-duree S]
+        [--coupure-toutes S] [--coupure-duree S] [--latence-connexion S] [--latence-reponse S]
 
 - le débit montant (client → serveur) est limité à --debit octets/s (seau à jetons partagé
   par toutes les connexions : c'est le lien qui est lent, pas chaque connexion) ; le seau
@@ -11,6 +11,12 @@ Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafa
   avec --rafale 0.05, elle est perdue, comme sur une liaison radio qui tombe ;
 - toutes les --coupure-toutes secondes, toutes les connexions ouvertes sont coupées (RST) et
   les nouvelles refusées pendant --coupure-duree secondes : un tunnel, une zone blanche ;
+- la latence d'un lien lointain (4G : 50 à 150 ms d'aller-retour), sans `tc netem` (absent de
+  ces noyaux) : --latence-connexion S retarde l'établissement de chaque connexion (la poignée
+  de main TCP, un aller-retour), --latence-reponse S retarde le début de chaque réponse (ses
+  en-têtes : l'aller-retour de la requête, ou le temps de traitement d'un appel d'API). Un
+  mandataire par cible : lancé devant l'API avec --latence-reponse 0.15 et devant S3 avec
+  --latence-reponse 0.08 --latence-connexion 0.08, il règle les deux séparément ;
 - SIGUSR1 écrit sur la sortie standard, en une ligne JSON, le bilan de la fenêtre écoulée
   depuis le précédent SIGUSR1 (ou le départ), puis remet tout à zéro : compteurs, seau plein,
   horloge des coupures (la première tombe --coupure-toutes secondes plus tard). Un banc envoie
@@ -40,7 +46,9 @@ import time
 
 
 class Lien:
-    def __init__(self, debit, rafale):
+    def __init__(self, debit, rafale, latence_connexion=0.0, latence_reponse=0.0):
+        self.latence_connexion = latence_connexion
+        self.latence_reponse = latence_reponse
         self.debit = debit
         self.capacite = debit * rafale
         self.verrou = asyncio.Lock()
@@ -114,6 +122,12 @@ async def relayer(lecteur, ecrivain, lien, connexion, montant):
                 lien.octets += len(donnees)
                 connexion.depuis_reponse += len(donnees)
             else:
+                # Le début d'une réponse (une requête était en vol) : ses en-têtes arrivent
+                # après l'aller-retour.
+                if connexion.depuis_reponse > 0 and lien.latence_reponse > 0:
+                    await asyncio.sleep(lien.latence_reponse)
+                    if lien.coupe:
+                        break
                 connexion.depuis_reponse = 0
             ecrivain.write(donnees)
             await ecrivain.drain()
@@ -127,6 +141,11 @@ async def servir(lien, hote, port, lecteur_client, ecrivain_client):
     if lien.coupe:
         couper_net(ecrivain_client)
         return
+    if lien.latence_connexion > 0:
+        await asyncio.sleep(lien.latence_connexion)
+        if lien.coupe:
+            couper_net(ecrivain_client)
+            return
     try:
         lecteur_serveur, ecrivain_serveur = await asyncio.open_connection(hote, port)
     except OSError:
@@ -168,11 +187,13 @@ async def principal():
     p.add_argument("--rafale", type=float, default=1.0)
     p.add_argument("--coupure-toutes", type=float, default=15.0)
     p.add_argument("--coupure-duree", type=float, default=1.0)
+    p.add_argument("--latence-connexion", type=float, default=0.0)
+    p.add_argument("--latence-reponse", type=float, default=0.0)
     a = p.parse_args()
     hote, port = a.cible.rsplit(":", 1)
     if hote not in ("127.0.0.1", "localhost"):
         sys.exit("la cible doit être sur la boucle locale")
-    lien = Lien(a.debit, a.rafale)
+    lien = Lien(a.debit, a.rafale, a.latence_connexion, a.latence_reponse)
     serveur = await asyncio.start_server(
         lambda l, e: servir(lien, hote, int(port), l, e), "127.0.0.1", a.ecoute
     )

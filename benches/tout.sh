@@ -17,5 +17,7 @@ mkdir -p "$(dirname "$SORTIE")"
   echo "## 2. Lien qui coupe, modèle strict (seau de 0,05 s), puis --paralleles 2"
   SERVEURS= LIEN=1 RAFALE=0.05 benches/debit.sh
   SERVEURS= LIEN=1 RAFALE=0.05 OUTILS=vigie PARALLELES=2 benches/debit.sh
+  echo "## 5. Le lien du terrain : latence, --debit-max, Vigie-Chiro (root : ip netns)"
+  benches/terrain.sh
 } 2>&1 | tee "$SORTIE"
 echo "Résultats dans $SORTIE"

@@ -242,7 +242,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --vers --participation --site --point --debut --fin --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -297,6 +297,10 @@ _vigie() {
                     return 0
                     ;;
                 --taille-partie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --debit-max)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -472,7 +476,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__retenter__subcmd__echecs)
-            opts="-v -q -h --y-compris-definitifs --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --y-compris-definitifs --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -499,6 +503,10 @@ _vigie() {
                     return 0
                     ;;
                 --taille-partie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --debit-max)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -614,7 +614,8 @@ fn analyser_jusqu_au_bout(texte: &str) -> Result<JusquAuBout, String> {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options avancées")]
 pub struct OptionsEnvoi {
-    /// Nombre de fichiers envoyés en même temps.
+    /// Nombre de fichiers envoyés en même temps, au plus : le parallélisme baisse de lui-même
+    /// quand le réseau coupe, et remonte jusqu'à ce plafond quand il est calme.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub paralleles: u16,
 
@@ -627,6 +628,11 @@ pub struct OptionsEnvoi {
     /// Taille d'une partie (Mio, 5 au moins).
     #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub taille_partie: u64,
+
+    /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour
+    /// ne pas saturer un partage de connexion ; par défaut, aucune limite.
+    #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]
+    pub debit_max: Option<crate::transport::debit::DebitMax>,
 
     #[command(flatten)]
     pub reessai: OptionsReessai,

@@ -114,6 +114,19 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("réseau indisponible"), "{stderr}");
+    // La coupure a divisé le parallélisme par deux (plafond 4, par défaut) : le journal du plan
+    // note le changement et sa cause, les lignes d'événements le disent.
+    let baisses = decisions(
+        &banc,
+        "methode = 'PARALLELISME' AND unite_id IS NULL AND (\
+         detail = 'parallélisme 4 → 2 (plafond 4) : coupure du réseau' \
+         OR detail = 'parallélisme 4 → 2 (plafond 4) : incident de transport')",
+    );
+    assert!(baisses >= 1, "{}", journal(&banc));
+    assert!(
+        stderr.contains("~ parallélisme : 2 transfert(s) en vol au plus, sur 4"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -136,6 +136,9 @@ pub(super) fn envoyer(
     let envoi = Envoi {
         emission: reglages_emission(&options.reessai)?,
         paralleles: usize::from(options.paralleles),
+        debit: options
+            .debit_max
+            .map(|d| Arc::new(crate::transport::debit::LimiteDebit::nouvelle(d))),
         options,
         s3,
         destination: &destination,
@@ -150,6 +153,8 @@ pub(super) fn envoyer(
 pub(super) struct Envoi<'a> {
     emission: ReglagesEmission,
     paralleles: usize,
+    /// `--debit-max` : un seul seau pour tous les passages de la commande.
+    debit: Option<Arc<crate::transport::debit::LimiteDebit>>,
     options: &'a OptionsEnvoi,
     s3: &'a OptionsS3,
     pub destination: &'a Destination,
@@ -179,7 +184,7 @@ pub(super) async fn passage(
     if let (Some(pause), Some(max)) = (emission.pause.as_mut(), attente_reseau) {
         pause.attente_max = max;
     }
-    let emetteur = Emetteur::nouveau(emission, arret.clone());
+    let emetteur = Emetteur::nouveau(emission, arret.clone()).sous_limite(e.debit.clone());
     match e.destination {
         Destination::S3(dest) => {
             let depositaire = DepositaireS3 {

@@ -16,6 +16,7 @@
 //!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
+pub mod parallelisme;
 pub mod relecture;
 pub mod s3;
 pub mod vigiechiro;
@@ -27,7 +28,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::plan::{
@@ -437,14 +437,16 @@ impl<D: Depositaire> Moteur<D> {
 
         let progression = tokio::spawn(Arc::clone(self).annoncer_progression());
         let veilleur = tokio::spawn(Arc::clone(self).veiller_reseau());
-        let places = Arc::new(Semaphore::new(c.paralleles.max(1)));
+        // `--paralleles` est un plafond : le régulateur (`parallelisme.rs`) ajuste les places.
+        let places = parallelisme::PlacesAdaptatives::nouvelles(c.paralleles);
+        let pilote = tokio::spawn(parallelisme::piloter(Arc::clone(self), Arc::clone(&places)));
         let mut taches: JoinSet<Resultat<bool>> = JoinSet::new();
         let mut erreur = None;
         let mut deposees = 0;
         let annulation = c.emetteur.annulation().clone();
         for unite in unites {
             let place = tokio::select! {
-                p = Arc::clone(&places).acquire_owned() => p,
+                p = places.prendre() => p,
                 () = annulation.annulee() => break,
             };
             let Ok(place) = place else { break };
@@ -478,6 +480,7 @@ impl<D: Depositaire> Moteur<D> {
         }
         progression.abort();
         veilleur.abort();
+        pilote.abort();
         if let Some(e) = erreur {
             return Err(e);
         }

@@ -416,6 +416,16 @@ impl Suivi for SuiviBarres {
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
 
+    fn parallelisme(&self, courant: usize, plafond: usize) {
+        if self.termine() {
+            return;
+        }
+        let t = self.maintenant();
+        let mut etat = self.etat();
+        etat.tableau.parallelisme(courant, plafond);
+        self.mettre_a_jour_ensemble(&mut etat, t);
+    }
+
     fn interruption(&self) {
         self.imprimer(
             "Interruption : arrêt des envois en cours, le plan est tenu à jour (Ctrl-C encore pour couper aussitôt).",

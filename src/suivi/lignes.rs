@@ -100,6 +100,14 @@ impl Suivi for SuiviLignes {
         }
     }
 
+    fn parallelisme(&self, courant: usize, plafond: usize) {
+        if !self.silencieux {
+            self.ligne(format_args!(
+                "~ parallélisme : {courant} transfert(s) en vol au plus, sur {plafond}"
+            ));
+        }
+    }
+
     fn interruption(&self) {
         self.ligne(format_args!(
             "Interruption : arrêt des envois en cours, le plan est tenu à jour (Ctrl-C encore pour couper aussitôt)."

@@ -64,6 +64,9 @@ pub trait Suivi: Send + Sync {
     fn reseau_retabli(&self) {}
     /// Ctrl-C : plus rien ne démarre, ce qui est en vol s'arrête.
     fn interruption(&self) {}
+    /// Le parallélisme a changé : `courant` transferts en vol au plus, sur `plafond`
+    /// (`--paralleles`).
+    fn parallelisme(&self, _courant: usize, _plafond: usize) {}
 }
 
 /// Un suivi qui ne dit rien (tests, appelants sans affichage).
@@ -261,6 +264,9 @@ impl Suivi for Plusieurs {
     }
     fn interruption(&self) {
         self.0.iter().for_each(|s| s.interruption());
+    }
+    fn parallelisme(&self, courant: usize, plafond: usize) {
+        self.0.iter().for_each(|s| s.parallelisme(courant, plafond));
     }
 }
 

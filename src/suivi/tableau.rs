@@ -106,6 +106,8 @@ pub struct Tableau {
     octets_retires: u64,
     unites: BTreeMap<i64, Unite>,
     reseau: Option<Mention>,
+    /// Le parallélisme courant et son plafond, annoncés par le régulateur.
+    parallelisme: Option<(usize, usize)>,
     /// La largeur du terminal (0 : inconnue, [`COLONNES_PAR_DEFAUT`]).
     colonnes: usize,
 }
@@ -268,11 +270,20 @@ impl Tableau {
         self.octets_total.saturating_sub(self.octets_retires)
     }
 
-    /// « 3/20 fichiers », et les échecs s'il y en a : « 3/20 fichiers (1 en échec) ».
+    /// Le régulateur a changé le parallélisme.
+    pub fn parallelisme(&mut self, courant: usize, plafond: usize) {
+        self.parallelisme = Some((courant, plafond));
+    }
+
+    /// « 3/20 fichiers », les échecs s'il y en a : « 3/20 fichiers (1 en échec) », et le
+    /// parallélisme quand le régulateur l'a baissé sous son plafond : « · 2 en parallèle sur 4 ».
     pub fn fichiers(&self) -> String {
         let mut f = format!("{}/{} fichiers", self.deposees, self.unites_total);
         if self.echecs > 0 {
             f.push_str(&format!(" ({} en échec)", self.echecs));
+        }
+        if let Some((courant, plafond)) = self.parallelisme.filter(|(c, p)| c < p) {
+            f.push_str(&format!(" · {courant} en parallèle sur {plafond}"));
         }
         f
     }
@@ -470,6 +481,17 @@ mod tests {
         assert!(t.finir(1, Fin::Echec, ms(10)));
         assert_eq!((t.position(), t.longueur()), (0, 2000));
         assert_eq!(t.fichiers(), "0/2 fichiers (1 en échec)");
+    }
+
+    #[test]
+    fn parallelisme_baisse_dans_la_barre() {
+        let mut t = Tableau::default();
+        t.debut(20, 1000);
+        assert_eq!(t.fichiers(), "0/20 fichiers");
+        t.parallelisme(2, 4);
+        assert_eq!(t.fichiers(), "0/20 fichiers · 2 en parallèle sur 4");
+        t.parallelisme(4, 4);
+        assert_eq!(t.fichiers(), "0/20 fichiers");
     }
 
     #[test]

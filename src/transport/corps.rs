@@ -6,6 +6,7 @@
 //! lecture, quelle que soit la taille du fichier. Un fichier qui raccourcit pendant la lecture
 //! fait échouer le corps : on n'envoie jamais moins que la taille annoncée.
 
+use std::future::Future;
 use std::io::SeekFrom;
 use std::path::Path;
 use std::pin::Pin;
@@ -19,6 +20,8 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncSeekExt, ReadBuf};
 
+use super::debit::LimiteDebit;
+
 /// Taille du tampon de lecture.
 const TAMPON_OCTETS: usize = 256 * 1024;
 
@@ -29,15 +32,26 @@ pub struct Progression {
     attendus: AtomicU64,
     crc: AtomicU32,
     derniere_avancee: Mutex<Instant>,
+    /// La limite de débit (`--debit-max`) que le corps de cette tentative respecte.
+    limite: Option<Arc<LimiteDebit>>,
+    /// Le corps attend la limite de débit : ce n'est pas un blocage.
+    retenue: AtomicBool,
 }
 
 impl Progression {
     pub fn nouvelle() -> Arc<Self> {
+        Self::sous_limite(None)
+    }
+
+    /// Une progression dont le corps respecte `limite` (partagée par tous les transferts).
+    pub fn sous_limite(limite: Option<Arc<LimiteDebit>>) -> Arc<Self> {
         Arc::new(Progression {
             octets: AtomicU64::new(0),
             attendus: AtomicU64::new(0),
             crc: AtomicU32::new(0),
             derniere_avancee: Mutex::new(Instant::now()),
+            limite,
+            retenue: AtomicBool::new(false),
         })
     }
 
@@ -63,8 +77,12 @@ impl Progression {
         self.crc.load(Ordering::Relaxed)
     }
 
-    /// Depuis quand rien n'a avancé.
+    /// Depuis quand rien n'a avancé. Une attente de la limite de débit n'est pas une
+    /// immobilité : zéro pendant l'attente, et l'immobilité repart de sa fin.
     pub fn immobile_depuis(&self) -> std::time::Duration {
+        if self.retenue.load(Ordering::Relaxed) {
+            return std::time::Duration::ZERO;
+        }
         self.derniere_avancee
             .lock()
             .map(|t| t.elapsed())
@@ -76,6 +94,14 @@ impl Progression {
         if let Ok(mut t) = self.derniere_avancee.lock() {
             *t = Instant::now();
         }
+    }
+
+    /// Le corps commence (`true`) ou finit d'attendre la limite de débit.
+    fn retenir(&self, retenue: bool) {
+        if !retenue {
+            self.avancer();
+        }
+        self.retenue.store(retenue, Ordering::Relaxed);
     }
 
     fn lu(&self, donnees: &[u8]) {
@@ -262,6 +288,10 @@ pub struct CorpsFichier {
     longueur: u64,
     tampon: Vec<u8>,
     progression: Arc<Progression>,
+    /// Sous une limite de débit : octets déjà réservés dans le seau et pas encore lus.
+    admis: u64,
+    /// L'attente en cours de la limite de débit.
+    attente: Option<Pin<Box<dyn Future<Output = ()> + Send + Sync>>>,
 }
 
 impl CorpsFichier {
@@ -282,6 +312,8 @@ impl CorpsFichier {
             longueur,
             tampon: vec![0; TAMPON_OCTETS.min(longueur as usize).max(1)],
             progression,
+            admis: 0,
+            attente: None,
         })
     }
 }
@@ -298,7 +330,25 @@ impl Body for CorpsFichier {
         if this.restant == 0 {
             return Poll::Ready(None);
         }
-        let a_lire = this.tampon.len().min(this.restant as usize);
+        let mut a_lire = this.tampon.len().min(this.restant as usize);
+        if let Some(limite) = this.progression.limite.clone() {
+            if this.admis == 0 && this.attente.is_none() {
+                this.admis = (limite.tranche() as u64).min(this.restant);
+                let attente = limite.reserver(this.admis);
+                if !attente.is_zero() {
+                    this.progression.retenir(true);
+                    this.attente = Some(limite.dormir(attente));
+                }
+            }
+            if let Some(attente) = this.attente.as_mut() {
+                if attente.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                this.attente = None;
+                this.progression.retenir(false);
+            }
+            a_lire = a_lire.min(this.admis as usize);
+        }
         let mut tampon = ReadBuf::new(&mut this.tampon[..a_lire]);
         match Pin::new(&mut this.fichier).poll_read(cx, &mut tampon) {
             Poll::Pending => Poll::Pending,
@@ -316,6 +366,7 @@ impl Body for CorpsFichier {
                 }
                 this.progression.lu(lu);
                 this.restant -= lu.len() as u64;
+                this.admis = this.admis.saturating_sub(lu.len() as u64);
                 Poll::Ready(Some(Ok(Frame::data(Bytes::copy_from_slice(lu)))))
             }
         }
@@ -360,6 +411,44 @@ mod tests {
         assert_eq!(lu, &contenu[1000..601_000]);
         assert_eq!(p.octets(), 600_000);
         assert_eq!(p.crc32c(), crc32c::crc32c(&contenu[1000..601_000]));
+    }
+
+    /// Deux corps partagent une limite de 2 Mo/s sur une horloge simulée : le temps simulé
+    /// qu'il leur faut est celui de la limite pour leurs octets réunis (à une tranche près,
+    /// celle que le seau tient d'avance), et chaque octet arrive intact.
+    #[tokio::test]
+    async fn deux_corps_sous_une_limite_partagee() {
+        use super::super::debit::{DebitMax, LimiteDebit, tests::HorlogeSimulee};
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f.wav");
+        let contenu: Vec<u8> = (0..1_500_000u32).map(|i| (i % 241) as u8).collect();
+        std::fs::write(&chemin, &contenu).unwrap();
+        let horloge = HorlogeSimulee::default();
+        let limite = Arc::new(LimiteDebit::avec_horloge(
+            DebitMax::analyser("2Mo/s").unwrap(),
+            Box::new(horloge.clone()),
+        ));
+        let tranche = limite.tranche() as u64;
+        let (pa, pb) = (
+            Progression::sous_limite(Some(Arc::clone(&limite))),
+            Progression::sous_limite(Some(Arc::clone(&limite))),
+        );
+        let a = CorpsFichier::ouvrir(&chemin, 0, 1_500_000, pa.clone());
+        let b = CorpsFichier::ouvrir(&chemin, 0, 1_500_000, pb.clone());
+        let (a, b) = (a.await.unwrap(), b.await.unwrap());
+        let (la, lb) = tokio::join!(lire_tout(a), lire_tout(b));
+        assert_eq!(la.unwrap(), contenu);
+        assert_eq!(lb.unwrap(), contenu);
+        let total = pa.octets() + pb.octets();
+        assert_eq!(total, 3_000_000);
+        // Le seau tient une tranche d'avance ; la dernière réservation ne se lit qu'à la fin
+        // de son attente, que l'horloge simulée a comptée.
+        let attendu_us = (total - tranche) * 1_000_000 / 2_000_000;
+        let ecoule_us = horloge.micros();
+        assert!(
+            ecoule_us >= attendu_us && ecoule_us <= attendu_us + tranche / 2,
+            "{ecoule_us} µs simulées pour {total} octets à 2 Mo/s (attendu ≈ {attendu_us})"
+        );
     }
 
     #[tokio::test]

@@ -12,6 +12,7 @@
 //! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
 pub mod corps;
+pub mod debit;
 pub mod reseau;
 pub mod s3;
 pub mod vigiechiro;
@@ -73,8 +74,12 @@ pub trait AnnoncesReseau: Send + Sync {
     fn reseau_retabli(&self);
 }
 
-/// Attente entre deux sondes pendant une coupure : de 1 s à 30 s, doublée, jitterée.
-const SONDE_BASE: Duration = Duration::from_secs(1);
+/// Attente entre deux sondes pendant une coupure : de 0,25 s à 30 s, doublée, jitterée. Une
+/// coupure de partage de connexion dure souvent une seconde ou deux : partie d'1 s, la veille
+/// ratait souvent le retour du lien et attendait encore 1 à 2 s (mesuré au banc du lien qui
+/// coupe, `BENCHMARKS.md` § 5) ; deux sondes de plus au début d'une longue coupure coûtent
+/// peu.
+const SONDE_BASE: Duration = Duration::from_millis(250);
 const SONDE_PLAFOND: Duration = Duration::from_secs(30);
 /// Délai d'une sonde.
 const SONDE_DELAI: Duration = Duration::from_secs(10);
@@ -131,6 +136,8 @@ pub struct Emetteur {
     /// Jusqu'où un `Retry-After` reçu par une émission retient toutes les autres (même
     /// destination, donc même serveur).
     retenue: Arc<Mutex<Option<tokio::time::Instant>>>,
+    /// La limite de débit (`--debit-max`), partagée par tous les corps envoyés.
+    debit: Option<Arc<debit::LimiteDebit>>,
 }
 
 impl Emetteur {
@@ -147,7 +154,20 @@ impl Emetteur {
             reseau,
             budget: Arc::new(SeauJetons::default()),
             retenue: Arc::new(Mutex::new(None)),
+            debit: None,
         }
+    }
+
+    /// Soumet tous les corps envoyés à `limite` (`--debit-max`) ; `None` : pas de limite.
+    pub fn sous_limite(mut self, limite: Option<Arc<debit::LimiteDebit>>) -> Self {
+        if let Some(l) = &limite {
+            tracing::info!(
+                "débit limité à {} pour tous les envois (--debit-max)",
+                l.debit()
+            );
+        }
+        self.debit = limite;
+        self
     }
 
     pub fn annulation(&self) -> &Annulation {
@@ -333,7 +353,7 @@ impl Emetteur {
 
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
     /// réseau : à chaque coupure déclarée, une sonde (`sonder`, profil BREF) part à intervalle
-    /// croissant, jitteré et plafonné (1 s à 30 s) ; au premier signe du serveur, même un refus,
+    /// croissant, jitteré et plafonné (0,25 s à 30 s) ; au premier signe du serveur, même un refus,
     /// le réseau rouvre ; au-delà de l'attente maximale, il est abandonné (les émissions en
     /// attente s'arrêtent, et le passage avec elles). Ne rend la main qu'à l'annulation
     /// (Ctrl-C), à l'abandon, ou tout de suite si l'émetteur n'a pas de pause.
@@ -435,7 +455,7 @@ impl Emetteur {
     {
         let delai = self.reglages.delai_tentative;
         let blocage = self.reglages.delai_blocage;
-        let progression = Progression::nouvelle();
+        let progression = Progression::sous_limite(self.debit.clone());
         en_vol.commencer(progression.clone());
         let envoi = {
             let mut t = tentative.lock().unwrap_or_else(|e| e.into_inner());
@@ -544,6 +564,58 @@ mod tests {
         let e = expurger("Authorization: Basic dG9rZW46\nsuite");
         assert!(!e.contains("dG9rZW46") && e.ends_with("suite"), "{e}");
         assert_eq!(expurger("rien à cacher"), "rien à cacher");
+    }
+
+    /// Un corps qui attend la limite de débit (ici, une attente qui ne finit pas) n'est pas
+    /// « bloqué » : `--delai-blocage` ne coupe pas un transfert que la limite retient.
+    #[tokio::test]
+    async fn attente_de_la_limite_n_est_pas_un_blocage() {
+        use debit::{DebitMax, HorlogeDebit, LimiteDebit};
+        use http_body::Body;
+
+        #[derive(Debug)]
+        struct AttenteSansFin;
+        impl HorlogeDebit for AttenteSansFin {
+            fn maintenant(&self) -> Duration {
+                Duration::ZERO
+            }
+            fn dormir(
+                &self,
+                _: Duration,
+            ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
+                Box::pin(std::future::pending())
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("f.wav");
+        std::fs::write(&chemin, vec![3u8; 100_000]).unwrap();
+        let limite = Arc::new(LimiteDebit::avec_horloge(
+            DebitMax::analyser("10Ko/s").unwrap(),
+            Box::new(AttenteSansFin),
+        ));
+        let p = Progression::sous_limite(Some(limite));
+        let mut corps = corps::CorpsFichier::ouvrir(&chemin, 0, 100_000, p.clone())
+            .await
+            .unwrap();
+        let mut corps = std::pin::Pin::new(&mut corps);
+        // La première tranche est dans le seau ; la seconde attend.
+        let premiere = std::future::poll_fn(|cx| corps.as_mut().poll_frame(cx)).await;
+        assert!(matches!(premiere, Some(Ok(_))));
+        let seconde = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(corps.as_mut().poll_frame(cx).is_pending())
+        })
+        .await;
+        assert!(seconde, "la seconde tranche devait attendre la limite");
+        assert!(p.corps_en_cours());
+        let r = tokio::time::timeout(
+            Duration::from_millis(300),
+            surveiller_blocage(&p, Duration::from_millis(50)),
+        )
+        .await;
+        assert!(
+            r.is_err(),
+            "l'attente de la limite a été prise pour un blocage"
+        );
     }
 
     #[tokio::test]

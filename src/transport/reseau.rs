@@ -34,6 +34,7 @@ struct Compte {
     serie_depuis: Option<Instant>,
     coupe_depuis: Option<Instant>,
     pause_cumulee: Duration,
+    incidents: Incidents,
 }
 
 /// L'état du réseau, partagé par toutes les émissions d'un passage.
@@ -44,6 +45,16 @@ pub struct Reseau {
     etat: watch::Sender<Etat>,
     compte: Mutex<Compte>,
     annulation: Annulation,
+}
+
+/// Ce que le réseau a subi depuis le début du passage (le régulateur du parallélisme les
+/// relève).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Incidents {
+    /// Coupures déclarées (pauses globales).
+    pub coupures: u64,
+    /// Tentatives restées sans réponse du serveur.
+    pub injoignables: u64,
 }
 
 /// Le réseau est abandonné : le passage s'arrête.
@@ -62,6 +73,7 @@ impl Reseau {
                 serie_depuis: None,
                 coupe_depuis: None,
                 pause_cumulee: Duration::ZERO,
+                incidents: Incidents::default(),
             }),
             annulation,
         }
@@ -88,10 +100,12 @@ impl Reseau {
             c.serie_depuis = Some(Instant::now());
         }
         c.echecs_consecutifs = c.echecs_consecutifs.saturating_add(1);
+        c.incidents.injoignables += 1;
         if self.seuil.is_some_and(|s| c.echecs_consecutifs >= s)
             && *self.etat.borrow() == Etat::Ouvert
         {
             c.coupe_depuis = Some(Instant::now());
+            c.incidents.coupures += 1;
             self.etat.send_replace(Etat::Coupe);
             tracing::info!(
                 echecs = c.echecs_consecutifs,
@@ -99,6 +113,11 @@ impl Reseau {
             );
         }
         *self.etat.borrow() == Etat::Coupe
+    }
+
+    /// Coupures et incidents depuis le début du passage.
+    pub fn incidents(&self) -> Incidents {
+        self.compte().incidents
     }
 
     pub fn est_coupe(&self) -> bool {

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Banc d'essai (pas un test) : le lien du terrain (issue 19), à travers benches/mandataire.py
+# devant le bac à sable.
+#  1. Latence : lien de 8 Mo/s sans coupure, 80 ms d'aller-retour vers S3 (à l'établissement de
+#     chaque connexion et au début de chaque réponse), une nuit de $FICHIERS fichiers de 1 Mio
+#     vers S3 : vigie, rclone et aws-cli, à parallélisme égal ($PARALLELES).
+#  2. --debit-max 2Mo/s pendant 60 s, sur un lien sans limite : octets montants relayés par le
+#     mandataire (corps et en-têtes) ÷ durée.
+#  3. (root : `ip netns`) La même nuit vers la plateforme Vigie-Chiro du bac à sable, et vers son
+#     S3 : le mandataire ne peut pas s'y glisser (les URL présignées désignent le bac à sable
+#     lui-même), alors le bac à sable et vigie tournent dans un espace de noms réseau dont la
+#     boucle locale est limitée à 8 Mo/s par `tbf` (`tc netem` manque sur ces noyaux) ; la
+#     latence vient du bac à sable (`--pannes …=lenteur`) : $API_MS ms de traitement par appel
+#     d'API, $RTT_MS ms avant chaque PUT vers S3.
+# Usage : benches/terrain.sh            (400 fichiers de 1 Mio ; les trois mesures)
+#         FICHIERS=100 OUTILS=vigie MESURES="latence" benches/terrain.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FICHIERS=${FICHIERS:-400}
+PARALLELES=${PARALLELES:-4}
+OUTILS=${OUTILS:-vigie rclone aws-cli}
+MESURES=${MESURES:-latence debit-max vigiechiro}
+RTT_S3=${RTT_S3:-0.08}
+DUREE_LIMITE=${DUREE_LIMITE:-60}
+API_MS=${API_MS:-150}
+RTT_MS=${RTT_MS:-80}
+NS=vigie-terrain-$$
+
+command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
+command -v aws > /dev/null || pip install -q awscli
+cargo build --release --locked --quiet
+VIGIE=$PWD/target/release/vigie
+TMP=$(mktemp -d)
+PIDS=()
+nettoyer() {
+  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
+  wait 2> /dev/null || true
+  ip netns del "$NS" 2> /dev/null || true
+  rm -rf "$TMP"
+}
+trap nettoyer EXIT
+
+python3 - "$TMP/nuit" "$FICHIERS" << 'EOF'
+import os, sys
+racine, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(racine)
+for i in range(n):
+    with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_20260621_{i:06d}_000.wav", "wb") as f:
+        f.write(os.urandom(1024 * 1024))
+EOF
+TOTAL=$(du -sb "$TMP/nuit" | cut -f1)
+export AWS_ACCESS_KEY_ID=VIGIEBACASABLE
+export AWS_SECRET_ACCESS_KEY=bac-a-sable-vigie-pas-un-vrai-secret
+export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
+export AWS_CONFIG_FILE=$TMP/aws-config
+printf '[default]\ns3 =\n  max_concurrent_requests = %s\n' "$PARALLELES" > "$AWS_CONFIG_FILE"
+
+libre() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT=$(libre)
+"$VIGIE" -q bac-a-sable --port "$PORT" --dossier "$TMP/serveur" > /dev/null 2>&1 &
+PIDS+=($!)
+until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.2; done
+
+# mandataire ARGS… : lance un mandataire devant le bac à sable, rend son port dans $LIEN.
+mandataire() {
+  LIEN=$(libre)
+  python3 -u benches/mandataire.py "$LIEN" "127.0.0.1:$PORT" --coupure-toutes 0 "$@" \
+    > "$TMP/lien-$LIEN.log" 2>&1 &
+  PIDS+=($!)
+  MANDATAIRE=$!
+  until grep -q prêt "$TMP/lien-$LIEN.log" 2> /dev/null; do sleep 0.2; done
+}
+
+# octets_relayes : clôt la fenêtre du mandataire (SIGUSR1) et rend ses octets montants.
+octets_relayes() {
+  local avant
+  avant=$(grep -c '^{' "$TMP/lien-$LIEN.log" || true)
+  kill -USR1 "$MANDATAIRE"
+  until [ "$(grep -c '^{' "$TMP/lien-$LIEN.log" || true)" -gt "$avant" ]; do sleep 0.1; done
+  grep '^{' "$TMP/lien-$LIEN.log" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["octets"])'
+}
+
+commande_de() {
+  local outil=$1 ep=$2 prefixe="$1-$RANDOM"
+  case $outil in
+    vigie) echo env VIGIE_BASE="$TMP/base-$RANDOM.sqlite" "$VIGIE" -q --progression jamais \
+      depot "$TMP/nuit" --vers "s3://nuits/$prefixe" --endpoint-url "$ep" --paralleles "$PARALLELES" ;;
+    rclone) echo env -u AWS_CA_BUNDLE rclone copy "$TMP/nuit" \
+      ":s3,provider=Other,env_auth=true,endpoint='$ep',region=us-east-1:nuits/$prefixe" \
+      --transfers "$PARALLELES" --checkers "$PARALLELES" --s3-upload-concurrency 1 ;;
+    aws-cli) echo aws s3 cp --recursive --quiet "$TMP/nuit" "s3://nuits/$prefixe" --endpoint-url "$ep" ;;
+  esac
+}
+
+if [[ " $MESURES " == *" latence "* ]]; then
+  mandataire --debit 8000000 --rafale 1 --latence-connexion "$RTT_S3" --latence-reponse "$RTT_S3"
+  ideal=$(echo "$TOTAL / 8000000" | bc -l)
+  echo "Latence : $FICHIERS × 1 Mio vers S3, lien 8 Mo/s, aller-retour $RTT_S3 s, parallélisme $PARALLELES"
+  echo "  idéal : $(printf '%.1f' "$ideal") s ; charge : $(uptime | sed 's/.*load average: //')"
+  for outil in $OUTILS; do
+    octets_relayes > /dev/null
+    debut=$(date +%s.%N)
+    code=0
+    eval "$(commande_de "$outil" "http://127.0.0.1:$LIEN")" > "$TMP/sortie" 2>&1 || code=$?
+    fin=$(date +%s.%N)
+    duree=$(echo "$fin - $debut" | bc -l)
+    printf '  %-8s %6.1f s  %5.1f %% du débit du lien  (code %s)\n' "$outil" "$duree" \
+      "$(echo "$ideal / $duree * 100" | bc -l)" "$code"
+  done
+  kill "$MANDATAIRE"
+fi
+
+if [[ " $MESURES " == *" debit-max "* ]]; then
+  mandataire --debit 10000000000 --rafale 1
+  echo "--debit-max 2Mo/s pendant $DUREE_LIMITE s, lien sans limite ; charge : $(uptime | sed 's/.*load average: //')"
+  # La fenêtre de mesure s'ouvre 5 s après le départ (planification passée) et dure
+  # $DUREE_LIMITE s : le mandataire compte ce qu'il relaie entre deux SIGUSR1.
+  VIGIE_DEBIT_MAX=2Mo/s $(commande_de vigie "http://127.0.0.1:$LIEN") > "$TMP/sortie" 2>&1 &
+  ENVOI=$!
+  sleep 5
+  octets_relayes > /dev/null
+  debut=$(date +%s.%N)
+  sleep "$DUREE_LIMITE"
+  octets=$(octets_relayes)
+  fin=$(date +%s.%N)
+  kill -INT "$ENVOI" 2> /dev/null || true
+  wait "$ENVOI" 2> /dev/null || true
+  debit=$(echo "$octets / ($fin - $debut)" | bc -l)
+  printf '  %d octets en %.1f s : %.3f Mo/s (%+.1f %% de la limite)\n' "$octets" \
+    "$(echo "$fin - $debut" | bc -l)" "$(echo "$debit / 1000000" | bc -l)" \
+    "$(echo "($debit / 2000000 - 1) * 100" | bc -l)"
+  kill "$MANDATAIRE"
+fi
+
+if [[ " $MESURES " == *" vigiechiro "* ]]; then
+  ip netns add "$NS"
+  dans() { ip netns exec "$NS" "$@"; }
+  dans ip link set lo up
+  dans tc qdisc add dev lo root tbf rate 64mbit burst 256kb latency 100ms
+  pannes=()
+  for op in ApiMoi ApiListerParticipations ApiLireParticipation ApiDeclarerFichier ApiUrlPartie \
+    ApiFinaliser ApiLireFichier ApiAccesFichier; do
+    pannes+=(--pannes "$op%100=lenteur:${API_MS}ms")
+  done
+  for op in PutObject UploadPart CreateMultipartUpload CompleteMultipartUpload; do
+    pannes+=(--pannes "$op%100=lenteur:${RTT_MS}ms")
+  done
+  # Sans la fonction `dans` : lancée en arrière-plan, elle ferait un sous-shell, et $! ne
+  # désignerait pas le bac à sable (qui survivrait au nettoyage).
+  ip netns exec "$NS" "$VIGIE" -q bac-a-sable --port 8210 --dossier "$TMP/serveur-ns" "${pannes[@]}" > /dev/null 2>&1 &
+  PIDS+=($!)
+  until dans curl -s -o /dev/null "http://127.0.0.1:8210/"; do sleep 0.2; done
+  ideal=$(echo "$TOTAL / 8000000" | bc -l)
+  echo "Espace de noms, boucle locale à 8 Mo/s (tbf) : $FICHIERS × 1 Mio, API +$API_MS ms, S3 +$RTT_MS ms, parallélisme $PARALLELES"
+  echo "  idéal : $(printf '%.1f' "$ideal") s ; charge : $(uptime | sed 's/.*load average: //')"
+  for destination in vigiechiro s3; do
+    case $destination in
+      vigiechiro) vers=(--participation 64a1b2c3d4e5f60718293d01 --api http://127.0.0.1:8210/api/v1) ;;
+      s3) vers=(--vers "s3://nuits/ns-$RANDOM" --endpoint-url http://127.0.0.1:8210) ;;
+    esac
+    debut=$(date +%s.%N)
+    code=0
+    dans env VIGIE_JETON=BACASABLEJETONVIGIE0123456789ABC VIGIE_BASE="$TMP/base-ns-$RANDOM.sqlite" \
+      "$VIGIE" -q --progression jamais depot "$TMP/nuit" "${vers[@]}" --paralleles "$PARALLELES" \
+      > "$TMP/sortie" 2>&1 || code=$?
+    fin=$(date +%s.%N)
+    duree=$(echo "$fin - $debut" | bc -l)
+    printf '  vigie → %-10s %6.1f s  %5.1f %% du débit du lien  (code %s)\n' "$destination" "$duree" \
+      "$(echo "$ideal / $duree * 100" | bc -l)" "$code"
+    [ "$code" = 0 ] || tail -3 "$TMP/sortie" | sed 's/^/    /'
+  done
+fi
