@@ -70,11 +70,8 @@ for i in range(gros):
 EOF
 TOTAL=$(du -sb "$TMP/nuit" | cut -f1)
 
-export AWS_ACCESS_KEY_ID=VIGIEBACASABLE
-export AWS_SECRET_ACCESS_KEY=bac-a-sable-vigie-pas-un-vrai-secret
-export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
-export AWS_CONFIG_FILE=$TMP/aws-config
-printf '[default]\ns3 =\n  max_concurrent_requests = %s\n' "$PARALLELES" > "$AWS_CONFIG_FILE"
+# shellcheck source=benches/aws-cli.sh
+. benches/aws-cli.sh
 TICKS=$(getconf CLK_TCK)
 : > "$TMP/mesures"
 
