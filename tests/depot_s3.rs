@@ -208,6 +208,73 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
     banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
 }
 
+/// Un envoi multipart qui disparaît en route (404 sur une partie) : l'unité repart de zéro
+/// dans le même passage, et le fichier arrive intact (code 0), sans attendre une relance.
+#[test]
+fn un_envoi_disparu_en_route_repart_de_zero_dans_le_meme_passage() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    banc.fichier(nom, 12 * MIO);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::UploadPart,
+        &banc.cle(nom),
+        2,
+        Panne::Statut {
+            code: 404,
+            retry_after: None,
+        },
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(
+        banc.bac().compteurs().requetes(Operation::UploadPart),
+        2 + 3,
+        "deux parties, puis les trois de la reprise de zéro"
+    );
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+    banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
+}
+
+/// Une finalisation sans réponse, relue alors que l'envoi a disparu et que l'objet n'est pas
+/// là (assemblage interrompu côté serveur) : l'objet est regardé de nouveau, puis l'unité
+/// repart de zéro dans le même passage, sans finalisation rejouée à l'aveugle.
+#[test]
+fn une_finalisation_sans_reponse_dont_l_envoi_a_disparu_repart_de_zero() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    banc.fichier(nom, 12 * MIO);
+    let cle = banc.cle(nom);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::CompleteMultipartUpload,
+        &cle,
+        1,
+        Panne::Coupure,
+    ));
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::ListParts,
+        &cle,
+        1,
+        Panne::Statut {
+            code: 404,
+            retry_after: None,
+        },
+    ));
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    assert!(
+        c.requetes(Operation::HeadObject) >= 2,
+        "l'objet est regardé de nouveau avant de repartir"
+    );
+    assert_eq!(
+        c.requetes(Operation::CompleteMultipartUpload),
+        2,
+        "une finalisation par envoi, aucune rejouée sur le même"
+    );
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+    banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
+}
+
 #[test]
 fn une_reponse_perdue_sur_l_ouverture_ne_laisse_qu_un_envoi() {
     let banc = Banc::nouveau();

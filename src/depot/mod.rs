@@ -192,6 +192,22 @@ impl ContexteUnite<'_> {
         self.vol.confirmes.fetch_add(octets, Ordering::Relaxed);
     }
 
+    /// L'unité repart de zéro dans ce passage (envoi multipart disparu) : ce qui était
+    /// confirmé ne l'est plus.
+    pub fn repartir_de_zero(&self) {
+        self.vol.confirmes.store(0, Ordering::Relaxed);
+    }
+
+    /// Attend `duree`, ou moins si le dépôt est interrompu (Ctrl-C, DURÉE écoulée) : rend
+    /// faux dans ce cas.
+    pub async fn patienter(&self, duree: Duration) -> bool {
+        let annulation = self.commun.emetteur.annulation();
+        tokio::select! {
+            () = tokio::time::sleep(duree) => !annulation.est_annulee(),
+            () = annulation.annulee() => false,
+        }
+    }
+
     /// Des octets sont partis et ont été acquittés pendant ce passage (pour le bilan).
     pub fn octets_envoyes(&self, octets: u64) {
         self.commun

@@ -12,8 +12,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
@@ -26,6 +26,18 @@ use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, Parti
 
 /// Nombre maximal de parties d'un envoi multipart (règle S3).
 const PARTIES_MAX: u64 = 10_000;
+
+/// Combien de fois, dans un passage, une unité repart de zéro après la disparition de son
+/// envoi multipart.
+const REPRISES_DE_ZERO: u32 = 1;
+
+/// Les attentes avant chaque nouveau regard sur l'objet, quand une finalisation sans réponse a
+/// fait disparaître l'envoi sans que l'objet soit encore là (assemblage en cours).
+const REGARDS_APRES_DISPARITION: [Duration; 3] = [
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+];
 
 /// Le dépôt vers un compartiment S3.
 pub struct DepositaireS3 {
@@ -184,13 +196,46 @@ impl DepositaireS3 {
         self.taille_partie.max(minimum).max(1)
     }
 
+    /// L'envoi en parties. Un envoi multipart qui disparaît de la destination (expiré,
+    /// abandonné ailleurs, assemblage interrompu côté serveur) fait repartir l'unité de zéro
+    /// **dans ce passage**, une fois : renvoyer le fichier entier sous la même clé est
+    /// idempotent, et rien n'est rejoué à l'aveugle (l'objet a été relu absent). Une seconde
+    /// disparition laisse un échec transitoire.
     async fn deposer_en_parties(
         &self,
         ctx: &ContexteUnite<'_>,
         chemin: &Path,
     ) -> Resultat<IssueUnite> {
+        let mut envoi = ctx.unite.envoi_id.clone();
+        let mut reprises = 0;
+        loop {
+            let mut disparu = false;
+            let issue = self
+                .parcourir_parties(ctx, chemin, envoi.take(), &mut disparu)
+                .await?;
+            if !disparu || reprises >= REPRISES_DE_ZERO {
+                return Ok(issue);
+            }
+            reprises += 1;
+            tracing::info!(
+                cle = %ctx.unite.cle,
+                "envoi multipart disparu de la destination : l'unité repart de zéro"
+            );
+            ctx.repartir_de_zero();
+        }
+    }
+
+    /// Un parcours de l'envoi en parties, depuis l'envoi `envoi` (celui du plan) ou un envoi
+    /// neuf ; `disparu` dit si l'envoi a disparu de la destination (l'unité peut repartir de
+    /// zéro).
+    async fn parcourir_parties(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+        mut envoi: Option<String>,
+        envoi_disparu: &mut bool,
+    ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
-        let mut envoi = unite.envoi_id.clone();
         let mut persistees = ctx.base().parties(unite.id)?;
 
         // 1. Reprise : l'envoi connu existe-t-il encore, et quelles parties a-t-il reçues ?
@@ -280,6 +325,7 @@ impl DepositaireS3 {
                 ReponseApi::Refuse { statut: 404, .. } => {
                     // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
                     ctx.base().enregistrer_envoi(unite.id, None)?;
+                    *envoi_disparu = true;
                     return Ok(IssueUnite::Echec {
                         definitif: false,
                         cause: CauseRefus::Serveur,
@@ -371,7 +417,19 @@ impl DepositaireS3 {
         match issue.raison {
             RaisonArret::Succes => Ok(self.verifier_assemblage(ctx, &attendue).await),
             RaisonArret::IssueInconnue if disparu.load(Ordering::Relaxed) => {
+                // L'envoi n'est plus là et l'objet pas encore : l'assemblage est peut-être
+                // en cours (S3 peut y mettre plusieurs minutes). Un second regard, puis
+                // l'unité repart de zéro.
+                for attente in REGARDS_APRES_DISPARITION {
+                    if !ctx.patienter(attente).await {
+                        break;
+                    }
+                    if let Some(issue) = self.objet_deja_assemble_somme(ctx, &attendue).await {
+                        return Ok(issue);
+                    }
+                }
                 ctx.base().enregistrer_envoi(unite.id, None)?;
+                *envoi_disparu = true;
                 Ok(IssueUnite::Echec {
                     definitif: false,
                     cause: CauseRefus::Serveur,
