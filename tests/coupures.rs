@@ -9,7 +9,7 @@ mod commun;
 use std::time::Duration;
 
 use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 fn decisions(banc: &Banc, condition: &str) -> i64 {
     let c = rusqlite::Connection::open(&banc.base).unwrap();

@@ -9,7 +9,7 @@ mod commun;
 use std::time::Duration;
 
 use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 #[test]
 fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {

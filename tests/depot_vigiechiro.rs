@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use commun::plateforme::*;
 use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 #[test]
 fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {

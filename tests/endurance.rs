@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use commun::moto::{self, MandatairePannes};
 use commun::plateforme::*;
 use commun::*;
-use vigie::bac_a_sable::{Operation, Pannes};
+use vigie_bac_a_sable::{Operation, Pannes};
 
 /// Fichiers d'une tournée : des petits, et quelques-uns de deux parties.
 const PETITS: usize = 104;

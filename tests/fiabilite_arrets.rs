@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use commun::plateforme::*;
 use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 const ARRETS: usize = 20;
 /// Lenteur injectée devant chaque requête : une nuit d'une douzaine de fichiers dure ainsi

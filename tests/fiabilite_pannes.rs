@@ -14,7 +14,7 @@ mod commun;
 
 use commun::plateforme::*;
 use commun::*;
-use vigie::bac_a_sable::Operation;
+use vigie_bac_a_sable::Operation;
 
 /// La nuit d'une douzaine de fichiers (dont 2 en plusieurs parties), et `de_plus` petites
 /// séquences pour que chaque sorte de panne ait sa chance.

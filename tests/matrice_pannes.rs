@@ -36,7 +36,7 @@ use std::time::Duration;
 use commun::moto::{self, MandatairePannes};
 use commun::plateforme::*;
 use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Pannes, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, Pannes, Regle, RetryAfter};
 
 /// Le blocage d'un transfert est coupé après ce délai (`--delai-blocage`, secondes)…
 const DELAI_BLOCAGE_S: &str = "0.5";

@@ -187,14 +187,14 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
     );
     banc.bac()
         .pannes()
-        .programmer(vigie::bac_a_sable::Regle::proportion(
+        .programmer(vigie_bac_a_sable::Regle::proportion(
             1.0,
-            vigie::bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
+            vigie_bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
         ));
     let premier = banc.lancer(banc.depot());
     banc.attendre("le premier envoie", |b| {
         b.compteurs()
-            .requetes(vigie::bac_a_sable::Operation::PutObject)
+            .requetes(vigie_bac_a_sable::Operation::PutObject)
             >= 1
     });
     let out = banc.depot().output().unwrap();

@@ -16,7 +16,7 @@ use std::process::Output;
 use commun::plateforme::*;
 use commun::*;
 use serde_json::{Value, json};
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

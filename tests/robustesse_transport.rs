@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use commun::plateforme::*;
 use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 /// Un port de la boucle locale où rien n'écoute : chaque connexion y est refusée.
 fn port_ferme() -> u16 {

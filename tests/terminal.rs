@@ -566,7 +566,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
 /// qu'une commande, sans `--y-compris-definitifs`.
 #[test]
 fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
-    use vigie::bac_a_sable::{Operation, Panne, Regle};
+    use vigie_bac_a_sable::{Operation, Panne, Regle};
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
     banc.fichier(&nom(2), 2000);
