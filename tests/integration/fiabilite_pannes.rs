@@ -10,10 +10,8 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use vigie_bac_a_sable::Operation;
 
 /// La nuit d'une douzaine de fichiers (dont 2 en plusieurs parties), et `de_plus` petites

@@ -9,15 +9,13 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 const NOM_A: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";

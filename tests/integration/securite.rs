@@ -6,14 +6,12 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};
 
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use base64::Engine;
-use commun::plateforme::*;
-use commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 /// Les niveaux de verbosité, du plus muet au plus bavard (bibliothèques comprises).

@@ -7,11 +7,9 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::os::unix::fs::PermissionsExt;
 
-use commun::*;
+use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";

@@ -4,12 +4,10 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
 use std::time::Duration;
 
-use commun::*;
+use crate::commun::*;
 
 fn simulation(banc: &Banc) -> Command {
     let mut c = banc.vigie();

@@ -7,12 +7,10 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
 
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use serde_json::{Value, json};
 use vigie_bac_a_sable::{JETON_NON_VALIDE, Operation};
 

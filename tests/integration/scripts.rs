@@ -6,14 +6,12 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
-use commun::plateforme::{JETON, PARTICIPATION, nom};
-use commun::*;
+use crate::commun::plateforme::{JETON, PARTICIPATION, nom};
+use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 /// Pauses courtes entre deux passages : les essais ne dorment pas.

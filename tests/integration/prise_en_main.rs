@@ -8,8 +8,6 @@
 
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -17,7 +15,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use commun::{code, signal, texte};
+use crate::commun::{code, signal, texte};
 use vigie_bac_a_sable::{PARTICIPATION, nuit};
 
 /// Le binaire, dans un environnement vide : ni la base ni le jeton de qui lance les tests, et

@@ -5,10 +5,8 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
