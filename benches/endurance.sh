@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Banc d'endurance (pas un test) : les essais de tests/endurance.rs poussés (S3 et Vigie-Chiro
-# sur le bac à sable : participation créée, puis enregistrements laissés par d'autres clients ;
+# Banc d'endurance (pas un test) : les essais de tests/integration/endurance.rs poussés (S3 et
+# Vigie-Chiro sur le bac à sable : participation créée, puis enregistrements laissés par d'autres clients ;
 # S3 sur moto), chacun jusqu'à 1 000 pannes injectées et 50 kill -9, la relance finale devant
 # finir en un seul passage, code 0, sans perte ni doublon ni envoi orphelin. Écrit ses chiffres dans FIABILITE.md (entre les marques « endurance »).
 # Compter une vingtaine de minutes sur 2 cœurs, compilation comprise.
@@ -15,10 +15,10 @@ python3 -c 'import moto, crc32c; from importlib.metadata import version; v = tup
 SORTIE=$(mktemp)
 trap 'rm -f "$SORTIE"' EXIT
 debut=$(date +%s)
-# Les sept tentatives par défaut (l'essai de CI en donne dix, voir tests/endurance.rs).
+# Les sept tentatives par défaut (l'essai de CI en donne dix, voir tests/integration/endurance.rs).
 VIGIE_ENDURANCE_PANNES=$PANNES VIGIE_ENDURANCE_ARRETS=$ARRETS VIGIE_ENDURANCE_GRAINE=$GRAINE \
   VIGIE_ENDURANCE_TENTATIVES=7 \
-  cargo test --release --locked --test endurance -- --nocapture --test-threads 1 2>&1 | tee "$SORTIE"
+  cargo test --release --locked --test integration endurance:: -- --nocapture --test-threads 1 2>&1 | tee "$SORTIE"
 duree=$(( $(date +%s) - debut ))
 grep -q '^test result: ok' "$SORTIE" || { echo "le banc d'endurance a échoué : FIABILITE.md n'est pas modifié" >&2; exit 1; }
 python3 - "$SORTIE" "$PANNES" "$ARRETS" "$GRAINE" "$duree" "$(git rev-parse --short HEAD 2> /dev/null || echo '?')" "$(nproc)" << 'PY'

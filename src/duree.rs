@@ -1,9 +1,10 @@
 //! Les durées écrites par l'utilisateur : `500ms`, `3s`, `1.5s`, `2min`, `6h`.
 //!
-//! Une seule lecture pour toute la ligne de commande (`--jusqu-au-bout=DURÉE`) et les règles de
+//! Une seule grammaire pour toute la ligne de commande (`--jusqu-au-bout=DURÉE`) et les règles de
 //! pannes du bac à sable (`lenteur:DURÉE`) : l'unité est obligatoire (« 5 » seul ne dit pas si
 //! ce sont des secondes ou des minutes), la virgule décimale est admise, et au-delà d'un an
-//! c'est une faute de frappe.
+//! c'est une faute de frappe. Le bac à sable, crate à part qui ne dépend pas de l'outil, en
+//! garde sa copie ; un test ci-dessous vérifie que les deux lectures s'accordent.
 
 use std::time::Duration;
 
@@ -61,6 +62,30 @@ mod tests {
         assert_eq!(analyser("6h"), Ok(Duration::from_secs(6 * 3600)));
         for mauvaise in ["5", "", "h", "-1s", "3 ans", "9000h"] {
             assert!(analyser(mauvaise).is_err(), "{mauvaise}");
+        }
+    }
+
+    /// Une durée écrite dans `--pannes` (bac à sable) se lit comme sur la ligne de commande :
+    /// même valeur, mêmes refus. Échouerait si l'une des deux copies changeait seule.
+    #[test]
+    fn meme_grammaire_que_les_pannes_du_bac_a_sable() {
+        use vigie_bac_a_sable::{Panne, Regle};
+        let durees = [
+            "500ms", "3s", "1.5s", "1,5s", "0s", "2min", "2m", "6h", "8760h", "5MS", "5", "", "h",
+            "-1s", "3 ans", "9000h", "8761h", "1.2.3s", "s", "NaNs", "infs", "1e3s",
+        ];
+        for texte in durees {
+            let client = analyser(texte);
+            let bac = format!("HeadObject=lenteur:{texte}")
+                .parse::<Regle>()
+                .map(|r| r.panne);
+            match client {
+                Ok(d) => assert_eq!(bac, Ok(Panne::Lenteur(d)), "« {texte} »"),
+                Err(_) => assert!(
+                    bac.is_err(),
+                    "« {texte} » refusée par vigie, lue par le bac à sable : {bac:?}"
+                ),
+            }
         }
     }
 }

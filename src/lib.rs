@@ -4,8 +4,6 @@
 //! graduée (`reessai`, `transport`), un moteur qui reprend là où l'on en était (`depot`), et ce
 //! que l'utilisateur voit (`suivi`). Voir `CONCEPTION.md` et le README.
 
-#[cfg(feature = "bac-a-sable")]
-pub mod bac_a_sable;
 pub mod cli;
 pub mod commandes;
 pub mod connexion;

@@ -33,15 +33,15 @@ use serde_json::json;
 
 use super::ligne_json;
 use super::sable::{DossierTemporaire, RuntimeDuBac, filtre_du_bac};
-use crate::bac_a_sable::nuit::{self, Sequence};
-use crate::bac_a_sable::{
-    BacASable, JETON, Operation, PARTICIPATION, Panne, Regle, RetryAfter, cle_fichier,
-};
 use crate::cli::{ArgsDemo, ModeProgression, OptionsGlobales};
 use crate::plateforme::processus;
 use crate::plateforme::signaux::{DemandeArret, Signaux};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::octets_lisibles;
+use vigie_bac_a_sable::nuit::{self, Sequence};
+use vigie_bac_a_sable::{
+    BacASable, JETON, Operation, PARTICIPATION, Panne, Regle, RetryAfter, cle_fichier,
+};
 
 /// Réglages du dépôt de démonstration : des délais courts pour tenir en moins d'une minute, et
 /// des parties de 5 Mio pour que les deux grosses séquences partent en deux parties.
@@ -473,7 +473,7 @@ mod tests {
         assert!(specs[2].starts_with("ApiFinaliser@"), "{specs:?}");
         // Chaque spécification se relit : `vigie bac-a-sable --pannes` rejoue la même.
         for s in &specs {
-            let relue = crate::bac_a_sable::Pannes::analyser_spec(s).unwrap();
+            let relue = vigie_bac_a_sable::Pannes::analyser_spec(s).unwrap();
             assert_eq!(&relue.to_string(), s);
         }
     }

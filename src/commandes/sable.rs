@@ -29,11 +29,11 @@ use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing_subscriber::EnvFilter;
 
 use super::ligne_json;
-use crate::bac_a_sable::{
-    BacASable, CLE_ACCES, JETON, PARTICIPATION, POINTS_SITE, Pannes, REGION, Regle, SECRET, SITE,
-};
 use crate::cli::{ArgsBacASable, OptionsGlobales};
 use crate::sortie::CodeSortie;
+use vigie_bac_a_sable::{
+    BacASable, CLE_ACCES, JETON, PARTICIPATION, POINTS_SITE, Pannes, REGION, Regle, SECRET, SITE,
+};
 
 /// Le compartiment S3 créé pour les essais.
 pub const COMPARTIMENT_ESSAIS: &str = "nuits";

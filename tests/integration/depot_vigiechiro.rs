@@ -4,13 +4,11 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::time::Duration;
 
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 #[test]
 fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {

@@ -6,15 +6,13 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
-use commun::plateforme::{PARTICIPATION, nom};
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use crate::commun::plateforme::{JETON, PARTICIPATION, nom};
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 /// Pauses courtes entre deux passages : les essais ne dorment pas.
 const PAUSES_COURTES: [&str; 4] = ["--attente-passage", "0.02", "--attente-passage-max", "0.05"];
@@ -264,7 +262,7 @@ fn une_duree_ecoulee_avant_tout_envoi_code_1() {
         panne_503(),
     ));
     let mut depot = banc.depot_par_site(
-        vigie::bac_a_sable::SITE,
+        vigie_bac_a_sable::SITE,
         "B2",
         "2026-06-21T21:30:00Z",
         "2026-06-22T06:00:00Z",
@@ -400,12 +398,12 @@ fn jusqu_au_bout_vers_la_plateforme() {
     }
     banc.bac().pannes().programmer(
         Regle::toujours(Some(Operation::PutObject), panne_503())
-            .sur_cle(&vigie::bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap())
+            .sur_cle(&vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap())
             .fois(3),
     );
     banc.bac().pannes().programmer(Regle::nieme(
         Operation::ApiFinaliser,
-        vigie::bac_a_sable::cle_fichier(PARTICIPATION, &nom(3)).as_deref(),
+        vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(3)).as_deref(),
         1,
         Panne::PerdreReponse,
     ));
@@ -430,7 +428,6 @@ fn jusqu_au_bout_vers_la_plateforme() {
 #[cfg(unix)]
 #[test]
 fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
-    use commun::plateforme::JETON;
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let banc = Banc::nouveau();
@@ -719,7 +716,7 @@ fn chaque_commande_suit_le_schema() {
         1,
         Panne::Statut {
             code: 503,
-            retry_after: Some(vigie::bac_a_sable::RetryAfter::Secondes(1)),
+            retry_after: Some(vigie_bac_a_sable::RetryAfter::Secondes(1)),
         },
     ));
     banc.bac().pannes().programmer(Regle::nieme(

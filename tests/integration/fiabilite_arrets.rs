@@ -13,14 +13,12 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
 use std::time::Duration;
 
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 const ARRETS: usize = 20;
 /// Lenteur injectée devant chaque requête : une nuit d'une douzaine de fichiers dure ainsi

@@ -10,11 +10,9 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::Operation;
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::Operation;
 
 /// La nuit d'une douzaine de fichiers (dont 2 en plusieurs parties), et `de_plus` petites
 /// séquences pour que chaque sorte de panne ait sa chance.

@@ -4,12 +4,10 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::time::Duration;
 
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 #[test]
 fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {

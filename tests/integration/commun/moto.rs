@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use vigie::bac_a_sable::{Panne, Pannes, RetryAfter, operation_de_requete};
+use vigie_bac_a_sable::{Panne, Pannes, RetryAfter, operation_de_requete};
 
 use super::mandataire::{CorpsPlein, lire_tout, transmettre};
 

@@ -10,9 +10,16 @@
 //! d'intégration (le test démarre le bac à sable dans son processus puis lance le binaire
 //! `vigie` contre lui), `vigie demo` et `vigie bac-a-sable`.
 //!
+//! C'est un crate à part de l'espace de travail, dont `vigie` dépend (fonctionnalité
+//! `bac-a-sable`, et toujours pour ses tests) et qui ne dépend pas de `vigie` : il se construit
+//! et se teste seul (`cargo test -p vigie-bac-a-sable`), et ce qu'il sait du serveur (noms
+//! admis, sommes, codes d'erreur), il le tient du code du serveur, pas du client qu'il met à
+//! l'épreuve. Le seul bout recopié de l'outil est la lecture des durées (`duree.rs`), que
+//! l'utilisateur écrit de la même façon dans les deux.
+//!
 //! ```no_run
 //! # async fn exemple() -> anyhow::Result<()> {
-//! use vigie::bac_a_sable::{BacASable, Operation, Panne, Regle};
+//! use vigie_bac_a_sable::{BacASable, Operation, Panne, Regle};
 //! let bac = BacASable::demarrer(std::path::Path::new("/tmp/bac"), 0).await?;
 //! bac.creer_compartiment("nuits")?;
 //! bac.pannes().programmer(Regle::nieme(Operation::PutObject, "nuit/a.wav", 2, Panne::CouperCorpsApres(1 << 20)));
@@ -31,7 +38,7 @@
 //!
 //! ```no_run
 //! # async fn exemple() -> anyhow::Result<()> {
-//! use vigie::bac_a_sable::{BacASable, Operation, Panne, Regle};
+//! use vigie_bac_a_sable::{BacASable, Operation, Panne, Regle};
 //! let bac = BacASable::demarrer(std::path::Path::new("/tmp/bac"), 0).await?;
 //! bac.pannes().programmer(Regle::prochaine(Operation::ApiFinaliser, Panne::PerdreReponse));
 //! // … lancer `vigie depot … --participation {PARTICIPATION}` avec
@@ -60,6 +67,7 @@
 //!   même ordre (un seul envoi à la fois).
 
 mod compteurs;
+mod duree;
 /// Une nuit de séquences WAV synthétiques (pour `vigie demo`, les essais et les tests).
 pub mod nuit;
 mod operation;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use vigie::bac_a_sable::{self, BacASable};
+use vigie_bac_a_sable::BacASable;
 
 pub const COMPARTIMENT: &str = "nuits";
 pub const PREFIXE: &str = "site-640139/2026-06-21";
@@ -94,9 +94,9 @@ impl Banc {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.dossier.path())
             .env("VIGIE_BASE", &self.base)
-            .env("AWS_ACCESS_KEY_ID", bac_a_sable::CLE_ACCES)
-            .env("AWS_SECRET_ACCESS_KEY", bac_a_sable::SECRET)
-            .env("AWS_REGION", bac_a_sable::REGION)
+            .env("AWS_ACCESS_KEY_ID", vigie_bac_a_sable::CLE_ACCES)
+            .env("AWS_SECRET_ACCESS_KEY", vigie_bac_a_sable::SECRET)
+            .env("AWS_REGION", vigie_bac_a_sable::REGION)
             .env("AWS_EC2_METADATA_DISABLED", "true")
             .env(
                 "AWS_CONFIG_FILE",
@@ -286,7 +286,7 @@ pub fn chemin_str(p: &Path) -> &str {
 pub mod plateforme {
     use super::*;
     #[allow(unused_imports)]
-    pub use vigie::bac_a_sable::{COMPARTIMENT_PLATEFORME, JETON, PARTICIPATION, SITE};
+    pub use vigie_bac_a_sable::{COMPARTIMENT_PLATEFORME, JETON, PARTICIPATION, SITE};
 
     /// Un nom conforme au protocole point fixe, numéroté.
     pub fn nom(i: usize) -> String {
@@ -470,8 +470,8 @@ impl Alea {
 /// `Retry-After-Ms`, réponse perdue après traitement, blocage de 1,5 s. Sept règles frappent
 /// chacune avec la probabilité `p`, celle du blocage avec `p / 2`, et `p` est tiré de
 /// 1 − (1 − p)^7,5 = `part` : ensemble, elles frappent `part` des requêtes.
-pub fn pannes_melees(part: f64) -> Vec<vigie::bac_a_sable::Regle> {
-    use vigie::bac_a_sable::{Panne, Regle, RetryAfter};
+pub fn pannes_melees(part: f64) -> Vec<vigie_bac_a_sable::Regle> {
+    use vigie_bac_a_sable::{Panne, Regle, RetryAfter};
     let p = 1.0 - (1.0 - part).powf(1.0 / 7.5);
     let statut = |code, retry_after| Panne::Statut { code, retry_after };
     vec![

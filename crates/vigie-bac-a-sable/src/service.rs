@@ -158,12 +158,27 @@ impl ServicePannes {
                 reliquat: Arc::clone(&reliquat),
             })
         });
-        let reponse = self.s3.call(req).await;
-        if let Ok(r) = &reponse
-            && r.status().is_success()
-        {
-            self.compteurs.noter_traitee(op, cle.as_deref());
-        }
+        // Comme pour l'API : une requête S3 est menée à son terme hors de sa connexion. S3
+        // (une finalisation acceptée va au bout de son assemblage) et moto (le traitement d'une
+        // requête ne s'interrompt pas quand le client raccroche) font ainsi ; sinon un client
+        // qui renonce en plein assemblage trouverait l'envoi supprimé par s3s-fs et l'objet
+        // jamais écrit, ce qu'aucun vrai serveur ne fait.
+        let service = self.clone();
+        let cle_traitee = cle.clone();
+        let (resultat, recu) = tokio::sync::oneshot::channel();
+        self.traitements.lancer(async move {
+            let reponse = service.s3.call(req).await;
+            if let Ok(r) = &reponse
+                && r.status().is_success()
+            {
+                service.compteurs.noter_traitee(op, cle_traitee.as_deref());
+            }
+            // Le client a pu partir : personne n'attend plus la réponse, c'est permis.
+            let _ = resultat.send(reponse);
+        });
+        let reponse = recu.await.map_err(|_| -> BoxError {
+            "traitement d'une requête S3 abandonné à l'arrêt du bac à sable".into()
+        })?;
         match panne {
             // Quoi qu'ait répondu s3s (il a vu un corps en erreur), le client n'a rien.
             Some(Panne::CouperCorpsApres(_)) => Err(self.couper("coupure en plein corps")),

@@ -7,14 +7,12 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
 
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use serde_json::{Value, json};
-use vigie::bac_a_sable::{JETON_NON_VALIDE, Operation};
+use vigie_bac_a_sable::{JETON_NON_VALIDE, Operation};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -46,7 +44,7 @@ fn retoucher_declarations(
     })
 }
 
-fn participations_b2(banc: &Banc) -> Vec<vigie::bac_a_sable::ParticipationPlateforme> {
+fn participations_b2(banc: &Banc) -> Vec<vigie_bac_a_sable::ParticipationPlateforme> {
     banc.bac()
         .participations(SITE)
         .into_iter()

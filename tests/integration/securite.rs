@@ -6,16 +6,14 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 #[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};
 
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use base64::Engine;
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{self, Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 /// Les niveaux de verbosité, du plus muet au plus bavard (bibliothèques comprises).
 const NIVEAUX: [(&str, &[&str], Option<&str>); 6] = [
@@ -119,7 +117,10 @@ fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_bas
         let out = lancer(faux);
         assert_ne!(code(&out), 0, "{}", niveau.0);
 
-        let connus = [bac_a_sable::SECRET, "FAUX-SECRET-AWS-0123456789abcdef"];
+        let connus = [
+            vigie_bac_a_sable::SECRET,
+            "FAUX-SECRET-AWS-0123456789abcdef",
+        ];
         chercher_secrets(&format!("les sorties ({})", niveau.0), &tout, &connus);
         let j = std::fs::read_to_string(&journal).unwrap_or_default();
         assert!(j.contains("PutObject"), "journal vide ({})", niveau.0);
@@ -242,7 +243,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
         let connus = [
             JETON,
             basic.as_str(),
-            bac_a_sable::SECRET,
+            vigie_bac_a_sable::SECRET,
             "AKIAFUITEDECLE0000",
             "SIGNATUREFUITE0123456789abcdef",
         ];

@@ -8,8 +8,6 @@
 
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -17,8 +15,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use commun::{code, signal, texte};
-use vigie::bac_a_sable::{PARTICIPATION, nuit};
+use crate::commun::{code, signal, texte};
+use vigie_bac_a_sable::{PARTICIPATION, nuit};
 
 /// Le binaire, dans un environnement vide : ni la base ni le jeton de qui lance les tests, et
 /// un `TMPDIR` propre au test pour vérifier que rien n'y reste.
@@ -427,7 +425,7 @@ fn chaque_commande_et_chaque_option_est_dans_le_manuel() {
 fn rclone_et_aws_cli_peuvent_sonder_un_dossier_et_tout_lister() {
     use aws_sdk_s3::primitives::ByteStream;
     let d = tempfile::tempdir().unwrap();
-    let bac = vigie::bac_a_sable::BacASable::demarrer_en_fond(&d.path().join("bac"), 0).unwrap();
+    let bac = vigie_bac_a_sable::BacASable::demarrer_en_fond(&d.path().join("bac"), 0).unwrap();
     bac.creer_compartiment("nuits").unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

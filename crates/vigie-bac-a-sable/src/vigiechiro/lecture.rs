@@ -44,8 +44,8 @@ use super::{
     OBSERVATEUR, ReponseApi, RequeteApi, Utilisateur, Vigiechiro, cle_pour, deduire_mime,
     expiration_neuve, pagination, requete_s3, tranche,
 };
-use crate::bac_a_sable::operation::decoder_pourcent;
-use crate::bac_a_sable::{CLE_ACCES, SECRET, signature};
+use crate::operation::decoder_pourcent;
+use crate::{CLE_ACCES, SECRET, signature};
 
 /// Les familles de `get_pieces_jointes`, dans l'ordre où `get_url_params` les rend (celui de
 /// sa spécification), avec leurs types (`resources/fichiers.py` `ALLOWED_MIMES_*`).

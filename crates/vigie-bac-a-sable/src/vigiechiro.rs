@@ -13,6 +13,11 @@
 //! sable qui a tort. Les rares écarts voulus sont dits comme tels. La couche de pannes et les
 //! compteurs du bac à sable s'appliquent à l'API comme à S3 (voir `service.rs`).
 //!
+//! Les règles du serveur que `vigie` applique aussi de son côté (titres admis et leur type MIME
+//! ci-dessous, sommes MD5 et CRC32C dans `plateforme.rs`) sont **recopiées ici du serveur**, pas
+//! empruntées au client : ce crate ne dépend pas de `vigie`, et le bac à sable doit pouvoir le
+//! contredire. Partagées, une erreur dans la règle du client passerait tous les tests sans bruit.
+//!
 //! Forme commune (`app.py` `make_json_error`) : toute erreur est du JSON
 //! `{"_status": "<code> <raison>: <description>", "_errors": <description>}`, la description
 //! étant un texte ou un objet `{champ: message}` (écrit à la Python dans `_status`) ; une

@@ -7,10 +7,8 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
-use commun::*;
-use vigie::bac_a_sable::{self, Operation, Panne, Regle, RetryAfter};
+use crate::commun::*;
+use vigie_bac_a_sable::{self, Operation, Panne, Regle, RetryAfter};
 
 const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
 const AUTRE: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
@@ -198,7 +196,10 @@ fn le_journal_garde_chaque_decision_en_0600_sans_aucun_secret() {
         ("stdout", &stdout),
         ("stderr", &stderr),
     ] {
-        assert!(!texte.contains(bac_a_sable::SECRET), "secret dans {ou}");
+        assert!(
+            !texte.contains(vigie_bac_a_sable::SECRET),
+            "secret dans {ou}"
+        );
         assert!(!texte.contains("Signature="), "signature dans {ou}");
         assert!(
             !texte.to_ascii_lowercase().contains("authorization"),

@@ -4,12 +4,10 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use commun::*;
+use crate::commun::*;
 
 fn simulation(banc: &Banc) -> Command {
     let mut c = banc.vigie();
@@ -187,14 +185,14 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
     );
     banc.bac()
         .pannes()
-        .programmer(vigie::bac_a_sable::Regle::proportion(
+        .programmer(vigie_bac_a_sable::Regle::proportion(
             1.0,
-            vigie::bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
+            vigie_bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
         ));
     let premier = banc.lancer(banc.depot());
     banc.attendre("le premier envoie", |b| {
         b.compteurs()
-            .requetes(vigie::bac_a_sable::Operation::PutObject)
+            .requetes(vigie_bac_a_sable::Operation::PutObject)
             >= 1
     });
     let out = banc.depot().output().unwrap();
@@ -272,10 +270,22 @@ fn fichier_modifie_apres_depot_signale_et_non_renvoye_sans_option() {
     assert_eq!(banc.bac().compteurs().octets_recus(), recus + 1200);
 }
 
+/// Un `kill -9` à n'importe quel moment de la planification laisse la base sans plan ou avec le
+/// plan complet, jamais à moitié.
+///
+/// Sans délai fixe : chaque essai attend que le processus ait créé sa base (une machine chargée
+/// peut mettre des centaines de millisecondes à le lancer), puis le tue après un écart qui double
+/// d'un essai à l'autre (0, 1, 2, 4… 512 ms). Une base tuée avant ses migrations n'a pas encore
+/// ses tables : rien à vérifier. Le test continue jusqu'à avoir vérifié `VERIFICATIONS_MIN` bases
+/// dont les tables existaient ; les écarts croissants garantissent qu'il y arrive (au pire le
+/// processus a fini sa planification avant d'être tué), au lieu de passer sans rien affirmer.
 #[test]
 fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
     let banc = Banc::nouveau();
     const N: usize = 4000;
+    const VERIFICATIONS_MIN: usize = 6;
+    const ESSAIS_MAX: usize = 40;
+    const ECART_MAX: Duration = Duration::from_millis(512);
     for d in 0..10 {
         std::fs::create_dir_all(banc.nuit.join(format!("d{d}"))).unwrap();
     }
@@ -287,29 +297,54 @@ fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
         ));
         std::fs::write(p, b"RIFF").unwrap();
     }
-    for attente_ms in [5u64, 15, 30, 60, 120, 250] {
+    let mut ecart = Duration::ZERO;
+    let (mut essais, mut verifiees, mut tues_en_route) = (0, 0, 0);
+    while verifiees < VERIFICATIONS_MIN {
+        essais += 1;
+        assert!(
+            essais <= ESSAIS_MAX,
+            "{verifiees} base(s) vérifiée(s) seulement en {ESSAIS_MAX} essais"
+        );
         let _ = std::fs::remove_file(&banc.base);
         let _ = std::fs::remove_file(banc.base.with_extension("sqlite-wal"));
         let _ = std::fs::remove_file(banc.base.with_extension("sqlite-shm"));
         let mut enfant = banc.lancer(simulation(&banc));
-        std::thread::sleep(Duration::from_millis(attente_ms));
+        // Le garde-fou de 60 s ne mesure rien : il borne seulement un essai qui pendrait.
+        let limite = Instant::now() + Duration::from_secs(60);
+        while !banc.base.exists() {
+            let fini = enfant.try_wait().unwrap();
+            assert!(
+                fini.is_none(),
+                "vigie a fini ({fini:?}) sans créer sa base {}",
+                banc.base.display()
+            );
+            assert!(Instant::now() < limite, "pas de base après 60 s");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(ecart);
+        if enfant.try_wait().unwrap().is_none() {
+            tues_en_route += 1;
+        }
         let _ = enfant.kill();
         let _ = enfant.wait();
-        if !banc.base.exists() {
-            continue;
-        }
         let c = rusqlite::Connection::open(&banc.base).unwrap();
-        let plans: i64 = c
-            .query_row("SELECT count(*) FROM depot_plan", [], |r| r.get(0))
-            .unwrap_or(0);
-        let unites: i64 = c
-            .query_row("SELECT count(*) FROM depot_unite", [], |r| r.get(0))
-            .unwrap_or(0);
-        assert!(
-            (plans == 0 && unites == 0) || (plans == 1 && unites == N as i64),
-            "après kill -9 à {attente_ms} ms : {plans} plan(s), {unites} unité(s)"
-        );
+        let compter = |table: &str| {
+            c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+                r.get::<_, i64>(0)
+            })
+        };
+        if let (Ok(plans), Ok(unites)) = (compter("depot_plan"), compter("depot_unite")) {
+            assert!(
+                (plans == 0 && unites == 0) || (plans == 1 && unites == N as i64),
+                "après kill -9 à {ecart:?} de la création de la base : {plans} plan(s), {unites} unité(s)"
+            );
+            verifiees += 1;
+        }
+        ecart = (ecart * 2).max(Duration::from_millis(1)).min(ECART_MAX);
     }
+    eprintln!(
+        "{essais} kill -9, dont {tues_en_route} en pleine course ; {verifiees} bases vérifiées"
+    );
 }
 
 #[test]

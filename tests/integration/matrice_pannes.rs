@@ -27,16 +27,14 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use commun::moto::{self, MandatairePannes};
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Pannes, Regle, RetryAfter};
+use crate::commun::moto::{self, MandatairePannes};
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Pannes, Regle, RetryAfter};
 
 /// Le blocage d'un transfert est coupé après ce délai (`--delai-blocage`, secondes)…
 const DELAI_BLOCAGE_S: &str = "0.5";

@@ -605,23 +605,10 @@ impl S3 for Plateforme {
             .all(|p| p.checksum_crc32c.is_some())
             .then(|| crc32c_composite(&crcs));
 
-        // Comme S3 (l'assemblage, une fois accepté, va à son terme) et moto (le traitement
-        // d'une requête ne s'interrompt pas quand le client raccroche), la finalisation n'est
-        // pas abandonnée avec la connexion : une tâche à part la mène au bout. Sinon un client
-        // qui renonce en plein assemblage (délai de tentative) trouverait l'envoi supprimé par
-        // s3s-fs et l'objet jamais écrit, ce qu'aucun vrai serveur ne fait.
-        let plateforme = self.clone();
-        let composite_tache = composite.clone();
-        let mut rep = tokio::spawn(async move {
-            let rep = plateforme.fs.complete_multipart_upload(req).await?;
-            // s3s-fs garde les checksum_* d'un ancien objet de même clé : on les remplace.
-            plateforme
-                .reecrire_sommes(&seau, &cle, composite_tache.as_deref())
-                .await?;
-            Ok::<_, S3Error>(rep)
-        })
-        .await
-        .map_err(S3Error::internal_error)??;
+        let mut rep = self.fs.complete_multipart_upload(req).await?;
+        // s3s-fs garde les checksum_* d'un ancien objet de même clé : on les remplace.
+        self.reecrire_sommes(&seau, &cle, composite.as_deref())
+            .await?;
 
         if let Some(c) = composite {
             let type_somme = ChecksumType::from_static(ChecksumType::COMPOSITE);

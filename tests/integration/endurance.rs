@@ -17,15 +17,13 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use commun::moto::{self, MandatairePannes};
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{Operation, Pannes};
+use crate::commun::moto::{self, MandatairePannes};
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Pannes};
 
 /// Fichiers d'une tournée : des petits, et quelques-uns de deux parties.
 const PETITS: usize = 104;

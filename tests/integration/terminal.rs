@@ -5,10 +5,8 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -569,7 +567,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
 /// qu'une commande, sans `--y-compris-definitifs`.
 #[test]
 fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
-    use vigie::bac_a_sable::{Operation, Panne, Regle};
+    use vigie_bac_a_sable::{Operation, Panne, Regle};
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
     banc.fichier(&nom(2), 2000);

@@ -9,17 +9,15 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::io::Write;
 #[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
 const NOM_A: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
 const NOM_B: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
@@ -224,7 +222,7 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     let gros = nom(2);
     let chemin_simple = banc.fichier(&simple, 2 * MIO);
     let chemin_gros = banc.fichier(&gros, 7 * MIO);
-    let cle = |titre: &str| vigie::bac_a_sable::cle_fichier(PARTICIPATION, titre).unwrap();
+    let cle = |titre: &str| vigie_bac_a_sable::cle_fichier(PARTICIPATION, titre).unwrap();
     banc.bac().pannes().programmer(Regle::nieme(
         Operation::PutObject,
         &cle(&simple),

@@ -13,15 +13,13 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use commun::plateforme::*;
-use commun::*;
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 /// Un port de la boucle locale où rien n'écoute : chaque connexion y est refusée.
 fn port_ferme() -> u16 {

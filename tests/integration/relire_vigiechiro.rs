@@ -9,14 +9,12 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-mod commun;
-
 use std::process::Output;
 
-use commun::plateforme::*;
-use commun::*;
+use crate::commun::plateforme::*;
+use crate::commun::*;
 use serde_json::{Value, json};
-use vigie::bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -1,0 +1,32 @@
+//! Les essais d'intégration de `vigie` : le vrai binaire (`CARGO_BIN_EXE_vigie`) lancé contre le
+//! bac à sable démarré dans le processus du test (`vigie-bac-a-sable`), sur `127.0.0.1`.
+//!
+//! Un seul binaire de test, à la manière de ripgrep : chaque fichier d'essais est un module, et
+//! tous partagent le banc de `commun` ; il n'y a qu'une édition de liens au lieu d'une par
+//! fichier. Déclaré dans `Cargo.toml` (`autotests = false`, un seul `[[test]]`) ; un nouveau
+//! fichier d'essais s'ajoute ci-dessous. Pour n'en lancer qu'une partie :
+//! `cargo test --test integration plan_cli::` (un module) ou un nom de test.
+//!
+//! Les modules qui parlent au bac à sable portent `#![cfg(feature = "bac-a-sable")]` : sans
+//! lui (`--no-default-features`), ils ne sont pas compilés.
+
+mod commun;
+
+mod coupures;
+mod depot_s3;
+mod depot_vigiechiro;
+mod docs_a_jour;
+mod endurance;
+mod entrees_hostiles;
+mod fiabilite_arrets;
+mod fiabilite_pannes;
+mod fidelite_vigiechiro;
+mod matrice_pannes;
+mod plan_cli;
+mod prise_en_main;
+mod relire_vigiechiro;
+mod robustesse_transport;
+mod scripts;
+mod securite;
+mod suivi;
+mod terminal;
