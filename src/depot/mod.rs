@@ -8,7 +8,10 @@
 //! relance ne renvoie que ce qui manque : au pis la partie qui était en vol.
 //!
 //! Le protocole propre à chaque destination vit dans un [`Depositaire`] (`s3.rs`,
-//! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Les
+//! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Ce que
+//! les deux partagent est écrit ici une fois : le découpage et la boucle des parties
+//! (`parties.rs`), l'écriture émise une fois puis relue ([`ContexteUnite::ecrire_une_fois`]),
+//! le fichier qui a changé ([`echec_si_fichier_change`]), le classement d'un échec. Les
 //! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
 //! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
 //! `incertaine` n'a pas de traitement à part. Ce que la plateforme Vigie-Chiro a déjà se relit
@@ -17,6 +20,7 @@
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
 pub mod parallelisme;
+mod parties;
 pub mod relecture;
 pub mod s3;
 pub mod vigiechiro;
@@ -557,14 +561,8 @@ impl<D: Depositaire> Moteur<D> {
             m.insert(unite.id, Arc::clone(&vol));
         }
         let chemin = crate::plateforme::chemins::local(&c.dossier, &unite.chemin);
-        let issue = match fichier_change(&chemin, &unite) {
-            Some(probleme) => Ok(IssueUnite::Echec {
-                definitif: false,
-                cause: CauseRefus::Local,
-                message: format!(
-                    "{probleme} depuis la planification : relancez vigie depot pour le replanifier"
-                ),
-            }),
+        let issue = match echec_si_fichier_change(&chemin, &unite) {
+            Some(echec) => Ok(echec),
             None => {
                 let ctx = ContexteUnite {
                     commun: c,
@@ -679,6 +677,22 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
         }
         Ok(_) => None,
     }
+}
+
+/// Le fichier a changé depuis sa planification (avant son envoi, ou pendant) : un échec
+/// local, à replanifier. Vérifié avant le premier octet et avant toute finalisation (une
+/// finalisation est définitive : jamais pour une tranche qui n'est plus le fichier), avec le
+/// même message partout.
+pub(crate) fn echec_si_fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<IssueUnite> {
+    let probleme = fichier_change(chemin, unite)?;
+    Some(IssueUnite::Echec {
+        definitif: false,
+        cause: CauseRefus::Local,
+        message: format!(
+            "{probleme} depuis sa planification : non déposé ; relancez vigie depot pour le \
+             replanifier"
+        ),
+    })
 }
 
 /// La relecture d'une écriture qui porte sur une chose existante (l'envoi multipart qu'on

@@ -10,22 +10,19 @@
 //!   qui était en vol. Seul un refus définitif du fichier lui-même abandonne l'envoi (pas
 //!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::parties::{self, Acquittement, Decoupage};
 use super::{
-    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
-    partie_reutilisable, refus_du_fichier, releve_si_encore_la,
+    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
+    echec_si_fichier_change, refus_du_fichier, releve_si_encore_la,
 };
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
-
-/// Nombre maximal de parties d'un envoi multipart (règle S3).
-const PARTIES_MAX: u64 = 10_000;
 
 /// Combien de fois, dans un passage, une unité repart de zéro après la disparition de son
 /// envoi multipart.
@@ -87,14 +84,8 @@ impl DepositaireS3 {
                 },
             )
             .await;
-        if let Some(probleme) = fichier_change(chemin, unite) {
-            return IssueUnite::Echec {
-                definitif: false,
-                cause: CauseRefus::Local,
-                message: format!(
-                    "{probleme} pendant l'envoi : relancez vigie depot pour le replanifier"
-                ),
-            };
+        if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+            return echec;
         }
         let ecrit = match issue.reponse {
             ReponseApi::Succes(e) => e,
@@ -181,19 +172,6 @@ impl DepositaireS3 {
             },
             _ => echec_de(&issue),
         }
-    }
-
-    /// Le découpage en parties : celui des parties déjà persistées s'il y en a (les réglages
-    /// ont pu changer entre deux passages), sinon celui des réglages.
-    fn taille_partie_de(&self, unite: &DepotUnite, persistees: &[PartieEnvoi]) -> u64 {
-        if let Some(p) = persistees.first() {
-            if p.numero == 1 {
-                return p.taille.max(1);
-            }
-            return (p.debut / u64::from(p.numero - 1)).max(1);
-        }
-        let minimum = unite.taille.div_ceil(PARTIES_MAX);
-        self.taille_partie.max(minimum).max(1)
     }
 
     /// L'envoi en parties. Un envoi multipart qui disparaît de la destination (expiré,
@@ -284,96 +262,40 @@ impl DepositaireS3 {
         };
 
         // 3. Les parties manquantes, une à une (rejouables).
-        let taille_partie = self.taille_partie_de(unite, &persistees);
-        let nombre = unite.taille.div_ceil(taille_partie).max(1);
-        let mut sommes: Vec<(u32, u64)> = Vec::with_capacity(nombre as usize);
-        let mut assemblees = Vec::with_capacity(nombre as usize);
-        let deja: HashMap<u32, PartieEnvoi> =
-            persistees.into_iter().map(|p| (p.numero, p)).collect();
-        for numero in 1..=nombre as u32 {
-            let debut = u64::from(numero - 1) * taille_partie;
-            let taille = taille_partie.min(unite.taille - debut);
-            if let Some((etag, crc)) = partie_reutilisable(deja.get(&numero), debut, taille) {
-                ctx.confirmer(taille);
-                sommes.push((crc, taille));
-                assemblees.push(PartieAssemblee {
-                    numero,
-                    etag: etag.to_owned(),
-                    crc32c: crc32c_base64(crc),
-                });
-                continue;
-            }
-            // Un fichier devenu illisible garde ses parties : il peut le redevenir.
-            let crc = match somme_crc32c(chemin, debut, taille).await {
-                Ok(c) => c,
-                Err(e) => return Ok(echec_local(&e)),
-            };
-            let issue = ctx
-                .emettre(
-                    "UploadPart",
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                    |p| {
-                        self.client.envoyer_partie(
-                            &unite.cle, &envoi, numero, chemin, debut, taille, crc, p,
-                        )
-                    },
+        let decoupage = Decoupage::pour(unite.taille, self.taille_partie, &persistees);
+        let envoi = envoi.as_str();
+        let disparu_en_route = AtomicBool::new(false);
+        let faites =
+            parties::envoyer_parties(ctx, decoupage, &persistees, |numero, debut, taille| {
+                self.envoyer_partie(
+                    ctx,
+                    chemin,
+                    envoi,
+                    (numero, debut, taille),
+                    &disparu_en_route,
                 )
-                .await;
-            let ecrit = match issue.reponse {
-                ReponseApi::Succes(e) => e,
-                ReponseApi::Refuse { statut: 404, .. } => {
-                    // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
-                    ctx.base().enregistrer_envoi(unite.id, None)?;
-                    *envoi_disparu = true;
-                    return Ok(IssueUnite::Echec {
-                        definitif: false,
-                        cause: CauseRefus::Serveur,
-                        message:
-                            "l'envoi multipart a disparu de la destination : il sera repris de zéro"
-                                .into(),
-                    });
-                }
-                _ => {
-                    return self
-                        .abandonner_si_refus_du_fichier(ctx, &envoi, &issue)
-                        .await;
-                }
-            };
-            let attendu = crc32c_base64(crc);
-            if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
-                return Ok(IssueUnite::Echec {
-                    definitif: false,
-                    cause: CauseRefus::Contenu,
-                    message: format!("somme de la partie {numero} différente à la destination"),
-                });
+            })
+            .await?;
+        let faites = match faites {
+            Ok(f) => f,
+            Err(echec) => {
+                *envoi_disparu = disparu_en_route.load(Ordering::Relaxed);
+                return Ok(echec);
             }
-            let Some(etag) = ecrit.etag else {
-                return Ok(IssueUnite::Echec {
-                    definitif: false,
-                    cause: CauseRefus::Serveur,
-                    message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
-                });
-            };
-            ctx.partie_acquittee(numero, debut, taille, &etag, crc)?;
-            sommes.push((crc, taille));
-            assemblees.push(PartieAssemblee {
-                numero,
-                etag,
-                crc32c: attendu,
-            });
-        }
+        };
+        let sommes: Vec<(u32, u64)> = faites.iter().map(|p| (p.crc32c, p.taille)).collect();
+        let assemblees: Vec<PartieAssemblee> = faites
+            .into_iter()
+            .map(|p| PartieAssemblee {
+                numero: p.numero,
+                etag: p.etag,
+                crc32c: crc32c_base64(p.crc32c),
+            })
+            .collect();
 
         // 4. Le fichier n'a pas changé pendant l'envoi ?
-        if let Some(probleme) = fichier_change(chemin, unite) {
-            let echec = IssueUnite::Echec {
-                definitif: false,
-                cause: CauseRefus::Local,
-                message: format!(
-                    "{probleme} pendant l'envoi : relancez vigie depot pour le replanifier"
-                ),
-            };
-            return self.abandonner(ctx, &envoi, echec).await;
+        if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+            return self.abandonner(ctx, envoi, echec).await;
         }
 
         // 5. Finalisation, non rejouable ; sans réponse, la relecture dit si l'objet est
@@ -385,7 +307,7 @@ impl DepositaireS3 {
             .ecrire_une_fois(
                 "CompleteMultipartUpload",
                 &unite.cle,
-                |_| self.client.finaliser_envoi(&unite.cle, &envoi, &assemblees),
+                |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
                 |etape| {
                     let (attendue, envoi, disparu) = (&attendue, &envoi, &disparu);
                     async move {
@@ -443,10 +365,78 @@ impl DepositaireS3 {
                     .into(),
             }),
             _ => {
-                self.abandonner_si_refus_du_fichier(ctx, &envoi, &issue)
+                self.abandonner_si_refus_du_fichier(ctx, envoi, &issue)
                     .await
             }
         }
+    }
+
+    /// Une partie (`UploadPart`, rejouable). Un envoi disparu (404) est oublié du plan et noté
+    /// dans `disparu` : l'unité repartira de zéro ; un refus définitif du fichier l'abandonne.
+    /// `place` : numéro, début et taille de la partie.
+    async fn envoyer_partie(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        chemin: &Path,
+        envoi: &str,
+        place: (u32, u64, u64),
+        disparu: &AtomicBool,
+    ) -> Resultat<Result<Acquittement, IssueUnite>> {
+        let unite = ctx.unite;
+        let (numero, debut, taille) = place;
+        // Un fichier devenu illisible garde ses parties : il peut le redevenir.
+        let crc = match somme_crc32c(chemin, debut, taille).await {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(echec_local(&e))),
+        };
+        let issue = ctx
+            .emettre(
+                "UploadPart",
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+                |p| {
+                    self.client
+                        .envoyer_partie(&unite.cle, envoi, numero, chemin, debut, taille, crc, p)
+                },
+            )
+            .await;
+        let ecrit = match issue.reponse {
+            ReponseApi::Succes(e) => e,
+            ReponseApi::Refuse { statut: 404, .. } => {
+                // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
+                ctx.base().enregistrer_envoi(unite.id, None)?;
+                disparu.store(true, Ordering::Relaxed);
+                return Ok(Err(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Serveur,
+                    message:
+                        "l'envoi multipart a disparu de la destination : il sera repris de zéro"
+                            .into(),
+                }));
+            }
+            _ => {
+                return self
+                    .abandonner_si_refus_du_fichier(ctx, envoi, &issue)
+                    .await
+                    .map(Err);
+            }
+        };
+        let attendu = crc32c_base64(crc);
+        if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
+            return Ok(Err(IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Contenu,
+                message: format!("somme de la partie {numero} différente à la destination"),
+            }));
+        }
+        let Some(etag) = ecrit.etag else {
+            return Ok(Err(IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Serveur,
+                message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
+            }));
+        };
+        Ok(Ok(Acquittement { etag, crc32c: crc }))
     }
 
     /// Cherche un envoi déjà ouvert sur la clé (et l'adopte), sinon en ouvre un et le note

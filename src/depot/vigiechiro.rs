@@ -48,16 +48,16 @@
 
 mod confrontation;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use confrontation::Confrontation;
 
+use super::parties::{self, Acquittement, Decoupage};
 use super::{
-    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local, fichier_change,
-    partie_reutilisable, releve_si_encore_la,
+    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
+    echec_si_fichier_change, releve_si_encore_la,
 };
 use crate::depot::relecture::empreinte::etag_assemble;
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
@@ -460,7 +460,8 @@ impl DepositaireVigieChiro {
             Err(e) => return Ok(echec_local(&e)),
         };
         // Deux déclarations au plus : la seconde remplace une URL signée expirée (403).
-        for essai in 0..2 {
+        let mut url_redemandee = false;
+        loop {
             let declaration = match self.declarer_pour_un_put(ctx).await? {
                 Ok(d) => d,
                 Err(issue) => return Ok(issue),
@@ -495,8 +496,8 @@ impl DepositaireVigieChiro {
                 ReponseApi::Succes(etag) => {
                     // Une finalisation est définitive : jamais pour un fichier qui a changé
                     // (ou disparu) pendant l'envoi, dont la tranche partie n'est plus le fichier.
-                    if let Some(probleme) = fichier_change(chemin, unite) {
-                        return Ok(change_pendant_l_envoi(&probleme));
+                    if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+                        return Ok(echec);
                     }
                     if let Some(e) = etag.as_deref()
                         && e != md5
@@ -519,18 +520,16 @@ impl DepositaireVigieChiro {
                         Err(issue) => issue,
                     });
                 }
-                ReponseApi::Refuse { statut: 403, .. } if essai == 0 => {
+                ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => {
                     tracing::info!(unite = %unite.chemin, "URL signée refusée (expirée ?) : nouvelle déclaration pour une URL neuve");
-                    continue;
+                    url_redemandee = true;
+                }
+                ReponseApi::Refuse { statut: 403, .. } => {
+                    return Ok(url_refusee_deux_fois("URL signée refusée deux fois (403)"));
                 }
                 _ => return Ok(self.echec(&issue)),
             }
         }
-        Ok(IssueUnite::Echec {
-            definitif: true,
-            cause: CauseRefus::Droits,
-            message: "URL signée refusée deux fois (403) : vérifiez l'heure de l'ordinateur et vos droits sur la participation".into(),
-        })
     }
 
     async fn deposer_en_parties(
@@ -602,64 +601,38 @@ impl DepositaireVigieChiro {
         id: &IdObjet,
     ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
-        let persistees: HashMap<u32, PartieEnvoi> = ctx
-            .base()
-            .parties(unite.id)?
-            .into_iter()
-            .filter(|p| p.envoyee)
-            .map(|p| (p.numero, p))
-            .collect();
-        let taille_partie = persistees
-            .get(&1)
-            .map(|p| p.taille)
-            .filter(|t| *t > 0)
-            .unwrap_or(self.taille_partie);
-        let nombre = unite.taille.div_ceil(taille_partie).max(1) as u32;
-        let mut sommes = Vec::with_capacity(nombre as usize);
-        let mut assemblees = Vec::with_capacity(nombre as usize);
-        for numero in 1..=nombre {
-            let debut = u64::from(numero - 1) * taille_partie;
-            let taille = taille_partie.min(unite.taille - debut);
-            if let Some((etag, crc)) = partie_reutilisable(persistees.get(&numero), debut, taille) {
-                ctx.confirmer(taille);
-                sommes.push(crc);
-                assemblees.push((numero, etag.to_owned()));
-                continue;
+        let persistees = ctx.base().parties(unite.id)?;
+        let decoupage = self.decoupage(unite.taille, &persistees);
+        let faites = parties::envoyer_parties(
+            ctx,
+            decoupage,
+            &persistees,
+            |numero, debut, taille| async move {
+                Ok(self
+                    .envoyer_partie(ctx, chemin, id, numero, debut, taille)
+                    .await)
+            },
+        )
+        .await?;
+        let faites = match faites {
+            Ok(f) => f,
+            Err(EchecPartie::PasUnMultipart(raison)) => {
+                self.retenir_refus_multipart(ctx, &raison)?;
+                ctx.base().oublier_parties(unite.id)?;
+                return self.deposer_simple(ctx, chemin).await;
             }
-            let (crc, md5) = match sommes_crc32c_md5(chemin, debut, taille).await {
-                Ok(s) => s,
-                Err(e) => return Ok(echec_local(&e)),
-            };
-            let etag = match self
-                .envoyer_partie(ctx, chemin, id, numero, debut, taille)
-                .await
-            {
-                Ok(etag) => etag,
-                Err(EchecPartie::PasUnMultipart(raison)) => {
-                    self.retenir_refus_multipart(ctx, &raison)?;
-                    ctx.base().oublier_parties(unite.id)?;
-                    return self.deposer_simple(ctx, chemin).await;
-                }
-                Err(EchecPartie::Issue(issue)) => {
-                    return self.abandonner_si_definitif(ctx, id, issue).await;
-                }
-            };
-            if etag != md5 {
-                return Ok(IssueUnite::Echec {
-                    definitif: false,
-                    cause: CauseRefus::Contenu,
-                    message: format!("partie {numero} : ETag {etag} différent du MD5 envoyé"),
-                });
+            Err(EchecPartie::Issue(issue)) => {
+                return self.abandonner_si_definitif(ctx, id, issue).await;
             }
-            ctx.partie_acquittee(numero, debut, taille, &etag, crc)?;
-            sommes.push(crc);
-            assemblees.push((numero, etag));
-        }
+        };
+        let sommes: Vec<u32> = faites.iter().map(|p| p.crc32c).collect();
+        let assemblees: Vec<(u32, String)> =
+            faites.into_iter().map(|p| (p.numero, p.etag)).collect();
 
         // Finalisation, jamais pour un fichier qui a changé pendant l'envoi. L'envoi reste
         // ouvert : la relance replanifie l'unité (nouvelle taille) et le reprend de zéro.
-        if let Some(probleme) = fichier_change(chemin, unite) {
-            return Ok(change_pendant_l_envoi(&probleme));
+        if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+            return Ok(echec);
         }
         match self.finaliser(ctx, id, Some(&assemblees)).await? {
             // L'ETag qu'écrit S3 pour l'objet assemblé, que `vigie verifier` relira.
@@ -671,8 +644,15 @@ impl DepositaireVigieChiro {
         }
     }
 
+    /// Le découpage en parties d'un fichier de `taille` octets, celui des parties déjà
+    /// acquittées s'il y en a (voir [`Decoupage::pour`]).
+    fn decoupage(&self, taille: u64, persistees: &[PartieEnvoi]) -> Decoupage {
+        Decoupage::pour(taille, self.taille_partie, persistees)
+    }
+
     /// Une partie : son URL (lecture, rejouable), puis le PUT sans Content-Type (rejouable).
-    /// Une URL refusée (403, expirée) est redemandée une fois.
+    /// Une URL refusée (403, expirée) est redemandée une fois. L'ETag rendu est comparé au MD5
+    /// de ce qui est parti (derrière une URL signée v2, aucun en-tête de somme n'est signé).
     async fn envoyer_partie(
         &self,
         ctx: &ContexteUnite<'_>,
@@ -681,10 +661,14 @@ impl DepositaireVigieChiro {
         numero: u32,
         debut: u64,
         taille: u64,
-    ) -> Result<String, EchecPartie> {
+    ) -> Result<Acquittement, EchecPartie> {
+        let (crc, md5) = sommes_crc32c_md5(chemin, debut, taille)
+            .await
+            .map_err(|e| EchecPartie::Issue(echec_local(&e)))?;
         let cible_url = format!("/fichiers/{id}/multipart");
         let cible_put = format!("PUT {} partie {numero}", ctx.unite.cle);
-        for essai in 0..2 {
+        let mut url_redemandee = false;
+        loop {
             let url = ctx
                 .emettre_vers(
                     "PUT",
@@ -721,7 +705,14 @@ impl DepositaireVigieChiro {
                 )
                 .await;
             match issue.reponse {
-                ReponseApi::Succes(Some(etag)) => return Ok(etag),
+                ReponseApi::Succes(Some(etag)) if etag != md5 => {
+                    return Err(EchecPartie::Issue(IssueUnite::Echec {
+                        definitif: false,
+                        cause: CauseRefus::Contenu,
+                        message: format!("partie {numero} : ETag {etag} différent du MD5 envoyé"),
+                    }));
+                }
+                ReponseApi::Succes(Some(etag)) => return Ok(Acquittement { etag, crc32c: crc }),
                 ReponseApi::Succes(None) => {
                     return Err(EchecPartie::Issue(IssueUnite::Echec {
                         definitif: false,
@@ -729,15 +720,15 @@ impl DepositaireVigieChiro {
                         message: format!("S3 n'a pas rendu d'ETag pour la partie {numero}"),
                     }));
                 }
-                ReponseApi::Refuse { statut: 403, .. } if essai == 0 => continue,
+                ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => url_redemandee = true,
+                ReponseApi::Refuse { statut: 403, .. } => {
+                    return Err(EchecPartie::Issue(url_refusee_deux_fois(&format!(
+                        "URL signée de la partie {numero} refusée deux fois (403)"
+                    ))));
+                }
                 _ => return Err(EchecPartie::Issue(self.echec(&issue))),
             }
         }
-        Err(EchecPartie::Issue(IssueUnite::Echec {
-            definitif: true,
-            cause: CauseRefus::Droits,
-            message: format!("URL signée de la partie {numero} refusée deux fois (403)"),
-        }))
     }
 
     /// Un refus définitif abandonne l'envoi multipart (`DELETE /fichiers/{id}`) : pas
@@ -773,13 +764,15 @@ fn url_refusee(raison: &str) -> IssueUnite {
     }
 }
 
-/// Le fichier a changé ou disparu pendant son envoi : échec local, à replanifier.
-fn change_pendant_l_envoi(probleme: &str) -> IssueUnite {
+/// Une URL signée neuve refusée comme la première : ni l'expiration ni un accroc, mais
+/// l'horloge de l'ordinateur (une signature datée hors de la fenêtre admise) ou les droits.
+fn url_refusee_deux_fois(quoi: &str) -> IssueUnite {
     IssueUnite::Echec {
-        definitif: false,
-        cause: CauseRefus::Local,
+        definitif: true,
+        cause: CauseRefus::Droits,
         message: format!(
-            "{probleme} pendant l'envoi : non finalisé ; relancez vigie depot pour le replanifier"
+            "{quoi} : vérifiez l'heure de l'ordinateur et vos droits sur la participation, \
+             puis vigie retenter-echecs --y-compris-definitifs"
         ),
     }
 }
@@ -809,5 +802,62 @@ impl Depositaire for DepositaireVigieChiro {
 
     async fn sonder(&self) -> ReponseApi<()> {
         self.client.moi().await.map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIO: u64 = 1024 * 1024;
+
+    fn depositaire(taille_partie: u64) -> DepositaireVigieChiro {
+        let client = ClientVigieChiro::nouveau("http://127.0.0.1:9/api/v1", "jeton-de-test")
+            .expect("client");
+        let participation = IdObjet::analyser("0123456789abcdef01234567").expect("identifiant");
+        DepositaireVigieChiro::nouveau(client, participation, 8 * MIO, taille_partie, false)
+    }
+
+    /// La limite de 10 000 parties vaut aussi vers la plateforme (ses envois en plusieurs
+    /// parties sont des envois S3) : un fichier de 100 Gio en parties de 5 Mio en ferait
+    /// 20 480.
+    #[test]
+    fn jamais_plus_de_10_000_parties() {
+        let taille = 100 * 1024 * MIO;
+        let d = depositaire(5 * MIO).decoupage(taille, &[]);
+        assert!(
+            u64::from(d.nombre()) <= parties::PARTIES_MAX,
+            "{}",
+            d.nombre()
+        );
+    }
+
+    /// À la reprise, le découpage est celui des parties gardées, même quand la partie 1 n'en
+    /// est pas (les réglages ont pu changer entre deux passages), et la limite tient quand
+    /// aucune n'est gardée.
+    #[test]
+    fn a_la_reprise_le_decoupage_des_parties_gardees_et_la_limite() {
+        let gardee = PartieEnvoi {
+            numero: 2,
+            debut: 8 * MIO,
+            taille: 8 * MIO,
+            etag: Some("etag".into()),
+            somme_controle: Some("AAAAAA==".into()),
+            envoyee: true,
+        };
+        let d = depositaire(16 * MIO).decoupage(40 * MIO, std::slice::from_ref(&gardee));
+        assert_eq!(d.taille_partie(), 8 * MIO);
+        assert_eq!(d.nombre(), 5);
+        let en_vol = PartieEnvoi {
+            envoyee: false,
+            ..gardee
+        };
+        let taille = 100 * 1024 * MIO;
+        let d = depositaire(5 * MIO).decoupage(taille, &[en_vol]);
+        assert!(
+            u64::from(d.nombre()) <= parties::PARTIES_MAX,
+            "{}",
+            d.nombre()
+        );
     }
 }

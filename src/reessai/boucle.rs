@@ -14,8 +14,7 @@
 //!
 //! Ce que la boucle ne fait pas : interrompre une tentative en cours. Abandonner un envoi au
 //! milieu rendrait son issue inconnue sans que l'appelant le sache ; c'est donc la tentative
-//! elle-même (le transport) qui porte son délai ([`PolitiqueReessai::delai_prochaine_tentative`])
-//! et réagit à l'[`Annulation`]. Ce qu'elle rend après une annulation est gardé : un succès reste
+//! elle-même (le transport) qui porte son délai et réagit à l'[`Annulation`]. Ce qu'elle rend après une annulation est gardé : un succès reste
 //! un succès.
 
 use std::future::Future;
@@ -23,7 +22,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use super::budget::{BudgetReessai, SansBudget};
+use super::budget::BudgetReessai;
+#[cfg(doc)]
+use super::budget::SansBudget;
 use super::politique::{Decision, PolitiqueReessai, RaisonArret, Rejouabilite};
 use super::reponse::ReponseApi;
 use super::temporisateur::{Annulation, SourceAlea, Temporisateur};
@@ -138,49 +139,36 @@ pub enum Releve<T> {
     Inconnue,
 }
 
-/// Exécute `tentative(1)`, `tentative(2)`… sous la `politique`, jusqu'à un arrêt.
-///
-/// Avant chaque attente, l'`observateur` est prévenu de la prochaine tentative et de l'attente.
-/// Chaque décision est journalisée par `tracing` et transmise à l'`observateur`. Une annulation
-/// constatée avant un appel ou pendant une attente arrête aussitôt, avec la dernière réponse et la
-/// raison [`RaisonArret::Annule`]. Au réveil d'une attente, l'échéance est revérifiée.
-pub async fn executer<T, F, Fut>(
-    politique: &PolitiqueReessai,
-    op: &Operation<'_>,
-    temporisateur: &impl Temporisateur,
-    alea: &impl SourceAlea,
-    observateur: &dyn ObservateurReessai,
-    annulation: &Annulation,
-    tentative: F,
-) -> Issue<T>
-where
-    F: FnMut(u32) -> Fut,
-    Fut: Future<Output = ReponseApi<T>>,
-{
-    executer_sous_budget(
-        politique,
-        op,
-        temporisateur,
-        alea,
-        observateur,
-        annulation,
-        &SansBudget,
-        tentative,
-    )
-    .await
+/// Ce dans quoi une opération s'exécute : la politique qui décide, et ce qui touche au monde
+/// (horloge, aléa, annulation), l'observateur qui reçoit les annonces et les décisions, et le
+/// budget global des réessais. Une structure plutôt que six arguments : l'appelant la construit
+/// une fois et la prête à chaque émission.
+pub struct Cadre<'a, H: Temporisateur, A: SourceAlea> {
+    /// La politique qui décide de rejouer ou d'arrêter.
+    pub politique: &'a PolitiqueReessai,
+    /// L'horloge et l'attente.
+    pub temporisateur: &'a H,
+    /// Le tirage de la gigue.
+    pub alea: &'a A,
+    /// Prévenu avant chaque attente, et de chaque décision.
+    pub observateur: &'a dyn ObservateurReessai,
+    /// Ctrl-C, la durée écoulée, le réseau abandonné.
+    pub annulation: &'a Annulation,
+    /// Le budget global d'un passage : épuisé, l'opération s'arrête
+    /// (`tentatives_epuisees`) au lieu de rejouer. [`SansBudget`] pour une opération isolée.
+    pub budget: &'a dyn BudgetReessai,
 }
 
-/// Comme [`executer`], chaque réessai étant de plus soumis au budget global : budget épuisé,
-/// l'opération s'arrête (`tentatives_epuisees`) au lieu de rejouer.
-#[allow(clippy::too_many_arguments)]
-pub async fn executer_sous_budget<T, F, Fut>(
-    politique: &PolitiqueReessai,
+/// Exécute `tentative(1)`, `tentative(2)`… sous la politique du `cadre`, jusqu'à un arrêt.
+///
+/// Avant chaque attente, l'observateur est prévenu de la prochaine tentative et de l'attente.
+/// Chaque décision est journalisée par `tracing` et transmise à l'observateur. Une annulation
+/// constatée avant un appel ou pendant une attente arrête aussitôt, avec la dernière réponse et la
+/// raison [`RaisonArret::Annule`]. Au réveil d'une attente, l'échéance est revérifiée. Chaque
+/// réessai est soumis au budget du cadre.
+pub async fn executer<T, F, Fut>(
+    cadre: &Cadre<'_, impl Temporisateur, impl SourceAlea>,
     op: &Operation<'_>,
-    temporisateur: &impl Temporisateur,
-    alea: &impl SourceAlea,
-    observateur: &dyn ObservateurReessai,
-    annulation: &Annulation,
-    budget: &dyn BudgetReessai,
     tentative: F,
 ) -> Issue<T>
 where
@@ -188,13 +176,8 @@ where
     Fut: Future<Output = ReponseApi<T>>,
 {
     executer_reconcilie(
-        politique,
+        cadre,
         op,
-        temporisateur,
-        alea,
-        observateur,
-        annulation,
-        budget,
         &Etape::nouvelle(),
         tentative,
         None::<fn(Etape) -> std::future::Ready<Releve<T>>>,
@@ -202,7 +185,7 @@ where
     .await
 }
 
-/// Comme [`executer_sous_budget`], dans le budget d'une [`Etape`] (déjà entamée peut-être par
+/// Comme [`executer`], dans le budget d'une [`Etape`] (déjà entamée peut-être par
 /// d'autres émissions), et avec une relecture pour une écriture non rejouable.
 ///
 /// Quand la politique conclut à une issue inconnue et qu'une `relecture` est fournie, elle est
@@ -216,15 +199,9 @@ where
 /// Une seule décision est journalisée par tentative ratée (l'issue inconnue levée par une
 /// relecture qui trouve l'écriture faite, le rejeu après une relecture qui la trouve nulle, ou
 /// l'arrêt) ; la relecture a les siennes.
-#[allow(clippy::too_many_arguments)]
 pub async fn executer_reconcilie<T, F, Fut, R, RFut>(
-    politique: &PolitiqueReessai,
+    cadre: &Cadre<'_, impl Temporisateur, impl SourceAlea>,
     op: &Operation<'_>,
-    temporisateur: &impl Temporisateur,
-    alea: &impl SourceAlea,
-    observateur: &dyn ObservateurReessai,
-    annulation: &Annulation,
-    budget: &dyn BudgetReessai,
     etape: &Etape,
     mut tentative: F,
     mut relecture: Option<R>,
@@ -235,6 +212,14 @@ where
     R: FnMut(Etape) -> RFut,
     RFut: Future<Output = Releve<T>>,
 {
+    let Cadre {
+        politique,
+        temporisateur,
+        alea,
+        observateur,
+        annulation,
+        budget,
+    } = *cadre;
     let debut = etape.debut(temporisateur.maintenant());
     let ecoule = || temporisateur.maintenant().saturating_sub(debut);
     let journal = Journal {
@@ -449,11 +434,10 @@ fn tracer(d: &DecisionJournalisee) {
 mod tests {
     use super::*;
     use crate::reessai::budget::SansBudget;
+    use crate::reessai::doubles::{AleaFixe, AleaSuite, HorlogeVirtuelle};
     use crate::reessai::politique::{Profil, Reglages};
     use crate::reessai::retry_after::attente_demandee;
-    use crate::reessai::temporisateur::{
-        AleaFixe, AleaSuite, HorlogeVirtuelle, TemporisateurTokio,
-    };
+    use crate::reessai::temporisateur::TemporisateurTokio;
     use std::collections::VecDeque;
     use std::future::{Ready, ready};
     use std::sync::Mutex;
@@ -613,12 +597,15 @@ mod tests {
             let mut script = Script::new(&horloge, vec![refuse(statut, Some(S(1)))]);
             let temoin = Temoin::new(&horloge);
             let issue = executer(
-                &insistant(),
+                &Cadre {
+                    politique: &insistant(),
+                    temporisateur: &horloge,
+                    alea: &AleaFixe(0.5),
+                    observateur: &temoin,
+                    annulation: &Annulation::new(),
+                    budget: &SansBudget,
+                },
                 &PUT,
-                &horloge,
-                &AleaFixe(0.5),
-                &temoin,
-                &Annulation::new(),
                 |n| script.appeler(n),
             )
             .await;
@@ -639,14 +626,16 @@ mod tests {
         // Deux jetons : le premier échec en retire un, il n'en reste pas plus de la moitié.
         let seau = SeauJetons::nouveau(2.0, 0.1);
         let mut script = Script::new(&horloge, vec![refuse(503, None), ReponseApi::Succes("ok")]);
-        let issue = executer_sous_budget(
-            &insistant(),
+        let issue = executer(
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.0),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &seau,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.0),
-            &ObservateurMuet,
-            &Annulation::new(),
-            &seau,
             |n| script.appeler(n),
         )
         .await;
@@ -664,12 +653,15 @@ mod tests {
         let horloge = HorlogeVirtuelle::new();
         let mut script = Script::new(&horloge, vec![injoignable(true), ReponseApi::Succes("ok")]);
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.0),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.0),
-            &ObservateurMuet,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -692,12 +684,15 @@ mod tests {
         let temoin = Temoin::new(&horloge);
         let alea = AleaSuite::new([0.0, 0.999, 0.5, 0.3, 0.0, 0.999, 0.7]);
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &alea,
+                observateur: &temoin,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &alea,
-            &temoin,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -729,12 +724,15 @@ mod tests {
         let horloge = HorlogeVirtuelle::new();
         let mut script = Script::new(&horloge, vec![refuse(503, None), injoignable(true)]);
         let issue = executer(
-            &PolitiqueReessai::du_profil(Profil::Bref),
+            &Cadre {
+                politique: &PolitiqueReessai::du_profil(Profil::Bref),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.999),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.999),
-            &ObservateurMuet,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -767,12 +765,15 @@ mod tests {
         script.durees.push_back(MS(500));
         let temoin = Temoin::new(&horloge);
         let issue = executer(
-            &politique,
+            &Cadre {
+                politique: &politique,
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.25),
+                observateur: &temoin,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.25),
-            &temoin,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -833,12 +834,15 @@ mod tests {
         );
         let temoin = Temoin::new(&horloge);
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &temoin,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.5),
-            &temoin,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -870,12 +874,15 @@ mod tests {
         let date = httpdate::fmt_http_date(horloge.maintenant_systeme() + S(20));
         let mut appels = 0;
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
             |_| {
                 appels += 1;
                 // La réponse arrive après 2 s de travail : il reste 18 s jusqu'à la date.
@@ -903,15 +910,15 @@ mod tests {
         let temoin = Temoin::new(&horloge);
         let annulation = Annulation::new();
         let politique = insistant();
-        let execution = executer(
-            &politique,
-            &PUT,
-            &horloge,
-            &AleaFixe(0.5),
-            &temoin,
-            &annulation,
-            |n| script.appeler(n),
-        );
+        let cadre = Cadre {
+            politique: &politique,
+            temporisateur: &horloge,
+            alea: &AleaFixe(0.5),
+            observateur: &temoin,
+            annulation: &annulation,
+            budget: &SansBudget,
+        };
+        let execution = executer(&cadre, &PUT, |n| script.appeler(n));
         // Annule dès que l'attente a commencé, puis laisse à la boucle quelques tours pour
         // s'arrêter : sans `select!` sur l'annulation, l'attente suspendue ne finirait jamais et
         // le test échouerait au lieu de bloquer.
@@ -954,12 +961,15 @@ mod tests {
         let temoin = Temoin::new(&horloge);
         let mut appels = 0;
         let issue: Issue<()> = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &temoin,
+                annulation: &annulation,
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.5),
-            &temoin,
-            &annulation,
             |_| {
                 appels += 1;
                 ready(ReponseApi::Succes(()))
@@ -981,12 +991,15 @@ mod tests {
         let temoin = Temoin::new(&horloge);
         let mut appels = 0;
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &temoin,
+                annulation: &annulation,
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.5),
-            &temoin,
-            &annulation,
             |_| {
                 appels += 1;
                 annulation.annuler();
@@ -1003,12 +1016,15 @@ mod tests {
         // Succès rendu malgré l'annulation : c'est un succès.
         let annulation = Annulation::new();
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &annulation,
+                budget: &SansBudget,
+            },
             &PUT,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &annulation,
             |_| {
                 annulation.annuler();
                 ready(ReponseApi::Succes("déposée"))
@@ -1024,12 +1040,15 @@ mod tests {
         let horloge = HorlogeVirtuelle::new();
         let mut script = Script::new(&horloge, vec![injoignable(true)]);
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -1041,12 +1060,15 @@ mod tests {
         // Un 5xx : le serveur a pu traiter, même issue.
         let mut script = Script::new(&horloge, vec![refuse(500, None)]);
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -1066,12 +1088,15 @@ mod tests {
             ],
         );
         let issue = executer(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -1094,13 +1119,15 @@ mod tests {
         let politique = insistant();
         let etape = Etape::nouvelle();
         let issue = executer_reconcilie(
-            &politique,
+            &Cadre {
+                politique: &politique,
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &temoin,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &temoin,
-            &Annulation::new(),
-            &SansBudget,
             &etape,
             |n| script.appeler(n),
             Some(|etape: Etape| {
@@ -1109,13 +1136,15 @@ mod tests {
                 let horloge = &horloge;
                 async move {
                     let lu = executer_reconcilie(
-                        politique,
+                        &Cadre {
+                            politique,
+                            temporisateur: horloge,
+                            alea: &AleaFixe(0.5),
+                            observateur: &ObservateurMuet,
+                            annulation: &Annulation::new(),
+                            budget: &SansBudget,
+                        },
                         &PUT,
-                        horloge,
-                        &AleaFixe(0.5),
-                        &ObservateurMuet,
-                        &Annulation::new(),
-                        &SansBudget,
                         &etape,
                         |_| ready(ReponseApi::Succes(false)),
                         None::<fn(Etape) -> Ready<Releve<bool>>>,
@@ -1160,13 +1189,15 @@ mod tests {
         let mut ecritures = 0;
         let etape = Etape::nouvelle();
         let issue: Issue<()> = executer_reconcilie(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
-            &SansBudget,
             &etape,
             |_| {
                 ecritures += 1;
@@ -1183,13 +1214,15 @@ mod tests {
     async fn ecriture_faite_ou_inconnue_selon_la_relecture() {
         let horloge = HorlogeVirtuelle::new();
         let issue = executer_reconcilie(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
-            &SansBudget,
             &Etape::nouvelle(),
             |_| ready(injoignable(true)),
             Some(|_| ready(Releve::Faite("retrouvée"))),
@@ -1200,13 +1233,15 @@ mod tests {
         assert!(horloge.attentes().is_empty());
 
         let issue = executer_reconcilie(
-            &insistant(),
+            &Cadre {
+                politique: &insistant(),
+                temporisateur: &horloge,
+                alea: &AleaFixe(0.5),
+                observateur: &ObservateurMuet,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &POST,
-            &horloge,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &Annulation::new(),
-            &SansBudget,
             &Etape::nouvelle(),
             |_| ready(injoignable(true)),
             Some(|_| ready(Releve::Inconnue)),
@@ -1252,12 +1287,15 @@ mod tests {
         script.durees.push_back(S(3));
         let temoin = Temoin::new(&horloge);
         let issue = executer(
-            &politique,
+            &Cadre {
+                politique: &politique,
+                temporisateur: &derapante,
+                alea: &AleaFixe(0.5),
+                observateur: &temoin,
+                annulation: &Annulation::new(),
+                budget: &SansBudget,
+            },
             &PUT,
-            &derapante,
-            &AleaFixe(0.5),
-            &temoin,
-            &Annulation::new(),
             |n| script.appeler(n),
         )
         .await;
@@ -1276,15 +1314,15 @@ mod tests {
         let politique = insistant();
         let temporisateur = TemporisateurTokio::new();
         let annulation = Annulation::new();
-        let futur = executer(
-            &politique,
-            &PUT,
-            &temporisateur,
-            &AleaFixe(0.5),
-            &ObservateurMuet,
-            &annulation,
-            |_| async { ReponseApi::Succes(()) },
-        );
+        let cadre = Cadre {
+            politique: &politique,
+            temporisateur: &temporisateur,
+            alea: &AleaFixe(0.5),
+            observateur: &ObservateurMuet,
+            annulation: &annulation,
+            budget: &SansBudget,
+        };
+        let futur = executer(&cadre, &PUT, |_| async { ReponseApi::Succes(()) });
         exige_send(&futur);
     }
 }

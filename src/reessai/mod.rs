@@ -11,9 +11,9 @@
 //! - [`ReponseApi`] classe une issue (rejouable ou non), variante par variante ;
 //! - [`attente_demandee`] interprète `Retry-After` / `Retry-After-Ms` ;
 //! - [`PolitiqueReessai::decider`], pure, rend une [`Decision`] ;
-//! - [`executer`] émet, décide, annonce, attend et journalise, sous [`Temporisateur`],
-//!   [`SourceAlea`] et [`Annulation`] injectés ; [`executer_sous_budget`] soumet en plus chaque
-//!   réessai au budget global d'un passage ([`SeauJetons`]) ; [`executer_reconcilie`] réémet une
+//! - [`executer`] émet, décide, annonce, attend et journalise, dans un [`Cadre`] qui injecte
+//!   [`Temporisateur`], [`SourceAlea`], [`Annulation`] et le budget global d'un passage
+//!   ([`SeauJetons`]) ; [`executer_reconcilie`] réémet une
 //!   écriture non rejouable dont une relecture a prouvé qu'elle n'a pas eu lieu, dans le budget
 //!   d'une seule [`Etape`].
 //!
@@ -30,15 +30,17 @@
 //!     cible: "s3://nuit/fichier.wav",
 //!     rejouabilite: Rejouabilite::Rejouable,
 //! };
-//! let issue = executer(
-//!     &politique,
-//!     &op,
-//!     &TemporisateurTokio::new(),
-//!     &AleaSysteme,
-//!     &ObservateurMuet,
-//!     &Annulation::new(),
-//!     |_tentative| async { ReponseApi::<()>::Succes(()) },
-//! )
+//! let cadre = Cadre {
+//!     politique: &politique,
+//!     temporisateur: &TemporisateurTokio::new(),
+//!     alea: &AleaSysteme,
+//!     observateur: &ObservateurMuet,
+//!     annulation: &Annulation::new(),
+//!     budget: &SansBudget,
+//! };
+//! let issue = executer(&cadre, &op, |_tentative| async {
+//!     ReponseApi::<()>::Succes(())
+//! })
 //! .await;
 //! assert_eq!(issue.raison, RaisonArret::Succes);
 //! # Ok(())
@@ -47,14 +49,16 @@
 
 mod boucle;
 mod budget;
+#[cfg(test)]
+mod doubles;
 mod politique;
 mod reponse;
 mod retry_after;
 mod temporisateur;
 
 pub use boucle::{
-    DecisionJournalisee, Etape, Issue, ObservateurMuet, ObservateurReessai, Operation, Releve,
-    executer, executer_reconcilie, executer_sous_budget,
+    Cadre, DecisionJournalisee, Etape, Issue, ObservateurMuet, ObservateurReessai, Operation,
+    Releve, executer, executer_reconcilie,
 };
 pub use budget::{BudgetReessai, SansBudget, SeauJetons};
 pub use politique::{
@@ -63,7 +67,4 @@ pub use politique::{
 };
 pub use reponse::ReponseApi;
 pub use retry_after::{ATTENTE_DEMANDEE_MAX, attente_demandee};
-pub use temporisateur::{
-    AleaFixe, AleaSuite, AleaSysteme, Annulation, HorlogeVirtuelle,
-    ORIGINE_VIRTUELLE_DEPUIS_EPOQUE, SourceAlea, Temporisateur, TemporisateurTokio,
-};
+pub use temporisateur::{AleaSysteme, Annulation, SourceAlea, Temporisateur, TemporisateurTokio};

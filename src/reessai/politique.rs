@@ -105,7 +105,6 @@ pub struct Reglages {
     plafond: Duration,
     echeance: Option<Duration>,
     duree_min_tentative: Duration,
-    delai_tentative: Option<Duration>,
 }
 
 /// Réglages bruts, en secondes décimales, tels qu'ils arrivent de la ligne de commande. Chaque
@@ -122,8 +121,6 @@ pub struct ReglagesEnSecondes {
     pub echeance_s: Option<f64>,
     /// Temps minimal d'une tentative utile, en secondes.
     pub duree_min_tentative_s: Option<f64>,
-    /// Délai propre à chaque tentative, en secondes.
-    pub delai_tentative_s: Option<f64>,
 }
 
 /// Un réglage refusé : le message dit lequel et pourquoi.
@@ -183,9 +180,6 @@ pub enum ErreurReglage {
         /// Durée minimale d'une tentative.
         duree_min_tentative: Duration,
     },
-    /// Délai par tentative nul.
-    #[error("délai par tentative : nul, chaque tentative serait coupée avant d'avoir commencé")]
-    DelaiTentativeNul,
 }
 
 /// Écrit un nombre de secondes à la française : `0,5 s`.
@@ -213,7 +207,6 @@ impl Reglages {
             plafond: PLAFOND_INSISTANT,
             echeance: None,
             duree_min_tentative: DUREE_MIN_TENTATIVE_PAR_DEFAUT,
-            delai_tentative: None,
         }
     }
 
@@ -225,7 +218,6 @@ impl Reglages {
             plafond: PLAFOND_BREF,
             echeance: None,
             duree_min_tentative: DUREE_MIN_TENTATIVE_PAR_DEFAUT,
-            delai_tentative: None,
         }
     }
 
@@ -261,9 +253,6 @@ impl Reglages {
             reglages.duree_min_tentative =
                 duree_depuis_secondes("durée minimale d'une tentative", s)?;
         }
-        if let Some(s) = bruts.delai_tentative_s {
-            reglages.delai_tentative = Some(duree_depuis_secondes("délai par tentative", s)?);
-        }
         Ok(reglages)
     }
 
@@ -297,15 +286,11 @@ impl Reglages {
         self
     }
 
-    /// Temps minimal qu'une tentative utile demande (règle d'échéance).
+    /// Temps minimal qu'une tentative utile demande (règle d'échéance). Seuls les tests
+    /// l'appellent : ailleurs, il vient du profil ou de [`Reglages::depuis_secondes`].
+    #[cfg(test)]
     pub const fn avec_duree_min_tentative(mut self, duree: Duration) -> Self {
         self.duree_min_tentative = duree;
-        self
-    }
-
-    /// Délai propre à chaque tentative (borné en plus par ce qui reste avant l'échéance).
-    pub const fn avec_delai_tentative(mut self, delai: Duration) -> Self {
-        self.delai_tentative = Some(delai);
         self
     }
 
@@ -334,13 +319,9 @@ impl Reglages {
         self.duree_min_tentative
     }
 
-    /// Délai propre à chaque tentative, s'il y en a un.
-    pub const fn delai_tentative(&self) -> Option<Duration> {
-        self.delai_tentative
-    }
-
-    /// Vérifie strictement les réglages et rend la politique.
-    pub fn valider(self) -> Result<PolitiqueReessai, ErreurReglage> {
+    /// Vérifie strictement les réglages et rend la politique. `const` : une politique fixée par
+    /// le code (la cadence des sondes du réseau) est vérifiée à la compilation.
+    pub const fn valider(self) -> Result<PolitiqueReessai, ErreurReglage> {
         if self.tentatives_max == 0 {
             return Err(ErreurReglage::AucuneTentative);
         }
@@ -353,7 +334,7 @@ impl Reglages {
         if self.base.is_zero() {
             return Err(ErreurReglage::BaseNulle);
         }
-        if self.plafond < self.base {
+        if self.plafond.as_nanos() < self.base.as_nanos() {
             return Err(ErreurReglage::PlafondSousBase {
                 plafond: self.plafond,
                 base: self.base,
@@ -363,15 +344,12 @@ impl Reglages {
             if echeance.is_zero() {
                 return Err(ErreurReglage::EcheanceNulle);
             }
-            if echeance < self.duree_min_tentative {
+            if echeance.as_nanos() < self.duree_min_tentative.as_nanos() {
                 return Err(ErreurReglage::EcheanceSousDureeMin {
                     echeance,
                     duree_min_tentative: self.duree_min_tentative,
                 });
             }
-        }
-        if self.delai_tentative.is_some_and(|d| d.is_zero()) {
-            return Err(ErreurReglage::DelaiTentativeNul);
         }
         Ok(PolitiqueReessai { reglages: self })
     }
@@ -601,15 +579,6 @@ impl PolitiqueReessai {
             .map(|echeance| echeance.saturating_sub(ecoule))
     }
 
-    /// Délai à donner à la prochaine tentative : le plus petit du délai par tentative et de ce
-    /// qui reste avant l'échéance ; `None` si ni l'un ni l'autre n'est fixé.
-    pub fn delai_prochaine_tentative(&self, ecoule: Duration) -> Option<Duration> {
-        match (self.reglages.delai_tentative, self.budget_restant(ecoule)) {
-            (Some(delai), Some(reste)) => Some(delai.min(reste)),
-            (delai, reste) => delai.or(reste),
-        }
-    }
-
     /// Au réveil d'une attente, reste-t-il le temps d'une tentative utile ? L'attente a pu durer
     /// plus que prévu (portable mis en veille, machine chargée) : on revérifie l'échéance après
     /// la reprise (`seeds/001`) au lieu de se fier à la vérification faite avant de dormir.
@@ -655,6 +624,44 @@ mod tests {
         Decision::Arreter { raison }
     }
 
+    /// La décision pour **chaque** statut de 100 à 599 (modèle : uv, `base_client.rs`), figée
+    /// dans `statuts_attendus.txt` : un changement de classement se voit d'un coup d'œil dans le
+    /// diff. Par ligne : le statut, la variante où [`ReponseApi::refus`] le range, la décision
+    /// après une première tentative d'une opération rejouable (`PUT`), puis d'une écriture non
+    /// rejouable (`POST`). Les transports ne rendent un 1xx, 2xx ou 3xx qu'en succès ou en
+    /// réponse illisible ; le classement d'un tel statut en refus est figé ici quand même.
+    #[test]
+    fn decision_pour_chaque_statut_de_100_a_599() {
+        let politique = insistant();
+        let nom = |d: Decision| match d {
+            Decision::Rejouer { .. } => "rejouer".to_owned(),
+            Decision::Arreter { raison } => raison.as_str().to_owned(),
+        };
+        let obtenue: String = (100..=599u16)
+            .map(|statut| {
+                let reponse = ReponseApi::<()>::refus(statut, None, None, String::new());
+                let variante = match reponse {
+                    ReponseApi::Refuse { .. } => "refuse",
+                    ReponseApi::Expire { .. } => "expire",
+                    _ => "autre",
+                };
+                let [put, post] = [Rejouabilite::Rejouable, Rejouabilite::NonRejouable]
+                    .map(|r| nom(politique.decider(&reponse, r, 1, Duration::ZERO, 0.5)));
+                format!("{statut} {variante} {put} {post}\n")
+            })
+            .collect();
+        let attendue = include_str!("statuts_attendus.txt");
+        let ecarts: Vec<String> = obtenue
+            .lines()
+            .zip(attendue.lines())
+            .filter(|(o, a)| o != a)
+            .map(|(o, a)| format!("attendu « {a} », obtenu « {o} »"))
+            .collect();
+        assert!(ecarts.is_empty(), "{}", ecarts.join("\n"));
+        assert_eq!(obtenue.lines().count(), 500);
+        assert_eq!(attendue.lines().count(), 500, "une ligne par statut");
+    }
+
     #[test]
     fn profils_de_depart() {
         let i = Reglages::insistant();
@@ -670,7 +677,6 @@ mod tests {
         for r in [i, b] {
             assert_eq!(r.duree_min_tentative(), S(1));
             assert_eq!(r.echeance(), None);
-            assert_eq!(r.delai_tentative(), None);
         }
         for profil in [Profil::Insistant, Profil::Bref] {
             assert_eq!(
@@ -1007,29 +1013,6 @@ mod tests {
     }
 
     #[test]
-    fn delai_de_la_prochaine_tentative() {
-        assert_eq!(insistant().delai_prochaine_tentative(S(3)), None);
-        let avec_delai = Reglages::insistant()
-            .avec_delai_tentative(S(5))
-            .valider()
-            .expect("valide");
-        assert_eq!(avec_delai.delai_prochaine_tentative(S(3)), Some(S(5)));
-        let les_deux = Reglages::insistant()
-            .avec_delai_tentative(S(5))
-            .avec_echeance(S(10))
-            .valider()
-            .expect("valide");
-        assert_eq!(les_deux.delai_prochaine_tentative(S(1)), Some(S(5)));
-        assert_eq!(les_deux.delai_prochaine_tentative(S(7)), Some(S(3)));
-        assert_eq!(les_deux.delai_prochaine_tentative(S(12)), Some(S(0)));
-        let echeance_seule = Reglages::bref()
-            .avec_echeance(S(10))
-            .valider()
-            .expect("valide");
-        assert_eq!(echeance_seule.delai_prochaine_tentative(S(4)), Some(S(6)));
-    }
-
-    #[test]
     fn reverification_au_reveil() {
         let p = Reglages::insistant()
             .avec_echeance(S(10))
@@ -1050,7 +1033,7 @@ mod tests {
 
     #[test]
     fn reglages_invalides_refuses_en_nommant_le_reglage() {
-        let cas: [(Reglages, &str); 7] = [
+        let cas: [(Reglages, &str); 6] = [
             (
                 Reglages::insistant().avec_tentatives_max(0),
                 "tentatives_max",
@@ -1068,10 +1051,6 @@ mod tests {
             (
                 Reglages::insistant().avec_echeance(MS(500)),
                 "échéance (0,5 s) inférieure à la durée minimale d'une tentative (1 s)",
-            ),
-            (
-                Reglages::insistant().avec_delai_tentative(S(0)),
-                "délai par tentative",
             ),
         ];
         for (reglages, attendu) in cas {
@@ -1112,7 +1091,6 @@ mod tests {
             plafond_s: Some(2.0),
             echeance_s: Some(30.0),
             duree_min_tentative_s: Some(0.5),
-            delai_tentative_s: Some(10.0),
         };
         let r = Reglages::depuis_secondes(Profil::Bref, &bruts).expect("lisibles");
         assert_eq!(
@@ -1123,7 +1101,6 @@ mod tests {
                 .avec_plafond(S(2))
                 .avec_echeance(S(30))
                 .avec_duree_min_tentative(MS(500))
-                .avec_delai_tentative(S(10))
         );
         assert_eq!(
             Reglages::depuis_secondes(Profil::Insistant, &ReglagesEnSecondes::default()),
@@ -1179,13 +1156,6 @@ mod tests {
                     ..ReglagesEnSecondes::default()
                 },
                 "durée minimale d'une tentative : ",
-            ),
-            (
-                ReglagesEnSecondes {
-                    delai_tentative_s: Some(-1.0),
-                    ..ReglagesEnSecondes::default()
-                },
-                "délai par tentative : ",
             ),
         ] {
             let message = Reglages::depuis_secondes(Profil::Bref, &bruts)

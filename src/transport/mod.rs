@@ -22,9 +22,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::reessai::{
-    AleaSysteme, Annulation, DecisionJournalisee, Etape, Issue, ObservateurReessai, Operation,
-    PolitiqueReessai, Profil, Rejouabilite, Releve, ReponseApi, SeauJetons, SourceAlea,
-    TemporisateurTokio, executer, executer_reconcilie,
+    AleaSysteme, Annulation, Cadre, DecisionJournalisee, Etape, Issue, ObservateurReessai,
+    Operation, PolitiqueReessai, Profil, Reglages, Rejouabilite, Releve, ReponseApi, SansBudget,
+    SeauJetons, SourceAlea, TemporisateurTokio, executer, executer_reconcilie,
 };
 use corps::Progression;
 use reseau::{Reseau, TemporisateurHorsPause};
@@ -74,13 +74,20 @@ pub trait AnnoncesReseau: Send + Sync {
     fn reseau_retabli(&self);
 }
 
-/// Attente entre deux sondes pendant une coupure : de 0,25 s à 30 s, doublée, jitterée. Une
-/// coupure de partage de connexion dure souvent une seconde ou deux : partie d'1 s, la veille
-/// ratait souvent le retour du lien et attendait encore 1 à 2 s (mesuré au banc du lien qui
-/// coupe, `BENCHMARKS.md` § 5) ; deux sondes de plus au début d'une longue coupure coûtent
-/// peu.
-const SONDE_BASE: Duration = Duration::from_millis(250);
-const SONDE_PLAFOND: Duration = Duration::from_secs(30);
+/// Attente entre deux sondes pendant une coupure : le backoff à gigue égale de la politique
+/// (voir [`PolitiqueReessai::attente_backoff`]), d'une enveloppe de 0,25 s doublée jusqu'à
+/// 30 s. Une coupure de partage de connexion dure souvent une seconde ou deux : partie d'1 s,
+/// la veille ratait souvent le retour du lien et attendait encore 1 à 2 s (mesuré au banc du
+/// lien qui coupe, `BENCHMARKS.md` § 5) ; deux sondes de plus au début d'une longue coupure
+/// coûtent peu. Vérifiée à la compilation.
+const CADENCE_SONDES: PolitiqueReessai = match Reglages::bref()
+    .avec_base(Duration::from_millis(250))
+    .avec_plafond(Duration::from_secs(30))
+    .valider()
+{
+    Ok(politique) => politique,
+    Err(_) => panic!("cadence des sondes invalide"),
+};
 /// Délai d'une sonde.
 const SONDE_DELAI: Duration = Duration::from_secs(10);
 
@@ -262,13 +269,15 @@ impl Emetteur {
         let tentative = Mutex::new(tentative);
         let tentative = &tentative;
         let issue = executer_reconcilie(
-            politique,
+            &Cadre {
+                politique,
+                temporisateur: &self.temporisateur,
+                alea: &self.alea,
+                observateur,
+                annulation: &self.annulation,
+                budget: self.budget.as_ref(),
+            },
             &operation,
-            &self.temporisateur,
-            &self.alea,
-            observateur,
-            &self.annulation,
-            self.budget.as_ref(),
             etape,
             |numero| async move {
                 loop {
@@ -379,12 +388,10 @@ impl Emetteur {
                 return;
             }
             let debut = std::time::Instant::now();
-            let mut rang: u32 = 0;
+            // La n-ième sonde de la coupure attend comme la n-ième tentative d'une émission.
+            let mut sonde: u32 = 1;
             loop {
-                let enveloppe = SONDE_BASE
-                    .saturating_mul(1u32 << rang.min(16))
-                    .min(SONDE_PLAFOND);
-                let attente = enveloppe / 2 + enveloppe.mul_f64(AleaSysteme.tirer() / 2.0);
+                let attente = CADENCE_SONDES.attente_backoff(sonde, self.alea.tirer());
                 if debut.elapsed() + attente > pause.attente_max {
                     self.reseau.abandonner();
                     return;
@@ -395,16 +402,19 @@ impl Emetteur {
                     () = tokio::time::sleep(attente) => {}
                 }
                 let issue = executer(
-                    bref,
+                    &Cadre {
+                        politique: bref,
+                        temporisateur: &TemporisateurTokio::new(),
+                        alea: &AleaSysteme,
+                        observateur,
+                        annulation: &self.annulation,
+                        budget: &SansBudget,
+                    },
                     &Operation {
                         methode: "SONDE",
                         cible: "destination",
                         rejouabilite: Rejouabilite::Rejouable,
                     },
-                    &TemporisateurTokio::new(),
-                    &AleaSysteme,
-                    observateur,
-                    &self.annulation,
                     |_| async {
                         tokio::time::timeout(SONDE_DELAI, sonder())
                             .await
@@ -420,7 +430,7 @@ impl Emetteur {
                     annonces.reseau_retabli();
                     break;
                 }
-                rang = rang.saturating_add(1);
+                sonde = sonde.saturating_add(1);
             }
         }
     }
@@ -550,6 +560,29 @@ fn find_ascii_insensible(meule: &str, aiguille: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// La cadence des sondes, celle d'avant qu'elle passe par la politique : enveloppe de
+    /// 0,25 s doublée jusqu'à 30 s, moitié fixe, moitié tirée.
+    #[test]
+    fn cadence_des_sondes() {
+        let ms = Duration::from_millis;
+        let cas = [
+            (1, 0.0, ms(125)),
+            (1, 1.0, ms(250)),
+            (2, 0.5, ms(375)),
+            (5, 0.0, ms(2000)),
+            (8, 1.0, ms(30_000)),
+            (8, 0.0, ms(15_000)),
+            (u32::MAX, 1.0, ms(30_000)),
+        ];
+        for (sonde, alea, attendue) in cas {
+            assert_eq!(
+                CADENCE_SONDES.attente_backoff(sonde, alea),
+                attendue,
+                "sonde {sonde}, tirage {alea}"
+            );
+        }
+    }
 
     #[test]
     fn secrets_masques() {

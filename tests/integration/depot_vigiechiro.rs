@@ -318,6 +318,38 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
     );
 }
 
+/// L'URL signée d'un PUT simple refusée (403), puis celle de la nouvelle déclaration aussi :
+/// ni une expiration ni un accroc ; le message dit quoi vérifier (l'heure, les droits). Ce
+/// message ne pouvait jamais sortir avant que la boucle des deux essais ne le rende.
+#[test]
+fn url_signee_refusee_deux_fois_dit_de_verifier_l_heure() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    let pannes = banc.bac().pannes();
+    let refus = Panne::Statut {
+        code: 403,
+        retry_after: None,
+    };
+    pannes.programmer(Regle::toujours(Some(Operation::PutObject), refus).fois(2));
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        2,
+        "une déclaration neuve pour une URL neuve"
+    );
+    let sortie = texte(&out);
+    assert!(
+        sortie.contains("URL signée refusée deux fois (403)")
+            && sortie.contains("vérifiez l'heure de l'ordinateur"),
+        "{sortie}"
+    );
+}
+
 #[test]
 fn noms_invalides_code_2_liste_complete_zero_requete() {
     let banc = Banc::nouveau();

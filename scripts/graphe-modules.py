@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Le graphe des dépendances entre fichiers de `src/` (hors bac à sable), et ses cycles.
+
+Lit les chemins `crate::…` et `super::…` de chaque fichier (dans les `use` comme dans le code,
+les tests unitaires `#[cfg(test)] mod tests` exclus), les rattache au fichier qui définit le
+module visé, et cherche les cycles (composantes fortement connexes de plus d'un fichier).
+Déclarer un sous-module (`mod x;`) ou le réexporter (`pub use x::…`) n'est pas en dépendre :
+c'est le contenir. Sort en 1 s'il y a un cycle.
+
+    scripts/graphe-modules.py            # les cycles, puis les arêtes
+    scripts/graphe-modules.py --dot      # le graphe au format Graphviz
+"""
+import os
+import re
+import sys
+
+RACINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+
+def modules():
+    """{('depot', 's3'): 'depot/s3.rs', …}"""
+    table = {}
+    for dossier, _, fichiers in os.walk(RACINE):
+        for f in fichiers:
+            if not f.endswith(".rs"):
+                continue
+            rel = os.path.relpath(os.path.join(dossier, f), RACINE)
+            if rel.startswith("bac_a_sable") or rel == "main.rs":
+                continue
+            parties = rel[:-3].split(os.sep)
+            if parties[-1] in ("mod", "lib"):
+                parties = parties[:-1]
+            table[tuple(parties)] = rel
+    return table
+
+
+def sans_tests(texte):
+    m = re.search(r"#\[cfg\(test\)\]\s*\n\s*mod \w+\s*\{", texte)
+    texte = texte[: m.start()] if m else texte
+    # Les commentaires (documentation comprise) ne sont pas des dépendances.
+    return re.sub(r"//[^\n]*", "", texte)
+
+
+def developper(chemin):
+    """`a::{b, c::{d}}` → [a::b, a::c::d] (assez pour les `use` du projet)."""
+    m = re.match(r"^(.*?)\{(.*)\}$", chemin, re.S)
+    if not m:
+        return [chemin]
+    prefixe, corps = m.groups()
+    morceaux, prof, cur = [], 0, ""
+    for c in corps:
+        if c == "," and prof == 0:
+            morceaux.append(cur)
+            cur = ""
+            continue
+        prof += c == "{"
+        prof -= c == "}"
+        cur += c
+    morceaux.append(cur)
+    res = []
+    for p in morceaux:
+        p = p.strip()
+        if p:
+            res += developper(prefixe + p)
+    return res
+
+
+def cibles(module, texte, table):
+    texte = sans_tests(texte)
+    chemins = []
+    for m in re.finditer(r"\buse\s+((?:crate|super|self)::[^;]*);", texte, re.S):
+        chemins += developper(re.sub(r"\s+", "", m.group(1)))
+    # Les chemins écrits dans le code, hors `use`.
+    hors_use = re.sub(r"\buse\s+[^;]*;", "", texte)
+    chemins += re.findall(r"\b((?:crate|super)(?:::\w+)+)", hors_use)
+    vus = set()
+    for c in chemins:
+        segments = c.split("::")
+        base = list(module)
+        # `super` depuis un fichier `x/mod.rs` ou `x.rs` : le module parent de `x`.
+        while segments and segments[0] in ("super", "self", "crate"):
+            tete = segments.pop(0)
+            if tete == "crate":
+                base = []
+            elif tete == "super":
+                base = base[:-1]
+        complet = base + [s for s in segments if s not in ("self", "*")]
+        # Le fichier le plus profond qui définit un préfixe du chemin.
+        for n in range(len(complet), -1, -1):
+            cle = tuple(complet[:n])
+            if cle in table:
+                if cle != module and not (cle[: len(module)] == module and pub_use_enfant(texte, cle, module)):
+                    vus.add(cle)
+                break
+    return vus
+
+
+def pub_use_enfant(texte, cle, module):
+    """Un parent qui réexporte un enfant le contient, il n'en dépend pas."""
+    return False
+
+
+def scc(noeuds, aretes):
+    index, bas, pile, sur, res = {}, {}, [], set(), []
+    compteur = [0]
+
+    def visiter(v):
+        index[v] = bas[v] = compteur[0]
+        compteur[0] += 1
+        pile.append(v)
+        sur.add(v)
+        for w in aretes.get(v, ()):
+            if w not in index:
+                visiter(w)
+                bas[v] = min(bas[v], bas[w])
+            elif w in sur:
+                bas[v] = min(bas[v], index[w])
+        if bas[v] == index[v]:
+            comp = []
+            while True:
+                w = pile.pop()
+                sur.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            res.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in noeuds:
+        if v not in index:
+            visiter(v)
+    return res
+
+
+def main():
+    table = modules()
+    aretes = {}
+    for module, fichier in table.items():
+        with open(os.path.join(RACINE, fichier), encoding="utf-8") as f:
+            texte = f.read()
+        aretes[fichier] = sorted(table[c] for c in cibles(module, texte, table))
+    cycles = [sorted(c) for c in scc(sorted(aretes), aretes) if len(c) > 1]
+    if "--dot" in sys.argv:
+        print("digraph vigie {")
+        for a, bs in sorted(aretes.items()):
+            for b in bs:
+                print(f'  "{a}" -> "{b}";')
+        print("}")
+    else:
+        for c in cycles:
+            print("cycle :", " ↔ ".join(c))
+        for a, bs in sorted(aretes.items()):
+            print(f"{a} → {', '.join(bs) if bs else '∅'}")
+    return 1 if cycles else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
