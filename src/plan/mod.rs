@@ -21,7 +21,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
-use crate::sortie::erreur_systeme;
+use crate::plateforme::erreur_systeme;
 
 pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
 pub use unites::{EntreeJournal, FichierPlanifie, Replanification};

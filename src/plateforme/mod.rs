@@ -173,6 +173,44 @@ pub fn identite(meta: &Metadata) -> Option<String> {
     }
 }
 
+/// Une erreur du système dite en français, et une seule fois : « permission refusée », « disque
+/// plein »… au lieu de « Permission denied (os error 13) » (que `{e:#}` répétait quand l'erreur
+/// était aussi la source de la nôtre). Un message écrit par `vigie` lui-même (erreur sans code
+/// du système) est rendu tel quel.
+pub fn erreur_systeme(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    let Some(code) = e.raw_os_error() else {
+        return e.to_string();
+    };
+    let texte = match e.kind() {
+        K::NotFound => "introuvable",
+        K::PermissionDenied => "permission refusée (vérifiez les droits)",
+        K::AlreadyExists => "existe déjà",
+        K::StorageFull => "disque plein",
+        K::QuotaExceeded => "quota du disque dépassé",
+        K::ReadOnlyFilesystem => "système de fichiers en lecture seule",
+        K::IsADirectory => "c'est un dossier",
+        K::NotADirectory => "un élément du chemin n'est pas un dossier",
+        K::DirectoryNotEmpty => "le dossier n'est pas vide",
+        // O_NOFOLLOW sur un lien symbolique : ELOOP, que std ne nomme pas encore.
+        _ if est_un_lien_refuse(e) => {
+            "c'est un lien symbolique, qui n'est pas suivi : donnez le chemin du fichier lui-même"
+        }
+        K::InvalidFilename => "nom de fichier invalide",
+        K::FileTooLarge => "fichier trop gros",
+        K::ResourceBusy => "ressource occupée",
+        K::CrossesDevices => "déplacement entre deux disques impossible",
+        K::TimedOut => "délai dépassé",
+        K::Interrupted => "interrompu",
+        K::OutOfMemory => "mémoire insuffisante",
+        K::ConnectionRefused => "connexion refusée",
+        K::ConnectionReset => "connexion coupée",
+        K::BrokenPipe => "tube fermé",
+        _ => "erreur du système",
+    };
+    format!("{texte} (code {code})")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

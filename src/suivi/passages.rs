@@ -14,40 +14,7 @@ use super::format::{neutraliser, pluriel};
 use super::secondes_au_dessus;
 use crate::depot::Bilan;
 
-/// Pourquoi les passages se sont arrêtés.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArretPassages {
-    /// Tous les fichiers du plan sont déposés.
-    ToutDepose,
-    /// Il ne reste que des refus définitifs : plus rien à tenter sans un geste humain.
-    RefusDefinitifs,
-    /// La DURÉE de `--jusqu-au-bout=DURÉE` est écoulée (ou le serait avant la fin de la pause).
-    DureeEcoulee,
-    /// Ctrl-C ou SIGTERM.
-    Interrompu,
-}
-
-impl ArretPassages {
-    /// Nom stable (sortie JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ArretPassages::ToutDepose => "tout_depose",
-            ArretPassages::RefusDefinitifs => "refus_definitifs",
-            ArretPassages::DureeEcoulee => "duree_ecoulee",
-            ArretPassages::Interrompu => "interrompu",
-        }
-    }
-}
-
-/// La fin d'une commande lancée avec `--jusqu-au-bout` : combien de passages, et pourquoi elle
-/// s'arrête.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FinDesPassages {
-    pub passages: u32,
-    pub arret: ArretPassages,
-    /// La DURÉE donnée, s'il y en a une.
-    pub limite: Option<Duration>,
-}
+pub use super::bilan::{ArretPassages, FinDesPassages};
 
 /// Ce qu'a donné un passage : son bilan, ou l'erreur passagère qui l'a arrêté avant tout envoi
 /// (plateforme indisponible à la création de la participation, par exemple).
