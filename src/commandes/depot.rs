@@ -1,4 +1,5 @@
-//! `vigie depot`, `vigie retenter-echecs`, `vigie verifier`.
+//! `vigie depot` et `vigie retenter-echecs` : préparer le plan, puis l'envoyer en un ou
+//! plusieurs passages (`passages`, qui mène chacun par `envoi`).
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -6,8 +7,11 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::{ligne_json, octets_lisibles, ouvrir_base};
-use crate::cli::{ArgsDepot, OptionsGlobales};
+use super::envoi::{Envoi, runtime, signaler_endpoint_ignore};
+use super::{ligne_json, octets_lisibles, ouvrir_base, ouvrir_base_existante};
+use crate::cli::{
+    ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
+};
 use crate::destination::{
     CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
 };
@@ -68,7 +72,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let issue = if args.simulation {
         simuler(g, &pret)
     } else {
-        super::envoi::envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
+        envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
     };
     // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (simulation, identifiants,
     // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
@@ -80,6 +84,59 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         Base::ouvrir(&chemin_base)?.oublier_plan_intact(plan, creation_refusee)?;
     }
     issue
+}
+
+pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
+    let (dossier, destination, identite) = {
+        let base = ouvrir_base_existante(g)?;
+        let plan = base.plan(args.plan)?;
+        let destination = Destination::depuis_identite(&plan.destination)?;
+        signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+        if matches!(destination, Destination::VigieChiro(_)) {
+            crate::jeton::lire()?;
+        }
+        (plan.dossier.clone(), destination, plan.destination)
+    };
+    // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
+    // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
+    // d'une version antérieure peut s'écrire autrement aujourd'hui).
+    let preparation = preparer(Path::new(&dossier), &destination)?;
+    if let Destination::VigieChiro(dest) = &destination {
+        super::vigiechiro::verifier_plateforme(
+            g,
+            dest,
+            super::envoi::reglages_emission(&args.envoi.reessai)?,
+        )?;
+    }
+    let pret = enregistrer(g, preparation, destination, &identite, false)?;
+    let remises = pret
+        .base
+        .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
+    tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
+    envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
+}
+/// Envoie un plan prêt (verrou tenu, gardé jusqu'au dernier passage) et affiche le bilan :
+/// un passage, ou, avec `--jusqu-au-bout`, autant qu'il en faut (voir `passages`).
+pub(super) fn envoyer(
+    g: &OptionsGlobales,
+    pret: PlanPret,
+    options: &OptionsEnvoi,
+    passages: &OptionsPassages,
+    s3: &OptionsS3,
+) -> Result<CodeSortie> {
+    let regle = super::passages::ReglePassages::depuis(passages)?;
+    let PlanPret {
+        base,
+        _verrou: verrou,
+        plan,
+        destination,
+        ..
+    } = pret;
+    let envoi = Envoi::nouveau(options, s3, &destination)?;
+    let rt = runtime()?;
+    let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
+    drop(verrou);
+    code
 }
 
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).

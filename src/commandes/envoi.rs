@@ -1,9 +1,10 @@
-//! L'envoi d'un plan (`vigie depot`, `vigie retenter-echecs`) et sa vérification
-//! (`vigie verifier`) : construire le client, la politique et le moteur, écouter Ctrl-C,
-//! afficher le bilan.
+//! Un passage d'envoi d'un plan (pour `vigie depot` et `vigie retenter-echecs`, qui le
+//! préparent dans `depot`) et la vérification (`vigie verifier`) : construire le client, la
+//! politique et le moteur, écouter Ctrl-C, afficher le bilan. Ce module ne regarde ni `depot` ni
+//! `passages`, qui le regardent.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,13 +13,9 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::depot::{PlanPret, enregistrer, preparer};
 use super::etat::prochaine_commande;
 use super::{ecouter_signaux, interrompu, ligne_json, ouvrir_base_existante};
-use crate::cli::{
-    ArgsRetenter, ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsReessai,
-    OptionsS3,
-};
+use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
 use crate::depot::relecture::verification::{self, Constat};
 use crate::depot::relecture::{Lecteur, inventaire_distant};
 use crate::depot::s3::DepositaireS3;
@@ -109,44 +106,11 @@ fn config_s3(s3: &OptionsS3) -> ConfigS3 {
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("démarrage du moteur asynchrone")
-}
-
-/// Envoie un plan prêt (verrou tenu, gardé jusqu'au dernier passage) et affiche le bilan :
-/// un passage, ou, avec `--jusqu-au-bout`, autant qu'il en faut (voir `passages`).
-pub(super) fn envoyer(
-    g: &OptionsGlobales,
-    pret: PlanPret,
-    options: &OptionsEnvoi,
-    passages: &OptionsPassages,
-    s3: &OptionsS3,
-) -> Result<CodeSortie> {
-    let regle = super::passages::ReglePassages::depuis(passages)?;
-    let PlanPret {
-        base,
-        _verrou: verrou,
-        plan,
-        destination,
-        ..
-    } = pret;
-    let envoi = Envoi {
-        emission: reglages_emission(&options.reessai)?,
-        paralleles: usize::from(options.paralleles),
-        debit: options
-            .debit_max
-            .map(|d| Arc::new(crate::transport::debit::LimiteDebit::nouvelle(d))),
-        options,
-        s3,
-        destination: &destination,
-    };
-    let rt = runtime()?;
-    let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
-    drop(verrou);
-    code
 }
 
 /// Ce que partagent les passages d'une commande.
@@ -160,7 +124,26 @@ pub(super) struct Envoi<'a> {
     pub destination: &'a Destination,
 }
 
-impl Envoi<'_> {
+impl<'a> Envoi<'a> {
+    /// Ce que partageront les passages d'une commande : réglages d'émission, parallélisme,
+    /// limite de débit (un seul seau pour tous les passages).
+    pub(super) fn nouveau(
+        options: &'a OptionsEnvoi,
+        s3: &'a OptionsS3,
+        destination: &'a Destination,
+    ) -> Result<Self> {
+        Ok(Envoi {
+            emission: reglages_emission(&options.reessai)?,
+            paralleles: usize::from(options.paralleles),
+            debit: options
+                .debit_max
+                .map(|d| Arc::new(crate::transport::debit::LimiteDebit::nouvelle(d))),
+            options,
+            s3,
+            destination,
+        })
+    }
+
     /// `--attente-reseau` : une coupure plus longue arrête le passage.
     pub(super) fn attente_reseau(&self) -> Option<Duration> {
         self.emission.pause.map(|p| p.attente_max)
@@ -310,36 +293,10 @@ fn endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) -> Opti
     ))
 }
 
-fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
+pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
     if let Some(alerte) = endpoint_ignore(plan, destination, s3) {
         let _ = writeln!(io::stderr().lock(), "{alerte}");
     }
-}
-
-pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
-    let (dossier, destination, identite) = {
-        let base = ouvrir_base_existante(g)?;
-        let plan = base.plan(args.plan)?;
-        let destination = Destination::depuis_identite(&plan.destination)?;
-        signaler_endpoint_ignore(plan.id, &destination, &args.s3);
-        if matches!(destination, Destination::VigieChiro(_)) {
-            crate::jeton::lire()?;
-        }
-        (plan.dossier.clone(), destination, plan.destination)
-    };
-    // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
-    // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
-    // d'une version antérieure peut s'écrire autrement aujourd'hui).
-    let preparation = preparer(Path::new(&dossier), &destination)?;
-    if let Destination::VigieChiro(dest) = &destination {
-        super::vigiechiro::verifier_plateforme(g, dest, reglages_emission(&args.envoi.reessai)?)?;
-    }
-    let pret = enregistrer(g, preparation, destination, &identite, false)?;
-    let remises = pret
-        .base
-        .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
-    tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
-    envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
 }
 
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {

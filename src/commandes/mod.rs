@@ -34,7 +34,7 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
     let g = &cli.globales;
     match cli.commande {
         Commande::Depot(args) => depot::depot(g, args),
-        Commande::RetenterEchecs(args) => envoi::retenter(g, args),
+        Commande::RetenterEchecs(args) => depot::retenter(g, args),
         Commande::Verifier(args) => envoi::verifier(g, args),
         Commande::Etat(args) => etat::etat(g, args),
         Commande::Plans => etat::plans(g),

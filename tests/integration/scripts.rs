@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::commun::plateforme::{JETON, PARTICIPATION, nom};
+use crate::commun::plateforme::{PARTICIPATION, nom};
 use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Regle};
 
@@ -428,6 +428,7 @@ fn jusqu_au_bout_vers_la_plateforme() {
 #[cfg(unix)]
 #[test]
 fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
+    use crate::commun::plateforme::JETON;
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let banc = Banc::nouveau();
