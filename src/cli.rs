@@ -351,6 +351,16 @@ pub enum ModeProgression {
     Jamais,
 }
 
+impl From<ModeProgression> for crate::suivi::Progression {
+    fn from(m: ModeProgression) -> Self {
+        match m {
+            ModeProgression::Auto => Self::Auto,
+            ModeProgression::Toujours => Self::Toujours,
+            ModeProgression::Jamais => Self::Jamais,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Commande {
     /// Dépose le dossier d'une nuit ; relancer la même commande reprend le même plan.

@@ -17,6 +17,8 @@ pub mod noms;
 pub mod plan;
 pub mod plateforme;
 pub mod reessai;
+pub mod secrets;
 pub mod sortie;
 pub mod suivi;
+pub mod texte;
 pub mod transport;

@@ -337,7 +337,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         if deposees.is_empty() {
             return anyhow::Ok(Vec::new());
         }
-        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g);
+        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
         let annonces = AnnoncesSuivi(suivi.as_ref());
         // Sous la même veille du réseau que le dépôt : une coupure est sondée, bornée par

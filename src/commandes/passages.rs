@@ -183,7 +183,7 @@ pub(super) async fn enchainer(
     let mut numero: u32 = 0;
     let arret_final = loop {
         numero += 1;
-        let suivi = crate::suivi::choisir(g);
+        let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         relais.remplacer(Arc::clone(&suivi));
         let base_du_passage = match base.take() {
             Some(b) => b,

@@ -219,7 +219,7 @@ pub(super) fn verifier_plateforme(
         Ok(PlateformeVerifiee { point: p.point })
     };
     let resultat = runtime()?.block_on(async {
-        let suivi = crate::suivi::choisir(g);
+        let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         super::ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
         emetteur
             .sous_veille(

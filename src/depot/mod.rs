@@ -19,6 +19,7 @@
 //!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
+pub mod evenements;
 pub mod parallelisme;
 mod parties;
 pub mod relecture;
@@ -41,9 +42,9 @@ use crate::reessai::{
     DecisionJournalisee, Etape, Issue, ObservateurReessai, Profil, RaisonArret, Rejouabilite,
     Releve, ReponseApi,
 };
-use crate::suivi::Suivi;
 use crate::transport::corps::Progression;
 use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
+use evenements::Suivi;
 
 /// Cadence des annonces de progression.
 const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
@@ -801,11 +802,7 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
                 message: format!(
                     "{} après {}{statut} : {detail}",
                     raison.en_clair(),
-                    crate::suivi::format::pluriel(
-                        u64::from(issue.tentatives),
-                        "tentative",
-                        "tentatives"
-                    )
+                    crate::texte::pluriel(u64::from(issue.tentatives), "tentative", "tentatives")
                 ),
             }
         }

@@ -53,14 +53,7 @@ pub fn reste_lisible(d: Duration) -> String {
     }
 }
 
-/// `n` suivi du singulier ou du pluriel : « 1 unité », « 3 unités », « 0 unité ».
-pub fn pluriel(n: u64, singulier: &str, pluriel: &str) -> String {
-    if n <= 1 {
-        format!("{n} {singulier}")
-    } else {
-        format!("{n} {pluriel}")
-    }
-}
+pub use crate::texte::pluriel;
 
 /// Un caractère qui ne doit pas atteindre un terminal tel quel : un caractère de contrôle (C0,
 /// DEL, C1 : séquences d'échappement qui changent le titre de la fenêtre ou effacent l'écran,

@@ -9,7 +9,7 @@
 //!
 //! Aucun secret ne doit y passer. Les messages sont expurgés à la source (le transport ne
 //! journalise ni en-tête ni URL complète) ; par précaution, chaque ligne repasse ici par
-//! [`expurger`](crate::transport::expurger), le seul masque du projet, et les valeurs des
+//! [`expurger`](crate::secrets::expurger), le seul masque du projet, et les valeurs des
 //! variables d'environnement secrètes (clé secrète AWS, jeton) sont remplacées si elles
 //! apparaissaient telles quelles. Sur la sortie d'erreur, le journal passe au-dessus des barres
 //! sans les brouiller (`ecran`).
@@ -26,7 +26,7 @@ use tracing_subscriber::prelude::*;
 
 use super::format::neutraliser;
 use super::{couleurs_permises, ecran};
-use crate::transport::expurger;
+use crate::secrets::expurger;
 
 /// Le filtre du fichier journal : tout `vigie` jusqu'au détail, l'essentiel des bibliothèques.
 pub const FILTRE_FICHIER: &str = "info,vigie=debug";

@@ -25,7 +25,6 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::cli::{ModeProgression, OptionsGlobales};
 use crate::plan::{CauseRefus, DepotUnite};
 
 pub use barres::SuiviBarres;
@@ -33,47 +32,7 @@ pub use ecran::liberer_terminal;
 pub use json::{SuiviJson, VERSION_JSON, ecrire_ligne};
 pub use lignes::SuiviLignes;
 
-/// Les événements du moteur. Chaque méthode a un défaut vide : un affichage ne prend que ce
-/// qui l'intéresse.
-pub trait Suivi: Send + Sync {
-    /// Le passage commence : tant d'unités, tant d'octets à envoyer.
-    fn debut(&self, _unites: u64, _octets: u64) {}
-    fn unite_commencee(&self, _unite: &DepotUnite) {}
-    /// Octets de l'unité partis et confirmés, plus ceux de la tentative en cours.
-    fn progression(&self, _unite: &DepotUnite, _octets: u64) {}
-    /// Une tentative a échoué de façon rejouable : la suivante part dans `attente`.
-    fn nouvelle_tentative(&self, _unite: &DepotUnite, _tentative: u32, _attente: Duration) {}
-    fn unite_deposee(&self, _unite: &DepotUnite) {}
-    /// La plateforme a déjà ce fichier, finalisé : rien n'est parti, l'unité est déposée.
-    /// `comparee` : son contenu est celui du fichier local (taille et empreinte) ; sinon, il
-    /// n'a pas pu être comparé.
-    fn unite_deja_sur_la_plateforme(&self, _unite: &DepotUnite, _comparee: bool) {}
-    fn unite_en_echec(
-        &self,
-        _unite: &DepotUnite,
-        _cause: CauseRefus,
-        _definitif: bool,
-        _message: &str,
-    ) {
-    }
-    fn unite_incertaine(&self, _unite: &DepotUnite, _message: &str) {}
-    /// Le réseau semble coupé : le moteur est en pause globale, une sonde repart dans
-    /// `attente` (aucune unité ne consomme de tentative pendant ce temps).
-    fn reseau_indisponible(&self, _attente: Duration) {}
-    /// La sonde a abouti : les envois reprennent.
-    fn reseau_retabli(&self) {}
-    /// Ctrl-C : plus rien ne démarre, ce qui est en vol s'arrête.
-    fn interruption(&self) {}
-    /// Le parallélisme a changé : `courant` transferts en vol au plus, sur `plafond`
-    /// (`--paralleles`).
-    fn parallelisme(&self, _courant: usize, _plafond: usize) {}
-}
-
-/// Un suivi qui ne dit rien (tests, appelants sans affichage).
-#[derive(Debug, Default)]
-pub struct SuiviMuet;
-
-impl Suivi for SuiviMuet {}
+pub use crate::depot::evenements::{Suivi, SuiviMuet};
 
 /// « nouvelle tentative dans N s », N arrondi au-dessus : jamais « 0 s » tant qu'on attend.
 pub fn secondes_au_dessus(attente: Duration) -> u64 {
@@ -141,42 +100,51 @@ pub enum Affichage {
     Json { silencieux: bool, barres: bool },
 }
 
+/// `--progression` : des barres sur un terminal (`Auto`), toujours, ou jamais. `cli` traduit son
+/// option en cette valeur : l'affichage ne connaît pas la ligne de commande.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progression {
+    Auto,
+    Toujours,
+    Jamais,
+}
+
 /// La règle du choix, sans rien toucher du monde : `terminal` dit si la sortie d'erreur en est
 /// un.
 ///
 /// `-q` l'emporte sur les barres (« seulement le bilan et les erreurs ») ; `--json` réserve la
 /// sortie standard au JSON et ne montre de barres que sur demande explicite ; `auto` montre des
 /// barres sur un terminal, des lignes ailleurs ; `toujours` et `jamais` forcent l'un ou l'autre.
-pub fn decider(json: bool, silencieux: bool, mode: ModeProgression, terminal: bool) -> Affichage {
+pub fn decider(json: bool, silencieux: bool, mode: Progression, terminal: bool) -> Affichage {
     if json {
         return Affichage::Json {
             silencieux,
-            barres: mode == ModeProgression::Toujours && !silencieux,
+            barres: mode == Progression::Toujours && !silencieux,
         };
     }
     if silencieux {
         return Affichage::Lignes { silencieux: true };
     }
     match (mode, terminal) {
-        (ModeProgression::Toujours, t) => Affichage::Barres { forcees: !t },
-        (ModeProgression::Auto, true) => Affichage::Barres { forcees: false },
-        (ModeProgression::Auto, false) | (ModeProgression::Jamais, _) => {
+        (Progression::Toujours, t) => Affichage::Barres { forcees: !t },
+        (Progression::Auto, true) => Affichage::Barres { forcees: false },
+        (Progression::Auto, false) | (Progression::Jamais, _) => {
             Affichage::Lignes { silencieux: false }
         }
     }
 }
 
-/// Construit le suivi d'un passage d'après les options (`--json`, `--progression`, `-q`) et la
+/// Construit le suivi d'un passage d'après `--json`, `-q` et `--progression`, et la
 /// sortie d'erreur. Les barres créées ici sont enregistrées pour que le journal `tracing` passe
 /// au-dessus d'elles et que le bilan les efface avant de s'écrire ([`liberer_terminal`]).
-pub fn choisir(g: &OptionsGlobales) -> Arc<dyn Suivi> {
+pub fn choisir(json: bool, silencieux: bool, progression: Progression) -> Arc<dyn Suivi> {
     let terminal = erreur_est_un_terminal();
     let barres = |forcees: bool| {
         let b = SuiviBarres::sur_la_sortie_d_erreur(forcees, couleurs_permises());
         ecran::enregistrer(b.clone());
         b
     };
-    match decider(g.json, g.quiet, g.progression, terminal) {
+    match decider(json, silencieux, progression, terminal) {
         Affichage::Barres { forcees } => Arc::new(barres(forcees)),
         Affichage::Lignes { silencieux } => Arc::new(SuiviLignes { silencieux }),
         Affichage::Json {
@@ -286,7 +254,7 @@ mod tests {
     #[test]
     fn choix_de_l_affichage() {
         use Affichage::*;
-        use ModeProgression::*;
+        use Progression::*;
         // auto : barres sur un terminal, lignes ailleurs.
         assert_eq!(decider(false, false, Auto, true), Barres { forcees: false });
         assert_eq!(
