@@ -187,7 +187,7 @@ pub(super) async fn passage(
             let client = super::vigiechiro::client(&dest.api)?;
             let participation = emetteur
                 .sous_veille(
-                    super::vigiechiro::resoudre_participation(
+                    crate::depot::vigiechiro::participation::resoudre_participation(
                         &base, plan.id, dest, &client, &emetteur,
                     ),
                     || async { client.moi().await.map(|_| ()) },

@@ -10,15 +10,13 @@ use anyhow::{Context, Result, bail};
 use crate::cli::{ArgsTraiter, OptionsGlobales};
 use crate::depot::AnnoncesSuivi;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
+use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::{
     CibleParticipation, Destination, DestinationVigieChiro, IdObjet, valider_endpoint,
 };
-use crate::horodatage::InstantUtc;
 use crate::jeton;
-use crate::plan::Base;
 use crate::reessai::{
-    Annulation, Etape, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, Releve,
-    ReponseApi,
+    Annulation, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
@@ -279,34 +277,6 @@ async fn participation_existante(
     }
 }
 
-/// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus attendu : le serveur a
-/// répondu qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une
-/// coupure du réseau : les deux ne se disent pas pareil. Un autre refus (une redirection non
-/// suivie, un 4xx inattendu) se dit tel quel : ce n'est pas une indisponibilité.
-fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
-    match r {
-        ReponseApi::Refuse { statut, .. } if *statut == 429 || *statut >= 500 => format!(
-            "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"
-        ),
-        ReponseApi::Refuse {
-            statut: 300..=399,
-            detail,
-            ..
-        } => detail.clone(),
-        ReponseApi::Refuse { statut, detail, .. } => {
-            format!("la plateforme refuse la requête ({statut} : {detail})")
-        }
-        // Elle a répondu, mais rien d'exploitable : ce n'est pas non plus une coupure.
-        ReponseApi::Illisible { detail, .. } => format!(
-            "la plateforme a rendu une réponse inexploitable ({detail}) ; réessayez dans quelques minutes"
-        ),
-        autre => format!(
-            "plateforme injoignable ({}) ; réessayez quand le réseau sera revenu",
-            autre.detail().unwrap_or("sans détail")
-        ),
-    }
-}
-
 /// La participation et l'API visées par `vigie traiter` : celles données, ou, sans
 /// `--participation`, celles du dernier plan (qui doit être un dépôt Vigie-Chiro dont la
 /// participation est connue).
@@ -426,169 +396,6 @@ fn calcul_json(participation: &IdObjet, api: &str, deja: Option<&str>) -> serde_
         "lance": deja.is_none(),
         "etat_plateforme": deja,
     })
-}
-
-/// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant
-/// (une seule fois). Une création restée sans réponse se réconcilie en relisant les
-/// participations du site (même point, mêmes instants) avant toute nouvelle émission. Elle est
-/// gardée dans le plan, d'où `vigie etat`, `vigie plans` et `vigie traiter` la relisent.
-pub(super) async fn resoudre_participation(
-    base: &Base,
-    plan_id: i64,
-    dest: &DestinationVigieChiro,
-    client: &ClientVigieChiro,
-    emetteur: &Emetteur,
-) -> Result<IdObjet> {
-    let (connue, emise) = base.participation(plan_id)?;
-    let connue = connue.as_deref().and_then(IdObjet::analyser);
-    let (site, point, debut, fin) = match &dest.participation {
-        CibleParticipation::Existante(id) => {
-            if connue.as_ref() != Some(id) {
-                base.enregistrer_participation(plan_id, id.as_str())?;
-            }
-            return Ok(id.clone());
-        }
-        CibleParticipation::ACreer {
-            site,
-            point,
-            debut,
-            fin,
-        } => (site, point, *debut, *fin),
-    };
-    if let Some(id) = connue {
-        return Ok(id);
-    }
-    let chemin = format!("/sites/{site}/participations");
-    // Relit les participations du site (dans le budget de `etape`) : celle de ce point et de ces
-    // instants, si elle existe.
-    let relire = |etape: Etape| {
-        let chemin = &chemin;
-        async move {
-            let issue = emetteur
-                .emettre_dans(
-                    &etape,
-                    Emission {
-                        methode: "GET",
-                        cible: chemin,
-                        profil: Profil::Insistant,
-                        rejouabilite: Rejouabilite::Rejouable,
-                    },
-                    &ObservateurMuet,
-                    &EnVol::default(),
-                    |_| client.participations(site),
-                    None::<fn(Etape) -> std::future::Ready<Releve<Vec<Participation>>>>,
-                )
-                .await;
-            match issue.reponse {
-                // Les dates rendues sont en `isoformat()` sans fuseau (UTC implicite).
-                ReponseApi::Succes(liste) => Ok(liste
-                    .into_iter()
-                    .filter(|p| {
-                        p.point.as_deref() == Some(point.as_str())
-                            && p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(debut)
-                            && p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(fin)
-                    })
-                    .map(|p| p.id)
-                    .next_back()),
-                autre => Err(autre),
-            }
-        }
-    };
-    // Une création émise lors d'un passage précédent, sans issue connue : relire d'abord.
-    if emise.is_some() {
-        match relire(Etape::nouvelle()).await {
-            Ok(Some(id)) => {
-                base.enregistrer_participation(plan_id, id.as_str())?;
-                return Ok(id);
-            }
-            Ok(None) => {}
-            Err(r) => return Err(participation_incertaine(&r)),
-        }
-    }
-    base.noter_creation_participation(plan_id)?;
-    // Une émission ; sans réponse, la relecture dit si la participation existe (adoptée) ou non
-    // (la création repart, dans le budget d'une seule émission).
-    let issue = emetteur
-        .emettre_dans(
-            &Etape::nouvelle(),
-            Emission {
-                methode: "POST",
-                cible: &chemin,
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::NonRejouable,
-            },
-            &ObservateurMuet,
-            &EnVol::default(),
-            |_| client.creer_participation(site, point, debut, fin),
-            Some(|etape| {
-                let relire = &relire;
-                async move {
-                    match relire(etape).await {
-                        Ok(Some(id)) => Releve::Faite(id),
-                        Ok(None) => Releve::Nulle,
-                        Err(_) => Releve::Inconnue,
-                    }
-                }
-            }),
-        )
-        .await;
-    match (issue.reponse, issue.raison) {
-        (ReponseApi::Succes(id), _) => {
-            base.enregistrer_participation(plan_id, id.as_str())?;
-            Ok(id)
-        }
-        (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
-        (ReponseApi::Refuse { statut: 401, .. }, _) => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
-        }
-        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
-            Err(ErreurAvecCode::new(
-                CodeSortie::RefusDefinitifs,
-                format!(
-                    "la plateforme refuse de créer la participation, rien n'a été envoyé \
-                     ({statut} : {detail}){}",
-                    geste_creation(&detail)
-                ),
-            )
-            .into())
-        }
-        (autre, _) => Err(ErreurAvecCode::new(
-            CodeSortie::EchecsTransitoires,
-            format!(
-                "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
-                pas_de_reponse_utile(&autre)
-            ),
-        )
-        .into()),
-    }
-}
-
-/// Le geste qui répond aux refus que rend la création d'une participation
-/// (`resources/participations.py` `create_participation`,
-/// `resources/utilisateurs.py` `ensure_protocole_joined_and_validated`).
-fn geste_creation(detail: &str) -> &'static str {
-    if detail.contains("no site with this id") {
-        " : ce site n'existe pas, vérifiez --site (fin de l'adresse de la page du site)"
-    } else if detail.contains("not registered to protocole") {
-        " : vous n'êtes pas inscrit au protocole de ce site ; inscrivez-vous sur le site web"
-    } else if detail.contains("not yet validated") {
-        " : votre inscription au protocole de ce site n'est pas encore validée par ses \
-         animateurs ; attendez la validation, ou créez la participation sur le site web"
-    } else {
-        ""
-    }
-}
-
-fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
-    ErreurAvecCode::new(
-        CodeSortie::EchecsTransitoires,
-        format!(
-            "la création de la participation est partie sans réponse et la plateforme est injoignable pour la vérifier ({}) : \
-             relancez la même commande, elle vérifiera avant de recréer",
-            r.detail().unwrap_or("")
-        ),
-    )
-    .into()
 }
 
 #[cfg(test)]

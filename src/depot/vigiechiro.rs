@@ -47,6 +47,7 @@
 //! (finalisé par ce plan lors d'un passage interrompu avant d'être noté).
 
 mod confrontation;
+pub mod participation;
 
 use std::path::Path;
 use std::sync::Mutex;

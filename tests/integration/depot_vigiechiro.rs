@@ -100,6 +100,15 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     };
     let out = creer(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
+    // La création sans réponse et sa réconciliation vont au journal des décisions du plan,
+    // comme toute émission (sans unité).
+    let decisions = banc.decisions();
+    assert!(
+        decisions.iter().any(|d| d.unite.is_none()
+            && d.methode == "POST"
+            && d.cible.ends_with(&format!("/sites/{SITE}/participations"))),
+        "création de participation absente du journal : {decisions:?}"
+    );
     let du_point = |banc: &Banc| {
         banc.bac()
             .participations(SITE)

@@ -1,0 +1,272 @@
+//! La participation d'un plan vers Vigie-Chiro : celle donnée, celle déjà créée pour ce plan,
+//! ou créée maintenant, une seule fois, et gardée dans le plan. Une création restée sans
+//! réponse se réconcilie en relisant les participations du site avant toute nouvelle
+//! émission. Chaque décision de réessai (création, relecture) va au journal des décisions du
+//! plan, comme celles des unités.
+//!
+//! Pourquoi ici et pas dans `commandes/` : c'est du domaine (une écriture non rejouable, sa
+//! réconciliation, ses écritures en base) ; la commande ne fait que câbler.
+
+use std::sync::Mutex;
+
+use anyhow::Result;
+
+use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
+use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
+use crate::horodatage::InstantUtc;
+use crate::plan::{Base, EntreeJournal};
+use crate::reessai::{
+    DecisionJournalisee, Etape, ObservateurReessai, Profil, RaisonArret, Rejouabilite, Releve,
+    ReponseApi,
+};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::transport::vigiechiro::{ClientVigieChiro, Participation};
+use crate::transport::{Emetteur, Emission, EnVol};
+
+/// Les décisions de réessai de la participation, gardées le temps de l'émission (la base ne
+/// traverse pas un `.await` d'une tâche à l'autre) puis écrites au journal du plan.
+#[derive(Default)]
+struct DecisionsParticipation(Mutex<Vec<DecisionJournalisee>>);
+
+impl ObservateurReessai for DecisionsParticipation {
+    fn decision(&self, d: &DecisionJournalisee) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(d.clone());
+    }
+}
+
+impl DecisionsParticipation {
+    /// Écrit au journal du plan (sans unité) les décisions notées jusqu'ici.
+    fn ecrire(&self, base: &Base, plan_id: i64) {
+        let decisions = std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for d in decisions {
+            let entree = EntreeJournal {
+                plan_id: Some(plan_id),
+                unite_id: None,
+                methode: &d.methode,
+                cible: &d.cible,
+                tentative: d.tentative,
+                statut: d.statut,
+                attente_ms: d.attente.map(|a| a.as_millis() as u64),
+                budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
+                raison: d.raison.map(|r| r.as_str()),
+                detail: &d.detail,
+            };
+            if let Err(e) = base.journaliser(&entree) {
+                tracing::warn!("journal des décisions : {e}");
+            }
+        }
+    }
+}
+
+/// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant
+/// (une seule fois). Une création restée sans réponse se réconcilie en relisant les
+/// participations du site (même point, mêmes instants) avant toute nouvelle émission. Elle est
+/// gardée dans le plan, d'où `vigie etat`, `vigie plans` et `vigie traiter` la relisent.
+pub async fn resoudre_participation(
+    base: &Base,
+    plan_id: i64,
+    dest: &DestinationVigieChiro,
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+) -> Result<IdObjet> {
+    let journal = DecisionsParticipation::default();
+    let issue = resoudre(base, plan_id, dest, client, emetteur, &journal).await;
+    journal.ecrire(base, plan_id);
+    issue
+}
+
+async fn resoudre(
+    base: &Base,
+    plan_id: i64,
+    dest: &DestinationVigieChiro,
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    journal: &DecisionsParticipation,
+) -> Result<IdObjet> {
+    let (connue, emise) = base.participation(plan_id)?;
+    let connue = connue.as_deref().and_then(IdObjet::analyser);
+    let (site, point, debut, fin) = match &dest.participation {
+        CibleParticipation::Existante(id) => {
+            if connue.as_ref() != Some(id) {
+                base.enregistrer_participation(plan_id, id.as_str())?;
+            }
+            return Ok(id.clone());
+        }
+        CibleParticipation::ACreer {
+            site,
+            point,
+            debut,
+            fin,
+        } => (site, point, *debut, *fin),
+    };
+    if let Some(id) = connue {
+        return Ok(id);
+    }
+    let chemin = format!("/sites/{site}/participations");
+    // Relit les participations du site (dans le budget de `etape`) : celle de ce point et de ces
+    // instants, si elle existe.
+    let relire = |etape: Etape| {
+        let chemin = &chemin;
+        async move {
+            let issue = emetteur
+                .emettre_dans(
+                    &etape,
+                    Emission {
+                        methode: "GET",
+                        cible: chemin,
+                        profil: Profil::Insistant,
+                        rejouabilite: Rejouabilite::Rejouable,
+                    },
+                    journal,
+                    &EnVol::default(),
+                    |_| client.participations(site),
+                    None::<fn(Etape) -> std::future::Ready<Releve<Vec<Participation>>>>,
+                )
+                .await;
+            match issue.reponse {
+                // Les dates rendues sont en `isoformat()` sans fuseau (UTC implicite).
+                ReponseApi::Succes(liste) => Ok(liste
+                    .into_iter()
+                    .filter(|p| {
+                        p.point.as_deref() == Some(point.as_str())
+                            && p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(debut)
+                            && p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(fin)
+                    })
+                    .map(|p| p.id)
+                    .next_back()),
+                autre => Err(autre),
+            }
+        }
+    };
+    // Une création émise lors d'un passage précédent, sans issue connue : relire d'abord.
+    if emise.is_some() {
+        match relire(Etape::nouvelle()).await {
+            Ok(Some(id)) => {
+                base.enregistrer_participation(plan_id, id.as_str())?;
+                return Ok(id);
+            }
+            Ok(None) => {}
+            Err(r) => return Err(participation_incertaine(&r)),
+        }
+    }
+    base.noter_creation_participation(plan_id)?;
+    // Une émission ; sans réponse, la relecture dit si la participation existe (adoptée) ou non
+    // (la création repart, dans le budget d'une seule émission).
+    let issue = emetteur
+        .emettre_dans(
+            &Etape::nouvelle(),
+            Emission {
+                methode: "POST",
+                cible: &chemin,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::NonRejouable,
+            },
+            journal,
+            &EnVol::default(),
+            |_| client.creer_participation(site, point, debut, fin),
+            Some(|etape| {
+                let relire = &relire;
+                async move {
+                    match relire(etape).await {
+                        Ok(Some(id)) => Releve::Faite(id),
+                        Ok(None) => Releve::Nulle,
+                        Err(_) => Releve::Inconnue,
+                    }
+                }
+            }),
+        )
+        .await;
+    match (issue.reponse, issue.raison) {
+        (ReponseApi::Succes(id), _) => {
+            base.enregistrer_participation(plan_id, id.as_str())?;
+            Ok(id)
+        }
+        (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
+        (ReponseApi::Refuse { statut: 401, .. }, _) => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+        }
+        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
+            Err(ErreurAvecCode::new(
+                CodeSortie::RefusDefinitifs,
+                format!(
+                    "la plateforme refuse de créer la participation, rien n'a été envoyé \
+                     ({statut} : {detail}){}",
+                    geste_creation(&detail)
+                ),
+            )
+            .into())
+        }
+        (autre, _) => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
+                pas_de_reponse_utile(&autre)
+            ),
+        )
+        .into()),
+    }
+}
+
+/// Le geste qui répond aux refus que rend la création d'une participation
+/// (`resources/participations.py` `create_participation`,
+/// `resources/utilisateurs.py` `ensure_protocole_joined_and_validated`).
+fn geste_creation(detail: &str) -> &'static str {
+    if detail.contains("no site with this id") {
+        " : ce site n'existe pas, vérifiez --site (fin de l'adresse de la page du site)"
+    } else if detail.contains("not registered to protocole") {
+        " : vous n'êtes pas inscrit au protocole de ce site ; inscrivez-vous sur le site web"
+    } else if detail.contains("not yet validated") {
+        " : votre inscription au protocole de ce site n'est pas encore validée par ses \
+         animateurs ; attendez la validation, ou créez la participation sur le site web"
+    } else {
+        ""
+    }
+}
+
+fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
+    ErreurAvecCode::new(
+        CodeSortie::EchecsTransitoires,
+        format!(
+            "la création de la participation est partie sans réponse et la plateforme est injoignable pour la vérifier ({}) : \
+             relancez la même commande, elle vérifiera avant de recréer",
+            r.detail().unwrap_or("")
+        ),
+    )
+    .into()
+}
+
+/// Ce qu'on dit quand une commande ponctuelle n'a eu ni succès ni refus attendu : le serveur a
+/// répondu qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une
+/// coupure du réseau : les deux ne se disent pas pareil. Un autre refus (une redirection non
+/// suivie, un 4xx inattendu) se dit tel quel : ce n'est pas une indisponibilité.
+pub fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
+    match r {
+        ReponseApi::Refuse { statut, .. } if *statut == 429 || *statut >= 500 => format!(
+            "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"
+        ),
+        ReponseApi::Refuse {
+            statut: 300..=399,
+            detail,
+            ..
+        } => detail.clone(),
+        ReponseApi::Refuse { statut, detail, .. } => {
+            format!("la plateforme refuse la requête ({statut} : {detail})")
+        }
+        // Elle a répondu, mais rien d'exploitable : ce n'est pas non plus une coupure.
+        ReponseApi::Illisible { detail, .. } => format!(
+            "la plateforme a rendu une réponse inexploitable ({detail}) ; réessayez dans quelques minutes"
+        ),
+        autre => format!(
+            "plateforme injoignable ({}) ; réessayez quand le réseau sera revenu",
+            autre.detail().unwrap_or("sans détail")
+        ),
+    }
+}
