@@ -340,15 +340,10 @@ impl DepositaireS3 {
             RaisonArret::Succes => Ok(self.verifier_assemblage(ctx, &attendue).await),
             RaisonArret::IssueInconnue if disparu.load(Ordering::Relaxed) => {
                 // L'envoi n'est plus là et l'objet pas encore : l'assemblage est peut-être
-                // en cours (S3 peut y mettre plusieurs minutes). Un second regard, puis
+                // en cours (S3 peut y mettre plusieurs minutes). D'autres regards, puis
                 // l'unité repart de zéro.
-                for attente in REGARDS_APRES_DISPARITION {
-                    if !ctx.patienter(attente).await {
-                        break;
-                    }
-                    if let Some(issue) = self.objet_deja_assemble_somme(ctx, &attendue).await {
-                        return Ok(issue);
-                    }
+                if let Some(issue) = self.objet_assemble_en_regardant(ctx, &attendue).await {
+                    return Ok(issue);
                 }
                 ctx.base().enregistrer_envoi(unite.id, None)?;
                 *envoi_disparu = true;
@@ -533,8 +528,31 @@ impl DepositaireS3 {
         if couvert != unite.taille {
             return None;
         }
-        self.objet_deja_assemble_somme(ctx, &SommeAssemblee::depuis_parties(&sommes))
+        self.objet_assemble_en_regardant(ctx, &SommeAssemblee::depuis_parties(&sommes))
             .await
+    }
+
+    /// L'envoi a disparu : l'objet est-il assemblé à partir de nos parties ? Absent, il est
+    /// regardé de nouveau après 1, 2 puis 4 s : une finalisation partie sans réponse (ou
+    /// juste avant un arrêt) peut être encore en train d'assembler, et repartir de zéro
+    /// l'assemblerait une seconde fois.
+    async fn objet_assemble_en_regardant(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        attendue: &SommeAssemblee,
+    ) -> Option<IssueUnite> {
+        if let Some(issue) = self.objet_deja_assemble_somme(ctx, attendue).await {
+            return Some(issue);
+        }
+        for attente in REGARDS_APRES_DISPARITION {
+            if !ctx.patienter(attente).await {
+                return None;
+            }
+            if let Some(issue) = self.objet_deja_assemble_somme(ctx, attendue).await {
+                return Some(issue);
+            }
+        }
+        None
     }
 
     async fn objet_deja_assemble_somme(
