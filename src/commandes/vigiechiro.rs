@@ -266,6 +266,21 @@ async fn participation_existante(
         ReponseApi::Refuse { statut: 401, .. } => {
             Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
         }
+        // Un autre refus définitif (403 : participation d'un autre observateur…) : rien ne
+        // changera sans un geste, c'est un refus (code 3), pas un échec passager.
+        ReponseApi::Refuse { statut, detail, .. }
+            if issue.raison == RaisonArret::RefusDefinitif =>
+        {
+            Err(ErreurAvecCode::new(
+                CodeSortie::RefusDefinitifs,
+                format!(
+                    "la plateforme refuse l'accès à la participation {id} ({statut} : {}) : \
+                     vérifiez qu'elle est bien la vôtre ; rien n'a été envoyé",
+                    neutraliser(&detail)
+                ),
+            )
+            .into())
+        }
         autre => Err(ErreurAvecCode::new(
             CodeSortie::EchecsTransitoires,
             format!(

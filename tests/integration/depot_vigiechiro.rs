@@ -74,6 +74,38 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
     assert_eq!(banc.etat()["unites"]["deposee"], 1);
 }
 
+/// Un refus définitif à la vérification de la participation (ici 403) : code 3, la cause et le
+/// geste, rien n'est envoyé (ce n'est pas un échec passager).
+#[test]
+fn participation_refusee_a_la_verification_code_3() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::ApiLireParticipation,
+        Panne::Statut {
+            code: 403,
+            retry_after: None,
+        },
+    ));
+    let out = banc
+        .vigie_plateforme()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let erreur = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        erreur.contains("403") && erreur.contains("vérifiez qu'elle est bien la vôtre"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.bac().compteurs().octets_recus(), 0, "rien n'est parti");
+}
+
 #[test]
 fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     let banc = Banc::nouveau();
