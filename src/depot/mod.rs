@@ -141,21 +141,32 @@ impl Commun {
     /// Écrit une décision de réessai dans le journal du plan (`unite` : `None` pour une sonde).
     /// Un échec d'écriture n'arrête pas l'envoi : il est seulement signalé.
     fn journaliser(&self, unite: Option<i64>, d: &DecisionJournalisee) {
-        let entree = EntreeJournal {
-            plan_id: Some(self.plan.id),
-            unite_id: unite,
-            methode: &d.methode,
-            cible: &d.cible,
-            tentative: d.tentative,
-            statut: d.statut,
-            attente_ms: d.attente.map(|a| a.as_millis() as u64),
-            budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
-            raison: d.raison.map(|r| r.as_str()),
-            detail: &d.detail,
-        };
-        if let Err(e) = self.base().journaliser(&entree) {
-            tracing::warn!("journal des décisions : {e}");
-        }
+        journaliser_decision(&self.base(), self.plan.id, unite, d);
+    }
+}
+
+/// Écrit une décision de réessai au journal du plan (`unite` : `None` pour ce qui ne touche
+/// aucune unité) ; une écriture ratée est dite, jamais fatale.
+pub(crate) fn journaliser_decision(
+    base: &Base,
+    plan_id: i64,
+    unite: Option<i64>,
+    d: &DecisionJournalisee,
+) {
+    let entree = EntreeJournal {
+        plan_id: Some(plan_id),
+        unite_id: unite,
+        methode: &d.methode,
+        cible: &d.cible,
+        tentative: d.tentative,
+        statut: d.statut,
+        attente_ms: d.attente.map(|a| a.as_millis() as u64),
+        budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
+        raison: d.raison.map(|r| r.as_str()),
+        detail: &d.detail,
+    };
+    if let Err(e) = base.journaliser(&entree) {
+        tracing::warn!("journal des décisions : {e}");
     }
 }
 

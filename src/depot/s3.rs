@@ -342,7 +342,8 @@ impl DepositaireS3 {
                 // L'envoi n'est plus là et l'objet pas encore : l'assemblage est peut-être
                 // en cours (S3 peut y mettre plusieurs minutes). D'autres regards, puis
                 // l'unité repart de zéro.
-                if let Some(issue) = self.objet_assemble_en_regardant(ctx, &attendue).await {
+                // La relecture vient de lire l'objet absent : seuls les regards suivants.
+                if let Some(issue) = self.regarder_encore(ctx, &attendue).await {
                     return Ok(issue);
                 }
                 ctx.base().enregistrer_envoi(unite.id, None)?;
@@ -544,6 +545,15 @@ impl DepositaireS3 {
         if let Some(issue) = self.objet_deja_assemble_somme(ctx, attendue).await {
             return Some(issue);
         }
+        self.regarder_encore(ctx, attendue).await
+    }
+
+    /// Les regards suivants seulement (1, 2 puis 4 s), quand l'objet vient d'être lu absent.
+    async fn regarder_encore(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        attendue: &SommeAssemblee,
+    ) -> Option<IssueUnite> {
         for attente in REGARDS_APRES_DISPARITION {
             if !ctx.patienter(attente).await {
                 return None;

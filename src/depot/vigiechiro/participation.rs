@@ -14,7 +14,7 @@ use anyhow::Result;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
-use crate::plan::{Base, EntreeJournal};
+use crate::plan::Base;
 use crate::reessai::{
     DecisionJournalisee, Etape, ObservateurReessai, Profil, RaisonArret, Rejouabilite, Releve,
     ReponseApi,
@@ -46,22 +46,8 @@ impl DecisionsParticipation {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
-        for d in decisions {
-            let entree = EntreeJournal {
-                plan_id: Some(plan_id),
-                unite_id: None,
-                methode: &d.methode,
-                cible: &d.cible,
-                tentative: d.tentative,
-                statut: d.statut,
-                attente_ms: d.attente.map(|a| a.as_millis() as u64),
-                budget_restant_ms: d.budget_restant.map(|b| b.as_millis() as u64),
-                raison: d.raison.map(|r| r.as_str()),
-                detail: &d.detail,
-            };
-            if let Err(e) = base.journaliser(&entree) {
-                tracing::warn!("journal des décisions : {e}");
-            }
+        for d in &decisions {
+            crate::depot::journaliser_decision(base, plan_id, None, d);
         }
     }
 }
