@@ -160,16 +160,18 @@ pub fn renommages_sans_ambiguite(
 fn cible_libre(dossier: &Path, r: &Renommage) -> bool {
     match crate::plateforme::chemins::local(dossier, &r.vers).symlink_metadata() {
         Err(e) => e.kind() == io::ErrorKind::NotFound,
-        Ok(cible) => crate::plateforme::chemins::local(dossier, &r.de)
-            .symlink_metadata()
-            .is_ok_and(|source| meme_fichier(&source, &cible)),
+        Ok(_) => meme_fichier(
+            &crate::plateforme::chemins::local(dossier, &r.de),
+            &crate::plateforme::chemins::local(dossier, &r.vers),
+        ),
     }
 }
 
-/// Sans identité de fichier (voir `plateforme::identite`), on ne prend pas le risque d'écraser.
-fn meme_fichier(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    let a = crate::plateforme::identite(a);
-    a.is_some() && a == crate::plateforme::identite(b)
+/// Sans identité de fichier (voir `plateforme::identite_du_chemin`), on ne prend pas le risque
+/// d'écraser.
+fn meme_fichier(a: &Path, b: &Path) -> bool {
+    let a = crate::plateforme::identite_du_chemin(a);
+    a.is_some() && a == crate::plateforme::identite_du_chemin(b)
 }
 
 /// Les enregistrements tels qu'ils seraient après les renommages.

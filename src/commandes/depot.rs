@@ -212,11 +212,9 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
                 modifie_ns: e.modifie_ns,
                 // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas
                 // un autre glissé à sa place, que l'envoi devra retrouver.
-                identite: crate::plateforme::chemins::local(dossier, &e.chemin)
-                    .symlink_metadata()
-                    .ok()
-                    .as_ref()
-                    .and_then(crate::plateforme::identite),
+                identite: crate::plateforme::identite_du_chemin(
+                    &crate::plateforme::chemins::local(dossier, &e.chemin),
+                ),
             }),
             Err(err) => empechements.push(Empechement {
                 chemin: e.chemin.clone(),

@@ -24,6 +24,7 @@ use crate::depot::{AnnoncesSuivi, Bilan, Depositaire, Moteur};
 use crate::destination::{CibleParticipation, Destination, IdObjet};
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, VerrouPlan};
+use crate::plateforme::FichierAttendu;
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite,
     ReponseApi,
@@ -573,7 +574,7 @@ async fn constater_sur_la_plateforme(
                 &client,
                 &inventaire,
                 &unite,
-                &chemin,
+                FichierAttendu::new(&chemin, unite.identite.as_deref()),
             )
             .await;
             (unite, constat)

@@ -38,6 +38,7 @@ use tokio::task::JoinSet;
 use crate::plan::{
     Base, CauseRefus, DepotPlan, DepotUnite, EntreeJournal, ErreurBase, EtatUnite, ResumePlan,
 };
+use crate::plateforme::FichierAttendu;
 use crate::reessai::{
     DecisionJournalisee, Etape, Issue, ObservateurReessai, Profil, RaisonArret, Rejouabilite,
     Releve, ReponseApi,
@@ -52,12 +53,13 @@ const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
 /// Ce qu'une destination sait faire d'une unité : la déposer, reprise et réconciliation
 /// comprises, en passant par le contexte pour toute émission et toute écriture du plan.
 pub trait Depositaire: Send + Sync + 'static {
-    /// Dépose l'unité du contexte, dont le fichier local est `chemin` (inchangé depuis la
-    /// planification : le moteur l'a vérifié).
+    /// Dépose l'unité du contexte, dont le fichier local est `fichier` (inchangé depuis la
+    /// planification : le moteur l'a vérifié ; chaque lecture le vérifie de nouveau sur le
+    /// fichier ouvert).
     fn deposer(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
     ) -> impl Future<Output = Resultat<IssueUnite>> + Send;
 
     /// Une requête peu coûteuse pour savoir si la destination répond (réseau rétabli ?).
@@ -198,9 +200,10 @@ impl ContexteUnite<'_> {
         self.commun.base()
     }
 
-    /// Le fichier local de l'unité.
-    pub fn chemin(&self) -> PathBuf {
-        self.chemin.to_path_buf()
+    /// Le fichier local de l'unité, tel que le plan l'attend (chemin et identité) : chaque
+    /// lecture l'ouvre par là.
+    pub fn fichier(&self) -> FichierAttendu<'_> {
+        FichierAttendu::new(self.chemin, self.unite.identite.as_deref())
     }
 
     /// Des octets de l'unité sont confirmés par la destination (pour la progression).
@@ -582,7 +585,7 @@ impl<D: Depositaire> Moteur<D> {
                     unite: &unite,
                     chemin: &chemin,
                 };
-                self.depositaire.deposer(&ctx, &chemin).await
+                self.depositaire.deposer(&ctx, ctx.fichier()).await
             }
         };
         if let Ok(mut m) = c.en_vol.lock() {
@@ -672,7 +675,10 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
             Some("le fichier a été remplacé par un lien symbolique, qui n'est pas suivi".into())
         }
         Ok(m) if !m.file_type().is_file() => Some("ce n'est plus un fichier ordinaire".into()),
-        Ok(m) if unite.identite.is_some() && crate::plateforme::identite(&m) != unite.identite => {
+        Ok(_)
+            if unite.identite.is_some()
+                && crate::plateforme::identite_du_chemin(chemin) != unite.identite =>
+        {
             Some("le fichier a été remplacé par un autre (même nom, autre fichier)".into())
         }
         Err(e) => Some(format!(
@@ -696,15 +702,18 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
 /// finalisation est définitive : jamais pour une tranche qui n'est plus le fichier), avec le
 /// même message partout.
 pub(crate) fn echec_si_fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<IssueUnite> {
-    let probleme = fichier_change(chemin, unite)?;
-    Some(IssueUnite::Echec {
+    fichier_change(chemin, unite).map(a_replanifier)
+}
+
+fn a_replanifier(probleme: String) -> IssueUnite {
+    IssueUnite::Echec {
         definitif: false,
         cause: CauseRefus::Local,
         message: format!(
             "{probleme} depuis sa planification : non déposé ; relancez vigie depot pour le \
              replanifier"
         ),
-    })
+    }
 }
 
 /// La relecture d'une écriture qui porte sur une chose existante (l'envoi multipart qu'on
@@ -740,7 +749,13 @@ pub(crate) fn refus_du_fichier(issue: &IssueUnite) -> bool {
     )
 }
 
+/// Une lecture du fichier impossible : un échec local, transitoire (le fichier peut redevenir
+/// lisible). Un autre fichier trouvé à l'ouverture à la place du fichier planifié (voir
+/// `FichierAttendu::ouvrir`) est dit comme tout fichier changé depuis sa planification.
 pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
+    if crate::plateforme::est_un_remplacement(e) {
+        return a_replanifier(e.to_string());
+    }
     IssueUnite::Echec {
         definitif: false,
         cause: CauseRefus::Local,

@@ -10,7 +10,6 @@
 //!   qui était en vol. Seul un refus définitif du fichier lui-même abandonne l'envoi (pas
 //!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -20,6 +19,7 @@ use super::{
     echec_si_fichier_change, refus_du_fichier, releve_si_encore_la,
 };
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
+use crate::plateforme::FichierAttendu;
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
@@ -45,12 +45,16 @@ pub struct DepositaireS3 {
 }
 
 impl Depositaire for DepositaireS3 {
-    async fn deposer(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
+    async fn deposer(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        fichier: FichierAttendu<'_>,
+    ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
         if unite.taille > self.seuil_multipart || unite.envoi_id.is_some() {
-            self.deposer_en_parties(ctx, chemin).await
+            self.deposer_en_parties(ctx, fichier).await
         } else {
-            Ok(self.deposer_d_un_bloc(ctx, chemin).await)
+            Ok(self.deposer_d_un_bloc(ctx, fichier).await)
         }
     }
 
@@ -66,9 +70,13 @@ fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> 
 }
 
 impl DepositaireS3 {
-    async fn deposer_d_un_bloc(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> IssueUnite {
+    async fn deposer_d_un_bloc(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        fichier: FichierAttendu<'_>,
+    ) -> IssueUnite {
         let unite = ctx.unite;
-        let crc = match somme_crc32c(chemin, 0, unite.taille).await {
+        let crc = match somme_crc32c(fichier, 0, unite.taille).await {
             Ok(c) => c,
             Err(e) => return echec_local(&e),
         };
@@ -80,11 +88,11 @@ impl DepositaireS3 {
                 Rejouabilite::Rejouable,
                 |p| {
                     self.client
-                        .deposer_objet(&unite.cle, chemin, unite.taille, crc, p)
+                        .deposer_objet(&unite.cle, fichier, unite.taille, crc, p)
                 },
             )
             .await;
-        if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+        if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
             return echec;
         }
         let ecrit = match issue.reponse {
@@ -182,14 +190,14 @@ impl DepositaireS3 {
     async fn deposer_en_parties(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
     ) -> Resultat<IssueUnite> {
         let mut envoi = ctx.unite.envoi_id.clone();
         let mut reprises = 0;
         loop {
             let mut disparu = false;
             let issue = self
-                .parcourir_parties(ctx, chemin, envoi.take(), &mut disparu)
+                .parcourir_parties(ctx, fichier, envoi.take(), &mut disparu)
                 .await?;
             if !disparu || reprises >= REPRISES_DE_ZERO {
                 return Ok(issue);
@@ -209,7 +217,7 @@ impl DepositaireS3 {
     async fn parcourir_parties(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         mut envoi: Option<String>,
         envoi_disparu: &mut bool,
     ) -> Resultat<IssueUnite> {
@@ -269,7 +277,7 @@ impl DepositaireS3 {
             parties::envoyer_parties(ctx, decoupage, &persistees, |numero, debut, taille| {
                 self.envoyer_partie(
                     ctx,
-                    chemin,
+                    fichier,
                     envoi,
                     (numero, debut, taille),
                     &disparu_en_route,
@@ -294,7 +302,7 @@ impl DepositaireS3 {
             .collect();
 
         // 4. Le fichier n'a pas changé pendant l'envoi ?
-        if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+        if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
             return self.abandonner(ctx, envoi, echec).await;
         }
 
@@ -373,7 +381,7 @@ impl DepositaireS3 {
     async fn envoyer_partie(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         envoi: &str,
         place: (u32, u64, u64),
         disparu: &AtomicBool,
@@ -381,7 +389,7 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         let (numero, debut, taille) = place;
         // Un fichier devenu illisible garde ses parties : il peut le redevenir.
-        let crc = match somme_crc32c(chemin, debut, taille).await {
+        let crc = match somme_crc32c(fichier, debut, taille).await {
             Ok(c) => c,
             Err(e) => return Ok(Err(echec_local(&e))),
         };
@@ -392,7 +400,7 @@ impl DepositaireS3 {
                 Rejouabilite::Rejouable,
                 |p| {
                     self.client
-                        .envoyer_partie(&unite.cle, envoi, numero, chemin, debut, taille, crc, p)
+                        .envoyer_partie(&unite.cle, envoi, numero, fichier, debut, taille, crc, p)
                 },
             )
             .await;

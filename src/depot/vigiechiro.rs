@@ -49,7 +49,6 @@
 mod confrontation;
 pub mod participation;
 
-use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -64,6 +63,7 @@ use crate::depot::relecture::empreinte::etag_assemble;
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
+use crate::plateforme::FichierAttendu;
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
@@ -387,7 +387,7 @@ impl DepositaireVigieChiro {
             });
         }
         Ok(
-            match sommes_crc32c_md5(&ctx.chemin(), 0, ctx.unite.taille).await {
+            match sommes_crc32c_md5(ctx.fichier(), 0, ctx.unite.taille).await {
                 Ok((crc, md5)) => IssueUnite::Deposee {
                     crc32c: crc32c_base64(crc),
                     etag: Some(md5),
@@ -445,7 +445,11 @@ impl DepositaireVigieChiro {
         }
     }
 
-    async fn deposer_simple(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
+    async fn deposer_simple(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        fichier: FichierAttendu<'_>,
+    ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
         if unite.taille > PUT_SIMPLE_MAX {
             return Ok(IssueUnite::Echec {
@@ -456,7 +460,7 @@ impl DepositaireVigieChiro {
                     .into(),
             });
         }
-        let (crc, md5) = match sommes_crc32c_md5(chemin, 0, unite.taille).await {
+        let (crc, md5) = match sommes_crc32c_md5(fichier, 0, unite.taille).await {
             Ok(s) => s,
             Err(e) => return Ok(echec_local(&e)),
         };
@@ -489,7 +493,7 @@ impl DepositaireVigieChiro {
                     Rejouabilite::Rejouable,
                     |p| {
                         self.client
-                            .deposer_signe(url, chemin, 0, unite.taille, Some(mime), p)
+                            .deposer_signe(url, fichier, 0, unite.taille, Some(mime), p)
                     },
                 )
                 .await;
@@ -497,7 +501,7 @@ impl DepositaireVigieChiro {
                 ReponseApi::Succes(etag) => {
                     // Une finalisation est définitive : jamais pour un fichier qui a changé
                     // (ou disparu) pendant l'envoi, dont la tranche partie n'est plus le fichier.
-                    if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+                    if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
                         return Ok(echec);
                     }
                     if let Some(e) = etag.as_deref()
@@ -536,14 +540,14 @@ impl DepositaireVigieChiro {
     async fn deposer_en_parties(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
     ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
         // 1. L'enregistrement : repris s'il est connu, cherché si une déclaration est partie
         //    sans réponse lors d'un passage arrêté net, sinon déclaré (multipart).
         let connu = match unite.envoi_id.as_deref() {
             Some(DECLARATION_MULTIPART_EMISE) => {
-                return self.declarer_multipart(ctx, chemin, true).await;
+                return self.declarer_multipart(ctx, fichier, true).await;
             }
             Some(id) => IdObjet::analyser(id),
             None => None,
@@ -557,17 +561,17 @@ impl DepositaireVigieChiro {
                     }
                     ReponseApi::Succes(Some(f)) if f.est_multipart() => id,
                     // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
-                    ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, chemin).await,
+                    ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, fichier).await,
                     ReponseApi::Succes(None) => {
                         ctx.base().enregistrer_envoi(unite.id, None)?;
-                        return self.declarer_multipart(ctx, chemin, false).await;
+                        return self.declarer_multipart(ctx, fichier, false).await;
                     }
                     _ => return Ok(self.echec(&lu)),
                 }
             }
-            None => return self.declarer_multipart(ctx, chemin, false).await,
+            None => return self.declarer_multipart(ctx, fichier, false).await,
         };
-        self.deposer_parties(ctx, chemin, &id).await
+        self.deposer_parties(ctx, fichier, &id).await
     }
 
     /// Déclare en multipart et dépose. L'enregistrement rendu décide : avec un envoi
@@ -578,17 +582,17 @@ impl DepositaireVigieChiro {
     async fn declarer_multipart(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         deja_emise: bool,
     ) -> Resultat<IssueUnite> {
         match self.declarer(ctx, !deja_emise).await? {
             IssueDeclaration::Enregistrement(d) if d.est_multipart() => {
-                self.deposer_parties(ctx, chemin, &d.id).await
+                self.deposer_parties(ctx, fichier, &d.id).await
             }
-            IssueDeclaration::Enregistrement(_) => self.deposer_simple(ctx, chemin).await,
+            IssueDeclaration::Enregistrement(_) => self.deposer_simple(ctx, fichier).await,
             IssueDeclaration::MultipartRefuse(raison) => {
                 self.retenir_refus_multipart(ctx, &raison)?;
-                self.deposer_simple(ctx, chemin).await
+                self.deposer_simple(ctx, fichier).await
             }
             IssueDeclaration::Fin(issue) => Ok(issue),
         }
@@ -598,7 +602,7 @@ impl DepositaireVigieChiro {
     async fn deposer_parties(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         id: &IdObjet,
     ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
@@ -610,7 +614,7 @@ impl DepositaireVigieChiro {
             &persistees,
             |numero, debut, taille| async move {
                 Ok(self
-                    .envoyer_partie(ctx, chemin, id, numero, debut, taille)
+                    .envoyer_partie(ctx, fichier, id, numero, debut, taille)
                     .await)
             },
         )
@@ -620,7 +624,7 @@ impl DepositaireVigieChiro {
             Err(EchecPartie::PasUnMultipart(raison)) => {
                 self.retenir_refus_multipart(ctx, &raison)?;
                 ctx.base().oublier_parties(unite.id)?;
-                return self.deposer_simple(ctx, chemin).await;
+                return self.deposer_simple(ctx, fichier).await;
             }
             Err(EchecPartie::Issue(issue)) => {
                 return self.abandonner_si_definitif(ctx, id, issue).await;
@@ -632,7 +636,7 @@ impl DepositaireVigieChiro {
 
         // Finalisation, jamais pour un fichier qui a changé pendant l'envoi. L'envoi reste
         // ouvert : la relance replanifie l'unité (nouvelle taille) et le reprend de zéro.
-        if let Some(echec) = echec_si_fichier_change(chemin, unite) {
+        if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
             return Ok(echec);
         }
         match self.finaliser(ctx, id, Some(&assemblees)).await? {
@@ -657,13 +661,13 @@ impl DepositaireVigieChiro {
     async fn envoyer_partie(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         id: &IdObjet,
         numero: u32,
         debut: u64,
         taille: u64,
     ) -> Result<Acquittement, EchecPartie> {
-        let (crc, md5) = sommes_crc32c_md5(chemin, debut, taille)
+        let (crc, md5) = sommes_crc32c_md5(fichier, debut, taille)
             .await
             .map_err(|e| EchecPartie::Issue(echec_local(&e)))?;
         let cible_url = format!("/fichiers/{id}/multipart");
@@ -701,7 +705,7 @@ impl DepositaireVigieChiro {
                     Rejouabilite::Rejouable,
                     |p| {
                         self.client
-                            .deposer_signe(&url, chemin, debut, taille, None, p)
+                            .deposer_signe(&url, fichier, debut, taille, None, p)
                     },
                 )
                 .await;
@@ -786,18 +790,22 @@ fn sommes_persistees(parties: &[PartieEnvoi]) -> Option<Vec<u32>> {
 }
 
 impl Depositaire for DepositaireVigieChiro {
-    async fn deposer(&self, ctx: &ContexteUnite<'_>, chemin: &Path) -> Resultat<IssueUnite> {
+    async fn deposer(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        fichier: FichierAttendu<'_>,
+    ) -> Resultat<IssueUnite> {
         if self.jeton_refuse.load(Ordering::Relaxed) {
             return Ok(self.refus_jeton());
         }
         let en_parties = ctx.unite.taille > self.seuil_multipart
             && !self.multipart_refuse.load(Ordering::Relaxed);
-        match self.confronter(ctx, chemin, en_parties).await? {
+        match self.confronter(ctx, fichier, en_parties).await? {
             Confrontation::Reglee(issue) => Ok(issue),
-            Confrontation::EnParties(id) => self.deposer_parties(ctx, chemin, &id).await,
-            Confrontation::EnUnPut => self.deposer_simple(ctx, chemin).await,
-            Confrontation::Declarer if en_parties => self.deposer_en_parties(ctx, chemin).await,
-            Confrontation::Declarer => self.deposer_simple(ctx, chemin).await,
+            Confrontation::EnParties(id) => self.deposer_parties(ctx, fichier, &id).await,
+            Confrontation::EnUnPut => self.deposer_simple(ctx, fichier).await,
+            Confrontation::Declarer if en_parties => self.deposer_en_parties(ctx, fichier).await,
+            Confrontation::Declarer => self.deposer_simple(ctx, fichier).await,
         }
     }
 

@@ -208,7 +208,7 @@ pub struct DepotUnite {
     pub somme_controle: Option<String>,
     pub etag: Option<String>,
     pub modifie_depuis: bool,
-    /// L'identité du fichier planifié (voir `plateforme::identite`), si le système en donne.
+    /// L'identité du fichier planifié (voir `plateforme::identite_du_chemin`), si le système en donne.
     pub identite: Option<String>,
 }
 

@@ -18,7 +18,7 @@ pub struct FichierPlanifie {
     pub cle: String,
     pub taille: u64,
     pub modifie_ns: i64,
-    /// L'identité du fichier à la planification (voir `plateforme::identite`).
+    /// L'identité du fichier à la planification (voir `plateforme::identite_du_chemin`).
     pub identite: Option<String>,
 }
 

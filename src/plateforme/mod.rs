@@ -14,7 +14,9 @@
 //! parfois), un fichier peut être remplacé (`mv -T`) par un lien vers un fichier secret de même
 //! taille et de même date, ou par un autre fichier. Suivre le lien enverrait le secret sous le
 //! nom de la séquence. On ouvre donc sans suivre (`O_NOFOLLOW`), et le plan garde l'identité du
-//! fichier planifié pour la comparer avant et après chaque envoi.
+//! fichier planifié : comparée par le chemin avant et après chaque envoi, et surtout sur le
+//! fichier ouvert à chaque lecture ([`FichierAttendu::ouvrir`]), car un chemin peut changer de
+//! cible entre une vérification et l'ouverture, puis revenir avant la vérification suivante.
 
 pub mod chemins;
 pub mod emplacements;
@@ -158,17 +160,112 @@ pub fn console_pilotable() -> bool {
     }
 }
 
-/// L'identité d'un fichier, « périphérique:inode » ; `None` là où le système n'en donne pas
-/// de stable (le plan se contente alors de la taille et de la date).
-pub fn identite(meta: &Metadata) -> Option<String> {
+/// Un fichier de la nuit tel que le plan l'attend : son chemin, et l'identité relevée à la
+/// planification (voir [`identite_du_chemin`]), si le système en donne une.
+#[derive(Debug, Clone, Copy)]
+pub struct FichierAttendu<'a> {
+    pub chemin: &'a Path,
+    pub identite: Option<&'a str>,
+}
+
+impl<'a> FichierAttendu<'a> {
+    pub fn new(chemin: &'a Path, identite: Option<&'a str>) -> Self {
+        FichierAttendu { chemin, identite }
+    }
+
+    /// Ouvre le fichier en lecture sans suivre de lien ([`ouvrir_sans_suivre`]), et vérifie
+    /// sur le fichier **ouvert** (pas sur le chemin, qui peut changer de cible entre une
+    /// vérification et l'ouverture) que c'est bien celui de la planification : un autre fichier
+    /// glissé à sa place (`mv -T`), même de même taille et de même date, est refusé
+    /// ([`est_un_remplacement`]). Sans identité attendue, seule la forme est vérifiée.
+    pub fn ouvrir(&self) -> io::Result<File> {
+        let fichier = ouvrir_sans_suivre(self.chemin)?;
+        if let Some(attendue) = self.identite
+            && identite_ouverte(&fichier).as_deref() != Some(attendue)
+        {
+            return Err(io::Error::other(FichierRemplace));
+        }
+        Ok(fichier)
+    }
+}
+
+/// L'erreur d'ouverture d'un fichier qui n'est plus celui de la planification.
+#[derive(Debug)]
+struct FichierRemplace;
+
+impl std::fmt::Display for FichierRemplace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("le fichier a été remplacé par un autre (même nom, autre fichier)")
+    }
+}
+
+impl std::error::Error for FichierRemplace {}
+
+/// L'ouverture a-t-elle trouvé un autre fichier que celui de la planification ?
+pub fn est_un_remplacement(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|e| e.is::<FichierRemplace>())
+}
+
+/// Ce que dit une lecture d'un fichier de la nuit qui a échoué à l'ouverture : « fichier local
+/// illisible : permission refusée… », ou qu'un autre fichier a pris sa place.
+pub fn lecture_impossible(e: &io::Error) -> String {
+    if est_un_remplacement(e) {
+        format!("{e} depuis sa planification : non déposé")
+    } else {
+        format!("fichier local illisible : {}", erreur_systeme(e))
+    }
+}
+
+/// L'identité du fichier (ou du lien, qui n'est pas suivi) à ce chemin : « périphérique:inode »
+/// sous Unix, « volume:index » sous Windows ; `None` si le chemin est illisible ou si le
+/// système n'en donne pas (le plan se contente alors de la taille et de la date).
+pub fn identite_du_chemin(chemin: &Path) -> Option<String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(chemin).ok()?;
         Some(format!("{}:{}", meta.dev(), meta.ino()))
     }
     #[cfg(not(unix))]
     {
-        let _ = meta;
+        // Windows ne donne l'index d'un fichier que par une poignée ouverte (le `Metadata` de
+        // std ne le porte pas en version stable).
+        let fichier = sans_suivre_les_liens(OpenOptions::new().read(true))
+            .open(chemin)
+            .ok()?;
+        identite_ouverte(&fichier)
+    }
+}
+
+/// L'identité d'un fichier ouvert, sous la même forme que [`identite_du_chemin`].
+pub fn identite_ouverte(fichier: &File) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = fichier.metadata().ok()?;
+        Some(format!("{}:{}", meta.dev(), meta.ino()))
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::io::AsRawHandle;
+        use windows_sys::Win32::Storage::FileSystem::{
+            BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle,
+        };
+        // SAFETY : la poignée est celle de `fichier`, ouverte et empruntée pendant l'appel ;
+        // `info` est une structure locale que l'appel remplit.
+        let info = unsafe {
+            let mut info: BY_HANDLE_FILE_INFORMATION = std::mem::zeroed();
+            if GetFileInformationByHandle(fichier.as_raw_handle(), &mut info) == 0 {
+                return None;
+            }
+            info
+        };
+        let index = (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow);
+        Some(format!("{}:{index}", info.dwVolumeSerialNumber))
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = fichier;
         None
     }
 }
@@ -231,9 +328,42 @@ mod tests {
             ouvrir_sans_suivre(dir.path()).is_err(),
             "un dossier n'est pas lu"
         );
-        let a = identite(&std::fs::metadata(&secret).unwrap());
-        let b = identite(&std::fs::symlink_metadata(&lien).unwrap());
+        let a = identite_du_chemin(&secret);
+        let b = identite_du_chemin(&lien);
         assert!(a.is_some() && a != b);
+        assert_eq!(identite_ouverte(&ouvrir_sans_suivre(&secret).unwrap()), a);
+    }
+
+    /// Un autre fichier ordinaire glissé à la place du fichier planifié (`mv -T`), puis remis
+    /// en place : la lecture qui a lieu entre les deux le refuse, sur le fichier ouvert, quoi
+    /// qu'en dise ensuite le chemin.
+    #[test]
+    fn un_fichier_glisse_a_la_place_du_fichier_planifie_est_refuse_a_l_ouverture() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("a.wav");
+        std::fs::write(&chemin, b"nuit").unwrap();
+        let identite = identite_du_chemin(&chemin);
+        let attendu = FichierAttendu::new(&chemin, identite.as_deref());
+        assert!(attendu.ouvrir().is_ok());
+
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, b"SSSS").unwrap();
+        let mis_de_cote = dir.path().join("mis-de-cote");
+        std::fs::rename(&chemin, &mis_de_cote).unwrap();
+        std::fs::rename(&secret, &chemin).unwrap();
+        let e = attendu.ouvrir().unwrap_err();
+        assert!(est_un_remplacement(&e), "{e}");
+        assert!(e.to_string().contains("remplacé par un autre"), "{e}");
+
+        std::fs::rename(&mis_de_cote, &chemin).unwrap();
+        assert!(
+            attendu.ouvrir().is_ok(),
+            "le fichier planifié, remis en place"
+        );
+        assert!(
+            FichierAttendu::new(&chemin, None).ouvrir().is_ok(),
+            "sans identité attendue, seule la forme compte"
+        );
     }
 
     /// La valeur enregistrée par les plans existants (`mtime × 10⁹ + mtime_nsec`, avant ce

@@ -6,9 +6,9 @@
 //! lecture, quelle que soit la taille du fichier. Un fichier qui raccourcit pendant la lecture
 //! fait échouer le corps : on n'envoie jamais moins que la taille annoncée.
 
+use crate::plateforme::FichierAttendu;
 use std::future::Future;
 use std::io::SeekFrom;
-use std::path::Path;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -145,8 +145,12 @@ pub fn crc32c_composite(sommes_parties: &[u32]) -> String {
 /// recalcule la même somme au passage : un écart dit que le fichier a changé entre les deux
 /// lectures. Les deux lectures d'une tranche (quelques Mio) se suivent : la seconde vient du
 /// cache du système.
-pub async fn somme_crc32c(chemin: &Path, debut: u64, longueur: u64) -> std::io::Result<u32> {
-    lire_tranche(chemin, debut, longueur, 0u32, |crc, t| {
+pub async fn somme_crc32c(
+    fichier: FichierAttendu<'_>,
+    debut: u64,
+    longueur: u64,
+) -> std::io::Result<u32> {
+    lire_tranche(fichier, debut, longueur, 0u32, |crc, t| {
         *crc = crc32c::crc32c_append(*crc, t)
     })
     .await
@@ -155,13 +159,13 @@ pub async fn somme_crc32c(chemin: &Path, debut: u64, longueur: u64) -> std::io::
 /// CRC32C et MD5 d'une tranche, en une lecture. Le MD5 sert là où seul l'ETag d'un PUT peut
 /// être vérifié (URL signées Vigie-Chiro : aucun en-tête de somme n'y est signé).
 pub async fn sommes_crc32c_md5(
-    chemin: &Path,
+    fichier: FichierAttendu<'_>,
     debut: u64,
     longueur: u64,
 ) -> std::io::Result<(u32, String)> {
     use md5::Digest;
     let (crc, md5) = lire_tranche(
-        chemin,
+        fichier,
         debut,
         longueur,
         (0u32, md5::Md5::new()),
@@ -184,7 +188,7 @@ pub async fn sommes_crc32c_md5(
 /// peut faire des gigaoctets (`--seuil-multipart`), et l'arrêt du programme attend les tâches
 /// bloquantes.
 pub(crate) async fn lire_tranche<S: Send + 'static>(
-    chemin: &Path,
+    fichier: FichierAttendu<'_>,
     debut: u64,
     longueur: u64,
     etat: S,
@@ -199,16 +203,18 @@ pub(crate) async fn lire_tranche<S: Send + 'static>(
     }
     let abandon = Abandon(Arc::new(AtomicBool::new(false)));
     let abandonnee = Arc::clone(&abandon.0);
-    let chemin = chemin.to_path_buf();
+    let chemin = fichier.chemin.to_path_buf();
+    let identite = fichier.identite.map(str::to_owned);
     tokio::task::spawn_blocking(move || {
-        lire_tranche_bloquant(&chemin, debut, longueur, etat, recevoir, &abandonnee)
+        let fichier = FichierAttendu::new(&chemin, identite.as_deref());
+        lire_tranche_bloquant(fichier, debut, longueur, etat, recevoir, &abandonnee)
     })
     .await
     .map_err(std::io::Error::other)?
 }
 
 fn lire_tranche_bloquant<S>(
-    chemin: &Path,
+    fichier: FichierAttendu<'_>,
     debut: u64,
     longueur: u64,
     mut etat: S,
@@ -216,7 +222,7 @@ fn lire_tranche_bloquant<S>(
     abandonnee: &AtomicBool,
 ) -> std::io::Result<S> {
     use std::io::{Read, Seek};
-    let mut fichier = crate::plateforme::ouvrir_sans_suivre(chemin)?;
+    let mut fichier = fichier.ouvrir()?;
     if debut > 0 {
         fichier.seek(SeekFrom::Start(debut))?;
     }
@@ -296,12 +302,12 @@ pub struct CorpsFichier {
 
 impl CorpsFichier {
     pub async fn ouvrir(
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         debut: u64,
         longueur: u64,
         progression: Arc<Progression>,
     ) -> std::io::Result<Self> {
-        let mut fichier = tokio::fs::File::from_std(crate::plateforme::ouvrir_sans_suivre(chemin)?);
+        let mut fichier = tokio::fs::File::from_std(fichier.ouvrir()?);
         if debut > 0 {
             fichier.seek(SeekFrom::Start(debut)).await?;
         }
@@ -403,9 +409,10 @@ mod tests {
         let contenu: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&chemin, &contenu).unwrap();
         let p = Progression::nouvelle();
-        let corps = CorpsFichier::ouvrir(&chemin, 1000, 600_000, p.clone())
-            .await
-            .unwrap();
+        let corps =
+            CorpsFichier::ouvrir(FichierAttendu::new(&chemin, None), 1000, 600_000, p.clone())
+                .await
+                .unwrap();
         assert_eq!(corps.size_hint().exact(), Some(600_000));
         let lu = lire_tout(corps).await.unwrap();
         assert_eq!(lu, &contenu[1000..601_000]);
@@ -433,8 +440,8 @@ mod tests {
             Progression::sous_limite(Some(Arc::clone(&limite))),
             Progression::sous_limite(Some(Arc::clone(&limite))),
         );
-        let a = CorpsFichier::ouvrir(&chemin, 0, 1_500_000, pa.clone());
-        let b = CorpsFichier::ouvrir(&chemin, 0, 1_500_000, pb.clone());
+        let a = CorpsFichier::ouvrir(FichierAttendu::new(&chemin, None), 0, 1_500_000, pa.clone());
+        let b = CorpsFichier::ouvrir(FichierAttendu::new(&chemin, None), 0, 1_500_000, pb.clone());
         let (a, b) = (a.await.unwrap(), b.await.unwrap());
         let (la, lb) = tokio::join!(lire_tout(a), lire_tout(b));
         assert_eq!(la.unwrap(), contenu);
@@ -459,20 +466,30 @@ mod tests {
         std::fs::write(&chemin, &contenu).unwrap();
         // Une tranche qui traverse plusieurs tampons de lecture.
         assert_eq!(
-            somme_crc32c(&chemin, 12_345, 600_000).await.unwrap(),
+            somme_crc32c(FichierAttendu::new(&chemin, None), 12_345, 600_000)
+                .await
+                .unwrap(),
             crc32c::crc32c(&contenu[12_345..612_345])
         );
-        let (crc, md5) = sommes_crc32c_md5(&chemin, 0, 700_000).await.unwrap();
+        let (crc, md5) = sommes_crc32c_md5(FichierAttendu::new(&chemin, None), 0, 700_000)
+            .await
+            .unwrap();
         assert_eq!(crc, crc32c::crc32c(&contenu));
         assert_eq!(md5.len(), 32);
         // Le fichier a raccourci depuis la planification : erreur, pas une somme fausse.
-        let e = somme_crc32c(&chemin, 600_000, 200_000).await.unwrap_err();
+        let e = somme_crc32c(FichierAttendu::new(&chemin, None), 600_000, 200_000)
+            .await
+            .unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
         assert!(e.to_string().contains("plus court"));
         assert!(
-            somme_crc32c(&dir.path().join("absent.wav"), 0, 1)
-                .await
-                .is_err()
+            somme_crc32c(
+                FichierAttendu::new(&dir.path().join("absent.wav"), None),
+                0,
+                1
+            )
+            .await
+            .is_err()
         );
     }
 
@@ -484,7 +501,7 @@ mod tests {
         let abandonnee = AtomicBool::new(false);
         let mut tampons = 0;
         let e = lire_tranche_bloquant(
-            &chemin,
+            FichierAttendu::new(&chemin, None),
             0,
             3 * TAMPON_OCTETS as u64,
             (),
@@ -504,9 +521,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("f.wav");
         std::fs::write(&chemin, [1u8; 100]).unwrap();
-        let corps = CorpsFichier::ouvrir(&chemin, 0, 200, Progression::nouvelle())
-            .await
-            .unwrap();
+        let corps = CorpsFichier::ouvrir(
+            FichierAttendu::new(&chemin, None),
+            0,
+            200,
+            Progression::nouvelle(),
+        )
+        .await
+        .unwrap();
         let e = lire_tout(corps).await.unwrap_err();
         assert!(e.to_string().contains("raccourci"));
     }
@@ -516,7 +538,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("f");
         std::fs::write(&chemin, b"xx123456789").unwrap();
-        let (crc, md5) = sommes_crc32c_md5(&chemin, 2, 9).await.unwrap();
+        let (crc, md5) = sommes_crc32c_md5(FichierAttendu::new(&chemin, None), 2, 9)
+            .await
+            .unwrap();
         assert_eq!(crc, 0xE306_9283);
         assert_eq!(md5, "25f9e794323b453885f5181f1b624d0b");
     }

@@ -580,9 +580,14 @@ mod tests {
             Box::new(AttenteSansFin),
         ));
         let p = Progression::sous_limite(Some(limite));
-        let mut corps = corps::CorpsFichier::ouvrir(&chemin, 0, 100_000, p.clone())
-            .await
-            .unwrap();
+        let mut corps = corps::CorpsFichier::ouvrir(
+            crate::plateforme::FichierAttendu::new(&chemin, None),
+            0,
+            100_000,
+            p.clone(),
+        )
+        .await
+        .unwrap();
         let mut corps = std::pin::Pin::new(&mut corps);
         // La première tranche est dans le seau ; la seconde attend.
         let premiere = std::future::poll_fn(|cx| corps.as_mut().poll_frame(cx)).await;

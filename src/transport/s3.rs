@@ -9,7 +9,6 @@
 //! ([`CORPS_REPONSE_MAX`], par un intercepteur du SDK) : une réponse démesurée est dite « trop
 //! grande » au lieu d'être chargée en mémoire.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -27,6 +26,7 @@ use aws_sdk_s3::types::{ChecksumAlgorithm, ChecksumMode, CompletedMultipartUploa
 use super::corps::{CorpsFichier, CorpsPlafonne, CorpsTropGrand, Progression, crc32c_base64};
 use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::DestinationS3;
+use crate::plateforme::FichierAttendu;
 use crate::reessai::{ReponseApi, attente_demandee};
 
 /// Réglages d'accès au service.
@@ -162,12 +162,12 @@ impl ClientS3 {
     pub async fn deposer_objet(
         &self,
         cle: &str,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         taille: u64,
         crc32c: u32,
         progression: Arc<Progression>,
     ) -> ReponseApi<Ecrit> {
-        let corps = match CorpsFichier::ouvrir(chemin, 0, taille, progression.clone()).await {
+        let corps = match CorpsFichier::ouvrir(fichier, 0, taille, progression.clone()).await {
             Ok(c) => c,
             Err(e) => return erreur_locale(&e),
         };
@@ -219,13 +219,13 @@ impl ClientS3 {
         cle: &str,
         envoi: &str,
         numero: u32,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         debut: u64,
         taille: u64,
         crc32c: u32,
         progression: Arc<Progression>,
     ) -> ReponseApi<Ecrit> {
-        let corps = match CorpsFichier::ouvrir(chemin, debut, taille, progression.clone()).await {
+        let corps = match CorpsFichier::ouvrir(fichier, debut, taille, progression.clone()).await {
             Ok(c) => c,
             Err(e) => return erreur_locale(&e),
         };
@@ -415,7 +415,7 @@ fn erreur_locale<T>(e: &std::io::Error) -> ReponseApi<T> {
     ReponseApi::Refuse {
         statut: 0,
         retry_after: None,
-        detail: format!("fichier local illisible : {e}"),
+        detail: crate::plateforme::lecture_impossible(e),
     }
 }
 

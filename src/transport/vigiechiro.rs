@@ -25,7 +25,6 @@
 //! La relecture (liste des fichiers d'une participation, URL de lecture, taille et ETag d'un
 //! objet) est dans `vigiechiro/lecture.rs`, sous les mêmes règles.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -38,6 +37,7 @@ use super::corps::{CorpsFichier, Progression};
 use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
+use crate::plateforme::FichierAttendu;
 use crate::reessai::{ReponseApi, attente_demandee};
 
 mod lecture;
@@ -736,19 +736,19 @@ impl ClientVigieChiro {
     pub async fn deposer_signe(
         &self,
         url: &str,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         debut: u64,
         taille: u64,
         content_type: Option<&str>,
         progression: Arc<Progression>,
     ) -> ReponseApi<Option<String>> {
-        let corps = match CorpsFichier::ouvrir(chemin, debut, taille, progression.clone()).await {
+        let corps = match CorpsFichier::ouvrir(fichier, debut, taille, progression.clone()).await {
             Ok(c) => c,
             Err(e) => {
                 return ReponseApi::Refuse {
                     statut: 0,
                     retry_after: None,
-                    detail: format!("fichier local illisible : {e}"),
+                    detail: crate::plateforme::lecture_impossible(&e),
                 };
             }
         };

@@ -443,6 +443,94 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
     assert_eq!(etat["unites"]["echec"], 2, "{etat}");
 }
 
+/// Un fichier remplacé par un autre fichier ordinaire (même taille, même date) juste après la
+/// vérification qui précède l'envoi, puis remis en place avant la vérification qui précède la
+/// finalisation : le chemin ne dit rien des deux côtés, seul le fichier **ouvert** le trahit.
+/// Ici, le remplacement a lieu pendant l'ouverture de l'envoi multipart et la remise en place à
+/// la réponse de la dernière partie ; comparer l'identité sur le chemin seulement laissait
+/// finaliser un objet fait du secret, l'unité « déposée ».
+#[cfg(unix)]
+#[test]
+fn un_fichier_remplace_puis_remis_en_place_pendant_l_envoi_n_est_pas_envoye() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const MIO: usize = 1024 * 1024;
+    let banc = Banc::nouveau();
+    let a = nom(1);
+    let chemin = banc.fichier(&a, 6 * MIO);
+    let cle = banc.cle(&a);
+    let cote = banc.dossier.path().join("cote");
+    std::fs::create_dir_all(&cote).unwrap();
+    let secret = cote.join("secret");
+    std::fs::write(&secret, vec![b'S'; 6 * MIO]).unwrap();
+    let date = std::fs::metadata(&chemin).unwrap().modified().unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&secret)
+        .unwrap()
+        .set_modified(date)
+        .unwrap();
+    let mis_de_cote = cote.join("original");
+    // Étape 0 : rien fait ; 1 : le secret à la place du fichier ; 2 : le fichier remis.
+    let etapes = [
+        (
+            "POST",
+            "uploads",
+            [(&chemin, &mis_de_cote), (&secret, &chemin)],
+        ),
+        (
+            "PUT",
+            "partNumber=2",
+            [(&chemin, &secret), (&mis_de_cote, &chemin)],
+        ),
+    ]
+    .map(|(methode, marque, renommages)| {
+        (
+            methode,
+            marque,
+            renommages.map(|(de, vers)| (de.clone(), vers.clone())),
+        )
+    });
+    let etape = std::sync::Arc::new(AtomicUsize::new(0));
+    let m = {
+        let etape = std::sync::Arc::clone(&etape);
+        mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, _| {
+            for (rang, (methode, marque, renommages)) in etapes.iter().enumerate() {
+                if q.methode == *methode
+                    && q.chemin.contains(&cle)
+                    && q.chemin.contains(marque)
+                    && etape
+                        .compare_exchange(rang, rang + 1, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
+                {
+                    for (de, vers) in renommages {
+                        std::fs::rename(de, vers).unwrap();
+                    }
+                }
+            }
+        })
+    };
+    let out = banc
+        .depot_via(&m.endpoint())
+        // Le banc découpe au-delà de 5 Mio, en parties de 5 Mio : deux parties.
+        .args(["--paralleles", "1", "--progression", "jamais"])
+        .output()
+        .unwrap();
+    assert!(
+        etape.load(Ordering::SeqCst) >= 1,
+        "aucun remplacement : {}",
+        texte(&out)
+    );
+    let objet = banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(&a));
+    let recu = std::fs::read(&objet).unwrap_or_default();
+    assert!(!recu.contains(&b'S'), "le secret est parti");
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(erreur.contains("remplacé par un autre"), "{erreur}");
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
+    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+}
+
 /// `--journal` vers un lien symbolique : refusé clairement (code 2), la cible n'est ni écrite ni
 /// changée de droits.
 #[cfg(unix)]

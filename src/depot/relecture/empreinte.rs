@@ -15,10 +15,10 @@
 //! on le dit, sans conclure. Une taille différente suffit, elle, à conclure.
 
 use std::io;
-use std::path::Path;
 
 use md5::Digest;
 
+use crate::plateforme::FichierAttendu;
 use crate::transport::corps::lire_tranche;
 use crate::transport::vigiechiro::ObjetLu;
 
@@ -170,7 +170,11 @@ pub enum Comparaison {
 
 /// Compare le fichier local de `taille` octets à l'objet distant : la taille d'abord, puis
 /// l'empreinte (une lecture du fichier, seulement si les tailles concordent).
-pub async fn comparer(chemin: &Path, taille: u64, objet: &ObjetLu) -> io::Result<Comparaison> {
+pub async fn comparer(
+    fichier: FichierAttendu<'_>,
+    taille: u64,
+    objet: &ObjetLu,
+) -> io::Result<Comparaison> {
     if objet.taille != taille {
         return Ok(Comparaison::Differente(format!(
             "{} octets sur la plateforme, {taille} dans le fichier local",
@@ -205,7 +209,7 @@ pub async fn comparer(chemin: &Path, taille: u64, objet: &ObjetLu) -> io::Result
     };
     let decoupages: Vec<Decoupage> = tailles.into_iter().map(Decoupage::nouveau).collect();
     let (crc32c, entier, decoupages) = lire_tranche(
-        chemin,
+        fichier,
         0,
         taille,
         (0u32, md5::Md5::new(), decoupages),
@@ -304,18 +308,22 @@ mod tests {
     #[tokio::test]
     async fn comparaison_d_un_fichier_local_a_l_objet_distant() {
         let dossier = tempfile::tempdir().unwrap();
-        let chemin = dossier.path().join("a.wav");
+        let fichier = dossier.path().join("a.wav");
         let contenu: Vec<u8> = (0..(7 * MIO + 5)).map(|i| (i % 251) as u8).collect();
-        std::fs::write(&chemin, &contenu).unwrap();
+        std::fs::write(&fichier, &contenu).unwrap();
         let taille = contenu.len() as u64;
         let objet = |taille, etag: Option<String>| ObjetLu { taille, etag };
 
         // Un seul PUT : le MD5.
         let md5 = md5_hex(&contenu);
         assert_eq!(
-            comparer(&chemin, taille, &objet(taille, Some(md5.clone())))
-                .await
-                .unwrap(),
+            comparer(
+                FichierAttendu::new(&fichier, None),
+                taille,
+                &objet(taille, Some(md5.clone()))
+            )
+            .await
+            .unwrap(),
             Comparaison::Identique {
                 etag: md5,
                 crc32c: crc32c::crc32c(&contenu)
@@ -326,9 +334,13 @@ mod tests {
         let assemble = etag_assemble(parties.iter().map(String::as_str)).unwrap();
         assert!(assemble.ends_with("-2"));
         assert_eq!(
-            comparer(&chemin, taille, &objet(taille, Some(assemble.clone())))
-                .await
-                .unwrap(),
+            comparer(
+                FichierAttendu::new(&fichier, None),
+                taille,
+                &objet(taille, Some(assemble.clone()))
+            )
+            .await
+            .unwrap(),
             Comparaison::Identique {
                 etag: assemble,
                 crc32c: crc32c::crc32c(&contenu)
@@ -336,23 +348,31 @@ mod tests {
         );
         // Taille différente, empreinte différente, forme inconnue, pas d'ETag.
         assert!(matches!(
-            comparer(&chemin, taille, &objet(taille - 1, None)).await.unwrap(),
+            comparer(FichierAttendu::new(&fichier, None), taille, &objet(taille - 1, None)).await.unwrap(),
             Comparaison::Differente(m) if m.contains("dans le fichier local")
         ));
         assert!(matches!(
-            comparer(&chemin, taille, &objet(taille, Some("0".repeat(32)))).await.unwrap(),
+            comparer(FichierAttendu::new(&fichier, None), taille, &objet(taille, Some("0".repeat(32)))).await.unwrap(),
             Comparaison::Differente(m) if m.contains("contenu différent")
         ));
         assert!(matches!(
-            comparer(&chemin, taille, &objet(taille, Some("kms-xyz".into())))
-                .await
-                .unwrap(),
+            comparer(
+                FichierAttendu::new(&fichier, None),
+                taille,
+                &objet(taille, Some("kms-xyz".into()))
+            )
+            .await
+            .unwrap(),
             Comparaison::NonComparee(_)
         ));
         assert!(matches!(
-            comparer(&chemin, taille, &objet(taille, None))
-                .await
-                .unwrap(),
+            comparer(
+                FichierAttendu::new(&fichier, None),
+                taille,
+                &objet(taille, None)
+            )
+            .await
+            .unwrap(),
             Comparaison::NonComparee(_)
         ));
     }

@@ -12,13 +12,12 @@
 //! la plateforme garde autrement, elle refuse de le remplacer (un fichier finalisé ne se
 //! redéclare ni ne se supprime) : c'est un refus définitif, qui demande un geste humain.
 
-use std::path::Path;
-
 use super::empreinte::{Comparaison, comparer};
 use super::inventaire_distant::{EtatDistant, InventaireDistant};
 use super::{Lecteur, ObjetRelu, relever};
 use crate::depot::fichier_change;
 use crate::plan::DepotUnite;
+use crate::plateforme::FichierAttendu;
 use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
 
 /// Ce que la destination dit d'une unité déposée.
@@ -48,7 +47,11 @@ fn irremplacable(constat: &str) -> Constat {
 }
 
 /// L'objet relu, comparé à ce que le plan a noté au dépôt, ou au fichier local.
-async fn comparer_objet(unite: &DepotUnite, chemin: &Path, objet: &ObjetLu) -> Constat {
+async fn comparer_objet(
+    unite: &DepotUnite,
+    fichier: FichierAttendu<'_>,
+    objet: &ObjetLu,
+) -> Constat {
     if objet.taille != unite.taille {
         return irremplacable(&format!(
             "{} octets sur la plateforme au lieu de {}",
@@ -62,8 +65,8 @@ async fn comparer_objet(unite: &DepotUnite, chemin: &Path, objet: &ObjetLu) -> C
         // somme.
         (_, None) => Constat::Intacte,
         // Rien de noté au dépôt : le fichier local, s'il n'a pas changé depuis.
-        (None, Some(_)) if fichier_change(chemin, unite).is_some() => Constat::Intacte,
-        (None, Some(_)) => match comparer(chemin, unite.taille, objet).await {
+        (None, Some(_)) if fichier_change(fichier.chemin, unite).is_some() => Constat::Intacte,
+        (None, Some(_)) => match comparer(fichier, unite.taille, objet).await {
             Ok(Comparaison::Differente(ecart)) => irremplacable(&ecart),
             Ok(Comparaison::Identique { .. } | Comparaison::NonComparee(_)) => Constat::Intacte,
             Err(e) => Constat::Injoignable(format!("fichier local illisible : {e}")),
@@ -78,7 +81,7 @@ pub async fn constater_vigiechiro(
     client: &ClientVigieChiro,
     inventaire: &InventaireDistant,
     unite: &DepotUnite,
-    chemin: &Path,
+    fichier: FichierAttendu<'_>,
 ) -> Constat {
     let piece = match inventaire.etat(&unite.cle) {
         EtatDistant::Absent => {
@@ -90,7 +93,7 @@ pub async fn constater_vigiechiro(
         EtatDistant::Finalise(p) => p,
     };
     match relever(lecteur, client, &piece.id, &unite.cle).await {
-        ObjetRelu::Objet(o) => comparer_objet(unite, chemin, &o).await,
+        ObjetRelu::Objet(o) => comparer_objet(unite, fichier, &o).await,
         ObjetRelu::NonFinalise => Constat::Manquante("pas finalisé sur la plateforme".into()),
         ObjetRelu::Inconnu => {
             Constat::Manquante("absent de la participation sur la plateforme".into())

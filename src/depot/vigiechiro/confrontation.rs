@@ -24,8 +24,6 @@
 //! - un `409` à la déclaration n'est jamais « déposé » : seul l'enregistrement que le plan
 //!   tenait, relu finalisé, est le sien ; sinon, c'est le même refus définitif.
 
-use std::path::Path;
-
 use super::{DepositaireVigieChiro, IssueUnite, Resultat, echec_local};
 use crate::depot::ContexteUnite;
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
@@ -34,6 +32,7 @@ use crate::depot::relecture::{Lecteur, ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};
+use crate::plateforme::FichierAttendu;
 use crate::reessai::ReponseApi;
 use crate::transport::corps::{crc32c_base64, somme_crc32c};
 use crate::transport::vigiechiro::PieceJointe;
@@ -128,7 +127,7 @@ impl DepositaireVigieChiro {
     pub(super) async fn confronter(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         en_parties: bool,
     ) -> Resultat<Confrontation> {
         let Some(inventaire) = self.inventaire(ctx).await? else {
@@ -136,7 +135,7 @@ impl DepositaireVigieChiro {
         };
         match inventaire.etat(&ctx.unite.cle) {
             EtatDistant::Absent => Ok(Confrontation::Declarer),
-            EtatDistant::Finalise(piece) => self.deja_finalise(ctx, chemin, piece).await,
+            EtatDistant::Finalise(piece) => self.deja_finalise(ctx, fichier, piece).await,
             EtatDistant::NonFinalise(piece) => self.reprendre(ctx, piece, en_parties).await,
         }
     }
@@ -187,7 +186,7 @@ impl DepositaireVigieChiro {
     async fn deja_finalise(
         &self,
         ctx: &ContexteUnite<'_>,
-        chemin: &Path,
+        fichier: FichierAttendu<'_>,
         piece: &PieceJointe,
     ) -> Resultat<Confrontation> {
         let unite = ctx.unite;
@@ -224,7 +223,7 @@ impl DepositaireVigieChiro {
                 }));
             }
         };
-        let issue = match comparer(chemin, unite.taille, &objet).await {
+        let issue = match comparer(fichier, unite.taille, &objet).await {
             Err(e) => echec_local(&e),
             Ok(Comparaison::Identique { etag, crc32c }) => IssueUnite::DejaSurLaPlateforme {
                 crc32c: crc32c_base64(crc32c),
@@ -243,7 +242,7 @@ impl DepositaireVigieChiro {
                     raison,
                     "déjà sur la plateforme, de même taille ; contenu non comparé"
                 );
-                match somme_crc32c(chemin, 0, unite.taille).await {
+                match somme_crc32c(fichier, 0, unite.taille).await {
                     Ok(crc) => IssueUnite::DejaSurLaPlateforme {
                         crc32c: crc32c_base64(crc),
                         etag: None,
