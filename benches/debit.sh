@@ -9,6 +9,8 @@
 #
 # Usage : benches/debit.sh            (400 fichiers de 2 Mio + 4 de 64 Mio, 3 tours)
 #         PETITS=100 GROS=2 TOURS=2 benches/debit.sh
+#         PETITS=0 GROS=1 TAILLE_GROS=1024 SERVEURS=sable benches/debit.sh
+#                                     (un seul fichier de 1 Gio : ses parties en parallèle)
 #         LIEN=1 benches/debit.sh     (en plus : à travers un lien limité à 8 Mo/s qui coupe 1 s
 #                                      toutes les 15 s, voir benches/mandataire.py)
 #         SERVEURS="sable" benches/debit.sh   (sans moto)
@@ -20,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PETITS=${PETITS:-400}
 GROS=${GROS:-4}
+TAILLE_GROS=${TAILLE_GROS:-64}  # Mio
 TOURS=${TOURS:-3}
 PARALLELES=${PARALLELES:-4}
 LIEN=${LIEN:-0}
@@ -55,17 +58,17 @@ nettoyer() {
 }
 trap nettoyer EXIT
 
-echo "Données : $PETITS × 2 Mio + $GROS × 64 Mio…"
-python3 - "$TMP/nuit" "$PETITS" "$GROS" << 'EOF'
+echo "Données : $PETITS × 2 Mio + $GROS × $TAILLE_GROS Mio…"
+python3 - "$TMP/nuit" "$PETITS" "$GROS" "$TAILLE_GROS" << 'EOF'
 import os, sys
-racine, petits, gros = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+racine, petits, gros, taille_gros = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 os.makedirs(racine)
 for i in range(petits):
     with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_20260621_{i:06d}_000.wav", "wb") as f:
         f.write(os.urandom(2 * 1024 * 1024))
 for i in range(gros):
     with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_20260622_{i:06d}_000.wav", "wb") as f:
-        for _ in range(64):
+        for _ in range(taille_gros):
             f.write(os.urandom(1024 * 1024))
 EOF
 TOTAL=$(du -sb "$TMP/nuit" | cut -f1)

@@ -624,8 +624,9 @@ fn analyser_jusqu_au_bout(texte: &str) -> Result<JusquAuBout, String> {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options avancées")]
 pub struct OptionsEnvoi {
-    /// Nombre de fichiers envoyés en même temps, au plus : le parallélisme baisse de lui-même
-    /// quand le réseau coupe, et remonte jusqu'à ce plafond quand il est calme.
+    /// Nombre de transferts en même temps, au plus (des fichiers, ou les parties d'un gros
+    /// fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de
+    /// lui-même quand le réseau coupe, et remonte jusqu'à ce plafond quand il est calme.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub paralleles: u16,
 

@@ -125,7 +125,9 @@ struct Commun {
     dossier: PathBuf,
     emetteur: Emetteur,
     suivi: Arc<dyn Suivi>,
-    paralleles: usize,
+    /// Les places de transfert : une par unité en vol, et des places de plus pour les parties
+    /// d'un gros fichier quand il reste moins de fichiers que de places.
+    places: Arc<parallelisme::PlacesAdaptatives>,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
     deja_sur_la_plateforme: AtomicU64,
@@ -204,6 +206,13 @@ impl ContexteUnite<'_> {
     /// lecture l'ouvre par là.
     pub fn fichier(&self) -> FichierAttendu<'_> {
         FichierAttendu::new(self.chemin, self.unite.identite.as_deref())
+    }
+
+    /// Une place de transfert de plus pour une partie de l'unité, s'il en reste une que nul
+    /// fichier n'attend (voir `PlacesAdaptatives::essayer_prendre`) : rendue quand elle est
+    /// lâchée.
+    pub fn place_de_plus(&self) -> Option<parallelisme::Place> {
+        self.commun.places.essayer_prendre()
     }
 
     /// Des octets de l'unité sont confirmés par la destination (pour la progression).
@@ -430,7 +439,9 @@ impl<D: Depositaire> Moteur<D> {
                 plan,
                 emetteur,
                 suivi,
-                paralleles,
+                // `--paralleles` est un plafond : le régulateur (`parallelisme.rs`) ajuste les
+                // places.
+                places: parallelisme::PlacesAdaptatives::nouvelles(paralleles),
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
                 deja_sur_la_plateforme: AtomicU64::new(0),
@@ -472,8 +483,7 @@ impl<D: Depositaire> Moteur<D> {
 
         let progression = tokio::spawn(Arc::clone(self).annoncer_progression());
         let veilleur = tokio::spawn(Arc::clone(self).veiller_reseau());
-        // `--paralleles` est un plafond : le régulateur (`parallelisme.rs`) ajuste les places.
-        let places = parallelisme::PlacesAdaptatives::nouvelles(c.paralleles);
+        let places = Arc::clone(&c.places);
         let pilote = tokio::spawn(parallelisme::piloter(Arc::clone(self), Arc::clone(&places)));
         let mut taches: JoinSet<Resultat<bool>> = JoinSet::new();
         let mut erreur = None;

@@ -195,6 +195,18 @@ impl PlacesAdaptatives {
         })
     }
 
+    /// Une place libre tout de suite, ou rien. Jamais une place qu'un fichier attend : le
+    /// sémaphore donne d'abord chaque place rendue à qui l'attend ; il n'en reste de libres
+    /// que lorsque tous les fichiers sont partis. C'est ce qui permet aux parties d'un gros
+    /// fichier de partir ensemble quand il reste moins de fichiers que de places.
+    pub fn essayer_prendre(&self) -> Option<Place> {
+        let permis = Arc::clone(&self.semaphore).try_acquire_owned().ok()?;
+        Some(Place {
+            permis: Some(permis),
+            dette: Arc::clone(&self.dette),
+        })
+    }
+
     /// Le parallélisme voulu.
     pub fn courant(&self) -> usize {
         self.courant.load(Ordering::SeqCst)
@@ -376,6 +388,29 @@ mod tests {
             c.texte(),
             "parallélisme 4 → 2 (plafond 4) : coupure du réseau"
         );
+    }
+
+    #[tokio::test]
+    async fn une_place_de_plus_ne_passe_jamais_devant_un_fichier_qui_attend() {
+        let places = Arc::new(PlacesAdaptatives::nouvelles(2));
+        let a = places.prendre().await.unwrap();
+        let b = places.essayer_prendre().expect("une place libre");
+        assert!(places.essayer_prendre().is_none(), "plus aucune place");
+        // Un fichier attend sa place (le test tourne sur un seul fil : céder la main laisse la
+        // tâche se mettre en attente).
+        let attente = tokio::spawn({
+            let places = Arc::clone(&places);
+            async move { places.prendre().await.unwrap() }
+        });
+        tokio::task::yield_now().await;
+        drop(b);
+        assert!(
+            places.essayer_prendre().is_none(),
+            "la place rendue va au fichier qui attend"
+        );
+        let c = attente.await.unwrap();
+        drop((a, c));
+        assert_eq!(places.libres(), 2);
     }
 
     #[tokio::test]

@@ -9,6 +9,9 @@
 use std::collections::HashMap;
 use std::future::Future;
 
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+
 use super::{ContexteUnite, Resultat, partie_reutilisable};
 use crate::plan::PartieEnvoi;
 
@@ -91,13 +94,21 @@ pub(crate) struct Acquittement {
     pub crc32c: u32,
 }
 
-/// Envoie les parties du `decoupage` qui manquent, dans l'ordre, par `envoyer(numero, debut,
-/// taille)` (le protocole de la destination) ; celles que `persistees` tient déjà (même place,
-/// même taille, ETag et somme notés) sont reprises sans rien émettre. Chaque partie acquittée
-/// est notée dans le plan aussitôt : une relance ne renverra que celle qui était en vol.
+/// Envoie les parties du `decoupage` qui manquent par `envoyer(numero, debut, taille)` (le
+/// protocole de la destination) ; celles que `persistees` tient déjà (même place, même taille,
+/// ETag et somme notés) sont reprises sans rien émettre. Chaque partie acquittée est notée
+/// dans le plan aussitôt : une relance ne renverra que celles qui étaient en vol.
 ///
-/// S'arrête à la première partie que `envoyer` ne rend pas acquittée, en rendant sa raison
-/// (`E`, propre à la destination) ; sinon rend toutes les parties, dans l'ordre.
+/// La première partie manquante part sur la place de l'unité ; les suivantes partent avec
+/// elle, chacune sur une place de plus, tant qu'il reste des places que nul fichier n'attend
+/// ([`ContexteUnite::place_de_plus`]) : un gros fichier seul, ou la fin d'une nuit, remplit le
+/// lien sans dépasser `--paralleles` ni la mémoire d'autant de fichiers en vol. Sans place de
+/// plus, les parties partent une à une, dans l'ordre.
+///
+/// À la première partie que `envoyer` ne rend pas acquittée, plus aucune ne part ; celles qui
+/// sont en vol vont au bout (et sont notées si elles sont acquittées), puis la raison de
+/// l'échec (`E`, propre à la destination) est rendue. Sinon rend toutes les parties, dans
+/// l'ordre.
 pub(crate) async fn envoyer_parties<E, F, Fut>(
     ctx: &ContexteUnite<'_>,
     decoupage: Decoupage,
@@ -114,30 +125,71 @@ where
         .map(|p| (p.numero, p))
         .collect();
     let mut faites = Vec::with_capacity(decoupage.nombre() as usize);
+    let mut manquantes = Vec::new();
     for (numero, debut, taille) in decoupage.parties() {
-        if let Some((etag, crc32c)) = partie_reutilisable(deja.get(&numero).copied(), debut, taille)
-        {
-            ctx.confirmer(taille);
-            faites.push(PartieFaite {
-                numero,
-                taille,
-                etag: etag.to_owned(),
-                crc32c,
-            });
-            continue;
+        match partie_reutilisable(deja.get(&numero).copied(), debut, taille) {
+            Some((etag, crc32c)) => {
+                ctx.confirmer(taille);
+                faites.push(PartieFaite {
+                    numero,
+                    taille,
+                    etag: etag.to_owned(),
+                    crc32c,
+                });
+            }
+            None => manquantes.push((numero, debut, taille)),
         }
-        let Acquittement { etag, crc32c } = match envoyer(numero, debut, taille).await? {
-            Ok(a) => a,
-            Err(raison) => return Ok(Err(raison)),
-        };
-        ctx.partie_acquittee(numero, debut, taille, &etag, crc32c)?;
-        faites.push(PartieFaite {
-            numero,
-            taille,
-            etag,
-            crc32c,
-        });
     }
+
+    let mut manquantes = manquantes.into_iter().peekable();
+    let mut en_vol = FuturesUnordered::new();
+    // La place de l'unité est-elle libre pour la prochaine partie ?
+    let mut place_de_l_unite = true;
+    let mut echec = None;
+    loop {
+        while echec.is_none()
+            && let Some(&(numero, debut, taille)) = manquantes.peek()
+        {
+            let place_de_plus = if place_de_l_unite {
+                place_de_l_unite = false;
+                None
+            } else {
+                match ctx.place_de_plus() {
+                    Some(p) => Some(p),
+                    None => break,
+                }
+            };
+            manquantes.next();
+            let envoi = envoyer(numero, debut, taille);
+            en_vol.push(async move {
+                let issue = envoi.await;
+                let sur_la_place_de_l_unite = place_de_plus.is_none();
+                drop(place_de_plus);
+                (sur_la_place_de_l_unite, (numero, debut, taille), issue)
+            });
+        }
+        let Some((sur_la_place_de_l_unite, (numero, debut, taille), issue)) = en_vol.next().await
+        else {
+            break;
+        };
+        place_de_l_unite |= sur_la_place_de_l_unite;
+        match issue? {
+            Ok(Acquittement { etag, crc32c }) => {
+                ctx.partie_acquittee(numero, debut, taille, &etag, crc32c)?;
+                faites.push(PartieFaite {
+                    numero,
+                    taille,
+                    etag,
+                    crc32c,
+                });
+            }
+            Err(raison) => echec = echec.or(Some(raison)),
+        }
+    }
+    if let Some(raison) = echec {
+        return Ok(Err(raison));
+    }
+    faites.sort_by_key(|p| p.numero);
     Ok(Ok(faites))
 }
 

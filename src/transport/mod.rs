@@ -102,31 +102,45 @@ pub struct Emission<'a> {
     pub rejouabilite: Rejouabilite,
 }
 
-/// La progression de la tentative en cours d'une émission, que l'affichage peut lire.
+/// La progression des tentatives en cours d'une unité, que l'affichage peut lire : une
+/// seule d'habitude, plusieurs quand les parties d'un même fichier partent ensemble.
 #[derive(Debug, Default)]
 pub struct EnVol {
-    courante: Mutex<Option<Arc<Progression>>>,
+    courantes: Mutex<Vec<Arc<Progression>>>,
 }
 
 impl EnVol {
-    /// Octets passés au client HTTP par la tentative en cours (0 entre deux tentatives).
+    /// Octets passés au client HTTP par les tentatives en cours (0 entre deux tentatives).
     pub fn octets(&self) -> u64 {
-        self.courante
+        self.courantes
             .lock()
-            .ok()
-            .and_then(|c| c.as_ref().map(|p| p.octets()))
+            .map(|c| c.iter().map(|p| p.octets()).sum())
             .unwrap_or(0)
     }
 
-    fn commencer(&self, p: Arc<Progression>) {
-        if let Ok(mut c) = self.courante.lock() {
-            *c = Some(p);
+    /// Une tentative commence ; elle n'est plus comptée quand la garde rendue est lâchée (à sa
+    /// fin, ou si elle est abandonnée en route).
+    fn commencer(&self, p: Arc<Progression>) -> TentativeEnVol<'_> {
+        if let Ok(mut c) = self.courantes.lock() {
+            c.push(Arc::clone(&p));
+        }
+        TentativeEnVol {
+            en_vol: self,
+            progression: p,
         }
     }
+}
 
-    fn finir(&self) {
-        if let Ok(mut c) = self.courante.lock() {
-            *c = None;
+/// Une tentative comptée dans un [`EnVol`], jusqu'à ce qu'elle soit lâchée.
+struct TentativeEnVol<'a> {
+    en_vol: &'a EnVol,
+    progression: Arc<Progression>,
+}
+
+impl Drop for TentativeEnVol<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.en_vol.courantes.lock() {
+            c.retain(|p| !Arc::ptr_eq(p, &self.progression));
         }
     }
 }
@@ -268,7 +282,7 @@ impl Emetteur {
         // Un Mutex et non un RefCell : le futur doit rester `Send` (tâches du moteur).
         let tentative = Mutex::new(tentative);
         let tentative = &tentative;
-        let issue = executer_reconcilie(
+        executer_reconcilie(
             &Cadre {
                 politique,
                 temporisateur: &self.temporisateur,
@@ -355,9 +369,7 @@ impl Emetteur {
             },
             relecture,
         )
-        .await;
-        en_vol.finir();
-        issue
+        .await
     }
 
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
@@ -466,7 +478,7 @@ impl Emetteur {
         let delai = self.reglages.delai_tentative;
         let blocage = self.reglages.delai_blocage;
         let progression = Progression::sous_limite(self.debit.clone());
-        en_vol.commencer(progression.clone());
+        let _en_vol = en_vol.commencer(progression.clone());
         let envoi = {
             let mut t = tentative.lock().unwrap_or_else(|e| e.into_inner());
             (t)(progression.clone())
@@ -490,7 +502,6 @@ impl Emetteur {
                 ),
             },
         };
-        en_vol.finir();
         reponse
     }
 }

@@ -222,7 +222,8 @@ fn un_envoi_disparu_en_route_repart_de_zero_dans_le_meme_passage() {
             retry_after: None,
         },
     ));
-    let out = banc.depot().output().unwrap();
+    // Une place : les parties partent une à une, le compte est exact.
+    let out = banc.depot().args(["--paralleles", "1"]).output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert_eq!(
         banc.bac().compteurs().requetes(Operation::UploadPart),
@@ -491,4 +492,53 @@ fn les_plus_gros_fichiers_partent_en_premier() {
         .map(|e| e["unite"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ordre, ["d.wav", "b.wav", "c.wav", "a.wav"]);
+}
+
+/// Un gros fichier seul (issue 19, point 4) : ses parties partent ensemble, autant que de
+/// places (`--paralleles`), jamais plus. Le bac à sable retient chaque partie un moment et
+/// compte celles qu'il tient en même temps : rien n'est chronométré. Sans les places de plus,
+/// les parties partaient une à une (au plus une tenue à la fois).
+#[test]
+fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    banc.fichier(nom, 6 * 5 * MIO + 1000);
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::UploadPart),
+        Panne::Lenteur(Duration::from_millis(300)),
+    ));
+    let out = banc.depot().args(["--paralleles", "3"]).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&[(nom.into(), 6 * 5 * MIO + 1000)]);
+    let compteurs = banc.bac().compteurs();
+    assert_eq!(compteurs.requetes(Operation::UploadPart), 7);
+    assert_eq!(
+        compteurs.simultanees_max(Operation::UploadPart),
+        3,
+        "trois parties tenues ensemble, ni moins ni plus"
+    );
+}
+
+/// Plusieurs fichiers en parties, moins de places que de fichiers : les parties ne prennent
+/// que les places qu'aucun fichier n'attend, et le tout ne dépasse jamais `--paralleles`.
+#[test]
+fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
+    let banc = Banc::nouveau();
+    let noms: Vec<String> = (0..4)
+        .map(|i| format!("Car640139-2026-Pass1-A1-OB-1_20260621_22150{i}_000.wav"))
+        .collect();
+    for n in &noms {
+        banc.fichier(n, 3 * 5 * MIO);
+    }
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::UploadPart),
+        Panne::Lenteur(Duration::from_millis(100)),
+    ));
+    let out = banc.depot().args(["--paralleles", "2"]).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let attendus: Vec<(String, usize)> = noms.iter().map(|n| (n.clone(), 3 * 5 * MIO)).collect();
+    banc.verifier_identiques(&attendus);
+    let compteurs = banc.bac().compteurs();
+    assert_eq!(compteurs.requetes(Operation::UploadPart), 12);
+    assert_eq!(compteurs.simultanees_max(Operation::UploadPart), 2);
 }

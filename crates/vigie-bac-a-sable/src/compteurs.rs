@@ -31,6 +31,8 @@ struct Comptes {
     traitees_cle: HashMap<(Operation, String), u64>,
     octets_op: HashMap<Operation, u64>,
     octets_cle: HashMap<String, u64>,
+    en_cours: HashMap<Operation, u64>,
+    en_cours_max: HashMap<Operation, u64>,
 }
 
 impl Compteurs {
@@ -98,6 +100,27 @@ impl Compteurs {
     /// Nombre de pannes injectées (toutes règles et `couper_tout` confondus).
     pub fn pannes_injectees(&self) -> u64 {
         self.pannes.load(Ordering::Relaxed)
+    }
+
+    /// Le plus grand nombre de requêtes de cette opération que le serveur a tenues en même
+    /// temps (de la lecture de leurs en-têtes à leur réponse) : dit si un client envoie en
+    /// parallèle, sans rien chronométrer.
+    pub fn simultanees_max(&self, op: Operation) -> u64 {
+        self.comptes().en_cours_max.get(&op).copied().unwrap_or(0)
+    }
+
+    /// Une requête de `op` est tenue par le serveur jusqu'à ce que la garde soit lâchée.
+    pub(crate) fn tenir(&self, op: Operation) -> RequeteTenue<'_> {
+        let mut c = self.comptes();
+        let en_cours = c.en_cours.entry(op).or_default();
+        *en_cours += 1;
+        let en_cours = *en_cours;
+        let max = c.en_cours_max.entry(op).or_default();
+        *max = (*max).max(en_cours);
+        RequeteTenue {
+            compteurs: self,
+            op,
+        }
     }
 
     /// Remet tous les compteurs à zéro.
@@ -174,5 +197,19 @@ mod tests {
         assert_eq!(c.requetes_total(), 0);
         assert_eq!(c.octets_recus(), 0);
         assert_eq!(c.pannes_injectees(), 0);
+    }
+}
+
+/// Une requête que le serveur tient (voir [`Compteurs::simultanees_max`]).
+pub(crate) struct RequeteTenue<'a> {
+    compteurs: &'a Compteurs,
+    op: Operation,
+}
+
+impl Drop for RequeteTenue<'_> {
+    fn drop(&mut self) {
+        if let Some(n) = self.compteurs.comptes().en_cours.get_mut(&self.op) {
+            *n = n.saturating_sub(1);
+        }
     }
 }

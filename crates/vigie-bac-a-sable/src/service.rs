@@ -117,6 +117,7 @@ impl ServicePannes {
         }
         let cle: Option<Arc<str>> = cible.cle.as_deref().map(Arc::from);
         self.compteurs.noter_requete(op, cle.as_deref());
+        let _tenue = self.compteurs.tenir(op);
 
         let panne = self.decider_panne(op, cle.as_deref());
 
