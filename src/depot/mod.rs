@@ -47,6 +47,15 @@ use crate::transport::corps::Progression;
 use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
 use evenements::Suivi;
 
+/// Unités ouvertes à la fois, par place de transfert. Vers la plateforme Vigie-Chiro, chaque
+/// fichier coûte une déclaration et une finalisation (deux appels d'API, 150 ms et plus de
+/// traitement chacun) autour de son PUT : si l'unité tenait sa place du début à la fin, le
+/// lien resterait vide pendant ces appels (mesuré : 80 % du lien à 8 Mo/s, `BENCHMARKS.md`).
+/// Deux unités par place : pendant que l'une transfère, l'autre déclare ou finalise. Rien
+/// n'est relâché de la règle « jamais rejoué à l'aveugle » : chaque unité suit le même
+/// chemin qu'avant, seul le moment où elle prend sa place change.
+pub const UNITES_PAR_PLACE: usize = 2;
+
 /// Cadence des annonces de progression.
 const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
 
@@ -125,9 +134,12 @@ struct Commun {
     dossier: PathBuf,
     emetteur: Emetteur,
     suivi: Arc<dyn Suivi>,
-    /// Les places de transfert : une par unité en vol, et des places de plus pour les parties
-    /// d'un gros fichier quand il reste moins de fichiers que de places.
+    /// Les places de transfert (`--paralleles`, ajustées par le régulateur) : une par corps de
+    /// fichier ou de partie en route. Une unité ne la tient que le temps de son transfert.
     places: Arc<parallelisme::PlacesAdaptatives>,
+    /// Les unités ouvertes à la fois ([`UNITES_PAR_PLACE`] par place) : pendant que certaines
+    /// transfèrent, d'autres déclarent, finalisent ou relisent.
+    admission: Arc<tokio::sync::Semaphore>,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
     deja_sur_la_plateforme: AtomicU64,
@@ -208,9 +220,22 @@ impl ContexteUnite<'_> {
         FichierAttendu::new(self.chemin, self.unite.identite.as_deref())
     }
 
-    /// Une place de transfert de plus pour une partie de l'unité, s'il en reste une que nul
-    /// fichier n'attend (voir `PlacesAdaptatives::essayer_prendre`) : rendue quand elle est
-    /// lâchée.
+    /// Une place de transfert, à tenir le temps d'envoyer un corps (un PUT, une partie) et à
+    /// lâcher aussitôt : déclarations, finalisations et relectures n'en prennent pas, le lien
+    /// sert pendant ce temps aux transferts des autres unités. Attend son tour (premier
+    /// arrivé, premier servi) ; rien si le dépôt est interrompu pendant l'attente (l'émission
+    /// qui suit le constate aussitôt).
+    pub async fn place_de_transfert(&self) -> Option<parallelisme::Place> {
+        let annulation = self.commun.emetteur.annulation();
+        tokio::select! {
+            p = self.commun.places.prendre() => p.ok(),
+            () = annulation.annulee() => None,
+        }
+    }
+
+    /// Une place de transfert de plus pour une autre partie de l'unité, s'il en reste une que
+    /// nulle unité n'attend (voir `PlacesAdaptatives::essayer_prendre`) : rendue quand elle
+    /// est lâchée.
     pub fn place_de_plus(&self) -> Option<parallelisme::Place> {
         self.commun.places.essayer_prendre()
     }
@@ -442,6 +467,9 @@ impl<D: Depositaire> Moteur<D> {
                 // `--paralleles` est un plafond : le régulateur (`parallelisme.rs`) ajuste les
                 // places.
                 places: parallelisme::PlacesAdaptatives::nouvelles(paralleles),
+                admission: Arc::new(tokio::sync::Semaphore::new(
+                    paralleles.max(1) * UNITES_PAR_PLACE,
+                )),
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
                 deja_sur_la_plateforme: AtomicU64::new(0),
@@ -483,15 +511,17 @@ impl<D: Depositaire> Moteur<D> {
 
         let progression = tokio::spawn(Arc::clone(self).annoncer_progression());
         let veilleur = tokio::spawn(Arc::clone(self).veiller_reseau());
-        let places = Arc::clone(&c.places);
-        let pilote = tokio::spawn(parallelisme::piloter(Arc::clone(self), Arc::clone(&places)));
+        let pilote = tokio::spawn(parallelisme::piloter(
+            Arc::clone(self),
+            Arc::clone(&c.places),
+        ));
         let mut taches: JoinSet<Resultat<bool>> = JoinSet::new();
         let mut erreur = None;
         let mut deposees = 0;
         let annulation = c.emetteur.annulation().clone();
         for unite in unites {
             let place = tokio::select! {
-                p = places.prendre() => p,
+                p = Arc::clone(&c.admission).acquire_owned() => p,
                 () = annulation.annulee() => break,
             };
             let Ok(place) = place else { break };

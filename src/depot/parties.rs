@@ -99,8 +99,9 @@ pub(crate) struct Acquittement {
 /// ETag et somme notés) sont reprises sans rien émettre. Chaque partie acquittée est notée
 /// dans le plan aussitôt : une relance ne renverra que celles qui étaient en vol.
 ///
-/// La première partie manquante part sur la place de l'unité ; les suivantes partent avec
-/// elle, chacune sur une place de plus, tant qu'il reste des places que nul fichier n'attend
+/// Chaque partie part sur une place de transfert, lâchée à sa fin. La première attend son
+/// tour ([`ContexteUnite::place_de_transfert`]) ; les suivantes partent avec elle, chacune sur
+/// une place de plus, tant qu'il en reste que nulle unité n'attend
 /// ([`ContexteUnite::place_de_plus`]) : un gros fichier seul, ou la fin d'une nuit, remplit le
 /// lien sans dépasser `--paralleles` ni la mémoire d'autant de fichiers en vol. Sans place de
 /// plus, les parties partent une à une, dans l'ordre.
@@ -143,16 +144,14 @@ where
 
     let mut manquantes = manquantes.into_iter().peekable();
     let mut en_vol = FuturesUnordered::new();
-    // La place de l'unité est-elle libre pour la prochaine partie ?
-    let mut place_de_l_unite = true;
     let mut echec = None;
     loop {
         while echec.is_none()
             && let Some(&(numero, debut, taille)) = manquantes.peek()
         {
-            let place_de_plus = if place_de_l_unite {
-                place_de_l_unite = false;
-                None
+            // Sans partie en vol, on attend son tour ; sinon, une place libre ou rien.
+            let place = if en_vol.is_empty() {
+                ctx.place_de_transfert().await
             } else {
                 match ctx.place_de_plus() {
                     Some(p) => Some(p),
@@ -163,16 +162,13 @@ where
             let envoi = envoyer(numero, debut, taille);
             en_vol.push(async move {
                 let issue = envoi.await;
-                let sur_la_place_de_l_unite = place_de_plus.is_none();
-                drop(place_de_plus);
-                (sur_la_place_de_l_unite, (numero, debut, taille), issue)
+                drop(place);
+                ((numero, debut, taille), issue)
             });
         }
-        let Some((sur_la_place_de_l_unite, (numero, debut, taille), issue)) = en_vol.next().await
-        else {
+        let Some(((numero, debut, taille), issue)) = en_vol.next().await else {
             break;
         };
-        place_de_l_unite |= sur_la_place_de_l_unite;
         match issue? {
             Ok(Acquittement { etag, crc32c }) => {
                 ctx.partie_acquittee(numero, debut, taille, &etag, crc32c)?;

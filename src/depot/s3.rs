@@ -81,6 +81,7 @@ impl DepositaireS3 {
             Err(e) => return echec_local(&e),
         };
         let attendu = crc32c_base64(crc);
+        let place = ctx.place_de_transfert().await;
         let issue = ctx
             .emettre(
                 "PutObject",
@@ -92,6 +93,7 @@ impl DepositaireS3 {
                 },
             )
             .await;
+        drop(place);
         if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
             return echec;
         }

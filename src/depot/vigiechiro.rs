@@ -485,6 +485,9 @@ impl DepositaireVigieChiro {
                 return Ok(url_refusee(&raison));
             }
             let cible = format!("PUT {}", unite.cle);
+            // La place de transfert, le temps du PUT seulement : la déclaration et la
+            // finalisation laissent le lien aux autres unités.
+            let place = ctx.place_de_transfert().await;
             let issue = ctx
                 .emettre_vers(
                     "PUT",
@@ -497,6 +500,7 @@ impl DepositaireVigieChiro {
                     },
                 )
                 .await;
+            drop(place);
             match issue.reponse {
                 ReponseApi::Succes(etag) => {
                     // Une finalisation est définitive : jamais pour un fichier qui a changé

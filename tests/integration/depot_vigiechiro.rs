@@ -531,3 +531,42 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
         "seul GET /moi de la connexion refusée"
     );
 }
+
+/// Issue 19, point 3 : vers la plateforme, une déclaration ou une finalisation ne tient pas de
+/// place de transfert. Avec une seule place (`--paralleles 1`), jamais deux PUT à la fois,
+/// mais pendant qu'un PUT est tenu par le serveur, l'unité suivante déclare déjà (ou la
+/// précédente finalise) : le lien ne reste pas vide pendant les appels d'API. Rien n'est
+/// chronométré : le bac à sable compte ce qu'il tient en même temps. Avant, une unité tenait
+/// sa place du début à la fin, et le serveur ne tenait jamais qu'une requête à la fois.
+#[test]
+fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
+    let banc = Banc::nouveau();
+    let fichiers: Vec<(String, usize)> = (1..=6).map(|i| (nom(i), 50_000 + i)).collect();
+    for (titre, taille) in &fichiers {
+        banc.fichier(titre, *taille);
+    }
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::PutObject),
+        Panne::Lenteur(Duration::from_millis(300)),
+    ));
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    for (titre, taille) in &fichiers {
+        assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
+        assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);
+    }
+    let compteurs = banc.bac().compteurs();
+    assert_eq!(
+        compteurs.simultanees_max(Operation::PutObject),
+        1,
+        "deux transferts à la fois sur une seule place"
+    );
+    assert!(
+        compteurs.simultanees_max_total() >= 2,
+        "aucun appel d'API pendant un transfert"
+    );
+}

@@ -497,11 +497,13 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
             "{n}"
         );
     }
-    // Une seule déclaration multipart refusée (500) : la suivante est partie en simple.
+    // Une déclaration multipart refusée (500) par fichier ouvert à ce moment-là, au plus (deux
+    // par place de transfert : les deux gros fichiers ont pu déclarer ensemble) ; les suivantes
+    // partent en simple.
     let c = banc.bac().compteurs();
     let refusees =
         c.requetes(Operation::ApiDeclarerFichier) - c.traitees(Operation::ApiDeclarerFichier);
-    assert_eq!(refusees, 1);
+    assert!((1..=2).contains(&refusees), "{refusees} refusées");
     assert_eq!(c.requetes(Operation::UploadPart), 0);
     let refus: Option<i64> = rusqlite::Connection::open(&banc.base)
         .unwrap()
@@ -531,7 +533,8 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
     let c = banc.bac().compteurs();
     assert_eq!(
         c.requetes(Operation::ApiDeclarerFichier) - c.traitees(Operation::ApiDeclarerFichier),
-        1
+        refusees,
+        "la relance a redemandé le multipart"
     );
     assert!(
         banc.bac()

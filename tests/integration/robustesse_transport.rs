@@ -53,7 +53,8 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
         Panne::CorpsTropLent,
     ));
     pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
-    let out = banc.depot().output().unwrap();
+    // Une place : les parties partent une à une, la deuxième est celle qui cale.
+    let out = banc.depot().args(["--paralleles", "1"]).output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     banc.verifier_identiques(&fichiers);
@@ -86,7 +87,12 @@ fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() 
         Panne::CorpsTropLent,
     ));
     pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
-    let out = banc.depot_plateforme().output().unwrap();
+    // Une place : les parties partent une à une, la deuxième est celle qui cale.
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     for (n, t) in &fichiers {

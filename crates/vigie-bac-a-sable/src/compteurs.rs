@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::Operation;
 
@@ -33,6 +33,8 @@ struct Comptes {
     octets_cle: HashMap<String, u64>,
     en_cours: HashMap<Operation, u64>,
     en_cours_max: HashMap<Operation, u64>,
+    en_cours_total: u64,
+    en_cours_total_max: u64,
 }
 
 impl Compteurs {
@@ -109,16 +111,24 @@ impl Compteurs {
         self.comptes().en_cours_max.get(&op).copied().unwrap_or(0)
     }
 
+    /// Le plus grand nombre de requêtes, toutes opérations confondues (API de la plateforme
+    /// comprise), que le serveur a tenues en même temps.
+    pub fn simultanees_max_total(&self) -> u64 {
+        self.comptes().en_cours_total_max
+    }
+
     /// Une requête de `op` est tenue par le serveur jusqu'à ce que la garde soit lâchée.
-    pub(crate) fn tenir(&self, op: Operation) -> RequeteTenue<'_> {
+    pub(crate) fn tenir(self: &Arc<Self>, op: Operation) -> RequeteTenue {
         let mut c = self.comptes();
+        c.en_cours_total += 1;
+        c.en_cours_total_max = c.en_cours_total_max.max(c.en_cours_total);
         let en_cours = c.en_cours.entry(op).or_default();
         *en_cours += 1;
         let en_cours = *en_cours;
         let max = c.en_cours_max.entry(op).or_default();
         *max = (*max).max(en_cours);
         RequeteTenue {
-            compteurs: self,
+            compteurs: Arc::clone(self),
             op,
         }
     }
@@ -165,6 +175,22 @@ impl Compteurs {
     }
 }
 
+/// Une requête que le serveur tient (voir [`Compteurs::simultanees_max`]).
+pub(crate) struct RequeteTenue {
+    compteurs: Arc<Compteurs>,
+    op: Operation,
+}
+
+impl Drop for RequeteTenue {
+    fn drop(&mut self) {
+        let mut c = self.compteurs.comptes();
+        c.en_cours_total = c.en_cours_total.saturating_sub(1);
+        if let Some(n) = c.en_cours.get_mut(&self.op) {
+            *n = n.saturating_sub(1);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,19 +223,5 @@ mod tests {
         assert_eq!(c.requetes_total(), 0);
         assert_eq!(c.octets_recus(), 0);
         assert_eq!(c.pannes_injectees(), 0);
-    }
-}
-
-/// Une requête que le serveur tient (voir [`Compteurs::simultanees_max`]).
-pub(crate) struct RequeteTenue<'a> {
-    compteurs: &'a Compteurs,
-    op: Operation,
-}
-
-impl Drop for RequeteTenue<'_> {
-    fn drop(&mut self) {
-        if let Some(n) = self.compteurs.comptes().en_cours.get_mut(&self.op) {
-            *n = n.saturating_sub(1);
-        }
     }
 }

@@ -112,12 +112,12 @@ impl ServicePannes {
     async fn traiter(self, req: Request<Incoming>) -> Result<Response<s3s::Body>, BoxError> {
         let cible = analyser_requete(req.method(), req.uri(), req.headers());
         let op = cible.operation;
+        let _tenue = self.compteurs.tenir(op);
         if op.est_api() {
             return self.traiter_api(req, op).await;
         }
         let cle: Option<Arc<str>> = cible.cle.as_deref().map(Arc::from);
         self.compteurs.noter_requete(op, cle.as_deref());
-        let _tenue = self.compteurs.tenir(op);
 
         let panne = self.decider_panne(op, cle.as_deref());
 
