@@ -9,8 +9,9 @@
 #
 # Usage : benches/debit.sh            (400 fichiers de 2 Mio + 4 de 64 Mio, 3 tours)
 #         PETITS=100 GROS=2 TOURS=2 benches/debit.sh
-#         PETITS=0 GROS=1 TAILLE_GROS=1024 SERVEURS=sable benches/debit.sh
-#                                     (un seul fichier de 1 Gio : ses parties en parallèle)
+#         PETITS=0 GROS=1 TAILLE_GROS=1024 RCLONE_PARTIES=4 SERVEURS=sable benches/debit.sh
+#                                     (un seul fichier de 1 Gio : ses parties en parallèle,
+#                                      chez rclone aussi)
 #         LIEN=1 benches/debit.sh     (en plus : à travers un lien limité à 8 Mo/s qui coupe 1 s
 #                                      toutes les 15 s, voir benches/mandataire.py)
 #         SERVEURS="sable" benches/debit.sh   (sans moto)
@@ -29,6 +30,10 @@ LIEN=${LIEN:-0}
 SERVEURS=${SERVEURS-sable moto}
 OUTILS=${OUTILS:-vigie rclone aws-cli}
 RAFALE=${RAFALE:-1}
+# Parties d'un même fichier en vol chez rclone (--s3-upload-concurrency) : 1 par défaut, pour
+# que rclone ait $PARALLELES transferts en tout comme vigie et aws-cli ; $PARALLELES pour un
+# fichier seul, où vigie et aws-cli envoient aussi ses parties ensemble.
+RCLONE_PARTIES=${RCLONE_PARTIES:-1}
 
 command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
 command -v aws > /dev/null || pip install -q awscli
@@ -103,7 +108,7 @@ lancer() {
       depot "$TMP/nuit" --vers "s3://nuits/$prefixe" --endpoint-url "$EP" --paralleles "$PARALLELES") ;;
     rclone) commande=(env -u AWS_CA_BUNDLE rclone copy "$TMP/nuit"
       ":s3,provider=Other,env_auth=true,endpoint='$EP',region=us-east-1:nuits/$prefixe"
-      --transfers "$PARALLELES" --checkers "$PARALLELES" --s3-upload-concurrency 1) ;;
+      --transfers "$PARALLELES" --checkers "$PARALLELES" --s3-upload-concurrency "$RCLONE_PARTIES") ;;
     aws-cli) commande=(aws s3 cp --recursive --quiet "$TMP/nuit" "s3://nuits/$prefixe" --endpoint-url "$EP") ;;
   esac
   if [ -n "${MANDATAIRE:-}" ]; then fenetre_du_lien > /dev/null; fi

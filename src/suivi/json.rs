@@ -199,6 +199,16 @@ impl Suivi for SuiviJson {
         }
     }
 
+    fn parallelisme(&self, courant: usize, plafond: usize) {
+        if !self.silencieux {
+            ecrire(json!({
+                "evenement": "parallelisme",
+                "courant": courant,
+                "plafond": plafond,
+            }));
+        }
+    }
+
     fn interruption(&self) {
         ecrire(json!({"evenement": "interruption"}));
     }

@@ -310,6 +310,15 @@ fn un_reseau_abandonne_n_arrete_que_son_passage() {
     assert_eq!(passages.len(), 2, "{}", stdout(&out));
     assert_eq!(passages[0]["echecs"], 1, "{}", passages[0]);
     assert!(!evenements(&lignes, "reseau_indisponible").is_empty());
+    // La coupure a divisé le parallélisme par deux (plafond 4) : les scripts le voient aussi.
+    let parallelisme = evenements(&lignes, "parallelisme");
+    assert!(
+        parallelisme
+            .iter()
+            .any(|e| e["courant"] == 2 && e["plafond"] == 4),
+        "{}",
+        stdout(&out)
+    );
     let bilan = lignes.last().unwrap();
     assert_eq!(bilan["arret"], "tout_depose", "{bilan}");
     assert_eq!(bilan["interrompu"], false, "{bilan}");
