@@ -102,6 +102,47 @@ pub struct Emission<'a> {
     pub rejouabilite: Rejouabilite,
 }
 
+/// Le client HTTP n'a pas pu être construit. La cause connue, sur une machine sans
+/// certificats racine (conteneur minimal, système sans `ca-certificates`), est dite avec le
+/// geste qui la répare ; toute autre l'est avec sa chaîne de causes (reqwest ne dit que
+/// « builder error »).
+pub(crate) fn client_http_impossible(e: &reqwest::Error) -> String {
+    let mut causes = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        causes.push(s.to_string());
+        source = s.source();
+    }
+    let chaine = if causes.is_empty() {
+        e.to_string()
+    } else {
+        causes.join(" : ")
+    };
+    let minuscule = chaine.to_lowercase();
+    if minuscule.contains("certificat") || minuscule.contains("certificate") {
+        format!(
+            "impossible de préparer les connexions chiffrées (HTTPS) : aucun certificat racine \
+             du système n'a pu être lu ({chaine}) ; installez les certificats racine (paquet \
+             ca-certificates sous Debian ou Ubuntu), ou désignez un fichier de certificats avec \
+             SSL_CERT_FILE"
+        )
+    } else {
+        format!("impossible de préparer le client HTTP : {chaine}")
+    }
+}
+
+/// Les certificats racine du système se lisent-ils ? Sans eux, aucune connexion HTTPS ne peut
+/// aboutir : chaque requête échouerait comme une panne du réseau, et la nuit attendrait un
+/// réseau qui est là. Vérifié avant tout envoi vers une adresse `https://` (S3 ; le client de
+/// la plateforme le vérifie en se construisant), en construisant un client HTTP comme celui de
+/// la plateforme, qui lit les mêmes certificats.
+pub(crate) fn certificats_du_systeme() -> Result<(), String> {
+    reqwest::Client::builder()
+        .build()
+        .map(drop)
+        .map_err(|e| client_http_impossible(&e))
+}
+
 /// La progression des tentatives en cours d'une unité, que l'affichage peut lire : une
 /// seule d'habitude, plusieurs quand les parties d'un même fichier partent ensemble.
 #[derive(Debug, Default)]

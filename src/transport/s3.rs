@@ -47,6 +47,10 @@ pub enum ErreurConfigS3 {
         match .profil { Some(p) => format!(" (le profil « {p} » est introuvable ou incomplet)"), None => String::new() }
     )]
     Identifiants { profil: Option<String> },
+    /// Pas de certificats racine pour une adresse `https://` (voir
+    /// `transport::certificats_du_systeme`).
+    #[error("{0}")]
+    Certificats(String),
 }
 
 /// Un objet tel que la destination le décrit.
@@ -109,6 +113,14 @@ impl ClientS3 {
         dest: &DestinationS3,
         config: &ConfigS3,
     ) -> Result<Self, ErreurConfigS3> {
+        // Sans adresse, c'est AWS, en HTTPS.
+        let chiffree = dest
+            .endpoint
+            .as_deref()
+            .is_none_or(|e| !e.starts_with("http://"));
+        if chiffree {
+            super::certificats_du_systeme().map_err(ErreurConfigS3::Certificats)?;
+        }
         let delais = TimeoutConfig::builder()
             .connect_timeout(config.delai_connexion.unwrap_or(Duration::from_secs(10)))
             .build();

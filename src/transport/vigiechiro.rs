@@ -465,7 +465,7 @@ impl ClientVigieChiro {
             }))
             .user_agent(concat!("vigie/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| format!("client HTTP : {e}"))?;
+            .map_err(|e| super::client_http_impossible(&e))?;
         Ok(ClientVigieChiro {
             http,
             api: api.trim_end_matches('/').to_owned(),

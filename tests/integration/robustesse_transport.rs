@@ -597,3 +597,47 @@ fn connexion_sans_reseau_cede_a_ctrl_c() {
     let out = interrompre_pendant_la_pause(&banc, connexion, "INT");
     assert_eq!(code(&out), 130, "{}", texte(&out));
 }
+
+// ------------------------------------------------- sans certificats racine du système
+
+/// Une machine sans certificats racine (conteneur minimal, système sans `ca-certificates`) :
+/// aucune connexion HTTPS ne peut aboutir. `connexion` disait « client HTTP : builder error » ;
+/// un dépôt vers une adresse S3 `https://` partait et chaque requête aurait échoué comme une
+/// panne du réseau (et le binaire de mise au point paniquait dans le SDK). Désormais : code 2,
+/// la cause et le geste, rien d'envoyé.
+#[test]
+fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1000);
+    let vide = banc.dossier.path().join("sans-certificats");
+    std::fs::create_dir_all(&vide).unwrap();
+    let sans_certificats = |c: &mut std::process::Command| {
+        c.env("SSL_CERT_FILE", vide.join("aucun.pem"))
+            .env("SSL_CERT_DIR", &vide);
+    };
+    let mut connexion = banc.vigie();
+    connexion
+        .args(["connexion", "--jeton", JETON, "--api"])
+        .arg(format!("https://127.0.0.1:{}/api/v1", port_ferme()));
+    sans_certificats(&mut connexion);
+    let mut depot = banc.vigie();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--vers", "s3://nuits/terrain", "--endpoint-url"])
+        .arg(format!("https://127.0.0.1:{}", port_ferme()));
+    sans_certificats(&mut depot);
+    for mut commande in [connexion, depot] {
+        let out = commande.output().unwrap();
+        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let erreur = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            erreur.contains("aucun certificat racine du système")
+                && erreur.contains("ca-certificates")
+                && erreur.contains("SSL_CERT_FILE"),
+            "{erreur}"
+        );
+        assert!(!erreur.contains("builder error"), "{erreur}");
+    }
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}
