@@ -78,7 +78,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
             [CompletionResult]::new('--autoriser-http', '--autoriser-http', [CompletionResultType]::ParameterName, 'Accepte un point d''accès ou une API en http:// hors de la boucle locale (tout y circule en clair)')
-            [CompletionResult]::new('--simulation', '--simulation', [CompletionResultType]::ParameterName, 'Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer')
+            [CompletionResult]::new('--simulation', '--simulation', [CompletionResultType]::ParameterName, 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)')
             [CompletionResult]::new('--redeposer-modifies', '--redeposer-modifies', [CompletionResultType]::ParameterName, 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')

@@ -74,7 +74,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
             cand --autoriser-http 'Accepte un point d''accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
-            cand --simulation 'Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer'
+            cand --simulation 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
             cand --redeposer-modifies 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'
             cand --json 'Événements et bilan en lignes JSON sur la sortie standard'
             cand -v 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'

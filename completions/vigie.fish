@@ -78,7 +78,7 @@ toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l redeposer-modifies -d 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'

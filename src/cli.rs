@@ -470,7 +470,8 @@ pub struct ArgsDepot {
     #[arg(long)]
     pub autoriser_http: bool,
 
-    /// Crée ou met à jour le plan et montre ce qui partirait, sans rien envoyer.
+    /// Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé,
+    /// ni plan existant mis à jour).
     #[arg(long)]
     pub simulation: bool,
 

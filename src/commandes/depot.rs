@@ -67,6 +67,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         destination,
         &identite,
         args.redeposer_modifies,
+        args.simulation,
     )?;
     let (chemin_base, plan, cree) = (pret.base.chemin().to_owned(), pret.plan.id, pret.cree);
     let issue = if args.simulation {
@@ -74,9 +75,10 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     } else {
         envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
     };
-    // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (simulation, identifiants,
+    // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (identifiants,
     // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
-    if cree && (args.simulation || issue.is_err()) {
+    // (Une simulation n'a rien écrit dans la base : elle a planifié sur une copie.)
+    if cree && !args.simulation && issue.is_err() {
         let creation_refusee = issue
             .as_ref()
             .err()
@@ -108,7 +110,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
             super::envoi::reglages_emission(&args.envoi.reessai)?,
         )?;
     }
-    let pret = enregistrer(g, preparation, destination, &identite, false)?;
+    let pret = enregistrer(g, preparation, destination, &identite, false, false)?;
     let remises = pret
         .base
         .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
@@ -250,13 +252,15 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
 }
 
 /// Verrouille et (re)planifie le plan nommé par `identite` (celle de la destination pour un
-/// dépôt, celle stockée dans la base pour une reprise). Rien n'est envoyé.
+/// dépôt, celle stockée dans la base pour une reprise). Rien n'est envoyé. `a_blanc`
+/// (`--simulation`) : sur une copie en mémoire de la base, qui n'est pas touchée.
 pub(super) fn enregistrer(
     g: &OptionsGlobales,
     preparation: Preparation,
     destination: Destination,
     identite: &str,
     redeposer_modifies: bool,
+    a_blanc: bool,
 ) -> Result<PlanPret> {
     let Preparation {
         inventaire,
@@ -269,10 +273,10 @@ pub(super) fn enregistrer(
         None => format!("de {dossier} vers {identite}"),
     };
     let verrou = VerrouPlan::prendre(base.chemin(), &dossier, identite, &libelle)?;
-    let mut base = base;
+    let mut base = if a_blanc { base.copie_a_blanc()? } else { base };
     let r = base.planifier(&dossier, identite, &fichiers, redeposer_modifies)?;
     let plan = r.plan.clone().context("plan absent après planification")?;
-    annoncer_planification(g, &inventaire, &r, &plan)?;
+    annoncer_planification(g, &inventaire, &r, &plan, a_blanc)?;
     Ok(PlanPret {
         base,
         _verrou: verrou,
@@ -424,6 +428,7 @@ fn annoncer_planification(
     inv: &Inventaire,
     r: &Replanification,
     plan: &DepotPlan,
+    a_blanc: bool,
 ) -> Result<()> {
     if g.json {
         ligne_json(json!({
@@ -450,7 +455,11 @@ fn annoncer_planification(
         s,
         "Plan {} {} : {}, {}.",
         plan.id,
-        if r.cree { "créé" } else { "repris" },
+        match (r.cree, a_blanc) {
+            (true, false) => "créé",
+            (true, true) => "à créer (simulation : rien n'est enregistré)",
+            (false, _) => "repris",
+        },
         pluriel(inv.enregistrements.len() as u64, "fichier", "fichiers"),
         octets_lisibles(inv.octets())
     )?;

@@ -202,6 +202,22 @@ impl Base {
         &self.chemin
     }
 
+    /// Une copie en mémoire de la base, pour travailler « à blanc » (`vigie depot
+    /// --simulation`) : ce qui s'y écrit disparaît avec elle, la base n'est pas touchée. Elle
+    /// garde le chemin de la base (messages, verrous).
+    pub fn copie_a_blanc(&self) -> Resultat<Base> {
+        let mut conn = Connection::open_in_memory().map_err(|e| self.err(e))?;
+        rusqlite::backup::Backup::new(&self.conn, &mut conn)
+            .and_then(|copie| copie.run_to_completion(1024, Duration::ZERO, None))
+            .map_err(|e| self.err(e))?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(|e| self.err(e))?;
+        Ok(Base {
+            conn,
+            chemin: self.chemin.clone(),
+        })
+    }
+
     /// La version du schéma connue de ce binaire.
     pub fn version_connue() -> i64 {
         MIGRATIONS.len() as i64

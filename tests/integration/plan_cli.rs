@@ -61,15 +61,29 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     let ligne: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(ligne["unites"], 2);
 
-    // Une simulation sur un plan existant le reprend, et le garde.
+    // Une simulation sur un plan existant le reprend, et le garde tel quel : le fichier ajouté
+    // depuis est dans ce qui partirait, pas dans le plan (avant, elle le planifiait).
+    banc.fichier("c.wav", 70);
     let mut c = banc.depot();
     let out = c.arg("--simulation").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("Plan 1 repris"),
         "{}",
         texte(&out)
     );
-    assert_eq!(banc.etat()["plan"], 1);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("c.wav (70 o)"),
+        "{}",
+        texte(&out)
+    );
+    let etat = banc.etat();
+    assert_eq!(etat["plan"], 1);
+    assert_eq!(
+        etat["octets_total"], 150,
+        "la simulation a écrit dans le plan : {etat}"
+    );
+    assert_eq!(etat["unites"]["a_deposer"], 0, "{etat}");
 }
 
 #[test]
