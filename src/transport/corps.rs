@@ -36,6 +36,9 @@ pub struct Progression {
     limite: Option<Arc<LimiteDebit>>,
     /// Le corps attend la limite de débit : ce n'est pas un blocage.
     retenue: AtomicBool,
+    /// Le temps passé à attendre la limite de débit : les attentes finies, et le début de celle
+    /// en cours. Il ne compte pas dans le délai d'une tentative.
+    retenu: Mutex<(std::time::Duration, Option<Instant>)>,
 }
 
 impl Progression {
@@ -52,6 +55,7 @@ impl Progression {
             derniere_avancee: Mutex::new(Instant::now()),
             limite,
             retenue: AtomicBool::new(false),
+            retenu: Mutex::new((std::time::Duration::ZERO, None)),
         })
     }
 
@@ -96,10 +100,29 @@ impl Progression {
         }
     }
 
+    /// Le temps passé jusqu'ici à attendre la limite de débit (`--debit-max`), attente en
+    /// cours comprise : une tentative ne le voit pas passer (voir `Emetteur`).
+    pub fn temps_retenu(&self) -> std::time::Duration {
+        self.retenu
+            .lock()
+            .map(|r| r.0 + r.1.map_or(std::time::Duration::ZERO, |d| d.elapsed()))
+            .unwrap_or_default()
+    }
+
     /// Le corps commence (`true`) ou finit d'attendre la limite de débit.
     fn retenir(&self, retenue: bool) {
         if !retenue {
             self.avancer();
+        }
+        if let Ok(mut r) = self.retenu.lock() {
+            match (retenue, r.1) {
+                (true, None) => r.1 = Some(Instant::now()),
+                (false, Some(depuis)) => {
+                    r.0 += depuis.elapsed();
+                    r.1 = None;
+                }
+                _ => {}
+            }
         }
         self.retenue.store(retenue, Ordering::Relaxed);
     }

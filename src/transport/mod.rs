@@ -531,10 +531,11 @@ impl Emetteur {
                 a_pu_atteindre: true,
                 detail: "interrompu".into(),
             },
-            r = tokio::time::timeout(delai, envoi) => r.unwrap_or_else(|_| ReponseApi::Injoignable {
+            r = envoi => r,
+            () = delai_hors_retenue(&progression, delai) => ReponseApi::Injoignable {
                 a_pu_atteindre: true,
                 detail: format!("délai de tentative dépassé ({} s)", delai.as_secs_f64()),
-            }),
+            },
             () = surveiller_blocage(&progression, blocage) => ReponseApi::Injoignable {
                 a_pu_atteindre: true,
                 detail: format!(
@@ -544,6 +545,21 @@ impl Emetteur {
             },
         };
         reponse
+    }
+}
+
+/// Rend la main quand la tentative a duré `delai`, sans compter le temps que son corps a
+/// passé à attendre la limite de débit (`--debit-max`) : sous une limite basse partagée par
+/// plusieurs transferts, une partie peut attendre son tour bien plus longtemps que le délai
+/// d'une tentative sans que rien n'aille mal.
+async fn delai_hors_retenue(progression: &Progression, delai: Duration) {
+    let debut = tokio::time::Instant::now();
+    loop {
+        let ecoule = debut.elapsed().saturating_sub(progression.temps_retenu());
+        match delai.checked_sub(ecoule) {
+            Some(reste) if !reste.is_zero() => tokio::time::sleep(reste).await,
+            _ => return,
+        }
     }
 }
 
@@ -659,6 +675,27 @@ mod tests {
             r.is_err(),
             "l'attente de la limite a été prise pour un blocage"
         );
+        // Ni pour le délai de la tentative (--delai-tentative), qui courait pendant l'attente.
+        let r = tokio::time::timeout(
+            Duration::from_millis(300),
+            delai_hors_retenue(&p, Duration::from_millis(50)),
+        )
+        .await;
+        assert!(
+            r.is_err(),
+            "l'attente de la limite a compté dans le délai de la tentative"
+        );
+        assert!(p.temps_retenu() >= Duration::from_millis(300));
+    }
+
+    #[tokio::test]
+    async fn le_delai_d_une_tentative_sans_limite_court() {
+        let r = tokio::time::timeout(
+            Duration::from_secs(5),
+            delai_hors_retenue(&Progression::nouvelle(), Duration::from_millis(50)),
+        )
+        .await;
+        assert!(r.is_ok());
     }
 
     #[tokio::test]
