@@ -112,7 +112,8 @@ if [[ " $MESURES " == *" debit-max "* ]]; then
   echo "--debit-max 2Mo/s pendant $DUREE_LIMITE s, lien sans limite ; charge : $(uptime | sed 's/.*load average: //')"
   # La fenêtre de mesure s'ouvre 5 s après le départ (planification passée) et dure
   # $DUREE_LIMITE s : le mandataire compte ce qu'il relaie entre deux SIGUSR1.
-  VIGIE_DEBIT_MAX=2Mo/s $(commande_de vigie "http://127.0.0.1:$LIEN") > "$TMP/sortie" 2>&1 &
+  # La commande est un texte (voir commande_de) : eval, comme pour la mesure de latence.
+  VIGIE_DEBIT_MAX=2Mo/s eval "$(commande_de vigie "http://127.0.0.1:$LIEN")" > "$TMP/sortie" 2>&1 &
   ENVOI=$!
   sleep 5
   octets_relayes > /dev/null

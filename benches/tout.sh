@@ -15,8 +15,8 @@ mkdir -p "$(dirname "$SORTIE")"
   echo "## 1 et 2. Débit, puis lien qui coupe (seau d'1 s)"
   LIEN=1 benches/debit.sh
   echo "## 2. Lien qui coupe, modèle strict (seau de 0,05 s), puis --paralleles 2"
-  SERVEURS= LIEN=1 RAFALE=0.05 benches/debit.sh
-  SERVEURS= LIEN=1 RAFALE=0.05 OUTILS=vigie PARALLELES=2 benches/debit.sh
+  SERVEURS='' LIEN=1 RAFALE=0.05 benches/debit.sh
+  SERVEURS='' LIEN=1 RAFALE=0.05 OUTILS=vigie PARALLELES=2 benches/debit.sh
   echo "## 5. Le lien du terrain : latence, --debit-max, Vigie-Chiro (root : ip netns)"
   benches/terrain.sh
 } 2>&1 | tee "$SORTIE"
