@@ -30,7 +30,8 @@ const NOMS_CITES_PAR_REGLE: usize = 5;
 /// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
 pub(super) struct PlanPret {
     pub base: Base,
-    pub _verrou: VerrouPlan,
+    /// Le verrou du plan (aucun pour une simulation, qui n'écrit rien).
+    pub _verrou: Option<VerrouPlan>,
     pub plan: DepotPlan,
     pub destination: Destination,
     /// Le plan vient d'être créé par ce passage.
@@ -267,13 +268,18 @@ pub(super) fn enregistrer(
         fichiers,
         dossier,
     } = preparation;
-    let base = ouvrir_base(g)?;
-    let libelle = match base.trouver_plan(&dossier, identite)? {
-        Some(p) => p.id.to_string(),
-        None => format!("de {dossier} vers {identite}"),
+    // À blanc, sur une copie en mémoire : rien n'est écrit, il n'y a rien à verrouiller.
+    let (mut base, verrou) = if a_blanc {
+        (Base::ouvrir_a_blanc(&super::chemin_base(g)?)?, None)
+    } else {
+        let base = ouvrir_base(g)?;
+        let libelle = match base.trouver_plan(&dossier, identite)? {
+            Some(p) => p.id.to_string(),
+            None => format!("de {dossier} vers {identite}"),
+        };
+        let verrou = VerrouPlan::prendre(base.chemin(), &dossier, identite, &libelle)?;
+        (base, Some(verrou))
     };
-    let verrou = VerrouPlan::prendre(base.chemin(), &dossier, identite, &libelle)?;
-    let mut base = if a_blanc { base.copie_a_blanc()? } else { base };
     let r = base.planifier(&dossier, identite, &fichiers, redeposer_modifies)?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     annoncer_planification(g, &inventaire, &r, &plan, a_blanc)?;

@@ -715,9 +715,13 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
             Some("le fichier a été remplacé par un lien symbolique, qui n'est pas suivi".into())
         }
         Ok(m) if !m.file_type().is_file() => Some("ce n'est plus un fichier ordinaire".into()),
+        // Une identité illisible (sous Windows, un fichier qu'un autre programme tient ouvert
+        // sans partage) n'est pas un remplacement : seules deux identités qui diffèrent le sont.
         Ok(_)
-            if unite.identite.is_some()
-                && crate::plateforme::identite_du_chemin(chemin) != unite.identite =>
+            if unite.identite.as_deref().is_some_and(|attendue| {
+                crate::plateforme::identite_du_chemin(chemin)
+                    .is_some_and(|trouvee| trouvee != attendue)
+            }) =>
         {
             Some("le fichier a été remplacé par un autre (même nom, autre fichier)".into())
         }

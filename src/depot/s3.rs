@@ -69,6 +69,16 @@ fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> 
     o.taille == unite.taille && o.crc32c.as_deref().is_some_and(|c| attendue.reconnait(c))
 }
 
+/// Ce qu'est l'échec d'une partie, pour ce qu'il fait à l'envoi.
+enum EchecPartie {
+    /// L'envoi a disparu de la destination (404) : à oublier, l'unité repart de zéro.
+    Disparu(IssueUnite),
+    /// Le fichier est refusé pour de bon : l'envoi est abandonné (pas d'orphelin).
+    Refus(IssueUnite),
+    /// Tout autre échec : l'envoi et ses parties acquittées restent pour une reprise.
+    Autre(IssueUnite),
+}
+
 impl DepositaireS3 {
     async fn deposer_d_un_bloc(
         &self,
@@ -76,12 +86,14 @@ impl DepositaireS3 {
         fichier: FichierAttendu<'_>,
     ) -> IssueUnite {
         let unite = ctx.unite;
+        // La place d'abord, dans l'ordre où les unités ont été ouvertes (les plus grosses
+        // d'abord) ; la somme se lit ensuite, juste avant l'envoi.
+        let place = ctx.place_de_transfert().await;
         let crc = match somme_crc32c(fichier, 0, unite.taille).await {
             Ok(c) => c,
             Err(e) => return echec_local(&e),
         };
         let attendu = crc32c_base64(crc);
-        let place = ctx.place_de_transfert().await;
         let issue = ctx
             .emettre(
                 "PutObject",
@@ -266,32 +278,38 @@ impl DepositaireS3 {
         let envoi = match envoi {
             Some(id) => id,
             None => match self.ouvrir_envoi(ctx).await? {
-                Ok(id) => id,
+                Ok(id) => {
+                    // Des parties notées sans envoi connu ne sont celles d'aucun envoi : un
+                    // envoi neuf les reçoit toutes.
+                    persistees = Vec::new();
+                    id
+                }
                 Err(issue) => return Ok(issue),
             },
         };
 
-        // 3. Les parties manquantes, une à une (rejouables).
+        // 3. Les parties manquantes (rejouables), plusieurs à la fois s'il y a des places.
         let decoupage = Decoupage::pour(unite.taille, self.taille_partie, &persistees);
         let envoi = envoi.as_str();
-        let disparu_en_route = AtomicBool::new(false);
         let faites =
             parties::envoyer_parties(ctx, decoupage, &persistees, |numero, debut, taille| {
-                self.envoyer_partie(
-                    ctx,
-                    fichier,
-                    envoi,
-                    (numero, debut, taille),
-                    &disparu_en_route,
-                )
+                self.envoyer_partie(ctx, fichier, envoi, (numero, debut, taille))
             })
             .await?;
+        // Ce que l'échec d'une partie fait à l'envoi ne se fait qu'ici, une fois toutes les
+        // parties en vol revenues (celles qu'elles ont acquittées sont déjà notées) : oublier un
+        // envoi disparu, ou abandonner l'envoi d'un fichier refusé, pendant que d'autres parties
+        // étaient en vol laissait celles-ci noter, après coup, des parties d'un envoi oublié.
+        // Seul le premier échec compte.
         let faites = match faites {
             Ok(f) => f,
-            Err(echec) => {
-                *envoi_disparu = disparu_en_route.load(Ordering::Relaxed);
+            Err(EchecPartie::Disparu(echec)) => {
+                ctx.base().enregistrer_envoi(unite.id, None)?;
+                *envoi_disparu = true;
                 return Ok(echec);
             }
+            Err(EchecPartie::Refus(echec)) => return self.abandonner(ctx, envoi, echec).await,
+            Err(EchecPartie::Autre(echec)) => return Ok(echec),
         };
         let sommes: Vec<(u32, u64)> = faites.iter().map(|p| (p.crc32c, p.taille)).collect();
         let assemblees: Vec<PartieAssemblee> = faites
@@ -377,8 +395,8 @@ impl DepositaireS3 {
         }
     }
 
-    /// Une partie (`UploadPart`, rejouable). Un envoi disparu (404) est oublié du plan et noté
-    /// dans `disparu` : l'unité repartira de zéro ; un refus définitif du fichier l'abandonne.
+    /// Une partie (`UploadPart`, rejouable). Ne touche ni au plan ni à l'envoi : un échec dit
+    /// seulement ce qu'il est ([`EchecPartie`]), `parcourir_parties` en tire les conséquences.
     /// `place` : numéro, début et taille de la partie.
     async fn envoyer_partie(
         &self,
@@ -386,14 +404,13 @@ impl DepositaireS3 {
         fichier: FichierAttendu<'_>,
         envoi: &str,
         place: (u32, u64, u64),
-        disparu: &AtomicBool,
-    ) -> Resultat<Result<Acquittement, IssueUnite>> {
+    ) -> Resultat<Result<Acquittement, EchecPartie>> {
         let unite = ctx.unite;
         let (numero, debut, taille) = place;
         // Un fichier devenu illisible garde ses parties : il peut le redevenir.
         let crc = match somme_crc32c(fichier, debut, taille).await {
             Ok(c) => c,
-            Err(e) => return Ok(Err(echec_local(&e))),
+            Err(e) => return Ok(Err(EchecPartie::Autre(echec_local(&e)))),
         };
         let issue = ctx
             .emettre(
@@ -410,37 +427,37 @@ impl DepositaireS3 {
             ReponseApi::Succes(e) => e,
             ReponseApi::Refuse { statut: 404, .. } => {
                 // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
-                ctx.base().enregistrer_envoi(unite.id, None)?;
-                disparu.store(true, Ordering::Relaxed);
-                return Ok(Err(IssueUnite::Echec {
+                return Ok(Err(EchecPartie::Disparu(IssueUnite::Echec {
                     definitif: false,
                     cause: CauseRefus::Serveur,
                     message:
                         "l'envoi multipart a disparu de la destination : il sera repris de zéro"
                             .into(),
-                }));
+                })));
             }
             _ => {
-                return self
-                    .abandonner_si_refus_du_fichier(ctx, envoi, &issue)
-                    .await
-                    .map(Err);
+                let echec = echec_de(&issue);
+                return Ok(Err(if refus_du_fichier(&echec) {
+                    EchecPartie::Refus(echec)
+                } else {
+                    EchecPartie::Autre(echec)
+                }));
             }
         };
         let attendu = crc32c_base64(crc);
         if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
-            return Ok(Err(IssueUnite::Echec {
+            return Ok(Err(EchecPartie::Autre(IssueUnite::Echec {
                 definitif: false,
                 cause: CauseRefus::Contenu,
                 message: format!("somme de la partie {numero} différente à la destination"),
-            }));
+            })));
         }
         let Some(etag) = ecrit.etag else {
-            return Ok(Err(IssueUnite::Echec {
+            return Ok(Err(EchecPartie::Autre(IssueUnite::Echec {
                 definitif: false,
                 cause: CauseRefus::Serveur,
                 message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
-            }));
+            })));
         };
         Ok(Ok(Acquittement { etag, crc32c: crc }))
     }

@@ -202,20 +202,30 @@ impl Base {
         &self.chemin
     }
 
-    /// Une copie en mémoire de la base, pour travailler « à blanc » (`vigie depot
-    /// --simulation`) : ce qui s'y écrit disparaît avec elle, la base n'est pas touchée. Elle
-    /// garde le chemin de la base (messages, verrous).
-    pub fn copie_a_blanc(&self) -> Resultat<Base> {
-        let mut conn = Connection::open_in_memory().map_err(|e| self.err(e))?;
-        rusqlite::backup::Backup::new(&self.conn, &mut conn)
-            .and_then(|copie| copie.run_to_completion(1024, Duration::ZERO, None))
-            .map_err(|e| self.err(e))?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(|e| self.err(e))?;
-        Ok(Base {
+    /// La base copiée en mémoire, pour travailler « à blanc » (`vigie depot --simulation`) :
+    /// lue en lecture seule (absente, une base vide), puis migrée et modifiée en mémoire
+    /// seulement. Rien n'est écrit à `chemin` : ni base créée, ni WAL, ni migration. Elle garde
+    /// ce chemin pour ses messages.
+    pub fn ouvrir_a_blanc(chemin: &Path) -> Resultat<Base> {
+        let err = |e| ErreurBase::depuis_sqlite(chemin, e);
+        let mut conn = Connection::open_in_memory().map_err(err)?;
+        if chemin.exists() {
+            let source =
+                Connection::open_with_flags(chemin, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                    .map_err(err)?;
+            source.busy_timeout(ATTENTE_BASE_OCCUPEE).map_err(err)?;
+            rusqlite::backup::Backup::new(&source, &mut conn)
+                .and_then(|copie| {
+                    copie.run_to_completion(std::ffi::c_int::MAX, Duration::ZERO, None)
+                })
+                .map_err(err)?;
+        }
+        let mut base = Base {
             conn,
-            chemin: self.chemin.clone(),
-        })
+            chemin: chemin.to_owned(),
+        };
+        base.preparer()?;
+        Ok(base)
     }
 
     /// La version du schéma connue de ce binaire.

@@ -229,7 +229,17 @@ pub fn identite_du_chemin(chemin: &Path) -> Option<String> {
     #[cfg(not(unix))]
     {
         // Windows ne donne l'index d'un fichier que par une poignée ouverte (le `Metadata` de
-        // std ne le porte pas en version stable).
+        // std ne le porte pas en version stable). Ouverte sans droit de lecture (comme
+        // `fs::metadata`) : un fichier qu'un autre programme tient sans partage se décrit quand
+        // même.
+        #[cfg(windows)]
+        let fichier = {
+            use std::os::windows::fs::OpenOptionsExt;
+            sans_suivre_les_liens(OpenOptions::new().access_mode(0))
+                .open(chemin)
+                .ok()?
+        };
+        #[cfg(not(windows))]
         let fichier = sans_suivre_les_liens(OpenOptions::new().read(true))
             .open(chemin)
             .ok()?;

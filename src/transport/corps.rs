@@ -347,6 +347,17 @@ impl CorpsFichier {
     }
 }
 
+impl Drop for CorpsFichier {
+    /// Un corps lâché pendant qu'il attend la limite de débit n'attend plus : sans cela, le
+    /// temps retenu de sa tentative grandirait sans fin, et ni le délai de la tentative ni la
+    /// surveillance du blocage ne partiraient plus.
+    fn drop(&mut self) {
+        if self.attente.take().is_some() {
+            self.progression.retenir(false);
+        }
+    }
+}
+
 impl Body for CorpsFichier {
     type Data = Bytes;
     type Error = std::io::Error;

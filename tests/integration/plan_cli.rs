@@ -27,6 +27,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     banc.fichier("notes.txt", 10);
     let out = simulation(&banc).output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(!banc.base.exists(), "la simulation a créé la base");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("a.wav → essai/a.wav"), "{stdout}");
     assert!(stdout.contains("rien n'a été envoyé"), "{stdout}");
@@ -322,7 +323,8 @@ fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
         let _ = std::fs::remove_file(&banc.base);
         let _ = std::fs::remove_file(banc.base.with_extension("sqlite-wal"));
         let _ = std::fs::remove_file(banc.base.with_extension("sqlite-shm"));
-        let mut enfant = banc.lancer(simulation(&banc));
+        // Un vrai dépôt : une simulation n'écrit plus rien dans la base.
+        let mut enfant = banc.lancer(banc.depot());
         // Le garde-fou de 60 s ne mesure rien : il borne seulement un essai qui pendrait.
         let limite = Instant::now() + Duration::from_secs(60);
         while !banc.base.exists() {
