@@ -72,7 +72,7 @@ fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> 
 /// Ce qu'est l'échec d'une partie, pour ce qu'il fait à l'envoi.
 enum EchecPartie {
     /// L'envoi a disparu de la destination (404) : à oublier, l'unité repart de zéro.
-    Disparu(IssueUnite),
+    Disparu,
     /// Le fichier est refusé pour de bon : l'envoi est abandonné (pas d'orphelin).
     Refus(IssueUnite),
     /// Tout autre échec : l'envoi et ses parties acquittées restent pour une reprise.
@@ -303,10 +303,12 @@ impl DepositaireS3 {
         // Seul le premier échec compte.
         let faites = match faites {
             Ok(f) => f,
-            Err(EchecPartie::Disparu(echec)) => {
-                ctx.base().enregistrer_envoi(unite.id, None)?;
-                *envoi_disparu = true;
-                return Ok(echec);
+            Err(EchecPartie::Disparu) => {
+                return self.repartir_de_zero(
+                    ctx,
+                    envoi_disparu,
+                    "l'envoi multipart a disparu de la destination",
+                );
             }
             Err(EchecPartie::Refus(echec)) => return self.abandonner(ctx, envoi, echec).await,
             Err(EchecPartie::Autre(echec)) => return Ok(echec),
@@ -374,25 +376,53 @@ impl DepositaireS3 {
                 if let Some(issue) = self.regarder_encore(ctx, &attendue).await {
                     return Ok(issue);
                 }
-                ctx.base().enregistrer_envoi(unite.id, None)?;
-                *envoi_disparu = true;
-                Ok(IssueUnite::Echec {
-                    definitif: false,
-                    cause: CauseRefus::Serveur,
-                    message: "finalisation sans réponse et envoi disparu : l'unité sera reprise \
-                              de zéro"
-                        .into(),
-                })
+                self.repartir_de_zero(
+                    ctx,
+                    envoi_disparu,
+                    "finalisation sans réponse et envoi disparu",
+                )
             }
             RaisonArret::IssueInconnue => Ok(IssueUnite::Incertaine {
                 message: "finalisation sans réponse, destination injoignable pour la vérifier"
                     .into(),
             }),
+            // NoSuchUpload : l'envoi n'est plus là. Une finalisation précédente l'a peut-être
+            // assemblé : celle d'un processus arrêté brutalement, que le service a menée au
+            // bout après l'arrêt, pendant que la relance relisait les parties. L'objet le dit ;
+            // absent (regardé encore après 1, 2 puis 4 s), l'envoi a disparu et l'unité repart
+            // de zéro. Jamais un refus définitif : le fichier n'y est pour rien.
+            _ if matches!(issue.reponse, ReponseApi::Refuse { statut: 404, .. }) => {
+                if let Some(issue) = self.objet_assemble_en_regardant(ctx, &attendue).await {
+                    return Ok(issue);
+                }
+                self.repartir_de_zero(
+                    ctx,
+                    envoi_disparu,
+                    "envoi multipart disparu à sa finalisation",
+                )
+            }
             _ => {
                 self.abandonner_si_refus_du_fichier(ctx, envoi, &issue)
                     .await
             }
         }
+    }
+
+    /// L'envoi a disparu et l'objet n'est pas assemblé : l'envoi est oublié du plan, et
+    /// l'unité repartira de zéro (échec transitoire si elle ne le peut plus).
+    fn repartir_de_zero(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        envoi_disparu: &mut bool,
+        constat: &str,
+    ) -> Resultat<IssueUnite> {
+        ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+        *envoi_disparu = true;
+        Ok(IssueUnite::Echec {
+            definitif: false,
+            cause: CauseRefus::Serveur,
+            message: format!("{constat} : l'unité sera reprise de zéro"),
+        })
     }
 
     /// Une partie (`UploadPart`, rejouable). Ne touche ni au plan ni à l'envoi : un échec dit
@@ -427,13 +457,7 @@ impl DepositaireS3 {
             ReponseApi::Succes(e) => e,
             ReponseApi::Refuse { statut: 404, .. } => {
                 // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
-                return Ok(Err(EchecPartie::Disparu(IssueUnite::Echec {
-                    definitif: false,
-                    cause: CauseRefus::Serveur,
-                    message:
-                        "l'envoi multipart a disparu de la destination : il sera repris de zéro"
-                            .into(),
-                })));
+                return Ok(Err(EchecPartie::Disparu));
             }
             _ => {
                 let echec = echec_de(&issue);

@@ -616,3 +616,31 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
     );
     banc.verifier_identiques(&[(nom.into(), 15 * MIO)]);
 }
+
+/// Une finalisation qui répond 404 (NoSuchUpload) alors que l'objet est assemblé : c'est ce que
+/// voit une relance quand la finalisation d'un processus tué (kill -9) a été menée au bout par
+/// le service pendant qu'elle relisait les parties (l'essai d'endurance l'a rencontré). Le
+/// fichier n'y est pour rien : l'objet relu dit qu'il est déposé. Avant, c'était un refus
+/// définitif (STOCKAGE).
+#[test]
+fn une_finalisation_en_404_dont_l_objet_est_assemble_est_un_depot() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    banc.fichier(nom, 12 * MIO);
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+        if q.methode == "POST" && q.chemin.contains("uploadId=") && r.statut == 200 {
+            r.statut = 404;
+            r.corps = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>NoSuchUpload</Code>\
+                <Message>The specified multipart upload does not exist.</Message></Error>"
+                .to_vec();
+            r.remplacer_entete("content-length", &r.corps.len().to_string());
+            r.remplacer_entete("content-type", "application/xml");
+        }
+    });
+    let out = banc.depot_via(&m.endpoint()).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    assert_eq!(c.traitees(Operation::CompleteMultipartUpload), 1);
+    assert_eq!(banc.etat()["unites"]["deposee"], 1);
+    banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
+}

@@ -198,7 +198,18 @@ fn endurance_s3_quinze_pour_cent_de_pannes_et_trois_kill_9() {
     for (n, t) in &b.fichiers {
         if *t > 5 * MIO {
             let assemblages = c.traitees_cle(Operation::CompleteMultipartUpload, &banc.cle(n));
-            assert_eq!(assemblages, 1, "{n} assemblé {assemblages} fois");
+            let cle = banc.cle(n);
+            assert_eq!(
+                assemblages,
+                1,
+                "{n} assemblé {assemblages} fois ; décisions :\n{}",
+                banc.decisions()
+                    .iter()
+                    .filter(|d| d.cible.contains(&cle))
+                    .map(|d| format!("{d:?}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
         }
     }
     let etat = banc.etat();

@@ -74,9 +74,12 @@ fn decisions_du_journal(chemin: &std::path::Path) -> Vec<serde_json::Value> {
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        // Une décision porte sa méthode et son détail ; d'autres lignes nomment une méthode
+        // sans être une décision (« relecture : l'écriture n'a pas eu lieu… », « budget global
+        // de réessai épuisé… ») et ne vont pas au journal de la base.
         .filter(|v| {
-            v.get("methode").is_some()
-                || v.get("fields").is_some_and(|f| f.get("methode").is_some())
+            let champs = v.get("fields").unwrap_or(v);
+            champs.get("methode").is_some() && champs.get("detail").is_some()
         })
         .collect()
 }

@@ -71,11 +71,16 @@ pub(crate) struct ServicePannes {
 /// pas) : attendus à l'arrêt du bac à sable dans le même délai de grâce que les connexions,
 /// puis abandonnés. Aucun n'écrit donc après le retour de l'arrêt.
 #[derive(Default)]
-pub(crate) struct Traitements(Mutex<JoinSet<()>>);
+pub(crate) struct Traitements {
+    taches: Mutex<JoinSet<()>>,
+    /// Une finalisation multipart à la fois, menée jusqu'au bout de sa réponse (voir
+    /// `ServicePannes::traiter`).
+    finalisations: tokio::sync::Mutex<()>,
+}
 
 impl Traitements {
     fn lancer(&self, traitement: impl Future<Output = ()> + Send + 'static) {
-        let mut taches = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut taches = self.taches.lock().unwrap_or_else(PoisonError::into_inner);
         // Les traitements finis sont récoltés au passage : l'ensemble reste petit.
         while taches.try_join_next().is_some() {}
         taches.spawn(traitement);
@@ -83,7 +88,7 @@ impl Traitements {
 
     async fn terminer(&self, echeance: tokio::time::Instant) {
         let mut taches =
-            std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner));
+            std::mem::take(&mut *self.taches.lock().unwrap_or_else(PoisonError::into_inner));
         let fin = tokio::time::timeout_at(echeance, async {
             while taches.join_next().await.is_some() {}
         })
@@ -168,10 +173,48 @@ impl ServicePannes {
         let cle_traitee = cle.clone();
         let (resultat, recu) = tokio::sync::oneshot::channel();
         self.traitements.lancer(async move {
+            // Une finalisation de s3s fait son travail pendant qu'elle écrit sa réponse (des
+            // espaces pour garder la connexion, puis le résultat : `200` d'emblée, et une
+            // erreur éventuelle dans le corps). Menée ici jusqu'au bout de sa réponse, une à la
+            // fois : deux finalisations du même envoi (celle d'un client tué, que le service
+            // mène au bout, et celle de sa relance) ne l'assemblent pas deux fois — la seconde
+            // le trouve fini, NoSuchUpload, comme chez S3 — et seule une finalisation qui a
+            // vraiment assemblé compte comme traitée.
+            let finalisation = op == Operation::CompleteMultipartUpload;
+            let _une_a_la_fois = if finalisation {
+                Some(service.traitements.finalisations.lock().await)
+            } else {
+                None
+            };
             let reponse = service.s3.call(req).await;
-            if let Ok(r) = &reponse
-                && r.status().is_success()
-            {
+            let (reponse, reussie) = match reponse {
+                Ok(r) if finalisation => {
+                    let (tete, corps) = r.into_parts();
+                    match lire_corps(corps, CORPS_API_MAX).await {
+                        Ok(Some(octets)) => {
+                            let erreur = octets.windows(7).any(|w| w == b"<Error>");
+                            let reussie = tete.status.is_success() && !erreur;
+                            (
+                                Ok(Response::from_parts(tete, s3s::Body::from(octets))),
+                                reussie,
+                            )
+                        }
+                        Ok(None) => (
+                            Err(s3s::HttpError::new(
+                                "réponse de finalisation démesurée".into(),
+                            )),
+                            false,
+                        ),
+                        Err(e) => (Err(s3s::HttpError::new(e)), false),
+                    }
+                }
+                Ok(r) => {
+                    let reussie = r.status().is_success();
+                    (Ok(r), reussie)
+                }
+                Err(e) => (Err(e), false),
+            };
+            if reussie {
                 service.compteurs.noter_traitee(op, cle_traitee.as_deref());
             }
             // Le client a pu partir : personne n'attend plus la réponse, c'est permis.
