@@ -47,7 +47,13 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     }
     let preparation = preparer(&args.dossier, &destination)?;
     if let Destination::VigieChiro(dest) = &destination {
-        refuser_si_deja_planifie(g, &preparation.dossier, dest, &destination.identite())?;
+        refuser_si_deja_planifie(
+            g,
+            &preparation.dossier,
+            dest,
+            &destination.identite(),
+            args.simulation,
+        )?;
         // Vérifier la plateforme, c'est parler au réseau : pas en simulation.
         let point = match (&dest.participation, args.simulation) {
             (_, false) => {
@@ -301,10 +307,21 @@ fn refuser_si_deja_planifie(
     dossier: &str,
     dest: &DestinationVigieChiro,
     identite: &str,
+    a_blanc: bool,
 ) -> Result<()> {
-    // Lire ne crée rien : sans base, aucun plan n'existe encore.
-    let Some(base) = Base::ouvrir_existante(&super::chemin_base(g)?)? else {
+    // Lire ne crée rien : sans base, aucun plan n'existe encore. Une simulation lit une copie,
+    // pour ne pas même migrer la base.
+    let chemin = super::chemin_base(g)?;
+    if !chemin.exists() {
         return Ok(());
+    }
+    let base = if a_blanc {
+        Base::ouvrir_a_blanc(&chemin)?
+    } else {
+        match Base::ouvrir_existante(&chemin)? {
+            Some(base) => base,
+            None => return Ok(()),
+        }
     };
     for plan in base.plans()? {
         if plan.dossier != dossier || plan.destination == identite {

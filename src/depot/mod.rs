@@ -251,6 +251,11 @@ impl ContexteUnite<'_> {
         self.vol.confirmes.store(0, Ordering::Relaxed);
     }
 
+    /// Le dépôt est-il interrompu (Ctrl-C, DURÉE écoulée) ?
+    pub fn interrompu(&self) -> bool {
+        self.commun.emetteur.annulation().est_annulee()
+    }
+
     /// Attend `duree`, ou moins si le dépôt est interrompu (Ctrl-C, DURÉE écoulée) : rend
     /// faux dans ce cas.
     pub async fn patienter(&self, duree: Duration) -> bool {

@@ -409,13 +409,19 @@ impl DepositaireS3 {
     }
 
     /// L'envoi a disparu et l'objet n'est pas assemblé : l'envoi est oublié du plan, et
-    /// l'unité repartira de zéro (échec transitoire si elle ne le peut plus).
+    /// l'unité repartira de zéro (échec transitoire si elle ne le peut plus) ; interrompue,
+    /// elle le reste, sans rien oublier.
     fn repartir_de_zero(
         &self,
         ctx: &ContexteUnite<'_>,
         envoi_disparu: &mut bool,
         constat: &str,
     ) -> Resultat<IssueUnite> {
+        // Interrompue pendant les regards (Ctrl-C, DURÉE écoulée) : rien n'est oublié, la
+        // relance relira l'envoi et l'objet (l'assemblage a peut-être fini entre-temps).
+        if ctx.interrompu() {
+            return Ok(IssueUnite::Interrompue);
+        }
         ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
         *envoi_disparu = true;
         Ok(IssueUnite::Echec {

@@ -204,8 +204,9 @@ impl Base {
 
     /// La base copiée en mémoire, pour travailler « à blanc » (`vigie depot --simulation`) :
     /// lue en lecture seule (absente, une base vide), puis migrée et modifiée en mémoire
-    /// seulement. Rien n'est écrit à `chemin` : ni base créée, ni WAL, ni migration. Elle garde
-    /// ce chemin pour ses messages.
+    /// seulement. Rien n'est écrit dans la base : ni base créée, ni migration, ni plan. (Pour
+    /// lire une base en mode WAL, SQLite peut créer à côté ses fichiers `-wal` et `-shm`, vides
+    /// de toute écriture.) Elle garde ce chemin pour ses messages.
     pub fn ouvrir_a_blanc(chemin: &Path) -> Resultat<Base> {
         let err = |e| ErreurBase::depuis_sqlite(chemin, e);
         let mut conn = Connection::open_in_memory().map_err(err)?;
