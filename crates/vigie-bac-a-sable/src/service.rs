@@ -173,13 +173,13 @@ impl ServicePannes {
         let cle_traitee = cle.clone();
         let (resultat, recu) = tokio::sync::oneshot::channel();
         self.traitements.lancer(async move {
-            // Une finalisation de s3s fait son travail pendant qu'elle écrit sa réponse (des
-            // espaces pour garder la connexion, puis le résultat : `200` d'emblée, et une
-            // erreur éventuelle dans le corps). Menée ici jusqu'au bout de sa réponse, une à la
-            // fois : deux finalisations du même envoi (celle d'un client tué, que le service
-            // mène au bout, et celle de sa relance) ne l'assemblent pas deux fois — la seconde
-            // le trouve fini, NoSuchUpload, comme chez S3 — et seule une finalisation qui a
-            // vraiment assemblé compte comme traitée.
+            // Deux finalisations simultanées du même envoi (celle d'un client tué, que le
+            // service mène au bout, et celle de sa relance) pouvaient toutes deux réussir dans
+            // s3s-fs et assembler l'objet deux fois, ce que S3 ne fait pas. Elles passent ici
+            // une à la fois, jusqu'au bout de leur réponse (s3s peut aussi faire le travail
+            // pendant qu'il l'écrit : `200` d'emblée, des espaces, puis le résultat ou une
+            // erreur dans le corps) : la seconde trouve l'envoi fini (NoSuchUpload, comme chez
+            // S3), et seule une finalisation qui a vraiment assemblé compte comme traitée.
             let finalisation = op == Operation::CompleteMultipartUpload;
             let _une_a_la_fois = if finalisation {
                 Some(service.traitements.finalisations.lock().await)
