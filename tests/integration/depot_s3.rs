@@ -644,3 +644,45 @@ fn une_finalisation_en_404_dont_l_objet_est_assemble_est_un_depot() {
     assert_eq!(banc.etat()["unites"]["deposee"], 1);
     banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
 }
+
+/// Ctrl-C pendant les regards qui suivent une finalisation en 404 dont l'objet est absent :
+/// l'unité reste interrompue sans rien oublier (son envoi et ses parties restent dans le plan),
+/// et la relance finalise sans rien renvoyer. Avant, l'envoi était oublié : la relance
+/// renvoyait toutes les parties.
+#[test]
+fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi() {
+    let banc = Banc::nouveau();
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
+    banc.fichier(nom, 12 * MIO);
+    banc.bac().pannes().programmer(Regle::prochaine(
+        Operation::CompleteMultipartUpload,
+        Panne::Statut {
+            code: 404,
+            retry_after: None,
+        },
+    ));
+    let enfant = banc.lancer(banc.depot());
+    banc.attendre("la finalisation en 404", |b| {
+        b.compteurs().requetes(Operation::CompleteMultipartUpload) >= 1
+    });
+    // Les regards attendent 1, 2 puis 4 s : Ctrl-C tombe parmi eux.
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, Duration::from_secs(60));
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    let envoi: Option<String> = rusqlite::Connection::open(&banc.base)
+        .unwrap()
+        .query_row("SELECT envoi_id FROM depot_unite", [], |r| r.get(0))
+        .unwrap();
+    assert!(envoi.is_some(), "l'envoi a été oublié");
+
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::UploadPart),
+        3,
+        "des parties sont reparties"
+    );
+    banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
+}
