@@ -73,10 +73,9 @@ fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> 
 enum EchecPartie {
     /// L'envoi a disparu de la destination (404) : à oublier, l'unité repart de zéro.
     Disparu,
-    /// Le fichier est refusé pour de bon : l'envoi est abandonné (pas d'orphelin).
-    Refus(IssueUnite),
-    /// Tout autre échec : l'envoi et ses parties acquittées restent pour une reprise.
-    Autre(IssueUnite),
+    /// Tout autre échec : l'envoi est abandonné si le fichier est refusé pour de bon (pas
+    /// d'orphelin), gardé avec ses parties acquittées sinon, pour une reprise.
+    Echec(IssueUnite),
 }
 
 impl DepositaireS3 {
@@ -304,14 +303,15 @@ impl DepositaireS3 {
         let faites = match faites {
             Ok(f) => f,
             Err(EchecPartie::Disparu) => {
-                return self.repartir_de_zero(
+                return self.oublier_l_envoi_disparu(
                     ctx,
                     envoi_disparu,
                     "l'envoi multipart a disparu de la destination",
                 );
             }
-            Err(EchecPartie::Refus(echec)) => return self.abandonner(ctx, envoi, echec).await,
-            Err(EchecPartie::Autre(echec)) => return Ok(echec),
+            Err(EchecPartie::Echec(echec)) => {
+                return self.abandonner_si_refus_du_fichier(ctx, envoi, echec).await;
+            }
         };
         let sommes: Vec<(u32, u64)> = faites.iter().map(|p| (p.crc32c, p.taille)).collect();
         let assemblees: Vec<PartieAssemblee> = faites
@@ -376,7 +376,7 @@ impl DepositaireS3 {
                 if let Some(issue) = self.regarder_encore(ctx, &attendue).await {
                     return Ok(issue);
                 }
-                self.repartir_de_zero(
+                self.oublier_l_envoi_disparu(
                     ctx,
                     envoi_disparu,
                     "finalisation sans réponse et envoi disparu",
@@ -395,14 +395,14 @@ impl DepositaireS3 {
                 if let Some(issue) = self.objet_assemble_en_regardant(ctx, &attendue).await {
                     return Ok(issue);
                 }
-                self.repartir_de_zero(
+                self.oublier_l_envoi_disparu(
                     ctx,
                     envoi_disparu,
                     "envoi multipart disparu à sa finalisation",
                 )
             }
             _ => {
-                self.abandonner_si_refus_du_fichier(ctx, envoi, &issue)
+                self.abandonner_si_refus_du_fichier(ctx, envoi, echec_de(&issue))
                     .await
             }
         }
@@ -411,7 +411,7 @@ impl DepositaireS3 {
     /// L'envoi a disparu et l'objet n'est pas assemblé : l'envoi est oublié du plan, et
     /// l'unité repartira de zéro (échec transitoire si elle ne le peut plus) ; interrompue,
     /// elle le reste, sans rien oublier.
-    fn repartir_de_zero(
+    fn oublier_l_envoi_disparu(
         &self,
         ctx: &ContexteUnite<'_>,
         envoi_disparu: &mut bool,
@@ -446,7 +446,7 @@ impl DepositaireS3 {
         // Un fichier devenu illisible garde ses parties : il peut le redevenir.
         let crc = match somme_crc32c(fichier, debut, taille).await {
             Ok(c) => c,
-            Err(e) => return Ok(Err(EchecPartie::Autre(echec_local(&e)))),
+            Err(e) => return Ok(Err(EchecPartie::Echec(echec_local(&e)))),
         };
         let issue = ctx
             .emettre(
@@ -466,24 +466,19 @@ impl DepositaireS3 {
                 return Ok(Err(EchecPartie::Disparu));
             }
             _ => {
-                let echec = echec_de(&issue);
-                return Ok(Err(if refus_du_fichier(&echec) {
-                    EchecPartie::Refus(echec)
-                } else {
-                    EchecPartie::Autre(echec)
-                }));
+                return Ok(Err(EchecPartie::Echec(echec_de(&issue))));
             }
         };
         let attendu = crc32c_base64(crc);
         if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
-            return Ok(Err(EchecPartie::Autre(IssueUnite::Echec {
+            return Ok(Err(EchecPartie::Echec(IssueUnite::Echec {
                 definitif: false,
                 cause: CauseRefus::Contenu,
                 message: format!("somme de la partie {numero} différente à la destination"),
             })));
         }
         let Some(etag) = ecrit.etag else {
-            return Ok(Err(EchecPartie::Autre(IssueUnite::Echec {
+            return Ok(Err(EchecPartie::Echec(IssueUnite::Echec {
                 definitif: false,
                 cause: CauseRefus::Serveur,
                 message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
@@ -686,13 +681,12 @@ impl DepositaireS3 {
 
     /// L'échec d'une émission sur un envoi multipart : l'envoi n'est abandonné que sur un refus
     /// définitif du fichier lui-même ; sinon il garde ses parties pour la reprise.
-    async fn abandonner_si_refus_du_fichier<T>(
+    async fn abandonner_si_refus_du_fichier(
         &self,
         ctx: &ContexteUnite<'_>,
         envoi: &str,
-        issue: &Issue<T>,
+        echec: IssueUnite,
     ) -> Resultat<IssueUnite> {
-        let echec = echec_de(issue);
         if refus_du_fichier(&echec) {
             self.abandonner(ctx, envoi, echec).await
         } else {
