@@ -34,10 +34,9 @@ pub struct Progression {
     derniere_avancee: Mutex<Instant>,
     /// La limite de débit (`--debit-max`) que le corps de cette tentative respecte.
     limite: Option<Arc<LimiteDebit>>,
-    /// Le corps attend la limite de débit : ce n'est pas un blocage.
-    retenue: AtomicBool,
     /// Le temps passé à attendre la limite de débit : les attentes finies, et le début de celle
-    /// en cours. Il ne compte pas dans le délai d'une tentative.
+    /// en cours (le corps attend : ce n'est pas un blocage). Il ne compte pas dans le délai
+    /// d'une tentative.
     retenu: Mutex<(std::time::Duration, Option<Instant>)>,
 }
 
@@ -54,7 +53,6 @@ impl Progression {
             crc: AtomicU32::new(0),
             derniere_avancee: Mutex::new(Instant::now()),
             limite,
-            retenue: AtomicBool::new(false),
             retenu: Mutex::new((std::time::Duration::ZERO, None)),
         })
     }
@@ -84,7 +82,7 @@ impl Progression {
     /// Depuis quand rien n'a avancé. Une attente de la limite de débit n'est pas une
     /// immobilité : zéro pendant l'attente, et l'immobilité repart de sa fin.
     pub fn immobile_depuis(&self) -> std::time::Duration {
-        if self.retenue.load(Ordering::Relaxed) {
+        if self.retenu.lock().is_ok_and(|r| r.1.is_some()) {
             return std::time::Duration::ZERO;
         }
         self.derniere_avancee
@@ -124,7 +122,6 @@ impl Progression {
                 _ => {}
             }
         }
-        self.retenue.store(retenue, Ordering::Relaxed);
     }
 
     fn lu(&self, donnees: &[u8]) {
