@@ -222,38 +222,41 @@ pub fn lecture_impossible(e: &io::Error) -> String {
 pub fn identite_du_chemin(chemin: &Path) -> Option<String> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::symlink_metadata(chemin).ok()?;
-        Some(format!("{}:{}", meta.dev(), meta.ino()))
+        std::fs::symlink_metadata(chemin)
+            .ok()
+            .map(|meta| identite_unix(&meta))
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
         // Windows ne donne l'index d'un fichier que par une poignée ouverte (le `Metadata` de
         // std ne le porte pas en version stable). Ouverte sans droit de lecture (comme
         // `fs::metadata`) : un fichier qu'un autre programme tient sans partage se décrit quand
         // même.
-        #[cfg(windows)]
-        let fichier = {
-            use std::os::windows::fs::OpenOptionsExt;
-            sans_suivre_les_liens(OpenOptions::new().access_mode(0))
-                .open(chemin)
-                .ok()?
-        };
-        #[cfg(not(windows))]
-        let fichier = sans_suivre_les_liens(OpenOptions::new().read(true))
+        use std::os::windows::fs::OpenOptionsExt;
+        let fichier = sans_suivre_les_liens(OpenOptions::new().access_mode(0))
             .open(chemin)
             .ok()?;
         identite_ouverte(&fichier)
     }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = chemin;
+        None
+    }
+}
+
+/// « périphérique:inode ».
+#[cfg(unix)]
+fn identite_unix(meta: &Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    format!("{}:{}", meta.dev(), meta.ino())
 }
 
 /// L'identité d'un fichier ouvert, sous la même forme que [`identite_du_chemin`].
 pub fn identite_ouverte(fichier: &File) -> Option<String> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        let meta = fichier.metadata().ok()?;
-        Some(format!("{}:{}", meta.dev(), meta.ino()))
+        fichier.metadata().ok().map(|meta| identite_unix(&meta))
     }
     #[cfg(windows)]
     {
