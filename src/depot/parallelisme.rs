@@ -8,14 +8,21 @@
 //!   **divise par deux** le parallélisme, jamais sous 1 ; les incidents d'un même épisode (les
 //!   quatre transferts coupés par la même panne) ne comptent qu'une fois : après une baisse, les
 //!   incidents de la [`FENETRE_EPISODE`] qui suit n'en provoquent pas d'autre ;
-//! - après une [`PERIODE_CALME`] sans incident, il remonte de **un**, jusqu'au plafond.
+//! - après une [`PERIODE_CALME`] sans incident, il **essaie** un transfert de plus : la hausse
+//!   est gardée si le débit acquitté par le serveur (octets des requêtes réussies) croît assez
+//!   ([`gain_requis`]) ; sinon le lien est le goulot, un transfert de plus ne ferait que
+//!   risquer davantage à la prochaine coupure, et le parallélisme revient où il était. Une
+//!   hausse qu'un incident interrompt avant d'avoir fait ses preuves est vaine elle aussi.
+//!   Après chaque essai vain, la période calme qui précède le suivant double (jusqu'à 16 fois) ;
+//!   un essai utile la ramène à [`PERIODE_CALME`].
 //!
-//! Le [`Regulateur`] est pur (instants passés en argument) : il se teste sur une suite
-//! d'événements. [`PlacesAdaptatives`] l'applique au sémaphore de l'ordonnanceur ; une baisse
-//! n'interrompt aucun transfert : les places en trop disparaissent quand elles sont rendues.
-//! [`piloter`] relève les compteurs du réseau, nourrit le régulateur, et annonce chaque
-//! changement (barre, `-v`, journal du plan).
+//! Le [`Regulateur`] est pur (instants et octets acquittés passés en argument) : il se teste
+//! sur une suite d'événements. [`PlacesAdaptatives`] l'applique au sémaphore de
+//! l'ordonnanceur ; une baisse n'interrompt aucun transfert : les places en trop disparaissent
+//! quand elles sont rendues. [`piloter`] relève les compteurs du réseau, nourrit le régulateur,
+//! et annonce chaque changement (barre, `-v`, journal du plan).
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -25,12 +32,32 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use super::{Depositaire, Moteur};
 use crate::reessai::DecisionJournalisee;
 
-/// Sans incident pendant ce temps, le parallélisme remonte d'un cran. Plus long que l'écart
-/// entre deux coupures d'un lien qui coupe souvent (15 s au banc) : sinon le parallélisme
-/// serait revenu au plafond à chaque coupure, et la baisse n'aurait rien épargné.
+/// Sans incident pendant ce temps, un transfert de plus est essayé (gardé s'il fait croître le
+/// débit). Sans la mesure, c'était la seule défense : sur un lien qui coupe toutes les 15 s, le
+/// parallélisme remontait à 2 avant chaque coupure, qui coupait donc deux transferts au lieu
+/// d'un (`BENCHMARKS.md` § 5).
 pub const PERIODE_CALME: Duration = Duration::from_secs(10);
 /// Les incidents qui suivent une baisse de moins que ce délai sont du même épisode.
 pub const FENETRE_EPISODE: Duration = Duration::from_secs(2);
+/// Après une hausse, le temps laissé au transfert de plus pour prendre sa part du lien avant
+/// que le débit ne se mesure.
+pub const MISE_EN_ROUTE: Duration = Duration::from_secs(1);
+/// Le débit acquitté se mesure sur cette durée : juste avant une hausse (la référence), puis
+/// après sa mise en route. Une hausse est donc jugée [`MISE_EN_ROUTE`] + [`FENETRE_MESURE`]
+/// après avoir été décidée.
+pub const FENETRE_MESURE: Duration = Duration::from_secs(3);
+/// Une hausse de n à n + 1 est gardée si le débit acquitté croît au moins de la moitié de ce
+/// qu'un transfert de plus apporterait là où chacun est freiné par la latence (1/n) : 50 % de
+/// 1 à 2, 25 % de 2 à 3, 12,5 % de 4 à 5 ; jamais moins de [`GAIN_PLANCHER`]. Sur un lien qui est
+/// le goulot, deux mesures de 3 s diffèrent de quelques pour cent (les requêtes s'achèvent par
+/// paquets d'une partie ou d'un fichier).
+fn gain_requis(courant: usize) -> f64 {
+    (0.5 / courant.max(1) as f64).max(GAIN_PLANCHER)
+}
+/// Le gain en deçà duquel une mesure ne se distingue pas du bruit.
+pub const GAIN_PLANCHER: f64 = 0.05;
+/// Au plus 2⁴ = 16 fois la période calme entre deux essais après des essais vains.
+const ESSAIS_VAINS_MAX: u32 = 4;
 /// Cadence de relève des compteurs du réseau.
 const CADENCE: Duration = Duration::from_millis(100);
 
@@ -41,8 +68,10 @@ pub enum Cause {
     CoupureReseau,
     /// Une tentative est restée sans réponse (connexion refusée, coupée, bloquée).
     IncidentTransport,
-    /// Une période calme s'est écoulée.
+    /// Une période calme s'est écoulée : un transfert de plus est essayé.
     Calme,
+    /// Le transfert essayé n'a pas fait croître le débit acquitté.
+    EssaiVain,
 }
 
 impl Cause {
@@ -50,7 +79,8 @@ impl Cause {
         match self {
             Cause::CoupureReseau => "coupure du réseau",
             Cause::IncidentTransport => "incident de transport",
-            Cause::Calme => "période calme",
+            Cause::Calme => "période calme, essai d'un transfert de plus",
+            Cause::EssaiVain => "essai sans gain de débit",
         }
     }
 }
@@ -77,14 +107,30 @@ impl Changement {
     }
 }
 
-/// Le régulateur : pur, les instants (temps écoulé depuis une origine) lui sont donnés.
+/// Le régulateur : pur, les instants (temps écoulé depuis une origine) et les octets acquittés
+/// lui sont donnés.
 #[derive(Debug, Clone)]
 pub struct Regulateur {
     plafond: usize,
     courant: usize,
-    /// Dernier incident ou dernière hausse : le calme se compte à partir de là.
+    /// Dernier incident, dernière hausse ou dernier jugement d'un essai : le calme se compte à
+    /// partir de là.
     calme_depuis: Duration,
     derniere_baisse: Option<Duration>,
+    /// Les relevés des octets acquittés (instant, cumul), sur les dernières secondes.
+    releves: VecDeque<(Duration, u64)>,
+    /// La hausse en cours d'essai.
+    essai: Option<Essai>,
+    /// Essais vains de suite : la période calme avant le suivant en est doublée d'autant.
+    essais_vains: u32,
+}
+
+/// Une hausse à l'essai : quand elle a été décidée, et le débit acquitté juste avant (octets
+/// par seconde ; `None` s'il n'a pas pu se mesurer).
+#[derive(Debug, Clone, Copy)]
+struct Essai {
+    debut: Duration,
+    reference: Option<f64>,
 }
 
 impl Regulateur {
@@ -96,6 +142,9 @@ impl Regulateur {
             courant: plafond,
             calme_depuis: maintenant,
             derniere_baisse: None,
+            releves: VecDeque::new(),
+            essai: None,
+            essais_vains: 0,
         }
     }
 
@@ -104,9 +153,12 @@ impl Regulateur {
     }
 
     /// Un incident (coupure ou incident de transport) : moitié, sauf s'il est du même épisode
-    /// que la dernière baisse.
+    /// que la dernière baisse. Une hausse à l'essai est vaine.
     pub fn incident(&mut self, cause: Cause, maintenant: Duration) -> Option<Changement> {
         self.calme_depuis = maintenant;
+        if self.essai.take().is_some() {
+            self.essai_vain();
+        }
         let meme_episode = self
             .derniere_baisse
             .is_some_and(|b| maintenant.saturating_sub(b) < FENETRE_EPISODE);
@@ -122,15 +174,65 @@ impl Regulateur {
         self.calme_depuis = maintenant;
     }
 
-    /// Le temps passe : +1 après une période calme.
-    pub fn tic(&mut self, maintenant: Duration) -> Option<Changement> {
-        if self.courant >= self.plafond
-            || maintenant.saturating_sub(self.calme_depuis) < PERIODE_CALME
+    /// Le temps passe ; `acquittes` : les octets acquittés par le serveur depuis le début du
+    /// passage. Juge la hausse à l'essai quand sa mesure est faite ; sinon, après une période
+    /// calme (doublée par chaque essai vain), essaie un transfert de plus.
+    pub fn tic(&mut self, maintenant: Duration, acquittes: u64) -> Option<Changement> {
+        self.releves.push_back((maintenant, acquittes));
+        let garde = MISE_EN_ROUTE + FENETRE_MESURE + FENETRE_MESURE;
+        while self
+            .releves
+            .front()
+            .is_some_and(|(t, _)| maintenant.saturating_sub(*t) > garde)
         {
+            self.releves.pop_front();
+        }
+        if let Some(essai) = self.essai {
+            if maintenant < essai.debut + MISE_EN_ROUTE + FENETRE_MESURE {
+                return None;
+            }
+            self.essai = None;
+            self.calme_depuis = maintenant;
+            let mesure = self.debit_depuis(essai.debut + MISE_EN_ROUTE);
+            let utile = match (essai.reference, mesure) {
+                (Some(reference), Some(mesure)) => {
+                    let avant = self.courant.saturating_sub(1);
+                    reference <= 0.0 || mesure >= reference * (1.0 + gain_requis(avant))
+                }
+                // Rien de mesurable (relevés trop rares) : la hausse est gardée, comme sans
+                // mesure.
+                _ => true,
+            };
+            if utile {
+                self.essais_vains = 0;
+                return None;
+            }
+            self.essai_vain();
+            return self.changer(self.courant.saturating_sub(1).max(1), Cause::EssaiVain);
+        }
+        let attente = PERIODE_CALME * (1 << self.essais_vains);
+        if self.courant >= self.plafond || maintenant.saturating_sub(self.calme_depuis) < attente {
             return None;
         }
         self.calme_depuis = maintenant;
+        self.essai = Some(Essai {
+            debut: maintenant,
+            reference: self.debit_depuis(maintenant.saturating_sub(FENETRE_MESURE)),
+        });
         self.changer(self.courant + 1, Cause::Calme)
+    }
+
+    fn essai_vain(&mut self) {
+        self.essais_vains = (self.essais_vains + 1).min(ESSAIS_VAINS_MAX);
+    }
+
+    /// Le débit acquitté (octets par seconde) depuis `depuis` jusqu'au dernier relevé, s'il
+    /// couvre au moins la moitié de [`FENETRE_MESURE`].
+    fn debit_depuis(&self, depuis: Duration) -> Option<f64> {
+        let (t0, o0) = *self.releves.iter().find(|(t, _)| *t >= depuis)?;
+        let (t1, o1) = *self.releves.back()?;
+        let duree = t1.checked_sub(t0)?;
+        (duree >= FENETRE_MESURE / 2).then(|| o1.saturating_sub(o0) as f64 / duree.as_secs_f64())
     }
 
     fn changer(&mut self, apres: usize, cause: Cause) -> Option<Changement> {
@@ -266,7 +368,7 @@ pub(super) async fn piloter<D: Depositaire>(
         } else if reseau.est_coupe() {
             regulateur.agite(maintenant);
         } else {
-            changements.extend(regulateur.tic(maintenant));
+            changements.extend(regulateur.tic(maintenant, reseau.acquittes()));
         }
         vus = releve;
         for changement in changements {
@@ -314,11 +416,49 @@ mod tests {
         Duration::from_secs_f64(secondes)
     }
 
+    /// Un changement vu du test : (instant en dixièmes de seconde, parallélisme après, cause).
+    type Vu = (u32, usize, Cause);
+
+    /// Mène `r` au dixième de seconde, de `de` à `a` (dixièmes exclus), sur un lien dont le
+    /// débit acquitté ne dépend que du parallélisme courant (`debit`, octets par seconde) ;
+    /// `coupure` dit quand tombe un incident. Rend les changements.
+    fn simuler(
+        r: &mut Regulateur,
+        acquittes: &mut f64,
+        de: u32,
+        a: u32,
+        debit: impl Fn(usize) -> f64,
+        coupure: impl Fn(u32) -> bool,
+    ) -> Vec<Vu> {
+        let mut vus = Vec::new();
+        for dixiemes in de..a {
+            let t = Duration::from_millis(u64::from(dixiemes) * 100);
+            *acquittes += debit(r.courant()) / 10.0;
+            let c = if coupure(dixiemes) {
+                r.incident(Cause::CoupureReseau, t)
+            } else {
+                r.tic(t, *acquittes as u64)
+            };
+            vus.extend(c.map(|c| (dixiemes, c.apres, c.cause)));
+        }
+        vus
+    }
+
+    /// Un lien qui est le goulot : 8 Mo/s quel que soit le nombre de transferts.
+    fn goulot(_: usize) -> f64 {
+        8e6
+    }
+
+    /// Un lien où chaque transfert est freiné par la latence : deux font deux fois mieux qu'un.
+    fn latence(n: usize) -> f64 {
+        n as f64 * 1e6
+    }
+
     #[test]
-    fn moitie_a_la_coupure_plus_un_apres_le_calme_jamais_sous_un() {
+    fn moitie_a_la_coupure_un_episode_compte_une_fois_jamais_sous_un() {
         let mut r = Regulateur::nouveau(8, s(0.0));
         // Lien calme au plafond : rien ne bouge.
-        assert_eq!(r.tic(s(30.0)), None);
+        assert_eq!(r.tic(s(30.0), 0), None);
         let c = r.incident(Cause::CoupureReseau, s(31.0)).unwrap();
         assert_eq!((c.avant, c.apres, c.cause), (8, 4, Cause::CoupureReseau));
         // Les quatre transferts coupés par la même panne : une seule baisse.
@@ -333,51 +473,92 @@ mod tests {
         assert_eq!(r.incident(Cause::CoupureReseau, s(38.0)).unwrap().apres, 1);
         assert_eq!(r.incident(Cause::CoupureReseau, s(41.0)), None);
         assert_eq!(r.courant(), 1);
-        // Le calme se compte depuis le dernier incident (41 s).
-        assert_eq!(r.tic(s(50.9)), None);
-        let c = r.tic(s(51.0)).unwrap();
-        assert_eq!((c.avant, c.apres, c.cause), (1, 2, Cause::Calme));
-        // Puis un cran par période calme, jusqu'au plafond.
-        assert_eq!(r.tic(s(60.0)), None);
-        assert_eq!(r.tic(s(61.0)).unwrap().apres, 3);
-        let mut t = 61.0;
-        while r.courant() < 8 {
-            t += 10.0;
-            r.tic(s(t));
-        }
-        assert_eq!(t, 111.0);
-        assert_eq!(r.tic(s(200.0)), None);
+    }
+
+    #[test]
+    fn la_ou_un_transfert_de_plus_sert_il_remonte_d_un_cran_par_periode_calme() {
+        let mut r = Regulateur::nouveau(8, s(0.0));
+        r.incident(Cause::CoupureReseau, s(0.0));
+        r.incident(Cause::CoupureReseau, s(3.0));
+        r.incident(Cause::CoupureReseau, s(6.0));
+        assert_eq!(r.courant(), 1);
+        let mut acquittes = 0.0;
+        let vus = simuler(&mut r, &mut acquittes, 60, 1400, latence, |_| false);
+        // Le calme se compte depuis le dernier incident (6 s) ; chaque essai est jugé 4 s plus
+        // tard, utile, et le suivant part une période calme après ce jugement.
+        assert_eq!(
+            vus,
+            [160, 300, 440, 580, 720, 860, 1000]
+                .into_iter()
+                .zip(2..=8)
+                .map(|(t, n)| (t, n, Cause::Calme))
+                .collect::<Vec<_>>()
+        );
         assert_eq!(r.courant(), 8);
+        assert_eq!(r.tic(s(200.0), acquittes as u64), None, "au plafond");
     }
 
     #[test]
     fn lien_coupe_toutes_les_15_s() {
-        // 1 s de coupure toutes les 15 s, plafond 4 : après la première coupure, le régulateur
-        // oscille entre 1 et 2 ; chaque coupure trouve au plus deux transferts en vol.
+        // 1 s de coupure toutes les 15 s, plafond 4, le lien est le goulot : après la deuxième
+        // coupure, un seul transfert en vol. L'essai d'un deuxième ne fait pas croître le
+        // débit : il est défait avant la coupure suivante, et le prochain attendrait 20 s de
+        // calme, que ce lien n'offre jamais.
         let mut r = Regulateur::nouveau(4, s(0.0));
-        let mut historique = Vec::new();
-        for dixiemes in 0..600 {
-            let t = f64::from(dixiemes) / 10.0;
-            let coupure = dixiemes % 150 == 140;
-            let c = if coupure {
-                r.incident(Cause::CoupureReseau, s(t))
-            } else {
-                r.tic(s(t))
-            };
-            historique.extend(c.map(|c| (t, c.apres)));
-        }
+        let mut acquittes = 0.0;
+        let vus = simuler(&mut r, &mut acquittes, 0, 1800, goulot, |d| d % 150 == 140);
         assert_eq!(
-            historique,
+            vus,
             vec![
-                (14.0, 2),
-                (24.0, 3),
-                (29.0, 1),
-                (39.0, 2),
-                (44.0, 1),
-                (54.0, 2),
-                (59.0, 1)
+                (140, 2, Cause::CoupureReseau),
+                (240, 3, Cause::Calme),
+                (280, 2, Cause::EssaiVain),
+                (290, 1, Cause::CoupureReseau),
             ]
         );
+        assert_eq!(r.courant(), 1);
+    }
+
+    #[test]
+    fn un_essai_vain_double_l_attente_du_suivant_un_essai_utile_la_ramene() {
+        let mut r = Regulateur::nouveau(4, s(0.0));
+        r.incident(Cause::CoupureReseau, s(0.0));
+        r.incident(Cause::CoupureReseau, s(3.0));
+        assert_eq!(r.courant(), 1);
+        let mut acquittes = 0.0;
+        let vus = simuler(&mut r, &mut acquittes, 30, 4000, goulot, |_| false);
+        // Essais à 13 s, puis après 20, 40, 80, 160 s de calme, et 160 s au plus ensuite ;
+        // chacun défait 4 s plus tard.
+        let essais = [130, 370, 810, 1650, 3290];
+        let attendu: Vec<Vu> = essais
+            .iter()
+            .flat_map(|&t| [(t, 2, Cause::Calme), (t + 40, 1, Cause::EssaiVain)])
+            .collect();
+        assert_eq!(vus, attendu);
+        // Le lien change (un autre réseau, où la latence freine chaque transfert) : l'essai
+        // suivant, 160 s après le dernier jugement (333 s), est utile ; le suivant ne tarde
+        // plus qu'une période calme.
+        let vus = simuler(&mut r, &mut acquittes, 4000, 5200, latence, |_| false);
+        assert_eq!(vus, vec![(4930, 2, Cause::Calme), (5070, 3, Cause::Calme)]);
+    }
+
+    #[test]
+    fn une_hausse_interrompue_par_un_incident_est_vaine() {
+        let mut r = Regulateur::nouveau(2, s(0.0));
+        r.incident(Cause::CoupureReseau, s(0.0));
+        let mut acquittes = 0.0;
+        // Essai à 10 s ; une coupure à 12 s, avant le jugement : moitié, et l'essai suivant
+        // attend 20 s de calme (32 s), bien qu'un transfert de plus serve sur ce lien.
+        let vus = simuler(&mut r, &mut acquittes, 1, 400, latence, |d| d == 120);
+        assert_eq!(
+            vus,
+            vec![
+                (100, 2, Cause::Calme),
+                (120, 1, Cause::CoupureReseau),
+                (320, 2, Cause::Calme),
+            ]
+        );
+        assert_eq!(r.courant(), 2, "gardé : jugé utile à 36 s");
     }
 
     #[test]
@@ -387,6 +568,16 @@ mod tests {
         assert_eq!(
             c.texte(),
             "parallélisme 4 → 2 (plafond 4) : coupure du réseau"
+        );
+        let mut acquittes = 0.0;
+        let vus = simuler(&mut r, &mut acquittes, 10, 160, goulot, |_| false);
+        assert_eq!(vus.len(), 2);
+        let mut r = Regulateur::nouveau(4, s(0.0));
+        r.incident(Cause::CoupureReseau, s(1.0));
+        let hausse = r.tic(s(11.0), 0).unwrap();
+        assert_eq!(
+            hausse.texte(),
+            "parallélisme 2 → 3 (plafond 4) : période calme, essai d'un transfert de plus"
         );
     }
 

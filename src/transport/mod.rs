@@ -544,6 +544,9 @@ impl Emetteur {
                 ),
             },
         };
+        if matches!(reponse, ReponseApi::Succes(_)) {
+            self.reseau.noter_acquittes(progression.octets());
+        }
         reponse
     }
 }

@@ -13,6 +13,7 @@
 //! opération qui n'a rien pu tenter.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
@@ -44,6 +45,9 @@ pub struct Reseau {
     seuil: Option<u32>,
     etat: watch::Sender<Etat>,
     compte: Mutex<Compte>,
+    /// Octets des requêtes que le serveur a acquittées (réponse de succès), depuis le début du
+    /// passage : le régulateur du parallélisme en tire le débit utile.
+    acquittes: AtomicU64,
     annulation: Annulation,
 }
 
@@ -75,6 +79,7 @@ impl Reseau {
                 pause_cumulee: Duration::ZERO,
                 incidents: Incidents::default(),
             }),
+            acquittes: AtomicU64::new(0),
             annulation,
         }
     }
@@ -113,6 +118,16 @@ impl Reseau {
             );
         }
         *self.etat.borrow() == Etat::Coupe
+    }
+
+    /// Le serveur a acquitté une requête dont le corps faisait `octets`.
+    pub fn noter_acquittes(&self, octets: u64) {
+        self.acquittes.fetch_add(octets, Ordering::Relaxed);
+    }
+
+    /// Octets acquittés depuis le début du passage.
+    pub fn acquittes(&self) -> u64 {
+        self.acquittes.load(Ordering::Relaxed)
     }
 
     /// Coupures et incidents depuis le début du passage.
