@@ -680,7 +680,7 @@ pub struct OptionsReessai {
     pub echeance: f64,
 
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub echecs_reseau: u32,
 
     /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun

@@ -76,10 +76,11 @@ pub trait AnnoncesReseau: Send + Sync {
 
 /// Attente entre deux sondes pendant une coupure : le backoff à gigue égale de la politique
 /// (voir [`PolitiqueReessai::attente_backoff`]), d'une enveloppe de 0,25 s doublée jusqu'à
-/// 30 s. Une coupure de partage de connexion dure souvent une seconde ou deux : partie d'1 s,
-/// la veille ratait souvent le retour du lien et attendait encore 1 à 2 s (mesuré au banc du
-/// lien qui coupe, `BENCHMARKS.md` § 5) ; deux sondes de plus au début d'une longue coupure
-/// coûtent peu. Vérifiée à la compilation.
+/// 30 s, après [`SONDES_RAPPROCHEES`] sondes à la première enveloppe. Une coupure de partage de
+/// connexion dure souvent une seconde ou deux : partie d'1 s, la veille ratait souvent le retour
+/// du lien et attendait encore 1 à 2 s ; doublée dès la deuxième sonde, 0,3 à 0,5 s (mesuré au
+/// banc du lien qui coupe, `BENCHMARKS.md` § 5). Quelques sondes de plus au début d'une longue
+/// coupure coûtent peu. Vérifiée à la compilation.
 const CADENCE_SONDES: PolitiqueReessai = match Reglages::bref()
     .avec_base(Duration::from_millis(250))
     .avec_plafond(Duration::from_secs(30))
@@ -88,6 +89,17 @@ const CADENCE_SONDES: PolitiqueReessai = match Reglages::bref()
     Ok(politique) => politique,
     Err(_) => panic!("cadence des sondes invalide"),
 };
+/// Une sonde est une seule tentative : la cadence des sondes est celle de la veille
+/// ([`CADENCE_SONDES`]), pas celle d'un réessai BREF glissé entre deux sondes (qui doublait
+/// l'écart entre deux essais du lien et retardait la reprise d'autant). Vérifiée à la
+/// compilation.
+const POLITIQUE_SONDE: PolitiqueReessai = match Reglages::bref().avec_tentatives_max(1).valider() {
+    Ok(politique) => politique,
+    Err(_) => panic!("politique de la sonde invalide"),
+};
+/// Les premières sondes d'une coupure partent toutes après la première attente (0,125 à
+/// 0,25 s) : environ deux secondes de sondes rapprochées, le temps d'une coupure courte.
+const SONDES_RAPPROCHEES: u32 = 8;
 /// Délai d'une sonde.
 const SONDE_DELAI: Duration = Duration::from_secs(10);
 
@@ -414,8 +426,9 @@ impl Emetteur {
     }
 
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
-    /// réseau : à chaque coupure déclarée, une sonde (`sonder`, profil BREF) part à intervalle
-    /// croissant, jitteré et plafonné (0,25 s à 30 s) ; au premier signe du serveur, même un refus,
+    /// réseau : à chaque coupure déclarée, une sonde (`sonder`, une seule tentative) part à
+    /// intervalle jitteré, rapproché d'abord, puis croissant et plafonné (0,25 s à 30 s, voir
+    /// [`CADENCE_SONDES`]) ; au premier signe du serveur, même un refus,
     /// le réseau rouvre ; au-delà de l'attente maximale, il est abandonné (les émissions en
     /// attente s'arrêtent, et le passage avec elles). Ne rend la main qu'à l'annulation
     /// (Ctrl-C), à l'abandon, ou tout de suite si l'émetteur n'a pas de pause.
@@ -431,7 +444,6 @@ impl Emetteur {
         let Some(pause) = self.reglages.pause else {
             return;
         };
-        let bref = &self.reglages.bref;
         loop {
             let coupe = tokio::select! {
                 c = self.reseau.attendre_coupure() => c,
@@ -441,10 +453,12 @@ impl Emetteur {
                 return;
             }
             let debut = std::time::Instant::now();
-            // La n-ième sonde de la coupure attend comme la n-ième tentative d'une émission.
+            // Après les sondes rapprochées, la n-ième attend comme la (n - 7)-ième tentative d'une
+            // émission.
             let mut sonde: u32 = 1;
             loop {
-                let attente = CADENCE_SONDES.attente_backoff(sonde, self.alea.tirer());
+                let rang = sonde.saturating_sub(SONDES_RAPPROCHEES - 1).max(1);
+                let attente = CADENCE_SONDES.attente_backoff(rang, self.alea.tirer());
                 if debut.elapsed() + attente > pause.attente_max {
                     self.reseau.abandonner();
                     return;
@@ -456,7 +470,7 @@ impl Emetteur {
                 }
                 let issue = executer(
                     &Cadre {
-                        politique: bref,
+                        politique: &POLITIQUE_SONDE,
                         temporisateur: &TemporisateurTokio::new(),
                         alea: &AleaSysteme,
                         observateur,
