@@ -627,7 +627,8 @@ fn analyser_jusqu_au_bout(texte: &str) -> Result<JusquAuBout, String> {
 pub struct OptionsEnvoi {
     /// Nombre de transferts en même temps, au plus (des fichiers, ou les parties d'un gros
     /// fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de
-    /// lui-même quand le réseau coupe, et remonte jusqu'à ce plafond quand il est calme.
+    /// lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus
+    /// fait croître le débit.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub paralleles: u16,
 
@@ -638,7 +639,7 @@ pub struct OptionsEnvoi {
     pub seuil_multipart: Option<u64>,
 
     /// Taille d'une partie (Mio, 5 au moins).
-    #[arg(long, value_name = "MIO", default_value_t = 8, value_parser = clap::value_parser!(u64).range(5..=5120))]
+    #[arg(long, value_name = "MIO", default_value_t = 5, value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub taille_partie: u64,
 
     /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour

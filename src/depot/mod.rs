@@ -503,13 +503,14 @@ impl<D: Depositaire> Moteur<D> {
             .into_iter()
             .filter(|u| !u.echec_definitif)
             .collect();
-        // Les plus gros d'abord : un gros fichier parti en dernier laisserait les autres places
-        // vides pendant qu'il finit seul ; les petits comblent la fin (ordonnancement LPT).
-        unites.sort_by(|a, b| {
-            b.taille
-                .cmp(&a.taille)
-                .then_with(|| a.chemin.cmp(&b.chemin))
-        });
+        // Dans l'ordre des chemins, c'est-à-dire celui des enregistrements de la nuit (les noms
+        // portent la date et l'heure). Un gros fichier parti en dernier ne finit pas seul : quand
+        // il reste moins de fichiers que de places, ses parties partent ensemble
+        // (`parties::envoyer_parties`). Les plus gros d'abord, comme avant, mettait les parties
+        // de 5 Mio et plus en vol au moment où le régulateur du parallélisme ne connaît pas
+        // encore le lien : sur un lien qui coupe, la première coupure perdait quatre parties
+        // (24 Mio au banc du lien strict) au lieu de quatre petits fichiers.
+        unites.sort_by(|a, b| a.chemin.cmp(&b.chemin));
         c.suivi
             .debut(unites.len() as u64, unites.iter().map(|u| u.taille).sum());
         c.base().toucher_plan(c.plan.id)?;

@@ -469,13 +469,16 @@ fn verifier_dit_ce_qui_manque_et_le_remet_a_deposer() {
     banc.verifier_identiques(&[(a.into(), 1000), (b.into(), 2000)]);
 }
 
+/// Les fichiers partent dans l'ordre de leurs chemins (celui de la nuit), quelle que soit leur
+/// taille : les plus gros d'abord mettait des parties de plusieurs Mio en vol à la première
+/// coupure, avant que le régulateur du parallélisme ne connaisse le lien.
 #[test]
-fn les_plus_gros_fichiers_partent_en_premier() {
+fn les_fichiers_partent_dans_l_ordre_des_chemins() {
     let banc = Banc::nouveau();
     let tailles = [
         ("a.wav", 1_000),
-        ("b.wav", 300_000),
-        ("c.wav", 20_000),
+        ("b.wav", 20_000),
+        ("c.wav", 300_000),
         ("d.wav", 2_000_000),
     ];
     for (nom, taille) in tailles {
@@ -494,11 +497,11 @@ fn les_plus_gros_fichiers_partent_en_premier() {
         .map(|e| e["unite"].as_str().unwrap().to_owned())
         .collect();
     // Deux unités ouvertes par place (l'une transfère pendant que l'autre se prépare) : les
-    // deux plus grosses d'abord, dans un ordre ou l'autre, puis les autres par taille.
+    // deux premiers chemins, dans un ordre ou l'autre, puis les suivants dans l'ordre.
     let mut premieres = ordre[..2].to_vec();
     premieres.sort();
-    assert_eq!(premieres, ["b.wav", "d.wav"], "{ordre:?}");
-    assert_eq!(ordre[2..], ["c.wav", "a.wav"], "{ordre:?}");
+    assert_eq!(premieres, ["a.wav", "b.wav"], "{ordre:?}");
+    assert_eq!(ordre[2..], ["c.wav", "d.wav"], "{ordre:?}");
 }
 
 /// Un gros fichier seul (issue 19, point 4) : ses parties partent ensemble, autant que de
