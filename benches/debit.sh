@@ -181,7 +181,7 @@ fi
 if [ "$LIEN" = 1 ]; then
   PORT_LIEN=$(libre)
   python3 -u benches/mandataire.py "$PORT_LIEN" "127.0.0.1:$PORT" --debit 8000000 --rafale "$RAFALE" \
-    > "$TMP/lien.log" 2> "$TMP/lien.err" &
+    --detail > "$TMP/lien.log" 2> "$TMP/lien.err" &
   PIDS+=($!)
   MANDATAIRE=$!
   until grep -q prêt "$TMP/lien.log" 2> /dev/null; do sleep 0.2; done
@@ -189,6 +189,9 @@ if [ "$LIEN" = 1 ]; then
   SERVEUR=lien SERVEUR_PID=$SABLE_PID EP="http://127.0.0.1:$PORT_LIEN" TOURS=${TOURS_LIEN:-1}
   comparer "Lien de 8 Mo/s qui coupe (seau de $RAFALE s)"
   MANDATAIRE=
+  # Ce que chaque coupure a trouvé en vol, outil après outil (chaque mesure recommence à 1).
+  echo "Coupures ($OUTILS, dans l'ordre des mesures) :"
+  grep '^coupure' "$TMP/lien.err" | sed 's/^/  /' || true
 fi
 
 echo

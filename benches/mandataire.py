@@ -3,6 +3,7 @@
 
 Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafale S]
         [--coupure-toutes S] [--coupure-duree S] [--latence-connexion S] [--latence-reponse S]
+        [--detail]
 
 - le débit montant (client → serveur) est limité à --debit octets/s (seau à jetons partagé
   par toutes les connexions : c'est le lien qui est lent, pas chaque connexion) ; le seau
@@ -162,19 +163,25 @@ async def servir(lien, hote, port, lecteur_client, ecrivain_client):
         lien.connexions.discard(connexion)
 
 
-async def couper_periodiquement(lien, toutes, duree):
+async def couper_periodiquement(lien, toutes, duree, detail):
     while True:
         await asyncio.sleep(toutes)
         lien.coupe = True
         lien.coupures += 1
+        pertes = []
         for c in list(lien.connexions):
             if c.depuis_reponse > 0:
                 lien.en_vol += 1
                 lien.perdus += c.depuis_reponse
                 lien.perte_max = max(lien.perte_max, c.depuis_reponse)
+                pertes.append(c.depuis_reponse)
                 c.depuis_reponse = 0
             couper_net(c.client)
             couper_net(c.serveur)
+        if detail:
+            en_mio = ", ".join(f"{p / 2**20:.1f}" for p in sorted(pertes, reverse=True))
+            print(f"coupure {lien.coupures} : {len(pertes)} requête(s) en vol, perdu (Mio) : "
+                  f"[{en_mio}]", file=sys.stderr, flush=True)
         await asyncio.sleep(duree)
         lien.coupe = False
 
@@ -189,6 +196,7 @@ async def principal():
     p.add_argument("--coupure-duree", type=float, default=1.0)
     p.add_argument("--latence-connexion", type=float, default=0.0)
     p.add_argument("--latence-reponse", type=float, default=0.0)
+    p.add_argument("--detail", action="store_true", help="chaque coupure, sur stderr")
     a = p.parse_args()
     hote, port = a.cible.rsplit(":", 1)
     if hote not in ("127.0.0.1", "localhost"):
@@ -201,7 +209,7 @@ async def principal():
 
     def coupeur():
         if a.coupure_toutes > 0:
-            return asyncio.create_task(couper_periodiquement(lien, a.coupure_toutes, a.coupure_duree))
+            return asyncio.create_task(couper_periodiquement(lien, a.coupure_toutes, a.coupure_duree, a.detail))
         return None
 
     etat = {"coupeur": coupeur()}
