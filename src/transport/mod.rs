@@ -74,13 +74,9 @@ pub trait AnnoncesReseau: Send + Sync {
     fn reseau_retabli(&self);
 }
 
-/// Attente entre deux sondes pendant une coupure : le backoff à gigue égale de la politique
-/// (voir [`PolitiqueReessai::attente_backoff`]), d'une enveloppe de 0,25 s doublée jusqu'à
-/// 30 s, après [`SONDES_RAPPROCHEES`] sondes à la première enveloppe. Une coupure de partage de
-/// connexion dure souvent une seconde ou deux : partie d'1 s, la veille ratait souvent le retour
-/// du lien et attendait encore 1 à 2 s ; doublée dès la deuxième sonde, 0,3 à 0,5 s (mesuré au
-/// banc du lien qui coupe, `BENCHMARKS.md` § 5). Quelques sondes de plus au début d'une longue
-/// coupure coûtent peu. Vérifiée à la compilation.
+/// Attente entre deux sondes pendant une coupure, après les [`SONDES_RAPPROCHEES`] : le backoff
+/// à gigue égale de la politique (voir [`PolitiqueReessai::attente_backoff`]), d'une enveloppe
+/// de 0,25 s doublée jusqu'à 30 s. Vérifiée à la compilation.
 const CADENCE_SONDES: PolitiqueReessai = match Reglages::bref()
     .avec_base(Duration::from_millis(250))
     .avec_plafond(Duration::from_secs(30))
@@ -89,17 +85,41 @@ const CADENCE_SONDES: PolitiqueReessai = match Reglages::bref()
     Ok(politique) => politique,
     Err(_) => panic!("cadence des sondes invalide"),
 };
+/// Les premières sondes d'une coupure partent chacune 0,05 à 0,1 s après l'échec de la
+/// précédente : une coupure de partage de connexion dure souvent une seconde ou deux, et chaque
+/// instant entre le retour du lien et la sonde qui le voit est perdu pour tous les transferts.
+/// Partie d'1 s, la veille ratait souvent le retour du lien et attendait encore 1 à 2 s ;
+/// doublée dès la deuxième sonde, 0,3 à 0,5 s (banc du lien qui coupe, `BENCHMARKS.md` § 5).
+/// Une sonde qui échoue n'atteint pas le serveur : la douzaine de plus au début d'une coupure
+/// ne coûte rien à personne. Sur un lien muet (paquets perdus, sans refus), chaque sonde
+/// attend sa connexion : la cadence est alors celle des délais de connexion.
+const SONDES_RAPPROCHEES: u32 = 12;
+/// L'attente avant chacune des [`SONDES_RAPPROCHEES`] : enveloppe de 0,1 s, gigue égale.
+const CADENCE_RAPPROCHEE: PolitiqueReessai = match Reglages::bref()
+    .avec_base(Duration::from_millis(100))
+    .valider()
+{
+    Ok(politique) => politique,
+    Err(_) => panic!("cadence rapprochée des sondes invalide"),
+};
 /// Une sonde est une seule tentative : la cadence des sondes est celle de la veille
-/// ([`CADENCE_SONDES`]), pas celle d'un réessai BREF glissé entre deux sondes (qui doublait
-/// l'écart entre deux essais du lien et retardait la reprise d'autant). Vérifiée à la
+/// ([`attente_avant_sonde`]), pas celle d'un réessai BREF glissé entre deux sondes (qui
+/// doublait l'écart entre deux essais du lien et retardait la reprise d'autant). Vérifiée à la
 /// compilation.
 const POLITIQUE_SONDE: PolitiqueReessai = match Reglages::bref().avec_tentatives_max(1).valider() {
     Ok(politique) => politique,
     Err(_) => panic!("politique de la sonde invalide"),
 };
-/// Les premières sondes d'une coupure partent toutes après la première attente (0,125 à
-/// 0,25 s) : environ deux secondes de sondes rapprochées, le temps d'une coupure courte.
-const SONDES_RAPPROCHEES: u32 = 8;
+
+/// L'attente avant la `sonde`-ième sonde d'une coupure (à partir de 1), pour un tirage `alea`
+/// dans [0, 1] : rapprochée d'abord, puis croissante.
+fn attente_avant_sonde(sonde: u32, alea: f64) -> Duration {
+    if sonde <= SONDES_RAPPROCHEES {
+        CADENCE_RAPPROCHEE.attente_backoff(1, alea)
+    } else {
+        CADENCE_SONDES.attente_backoff(sonde - SONDES_RAPPROCHEES, alea)
+    }
+}
 /// Délai d'une sonde.
 const SONDE_DELAI: Duration = Duration::from_secs(10);
 
@@ -428,7 +448,7 @@ impl Emetteur {
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
     /// réseau : à chaque coupure déclarée, une sonde (`sonder`, une seule tentative) part à
     /// intervalle jitteré, rapproché d'abord, puis croissant et plafonné (0,25 s à 30 s, voir
-    /// [`CADENCE_SONDES`]) ; au premier signe du serveur, même un refus,
+    /// [`attente_avant_sonde`]) ; au premier signe du serveur, même un refus,
     /// le réseau rouvre ; au-delà de l'attente maximale, il est abandonné (les émissions en
     /// attente s'arrêtent, et le passage avec elles). Ne rend la main qu'à l'annulation
     /// (Ctrl-C), à l'abandon, ou tout de suite si l'émetteur n'a pas de pause.
@@ -453,12 +473,9 @@ impl Emetteur {
                 return;
             }
             let debut = std::time::Instant::now();
-            // Après les sondes rapprochées, la n-ième attend comme la (n - 7)-ième tentative d'une
-            // émission.
             let mut sonde: u32 = 1;
             loop {
-                let rang = sonde.saturating_sub(SONDES_RAPPROCHEES - 1).max(1);
-                let attente = CADENCE_SONDES.attente_backoff(rang, self.alea.tirer());
+                let attente = attente_avant_sonde(sonde, self.alea.tirer());
                 if debut.elapsed() + attente > pause.attente_max {
                     self.reseau.abandonner();
                     return;
@@ -599,23 +616,26 @@ pub use crate::secrets::expurger;
 mod tests {
     use super::*;
 
-    /// La cadence des sondes, celle d'avant qu'elle passe par la politique : enveloppe de
-    /// 0,25 s doublée jusqu'à 30 s, moitié fixe, moitié tirée.
+    /// La cadence des sondes : douze rapprochées (enveloppe de 0,1 s), puis une enveloppe de
+    /// 0,25 s doublée jusqu'à 30 s ; moitié fixe, moitié tirée.
     #[test]
     fn cadence_des_sondes() {
         let ms = Duration::from_millis;
         let cas = [
-            (1, 0.0, ms(125)),
-            (1, 1.0, ms(250)),
-            (2, 0.5, ms(375)),
-            (5, 0.0, ms(2000)),
-            (8, 1.0, ms(30_000)),
-            (8, 0.0, ms(15_000)),
+            (1, 0.0, ms(50)),
+            (1, 1.0, ms(100)),
+            (12, 0.5, ms(75)),
+            (13, 0.0, ms(125)),
+            (13, 1.0, ms(250)),
+            (14, 0.5, ms(375)),
+            (17, 0.0, ms(2000)),
+            (20, 1.0, ms(30_000)),
+            (20, 0.0, ms(15_000)),
             (u32::MAX, 1.0, ms(30_000)),
         ];
         for (sonde, alea, attendue) in cas {
             assert_eq!(
-                CADENCE_SONDES.attente_backoff(sonde, alea),
+                attente_avant_sonde(sonde, alea),
                 attendue,
                 "sonde {sonde}, tirage {alea}"
             );
