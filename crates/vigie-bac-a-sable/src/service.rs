@@ -21,6 +21,7 @@
 //! (lenteur, blocage) s'interrompent dès l'arrêt demandé, et les connexions encore ouvertes après
 //! [`DELAI_GRACE`] sont abandonnées, avec les traitements d'API qui n'auraient pas fini.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,9 +74,33 @@ pub(crate) struct ServicePannes {
 #[derive(Default)]
 pub(crate) struct Traitements {
     taches: Mutex<JoinSet<()>>,
-    /// Une finalisation multipart à la fois, menée jusqu'au bout de sa réponse (voir
-    /// `ServicePannes::traiter`).
-    finalisations: tokio::sync::Mutex<()>,
+    /// Une finalisation multipart à la fois **par clé d'objet**, menée jusqu'au bout de sa
+    /// réponse (voir `ServicePannes::traiter`). Par clé seulement : les finalisations de deux
+    /// fichiers différents vont ensemble, comme chez S3 (un verrou unique mettait en file
+    /// l'assemblage des gros fichiers d'une nuit, et tout client multipart le payait).
+    finalisations: Mutex<HashMap<Arc<str>, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// Le tour d'une finalisation ; rendu, il retire le verrou de sa clé si personne d'autre ne
+/// l'attend (la table ne garde que les clés en cours de finalisation).
+struct TourDeFinaliser<'a> {
+    garde: Option<tokio::sync::OwnedMutexGuard<()>>,
+    cle: Arc<str>,
+    traitements: &'a Traitements,
+}
+
+impl Drop for TourDeFinaliser<'_> {
+    fn drop(&mut self) {
+        drop(self.garde.take());
+        let mut f = self
+            .traitements
+            .finalisations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if f.get(&self.cle).is_some_and(|v| Arc::strong_count(v) == 1) {
+            f.remove(&self.cle);
+        }
+    }
 }
 
 impl Traitements {
@@ -84,6 +109,22 @@ impl Traitements {
         // Les traitements finis sont récoltés au passage : l'ensemble reste petit.
         while taches.try_join_next().is_some() {}
         taches.spawn(traitement);
+    }
+
+    /// Attend son tour pour finaliser un envoi vers `cle`, et le garde jusqu'à la fin.
+    async fn tour_de_finaliser(&self, cle: Arc<str>) -> TourDeFinaliser<'_> {
+        let verrou = {
+            let mut f = self
+                .finalisations
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(f.entry(Arc::clone(&cle)).or_default())
+        };
+        TourDeFinaliser {
+            garde: Some(verrou.lock_owned().await),
+            cle,
+            traitements: self,
+        }
     }
 
     async fn terminer(&self, echeance: tokio::time::Instant) {
@@ -176,13 +217,14 @@ impl ServicePannes {
             // Deux finalisations simultanées du même envoi (celle d'un client tué, que le
             // service mène au bout, et celle de sa relance) pouvaient toutes deux réussir dans
             // s3s-fs et assembler l'objet deux fois, ce que S3 ne fait pas. Elles passent ici
-            // une à la fois, jusqu'au bout de leur réponse (s3s peut aussi faire le travail
+            // une à la fois par clé, jusqu'au bout de leur réponse (s3s peut aussi faire le travail
             // pendant qu'il l'écrit : `200` d'emblée, des espaces, puis le résultat ou une
             // erreur dans le corps) : la seconde trouve l'envoi fini (NoSuchUpload, comme chez
             // S3), et seule une finalisation qui a vraiment assemblé compte comme traitée.
             let finalisation = op == Operation::CompleteMultipartUpload;
             let _une_a_la_fois = if finalisation {
-                Some(service.traitements.finalisations.lock().await)
+                let cle = cle_traitee.clone().unwrap_or_else(|| Arc::from(""));
+                Some(service.traitements.tour_de_finaliser(cle).await)
             } else {
                 None
             };
@@ -814,6 +856,40 @@ mod tests {
         assert_eq!(code_erreur_s3(403).0, "AccessDenied");
         assert_eq!(code_erreur_s3(507).0, "InternalError");
         assert_eq!(code_erreur_s3(418).0, "InvalidRequest");
+    }
+
+    /// Deux finalisations vers la même clé passent l'une après l'autre ; vers deux clés
+    /// différentes, ensemble (un verrou unique mettait en file l'assemblage de tous les gros
+    /// fichiers d'une nuit). La table ne garde que les clés en cours.
+    #[test]
+    fn une_finalisation_a_la_fois_par_cle_et_seulement_par_cle() {
+        use futures_util::FutureExt;
+        let traitements = Traitements::default();
+        let a = traitements
+            .tour_de_finaliser(Arc::from("nuit/a.wav"))
+            .now_or_never()
+            .expect("personne avant");
+        assert!(
+            traitements
+                .tour_de_finaliser(Arc::from("nuit/a.wav"))
+                .now_or_never()
+                .is_none(),
+            "la même clé attend son tour"
+        );
+        let b = traitements
+            .tour_de_finaliser(Arc::from("nuit/b.wav"))
+            .now_or_never()
+            .expect("une autre clé n'attend pas");
+        drop(a);
+        let a2 = traitements
+            .tour_de_finaliser(Arc::from("nuit/a.wav"))
+            .now_or_never()
+            .expect("le tour rendu, la clé est libre");
+        drop((a2, b));
+        assert!(
+            traitements.finalisations.lock().unwrap().is_empty(),
+            "aucune clé gardée après les finalisations"
+        );
     }
 
     #[test]
