@@ -8,13 +8,19 @@
 //!   **divise par deux** le parallélisme, jamais sous 1 ; les incidents d'un même épisode (les
 //!   quatre transferts coupés par la même panne) ne comptent qu'une fois : après une baisse, les
 //!   incidents de la [`FENETRE_EPISODE`] qui suit n'en provoquent pas d'autre ;
-//! - après une [`PERIODE_CALME`] sans incident, il **essaie** un transfert de plus : la hausse
-//!   est gardée si le débit acquitté par le serveur (octets des requêtes réussies) croît assez
-//!   ([`gain_requis`]) ; sinon le lien est le goulot, un transfert de plus ne ferait que
-//!   risquer davantage à la prochaine coupure, et le parallélisme revient où il était. Une
-//!   hausse qu'un incident interrompt avant d'avoir fait ses preuves est vaine elle aussi.
-//!   Après chaque essai vain, la période calme qui précède le suivant double (jusqu'à 16 fois) ;
-//!   un essai utile la ramène à [`PERIODE_CALME`].
+//! - après une [`PERIODE_CALME`] sans incident, toutes les places occupées, il **essaie** un
+//!   transfert de plus : la hausse est gardée si le débit acquitté par le serveur (octets des
+//!   requêtes réussies, compté d'une requête acquittée à l'autre sur au moins
+//!   [`REQUETES_MIN`]) croît assez ([`gain_requis`]) ; sinon le lien est le goulot, un
+//!   transfert de plus ne ferait que risquer davantage à la prochaine coupure, et le
+//!   parallélisme revient où il était. Une hausse qu'un incident interrompt avant d'avoir fait
+//!   ses preuves est vaine elle aussi. Après chaque essai vain, l'essai suivant parti du même
+//!   parallélisme ou d'au-dessus attend deux fois plus, compté depuis l'essai vain (jusqu'à
+//!   16 fois la période calme) ; d'en dessous, rien n'a été montré : l'essai vient après une
+//!   période calme ordinaire ;
+//! - un parallélisme qu'un essai a montré utile devient le plancher des baisses pendant
+//!   [`MEMOIRE_UTILE`] : là où la latence freine chaque transfert, une coupure ne fait pas
+//!   reperdre ce que l'essai a gagné.
 //!
 //! Le [`Regulateur`] est pur (instants et octets acquittés passés en argument) : il se teste
 //! sur une suite d'événements. [`PlacesAdaptatives`] l'applique au sémaphore de
@@ -31,6 +37,7 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 
 use super::{Depositaire, Moteur};
 use crate::reessai::DecisionJournalisee;
+use crate::transport::reseau::Acquittes;
 
 /// Sans incident pendant ce temps, un transfert de plus est essayé (gardé s'il fait croître le
 /// débit). Sans la mesure, c'était la seule défense : sur un lien qui coupe toutes les 15 s, le
@@ -42,22 +49,39 @@ pub const FENETRE_EPISODE: Duration = Duration::from_secs(2);
 /// Après une hausse, le temps laissé au transfert de plus pour prendre sa part du lien avant
 /// que le débit ne se mesure.
 pub const MISE_EN_ROUTE: Duration = Duration::from_secs(1);
-/// Le débit acquitté se mesure sur cette durée : juste avant une hausse (la référence), puis
-/// après sa mise en route. Une hausse est donc jugée [`MISE_EN_ROUTE`] + [`FENETRE_MESURE`]
-/// après avoir été décidée.
+/// Après sa mise en route, une hausse se mesure au moins ce temps, et sur au moins
+/// [`REQUETES_MIN`] requêtes acquittées.
 pub const FENETRE_MESURE: Duration = Duration::from_secs(3);
-/// Une hausse de n à n + 1 est gardée si le débit acquitté croît au moins de la moitié de ce
-/// qu'un transfert de plus apporterait là où chacun est freiné par la latence (1/n) : 50 % de
-/// 1 à 2, 25 % de 2 à 3, 12,5 % de 4 à 5 ; jamais moins de [`GAIN_PLANCHER`]. Sur un lien qui est
-/// le goulot, deux mesures de 3 s diffèrent de quelques pour cent (les requêtes s'achèvent par
-/// paquets d'une partie ou d'un fichier).
+/// Un débit ne se juge que sur au moins autant de requêtes acquittées : le compteur avance
+/// d'une requête entière à la fois (une partie, un fichier), et sur un lien lent, trois
+/// secondes n'en voient qu'une ou deux. Le débit se compte d'une requête acquittée à la
+/// dernière de la fenêtre (ni le début ni la fin de la fenêtre ne tombent au milieu d'une
+/// requête).
+pub const REQUETES_MIN: u64 = 4;
+/// La référence, avant un essai, se mesure sur la période calme qui le précède, jusqu'à ce
+/// temps en arrière.
+const REFERENCE_MAX: Duration = Duration::from_secs(60);
+/// Un essai qui n'a pas vu [`REQUETES_MIN`] requêtes acquittées en ce temps est jugé vain.
+const ESSAI_MAX: Duration = Duration::from_secs(60);
+/// Une hausse de n à n + 1 est gardée si le débit acquitté croît d'au moins 15 % (de 1 à 2, à
+/// 3, à 4), puis de la moitié de ce qu'un transfert de plus apporterait là où chacun est freiné
+/// par la latence (1/2n : 12,5 % de 4 à 5, 10 % de 5 à 6), jamais moins de [`GAIN_PLANCHER`].
+/// Sur un lien qui est le goulot, deux mesures diffèrent de quelques pour cent. Le gain d'un
+/// transfert de plus peut être modeste et valoir pourtant la peine : à 80 ms d'aller-retour,
+/// un seul transfert de fichiers de 1 Mio tient 80 % d'un lien de 8 Mo/s (le seau du lien
+/// rattrape une partie de chaque attente), deux le remplissent ; et ce qu'une coupure fait
+/// perdre de plus à deux transferts (un demi-fichier) coûte bien moins que 20 % du débit.
 fn gain_requis(courant: usize) -> f64 {
-    (0.5 / courant.max(1) as f64).max(GAIN_PLANCHER)
+    (0.5 / courant.max(1) as f64).clamp(GAIN_PLANCHER, GAIN_PLAFOND)
 }
 /// Le gain en deçà duquel une mesure ne se distingue pas du bruit.
 pub const GAIN_PLANCHER: f64 = 0.05;
+/// Le gain demandé aux premiers essais.
+pub const GAIN_PLAFOND: f64 = 0.15;
 /// Au plus 2⁴ = 16 fois la période calme entre deux essais après des essais vains.
 const ESSAIS_VAINS_MAX: u32 = 4;
+/// Le parallélisme qu'un essai a montré utile sert de plancher aux baisses pendant ce temps.
+pub const MEMOIRE_UTILE: Duration = Duration::from_secs(120);
 /// Cadence de relève des compteurs du réseau.
 const CADENCE: Duration = Duration::from_millis(100);
 
@@ -117,12 +141,54 @@ pub struct Regulateur {
     /// partir de là.
     calme_depuis: Duration,
     derniere_baisse: Option<Duration>,
-    /// Les relevés des octets acquittés (instant, cumul), sur les dernières secondes.
-    releves: VecDeque<(Duration, u64)>,
+    /// Les relevés de ce que le serveur a acquitté (instant, cumuls), sur la dernière minute.
+    releves: VecDeque<(Duration, Acquittes)>,
+    /// Le dernier essai jugé vain : l'essai suivant (du même parallélisme ou d'au-dessus) se
+    /// compte à partir de là, pas du dernier incident (un lien qui a un incident toutes les
+    /// deux minutes ne doit pas empêcher tout essai).
+    dernier_vain: Duration,
     /// La hausse en cours d'essai.
     essai: Option<Essai>,
-    /// Essais vains de suite : la période calme avant le suivant en est doublée d'autant.
+    /// Le dernier essai jugé : débits de référence et mesuré (octets par seconde), gain requis.
+    dernier_jugement: Option<Jugement>,
+    /// Le plus bas parallélisme d'où un essai a été vain (`usize::MAX` : aucun) : d'ici ou
+    /// d'au-dessus, la période calme avant l'essai suivant est doublée par chaque essai vain
+    /// (`essais_vains`) ; d'en dessous, rien n'a été montré, l'essai vient après
+    /// une période calme ordinaire.
+    niveau_vain: usize,
+    /// Essais vains depuis le dernier essai utile parti de `niveau_vain` ou d'au-dessus.
     essais_vains: u32,
+    /// Le parallélisme qu'un essai a montré utile (1 : rien de montré), et quand : une coupure
+    /// ne le fait pas descendre plus bas. Là où la latence freine chaque transfert, diviser
+    /// par deux à chaque coupure reperdrait ce que l'essai a gagné. Oublié après
+    /// [`MEMOIRE_UTILE`] sans nouvel essai utile : le lien a pu changer.
+    utile: (usize, Duration),
+}
+
+/// Ce qu'un essai a mesuré, pour le dire (`-v`, journal du plan).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jugement {
+    pub reference: f64,
+    pub mesure: f64,
+    pub requis: f64,
+}
+
+impl Jugement {
+    /// « 6,4 → 6,6 Mo/s, +3 % pour 15 % demandés »
+    pub fn texte(&self) -> String {
+        let gain = if self.reference > 0.0 {
+            (self.mesure / self.reference - 1.0) * 100.0
+        } else {
+            0.0
+        };
+        format!(
+            "{:.1} → {:.1} Mo/s, {gain:+.0} % pour {:.0} % demandés",
+            self.reference / 1e6,
+            self.mesure / 1e6,
+            self.requis * 100.0
+        )
+        .replace('.', ",")
+    }
 }
 
 /// Une hausse à l'essai : quand elle a été décidée, et le débit acquitté juste avant (octets
@@ -130,6 +196,8 @@ pub struct Regulateur {
 #[derive(Debug, Clone, Copy)]
 struct Essai {
     debut: Duration,
+    /// Le parallélisme d'où l'essai est parti.
+    depuis: usize,
     reference: Option<f64>,
 }
 
@@ -143,8 +211,12 @@ impl Regulateur {
             calme_depuis: maintenant,
             derniere_baisse: None,
             releves: VecDeque::new(),
+            dernier_vain: maintenant,
             essai: None,
+            dernier_jugement: None,
+            niveau_vain: usize::MAX,
             essais_vains: 0,
+            utile: (1, maintenant),
         }
     }
 
@@ -152,21 +224,39 @@ impl Regulateur {
         self.courant
     }
 
+    /// Le dernier essai jugé, s'il a pu se mesurer.
+    pub fn dernier_jugement(&self) -> Option<Jugement> {
+        self.dernier_jugement
+    }
+
+    /// Un essai est en cours.
+    pub fn essai_en_cours(&self) -> bool {
+        self.essai.is_some()
+    }
+
     /// Un incident (coupure ou incident de transport) : moitié, sauf s'il est du même épisode
-    /// que la dernière baisse. Une hausse à l'essai est vaine.
+    /// que la dernière baisse, et jamais sous le parallélisme qu'un essai a montré utile. Une
+    /// hausse à l'essai est vaine.
     pub fn incident(&mut self, cause: Cause, maintenant: Duration) -> Option<Changement> {
         self.calme_depuis = maintenant;
-        if self.essai.take().is_some() {
-            self.essai_vain();
+        if let Some(essai) = self.essai.take() {
+            self.essai_vain(essai.depuis, maintenant);
         }
         let meme_episode = self
             .derniere_baisse
             .is_some_and(|b| maintenant.saturating_sub(b) < FENETRE_EPISODE);
-        if meme_episode || self.courant == 1 {
+        let (utile, depuis) = self.utile;
+        let plancher = if maintenant.saturating_sub(depuis) < MEMOIRE_UTILE {
+            utile
+        } else {
+            1
+        };
+        let apres = (self.courant / 2).max(plancher).max(1);
+        if meme_episode || apres >= self.courant {
             return None;
         }
         self.derniere_baisse = Some(maintenant);
-        self.changer((self.courant / 2).max(1), cause)
+        self.changer(apres, cause)
     }
 
     /// Le réseau est en pause : ce n'est pas du calme.
@@ -174,65 +264,111 @@ impl Regulateur {
         self.calme_depuis = maintenant;
     }
 
-    /// Le temps passe ; `acquittes` : les octets acquittés par le serveur depuis le début du
-    /// passage. Juge la hausse à l'essai quand sa mesure est faite ; sinon, après une période
-    /// calme (doublée par chaque essai vain), essaie un transfert de plus.
-    pub fn tic(&mut self, maintenant: Duration, acquittes: u64) -> Option<Changement> {
+    /// Le temps passe ; `acquittes` : ce que le serveur a acquitté depuis le début du passage ;
+    /// `toutes_prises` : toutes les places sont occupées (un essai ne sert à rien si des places
+    /// sont libres, ou si une baisse attend encore d'être rendue). Juge la hausse à l'essai
+    /// quand sa mesure est faite ; sinon, après une période calme, essaie un transfert de plus.
+    pub fn tic(
+        &mut self,
+        maintenant: Duration,
+        acquittes: Acquittes,
+        toutes_prises: bool,
+    ) -> Option<Changement> {
         self.releves.push_back((maintenant, acquittes));
-        let garde = MISE_EN_ROUTE + FENETRE_MESURE + FENETRE_MESURE;
         while self
             .releves
             .front()
-            .is_some_and(|(t, _)| maintenant.saturating_sub(*t) > garde)
+            .is_some_and(|(t, _)| maintenant.saturating_sub(*t) > ESSAI_MAX + REFERENCE_MAX)
         {
             self.releves.pop_front();
         }
         if let Some(essai) = self.essai {
-            if maintenant < essai.debut + MISE_EN_ROUTE + FENETRE_MESURE {
+            let mesure_depuis = essai.debut + MISE_EN_ROUTE;
+            let mesure = self.debit_depuis(mesure_depuis);
+            let trop_long = maintenant >= essai.debut + ESSAI_MAX;
+            if (maintenant < mesure_depuis + FENETRE_MESURE || mesure.is_none()) && !trop_long {
                 return None;
             }
             self.essai = None;
             self.calme_depuis = maintenant;
-            let mesure = self.debit_depuis(essai.debut + MISE_EN_ROUTE);
+            let requis = gain_requis(essai.depuis);
+            self.dernier_jugement = match (essai.reference, mesure) {
+                (Some(reference), Some(mesure)) => Some(Jugement {
+                    reference,
+                    mesure,
+                    requis,
+                }),
+                _ => None,
+            };
             let utile = match (essai.reference, mesure) {
-                (Some(reference), Some(mesure)) => {
-                    let avant = self.courant.saturating_sub(1);
-                    reference <= 0.0 || mesure >= reference * (1.0 + gain_requis(avant))
-                }
-                // Rien de mesurable (relevés trop rares) : la hausse est gardée, comme sans
-                // mesure.
-                _ => true,
+                (Some(reference), Some(mesure)) => mesure >= reference * (1.0 + requis),
+                // Une référence sans requête acquittée n'existe pas (pas d'essai sans elle) ;
+                // un essai sans assez de requêtes acquittées en une minute n'a rien montré.
+                _ => false,
             };
             if utile {
-                self.essais_vains = 0;
+                self.utile = (self.courant, maintenant);
+                if essai.depuis >= self.niveau_vain {
+                    // Le lien a changé : ce qui était vain d'ici ne l'est plus.
+                    self.niveau_vain = usize::MAX;
+                    self.essais_vains = 0;
+                }
                 return None;
             }
-            self.essai_vain();
-            return self.changer(self.courant.saturating_sub(1).max(1), Cause::EssaiVain);
+            self.essai_vain(essai.depuis, maintenant);
+            return self.changer(essai.depuis.max(1), Cause::EssaiVain);
         }
-        let attente = PERIODE_CALME * (1 << self.essais_vains);
-        if self.courant >= self.plafond || maintenant.saturating_sub(self.calme_depuis) < attente {
+        let recul_fini = self.courant < self.niveau_vain
+            || maintenant.saturating_sub(self.dernier_vain)
+                >= PERIODE_CALME * (1 << self.essais_vains);
+        if self.courant >= self.plafond
+            || !toutes_prises
+            || !recul_fini
+            || maintenant.saturating_sub(self.calme_depuis) < PERIODE_CALME
+        {
             return None;
         }
+        let depuis = self
+            .calme_depuis
+            .max(maintenant.saturating_sub(REFERENCE_MAX));
+        // Pas d'essai sans référence : la période calme n'a pas encore vu assez de requêtes.
+        let reference = Some(self.debit_depuis(depuis)?);
         self.calme_depuis = maintenant;
         self.essai = Some(Essai {
             debut: maintenant,
-            reference: self.debit_depuis(maintenant.saturating_sub(FENETRE_MESURE)),
+            depuis: self.courant,
+            reference,
         });
         self.changer(self.courant + 1, Cause::Calme)
     }
 
-    fn essai_vain(&mut self) {
+    /// Un essai parti de `depuis` a été vain.
+    fn essai_vain(&mut self, depuis: usize, maintenant: Duration) {
+        self.niveau_vain = self.niveau_vain.min(depuis);
         self.essais_vains = (self.essais_vains + 1).min(ESSAIS_VAINS_MAX);
+        self.dernier_vain = maintenant;
     }
 
-    /// Le débit acquitté (octets par seconde) depuis `depuis` jusqu'au dernier relevé, s'il
-    /// couvre au moins la moitié de [`FENETRE_MESURE`].
+    /// Le débit acquitté (octets par seconde) depuis `depuis` : de la première requête
+    /// acquittée après `depuis` à la dernière, s'il y en a au moins [`REQUETES_MIN`].
     fn debit_depuis(&self, depuis: Duration) -> Option<f64> {
-        let (t0, o0) = *self.releves.iter().find(|(t, _)| *t >= depuis)?;
-        let (t1, o1) = *self.releves.back()?;
-        let duree = t1.checked_sub(t0)?;
-        (duree >= FENETRE_MESURE / 2).then(|| o1.saturating_sub(o0) as f64 / duree.as_secs_f64())
+        let mut fenetre = self.releves.iter().filter(|(t, _)| *t >= depuis);
+        let (_, origine) = *fenetre.next()?;
+        let mut premiere = None;
+        let mut derniere = None;
+        for &(t, a) in fenetre {
+            if a.requetes > origine.requetes && premiere.is_none() {
+                premiere = Some((t, a));
+            }
+            if derniere.is_none_or(|(_, d): (Duration, Acquittes)| a.requetes > d.requetes) {
+                derniere = Some((t, a));
+            }
+        }
+        let ((t0, a0), (t1, a1)) = (premiere?, derniere?);
+        if a1.requetes.saturating_sub(origine.requetes) < REQUETES_MIN || t1 <= t0 {
+            return None;
+        }
+        Some(a1.octets.saturating_sub(a0.octets) as f64 / (t1 - t0).as_secs_f64())
     }
 
     fn changer(&mut self, apres: usize, cause: Cause) -> Option<Changement> {
@@ -337,6 +473,12 @@ impl PlacesAdaptatives {
         }
     }
 
+    /// Toutes les places sont occupées, et aucune baisse n'attend d'être rendue : un essai
+    /// d'un transfert de plus ajouterait vraiment une place.
+    pub fn toutes_prises(&self) -> bool {
+        self.semaphore.available_permits() == 0 && self.dette.load(Ordering::SeqCst) == 0
+    }
+
     /// Places libres en ce moment (tests).
     #[cfg(test)]
     fn libres(&self) -> usize {
@@ -361,6 +503,7 @@ pub(super) async fn piloter<D: Depositaire>(
         let maintenant = origine.elapsed();
         let releve = reseau.incidents();
         let mut changements = Vec::new();
+        let essai_avant = regulateur.essai_en_cours();
         if releve.coupures > vus.coupures {
             changements.extend(regulateur.incident(Cause::CoupureReseau, maintenant));
         } else if releve.injoignables > vus.injoignables {
@@ -368,20 +511,42 @@ pub(super) async fn piloter<D: Depositaire>(
         } else if reseau.est_coupe() {
             regulateur.agite(maintenant);
         } else {
-            changements.extend(regulateur.tic(maintenant, reseau.acquittes()));
+            changements.extend(regulateur.tic(
+                maintenant,
+                reseau.acquittes(),
+                places.toutes_prises(),
+            ));
         }
         vus = releve;
+        let jugement = (essai_avant && !regulateur.essai_en_cours())
+            .then(|| regulateur.dernier_jugement())
+            .flatten();
+        if let Some(j) = jugement
+            && changements.is_empty()
+        {
+            tracing::info!(
+                "parallélisme {} gardé : essai utile ({})",
+                regulateur.courant(),
+                j.texte()
+            );
+        }
         for changement in changements {
             places.ajuster(changement.apres);
-            annoncer(&moteur, &changement);
+            let precision = jugement
+                .filter(|_| changement.cause == Cause::EssaiVain)
+                .map(|j| j.texte());
+            annoncer(&moteur, &changement, precision);
         }
     }
 }
 
 /// Un changement : barre et lignes, `-v` (journal texte), journal des décisions du plan.
-fn annoncer<D: Depositaire>(moteur: &Moteur<D>, changement: &Changement) {
+fn annoncer<D: Depositaire>(moteur: &Moteur<D>, changement: &Changement, mesure: Option<String>) {
     let c = &moteur.commun;
-    let texte = changement.texte();
+    let texte = match mesure {
+        Some(m) => format!("{} ({m})", changement.texte()),
+        None => changement.texte(),
+    };
     tracing::info!(
         avant = changement.avant,
         apres = changement.apres,
@@ -419,12 +584,39 @@ mod tests {
     /// Un changement vu du test : (instant en dixièmes de seconde, parallélisme après, cause).
     type Vu = (u32, usize, Cause);
 
+    /// Ce que le serveur acquitte, requête entière par requête entière (une partie, un
+    /// fichier) : le compteur avance par paquets de `taille` octets, comme le vrai.
+    struct Acquitte {
+        taille: f64,
+        en_cours: f64,
+        cumul: Acquittes,
+    }
+
+    impl Acquitte {
+        fn par_requetes_de(taille: f64) -> Self {
+            Acquitte {
+                taille,
+                en_cours: 0.0,
+                cumul: Acquittes::default(),
+            }
+        }
+
+        fn avancer(&mut self, octets: f64) {
+            self.en_cours += octets;
+            while self.en_cours >= self.taille {
+                self.en_cours -= self.taille;
+                self.cumul.octets += self.taille as u64;
+                self.cumul.requetes += 1;
+            }
+        }
+    }
+
     /// Mène `r` au dixième de seconde, de `de` à `a` (dixièmes exclus), sur un lien dont le
-    /// débit acquitté ne dépend que du parallélisme courant (`debit`, octets par seconde) ;
-    /// `coupure` dit quand tombe un incident. Rend les changements.
+    /// débit ne dépend que du parallélisme courant (`debit`, octets par seconde), acquitté par
+    /// requêtes entières ; `coupure` dit quand tombe un incident. Rend les changements.
     fn simuler(
         r: &mut Regulateur,
-        acquittes: &mut f64,
+        acquitte: &mut Acquitte,
         de: u32,
         a: u32,
         debit: impl Fn(usize) -> f64,
@@ -433,15 +625,20 @@ mod tests {
         let mut vus = Vec::new();
         for dixiemes in de..a {
             let t = Duration::from_millis(u64::from(dixiemes) * 100);
-            *acquittes += debit(r.courant()) / 10.0;
+            acquitte.avancer(debit(r.courant()) / 10.0);
             let c = if coupure(dixiemes) {
                 r.incident(Cause::CoupureReseau, t)
             } else {
-                r.tic(t, *acquittes as u64)
+                r.tic(t, acquitte.cumul, true)
             };
             vus.extend(c.map(|c| (dixiemes, c.apres, c.cause)));
         }
         vus
+    }
+
+    /// Des fichiers de 2 Mio.
+    fn fichiers() -> Acquitte {
+        Acquitte::par_requetes_de(2.0 * 1024.0 * 1024.0)
     }
 
     /// Un lien qui est le goulot : 8 Mo/s quel que soit le nombre de transferts.
@@ -458,7 +655,7 @@ mod tests {
     fn moitie_a_la_coupure_un_episode_compte_une_fois_jamais_sous_un() {
         let mut r = Regulateur::nouveau(8, s(0.0));
         // Lien calme au plafond : rien ne bouge.
-        assert_eq!(r.tic(s(30.0), 0), None);
+        assert_eq!(r.tic(s(30.0), Acquittes::default(), true), None);
         let c = r.incident(Cause::CoupureReseau, s(31.0)).unwrap();
         assert_eq!((c.avant, c.apres, c.cause), (8, 4, Cause::CoupureReseau));
         // Les quatre transferts coupés par la même panne : une seule baisse.
@@ -482,31 +679,33 @@ mod tests {
         r.incident(Cause::CoupureReseau, s(3.0));
         r.incident(Cause::CoupureReseau, s(6.0));
         assert_eq!(r.courant(), 1);
-        let mut acquittes = 0.0;
-        let vus = simuler(&mut r, &mut acquittes, 60, 1400, latence, |_| false);
-        // Le calme se compte depuis le dernier incident (6 s) ; chaque essai est jugé 4 s plus
-        // tard, utile, et le suivant part une période calme après ce jugement.
+        let mut acquitte = fichiers();
+        let vus = simuler(&mut r, &mut acquitte, 60, 1400, latence, |_| false);
+        // Le calme se compte depuis le dernier incident (6 s) ; chaque essai est jugé utile
+        // 4 s plus tard (un peu plus à 1 Mo/s : quatre fichiers de 2 Mio doivent avoir été
+        // acquittés), et le suivant part une période calme après ce jugement.
         assert_eq!(
             vus,
-            [160, 300, 440, 580, 720, 860, 1000]
+            [160, 304, 444, 584, 724, 864, 1004]
                 .into_iter()
                 .zip(2..=8)
                 .map(|(t, n)| (t, n, Cause::Calme))
                 .collect::<Vec<_>>()
         );
         assert_eq!(r.courant(), 8);
-        assert_eq!(r.tic(s(200.0), acquittes as u64), None, "au plafond");
+        assert_eq!(r.tic(s(200.0), acquitte.cumul, true), None, "au plafond");
     }
 
     #[test]
     fn lien_coupe_toutes_les_15_s() {
         // 1 s de coupure toutes les 15 s, plafond 4, le lien est le goulot : après la deuxième
-        // coupure, un seul transfert en vol. L'essai d'un deuxième ne fait pas croître le
-        // débit : il est défait avant la coupure suivante, et le prochain attendrait 20 s de
-        // calme, que ce lien n'offre jamais.
+        // coupure, un seul transfert en vol. Les essais d'un transfert de plus (de 2 à 3, puis
+        // de 1 à 2) ne font pas croître le débit : chacun est défait avant la coupure
+        // suivante, et ils s'espacent de 40 s, puis 80 s (comptées depuis le dernier essai
+        // vain, pas depuis la dernière coupure).
         let mut r = Regulateur::nouveau(4, s(0.0));
-        let mut acquittes = 0.0;
-        let vus = simuler(&mut r, &mut acquittes, 0, 1800, goulot, |d| d % 150 == 140);
+        let mut acquitte = fichiers();
+        let vus = simuler(&mut r, &mut acquitte, 0, 3000, goulot, |d| d % 150 == 140);
         assert_eq!(
             vus,
             vec![
@@ -514,9 +713,49 @@ mod tests {
                 (240, 3, Cause::Calme),
                 (280, 2, Cause::EssaiVain),
                 (290, 1, Cause::CoupureReseau),
+                (390, 2, Cause::Calme),
+                (430, 1, Cause::EssaiVain),
+                (840, 2, Cause::Calme),
+                (880, 1, Cause::EssaiVain),
+                (1740, 2, Cause::Calme),
+                (1780, 1, Cause::EssaiVain),
             ]
         );
         assert_eq!(r.courant(), 1);
+    }
+
+    #[test]
+    fn lien_lent_par_la_latence_qui_coupe_toutes_les_15_s() {
+        // Le même lien qui coupe, où chaque transfert est freiné par la latence : deux le
+        // remplissent, un seul n'en fait que la moitié. L'essai de 1 à 2 est utile, et les
+        // coupures suivantes ne redescendent plus sous 2 ; les essais de 2 à 3, vains, sont
+        // défaits avant la coupure suivante et s'espacent (20 s, 40 s, 80 s). Au bout de deux
+        // minutes sans nouvel essai utile, ce plancher est oublié (le lien a pu changer) : une
+        // coupure redescend à 1, et l'essai suivant remonte à 2.
+        let deux_suffisent = |n: usize| n.min(2) as f64 * 4e6;
+        let mut r = Regulateur::nouveau(4, s(0.0));
+        let mut acquitte = fichiers();
+        let vus = simuler(&mut r, &mut acquitte, 0, 1800, deux_suffisent, |d| {
+            d % 150 == 140
+        });
+        assert_eq!(
+            vus,
+            vec![
+                (140, 2, Cause::CoupureReseau),
+                (240, 3, Cause::Calme),
+                (280, 2, Cause::EssaiVain),
+                (290, 1, Cause::CoupureReseau),
+                (390, 2, Cause::Calme),
+                // Jugé utile à 43 s ; plancher jusqu'à 163 s.
+                (540, 3, Cause::Calme),
+                (580, 2, Cause::EssaiVain),
+                (990, 3, Cause::Calme),
+                (1030, 2, Cause::EssaiVain),
+                (1640, 1, Cause::CoupureReseau),
+                (1740, 2, Cause::Calme),
+            ]
+        );
+        assert_eq!(r.courant(), 2);
     }
 
     #[test]
@@ -525,8 +764,8 @@ mod tests {
         r.incident(Cause::CoupureReseau, s(0.0));
         r.incident(Cause::CoupureReseau, s(3.0));
         assert_eq!(r.courant(), 1);
-        let mut acquittes = 0.0;
-        let vus = simuler(&mut r, &mut acquittes, 30, 4000, goulot, |_| false);
+        let mut acquitte = fichiers();
+        let vus = simuler(&mut r, &mut acquitte, 30, 4000, goulot, |_| false);
         // Essais à 13 s, puis après 20, 40, 80, 160 s de calme, et 160 s au plus ensuite ;
         // chacun défait 4 s plus tard.
         let essais = [130, 370, 810, 1650, 3290];
@@ -538,18 +777,55 @@ mod tests {
         // Le lien change (un autre réseau, où la latence freine chaque transfert) : l'essai
         // suivant, 160 s après le dernier jugement (333 s), est utile ; le suivant ne tarde
         // plus qu'une période calme.
-        let vus = simuler(&mut r, &mut acquittes, 4000, 5200, latence, |_| false);
-        assert_eq!(vus, vec![(4930, 2, Cause::Calme), (5070, 3, Cause::Calme)]);
+        let vus = simuler(&mut r, &mut acquitte, 4000, 5200, latence, |_| false);
+        assert_eq!(vus, vec![(4930, 2, Cause::Calme), (5074, 3, Cause::Calme)]);
+    }
+
+    #[test]
+    fn sur_un_lien_lent_acquitte_par_parties_de_5_mio_le_jugement_ne_tire_pas_au_sort() {
+        // 1 Mo/s, une partie de 5 Mio acquittée toutes les 5 s environ : trois secondes n'en
+        // voient aucune. Le jugement attend quatre parties acquittées.
+        let parties = || Acquitte::par_requetes_de(5.0 * 1024.0 * 1024.0);
+        // Le lien est le goulot : aucune hausse n'est gardée.
+        let mut r = Regulateur::nouveau(4, s(0.0));
+        r.incident(Cause::CoupureReseau, s(0.0));
+        r.incident(Cause::CoupureReseau, s(3.0));
+        let vus = simuler(&mut r, &mut parties(), 30, 12_000, |_| 1e6, |_| false);
+        assert!(!vus.is_empty());
+        for paire in vus.chunks(2) {
+            assert_eq!(
+                paire.iter().map(|v| (v.1, v.2)).collect::<Vec<_>>(),
+                [(2, Cause::Calme), (1, Cause::EssaiVain)],
+                "{vus:?}"
+            );
+        }
+        // Chaque transfert est freiné (0,5 Mo/s chacun) : chaque hausse est gardée.
+        let mut r = Regulateur::nouveau(4, s(0.0));
+        r.incident(Cause::CoupureReseau, s(0.0));
+        r.incident(Cause::CoupureReseau, s(3.0));
+        let vus = simuler(
+            &mut r,
+            &mut parties(),
+            30,
+            3000,
+            |n| n as f64 * 5e5,
+            |_| false,
+        );
+        assert_eq!(
+            vus.iter().map(|v| (v.1, v.2)).collect::<Vec<_>>(),
+            [(2, Cause::Calme), (3, Cause::Calme), (4, Cause::Calme)],
+            "{vus:?}"
+        );
     }
 
     #[test]
     fn une_hausse_interrompue_par_un_incident_est_vaine() {
         let mut r = Regulateur::nouveau(2, s(0.0));
         r.incident(Cause::CoupureReseau, s(0.0));
-        let mut acquittes = 0.0;
+        let mut acquitte = fichiers();
         // Essai à 10 s ; une coupure à 12 s, avant le jugement : moitié, et l'essai suivant
         // attend 20 s de calme (32 s), bien qu'un transfert de plus serve sur ce lien.
-        let vus = simuler(&mut r, &mut acquittes, 1, 400, latence, |d| d == 120);
+        let vus = simuler(&mut r, &mut acquitte, 1, 400, latence, |d| d == 120);
         assert_eq!(
             vus,
             vec![
@@ -569,16 +845,35 @@ mod tests {
             c.texte(),
             "parallélisme 4 → 2 (plafond 4) : coupure du réseau"
         );
-        let mut acquittes = 0.0;
-        let vus = simuler(&mut r, &mut acquittes, 10, 160, goulot, |_| false);
-        assert_eq!(vus.len(), 2);
-        let mut r = Regulateur::nouveau(4, s(0.0));
-        r.incident(Cause::CoupureReseau, s(1.0));
-        let hausse = r.tic(s(11.0), 0).unwrap();
+        let mut acquitte = fichiers();
+        let vus = simuler(&mut r, &mut acquitte, 10, 160, goulot, |_| false);
         assert_eq!(
-            hausse.texte(),
+            vus,
+            vec![(110, 3, Cause::Calme), (150, 2, Cause::EssaiVain)]
+        );
+        let texte = |avant, apres, cause| {
+            Changement {
+                avant,
+                apres,
+                plafond: 4,
+                cause,
+            }
+            .texte()
+        };
+        assert_eq!(
+            texte(2, 3, Cause::Calme),
             "parallélisme 2 → 3 (plafond 4) : période calme, essai d'un transfert de plus"
         );
+        assert_eq!(
+            texte(3, 2, Cause::EssaiVain),
+            "parallélisme 3 → 2 (plafond 4) : essai sans gain de débit"
+        );
+        let jugement = Jugement {
+            reference: 6.4e6,
+            mesure: 6.6e6,
+            requis: 0.15,
+        };
+        assert_eq!(jugement.texte(), "6,4 → 6,6 Mo/s, +3 % pour 15 % demandés");
     }
 
     #[tokio::test]

@@ -48,6 +48,9 @@ pub struct Reseau {
     /// Octets des requêtes que le serveur a acquittées (réponse de succès), depuis le début du
     /// passage : le régulateur du parallélisme en tire le débit utile.
     acquittes: AtomicU64,
+    /// Requêtes acquittées (avec ou sans corps) : le régulateur ne juge un débit que sur
+    /// plusieurs requêtes finies.
+    requetes_acquittees: AtomicU64,
     annulation: Annulation,
 }
 
@@ -59,6 +62,15 @@ pub struct Incidents {
     pub coupures: u64,
     /// Tentatives restées sans réponse du serveur.
     pub injoignables: u64,
+}
+
+/// Ce que le serveur a acquitté depuis le début du passage (réponses de succès).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Acquittes {
+    /// Octets des corps des requêtes acquittées.
+    pub octets: u64,
+    /// Requêtes acquittées.
+    pub requetes: u64,
 }
 
 /// Le réseau est abandonné : le passage s'arrête.
@@ -80,6 +92,7 @@ impl Reseau {
                 incidents: Incidents::default(),
             }),
             acquittes: AtomicU64::new(0),
+            requetes_acquittees: AtomicU64::new(0),
             annulation,
         }
     }
@@ -123,11 +136,15 @@ impl Reseau {
     /// Le serveur a acquitté une requête dont le corps faisait `octets`.
     pub fn noter_acquittes(&self, octets: u64) {
         self.acquittes.fetch_add(octets, Ordering::Relaxed);
+        self.requetes_acquittees.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Octets acquittés depuis le début du passage.
-    pub fn acquittes(&self) -> u64 {
-        self.acquittes.load(Ordering::Relaxed)
+    /// Octets et requêtes acquittés depuis le début du passage.
+    pub fn acquittes(&self) -> Acquittes {
+        Acquittes {
+            octets: self.acquittes.load(Ordering::Relaxed),
+            requetes: self.requetes_acquittees.load(Ordering::Relaxed),
+        }
     }
 
     /// Coupures et incidents depuis le début du passage.
