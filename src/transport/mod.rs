@@ -90,9 +90,10 @@ const CADENCE_SONDES: PolitiqueReessai = match Reglages::bref()
 /// instant entre le retour du lien et la sonde qui le voit est perdu pour tous les transferts.
 /// Partie d'1 s, la veille ratait souvent le retour du lien et attendait encore 1 à 2 s ;
 /// doublée dès la deuxième sonde, 0,3 à 0,5 s (banc du lien qui coupe, `BENCHMARKS.md` § 5).
-/// Une sonde qui échoue n'atteint pas le serveur : la douzaine de plus au début d'une coupure
-/// ne coûte rien à personne. Sur un lien muet (paquets perdus, sans refus), chaque sonde
-/// attend sa connexion : la cadence est alors celle des délais de connexion.
+/// Une sonde refusée (connexion refusée ou coupée) n'atteint pas le serveur : la douzaine de
+/// plus au début d'une coupure ne lui coûte rien. Sur un lien muet (paquets perdus, sans
+/// refus), chaque sonde attend sa connexion, jusqu'à son délai : la cadence est alors celle
+/// de ces attentes.
 const SONDES_RAPPROCHEES: u32 = 12;
 /// L'attente avant chacune des [`SONDES_RAPPROCHEES`] : enveloppe de 0,1 s, gigue égale.
 const CADENCE_RAPPROCHEE: PolitiqueReessai = match Reglages::bref()
@@ -480,7 +481,11 @@ impl Emetteur {
                     self.reseau.abandonner();
                     return;
                 }
-                annonces.reseau_indisponible(attente);
+                // Les sondes rapprochées ne s'annoncent qu'une fois : douze lignes « nouvelle
+                // tentative » dans la première seconde d'une coupure ne diraient rien de plus.
+                if sonde == 1 || sonde > SONDES_RAPPROCHEES {
+                    annonces.reseau_indisponible(attente);
+                }
                 tokio::select! {
                     () = self.annulation.annulee() => return,
                     () = tokio::time::sleep(attente) => {}
