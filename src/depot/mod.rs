@@ -506,7 +506,7 @@ impl<D: Depositaire> Moteur<D> {
         // Dans l'ordre des chemins, c'est-à-dire celui des enregistrements de la nuit (les noms
         // portent la date et l'heure). Un gros fichier parti en dernier ne finit pas seul : quand
         // il reste moins de fichiers que de places, ses parties partent ensemble
-        // (`parties::envoyer_parties`). Les plus gros d'abord, comme avant, mettait les parties
+        // (`parties::envoyer_parties`). Envoyer les plus gros d'abord, comme avant, mettait les parties
         // de 5 Mio et plus en vol au moment où le régulateur du parallélisme ne connaît pas
         // encore le lien : sur un lien qui coupe, la première coupure perdait quatre parties
         // (24 Mio au banc du lien strict) au lieu de quatre petits fichiers.

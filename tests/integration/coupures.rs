@@ -69,9 +69,9 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     assert_eq!(etat["unites"]["echec"], 0, "{etat}");
     // Pendant la pause (de la première à la dernière sonde), aucune unité n'a consommé de
     // tentative : seule la sonde émet. Une requête partie avant la coupure peut y aboutir (un
-    // assemblage multipart qui prend son temps) : son succès ne consomme rien. Avant la détection (--echecs-reseau 3), les deux
-    // premiers échecs de la série ont été absorbés comme des incidents ordinaires (une
-    // décision de rejouer : attente_ms renseignée). La tentative qui déclare la coupure, et
+    // assemblage multipart qui prend son temps) : son succès ne consomme rien. Avant la
+    // détection (--echecs-reseau 2 par défaut), le premier échec de la série a pu être absorbé
+    // comme un incident ordinaire (une décision de rejouer : attente_ms renseignée). La tentative qui déclare la coupure, et
     // celles que la coupure interrompt ensuite, sont journalisées sans attente ni raison : elles
     // ne sont pas comptées et repartent à la réouverture.
     assert!(

@@ -470,16 +470,17 @@ fn verifier_dit_ce_qui_manque_et_le_remet_a_deposer() {
 }
 
 /// Les fichiers partent dans l'ordre de leurs chemins (celui de la nuit), quelle que soit leur
-/// taille : les plus gros d'abord mettait des parties de plusieurs Mio en vol à la première
-/// coupure, avant que le régulateur du parallélisme ne connaisse le lien.
+/// taille : envoyer les plus gros d'abord mettait des parties de plusieurs Mio en vol à la
+/// première coupure, avant que le régulateur du parallélisme ne connaisse le lien.
 #[test]
 fn les_fichiers_partent_dans_l_ordre_des_chemins() {
     let banc = Banc::nouveau();
+    // Ni par taille croissante ni par taille décroissante.
     let tailles = [
-        ("a.wav", 1_000),
-        ("b.wav", 20_000),
-        ("c.wav", 300_000),
-        ("d.wav", 2_000_000),
+        ("a.wav", 20_000),
+        ("b.wav", 1_000),
+        ("c.wav", 2_000_000),
+        ("d.wav", 300_000),
     ];
     for (nom, taille) in tailles {
         banc.fichier(nom, taille);
