@@ -4,6 +4,8 @@
 #  1. Latence : lien de 8 Mo/s sans coupure, 80 ms d'aller-retour vers S3 (à l'établissement de
 #     chaque connexion et au début de chaque réponse), une nuit de $FICHIERS fichiers de 1 Mio
 #     vers S3 : vigie, rclone et aws-cli, à parallélisme égal ($PARALLELES).
+#     (MESURES="latence-coupures", en plus : le même lien coupé 1 s toutes les 15 s, sans
+#     rafale : le régulateur du parallélisme face à un lien où un transfert ne suffit pas.)
 #  2. --debit-max 2Mo/s pendant 60 s, sur un lien sans limite : octets montants relayés par le
 #     mandataire (corps et en-têtes) ÷ durée.
 #  3. (root : `ip netns`) La même nuit vers la plateforme Vigie-Chiro du bac à sable, et vers son
@@ -89,10 +91,14 @@ commande_de() {
   esac
 }
 
-if [[ " $MESURES " == *" latence "* ]]; then
-  mandataire --debit 8000000 --rafale 1 --latence-connexion "$RTT_S3" --latence-reponse "$RTT_S3"
+# mesurer_latence TITRE ARGS_DU_MANDATAIRE… : la nuit vers S3 à travers un mandataire, outil
+# après outil (le mandataire remet son lien et ses coupures à neuf avant chacun).
+mesurer_latence() {
+  local titre=$1
+  shift
+  mandataire "$@"
   ideal=$(echo "$TOTAL / 8000000" | bc -l)
-  echo "Latence : $FICHIERS × 1 Mio vers S3, lien 8 Mo/s, aller-retour $RTT_S3 s, parallélisme $PARALLELES"
+  echo "$titre"
   echo "  idéal : $(printf '%.1f' "$ideal") s ; charge : $(uptime | sed 's/.*load average: //')"
   for outil in $OUTILS; do
     octets_relayes > /dev/null
@@ -105,6 +111,20 @@ if [[ " $MESURES " == *" latence "* ]]; then
       "$(echo "$ideal / $duree * 100" | bc -l)" "$code"
   done
   kill "$MANDATAIRE"
+}
+
+if [[ " $MESURES " == *" latence "* ]]; then
+  mesurer_latence "Latence : $FICHIERS × 1 Mio vers S3, lien 8 Mo/s, aller-retour $RTT_S3 s, parallélisme $PARALLELES" \
+    --debit 8000000 --rafale 1 --latence-connexion "$RTT_S3" --latence-reponse "$RTT_S3"
+fi
+
+# Latence et coupures : le même lien, coupé 1 s toutes les 15 s, sans rafale de rattrapage.
+# Un seul transfert n'y remplit pas le lien (la latence le freine) : le régulateur du
+# parallélisme doit le voir, et ne pas redescendre à 1 à chaque coupure.
+if [[ " $MESURES " == *" latence-coupures "* ]]; then
+  mesurer_latence "Latence et coupures : $FICHIERS × 1 Mio vers S3, lien 8 Mo/s coupé 1 s toutes les 15 s (seau de 0,05 s), aller-retour $RTT_S3 s" \
+    --debit 8000000 --rafale 0.05 --latence-connexion "$RTT_S3" --latence-reponse "$RTT_S3" \
+    --coupure-toutes 15 --coupure-duree 1
 fi
 
 if [[ " $MESURES " == *" debit-max "* ]]; then
