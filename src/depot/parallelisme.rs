@@ -766,8 +766,8 @@ mod tests {
         assert_eq!(r.courant(), 1);
         let mut acquitte = fichiers();
         let vus = simuler(&mut r, &mut acquitte, 30, 4000, goulot, |_| false);
-        // Essais à 13 s, puis après 20, 40, 80, 160 s de calme, et 160 s au plus ensuite ;
-        // chacun défait 4 s plus tard.
+        // Essais à 13 s, puis 20, 40, 80, 160 s après le jugement de l'essai vain précédent,
+        // et 160 s au plus ensuite ; chacun défait 4 s plus tard.
         let essais = [130, 370, 810, 1650, 3290];
         let attendu: Vec<Vu> = essais
             .iter()
