@@ -61,8 +61,8 @@ pub const REQUETES_MIN: u64 = 4;
 /// La référence, avant un essai, se mesure sur la période calme qui le précède, jusqu'à ce
 /// temps en arrière.
 const REFERENCE_MAX: Duration = Duration::from_secs(60);
-/// Un essai qui n'a pas vu [`REQUETES_MIN`] requêtes acquittées en ce temps est jugé vain.
-const ESSAI_MAX: Duration = Duration::from_secs(60);
+/// Un essai qui n'a pas vu assez de requêtes acquittées en ce temps est jugé vain.
+const ESSAI_MAX: Duration = Duration::from_secs(90);
 /// Une hausse de n à n + 1 est gardée si le débit acquitté croît d'au moins 15 % (de 1 à 2, à
 /// 3, à 4), puis de la moitié de ce qu'un transfert de plus apporterait là où chacun est freiné
 /// par la latence (1/2n : 12,5 % de 4 à 5, 10 % de 5 à 6), jamais moins de [`GAIN_PLANCHER`].
@@ -141,7 +141,8 @@ pub struct Regulateur {
     /// partir de là.
     calme_depuis: Duration,
     derniere_baisse: Option<Duration>,
-    /// Les relevés de ce que le serveur a acquitté (instant, cumuls), sur la dernière minute.
+    /// Les relevés de ce que le serveur a acquitté (instant, cumuls), sur les deux dernières
+    /// minutes.
     releves: VecDeque<(Duration, Acquittes)>,
     /// Le dernier essai jugé vain : l'essai suivant (du même parallélisme ou d'au-dessus) se
     /// compte à partir de là, pas du dernier incident (un lien qui a un incident toutes les
@@ -344,13 +345,20 @@ impl Regulateur {
 
     /// Un essai parti de `depuis` a été vain.
     fn essai_vain(&mut self, depuis: usize, maintenant: Duration) {
+        if depuis < self.niveau_vain {
+            // Premier essai vain de ce niveau : son recul commence à 20 s.
+            self.essais_vains = 0;
+        }
         self.niveau_vain = self.niveau_vain.min(depuis);
         self.essais_vains = (self.essais_vains + 1).min(ESSAIS_VAINS_MAX);
         self.dernier_vain = maintenant;
     }
 
     /// Le débit acquitté (octets par seconde) depuis `depuis` : de la première requête
-    /// acquittée après `depuis` à la dernière, s'il y en a au moins [`REQUETES_MIN`].
+    /// acquittée après `depuis` à la dernière, s'il y en a au moins [`REQUETES_MIN`] après la
+    /// première, et trois par transfert en vol (plusieurs transferts partis ensemble finissent
+    /// presque ensemble : qu'ils tombent dans un relevé ou dans deux changerait la mesure de
+    /// moitié). Rien si aucun octet n'a été acquitté.
     fn debit_depuis(&self, depuis: Duration) -> Option<f64> {
         let mut fenetre = self.releves.iter().filter(|(t, _)| *t >= depuis);
         let (_, origine) = *fenetre.next()?;
@@ -365,10 +373,12 @@ impl Regulateur {
             }
         }
         let ((t0, a0), (t1, a1)) = (premiere?, derniere?);
-        if a1.requetes.saturating_sub(origine.requetes) < REQUETES_MIN || t1 <= t0 {
+        let requises = REQUETES_MIN.max(3 * self.courant as u64);
+        let octets = a1.octets.saturating_sub(a0.octets);
+        if a1.requetes.saturating_sub(a0.requetes) < requises || t1 <= t0 || octets == 0 {
             return None;
         }
-        Some(a1.octets.saturating_sub(a0.octets) as f64 / (t1 - t0).as_secs_f64())
+        Some(octets as f64 / (t1 - t0).as_secs_f64())
     }
 
     fn changer(&mut self, apres: usize, cause: Cause) -> Option<Changement> {
@@ -682,11 +692,12 @@ mod tests {
         let mut acquitte = fichiers();
         let vus = simuler(&mut r, &mut acquitte, 60, 1400, latence, |_| false);
         // Le calme se compte depuis le dernier incident (6 s) ; chaque essai est jugé utile
-        // 4 s plus tard (un peu plus à 1 Mo/s : quatre fichiers de 2 Mio doivent avoir été
-        // acquittés), et le suivant part une période calme après ce jugement.
+        // quand assez de fichiers de 2 Mio ont été acquittés (quatre après le premier, trois
+        // par transfert en vol : plus de 4 s à ces débits), et le suivant part une période
+        // calme après ce jugement, sa référence mesurée.
         assert_eq!(
             vus,
-            [160, 304, 444, 584, 724, 864, 1004]
+            [164, 338, 518, 695, 871, 1045, 1221]
                 .into_iter()
                 .zip(2..=8)
                 .map(|(t, n)| (t, n, Cause::Calme))
@@ -701,8 +712,8 @@ mod tests {
         // 1 s de coupure toutes les 15 s, plafond 4, le lien est le goulot : après la deuxième
         // coupure, un seul transfert en vol. Les essais d'un transfert de plus (de 2 à 3, puis
         // de 1 à 2) ne font pas croître le débit : chacun est défait avant la coupure
-        // suivante, et ils s'espacent de 40 s, puis 80 s (comptées depuis le dernier essai
-        // vain, pas depuis la dernière coupure).
+        // suivante, et ceux de 1 à 2 s'espacent de 20 s, 40 s, 80 s (comptées depuis
+        // l'essai vain précédent, pas depuis la dernière coupure).
         let mut r = Regulateur::nouveau(4, s(0.0));
         let mut acquitte = fichiers();
         let vus = simuler(&mut r, &mut acquitte, 0, 3000, goulot, |d| d % 150 == 140);
@@ -715,10 +726,12 @@ mod tests {
                 (290, 1, Cause::CoupureReseau),
                 (390, 2, Cause::Calme),
                 (430, 1, Cause::EssaiVain),
-                (840, 2, Cause::Calme),
-                (880, 1, Cause::EssaiVain),
-                (1740, 2, Cause::Calme),
-                (1780, 1, Cause::EssaiVain),
+                (690, 2, Cause::Calme),
+                (730, 1, Cause::EssaiVain),
+                (1140, 2, Cause::Calme),
+                (1180, 1, Cause::EssaiVain),
+                (2040, 2, Cause::Calme),
+                (2080, 1, Cause::EssaiVain),
             ]
         );
         assert_eq!(r.courant(), 1);
@@ -778,7 +791,7 @@ mod tests {
         // suivant, 160 s après le dernier jugement (333 s), est utile ; le suivant ne tarde
         // plus qu'une période calme.
         let vus = simuler(&mut r, &mut acquitte, 4000, 5200, latence, |_| false);
-        assert_eq!(vus, vec![(4930, 2, Cause::Calme), (5074, 3, Cause::Calme)]);
+        assert_eq!(vus, vec![(4930, 2, Cause::Calme), (5106, 3, Cause::Calme)]);
     }
 
     #[test]
@@ -823,13 +836,14 @@ mod tests {
         let mut r = Regulateur::nouveau(2, s(0.0));
         r.incident(Cause::CoupureReseau, s(0.0));
         let mut acquitte = fichiers();
-        // Essai à 10 s ; une coupure à 12 s, avant le jugement : moitié, et l'essai suivant
-        // attend 20 s de calme (32 s), bien qu'un transfert de plus serve sur ce lien.
+        // Essai à 10,5 s (la référence attend ses quatre fichiers) ; une coupure à 12 s, avant
+        // le jugement : moitié, et l'essai suivant attend 20 s (32 s), bien qu'un transfert de
+        // plus serve sur ce lien.
         let vus = simuler(&mut r, &mut acquitte, 1, 400, latence, |d| d == 120);
         assert_eq!(
             vus,
             vec![
-                (100, 2, Cause::Calme),
+                (105, 2, Cause::Calme),
                 (120, 1, Cause::CoupureReseau),
                 (320, 2, Cause::Calme),
             ]

@@ -64,7 +64,11 @@ pub struct Incidents {
     pub injoignables: u64,
 }
 
-/// Ce que le serveur a acquitté depuis le début du passage (réponses de succès).
+/// Un corps d'au moins cette taille fait d'une requête acquittée une requête de données.
+pub const REQUETE_DE_DONNEES: u64 = 64 * 1024;
+
+/// Ce que le serveur a acquitté depuis le début du passage (réponses de succès des requêtes de
+/// données : un fichier, une partie).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Acquittes {
     /// Octets des corps des requêtes acquittées.
@@ -135,8 +139,13 @@ impl Reseau {
 
     /// Le serveur a acquitté une requête dont le corps faisait `octets`.
     pub fn noter_acquittes(&self, octets: u64) {
-        self.acquittes.fetch_add(octets, Ordering::Relaxed);
-        self.requetes_acquittees.fetch_add(1, Ordering::Relaxed);
+        // Seules les requêtes de données comptent : une déclaration, une finalisation, un
+        // `HeadObject` ne disent rien du débit, et quatre d'entre elles feraient une mesure
+        // sans un octet.
+        if octets >= REQUETE_DE_DONNEES {
+            self.acquittes.fetch_add(octets, Ordering::Relaxed);
+            self.requetes_acquittees.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Octets et requêtes acquittés depuis le début du passage.
