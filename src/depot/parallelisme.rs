@@ -193,13 +193,13 @@ impl Jugement {
 }
 
 /// Une hausse à l'essai : quand elle a été décidée, et le débit acquitté juste avant (octets
-/// par seconde ; `None` s'il n'a pas pu se mesurer).
+/// par seconde ; pas d'essai sans lui).
 #[derive(Debug, Clone, Copy)]
 struct Essai {
     debut: Duration,
     /// Le parallélisme d'où l'essai est parti.
     depuis: usize,
-    reference: Option<f64>,
+    reference: f64,
 }
 
 impl Regulateur {
@@ -252,7 +252,7 @@ impl Regulateur {
         } else {
             1
         };
-        let apres = (self.courant / 2).max(plancher).max(1);
+        let apres = (self.courant / 2).max(plancher);
         if meme_episode || apres >= self.courant {
             return None;
         }
@@ -293,20 +293,13 @@ impl Regulateur {
             self.essai = None;
             self.calme_depuis = maintenant;
             let requis = gain_requis(essai.depuis);
-            self.dernier_jugement = match (essai.reference, mesure) {
-                (Some(reference), Some(mesure)) => Some(Jugement {
-                    reference,
-                    mesure,
-                    requis,
-                }),
-                _ => None,
-            };
-            let utile = match (essai.reference, mesure) {
-                (Some(reference), Some(mesure)) => mesure >= reference * (1.0 + requis),
-                // Une référence sans requête acquittée n'existe pas (pas d'essai sans elle) ;
-                // un essai sans assez de requêtes acquittées en une minute n'a rien montré.
-                _ => false,
-            };
+            self.dernier_jugement = mesure.map(|mesure| Jugement {
+                reference: essai.reference,
+                mesure,
+                requis,
+            });
+            // Un essai sans assez de requêtes acquittées en `ESSAI_MAX` n'a rien montré.
+            let utile = mesure.is_some_and(|mesure| mesure >= essai.reference * (1.0 + requis));
             if utile {
                 self.utile = (self.courant, maintenant);
                 if essai.depuis >= self.niveau_vain {
@@ -317,7 +310,7 @@ impl Regulateur {
                 return None;
             }
             self.essai_vain(essai.depuis, maintenant);
-            return self.changer(essai.depuis.max(1), Cause::EssaiVain);
+            return self.changer(essai.depuis, Cause::EssaiVain);
         }
         let recul_fini = self.courant < self.niveau_vain
             || maintenant.saturating_sub(self.dernier_vain)
@@ -333,7 +326,7 @@ impl Regulateur {
             .calme_depuis
             .max(maintenant.saturating_sub(REFERENCE_MAX));
         // Pas d'essai sans référence : la période calme n'a pas encore vu assez de requêtes.
-        let reference = Some(self.debit_depuis(depuis)?);
+        let reference = self.debit_depuis(depuis)?;
         self.calme_depuis = maintenant;
         self.essai = Some(Essai {
             debut: maintenant,
