@@ -13,7 +13,6 @@
 //! opération qui n'a rien pu tenter.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
@@ -36,6 +35,9 @@ struct Compte {
     coupe_depuis: Option<Instant>,
     pause_cumulee: Duration,
     incidents: Incidents,
+    /// Ce que le serveur a acquitté (le régulateur du parallélisme en tire le débit utile) :
+    /// octets et requêtes lus ensemble, jamais l'un sans l'autre.
+    acquittes: Acquittes,
 }
 
 /// L'état du réseau, partagé par toutes les émissions d'un passage.
@@ -45,12 +47,6 @@ pub struct Reseau {
     seuil: Option<u32>,
     etat: watch::Sender<Etat>,
     compte: Mutex<Compte>,
-    /// Octets des requêtes que le serveur a acquittées (réponse de succès), depuis le début du
-    /// passage : le régulateur du parallélisme en tire le débit utile.
-    acquittes: AtomicU64,
-    /// Requêtes acquittées (avec ou sans corps) : le régulateur ne juge un débit que sur
-    /// plusieurs requêtes finies.
-    requetes_acquittees: AtomicU64,
     annulation: Annulation,
 }
 
@@ -94,9 +90,8 @@ impl Reseau {
                 coupe_depuis: None,
                 pause_cumulee: Duration::ZERO,
                 incidents: Incidents::default(),
+                acquittes: Acquittes::default(),
             }),
-            acquittes: AtomicU64::new(0),
-            requetes_acquittees: AtomicU64::new(0),
             annulation,
         }
     }
@@ -143,17 +138,15 @@ impl Reseau {
         // `HeadObject` ne disent rien du débit, et quatre d'entre elles feraient une mesure
         // sans un octet.
         if octets >= REQUETE_DE_DONNEES {
-            self.acquittes.fetch_add(octets, Ordering::Relaxed);
-            self.requetes_acquittees.fetch_add(1, Ordering::Relaxed);
+            let mut c = self.compte();
+            c.acquittes.octets += octets;
+            c.acquittes.requetes += 1;
         }
     }
 
     /// Octets et requêtes acquittés depuis le début du passage.
     pub fn acquittes(&self) -> Acquittes {
-        Acquittes {
-            octets: self.acquittes.load(Ordering::Relaxed),
-            requetes: self.requetes_acquittees.load(Ordering::Relaxed),
-        }
+        self.compte().acquittes
     }
 
     /// Coupures et incidents depuis le début du passage.
