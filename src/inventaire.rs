@@ -277,12 +277,17 @@ static ZIP_DECOUPE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z_0-9\-.]+
 static Z_NUMERO: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.z[0-9]+$"));
 static ZIP: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.zip"));
 static EXTENSION: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+\.([a-zA-Z0-9]+)$"));
+// Les groupes nommés ne changent pas le langage reconnu (ni, pour un nom accepté, ce que
+// capture chaque morceau : la sémantique « le plus à gauche, puis le plus long » de `regex`
+// est celle de `re` en Python) ; ils servent à lire le nom ([`nom_decompose`]).
 static ROUTIER: LazyLock<Regex> = LazyLock::new(|| {
-    motif(r"^Cir.+-[0-9]{4}-Pass[0-9]{1,2}-Tron[0-9]{1,2}-Chiro_([01]_)?[0-9]+_[0-9]{3}$")
+    motif(
+        r"^Cir(?P<site>.+)-(?P<annee>[0-9]{4})-Pass(?P<passage>[0-9]{1,2})-Tron(?P<troncon>[0-9]{1,2})-Chiro_([01]_)?[0-9]+_[0-9]{3}$",
+    )
 });
 static POINT_FIXE: LazyLock<Regex> = LazyLock::new(|| {
     motif(
-        r"^Car.+-[0-9]{4}-Pass[0-9]{1,2}-(([A-H][12])|(Z[1-9][0-9]*))-.*[0-9]{8}_[0-9]{6}_[0-9]{3}$",
+        r"^Car(?P<site>.+)-(?P<annee>[0-9]{4})-Pass(?P<passage>[0-9]{1,2})-(?P<point>([A-H][12])|(Z[1-9][0-9]*))-(?P<enregistreur>.*)(?P<date>[0-9]{8})_(?P<heure>[0-9]{6})_(?P<ms>[0-9]{3})$",
     )
 });
 static PASSAGE: LazyLock<Regex> = LazyLock::new(|| motif(r"-Pass([0-9]{1,2})-"));
@@ -369,7 +374,64 @@ fn nom_de_donnee_valide(titre: &str) -> bool {
 /// `Z1`, `Z12`…), s'il en porte un.
 pub fn point_du_nom(nom: &str) -> Option<&str> {
     let (souche, _) = nom.rsplit_once('.')?;
-    Some(POINT_FIXE.captures(souche)?.get(1)?.as_str())
+    Some(POINT_FIXE.captures(souche)?.name("point")?.as_str())
+}
+
+/// Ce que dit le nom d'une séquence (ou d'une sortie Tadarida) d'un protocole Vigie-Chiro,
+/// lu par les motifs mêmes du serveur (`resources/donnees.py` `validate_donnee_name`) : un nom
+/// que ces motifs n'acceptent pas ne se décompose pas. Les morceaux sont tels qu'écrits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NomDecompose<'a> {
+    /// `Car<site>-<année>-Pass<n>-<point>-<enregistreur>AAAAMMJJ_HHMMSS_mmm`.
+    PointFixe {
+        site: &'a str,
+        annee: &'a str,
+        passage: &'a str,
+        point: &'a str,
+        /// Ce qui sépare le point de l'horodatage (`PA000123_`, `OB-1_`, parfois rien).
+        enregistreur: &'a str,
+        /// `AAAAMMJJ`, `HHMMSS` et `mmm` : l'heure de l'enregistreur, sans fuseau.
+        date: &'a str,
+        heure: &'a str,
+        millisecondes: &'a str,
+    },
+    /// `Cir<circuit>-<année>-Pass<n>-Tron<n>-Chiro_…` : routier et pédestre, sans instant.
+    Routier {
+        site: &'a str,
+        annee: &'a str,
+        passage: &'a str,
+        troncon: &'a str,
+    },
+}
+
+/// Décompose le nom d'un fichier (extension comprise) selon le protocole qu'il suit ; `None`
+/// pour un nom qui n'en suit aucun (archive, photo, nom refusé), ou dont l'extension n'est pas
+/// celle d'une séquence ou d'une sortie Tadarida.
+pub fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
+    let (souche, extension) = nom.rsplit_once('.')?;
+    if !matches!(extension, "wav" | "ta" | "tc" | "tac" | "tcc") {
+        return None;
+    }
+    // Même ordre que le serveur : routier d'abord.
+    if let Some(c) = ROUTIER.captures(souche) {
+        return Some(NomDecompose::Routier {
+            site: c.name("site")?.as_str(),
+            annee: c.name("annee")?.as_str(),
+            passage: c.name("passage")?.as_str(),
+            troncon: c.name("troncon")?.as_str(),
+        });
+    }
+    let c = POINT_FIXE.captures(souche)?;
+    Some(NomDecompose::PointFixe {
+        site: c.name("site")?.as_str(),
+        annee: c.name("annee")?.as_str(),
+        passage: c.name("passage")?.as_str(),
+        point: c.name("point")?.as_str(),
+        enregistreur: c.name("enregistreur")?.as_str(),
+        date: c.name("date")?.as_str(),
+        heure: c.name("heure")?.as_str(),
+        millisecondes: c.name("ms")?.as_str(),
+    })
 }
 
 /// Valide les noms pour la plateforme Vigie-Chiro, avec le verdict de son serveur
@@ -828,6 +890,64 @@ mod tests {
             None
         );
         assert_eq!(point_du_nom("nuit.zip"), None);
+    }
+
+    #[test]
+    fn noms_decomposes_par_les_motifs_du_serveur() {
+        assert_eq!(
+            nom_decompose("Car640380-2026-Pass1-Z1-PA000123_20260621_213000_007.wav"),
+            Some(NomDecompose::PointFixe {
+                site: "640380",
+                annee: "2026",
+                passage: "1",
+                point: "Z1",
+                enregistreur: "PA000123_",
+                date: "20260621",
+                heure: "213000",
+                millisecondes: "007",
+            })
+        );
+        // Sans enregistreur, et en sortie Tadarida.
+        assert!(matches!(
+            nom_decompose("Car640380-2026-Pass01-A1-_20260621_224038_761.ta"),
+            Some(NomDecompose::PointFixe {
+                passage: "01",
+                enregistreur: "_",
+                ..
+            })
+        ));
+        assert_eq!(
+            nom_decompose("Cir270-2015-Pass2-Tron10-Chiro_1_00023_000.wav"),
+            Some(NomDecompose::Routier {
+                site: "270",
+                annee: "2015",
+                passage: "2",
+                troncon: "10",
+            })
+        );
+        // Ce que le serveur n'accepte pas ne se décompose pas ; une archive non plus.
+        for nom in [
+            "Car640380-2026-Pass1-A1-OB_20260621_224038.wav",
+            "Car640380-2026-Pass1-Z01-OB_20260621_224038_761.wav",
+            "Car640380-2026-Pass1-A1-OB_20260621_224038_761.WAV",
+            "Car640380-2026-Pass1-A1-OB_20260621_224038_761.zip",
+            "nuit.wav",
+        ] {
+            assert_eq!(nom_decompose(nom), None, "{nom}");
+        }
+        // Le point lu est celui que lit `point_du_nom`, et tout nom décomposé est un nom que
+        // le serveur reconnaît (hors passage nul, qu'il refuse à part).
+        for nom in [
+            BON,
+            "Car170517-2014-Pass12-Z3-OB-1_20140702_224038_761.ta",
+            "Car-2026-Pass1-A1-x-2026-Pass2-B1-y_20260621_224038_761.wav",
+        ] {
+            let Some(NomDecompose::PointFixe { point, .. }) = nom_decompose(nom) else {
+                panic!("{nom}");
+            };
+            assert_eq!(point_du_nom(nom), Some(point), "{nom}");
+            assert!(nom_de_donnee_valide(nom), "{nom}");
+        }
     }
 
     #[test]

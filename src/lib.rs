@@ -17,6 +17,7 @@ pub mod noms;
 pub mod plan;
 pub mod plateforme;
 pub mod reessai;
+pub mod saison;
 pub mod secrets;
 pub mod sortie;
 pub mod suivi;

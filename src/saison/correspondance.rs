@@ -1,0 +1,619 @@
+//! Une participation existante est-elle cette nuit ? Et, pour toute une saison, quelle
+//! participation revient à chaque nuit.
+//!
+//! Ce que rend le serveur (`GET /sites/{id}/participations`, `resources/participations.py`
+//! `list_site_participations`, paginé par `xin/snippets.py` `Paginator`, **sans tri**) :
+//! chaque participation du site, de **tous** les observateurs, avec `observateur` développé,
+//! `point` (absent si personne ne l'a choisi : le site web ne le propose qu'aux sites point
+//! fixe, et ses anciennes versions ne l'envoyaient pas), `date_debut` (obligatoire) et
+//! `date_fin` (facultative) en `isoformat()` **sans fuseau**, UTC implicite (`xin/tools.py`
+//! `MongoJsonEncoder`). La participation ne dit ni son passage ni son enregistreur.
+//!
+//! Ce que font ceux qui les créent :
+//! - `vigie` : `date_debut` et `date_fin` sont la première et la dernière séquence de la nuit ;
+//! - le site web (`vigiechiro-front`, `participation_ctrl.coffee` `save`) : une date saisie
+//!   `jj/mm/aaaa hh:mm` à l'heure du navigateur, **l'instant de la saisie par défaut** (si
+//!   l'observateur ne la change pas, c'est l'heure à laquelle il a créé la participation, le
+//!   plus souvent le matin qui suit la nuit) ; `date_fin` facultative. Relue pour être
+//!   modifiée, la date sans fuseau est prise pour une heure locale puis renvoyée en UTC :
+//!   chaque modification sur le site web la décale du décalage horaire (−1 h ou −2 h en
+//!   France).
+//!
+//! D'où la règle, pour une participation `p` et une nuit `n` (fuseau de l'enregistreur donné) :
+//! 1. si `p` contient déjà un fichier de protocole (le premier de sa liste de pièces jointes),
+//!    c'est la nuit de ce fichier, d'après son nom, et aucune autre : preuve par les fichiers ;
+//! 2. sinon, son point doit être celui de la nuit (sans égard à la casse ; en routier, le point
+//!    n'est pas regardé) ; sans point, pour une nuit de point fixe, elle est **sans point** :
+//!    `vigie` ne devine pas lequel ;
+//! 3. et sa nuit doit être celle de `n` : la soirée de `date_debut` (lue dans le fuseau de
+//!    l'enregistreur, la même règle de midi) est celle de la nuit, ou bien
+//!    `[date_debut, date_fin]` chevauche la première et la dernière séquence. Le décalage d'une
+//!    modification sur le site web (2 h) ne change pas une soirée ; une date laissée à
+//!    l'instant de la saisie, si la saisie a eu lieu avant midi le lendemain, non plus ;
+//! 4. enfin elle doit être **de l'utilisateur** (`observateur` = `_id` de `GET /moi`) : celle
+//!    d'un autre observateur n'est jamais reprise (le serveur laisserait y déposer :
+//!    `xin/schema.py` ne lance jamais `_validate_participation`), elle est seulement dite.
+//!
+//! Pour une saison ([`attribuer`]) : une participation qui convient à deux nuits (une
+//! `date_fin` une semaine plus tard, par exemple) est refusée pour les deux ; deux
+//! participations qui conviennent à une nuit aussi, sauf si une seule contient déjà des fichiers
+//! de cette nuit (elle l'emporte ; les autres sont dites écartées) ou si une seule a le bon
+//! point quand les autres n'en ont pas. Une nuit sans participation est à créer.
+
+use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+
+use crate::destination::IdObjet;
+use crate::saison::nuits::{CleNuit, cle_du_nom, soiree_de};
+
+/// Une participation de la plateforme, telle que la correspondance la regarde.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParticipationVue {
+    pub id: IdObjet,
+    /// `observateur` ; `None` si la plateforme ne l'a pas dit (jamais tenue pour sienne).
+    pub observateur: Option<IdObjet>,
+    pub point: Option<String>,
+    pub debut: Option<DateTime<Utc>>,
+    pub fin: Option<DateTime<Utc>>,
+    /// Le titre d'un fichier déjà dans la participation (le premier de sa liste), s'il y en a.
+    pub un_titre: Option<String>,
+}
+
+/// Une nuit, avec les bornes UTC que sa participation recevrait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NuitDatee<'a> {
+    pub cle: &'a CleNuit,
+    /// Première et dernière séquence (point fixe) ; en routier, celles que la commande a
+    /// retenues, s'il y en a.
+    pub bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+/// Ce qui fait dire qu'une participation est une nuit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preuve {
+    /// Elle contient déjà un fichier de cette nuit.
+    Fichiers,
+    /// Son point et ses dates.
+    Dates,
+}
+
+/// Le verdict d'une participation pour une nuit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Même point, même nuit, à l'utilisateur.
+    Meme(Preuve),
+    /// Même point (ou sans point), même nuit, mais d'un autre observateur : jamais reprise.
+    DAutrui,
+    /// Même nuit d'après ses dates, à l'utilisateur, mais sans point : `vigie` ne devine pas.
+    SansPoint,
+    /// Une autre nuit, ou un autre point.
+    Autre,
+}
+
+/// Une date rendue par la plateforme : `isoformat()` sans fuseau (UTC implicite), avec ou sans
+/// fraction de seconde ; tolère un fuseau explicite et la RFC 1123.
+pub fn date_plateforme(texte: &str) -> Option<DateTime<Utc>> {
+    let t = texte.trim();
+    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
+        return Some(d.with_timezone(&Utc));
+    }
+    if let Ok(d) = DateTime::parse_from_rfc2822(t) {
+        return Some(d.with_timezone(&Utc));
+    }
+    NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
+        .ok()
+        .map(|n| n.and_utc())
+}
+
+fn local<Z: TimeZone>(t: DateTime<Utc>, fuseau: &Z) -> NaiveDateTime {
+    t.with_timezone(fuseau).naive_local()
+}
+
+/// Le verdict de la participation `p` pour la nuit `n`, vue par l'utilisateur `moi`, les
+/// heures des noms étant celles du `fuseau` de l'enregistreur. Voir l'en-tête du module.
+pub fn verdict<Z: TimeZone>(
+    p: &ParticipationVue,
+    n: &NuitDatee<'_>,
+    moi: &IdObjet,
+    fuseau: &Z,
+) -> Verdict {
+    let a_moi = p.observateur.as_ref() == Some(moi);
+    if let Some(cle) = p.un_titre.as_deref().and_then(cle_du_nom) {
+        return match (cle == *n.cle, a_moi) {
+            (false, _) => Verdict::Autre,
+            (true, true) => Verdict::Meme(Preuve::Fichiers),
+            (true, false) => Verdict::DAutrui,
+        };
+    }
+    let point = p.point.as_deref().map(str::trim).filter(|x| !x.is_empty());
+    let point_connu = match (n.cle.point.as_deref(), point) {
+        (Some(attendu), Some(lu)) if attendu.eq_ignore_ascii_case(lu) => true,
+        (Some(_), Some(_)) => return Verdict::Autre,
+        (Some(_), None) => false,
+        (None, _) => true,
+    };
+    let Some(debut) = p.debut else {
+        return Verdict::Autre;
+    };
+    let soiree = n
+        .cle
+        .soiree
+        .or_else(|| n.bornes.map(|(d, _)| soiree_de(local(d, fuseau))));
+    let meme_soiree = soiree == Some(soiree_de(local(debut, fuseau)));
+    let chevauche = match (p.fin, n.bornes) {
+        (Some(fin), Some((premiere, derniere))) => debut <= derniere && premiere <= fin,
+        _ => false,
+    };
+    match (meme_soiree || chevauche, a_moi, point_connu) {
+        (false, _, _) => Verdict::Autre,
+        (true, false, _) => Verdict::DAutrui,
+        (true, true, false) => Verdict::SansPoint,
+        (true, true, true) => Verdict::Meme(Preuve::Dates),
+    }
+}
+
+/// Ce qui revient à une nuit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IssueNuit {
+    /// Sa participation existe : elle est reprise.
+    Reprise {
+        participation: IdObjet,
+        preuve: Preuve,
+    },
+    /// Aucune participation de l'utilisateur n'est cette nuit : à créer.
+    ACreer,
+    /// Plusieurs participations de l'utilisateur conviennent : refus, avant tout envoi.
+    Ambigue(Vec<IdObjet>),
+    /// Seules des participations sans point tombent sur cette nuit : refus, avant tout envoi.
+    SansPoint(Vec<IdObjet>),
+    /// Cette participation convient aussi à d'autres nuits de la saison (indices) : refus.
+    Partagee {
+        participation: IdObjet,
+        nuits: Vec<usize>,
+    },
+}
+
+/// Ce qui revient à chaque nuit d'une saison.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attribution {
+    /// Une issue par nuit, dans l'ordre des nuits données.
+    pub issues: Vec<IssueNuit>,
+    /// (nuit, participation) d'un autre observateur au même point la même nuit : jamais
+    /// reprises, dites à l'utilisateur.
+    pub d_autrui: Vec<(usize, IdObjet)>,
+    /// (nuit, participation) de l'utilisateur qui convenaient aussi, laissées pour celle qui
+    /// contient déjà des fichiers de la nuit (ou qui a le bon point) : dites, jamais remplies.
+    pub ecartees: Vec<(usize, IdObjet)>,
+}
+
+/// Attribue à chaque nuit sa participation parmi celles de son site (voir l'en-tête du
+/// module). Les nuits déjà liées à une participation par la base des plans (une relance) n'y
+/// sont pas : elles gardent la leur, et celle-ci n'est pas proposée aux autres.
+pub fn attribuer<Z: TimeZone>(
+    nuits: &[NuitDatee<'_>],
+    participations: &[ParticipationVue],
+    moi: &IdObjet,
+    fuseau: &Z,
+) -> Attribution {
+    let verdicts: Vec<Vec<Verdict>> = nuits
+        .iter()
+        .map(|n| {
+            participations
+                .iter()
+                .map(|p| verdict(p, n, moi, fuseau))
+                .collect()
+        })
+        .collect();
+    // Les nuits auxquelles chaque participation convient.
+    let nuits_de = |j: usize| -> Vec<usize> {
+        (0..nuits.len())
+            .filter(|&i| matches!(verdicts[i][j], Verdict::Meme(_)))
+            .collect()
+    };
+    let mut a = Attribution::default();
+    for (i, ligne) in verdicts.iter().enumerate() {
+        let ids = |garder: &dyn Fn(Verdict) -> bool| -> Vec<IdObjet> {
+            let mut v: Vec<IdObjet> = ligne
+                .iter()
+                .zip(participations)
+                .filter(|(v, _)| garder(**v))
+                .map(|(_, p)| p.id.clone())
+                .collect();
+            v.sort();
+            v
+        };
+        for id in ids(&|v| v == Verdict::DAutrui) {
+            a.d_autrui.push((i, id));
+        }
+        let partagee = ligne
+            .iter()
+            .enumerate()
+            .find(|(j, v)| matches!(v, Verdict::Meme(_)) && nuits_de(*j).len() > 1);
+        if let Some((j, _)) = partagee {
+            a.issues.push(IssueNuit::Partagee {
+                participation: participations[j].id.clone(),
+                nuits: nuits_de(j).into_iter().filter(|&k| k != i).collect(),
+            });
+            continue;
+        }
+        let fichiers = ids(&|v| v == Verdict::Meme(Preuve::Fichiers));
+        let dates = ids(&|v| v == Verdict::Meme(Preuve::Dates));
+        let sans_point = ids(&|v| v == Verdict::SansPoint);
+        let (retenue, preuve, ecartees) = match (fichiers.as_slice(), dates.as_slice()) {
+            ([une], _) => (
+                une,
+                Preuve::Fichiers,
+                [dates.as_slice(), &sans_point].concat(),
+            ),
+            ([_, _, ..], _) => {
+                a.issues.push(IssueNuit::Ambigue(fichiers));
+                continue;
+            }
+            ([], [une]) => (une, Preuve::Dates, sans_point.clone()),
+            ([], [_, _, ..]) => {
+                a.issues.push(IssueNuit::Ambigue(dates));
+                continue;
+            }
+            ([], []) if !sans_point.is_empty() => {
+                a.issues.push(IssueNuit::SansPoint(sans_point));
+                continue;
+            }
+            ([], []) => {
+                a.issues.push(IssueNuit::ACreer);
+                continue;
+            }
+        };
+        a.ecartees.extend(ecartees.into_iter().map(|id| (i, id)));
+        a.issues.push(IssueNuit::Reprise {
+            participation: retenue.clone(),
+            preuve,
+        });
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventaire::Enregistrement;
+    use crate::saison::fuseau_essai::Paris2026;
+    use crate::saison::nuits::{Nuit, bornes_utc, regrouper};
+
+    const MOI: &str = "64a1b2c3d4e5f60718293a01";
+    const AUTRE: &str = "64a1b2c3d4e5f60718293a03";
+
+    fn id(n: u8) -> IdObjet {
+        IdObjet::analyser(&format!("64a1b2c3d4e5f60718293d{n:02x}")).unwrap()
+    }
+
+    fn moi() -> IdObjet {
+        IdObjet::analyser(MOI).unwrap()
+    }
+
+    fn p(n: u8, point: Option<&str>, debut: &str, fin: Option<&str>) -> ParticipationVue {
+        ParticipationVue {
+            id: id(n),
+            observateur: Some(moi()),
+            point: point.map(str::to_owned),
+            debut: date_plateforme(debut),
+            fin: fin.and_then(date_plateforme),
+            un_titre: None,
+        }
+    }
+
+    /// Les nuits de ces noms, avec leurs bornes à l'heure de Paris.
+    fn nuits(noms: &[&str]) -> Vec<Nuit> {
+        let e: Vec<Enregistrement> = noms
+            .iter()
+            .map(|n| Enregistrement {
+                chemin: (*n).to_owned(),
+                taille: 1,
+                modifie_ns: 0,
+            })
+            .collect();
+        regrouper(&e).nuits
+    }
+
+    fn datees(nuits: &[Nuit]) -> Vec<NuitDatee<'_>> {
+        nuits
+            .iter()
+            .map(|n| NuitDatee {
+                cle: &n.cle,
+                bornes: bornes_utc(n, &Paris2026),
+            })
+            .collect()
+    }
+
+    /// Deux nuits consécutives au point A1 (21 et 22 juin), une au point B2 (21 juin).
+    fn saison() -> Vec<Nuit> {
+        nuits(&[
+            "Car640380-2026-Pass1-A1-PA1_20260621_213000_000.wav",
+            "Car640380-2026-Pass1-A1-PA1_20260622_055800_000.wav",
+            "Car640380-2026-Pass1-A1-PA1_20260622_213200_000.wav",
+            "Car640380-2026-Pass1-A1-PA1_20260623_055000_000.wav",
+            "Car640380-2026-Pass1-B2-PA2_20260621_214000_000.wav",
+        ])
+    }
+
+    #[test]
+    fn dates_de_la_plateforme() {
+        let attendu = "2026-06-21T19:30:00+00:00";
+        for texte in [
+            "2026-06-21T19:30:00",
+            "2026-06-21T19:30:00.000000",
+            "2026-06-21T19:30:00Z",
+            "2026-06-21T21:30:00+02:00",
+            "Sun, 21 Jun 2026 19:30:00 GMT",
+        ] {
+            assert_eq!(
+                date_plateforme(texte).map(|d| d.to_rfc3339()).as_deref(),
+                Some(attendu),
+                "{texte}"
+            );
+        }
+        assert_eq!(
+            date_plateforme("2026-06-21T19:30:00.5").map(|d| d.timestamp_subsec_millis()),
+            Some(500)
+        );
+        for illisible in ["", "21/06/2026 21:30", "2026-06-31T19:30:00", "demain"] {
+            assert_eq!(date_plateforme(illisible), None, "{illisible}");
+        }
+    }
+
+    #[test]
+    fn creee_par_vigie_reprise_a_sa_nuit_et_a_elle_seule() {
+        let s = saison();
+        let n = datees(&s);
+        // Les bornes exactes de la nuit du 21 au point A1 (21:30 et 05:58 à Paris en été).
+        let a1_21 = p(
+            1,
+            Some("A1"),
+            "2026-06-21T19:30:00",
+            Some("2026-06-22T03:58:00"),
+        );
+        let a1_22 = p(
+            2,
+            Some("A1"),
+            "2026-06-22T19:32:00",
+            Some("2026-06-23T03:50:00"),
+        );
+        let b2_21 = p(
+            3,
+            Some("B2"),
+            "2026-06-21T19:40:00",
+            Some("2026-06-21T19:40:01"),
+        );
+        let a = attribuer(&n, &[a1_22, b2_21, a1_21], &moi(), &Paris2026);
+        assert_eq!(
+            a.issues,
+            [
+                IssueNuit::Reprise {
+                    participation: id(1),
+                    preuve: Preuve::Dates
+                },
+                IssueNuit::Reprise {
+                    participation: id(3),
+                    preuve: Preuve::Dates
+                },
+                IssueNuit::Reprise {
+                    participation: id(2),
+                    preuve: Preuve::Dates
+                },
+            ]
+        );
+        assert!(a.d_autrui.is_empty() && a.ecartees.is_empty());
+        // Aucune participation : tout est à créer.
+        let a = attribuer(&n, &[], &moi(), &Paris2026);
+        assert_eq!(a.issues, vec![IssueNuit::ACreer; 3]);
+    }
+
+    #[test]
+    fn creee_sur_le_site_web() {
+        let s = saison();
+        let n = datees(&s);
+        let v = |q: &ParticipationVue| verdict(q, &n[0], &moi(), &Paris2026);
+        // Date laissée à l'instant de la saisie, le lendemain matin à 9 h 40 (7 h 40 UTC), sans
+        // fin : la soirée est celle du 21.
+        assert_eq!(
+            v(&p(1, Some("A1"), "2026-06-22T07:40:00", None)),
+            Verdict::Meme(Preuve::Dates)
+        );
+        // Saisie à 21 h, décalée de deux heures par une modification sur le site web.
+        assert_eq!(
+            v(&p(1, Some("A1"), "2026-06-21T17:00:00", None)),
+            Verdict::Meme(Preuve::Dates)
+        );
+        // Le point sans égard à la casse ; un autre point, jamais.
+        assert_eq!(
+            v(&p(1, Some(" a1 "), "2026-06-21T19:00:00", None)),
+            Verdict::Meme(Preuve::Dates)
+        );
+        assert_eq!(
+            v(&p(1, Some("B2"), "2026-06-21T19:30:00", None)),
+            Verdict::Autre
+        );
+        // Saisie le lendemain après-midi : la soirée du 22, pas cette nuit…
+        let tardive = p(1, Some("A1"), "2026-06-22T13:00:00", None);
+        assert_eq!(v(&tardive), Verdict::Autre);
+        // …sauf si elle contient déjà un fichier de cette nuit (déposé depuis le site web).
+        let remplie = ParticipationVue {
+            un_titre: Some("Car640380-2026-Pass1-A1-PA1_20260621_230000_000.wav".into()),
+            ..tardive.clone()
+        };
+        assert_eq!(v(&remplie), Verdict::Meme(Preuve::Fichiers));
+        // Un fichier d'une autre nuit l'exclut, quelles que soient ses dates.
+        let autre_nuit = ParticipationVue {
+            un_titre: Some("Car640380-2026-Pass1-A1-PA1_20260622_230000_000.wav".into()),
+            ..p(1, Some("A1"), "2026-06-21T19:30:00", None)
+        };
+        assert_eq!(v(&autre_nuit), Verdict::Autre);
+        // Une archive ne dit rien : on revient aux dates.
+        let archive = ParticipationVue {
+            un_titre: Some("carte.zip".into()),
+            ..p(1, Some("A1"), "2026-06-21T19:30:00", None)
+        };
+        assert_eq!(v(&archive), Verdict::Meme(Preuve::Dates));
+        // Sans point : vigie ne devine pas.
+        assert_eq!(
+            v(&p(1, None, "2026-06-21T19:30:00", None)),
+            Verdict::SansPoint
+        );
+        assert_eq!(
+            v(&p(1, Some(""), "2026-06-21T19:30:00", None)),
+            Verdict::SansPoint
+        );
+    }
+
+    #[test]
+    fn celle_d_un_autre_observateur_jamais_reprise() {
+        let s = saison();
+        let n = datees(&s);
+        let mut d_autrui = p(1, Some("A1"), "2026-06-21T19:30:00", None);
+        d_autrui.observateur = IdObjet::analyser(AUTRE);
+        let mut inconnu = p(2, Some("B2"), "2026-06-21T19:30:00", None);
+        inconnu.observateur = None;
+        let a = attribuer(&n, &[d_autrui, inconnu], &moi(), &Paris2026);
+        assert_eq!(a.issues, vec![IssueNuit::ACreer; 3]);
+        assert_eq!(a.d_autrui, [(0, id(1)), (1, id(2))]);
+    }
+
+    #[test]
+    fn doutes_refuses() {
+        let s = saison();
+        let n = datees(&s);
+        // Deux participations à soi, même point, même nuit.
+        let a = attribuer(
+            &n,
+            &[
+                p(1, Some("A1"), "2026-06-21T19:30:00", None),
+                p(2, Some("A1"), "2026-06-22T07:00:00", None),
+            ],
+            &moi(),
+            &Paris2026,
+        );
+        assert_eq!(a.issues[0], IssueNuit::Ambigue(vec![id(1), id(2)]));
+        // Une participation dont la fin couvre deux nuits : refusée pour les deux.
+        let a = attribuer(
+            &n,
+            &[p(
+                3,
+                Some("A1"),
+                "2026-06-21T19:30:00",
+                Some("2026-06-28T04:00:00"),
+            )],
+            &moi(),
+            &Paris2026,
+        );
+        assert_eq!(
+            a.issues,
+            [
+                IssueNuit::Partagee {
+                    participation: id(3),
+                    nuits: vec![2]
+                },
+                IssueNuit::ACreer,
+                IssueNuit::Partagee {
+                    participation: id(3),
+                    nuits: vec![0]
+                },
+            ]
+        );
+        // Seulement une participation sans point.
+        let a = attribuer(
+            &n,
+            &[p(4, None, "2026-06-21T19:30:00", None)],
+            &moi(),
+            &Paris2026,
+        );
+        assert_eq!(a.issues[0], IssueNuit::SansPoint(vec![id(4)]));
+        assert_eq!(
+            a.issues[1],
+            IssueNuit::SansPoint(vec![id(4)]),
+            "B2, le 21 aussi"
+        );
+    }
+
+    #[test]
+    fn celle_qui_a_deja_des_fichiers_ou_le_bon_point_l_emporte() {
+        let s = saison();
+        let n = datees(&s);
+        let vide = p(1, Some("A1"), "2026-06-21T19:30:00", None);
+        let remplie = ParticipationVue {
+            un_titre: Some("Car640380-2026-Pass1-A1-PA1_20260621_213000_000.wav".into()),
+            ..p(2, Some("A1"), "2026-06-25T10:00:00", None)
+        };
+        let a = attribuer(&n, &[vide, remplie], &moi(), &Paris2026);
+        assert_eq!(
+            a.issues[0],
+            IssueNuit::Reprise {
+                participation: id(2),
+                preuve: Preuve::Fichiers
+            }
+        );
+        assert_eq!(a.ecartees, [(0, id(1))]);
+        // Le bon point l'emporte sur une participation sans point.
+        let a = attribuer(
+            &n,
+            &[
+                p(3, None, "2026-06-21T19:30:00", None),
+                p(4, Some("B2"), "2026-06-21T19:45:00", None),
+            ],
+            &moi(),
+            &Paris2026,
+        );
+        assert_eq!(a.issues[0], IssueNuit::SansPoint(vec![id(3)]));
+        assert_eq!(
+            a.issues[1],
+            IssueNuit::Reprise {
+                participation: id(4),
+                preuve: Preuve::Dates
+            }
+        );
+        assert_eq!(a.ecartees, [(1, id(3))]);
+    }
+
+    #[test]
+    fn routier_par_les_fichiers_ou_la_soiree_des_bornes_retenues() {
+        let s = nuits(&[
+            "Cir270-2026-Pass1-Tron1-Chiro_0_00001_000.wav",
+            "Cir270-2026-Pass2-Tron1-Chiro_0_00001_000.wav",
+        ]);
+        let soir = |j: u32| {
+            let d = chrono::NaiveDate::from_ymd_opt(2026, 6, j).unwrap();
+            (
+                d.and_hms_opt(20, 0, 0).unwrap().and_utc(),
+                d.and_hms_opt(22, 0, 0).unwrap().and_utc(),
+            )
+        };
+        let n = [
+            NuitDatee {
+                cle: &s[0].cle,
+                bornes: Some(soir(10)),
+            },
+            NuitDatee {
+                cle: &s[1].cle,
+                bornes: None,
+            },
+        ];
+        // Le point n'est pas regardé ; la soirée des bornes retenues l'est.
+        let par_date = p(1, Some("X"), "2026-06-10T20:05:00", None);
+        // Un fichier du passage 2 : c'est le passage 2, quelle que soit sa date.
+        let par_fichier = ParticipationVue {
+            un_titre: Some("Cir270-2026-Pass2-Tron3-Chiro_1_00007_000.ta".into()),
+            ..p(2, None, "2026-06-10T20:00:00", None)
+        };
+        let a = attribuer(&n, &[par_date, par_fichier], &moi(), &Paris2026);
+        assert_eq!(
+            a.issues,
+            [
+                IssueNuit::Reprise {
+                    participation: id(1),
+                    preuve: Preuve::Dates
+                },
+                IssueNuit::Reprise {
+                    participation: id(2),
+                    preuve: Preuve::Fichiers
+                },
+            ]
+        );
+    }
+}

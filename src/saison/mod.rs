@@ -1,0 +1,91 @@
+//! La saison : toutes les nuits d'un ou plusieurs dossiers, chacune vers sa participation.
+//!
+//! Ici, les briques **pures** (ni réseau, ni base, ni horloge) sur lesquelles la commande
+//! s'appuie :
+//! - [`nuits`] : regrouper les enregistrements en nuits d'après leur nom (site, année,
+//!   passage, point, soirée ; une participation par circuit et par passage en routier), et
+//!   rattacher à sa nuit ce qui n'a pas de nom de protocole (archives) ;
+//! - [`sites`] : rapprocher le numéro de site des noms (`Car640380`) des sites de
+//!   l'utilisateur (titre `« <protocole>-<numéro> »`, `resources/sites.py` `create_site`) ;
+//! - [`correspondance`] : dire si une participation existante de la plateforme est cette
+//!   nuit (même point, même nuit, du même observateur), et attribuer à chaque nuit la sienne,
+//!   ou aucune (à créer), ou refuser quand la plateforme laisse un doute.
+//!
+//! Pourquoi pures : la plateforme ne permet pas de retirer un fichier accepté ; la décision
+//! « ce fichier va dans cette participation » doit se vérifier sur tous ses cas limites
+//! (minuit, deux enregistreurs, deux passages, une participation créée sur le site web, à
+//! l'heure d'été…) sans serveur, et se relire d'un coup d'œil.
+
+pub mod correspondance;
+pub mod nuits;
+pub mod sites;
+
+/// Un fuseau d'essai qui change d'heure comme Paris en 2026 (heure d'été du 29 mars 1 h UTC
+/// au 25 octobre 1 h UTC) : de quoi éprouver les heures qui se répètent ou n'existent pas sans
+/// dépendre du fuseau de la machine.
+#[cfg(test)]
+pub(crate) mod fuseau_essai {
+    use chrono::{FixedOffset, MappedLocalTime, NaiveDate, NaiveDateTime, TimeDelta, TimeZone};
+
+    #[derive(Debug, Clone, Copy)]
+    pub struct Paris2026;
+
+    fn ete_utc() -> (NaiveDateTime, NaiveDateTime) {
+        let t = |m, j| {
+            NaiveDate::from_ymd_opt(2026, m, j)
+                .unwrap()
+                .and_hms_opt(1, 0, 0)
+                .unwrap()
+        };
+        (t(3, 29), t(10, 25))
+    }
+
+    fn decalage(heures: i32) -> FixedOffset {
+        FixedOffset::east_opt(heures * 3600).unwrap()
+    }
+
+    impl TimeZone for Paris2026 {
+        type Offset = FixedOffset;
+
+        fn from_offset(_: &FixedOffset) -> Self {
+            Paris2026
+        }
+
+        fn offset_from_local_date(&self, _: &NaiveDate) -> MappedLocalTime<FixedOffset> {
+            unimplemented!("non utilisé par les essais")
+        }
+
+        fn offset_from_local_datetime(
+            &self,
+            local: &NaiveDateTime,
+        ) -> MappedLocalTime<FixedOffset> {
+            let candidats: Vec<FixedOffset> = [decalage(1), decalage(2)]
+                .into_iter()
+                .filter(|o| {
+                    let utc = *local - TimeDelta::seconds(i64::from(o.local_minus_utc()));
+                    self.offset_from_utc_datetime(&utc) == *o
+                })
+                .collect();
+            match candidats.as_slice() {
+                [] => MappedLocalTime::None,
+                [o] => MappedLocalTime::Single(*o),
+                // La plus tôt d'abord : l'heure d'été (+2) précède, en UTC, l'heure d'hiver.
+                [a, b] => MappedLocalTime::Ambiguous(*b, *a),
+                _ => unreachable!(),
+            }
+        }
+
+        fn offset_from_utc_date(&self, _: &NaiveDate) -> FixedOffset {
+            unimplemented!("non utilisé par les essais")
+        }
+
+        fn offset_from_utc_datetime(&self, utc: &NaiveDateTime) -> FixedOffset {
+            let (debut, fin) = ete_utc();
+            if (debut..fin).contains(utc) {
+                decalage(2)
+            } else {
+                decalage(1)
+            }
+        }
+    }
+}
