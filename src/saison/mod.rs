@@ -17,6 +17,7 @@
 //! l'heure d'été…) sans serveur, et se relire d'un coup d'œil.
 
 pub mod correspondance;
+pub mod fuseau;
 pub mod nuits;
 pub mod sites;
 

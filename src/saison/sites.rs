@@ -26,20 +26,12 @@
 //! 4. un seul site : trouvé ; plusieurs : ambiguïté, que `--site` lève ; aucun : absent. Jamais
 //!    de choix au hasard : un fichier accepté ne se retire pas.
 
-use crate::destination::IdObjet;
 use crate::saison::nuits::Protocole;
 
-/// Un site tel que la plateforme l'a décrit à l'utilisateur.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteConnu {
-    pub id: IdObjet,
-    pub titre: String,
-    /// `grille_stoc.numero`, quand la relation est développée.
-    pub numero_grille: Option<String>,
-    /// `protocole.type_site` (`POINT_FIXE`, `ROUTIER`, `CARRE`), quand la relation est
-    /// développée.
-    pub type_site: Option<String>,
-}
+/// Un site tel que la plateforme l'a décrit à l'utilisateur (`GET /moi/sites`, ou le `site`
+/// d'une participation) : identifiant, titre, et, quand les relations sont développées, numéro
+/// de grille et type.
+pub type SiteConnu = crate::transport::vigiechiro::SiteLu;
 
 /// Comment un site porte un numéro.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -128,6 +120,7 @@ pub fn rapprocher<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::destination::IdObjet;
 
     fn site(n: u8, titre: &str, grille: Option<&str>, type_site: Option<&str>) -> SiteConnu {
         SiteConnu {

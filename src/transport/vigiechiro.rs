@@ -42,6 +42,8 @@ use crate::reessai::{ReponseApi, attente_demandee};
 
 mod lecture;
 pub use lecture::{AccesFichier, ObjetLu, PagePiecesJointes, PieceJointe};
+mod saison;
+pub use saison::{ParticipationLue, SiteLu};
 
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
 #[derive(Clone)]

@@ -1,0 +1,410 @@
+//! Lire ce qu'une saison doit savoir de la plateforme : les sites de l'utilisateur, ses
+//! participations, et les participations d'un site, **toutes les pages**, chacune vérifiée.
+//!
+//! Ce que rend le serveur (`Scille/vigiechiro-api`) :
+//! - `GET /moi/sites` (`resources/sites.py` `list_user_sites`, `_sites_generic_list`) : les
+//!   sites dont l'utilisateur est l'observateur, triés par titre, relations développées
+//!   (`protocole` porte `type_site`, `grille_stoc` son `numero`) ;
+//! - `GET /moi/participations` (`resources/participations.py` `list_user_participations`) :
+//!   ses participations, sans tri, sans `observateur`, `site` développé (son `titre`) ;
+//! - `GET /sites/{id}/participations` (`list_site_participations`) : celles du site, de tous
+//!   les observateurs, sans tri, `observateur` développé, sans `site` ;
+//! - une relation que le serveur n'a pas pu développer reste un identifiant : les deux formes
+//!   sont lues ;
+//! - la pagination (`xin/snippets.py` `Paginator`) : `max_results` au plus 100 (422 au-delà ;
+//!   `0` voudrait dire « tout », une réponse sans borne, jamais demandée), `page` à partir de 1,
+//!   `{"_items", "_meta": {"max_results", "total", "page"}}`, `total` compté sans limite. Sans
+//!   tri, une insertion entre deux pages peut décaler la liste.
+//!
+//! Rien n'est cru sur parole : chaque page doit dire la page et la taille demandées, compter
+//! au plus 100 éléments, chacun avec un `_id` ObjectId ; les doublons (liste décalée) sont
+//! écartés ; si `total` change en cours de lecture, ou si la lecture finit avec moins
+//! d'éléments distincts que `total`, la liste est relue entière (trois fois au plus), puis la
+//! réponse est dite illisible (« la liste a changé pendant la lecture ») : la politique de
+//! réessai la reprendra, sans la confondre avec une coupure du réseau. Au-delà de
+//! [`PAGES_MAX`] pages, illisible aussi. Chaque corps reste sous `CORPS_REPONSE_MAX`.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{ClientVigieChiro, aucun_refus, json};
+use crate::destination::IdObjet;
+use crate::reessai::ReponseApi;
+
+/// Éléments demandés par page : le plus que le serveur admette.
+pub const PAR_PAGE: u64 = 100;
+/// Pages lues au plus (10 000 éléments).
+pub const PAGES_MAX: u64 = 100;
+/// Lectures complètes d'une liste qui change, avant de la dire illisible.
+const LECTURES_MAX: u32 = 3;
+
+/// Un site de l'utilisateur (`/moi/sites`), ou celui d'une de ses participations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteLu {
+    pub id: IdObjet,
+    pub titre: String,
+    /// `grille_stoc.numero`, si la relation est développée.
+    pub numero_grille: Option<String>,
+    /// `protocole.type_site` (`POINT_FIXE`, `ROUTIER`, `CARRE`), si la relation est
+    /// développée.
+    pub type_site: Option<String>,
+}
+
+/// Une participation telle que la listent `/moi/participations` et
+/// `/sites/{id}/participations`. Les dates restent telles que rendues (`isoformat()` sans
+/// fuseau) : le domaine les lit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParticipationLue {
+    pub id: IdObjet,
+    /// Le site, développé (`/moi/participations`) ; `None` s'il n'est que son identifiant, ou
+    /// absent (`/sites/{id}/participations` le retire).
+    pub site: Option<SiteLu>,
+    /// L'identifiant du site, développé ou non.
+    pub site_id: Option<IdObjet>,
+    /// L'observateur (`/sites/{id}/participations`), développé ou non.
+    pub observateur: Option<IdObjet>,
+    /// Son pseudo, quand la relation est développée.
+    pub pseudo: Option<String>,
+    pub point: Option<String>,
+    pub date_debut: Option<String>,
+    pub date_fin: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Page {
+    #[serde(rename = "_items")]
+    items: Vec<Value>,
+    #[serde(rename = "_meta")]
+    meta: Meta,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    total: u64,
+    page: u64,
+    max_results: u64,
+}
+
+/// L'identifiant d'une relation : l'objet développé (`_id`) ou l'identifiant seul. Une autre
+/// forme rend l'élément illisible.
+fn relation(v: &Value) -> Result<Option<IdObjet>, String> {
+    let texte = match v {
+        Value::Null => return Ok(None),
+        Value::String(s) => s.as_str(),
+        Value::Object(o) => match o.get("_id") {
+            Some(Value::String(s)) => s.as_str(),
+            _ => return Err("relation développée sans _id".into()),
+        },
+        _ => return Err("relation qui n'est ni un identifiant ni un document".into()),
+    };
+    IdObjet::analyser(texte)
+        .map(Some)
+        .ok_or_else(|| "identifiant qui n'est pas un ObjectId".into())
+}
+
+/// Un champ texte facultatif ; autre chose qu'un texte rend l'élément illisible.
+fn texte(o: &Value, champ: &str) -> Result<Option<String>, String> {
+    match o.get(champ) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("{champ} n'est pas un texte")),
+    }
+}
+
+fn id_de(o: &Value) -> Result<IdObjet, String> {
+    relation(o.get("_id").unwrap_or(&Value::Null))?.ok_or_else(|| "élément sans _id".into())
+}
+
+/// Un site développé (`/moi/sites`, ou le `site` d'une participation).
+fn site(o: &Value) -> Result<SiteLu, String> {
+    if !o.is_object() {
+        return Err("site qui n'est pas un document".into());
+    }
+    let titre = texte(o, "titre")?.ok_or("site sans titre")?;
+    // Développées, ces relations disent le numéro de la grille et le type du site ; sinon,
+    // rien (l'identifiant seul ne les dit pas).
+    let dans = |relation: &str, champ: &str| -> Result<Option<String>, String> {
+        match o.get(relation) {
+            Some(r @ Value::Object(_)) => texte(r, champ),
+            _ => Ok(None),
+        }
+    };
+    Ok(SiteLu {
+        id: id_de(o)?,
+        titre,
+        numero_grille: dans("grille_stoc", "numero")?,
+        type_site: dans("protocole", "type_site")?,
+    })
+}
+
+fn participation(o: &Value) -> Result<ParticipationLue, String> {
+    let site_brut = o.get("site").unwrap_or(&Value::Null);
+    let observateur = o.get("observateur").unwrap_or(&Value::Null);
+    Ok(ParticipationLue {
+        id: id_de(o)?,
+        site: match site_brut {
+            Value::Object(_) => Some(site(site_brut)?),
+            _ => None,
+        },
+        site_id: relation(site_brut)?,
+        observateur: relation(observateur)?,
+        pseudo: match observateur {
+            Value::Object(_) => texte(observateur, "pseudo")?,
+            _ => None,
+        },
+        point: texte(o, "point")?,
+        date_debut: texte(o, "date_debut")?,
+        date_fin: texte(o, "date_fin")?,
+    })
+}
+
+/// Une page lue et vérifiée : ses éléments, et le `total` annoncé.
+fn lire_page<T>(
+    corps: &[u8],
+    page: u64,
+    lire: &dyn Fn(&Value) -> Result<T, String>,
+) -> Result<(Vec<(IdObjet, T)>, u64), String> {
+    let p: Page = json(corps)?;
+    if p.meta.page != page || p.meta.max_results != PAR_PAGE {
+        return Err(format!(
+            "pagination non respectée (page {} de {} éléments rendue pour la page {page} de {PAR_PAGE})",
+            p.meta.page, p.meta.max_results
+        ));
+    }
+    if p.items.len() as u64 > PAR_PAGE {
+        return Err(format!(
+            "{} éléments dans une page de {PAR_PAGE}",
+            p.items.len()
+        ));
+    }
+    let elements = p
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let id = id_de(v).map_err(|e| format!("élément {} : {e}", i + 1))?;
+            let valeur = lire(v).map_err(|e| format!("élément {id} : {e}"))?;
+            Ok((id, valeur))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok((elements, p.meta.total))
+}
+
+/// Ce qu'une lecture complète a donné.
+enum Lecture<T> {
+    Complete(Vec<T>),
+    /// La liste a changé pendant la lecture : à relire.
+    Changee(String),
+}
+
+impl ClientVigieChiro {
+    /// `GET /moi/sites`, toutes les pages.
+    pub async fn mes_sites(&self) -> ReponseApi<Vec<SiteLu>> {
+        self.toutes_les_pages("/moi/sites", "sites", &site).await
+    }
+
+    /// `GET /moi/participations`, toutes les pages.
+    pub async fn mes_participations(&self) -> ReponseApi<Vec<ParticipationLue>> {
+        self.toutes_les_pages("/moi/participations", "participations", &participation)
+            .await
+    }
+
+    /// `GET /sites/{site}/participations`, toutes les pages.
+    pub async fn participations_du_site(
+        &self,
+        site: &IdObjet,
+    ) -> ReponseApi<Vec<ParticipationLue>> {
+        self.toutes_les_pages(
+            &format!("/sites/{site}/participations"),
+            "participations",
+            &participation,
+        )
+        .await
+    }
+
+    /// Toutes les pages de `chemin`, relues entières si la liste change (voir l'en-tête).
+    async fn toutes_les_pages<T>(
+        &self,
+        chemin: &str,
+        quoi: &str,
+        lire: &dyn Fn(&Value) -> Result<T, String>,
+    ) -> ReponseApi<Vec<T>> {
+        let mut derniere_cause = String::new();
+        for _ in 0..LECTURES_MAX {
+            match self.une_lecture(chemin, quoi, lire).await {
+                ReponseApi::Succes(Lecture::Complete(v)) => return ReponseApi::Succes(v),
+                ReponseApi::Succes(Lecture::Changee(cause)) => derniere_cause = cause,
+                autre => return autre.map(|_| Vec::new()),
+            }
+        }
+        ReponseApi::Illisible {
+            statut: 200,
+            detail: format!(
+                "la liste des {quoi} a changé pendant la lecture, {LECTURES_MAX} fois de suite \
+                 ({derniere_cause})"
+            ),
+        }
+    }
+
+    async fn une_lecture<T>(
+        &self,
+        chemin: &str,
+        quoi: &str,
+        lire: &dyn Fn(&Value) -> Result<T, String>,
+    ) -> ReponseApi<Lecture<T>> {
+        let mut vus = HashSet::new();
+        let mut elements = Vec::new();
+        let mut total_annonce: Option<u64> = None;
+        for page in 1..=PAGES_MAX {
+            let url = self.url(&format!("{chemin}?max_results={PAR_PAGE}&page={page}"));
+            let (lus, total) = match self
+                .envoyer(
+                    self.http.get(url),
+                    |_, c| lire_page(c, page, lire),
+                    aucun_refus,
+                )
+                .await
+            {
+                ReponseApi::Succes(p) => p,
+                autre => return autre.map(|_| Lecture::Complete(Vec::new())),
+            };
+            if total > PAR_PAGE * PAGES_MAX {
+                return ReponseApi::Illisible {
+                    statut: 200,
+                    detail: format!(
+                        "{total} {quoi} annoncées : plus que les {} que vigie lit",
+                        PAR_PAGE * PAGES_MAX
+                    ),
+                };
+            }
+            match total_annonce {
+                Some(t) if t != total => {
+                    return ReponseApi::Succes(Lecture::Changee(format!(
+                        "{t} puis {total} annoncées"
+                    )));
+                }
+                _ => total_annonce = Some(total),
+            }
+            let derniere = (lus.len() as u64) < PAR_PAGE;
+            for (id, valeur) in lus {
+                if vus.insert(id) {
+                    elements.push(valeur);
+                }
+            }
+            if derniere || elements.len() as u64 >= total {
+                break;
+            }
+        }
+        let total = total_annonce.unwrap_or(0);
+        if elements.len() as u64 != total {
+            return ReponseApi::Succes(Lecture::Changee(format!(
+                "{} lues pour {total} annoncées",
+                elements.len()
+            )));
+        }
+        ReponseApi::Succes(Lecture::Complete(elements))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ID: &str = "64a1b2c3d4e5f60718293c01";
+
+    #[test]
+    fn sites_developpes_ou_non() {
+        let s = site(&json!({
+            "_id": ID, "titre": "Vigiechiro - Point Fixe-640380",
+            "protocole": {"_id": "64a1b2c3d4e5f60718293b01", "titre": "Vigiechiro - Point Fixe", "type_site": "POINT_FIXE"},
+            "grille_stoc": {"_id": "64a1b2c3d4e5f60718293f01", "numero": "640380"},
+            "observateur": {"_id": "64a1b2c3d4e5f60718293a01", "pseudo": "x"},
+        }))
+        .unwrap();
+        assert_eq!(s.titre, "Vigiechiro - Point Fixe-640380");
+        assert_eq!(s.numero_grille.as_deref(), Some("640380"));
+        assert_eq!(s.type_site.as_deref(), Some("POINT_FIXE"));
+        // Relations non développées : ni grille ni type.
+        let s = site(
+            &json!({"_id": ID, "titre": "T-1", "protocole": "64a1b2c3d4e5f60718293b01",
+                             "grille_stoc": "64a1b2c3d4e5f60718293f01"}),
+        )
+        .unwrap();
+        assert_eq!((s.numero_grille, s.type_site), (None, None));
+        for mauvais in [
+            json!({"_id": ID}),
+            json!({"_id": "../moi", "titre": "T"}),
+            json!({"_id": ID, "titre": 3}),
+            json!({"_id": ID, "titre": "T", "grille_stoc": {"numero": 640380}}),
+            json!("64a1b2c3d4e5f60718293c01"),
+        ] {
+            assert!(site(&mauvais).is_err(), "{mauvais}");
+        }
+    }
+
+    #[test]
+    fn participations_de_l_une_ou_l_autre_liste() {
+        // `/sites/{id}/participations` : observateur développé, pas de site.
+        let p = participation(&json!({
+            "_id": "64a1b2c3d4e5f60718293d01",
+            "observateur": {"_id": "64a1b2c3d4e5f60718293a01", "pseudo": "Noctule"},
+            "point": "A1", "date_debut": "2026-06-21T19:30:00", "date_fin": "2026-06-22T03:58:00",
+            "_etag": "e", "traitement": {"etat": "FINI"},
+        }))
+        .unwrap();
+        assert_eq!(
+            p.observateur.as_ref().map(IdObjet::as_str),
+            Some("64a1b2c3d4e5f60718293a01")
+        );
+        assert_eq!(p.pseudo.as_deref(), Some("Noctule"));
+        assert_eq!((p.site, p.site_id), (None, None));
+        assert_eq!(p.date_debut.as_deref(), Some("2026-06-21T19:30:00"));
+        // `/moi/participations` : site développé, sans observateur ni point.
+        let p = participation(&json!({
+            "_id": "64a1b2c3d4e5f60718293d02",
+            "site": {"_id": ID, "titre": "Vigiechiro - Point Fixe-750101", "protocole": "64a1b2c3d4e5f60718293b01"},
+            "date_debut": "2026-06-21T19:30:00",
+        }))
+        .unwrap();
+        assert_eq!(
+            p.site.as_ref().map(|s| s.titre.as_str()),
+            Some("Vigiechiro - Point Fixe-750101")
+        );
+        assert_eq!(p.site_id.as_ref().map(IdObjet::as_str), Some(ID));
+        assert_eq!((p.observateur, p.point), (None, None));
+        // Un observateur d'une autre forme, un point qui n'est pas un texte : illisible.
+        for mauvais in [
+            json!({"_id": "64a1b2c3d4e5f60718293d02", "observateur": 12}),
+            json!({"_id": "64a1b2c3d4e5f60718293d02", "observateur": {"pseudo": "x"}}),
+            json!({"_id": "64a1b2c3d4e5f60718293d02", "point": ["A1"]}),
+            json!({"point": "A1"}),
+        ] {
+            assert!(participation(&mauvais).is_err(), "{mauvais}");
+        }
+    }
+
+    #[test]
+    fn pages_verifiees() {
+        let lire = |v: &Value| -> Result<String, String> { Ok(v["titre"].to_string()) };
+        let page = |n: u64, max: u64, items: Vec<Value>, total: u64| {
+            serde_json::to_vec(
+                &json!({"_items": items, "_meta": {"max_results": max, "total": total, "page": n}}),
+            )
+            .unwrap()
+        };
+        let un = json!({"_id": ID, "titre": "a"});
+        let (e, total) = lire_page(&page(2, 100, vec![un.clone()], 101), 2, &lire).unwrap();
+        assert_eq!((e.len(), total), (1, 101));
+        // La page ou la taille rendues ne sont pas celles demandées.
+        assert!(lire_page(&page(1, 100, vec![], 0), 2, &lire).is_err());
+        assert!(lire_page(&page(1, 20, vec![], 0), 1, &lire).is_err());
+        // Plus d'éléments qu'une page n'en peut tenir.
+        assert!(lire_page(&page(1, 100, vec![un.clone(); 101], 101), 1, &lire).is_err());
+        // Sans _meta, ou un élément sans _id.
+        assert!(lire_page(br#"{"_items": []}"#, 1, &lire).is_err());
+        assert!(lire_page(&page(1, 100, vec![json!({"titre": "a"})], 1), 1, &lire).is_err());
+    }
+}
