@@ -68,7 +68,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'A
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 2]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 'Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l\'arrêtent). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour du réseau' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
@@ -98,7 +98,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 2]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-reseau -d 'Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l\'arrêtent). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour du réseau' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
@@ -144,7 +144,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echecs-reseau -d 'Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé [défaut : 2]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-reseau -d 'Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde vérifie le retour du réseau [défaut : 600]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-reseau -d 'Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l\'arrêtent). Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour du réseau' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r

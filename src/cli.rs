@@ -684,10 +684,12 @@ pub struct OptionsReessai {
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub echecs_reseau: u32,
 
-    /// Une coupure réseau plus longue arrête le passage (secondes). Pendant la coupure, aucun
-    /// fichier ne consomme de tentative : une sonde vérifie le retour du réseau.
-    #[arg(long, value_name = "S", default_value_t = 600.0)]
-    pub attente_reseau: f64,
+    /// Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune
+    /// limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l'arrêtent).
+    /// Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour
+    /// du réseau.
+    #[arg(long, value_name = "S")]
+    pub attente_reseau: Option<f64>,
 }
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).

@@ -94,7 +94,10 @@ pub(super) fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> 
         delai_blocage: duree("delai-blocage", e.delai_blocage, UN_JOUR)?,
         pause: Some(PauseReseau {
             echecs: e.echecs_reseau,
-            attente_max: duree("attente-reseau", e.attente_reseau, 7 * UN_JOUR)?,
+            attente_max: e
+                .attente_reseau
+                .map(|s| duree("attente-reseau", s, 7 * UN_JOUR))
+                .transpose()?,
         }),
     })
 }
@@ -145,17 +148,18 @@ impl<'a> Envoi<'a> {
         })
     }
 
-    /// `--attente-reseau` : une coupure plus longue arrête le passage.
+    /// `--attente-reseau` : une coupure plus longue arrête le passage ; `None` : pas de
+    /// limite, le passage attend le retour du réseau.
     pub(super) fn attente_reseau(&self) -> Option<Duration> {
-        self.emission.pause.map(|p| p.attente_max)
+        self.emission.pause.and_then(|p| p.attente_max)
     }
 }
 
 /// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret` (Ctrl-C, la fin
 /// de `--jusqu-au-bout=DURÉE`, ou le réseau abandonné) ; une coupure du réseau plus longue
-/// que `attente_reseau` (s'il est donné, sinon `--attente-reseau`) l'arrête. La participation
-/// se résout sous la même veille du réseau que le dépôt : une coupure pendant sa création est
-/// sondée et bornée de même.
+/// que `attente_reseau` l'arrête (`None` : aucune limite, le passage attend le retour du
+/// réseau). La participation se résout sous la même veille du réseau que le dépôt : une
+/// coupure pendant sa création est sondée et bornée de même.
 pub(super) async fn passage(
     e: &Envoi<'_>,
     base: Base,
@@ -165,8 +169,8 @@ pub(super) async fn passage(
     attente_reseau: Option<Duration>,
 ) -> Result<Bilan> {
     let mut emission = e.emission.clone();
-    if let (Some(pause), Some(max)) = (emission.pause.as_mut(), attente_reseau) {
-        pause.attente_max = max;
+    if let Some(pause) = emission.pause.as_mut() {
+        pause.attente_max = attente_reseau;
     }
     let emetteur = Emetteur::nouveau(emission, arret.clone()).sous_limite(e.debit.clone());
     match e.destination {
@@ -631,6 +635,48 @@ mod tests {
             region: None,
             profil: None,
         }
+    }
+
+    /// Par défaut, la pause réseau n'a pas de limite : un portable laissé seul sur un
+    /// téléphone qui capte mal insiste toute la nuit ; `--attente-reseau` en pose une.
+    #[test]
+    fn par_defaut_la_pause_reseau_n_a_pas_de_limite() {
+        use clap::Parser;
+        let reglages = |args: &[&str]| {
+            let cli = crate::cli::Cli::try_parse_from(
+                ["vigie", "depot", "/nuit", "--vers", "s3://nuits/p"]
+                    .iter()
+                    .chain(args),
+            )
+            .expect("ligne de commande valide");
+            let crate::cli::Commande::Depot(depot) = cli.commande else {
+                panic!("vigie depot attendu");
+            };
+            reglages_emission(&depot.envoi.reessai)
+                .expect("réglages valides")
+                .pause
+                .expect("un dépôt a une pause réseau")
+        };
+        assert_eq!(reglages(&[]).attente_max, None);
+        assert_eq!(reglages(&[]).echecs, 2);
+        assert_eq!(
+            reglages(&["--attente-reseau", "600"]).attente_max,
+            Some(Duration::from_secs(600))
+        );
+        let cli = crate::cli::Cli::try_parse_from([
+            "vigie",
+            "depot",
+            "/nuit",
+            "--vers",
+            "s3://nuits/p",
+            "--attente-reseau",
+            "0",
+        ])
+        .expect("analysée");
+        let crate::cli::Commande::Depot(depot) = cli.commande else {
+            panic!("vigie depot attendu");
+        };
+        assert!(reglages_emission(&depot.envoi.reessai).is_err());
     }
 
     #[test]

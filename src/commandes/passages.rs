@@ -189,7 +189,8 @@ pub(super) async fn enchainer(
             Some(b) => b,
             None => Base::ouvrir(&chemin_base)?,
         };
-        // La pause réseau d'un passage ne dépasse pas DURÉE.
+        // La pause réseau d'un passage ne dépasse pas DURÉE (sans `--attente-reseau`, c'est
+        // DURÉE qui l'arrête, comme elle arrête le passage).
         let attente_reseau = match regle.politique.budget_restant(horloge.maintenant()) {
             Some(reste) => envoi
                 .attente_reseau()

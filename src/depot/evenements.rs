@@ -29,9 +29,9 @@ pub trait Suivi: Send + Sync {
     ) {
     }
     fn unite_incertaine(&self, _unite: &DepotUnite, _message: &str) {}
-    /// Le réseau semble coupé : le moteur est en pause globale, une sonde repart dans
-    /// `attente` (aucune unité ne consomme de tentative pendant ce temps).
-    fn reseau_indisponible(&self, _attente: Duration) {}
+    /// Le réseau semble coupé depuis `depuis` : le moteur est en pause globale, une sonde
+    /// repart dans `attente` (aucune unité ne consomme de tentative pendant ce temps).
+    fn reseau_indisponible(&self, _depuis: Duration, _attente: Duration) {}
     /// La sonde a abouti : les envois reprennent.
     fn reseau_retabli(&self) {}
     /// Ctrl-C : plus rien ne démarre, ce qui est en vol s'arrête.

@@ -19,6 +19,8 @@
 //!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
+#[cfg(test)]
+mod essais_reseau;
 pub mod evenements;
 pub mod parallelisme;
 mod parties;
@@ -680,10 +682,12 @@ impl<D: Depositaire> Moteur<D> {
                 drop(base);
                 c.suivi.unite_incertaine(&unite, &message);
             }
-            // Réseau abandonné : l'unité n'a pas pu partir, échec transitoire.
+            // Réseau abandonné (`--attente-reseau` dépassée) : l'unité n'a pas pu partir,
+            // échec transitoire.
             IssueUnite::Interrompue if c.emetteur.reseau().est_abandonne() => {
                 let message = format!(
-                    "réseau indisponible depuis plus de {} s : vigie retenter-echecs quand il reviendra",
+                    "réseau indisponible depuis plus de {} s (--attente-reseau) : vigie \
+                     retenter-echecs quand il reviendra",
                     c.emetteur.attente_reseau().unwrap_or_default().as_secs()
                 );
                 base.marquer_echec(unite.id, false, CauseRefus::Reseau, &message)?;
@@ -889,8 +893,8 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
 pub struct AnnoncesSuivi<'a>(pub &'a dyn Suivi);
 
 impl AnnoncesReseau for AnnoncesSuivi<'_> {
-    fn reseau_indisponible(&self, attente: Duration) {
-        self.0.reseau_indisponible(attente);
+    fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
+        self.0.reseau_indisponible(depuis, attente);
     }
 
     fn reseau_retabli(&self) {

@@ -396,13 +396,13 @@ impl Suivi for SuiviBarres {
         ));
     }
 
-    fn reseau_indisponible(&self, attente: Duration) {
+    fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
         if self.termine() {
             return;
         }
         let t = self.maintenant();
         let mut etat = self.etat();
-        etat.tableau.reseau_indisponible(attente, t);
+        etat.tableau.reseau_indisponible(depuis, attente, t);
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
 
@@ -710,7 +710,7 @@ mod tests {
         barres.rafraichir();
         assert!(ecran.contenu().contains("nouvelle tentative en cours"));
         // Coupure : la barre d'ensemble décompte, et les lignes de fichier le disent.
-        barres.reseau_indisponible(Duration::from_secs(5));
+        barres.reseau_indisponible(Duration::ZERO, Duration::from_secs(5));
         barres.rafraichir();
         let coupure = ecran.contenu();
         assert!(
@@ -817,7 +817,7 @@ mod tests {
     fn bandeau_reseau_indisponible_sur_la_barre_d_ensemble() {
         let (barres, ecran, horloge) = banc();
         barres.debut(1, 1000);
-        barres.reseau_indisponible(Duration::from_millis(4500));
+        barres.reseau_indisponible(Duration::ZERO, Duration::from_millis(4500));
         barres.rafraichir();
         assert!(
             ecran

@@ -184,11 +184,12 @@ impl Suivi for SuiviJson {
         ecrire(json!({"evenement": "unite_incertaine", "unite": u.chemin, "message": message}));
     }
 
-    fn reseau_indisponible(&self, attente: Duration) {
+    fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
         if !self.silencieux {
             ecrire(json!({
                 "evenement": "reseau_indisponible",
                 "attente_s": attente.as_secs_f64(),
+                "depuis_s": depuis.as_secs_f64(),
             }));
         }
     }

@@ -85,8 +85,17 @@ impl Suivi for SuiviLignes {
         ));
     }
 
-    fn reseau_indisponible(&self, attente: Duration) {
-        if !self.silencieux {
+    fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
+        if self.silencieux {
+            return;
+        }
+        if depuis >= Duration::from_secs(1) {
+            self.ligne(format_args!(
+                "~ réseau indisponible depuis {} : nouvelle tentative dans {} s",
+                super::tableau::depuis_lisible(depuis),
+                secondes_au_dessus(attente)
+            ));
+        } else {
             self.ligne(format_args!(
                 "~ réseau indisponible : nouvelle tentative dans {} s",
                 secondes_au_dessus(attente)

@@ -224,8 +224,10 @@ impl Suivi for Plusieurs {
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
         self.0.iter().for_each(|s| s.unite_incertaine(u, message));
     }
-    fn reseau_indisponible(&self, attente: Duration) {
-        self.0.iter().for_each(|s| s.reseau_indisponible(attente));
+    fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
+        self.0
+            .iter()
+            .for_each(|s| s.reseau_indisponible(depuis, attente));
     }
     fn reseau_retabli(&self) {
         self.0.iter().for_each(|s| s.reseau_retabli());

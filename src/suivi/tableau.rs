@@ -74,6 +74,16 @@ impl Mention {
     }
 }
 
+/// Un temps écoulé, arrondi à la seconde inférieure : « 45 s », « 3 min 05 s », « 2 h 05 min ».
+pub fn depuis_lisible(d: Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) => format!("{sec} s"),
+        (0, min, sec) => format!("{min} min {sec:02} s"),
+        (h, min, _) => format!("{h} h {min:02} min"),
+    }
+}
+
 /// Comment une unité a fini son passage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fin {
@@ -106,6 +116,8 @@ pub struct Tableau {
     octets_retires: u64,
     unites: BTreeMap<i64, Unite>,
     reseau: Option<Mention>,
+    /// Quand la coupure en cours a commencé (même origine que `t`).
+    coupe_a: Option<Duration>,
     /// Le parallélisme courant et son plafond, annoncés par le régulateur.
     parallelisme: Option<(usize, usize)>,
     /// La largeur du terminal (0 : inconnue, [`COLONNES_PAR_DEFAUT`]).
@@ -235,12 +247,15 @@ impl Tableau {
         }
         if self.reseau.is_some_and(|m| !m.visible(t)) {
             self.reseau = None;
+            self.coupe_a = None;
         }
         ids
     }
 
-    pub fn reseau_indisponible(&mut self, attente: Duration, t: Duration) {
+    /// Le réseau est coupé depuis `depuis` ; la prochaine sonde part dans `attente`.
+    pub fn reseau_indisponible(&mut self, depuis: Duration, attente: Duration, t: Duration) {
         self.reseau = Some(Mention::nouvelle(t, attente));
+        self.coupe_a = Some(t.saturating_sub(depuis));
     }
 
     pub fn reseau_retabli(&mut self, t: Duration) {
@@ -288,11 +303,19 @@ impl Tableau {
         f
     }
 
-    /// Le bandeau de la barre d'ensemble pendant une coupure du réseau :
-    /// « réseau indisponible — nouvelle tentative dans 5 s ».
+    /// Le bandeau de la barre d'ensemble pendant une coupure du réseau, qui dit depuis quand
+    /// vigie attend (le portable laissé seul une nuit qui capte mal peut attendre des heures) :
+    /// « réseau indisponible depuis 3 min 12 s — nouvelle tentative dans 5 s ».
     pub fn bandeau(&self, t: Duration) -> Option<String> {
         let texte = self.reseau?.texte(t)?;
-        Some(format!("réseau indisponible — {texte}"))
+        let depuis = self
+            .coupe_a
+            .map(|debut| t.saturating_sub(debut))
+            .filter(|d| *d >= Duration::from_secs(1));
+        Some(match depuis {
+            Some(d) => format!("réseau indisponible depuis {} — {texte}", depuis_lisible(d)),
+            None => format!("réseau indisponible — {texte}"),
+        })
     }
 
     /// La ligne d'une unité : nom, pourcentage, et la mention de réessai s'il y en a une.
@@ -498,24 +521,47 @@ mod tests {
     fn bandeau_reseau_indisponible() {
         let mut t = Tableau::default();
         assert_eq!(t.bandeau(ms(0)), None);
-        t.reseau_indisponible(ms(4500), ms(0));
+        t.reseau_indisponible(ms(0), ms(4500), ms(0));
         assert_eq!(
             t.bandeau(ms(0)).as_deref(),
             Some("réseau indisponible — nouvelle tentative dans 5 s")
         );
-        assert!(
-            t.bandeau(ms(4000))
-                .unwrap_or_default()
-                .ends_with("dans 1 s")
+        assert_eq!(
+            t.bandeau(ms(4000)).as_deref(),
+            Some("réseau indisponible depuis 4 s — nouvelle tentative dans 1 s")
         );
         t.reseau_retabli(ms(4600));
         assert_eq!(t.bandeau(ms(4600)), None);
         // Annoncé puis rétabli aussitôt : le bandeau tient sa seconde.
-        t.reseau_indisponible(ms(200), ms(10_000));
+        t.reseau_indisponible(ms(0), ms(200), ms(10_000));
         t.reseau_retabli(ms(10_300));
         assert!(t.bandeau(ms(10_900)).is_some());
         t.a_retirer(ms(11_000));
         assert_eq!(t.bandeau(ms(11_000)), None);
+    }
+
+    /// Une longue coupure : le bandeau dit depuis quand vigie attend, et le décompte de la
+    /// sonde suivante ; chaque sonde annoncée garde le début de la coupure.
+    #[test]
+    fn le_bandeau_dit_depuis_quand_le_reseau_manque() {
+        let mut t = Tableau::default();
+        let min = |m: u64| ms(m * 60_000);
+        // La veille annonce une sonde 14 min 30 s après le début de la coupure.
+        t.reseau_indisponible(min(14) + ms(30_000), ms(30_000), min(20));
+        assert_eq!(
+            t.bandeau(min(20)).as_deref(),
+            Some("réseau indisponible depuis 14 min 30 s — nouvelle tentative dans 30 s")
+        );
+        assert_eq!(
+            t.bandeau(min(20) + ms(25_500)).as_deref(),
+            Some("réseau indisponible depuis 14 min 55 s — nouvelle tentative dans 5 s")
+        );
+        t.reseau_indisponible(min(125), ms(30_000), min(130) + ms(30_000));
+        assert_eq!(
+            t.bandeau(min(130) + ms(30_000)).as_deref(),
+            Some("réseau indisponible depuis 2 h 05 min — nouvelle tentative dans 30 s")
+        );
+        assert_eq!(depuis_lisible(ms(59_999)), "59 s");
     }
 
     /// Chaque ligne d'unité, dans chaque état, tient dans la largeur du terminal sans en
@@ -534,7 +580,7 @@ mod tests {
             let mut lignes: Vec<String> = (1..=2)
                 .filter_map(|id| t.ligne_unite(id, ms(500)))
                 .collect();
-            t.reseau_indisponible(ms(5000), ms(600));
+            t.reseau_indisponible(ms(0), ms(5000), ms(600));
             lignes.extend((1..=2).filter_map(|id| t.ligne_unite(id, ms(700))));
             for l in &lignes {
                 assert!(l.chars().count() < colonnes, "{colonnes} colonnes : {l}");

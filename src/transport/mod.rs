@@ -48,8 +48,10 @@ pub fn detail_reponse_trop_grande(statut: u16) -> String {
 pub struct PauseReseau {
     /// Échecs réseau de suite (sans réponse du serveur) qui déclarent le réseau coupé.
     pub echecs: u32,
-    /// Au-delà, la coupure arrête le passage.
-    pub attente_max: Duration,
+    /// Au-delà, la coupure arrête le passage ; `None` : aucune limite, la veille guette le
+    /// retour du réseau aussi longtemps qu'il le faut (Ctrl-C, ou la fin de
+    /// `--jusqu-au-bout=DURÉE`, l'arrêtent).
+    pub attente_max: Option<Duration>,
 }
 
 /// Réglages de l'émetteur.
@@ -68,8 +70,8 @@ pub struct ReglagesEmission {
 
 /// Ce que la veille du réseau annonce (la barre de progression, les lignes d'événements).
 pub trait AnnoncesReseau: Send + Sync {
-    /// Le réseau semble coupé : la prochaine sonde part dans `attente`.
-    fn reseau_indisponible(&self, attente: Duration);
+    /// Le réseau semble coupé depuis `depuis` : la prochaine sonde part dans `attente`.
+    fn reseau_indisponible(&self, depuis: Duration, attente: Duration);
     /// La sonde a abouti : les émissions reprennent.
     fn reseau_retabli(&self);
 }
@@ -274,9 +276,10 @@ impl Emetteur {
         &self.reseau
     }
 
-    /// Au-delà de cette coupure, le passage s'arrête ; `None` sans pause réseau.
+    /// Au-delà de cette coupure, le passage s'arrête ; `None` sans pause réseau, ou sans
+    /// limite à la pause.
     pub fn attente_reseau(&self) -> Option<Duration> {
-        self.reglages.pause.map(|p| p.attente_max)
+        self.reglages.pause.and_then(|p| p.attente_max)
     }
 
     fn retenir_jusqua(&self, attente: Duration) {
@@ -392,7 +395,7 @@ impl Emetteur {
                             detail: detail.into(),
                         };
                     }
-                    let partie_a = std::time::Instant::now();
+                    let partie_a = tokio::time::Instant::now();
                     let reponse = self.tenter(tentative, en_vol).await;
                     match &reponse {
                         // Une tentative coupée par Ctrl-C ne dit rien du réseau.
@@ -450,9 +453,11 @@ impl Emetteur {
     /// réseau : à chaque coupure déclarée, une sonde (`sonder`, une seule tentative) part à
     /// intervalle jitteré, rapproché d'abord, puis croissant et plafonné (0,25 s à 30 s, voir
     /// [`attente_avant_sonde`]) ; au premier signe du serveur, même un refus,
-    /// le réseau rouvre ; au-delà de l'attente maximale, il est abandonné (les émissions en
-    /// attente s'arrêtent, et le passage avec elles). Ne rend la main qu'à l'annulation
-    /// (Ctrl-C), à l'abandon, ou tout de suite si l'émetteur n'a pas de pause.
+    /// le réseau rouvre ; au-delà de l'attente maximale s'il y en a une (`--attente-reseau`),
+    /// il est abandonné (les émissions en attente s'arrêtent, et le passage avec elles) ;
+    /// sinon la veille sonde aussi longtemps qu'il le faut. Ne rend la main qu'à
+    /// l'annulation (Ctrl-C, fin de `--jusqu-au-bout=DURÉE`), à l'abandon, ou tout de suite
+    /// si l'émetteur n'a pas de pause.
     pub async fn veiller<S, SFut>(
         &self,
         sonder: S,
@@ -473,18 +478,22 @@ impl Emetteur {
             if !coupe {
                 return;
             }
-            let debut = std::time::Instant::now();
+            // L'horloge de tokio : un essai l'avance sans attendre (`start_paused`).
+            let debut = tokio::time::Instant::now();
             let mut sonde: u32 = 1;
             loop {
                 let attente = attente_avant_sonde(sonde, self.alea.tirer());
-                if debut.elapsed() + attente > pause.attente_max {
+                if pause
+                    .attente_max
+                    .is_some_and(|max| debut.elapsed() + attente > max)
+                {
                     self.reseau.abandonner();
                     return;
                 }
                 // Les sondes rapprochées ne s'annoncent qu'une fois : douze lignes « nouvelle
                 // tentative » dans la première seconde d'une coupure ne diraient rien de plus.
                 if sonde == 1 || sonde > SONDES_RAPPROCHEES {
-                    annonces.reseau_indisponible(attente);
+                    annonces.reseau_indisponible(debut.elapsed(), attente);
                 }
                 tokio::select! {
                     () = self.annulation.annulee() => return,

@@ -13,9 +13,12 @@
 //! opération qui n'a rien pu tenter.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
+// L'horloge de tokio, qui est celle du système hors des essais : un essai à l'horloge en
+// pause (`start_paused`) y fait passer une coupure de quinze minutes sans attendre.
+use tokio::time::Instant;
 
 use crate::reessai::{Annulation, Temporisateur};
 
@@ -202,6 +205,11 @@ impl Reseau {
         self.etat.send_replace(Etat::Abandonne);
         self.annulation.annuler();
         tracing::info!("réseau indisponible trop longtemps : le passage s'arrête");
+    }
+
+    /// Depuis quand le réseau est coupé (`None` s'il ne l'est pas).
+    pub fn coupe_depuis(&self) -> Option<Instant> {
+        self.compte().coupe_depuis
     }
 
     /// Temps total passé en pause, pause en cours comprise.
