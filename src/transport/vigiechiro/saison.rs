@@ -25,6 +25,7 @@
 //! [`PAGES_MAX`] pages, illisible aussi. Chaque corps reste sous `CORPS_REPONSE_MAX`.
 
 use std::collections::HashSet;
+use std::future::Future;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -231,81 +232,92 @@ impl ClientVigieChiro {
         quoi: &str,
         lire: &dyn Fn(&Value) -> Result<T, String>,
     ) -> ReponseApi<Vec<T>> {
-        let mut derniere_cause = String::new();
-        for _ in 0..LECTURES_MAX {
-            match self.une_lecture(chemin, quoi, lire).await {
-                ReponseApi::Succes(Lecture::Complete(v)) => return ReponseApi::Succes(v),
-                ReponseApi::Succes(Lecture::Changee(cause)) => derniere_cause = cause,
-                autre => return autre.map(|_| Vec::new()),
-            }
-        }
-        ReponseApi::Illisible {
-            statut: 200,
-            detail: format!(
-                "la liste des {quoi} a changé pendant la lecture, {LECTURES_MAX} fois de suite \
-                 ({derniere_cause})"
-            ),
-        }
-    }
-
-    async fn une_lecture<T>(
-        &self,
-        chemin: &str,
-        quoi: &str,
-        lire: &dyn Fn(&Value) -> Result<T, String>,
-    ) -> ReponseApi<Lecture<T>> {
-        let mut vus = HashSet::new();
-        let mut elements = Vec::new();
-        let mut total_annonce: Option<u64> = None;
-        for page in 1..=PAGES_MAX {
+        lire_toutes(quoi, |page| async move {
             let url = self.url(&format!("{chemin}?max_results={PAR_PAGE}&page={page}"));
-            let (lus, total) = match self
-                .envoyer(
-                    self.http.get(url),
-                    |_, c| lire_page(c, page, lire),
-                    aucun_refus,
-                )
-                .await
-            {
-                ReponseApi::Succes(p) => p,
-                autre => return autre.map(|_| Lecture::Complete(Vec::new())),
-            };
-            if total > PAR_PAGE * PAGES_MAX {
-                return ReponseApi::Illisible {
-                    statut: 200,
-                    detail: format!(
-                        "{total} {quoi} annoncées : plus que les {} que vigie lit",
-                        PAR_PAGE * PAGES_MAX
-                    ),
-                };
-            }
-            match total_annonce {
-                Some(t) if t != total => {
-                    return ReponseApi::Succes(Lecture::Changee(format!(
-                        "{t} puis {total} annoncées"
-                    )));
-                }
-                _ => total_annonce = Some(total),
-            }
-            let derniere = (lus.len() as u64) < PAR_PAGE;
-            for (id, valeur) in lus {
-                if vus.insert(id) {
-                    elements.push(valeur);
-                }
-            }
-            if derniere || elements.len() as u64 >= total {
-                break;
-            }
-        }
-        let total = total_annonce.unwrap_or(0);
-        if elements.len() as u64 != total {
-            return ReponseApi::Succes(Lecture::Changee(format!(
-                "{} lues pour {total} annoncées",
-                elements.len()
-            )));
-        }
-        ReponseApi::Succes(Lecture::Complete(elements))
+            self.envoyer(
+                self.http.get(url),
+                |_, c| lire_page(c, page, lire),
+                aucun_refus,
+            )
+            .await
+        })
+        .await
     }
+}
+
+/// Une page lue : ses éléments (identifiant, valeur) et le `total` qu'elle annonce.
+type PageLue<T> = (Vec<(IdObjet, T)>, u64);
+
+/// Lit toutes les pages que rend `page(n)` (n à partir de 1), relit tout si la liste change,
+/// au plus [`LECTURES_MAX`] fois (voir l'en-tête du module).
+async fn lire_toutes<T, F, R>(quoi: &str, mut page: F) -> ReponseApi<Vec<T>>
+where
+    F: FnMut(u64) -> R,
+    R: Future<Output = ReponseApi<PageLue<T>>>,
+{
+    let mut derniere_cause = String::new();
+    for _ in 0..LECTURES_MAX {
+        match une_lecture(quoi, &mut page).await {
+            ReponseApi::Succes(Lecture::Complete(v)) => return ReponseApi::Succes(v),
+            ReponseApi::Succes(Lecture::Changee(cause)) => derniere_cause = cause,
+            autre => return autre.map(|_| Vec::new()),
+        }
+    }
+    ReponseApi::Illisible {
+        statut: 200,
+        detail: format!(
+            "la liste des {quoi} a changé pendant la lecture, {LECTURES_MAX} fois de suite \
+             ({derniere_cause})"
+        ),
+    }
+}
+
+async fn une_lecture<T, F, R>(quoi: &str, page: &mut F) -> ReponseApi<Lecture<T>>
+where
+    F: FnMut(u64) -> R,
+    R: Future<Output = ReponseApi<PageLue<T>>>,
+{
+    let mut vus = HashSet::new();
+    let mut elements = Vec::new();
+    let mut total_annonce: Option<u64> = None;
+    for n in 1..=PAGES_MAX {
+        let (lus, total) = match page(n).await {
+            ReponseApi::Succes(p) => p,
+            autre => return autre.map(|_| Lecture::Complete(Vec::new())),
+        };
+        if total > PAR_PAGE * PAGES_MAX {
+            return ReponseApi::Illisible {
+                statut: 200,
+                detail: format!(
+                    "{total} {quoi} annoncées : plus que les {} que vigie lit",
+                    PAR_PAGE * PAGES_MAX
+                ),
+            };
+        }
+        match total_annonce {
+            Some(t) if t != total => {
+                return ReponseApi::Succes(Lecture::Changee(format!("{t} puis {total} annoncées")));
+            }
+            _ => total_annonce = Some(total),
+        }
+        let derniere = (lus.len() as u64) < PAR_PAGE;
+        for (id, valeur) in lus {
+            if vus.insert(id) {
+                elements.push(valeur);
+            }
+        }
+        if derniere || elements.len() as u64 >= total {
+            break;
+        }
+    }
+    let total = total_annonce.unwrap_or(0);
+    if elements.len() as u64 != total {
+        return ReponseApi::Succes(Lecture::Changee(format!(
+            "{} lues pour {total} annoncées",
+            elements.len()
+        )));
+    }
+    ReponseApi::Succes(Lecture::Complete(elements))
 }
 
 #[cfg(test)]
@@ -406,5 +418,105 @@ mod tests {
         // Sans _meta, ou un élément sans _id.
         assert!(lire_page(br#"{"_items": []}"#, 1, &lire).is_err());
         assert!(lire_page(&page(1, 100, vec![json!({"titre": "a"})], 1), 1, &lire).is_err());
+    }
+
+    /// Un identifiant distinct pour chaque `n`.
+    fn id(n: u32) -> IdObjet {
+        IdObjet::analyser(&format!("64a1b2c3d4e5f6071829{n:04x}")).unwrap()
+    }
+
+    /// Une page de ces éléments (de `de` à `a` exclu), annonçant `total`.
+    fn page(de: u32, a: u32, total: u64) -> ReponseApi<PageLue<u32>> {
+        ReponseApi::Succes(((de..a).map(|n| (id(n), n)).collect(), total))
+    }
+
+    /// Lit toutes les pages d'une suite de réponses préparée ; rend le résultat et les pages
+    /// demandées, dans l'ordre.
+    fn lire_script(script: Vec<ReponseApi<PageLue<u32>>>) -> (ReponseApi<Vec<u32>>, Vec<u64>) {
+        let script = std::cell::RefCell::new(std::collections::VecDeque::from(script));
+        let demandees = std::cell::RefCell::new(Vec::new());
+        let r = futures_util::FutureExt::now_or_never(lire_toutes("participations", |n| {
+            demandees.borrow_mut().push(n);
+            let reponse = script.borrow_mut().pop_front().expect("page non prévue");
+            async move { reponse }
+        }))
+        .expect("aucune attente");
+        (r, demandees.into_inner())
+    }
+
+    #[test]
+    fn toutes_les_pages_et_pas_une_de_plus() {
+        let (r, pages) = lire_script(vec![
+            page(0, 100, 250),
+            page(100, 200, 250),
+            page(200, 250, 250),
+        ]);
+        assert_eq!(r.succes().map(|v| v.len()), Some(250));
+        assert_eq!(pages, [1, 2, 3]);
+        // Un total multiple de 100 : la page suivante, vide, n'est pas demandée.
+        let (r, pages) = lire_script(vec![page(0, 100, 200), page(100, 200, 200)]);
+        assert_eq!(r.succes().map(|v| v.len()), Some(200));
+        assert_eq!(pages, [1, 2]);
+        let (r, pages) = lire_script(vec![page(0, 0, 0)]);
+        assert_eq!(r.succes(), Some(vec![]));
+        assert_eq!(pages, [1]);
+    }
+
+    #[test]
+    fn une_liste_decalee_ou_qui_change_est_relue() {
+        // Décalée entre deux pages (sans tri, une insertion) : un doublon, un élément manqué ;
+        // relue, elle est entière et sans doublon.
+        let (r, pages) = lire_script(vec![
+            page(0, 100, 150),
+            page(99, 149, 150),
+            page(0, 100, 150),
+            page(100, 150, 150),
+        ]);
+        let v = r.succes().expect("relue");
+        assert_eq!(v, (0..150).collect::<Vec<_>>());
+        assert_eq!(pages, [1, 2, 1, 2]);
+        // Le total change d'une page à l'autre : relue aussitôt.
+        let (r, pages) = lire_script(vec![
+            page(0, 100, 150),
+            page(100, 151, 151),
+            page(0, 100, 151),
+            page(100, 151, 151),
+        ]);
+        assert_eq!(r.succes().map(|v| v.len()), Some(151));
+        assert_eq!(pages, [1, 2, 1, 2]);
+        // Toujours changeante : illisible après trois lectures, avec la cause.
+        let (r, pages) = lire_script(vec![
+            page(0, 100, 150),
+            page(100, 151, 151),
+            page(0, 100, 152),
+            page(100, 153, 153),
+            page(0, 100, 154),
+            page(100, 155, 155),
+        ]);
+        match r {
+            ReponseApi::Illisible { detail, .. } => {
+                assert!(detail.contains("a changé pendant la lecture"), "{detail}");
+                assert!(detail.contains("154 puis 155"), "{detail}");
+            }
+            autre => panic!("{autre:?}"),
+        }
+        assert_eq!(pages.len(), 6);
+    }
+
+    #[test]
+    fn un_echec_de_page_ou_un_total_demesure_est_rendu_tel_quel() {
+        let refus = ReponseApi::Refuse {
+            statut: 503,
+            retry_after: None,
+            detail: "indisponible".into(),
+        };
+        let (r, pages) = lire_script(vec![page(0, 100, 150), refus.clone()]);
+        assert_eq!(r, refus.map(|_| Vec::new()));
+        assert_eq!(pages, [1, 2]);
+        let (r, _) = lire_script(vec![page(0, 100, 10_001)]);
+        assert!(
+            matches!(&r, ReponseApi::Illisible { detail, .. } if detail.contains("10001 participations")),
+            "{r:?}"
+        );
     }
 }
