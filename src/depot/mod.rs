@@ -46,6 +46,7 @@ use crate::reessai::{
     Releve, ReponseApi,
 };
 use crate::transport::corps::Progression;
+use crate::transport::en_clair::refus_serveur;
 use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
 use evenements::Suivi;
 
@@ -859,7 +860,7 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
             let message = if *statut == 0 {
                 detail
             } else {
-                format!("refusé ({statut}) : {detail}")
+                format!("refusé ({statut}) : {}", refus_serveur(*statut, &detail))
             };
             IssueUnite::Echec {
                 definitif,
@@ -871,6 +872,10 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
             let cause = match reponse {
                 ReponseApi::Refuse { .. } | ReponseApi::Illisible { .. } => CauseRefus::Serveur,
                 _ => CauseRefus::Reseau,
+            };
+            let detail = match reponse.statut() {
+                Some(s) => refus_serveur(s, &detail).into_owned(),
+                None => detail,
             };
             let statut = reponse
                 .statut()

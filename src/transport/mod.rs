@@ -13,6 +13,7 @@
 
 pub mod corps;
 pub mod debit;
+pub mod en_clair;
 pub mod reseau;
 pub mod s3;
 pub mod vigiechiro;

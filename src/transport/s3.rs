@@ -24,6 +24,7 @@ use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{ChecksumAlgorithm, ChecksumMode, CompletedMultipartUpload, CompletedPart};
 
 use super::corps::{CorpsFichier, CorpsPlafonne, CorpsTropGrand, Progression, crc32c_base64};
+use super::en_clair::{chaine, erreur_reseau};
 use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::DestinationS3;
 use crate::plateforme::FichierAttendu;
@@ -467,7 +468,10 @@ where
         if matches!(e, SdkError::ResponseError(_)) && coupee_en_chemin(e) {
             return ReponseApi::Injoignable {
                 a_pu_atteindre: true,
-                detail: expurger(&format!("réponse coupée (statut {statut}) : {}", chaine(e))),
+                detail: expurger(&format!(
+                    "réponse coupée (statut {statut}) : {}",
+                    erreur_reseau(e)
+                )),
             };
         }
         // Une réponse 2xx que le SDK n'a pas su lire n'est pas un refus : le serveur a traité
@@ -502,7 +506,7 @@ where
         }
         SdkError::DispatchFailure(_) if phase_connexion(e) => ReponseApi::Injoignable {
             a_pu_atteindre: false,
-            detail: expurger(&chaine(e)),
+            detail: expurger(&erreur_reseau(e)),
         },
         SdkError::ConstructionFailure(_) => ReponseApi::Refuse {
             statut: 0,
@@ -511,7 +515,7 @@ where
         },
         _ => ReponseApi::Injoignable {
             a_pu_atteindre: true,
-            detail: expurger(&chaine(e)),
+            detail: expurger(&erreur_reseau(e)),
         },
     }
 }
@@ -568,20 +572,6 @@ impl aws_sdk_s3::config::Intercept for PlafondReponse {
         ));
         Ok(())
     }
-}
-
-/// Le message d'une erreur et de ses causes, sur une ligne.
-fn chaine(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut morceaux = vec![e.to_string()];
-    let mut source = e.source();
-    while let Some(s) = source {
-        let texte = s.to_string();
-        if !morceaux.iter().any(|m| m.contains(&texte)) {
-            morceaux.push(texte);
-        }
-        source = s.source();
-    }
-    morceaux.join(" : ")
 }
 
 /// Vrai si l'échec a eu lieu pendant l'établissement de la connexion : la requête n'a alors

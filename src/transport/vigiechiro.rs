@@ -399,16 +399,9 @@ fn redirection_refusee(
 fn classer_erreur<T>(e: reqwest::Error) -> ReponseApi<T> {
     let a_pu_atteindre = !e.is_connect();
     let e = e.without_url();
-    let mut detail = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        detail.push_str(" : ");
-        detail.push_str(&s.to_string());
-        source = s.source();
-    }
     ReponseApi::Injoignable {
         a_pu_atteindre,
-        detail: expurger(&detail),
+        detail: expurger(&super::en_clair::erreur_reseau(&e)),
     }
 }
 
@@ -824,6 +817,49 @@ mod tests {
         );
         let long = format!(r#"{{"_errors": "{}"}}"#, "x".repeat(2000));
         assert!(message_erreur(long.as_bytes()).chars().count() <= MESSAGE_MAX + 1);
+    }
+
+    /// Un nom d'hôte introuvable : la chaîne anglaise de reqwest (« error resolving DNS …
+    /// Name or service not known ») devient une cause en français. Le résolveur échoue ici
+    /// comme celui du système, sans quitter la machine.
+    #[tokio::test]
+    async fn nom_introuvable_dit_en_francais() {
+        struct Introuvable;
+        impl reqwest::dns::Resolve for Introuvable {
+            fn resolve(&self, _: reqwest::dns::Name) -> reqwest::dns::Resolving {
+                Box::pin(async {
+                    Err(std::io::Error::other(
+                        "failed to lookup address information: Name or service not known",
+                    )
+                    .into())
+                })
+            }
+        }
+        let client = reqwest::Client::builder()
+            .dns_resolver(Arc::new(Introuvable))
+            .build()
+            .unwrap();
+        let e = client
+            .get("http://plateforme.introuvable/api/v1/moi")
+            .send()
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("error sending request"), "{e}");
+        let ReponseApi::Injoignable {
+            a_pu_atteindre,
+            detail,
+        } = classer_erreur::<()>(e)
+        else {
+            panic!("pas injoignable");
+        };
+        assert!(!a_pu_atteindre);
+        assert!(
+            detail.starts_with("adresse du serveur introuvable"),
+            "{detail}"
+        );
+        for anglais in ["error", "DNS :", "Name or service", "lookup"] {
+            assert!(!detail.contains(anglais), "{detail}");
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod entrees_hostiles;
 mod fiabilite_arrets;
 mod fiabilite_pannes;
 mod fidelite_vigiechiro;
+mod francais;
 mod matrice_pannes;
 mod plan_cli;
 mod prise_en_main;

@@ -30,7 +30,9 @@ fn sans_caractere_dangereux(quoi: &str, texte: &str) {
 
 /// Un `<Message>` S3 piégé (CSI sur 8 bits, CR/LF qui fabrique une fausse ligne « ✓ », marque
 /// de direction) et un nom de fichier à marque de direction : rien n'atteint le terminal tel
-/// quel, ni pendant le dépôt, ni dans `vigie etat` qui relit le message gardé en base.
+/// quel, ni pendant le dépôt, ni dans `vigie etat` qui relit le message gardé en base. Le code
+/// S3 est de ceux que `vigie` ne sait pas redire en français : le message du service est alors
+/// montré (neutralisé) ; un code connu (`AccessDenied`) est dit en français, sans lui.
 #[test]
 fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
     let banc = Banc::nouveau();
@@ -45,7 +47,7 @@ fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
                 .retain(|(n, _)| !n.to_ascii_lowercase().starts_with("x-amz-checksum"));
             r.remplacer_entete("content-type", "application/xml");
             r.corps = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>\
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InvalidObjectState</Code>\
                  <Message>{message}</Message></Error>"
             )
             .into_bytes();

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use super::Lecteur;
 use crate::destination::IdObjet;
 use crate::reessai::ReponseApi;
+use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
 
 /// Fichiers par page : le maximum du serveur.
@@ -138,9 +139,13 @@ pub async fn lire(
                     .statut()
                     .map(|s| format!(" ({s})"))
                     .unwrap_or_default();
+                let detail = autre.detail().unwrap_or_default();
+                let detail = match autre.statut() {
+                    Some(s) => refus_serveur(s, detail),
+                    None => detail.into(),
+                };
                 return Err(format!(
-                    "liste des fichiers de la participation illisible{statut} : {}",
-                    autre.detail().unwrap_or_default()
+                    "liste des fichiers de la participation illisible{statut} : {detail}"
                 ));
             }
         };

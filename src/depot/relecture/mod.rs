@@ -28,6 +28,7 @@ use super::ContexteUnite;
 use crate::destination::IdObjet;
 use crate::reessai::{Issue, ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::transport::corps::Progression;
+use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
 use crate::transport::{Emetteur, Emission, EnVol};
 
@@ -100,9 +101,14 @@ impl ObjetRelu {
         if issue.raison == RaisonArret::Annule {
             return ObjetRelu::Interrompu;
         }
+        let detail = issue.reponse.detail().unwrap_or_default();
+        let statut = issue.reponse.statut();
         ObjetRelu::Echec {
-            statut: issue.reponse.statut(),
-            detail: issue.reponse.detail().unwrap_or_default().to_owned(),
+            statut,
+            detail: match statut {
+                Some(s) => refus_serveur(s, detail).into_owned(),
+                None => detail.to_owned(),
+            },
         }
     }
 }
