@@ -28,6 +28,7 @@ mod prise_en_main;
 mod relire_vigiechiro;
 mod robustesse_transport;
 mod scripts;
+mod second_avis;
 mod securite;
 mod suivi;
 mod terminal;

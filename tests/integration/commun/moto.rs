@@ -1,16 +1,31 @@
 //! Le second avis : moto, un serveur S3 indépendant du projet, et devant lui un mandataire qui
 //! applique les pannes du bac à sable.
 //!
-//! moto (≥ 5.2.5, extra `s3crc32c` : sans lui, moto calcule un CRC32 là où on lui demande un
-//! CRC32C) est installé par `.ci/run` s'il manque. Un seul serveur sert tout un binaire de test
-//! (un compartiment par essai). `VIGIE_SANS_MOTO=1` saute ces essais, en le disant, sur une
-//! machine sans Python.
+//! moto tourne dans un environnement Python **propre au projet**, sous `target/` : la commande
+//! de test du README (`cargo test --locked --workspace`) suffit, sur une machine neuve comme sur
+//! une machine dont le Python a déjà un moto plus ancien (la 5.2.1 casse le multipart du SDK
+//! Rust). Le premier essai qui en a besoin le crée (`python3 -m venv`) et y installe la version
+//! voulue ([`EXIGENCE`], avec l'extra `s3crc32c` : sans lui, moto calcule un CRC32 là où on lui
+//! demande un CRC32C) ; les suivants le reprennent tel quel. Un verrou de fichier le réserve
+//! pendant sa préparation : deux binaires de test lancés ensemble (deux `cargo test`) ne le
+//! remplissent pas à la fois, et aucun n'en lit un à moitié fait (il n'est tenu pour prêt
+//! qu'une fois sa marque écrite, en dernier). Un seul serveur sert tout un binaire de test (un
+//! compartiment par essai).
+//!
+//! Sans Python (`python3` absent du `PATH`), sans le module `venv`, ou sans accès aux paquets
+//! Python, ces essais sont sautés en le disant, jamais en échec : personne n'a demandé cette
+//! installation. `VIGIE_SANS_MOTO=1` les saute d'emblée ; `VIGIE_MOTO_EXIGE=1` (ce que fait
+//! `.ci/run`) fait au contraire d'un saut un échec, pour que l'intégration continue ne perde
+//! pas son second avis en silence.
 //!
 //! Ce que moto fait autrement que S3 est contourné ici, jamais dans `vigie` :
 //! - moto 5.2.x nomme la racine de la réponse à `ListParts` `<ListPartsResponse>` au lieu de
 //!   `<ListPartsResult>` ; le SDK Rust la refuse (réponse illisible). Le mandataire la renomme.
 
+use std::ffi::OsString;
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -23,8 +38,11 @@ use vigie_bac_a_sable::{Panne, Pannes, RetryAfter, operation_de_requete};
 
 use super::mandataire::{CorpsPlein, lire_tout, transmettre};
 
-/// La version de moto exigée (la 5.2.1 casse le multipart du SDK Rust).
-const VERSION_MIN: (u32, u32, u32) = (5, 2, 5);
+/// La version de moto installée dans l'environnement du projet (la 5.2.1 casse le multipart du
+/// SDK Rust ; la 5.2.5 est celle que décrivent les bancs).
+const VERSION: &str = "5.2.5";
+/// Ce que `pip` installe dans l'environnement du projet.
+const EXIGENCE: &str = "moto[server,s3crc32c]==5.2.5";
 
 /// Le serveur moto du binaire de test (démarré une fois, arrêté à la sortie du processus).
 pub struct Moto {
@@ -32,52 +50,148 @@ pub struct Moto {
     _processus: Mutex<Child>,
 }
 
-/// Le serveur moto partagé, ou `None` si `VIGIE_SANS_MOTO` est défini (l'essai le dit et ne
-/// vérifie rien). Sans moto installé, l'essai échoue en disant comment l'installer.
+/// Le serveur moto partagé, ou `None` si ces essais sont sautés (l'essai le dit et ne vérifie
+/// rien) : `VIGIE_SANS_MOTO`, ou un environnement Python impossible à préparer.
 pub fn moto() -> Option<&'static Moto> {
     static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
     MOTO.get_or_init(|| {
-        if std::env::var_os("VIGIE_SANS_MOTO").is_some_and(|v| !v.is_empty()) {
-            eprintln!("VIGIE_SANS_MOTO : les essais contre moto sont sautés");
-            return None;
-        }
-        Some(demarrer())
+        let raison = if std::env::var_os("VIGIE_SANS_MOTO").is_some_and(|v| !v.is_empty()) {
+            "VIGIE_SANS_MOTO est défini".to_owned()
+        } else {
+            match preparer(&dossier_du_second_avis(), std::env::var_os("PATH")) {
+                Ok(python) => return Some(demarrer(&python)),
+                Err(raison) => raison,
+            }
+        };
+        assert!(
+            std::env::var_os("VIGIE_MOTO_EXIGE").is_none_or(|v| v.is_empty()),
+            "VIGIE_MOTO_EXIGE : le second avis (moto) est exigé, mais {raison}"
+        );
+        // Écrit sur la vraie sortie d'erreur (pas par `eprintln!`, que l'outil de test
+        // retient) : le saut se voit dans la sortie de `cargo test`.
+        let _ = writeln!(
+            std::io::stderr(),
+            "second avis S3 : essais contre moto sautés ({raison})"
+        );
+        None
     })
     .as_ref()
 }
 
-fn demarrer() -> Moto {
-    let version = Command::new("python3")
-        .args([
+/// Le dossier de l'environnement du projet : sous `target/` (celui du binaire `vigie` que
+/// lancent les essais), effacé par `cargo clean` comme le reste de ce qui se fabrique.
+pub fn dossier_du_second_avis() -> PathBuf {
+    let binaire = Path::new(env!("CARGO_BIN_EXE_vigie"));
+    // target/<profil>/vigie : le dossier `target` (ou celui d'une cible) est deux crans plus haut.
+    let cible = binaire
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or_else(|| Path::new("target"));
+    cible.join("second-avis-moto")
+}
+
+/// L'interpréteur Python d'un environnement virtuel.
+fn python_de(env: &Path) -> PathBuf {
+    if cfg!(windows) {
+        env.join("Scripts").join("python.exe")
+    } else {
+        env.join("bin").join("python")
+    }
+}
+
+/// Lance `commande` ; sa sortie d'erreur, en cas d'échec, dit pourquoi.
+fn lancer(commande: &mut Command, path: &Option<OsString>) -> Result<String, String> {
+    if let Some(p) = path {
+        commande.env("PATH", p);
+    }
+    let out = commande
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{:?} ne se lance pas : {e}", commande.get_program()))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        let erreur = String::from_utf8_lossy(&out.stderr);
+        let fin: Vec<&str> = erreur.lines().rev().take(3).collect();
+        Err(fin.into_iter().rev().collect::<Vec<_>>().join(" / "))
+    }
+}
+
+/// Prépare (une fois) l'environnement Python du projet dans `dossier` et rend son interpréteur,
+/// ou la raison de sauter les essais. Python est cherché dans `path` (le `PATH` du processus,
+/// d'ordinaire). Tenu sous un verrou de fichier d'un bout à l'autre.
+pub fn preparer(dossier: &Path, path: Option<OsString>) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dossier)
+        .map_err(|e| format!("{} ne peut être créé : {e}", dossier.display()))?;
+    let verrou = std::fs::File::create(dossier.join("verrou"))
+        .map_err(|e| format!("verrou de {} : {e}", dossier.display()))?;
+    verrou
+        .lock()
+        .map_err(|e| format!("verrou de {} : {e}", dossier.display()))?;
+    let env = dossier.join(format!("moto-{VERSION}"));
+    let marque = env.join("vigie-pret");
+    let python = python_de(&env);
+    if std::fs::read_to_string(&marque).is_ok_and(|m| m.trim() == EXIGENCE) {
+        return Ok(python);
+    }
+    // Un environnement commencé et pas fini (essai tué, réseau coupé) : on le refait.
+    if env.exists() {
+        std::fs::remove_dir_all(&env)
+            .map_err(|e| format!("{} ne peut être refait : {e}", env.display()))?;
+    }
+    let systeme = ["python3", "python"]
+        .into_iter()
+        .find(|p| lancer(Command::new(p).arg("--version"), &path).is_ok())
+        .ok_or("python3 est introuvable dans le PATH")?;
+    let _ = writeln!(
+        std::io::stderr(),
+        "second avis S3 : préparation de {EXIGENCE} dans {} (une fois)",
+        env.display()
+    );
+    lancer(Command::new(systeme).arg("-m").arg("venv").arg(&env), &path).map_err(|e| {
+        format!(
+            "l'environnement Python n'a pas pu être créé ({systeme} -m venv : {e} ; sous \
+             Debian, le paquet python3-venv)"
+        )
+    })?;
+    lancer(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg(EXIGENCE),
+        &path,
+    )
+    .map_err(|e| format!("pip n'a pas pu installer {EXIGENCE} : {e}"))?;
+    let version = version_de_moto(&python, &path)?;
+    if version != VERSION {
+        return Err(format!(
+            "pip a installé moto {version} au lieu de {VERSION}"
+        ));
+    }
+    // La marque en dernier : un environnement sans elle n'est jamais pris pour prêt.
+    std::fs::write(&marque, EXIGENCE)
+        .map_err(|e| format!("{} ne peut être écrit : {e}", marque.display()))?;
+    Ok(python)
+}
+
+/// La version de moto que voit `python` (avec `crc32c`, sans quoi elle ne sert pas).
+pub fn version_de_moto(python: &Path, path: &Option<OsString>) -> Result<String, String> {
+    lancer(
+        Command::new(python).args([
             "-c",
             "import moto, crc32c, sys; sys.stdout.write(moto.__version__)",
-        ])
-        .output();
-    let version = match version {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
-        _ => panic!(
-            "moto introuvable : pip install 'moto[server,s3crc32c]>=5.2.5' (ce que fait .ci/run), \
-             ou VIGIE_SANS_MOTO=1 pour sauter ces essais"
-        ),
-    };
-    let n: Vec<u32> = version
-        .split('.')
-        .map(|p| {
-            p.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-        })
-        .map(|p| p.parse().unwrap_or(0))
-        .collect();
-    let v = (
-        n.first().copied().unwrap_or(0),
-        n.get(1).copied().unwrap_or(0),
-        n.get(2).copied().unwrap_or(0),
-    );
-    assert!(
-        v >= VERSION_MIN,
-        "moto {version} trop ancien : pip install 'moto[server,s3crc32c]>=5.2.5'"
-    );
+        ]),
+        path,
+    )
+    .map_err(|e| format!("moto illisible : {e}"))
+}
+
+fn demarrer(python: &Path) -> Moto {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -89,10 +203,11 @@ fn demarrer() -> Moto {
         .args([
             "-c",
             &format!(
-                "python3 -m moto.server -H 127.0.0.1 -p {port} >/dev/null 2>&1 & m=$!; \
+                "\"$0\" -m moto.server -H 127.0.0.1 -p {port} >/dev/null 2>&1 & m=$!; \
                  read _; kill $m"
             ),
         ])
+        .arg(python)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
