@@ -96,10 +96,39 @@ impl Cli {
             Err(e) if !e.use_stderr() => e.exit(),
             Err(e) => {
                 // Une erreur d'usage : code 2, en français.
-                eprint!("{}", franciser(&e.render().to_string()));
+                let texte = usage_sans_variables(&e.render().to_string(), commande());
+                eprint!("{}", franciser(&texte));
                 std::process::exit(2);
             }
         }
+    }
+}
+
+/// clap met dans la ligne d'usage d'une erreur les options « présentes », et compte pour
+/// telles celles qu'une variable d'environnement donne (`VIGIE_API`, `AWS_ENDPOINT_URL`,
+/// `AWS_REGION`, `VIGIE_BASE`) : « Usage: vigie depot --api <URL> --endpoint-url <URL> … »
+/// les montre alors comme obligatoires. On remet la ligne d'usage de la sous-commande telle
+/// que la donne `--help`, où seul ce qui est obligatoire figure.
+fn usage_sans_variables(texte: &str, mut racine: clap::Command) -> String {
+    let Some(ligne) = texte.lines().find(|l| l.starts_with("Usage: ")) else {
+        return texte.to_owned();
+    };
+    racine.build();
+    // « Usage: vigie depot … » : les mots qui suivent le nom du binaire et nomment des
+    // sous-commandes désignent celle dont on veut l'usage.
+    let mut courante = &mut racine;
+    for mot in ligne.split_whitespace().skip(2) {
+        if courante.find_subcommand(mot).is_none() {
+            break;
+        }
+        courante = courante
+            .find_subcommand_mut(mot)
+            .expect("sous-commande trouvée juste avant");
+    }
+    let usage = courante.render_usage().to_string();
+    match usage.lines().next() {
+        Some(juste) => texte.replacen(ligne, juste, 1),
+        None => texte.to_owned(),
     }
 }
 
@@ -217,6 +246,29 @@ pub(crate) mod tests {
         "[aliases:",
         "For more information",
     ];
+
+    /// Les options qu'une variable d'environnement donne ne sont pas obligatoires : la ligne
+    /// d'usage d'une erreur ne les montre pas comme telles.
+    #[test]
+    fn ligne_d_usage_sans_les_options_donnees_par_variable() {
+        // Données sur la ligne, elles sont « présentes » pour clap comme si une variable les
+        // donnait (l'essai d'intégration pose les variables elles-mêmes).
+        let erreur = commande()
+            .try_get_matches_from(["vigie", "depot", "--api", "http://127.0.0.1:1/api/v1"])
+            .unwrap_err();
+        let brut = erreur.render().to_string();
+        assert!(brut.contains("Usage: vigie depot"), "{brut}");
+        let texte = franciser(&usage_sans_variables(&brut, commande()));
+        let usage = texte
+            .lines()
+            .find(|l| l.starts_with("Utilisation : "))
+            .unwrap_or_default();
+        assert!(usage.starts_with("Utilisation : vigie depot "), "{texte}");
+        assert!(usage.contains("<DOSSIER>"), "{texte}");
+        for option in ["--api", "--endpoint-url", "--region", "--base"] {
+            assert!(!usage.contains(option), "{option} : {texte}");
+        }
+    }
 
     #[test]
     fn erreurs_d_usage_en_francais() {

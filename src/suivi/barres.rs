@@ -20,6 +20,7 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use super::format::{neutraliser, nom_court, octets_lisibles, reste_lisible};
+use super::repetes::{MessagesRepetes, Repetition};
 use super::tableau::{COLONNES_PAR_DEFAUT, Fin, LARGEUR_NOM, Tableau};
 use super::{Horloge, HorlogeSysteme, Suivi};
 use crate::plan::{CauseRefus, DepotUnite};
@@ -41,6 +42,8 @@ struct Interne {
     style_bandeau: ProgressStyle,
     style_unite: ProgressStyle,
     etat: Mutex<Etat>,
+    /// Les messages d'échec déjà dits (un même message n'est dit qu'une fois).
+    repetes: MessagesRepetes,
     horloge: Box<dyn Horloge>,
     /// La largeur du terminal, relue à chaque dessin.
     colonnes: Box<dyn Fn() -> usize + Send + Sync>,
@@ -81,6 +84,7 @@ impl SuiviBarres {
                 style_bandeau: style_ensemble(couleurs, true),
                 style_unite,
                 etat: Mutex::new(Etat::default()),
+                repetes: MessagesRepetes::default(),
                 horloge,
                 colonnes,
                 termine: AtomicBool::new(false),
@@ -165,6 +169,10 @@ impl SuiviBarres {
         }
         self.interne.ensemble.finish_and_clear();
         let _ = self.interne.multi.clear();
+        drop(etat);
+        for ligne in self.interne.repetes.resume() {
+            self.imprimer(&ligne);
+        }
     }
 
     /// Exécute `f` (qui écrit sur la sortie d'erreur) barres effacées, puis les redessine.
@@ -380,11 +388,15 @@ impl Suivi for SuiviBarres {
         } else {
             "échec"
         };
-        self.imprimer(&format!(
-            "✗ {} : {nature} ({cause}) : {}",
-            nom_court(&u.chemin, LARGEUR_NOM * 2),
-            neutraliser(message)
-        ));
+        let dit = format!("{nature} ({cause}) : {}", neutraliser(message));
+        // Un message déjà dit pour un autre fichier n'est pas répété : son compte vient à la
+        // fin du passage (`terminer`).
+        if self.interne.repetes.noter(&dit) == Repetition::Premiere {
+            self.imprimer(&format!(
+                "✗ {} : {dit}",
+                nom_court(&u.chemin, LARGEUR_NOM * 2)
+            ));
+        }
     }
 
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {

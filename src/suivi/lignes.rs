@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use super::format::neutraliser;
+use super::repetes::{MessagesRepetes, Repetition};
 use super::{Suivi, secondes_au_dessus};
 use crate::plan::{CauseRefus, DepotUnite};
 
@@ -17,10 +18,19 @@ use crate::plan::{CauseRefus, DepotUnite};
 /// échecs.
 #[derive(Debug, Default)]
 pub struct SuiviLignes {
-    pub silencieux: bool,
+    silencieux: bool,
+    /// Les messages d'échec déjà dits : un même message n'est pas répété fichier par fichier.
+    repetes: MessagesRepetes,
 }
 
 impl SuiviLignes {
+    pub fn nouveau(silencieux: bool) -> Self {
+        SuiviLignes {
+            silencieux,
+            repetes: MessagesRepetes::default(),
+        }
+    }
+
     fn ligne(&self, texte: std::fmt::Arguments<'_>) {
         // Une sortie d'erreur fermée ne doit pas arrêter un dépôt.
         let _ = writeln!(io::stderr().lock(), "{texte}");
@@ -70,11 +80,18 @@ impl Suivi for SuiviLignes {
         } else {
             "échec"
         };
-        self.ligne(format_args!(
-            "✗ {} : {nature} ({cause}) : {}",
-            neutraliser(&u.chemin),
-            neutraliser(message)
-        ));
+        let dit = format!("{nature} ({cause}) : {}", neutraliser(message));
+        match self.repetes.noter(&dit) {
+            Repetition::Premiere => {
+                self.ligne(format_args!("✗ {} : {dit}", neutraliser(&u.chemin)));
+            }
+            Repetition::Deuxieme => self.ligne(format_args!(
+                "✗ {} : même message ; il ne sera plus répété pour les fichiers suivants (le \
+                 bilan les compte)",
+                neutraliser(&u.chemin)
+            )),
+            Repetition::Tue => {}
+        }
     }
 
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {

@@ -19,6 +19,7 @@ pub mod journal;
 mod json;
 mod lignes;
 pub mod passages;
+mod repetes;
 mod tableau;
 
 use std::io::IsTerminal;
@@ -146,7 +147,7 @@ pub fn choisir(json: bool, silencieux: bool, progression: Progression) -> Arc<dy
     };
     match decider(json, silencieux, progression, terminal) {
         Affichage::Barres { forcees } => Arc::new(barres(forcees)),
-        Affichage::Lignes { silencieux } => Arc::new(SuiviLignes { silencieux }),
+        Affichage::Lignes { silencieux } => Arc::new(SuiviLignes::nouveau(silencieux)),
         Affichage::Json {
             silencieux,
             barres: false,

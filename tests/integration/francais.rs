@@ -90,3 +90,80 @@ fn un_fichier_inconnu_ne_dit_pas_is_not_a_valid_resource() {
     assert!(!tout.contains("is not a valid"), "{tout}");
     assert!(!tout.contains("resource"), "{tout}");
 }
+
+/// Les variables d'environnement posées (`VIGIE_API`, `AWS_ENDPOINT_URL`, `AWS_REGION`,
+/// `VIGIE_BASE`) ne font pas de leurs options des arguments obligatoires dans la ligne
+/// d'usage d'une erreur.
+#[test]
+fn la_ligne_d_usage_ne_montre_pas_les_variables_comme_obligatoires() {
+    let banc = Banc::nouveau();
+    let out = banc
+        .vigie()
+        .arg("depot")
+        .env("VIGIE_API", banc.bac().api())
+        .env("AWS_ENDPOINT_URL", banc.bac().endpoint())
+        .env("AWS_REGION", "us-east-1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = String::from_utf8_lossy(&out.stderr);
+    let usage = erreur
+        .lines()
+        .find(|l| l.starts_with("Utilisation : "))
+        .unwrap_or_default();
+    assert!(usage.starts_with("Utilisation : vigie depot "), "{erreur}");
+    assert!(usage.contains("<DOSSIER>"), "{erreur}");
+    for option in [
+        "--api <URL>",
+        "--endpoint-url",
+        "--region",
+        "--base <FICHIER>",
+    ] {
+        assert!(!usage.contains(option), "{option} : {erreur}");
+    }
+}
+
+/// Un jeton refusé en cours de route : chaque fichier qui suit échoue avec le même message de
+/// trois lignes. Il est dit une fois, puis compté, en lignes comme sous les barres ; le bilan
+/// compte les fichiers.
+#[test]
+fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
+    use vigie_bac_a_sable::{Operation, Panne, Regle};
+    for (progression, compte) in [
+        ("jamais", "même message ; il ne sera plus répété"),
+        (
+            "toujours",
+            "… même message pour 29 autres fichiers : refus définitif",
+        ),
+    ] {
+        let banc = Banc::nouveau();
+        for i in 0..30 {
+            banc.fichier(&nom(i), 100);
+        }
+        banc.bac().pannes().programmer(Regle::toujours(
+            Some(Operation::ApiDeclarerFichier),
+            Panne::Statut {
+                code: 401,
+                retry_after: None,
+            },
+        ));
+        let out = banc
+            .depot_plateforme()
+            .args(["--progression", progression])
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 3, "{}", texte(&out));
+        let erreur = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            erreur.matches("jeton Vigie-Chiro refusé ou expiré").count(),
+            if progression == "jamais" { 1 } else { 2 },
+            "{progression} : {erreur}"
+        );
+        assert!(erreur.contains(compte), "{progression} : {erreur}");
+        assert!(
+            stdout(&out).contains("30 refus définitifs AUTHENTIFICATION"),
+            "{}",
+            texte(&out)
+        );
+    }
+}
