@@ -19,6 +19,7 @@
 //! cible entre une vérification et l'ouverture, puis revenir avant la vérification suivante.
 
 pub mod chemins;
+pub mod echo;
 pub mod emplacements;
 pub mod processus;
 pub mod signaux;

@@ -17,9 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::format::{neutraliser, nom_court, octets_lisibles, reste_lisible};
+use super::format::{neutraliser, nom_court};
 use super::repetes::{MessagesRepetes, Repetition};
 use super::tableau::{COLONNES_PAR_DEFAUT, Fin, LARGEUR_NOM, Tableau};
 use super::{Horloge, HorlogeSysteme, Suivi};
@@ -38,12 +38,14 @@ pub struct SuiviBarres {
 struct Interne {
     multi: MultiProgress,
     ensemble: ProgressBar,
-    style_ensemble: ProgressStyle,
-    style_bandeau: ProgressStyle,
     style_unite: ProgressStyle,
+    /// La barre d'ensemble en couleur ?
+    couleurs: bool,
     etat: Mutex<Etat>,
     /// Les messages d'échec déjà dits (un même message n'est dit qu'une fois).
     repetes: MessagesRepetes,
+    /// L'écho du clavier, coupé tant que les barres sont à l'écran (voir `plateforme::echo`).
+    echo: Mutex<Option<crate::plateforme::echo::EchoCoupe>>,
     horloge: Box<dyn Horloge>,
     /// La largeur du terminal, relue à chaque dessin.
     colonnes: Box<dyn Fn() -> usize + Send + Sync>,
@@ -54,8 +56,6 @@ struct Interne {
 struct Etat {
     tableau: Tableau,
     lignes: HashMap<i64, ProgressBar>,
-    /// La barre d'ensemble porte-t-elle le bandeau « réseau indisponible » ?
-    bandeau: bool,
     /// La barre d'ensemble est-elle à l'écran ? Pas avant le début du passage : elle n'aurait
     /// rien à dire.
     ensemble_visible: bool,
@@ -72,19 +72,20 @@ impl SuiviBarres {
         couleurs: bool,
     ) -> Self {
         let multi = MultiProgress::with_draw_target(cible);
-        let normal = style_ensemble(couleurs, false);
-        let ensemble = ProgressBar::hidden().with_style(normal.clone());
+        // Chaque ligne est composée en entier par le tableau, à la largeur du terminal :
+        // indicatif ne fait que la dessiner.
         let style_unite =
             ProgressStyle::with_template("{msg}").unwrap_or_else(|_| ProgressStyle::default_bar());
+        let ensemble = ProgressBar::hidden().with_style(style_unite.clone());
         SuiviBarres {
             interne: Arc::new(Interne {
                 multi,
                 ensemble,
-                style_ensemble: normal,
-                style_bandeau: style_ensemble(couleurs, true),
                 style_unite,
+                couleurs,
                 etat: Mutex::new(Etat::default()),
                 repetes: MessagesRepetes::default(),
+                echo: Mutex::new(None),
                 horloge,
                 colonnes,
                 termine: AtomicBool::new(false),
@@ -113,6 +114,13 @@ impl SuiviBarres {
         };
         let barres =
             SuiviBarres::nouveau(cible, Box::new(HorlogeSysteme::new()), colonnes, couleurs);
+        // Une Entrée tapée pendant l'envoi ne doit pas décaler les barres (voir
+        // `plateforme::echo`) ; remis par `terminer`.
+        *barres
+            .interne
+            .echo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = crate::plateforme::echo::EchoCoupe::couper();
         let faible = Arc::downgrade(&barres.interne);
         // Sans fil, les décomptes ne bougeraient qu'au gré des événements : on s'en passe plutôt
         // que d'échouer (le prochain événement redessinera).
@@ -170,6 +178,14 @@ impl SuiviBarres {
         self.interne.ensemble.finish_and_clear();
         let _ = self.interne.multi.clear();
         drop(etat);
+        // L'écho du clavier revient avec le terminal.
+        drop(
+            self.interne
+                .echo
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
         for ligne in self.interne.repetes.resume() {
             self.imprimer(&ligne);
         }
@@ -183,8 +199,11 @@ impl SuiviBarres {
         self.interne.multi.suspend(f)
     }
 
-    /// Une ligne qui reste, au-dessus des barres.
+    /// Une ligne qui reste, au-dessus des barres, repliée à la largeur du terminal (une ligne
+    /// plus large se replierait n'importe où, et décalerait les barres).
     fn imprimer(&self, ligne: &str) {
+        let largeur = (self.interne.colonnes)().saturating_sub(1);
+        let ligne = super::format::replier(ligne, largeur).join("\n");
         if self.termine() || self.interne.multi.is_hidden() {
             let _ = writeln!(io::stderr().lock(), "{ligne}");
         } else {
@@ -203,24 +222,25 @@ impl SuiviBarres {
         }
     }
 
-    /// La barre d'ensemble. Pendant une coupure du réseau, le bandeau remplace octets, débit et
-    /// temps restant (qui ne veulent alors rien dire) : un état transitoire change le gabarit.
+    /// La barre d'ensemble, composée par le tableau à la largeur du terminal (voir
+    /// [`Tableau::ligne_ensemble`]) ; pas de barre avant qu'il y ait quelque chose à montrer.
     fn mettre_a_jour_ensemble(&self, etat: &mut Etat, t: Duration) {
         let pb = &self.interne.ensemble;
-        let bandeau = etat.tableau.bandeau(t);
-        if bandeau.is_some() != etat.bandeau {
-            etat.bandeau = bandeau.is_some();
-            pb.set_style(if etat.bandeau {
-                self.interne.style_bandeau.clone()
-            } else {
-                self.interne.style_ensemble.clone()
-            });
-        }
-        // Le texte d'abord : chaque réglage peut provoquer un dessin.
-        pb.set_prefix(etat.tableau.fichiers());
-        pb.set_message(bandeau.unwrap_or_default());
-        pb.set_length(etat.tableau.longueur());
-        pb.set_position(etat.tableau.position());
+        etat.tableau.noter_position(t);
+        let Some(ligne) = etat.tableau.ligne_ensemble(t) else {
+            return;
+        };
+        let texte = if self.interne.couleurs && ligne.a_une_barre() {
+            format!(
+                "{} [{}] {}",
+                ligne.avant,
+                console::style(ligne.barre()).cyan(),
+                ligne.apres
+            )
+        } else {
+            ligne.texte()
+        };
+        pb.set_message(texte);
         if !etat.ensemble_visible {
             etat.ensemble_visible = true;
             // En tête, au-dessus des lignes d'unités, une fois son état complet.
@@ -272,70 +292,6 @@ fn rafraichir_sans_fin(faible: &Weak<Interne>) {
         }
         barres.rafraichir();
     }
-}
-
-/// La barre d'ensemble : « 3/20 fichiers [=====>    ] 1,2 Gio / 4,0 Gio · 2,1 Mio/s · reste
-/// 23 min 10 s » ; avec `bandeau`, le message (« réseau indisponible — … ») remplace octets,
-/// débit et temps restant. La barre prend la largeur que le texte laisse libre.
-fn style_ensemble(couleurs: bool, bandeau: bool) -> ProgressStyle {
-    let barre = if couleurs {
-        "{wide_bar:.cyan/blue}"
-    } else {
-        "{wide_bar}"
-    };
-    // Pendant une coupure, les octets ne bougent pas : le bandeau prend leur place, pour que la
-    // ligne tienne dans 80 colonnes.
-    let gabarit = if bandeau {
-        format!("{{prefix}} [{barre}] {{msg}}")
-    } else {
-        format!("{{prefix}} [{barre}] {{octets}} · {{debit}} · reste {{reste}}")
-    };
-    ProgressStyle::with_template(&gabarit)
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ")
-        .with_key(
-            "octets",
-            |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let total = s.len().unwrap_or(0);
-                let _ = write!(
-                    w,
-                    "{} / {}",
-                    octets_lisibles(s.pos()),
-                    octets_lisibles(total)
-                );
-            },
-        )
-        .with_key("debit", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = w.write_str(&debit_estime(s.per_sec()));
-        })
-        .with_key("reste", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let restant = s.len().unwrap_or(0).saturating_sub(s.pos());
-            let _ = w.write_str(&reste_estime(restant, s.per_sec()));
-        })
-}
-
-/// « 2,1 Mio/s », ou « — » tant qu'aucun débit n'est mesurable.
-fn debit_estime(octets_par_s: f64) -> String {
-    if octets_par_s.is_finite() && octets_par_s >= 1.0 {
-        format!("{}/s", octets_lisibles(octets_par_s as u64))
-    } else {
-        "—".to_owned()
-    }
-}
-
-/// Le temps restant au débit mesuré, ou « — » si on ne peut pas l'estimer.
-fn reste_estime(restant: u64, octets_par_s: f64) -> String {
-    if restant == 0 {
-        return reste_lisible(Duration::ZERO);
-    }
-    if !(octets_par_s.is_finite() && octets_par_s >= 1.0) {
-        return "—".to_owned();
-    }
-    let secondes = restant as f64 / octets_par_s;
-    if secondes > 100.0 * 3600.0 {
-        return "—".to_owned();
-    }
-    reste_lisible(Duration::from_secs_f64(secondes))
 }
 
 impl Suivi for SuiviBarres {
@@ -716,7 +672,11 @@ mod tests {
         barres.rafraichir();
         let vu = ecran.contenu();
         assert!(vu.contains("nouvelle tentative dans 12 s"), "{vu}");
-        assert!(vu.contains("Car640139…"), "le site est coupé : {vu}");
+        assert!(vu.contains("Car640139"), "le site est coupé : {vu}");
+        assert!(
+            vu.contains("-Pass1-A1…"),
+            "le passage et le point sont coupés : {vu}"
+        );
         assert!(vu.contains("_221500_000.wav"), "l'heure est coupée : {vu}");
         horloge.avancer(Duration::from_secs(13));
         barres.rafraichir();
@@ -742,7 +702,8 @@ mod tests {
         assert!(
             lignes[1..]
                 .iter()
-                .all(|l| l.starts_with("  Car640139…") || l.starts_with("  sous…")),
+                .all(|l| l.starts_with("  Car640139-2026-Pass1-A1…")
+                    || l.starts_with("  …Car640139…-Pass1-A1…")),
             "{coupure}"
         );
     }
@@ -868,15 +829,5 @@ mod tests {
         barres.unite_commencee(&unite(2, "b.wav", 10));
         barres.rafraichir();
         assert!(!ecran.contenu().contains("b.wav"));
-    }
-
-    #[test]
-    fn estimations_de_debit_et_de_reste() {
-        assert_eq!(debit_estime(0.0), "—");
-        assert_eq!(debit_estime(f64::NAN), "—");
-        assert_eq!(debit_estime(2048.0), "2,0 Kio/s");
-        assert_eq!(reste_estime(0, 0.0), "0 s");
-        assert_eq!(reste_estime(1000, 0.0), "—");
-        assert_eq!(reste_estime(10_000, 1000.0), "10 s");
     }
 }

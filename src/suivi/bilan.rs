@@ -32,7 +32,9 @@ pub fn afficher(
         }
         return super::json::ecrire_ligne(v);
     }
-    let mut s = io::stdout().lock();
+    // Écrit d'abord en mémoire : sur un terminal, les lignes trop longues sont repliées à sa
+    // largeur ; dans un tube ou un fichier, elles restent entières (une ligne par fait).
+    let mut s: Vec<u8> = Vec::new();
     if let Some(f) = fin.filter(|f| f.arret == ArretPassages::DureeEcoulee) {
         writeln!(
             s,
@@ -43,7 +45,20 @@ pub fn afficher(
         )?;
     }
     ecrire_bilan(&mut s, b, suite, fin.map(|f| f.passages))?;
-    s.flush()
+    let texte = String::from_utf8_lossy(&s);
+    let mut sortie = io::stdout().lock();
+    match console::Term::stdout().size_checked() {
+        Some((_, colonnes)) if std::io::IsTerminal::is_terminal(&io::stdout()) => {
+            let largeur = usize::from(colonnes).saturating_sub(1);
+            for ligne in texte.lines() {
+                for morceau in super::format::replier(ligne, largeur) {
+                    writeln!(sortie, "{morceau}")?;
+                }
+            }
+        }
+        _ => sortie.write_all(texte.as_bytes())?,
+    }
+    sortie.flush()
 }
 
 /// Le bilan JSON : les clés du contrat de `CONCEPTION.md`, puis les extras

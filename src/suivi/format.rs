@@ -85,15 +85,22 @@ pub fn neutraliser(texte: &str) -> Cow<'_, str> {
     Cow::Owned(propre)
 }
 
-/// Un nom tenant en `largeur` caractères. On garde le début, qui porte le site
-/// (`Car640139`, jusqu'au premier « - » s'il vient assez tôt), et la fin, qui porte l'heure
-/// d'enregistrement et distingue les fichiers d'une même nuit (`_221500_000.wav`) ; on coupe le
-/// milieu (`-2026-Pass1-A1-OB-1_20260621`), le même pour toute la nuit.
+/// Un nom tenant en `largeur` caractères.
+///
+/// Un nom du protocole point fixe (`Car640380-2026-Pass1-A1-PA000123_20260621_221500_000.wav`)
+/// garde ce qui le distingue : le passage et le point (`-Pass1-A1`), l'heure
+/// (`_221500_000.wav`), puis le site ; ce qui cède d'abord, c'est le dossier, la partie libre
+/// (`-PA000123`, le numéro de l'enregistreur), la date, l'année. Chaque morceau retiré laisse
+/// « … » : `Car640380-2026-Pass1-A1…_221500_000.wav`. Un autre nom garde son début, jusqu'au
+/// premier « - » s'il vient assez tôt, et sa fin ; on coupe le milieu.
 pub fn nom_court(nom: &str, largeur: usize) -> String {
     let nom = neutraliser(nom);
     let n = nom.chars().count();
     if n <= largeur || largeur == 0 {
         return nom.into_owned();
+    }
+    if let Some(court) = point_fixe_court(&nom, largeur) {
+        return court;
     }
     let tete_max = (largeur - 1) / 3;
     let tete = nom
@@ -107,9 +114,96 @@ pub fn nom_court(nom: &str, largeur: usize) -> String {
     format!("{debut}…{fin}")
 }
 
+/// Une ligne repliée pour tenir en `largeur` colonnes, aux espaces : les lignes qui suivent
+/// s'alignent quatre colonnes plus loin que le texte de la première. Un mot plus long que la
+/// place (une adresse, un nom de fichier) reste entier, seul sur sa ligne.
+pub fn replier(ligne: &str, largeur: usize) -> Vec<String> {
+    if ligne.chars().count() <= largeur || largeur < 20 {
+        return vec![ligne.to_owned()];
+    }
+    let retrait = ligne.chars().take_while(|c| *c == ' ').count();
+    let suite = " ".repeat(retrait + 4);
+    let mut lignes = Vec::new();
+    let mut courante = " ".repeat(retrait);
+    for mot in ligne.trim_start().split(' ') {
+        let vide = courante.trim().is_empty();
+        let longueur = courante.chars().count() + usize::from(!vide) + mot.chars().count();
+        if !vide && longueur > largeur {
+            lignes.push(std::mem::replace(&mut courante, suite.clone()));
+            courante.push_str(mot);
+        } else {
+            if !vide {
+                courante.push(' ');
+            }
+            courante.push_str(mot);
+        }
+    }
+    lignes.push(courante);
+    lignes
+}
+
+/// Un nom du protocole point fixe raccourci morceau par morceau (voir [`nom_court`]), ou
+/// `None` s'il n'en est pas un, ou si même réduit à son passage, son point et son heure il ne
+/// tient pas.
+fn point_fixe_court(nom: &str, largeur: usize) -> Option<String> {
+    static POINT_FIXE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(.*/)?(Car[^-/]+)(-[0-9]{4})(-Pass[0-9]{1,2}-(?:[A-H][12]|Z[1-9][0-9]*))(-[^/]*?)?(_[0-9]{8})(_[0-9]{6}_[0-9]{3}\.[a-z]+)$",
+        )
+        .expect("motif valide")
+    });
+    let c = POINT_FIXE.captures(nom)?;
+    // Les morceaux dans l'ordre du nom ; le rang dit quand il cède (0 : jamais).
+    let morceaux: Vec<(&str, u8)> = [(1, 1), (2, 5), (3, 4), (4, 0), (5, 2), (6, 3), (7, 0)]
+        .into_iter()
+        .map(|(i, rang)| (c.get(i).map_or("", |m| m.as_str()), rang))
+        .collect();
+    for cede in 1..=5u8 {
+        let mut court = String::new();
+        let mut retire = false;
+        for (texte, rang) in &morceaux {
+            if texte.is_empty() {
+                continue;
+            }
+            if *rang != 0 && *rang <= cede {
+                retire = true;
+            } else {
+                if retire {
+                    court.push('…');
+                    retire = false;
+                }
+                court.push_str(texte);
+            }
+        }
+        if retire {
+            court.push('…');
+        }
+        if court.chars().count() <= largeur {
+            return Some(court);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lignes_repliees_aux_espaces() {
+        let l = "  31 refus définitifs AUTHENTIFICATION : jeton ou identifiants refusés : renouvelez le jeton (vigie connexion)";
+        let r = replier(l, 60);
+        assert!(r.iter().all(|x| x.chars().count() <= 60), "{r:?}");
+        assert_eq!(
+            r.join(" ").split_whitespace().collect::<Vec<_>>(),
+            l.split_whitespace().collect::<Vec<_>>()
+        );
+        assert!(
+            r[1].starts_with("      ") && !r[1].starts_with("       "),
+            "{r:?}"
+        );
+        assert_eq!(replier("court", 60), ["court"]);
+    }
 
     #[test]
     fn tailles() {
@@ -170,13 +264,37 @@ mod tests {
         assert_eq!(nom_court("x\u{1b}[2J.wav", 100), r"x\u{1b}[2J.wav");
     }
 
+    /// Les noms raccourcis gardent le passage et le point, puis l'heure et le site : jamais
+    /// « Car640380…1-PA000123_20260621_221500_000.wav », où ils ont disparu.
+    #[test]
+    fn noms_courts_gardent_le_passage_le_point_et_l_heure() {
+        let nom = "Car640380-2026-Pass1-A1-PA000123_20260621_221500_000.wav";
+        for (largeur, attendu) in [
+            (56, nom),
+            (55, "Car640380-2026-Pass1-A1…_20260621_221500_000.wav"),
+            (44, "Car640380-2026-Pass1-A1…_221500_000.wav"),
+            (38, "Car640380…-Pass1-A1…_221500_000.wav"),
+            (30, "…-Pass1-A1…_221500_000.wav"),
+        ] {
+            assert_eq!(nom_court(nom, largeur), attendu, "{largeur}");
+            assert!(attendu.chars().count() <= largeur);
+        }
+        // Le dossier cède en premier.
+        assert_eq!(
+            nom_court(&format!("carte/nuit-1/{nom}"), 56),
+            "…Car640380-2026-Pass1-A1…_20260621_221500_000.wav"
+        );
+        // Trop étroit même pour le passage et l'heure : le début et la fin.
+        assert_eq!(nom_court(nom, 20).chars().count(), 20);
+    }
+
     #[test]
     fn noms_courts_gardent_le_site_et_l_heure() {
         let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
         assert_eq!(nom_court(nom, 100), nom);
         assert_eq!(
             nom_court(nom, 41),
-            "Car640139…A1-OB-1_20260621_221500_000.wav"
+            "Car640139-2026-Pass1-A1…_221500_000.wav"
         );
         let court = nom_court(nom, 20);
         assert_eq!(court.chars().count(), 20);

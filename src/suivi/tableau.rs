@@ -8,10 +8,10 @@
 //! temps est un paramètre (`t`, écoulé depuis une origine quelconque) : les tests avancent d'un
 //! coup, sans dormir. `barres.rs` ne fait que recopier ces textes dans indicatif.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use super::format::nom_court;
+use super::format::{nom_court, octets_lisibles, reste_lisible};
 use super::secondes_au_dessus;
 
 /// Durée minimale d'affichage d'un état transitoire (réessai, réseau indisponible).
@@ -22,6 +22,13 @@ pub const LARGEUR_NOM: usize = 44;
 const LARGEUR_NOM_MIN: usize = 12;
 /// La largeur d'un terminal dont on ne sait rien.
 pub const COLONNES_PAR_DEFAUT: usize = 80;
+/// La fenêtre sur laquelle se mesure le débit de la barre d'ensemble : assez longue pour ne
+/// pas sauter à chaque partie acquittée, assez courte pour tomber à zéro pendant une attente.
+const FENETRE_DEBIT: Duration = Duration::from_secs(10);
+/// En deçà d'une seconde mesurée, pas de débit (une seule partie ferait un chiffre absurde).
+const MESURE_MIN: Duration = Duration::from_secs(1);
+/// La barre la plus étroite qui se lise encore ; plus étroite, elle n'est pas dessinée.
+const BARRE_MIN: usize = 8;
 /// Ce que la fin d'une ligne d'unité peut prendre : « 100 % » et la plus longue mention
 /// (« · nouvelle tentative dans 999 s »). Réservé pour que les noms restent alignés.
 const FIN_DE_LIGNE: usize = 5 + 3 + 29;
@@ -84,6 +91,52 @@ pub fn depuis_lisible(d: Duration) -> String {
     }
 }
 
+/// La barre d'ensemble, calculée : le texte avant la barre, la barre (ses colonnes pleines et
+/// vides ; aucune si les deux sont nulles), le texte après. `barres.rs` la dessine (en couleur
+/// s'il le peut).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LigneEnsemble {
+    pub avant: String,
+    pub plein: usize,
+    pub vide: usize,
+    pub apres: String,
+}
+
+impl LigneEnsemble {
+    fn texte_seul(texte: String, utiles: usize) -> LigneEnsemble {
+        LigneEnsemble {
+            avant: texte.chars().take(utiles).collect(),
+            plein: 0,
+            vide: 0,
+            apres: String::new(),
+        }
+    }
+
+    /// Y a-t-il une barre à dessiner ?
+    pub fn a_une_barre(&self) -> bool {
+        self.plein + self.vide > 0
+    }
+
+    /// La ligne sans couleur : « avant [=====>    ] après ».
+    pub fn texte(&self) -> String {
+        if !self.a_une_barre() {
+            return self.avant.clone();
+        }
+        format!("{} [{}] {}", self.avant, self.barre(), self.apres)
+    }
+
+    /// La barre seule, sans ses crochets : « =====>    ».
+    pub fn barre(&self) -> String {
+        let mut b = "=".repeat(self.plein);
+        if self.vide > 0 && self.plein > 0 {
+            b.pop();
+            b.push('>');
+        }
+        b.push_str(&" ".repeat(self.vide));
+        b
+    }
+}
+
 /// Comment une unité a fini son passage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fin {
@@ -122,6 +175,10 @@ pub struct Tableau {
     parallelisme: Option<(usize, usize)>,
     /// La largeur du terminal (0 : inconnue, [`COLONNES_PAR_DEFAUT`]).
     colonnes: usize,
+    /// Le passage a-t-il commencé (`debut`) ? Avant, il n'y a rien à mesurer : pas de barre.
+    commence: bool,
+    /// La position (octets acquis) relevée à chaque dessin, sur [`FENETRE_DEBIT`] : le débit.
+    echantillons: VecDeque<(Duration, u64)>,
 }
 
 impl Tableau {
@@ -145,6 +202,7 @@ impl Tableau {
     }
 
     pub fn debut(&mut self, unites: u64, octets: u64) {
+        self.commence = true;
         self.unites_total = unites;
         self.octets_total = octets;
     }
@@ -301,6 +359,157 @@ impl Tableau {
             f.push_str(&format!(" · {courant} en parallèle sur {plafond}"));
         }
         f
+    }
+
+    /// Relève la position à l'instant `t`, pour le débit (appelé à chaque dessin).
+    pub fn noter_position(&mut self, t: Duration) {
+        let p = self.position();
+        self.echantillons.push_back((t, p));
+        while self.echantillons.len() > 2
+            && self
+                .echantillons
+                .get(1)
+                .is_some_and(|&(t1, _)| t.saturating_sub(t1) >= FENETRE_DEBIT)
+        {
+            self.echantillons.pop_front();
+        }
+    }
+
+    /// Le débit mesuré sur la fenêtre (octets par seconde), s'il y a assez à mesurer. Une
+    /// tentative ratée fait redescendre la position : elle ne compte pas en négatif.
+    fn debit(&self, t: Duration) -> Option<f64> {
+        let &(t0, p0) = self.echantillons.front()?;
+        let duree = t.saturating_sub(t0);
+        if duree < MESURE_MIN {
+            return None;
+        }
+        Some(self.position().saturating_sub(p0) as f64 / duree.as_secs_f64())
+    }
+
+    /// Quand toutes les unités en vol attendent leur nouvelle tentative (un `Retry-After`,
+    /// souvent), l'attente la plus proche de sa fin : rien ne passe d'ici là.
+    fn prochaine_reprise(&self, t: Duration) -> Option<Duration> {
+        let mut attentes = self
+            .unites
+            .values()
+            .filter(|u| u.fin.is_none())
+            .map(|u| u.mention.filter(|m| t < m.jusqua).map(|m| m.jusqua - t));
+        attentes
+            .try_fold(None, |plus_proche: Option<Duration>, a| {
+                a.map(|a| Some(plus_proche.map_or(a, |p| p.min(a))))
+            })
+            .flatten()
+    }
+
+    /// La fin de la ligne d'ensemble, du plus utile au moins utile : le temps restant (ou,
+    /// quand toutes les unités en vol attendent leur nouvelle tentative, la reprise), les
+    /// octets, puis le débit.
+    fn mesures(&self, t: Duration) -> (String, String, String) {
+        let longueur = self.longueur();
+        let position = self.position();
+        let restant = longueur.saturating_sub(position);
+        let debit = self.debit(t).filter(|d| *d >= 1.0);
+        let reste = match (restant, debit, self.prochaine_reprise(t)) {
+            (0, _, _) => format!("reste {}", reste_lisible(Duration::ZERO)),
+            (_, _, Some(attente)) => {
+                format!("reprise dans {} s", super::secondes_au_dessus(attente))
+            }
+            (r, Some(d), _) if (r as f64 / d) < 100.0 * 3600.0 => {
+                format!(
+                    "reste {}",
+                    reste_lisible(Duration::from_secs_f64(r as f64 / d))
+                )
+            }
+            _ => "reste —".to_owned(),
+        };
+        let octets = format!(
+            "{} / {}",
+            octets_lisibles(position),
+            octets_lisibles(longueur)
+        );
+        let debit = debit.map_or_else(
+            || "—".to_owned(),
+            |d| format!("{}/s", octets_lisibles(d as u64)),
+        );
+        (reste, octets, debit)
+    }
+
+    /// La barre d'ensemble, qui tient dans la largeur du terminal sans se replier : « 3/20
+    /// fichiers [=====>    ] 1,2 Gio / 4,0 Gio · 2,1 Mio/s · reste 23 min 10 s ». Quand la
+    /// place manque, le parallélisme part d'abord, puis le débit, le total des octets, les
+    /// octets ; la barre garde au moins [`BARRE_MIN`] colonnes, ou n'est pas dessinée. Pendant
+    /// une coupure, le bandeau remplace les mesures. Avant le début du passage, rien à
+    /// mesurer : le bandeau seul, sans barre (une barre pleine y ferait croire que tout est
+    /// parti).
+    pub fn ligne_ensemble(&self, t: Duration) -> Option<LigneEnsemble> {
+        let utiles = self.colonnes_utiles();
+        let bandeau = self.bandeau(t);
+        if !self.commence {
+            return bandeau.map(|b| LigneEnsemble::texte_seul(b, utiles));
+        }
+        let fichiers = self.fichiers();
+        let sans_parallelisme = format!(
+            "{}/{} fichiers{}",
+            self.deposees,
+            self.unites_total,
+            if self.echecs > 0 {
+                format!(" ({} en échec)", self.echecs)
+            } else {
+                String::new()
+            }
+        );
+        let mut essais: Vec<(String, String)> = Vec::new();
+        match &bandeau {
+            Some(b) => {
+                essais.push((fichiers.clone(), b.clone()));
+                essais.push((sans_parallelisme.clone(), b.clone()));
+            }
+            None => {
+                let (reste, octets, debit) = self.mesures(t);
+                let position = octets_lisibles(self.position());
+                let complet = format!("{octets} · {debit} · {reste}");
+                essais.push((fichiers.clone(), complet.clone()));
+                essais.push((sans_parallelisme.clone(), complet));
+                essais.push((fichiers.clone(), format!("{octets} · {reste}")));
+                essais.push((sans_parallelisme.clone(), format!("{octets} · {reste}")));
+                essais.push((sans_parallelisme.clone(), format!("{position} · {reste}")));
+                essais.push((sans_parallelisme.clone(), reste));
+            }
+        }
+        let plein = |largeur: usize| -> usize {
+            let longueur = self.longueur();
+            if self.unites_total == 0 {
+                0
+            } else if longueur == 0 {
+                if self.deposees + self.echecs >= self.unites_total {
+                    largeur
+                } else {
+                    0
+                }
+            } else {
+                ((self.position() as u128 * largeur as u128) / longueur as u128) as usize
+            }
+        };
+        for (avant, apres) in &essais {
+            // « avant [barre] après » : deux espaces et deux crochets autour de la barre.
+            let texte = avant.chars().count() + apres.chars().count() + 4;
+            if texte + BARRE_MIN <= utiles {
+                let largeur = utiles - texte;
+                let p = plein(largeur).min(largeur);
+                return Some(LigneEnsemble {
+                    avant: avant.clone(),
+                    plein: p,
+                    vide: largeur - p,
+                    apres: apres.clone(),
+                });
+            }
+        }
+        // Trop étroit pour une barre : le texte le plus court, coupé s'il le faut.
+        let (avant, apres) = essais.pop().unwrap_or_default();
+        Some(LigneEnsemble::texte_seul(
+            format!("{avant} · {apres}"),
+            utiles,
+        ))
     }
 
     /// Le bandeau de la barre d'ensemble pendant une coupure du réseau, qui dit depuis quand
@@ -597,7 +806,10 @@ mod tests {
                     lignes[1]
                 );
                 assert!(lignes[2].ends_with("en attente du réseau"), "{}", lignes[2]);
-                let pourcent = |l: &str| l.find(" %").unwrap_or_default();
+                let pourcent = |l: &str| {
+                    let octet = l.find(" %").unwrap_or_default();
+                    l[..octet].chars().count()
+                };
                 assert_eq!(
                     pourcent(&lignes[0]),
                     pourcent(&lignes[1]),
@@ -621,5 +833,90 @@ mod tests {
             "{l2}"
         );
         assert_eq!(l1.chars().count(), l2.chars().count(), "colonnes alignées");
+    }
+    /// La ligne d'ensemble tient dans la largeur, barre comprise, même avec les plus longs
+    /// textes (« (8 en échec) », le parallélisme, des gigaoctets, des heures restantes).
+    #[test]
+    fn la_ligne_d_ensemble_tient_dans_la_largeur_avec_sa_barre() {
+        for colonnes in [60, 80, 100, 120] {
+            let mut t = Tableau::default();
+            t.fixer_colonnes(colonnes);
+            t.debut(1200, 40 * 1024 * 1024 * 1024);
+            for id in 0..8 {
+                t.commencer(id, NOM, 1000);
+                t.finir(id, Fin::Echec, ms(0));
+            }
+            t.parallelisme(2, 4);
+            t.commencer(100, NOM, 30 * 1024 * 1024 * 1024);
+            t.noter_position(ms(0));
+            t.progression(100, 1023 * 1024 * 1024, ms(1000));
+            t.noter_position(ms(10_000));
+            let l = t.ligne_ensemble(ms(10_000)).unwrap();
+            let texte = l.texte();
+            assert!(texte.chars().count() < colonnes, "{colonnes} : {texte}");
+            assert!(l.plein + l.vide >= BARRE_MIN, "{colonnes} : {texte}");
+            assert!(texte.contains("(8 en échec)"), "{colonnes} : {texte}");
+            assert!(texte.contains("reste"), "{colonnes} : {texte}");
+            if colonnes >= 100 {
+                assert!(texte.contains("Mio/s"), "{colonnes} : {texte}");
+            }
+            // Pendant une coupure, le bandeau tient aussi.
+            t.reseau_indisponible(Duration::from_secs(14 * 60 + 30), ms(30_000), ms(10_000));
+            let texte = t.ligne_ensemble(ms(10_000)).unwrap().texte();
+            assert!(texte.chars().count() < colonnes, "{colonnes} : {texte}");
+            assert!(
+                texte.contains("réseau indisponible"),
+                "{colonnes} : {texte}"
+            );
+        }
+    }
+
+    /// Avant le début du passage (réseau absent au départ), ou sans rien à envoyer : jamais de
+    /// barre pleine.
+    #[test]
+    fn pas_de_barre_pleine_quand_rien_n_est_parti() {
+        let mut t = Tableau::default();
+        t.fixer_colonnes(80);
+        assert_eq!(t.ligne_ensemble(ms(0)), None);
+        t.reseau_indisponible(Duration::ZERO, ms(5000), ms(0));
+        let l = t.ligne_ensemble(ms(0)).unwrap();
+        assert!(!l.a_une_barre(), "{l:?}");
+        assert_eq!(
+            l.texte(),
+            "réseau indisponible — nouvelle tentative dans 5 s"
+        );
+        t.reseau_retabli(ms(2000));
+        t.a_retirer(ms(2000));
+        t.debut(0, 0);
+        let l = t.ligne_ensemble(ms(2000)).unwrap();
+        assert_eq!(l.plein, 0, "{l:?}");
+        assert!(l.texte().starts_with("0/0 fichiers [ "), "{}", l.texte());
+    }
+
+    /// Pendant un `Retry-After` qui retient tous les envois, la ligne d'ensemble décompte la
+    /// reprise au lieu de rester sur « reste — ».
+    #[test]
+    fn pendant_un_retry_after_la_ligne_d_ensemble_decompte_la_reprise() {
+        let mut t = Tableau::default();
+        t.fixer_colonnes(80);
+        t.debut(2, 2000);
+        t.commencer(1, "a.wav", 1000);
+        t.commencer(2, "b.wav", 1000);
+        t.noter_position(ms(0));
+        t.nouvelle_tentative(1, ms(60_000), ms(0));
+        t.nouvelle_tentative(2, ms(45_000), ms(0));
+        for s in 1..=30 {
+            t.noter_position(ms(s * 1000));
+        }
+        let texte = t.ligne_ensemble(ms(30_000)).unwrap().texte();
+        assert!(texte.ends_with("reprise dans 15 s"), "{texte}");
+        assert!(!texte.contains("reste —"), "{texte}");
+        // Le débit, mesuré sur la fenêtre, revient avec les octets.
+        t.progression(2, 1000, ms(46_000));
+        t.noter_position(ms(46_000));
+        t.noter_position(ms(48_000));
+        let texte = t.ligne_ensemble(ms(48_000)).unwrap().texte();
+        assert!(texte.contains("o/s"), "{texte}");
+        assert!(texte.contains("reste"), "{texte}");
     }
 }

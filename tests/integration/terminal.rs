@@ -725,3 +725,276 @@ fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
         texte(&out)
     );
 }
+
+/// Un terminal de `colonnes` colonnes, juste assez fidèle pour ce que `vigie` lui écrit
+/// (curseur, effacements, retour automatique à la ligne) : il relève chaque ligne qui aurait
+/// débordé (le terminal l'aurait repliée) et rend l'écran final.
+struct TerminalVirtuel {
+    colonnes: usize,
+    lignes: Vec<Vec<char>>,
+    ligne: usize,
+    colonne: usize,
+    debordements: Vec<String>,
+    inconnues: Vec<String>,
+}
+
+impl TerminalVirtuel {
+    fn new(colonnes: usize) -> Self {
+        TerminalVirtuel {
+            colonnes,
+            lignes: vec![Vec::new()],
+            ligne: 0,
+            colonne: 0,
+            debordements: Vec::new(),
+            inconnues: Vec::new(),
+        }
+    }
+
+    fn courante(&mut self) -> &mut Vec<char> {
+        while self.lignes.len() <= self.ligne {
+            self.lignes.push(Vec::new());
+        }
+        let l = self.ligne;
+        &mut self.lignes[l]
+    }
+
+    fn ecrire(&mut self, texte: &str) {
+        let mut car = texte.chars().peekable();
+        while let Some(c) = car.next() {
+            match c {
+                '\r' => self.colonne = 0,
+                // Le pseudo-terminal traduit « \n » en « \r\n » (ONLCR).
+                '\n' => {
+                    self.ligne += 1;
+                    self.colonne = 0;
+                }
+                '\u{8}' => self.colonne = self.colonne.saturating_sub(1),
+                '\u{7}' => {}
+                '\u{1b}' => {
+                    if car.peek() != Some(&'[') {
+                        let suite = car.next().unwrap_or(' ');
+                        self.inconnues.push(format!("ESC {suite}"));
+                        continue;
+                    }
+                    car.next();
+                    let mut parametres = String::new();
+                    let mut fin = ' ';
+                    for x in car.by_ref() {
+                        if x.is_ascii_alphabetic() {
+                            fin = x;
+                            break;
+                        }
+                        parametres.push(x);
+                    }
+                    let n = parametres
+                        .trim_start_matches('?')
+                        .parse::<usize>()
+                        .unwrap_or(0);
+                    match fin {
+                        'A' => self.ligne = self.ligne.saturating_sub(n.max(1)),
+                        'B' => self.ligne += n.max(1),
+                        'C' => self.colonne = (self.colonne + n.max(1)).min(self.colonnes - 1),
+                        'D' => self.colonne = self.colonne.saturating_sub(n.max(1)),
+                        'G' => self.colonne = n.max(1) - 1,
+                        'K' => {
+                            let col = self.colonne;
+                            let l = self.courante();
+                            match n {
+                                0 => l.truncate(col),
+                                _ => l.clear(),
+                            }
+                        }
+                        'J' => {
+                            let (ligne, col) = (self.ligne, self.colonne);
+                            self.courante().truncate(col);
+                            self.lignes.truncate(ligne + 1);
+                        }
+                        'm' | 'h' | 'l' => {}
+                        autre => self.inconnues.push(format!("CSI {parametres}{autre}")),
+                    }
+                }
+                c => {
+                    if self.colonne >= self.colonnes {
+                        // indicatif complète chaque ligne d'espaces jusqu'au bord et compte sur
+                        // ce retour automatique pour passer à la suivante : un bord blanc est
+                        // ce remplissage. Un caractère écrit au bord, suivi d'autres, est une
+                        // ligne qui déborde.
+                        let l: String = self.courante().iter().collect();
+                        if l.chars().last().is_some_and(|c| c != ' ') {
+                            self.debordements.push(l);
+                        }
+                        self.ligne += 1;
+                        self.colonne = 0;
+                    }
+                    let col = self.colonne;
+                    let l = self.courante();
+                    while l.len() <= col {
+                        l.push(' ');
+                    }
+                    l[col] = c;
+                    self.colonne += 1;
+                }
+            }
+        }
+    }
+
+    fn ecran(&self) -> Vec<String> {
+        self.lignes
+            .iter()
+            .map(|l| l.iter().collect::<String>().trim_end().to_owned())
+            .collect()
+    }
+}
+
+/// `vigie depot` dans un pseudo-terminal de 80 colonnes (`script`, `COLUMNS=80`), la nuit aux
+/// noms longs : huit fichiers refusés (« (8 en échec) »), un `Retry-After`, et trois fois
+/// Entrée pendant l'envoi. Aucune ligne affichée ne dépasse 80 caractères (le terminal en
+/// aurait replié une), la barre d'ensemble reste une barre, les noms raccourcis gardent le
+/// passage et le point, et Entrée ne laisse aucune copie figée de la barre.
+#[cfg(unix)]
+#[test]
+fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+    use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("script (util-linux) est nécessaire à cet essai");
+    }
+    let banc = Banc::nouveau();
+    let nom_long = |i: usize| format!("Car640380-2026-Pass1-A1-PA000123_20260621_22{i:04}_000.wav");
+    for i in 0..14 {
+        banc.fichier(&nom_long(i), 200_000);
+    }
+    for i in 0..8 {
+        banc.bac().pannes().programmer(
+            Regle::toujours(
+                Some(Operation::PutObject),
+                Panne::Statut {
+                    code: 403,
+                    retry_after: None,
+                },
+            )
+            .sur_cle(&banc.cle(&nom_long(i))),
+        );
+    }
+    banc.bac().pannes().programmer(
+        Regle::toujours(
+            Some(Operation::PutObject),
+            Panne::Statut {
+                code: 503,
+                retry_after: Some(RetryAfter::Secondes(4)),
+            },
+        )
+        .sur_cle(&banc.cle(&nom_long(13)))
+        .fois(1),
+    );
+    // La commande, ses variables et le réglage du terminal, dans un script que `script` lance.
+    let depot = banc.depot_avec(&["--paralleles".to_owned(), "2".to_owned()]);
+    let guillemets =
+        |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', r"'\''"));
+    let mut lanceur = String::from("stty cols 80 rows 40\nexport COLUMNS=80 TERM=xterm\n");
+    for (k, v) in depot.get_envs() {
+        if let Some(v) = v {
+            lanceur.push_str(&format!(
+                "export {}={}\n",
+                k.to_string_lossy(),
+                guillemets(v)
+            ));
+        }
+    }
+    lanceur.push_str(&format!("exec {}", guillemets(depot.get_program())));
+    for a in depot.get_args() {
+        lanceur.push(' ');
+        lanceur.push_str(&guillemets(a));
+    }
+    lanceur.push('\n');
+    let fichier = banc.dossier.path().join("lanceur.sh");
+    std::fs::write(&fichier, lanceur).unwrap();
+    let mut enfant = std::process::Command::new("script")
+        .arg("-qec")
+        .arg(format!("sh {}", fichier.display()))
+        .arg("/dev/null")
+        .env("TERM", "xterm")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let recu = Arc::new(Mutex::new(Vec::new()));
+    let lecteur = {
+        let recu = Arc::clone(&recu);
+        let mut sortie = enfant.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut tampon = [0u8; 4096];
+            while let Ok(n) = sortie.read(&mut tampon) {
+                if n == 0 {
+                    break;
+                }
+                recu.lock().unwrap().extend_from_slice(&tampon[..n]);
+            }
+        })
+    };
+    let vu = || String::from_utf8_lossy(&recu.lock().unwrap()).into_owned();
+    // Entrée, trois fois, pendant que la barre attend la fin du `Retry-After`.
+    let debut = Instant::now();
+    while !vu().contains("nouvelle tentative dans") {
+        assert!(
+            debut.elapsed() < Duration::from_secs(60),
+            "pas de réessai à l'écran : {:?}",
+            vu()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut entree = enfant.stdin.take().unwrap();
+    for _ in 0..3 {
+        entree.write_all(b"\r").unwrap();
+        entree.flush().unwrap();
+    }
+    let statut = enfant.wait().unwrap();
+    drop(entree);
+    lecteur.join().unwrap();
+    let brut = vu();
+    assert_eq!(statut.code(), Some(3), "{brut}");
+    let mut terminal = TerminalVirtuel::new(80);
+    terminal.ecrire(&brut);
+    assert!(
+        terminal.inconnues.is_empty(),
+        "séquences inconnues : {:?}",
+        terminal.inconnues
+    );
+    assert!(
+        terminal.debordements.is_empty(),
+        "des lignes dépassent 80 colonnes :\n{}",
+        terminal.debordements.join("\n")
+    );
+    // La barre était là, avec sa barre, jusqu'au bout de la ligne sans la dépasser.
+    assert!(brut.contains("(8 en échec) ["), "{brut}");
+    // Pendant le `Retry-After`, la ligne d'ensemble décompte la reprise.
+    assert!(brut.contains("· reprise dans "), "{brut}");
+    assert!(
+        brut.contains("-Pass1-A1…"),
+        "le passage et le point : {brut}"
+    );
+    assert!(!brut.contains("Car640380…1-PA000123"), "{brut}");
+    // L'écran final : le bilan, et aucune copie figée de la barre.
+    let ecran = terminal.ecran();
+    let figees: Vec<&String> = ecran
+        .iter()
+        .filter(|l| l.contains("fichiers [") || l.contains(" %"))
+        .collect();
+    assert!(figees.is_empty(), "copies figées :\n{}", ecran.join("\n"));
+    assert!(
+        ecran
+            .iter()
+            .any(|l| l.starts_with("Plan 1 : 6 / 14 fichiers déposés")),
+        "{}",
+        ecran.join("\n")
+    );
+}
