@@ -82,6 +82,8 @@ mod tests;
 #[cfg(test)]
 mod tests_relecture;
 #[cfg(test)]
+mod tests_traitement;
+#[cfg(test)]
 mod tests_vigiechiro;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -101,9 +103,9 @@ pub use compteurs::Compteurs;
 pub use operation::{Operation, operation_de_requete};
 pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
 pub use vigiechiro::{
-    COMPARTIMENT_PLATEFORME, FichierPlateforme, JETON, JETON_NON_VALIDE, OBSERVATEUR,
-    PARTICIPATION, POINTS_SITE, ParticipationPlateforme, SITE, SITE_NON_VERROUILLE, VALIDITE_URL,
-    cle_fichier,
+    COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_NON_VALIDE,
+    OBSERVATEUR, PARTICIPATION, POINTS_SITE, ParticipationPlateforme, ReglagesCalcul, SITE,
+    SITE_NON_VERROUILLE, VALIDITE_URL, cle_fichier, nom_csv, taxons,
 };
 
 /// Clé d'accès fixe du bac à sable.
@@ -379,6 +381,41 @@ impl BacASable {
         self.vigiechiro
             .supprimer_comme_un_gestionnaire(participation, titre)
             .await
+    }
+
+    /// Règle le déroulement des calculs lancés désormais (`POST …/compute`) : attente en file,
+    /// durée, essais qui échouent, CSV automatique (voir [`ReglagesCalcul`]).
+    pub fn regler_calcul(&self, reglages: ReglagesCalcul) {
+        self.vigiechiro.regler_calcul(reglages);
+    }
+
+    /// Avance l'horloge des calculs de `duree`, sans attendre : à la requête suivante, chaque
+    /// calcul en est où il serait `duree` plus tard (le refus « Already … » d'un calcul de
+    /// moins d'un jour suit la même horloge).
+    pub fn avancer_horloge(&self, duree: Duration) {
+        self.vigiechiro.avancer_horloge(duree);
+    }
+
+    /// La participation de cet identifiant, quel que soit son site.
+    pub fn participation(&self, id: &str) -> Option<ParticipationPlateforme> {
+        self.vigiechiro.participation(id)
+    }
+
+    /// Nombre de courriels du CSV des observations demandés (`POST …/csv`) pour la
+    /// participation.
+    pub fn courriels_csv(&self, participation: &str) -> u32 {
+        self.vigiechiro.courriels_csv(participation)
+    }
+
+    /// Le contenu du fichier de ce titre dans la participation, tel que le stockage le garde
+    /// (le CSV des observations, le journal du calcul…), s'il est enregistré et écrit.
+    pub fn contenu_fichier(&self, participation: &str, titre: &str) -> Option<Vec<u8>> {
+        let f = self
+            .fichiers()
+            .into_iter()
+            .rev()
+            .find(|f| f.participation.as_deref() == Some(participation) && f.titre == titre)?;
+        std::fs::read(self.chemin_objet(COMPARTIMENT_PLATEFORME, &f.cle)).ok()
     }
 
     /// S3 refuse (`true`) ou accepte de nouveau (`false`) d'ouvrir un envoi multipart pour la

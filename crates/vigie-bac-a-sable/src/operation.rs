@@ -70,13 +70,17 @@ pub enum Operation {
     ApiPiecesJointes,
     /// `GET /api/v1/fichiers/{id}/acces` (l'URL de lecture d'un fichier)
     ApiAccesFichier,
+    /// `GET /api/v1/taxons/liste`
+    ApiTaxons,
+    /// `POST /api/v1/participations/{id}/csv` (le CSV des observations par courriel)
+    ApiCsv,
     /// Toute autre requête sous `/api`.
     ApiAutre,
 }
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 28] = [
+    pub const TOUTES: [Operation; 30] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -104,6 +108,8 @@ impl Operation {
         Operation::ApiLireParticipation,
         Operation::ApiPiecesJointes,
         Operation::ApiAccesFichier,
+        Operation::ApiTaxons,
+        Operation::ApiCsv,
         Operation::ApiAutre,
     ];
 
@@ -137,6 +143,8 @@ impl Operation {
             Operation::ApiLireParticipation => "ApiLireParticipation",
             Operation::ApiPiecesJointes => "ApiPiecesJointes",
             Operation::ApiAccesFichier => "ApiAccesFichier",
+            Operation::ApiTaxons => "ApiTaxons",
+            Operation::ApiCsv => "ApiCsv",
             Operation::ApiAutre => "ApiAutre",
         }
     }
@@ -157,6 +165,8 @@ impl Operation {
                 | Operation::ApiLireParticipation
                 | Operation::ApiPiecesJointes
                 | Operation::ApiAccesFichier
+                | Operation::ApiTaxons
+                | Operation::ApiCsv
                 | Operation::ApiAutre
         )
     }

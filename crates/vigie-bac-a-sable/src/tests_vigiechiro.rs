@@ -1026,7 +1026,7 @@ async fn calcul_relance_refuse_en_400() {
     let p = &b.bac.participations(SITE)[0];
     assert_eq!(p.calculs_lances, 1);
     assert_eq!(
-        p.traitement.as_ref().map(|(e, _)| e.as_str()),
+        p.traitement.as_ref().map(|c| c.etat.as_str()),
         Some("PLANIFIE")
     );
     let (s, _) = b

@@ -43,7 +43,10 @@
 //! - `POST /fichiers/{id}` → 200 avec le fichier (`"disponible": true`) ; déjà finalisé → 409 ;
 //! - `DELETE /fichiers/{id}` → 204 (l'envoi multipart S3 est abandonné) ; finalisé → 422 ;
 //! - `POST /participations/{id}/compute` → 200 `{}` ; relancé dans les 24 h → 400
-//!   `{"_errors": {"etat": "Already PLANIFIE"}}` ;
+//!   `{"_errors": {"etat": "Already PLANIFIE"}}` ; le calcul lui-même est simulé comme le
+//!   serveur le mène (`PLANIFIE` → `EN_COURS` → `FINI`, `RETRY` ou `ERREUR`, le bilan, le
+//!   journal et le CSV des observations) : voir `traitement.rs`, qui sert aussi
+//!   `POST /participations/{id}/csv` et `GET /taxons/liste` ;
 //! - `GET /fichiers/{id}` → 200 avec le fichier ;
 //! - `GET /participations/{id}/pieces_jointes` → la liste paginée des fichiers de la
 //!   participation, filtrable par famille, et `GET /fichiers/{id}/acces` → l'URL de lecture
@@ -86,6 +89,9 @@ use super::signature::{self, Envoi};
 use super::{CLE_ACCES, Operation, RetryAfter, SECRET};
 
 mod lecture;
+mod traitement;
+
+pub use traitement::{CalculPlateforme, ReglagesCalcul, nom_csv, taxons};
 
 /// Jeton valide d'un observateur validé (32 caractères `[A-Z0-9]`, comme les vrais), valable
 /// 14 jours à partir du démarrage.
@@ -114,8 +120,6 @@ const PROTOCOLE: &str = "64a1b2c3d4e5f60718293b01";
 const DUREE_JETON: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Durée de validité d'une URL signée (la vraie plateforme : 10 h).
 pub const VALIDITE_URL: Duration = Duration::from_secs(10 * 3600);
-/// Un calcul planifié ou en cours depuis moins de 24 h ne se relance pas.
-const DELAI_RELANCE_CALCUL: Duration = Duration::from_secs(24 * 3600);
 /// Taille maximale du corps JSON d'une requête d'API.
 pub(crate) const CORPS_API_MAX: usize = 1 << 20;
 
@@ -199,6 +203,10 @@ pub(crate) enum Route {
     PiecesJointes(String),
     /// `GET /fichiers/{id}/acces` (voir `lecture.rs`).
     AccesFichier(String),
+    /// `GET /taxons/liste` (voir `traitement.rs`).
+    ListeTaxons,
+    /// `POST /participations/{id}/csv` (voir `traitement.rs`).
+    DemanderCsv(String),
     /// Aucune route à ce chemin (ou identifiant qui n'a pas l'allure d'un ObjectId) : 404.
     Introuvable,
     /// Le chemin existe, pas pour cette méthode : 405.
@@ -227,6 +235,8 @@ impl Route {
         match segments.as_slice() {
             ["moi"] if *methode == Method::GET => Route::Moi,
             ["moi"] => Route::MethodeInterdite,
+            ["taxons", "liste"] if *methode == Method::GET => Route::ListeTaxons,
+            ["taxons", "liste"] => Route::MethodeInterdite,
             ["fichiers"] if *methode == Method::POST => Route::DeclarerFichier,
             ["fichiers"] => Route::MethodeInterdite,
             ["sites", site, "participations"] => selon(
@@ -238,6 +248,7 @@ impl Route {
             ),
             ["participations", id] => selon(&[(Method::GET, Route::LireParticipation)], id),
             ["participations", id, "compute"] => selon(&[(Method::POST, Route::Calcul)], id),
+            ["participations", id, "csv"] => selon(&[(Method::POST, Route::DemanderCsv)], id),
             ["participations", id, "pieces_jointes"] => {
                 selon(&[(Method::GET, Route::PiecesJointes)], id)
             }
@@ -269,6 +280,8 @@ impl Route {
             Route::Calcul(_) => Operation::ApiCalcul,
             Route::PiecesJointes(_) => Operation::ApiPiecesJointes,
             Route::AccesFichier(_) => Operation::ApiAccesFichier,
+            Route::ListeTaxons => Operation::ApiTaxons,
+            Route::DemanderCsv(_) => Operation::ApiCsv,
             Route::Introuvable | Route::MethodeInterdite => Operation::ApiAutre,
         }
     }
@@ -320,8 +333,9 @@ pub struct ParticipationPlateforme {
     pub meteo: Option<Value>,
     pub configuration: Option<Value>,
     pub commentaire: Option<String>,
-    /// État du traitement (`"PLANIFIE"` après un `compute` accepté), et sa date.
-    pub traitement: Option<(String, SystemTime)>,
+    /// Ce que le calcul a laissé : `traitement` (son état et ses dates), `bilan`, `logs`
+    /// (voir `traitement.rs`) ; `None` tant qu'aucun calcul n'a été lancé.
+    pub traitement: Option<CalculPlateforme>,
     /// Nombre de `POST /participations/{id}/compute` acceptés (200).
     pub calculs_lances: u32,
     pub(crate) meta: Meta,
@@ -443,6 +457,14 @@ struct Etat {
     /// Octets « machine » d'un ObjectId (40 bits tirés au démarrage) et compteur.
     machine: u64,
     compteur: u32,
+    /// L'avance de l'horloge du calcul sur l'heure réelle (voir `traitement.rs`).
+    avance_horloge: Duration,
+    /// Le déroulement des prochains calculs lancés.
+    reglages_calcul: ReglagesCalcul,
+    /// Les CSV demandés (`POST …/csv`) : participation, et l'instant où il sera écrit.
+    csv_demandes: Vec<(String, SystemTime)>,
+    /// Les courriels de CSV demandés, par participation.
+    courriels_csv: Vec<String>,
 }
 
 impl Etat {
@@ -1090,14 +1112,8 @@ impl ParticipationPlateforme {
                 o[champ] = v;
             }
         }
-        if let Some((etat, depuis)) = &self.traitement {
-            let depuis = depuis
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64);
-            o["traitement"] = json!({
-                "etat": etat,
-                "date_planification": isoformat(depuis),
-            });
+        if let Some(c) = &self.traitement {
+            c.ecrire_brut(&mut o);
         }
         o
     }
@@ -1187,6 +1203,10 @@ impl Vigiechiro {
                 multipart_refuse: false,
                 machine: rand::random::<u64>(),
                 compteur: rand::random::<u32>(),
+                avance_horloge: Duration::ZERO,
+                reglages_calcul: ReglagesCalcul::default(),
+                csv_demandes: Vec::new(),
+                courriels_csv: Vec::new(),
             }),
             tour: tokio::sync::Mutex::new(()),
             stockage,
@@ -1212,6 +1232,14 @@ impl Vigiechiro {
 
     pub(crate) fn fichiers(&self) -> Vec<FichierPlateforme> {
         self.etat().fichiers.clone()
+    }
+
+    pub(crate) fn participation(&self, id: &str) -> Option<ParticipationPlateforme> {
+        self.etat()
+            .participations
+            .iter()
+            .find(|p| p.id == id)
+            .cloned()
     }
 
     /// Rend le jeton expiré (401 dès la requête suivante). `false` s'il est inconnu.
@@ -1288,8 +1316,9 @@ impl Vigiechiro {
             | Route::ListerParticipations(s)
             | Route::LireParticipation(s)
             | Route::Calcul(s)
+            | Route::DemanderCsv(s)
             | Route::PiecesJointes(s) => Some(s.clone()),
-            Route::Moi | Route::Introuvable | Route::MethodeInterdite => None,
+            Route::Moi | Route::ListeTaxons | Route::Introuvable | Route::MethodeInterdite => None,
         }
     }
 
@@ -1303,6 +1332,8 @@ impl Vigiechiro {
         let Some(utilisateur) = self.authentifier(requete.entetes) else {
             return ReponseApi::non_authentifie();
         };
+        // Les calculs en cours avancent jusqu'à l'heure de la requête.
+        self.avancer_calculs().await;
         let r = match &requete.route {
             // `resources/utilisateurs.py` `get_request_user_profile` : courriel montré.
             Route::Moi => Ok(ReponseApi::ok(utilisateur.json(true))),
@@ -1319,6 +1350,8 @@ impl Vigiechiro {
             Route::Calcul(id) => self.lancer_calcul(utilisateur, id),
             Route::PiecesJointes(id) => self.lister_pieces_jointes(utilisateur, id, &requete),
             Route::AccesFichier(id) => self.acces_fichier(utilisateur, id, &requete),
+            Route::ListeTaxons => Ok(traitement::liste_des_taxons()),
+            Route::DemanderCsv(id) => self.demander_csv(utilisateur, id),
             Route::Introuvable | Route::MethodeInterdite => Ok(refus_de_route(&requete.route)
                 .unwrap_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))),
         };
@@ -1430,8 +1463,9 @@ impl Vigiechiro {
             .map(|p| {
                 let mut o = p.json_developpe();
                 if let Some(o) = o.as_object_mut() {
-                    o.remove("site");
-                    o.remove("protocole");
+                    for champ in ["site", "protocole", "messages", "logs", "bilan"] {
+                        o.remove(champ);
+                    }
                 }
                 o
             })
@@ -1450,7 +1484,9 @@ impl Vigiechiro {
             .iter()
             .find(|p| p.id == id)
             .ok_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))?;
-        Ok(ReponseApi::ok(p.json_developpe()))
+        let mut o = p.json_developpe();
+        traitement::developper(&mut o, &etat.fichiers);
+        Ok(ReponseApi::ok(o))
     }
 
     /// `resources/fichiers.py` `fichier_create`, `_s3_create_singlepart`,
@@ -1828,34 +1864,6 @@ impl Vigiechiro {
         })
     }
 
-    /// `resources/participations.py` `participation_trigger_compute`.
-    fn lancer_calcul(&self, utilisateur: &Utilisateur, id: &str) -> Result<ReponseApi, ReponseApi> {
-        let mut etat = self.etat();
-        let Some(p) = etat.participations.iter_mut().find(|p| p.id == id) else {
-            return Err(ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404));
-        };
-        if p.observateur != utilisateur.id {
-            return Err(ReponseApi::interdit());
-        }
-        let maintenant = SystemTime::now();
-        if let Some((etat_calcul, depuis)) = &p.traitement
-            && matches!(etat_calcul.as_str(), "PLANIFIE" | "EN_COURS")
-            && maintenant
-                .duration_since(*depuis)
-                .is_ok_and(|d| d < DELAI_RELANCE_CALCUL)
-        {
-            return Err(ReponseApi::erreur_champ(
-                StatusCode::BAD_REQUEST,
-                "etat",
-                format!("Already {etat_calcul}"),
-            ));
-        }
-        p.traitement = Some(("PLANIFIE".to_owned(), maintenant));
-        p.calculs_lances += 1;
-        p.meta.toucher();
-        Ok(ReponseApi::ok(json!({})))
-    }
-
     // ------------------------------------------------------------------ S3 direct
 
     async fn ouvrir_envoi(&self, cle: &str, mime: &str) -> Result<String, String> {
@@ -2141,6 +2149,10 @@ mod tests {
             multipart_refuse: false,
             machine: u64::MAX,
             compteur: 0xFF_FFFF,
+            avance_horloge: Duration::ZERO,
+            reglages_calcul: ReglagesCalcul::default(),
+            csv_demandes: Vec::new(),
+            courriels_csv: Vec::new(),
         };
         let a = etat.nouvel_id();
         let b = etat.nouvel_id();

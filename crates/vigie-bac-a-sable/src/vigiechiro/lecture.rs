@@ -87,7 +87,7 @@ fn parametres(requete: &RequeteApi<'_>) -> Vec<(String, String)> {
 /// observateur seulement si le propriétaire publie ses données (`donnees_publiques`). Les
 /// utilisateurs du bac à sable sont tous observateurs et aucun ne publie
 /// (`"donnees_publiques": false`) : seul le propriétaire lit.
-fn lecture_permise(lecteur: &Utilisateur, proprietaire: &str) -> bool {
+pub(super) fn lecture_permise(lecteur: &Utilisateur, proprietaire: &str) -> bool {
     lecteur.id == proprietaire
 }
 
