@@ -46,8 +46,14 @@ _vigie() {
             vigie,renommer)
                 cmd="vigie__subcmd__renommer"
                 ;;
+            vigie,resultats)
+                cmd="vigie__subcmd__resultats"
+                ;;
             vigie,retenter-echecs)
                 cmd="vigie__subcmd__retenter__subcmd__echecs"
+                ;;
+            vigie,traitement)
+                cmd="vigie__subcmd__traitement"
                 ;;
             vigie,traiter)
                 cmd="vigie__subcmd__traiter"
@@ -62,7 +68,7 @@ _vigie() {
 
     case "${cmd}" in
         vigie)
-            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion traiter renommer demo bac-a-sable completions generer-docs"
+            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion traiter traitement resultats renommer demo bac-a-sable completions generer-docs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -88,7 +94,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__bac__subcmd__a__subcmd__sable)
-            opts="-v -q -h --port --dossier --pannes --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --port --dossier --pannes --calcul-attente --calcul-duree --calcul-echecs --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -103,6 +109,18 @@ _vigie() {
                     return 0
                     ;;
                 --pannes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --calcul-attente)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --calcul-duree)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --calcul-echecs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -475,6 +493,44 @@ _vigie() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        vigie__subcmd__resultats)
+            opts="-v -q -h --participation --sortie --avec-journal --demander-csv --api --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --participation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sortie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         vigie__subcmd__retenter__subcmd__echecs)
             opts="-v -q -h --y-compris-definitifs --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -573,8 +629,54 @@ _vigie() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        vigie__subcmd__traitement)
+            opts="-v -q -h --participation --attendre --echeance --attente-releve --attente-releve-max --api --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --participation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --echeance)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-releve)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --attente-releve-max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         vigie__subcmd__traiter)
-            opts="-v -q -h --participation --api --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --participation --relancer --nuit-incomplete --api --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

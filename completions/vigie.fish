@@ -42,6 +42,8 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la 
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton (et l\'adresse de l\'API) ; sans argument, dit ce qui est enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "traitement" -d 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "resultats" -d 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "renommer" -d 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "bac-a-sable" -d 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu\'à Ctrl-C'
@@ -184,10 +186,41 @@ complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d '
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l relancer -d 'Relance le calcul d\'une nuit déjà calculée (ses résultats seront remplacés par ceux du nouveau calcul), ou d\'un calcul qui semble arrêté depuis plus d\'un jour'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l nuit-incomplete -d 'Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu\'un dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu\'elle a, et ne relancera pas le calcul avant un jour'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l participation -d 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l\'adresse d\'API de ce plan)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l echeance -d 'Avec --attendre : s\'arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s\'il n\'est pas fini)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve -d 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve-max -d 'Plafond de l\'attente entre deux relevés (secondes) [défaut : 300]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attendre -d 'Relève l\'état jusqu\'à ce que le calcul soit fini ou en erreur (ou Ctrl-C, ou --echeance), avec un indicateur et « prochain relevé dans N s »'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l participation -d 'La participation dont télécharger les résultats (par défaut, celle du dernier plan)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l sortie -d 'Dossier où écrire les fichiers (créé s\'il n\'existe pas) [défaut : .]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l avec-journal -d 'Télécharge aussi le journal du calcul (participation-ID-logs.txt)'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l demander-csv -d 'Demande à la plateforme de produire le CSV des observations (elle l\'envoie aussi par courriel) ; relancez vigie resultats quelques minutes plus tard pour le télécharger'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -213,6 +246,9 @@ complete -c vigie -n "__fish_vigie_using_subcommand demo" -s h -l help -d 'Affic
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l port -d 'Port d\'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système) [défaut : 8210]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l dossier -d 'Dossier du bac à sable (données S3, base d\'essai), gardé d\'un lancement à l\'autre (sinon un dossier temporaire, effacé à l\'arrêt). L\'état de la plateforme (fichiers déclarés) repart à zéro' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l pannes -d 'Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 »' -r
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l calcul-attente -d 'Temps qu\'un calcul lancé (vigie traiter) reste planifié avant de commencer [défaut : 30s]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l calcul-duree -d 'Durée d\'un calcul simulé, de son début à sa fin (le bilan, puis le CSV des observations, viennent ensuite) [défaut : 2min]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l calcul-echecs -d 'Essais du calcul qui échouent avant qu\'un réussisse : la plateforme refait un essai d\'elle-même (RETRY), puis passe en erreur (ERREUR) au second échec [défaut : 0]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''

@@ -441,7 +441,29 @@ pub enum Commande {
     /// Efface le jeton enregistré.
     Deconnexion,
     /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
+    ///
+    /// Lit d'abord où en est le calcul : planifié ou en cours, il le dit et ne relance rien ;
+    /// déjà fini, il ne le relance qu'avec --relancer (un nouveau calcul remplace les
+    /// résultats). Sans --nuit-incomplete, il refuse (code 2) une nuit dont des fichiers ne
+    /// sont pas encore déposés, ou qu'un dépôt est en train d'envoyer.
     Traiter(ArgsTraiter),
+    /// Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini.
+    ///
+    /// Sans --participation : la participation du dernier plan. L'état en français (planifié,
+    /// en cours depuis…, fini, en erreur, nouvel essai…), puis, une fois fini, les espèces
+    /// trouvées (chauves-souris d'abord) et leur nombre de contacts. Code 0 : fini ; 1 : pas
+    /// encore fini (ou la plateforme n'a pas répondu) ; 3 : en erreur. Avec --attendre, relève
+    /// l'état jusqu'à la fin du calcul (un relevé toutes les 30 s au début, puis de plus en plus
+    /// espacés, jusqu'à 5 min), Ctrl-C ou --echeance.
+    Traitement(ArgsTraitement),
+    /// Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul).
+    ///
+    /// Sans --participation : la participation du dernier plan. Le fichier est écrit dans
+    /// --sortie (le dossier courant par défaut), en entier ou pas du tout, taille vérifiée ;
+    /// un fichier du même nom est remplacé. Code 1 si la plateforme n'a pas (encore) le CSV :
+    /// elle le produit après le calcul, ou sur demande (--demander-csv, qui l'envoie aussi par
+    /// courriel).
+    Resultats(ArgsResultats),
     /// Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté.
     ///
     /// Aujourd'hui, la casse de l'extension (« .WAV » → « .wav ») : sans --appliquer, montre
@@ -830,6 +852,20 @@ pub struct ArgsBacASable {
     /// « *%5=500 ».
     #[arg(long = "pannes", value_name = "SPEC")]
     pub pannes: Vec<String>,
+
+    /// Temps qu'un calcul lancé (vigie traiter) reste planifié avant de commencer.
+    #[arg(long, value_name = "DURÉE", default_value = "30s", value_parser = crate::duree::analyser)]
+    pub calcul_attente: std::time::Duration,
+
+    /// Durée d'un calcul simulé, de son début à sa fin (le bilan, puis le CSV des
+    /// observations, viennent ensuite).
+    #[arg(long, value_name = "DURÉE", default_value = "2min", value_parser = crate::duree::analyser)]
+    pub calcul_duree: std::time::Duration,
+
+    /// Essais du calcul qui échouent avant qu'un réussisse : la plateforme refait un essai
+    /// d'elle-même (RETRY), puis passe en erreur (ERREUR) au second échec.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub calcul_echecs: u32,
 }
 
 #[derive(Debug, Args)]
@@ -838,6 +874,79 @@ pub struct ArgsTraiter {
     /// la plateforme avec l'adresse d'API de ce plan).
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
+
+    /// Relance le calcul d'une nuit déjà calculée (ses résultats seront remplacés par ceux du
+    /// nouveau calcul), ou d'un calcul qui semble arrêté depuis plus d'un jour.
+    #[arg(long)]
+    pub relancer: bool,
+
+    /// Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu'un
+    /// dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu'elle a, et ne
+    /// relancera pas le calcul avant un jour.
+    #[arg(long)]
+    pub nuit_incomplete: bool,
+
+    #[command(flatten)]
+    pub api: OptionsApi,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsTraitement {
+    /// La participation dont suivre le calcul (par défaut, celle du dernier plan, avec
+    /// l'adresse d'API de ce plan).
+    #[arg(long, value_name = "ID")]
+    pub participation: Option<String>,
+
+    /// Relève l'état jusqu'à ce que le calcul soit fini ou en erreur (ou Ctrl-C, ou
+    /// --echeance), avec un indicateur et « prochain relevé dans N s ».
+    #[arg(long)]
+    pub attendre: bool,
+
+    /// Avec --attendre : s'arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état
+    /// relevé (code 1 s'il n'est pas fini).
+    #[arg(long, value_name = "DURÉE", requires = "attendre", value_parser = crate::duree::analyser)]
+    pub echeance: Option<std::time::Duration>,
+
+    /// Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 30.0,
+        help_heading = "Options avancées"
+    )]
+    pub attente_releve: f64,
+
+    /// Plafond de l'attente entre deux relevés (secondes).
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 300.0,
+        help_heading = "Options avancées"
+    )]
+    pub attente_releve_max: f64,
+
+    #[command(flatten)]
+    pub api: OptionsApi,
+}
+
+#[derive(Debug, Args)]
+pub struct ArgsResultats {
+    /// La participation dont télécharger les résultats (par défaut, celle du dernier plan).
+    #[arg(long, value_name = "ID")]
+    pub participation: Option<String>,
+
+    /// Dossier où écrire les fichiers (créé s'il n'existe pas).
+    #[arg(long, value_name = "DOSSIER", default_value = ".")]
+    pub sortie: PathBuf,
+
+    /// Télécharge aussi le journal du calcul (participation-ID-logs.txt).
+    #[arg(long)]
+    pub avec_journal: bool,
+
+    /// Demande à la plateforme de produire le CSV des observations (elle l'envoie aussi par
+    /// courriel) ; relancez vigie resultats quelques minutes plus tard pour le télécharger.
+    #[arg(long)]
+    pub demander_csv: bool,
 
     #[command(flatten)]
     pub api: OptionsApi,

@@ -66,9 +66,11 @@ impl InstantUtc {
 
     /// Lecture tolérante, pour ce que rend la plateforme et pour les plans écrits par une
     /// version antérieure : ISO 8601 avec fuseau, ISO **sans** fuseau (UTC, comme l'écrit
-    /// `isoformat()` du serveur), ou RFC 1123.
+    /// `isoformat()` du serveur, avec ses microsecondes quand la date en a :
+    /// `2026-06-21T21:40:00.123000`, tronquées à la seconde), ou RFC 1123.
     pub fn lire(texte: &str) -> Option<Self> {
-        let t = texte.trim();
+        let t = sans_fraction(texte.trim());
+        let t = t.as_ref();
         if let Ok(d) = httpdate::parse_http_date(t) {
             let s = d.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
             return i64::try_from(s).ok().map(InstantUtc);
@@ -120,6 +122,20 @@ impl fmt::Display for InstantUtc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.iso())
     }
+}
+
+/// Le texte sans la fraction de seconde d'une heure ISO (`21:40:00.123000` → `21:40:00`).
+fn sans_fraction(t: &str) -> std::borrow::Cow<'_, str> {
+    let Some(point) = t.find('.').filter(|&i| t[..i].contains(':')) else {
+        return std::borrow::Cow::Borrowed(t);
+    };
+    let chiffres = t[point + 1..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(t.len() - point - 1);
+    if chiffres == 0 {
+        return std::borrow::Cow::Borrowed(t);
+    }
+    std::borrow::Cow::Owned(format!("{}{}", &t[..point], &t[point + 1 + chiffres..]))
 }
 
 fn lire_iso(t: &str) -> Option<LectureIso> {
@@ -299,6 +315,9 @@ mod tests {
         assert_eq!(InstantUtc::lire("2026-06-21T21:30:00"), Some(i));
         assert_eq!(InstantUtc::lire("Sun, 21 Jun 2026 21:30:00 GMT"), Some(i));
         assert_eq!(InstantUtc::lire("2026-06-21T23:30:00+02:00"), Some(i));
+        assert_eq!(InstantUtc::lire("2026-06-21T21:30:00.123000"), Some(i));
+        assert_eq!(InstantUtc::lire("2026-06-21T23:30:00.5+02:00"), Some(i));
+        assert_eq!(InstantUtc::lire("2026-06-21T21:30:00."), None);
         assert_eq!(InstantUtc::lire("n'importe quoi"), None);
         assert_ne!(InstantUtc::lire("2026-06-22T21:30:00"), Some(i));
     }

@@ -22,4 +22,5 @@ pub mod secrets;
 pub mod sortie;
 pub mod suivi;
 pub mod texte;
+pub mod traitement;
 pub mod transport;

@@ -12,6 +12,7 @@ mod passages;
 mod renommer;
 #[cfg(feature = "bac-a-sable")]
 mod sable;
+mod traitement;
 mod vigiechiro;
 
 use std::io;
@@ -40,7 +41,9 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Plans => etat::plans(g),
         Commande::Connexion(args) => connexion::connexion(g, args),
         Commande::Deconnexion => connexion::deconnexion(g),
-        Commande::Traiter(args) => vigiechiro::traiter(g, args),
+        Commande::Traiter(args) => traitement::traiter(g, args),
+        Commande::Traitement(args) => traitement::traitement(g, args),
+        Commande::Resultats(args) => traitement::resultats(g, args),
         Commande::Renommer(args) => renommer::renommer(g, args),
         #[cfg(feature = "bac-a-sable")]
         Commande::Demo(args) => demo::demo(g, args),

@@ -80,6 +80,12 @@ pub(super) fn bac_a_sable(g: &OptionsGlobales, args: ArgsBacASable) -> Result<Co
             Err(e) => return Err(e),
         };
         bac.creer_compartiment(COMPARTIMENT_ESSAIS)?;
+        bac.regler_calcul(vigie_bac_a_sable::ReglagesCalcul {
+            attente: args.calcul_attente,
+            duree: args.calcul_duree,
+            echecs: args.calcul_echecs,
+            ..vigie_bac_a_sable::ReglagesCalcul::default()
+        });
         for r in &regles {
             bac.pannes().programmer(r.clone());
         }

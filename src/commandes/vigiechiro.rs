@@ -1,28 +1,23 @@
-//! `vigie connexion`, `vigie deconnexion`, `vigie traiter`, et la participation d'un dépôt
+//! `vigie connexion`, `vigie deconnexion`, et la participation d'un dépôt
 //! vers la plateforme Vigie-Chiro : l'adresse de l'API et la participation vérifiées avant
 //! tout envoi, la participation créée une seule fois.
 
-use std::io::{self, Write};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use crate::cli::{ArgsTraiter, OptionsGlobales};
+use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
-use crate::destination::{
-    CibleParticipation, Destination, DestinationVigieChiro, IdObjet, valider_endpoint,
-};
+use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::jeton;
 use crate::reessai::{
     Annulation, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
-use crate::transport::vigiechiro::{
-    Calcul, ClientVigieChiro, Participation, ReponseMoi, Utilisateur,
-};
+use crate::transport::vigiechiro::{ClientVigieChiro, Participation, ReponseMoi, Utilisateur};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
@@ -124,7 +119,17 @@ pub(super) async fn reconnaitre_plateforme(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
 ) -> Result<Utilisateur, RefusMoi> {
-    let issue = emettre(emetteur, Rejouabilite::Rejouable, "/moi", |_| client.moi()).await;
+    reconnaitre_plateforme_en(client, emetteur, Profil::Insistant).await
+}
+
+/// [`reconnaitre_plateforme`] sous le profil donné : BREF pour une commande qui ne fait que
+/// relever un état (`vigie traitement`).
+pub(super) async fn reconnaitre_plateforme_en(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    profil: Profil,
+) -> Result<Utilisateur, RefusMoi> {
+    let issue = crate::traitement::lire(emetteur, profil, "/moi", || client.moi()).await;
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u),
         ReponseApi::Succes(ReponseMoi::PasLApi(nature)) => Err(RefusMoi::PasLApi(nature)),
@@ -290,127 +295,6 @@ async fn participation_existante(
         )
         .into()),
     }
-}
-
-/// La participation et l'API visées par `vigie traiter` : celles données, ou, sans
-/// `--participation`, celles du dernier plan (qui doit être un dépôt Vigie-Chiro dont la
-/// participation est connue).
-fn cible_du_calcul(g: &OptionsGlobales, args: &ArgsTraiter) -> Result<(IdObjet, String, String)> {
-    if let Some(p) = &args.participation {
-        let CibleParticipation::Existante(id) = CibleParticipation::existante(p)? else {
-            unreachable!("CibleParticipation::existante rend une participation existante");
-        };
-        let adresse = crate::connexion::adresse_api(args.api.url.as_deref())?;
-        let api = valider_endpoint(&adresse.url, false)?;
-        return Ok((id, api, String::new()));
-    }
-    let base = super::ouvrir_base_existante(g)?;
-    let plan = base.plan(None)?;
-    let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination) else {
-        bail!(
-            "le dernier plan ({}) n'est pas un dépôt vers la plateforme Vigie-Chiro : donnez la \
-             participation, vigie traiter --participation ID",
-            plan.id
-        );
-    };
-    let connue = plan.participation.as_deref().and_then(IdObjet::analyser);
-    let Some(id) = connue else {
-        bail!(
-            "la participation du dernier plan ({}) n'est pas encore connue, sa création n'a pas \
-             abouti : reprenez d'abord ce plan, vigie retenter-echecs {}",
-            plan.id,
-            plan.id
-        );
-    };
-    Ok((id, dest.api, format!(" (celle du plan {})", plan.id)))
-}
-
-/// `vigie traiter [--participation ID]` : lance le calcul, une seule émission, jamais rejouée
-/// (un nouveau calcul efface les données déjà produites).
-pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSortie> {
-    let (participation, api, origine) = cible_du_calcul(g, &args)?;
-    let client = client(&api)?;
-    let chemin = format!("/participations/{participation}/compute");
-    let issue = mener_ponctuel(async |emetteur| {
-        reconnaitre_plateforme(&client, emetteur)
-            .await
-            .map_err(|r| {
-                r.erreur(
-                    &api,
-                    ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
-                    "le calcul n'a pas été lancé",
-                )
-            })?;
-        anyhow::Ok(
-            emettre(emetteur, Rejouabilite::NonRejouable, &chemin, |_| {
-                client.lancer_calcul(&participation)
-            })
-            .await,
-        )
-    })?;
-    let mut s = io::stdout().lock();
-    match (&issue.reponse, issue.raison) {
-        (ReponseApi::Succes(Calcul::Lance), _) => {
-            if g.json {
-                super::ligne_json(calcul_json(&participation, &api, None))?;
-            } else if !g.quiet {
-                writeln!(
-                    s,
-                    "Calcul lancé pour la participation {participation}{origine}."
-                )?;
-            }
-            Ok(CodeSortie::Succes)
-        }
-        (ReponseApi::Succes(Calcul::DejaEnCours(etat)), _) => {
-            if g.json {
-                super::ligne_json(calcul_json(&participation, &api, Some(etat)))?;
-                return Ok(CodeSortie::Succes);
-            }
-            writeln!(
-                s,
-                "La plateforme répond que le calcul de la participation {participation}{origine} \
-                 est déjà planifié ou en cours ({}) : rien n'a été relancé.",
-                neutraliser(etat)
-            )?;
-            Ok(CodeSortie::Succes)
-        }
-        (ReponseApi::Refuse { statut: 401, .. }, _) => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
-        }
-        // Ctrl-C avant que le lancement soit parti (pendant une attente) : rien n'est lancé.
-        (_, RaisonArret::Annule) => Err(super::interrompu()),
-        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => Err(ErreurAvecCode::new(
-            CodeSortie::RefusDefinitifs,
-            format!("la plateforme refuse le calcul de la participation {participation} ({statut}) : {detail}"),
-        )
-        .into()),
-        (_, RaisonArret::IssueInconnue) => Err(ErreurAvecCode::new(
-            CodeSortie::EchecsTransitoires,
-            "le lancement du calcul est parti sans réponse : vérifiez sur le site s'il est planifié avant de relancer \
-             (un nouveau calcul efface les données déjà produites)",
-        )
-        .into()),
-        (autre, _) => Err(ErreurAvecCode::new(
-            CodeSortie::EchecsTransitoires,
-            format!(
-                "le calcul n'a pas été lancé : {}",
-                pas_de_reponse_utile(autre)
-            ),
-        )
-        .into()),
-    }
-}
-
-/// `vigie traiter --json` : le calcul lancé, ou déjà planifié ou en cours (`etat_plateforme`,
-/// tel que la plateforme le dit).
-fn calcul_json(participation: &IdObjet, api: &str, deja: Option<&str>) -> serde_json::Value {
-    serde_json::json!({
-        "evenement": "calcul",
-        "participation": participation.as_str(),
-        "api": api,
-        "lance": deja.is_none(),
-        "etat_plateforme": deja,
-    })
 }
 
 #[cfg(test)]

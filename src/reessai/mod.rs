@@ -50,7 +50,7 @@
 mod boucle;
 mod budget;
 #[cfg(test)]
-mod doubles;
+pub(crate) mod doubles;
 mod politique;
 mod reponse;
 mod retry_after;

@@ -21,6 +21,7 @@ mod lignes;
 pub mod passages;
 mod repetes;
 mod tableau;
+pub mod traitement;
 
 use std::io::IsTerminal;
 use std::sync::Arc;

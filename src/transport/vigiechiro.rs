@@ -23,7 +23,8 @@
 //!   cause), pas une coupure du réseau.
 //!
 //! La relecture (liste des fichiers d'une participation, URL de lecture, taille et ETag d'un
-//! objet) est dans `vigiechiro/lecture.rs`, sous les mêmes règles.
+//! objet) est dans `vigiechiro/lecture.rs`, sous les mêmes règles ; ce qui suit le dépôt (état
+//! du calcul, bilan, taxons, téléchargement d'un résultat) dans `vigiechiro/traitement.rs`.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -44,6 +45,11 @@ mod lecture;
 pub use lecture::{AccesFichier, ObjetLu, PagePiecesJointes, PieceJointe};
 mod saison;
 pub use saison::{ParticipationLue, SiteLu};
+mod traitement;
+pub use traitement::{
+    Bilan, EtatCalcul, EtatParticipation, LigneBilan, Observateur, TaxonDuBilan, TaxonLu,
+    Traitement,
+};
 
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
 #[derive(Clone)]
@@ -69,6 +75,10 @@ pub struct Utilisateur {
     pub id: IdObjet,
     #[serde(default)]
     pub pseudo: Option<String>,
+    /// `Observateur`, `Validateur` ou `Administrateur` (`resources/utilisateurs.py`) : un
+    /// administrateur peut lancer le calcul de la participation d'un autre.
+    #[serde(default)]
+    pub role: Option<String>,
 }
 
 /// Ce que rend `GET /moi` : l'utilisateur du jeton, ou la preuve que l'adresse n'est pas celle

@@ -470,14 +470,15 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
         "{}",
         texte(&out)
     );
+    // L'état est lu d'abord : planifié, rien n'est émis vers `compute`.
     let out = traiter(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("déjà planifié"),
+        String::from_utf8_lossy(&out.stdout).contains("rien n'a été relancé"),
         "{}",
         texte(&out)
     );
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 2);
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
     let p = banc
         .bac()
         .participations(SITE)
@@ -489,7 +490,7 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
     banc.fichier(&nom(1), 100);
     let out = banc.depot_plateforme().output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 2);
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
 }
 
 #[test]

@@ -32,3 +32,4 @@ mod second_avis;
 mod securite;
 mod suivi;
 mod terminal;
+mod traitement;

@@ -597,7 +597,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(stdout(&out).starts_with("Aucun plan"), "{}", texte(&out));
     // `etat`, et `traiter` qui cherche la participation du dernier plan.
-    for commande in ["etat", "traiter"] {
+    for commande in ["etat", "traiter", "traitement", "resultats"] {
         let out = banc.vigie_plateforme().arg(commande).output().unwrap();
         assert_eq!(code(&out), 2, "{commande} : {}", texte(&out));
         assert!(

@@ -389,9 +389,9 @@ impl BacASable {
         self.vigiechiro.regler_calcul(reglages);
     }
 
-    /// Avance l'horloge des calculs de `duree`, sans attendre : à la requête suivante, chaque
-    /// calcul en est où il serait `duree` plus tard (le refus « Already … » d'un calcul de
-    /// moins d'un jour suit la même horloge).
+    /// Fait passer `duree` pour les calculs, sans attendre : à la requête suivante, chaque
+    /// calcul en est où il serait `duree` plus tard, ses dates reculées d'autant (le refus
+    /// « Already … » d'un calcul de moins d'un jour compte de même).
     pub fn avancer_horloge(&self, duree: Duration) {
         self.vigiechiro.avancer_horloge(duree);
     }

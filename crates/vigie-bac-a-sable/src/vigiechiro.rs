@@ -457,8 +457,6 @@ struct Etat {
     /// Octets « machine » d'un ObjectId (40 bits tirés au démarrage) et compteur.
     machine: u64,
     compteur: u32,
-    /// L'avance de l'horloge du calcul sur l'heure réelle (voir `traitement.rs`).
-    avance_horloge: Duration,
     /// Le déroulement des prochains calculs lancés.
     reglages_calcul: ReglagesCalcul,
     /// Les CSV demandés (`POST …/csv`) : participation, et l'instant où il sera écrit.
@@ -1203,7 +1201,6 @@ impl Vigiechiro {
                 multipart_refuse: false,
                 machine: rand::random::<u64>(),
                 compteur: rand::random::<u32>(),
-                avance_horloge: Duration::ZERO,
                 reglages_calcul: ReglagesCalcul::default(),
                 csv_demandes: Vec::new(),
                 courriels_csv: Vec::new(),
@@ -2149,7 +2146,6 @@ mod tests {
             multipart_refuse: false,
             machine: u64::MAX,
             compteur: 0xFF_FFFF,
-            avance_horloge: Duration::ZERO,
             reglages_calcul: ReglagesCalcul::default(),
             csv_demandes: Vec::new(),
             courriels_csv: Vec::new(),

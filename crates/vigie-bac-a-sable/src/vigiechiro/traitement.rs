@@ -48,8 +48,8 @@
 //! Les observations sont tirées de chaque séquence WAV finalisée de la participation, de façon
 //! déterministe (d'après son titre) : le bilan et le CSV d'un même calcul disent la même nuit.
 //!
-//! Le temps du calcul est celui d'une horloge propre au bac à sable ([`Vigiechiro::avancer_horloge`]
-//! l'avance d'un coup) : un test fait passer une heure ou un jour sans attendre.
+//! Le calcul suit l'heure du système ; [`Vigiechiro::avancer_horloge`] fait passer d'un coup
+//! une heure ou un jour pour lui (ce qu'il a noté recule d'autant) : un test n'attend pas.
 //!
 //! Écart voulu : relancé sur une participation en `RETRY`, le serveur accepte et mène deux
 //! tâches à la fois ; le bac à sable remplace la tâche en cours par la nouvelle.
@@ -702,16 +702,41 @@ impl CalculPlateforme {
 }
 
 impl Vigiechiro {
-    /// L'instant présent de l'horloge du bac à sable (le vrai, avancé de
-    /// [`Vigiechiro::avancer_horloge`]).
+    /// L'instant présent : l'heure du système, celle du client aussi.
     pub(crate) fn maintenant(&self) -> SystemTime {
-        SystemTime::now() + self.etat().avance_horloge
+        SystemTime::now()
     }
 
-    /// Avance l'horloge du calcul de `duree` : les calculs en cours progressent d'autant à la
-    /// prochaine requête.
+    /// Fait passer `duree` pour les calculs : tout ce qu'ils ont noté (dates, début de chaque
+    /// étape, CSV demandés) recule d'autant, si bien qu'à la prochaine requête chacun en est
+    /// où il serait `duree` plus tard, et que ses dates restent cohérentes avec l'heure du
+    /// client (« en cours depuis 12 min »).
     pub(crate) fn avancer_horloge(&self, duree: Duration) {
-        self.etat().avance_horloge += duree;
+        let recul = |t: &mut SystemTime| *t = t.checked_sub(duree).unwrap_or(UNIX_EPOCH);
+        let mut etat = self.etat();
+        for p in &mut etat.participations {
+            let Some(c) = p.traitement.as_mut() else {
+                continue;
+            };
+            for date in [
+                &mut c.date_planification,
+                &mut c.date_debut,
+                &mut c.date_fin,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                recul(date);
+            }
+            if let Some(d) = c.deroulement.as_mut() {
+                match &mut d.phase {
+                    Phase::EnFile(t) | Phase::EnCours(t) | Phase::CsvAttendu(t) => recul(t),
+                }
+            }
+        }
+        for (_, quand) in &mut etat.csv_demandes {
+            recul(quand);
+        }
     }
 
     /// Les réglages des calculs lancés désormais.

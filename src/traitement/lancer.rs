@@ -1,0 +1,137 @@
+//! Avant de lancer le calcul d'une nuit : ce que dit son état sur la plateforme.
+//!
+//! Pourquoi : `POST /participations/{id}/compute` n'est jamais anodin. Le serveur
+//! (`resources/participations.py` `participation_trigger_compute`) ne refuse qu'un calcul
+//! `PLANIFIE` ou `EN_COURS` depuis moins d'un jour ; il accepte tout le reste, **y compris sur
+//! une nuit déjà calculée**, dont le nouveau calcul efface les résultats
+//! (`scripts/task_participation.py` `reset_pjs_state`), et sur une nuit en `RETRY`, où il mènerait
+//! deux calculs à la fois. `vigie traiter` lit donc l'état d'abord, et ne lance que ce qui doit
+//! l'être ; le reste demande `--relancer`. Pure : l'état et l'instant sont donnés.
+
+use std::time::Duration;
+
+use crate::horodatage::InstantUtc;
+use crate::transport::vigiechiro::{EtatCalcul, Traitement};
+
+/// Un jour : la règle du serveur pour un calcul planifié ou en cours.
+const UN_JOUR: Duration = Duration::from_secs(86_400);
+
+/// Ce que `vigie traiter` fait, d'après l'état du calcul.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AvantCalcul {
+    /// Jamais calculée, ou le dernier calcul a échoué : lancer.
+    Lancer,
+    /// `--relancer` : lancer malgré un calcul fini (ses résultats seront remplacés), ou à la
+    /// place d'un calcul qui semble arrêté.
+    Relancer,
+    /// Planifié ou en cours depuis moins d'un jour : rien à faire (la plateforme refuserait).
+    DejaEnCours,
+    /// Planifié, en cours ou en attente d'un nouvel essai depuis plus d'un jour : le calcul
+    /// semble arrêté ; `--relancer` le relance.
+    Arrete,
+    /// Un essai a échoué, la plateforme en refera un d'elle-même : rien à faire.
+    Reessai,
+    /// Déjà fini : `--relancer` pour recalculer (les résultats seraient remplacés).
+    DejaFini,
+    /// Un état que `vigie` ne connaît pas : `--relancer` seulement.
+    Inconnu,
+}
+
+/// Une date de moins d'un jour, comme le serveur la juge (`(now - date).days < 1`, vrai aussi
+/// pour une date à venir).
+fn recente(date: Option<InstantUtc>, maintenant: InstantUtc) -> bool {
+    date.is_some_and(|d| maintenant.secondes() - d.secondes() < UN_JOUR.as_secs() as i64)
+}
+
+/// La décision, pour l'état `traitement` (aucun : jamais calculée), `relancer` demandé ou non.
+pub fn avant_calcul(
+    traitement: Option<&Traitement>,
+    relancer: bool,
+    maintenant: InstantUtc,
+) -> AvantCalcul {
+    let Some(t) = traitement else {
+        return AvantCalcul::Lancer;
+    };
+    match &t.etat {
+        EtatCalcul::Erreur => AvantCalcul::Lancer,
+        EtatCalcul::Planifie | EtatCalcul::EnCours => {
+            if recente(t.date_debut, maintenant) || recente(t.date_planification, maintenant) {
+                AvantCalcul::DejaEnCours
+            } else if relancer {
+                AvantCalcul::Relancer
+            } else {
+                AvantCalcul::Arrete
+            }
+        }
+        EtatCalcul::Retry => {
+            let derniere = t.date_fin.or(t.date_debut);
+            if derniere.is_none() || recente(derniere, maintenant) {
+                AvantCalcul::Reessai
+            } else if relancer {
+                AvantCalcul::Relancer
+            } else {
+                AvantCalcul::Arrete
+            }
+        }
+        EtatCalcul::Fini if relancer => AvantCalcul::Relancer,
+        EtatCalcul::Fini => AvantCalcul::DejaFini,
+        EtatCalcul::Autre(_) if relancer => AvantCalcul::Relancer,
+        EtatCalcul::Autre(_) => AvantCalcul::Inconnu,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(
+        etat: EtatCalcul,
+        planif: Option<i64>,
+        debut: Option<i64>,
+        fin: Option<i64>,
+    ) -> Traitement {
+        let i = |s: Option<i64>| s.map(InstantUtc::depuis_secondes);
+        Traitement {
+            etat,
+            retry: None,
+            date_planification: i(planif),
+            date_debut: i(debut),
+            date_fin: i(fin),
+            message: None,
+        }
+    }
+
+    #[test]
+    fn chaque_etat_et_relancer() {
+        let maintenant = InstantUtc::depuis_secondes(10 * 86_400);
+        let il_y_a = |h: i64| Some(10 * 86_400 - h * 3600);
+        use AvantCalcul::*;
+        use EtatCalcul::*;
+        let cas = [
+            (None, false, Lancer),
+            (Some(t(Erreur, None, il_y_a(1), il_y_a(1))), false, Lancer),
+            (Some(t(Planifie, il_y_a(2), None, None)), false, DejaEnCours),
+            // La plateforme refuserait : même --relancer n'y peut rien.
+            (Some(t(Planifie, il_y_a(2), None, None)), true, DejaEnCours),
+            (Some(t(EnCours, None, il_y_a(23), None)), true, DejaEnCours),
+            (Some(t(EnCours, None, il_y_a(25), None)), false, Arrete),
+            (Some(t(Planifie, il_y_a(48), None, None)), true, Relancer),
+            // Une date à venir (horloges décalées) compte comme récente, comme au serveur.
+            (Some(t(EnCours, None, il_y_a(-3), None)), true, DejaEnCours),
+            (Some(t(Retry, None, il_y_a(3), il_y_a(2))), true, Reessai),
+            (Some(t(Retry, None, il_y_a(30), il_y_a(29))), false, Arrete),
+            (Some(t(Retry, None, il_y_a(30), il_y_a(29))), true, Relancer),
+            (Some(t(Fini, None, il_y_a(3), il_y_a(2))), false, DejaFini),
+            (Some(t(Fini, None, il_y_a(3), il_y_a(2))), true, Relancer),
+            (Some(t(Autre("X".into()), None, None, None)), false, Inconnu),
+            (Some(t(Autre("X".into()), None, None, None)), true, Relancer),
+        ];
+        for (traitement, relancer, attendu) in cas {
+            assert_eq!(
+                avant_calcul(traitement.as_ref(), relancer, maintenant),
+                attendu,
+                "{traitement:?} relancer={relancer}"
+            );
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Après le dépôt : le calcul de la nuit sur la plateforme, son état, son bilan, ses résultats.
+//!
+//! Déposer n'est que la moitié du chemin : le participant veut savoir si la plateforme a
+//! traité sa nuit, et quelles espèces elle y a trouvées. Ce module porte ce que `vigie
+//! traitement`, `vigie resultats` et `vigie traiter` savent faire, sans rien afficher
+//! (`suivi/traitement.rs` met en mots) :
+//! - [`relever`] lit l'état du calcul d'une participation : c'est un **sondage**, toujours en
+//!   profil BREF (une tentative de plus au plus) ; un relevé qui n'aboutit pas est un relevé
+//!   manqué ([`Releve::Manque`]), pas une erreur : le suivant repassera. Seuls les refus qui
+//!   ne changeront pas d'eux-mêmes (jeton refusé, participation inconnue, adresse qui n'est
+//!   pas l'API) arrêtent ;
+//! - [`suivre`] enchaîne les relevés jusqu'à la fin du calcul (`--attendre`) ;
+//! - [`taxons`] garde les noms des taxons ; [`lancer`] décide si un calcul peut partir ;
+//!   [`resultats`] trouve et télécharge le CSV des observations et le journal du calcul.
+
+pub mod lancer;
+pub mod resultats;
+pub mod suivre;
+pub mod taxons;
+
+use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
+use crate::destination::IdObjet;
+use crate::horodatage::InstantUtc;
+use crate::reessai::{ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::transport::vigiechiro::ClientVigieChiro;
+use crate::transport::{Emetteur, Emission, EnVol};
+
+pub use crate::transport::vigiechiro::{
+    Bilan, EtatCalcul, EtatParticipation, LigneBilan, Observateur, TaxonDuBilan, TaxonLu,
+    Traitement,
+};
+pub use suivre::{AnnoncesReleve, Cadence, FinDuSuivi, suivre};
+
+/// Le jeton refusé, dit pour une commande qui ne dépose rien.
+pub const JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous \
+     sur le site, puis vigie connexion --jeton -, et relancez la commande";
+
+/// Ce qu'un relevé a donné.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Releve {
+    /// L'état lu.
+    Lu(Box<EtatParticipation>),
+    /// Rien de lisible cette fois (plateforme indisponible, réseau coupé, réponse abîmée) : le
+    /// relevé suivant repassera. Porte ce qui s'est passé, en français.
+    Manque(String),
+}
+
+/// Le calcul est-il arrivé au bout (fini ou en erreur) ?
+pub fn est_termine(e: &EtatParticipation) -> bool {
+    matches!(
+        e.traitement.as_ref().map(|t| &t.etat),
+        Some(EtatCalcul::Fini | EtatCalcul::Erreur)
+    )
+}
+
+/// Le code de sortie de `vigie traitement` : 0 fini, 3 en erreur, 1 pas (encore) fini.
+pub fn code_de_l_etat(e: Option<&EtatParticipation>) -> CodeSortie {
+    match e.and_then(|e| e.traitement.as_ref()).map(|t| &t.etat) {
+        Some(EtatCalcul::Fini) => CodeSortie::Succes,
+        Some(EtatCalcul::Erreur) => CodeSortie::RefusDefinitifs,
+        _ => CodeSortie::EchecsTransitoires,
+    }
+}
+
+/// Une lecture de la plateforme, hors de tout plan : rejouable, sous le profil donné.
+pub(crate) async fn lire<T, Fut>(
+    emetteur: &Emetteur,
+    profil: Profil,
+    cible: &str,
+    mut tentative: impl FnMut() -> Fut,
+) -> crate::reessai::Issue<T>
+where
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    emetteur
+        .emettre(
+            Emission {
+                methode: "GET",
+                cible,
+                profil,
+                rejouabilite: Rejouabilite::Rejouable,
+            },
+            &ObservateurMuet,
+            &EnVol::default(),
+            |_| tentative(),
+        )
+        .await
+}
+
+/// Une écriture émise une seule fois, jamais rejouée (`POST …/compute`, `POST …/csv`) : sans
+/// réponse, son issue est inconnue, et c'est à l'appelant de la réconcilier.
+pub(crate) async fn ecrire_une_fois<T, Fut>(
+    emetteur: &Emetteur,
+    cible: &str,
+    mut tentative: impl FnMut() -> Fut,
+) -> crate::reessai::Issue<T>
+where
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    emetteur
+        .emettre(
+            Emission {
+                methode: "POST",
+                cible,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::NonRejouable,
+            },
+            &ObservateurMuet,
+            &EnVol::default(),
+            |_| tentative(),
+        )
+        .await
+}
+
+/// Un relevé de l'état du calcul de `participation` (`GET /participations/{id}`), en profil
+/// BREF. `Err` : un refus qui ne changera pas de lui-même (jeton, participation inconnue) ;
+/// Ctrl-C pendant le relevé rend un relevé manqué, l'appelant voit l'annulation.
+pub async fn relever(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    participation: &IdObjet,
+) -> anyhow::Result<Releve> {
+    let cible = format!("/participations/{participation}");
+    let issue = lire(emetteur, Profil::Bref, &cible, || {
+        client.etat_participation(participation)
+    })
+    .await;
+    match (issue.reponse, issue.raison) {
+        (ReponseApi::Succes(Some(e)), _) => Ok(Releve::Lu(Box::new(e))),
+        (ReponseApi::Succes(None), _) => Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!(
+                "la participation {participation} n'existe pas sur la plateforme : vérifiez \
+                 l'identifiant (fin de l'adresse de la page de la participation sur le site)"
+            ),
+        )
+        .into()),
+        (ReponseApi::Refuse { statut: 401, .. }, _) => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+        }
+        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) if statut != 0 => {
+            Err(ErreurAvecCode::new(
+                CodeSortie::RefusDefinitifs,
+                format!(
+                    "la plateforme refuse de dire où en est le calcul de la participation \
+                     {participation} ({statut} : {detail})"
+                ),
+            )
+            .into())
+        }
+        (autre, _) => Ok(Releve::Manque(pas_de_reponse_utile(&autre))),
+    }
+}
+
+/// La date d'aujourd'hui vue par la plateforme (secondes Unix, UTC).
+pub fn maintenant() -> InstantUtc {
+    InstantUtc::depuis_secondes(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    )
+}

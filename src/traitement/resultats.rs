@@ -1,0 +1,258 @@
+//! Les résultats d'un calcul : le CSV des observations et le journal du calcul, trouvés sur la
+//! plateforme, téléchargés et écrits sans jamais laisser un fichier à moitié écrit.
+//!
+//! Le chemin, tel que le serveur le sert :
+//! - le CSV est un fichier de la participation, de type `application/x-processing-extra`,
+//!   nommé `participation-<id>-observations.csv` (`scripts/task_observations_csv.py`
+//!   `generate_csv_name`, `upload_observations_csv`) ; il est listé par
+//!   `GET /participations/{id}/pieces_jointes?processing_extra=true` (paginé). Il n'existe
+//!   qu'après un calcul fini, et seulement si la plateforme le produit d'elle-même
+//!   (`TASK_PARTICIPATION_GENERATE_OBSERVATION_CSV`) ou qu'on le lui a demandé
+//!   (`POST …/csv`) ; un nouveau calcul l'efface dès qu'il commence (`reset_pjs_state`) ;
+//! - le journal est le fichier que désigne `logs` (`participation-<id>-logs`, du texte) ;
+//! - `GET /fichiers/{id}/acces` rend une URL signée de lecture (410 tant qu'il n'est pas
+//!   disponible), lue en flux vers un fichier provisoire du dossier de sortie, taille vérifiée,
+//!   puis renommé : le fichier final est entier, ou n'est pas.
+//!
+//! Un nom venu du serveur ne devient jamais un chemin tel quel ([`nom_sur`]).
+
+use std::path::{Path, PathBuf};
+
+use super::lire;
+use crate::destination::IdObjet;
+use crate::reessai::{Issue, Profil, ReponseApi};
+use crate::transport::Emetteur;
+use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
+
+/// Au-delà, un résultat n'est pas téléchargé : le CSV d'une nuit de 4 000 séquences pèse
+/// quelques Mio.
+pub const TAILLE_MAX: u64 = 1 << 30;
+/// Fichiers par page de la liste (le serveur en admet 100 au plus).
+const PAR_PAGE: u32 = 100;
+/// Pages lues au plus (10 000 fichiers de calcul).
+const PAGES_MAX: u32 = 100;
+
+/// Le nom du CSV des observations de la participation (`generate_csv_name`).
+pub fn nom_du_csv(participation: &IdObjet) -> String {
+    format!("participation-{participation}-observations.csv")
+}
+
+/// Un nom de fichier venu du serveur, rendu sûr pour le disque : sans dossier (seul ce qui suit
+/// le dernier `/` ou `\`), sans caractère de contrôle ni marque de direction, sans caractère
+/// interdit sous Windows (`<>:"|?*`, remplacés par `_`), sans point ni espace au début ou à la
+/// fin, ni nom réservé de Windows (`CON`, `NUL`, `COM1`…), 200 caractères au plus. `None` s'il
+/// ne reste rien.
+pub fn nom_sur(titre: &str) -> Option<String> {
+    let dernier = titre.rsplit(['/', '\\']).next().unwrap_or("");
+    let propre: String = dernier
+        .chars()
+        .filter(|c| {
+            !c.is_control()
+                && !matches!(
+                    c,
+                    '\u{200e}'
+                        | '\u{200f}'
+                        | '\u{061c}'
+                        | '\u{202a}'..='\u{202e}'
+                        | '\u{2066}'..='\u{2069}'
+                )
+        })
+        .map(|c| {
+            if matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .take(200)
+        .collect();
+    let propre = propre.trim_matches(|c: char| c == '.' || c.is_whitespace());
+    if propre.is_empty() {
+        return None;
+    }
+    let racine = propre
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_uppercase();
+    let reserve = matches!(racine.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ((racine.starts_with("COM") || racine.starts_with("LPT"))
+            && racine.len() == 4
+            && racine.as_bytes()[3].is_ascii_digit());
+    Some(if reserve {
+        format!("_{propre}")
+    } else {
+        propre.to_owned()
+    })
+}
+
+/// Ce qu'une recherche ou un téléchargement n'a pas pu faire.
+#[derive(Debug)]
+pub enum Echec {
+    /// La plateforme ou le réseau n'a pas répondu utilement (après les réessais).
+    Plateforme(ReponseApi<()>),
+    /// Le disque : le dossier de sortie, l'écriture, le renommage.
+    Local(String),
+}
+
+fn sans_valeur<T>(r: ReponseApi<T>) -> ReponseApi<()> {
+    r.map(|_| ())
+}
+
+fn succes<T>(issue: Issue<T>) -> Result<T, Echec> {
+    match issue.reponse {
+        ReponseApi::Succes(v) => Ok(v),
+        autre => Err(Echec::Plateforme(sans_valeur(autre))),
+    }
+}
+
+/// Le CSV des observations de la participation, s'il est sur la plateforme et disponible (le
+/// plus récent, s'il y en avait deux).
+pub async fn trouver_csv(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    participation: &IdObjet,
+) -> Result<Option<PieceJointe>, Echec> {
+    let nom = nom_du_csv(participation);
+    let cible = format!("/participations/{participation}/pieces_jointes");
+    let mut trouve = None;
+    for page in 1..=PAGES_MAX {
+        let p = succes(
+            lire(emetteur, Profil::Insistant, &cible, || {
+                client.pieces_jointes(participation, page, PAR_PAGE, &["processing_extra"])
+            })
+            .await,
+        )?;
+        let derniere = p.items.len() < PAR_PAGE as usize;
+        if let Some(f) = p
+            .items
+            .into_iter()
+            .rev()
+            .find(|f| f.titre == nom && f.disponible)
+        {
+            trouve = Some(f);
+        }
+        if derniere {
+            break;
+        }
+    }
+    Ok(trouve)
+}
+
+/// Un fichier téléchargé.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Telecharge {
+    pub chemin: PathBuf,
+    pub octets: u64,
+}
+
+/// Télécharge le fichier `id` de la plateforme dans `dossier` sous le nom `nom` (déjà sûr) :
+/// URL de lecture, GET en flux vers un fichier provisoire du même dossier, taille vérifiée,
+/// puis renommage (un fichier de ce nom est remplacé). `Ok(None)` : la plateforme ne l'a pas
+/// (ou plus) disponible.
+pub async fn telecharger(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    id: &IdObjet,
+    dossier: &Path,
+    nom: &str,
+) -> Result<Option<Telecharge>, Echec> {
+    let acces = succes(
+        lire(
+            emetteur,
+            Profil::Insistant,
+            &format!("/fichiers/{id}/acces"),
+            || client.url_de_lecture(id),
+        )
+        .await,
+    )?;
+    let url = match acces {
+        AccesFichier::Url(u) => u,
+        AccesFichier::NonDisponible | AccesFichier::Inconnu => return Ok(None),
+    };
+    client.verifier_url_signee(&url).map_err(|e| {
+        Echec::Plateforme(ReponseApi::Illisible {
+            statut: 200,
+            detail: e,
+        })
+    })?;
+    // Des résultats à lire, à partager : les droits ordinaires (umask), pas ceux de la base.
+    std::fs::create_dir_all(dossier).map_err(|e| {
+        Echec::Local(format!(
+            "dossier {} : {}",
+            dossier.display(),
+            crate::plateforme::erreur_systeme(&e)
+        ))
+    })?;
+    let final_ = dossier.join(nom);
+    let provisoire = dossier.join(format!(".{nom}.{}.partiel", std::process::id()));
+    let issue = lire(
+        emetteur,
+        Profil::Insistant,
+        "GET (URL signée de lecture)",
+        || client.telecharger(&url, &provisoire, TAILLE_MAX),
+    )
+    .await;
+    let octets = match issue.reponse {
+        ReponseApi::Succes(Some(n)) => n,
+        ReponseApi::Succes(None) => {
+            let _ = std::fs::remove_file(&provisoire);
+            return Ok(None);
+        }
+        ReponseApi::Refuse {
+            statut: 0, detail, ..
+        } => {
+            let _ = std::fs::remove_file(&provisoire);
+            return Err(Echec::Local(format!("{} : {detail}", provisoire.display())));
+        }
+        autre => {
+            let _ = std::fs::remove_file(&provisoire);
+            return Err(Echec::Plateforme(sans_valeur(autre)));
+        }
+    };
+    if let Err(e) = std::fs::rename(&provisoire, &final_) {
+        let _ = std::fs::remove_file(&provisoire);
+        return Err(Echec::Local(format!(
+            "{} : {}",
+            final_.display(),
+            crate::plateforme::erreur_systeme(&e)
+        )));
+    }
+    Ok(Some(Telecharge {
+        chemin: final_,
+        octets,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noms_venus_du_serveur() {
+        for (titre, attendu) in [
+            (
+                "participation-64a1b2c3d4e5f60718293d01-observations.csv",
+                Some("participation-64a1b2c3d4e5f60718293d01-observations.csv"),
+            ),
+            ("../../.bashrc", Some("bashrc")),
+            ("/etc/passwd", Some("passwd")),
+            ("..\\..\\Windows\\system.ini", Some("system.ini")),
+            ("a\u{1b}[2Jb\n.csv", Some("a[2Jb.csv")),
+            ("vaw.\u{202e}exe.csv", Some("vaw.exe.csv")),
+            ("CON", Some("_CON")),
+            ("nul.txt", Some("_nul.txt")),
+            ("com1.csv", Some("_com1.csv")),
+            ("compte.csv", Some("compte.csv")),
+            ("a<b>:c|d?e*\".csv", Some("a_b__c_d_e__.csv")),
+            ("..", None),
+            ("", None),
+            ("dossier/", None),
+            (" . ", None),
+        ] {
+            assert_eq!(nom_sur(titre).as_deref(), attendu, "{titre:?}");
+        }
+        assert_eq!(nom_sur(&"x".repeat(500)).unwrap().chars().count(), 200);
+    }
+}
