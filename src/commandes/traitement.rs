@@ -22,9 +22,9 @@ use crate::destination::{CibleParticipation, Destination, IdObjet, valider_endpo
 use crate::plan::{Base, DepotPlan, ErreurBase, VerrouPlan};
 use crate::reessai::{AleaSysteme, Profil, RaisonArret, ReponseApi, TemporisateurTokio};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::suivi::format::{neutraliser, octets_lisibles, pluriel};
+use crate::suivi::format::{neutraliser, octets_lisibles, pluriel, replier};
 use crate::suivi::traitement::{
-    AnnoncesReleves, ModeReleves, lignes_bilan, phrase_etat, replier, suggestion, traitement_json,
+    AnnoncesReleves, ModeReleves, lignes_bilan, phrase_etat, suggestion, traitement_json,
 };
 use crate::traitement::lancer::{AvantCalcul, avant_calcul};
 use crate::traitement::resultats::{self, Echec, nom_du_csv, nom_sur};
@@ -237,8 +237,10 @@ fn afficher_etat(
 /// Un paragraphe replié en 80 colonnes, puis, s'il y en a une, la commande à lancer ensuite
 /// (jamais coupée).
 fn ecrire(sortie: &mut dyn Write, prose: &str, suite: Option<(&str, &str)>) -> io::Result<()> {
-    for ligne in replier(prose, 80) {
-        writeln!(sortie, "{ligne}")?;
+    if !prose.is_empty() {
+        for ligne in replier(prose, 80) {
+            writeln!(sortie, "{ligne}")?;
+        }
     }
     if let Some((intro, commande)) = suite {
         for ligne in suggestion(intro, commande) {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use chrono::{Datelike, TimeZone, Timelike};
 use serde_json::{Value, json};
 
-use super::format::{neutraliser, pluriel};
+use super::format::{neutraliser, pluriel, replier};
 use crate::horodatage::InstantUtc;
 use crate::traitement::taxons::{CacheTaxons, NomsTaxon};
 use crate::traitement::{
@@ -78,27 +78,6 @@ pub fn duree_ecoulee(d: Duration) -> String {
         3600..86_400 => format!("{}\u{a0}h\u{a0}{:02}", s / 3600, (s % 3600) / 60),
         _ => pluriel(s / 86_400, "jour", "jours"),
     }
-}
-
-/// Un texte replié en lignes de `largeur` caractères au plus, entre les mots (un mot plus long
-/// que la ligne reste entier).
-pub fn replier(texte: &str, largeur: usize) -> Vec<String> {
-    let mut lignes = Vec::new();
-    let mut ligne = String::new();
-    for mot in texte.split(' ').filter(|m| !m.is_empty()) {
-        let n = ligne.chars().count();
-        if n > 0 && n + 1 + mot.chars().count() > largeur {
-            lignes.push(std::mem::take(&mut ligne));
-        }
-        if !ligne.is_empty() {
-            ligne.push(' ');
-        }
-        ligne.push_str(mot);
-    }
-    if !ligne.is_empty() {
-        lignes.push(ligne);
-    }
-    lignes
 }
 
 /// Une commande à lancer ensuite, annoncée par `intro` (« Pour le suivre : ») : sur la même
@@ -425,8 +404,7 @@ impl AnnoncesReleve for AnnoncesReleves {
                     None => format!("~ {phrase}"),
                 };
                 let mut texte = String::new();
-                for (i, l) in replier(&ligne, COLONNES - 2).into_iter().enumerate() {
-                    texte.push_str(if i == 0 { "" } else { "  " });
+                for l in replier(&ligne, COLONNES) {
                     texte.push_str(&l);
                     texte.push('\n');
                 }
@@ -485,14 +463,6 @@ mod tests {
             "le 1er\u{a0}août 2025 à 12\u{a0}h\u{a0}00"
         );
         assert_eq!(duree_ecoulee(Duration::from_secs(20)), "moins d'une minute");
-        assert_eq!(
-            replier("un deux trois quatre cinq", 10),
-            ["un deux", "trois", "quatre", "cinq"]
-        );
-        assert_eq!(
-            replier("anticonstitutionnellement x", 5),
-            ["anticonstitutionnellement", "x"]
-        );
         assert_eq!(
             suggestion("Pour le suivre :", "vigie traitement --attendre"),
             ["Pour le suivre : vigie traitement --attendre"]
