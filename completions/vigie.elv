@@ -198,7 +198,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
             cand --relancer 'Relance le calcul d''une nuit déjà calculée (ses résultats seront remplacés par ceux du nouveau calcul), ou d''un calcul qui semble arrêté depuis plus d''un jour'
-            cand --nuit-incomplete 'Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu''un dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu''elle a, et ne relancera pas le calcul avant un jour'
+            cand --nuit-incomplete 'Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu''un dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu''elle a, et refusera un autre calcul tant que celui-ci sera planifié ou en cours (un jour au plus)'
             cand --json 'Événements et bilan en lignes JSON sur la sortie standard'
             cand -v 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'

@@ -187,7 +187,7 @@ toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l relancer -d 'Relance le calcul d\'une nuit déjà calculée (ses résultats seront remplacés par ceux du nouveau calcul), ou d\'un calcul qui semble arrêté depuis plus d\'un jour'
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l nuit-incomplete -d 'Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu\'un dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu\'elle a, et ne relancera pas le calcul avant un jour'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l nuit-incomplete -d 'Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu\'un dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu\'elle a, et refusera un autre calcul tant que celui-ci sera planifié ou en cours (un jour au plus)'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'

@@ -881,8 +881,8 @@ pub struct ArgsTraiter {
     pub relancer: bool,
 
     /// Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu'un
-    /// dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu'elle a, et ne
-    /// relancera pas le calcul avant un jour.
+    /// dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu'elle a, et
+    /// refusera un autre calcul tant que celui-ci sera planifié ou en cours (un jour au plus).
     #[arg(long)]
     pub nuit_incomplete: bool,
 

@@ -501,9 +501,10 @@ fn verifier_nuit(g: &OptionsGlobales, cible: &Cible, malgre_tout: bool) -> Resul
     Err(ErreurAvecCode::new(
         CodeSortie::Usage,
         format!(
-            "{} ; le calcul ne verrait que les fichiers déjà déposés, et la plateforme ne le \
-             relancerait pas avant un jour. Rien n'a été lancé. Pour lancer quand même le calcul \
-             d'une nuit incomplète : vigie traiter{} --nuit-incomplete",
+            "{} ; le calcul ne verrait que les fichiers déjà déposés, et tant qu'il serait \
+             planifié ou en cours (un jour au plus) la plateforme refuserait d'en lancer un \
+             autre. Rien n'a été lancé. Pour lancer quand même le calcul d'une nuit \
+             incomplète : vigie traiter{} --nuit-incomplete",
             refus.join(" ; "),
             cible.options()
         ),
