@@ -834,6 +834,16 @@ fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
             format!("{quoi} : {}", pas_de_reponse_utile(&r)),
         )
         .into(),
+        Echec::Stockage(r) => ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "{quoi} : le stockage de la plateforme n'a pas rendu le fichier ({}) ; relancez \
+                 la commande plus tard (une nouvelle adresse de lecture sera demandée), rien n'a \
+                 été écrit",
+                neutraliser(r.detail().unwrap_or("sans détail"))
+            ),
+        )
+        .into(),
         Echec::Local(m) => {
             ErreurAvecCode::new(CodeSortie::Usage, format!("{quoi} : {}", neutraliser(&m))).into()
         }

@@ -92,6 +92,9 @@ pub fn nom_sur(titre: &str) -> Option<String> {
 pub enum Echec {
     /// La plateforme ou le réseau n'a pas répondu utilement (après les réessais).
     Plateforme(ReponseApi<()>),
+    /// Le stockage, derrière l'URL signée de lecture, a refusé ou n'a pas répondu utilement :
+    /// une nouvelle commande demandera une nouvelle URL.
+    Stockage(ReponseApi<()>),
     /// Le disque : le dossier de sortie, l'écriture, le renommage.
     Local(String),
 }
@@ -208,7 +211,7 @@ pub async fn telecharger(
         }
         autre => {
             let _ = std::fs::remove_file(&provisoire);
-            return Err(Echec::Plateforme(sans_valeur(autre)));
+            return Err(Echec::Stockage(sans_valeur(autre)));
         }
     };
     if let Err(e) = std::fs::rename(&provisoire, &final_) {

@@ -460,8 +460,9 @@ fn un_csv_absent_donne_un_message_et_le_code_1() {
     assert!(e.contains("--demander-csv"), "{e}");
     assert!(!dossier.join(nom_csv(PARTICIPATION)).exists());
     // Demandé : un courriel, puis le CSV est là.
-    let out = resultats(&["--demander-csv"]);
+    let out = resultats(&["--demander-csv", "--json"]);
     assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(lignes_json(&out.stdout)[0]["evenement"], "csv_demande");
     assert_eq!(banc.bac().courriels_csv(PARTICIPATION), 1);
     banc.bac().avancer_horloge(2 * MINUTE);
     let out = resultats(&[]);
@@ -661,4 +662,93 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
         "{e}"
     );
     assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+}
+
+#[test]
+fn sans_participation_le_dernier_plan_et_ses_gestes() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 2_000);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.calcul(MINUTE, MINUTE);
+    let out = banc.vigie_plateforme().arg("traitement").output().unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let s = sortie(&out);
+    assert!(
+        s.contains(&format!(
+            "Participation {PARTICIPATION} (plan 1) : aucun calcul lancé."
+        )),
+        "{s}"
+    );
+    // Le geste proposé vise le même plan, sans --participation.
+    assert!(s.ends_with("Pour lancer le calcul : vigie traiter"), "{s}");
+    let out = banc.vigie_plateforme().arg("traiter").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        sortie(&out).contains("Calcul lancé pour la participation"),
+        "{}",
+        texte(&out)
+    );
+    banc.bac().avancer_horloge(10 * MINUTE);
+    let out = banc
+        .vigie_plateforme()
+        .args(["traitement", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(lignes_json(&out.stdout)[0]["etat"], "FINI");
+}
+
+#[test]
+fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
+    let banc = Banc::nouveau();
+    banc.sequences_deposees(5);
+    banc.calcul(MINUTE, MINUTE);
+    banc.lancer_le_calcul();
+    banc.bac().avancer_horloge(10 * MINUTE);
+    // Le stockage refuse la lecture (une URL qu'il juge expirée) : pas de réessai.
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::GetObject),
+        Panne::Statut {
+            code: 403,
+            retry_after: None,
+        },
+    ));
+    let dossier = banc.dossier.path().join("res");
+    let out = banc
+        .apres_depot(&["resultats", "--json", "--sortie", chemin_str(&dossier)])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let e = erreur(&out);
+    assert!(
+        e.contains("le CSV des observations n'a pas été téléchargé"),
+        "{e}"
+    );
+    let lignes = lignes_json(&out.stdout);
+    assert_eq!(lignes.last().unwrap()["evenement"], "erreur");
+    // Rien d'écrit, pas même un fichier provisoire.
+    assert_eq!(banc.bac().compteurs().requetes(Operation::GetObject), 1);
+    let restes: Vec<_> = std::fs::read_dir(&dossier)
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(restes.is_empty(), "{restes:?}");
+    // Le stockage revenu, une réponse perdue en route : la lecture est rejouée, le CSV
+    // arrive entier.
+    banc.bac().pannes().effacer();
+    banc.bac()
+        .pannes()
+        .programmer(Regle::prochaine(Operation::GetObject, Panne::PerdreReponse));
+    let out = banc
+        .apres_depot(&["resultats", "--sortie", chemin_str(&dossier)])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::GetObject), 3);
+    assert_eq!(
+        std::fs::read(dossier.join(nom_csv(PARTICIPATION))).unwrap(),
+        banc.bac()
+            .contenu_fichier(PARTICIPATION, &nom_csv(PARTICIPATION))
+            .unwrap()
+    );
 }
