@@ -672,7 +672,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
             }
             AvantCalcul::Lancer | AvantCalcul::Relancer => {}
         }
-        lancer(g, &cible, emetteur, &client, &avant, etat.as_deref()).await
+        lancer(g, &cible, emetteur, &client, &moi, &avant, etat.as_deref()).await
     })
 }
 
@@ -682,6 +682,7 @@ async fn lancer(
     cible: &Cible,
     emetteur: &Emetteur,
     client: &ClientVigieChiro,
+    moi: &Utilisateur,
     avant: &EtatParticipation,
     etat_avant: Option<&str>,
 ) -> Result<CodeSortie> {
@@ -738,14 +739,26 @@ async fn lancer(
         }
         // Ctrl-C avant que le lancement soit parti (pendant une attente) : rien n'est lancé.
         (_, RaisonArret::Annule) => Err(super::interrompu()),
+        // `_check_edit_access` (`resources/participations.py`) : seul l'observateur (ou un
+        // administrateur) lance le calcul.
         (ReponseApi::Refuse { statut: 403, .. }, RaisonArret::RefusDefinitif) => {
+            let la_sienne = avant.observateur.as_ref().is_some_and(|o| o.id == moi.id);
+            let pourquoi = if la_sienne {
+                "elle est pourtant la vôtre : votre compte n'a peut-être pas (ou plus) les droits \
+                 d'observateur sur la plateforme ; écrivez à ses gestionnaires"
+                    .to_owned()
+            } else {
+                format!(
+                    "seul son observateur le peut, et cette participation est {}",
+                    a_qui(avant)
+                )
+            };
             Err(ErreurAvecCode::new(
                 CodeSortie::RefusDefinitifs,
                 format!(
-                    "la plateforme refuse de lancer le calcul de la {} (403) : seul son \
-                     observateur le peut, et cette participation est {} ; rien n'a été lancé",
-                    cible.nom(),
-                    a_qui(avant)
+                    "la plateforme refuse de lancer le calcul de la {} (403) : {pourquoi} ; rien \
+                     n'a été lancé",
+                    cible.nom()
                 ),
             )
             .into())

@@ -752,3 +752,103 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
             .unwrap()
     );
 }
+
+/// La participation d'un autre observateur : `vigie traiter` le voit à la lecture de l'état et
+/// ne lance rien, en disant à qui elle est ; si la plateforme refuse malgré tout (403 nu), il
+/// le dit en français, sans un mot de l'anglais du serveur.
+#[test]
+fn traiter_la_participation_d_un_autre_dit_a_qui_elle_est() {
+    let banc = Banc::nouveau();
+    let autre = |req: &mandataire::Requete, rep: &mut mandataire::Reponse| {
+        if req.methode == "GET"
+            && req.chemin.ends_with(PARTICIPATION)
+            && let Ok(mut v) = serde_json::from_slice::<Value>(&rep.corps)
+        {
+            v["observateur"] = serde_json::json!({
+                "_id": "64a1b2c3d4e5f60718293a99",
+                "pseudo": "Noctule des Étangs",
+                "role": "Observateur",
+            });
+            rep.corps = v.to_string().into_bytes();
+            rep.entetes
+                .retain(|(n, _)| !n.eq_ignore_ascii_case("content-length"));
+        }
+    };
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), autre);
+    let traiter = |api: String| {
+        banc.vigie_plateforme()
+            .args(["traiter", "--participation", PARTICIPATION, "--api", &api])
+            .output()
+            .unwrap()
+    };
+    let out = traiter(format!("{}/api/v1", m.endpoint()));
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = erreur(&out);
+    assert!(e.contains("n'est pas la vôtre"), "{e}");
+    assert!(e.contains("« Noctule des Étangs »"), "{e}");
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+
+    // Le 403 du serveur (`_check_edit_access` : `abort(403)`, la description de werkzeug),
+    // quand la lecture n'a pas dit à qui est la participation.
+    let refus = |req: &mandataire::Requete, rep: &mut mandataire::Reponse| {
+        if req.methode == "GET"
+            && req.chemin.ends_with(PARTICIPATION)
+            && let Ok(mut v) = serde_json::from_slice::<Value>(&rep.corps)
+        {
+            if let Some(o) = v.as_object_mut() {
+                o.remove("observateur");
+            }
+            rep.corps = v.to_string().into_bytes();
+            rep.entetes
+                .retain(|(n, _)| !n.eq_ignore_ascii_case("content-length"));
+        }
+        if req.methode == "POST" && req.chemin.ends_with("/compute") {
+            rep.statut = 403;
+            let description = "You don't have the permission to access the requested \
+                               resource. It is either read-protected or not readable by the \
+                               server.";
+            rep.corps = serde_json::json!({
+                "_status": format!("403 Forbidden: {description}"),
+                "_errors": description,
+            })
+            .to_string()
+            .into_bytes();
+            rep.entetes
+                .retain(|(n, _)| !n.eq_ignore_ascii_case("content-length"));
+        }
+    };
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), refus);
+    let out = traiter(format!("{}/api/v1", m.endpoint()));
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = erreur(&out);
+    assert!(
+        e.contains("la plateforme refuse de lancer le calcul"),
+        "{e}"
+    );
+    assert!(
+        e.contains("seul son observateur le peut, et cette participation est celle d'un autre"),
+        "{e}"
+    );
+    for anglais in ["Forbidden", "permission", "403 :"] {
+        assert!(!e.contains(anglais), "« {anglais} » : {e}");
+    }
+    // Le même refus sur sa propre participation (jamais calculée) : ce sont les droits du
+    // compte.
+    let banc = Banc::nouveau();
+    let seulement_compute = move |req: &mandataire::Requete, rep: &mut mandataire::Reponse| {
+        if req.methode == "POST" {
+            refus(req, rep);
+        }
+    };
+    let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), seulement_compute);
+    let out = banc
+        .vigie_plateforme()
+        .args(["traiter", "--participation", PARTICIPATION, "--api"])
+        .arg(format!("{}/api/v1", m.endpoint()))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = erreur(&out);
+    assert!(e.contains("elle est pourtant la vôtre"), "{e}");
+    assert!(!e.contains("Forbidden"), "{e}");
+}
