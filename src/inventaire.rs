@@ -482,12 +482,12 @@ fn caracteres_interdits(nom: &str, refuser: impl Fn(String, String) -> NomRefuse
     interdits.dedup();
     let liste: Vec<String> = interdits
         .iter()
-        .map(|c| {
-            if *c == ' ' {
-                "espace".to_owned()
-            } else {
-                format!("« {c} »")
+        .map(|c| match c {
+            ' ' => "espace".to_owned(),
+            '\u{300}'..='\u{36f}' => {
+                "accent écrit à part de sa lettre (nom venu de macOS)".to_owned()
             }
+            c => format!("« {c} »"),
         })
         .collect();
     refuser(
@@ -495,7 +495,28 @@ fn caracteres_interdits(nom: &str, refuser: impl Fn(String, String) -> NomRefuse
             "caractère(s) interdit(s) : {} (permis : lettres sans accent, chiffres, _ . -)",
             liste.join(", ")
         ),
-        format!("renommez-le en {}", nom_permis(nom)),
+        geste_nom_permis(nom),
+    )
+}
+
+/// Le geste pour un nom aux caractères interdits : un nom que la plateforme acceptera tel
+/// quel. Les accents tombent (« é », ou « e » suivi de l'accent combinant d'un nom venu de
+/// macOS, donnent « e ») ; pour le reste, on essaie « _ » à la place de chaque caractère, puis
+/// rien (« Pass 1 » → « Pass1 »), puis « - », et l'on ne propose que ce qui passe le verdict
+/// du serveur ([`verdict_plateforme`]). Si aucun ne passe, on le dit (un « (2) » de copie, un
+/// nom hors protocole : c'est à l'humain de choisir).
+fn geste_nom_permis(nom: &str) -> String {
+    let essais: Vec<String> = [Some('_'), None, Some('-')]
+        .into_iter()
+        .map(|remplacant| nom_permis(nom, remplacant))
+        .collect();
+    if let Some(bon) = essais.iter().find(|e| verdict_plateforme(e).is_ok()) {
+        return format!("renommez-le en {bon}");
+    }
+    // La cause suivante n'est pas dite : une seule cause par fichier, la racine.
+    format!(
+        "renommez-le à la main : sans ces caractères ({}), la plateforme le refuserait encore",
+        essais[0]
     )
 }
 
@@ -586,6 +607,9 @@ fn diagnostic_protocole(souche: &str, refuser: impl Fn(String, String) -> NomRef
             );
         }
     }
+    if let Some(ecart) = ecart_point_fixe(souche) {
+        return refuser(ecart.regle, ecart.geste);
+    }
     if !SUFFIXE_HORODATE.is_match(souche) {
         return refuser(
             "la date et l'heure manquent en fin de nom (_AAAAMMJJ_HHMMSS_mmm, millisecondes comprises)".into(),
@@ -598,24 +622,86 @@ fn diagnostic_protocole(souche: &str, refuser: impl Fn(String, String) -> NomRef
     )
 }
 
-/// Une proposition de nom permis : accents retirés, le reste remplacé par « _ ».
-fn nom_permis(nom: &str) -> String {
+/// Où un nom `Car…` s'écarte du protocole point fixe, champ par champ, et le geste qui montre
+/// l'endroit.
+struct Ecart {
+    regle: String,
+    geste: String,
+}
+
+/// Lit une souche `Car…` champ par champ (`Car<site>-<année>-Pass<n>-…`) comme le motif du
+/// serveur, et montre le premier champ qui s'en écarte : une faute de frappe (`Pas1`) se voit
+/// là où elle est, au lieu d'un « ne suit pas le protocole » qui laisse chercher. `None` si le
+/// nom porte quelque part `-<année>-Pass<n>-` (le site peut contenir des « - » : le motif du
+/// serveur l'admet, on ne devine pas alors quel champ est fautif).
+fn ecart_point_fixe(souche: &str) -> Option<Ecart> {
+    static ANNEE_PASSAGE: LazyLock<Regex> = LazyLock::new(|| motif(r"-[0-9]{4}-Pass[0-9]{1,2}-"));
+    static ANNEE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[0-9]{4}$"));
+    static PASSAGE_MAL_ECRIT: LazyLock<Regex> =
+        LazyLock::new(|| motif(r"^(?i)p[a-z]*?([0-9]{1,2})$"));
+    if ANNEE_PASSAGE.is_match(souche) {
+        return None;
+    }
+    let champs: Vec<&str> = souche.split('-').collect();
+    // Le champ fautif, son rang, et ce qu'il devrait être.
+    let (rang, attendu, correction) = match champs.as_slice() {
+        [_site, annee, ..] if !ANNEE.is_match(annee) => (1, "l'année sur 4 chiffres", None),
+        [_site, _annee, passage, ..] => {
+            let correction = PASSAGE_MAL_ECRIT
+                .captures(passage)
+                .map(|c| format!("Pass{}", &c[1]));
+            (2, "le passage, Pass<n> (Pass1, Pass2…)", correction)
+        }
+        [_site, _annee] => (2, "le passage, Pass<n> (Pass1, Pass2…)", None),
+        _ => (1, "l'année sur 4 chiffres", None),
+    };
+    let fautif = champs.get(rang).copied().unwrap_or("");
+    let avant = champs[..rang.min(champs.len())].join("-");
+    let marque = if fautif.is_empty() {
+        format!("{avant}-[?]")
+    } else {
+        format!("{avant}-[{fautif}]")
+    };
+    let suite = if champs.len() > rang + 1 { "-…" } else { "" };
+    let regle = if fautif.is_empty() {
+        format!("{attendu} manque")
+    } else {
+        format!("« {fautif} » là où le protocole attend {attendu}")
+    };
+    let geste = match correction {
+        Some(c) => format!("corrigez [{fautif}] en {c} : {marque}{suite}"),
+        None => format!("corrigez le champ entre crochets : {marque}{suite}"),
+    };
+    Some(Ecart { regle, geste })
+}
+
+/// Une proposition de nom permis : accents retirés (précomposés, ou combinants comme les
+/// écrit macOS, forme NFD), le reste remplacé par `remplacant` (ou retiré).
+fn nom_permis(nom: &str, remplacant: Option<char>) -> String {
     nom.chars()
-        .map(|c| match c {
-            'à' | 'â' | 'ä' | 'á' => 'a',
-            'À' | 'Â' | 'Ä' | 'Á' => 'A',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'É' | 'È' | 'Ê' | 'Ë' => 'E',
-            'î' | 'ï' | 'í' => 'i',
-            'Î' | 'Ï' => 'I',
-            'ô' | 'ö' | 'ó' => 'o',
-            'Ô' | 'Ö' => 'O',
-            'ù' | 'û' | 'ü' | 'ú' => 'u',
-            'Ù' | 'Û' | 'Ü' => 'U',
-            'ç' => 'c',
-            'Ç' => 'C',
-            c if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') => c,
-            _ => '_',
+        .filter_map(|c| {
+            Some(match c {
+                'à' | 'â' | 'ä' | 'á' | 'ã' | 'å' => 'a',
+                'À' | 'Â' | 'Ä' | 'Á' | 'Ã' | 'Å' => 'A',
+                'é' | 'è' | 'ê' | 'ë' => 'e',
+                'É' | 'È' | 'Ê' | 'Ë' => 'E',
+                'î' | 'ï' | 'í' | 'ì' => 'i',
+                'Î' | 'Ï' | 'Í' | 'Ì' => 'I',
+                'ô' | 'ö' | 'ó' | 'ò' | 'õ' => 'o',
+                'Ô' | 'Ö' | 'Ó' | 'Ò' | 'Õ' => 'O',
+                'ù' | 'û' | 'ü' | 'ú' => 'u',
+                'Ù' | 'Û' | 'Ü' | 'Ú' => 'U',
+                'ç' => 'c',
+                'Ç' => 'C',
+                'ñ' => 'n',
+                'Ñ' => 'N',
+                'ÿ' => 'y',
+                // Les diacritiques combinants (U+0300 à U+036F) suivent la lettre qu'ils
+                // accentuent : ils tombent, la lettre reste.
+                '\u{300}'..='\u{36f}' => return None,
+                c if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') => c,
+                _ => return remplacant,
+            })
         })
         .collect()
 }
@@ -876,6 +962,80 @@ mod tests {
             assert_eq!(refus.len(), 1, "{nom} : {refus:?}");
             assert!(refus[0].regle.contains(regle), "{nom} : {refus:?}");
         }
+    }
+
+    /// La suggestion pour un nom aux caractères interdits est elle-même acceptée par la
+    /// plateforme ; un nom NFD (accents combinants, macOS) perd ses accents, pas ses lettres.
+    #[test]
+    fn la_suggestion_est_acceptee_par_la_plateforme() {
+        for (nom, suggestion) in [
+            (
+                "Car640380-2026-Pass 1-A1-PA000123_20260621_221500_000.wav",
+                "Car640380-2026-Pass1-A1-PA000123_20260621_221500_000.wav",
+            ),
+            (
+                "Car640380-2026-Pass1-A1-mon enregistreur_20260621_221500_000.wav",
+                "Car640380-2026-Pass1-A1-mon_enregistreur_20260621_221500_000.wav",
+            ),
+            (
+                "Car640380-2026-Pass1-A1-E\u{301}tang_20260621_221500_000.wav",
+                "Car640380-2026-Pass1-A1-Etang_20260621_221500_000.wav",
+            ),
+        ] {
+            let refus = valider_pour_vigiechiro(&[enr(nom)]);
+            assert_eq!(refus.len(), 1, "{nom}");
+            assert_eq!(
+                refus[0].geste,
+                format!("renommez-le en {suggestion}"),
+                "{nom}"
+            );
+            assert!(verdict_plateforme(suggestion).is_ok(), "{suggestion}");
+        }
+        // NFD : « relevé_é » écrit « releve\u{301}_e\u{301} ».
+        assert_eq!(
+            nom_permis("releve\u{301}_e\u{301}.wav", Some('_')),
+            "releve_e.wav"
+        );
+        let refus = valider_pour_vigiechiro(&[enr("releve\u{301}_e\u{301}.wav")]);
+        assert!(refus[0].geste.contains("(releve_e.wav)"), "{refus:?}");
+        assert!(!refus[0].geste.contains("releve__e_"), "{refus:?}");
+        // Aucun nom sûr : on le dit, sans proposer un nom qui serait refusé.
+        assert!(
+            refus[0].geste.starts_with("renommez-le à la main"),
+            "{refus:?}"
+        );
+    }
+
+    /// Une faute de frappe dans le passage (`Pas1`) est montrée à l'endroit où elle est, avec
+    /// la correction, au lieu d'un message générique.
+    #[test]
+    fn une_faute_de_frappe_est_montree_a_son_endroit() {
+        let refus = valider_pour_vigiechiro(&[enr(
+            "Car640380-2026-Pas1-A1-PA000123_20260621_221500_000.wav",
+        )]);
+        assert_eq!(refus.len(), 1);
+        assert_eq!(
+            refus[0].regle,
+            "« Pas1 » là où le protocole attend le passage, Pass<n> (Pass1, Pass2…)"
+        );
+        assert_eq!(
+            refus[0].geste,
+            "corrigez [Pas1] en Pass1 : Car640380-2026-[Pas1]-…"
+        );
+        let refus = valider_pour_vigiechiro(&[enr(
+            "Car640380-26-Pass1-A1-PA000123_20260621_221500_000.wav",
+        )]);
+        assert!(
+            refus[0]
+                .regle
+                .contains("« 26 » là où le protocole attend l'année"),
+            "{refus:?}"
+        );
+        assert!(refus[0].geste.contains("Car640380-[26]-…"), "{refus:?}");
+        assert!(
+            !refus[0].regle.contains("ne suit pas le protocole"),
+            "{refus:?}"
+        );
     }
 
     #[test]

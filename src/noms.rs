@@ -278,7 +278,10 @@ mod tests {
     fn cinquante_wav_en_une_ligne_de_regle() {
         let noms: Vec<Enregistrement> = (0..50)
             .map(|i| enr(&format!("{BON}{i:02}_000.WAV")))
-            .chain([enr("a b.wav"), enr("c d.wav")])
+            .chain([
+                enr("Car170517-2014-Pass1-C1-O B_20140702_224038_761.wav"),
+                enr("Car170517-2014-Pass1-C1-C D_20140702_224038_761.wav"),
+            ])
             .collect();
         let refus = valider_pour_vigiechiro(&noms);
         let racines = causes_racines(refus.into_iter().map(Empechement::from))
@@ -299,7 +302,10 @@ mod tests {
         assert_eq!(lignes[5], "    → vigie renommer /nuit");
         // Deux gestes différents : chacun sur sa ligne.
         assert!(
-            texte.contains("    a b.wav → renommez-le en a_b.wav"),
+            texte.contains(
+                "    Car170517-2014-Pass1-C1-O B_20140702_224038_761.wav → renommez-le en \
+                 Car170517-2014-Pass1-C1-O_B_20140702_224038_761.wav"
+            ),
             "{texte}"
         );
         assert!(lignes.len() <= 12, "{texte}");

@@ -399,14 +399,24 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
             1 => "1 fichier porte dans son nom".to_owned(),
             n => format!("{n} fichiers portent dans leur nom"),
         };
+        // Compact : un seul nom en exemple, raccourci (il garde le passage et le point), et le
+        // tout replié à 80 colonnes (dix noms entiers faisaient huit à onze lignes).
+        let exemple =
+            crate::suivi::format::nom_court(autres[0].rsplit('/').next().unwrap_or(&autres[0]), 30);
+        let et_autres = match autres.len() {
+            1 => String::new(),
+            n => format!(" et {}", pluriel((n - 1) as u64, "autre", "autres")),
+        };
         // Le point de la participation vient de la plateforme : neutralisé.
-        writeln!(
-            io::stderr().lock(),
-            "attention : {sujet} le point {points}, alors que la participation est au point {} \
-             ({}) ; le dépôt continue, vérifiez que c'est la bonne participation",
+        let texte = format!(
+            "attention : {sujet} le point {points} ({exemple}{et_autres}), la participation \
+             est au point {} : le dépôt continue, vérifiez que c'est la bonne",
             neutraliser(point),
-            citer(&autres)
-        )?;
+        );
+        let mut e = io::stderr().lock();
+        for ligne in crate::suivi::format::replier(&texte, 79) {
+            writeln!(e, "{ligne}")?;
+        }
     }
     Ok(())
 }

@@ -998,3 +998,92 @@ fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
         ecran.join("\n")
     );
 }
+
+/// Les noms refusés, devant la plateforme du bac à sable (qui juge comme le serveur) : la
+/// suggestion pour un nom à espace ou à accents macOS (NFD) est acceptée telle quelle une fois
+/// appliquée, et une faute de frappe (`Pas1`) est montrée à son endroit, avec sa correction.
+#[test]
+fn les_suggestions_de_noms_sont_acceptees_et_une_faute_est_montree() {
+    let banc = Banc::nouveau();
+    let espace = "Car640139-2026-Pass 1-A1-OB-1_20260621_221500_000.wav";
+    let nfd = "Car640139-2026-Pass1-A1-E\u{301}tang_20260621_221501_000.wav";
+    let faute = "Car640139-2026-Pas1-A1-OB-1_20260621_221502_000.wav";
+    for n in [espace, nfd, faute] {
+        banc.fichier(n, 1000);
+    }
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = stderr(&out);
+    assert!(
+        erreur.contains("corrigez [Pas1] en Pass1 : Car640139-2026-[Pas1]-…"),
+        "{erreur}"
+    );
+    assert!(!erreur.contains("ne suit pas le protocole"), "{erreur}");
+    assert!(
+        !erreur.contains("E_tang") && !erreur.contains("Pass_1"),
+        "{erreur}"
+    );
+    // Chaque suggestion appliquée telle quelle, et la faute corrigée : la plateforme accepte.
+    let mut suggestions: Vec<&str> = erreur
+        .lines()
+        .filter_map(|l| l.split("renommez-le en ").nth(1))
+        .collect();
+    suggestions.sort();
+    assert_eq!(
+        suggestions,
+        [
+            "Car640139-2026-Pass1-A1-Etang_20260621_221501_000.wav",
+            "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
+        ],
+        "{erreur}"
+    );
+    for (de, vers) in [
+        (nfd, suggestions[0]),
+        (espace, suggestions[1]),
+        (faute, &faute.replace("Pas1", "Pass1")[..]),
+    ] {
+        std::fs::rename(banc.nuit.join(de), banc.nuit.join(vers)).unwrap();
+    }
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().fichiers().len(), 3);
+}
+
+/// Des fichiers au point Z1 déposés dans une participation au point A1 : l'avertissement tient
+/// en trois lignes de 80 colonnes au plus (il en faisait huit à onze, dix noms entiers).
+#[test]
+fn l_avertissement_de_point_est_compact() {
+    let banc = Banc::nouveau();
+    for i in 0..12 {
+        banc.fichier(
+            &format!("Car640139-2026-Pass1-Z1-PA000123_20260621_22{i:04}_000.wav"),
+            100,
+        );
+    }
+    let out = banc
+        .depot_plateforme()
+        .args(["--progression", "jamais", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let erreur = stderr(&out);
+    let debut = erreur
+        .find("attention : 12 fichiers portent dans leur nom le point Z1")
+        .unwrap_or_else(|| panic!("pas d'avertissement : {erreur}"));
+    let avertissement: Vec<&str> = erreur[debut..]
+        .lines()
+        .take_while(|l| l.starts_with("attention") || l.starts_with("    "))
+        .collect();
+    assert!(avertissement.len() <= 3, "{erreur}");
+    assert!(
+        avertissement.iter().all(|l| l.chars().count() <= 80),
+        "{erreur}"
+    );
+    assert!(avertissement.join(" ").contains("au point A1"), "{erreur}");
+    assert!(
+        avertissement
+            .join(" ")
+            .contains("(…-Pass1-Z1…_220000_000.wav et 11 autres)"),
+        "{erreur}"
+    );
+}
