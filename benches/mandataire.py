@@ -3,7 +3,7 @@
 
 Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafale S]
         [--coupure-toutes S] [--coupure-duree S] [--latence-connexion S] [--latence-reponse S]
-        [--detail]
+        [--trou-noir-a S --trou-noir-duree S] [--detail]
 
 - le débit montant (client → serveur) est limité à --debit octets/s (seau à jetons partagé
   par toutes les connexions : c'est le lien qui est lent, pas chaque connexion) ; le seau
@@ -18,6 +18,14 @@ Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafa
   en-têtes : l'aller-retour de la requête, ou le temps de traitement d'un appel d'API). Un
   mandataire par cible : lancé devant l'API avec --latence-reponse 0.15 et devant S3 avec
   --latence-reponse 0.08 --latence-connexion 0.08, il règle les deux séparément ;
+- un trou noir (--trou-noir-a S, --trou-noir-duree N) : S secondes après le départ (ou après
+  SIGUSR1), et pendant N secondes, plus rien ne passe, dans aucun sens, sur aucune connexion,
+  et rien n'est fermé : le téléphone a perdu le signal sans rien dire. Au retour, les
+  connexions ouvertes avant ou pendant le trou noir restent muettes à jamais (le téléphone a
+  changé d'adresse publique, la correspondance NAT est perdue) ; seules les connexions
+  ouvertes après passent. Le bilan dit combien de temps après le retour du lien le serveur a
+  répondu pour la première fois (`trou_noir_premiere_reponse_s`) et la nuit est repartie
+  (`trou_noir_reprise_s` : 1 Mio montant relayé depuis le retour) ;
 - SIGUSR1 écrit sur la sortie standard, en une ligne JSON, le bilan de la fenêtre écoulée
   depuis le précédent SIGUSR1 (ou le départ), puis remet tout à zéro : compteurs, seau plein,
   horloge des coupures (la première tombe --coupure-toutes secondes plus tard). Un banc envoie
@@ -30,6 +38,8 @@ Usage : mandataire.py PORT_ECOUTE HOTE:PORT_CIBLE [--debit OCTETS_PAR_S] [--rafa
     perdus      somme de ces octets : partis, puis perdus par la coupure, donc à renvoyer ;
     perte_max   le plus grand de ces restes sur une seule connexion (à comparer à la taille
                 d'une partie, ou d'un fichier pour un outil qui renvoie tout le fichier) ;
+    englouties  connexions mortes dans le trou noir ;
+    trou_noir_premiere_reponse_s, trou_noir_reprise_s   voir plus haut (null sans retour) ;
 - à la fin (SIGTERM/SIGINT), écrit sur stderr les octets transmis et le nombre de coupures
   depuis le dernier SIGUSR1 (ou le départ).
 
@@ -55,6 +65,9 @@ class Lien:
         self.verrou = asyncio.Lock()
         self.coupe = False
         self.connexions = set()
+        # Le trou noir en cours, et l'instant du retour du lien après le dernier.
+        self.trou_noir = False
+        self.jamais = asyncio.Event()
         self.remettre_a_zero()
 
     def remettre_a_zero(self):
@@ -65,6 +78,11 @@ class Lien:
         self.en_vol = 0
         self.perdus = 0
         self.perte_max = 0
+        self.englouties = 0
+        self.retour = None
+        self.apres_retour = 0
+        self.premiere_reponse = None
+        self.reprise = None
 
     def bilan(self):
         return {
@@ -73,7 +91,27 @@ class Lien:
             "en_vol": self.en_vol,
             "perdus": self.perdus,
             "perte_max": self.perte_max,
+            "englouties": self.englouties,
+            "trou_noir_premiere_reponse_s": self.premiere_reponse,
+            "trou_noir_reprise_s": self.reprise,
         }
+
+    def engloutir(self, connexion):
+        if not connexion.englouti:
+            connexion.englouti = True
+            self.englouties += 1
+
+    def noter_apres_retour(self, n, montant):
+        """Ce qui passe sur une connexion vivante après le retour du lien."""
+        if self.retour is None:
+            return
+        ecoule = round(time.monotonic() - self.retour, 3)
+        if not montant and self.premiere_reponse is None:
+            self.premiere_reponse = ecoule
+        if montant:
+            self.apres_retour += n
+            if self.reprise is None and self.apres_retour >= 2**20:
+                self.reprise = ecoule
 
     async def prendre(self, n):
         """Attend que n octets puissent passer."""
@@ -96,6 +134,8 @@ class Connexion:
         self.serveur = serveur
         # Octets montants partis depuis la dernière réponse du serveur : la requête en vol.
         self.depuis_reponse = 0
+        # Engloutie par un trou noir : plus rien n'y passe, jamais.
+        self.englouti = False
 
 
 def couper_net(ecrivain):
@@ -112,13 +152,21 @@ def couper_net(ecrivain):
 async def relayer(lecteur, ecrivain, lien, connexion, montant):
     try:
         while not lien.coupe:
+            if connexion.englouti:
+                await lien.jamais.wait()
             donnees = await lecteur.read(16384)
             if not donnees:
                 break
+            if connexion.englouti:
+                # Parti dans le vide : ni relayé, ni refusé, ni fermé.
+                await lien.jamais.wait()
             if montant:
                 await lien.prendre(len(donnees))
             if lien.coupe:
                 break
+            if connexion.englouti:
+                await lien.jamais.wait()
+            lien.noter_apres_retour(len(donnees), montant)
             if montant:
                 lien.octets += len(donnees)
                 connexion.depuis_reponse += len(donnees)
@@ -153,6 +201,8 @@ async def servir(lien, hote, port, lecteur_client, ecrivain_client):
         couper_net(ecrivain_client)
         return
     connexion = Connexion(ecrivain_client, ecrivain_serveur)
+    if lien.trou_noir:
+        lien.engloutir(connexion)
     lien.connexions.add(connexion)
     try:
         await asyncio.gather(
@@ -186,6 +236,21 @@ async def couper_periodiquement(lien, toutes, duree, detail):
         lien.coupe = False
 
 
+async def trou_noir(lien, a, duree, detail):
+    await asyncio.sleep(a)
+    lien.trou_noir = True
+    for c in list(lien.connexions):
+        lien.engloutir(c)
+    if detail:
+        print(f"trou noir : {len(lien.connexions)} connexion(s) englouties, pendant {duree} s",
+              file=sys.stderr, flush=True)
+    await asyncio.sleep(duree)
+    lien.trou_noir = False
+    lien.retour = time.monotonic()
+    if detail:
+        print("trou noir : le lien revient", file=sys.stderr, flush=True)
+
+
 async def principal():
     p = argparse.ArgumentParser()
     p.add_argument("ecoute", type=int)
@@ -196,6 +261,8 @@ async def principal():
     p.add_argument("--coupure-duree", type=float, default=1.0)
     p.add_argument("--latence-connexion", type=float, default=0.0)
     p.add_argument("--latence-reponse", type=float, default=0.0)
+    p.add_argument("--trou-noir-a", type=float, default=0.0)
+    p.add_argument("--trou-noir-duree", type=float, default=0.0)
     p.add_argument("--detail", action="store_true", help="chaque coupure, sur stderr")
     a = p.parse_args()
     hote, port = a.cible.rsplit(":", 1)
@@ -212,15 +279,23 @@ async def principal():
             return asyncio.create_task(couper_periodiquement(lien, a.coupure_toutes, a.coupure_duree, a.detail))
         return None
 
-    etat = {"coupeur": coupeur()}
+    def trou():
+        if a.trou_noir_duree > 0:
+            return asyncio.create_task(trou_noir(lien, a.trou_noir_a, a.trou_noir_duree, a.detail))
+        return None
+
+    etat = {"coupeur": coupeur(), "trou": trou()}
 
     def fenetre():
         print(json.dumps(lien.bilan()), flush=True)
-        if etat["coupeur"] is not None:
-            etat["coupeur"].cancel()
+        for t in ("coupeur", "trou"):
+            if etat[t] is not None:
+                etat[t].cancel()
         lien.coupe = False
+        lien.trou_noir = False
         lien.remettre_a_zero()
         etat["coupeur"] = coupeur()
+        etat["trou"] = trou()
 
     fin = asyncio.Event()
     boucle = asyncio.get_running_loop()
@@ -229,7 +304,7 @@ async def principal():
     boucle.add_signal_handler(signal.SIGUSR1, fenetre)
     print("prêt", flush=True)
     await fin.wait()
-    for t in taches + [etat["coupeur"]]:
+    for t in taches + [etat["coupeur"], etat["trou"]]:
         if t is not None:
             t.cancel()
     print(f"mandataire : {lien.octets} octets montants, {lien.coupures} coupures", file=sys.stderr)

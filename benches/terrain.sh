@@ -8,6 +8,10 @@
 #     rafale : le régulateur du parallélisme face à un lien où un transfert ne suffit pas.)
 #  2. --debit-max 2Mo/s pendant 60 s, sur un lien sans limite : octets montants relayés par le
 #     mandataire (corps et en-têtes) ÷ durée.
+#  (MESURES="trou-noir" : la même nuit vers S3, lien de 8 Mo/s, et un trou noir de
+#     $TROU_NOIR s ($TROU_NOIR_A s après le départ) : plus rien ne passe, rien n'est fermé, et au
+#     retour les connexions d'avant sont mortes à jamais. Combien de temps après le retour du
+#     lien la nuit repart-elle ?)
 #  3. (root : `ip netns`) La même nuit vers la plateforme Vigie-Chiro du bac à sable, et vers son
 #     S3 : le mandataire ne peut pas s'y glisser (les URL présignées désignent le bac à sable
 #     lui-même), alors le bac à sable et vigie tournent dans un espace de noms réseau dont la
@@ -26,6 +30,9 @@ RTT_S3=${RTT_S3:-0.08}
 DUREE_LIMITE=${DUREE_LIMITE:-60}
 API_MS=${API_MS:-150}
 RTT_MS=${RTT_MS:-80}
+TROU_NOIR=${TROU_NOIR:-20}
+TROU_NOIR_A=${TROU_NOIR_A:-15}
+OUTILS_TROU_NOIR=${OUTILS_TROU_NOIR:-vigie}
 NS=vigie-terrain-$$
 
 command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
@@ -70,13 +77,18 @@ mandataire() {
   until grep -q prêt "$TMP/lien-$LIEN.log" 2> /dev/null; do sleep 0.2; done
 }
 
-# octets_relayes : clôt la fenêtre du mandataire (SIGUSR1) et rend ses octets montants.
-octets_relayes() {
+# bilan_du_lien : clôt la fenêtre du mandataire (SIGUSR1) et rend son bilan (une ligne JSON).
+bilan_du_lien() {
   local avant
   avant=$(grep -c '^{' "$TMP/lien-$LIEN.log" || true)
   kill -USR1 "$MANDATAIRE"
   until [ "$(grep -c '^{' "$TMP/lien-$LIEN.log" || true)" -gt "$avant" ]; do sleep 0.1; done
-  grep '^{' "$TMP/lien-$LIEN.log" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["octets"])'
+  grep '^{' "$TMP/lien-$LIEN.log" | tail -1
+}
+
+# octets_relayes : clôt la fenêtre du mandataire et rend ses octets montants.
+octets_relayes() {
+  bilan_du_lien | python3 -c 'import json,sys; print(json.load(sys.stdin)["octets"])'
 }
 
 commande_de() {
@@ -125,6 +137,29 @@ if [[ " $MESURES " == *" latence-coupures "* ]]; then
   mesurer_latence "Latence et coupures : $FICHIERS × 1 Mio vers S3, lien 8 Mo/s coupé 1 s toutes les 15 s (seau de 0,05 s), aller-retour $RTT_S3 s" \
     --debit 8000000 --rafale 0.05 --latence-connexion "$RTT_S3" --latence-reponse "$RTT_S3" \
     --coupure-toutes 15 --coupure-duree 1
+fi
+
+# Trou noir : la nuit vers S3 à travers un lien de 8 Mo/s qui avale tout pendant $TROU_NOIR s,
+# sans rien fermer ; au retour, les connexions d'avant sont mortes. Le mandataire dit quand le
+# serveur a répondu pour la première fois après le retour du lien, et quand la nuit est
+# repartie (1 Mio montant relayé depuis).
+if [[ " $MESURES " == *" trou-noir "* ]]; then
+  mandataire --debit 8000000 --rafale 1 --trou-noir-a "$TROU_NOIR_A" --trou-noir-duree "$TROU_NOIR"
+  ideal=$(echo "$TOTAL / 8000000 + $TROU_NOIR" | bc -l)
+  echo "Trou noir : $FICHIERS × 1 Mio vers S3, lien 8 Mo/s, trou noir de $TROU_NOIR s à $TROU_NOIR_A s, parallélisme $PARALLELES"
+  echo "  idéal (nuit + trou noir) : $(printf '%.1f' "$ideal") s ; charge : $(uptime | sed 's/.*load average: //')"
+  for outil in $OUTILS_TROU_NOIR; do
+    octets_relayes > /dev/null
+    debut=$(date +%s.%N)
+    code=0
+    eval "$(commande_de "$outil" "http://127.0.0.1:$LIEN")" > "$TMP/sortie" 2>&1 || code=$?
+    fin=$(date +%s.%N)
+    duree=$(echo "$fin - $debut" | bc -l)
+    bilan=$(bilan_du_lien)
+    printf '  %-8s %6.1f s  (idéal %.1f s, code %s) ; ' "$outil" "$duree" "$ideal" "$code"
+    echo "$bilan" | python3 -c 'import json,sys; b=json.load(sys.stdin); print("première réponse %s s et reprise %s s après le retour du lien, %s connexion(s) englouties" % (b["trou_noir_premiere_reponse_s"], b["trou_noir_reprise_s"], b["englouties"]))'
+  done
+  kill "$MANDATAIRE"
 fi
 
 if [[ " $MESURES " == *" debit-max "* ]]; then

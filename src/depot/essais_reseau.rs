@@ -32,8 +32,16 @@ pub enum EtatLien {
 pub struct Lien {
     origine: Instant,
     coupures: Vec<(Duration, Duration)>,
+    /// Un trou noir (début, fin) : ce qui part se perd sans réponse ni refus ; au retour, les
+    /// connexions d'avant (celles d'un client qui n'a pas été refait à neuf depuis le début
+    /// du trou noir, voir `transport::connexions`) sont mortes à jamais.
+    trou_noir: Option<(Duration, Duration)>,
+    /// L'époque des connexions au début du trou noir.
+    epoque_du_trou: std::sync::Mutex<Option<u64>>,
     /// Émissions reçues (sondes comprises).
     pub emissions: AtomicU64,
+    /// Émissions perdues dans le trou noir (ou sur une connexion qu'il a tuée).
+    pub perdues: AtomicU64,
 }
 
 impl Lien {
@@ -41,8 +49,39 @@ impl Lien {
         Lien {
             origine: Instant::now(),
             coupures: Vec::new(),
+            trou_noir: None,
+            epoque_du_trou: std::sync::Mutex::new(None),
             emissions: AtomicU64::new(0),
+            perdues: AtomicU64::new(0),
         }
+    }
+
+    /// Un trou noir de `debut` à `debut + duree`.
+    pub fn trou_noir(mut self, debut: Duration, duree: Duration) -> Self {
+        self.trou_noir = Some((debut, debut + duree));
+        self
+    }
+
+    /// Quand le lien revient d'un trou noir (depuis l'origine).
+    pub fn retour(&self) -> Option<Instant> {
+        self.trou_noir.map(|(_, fin)| self.origine + fin)
+    }
+
+    /// L'émission partie à `t` (depuis l'origine), sur un client de l'époque `epoque`,
+    /// se perd-elle ?
+    fn perdue(&self, t: Duration, epoque: u64) -> bool {
+        let Some((debut, fin)) = self.trou_noir else {
+            return false;
+        };
+        if t < debut {
+            return false;
+        }
+        let mut epoque_du_trou = self
+            .epoque_du_trou
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let du_trou = *epoque_du_trou.get_or_insert(epoque);
+        t < fin || epoque == du_trou
     }
 
     /// Coupe le lien de `debut` à `debut + duree` (depuis l'origine du lien).
@@ -64,9 +103,14 @@ impl Lien {
     /// temps de constater l'absence de réseau) sur un lien coupé.
     pub async fn emettre(&self) -> ReponseApi<()> {
         self.emissions.fetch_add(1, Ordering::Relaxed);
+        let epoque = crate::transport::connexions::epoque();
         match self.etat() {
             EtatLien::Ouvert => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
+                if self.perdue(self.origine.elapsed(), epoque) {
+                    self.perdues.fetch_add(1, Ordering::Relaxed);
+                    std::future::pending::<()>().await;
+                }
                 ReponseApi::Succes(())
             }
             EtatLien::Coupe => {
@@ -245,4 +289,78 @@ async fn avec_attente_reseau_la_coupure_arrete_le_passage() {
         debut.elapsed()
     );
     assert!(bilan.deposees < 12 && bilan.resume.echec > 0, "{bilan:?}");
+}
+
+/// Un trou noir de vingt secondes (les connexions restent ouvertes, muettes ; au retour, celles
+/// d'avant sont mortes) aux réglages par défaut (`--delai-tentative 300`) : les tentatives
+/// muettes sont coupées au silence toléré par le lien (dix secondes ici), le réseau est
+/// déclaré coupé, les sondes partent sur des connexions neuves, et la nuit reprend moins de
+/// dix secondes après le retour du lien — jamais au bout des 300 s.
+#[tokio::test(start_paused = true)]
+async fn un_trou_noir_de_vingt_secondes_la_nuit_reprend_dans_les_dix_secondes() {
+    let (_dir, base, plan) = nuit(200);
+    let chemin_base = base.chemin().to_owned();
+    let lien = Arc::new(Lien::nouveau().trou_noir(Duration::from_secs(2), Duration::from_secs(20)));
+    let retour = lien.retour().expect("trou noir programmé");
+    let (moteur, emetteur) = moteur(base, plan, &lien, reglages_par_defaut(None), 2);
+    let depose_apres_le_retour = {
+        let moteur = Arc::clone(&moteur);
+        tokio::spawn(async move {
+            // Le premier fichier déposé après le retour du lien.
+            let avant = deposees(&moteur);
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                if Instant::now() >= retour && deposees(&moteur) > avant {
+                    return Instant::now();
+                }
+            }
+        })
+    };
+    let debut = Instant::now();
+    // Dix minutes de l'horloge simulée au plus : sans connexions neuves, la veille sonderait
+    // pour toujours des connexions mortes.
+    let bilan = tokio::time::timeout(Duration::from_secs(600), moteur.executer())
+        .await
+        .expect("le passage n'a pas repris après le trou noir")
+        .expect("passage");
+    assert!(!bilan.interrompu && !emetteur.reseau().est_abandonne());
+    assert_eq!(bilan.deposees, 200, "{bilan:?}");
+    assert!(
+        lien.perdues.load(Ordering::Relaxed) > 0,
+        "le trou noir n'a rien avalé"
+    );
+    let reprise = depose_apres_le_retour.await.expect("reprise");
+    assert!(
+        reprise.duration_since(retour) < Duration::from_secs(10),
+        "reprise {:?} après le retour du lien",
+        reprise.duration_since(retour)
+    );
+    assert!(
+        debut.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        debut.elapsed()
+    );
+    // Le journal dit pourquoi : des tentatives sans réponse au bout du silence toléré (et
+    // non du délai de tentative), une coupure sondée, pas de 300 s.
+    let puts = decisions(&chemin_base, "PUT");
+    assert!(
+        puts.iter()
+            .any(|(_, d)| d.contains("aucune réponse du serveur 10 s après l'envoi")),
+        "{puts:?}"
+    );
+    assert!(
+        !puts.iter().any(|(_, d)| d.contains("délai de tentative")),
+        "{puts:?}"
+    );
+    assert!(!decisions(&chemin_base, "SONDE").is_empty());
+}
+
+/// Les unités déposées jusqu'ici, d'après la base du moteur.
+fn deposees(moteur: &Moteur<DepositaireSimule>) -> u64 {
+    moteur
+        .commun
+        .base()
+        .resume(moteur.commun.plan.id)
+        .map(|r| r.deposee)
+        .unwrap_or(0)
 }

@@ -13,31 +13,68 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::Duration;
 
 use base64::Engine;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncSeekExt, ReadBuf};
+// L'horloge de tokio, celle du système hors des essais à l'horloge en pause.
+use tokio::time::Instant;
 
 use super::debit::LimiteDebit;
 
 /// Taille du tampon de lecture.
 const TAMPON_OCTETS: usize = 256 * 1024;
 
-/// Ce qu'une tentative a fait avancer : octets lus et envoyés, dernière avancée, CRC32C.
+/// Ce qu'une tentative a fait avancer : octets lus et envoyés, dernière avancée, CRC32C, et,
+/// de la réponse, l'arrivée de ses en-têtes et de son corps.
+///
+/// Chaque signe de vie (un octet du corps parti, les en-têtes de la réponse, un morceau de son
+/// corps) date la dernière avancée : c'est ce que surveille l'émetteur pour voir qu'une
+/// connexion est morte (voir `transport::Emetteur`), et le plus long silence d'une tentative
+/// réussie dit ce qui est normal sur ce lien.
 #[derive(Debug)]
 pub struct Progression {
     octets: AtomicU64,
     attendus: AtomicU64,
     crc: AtomicU32,
-    derniere_avancee: Mutex<Instant>,
+    /// La dernière avancée, et le plus long silence entre deux avancées jusqu'ici.
+    avancees: Mutex<(Instant, Duration)>,
+    /// L'arrivée des en-têtes de la réponse (instant, statut), et les octets lus de son corps.
+    reponse: Mutex<Option<(Instant, u16)>>,
+    octets_reponse: AtomicU64,
     /// La limite de débit (`--debit-max`) que le corps de cette tentative respecte.
     limite: Option<Arc<LimiteDebit>>,
     /// Le temps passé à attendre la limite de débit : les attentes finies, et le début de celle
     /// en cours (le corps attend : ce n'est pas un blocage). Il ne compte pas dans le délai
     /// d'une tentative.
-    retenu: Mutex<(std::time::Duration, Option<Instant>)>,
+    retenu: Mutex<(Duration, Option<Instant>)>,
+}
+
+tokio::task_local! {
+    /// La progression de la tentative que mène la tâche courante : le transport y note
+    /// l'arrivée de la réponse sans qu'on la lui passe (voir [`reponse_recue`]).
+    static TENTATIVE: Arc<Progression>;
+}
+
+/// Mène `envoi` en y faisant de `progression` celle de la tentative courante.
+pub(crate) async fn sous_progression<F: Future>(
+    progression: Arc<Progression>,
+    envoi: F,
+) -> F::Output {
+    TENTATIVE.scope(progression, envoi).await
+}
+
+/// Les en-têtes de la réponse de la tentative courante sont arrivés (statut `statut`). Sans
+/// tentative courante (un appel hors de l'émetteur), rien.
+pub(crate) fn reponse_recue(statut: u16) {
+    let _ = TENTATIVE.try_with(|p| p.en_tetes(statut));
+}
+
+/// `octets` du corps de la réponse de la tentative courante sont arrivés.
+pub(crate) fn reponse_lue(octets: usize) {
+    let _ = TENTATIVE.try_with(|p| p.lu_de_la_reponse(octets as u64));
 }
 
 impl Progression {
@@ -51,9 +88,11 @@ impl Progression {
             octets: AtomicU64::new(0),
             attendus: AtomicU64::new(0),
             crc: AtomicU32::new(0),
-            derniere_avancee: Mutex::new(Instant::now()),
+            avancees: Mutex::new((Instant::now(), Duration::ZERO)),
+            reponse: Mutex::new(None),
+            octets_reponse: AtomicU64::new(0),
             limite,
-            retenu: Mutex::new((std::time::Duration::ZERO, None)),
+            retenu: Mutex::new((Duration::ZERO, None)),
         })
     }
 
@@ -81,37 +120,78 @@ impl Progression {
 
     /// Depuis quand rien n'a avancé. Une attente de la limite de débit n'est pas une
     /// immobilité : zéro pendant l'attente, et l'immobilité repart de sa fin.
-    pub fn immobile_depuis(&self) -> std::time::Duration {
+    pub fn immobile_depuis(&self) -> Duration {
         if self.retenu.lock().is_ok_and(|r| r.1.is_some()) {
-            return std::time::Duration::ZERO;
+            return Duration::ZERO;
         }
-        self.derniere_avancee
+        self.avancees
             .lock()
-            .map(|t| t.elapsed())
+            .map(|a| a.0.elapsed())
             .unwrap_or_default()
+    }
+
+    /// L'instant de la dernière avancée.
+    pub fn derniere_avancee(&self) -> Instant {
+        self.avancees
+            .lock()
+            .map(|a| a.0)
+            .unwrap_or_else(|_| Instant::now())
+    }
+
+    /// Le plus long silence de la tentative (entre deux avancées, et depuis la dernière),
+    /// hors des attentes de la limite de débit.
+    pub fn silence_max(&self) -> Duration {
+        let immobile = self.immobile_depuis();
+        self.avancees
+            .lock()
+            .map(|a| a.1.max(immobile))
+            .unwrap_or(immobile)
     }
 
     /// Note une avancée qui ne vient pas du corps (réponse reçue, requête sans corps).
     pub fn avancer(&self) {
-        if let Ok(mut t) = self.derniere_avancee.lock() {
-            *t = Instant::now();
+        let en_retenue = self.retenu.lock().is_ok_and(|r| r.1.is_some());
+        if let Ok(mut a) = self.avancees.lock() {
+            let maintenant = Instant::now();
+            if !en_retenue {
+                a.1 = a.1.max(maintenant.saturating_duration_since(a.0));
+            }
+            a.0 = maintenant;
         }
+    }
+
+    /// Les en-têtes de la réponse sont arrivés.
+    pub(crate) fn en_tetes(&self, statut: u16) {
+        self.avancer();
+        if let Ok(mut r) = self.reponse.lock() {
+            r.get_or_insert((Instant::now(), statut));
+        }
+    }
+
+    pub(crate) fn lu_de_la_reponse(&self, octets: u64) {
+        self.avancer();
+        self.octets_reponse.fetch_add(octets, Ordering::Relaxed);
+    }
+
+    /// Les en-têtes de la réponse (leur arrivée, le statut), s'ils sont arrivés, et les
+    /// octets lus de son corps depuis.
+    pub fn reponse(&self) -> Option<(Instant, u16, u64)> {
+        let r = self.reponse.lock().ok().and_then(|r| *r)?;
+        Some((r.0, r.1, self.octets_reponse.load(Ordering::Relaxed)))
     }
 
     /// Le temps passé jusqu'ici à attendre la limite de débit (`--debit-max`), attente en
     /// cours comprise : une tentative ne le voit pas passer (voir `Emetteur`).
-    pub fn temps_retenu(&self) -> std::time::Duration {
+    pub fn temps_retenu(&self) -> Duration {
         self.retenu
             .lock()
-            .map(|r| r.0 + r.1.map_or(std::time::Duration::ZERO, |d| d.elapsed()))
+            .map(|r| r.0 + r.1.map_or(Duration::ZERO, |d| d.elapsed()))
             .unwrap_or_default()
     }
 
-    /// Le corps commence (`true`) ou finit d'attendre la limite de débit.
+    /// Le corps commence (`true`) ou finit d'attendre la limite de débit. L'attente n'est pas
+    /// une silence : l'immobilité repart de sa fin.
     fn retenir(&self, retenue: bool) {
-        if !retenue {
-            self.avancer();
-        }
         if let Ok(mut r) = self.retenu.lock() {
             match (retenue, r.1) {
                 (true, None) => r.1 = Some(Instant::now()),
@@ -121,6 +201,9 @@ impl Progression {
                 }
                 _ => {}
             }
+        }
+        if !retenue && let Ok(mut a) = self.avancees.lock() {
+            a.0 = Instant::now();
         }
     }
 
@@ -642,6 +725,7 @@ where
         match std::task::ready!(Pin::new(&mut self.inner).poll_frame(cx)) {
             Some(Ok(trame)) => {
                 if let Some(d) = trame.data_ref() {
+                    reponse_lue(d.len());
                     self.lu = self.lu.saturating_add(d.len());
                     if self.lu > self.max {
                         return Poll::Ready(Some(Err(Box::new(CorpsTropGrand(self.max)))));

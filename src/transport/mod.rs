@@ -11,6 +11,7 @@
 //! [`Emetteur::sous_veille`]) : toute commande qui déclare une pause la mène sous cette veille,
 //! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
+pub mod connexions;
 pub mod corps;
 pub mod debit;
 pub mod en_clair;
@@ -124,8 +125,96 @@ fn attente_avant_sonde(sonde: u32, alea: f64) -> Duration {
         CADENCE_SONDES.attente_backoff(sonde - SONDES_RAPPROCHEES, alea)
     }
 }
-/// Délai d'une sonde.
+/// Délai d'une sonde, au plus.
 const SONDE_DELAI: Duration = Duration::from_secs(10);
+/// Délai d'une sonde, au moins : une connexion neuve (avec TLS, trois allers-retours) et une
+/// petite requête, sur un lien lent.
+const SONDE_DELAI_MIN: Duration = Duration::from_secs(3);
+
+/// Combien de fois le silence normal du lien une tentative peut se taire avant d'être tenue
+/// pour morte.
+const FACTEUR_SILENCE: u32 = 4;
+/// Le silence toléré, au moins (sauf si `--delai-blocage` ou `--delai-tentative` sont plus
+/// courts) : une perte de paquet sur un lien mobile se rattrape en une ou deux secondes, un
+/// changement de cellule en quelques-unes.
+const SILENCE_MIN: Duration = Duration::from_secs(10);
+/// Avant toute réponse (rien n'est encore mesuré), l'attente d'une réponse est bornée à ceci
+/// (ou à `--delai-tentative` s'il est plus court).
+const REPONSE_SANS_MESURE: Duration = Duration::from_secs(60);
+/// Un corps de réponse qui, au-delà du délai de réponse, arrive à moins de ce débit moyen (en
+/// octets par seconde) ne finira pas : les réponses de l'API et de S3 tiennent en quelques
+/// centaines de Kio.
+const DEBIT_REPONSE_MIN: u64 = 10_000;
+/// Une tentative d'avant une coupure n'est abandonnée au retour du réseau que si elle se tait
+/// depuis au moins ceci : celle qui vient de finir d'envoyer son corps attend légitimement sa
+/// réponse.
+const SILENCE_ABANDON_MIN: Duration = Duration::from_secs(1);
+
+/// Combien de temps une tentative peut se taire, à la mesure du lien.
+///
+/// Un téléphone qui perd le signal ne ferme pas les connexions : une requête dont le corps
+/// est parti attendait sa réponse jusqu'à `--delai-tentative` (300 s), et chaque perte de
+/// signal gelait le dépôt cinq minutes. Le silence toléré se mesure désormais sur ce que le
+/// lien fait d'ordinaire : [`FACTEUR_SILENCE`] fois le plus long silence des dernières
+/// tentatives qui ont eu leur réponse (voir `Reseau::silence_normal`), jamais moins de
+/// [`SILENCE_MIN`], jamais plus que les délais donnés.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seuils {
+    /// Pendant l'envoi du corps : au plus `--delai-blocage`.
+    pub corps: Duration,
+    /// Après l'envoi du corps, jusqu'à la réponse (en-têtes, puis corps de la réponse) : au
+    /// plus `--delai-tentative`.
+    pub reponse: Duration,
+    /// Le délai d'une sonde du réseau.
+    pub sonde: Duration,
+}
+
+impl Seuils {
+    /// Les seuils pour un lien dont le silence normal est `normal` (`None` : rien de mesuré).
+    pub fn mesures(normal: Option<Duration>, blocage: Duration, tentative: Duration) -> Seuils {
+        let mesure = normal.map(|n| n.saturating_mul(FACTEUR_SILENCE));
+        Seuils {
+            corps: match mesure {
+                Some(m) => m.max(SILENCE_MIN.min(blocage)).min(blocage),
+                None => blocage,
+            },
+            reponse: match mesure {
+                Some(m) => m.max(SILENCE_MIN.min(tentative)).min(tentative),
+                None => REPONSE_SANS_MESURE.min(tentative),
+            },
+            sonde: mesure.map_or(SONDE_DELAI, |m| m.clamp(SONDE_DELAI_MIN, SONDE_DELAI)),
+        }
+    }
+}
+
+/// « 10 s », « 1,5 s ».
+fn secondes(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s").replace('.', ",")
+    }
+}
+
+/// Une tentative en vol, que la veille peut abandonner au retour du réseau.
+#[derive(Debug)]
+struct TentativeSuivie {
+    progression: Arc<Progression>,
+    abandon: tokio::sync::Notify,
+}
+
+/// Ce qu'a donné une tentative.
+enum Tentee<T> {
+    Reponse(ReponseApi<T>),
+    /// Elle se taisait depuis avant la coupure : sa connexion est morte, la veille l'a
+    /// abandonnée au retour du réseau.
+    Abandonnee,
+}
+
+/// Le détail d'une tentative abandonnée au retour du réseau.
+const DETAIL_ABANDON: &str =
+    "connexion d'avant la coupure, muette : abandonnée au retour du réseau";
 
 /// Une émission : ce que l'appelant déclare.
 #[derive(Debug, Clone, Copy)]
@@ -236,6 +325,9 @@ pub struct Emetteur {
     retenue: Arc<Mutex<Option<tokio::time::Instant>>>,
     /// La limite de débit (`--debit-max`), partagée par tous les corps envoyés.
     debit: Option<Arc<debit::LimiteDebit>>,
+    /// Les tentatives en vol : au retour du réseau, celles d'avant la coupure qui se taisent
+    /// encore sont abandonnées (voir [`Emetteur::veiller`]).
+    en_vol: Arc<Mutex<Vec<Arc<TentativeSuivie>>>>,
 }
 
 impl Emetteur {
@@ -253,7 +345,33 @@ impl Emetteur {
             budget: Arc::new(SeauJetons::default()),
             retenue: Arc::new(Mutex::new(None)),
             debit: None,
+            en_vol: Arc::new(Mutex::new(Vec::new())),
         }
+    }
+
+    /// Les délais de silence d'une tentative, à la mesure du lien (voir [`Seuils`]).
+    pub fn seuils(&self) -> Seuils {
+        Seuils::mesures(
+            self.reseau.silence_normal(),
+            self.reglages.delai_blocage,
+            self.reglages.delai_tentative,
+        )
+    }
+
+    /// Abandonne les tentatives en vol qui se taisent depuis avant `coupure` : leur connexion
+    /// est morte. Rend leur nombre.
+    fn abandonner_d_avant(&self, coupure: tokio::time::Instant) -> usize {
+        let en_vol = self.en_vol.lock().unwrap_or_else(|e| e.into_inner());
+        let mut abandonnees = 0;
+        for t in en_vol.iter() {
+            if t.progression.derniere_avancee() < coupure
+                && t.progression.immobile_depuis() >= SILENCE_ABANDON_MIN
+            {
+                t.abandon.notify_one();
+                abandonnees += 1;
+            }
+        }
+        abandonnees
     }
 
     /// Soumet tous les corps envoyés à `limite` (`--debit-max`) ; `None` : pas de limite.
@@ -372,6 +490,21 @@ impl Emetteur {
             &operation,
             etape,
             |numero| async move {
+                // Une tentative qui n'est pas comptée (coupure, connexion morte) est tout de
+                // même journalisée, sans attente ni raison : le journal dit aussi ce qu'une
+                // coupure a interrompu.
+                let non_comptee = |detail: String| {
+                    observateur.decision(&DecisionJournalisee {
+                        methode: emission.methode.to_owned(),
+                        cible: emission.cible.to_owned(),
+                        tentative: numero,
+                        budget_restant: None,
+                        statut: None,
+                        attente: None,
+                        raison: None,
+                        detail,
+                    });
+                };
                 loop {
                     if let Some(fin) = self.retenue() {
                         tokio::select! {
@@ -397,7 +530,24 @@ impl Emetteur {
                         };
                     }
                     let partie_a = tokio::time::Instant::now();
-                    let reponse = self.tenter(tentative, en_vol).await;
+                    let reponse = match self.tenter(tentative, en_vol).await {
+                        Tentee::Reponse(r) => r,
+                        // Ni un nouvel échec du réseau (il vient de revenir) ni une tentative
+                        // comptée : rejouable, elle repart aussitôt sur une connexion neuve ;
+                        // une écriture non rejouable, partie peut-être, passe par sa
+                        // réconciliation (issue inconnue, relecture), jamais rejouée à
+                        // l'aveugle.
+                        Tentee::Abandonnee => {
+                            if emission.rejouabilite == Rejouabilite::Rejouable {
+                                non_comptee(format!("{DETAIL_ABANDON} : tentative non comptée"));
+                                continue;
+                            }
+                            return ReponseApi::Injoignable {
+                                a_pu_atteindre: true,
+                                detail: DETAIL_ABANDON.into(),
+                            };
+                        }
+                    };
                     match &reponse {
                         // Une tentative coupée par Ctrl-C ne dit rien du réseau.
                         ReponseApi::Injoignable { .. } if self.annulation.est_annulee() => {}
@@ -410,21 +560,10 @@ impl Emetteur {
                                 emission.rejouabilite == Rejouabilite::Rejouable || !a_pu_atteindre;
                             if coupe && sans_risque {
                                 // Ni rejeu compté ni arrêt : la tentative attend la réouverture.
-                                // Journalisée quand même (ni attente ni raison), pour que le
-                                // journal dise aussi ce qu'une coupure a interrompu.
-                                observateur.decision(&DecisionJournalisee {
-                                    methode: emission.methode.to_owned(),
-                                    cible: emission.cible.to_owned(),
-                                    tentative: numero,
-                                    budget_restant: None,
-                                    statut: None,
-                                    attente: None,
-                                    raison: None,
-                                    detail: format!(
-                                        "{detail} ; réseau coupé : tentative non comptée, \
-                                         reprise à sa réouverture"
-                                    ),
-                                });
+                                non_comptee(format!(
+                                    "{detail} ; réseau coupé : tentative non comptée, reprise \
+                                     à sa réouverture"
+                                ));
                                 continue;
                             }
                         }
@@ -500,6 +639,7 @@ impl Emetteur {
                     () = self.annulation.annulee() => return,
                     () = tokio::time::sleep(attente) => {}
                 }
+                let delai_sonde = self.seuils().sonde;
                 let issue = executer(
                     &Cadre {
                         politique: &POLITIQUE_SONDE,
@@ -515,17 +655,31 @@ impl Emetteur {
                         rejouabilite: Rejouabilite::Rejouable,
                     },
                     |_| async {
-                        tokio::time::timeout(SONDE_DELAI, sonder())
+                        tokio::time::timeout(delai_sonde, sonder())
                             .await
                             .unwrap_or_else(|_| ReponseApi::Injoignable {
                                 a_pu_atteindre: true,
-                                detail: "sonde sans réponse".into(),
+                                detail: format!("sonde sans réponse en {}", secondes(delai_sonde)),
                             })
                     },
                 )
                 .await;
                 if issue.reponse.serveur_a_repondu() {
+                    let coupure = self.reseau.coupe_depuis();
                     self.reseau.rouvrir();
+                    // Le réseau est revenu, les connexions d'avant la coupure non : ce qui y
+                    // attend encore une réponse repart (ou se réconcilie) aussitôt, au lieu
+                    // d'attendre son délai.
+                    if let Some(coupure) = coupure {
+                        let abandonnees = self.abandonner_d_avant(coupure);
+                        if abandonnees > 0 {
+                            tracing::info!(
+                                abandonnees,
+                                "réseau rétabli : {abandonnees} requête(s) d'avant la coupure \
+                                 abandonnée(s), sur des connexions mortes"
+                            );
+                        }
+                    }
                     annonces.reseau_retabli();
                     break;
                 }
@@ -556,20 +710,27 @@ impl Emetteur {
         }
     }
 
-    /// Une tentative : délai, corps bloqué, Ctrl-C.
-    async fn tenter<T, F, Fut>(&self, tentative: &Mutex<F>, en_vol: &EnVol) -> ReponseApi<T>
+    /// Une tentative : délai, silence à la mesure du lien (corps bloqué, réponse qui ne vient
+    /// pas, ou qui ne finit pas), Ctrl-C, et abandon par la veille au retour du réseau.
+    async fn tenter<T, F, Fut>(&self, tentative: &Mutex<F>, en_vol: &EnVol) -> Tentee<T>
     where
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
         let delai = self.reglages.delai_tentative;
-        let blocage = self.reglages.delai_blocage;
+        let seuils = self.seuils();
         let progression = Progression::sous_limite(self.debit.clone());
         let _en_vol = en_vol.commencer(progression.clone());
+        let suivie = Arc::new(TentativeSuivie {
+            progression: progression.clone(),
+            abandon: tokio::sync::Notify::new(),
+        });
+        let _suivie = Suivie::inscrire(&self.en_vol, &suivie);
         let envoi = {
             let mut t = tentative.lock().unwrap_or_else(|e| e.into_inner());
             (t)(progression.clone())
         };
+        let envoi = corps::sous_progression(progression.clone(), envoi);
         let reponse = tokio::select! {
             // Ctrl-C : la tentative est abandonnée ; pour une écriture non rejouable, son
             // issue devient inconnue et se réconciliera.
@@ -580,20 +741,138 @@ impl Emetteur {
             r = envoi => r,
             () = delai_hors_retenue(&progression, delai) => ReponseApi::Injoignable {
                 a_pu_atteindre: true,
-                detail: format!("délai de tentative dépassé ({} s)", delai.as_secs_f64()),
+                detail: format!("délai de tentative dépassé ({})", secondes(delai)),
             },
-            () = surveiller_blocage(&progression, blocage) => ReponseApi::Injoignable {
-                a_pu_atteindre: true,
-                detail: format!(
-                    "transfert bloqué : aucun octet parti depuis {} s",
-                    blocage.as_secs_f64()
-                ),
-            },
+            silence = surveiller_silence(&progression, seuils) => silence.reponse(),
+            () = suivie.abandon.notified() => return Tentee::Abandonnee,
         };
+        if reponse.serveur_a_repondu() {
+            self.reseau.noter_silence(progression.silence_max());
+        }
         if matches!(reponse, ReponseApi::Succes(_)) {
             self.reseau.noter_acquittes(progression.octets());
         }
-        reponse
+        Tentee::Reponse(reponse)
+    }
+}
+
+/// Une tentative inscrite dans les tentatives en vol de l'émetteur, jusqu'à ce qu'elle soit
+/// lâchée.
+struct Suivie<'a> {
+    en_vol: &'a Mutex<Vec<Arc<TentativeSuivie>>>,
+    tentative: Arc<TentativeSuivie>,
+}
+
+impl<'a> Suivie<'a> {
+    fn inscrire(en_vol: &'a Mutex<Vec<Arc<TentativeSuivie>>>, t: &Arc<TentativeSuivie>) -> Self {
+        en_vol
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::clone(t));
+        Suivie {
+            en_vol,
+            tentative: Arc::clone(t),
+        }
+    }
+}
+
+impl Drop for Suivie<'_> {
+    fn drop(&mut self) {
+        self.en_vol
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|t| !Arc::ptr_eq(t, &self.tentative));
+    }
+}
+
+/// Ce qu'une tentative a laissé voir de trop long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Silence {
+    /// Le corps n'avance plus.
+    Corps(Duration),
+    /// Le corps est parti (ou il n'y en a pas), aucune réponse n'arrive.
+    Reponse(Duration),
+    /// La réponse a commencé d'arriver, puis plus rien.
+    ReponseInterrompue(Duration),
+    /// La réponse arrive, mais ne finit pas : trop lente pour être une réponse.
+    ReponseSansFin {
+        statut: u16,
+        octets: u64,
+        duree: Duration,
+    },
+}
+
+impl Silence {
+    fn reponse<T>(self) -> ReponseApi<T> {
+        let injoignable = |detail: String| ReponseApi::Injoignable {
+            a_pu_atteindre: true,
+            detail,
+        };
+        match self {
+            Silence::Corps(d) => injoignable(format!(
+                "transfert bloqué : aucun octet parti depuis {}",
+                secondes(d)
+            )),
+            Silence::Reponse(d) => injoignable(format!(
+                "aucune réponse du serveur {} après l'envoi",
+                secondes(d)
+            )),
+            Silence::ReponseInterrompue(d) => injoignable(format!(
+                "réponse interrompue : plus rien reçu depuis {}",
+                secondes(d)
+            )),
+            // Le serveur a répondu : ce n'est pas le réseau qui manque.
+            Silence::ReponseSansFin {
+                statut,
+                octets,
+                duree,
+            } => ReponseApi::Illisible {
+                statut,
+                detail: format!(
+                    "réponse sans fin (statut {statut}) : {octets} octets en {}, moins de \
+                     {} Ko/s ; lecture abandonnée",
+                    secondes(duree),
+                    DEBIT_REPONSE_MIN / 1000
+                ),
+            },
+        }
+    }
+}
+
+/// Ce qui est trop long pour une tentative, à l'instant : le corps immobile au-delà de
+/// `seuils.corps`, la réponse qui ne vient pas, ou plus, au-delà de `seuils.reponse`, ou dont
+/// le corps, passé ce délai, arrive à moins de [`DEBIT_REPONSE_MIN`]. Une attente de la limite
+/// de débit n'est jamais un silence.
+fn silence_excessif(p: &Progression, seuils: Seuils) -> Option<Silence> {
+    let immobile = p.immobile_depuis();
+    if p.corps_en_cours() {
+        return (immobile >= seuils.corps).then_some(Silence::Corps(seuils.corps));
+    }
+    match p.reponse() {
+        None => (immobile >= seuils.reponse).then_some(Silence::Reponse(seuils.reponse)),
+        Some(_) if immobile >= seuils.reponse => Some(Silence::ReponseInterrompue(seuils.reponse)),
+        Some((debut, statut, octets)) => {
+            let duree = debut.elapsed();
+            let lente = (octets as f64) < duree.as_secs_f64() * DEBIT_REPONSE_MIN as f64;
+            (duree >= seuils.reponse && lente).then_some(Silence::ReponseSansFin {
+                statut,
+                octets,
+                duree,
+            })
+        }
+    }
+}
+
+/// Rend la main quand la tentative se tait, ou traîne, trop longtemps (voir
+/// [`silence_excessif`]).
+async fn surveiller_silence(progression: &Progression, seuils: Seuils) -> Silence {
+    let plus_court = seuils.corps.min(seuils.reponse);
+    let pas = (plus_court / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(pas).await;
+        if let Some(s) = silence_excessif(progression, seuils) {
+            return s;
+        }
     }
 }
 
@@ -612,24 +891,13 @@ async fn delai_hors_retenue(progression: &Progression, delai: Duration) {
     }
 }
 
-/// Rend la main quand le corps de la tentative n'avance plus depuis `delai` (jamais tant que
-/// le corps n'a pas commencé ou est entièrement parti : l'attente de la réponse relève du délai
-/// de tentative).
-async fn surveiller_blocage(progression: &Progression, delai: Duration) {
-    let pas = (delai / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
-    loop {
-        tokio::time::sleep(pas).await;
-        if progression.corps_en_cours() && progression.immobile_depuis() >= delai {
-            return;
-        }
-    }
-}
-
 pub use crate::secrets::expurger;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reessai::RaisonArret;
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     /// La cadence des sondes : douze rapprochées (enveloppe de 0,1 s), puis une enveloppe de
     /// 0,25 s doublée jusqu'à 30 s ; moitié fixe, moitié tirée.
@@ -718,11 +986,13 @@ mod tests {
         .await;
         assert!(seconde, "la seconde tranche devait attendre la limite");
         assert!(p.corps_en_cours());
-        let r = tokio::time::timeout(
-            Duration::from_millis(300),
-            surveiller_blocage(&p, Duration::from_millis(50)),
-        )
-        .await;
+        let seuils = Seuils {
+            corps: Duration::from_millis(50),
+            reponse: Duration::from_millis(50),
+            sonde: Duration::from_millis(50),
+        };
+        let r =
+            tokio::time::timeout(Duration::from_millis(300), surveiller_silence(&p, seuils)).await;
         assert!(
             r.is_err(),
             "l'attente de la limite a été prise pour un blocage"
@@ -750,22 +1020,313 @@ mod tests {
         assert!(r.is_ok());
     }
 
-    #[tokio::test]
-    async fn blocage_detecte_seulement_pendant_le_corps() {
+    /// Le silence toléré à chaque phase d'une tentative, sur l'horloge en pause : le corps
+    /// immobile, la réponse qui ne vient pas, qui s'interrompt, qui ne finit pas.
+    #[tokio::test(start_paused = true)]
+    async fn chaque_silence_a_son_seuil() {
+        let s = |ms| Duration::from_millis(ms);
+        let seuils = Seuils {
+            corps: s(2_000),
+            reponse: s(10_000),
+            sonde: s(3_000),
+        };
+        let surveiller = |p: &Arc<Progression>| {
+            let p = Arc::clone(p);
+            async move {
+                let debut = tokio::time::Instant::now();
+                let silence = surveiller_silence(&p, seuils).await;
+                (silence, debut.elapsed())
+            }
+        };
+        // Le corps n'avance plus : coupé au seuil du corps.
         let p = Progression::nouvelle();
-        // Corps pas commencé : jamais « bloqué ».
-        let r = tokio::time::timeout(
-            Duration::from_millis(300),
-            surveiller_blocage(&p, Duration::from_millis(50)),
-        )
-        .await;
-        assert!(r.is_err());
         p.attendre_corps(10);
-        let r = tokio::time::timeout(
-            Duration::from_millis(500),
-            surveiller_blocage(&p, Duration::from_millis(50)),
+        let (silence, apres) = surveiller(&p).await;
+        assert_eq!(silence, Silence::Corps(s(2_000)));
+        assert!(apres >= s(2_000) && apres < s(3_000), "{apres:?}");
+        // Sans corps (ou le corps parti), la réponse a son propre seuil, plus long.
+        let p = Progression::nouvelle();
+        let (silence, apres) = surveiller(&p).await;
+        assert_eq!(silence, Silence::Reponse(s(10_000)));
+        assert!(apres >= s(10_000) && apres < s(11_000), "{apres:?}");
+        // Les en-têtes arrivent au compte-gouttes : tant qu'ils ne sont pas complets, c'est
+        // une réponse qui ne vient pas.
+        // La réponse commence, puis plus rien.
+        let p = Progression::nouvelle();
+        let lecteur = {
+            let p = Arc::clone(&p);
+            tokio::spawn(async move {
+                tokio::time::sleep(s(1_000)).await;
+                p.en_tetes(200);
+                p.lu_de_la_reponse(100);
+            })
+        };
+        let (silence, apres) = surveiller(&p).await;
+        lecteur.await.unwrap();
+        assert_eq!(silence, Silence::ReponseInterrompue(s(10_000)));
+        assert!(apres >= s(11_000) && apres < s(12_000), "{apres:?}");
+        // Une réponse qui coule sans fin, un octet par seconde : abandonnée une fois le délai
+        // de réponse passé, comme illisible (le serveur a répondu).
+        let p = Progression::nouvelle();
+        p.en_tetes(200);
+        let goutte = {
+            let p = Arc::clone(&p);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(s(1_000)).await;
+                    p.lu_de_la_reponse(1);
+                }
+            })
+        };
+        let (silence, apres) = surveiller(&p).await;
+        goutte.abort();
+        assert!(
+            matches!(silence, Silence::ReponseSansFin { statut: 200, .. }),
+            "{silence:?}"
+        );
+        assert!(apres >= s(10_000) && apres < s(11_000), "{apres:?}");
+        assert!(matches!(
+            silence.reponse::<()>(),
+            ReponseApi::Illisible { statut: 200, .. }
+        ));
+        // Une réponse longue mais qui arrive à bon débit n'est pas « sans fin ».
+        let p = Progression::nouvelle();
+        p.en_tetes(200);
+        let flot = {
+            let p = Arc::clone(&p);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(s(100)).await;
+                    p.lu_de_la_reponse(50_000);
+                }
+            })
+        };
+        let r = tokio::time::timeout(s(60_000), surveiller(&p)).await;
+        flot.abort();
+        assert!(r.is_err(), "une réponse à 500 Ko/s coupée : {r:?}");
+    }
+
+    /// Ce que la veille et les émissions d'un essai ont journalisé.
+    #[derive(Default)]
+    struct Journal(Mutex<Vec<DecisionJournalisee>>);
+
+    impl ObservateurReessai for Journal {
+        fn decision(&self, d: &DecisionJournalisee) {
+            self.0.lock().unwrap().push(d.clone());
+        }
+    }
+
+    /// Retient l'instant où le réseau est annoncé rétabli.
+    #[derive(Default)]
+    struct Retour(Mutex<Option<tokio::time::Instant>>);
+
+    impl AnnoncesReseau for Retour {
+        fn reseau_indisponible(&self, _: Duration, _: Duration) {}
+        fn reseau_retabli(&self) {
+            self.0
+                .lock()
+                .unwrap()
+                .get_or_insert(tokio::time::Instant::now());
+        }
+    }
+
+    /// Un émetteur aux réglages par défaut de `vigie depot`, pause réseau sans limite.
+    fn emetteur_par_defaut() -> Emetteur {
+        Emetteur::nouveau(
+            ReglagesEmission {
+                insistant: Reglages::insistant()
+                    .avec_echeance(Duration::from_secs(900))
+                    .valider()
+                    .unwrap(),
+                bref: Reglages::bref().valider().unwrap(),
+                delai_tentative: Duration::from_secs(300),
+                delai_blocage: Duration::from_secs(30),
+                pause: Some(PauseReseau {
+                    echecs: 2,
+                    attente_max: None,
+                }),
+            },
+            Annulation::new(),
         )
-        .await;
-        assert!(r.is_ok());
+    }
+
+    /// Une requête partie avant une coupure, dont la connexion meurt sans se fermer (le
+    /// téléphone a perdu le signal) : pendant la coupure, d'autres émissions échouent
+    /// franchement et le réseau est déclaré coupé ; au retour (la sonde répond), la veille
+    /// abandonne la requête muette, qui repart aussitôt (rejouable, tentative non comptée) ou
+    /// se réconcilie (écriture non rejouable : issue inconnue, relecture), au lieu d'attendre
+    /// son délai. Le tout à l'horloge en pause : les instants sont exacts.
+    #[tokio::test(start_paused = true)]
+    async fn au_retour_du_reseau_les_requetes_d_avant_la_coupure_repartent() {
+        for rejouabilite in [Rejouabilite::Rejouable, Rejouabilite::NonRejouable] {
+            let emetteur = emetteur_par_defaut();
+            let journal = Journal::default();
+            let origine = tokio::time::Instant::now();
+            let s = Duration::from_secs;
+            // Le lien est coupé de 1 s à 21 s.
+            let coupe = move || (s(1)..s(21)).contains(&origine.elapsed());
+            let refus = || ReponseApi::<()>::Injoignable {
+                a_pu_atteindre: false,
+                detail: "connexion refusée".into(),
+            };
+            let muette = async {
+                let essais = AtomicU32::new(0);
+                let issue = emetteur
+                    .emettre_dans(
+                        &Etape::nouvelle(),
+                        Emission {
+                            methode: "PUT",
+                            cible: "muette",
+                            profil: Profil::Insistant,
+                            rejouabilite,
+                        },
+                        &journal,
+                        &EnVol::default(),
+                        |_| {
+                            let premier = essais.fetch_add(1, Ordering::SeqCst) == 0;
+                            async move {
+                                if premier {
+                                    // Partie à 0 s, sur une connexion qui meurt à 1 s.
+                                    std::future::pending::<()>().await;
+                                }
+                                ReponseApi::Succes(())
+                            }
+                        },
+                        Some(|_| async { Releve::Faite(()) }),
+                    )
+                    .await;
+                (issue, origine.elapsed())
+            };
+            let autres = async {
+                tokio::time::sleep(s(2)).await;
+                for _ in 0..2 {
+                    emetteur
+                        .emettre(
+                            Emission {
+                                methode: "PUT",
+                                cible: "autre",
+                                profil: Profil::Insistant,
+                                rejouabilite: Rejouabilite::Rejouable,
+                            },
+                            &journal,
+                            &EnVol::default(),
+                            |_| async move {
+                                if coupe() {
+                                    refus()
+                                } else {
+                                    ReponseApi::Succes(())
+                                }
+                            },
+                        )
+                        .await;
+                }
+            };
+            let retour = Retour::default();
+            let veille = emetteur.veiller(
+                || async move {
+                    if coupe() {
+                        refus()
+                    } else {
+                        ReponseApi::Succes(())
+                    }
+                },
+                &retour,
+                &journal,
+            );
+            let travail = async { tokio::join!(muette, autres).0 };
+            let ((issue, fin), ()) = tokio::select! {
+                r = travail => (r, ()),
+                () = veille => panic!("la veille s'est arrêtée"),
+            };
+            assert_eq!(
+                issue.raison,
+                RaisonArret::Succes,
+                "{rejouabilite:?} : {issue:?}"
+            );
+            // Dès que la veille voit le lien revenu (21 s, et la sonde suivante), pas au bout
+            // du délai de réponse (60 s sans mesure) ni de tentative (300 s).
+            let retour = retour
+                .0
+                .lock()
+                .unwrap()
+                .expect("réseau rétabli")
+                .duration_since(origine);
+            assert!(retour >= s(21) && retour < s(40), "retour vu à {retour:?}");
+            assert!(
+                fin >= retour && fin < retour + Duration::from_millis(200),
+                "{rejouabilite:?} : fini à {fin:?}, retour vu à {retour:?}"
+            );
+            let decisions = journal.0.lock().unwrap();
+            let abandon = decisions
+                .iter()
+                .find(|d| d.cible == "muette" && d.detail.contains(DETAIL_ABANDON))
+                .unwrap_or_else(|| panic!("abandon non journalisé : {decisions:?}"));
+            match rejouabilite {
+                Rejouabilite::Rejouable => {
+                    assert!(abandon.detail.contains("non comptée"), "{abandon:?}");
+                    assert_eq!(issue.tentatives, 1);
+                }
+                // Une écriture non rejouable n'est pas réémise à l'aveugle : son issue est
+                // inconnue, la relecture la lève.
+                Rejouabilite::NonRejouable => {
+                    assert_eq!(abandon.raison, Some(RaisonArret::IssueInconnue));
+                }
+            }
+        }
+    }
+
+    /// Les seuils suivent le lien : quatre fois son silence normal, dix secondes au moins,
+    /// jamais plus que les délais donnés ; sans mesure, `--delai-blocage` pour le corps et une
+    /// minute pour la réponse.
+    #[test]
+    fn les_seuils_a_la_mesure_du_lien() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        let (blocage, tentative) = (s(30), s(300));
+        assert_eq!(
+            Seuils::mesures(None, blocage, tentative),
+            Seuils {
+                corps: s(30),
+                reponse: s(60),
+                sonde: s(10),
+            }
+        );
+        // Un lien rapide : les planchers.
+        assert_eq!(
+            Seuils::mesures(Some(ms(40)), blocage, tentative),
+            Seuils {
+                corps: s(10),
+                reponse: s(10),
+                sonde: s(3),
+            }
+        );
+        // Un lien lent, où une réponse met 6 s à venir d'ordinaire.
+        assert_eq!(
+            Seuils::mesures(Some(s(6)), blocage, tentative),
+            Seuils {
+                corps: s(24),
+                reponse: s(24),
+                sonde: s(10),
+            }
+        );
+        // Jamais plus que les délais donnés, ni que leurs planchers quand ils sont courts
+        // (les essais : --delai-blocage 1, --delai-tentative 2).
+        assert_eq!(
+            Seuils::mesures(Some(s(60)), blocage, tentative),
+            Seuils {
+                corps: s(30),
+                reponse: s(240),
+                sonde: s(10),
+            }
+        );
+        assert_eq!(
+            Seuils::mesures(Some(ms(10)), s(1), s(2)),
+            Seuils {
+                corps: s(1),
+                reponse: s(2),
+                sonde: s(3),
+            }
+        );
+        assert_eq!(Seuils::mesures(None, s(1), s(2)).reponse, s(2));
     }
 }

@@ -12,6 +12,7 @@
 //! ([`TemporisateurHorsPause`]) : une coupure ne doit pas « consommer » le budget d'une
 //! opération qui n'a rien pu tenter.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
@@ -41,6 +42,9 @@ struct Compte {
     /// Ce que le serveur a acquitté (le régulateur du parallélisme en tire le débit utile) :
     /// octets et requêtes lus ensemble, jamais l'un sans l'autre.
     acquittes: Acquittes,
+    /// Le plus long silence de chacune des dernières tentatives qui ont eu une réponse : ce
+    /// qui est normal sur ce lien (voir [`Reseau::silence_normal`]).
+    silences: VecDeque<Duration>,
 }
 
 /// L'état du réseau, partagé par toutes les émissions d'un passage.
@@ -62,6 +66,9 @@ pub struct Incidents {
     /// Tentatives restées sans réponse du serveur.
     pub injoignables: u64,
 }
+
+/// Les silences retenus pour juger de ce qui est normal sur le lien.
+const SILENCES_RETENUS: usize = 64;
 
 /// Un corps d'au moins cette taille fait d'une requête acquittée une requête de données.
 pub const REQUETE_DE_DONNEES: u64 = 64 * 1024;
@@ -94,6 +101,7 @@ impl Reseau {
                 pause_cumulee: Duration::ZERO,
                 incidents: Incidents::default(),
                 acquittes: Acquittes::default(),
+                silences: VecDeque::new(),
             }),
             annulation,
         }
@@ -126,6 +134,9 @@ impl Reseau {
         {
             c.coupe_depuis = Some(Instant::now());
             c.incidents.coupures += 1;
+            // Les connexions ouvertes jusqu'ici sont peut-être mortes sans le savoir : les
+            // sondes, puis les envois, partiront sur des connexions neuves.
+            super::connexions::oublier();
             self.etat.send_replace(Etat::Coupe);
             tracing::info!(
                 echecs = c.echecs_consecutifs,
@@ -145,6 +156,23 @@ impl Reseau {
             c.acquittes.octets += octets;
             c.acquittes.requetes += 1;
         }
+    }
+
+    /// Une tentative a eu sa réponse ; `silence` : le plus long temps qu'elle a passé sans
+    /// signe de vie (ni octet parti, ni octet reçu).
+    pub fn noter_silence(&self, silence: Duration) {
+        let mut c = self.compte();
+        if c.silences.len() >= SILENCES_RETENUS {
+            c.silences.pop_front();
+        }
+        c.silences.push_back(silence);
+    }
+
+    /// Le silence normal sur ce lien : le plus long silence des [`SILENCES_RETENUS`] dernières
+    /// tentatives qui ont eu leur réponse (`None` avant la première). Le plus long plutôt
+    /// qu'une moyenne : un délai tiré de lui ne coupe pas ce qui vient d'aboutir.
+    pub fn silence_normal(&self) -> Option<Duration> {
+        self.compte().silences.iter().max().copied()
     }
 
     /// Octets et requêtes acquittés depuis le début du passage.

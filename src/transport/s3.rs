@@ -23,6 +23,7 @@ use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{ChecksumAlgorithm, ChecksumMode, CompletedMultipartUpload, CompletedPart};
 
+use super::connexions::Renouvelable;
 use super::corps::{CorpsFichier, CorpsPlafonne, CorpsTropGrand, Progression, crc32c_base64};
 use super::en_clair::{chaine, erreur_reseau};
 use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
@@ -99,7 +100,10 @@ pub struct PartieAssemblee {
 /// Un client S3 lié à un compartiment.
 #[derive(Debug, Clone)]
 pub struct ClientS3 {
-    client: Client,
+    /// Refait à neuf après une coupure du réseau (voir `transport::connexions`) : chaque
+    /// `Client::from_conf` a son propre client HTTP, et donc son propre réservoir de
+    /// connexions.
+    client: Arc<Renouvelable<Client>>,
     compartiment: String,
 }
 
@@ -165,10 +169,19 @@ impl ClientS3 {
             conf = conf.force_path_style(true);
         }
         conf = conf.interceptor(PlafondReponse);
+        let conf = conf.build();
+        let premier = Client::from_conf(conf.clone());
         Ok(ClientS3 {
-            client: Client::from_conf(conf.build()),
+            client: Arc::new(Renouvelable::nouveau(premier, move || {
+                Some(Client::from_conf(conf.clone()))
+            })),
             compartiment: dest.compartiment.clone(),
         })
+    }
+
+    /// Le client du SDK à employer (neuf après une coupure du réseau).
+    fn client(&self) -> Client {
+        self.client.client()
     }
 
     /// Dépose un petit fichier en une requête, avec sa somme CRC32C (vérifiée par le service).
@@ -185,7 +198,7 @@ impl ClientS3 {
             Err(e) => return erreur_locale(&e),
         };
         let r = self
-            .client
+            .client()
             .put_object()
             .bucket(&self.compartiment)
             .key(cle)
@@ -204,7 +217,7 @@ impl ClientS3 {
     /// Ouvre un envoi multipart (écriture **non rejouable** : chaque appel en ouvre un autre).
     pub async fn ouvrir_envoi(&self, cle: &str) -> ReponseApi<String> {
         let r = self
-            .client
+            .client()
             .create_multipart_upload()
             .bucket(&self.compartiment)
             .key(cle)
@@ -243,7 +256,7 @@ impl ClientS3 {
             Err(e) => return erreur_locale(&e),
         };
         let r = self
-            .client
+            .client()
             .upload_part()
             .bucket(&self.compartiment)
             .key(cle)
@@ -279,7 +292,7 @@ impl ClientS3 {
             })
             .collect();
         let r = self
-            .client
+            .client()
             .complete_multipart_upload()
             .bucket(&self.compartiment)
             .key(cle)
@@ -301,7 +314,7 @@ impl ClientS3 {
     /// Un envoi déjà disparu est un succès.
     pub async fn abandonner_envoi(&self, cle: &str, envoi: &str) -> ReponseApi<()> {
         let r = self
-            .client
+            .client()
             .abort_multipart_upload()
             .bucket(&self.compartiment)
             .key(cle)
@@ -326,7 +339,7 @@ impl ClientS3 {
         let mut marqueur: Option<String> = None;
         loop {
             let r = self
-                .client
+                .client()
                 .list_parts()
                 .bucket(&self.compartiment)
                 .key(cle)
@@ -362,7 +375,7 @@ impl ClientS3 {
     /// Les envois multipart ouverts sur exactement cette clé, du plus ancien au plus récent.
     pub async fn envois_ouverts(&self, cle: &str) -> ReponseApi<Vec<String>> {
         let r = self
-            .client
+            .client()
             .list_multipart_uploads()
             .bucket(&self.compartiment)
             .prefix(cle)
@@ -389,7 +402,7 @@ impl ClientS3 {
     /// Une requête peu coûteuse (`HeadBucket`) : la destination répond-elle ?
     pub async fn sonder(&self) -> ReponseApi<()> {
         match self
-            .client
+            .client()
             .head_bucket()
             .bucket(&self.compartiment)
             .send()
@@ -403,7 +416,7 @@ impl ClientS3 {
     /// Décrit un objet (taille, ETag, somme) ; `None` s'il n'existe pas.
     pub async fn decrire(&self, cle: &str) -> ReponseApi<Option<ObjetDistant>> {
         let r = self
-            .client
+            .client()
             .head_object()
             .bucket(&self.compartiment)
             .key(cle)
@@ -564,6 +577,8 @@ impl aws_sdk_s3::config::Intercept for PlafondReponse {
         _: &aws_sdk_s3::config::RuntimeComponents,
         _: &mut aws_sdk_s3::config::ConfigBag,
     ) -> Result<(), aws_sdk_s3::error::BoxError> {
+        // Les en-têtes de la réponse sont là : un signe de vie de la connexion.
+        super::corps::reponse_recue(context.response().status().as_u16());
         let corps = context.response_mut().body_mut();
         let brut = std::mem::replace(corps, aws_sdk_s3::primitives::SdkBody::taken());
         *corps = aws_sdk_s3::primitives::SdkBody::from_body_1_x(CorpsPlafonne::nouveau(

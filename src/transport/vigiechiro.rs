@@ -34,6 +34,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::connexions::Renouvelable;
 use super::corps::{CorpsFichier, Progression};
 use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
 use crate::destination::IdObjet;
@@ -54,7 +55,8 @@ pub use traitement::{
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
 #[derive(Clone)]
 pub struct ClientVigieChiro {
-    http: reqwest::Client,
+    /// Refait à neuf après une coupure du réseau (voir `transport::connexions`).
+    http: Arc<Renouvelable<reqwest::Client>>,
     api: String,
     autorisation: HeaderValue,
 }
@@ -308,12 +310,14 @@ async fn classer_reponse<T>(
     refus_attendu: impl FnOnce(u16, &reqwest::header::HeaderMap, &[u8]) -> Option<T>,
 ) -> ReponseApi<T> {
     let statut = reponse.status().as_u16();
+    super::corps::reponse_recue(statut);
     let entetes = reponse.headers().clone();
     let url = reponse.url().clone();
     let mut corps = Vec::new();
     loop {
         match reponse.chunk().await {
             Ok(Some(morceau)) => {
+                super::corps::reponse_lue(morceau.len());
                 if corps.len() + morceau.len() > CORPS_REPONSE_MAX {
                     return ReponseApi::Illisible {
                         statut,
@@ -405,6 +409,46 @@ fn redirection_refusee(
     ))
 }
 
+/// Les requêtes partent du client du moment : neuf après une coupure du réseau.
+impl Renouvelable<reqwest::Client> {
+    fn get(&self, url: impl reqwest::IntoUrl) -> reqwest::RequestBuilder {
+        self.client().get(url)
+    }
+
+    fn post(&self, url: impl reqwest::IntoUrl) -> reqwest::RequestBuilder {
+        self.client().post(url)
+    }
+
+    fn put(&self, url: impl reqwest::IntoUrl) -> reqwest::RequestBuilder {
+        self.client().put(url)
+    }
+
+    fn delete(&self, url: impl reqwest::IntoUrl) -> reqwest::RequestBuilder {
+        self.client().delete(url)
+    }
+}
+
+/// Le client HTTP de la plateforme et de ses URL signées : connexion en 10 s au plus, aucune
+/// redirection suivie hors du même hôte, ni vers le clair.
+fn client_http() -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .redirect(reqwest::redirect::Policy::custom(|tentative| {
+            let permise = tentative.previous().len() < 5
+                && tentative
+                    .previous()
+                    .first()
+                    .is_some_and(|depuis| redirection_permise(depuis, tentative.url()));
+            if permise {
+                tentative.follow()
+            } else {
+                tentative.stop()
+            }
+        }))
+        .user_agent(concat!("vigie/", env!("CARGO_PKG_VERSION")))
+        .build()
+}
+
 /// Une erreur reqwest (pas de réponse) : la requête a-t-elle pu atteindre le serveur ?
 fn classer_erreur<T>(e: reqwest::Error) -> ReponseApi<T> {
     let a_pu_atteindre = !e.is_connect();
@@ -454,25 +498,9 @@ impl ClientVigieChiro {
         let mut autorisation = HeaderValue::from_str(&format!("Basic {brut}"))
             .map_err(|_| "le jeton contient des caractères invalides".to_owned())?;
         autorisation.set_sensitive(true);
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .redirect(reqwest::redirect::Policy::custom(|tentative| {
-                let permise = tentative.previous().len() < 5
-                    && tentative
-                        .previous()
-                        .first()
-                        .is_some_and(|depuis| redirection_permise(depuis, tentative.url()));
-                if permise {
-                    tentative.follow()
-                } else {
-                    tentative.stop()
-                }
-            }))
-            .user_agent(concat!("vigie/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| super::client_http_impossible(&e))?;
+        let http = client_http().map_err(|e| super::client_http_impossible(&e))?;
         Ok(ClientVigieChiro {
-            http,
+            http: Arc::new(Renouvelable::nouveau(http, || client_http().ok())),
             api: api.trim_end_matches('/').to_owned(),
             autorisation,
         })

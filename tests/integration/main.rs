@@ -22,6 +22,7 @@ mod fiabilite_arrets;
 mod fiabilite_pannes;
 mod fidelite_vigiechiro;
 mod francais;
+mod lien;
 mod matrice_pannes;
 mod plan_cli;
 mod prise_en_main;

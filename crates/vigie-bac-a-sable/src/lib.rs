@@ -102,6 +102,7 @@ use tokio::task::JoinHandle;
 pub use compteurs::Compteurs;
 pub use operation::{Operation, operation_de_requete};
 pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
+pub use service::FluxCoupable;
 pub use vigiechiro::{
     COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_NON_VALIDE,
     OBSERVATEUR, PARTICIPATION, POINTS_SITE, ParticipationPlateforme, ReglagesCalcul, SITE,

@@ -20,6 +20,8 @@
 //! HeadObject=lenteur:3s                  toutes les HeadObject attendent 3 s
 //! *=403                                  tout est refusé
 //! PutObject=503:retry-after=+2s:fois=3   les 3 prochaines PutObject : 503 avec une date HTTP à +2 s
+//! PutObject#5=trou-noir:20s              à la 5e PutObject, plus rien ne passe pendant 20 s ;
+//!                                        ensuite, les connexions d'avant restent muettes
 //! ApiFinaliser#1=reponse-perdue          plateforme Vigie-Chiro : fichier finalisé, réponse perdue
 //! ApiDeclarerFichier@wav/pa-ID/T.wav=503:retry-after=2   déclaration de ce fichier : 503
 //! ```
@@ -36,7 +38,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -147,6 +149,12 @@ pub enum Panne {
     /// `400 RequestTimeout` (son corps cale ~20 s sur un lien mobile), l'API `408`. Le corps est
     /// lu et jeté avant la réponse, pour que le client la reçoive.
     CorpsTropLent,
+    /// Un trou noir de la durée donnée, qui commence avec cette requête (voir
+    /// [`Pannes::trou_noir`]) : le téléphone a perdu le signal sans fermer les connexions, et
+    /// au retour (nouvelle adresse publique, correspondance NAT perdue) elles sont mortes. Les
+    /// connexions ouvertes pendant ce temps, celle de cette requête comprise, ne lisent ni
+    /// n'écrivent plus rien, et ne sont jamais fermées ; celles ouvertes après répondent.
+    TrouNoir(Duration),
 }
 
 impl fmt::Display for Panne {
@@ -166,6 +174,7 @@ impl fmt::Display for Panne {
             Panne::Bloquer(d) => write!(f, "bloquer:{}", DureeSpec(*d)),
             Panne::Coupure => f.write_str("coupure"),
             Panne::CorpsTropLent => f.write_str("corps-trop-lent"),
+            Panne::TrouNoir(d) => write!(f, "trou-noir:{}", DureeSpec(*d)),
         }
     }
 }
@@ -353,6 +362,11 @@ impl FromStr for Regle {
 pub struct Pannes {
     etat: Mutex<Etat>,
     tout_coupe: AtomicBool,
+    /// Les trous noirs, passés et en cours : (début, fin).
+    trous_noirs: Mutex<Vec<(Instant, Instant)>>,
+    /// Les connexions englouties qu'un serveur a lâchées : gardées ouvertes (jamais fermées,
+    /// jamais lues) tant que vivent les pannes.
+    englouties: Mutex<Vec<Box<dyn std::any::Any + Send>>>,
 }
 
 struct Etat {
@@ -401,6 +415,8 @@ impl Pannes {
                 graine,
             }),
             tout_coupe: AtomicBool::new(false),
+            trous_noirs: Mutex::new(Vec::new()),
+            englouties: Mutex::new(Vec::new()),
         }
     }
 
@@ -445,6 +461,52 @@ impl Pannes {
     /// avant toute règle (les règles ne voient pas ces requêtes).
     pub fn couper_tout(&self, actif: bool) {
         self.tout_coupe.store(actif, Ordering::SeqCst);
+    }
+
+    /// Un trou noir, à partir de maintenant et pendant `duree` : ce que le téléphone envoie se
+    /// perd, sans réponse ni refus ni fermeture. Les connexions ouvertes avant sa fin, qu'elles
+    /// l'aient été avant lui ou pendant, ne lisent ni n'écrivent plus jamais rien (au retour du
+    /// réseau, le téléphone a une autre adresse : elles sont mortes sans le savoir) et ne sont
+    /// jamais fermées ; celles ouvertes après sa fin répondent normalement (voir
+    /// [`Pannes::englouti`]).
+    pub fn trou_noir(&self, duree: Duration) {
+        let debut = Instant::now();
+        self.trous_noirs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((debut, debut + duree));
+    }
+
+    /// Une connexion ouverte à `ouverte` est-elle engloutie par un trou noir (commencé, et
+    /// dont la fin est venue après son ouverture) ?
+    pub fn englouti(&self, ouverte: Instant) -> bool {
+        let maintenant = Instant::now();
+        self.trous_noirs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|(debut, fin)| *debut <= maintenant && ouverte < *fin)
+    }
+
+    /// Garde ouverte une connexion engloutie que son serveur lâche (voir
+    /// [`Pannes::englouti`]) : elle ne sera fermée qu'avec les pannes.
+    pub fn garder_ouverte(&self, connexion: Box<dyn std::any::Any + Send>) {
+        self.englouties
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(connexion);
+    }
+
+    /// La fin du dernier trou noir commencé, s'il y en a un.
+    pub fn fin_du_trou_noir(&self) -> Option<Instant> {
+        let maintenant = Instant::now();
+        self.trous_noirs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(debut, _)| *debut <= maintenant)
+            .map(|(_, fin)| *fin)
+            .max()
     }
 
     /// Le réseau est-il coupé par [`Pannes::couper_tout`] ?
@@ -505,6 +567,11 @@ impl Pannes {
             a.appliquees += 1;
             choisie = Some(a.regle.panne.clone());
         }
+        drop(etat);
+        // Un trou noir commence avec la requête qui le déclenche.
+        if let Some(Panne::TrouNoir(d)) = &choisie {
+            self.trou_noir(*d);
+        }
         choisie
     }
 
@@ -522,7 +589,8 @@ impl Pannes {
     ///   (date HTTP calculée à l'envoi), `retry-after=@SECONDES_UNIX` (date fixe),
     ///   `retry-after=TEXTE` (valeur brute, malformée exprès), `retry-after-ms=MS`),
     ///   `coupure-corps:TAILLE` (`1048576`, `64Kio`, `1Mio`), `reponse-perdue`,
-    ///   `lenteur:DURÉE` (`500ms`, `3s`, `1.5s`, `2min`), `bloquer:DURÉE`, `coupure` ;
+    ///   `lenteur:DURÉE` (`500ms`, `3s`, `1.5s`, `2min`), `bloquer:DURÉE`, `coupure`,
+    ///   `corps-trop-lent`, `trou-noir:DURÉE` ;
     /// - option commune `fois=N` : nombre maximal d'applications.
     pub fn analyser_spec(spec: &str) -> Result<Regle, String> {
         let spec = spec.trim();
@@ -556,8 +624,9 @@ par ex. « PutObject#3=503:retry-after=1 », « UploadPart@nuit/a.wav#2=coupure-
 const PANNES_ADMISES: &str = "pannes admises : un statut HTTP de 400 à 599 (ex. « 503 », \
 options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-after-ms=MS »), \
 « coupure-corps:TAILLE » (ex. 1Mio), « reponse-perdue », « lenteur:DURÉE » (ex. 3s), \
-« bloquer:DURÉE », « coupure », « corps-trop-lent » (S3 : 400 RequestTimeout ; API : 408) ; \
-option commune « fois=N »";
+« bloquer:DURÉE », « coupure », « corps-trop-lent » (S3 : 400 RequestTimeout ; API : 408), \
+« trou-noir:DURÉE » (ex. 20s : plus rien ne passe, sans fermeture ; au retour, les connexions \
+d'avant sont mortes) ; option commune « fois=N »";
 
 struct Selection {
     operation: Option<Operation>,
@@ -747,6 +816,11 @@ fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
                 refuser_retry_after(nom)?;
                 attendre_arguments(0, "corps-trop-lent")?;
                 Panne::CorpsTropLent
+            }
+            "trou-noir" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "trou-noir:20s")?;
+                Panne::TrouNoir(analyser_duree(arguments[0])?)
             }
             _ => return Err(format!("panne inconnue « {nom} » ; {PANNES_ADMISES}")),
         }
@@ -984,6 +1058,29 @@ mod tests {
         assert!(e.contains("PutObject#3=503"), "{e}");
     }
 
+    /// Un trou noir engloutit les connexions ouvertes avant sa fin, dès son début et pour
+    /// toujours ; celles ouvertes après répondent. Une règle le déclenche à sa requête.
+    #[test]
+    fn un_trou_noir_engloutit_les_connexions_d_avant_sa_fin() {
+        let p = Pannes::new();
+        let avant = Instant::now();
+        assert!(!p.englouti(avant));
+        p.programmer(spec("PutObject#2=trou-noir:50ms"));
+        assert_eq!(p.decider(Operation::PutObject, None), None);
+        assert!(!p.englouti(avant), "pas de trou noir avant la 2e requête");
+        assert_eq!(
+            p.decider(Operation::PutObject, None),
+            Some(Panne::TrouNoir(Duration::from_millis(50)))
+        );
+        assert!(p.englouti(avant));
+        let pendant = Instant::now();
+        assert!(p.englouti(pendant));
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(p.englouti(avant) && p.englouti(pendant), "mortes à jamais");
+        assert!(!p.englouti(Instant::now()), "une connexion neuve répond");
+        assert!(p.fin_du_trou_noir().is_some_and(|f| f <= Instant::now()));
+    }
+
     #[test]
     fn affichage_relisible() {
         for s in [
@@ -998,6 +1095,7 @@ mod tests {
             "PutObject=503:retry-after=@1700000000",
             "*=429:retry-after-ms=1500",
             "*=coupure:fois=2",
+            "PutObject#5=trou-noir:20s",
         ] {
             let r = spec(s);
             assert_eq!(r.to_string(), s);

@@ -173,6 +173,7 @@ impl ServicePannes {
                 self.attendre(*d).await;
                 return Err(self.couper("blocage"));
             }
+            Some(Panne::TrouNoir(_)) => return Err(self.engloutir().await),
             Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
             Some(Panne::Statut { code, retry_after }) => {
                 let methode = req.method().clone();
@@ -330,6 +331,7 @@ impl ServicePannes {
         let panne = self.decider_panne(op, cle.as_deref());
         match &panne {
             Some(Panne::Coupure) => return Err(self.couper("coupure")),
+            Some(Panne::TrouNoir(_)) => return Err(self.engloutir().await),
             Some(Panne::CouperCorpsApres(_)) => {
                 return Err(self.couper("coupure en plein corps"));
             }
@@ -430,6 +432,14 @@ impl ServicePannes {
     fn couper(&self, raison: &'static str) -> BoxError {
         self.fermeture_brutale.store(true, Ordering::SeqCst);
         PanneInjectee(raison).into()
+    }
+
+    /// La requête qui déclenche un trou noir n'aura jamais de réponse : elle attend l'arrêt du
+    /// bac à sable (sa connexion, engloutie, ne lit ni n'écrit plus rien d'ici là).
+    async fn engloutir(&self) -> BoxError {
+        let mut arret = self.arret.clone();
+        arret_demande(&mut arret).await;
+        self.couper("arrêt pendant un trou noir")
     }
 
     /// Attend `d` avant de traiter ; la connexion est coupée si l'arrêt survient entre-temps.
@@ -768,8 +778,10 @@ async fn servir_connexion(
     pair: std::net::SocketAddr,
 ) {
     let flux = FluxCoupable {
-        flux,
+        flux: Some(flux),
         fermeture_brutale: Arc::clone(&service.fermeture_brutale),
+        pannes: Arc::clone(&service.pannes),
+        ouverte: std::time::Instant::now(),
     };
     let mut http = hyper::server::conn::http1::Builder::new();
     // Sans minuterie, `header_read_timeout` (30 s par défaut) resterait sans effet.
@@ -790,16 +802,47 @@ async fn servir_connexion(
 }
 
 /// Flux TCP qui, à sa fermeture, envoie un RST (`SO_LINGER` à zéro) si une panne l'a
-/// demandé ; sinon une fermeture ordinaire.
-struct FluxCoupable {
-    flux: TcpStream,
+/// demandé ; sinon une fermeture ordinaire. Englouti par un trou noir (voir
+/// [`Pannes::trou_noir`]), il ne lit ni n'écrit plus rien, et n'est jamais fermé : hyper a beau
+/// l'abandonner (délai de lecture des en-têtes), sa prise reste ouverte jusqu'à l'arrêt du bac
+/// à sable, comme la connexion d'un téléphone qui a changé d'adresse. Public pour qu'un
+/// mandataire de test applique les mêmes pannes devant un autre serveur (second avis).
+pub struct FluxCoupable {
+    flux: Option<TcpStream>,
     fermeture_brutale: Arc<AtomicBool>,
+    pannes: Arc<Pannes>,
+    ouverte: std::time::Instant,
+}
+
+impl FluxCoupable {
+    /// Une connexion acceptée à l'instant, sous les trous noirs de `pannes`.
+    pub fn nouveau(flux: TcpStream, pannes: Arc<Pannes>) -> Self {
+        FluxCoupable {
+            flux: Some(flux),
+            fermeture_brutale: Arc::new(AtomicBool::new(false)),
+            pannes,
+            ouverte: std::time::Instant::now(),
+        }
+    }
+
+    /// Le flux, s'il n'est pas englouti ; sinon rien ne passe, et rien ne réveille la tâche.
+    fn ouvert(&mut self) -> Option<&mut TcpStream> {
+        if self.pannes.englouti(self.ouverte) {
+            return None;
+        }
+        self.flux.as_mut()
+    }
 }
 
 impl Drop for FluxCoupable {
     fn drop(&mut self) {
-        if self.fermeture_brutale.load(Ordering::SeqCst) {
-            let _ = self.flux.set_zero_linger();
+        let Some(flux) = self.flux.take() else {
+            return;
+        };
+        if self.pannes.englouti(self.ouverte) {
+            self.pannes.garder_ouverte(Box::new(flux));
+        } else if self.fermeture_brutale.load(Ordering::SeqCst) {
+            let _ = flux.set_zero_linger();
         }
     }
 }
@@ -810,7 +853,10 @@ impl AsyncRead for FluxCoupable {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.flux).poll_read(cx, buf)
+        match self.ouvert() {
+            Some(f) => Pin::new(f).poll_read(cx, buf),
+            None => Poll::Pending,
+        }
     }
 }
 
@@ -820,7 +866,10 @@ impl AsyncWrite for FluxCoupable {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.flux).poll_write(cx, buf)
+        match self.ouvert() {
+            Some(f) => Pin::new(f).poll_write(cx, buf),
+            None => Poll::Pending,
+        }
     }
 
     fn poll_write_vectored(
@@ -828,19 +877,28 @@ impl AsyncWrite for FluxCoupable {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.flux).poll_write_vectored(cx, bufs)
+        match self.ouvert() {
+            Some(f) => Pin::new(f).poll_write_vectored(cx, bufs),
+            None => Poll::Pending,
+        }
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.flux.is_write_vectored()
+        self.flux.as_ref().is_some_and(TcpStream::is_write_vectored)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.flux).poll_flush(cx)
+        match self.ouvert() {
+            Some(f) => Pin::new(f).poll_flush(cx),
+            None => Poll::Pending,
+        }
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.flux).poll_shutdown(cx)
+        match self.ouvert() {
+            Some(f) => Pin::new(f).poll_shutdown(cx),
+            None => Poll::Pending,
+        }
     }
 }
 

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use vigie_bac_a_sable::{Panne, Pannes, RetryAfter, operation_de_requete};
+use vigie_bac_a_sable::{FluxCoupable, Operation, Panne, Pannes, RetryAfter, operation_de_requete};
 
 use super::mandataire::{CorpsPlein, lire_tout, transmettre};
 
@@ -325,6 +325,7 @@ pub struct MandatairePannes {
     pub pannes: Arc<Pannes>,
     injectees: Arc<AtomicU64>,
     requetes: Arc<AtomicU64>,
+    donnees: Arc<AtomicU64>,
 }
 
 impl MandatairePannes {
@@ -336,6 +337,7 @@ impl MandatairePannes {
         let pannes = Arc::new(Pannes::new());
         let injectees = Arc::new(AtomicU64::new(0));
         let requetes = Arc::new(AtomicU64::new(0));
+        let donnees = Arc::new(AtomicU64::new(0));
         let client: Client<HttpConnector, CorpsPlein> =
             Client::builder(TokioExecutor::new()).build_http();
         let etat = Arc::new(Etat {
@@ -343,6 +345,7 @@ impl MandatairePannes {
             pannes: Arc::clone(&pannes),
             injectees: Arc::clone(&injectees),
             requetes: Arc::clone(&requetes),
+            donnees: Arc::clone(&donnees),
             client,
         });
         rt.spawn(async move {
@@ -350,6 +353,8 @@ impl MandatairePannes {
                 let Ok((flux, _)) = ecoute.accept().await else {
                     continue;
                 };
+                // Sous les trous noirs des pannes, comme les connexions du bac à sable.
+                let flux = FluxCoupable::nouveau(flux, Arc::clone(&etat.pannes));
                 let etat = Arc::clone(&etat);
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |req| {
@@ -367,6 +372,7 @@ impl MandatairePannes {
             pannes,
             injectees,
             requetes,
+            donnees,
         }
     }
 
@@ -381,6 +387,11 @@ impl MandatairePannes {
     pub fn requetes(&self) -> u64 {
         self.requetes.load(Ordering::Relaxed)
     }
+
+    /// Les requêtes de données (`PutObject`, `UploadPart`) menées au bout chez moto.
+    pub fn donnees_traitees(&self) -> u64 {
+        self.donnees.load(Ordering::Relaxed)
+    }
 }
 
 struct Etat {
@@ -388,6 +399,7 @@ struct Etat {
     pannes: Arc<Pannes>,
     injectees: Arc<AtomicU64>,
     requetes: Arc<AtomicU64>,
+    donnees: Arc<AtomicU64>,
     client: Client<HttpConnector, CorpsPlein>,
 }
 
@@ -429,6 +441,9 @@ impl Etat {
         }
         match &panne {
             Some(Panne::Coupure) => return Err(coupure("coupure")),
+            // Le trou noir commence avec cette requête, qui n'aura jamais de réponse : sa
+            // connexion est engloutie.
+            Some(Panne::TrouNoir(_)) => std::future::pending().await,
             Some(Panne::Bloquer(d)) => {
                 tokio::time::sleep(*d).await;
                 return Err(coupure("blocage"));
@@ -475,6 +490,9 @@ impl Etat {
         // Transmise au bout chez moto même si vigie disparaît.
         let (rp, mut rcorps) =
             transmettre(&self.client, self.cible, &parties, &chemin, corps).await?;
+        if matches!(op, Operation::PutObject | Operation::UploadPart) && rp.status.is_success() {
+            self.donnees.fetch_add(1, Ordering::Relaxed);
+        }
         if panne == Some(Panne::PerdreReponse) {
             return Err(coupure("réponse perdue après traitement"));
         }

@@ -1,0 +1,229 @@
+//! Le lien qui ment : des connexions mortes sans être fermées (un « trou noir » : le téléphone
+//! a perdu le signal, puis changé d'adresse), un serveur qui répond sans fin ou au
+//! compte-gouttes. Chaque essai tourne aux délais par défaut (`--delai-tentative 300`,
+//! `--delai-blocage 30`), contre le bac à sable et, pour S3, contre moto : ce qui les borne
+//! est le silence toléré par le lien, et la veille du réseau, jamais les 300 s.
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::commun::moto::{self, MandatairePannes};
+use crate::commun::plateforme::PARTICIPATION;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Pannes, Regle};
+
+/// La durée du trou noir des essais, celle de l'issue : vingt secondes.
+const TROU_NOIR: Duration = Duration::from_secs(20);
+
+/// Les réglages des essais du lien : réessais rapides et petites parties, mais les délais par
+/// défaut (`--delai-tentative 300`, `--delai-blocage 30`, pause réseau sans limite).
+fn options() -> Vec<String> {
+    [
+        "--attente-base",
+        "0.05",
+        "--attente-max",
+        "0.2",
+        "--seuil-multipart",
+        "5",
+        "--taille-partie",
+        "5",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// Un trou noir de vingt secondes à la sixième requête de données, chaque requête freinée de
+/// 100 ms pour que la nuit soit en plein vol quand il tombe.
+fn programmer_trou_noir(pannes: &Pannes, donnees: Operation) {
+    pannes.programmer(Regle::nieme(donnees, None, 6, Panne::TrouNoir(TROU_NOIR)));
+    pannes.programmer(Regle::proportion(
+        1.0,
+        Panne::Lenteur(Duration::from_millis(100)),
+    ));
+}
+
+/// Mène `depot` à travers le trou noir que `pannes` déclenchera, et rend sa sortie, et le
+/// temps entre le retour du lien et la première requête de données traitée ensuite (`traitees`
+/// : les requêtes de données traitées par le serveur jusqu'ici).
+fn a_travers_le_trou_noir(
+    banc: &Banc,
+    depot: Command,
+    pannes: &Pannes,
+    traitees: impl Fn() -> u64,
+) -> (std::process::Output, Duration) {
+    let enfant = banc.lancer(depot);
+    let debut = Instant::now();
+    let fin = loop {
+        if let Some(fin) = pannes.fin_du_trou_noir() {
+            break fin;
+        }
+        assert!(
+            debut.elapsed() < Duration::from_secs(60),
+            "pas de trou noir"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Le lien revient à `fin` : ce qu'il reste du trou noir s'écoule, puis on attend la
+    // première requête de données traitée après son retour.
+    while Instant::now() < fin {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let avant = traitees();
+    let reprise = loop {
+        if traitees() > avant {
+            break fin.elapsed();
+        }
+        assert!(
+            fin.elapsed() < Duration::from_secs(120),
+            "rien de traité deux minutes après le retour du lien"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (attendre_fin(enfant, Duration::from_secs(300)), reprise)
+}
+
+/// Ce que le journal du plan doit dire d'une reprise qui vient de la veille : des tentatives
+/// muettes coupées au silence toléré par le lien, ou abandonnées au retour du réseau, une
+/// coupure sondée, et jamais le délai de tentative de 300 s.
+fn la_reprise_vient_de_la_veille(banc: &Banc) {
+    let decisions = banc.decisions();
+    let texte = || {
+        decisions
+            .iter()
+            .map(|d| format!("{} {} {:?} {}", d.methode, d.cible, d.raison, d.detail))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        decisions.iter().any(|d| {
+            d.detail.contains("aucune réponse du serveur")
+                || d.detail.contains("transfert bloqué")
+                || d.detail.contains("abandonnée au retour du réseau")
+        }),
+        "aucune tentative muette coupée :\n{}",
+        texte()
+    );
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| d.detail.contains("délai de tentative")),
+        "une tentative a attendu son délai de 300 s :\n{}",
+        texte()
+    );
+    assert!(
+        decisions
+            .iter()
+            .any(|d| d.methode == "SONDE" && d.raison.as_deref() == Some("succes")),
+        "pas de sonde réussie :\n{}",
+        texte()
+    );
+}
+
+#[test]
+fn un_trou_noir_de_vingt_secondes_s3_la_nuit_reprend_dans_les_dix_secondes() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    programmer_trou_noir(banc.bac().pannes(), Operation::PutObject);
+    let compteurs = banc.bac().compteurs_partages();
+    let (out, reprise) = a_travers_le_trou_noir(
+        &banc,
+        banc.depot_avec(&options()),
+        banc.bac().pannes(),
+        || compteurs.traitees(Operation::PutObject) + compteurs.traitees(Operation::UploadPart),
+    );
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+    assert!(
+        reprise < Duration::from_secs(10),
+        "la nuit a repris {reprise:?} après le retour du lien"
+    );
+    la_reprise_vient_de_la_veille(&banc);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("réseau indisponible"), "{stderr}");
+}
+
+#[test]
+fn un_trou_noir_de_vingt_secondes_vigiechiro_la_nuit_reprend_dans_les_dix_secondes() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_12();
+    programmer_trou_noir(banc.bac().pannes(), Operation::PutObject);
+    let compteurs = banc.bac().compteurs_partages();
+    let mut depot = banc.vigie_plateforme();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().api())
+        .args(options());
+    let (out, reprise) = a_travers_le_trou_noir(&banc, depot, banc.bac().pannes(), || {
+        compteurs.traitees(Operation::PutObject) + compteurs.traitees(Operation::UploadPart)
+    });
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    for (nom, taille) in &fichiers {
+        assert!(
+            banc.objet_plateforme(PARTICIPATION, nom) == contenu(nom, *taille),
+            "{nom} : contenu différent"
+        );
+    }
+    assert!(
+        reprise < Duration::from_secs(10),
+        "la nuit a repris {reprise:?} après le retour du lien"
+    );
+    la_reprise_vient_de_la_veille(&banc);
+}
+
+/// Le second avis : moto, derrière le mandataire qui applique le même trou noir.
+#[test]
+fn un_trou_noir_de_vingt_secondes_contre_moto() {
+    let Some(serveur) = moto::moto() else {
+        return;
+    };
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    let client = serveur.client();
+    banc.rt
+        .block_on(client.create_bucket().bucket("trou-noir").send())
+        .expect("compartiment moto");
+    let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
+    programmer_trou_noir(&mandataire.pannes, Operation::PutObject);
+    let mut depot = banc.vigie();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(format!("s3://trou-noir/{PREFIXE}"))
+        .arg("--endpoint-url")
+        .arg(mandataire.endpoint())
+        .args(options());
+    let (out, reprise) = a_travers_le_trou_noir(&banc, depot, &mandataire.pannes, || {
+        mandataire.donnees_traitees()
+    });
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let objets = banc.rt.block_on(moto::objets(&client, "trou-noir"));
+    assert_eq!(
+        objets.len(),
+        fichiers.len(),
+        "{:?}",
+        objets.iter().map(|o| &o.0).collect::<Vec<_>>()
+    );
+    for (nom, taille) in &fichiers {
+        let cle = format!("{PREFIXE}/{nom}");
+        let objet = objets
+            .iter()
+            .find(|(c, _)| *c == cle)
+            .expect("objet chez moto");
+        assert!(
+            objet.1 == contenu(nom, *taille),
+            "{nom} : contenu différent"
+        );
+    }
+    assert!(
+        reprise < Duration::from_secs(10),
+        "la nuit a repris {reprise:?} après le retour du lien"
+    );
+    la_reprise_vient_de_la_veille(&banc);
+}
