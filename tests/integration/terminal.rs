@@ -205,73 +205,119 @@ fn identifiants_s3_absents_dits_en_francais() {
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 }
 
+/// Une commande lancée dans un pseudo-terminal par `script` (util-linux), dont on lit l'écran
+/// au fil de l'eau et à qui l'on tape au clavier.
+struct PseudoTerminal {
+    enfant: std::process::Child,
+    entree: Option<std::process::ChildStdin>,
+    recu: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    lecteur: Option<std::thread::JoinHandle<()>>,
+}
+
+impl PseudoTerminal {
+    /// Lance `commande` (une ligne de shell) sous `script`, avec `env` pour seules variables.
+    fn lancer(commande: &str, env: &[(&str, &std::ffi::OsStr)]) -> PseudoTerminal {
+        use std::io::Read;
+        use std::process::Stdio;
+        if std::process::Command::new("script")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            panic!("script (util-linux) est nécessaire à cet essai");
+        }
+        let mut c = std::process::Command::new("script");
+        c.args(["-qec", commande, "/dev/null"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("TERM", "xterm");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let mut enfant = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let recu = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let lecteur = {
+            let recu = std::sync::Arc::clone(&recu);
+            let mut sortie = enfant.stdout.take().unwrap();
+            std::thread::spawn(move || {
+                let mut tampon = [0u8; 4096];
+                while let Ok(n) = sortie.read(&mut tampon) {
+                    if n == 0 {
+                        break;
+                    }
+                    recu.lock().unwrap().extend_from_slice(&tampon[..n]);
+                }
+            })
+        };
+        let entree = enfant.stdin.take();
+        PseudoTerminal {
+            enfant,
+            entree,
+            recu,
+            lecteur: Some(lecteur),
+        }
+    }
+
+    /// Tout ce que le terminal a reçu jusqu'ici.
+    fn vu(&self) -> String {
+        String::from_utf8_lossy(&self.recu.lock().unwrap()).into_owned()
+    }
+
+    /// Attend que `texte` s'affiche (un événement, avec une limite large).
+    fn attendre(&self, texte: &str) {
+        let debut = std::time::Instant::now();
+        while !self.vu().contains(texte) {
+            assert!(
+                debut.elapsed() < std::time::Duration::from_secs(60),
+                "« {texte} » ne s'affiche pas : {:?}",
+                self.vu()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Tape `octets` au clavier.
+    fn taper(&mut self, octets: &[u8]) {
+        use std::io::Write;
+        let entree = self.entree.as_mut().expect("entrée ouverte");
+        entree.write_all(octets).unwrap();
+        entree.flush().unwrap();
+    }
+
+    /// Attend la fin de la commande : son statut, et tout ce qu'elle a affiché.
+    fn finir(mut self) -> (std::process::ExitStatus, String) {
+        let statut = self.enfant.wait().unwrap();
+        drop(self.entree.take());
+        if let Some(l) = self.lecteur.take() {
+            l.join().unwrap();
+        }
+        (statut, self.vu())
+    }
+}
+
 /// `vigie connexion --jeton -` dans un terminal (un pseudo-terminal ouvert par `script`) : une
 /// invite, et le jeton collé ne s'affiche pas (le terminal ne l'écrit pas en écho).
 #[test]
 fn connexion_dans_un_terminal_invite_et_saisie_masquee() {
-    use std::io::{Read, Write};
-    use std::process::Stdio;
-    use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
-
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        panic!("script (util-linux) est nécessaire à cet essai");
-    }
     let banc = Banc::nouveau();
     let commande = format!(
         "{} connexion --jeton - --api {}",
         env!("CARGO_BIN_EXE_vigie"),
         banc.bac().api()
     );
-    let mut enfant = std::process::Command::new("script")
-        .args(["-qec", &commande, "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", banc.dossier.path())
-        .env("TERM", "xterm")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let ecran = Arc::new(Mutex::new(Vec::new()));
-    let lecteur = {
-        let ecran = Arc::clone(&ecran);
-        let mut sortie = enfant.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            let mut tampon = [0u8; 1024];
-            while let Ok(n) = sortie.read(&mut tampon) {
-                if n == 0 {
-                    break;
-                }
-                ecran.lock().unwrap().extend_from_slice(&tampon[..n]);
-            }
-        })
-    };
-    let vu = || String::from_utf8_lossy(&ecran.lock().unwrap()).into_owned();
-    let debut = Instant::now();
-    while !vu().contains("Collez le jeton") {
-        assert!(
-            debut.elapsed() < Duration::from_secs(30),
-            "pas d'invite : {:?}",
-            vu()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut terminal =
+        PseudoTerminal::lancer(&commande, &[("HOME", banc.dossier.path().as_os_str())]);
+    terminal.attendre("Collez le jeton");
     // Un humain colle le jeton après avoir lu l'invite ; l'écho est coupé juste après qu'elle
     // s'est écrite (et ce qui serait arrivé avant serait jeté) : on lui en laisse le temps.
-    std::thread::sleep(Duration::from_millis(500));
-    let mut entree = enfant.stdin.take().unwrap();
-    entree.write_all(format!("{JETON}\n").as_bytes()).unwrap();
-    entree.flush().unwrap();
-    let statut = enfant.wait().unwrap();
-    drop(entree);
-    lecteur.join().unwrap();
-    let ecran = vu();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    terminal.taper(format!("{JETON}\n").as_bytes());
+    let (statut, ecran) = terminal.finir();
     assert!(statut.success(), "{ecran}");
     assert!(ecran.contains("Connecté en tant que"), "{ecran}");
     assert!(!ecran.contains(JETON), "le jeton s'affiche : {ecran}");
@@ -854,19 +900,8 @@ impl TerminalVirtuel {
 #[cfg(unix)]
 #[test]
 fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
-    use std::io::{Read, Write};
-    use std::process::Stdio;
-    use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
     use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        panic!("script (util-linux) est nécessaire à cet essai");
-    }
     let banc = Banc::nouveau();
     let nom_long = |i: usize| format!("Car640380-2026-Pass1-A1-PA000123_20260621_22{i:04}_000.wav");
     for i in 0..14 {
@@ -917,50 +952,13 @@ fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
     lanceur.push('\n');
     let fichier = banc.dossier.path().join("lanceur.sh");
     std::fs::write(&fichier, lanceur).unwrap();
-    let mut enfant = std::process::Command::new("script")
-        .arg("-qec")
-        .arg(format!("sh {}", fichier.display()))
-        .arg("/dev/null")
-        .env("TERM", "xterm")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let recu = Arc::new(Mutex::new(Vec::new()));
-    let lecteur = {
-        let recu = Arc::clone(&recu);
-        let mut sortie = enfant.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            let mut tampon = [0u8; 4096];
-            while let Ok(n) = sortie.read(&mut tampon) {
-                if n == 0 {
-                    break;
-                }
-                recu.lock().unwrap().extend_from_slice(&tampon[..n]);
-            }
-        })
-    };
-    let vu = || String::from_utf8_lossy(&recu.lock().unwrap()).into_owned();
+    let mut terminal = PseudoTerminal::lancer(&format!("sh {}", fichier.display()), &[]);
     // Entrée, trois fois, pendant que la barre attend la fin du `Retry-After`.
-    let debut = Instant::now();
-    while !vu().contains("nouvelle tentative dans") {
-        assert!(
-            debut.elapsed() < Duration::from_secs(60),
-            "pas de réessai à l'écran : {:?}",
-            vu()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut entree = enfant.stdin.take().unwrap();
+    terminal.attendre("nouvelle tentative dans");
     for _ in 0..3 {
-        entree.write_all(b"\r").unwrap();
-        entree.flush().unwrap();
+        terminal.taper(b"\r");
     }
-    let statut = enfant.wait().unwrap();
-    drop(entree);
-    lecteur.join().unwrap();
-    let brut = vu();
+    let (statut, brut) = terminal.finir();
     assert_eq!(statut.code(), Some(3), "{brut}");
     let mut terminal = TerminalVirtuel::new(80);
     terminal.ecrire(&brut);
