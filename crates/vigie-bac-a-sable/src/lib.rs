@@ -104,9 +104,10 @@ pub use operation::{Operation, operation_de_requete};
 pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
 pub use service::FluxCoupable;
 pub use vigiechiro::{
-    COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_NON_VALIDE,
-    OBSERVATEUR, PARTICIPATION, POINTS_SITE, ParticipationPlateforme, ReglagesCalcul, SITE,
-    SITE_NON_VERROUILLE, VALIDITE_URL, cle_fichier, nom_csv, taxons,
+    COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_AUTRE,
+    JETON_NON_VALIDE, OBSERVATEUR, OBSERVATEUR_AUTRE, PARTICIPATION, PARTICIPATION_AUTRE,
+    POINTS_SITE, PSEUDO_AUTRE, ParticipationPlateforme, ReglagesCalcul, SITE, SITE_AUTRE,
+    SITE_NON_VERROUILLE, SITE_ROUTIER, VALIDITE_URL, cle_fichier, nom_csv, taxons,
 };
 
 /// Clé d'accès fixe du bac à sable.

@@ -66,6 +66,8 @@ pub enum Operation {
     ApiLireFichier,
     /// `GET /api/v1/participations/{id}`
     ApiLireParticipation,
+    /// `GET /api/v1/sites/{id}`
+    ApiLireSite,
     /// `GET /api/v1/participations/{id}/pieces_jointes` (la liste des fichiers)
     ApiPiecesJointes,
     /// `GET /api/v1/fichiers/{id}/acces` (l'URL de lecture d'un fichier)
@@ -80,7 +82,7 @@ pub enum Operation {
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 30] = [
+    pub const TOUTES: [Operation; 31] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -106,6 +108,7 @@ impl Operation {
         Operation::ApiCalcul,
         Operation::ApiLireFichier,
         Operation::ApiLireParticipation,
+        Operation::ApiLireSite,
         Operation::ApiPiecesJointes,
         Operation::ApiAccesFichier,
         Operation::ApiTaxons,
@@ -141,6 +144,7 @@ impl Operation {
             Operation::ApiCalcul => "ApiCalcul",
             Operation::ApiLireFichier => "ApiLireFichier",
             Operation::ApiLireParticipation => "ApiLireParticipation",
+            Operation::ApiLireSite => "ApiLireSite",
             Operation::ApiPiecesJointes => "ApiPiecesJointes",
             Operation::ApiAccesFichier => "ApiAccesFichier",
             Operation::ApiTaxons => "ApiTaxons",
@@ -163,6 +167,7 @@ impl Operation {
                 | Operation::ApiCalcul
                 | Operation::ApiLireFichier
                 | Operation::ApiLireParticipation
+                | Operation::ApiLireSite
                 | Operation::ApiPiecesJointes
                 | Operation::ApiAccesFichier
                 | Operation::ApiTaxons

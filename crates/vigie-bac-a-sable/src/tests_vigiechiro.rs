@@ -851,6 +851,74 @@ async fn jeton_absent_inconnu_ou_expire() {
 
 // ------------------------------------------------------------------ participations et calcul
 
+/// `resources/sites.py` `display_site` (protocole et son `type_site` développés),
+/// `resources/participations.py` `display_participation` (aucun contrôle d'accès : l'observateur
+/// d'une participation, `_id` et `pseudo`, se lit par tous) et `create_participation` (point
+/// facultatif ; inscription au protocole **du site** exigée).
+#[tokio::test(flavor = "multi_thread")]
+async fn sites_routiers_et_participations_d_autres_observateurs() {
+    let b = banc().await;
+    let (s, routier) = b
+        .appel(Method::GET, &format!("/sites/{SITE_ROUTIER}"), None)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{routier}");
+    assert_eq!(routier["protocole"]["type_site"], "ROUTIER");
+    assert_eq!(routier["observateur"]["_id"], OBSERVATEUR);
+    let (_, site) = b.appel(Method::GET, &format!("/sites/{SITE}"), None).await;
+    assert_eq!(site["protocole"]["type_site"], "POINT_FIXE");
+    let (s, _) = b
+        .appel(Method::GET, "/sites/64a1b2c3d4e5f60718293cff", None)
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    // La participation d'un autre observateur se lit, son pseudo compris.
+    let (s, p) = b
+        .appel(
+            Method::GET,
+            &format!("/participations/{PARTICIPATION_AUTRE}"),
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{p}");
+    assert_eq!(p["observateur"]["_id"], OBSERVATEUR_AUTRE);
+    assert_eq!(p["observateur"]["pseudo"], PSEUDO_AUTRE);
+    assert!(p["observateur"].get("email").is_none(), "{p}");
+    let (_, moi) = b.appel(Method::GET, "/moi", None).await;
+    assert_eq!(
+        (&moi["_id"], moi["pseudo"].is_string()),
+        (&json!(OBSERVATEUR), true)
+    );
+
+    // Un site routier : pas de point, 201.
+    let nuit = json!({
+        "date_debut": "Sun, 21 Jun 2026 20:00:00 GMT",
+        "date_fin": "Mon, 22 Jun 2026 06:00:00 GMT",
+    });
+    let (s, v) = b
+        .appel(
+            Method::POST,
+            &format!("/sites/{SITE_ROUTIER}/participations"),
+            Some(nuit.clone()),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert!(v.get("point").is_none(), "{v}");
+    assert_eq!(v["protocole"], routier["protocole"]["_id"]);
+    // L'autre observateur n'est pas inscrit au protocole routier.
+    let (s, v) = b
+        .appel_avec(
+            Some(JETON_AUTRE),
+            Method::POST,
+            &format!("/sites/{SITE_ROUTIER}/participations"),
+            Some(nuit),
+        )
+        .await
+        .expect("réponse");
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    assert_eq!(v["_errors"], "not registered to protocole");
+    b.bac.arreter().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn participations_non_idempotentes_et_paginees() {
     let b = banc().await;
@@ -923,8 +991,9 @@ async fn participations_non_idempotentes_et_paginees() {
     let (_, v) = b
         .appel(Method::GET, &format!("{chemin}?page=2&max_results=2"), None)
         .await;
+    // Sans ordre garanti : la plus récente d'abord, la plus ancienne en page 2.
     assert_eq!(v["_items"].as_array().map(Vec::len), Some(1));
-    assert_eq!(v["_items"][0]["_id"], v2["_id"]);
+    assert_eq!(v["_items"][0]["_id"], PARTICIPATION);
     let (s, _) = b
         .appel(Method::GET, &format!("{chemin}?max_results=500"), None)
         .await;
@@ -1231,6 +1300,7 @@ fn specs_des_operations_d_api() {
         "ApiCalcul",
         "ApiLireFichier",
         "ApiLireParticipation",
+        "ApiLireSite",
         "ApiPiecesJointes",
         "ApiAccesFichier",
         "ApiAutre",

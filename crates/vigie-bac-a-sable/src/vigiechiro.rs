@@ -111,11 +111,32 @@ pub const SITE_NON_VERROUILLE: &str = "64a1b2c3d4e5f60718293c02";
 /// Participation d'essai préexistante sur [`SITE`] (point `A1`, nuit du 20 au 21 juin 2026),
 /// pour `vigie depot --participation`.
 pub const PARTICIPATION: &str = "64a1b2c3d4e5f60718293d01";
+/// Un site **routier** verrouillé de l'observateur validé (protocole de `type_site` `ROUTIER`,
+/// `resources/protocoles.py`) : ni localité ni point, et la plateforme n'exige pas de point pour
+/// y créer une participation (`resources/participations.py` `create_participation` : `point`
+/// facultatif).
+pub const SITE_ROUTIER: &str = "64a1b2c3d4e5f60718293c03";
+/// Jeton d'un **autre** observateur (validé), propriétaire de [`SITE_AUTRE`] et de
+/// [`PARTICIPATION_AUTRE`].
+pub const JETON_AUTRE: &str = "BACASABLEJETONAUTREOBSERVATEUR01";
+/// Identifiant de l'autre observateur (celui de [`JETON_AUTRE`]).
+pub const OBSERVATEUR_AUTRE: &str = "64a1b2c3d4e5f60718293a03";
+/// Son pseudo, tel que `GET /participations/{id}` le montre à tout observateur.
+pub const PSEUDO_AUTRE: &str = "Noctule des Étangs";
+/// Le site point fixe de l'autre observateur.
+pub const SITE_AUTRE: &str = "64a1b2c3d4e5f60718293c04";
+/// Une participation de l'autre observateur (point `B1`, même nuit que [`PARTICIPATION`]) :
+/// la plateforme laisse pourtant quiconque y déclarer des fichiers (voir
+/// [`Vigiechiro::declarer_fichier`]).
+pub const PARTICIPATION_AUTRE: &str = "64a1b2c3d4e5f60718293d02";
 /// Compartiment S3 de la plateforme, créé au démarrage.
 pub const COMPARTIMENT_PLATEFORME: &str = "vigiechiro-donnees";
 
 const OBSERVATEUR_NON_VALIDE: &str = "64a1b2c3d4e5f60718293a02";
+/// Le protocole point fixe (`type_site` `POINT_FIXE`).
 const PROTOCOLE: &str = "64a1b2c3d4e5f60718293b01";
+/// Le protocole routier (`type_site` `ROUTIER`).
+const PROTOCOLE_ROUTIER: &str = "64a1b2c3d4e5f60718293b02";
 /// Durée de vie d'un jeton (la vraie plateforme : 14 jours).
 const DUREE_JETON: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Durée de validité d'une URL signée (la vraie plateforme : 10 h).
@@ -193,6 +214,8 @@ pub(crate) enum Route {
     CreerParticipation(String),
     ListerParticipations(String),
     LireParticipation(String),
+    /// `GET /sites/{id}`.
+    LireSite(String),
     DeclarerFichier,
     UrlPartie(String),
     Finaliser(String),
@@ -247,6 +270,7 @@ impl Route {
                 site,
             ),
             ["participations", id] => selon(&[(Method::GET, Route::LireParticipation)], id),
+            ["sites", id] => selon(&[(Method::GET, Route::LireSite)], id),
             ["participations", id, "compute"] => selon(&[(Method::POST, Route::Calcul)], id),
             ["participations", id, "csv"] => selon(&[(Method::POST, Route::DemanderCsv)], id),
             ["participations", id, "pieces_jointes"] => {
@@ -272,6 +296,7 @@ impl Route {
             Route::CreerParticipation(_) => Operation::ApiCreerParticipation,
             Route::ListerParticipations(_) => Operation::ApiListerParticipations,
             Route::LireParticipation(_) => Operation::ApiLireParticipation,
+            Route::LireSite(_) => Operation::ApiLireSite,
             Route::DeclarerFichier => Operation::ApiDeclarerFichier,
             Route::UrlPartie(_) => Operation::ApiUrlPartie,
             Route::Finaliser(_) => Operation::ApiFinaliser,
@@ -366,23 +391,29 @@ struct Utilisateur {
     id: &'static str,
     pseudo: &'static str,
     email: &'static str,
-    /// Inscription au protocole du site validée (`resources/utilisateurs.py`
+    /// Protocoles rejoints, et si l'inscription y est validée (`resources/utilisateurs.py`
     /// `ensure_protocole_joined_and_validated`).
-    valide: bool,
+    protocoles: &'static [(&'static str, bool)],
 }
 
-const UTILISATEURS: [Utilisateur; 2] = [
+const UTILISATEURS: [Utilisateur; 3] = [
     Utilisateur {
         id: OBSERVATEUR,
         pseudo: "Observatrice du bac à sable",
         email: "observatrice@bac-a-sable.invalid",
-        valide: true,
+        protocoles: &[(PROTOCOLE, true), (PROTOCOLE_ROUTIER, true)],
     },
     Utilisateur {
         id: OBSERVATEUR_NON_VALIDE,
         pseudo: "Observateur non validé",
         email: "non-valide@bac-a-sable.invalid",
-        valide: false,
+        protocoles: &[(PROTOCOLE, false)],
+    },
+    Utilisateur {
+        id: OBSERVATEUR_AUTRE,
+        pseudo: PSEUDO_AUTRE,
+        email: "autre@bac-a-sable.invalid",
+        protocoles: &[(PROTOCOLE, true)],
     },
 ];
 
@@ -390,20 +421,38 @@ impl Utilisateur {
     /// Le document de l'utilisateur ; le courriel est un champ caché
     /// (`resources/utilisateurs.py`), montré seulement à l'intéressé (`GET /moi`).
     fn json(&self, avec_courriel: bool) -> Value {
+        let protocoles: Vec<Value> = self
+            .protocoles
+            .iter()
+            .filter_map(|(id, valide)| {
+                let p = protocole(id)?;
+                Some(json!({
+                    "protocole": { "_id": p.id, "titre": p.titre },
+                    "valide": valide,
+                }))
+            })
+            .collect();
         let mut o = json!({
             "_id": self.id,
             "pseudo": self.pseudo,
             "role": "Observateur",
             "donnees_publiques": false,
-            "protocoles": [{
-                "protocole": { "_id": PROTOCOLE, "titre": "Vigie-Chiro point fixe" },
-                "valide": self.valide,
-            }],
+            "protocoles": protocoles,
         });
         if avec_courriel {
             o["email"] = json!(self.email);
         }
         o
+    }
+
+    /// `resources/utilisateurs.py` `ensure_protocole_joined_and_validated` : le message
+    /// d'erreur, ou `None` si l'utilisateur peut participer au protocole.
+    fn inscription(&self, protocole: &str) -> Option<&'static str> {
+        match self.protocoles.iter().find(|(p, _)| *p == protocole) {
+            None => Some("not registered to protocole"),
+            Some((_, false)) => Some("protocole registration not yet validated"),
+            Some((_, true)) => None,
+        }
     }
 }
 
@@ -411,39 +460,114 @@ fn utilisateur(id: &str) -> Option<&'static Utilisateur> {
     UTILISATEURS.iter().find(|u| u.id == id)
 }
 
+/// Un protocole (`resources/protocoles.py`, `type_site` : `CARRE`, `ROUTIER` ou `POINT_FIXE`).
 #[derive(Debug, Clone)]
-struct Site {
+struct Protocole {
     id: &'static str,
     titre: &'static str,
-    observateur: &'static str,
-    verrouille: bool,
+    type_site: &'static str,
 }
 
-const SITES: [Site; 2] = [
-    Site {
-        id: SITE,
-        titre: "Site d'essai du bac à sable",
-        observateur: OBSERVATEUR,
-        verrouille: true,
+const PROTOCOLES: [Protocole; 2] = [
+    Protocole {
+        id: PROTOCOLE,
+        titre: "Vigie-Chiro point fixe",
+        type_site: "POINT_FIXE",
     },
-    Site {
-        id: SITE_NON_VERROUILLE,
-        titre: "Site d'essai non verrouillé",
-        observateur: OBSERVATEUR,
-        verrouille: false,
+    Protocole {
+        id: PROTOCOLE_ROUTIER,
+        titre: "Vigie-Chiro routier",
+        type_site: "ROUTIER",
     },
 ];
 
-impl Site {
+fn protocole(id: &str) -> Option<&'static Protocole> {
+    PROTOCOLES.iter().find(|p| p.id == id)
+}
+
+impl Protocole {
+    /// Le document d'un protocole, tel que le développe une relation (`strip_resource_fields`).
     fn json(&self) -> Value {
         json!({
             "_id": self.id,
             "titre": self.titre,
-            "protocole": PROTOCOLE,
+            "type_site": self.type_site,
+            "macro_protocole": false,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Site {
+    id: &'static str,
+    titre: &'static str,
+    protocole: &'static str,
+    observateur: &'static str,
+    verrouille: bool,
+    /// Les points (`localites`) ; un site routier n'en a pas.
+    points: &'static [&'static str],
+}
+
+const SITES: [Site; 4] = [
+    Site {
+        id: SITE,
+        titre: "Site d'essai du bac à sable",
+        protocole: PROTOCOLE,
+        observateur: OBSERVATEUR,
+        verrouille: true,
+        points: &POINTS_SITE,
+    },
+    Site {
+        id: SITE_NON_VERROUILLE,
+        titre: "Site d'essai non verrouillé",
+        protocole: PROTOCOLE,
+        observateur: OBSERVATEUR,
+        verrouille: false,
+        points: &POINTS_SITE,
+    },
+    Site {
+        id: SITE_ROUTIER,
+        titre: "Vigie-Chiro routier-12",
+        protocole: PROTOCOLE_ROUTIER,
+        observateur: OBSERVATEUR,
+        verrouille: true,
+        points: &[],
+    },
+    Site {
+        id: SITE_AUTRE,
+        titre: "Site d'essai d'un autre observateur",
+        protocole: PROTOCOLE,
+        observateur: OBSERVATEUR_AUTRE,
+        verrouille: true,
+        points: &["B1"],
+    },
+];
+
+impl Site {
+    /// Le document brut : relations en identifiants (ce que rend une relation développée,
+    /// dont les relations ne le sont pas à leur tour).
+    fn json(&self) -> Value {
+        json!({
+            "_id": self.id,
+            "titre": self.titre,
+            "protocole": self.protocole,
             "observateur": self.observateur,
             "verrouille": self.verrouille,
-            "localites": POINTS_SITE.iter().map(|p| json!({ "nom": p })).collect::<Vec<_>>(),
+            "localites": self.points.iter().map(|p| json!({ "nom": p })).collect::<Vec<_>>(),
         })
+    }
+
+    /// Le document relu (`resources/sites.py` `display_site`, `find_one`) : protocole et
+    /// observateur développés (`xin/schema.py` `_run_attribute_data_relation`).
+    fn json_developpe(&self) -> Value {
+        let mut o = self.json();
+        if let Some(p) = protocole(self.protocole) {
+            o["protocole"] = p.json();
+        }
+        if let Some(u) = utilisateur(self.observateur) {
+            o["observateur"] = u.json(false);
+        }
+        o
     }
 }
 
@@ -1095,7 +1219,7 @@ impl ParticipationPlateforme {
             "_id": self.id,
             "observateur": self.observateur,
             "site": self.site,
-            "protocole": PROTOCOLE,
+            "protocole": self.protocole(),
             "date_debut": self.date_debut,
         });
         self.meta.ecrire(&mut o);
@@ -1126,8 +1250,18 @@ impl ParticipationPlateforme {
         if let Some(s) = SITES.iter().find(|s| s.id == self.site) {
             o["site"] = s.json();
         }
-        o["protocole"] = json!({ "_id": PROTOCOLE, "titre": "Vigie-Chiro point fixe" });
+        if let Some(p) = protocole(self.protocole()) {
+            o["protocole"] = p.json();
+        }
         o
+    }
+
+    /// Le protocole de la participation : celui de son site (`create_participation`).
+    fn protocole(&self) -> &'static str {
+        SITES
+            .iter()
+            .find(|s| s.id == self.site)
+            .map_or(PROTOCOLE, |s| s.protocole)
     }
 }
 
@@ -1179,6 +1313,10 @@ impl Vigiechiro {
             JETON_NON_VALIDE.to_owned(),
             (OBSERVATEUR_NON_VALIDE, maintenant + DUREE_JETON),
         );
+        jetons.insert(
+            JETON_AUTRE.to_owned(),
+            (OBSERVATEUR_AUTRE, maintenant + DUREE_JETON),
+        );
         let essai = ParticipationPlateforme {
             id: PARTICIPATION.to_owned(),
             site: SITE.to_owned(),
@@ -1193,10 +1331,19 @@ impl Vigiechiro {
             calculs_lances: 0,
             meta: Meta::neuve(),
         };
+        let autre = ParticipationPlateforme {
+            id: PARTICIPATION_AUTRE.to_owned(),
+            site: SITE_AUTRE.to_owned(),
+            observateur: OBSERVATEUR_AUTRE.to_owned(),
+            point: Some("B1".to_owned()),
+            commentaire: Some("participation d'un autre observateur".to_owned()),
+            meta: Meta::neuve(),
+            ..essai.clone()
+        };
         Vigiechiro {
             etat: Mutex::new(Etat {
                 jetons,
-                participations: vec![essai],
+                participations: vec![essai, autre],
                 fichiers: Vec::new(),
                 multipart_refuse: false,
                 machine: rand::random::<u64>(),
@@ -1312,6 +1459,7 @@ impl Vigiechiro {
             Route::CreerParticipation(s)
             | Route::ListerParticipations(s)
             | Route::LireParticipation(s)
+            | Route::LireSite(s)
             | Route::Calcul(s)
             | Route::DemanderCsv(s)
             | Route::PiecesJointes(s) => Some(s.clone()),
@@ -1339,6 +1487,7 @@ impl Vigiechiro {
             }
             Route::ListerParticipations(site) => self.lister_participations(site, &requete),
             Route::LireParticipation(id) => self.lire_participation(id),
+            Route::LireSite(id) => self.lire_site(id),
             Route::DeclarerFichier => self.declarer_fichier(utilisateur, &requete).await,
             Route::UrlPartie(id) => self.url_partie(utilisateur, id, &requete),
             Route::Finaliser(id) => self.finaliser(utilisateur, id, &requete).await,
@@ -1400,13 +1549,9 @@ impl Vigiechiro {
                 "no site with this id",
             ));
         };
-        // `ensure_protocole_joined_and_validated` : les deux observateurs du bac à sable sont
-        // inscrits au protocole du site, un seul est validé.
-        if !utilisateur.valide {
-            return Err(ReponseApi::erreur(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "protocole registration not yet validated",
-            ));
+        // `ensure_protocole_joined_and_validated`, sur le protocole du site.
+        if let Some(refus) = utilisateur.inscription(site.protocole) {
+            return Err(ReponseApi::erreur(StatusCode::UNPROCESSABLE_ENTITY, refus));
         }
         valider_participation(&charge)
             .map_err(|e| ReponseApi::erreur(StatusCode::UNPROCESSABLE_ENTITY, Value::Object(e)))?;
@@ -1438,7 +1583,11 @@ impl Vigiechiro {
     }
 
     /// `resources/participations.py` `list_site_participations` : sans `protocole`, `site`,
-    /// `messages`, `logs` ni `bilan`, l'observateur développé.
+    /// `messages`, `logs` ni `bilan`, l'observateur développé. Toutes les participations du
+    /// site, de quelque observateur qu'elles soient (la route ne filtre pas sur l'utilisateur).
+    /// Sans ordre garanti (`participations.find` sans `sort` : l'ordre naturel de MongoDB) :
+    /// le bac à sable rend la plus récente d'abord, pour qu'un client qui se fierait à l'ordre
+    /// d'insertion se trompe ici.
     fn lister_participations(
         &self,
         site: &str,
@@ -1450,6 +1599,7 @@ impl Vigiechiro {
             .participations
             .iter()
             .filter(|p| p.site == site)
+            .rev()
             .collect();
         let total = toutes.len();
         let (debut, nombre) = tranche(page, max);
@@ -1473,7 +1623,19 @@ impl Vigiechiro {
         })))
     }
 
+    /// `resources/sites.py` `display_site` : `find_one`, 404 sans détail ; le protocole
+    /// (avec son `type_site`) et l'observateur développés.
+    fn lire_site(&self, id: &str) -> Result<ReponseApi, ReponseApi> {
+        let site = SITES
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))?;
+        Ok(ReponseApi::ok(site.json_developpe()))
+    }
+
     /// `resources/participations.py` `display_participation` : `find_one`, 404 sans détail.
+    /// Aucun contrôle d'accès : tout observateur lit toute participation, son observateur
+    /// développé (`_id`, `pseudo`…).
     fn lire_participation(&self, id: &str) -> Result<ReponseApi, ReponseApi> {
         let etat = self.etat();
         let p = etat
@@ -1613,7 +1775,10 @@ impl Vigiechiro {
                     );
                 }
                 if let Some(v) = lien_protocole.filter(vrai_en_python)
-                    && v.as_str().and_then(object_id).as_deref() != Some(PROTOCOLE)
+                    && v.as_str()
+                        .and_then(object_id)
+                        .and_then(|id| protocole(&id))
+                        .is_none()
                 {
                     erreurs.insert(
                         "lien_protocole".into(),
