@@ -34,7 +34,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -s v -l verbose -d 'Plus de d�
 complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le dossier d\'une nuit ; relancer la même commande reprend le même plan'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le dossier d\'une nuit ; relancer la même commande reprend le même plan, et ses réglages d\'envoi (ceux donnés au dépôt sont retenus par le plan)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les fichiers en échec, interrompus ou incertains d\'un plan (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut), ou ses fichiers un par un'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
@@ -62,7 +62,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage-ma
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d\'un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 5]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite [variable : VIGIE_DEBIT_MAX]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
@@ -92,7 +92,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d\'un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-partie -d 'Taille d\'une partie (Mio, 5 au moins) [défaut : 5]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite [variable : VIGIE_DEBIT_MAX]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r

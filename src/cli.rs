@@ -90,7 +90,7 @@ impl Cli {
     pub fn analyser() -> Cli {
         let resultat = commande()
             .try_get_matches()
-            .and_then(|m| Cli::from_arg_matches(&m));
+            .and_then(|m| Cli::depuis_correspondances(&m));
         match resultat {
             Ok(cli) => cli,
             Err(e) if !e.use_stderr() => e.exit(),
@@ -129,6 +129,52 @@ fn usage_sans_variables(texte: &str, mut racine: clap::Command) -> String {
     match usage.lines().next() {
         Some(juste) => texte.replacen(ligne, juste, 1),
         None => texte.to_owned(),
+    }
+}
+
+/// Les réglages d'envoi (champs de [`OptionsEnvoi`] et [`OptionsReessai`]) que retient un
+/// plan quand ils sont donnés.
+pub const REGLAGES_D_ENVOI: [&str; 12] = [
+    "paralleles",
+    "seuil_multipart",
+    "taille_partie",
+    "debit_max",
+    "delai_tentative",
+    "delai_blocage",
+    "tentatives",
+    "attente_base",
+    "attente_max",
+    "echeance",
+    "echecs_reseau",
+    "attente_reseau",
+];
+
+impl Cli {
+    /// La ligne de commande analysée, avec, pour `depot` et `retenter-echecs`, les réglages
+    /// d'envoi donnés explicitement (sur la ligne de commande ou par leur variable) : eux seuls
+    /// l'emportent sur ceux que retient le plan.
+    pub fn depuis_correspondances(m: &clap::ArgMatches) -> Result<Cli, clap::Error> {
+        let mut cli = Cli::from_arg_matches(m)?;
+        let envoi = match &mut cli.commande {
+            Commande::Depot(a) => Some(&mut a.envoi),
+            Commande::RetenterEchecs(a) => Some(&mut a.envoi),
+            _ => None,
+        };
+        if let (Some(envoi), Some((_, sous))) = (envoi, m.subcommand()) {
+            envoi.explicites = sous
+                .ids()
+                .filter(|id| REGLAGES_D_ENVOI.contains(&id.as_str()))
+                .filter(|id| {
+                    matches!(
+                        sous.value_source(id.as_str()),
+                        Some(clap::parser::ValueSource::CommandLine)
+                            | Some(clap::parser::ValueSource::EnvVariable)
+                    )
+                })
+                .map(|id| id.as_str().to_owned())
+                .collect();
+        }
+        Ok(cli)
     }
 }
 
@@ -415,7 +461,8 @@ impl From<ModeProgression> for crate::suivi::Progression {
 
 #[derive(Debug, Subcommand)]
 pub enum Commande {
-    /// Dépose le dossier d'une nuit ; relancer la même commande reprend le même plan.
+    /// Dépose le dossier d'une nuit ; relancer la même commande reprend le même plan, et ses
+    /// réglages d'envoi (ceux donnés au dépôt sont retenus par le plan).
     Depot(ArgsDepot),
     /// Relance les fichiers en échec, interrompus ou incertains d'un plan (alias : retenter).
     #[command(name = "retenter-echecs", alias = "retenter")]
@@ -717,12 +764,19 @@ pub struct OptionsEnvoi {
     pub taille_partie: u64,
 
     /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour
-    /// ne pas saturer un partage de connexion ; par défaut, aucune limite.
+    /// ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une
+    /// limite que le plan retient).
     #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]
     pub debit_max: Option<crate::transport::debit::DebitMax>,
 
     #[command(flatten)]
     pub reessai: OptionsReessai,
+
+    /// Les réglages ci-dessus donnés explicitement (leur nom : `paralleles`, `debit_max`…),
+    /// relevés par [`Cli::depuis_correspondances`] : le plan retient ceux-là, et les reprend
+    /// aux relances où ils ne sont pas donnés.
+    #[arg(skip)]
+    pub explicites: std::collections::BTreeSet<String>,
 }
 
 /// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`).

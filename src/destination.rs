@@ -17,7 +17,9 @@ pub enum Destination {
     VigieChiro(DestinationVigieChiro),
 }
 
-/// L'API de la plateforme Vigie-Chiro par défaut.
+/// L'API de la plateforme Vigie-Chiro par défaut : celle du compagnon officiel de la
+/// plateforme (`URL_DEFAUT` de `ClientVigieChiro`, dépôt public
+/// `echonuit/vigiechiro-pr-companion`).
 pub const API_VIGIECHIRO: &str = "https://vigiechiro.herokuapp.com/api/v1";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +101,7 @@ impl CibleParticipation {
     ) -> Result<Self, ErreurDestination> {
         let instant = |option: &'static str, texte: &str| {
             InstantUtc::depuis_iso(texte)
-                .map_err(|source| ErreurDestination::Instant { option, source })
+                .map_err(|erreur| ErreurDestination::Instant { option, erreur })
         };
         let (debut, fin) = (instant("--debut", debut)?, instant("--fin", fin)?);
         if fin <= debut {
@@ -203,10 +205,12 @@ pub enum ErreurDestination {
         "point « {0} » invalide : lettres sans accent, chiffres, « - », « _ » ou « . » (ex. A1, Z12)"
     )]
     Point(String),
-    #[error("{option} {source}")]
+    /// L'erreur de l'instant est dite dans ce message, pas en cause : un champ `source` la
+    /// ferait répéter par la chaîne des causes (« … fuseau… : … fuseau… »).
+    #[error("{option} {erreur}")]
     Instant {
         option: &'static str,
-        source: ErreurInstant,
+        erreur: ErreurInstant,
     },
     #[error("--fin ({fin}) doit suivre --debut ({debut})")]
     FinAvantDebut { debut: String, fin: String },

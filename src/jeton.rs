@@ -30,6 +30,12 @@ pub enum ErreurJeton {
     )]
     Invalide,
     #[error(
+        "c'est une adresse, sans jeton (pas de « token= ») : sur le site Vigie-Chiro, copiez \
+         l'adresse affichée juste après la connexion (elle contient ?token=…), ou seulement ce \
+         qui suit ?token="
+    )]
+    AdresseSansJeton,
+    #[error(
         "{chemin} est illisible (ce n'est pas ce qu'y écrit vigie connexion) : relancez vigie \
          connexion, ou vigie deconnexion pour l'effacer"
     )]
@@ -57,10 +63,57 @@ pub fn valider(jeton: &str) -> Result<&str, ErreurJeton> {
     Ok(j)
 }
 
+/// Le jeton de ce qu'a collé l'utilisateur : le jeton lui-même, ou l'adresse entière du site
+/// après la connexion (`https://…/?token=<jeton>#/…`, `…/#/?token=<jeton>&…`), d'où le jeton est
+/// extrait : le site y met le jeton en paramètre `token` (`resources/utilisateurs.py`, la
+/// redirection qui suit la connexion OAuth). Une adresse sans `token=` est refusée en le disant,
+/// plutôt que d'être envoyée comme jeton et refusée par la plateforme (« expiré ou mal copié »).
+pub fn depuis_saisie(saisie: &str) -> Result<String, ErreurJeton> {
+    let t = saisie.trim();
+    let adresse = t.contains("://") || t.starts_with("www.") || t.contains("token=");
+    if !adresse {
+        return valider(t).map(str::to_owned);
+    }
+    // Le paramètre `token`, dans la requête comme dans le fragment (après `#/?`).
+    let valeur = t
+        .match_indices("token=")
+        .filter(|(i, _)| matches!(t[..*i].chars().last(), Some('?' | '&' | '#' | '/')))
+        .map(|(i, m)| &t[i + m.len()..])
+        .map(|reste| reste.split(['&', '#']).next().unwrap_or(""))
+        .find(|v| !v.is_empty())
+        .ok_or(ErreurJeton::AdresseSansJeton)?;
+    let decode = decoder_pourcents(valeur).ok_or(ErreurJeton::Invalide)?;
+    valider(&decode).map(str::to_owned)
+}
+
+/// Les `%XX` d'un paramètre d'adresse décodés ; `None` si le résultat n'est pas de l'UTF-8.
+fn decoder_pourcents(texte: &str) -> Option<String> {
+    let octets = texte.as_bytes();
+    let mut sortie = Vec::with_capacity(octets.len());
+    let mut i = 0;
+    while i < octets.len() {
+        let hexa = octets
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (octets[i], hexa) {
+            (b'%', Some(o)) => {
+                sortie.push(o);
+                i += 3;
+            }
+            (o, _) => {
+                sortie.push(o);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(sortie).ok()
+}
+
 /// Le jeton à utiliser : `VIGIE_JETON`, sinon celui de `vigie connexion`.
 pub fn lire() -> Result<String, ErreurJeton> {
     if let Some(j) = std::env::var_os("VIGIE_JETON").filter(|v| !v.is_empty()) {
-        return valider(&j.to_string_lossy()).map(str::to_owned);
+        return depuis_saisie(&j.to_string_lossy());
     }
     let chemin = chemin()?;
     match fs::read_to_string(&chemin) {
@@ -122,6 +175,40 @@ pub(crate) fn effacer_fichier(chemin: PathBuf) -> Result<bool, ErreurJeton> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// L'adresse entière collée à la place du jeton : le jeton en est extrait ; sans
+    /// `token=`, on le dit.
+    #[test]
+    fn jeton_extrait_de_l_adresse_collee() {
+        let j = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345";
+        for saisie in [
+            j.to_owned(),
+            format!("  {j}\n"),
+            format!("https://vigiechiro.herokuapp.com/?token={j}"),
+            format!("https://vigiechiro.herokuapp.com/?token={j}#/"),
+            format!("https://vigiechiro.herokuapp.com/#/?token={j}&autre=1"),
+            format!("https://vigiechiro.herokuapp.com/?lang=fr&token={j}"),
+            format!("vigiechiro.herokuapp.com/?token={j}"),
+            format!("?token={j}"),
+            "https://x.invalid/?token=ABCDEFGHIJKLMNOPQRSTUVWXYZ%30%31%32%33%34%35".to_owned(),
+        ] {
+            assert_eq!(depuis_saisie(&saisie).unwrap(), j, "{saisie:?}");
+        }
+        for sans in [
+            "https://vigiechiro.herokuapp.com/#/participations",
+            "https://vigiechiro.herokuapp.com/?token=",
+            "https://x.invalid/?montoken=abc",
+        ] {
+            assert!(
+                matches!(depuis_saisie(sans), Err(ErreurJeton::AdresseSansJeton)),
+                "{sans}"
+            );
+        }
+        assert!(matches!(
+            depuis_saisie("https://x.invalid/?token=a%20b"),
+            Err(ErreurJeton::Invalide)
+        ));
+    }
 
     #[test]
     fn validation() {

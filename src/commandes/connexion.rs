@@ -52,8 +52,9 @@ fn enregistrer(
         Some(j) => Some(j.to_owned()),
         None => None,
     };
+    // L'adresse entière du site, collée par mégarde : le jeton en est extrait.
     let jeton = match &jeton_donne {
-        Some(j) => jeton::valider(j)?.to_owned(),
+        Some(j) => jeton::depuis_saisie(j)?,
         None => jeton::lire()?,
     };
     let utilisateur = verifier(&api, &jeton)?.map_err(|r| {

@@ -8,19 +8,23 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use super::envoi::{Envoi, runtime, signaler_endpoint_ignore};
+use super::reglages::ReglagesFusionnes;
 use super::{ligne_json, octets_lisibles, ouvrir_base, ouvrir_base_existante};
-use crate::cli::{
-    ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
-};
+use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
+use crate::depot::ReglagesDuPassage;
 use crate::destination::{
     CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
 };
 use crate::inventaire::{self, Inventaire};
 use crate::noms::{self, Empechement};
-use crate::plan::{Base, DepotPlan, EtatUnite, FichierPlanifie, Replanification, VerrouPlan};
+use crate::plan::{
+    Base, DepotPlan, EtatUnite, FichierPlanifie, ReglagesRetenus, Replanification, VerrouPlan,
+};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::{neutraliser, pluriel};
 
+/// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
+const RIEN_ENVOYE: &str = "rien n'a été envoyé";
 /// Combien de noms un avertissement cite avant de résumer.
 const NOMS_CITES: usize = 10;
 /// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
@@ -46,6 +50,11 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         crate::jeton::lire()?;
     }
     let preparation = preparer(&args.dossier, &destination)?;
+    // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
+    // dossier vers cette destination, s'il existe déjà.
+    let identite = destination.identite();
+    let retenus = reglages_retenus(g, &preparation.dossier, &identite, args.simulation)?;
+    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     if let Destination::VigieChiro(dest) = &destination {
         refuser_si_deja_planifie(
             g,
@@ -57,8 +66,8 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         // Vérifier la plateforme, c'est parler au réseau : pas en simulation.
         let point = match (&dest.participation, args.simulation) {
             (_, false) => {
-                let reglages = super::envoi::reglages_emission(&args.envoi.reessai)?;
-                super::vigiechiro::verifier_plateforme(g, dest, reglages)?.point
+                let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
+                super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?.point
             }
             (CibleParticipation::ACreer { point, .. }, true) => Some(point.clone()),
             (CibleParticipation::Existante(_), true) => None,
@@ -67,7 +76,6 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             avertir_points(g, &preparation.inventaire, &point)?;
         }
     }
-    let identite = destination.identite();
     let pret = enregistrer(
         g,
         preparation,
@@ -76,11 +84,16 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         args.redeposer_modifies,
         args.simulation,
     )?;
+    if !args.simulation {
+        pret.base
+            .retenir_reglages(pret.plan.id, &reglages.retenus)?;
+    }
+    annoncer_reglages(g, &reglages.annonce)?;
     let (chemin_base, plan, cree) = (pret.base.chemin().to_owned(), pret.plan.id, pret.cree);
     let issue = if args.simulation {
         simuler(g, &pret)
     } else {
-        envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
+        envoyer(g, pret, &reglages, &args.passages, &args.s3)
     };
     // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (identifiants,
     // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
@@ -96,7 +109,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
 }
 
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
-    let (dossier, destination, identite) = {
+    let (dossier, destination, identite, retenus) = {
         let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;
         let destination = Destination::depuis_identite(&plan.destination)?;
@@ -104,8 +117,11 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         if matches!(destination, Destination::VigieChiro(_)) {
             crate::jeton::lire()?;
         }
-        (plan.dossier.clone(), destination, plan.destination)
+        let retenus = base.reglages(plan.id)?;
+        (plan.dossier.clone(), destination, plan.destination, retenus)
     };
+    // Les réglages du dépôt que reprend ce plan, sauf ceux donnés pour cette relance.
+    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
@@ -114,22 +130,26 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         super::vigiechiro::verifier_plateforme(
             g,
             dest,
-            super::envoi::reglages_emission(&args.envoi.reessai)?,
+            super::envoi::reglages_emission(&reglages.options.reessai)?,
+            RIEN_ENVOYE,
         )?;
     }
     let pret = enregistrer(g, preparation, destination, &identite, false, false)?;
+    pret.base
+        .retenir_reglages(pret.plan.id, &reglages.retenus)?;
+    annoncer_reglages(g, &reglages.annonce)?;
     let remises = pret
         .base
         .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
     tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
-    envoyer(g, pret, &args.envoi, &args.passages, &args.s3)
+    envoyer(g, pret, &reglages, &args.passages, &args.s3)
 }
 /// Envoie un plan prêt (verrou tenu, gardé jusqu'au dernier passage) et affiche le bilan :
 /// un passage, ou, avec `--jusqu-au-bout`, autant qu'il en faut (voir `passages`).
 pub(super) fn envoyer(
     g: &OptionsGlobales,
     pret: PlanPret,
-    options: &OptionsEnvoi,
+    reglages: &ReglagesFusionnes,
     passages: &OptionsPassages,
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
@@ -141,11 +161,48 @@ pub(super) fn envoyer(
         destination,
         ..
     } = pret;
-    let envoi = Envoi::nouveau(options, s3, &destination)?;
+    let mut envoi = Envoi::nouveau(&reglages.options, s3, &destination)?;
+    envoi.annonce = reglages.annonce.clone();
     let rt = runtime()?;
     let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
     drop(verrou);
     code
+}
+
+/// Les réglages que retient le plan de ce dossier vers cette destination, s'il existe déjà
+/// (aucun sinon). Lire ne crée rien ; une simulation lit une copie de la base.
+fn reglages_retenus(
+    g: &OptionsGlobales,
+    dossier: &str,
+    identite: &str,
+    a_blanc: bool,
+) -> Result<ReglagesRetenus> {
+    let chemin = super::chemin_base(g)?;
+    let base = match (chemin.exists(), a_blanc) {
+        (false, _) => return Ok(ReglagesRetenus::default()),
+        (true, true) => Base::ouvrir_a_blanc(&chemin)?,
+        (true, false) => match Base::ouvrir_existante(&chemin)? {
+            Some(b) => b,
+            None => return Ok(ReglagesRetenus::default()),
+        },
+    };
+    Ok(match base.trouver_plan(dossier, identite)? {
+        Some(plan) => base.reglages(plan.id)?,
+        None => ReglagesRetenus::default(),
+    })
+}
+
+/// Dit, avant l'envoi, les réglages repris du plan et ceux qui remplacent une valeur retenue
+/// (le bilan les redit). Sur la sortie d'erreur : c'est du statut.
+fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result<()> {
+    if g.json || g.quiet {
+        return Ok(());
+    }
+    let mut s = io::stderr().lock();
+    for ligne in annonce.lignes() {
+        writeln!(s, "  {ligne}")?;
+    }
+    Ok(())
 }
 
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).

@@ -126,6 +126,8 @@ pub(super) struct Envoi<'a> {
     options: &'a OptionsEnvoi,
     s3: &'a OptionsS3,
     pub destination: &'a Destination,
+    /// Les réglages repris du plan ou qui remplacent ceux qu'il retenait : le bilan les dit.
+    pub annonce: crate::depot::ReglagesDuPassage,
 }
 
 impl<'a> Envoi<'a> {
@@ -139,12 +141,15 @@ impl<'a> Envoi<'a> {
         Ok(Envoi {
             emission: reglages_emission(&options.reessai)?,
             paralleles: usize::from(options.paralleles),
+            // `--debit-max sans` (ou retenu tel) : aucune limite.
             debit: options
                 .debit_max
+                .filter(|d| !d.est_sans_limite())
                 .map(|d| Arc::new(crate::transport::debit::LimiteDebit::nouvelle(d))),
             options,
             s3,
             destination,
+            annonce: crate::depot::ReglagesDuPassage::default(),
         })
     }
 
@@ -186,7 +191,9 @@ pub(super) async fn passage(
                 emetteur,
                 suivi,
             };
-            lancement.executer(e, depositaire).await
+            let mut bilan = lancement.executer(e, depositaire).await?;
+            bilan.reglages = e.annonce.clone();
+            Ok(bilan)
         }
         Destination::VigieChiro(dest) => {
             let client = super::vigiechiro::client(&dest.api)?;
@@ -223,6 +230,7 @@ pub(super) async fn passage(
             };
             let mut bilan = lancement.executer(e, depositaire).await?;
             bilan.participation = Some(participation.to_string());
+            bilan.reglages = e.annonce.clone();
             Ok(bilan)
         }
     }
@@ -321,7 +329,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     // toute commande qui lui parle (sous la veille du réseau, Ctrl-C compris).
     let plateforme = match &destination {
         Destination::VigieChiro(dest) if !deposees.is_empty() => {
-            super::vigiechiro::verifier_plateforme(g, dest, emission.clone())?;
+            super::vigiechiro::verifier_plateforme(
+                g,
+                dest,
+                emission.clone(),
+                "rien n'a été vérifié",
+            )?;
             let participation = match (&plan.participation, &dest.participation) {
                 (Some(p), _) => IdObjet::analyser(p),
                 (None, CibleParticipation::Existante(id)) => Some(id.clone()),
@@ -399,6 +412,8 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         .collect();
 
     let (mut intactes, mut a_renvoyer, mut inconnues, mut definitifs) = (0u64, 0u64, 0u64, 0u64);
+    // Les refus de relire (4xx) : ni un fichier manquant, ni une panne passagère.
+    let mut refusees: Vec<&str> = Vec::new();
     let mut s = io::stdout().lock();
     for (unite, constat) in &constats {
         let (etat, detail) = match constat {
@@ -409,10 +424,12 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
             Constat::Manquante(d) => ("manquante", d),
             Constat::Differente(d) | Constat::Irremplacable(d) => ("differente", d),
             Constat::Injoignable(d) => ("inconnue", d),
+            Constat::Refusee(d) => ("refusee", d),
             Constat::Interrompue => continue,
         };
         match constat {
             Constat::Injoignable(_) => inconnues += 1,
+            Constat::Refusee(d) => refusees.push(d),
             // La plateforme refuse de remplacer ce fichier : renvoyer n'y ferait rien, c'est
             // un refus définitif qui attend un geste.
             Constat::Irremplacable(d) => {
@@ -440,15 +457,16 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     }
     if g.json {
         ligne_json(
-            json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs}),
+            json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs, "refusees": refusees.len()}),
         )?;
     } else {
         writeln!(
             s,
-            "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {inconnues} non {}.",
+            "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {} non {}.",
             plan.id,
             crate::suivi::format::pluriel(intactes, "fichier intact", "fichiers intacts"),
-            if inconnues > 1 {
+            inconnues + refusees.len() as u64,
+            if inconnues + refusees.len() as u64 > 1 {
                 "vérifiés"
             } else {
                 "vérifié"
@@ -466,11 +484,35 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 ),
             )?;
         }
+        if let Some(premier) = refusees.first() {
+            let (sujet, les) = match refusees.len() {
+                1 => ("1 fichier non vérifié".to_owned(), "le"),
+                n => (format!("{n} fichiers non vérifiés"), "les"),
+            };
+            writeln!(
+                s,
+                "{sujet} : la destination refuse de {les} relire ({}) ; c'est un refus, pas une \
+                 panne : le redemander n'y changera rien sans un geste.",
+                neutraliser(premier)
+            )?;
+        }
         if a_renvoyer > 0 {
             writeln!(s, "Les fichiers à renvoyer sont remis à déposer.")?;
         }
         // Un seul geste, le dernier : il couvre aussi les fichiers à renvoyer.
-        if definitifs > 0 {
+        if !refusees.is_empty() {
+            let geste = match &destination {
+                Destination::VigieChiro(_) => {
+                    "vérifiez que la participation est bien la vôtre et que le jeton est celui \
+                     de son observateur (vigie connexion)"
+                }
+                Destination::S3(_) => {
+                    "vérifiez que les identifiants S3 ont le droit de lire le compartiment \
+                     (s3:GetObject)"
+                }
+            };
+            writeln!(s, "Ensuite : {geste}, puis vigie verifier {}", plan.id)?;
+        } else if definitifs > 0 {
             writeln!(
                 s,
                 "Ensuite : pour remplacer la version de la plateforme, demandez à ses \
@@ -493,7 +535,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     {
         return Err(interrompu());
     }
-    Ok(if definitifs > 0 {
+    Ok(if definitifs > 0 || !refusees.is_empty() {
         CodeSortie::RefusDefinitifs
     } else if a_renvoyer + inconnues == 0 {
         CodeSortie::Succes
@@ -558,11 +600,13 @@ async fn constater_sur_la_plateforme(
                 .map(|u| (u, Constat::Interrompue))
                 .collect());
         }
-        Err(raison) => {
-            return Ok(deposees
-                .into_iter()
-                .map(|u| (u, Constat::Injoignable(raison.clone())))
-                .collect());
+        Err(illisible) => {
+            let constat = if illisible.refus_definitif {
+                Constat::Refusee(illisible.detail)
+            } else {
+                Constat::Injoignable(illisible.detail)
+            };
+            return Ok(deposees.into_iter().map(|u| (u, constat.clone())).collect());
         }
     };
     constater_toutes(deposees, move |unite| {
@@ -621,6 +665,13 @@ async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -
             }
         }
         _ if issue.raison == RaisonArret::Annule => Constat::Interrompue,
+        ref autre if issue.raison == RaisonArret::RefusDefinitif => {
+            let detail = autre.detail().unwrap_or("");
+            Constat::Refusee(match autre.statut() {
+                Some(statut) => format!("{statut} : {detail}"),
+                None => detail.to_owned(),
+            })
+        }
         autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
     }
 }

@@ -9,7 +9,7 @@ use super::{chemin_base, ligne_json, octets_lisibles, ouvrir_base_existante};
 use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
-use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan};
+use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers};
 use crate::sortie::CodeSortie;
 use crate::suivi::format::neutraliser;
 
@@ -23,7 +23,12 @@ pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
     if let Some(filtre) = args.unites {
         lister_unites(g, &base, &plan, filtre)?;
     } else if g.json {
-        ligne_json(etat_json(&plan, &resume))?;
+        let mut v = etat_json(&plan, &resume);
+        let retenus = base.reglages(plan.id)?;
+        if !retenus.est_vide() {
+            v["reglages"] = serde_json::to_value(&retenus)?;
+        }
+        ligne_json(v)?;
     } else {
         afficher_etat(&mut io::stdout().lock(), &base, &plan, &resume)?;
     }
@@ -192,6 +197,14 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
             "  la plateforme refuse l'envoi en plusieurs parties : les fichiers de ce plan partent en un seul PUT"
         )?;
     }
+    let retenus = super::reglages::lisibles(&base.reglages(plan.id)?);
+    if !retenus.is_empty() {
+        writeln!(
+            s,
+            "  réglages retenus (repris à chaque relance) : {}",
+            retenus.join(", ")
+        )?;
+    }
     writeln!(
         s,
         "  déposés      {:>6} / {}   ({} sur {})",
@@ -234,7 +247,7 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
             };
             writeln!(s, "  {libelle} ({n}, {nature})")?;
             if let Some(c) = cause {
-                writeln!(s, "    → {}", c.conseil())?;
+                writeln!(s, "    → {}", c.conseil(r.vers))?;
             }
             let concernees: Vec<_> = en_echec
                 .iter()
@@ -295,9 +308,14 @@ pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
             "corrigez la cause des refus définitifs, puis vigie retenter-echecs {plan} --y-compris-definitifs"
         )
     } else if refus(true) {
-        format!(
-            "renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3, puis vigie retenter-echecs {plan}"
-        )
+        match r.vers {
+            Vers::VigieChiro => format!(
+                "reconnectez-vous (vigie connexion --jeton -), puis vigie retenter-echecs {plan}"
+            ),
+            Vers::S3 => {
+                format!("corrigez les identifiants S3, puis vigie retenter-echecs {plan}")
+            }
+        }
     } else {
         format!("vigie retenter-echecs {plan}")
     })
@@ -402,15 +420,22 @@ mod tests {
         };
         assert_eq!(prochaine_commande(2, &resume(vec![])), None);
         // Un jeton expiré (401) : se reconnecter suffit, --y-compris-definitifs n'y est pour rien.
+        // Vers la plateforme, rien des identifiants S3 ; vers S3, rien du jeton.
+        let jeton = ResumePlan {
+            vers: Vers::VigieChiro,
+            ..resume(vec![(Some(CauseRefus::Authentification), true, 3)])
+        };
+        assert_eq!(
+            prochaine_commande(2, &jeton).as_deref(),
+            Some("reconnectez-vous (vigie connexion --jeton -), puis vigie retenter-echecs 2")
+        );
         assert_eq!(
             prochaine_commande(
                 2,
                 &resume(vec![(Some(CauseRefus::Authentification), true, 3)])
             )
             .as_deref(),
-            Some(
-                "renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3, puis vigie retenter-echecs 2"
-            )
+            Some("corrigez les identifiants S3, puis vigie retenter-echecs 2")
         );
         // Des échecs transitoires : relancer, sans plus.
         assert_eq!(
@@ -436,7 +461,23 @@ mod tests {
             )
         );
         for cause in CauseRefus::TOUTES {
-            assert!(!cause.conseil().contains("vigie retenter"), "{cause}");
+            for vers in [Vers::S3, Vers::VigieChiro] {
+                assert!(!cause.conseil(vers).contains("vigie retenter"), "{cause}");
+            }
+            // Aucun conseil S3 (compartiment, région, identifiants S3) pour la plateforme,
+            // aucun conseil de jeton ou de participation pour S3.
+            let plateforme = cause.conseil(Vers::VigieChiro);
+            for s3 in ["S3", "compartiment", "région", "point d'accès"] {
+                assert!(!plateforme.contains(s3), "{cause} : {plateforme}");
+            }
+            // (Un remplacement refusé n'arrive que vers la plateforme.)
+            let s3 = cause.conseil(Vers::S3);
+            for vc in ["jeton", "participation", "plateforme"] {
+                assert!(
+                    cause == CauseRefus::RemplacementRefuse || !s3.contains(vc),
+                    "{cause} : {s3}"
+                );
+            }
         }
     }
 

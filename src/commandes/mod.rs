@@ -9,6 +9,7 @@ mod docs;
 mod envoi;
 mod etat;
 mod passages;
+mod reglages;
 mod renommer;
 #[cfg(feature = "bac-a-sable")]
 mod sable;

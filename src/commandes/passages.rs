@@ -290,6 +290,7 @@ pub(super) async fn enchainer(
         participation: None,
         deja_sur_la_plateforme: 0,
         deja_non_comparees: 0,
+        reglages: Default::default(),
     });
     bilan.resume = resume;
     bilan.interrompu = arret_final == ArretPassages::Interrompu;

@@ -192,22 +192,24 @@ pub(super) struct PlateformeVerifiee {
 /// (`reglages`, tirés de ses options) et sa veille du réseau. Une coupure les met en pause,
 /// sondée et bornée par `--attente-reseau`, au lieu de faire échouer le dépôt au premier
 /// tunnel ; Ctrl-C et SIGTERM les arrêtent (code 130).
+/// `rien_fait` : ce qui n'a pas eu lieu si la vérification échoue (« rien n'a été envoyé »).
 pub(super) fn verifier_plateforme(
     g: &OptionsGlobales,
     dest: &DestinationVigieChiro,
     reglages: ReglagesEmission,
+    rien_fait: &str,
 ) -> Result<PlateformeVerifiee> {
     let client = client(&dest.api)?;
     let annulation = Annulation::new();
     let emetteur = Emetteur::nouveau(reglages, annulation.clone());
     let verifier = async {
-        reconnaitre_plateforme(&client, &emetteur)
+        let moi = reconnaitre_plateforme(&client, &emetteur)
             .await
             .map_err(|r| {
                 r.erreur(
                     &dest.api,
                     ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
-                    "rien n'a été envoyé",
+                    rien_fait,
                 )
             })?;
         let id = match &dest.participation {
@@ -218,7 +220,8 @@ pub(super) fn verifier_plateforme(
             }
             CibleParticipation::Existante(id) => id,
         };
-        let p = participation_existante(&client, &emetteur, &dest.api, id).await?;
+        let p = participation_existante(&client, &emetteur, &dest.api, id, rien_fait).await?;
+        verifier_proprietaire(&p, &moi, rien_fait)?;
         Ok(PlateformeVerifiee { point: p.point })
     };
     let resultat = runtime()?.block_on(async {
@@ -243,12 +246,60 @@ pub(super) fn verifier_plateforme(
     }
 }
 
+/// La participation donnée est-elle à l'utilisateur du jeton ? La plateforme accepte qu'on
+/// déclare des fichiers dans la participation d'un autre observateur (le validateur
+/// `_validate_participation` de `resources/fichiers.py` n'est jamais appelé : `xin/schema.py`
+/// cherche `validator` dans le document lu, pas dans le schéma), et ne permet pas de les en
+/// retirer : déposer au mauvais endroit ne se répare pas. D'où un refus définitif (code 3),
+/// avant toute déclaration, qui dit à qui elle est.
+fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) -> Result<()> {
+    let Some(observateur) = &p.observateur else {
+        return Err(ErreurAvecCode::new(
+            CodeSortie::RefusDefinitifs,
+            format!(
+                "la plateforme ne dit pas à qui est la participation {} : vigie ne peut pas \
+                 vérifier qu'elle est la vôtre, et n'y dépose rien ; {rien_fait}",
+                p.id
+            ),
+        )
+        .into());
+    };
+    if observateur.id == moi.id {
+        return Ok(());
+    }
+    let a_qui = match &observateur.pseudo {
+        Some(pseudo) => format!(
+            "« {} » (observateur {})",
+            neutraliser(pseudo),
+            observateur.id
+        ),
+        None => format!("un autre observateur (identifiant {})", observateur.id),
+    };
+    let vous = match moi.pseudo.as_deref().filter(|p| !p.trim().is_empty()) {
+        Some(pseudo) => format!("« {} »", neutraliser(pseudo.trim())),
+        None => format!("l'observateur {}", moi.id),
+    };
+    Err(ErreurAvecCode::new(
+        CodeSortie::RefusDefinitifs,
+        format!(
+            "la participation {} est à {a_qui}, pas à vous ({vous}, le compte du jeton) : vigie \
+             ne dépose que dans vos participations, la plateforme ne permettant pas d'en retirer \
+             un fichier ; {rien_fait}. Vérifiez l'identifiant (fin de l'adresse de la page de \
+             votre participation sur le site), ou connectez-vous avec le compte de cet \
+             observateur (vigie connexion).",
+            p.id
+        ),
+    )
+    .into())
+}
+
 /// `GET /participations/{id}` : la participation existe-t-elle ?
 async fn participation_existante(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     api: &str,
     id: &IdObjet,
+    rien_fait: &str,
 ) -> Result<Participation> {
     let issue = emettre(
         emetteur,
@@ -264,7 +315,7 @@ async fn participation_existante(
             format!(
                 "la participation {id} n'existe pas sur la plateforme ({api}) : vérifiez \
                  l'identifiant (fin de l'adresse de la page de la participation sur le site) ; \
-                 rien n'a été envoyé"
+                 {rien_fait}"
             ),
         )
         .into()),
@@ -280,7 +331,7 @@ async fn participation_existante(
                 CodeSortie::RefusDefinitifs,
                 format!(
                     "la plateforme refuse l'accès à la participation {id} ({statut} : {}) : \
-                     vérifiez qu'elle est bien la vôtre ; rien n'a été envoyé",
+                     vérifiez qu'elle est bien la vôtre ; {rien_fait}",
                     neutraliser(&detail)
                 ),
             )
@@ -289,7 +340,7 @@ async fn participation_existante(
         autre => Err(ErreurAvecCode::new(
             CodeSortie::EchecsTransitoires,
             format!(
-                "la participation {id} n'a pas pu être vérifiée, rien n'a été envoyé : {}",
+                "la participation {id} n'a pas pu être vérifiée, {rien_fait} : {}",
                 pas_de_reponse_utile(&autre)
             ),
         )
@@ -338,6 +389,51 @@ mod tests {
             "{}",
             pas_de_reponse_utile(&illisible)
         );
+    }
+
+    /// L'observateur d'une participation se lit développé (`display_participation`) ou en
+    /// identifiant (réponse d'une création) ; sans pseudo lisible, le message dit son
+    /// identifiant ; le sien passe.
+    #[test]
+    fn la_participation_d_un_autre_dit_a_qui_elle_est() {
+        let lire = |v: serde_json::Value| -> Participation { serde_json::from_value(v).unwrap() };
+        let moi: Utilisateur = serde_json::from_value(serde_json::json!({
+            "_id": "64a1b2c3d4e5f60718293a01", "pseudo": "Moi"
+        }))
+        .unwrap();
+        let id = "64a1b2c3d4e5f60718293d02";
+        let developpee = lire(serde_json::json!({
+            "_id": id,
+            "observateur": {"_id": "64a1b2c3d4e5f60718293a03", "pseudo": "Noctule\u{1b}[2J"},
+        }));
+        let e = verifier_proprietaire(&developpee, &moi, "rien n'a été envoyé").unwrap_err();
+        assert_eq!(
+            crate::sortie::code_pour_erreur(&e),
+            CodeSortie::RefusDefinitifs
+        );
+        let texte = format!("{e:#}");
+        assert!(
+            texte.starts_with(
+                "la participation 64a1b2c3d4e5f60718293d02 est à « Noctule\\u{1b}[2J » \
+                 (observateur 64a1b2c3d4e5f60718293a03), pas à vous (« Moi »"
+            ),
+            "{texte}"
+        );
+        let brute = lire(serde_json::json!({"_id": id, "observateur": "64a1b2c3d4e5f60718293a03"}));
+        let texte = format!(
+            "{:#}",
+            verifier_proprietaire(&brute, &moi, "x").unwrap_err()
+        );
+        assert!(
+            texte.contains("un autre observateur (identifiant 64a1b2c3d4e5f60718293a03)"),
+            "{texte}"
+        );
+        let muette = lire(serde_json::json!({"_id": id}));
+        assert!(verifier_proprietaire(&muette, &moi, "x").is_err());
+        let sienne = lire(
+            serde_json::json!({"_id": id, "observateur": {"_id": "64A1B2C3D4E5F60718293A01"}}),
+        );
+        assert!(verifier_proprietaire(&sienne, &moi, "x").is_ok());
     }
 
     /// Ce que dit une commande dont le `GET /moi` n'aboutit pas : ce qui n'a pas eu lieu, puis

@@ -24,9 +24,12 @@ mod essais_reseau;
 pub mod evenements;
 pub mod parallelisme;
 mod parties;
+mod reglages;
 pub mod relecture;
 pub mod s3;
 pub mod vigiechiro;
+
+pub use reglages::{ReglageAnnonce, ReglagesDuPassage};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -96,6 +99,8 @@ pub struct Bilan {
     pub deja_sur_la_plateforme: u64,
     /// Parmi elles, celles dont le contenu n'a pas pu être comparé au fichier local.
     pub deja_non_comparees: u64,
+    /// Les réglages repris du plan, ou qui remplacent ceux qu'il retenait.
+    pub reglages: ReglagesDuPassage,
 }
 
 /// L'issue d'une unité pour ce passage.
@@ -580,6 +585,7 @@ impl<D: Depositaire> Moteur<D> {
             participation: None,
             deja_sur_la_plateforme: c.deja_sur_la_plateforme.load(Ordering::Relaxed),
             deja_non_comparees: c.deja_non_comparees.load(Ordering::Relaxed),
+            reglages: ReglagesDuPassage::default(),
         })
     }
 

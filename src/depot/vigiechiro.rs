@@ -802,7 +802,12 @@ impl Depositaire for DepositaireVigieChiro {
         if self.jeton_refuse.load(Ordering::Relaxed) {
             return Ok(self.refus_jeton());
         }
-        let en_parties = ctx.unite.taille > self.seuil_multipart
+        // Un fichier commencé en plusieurs parties le reste, même sous un seuil relevé depuis
+        // (un réglage qui change n'est pas une raison de jeter des parties acquittées) ; sa
+        // taille de partie reste celle de l'envoi commencé (`Decoupage::pour`).
+        let commence = ctx.unite.envoi_id.as_deref() == Some(DECLARATION_MULTIPART_EMISE)
+            || ctx.base().parties(ctx.unite.id)?.iter().any(|p| p.envoyee);
+        let en_parties = (ctx.unite.taille > self.seuil_multipart || commence)
             && !self.multipart_refuse.load(Ordering::Relaxed);
         match self.confronter(ctx, fichier, en_parties).await? {
             Confrontation::Reglee(issue) => Ok(issue),

@@ -13,6 +13,7 @@
 //! - un fichier créé en 0600 : il contient des noms de compartiments et d'envois.
 
 mod modele;
+mod reglages;
 mod unites;
 mod verrou;
 
@@ -23,7 +24,8 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 use crate::plateforme::erreur_systeme;
 
-pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
+pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
+pub use reglages::ReglagesRetenus;
 pub use unites::{EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
 
@@ -44,6 +46,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0004_noter_identite_fichier",
         include_str!("../../migrations/0004_noter_identite_fichier.sql"),
+    ),
+    (
+        "0005_retenir_reglages",
+        include_str!("../../migrations/0005_retenir_reglages.sql"),
     ),
 ];
 
@@ -452,14 +458,77 @@ mod tests {
             .unwrap();
         }
         let b = Base::ouvrir(&chemin).unwrap();
-        assert_eq!(Base::version_connue(), 4);
-        assert_eq!(b.version_schema().unwrap(), 4);
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let plan = b.plan(None).unwrap();
         assert!(plan.multipart_refuse, "le refus du multipart est perdu");
         let unites = b.unites(plan.id, &[]).unwrap();
         assert_eq!(unites.len(), 1);
         assert_eq!(unites[0].etat, EtatUnite::Deposee);
         assert_eq!(unites[0].identite, None);
+    }
+
+    /// Une base au schéma 4, avec un plan commencé (une unité en cours, deux parties
+    /// acquittées), monte au schéma 5 sans rien perdre : le plan ne retient encore aucun
+    /// réglage (il reprendra aux défauts, comme avant), puis retient ceux qu'on lui donne.
+    #[test]
+    fn base_au_schema_4_mise_a_niveau_sans_perte() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        {
+            let c = Connection::open(&chemin).unwrap();
+            for (_, sql) in &MIGRATIONS[..4] {
+                c.execute_batch(sql).unwrap();
+            }
+            c.pragma_update(None, "user_version", 4).unwrap();
+            c.execute_batch(
+                "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, participation)                  VALUES ('/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1,                  '64a1b2c3d4e5f60718293d01');                  INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat, envoi_id,                  identite) VALUES (1, 'a.wav', 'a.wav', 12582912, 5, 'en_cours',                  '64a1b2c3d4e5f60718293e01', '1:2');                  INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, somme_controle,                  etat) VALUES (1, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee'),                  (1, 2, 5242880, 5242880, 'e2', 'AAAAAA==', 'envoyee');",
+            )
+            .unwrap();
+        }
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), 5);
+        let plan = b.plan(None).unwrap();
+        assert_eq!(
+            plan.participation.as_deref(),
+            Some("64a1b2c3d4e5f60718293d01")
+        );
+        assert!(b.reglages(plan.id).unwrap().est_vide());
+        let unites = b.unites(plan.id, &[]).unwrap();
+        assert_eq!(
+            unites[0].envoi_id.as_deref(),
+            Some("64a1b2c3d4e5f60718293e01")
+        );
+        assert_eq!(unites[0].identite.as_deref(), Some("1:2"));
+        assert_eq!(b.parties(unites[0].id).unwrap().len(), 2);
+        let retenus = ReglagesRetenus {
+            seuil_multipart: Some(6),
+            debit_max: Some(2_000_000),
+            attente_reseau: Some(90.5),
+            ..Default::default()
+        };
+        b.retenir_reglages(plan.id, &retenus).unwrap();
+        drop(b);
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.reglages(plan.id).unwrap(), retenus);
+        // Rien de retenu : la colonne redevient vide.
+        b.retenir_reglages(plan.id, &ReglagesRetenus::default())
+            .unwrap();
+        assert!(b.reglages(plan.id).unwrap().est_vide());
+    }
+
+    /// Des réglages illisibles (écrits à la main) n'empêchent pas de reprendre le plan.
+    #[test]
+    fn reglages_illisibles_ignores() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        let b = Base::ouvrir(&chemin).unwrap();
+        b.conn
+            .execute_batch(
+                "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, reglages)                  VALUES ('/n', 's3://c', 1, 1, 'pas du JSON'),                  ('/m', 's3://c', 1, 1, '{\"seuil_multipart\": 7, \"venu_du_futur\": 1}');",
+            )
+            .unwrap();
+        assert!(b.reglages(1).unwrap().est_vide());
+        assert_eq!(b.reglages(2).unwrap().seuil_multipart, Some(7));
     }
 
     #[cfg(unix)]

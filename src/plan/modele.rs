@@ -65,6 +65,27 @@ impl FromSql for EtatUnite {
     }
 }
 
+/// Vers où part un plan. Le geste qui répond à un refus en dépend : un jeton Vigie-Chiro ne
+/// se corrige pas comme des identifiants S3, et une participation introuvable n'est pas un
+/// compartiment mal écrit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Vers {
+    #[default]
+    S3,
+    VigieChiro,
+}
+
+impl Vers {
+    /// D'après l'identité d'une destination (`vigiechiro:…` ou `s3://…`).
+    pub fn de_l_identite(destination: &str) -> Vers {
+        if destination.starts_with("vigiechiro:") {
+            Vers::VigieChiro
+        } else {
+            Vers::S3
+        }
+    }
+}
+
 /// Pourquoi une unité a échoué : ce qui dit quel geste faire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -121,29 +142,44 @@ impl CauseRefus {
     /// Ce qui s'est passé et ce qu'il faut corriger, dit sous la liste des unités concernées.
     /// La commande à lancer ensuite n'y est pas : elle est dite une seule fois, à la fin
     /// (« Ensuite : … »), d'après l'ensemble des échecs du plan.
-    pub fn conseil(self) -> &'static str {
-        match self {
-            CauseRefus::Authentification => {
-                "jeton ou identifiants refusés : renouvelez le jeton (vigie connexion) ou corrigez les identifiants S3"
+    pub fn conseil(self, vers: Vers) -> &'static str {
+        match (self, vers) {
+            (CauseRefus::Authentification, Vers::S3) => {
+                "identifiants S3 refusés : corrigez-les (AWS_ACCESS_KEY_ID, --profil)"
             }
-            CauseRefus::Droits => "droits insuffisants sur la destination : faites-les corriger",
-            CauseRefus::Contenu => "contenu ou nom refusé par la destination : corrigez le fichier",
-            CauseRefus::Stockage => {
-                "destination introuvable : vérifiez le compartiment, la région ou la participation"
+            (CauseRefus::Authentification, Vers::VigieChiro) => {
+                "jeton Vigie-Chiro refusé ou expiré : reconnectez-vous sur le site, puis vigie \
+                 connexion --jeton -"
             }
-            CauseRefus::Local => {
+            (CauseRefus::Droits, Vers::S3) => {
+                "droits insuffisants sur le compartiment : faites-les corriger"
+            }
+            (CauseRefus::Droits, Vers::VigieChiro) => {
+                "la plateforme refuse l'accès : vérifiez que la participation est la vôtre"
+            }
+            (CauseRefus::Contenu, _) => {
+                "contenu ou nom refusé par la destination : corrigez le fichier"
+            }
+            (CauseRefus::Stockage, Vers::S3) => {
+                "destination introuvable : vérifiez le compartiment, la région ou le point d'accès"
+            }
+            (CauseRefus::Stockage, Vers::VigieChiro) => {
+                "la plateforme ne trouve pas la participation ou le fichier : vérifiez \
+                 l'identifiant de la participation"
+            }
+            (CauseRefus::Local, _) => {
                 "fichier local illisible, disparu ou modifié pendant l'envoi : vérifiez-le"
             }
-            CauseRefus::Reseau => {
+            (CauseRefus::Reseau, _) => {
                 "le réseau n'a pas permis l'envoi : réessayez quand il sera revenu"
             }
-            CauseRefus::Serveur => {
+            (CauseRefus::Serveur, _) => {
                 "le serveur a répondu qu'il était indisponible (5xx, 429) : réessayez un peu plus tard"
             }
-            CauseRefus::IssueInconnue => {
+            (CauseRefus::IssueInconnue, _) => {
                 "envoi parti sans réponse : la relance le vérifiera à la destination avant tout renvoi"
             }
-            CauseRefus::RemplacementRefuse => {
+            (CauseRefus::RemplacementRefuse, _) => {
                 "la plateforme a déjà un fichier de ce nom, finalisé, et refuse de le remplacer : \
                  rien n'est parti. Vérifiez lequel est le bon ; pour remplacer celui de la \
                  plateforme, demandez d'abord à ses gestionnaires de le supprimer"
@@ -237,6 +273,8 @@ pub struct ResumePlan {
     pub octets_deposes: u64,
     /// Les échecs regroupés par cause (définitifs et transitoires), triés par cause.
     pub echecs_par_cause: Vec<(Option<CauseRefus>, bool, u64)>,
+    /// Vers où part le plan (le geste d'un refus en dépend).
+    pub vers: Vers,
 }
 
 impl ResumePlan {

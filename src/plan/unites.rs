@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, Row, TransactionBehavior, params};
 
-use super::modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan};
+use super::modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
 use super::{Base, ErreurBase, Resultat, maintenant_ms, maintenant_s};
 
 /// Un fichier tel que l'inventaire le donne au plan.
@@ -363,6 +363,16 @@ impl Base {
     /// Les comptes d'un plan.
     pub fn resume(&self, plan_id: i64) -> Resultat<ResumePlan> {
         let mut r = ResumePlan::default();
+        let destination: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT destination FROM depot_plan WHERE id = ?1",
+                [plan_id],
+                |l| l.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        r.vers = destination.as_deref().map_or(Vers::S3, Vers::de_l_identite);
         let mut st = self
             .conn
             .prepare_cached(

@@ -88,6 +88,7 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
         v["deja_sur_la_plateforme"] = json!(b.deja_sur_la_plateforme);
         v["deja_sur_la_plateforme_non_comparees"] = json!(b.deja_non_comparees);
     }
+    b.reglages.ecrire_json(&mut v);
     v
 }
 
@@ -121,6 +122,9 @@ pub fn ecrire_bilan(
     )?;
     if let Some(p) = &b.participation {
         writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
+    }
+    for ligne in b.reglages.lignes() {
+        writeln!(s, "  {ligne}")?;
     }
     // Sur une ligne de 80 colonnes, même pour une nuit de 4 000 séquences.
     if b.deja_sur_la_plateforme > 0 {
@@ -191,7 +195,7 @@ pub fn ecrire_bilan(
             pluriel(*n, "échec transitoire", "échecs transitoires")
         };
         match cause {
-            Some(c) => writeln!(s, "    {nature} {c} : {}", c.conseil())?,
+            Some(c) => writeln!(s, "    {nature} {c} : {}", c.conseil(r.vers))?,
             None => writeln!(
                 s,
                 "    {nature} de cause inconnue : voir vigie etat {}",
@@ -306,6 +310,7 @@ mod tests {
             participation: None,
             deja_sur_la_plateforme: 0,
             deja_non_comparees: 0,
+            reglages: Default::default(),
         }
     }
 
@@ -313,6 +318,46 @@ mod tests {
         let mut v = Vec::new();
         ecrire_bilan(&mut v, b, suite, None).unwrap();
         String::from_utf8(v).unwrap()
+    }
+
+    /// Les réglages repris du plan, et ceux qui remplacent une valeur retenue, sont dits avant
+    /// le geste (qui reste la dernière ligne), et en JSON.
+    #[test]
+    fn bilan_dit_les_reglages_repris_et_remplaces() {
+        use crate::depot::{ReglageAnnonce, ReglagesDuPassage};
+        let mut b = bilan(ResumePlan {
+            deposee: 21,
+            ..Default::default()
+        });
+        b.reglages = ReglagesDuPassage {
+            repris: vec![ReglageAnnonce {
+                option: "--seuil-multipart",
+                valeur: "6".into(),
+                retenue: None,
+            }],
+            remplaces: vec![ReglageAnnonce {
+                option: "--debit-max",
+                valeur: "5 Mo/s".into(),
+                retenue: Some("2 Mo/s".into()),
+            }],
+        };
+        let t = texte(&b, Some("vigie traiter"));
+        assert!(
+            t.contains(
+                "  Réglages repris du plan : --seuil-multipart 6.\n  --debit-max 5 Mo/s donné \
+                 remplace 2 Mo/s retenu par le plan (désormais retenu).\n"
+            ),
+            "{t}"
+        );
+        assert!(t.ends_with("Ensuite : vigie traiter\n"), "{t}");
+        let v = bilan_json(&b);
+        assert_eq!(v["reglages_repris"]["--seuil-multipart"], "6");
+        assert_eq!(
+            v["reglages_remplaces"]["--debit-max"],
+            json!({"donne": "5 Mo/s", "retenu": "2 Mo/s"})
+        );
+        b.reglages = ReglagesDuPassage::default();
+        assert!(bilan_json(&b).get("reglages_repris").is_none());
     }
 
     #[test]
@@ -337,7 +382,7 @@ Plan 3 : 16 / 21 fichiers déposés (12 pendant ce passage).
   2 nouvelles tentatives pendant ce passage.
   1 fichier reste à déposer.
   En échec, par cause :
-    1 refus définitif DROITS : droits insuffisants sur la destination : faites-les corriger
+    1 refus définitif DROITS : droits insuffisants sur le compartiment : faites-les corriger
     2 échecs transitoires SERVEUR : le serveur a répondu qu'il était indisponible (5xx, 429) : réessayez un peu plus tard
   1 fichier incertain (envoi parti sans réponse), vérifié à la destination à la prochaine relance.
 Ensuite : vigie retenter-echecs 3

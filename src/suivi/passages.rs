@@ -98,6 +98,7 @@ mod tests {
             participation: None,
             deja_sur_la_plateforme: 0,
             deja_non_comparees: 0,
+            reglages: Default::default(),
         }
     }
 

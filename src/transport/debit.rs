@@ -38,8 +38,26 @@ pub struct DebitMax {
 }
 
 impl DebitMax {
+    /// Les octets par seconde ; 0 pour « sans limite ».
     pub fn octets_par_seconde(self) -> u64 {
         self.octets_par_seconde
+    }
+
+    /// `--debit-max sans` : aucune limite. Sert à lever une limite que le plan retient.
+    pub fn sans_limite() -> Self {
+        DebitMax {
+            octets_par_seconde: 0,
+        }
+    }
+
+    pub fn est_sans_limite(self) -> bool {
+        self.octets_par_seconde == 0
+    }
+
+    /// Relit un débit retenu par un plan (0 : sans limite) ; `None` s'il n'est pas admissible.
+    pub fn depuis_octets(octets_par_seconde: u64) -> Option<Self> {
+        (octets_par_seconde == 0 || octets_par_seconde >= DEBIT_MIN)
+            .then_some(DebitMax { octets_par_seconde })
     }
 
     /// Lit un débit écrit pour un humain : un nombre (virgule ou point décimal) suivi d'une
@@ -47,8 +65,13 @@ impl DebitMax {
     /// `kB`, `MB`, `GB`) ou binaires (`Kio`, `Mio`, `Gio`, `KiB`, `MiB`, `GiB`), ou bits
     /// (`bit`, `kbit`, `Mbit`, `Gbit`) comme les forfaits les comptent.
     pub fn analyser(texte: &str) -> Result<Self, String> {
-        let exemples = "ex. 2Mo/s, 500Ko/s, 1,5Mio/s ou 16Mbit/s";
+        let exemples = "ex. 2Mo/s, 500Ko/s, 1,5Mio/s ou 16Mbit/s ; sans pour ne pas limiter";
         let brut = texte.trim();
+        if ["sans", "aucune", "aucun", "illimite", "illimité"]
+            .contains(&brut.to_lowercase().as_str())
+        {
+            return Ok(DebitMax::sans_limite());
+        }
         let sans_par_seconde = brut.strip_suffix("/s").unwrap_or(brut).trim_end();
         let fin_nombre = sans_par_seconde
             .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))
@@ -83,8 +106,8 @@ impl DebitMax {
         }
         if octets == 0.0 {
             return Err(format!(
-                "débit « {texte} » nul : pour ne pas limiter, omettez --debit-max \
-                 (et VIGIE_DEBIT_MAX)"
+                "débit « {texte} » nul : pour ne pas limiter, écrivez --debit-max sans (ou \
+                 omettez --debit-max et VIGIE_DEBIT_MAX, si le plan ne retient pas de limite)"
             ));
         }
         let octets = octets.round() as u64;
@@ -142,6 +165,9 @@ fn facteur_unite(unite: &str) -> Option<f64> {
 
 impl fmt::Display for DebitMax {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.est_sans_limite() {
+            return f.write_str("sans limite");
+        }
         let o = self.octets_par_seconde as f64;
         let (valeur, unite) = if o >= 1e6 {
             (o / 1e6, "Mo/s")

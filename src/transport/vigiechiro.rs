@@ -104,6 +104,45 @@ pub struct Participation {
     pub date_debut: Option<String>,
     #[serde(default)]
     pub date_fin: Option<String>,
+    /// L'observateur à qui elle est. La plateforme ne vérifie pas, à la déclaration d'un
+    /// fichier, que la participation est à son déclarant (`resources/fichiers.py`
+    /// `_validate_participation` n'est jamais appelé : `xin/schema.py` cherche `validator` dans
+    /// le document lu) : `vigie` le vérifie lui-même avant tout envoi.
+    #[serde(default, deserialize_with = "lire_observateur")]
+    pub observateur: Option<Observateur>,
+    /// `_created` (`isoformat()`, à la seconde) : entre deux participations identiques, la plus
+    /// récente.
+    #[serde(rename = "_created", default)]
+    pub creee: Option<String>,
+}
+
+/// L'observateur d'une participation : développé (`{_id, pseudo, …}`, la relation telle que
+/// la rendent `display_participation` et `list_site_participations`) ou son seul identifiant
+/// (la réponse d'une création, document inséré non relu ; une relation introuvable). Un
+/// pseudo vide n'est pas un pseudo.
+fn lire_observateur<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Observateur>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Forme {
+        Developpe {
+            #[serde(rename = "_id")]
+            id: IdObjet,
+            #[serde(default)]
+            pseudo: Option<String>,
+        },
+        Identifiant(IdObjet),
+    }
+    Ok(Option::<Forme>::deserialize(d)?.map(|forme| match forme {
+        Forme::Developpe { id, pseudo } => Observateur {
+            id,
+            pseudo: pseudo
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty()),
+        },
+        Forme::Identifiant(id) => Observateur { id, pseudo: None },
+    }))
 }
 
 /// La réponse à la déclaration d'un fichier : l'enregistrement entier (`resources/fichiers.py`

@@ -183,12 +183,10 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
         e.contains("protocole registration not yet validated") && e.contains("pas encore validée"),
         "{e}"
     );
-    // Le geste, seul, en dernier.
-    assert!(
-        e.trim_end()
-            .ends_with("ou créez la participation sur le site web"),
-        "{e}"
-    );
+    // Le geste, seul, en dernier ; pas « créez-la sur le site web », qui appelle la même
+    // route et serait refusé de même (`create_participation`).
+    assert!(e.trim_end().ends_with("relancez la même commande"), "{e}");
+    assert!(!e.contains("sur le site web"), "{e}");
     assert!(!e.contains("verrouillé"), "fausse cause : {e}");
     assert!(
         !e.contains('{') && !e.contains("_errors"),

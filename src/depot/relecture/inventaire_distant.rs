@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use super::Lecteur;
 use crate::destination::IdObjet;
-use crate::reessai::ReponseApi;
+use crate::reessai::{RaisonArret, ReponseApi};
 use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
 
@@ -28,6 +28,22 @@ pub const PAR_PAGE: u32 = 100;
 /// toujours des pages pleines) : 100 000 fichiers, bien au-delà d'une participation (4 000
 /// séquences, et autant de sorties Tadarida de chaque sorte après le calcul).
 const PAGES_MAX: u32 = 1_000;
+
+/// La liste des fichiers d'une participation n'a pas pu être lue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListeIllisible {
+    pub detail: String,
+    /// La plateforme refuse de la donner (4xx : `_check_read_access` de
+    /// `resources/participations.py` rend 403 pour la participation d'un autre observateur) :
+    /// la relire plus tard n'y changera rien.
+    pub refus_definitif: bool,
+}
+
+impl std::fmt::Display for ListeIllisible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
 
 /// Ce que la plateforme a déjà d'une participation, par titre.
 #[derive(Debug, Clone, Default)]
@@ -123,7 +139,7 @@ pub async fn lire(
     client: &ClientVigieChiro,
     participation: &IdObjet,
     familles: &[&str],
-) -> Result<InventaireDistant, String> {
+) -> Result<InventaireDistant, ListeIllisible> {
     let chemin = format!("/participations/{participation}/pieces_jointes");
     let mut pieces = Vec::new();
     for page in 1..=PAGES_MAX {
@@ -144,9 +160,12 @@ pub async fn lire(
                     Some(s) => refus_serveur(s, detail),
                     None => detail.into(),
                 };
-                return Err(format!(
-                    "liste des fichiers de la participation illisible{statut} : {detail}"
-                ));
+                return Err(ListeIllisible {
+                    detail: format!(
+                        "liste des fichiers de la participation illisible{statut} : {detail}"
+                    ),
+                    refus_definitif: issue.raison == RaisonArret::RefusDefinitif,
+                });
             }
         };
         let pleine = lue.items.len() >= PAR_PAGE as usize;
@@ -156,9 +175,12 @@ pub async fn lire(
             return Ok(InventaireDistant::depuis(participation, pieces, page));
         }
     }
-    Err(format!(
-        "liste des fichiers de la participation sans fin (plus de {PAGES_MAX} pages)"
-    ))
+    Err(ListeIllisible {
+        detail: format!(
+            "liste des fichiers de la participation sans fin (plus de {PAGES_MAX} pages)"
+        ),
+        refus_definitif: false,
+    })
 }
 
 #[cfg(test)]

@@ -92,8 +92,13 @@ pub enum ObjetRelu {
     /// Ctrl-C, ou le réseau abandonné : rien n'est conclu.
     Interrompu,
     /// Pas de réponse utile : la politique de réessai s'est arrêtée, ou la plateforme a
-    /// refusé (le statut, s'il y en a un : 401 veut dire jeton refusé).
-    Echec { statut: Option<u16>, detail: String },
+    /// refusé (le statut, s'il y en a un : 401 veut dire jeton refusé). `definitif` : un refus
+    /// qu'aucune relance ne changera sans un geste (4xx : droits, jeton).
+    Echec {
+        statut: Option<u16>,
+        detail: String,
+        definitif: bool,
+    },
 }
 
 impl ObjetRelu {
@@ -109,6 +114,7 @@ impl ObjetRelu {
                 Some(s) => refus_serveur(s, detail).into_owned(),
                 None => detail.to_owned(),
             },
+            definitif: issue.raison == RaisonArret::RefusDefinitif,
         }
     }
 }
@@ -137,6 +143,7 @@ pub async fn relever(
         return ObjetRelu::Echec {
             statut: None,
             detail: raison,
+            definitif: true,
         };
     }
     let lu = lecteur

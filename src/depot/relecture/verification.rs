@@ -32,6 +32,9 @@ pub enum Constat {
     Irremplacable(String),
     /// La destination n'a pas pu répondre : à vérifier plus tard.
     Injoignable(String),
+    /// La destination refuse de la relire (4xx : droits, jeton, participation d'un autre) :
+    /// relancer plus tard n'y changera rien, un geste humain est nécessaire.
+    Refusee(String),
     /// Ctrl-C (ou le réseau abandonné) avant que la destination ait répondu.
     Interrompue,
 }
@@ -104,9 +107,20 @@ pub async fn constater_vigiechiro(
                 .into(),
         ),
         ObjetRelu::Interrompu => Constat::Interrompue,
-        ObjetRelu::Echec { statut, detail } => Constat::Injoignable(match statut {
-            Some(s) => format!("{s} : {detail}"),
-            None => detail,
-        }),
+        ObjetRelu::Echec {
+            statut,
+            detail,
+            definitif,
+        } => {
+            let detail = match statut {
+                Some(s) => format!("{s} : {detail}"),
+                None => detail,
+            };
+            if definitif {
+                Constat::Refusee(detail)
+            } else {
+                Constat::Injoignable(detail)
+            }
+        }
     }
 }

@@ -207,7 +207,7 @@ impl DepositaireVigieChiro {
             ObjetRelu::Echec {
                 statut: Some(401), ..
             } => return Ok(Confrontation::Reglee(self.refus_jeton())),
-            ObjetRelu::Echec { statut, detail } => {
+            ObjetRelu::Echec { statut, detail, .. } => {
                 return Ok(Confrontation::Reglee(IssueUnite::Echec {
                     definitif: false,
                     cause: if statut.is_some() {

@@ -211,7 +211,8 @@ fn geste_creation(detail: &str) -> &'static str {
         " : vous n'êtes pas inscrit au protocole de ce site ; inscrivez-vous sur le site web"
     } else if detail.contains("not yet validated") {
         " : votre inscription au protocole de ce site n'est pas encore validée par ses \
-         animateurs ; attendez la validation, ou créez la participation sur le site web"
+         animateurs ; attendez leur validation (le site web, qui passe par la même route, \
+         refuserait de même), puis relancez la même commande"
     } else {
         ""
     }

@@ -1,0 +1,81 @@
+//! Ce qu'un passage dit de ses réglages d'envoi : ceux qu'il a repris du plan, et ceux qui,
+//! donnés pour ce passage, remplacent une valeur que le plan retenait (voir
+//! `commandes/reglages.rs` pour la règle, `plan/reglages.rs` pour ce qui est retenu). Le bilan
+//! les dit, pour qu'une relance ne change jamais de réglage en silence.
+
+/// Un réglage dit au départ et au bilan : `--debit-max 2 Mo/s`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReglageAnnonce {
+    /// L'option, telle qu'on l'écrit (`--debit-max`).
+    pub option: &'static str,
+    /// La valeur qui vaut pour ce passage, lisible (`2 Mo/s`, `6`).
+    pub valeur: String,
+    /// Celle que le plan retenait, quand une valeur donnée la remplace.
+    pub retenue: Option<String>,
+}
+
+/// Les réglages d'un passage qui ne sont pas ceux de la ligne de commande seule.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReglagesDuPassage {
+    /// Repris du plan (non donnés pour ce passage).
+    pub repris: Vec<ReglageAnnonce>,
+    /// Donnés pour ce passage, à la place de la valeur que retenait le plan (désormais
+    /// retenus à leur tour).
+    pub remplaces: Vec<ReglageAnnonce>,
+}
+
+impl ReglagesDuPassage {
+    pub fn est_vide(&self) -> bool {
+        self.repris.is_empty() && self.remplaces.is_empty()
+    }
+
+    /// Ce qu'en dit le bilan, une ligne par sorte, chacune courte (« Réglages repris du plan :
+    /// --seuil-multipart 6, --debit-max 2 Mo/s. »).
+    pub fn lignes(&self) -> Vec<String> {
+        let mut lignes = Vec::new();
+        if !self.repris.is_empty() {
+            let liste: Vec<String> = self
+                .repris
+                .iter()
+                .map(|r| format!("{} {}", r.option, r.valeur))
+                .collect();
+            lignes.push(format!("Réglages repris du plan : {}.", liste.join(", ")));
+        }
+        for r in &self.remplaces {
+            lignes.push(format!(
+                "{} {} donné remplace {} retenu par le plan (désormais retenu).",
+                r.option,
+                r.valeur,
+                r.retenue.as_deref().unwrap_or("")
+            ));
+        }
+        lignes
+    }
+
+    /// Ce qu'en dit le bilan JSON : `reglages_repris` (`{"--debit-max": "2 Mo/s"}`) et
+    /// `reglages_remplaces` (`{"--debit-max": {"donne": "5 Mo/s", "retenu": "2 Mo/s"}}`),
+    /// présents seulement s'ils ne sont pas vides.
+    pub fn ecrire_json(&self, v: &mut serde_json::Value) {
+        if !self.repris.is_empty() {
+            v["reglages_repris"] = self
+                .repris
+                .iter()
+                .map(|r| (r.option.to_owned(), serde_json::json!(r.valeur)))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+        }
+        if !self.remplaces.is_empty() {
+            v["reglages_remplaces"] = self
+                .remplaces
+                .iter()
+                .map(|r| {
+                    (
+                        r.option.to_owned(),
+                        serde_json::json!({"donne": r.valeur, "retenu": r.retenue}),
+                    )
+                })
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Ce que `vigie` dit quand la plateforme Vigie-Chiro refuse, ou qu'on lui donne mal une
+//! entrée : une fois, dans les mots de la plateforme (pas ceux de S3), avec un geste qui peut
+//! marcher ; et le jeton retrouvé dans l'adresse entière du site, collée à sa place.
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+use std::io::Write;
+use std::process::Stdio;
+
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle};
+
+/// Une heure sans fuseau : le message, une seule fois (la cause n'est pas répétée par la chaîne
+/// des erreurs).
+#[test]
+fn heure_sans_fuseau_dite_une_seule_fois() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 1_000);
+    let out = banc
+        .depot_par_site(SITE, "B2", "2026-06-21T21:30:00", "2026-06-22T06:00:00Z")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        erreur.matches("heure sans fuseau").count(),
+        1,
+        "{}",
+        texte(&out)
+    );
+    assert!(erreur.contains("--debut"), "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+}
+
+/// Un jeton qui expire en plein dépôt vers la plateforme : le geste est de se reconnecter, et
+/// rien n'y parle d'identifiants S3, ni dans le bilan ni dans `vigie etat`.
+#[test]
+fn jeton_expire_en_route_sans_conseil_s3() {
+    let banc = Banc::nouveau();
+    for i in 0..4 {
+        banc.fichier(&nom(i), 5_000 + i);
+    }
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::ApiDeclarerFichier,
+        None,
+        2,
+        Panne::Statut {
+            code: 401,
+            retry_after: None,
+        },
+    ));
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let bilan = String::from_utf8_lossy(&out.stdout);
+    let etat = banc.vigie().arg("etat").output().unwrap();
+    let etat = String::from_utf8_lossy(&etat.stdout);
+    for sortie in [&bilan, &etat] {
+        assert!(sortie.contains("AUTHENTIFICATION"), "{sortie}");
+        assert!(
+            sortie.contains("reconnectez-vous") && sortie.contains("vigie retenter-echecs 1"),
+            "{sortie}"
+        );
+        for s3 in ["S3", "compartiment", "région"] {
+            assert!(!sortie.contains(s3), "« {s3} » dans : {sortie}");
+        }
+    }
+}
+
+fn fichier_du_jeton(banc: &Banc) -> std::path::PathBuf {
+    banc.dossier.path().join(".config/vigie/jeton")
+}
+
+/// L'adresse entière du site, collée à la place du jeton (en argument ou à l'invite) : le jeton
+/// en est extrait, vérifié et enregistré. Une adresse sans `token=` est refusée en le disant.
+#[test]
+fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
+    let banc = Banc::nouveau();
+    let adresse = format!("https://vigiechiro.herokuapp.com/?token={JETON}#/participations");
+    let out = banc
+        .vigie()
+        .args(["connexion", "--jeton", &adresse, "--api"])
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(
+        std::fs::read_to_string(fichier_du_jeton(&banc)).unwrap(),
+        JETON
+    );
+
+    // Collée sur l'entrée standard, dans la forme où le site la met après `#/`.
+    std::fs::remove_file(fichier_du_jeton(&banc)).unwrap();
+    let mut enfant = banc
+        .vigie()
+        .args(["connexion", "--jeton", "-", "--api"])
+        .arg(banc.bac().api())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(
+        enfant.stdin.take().unwrap(),
+        "https://vigiechiro.herokuapp.com/#/?token={JETON}&suite=1"
+    )
+    .unwrap();
+    let out = enfant.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(
+        std::fs::read_to_string(fichier_du_jeton(&banc)).unwrap(),
+        JETON
+    );
+
+    // Une adresse sans jeton : dit comme tel, rien n'est demandé à la plateforme ni enregistré.
+    std::fs::remove_file(fichier_du_jeton(&banc)).unwrap();
+    let requetes = banc.bac().compteurs().requetes_total();
+    let out = banc
+        .vigie()
+        .args([
+            "connexion",
+            "--jeton",
+            "https://vigiechiro.herokuapp.com/#/participations/64a1b2c3d4e5f60718293d01",
+            "--api",
+        ])
+        .arg(banc.bac().api())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let erreur = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        erreur.contains("token=") && !erreur.contains("expiré ou mal copié"),
+        "{}",
+        texte(&out)
+    );
+    assert!(!fichier_du_jeton(&banc).exists());
+    assert_eq!(banc.bac().compteurs().requetes_total(), requetes);
+
+    // VIGIE_JETON aussi peut recevoir l'adresse entière.
+    banc.fichier(&nom(1), 1_000);
+    let out = banc
+        .depot_plateforme()
+        .env(
+            "VIGIE_JETON",
+            format!("https://vigiechiro.herokuapp.com/?token={JETON}"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+}
