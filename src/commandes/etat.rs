@@ -257,20 +257,42 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
                         && u.echec_definitif == *definitif
                 })
                 .collect();
-            for u in concernees.iter().take(ECHECS_NOMMES_PAR_CAUSE) {
-                writeln!(
-                    s,
-                    "    {} : {}",
-                    neutraliser(&u.chemin),
-                    neutraliser(u.message.as_deref().unwrap_or(""))
-                )?;
+            // Un même message pour plusieurs fichiers (un jeton expiré en pleine nuit) est dit
+            // une fois, avec le compte et deux noms.
+            let mut par_message: Vec<(&str, Vec<&str>)> = Vec::new();
+            for u in &concernees {
+                let message = u.message.as_deref().unwrap_or("");
+                match par_message.iter_mut().find(|(m, _)| *m == message) {
+                    Some((_, chemins)) => chemins.push(&u.chemin),
+                    None => par_message.push((message, vec![&u.chemin])),
+                }
             }
-            if concernees.len() > ECHECS_NOMMES_PAR_CAUSE {
-                writeln!(
-                    s,
-                    "    … et {} autre(s)",
-                    concernees.len() - ECHECS_NOMMES_PAR_CAUSE
-                )?;
+            let mut nommes = 0;
+            for (message, chemins) in &par_message {
+                if nommes >= ECHECS_NOMMES_PAR_CAUSE {
+                    break;
+                }
+                nommes += chemins.len();
+                let message = neutraliser(message);
+                match chemins.as_slice() {
+                    [seul] => writeln!(s, "    {} : {message}", neutraliser(seul))?,
+                    plusieurs => {
+                        writeln!(s, "    {} fichiers : {message}", plusieurs.len())?;
+                        let cites: Vec<String> = plusieurs
+                            .iter()
+                            .take(2)
+                            .map(|c| neutraliser(c).into_owned())
+                            .collect();
+                        let reste = match plusieurs.len().saturating_sub(2) {
+                            0 => String::new(),
+                            n => format!(" … et {n} autre(s)"),
+                        };
+                        writeln!(s, "      {}{reste}", cites.join(", "))?;
+                    }
+                }
+            }
+            if nommes < concernees.len() {
+                writeln!(s, "    … et {} autre(s)", concernees.len() - nommes)?;
             }
         }
         for u in en_echec.iter().filter(|u| u.etat == EtatUnite::Incertaine) {

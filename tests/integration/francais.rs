@@ -165,5 +165,17 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
             "{}",
             texte(&out)
         );
+        // `vigie etat` aussi : le message une fois, avec le compte et deux noms.
+        let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+        assert_eq!(
+            etat.matches("jeton Vigie-Chiro refusé ou expiré").count(),
+            1,
+            "{etat}"
+        );
+        assert!(
+            etat.contains("    30 fichiers : jeton Vigie-Chiro refusé ou expiré (401)"),
+            "{etat}"
+        );
+        assert!(etat.contains("… et 28 autre(s)"), "{etat}");
     }
 }
