@@ -852,3 +852,33 @@ fn traiter_la_participation_d_un_autre_dit_a_qui_elle_est() {
     assert!(e.contains("elle est pourtant la vôtre"), "{e}");
     assert!(!e.contains("Forbidden"), "{e}");
 }
+
+/// Contre la participation d'un autre observateur du bac à sable (`PARTICIPATION_AUTRE`) :
+/// elle se lit (`display_participation` n'a pas de contrôle d'accès), mais son calcul n'est
+/// pas lancé, et le message nomme son observateur.
+#[test]
+fn la_participation_d_un_autre_se_lit_mais_ne_se_lance_pas() {
+    use vigie_bac_a_sable::{PARTICIPATION_AUTRE, PSEUDO_AUTRE};
+    let banc = Banc::nouveau();
+    let commande = |args: &[&str]| {
+        banc.vigie_plateforme()
+            .args(args)
+            .args(["--participation", PARTICIPATION_AUTRE, "--api"])
+            .arg(banc.bac().api())
+            .output()
+            .unwrap()
+    };
+    let out = commande(&["traiter"]);
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let e = erreur(&out);
+    assert!(e.contains("n'est pas la vôtre"), "{e}");
+    assert!(e.contains(&format!("« {PSEUDO_AUTRE} »")), "{e}");
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+    let out = commande(&["traitement"]);
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    assert!(
+        sortie(&out).contains("aucun calcul lancé"),
+        "{}",
+        texte(&out)
+    );
+}
