@@ -53,8 +53,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
         'vigie;depot' {
             [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)')
             [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l''adresse de sa page')
-            [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin)')
-            [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Point d''écoute de la participation à créer (ex. A1)')
+            [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Site Vigie-Chiro où créer la participation (avec --debut, --fin, et --point pour un site point fixe)')
+            [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Point d''écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n''en a pas')
             [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée')
             [CompletionResult]::new('--fin', '--fin', [CompletionResultType]::ParameterName, 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')

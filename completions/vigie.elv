@@ -49,8 +49,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
         &'vigie;depot'= {
             cand --vers 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)'
             cand --participation 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l''adresse de sa page'
-            cand --site 'Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin)'
-            cand --point 'Point d''écoute de la participation à créer (ex. A1)'
+            cand --site 'Site Vigie-Chiro où créer la participation (avec --debut, --fin, et --point pour un site point fixe)'
+            cand --point 'Point d''écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n''en a pas'
             cand --debut 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée'
             cand --fin 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'

@@ -51,8 +51,8 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l\'adresse de sa page' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Site Vigie-Chiro où créer la participation (avec --debut, --fin, et --point pour un site point fixe)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n\'en a pas' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r

@@ -567,11 +567,13 @@ pub struct ArgsDepot {
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
 
-    /// Site Vigie-Chiro où créer la participation (avec --point, --debut, --fin).
-    #[arg(long, value_name = "ID", requires_all = ["point", "debut", "fin"])]
+    /// Site Vigie-Chiro où créer la participation (avec --debut, --fin, et --point pour un
+    /// site point fixe).
+    #[arg(long, value_name = "ID", requires_all = ["debut", "fin"])]
     pub site: Option<String>,
 
-    /// Point d'écoute de la participation à créer (ex. A1).
+    /// Point d'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe,
+    /// facultatif pour un site routier ou pédestre, qui n'en a pas.
     #[arg(long, requires = "site")]
     pub point: Option<String>,
 

@@ -77,9 +77,13 @@ pub enum CibleParticipation {
     Existante(IdObjet),
     /// À créer (une seule fois, jamais rejouée à l'aveugle). Les instants sont normalisés :
     /// deux écritures du même instant désignent la même nuit, donc le même plan.
+    ///
+    /// Le point est facultatif, comme pour le serveur (`resources/participations.py`
+    /// `create_participation`) : un site routier ou pédestre n'en a pas. Pour un site point
+    /// fixe, `vigie` l'exige (voir `commandes/vigiechiro.rs`).
     ACreer {
         site: IdObjet,
-        point: String,
+        point: Option<String>,
         debut: InstantUtc,
         fin: InstantUtc,
     },
@@ -91,11 +95,11 @@ impl CibleParticipation {
         identifiant("participation", id).map(CibleParticipation::Existante)
     }
 
-    /// `--site ID --point P --debut D --fin F`, tels qu'écrits sur la ligne de commande : les
+    /// `--site ID [--point P] --debut D --fin F`, tels qu'écrits sur la ligne de commande : les
     /// instants exigent un fuseau, et la fin suit le début.
     pub fn a_creer(
         site: &str,
-        point: &str,
+        point: Option<&str>,
         debut: &str,
         fin: &str,
     ) -> Result<Self, ErreurDestination> {
@@ -112,7 +116,7 @@ impl CibleParticipation {
         }
         Ok(CibleParticipation::ACreer {
             site: identifiant("site", site)?,
-            point: point_valide(point)?,
+            point: point.map(point_valide).transpose()?,
             debut,
             fin,
         })
@@ -282,11 +286,18 @@ impl Destination {
                 ["site", site, "point", point, "debut", debut, "fin", fin] => {
                     CibleParticipation::ACreer {
                         site: identifiant("site", site)?,
-                        point: point_valide(point)?,
+                        point: Some(point_valide(point)?),
                         debut: instant(debut)?,
                         fin: instant(fin)?,
                     }
                 }
+                // Sans point (site routier ou pédestre).
+                ["site", site, "debut", debut, "fin", fin] => CibleParticipation::ACreer {
+                    site: identifiant("site", site)?,
+                    point: None,
+                    debut: instant(debut)?,
+                    fin: instant(fin)?,
+                },
                 _ => return Err(forme()),
             };
             return DestinationVigieChiro::nouvelle(api, participation, true)
@@ -338,12 +349,13 @@ impl fmt::Display for Destination {
                         point,
                         debut,
                         fin,
-                    } => write!(
-                        f,
-                        "vigiechiro:site/{site}/point/{point}/debut/{}/fin/{}",
-                        debut.iso(),
-                        fin.iso()
-                    )?,
+                    } => {
+                        write!(f, "vigiechiro:site/{site}/")?;
+                        if let Some(point) = point {
+                            write!(f, "point/{point}/")?;
+                        }
+                        write!(f, "debut/{}/fin/{}", debut.iso(), fin.iso())?
+                    }
                 }
                 if d.api != API_VIGIECHIRO {
                     write!(f, "?api={}", d.api)?;
@@ -464,7 +476,20 @@ mod tests {
                 "http://127.0.0.1:8080/api/v1",
                 CibleParticipation::a_creer(
                     S,
-                    "A1",
+                    Some("A1"),
+                    "2026-06-21T21:30:00Z",
+                    "2026-06-22T06:00:00Z",
+                )
+                .unwrap(),
+                false,
+            )
+            .unwrap(),
+            // Un site routier : sans point.
+            DestinationVigieChiro::nouvelle(
+                API_VIGIECHIRO,
+                CibleParticipation::a_creer(
+                    S,
+                    None,
                     "2026-06-21T21:30:00Z",
                     "2026-06-22T06:00:00Z",
                 )
@@ -523,7 +548,7 @@ mod tests {
         assert!(
             CibleParticipation::a_creer(
                 "../sites",
-                "A1",
+                Some("A1"),
                 "2026-06-21T21:30:00Z",
                 "2026-06-22T06:00:00Z"
             )
@@ -532,7 +557,7 @@ mod tests {
         assert!(
             CibleParticipation::a_creer(
                 S,
-                "A1/../..",
+                Some("A1/../.."),
                 "2026-06-21T21:30:00Z",
                 "2026-06-22T06:00:00Z"
             )
@@ -546,7 +571,7 @@ mod tests {
             Destination::VigieChiro(
                 DestinationVigieChiro::nouvelle(
                     API_VIGIECHIRO,
-                    CibleParticipation::a_creer(S, "A1", debut, fin).unwrap(),
+                    CibleParticipation::a_creer(S, Some("A1"), debut, fin).unwrap(),
                     false,
                 )
                 .unwrap(),
@@ -557,12 +582,21 @@ mod tests {
             d("2026-04-22T21:00:00Z", "2026-04-23T06:00:00Z"),
             d("2026-04-22T23:00:00+02:00", "2026-04-23T08:00+02:00")
         );
-        let e = CibleParticipation::a_creer(S, "A1", "2026-04-22T21:00:00", "2026-04-23T06:00:00Z")
-            .unwrap_err();
+        let e = CibleParticipation::a_creer(
+            S,
+            Some("A1"),
+            "2026-04-22T21:00:00",
+            "2026-04-23T06:00:00Z",
+        )
+        .unwrap_err();
         assert!(e.to_string().starts_with("--debut "), "{e}");
-        let e =
-            CibleParticipation::a_creer(S, "A1", "2026-04-23T06:00:00Z", "2026-04-22T21:00:00Z")
-                .unwrap_err();
+        let e = CibleParticipation::a_creer(
+            S,
+            Some("A1"),
+            "2026-04-23T06:00:00Z",
+            "2026-04-22T21:00:00Z",
+        )
+        .unwrap_err();
         assert!(matches!(e, ErreurDestination::FinAvantDebut { .. }), "{e}");
         // Une identité écrite par une version antérieure (instant sans fuseau : UTC) se relit.
         let ancienne = format!(

@@ -69,7 +69,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
                 let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
                 super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?.point
             }
-            (CibleParticipation::ACreer { point, .. }, true) => Some(point.clone()),
+            (CibleParticipation::ACreer { point, .. }, true) => point.clone(),
             (CibleParticipation::Existante(_), true) => None,
         };
         if let Some(point) = point {
@@ -222,11 +222,11 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
         &args.fin,
     ) {
         (Some(id), ..) => CibleParticipation::existante(id)?,
-        (None, Some(site), Some(point), Some(debut), Some(fin)) => {
-            CibleParticipation::a_creer(site, point, debut, fin)?
+        (None, Some(site), point, Some(debut), Some(fin)) => {
+            CibleParticipation::a_creer(site, point.as_deref(), debut, fin)?
         }
         _ => bail!(
-            "destination incomplète : --vers s3://…, --participation ID, ou --site ID --point P --debut D --fin F"
+            "destination incomplète : --vers s3://…, --participation ID, ou --site ID [--point P] --debut D --fin F"
         ),
     };
     // L'adresse de l'API : --api ou VIGIE_API, sinon celle que `vigie connexion --api` a

@@ -17,7 +17,9 @@ use crate::reessai::{
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
-use crate::transport::vigiechiro::{ClientVigieChiro, Participation, ReponseMoi, Utilisateur};
+use crate::transport::vigiechiro::{
+    ClientVigieChiro, Participation, ReponseMoi, SiteLu, Utilisateur,
+};
 use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
@@ -213,9 +215,11 @@ pub(super) fn verifier_plateforme(
                 )
             })?;
         let id = match &dest.participation {
-            CibleParticipation::ACreer { point, .. } => {
+            CibleParticipation::ACreer { site, point, .. } => {
+                let lu = site_existant(&client, &emetteur, &dest.api, site, rien_fait).await?;
+                exiger_point(&lu, point.as_deref(), rien_fait)?;
                 return Ok(PlateformeVerifiee {
-                    point: Some(point.clone()),
+                    point: point.clone(),
                 });
             }
             CibleParticipation::Existante(id) => id,
@@ -288,6 +292,67 @@ fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) 
              votre participation sur le site), ou connectez-vous avec le compte de cet \
              observateur (vigie connexion).",
             p.id
+        ),
+    )
+    .into())
+}
+
+/// `GET /sites/{id}` : le site où créer la participation existe-t-il ? Sinon, c'est une erreur
+/// d'usage (code 2), dite avant qu'aucun plan ne soit créé : la création ne serait que refusée
+/// (`create_participation` : `422 no site with this id`).
+async fn site_existant(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    api: &str,
+    id: &IdObjet,
+    rien_fait: &str,
+) -> Result<SiteLu> {
+    let issue = emettre(
+        emetteur,
+        Rejouabilite::Rejouable,
+        &format!("/sites/{id}"),
+        |_| client.site(id),
+    )
+    .await;
+    match issue.reponse {
+        ReponseApi::Succes(Some(site)) => Ok(site),
+        ReponseApi::Succes(None) => Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!(
+                "le site {id} n'existe pas sur la plateforme ({api}) : vérifiez --site (fin de \
+                 l'adresse de la page du site, après #/sites/) ; {rien_fait}"
+            ),
+        )
+        .into()),
+        ReponseApi::Refuse { statut: 401, .. } => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+        }
+        autre => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "le site {id} n'a pas pu être relu, {rien_fait} : {}",
+                pas_de_reponse_utile(&autre)
+            ),
+        )
+        .into()),
+    }
+}
+
+/// Le point d'une participation à créer : le serveur le tient pour facultatif
+/// (`create_participation`), et un site routier ou pédestre n'en a pas ; mais sur un site point
+/// fixe, où les noms des séquences portent leur point, une participation sans point ne dirait
+/// pas où la nuit a été enregistrée : `vigie` l'exige (code 2), en citant les points du site.
+fn exiger_point(site: &SiteLu, point: Option<&str>, rien_fait: &str) -> Result<()> {
+    if point.is_some() || site.type_site.as_deref() != Some("POINT_FIXE") {
+        return Ok(());
+    }
+    Err(ErreurAvecCode::new(
+        CodeSortie::Usage,
+        format!(
+            "le site « {} » est un site point fixe : donnez le point d'écoute de la nuit \
+             (--point A1, par exemple ; c'est celui que portent les noms des séquences, \
+             …-Pass1-A1-…) ; {rien_fait}",
+            neutraliser(&site.titre)
         ),
     )
     .into())

@@ -613,21 +613,35 @@ impl ClientVigieChiro {
     pub async fn creer_participation(
         &self,
         site: &IdObjet,
-        point: &str,
+        point: Option<&str>,
         debut: InstantUtc,
         fin: InstantUtc,
     ) -> ReponseApi<IdObjet> {
-        let corps = json!({
-            "point": point,
+        let mut corps = json!({
             "date_debut": debut.rfc1123(),
             "date_fin": fin.rfc1123(),
         });
+        // Sans point (site routier), le champ n'est pas envoyé : il est facultatif.
+        if let Some(point) = point {
+            corps["point"] = json!(point);
+        }
         self.envoyer(
             self.http
                 .post(self.url(&format!("/sites/{site}/participations")))
                 .json(&corps),
             |_, c| json::<Participation>(c).map(|p| p.id),
             aucun_refus,
+        )
+        .await
+    }
+
+    /// `GET /sites/{id}` (`resources/sites.py` `display_site`, protocole développé) ; `None`
+    /// si la plateforme ne le connaît pas (404).
+    pub async fn site(&self, id: &IdObjet) -> ReponseApi<Option<SiteLu>> {
+        self.envoyer(
+            self.http.get(self.url(&format!("/sites/{id}"))),
+            |_, c| saison::site(&json::<Value>(c)?).map(Some),
+            |statut, _, _| (statut == 404).then_some(None),
         )
         .await
     }

@@ -202,9 +202,11 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
         )
         .output()
         .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    // Un site inconnu est dit avant tout plan, à la relecture du site (`display_site`, 404) :
+    // une erreur d'usage (code 2), comme une participation inconnue.
+    assert_eq!(code(&out), 2, "{}", texte(&out));
     let e = stderr(&out);
-    assert!(e.contains("site : no site with this id"), "{e}");
+    assert!(e.contains("n'existe pas") && e.contains("--site"), "{e}");
     assert!(!e.contains('{'), "JSON brut : {e}");
 }
 

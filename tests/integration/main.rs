@@ -25,6 +25,7 @@ mod francais;
 mod lien;
 mod matrice_pannes;
 mod messages_serveur;
+mod participation_creee;
 mod plan_cli;
 mod prise_en_main;
 mod proprietaire;

@@ -20,7 +20,7 @@ use crate::reessai::{
     ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::transport::vigiechiro::{ClientVigieChiro, Participation};
+use crate::transport::vigiechiro::{ClientVigieChiro, Participation, ReponseMoi};
 use crate::transport::{Emetteur, Emission, EnVol};
 
 /// Les décisions de réessai de la participation, gardées le temps de l'émission (la base ne
@@ -96,11 +96,21 @@ async fn resoudre(
     if let Some(id) = connue {
         return Ok(id);
     }
+    // Qui crée : la relecture ne retient que ses participations (la liste d'un site est celle
+    // de tous ses observateurs).
+    let moi = utilisateur(client, emetteur, journal).await?;
+    // Les participations que tiennent déjà d'autres plans de la base ne sont pas celle-ci.
+    let prises: Vec<IdObjet> = base
+        .plans()?
+        .into_iter()
+        .filter(|p| p.id != plan_id)
+        .filter_map(|p| p.participation.as_deref().and_then(IdObjet::analyser))
+        .collect();
     let chemin = format!("/sites/{site}/participations");
-    // Relit les participations du site (dans le budget de `etape`) : celle de ce point et de ces
-    // instants, si elle existe.
+    // Relit les participations du site (dans le budget de `etape`) : celle que la création
+    // demandée aurait faite, si elle existe (voir [`la_demandee`]).
     let relire = |etape: Etape| {
-        let chemin = &chemin;
+        let (chemin, prises, moi) = (&chemin, &prises, &moi);
         async move {
             let issue = emetteur
                 .emettre_dans(
@@ -118,16 +128,16 @@ async fn resoudre(
                 )
                 .await;
             match issue.reponse {
-                // Les dates rendues sont en `isoformat()` sans fuseau (UTC implicite).
-                ReponseApi::Succes(liste) => Ok(liste
-                    .into_iter()
-                    .filter(|p| {
-                        p.point.as_deref() == Some(point.as_str())
-                            && p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(debut)
-                            && p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(fin)
-                    })
-                    .map(|p| p.id)
-                    .next_back()),
+                ReponseApi::Succes(liste) => Ok(la_demandee(
+                    liste,
+                    &Demande {
+                        observateur: moi,
+                        point: point.as_deref(),
+                        debut,
+                        fin,
+                    },
+                    prises,
+                )),
                 autre => Err(autre),
             }
         }
@@ -157,7 +167,7 @@ async fn resoudre(
             },
             journal,
             &EnVol::default(),
-            |_| client.creer_participation(site, point, debut, fin),
+            |_| client.creer_participation(site, point.as_deref(), debut, fin),
             Some(|etape| {
                 let relire = &relire;
                 async move {
@@ -195,6 +205,85 @@ async fn resoudre(
             format!(
                 "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
                 pas_de_reponse_utile(&autre)
+            ),
+        )
+        .into()),
+    }
+}
+
+/// Ce que la création a demandé, pour la retrouver dans la liste des participations du site.
+struct Demande<'a> {
+    observateur: &'a IdObjet,
+    point: Option<&'a str>,
+    debut: InstantUtc,
+    fin: InstantUtc,
+}
+
+/// La participation que la création demandée aurait faite, parmi celles du site : de cet
+/// observateur (la liste est celle de tous les observateurs du site), à ce point (aucun pour un
+/// site routier : absent ou vide), à ces instants (rendus en `isoformat()` sans fuseau, UTC
+/// implicite), et qu'aucun autre plan ne tient déjà. S'il y en a plusieurs (une créée à la main
+/// avant, avec les mêmes valeurs), la plus récemment créée (`_created`, puis l'identifiant, dont
+/// le début est l'instant de création) : celle de la création restée sans réponse. Jamais « la
+/// dernière de la liste » : `list_site_participations` (`resources/participations.py`) ne trie
+/// pas.
+fn la_demandee(
+    liste: Vec<Participation>,
+    demande: &Demande<'_>,
+    prises: &[IdObjet],
+) -> Option<IdObjet> {
+    let point = |p: &Participation| {
+        p.point
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+    };
+    liste
+        .into_iter()
+        .filter(|p| p.observateur.as_ref().map(|o| &o.id) == Some(demande.observateur))
+        .filter(|p| point(p).as_deref() == demande.point)
+        .filter(|p| p.date_debut.as_deref().and_then(InstantUtc::lire) == Some(demande.debut))
+        .filter(|p| p.date_fin.as_deref().and_then(InstantUtc::lire) == Some(demande.fin))
+        .filter(|p| !prises.contains(&p.id))
+        .max_by_key(|p| (p.creee.as_deref().and_then(InstantUtc::lire), p.id.clone()))
+        .map(|p| p.id)
+}
+
+/// `GET /moi` (lecture, rejouable, au journal du plan) : l'utilisateur qui crée la
+/// participation.
+async fn utilisateur(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    journal: &DecisionsParticipation,
+) -> Result<IdObjet> {
+    let issue = emetteur
+        .emettre(
+            Emission {
+                methode: "GET",
+                cible: "/moi",
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::Rejouable,
+            },
+            journal,
+            &EnVol::default(),
+            |_| client.moi(),
+        )
+        .await;
+    match issue.reponse {
+        ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u.id),
+        ReponseApi::Refuse { statut: 401, .. } => {
+            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+        }
+        autre => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
+                match autre {
+                    ReponseApi::Succes(ReponseMoi::PasLApi(nature)) =>
+                        format!("l'adresse de l'API ne rend plus l'utilisateur ({nature})"),
+                    autre => pas_de_reponse_utile(&autre),
+                }
             ),
         )
         .into()),
@@ -255,5 +344,85 @@ pub fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
             "plateforme injoignable ({}) ; réessayez quand le réseau sera revenu",
             autre.detail().unwrap_or("sans détail")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u32) -> IdObjet {
+        IdObjet::analyser(&format!("64a1b2c3d4e5f6071829{n:04x}")).expect("identifiant")
+    }
+
+    fn participation(v: serde_json::Value) -> Participation {
+        serde_json::from_value(v).expect("participation lisible")
+    }
+
+    /// La participation demandée parmi celles d'un site : la sienne (pas celle d'un autre
+    /// observateur), au même point (aucun : absent ou vide), aux mêmes instants, qu'aucun autre
+    /// plan ne tient, la plus récemment créée ; l'ordre de la liste n'y est pour rien.
+    #[test]
+    fn la_participation_retrouvee_est_la_demandee() {
+        let moi = id(1);
+        let instant = |t: &str| InstantUtc::lire(t).expect("instant");
+        let demande = Demande {
+            observateur: &moi,
+            point: Some("B2"),
+            debut: instant("2026-06-21T19:30:00Z"),
+            fin: instant("2026-06-22T04:00:00Z"),
+        };
+        let p = |n: u32, observateur: serde_json::Value, point: &str, creee: &str| {
+            participation(serde_json::json!({
+                "_id": id(n).as_str(), "observateur": observateur, "point": point,
+                "date_debut": "2026-06-21T19:30:00", "date_fin": "2026-06-22T04:00:00+00:00",
+                "_created": creee,
+            }))
+        };
+        let a_moi = serde_json::json!({"_id": moi.as_str(), "pseudo": "Moi"});
+        let liste = || {
+            vec![
+                p(10, a_moi.clone(), "B2", "2026-06-23T10:00:05"),
+                // Plus récente, mais d'un autre observateur.
+                p(
+                    11,
+                    serde_json::json!(id(2).as_str()),
+                    "B2",
+                    "2026-06-23T10:00:09",
+                ),
+                // Plus récente, mais à un autre point.
+                p(12, a_moi.clone(), "A1", "2026-06-23T10:00:09"),
+                p(13, a_moi.clone(), "B2", "2026-06-23T10:00:07"),
+                p(14, a_moi.clone(), "B2", "2026-06-23T10:00:01"),
+            ]
+        };
+        assert_eq!(la_demandee(liste(), &demande, &[]), Some(id(13)));
+        let mut inverse = liste();
+        inverse.reverse();
+        assert_eq!(la_demandee(inverse, &demande, &[]), Some(id(13)));
+        // Celle qu'un autre plan tient n'est pas celle-ci.
+        assert_eq!(la_demandee(liste(), &demande, &[id(13)]), Some(id(10)));
+        // À la même seconde, l'identifiant (dont le début est l'instant de création) départage.
+        let memes = vec![
+            p(21, a_moi.clone(), "B2", "2026-06-23T10:00:05"),
+            p(20, a_moi.clone(), "B2", "2026-06-23T10:00:05"),
+        ];
+        assert_eq!(la_demandee(memes, &demande, &[]), Some(id(21)));
+        // Sans point (site routier) : absent ou vide, jamais un autre.
+        let routier = Demande {
+            point: None,
+            ..demande
+        };
+        let sans = vec![
+            p(30, a_moi.clone(), "", "2026-06-23T10:00:05"),
+            p(31, a_moi.clone(), "B2", "2026-06-23T10:00:06"),
+        ];
+        assert_eq!(la_demandee(sans, &routier, &[]), Some(id(30)));
+        // Sans observateur rendu, on ne sait pas à qui elle est : écartée.
+        let muette = vec![participation(serde_json::json!({
+            "_id": id(40).as_str(), "point": "B2",
+            "date_debut": "2026-06-21T19:30:00", "date_fin": "2026-06-22T04:00:00",
+        }))];
+        assert_eq!(la_demandee(muette, &demande, &[]), None);
     }
 }

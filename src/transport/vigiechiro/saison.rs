@@ -118,8 +118,8 @@ fn id_de(o: &Value) -> Result<IdObjet, String> {
     relation(o.get("_id").unwrap_or(&Value::Null))?.ok_or_else(|| "élément sans _id".into())
 }
 
-/// Un site développé (`/moi/sites`, ou le `site` d'une participation).
-fn site(o: &Value) -> Result<SiteLu, String> {
+/// Un site développé (`/moi/sites`, `GET /sites/{id}`, ou le `site` d'une participation).
+pub(super) fn site(o: &Value) -> Result<SiteLu, String> {
     if !o.is_object() {
         return Err("site qui n'est pas un document".into());
     }

@@ -341,6 +341,17 @@ pub mod plateforme {
             chemin: &str,
             corps: serde_json::Value,
         ) -> (u16, serde_json::Value) {
+            self.appel_api_avec(JETON, methode, chemin, corps)
+        }
+
+        /// Le même appel, par le compte d'un autre jeton (un autre observateur).
+        pub fn appel_api_avec(
+            &self,
+            jeton: &str,
+            methode: reqwest::Method,
+            chemin: &str,
+            corps: serde_json::Value,
+        ) -> (u16, serde_json::Value) {
             // Un client par fil de test : ses connexions vivent sur le runtime du banc de ce
             // test.
             thread_local! {
@@ -350,7 +361,7 @@ pub mod plateforme {
             let requete = CLIENT.with(|c| c.request(methode, url));
             self.rt.block_on(async {
                 let rep = requete
-                    .basic_auth(JETON, Some(""))
+                    .basic_auth(jeton, Some(""))
                     .json(&corps)
                     .send()
                     .await
