@@ -12,54 +12,22 @@
 #
 # Usage : benches/windows.sh            (profil dev)
 #         PROFIL=release benches/windows.sh
-# Installe ce qui manque : la cible Rust, gcc-mingw-w64-x86-64 et wine64 (apt-get).
+# Installe ce qui manque : la cible Rust, gcc-mingw-w64-x86-64 et wine64 (apt-get, par
+# scripts/wine.sh, que scripts/verifier-paquets.sh emploie aussi).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CIBLE=x86_64-pc-windows-gnu
 PROFIL=${PROFIL:-dev}
 
 rustup target list --installed | grep -qx "$CIBLE" || rustup target add "$CIBLE"
-if ! command -v x86_64-w64-mingw32-gcc > /dev/null || ! dpkg -s wine64 > /dev/null 2>&1; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64 wine64
-fi
-# Debian range le chargeur 64 bits hors du PATH (/usr/lib/wine/wine64).
-WINE64=$(command -v wine64 || echo /usr/lib/wine/wine64)
+# wine64, la cale de bcryptprimitives.dll et le compilateur C de mingw-w64 : scripts/wine.sh.
+source scripts/wine.sh
+preparer_wine
+trap fermer_wine EXIT
 
 cargo build --locked --profile "$PROFIL" --target "$CIBLE"
 dossier=$([ "$PROFIL" = dev ] && echo debug || echo "$PROFIL")
 exe=target/$CIBLE/$dossier/vigie.exe
-
-# Un préfixe wine propre à ce lancement, effacé à la fin : rien ne reste dans ~/.wine.
-export WINEPREFIX
-WINEPREFIX=$(mktemp -d /tmp/vigie-wine-XXXXXXXX)
-trap 'wineserver -k 2> /dev/null || true; rm -rf "$WINEPREFIX"' EXIT
-export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-wineboot --init > /dev/null 2>&1 || true
-
-# Le wine 8 de Debian 12 n'a pas bcryptprimitives.dll (Windows 8 et suivants l'ont), d'où la
-# bibliothèque standard de Rust (≥ 1.78) importe ProcessPrng, son générateur d'aléa : sans elle,
-# vigie.exe ne démarre pas sous ce wine. On lui en donne une, dans le préfixe jetable seulement,
-# qui puise à RtlGenRandom (advapi32). C'est un manque de wine, pas de Windows.
-if [ ! -e "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ]; then
-    cale=$(mktemp -d /tmp/vigie-cale-XXXXXXXX)
-    cat > "$cale/cale.c" << 'FIN'
-#include <windows.h>
-#include <ntsecapi.h>
-__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE octets, SIZE_T n) {
-    while (n > 0) {
-        ULONG morceau = n > 0x40000000 ? 0x40000000 : (ULONG)n;
-        if (!RtlGenRandom(octets, morceau)) return FALSE;
-        octets += morceau;
-        n -= morceau;
-    }
-    return TRUE;
-}
-FIN
-    x86_64-w64-mingw32-gcc -shared -O2 -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-        "$cale/cale.c" -ladvapi32
-    rm -rf "$cale"
-fi
 
 echo "== $exe --version"
 "$WINE64" "$exe" --version

@@ -4,9 +4,19 @@
 #   vigie_VERSION-1_amd64.deb                       le paquet Debian (cargo deb) : binaire, manuel,
 #                                                   complétions bash, zsh et fish ;
 #   vigie-VERSION-x86_64-unknown-linux-musl.tar.gz  binaire, manuel, complétions, LISEZMOI ;
+#   vigie-VERSION-x86_64-pc-windows-gnu.zip         vigie.exe (compilé ici par mingw-w64), un
+#                                                   LISEZMOI pour Windows, le manuel en texte, la
+#                                                   complétion PowerShell ;
+#   vigie-VERSION-x86_64-apple-darwin.tar.gz        (avec --macos) binaire, manuel, complétions,
+#   vigie-VERSION-aarch64-apple-darwin.tar.gz       LISEZMOI, pour les binaires macOS donnés ;
 #   SHA256SUMS                                      les sommes de tout ce qui précède.
 #
-# Usage : scripts/paquets.sh
+# Usage : scripts/paquets.sh [--macos DOSSIER]
+#
+# macOS ne se compile pas ici (il y faut le SDK d'Apple) : le flux de publication
+# (.github/workflows/release.yml) fabrique vigie sur deux Mac, avec le même profil et les mêmes
+# réglages, et passe leurs binaires par --macos : DOSSIER contient vigie-x86_64-apple-darwin et
+# vigie-aarch64-apple-darwin ; ils sont archivés ici comme le binaire Linux.
 #
 # Deux fabrications du même commit donnent les mêmes octets (vérifié par
 # scripts/reproductibilite.sh, détails dans DISTRIBUTION.md) : la date des fichiers est celle du
@@ -16,6 +26,8 @@
 set -euo pipefail
 
 readonly CIBLE=x86_64-unknown-linux-musl
+readonly CIBLE_WINDOWS=x86_64-pc-windows-gnu
+readonly CIBLES_MACOS=(x86_64-apple-darwin aarch64-apple-darwin)
 readonly PROFIL=distribution
 readonly VERSION_CARGO_DEB=3.8.0
 # Le compilateur fait partie de ce qui doit être le même d'une fabrication à l'autre : il est
@@ -32,6 +44,16 @@ echouer() {
     exit 1
 }
 
+binaires_macos=
+case "${1:-}" in
+    --macos)
+        [[ -n "${2:-}" && -d "$2" ]] || echouer "--macos attend un dossier (celui des binaires vigie-CIBLE des Mac)"
+        binaires_macos=$(cd "$2" && pwd)
+        ;;
+    "") ;;
+    *) echouer "argument inconnu « $1 » ; usage : scripts/paquets.sh [--macos DOSSIER]" ;;
+esac
+
 verifier_clone_propre() {
     if [[ -n "$(git status --porcelain --untracked-files=normal)" ]]; then
         git status --short >&2
@@ -39,24 +61,37 @@ verifier_clone_propre() {
     fi
 }
 
+# Installe le paquet Debian $2 si la commande $1 manque (en root ; sinon, dit la commande).
+installer_commande() {
+    local commande=$1 paquet=$2
+    command -v "$commande" >/dev/null && return 0
+    if [[ $EUID -ne 0 ]]; then
+        echouer "$commande manque : installez le paquet Debian $paquet (sudo apt-get install $paquet), puis relancez."
+    fi
+    dire "installation de $paquet"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$paquet" >/dev/null
+}
+
 installer_outils() {
     if ! rustup toolchain list | grep -q "^$CHAINE_RUST-"; then
         dire "installation de Rust $CHAINE_RUST"
         rustup toolchain install "$CHAINE_RUST" --profile minimal
     fi
-    if ! rustup target list --installed | grep -qx "$CIBLE"; then
-        dire "ajout de la cible Rust $CIBLE"
-        rustup target add "$CIBLE"
-    fi
-    # Le code C des dépendances (SQLite, aws-lc, ring) se compile pour musl avec musl-gcc ; la
-    # bibliothèque C est ensuite celle, statique, que Rust fournit avec sa cible musl.
-    if ! command -v musl-gcc >/dev/null; then
-        if [[ $EUID -ne 0 ]]; then
-            echouer "musl-gcc manque : installez le paquet Debian musl-tools (sudo apt-get install musl-tools), puis relancez."
+    local cible
+    for cible in "$CIBLE" "$CIBLE_WINDOWS"; do
+        if ! rustup target list --installed | grep -qx "$cible"; then
+            dire "ajout de la cible Rust $cible"
+            rustup target add "$cible"
         fi
-        dire "installation de musl-tools"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q musl-tools
-    fi
+    done
+    # Le code C des dépendances (SQLite, aws-lc) se compile pour musl avec musl-gcc ; la
+    # bibliothèque C est ensuite celle, statique, que Rust fournit avec sa cible musl. Pour
+    # Windows, avec le gcc de mingw-w64, qui sert aussi d'éditeur de liens. zip fait l'archive
+    # Windows, groff le manuel en texte.
+    installer_commande musl-gcc musl-tools
+    installer_commande x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64
+    installer_commande zip zip
+    installer_commande groff groff-base
     if [[ "$(cargo deb --version 2>/dev/null || true)" != "cargo-deb $VERSION_CARGO_DEB" ]]; then
         dire "installation de cargo-deb $VERSION_CARGO_DEB"
         cargo install --locked cargo-deb --version "=$VERSION_CARGO_DEB"
@@ -73,14 +108,15 @@ fixer_l_environnement() {
     # encore stable (Rust 1.95) ; --remap-path-prefix fait la même chose.
     local cargo_home=${CARGO_HOME:-$HOME/.cargo}
     export RUSTFLAGS="--remap-path-prefix=$racine=/vigie --remap-path-prefix=$cargo_home=/cargo"
-    export CFLAGS_x86_64_unknown_linux_musl="-ffile-prefix-map=$racine=/vigie -ffile-prefix-map=$cargo_home=/cargo"
+    local carte="-ffile-prefix-map=$racine=/vigie -ffile-prefix-map=$cargo_home=/cargo"
+    export CFLAGS_x86_64_unknown_linux_musl=$carte CFLAGS_x86_64_pc_windows_gnu=$carte
     export LC_ALL=C TZ=UTC
     umask 022
 }
 
-fabriquer_binaire() {
-    dire "fabrication de vigie ($CIBLE, profil $PROFIL)"
-    cargo build --locked --profile "$PROFIL" --target "$CIBLE"
+fabriquer_binaires() {
+    dire "fabrication de vigie ($CIBLE et $CIBLE_WINDOWS, profil $PROFIL)"
+    cargo build --locked --profile "$PROFIL" --target "$CIBLE" --target "$CIBLE_WINDOWS"
 }
 
 # Une archive .tar.gz dont les octets ne dépendent que de son contenu : entrées triées, date du
@@ -92,6 +128,41 @@ archiver_tar_gz() {
         gzip -n -9 >"$archive"
 }
 
+# Une archive .zip dont les octets ne dépendent que de son contenu : entrées triées, toutes
+# datées du commit (heure DOS, lue en UTC), sans les champs Unix (propriétaire, dates fines).
+# Les fichiers sont à la racine de l'archive, sans dossier englobant : « Extraire tout… » de
+# l'Explorateur crée déjà un dossier du nom de l'archive, un second dans le premier égarerait.
+archiver_zip() {
+    local dossier=$1 archive=$2
+    find "$dossier" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
+    (cd "$dossier" && find . -mindepth 1 -printf '%P\n' | sort | zip -q -X -9 -@ "$racine/$archive")
+}
+
+# Un texte pour le Bloc-notes et Windows PowerShell 5.1 : UTF-8 avec BOM (sans elle, l'un et
+# l'autre liraient les accents en Windows-1252 ; PowerShell y verrait même des guillemets dans
+# les octets de « — »), fins de ligne CRLF.
+texte_windows() {
+    printf '\xef\xbb\xbf'
+    sed 's/$/\r/'
+}
+
+# La page de manuel en texte, 80 colonnes, sans césure ni caractères de soulignement.
+manuel_texte() {
+    groff -Kutf8 -t -man -Tutf8 -rLL=78n -rHY=0 -P-cbou man/vigie.1 2>/dev/null
+}
+
+# Le dossier d'une archive Unix (Linux ou macOS) : le binaire, le manuel, les complétions,
+# un LISEZMOI.
+preparer_dossier_unix() {
+    local depot=$1 binaire=$2 lisezmoi=$3
+    rm -rf "$depot"
+    install -d -m 755 "$depot" "$depot/complete"
+    install -m 755 "$binaire" "$depot/vigie"
+    install -m 644 man/vigie.1 "$depot/vigie.1"
+    install -m 644 completions/vigie.bash completions/_vigie completions/vigie.fish "$depot/complete/"
+    install -m 644 "$lisezmoi" "$depot/LISEZMOI.txt"
+}
+
 fabriquer_linux() {
     local binaire=target/$CIBLE/$PROFIL/vigie
     install -m 755 "$binaire" "dist/vigie-$version-linux-x86_64"
@@ -101,14 +172,38 @@ fabriquer_linux() {
 
     dire "archive Linux .tar.gz"
     local nom=vigie-$version-$CIBLE
+    preparer_dossier_unix "target/paquets/$nom" "$binaire" scripts/LISEZMOI-linux.txt
+    archiver_tar_gz target/paquets "$nom" "dist/$nom.tar.gz"
+}
+
+fabriquer_windows() {
+    dire "archive Windows .zip"
+    local nom=vigie-$version-$CIBLE_WINDOWS
     local depot=target/paquets/$nom
     rm -rf "$depot"
-    install -d -m 755 "$depot" "$depot/complete"
-    install -m 755 "$binaire" "$depot/vigie"
-    install -m 644 man/vigie.1 "$depot/vigie.1"
-    install -m 644 completions/vigie.bash completions/_vigie completions/vigie.fish "$depot/complete/"
-    install -m 644 scripts/LISEZMOI-linux.txt "$depot/LISEZMOI.txt"
-    archiver_tar_gz target/paquets "$nom" "dist/$nom.tar.gz"
+    install -d -m 755 "$depot"
+    install -m 755 "target/$CIBLE_WINDOWS/$PROFIL/vigie.exe" "$depot/vigie.exe"
+    texte_windows <scripts/LISEZMOI-windows.txt >"$depot/LISEZMOI.txt"
+    manuel_texte | texte_windows >"$depot/MANUEL.txt"
+    texte_windows <completions/_vigie.ps1 >"$depot/vigie-completion.ps1"
+    chmod 644 "$depot"/*.txt "$depot/vigie-completion.ps1"
+    archiver_zip "$depot" "dist/$nom.zip"
+}
+
+# Les binaires macOS fabriqués ailleurs (--macos), archivés comme celui de Linux.
+fabriquer_macos() {
+    local cible
+    for cible in "${CIBLES_MACOS[@]}"; do
+        local binaire=$binaires_macos/vigie-$cible
+        [[ -f $binaire ]] || echouer "--macos : $binaire manque"
+        # Un binaire Mach-O 64 bits commence par CF FA ED FE.
+        [[ "$(head -c 4 "$binaire" | od -An -tx1 | tr -d ' ')" == cffaedfe ]] ||
+            echouer "$binaire n'est pas un binaire macOS (Mach-O 64 bits)"
+        dire "archive macOS .tar.gz ($cible)"
+        local nom=vigie-$version-$cible
+        preparer_dossier_unix "target/paquets/$nom" "$binaire" scripts/LISEZMOI-macos.txt
+        archiver_tar_gz target/paquets "$nom" "dist/$nom.tar.gz"
+    done
 }
 
 ecrire_sommes() {
@@ -125,11 +220,12 @@ version=${pkgid##*[#@]}
 
 rm -rf dist
 mkdir dist
-fabriquer_binaire
+fabriquer_binaires
 fabriquer_linux
-# Windows (issue Windows) : quand vigie.exe se fabriquera ici et aura été vérifié sous wine64,
-# sa fonction (vigie.exe, completions/_vigie.ps1, un LISEZMOI, en .zip daté du commit) s'appellera
-# ici, à côté de fabriquer_linux ; ecrire_sommes couvre déjà tout dist/.
+fabriquer_windows
+if [[ -n $binaires_macos ]]; then
+    fabriquer_macos
+fi
 ecrire_sommes
 
 dire "fini : dist/ (commit $(git rev-parse --short HEAD), $(rustc --version), cargo-deb $VERSION_CARGO_DEB)"
