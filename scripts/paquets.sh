@@ -12,11 +12,14 @@
 #   SHA256SUMS                                      les sommes de tout ce qui précède.
 #
 # Usage : scripts/paquets.sh [--macos DOSSIER]
+#         scripts/paquets.sh --binaire CIBLE DOSSIER
 #
 # macOS ne se compile pas ici (il y faut le SDK d'Apple) : le flux de publication
-# (.github/workflows/release.yml) fabrique vigie sur deux Mac, avec le même profil et les mêmes
-# réglages, et passe leurs binaires par --macos : DOSSIER contient vigie-x86_64-apple-darwin et
-# vigie-aarch64-apple-darwin ; ils sont archivés ici comme le binaire Linux.
+# (.github/workflows/release.yml) fabrique vigie sur deux Mac par --binaire (le seul binaire,
+# pour la CIBLE de ce Mac, avec le profil et les réglages des autres paquets, copié en
+# DOSSIER/vigie-CIBLE), puis passe ces binaires à la fabrication des paquets par --macos :
+# DOSSIER contient vigie-x86_64-apple-darwin et vigie-aarch64-apple-darwin, archivés ici comme
+# le binaire Linux.
 #
 # Deux fabrications du même commit donnent les mêmes octets (vérifié par
 # scripts/reproductibilite.sh, détails dans DISTRIBUTION.md) : la date des fichiers est celle du
@@ -45,13 +48,19 @@ echouer() {
 }
 
 binaires_macos=
+binaire_seul=
 case "${1:-}" in
     --macos)
         [[ -n "${2:-}" && -d "$2" ]] || echouer "--macos attend un dossier (celui des binaires vigie-CIBLE des Mac)"
         binaires_macos=$(cd "$2" && pwd)
         ;;
+    --binaire)
+        [[ -n "${2:-}" && -n "${3:-}" ]] || echouer "usage : scripts/paquets.sh --binaire CIBLE DOSSIER"
+        binaire_seul=$2
+        dossier_binaire=$3
+        ;;
     "") ;;
-    *) echouer "argument inconnu « $1 » ; usage : scripts/paquets.sh [--macos DOSSIER]" ;;
+    *) echouer "argument inconnu « $1 » ; usage : scripts/paquets.sh [--macos DOSSIER | --binaire CIBLE DOSSIER]" ;;
 esac
 
 verifier_clone_propre() {
@@ -72,18 +81,23 @@ installer_commande() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$paquet" >/dev/null
 }
 
-installer_outils() {
+# Le compilateur épinglé et les cibles Rust données.
+installer_rust() {
     if ! rustup toolchain list | grep -q "^$CHAINE_RUST-"; then
         dire "installation de Rust $CHAINE_RUST"
         rustup toolchain install "$CHAINE_RUST" --profile minimal
     fi
     local cible
-    for cible in "$CIBLE" "$CIBLE_WINDOWS"; do
+    for cible in "$@"; do
         if ! rustup target list --installed | grep -qx "$cible"; then
             dire "ajout de la cible Rust $cible"
             rustup target add "$cible"
         fi
     done
+}
+
+installer_outils() {
+    installer_rust "$CIBLE" "$CIBLE_WINDOWS"
     # Le code C des dépendances (SQLite, aws-lc) se compile pour musl avec musl-gcc ; la
     # bibliothèque C est ensuite celle, statique, que Rust fournit avec sa cible musl. Pour
     # Windows, avec le gcc de mingw-w64, qui sert aussi d'éditeur de liens. zip fait l'archive
@@ -108,8 +122,11 @@ fixer_l_environnement() {
     # encore stable (Rust 1.95) ; --remap-path-prefix fait la même chose.
     local cargo_home=${CARGO_HOME:-$HOME/.cargo}
     export RUSTFLAGS="--remap-path-prefix=$racine=/vigie --remap-path-prefix=$cargo_home=/cargo"
-    local carte="-ffile-prefix-map=$racine=/vigie -ffile-prefix-map=$cargo_home=/cargo"
-    export CFLAGS_x86_64_unknown_linux_musl=$carte CFLAGS_x86_64_pc_windows_gnu=$carte
+    # Pour le code C de chaque cible (CFLAGS_<cible>, que lit le crate cc).
+    local carte="-ffile-prefix-map=$racine=/vigie -ffile-prefix-map=$cargo_home=/cargo" cible
+    for cible in "$CIBLE" "$CIBLE_WINDOWS" "${CIBLES_MACOS[@]}"; do
+        export "CFLAGS_${cible//-/_}=$carte"
+    done
     export LC_ALL=C TZ=UTC
     umask 022
 }
@@ -212,6 +229,16 @@ ecrire_sommes() {
 }
 
 verifier_clone_propre
+if [[ -n $binaire_seul ]]; then
+    installer_rust "$binaire_seul"
+    fixer_l_environnement
+    dire "fabrication de vigie ($binaire_seul, profil $PROFIL), seul"
+    cargo build --locked --profile "$PROFIL" --target "$binaire_seul"
+    mkdir -p "$dossier_binaire"
+    install -m 755 "target/$binaire_seul/$PROFIL/vigie" "$dossier_binaire/vigie-$binaire_seul"
+    dire "fini : $dossier_binaire/vigie-$binaire_seul (commit $(git rev-parse --short HEAD), $(rustc --version))"
+    exit 0
+fi
 installer_outils
 fixer_l_environnement
 # « path+file:///…/vigie#0.1.0 » ou « …#vigie@0.1.0 » : la version est après le dernier # ou @.

@@ -4,10 +4,18 @@
 #   - le binaire : statique (ldd), il tourne, même seul dans un chroot vide ;
 #   - le .deb : ses fichiers aux emplacements Debian, son binaire est celui de dist/ ;
 #   - le .tar.gz : son contenu, daté et sans propriétaire, son binaire est celui de dist/ ;
+#   - le .zip Windows : son contenu, daté, textes pour le Bloc-notes ; vigie.exe n'importe que
+#     des DLL du système (objdump -p) ; sous wine : vigie.exe --version, vigie.exe demo, puis un
+#     vrai dépôt d'une petite nuit, depuis un lecteur E:, vers le bac à sable lancé par le binaire
+#     Linux (plateforme Vigie-Chiro, puis S3) : code 0, objets identiques aux fichiers, et
+#     vigie.exe etat et plans qui disent E:\… ;
+#   - les .tar.gz macOS, s'il y en a (paquets.sh --macos) : contenu, binaires Mach-O ;
 #   - le .deb installé par dpkg dans un chroot Debian minimal neuf : vigie --version, man vigie,
 #     la complétion bash, et vigie demo --graine 1 jusqu'au bilan, code 0.
 #
 # Usage : scripts/verifier-paquets.sh [--sans-chroot]
+#
+# wine (wine64, préfixe jetable : scripts/wine.sh) est installé s'il manque, en root.
 #
 # Le chroot (Debian bookworm minimale, plus man-db et bash-completion) est créé par debootstrap
 # au premier passage dans target/chroot-bookworm (VIGIE_CHROOT pour un autre dossier), puis
@@ -49,6 +57,17 @@ unique() {
     printf '%s\n' "${trouves[0]}"
 }
 
+# Ce qu'il faut défaire en sortant, quoi qu'il arrive (dans l'ordre inverse) : a_defaire COMMANDE…
+nettoyages=()
+a_defaire() { nettoyages+=("$(printf '%q ' "$@")"); }
+nettoyer() {
+    local i
+    for ((i = ${#nettoyages[@]} - 1; i >= 0; i--)); do
+        eval "${nettoyages[i]}" || true
+    done
+}
+trap nettoyer EXIT
+
 mkdir -p target/paquets
 exec > >(tee target/paquets/verification.txt) 2>&1
 
@@ -57,6 +76,7 @@ echo "Vérification de dist/ le $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git r
 binaire=$(unique 'vigie-*-linux-x86_64')
 deb=$(unique 'vigie_*_amd64.deb')
 archive=$(unique 'vigie-*-x86_64-unknown-linux-musl.tar.gz')
+zip_windows=$(unique 'vigie-*-x86_64-pc-windows-gnu.zip')
 version=${binaire#dist/vigie-}
 version=${version%-linux-x86_64}
 
@@ -108,6 +128,135 @@ dates=$(tar -tvzf "$archive" | awk '{print $4, $5}' | sort -u)
 [[ $(wc -l <<<"$dates") -eq 1 ]] || echouer "les fichiers de $archive n'ont pas tous la même date"
 tar -xzOf "$archive" "$nom/vigie" | cmp -s - "$binaire" || echouer "le binaire de $archive n'est pas $binaire"
 ok "$archive : binaire (identique), manuel, complétions, LISEZMOI ; propriétaire 0/0, tous datés $dates"
+
+# --- L'archive Windows -------------------------------------------------------------------------
+contenu_zip=$(unzip -Z1 "$zip_windows")
+[[ "$contenu_zip" == "$(printf '%s\n' LISEZMOI.txt MANUEL.txt vigie-completion.ps1 vigie.exe)" ]] ||
+    echouer "contenu inattendu de $zip_windows :
+$contenu_zip"
+dates_zip=$(unzip -Z -T "$zip_windows" | awk '$NF ~ /^[A-Za-z]/ && NF >= 9 {print $(NF-1)}' | sort -u)
+[[ $(wc -l <<<"$dates_zip") -eq 1 ]] || echouer "les fichiers de $zip_windows n'ont pas tous la même date : $dates_zip"
+windows=$(mktemp -d)
+a_defaire rm -rf "$windows"
+unzip -q "$zip_windows" -d "$windows"
+for texte in LISEZMOI.txt MANUEL.txt vigie-completion.ps1; do
+    [[ "$(head -c 3 "$windows/$texte" | od -An -tx1 | tr -d ' ')" == efbbbf ]] ||
+        echouer "$texte n'a pas de BOM UTF-8 (le Bloc-notes et PowerShell 5.1 liraient mal les accents)"
+    ! grep -q $'[^\r]$' "$windows/$texte" || echouer "$texte a des fins de ligne sans CR"
+done
+ok "$zip_windows : vigie.exe, LISEZMOI.txt, MANUEL.txt ($(wc -l <"$windows/MANUEL.txt") lignes), vigie-completion.ps1 ; tous datés $dates_zip ; textes en UTF-8 avec BOM et fins de ligne CRLF"
+
+# Ce qu'importe vigie.exe : rien que des DLL que tout Windows 10 ou 11 a. libwinpthread-1.dll,
+# libgcc_s_seh-1.dll ou libstdc++-6.dll (le gcc de mingw-w64) manqueraient chez l'utilisateur.
+exe=$windows/vigie.exe
+entete=$(objdump -p "$exe")
+grep -q 'file format pei-x86-64' <<<"$entete" || echouer "vigie.exe n'est pas un exécutable Windows 64 bits"
+grep -Eq '^Subsystem[[:space:]]+0+3[[:space:]]' <<<"$entete" || echouer "vigie.exe n'est pas un programme console"
+dll=$(sed -n 's/^[[:space:]]*DLL Name: //p' <<<"$entete" | sort -fu)
+[[ -n $dll ]] || echouer "objdump -p ne trouve aucune DLL importée dans vigie.exe"
+systeme='^(api-ms-win-[a-z0-9-]+|advapi32|bcrypt|bcryptprimitives|crypt32|iphlpapi|kernel32|msvcrt|ncrypt|ntdll|ole32|oleaut32|secur32|shell32|user32|userenv|ws2_32)\.dll$'
+hors_systeme=$(grep -Eiv "$systeme" <<<"$dll" || true)
+[[ -z $hors_systeme ]] || echouer "vigie.exe importe des DLL qui ne sont pas celles du système : $hors_systeme"
+ok "objdump -p vigie.exe : exécutable console PE32+ x86-64, n'importe que des DLL du système : $(paste -sd ' ' <<<"$dll")"
+
+# vigie.exe sous wine (scripts/wine.sh : préfixe jetable).
+# shellcheck source=scripts/wine.sh
+source "$racine/scripts/wine.sh"
+preparer_wine
+a_defaire fermer_wine
+wine_version=$("$WINE64" --version)
+vigie_exe() { "$WINE64" "$exe" "$@"; }
+[[ "$(vigie_exe --version | tr -d '\r')" == "vigie $version" ]] ||
+    echouer "vigie.exe --version ne dit pas « vigie $version » sous $wine_version"
+ok "sous $wine_version : vigie.exe --version : « vigie $version » ($(stat -c %s "$exe") octets)"
+demo_dit=$(cd /tmp && vigie_exe demo --graine 1 --progression jamais 2>&1) && code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe demo --graine 1 sort en $code sous wine : $demo_dit"
+bilan=$(grep -m1 "fichiers déposés" <<<"$demo_dit" | tr -d '\r') || echouer "vigie.exe demo : pas de bilan : $demo_dit"
+grep -q "Démonstration réussie" <<<"$demo_dit" || echouer "vigie.exe demo : pas de « Démonstration réussie » : $demo_dit"
+ok "vigie.exe demo --graine 1 : code 0, bilan « $bilan »"
+
+# Un vrai dépôt : le bac à sable (plateforme Vigie-Chiro et S3) lancé par le binaire Linux, une
+# petite nuit sur un lecteur E: (le dossier « carte » ci-dessous, comme une carte SD), vigie.exe
+# qui dépose avec sa base à sa place par défaut (%LOCALAPPDATA%\vigie du préfixe wine).
+command -v jq >/dev/null || { apt-get install -y -qq jq >/dev/null || echouer "jq manque (apt-get install jq)"; }
+travail=$(mktemp -d)
+a_defaire rm -rf "$travail"
+"$binaire" bac-a-sable --port 0 --json --dossier "$travail/bac" >"$travail/bac.json" 2>"$travail/bac.err" &
+pid_bac=$!
+arreter_bac() {
+    kill "$pid_bac" 2>/dev/null && wait "$pid_bac" 2>/dev/null
+}
+a_defaire arreter_bac
+for _ in $(seq 300); do
+    [[ -s $travail/bac.json ]] && break
+    kill -0 "$pid_bac" 2>/dev/null || echouer "le bac à sable s'est arrêté : $(cat "$travail/bac.err")"
+    sleep 0.1
+done
+pret=$(head -n 1 "$travail/bac.json")
+[[ "$(jq -r .evenement <<<"$pret")" == pret ]] || echouer "le bac à sable n'a pas annoncé « pret » : $pret"
+champ() { jq -r "$1" <<<"$pret"; }
+donnees_s3=$(champ .donnees_s3)
+nuit=2026-06-21
+carte=$travail/carte
+mkdir -p "$carte/$nuit/Pass1"
+titres=()
+for i in 1 2 3; do
+    titres+=("$(printf 'Car640139-2026-Pass1-A1-OB-1_20260621_22%04d_000.wav' "$i")")
+done
+# Deux petits fichiers à la racine de la nuit ; un de 7 Mio, envoyé en plusieurs parties, dans
+# un sous-dossier (E:\2026-06-21\Pass1\…, qui part avec « / » dans la clé S3).
+head -c 2000 /dev/urandom >"$carte/$nuit/${titres[0]}"
+head -c 150000 /dev/urandom >"$carte/$nuit/${titres[1]}"
+head -c $((7 * 1024 * 1024)) /dev/urandom >"$carte/$nuit/Pass1/${titres[2]}"
+ln -s "$carte" "$WINEPREFIX/dosdevices/e:"
+environnement=(env VIGIE_JETON="$(champ .jeton)" AWS_ACCESS_KEY_ID="$(champ .cle_acces)"
+    AWS_SECRET_ACCESS_KEY="$(champ .secret)" AWS_REGION="$(champ .region)")
+
+depot_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot "E:\\$nuit" \
+    --participation "$(champ .participation)" --api "$(champ .api)" --progression jamais 2>&1) &&
+    code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe depot vers la plateforme du bac à sable sort en $code : $depot_dit"
+for f in "$nuit/${titres[0]}" "$nuit/${titres[1]}" "$nuit/Pass1/${titres[2]}"; do
+    # La plateforme range le fichier sous « …pa-PARTICIPATION/TITRE » (titre : le nom seul).
+    objet=$(find "$donnees_s3" -type f -path "*/pa-$(champ .participation)/$(basename "$f")" | head -n 1)
+    [[ -n $objet ]] || echouer "$(basename "$f") n'est pas sur la plateforme du bac à sable : $depot_dit"
+    cmp -s "$objet" "$carte/$f" || echouer "$(basename "$f") déposé par vigie.exe diffère du fichier"
+done
+ok "vigie.exe depot E:\\$nuit --participation … (plateforme Vigie-Chiro du bac à sable lancé par $(basename "$binaire")) : code 0, 3 fichiers (dont un de 7 Mio en plusieurs parties) identiques sur la plateforme ; « $(grep -m1 'fichiers déposés' <<<"$depot_dit" | tr -d '\r') »"
+
+depot_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot "E:\\$nuit" \
+    --vers "s3://$(champ .compartiment)/windows" --endpoint-url "$(champ .endpoint)" \
+    --progression jamais 2>&1) && code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe depot vers le S3 du bac à sable sort en $code : $depot_dit"
+for f in "${titres[0]}" "${titres[1]}" "Pass1/${titres[2]}"; do
+    cmp -s "$donnees_s3/$(champ .compartiment)/windows/$f" "$carte/$nuit/$f" ||
+        echouer "s3://$(champ .compartiment)/windows/$f absent ou différent du fichier : $depot_dit"
+done
+ok "vigie.exe depot E:\\$nuit --vers s3://$(champ .compartiment)/windows (S3 du même bac à sable) : code 0, 3 objets identiques, dont windows/Pass1/… (clé en « / »)"
+
+etat_dit=$(cd /tmp && "$WINE64" "$exe" etat 2>&1 | tr -d '\r') && code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe etat sort en $code : $etat_dit"
+grep -qF "E:\\$nuit" <<<"$etat_dit" || echouer "vigie.exe etat ne nomme pas E:\\$nuit : $etat_dit"
+plans_dit=$(cd /tmp && "$WINE64" "$exe" plans 2>&1 | tr -d '\r') && code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe plans sort en $code : $plans_dit"
+[[ $(grep -cF "E:\\$nuit" <<<"$plans_dit") -ge 2 ]] || echouer "vigie.exe plans ne nomme pas E:\\$nuit deux fois : $plans_dit"
+ok "vigie.exe etat et vigie.exe plans nomment la nuit E:\\$nuit (base dans %LOCALAPPDATA%\\vigie du préfixe wine)"
+kill -INT "$pid_bac"
+wait "$pid_bac" || echouer "le bac à sable ne s'est pas arrêté proprement sur Ctrl-C : $(cat "$travail/bac.err")"
+
+# --- Les archives macOS (paquets.sh --macos) ---------------------------------------------------
+shopt -s nullglob
+archives_macos=(dist/vigie-*-apple-darwin.tar.gz)
+shopt -u nullglob
+for archive_mac in "${archives_macos[@]}"; do
+    nom_mac=$(basename "$archive_mac" .tar.gz)
+    liste_mac=$(tar -tzf "$archive_mac")
+    [[ "$liste_mac" == "${attendue//$nom/$nom_mac}" ]] || echouer "contenu inattendu de $archive_mac :
+$liste_mac"
+    [[ "$(tar -xzOf "$archive_mac" "$nom_mac/vigie" | head -c 4 | od -An -tx1 | tr -d ' ')" == cffaedfe ]] ||
+        echouer "le binaire de $archive_mac n'est pas un Mach-O 64 bits"
+    ok "$archive_mac : binaire Mach-O 64 bits, manuel, complétions, LISEZMOI (non lancé : pas de Mac ici)"
+done
 
 # --- Le .deb installé -------------------------------------------------------------------------
 # La même liste d'essais, dans le chroot (R vide) ou sur le .deb dépaqueté (R = son dossier).
@@ -161,7 +310,7 @@ if [[ $avec_chroot == oui ]]; then
     fi
     # vigie demo se relance lui-même (/proc/self/exe) : le chroot a besoin de /proc.
     mount -t proc proc "$chroot_dir/proc"
-    trap 'umount "$chroot_dir/proc"' EXIT
+    a_defaire umount "$chroot_dir/proc"
     dans_le_chroot() { chroot "$chroot_dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
     # Ce que fait un naturaliste : apt install ./vigie_….deb, qui amène aussi ses dépendances.
     retirer_vigie() { dans_le_chroot apt-get purge -y -q --autoremove vigie >/dev/null 2>&1 || true; }
@@ -180,7 +329,7 @@ if [[ $avec_chroot == oui ]]; then
     ok "apt-get purge --autoremove vigie : le chroot est rendu sans vigie"
 else
     dossier=$(mktemp -d)
-    trap 'rm -rf "$dossier"' EXIT
+    a_defaire rm -rf "$dossier"
     dpkg-deb -x "$deb" "$dossier"
     ok "dpkg -x $(basename "$deb") dans $dossier"
     R=$dossier PATH="$dossier/usr/bin:$PATH" MANPATH="$dossier/usr/share/man" bash -c "$essais_installe"
