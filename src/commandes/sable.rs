@@ -20,7 +20,7 @@
 //! 130 du contrat dit « un plan interrompu, à reprendre », ce qui n'a pas de sens ici).
 
 use std::cell::RefCell;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
@@ -267,7 +267,7 @@ impl RuntimeDuBac {
         let journal = Dispatch::new(
             tracing_subscriber::fmt()
                 .with_writer(io::stderr)
-                .with_ansi(io::stderr().is_terminal() && crate::suivi::couleurs_permises())
+                .with_ansi(crate::suivi::couleurs_sur_la_sortie_d_erreur())
                 .with_target(false)
                 .with_env_filter(EnvFilter::new(filtre))
                 .finish(),

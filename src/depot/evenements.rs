@@ -1,6 +1,7 @@
 //! Le port par lequel le moteur annonce ce qui arrive : il le possède, l'affichage (`suivi`)
 //! l'implémente. Le moteur ne connaît ainsi ni indicatif, ni clap, ni la sortie standard.
 
+use std::path::Path;
 use std::time::Duration;
 
 use crate::plan::{CauseRefus, DepotUnite};
@@ -34,6 +35,11 @@ pub trait Suivi: Send + Sync {
     fn reseau_indisponible(&self, _depuis: Duration, _attente: Duration) {}
     /// La sonde a abouti : les envois reprennent.
     fn reseau_retabli(&self) {}
+    /// Le dossier de la nuit est devenu illisible (carte SD retirée, disque débranché) : le
+    /// dépôt attend qu'il revienne.
+    fn nuit_indisponible(&self, _dossier: &Path) {}
+    /// Le dossier de la nuit se lit de nouveau : les envois reprennent.
+    fn nuit_retrouvee(&self, _dossier: &Path) {}
     /// Ctrl-C : plus rien ne démarre, ce qui est en vol s'arrête.
     fn interruption(&self) {}
     /// Le parallélisme a changé : `courant` transferts en vol au plus, sur `plafond`

@@ -65,6 +65,10 @@ pub const UNITES_PAR_PLACE: usize = 2;
 /// Cadence des annonces de progression.
 const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
 
+/// Pendant que la nuit est illisible (carte retirée), on regarde si elle est revenue à cet
+/// intervalle.
+const SONDE_NUIT: Duration = Duration::from_secs(1);
+
 /// Ce qu'une destination sait faire d'une unité : la déposer, reprise et réconciliation
 /// comprises, en passant par le contexte pour toute émission et toute écriture du plan.
 pub trait Depositaire: Send + Sync + 'static {
@@ -153,6 +157,9 @@ struct Commun {
     deja_sur_la_plateforme: AtomicU64,
     deja_non_comparees: AtomicU64,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
+    /// Le dossier de la nuit est illisible (carte SD retirée, disque débranché) : annoncé une
+    /// fois, jusqu'à son retour (voir [`Moteur::attendre_la_nuit`]).
+    nuit_absente: AtomicBool,
 }
 
 impl Commun {
@@ -488,6 +495,7 @@ impl<D: Depositaire> Moteur<D> {
                 deja_sur_la_plateforme: AtomicU64::new(0),
                 deja_non_comparees: AtomicU64::new(0),
                 en_vol: Mutex::new(HashMap::new()),
+                nuit_absente: AtomicBool::new(false),
             },
             depositaire,
         }
@@ -602,6 +610,30 @@ impl<D: Depositaire> Moteur<D> {
             .await;
     }
 
+    /// La nuit est devenue illisible pendant le dépôt (carte SD retirée, disque débranché) :
+    /// l'annonce (une fois pour toutes les unités), puis attend qu'elle revienne, sans limite ;
+    /// Ctrl-C ou la durée de `--jusqu-au-bout` arrêtent l'attente (rend faux). Aucune tentative
+    /// n'est consommée pendant ce temps, et rien n'est marqué en échec.
+    async fn attendre_la_nuit(&self) -> bool {
+        let c = &self.commun;
+        if !c.nuit_absente.swap(true, Ordering::SeqCst) {
+            c.suivi.nuit_indisponible(&c.dossier);
+        }
+        let annulation = c.emetteur.annulation();
+        loop {
+            if nuit_lisible(&c.dossier) {
+                if c.nuit_absente.swap(false, Ordering::SeqCst) {
+                    c.suivi.nuit_retrouvee(&c.dossier);
+                }
+                return true;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(SONDE_NUIT) => {}
+                () = annulation.annulee() => return false,
+            }
+        }
+    }
+
     async fn annoncer_progression(self: Arc<Self>) {
         let c = &self.commun;
         loop {
@@ -631,17 +663,37 @@ impl<D: Depositaire> Moteur<D> {
             m.insert(unite.id, Arc::clone(&vol));
         }
         let chemin = crate::plateforme::chemins::local(&c.dossier, &unite.chemin);
-        let issue = match echec_si_fichier_change(&chemin, &unite) {
-            Some(echec) => Ok(echec),
-            None => {
-                let ctx = ContexteUnite {
-                    commun: c,
-                    vol: &vol,
-                    unite: &unite,
-                    chemin: &chemin,
-                };
-                self.depositaire.deposer(&ctx, ctx.fichier()).await
+        let issue = loop {
+            let issue = match echec_si_fichier_change(&chemin, &unite) {
+                Some(echec) => Ok(echec),
+                None => {
+                    let ctx = ContexteUnite {
+                        commun: c,
+                        vol: &vol,
+                        unite: &unite,
+                        chemin: &chemin,
+                    };
+                    self.depositaire.deposer(&ctx, ctx.fichier()).await
+                }
+            };
+            // Le fichier est illisible parce que la nuit entière l'est (carte retirée) : ce
+            // n'est pas un échec du fichier. On attend la nuit, puis l'unité repart (ce que le
+            // plan tient déjà, parties acquittées comprises, ne repart pas).
+            let echec_local = matches!(
+                issue,
+                Ok(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Local,
+                    ..
+                })
+            );
+            if !echec_local || nuit_lisible(&c.dossier) {
+                break issue;
             }
+            if !self.attendre_la_nuit().await {
+                break Ok(IssueUnite::Interrompue);
+            }
+            vol.confirmes.store(0, Ordering::Relaxed);
         };
         if let Ok(mut m) = c.en_vol.lock() {
             m.remove(&unite.id);
@@ -708,7 +760,13 @@ impl<D: Depositaire> Moteur<D> {
     }
 }
 
-/// Le fichier a-t-il changé (taille ou date) depuis la planification ?
+/// Le dossier de la nuit se lit-il ? Non quand la carte SD ou le disque qui le porte a été
+/// retiré (sous Windows, `E:\` n'existe plus ou « le périphérique n'est pas prêt » ; sous Linux
+/// et macOS, le point de montage disparaît ou se vide de ce dossier).
+fn nuit_lisible(dossier: &Path) -> bool {
+    std::fs::read_dir(dossier).is_ok()
+}
+
 /// Une partie déjà acquittée, réutilisable telle quelle à la reprise : à la même place, de la
 /// même taille, avec son ETag et sa somme notés. Rend l'ETag et la CRC32C.
 pub(crate) fn partie_reutilisable(
@@ -724,6 +782,7 @@ pub(crate) fn partie_reutilisable(
     Some((p.etag.as_deref()?, crc))
 }
 
+/// Le fichier a-t-il changé (taille, date, identité) depuis la planification ?
 pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String> {
     // Sans suivre de lien : un lien glissé à la place du fichier est un changement, pas le
     // fichier (voir `plateforme`).

@@ -384,6 +384,14 @@ impl Suivi for SuiviBarres {
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
 
+    fn nuit_indisponible(&self, dossier: &std::path::Path) {
+        self.imprimer(&super::texte_nuit_indisponible(dossier));
+    }
+
+    fn nuit_retrouvee(&self, dossier: &std::path::Path) {
+        self.imprimer(&super::texte_nuit_retrouvee(dossier));
+    }
+
     fn parallelisme(&self, courant: usize, plafond: usize) {
         if self.termine() {
             return;

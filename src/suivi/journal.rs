@@ -25,7 +25,7 @@ use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::prelude::*;
 
 use super::format::neutraliser;
-use super::{couleurs_permises, ecran};
+use super::{couleurs_sur_la_sortie_d_erreur, ecran};
 use crate::secrets::expurger;
 
 /// Le filtre du fichier journal : tout `vigie` jusqu'au détail, l'essentiel des bibliothèques.
@@ -93,7 +93,7 @@ pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
             destination: Destination::Erreur,
             masque: masque.clone(),
         })
-        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()) && couleurs_permises())
+        .with_ansi(couleurs_sur_la_sortie_d_erreur())
         .with_target(false)
         .with_filter(filtre);
     let fichier = fichier.map(|f| {

@@ -200,6 +200,14 @@ impl Suivi for SuiviJson {
         }
     }
 
+    fn nuit_indisponible(&self, dossier: &std::path::Path) {
+        ecrire(json!({"evenement": "nuit_indisponible", "dossier": dossier}));
+    }
+
+    fn nuit_retrouvee(&self, dossier: &std::path::Path) {
+        ecrire(json!({"evenement": "nuit_retrouvee", "dossier": dossier}));
+    }
+
     fn parallelisme(&self, courant: usize, plafond: usize) {
         if !self.silencieux {
             ecrire(json!({

@@ -126,6 +126,14 @@ impl Suivi for SuiviLignes {
         }
     }
 
+    fn nuit_indisponible(&self, dossier: &std::path::Path) {
+        self.ligne(format_args!("{}", super::texte_nuit_indisponible(dossier)));
+    }
+
+    fn nuit_retrouvee(&self, dossier: &std::path::Path) {
+        self.ligne(format_args!("{}", super::texte_nuit_retrouvee(dossier)));
+    }
+
     fn parallelisme(&self, courant: usize, plafond: usize) {
         if !self.silencieux {
             self.ligne(format_args!(

@@ -75,10 +75,34 @@ impl Horloge for HorlogeSysteme {
     }
 }
 
+/// Ce que disent les lignes et les barres quand la nuit devient illisible pendant le dépôt,
+/// puis quand elle revient. Dit même avec `-q` : c'est à l'utilisateur d'agir.
+fn texte_nuit_indisponible(dossier: &std::path::Path) -> String {
+    format!(
+        "~ nuit illisible : {} a disparu (carte ou disque retiré ?).\n  Remettez-le : le \
+         dépôt reprendra de lui-même (Ctrl-C pour arrêter ; relancer reprendra).",
+        format::neutraliser(&dossier.display().to_string())
+    )
+}
+
+fn texte_nuit_retrouvee(dossier: &std::path::Path) -> String {
+    format!(
+        "~ nuit retrouvée ({}) : les envois reprennent.",
+        format::neutraliser(&dossier.display().to_string())
+    )
+}
+
 /// Les couleurs sont-elles permises ? Non si `NO_COLOR` est défini et non vide
 /// (<https://no-color.org>).
 pub fn couleurs_permises() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Le journal sur la sortie d'erreur peut-il être en couleurs ? Il faut un terminal, que les
+/// couleurs soient permises, et une console qui interprète les séquences de couleur : une
+/// console Windows qui ne sait pas le faire les afficherait telles quelles (`←[33m`).
+pub fn couleurs_sur_la_sortie_d_erreur() -> bool {
+    std::io::stderr().is_terminal() && couleurs_permises() && crate::plateforme::console_pilotable()
 }
 
 /// La sortie d'erreur est-elle un terminal capable de redessiner des barres ?
@@ -233,6 +257,12 @@ impl Suivi for Plusieurs {
     }
     fn reseau_retabli(&self) {
         self.0.iter().for_each(|s| s.reseau_retabli());
+    }
+    fn nuit_indisponible(&self, dossier: &std::path::Path) {
+        self.0.iter().for_each(|s| s.nuit_indisponible(dossier));
+    }
+    fn nuit_retrouvee(&self, dossier: &std::path::Path) {
+        self.0.iter().for_each(|s| s.nuit_retrouvee(dossier));
     }
     fn interruption(&self) {
         self.0.iter().for_each(|s| s.interruption());

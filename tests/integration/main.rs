@@ -12,9 +12,11 @@
 
 mod commun;
 
+mod carte_retiree;
 mod coupures;
 mod depot_s3;
 mod depot_vigiechiro;
+mod distribution;
 mod docs_a_jour;
 mod endurance;
 mod entrees_hostiles;

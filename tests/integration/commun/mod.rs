@@ -107,6 +107,17 @@ impl Banc {
                 self.dossier.path().join("aws-credentials-absent"),
             )
             .stdin(Stdio::null());
+        #[cfg(windows)]
+        {
+            use std::os::windows::process::CommandExt;
+            // Sans SystemRoot, Winsock ne s'initialise pas (erreur 10106) : un environnement
+            // vidé le garde. Et vigie dans son propre groupe de processus, pour que `signal`
+            // lui envoie Ctrl-Break à lui seul (CREATE_NEW_PROCESS_GROUP).
+            if let Some(racine) = std::env::var_os("SystemRoot") {
+                c.env("SystemRoot", racine);
+            }
+            c.creation_flags(0x0000_0200);
+        }
         c
     }
 
@@ -268,6 +279,32 @@ pub fn attendre_fin(enfant: Child, limite: Duration) -> Output {
     }
 }
 
+/// Envoie le signal `nom` (INT, TERM, KILL…) à l'enfant. Sous Windows, qui n'a pas de signaux :
+/// Ctrl-Break pour INT et TERM (que vigie traite comme Ctrl-C), à l'enfant seul (lancé dans son
+/// propre groupe par [`Banc::vigie`]) ; KILL : `taskkill /F`.
+#[cfg(windows)]
+pub fn signal(enfant: &Child, nom: &str) {
+    use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
+    if nom == "KILL" || nom == "9" {
+        let ok = Command::new("taskkill")
+            .args(["/F", "/PID", &enfant.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "taskkill /F /PID {}", enfant.id());
+        return;
+    }
+    // SAFETY : un appel sans pointeur ; l'identifiant du groupe est celui de l'enfant.
+    let ok = unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, enfant.id()) } != 0;
+    assert!(
+        ok,
+        "Ctrl-Break vers {} : {}",
+        enfant.id(),
+        std::io::Error::last_os_error()
+    );
+}
+
+#[cfg(not(windows))]
 pub fn signal(enfant: &Child, nom: &str) {
     let ok = Command::new("kill")
         .arg(format!("-{nom}"))
