@@ -134,7 +134,7 @@ contenu_zip=$(unzip -Z1 "$zip_windows")
 [[ "$contenu_zip" == "$(printf '%s\n' LISEZMOI.txt MANUEL.txt vigie-completion.ps1 vigie.exe)" ]] ||
     echouer "contenu inattendu de $zip_windows :
 $contenu_zip"
-dates_zip=$(unzip -Z -T "$zip_windows" | awk '$NF ~ /^[A-Za-z]/ && NF >= 9 {print $(NF-1)}' | sort -u)
+dates_zip=$(unzip -Z -T "$zip_windows" | awk '/^-/ {print $7}' | sort -u)
 [[ $(wc -l <<<"$dates_zip") -eq 1 ]] || echouer "les fichiers de $zip_windows n'ont pas tous la même date : $dates_zip"
 windows=$(mktemp -d)
 a_defaire rm -rf "$windows"
@@ -154,7 +154,7 @@ grep -q 'file format pei-x86-64' <<<"$entete" || echouer "vigie.exe n'est pas un
 grep -Eq '^Subsystem[[:space:]]+0+3[[:space:]]' <<<"$entete" || echouer "vigie.exe n'est pas un programme console"
 dll=$(sed -n 's/^[[:space:]]*DLL Name: //p' <<<"$entete" | sort -fu)
 [[ -n $dll ]] || echouer "objdump -p ne trouve aucune DLL importée dans vigie.exe"
-systeme='^(api-ms-win-[a-z0-9-]+|advapi32|bcrypt|bcryptprimitives|crypt32|iphlpapi|kernel32|msvcrt|ncrypt|ntdll|ole32|oleaut32|secur32|shell32|user32|userenv|ws2_32)\.dll$'
+systeme='^(api-ms-win-[a-z0-9-]+|advapi32|bcrypt|bcryptprimitives|combase|crypt32|iphlpapi|kernel32|msvcrt|ncrypt|ntdll|ole32|oleaut32|secur32|shell32|user32|userenv|ws2_32)\.dll$'
 hors_systeme=$(grep -Eiv "$systeme" <<<"$dll" || true)
 [[ -z $hors_systeme ]] || echouer "vigie.exe importe des DLL qui ne sont pas celles du système : $hors_systeme"
 ok "objdump -p vigie.exe : exécutable console PE32+ x86-64, n'importe que des DLL du système : $(paste -sd ' ' <<<"$dll")"
@@ -181,26 +181,40 @@ ok "vigie.exe demo --graine 1 : code 0, bilan « $bilan »"
 command -v jq >/dev/null || { apt-get install -y -qq jq >/dev/null || echouer "jq manque (apt-get install jq)"; }
 travail=$(mktemp -d)
 a_defaire rm -rf "$travail"
-"$binaire" bac-a-sable --port 0 --json --dossier "$travail/bac" >"$travail/bac.json" 2>"$travail/bac.err" &
-pid_bac=$!
+pid_bac=
 arreter_bac() {
-    kill "$pid_bac" 2>/dev/null && wait "$pid_bac" 2>/dev/null
+    [[ -n $pid_bac ]] && kill "$pid_bac" 2>/dev/null && wait "$pid_bac" 2>/dev/null
 }
 a_defaire arreter_bac
-for _ in $(seq 300); do
-    [[ -s $travail/bac.json ]] && break
-    kill -0 "$pid_bac" 2>/dev/null || echouer "le bac à sable s'est arrêté : $(cat "$travail/bac.err")"
-    sleep 0.1
-done
-pret=$(head -n 1 "$travail/bac.json")
-[[ "$(jq -r .evenement <<<"$pret")" == pret ]] || echouer "le bac à sable n'a pas annoncé « pret » : $pret"
+# Lance le bac à sable (ARGUMENTS… en plus : des pannes) ; pose pid_bac et pret (sa ligne JSON).
+lancer_bac() {
+    local n=$((${n_bac:-0} + 1))
+    n_bac=$n
+    "$binaire" bac-a-sable --port 0 --json --dossier "$travail/bac$n" "$@" \
+        >"$travail/bac$n.json" 2>"$travail/bac$n.err" &
+    pid_bac=$!
+    for _ in $(seq 300); do
+        [[ -s $travail/bac$n.json ]] && break
+        kill -0 "$pid_bac" 2>/dev/null || echouer "le bac à sable s'est arrêté : $(cat "$travail/bac$n.err")"
+        sleep 0.1
+    done
+    pret=$(head -n 1 "$travail/bac$n.json")
+    [[ "$(jq -r .evenement <<<"$pret")" == pret ]] || echouer "le bac à sable n'a pas annoncé « pret » : $pret"
+}
+# Ctrl-C : le bac à sable s'arrête proprement, code 0.
+fermer_bac() {
+    kill -INT "$pid_bac"
+    wait "$pid_bac" || echouer "le bac à sable ne s'est pas arrêté proprement sur Ctrl-C : $(cat "$travail/bac$n_bac.err")"
+    pid_bac=
+}
 champ() { jq -r "$1" <<<"$pret"; }
+lancer_bac
 donnees_s3=$(champ .donnees_s3)
 nuit=2026-06-21
 carte=$travail/carte
 mkdir -p "$carte/$nuit/Pass1"
 titres=()
-for i in 1 2 3; do
+for i in 1 2 3 4; do
     titres+=("$(printf 'Car640139-2026-Pass1-A1-OB-1_20260621_22%04d_000.wav' "$i")")
 done
 # Deux petits fichiers à la racine de la nuit ; un de 7 Mio, envoyé en plusieurs parties, dans
@@ -208,6 +222,17 @@ done
 head -c 2000 /dev/urandom >"$carte/$nuit/${titres[0]}"
 head -c 150000 /dev/urandom >"$carte/$nuit/${titres[1]}"
 head -c $((7 * 1024 * 1024)) /dev/urandom >"$carte/$nuit/Pass1/${titres[2]}"
+fichiers_nuit=("${titres[0]}" "${titres[1]}" "Pass1/${titres[2]}")
+# Une autre nuit, dont le fichier est au bout d'un chemin Windows de plus de 260 caractères.
+# Vers la plateforme seulement, dont la clé ne garde que le nom : le S3 du bac à sable (s3s-fs)
+# range chaque objet à côté d'un fichier dont le nom encode la clé entière, et refuse (500)
+# une clé de plus de 180 octets environ.
+nuit_longue=2026-06-22
+profond=Pass1/$(printf 'x%.0s' {1..100})/$(printf 'y%.0s' {1..100})
+mkdir -p "$carte/$nuit_longue/$profond"
+head -c 3000 /dev/urandom >"$carte/$nuit_longue/$profond/${titres[3]}"
+long="E:\\$nuit_longue\\${profond//\//\\}\\${titres[3]}"
+[[ ${#long} -gt 260 ]] || echouer "le chemin long ne l'est pas : ${#long} caractères"
 ln -s "$carte" "$WINEPREFIX/dosdevices/e:"
 environnement=(env VIGIE_JETON="$(champ .jeton)" AWS_ACCESS_KEY_ID="$(champ .cle_acces)"
     AWS_SECRET_ACCESS_KEY="$(champ .secret)" AWS_REGION="$(champ .region)")
@@ -216,33 +241,79 @@ depot_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot "E:\\$nuit" 
     --participation "$(champ .participation)" --api "$(champ .api)" --progression jamais 2>&1) &&
     code=0 || code=$?
 [[ $code -eq 0 ]] || echouer "vigie.exe depot vers la plateforme du bac à sable sort en $code : $depot_dit"
-for f in "$nuit/${titres[0]}" "$nuit/${titres[1]}" "$nuit/Pass1/${titres[2]}"; do
-    # La plateforme range le fichier sous « …pa-PARTICIPATION/TITRE » (titre : le nom seul).
-    objet=$(find "$donnees_s3" -type f -path "*/pa-$(champ .participation)/$(basename "$f")" | head -n 1)
-    [[ -n $objet ]] || echouer "$(basename "$f") n'est pas sur la plateforme du bac à sable : $depot_dit"
-    cmp -s "$objet" "$carte/$f" || echouer "$(basename "$f") déposé par vigie.exe diffère du fichier"
+# La plateforme range le fichier sous « …pa-PARTICIPATION/TITRE » (titre : le nom seul).
+verifier_sur_la_plateforme() {
+    local fichier=$1 objet
+    objet=$(find "$donnees_s3" -type f -path "*/pa-$(champ .participation)/$(basename "$fichier")" | head -n 1)
+    [[ -n $objet ]] || echouer "$(basename "$fichier") n'est pas sur la plateforme du bac à sable : $depot_dit"
+    cmp -s "$objet" "$fichier" || echouer "$(basename "$fichier") déposé par vigie.exe diffère du fichier"
+}
+for f in "${fichiers_nuit[@]}"; do
+    verifier_sur_la_plateforme "$carte/$nuit/$f"
 done
-ok "vigie.exe depot E:\\$nuit --participation … (plateforme Vigie-Chiro du bac à sable lancé par $(basename "$binaire")) : code 0, 3 fichiers (dont un de 7 Mio en plusieurs parties) identiques sur la plateforme ; « $(grep -m1 'fichiers déposés' <<<"$depot_dit" | tr -d '\r') »"
+ok "vigie.exe depot E:\\$nuit --participation … (plateforme Vigie-Chiro du bac à sable lancé par $(basename "$binaire")) : code 0, 3 fichiers identiques sur la plateforme, dont un de 7 Mio en plusieurs parties ; « $(grep -m1 'fichiers déposés' <<<"$depot_dit" | tr -d '\r') »"
+
+depot_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot "E:\\$nuit_longue" \
+    --participation "$(champ .participation)" --api "$(champ .api)" --progression jamais 2>&1) &&
+    code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe depot d'un chemin de ${#long} caractères sort en $code : $depot_dit"
+verifier_sur_la_plateforme "$carte/$nuit_longue/$profond/${titres[3]}"
+ok "vigie.exe depot E:\\$nuit_longue, un fichier dont le chemin a ${#long} caractères : code 0, identique sur la plateforme"
 
 depot_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot "E:\\$nuit" \
     --vers "s3://$(champ .compartiment)/windows" --endpoint-url "$(champ .endpoint)" \
     --progression jamais 2>&1) && code=0 || code=$?
 [[ $code -eq 0 ]] || echouer "vigie.exe depot vers le S3 du bac à sable sort en $code : $depot_dit"
-for f in "${titres[0]}" "${titres[1]}" "Pass1/${titres[2]}"; do
+for f in "${fichiers_nuit[@]}"; do
     cmp -s "$donnees_s3/$(champ .compartiment)/windows/$f" "$carte/$nuit/$f" ||
         echouer "s3://$(champ .compartiment)/windows/$f absent ou différent du fichier : $depot_dit"
 done
-ok "vigie.exe depot E:\\$nuit --vers s3://$(champ .compartiment)/windows (S3 du même bac à sable) : code 0, 3 objets identiques, dont windows/Pass1/… (clé en « / »)"
+ok "vigie.exe depot E:\\$nuit --vers s3://$(champ .compartiment)/windows (S3 du même bac à sable) : code 0, 3 objets identiques, clé en « / » (windows/Pass1/…)"
 
 etat_dit=$(cd /tmp && "$WINE64" "$exe" etat 2>&1 | tr -d '\r') && code=0 || code=$?
 [[ $code -eq 0 ]] || echouer "vigie.exe etat sort en $code : $etat_dit"
 grep -qF "E:\\$nuit" <<<"$etat_dit" || echouer "vigie.exe etat ne nomme pas E:\\$nuit : $etat_dit"
 plans_dit=$(cd /tmp && "$WINE64" "$exe" plans 2>&1 | tr -d '\r') && code=0 || code=$?
 [[ $code -eq 0 ]] || echouer "vigie.exe plans sort en $code : $plans_dit"
-[[ $(grep -cF "E:\\$nuit" <<<"$plans_dit") -ge 2 ]] || echouer "vigie.exe plans ne nomme pas E:\\$nuit deux fois : $plans_dit"
+[[ $(grep -cF "E:\\$nuit" <<<"$plans_dit") -ge 2 ]] || echouer "vigie.exe plans ne nomme pas E:\\$nuit : $plans_dit"
 ok "vigie.exe etat et vigie.exe plans nomment la nuit E:\\$nuit (base dans %LOCALAPPDATA%\\vigie du préfixe wine)"
-kill -INT "$pid_bac"
-wait "$pid_bac" || echouer "le bac à sable ne s'est pas arrêté proprement sur Ctrl-C : $(cat "$travail/bac.err")"
+absent_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot 'E:\absente' --vers "s3://$(champ .compartiment)/x" \
+    --endpoint-url "$(champ .endpoint)" 2>&1 | tr -d '\r') && code=0 || code=$?
+[[ $code -eq 2 ]] || echouer "vigie.exe depot E:\\absente sort en $code (attendu 2) : $absent_dit"
+grep -qF 'E:\absente' <<<"$absent_dit" || echouer "l'erreur ne nomme pas E:\\absente : $absent_dit"
+ok "vigie.exe depot E:\\absente : code 2, « $(head -n 1 <<<"$absent_dit") »"
+fermer_bac
+
+# La carte retirée pendant le dépôt, puis remise : le lecteur E: disparaît (son lien dans le
+# préfixe wine est retiré) pendant que vigie.exe attend de rejouer un 503, puis revient.
+lancer_bac --pannes 'PutObject#1=503:retry-after=3'
+donnees_s3=$(champ .donnees_s3)
+"${environnement[@]}" "$WINE64" "$exe" depot "E:\\$nuit" --vers "s3://$(champ .compartiment)/carte" \
+    --endpoint-url "$(champ .endpoint)" --json >"$travail/carte.json" 2>"$travail/carte.err" &
+pid_depot=$!
+attendre_evenement() {
+    for _ in $(seq 600); do
+        grep -qs "\"evenement\":\"$1\"" "$travail/carte.json" && return 0
+        kill -0 "$pid_depot" 2>/dev/null || break
+        sleep 0.1
+    done
+    echouer "vigie.exe depot n'a pas annoncé $1 : $(cat "$travail/carte.json" "$travail/carte.err")"
+}
+attendre_evenement nouvelle_tentative
+rm "$WINEPREFIX/dosdevices/e:"
+attendre_evenement nuit_indisponible
+ln -s "$carte" "$WINEPREFIX/dosdevices/e:"
+attendre_evenement nuit_retrouvee
+wait "$pid_depot" && code=0 || code=$?
+[[ $code -eq 0 ]] || echouer "vigie.exe depot, carte retirée puis remise, sort en $code : $(cat "$travail/carte.json" "$travail/carte.err")"
+! grep -q '"evenement":"unite_en_echec"' "$travail/carte.json" ||
+    echouer "un fichier de la carte retirée est marqué en échec : $(cat "$travail/carte.json")"
+for f in "${fichiers_nuit[@]}"; do
+    cmp -s "$donnees_s3/$(champ .compartiment)/carte/$f" "$carte/$nuit/$f" ||
+        echouer "s3://$(champ .compartiment)/carte/$f absent ou différent du fichier"
+done
+ok "le lecteur E: retiré pendant le dépôt puis remis : nuit_indisponible ($(jq -r 'select(.evenement == "nuit_indisponible") | .dossier' "$travail/carte.json")), nuit_retrouvee, code 0, aucun échec, 3 objets identiques"
+fermer_bac
 
 # --- Les archives macOS (paquets.sh --macos) ---------------------------------------------------
 shopt -s nullglob

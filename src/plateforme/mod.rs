@@ -161,6 +161,60 @@ pub fn console_pilotable() -> bool {
     }
 }
 
+/// Les marques d'un fichier déposé et d'un fichier en échec, dans les lignes de suivi et
+/// au-dessus des barres.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marques {
+    pub deposee: &'static str,
+    pub echec: &'static str,
+}
+
+impl Marques {
+    /// ✓ et ✗ : ce que dessinent les terminaux de Linux et de macOS, Windows Terminal, et tout
+    /// éditeur qui lit un journal en UTF-8.
+    pub const UNICODE: Marques = Marques {
+        deposee: "✓",
+        echec: "✗",
+    };
+    /// √ et × : l'ancienne console de Windows (conhost, celle de PowerShell et de cmd sous
+    /// Windows 10) dessine avec Consolas ou Lucida Console, qui n'ont ni ✓ ni ✗ (un carré vide à
+    /// leur place, le même pour les deux) ; elles ont √ et ×.
+    pub const CONSOLE_WINDOWS: Marques = Marques {
+        deposee: "√",
+        echec: "×",
+    };
+
+    /// Les marques pour la sortie d'erreur de ce processus.
+    pub fn pour_la_sortie_d_erreur() -> Marques {
+        #[cfg(windows)]
+        {
+            use windows_sys::Win32::System::Console::{
+                GetConsoleMode, GetStdHandle, STD_ERROR_HANDLE,
+            };
+            let mut mode = 0;
+            // SAFETY : lecture du mode de la poignée de la sortie d'erreur, que l'on ne ferme
+            // pas ; `mode` est un entier local valide pendant l'appel.
+            let console = unsafe { GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mut mode) } != 0;
+            Marques::choisir(console, std::env::var_os("WT_SESSION").is_some())
+        }
+        #[cfg(not(windows))]
+        {
+            Marques::UNICODE
+        }
+    }
+
+    /// Sous Windows : `console` (la sortie d'erreur est une console), `windows_terminal` (elle
+    /// est dessinée par Windows Terminal, qui pose `WT_SESSION`). Une sortie redirigée (fichier,
+    /// tube) sera lue par un éditeur : ✓ et ✗.
+    pub fn choisir(console: bool, windows_terminal: bool) -> Marques {
+        if console && !windows_terminal {
+            Marques::CONSOLE_WINDOWS
+        } else {
+            Marques::UNICODE
+        }
+    }
+}
+
 /// Un fichier de la nuit tel que le plan l'attend : son chemin, et l'identité relevée à la
 /// planification (voir [`identite_du_chemin`]), si le système en donne une.
 #[derive(Debug, Clone, Copy)]
@@ -421,6 +475,20 @@ mod tests {
             modifie_ns(&std::fs::metadata(&chemin).unwrap()),
             1_750_000_001_000_000_000
         );
+    }
+
+    /// L'ancienne console de Windows a √ et × ; Windows Terminal et une sortie redirigée, ✓ et ✗.
+    #[test]
+    fn les_marques_suivent_la_console() {
+        assert_eq!(Marques::choisir(true, false), Marques::CONSOLE_WINDOWS);
+        assert_eq!(Marques::choisir(true, true), Marques::UNICODE);
+        assert_eq!(Marques::choisir(false, false), Marques::UNICODE);
+        assert_ne!(
+            Marques::CONSOLE_WINDOWS.deposee,
+            Marques::CONSOLE_WINDOWS.echec
+        );
+        #[cfg(not(windows))]
+        assert_eq!(Marques::pour_la_sortie_d_erreur(), Marques::UNICODE);
     }
 
     #[test]

@@ -24,6 +24,7 @@ use super::repetes::{MessagesRepetes, Repetition};
 use super::tableau::{COLONNES_PAR_DEFAUT, Fin, LARGEUR_NOM, Tableau};
 use super::{Horloge, HorlogeSysteme, Suivi};
 use crate::plan::{CauseRefus, DepotUnite};
+use crate::plateforme::Marques;
 
 /// Cadence du fil de rafraîchissement : assez fine pour qu'un décompte à la seconde ne saute
 /// pas de valeur, assez lâche pour ne pas occuper un cœur.
@@ -50,6 +51,8 @@ struct Interne {
     /// La largeur du terminal, relue à chaque dessin.
     colonnes: Box<dyn Fn() -> usize + Send + Sync>,
     termine: AtomicBool,
+    /// ✗, ou son repli pour l'ancienne console de Windows.
+    marques: Marques,
 }
 
 #[derive(Default)]
@@ -89,6 +92,7 @@ impl SuiviBarres {
                 horloge,
                 colonnes,
                 termine: AtomicBool::new(false),
+                marques: Marques::pour_la_sortie_d_erreur(),
             }),
         }
     }
@@ -349,7 +353,8 @@ impl Suivi for SuiviBarres {
         // fin du passage (`terminer`).
         if self.interne.repetes.noter(&dit) == Repetition::Premiere {
             self.imprimer(&format!(
-                "✗ {} : {dit}",
+                "{} {} : {dit}",
+                self.interne.marques.echec,
                 nom_court(&u.chemin, LARGEUR_NOM * 2)
             ));
         }

@@ -13,14 +13,17 @@ use super::format::neutraliser;
 use super::repetes::{MessagesRepetes, Repetition};
 use super::{Suivi, secondes_au_dessus};
 use crate::plan::{CauseRefus, DepotUnite};
+use crate::plateforme::Marques;
 
 /// Une ligne par événement utile, sur la sortie d'erreur. `silencieux` (`-q`) ne garde que les
 /// échecs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SuiviLignes {
     silencieux: bool,
     /// Les messages d'échec déjà dits : un même message n'est pas répété fichier par fichier.
     repetes: MessagesRepetes,
+    /// ✓ et ✗, ou leur repli pour l'ancienne console de Windows.
+    marques: Marques,
 }
 
 impl SuiviLignes {
@@ -28,6 +31,7 @@ impl SuiviLignes {
         SuiviLignes {
             silencieux,
             repetes: MessagesRepetes::default(),
+            marques: Marques::pour_la_sortie_d_erreur(),
         }
     }
 
@@ -56,7 +60,11 @@ impl Suivi for SuiviLignes {
 
     fn unite_deposee(&self, u: &DepotUnite) {
         if !self.silencieux {
-            self.ligne(format_args!("✓ {}", neutraliser(&u.chemin)));
+            self.ligne(format_args!(
+                "{} {}",
+                self.marques.deposee,
+                neutraliser(&u.chemin)
+            ));
         }
     }
 
@@ -83,11 +91,16 @@ impl Suivi for SuiviLignes {
         let dit = format!("{nature} ({cause}) : {}", neutraliser(message));
         match self.repetes.noter(&dit) {
             Repetition::Premiere => {
-                self.ligne(format_args!("✗ {} : {dit}", neutraliser(&u.chemin)));
+                self.ligne(format_args!(
+                    "{} {} : {dit}",
+                    self.marques.echec,
+                    neutraliser(&u.chemin)
+                ));
             }
             Repetition::Deuxieme => self.ligne(format_args!(
-                "✗ {} : même message ; il ne sera plus répété pour les fichiers suivants (le \
+                "{} {} : même message ; il ne sera plus répété pour les fichiers suivants (le \
                  bilan les compte)",
+                self.marques.echec,
                 neutraliser(&u.chemin)
             )),
             Repetition::Tue => {}
