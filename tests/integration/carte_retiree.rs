@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
-use std::process::{ChildStdout, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 use std::time::Duration;
 
 use crate::commun::*;
@@ -58,6 +58,18 @@ fn jusqu_a(lecteur: &mut BufReader<ChildStdout>, nom: &str) -> Vec<serde_json::V
     }
 }
 
+/// `vigie depot --json`, une unité en vol à la fois, et sa sortie standard à lire au fil de l'eau.
+fn lancer_le_depot(banc: &Banc) -> (Child, BufReader<ChildStdout>) {
+    let mut depot = banc.depot();
+    depot
+        .args(["--json", "--paralleles", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut enfant = depot.spawn().unwrap();
+    let lecteur = BufReader::new(enfant.stdout.take().unwrap());
+    (enfant, lecteur)
+}
+
 fn retiree(banc: &Banc) -> PathBuf {
     banc.nuit.with_extension("retiree")
 }
@@ -68,13 +80,7 @@ fn retiree(banc: &Banc) -> PathBuf {
 fn une_carte_retiree_puis_remise_pendant_le_depot_finit_deposee() {
     let banc = Banc::nouveau();
     let fichiers = nuit_dont_le_premier_envoi_attend(&banc);
-    let mut depot = banc.depot();
-    depot
-        .args(["--json", "--paralleles", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut enfant = depot.spawn().unwrap();
-    let mut lecteur = BufReader::new(enfant.stdout.take().unwrap());
+    let (enfant, mut lecteur) = lancer_le_depot(&banc);
 
     let avant = jusqu_a(&mut lecteur, "nouvelle_tentative");
     let dossier = vigie::plateforme::chemins::canonique(&banc.nuit).unwrap();
@@ -114,13 +120,7 @@ fn une_carte_retiree_puis_remise_pendant_le_depot_finit_deposee() {
 fn ctrl_c_pendant_l_attente_de_la_carte_laisse_un_plan_a_reprendre() {
     let banc = Banc::nouveau();
     let fichiers = nuit_dont_le_premier_envoi_attend(&banc);
-    let mut depot = banc.depot();
-    depot
-        .args(["--json", "--paralleles", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut enfant = depot.spawn().unwrap();
-    let mut lecteur = BufReader::new(enfant.stdout.take().unwrap());
+    let (enfant, mut lecteur) = lancer_le_depot(&banc);
     jusqu_a(&mut lecteur, "nouvelle_tentative");
     std::fs::rename(&banc.nuit, retiree(&banc)).unwrap();
     jusqu_a(&mut lecteur, "nuit_indisponible");
