@@ -82,6 +82,8 @@ mod tests;
 #[cfg(test)]
 mod tests_relecture;
 #[cfg(test)]
+mod tests_saison;
+#[cfg(test)]
 mod tests_traitement;
 #[cfg(test)]
 mod tests_vigiechiro;
@@ -108,6 +110,10 @@ pub use vigiechiro::{
     JETON_NON_VALIDE, OBSERVATEUR, OBSERVATEUR_AUTRE, PARTICIPATION, PARTICIPATION_AUTRE,
     POINTS_SITE, PSEUDO_AUTRE, ParticipationPlateforme, ReglagesCalcul, SITE, SITE_AUTRE,
     SITE_NON_VERROUILLE, SITE_ROUTIER, VALIDITE_URL, cle_fichier, nom_csv, taxons,
+};
+// Plusieurs sites, et des participations « créées sur le site web » (la saison).
+pub use vigiechiro::{
+    NouveauSite, PARTICIPATION_REGIONALE, ParticipationPosee, SITE_PEDESTRE, SITE_REGIONAL,
 };
 
 /// Clé d'accès fixe du bac à sable.
@@ -315,6 +321,20 @@ impl BacASable {
     /// [`PARTICIPATION`]).
     pub fn participations(&self, site: &str) -> Vec<ParticipationPlateforme> {
         self.vigiechiro.participations(site)
+    }
+
+    /// Ajoute un site, comme la plateforme l'aurait créé (titre `« <protocole>-<numéro> »`),
+    /// et rend son identifiant : pour éprouver le rapprochement des numéros de site et la
+    /// pagination de `GET /moi/sites`.
+    pub fn ajouter_site(&self, site: &NouveauSite<'_>) -> anyhow::Result<String> {
+        self.vigiechiro.ajouter_site(site)
+    }
+
+    /// Pose une participation telle que le site web l'aurait créée (dates `isoformat()` en
+    /// UTC, point facultatif), sans passer par l'API ni ses compteurs, et rend son
+    /// identifiant : la nuit « déjà créée sur le site web » d'une saison.
+    pub fn poser_participation(&self, p: &ParticipationPosee<'_>) -> anyhow::Result<String> {
+        self.vigiechiro.poser_participation(p)
     }
 
     /// Enregistrements de fichiers de la plateforme, dans l'ordre de déclaration (un fichier

@@ -68,6 +68,10 @@ pub enum Operation {
     ApiLireParticipation,
     /// `GET /api/v1/sites/{id}`
     ApiLireSite,
+    /// `GET /api/v1/moi/sites` (les sites de l'utilisateur)
+    ApiMesSites,
+    /// `GET /api/v1/moi/participations` (les participations de l'utilisateur)
+    ApiMesParticipations,
     /// `GET /api/v1/participations/{id}/pieces_jointes` (la liste des fichiers)
     ApiPiecesJointes,
     /// `GET /api/v1/fichiers/{id}/acces` (l'URL de lecture d'un fichier)
@@ -82,7 +86,7 @@ pub enum Operation {
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 31] = [
+    pub const TOUTES: [Operation; 33] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -109,6 +113,8 @@ impl Operation {
         Operation::ApiLireFichier,
         Operation::ApiLireParticipation,
         Operation::ApiLireSite,
+        Operation::ApiMesSites,
+        Operation::ApiMesParticipations,
         Operation::ApiPiecesJointes,
         Operation::ApiAccesFichier,
         Operation::ApiTaxons,
@@ -145,6 +151,8 @@ impl Operation {
             Operation::ApiLireFichier => "ApiLireFichier",
             Operation::ApiLireParticipation => "ApiLireParticipation",
             Operation::ApiLireSite => "ApiLireSite",
+            Operation::ApiMesSites => "ApiMesSites",
+            Operation::ApiMesParticipations => "ApiMesParticipations",
             Operation::ApiPiecesJointes => "ApiPiecesJointes",
             Operation::ApiAccesFichier => "ApiAccesFichier",
             Operation::ApiTaxons => "ApiTaxons",
@@ -168,6 +176,8 @@ impl Operation {
                 | Operation::ApiLireFichier
                 | Operation::ApiLireParticipation
                 | Operation::ApiLireSite
+                | Operation::ApiMesSites
+                | Operation::ApiMesParticipations
                 | Operation::ApiPiecesJointes
                 | Operation::ApiAccesFichier
                 | Operation::ApiTaxons

@@ -89,8 +89,10 @@ use super::signature::{self, Envoi};
 use super::{CLE_ACCES, Operation, RetryAfter, SECRET};
 
 mod lecture;
+mod saison;
 mod traitement;
 
+pub use saison::{NouveauSite, ParticipationPosee};
 pub use traitement::{CalculPlateforme, ReglagesCalcul, nom_csv, taxons};
 
 /// Jeton valide d'un observateur validé (32 caractères `[A-Z0-9]`, comme les vrais), valable
@@ -129,6 +131,16 @@ pub const SITE_AUTRE: &str = "64a1b2c3d4e5f60718293c04";
 /// la plateforme laisse pourtant quiconque y déclarer des fichiers (voir
 /// [`Vigiechiro::declarer_fichier`]).
 pub const PARTICIPATION_AUTRE: &str = "64a1b2c3d4e5f60718293d02";
+/// Un site **pédestre** (`type_site` `CARRE`) de l'observateur validé, sur le même carré que
+/// [`SITE`] (`Vigiechiro - Pédestre-640139` et `Vigiechiro - Point Fixe-640139`) : le numéro
+/// ne suffit pas à choisir, la famille des noms (`Car…` ou `Cir…`) départage.
+pub const SITE_PEDESTRE: &str = "64a1b2c3d4e5f60718293c05";
+/// Un site **régional** de l'autre observateur (`Vigiechiro - Point Fixe-750101`), où
+/// l'observateur validé a une participation ([`PARTICIPATION_REGIONALE`]) : il ne le voit pas
+/// dans `GET /moi/sites`, mais dans `GET /moi/participations`.
+pub const SITE_REGIONAL: &str = "64a1b2c3d4e5f60718293c06";
+/// La participation de l'observateur validé sur [`SITE_REGIONAL`] (point `A1`).
+pub const PARTICIPATION_REGIONALE: &str = "64a1b2c3d4e5f60718293d03";
 /// Compartiment S3 de la plateforme, créé au démarrage.
 pub const COMPARTIMENT_PLATEFORME: &str = "vigiechiro-donnees";
 
@@ -137,6 +149,8 @@ const OBSERVATEUR_NON_VALIDE: &str = "64a1b2c3d4e5f60718293a02";
 const PROTOCOLE: &str = "64a1b2c3d4e5f60718293b01";
 /// Le protocole routier (`type_site` `ROUTIER`).
 const PROTOCOLE_ROUTIER: &str = "64a1b2c3d4e5f60718293b02";
+/// Le protocole pédestre (`type_site` `CARRE`).
+const PROTOCOLE_PEDESTRE: &str = "64a1b2c3d4e5f60718293b03";
 /// Durée de vie d'un jeton (la vraie plateforme : 14 jours).
 const DUREE_JETON: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Durée de validité d'une URL signée (la vraie plateforme : 10 h).
@@ -216,6 +230,10 @@ pub(crate) enum Route {
     LireParticipation(String),
     /// `GET /sites/{id}`.
     LireSite(String),
+    /// `GET /moi/sites` (voir `saison.rs`).
+    MesSites,
+    /// `GET /moi/participations` (voir `saison.rs`).
+    MesParticipations,
     DeclarerFichier,
     UrlPartie(String),
     Finaliser(String),
@@ -260,6 +278,9 @@ impl Route {
             ["moi"] => Route::MethodeInterdite,
             ["taxons", "liste"] if *methode == Method::GET => Route::ListeTaxons,
             ["taxons", "liste"] => Route::MethodeInterdite,
+            ["moi", "sites"] if *methode == Method::GET => Route::MesSites,
+            ["moi", "participations"] if *methode == Method::GET => Route::MesParticipations,
+            ["moi", "sites" | "participations"] => Route::MethodeInterdite,
             ["fichiers"] if *methode == Method::POST => Route::DeclarerFichier,
             ["fichiers"] => Route::MethodeInterdite,
             ["sites", site, "participations"] => selon(
@@ -297,6 +318,8 @@ impl Route {
             Route::ListerParticipations(_) => Operation::ApiListerParticipations,
             Route::LireParticipation(_) => Operation::ApiLireParticipation,
             Route::LireSite(_) => Operation::ApiLireSite,
+            Route::MesSites => Operation::ApiMesSites,
+            Route::MesParticipations => Operation::ApiMesParticipations,
             Route::DeclarerFichier => Operation::ApiDeclarerFichier,
             Route::UrlPartie(_) => Operation::ApiUrlPartie,
             Route::Finaliser(_) => Operation::ApiFinaliser,
@@ -363,6 +386,9 @@ pub struct ParticipationPlateforme {
     pub traitement: Option<CalculPlateforme>,
     /// Nombre de `POST /participations/{id}/compute` acceptés (200).
     pub calculs_lances: u32,
+    /// Le protocole, celui du site à la création (`create_participation` :
+    /// `payload['protocole'] = site_resource['protocole']`).
+    pub(crate) protocole: &'static str,
     pub(crate) meta: Meta,
 }
 
@@ -401,7 +427,11 @@ const UTILISATEURS: [Utilisateur; 3] = [
         id: OBSERVATEUR,
         pseudo: "Observatrice du bac à sable",
         email: "observatrice@bac-a-sable.invalid",
-        protocoles: &[(PROTOCOLE, true), (PROTOCOLE_ROUTIER, true)],
+        protocoles: &[
+            (PROTOCOLE, true),
+            (PROTOCOLE_ROUTIER, true),
+            (PROTOCOLE_PEDESTRE, true),
+        ],
     },
     Utilisateur {
         id: OBSERVATEUR_NON_VALIDE,
@@ -468,16 +498,23 @@ struct Protocole {
     type_site: &'static str,
 }
 
-const PROTOCOLES: [Protocole; 2] = [
+/// Les titres suivent la forme que reprennent les titres de sites
+/// (`Vigiechiro - Point Fixe-640380`).
+const PROTOCOLES: [Protocole; 3] = [
     Protocole {
         id: PROTOCOLE,
-        titre: "Vigie-Chiro point fixe",
+        titre: "Vigiechiro - Point Fixe",
         type_site: "POINT_FIXE",
     },
     Protocole {
         id: PROTOCOLE_ROUTIER,
-        titre: "Vigie-Chiro routier",
+        titre: "Vigiechiro - Routier",
         type_site: "ROUTIER",
+    },
+    Protocole {
+        id: PROTOCOLE_PEDESTRE,
+        titre: "Vigiechiro - Pédestre",
+        type_site: "CARRE",
     },
 ];
 
@@ -497,64 +534,132 @@ impl Protocole {
     }
 }
 
-#[derive(Debug, Clone)]
-struct Site {
-    id: &'static str,
-    titre: &'static str,
-    protocole: &'static str,
-    observateur: &'static str,
-    verrouille: bool,
-    /// Les points (`localites`) ; un site routier n'en a pas.
-    points: &'static [&'static str],
+/// Une maille de la grille STOC (`resources/grille_stoc.py` : `numero`, `centre`), telle que
+/// la développe la relation `grille_stoc` d'un site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Grille {
+    pub id: String,
+    pub numero: String,
 }
 
-const SITES: [Site; 4] = [
-    Site {
-        id: SITE,
-        titre: "Site d'essai du bac à sable",
-        protocole: PROTOCOLE,
-        observateur: OBSERVATEUR,
-        verrouille: true,
-        points: &POINTS_SITE,
-    },
-    Site {
-        id: SITE_NON_VERROUILLE,
-        titre: "Site d'essai non verrouillé",
-        protocole: PROTOCOLE,
-        observateur: OBSERVATEUR,
-        verrouille: false,
-        points: &POINTS_SITE,
-    },
-    Site {
-        id: SITE_ROUTIER,
-        titre: "Vigie-Chiro routier-12",
-        protocole: PROTOCOLE_ROUTIER,
-        observateur: OBSERVATEUR,
-        verrouille: true,
-        points: &[],
-    },
-    Site {
-        id: SITE_AUTRE,
-        titre: "Site d'essai d'un autre observateur",
-        protocole: PROTOCOLE,
-        observateur: OBSERVATEUR_AUTRE,
-        verrouille: true,
-        points: &["B1"],
-    },
-];
+/// Un site (`resources/sites.py` `SCHEMA`). Son titre est celui que `create_site` lui donne :
+/// `« <titre du protocole>-<numéro de la grille> »` (point fixe, pédestre), `« <titre du
+/// protocole>-<compteur> »` (routier).
+#[derive(Debug, Clone)]
+pub(crate) struct Site {
+    pub id: String,
+    pub titre: String,
+    pub protocole: &'static str,
+    pub observateur: String,
+    pub verrouille: bool,
+    /// Les points (`localites`) ; un site routier n'en a pas.
+    pub points: Vec<String>,
+    /// La maille de la grille (point fixe et pédestre).
+    pub grille: Option<Grille>,
+    pub(crate) meta: Meta,
+}
+
+/// Les sites présents au démarrage.
+fn sites_initiaux() -> Vec<Site> {
+    let grille = |id: &str, numero: &str| {
+        Some(Grille {
+            id: id.to_owned(),
+            numero: numero.to_owned(),
+        })
+    };
+    let site = |id: &str,
+                titre: &str,
+                protocole: &'static str,
+                observateur: &str,
+                verrouille: bool,
+                points: &[&str],
+                grille: Option<Grille>| Site {
+        id: id.to_owned(),
+        titre: titre.to_owned(),
+        protocole,
+        observateur: observateur.to_owned(),
+        verrouille,
+        points: points.iter().map(|p| (*p).to_owned()).collect(),
+        grille,
+        meta: Meta::neuve(),
+    };
+    // Le même carré pour le site point fixe et le site pédestre.
+    let carre = || grille("64a1b2c3d4e5f60718293f01", "640139");
+    vec![
+        site(
+            SITE,
+            "Vigiechiro - Point Fixe-640139",
+            PROTOCOLE,
+            OBSERVATEUR,
+            true,
+            &POINTS_SITE,
+            carre(),
+        ),
+        site(
+            SITE_NON_VERROUILLE,
+            "Vigiechiro - Point Fixe-640140",
+            PROTOCOLE,
+            OBSERVATEUR,
+            false,
+            &POINTS_SITE,
+            grille("64a1b2c3d4e5f60718293f02", "640140"),
+        ),
+        site(
+            SITE_ROUTIER,
+            "Vigiechiro - Routier-12",
+            PROTOCOLE_ROUTIER,
+            OBSERVATEUR,
+            true,
+            &[],
+            None,
+        ),
+        site(
+            SITE_AUTRE,
+            "Vigiechiro - Point Fixe-640380",
+            PROTOCOLE,
+            OBSERVATEUR_AUTRE,
+            true,
+            &["B1"],
+            grille("64a1b2c3d4e5f60718293f03", "640380"),
+        ),
+        site(
+            SITE_PEDESTRE,
+            "Vigiechiro - Pédestre-640139",
+            PROTOCOLE_PEDESTRE,
+            OBSERVATEUR,
+            true,
+            &[],
+            carre(),
+        ),
+        site(
+            SITE_REGIONAL,
+            "Vigiechiro - Point Fixe-750101",
+            PROTOCOLE,
+            OBSERVATEUR_AUTRE,
+            true,
+            &["A1", "A2"],
+            grille("64a1b2c3d4e5f60718293f04", "750101"),
+        ),
+    ]
+}
 
 impl Site {
     /// Le document brut : relations en identifiants (ce que rend une relation développée,
     /// dont les relations ne le sont pas à leur tour).
     fn json(&self) -> Value {
-        json!({
+        let mut o = json!({
             "_id": self.id,
             "titre": self.titre,
             "protocole": self.protocole,
             "observateur": self.observateur,
             "verrouille": self.verrouille,
             "localites": self.points.iter().map(|p| json!({ "nom": p })).collect::<Vec<_>>(),
-        })
+        });
+        if let Some(g) = &self.grille {
+            o["grille_stoc"] = json!(g.id);
+        }
+        self.meta.ecrire(&mut o);
+        o
     }
 
     /// Le document relu (`resources/sites.py` `display_site`, `find_one`) : protocole et
@@ -564,8 +669,15 @@ impl Site {
         if let Some(p) = protocole(self.protocole) {
             o["protocole"] = p.json();
         }
-        if let Some(u) = utilisateur(self.observateur) {
+        if let Some(u) = utilisateur(&self.observateur) {
             o["observateur"] = u.json(false);
+        }
+        if let Some(g) = &self.grille {
+            o["grille_stoc"] = json!({
+                "_id": g.id,
+                "numero": g.numero,
+                "centre": { "type": "Point", "coordinates": [2.35, 48.85] },
+            });
         }
         o
     }
@@ -574,6 +686,7 @@ impl Site {
 struct Etat {
     /// jeton → (id d'utilisateur, fin de validité)
     jetons: HashMap<String, (&'static str, SystemTime)>,
+    sites: Vec<Site>,
     participations: Vec<ParticipationPlateforme>,
     fichiers: Vec<FichierPlateforme>,
     /// S3 refuse d'ouvrir tout envoi multipart (voir [`Vigiechiro::refuser_multipart`]).
@@ -1219,7 +1332,7 @@ impl ParticipationPlateforme {
             "_id": self.id,
             "observateur": self.observateur,
             "site": self.site,
-            "protocole": self.protocole(),
+            "protocole": self.protocole,
             "date_debut": self.date_debut,
         });
         self.meta.ecrire(&mut o);
@@ -1242,26 +1355,18 @@ impl ParticipationPlateforme {
 
     /// Le document relu (`find_one`, `find`) : relations développées (`xin/schema.py`
     /// `Unserializer._run_attribute_data_relation`), champs cachés retirés.
-    fn json_developpe(&self) -> Value {
+    fn json_developpe(&self, sites: &[Site]) -> Value {
         let mut o = self.json_brut();
         if let Some(u) = utilisateur(&self.observateur) {
             o["observateur"] = u.json(false);
         }
-        if let Some(s) = SITES.iter().find(|s| s.id == self.site) {
+        if let Some(s) = sites.iter().find(|s| s.id == self.site) {
             o["site"] = s.json();
         }
-        if let Some(p) = protocole(self.protocole()) {
+        if let Some(p) = protocole(self.protocole) {
             o["protocole"] = p.json();
         }
         o
-    }
-
-    /// Le protocole de la participation : celui de son site (`create_participation`).
-    fn protocole(&self) -> &'static str {
-        SITES
-            .iter()
-            .find(|s| s.id == self.site)
-            .map_or(PROTOCOLE, |s| s.protocole)
     }
 }
 
@@ -1329,6 +1434,7 @@ impl Vigiechiro {
             commentaire: Some("participation d'essai du bac à sable".to_owned()),
             traitement: None,
             calculs_lances: 0,
+            protocole: PROTOCOLE,
             meta: Meta::neuve(),
         };
         let autre = ParticipationPlateforme {
@@ -1340,10 +1446,19 @@ impl Vigiechiro {
             meta: Meta::neuve(),
             ..essai.clone()
         };
+        let regionale = ParticipationPlateforme {
+            id: PARTICIPATION_REGIONALE.to_owned(),
+            site: SITE_REGIONAL.to_owned(),
+            observateur: OBSERVATEUR.to_owned(),
+            commentaire: Some("participation sur le site régional d'un autre".to_owned()),
+            meta: Meta::neuve(),
+            ..essai.clone()
+        };
         Vigiechiro {
             etat: Mutex::new(Etat {
                 jetons,
-                participations: vec![essai, autre],
+                sites: sites_initiaux(),
+                participations: vec![essai, autre, regionale],
                 fichiers: Vec::new(),
                 multipart_refuse: false,
                 machine: rand::random::<u64>(),
@@ -1463,7 +1578,12 @@ impl Vigiechiro {
             | Route::Calcul(s)
             | Route::DemanderCsv(s)
             | Route::PiecesJointes(s) => Some(s.clone()),
-            Route::Moi | Route::ListeTaxons | Route::Introuvable | Route::MethodeInterdite => None,
+            Route::Moi
+            | Route::MesSites
+            | Route::MesParticipations
+            | Route::ListeTaxons
+            | Route::Introuvable
+            | Route::MethodeInterdite => None,
         }
     }
 
@@ -1488,6 +1608,8 @@ impl Vigiechiro {
             Route::ListerParticipations(site) => self.lister_participations(site, &requete),
             Route::LireParticipation(id) => self.lire_participation(id),
             Route::LireSite(id) => self.lire_site(id),
+            Route::MesSites => self.mes_sites(utilisateur, &requete),
+            Route::MesParticipations => self.mes_participations(utilisateur, &requete),
             Route::DeclarerFichier => self.declarer_fichier(utilisateur, &requete).await,
             Route::UrlPartie(id) => self.url_partie(utilisateur, id, &requete),
             Route::Finaliser(id) => self.finaliser(utilisateur, id, &requete).await,
@@ -1542,7 +1664,7 @@ impl Vigiechiro {
             "point",
         ];
         let charge = charge_utile(requete, Some(&PERMIS))?;
-        let Some(site) = SITES.iter().find(|s| s.id == site) else {
+        let Some(site) = self.etat().sites.iter().find(|s| s.id == site).cloned() else {
             return Err(ReponseApi::erreur_champ(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "site",
@@ -1575,6 +1697,7 @@ impl Vigiechiro {
             commentaire: texte("commentaire"),
             traitement: None,
             calculs_lances: 0,
+            protocole: site.protocole,
             meta: Meta::neuve(),
         };
         let corps = participation.json_brut();
@@ -1608,7 +1731,7 @@ impl Vigiechiro {
             .skip(debut)
             .take(nombre)
             .map(|p| {
-                let mut o = p.json_developpe();
+                let mut o = p.json_developpe(&etat.sites);
                 if let Some(o) = o.as_object_mut() {
                     for champ in ["site", "protocole", "messages", "logs", "bilan"] {
                         o.remove(champ);
@@ -1626,7 +1749,9 @@ impl Vigiechiro {
     /// `resources/sites.py` `display_site` : `find_one`, 404 sans détail ; le protocole
     /// (avec son `type_site`) et l'observateur développés.
     fn lire_site(&self, id: &str) -> Result<ReponseApi, ReponseApi> {
-        let site = SITES
+        let etat = self.etat();
+        let site = etat
+            .sites
             .iter()
             .find(|s| s.id == id)
             .ok_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))?;
@@ -1643,7 +1768,7 @@ impl Vigiechiro {
             .iter()
             .find(|p| p.id == id)
             .ok_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))?;
-        let mut o = p.json_developpe();
+        let mut o = p.json_developpe(&etat.sites);
         traitement::developper(&mut o, &etat.fichiers);
         Ok(ReponseApi::ok(o))
     }
@@ -2306,6 +2431,7 @@ mod tests {
     fn ids_d_allure_object_id() {
         let mut etat = Etat {
             jetons: HashMap::new(),
+            sites: Vec::new(),
             participations: Vec::new(),
             fichiers: Vec::new(),
             multipart_refuse: false,

@@ -519,4 +519,121 @@ mod tests {
             "{r:?}"
         );
     }
+
+    /// Contre la plateforme locale, qui imite le serveur route par route : plusieurs sites,
+    /// plusieurs observateurs, 252 participations sur un site (trois pages).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn contre_le_bac_a_sable() {
+        use vigie_bac_a_sable::{
+            BacASable, JETON, OBSERVATEUR, OBSERVATEUR_AUTRE, Operation, PARTICIPATION,
+            PSEUDO_AUTRE, Panne, ParticipationPosee, Regle, SITE, SITE_REGIONAL,
+        };
+        let dossier = tempfile::tempdir().unwrap();
+        let bac = BacASable::demarrer(dossier.path(), 0).await.unwrap();
+        let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
+
+        let sites = client.mes_sites().await.succes().expect("sites");
+        let lus: Vec<(&str, Option<&str>, Option<&str>)> = sites
+            .iter()
+            .map(|s| {
+                (
+                    s.titre.as_str(),
+                    s.numero_grille.as_deref(),
+                    s.type_site.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            lus,
+            [
+                (
+                    "Vigiechiro - Point Fixe-640139",
+                    Some("640139"),
+                    Some("POINT_FIXE")
+                ),
+                (
+                    "Vigiechiro - Point Fixe-640140",
+                    Some("640140"),
+                    Some("POINT_FIXE")
+                ),
+                (
+                    "Vigiechiro - Pédestre-640139",
+                    Some("640139"),
+                    Some("CARRE")
+                ),
+                ("Vigiechiro - Routier-12", None, Some("ROUTIER")),
+            ]
+        );
+        assert_eq!(sites[0].id.as_str(), SITE);
+
+        let miennes = client
+            .mes_participations()
+            .await
+            .succes()
+            .expect("participations");
+        let regionale = miennes
+            .iter()
+            .find(|p| p.site_id.as_ref().map(IdObjet::as_str) == Some(SITE_REGIONAL))
+            .expect("participation sur le site régional");
+        let site = regionale.site.as_ref().expect("site développé");
+        assert_eq!(site.titre, "Vigiechiro - Point Fixe-750101");
+        // Relations du site non développées dans cette liste : ni grille ni type.
+        assert_eq!(
+            (site.numero_grille.as_deref(), site.type_site.as_deref()),
+            (None, None)
+        );
+        assert!(miennes.iter().all(|p| p.observateur.is_none()));
+
+        for n in 0..250 {
+            let observateur = if n == 7 {
+                OBSERVATEUR_AUTRE
+            } else {
+                OBSERVATEUR
+            };
+            bac.poser_participation(&ParticipationPosee {
+                site: SITE,
+                observateur,
+                point: Some("B2"),
+                date_debut: &format!("2026-07-{:02}T19:30:00", 1 + n % 28),
+                date_fin: None,
+            })
+            .unwrap();
+        }
+        let avant = bac.compteurs().requetes(Operation::ApiListerParticipations);
+        let du_site = client
+            .participations_du_site(&IdObjet::analyser(SITE).unwrap())
+            .await
+            .succes()
+            .expect("participations du site");
+        assert_eq!(du_site.len(), 251);
+        assert_eq!(
+            bac.compteurs().requetes(Operation::ApiListerParticipations) - avant,
+            3,
+            "trois pages de 100, pas une de plus"
+        );
+        assert!(du_site.iter().any(|p| p.id.as_str() == PARTICIPATION));
+        let d_autrui: Vec<_> = du_site
+            .iter()
+            .filter(|p| p.observateur.as_ref().map(IdObjet::as_str) == Some(OBSERVATEUR_AUTRE))
+            .collect();
+        assert_eq!(d_autrui.len(), 1);
+        assert_eq!(d_autrui[0].pseudo.as_deref(), Some(PSEUDO_AUTRE));
+        assert_eq!(d_autrui[0].point.as_deref(), Some("B2"));
+
+        // Une page refusée : le refus est rendu tel quel, à la politique de réessai de décider.
+        bac.pannes().programmer(Regle::nieme(
+            Operation::ApiListerParticipations,
+            SITE,
+            2,
+            Panne::Statut {
+                code: 503,
+                retry_after: None,
+            },
+        ));
+        let r = client
+            .participations_du_site(&IdObjet::analyser(SITE).unwrap())
+            .await;
+        assert!(matches!(r, ReponseApi::Refuse { statut: 503, .. }), "{r:?}");
+        bac.arreter().await;
+    }
 }

@@ -62,7 +62,7 @@ const FAMILLES: [(&str, &[&str]); 5] = [
 
 /// Les paramètres d'une chaîne de requête, décodés, dans l'ordre ; pour un nom répété, le
 /// premier l'emporte (`MultiDict.__getitem__` de werkzeug).
-fn parametres(requete: &RequeteApi<'_>) -> Vec<(String, String)> {
+pub(super) fn parametres(requete: &RequeteApi<'_>) -> Vec<(String, String)> {
     let mut vus: Vec<(String, String)> = Vec::new();
     for paire in requete
         .parametres
