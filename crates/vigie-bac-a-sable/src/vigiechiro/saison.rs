@@ -106,6 +106,28 @@ fn chaine_de_pagination(params: &[(String, String)]) -> String {
         .join("&")
 }
 
+/// La page `page` de `max` éléments de `retenus` (`Paginator.make_response`,
+/// `xin/snippets.py` : `_meta.total` compte tout, sans limite). Les autres listes du bac à sable
+/// pourront s'y ranger.
+fn reponse_paginee<T>(
+    retenus: Vec<T>,
+    (page, max): (i64, i64),
+    document: impl Fn(T) -> Value,
+) -> ReponseApi {
+    let total = retenus.len();
+    let (debut, nombre) = tranche(page, max);
+    let items: Vec<Value> = retenus
+        .into_iter()
+        .skip(debut)
+        .take(nombre)
+        .map(document)
+        .collect();
+    ReponseApi::ok(json!({
+        "_items": items,
+        "_meta": { "max_results": max, "total": total, "page": page },
+    }))
+}
+
 impl Vigiechiro {
     /// `resources/sites.py` `list_user_sites` (voir l'en-tête du module).
     pub(super) fn mes_sites(
@@ -136,18 +158,7 @@ impl Vigiechiro {
             })
             .collect();
         retenus.sort_by(|a, b| a.titre.as_bytes().cmp(b.titre.as_bytes()));
-        let total = retenus.len();
-        let (debut, nombre) = tranche(page, max);
-        let items: Vec<Value> = retenus
-            .into_iter()
-            .skip(debut)
-            .take(nombre)
-            .map(Site::json_developpe)
-            .collect();
-        Ok(ReponseApi::ok(json!({
-            "_items": items,
-            "_meta": { "max_results": max, "total": total, "page": page },
-        })))
+        Ok(reponse_paginee(retenus, (page, max), Site::json_developpe))
     }
 
     /// `resources/participations.py` `list_user_participations` (voir l'en-tête du module).
@@ -167,26 +178,15 @@ impl Vigiechiro {
             .filter(|p| p.observateur == utilisateur.id)
             .rev()
             .collect();
-        let total = retenues.len();
-        let (debut, nombre) = tranche(page, max);
-        let items: Vec<Value> = retenues
-            .into_iter()
-            .skip(debut)
-            .take(nombre)
-            .map(|p| {
-                let mut o = p.json_developpe(&etat.sites);
-                if let Some(o) = o.as_object_mut() {
-                    for champ in ["observateur", "protocole", "messages", "logs", "bilan"] {
-                        o.remove(champ);
-                    }
+        Ok(reponse_paginee(retenues, (page, max), |p| {
+            let mut o = p.json_developpe(&etat.sites);
+            if let Some(o) = o.as_object_mut() {
+                for champ in ["observateur", "protocole", "messages", "logs", "bilan"] {
+                    o.remove(champ);
                 }
-                o
-            })
-            .collect();
-        Ok(ReponseApi::ok(json!({
-            "_items": items,
-            "_meta": { "max_results": max, "total": total, "page": page },
-        })))
+            }
+            o
+        }))
     }
 
     // ------------------------------------------------------------------ état posé par un test
