@@ -155,7 +155,9 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
         assert_eq!(code(&out), 3, "{}", texte(&out));
         let erreur = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
-            erreur.matches("jeton Vigie-Chiro refusé ou expiré").count(),
+            erreur
+                .matches("jeton Vigie-Chiro refusé ou expiré (401)")
+                .count(),
             if progression == "jamais" { 1 } else { 2 },
             "{progression} : {erreur}"
         );
@@ -168,7 +170,8 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
         // `vigie etat` aussi : le message une fois, avec le compte et deux noms.
         let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
         assert_eq!(
-            etat.matches("jeton Vigie-Chiro refusé ou expiré").count(),
+            etat.matches("jeton Vigie-Chiro refusé ou expiré (401)")
+                .count(),
             1,
             "{etat}"
         );
