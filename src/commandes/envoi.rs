@@ -207,6 +207,9 @@ pub(super) async fn passage(
                     &ObservateurMuet,
                 )
                 .await;
+            if let Some(e) = super::certificat_refuse(&emetteur) {
+                return Err(e);
+            }
             let participation = match participation {
                 Ok(p) => p,
                 // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
@@ -245,7 +248,10 @@ struct Lancement {
 }
 
 impl Lancement {
+    /// Le passage du moteur ; un certificat refusé en chemin l'a arrêté : code 2, le
+    /// message dit le geste (les fichiers sont restés à déposer).
     async fn executer<D: Depositaire>(self, e: &Envoi<'_>, depositaire: D) -> Result<Bilan> {
+        let emetteur = self.emetteur.clone();
         let moteur = Moteur::nouveau(
             self.base,
             self.plan,
@@ -254,7 +260,17 @@ impl Lancement {
             self.suivi,
             e.paralleles,
         );
-        Arc::new(moteur).executer().await.map_err(erreur_en_passage)
+        let bilan = Arc::new(moteur)
+            .executer()
+            .await
+            .map_err(erreur_en_passage)?;
+        match super::certificat_refuse(&emetteur) {
+            Some(e) => {
+                crate::suivi::liberer_terminal();
+                Err(e)
+            }
+            None => Ok(bilan),
+        }
     }
 }
 
@@ -398,6 +414,9 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         }
     })?;
     crate::suivi::liberer_terminal();
+    if let Some(e) = super::certificat_refuse(&emetteur) {
+        return Err(e);
+    }
     // Le réseau abandonné annule aussi : ces unités ne sont pas vérifiées, pas interrompues.
     let abandonne = emetteur.reseau().est_abandonne();
     let constats: Vec<(DepotUnite, Constat)> = constats

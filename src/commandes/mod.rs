@@ -101,6 +101,15 @@ fn interrompu() -> anyhow::Error {
     .into()
 }
 
+/// L'erreur d'une commande dont une émission a vu un certificat refusé (portail captif, proxy,
+/// horloge fausse : voir `transport::certificat`) : code 2, le message dit le geste. Elle
+/// l'emporte sur ce que la commande aurait dit de ses émissions arrêtées.
+fn certificat_refuse(emetteur: &crate::transport::Emetteur) -> Option<anyhow::Error> {
+    emetteur
+        .certificat_refuse()
+        .map(|m| ErreurAvecCode::new(CodeSortie::Usage, m.to_owned()).into())
+}
+
 /// Ouvre la base désignée par `--base` / `VIGIE_BASE`, ou celle par défaut.
 fn ouvrir_base(g: &OptionsGlobales) -> Result<Base> {
     let chemin = chemin_base(g)?;

@@ -56,6 +56,9 @@ pub(super) fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T
         super::ecouter_signaux(annulation.clone(), None);
         travail(&emetteur).await
     });
+    if let Some(e) = super::certificat_refuse(&emetteur) {
+        return Err(e);
+    }
     match resultat {
         Err(_) if annulation.est_annulee() => Err(super::interrompu()),
         r => r,
@@ -241,6 +244,9 @@ pub(super) fn verifier_plateforme(
             .await
     });
     crate::suivi::liberer_terminal();
+    if let Some(e) = super::certificat_refuse(&emetteur) {
+        return Err(e);
+    }
     match resultat {
         // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
         Err(_) if annulation.est_annulee() && !emetteur.reseau().est_abandonne() => {

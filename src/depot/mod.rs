@@ -589,7 +589,9 @@ impl<D: Depositaire> Moteur<D> {
             octets_envoyes: c.octets_envoyes.load(Ordering::Relaxed),
             incidents_absorbes: c.incidents_absorbes.load(Ordering::Relaxed),
             duree: debut.elapsed(),
-            interrompu: annulation.est_annulee() && !c.emetteur.reseau().est_abandonne(),
+            interrompu: annulation.est_annulee()
+                && !c.emetteur.reseau().est_abandonne()
+                && c.emetteur.certificat_refuse().is_none(),
             participation: None,
             deja_sur_la_plateforme: c.deja_sur_la_plateforme.load(Ordering::Relaxed),
             deja_non_comparees: c.deja_non_comparees.load(Ordering::Relaxed),
@@ -913,6 +915,9 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
     let detail = issue.reponse.detail().unwrap_or_default().to_owned();
     match (&issue.raison, &issue.reponse) {
         (RaisonArret::Annule, _) => IssueUnite::Interrompue,
+        // Un certificat refusé n'est pas la faute du fichier : rien n'est parti, le passage
+        // s'arrête (voir `Emetteur::certificat_refuse`), l'unité redevient à déposer.
+        (_, ReponseApi::CertificatRefuse { .. }) => IssueUnite::Interrompue,
         (RaisonArret::IssueInconnue, _) => IssueUnite::Incertaine {
             message: format!("écriture sans réponse : {detail}"),
         },

@@ -80,6 +80,13 @@ pub enum ReponseApi<T> {
         /// Description lisible, sans secret.
         detail: String,
     },
+    /// Le certificat présenté à la poignée de main TLS a été refusé (portail captif, proxy qui
+    /// intercepte HTTPS, horloge fausse) : ce n'est ni le serveur ni une coupure du réseau, et
+    /// attendre n'y changera rien. Jamais rejoué ; rien n'est parti.
+    CertificatRefuse {
+        /// Ce qui se passe, et le geste, en français.
+        detail: String,
+    },
 }
 
 impl<T> ReponseApi<T> {
@@ -127,6 +134,9 @@ impl<T> ReponseApi<T> {
                 *statut == STATUT_TROP_DE_REQUETES
                     || (PREMIER_STATUT_SERVEUR..=DERNIER_STATUT_SERVEUR).contains(statut)
             }
+            // Un certificat refusé le sera encore : c'est un geste humain (uv, `retry.rs` :
+            // les erreurs de certificat ne sont jamais rejouées).
+            ReponseApi::CertificatRefuse { .. } => false,
         }
     }
 
@@ -141,6 +151,8 @@ impl<T> ReponseApi<T> {
             ReponseApi::Illisible { .. } => true,
             // Le serveur a renoncé avant d'avoir le corps entier.
             ReponseApi::Expire { .. } => false,
+            // La poignée de main TLS a échoué : aucune requête n'est partie.
+            ReponseApi::CertificatRefuse { .. } => false,
             ReponseApi::Refuse { statut, .. } => {
                 // Un 5xx ne garantit pas que rien n'a été appliqué : un 500 peut survenir après
                 // l'écriture, un 502/504 vient d'un relais alors que l'amont a pu traiter. Un
@@ -153,9 +165,13 @@ impl<T> ReponseApi<T> {
     }
 
     /// Vrai si la réponse vient du serveur (succès, refus, réponse illisible, délai du corps
-    /// dépassé) : le réseau marche, quoi qu'elle dise. Faux pour [`ReponseApi::Injoignable`].
+    /// dépassé) : le réseau marche, quoi qu'elle dise. Faux pour [`ReponseApi::Injoignable`],
+    /// et pour [`ReponseApi::CertificatRefuse`] (ce qui a répondu n'est pas le serveur).
     pub fn serveur_a_repondu(&self) -> bool {
-        !matches!(self, ReponseApi::Injoignable { .. })
+        !matches!(
+            self,
+            ReponseApi::Injoignable { .. } | ReponseApi::CertificatRefuse { .. }
+        )
     }
 
     /// Vrai pour [`ReponseApi::Succes`].
@@ -170,7 +186,9 @@ impl<T> ReponseApi<T> {
             ReponseApi::Refuse { statut, .. }
             | ReponseApi::Illisible { statut, .. }
             | ReponseApi::Expire { statut, .. } => Some(*statut),
-            ReponseApi::Succes(_) | ReponseApi::Injoignable { .. } => None,
+            ReponseApi::Succes(_)
+            | ReponseApi::Injoignable { .. }
+            | ReponseApi::CertificatRefuse { .. } => None,
         }
     }
 
@@ -189,7 +207,8 @@ impl<T> ReponseApi<T> {
             ReponseApi::Injoignable { detail, .. }
             | ReponseApi::Refuse { detail, .. }
             | ReponseApi::Illisible { detail, .. }
-            | ReponseApi::Expire { detail, .. } => Some(detail),
+            | ReponseApi::Expire { detail, .. }
+            | ReponseApi::CertificatRefuse { detail } => Some(detail),
         }
     }
 
@@ -223,6 +242,7 @@ impl<T> ReponseApi<T> {
             },
             ReponseApi::Illisible { statut, detail } => ReponseApi::Illisible { statut, detail },
             ReponseApi::Expire { statut, detail } => ReponseApi::Expire { statut, detail },
+            ReponseApi::CertificatRefuse { detail } => ReponseApi::CertificatRefuse { detail },
         }
     }
 }
@@ -300,6 +320,17 @@ mod tests {
         let r = ReponseApi::<()>::refus(400, Some("InvalidArgument"), None, String::new());
         assert!(matches!(r, ReponseApi::Refuse { statut: 400, .. }));
         assert!(!r.est_reessayable());
+    }
+
+    /// Un certificat refusé : ni rejoué, ni traité, ni une réponse du serveur (ce n'est pas
+    /// lui qui a répondu), ni une coupure.
+    #[test]
+    fn un_certificat_refuse_n_est_ni_rejoue_ni_une_reponse() {
+        let r = ReponseApi::<()>::CertificatRefuse {
+            detail: "portail captif".into(),
+        };
+        assert!(!r.est_reessayable() && !r.a_pu_etre_traitee() && !r.serveur_a_repondu());
+        assert_eq!((r.statut(), r.detail()), (None, Some("portail captif")));
     }
 
     #[test]

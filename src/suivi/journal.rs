@@ -63,12 +63,15 @@ pub struct ErreurJournal {
 /// exemple sur un fichier de configuration absent, s'afficheraient sinon à chaque passage,
 /// horodatées, au milieu de l'affichage) ; `-v` les décisions de réessai et les
 /// avertissements des bibliothèques ; `-vv` le détail de `vigie` ; `-vvv` tout `vigie`.
-/// Les bibliothèques ne descendent jamais sous `info` sans `RUST_LOG` explicite.
+/// Les bibliothèques ne descendent jamais sous `info` sans `RUST_LOG` explicite. Le
+/// vérificateur de certificats de reqwest écrit chaque refus en anglais, au niveau `error`
+/// (« failed to verify TLS certificate: invalid peer certificate… ») : `vigie` le dit lui-même,
+/// en français, avec le geste (`transport::certificat`) ; le texte d'origine reste à `-vv`.
 pub fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
     match (silencieux, verbosite) {
-        (true, _) => "error",
-        (false, 0) => "error,vigie=warn",
-        (false, 1) => "warn,vigie=info",
+        (true, _) => "error,rustls_platform_verifier=off",
+        (false, 0) => "error,vigie=warn,rustls_platform_verifier=off",
+        (false, 1) => "warn,vigie=info,rustls_platform_verifier=off",
         (false, 2) => "info,vigie=debug",
         (false, _) => "info,vigie=trace",
     }
@@ -282,11 +285,17 @@ mod tests {
 
     #[test]
     fn verbosite() {
-        assert_eq!(filtre_erreur(0, false), "error,vigie=warn");
-        assert_eq!(filtre_erreur(1, false), "warn,vigie=info");
+        assert_eq!(
+            filtre_erreur(0, false),
+            "error,vigie=warn,rustls_platform_verifier=off"
+        );
+        assert_eq!(
+            filtre_erreur(1, false),
+            "warn,vigie=info,rustls_platform_verifier=off"
+        );
         assert_eq!(filtre_erreur(2, false), "info,vigie=debug");
         assert_eq!(filtre_erreur(5, false), "info,vigie=trace");
-        assert_eq!(filtre_erreur(0, true), "error");
+        assert_eq!(filtre_erreur(0, true), "error,rustls_platform_verifier=off");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! [`Emetteur::sous_veille`]) : toute commande qui déclare une pause la mène sous cette veille,
 //! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
+pub mod certificat;
 pub mod connexions;
 pub mod corps;
 pub mod debit;
@@ -328,6 +329,8 @@ pub struct Emetteur {
     /// Les tentatives en vol : au retour du réseau, celles d'avant la coupure qui se taisent
     /// encore sont abandonnées (voir [`Emetteur::veiller`]).
     en_vol: Arc<Mutex<Vec<Arc<TentativeSuivie>>>>,
+    /// Le premier certificat refusé (voir `certificat.rs`) : tout s'arrête, la commande le dit.
+    certificat: Arc<std::sync::OnceLock<String>>,
 }
 
 impl Emetteur {
@@ -346,7 +349,23 @@ impl Emetteur {
             retenue: Arc::new(Mutex::new(None)),
             debit: None,
             en_vol: Arc::new(Mutex::new(Vec::new())),
+            certificat: Arc::new(std::sync::OnceLock::new()),
         }
+    }
+
+    /// Un certificat a été refusé (portail captif, proxy, horloge fausse) : ce qu'il faut en
+    /// dire. Les émissions de l'émetteur ont été arrêtées : la commande s'arrête en code 2.
+    pub fn certificat_refuse(&self) -> Option<&str> {
+        self.certificat.get().map(String::as_str)
+    }
+
+    /// Un certificat est refusé : rien ne passera tant qu'un humain n'aura pas agi (accepter
+    /// le portail captif, régler l'horloge). Tout s'arrête aussitôt, sans pause ni sonde.
+    fn refuser_certificat(&self, detail: &str) {
+        if self.certificat.set(detail.to_owned()).is_ok() {
+            tracing::info!("{detail}");
+        }
+        self.annulation.annuler();
     }
 
     /// Les délais de silence d'une tentative, à la mesure du lien (voir [`Seuils`]).
@@ -549,6 +568,8 @@ impl Emetteur {
                         }
                     };
                     match &reponse {
+                        // Ni le serveur ni une coupure : rien ne passera sans un geste humain.
+                        ReponseApi::CertificatRefuse { detail } => self.refuser_certificat(detail),
                         // Une tentative coupée par Ctrl-C ne dit rien du réseau.
                         ReponseApi::Injoignable { .. } if self.annulation.est_annulee() => {}
                         ReponseApi::Injoignable {
@@ -664,6 +685,10 @@ impl Emetteur {
                     },
                 )
                 .await;
+                if let ReponseApi::CertificatRefuse { detail } = &issue.reponse {
+                    self.refuser_certificat(detail);
+                    return;
+                }
                 if issue.reponse.serveur_a_repondu() {
                     let coupure = self.reseau.coupe_depuis();
                     self.reseau.rouvrir();

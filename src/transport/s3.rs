@@ -105,6 +105,9 @@ pub struct ClientS3 {
     /// connexions.
     client: Arc<Renouvelable<Client>>,
     compartiment: String,
+    /// L'hôte du service (celui de `--endpoint-url`, ou d'AWS), pour dire qui présente un
+    /// certificat refusé.
+    hote: Arc<str>,
 }
 
 fn sans_guillemets(etag: Option<&str>) -> Option<String> {
@@ -176,7 +179,30 @@ impl ClientS3 {
                 Some(Client::from_conf(conf.clone()))
             })),
             compartiment: dest.compartiment.clone(),
+            hote: dest
+                .endpoint
+                .as_deref()
+                .and_then(|e| reqwest::Url::parse(e).ok())
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_else(|| "le service S3 d'AWS".to_owned())
+                .into(),
         })
+    }
+
+    /// [`classer`], un certificat refusé dit avec l'hôte du service.
+    fn classer<T, E>(
+        &self,
+        e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>,
+    ) -> ReponseApi<T>
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+    {
+        match super::certificat::reproche(e) {
+            Some(reproche) => ReponseApi::CertificatRefuse {
+                detail: super::certificat::message(&self.hote, reproche),
+            },
+            None => classer(e),
+        }
     }
 
     /// Le client du SDK à employer (neuf après une coupure du réseau).
@@ -210,7 +236,7 @@ impl ClientS3 {
         progression.avancer();
         match r {
             Ok(o) => ReponseApi::Succes(Ecrit::depuis(o.e_tag(), o.checksum_crc32_c())),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -234,7 +260,7 @@ impl ClientS3 {
                     detail: "réponse d'ouverture sans identifiant d'envoi".into(),
                 },
             },
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -270,7 +296,7 @@ impl ClientS3 {
         progression.avancer();
         match r {
             Ok(o) => ReponseApi::Succes(Ecrit::depuis(o.e_tag(), o.checksum_crc32_c())),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -306,7 +332,7 @@ impl ClientS3 {
             .await;
         match r {
             Ok(o) => ReponseApi::Succes(Ecrit::depuis(o.e_tag(), o.checksum_crc32_c())),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -324,7 +350,7 @@ impl ClientS3 {
         match r {
             Ok(_) => ReponseApi::Succes(()),
             Err(e) if statut(&e) == Some(404) => ReponseApi::Succes(()),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -350,7 +376,7 @@ impl ClientS3 {
             let o = match r {
                 Ok(o) => o,
                 Err(e) if statut(&e) == Some(404) => return ReponseApi::Succes(None),
-                Err(e) => return classer(&e),
+                Err(e) => return self.classer(&e),
             };
             for p in o.parts() {
                 let (Some(numero), Some(taille)) = (p.part_number(), p.size()) else {
@@ -395,7 +421,7 @@ impl ClientS3 {
                 envois.sort();
                 ReponseApi::Succes(envois.into_iter().map(|(_, id)| id).collect())
             }
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -409,7 +435,7 @@ impl ClientS3 {
             .await
         {
             Ok(_) => ReponseApi::Succes(()),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
@@ -430,7 +456,7 @@ impl ClientS3 {
                 crc32c: o.checksum_crc32_c().map(str::to_owned),
             })),
             Err(e) if statut(&e) == Some(404) => ReponseApi::Succes(None),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 }
@@ -470,6 +496,12 @@ pub fn classer<T, E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) ->
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
 {
+    if let Some(reproche) = super::certificat::reproche(e) {
+        tracing::info!(texte_d_origine = %expurger(&chaine(e)), "certificat refusé");
+        return ReponseApi::CertificatRefuse {
+            detail: super::certificat::message("le service S3", reproche),
+        };
+    }
     if let Some(statut) = statut(e) {
         if trop_grande(e) {
             return ReponseApi::Illisible {

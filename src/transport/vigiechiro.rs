@@ -490,6 +490,19 @@ fn client_http() -> Result<reqwest::Client, reqwest::Error> {
 
 /// Une erreur reqwest (pas de réponse) : la requête a-t-elle pu atteindre le serveur ?
 fn classer_erreur<T>(e: reqwest::Error) -> ReponseApi<T> {
+    if let Some(reproche) = super::certificat::reproche(&e) {
+        let hote = e
+            .url()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "ce serveur".to_owned());
+        tracing::info!(
+            texte_d_origine = %expurger(&super::en_clair::chaine(&e.without_url())),
+            "certificat refusé"
+        );
+        return ReponseApi::CertificatRefuse {
+            detail: super::certificat::message(&hote, reproche),
+        };
+    }
     let a_pu_atteindre = !e.is_connect();
     let e = e.without_url();
     ReponseApi::Injoignable {

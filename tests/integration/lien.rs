@@ -227,3 +227,168 @@ fn un_trou_noir_de_vingt_secondes_contre_moto() {
     );
     la_reprise_vient_de_la_veille(&banc);
 }
+
+// ------------------------------------------------------------------ certificats refusés
+
+use crate::commun::tls::{AUTORITE, Certificat, FrontTls};
+
+/// Mène `commande` ; sans la reconnaissance du certificat refusé, elle attendrait le réseau
+/// sans fin (pause sans limite par défaut) : au-delà d'une minute, l'essai échoue.
+fn mener(banc: &Banc, commande: Command) -> std::process::Output {
+    attendre_fin(banc.lancer(commande), Duration::from_secs(60))
+}
+
+/// Ce qu'un certificat refusé ne doit jamais donner : des lignes anglaises du vérificateur, une
+/// pause réseau, des sondes, un « réessayez quand le réseau sera revenu ».
+fn ni_anglais_ni_attente(out: &std::process::Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for interdit in [
+        "ERROR",
+        "invalid peer certificate",
+        "certificate",
+        "UnknownIssuer",
+        "réseau indisponible",
+        "nouvelle tentative",
+        "quand le réseau sera revenu",
+    ] {
+        assert!(
+            !stderr.contains(interdit),
+            "« {interdit} » dans :\n{}",
+            texte(out)
+        );
+    }
+}
+
+/// Vers S3, un serveur HTTPS dont le certificat vient d'une autorité inconnue (comme un
+/// portail captif ou un proxy qui intercepte HTTPS) : code 2 aussitôt, en français, sans une
+/// ligne anglaise, sans pause réseau ni sonde, rien d'envoyé ni de planifié. Avec
+/// `SSL_CERT_FILE` qui désigne cette autorité, le même serveur est accepté et la nuit part.
+#[test]
+fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_20();
+    let front = FrontTls::demarrer(&banc.rt, banc.bac().adresse(), Certificat::Valable);
+    let depot = || {
+        let mut c = banc.vigie();
+        c.arg("depot")
+            .arg(&banc.nuit)
+            .arg("--vers")
+            .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
+            .arg("--endpoint-url")
+            .arg(front.url())
+            .args(options());
+        c
+    };
+    let out = mener(&banc, depot());
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur")
+            && stderr.contains("portail captif"),
+        "{}",
+        texte(&out)
+    );
+    ni_anglais_ni_attente(&out);
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(front.acceptees(), 0);
+    // Une poignée de main par transfert en vol au plus, puis plus rien : ni sonde, ni rejeu.
+    assert!(front.connexions() <= 4, "{} connexions", front.connexions());
+    // Rien n'a été envoyé : le plan n'est pas resté.
+    let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&plans.stdout).contains("\"plan\""),
+        "{}",
+        texte(&plans)
+    );
+
+    // Le témoin : la même autorité, désignée par SSL_CERT_FILE.
+    let out = depot().env("SSL_CERT_FILE", AUTORITE).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+}
+
+/// Vers la plateforme : la vérification de l'adresse (`GET /moi`) bute sur le certificat ;
+/// code 2, en français, rien de planifié. Témoin : accepté avec `SSL_CERT_FILE`.
+#[test]
+fn un_certificat_refuse_vers_la_plateforme_code_2_sans_attendre() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_12();
+    let front = FrontTls::demarrer(&banc.rt, banc.bac().adresse(), Certificat::Valable);
+    let depot = || {
+        let mut c = banc.vigie_plateforme();
+        c.arg("depot")
+            .arg(&banc.nuit)
+            .args(["--participation", PARTICIPATION, "--api"])
+            .arg(format!("{}/api/v1", front.url()))
+            .args(options());
+        c
+    };
+    let out = mener(&banc, depot());
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
+        "{}",
+        texte(&out)
+    );
+    ni_anglais_ni_attente(&out);
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert!(front.connexions() <= 2, "{} connexions", front.connexions());
+    let out = depot().env("SSL_CERT_FILE", AUTORITE).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    for (nom, taille) in &fichiers {
+        assert!(banc.objet_plateforme(PARTICIPATION, nom) == contenu(nom, *taille));
+    }
+}
+
+/// L'horloge fausse de plusieurs années : le certificat (d'une autorité connue) n'est pas
+/// valable à la date de l'ordinateur. Le message dit de regarder l'horloge.
+#[test]
+fn un_certificat_perime_dit_de_regarder_l_horloge() {
+    let banc = Banc::nouveau();
+    banc.nuit_de_12();
+    let front = FrontTls::demarrer(&banc.rt, banc.bac().adresse(), Certificat::Perime);
+    let mut connexion = banc.vigie_plateforme();
+    connexion
+        .env("SSL_CERT_FILE", AUTORITE)
+        .args(["connexion", "--api"])
+        .arg(format!("{}/api/v1", front.url()));
+    let out = mener(&banc, connexion);
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "le certificat présenté par 127.0.0.1 n'est pas valable à la date de cet ordinateur"
+        ),
+        "{}",
+        texte(&out)
+    );
+    ni_anglais_ni_attente(&out);
+}
+
+/// Le second avis : moto en HTTPS, avec le certificat auto-signé qu'il se fabrique.
+#[test]
+fn un_certificat_auto_signe_chez_moto_code_2() {
+    let Some(serveur) = moto::moto_https() else {
+        return;
+    };
+    let banc = Banc::nouveau();
+    banc.nuit_de_12();
+    let mut depot = banc.vigie();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg("s3://auto-signe/nuit")
+        .arg("--endpoint-url")
+        .arg(format!("https://{}", serveur.adresse))
+        .args(options());
+    let out = mener(&banc, depot);
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
+        "{}",
+        texte(&out)
+    );
+    ni_anglais_ni_attente(&out);
+}

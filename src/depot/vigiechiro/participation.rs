@@ -336,6 +336,8 @@ pub fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
         ReponseApi::Refuse { statut, detail, .. } => {
             format!("la plateforme refuse la requête ({statut} : {detail})")
         }
+        // Ni la plateforme ni une coupure : le message dit le geste.
+        ReponseApi::CertificatRefuse { detail } => detail.clone(),
         // Elle a répondu, mais rien d'exploitable : ce n'est pas non plus une coupure.
         ReponseApi::Illisible { detail, .. } => format!(
             "la plateforme a rendu une réponse inexploitable ({detail}) ; réessayez dans quelques minutes"

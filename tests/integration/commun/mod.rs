@@ -934,3 +934,5 @@ pub fn valider_ligne(v: &serde_json::Value) {
 pub fn evenements<'a>(lignes: &'a [serde_json::Value], nom: &str) -> Vec<&'a serde_json::Value> {
     lignes.iter().filter(|l| l["evenement"] == nom).collect()
 }
+
+pub mod tls;

@@ -59,7 +59,7 @@ pub fn moto() -> Option<&'static Moto> {
             "VIGIE_SANS_MOTO est défini".to_owned()
         } else {
             match preparer(&dossier_du_second_avis(), std::env::var_os("PATH")) {
-                Ok(python) => return Some(demarrer(&python)),
+                Ok(python) => return Some(demarrer(&python, "")),
                 Err(raison) => raison,
             }
         };
@@ -191,7 +191,20 @@ pub fn version_de_moto(python: &Path, path: &Option<OsString>) -> Result<String,
     .map_err(|e| format!("moto illisible : {e}"))
 }
 
-fn demarrer(python: &Path) -> Moto {
+/// Un second serveur moto, en HTTPS avec le certificat qu'il fabrique lui-même (auto-signé :
+/// `moto.server --ssl`), ou `None` si les essais contre moto sont sautés.
+pub fn moto_https() -> Option<&'static Moto> {
+    static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+    MOTO.get_or_init(|| {
+        moto()?;
+        let python = preparer(&dossier_du_second_avis(), std::env::var_os("PATH")).ok()?;
+        Some(demarrer(&python, "--ssl"))
+    })
+    .as_ref()
+}
+
+/// Démarre moto, avec `options` en plus (`--ssl`).
+fn demarrer(python: &Path, options: &str) -> Moto {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -203,8 +216,8 @@ fn demarrer(python: &Path) -> Moto {
         .args([
             "-c",
             &format!(
-                "\"$0\" -m moto.server -H 127.0.0.1 -p {port} >/dev/null 2>&1 & m=$!; \
-                 read _; kill $m"
+                "\"$0\" -m moto.server -H 127.0.0.1 -p {port} {options} >/dev/null 2>&1 & \
+                 m=$!; read _; kill $m"
             ),
         ])
         .arg(python)
