@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Banc (pas un test, pas en CI) : vigie contre le **vrai** serveur Vigie-Chiro.
+#
+# Le serveur (Scille/vigiechiro-api, Python/Flask, relu au commit dfac664) n'est pas dans ce
+# dépôt : ce script le lance depuis la copie que désigne VIGIE_SERVEUR_REEL, sans modifier un
+# seul de ses fichiers, tel que son Procfile le sert (gunicorn, un seul worker), avec :
+# - Python 3.9 (celui de sa CI, runtime.txt) et ses dépendances épinglées (requirements.txt)
+#   dans un environnement à part, plus mongomock 4.3.0 à la place de MongoDB ;
+# - moto à la place d'AWS, derrière une fine couche qui vérifie les signatures v2 comme AWS
+#   (benches/serveur-reel/s3v2.py : moto ne les vérifie pas) ;
+# - les retouches à l'exécution, écrites et justifiées dans benches/serveur-reel/lanceur.py
+#   (mongomock, un défaut de mongomock, l'hôte des URL signées réécrit vers la couche S3, un
+#   journal des requêtes) ; les données posées par son API (benches/serveur-reel/preparer.py).
+# Puis il y passe les scénarios Vigie-Chiro de vigie, chacun jugé sur ce que le serveur et S3
+# ont réellement reçu (leurs journaux), et dit ce qui tient.
+#
+# Usage :
+#   VIGIE_SERVEUR_REEL=/chemin/vers/vigiechiro-api benches/serveur-reel.sh
+# Variables facultatives : VIGIE_PYTHON39 (l'interprète 3.9 ; par défaut celui de pyenv),
+# VIGIE_PYTHON_MOTO (un Python ≥ 3.9 pour moto ; python3), VIGIE_BANC_DOSSIER (où tout vit :
+# target/serveur-reel), VIGIE_BIN (le binaire vigie ; sinon cargo build).
+# La première fois, il faut le réseau (PyPI) pour les deux environnements Python.
+set -euo pipefail
+ICI=$(cd "$(dirname "$0")" && pwd)
+RACINE=$(dirname "$ICI")
+SERVEUR=${VIGIE_SERVEUR_REEL:?"VIGIE_SERVEUR_REEL : le chemin d'une copie du dépôt Scille/vigiechiro-api (commit dfac664)"}
+[ -f "$SERVEUR/vigiechiro/resources/fichiers.py" ] && [ -f "$SERVEUR/requirements.txt" ] \
+  || { echo "VIGIE_SERVEUR_REEL=$SERVEUR n'est pas une copie de vigiechiro-api (vigiechiro/, requirements.txt)" >&2; exit 2; }
+TRAVAIL=${VIGIE_BANC_DOSSIER:-$RACINE/target/serveur-reel}
+PY39=${VIGIE_PYTHON39:-$(ls -d "$HOME"/.pyenv/versions/3.9.*/bin/python 2> /dev/null | sort -V | tail -1)}
+[ -x "${PY39:-}" ] || { echo "Python 3.9 introuvable : pyenv install 3.9, ou VIGIE_PYTHON39=…" >&2; exit 2; }
+PYTHON_MOTO=${VIGIE_PYTHON_MOTO:-python3}
+mkdir -p "$TRAVAIL"
+
+# --- les environnements Python (créés une fois, refaits si requirements.txt change) ----------
+ENV_SERVEUR=$TRAVAIL/serveur-venv
+EMPREINTE=$(cat "$SERVEUR/requirements.txt" | sha256sum | cut -c1-16)-mongomock4.3.0
+if [ "$(cat "$ENV_SERVEUR/.empreinte" 2> /dev/null)" != "$EMPREINTE" ]; then
+  echo "== environnement du serveur (Python $("$PY39" -c 'import platform; print(platform.python_version())'), requirements.txt, mongomock)"
+  rm -rf "$ENV_SERVEUR"
+  "$PY39" -m venv "$ENV_SERVEUR"
+  "$ENV_SERVEUR/bin/pip" install --quiet -r "$SERVEUR/requirements.txt" mongomock==4.3.0
+  echo "$EMPREINTE" > "$ENV_SERVEUR/.empreinte"
+fi
+ENV_MOTO=$TRAVAIL/moto-venv
+if ! "$ENV_MOTO/bin/python" -c 'import moto; from importlib.metadata import version; assert tuple(int(x) for x in version("moto").split(".")[:3]) >= (5, 2, 5)' 2> /dev/null; then
+  echo "== environnement de moto"
+  rm -rf "$ENV_MOTO"
+  "$PYTHON_MOTO" -m venv "$ENV_MOTO"
+  "$ENV_MOTO/bin/pip" install --quiet 'moto[server]>=5.2.5'
+fi
+
+# --- vigie --------------------------------------------------------------------------------
+if [ -z "${VIGIE_BIN:-}" ]; then
+  (cd "$RACINE" && cargo build --locked --quiet --bin vigie)
+  VIGIE_BIN=$RACINE/target/debug/vigie
+fi
+
+# --- un lancement : un dossier neuf, trois serveurs ----------------------------------------
+# Les trois derniers lancements restent, pour y relire journaux et sorties.
+ls -dt "$TRAVAIL"/lancement-* 2> /dev/null | tail -n +3 | xargs -r rm -rf
+LANCEMENT=$(mktemp -d "$TRAVAIL/lancement-XXXXXX")
+echo "== $("$ENV_SERVEUR/bin/python" -c 'import platform, flask, pymongo, gunicorn, mongomock; print("Python", platform.python_version(), "· Flask", flask.__version__, "· pymongo", pymongo.version, "· gunicorn", gunicorn.__version__, "· mongomock", mongomock.__version__)') · moto $("$ENV_MOTO/bin/python" -c 'from importlib.metadata import version; print(version("moto"))')"
+echo "   serveur : $SERVEUR ; vigie : $VIGIE_BIN ($("$VIGIE_BIN" --version))"
+PIDS=()
+arreter() {
+  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
+  wait 2> /dev/null || true
+}
+trap arreter EXIT
+port_libre() { "$PY39" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+attendre() { # <description> <commande…> : jusqu'à 60 s
+  local quoi=$1; shift
+  for _ in $(seq 600); do "$@" > /dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "$quoi : pas prêt après 60 s (voir $LANCEMENT)" >&2; exit 1
+}
+PORT_MOTO=$(port_libre); PORT_S3=$(port_libre); PORT_API=$(port_libre)
+COMPARTIMENT=vigiechiro-banc
+CLE=AKIABANCVIGIECHIRO01
+SECRET=secret-du-banc-pas-un-vrai
+API=http://127.0.0.1:$PORT_API/api/v1
+JOURNAL_API=$LANCEMENT/api.jsonl
+JOURNAL_S3=$LANCEMENT/s3.jsonl
+touch "$JOURNAL_API" "$JOURNAL_S3"
+ADMIN=ADMINBANC0000000000000000000001X
+OBS=OBSERVATRICEBANC000000000000001X
+AUTRE=AUTREOBSERVATEURBANC00000000001X
+
+"$ENV_MOTO/bin/moto_server" -H 127.0.0.1 -p "$PORT_MOTO" > "$LANCEMENT/moto.log" 2>&1 & PIDS+=($!)
+attendre moto curl -sf "http://127.0.0.1:$PORT_MOTO/"
+curl -sf -X PUT "http://127.0.0.1:$PORT_MOTO/$COMPARTIMENT" > /dev/null
+"$ENV_SERVEUR/bin/python" "$ICI/serveur-reel/s3v2.py" "$PORT_S3" "$PORT_MOTO" "$CLE" "$SECRET" \
+  "$JOURNAL_S3" "$LANCEMENT" > "$LANCEMENT/s3v2.log" 2>&1 & PIDS+=($!)
+(
+  cd "$LANCEMENT"
+  export PYTHONPATH="$SERVEUR:$ICI/serveur-reel" BANC_PORT_S3=$PORT_S3 BANC_JOURNAL_API=$JOURNAL_API \
+    AWS_S3_BUCKET=$COMPARTIMENT AWS_ACCESS_KEY_ID=$CLE AWS_SECRET_ACCESS_KEY=$SECRET \
+    BACKEND_URL_PREFIX=/api/v1 \
+    BANC_UTILISATEURS="[{\"jeton\":\"$ADMIN\",\"pseudo\":\"Administratrice du banc\",\"role\":\"Administrateur\"},{\"jeton\":\"$OBS\",\"pseudo\":\"Observatrice du banc\",\"role\":\"Observateur\"},{\"jeton\":\"$AUTRE\",\"pseudo\":\"Noctule des Étangs\",\"role\":\"Observateur\"}]"
+  exec "$ENV_SERVEUR/bin/gunicorn" lanceur:app -w 1 --timeout 600 -b "127.0.0.1:$PORT_API"
+) > "$LANCEMENT/serveur.log" 2>&1 & PIDS+=($!)
+attendre "le serveur Vigie-Chiro" curl -sf -u "$OBS:" "$API/moi"
+IDS=$("$ENV_SERVEUR/bin/python" "$ICI/serveur-reel/preparer.py" "$API" "$ADMIN" "$OBS" "$AUTRE")
+ident() { jq -r ".$1" <<< "$IDS"; }
+echo "== serveur Vigie-Chiro réel sur $API (S3 : moto derrière la couche v2, port $PORT_S3)"
+echo "   sites : $(ident titre_site), $(ident titre_site_routier) ; participation $(ident participation)"
+
+# --- les scénarios ------------------------------------------------------------------------
+REUSSIS=0; RATES=0; RAPPORT=$LANCEMENT/rapport.txt
+verdict() { # <nom> <condition évaluée par bash> [détail]
+  if eval "$2"; then REUSSIS=$((REUSSIS + 1)); echo "  ✓ $1" | tee -a "$RAPPORT"
+  else RATES=$((RATES + 1)); echo "  ✗ $1 ${3:-}" | tee -a "$RAPPORT"; fi
+}
+export VIGIE_BASE=$LANCEMENT/vigie.sqlite VIGIE_JETON=$OBS HOME=$LANCEMENT VIGIE_API=$API
+export NO_COLOR=1
+vigie() { "$VIGIE_BIN" --progression jamais "$@"; }
+# Les lignes des journaux écrites depuis la marque, filtrées par jq.
+marque() { echo "$(wc -l < "$JOURNAL_API") $(wc -l < "$JOURNAL_S3")"; }
+api_depuis() { tail -n +"$(( ${1%% *} + 1 ))" "$JOURNAL_API" | jq -c "select($2)" | wc -l; }
+s3_depuis() { tail -n +"$(( ${1##* } + 1 ))" "$JOURNAL_S3" | jq -c "select($2)" | wc -l; }
+nuit() { # <dossier> <nombre> <taille> [préfixe du nom] : des WAV au contenu aléatoire
+  mkdir -p "$1"
+  local prefixe=${4:-Car640380-2026-Pass1-A1-OB-1_20260620_}
+  for i in $(seq 1 "$2"); do
+    head -c "$3" /dev/urandom > "$1/${prefixe}$(printf '22%04d' "$i")_000.wav"
+  done
+}
+RETENUES=0
+retenues() { grep -c '"retenue": true' "$JOURNAL_S3" || true; }
+une_de_plus() { [ "$(retenues)" -gt "$RETENUES" ]; }
+tuer_quand_retenu() { # <pid> : kill -9 dès que la couche S3 retient une requête de plus
+  attendre "une requête retenue" une_de_plus
+  kill -9 "$1"; wait "$1" 2> /dev/null || true
+  rm -f "$LANCEMENT/bloquer"
+  RETENUES=$(retenues)
+}
+# En arrière-plan, le binaire lui-même (pas la fonction, qui passerait par un sous-shell que
+# kill -9 tuerait seul).
+vigie_fond() { "$VIGIE_BIN" --progression jamais "$@" > /dev/null 2>&1 & }
+P=$(ident participation)
+
+echo "-- 0. la couche S3 vérifie les signatures v2 comme AWS"
+DECL=$(curl -sf -u "$OBS:" -H 'Content-Type: application/json' -X POST "$API/fichiers" \
+  -d "{\"titre\": \"Car640380-2026-Pass1-A1-OB-1_20260620_210000_000.wav\", \"lien_participation\": \"$P\"}")
+URL=$(jq -r .s3_signed_url <<< "$DECL")
+verdict "URL signée réécrite vers la couche S3" '[[ $URL == http://127.0.0.1:$PORT_S3/$COMPARTIMENT/wav/pa-$P/* ]]'
+statut=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: text/plain' --data-binary x "$URL")
+verdict "PUT au mauvais Content-Type refusé (403)" '[ "$statut" = 403 ]' "($statut)"
+statut=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: audio/wav' --data-binary x "$URL")
+verdict "PUT au type signé accepté (200)" '[ "$statut" = 200 ]' "($statut)"
+
+echo "-- 1. dépôt d'une nuit dans une participation créée comme sur le site web"
+nuit "$LANCEMENT/nuit1" 12 300000
+m=$(marque)
+vigie depot "$LANCEMENT/nuit1" --participation "$P" > "$LANCEMENT/s1.out" 2> "$LANCEMENT/s1.err" && c=0 || c=$?
+verdict "code 0" '[ $c = 0 ]' "(code $c)"
+verdict "12 déclarations, 12 finalisations" '[ "$(api_depuis "$m" '\''.methode == "POST" and .chemin == "/api/v1/fichiers" and .statut == 201'\'')" = 12 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | test("^/api/v1/fichiers/[0-9a-f]{24}$")) and .statut == 200'\'')" = 12 ]'
+verdict "12 PUT acceptés par S3, aucun refusé" '[ "$(s3_depuis "$m" '\''.methode == "PUT" and .statut == 200'\'')" = 12 ] && [ "$(s3_depuis "$m" '\''.statut >= 400'\'')" = 0 ]'
+m=$(marque)
+vigie depot "$LANCEMENT/nuit1" --participation "$P" > /dev/null 2>&1 && c=0 || c=$?
+verdict "relance : code 0, rien ne repart" '[ $c = 0 ] && [ "$(s3_depuis "$m" '\''.methode == "PUT"'\'')" = 0 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ]'
+
+echo "-- 2. vigie verifier relit la plateforme"
+vigie verifier > "$LANCEMENT/s2.out" 2>&1 && c=0 || c=$?
+verdict "code 0, 12 fichiers intacts" '[ $c = 0 ] && grep -q "12 fichiers intacts" "$LANCEMENT/s2.out"' "($(tail -1 "$LANCEMENT/s2.out"))"
+
+echo "-- 3. création de la participation par vigie, une seule fois"
+nuit "$LANCEMENT/nuit3" 3 100000 Car640380-2026-Pass2-B2-OB-1_20260622_
+m=$(marque)
+creer() { vigie depot "$LANCEMENT/nuit3" --site "$(ident site)" --point B2 --debut 2026-06-22T21:00:00+02:00 --fin 2026-06-23T06:00:00+02:00; }
+creer > "$LANCEMENT/s3.out" 2>&1 && c=0 || c=$?
+verdict "code 0, une création" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | endswith("/participations"))'\'')" = 1 ]'
+creer > /dev/null 2>&1 && c=0 || c=$?
+verdict "relance : aucune seconde création" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | endswith("/participations"))'\'')" = 1 ]'
+
+echo "-- 4. reprise après kill -9"
+nuit "$LANCEMENT/nuit4" 6 200000 Car640380-2026-Pass3-A1-OB-1_20260624_
+echo "_220004_000.wav" > "$LANCEMENT/bloquer"
+m=$(marque)
+vigie_fond depot "$LANCEMENT/nuit4" --participation "$P" --paralleles 1; pid=$!
+tuer_quand_retenu $pid
+avant=$(s3_depuis "$m" '.methode == "PUT" and .statut == 200')
+m2=$(marque)
+vigie depot "$LANCEMENT/nuit4" --participation "$P" > "$LANCEMENT/s4.out" 2>&1 && c=0 || c=$?
+verdict "relance : code 0, seuls les fichiers manquants repartent" '[ $c = 0 ] && [ "$(s3_depuis "$m2" '\''.methode == "PUT" and .statut == 200'\'')" = $((6 - avant)) ]' "(partis avant : $avant)"
+vigie verifier > /dev/null 2>&1 && c=0 || c=$?
+verdict "vigie verifier : tout est intact" '[ $c = 0 ]'
+
+echo "-- 5. des enregistrements laissés par le site web (déclarés, jamais finalisés)"
+nuit "$LANCEMENT/nuit5" 3 150000 Car640380-2026-Pass4-A1-OB-1_20260626_
+for f in "$LANCEMENT"/nuit5/*.wav; do
+  curl -sf -u "$OBS:" -H 'Content-Type: application/json' -X POST "$API/fichiers" \
+    -d "{\"titre\": \"$(basename "$f")\", \"lien_participation\": \"$P\"}" > /dev/null
+done
+m=$(marque)
+vigie depot "$LANCEMENT/nuit5" --participation "$P" > "$LANCEMENT/s5.out" 2>&1 && c=0 || c=$?
+total=$(curl -sf -u "$OBS:" "$API/participations/$P/pieces_jointes?max_results=100" | jq '[._items[] | select(.titre | startswith("Car640380-2026-Pass4"))] | length')
+verdict "code 0, repris sans doublon (3 enregistrements)" '[ $c = 0 ] && [ "$total" = 3 ]' "(code $c, $total)"
+
+echo "-- 6. vigie traiter"
+m=$(marque)
+vigie traiter --participation "$P" > "$LANCEMENT/s6.out" 2>&1 && c=0 || c=$?
+verdict "calcul lancé (un POST compute, 200)" '[ $c = 0 ] && grep -q "Calcul lancé" "$LANCEMENT/s6.out" && [ "$(api_depuis "$m" '\''(.chemin | endswith("/compute")) and .statut == 200'\'')" = 1 ]'
+vigie traiter --participation "$P" > "$LANCEMENT/s6b.out" 2>&1 && c=0 || c=$?
+verdict "relancé : déjà planifié, rien de relancé (aucun second compute)" '[ $c = 0 ] && grep -q "rien n.a été relancé" "$LANCEMENT/s6b.out" && [ "$(api_depuis "$m" '\''(.chemin | endswith("/compute"))'\'')" = 1 ]'
+
+echo "-- 7. la participation d'un autre observateur"
+nuit "$LANCEMENT/nuit7" 3 50000 Car640381-2026-Pass1-B1-OB-1_20260620_
+m=$(marque)
+vigie depot "$LANCEMENT/nuit7" --participation "$(ident participation_autre)" > "$LANCEMENT/s7.out" 2>&1 && c=0 || c=$?
+verdict "refusée : code 3, aucune déclaration" '[ $c = 3 ] && [ "$(api_depuis "$m" '\''.chemin == "/api/v1/fichiers"'\'')" = 0 ]' "(code $c)"
+verdict "le message dit à qui elle est" 'grep -q "Noctule des Étangs" "$LANCEMENT/s7.out"'
+
+echo "-- 8. kill -9 en plein multipart (--seuil-multipart 6), puis vigie retenter-echecs"
+mkdir -p "$LANCEMENT/nuit8"
+head -c $((12 * 1024 * 1024)) /dev/urandom > "$LANCEMENT/nuit8/Car640380-2026-Pass5-A1-OB-1_20260628_220000_000.wav"
+echo "partNumber=3" > "$LANCEMENT/bloquer"
+m=$(marque)
+vigie_fond depot "$LANCEMENT/nuit8" --participation "$P" --seuil-multipart 6 --paralleles 1; pid=$!
+tuer_quand_retenu $pid
+parties=$(s3_depuis "$m" '.methode == "PUT" and (.sous | test("partNumber")) and .statut == 200')
+m=$(marque)
+vigie retenter-echecs --json > "$LANCEMENT/s8.json" 2> "$LANCEMENT/s8.err" && c=0 || c=$?
+verdict "code 0 (deux parties acquittées avant le kill)" '[ $c = 0 ] && [ "$parties" = 2 ]' "(code $c, $parties parties)"
+verdict "aucune suppression ni redéclaration d'enregistrement" '[ "$(api_depuis "$m" '\''.methode == "DELETE" or (.methode == "POST" and .chemin == "/api/v1/fichiers")'\'')" = 0 ]'
+verdict "seule la partie manquante repart" '[ "$(s3_depuis "$m" '\''.methode == "PUT" and .statut == 200'\'')" = 1 ] && [ "$(s3_depuis "$m" '\''.methode == "PUT" and (.sous | test("partNumber=3"))'\'')" = 1 ]'
+verdict "le bilan dit le seuil repris du plan" '[ "$(tail -1 "$LANCEMENT/s8.json" | jq -r ".reglages_repris[\"--seuil-multipart\"]")" = 6 ]'
+vigie verifier > /dev/null 2>&1 && c=0 || c=$?
+verdict "vigie verifier : l'objet assemblé est intact" '[ $c = 0 ]'
+
+echo "-- 9. --debit-max retenu par vigie retenter-echecs"
+nuit "$LANCEMENT/nuit9" 4 200000 Car640380-2026-Pass6-A1-OB-1_20260630_
+echo "_220003_000.wav" > "$LANCEMENT/bloquer"
+vigie_fond depot "$LANCEMENT/nuit9" --participation "$P" --debit-max 2Mo/s --paralleles 1; pid=$!
+tuer_quand_retenu $pid
+vigie retenter-echecs --json > "$LANCEMENT/s9.json" 2> /dev/null && c=0 || c=$?
+verdict "code 0, la limite reprise (2 Mo/s)" '[ $c = 0 ] && [ "$(tail -1 "$LANCEMENT/s9.json" | jq -r ".reglages_repris[\"--debit-max\"]")" = "2 Mo/s" ]' "(code $c)"
+
+echo "-- 10. un site routier : la participation créée sans --point"
+mkdir -p "$LANCEMENT/nuit10"
+for i in 1 2 3; do
+  head -c 100000 /dev/urandom > "$LANCEMENT/nuit10/Cir601-2026-Pass1-Tron2-Chiro_1_00000${i}_000.wav"
+done
+m=$(marque)
+vigie depot "$LANCEMENT/nuit10" --site "$(ident site_routier)" --debut 2026-07-01T21:00:00+02:00 --fin 2026-07-02T06:00:00+02:00 > "$LANCEMENT/s10.out" 2>&1 && c=0 || c=$?
+verdict "code 0, une participation créée, trois fichiers finalisés" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | endswith("/participations")) and .statut == 201'\'')" = 1 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | test("^/api/v1/fichiers/[0-9a-f]{24}$")) and .statut == 200'\'')" = 3 ]' "(code $c)"
+PR=$(vigie etat --json | jq -r .participation)
+point=$(curl -sf -u "$OBS:" "$API/participations/$PR" | jq -r '.point // "aucun"')
+verdict "la participation n'a pas de point" '[ "$point" = aucun ]' "($point)"
+
+echo "-- 11. un site inconnu, un site point fixe sans point : dits avant tout plan"
+m=$(marque)
+vigie depot "$LANCEMENT/nuit3" --site 5f00000000000000000000ff --point A1 --debut 2026-07-03T21:00:00Z --fin 2026-07-04T06:00:00Z > "$LANCEMENT/s11.out" 2>&1 && c=0 || c=$?
+verdict "site inconnu : code 2, aucune création" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ]' "(code $c)"
+vigie depot "$LANCEMENT/nuit3" --site "$(ident site)" --debut 2026-07-03T21:00:00Z --fin 2026-07-04T06:00:00Z > "$LANCEMENT/s11b.out" 2>&1 && c=0 || c=$?
+verdict "point fixe sans --point : code 2, aucune création" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ] && grep -q "point fixe" "$LANCEMENT/s11b.out"' "(code $c)"
+plans=$(vigie plans --json | jq -s 'length')
+verdict "aucun plan local laissé par un refus (7 plans : ceux des dépôts)" '[ "$plans" = 7 ]' "($plans plans)"
+
+echo
+echo "$REUSSIS vérifications tenues, $RATES en échec (détails : $LANCEMENT)."
+[ "$RATES" = 0 ]
