@@ -903,7 +903,9 @@ pub struct ArgsBacASable {
     /// fois) ; %P : une proportion des requêtes. PANNE : un statut (503, 429, 500, 403…, avec
     /// retry-after=SECONDES ou retry-after-ms=MS), coupure-corps:TAILLE (64Kio, 1Mio),
     /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure, corps-trop-lent (S3 :
-    /// 400 RequestTimeout ; API : 408) ; option fois=N.
+    /// 400 RequestTimeout ; API : 408), trou-noir:DURÉE (plus rien ne passe ni ne se ferme ;
+    /// ensuite, les connexions d'avant restent muettes), corps-sans-fin (200, puis une espace
+    /// par seconde), entetes-lents:DURÉE (la réponse, un octet par DURÉE) ; option fois=N.
     /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,
     /// « *%5=500 ».
     #[arg(long = "pannes", value_name = "SPEC")]

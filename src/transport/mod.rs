@@ -142,10 +142,15 @@ const SILENCE_MIN: Duration = Duration::from_secs(10);
 /// Avant toute réponse (rien n'est encore mesuré), l'attente d'une réponse est bornée à ceci
 /// (ou à `--delai-tentative` s'il est plus court).
 const REPONSE_SANS_MESURE: Duration = Duration::from_secs(60);
-/// Un corps de réponse qui, au-delà du délai de réponse, arrive à moins de ce débit moyen (en
-/// octets par seconde) ne finira pas : les réponses de l'API et de S3 tiennent en quelques
-/// centaines de Kio.
-const DEBIT_REPONSE_MIN: u64 = 10_000;
+/// Un corps de réponse qui, passé [`DUREE_REPONSE_LENTE`], arrive à moins de ce débit moyen
+/// (en octets par seconde) ne finira pas : les réponses de l'API et de S3 tiennent en quelques
+/// dizaines de Kio (une page de 100 fichiers de la plateforme), qu'un lien même très lent
+/// (2G, quelques Ko/s) livre plus vite. Une réponse rapide mais démesurée bute, elle, sur
+/// [`CORPS_REPONSE_MAX`].
+const DEBIT_REPONSE_MIN: u64 = 1_000;
+/// Le temps laissé au corps d'une réponse avant de juger son débit (ou le délai de réponse,
+/// s'il est plus court).
+const DUREE_REPONSE_LENTE: Duration = Duration::from_secs(10);
 /// Une tentative d'avant une coupure n'est abandonnée au retour du réseau que si elle se tait
 /// depuis au moins ceci : celle qui vient de finir d'envoyer son corps attend légitimement sa
 /// réponse.
@@ -743,7 +748,6 @@ impl Emetteur {
         Fut: Future<Output = ReponseApi<T>>,
     {
         let delai = self.reglages.delai_tentative;
-        let seuils = self.seuils();
         let progression = Progression::sous_limite(self.debit.clone());
         let _en_vol = en_vol.commencer(progression.clone());
         let suivie = Arc::new(TentativeSuivie {
@@ -768,7 +772,9 @@ impl Emetteur {
                 a_pu_atteindre: true,
                 detail: format!("délai de tentative dépassé ({})", secondes(delai)),
             },
-            silence = surveiller_silence(&progression, seuils) => silence.reponse(),
+            // Les seuils se relisent à chaque pas : les premières requêtes d'un passage partent
+            // avant toute mesure du lien, et en profitent dès qu'elle arrive.
+            silence = surveiller_silence(&progression, || self.seuils()) => silence.reponse(),
             () = suivie.abandon.notified() => return Tentee::Abandonnee,
         };
         if reponse.serveur_a_repondu() {
@@ -866,8 +872,8 @@ impl Silence {
 
 /// Ce qui est trop long pour une tentative, à l'instant : le corps immobile au-delà de
 /// `seuils.corps`, la réponse qui ne vient pas, ou plus, au-delà de `seuils.reponse`, ou dont
-/// le corps, passé ce délai, arrive à moins de [`DEBIT_REPONSE_MIN`]. Une attente de la limite
-/// de débit n'est jamais un silence.
+/// le corps, passé [`DUREE_REPONSE_LENTE`], arrive à moins de [`DEBIT_REPONSE_MIN`]. Une
+/// attente de la limite de débit n'est jamais un silence.
 fn silence_excessif(p: &Progression, seuils: Seuils) -> Option<Silence> {
     let immobile = p.immobile_depuis();
     if p.corps_en_cours() {
@@ -879,7 +885,8 @@ fn silence_excessif(p: &Progression, seuils: Seuils) -> Option<Silence> {
         Some((debut, statut, octets)) => {
             let duree = debut.elapsed();
             let lente = (octets as f64) < duree.as_secs_f64() * DEBIT_REPONSE_MIN as f64;
-            (duree >= seuils.reponse && lente).then_some(Silence::ReponseSansFin {
+            let jugee = duree >= DUREE_REPONSE_LENTE.min(seuils.reponse);
+            (jugee && lente).then_some(Silence::ReponseSansFin {
                 statut,
                 octets,
                 duree,
@@ -889,14 +896,15 @@ fn silence_excessif(p: &Progression, seuils: Seuils) -> Option<Silence> {
 }
 
 /// Rend la main quand la tentative se tait, ou traîne, trop longtemps (voir
-/// [`silence_excessif`]).
-async fn surveiller_silence(progression: &Progression, seuils: Seuils) -> Silence {
-    let plus_court = seuils.corps.min(seuils.reponse);
-    let pas = (plus_court / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+/// [`silence_excessif`]) ; `seuils` est relu à chaque pas.
+async fn surveiller_silence(progression: &Progression, seuils: impl Fn() -> Seuils) -> Silence {
     loop {
+        let s = seuils();
+        let plus_court = s.corps.min(s.reponse);
+        let pas = (plus_court / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
         tokio::time::sleep(pas).await;
-        if let Some(s) = silence_excessif(progression, seuils) {
-            return s;
+        if let Some(silence) = silence_excessif(progression, seuils()) {
+            return silence;
         }
     }
 }
@@ -1016,8 +1024,11 @@ mod tests {
             reponse: Duration::from_millis(50),
             sonde: Duration::from_millis(50),
         };
-        let r =
-            tokio::time::timeout(Duration::from_millis(300), surveiller_silence(&p, seuils)).await;
+        let r = tokio::time::timeout(
+            Duration::from_millis(300),
+            surveiller_silence(&p, || seuils),
+        )
+        .await;
         assert!(
             r.is_err(),
             "l'attente de la limite a été prise pour un blocage"
@@ -1059,7 +1070,7 @@ mod tests {
             let p = Arc::clone(p);
             async move {
                 let debut = tokio::time::Instant::now();
-                let silence = surveiller_silence(&p, seuils).await;
+                let silence = surveiller_silence(&p, || seuils).await;
                 (silence, debut.elapsed())
             }
         };

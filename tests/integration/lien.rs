@@ -90,37 +90,14 @@ fn a_travers_le_trou_noir(
 /// muettes coupées au silence toléré par le lien, ou abandonnées au retour du réseau, une
 /// coupure sondée, et jamais le délai de tentative de 300 s.
 fn la_reprise_vient_de_la_veille(banc: &Banc) {
-    let decisions = banc.decisions();
-    let texte = || {
-        decisions
-            .iter()
-            .map(|d| format!("{} {} {:?} {}", d.methode, d.cible, d.raison, d.detail))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    assert!(
-        decisions.iter().any(|d| {
-            d.detail.contains("aucune réponse du serveur")
-                || d.detail.contains("transfert bloqué")
-                || d.detail.contains("abandonnée au retour du réseau")
-        }),
-        "aucune tentative muette coupée :\n{}",
-        texte()
-    );
-    assert!(
-        !decisions
-            .iter()
-            .any(|d| d.detail.contains("délai de tentative")),
-        "une tentative a attendu son délai de 300 s :\n{}",
-        texte()
-    );
-    assert!(
-        decisions
-            .iter()
-            .any(|d| d.methode == "SONDE" && d.raison.as_deref() == Some("succes")),
-        "pas de sonde réussie :\n{}",
-        texte()
-    );
+    le_journal_dit(banc, |d| {
+        d.detail.contains("aucune réponse du serveur")
+            || d.detail.contains("transfert bloqué")
+            || d.detail.contains("abandonnée au retour du réseau")
+    });
+    le_journal_dit(banc, |d| {
+        d.methode == "SONDE" && d.raison.as_deref() == Some("succes")
+    });
 }
 
 #[test]
@@ -176,56 +153,81 @@ fn un_trou_noir_de_vingt_secondes_vigiechiro_la_nuit_reprend_dans_les_dix_second
     la_reprise_vient_de_la_veille(&banc);
 }
 
+/// Un essai S3 contre moto : un compartiment neuf, le mandataire qui applique les pannes du
+/// bac à sable devant lui. `None` si les essais contre moto sont sautés.
+struct ContreMoto {
+    banc: Banc,
+    client: aws_sdk_s3::Client,
+    mandataire: MandatairePannes,
+    compartiment: &'static str,
+}
+
+impl ContreMoto {
+    fn nouveau(compartiment: &'static str) -> Option<ContreMoto> {
+        let serveur = moto::moto()?;
+        let banc = Banc::nouveau();
+        let client = serveur.client();
+        banc.rt
+            .block_on(client.create_bucket().bucket(compartiment).send())
+            .expect("compartiment moto");
+        let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
+        Some(ContreMoto {
+            banc,
+            client,
+            mandataire,
+            compartiment,
+        })
+    }
+
+    /// `vigie depot` de la nuit vers le compartiment, à travers le mandataire.
+    fn depot(&self) -> Command {
+        depot_s3_vers(&self.banc, &self.mandataire.endpoint(), self.compartiment)
+    }
+
+    /// Chaque fichier est chez moto, identique, et rien d'autre.
+    fn verifier_identiques(&self, fichiers: &[(String, usize)]) {
+        let objets = self
+            .banc
+            .rt
+            .block_on(moto::objets(&self.client, self.compartiment));
+        assert_eq!(
+            objets.len(),
+            fichiers.len(),
+            "{:?}",
+            objets.iter().map(|o| &o.0).collect::<Vec<_>>()
+        );
+        for (nom, taille) in fichiers {
+            let cle = format!("{PREFIXE}/{nom}");
+            let objet = objets
+                .iter()
+                .find(|(c, _)| *c == cle)
+                .expect("objet chez moto");
+            assert!(
+                objet.1 == contenu(nom, *taille),
+                "{nom} : contenu différent"
+            );
+        }
+    }
+}
+
 /// Le second avis : moto, derrière le mandataire qui applique le même trou noir.
 #[test]
 fn un_trou_noir_de_vingt_secondes_contre_moto() {
-    let Some(serveur) = moto::moto() else {
+    let Some(m) = ContreMoto::nouveau("trou-noir") else {
         return;
     };
-    let banc = Banc::nouveau();
-    let fichiers = banc.nuit_de_20();
-    let client = serveur.client();
-    banc.rt
-        .block_on(client.create_bucket().bucket("trou-noir").send())
-        .expect("compartiment moto");
-    let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
-    programmer_trou_noir(&mandataire.pannes, Operation::PutObject);
-    let mut depot = banc.vigie();
-    depot
-        .arg("depot")
-        .arg(&banc.nuit)
-        .arg("--vers")
-        .arg(format!("s3://trou-noir/{PREFIXE}"))
-        .arg("--endpoint-url")
-        .arg(mandataire.endpoint())
-        .args(options());
-    let (out, reprise) = a_travers_le_trou_noir(&banc, depot, &mandataire.pannes, || {
-        mandataire.donnees_traitees()
+    let fichiers = m.banc.nuit_de_20();
+    programmer_trou_noir(&m.mandataire.pannes, Operation::PutObject);
+    let (out, reprise) = a_travers_le_trou_noir(&m.banc, m.depot(), &m.mandataire.pannes, || {
+        m.mandataire.donnees_traitees()
     });
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    let objets = banc.rt.block_on(moto::objets(&client, "trou-noir"));
-    assert_eq!(
-        objets.len(),
-        fichiers.len(),
-        "{:?}",
-        objets.iter().map(|o| &o.0).collect::<Vec<_>>()
-    );
-    for (nom, taille) in &fichiers {
-        let cle = format!("{PREFIXE}/{nom}");
-        let objet = objets
-            .iter()
-            .find(|(c, _)| *c == cle)
-            .expect("objet chez moto");
-        assert!(
-            objet.1 == contenu(nom, *taille),
-            "{nom} : contenu différent"
-        );
-    }
+    m.verifier_identiques(&fichiers);
     assert!(
         reprise < Duration::from_secs(10),
         "la nuit a repris {reprise:?} après le retour du lien"
     );
-    la_reprise_vient_de_la_veille(&banc);
+    la_reprise_vient_de_la_veille(&m.banc);
 }
 
 // ------------------------------------------------------------------ certificats refusés
@@ -268,17 +270,7 @@ fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
     let front = FrontTls::demarrer(&banc.rt, banc.bac().adresse(), Certificat::Valable);
-    let depot = || {
-        let mut c = banc.vigie();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .arg("--vers")
-            .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
-            .arg("--endpoint-url")
-            .arg(front.url())
-            .args(options());
-        c
-    };
+    let depot = || depot_s3_vers(&banc, &front.url(), COMPARTIMENT);
     let out = mener(&banc, depot());
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -373,15 +365,7 @@ fn un_certificat_auto_signe_chez_moto_code_2() {
     };
     let banc = Banc::nouveau();
     banc.nuit_de_12();
-    let mut depot = banc.vigie();
-    depot
-        .arg("depot")
-        .arg(&banc.nuit)
-        .arg("--vers")
-        .arg("s3://auto-signe/nuit")
-        .arg("--endpoint-url")
-        .arg(format!("https://{}", serveur.adresse))
-        .args(options());
+    let depot = depot_s3_vers(&banc, &format!("https://{}", serveur.adresse), "auto-signe");
     let out = mener(&banc, depot);
     assert_eq!(code(&out), 2, "{}", texte(&out));
     assert!(
@@ -391,4 +375,143 @@ fn un_certificat_auto_signe_chez_moto_code_2() {
         texte(&out)
     );
     ni_anglais_ni_attente(&out);
+}
+
+// ------------------------------------------- réponses sans fin, en-têtes au compte-gouttes
+
+/// Une nuit S3 (deux fichiers en parties) à travers `endpoint`, compartiment `compartiment`,
+/// aux délais par défaut.
+fn depot_s3_vers(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
+    let mut c = banc.vigie();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(format!("s3://{compartiment}/{PREFIXE}"))
+        .arg("--endpoint-url")
+        .arg(endpoint)
+        .args(options());
+    c
+}
+
+/// Le journal du plan a une décision qui répond à `attendue`, et aucune qui dise le délai de
+/// tentative (300 s).
+fn le_journal_dit(banc: &Banc, attendue: impl Fn(&DecisionBase) -> bool) {
+    let decisions = banc.decisions();
+    let texte = || {
+        decisions
+            .iter()
+            .map(|d| format!("{} {} {:?} {}", d.methode, d.cible, d.raison, d.detail))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        decisions.iter().any(attendue),
+        "décision attendue absente du journal :\n{}",
+        texte()
+    );
+    assert!(
+        !decisions
+            .iter()
+            .any(|d| d.detail.contains("délai de tentative")),
+        "une tentative a attendu son délai de 300 s :\n{}",
+        texte()
+    );
+}
+
+/// Le journal du plan dit `detail` pour une tentative, et jamais le délai de tentative.
+fn le_journal_dit_le_detail(banc: &Banc, detail: &str) {
+    le_journal_dit(banc, |d| d.detail.contains(detail));
+}
+
+/// Une première réponse `200` dont le corps coule sans fin (une espace par seconde), à
+/// chaque `GET /moi` : la lecture est abandonnée au bout de dix secondes (pas vingt minutes),
+/// et le message dit ce qui se passe, pas « plateforme injoignable ».
+#[test]
+fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
+    let banc = Banc::nouveau();
+    banc.nuit_de_12();
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::ApiMoi),
+        Panne::CorpsSansFin,
+    ));
+    let mut depot = banc.vigie_plateforme();
+    depot
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--api"])
+        .arg(banc.bac().api())
+        .args(options())
+        .args(["--tentatives", "1"]);
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("réponse inexploitable (réponse sans fin (statut 200)"),
+        "{}",
+        texte(&out)
+    );
+    assert!(!stderr.contains("injoignable"), "{}", texte(&out));
+    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiMoi), 1);
+}
+
+/// Une nuit S3 (deux fichiers en parties) sous la panne `regle`, aux délais par défaut, contre
+/// le bac à sable puis contre moto : chaque fois code 0, tout identique, et le journal du plan
+/// dit `attendu` (jamais le délai de tentative).
+fn une_panne_de_reponse_puis_tout_depose(
+    regle: Regle,
+    compartiment_moto: &'static str,
+    attendu: &str,
+) {
+    let banc = Banc::nouveau();
+    let fichiers = banc.nuit_de_12();
+    banc.bac().pannes().programmer(regle.clone());
+    let depot = depot_s3_vers(&banc, &banc.bac().endpoint(), COMPARTIMENT);
+    let out = attendre_fin(banc.lancer(depot), Duration::from_secs(120));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&fichiers);
+    le_journal_dit_le_detail(&banc, attendu);
+
+    let Some(m) = ContreMoto::nouveau(compartiment_moto) else {
+        return;
+    };
+    let fichiers = m.banc.nuit_de_12();
+    m.mandataire.pannes.programmer(regle);
+    let out = attendre_fin(m.banc.lancer(m.depot()), Duration::from_secs(120));
+    assert_eq!(code(&out), 0, "moto : {}", texte(&out));
+    m.verifier_identiques(&fichiers);
+    le_journal_dit_le_detail(&m.banc, attendu);
+}
+
+/// La réponse à une finalisation S3 (`200`, puis un corps sans fin) : lecture abandonnée au
+/// bout de dix secondes, l'issue inconnue relue (l'envoi est encore ouvert) et la finalisation
+/// réémise ; tout est déposé, en un passage. Contre le bac à sable, puis moto.
+#[test]
+fn une_finalisation_s3_qui_repond_sans_fin_est_relue_puis_refaite() {
+    une_panne_de_reponse_puis_tout_depose(
+        Regle::nieme(
+            Operation::CompleteMultipartUpload,
+            None,
+            1,
+            Panne::CorpsSansFin,
+        ),
+        "sans-fin",
+        "réponse sans fin (statut 200)",
+    );
+}
+
+/// Des en-têtes de réponse envoyés un octet toutes les 5 s (un relais qui étouffe la
+/// connexion) : la tentative est coupée au silence toléré par le lien (dix secondes ici), pas
+/// au bout de 300 s, et rejouée ; tout est déposé. Contre le bac à sable, puis moto.
+#[test]
+fn des_en_tetes_au_compte_gouttes_sont_bornes() {
+    une_panne_de_reponse_puis_tout_depose(
+        Regle::nieme(
+            Operation::PutObject,
+            None,
+            3,
+            Panne::EntetesLents(Duration::from_secs(5)),
+        ),
+        "gouttes",
+        "aucune réponse du serveur 10 s après l'envoi",
+    );
 }

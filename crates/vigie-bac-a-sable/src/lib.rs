@@ -104,7 +104,7 @@ use tokio::task::JoinHandle;
 pub use compteurs::Compteurs;
 pub use operation::{Operation, operation_de_requete};
 pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
-pub use service::FluxCoupable;
+pub use service::{CompteGouttes, CorpsSansFin, FluxCoupable};
 pub use vigiechiro::{
     COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_AUTRE,
     JETON_NON_VALIDE, OBSERVATEUR, OBSERVATEUR_AUTRE, PARTICIPATION, PARTICIPATION_AUTRE,
@@ -195,6 +195,7 @@ impl BacASable {
             pannes: Arc::clone(&pannes),
             compteurs: Arc::clone(&compteurs),
             arret: arret_rx.clone(),
+            compte_gouttes: service::CompteGouttes::default(),
             fermeture_brutale: Arc::default(),
             traitements: Arc::default(),
         };

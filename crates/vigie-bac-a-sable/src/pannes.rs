@@ -155,6 +155,12 @@ pub enum Panne {
     /// connexions ouvertes pendant ce temps, celle de cette requête comprise, ne lisent ni
     /// n'écrivent plus rien, et ne sont jamais fermées ; celles ouvertes après répondent.
     TrouNoir(Duration),
+    /// Répond `200` sans traiter la requête (son corps est lu et jeté), puis un corps qui ne
+    /// finit jamais : une espace par seconde.
+    CorpsSansFin,
+    /// Traite la requête, puis envoie la réponse (en-têtes compris) un octet toutes les
+    /// `Duration` : un relais qui étouffe la connexion.
+    EntetesLents(Duration),
 }
 
 impl fmt::Display for Panne {
@@ -175,6 +181,8 @@ impl fmt::Display for Panne {
             Panne::Coupure => f.write_str("coupure"),
             Panne::CorpsTropLent => f.write_str("corps-trop-lent"),
             Panne::TrouNoir(d) => write!(f, "trou-noir:{}", DureeSpec(*d)),
+            Panne::CorpsSansFin => f.write_str("corps-sans-fin"),
+            Panne::EntetesLents(d) => write!(f, "entetes-lents:{}", DureeSpec(*d)),
         }
     }
 }
@@ -590,7 +598,7 @@ impl Pannes {
     ///   `retry-after=TEXTE` (valeur brute, malformée exprès), `retry-after-ms=MS`),
     ///   `coupure-corps:TAILLE` (`1048576`, `64Kio`, `1Mio`), `reponse-perdue`,
     ///   `lenteur:DURÉE` (`500ms`, `3s`, `1.5s`, `2min`), `bloquer:DURÉE`, `coupure`,
-    ///   `corps-trop-lent`, `trou-noir:DURÉE` ;
+    ///   `corps-trop-lent`, `trou-noir:DURÉE`, `corps-sans-fin`, `entetes-lents:DURÉE` ;
     /// - option commune `fois=N` : nombre maximal d'applications.
     pub fn analyser_spec(spec: &str) -> Result<Regle, String> {
         let spec = spec.trim();
@@ -626,7 +634,9 @@ options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-afte
 « coupure-corps:TAILLE » (ex. 1Mio), « reponse-perdue », « lenteur:DURÉE » (ex. 3s), \
 « bloquer:DURÉE », « coupure », « corps-trop-lent » (S3 : 400 RequestTimeout ; API : 408), \
 « trou-noir:DURÉE » (ex. 20s : plus rien ne passe, sans fermeture ; au retour, les connexions \
-d'avant sont mortes) ; option commune « fois=N »";
+d'avant sont mortes), « corps-sans-fin » (200, puis une espace par seconde), \
+« entetes-lents:DURÉE » (la réponse, en-têtes compris, un octet par DURÉE) ; option commune \
+« fois=N »";
 
 struct Selection {
     operation: Option<Operation>,
@@ -821,6 +831,16 @@ fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
                 refuser_retry_after(nom)?;
                 attendre_arguments(1, "trou-noir:20s")?;
                 Panne::TrouNoir(analyser_duree(arguments[0])?)
+            }
+            "corps-sans-fin" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "corps-sans-fin")?;
+                Panne::CorpsSansFin
+            }
+            "entetes-lents" | "en-tetes-lents" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "entetes-lents:5s")?;
+                Panne::EntetesLents(analyser_duree(arguments[0])?)
             }
             _ => return Err(format!("panne inconnue « {nom} » ; {PANNES_ADMISES}")),
         }
@@ -1096,6 +1116,8 @@ mod tests {
             "*=429:retry-after-ms=1500",
             "*=coupure:fois=2",
             "PutObject#5=trou-noir:20s",
+            "ApiMoi=corps-sans-fin",
+            "PutObject#3=entetes-lents:5s",
         ] {
             let r = spec(s);
             assert_eq!(r.to_string(), s);

@@ -64,6 +64,8 @@ pub(crate) struct ServicePannes {
     pub arret: watch::Receiver<bool>,
     /// Propre à chaque connexion : une panne de coupure demande une fermeture brutale (RST).
     pub fermeture_brutale: Arc<AtomicBool>,
+    /// Propre à chaque connexion : la réponse part un octet à la fois, à cette cadence.
+    pub compte_gouttes: CompteGouttes,
     /// Les traitements d'API en cours, menés au bout hors de leur connexion.
     pub traitements: Arc<Traitements>,
 }
@@ -174,6 +176,12 @@ impl ServicePannes {
                 return Err(self.couper("blocage"));
             }
             Some(Panne::TrouNoir(_)) => return Err(self.engloutir().await),
+            Some(Panne::CorpsSansFin) => {
+                let corps = self.corps_compte(req.into_body(), op, cle.clone(), None);
+                vider(corps).await?;
+                return reponse_sans_fin("application/xml", self.arret.clone());
+            }
+            Some(Panne::EntetesLents(d)) => self.compte_gouttes.regler(*d),
             Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
             Some(Panne::Statut { code, retry_after }) => {
                 let methode = req.method().clone();
@@ -332,6 +340,10 @@ impl ServicePannes {
         match &panne {
             Some(Panne::Coupure) => return Err(self.couper("coupure")),
             Some(Panne::TrouNoir(_)) => return Err(self.engloutir().await),
+            Some(Panne::CorpsSansFin) => {
+                return reponse_sans_fin("application/json", self.arret.clone());
+            }
+            Some(Panne::EntetesLents(d)) => self.compte_gouttes.regler(*d),
             Some(Panne::CouperCorpsApres(_)) => {
                 return Err(self.couper("coupure en plein corps"));
             }
@@ -458,6 +470,73 @@ impl ServicePannes {
             _ = tokio::time::sleep(d) => true,
             _ = arret_demande(&mut arret) => false,
         }
+    }
+}
+
+/// Une réponse `200` dont le corps ne finit jamais (voir [`CorpsSansFin`]).
+fn reponse_sans_fin(
+    type_contenu: &str,
+    arret: watch::Receiver<bool>,
+) -> Result<Response<s3s::Body>, BoxError> {
+    Ok(Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", type_contenu)
+        .body(s3s::Body::http_body_unsync(CorpsSansFin::nouveau(Some(
+            arret,
+        ))))?)
+}
+
+/// Un corps de réponse qui ne finit jamais : une espace par seconde (jusqu'à l'arrêt du bac à
+/// sable, s'il est donné). Public pour qu'un mandataire de test le serve devant un autre
+/// serveur.
+pub struct CorpsSansFin {
+    attente: Pin<Box<tokio::time::Sleep>>,
+    arret: Option<watch::Receiver<bool>>,
+}
+
+impl CorpsSansFin {
+    pub fn nouveau(arret: Option<watch::Receiver<bool>>) -> Self {
+        CorpsSansFin {
+            attente: Box::pin(tokio::time::sleep(Duration::from_secs(1))),
+            arret,
+        }
+    }
+}
+
+impl Body for CorpsSansFin {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        if self.arret.as_ref().is_some_and(|a| *a.borrow()) {
+            return Poll::Ready(None);
+        }
+        std::task::ready!(self.attente.as_mut().poll(cx));
+        let prochaine = tokio::time::Instant::now() + Duration::from_secs(1);
+        self.attente.as_mut().reset(prochaine);
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b" ")))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        false
+    }
+}
+
+/// La cadence à laquelle une connexion envoie sa réponse, un octet à la fois (`None` : aucune
+/// retenue). Réglée par la panne `entetes-lents`, lue par [`FluxCoupable`].
+#[derive(Clone, Default)]
+pub struct CompteGouttes(Arc<Mutex<Option<Duration>>>);
+
+impl CompteGouttes {
+    pub fn regler(&self, cadence: Duration) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(cadence);
+    }
+
+    fn cadence(&self) -> Option<Duration> {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -741,6 +820,7 @@ pub(crate) async fn servir(
                     let _ = flux.set_nodelay(true);
                     let service = ServicePannes {
                         fermeture_brutale: Arc::new(AtomicBool::new(false)),
+                        compte_gouttes: CompteGouttes::default(),
                         ..service.clone()
                     };
                     let arret = arret.clone();
@@ -782,6 +862,8 @@ async fn servir_connexion(
         fermeture_brutale: Arc::clone(&service.fermeture_brutale),
         pannes: Arc::clone(&service.pannes),
         ouverte: std::time::Instant::now(),
+        compte_gouttes: service.compte_gouttes.clone(),
+        goutte: None,
     };
     let mut http = hyper::server::conn::http1::Builder::new();
     // Sans minuterie, `header_read_timeout` (30 s par défaut) resterait sans effet.
@@ -812,6 +894,9 @@ pub struct FluxCoupable {
     fermeture_brutale: Arc<AtomicBool>,
     pannes: Arc<Pannes>,
     ouverte: std::time::Instant,
+    /// La panne `entetes-lents` : un octet écrit à la fois, puis cette attente.
+    compte_gouttes: CompteGouttes,
+    goutte: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl FluxCoupable {
@@ -822,7 +907,15 @@ impl FluxCoupable {
             fermeture_brutale: Arc::new(AtomicBool::new(false)),
             pannes,
             ouverte: std::time::Instant::now(),
+            compte_gouttes: CompteGouttes::default(),
+            goutte: None,
         }
+    }
+
+    /// La cadence de la réponse de cette connexion, à régler quand une panne `entetes-lents`
+    /// la frappe.
+    pub fn compte_gouttes(&self) -> CompteGouttes {
+        self.compte_gouttes.clone()
     }
 
     /// Le flux, s'il n'est pas englouti ; sinon rien ne passe, et rien ne réveille la tâche.
@@ -866,7 +959,21 @@ impl AsyncWrite for FluxCoupable {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        match self.ouvert() {
+        let this = &mut *self;
+        if let Some(cadence) = this.compte_gouttes.cadence() {
+            // Un octet, puis l'attente de la cadence avant le suivant.
+            if let Some(goutte) = this.goutte.as_mut() {
+                std::task::ready!(goutte.as_mut().poll(cx));
+                this.goutte = None;
+            }
+            let Some(f) = this.ouvert() else {
+                return Poll::Pending;
+            };
+            let ecrit = std::task::ready!(Pin::new(f).poll_write(cx, &buf[..buf.len().min(1)]));
+            this.goutte = Some(Box::pin(tokio::time::sleep(cadence)));
+            return Poll::Ready(ecrit);
+        }
+        match this.ouvert() {
             Some(f) => Pin::new(f).poll_write(cx, buf),
             None => Poll::Pending,
         }
@@ -877,6 +984,13 @@ impl AsyncWrite for FluxCoupable {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
+        if self.compte_gouttes.cadence().is_some() {
+            let premier = bufs
+                .iter()
+                .find(|b| !b.is_empty())
+                .map_or(&[][..], |b| &b[..]);
+            return self.poll_write(cx, premier);
+        }
         match self.ouvert() {
             Some(f) => Pin::new(f).poll_write_vectored(cx, bufs),
             None => Poll::Pending,
@@ -884,7 +998,8 @@ impl AsyncWrite for FluxCoupable {
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.flux.as_ref().is_some_and(TcpStream::is_write_vectored)
+        self.compte_gouttes.cadence().is_none()
+            && self.flux.as_ref().is_some_and(TcpStream::is_write_vectored)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {

@@ -34,7 +34,10 @@ use std::time::{Duration, Instant};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use vigie_bac_a_sable::{FluxCoupable, Operation, Panne, Pannes, RetryAfter, operation_de_requete};
+use vigie_bac_a_sable::{
+    CompteGouttes, CorpsSansFin, FluxCoupable, Operation, Panne, Pannes, RetryAfter,
+    operation_de_requete,
+};
 
 use super::mandataire::{CorpsPlein, lire_tout, transmettre};
 
@@ -368,11 +371,12 @@ impl MandatairePannes {
                 };
                 // Sous les trous noirs des pannes, comme les connexions du bac à sable.
                 let flux = FluxCoupable::nouveau(flux, Arc::clone(&etat.pannes));
+                let gouttes = flux.compte_gouttes();
                 let etat = Arc::clone(&etat);
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |req| {
-                        let etat = Arc::clone(&etat);
-                        async move { etat.relayer(req).await }
+                        let (etat, gouttes) = (Arc::clone(&etat), gouttes.clone());
+                        async move { etat.relayer(req, gouttes).await }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(flux), service)
@@ -440,11 +444,42 @@ fn erreur_s3(
     .unwrap()
 }
 
+/// Le corps d'une réponse du mandataire : celle de moto, ou un corps sans fin.
+enum CorpsRelaye {
+    Plein(CorpsPlein),
+    SansFin(CorpsSansFin),
+}
+
+impl http_body::Body for CorpsRelaye {
+    type Data = bytes::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        match self.get_mut() {
+            CorpsRelaye::Plein(c) => std::pin::Pin::new(c).poll_frame(cx),
+            CorpsRelaye::SansFin(c) => std::pin::Pin::new(c).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            CorpsRelaye::Plein(c) => c.is_end_stream(),
+            CorpsRelaye::SansFin(c) => c.is_end_stream(),
+        }
+    }
+}
+
 impl Etat {
+    /// Les pannes qui touchent la réponse elle-même (un corps sans fin, une réponse au
+    /// compte-gouttes sur la connexion `gouttes`), puis le relais.
     async fn relayer(
         &self,
         req: hyper::Request<hyper::body::Incoming>,
-    ) -> Result<hyper::Response<CorpsPlein>, std::io::Error> {
+        gouttes: CompteGouttes,
+    ) -> Result<hyper::Response<CorpsRelaye>, std::io::Error> {
         self.requetes.fetch_add(1, Ordering::Relaxed);
         let (parties, corps) = req.into_parts();
         let (op, cle) = operation_de_requete(&parties.method, &parties.uri, &parties.headers);
@@ -452,6 +487,35 @@ impl Etat {
         if panne.is_some() {
             self.injectees.fetch_add(1, Ordering::Relaxed);
         }
+        match panne {
+            Some(Panne::CorpsSansFin) => {
+                let _ = lire_tout(corps).await;
+                Ok(hyper::Response::builder()
+                    .status(200)
+                    .header("content-type", "application/xml")
+                    .body(CorpsRelaye::SansFin(CorpsSansFin::nouveau(None)))
+                    .unwrap())
+            }
+            Some(Panne::EntetesLents(d)) => {
+                gouttes.regler(d);
+                let r = self.relayer_apres(parties, corps, op, None).await?;
+                Ok(r.map(CorpsRelaye::Plein))
+            }
+            panne => {
+                let r = self.relayer_apres(parties, corps, op, panne).await?;
+                Ok(r.map(CorpsRelaye::Plein))
+            }
+        }
+    }
+
+    /// Applique `panne` à la requête, ou la transmet à moto.
+    async fn relayer_apres(
+        &self,
+        parties: hyper::http::request::Parts,
+        corps: hyper::body::Incoming,
+        op: Operation,
+        panne: Option<Panne>,
+    ) -> Result<hyper::Response<CorpsPlein>, std::io::Error> {
         match &panne {
             Some(Panne::Coupure) => return Err(coupure("coupure")),
             // Le trou noir commence avec cette requête, qui n'aura jamais de réponse : sa
