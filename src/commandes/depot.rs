@@ -55,6 +55,8 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let identite = destination.identite();
     let retenus = reglages_retenus(g, &preparation.dossier, &identite, args.simulation)?;
     let reglages = super::reglages::fusionner(&args.envoi, &retenus);
+    // L'utilisateur du jeton, reconnu par les vérifications (vers la plateforme seulement).
+    let mut moi = None;
     if let Destination::VigieChiro(dest) = &destination {
         refuser_si_deja_planifie(
             g,
@@ -67,7 +69,9 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         let point = match (&dest.participation, args.simulation) {
             (_, false) => {
                 let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
-                super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?.point
+                let v = super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?;
+                moi = Some(v.moi);
+                v.point
             }
             (CibleParticipation::ACreer { point, .. }, true) => point.clone(),
             (CibleParticipation::Existante(_), true) => None,
@@ -93,7 +97,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let issue = if args.simulation {
         simuler(g, &pret)
     } else {
-        envoyer(g, pret, &reglages, &args.passages, &args.s3)
+        envoyer(g, pret, &reglages, moi, &args.passages, &args.s3)
     };
     // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (identifiants,
     // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
@@ -126,14 +130,18 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
     let preparation = preparer(Path::new(&dossier), &destination)?;
-    if let Destination::VigieChiro(dest) = &destination {
-        super::vigiechiro::verifier_plateforme(
-            g,
-            dest,
-            super::envoi::reglages_emission(&reglages.options.reessai)?,
-            RIEN_ENVOYE,
-        )?;
-    }
+    let moi = match &destination {
+        Destination::VigieChiro(dest) => Some(
+            super::vigiechiro::verifier_plateforme(
+                g,
+                dest,
+                super::envoi::reglages_emission(&reglages.options.reessai)?,
+                RIEN_ENVOYE,
+            )?
+            .moi,
+        ),
+        Destination::S3(_) => None,
+    };
     let pret = enregistrer(g, preparation, destination, &identite, false, false)?;
     pret.base
         .retenir_reglages(pret.plan.id, &reglages.retenus)?;
@@ -142,7 +150,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         .base
         .remettre_en_file(pret.plan.id, args.y_compris_definitifs)?;
     tracing::info!(plan = pret.plan.id, remises, "unités remises en file");
-    envoyer(g, pret, &reglages, &args.passages, &args.s3)
+    envoyer(g, pret, &reglages, moi, &args.passages, &args.s3)
 }
 /// Envoie un plan prêt (verrou tenu, gardé jusqu'au dernier passage) et affiche le bilan :
 /// un passage, ou, avec `--jusqu-au-bout`, autant qu'il en faut (voir `passages`).
@@ -150,6 +158,7 @@ pub(super) fn envoyer(
     g: &OptionsGlobales,
     pret: PlanPret,
     reglages: &ReglagesFusionnes,
+    moi: Option<IdObjet>,
     passages: &OptionsPassages,
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
@@ -163,6 +172,7 @@ pub(super) fn envoyer(
     } = pret;
     let mut envoi = Envoi::nouveau(&reglages.options, s3, &destination)?;
     envoi.annonce = reglages.annonce.clone();
+    envoi.moi = moi;
     let rt = runtime()?;
     let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
     drop(verrou);

@@ -128,6 +128,8 @@ pub(super) struct Envoi<'a> {
     pub destination: &'a Destination,
     /// Les réglages repris du plan ou qui remplacent ceux qu'il retenait : le bilan les dit.
     pub annonce: crate::depot::ReglagesDuPassage,
+    /// L'utilisateur du jeton, reconnu avant l'envoi (vers la plateforme).
+    pub moi: Option<IdObjet>,
 }
 
 impl<'a> Envoi<'a> {
@@ -150,6 +152,7 @@ impl<'a> Envoi<'a> {
             s3,
             destination,
             annonce: crate::depot::ReglagesDuPassage::default(),
+            moi: None,
         })
     }
 
@@ -200,7 +203,12 @@ pub(super) async fn passage(
             let participation = emetteur
                 .sous_veille(
                     crate::depot::vigiechiro::participation::resoudre_participation(
-                        &base, plan.id, dest, &client, &emetteur,
+                        &base,
+                        plan.id,
+                        dest,
+                        e.moi.as_ref(),
+                        &client,
+                        &emetteur,
                     ),
                     || async { client.moi().await.map(|_| ()) },
                     &AnnoncesSuivi(suivi.as_ref()),

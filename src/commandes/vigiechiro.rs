@@ -188,6 +188,9 @@ impl RefusMoi {
 pub(super) struct PlateformeVerifiee {
     /// Le point d'écoute de la participation (donné par `--point`, ou lu sur la plateforme).
     pub point: Option<String>,
+    /// L'utilisateur du jeton (`GET /moi`) : une participation à créer, dont la réponse se
+    /// perdrait, se retrouve parmi les siennes.
+    pub moi: IdObjet,
 }
 
 /// Avant tout envoi : l'adresse est celle de l'API, le jeton est accepté, et la participation
@@ -223,13 +226,17 @@ pub(super) fn verifier_plateforme(
                 exiger_point(&lu, point.as_deref(), rien_fait)?;
                 return Ok(PlateformeVerifiee {
                     point: point.clone(),
+                    moi: moi.id,
                 });
             }
             CibleParticipation::Existante(id) => id,
         };
         let p = participation_existante(&client, &emetteur, &dest.api, id, rien_fait).await?;
         verifier_proprietaire(&p, &moi, rien_fait)?;
-        Ok(PlateformeVerifiee { point: p.point })
+        Ok(PlateformeVerifiee {
+            point: p.point,
+            moi: moi.id,
+        })
     };
     let resultat = runtime()?.block_on(async {
         let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());

@@ -354,8 +354,8 @@ fn rien_d_envoye_aucun_plan_vide() {
         texte(&out)
     );
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
-    // Une participation dont la plateforme refuse la création (site inconnu : le serveur ne
-    // vérifie ni le verrou ni le point d'un site, seulement qu'il existe).
+    // Une participation à créer sur un site inconnu (le serveur ne vérifie ni le verrou ni le
+    // point d'un site, seulement qu'il existe) : dit à la relecture du site, sans plan.
     let out = banc
         .vigie_plateforme()
         .arg("depot")
@@ -371,7 +371,8 @@ fn rien_d_envoye_aucun_plan_vide() {
         .arg(banc.bac().api())
         .output()
         .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    // Le site inconnu est dit à sa relecture, avant tout plan (code 2).
+    assert_eq!(code(&out), 2, "{}", texte(&out));
     // Sans identifiants S3, puis en simulation.
     let out = banc
         .depot()

@@ -56,15 +56,18 @@ impl DecisionsParticipation {
 /// (une seule fois). Une création restée sans réponse se réconcilie en relisant les
 /// participations du site (même point, mêmes instants) avant toute nouvelle émission. Elle est
 /// gardée dans le plan, d'où `vigie etat`, `vigie plans` et `vigie traiter` la relisent.
+/// `moi` : l'utilisateur du jeton, s'il est déjà connu (les vérifications d'avant l'envoi l'ont
+/// lu) ; sinon il est relu, la création en ayant besoin.
 pub async fn resoudre_participation(
     base: &Base,
     plan_id: i64,
     dest: &DestinationVigieChiro,
+    moi: Option<&IdObjet>,
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
 ) -> Result<IdObjet> {
     let journal = DecisionsParticipation::default();
-    let issue = resoudre(base, plan_id, dest, client, emetteur, &journal).await;
+    let issue = resoudre(base, plan_id, dest, moi, client, emetteur, &journal).await;
     journal.ecrire(base, plan_id);
     issue
 }
@@ -73,6 +76,7 @@ async fn resoudre(
     base: &Base,
     plan_id: i64,
     dest: &DestinationVigieChiro,
+    moi: Option<&IdObjet>,
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     journal: &DecisionsParticipation,
@@ -98,7 +102,10 @@ async fn resoudre(
     }
     // Qui crée : la relecture ne retient que ses participations (la liste d'un site est celle
     // de tous ses observateurs).
-    let moi = utilisateur(client, emetteur, journal).await?;
+    let moi = match moi {
+        Some(m) => m.clone(),
+        None => utilisateur(client, emetteur, journal).await?,
+    };
     // Les participations que tiennent déjà d'autres plans de la base ne sont pas celle-ci.
     let prises: Vec<IdObjet> = base
         .plans()?
