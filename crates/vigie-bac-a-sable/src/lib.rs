@@ -68,6 +68,8 @@
 
 mod compteurs;
 mod duree;
+/// L'horloge d'un service S3 et le refus `RequestTimeTooSkewed` (panne `horloge`).
+pub mod horloge;
 /// Une nuit de séquences WAV synthétiques (pour `vigie demo`, les essais et les tests).
 pub mod nuit;
 mod operation;

@@ -161,6 +161,24 @@ pub enum Panne {
     /// Traite la requête, puis envoie la réponse (en-têtes compris) un octet toutes les
     /// `Duration` : un relais qui étouffe la connexion.
     EntetesLents(Duration),
+    /// Répond `200 OK` sans rien traiter (le corps est lu et jeté : rien n'est écrit), **sans
+    /// `ETag`**, avec un corps d'erreur S3 (`<Error>`) : un relais, ou un service dit
+    /// compatible S3, qui fait passer une erreur pour un succès. Devant l'API Vigie-Chiro :
+    /// `200` et un objet JSON vide, rien n'est traité. C'est ce qu'un client ne doit jamais
+    /// prendre pour une preuve de dépôt.
+    FauxSucces,
+    /// Traite la requête (l'objet est écrit, intact) mais rend un autre `ETag` que le MD5 du
+    /// contenu, de la même forme (32 chiffres hexadécimaux) : un relais qui réécrit l'en-tête,
+    /// ou des octets altérés en route. Seul l'en-tête `ETag` d'une réponse qui en porte un
+    /// change ; l'API n'en porte pas.
+    EtagAltere,
+    /// L'horloge du service avance de tant de secondes sur le vrai temps (retarde s'il est
+    /// négatif). Une requête signée SigV4 (en-tête `X-Amz-Date`, ou paramètre d'une URL
+    /// présignée) qui s'en écarte de plus de 15 minutes reçoit `403 RequestTimeTooSkewed`,
+    /// comme chez S3 (avec `RequestTime`, `ServerTime` et l'en-tête `Date` de ce service) ; les
+    /// autres requêtes passent. Décaler le service d'une heure, c'est retarder d'une heure
+    /// l'horloge du client : c'est ainsi qu'un essai simule un portable à l'heure fausse.
+    Horloge(i64),
 }
 
 impl fmt::Display for Panne {
@@ -183,6 +201,10 @@ impl fmt::Display for Panne {
             Panne::TrouNoir(d) => write!(f, "trou-noir:{}", DureeSpec(*d)),
             Panne::CorpsSansFin => f.write_str("corps-sans-fin"),
             Panne::EntetesLents(d) => write!(f, "entetes-lents:{}", DureeSpec(*d)),
+            Panne::FauxSucces => f.write_str("faux-succes"),
+            Panne::EtagAltere => f.write_str("etag-altere"),
+            Panne::Horloge(s) if *s < 0 => write!(f, "horloge:-{}s", s.unsigned_abs()),
+            Panne::Horloge(s) => write!(f, "horloge:+{s}s"),
         }
     }
 }
@@ -635,8 +657,10 @@ options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-afte
 « bloquer:DURÉE », « coupure », « corps-trop-lent » (S3 : 400 RequestTimeout ; API : 408), \
 « trou-noir:DURÉE » (ex. 20s : plus rien ne passe, sans fermeture ; au retour, les connexions \
 d'avant sont mortes), « corps-sans-fin » (200, puis une espace par seconde), \
-« entetes-lents:DURÉE » (la réponse, en-têtes compris, un octet par DURÉE) ; option commune \
-« fois=N »";
+« entetes-lents:DURÉE » (la réponse, en-têtes compris, un octet par DURÉE), « faux-succes » \
+(200 sans ETag ni écriture), « etag-altere » (objet écrit, autre ETag rendu), \
+« horloge:±DURÉE » (horloge du service décalée, ex. +2h : 403 RequestTimeTooSkewed) ; \
+option commune « fois=N »";
 
 struct Selection {
     operation: Option<Operation>,
@@ -842,6 +866,21 @@ fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
                 attendre_arguments(1, "entetes-lents:5s")?;
                 Panne::EntetesLents(analyser_duree(arguments[0])?)
             }
+            "faux-succes" | "faux-succès" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "faux-succes")?;
+                Panne::FauxSucces
+            }
+            "etag-altere" | "etag-altéré" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "etag-altere")?;
+                Panne::EtagAltere
+            }
+            "horloge" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "horloge:+2h")?;
+                Panne::Horloge(analyser_decalage(arguments[0])?)
+            }
             _ => return Err(format!("panne inconnue « {nom} » ; {PANNES_ADMISES}")),
         }
     };
@@ -895,6 +934,18 @@ fn analyser_retry_after(option: &str, v: &str) -> Result<RetryAfter, String> {
     // Tout le reste est envoyé tel quel : c'est le moyen de tester une valeur malformée
     // (« bientot », « -1 », « 1.5 », un entier géant…).
     Ok(RetryAfter::Brut(v.to_owned()))
+}
+
+/// `+2h`, `-30min`, `2h` (en avance par défaut) : un décalage d'horloge en secondes.
+fn analyser_decalage(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    let (signe, duree) = match s.strip_prefix('-') {
+        Some(reste) => (-1, reste),
+        None => (1, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let d = analyser_duree(duree)
+        .map_err(|e| format!("décalage d'horloge « {s} » : {e} (ex. « +2h », « -30min »)"))?;
+    Ok(signe * d.as_secs() as i64)
 }
 
 /// `1048576`, `64Kio`, `1Mio`, `2G` (multiples binaires).
@@ -992,6 +1043,27 @@ mod tests {
             spec("PutObject@a@b c.wav=500").cle.as_deref(),
             Some("a@b c.wav")
         );
+    }
+
+    #[test]
+    fn faux_succes_etag_altere_et_horloge() {
+        assert_eq!(spec("PutObject=faux-succes").panne, Panne::FauxSucces);
+        assert_eq!(spec("PutObject=etag-altere").panne, Panne::EtagAltere);
+        assert_eq!(spec("*=horloge:+2h").panne, Panne::Horloge(7200));
+        assert_eq!(spec("*=horloge:2h").panne, Panne::Horloge(7200));
+        assert_eq!(spec("*=horloge:-30min").panne, Panne::Horloge(-1800));
+        for (s, attendu) in [
+            ("*=horloge", "demande un argument"),
+            ("*=horloge:deux", "décalage d'horloge"),
+            ("*=faux-succes:1s", "argument en trop"),
+            (
+                "*=etag-altere:retry-after=1",
+                "ne s'applique qu'à un statut",
+            ),
+        ] {
+            let e = Pannes::analyser_spec(s).unwrap_err();
+            assert!(e.contains(attendu), "« {s} » → « {e} »");
+        }
     }
 
     #[test]
@@ -1118,6 +1190,10 @@ mod tests {
             "PutObject#5=trou-noir:20s",
             "ApiMoi=corps-sans-fin",
             "PutObject#3=entetes-lents:5s",
+            "PutObject#1=faux-succes",
+            "PutObject=etag-altere:fois=2",
+            "*=horloge:+7200s",
+            "*=horloge:-1800s",
         ] {
             let r = spec(s);
             assert_eq!(r.to_string(), s);

@@ -183,6 +183,28 @@ impl ServicePannes {
             }
             Some(Panne::EntetesLents(d)) => self.compte_gouttes.regler(*d),
             Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
+            Some(Panne::Horloge(decalage)) => {
+                let refus = super::horloge::refus_horloge(
+                    *decalage,
+                    req.headers(),
+                    req.uri(),
+                    SystemTime::now(),
+                );
+                if let Some(refus) = refus {
+                    let methode = req.method().clone();
+                    let corps = self.corps_compte(req.into_body(), op, cle.clone(), None);
+                    vider(corps).await?;
+                    return reponse_horloge(&methode, refus);
+                }
+            }
+            // Rien n'est traité : le corps est lu et jeté, et la réponse dit « 200 » sans ETag,
+            // avec un corps d'erreur.
+            Some(Panne::FauxSucces) => {
+                let methode = req.method().clone();
+                let corps = self.corps_compte(req.into_body(), op, cle.clone(), None);
+                vider(corps).await?;
+                return reponse_faux_succes(&methode);
+            }
             Some(Panne::Statut { code, retry_after }) => {
                 let methode = req.method().clone();
                 let corps = self.corps_compte(req.into_body(), op, cle.clone(), None);
@@ -285,6 +307,12 @@ impl ServicePannes {
                 }
                 Err(self.couper("réponse perdue après traitement"))
             }
+            Some(Panne::EtagAltere) => {
+                self.vider_reliquat(&reliquat).await?;
+                let mut r = reponse?;
+                alterer_etag(&mut r);
+                Ok(r)
+            }
             _ => {
                 self.vider_reliquat(&reliquat).await?;
                 Ok(reponse?)
@@ -360,7 +388,18 @@ impl ServicePannes {
             Some(Panne::CorpsTropLent) => {
                 return Ok(ReponseApi::panne(StatusCode::REQUEST_TIMEOUT, None).en_http()?);
             }
-            Some(Panne::Lenteur(_) | Panne::PerdreReponse) | None => {}
+            // Un relais qui répond 200 sans avoir rien transmis : rien n'est traité.
+            Some(Panne::FauxSucces) => {
+                return Ok(Response::builder()
+                    .status(StatusCode::OK)
+                    .header("content-type", "application/json")
+                    .body(s3s::Body::from("{}".to_owned()))?);
+            }
+            // L'API ne rend ni ETag ni signature SigV4 : ces pannes ne la touchent pas.
+            Some(
+                Panne::Lenteur(_) | Panne::PerdreReponse | Panne::EtagAltere | Panne::Horloge(_),
+            )
+            | None => {}
         }
 
         // Une requête reçue en entier est menée à son terme dans sa propre tâche, même si le
@@ -595,6 +634,64 @@ fn reponse_erreur(
         s3s::Body::from(xml)
     };
     Ok(reponse.body(corps)?)
+}
+
+/// `403 RequestTimeTooSkewed`, avec l'heure du service en `Date` (voir `horloge.rs`).
+fn reponse_horloge(
+    methode: &Method,
+    refus: super::horloge::RefusHorloge,
+) -> Result<Response<s3s::Body>, BoxError> {
+    let corps = if *methode == Method::HEAD {
+        s3s::Body::empty()
+    } else {
+        s3s::Body::from(refus.corps)
+    };
+    Ok(Response::builder()
+        .status(StatusCode::FORBIDDEN)
+        .header("content-type", "application/xml")
+        .header("date", refus.date)
+        .header("x-amz-request-id", "bac-a-sable")
+        .body(corps)?)
+}
+
+/// `200 OK` sans ETag, et un corps d'erreur S3 : ce que rend un relais qui ment (panne
+/// `faux-succes`). Rien n'a été écrit.
+fn reponse_faux_succes(methode: &Method) -> Result<Response<s3s::Body>, BoxError> {
+    let corps = if *methode == Method::HEAD {
+        s3s::Body::empty()
+    } else {
+        s3s::Body::from(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError</Code>\
+             <Message>We encountered an internal error. Please try again. (panne injectée par \
+             le bac à sable : 200 sans ETag)</Message><RequestId>bac-a-sable</RequestId></Error>"
+                .to_owned(),
+        )
+    };
+    Ok(Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", "application/xml")
+        .header("x-amz-request-id", "bac-a-sable")
+        .body(corps)?)
+}
+
+/// Remplace l'ETag d'une réponse par un autre de la même forme (panne `etag-altere`) : les
+/// chiffres hexadécimaux retournés, `"0123…"` devenant `"…3210"` (un autre MD5 apparent).
+fn alterer_etag(r: &mut Response<s3s::Body>) {
+    let Some(etag) = r
+        .headers()
+        .get(hyper::header::ETAG)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return;
+    };
+    let nu = etag.trim_matches('"');
+    let mut autre: String = nu.chars().rev().collect();
+    if autre == nu {
+        autre = "0".repeat(nu.len().max(32));
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!("\"{autre}\"")) {
+        r.headers_mut().insert(hyper::header::ETAG, v);
+    }
 }
 
 /// Code d'erreur S3 et message usuels pour un statut HTTP.

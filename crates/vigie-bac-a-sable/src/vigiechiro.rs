@@ -729,7 +729,7 @@ fn maintenant_s() -> i64 {
 }
 
 /// `datetime.isoformat()` d'une date sans fuseau, à la seconde (`2026-06-21T21:30:00`).
-fn isoformat(secondes: i64) -> String {
+pub(crate) fn isoformat(secondes: i64) -> String {
     // Date civile d'un nombre de jours depuis 1970 (H. Hinnant). Le bac à sable ne dépend pas
     // de `vigie`, qu'il doit pouvoir contredire : il a ses propres dates.
     let (jours, s) = (secondes.div_euclid(86_400), secondes.rem_euclid(86_400));
@@ -774,11 +774,15 @@ fn strptime_rfc1123(texte: &str) -> Option<i64> {
     if jour > jours_du_mois || annee == 0 || s > 59 {
         return None;
     }
+    Some(jours_depuis_1970(annee, mois, jour) * 86_400 + h * 3600 + m * 60 + s)
+}
+
+/// Le nombre de jours du 1er janvier 1970 à une date civile (H. Hinnant).
+pub(crate) fn jours_depuis_1970(annee: i64, mois: i64, jour: i64) -> i64 {
     let a = if mois <= 2 { annee - 1 } else { annee };
     let (ere, ade) = (a.div_euclid(400), a.rem_euclid(400));
     let jda = (153 * ((mois + 9) % 12) + 2) / 5 + jour - 1;
-    let jours = ere * 146_097 + ade * 365 + ade / 4 - ade / 100 + jda - 719_468;
-    Some(jours * 86_400 + h * 3600 + m * 60 + s)
+    ere * 146_097 + ade * 365 + ade / 4 - ade / 100 + jda - 719_468
 }
 
 /// L'expiration d'une URL signée maintenant (`int(time.time() + 3600 * 10)` de

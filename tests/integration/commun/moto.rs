@@ -22,6 +22,7 @@
 //! - moto 5.2.x nomme la racine de la réponse à `ListParts` `<ListPartsResponse>` au lieu de
 //!   `<ListPartsResult>` ; le SDK Rust la refuse (réponse illisible). Le mandataire la renomme.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
@@ -263,6 +264,85 @@ impl Moto {
     }
 }
 
+/// Un serveur moto qui vérifie la signature des requêtes (moto ne le fait pas d'ordinaire) :
+/// un utilisateur IAM, sa clé et le droit de tout faire, puis l'authentification activée
+/// (`/moto-api/reset-auth`). Le sien, à part du serveur partagé, que les autres essais
+/// interrogent sans signature valable. moto ne vérifie pas l'heure des requêtes
+/// (`RequestTimeTooSkewed`) : le mandataire de pannes le fait pour lui.
+pub struct MotoAuthentifie {
+    pub moto: Moto,
+    pub cle: String,
+    pub secret: String,
+}
+
+/// Le serveur moto authentifié du binaire de test, ou `None` sous `VIGIE_SANS_MOTO`.
+pub fn moto_authentifie() -> Option<&'static MotoAuthentifie> {
+    static MOTO: OnceLock<Option<MotoAuthentifie>> = OnceLock::new();
+    MOTO.get_or_init(|| {
+        // Prépare l'environnement du projet (ou dit pourquoi ces essais sont sautés), puis
+        // reprend son interpréteur, prêt : boto3 y vient avec moto.
+        moto()?;
+        let python = preparer(&dossier_du_second_avis(), std::env::var_os("PATH")).ok()?;
+        let serveur = demarrer(&python, "");
+        // boto3 vient avec moto : il prépare l'utilisateur, sa clé et ses droits.
+        let preparation = format!(
+            r#"
+import boto3, json, sys, urllib.request
+e = "{}"
+iam = boto3.client("iam", endpoint_url=e, region_name="us-east-1",
+                   aws_access_key_id="essai", aws_secret_access_key="essai")
+iam.create_user(UserName="vigie")
+k = iam.create_access_key(UserName="vigie")["AccessKey"]
+iam.put_user_policy(UserName="vigie", PolicyName="tout", PolicyDocument=json.dumps(
+    {{"Version": "2012-10-17",
+     "Statement": [{{"Effect": "Allow", "Action": "*", "Resource": "*"}}]}}))
+urllib.request.urlopen(urllib.request.Request(e + "/moto-api/reset-auth", data=b"0",
+                       headers={{"Content-Type": "text/plain"}}, method="POST")).read()
+sys.stdout.write(k["AccessKeyId"] + " " + k["SecretAccessKey"])
+"#,
+            serveur.endpoint()
+        );
+        let out = Command::new(&python)
+            .args(["-c", &preparation])
+            .output()
+            .expect("préparation de moto");
+        assert!(
+            out.status.success(),
+            "préparation de moto authentifié : {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let sortie = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (cle, secret) = sortie.split_once(' ').expect("clé et secret");
+        Some(MotoAuthentifie {
+            moto: serveur,
+            cle: cle.to_owned(),
+            secret: secret.to_owned(),
+        })
+    })
+    .as_ref()
+}
+
+impl MotoAuthentifie {
+    /// Un client aws-sdk-s3 signé par la clé de l'utilisateur.
+    pub fn client(&self) -> aws_sdk_s3::Client {
+        use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+        let conf = aws_sdk_s3::config::Builder::new()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::new(
+                &self.cle,
+                &self.secret,
+                None,
+                None,
+                "moto",
+            ))
+            .endpoint_url(self.moto.endpoint())
+            .force_path_style(true)
+            .build();
+        aws_sdk_s3::Client::from_conf(conf)
+    }
+}
+
 /// Ce que le test lit de moto : les objets d'un compartiment (toutes les pages), triés.
 pub async fn objets(client: &aws_sdk_s3::Client, compartiment: &str) -> Vec<(String, Vec<u8>)> {
     let mut cles = Vec::new();
@@ -342,6 +422,7 @@ pub struct MandatairePannes {
     injectees: Arc<AtomicU64>,
     requetes: Arc<AtomicU64>,
     donnees: Arc<AtomicU64>,
+    par_operation: Arc<Mutex<HashMap<Operation, u64>>>,
 }
 
 impl MandatairePannes {
@@ -354,6 +435,7 @@ impl MandatairePannes {
         let injectees = Arc::new(AtomicU64::new(0));
         let requetes = Arc::new(AtomicU64::new(0));
         let donnees = Arc::new(AtomicU64::new(0));
+        let par_operation = Arc::new(Mutex::new(HashMap::new()));
         let client: Client<HttpConnector, CorpsPlein> =
             Client::builder(TokioExecutor::new()).build_http();
         let etat = Arc::new(Etat {
@@ -362,6 +444,7 @@ impl MandatairePannes {
             injectees: Arc::clone(&injectees),
             requetes: Arc::clone(&requetes),
             donnees: Arc::clone(&donnees),
+            par_operation: Arc::clone(&par_operation),
             client,
         });
         rt.spawn(async move {
@@ -390,6 +473,7 @@ impl MandatairePannes {
             injectees,
             requetes,
             donnees,
+            par_operation,
         }
     }
 
@@ -409,6 +493,14 @@ impl MandatairePannes {
     pub fn donnees_traitees(&self) -> u64 {
         self.donnees.load(Ordering::Relaxed)
     }
+
+    /// Les requêtes reçues, par opération S3.
+    pub fn requetes_par_operation(&self) -> HashMap<Operation, u64> {
+        self.par_operation
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
 }
 
 struct Etat {
@@ -417,6 +509,7 @@ struct Etat {
     injectees: Arc<AtomicU64>,
     requetes: Arc<AtomicU64>,
     donnees: Arc<AtomicU64>,
+    par_operation: Arc<Mutex<HashMap<Operation, u64>>>,
     client: Client<HttpConnector, CorpsPlein>,
 }
 
@@ -483,6 +576,12 @@ impl Etat {
         self.requetes.fetch_add(1, Ordering::Relaxed);
         let (parties, corps) = req.into_parts();
         let (op, cle) = operation_de_requete(&parties.method, &parties.uri, &parties.headers);
+        *self
+            .par_operation
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(op)
+            .or_default() += 1;
         let panne = self.pannes.decider(op, cle.as_deref());
         if panne.is_some() {
             self.injectees.fetch_add(1, Ordering::Relaxed);
@@ -556,6 +655,37 @@ impl Etat {
                 let _ = lire_tout(corps).await;
                 return Ok(erreur_s3(400, "RequestTimeout", None));
             }
+            // moto ne vérifie pas l'heure des requêtes : le mandataire le fait pour lui, avec
+            // le calcul du bac à sable (même forme de refus, `Date` du service décalé).
+            Some(Panne::Horloge(decalage)) => {
+                let refus = vigie_bac_a_sable::horloge::refus_horloge(
+                    *decalage,
+                    &parties.headers,
+                    &parties.uri,
+                    std::time::SystemTime::now(),
+                );
+                if let Some(refus) = refus {
+                    let _ = lire_tout(corps).await;
+                    return Ok(hyper::Response::builder()
+                        .status(403)
+                        .header("content-type", "application/xml")
+                        .header("date", refus.date)
+                        .body(CorpsPlein::new(refus.corps))
+                        .unwrap());
+                }
+            }
+            // Rien n'est transmis à moto : « 200 » sans ETag, un corps d'erreur.
+            Some(Panne::FauxSucces) => {
+                let _ = lire_tout(corps).await;
+                return Ok(hyper::Response::builder()
+                    .status(200)
+                    .header("content-type", "application/xml")
+                    .body(CorpsPlein::new(
+                        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError\
+                         </Code><Message>panne injectée par le mandataire</Message></Error>",
+                    ))
+                    .unwrap());
+            }
             _ => {}
         }
         let corps = lire_tout(corps).await.map_err(std::io::Error::other)?;
@@ -587,6 +717,12 @@ impl Etat {
                 && !n.eq_ignore_ascii_case("transfer-encoding")
                 && !n.eq_ignore_ascii_case("connection")
             {
+                // Un autre ETag de la même forme (panne `etag-altere`), l'objet écrit intact.
+                if panne == Some(Panne::EtagAltere) && n.eq_ignore_ascii_case("etag") {
+                    let nu = v.to_str().unwrap_or_default().trim_matches('"');
+                    rep = rep.header(n, format!("\"{}\"", nu.chars().rev().collect::<String>()));
+                    continue;
+                }
                 rep = rep.header(n, v);
             }
         }
