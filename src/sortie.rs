@@ -1,5 +1,6 @@
 //! Les codes de sortie : un contrat pour les scripts, repris dans la page de manuel.
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::plan::ErreurBase;
@@ -65,12 +66,47 @@ pub fn code_pour_erreur(e: &anyhow::Error) -> CodeSortie {
     }
 }
 
-/// Un tube fermé (`vigie plans | head`) n'est pas une erreur.
-pub fn est_tube_ferme(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+/// Une sortie que plus personne ne lit : un tube fermé (`vigie plans | head`, `vigie depot …
+/// 2>&1 | head -1`), ou le terminal fermé (SIGHUP : l'écriture rend EIO sous Unix).
+pub fn sortie_perdue(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::EIO) {
+        return true;
+    }
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// Une sortie (standard ou d'erreur) dont la perte n'arrête pas la commande : ce qui n'est plus
+/// lu est perdu, pas le résultat. Une commande va donc au bout de ce qu'elle fait (un dépôt,
+/// une vérification qui remet des fichiers à déposer) et rend **son** code de sortie, pas un
+/// succès de complaisance ni une erreur d'affichage. Toute autre erreur d'écriture (disque
+/// plein sous une sortie redirigée vers un fichier) reste une erreur.
+pub struct SansEchec<W: Write>(W);
+
+impl<W: Write> Write for SansEchec<W> {
+    fn write(&mut self, octets: &[u8]) -> io::Result<usize> {
+        match self.0.write(octets) {
+            Err(e) if sortie_perdue(&e) => Ok(octets.len()),
+            r => r,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.0.flush() {
+            Err(e) if sortie_perdue(&e) => Ok(()),
+            r => r,
+        }
+    }
+}
+
+/// La sortie standard (résultats, bilan, JSON), sous [`SansEchec`].
+pub fn standard() -> SansEchec<io::StdoutLock<'static>> {
+    SansEchec(io::stdout().lock())
+}
+
+/// La sortie d'erreur (statut, avertissements, erreurs), sous [`SansEchec`].
+pub fn erreur() -> SansEchec<io::StderrLock<'static>> {
+    SansEchec(io::stderr().lock())
 }
 
 // Les messages d'erreur du système (propres à chaque système) vivent dans `plateforme`.
@@ -79,6 +115,28 @@ pub use crate::plateforme::erreur_systeme;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Une écriture vers un lecteur parti (ou un terminal fermé) est perdue sans erreur ; une
+    /// autre erreur d'écriture reste une erreur.
+    #[test]
+    fn une_sortie_perdue_n_est_pas_une_erreur() {
+        struct Casse(io::ErrorKind);
+        impl Write for Casse {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from(self.0))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Err(io::Error::from(self.0))
+            }
+        }
+        let mut tube = SansEchec(Casse(io::ErrorKind::BrokenPipe));
+        assert!(writeln!(tube, "perdu").is_ok());
+        assert!(tube.flush().is_ok());
+        let mut plein = SansEchec(Casse(io::ErrorKind::StorageFull));
+        assert!(writeln!(plein, "pas perdu").is_err());
+        #[cfg(unix)]
+        assert!(sortie_perdue(&io::Error::from_raw_os_error(libc::EIO)));
+    }
 
     #[test]
     fn erreurs_du_systeme_en_francais_sans_repetition() {

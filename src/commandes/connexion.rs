@@ -93,7 +93,7 @@ fn enregistrer(
             "enregistre": true,
         }))?;
     } else if !g.quiet {
-        let mut s = io::stdout().lock();
+        let mut s = crate::sortie::standard();
         let nom = compte(&utilisateur);
         match chemin_jeton {
             Some(chemin) => writeln!(
@@ -115,7 +115,7 @@ fn enregistrer(
             )?;
         }
     }
-    let mut e = io::stderr().lock();
+    let mut e = crate::sortie::erreur();
     if variable_jeton && jeton_donne.is_some() {
         writeln!(
             e,
@@ -161,7 +161,7 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
             "enregistre": false,
         }))?;
     } else {
-        let mut s = io::stdout().lock();
+        let mut s = crate::sortie::standard();
         writeln!(
             s,
             "Adresse de l'API : {} ({})",
@@ -276,7 +276,7 @@ pub(super) fn deconnexion(g: &OptionsGlobales) -> Result<CodeSortie> {
             (false, true) => "Adresse de l'API retenue effacée (aucun jeton n'était enregistré).",
             (false, false) => "Aucun jeton enregistré.",
         };
-        writeln!(io::stdout().lock(), "{message}")?;
+        writeln!(crate::sortie::standard(), "{message}")?;
     }
     Ok(CodeSortie::Succes)
 }

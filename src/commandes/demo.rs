@@ -82,7 +82,7 @@ pub(super) fn demo(g: &OptionsGlobales, args: ArgsDemo) -> Result<CodeSortie> {
     }
     let code = code?;
     if !g.json && !g.quiet {
-        let mut s = io::stderr().lock();
+        let mut s = crate::sortie::erreur();
         match code {
             CodeSortie::Succes if args.sans_pannes => {
                 writeln!(s, "Démonstration réussie : toute la nuit est déposée.")?
@@ -161,7 +161,7 @@ fn derouler(
             // l'humain, passe sur la sortie d'erreur.
             etat.stdout(Stdio::from(io::stderr()));
         } else {
-            writeln!(io::stderr().lock(), "\n$ vigie etat")?;
+            writeln!(crate::sortie::erreur(), "\n$ vigie etat")?;
         }
         arret.attendre(etat)?;
     }
@@ -334,7 +334,7 @@ fn presenter(
     if g.quiet {
         return Ok(());
     }
-    let mut s = io::stderr().lock();
+    let mut s = crate::sortie::erreur();
     writeln!(
         s,
         "Démonstration de vigie (graine {graine} : « vigie demo --graine {graine} » la rejoue à l'identique)."
@@ -371,7 +371,7 @@ fn presenter(
 /// `--garder` : où tout est resté (même avec `-q` : sans cela, le dossier serait perdu de
 /// vue), et comment le revoir.
 fn dire_ou_tout_est(g: &OptionsGlobales, dossier: &Path) -> Result<()> {
-    let mut s = io::stderr().lock();
+    let mut s = crate::sortie::erreur();
     if g.quiet {
         writeln!(s, "Tout est resté dans {}.", dossier.display())?;
         return Ok(());

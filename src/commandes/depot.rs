@@ -1,7 +1,8 @@
 //! `vigie depot` et `vigie retenter-echecs` : préparer le plan, puis l'envoyer en un ou
 //! plusieurs passages (`passages`, qui mène chacun par `envoi`).
 
-use std::io::{self, Write};
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -12,6 +13,7 @@ use super::reglages::ReglagesFusionnes;
 use super::{ligne_json, octets_lisibles, ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
+use crate::depot::relecture::empreinte::meme_contenu_que_depose;
 use crate::destination::{
     CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
 };
@@ -20,6 +22,7 @@ use crate::noms::{self, Empechement};
 use crate::plan::{
     Base, DepotPlan, EtatUnite, FichierPlanifie, ReglagesRetenus, Replanification, VerrouPlan,
 };
+use crate::plateforme::FichierAttendu;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::{neutraliser, pluriel};
 
@@ -57,6 +60,9 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     // L'utilisateur du jeton, reconnu par les vérifications (vers la plateforme seulement).
     let mut moi = None;
+    if let Destination::S3(_) = &destination {
+        avertir_autres_plans(g, &preparation.dossier, &identite, args.simulation)?;
+    }
     if let Destination::VigieChiro(dest) = &destination {
         refuser_si_deja_planifie(
             g,
@@ -208,7 +214,7 @@ fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result
     if g.json || g.quiet {
         return Ok(());
     }
-    let mut s = io::stderr().lock();
+    let mut s = crate::sortie::erreur();
     for ligne in annonce.lignes() {
         writeln!(s, "  {ligne}")?;
     }
@@ -305,7 +311,7 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
     }
     if !empechements.is_empty() {
         let racines = noms::causes_racines(empechements);
-        let mut s = io::stderr().lock();
+        let mut s = crate::sortie::erreur();
         writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
         for ligne in noms::lignes_des_groupes(
             &noms::regrouper(racines.iter().cloned()),
@@ -353,7 +359,14 @@ pub(super) fn enregistrer(
         let verrou = VerrouPlan::prendre(base.chemin(), &dossier, identite, &libelle)?;
         (base, Some(verrou))
     };
-    let r = base.planifier(&dossier, identite, &fichiers, redeposer_modifies)?;
+    let dates_seules = dates_seules(&base, &dossier, identite, &fichiers)?;
+    let r = base.planifier_avec(
+        &dossier,
+        identite,
+        &fichiers,
+        redeposer_modifies,
+        &dates_seules,
+    )?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     annoncer_planification(g, &inventaire, &r, &plan, a_blanc)?;
     Ok(PlanPret {
@@ -362,6 +375,51 @@ pub(super) fn enregistrer(
         plan,
         destination,
         cree: r.cree,
+    })
+}
+
+/// Les fichiers déjà déposés du plan dont seule la date a changé (même taille) et dont le
+/// contenu, relu, est celui du dépôt : une carte FAT garde l'heure locale, et le passage à
+/// l'heure d'été (ou un autre système) décale d'une heure toutes ses dates sans changer un
+/// octet. Ceux-là ne sont ni « changés » ni renvoyés. Un fichier illisible, ou sans empreinte
+/// comparable, reste dit changé.
+fn dates_seules(
+    base: &Base,
+    dossier: &str,
+    identite: &str,
+    fichiers: &[FichierPlanifie],
+) -> Result<HashSet<String>> {
+    let a_relire = base.deposees_a_relire(dossier, identite, fichiers)?;
+    if a_relire.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let identites: HashMap<&str, Option<&str>> = fichiers
+        .iter()
+        .map(|f| (f.chemin.as_str(), f.identite.as_deref()))
+        .collect();
+    let racine = Path::new(dossier);
+    super::envoi::runtime()?.block_on(async {
+        let mut memes = HashSet::new();
+        for d in a_relire {
+            let chemin = crate::plateforme::chemins::local(racine, &d.chemin);
+            let attendu =
+                FichierAttendu::new(&chemin, identites.get(d.chemin.as_str()).copied().flatten());
+            let meme = meme_contenu_que_depose(
+                attendu,
+                d.taille,
+                d.somme_controle.as_deref(),
+                d.etag.as_deref(),
+            )
+            .await;
+            match meme {
+                Ok(true) => {
+                    memes.insert(d.chemin);
+                }
+                Ok(false) => {}
+                Err(e) => tracing::info!(chemin = %d.chemin, "contenu non relu : {e}"),
+            }
+        }
+        Ok(memes)
     })
 }
 
@@ -376,19 +434,8 @@ fn refuser_si_deja_planifie(
     identite: &str,
     a_blanc: bool,
 ) -> Result<()> {
-    // Lire ne crée rien : sans base, aucun plan n'existe encore. Une simulation lit une copie,
-    // pour ne pas même migrer la base.
-    let chemin = super::chemin_base(g)?;
-    if !chemin.exists() {
+    let Some(base) = base_a_lire(g, a_blanc)? else {
         return Ok(());
-    }
-    let base = if a_blanc {
-        Base::ouvrir_a_blanc(&chemin)?
-    } else {
-        match Base::ouvrir_existante(&chemin)? {
-            Some(base) => base,
-            None => return Ok(()),
-        }
     };
     for plan in base.plans()? {
         if plan.dossier != dossier || plan.destination == identite {
@@ -411,6 +458,73 @@ fn refuser_si_deja_planifie(
             )
             .into());
         }
+    }
+    Ok(())
+}
+
+/// La base des plans, pour la lire avant de planifier ; `None` s'il n'y en a pas encore. Lire ne
+/// crée rien : sans base, aucun plan n'existe. Une simulation lit une copie, pour ne pas même
+/// migrer la base.
+fn base_a_lire(g: &OptionsGlobales, a_blanc: bool) -> Result<Option<Base>> {
+    let chemin = super::chemin_base(g)?;
+    if !chemin.exists() {
+        return Ok(None);
+    }
+    if a_blanc {
+        return Ok(Some(Base::ouvrir_a_blanc(&chemin)?));
+    }
+    Ok(Base::ouvrir_existante(&chemin)?)
+}
+
+/// D'autres plans (d'autres dossiers : la carte montée ailleurs, une copie sur le disque)
+/// visent déjà ce compartiment et ce préfixe : on les nomme, avant tout envoi. Le dépôt
+/// continue : ce que la destination tient déjà, identique, ne repartira pas (elle est lue au
+/// début du passage) ; un fichier de même nom mais d'un autre contenu y remplacera l'objet.
+fn avertir_autres_plans(
+    g: &OptionsGlobales,
+    dossier: &str,
+    identite: &str,
+    a_blanc: bool,
+) -> Result<()> {
+    let Some(base) = base_a_lire(g, a_blanc)? else {
+        return Ok(());
+    };
+    let autres: Vec<DepotPlan> = base
+        .plans()?
+        .into_iter()
+        .filter(|p| p.destination == identite && p.dossier != dossier)
+        .collect();
+    if autres.is_empty() {
+        return Ok(());
+    }
+    if g.json {
+        ligne_json(json!({
+            "evenement": "avertissement",
+            "motif": "autre_plan",
+            "destination": identite,
+            "plans": autres.iter().map(|p| p.id).collect::<Vec<_>>(),
+            "dossiers": autres.iter().map(|p| p.dossier.as_str()).collect::<Vec<_>>(),
+        }))?;
+        return Ok(());
+    }
+    let nommes = autres
+        .iter()
+        .map(|p| format!("le plan {} (depuis {})", p.id, neutraliser(&p.dossier)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (vise, reprendre) = match autres.as_slice() {
+        [seul] => ("vise", format!("vigie retenter-echecs {}", seul.id)),
+        _ => ("visent", "vigie retenter-echecs PLAN".to_owned()),
+    };
+    let texte = format!(
+        "attention : {nommes} {vise} déjà cette destination ({}) ; ce qu'elle tient déjà, \
+         identique, ne repartira pas, et un fichier de même nom mais d'un autre contenu y \
+         remplacera l'objet. Si c'est la même nuit, reprenez plutôt ce plan : {reprendre}",
+        neutraliser(identite)
+    );
+    let mut e = crate::sortie::erreur();
+    for ligne in crate::suivi::format::replier(&texte, 79) {
+        writeln!(e, "{ligne}")?;
     }
     Ok(())
 }
@@ -480,7 +594,7 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
              est au point {} : le dépôt continue, vérifiez que c'est la bonne",
             neutraliser(point),
         );
-        let mut e = io::stderr().lock();
+        let mut e = crate::sortie::erreur();
         for ligne in crate::suivi::format::replier(&texte, 79) {
             writeln!(e, "{ligne}")?;
         }
@@ -541,6 +655,7 @@ fn annoncer_planification(
             "retirees": r.retirees,
             "reprises": r.reprises,
             "modifiees": r.modifiees,
+            "dates_seules": r.dates_seules,
             "ignores": inv.ignores_systeme + inv.non_reconnus.len() as u64 + inv.vides.len() as u64,
             "liens_non_suivis": inv.liens,
             "vides": inv.vides,
@@ -550,7 +665,7 @@ fn annoncer_planification(
     if g.quiet {
         return Ok(());
     }
-    let mut s = io::stderr().lock();
+    let mut s = crate::sortie::erreur();
     writeln!(
         s,
         "Plan {} {} : {}, {}.",
@@ -590,6 +705,14 @@ fn annoncer_planification(
     if !inv.liens.is_empty() {
         writeln!(s, "  liens symboliques non suivis : {}", citer(&inv.liens))?;
     }
+    if r.dates_seules > 0 {
+        writeln!(
+            s,
+            "  {} déjà déposé(s) : date changée, contenu identique (heure d'une carte FAT ?) ; \
+             rien ne repart",
+            pluriel(r.dates_seules, "fichier", "fichiers")
+        )?;
+    }
     if !r.modifiees.is_empty() {
         writeln!(
             s,
@@ -619,7 +742,7 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
         .filter(|u| !u.echec_definitif)
         .collect();
     let octets: u64 = partiraient.iter().map(|u| u.taille).sum();
-    let mut s = io::stdout().lock();
+    let mut s = crate::sortie::standard();
     if g.json {
         for u in &partiraient {
             ligne_json(json!({

@@ -3,7 +3,7 @@
 //! et un test échoue s'ils ne sont plus à jour.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -22,7 +22,7 @@ const SHELLS: [(Shell, &str); 5] = [
 ];
 
 pub fn completions(shell: Shell) -> Result<CodeSortie> {
-    let mut sortie = io::stdout().lock();
+    let mut sortie = crate::sortie::standard();
     clap_complete::generate(shell, &mut cli::commande(), "vigie", &mut sortie);
     sortie.flush()?;
     Ok(CodeSortie::Succes)

@@ -3,7 +3,7 @@
 //! politique et le moteur, écouter Ctrl-C, afficher le bilan. Ce module ne regarde ni `depot` ni
 //! `passages`, qui le regardent.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,8 +19,9 @@ use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, Op
 use crate::depot::relecture::verification::{self, Constat};
 use crate::depot::relecture::{Lecteur, inventaire_distant};
 use crate::depot::s3::DepositaireS3;
+use crate::depot::s3::destination::{LectureDestination, lire_destination};
 use crate::depot::vigiechiro::DepositaireVigieChiro;
-use crate::depot::{AnnoncesSuivi, Bilan, Depositaire, Moteur};
+use crate::depot::{AnnoncesSuivi, Bilan, DecisionsDuPlan, Depositaire, Moteur};
 use crate::destination::{CibleParticipation, Destination, IdObjet};
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, VerrouPlan};
@@ -183,11 +184,57 @@ pub(super) async fn passage(
     let emetteur = Emetteur::nouveau(emission, arret.clone()).sous_limite(e.debit.clone());
     match e.destination {
         Destination::S3(dest) => {
-            let depositaire = DepositaireS3 {
-                client: ClientS3::connecter(dest, &config_s3(e.s3)).await?,
-                seuil_multipart: e.options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
-                taille_partie: e.options.taille_partie * MIO,
+            let client = ClientS3::connecter(dest, &config_s3(e.s3)).await?;
+            // Ce que la destination tient déjà, et si elle accepte seulement ces identifiants :
+            // lu avant tout envoi, sous la veille du réseau.
+            let journal = DecisionsDuPlan::default();
+            let lecture = emetteur
+                .sous_veille(
+                    lire_destination(&client, &emetteur, &dest.prefixe, &journal),
+                    || client.sonder(),
+                    &AnnoncesSuivi(suivi.as_ref()),
+                    &journal,
+                )
+                .await;
+            journal.ecrire(&base, plan.id);
+            let inventaire = match lecture {
+                Ok(LectureDestination::Lue(inventaire)) => Some(Arc::new(inventaire)),
+                Ok(LectureDestination::NonLue(pourquoi)) => {
+                    tracing::warn!(
+                        "ce que la destination tient déjà n'a pas pu être lu ({pourquoi}) : les \
+                         fichiers qu'elle a déjà repartiront"
+                    );
+                    None
+                }
+                // Le réseau abandonné (au-delà de --attente-reseau) : le passage s'arrête comme
+                // il le fait en plein envoi, le plan dit ce qui reste, le bilan le geste.
+                Ok(LectureDestination::Interrompue) if emetteur.reseau().est_abandonne() => {
+                    tracing::warn!(
+                        "réseau indisponible depuis plus de {} s avant le premier envoi : rien \
+                         n'est parti",
+                        emetteur.attente_reseau().unwrap_or_default().as_secs()
+                    );
+                    None
+                }
+                Ok(LectureDestination::Interrompue) => return Err(interrompu()),
+                // Chaque requête serait refusée de même : rien ne part.
+                Err(refus) => {
+                    return Err(ErreurAvecCode::new(
+                        CodeSortie::RefusDefinitifs,
+                        format!(
+                            "{} ; rien n'a été envoyé. Puis relancez la même commande.",
+                            refus.message(client.compartiment())
+                        ),
+                    )
+                    .into());
+                }
             };
+            let depositaire = DepositaireS3::nouveau(
+                client,
+                e.options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
+                e.options.taille_partie * MIO,
+                inventaire,
+            );
             let lancement = Lancement {
                 base,
                 plan,
@@ -332,7 +379,7 @@ fn endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) -> Opti
 
 pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
     if let Some(alerte) = endpoint_ignore(plan, destination, s3) {
-        let _ = writeln!(io::stderr().lock(), "{alerte}");
+        let _ = writeln!(crate::sortie::erreur(), "{alerte}");
     }
 }
 
@@ -441,7 +488,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     let (mut intactes, mut a_renvoyer, mut inconnues, mut definitifs) = (0u64, 0u64, 0u64, 0u64);
     // Les refus de relire (4xx) : ni un fichier manquant, ni une panne passagère.
     let mut refusees: Vec<&str> = Vec::new();
-    let mut s = io::stdout().lock();
+    let mut s = crate::sortie::standard();
     for (unite, constat) in &constats {
         let (etat, detail) = match constat {
             Constat::Intacte => {

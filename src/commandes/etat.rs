@@ -1,6 +1,6 @@
 //! `vigie etat` et `vigie plans` : ce que dit la base, sans toucher au réseau.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use anyhow::Result;
 use serde_json::json;
@@ -30,7 +30,7 @@ pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
         }
         ligne_json(v)?;
     } else {
-        afficher_etat(&mut io::stdout().lock(), &base, &plan, &resume)?;
+        afficher_etat(&mut crate::sortie::standard(), &base, &plan, &resume)?;
     }
     Ok(code_du_plan(&resume))
 }
@@ -124,7 +124,7 @@ fn lister_unites(
         }
         return Ok(());
     }
-    let mut s = io::stdout().lock();
+    let mut s = crate::sortie::standard();
     if lignes.is_empty() {
         let quoi = filtre
             .to_possible_value()
@@ -349,7 +349,7 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     let Some(base) = Base::ouvrir_existante(&chemin)? else {
         if !g.json {
             writeln!(
-                io::stdout().lock(),
+                crate::sortie::standard(),
                 "Aucun plan dans {} : vigie depot en crée un.",
                 chemin.display()
             )?;
@@ -357,7 +357,7 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
         return Ok(CodeSortie::Succes);
     };
     let plans = base.plans()?;
-    let mut s = io::stdout().lock();
+    let mut s = crate::sortie::standard();
     if plans.is_empty() && !g.json {
         writeln!(
             s,

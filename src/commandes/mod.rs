@@ -69,12 +69,14 @@ pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
     Ok(())
 }
 
-/// Premier Ctrl-C (ou SIGTERM) : plus rien ne démarre, ce qui est en vol s'arrête (pause réseau
-/// comprise), le plan est tenu à jour. Second : sortie immédiate en 130, barres effacées (le plan
-/// reste cohérent : chaque écriture est une transaction, et une unité laissée `en_cours` sera
+/// Premier Ctrl-C (ou SIGTERM, ou SIGHUP : le terminal fermé ; sous Windows, la console
+/// fermée) : plus rien ne démarre, ce qui est en vol s'arrête (pause réseau comprise), le plan
+/// est tenu à jour, le bilan est écrit (perdu sans erreur si plus personne ne le lit) et la
+/// commande sort en 130. Second : sortie immédiate en 130, barres effacées (le plan reste
+/// cohérent : chaque écriture est une transaction, et une unité laissée `en_cours` sera
 /// reprise). Pour toute commande qui émet ; à appeler dans son runtime.
 fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
-    let Ok(mut signaux) = crate::plateforme::signaux::Signaux::ecouter(false) else {
+    let Ok(mut signaux) = crate::plateforme::signaux::Signaux::ecouter(true) else {
         tracing::warn!(
             "impossible d'écouter Ctrl-C : un arrêt coupera net (le plan restera cohérent)"
         );

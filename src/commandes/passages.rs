@@ -137,6 +137,7 @@ fn cumuler(total: &mut Option<Bilan>, b: &Bilan) {
             t.incidents_absorbes += b.incidents_absorbes;
             t.deja_sur_la_plateforme += b.deja_sur_la_plateforme;
             t.deja_non_comparees += b.deja_non_comparees;
+            t.deja_a_la_destination += b.deja_a_la_destination;
             t.duree += b.duree;
             t.interrompu = b.interrompu;
             if b.participation.is_some() {
@@ -210,7 +211,7 @@ pub(super) async fn enchainer(
         .await;
         if regle.jusqu_au_bout.is_none() {
             let bilan = issue?;
-            afficher_bilan(g, &bilan, envoi.destination, None)?;
+            garder_le_code(afficher_bilan(g, &bilan, envoi.destination, None));
             return Ok(if bilan.interrompu {
                 CodeSortie::Interrompu
             } else {
@@ -267,7 +268,7 @@ pub(super) async fn enchainer(
                 message: e.as_deref().unwrap_or_default(),
             },
         };
-        annoncer_passage(g, numero, &issue, prochain)?;
+        garder_le_code(annoncer_passage(g, numero, &issue, prochain));
         match suite {
             Suite::Arreter(a) => break a,
             Suite::Pause(pause) => {
@@ -291,6 +292,7 @@ pub(super) async fn enchainer(
         deja_sur_la_plateforme: 0,
         deja_non_comparees: 0,
         reglages: Default::default(),
+        deja_a_la_destination: 0,
     });
     bilan.resume = resume;
     bilan.interrompu = arret_final == ArretPassages::Interrompu;
@@ -299,11 +301,26 @@ pub(super) async fn enchainer(
         arret: arret_final,
         limite: regle.limite(),
     };
-    afficher_bilan(g, &bilan, envoi.destination, Some(&fin))?;
+    garder_le_code(afficher_bilan(g, &bilan, envoi.destination, Some(&fin)));
     Ok(match arret_final {
         ArretPassages::Interrompu => CodeSortie::Interrompu,
         _ => code_du_plan(&bilan.resume),
     })
+}
+
+/// Le bilan n'a pas pu être écrit (disque plein sous une sortie redirigée ; un lecteur parti
+/// ne compte pas, voir `sortie::SansEchec`) : le dépôt, lui, a eu lieu, et son code de sortie
+/// reste le sien. On le dit sur la sortie d'erreur, si elle l'accepte ; `vigie etat` redonne
+/// l'état du plan.
+fn garder_le_code(affichage: Result<()>) {
+    if let Err(e) = affichage {
+        use std::io::Write;
+        let _ = writeln!(
+            crate::sortie::erreur(),
+            "attention : le bilan n'a pas pu être écrit ({e:#}) ; vigie etat redonne l'état du \
+             plan"
+        );
+    }
 }
 
 /// La ligne de bilan d'un passage : sur la sortie standard, barres effacées, ou en JSON.
@@ -318,7 +335,7 @@ fn annoncer_passage(
         super::ligne_json(passage_json(numero, issue, prochain))?;
     } else {
         use std::io::Write;
-        let mut s = std::io::stdout().lock();
+        let mut s = crate::sortie::standard();
         writeln!(s, "{}", ligne_passage(numero, issue, prochain))?;
         s.flush()?;
     }

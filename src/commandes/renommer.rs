@@ -52,8 +52,14 @@ pub(super) fn renommer(g: &OptionsGlobales, args: ArgsRenommer) -> Result<CodeSo
             "a_corriger": restants.len(),
         }))?;
     } else {
-        ecrire(&mut io::stdout().lock(), &args, &prevus, &faits, &restants)?;
-        let mut e = io::stderr().lock();
+        ecrire(
+            &mut crate::sortie::standard(),
+            &args,
+            &prevus,
+            &faits,
+            &restants,
+        )?;
+        let mut e = crate::sortie::erreur();
         for (r, cause) in &rates {
             writeln!(
                 e,

@@ -100,7 +100,7 @@ pub(super) fn bac_a_sable(g: &OptionsGlobales, args: ArgsBacASable) -> Result<Co
             Some(_) => "son dossier est effacé",
             None => "son dossier reste, pour le prochain lancement (--dossier)",
         };
-        writeln!(io::stderr().lock(), "Bac à sable arrêté ; {suite}.")?;
+        writeln!(crate::sortie::erreur(), "Bac à sable arrêté ; {suite}.")?;
     }
     drop(temporaire);
     Ok(CodeSortie::Succes)
@@ -159,7 +159,7 @@ fn annoncer(
         }))?;
         return Ok(());
     }
-    let mut s = io::stdout().lock();
+    let mut s = crate::sortie::standard();
     let devenir = if garde {
         "gardé d'un lancement à l'autre ; l'état de la plateforme, lui, repart à zéro"
     } else {

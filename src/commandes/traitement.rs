@@ -197,7 +197,7 @@ fn afficher_etat(
     }
     let maintenant = crate::traitement::maintenant();
     let t = e.traitement.as_ref();
-    let mut s = io::stdout().lock();
+    let mut s = crate::sortie::standard();
     let etat = format!(
         "{} : {}.",
         majuscule(&cible.nom()),
@@ -339,7 +339,7 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
                     let annonces = AnnoncesReleves::nouvelles(mode, cible.participation.as_str());
                     if mode == ModeReleves::Lignes || mode == ModeReleves::Indicateur {
                         let _ = ecrire(
-                            &mut io::stderr().lock(),
+                            &mut crate::sortie::erreur(),
                             &format!(
                                 "Suivi du calcul de la {} ; Ctrl-C pour arrêter.",
                                 cible.nom()
@@ -367,7 +367,7 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
                                 afficher_etat(g, cible, e, &taxons)?;
                             }
                             let _ = ecrire(
-                                &mut io::stderr().lock(),
+                                &mut crate::sortie::erreur(),
                                 &format!(
                                     "Échéance atteinte : le calcul de la {} n'est pas fini{}.",
                                     cible.nom(),
@@ -488,7 +488,7 @@ fn verifier_nuit(g: &OptionsGlobales, cible: &Cible, malgre_tout: bool) -> Resul
     if refus.is_empty() || malgre_tout {
         if !refus.is_empty() && !g.quiet {
             let _ = ecrire(
-                &mut io::stderr().lock(),
+                &mut crate::sortie::erreur(),
                 &format!(
                     "Attention : {} ; le calcul est lancé quand même (--nuit-incomplete).",
                     refus.join(" ; ")
@@ -605,7 +605,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
                 super::ligne_json(calcul_json(&cible, false, etat.as_deref(), Some(raison)))?;
             } else {
                 let suite = suite.as_ref().map(|(i, c)| (*i, c.as_str()));
-                ecrire(&mut io::stdout().lock(), &texte, suite)?;
+                ecrire(&mut crate::sortie::standard(), &texte, suite)?;
             }
             Ok(code)
         };
@@ -697,7 +697,7 @@ async fn lancer(
             super::ligne_json(calcul_json(cible, true, etat_avant, None))?;
         } else if !g.quiet {
             ecrire(
-                &mut io::stdout().lock(),
+                &mut crate::sortie::standard(),
                 &format!("Calcul lancé pour la {}{confirme}.", cible.nom()),
                 Some((
                     "Pour le suivre :",
@@ -721,7 +721,7 @@ async fn lancer(
                 super::ligne_json(calcul_json(cible, false, etat_avant, Some("deja_en_cours")))?;
             } else {
                 ecrire(
-                    &mut io::stdout().lock(),
+                    &mut crate::sortie::standard(),
                     &format!(
                         "{nom} : la plateforme répond que son calcul est déjà {etat} ; rien n'a \
                          été relancé."
@@ -886,7 +886,7 @@ fn annoncer_fichier(
         "Journal du calcul"
     };
     ecrire(
-        &mut io::stdout().lock(),
+        &mut crate::sortie::standard(),
         &format!(
             "{libelle} écrit : {} ({}).",
             neutraliser(&t.chemin.display().to_string()),
@@ -952,7 +952,7 @@ pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<Code
                         .is_some_and(|t| t.etat != EtatCalcul::Fini);
                     if pas_fini && !g.json && !g.quiet {
                         let _ = ecrire(
-                            &mut io::stderr().lock(),
+                            &mut crate::sortie::erreur(),
                             &format!(
                                 "Attention : ce CSV vient d'un calcul précédent ({}).",
                                 phrase.as_deref().unwrap_or("")
@@ -1038,7 +1038,11 @@ fn csv_absent(
             "message": message,
         }))?;
     }
-    let _ = writeln!(io::stderr().lock(), "erreur : {}", neutraliser(&message));
+    let _ = writeln!(
+        crate::sortie::erreur(),
+        "erreur : {}",
+        neutraliser(&message)
+    );
     Ok(code)
 }
 
@@ -1053,7 +1057,7 @@ async fn journal(
 ) -> Result<CodeSortie> {
     let Some(id) = etat.and_then(|e| e.logs.as_ref()) else {
         let _ = ecrire(
-            &mut io::stderr().lock(),
+            &mut crate::sortie::erreur(),
             &format!(
                 "Pas de journal du calcul pour la {} : il n'existe qu'après un calcul réussi.",
                 cible.nom()
@@ -1073,7 +1077,7 @@ async fn journal(
         }
         None => {
             let _ = ecrire(
-                &mut io::stderr().lock(),
+                &mut crate::sortie::erreur(),
                 &format!(
                     "Le journal du calcul de la {} n'est pas disponible sur la plateforme.",
                     cible.nom()
@@ -1106,7 +1110,7 @@ async fn demander_csv(
                 }))?;
             } else {
                 ecrire(
-                    &mut io::stdout().lock(),
+                    &mut crate::sortie::standard(),
                     &format!(
                         "CSV des observations demandé pour la {} : la plateforme le produit et \
                          vous l'envoie par courriel.",

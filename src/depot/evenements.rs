@@ -21,6 +21,9 @@ pub trait Suivi: Send + Sync {
     /// `comparee` : son contenu est celui du fichier local (taille et empreinte) ; sinon, il
     /// n'a pas pu être comparé.
     fn unite_deja_sur_la_plateforme(&self, _unite: &DepotUnite, _comparee: bool) {}
+    /// Le compartiment S3 a déjà ce fichier sous sa clé, identique : rien n'est parti, l'unité
+    /// est déposée.
+    fn unite_deja_a_la_destination(&self, _unite: &DepotUnite) {}
     fn unite_en_echec(
         &self,
         _unite: &DepotUnite,

@@ -105,6 +105,10 @@ pub struct Bilan {
     pub deja_non_comparees: u64,
     /// Les réglages repris du plan, ou qui remplacent ceux qu'il retenait.
     pub reglages: ReglagesDuPassage,
+    /// Unités qu'un compartiment S3 tenait déjà, sous la même clé, identiques (la même nuit
+    /// depuis un autre chemin, une copie, un autre plan) : rien n'est reparti, elles sont
+    /// déposées.
+    pub deja_a_la_destination: u64,
 }
 
 /// L'issue d'une unité pour ce passage.
@@ -131,6 +135,12 @@ pub enum IssueUnite {
         etag: Option<String>,
         comparee: bool,
     },
+    /// Le compartiment S3 tient déjà ce fichier sous sa clé, identique (même taille, même
+    /// empreinte) : rien n'est envoyé, l'unité est déposée.
+    DejaALaDestination {
+        crc32c: String,
+        etag: Option<String>,
+    },
     /// Ctrl-C : l'unité redevient à déposer, ses parties envoyées conservées.
     Interrompue,
 }
@@ -156,6 +166,7 @@ struct Commun {
     incidents_absorbes: AtomicU64,
     deja_sur_la_plateforme: AtomicU64,
     deja_non_comparees: AtomicU64,
+    deja_a_la_destination: AtomicU64,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
     /// Le dossier de la nuit est illisible (carte SD retirée, disque débranché) : annoncé une
     /// fois, jusqu'à son retour (voir [`Moteur::attendre_la_nuit`]).
@@ -198,6 +209,37 @@ pub(crate) fn journaliser_decision(
     };
     if let Err(e) = base.journaliser(&entree) {
         tracing::warn!("journal des décisions : {e}");
+    }
+}
+
+/// Les décisions de réessai d'émissions qui ne touchent aucune unité (la participation d'un
+/// plan Vigie-Chiro, la lecture d'une destination S3 avant le passage), gardées le temps de
+/// l'émission (la base ne traverse pas un `.await` d'une tâche à l'autre) puis écrites au
+/// journal du plan.
+#[derive(Default)]
+pub(crate) struct DecisionsDuPlan(Mutex<Vec<DecisionJournalisee>>);
+
+impl ObservateurReessai for DecisionsDuPlan {
+    fn decision(&self, d: &DecisionJournalisee) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(d.clone());
+    }
+}
+
+impl DecisionsDuPlan {
+    /// Écrit au journal du plan (sans unité) les décisions notées jusqu'ici.
+    pub(crate) fn ecrire(&self, base: &Base, plan_id: i64) {
+        let decisions = std::mem::take(
+            &mut *self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for d in &decisions {
+            journaliser_decision(base, plan_id, None, d);
+        }
     }
 }
 
@@ -494,6 +536,7 @@ impl<D: Depositaire> Moteur<D> {
                 incidents_absorbes: AtomicU64::new(0),
                 deja_sur_la_plateforme: AtomicU64::new(0),
                 deja_non_comparees: AtomicU64::new(0),
+                deja_a_la_destination: AtomicU64::new(0),
                 en_vol: Mutex::new(HashMap::new()),
                 nuit_absente: AtomicBool::new(false),
             },
@@ -596,6 +639,7 @@ impl<D: Depositaire> Moteur<D> {
             deja_sur_la_plateforme: c.deja_sur_la_plateforme.load(Ordering::Relaxed),
             deja_non_comparees: c.deja_non_comparees.load(Ordering::Relaxed),
             reglages: ReglagesDuPassage::default(),
+            deja_a_la_destination: c.deja_a_la_destination.load(Ordering::Relaxed),
         })
     }
 
@@ -728,6 +772,12 @@ impl<D: Depositaire> Moteur<D> {
                     c.deja_non_comparees.fetch_add(1, Ordering::Relaxed);
                 }
                 c.suivi.unite_deja_sur_la_plateforme(&unite, comparee);
+            }
+            IssueUnite::DejaALaDestination { crc32c, etag } => {
+                base.marquer_deposee(unite.id, &crc32c, etag.as_deref())?;
+                drop(base);
+                c.deja_a_la_destination.fetch_add(1, Ordering::Relaxed);
+                c.suivi.unite_deja_a_la_destination(&unite);
             }
             IssueUnite::Echec {
                 definitif,
@@ -888,6 +938,26 @@ pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
     }
 }
 
+/// Un refus qui vient d'un relais entre l'ordinateur et le service (mandataire, antivirus,
+/// pare-feu d'entreprise), pas du service : ce qu'il dit, et le geste. `417 Expectation
+/// Failed` : le relais ne sait pas traiter la requête telle qu'elle est faite ; `407` : il
+/// demande qu'on s'authentifie auprès de lui. Ni l'un ni l'autre ne dit rien du fichier.
+fn refus_d_un_relais(statut: u16) -> Option<&'static str> {
+    match statut {
+        407 => Some(
+            "un mandataire (proxy) entre cet ordinateur et le service demande à s'authentifier ; \
+             le fichier n'y est pour rien : réessayez depuis un autre réseau, ou réglez le \
+             mandataire",
+        ),
+        417 => Some(
+            "un relais entre cet ordinateur et le service (mandataire, antivirus, réseau \
+             d'entreprise) a refusé la requête ; le fichier n'y est pour rien : réessayez plus \
+             tard (vigie retenter-echecs), depuis un autre réseau si cela se répète",
+        ),
+        _ => None,
+    }
+}
+
 /// La cause d'un refus définitif, d'après son statut et son code S3.
 pub fn cause_du_refus(statut: u16, detail: &str) -> CauseRefus {
     const IDENTIFIANTS: [&str; 6] = [
@@ -904,8 +974,9 @@ pub fn cause_du_refus(statut: u16, detail: &str) -> CauseRefus {
         403 if IDENTIFIANTS.iter().any(|c| detail.contains(c)) => CauseRefus::Authentification,
         403 => CauseRefus::Droits,
         404 => CauseRefus::Stockage,
-        // Une redirection non suivie : c'est l'adresse ou le serveur qui est en cause.
-        300..=399 => CauseRefus::Serveur,
+        // Une redirection non suivie : c'est l'adresse ou le serveur qui est en cause ; un
+        // relais qui refuse (407, 417), ce n'est pas le fichier.
+        300..=399 | 407 | 417 => CauseRefus::Serveur,
         _ => CauseRefus::Contenu,
     }
 }
@@ -921,6 +992,18 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
         (RaisonArret::IssueInconnue, _) => IssueUnite::Incertaine {
             message: format!("écriture sans réponse : {detail}"),
         },
+        // Un relais refuse la requête, pas le service : le fichier n'y est pour rien. Pas de
+        // rejeu dans le passage (règle des 4xx), mais un échec transitoire, que
+        // `retenter-echecs` reprend.
+        (RaisonArret::RefusDefinitif, ReponseApi::Refuse { statut, .. })
+            if let Some(relais) = refus_d_un_relais(*statut) =>
+        {
+            IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Serveur,
+                message: format!("{relais} ({statut}) : {detail}"),
+            }
+        }
         (RaisonArret::RefusDefinitif, ReponseApi::Refuse { statut, .. }) => {
             let cause = cause_du_refus(*statut, &detail);
             // Une somme refusée dit une altération en route, pas un fichier fautif : pas de

@@ -9,20 +9,32 @@
 //!   partie (rejouable) est persistée dès son ETag rendu : une relance ne renvoie que la partie
 //!   qui était en vol. Seul un refus définitif du fichier lui-même abandonne l'envoi (pas
 //!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties.
+//!
+//! Avant tout envoi, la destination a été lue (`destination.rs`) : un fichier qu'elle tient
+//! déjà sous la même clé, de même taille et de même empreinte, ne repart pas. Un refus qui vaut
+//! pour toute la destination (identifiants, horloge, compartiment, droits) arrête le passage :
+//! les fichiers suivants échouent de même sans rien émettre.
+
+pub mod destination;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+
+use destination::{InventaireS3, RefusDestination};
 
 use super::parties::{self, Acquittement, Decoupage};
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
     echec_si_fichier_change, refus_du_fichier, releve_si_encore_la,
 };
+use crate::depot::relecture::empreinte::{Comparaison, comparer};
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::plateforme::FichierAttendu;
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
+use crate::transport::vigiechiro::ObjetLu;
 
 /// Combien de fois, dans un passage, une unité repart de zéro après la disparition de son
 /// envoi multipart.
@@ -38,10 +50,15 @@ const REGARDS_APRES_DISPARITION: [Duration; 3] = [
 
 /// Le dépôt vers un compartiment S3.
 pub struct DepositaireS3 {
-    pub client: ClientS3,
+    client: ClientS3,
     /// Au-delà (strictement), un fichier part en multipart.
-    pub seuil_multipart: u64,
-    pub taille_partie: u64,
+    seuil_multipart: u64,
+    taille_partie: u64,
+    /// Ce que la destination tenait au début du passage, si elle a pu être lue.
+    inventaire: Option<Arc<InventaireS3>>,
+    /// Un refus qui vaut pour toute la destination, reçu pendant le passage : les unités
+    /// suivantes échouent de même sans rien émettre (chaque requête serait refusée).
+    refus: OnceLock<RefusDestination>,
 }
 
 impl Depositaire for DepositaireS3 {
@@ -50,12 +67,21 @@ impl Depositaire for DepositaireS3 {
         ctx: &ContexteUnite<'_>,
         fichier: FichierAttendu<'_>,
     ) -> Resultat<IssueUnite> {
-        let unite = ctx.unite;
-        if unite.taille > self.seuil_multipart || unite.envoi_id.is_some() {
-            self.deposer_en_parties(ctx, fichier).await
-        } else {
-            Ok(self.deposer_d_un_bloc(ctx, fichier).await)
+        if let Some(refus) = self.refus.get() {
+            return Ok(self.echec_de_destination(refus));
         }
+        let unite = ctx.unite;
+        if unite.envoi_id.is_none()
+            && let Some(issue) = self.deja_a_la_destination(ctx, fichier).await
+        {
+            return Ok(issue);
+        }
+        let issue = if unite.taille > self.seuil_multipart || unite.envoi_id.is_some() {
+            self.deposer_en_parties(ctx, fichier).await?
+        } else {
+            self.deposer_d_un_bloc(ctx, fichier).await
+        };
+        Ok(self.arreter_si_refus_de_destination(issue))
     }
 
     async fn sonder(&self) -> ReponseApi<()> {
@@ -79,6 +105,114 @@ enum EchecPartie {
 }
 
 impl DepositaireS3 {
+    pub fn nouveau(
+        client: ClientS3,
+        seuil_multipart: u64,
+        taille_partie: u64,
+        inventaire: Option<Arc<InventaireS3>>,
+    ) -> Self {
+        DepositaireS3 {
+            client,
+            seuil_multipart,
+            taille_partie,
+            inventaire,
+            refus: OnceLock::new(),
+        }
+    }
+
+    /// L'échec d'une unité que la destination entière refuse.
+    fn echec_de_destination(&self, refus: &RefusDestination) -> IssueUnite {
+        IssueUnite::Echec {
+            definitif: true,
+            cause: refus.cause(),
+            message: refus.message(self.client.compartiment()),
+        }
+    }
+
+    /// Un refus définitif qui vaut pour toute la destination arrête le passage : il est retenu
+    /// (le premier reçu), et l'unité échoue avec son message en clair.
+    fn arreter_si_refus_de_destination(&self, issue: IssueUnite) -> IssueUnite {
+        let IssueUnite::Echec {
+            definitif: true,
+            ref message,
+            ..
+        } = issue
+        else {
+            return issue;
+        };
+        let Some(refus) = RefusDestination::reconnaitre(message) else {
+            return issue;
+        };
+        let premier = self.refus.set(refus.clone()).is_ok();
+        if premier {
+            tracing::warn!(
+                "la destination refuse ce dépôt ({message}) : les fichiers suivants ne partent pas"
+            );
+        }
+        // Le refus tel que le service l'a dit reste noté pour l'unité qui l'a reçu.
+        IssueUnite::Echec {
+            definitif: true,
+            cause: refus.cause(),
+            message: format!("{} ; {message}", refus.message(self.client.compartiment())),
+        }
+    }
+
+    /// La destination tient-elle déjà ce fichier, sous la même clé, de même taille et de même
+    /// empreinte ? Alors rien ne repart : l'unité est déposée. L'objet est relu (`HeadObject` :
+    /// son ETag et sa somme, que `vigie verifier` comparera), puis confronté au fichier local
+    /// (une lecture) : l'ETag d'abord (MD5, ou objet assemblé en parties d'un nombre entier de
+    /// Mio), à défaut la CRC32C de l'objet entier. Un autre contenu, ou qui ne se compare pas :
+    /// le fichier part, et remplace l'objet (S3 le permet, comme le ferait rclone).
+    async fn deja_a_la_destination(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        fichier: FichierAttendu<'_>,
+    ) -> Option<IssueUnite> {
+        let unite = ctx.unite;
+        let liste = self.inventaire.as_deref()?.objet(&unite.cle)?;
+        if liste.taille != unite.taille {
+            return None;
+        }
+        let lu = self.lire_objet(ctx).await;
+        let ReponseApi::Succes(Some(objet)) = lu.reponse else {
+            return None;
+        };
+        if objet.taille != unite.taille {
+            return None;
+        }
+        let par_l_etag = comparer(
+            fichier,
+            unite.taille,
+            &ObjetLu {
+                taille: objet.taille,
+                etag: objet.etag.clone(),
+            },
+        )
+        .await;
+        let crc_local = match par_l_etag {
+            Ok(Comparaison::Identique { crc32c, .. }) => crc32c_base64(crc32c),
+            Ok(Comparaison::NonComparee(_)) => {
+                let somme = objet.crc32c.as_deref().filter(|c| !c.contains('-'))?;
+                let crc = crc32c_base64(somme_crc32c(fichier, 0, unite.taille).await.ok()?);
+                if crc != somme {
+                    return None;
+                }
+                crc
+            }
+            Ok(Comparaison::Differente(ecart)) => {
+                tracing::info!(cle = %unite.cle, "objet de même clé, autre contenu ({ecart}) : il sera remplacé");
+                return None;
+            }
+            Err(_) => return None,
+        };
+        Some(IssueUnite::DejaALaDestination {
+            // La somme que rend la destination, que `vigie verifier` relira ; à défaut, celle
+            // du fichier.
+            crc32c: objet.crc32c.unwrap_or(crc_local),
+            etag: objet.etag,
+        })
+    }
+
     async fn deposer_d_un_bloc(
         &self,
         ctx: &ContexteUnite<'_>,
@@ -88,6 +222,10 @@ impl DepositaireS3 {
         // La place d'abord, dans l'ordre où les unités ont été ouvertes (les plus grosses
         // d'abord) ; la somme se lit ensuite, juste avant l'envoi.
         let place = ctx.place_de_transfert().await;
+        // La destination a tout refusé pendant que l'unité attendait sa place : rien ne part.
+        if let Some(refus) = self.refus.get() {
+            return self.echec_de_destination(refus);
+        }
         let crc = match somme_crc32c(fichier, 0, unite.taille).await {
             Ok(c) => c,
             Err(e) => return echec_local(&e),
@@ -274,6 +412,9 @@ impl DepositaireS3 {
 
         // 2. Ouverture, après avoir cherché un envoi ouvert sans que nous ayons pu le noter
         //    (réponse perdue, arrêt entre l'ouverture et son écriture dans le plan).
+        if let Some(refus) = self.refus.get() {
+            return Ok(self.echec_de_destination(refus));
+        }
         let envoi = match envoi {
             Some(id) => id,
             None => match self.ouvrir_envoi(ctx).await? {

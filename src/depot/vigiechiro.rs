@@ -59,7 +59,7 @@ use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
     echec_si_fichier_change, releve_si_encore_la,
 };
-use crate::depot::relecture::empreinte::etag_assemble;
+use crate::depot::relecture::empreinte::{EtagS3, etag_assemble};
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
@@ -495,8 +495,14 @@ impl DepositaireVigieChiro {
                     Profil::Insistant,
                     Rejouabilite::Rejouable,
                     |p| {
-                        self.client
-                            .deposer_signe(url, fichier, 0, unite.taille, Some(mime), p)
+                        let md5 = &md5;
+                        async move {
+                            let r = self
+                                .client
+                                .deposer_signe(url, fichier, 0, unite.taille, Some(mime), p)
+                                .await;
+                            etag_prouve(r, md5, "")
+                        }
                     },
                 )
                 .await;
@@ -508,23 +514,12 @@ impl DepositaireVigieChiro {
                     if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
                         return Ok(echec);
                     }
-                    if let Some(e) = etag.as_deref()
-                        && e != md5
-                    {
-                        return Ok(IssueUnite::Echec {
-                            definitif: false,
-                            cause: CauseRefus::Contenu,
-                            message: format!(
-                                "ETag {e} différent du MD5 envoyé : données altérées en route"
-                            ),
-                        });
-                    }
                     ctx.octets_envoyes(unite.taille);
                     ctx.confirmer(unite.taille);
                     return Ok(match self.finaliser(ctx, &declaration.id, None).await? {
                         Ok(()) => IssueUnite::Deposee {
                             crc32c: crc32c_base64(crc),
-                            etag,
+                            etag: Some(etag),
                         },
                         Err(issue) => issue,
                     });
@@ -708,27 +703,19 @@ impl DepositaireVigieChiro {
                     Profil::Insistant,
                     Rejouabilite::Rejouable,
                     |p| {
-                        self.client
-                            .deposer_signe(&url, fichier, debut, taille, None, p)
+                        let (url, md5) = (&url, &md5);
+                        async move {
+                            let r = self
+                                .client
+                                .deposer_signe(url, fichier, debut, taille, None, p)
+                                .await;
+                            etag_prouve(r, md5, &format!("partie {numero} : "))
+                        }
                     },
                 )
                 .await;
             match issue.reponse {
-                ReponseApi::Succes(Some(etag)) if etag != md5 => {
-                    return Err(EchecPartie::Issue(IssueUnite::Echec {
-                        definitif: false,
-                        cause: CauseRefus::Contenu,
-                        message: format!("partie {numero} : ETag {etag} différent du MD5 envoyé"),
-                    }));
-                }
-                ReponseApi::Succes(Some(etag)) => return Ok(Acquittement { etag, crc32c: crc }),
-                ReponseApi::Succes(None) => {
-                    return Err(EchecPartie::Issue(IssueUnite::Echec {
-                        definitif: false,
-                        cause: CauseRefus::Serveur,
-                        message: format!("S3 n'a pas rendu d'ETag pour la partie {numero}"),
-                    }));
-                }
+                ReponseApi::Succes(etag) => return Ok(Acquittement { etag, crc32c: crc }),
                 ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => url_redemandee = true,
                 ReponseApi::Refuse { statut: 403, .. } => {
                     return Err(EchecPartie::Issue(url_refusee_deux_fois(&format!(
@@ -757,6 +744,38 @@ impl DepositaireVigieChiro {
             let _ = self.supprimer(ctx, id).await?;
         }
         Ok(issue)
+    }
+}
+
+/// L'ETag rendu par S3 à un PUT signé prouve-t-il que **ces** octets sont arrivés ? Derrière
+/// une URL signée v2, aucun en-tête de somme n'est signé : l'ETag, MD5 de l'objet écrit, est
+/// la seule preuve. Un MD5 différent de celui de ce qui est parti dit des octets altérés en
+/// route (ou un relais qui réécrit l'en-tête) : la réponse ne prouve rien, elle est illisible,
+/// et le PUT (idempotent) repart sous la politique de réessai, dans le passage ; la
+/// finalisation n'a lieu qu'après un ETag juste. Un ETag qui n'a pas la forme d'un MD5 (objet
+/// chiffré par KMS) ne se compare pas : l'objet est écrit, c'est tout ce qu'il dit.
+fn etag_prouve(r: ReponseApi<String>, md5: &str, quoi: &str) -> ReponseApi<String> {
+    match r {
+        ReponseApi::Succes(etag) => match EtagS3::analyser(&etag) {
+            Some(EtagS3::Md5(rendu)) if rendu != md5.to_ascii_lowercase() => {
+                ReponseApi::Illisible {
+                    statut: 200,
+                    detail: format!(
+                        "{quoi}ETag {rendu} différent du MD5 {md5} de ce qui est parti : \
+                         octets altérés en route, le fichier repart"
+                    ),
+                }
+            }
+            Some(EtagS3::Md5(rendu)) => ReponseApi::Succes(rendu),
+            _ => {
+                tracing::info!(
+                    etag = %etag,
+                    "{quoi}ETag qui n'est pas un MD5 (objet chiffré ?) : écrit, contenu non comparé"
+                );
+                ReponseApi::Succes(etag)
+            }
+        },
+        autre => autre,
     }
 }
 

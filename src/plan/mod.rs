@@ -26,7 +26,7 @@ use crate::plateforme::erreur_systeme;
 
 pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
 pub use reglages::ReglagesRetenus;
-pub use unites::{EntreeJournal, FichierPlanifie, Replanification};
+pub use unites::{DeposeeARelire, EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
 
 /// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.

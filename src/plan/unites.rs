@@ -4,7 +4,7 @@
 //! unité n'est `deposee` qu'une fois la destination vérifiée ; un arrêt brutal entre deux
 //! écritures laisse au pis une unité `en_cours`, que la relance reprend.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, Row, TransactionBehavior, params};
 
@@ -36,8 +36,24 @@ pub struct Replanification {
     /// Fichiers déjà déposés qui ont changé depuis et ne sont pas renvoyés (sans
     /// `--redeposer-modifies`).
     pub modifiees: Vec<String>,
+    /// Fichiers déjà déposés dont seule la date a changé, le contenu relu identique à ce qui
+    /// a été déposé (l'heure d'une carte FAT décalée d'une heure au passage à l'heure d'été) :
+    /// leur nouvelle date est notée, rien ne repart.
+    pub dates_seules: u64,
     /// Fichiers déjà déposés qui ont changé et repartent (`--redeposer-modifies`).
     pub redeposees: u64,
+}
+
+/// Un fichier déjà déposé dont la date a changé mais pas la taille : son contenu est à relire
+/// avant de le dire changé (voir [`Base::deposees_a_relire`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeposeeARelire {
+    pub chemin: String,
+    pub taille: u64,
+    /// La somme notée au dépôt (CRC32C en base64, ou la forme que rend la destination).
+    pub somme_controle: Option<String>,
+    /// L'ETag noté au dépôt (MD5, ou celui d'un objet assemblé).
+    pub etag: Option<String>,
 }
 
 const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
@@ -170,6 +186,73 @@ impl Base {
         fichiers: &[FichierPlanifie],
         redeposer_modifies: bool,
     ) -> Resultat<Replanification> {
+        self.planifier_avec(
+            dossier,
+            destination,
+            fichiers,
+            redeposer_modifies,
+            &HashSet::new(),
+        )
+    }
+
+    /// Les fichiers déjà déposés du plan (`dossier` vers `destination`) qui reviennent avec la
+    /// même taille mais une autre date : avant de les dire changés, leur contenu est relu et
+    /// comparé à ce qui a été noté au dépôt. Une carte SD en FAT garde l'heure **locale** :
+    /// lue après le passage à l'heure d'été (ou par un système réglé autrement), chaque
+    /// fichier semble avoir bougé d'une heure sans qu'un octet ait changé.
+    pub fn deposees_a_relire(
+        &self,
+        dossier: &str,
+        destination: &str,
+        fichiers: &[FichierPlanifie],
+    ) -> Resultat<Vec<DeposeeARelire>> {
+        let vus: HashMap<&str, &FichierPlanifie> =
+            fichiers.iter().map(|f| (f.chemin.as_str(), f)).collect();
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT u.chemin, u.taille, u.modifie_ns, u.somme_controle, u.etag \
+                 FROM depot_unite u JOIN depot_plan p ON p.id = u.plan_id \
+                 WHERE p.dossier = ?1 AND p.destination = ?2 AND u.etat = 'deposee'",
+            )
+            .map_err(|e| self.err(e))?;
+        let lignes = st
+            .query_map(params![dossier, destination], |r| {
+                Ok((
+                    DeposeeARelire {
+                        chemin: r.get(0)?,
+                        taille: r.get::<_, i64>(1)? as u64,
+                        somme_controle: r.get(3)?,
+                        etag: r.get(4)?,
+                    },
+                    r.get::<_, i64>(2)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut a_relire = Vec::new();
+        for l in lignes {
+            let (d, modifie_ns) = l.map_err(|e| self.err(e))?;
+            let date_seule = vus
+                .get(d.chemin.as_str())
+                .is_some_and(|f| f.taille == d.taille && f.modifie_ns != modifie_ns);
+            if date_seule {
+                a_relire.push(d);
+            }
+        }
+        Ok(a_relire)
+    }
+
+    /// Comme [`Base::planifier`] ; `dates_seules` : les fichiers déjà déposés dont seule la
+    /// date a changé, leur contenu relu identique (voir [`Base::deposees_a_relire`]) : leur
+    /// nouvelle date est notée, ils ne sont ni signalés ni renvoyés.
+    pub fn planifier_avec(
+        &mut self,
+        dossier: &str,
+        destination: &str,
+        fichiers: &[FichierPlanifie],
+        redeposer_modifies: bool,
+        dates_seules: &HashSet<String>,
+    ) -> Resultat<Replanification> {
         let chemin_base = self.chemin.clone();
         let err = |e| ErreurBase::depuis_sqlite(&chemin_base, e);
         let maintenant = maintenant_s();
@@ -268,6 +351,9 @@ impl Base {
             let mut noter_identite = tx
                 .prepare("UPDATE depot_unite SET identite = ?2 WHERE id = ?1")
                 .map_err(err)?;
+            let mut noter_date = tx
+                .prepare("UPDATE depot_unite SET modifie_ns = ?2, modifie_depuis = 0 WHERE id = ?1")
+                .map_err(err)?;
             let mut redeposer = tx
                 .prepare(
                     "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
@@ -305,7 +391,15 @@ impl Base {
                         if !change {
                             continue;
                         }
-                        if c.etat == EtatUnite::Deposee {
+                        if c.etat == EtatUnite::Deposee
+                            && c.taille == f.taille
+                            && dates_seules.contains(&f.chemin)
+                        {
+                            noter_date
+                                .execute(params![c.id, f.modifie_ns])
+                                .map_err(err)?;
+                            bilan.dates_seules += 1;
+                        } else if c.etat == EtatUnite::Deposee {
                             if redeposer_modifies {
                                 oublier_parties.execute([c.id]).map_err(err)?;
                                 redeposer

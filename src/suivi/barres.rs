@@ -341,6 +341,10 @@ impl Suivi for SuiviBarres {
         self.finir(u, Fin::Deposee);
     }
 
+    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
+        self.finir(u, Fin::Deposee);
+    }
+
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.finir(u, Fin::Echec);
         let nature = if definitif {

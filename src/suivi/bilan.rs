@@ -46,7 +46,7 @@ pub fn afficher(
     }
     ecrire_bilan(&mut s, b, suite, fin.map(|f| f.passages))?;
     let texte = String::from_utf8_lossy(&s);
-    let mut sortie = io::stdout().lock();
+    let mut sortie = crate::sortie::standard();
     match console::Term::stdout().size_checked() {
         Some((_, colonnes)) if std::io::IsTerminal::is_terminal(&io::stdout()) => {
             let largeur = usize::from(colonnes).saturating_sub(1);
@@ -87,6 +87,9 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
         // plan), comptées à part : elles sont dans `deposees`, pas dans `deposees_ce_passage`.
         v["deja_sur_la_plateforme"] = json!(b.deja_sur_la_plateforme);
         v["deja_sur_la_plateforme_non_comparees"] = json!(b.deja_non_comparees);
+    } else {
+        // Vers un compartiment S3 : les unités qu'il tenait déjà, identiques, comptées de même.
+        v["deja_a_la_destination"] = json!(b.deja_a_la_destination);
     }
     b.reglages.ecrire_json(&mut v);
     v
@@ -148,6 +151,18 @@ pub fn ecrire_bilan(
                 pluriel(m, "non comparé", "non comparés")
             )?,
         }
+    }
+    if b.deja_a_la_destination > 0 {
+        writeln!(
+            s,
+            "  {} déjà à la destination, {} : rien n'est reparti.",
+            pluriel(b.deja_a_la_destination, "fichier", "fichiers"),
+            if b.deja_a_la_destination > 1 {
+                "identiques"
+            } else {
+                "identique"
+            }
+        )?;
     }
     writeln!(
         s,
@@ -311,6 +326,7 @@ mod tests {
             deja_sur_la_plateforme: 0,
             deja_non_comparees: 0,
             reglages: Default::default(),
+            deja_a_la_destination: 0,
         }
     }
 
@@ -518,6 +534,8 @@ Ensuite : vigie retenter-echecs 3
             cles,
             [
                 "definitifs",
+                // Vers S3 : ce que la destination tenait déjà (ajouté, la version reste 1).
+                "deja_a_la_destination",
                 "deposees",
                 "deposees_ce_passage",
                 "duree_s",

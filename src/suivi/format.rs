@@ -29,20 +29,6 @@ pub fn debit_lisible(octets: u64, duree: Duration) -> Option<String> {
     (s > 0.0).then(|| format!("{}/s", octets_lisibles((octets as f64 / s) as u64)))
 }
 
-/// Une durée lisible : « 0,4 s », « 45 s », « 3 min 12 s », « 2 h 05 min ».
-pub fn duree_lisible(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s < 10.0 {
-        return format!("{s:.1} s").replace('.', ",");
-    }
-    let s = d.as_secs();
-    match (s / 3600, (s % 3600) / 60, s % 60) {
-        (0, 0, sec) => format!("{sec} s"),
-        (0, min, sec) => format!("{min} min {sec:02} s"),
-        (h, min, _) => format!("{h} h {min:02} min"),
-    }
-}
-
 /// Un temps restant estimé, arrondi à la seconde supérieure : « 12 s », « 3 min 05 s ».
 pub fn reste_lisible(d: Duration) -> String {
     let s = d.as_secs() + u64::from(d.subsec_nanos() > 0);
@@ -53,7 +39,7 @@ pub fn reste_lisible(d: Duration) -> String {
     }
 }
 
-pub use crate::texte::pluriel;
+pub use crate::texte::{duree_lisible, pluriel};
 
 /// Un caractère qui ne doit pas atteindre un terminal tel quel : un caractère de contrôle (C0,
 /// DEL, C1 : séquences d'échappement qui changent le titre de la fenêtre ou effacent l'écran,

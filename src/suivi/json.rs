@@ -60,7 +60,7 @@ pub fn ecrire_ligne(mut valeur: serde_json::Value) -> io::Result<()> {
     if let Some(objet) = valeur.as_object_mut() {
         objet.insert("version".into(), VERSION_JSON.into());
     }
-    let mut sortie = io::stdout().lock();
+    let mut sortie = crate::sortie::standard();
     serde_json::to_writer(&mut sortie, &valeur)?;
     sortie.write_all(b"\n")?;
     sortie.flush()
@@ -164,6 +164,18 @@ impl Suivi for SuiviJson {
                 "cle": u.cle,
                 "taille": u.taille,
                 "contenu_compare": comparee,
+            }));
+        }
+    }
+
+    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
+        self.cadence().oublier(u.id);
+        if !self.silencieux {
+            ecrire(json!({
+                "evenement": "unite_deja_a_la_destination",
+                "unite": u.chemin,
+                "cle": u.cle,
+                "taille": u.taille,
             }));
         }
     }

@@ -82,6 +82,15 @@ impl Suivi for SuiviLignes {
         }
     }
 
+    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
+        if !self.silencieux {
+            self.ligne(format_args!(
+                "= {} : déjà à la destination (identique au fichier local), rien n'est reparti",
+                neutraliser(&u.chemin)
+            ));
+        }
+    }
+
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         let nature = if definitif {
             "refus définitif"

@@ -242,6 +242,9 @@ impl Suivi for Plusieurs {
             .iter()
             .for_each(|s| s.unite_deja_sur_la_plateforme(u, comparee));
     }
+    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
+        self.0.iter().for_each(|s| s.unite_deja_a_la_destination(u));
+    }
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.0
             .iter()

@@ -99,6 +99,7 @@ mod tests {
             deja_sur_la_plateforme: 0,
             deja_non_comparees: 0,
             reglages: Default::default(),
+            deja_a_la_destination: 0,
         }
     }
 

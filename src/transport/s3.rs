@@ -81,6 +81,15 @@ impl Ecrit {
     }
 }
 
+/// Une page de la liste des objets d'un préfixe (`ListObjectsV2`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageObjets {
+    /// Clé, taille et ETag (sans guillemets) de chaque objet de la page.
+    pub objets: Vec<(String, u64, Option<String>)>,
+    /// Le jeton de la page suivante, s'il y en a une.
+    pub suite: Option<String>,
+}
+
 /// Une partie que le service dit avoir reçue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartieDistante {
@@ -208,6 +217,44 @@ impl ClientS3 {
     /// Le client du SDK à employer (neuf après une coupure du réseau).
     fn client(&self) -> Client {
         self.client.client()
+    }
+
+    /// Le compartiment visé.
+    pub fn compartiment(&self) -> &str {
+        &self.compartiment
+    }
+
+    /// Une page des objets dont la clé commence par `prefixe` (`ListObjectsV2`, lecture) ;
+    /// `suite` : le jeton rendu par la page précédente.
+    pub async fn lister(&self, prefixe: &str, suite: Option<String>) -> ReponseApi<PageObjets> {
+        let r = self
+            .client()
+            .list_objects_v2()
+            .bucket(&self.compartiment)
+            .prefix(prefixe)
+            .set_continuation_token(suite)
+            .send()
+            .await;
+        match r {
+            Ok(o) => ReponseApi::Succes(PageObjets {
+                objets: o
+                    .contents()
+                    .iter()
+                    .filter_map(|c| {
+                        Some((
+                            c.key()?.to_owned(),
+                            c.size().unwrap_or(0).max(0) as u64,
+                            sans_guillemets(c.e_tag()),
+                        ))
+                    })
+                    .collect(),
+                suite: o
+                    .next_continuation_token()
+                    .filter(|_| o.is_truncated() == Some(true))
+                    .map(str::to_owned),
+            }),
+            Err(e) => classer(&e),
+        }
     }
 
     /// Dépose un petit fichier en une requête, avec sa somme CRC32C (vérifiée par le service).
@@ -542,11 +589,22 @@ where
             );
             let code = s.err().code();
             let message = s.err().message().unwrap_or("");
+            // L'horloge de l'ordinateur s'écarte trop de celle du service : de combien, l'en-tête
+            // `Date` de la réponse le dit.
+            let detail = if code == Some(HORLOGE_REFUSEE) {
+                let date = entete("date").and_then(|d| httpdate::parse_http_date(d).ok());
+                format!(
+                    "{HORLOGE_REFUSEE} : {}",
+                    ecart_d_horloge(date, SystemTime::now())
+                )
+            } else {
+                format!("{} {message}", code.unwrap_or(""))
+            };
             ReponseApi::refus(
                 brut.status().as_u16(),
                 code,
                 retry_after,
-                expurger(format!("{} {message}", code.unwrap_or("")).trim()),
+                expurger(detail.trim()),
             )
         }
         SdkError::DispatchFailure(_) if phase_connexion(e) => ReponseApi::Injoignable {
@@ -563,6 +621,32 @@ where
             detail: expurger(&erreur_reseau(e)),
         },
     }
+}
+
+/// Le code du refus de S3 quand l'heure d'une requête signée s'écarte de plus de 15 minutes de
+/// la sienne.
+pub const HORLOGE_REFUSEE: &str = "RequestTimeTooSkewed";
+
+/// L'écart entre l'horloge de cet ordinateur (`maintenant`) et celle du service (`date`, son
+/// en-tête `Date`), en clair : « l'horloge de cet ordinateur retarde de 2 h 00 min sur celle
+/// du service ».
+pub fn ecart_d_horloge(date: Option<SystemTime>, maintenant: SystemTime) -> String {
+    let Some(date) = date else {
+        return "l'horloge de cet ordinateur s'écarte de plus de 15 min de celle du service (de \
+                combien, il ne le dit pas)"
+            .to_owned();
+    };
+    let (sens, ecart) = match date.duration_since(maintenant) {
+        Ok(d) => ("retarde", d),
+        Err(e) => ("avance", e.duration()),
+    };
+    // À la minute près : l'en-tête `Date` ne dit pas les fractions de seconde, et la requête a
+    // mis un peu de temps à revenir.
+    let ecart = Duration::from_secs((ecart.as_secs() + 30) / 60 * 60);
+    format!(
+        "l'horloge de cet ordinateur {sens} de {} sur celle du service",
+        crate::texte::duree_lisible(ecart)
+    )
 }
 
 /// La lecture du corps de la réponse a-t-elle échoué sur une erreur de transport (connexion
@@ -643,4 +727,23 @@ where
         s = x.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecart_d_horloge_en_clair() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        assert_eq!(
+            ecart_d_horloge(Some(t + Duration::from_secs(7_201)), t),
+            "l'horloge de cet ordinateur retarde de 2 h 00 min sur celle du service"
+        );
+        assert_eq!(
+            ecart_d_horloge(Some(t - Duration::from_secs(1_790)), t),
+            "l'horloge de cet ordinateur avance de 30 min 00 s sur celle du service"
+        );
+        assert!(ecart_d_horloge(None, t).contains("il ne le dit pas"));
+    }
 }

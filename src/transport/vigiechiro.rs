@@ -402,6 +402,32 @@ async fn classer_reponse<T>(
     )
 }
 
+/// L'ETag d'une réponse `2xx` à un PUT signé, sans ses guillemets ; ou pourquoi cette réponse
+/// ne prouve pas que l'objet est écrit (corps d'erreur S3, pas d'ETag).
+fn preuve_d_ecriture(entetes: &reqwest::header::HeaderMap, corps: &[u8]) -> Result<String, String> {
+    let texte = String::from_utf8_lossy(corps);
+    if let Some(erreur) = erreur_xml(&texte) {
+        return Err(format!(
+            "succès annoncé avec une erreur S3 dans le corps ({}) : rien ne prouve que le \
+             fichier est écrit",
+            expurger(&erreur)
+        ));
+    }
+    entetes
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .map(|e| {
+            e.trim()
+                .trim_start_matches("W/")
+                .trim_matches('"')
+                .to_owned()
+        })
+        .filter(|e| !e.is_empty())
+        .ok_or_else(|| {
+            "succès annoncé sans ETag : rien ne prouve que le fichier est écrit".to_owned()
+        })
+}
+
 /// Schéma, hôte et port d'une URL : jamais son chemin ni sa requête, qui peuvent porter une
 /// signature.
 fn origine(u: &reqwest::Url) -> String {
@@ -832,6 +858,13 @@ impl ClientVigieChiro {
     /// `PUT` d'une tranche de fichier vers une URL signée ; rend l'ETag, sans guillemets.
     /// `content_type` : le `mime` rendu par la plateforme pour un PUT simple, `None` pour une
     /// partie (aucun en-tête Content-Type n'est alors envoyé).
+    ///
+    /// Un `2xx` n'est une preuve d'écriture que s'il porte l'ETag de l'objet écrit : sans ETag,
+    /// ou avec un corps d'erreur S3 (`<Error>`, ce que rendent certains relais et services dits
+    /// compatibles), la réponse est illisible ([`ReponseApi::Illisible`], rejouée comme telle),
+    /// jamais un dépôt : derrière une URL signée, la plateforme ne vérifie pas l'objet à la
+    /// finalisation (`resources/fichiers.py` `fichier_upload_done`), et un fichier finalisé ne
+    /// se redéclare plus.
     pub async fn deposer_signe(
         &self,
         url: &str,
@@ -840,7 +873,7 @@ impl ClientVigieChiro {
         taille: u64,
         content_type: Option<&str>,
         progression: Arc<Progression>,
-    ) -> ReponseApi<Option<String>> {
+    ) -> ReponseApi<String> {
         let corps = match CorpsFichier::ouvrir(fichier, debut, taille, progression.clone()).await {
             Ok(c) => c,
             Err(e) => {
@@ -857,19 +890,7 @@ impl ClientVigieChiro {
             requete = requete.header(CONTENT_TYPE, ct);
         }
         let r = match requete.send().await {
-            Ok(r) => {
-                classer_reponse(
-                    r,
-                    |entetes, _| {
-                        Ok(entetes
-                            .get("etag")
-                            .and_then(|v| v.to_str().ok())
-                            .map(|e| e.trim_matches('"').to_owned()))
-                    },
-                    aucun_refus,
-                )
-                .await
-            }
+            Ok(r) => classer_reponse(r, preuve_d_ecriture, aucun_refus).await,
             Err(e) => classer_erreur(e),
         };
         progression.avancer();
@@ -880,6 +901,31 @@ impl ClientVigieChiro {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Un `2xx` à un PUT signé ne prouve l'écriture que s'il porte un ETag et pas d'erreur S3.
+    #[test]
+    fn preuve_d_ecriture_d_un_put_signe() {
+        let mut h = reqwest::header::HeaderMap::new();
+        assert!(
+            preuve_d_ecriture(&h, b"")
+                .unwrap_err()
+                .contains("sans ETag")
+        );
+        h.insert(
+            "etag",
+            HeaderValue::from_static("W/\"0123456789abcdef0123456789abcdef\""),
+        );
+        assert_eq!(
+            preuve_d_ecriture(&h, b"").unwrap(),
+            "0123456789abcdef0123456789abcdef"
+        );
+        let erreur = b"<?xml version=\"1.0\"?><Error><Code>InternalError</Code>\
+            <Message>boom</Message></Error>";
+        let e = preuve_d_ecriture(&h, erreur).unwrap_err();
+        assert!(e.contains("InternalError : boom"), "{e}");
+        h.insert("etag", HeaderValue::from_static("\"\""));
+        assert!(preuve_d_ecriture(&h, b"").is_err());
+    }
 
     #[test]
     fn messages_d_erreur_de_la_plateforme() {

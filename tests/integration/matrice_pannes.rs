@@ -95,7 +95,10 @@ impl Sorte {
 }
 
 /// Les étapes d'un dépôt S3, et le scénario qui atteint chacune.
-const ETAPES_S3: [Operation; 8] = [
+const ETAPES_S3: [Operation; 9] = [
+    // La lecture de la destination, avant tout envoi (ce qu'elle tient, et si elle accepte ces
+    // identifiants).
+    Operation::ListObjects,
     Operation::PutObject,
     Operation::CreateMultipartUpload,
     Operation::UploadPart,

@@ -237,6 +237,35 @@ pub async fn comparer(
     })
 }
 
+/// Le fichier local a-t-il encore le contenu noté à son dépôt (`somme` : la CRC32C notée,
+/// `etag` : l'ETag noté) ? Une lecture du fichier : l'ETag s'il est un MD5 (objet d'un seul
+/// PUT, ou assemblé en parties d'un nombre entier de Mio), sinon la CRC32C du fichier entier.
+/// Sans empreinte comparable, faux : le fichier sera dit changé, comme avant toute relecture.
+pub async fn meme_contenu_que_depose(
+    fichier: FichierAttendu<'_>,
+    taille: u64,
+    somme: Option<&str>,
+    etag: Option<&str>,
+) -> io::Result<bool> {
+    if let Some(etag) = etag.filter(|e| EtagS3::analyser(e).is_some()) {
+        let objet = ObjetLu {
+            taille,
+            etag: Some(etag.to_owned()),
+        };
+        match comparer(fichier, taille, &objet).await? {
+            Comparaison::Identique { .. } => return Ok(true),
+            Comparaison::Differente(_) => return Ok(false),
+            Comparaison::NonComparee(_) => {}
+        }
+    }
+    // Une somme d'objet assemblé (« …-N ») dépend du découpage : elle ne se compare pas ici.
+    let Some(somme) = somme.filter(|s| !s.contains('-')) else {
+        return Ok(false);
+    };
+    let crc = crate::transport::corps::somme_crc32c(fichier, 0, taille).await?;
+    Ok(crate::transport::corps::crc32c_base64(crc) == somme)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,5 +404,40 @@ mod tests {
             .unwrap(),
             Comparaison::NonComparee(_)
         ));
+    }
+
+    /// Le contenu noté au dépôt se reconnaît par l'ETag (MD5, ou objet assemblé), à défaut par
+    /// la CRC32C du fichier entier ; une somme d'objet assemblé seule ne conclut pas.
+    #[tokio::test]
+    async fn meme_contenu_par_l_etag_ou_la_somme() {
+        let dossier = tempfile::tempdir().unwrap();
+        let fichier = dossier.path().join("a.wav");
+        let contenu: Vec<u8> = (0..(11 * MIO + 7)).map(|i| (i % 241) as u8).collect();
+        std::fs::write(&fichier, &contenu).unwrap();
+        let taille = contenu.len() as u64;
+        let f = || FichierAttendu::new(&fichier, None);
+        let md5 = md5_hex(&contenu);
+        let crc = crate::transport::corps::crc32c_base64(crc32c::crc32c(&contenu));
+        let parties: Vec<String> = contenu.chunks(5 * MIO as usize).map(md5_hex).collect();
+        let assemble = etag_assemble(parties.iter().map(String::as_str)).unwrap();
+        let autre_md5 = "0".repeat(32);
+        for (somme, etag, attendu) in [
+            (None, Some(md5.as_str()), true),
+            (None, Some(assemble.as_str()), true),
+            (Some(crc.as_str()), None, true),
+            (Some(crc.as_str()), Some("kms-xyz"), true),
+            (Some("AAAAAA=="), None, false),
+            (Some(crc.as_str()), Some(autre_md5.as_str()), false),
+            (Some("AAAAAA==-3"), None, false),
+            (None, None, false),
+        ] {
+            assert_eq!(
+                meme_contenu_que_depose(f(), taille, somme, etag)
+                    .await
+                    .unwrap(),
+                attendu,
+                "{somme:?} {etag:?}"
+            );
+        }
     }
 }

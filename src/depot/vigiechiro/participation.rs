@@ -7,50 +7,17 @@
 //! Pourquoi ici et pas dans `commandes/` : c'est du domaine (une écriture non rejouable, sa
 //! réconciliation, ses écritures en base) ; la commande ne fait que câbler.
 
-use std::sync::Mutex;
-
 use anyhow::Result;
 
+use crate::depot::DecisionsDuPlan as DecisionsParticipation;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::plan::Base;
-use crate::reessai::{
-    DecisionJournalisee, Etape, ObservateurReessai, Profil, RaisonArret, Rejouabilite, Releve,
-    ReponseApi,
-};
+use crate::reessai::{Etape, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::{ClientVigieChiro, Participation, ReponseMoi};
 use crate::transport::{Emetteur, Emission, EnVol};
-
-/// Les décisions de réessai de la participation, gardées le temps de l'émission (la base ne
-/// traverse pas un `.await` d'une tâche à l'autre) puis écrites au journal du plan.
-#[derive(Default)]
-struct DecisionsParticipation(Mutex<Vec<DecisionJournalisee>>);
-
-impl ObservateurReessai for DecisionsParticipation {
-    fn decision(&self, d: &DecisionJournalisee) {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(d.clone());
-    }
-}
-
-impl DecisionsParticipation {
-    /// Écrit au journal du plan (sans unité) les décisions notées jusqu'ici.
-    fn ecrire(&self, base: &Base, plan_id: i64) {
-        let decisions = std::mem::take(
-            &mut *self
-                .0
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        for d in &decisions {
-            crate::depot::journaliser_decision(base, plan_id, None, d);
-        }
-    }
-}
 
 /// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant
 /// (une seule fois). Une création restée sans réponse se réconcilie en relisant les

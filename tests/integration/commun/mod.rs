@@ -562,6 +562,31 @@ impl Banc {
         c
     }
 
+    /// `vigie depot DOSSIER --vers s3://COMPARTIMENT/PREFIXE --endpoint-url ENDPOINT` (moto
+    /// derrière un mandataire, un autre compartiment, la nuit copiée ailleurs), avec les
+    /// réglages courts.
+    pub fn depot_vers(&self, dossier: &Path, compartiment: &str, endpoint: &str) -> Command {
+        let mut c = self.vigie();
+        c.arg("depot")
+            .arg(dossier)
+            .arg("--vers")
+            .arg(format!("s3://{compartiment}/{PREFIXE}"))
+            .arg("--endpoint-url")
+            .arg(endpoint)
+            .args(Self::options_rapides());
+        c
+    }
+
+    /// Les fichiers du dernier plan dans cet état (`vigie etat --unites FILTRE --json`).
+    pub fn unites(&self, filtre: &str) -> Vec<serde_json::Value> {
+        let out = self
+            .vigie()
+            .args(["etat", "--unites", filtre, "--json"])
+            .output()
+            .unwrap();
+        lignes_json(&out.stdout)
+    }
+
     /// Une nuit d'une douzaine de fichiers au nom du protocole, tous à la racine : 10 petits
     /// (20 Kio à 600 Kio) et 2 qui partent en plusieurs parties de 5 Mio (7 Mio et 11 Mio).
     pub fn nuit_de_12(&self) -> Vec<(String, usize)> {
