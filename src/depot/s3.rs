@@ -140,6 +140,12 @@ impl DepositaireS3 {
         else {
             return issue;
         };
+        // Un échec que ce refus a déjà dit (l'unité l'a trouvé retenu) reste tel quel.
+        if let Some(retenu) = self.refus.get()
+            && *message == retenu.message(self.client.compartiment())
+        {
+            return issue;
+        }
         let Some(refus) = RefusDestination::reconnaitre(message) else {
             return issue;
         };

@@ -590,11 +590,11 @@ where
             let code = s.err().code();
             let message = s.err().message().unwrap_or("");
             // L'horloge de l'ordinateur s'écarte trop de celle du service : de combien, l'en-tête
-            // `Date` de la réponse le dit.
+            // `Date` de la réponse le dit (en français d'emblée, le code entre parenthèses).
             let detail = if code == Some(HORLOGE_REFUSEE) {
                 let date = entete("date").and_then(|d| httpdate::parse_http_date(d).ok());
                 format!(
-                    "{HORLOGE_REFUSEE} : {}",
+                    "{} ({HORLOGE_REFUSEE})",
                     ecart_d_horloge(date, SystemTime::now())
                 )
             } else {
@@ -643,6 +643,12 @@ pub fn ecart_d_horloge(date: Option<SystemTime>, maintenant: SystemTime) -> Stri
     // À la minute près : l'en-tête `Date` ne dit pas les fractions de seconde, et la requête a
     // mis un peu de temps à revenir.
     let ecart = Duration::from_secs((ecart.as_secs() + 30) / 60 * 60);
+    // Un écart sous le seuil de S3 ne peut pas être celui qu'il refuse (la requête a pu être
+    // signée à une heure déjà corrigée par le SDK, d'après une réponse précédente) : on ne le
+    // chiffre pas.
+    if ecart < Duration::from_secs(15 * 60) {
+        return ecart_d_horloge(None, maintenant);
+    }
     format!(
         "l'horloge de cet ordinateur {sens} de {} sur celle du service",
         crate::texte::duree_lisible(ecart)
@@ -745,5 +751,6 @@ mod tests {
             "l'horloge de cet ordinateur avance de 30 min 00 s sur celle du service"
         );
         assert!(ecart_d_horloge(None, t).contains("il ne le dit pas"));
+        assert!(ecart_d_horloge(Some(t), t).contains("il ne le dit pas"));
     }
 }

@@ -165,55 +165,53 @@ fn un_refus_de_toute_la_destination_arrete_tout_contre_moto() {
     );
 }
 
-/// Des identifiants qui n'ont pas le droit de lister (la lecture de la destination est
-/// refusée : le dépôt se fait sans elle, et le dit) ni d'écrire : le premier envoi refusé
-/// arrête le passage, les suivants échouent de même sans rien émettre. Un seul PUT, code 3,
-/// chaque fichier en refus définitif DROITS avec le geste.
-fn refus_en_plein_passage(
-    banc: &Banc,
-    pannes: &vigie_bac_a_sable::Pannes,
-    depot: Command,
-) -> Output {
-    for op in [Operation::ListObjects, Operation::PutObject] {
-        pannes.programmer(Regle::toujours(
-            Some(op),
-            Panne::Statut {
-                code: 403,
-                retry_after: None,
-            },
-        ));
-    }
-    let mut depot = depot;
+/// Un refus de toute la destination qui n'arrive qu'en plein passage (ici l'horloge, partie
+/// à la dérive après la lecture de la destination : un portable sorti de veille à une heure
+/// fausse) : le premier envoi refusé arrête le passage, les suivants échouent de même sans
+/// rien émettre. Un seul PUT, code 3, chaque fichier en refus définitif AUTHENTIFICATION qui
+/// dit l'horloge ; l'heure remise, `retenter-echecs` (sans autre option) dépose tout.
+fn refus_en_plein_passage(banc: &Banc, pannes: &vigie_bac_a_sable::Pannes, mut depot: Command) {
+    pannes.programmer(Regle::toujours(
+        Some(Operation::PutObject),
+        Panne::Horloge(7200),
+    ));
     depot.args(["--paralleles", "1", "--progression", "jamais"]);
     let out = depot.output().unwrap();
     let tout = texte(&out);
     assert_eq!(code(&out), 3, "{tout}");
-    assert!(tout.contains("n'a pas pu être lu"), "{tout}");
-    assert!(tout.contains("n'ont pas le droit d'écrire"), "{tout}");
+    assert!(tout.contains("retarde de 2 h 00 min"), "{tout}");
     let definitifs = banc.unites("definitif");
     assert_eq!(definitifs.len(), 10, "{tout}");
     assert!(
-        definitifs.iter().all(|u| u["cause"] == "DROITS"),
+        definitifs.iter().all(|u| u["cause"] == "AUTHENTIFICATION"),
         "{definitifs:?}"
     );
-    out
+    pannes.effacer();
+    let out = banc.retenter().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
 }
 
 #[test]
 fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
     let banc = Banc::nouveau();
-    for i in 1..=10 {
-        banc.fichier(&nom(i), 50_000 + i);
+    let fichiers: Vec<(String, usize)> = (1..=10).map(|i| (nom(i), 50_000 + i)).collect();
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
     }
     refus_en_plein_passage(&banc, banc.bac().pannes(), banc.depot());
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 1);
+    assert_eq!(
+        banc.bac().compteurs().requetes(Operation::PutObject),
+        1 + 10,
+        "un PUT refusé, puis les dix de retenter-echecs"
+    );
+    banc.verifier_identiques(&fichiers);
 
     let Some(serveur) = moto::moto() else {
         return;
     };
     let banc = Banc::nouveau();
-    for i in 1..=10 {
-        banc.fichier(&nom(i), 50_000 + i);
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
     }
     let client = serveur.client();
     banc.rt
@@ -222,8 +220,49 @@ fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
     let depot = banc.depot_vers(&banc.nuit, "refus-en-passage", &mandataire.endpoint());
     refus_en_plein_passage(&banc, &mandataire.pannes, depot);
-    // La liste, refusée (une tentative), puis un seul PUT.
-    assert_eq!(mandataire.requetes(), 2);
+    let par_op = mandataire.requetes_par_operation();
+    assert_eq!(
+        par_op.get(&Operation::PutObject),
+        Some(&(1 + 10)),
+        "{par_op:?}"
+    );
+    assert_eq!(
+        banc.rt
+            .block_on(moto::objets(&client, "refus-en-passage"))
+            .len(),
+        10
+    );
+}
+
+/// `AccessDenied` ne vaut pas pour toute la destination : une politique du compartiment peut
+/// refuser certaines clés et pas d'autres, et des identifiants qui écrivent sans pouvoir lister
+/// sont courants. La liste refusée, le dépôt se fait sans elle (un avertissement le dit) ; un
+/// fichier refusé n'arrête pas les autres.
+#[test]
+fn un_acces_refuse_ne_vaut_que_pour_ce_qu_il_refuse() {
+    let banc = Banc::nouveau();
+    let fichiers: Vec<(String, usize)> = (1..=6).map(|i| (nom(i), 30_000 + i)).collect();
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    let refus = Panne::Statut {
+        code: 403,
+        retry_after: None,
+    };
+    let pannes = banc.bac().pannes();
+    pannes.programmer(Regle::toujours(Some(Operation::ListObjects), refus.clone()));
+    pannes.programmer(
+        Regle::toujours(Some(Operation::PutObject), refus).sur_cle(&banc.cle(&fichiers[0].0)),
+    );
+    let out = banc
+        .depot_avec(&["--paralleles".to_owned(), "1".to_owned()])
+        .output()
+        .unwrap();
+    let tout = texte(&out);
+    assert_eq!(code(&out), 3, "{tout}");
+    assert!(tout.contains("pas le droit de lister"), "{tout}");
+    banc.verifier_identiques(&fichiers[1..]);
+    assert_eq!(banc.unites("definitif").len(), 1, "{tout}");
 }
 
 /// Copie la nuit ailleurs (la carte montée sous un autre chemin, ou copiée sur le disque).

@@ -11,8 +11,11 @@
 //! repart pas (la même nuit depuis un autre chemin, une copie de la carte, un autre plan).
 //!
 //! Un refus de **lister** (`AccessDenied` : des identifiants qui n'ont que le droit d'écrire,
-//! courant pour un dépôt) ne dit rien du droit d'écrire : le dépôt se fait sans inventaire,
-//! et le premier envoi refusé pour toute la destination arrête le passage (voir `s3.rs`).
+//! courant pour un dépôt) ne dit rien du droit d'écrire : le dépôt se fait sans inventaire.
+//! `AccessDenied` n'est d'ailleurs jamais pris pour un refus de toute la destination : une
+//! politique du compartiment peut refuser certaines clés et pas d'autres. En plein passage,
+//! c'est le premier refus d'identifiants, d'horloge ou de compartiment qui arrête les unités
+//! suivantes (voir `s3.rs`).
 
 use std::collections::HashMap;
 
@@ -60,8 +63,6 @@ pub enum RefusDestination {
     Horloge { ecart: String },
     /// Le compartiment n'existe pas chez ce service, ou pas dans cette région.
     Compartiment { code: String },
-    /// Ces identifiants n'ont pas le droit d'écrire dans ce compartiment.
-    Droits { code: String },
 }
 
 /// Les codes d'erreur S3 d'un refus d'identifiants.
@@ -80,8 +81,11 @@ const COMPARTIMENT: [&str; 4] = [
     "AuthorizationHeaderMalformed",
     "InvalidBucketName",
 ];
-/// Les codes d'erreur S3 d'un refus de droits sur le compartiment.
-const DROITS: [&str; 3] = ["AccessDenied", "AllAccessDisabled", "AccountProblem"];
+/// Le début de l'écart d'horloge dit par le transport (`transport::s3::ecart_d_horloge`).
+const ECART_D_HORLOGE: &str = "l'horloge de cet ordinateur ";
+
+/// Le code d'erreur S3 d'un refus de droits (qui peut ne valoir que pour certaines clés).
+const DROITS_REFUSES: &str = "AccessDenied";
 
 impl RefusDestination {
     /// Le refus que dit ce texte (le détail d'une réponse de S3, « CODE message », ou le message
@@ -93,26 +97,29 @@ impl RefusDestination {
                 .find(|c| texte.contains(*c))
                 .map(|c| (*c).to_owned())
         };
-        if let Some(i) = texte.find(HORLOGE_REFUSEE) {
-            let ecart = texte[i + HORLOGE_REFUSEE.len()..]
-                .trim_start_matches([' ', ':'])
-                .trim();
+        if texte.contains(HORLOGE_REFUSEE) {
+            // L'écart, tel que le transport l'a dit d'après l'en-tête `Date` du service :
+            // « l'horloge de cet ordinateur retarde de … sur celle du service (Request…) ».
+            let ecart = texte
+                .find(ECART_D_HORLOGE)
+                .map(|i| &texte[i..])
+                .and_then(|e| e.split(" (").next())
+                .filter(|e| e.contains(" de ") && e.ends_with("du service"));
             return Some(RefusDestination::Horloge {
-                ecart: if ecart.starts_with("l'horloge") {
-                    ecart.to_owned()
-                } else {
-                    "l'horloge de cet ordinateur s'écarte de plus de 15 min de celle du service"
-                        .to_owned()
-                },
+                ecart: ecart.map_or_else(
+                    || {
+                        "l'horloge de cet ordinateur s'écarte de plus de 15 min de celle du \
+                         service"
+                            .to_owned()
+                    },
+                    str::to_owned,
+                ),
             });
         }
         if let Some(code) = trouve(&IDENTIFIANTS) {
             return Some(RefusDestination::Identifiants { code });
         }
-        if let Some(code) = trouve(&COMPARTIMENT) {
-            return Some(RefusDestination::Compartiment { code });
-        }
-        trouve(&DROITS).map(|code| RefusDestination::Droits { code })
+        trouve(&COMPARTIMENT).map(|code| RefusDestination::Compartiment { code })
     }
 
     /// La cause notée pour chaque fichier du passage qu'il arrête. Une horloge fausse est un
@@ -124,7 +131,6 @@ impl RefusDestination {
                 CauseRefus::Authentification
             }
             RefusDestination::Compartiment { .. } => CauseRefus::Stockage,
-            RefusDestination::Droits { .. } => CauseRefus::Droits,
         }
     }
 
@@ -162,11 +168,6 @@ impl RefusDestination {
             RefusDestination::Compartiment { code } => format!(
                 "le compartiment « {compartiment} » est dans une autre région que celle des \
                  requêtes ({code}) : donnez la sienne par --region (ou AWS_REGION)"
-            ),
-            RefusDestination::Droits { code } => format!(
-                "ces identifiants n'ont pas le droit d'écrire dans le compartiment \
-                 « {compartiment} » ({code}) : faites-leur donner le droit d'y déposer \
-                 (s3:PutObject, et les envois en plusieurs parties pour les gros fichiers)"
             ),
         }
     }
@@ -230,12 +231,13 @@ pub async fn lire_destination(
                 if issue.raison == RaisonArret::RefusDefinitif =>
             {
                 return match RefusDestination::reconnaitre(detail) {
-                    Some(RefusDestination::Droits { code }) => {
+                    Some(refus) => Err(refus),
+                    None if detail.contains(DROITS_REFUSES) => {
                         Ok(LectureDestination::NonLue(format!(
-                            "ces identifiants n'ont pas le droit de lister le compartiment ({code})"
+                            "ces identifiants n'ont pas le droit de lister le compartiment \
+                             ({DROITS_REFUSES})"
                         )))
                     }
-                    Some(refus) => Err(refus),
                     None => Ok(LectureDestination::NonLue(detail.clone())),
                 };
             }
@@ -274,7 +276,8 @@ mod tests {
         );
         assert_eq!(
             r(
-                "RequestTimeTooSkewed : l'horloge de cet ordinateur retarde de 2 h 00 min sur celle du service"
+                "l'horloge de cet ordinateur retarde de 2 h 00 min sur celle du service \
+               (RequestTimeTooSkewed)"
             ),
             Some(RefusDestination::Horloge {
                 ecart: "l'horloge de cet ordinateur retarde de 2 h 00 min sur celle du service"
@@ -285,14 +288,9 @@ mod tests {
             r("RequestTimeTooSkewed The difference…"),
             Some(RefusDestination::Horloge { ecart }) if ecart.contains("plus de 15 min")
         ));
-        assert_eq!(
-            r("AccessDenied Access Denied"),
-            Some(RefusDestination::Droits {
-                code: "AccessDenied".into()
-            })
-        );
-        // Ce qui ne vaut que pour un fichier.
+        // Ce qui peut ne valoir que pour un fichier (une politique qui refuse certaines clés).
         for t in [
+            "AccessDenied Access Denied",
             "InvalidArgument",
             "BadDigest",
             "EntityTooLarge",
@@ -302,7 +300,7 @@ mod tests {
             assert_eq!(r(t), None, "{t}");
         }
         // Chaque message dit quoi corriger, en clair.
-        let m = r("RequestTimeTooSkewed : l'horloge de cet ordinateur retarde de 2 h 00 min sur celle du service")
+        let m = r("refusé (403) : l'horloge de cet ordinateur retarde de 2 h 00 min sur celle du service (RequestTimeTooSkewed)")
             .unwrap()
             .message("nuits");
         assert!(
