@@ -343,7 +343,7 @@ fn meme_nuit_ailleurs(
     let out = c.output().unwrap();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
-    assert!(tout.contains("le plan 1 (depuis "), "{tout}");
+    assert!(tout.contains("le plan 1 (depuis"), "{tout}");
     (banc.cle(n), autre)
 }
 
