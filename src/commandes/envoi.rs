@@ -197,6 +197,10 @@ pub(super) async fn passage(
                 )
                 .await;
             journal.ecrire(&base, plan.id);
+            // Un certificat refusé dès cette lecture (portail captif, proxy) : rien ne partira.
+            if let Some(e) = super::certificat_refuse(&emetteur) {
+                return Err(e);
+            }
             let inventaire = match lecture {
                 Ok(LectureDestination::Lue(inventaire)) => Some(Arc::new(inventaire)),
                 Ok(LectureDestination::NonLue(pourquoi)) => {

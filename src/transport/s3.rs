@@ -253,7 +253,7 @@ impl ClientS3 {
                     .filter(|_| o.is_truncated() == Some(true))
                     .map(str::to_owned),
             }),
-            Err(e) => classer(&e),
+            Err(e) => self.classer(&e),
         }
     }
 
