@@ -18,6 +18,10 @@
 #     boucle locale est limitée à 8 Mo/s par `tbf` (`tc netem` manque sur ces noyaux) ; la
 #     latence vient du bac à sable (`--pannes …=lenteur`) : $API_MS ms de traitement par appel
 #     d'API, $RTT_MS ms avant chaque PUT vers S3.
+#     TOURS_NS=10 répète la mesure (un bac à sable neuf à chaque fois) et donne minimum et
+#     médiane ; DESTINATIONS_NS="vigiechiro" ne mesure que la plateforme. Après chaque mesure,
+#     ce que le journal du plan dit du régulateur du parallélisme (chaque changement et sa
+#     cause) et des réessais.
 # Usage : benches/terrain.sh            (400 fichiers de 1 Mio ; les trois mesures)
 #         FICHIERS=100 OUTILS=vigie MESURES="latence" benches/terrain.sh
 set -euo pipefail
@@ -33,6 +37,8 @@ RTT_MS=${RTT_MS:-80}
 TROU_NOIR=${TROU_NOIR:-20}
 TROU_NOIR_A=${TROU_NOIR_A:-15}
 OUTILS_TROU_NOIR=${OUTILS_TROU_NOIR:-vigie}
+TOURS_NS=${TOURS_NS:-1}
+DESTINATIONS_NS=${DESTINATIONS_NS:-vigiechiro s3}
 NS=vigie-terrain-$$
 
 command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
@@ -198,28 +204,73 @@ if [[ " $MESURES " == *" vigiechiro "* ]]; then
   for op in PutObject UploadPart CreateMultipartUpload CompleteMultipartUpload; do
     pannes+=(--pannes "$op%100=lenteur:${RTT_MS}ms")
   done
-  # Sans la fonction `dans` : lancée en arrière-plan, elle ferait un sous-shell, et $! ne
-  # désignerait pas le bac à sable (qui survivrait au nettoyage).
-  ip netns exec "$NS" "$VIGIE" -q bac-a-sable --port 8210 --dossier "$TMP/serveur-ns" "${pannes[@]}" > /dev/null 2>&1 &
-  PIDS+=($!)
-  until dans curl -s -o /dev/null "http://127.0.0.1:8210/"; do sleep 0.2; done
+  # Un bac à sable neuf pour chaque mesure : la plateforme qui aurait déjà les fichiers d'une
+  # mesure précédente n'en recevrait plus un octet (« déjà sur la plateforme »).
+  SABLE_NS=
+  sable_neuf() {
+    if [ -n "$SABLE_NS" ]; then kill "$SABLE_NS" 2> /dev/null || true; wait "$SABLE_NS" 2> /dev/null || true; fi
+    rm -rf "$TMP/serveur-ns"
+    # Sans la fonction `dans` : lancée en arrière-plan, elle ferait un sous-shell, et $! ne
+    # désignerait pas le bac à sable (qui survivrait au nettoyage).
+    ip netns exec "$NS" "$VIGIE" -q bac-a-sable --port 8210 --dossier "$TMP/serveur-ns" "${pannes[@]}" > /dev/null 2>&1 &
+    SABLE_NS=$!
+    PIDS+=($SABLE_NS)
+    until dans curl -s -o /dev/null "http://127.0.0.1:8210/"; do sleep 0.2; done
+  }
+  # regulateur BASE : ce que le journal du plan dit du régulateur du parallélisme (chaque
+  # changement, avec sa cause) et des incidents (réessais, sondes) pendant la mesure.
+  regulateur() {
+    python3 - "$1" << 'EOF2'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+changements = [d for (d,) in c.execute(
+    "SELECT detail FROM journal_decision WHERE methode = 'PARALLELISME' ORDER BY id")]
+rejeux = c.execute("SELECT count(*) FROM journal_decision WHERE unite_id IS NOT NULL "
+                   "AND raison IS NULL").fetchone()[0]
+sondes = c.execute("SELECT count(*) FROM journal_decision WHERE methode = 'SONDE'").fetchone()[0]
+causes = c.execute("SELECT detail, count(*) FROM journal_decision WHERE unite_id IS NOT NULL "
+                   "AND raison IS NULL GROUP BY detail ORDER BY 2 DESC LIMIT 3").fetchall()
+print(f"    régulateur : {len(changements)} changement(s), {rejeux} réessai(s), {sondes} sonde(s)")
+for d in changements:
+    print(f"      {d.split(' (plafond')[0]}{d[d.index(')') + 1:] if ')' in d else ''}")
+for d, n in causes:
+    print(f"      réessai × {n} : {d[:100]}")
+EOF2
+  }
   ideal=$(echo "$TOTAL / 8000000" | bc -l)
-  echo "Espace de noms, boucle locale à 8 Mo/s (tbf) : $FICHIERS × 1 Mio, API +$API_MS ms, S3 +$RTT_MS ms, parallélisme $PARALLELES"
+  echo "Espace de noms, boucle locale à 8 Mo/s (tbf) : $FICHIERS × 1 Mio, API +$API_MS ms, S3 +$RTT_MS ms, parallélisme $PARALLELES, $TOURS_NS tour(s)"
   echo "  idéal : $(printf '%.1f' "$ideal") s ; charge : $(uptime | sed 's/.*load average: //')"
-  for destination in vigiechiro s3; do
-    case $destination in
-      vigiechiro) vers=(--participation 64a1b2c3d4e5f60718293d01 --api http://127.0.0.1:8210/api/v1) ;;
-      s3) vers=(--vers "s3://nuits/ns-$RANDOM" --endpoint-url http://127.0.0.1:8210) ;;
-    esac
-    debut=$(date +%s.%N)
-    code=0
-    dans env VIGIE_JETON=BACASABLEJETONVIGIE0123456789ABC VIGIE_BASE="$TMP/base-ns-$RANDOM.sqlite" \
-      "$VIGIE" -q --progression jamais depot "$TMP/nuit" "${vers[@]}" --paralleles "$PARALLELES" \
-      > "$TMP/sortie" 2>&1 || code=$?
-    fin=$(date +%s.%N)
-    duree=$(echo "$fin - $debut" | bc -l)
-    printf '  vigie → %-10s %6.1f s  %5.1f %% du débit du lien  (code %s)\n' "$destination" "$duree" \
-      "$(echo "$ideal / $duree * 100" | bc -l)" "$code"
-    [ "$code" = 0 ] || tail -3 "$TMP/sortie" | sed 's/^/    /'
+  declare -A parts
+  for tour in $(seq 1 "$TOURS_NS"); do
+    for destination in $DESTINATIONS_NS; do
+      case $destination in
+        vigiechiro) vers=(--participation 64a1b2c3d4e5f60718293d01 --api http://127.0.0.1:8210/api/v1) ;;
+        s3) vers=(--vers "s3://nuits/ns-$tour" --endpoint-url http://127.0.0.1:8210) ;;
+      esac
+      sable_neuf
+      base="$TMP/base-ns-$tour-$destination.sqlite"
+      charge=$(uptime | sed 's/.*load average: //' | cut -d, -f1)
+      debut=$(date +%s.%N)
+      code=0
+      dans env VIGIE_JETON=BACASABLEJETONVIGIE0123456789ABC VIGIE_BASE="$base" \
+        "$VIGIE" -q --progression jamais depot "$TMP/nuit" "${vers[@]}" --paralleles "$PARALLELES" \
+        > "$TMP/sortie" 2>&1 || code=$?
+      fin=$(date +%s.%N)
+      duree=$(echo "$fin - $debut" | bc -l)
+      part=$(echo "$ideal / $duree * 100" | bc -l)
+      parts[$destination]+="$part "
+      printf '  tour %2d  vigie → %-10s %6.1f s  %5.1f %% du débit du lien  (code %s, charge %s)\n' \
+        "$tour" "$destination" "$duree" "$part" "$code" "$charge"
+      [ "$code" = 0 ] || tail -3 "$TMP/sortie" | sed 's/^/    /'
+      regulateur "$base"
+    done
   done
+  if [ "$TOURS_NS" -gt 1 ]; then
+    for destination in $DESTINATIONS_NS; do
+      echo "${parts[$destination]}" | python3 -c '
+import statistics, sys
+v = sorted(float(x) for x in sys.stdin.read().split())
+print(f"  {sys.argv[1]} : {len(v)} mesures, minimum {v[0]:.1f} %, médiane {statistics.median(v):.1f} %, maximum {v[-1]:.1f} %")' "$destination"
+    done
+  fi
 fi
