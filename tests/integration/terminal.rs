@@ -418,8 +418,8 @@ fn plans_a_l_heure_locale() {
     );
 }
 
-/// Pendant l'envoi, un fichier de la nuit est remplacé (`mv -T`) par un lien vers un fichier
-/// secret de même taille et même date, un autre par un autre fichier ordinaire de même taille
+/// Pendant le dépôt, après la planification, un fichier de la nuit est remplacé (`mv -T`) par
+/// un lien vers un fichier secret de même taille et même date, un autre par un autre fichier ordinaire de même taille
 /// et même date : ni l'un ni l'autre n'est envoyé ni déclaré déposé.
 #[cfg(unix)]
 #[test]
@@ -431,7 +431,6 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
     let chemin_c = banc.fichier(&c, 10_000);
     let secrets = banc.dossier.path().join("secrets");
     std::fs::create_dir_all(&secrets).unwrap();
-    let cle_a = banc.cle(&a);
     let drapeau = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let remplacer = {
         let drapeau = std::sync::Arc::clone(&drapeau);
@@ -460,8 +459,11 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
             }
         }
     };
+    // Le remplacement a lieu pendant la lecture de la destination (`ListObjectsV2`), après la
+    // planification et avant le premier envoi. Le déclencher sur le PUT de a laissait une
+    // course : avec deux unités ouvertes par place, b pouvait partir avant a.
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, _| {
-        if q.methode == "PUT" && q.chemin.contains(&cle_a) {
+        if q.methode == "GET" && q.chemin.contains("list-type=2") {
             remplacer();
         }
     });
