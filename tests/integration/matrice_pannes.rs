@@ -259,13 +259,16 @@ fn cas_de<E: std::fmt::Display + Copy + Send + 'static>(
     etapes: &[E],
     essai: impl Fn(E, Sorte) -> Result<(), String> + Send + Sync + Copy + 'static,
 ) -> Vec<Cas> {
+    // `MATRICE=sonde cargo test …` : seulement les cas dont le nom contient ce texte.
+    let filtre = std::env::var("MATRICE").unwrap_or_default().to_lowercase();
     let mut cas: Vec<Cas> = Vec::new();
     for &etape in etapes {
         for sorte in SORTES {
-            cas.push((
-                format!("{destination}/{etape}/{}", sorte.nom()),
-                Box::new(move || essai(etape, sorte)),
-            ));
+            let nom = format!("{destination}/{etape}/{}", sorte.nom());
+            if !nom.to_lowercase().contains(&filtre) {
+                continue;
+            }
+            cas.push((nom, Box::new(move || essai(etape, sorte))));
         }
     }
     cas
@@ -546,7 +549,7 @@ fn deja_deposes(
 
 /// Un cas Vigie-Chiro. Scénarios :
 /// - la sonde du réseau : trois coupures de suite sur les PUT simples déclarent le réseau coupé
-///   (`--echecs-reseau 3`, un envoi à la fois), la sonde `/moi` reçoit la panne ;
+///   (`--echecs-reseau 3`, le petit fichier seul), la sonde `/moi` reçoit la panne ;
 /// - la création de participation et sa relecture : la participation est créée par `vigie`
 ///   (`--site`) ; pour la relecture des participations, la réponse de la création est perdue ;
 /// - la relecture d'un fichier : celle d'une finalisation dont la réponse est perdue ;
@@ -558,7 +561,15 @@ fn deja_deposes(
 ///   le petit fichier, déjà finalisé à l'identique, n'est alors ni redéclaré ni renvoyé.
 fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
-    let fichiers = nuit(&banc);
+    let mut fichiers = nuit(&banc);
+    if etape == EtapeVigieChiro::SondeReseau {
+        // Le petit fichier seul : pendant l'attente entre deux de ses tentatives, sa place se
+        // libère et le grand partirait ; une réponse à l'une de ses requêtes, arrivée entre
+        // deux coupures, rompt la série d'échecs, et la coupure n'est jamais déclarée (vu
+        // sous charge, une fois sur quelques dizaines).
+        let (grand, _) = fichiers.pop().unwrap();
+        std::fs::remove_file(banc.nuit.join(grand)).unwrap();
+    }
     let pannes = banc.bac().pannes();
     let creer = etape.participation_a_creer();
     let mut depot = banc.vigie_plateforme();
@@ -609,13 +620,15 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let operation = etape.operation();
     pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
 
-    passage(depot, 0)?;
+    let out = depot.output().unwrap();
+    verifier!(code(&out) == 0, "code {}\n{}", code(&out), texte(&out));
     let c = banc.bac().compteurs();
     verifier!(
         pannes.en_attente() == 0 && c.pannes_injectees() == scenario + 1,
         "la panne n'a pas été consommée ({} injectée(s) pour {scenario} de scénario) : le cas \
-         n'affirme rien",
-        c.pannes_injectees()
+         n'affirme rien\n{}",
+        c.pannes_injectees(),
+        texte(&out)
     );
     verifier!(
         c.requetes(operation) >= etape.rang(),
