@@ -518,11 +518,21 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
         Some(Operation::UploadPart),
         Panne::Lenteur(Duration::from_millis(300)),
     ));
-    let out = banc.depot().args(["--paralleles", "3"]).output().unwrap();
+    let out = banc
+        .depot_avec(&Banc::options_sans_minuterie())
+        .args(["--paralleles", "3"])
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&[(nom.into(), 6 * 5 * MIO + 1000)]);
     let compteurs = banc.bac().compteurs();
-    assert_eq!(compteurs.requetes(Operation::UploadPart), 7);
+    assert_eq!(
+        compteurs.requetes(Operation::UploadPart),
+        7,
+        "{}\n{:#?}",
+        texte(&out),
+        banc.decisions()
+    );
     assert_eq!(
         compteurs.simultanees_max(Operation::UploadPart),
         3,
@@ -545,7 +555,11 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
         Some(Operation::UploadPart),
         Panne::Lenteur(Duration::from_millis(100)),
     ));
-    let out = banc.depot().args(["--paralleles", "2"]).output().unwrap();
+    let out = banc
+        .depot_avec(&Banc::options_sans_minuterie())
+        .args(["--paralleles", "2"])
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let attendus: Vec<(String, usize)> = noms.iter().map(|n| (n.clone(), 3 * 5 * MIO)).collect();
     banc.verifier_identiques(&attendus);

@@ -144,6 +144,18 @@ impl Banc {
         o
     }
 
+    /// Les réglages courts, sans les deux délais qui coupent une tentative (`--delai-tentative`
+    /// 2 s, `--delai-blocage` 1 s), pour un essai qui compte les requêtes ou les parties. Ces
+    /// délais courent sur l'horloge murale du binaire : sur 2 cœurs partagés, une partie de
+    /// 5 Mio retenue par le serveur les dépasse sans qu'aucune panne n'en soit la cause, est
+    /// coupée et repart, et compte une requête de plus.
+    pub fn options_sans_minuterie() -> Vec<String> {
+        let mut o = Self::options_rapides_sauf("--delai-tentative", "120");
+        let i = o.iter().position(|a| a == "--delai-blocage").unwrap();
+        o[i + 1] = "60".to_owned();
+        o
+    }
+
     /// Les seuls réglages courts des réessais, ceux qu'accepte aussi `vigie verifier`.
     pub fn reessais_rapides() -> Vec<String> {
         [
@@ -341,6 +353,17 @@ pub mod plateforme {
         /// `vigie depot NUIT --participation P --api …` avec les réglages courts.
         pub fn depot_plateforme(&self) -> Command {
             self.depot_plateforme_via(&self.bac().api())
+        }
+
+        /// `vigie depot NUIT --participation P --api …` avec ces réglages.
+        pub fn depot_plateforme_avec(&self, options: &[String]) -> Command {
+            let mut c = self.vigie_plateforme();
+            c.arg("depot")
+                .arg(&self.nuit)
+                .args(["--participation", PARTICIPATION, "--api"])
+                .arg(self.bac().api())
+                .args(options);
+            c
         }
 
         /// `vigie depot NUIT --participation P --api API` avec les réglages courts (un
