@@ -22,6 +22,23 @@ pub enum CodeSortie {
     Interrompu = 130,
 }
 
+impl CodeSortie {
+    /// Le plus grave de deux codes (pour plusieurs participations : 3 l'emporte sur 1, 1 sur
+    /// 0).
+    pub fn max_par_gravite(self, autre: CodeSortie) -> CodeSortie {
+        let rang = |c: CodeSortie| match c {
+            CodeSortie::Succes => 0,
+            CodeSortie::EchecsTransitoires => 1,
+            _ => 2,
+        };
+        if rang(autre) > rang(self) {
+            autre
+        } else {
+            self
+        }
+    }
+}
+
 impl From<CodeSortie> for ExitCode {
     fn from(c: CodeSortie) -> ExitCode {
         ExitCode::from(c as u8)
@@ -44,6 +61,15 @@ impl ErreurAvecCode {
             message: message.into(),
         }
     }
+}
+
+/// L'erreur d'une commande arrêtée par Ctrl-C ou SIGTERM (code 130).
+pub fn interrompu() -> anyhow::Error {
+    ErreurAvecCode::new(
+        CodeSortie::Interrompu,
+        "interrompu : rien n'est perdu, relancer la même commande reprend",
+    )
+    .into()
 }
 
 /// Le code d'une erreur qui arrête la commande : celui qu'elle porte, 4 si un autre `vigie`
@@ -115,6 +141,18 @@ pub use crate::plateforme::erreur_systeme;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn le_plus_grave_des_codes() {
+        assert_eq!(
+            CodeSortie::Succes.max_par_gravite(CodeSortie::EchecsTransitoires),
+            CodeSortie::EchecsTransitoires
+        );
+        assert_eq!(
+            CodeSortie::RefusDefinitifs.max_par_gravite(CodeSortie::EchecsTransitoires),
+            CodeSortie::RefusDefinitifs
+        );
+    }
 
     /// Une écriture vers un lecteur parti (ou un terminal fermé) est perdue sans erreur ; une
     /// autre erreur d'écriture reste une erreur.

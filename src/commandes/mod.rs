@@ -25,7 +25,7 @@ use anyhow::Result;
 use crate::cli::{Cli, Commande, OptionsGlobales};
 use crate::plan::{self, Base};
 use crate::reessai::Annulation;
-use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::suivi::Suivi;
 
 use crate::suivi::format::octets_lisibles;
@@ -92,15 +92,6 @@ fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
         crate::suivi::liberer_terminal();
         std::process::exit(CodeSortie::Interrompu as i32);
     });
-}
-
-/// L'erreur d'une commande arrêtée par Ctrl-C ou SIGTERM (code 130).
-fn interrompu() -> anyhow::Error {
-    ErreurAvecCode::new(
-        CodeSortie::Interrompu,
-        "interrompu : rien n'est perdu, relancer la même commande reprend",
-    )
-    .into()
 }
 
 /// L'erreur d'une commande dont une émission a vu un certificat refusé (portail captif, proxy,

@@ -13,6 +13,7 @@
 
 mod barres;
 pub mod bilan;
+pub mod calcul;
 mod ecran;
 pub mod format;
 pub mod journal;

@@ -6,12 +6,21 @@
 //! une nuit déjà calculée**, dont le nouveau calcul efface les résultats
 //! (`scripts/task_participation.py` `reset_pjs_state`), et sur une nuit en `RETRY`, où il mènerait
 //! deux calculs à la fois. `vigie traiter` lit donc l'état d'abord, et ne lance que ce qui doit
-//! l'être ; le reste demande `--relancer`. Pure : l'état et l'instant sont donnés.
+//! l'être ; le reste demande `--relancer`. La décision ([`avant_calcul`]) est pure : l'état et
+//! l'instant sont donnés. Le lancement ([`lancer`]) est une seule émission, jamais rejouée ; sans
+//! réponse, il se réconcilie en relisant l'état.
 
 use std::time::Duration;
 
+use super::{Releve, ecrire_une_fois, relever};
+use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
+use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
-use crate::transport::vigiechiro::{EtatCalcul, Traitement};
+use crate::reessai::{RaisonArret, ReponseApi};
+use crate::transport::Emetteur;
+use crate::transport::vigiechiro::{
+    Calcul, ClientVigieChiro, EtatCalcul, EtatParticipation, Traitement, Utilisateur,
+};
 
 /// Un jour : la règle du serveur pour un calcul planifié ou en cours.
 const UN_JOUR: Duration = Duration::from_secs(86_400);
@@ -77,6 +86,86 @@ pub fn avant_calcul(
         EtatCalcul::Fini => AvantCalcul::DejaFini,
         EtatCalcul::Autre(_) if relancer => AvantCalcul::Relancer,
         EtatCalcul::Autre(_) => AvantCalcul::Inconnu,
+    }
+}
+
+/// La participation est-elle celle d'un autre observateur, que `moi` ne peut pas lancer (un
+/// administrateur le peut) ?
+pub fn d_un_autre_observateur(moi: &Utilisateur, avant: &EtatParticipation) -> bool {
+    avant.observateur.as_ref().is_some_and(|o| o.id != moi.id)
+        && moi.role.as_deref() != Some("Administrateur")
+}
+
+/// Ce qu'a donné `POST …/compute`.
+#[derive(Debug)]
+pub enum Lancement {
+    /// Lancé ; `relu` : la réponse s'est perdue, et la relecture de la plateforme montre le
+    /// nouveau calcul.
+    Lance { relu: bool },
+    /// L'état a changé entre la lecture et le lancement : la plateforme répond qu'un calcul
+    /// est déjà là (`en_cours`, sinon planifié) ; rien n'est relancé.
+    DejaEnCours { en_cours: bool },
+    /// 401.
+    JetonRefuse,
+    /// Ctrl-C avant que le lancement soit parti (pendant une attente) : rien n'est lancé.
+    Interrompu,
+    /// 403 : `_check_edit_access` (`resources/participations.py`) : seul l'observateur (ou un
+    /// administrateur) lance le calcul.
+    Interdit,
+    /// Un autre refus définitif.
+    Refuse { statut: u16, detail: String },
+    /// Sans réponse, et la relecture ne montre pas de nouveau calcul (l'état relu), ou n'a
+    /// pas abouti (`None`).
+    Incertain(Option<Box<EtatParticipation>>),
+    /// Pas lancé : la plateforme ou le réseau n'a pas répondu utilement (ce qui s'est passé).
+    Echoue(String),
+}
+
+/// `POST …/compute`, une seule émission ; une issue inconnue se réconcilie en relisant l'état
+/// (le serveur note la planification avant de répondre), comparé à celui lu `avant`.
+pub async fn lancer(
+    emetteur: &Emetteur,
+    client: &ClientVigieChiro,
+    participation: &IdObjet,
+    avant: &EtatParticipation,
+) -> Lancement {
+    let chemin = format!("/participations/{participation}/compute");
+    let issue = ecrire_une_fois(emetteur, &chemin, || client.lancer_calcul(participation)).await;
+    match (&issue.reponse, issue.raison) {
+        (ReponseApi::Succes(Calcul::Lance), _) => Lancement::Lance { relu: false },
+        (ReponseApi::Succes(Calcul::DejaEnCours(etat)), _) => Lancement::DejaEnCours {
+            en_cours: etat.contains("EN_COURS"),
+        },
+        (ReponseApi::Refuse { statut: 401, .. }, _) => Lancement::JetonRefuse,
+        (_, RaisonArret::Annule) => Lancement::Interrompu,
+        (ReponseApi::Refuse { statut: 403, .. }, RaisonArret::RefusDefinitif) => {
+            Lancement::Interdit
+        }
+        (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
+            Lancement::Refuse {
+                statut: *statut,
+                detail: detail.clone(),
+            }
+        }
+        (_, RaisonArret::IssueInconnue) => {
+            let planifie_depuis = |e: &EtatParticipation| {
+                e.traitement
+                    .as_ref()
+                    .filter(|t| t.etat == EtatCalcul::Planifie || t.etat == EtatCalcul::EnCours)
+                    .map(|t| (t.date_planification, t.date_debut))
+            };
+            match relever(client, emetteur, participation).await {
+                Ok(Releve::Lu(e))
+                    if planifie_depuis(&e).is_some()
+                        && planifie_depuis(&e) != planifie_depuis(avant) =>
+                {
+                    Lancement::Lance { relu: true }
+                }
+                Ok(Releve::Lu(e)) => Lancement::Incertain(Some(e)),
+                _ => Lancement::Incertain(None),
+            }
+        }
+        (autre, _) => Lancement::Echoue(pas_de_reponse_utile(autre)),
     }
 }
 

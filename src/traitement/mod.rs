@@ -10,9 +10,12 @@
 //!   ne changeront pas d'eux-mêmes (jeton refusé, participation inconnue, adresse qui n'est
 //!   pas l'API) arrêtent ;
 //! - [`suivre`] enchaîne les relevés jusqu'à la fin du calcul (`--attendre`) ;
-//! - [`taxons`] garde les noms des taxons ; [`lancer`] décide si un calcul peut partir ;
-//!   [`resultats`] trouve et télécharge le CSV des observations et le journal du calcul.
+//! - [`cible`] dit quelle participation est visée, et si ses nuits sont prêtes pour le calcul ;
+//! - [`taxons`] garde les noms des taxons ; [`lancer`] décide si un calcul peut partir, et le
+//!   lance ; [`resultats`] trouve et télécharge le CSV des observations et le journal du
+//!   calcul, ou demande le CSV.
 
+pub mod cible;
 pub mod lancer;
 pub mod resultats;
 pub mod suivre;

@@ -19,8 +19,9 @@
 use std::path::{Path, PathBuf};
 
 use super::lire;
+use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
-use crate::reessai::{Issue, Profil, ReponseApi};
+use crate::reessai::{Issue, Profil, RaisonArret, ReponseApi};
 use crate::transport::Emetteur;
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
 
@@ -226,6 +227,44 @@ pub async fn telecharger(
         chemin: final_,
         octets,
     }))
+}
+
+/// Ce qu'a donné `POST …/csv`.
+#[derive(Debug)]
+pub enum DemandeCsv {
+    /// La plateforme produit le CSV et l'envoie par courriel.
+    Demandee,
+    /// Ctrl-C avant que la demande parte.
+    Interrompue,
+    /// 401.
+    JetonRefuse,
+    /// Sans réponse : elle a pu aboutir.
+    Incertaine,
+    /// Refus définitif (ce que la plateforme a dit).
+    Refusee(String),
+    /// La plateforme ou le réseau n'a pas répondu utilement (ce qui s'est passé).
+    Echouee(String),
+}
+
+/// `--demander-csv` : `POST …/csv`, une seule émission (chaque émission est un courriel).
+pub async fn demander_csv(
+    emetteur: &Emetteur,
+    client: &ClientVigieChiro,
+    participation: &IdObjet,
+) -> DemandeCsv {
+    let chemin = format!("/participations/{participation}/csv");
+    let issue =
+        super::ecrire_une_fois(emetteur, &chemin, || client.demander_csv(participation)).await;
+    match (&issue.reponse, issue.raison) {
+        (ReponseApi::Succes(()), _) => DemandeCsv::Demandee,
+        (_, RaisonArret::Annule) => DemandeCsv::Interrompue,
+        (ReponseApi::Refuse { statut: 401, .. }, _) => DemandeCsv::JetonRefuse,
+        (_, RaisonArret::IssueInconnue) => DemandeCsv::Incertaine,
+        (r @ ReponseApi::Refuse { .. }, RaisonArret::RefusDefinitif) => {
+            DemandeCsv::Refusee(pas_de_reponse_utile(r))
+        }
+        (autre, _) => DemandeCsv::Echouee(pas_de_reponse_utile(autre)),
+    }
 }
 
 #[cfg(test)]

@@ -19,8 +19,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
-use crate::transport::vigiechiro::{TaxonDuBilan, TaxonLu};
+use crate::reessai::{Profil, ReponseApi};
+use crate::transport::Emetteur;
+use crate::transport::vigiechiro::{ClientVigieChiro, EtatParticipation, TaxonDuBilan, TaxonLu};
 
 /// Au-delà, la liste est relue.
 pub const FRAICHEUR: Duration = Duration::from_secs(30 * 86_400);
@@ -167,6 +170,49 @@ impl CacheTaxons {
                 long: long.clone().unwrap_or_default(),
             }),
         })
+    }
+}
+
+/// Les noms des taxons du bilan de `e` : relit la liste de la plateforme si le cache ne les a
+/// pas tous (ou est trop vieux), et la garde. Un échec n'est pas une erreur : les noms portés
+/// par le bilan servent alors.
+pub async fn completer(
+    taxons: &mut CacheTaxons,
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    api: &str,
+    e: &EtatParticipation,
+) {
+    let Some(b) = &e.bilan else {
+        return;
+    };
+    let ids: Vec<&IdObjet> = b
+        .chiropteres
+        .iter()
+        .chain(&b.orthopteres)
+        .chain(&b.autre)
+        .filter_map(|l| l.taxon.id.as_ref())
+        .collect();
+    let maintenant = super::maintenant().secondes();
+    if ids.is_empty() || !taxons.a_relire(api, ids, maintenant) {
+        return;
+    }
+    let issue = super::lire(emetteur, Profil::Bref, "/taxons/liste", || client.taxons()).await;
+    match issue.reponse {
+        ReponseApi::Succes(liste) => {
+            taxons.remplacer(api, &liste, maintenant);
+            if let Err(err) = taxons.enregistrer() {
+                tracing::warn!(
+                    "noms des taxons non gardés ({}) : {}",
+                    taxons.chemin().display(),
+                    crate::plateforme::erreur_systeme(&err)
+                );
+            }
+        }
+        autre => tracing::info!(
+            "liste des taxons non lue ({}) : les noms du bilan servent",
+            pas_de_reponse_utile(&autre)
+        ),
     }
 }
 

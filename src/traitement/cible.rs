@@ -1,0 +1,179 @@
+//! La participation visée par `vigie traiter`, `vigie traitement` et `vigie resultats`, et ce
+//! que la base des plans en dit avant de lancer un calcul.
+//!
+//! La participation est donnée (`--participation`), ou celle du dernier plan ; les commandes
+//! sont écrites pour plusieurs participations à la fois ([`Cible`]) : une saison en compte une
+//! par nuit.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::destination::{CibleParticipation, Destination, IdObjet, valider_endpoint};
+use crate::plan::{Base, DepotPlan, ErreurBase, VerrouPlan};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+
+/// Une participation visée, et d'où elle vient.
+#[derive(Debug, Clone)]
+pub struct Cible {
+    pub participation: IdObjet,
+    /// L'adresse de l'API (celle du plan, ou celle de la configuration).
+    pub api: String,
+    /// Le plan qui l'a fait choisir (sans `--participation`).
+    pub plan: Option<i64>,
+}
+
+impl Cible {
+    /// La participation donnée, à l'adresse de `--api` (`api`), de `VIGIE_API` ou de la
+    /// configuration.
+    pub fn donnee(participation: &str, api: Option<&str>) -> Result<Cible> {
+        let CibleParticipation::Existante(id) = CibleParticipation::existante(participation)?
+        else {
+            unreachable!("CibleParticipation::existante rend une participation existante");
+        };
+        let adresse = crate::connexion::adresse_api(api)?;
+        Ok(Cible {
+            participation: id,
+            api: valider_endpoint(&adresse.url, false)?,
+            plan: None,
+        })
+    }
+
+    /// Celle du dernier plan de la base, qui doit être un dépôt Vigie-Chiro dont la
+    /// participation est connue, à l'adresse de ce plan.
+    pub fn du_dernier_plan(base: &Base) -> Result<Cible> {
+        let plan = base.plan(None)?;
+        let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination)
+        else {
+            return Err(ErreurAvecCode::new(
+                CodeSortie::Usage,
+                format!(
+                    "le dernier plan ({}) n'est pas un dépôt vers la plateforme Vigie-Chiro : \
+                     donnez la participation, --participation ID",
+                    plan.id
+                ),
+            )
+            .into());
+        };
+        let Some(id) = plan.participation.as_deref().and_then(IdObjet::analyser) else {
+            return Err(ErreurAvecCode::new(
+                CodeSortie::Usage,
+                format!(
+                    "la participation du dernier plan ({}) n'est pas encore connue, sa création \
+                     n'a pas abouti : reprenez d'abord ce plan, vigie retenter-echecs {}",
+                    plan.id, plan.id
+                ),
+            )
+            .into());
+        };
+        Ok(Cible {
+            participation: id,
+            api: dest.api,
+            plan: Some(plan.id),
+        })
+    }
+
+    /// « participation X (plan N) » pour les messages.
+    pub fn nom(&self) -> String {
+        match self.plan {
+            Some(p) => format!("participation {} (plan {p})", self.participation),
+            None => format!("participation {}", self.participation),
+        }
+    }
+
+    /// Les options qui désignent cette participation dans une commande à suggérer : rien si
+    /// elle vient du dernier plan.
+    pub fn options(&self) -> String {
+        match self.plan {
+            Some(_) => String::new(),
+            None => format!(" --participation {}", self.participation),
+        }
+    }
+}
+
+/// Les plans de la base qui déposent vers cette participation (à cette adresse).
+fn plans_de_la_cible(base: &Base, cible: &Cible) -> Result<Vec<DepotPlan>> {
+    Ok(base
+        .plans()?
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                Destination::depuis_identite(&p.destination),
+                Ok(Destination::VigieChiro(d)) if d.api == cible.api
+            ) && p.participation.as_deref() == Some(cible.participation.as_str())
+        })
+        .collect())
+}
+
+/// Pourquoi la nuit d'un plan n'est pas prête pour le calcul.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NuitPasPrete {
+    /// Des fichiers ne sont pas encore déposés.
+    Incomplete {
+        plan: i64,
+        manquent: u64,
+        total: u64,
+        deposees: u64,
+    },
+    /// Un autre `vigie` dépose cette nuit en ce moment.
+    EnDepot {
+        plan: i64,
+        pid: Option<u32>,
+        manquent: u64,
+        total: u64,
+    },
+}
+
+/// Ce que la base dit des nuits de la participation, avant le calcul.
+pub struct NuitsAvantCalcul {
+    /// Les verrous des plans pris : aucun dépôt de ces nuits ne commence tant qu'ils sont
+    /// tenus (jusqu'au lancement).
+    pub verrous: Vec<VerrouPlan>,
+    /// Les nuits qui ne sont pas prêtes (vide : toutes le sont).
+    pub pas_pretes: Vec<NuitPasPrete>,
+}
+
+/// Avant tout appel au réseau : chaque nuit de la base (`chemin`) déposée vers cette
+/// participation l'est-elle entièrement, et aucun dépôt ne l'envoie-t-il en ce moment ? Prend
+/// les verrous des plans libres. Sans base, rien à dire.
+pub fn examiner_nuits(chemin: &Path, cible: &Cible) -> Result<NuitsAvantCalcul> {
+    let mut nuits = NuitsAvantCalcul {
+        verrous: Vec::new(),
+        pas_pretes: Vec::new(),
+    };
+    let Some(base) = Base::ouvrir_existante(chemin)? else {
+        return Ok(nuits);
+    };
+    for plan in plans_de_la_cible(&base, cible)? {
+        let r = base.resume(plan.id)?;
+        let manquent = r.total().saturating_sub(r.deposee);
+        match VerrouPlan::prendre(
+            chemin,
+            &plan.dossier,
+            &plan.destination,
+            &plan.id.to_string(),
+        ) {
+            Ok(v) => {
+                if manquent > 0 {
+                    nuits.pas_pretes.push(NuitPasPrete::Incomplete {
+                        plan: plan.id,
+                        manquent,
+                        total: r.total(),
+                        deposees: r.deposee,
+                    });
+                }
+                nuits.verrous.push(v);
+            }
+            Err(ErreurBase::PlanOccupe { pid, .. }) => {
+                nuits.pas_pretes.push(NuitPasPrete::EnDepot {
+                    plan: plan.id,
+                    pid,
+                    manquent,
+                    total: r.total(),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(nuits)
+}
