@@ -71,12 +71,12 @@ impl Depositaire for DepositaireS3 {
             return Ok(self.echec_de_destination(refus));
         }
         let unite = ctx.unite;
-        if unite.envoi_id.is_none()
+        if unite.envoi_multipart.is_none()
             && let Some(issue) = self.deja_a_la_destination(ctx, fichier).await
         {
             return Ok(issue);
         }
-        let issue = if unite.taille > self.seuil_multipart || unite.envoi_id.is_some() {
+        let issue = if unite.taille > self.seuil_multipart || unite.envoi_multipart.is_some() {
             self.deposer_en_parties(ctx, fichier).await?
         } else {
             self.deposer_d_un_bloc(ctx, fichier).await
@@ -349,7 +349,7 @@ impl DepositaireS3 {
         ctx: &ContexteUnite<'_>,
         fichier: FichierAttendu<'_>,
     ) -> Resultat<IssueUnite> {
-        let mut envoi = ctx.unite.envoi_id.clone();
+        let mut envoi = ctx.unite.envoi_multipart.clone();
         let mut reprises = 0;
         loop {
             let mut disparu = false;
@@ -408,7 +408,7 @@ impl DepositaireS3 {
                     if let Some(issue) = self.objet_deja_assemble(ctx, &persistees).await {
                         return Ok(issue);
                     }
-                    ctx.base().enregistrer_envoi(unite.id, None)?;
+                    ctx.base().noter_envoi_multipart(unite.id, None)?;
                     envoi = None;
                     persistees = Vec::new();
                 }
@@ -569,7 +569,7 @@ impl DepositaireS3 {
         if ctx.interrompu() {
             return Ok(IssueUnite::Interrompue);
         }
-        ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+        ctx.base().noter_envoi_multipart(ctx.unite.id, None)?;
         *envoi_disparu = true;
         Ok(IssueUnite::Echec {
             definitif: false,
@@ -653,7 +653,7 @@ impl DepositaireS3 {
         match ouverts.reponse {
             ReponseApi::Succes(ids) => {
                 if let Some(id) = self.adopter(ctx, ids).await {
-                    ctx.base().enregistrer_envoi(unite.id, Some(&id))?;
+                    ctx.base().noter_envoi_multipart(unite.id, Some(&id))?;
                     return Ok(Ok(id));
                 }
             }
@@ -685,7 +685,7 @@ impl DepositaireS3 {
             .await;
         match issue.reponse {
             ReponseApi::Succes(id) => {
-                ctx.base().enregistrer_envoi(unite.id, Some(&id))?;
+                ctx.base().noter_envoi_multipart(unite.id, Some(&id))?;
                 Ok(Ok(id))
             }
             _ if issue.raison == RaisonArret::IssueInconnue => Ok(Err(IssueUnite::Incertaine {
@@ -850,7 +850,7 @@ impl DepositaireS3 {
     ) -> Resultat<IssueUnite> {
         let unite = ctx.unite;
         if self.abandonner_sans_issue(ctx, envoi).await {
-            ctx.base().enregistrer_envoi(unite.id, None)?;
+            ctx.base().noter_envoi_multipart(unite.id, None)?;
         }
         Ok(echec)
     }

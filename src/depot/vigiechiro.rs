@@ -70,14 +70,6 @@ use crate::transport::corps::{
 };
 use crate::transport::vigiechiro::{ClientVigieChiro, Declaration, FichierDistant};
 
-/// Tenu dans le plan (à la place de l'identifiant du fichier) entre l'émission d'une
-/// déclaration multipart et sa réponse. Un arrêt brutal dans cet intervalle laisse peut-être
-/// un enregistrement dont l'envoi S3 est ouvert : la relance le cherche par une déclaration
-/// simple (qui n'ouvre rien) au lieu de redéclarer en multipart (qui ouvrirait un second envoi,
-/// orphelin à jamais). Ce n'est pas un identifiant de la plateforme (ObjectId : 24 chiffres
-/// hexadécimaux).
-const DECLARATION_MULTIPART_EMISE: &str = "declaration-multipart-emise";
-
 /// Le refus de la plateforme à une déclaration multipart quand S3 refuse d'ouvrir l'envoi
 /// (`resources/fichiers.py` `_s3_create_multipart`, `abort(500, …)`) : rien n'est enregistré.
 const MULTIPART_REFUSE_PAR_S3: &str = "S3 has rejected file creation request";
@@ -199,9 +191,11 @@ impl DepositaireVigieChiro {
     ) -> Resultat<IssueDeclaration> {
         let unite = ctx.unite;
         if multipart {
-            // Noté avant d'émettre : voir `DECLARATION_MULTIPART_EMISE`.
-            ctx.base()
-                .enregistrer_envoi(unite.id, Some(DECLARATION_MULTIPART_EMISE))?;
+            // Noté avant d'émettre. Un arrêt brutal avant la réponse laisse peut-être un
+            // enregistrement dont l'envoi S3 est ouvert : la relance le cherche par une
+            // déclaration simple (qui n'ouvre rien) au lieu de redéclarer en multipart (qui
+            // ouvrirait un second envoi, orphelin à jamais).
+            ctx.base().noter_declaration_emise(unite.id)?;
         }
         let refus_de_s3 = AtomicBool::new(false);
         // Le `409` rendu à la relecture d'une déclaration restée sans réponse.
@@ -256,7 +250,7 @@ impl DepositaireVigieChiro {
             .await;
         if let ReponseApi::Succes(d) = issue.reponse {
             ctx.base()
-                .enregistrer_envoi(unite.id, Some(d.id.as_str()))?;
+                .noter_enregistrement(unite.id, Some(d.id.as_str()))?;
             return Ok(IssueDeclaration::Enregistrement(d));
         }
         // Un enregistrement finalisé existe pour cette clé : jamais « déposé » pour autant
@@ -271,13 +265,13 @@ impl DepositaireVigieChiro {
         };
         if let Some(detail) = finalise {
             if multipart {
-                ctx.base().enregistrer_envoi(unite.id, None)?;
+                ctx.base().noter_enregistrement(unite.id, None)?;
             }
             let issue = self.finalise_a_la_declaration(ctx, &detail).await?;
             return Ok(IssueDeclaration::Fin(issue));
         }
         if multipart && let Some(raison) = refus_multipart_par_s3(&issue.reponse) {
-            ctx.base().enregistrer_envoi(unite.id, None)?;
+            ctx.base().noter_enregistrement(unite.id, None)?;
             return Ok(IssueDeclaration::MultipartRefuse(raison.to_owned()));
         }
         if issue.raison == RaisonArret::IssueInconnue {
@@ -287,7 +281,7 @@ impl DepositaireVigieChiro {
         }
         // La plateforme a répondu (ou rien n'est parti) : rien n'a été créé.
         if multipart {
-            ctx.base().enregistrer_envoi(unite.id, None)?;
+            ctx.base().noter_enregistrement(unite.id, None)?;
         }
         Ok(IssueDeclaration::Fin(self.echec(&issue)))
     }
@@ -367,7 +361,7 @@ impl DepositaireVigieChiro {
         match issue.reponse {
             ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 404, .. } => {
                 let base = ctx.base();
-                base.enregistrer_envoi(ctx.unite.id, None)?;
+                base.noter_enregistrement(ctx.unite.id, None)?;
                 base.oublier_parties(ctx.unite.id)?;
                 Ok(Ok(()))
             }
@@ -430,7 +424,7 @@ impl DepositaireVigieChiro {
         match issue.reponse {
             ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(Ok(())),
             _ if disparu.load(Ordering::Relaxed) => {
-                ctx.base().enregistrer_envoi(ctx.unite.id, None)?;
+                ctx.base().noter_enregistrement(ctx.unite.id, None)?;
                 Ok(Err(IssueUnite::Echec {
                     definitif: false,
                     cause: CauseRefus::Serveur,
@@ -544,13 +538,10 @@ impl DepositaireVigieChiro {
         let unite = ctx.unite;
         // 1. L'enregistrement : repris s'il est connu, cherché si une déclaration est partie
         //    sans réponse lors d'un passage arrêté net, sinon déclaré (multipart).
-        let connu = match unite.envoi_id.as_deref() {
-            Some(DECLARATION_MULTIPART_EMISE) => {
-                return self.declarer_multipart(ctx, fichier, true).await;
-            }
-            Some(id) => IdObjet::analyser(id),
-            None => None,
-        };
+        if unite.declaration_emise {
+            return self.declarer_multipart(ctx, fichier, true).await;
+        }
+        let connu = unite.enregistrement.as_deref().and_then(IdObjet::analyser);
         let id = match connu {
             Some(id) => {
                 let lu = self.relire(ctx, &id).await;
@@ -562,7 +553,7 @@ impl DepositaireVigieChiro {
                     // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
                     ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, fichier).await,
                     ReponseApi::Succes(None) => {
-                        ctx.base().enregistrer_envoi(unite.id, None)?;
+                        ctx.base().noter_enregistrement(unite.id, None)?;
                         return self.declarer_multipart(ctx, fichier, false).await;
                     }
                     _ => return Ok(self.echec(&lu)),
@@ -824,7 +815,7 @@ impl Depositaire for DepositaireVigieChiro {
         // Un fichier commencé en plusieurs parties le reste, même sous un seuil relevé depuis
         // (un réglage qui change n'est pas une raison de jeter des parties acquittées) ; sa
         // taille de partie reste celle de l'envoi commencé (`Decoupage::pour`).
-        let commence = ctx.unite.envoi_id.as_deref() == Some(DECLARATION_MULTIPART_EMISE)
+        let commence = ctx.unite.declaration_emise
             || ctx.base().parties(ctx.unite.id)?.iter().any(|p| p.envoyee);
         let en_parties = (ctx.unite.taille > self.seuil_multipart || commence)
             && !self.multipart_refuse.load(Ordering::Relaxed);

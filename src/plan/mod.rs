@@ -51,6 +51,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_retenir_reglages",
         include_str!("../../migrations/0005_retenir_reglages.sql"),
     ),
+    (
+        "0006_separer_envoi",
+        include_str!("../../migrations/0006_separer_envoi.sql"),
+    ),
 ];
 
 /// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.
@@ -486,7 +490,7 @@ mod tests {
             .unwrap();
         }
         let b = Base::ouvrir(&chemin).unwrap();
-        assert_eq!(b.version_schema().unwrap(), 5);
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let plan = b.plan(None).unwrap();
         assert_eq!(
             plan.participation.as_deref(),
@@ -495,7 +499,7 @@ mod tests {
         assert!(b.reglages(plan.id).unwrap().est_vide());
         let unites = b.unites(plan.id, &[]).unwrap();
         assert_eq!(
-            unites[0].envoi_id.as_deref(),
+            unites[0].enregistrement.as_deref(),
             Some("64a1b2c3d4e5f60718293e01")
         );
         assert_eq!(unites[0].identite.as_deref(), Some("1:2"));
@@ -514,6 +518,75 @@ mod tests {
         b.retenir_reglages(plan.id, &ReglagesRetenus::default())
             .unwrap();
         assert!(b.reglages(plan.id).unwrap().est_vide());
+    }
+
+    /// Une base au schéma 5, avec des plans commencés vers les deux destinations, monte au
+    /// schéma 6 sans rien perdre : l'ancienne colonne `envoi_id` se répartit selon la
+    /// destination du plan (envoi multipart S3, enregistrement Vigie-Chiro), le marqueur d'une
+    /// déclaration multipart émise devient l'état explicite, et les parties acquittées restent.
+    #[test]
+    fn base_au_schema_5_envoi_id_reparti_par_sens() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        {
+            let c = Connection::open(&chemin).unwrap();
+            for (_, sql) in &MIGRATIONS[..5] {
+                c.execute_batch(sql).unwrap();
+            }
+            c.pragma_update(None, "user_version", 5).unwrap();
+            c.execute_batch(
+                "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le) \
+                 VALUES (1, '/n', 's3://nuits?endpoint=http://127.0.0.1:9000', 1, 1), \
+                 (2, '/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1); \
+                 INSERT INTO depot_unite (id, plan_id, chemin, cle, taille, modifie_ns, etat, \
+                 envoi_id) VALUES \
+                 (1, 1, 'a.wav', 'a.wav', 12582912, 5, 'en_cours', 'upload-s3-1'), \
+                 (2, 1, 'b.wav', 'b.wav', 3, 5, 'a_deposer', NULL), \
+                 (3, 2, 'a.wav', 'a.wav', 12582912, 5, 'en_cours', '64a1b2c3d4e5f60718293e01'), \
+                 (4, 2, 'c.wav', 'c.wav', 12582912, 5, 'incertaine', \
+                  'declaration-multipart-emise'); \
+                 INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, \
+                 somme_controle, etat) VALUES (1, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee'), \
+                 (3, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee');",
+            )
+            .unwrap();
+        }
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), 6);
+        let par_id = |id| b.unite(id).unwrap();
+        let s3 = par_id(1);
+        assert_eq!(s3.envoi_multipart.as_deref(), Some("upload-s3-1"));
+        assert_eq!(s3.enregistrement, None);
+        assert!(!s3.declaration_emise);
+        assert_eq!(par_id(2).envoi_multipart, None);
+        let vc = par_id(3);
+        assert_eq!(
+            vc.enregistrement.as_deref(),
+            Some("64a1b2c3d4e5f60718293e01")
+        );
+        assert_eq!(vc.envoi_multipart, None);
+        assert!(!vc.declaration_emise);
+        let emise = par_id(4);
+        assert!(emise.declaration_emise, "le marqueur est perdu");
+        assert_eq!(
+            emise.enregistrement, None,
+            "le marqueur pris pour un identifiant"
+        );
+        assert_eq!(emise.envoi_multipart, None);
+        assert_eq!(b.parties(1).unwrap().len(), 1);
+        assert_eq!(b.parties(3).unwrap().len(), 1);
+        // L'état explicite se règle comme le marqueur : la réponse connue, il disparaît.
+        b.noter_enregistrement(4, Some("64a1b2c3d4e5f60718293e02"))
+            .unwrap();
+        let reglee = par_id(4);
+        assert!(!reglee.declaration_emise);
+        assert_eq!(
+            reglee.enregistrement.as_deref(),
+            Some("64a1b2c3d4e5f60718293e02")
+        );
+        b.noter_declaration_emise(4).unwrap();
+        assert!(par_id(4).declaration_emise);
+        assert_eq!(par_id(4).enregistrement, None);
     }
 
     /// Des réglages illisibles (écrits à la main) n'empêchent pas de reprendre le plan.

@@ -240,7 +240,13 @@ pub struct DepotUnite {
     pub echec_definitif: bool,
     pub cause_refus: Option<CauseRefus>,
     pub message: Option<String>,
-    pub envoi_id: Option<String>,
+    /// L'envoi multipart S3 ouvert pour l'unité (UploadId), s'il y en a un.
+    pub envoi_multipart: Option<String>,
+    /// L'enregistrement de fichier déclaré à la plateforme Vigie-Chiro, s'il y en a un.
+    pub enregistrement: Option<String>,
+    /// Une déclaration multipart à la plateforme est partie, sa réponse n'est pas connue
+    /// (arrêt brutal) : la relance cherche l'enregistrement avant de redéclarer.
+    pub declaration_emise: bool,
     pub somme_controle: Option<String>,
     pub etag: Option<String>,
     pub modifie_depuis: bool,

@@ -57,7 +57,8 @@ pub struct DeposeeARelire {
 }
 
 const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
-     cause_refus, message, envoi_id, somme_controle, etag, modifie_depuis, identite";
+     cause_refus, message, envoi_multipart, enregistrement, declaration_emise_le IS NOT NULL, \
+     somme_controle, etag, modifie_depuis, identite";
 
 fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
     Ok(DepotUnite {
@@ -71,11 +72,13 @@ fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
         echec_definitif: r.get(7)?,
         cause_refus: r.get(8)?,
         message: r.get(9)?,
-        envoi_id: r.get(10)?,
-        somme_controle: r.get(11)?,
-        etag: r.get(12)?,
-        modifie_depuis: r.get(13)?,
-        identite: r.get(14)?,
+        envoi_multipart: r.get(10)?,
+        enregistrement: r.get(11)?,
+        declaration_emise: r.get(12)?,
+        somme_controle: r.get(13)?,
+        etag: r.get(14)?,
+        modifie_depuis: r.get(15)?,
+        identite: r.get(16)?,
     })
 }
 
@@ -584,7 +587,8 @@ impl Base {
     ) -> Resultat<()> {
         self.executer(
             "UPDATE depot_unite SET etat = 'deposee', echec_definitif = 0, cause_refus = NULL, \
-             message = NULL, envoi_id = NULL, somme_controle = ?2, etag = ?3, modifie_depuis = 0, \
+             message = NULL, envoi_multipart = NULL, enregistrement = NULL, \
+             declaration_emise_le = NULL, somme_controle = ?2, etag = ?3, modifie_depuis = 0, \
              depose_le = ?4 WHERE id = ?1",
             params![unite_id, somme_controle, etag, maintenant_s()],
         )?;
@@ -628,16 +632,45 @@ impl Base {
         .map(|_| ())
     }
 
-    /// Persiste (ou efface) l'identifiant de l'envoi multipart ouvert pour l'unité.
-    pub fn enregistrer_envoi(&self, unite_id: i64, envoi_id: Option<&str>) -> Resultat<()> {
+    /// Persiste (ou efface) l'identifiant de l'envoi multipart S3 ouvert pour l'unité ; effacé,
+    /// ses parties persistées ne sont plus celles d'aucun envoi et sont oubliées.
+    pub fn noter_envoi_multipart(&self, unite_id: i64, envoi: Option<&str>) -> Resultat<()> {
         self.executer(
-            "UPDATE depot_unite SET envoi_id = ?2 WHERE id = ?1",
-            params![unite_id, envoi_id],
+            "UPDATE depot_unite SET envoi_multipart = ?2 WHERE id = ?1",
+            params![unite_id, envoi],
         )?;
-        if envoi_id.is_none() {
-            self.executer("DELETE FROM depot_partie WHERE unite_id = ?1", [unite_id])?;
+        if envoi.is_none() {
+            self.oublier_parties(unite_id)?;
         }
         Ok(())
+    }
+
+    /// Persiste (ou efface) l'identifiant de l'enregistrement Vigie-Chiro de l'unité : une
+    /// déclaration émise est alors réglée. Effacé, ses parties persistées sont oubliées.
+    pub fn noter_enregistrement(
+        &self,
+        unite_id: i64,
+        enregistrement: Option<&str>,
+    ) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET enregistrement = ?2, declaration_emise_le = NULL WHERE id = ?1",
+            params![unite_id, enregistrement],
+        )?;
+        if enregistrement.is_none() {
+            self.oublier_parties(unite_id)?;
+        }
+        Ok(())
+    }
+
+    /// Note, **avant** de l'émettre, une déclaration multipart à la plateforme Vigie-Chiro : un
+    /// arrêt brutal avant sa réponse laisse peut-être un enregistrement dont l'envoi S3 est
+    /// ouvert, que la relance cherche au lieu de redéclarer (voir `depot/vigiechiro.rs`).
+    pub fn noter_declaration_emise(&self, unite_id: i64) -> Resultat<()> {
+        self.executer(
+            "UPDATE depot_unite SET enregistrement = NULL, declaration_emise_le = ?2 WHERE id = ?1",
+            params![unite_id, maintenant_s()],
+        )
+        .map(|_| ())
     }
 
     /// Les parties persistées d'une unité, par numéro.
@@ -957,7 +990,7 @@ mod tests {
             .unwrap()
             .id;
         let u = b.unites(plan, &[]).unwrap().remove(0);
-        b.enregistrer_envoi(u.id, Some("envoi-1")).unwrap();
+        b.noter_envoi_multipart(u.id, Some("envoi-1")).unwrap();
         let partie = PartieEnvoi {
             numero: 1,
             debut: 0,

@@ -690,7 +690,7 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
     assert_eq!(code(&out), 130, "{}", texte(&out));
     let envoi: Option<String> = rusqlite::Connection::open(&banc.base)
         .unwrap()
-        .query_row("SELECT envoi_id FROM depot_unite", [], |r| r.get(0))
+        .query_row("SELECT envoi_multipart FROM depot_unite", [], |r| r.get(0))
         .unwrap();
     assert!(envoi.is_some(), "l'envoi a été oublié");
 

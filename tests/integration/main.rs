@@ -28,6 +28,7 @@ mod francais;
 mod lien;
 mod matrice_pannes;
 mod messages_serveur;
+mod mise_a_niveau;
 mod participation_creee;
 mod plan_cli;
 mod preuves;

@@ -152,10 +152,10 @@ impl DepositaireVigieChiro {
         match (en_parties, piece.est_multipart()) {
             (true, true) => {
                 let base = ctx.base();
-                if unite.envoi_id.as_deref() != Some(piece.id.as_str()) {
+                if unite.enregistrement.as_deref() != Some(piece.id.as_str()) {
                     // Les parties acquittées pour un autre envoi ne servent pas à celui-ci.
                     base.oublier_parties(unite.id)?;
-                    base.enregistrer_envoi(unite.id, Some(piece.id.as_str()))?;
+                    base.noter_enregistrement(unite.id, Some(piece.id.as_str()))?;
                 }
                 Ok(Confrontation::EnParties(piece.id.clone()))
             }
@@ -190,7 +190,7 @@ impl DepositaireVigieChiro {
         piece: &PieceJointe,
     ) -> Resultat<Confrontation> {
         let unite = ctx.unite;
-        if unite.envoi_id.as_deref() == Some(piece.id.as_str()) {
+        if unite.enregistrement.as_deref() == Some(piece.id.as_str()) {
             return Ok(Confrontation::Reglee(self.deja_depose(ctx).await?));
         }
         let objet = match relever(Lecteur::Unite(ctx), &self.client, &piece.id, &unite.cle).await {
@@ -265,7 +265,12 @@ impl DepositaireVigieChiro {
         ctx: &ContexteUnite<'_>,
         detail: &str,
     ) -> Resultat<IssueUnite> {
-        if let Some(id) = ctx.unite.envoi_id.as_deref().and_then(IdObjet::analyser) {
+        if let Some(id) = ctx
+            .unite
+            .enregistrement
+            .as_deref()
+            .and_then(IdObjet::analyser)
+        {
             let lu = self.relire(ctx, &id).await;
             match lu.reponse {
                 ReponseApi::Succes(Some(f)) if f.disponible => return self.deja_depose(ctx).await,

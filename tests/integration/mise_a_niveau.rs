@@ -1,0 +1,152 @@
+//! Une base écrite par la version d'avant la séparation de `envoi_id` (schéma 5), avec un
+//! envoi en plusieurs parties commencé dedans, reprise par cette version : la migration
+//! répartit l'ancienne colonne (envoi multipart S3, enregistrement Vigie-Chiro) et la reprise
+//! ne renvoie rien de ce qui était acquitté, ni ne redéclare ni ne rouvre l'envoi.
+
+#![cfg(feature = "bac-a-sable")]
+
+use std::path::Path;
+
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{Operation, Panne, Regle};
+
+/// Le fichier : quatre parties de 5 Mio (la dernière de 2 Mio).
+const TAILLE: usize = 17 * MIO;
+
+/// Ramène la base au schéma 5, tel que l'écrivait la version d'avant : une seule colonne
+/// `envoi_id`, qui porte l'envoi S3, l'enregistrement Vigie-Chiro ou le marqueur d'une
+/// déclaration multipart émise. (La colonne y est en dernière position : l'ordre des
+/// colonnes ne compte pas pour la migration, qui les nomme.)
+fn ramener_au_schema_5(base: &Path) {
+    let c = rusqlite::Connection::open(base).unwrap();
+    let version: i64 = c
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        version, 6,
+        "cet essai suppose la migration 0006 la dernière"
+    );
+    c.execute_batch(
+        "BEGIN;
+         ALTER TABLE depot_unite ADD COLUMN envoi_id TEXT;
+         UPDATE depot_unite SET envoi_id = COALESCE(envoi_multipart, enregistrement,
+             CASE WHEN declaration_emise_le IS NOT NULL THEN 'declaration-multipart-emise' END);
+         ALTER TABLE depot_unite DROP COLUMN envoi_multipart;
+         ALTER TABLE depot_unite DROP COLUMN enregistrement;
+         ALTER TABLE depot_unite DROP COLUMN declaration_emise_le;
+         PRAGMA user_version = 5;
+         COMMIT;",
+    )
+    .unwrap();
+}
+
+/// L'identifiant que tient l'ancienne colonne, et le nombre de parties acquittées.
+fn envoi_et_parties(base: &Path) -> (Option<String>, i64) {
+    let c = rusqlite::Connection::open(base).unwrap();
+    let envoi = c
+        .query_row("SELECT envoi_id FROM depot_unite", [], |r| r.get(0))
+        .unwrap();
+    let parties = c
+        .query_row(
+            "SELECT COUNT(*) FROM depot_partie WHERE etat = 'envoyee'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (envoi, parties)
+}
+
+/// Les deux premières parties partent ; la troisième et les suivantes sont refusées (500)
+/// jusqu'à épuisement des tentatives : un échec transitoire, l'envoi gardé. Une place : les
+/// parties partent une à une, dans l'ordre.
+fn deux_parties_puis_panne(banc: &Banc) {
+    banc.bac().pannes().programmer(
+        Regle::nieme(
+            Operation::UploadPart,
+            None,
+            3,
+            Panne::Statut {
+                code: 500,
+                retry_after: None,
+            },
+        )
+        .fois(u64::MAX),
+    );
+}
+
+#[test]
+fn base_du_schema_5_reprise_s3_sans_rien_renvoyer_ni_rouvrir() {
+    let banc = Banc::nouveau();
+    let nom = nom(1);
+    banc.fichier(&nom, TAILLE);
+    deux_parties_puis_panne(&banc);
+    let out = banc.depot().args(["--paralleles", "1"]).output().unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.bac().pannes().effacer();
+    ramener_au_schema_5(&banc.base);
+    let (envoi, acquittees) = envoi_et_parties(&banc.base);
+    assert!(envoi.is_some(), "aucun envoi dans la base d'avant");
+    assert_eq!(acquittees, 2);
+
+    let c = banc.bac().compteurs();
+    let (parties, octets) = (c.requetes(Operation::UploadPart), c.octets_recus());
+    let out = banc.depot().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.verifier_identiques(&[(nom.clone(), TAILLE)]);
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::CreateMultipartUpload),
+        1,
+        "envoi rouvert"
+    );
+    assert_eq!(
+        c.requetes(Operation::UploadPart) - parties,
+        2,
+        "des parties acquittées sont reparties"
+    );
+    assert_eq!(c.octets_recus() - octets, (TAILLE - 10 * MIO) as u64);
+    assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
+}
+
+#[test]
+fn base_du_schema_5_reprise_vigiechiro_sans_rien_renvoyer_ni_redeclarer() {
+    let banc = Banc::nouveau();
+    let titre = nom(1);
+    banc.fichier(&titre, TAILLE);
+    deux_parties_puis_panne(&banc);
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.bac().pannes().effacer();
+    ramener_au_schema_5(&banc.base);
+    let (envoi, acquittees) = envoi_et_parties(&banc.base);
+    let id = banc.bac().fichier(PARTICIPATION, &titre).unwrap().id;
+    assert_eq!(envoi.as_deref(), Some(id.as_str()));
+    assert_eq!(acquittees, 2);
+
+    let c = banc.bac().compteurs();
+    let (parties, octets) = (c.requetes(Operation::UploadPart), c.octets_recus());
+    let declarations = c.requetes(Operation::ApiDeclarerFichier);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, TAILLE));
+    let c = banc.bac().compteurs();
+    assert_eq!(
+        c.requetes(Operation::ApiDeclarerFichier),
+        declarations,
+        "fichier redéclaré"
+    );
+    assert_eq!(
+        c.requetes(Operation::UploadPart) - parties,
+        2,
+        "des parties acquittées sont reparties"
+    );
+    assert_eq!(c.octets_recus() - octets, (TAILLE - 10 * MIO) as u64);
+    assert_eq!(banc.bac().fichiers().len(), 1, "enregistrement en double");
+    assert_eq!(banc.bac().fichier(PARTICIPATION, &titre).unwrap().id, id);
+    assert!(banc.bac().envois_orphelins().is_empty());
+}
