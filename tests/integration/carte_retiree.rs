@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdout, Stdio};
+use std::process::{ChildStdout, Stdio};
 use std::time::Duration;
 
 use crate::commun::*;
@@ -59,13 +59,13 @@ fn jusqu_a(lecteur: &mut BufReader<ChildStdout>, nom: &str) -> Vec<serde_json::V
 }
 
 /// `vigie depot --json`, une unité en vol à la fois, et sa sortie standard à lire au fil de l'eau.
-fn lancer_le_depot(banc: &Banc) -> (Child, BufReader<ChildStdout>) {
+fn lancer_le_depot(banc: &Banc) -> (Enfant, BufReader<ChildStdout>) {
     let mut depot = banc.depot();
     depot
         .args(["--json", "--paralleles", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut enfant = depot.spawn().unwrap();
+    let mut enfant = Enfant::from(depot.spawn().unwrap());
     let lecteur = BufReader::new(enfant.stdout.take().unwrap());
     (enfant, lecteur)
 }

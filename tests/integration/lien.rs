@@ -515,3 +515,35 @@ fn des_en_tetes_au_compte_gouttes_sont_bornes() {
         "aucune réponse du serveur 10 s après l'envoi",
     );
 }
+
+/// Un essai qui échoue pendant qu'un `vigie` attend le retour du réseau (sans limite par
+/// défaut) ne le laisse pas derrière lui : le garde du processus ([`Enfant`]) le tue quand
+/// l'essai panique. Un essai du trou noir en avait laissé un qui attendait sans fin.
+#[cfg(target_os = "linux")]
+#[test]
+fn un_essai_qui_panique_ne_laisse_pas_son_vigie_derriere_lui() {
+    let banc = Banc::nouveau();
+    banc.fichier(
+        "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
+        20_000,
+    );
+    // Le réseau coupé pour de bon : le dépôt sonde et attend, sans fin.
+    banc.bac()
+        .pannes()
+        .programmer(Regle::toujours(None, Panne::Coupure));
+    let mut pid = None;
+    let essai = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let enfant = banc.lancer(banc.depot());
+        pid = Some(enfant.id());
+        banc.attendre("la sonde du réseau", |b| {
+            b.compteurs().requetes_total() >= 5
+        });
+        panic!("l'essai échoue en plein dépôt");
+    }));
+    assert!(essai.is_err());
+    let pid = pid.unwrap();
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "vigie ({pid}) a survécu à l'essai"
+    );
+}

@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::commun::{code, signal, texte};
+use crate::commun::{Enfant, code, signal, texte};
 use vigie_bac_a_sable::{PARTICIPATION, nuit};
 
 /// Le binaire, dans un environnement vide : ni la base ni le jeton de qui lance les tests, et
@@ -228,7 +228,7 @@ fn un_depot_s3_et_un_depot_plateforme_faits_a_la_main_contre_vigie_bac_a_sable()
         .args(["bac-a-sable", "--port", "0", "--json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut bac = lancement.spawn().unwrap();
+    let mut bac = Enfant::from(lancement.spawn().unwrap());
     let (annonce, reste) = ligne_d_annonce(&mut bac);
     assert_eq!(annonce["evenement"], "pret", "{annonce}");
     assert_eq!(annonce["compartiment"], "nuits");
@@ -506,7 +506,7 @@ fn ctrl_c_pendant_la_demo_sort_en_130_sans_rien_laisser() {
     c.args(["demo", "--progression", "jamais", "--json", "--graine", "5"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut demo = c.spawn().unwrap();
+    let mut demo = Enfant::from(c.spawn().unwrap());
     let sortie = demo.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
     let lecteur = std::thread::spawn(move || {

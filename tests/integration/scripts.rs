@@ -206,7 +206,7 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
         .args(["--attente-passage", "3600", "--attente-passage-max", "3600"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut enfant = c.spawn().unwrap();
+    let mut enfant = Enfant::from(c.spawn().unwrap());
     let mut lecteur = BufReader::new(enfant.stdout.take().unwrap());
     let mut lues = Vec::new();
     loop {
@@ -818,13 +818,14 @@ fn chaque_commande_suit_le_schema() {
     assert!(!evenements(&lignes, "bilan").is_empty(), "{t}");
 
     // Le bac à sable : sa seule ligne, puis Ctrl-C.
-    let mut enfant = banc
-        .vigie()
-        .args(["bac-a-sable", "--port", "0", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut enfant = Enfant::from(
+        banc.vigie()
+            .args(["bac-a-sable", "--port", "0", "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut ligne = String::new();
     BufReader::new(enfant.stdout.take().unwrap())
         .read_line(&mut ligne)

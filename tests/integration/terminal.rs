@@ -208,7 +208,9 @@ fn identifiants_s3_absents_dits_en_francais() {
 /// Une commande lancée dans un pseudo-terminal par `script` (util-linux), dont on lit l'écran
 /// au fil de l'eau et à qui l'on tape au clavier.
 struct PseudoTerminal {
-    enfant: std::process::Child,
+    /// `script` : tué à l'abandon s'il vit encore ; la commande reçoit alors SIGHUP (son
+    /// terminal se ferme) et s'arrête.
+    enfant: Enfant,
     entree: Option<std::process::ChildStdin>,
     recu: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
     lecteur: Option<std::thread::JoinHandle<()>>,
@@ -256,7 +258,7 @@ impl PseudoTerminal {
         };
         let entree = enfant.stdin.take();
         PseudoTerminal {
-            enfant,
+            enfant: Enfant::from(enfant),
             entree,
             recu,
             lecteur: Some(lecteur),

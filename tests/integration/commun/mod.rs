@@ -230,11 +230,15 @@ impl Banc {
         }
     }
 
-    pub fn lancer(&self, mut c: Command) -> Child {
-        c.stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
+    /// Lance `c`, sorties retenues : le garde tue le processus s'il vit encore à la fin de
+    /// l'essai (voir [`Enfant`]).
+    pub fn lancer(&self, mut c: Command) -> Enfant {
+        Enfant::from(
+            c.stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        )
     }
 }
 
@@ -275,9 +279,53 @@ pub fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
-pub fn attendre_fin(enfant: Child, limite: Duration) -> Output {
+/// Un processus lancé par un essai, tué (SIGKILL) à l'abandon du garde s'il vit encore : quand
+/// l'essai panique avant de l'attendre, ou l'oublie. Sans lui, un `vigie` qui attend le retour
+/// du réseau (sans limite par défaut) survivait à l'essai et au binaire de test. Il se
+/// manipule comme le [`Child`] qu'il garde.
+pub struct Enfant(Option<Child>);
+
+impl From<Child> for Enfant {
+    fn from(enfant: Child) -> Self {
+        Enfant(Some(enfant))
+    }
+}
+
+impl Enfant {
+    /// Attend la fin du processus et rend ses sorties (voir [`Child::wait_with_output`]).
+    pub fn wait_with_output(mut self) -> std::io::Result<Output> {
+        self.0.take().expect("processus présent").wait_with_output()
+    }
+}
+
+impl std::ops::Deref for Enfant {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        self.0.as_ref().expect("processus présent")
+    }
+}
+
+impl std::ops::DerefMut for Enfant {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.0.as_mut().expect("processus présent")
+    }
+}
+
+impl Drop for Enfant {
+    fn drop(&mut self) {
+        if let Some(enfant) = self.0.as_mut()
+            && matches!(enfant.try_wait(), Ok(None))
+        {
+            let _ = enfant.kill();
+            let _ = enfant.wait();
+        }
+    }
+}
+
+/// Attend la fin de `enfant`, au plus `limite` : au-delà, il est tué et l'essai échoue.
+pub fn attendre_fin(enfant: impl Into<Enfant>, limite: Duration) -> Output {
     let debut = Instant::now();
-    let mut enfant = enfant;
+    let mut enfant = enfant.into();
     loop {
         if enfant.try_wait().unwrap().is_some() {
             return enfant.wait_with_output().unwrap();
