@@ -30,11 +30,11 @@ fn main() -> ExitCode {
             let _ = writeln!(sortie::erreur(), "erreur : {}", neutraliser(&message));
             // Un script qui lit la sortie JSON y trouve aussi l'erreur, en dernière ligne.
             if json {
-                let _ = suivi::ecrire_ligne(serde_json::json!({
-                    "evenement": "erreur",
-                    "code": code as i32,
-                    "message": message,
-                }));
+                let _ = suivi::Evenement::Erreur {
+                    code: code as i32,
+                    message: &message,
+                }
+                .ecrire();
             }
             code.into()
         }

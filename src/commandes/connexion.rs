@@ -264,11 +264,11 @@ pub(super) fn deconnexion(g: &OptionsGlobales) -> Result<CodeSortie> {
     let jeton = jeton::effacer()?;
     let retenue = connexion::effacer()?;
     if g.json {
-        ligne_json(json!({
-            "evenement": "deconnexion",
-            "jeton_efface": jeton,
-            "connexion_effacee": retenue,
-        }))?;
+        crate::suivi::Evenement::Deconnexion {
+            jeton_efface: jeton,
+            connexion_effacee: retenue,
+        }
+        .ecrire()?;
     } else if !g.quiet {
         let message = match (jeton, retenue) {
             (true, true) => "Jeton et adresse de l'API retenue effacés.",

@@ -226,7 +226,7 @@ le jeton enregistré par \fBvigie connexion\fR, en 0600 ; \fBvigie deconnexion\f
 Sous Windows : \fI%APPDATA%\\vigie\\jeton\fR ; sous macOS : \fI~/Library/Application Support/vigie/jeton\fR
 "#;
 
-/// Écrit `completions/` et `man/` sous `racine`.
+/// Écrit `completions/`, `man/` et le schéma des lignes JSON sous `racine`.
 pub fn generer_docs(racine: &Path) -> Result<()> {
     let completions = racine.join("completions");
     let man = racine.join("man");
@@ -241,7 +241,22 @@ pub fn generer_docs(racine: &Path) -> Result<()> {
     let chemin = man.join("vigie.1");
     fs::write(&chemin, page_de_manuel()?)
         .with_context(|| format!("écriture de {}", chemin.display()))?;
+    let chemin = racine.join(SCHEMA_JSON);
+    let existant = fs::read_to_string(&chemin).ok();
+    fs::write(&chemin, schema_json(existant.as_deref())?)
+        .with_context(|| format!("écriture de {}", chemin.display()))?;
     Ok(())
+}
+
+/// Le schéma des lignes JSON, sous la racine du dépôt.
+pub const SCHEMA_JSON: &str = "schemas/vigie.schema.json";
+
+/// Le schéma des lignes JSON, tiré du type des événements (`suivi/evenement.rs`) ; `existant`
+/// (le fichier publié) donne la description des événements pas encore typés.
+pub fn schema_json(existant: Option<&str>) -> Result<Vec<u8>> {
+    let texte = crate::suivi::evenement::schema_publie(existant)
+        .context("le schéma publié n'est pas du JSON lisible")?;
+    Ok(texte.into_bytes())
 }
 
 /// Les fichiers attendus sous la racine du dépôt et leur contenu, pour le test « à jour ».

@@ -5,13 +5,12 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::Result;
-use serde_json::json;
 
-use super::ligne_json;
 use crate::cli::{ArgsRenommer, OptionsGlobales};
 use crate::inventaire::{self, Inventaire};
 use crate::noms::{self, Empechement, Renommage};
 use crate::sortie::CodeSortie;
+use crate::suivi::Evenement;
 use crate::suivi::format::{neutraliser, pluriel};
 
 pub(super) fn renommer(g: &OptionsGlobales, args: ArgsRenommer) -> Result<CodeSortie> {
@@ -32,25 +31,27 @@ pub(super) fn renommer(g: &OptionsGlobales, args: ArgsRenommer) -> Result<CodeSo
     let restants = a_corriger_a_la_main(&inv, retenus);
     if g.json {
         for r in &prevus {
-            let fait = faits.contains(r);
-            ligne_json(
-                json!({"evenement": "renommage", "de": r.de, "vers": r.vers, "fait": fait}),
-            )?;
+            Evenement::Renommage {
+                de: &r.de,
+                vers: &r.vers,
+                fait: faits.contains(r),
+            }
+            .ecrire()?;
         }
         for e in &restants {
-            ligne_json(json!({
-                "evenement": "a_corriger",
-                "chemin": e.chemin,
-                "regle": e.regle,
-                "geste": e.geste,
-            }))?;
+            Evenement::ACorriger {
+                chemin: &e.chemin,
+                regle: &e.regle,
+                geste: &e.geste,
+            }
+            .ecrire()?;
         }
-        ligne_json(json!({
-            "evenement": "bilan_renommage",
-            "renommes": faits.len(),
-            "a_renommer": prevus.len() - faits.len(),
-            "a_corriger": restants.len(),
-        }))?;
+        Evenement::BilanRenommage {
+            renommes: faits.len(),
+            a_renommer: prevus.len() - faits.len(),
+            a_corriger: restants.len(),
+        }
+        .ecrire()?;
     } else {
         ecrire(
             &mut crate::sortie::standard(),

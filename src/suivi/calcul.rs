@@ -593,11 +593,11 @@ pub fn csv_absent(
         ),
     };
     if m.json {
-        ecrire_ligne(json!({
-            "evenement": "erreur",
-            "code": code as i32,
-            "message": message,
-        }))?;
+        super::Evenement::Erreur {
+            code: code as i32,
+            message: &message,
+        }
+        .ecrire()?;
     }
     let _ = writeln!(
         crate::sortie::erreur(),

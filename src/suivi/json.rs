@@ -11,9 +11,7 @@ use std::io::{self, Write};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use serde_json::json;
-
-use super::{Horloge, HorlogeSysteme, Suivi};
+use super::{Evenement, Horloge, HorlogeSysteme, Suivi};
 use crate::plan::{CauseRefus, DepotUnite};
 
 /// Au plus une ligne `progression` par unité et par intervalle.
@@ -68,8 +66,8 @@ pub fn ecrire_ligne(mut valeur: serde_json::Value) -> io::Result<()> {
 
 /// Une ligne d'événement du moteur. Un tube fermé n'arrête pas le dépôt : la ligne est perdue,
 /// pas la nuit.
-fn ecrire(valeur: serde_json::Value) {
-    let _ = ecrire_ligne(valeur);
+fn ecrire(evenement: Evenement<'_>) {
+    let _ = evenement.ecrire();
 }
 
 /// Quand une ligne `progression` mérite d'être écrite.
@@ -102,18 +100,17 @@ impl Cadence {
 impl Suivi for SuiviJson {
     fn debut(&self, unites: u64, octets: u64) {
         if !self.silencieux {
-            ecrire(json!({"evenement": "debut", "unites": unites, "octets": octets}));
+            ecrire(Evenement::Debut { unites, octets });
         }
     }
 
     fn unite_commencee(&self, u: &DepotUnite) {
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "unite_commencee",
-                "unite": u.chemin,
-                "cle": u.cle,
-                "taille": u.taille,
-            }));
+            ecrire(Evenement::UniteCommencee {
+                unite: &u.chemin,
+                cle: &u.cle,
+                taille: u.taille,
+            });
         }
     }
 
@@ -123,115 +120,107 @@ impl Suivi for SuiviJson {
         }
         let t = self.horloge.maintenant();
         if self.cadence().admettre(u.id, octets, u.taille, t) {
-            ecrire(json!({
-                "evenement": "progression",
-                "unite": u.chemin,
-                "octets": octets,
-                "taille": u.taille,
-            }));
+            ecrire(Evenement::Progression {
+                unite: &u.chemin,
+                octets,
+                taille: u.taille,
+            });
         }
     }
 
     fn nouvelle_tentative(&self, u: &DepotUnite, tentative: u32, attente: Duration) {
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "nouvelle_tentative",
-                "unite": u.chemin,
-                "tentative": tentative,
-                "attente_s": attente.as_secs_f64(),
-            }));
+            ecrire(Evenement::NouvelleTentative {
+                unite: &u.chemin,
+                tentative,
+                attente_s: attente.as_secs_f64(),
+            });
         }
     }
 
     fn unite_deposee(&self, u: &DepotUnite) {
         self.cadence().oublier(u.id);
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "unite_deposee",
-                "unite": u.chemin,
-                "cle": u.cle,
-                "taille": u.taille,
-            }));
+            ecrire(Evenement::UniteDeposee {
+                unite: &u.chemin,
+                cle: &u.cle,
+                taille: u.taille,
+            });
         }
     }
 
     fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
         self.cadence().oublier(u.id);
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "unite_deja_sur_la_plateforme",
-                "unite": u.chemin,
-                "cle": u.cle,
-                "taille": u.taille,
-                "contenu_compare": comparee,
-            }));
+            ecrire(Evenement::UniteDejaSurLaPlateforme {
+                unite: &u.chemin,
+                cle: &u.cle,
+                taille: u.taille,
+                contenu_compare: comparee,
+            });
         }
     }
 
     fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
         self.cadence().oublier(u.id);
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "unite_deja_a_la_destination",
-                "unite": u.chemin,
-                "cle": u.cle,
-                "taille": u.taille,
-            }));
+            ecrire(Evenement::UniteDejaALaDestination {
+                unite: &u.chemin,
+                cle: &u.cle,
+                taille: u.taille,
+            });
         }
     }
 
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.cadence().oublier(u.id);
-        ecrire(json!({
-            "evenement": "unite_en_echec",
-            "unite": u.chemin,
-            "cause": cause.as_str(),
-            "definitif": definitif,
-            "message": message,
-        }));
+        ecrire(Evenement::UniteEnEchec {
+            unite: &u.chemin,
+            cause: cause.as_str(),
+            definitif,
+            message,
+        });
     }
 
     fn unite_incertaine(&self, u: &DepotUnite, message: &str) {
         self.cadence().oublier(u.id);
-        ecrire(json!({"evenement": "unite_incertaine", "unite": u.chemin, "message": message}));
+        ecrire(Evenement::UniteIncertaine {
+            unite: &u.chemin,
+            message,
+        });
     }
 
     fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "reseau_indisponible",
-                "attente_s": attente.as_secs_f64(),
-                "depuis_s": depuis.as_secs_f64(),
-            }));
+            ecrire(Evenement::ReseauIndisponible {
+                attente_s: attente.as_secs_f64(),
+                depuis_s: depuis.as_secs_f64(),
+            });
         }
     }
 
     fn reseau_retabli(&self) {
         if !self.silencieux {
-            ecrire(json!({"evenement": "reseau_retabli"}));
+            ecrire(Evenement::ReseauRetabli);
         }
     }
 
     fn nuit_indisponible(&self, dossier: &std::path::Path) {
-        ecrire(json!({"evenement": "nuit_indisponible", "dossier": dossier}));
+        ecrire(Evenement::NuitIndisponible { dossier });
     }
 
     fn nuit_retrouvee(&self, dossier: &std::path::Path) {
-        ecrire(json!({"evenement": "nuit_retrouvee", "dossier": dossier}));
+        ecrire(Evenement::NuitRetrouvee { dossier });
     }
 
     fn parallelisme(&self, courant: usize, plafond: usize) {
         if !self.silencieux {
-            ecrire(json!({
-                "evenement": "parallelisme",
-                "courant": courant,
-                "plafond": plafond,
-            }));
+            ecrire(Evenement::Parallelisme { courant, plafond });
         }
     }
 
     fn interruption(&self) {
-        ecrire(json!({"evenement": "interruption"}));
+        ecrire(Evenement::Interruption);
     }
 }
 

@@ -15,6 +15,7 @@ mod barres;
 pub mod bilan;
 pub mod calcul;
 mod ecran;
+pub mod evenement;
 pub mod format;
 pub mod journal;
 mod json;
@@ -32,6 +33,7 @@ use crate::plan::{CauseRefus, DepotUnite};
 
 pub use barres::SuiviBarres;
 pub use ecran::liberer_terminal;
+pub use evenement::Evenement;
 pub use json::{SuiviJson, VERSION_JSON, ecrire_ligne};
 pub use lignes::SuiviLignes;
 

@@ -1,6 +1,7 @@
-//! `completions/` et `man/` sont produits par le binaire : ce test échoue s'ils ne sont plus à
-//! jour, et dit comment les régénérer. Le paquet Debian les installe : un autre vérifie que
-//! `[package.metadata.deb]` désigne des fichiers qui existent, aux emplacements Debian.
+//! `completions/`, `man/` et le schéma des lignes JSON sont produits par le binaire : ces tests
+//! échouent s'ils ne sont plus à jour, et disent comment les régénérer. Le paquet Debian les
+//! installe : un autre vérifie que `[package.metadata.deb]` désigne des fichiers qui existent,
+//! aux emplacements Debian.
 
 // Les fichiers livrés décrivent le binaire par défaut : sans le bac à sable, `demo` et
 // `bac-a-sable` manquent à la ligne de commande, et l'écart est attendu.
@@ -18,6 +19,22 @@ fn completions_et_manuel_a_jour() {
     assert!(
         perimes.is_empty(),
         "fichiers générés périmés : {perimes:?}\nrégénérez-les avec : cargo run -- generer-docs ."
+    );
+}
+
+/// Le schéma publié des lignes JSON est celui que le type des événements donne
+/// (`src/suivi/evenement.rs`) : un champ ou un événement ajouté au type sans régénérer le
+/// fichier fait échouer ce test.
+#[test]
+fn schema_json_a_jour() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let chemin = racine.join(vigie::commandes::SCHEMA_JSON);
+    let present = std::fs::read_to_string(&chemin).expect("schéma publié lisible");
+    let attendu = vigie::commandes::schema_json(Some(&present)).expect("génération");
+    assert!(
+        present.as_bytes() == attendu.as_slice(),
+        "{} périmé\nrégénérez-le avec : cargo run -- generer-docs .",
+        chemin.display()
     );
 }
 

@@ -552,8 +552,10 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
     assert_eq!(lignes[0]["jeton"], serde_json::Value::Null);
 }
 
-/// Chaque événement que le code émet a son schéma : le nom de chaque `"evenement"` écrit dans
-/// `src/` est dans l'énumération du schéma, qui n'en a pas d'autre.
+/// Chaque événement que le code émet a son schéma : les événements typés
+/// (`vigie::suivi::Evenement`, dont le schéma est tiré) plus le nom de chaque `"evenement"`
+/// encore écrit à la main dans `src/` forment l'énumération du schéma, qui n'en a pas d'autre ;
+/// aucun événement typé n'est aussi écrit à la main.
 #[test]
 fn chaque_evenement_emis_a_son_schema() {
     let schema: serde_json::Value = serde_json::from_str(
@@ -592,6 +594,16 @@ fn chaque_evenement_emis_a_son_schema() {
             }
         }
     }
+    let types: std::collections::BTreeSet<String> = vigie::suivi::evenement::schemas_types()
+        .into_iter()
+        .map(|(nom, _)| nom)
+        .collect();
+    let en_double: Vec<&String> = types.intersection(&emis).collect();
+    assert!(
+        en_double.is_empty(),
+        "typés dans suivi/evenement.rs mais encore écrits par json! : {en_double:?}"
+    );
+    emis.extend(types);
     // Les événements du moteur et du bac à sable, au moins, doivent avoir été trouvés.
     for attendu in [
         "bilan",
