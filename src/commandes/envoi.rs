@@ -9,34 +9,23 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use serde_json::json;
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 
 use super::etat::prochaine_commande;
-use super::{ecouter_signaux, interrompu, ligne_json, ouvrir_base_existante};
+use super::{ecouter_signaux, interrompu, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
-use crate::depot::relecture::verification::{self, Constat};
-use crate::depot::relecture::{Lecteur, inventaire_distant};
+use crate::depot::relecture::verification::{self, Relecture};
 use crate::depot::s3::DepositaireS3;
 use crate::depot::s3::destination::{LectureDestination, lire_destination};
 use crate::depot::vigiechiro::DepositaireVigieChiro;
 use crate::depot::{AnnoncesSuivi, Bilan, DecisionsDuPlan, Depositaire, Moteur};
 use crate::destination::{CibleParticipation, Destination, IdObjet};
-use crate::inventaire::verdict_plateforme;
-use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, VerrouPlan};
-use crate::plateforme::FichierAttendu;
-use crate::reessai::{
-    Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite,
-    ReponseApi,
-};
+use crate::plan::{Base, DepotPlan, EtatUnite, VerrouPlan};
+use crate::reessai::{Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
-use crate::suivi::format::neutraliser;
 use crate::suivi::passages::FinDesPassages;
 use crate::transport::s3::{ClientS3, ConfigS3};
-use crate::transport::vigiechiro::ClientVigieChiro;
-use crate::transport::{Emetteur, Emission, EnVol, PauseReseau, ReglagesEmission};
+use crate::transport::{Emetteur, PauseReseau, ReglagesEmission};
 
 const MIO: u64 = 1024 * 1024;
 /// Seuil multipart par défaut vers S3 (Mio).
@@ -46,8 +35,6 @@ const SEUIL_S3_MIO: u64 = 8;
 /// client officiel (le site web) ; seuls les gros fichiers (archives) gagnent à reprendre à la
 /// partie près, et repassent en un PUT si la plateforme refuse le multipart.
 const SEUIL_VIGIECHIRO_MIO: u64 = 100;
-/// Vérifications menées en même temps par `vigie verifier`.
-const VERIFICATIONS_PARALLELES: usize = 8;
 
 const UN_JOUR: Duration = Duration::from_secs(86_400);
 
@@ -387,6 +374,7 @@ pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3:
     }
 }
 
+/// `vigie verifier` : ce que la destination dit de chaque unité déposée, noté dans le plan.
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
     let base = ouvrir_base_existante(g)?;
     let plan = base.plan(args.plan)?;
@@ -416,10 +404,11 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
                 (None, CibleParticipation::ACreer { .. }) => None,
             }
             .context("la participation du plan n'est pas connue")?;
-            Some((
-                Arc::new(super::vigiechiro::client(&dest.api)?),
+            Some(Relecture::VigieChiro {
+                client: Arc::new(super::vigiechiro::client(&dest.api)?),
                 participation,
-            ))
+                dossier: PathBuf::from(&plan.dossier),
+            })
         }
         _ => None,
     };
@@ -432,326 +421,34 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         }
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        let annonces = AnnoncesSuivi(suivi.as_ref());
-        // Sous la même veille du réseau que le dépôt : une coupure est sondée, bornée par
-        // --attente-reseau, et Ctrl-C l'interrompt.
-        match (&destination, plateforme) {
-            (Destination::S3(dest), _) => {
-                let client = Arc::new(ClientS3::connecter(dest, &config_s3(&args.s3)).await?);
-                let constats = constater_toutes(deposees, {
-                    let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
-                    move |unite| {
-                        let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
-                        async move {
-                            let constat = constater(&client, &emetteur, &unite).await;
-                            (unite, constat)
-                        }
-                    }
-                });
-                emetteur
-                    .sous_veille(constats, || client.sonder(), &annonces, &ObservateurMuet)
-                    .await
-            }
-            (Destination::VigieChiro(_), Some((client, participation))) => {
-                let constats = constater_sur_la_plateforme(
-                    Arc::clone(&client),
-                    participation,
-                    deposees,
-                    Arc::clone(&emetteur),
-                    PathBuf::from(&plan.dossier),
-                );
-                emetteur
-                    .sous_veille(
-                        constats,
-                        || async { client.moi().await.map(|_| ()) },
-                        &annonces,
-                        &ObservateurMuet,
-                    )
-                    .await
-            }
-            (Destination::VigieChiro(_), None) => anyhow::Ok(Vec::new()),
-        }
+        let relecture = match (&destination, plateforme) {
+            (Destination::S3(dest), _) => Relecture::S3(Arc::new(
+                ClientS3::connecter(dest, &config_s3(&args.s3)).await?,
+            )),
+            (Destination::VigieChiro(_), Some(relecture)) => relecture,
+            (Destination::VigieChiro(_), None) => return anyhow::Ok(Vec::new()),
+        };
+        relecture
+            .constater(deposees, &emetteur, &AnnoncesSuivi(suivi.as_ref()))
+            .await
     })?;
     crate::suivi::liberer_terminal();
     if let Some(e) = super::certificat_refuse(&emetteur) {
         return Err(e);
     }
-    // Le réseau abandonné annule aussi : ces unités ne sont pas vérifiées, pas interrompues.
-    let abandonne = emetteur.reseau().est_abandonne();
-    let constats: Vec<(DepotUnite, Constat)> = constats
-        .into_iter()
-        .map(|(unite, constat)| match constat {
-            Constat::Interrompue if abandonne => (
-                unite,
-                Constat::Injoignable("réseau indisponible trop longtemps".into()),
-            ),
-            c => (unite, c),
-        })
-        .collect();
-
-    let (mut intactes, mut a_renvoyer, mut inconnues, mut definitifs) = (0u64, 0u64, 0u64, 0u64);
-    // Les refus de relire (4xx) : ni un fichier manquant, ni une panne passagère.
-    let mut refusees: Vec<&str> = Vec::new();
-    let mut s = crate::sortie::standard();
-    for (unite, constat) in &constats {
-        let (etat, detail) = match constat {
-            Constat::Intacte => {
-                intactes += 1;
-                continue;
-            }
-            Constat::Manquante(d) => ("manquante", d),
-            Constat::Differente(d) | Constat::Irremplacable(d) => ("differente", d),
-            Constat::Injoignable(d) => ("inconnue", d),
-            Constat::Refusee(d) => ("refusee", d),
-            Constat::Interrompue => continue,
-        };
-        match constat {
-            Constat::Injoignable(_) => inconnues += 1,
-            Constat::Refusee(d) => refusees.push(d),
-            // La plateforme refuse de remplacer ce fichier : renvoyer n'y ferait rien, c'est
-            // un refus définitif qui attend un geste.
-            Constat::Irremplacable(d) => {
-                definitifs += 1;
-                base.marquer_echec(unite.id, true, CauseRefus::RemplacementRefuse, d)?;
-            }
-            // Le plan ne doit pas mentir : l'unité repart au prochain passage.
-            _ => {
-                a_renvoyer += 1;
-                base.remettre_a_deposer(unite.id)?;
-            }
-        }
-        if g.json {
-            ligne_json(
-                json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
-            )?;
-        } else {
-            writeln!(
-                s,
-                "  {} : {etat} ({})",
-                neutraliser(&unite.chemin),
-                neutraliser(detail)
-            )?;
-        }
-    }
-    if g.json {
-        ligne_json(
-            json!({"evenement": "bilan_verification", "plan": plan.id, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs, "refusees": refusees.len()}),
-        )?;
-    } else {
-        writeln!(
-            s,
-            "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {} non {}.",
-            plan.id,
-            crate::suivi::format::pluriel(intactes, "fichier intact", "fichiers intacts"),
-            inconnues + refusees.len() as u64,
-            if inconnues + refusees.len() as u64 > 1 {
-                "vérifiés"
-            } else {
-                "vérifié"
-            }
-        )?;
-        if definitifs > 0 {
-            writeln!(
-                s,
-                "{} : la plateforme en garde un autre contenu et refuse de le remplacer (noté en \
-                 refus définitif).",
-                crate::suivi::format::pluriel(
-                    definitifs,
-                    "fichier différent",
-                    "fichiers différents"
-                ),
-            )?;
-        }
-        if let Some(premier) = refusees.first() {
-            let (sujet, les) = match refusees.len() {
-                1 => ("1 fichier non vérifié".to_owned(), "le"),
-                n => (format!("{n} fichiers non vérifiés"), "les"),
-            };
-            writeln!(
-                s,
-                "{sujet} : la destination refuse de {les} relire ({}) ; c'est un refus, pas une \
-                 panne : le redemander n'y changera rien sans un geste.",
-                neutraliser(premier)
-            )?;
-        }
-        if a_renvoyer > 0 {
-            writeln!(s, "Les fichiers à renvoyer sont remis à déposer.")?;
-        }
-        // Un seul geste, le dernier : il couvre aussi les fichiers à renvoyer.
-        if !refusees.is_empty() {
-            let geste = match &destination {
-                Destination::VigieChiro(_) => {
-                    "vérifiez que la participation est bien la vôtre et que le jeton est celui \
-                     de son observateur (vigie connexion)"
-                }
-                Destination::S3(_) => {
-                    "vérifiez que les identifiants S3 ont le droit de lire le compartiment \
-                     (s3:GetObject)"
-                }
-            };
-            writeln!(s, "Ensuite : {geste}, puis vigie verifier {}", plan.id)?;
-        } else if definitifs > 0 {
-            writeln!(
-                s,
-                "Ensuite : pour remplacer la version de la plateforme, demandez à ses \
-                 gestionnaires de la supprimer, puis vigie retenter-echecs {} --y-compris-definitifs",
-                plan.id
-            )?;
-        } else if a_renvoyer > 0 {
-            writeln!(s, "Ensuite : vigie retenter-echecs {}", plan.id)?;
-        } else if inconnues > 0 {
-            writeln!(
-                s,
-                "Destination injoignable pour certains fichiers. Ensuite : vigie verifier {} plus tard",
-                plan.id
-            )?;
-        }
-    }
-    if constats
-        .iter()
-        .any(|(_, c)| matches!(c, Constat::Interrompue))
-    {
+    let bilan = verification::noter(&base, &constats, |unite, constat| {
+        Ok(crate::suivi::verification::constat(g.json, unite, constat)?)
+    })?;
+    crate::suivi::verification::bilan(
+        g.json,
+        plan.id,
+        &bilan,
+        matches!(destination, Destination::VigieChiro(_)),
+    )?;
+    if bilan.interrompue {
         return Err(interrompu());
     }
-    Ok(if definitifs > 0 || !refusees.is_empty() {
-        CodeSortie::RefusDefinitifs
-    } else if a_renvoyer + inconnues == 0 {
-        CodeSortie::Succes
-    } else {
-        CodeSortie::EchecsTransitoires
-    })
-}
-
-/// Vérifie chaque unité, quelques-unes à la fois ; les constats rendus dans l'ordre des
-/// chemins.
-async fn constater_toutes<F, Fut>(
-    deposees: Vec<DepotUnite>,
-    constater: F,
-) -> Result<Vec<(DepotUnite, Constat)>>
-where
-    F: Fn(DepotUnite) -> Fut,
-    Fut: Future<Output = (DepotUnite, Constat)> + Send + 'static,
-{
-    let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
-    let mut taches = JoinSet::new();
-    for unite in deposees {
-        let (places, constat) = (Arc::clone(&places), constater(unite));
-        taches.spawn(async move {
-            let _place = places.acquire_owned().await;
-            constat.await
-        });
-    }
-    let mut constats = Vec::new();
-    while let Some(r) = taches.join_next().await {
-        constats.push(r.context("vérification interrompue")?);
-    }
-    constats.sort_by(|a, b| a.0.chemin.cmp(&b.0.chemin));
-    Ok(constats)
-}
-
-/// Vers la plateforme : l'inventaire de la participation, lu une fois (sans lui, rien ne se
-/// vérifie : chaque unité est « inconnue »), puis chaque fichier par son URL de lecture.
-async fn constater_sur_la_plateforme(
-    client: Arc<ClientVigieChiro>,
-    participation: IdObjet,
-    deposees: Vec<DepotUnite>,
-    emetteur: Arc<Emetteur>,
-    dossier: PathBuf,
-) -> Result<Vec<(DepotUnite, Constat)>> {
-    let familles = inventaire_distant::familles_a_lire(
-        deposees
-            .iter()
-            .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
-    );
-    let lu = inventaire_distant::lire(
-        Lecteur::Commande(&emetteur),
-        &client,
-        &participation,
-        &familles,
-    )
-    .await;
-    let inventaire = match lu {
-        Ok(i) => Arc::new(i),
-        Err(_) if emetteur.annulation().est_annulee() => {
-            return Ok(deposees
-                .into_iter()
-                .map(|u| (u, Constat::Interrompue))
-                .collect());
-        }
-        Err(illisible) => {
-            let constat = if illisible.refus_definitif {
-                Constat::Refusee(illisible.detail)
-            } else {
-                Constat::Injoignable(illisible.detail)
-            };
-            return Ok(deposees.into_iter().map(|u| (u, constat.clone())).collect());
-        }
-    };
-    constater_toutes(deposees, move |unite| {
-        let (client, emetteur, inventaire) = (
-            Arc::clone(&client),
-            Arc::clone(&emetteur),
-            Arc::clone(&inventaire),
-        );
-        let chemin = crate::plateforme::chemins::local(&dossier, &unite.chemin);
-        async move {
-            let constat = verification::constater_vigiechiro(
-                Lecteur::Commande(&emetteur),
-                &client,
-                &inventaire,
-                &unite,
-                FichierAttendu::new(&chemin, unite.identite.as_deref()),
-            )
-            .await;
-            (unite, constat)
-        }
-    })
-    .await
-}
-
-async fn constater(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
-    let issue = emetteur
-        .emettre(
-            Emission {
-                methode: "HeadObject",
-                cible: &unite.cle,
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::Rejouable,
-            },
-            &ObservateurMuet,
-            &EnVol::default(),
-            |_| client.decrire(&unite.cle),
-        )
-        .await;
-    match issue.reponse {
-        ReponseApi::Succes(None) => Constat::Manquante("absente de la destination".into()),
-        ReponseApi::Succes(Some(o)) => {
-            if o.taille != unite.taille {
-                return Constat::Differente(format!(
-                    "{} octets au lieu de {}",
-                    o.taille, unite.taille
-                ));
-            }
-            match (&o.crc32c, &unite.somme_controle, &o.etag, &unite.etag) {
-                (Some(distante), Some(locale), _, _) if distante != locale => {
-                    Constat::Differente(format!("somme {distante} au lieu de {locale}"))
-                }
-                (None, _, Some(distant), Some(local)) if distant != local => {
-                    Constat::Differente(format!("ETag {distant} au lieu de {local}"))
-                }
-                _ => Constat::Intacte,
-            }
-        }
-        _ if issue.raison == RaisonArret::Annule => Constat::Interrompue,
-        ref autre if issue.raison == RaisonArret::RefusDefinitif => {
-            let detail = autre.detail().unwrap_or("");
-            Constat::Refusee(match autre.statut() {
-                Some(statut) => format!("{statut} : {detail}"),
-                None => detail.to_owned(),
-            })
-        }
-        autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
-    }
+    Ok(bilan.code())
 }
 
 #[cfg(test)]

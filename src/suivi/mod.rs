@@ -24,6 +24,7 @@ pub mod passages;
 mod repetes;
 mod tableau;
 pub mod traitement;
+pub mod verification;
 
 use std::io::IsTerminal;
 use std::sync::Arc;

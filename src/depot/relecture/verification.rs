@@ -1,6 +1,7 @@
 //! `vigie verifier` : ce que la destination dit de chaque unité déposée.
 //!
-//! Vers S3, on relit l'objet (`HeadObject` : taille et somme). Vers la plateforme Vigie-Chiro,
+//! Les deux destinations, symétriques ([`Relecture`]) : vers S3, on relit l'objet
+//! (`HeadObject` : taille et somme). Vers la plateforme Vigie-Chiro,
 //! on relit son inventaire (la liste des fichiers de la participation), puis, pour chaque
 //! fichier finalisé, son URL de lecture : la taille et l'`ETag` de l'objet sont comparés à ce
 //! que le plan a noté au dépôt (le MD5 d'un PUT, `md5-des-md5-N` d'un objet assemblé, calculé
@@ -12,13 +13,26 @@
 //! la plateforme garde autrement, elle refuse de le remplacer (un fichier finalisé ne se
 //! redéclare ni ne se supprime) : c'est un refus définitif, qui demande un geste humain.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
 use super::empreinte::{Comparaison, comparer};
-use super::inventaire_distant::{EtatDistant, InventaireDistant};
+use super::inventaire_distant::{self, EtatDistant, InventaireDistant};
 use super::{Lecteur, ObjetRelu, relever};
 use crate::depot::fichier_change;
-use crate::plan::DepotUnite;
+use crate::destination::IdObjet;
+use crate::inventaire::verdict_plateforme;
+use crate::plan::{Base, CauseRefus, DepotUnite};
 use crate::plateforme::FichierAttendu;
+use crate::reessai::{ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::sortie::CodeSortie;
+use crate::transport::s3::ClientS3;
 use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
+use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
 
 /// Ce que la destination dit d'une unité déposée.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,4 +137,283 @@ pub async fn constater_vigiechiro(
             }
         }
     }
+}
+
+/// Vérifications menées en même temps par `vigie verifier`.
+const VERIFICATIONS_PARALLELES: usize = 8;
+
+/// La destination relue : les deux protocoles, symétriques. La commande la construit.
+pub enum Relecture {
+    /// `HeadObject` sur chaque clé.
+    S3(Arc<ClientS3>),
+    /// L'inventaire de la participation, puis l'URL de lecture de chaque fichier ; le dossier
+    /// de la nuit sert à comparer au fichier local une unité déposée sans empreinte notée.
+    VigieChiro {
+        client: Arc<ClientVigieChiro>,
+        participation: IdObjet,
+        dossier: PathBuf,
+    },
+}
+
+impl Relecture {
+    /// Ce que la destination dit de chaque unité déposée, dans l'ordre des chemins, sous la
+    /// même veille du réseau que le dépôt (une coupure est sondée, bornée par
+    /// `--attente-reseau`, et Ctrl-C l'interrompt). Une unité laissée sans réponse parce que
+    /// le réseau a été abandonné est injoignable, pas interrompue.
+    pub async fn constater(
+        &self,
+        deposees: Vec<DepotUnite>,
+        emetteur: &Arc<Emetteur>,
+        annonces: &dyn AnnoncesReseau,
+    ) -> Result<Vec<(DepotUnite, Constat)>> {
+        let constats = match self {
+            Relecture::S3(client) => {
+                let constats = constater_toutes(deposees, {
+                    let (client, emetteur) = (Arc::clone(client), Arc::clone(emetteur));
+                    move |unite| {
+                        let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
+                        async move {
+                            let constat = constater_s3(&client, &emetteur, &unite).await;
+                            (unite, constat)
+                        }
+                    }
+                });
+                emetteur
+                    .sous_veille(constats, || client.sonder(), annonces, &ObservateurMuet)
+                    .await
+            }
+            Relecture::VigieChiro {
+                client,
+                participation,
+                dossier,
+            } => {
+                let constats = constater_sur_la_plateforme(
+                    Arc::clone(client),
+                    participation.clone(),
+                    deposees,
+                    Arc::clone(emetteur),
+                    dossier.clone(),
+                );
+                emetteur
+                    .sous_veille(
+                        constats,
+                        || async { client.moi().await.map(|_| ()) },
+                        annonces,
+                        &ObservateurMuet,
+                    )
+                    .await
+            }
+        }?;
+        let abandonne = emetteur.reseau().est_abandonne();
+        Ok(constats
+            .into_iter()
+            .map(|(unite, constat)| match constat {
+                Constat::Interrompue if abandonne => (
+                    unite,
+                    Constat::Injoignable("réseau indisponible trop longtemps".into()),
+                ),
+                c => (unite, c),
+            })
+            .collect())
+    }
+}
+
+/// Vérifie chaque unité, quelques-unes à la fois ; les constats rendus dans l'ordre des
+/// chemins.
+async fn constater_toutes<F, Fut>(
+    deposees: Vec<DepotUnite>,
+    constater: F,
+) -> Result<Vec<(DepotUnite, Constat)>>
+where
+    F: Fn(DepotUnite) -> Fut,
+    Fut: Future<Output = (DepotUnite, Constat)> + Send + 'static,
+{
+    let places = Arc::new(Semaphore::new(VERIFICATIONS_PARALLELES));
+    let mut taches = JoinSet::new();
+    for unite in deposees {
+        let (places, constat) = (Arc::clone(&places), constater(unite));
+        taches.spawn(async move {
+            let _place = places.acquire_owned().await;
+            constat.await
+        });
+    }
+    let mut constats = Vec::new();
+    while let Some(r) = taches.join_next().await {
+        constats.push(r.context("vérification interrompue")?);
+    }
+    constats.sort_by(|a, b| a.0.chemin.cmp(&b.0.chemin));
+    Ok(constats)
+}
+
+/// Vers la plateforme : l'inventaire de la participation, lu une fois (sans lui, rien ne se
+/// vérifie : chaque unité est « inconnue »), puis chaque fichier par son URL de lecture.
+async fn constater_sur_la_plateforme(
+    client: Arc<ClientVigieChiro>,
+    participation: IdObjet,
+    deposees: Vec<DepotUnite>,
+    emetteur: Arc<Emetteur>,
+    dossier: PathBuf,
+) -> Result<Vec<(DepotUnite, Constat)>> {
+    let familles = inventaire_distant::familles_a_lire(
+        deposees
+            .iter()
+            .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
+    );
+    let lu = inventaire_distant::lire(
+        Lecteur::Commande(&emetteur),
+        &client,
+        &participation,
+        &familles,
+    )
+    .await;
+    let inventaire = match lu {
+        Ok(i) => Arc::new(i),
+        Err(_) if emetteur.annulation().est_annulee() => {
+            return Ok(deposees
+                .into_iter()
+                .map(|u| (u, Constat::Interrompue))
+                .collect());
+        }
+        Err(illisible) => {
+            let constat = if illisible.refus_definitif {
+                Constat::Refusee(illisible.detail)
+            } else {
+                Constat::Injoignable(illisible.detail)
+            };
+            return Ok(deposees.into_iter().map(|u| (u, constat.clone())).collect());
+        }
+    };
+    constater_toutes(deposees, move |unite| {
+        let (client, emetteur, inventaire) = (
+            Arc::clone(&client),
+            Arc::clone(&emetteur),
+            Arc::clone(&inventaire),
+        );
+        let chemin = crate::plateforme::chemins::local(&dossier, &unite.chemin);
+        async move {
+            let constat = constater_vigiechiro(
+                Lecteur::Commande(&emetteur),
+                &client,
+                &inventaire,
+                &unite,
+                FichierAttendu::new(&chemin, unite.identite.as_deref()),
+            )
+            .await;
+            (unite, constat)
+        }
+    })
+    .await
+}
+
+/// Ce que S3 dit d'une unité déposée : `HeadObject`, taille puis CRC32C (ou, sans somme,
+/// l'ETag noté au dépôt).
+async fn constater_s3(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
+    let issue = emetteur
+        .emettre(
+            Emission {
+                methode: "HeadObject",
+                cible: &unite.cle,
+                profil: Profil::Insistant,
+                rejouabilite: Rejouabilite::Rejouable,
+            },
+            &ObservateurMuet,
+            &EnVol::default(),
+            |_| client.decrire(&unite.cle),
+        )
+        .await;
+    match issue.reponse {
+        ReponseApi::Succes(None) => Constat::Manquante("absente de la destination".into()),
+        ReponseApi::Succes(Some(o)) => {
+            if o.taille != unite.taille {
+                return Constat::Differente(format!(
+                    "{} octets au lieu de {}",
+                    o.taille, unite.taille
+                ));
+            }
+            match (&o.crc32c, &unite.somme_controle, &o.etag, &unite.etag) {
+                (Some(distante), Some(locale), _, _) if distante != locale => {
+                    Constat::Differente(format!("somme {distante} au lieu de {locale}"))
+                }
+                (None, _, Some(distant), Some(local)) if distant != local => {
+                    Constat::Differente(format!("ETag {distant} au lieu de {local}"))
+                }
+                _ => Constat::Intacte,
+            }
+        }
+        _ if issue.raison == RaisonArret::Annule => Constat::Interrompue,
+        ref autre if issue.raison == RaisonArret::RefusDefinitif => {
+            let detail = autre.detail().unwrap_or("");
+            Constat::Refusee(match autre.statut() {
+                Some(statut) => format!("{statut} : {detail}"),
+                None => detail.to_owned(),
+            })
+        }
+        autre => Constat::Injoignable(autre.detail().unwrap_or("").to_owned()),
+    }
+}
+
+/// Le compte de `vigie verifier`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct BilanVerification {
+    pub intactes: u64,
+    /// Manquantes ou différentes (et remplaçables) : remises à déposer.
+    pub a_renvoyer: u64,
+    /// La destination n'a pas répondu.
+    pub inconnues: u64,
+    /// La plateforme garde un autre contenu et refuse de le remplacer.
+    pub definitifs: u64,
+    /// Les refus de relire (4xx) : ni un fichier manquant, ni une panne passagère.
+    pub refusees: Vec<String>,
+    /// Une unité au moins n'a pas été vérifiée, Ctrl-C.
+    pub interrompue: bool,
+}
+
+impl BilanVerification {
+    /// Le code de sortie : 3 s'il faut un geste, 0 si tout est intact, 1 sinon.
+    pub fn code(&self) -> CodeSortie {
+        if self.definitifs > 0 || !self.refusees.is_empty() {
+            CodeSortie::RefusDefinitifs
+        } else if self.a_renvoyer + self.inconnues == 0 {
+            CodeSortie::Succes
+        } else {
+            CodeSortie::EchecsTransitoires
+        }
+    }
+}
+
+/// Note chaque constat dans le plan, qui ne doit pas mentir : un fichier manquant ou
+/// différent est remis à déposer (il repart au prochain passage) ; un fichier que la
+/// plateforme refuse de remplacer est un refus définitif (renvoyer n'y ferait rien, il attend
+/// un geste). `annoncer` voit, dans l'ordre, chaque unité qui n'est ni intacte ni
+/// interrompue, une fois notée.
+pub fn noter(
+    base: &Base,
+    constats: &[(DepotUnite, Constat)],
+    mut annoncer: impl FnMut(&DepotUnite, &Constat) -> Result<()>,
+) -> Result<BilanVerification> {
+    let mut bilan = BilanVerification::default();
+    for (unite, constat) in constats {
+        match constat {
+            Constat::Intacte => {
+                bilan.intactes += 1;
+                continue;
+            }
+            Constat::Interrompue => {
+                bilan.interrompue = true;
+                continue;
+            }
+            Constat::Injoignable(_) => bilan.inconnues += 1,
+            Constat::Refusee(d) => bilan.refusees.push(d.clone()),
+            Constat::Irremplacable(d) => {
+                bilan.definitifs += 1;
+                base.marquer_echec(unite.id, true, CauseRefus::RemplacementRefuse, d)?;
+            }
+            Constat::Manquante(_) | Constat::Differente(_) => {
+                bilan.a_renvoyer += 1;
+                base.remettre_a_deposer(unite.id)?;
+            }
+        }
+        annoncer(unite, constat)?;
+    }
+    Ok(bilan)
 }

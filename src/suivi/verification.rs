@@ -1,0 +1,119 @@
+//! Ce que dit `vigie verifier` : une ligne par fichier qui n'est pas intact, puis le bilan et
+//! un seul geste (en lignes JSON avec `--json`). Les constats et leur effet sur le plan sont
+//! dans `depot/relecture/verification.rs`.
+
+use std::io::{self, Write};
+
+use serde_json::json;
+
+use super::ecrire_ligne;
+use super::format::{neutraliser, pluriel};
+use crate::depot::relecture::verification::{BilanVerification, Constat};
+use crate::plan::DepotUnite;
+
+/// Une unité qui n'est pas intacte : `  chemin : état (détail)`, ou l'événement
+/// `verification`.
+pub fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::Result<()> {
+    let (etat, detail) = match constat {
+        Constat::Intacte | Constat::Interrompue => return Ok(()),
+        Constat::Manquante(d) => ("manquante", d),
+        Constat::Differente(d) | Constat::Irremplacable(d) => ("differente", d),
+        Constat::Injoignable(d) => ("inconnue", d),
+        Constat::Refusee(d) => ("refusee", d),
+    };
+    if json {
+        ecrire_ligne(
+            json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
+        )
+    } else {
+        writeln!(
+            crate::sortie::standard(),
+            "  {} : {etat} ({})",
+            neutraliser(&unite.chemin),
+            neutraliser(detail)
+        )
+    }
+}
+
+/// Le bilan du plan `plan`, puis un seul geste, le dernier (il couvre aussi les fichiers à
+/// renvoyer) ; `vers_la_plateforme` : le plan dépose vers Vigie-Chiro (sinon vers S3).
+pub fn bilan(
+    json: bool,
+    plan: i64,
+    b: &BilanVerification,
+    vers_la_plateforme: bool,
+) -> io::Result<()> {
+    let BilanVerification {
+        intactes,
+        a_renvoyer,
+        inconnues,
+        definitifs,
+        refusees,
+        ..
+    } = b;
+    if json {
+        return ecrire_ligne(
+            json!({"evenement": "bilan_verification", "plan": plan, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs, "refusees": refusees.len()}),
+        );
+    }
+    let mut s = crate::sortie::standard();
+    writeln!(
+        s,
+        "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {} non {}.",
+        plan,
+        pluriel(*intactes, "fichier intact", "fichiers intacts"),
+        inconnues + refusees.len() as u64,
+        if inconnues + refusees.len() as u64 > 1 {
+            "vérifiés"
+        } else {
+            "vérifié"
+        }
+    )?;
+    if *definitifs > 0 {
+        writeln!(
+            s,
+            "{} : la plateforme en garde un autre contenu et refuse de le remplacer (noté en \
+             refus définitif).",
+            pluriel(*definitifs, "fichier différent", "fichiers différents"),
+        )?;
+    }
+    if let Some(premier) = refusees.first() {
+        let (sujet, les) = match refusees.len() {
+            1 => ("1 fichier non vérifié".to_owned(), "le"),
+            n => (format!("{n} fichiers non vérifiés"), "les"),
+        };
+        writeln!(
+            s,
+            "{sujet} : la destination refuse de {les} relire ({}) ; c'est un refus, pas une \
+             panne : le redemander n'y changera rien sans un geste.",
+            neutraliser(premier)
+        )?;
+    }
+    if *a_renvoyer > 0 {
+        writeln!(s, "Les fichiers à renvoyer sont remis à déposer.")?;
+    }
+    if !refusees.is_empty() {
+        let geste = if vers_la_plateforme {
+            "vérifiez que la participation est bien la vôtre et que le jeton est celui \
+             de son observateur (vigie connexion)"
+        } else {
+            "vérifiez que les identifiants S3 ont le droit de lire le compartiment \
+             (s3:GetObject)"
+        };
+        writeln!(s, "Ensuite : {geste}, puis vigie verifier {plan}")?;
+    } else if *definitifs > 0 {
+        writeln!(
+            s,
+            "Ensuite : pour remplacer la version de la plateforme, demandez à ses \
+             gestionnaires de la supprimer, puis vigie retenter-echecs {plan} --y-compris-definitifs"
+        )?;
+    } else if *a_renvoyer > 0 {
+        writeln!(s, "Ensuite : vigie retenter-echecs {plan}")?;
+    } else if *inconnues > 0 {
+        writeln!(
+            s,
+            "Destination injoignable pour certains fichiers. Ensuite : vigie verifier {plan} plus tard"
+        )?;
+    }
+    Ok(())
+}
