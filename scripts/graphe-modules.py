@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
-"""Le graphe des dépendances entre fichiers de `src/` (hors bac à sable), et ses cycles.
+"""Le graphe des dépendances entre fichiers de `src/` (hors bac à sable), ses cycles, et le
+sens de ses flèches entre les couches d'ARCHITECTURE.md.
 
 Lit les chemins `crate::…` et `super::…` de chaque fichier (dans les `use` comme dans le code,
 les tests unitaires `#[cfg(test)] mod tests` exclus), les rattache au fichier qui définit le
 module visé, et cherche les cycles (composantes fortement connexes de plus d'un fichier).
 Déclarer un sous-module (`mod x;`) ou le réexporter (`pub use x::…`) n'est pas en dépendre :
-c'est le contenir. Sort en 1 s'il y a un cycle.
+c'est le contenir.
 
-    scripts/graphe-modules.py            # les cycles, puis les arêtes
+Puis le sens : ARCHITECTURE.md range les modules de premier niveau (`depot`, `suivi`,
+`texte`…) en couches, de haut en bas, dans son bloc ```couches```. Un fichier ne regarde que
+son propre module ou un module d'une couche plus basse ; une flèche vers la même couche (autre
+module) ou vers le haut est une faute, comme un module que le bloc ne range pas. La racine
+(`lib.rs`) et le binaire (`main.rs`) sont hors couches.
+
+Sort en 1 s'il y a un cycle, une flèche qui remonte ou un module sans couche.
+
+    scripts/graphe-modules.py            # les fautes, puis les arêtes
     scripts/graphe-modules.py --dot      # le graphe au format Graphviz
 """
 import os
@@ -100,6 +109,59 @@ def pub_use_enfant(texte, cle, module):
     return False
 
 
+ARCHITECTURE = os.path.join(RACINE, "..", "ARCHITECTURE.md")
+
+
+def couches(chemin=ARCHITECTURE):
+    """{'commandes': 0, 'cli': 1, …} : le rang de chaque module, lu dans ARCHITECTURE.md."""
+    with open(chemin, encoding="utf-8") as f:
+        texte = f.read()
+    m = re.search(r"^```couches\n(.*?)^```", texte, re.S | re.M)
+    if not m:
+        raise SystemExit("ARCHITECTURE.md n'a pas de bloc ```couches``` : sens invérifiable")
+    rangs = {}
+    for rang, ligne in enumerate(l for l in m.group(1).splitlines() if l.strip()):
+        for nom in ligne.split("#")[0].split():
+            rangs[nom] = rang
+    return rangs
+
+
+def module_de(fichier):
+    """`depot/s3.rs` → `depot` ; `texte.rs` → `texte` ; `lib.rs` → None (la racine)."""
+    if fichier == "lib.rs":
+        return None
+    return fichier.split(os.sep)[0].removesuffix(".rs")
+
+
+def fautes_de_sens(aretes, rangs):
+    """Les flèches entre modules de premier niveau qui ne descendent pas, et les modules sans
+    couche."""
+    fautes = []
+    sans_couche = set()
+    for a, bs in sorted(aretes.items()):
+        ma = module_de(a)
+        if ma is None:
+            continue
+        if ma not in rangs:
+            sans_couche.add(ma)
+            continue
+        for b in bs:
+            mb = module_de(b)
+            if mb is None or mb == ma:
+                continue
+            if mb not in rangs:
+                sans_couche.add(mb)
+            elif rangs[mb] <= rangs[ma]:
+                sens = "reste dans sa couche" if rangs[mb] == rangs[ma] else "remonte"
+                fautes.append(
+                    f"flèche qui {sens} : {a} → {b} "
+                    f"({ma} en couche {rangs[ma]}, {mb} en couche {rangs[mb]})"
+                )
+    for m in sorted(sans_couche):
+        fautes.append(f"module sans couche dans ARCHITECTURE.md : {m}")
+    return fautes
+
+
 def scc(noeuds, aretes):
     index, bas, pile, sur, res = {}, {}, [], set(), []
     compteur = [0]
@@ -140,6 +202,7 @@ def main():
             texte = f.read()
         aretes[fichier] = sorted(table[c] for c in cibles(module, texte, table))
     cycles = [sorted(c) for c in scc(sorted(aretes), aretes) if len(c) > 1]
+    fautes = fautes_de_sens(aretes, couches())
     if "--dot" in sys.argv:
         print("digraph vigie {")
         for a, bs in sorted(aretes.items()):
@@ -147,11 +210,14 @@ def main():
                 print(f'  "{a}" -> "{b}";')
         print("}")
     else:
-        for c in cycles:
-            print("cycle :", " ↔ ".join(c))
         for a, bs in sorted(aretes.items()):
             print(f"{a} → {', '.join(bs) if bs else '∅'}")
-    return 1 if cycles else 0
+    # Les fautes sur la sortie d'erreur : `.ci/run` jette la sortie standard, pas elles.
+    for c in cycles:
+        print("cycle :", " ↔ ".join(c), file=sys.stderr)
+    for f in fautes:
+        print(f, file=sys.stderr)
+    return 1 if cycles or fautes else 0
 
 
 if __name__ == "__main__":

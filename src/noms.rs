@@ -86,7 +86,7 @@ pub fn lignes_des_groupes(groupes: &[Groupe], noms_cites: usize) -> Vec<String> 
         let n = g.fichiers.len();
         lignes.push(format!(
             "  {} : {}",
-            crate::suivi::format::pluriel(n as u64, "fichier", "fichiers"),
+            crate::texte::pluriel(n as u64, "fichier", "fichiers"),
             g.regle
         ));
         let autres = n.saturating_sub(noms_cites);
@@ -94,7 +94,7 @@ pub fn lignes_des_groupes(groupes: &[Groupe], noms_cites: usize) -> Vec<String> 
             if autres > 0 {
                 l.push(format!(
                     "    … et {}",
-                    crate::suivi::format::pluriel(autres as u64, "autre", "autres")
+                    crate::texte::pluriel(autres as u64, "autre", "autres")
                 ));
             }
         };
