@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Banc d'essai (pas un test) : le lien du terrain (issue 19), à travers benches/mandataire.py
+# Banc d'essai (pas un test) : le lien du terrain, à travers benches/mandataire.py
 # devant le bac à sable.
 #  1. Latence : lien de 8 Mo/s sans coupure, 80 ms d'aller-retour vers S3 (à l'établissement de
 #     chaque connexion et au début de chaque réponse), une nuit de $FICHIERS fichiers de 1 Mio

@@ -2,7 +2,7 @@
 //!
 //! Un plan persisté dans SQLite (`plan`), des PUT idempotents sous une politique de réessai
 //! graduée (`reessai`, `transport`), un moteur qui reprend là où l'on en était (`depot`), et ce
-//! que l'utilisateur voit (`suivi`). Voir `CONCEPTION.md` et le README.
+//! que l'utilisateur voit (`suivi`). Voir `ARCHITECTURE.md`, `docs/` et le README.
 
 pub mod cli;
 pub mod commandes;

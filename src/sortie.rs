@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::plan::ErreurBase;
 
-/// Le code de sortie d'un passage (voir `CONCEPTION.md`).
+/// Le code de sortie d'un passage (contrat dit par la page de manuel, `man/vigie.1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CodeSortie {
     /// Toutes les unités du plan sont déposées.

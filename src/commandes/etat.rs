@@ -154,7 +154,7 @@ pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
     }
 }
 
-/// Le contrat JSON de `vigie etat --json` (voir `CONCEPTION.md`).
+/// Le contrat JSON de `vigie etat --json` (`schemas/vigie.schema.json`).
 pub fn etat_json(plan: &DepotPlan, r: &ResumePlan) -> serde_json::Value {
     let mut v = json!({
         "evenement": "etat",

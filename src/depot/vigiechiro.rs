@@ -1,4 +1,4 @@
-//! Le dépôt d'une unité sur la plateforme Vigie-Chiro (`PLATEFORME-VIGIECHIRO.md`).
+//! Le dépôt d'une unité sur la plateforme Vigie-Chiro (`docs/plateforme-vigiechiro.md`).
 //!
 //! Par unité : déclarer le fichier (`POST /fichiers`), envoyer les octets vers l'URL signée
 //! (PUT simple au `mime` rendu, ou une URL par partie sans Content-Type), finaliser

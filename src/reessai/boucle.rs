@@ -2,8 +2,8 @@
 //!
 //! Pourquoi une boucle à part : la politique ([`PolitiqueReessai::decider`]) est pure et ne dort
 //! jamais ; il faut bien quelqu'un pour attendre, prévenir l'utilisateur (« nouvelle tentative
-//! dans N s », règle 7 de `CONCEPTION.md`), journaliser chaque décision (règle 6) et céder
-//! aussitôt à une interruption. C'est ici, une fois, plutôt que chez chaque appelant.
+//! dans N s », règle 7 de `docs/politique-reessai.md`), journaliser chaque décision (règle 6) et
+//! céder aussitôt à une interruption. C'est ici, une fois, plutôt que chez chaque appelant.
 //!
 //! Une écriture non rejouable dont l'issue est inconnue peut être **réconciliée** dans la même
 //! boucle ([`executer_reconcilie`]) : l'appelant fournit une relecture de la destination ; si elle
@@ -743,9 +743,9 @@ mod tests {
         assert!(horloge.attentes()[0] < MS(500));
     }
 
-    /// `seeds/001` : échéance 10 s ; la tentative 1 échoue à t ≈ 0 (elle dure 0,5 s), le backoff
-    /// (base 4 s, aléa 0,25 : 2 + 0,5 = 2,5 s) mène la tentative 2 à t = 3 s exactement, qui
-    /// reçoit un 503 avec `Retry-After`.
+    /// L'exemple de `docs/politique-reessai.md` : échéance 10 s ; la tentative 1 échoue à t ≈ 0
+    /// (elle dure 0,5 s), le backoff (base 4 s, aléa 0,25 : 2 + 0,5 = 2,5 s) mène la tentative 2 à
+    /// t = 3 s exactement, qui reçoit un 503 avec `Retry-After`.
     async fn chronologie_001(
         retry_after: &str,
         suite: Vec<ReponseApi<&'static str>>,

@@ -4,7 +4,7 @@
 //! Pourquoi : sur un partage de connexion mobile, une coupure d'une seconde est normale ; elle ne
 //! doit coûter ni une unité de dépôt ni un geste humain. Mais un réessai mal conçu rejoue un 4xx,
 //! reforme la rafale qui a fait tomber le service, ou double une écriture non idempotente. Les
-//! règles sont dans `CONCEPTION.md` (« Règles de la politique ») et leurs sources dans `seeds/`.
+//! règles et leurs raisons sont dans `docs/politique-reessai.md`.
 //!
 //! Ce module ne dépend de rien d'autre du projet et ne touche le monde (horloge, hasard) que par
 //! ce qu'on lui injecte :

@@ -1,17 +1,17 @@
 //! La politique de réessai : après chaque réponse, rejouer (et quand) ou s'arrêter (et pourquoi).
 //!
-//! Pourquoi : le dépôt d'une nuit se fait depuis le terrain, sur un partage de connexion mobile ;
-//! une coupure d'une seconde y est normale et ne doit pas coûter un geste humain (`seeds/000`).
-//! Mais un réessai mal borné fait pire que le mal : rafales synchronisées qui empêchent le
-//! service de se rétablir (`seeds/004`), opération de dix secondes qui en dure dix minutes,
-//! écriture non idempotente rejouée en doublon (`seeds/001`).
+//! Pourquoi (`docs/politique-reessai.md`) : le dépôt d'une nuit se fait depuis le terrain, sur
+//! un partage de connexion mobile ; une coupure d'une seconde y est normale et ne doit pas
+//! coûter un geste humain. Mais un réessai mal borné fait pire que le mal : rafales
+//! synchronisées qui empêchent le service de se rétablir, opération de dix secondes qui en dure
+//! dix minutes, écriture non idempotente rejouée en doublon.
 //!
 //! Comme chez `cargo` (`src/util/network/retry.rs`), **décider et attendre sont séparés** :
 //! [`PolitiqueReessai::decider`] est une fonction pure qui reçoit le temps écoulé et l'aléa en
 //! arguments et rend une [`Decision`] ; c'est la boucle ([`executer`](super::executer)) qui attend.
 //! La politique se teste donc sans horloge ni hasard.
 //!
-//! Règles appliquées, dans cet ordre (`CONCEPTION.md`, « Règles de la politique ») :
+//! Règles appliquées, dans cet ordre (`docs/politique-reessai.md`, qui dit pourquoi) :
 //! 1. succès → arrêt ; réponse non réessayable (4xx) → refus définitif ;
 //! 2. opération non rejouable dont la requête a pu être traitée → issue inconnue, à réconcilier ;
 //! 3. nombre de tentatives atteint → épuisé ;
@@ -47,7 +47,8 @@ const PLAFOND_INSISTANT: Duration = Duration::from_secs(8);
 const TENTATIVES_BREF: u32 = 2;
 const PLAFOND_BREF: Duration = Duration::from_secs(1);
 
-/// Profil de réessai, choisi par l'appelant selon ce qu'il fait (`seeds/000`).
+/// Profil de réessai, choisi par l'appelant selon ce qu'il fait (`docs/politique-reessai.md`, règle
+/// 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Profil {
     /// Plusieurs tentatives, backoff exponentiel plafonné : à choisir quand quelqu'un attend.
@@ -464,7 +465,8 @@ pub enum Decision {
 }
 
 /// L'opération est-elle sûre à rejouer ? Déclaré par l'appelant, à l'appel, jamais par défaut :
-/// la politique fournit le mécanisme, le périmètre reste une décision d'appelant (`seeds/000`).
+/// la politique fournit le mécanisme, le périmètre reste une décision d'appelant
+/// (`docs/politique-reessai.md`, règle 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rejouabilite {
     /// Idempotente : PUT S3 (même clé, même contenu), lectures.
@@ -581,7 +583,8 @@ impl PolitiqueReessai {
 
     /// Au réveil d'une attente, reste-t-il le temps d'une tentative utile ? L'attente a pu durer
     /// plus que prévu (portable mis en veille, machine chargée) : on revérifie l'échéance après
-    /// la reprise (`seeds/001`) au lieu de se fier à la vérification faite avant de dormir.
+    /// la reprise (`docs/politique-reessai.md`, règle 4) au lieu de se fier à la vérification faite
+    /// avant de dormir.
     pub fn peut_lancer_tentative(&self, ecoule: Duration) -> bool {
         self.budget_restant(ecoule)
             .is_none_or(|reste| reste >= self.reglages.duree_min_tentative && !reste.is_zero())
@@ -950,7 +953,8 @@ mod tests {
 
     #[test]
     fn echeance_exemple_chiffre() {
-        // `seeds/001` : échéance 10 s, la tentative 2 reçoit un 503 à t = 3 s.
+        // L'exemple de `docs/politique-reessai.md` : échéance 10 s, la tentative 2 reçoit un 503 à
+        // t = 3 s.
         let p = Reglages::insistant()
             .avec_echeance(S(10))
             .valider()

@@ -5,13 +5,13 @@
 //! un 4xx (URL signée expirée, jeton mort : jamais valide au second essai) et transformerait une
 //! lenteur serveur en rafale. Le classement est donc porté par le type, **variante par variante**,
 //! ici et nulle part ailleurs : un appelant ne refait pas son propre `match` sur les statuts, qui
-//! oublierait un cas (règle 1 de `CONCEPTION.md`, décision `seeds/000`).
+//! oublierait un cas (règle 1 de `docs/politique-reessai.md`).
 //!
 //! Deux questions distinctes, deux méthodes :
 //! - [`ReponseApi::est_reessayable`] : la réponse autorise-t-elle *techniquement* un nouvel essai ?
 //! - [`ReponseApi::a_pu_etre_traitee`] : le serveur a-t-il pu appliquer la requête ? C'est ce qui
 //!   décide, pour une opération non idempotente, entre « rejouable sans risque » et « issue
-//!   inconnue, à réconcilier » (règle 5, `seeds/001`).
+//!   inconnue, à réconcilier » (règle 5).
 //!
 //! Une troisième, [`ReponseApi::serveur_a_repondu`], sert la pause réseau : une réponse
 //! illisible ou un délai d'attente du corps dépassé viennent du serveur, ils ne disent pas que

@@ -1,9 +1,9 @@
 //! Interprétation des en-têtes `Retry-After` et `Retry-After-Ms`.
 //!
 //! Pourquoi : quand le serveur dit combien attendre, c'est lui qui fait autorité, pas notre
-//! backoff (règle 3 de `CONCEPTION.md`, `seeds/000` et `seeds/004`). Mais un en-tête malformé ne
-//! doit permettre **ni un rejeu immédiat ni une attente infinie** (`seeds/001`) : toute valeur
-//! douteuse rend `None`, et l'appelant retombe alors sur son backoff jitteré.
+//! backoff (règle 3 de `docs/politique-reessai.md`). Mais un en-tête malformé ne doit permettre
+//! **ni un rejeu immédiat ni une attente infinie** : toute valeur douteuse rend `None`, et
+//! l'appelant retombe alors sur son backoff jitteré.
 //!
 //! Formes admises (RFC 9110 § 10.2.3) :
 //! - `Retry-After-Ms` (extension courante : Azure, OpenAI…) : entier ≥ 0 de millisecondes,

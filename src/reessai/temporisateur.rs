@@ -1,10 +1,10 @@
 //! Ce qui touche au monde, injecté : l'horloge et l'attente, l'aléa, l'annulation.
 //!
 //! Pourquoi : une politique de réessai qui dort vraiment et tire un vrai hasard ne se teste qu'en
-//! attendant, et de façon non reproductible. Injecter le temps et l'aléa (`seeds/000`,
-//! « Conséquences ») rend les tests instantanés et déterministes (les doubles de test sont dans
-//! `doubles.rs`, compilés pour les seuls tests). En production, [`TemporisateurTokio`] et
-//! [`AleaSysteme`].
+//! attendant, et de façon non reproductible. Injecter le temps et l'aléa
+//! (`docs/politique-reessai.md`, « Conséquences ») rend les tests instantanés et déterministes (les
+//! doubles de test sont dans `doubles.rs`, compilés pour les seuls tests). En production,
+//! [`TemporisateurTokio`] et [`AleaSysteme`].
 //!
 //! [`Annulation`] porte l'interruption (Ctrl-C, SIGTERM) jusqu'aux attentes : un utilisateur qui
 //! interrompt ne doit pas patienter jusqu'à la fin d'un `Retry-After`. Une annulation

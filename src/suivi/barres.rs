@@ -4,7 +4,7 @@
 //! connexion ; l'utilisateur doit voir qu'elle avance (fichiers faits, octets, débit, temps
 //! restant), ce qui est en vol, et, pendant une attente de réessai, « nouvelle tentative dans
 //! N s » décompté chaque seconde sur la ligne de l'unité concernée : ni silence trompeur, ni
-//! bandeau d'erreur pour un incident absorbé (`seeds/000`, règle 7 de `CONCEPTION.md`).
+//! bandeau d'erreur pour un incident absorbé (règle 7 de `docs/politique-reessai.md`).
 //!
 //! Ce fichier ne décide d'aucun texte : il recopie dans indicatif ce que calcule
 //! [`Tableau`](super::tableau::Tableau) (pur, testé sans horloge). Un fil de rafraîchissement

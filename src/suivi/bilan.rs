@@ -4,7 +4,7 @@
 //! sinon que dois-je faire ? ». Le bilan y répond en quelques lignes : ce qui est déposé, ce qui
 //! reste, les échecs regroupés par cause avec le geste qui les répare, ce qu'ont coûté et absorbé
 //! les réessais, et la commande à lancer ensuite. Le bilan JSON est un contrat
-//! (`CONCEPTION.md`) : ses clés ne changent pas sans que les scripts le sachent.
+//! (`schemas/vigie.schema.json`) : ses clés ne changent pas sans que les scripts le sachent.
 
 use std::io::{self, Write};
 
@@ -61,7 +61,7 @@ pub fn afficher(
     sortie.flush()
 }
 
-/// Le bilan JSON : les clés du contrat de `CONCEPTION.md`, puis les extras
+/// Le bilan JSON : les clés du contrat (`schemas/vigie.schema.json`), puis les extras
 /// (`deposees_ce_passage`, `incidents_absorbes`, `interrompu`).
 pub fn bilan_json(b: &Bilan) -> serde_json::Value {
     let r = &b.resume;

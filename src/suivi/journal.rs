@@ -3,9 +3,9 @@
 //!
 //! Pourquoi : quand une nuit n'est pas partie, il faut pouvoir dire pourquoi sans la rejouer.
 //! Chaque décision de réessai (méthode, tentative, budget restant, statut, attente, raison
-//! d'arrêt, règle 6 de `CONCEPTION.md`) est émise en `tracing` par la boucle de réessai ; le
-//! fichier les garde toutes (niveau `debug` pour `vigie`), quelle que soit la verbosité choisie
-//! pour l'écran. Le fichier est créé en 0600 : il décrit l'activité d'un compte.
+//! d'arrêt, règle 6 de `docs/politique-reessai.md`) est émise en `tracing` par la boucle de réessai
+//! ; le fichier les garde toutes (niveau `debug` pour `vigie`), quelle que soit la verbosité
+//! choisie pour l'écran. Le fichier est créé en 0600 : il décrit l'activité d'un compte.
 //!
 //! Aucun secret ne doit y passer. Les messages sont expurgés à la source (le transport ne
 //! journalise ni en-tête ni URL complète) ; par précaution, chaque ligne repasse ici par

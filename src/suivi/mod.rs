@@ -2,7 +2,8 @@
 //!
 //! Le moteur ne connaît que le trait [`Suivi`] : ni indicatif, ni clap, ni la sortie standard.
 //! Pendant une attente de réessai, l'utilisateur voit « nouvelle tentative dans N s » (N arrondi
-//! au-dessus) : ni silence trompeur, ni bandeau d'erreur pour un incident absorbé (`seeds/000`).
+//! au-dessus) : ni silence trompeur, ni bandeau d'erreur pour un incident absorbé (règle 7 de
+//! `docs/politique-reessai.md`).
 //!
 //! Trois affichages, choisis en un seul endroit ([`choisir`]) : des barres indicatif sur un
 //! terminal ([`SuiviBarres`], seule couche qui connaisse indicatif), une ligne simple par

@@ -3,8 +3,8 @@
 //!
 //! Pourquoi ainsi : un calcul dure de quelques minutes à plusieurs heures, et la plateforme le
 //! fait pour toutes les nuits de tous les participants. Un relevé d'état qui insiste
-//! transformerait une lenteur du serveur en rafale (`seeds/000`, profil BREF) ; des relevés
-//! serrés aussi. D'où :
+//! transformerait une lenteur du serveur en rafale (`docs/politique-reessai.md`, profil BREF) ; des
+//! relevés serrés aussi. D'où :
 //! - chaque relevé est un sondage BREF ([`super::relever`]) ; un relevé manqué n'arrête rien ;
 //! - entre deux relevés, le backoff de la politique de réessai ([`PolitiqueReessai`]) : une
 //!   enveloppe de [`Cadence::premier`] (30 s par défaut), doublée à chaque relevé jusqu'à

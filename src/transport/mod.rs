@@ -2,8 +2,9 @@
 //!
 //! Chaque appel vers la destination passe par [`Emetteur::emettre`], qui applique la
 //! `PolitiqueReessai` avec le profil et la rejouabilité **déclarés à l'appel** (l'idempotence est
-//! une décision d'appelant, `seeds/000`). Aucun appel ne le contourne : les réessais internes du
-//! SDK AWS sont coupés (`s3.rs`), sinon ils s'ajouteraient aux nôtres hors de tout budget.
+//! une décision d'appelant, `docs/politique-reessai.md`). Aucun appel ne le contourne : les
+//! réessais internes du SDK AWS sont coupés (`s3.rs`), sinon ils s'ajouteraient aux nôtres hors de
+//! tout budget.
 //!
 //! L'émetteur ajoute à la boucle de réessai ce qui touche au monde réel : le délai de chaque
 //! tentative, la coupure d'un transfert qui n'avance plus, l'arrêt sur Ctrl-C, et la pause

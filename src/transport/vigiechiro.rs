@@ -1,6 +1,6 @@
 //! Le transport Vigie-Chiro : l'API de la plateforme et les PUT vers ses URL S3 signées
 //! (reqwest), chaque réponse classée en [`ReponseApi`] à un seul endroit ([`classer_reponse`],
-//! [`classer_erreur`]). Le protocole est décrit dans `PLATEFORME-VIGIECHIRO.md` ; le code du
+//! [`classer_erreur`]). Le protocole est décrit dans `docs/plateforme-vigiechiro.md` ; le code du
 //! serveur (`Scille/vigiechiro-api`) fait foi.
 //!
 //! Pièges tenus ici :

@@ -505,7 +505,7 @@ fn les_fichiers_partent_dans_l_ordre_des_chemins() {
     assert_eq!(ordre[2..], ["c.wav", "d.wav"], "{ordre:?}");
 }
 
-/// Un gros fichier seul (issue 19, point 4) : ses parties partent ensemble, autant que de
+/// Un gros fichier seul : ses parties partent ensemble, autant que de
 /// places (`--paralleles`), jamais plus. Le bac à sable retient chaque partie un moment et
 /// compte celles qu'il tient en même temps : rien n'est chronométré. Sans les places de plus,
 /// les parties partaient une à une (au plus une tenue à la fois).

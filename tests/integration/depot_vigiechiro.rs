@@ -537,7 +537,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
     );
 }
 
-/// Issue 19, point 3 : vers la plateforme, une déclaration ou une finalisation ne tient pas de
+/// Vers la plateforme, une déclaration ou une finalisation ne tient pas de
 /// place de transfert. Avec une seule place (`--paralleles 1`), jamais deux PUT à la fois,
 /// mais pendant qu'un PUT est tenu par le serveur, l'unité suivante déclare déjà (ou la
 /// précédente finalise) : le lien ne reste pas vide pendant les appels d'API. Rien n'est

@@ -112,3 +112,59 @@ fn le_paquet_debian_installe_des_fichiers_qui_existent_aux_emplacements_debian()
         );
     }
 }
+
+/// Le dépôt se suffit : aucun fichier ne renvoie à des documents qui n'y sont pas (le dossier
+/// partagé de l'équipe, ses notes de conception et de plateforme, ses documents d'origine) ni
+/// aux numéros d'un suivi de tickets que le dépôt n'a pas. Ce que le code cite est dans `docs/`
+/// ou dans les en-têtes de module ; le serveur se cite par ses fichiers.
+#[test]
+fn le_depot_se_suffit() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Les motifs sont assemblés ici pour que ce fichier ne se dénonce pas lui-même.
+    let interdits = [
+        format!("{}/{}", "..", "shared"),
+        format!("{}{}", "CONCEPTION", ".md"),
+        format!("{}-{}", "PLATEFORME", "VIGIECHIRO.md"),
+        format!("{}{}", "SERVEUR-REEL", ".md"),
+        format!("{}{}", "STYLE", ".md"),
+        format!("{}{}", "seeds", "/"),
+    ];
+    let ticket = regex::Regex::new(&format!(r"(?i)\b{}s?\s*(n°\s*|#\s*)?[0-9]", "issue")).unwrap();
+    let mut fautes = Vec::new();
+    let mut a_voir = vec![racine.to_path_buf()];
+    while let Some(dossier) = a_voir.pop() {
+        for entree in std::fs::read_dir(&dossier).unwrap().flatten() {
+            let chemin = entree.path();
+            let nom = entree.file_name();
+            if chemin.is_dir() {
+                // Ce que la fabrication et git produisent n'est pas le dépôt.
+                if !matches!(nom.to_str(), Some("target" | ".git" | "__pycache__")) {
+                    a_voir.push(chemin);
+                }
+                continue;
+            }
+            if nom == "Cargo.lock" {
+                continue;
+            }
+            let Ok(texte) = std::fs::read_to_string(&chemin) else {
+                continue; // binaire
+            };
+            let relatif = chemin.strip_prefix(racine).unwrap().display().to_string();
+            for (n, ligne) in texte.lines().enumerate() {
+                let motif = interdits
+                    .iter()
+                    .find(|m| ligne.contains(m.as_str()))
+                    .map(String::as_str)
+                    .or_else(|| ticket.find(ligne).map(|m| m.as_str()));
+                if let Some(motif) = motif {
+                    fautes.push(format!("{relatif}:{} : « {motif} »", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        fautes.is_empty(),
+        "renvois hors du dépôt (citez docs/, un en-tête de module ou le fichier du serveur) :\n{}",
+        fautes.join("\n")
+    );
+}

@@ -1,4 +1,4 @@
-//! L'endurance (issue 15) : une nuit de plus de cent fichiers, dont des multipart, sous 15 % de
+//! L'endurance : une nuit de plus de cent fichiers, dont des multipart, sous 15 % de
 //! pannes tirées (graine fixe) sur toutes les requêtes, et trois `kill -9` à des instants tirés.
 //! La relance suivante, sous les mêmes pannes, finit en un seul passage, code 0 : chaque objet
 //! identique octet pour octet, aucun enregistrement en double, aucun envoi multipart orphelin.

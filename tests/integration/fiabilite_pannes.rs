@@ -134,8 +134,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
         c
     };
     let out = depot().output().unwrap();
-    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs
-    // (issue 15).
+    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
     assert_eq!(code(&out), 0, "{}", texte(&out));
     eprintln!(
         "S3 : un passage, {} pannes, {} requêtes ; {:?}",
@@ -227,8 +226,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_vigiechiro_tout_disponible_sans_doublo
         c
     };
     let out = depot().output().unwrap();
-    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs
-    // (issue 15).
+    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let c = banc.bac().compteurs();
     eprintln!(

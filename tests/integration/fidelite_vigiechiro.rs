@@ -54,8 +54,8 @@ fn participations_b2(banc: &Banc) -> Vec<vigie_bac_a_sable::ParticipationPlatefo
 
 // ------------------------------------------------------------------------ participation
 
-/// Issue 14 (dates) et issue 22 (deux écritures d'un même instant, identifiant affiché,
-/// `traiter` sans `--participation`).
+/// Les dates de la participation, deux écritures d'un même instant, l'identifiant affiché,
+/// `traiter` sans `--participation`.
 #[test]
 fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     let banc = Banc::nouveau();
@@ -135,7 +135,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     assert_eq!(traitee.calculs_lances, 1);
 }
 
-/// Issue 22, point 2 : un dossier déjà dans un autre plan vers la même participation est
+/// Un dossier déjà dans un autre plan vers la même participation est
 /// signalé avant tout envoi.
 #[test]
 fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_envoi() {
@@ -167,7 +167,7 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
     assert_eq!(code(&out), 0, "{}", texte(&out));
 }
 
-/// Issue 22, point 4 : la vraie cause d'un refus de création, en clair ; et le point des noms
+/// La vraie cause d'un refus de création, en clair ; et le point des noms
 /// comparé à celui de la participation.
 #[test]
 fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
@@ -234,7 +234,7 @@ fn point_des_noms_different_de_celui_de_la_participation_signale() {
 
 // ------------------------------------------------------------------------ noms
 
-/// Issue 14, point 2 : chaque règle, acceptée et refusée, avec le même verdict que le serveur
+/// Chaque règle, acceptée et refusée, avec le même verdict que le serveur
 /// (la déclaration sur la plateforme locale, qui imite `fichier_create`) ; rien ne part si un
 /// nom est refusé.
 #[test]
@@ -405,7 +405,7 @@ fn verdict_de_vigie_et_de_la_plateforme_sur_des_noms_tires() {
 
 // ------------------------------------------------------------------------ déclaration
 
-/// Issue 14, point 4 : un enregistrement laissé par un envoi simple interrompu (le site web),
+/// Un enregistrement laissé par un envoi simple interrompu (le site web),
 /// puis `vigie depot`, en PUT simple comme en multipart ; et l'inverse, un enregistrement
 /// multipart rendu à une déclaration simple. Aucune unité en échec.
 #[test]
@@ -469,7 +469,7 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
     assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
 }
 
-/// Issue 14, point 5 : la plateforme refuse le multipart (S3 refuse d'ouvrir l'envoi) : repli
+/// La plateforme refuse le multipart (S3 refuse d'ouvrir l'envoi) : repli
 /// en PUT simple, retenu pour le plan (la relance ne le redemande pas).
 #[test]
 fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() {
@@ -543,7 +543,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
     );
 }
 
-/// Issue 14, point 5 : `422 not a multipart` à l'URL d'une partie (un enregistrement rendu
+/// `422 not a multipart` à l'URL d'une partie (un enregistrement rendu
 /// comme multipart qui n'en tient pas) : repli en PUT simple, retenu pour le plan.
 #[test]
 fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
@@ -596,7 +596,7 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
 
 // ------------------------------------------------------------------------ adresse de l'API
 
-/// Issue 14, point 7 : une adresse qui rend du HTML (la page du site) ou un 404 n'est pas
+/// Une adresse qui rend du HTML (la page du site) ou un 404 n'est pas
 /// l'API : code 2, un message qui nomme --api et VIGIE_API, jamais de nouvelle tentative.
 #[test]
 fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
@@ -676,7 +676,7 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
 
 // ------------------------------------------------------------------------ ne rien croire
 
-/// Issue 16, point 6 : une participation mal écrite, ou inexistante, est dite avant tout
+/// Une participation mal écrite, ou inexistante, est dite avant tout
 /// envoi, code 2, en un message.
 #[test]
 fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
@@ -716,7 +716,7 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
     assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
 }
 
-/// Issue 16, point 8 : un `_id` rendu par la plateforme qui n'est pas un ObjectId est une
+/// Un `_id` rendu par la plateforme qui n'est pas un ObjectId est une
 /// réponse illisible ; aucune URL n'est fabriquée avec.
 #[test]
 fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
@@ -751,7 +751,7 @@ fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
     assert_eq!(banc.etat()["unites"]["deposee"], 0);
 }
 
-/// Issue 14, point 3 : le refus d'un fichier par la plateforme (422) se lit dans `_errors`,
+/// Le refus d'un fichier par la plateforme (422) se lit dans `_errors`,
 /// en clair et court, jamais en JSON brut, dans la sortie comme dans `vigie etat`.
 #[test]
 fn refus_d_un_fichier_dit_le_texte_de_errors() {

@@ -1,4 +1,4 @@
-//! La matrice des pannes (issue 15) : pour chaque étape de chaque destination et chaque sorte
+//! La matrice des pannes : pour chaque étape de chaque destination et chaque sorte
 //! de panne, une nuit avec cette panne **une fois** sur cette étape finit en un seul passage,
 //! code 0, sans doublon ni envoi multipart orphelin.
 //!

@@ -1,4 +1,4 @@
-//! Relire la plateforme Vigie-Chiro (issue 17, et issue 16 point 2) : avant d'envoyer, savoir
+//! Relire la plateforme Vigie-Chiro : avant d'envoyer, savoir
 //! ce qu'elle a déjà ; ne jamais dire « déposé » pour un fichier qu'elle refuse de remplacer ;
 //! après un dépôt, `vigie verifier` relit chaque fichier par son URL de lecture.
 //!
@@ -235,7 +235,7 @@ fn inventaire_illisible_le_depot_se_fait_sans_lui() {
     }
 }
 
-// ------------------------------------------------------------------ issue 16, point 2
+// --------------------------------------------------- fichier finalisé puis modifié
 
 /// Un fichier finalisé, modifié ensuite, puis `--redeposer-modifies` : la plateforme refuse de
 /// le remplacer. Jamais « ✓ », jamais déposé ; le refus dit la cause et le geste ; l'objet de

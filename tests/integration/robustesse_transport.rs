@@ -2,9 +2,9 @@
 //! ni coûter une unité, ni pendre, ni être cru.
 //!
 //! - `400 RequestTimeout` (S3 : un corps qui a calé) est un incident transitoire : rejoué, sans
-//!   abandonner l'envoi multipart ni renvoyer les parties acquittées (issue 14, point 6) ;
+//!   abandonner l'envoi multipart ni renvoyer les parties acquittées ;
 //! - une réponse 2xx illisible vient du serveur : elle dit sa cause et ne déclare pas le réseau
-//!   coupé (issue 15 ; issue 16, point 9) ;
+//!   coupé ;
 //! - aucun corps de réponse n'est lu au-delà du plafond : « réponse trop grande » (16.4) ;
 //! - aucune redirection n'est suivie vers un autre hôte (16.7) ;
 //! - Ctrl-C et SIGTERM arrêtent toute commande, pause réseau comprise, en 130 ; une commande qui
