@@ -8,11 +8,10 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use serde_json::json;
 
-use super::ecrire_ligne;
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use super::traitement::{lignes_bilan, phrase_etat, suggestion, traitement_json};
+use super::{Evenement, ecrire_ligne};
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::traitement::cible::{Cible, NuitPasPrete};
@@ -257,20 +256,19 @@ fn a_qui(e: &EtatParticipation) -> String {
 }
 
 /// `vigie traiter --json` : le calcul lancé, ou pourquoi pas (`raison`), et l'état lu avant.
-fn calcul_json(
-    cible: &Cible,
+fn calcul_json<'a>(
+    cible: &'a Cible,
     lance: bool,
-    etat: Option<&str>,
-    raison: Option<&str>,
-) -> serde_json::Value {
-    json!({
-        "evenement": "calcul",
-        "participation": cible.participation.as_str(),
-        "api": cible.api,
-        "lance": lance,
-        "etat_plateforme": etat,
-        "raison": raison,
-    })
+    etat: Option<&'a str>,
+    raison: Option<&'a str>,
+) -> Evenement<'a> {
+    Evenement::Calcul {
+        participation: cible.participation.as_str(),
+        api: &cible.api,
+        lance,
+        etat_plateforme: etat,
+        raison,
+    }
 }
 
 /// Rien n'est lancé, d'après l'état lu `avant` : le dire, et rendre le code. `None` : la
@@ -339,7 +337,7 @@ pub fn sans_lancer(
         AvantCalcul::Lancer | AvantCalcul::Relancer => return Ok(None),
     };
     if m.json {
-        ecrire_ligne(calcul_json(cible, false, etat.as_deref(), Some(raison)))?;
+        calcul_json(cible, false, etat.as_deref(), Some(raison)).ecrire()?;
     } else {
         ecrire(
             &mut crate::sortie::standard(),
@@ -364,7 +362,7 @@ pub fn lancement(
     match issue {
         Lancement::Lance { relu } => {
             if m.json {
-                ecrire_ligne(calcul_json(cible, true, etat_avant, None))?;
+                calcul_json(cible, true, etat_avant, None).ecrire()?;
             } else if !m.silencieux {
                 let confirme = if relu {
                     " (réponse perdue, lancement confirmé en relisant la plateforme)"
@@ -383,7 +381,7 @@ pub fn lancement(
         Lancement::DejaEnCours { en_cours } => {
             let etat = if en_cours { "en cours" } else { "planifié" };
             if m.json {
-                ecrire_ligne(calcul_json(cible, false, etat_avant, Some("deja_en_cours")))?;
+                calcul_json(cible, false, etat_avant, Some("deja_en_cours")).ecrire()?;
             } else {
                 ecrire(
                     &mut crate::sortie::standard(),
@@ -505,13 +503,13 @@ pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
 /// Un fichier écrit (`quoi` : `csv` ou `journal`), dit à l'utilisateur.
 pub fn annoncer_fichier(m: ModeSortie, cible: &Cible, quoi: &str, t: &Telecharge) -> Result<()> {
     if m.json {
-        ecrire_ligne(json!({
-            "evenement": "resultat",
-            "participation": cible.participation.as_str(),
-            "fichier": quoi,
-            "chemin": t.chemin.display().to_string(),
-            "octets": t.octets,
-        }))?;
+        Evenement::Resultat {
+            participation: cible.participation.as_str(),
+            fichier: quoi,
+            chemin: &t.chemin.display().to_string(),
+            octets: t.octets,
+        }
+        .ecrire()?;
         return Ok(());
     }
     let libelle = if quoi == "csv" {
@@ -629,10 +627,10 @@ pub fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Result<Co
     match issue {
         DemandeCsv::Demandee => {
             if m.json {
-                ecrire_ligne(json!({
-                    "evenement": "csv_demande",
-                    "participation": cible.participation.as_str(),
-                }))?;
+                Evenement::CsvDemande {
+                    participation: cible.participation.as_str(),
+                }
+                .ecrire()?;
             } else {
                 ecrire(
                     &mut crate::sortie::standard(),

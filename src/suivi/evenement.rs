@@ -131,6 +131,66 @@ pub enum Evenement<'a> {
         a_renommer: usize,
         a_corriger: usize,
     },
+    /// vigie verifier (S3 comme Vigie-Chiro) : un fichier déposé qui n'est pas intact à la
+    /// destination (manquante : remis à déposer ; differente : vers S3, remis à déposer, vers la
+    /// plateforme, noté en refus définitif) ou n'a pas pu être relu (inconnue : à revérifier plus
+    /// tard ; refusee : la destination refuse de le relire, un geste est nécessaire).
+    Verification {
+        unite: &'a str,
+        cle: &'a str,
+        #[schemars(extend("enum" = ["manquante", "differente", "inconnue", "refusee"]))]
+        etat: &'a str,
+        detail: &'a str,
+    },
+    /// vigie verifier : le bilan. definitifs : fichiers que la plateforme Vigie-Chiro garde avec
+    /// un autre contenu (ou sans objet dans son stockage) et refuse de remplacer, notés en refus
+    /// définitif REMPLACEMENT_REFUSE (code 3) ; toujours 0 vers S3. refusees : fichiers que la
+    /// destination refuse de relire (4xx : droits, jeton, participation d'un autre observateur),
+    /// ni remis à déposer ni notés en échec (code 3).
+    BilanVerification {
+        #[schemars(range(min = 0))]
+        plan: i64,
+        intactes: u64,
+        a_renvoyer: u64,
+        inconnues: u64,
+        definitifs: u64,
+        refusees: usize,
+    },
+    /// vigie traiter : le calcul lancé (lance true), ou pourquoi il ne l'a pas été (raison :
+    /// deja_en_cours, reessai, deja_fini, arrete, etat_inconnu ; null s'il l'a été), et l'état du
+    /// calcul lu avant (etat_plateforme : PLANIFIE, EN_COURS, FINI, ERREUR, RETRY, ou null si
+    /// aucun calcul n'avait été lancé).
+    Calcul {
+        participation: &'a str,
+        api: &'a str,
+        lance: bool,
+        etat_plateforme: Option<&'a str>,
+        raison: Option<&'a str>,
+    },
+    /// vigie traitement --attendre : un relevé de l'état du calcul (etat, comme pour
+    /// traitement ; manque : le relevé n'a rien donné cette fois, detail dit pourquoi) et
+    /// l'attente avant le suivant (prochain_releve_s, null pour le dernier). L'événement
+    /// traitement suit le dernier relevé.
+    Releve {
+        participation: &'a str,
+        etat: Option<&'a str>,
+        manque: bool,
+        detail: Option<&'a str>,
+        #[schemars(range(min = 0.0))]
+        prochain_releve_s: Option<f64>,
+    },
+    /// vigie resultats : un fichier téléchargé et écrit (fichier : csv, le CSV des observations,
+    /// ou journal, le journal du calcul), son chemin et sa taille.
+    Resultat {
+        participation: &'a str,
+        #[schemars(extend("enum" = ["csv", "journal"]))]
+        fichier: &'a str,
+        chemin: &'a str,
+        octets: u64,
+    },
+    /// vigie resultats --demander-csv : la plateforme a accepté de produire le CSV des
+    /// observations (et de l'envoyer par courriel).
+    CsvDemande { participation: &'a str },
     /// vigie deconnexion : ce qui a été effacé (le jeton, la connexion retenue).
     Deconnexion {
         jeton_efface: bool,
@@ -168,7 +228,12 @@ const DESCRIPTION: &str = "Chaque ligne de la sortie standard d'une commande lan
 /// niveau du schéma entier, en est retiré).
 pub fn schemas_types() -> Vec<(String, Value)> {
     let generateur = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
+        .with(|s| {
+            s.inline_subschemas = true;
+            // Le schéma de ce qui s'écrit : chaque champ est toujours écrit (un `None` en
+            // `null`), donc requis.
+            s.contract = schemars::generate::Contract::Serialize;
+        })
         .into_generator();
     let racine = generateur.into_root_schema_for::<Evenement>().to_value();
     let variants = racine["oneOf"]

@@ -389,14 +389,14 @@ impl AnnoncesReleve for AnnoncesReleves {
                     ),
                     Releve::Manque(d) => (None, true, Some(d.clone())),
                 };
-                let _ = super::ecrire_ligne(json!({
-                    "evenement": "releve",
-                    "participation": self.participation,
-                    "etat": etat,
-                    "manque": manque,
-                    "detail": detail,
-                    "prochain_releve_s": prochain.map(|p| p.as_secs_f64()),
-                }));
+                let _ = super::Evenement::Releve {
+                    participation: &self.participation,
+                    etat: etat.as_deref(),
+                    manque,
+                    detail: detail.as_deref(),
+                    prochain_releve_s: prochain.map(|p| p.as_secs_f64()),
+                }
+                .ecrire();
             }
             ModeReleves::Lignes => {
                 let ligne = match suite {

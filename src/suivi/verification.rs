@@ -4,9 +4,7 @@
 
 use std::io::{self, Write};
 
-use serde_json::json;
-
-use super::ecrire_ligne;
+use super::Evenement;
 use super::format::{neutraliser, pluriel};
 use crate::depot::relecture::verification::{BilanVerification, Constat};
 use crate::plan::DepotUnite;
@@ -22,9 +20,13 @@ pub fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::Result<
         Constat::Refusee(d) => ("refusee", d),
     };
     if json {
-        ecrire_ligne(
-            json!({"evenement": "verification", "unite": unite.chemin, "cle": unite.cle, "etat": etat, "detail": detail}),
-        )
+        Evenement::Verification {
+            unite: &unite.chemin,
+            cle: &unite.cle,
+            etat,
+            detail,
+        }
+        .ecrire()
     } else {
         writeln!(
             crate::sortie::standard(),
@@ -52,9 +54,15 @@ pub fn bilan(
         ..
     } = b;
     if json {
-        return ecrire_ligne(
-            json!({"evenement": "bilan_verification", "plan": plan, "intactes": intactes, "a_renvoyer": a_renvoyer, "inconnues": inconnues, "definitifs": definitifs, "refusees": refusees.len()}),
-        );
+        return Evenement::BilanVerification {
+            plan,
+            intactes: *intactes,
+            a_renvoyer: *a_renvoyer,
+            inconnues: *inconnues,
+            definitifs: *definitifs,
+            refusees: refusees.len(),
+        }
+        .ecrire();
     }
     let mut s = crate::sortie::standard();
     writeln!(
