@@ -34,7 +34,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -s v -l verbose -d 'Plus de d�
 complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose le dossier d\'une nuit ; relancer la même commande reprend le même plan, et ses réglages d\'envoi (ceux donnés au dépôt sont retenus par le plan)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d\'envoi (ceux donnés au dépôt sont retenus par le plan)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les fichiers en échec, interrompus ou incertains d\'un plan (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état d\'un plan (le dernier actif par défaut), ou ses fichiers un par un'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
@@ -51,10 +51,11 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l\'adresse de sa page' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Site Vigie-Chiro où créer la participation (avec --debut, --fin, et --point pour un site point fixe)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Avec --debut et --fin : le site où créer la participation (et --point pour un site point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro des noms (ID), ou le site d\'un numéro que son titre ne porte pas (NUMERO=ID) ; répétable' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n\'en a pas' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fuseau -d 'Fuseau de l\'horloge des enregistreurs, pour tirer des noms les dates des participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un décalage fixe (+01:00 pour un enregistreur resté à l\'heure d\'hiver) [défaut : local]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l jusqu-au-bout -d 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu\'à ce que tout soit déposé (code 0), qu\'il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]' -r
@@ -79,6 +80,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Ba
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l forcer-participation -d 'Dépose dans la participation donnée même si les noms disent un autre point ou une autre nuit, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n\'utiliser qu\'en connaissance de cause)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l redeposer-modifies -d 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'

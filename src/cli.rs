@@ -461,8 +461,9 @@ impl From<ModeProgression> for crate::suivi::Progression {
 
 #[derive(Debug, Subcommand)]
 pub enum Commande {
-    /// Dépose le dossier d'une nuit ; relancer la même commande reprend le même plan, et ses
-    /// réglages d'envoi (ceux donnés au dépôt sont retenus par le plan).
+    /// Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même
+    /// commande reprend les mêmes plans, et leurs réglages d'envoi (ceux donnés au dépôt sont
+    /// retenus par le plan).
     Depot(ArgsDepot),
     /// Relance les fichiers en échec, interrompus ou incertains d'un plan (alias : retenter).
     #[command(name = "retenter-echecs", alias = "retenter")]
@@ -553,10 +554,12 @@ pub enum Commande {
 }
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("destination").required(true).args(["vers", "participation", "site"])))]
 pub struct ArgsDepot {
-    /// Le dossier de la nuit (parcouru récursivement).
-    pub dossier: PathBuf,
+    /// Les dossiers à déposer (parcourus récursivement). Sans --vers ni --participation ni
+    /// --debut/--fin : la saison, chaque nuit (site, point, passage, soirée lus dans les noms)
+    /// dans sa participation, reprise si elle existe, créée sinon.
+    #[arg(required = true, num_args = 1.., value_name = "DOSSIER")]
+    pub dossiers: Vec<PathBuf>,
 
     /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif).
     #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
@@ -567,10 +570,12 @@ pub struct ArgsDepot {
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
 
-    /// Site Vigie-Chiro où créer la participation (avec --debut, --fin, et --point pour un
-    /// site point fixe).
-    #[arg(long, value_name = "ID", requires_all = ["debut", "fin"])]
-    pub site: Option<String>,
+    /// Avec --debut et --fin : le site où créer la participation (et --point pour un site
+    /// point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro
+    /// des noms (ID), ou le site d'un numéro que son titre ne porte pas (NUMERO=ID) ;
+    /// répétable.
+    #[arg(long, value_name = "ID|NUMERO=ID")]
+    pub site: Vec<String>,
 
     /// Point d'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe,
     /// facultatif pour un site routier ou pédestre, qui n'en a pas.
@@ -585,6 +590,18 @@ pub struct ArgsDepot {
     /// Fin de la nuit, ISO 8601 avec son fuseau (comme --debut).
     #[arg(long, requires = "site")]
     pub fin: Option<String>,
+
+    /// Fuseau de l'horloge des enregistreurs, pour tirer des noms les dates des
+    /// participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un
+    /// décalage fixe (+01:00 pour un enregistreur resté à l'heure d'hiver).
+    #[arg(long, value_name = "FUSEAU", default_value = "local")]
+    pub fuseau: String,
+
+    /// Dépose dans la participation donnée même si les noms disent un autre point ou une
+    /// autre nuit, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier
+    /// accepté : à n'utiliser qu'en connaissance de cause).
+    #[arg(long)]
+    pub forcer_participation: bool,
 
     #[command(flatten)]
     pub api: OptionsApi,

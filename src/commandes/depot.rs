@@ -27,7 +27,7 @@ use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::{neutraliser, pluriel};
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
-const RIEN_ENVOYE: &str = "rien n'a été envoyé";
+pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
 /// Combien de noms un avertissement cite avant de résumer.
 const NOMS_CITES: usize = 10;
 /// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
@@ -46,13 +46,29 @@ pub(super) struct PlanPret {
 }
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
+    // Sans destination : la saison, chaque nuit dans sa participation.
+    if args.vers.is_none()
+        && args.participation.is_none()
+        && args.debut.is_none()
+        && args.fin.is_none()
+    {
+        return super::saison::depot_saison(g, args);
+    }
+    if args.dossiers.len() > 1 {
+        return Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            "une destination (--vers, --participation, --site --debut --fin) reçoit un seul              dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation,              déposez la saison : vigie depot DOSSIER… (sans destination) ; rien n'a été envoyé",
+        )
+        .into());
+    }
+    let dossier = args.dossiers[0].clone();
     let destination = destination_demandee(&args)?;
     // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
     // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
     if matches!(destination, Destination::VigieChiro(_)) && !args.simulation {
         crate::jeton::lire()?;
     }
-    let preparation = preparer(&args.dossier, &destination)?;
+    let preparation = preparer(&dossier, &destination)?;
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
@@ -82,8 +98,14 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             (CibleParticipation::ACreer { point, .. }, true) => point.clone(),
             (CibleParticipation::Existante(_), true) => None,
         };
+        refuser_plusieurs_nuits(g, &preparation, args.forcer_participation)?;
+        // Le point d'une participation existante vient de la plateforme : des noms d'un
+        // autre point sont un refus. Celui d'une participation à créer, l'utilisateur vient
+        // de le taper (`--point`) : un écart est dit, le dépôt continue.
+        let refuser = !args.forcer_participation
+            && matches!(dest.participation, CibleParticipation::Existante(_));
         if let Some(point) = point {
-            avertir_points(g, &preparation.inventaire, &point)?;
+            avertir_points(g, &preparation.inventaire, &point, refuser)?;
         }
     }
     let pret = enregistrer(
@@ -230,9 +252,16 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
             args.autoriser_http,
         )?));
     }
+    if args.site.len() > 1 || (args.participation.is_some() && !args.site.is_empty()) {
+        return Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            "--participation ID, ou un seul --site ID avec --debut et --fin : une participation              à la fois ; rien n'a été envoyé",
+        )
+        .into());
+    }
     let participation = match (
         &args.participation,
-        &args.site,
+        &args.site.first(),
         &args.point,
         &args.debut,
         &args.fin,
@@ -257,10 +286,10 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
 
 /// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.
 pub(super) struct Preparation {
-    inventaire: Inventaire,
-    fichiers: Vec<FichierPlanifie>,
+    pub inventaire: Inventaire,
+    pub fichiers: Vec<FichierPlanifie>,
     /// Chemin canonique du dossier.
-    dossier: String,
+    pub dossier: String,
 }
 
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
@@ -383,7 +412,7 @@ pub(super) fn enregistrer(
 /// l'heure d'été (ou un autre système) décale d'une heure toutes ses dates sans changer un
 /// octet. Ceux-là ne sont ni « changés » ni renvoyés. Un fichier illisible, ou sans empreinte
 /// comparable, reste dit changé.
-fn dates_seules(
+pub(super) fn dates_seules(
     base: &Base,
     dossier: &str,
     identite: &str,
@@ -465,7 +494,7 @@ fn refuser_si_deja_planifie(
 /// La base des plans, pour la lire avant de planifier ; `None` s'il n'y en a pas encore. Lire ne
 /// crée rien : sans base, aucun plan n'existe. Une simulation lit une copie, pour ne pas même
 /// migrer la base.
-fn base_a_lire(g: &OptionsGlobales, a_blanc: bool) -> Result<Option<Base>> {
+pub(super) fn base_a_lire(g: &OptionsGlobales, a_blanc: bool) -> Result<Option<Base>> {
     let chemin = super::chemin_base(g)?;
     if !chemin.exists() {
         return Ok(None);
@@ -548,9 +577,92 @@ fn meme_participation(
     }
 }
 
+/// Une participation, c'est un site, un point, une nuit : des fichiers de plusieurs nuits
+/// (points, passages ou soirées) vers une seule participation y resteraient mêlés, et la
+/// plateforme ne permet pas de retirer un fichier accepté. Refus avant tout envoi (code 2),
+/// les nuits listées et la commande de saison ; `--forcer-participation` passe outre.
+fn refuser_plusieurs_nuits(
+    g: &OptionsGlobales,
+    preparation: &Preparation,
+    forcer: bool,
+) -> Result<()> {
+    let nuits = crate::saison::nuits::regrouper(&preparation.inventaire.enregistrements).nuits;
+    if nuits.len() < 2 {
+        return Ok(());
+    }
+    let lignes: Vec<String> = nuits
+        .iter()
+        .map(|n| {
+            let cle = &n.cle;
+            let quand = match (cle.soiree, n.premiere, n.derniere) {
+                (Some(_), Some(p), Some(d)) => format!(
+                    "{} {}→{}",
+                    super::saison::jour_court(p.date()),
+                    p.format("%H:%M"),
+                    d.format("%H:%M")
+                ),
+                _ => format!("circuit {}", cle.site),
+            };
+            format!(
+                "  {quand}  {:<4}  Pass{}  {}",
+                cle.point.as_deref().unwrap_or("—"),
+                cle.passage,
+                pluriel(n.fichiers.len() as u64, "fichier", "fichiers")
+            )
+        })
+        .collect();
+    if forcer {
+        if g.json {
+            ligne_json(json!({
+                "evenement": "avertissement",
+                "motif": "ecart_participation",
+                "nuits": nuits.len(),
+            }))?;
+        } else if !g.quiet {
+            writeln!(
+                crate::sortie::erreur(),
+                "attention : ce dossier contient {} nuits, déposées dans la même participation \
+                 (--forcer-participation)",
+                nuits.len()
+            )?;
+        }
+        return Ok(());
+    }
+    if !g.json {
+        let mut e = crate::sortie::erreur();
+        writeln!(
+            e,
+            "Ce dossier contient {} nuits ; une participation n'en reçoit qu'une :",
+            nuits.len()
+        )?;
+        for l in &lignes {
+            writeln!(e, "{}", neutraliser(l))?;
+        }
+        writeln!(
+            e,
+            "  → déposez la saison, chaque nuit dans sa participation : vigie depot DOSSIER"
+        )?;
+        writeln!(
+            e,
+            "    (sans --participation ; si c'est voulu : --forcer-participation)"
+        )?;
+    }
+    Err(ErreurAvecCode::new(
+        CodeSortie::Usage,
+        format!(
+            "{} nuits vers une seule participation ; {RIEN_ENVOYE}. Déposez la saison : vigie \
+             depot DOSSIER (sans --participation)",
+            nuits.len()
+        ),
+    )
+    .into())
+}
+
 /// Des fichiers dont le nom porte un autre point que la participation iraient au mauvais
-/// point : dit avant tout envoi (le dépôt continue, la participation peut être la bonne).
-fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<()> {
+/// point, et la plateforme ne permet pas de les en retirer : `refuser` (une participation
+/// existante, sans `--forcer-participation`), refus avant tout envoi (code 2) ; sinon dit,
+/// et le dépôt continue.
+fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str, refuser: bool) -> Result<()> {
     let autres: Vec<String> = inv
         .enregistrements
         .iter()
@@ -567,6 +679,35 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
         .filter_map(|c| inventaire::point_du_nom(c.rsplit('/').next().unwrap_or(c)))
         .collect();
     let points = points.into_iter().collect::<Vec<_>>().join(", ");
+    if refuser {
+        if !g.json {
+            let mut e = crate::sortie::erreur();
+            writeln!(
+                e,
+                "Ces fichiers ne sont pas ceux de la participation ; rien n'a été envoyé :"
+            )?;
+            writeln!(
+                e,
+                "  point : {} dans les noms ({}), {} pour la participation",
+                neutraliser(&points),
+                pluriel(autres.len() as u64, "fichier", "fichiers"),
+                neutraliser(point)
+            )?;
+            writeln!(
+                e,
+                "  → vérifiez la participation, ou, si c'est voulu : --forcer-participation"
+            )?;
+        }
+        return Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!(
+                "point {} dans les noms, {} pour la participation ; {RIEN_ENVOYE}",
+                neutraliser(&points),
+                neutraliser(point)
+            ),
+        )
+        .into());
+    }
     if g.json {
         ligne_json(json!({
             "evenement": "avertissement",

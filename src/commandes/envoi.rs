@@ -149,6 +149,62 @@ impl<'a> Envoi<'a> {
     pub(super) fn attente_reseau(&self) -> Option<Duration> {
         self.emission.pause.and_then(|p| p.attente_max)
     }
+
+    /// Le même envoi vers une autre destination : une nuit de la saison. Les réglages
+    /// d'émission, le parallélisme et le seau de `--debit-max` sont partagés.
+    pub(super) fn vers<'b>(&'b self, destination: &'b Destination) -> Envoi<'b> {
+        Envoi {
+            emission: self.emission.clone(),
+            paralleles: self.paralleles,
+            debit: self.debit.clone(),
+            options: self.options,
+            s3: self.s3,
+            destination,
+            annonce: self.annonce.clone(),
+            moi: self.moi.clone(),
+        }
+    }
+
+    /// Un émetteur aux réglages de cet envoi, hors de tout passage.
+    pub(super) fn emetteur_seul(&self, arret: Annulation) -> Emetteur {
+        Emetteur::nouveau(self.emission.clone(), arret).sous_limite(self.debit.clone())
+    }
+
+    /// La participation d'un plan vers la plateforme, résolue (créée au besoin, une seule
+    /// fois) hors d'un passage, sous les réglages et la veille du réseau de cet envoi : les
+    /// créations d'une saison se font toutes avant le premier octet.
+    pub(super) async fn resoudre_participation(
+        &self,
+        base: &Base,
+        plan: &DepotPlan,
+        dest: &crate::destination::DestinationVigieChiro,
+        moi: Option<&IdObjet>,
+    ) -> Result<IdObjet> {
+        let arret = Annulation::new();
+        ecouter_signaux(arret.clone(), None);
+        let emetteur = self.emetteur_seul(arret.clone());
+        let client = super::vigiechiro::client(&dest.api)?;
+        let journal_suivi = crate::suivi::choisir(false, true, crate::suivi::Progression::Jamais);
+        let issue = emetteur
+            .sous_veille(
+                crate::depot::vigiechiro::participation::resoudre_participation(
+                    base, plan.id, dest, moi, &client, &emetteur,
+                ),
+                || async { client.moi().await.map(|_| ()) },
+                &AnnoncesSuivi(journal_suivi.as_ref()),
+                &ObservateurMuet,
+            )
+            .await;
+        if let Some(e) = super::certificat_refuse(&emetteur) {
+            return Err(e);
+        }
+        match issue {
+            Err(_) if arret.est_annulee() && !emetteur.reseau().est_abandonne() => {
+                Err(interrompu())
+            }
+            r => r,
+        }
+    }
 }
 
 /// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret` (Ctrl-C, la fin

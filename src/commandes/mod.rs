@@ -13,6 +13,7 @@ mod reglages;
 mod renommer;
 #[cfg(feature = "bac-a-sable")]
 mod sable;
+mod saison;
 mod traitement;
 mod vigiechiro;
 

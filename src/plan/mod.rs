@@ -14,6 +14,7 @@
 
 mod modele;
 mod reglages;
+mod saison;
 mod unites;
 mod verrou;
 
@@ -26,6 +27,7 @@ use crate::plateforme::erreur_systeme;
 
 pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
 pub use reglages::ReglagesRetenus;
+pub use saison::{NuitLiee, NuitPlanifiee};
 pub use unites::{DeposeeARelire, EntreeJournal, FichierPlanifie, Replanification};
 pub use verrou::VerrouPlan;
 
@@ -54,6 +56,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0006_separer_envoi",
         include_str!("../../migrations/0006_separer_envoi.sql"),
+    ),
+    (
+        "0007_saison",
+        include_str!("../../migrations/0007_saison.sql"),
     ),
 ];
 
@@ -552,7 +558,7 @@ mod tests {
             .unwrap();
         }
         let b = Base::ouvrir(&chemin).unwrap();
-        assert_eq!(b.version_schema().unwrap(), 6);
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let par_id = |id| b.unite(id).unwrap();
         let s3 = par_id(1);
         assert_eq!(s3.envoi_multipart.as_deref(), Some("upload-s3-1"));

@@ -256,6 +256,39 @@ impl Base {
         redeposer_modifies: bool,
         dates_seules: &HashSet<String>,
     ) -> Resultat<Replanification> {
+        self.planifier_dans(
+            dossier,
+            destination,
+            fichiers,
+            redeposer_modifies,
+            dates_seules,
+            None,
+        )
+    }
+
+    /// Comme [`Base::planifier_avec`], mais une unité que l'inventaire n'a pas vue n'est
+    /// retirée que si son chemin est sous l'un des dossiers de `perimetre` (relatifs au
+    /// dossier du plan ; `""` : tout le plan ; `None` : tout le plan). C'est la nuit d'une
+    /// saison : `vigie depot Saison/PA-A` ne parcourt pas `Saison/PA-B`, dont les fichiers de
+    /// la même nuit ne sont pas « disparus ».
+    pub fn planifier_dans(
+        &mut self,
+        dossier: &str,
+        destination: &str,
+        fichiers: &[FichierPlanifie],
+        redeposer_modifies: bool,
+        dates_seules: &HashSet<String>,
+        perimetre: Option<&[String]>,
+    ) -> Resultat<Replanification> {
+        let dans_le_perimetre = |chemin: &str| match perimetre {
+            None => true,
+            Some(dossiers) => dossiers.iter().any(|d| {
+                d.is_empty()
+                    || chemin
+                        .strip_prefix(d.as_str())
+                        .is_some_and(|reste| reste.starts_with('/'))
+            }),
+        };
         let chemin_base = self.chemin.clone();
         let err = |e| ErreurBase::depuis_sqlite(&chemin_base, e);
         let maintenant = maintenant_s();
@@ -426,10 +459,13 @@ impl Base {
             let mut retirer = tx
                 .prepare("DELETE FROM depot_unite WHERE id = ?1")
                 .map_err(err)?;
-            for c in connues
-                .values()
-                .filter(|c| !c.vu && c.etat != EtatUnite::Deposee)
+            for (chemin, c) in connues
+                .iter()
+                .filter(|(_, c)| !c.vu && c.etat != EtatUnite::Deposee)
             {
+                if !dans_le_perimetre(chemin) {
+                    continue;
+                }
                 // Une unité incertaine disparue reste : son envoi est peut-être parti, il faut
                 // le réconcilier ; la retirer serait mentir sur ce qui est à la destination.
                 if c.etat == EtatUnite::Incertaine {

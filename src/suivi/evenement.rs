@@ -94,6 +94,30 @@ pub enum Evenement<'a> {
     ReseauIndisponible { attente_s: f64, depuis_s: f64 },
     /// Le réseau répond de nouveau : les envois reprennent.
     ReseauRetabli,
+    /// vigie depot DOSSIER… en saison (sans destination) : une nuit trouvée dans les noms, avant
+    /// tout envoi (et en simulation). `issue` : a_creer (sa participation sera créée), base
+    /// (déjà liée à un plan de la base : une relance), fichiers (une participation de la
+    /// plateforme contient déjà des fichiers de cette nuit), dates (une participation de la
+    /// plateforme au même point, la même nuit), non_verifiee (simulation sans jeton : la
+    /// plateforme n'a pas été lue). `participation` : son identifiant, s'il est connu ; `debut`
+    /// et `fin` : la première et la dernière séquence, en UTC (RFC 3339).
+    Nuit {
+        numero_site: &'a str,
+        site: Option<&'a str>,
+        #[schemars(schema_with = "schema_protocole")]
+        protocole: &'static str,
+        passage: u8,
+        point: Option<&'a str>,
+        soiree: Option<String>,
+        debut: Option<String>,
+        fin: Option<String>,
+        enregistreurs: Vec<&'a str>,
+        fichiers: usize,
+        octets: u64,
+        #[schemars(schema_with = "schema_issue_nuit")]
+        issue: &'static str,
+        participation: Option<String>,
+    },
     /// Le dossier de la nuit est devenu illisible pendant le dépôt (carte SD retirée, disque
     /// débranché) : le dépôt attend son retour, sans limite, sans marquer d'échec (Ctrl-C ou la
     /// durée de --jusqu-au-bout l'arrêtent).
@@ -211,6 +235,14 @@ impl Evenement<'_> {
 }
 
 /// Les causes de refus, telles que le plan les écrit (`CauseRefus::as_str`).
+fn schema_protocole(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "enum": ["point_fixe", "routier"] })
+}
+
+fn schema_issue_nuit(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "enum": ["a_creer", "base", "fichiers", "dates", "non_verifiee"] })
+}
+
 fn schema_cause(_: &mut SchemaGenerator) -> Schema {
     let causes: Vec<&str> = CauseRefus::TOUTES.iter().map(|c| c.as_str()).collect();
     json_schema!({ "enum": causes })

@@ -211,13 +211,33 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
 }
 
 #[test]
-fn point_des_noms_different_de_celui_de_la_participation_signale() {
+fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
     let banc = Banc::nouveau();
     // La participation d'essai est au point A1 ; ces séquences sont du point Z1.
     let z1 = "Car640139-2026-Pass1-Z1-OB-1_20260621_220000_000.wav";
     banc.fichier(z1, 10_000);
-    banc.fichier(&nom(2), 10_000);
+    // Seule, une nuit au point Z1 : refusée avant tout envoi (rien ne se retire d'une
+    // participation).
     let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("Z1 dans les noms") && e.contains("A1 pour la participation"),
+        "{e}"
+    );
+    assert!(e.contains("--forcer-participation"), "{e}");
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(vigie_bac_a_sable::Operation::ApiDeclarerFichier),
+        0
+    );
+    // Voulu : --forcer-participation dépose, et le dit.
+    let out = banc
+        .depot_plateforme()
+        .arg("--forcer-participation")
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let e = stderr(&out);
     assert!(
@@ -225,8 +245,7 @@ fn point_des_noms_different_de_celui_de_la_participation_signale() {
         "{e}"
     );
     // Rien à dire quand les points concordent.
-    let out = banc.depot_plateforme().output().unwrap();
-    assert!(stderr(&out).contains("point Z1"));
+    banc.fichier(&nom(2), 10_000);
     std::fs::remove_file(banc.nuit.join(z1)).unwrap();
     let out = banc.depot_plateforme().output().unwrap();
     assert!(!stderr(&out).contains("attention"), "{}", texte(&out));
@@ -309,9 +328,10 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
     assert!(stderr(&out).contains("point « Z0 »"), "{}", texte(&out));
     assert_eq!(banc.bac().compteurs().requetes_total(), avant);
 
-    // Les noms acceptés partent et sont déposés.
+    // Les noms acceptés partent et sont déposés (deux points, A1 et H2 : une seule
+    // participation les reçoit seulement si c'est voulu).
     std::fs::remove_file(dossier.join(fixe("Pass1-Z0"))).unwrap();
-    let out = depot_de(&dossier, &[]);
+    let out = depot_de(&dossier, &["--forcer-participation"]);
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
 }

@@ -798,6 +798,7 @@ fn chaque_commande_suit_le_schema() {
     depot.arg("depot").arg(autre.path()).args([
         "--participation",
         PARTICIPATION,
+        "--forcer-participation",
         "--api",
         &banc.bac().api(),
     ]);

@@ -1052,8 +1052,9 @@ fn les_suggestions_de_noms_sont_acceptees_et_une_faute_est_montree() {
     assert_eq!(banc.bac().fichiers().len(), 3);
 }
 
-/// Des fichiers au point Z1 déposés dans une participation au point A1 : l'avertissement tient
-/// en trois lignes de 80 colonnes au plus (il en faisait huit à onze, dix noms entiers).
+/// Des fichiers au point Z1 déposés dans une participation au point A1 (--forcer-participation) :
+/// l'avertissement tient en trois lignes de 80 colonnes au plus (il en faisait huit à onze, dix
+/// noms entiers).
 #[test]
 fn l_avertissement_de_point_est_compact() {
     let banc = Banc::nouveau();
@@ -1065,7 +1066,7 @@ fn l_avertissement_de_point_est_compact() {
     }
     let out = banc
         .depot_plateforme()
-        .args(["--progression", "jamais", "-q"])
+        .args(["--progression", "jamais", "-q", "--forcer-participation"])
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));

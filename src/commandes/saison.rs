@@ -1,0 +1,1322 @@
+//! `vigie depot DOSSIER…` sans destination : la saison. Chaque nuit (site, point, passage,
+//! soirée, lus dans les noms) part dans sa participation : celle de la base (une relance),
+//! celle de la plateforme qui est cette nuit (créée sur le site web), ou une créée pour elle.
+//!
+//! L'ordre des choses, pour que rien ne parte au mauvais endroit :
+//! 1. inventaire et noms de tous les dossiers, regroupement en nuits ; un fichier d'aucune
+//!    nuit est un refus (code 2) ;
+//! 2. lecture de la plateforme : l'utilisateur, ses sites (le numéro des noms rapproché d'un
+//!    titre), les participations de chaque site ; un site absent ou ambigu, une participation
+//!    ambiguë, sans point ou partagée entre deux nuits : refus (code 2), tous d'un coup, avant
+//!    toute écriture ;
+//! 3. un plan par nuit, lié à sa saison dans la base (`saison_nuit`) : une nuit liée garde son
+//!    plan d'une relance à l'autre ;
+//! 4. **toutes** les créations de participations, nuit après nuit (chacune notée dans son plan
+//!    avant d'être émise, réconciliée par la relecture du site si la réponse se perd ou si
+//!    `vigie` est tué) ;
+//! 5. puis l'envoi, nuit après nuit, sous un seul jeu de réglages (`--paralleles`,
+//!    `--debit-max` : un seul seau pour toute la saison).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use serde_json::json;
+
+use super::depot::{Preparation, RIEN_ENVOYE, dates_seules, preparer};
+use super::envoi::{Envoi, runtime};
+use super::ligne_json;
+use crate::cli::{ArgsDepot, OptionsGlobales};
+use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
+use crate::horodatage::InstantUtc;
+use crate::inventaire::Enregistrement;
+use crate::plan::{
+    Base, DepotPlan, FichierPlanifie, NuitLiee, ReglagesRetenus, ResumePlan, VerrouPlan,
+};
+use crate::reessai::{Profil, ReponseApi};
+use crate::saison::correspondance::{
+    IssueNuit, NuitDatee, ParticipationVue, Preuve, Verdict, attribuer, date_plateforme, verdict,
+};
+use crate::saison::fuseau::Fuseau;
+use crate::saison::nuits::{CleNuit, Nuit, Protocole, RaisonHorsNuit, bornes_utc, regrouper};
+use crate::saison::sites::{Rapprochement, SiteConnu, rapprocher};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::format::{neutraliser, pluriel, replier};
+use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
+
+/// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
+/// seulement : on ne devine pas le site web d'une autre API).
+const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
+/// Combien de fichiers un refus « hors nuit » cite.
+const HORS_NUIT_CITES: usize = 10;
+
+/// L'adresse de la participation sur le site web, pour l'API par défaut.
+pub(super) fn adresse_participation(api: &str, id: &str) -> Option<String> {
+    (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
+        .then(|| format!("{SITE_WEB}{id}"))
+}
+
+/// `sam. 20/06` : le jour abrégé en français et la date.
+pub(super) fn jour_court(d: NaiveDate) -> String {
+    const JOURS: [&str; 7] = ["lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."];
+    format!(
+        "{} {:02}/{:02}",
+        JOURS[d.weekday().num_days_from_monday() as usize],
+        d.day(),
+        d.month()
+    )
+}
+
+/// Une nuit en une courte ligne : `sam. 20/06  A1  Pass1` (routier : `circuit 270  Pass1`).
+fn libelle_cle(cle: &CleNuit) -> String {
+    match (cle.soiree, cle.point.as_deref()) {
+        (Some(s), Some(p)) => format!("{}  {:<4}  Pass{}", jour_court(s), p, cle.passage),
+        _ => format!("circuit {}  Pass{}", cle.site, cle.passage),
+    }
+}
+
+/// Ce qui revient à une nuit, une fois la plateforme et la base lues.
+#[derive(Debug, Clone)]
+enum Sort {
+    /// Déjà liée à un plan de la base (une relance) : elle le garde.
+    Liee { plan: DepotPlan },
+    /// Sa participation existe sur la plateforme : reprise.
+    Reprise {
+        participation: IdObjet,
+        preuve: Preuve,
+    },
+    /// À créer.
+    ACreer,
+    /// Non vérifiée (simulation hors ligne, sans jeton).
+    NonVerifiee,
+}
+
+/// Une nuit de la commande, avec ce qu'il faut pour la planifier.
+struct NuitDeSaison {
+    nuit: Nuit,
+    bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    site: Option<IdObjet>,
+    sort: Sort,
+}
+
+/// Les refus d'avant toute écriture, dits tous d'un coup (code 2).
+#[derive(Default)]
+struct Refus {
+    lignes: Vec<String>,
+}
+
+impl Refus {
+    fn ajouter(&mut self, texte: &str) {
+        self.lignes.extend(replier(texte, 79));
+    }
+
+    fn rendre(self, g: &OptionsGlobales, entete: &str) -> Result<()> {
+        if self.lignes.is_empty() {
+            return Ok(());
+        }
+        if !g.json {
+            let mut e = crate::sortie::erreur();
+            writeln!(e, "{entete}")?;
+            for l in &self.lignes {
+                writeln!(e, "{}", neutraliser(l))?;
+            }
+        }
+        Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!("{entete} (voir ci-dessus) ; corrigez, puis relancez la même commande"),
+        )
+        .into())
+    }
+}
+
+/// Les dossiers de la commande, inventoriés, validés et réunis sous leur ancêtre commun.
+struct Reunion {
+    /// L'ancêtre commun (chemin canonique).
+    racine: PathBuf,
+    /// Les dossiers donnés, canoniques.
+    dossiers: Vec<PathBuf>,
+    /// Les enregistrements, chemins relatifs à `racine`.
+    enregistrements: Vec<Enregistrement>,
+    /// Les mêmes, planifiables (identité relevée), dans le même ordre.
+    fichiers: Vec<FichierPlanifie>,
+}
+
+/// L'ancêtre commun de deux chemins absolus.
+fn ancetre_commun(a: &Path, b: &Path) -> PathBuf {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect()
+}
+
+/// `chemin` relatif à `racine`, séparateur `/` (`""` : la racine elle-même).
+fn relatif(chemin: &Path, racine: &Path) -> Option<String> {
+    let reste = chemin.strip_prefix(racine).ok()?;
+    let parties: Option<Vec<&str>> = reste.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parties?.join("/"))
+}
+
+fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
+    let mut preparations: Vec<Preparation> = Vec::with_capacity(dossiers.len());
+    for d in dossiers {
+        preparations.push(preparer(d, provisoire)?);
+    }
+    let canoniques: Vec<PathBuf> = preparations
+        .iter()
+        .map(|p| PathBuf::from(&p.dossier))
+        .collect();
+    let racine = canoniques
+        .iter()
+        .skip(1)
+        .fold(canoniques[0].clone(), |a, b| ancetre_commun(&a, b));
+    let mut vus = HashSet::new();
+    let (mut enregistrements, mut fichiers) = (Vec::new(), Vec::new());
+    for (p, dossier) in preparations.into_iter().zip(&canoniques) {
+        let prefixe = relatif(dossier, &racine).with_context(|| {
+            format!("chemin du dossier {} (pas de l'UTF-8 ?)", dossier.display())
+        })?;
+        let avec = |c: &str| {
+            if prefixe.is_empty() {
+                c.to_owned()
+            } else {
+                format!("{prefixe}/{c}")
+            }
+        };
+        for (e, f) in p.inventaire.enregistrements.iter().zip(p.fichiers) {
+            let chemin = avec(&e.chemin);
+            // Un dossier donné deux fois, ou l'un dans l'autre : chaque fichier une fois.
+            if !vus.insert(chemin.clone()) {
+                continue;
+            }
+            enregistrements.push(Enregistrement {
+                chemin: chemin.clone(),
+                taille: e.taille,
+                modifie_ns: e.modifie_ns,
+            });
+            fichiers.push(FichierPlanifie { chemin, ..f });
+        }
+    }
+    Ok(Reunion {
+        racine,
+        dossiers: canoniques,
+        enregistrements,
+        fichiers,
+    })
+}
+
+/// La racine d'une nuit : le dossier commun à tous ses fichiers (relatif à la réunion).
+fn racine_de_nuit(nuit: &Nuit, reunion: &Reunion) -> String {
+    let mut commun: Option<Vec<&str>> = None;
+    for &i in &nuit.fichiers {
+        let chemin = &reunion.enregistrements[i].chemin;
+        let dossiers: Vec<&str> = match chemin.rsplit_once('/') {
+            Some((d, _)) => d.split('/').collect(),
+            None => Vec::new(),
+        };
+        commun = Some(match commun {
+            None => dossiers,
+            Some(c) => c
+                .into_iter()
+                .zip(dossiers)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    commun.unwrap_or_default().join("/")
+}
+
+/// Les refus « hors nuit » : chaque fichier d'aucune nuit, et pourquoi.
+fn refuser_hors_nuit(
+    g: &OptionsGlobales,
+    reunion: &Reunion,
+    nuits: &[Nuit],
+    hors: &[crate::saison::nuits::HorsNuit],
+) -> Result<()> {
+    let mut refus = Refus::default();
+    for h in hors.iter().take(HORS_NUIT_CITES) {
+        let chemin = &reunion.enregistrements[h.fichier].chemin;
+        let pourquoi = match &h.raison {
+            RaisonHorsNuit::HorodatageImpossible => {
+                "horodatage impossible → vérifiez l'horloge de l'enregistreur, puis renommez"
+                    .to_owned()
+            }
+            RaisonHorsNuit::AucuneNuitAutour => {
+                "aucune séquence dans son dossier → rangez-la dans le dossier de sa nuit".to_owned()
+            }
+            RaisonHorsNuit::PlusieursNuitsAutour(lesquelles) => format!(
+                "son dossier contient {} nuits ({}) → rangez-la dans le dossier de sa nuit, ou \
+                 déposez-la seule : vigie depot DOSSIER --participation ID",
+                lesquelles.len(),
+                lesquelles
+                    .iter()
+                    .map(|&n| libelle_cle(&nuits[n].cle).replace("  ", " "))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        refus.ajouter(&format!("  {chemin} : {pourquoi}"));
+    }
+    if hors.len() > HORS_NUIT_CITES {
+        refus.ajouter(&format!("  … et {} autres", hors.len() - HORS_NUIT_CITES));
+    }
+    if g.json && !hors.is_empty() {
+        ligne_json(json!({
+            "evenement": "avertissement",
+            "motif": "hors_nuit",
+            "chemins": hors.iter().map(|h| &reunion.enregistrements[h.fichier].chemin).collect::<Vec<_>>(),
+        }))?;
+    }
+    refus.rendre(
+        g,
+        "Ces fichiers ne se rattachent à aucune nuit ; rien n'a été envoyé :",
+    )
+}
+
+/// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
+struct SitesDonnes {
+    preferes: Vec<IdObjet>,
+    imposes: HashMap<String, IdObjet>,
+}
+
+fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
+    let mut s = SitesDonnes {
+        preferes: Vec::new(),
+        imposes: HashMap::new(),
+    };
+    let invalide = |v: &str| -> anyhow::Error {
+        ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!(
+                "--site « {} » : attendu l'identifiant du site (24 chiffres hexadécimaux, la fin \
+                 de l'adresse de sa page) ou NUMERO=ID (ex. 640380=64a1…)",
+                v.chars().take(60).collect::<String>().escape_debug()
+            ),
+        )
+        .into()
+    };
+    for v in valeurs {
+        match v.split_once('=') {
+            Some((numero, id)) => {
+                let id = IdObjet::analyser(id.trim()).ok_or_else(|| invalide(v))?;
+                let numero = numero.trim();
+                if numero.is_empty() || !numero.bytes().all(|o| o.is_ascii_digit()) {
+                    return Err(invalide(v));
+                }
+                s.imposes.insert(numero.to_owned(), id);
+            }
+            None => s
+                .preferes
+                .push(IdObjet::analyser(v.trim()).ok_or_else(|| invalide(v))?),
+        }
+    }
+    Ok(s)
+}
+
+/// Ce que la plateforme a dit, avant toute écriture.
+struct Lecture {
+    moi: IdObjet,
+    /// Le site de chaque (numéro, protocole), ou le refus.
+    sites: BTreeMap<(String, Protocole), Result<IdObjet, String>>,
+    /// Les participations de chaque site retenu.
+    participations: HashMap<IdObjet, Vec<ParticipationLue>>,
+}
+
+/// Une lecture de la plateforme, ou l'erreur (transitoire) qui dit pourquoi elle manque.
+async fn lire_ou_dire<T, Fut>(
+    emetteur: &crate::transport::Emetteur,
+    cible: &str,
+    tentative: impl FnMut() -> Fut,
+) -> Result<T>
+where
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    let issue = crate::traitement::lire(emetteur, Profil::Insistant, cible, tentative).await;
+    match issue.reponse {
+        ReponseApi::Succes(v) => Ok(v),
+        autre => Err(ErreurAvecCode::new(
+            CodeSortie::EchecsTransitoires,
+            format!(
+                "lecture de {cible} impossible, rien n'a été envoyé : {}",
+                crate::depot::vigiechiro::participation::pas_de_reponse_utile(&autre)
+            ),
+        )
+        .into()),
+    }
+}
+
+async fn lire_plateforme(
+    client: &ClientVigieChiro,
+    emetteur: &crate::transport::Emetteur,
+    api: &str,
+    nuits: &[Nuit],
+    donnes: &SitesDonnes,
+) -> Result<Lecture> {
+    let moi = super::vigiechiro::reconnaitre_plateforme(client, emetteur)
+        .await
+        .map_err(|r| {
+            r.erreur(
+                api,
+                ErreurAvecCode::new(
+                    CodeSortie::RefusDefinitifs,
+                    crate::depot::vigiechiro::MESSAGE_JETON_REFUSE,
+                ),
+                RIEN_ENVOYE,
+            )
+        })?
+        .id;
+    let propres: Vec<SiteConnu> =
+        lire_ou_dire(emetteur, "/moi/sites", || client.mes_sites()).await?;
+    let mut de_ses_participations: Option<Vec<SiteConnu>> = None;
+    let numeros: BTreeSet<(String, Protocole)> = nuits
+        .iter()
+        .map(|n| (n.cle.site.clone(), n.cle.protocole))
+        .collect();
+    let mut sites = BTreeMap::new();
+    for (numero, protocole) in numeros {
+        if let Some(id) = donnes.imposes.get(&numero) {
+            sites.insert((numero, protocole), Ok(id.clone()));
+            continue;
+        }
+        let mut r = rapprocher(&numero, protocole, &propres, &[]);
+        if r == Rapprochement::Absent {
+            if de_ses_participations.is_none() {
+                let liste = lire_ou_dire(emetteur, "/moi/participations", || {
+                    client.mes_participations()
+                })
+                .await?;
+                de_ses_participations = Some(liste.into_iter().filter_map(|p| p.site).collect());
+            }
+            r = rapprocher(
+                &numero,
+                protocole,
+                &propres,
+                de_ses_participations.as_deref().unwrap_or_default(),
+            );
+        }
+        let issue = match r {
+            Rapprochement::Trouve(s) => Ok(s.id.clone()),
+            Rapprochement::Ambigu(liste) => {
+                match liste.iter().find(|s| donnes.preferes.contains(&s.id)) {
+                    Some(s) => Ok(s.id.clone()),
+                    None => Err(format!(
+                        "Plusieurs de vos sites portent le numéro {numero} : {} → choisissez : \
+                     --site ID",
+                        liste
+                            .iter()
+                            .map(|s| format!("{} ({})", s.titre, s.id))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                }
+            }
+            Rapprochement::Absent => Err(format!(
+                "Aucun de vos sites ne porte le numéro {numero} (noms {}{numero}-…) ; vos sites : \
+                 {} → vérifiez le numéro dans les noms, ou créez le site sur le site web, ou \
+                 désignez-le : --site {numero}=ID (ID : fin de l'adresse de la page du site)",
+                match protocole {
+                    Protocole::PointFixe => "Car",
+                    Protocole::Routier => "Cir",
+                },
+                if propres.is_empty() {
+                    "aucun".to_owned()
+                } else {
+                    propres
+                        .iter()
+                        .map(|s| s.titre.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )),
+        };
+        sites.insert((numero, protocole), issue);
+    }
+    let mut participations = HashMap::new();
+    let retenus: BTreeSet<IdObjet> = sites.values().filter_map(|r| r.clone().ok()).collect();
+    for site in retenus {
+        let cible = format!("/sites/{site}/participations");
+        let liste = lire_ou_dire(emetteur, &cible, || client.participations_du_site(&site)).await?;
+        participations.insert(site, liste);
+    }
+    Ok(Lecture {
+        moi,
+        sites,
+        participations,
+    })
+}
+
+/// Le titre du premier fichier de protocole de chaque participation demandée (preuve par les
+/// fichiers).
+async fn premiers_titres(
+    client: &ClientVigieChiro,
+    emetteur: &crate::transport::Emetteur,
+    ids: &[IdObjet],
+) -> Result<HashMap<IdObjet, String>> {
+    let mut titres = HashMap::new();
+    for id in ids {
+        let cible = format!("/participations/{id}/pieces_jointes");
+        let page = lire_ou_dire(emetteur, &cible, || {
+            client.pieces_jointes(id, 1, 1, &["wav", "ta", "tc"])
+        })
+        .await?;
+        if let Some(p) = page.items.into_iter().next() {
+            titres.insert(id.clone(), p.titre);
+        }
+    }
+    Ok(titres)
+}
+
+fn vue(p: &ParticipationLue) -> ParticipationVue {
+    ParticipationVue {
+        id: p.id.clone(),
+        observateur: p.observateur.clone(),
+        point: p.point.clone(),
+        debut: p.date_debut.as_deref().and_then(date_plateforme),
+        fin: p.date_fin.as_deref().and_then(date_plateforme),
+        un_titre: None,
+    }
+}
+
+fn protocole_texte(p: Protocole) -> &'static str {
+    match p {
+        Protocole::PointFixe => "point_fixe",
+        Protocole::Routier => "routier",
+    }
+}
+
+fn nuit_liee(n: &NuitDeSaison, site: &IdObjet, fuseau: &Fuseau) -> NuitLiee {
+    let cle = &n.nuit.cle;
+    NuitLiee {
+        site: site.to_string(),
+        numero_site: cle.site.clone(),
+        protocole: protocole_texte(cle.protocole).to_owned(),
+        passage: cle.passage,
+        point: cle.point.clone().unwrap_or_default(),
+        soiree: cle.soiree.map(|s| s.to_string()).unwrap_or_default(),
+        fuseau: fuseau.to_string(),
+        premiere_s: n.bornes.map(|(d, _)| d.timestamp()),
+        derniere_s: n.bornes.map(|(_, f)| f.timestamp()),
+        enregistreurs: n
+            .nuit
+            .enregistreurs
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// `vigie depot DOSSIER…` en saison (voir l'en-tête du module).
+pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
+    if args.point.is_some() {
+        return Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            "--point ne vaut qu'avec --site ID --debut D --fin F (une seule participation à \
+             créer) : en saison, le point de chaque nuit est lu dans les noms ; rien n'a été \
+             envoyé",
+        )
+        .into());
+    }
+    let fuseau = Fuseau::analyser(&args.fuseau)
+        .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, e.to_string()))?;
+    let donnes = sites_donnes(&args.site)?;
+    let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
+    let zero = IdObjet::analyser("000000000000000000000000").context("identifiant nul")?;
+    let provisoire = DestinationVigieChiro::nouvelle(
+        &api.url,
+        CibleParticipation::Existante(zero),
+        args.autoriser_http,
+    )?;
+    let api = provisoire.api.clone();
+    // Sans jeton, rien ne peut partir : dit avant d'inventorier. Une simulation sans jeton
+    // montre les nuits seules.
+    let jeton = crate::jeton::lire();
+    if !args.simulation {
+        jeton.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let provisoire = Destination::VigieChiro(provisoire);
+    let reunion = reunir(&args.dossiers, &provisoire)?;
+    let regroupement = regrouper(&reunion.enregistrements);
+    refuser_hors_nuit(g, &reunion, &regroupement.nuits, &regroupement.hors_nuit)?;
+    let mut nuits: Vec<NuitDeSaison> = regroupement
+        .nuits
+        .into_iter()
+        .map(|nuit| NuitDeSaison {
+            bornes: bornes_utc(&nuit, &fuseau),
+            nuit,
+            site: None,
+            sort: Sort::NonVerifiee,
+        })
+        .collect();
+    if nuits.is_empty() {
+        return Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            "aucun enregistrement à déposer dans ces dossiers ; rien n'a été envoyé",
+        )
+        .into());
+    }
+    let hors_ligne = args.simulation && jeton.is_err();
+    if !hors_ligne {
+        decider(g, &api, &donnes, &fuseau, &mut nuits, args.simulation)?;
+    }
+    if args.simulation {
+        return simuler(g, &api, &nuits, &reunion, hors_ligne);
+    }
+    deposer(g, &args, &api, &fuseau, nuits, &reunion)
+}
+
+/// Lit la plateforme et la base, et décide du sort de chaque nuit ; refuse (code 2) ce qui
+/// laisserait un doute.
+fn decider(
+    g: &OptionsGlobales,
+    api: &str,
+    donnes: &SitesDonnes,
+    fuseau: &Fuseau,
+    nuits: &mut [NuitDeSaison],
+    a_blanc: bool,
+) -> Result<()> {
+    let client = super::vigiechiro::client(api)?;
+    let seules: Vec<Nuit> = nuits.iter().map(|n| n.nuit.clone()).collect();
+    let lecture = super::vigiechiro::mener_ponctuel(async |emetteur| {
+        lire_plateforme(&client, emetteur, api, &seules, donnes).await
+    })?;
+    let mut refus = Refus::default();
+    let mut dits = HashSet::new();
+    for n in nuits.iter_mut() {
+        match &lecture.sites[&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)] {
+            Ok(id) => n.site = Some(id.clone()),
+            Err(texte) => {
+                if dits.insert(texte.clone()) {
+                    refus.ajouter(texte);
+                }
+            }
+        }
+    }
+    refus.rendre(
+        g,
+        "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :",
+    )?;
+    // Les nuits déjà liées dans la base gardent leur plan.
+    let base = super::depot::base_a_lire(g, a_blanc)?;
+    let mut prises: HashSet<String> = HashSet::new();
+    if let Some(base) = &base {
+        for p in base.plans()? {
+            if let Some(id) = p.participation {
+                prises.insert(id);
+            }
+            if let Ok(Destination::VigieChiro(DestinationVigieChiro {
+                participation: CibleParticipation::Existante(id),
+                ..
+            })) = Destination::depuis_identite(&p.destination)
+            {
+                prises.insert(id.to_string());
+            }
+        }
+        let mut saisons = HashMap::new();
+        for n in nuits.iter_mut() {
+            let annee = n.nuit.cle.annee;
+            let saison = match saisons.get(&annee) {
+                Some(s) => *s,
+                None => {
+                    let s = base.saison(api, annee)?;
+                    saisons.insert(annee, s);
+                    s
+                }
+            };
+            let (Some(saison), Some(site)) = (saison, n.site.as_ref()) else {
+                continue;
+            };
+            if let Some(plan) = base.plan_de_nuit(saison, &nuit_liee(n, site, fuseau))? {
+                n.sort = Sort::Liee {
+                    plan: base.plan(Some(plan))?,
+                };
+            }
+        }
+    }
+    // Les autres : attribuées parmi les participations de leur site que ne tient aucun plan.
+    let mut par_site: BTreeMap<IdObjet, Vec<usize>> = BTreeMap::new();
+    for (i, n) in nuits.iter().enumerate() {
+        if matches!(n.sort, Sort::NonVerifiee)
+            && let Some(site) = &n.site
+        {
+            par_site.entry(site.clone()).or_default().push(i);
+        }
+    }
+    let mut candidates_par_site: HashMap<IdObjet, Vec<ParticipationVue>> = HashMap::new();
+    let mut a_prouver = Vec::new();
+    for (site, indices) in &par_site {
+        let vues: Vec<ParticipationVue> = lecture.participations[site]
+            .iter()
+            .filter(|p| !prises.contains(p.id.as_str()))
+            .map(vue)
+            .collect();
+        for p in &vues {
+            let utile = indices.iter().any(|&i| {
+                let datee = NuitDatee {
+                    cle: &nuits[i].nuit.cle,
+                    bornes: nuits[i].bornes,
+                };
+                matches!(
+                    verdict(p, &datee, &lecture.moi, fuseau),
+                    Verdict::Meme(_) | Verdict::SansPoint
+                )
+            });
+            if utile {
+                a_prouver.push(p.id.clone());
+            }
+        }
+        candidates_par_site.insert(site.clone(), vues);
+    }
+    let titres = if a_prouver.is_empty() {
+        HashMap::new()
+    } else {
+        super::vigiechiro::mener_ponctuel(async |emetteur| {
+            premiers_titres(&client, emetteur, &a_prouver).await
+        })?
+    };
+    let mut refus = Refus::default();
+    for (site, indices) in &par_site {
+        let mut vues = candidates_par_site.remove(site).unwrap_or_default();
+        for p in &mut vues {
+            p.un_titre = titres.get(&p.id).cloned();
+        }
+        let datees: Vec<NuitDatee<'_>> = indices
+            .iter()
+            .map(|&i| NuitDatee {
+                cle: &nuits[i].nuit.cle,
+                bornes: nuits[i].bornes,
+            })
+            .collect();
+        let a = attribuer(&datees, &vues, &lecture.moi, fuseau);
+        let adresse = |id: &IdObjet| {
+            adresse_participation(api, id.as_str()).unwrap_or_else(|| format!("participation {id}"))
+        };
+        let mut sorts = Vec::new();
+        for (k, issue) in a.issues.iter().enumerate() {
+            let libelle = libelle_cle(&nuits[indices[k]].nuit.cle).replace("  ", " ");
+            sorts.push(match issue {
+                IssueNuit::Reprise {
+                    participation,
+                    preuve,
+                } => Some(Sort::Reprise {
+                    participation: participation.clone(),
+                    preuve: *preuve,
+                }),
+                IssueNuit::ACreer => Some(Sort::ACreer),
+                IssueNuit::Ambigue(ids) => {
+                    refus.ajouter(&format!(
+                        "La nuit {libelle} a plusieurs participations sur la plateforme : {} → \
+                         vigie ne choisit pas : corrigez la date ou le point de l'une sur le \
+                         site web, puis relancez ; ou déposez cette nuit seule : vigie depot \
+                         DOSSIER-DE-LA-NUIT --participation ID",
+                        ids.iter().map(adresse).collect::<Vec<_>>().join(", ")
+                    ));
+                    None
+                }
+                IssueNuit::SansPoint(ids) => {
+                    refus.ajouter(&format!(
+                        "La participation {} (sans point) tombe sur la nuit {libelle} → \
+                         indiquez son point sur le site web, puis relancez",
+                        ids.iter().map(adresse).collect::<Vec<_>>().join(", ")
+                    ));
+                    None
+                }
+                IssueNuit::Partagee {
+                    participation,
+                    nuits: autres,
+                } => {
+                    refus.ajouter(&format!(
+                        "La participation {} convient à plusieurs nuits ({libelle}, {}) → \
+                         corrigez ses dates sur le site web, puis relancez",
+                        adresse(participation),
+                        autres
+                            .iter()
+                            .map(|&o| libelle_cle(&nuits[indices[o]].nuit.cle).replace("  ", " "))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    None
+                }
+            });
+        }
+        for (k, sort) in sorts.into_iter().enumerate() {
+            if let Some(s) = sort {
+                nuits[indices[k]].sort = s;
+            }
+        }
+        for (k, id) in &a.d_autrui {
+            avertir(
+                g,
+                "participation_d_autrui",
+                &format!(
+                    "attention : la participation {} d'un autre observateur tombe sur la nuit \
+                     {} ; elle n'est pas reprise",
+                    adresse(id),
+                    libelle_cle(&nuits[indices[*k]].nuit.cle).replace("  ", " ")
+                ),
+                id,
+            )?;
+        }
+        for (k, id) in &a.ecartees {
+            avertir(
+                g,
+                "participation_ecartee",
+                &format!(
+                    "attention : la participation {} convenait aussi à la nuit {} ; une autre, \
+                     qui contient déjà ses fichiers, est retenue",
+                    adresse(id),
+                    libelle_cle(&nuits[indices[*k]].nuit.cle).replace("  ", " ")
+                ),
+                id,
+            )?;
+        }
+    }
+    // Une nuit à créer sans instants (routier : les noms n'en portent pas) ne peut pas l'être.
+    for n in nuits.iter() {
+        if matches!(n.sort, Sort::ACreer) && n.bornes.is_none() {
+            refus.ajouter(&format!(
+                "La nuit {} n'a pas de participation et ses noms ne disent pas d'heure → \
+                 créez la participation sur le site web, puis relancez ; ou déposez-la seule : \
+                 vigie depot DOSSIER --site ID --debut D --fin F",
+                libelle_cle(&n.nuit.cle).replace("  ", " ")
+            ));
+        }
+    }
+    refus.rendre(
+        g,
+        "La participation de ces nuits est incertaine ; rien n'a été envoyé :",
+    )
+}
+
+fn avertir(g: &OptionsGlobales, motif: &str, texte: &str, id: &IdObjet) -> Result<()> {
+    if g.json {
+        ligne_json(json!({
+            "evenement": "avertissement",
+            "motif": motif,
+            "participation": id.as_str(),
+        }))?;
+    } else if !g.quiet {
+        let mut e = crate::sortie::erreur();
+        for l in replier(texte, 79) {
+            writeln!(e, "{}", neutraliser(&l))?;
+        }
+    }
+    Ok(())
+}
+
+/// Ce que dit une nuit de son sort, en quelques mots.
+fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
+    match s {
+        Sort::Liee { plan } => (
+            "reprise (plan déjà dans la base)".to_owned(),
+            "base",
+            plan.participation.clone().or_else(|| {
+                match Destination::depuis_identite(&plan.destination) {
+                    Ok(Destination::VigieChiro(DestinationVigieChiro {
+                        participation: CibleParticipation::Existante(id),
+                        ..
+                    })) => Some(id.to_string()),
+                    _ => None,
+                }
+            }),
+        ),
+        Sort::Reprise {
+            participation,
+            preuve,
+        } => (
+            match preuve {
+                Preuve::Fichiers => "reprise (elle contient déjà ses fichiers)".to_owned(),
+                Preuve::Dates => "reprise (même point, même nuit)".to_owned(),
+            },
+            match preuve {
+                Preuve::Fichiers => "fichiers",
+                Preuve::Dates => "dates",
+            },
+            Some(participation.to_string()),
+        ),
+        Sort::ACreer => ("à créer".to_owned(), "a_creer", None),
+        Sort::NonVerifiee => ("non vérifiée (hors ligne)".to_owned(), "non_verifiee", None),
+    }
+}
+
+fn octets_de(n: &Nuit, reunion: &Reunion) -> u64 {
+    n.fichiers
+        .iter()
+        .map(|&i| reunion.enregistrements[i].taille)
+        .sum()
+}
+
+/// Une ligne par nuit, sur la sortie d'erreur (statut) ou en JSON (`nuit`).
+fn annoncer_nuits(
+    g: &OptionsGlobales,
+    api: &str,
+    nuits: &[NuitDeSaison],
+    reunion: &Reunion,
+) -> Result<()> {
+    if g.json {
+        for n in nuits {
+            let (_, issue, participation) = sort_texte(&n.sort);
+            let cle = &n.nuit.cle;
+            crate::suivi::evenement::Evenement::Nuit {
+                numero_site: &cle.site,
+                site: n.site.as_ref().map(IdObjet::as_str),
+                protocole: protocole_texte(cle.protocole),
+                passage: cle.passage,
+                point: cle.point.as_deref(),
+                soiree: cle.soiree.map(|s| s.to_string()),
+                debut: n.bornes.map(|(d, _)| d.to_rfc3339()),
+                fin: n.bornes.map(|(_, f)| f.to_rfc3339()),
+                enregistreurs: n.nuit.enregistreurs.iter().map(String::as_str).collect(),
+                fichiers: n.nuit.fichiers.len(),
+                octets: octets_de(&n.nuit, reunion),
+                issue,
+                participation,
+            }
+            .ecrire()?;
+        }
+        return Ok(());
+    }
+    if g.quiet {
+        return Ok(());
+    }
+    let mut e = crate::sortie::erreur();
+    writeln!(
+        e,
+        "Saison : {}, {}.",
+        pluriel(nuits.len() as u64, "nuit", "nuits"),
+        pluriel(reunion.enregistrements.len() as u64, "fichier", "fichiers")
+    )?;
+    for n in nuits {
+        let (texte, _, participation) = sort_texte(&n.sort);
+        writeln!(
+            e,
+            "  {}  {:>6} fichiers  {}",
+            libelle_cle(&n.nuit.cle),
+            n.nuit.fichiers.len(),
+            texte
+        )?;
+        if let Some(id) = participation.and_then(|id| adresse_participation(api, &id)) {
+            writeln!(e, "    {id}")?;
+        }
+    }
+    Ok(())
+}
+
+fn simuler(
+    g: &OptionsGlobales,
+    api: &str,
+    nuits: &[NuitDeSaison],
+    reunion: &Reunion,
+    hors_ligne: bool,
+) -> Result<CodeSortie> {
+    annoncer_nuits(g, api, nuits, reunion)?;
+    let a_creer = nuits
+        .iter()
+        .filter(|n| matches!(n.sort, Sort::ACreer))
+        .count();
+    let octets: u64 = nuits.iter().map(|n| octets_de(&n.nuit, reunion)).sum();
+    if g.json {
+        ligne_json(json!({
+            "evenement": "simulation",
+            "nuits": nuits.len(),
+            "a_creer": a_creer,
+            "unites": reunion.enregistrements.len(),
+            "octets": octets,
+            "hors_ligne": hors_ligne,
+        }))?;
+        return Ok(CodeSortie::Succes);
+    }
+    let mut s = crate::sortie::standard();
+    if hors_ligne {
+        writeln!(
+            s,
+            "Participations non vérifiées : pas de jeton (vigie connexion), la plateforme \
+             n'a pas été lue."
+        )?;
+    }
+    writeln!(
+        s,
+        "Simulation : {}, {} participation(s) à créer, {} ({}) ; rien n'a été envoyé ni créé.",
+        pluriel(nuits.len() as u64, "nuit", "nuits"),
+        a_creer,
+        pluriel(reunion.enregistrements.len() as u64, "fichier", "fichiers"),
+        super::octets_lisibles(octets)
+    )?;
+    Ok(CodeSortie::Succes)
+}
+
+/// Une nuit planifiée : son plan, sa destination, le verrou tenu.
+struct NuitPlanifiee {
+    plan: DepotPlan,
+    destination: Destination,
+    libelle: String,
+    _verrou: VerrouPlan,
+}
+
+/// Les dossiers parcourus, relatifs à la racine de la nuit : ce que la replanification peut
+/// dire « disparu ».
+fn perimetre(racine_nuit: &Path, dossiers: &[PathBuf]) -> Vec<String> {
+    let mut p = Vec::new();
+    for d in dossiers {
+        if racine_nuit.starts_with(d) {
+            p.push(String::new());
+        } else if let Some(r) = relatif(d, racine_nuit) {
+            p.push(r);
+        }
+    }
+    p
+}
+
+fn deposer(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    api: &str,
+    fuseau: &Fuseau,
+    nuits: Vec<NuitDeSaison>,
+    reunion: &Reunion,
+) -> Result<CodeSortie> {
+    annoncer_nuits(g, api, &nuits, reunion)?;
+    let mut base = super::ouvrir_base(g)?;
+    let mut planifiees = Vec::with_capacity(nuits.len());
+    let mut retenus = ReglagesRetenus::default();
+    for n in &nuits {
+        let site = n.site.clone().context("site d'une nuit non rapproché")?;
+        let racine_relative = racine_de_nuit(&n.nuit, reunion);
+        let mut racine = reunion.racine.clone();
+        if !racine_relative.is_empty() {
+            racine.push(&racine_relative);
+        }
+        let (destination, racine) = match &n.sort {
+            Sort::Liee { plan } => {
+                let racine_plan = PathBuf::from(&plan.dossier);
+                if !racine.starts_with(&racine_plan) {
+                    return Err(ErreurAvecCode::new(
+                        CodeSortie::Usage,
+                        format!(
+                            "la nuit {} a été planifiée depuis {} (plan {}), ses fichiers sont \
+                             aujourd'hui sous {} : déposez-la depuis un dossier qui contient \
+                             les deux, ou reprenez le plan : vigie retenter-echecs {} ; rien \
+                             n'a été envoyé",
+                            libelle_cle(&n.nuit.cle).replace("  ", " "),
+                            neutraliser(&plan.dossier),
+                            plan.id,
+                            neutraliser(&racine.display().to_string()),
+                            plan.id
+                        ),
+                    )
+                    .into());
+                }
+                (
+                    Destination::depuis_identite(&plan.destination)?,
+                    racine_plan,
+                )
+            }
+            Sort::Reprise { participation, .. } => (
+                Destination::VigieChiro(DestinationVigieChiro {
+                    api: api.to_owned(),
+                    participation: CibleParticipation::Existante(participation.clone()),
+                }),
+                racine,
+            ),
+            Sort::ACreer => {
+                let (debut, fin) = n.bornes.context("bornes d'une nuit à créer")?;
+                let destination = Destination::VigieChiro(DestinationVigieChiro {
+                    api: api.to_owned(),
+                    participation: CibleParticipation::ACreer {
+                        site: site.clone(),
+                        point: n.nuit.cle.point.clone(),
+                        debut: InstantUtc::depuis_secondes(debut.timestamp()),
+                        fin: InstantUtc::depuis_secondes(fin.timestamp()),
+                    },
+                });
+                (destination, racine)
+            }
+            Sort::NonVerifiee => unreachable!("une nuit non vérifiée n'est pas déposée"),
+        };
+        let Some(dossier) = racine.to_str().map(str::to_owned) else {
+            anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
+        };
+        let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
+        for &i in &n.nuit.fichiers {
+            let absolu = reunion.racine.join(&reunion.fichiers[i].chemin);
+            let chemin = relatif(&absolu, &racine).context("fichier hors de sa nuit")?;
+            fichiers.push(FichierPlanifie {
+                cle: destination.cle(&chemin)?,
+                chemin,
+                ..reunion.fichiers[i].clone()
+            });
+        }
+        let identite = match &n.sort {
+            Sort::Liee { plan } => plan.destination.clone(),
+            _ => destination.identite(),
+        };
+        let libelle = libelle_cle(&n.nuit.cle);
+        let verrou = VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?;
+        let dates = dates_seules(&base, &dossier, &identite, &fichiers)?;
+        let perimetre = perimetre(&racine, &reunion.dossiers);
+        let r = base.planifier_dans(
+            &dossier,
+            &identite,
+            &fichiers,
+            args.redeposer_modifies,
+            &dates,
+            Some(&perimetre),
+        )?;
+        let plan = r.plan.clone().context("plan absent après planification")?;
+        let saison = base.ouvrir_saison(api, n.nuit.cle.annee)?;
+        base.lier_nuit(plan.id, saison, &nuit_liee(n, &site, fuseau))?;
+        if retenus == ReglagesRetenus::default() {
+            retenus = base.reglages(plan.id)?;
+        }
+        if !r.modifiees.is_empty() && !g.json && !g.quiet {
+            writeln!(
+                crate::sortie::erreur(),
+                "  attention : {} fichier(s) déjà déposé(s) de la nuit {} ont changé depuis et \
+                 ne sont pas renvoyés ; ajoutez --redeposer-modifies pour les renvoyer",
+                r.modifiees.len(),
+                libelle.replace("  ", " ")
+            )?;
+        }
+        planifiees.push(NuitPlanifiee {
+            plan,
+            destination,
+            libelle,
+            _verrou: verrou,
+        });
+    }
+    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
+    for p in &planifiees {
+        base.retenir_reglages(p.plan.id, &reglages.retenus)?;
+    }
+    let chemin_base = base.chemin().to_owned();
+    drop(base);
+    envoyer_saison(g, args, api, planifiees, &reglages, &chemin_base)
+}
+
+/// Le pire de deux codes de sortie (3 > 1 > 0).
+fn pire(a: CodeSortie, b: CodeSortie) -> CodeSortie {
+    let rang = |c: CodeSortie| match c {
+        CodeSortie::Succes => 0,
+        CodeSortie::EchecsTransitoires => 1,
+        CodeSortie::Usage => 2,
+        CodeSortie::RefusDefinitifs => 3,
+        CodeSortie::PlanOccupe => 4,
+        CodeSortie::Interrompu => 5,
+    };
+    if rang(b) > rang(a) { b } else { a }
+}
+
+/// Les créations d'abord (toutes, avant le premier octet), puis l'envoi nuit après nuit.
+fn envoyer_saison(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    api: &str,
+    planifiees: Vec<NuitPlanifiee>,
+    reglages: &super::reglages::ReglagesFusionnes,
+    chemin_base: &Path,
+) -> Result<CodeSortie> {
+    let regle = super::passages::ReglePassages::depuis(&args.passages)?;
+    let client = super::vigiechiro::client(api)?;
+    let premiere = planifiees
+        .first()
+        .map(|p| p.destination.clone())
+        .context("aucune nuit")?;
+    let commune = Envoi::nouveau(&reglages.options, &args.s3, &premiere)?;
+    let rt = runtime()?;
+    // L'utilisateur, une fois : la réconciliation d'une création ne retient que les siennes.
+    let moi = rt.block_on(async {
+        let emetteur = commune.emetteur_seul(crate::reessai::Annulation::new());
+        super::vigiechiro::reconnaitre_plateforme(&client, &emetteur)
+            .await
+            .ok()
+            .map(|u| u.id)
+    });
+    // 1. Les créations, nuit après nuit, avant tout envoi.
+    let mut code = CodeSortie::Succes;
+    let mut pretes = Vec::with_capacity(planifiees.len());
+    for p in planifiees {
+        let Destination::VigieChiro(dest) = &p.destination else {
+            continue;
+        };
+        if p.plan.participation.is_some()
+            || matches!(dest.participation, CibleParticipation::Existante(_))
+        {
+            pretes.push(p);
+            continue;
+        }
+        let base = Base::ouvrir(chemin_base)?;
+        let issue = rt.block_on(commune.resoudre_participation(&base, &p.plan, dest, moi.as_ref()));
+        match issue {
+            Ok(id) => {
+                if !g.json && !g.quiet {
+                    let adresse = adresse_participation(api, id.as_str())
+                        .unwrap_or_else(|| format!("participation {id}"));
+                    writeln!(
+                        crate::sortie::erreur(),
+                        "Participation créée pour la nuit {} : {adresse}",
+                        p.libelle.replace("  ", " ")
+                    )?;
+                }
+                pretes.push(p);
+            }
+            Err(e) => match crate::sortie::code_pour_erreur(&e) {
+                CodeSortie::EchecsTransitoires => {
+                    writeln!(
+                        crate::sortie::erreur(),
+                        "nuit {} : {e:#} ; elle sera reprise à la prochaine relance",
+                        p.libelle.replace("  ", " ")
+                    )?;
+                    code = pire(code, CodeSortie::EchecsTransitoires);
+                }
+                _ => return Err(e),
+            },
+        }
+    }
+    // 2. L'envoi, nuit après nuit, sous les mêmes réglages et la même limite de débit.
+    let tous: Vec<i64> = pretes.iter().map(|p| p.plan.id).collect();
+    for p in pretes {
+        if !g.json && !g.quiet {
+            writeln!(
+                crate::sortie::erreur(),
+                "— Nuit {} (plan {}) —",
+                p.libelle.replace("  ", " "),
+                p.plan.id
+            )?;
+        }
+        let mut envoi = commune.vers(&p.destination);
+        envoi.annonce = reglages.annonce.clone();
+        envoi.moi = moi.clone();
+        let base = Base::ouvrir(chemin_base)?;
+        let c = rt.block_on(super::passages::enchainer(
+            g,
+            &regle,
+            &envoi,
+            base,
+            p.plan.clone(),
+        ))?;
+        if c == CodeSortie::Interrompu {
+            return Ok(c);
+        }
+        code = pire(code, c);
+        drop(p._verrou);
+    }
+    bilan_de_saison(g, api, chemin_base, &tous)?;
+    Ok(code)
+}
+
+/// L'état d'une nuit en un mot : `déposée`, `en cours`, `à déposer`, `à créer`,
+/// `N en échec`, `N refusés`, `N incertains`.
+pub(super) fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) {
+    if r.definitifs > 0 {
+        (pluriel(r.definitifs, "refusé", "refusés"), "refus")
+    } else if r.echec > 0 {
+        (format!("{} en échec", r.echec), "echecs")
+    } else if r.incertaine > 0 {
+        (pluriel(r.incertaine, "incertain", "incertains"), "echecs")
+    } else if r.total() > 0 && r.deposee == r.total() {
+        ("déposée".to_owned(), "deposee")
+    } else if plan.participation.is_none() && plan.destination.contains("/site/") {
+        ("à créer".to_owned(), "a_creer")
+    } else if r.deposee > 0 || r.en_cours > 0 {
+        ("en cours".to_owned(), "en_cours")
+    } else {
+        ("à déposer".to_owned(), "a_deposer")
+    }
+}
+
+/// La participation d'un plan, si elle est connue (créée, ou donnée par son identité).
+pub(super) fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
+    plan.participation
+        .clone()
+        .or_else(|| match Destination::depuis_identite(&plan.destination) {
+            Ok(Destination::VigieChiro(DestinationVigieChiro {
+                participation: CibleParticipation::Existante(id),
+                ..
+            })) => Some(id.to_string()),
+            _ => None,
+        })
+}
+
+/// Une nuit de la base en une ligne de 80 colonnes au plus, à l'heure de l'enregistreur :
+/// `sam. 20/06 21:31→05:58  A1    Pass1   1 612 / 1 612  déposée`.
+pub(super) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
+    let fuseau = Fuseau::analyser(&n.fuseau).unwrap_or(Fuseau::Local);
+    let heure = |s: Option<i64>| {
+        s.and_then(|s| DateTime::from_timestamp(s, 0))
+            .map(|t| t.with_timezone(&fuseau).naive_local())
+    };
+    let quand = match (
+        NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d").ok(),
+        heure(n.premiere_s),
+        heure(n.derniere_s),
+    ) {
+        (Some(s), Some(p), Some(d)) => format!(
+            "{} {}→{}",
+            jour_court(s),
+            p.format("%H:%M"),
+            d.format("%H:%M")
+        ),
+        (Some(s), _, _) => format!("{:<22}", jour_court(s)),
+        _ => format!("{:<22}", format!("circuit {}", n.numero_site)),
+    };
+    let point: String = if n.point.is_empty() {
+        "—".to_owned()
+    } else if n.point.chars().count() > 4 {
+        format!("{}…", n.point.chars().take(3).collect::<String>())
+    } else {
+        n.point.clone()
+    };
+    format!(
+        "{quand}  {point:<4}  Pass{:<2}  {:>6} / {:<6}  {}",
+        n.passage,
+        r.deposee,
+        r.total(),
+        etat_de_nuit(plan, r).0
+    )
+}
+
+/// Le bilan de la saison : une ligne par nuit de la commande (déposés / total, état), et
+/// l'adresse de sa participation.
+fn bilan_de_saison(
+    g: &OptionsGlobales,
+    api: &str,
+    chemin_base: &Path,
+    plans: &[i64],
+) -> Result<()> {
+    if g.json || g.quiet {
+        return Ok(());
+    }
+    let base = Base::ouvrir(chemin_base)?;
+    let mut s = crate::sortie::standard();
+    let (mut deposees, mut total) = (0, 0);
+    let mut lignes = Vec::new();
+    for &id in plans {
+        let plan = base.plan(Some(id))?;
+        let r = base.resume(id)?;
+        let Some(n) = base.nuit_du_plan(id)? else {
+            continue;
+        };
+        deposees += r.deposee;
+        total += r.total();
+        lignes.push(format!("  {}", ligne_de_nuit(&n.nuit, &plan, &r)));
+        if let Some(adresse) =
+            participation_du_plan(&plan).and_then(|p| adresse_participation(api, &p))
+        {
+            lignes.push(format!("    {adresse}"));
+        }
+    }
+    writeln!(
+        s,
+        "Saison : {} / {} fichiers déposés en {} :",
+        deposees,
+        total,
+        pluriel(plans.len() as u64, "nuit", "nuits")
+    )?;
+    for l in lignes {
+        writeln!(s, "{}", neutraliser(&l))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! Les tables de saison (migration 0007) : une saison (API, année) regroupe les plans de ses
+//! nuits ; chaque nuit liée garde son plan, donc sa participation, d'une relance à l'autre.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Base, Resultat, maintenant_s};
+
+/// Ce qui identifie une nuit dans sa saison, et ce qu'on en garde pour l'afficher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NuitLiee {
+    /// L'ObjectId du site.
+    pub site: String,
+    /// Le numéro de site tel qu'écrit dans les noms.
+    pub numero_site: String,
+    /// `point_fixe` ou `routier`.
+    pub protocole: String,
+    pub passage: u8,
+    /// `""` en routier.
+    pub point: String,
+    /// `AAAA-MM-JJ` ; `""` en routier.
+    pub soiree: String,
+    /// Le fuseau de l'enregistreur retenu (`local`, `UTC`, `+01:00`).
+    pub fuseau: String,
+    /// Première et dernière séquence (UTC), secondes Unix.
+    pub premiere_s: Option<i64>,
+    pub derniere_s: Option<i64>,
+    /// Les enregistreurs, séparés par des virgules.
+    pub enregistreurs: String,
+}
+
+/// Une nuit liée à son plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NuitPlanifiee {
+    pub plan_id: i64,
+    pub saison_id: i64,
+    pub annee: u16,
+    pub api: String,
+    pub nuit: NuitLiee,
+}
+
+const COLONNES: &str = "n.plan_id, n.saison_id, s.annee, s.api, n.site, n.numero_site, \
+     n.protocole, n.passage, n.point, n.soiree, n.fuseau, n.premiere_s, n.derniere_s, \
+     n.enregistreurs";
+
+fn depuis_ligne(r: &rusqlite::Row<'_>) -> rusqlite::Result<NuitPlanifiee> {
+    Ok(NuitPlanifiee {
+        plan_id: r.get(0)?,
+        saison_id: r.get(1)?,
+        annee: r.get::<_, i64>(2)? as u16,
+        api: r.get(3)?,
+        nuit: NuitLiee {
+            site: r.get(4)?,
+            numero_site: r.get(5)?,
+            protocole: r.get(6)?,
+            passage: r.get::<_, i64>(7)? as u8,
+            point: r.get(8)?,
+            soiree: r.get(9)?,
+            fuseau: r.get(10)?,
+            premiere_s: r.get(11)?,
+            derniere_s: r.get(12)?,
+            enregistreurs: r.get(13)?,
+        },
+    })
+}
+
+impl Base {
+    /// La saison (API, année), si elle existe.
+    pub fn saison(&self, api: &str, annee: u16) -> Resultat<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT id FROM saison WHERE api = ?1 AND annee = ?2",
+                params![api, i64::from(annee)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// La saison (API, année), créée au besoin, et notée active.
+    pub fn ouvrir_saison(&self, api: &str, annee: u16) -> Resultat<i64> {
+        let maintenant = maintenant_s();
+        self.conn
+            .execute(
+                "INSERT INTO saison (api, annee, cree_le, actif_le) VALUES (?1, ?2, ?3, ?3) \
+                 ON CONFLICT (api, annee) DO UPDATE SET actif_le = excluded.actif_le",
+                params![api, i64::from(annee), maintenant],
+            )
+            .map_err(|e| self.err(e))?;
+        self.saison(api, annee)?
+            .ok_or_else(|| self.err(rusqlite::Error::QueryReturnedNoRows))
+    }
+
+    /// Le plan de cette nuit de la saison, s'il y en a un (la clé : site, protocole, passage,
+    /// point, soirée).
+    pub fn plan_de_nuit(&self, saison_id: i64, n: &NuitLiee) -> Resultat<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT plan_id FROM saison_nuit WHERE saison_id = ?1 AND site = ?2 \
+                 AND protocole = ?3 AND passage = ?4 AND point = ?5 AND soiree = ?6",
+                params![
+                    saison_id,
+                    n.site,
+                    n.protocole,
+                    i64::from(n.passage),
+                    n.point,
+                    n.soiree
+                ],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Lie le plan à sa nuit (ou met à jour ce qu'on en garde pour l'affichage).
+    pub fn lier_nuit(&self, plan_id: i64, saison_id: i64, n: &NuitLiee) -> Resultat<()> {
+        self.conn
+            .execute(
+                "INSERT INTO saison_nuit (plan_id, saison_id, site, numero_site, protocole, \
+                 passage, point, soiree, fuseau, premiere_s, derniere_s, enregistreurs) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+                 ON CONFLICT (plan_id) DO UPDATE SET enregistreurs = excluded.enregistreurs",
+                params![
+                    plan_id,
+                    saison_id,
+                    n.site,
+                    n.numero_site,
+                    n.protocole,
+                    i64::from(n.passage),
+                    n.point,
+                    n.soiree,
+                    n.fuseau,
+                    n.premiere_s,
+                    n.derniere_s,
+                    n.enregistreurs
+                ],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Les nuits de la saison, dans l'ordre de la saison (soirée, site, point, passage).
+    pub fn nuits_de_saison(&self, saison_id: i64) -> Resultat<Vec<NuitPlanifiee>> {
+        let mut st = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLONNES} FROM saison_nuit n JOIN saison s ON s.id = n.saison_id \
+                 WHERE n.saison_id = ?1 ORDER BY n.soiree, n.numero_site, n.protocole, \
+                 n.point, n.passage"
+            ))
+            .map_err(|e| self.err(e))?;
+        let lignes = st
+            .query_map([saison_id], depuis_ligne)
+            .map_err(|e| self.err(e))?;
+        lignes
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// La nuit de saison de ce plan, s'il en est une.
+    pub fn nuit_du_plan(&self, plan_id: i64) -> Resultat<Option<NuitPlanifiee>> {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT {COLONNES} FROM saison_nuit n JOIN saison s ON s.id = n.saison_id \
+                     WHERE n.plan_id = ?1"
+                ),
+                [plan_id],
+                depuis_ligne,
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{FichierPlanifie, MIGRATIONS};
+
+    /// Une base au schéma 6, avec un plan commencé, monte au schéma 7 sans rien perdre : le
+    /// plan reste hors saison, et une saison peut s'y ouvrir.
+    #[test]
+    fn base_au_schema_6_mise_a_niveau_sans_perte() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        {
+            let c = rusqlite::Connection::open(&chemin).unwrap();
+            for (_, sql) in &MIGRATIONS[..6] {
+                c.execute_batch(sql).unwrap();
+            }
+            c.pragma_update(None, "user_version", 6).unwrap();
+            c.execute_batch(
+                "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
+                 participation) VALUES (1, '/n', \
+                 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
+                 '64a1b2c3d4e5f60718293d01'); \
+                 INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
+                 VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
+            )
+            .unwrap();
+        }
+        let b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), 7);
+        let plan = b.plan(Some(1)).unwrap();
+        assert_eq!(
+            plan.participation.as_deref(),
+            Some("64a1b2c3d4e5f60718293d01")
+        );
+        assert_eq!(b.resume(1).unwrap().deposee, 1);
+        assert_eq!(b.nuit_du_plan(1).unwrap(), None);
+        let s = b.ouvrir_saison("http://127.0.0.1:1/api/v1", 2026).unwrap();
+        b.lier_nuit(1, s, &nuit("A1", "2026-06-20")).unwrap();
+        assert_eq!(b.nuits_de_saison(s).unwrap().len(), 1);
+    }
+
+    fn nuit(point: &str, soiree: &str) -> NuitLiee {
+        NuitLiee {
+            site: "64a1b2c3d4e5f60718293c01".into(),
+            numero_site: "640139".into(),
+            protocole: "point_fixe".into(),
+            passage: 1,
+            point: point.into(),
+            soiree: soiree.into(),
+            fuseau: "UTC".into(),
+            premiere_s: Some(1),
+            derniere_s: Some(2),
+            enregistreurs: "PA1".into(),
+        }
+    }
+
+    #[test]
+    fn une_nuit_liee_retrouve_son_plan_et_sa_saison() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut base = Base::ouvrir(&dir.path().join("b.sqlite")).unwrap();
+        let api = "http://127.0.0.1:1/api/v1";
+        assert_eq!(base.saison(api, 2026).unwrap(), None);
+        let s = base.ouvrir_saison(api, 2026).unwrap();
+        assert_eq!(
+            base.ouvrir_saison(api, 2026).unwrap(),
+            s,
+            "une seule saison"
+        );
+        assert_ne!(base.ouvrir_saison(api, 2025).unwrap(), s);
+        let f = FichierPlanifie {
+            chemin: "a.wav".into(),
+            cle: "a.wav".into(),
+            taille: 1,
+            modifie_ns: 0,
+            identite: None,
+        };
+        let r = base
+            .planifier("/n1", "vigiechiro:participation/x", &[f], false)
+            .unwrap();
+        let plan = r.plan.unwrap().id;
+        let (a1, b2) = (nuit("A1", "2026-06-20"), nuit("B2", "2026-06-20"));
+        base.lier_nuit(plan, s, &a1).unwrap();
+        base.lier_nuit(plan, s, &a1).unwrap();
+        assert_eq!(base.plan_de_nuit(s, &a1).unwrap(), Some(plan));
+        assert_eq!(base.plan_de_nuit(s, &b2).unwrap(), None);
+        let nuits = base.nuits_de_saison(s).unwrap();
+        assert_eq!(nuits.len(), 1);
+        assert_eq!((nuits[0].annee, nuits[0].nuit.clone()), (2026, a1));
+        assert!(base.nuit_du_plan(plan).unwrap().is_some());
+        // Le plan oublié emporte sa nuit.
+        assert!(base.oublier_plan_intact(plan, false).unwrap());
+        assert!(base.nuits_de_saison(s).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,325 @@
+//! La saison : `vigie depot SAISON` sans aucun identifiant. Chaque nuit (site, point, passage,
+//! soirée lus dans les noms) part dans sa participation, reprise si elle existe (créée sur le
+//! site web, à moitié déposée), créée sinon ; relancer ne crée rien et n'envoie rien ; un
+//! kill -9 pendant les créations n'en fait pas une de trop ; `--participation` avec un
+//! dossier de plusieurs nuits est refusé avant tout envoi.
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::commun::plateforme::*;
+use crate::commun::*;
+use vigie_bac_a_sable::{OBSERVATEUR, Operation, Panne, ParticipationPosee, Regle};
+
+/// Les six nuits : (enregistreur, nom) ; deux enregistreurs (PA1, PA2), Pass1 et Pass2, trois
+/// points (A1, B2, Z3), des nuits qui passent minuit. La nuit B2 du 3 juillet est celle
+/// « créée sur le site web ».
+const NUITS: [&[(&str, &str)]; 6] = [
+    // ven. 03/07 A1 Pass1 : deux enregistreurs au même point, passe minuit.
+    &[
+        ("PA1", "Car640139-2026-Pass1-A1-PA1_20260703_221000_000.wav"),
+        ("PA1", "Car640139-2026-Pass1-A1-PA1_20260703_235500_000.wav"),
+        ("PA1", "Car640139-2026-Pass1-A1-PA1_20260704_013000_000.wav"),
+        ("PA2", "Car640139-2026-Pass1-A1-PA2_20260703_222000_000.wav"),
+    ],
+    // sam. 04/07 A1 Pass1 : passe minuit.
+    &[
+        ("PA1", "Car640139-2026-Pass1-A1-PA1_20260704_214500_000.wav"),
+        ("PA1", "Car640139-2026-Pass1-A1-PA1_20260705_042000_000.wav"),
+    ],
+    // ven. 03/07 B2 Pass1 : créée sur le site web, deux fichiers sur quatre déjà déposés.
+    &[
+        ("PA2", "Car640139-2026-Pass1-B2-PA2_20260703_220500_000.wav"),
+        ("PA2", "Car640139-2026-Pass1-B2-PA2_20260703_230000_000.wav"),
+        ("PA2", "Car640139-2026-Pass1-B2-PA2_20260703_233000_000.wav"),
+        ("PA2", "Car640139-2026-Pass1-B2-PA2_20260704_001500_000.wav"),
+    ],
+    // 14/08 Z3 Pass2 : passe minuit.
+    &[
+        ("PA1", "Car640139-2026-Pass2-Z3-PA1_20260814_223000_000.wav"),
+        ("PA1", "Car640139-2026-Pass2-Z3-PA1_20260815_031500_000.wav"),
+    ],
+    // 15/08 Z3 Pass2.
+    &[("PA1", "Car640139-2026-Pass2-Z3-PA1_20260815_215000_000.wav")],
+    // 14/08 B2 Pass2.
+    &[("PA2", "Car640139-2026-Pass2-B2-PA2_20260814_224000_000.wav")],
+];
+const TAILLE: usize = 3_000;
+/// Les fichiers de la nuit du site web déjà déposés.
+const DEJA_DEPOSES: usize = 2;
+
+/// Le dossier de saison (un sous-dossier par enregistreur), et la nuit B2 du 3 juillet posée
+/// « sur le site web » (date à l'instant de la saisie, le lendemain matin), à moitié déposée.
+/// Rend l'identifiant de la participation posée.
+fn preparer(banc: &Banc) -> String {
+    for nuit in NUITS {
+        for (enregistreur, nom) in nuit {
+            banc.fichier(&format!("{enregistreur}/{nom}"), TAILLE);
+        }
+    }
+    let posee = banc
+        .bac()
+        .poser_participation(&ParticipationPosee {
+            site: SITE,
+            observateur: OBSERVATEUR,
+            point: Some("B2"),
+            date_debut: "2026-07-04T07:40:00",
+            date_fin: None,
+        })
+        .unwrap();
+    for (enregistreur, nom) in NUITS[2].iter().take(DEJA_DEPOSES) {
+        // Le contenu que `Banc::fichier` a écrit (il dépend du chemin).
+        let local = contenu(&format!("{enregistreur}/{nom}"), TAILLE);
+        banc.rt
+            .block_on(banc.bac().poser_fichier_finalise(&posee, nom, local))
+            .unwrap();
+    }
+    posee
+}
+
+/// `vigie depot SAISON --fuseau +02:00`, sans identifiant, réglages courts.
+fn depot_saison(banc: &Banc) -> Command {
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(["--fuseau", "+02:00", "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    c
+}
+
+fn creations(banc: &Banc) -> u64 {
+    banc.bac()
+        .compteurs()
+        .requetes(Operation::ApiCreerParticipation)
+}
+
+/// Les titres finalisés de chaque participation.
+fn titres_par_participation(banc: &Banc) -> BTreeMap<String, BTreeSet<String>> {
+    let mut par = BTreeMap::<String, BTreeSet<String>>::new();
+    for f in banc.bac().fichiers() {
+        assert!(f.disponible, "fichier non finalisé : {f:?}");
+        par.entry(f.participation.clone().expect("fichier sans participation"))
+            .or_default()
+            .insert(f.titre.clone());
+    }
+    par
+}
+
+/// Exactement six participations de la saison sur le site (la participation d'essai du bac à
+/// sable, d'une autre nuit, en plus), chacune avec les seuls fichiers de sa nuit, la posée
+/// reprise.
+fn verifier_six_nuits(banc: &Banc, posee: &str) {
+    let attendues: BTreeSet<BTreeSet<String>> = NUITS
+        .iter()
+        .map(|n| n.iter().map(|(_, nom)| (*nom).to_owned()).collect())
+        .collect();
+    let par = titres_par_participation(banc);
+    let vues: BTreeSet<BTreeSet<String>> = par.values().cloned().collect();
+    assert_eq!(vues, attendues, "fichiers mal répartis : {par:#?}");
+    assert_eq!(par.len(), 6, "{par:#?}");
+    assert_eq!(
+        par[posee].len(),
+        NUITS[2].len(),
+        "la nuit du site web n'est pas reprise : {par:#?}"
+    );
+    let sur_le_site = banc.bac().participations(SITE);
+    assert_eq!(
+        sur_le_site.len(),
+        7,
+        "participations en trop ou manquantes : {sur_le_site:#?}"
+    );
+}
+
+#[test]
+fn une_saison_sans_identifiant_six_nuits_six_participations_puis_rien_a_refaire() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+    verifier_six_nuits(&banc, &posee);
+    // Les deux fichiers déjà sur la plateforme ne sont pas repartis.
+    let declares = banc
+        .bac()
+        .compteurs()
+        .requetes(Operation::ApiDeclarerFichier);
+    assert_eq!(declares, 14 - DEJA_DEPOSES as u64, "{}", texte(&out));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("6 nuits"), "{e}");
+    assert!(e.contains("contient déjà ses fichiers"), "{e}");
+
+    // Relancé : aucune création, aucun octet.
+    let avant = banc.bac().compteurs().requetes_total();
+    let puts = banc.bac().compteurs().requetes(Operation::PutObject);
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        declares
+    );
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), puts);
+    assert!(
+        banc.bac().compteurs().requetes_total() > avant,
+        "rien relu ?"
+    );
+    verifier_six_nuits(&banc, &posee);
+    // Les dossiers donnés un par un : la même saison, rien de plus.
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(banc.nuit.join("PA1"))
+        .arg(banc.nuit.join("PA2"))
+        .args(["--fuseau", "+02:00", "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    let out = c.output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+    verifier_six_nuits(&banc, &posee);
+}
+
+#[test]
+fn kill_9_pendant_les_creations_puis_relance_toujours_six() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::ApiCreerParticipation,
+        SITE,
+        3,
+        Panne::Bloquer(Duration::from_secs(120)),
+    ));
+    let mut enfant = banc.lancer(depot_saison(&banc));
+    banc.attendre("la troisième création émise", |b| {
+        b.compteurs().requetes(Operation::ApiCreerParticipation) >= 3
+    });
+    enfant.kill().unwrap(); // SIGKILL
+    let _ = enfant.wait();
+    banc.bac().pannes().effacer();
+    // Rien n'est parti avant les créations.
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        0
+    );
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    verifier_six_nuits(&banc, &posee);
+    // Une réponse perdue à la relance : retrouvée, pas recréée.
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    verifier_six_nuits(&banc, &posee);
+}
+
+#[test]
+fn reponse_de_creation_perdue_en_saison_retrouvee_par_la_relecture() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::ApiCreerParticipation,
+        SITE,
+        2,
+        Panne::PerdreReponse,
+    ));
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    verifier_six_nuits(&banc, &posee);
+}
+
+#[test]
+fn participation_avec_un_dossier_meme_code_2_rien_envoye_nuits_listees() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    let out = banc.depot_plateforme().output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("contient 6 nuits"), "{e}");
+    for attendu in [
+        "ven. 03/07 22:05→00:15",
+        "B2",
+        "Pass2",
+        "vigie depot DOSSIER",
+    ] {
+        assert!(e.contains(attendu), "{attendu} : {e}");
+    }
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        0
+    );
+    assert_eq!(creations(&banc), 0);
+}
+
+#[test]
+fn simulation_montre_les_nuits_reprises_et_a_creer_sans_rien_ecrire() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    let out = depot_saison(&banc).arg("--simulation").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let t = texte(&out);
+    assert!(t.contains("5 participation(s) à créer"), "{t}");
+    assert!(t.contains("contient déjà ses fichiers"), "{t}");
+    assert_eq!(creations(&banc), 0);
+    assert!(!banc.base.exists(), "la simulation a écrit la base");
+    // En JSON : une ligne `nuit` par nuit.
+    let out = depot_saison(&banc)
+        .args(["--simulation", "--json"])
+        .output()
+        .unwrap();
+    let lignes = lignes_json(&out.stdout);
+    let nuits = evenements(&lignes, "nuit");
+    assert_eq!(nuits.len(), 6, "{}", texte(&out));
+    assert_eq!(
+        nuits.iter().filter(|n| n["issue"] == "a_creer").count(),
+        5,
+        "{}",
+        texte(&out)
+    );
+}
+
+#[test]
+fn numero_de_site_inconnu_refuse_avant_tout_envoi() {
+    let banc = Banc::nouveau();
+    banc.fichier(
+        "Car999999-2026-Pass1-A1-PA1_20260703_221000_000.wav",
+        TAILLE,
+    );
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("999999") && e.contains("--site 999999=ID"),
+        "{e}"
+    );
+    assert_eq!(creations(&banc), 0);
+    // Désigné : --site NUMERO=ID.
+    let out = depot_saison(&banc)
+        .args(["--site", &format!("999999={SITE}")])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(creations(&banc), 1);
+}
+
+#[test]
+fn horodatage_impossible_hors_nuit_refuse() {
+    let banc = Banc::nouveau();
+    banc.fichier(
+        "Car640139-2026-Pass1-A1-PA1_20260631_221000_000.wav",
+        TAILLE,
+    );
+    banc.fichier(NUITS[4][0].1, TAILLE);
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("aucune nuit") && e.contains("20260631"), "{e}");
+    assert_eq!(banc.bac().compteurs().requetes_total(), 0, "{e}");
+}
