@@ -1,149 +1,77 @@
-//! `--jusqu-au-bout[=DURÉE]` : enchaîner les passages d'un plan jusqu'à ce qu'il n'y ait plus
-//! rien à tenter, sans geste humain.
-//!
-//! Pourquoi : un portable laissé seul la nuit, sans cron, doit « tout déposer, quoi qu'il
-//! arrive » sans que son propriétaire écrive une boucle autour des codes de sortie. Une panne
-//! plus longue que la politique de réessai d'un passage (un serveur en maintenance une heure)
-//! laisse des fichiers en échec transitoire : on repasse, après une pause.
-//!
-//! Les règles :
-//! - un **passage** est un envoi de tout ce qui reste à tenter dans le plan (à déposer,
-//!   interrompu, incertain, en échec transitoire), chaque fichier sous la politique de réessai ;
-//!   un passage arrêté avant tout envoi par une erreur passagère (code 1 : plateforme
-//!   indisponible à la création de la participation…) compte aussi ;
-//! - il reste **quelque chose à tenter** tant qu'un fichier est à déposer, interrompu, incertain
-//!   ou en échec transitoire ; les refus définitifs attendent un geste humain : s'il ne reste
-//!   qu'eux, on s'arrête (code 3) ; si tout est déposé, code 0 ;
-//! - entre deux passages, une pause annoncée, croissante, plafonnée et jitterée : le backoff de
-//!   [`PolitiqueReessai`] (`--attente-passage`, doublée à chaque passage,
-//!   `--attente-passage-max`), sous l'échéance DURÉE : une pause qui ne laisserait pas le temps
-//!   d'un passage avant DURÉE n'est pas commencée (comme un réessai qui ne tiendrait pas dans
-//!   l'échéance), et DURÉE arrête aussi un passage en cours, pause réseau comprise (le plan est
-//!   tenu à jour comme après Ctrl-C) : code 1 (3 s'il y a aussi des refus définitifs) ;
-//! - Ctrl-C, pendant un passage comme pendant une pause : code 130, plan à jour.
+//! `--jusqu-au-bout[=DURÉE]` : le câblage de l'enchaînement des passages
+//! (`depot::passages`, où en sont les règles) : les réglages de la ligne de commande, Ctrl-C,
+//! le suivi de chaque passage, ses lignes et le bilan final, le code de sortie.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::ecouter_signaux;
 use super::envoi::{Envoi, afficher_bilan, passage};
 use super::etat::code_du_plan;
-use crate::cli::{JusquAuBout, OptionsGlobales, OptionsPassages};
+use crate::cli::{OptionsGlobales, OptionsPassages};
 use crate::depot::Bilan;
-use crate::plan::{Base, DepotPlan, ResumePlan};
-use crate::reessai::{
-    AleaSysteme, Annulation, PolitiqueReessai, Reglages, SourceAlea, TENTATIVES_MAX_ADMISES,
-    Temporisateur, TemporisateurTokio,
-};
-use crate::sortie::{CodeSortie, code_pour_erreur};
-use crate::suivi::passages::{
-    ArretPassages, FinDesPassages, IssuePassage, ligne_passage, passage_json,
-};
-use crate::suivi::{SuiviRelais, liberer_terminal};
+use crate::depot::passages::{IssuePassage, Passages, enchainer as enchainer_passages};
+use crate::plan::{Base, DepotPlan};
+use crate::reessai::Annulation;
+use crate::sortie::CodeSortie;
+use crate::suivi::passages::{ligne_passage, passage_json};
+use crate::suivi::{Suivi, SuiviRelais, liberer_terminal};
 
-/// Au plus une semaine entre deux passages : au-delà, c'est une faute de frappe.
-const ATTENTE_PASSAGE_MAX_ADMISE: Duration = Duration::from_secs(7 * 86_400);
+pub(super) use crate::depot::passages::ReglePassages;
 
-/// Comment enchaîner les passages d'une commande.
-pub(super) struct ReglePassages {
-    /// `None` : un seul passage (sans `--jusqu-au-bout`).
-    jusqu_au_bout: Option<JusquAuBout>,
-    /// La pause entre deux passages : base, plafond, gigue, et l'échéance DURÉE.
-    politique: PolitiqueReessai,
-}
-
+// Les réglages tirés de la ligne de commande : le seul endroit du moteur des passages qui
+// connaisse clap.
 impl ReglePassages {
     /// Les réglages de la ligne de commande, validés strictement (code 2 sinon).
     pub(super) fn depuis(o: &OptionsPassages) -> Result<ReglePassages> {
-        let secondes = |nom: &str, s: f64| {
-            Duration::try_from_secs_f64(s)
-                .ok()
-                .filter(|d| !d.is_zero() && *d <= ATTENTE_PASSAGE_MAX_ADMISE)
-                .with_context(|| {
-                    format!(
-                        "--{nom} {s} invalide : une durée en secondes, positive, d'une semaine au plus"
-                    )
-                })
-        };
-        let reglages = Reglages::insistant()
-            .avec_tentatives_max(TENTATIVES_MAX_ADMISES)
-            .avec_base(secondes("attente-passage", o.attente_passage)?)
-            .avec_plafond(secondes("attente-passage-max", o.attente_passage_max)?);
-        let reglages = match o.jusqu_au_bout.and_then(|j| j.limite) {
-            Some(limite) => reglages.avec_echeance(limite),
-            None => reglages.sans_echeance(),
-        };
-        let politique = reglages
-            .valider()
-            .context("--attente-passage, --attente-passage-max ou --jusqu-au-bout invalides")?;
-        Ok(ReglePassages {
-            jusqu_au_bout: o.jusqu_au_bout,
-            politique,
-        })
-    }
-
-    fn limite(&self) -> Option<Duration> {
-        self.jusqu_au_bout.and_then(|j| j.limite)
+        ReglePassages::nouvelle(
+            o.jusqu_au_bout.is_some(),
+            o.jusqu_au_bout.and_then(|j| j.limite),
+            o.attente_passage,
+            o.attente_passage_max,
+        )
     }
 }
 
-/// Ce qui suit un passage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Suite {
-    Arreter(ArretPassages),
-    /// Un autre passage, après cette pause.
-    Pause(Duration),
+/// Les passages d'une commande vus par `vigie` : l'envoi, un suivi neuf par passage (relayé
+/// aux signaux), une ligne par passage.
+struct PassagesDeLaCommande<'a, 'e> {
+    g: &'a OptionsGlobales,
+    envoi: &'a Envoi<'e>,
+    relais: Arc<SuiviRelais>,
 }
 
-/// Après le passage `numero`, `ecoule` depuis le début de la commande : s'arrêter (et
-/// pourquoi), ou repasser après une pause. Pure : le temps et l'aléa sont donnés.
-fn suite_apres(
-    politique: &PolitiqueReessai,
-    r: &ResumePlan,
-    numero: u32,
-    ecoule: Duration,
-    alea: f64,
-) -> Suite {
-    let transitoires = r.echec.saturating_sub(r.definitifs);
-    if r.a_deposer + r.en_cours + r.incertaine + transitoires == 0 {
-        return Suite::Arreter(if r.definitifs > 0 {
-            ArretPassages::RefusDefinitifs
-        } else {
-            ArretPassages::ToutDepose
-        });
+impl Passages for PassagesDeLaCommande<'_, '_> {
+    fn attente_reseau(&self) -> Option<Duration> {
+        self.envoi.attente_reseau()
     }
-    let pause = politique.attente_backoff(numero, alea);
-    let passage_min = politique.reglages().duree_min_tentative();
-    match politique.budget_restant(ecoule) {
-        Some(reste) if pause.saturating_add(passage_min) > reste => {
-            Suite::Arreter(ArretPassages::DureeEcoulee)
-        }
-        _ => Suite::Pause(pause),
-    }
-}
 
-/// Ce que des passages ont fait ensemble : le plan tel qu'il est après le dernier, et la somme
-/// de ce que chacun a déposé, envoyé, absorbé, et du temps qu'il a pris (pauses exclues).
-fn cumuler(total: &mut Option<Bilan>, b: &Bilan) {
-    match total {
-        None => *total = Some(b.clone()),
-        Some(t) => {
-            t.resume = b.resume.clone();
-            t.deposees += b.deposees;
-            t.octets_envoyes += b.octets_envoyes;
-            t.incidents_absorbes += b.incidents_absorbes;
-            t.deja_sur_la_plateforme += b.deja_sur_la_plateforme;
-            t.deja_non_comparees += b.deja_non_comparees;
-            t.deja_a_la_destination += b.deja_a_la_destination;
-            t.duree += b.duree;
-            t.interrompu = b.interrompu;
-            if b.participation.is_some() {
-                t.participation.clone_from(&b.participation);
-            }
-        }
+    fn suivi(&self) -> Arc<dyn Suivi> {
+        let suivi = crate::suivi::choisir(self.g.json, self.g.quiet, self.g.progression.into());
+        self.relais.remplacer(Arc::clone(&suivi));
+        suivi
+    }
+
+    async fn passage(
+        &self,
+        base: Base,
+        plan: DepotPlan,
+        arret: Annulation,
+        suivi: Arc<dyn Suivi>,
+        attente_reseau: Option<Duration>,
+    ) -> Result<Bilan> {
+        // En boîte : l'avenir d'un passage est grand, celui de l'enchaînement le contient.
+        Box::pin(passage(self.envoi, base, plan, arret, suivi, attente_reseau)).await
+    }
+
+    fn annoncer_passage(&self, numero: u32, issue: &IssuePassage<'_>, prochain: Option<Duration>) {
+        garder_le_code(annoncer_passage(self.g, numero, issue, prochain));
+    }
+
+    fn liberer_terminal(&self) {
+        liberer_terminal();
     }
 }
 
@@ -156,155 +84,16 @@ pub(super) async fn enchainer(
     base: Base,
     plan: DepotPlan,
 ) -> Result<CodeSortie> {
-    let horloge = TemporisateurTokio::new();
     let arret = Annulation::new();
     let relais = Arc::new(SuiviRelais::default());
     ecouter_signaux(arret.clone(), Some(relais.clone()));
-    // DURÉE écoulée : plus rien ne démarre, ce qui est en vol s'arrête, comme après Ctrl-C.
-    let duree_ecoulee = Arc::new(AtomicBool::new(false));
-    if let Some(limite) = regle.limite() {
-        let (arret, drapeau) = (arret.clone(), Arc::clone(&duree_ecoulee));
-        tokio::spawn(async move {
-            TemporisateurTokio::new().attendre(limite).await;
-            drapeau.store(true, Ordering::SeqCst);
-            arret.annuler();
-        });
-    }
-    let arret_de = |arret: &Annulation| {
-        debug_assert!(arret.est_annulee());
-        if duree_ecoulee.load(Ordering::SeqCst) {
-            ArretPassages::DureeEcoulee
-        } else {
-            ArretPassages::Interrompu
-        }
-    };
-    let chemin_base = base.chemin().to_owned();
-    let mut base = Some(base);
-    let mut total: Option<Bilan> = None;
-    let mut numero: u32 = 0;
-    let arret_final = loop {
-        numero += 1;
-        let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
-        relais.remplacer(Arc::clone(&suivi));
-        let base_du_passage = match base.take() {
-            Some(b) => b,
-            None => Base::ouvrir(&chemin_base)?,
-        };
-        // La pause réseau d'un passage ne dépasse pas DURÉE (sans `--attente-reseau`, c'est
-        // DURÉE qui l'arrête, comme elle arrête le passage).
-        let attente_reseau = match regle.politique.budget_restant(horloge.maintenant()) {
-            Some(reste) => envoi
-                .attente_reseau()
-                .map(|a| a.min(reste.max(Duration::from_millis(1)))),
-            None => envoi.attente_reseau(),
-        };
-        // L'arrêt de la commande (Ctrl-C, DURÉE) arrête le passage ; le réseau abandonné
-        // n'arrête que le passage : le suivant reprendra après la pause.
-        let issue = passage(
-            envoi,
-            base_du_passage,
-            plan.clone(),
-            arret.enfant(),
-            suivi,
-            attente_reseau,
-        )
-        .await;
-        if regle.jusqu_au_bout.is_none() {
-            let bilan = issue?;
-            garder_le_code(afficher_bilan(g, &bilan, envoi.destination, None));
-            return Ok(if bilan.interrompu {
-                CodeSortie::Interrompu
-            } else {
-                code_du_plan(&bilan.resume)
-            });
-        }
-        let (bilan, erreur) = match issue {
-            Ok(b) => (Some(b), None),
-            // Une erreur passagère avant tout envoi : un passage raté, à refaire.
-            Err(e)
-                if code_pour_erreur(&e) == CodeSortie::EchecsTransitoires
-                    && !arret.est_annulee() =>
-            {
-                liberer_terminal();
-                (None, Some(format!("{e:#}")))
-            }
-            // DURÉE écoulée avant tout envoi (pendant la pause réseau de la résolution de la
-            // participation) : ce n'est pas Ctrl-C, les passages s'arrêtent sur DURÉE (code 1).
-            Err(_) if arret.est_annulee() && arret_de(&arret) == ArretPassages::DureeEcoulee => {
-                liberer_terminal();
-                (
-                    None,
-                    Some("arrêté avant tout envoi : la durée est écoulée".to_owned()),
-                )
-            }
-            Err(e) => return Err(e),
-        };
-        let resume = match &bilan {
-            Some(b) => {
-                cumuler(&mut total, b);
-                b.resume.clone()
-            }
-            None => Base::ouvrir(&chemin_base)?.resume(plan.id)?,
-        };
-        let suite = if arret.est_annulee() {
-            Suite::Arreter(arret_de(&arret))
-        } else {
-            suite_apres(
-                &regle.politique,
-                &resume,
-                numero,
-                horloge.maintenant(),
-                AleaSysteme.tirer(),
-            )
-        };
-        let prochain = match suite {
-            Suite::Pause(p) => Some(p),
-            Suite::Arreter(_) => None,
-        };
-        let issue = match (&bilan, &erreur) {
-            (Some(b), _) => IssuePassage::Bilan(b),
-            (None, e) => IssuePassage::Erreur {
-                plan: plan.id,
-                message: e.as_deref().unwrap_or_default(),
-            },
-        };
-        garder_le_code(annoncer_passage(g, numero, &issue, prochain));
-        match suite {
-            Suite::Arreter(a) => break a,
-            Suite::Pause(pause) => {
-                tokio::select! {
-                    () = horloge.attendre(pause) => {}
-                    () = arret.annulee() => break arret_de(&arret),
-                }
-            }
-        }
-    };
-    let resume = Base::ouvrir(&chemin_base)?.resume(plan.id)?;
-    let mut bilan = total.unwrap_or_else(|| Bilan {
-        plan: plan.id,
-        resume: resume.clone(),
-        deposees: 0,
-        octets_envoyes: 0,
-        incidents_absorbes: 0,
-        duree: Duration::ZERO,
-        interrompu: false,
-        participation: None,
-        deja_sur_la_plateforme: 0,
-        deja_non_comparees: 0,
-        reglages: Default::default(),
-        deja_a_la_destination: 0,
-    });
-    bilan.resume = resume;
-    bilan.interrompu = arret_final == ArretPassages::Interrompu;
-    let fin = FinDesPassages {
-        passages: numero,
-        arret: arret_final,
-        limite: regle.limite(),
-    };
-    garder_le_code(afficher_bilan(g, &bilan, envoi.destination, Some(&fin)));
-    Ok(match arret_final {
-        ArretPassages::Interrompu => CodeSortie::Interrompu,
-        _ => code_du_plan(&bilan.resume),
+    let passages = PassagesDeLaCommande { g, envoi, relais };
+    let (bilan, fin) = enchainer_passages(regle, &passages, arret, base, plan).await?;
+    garder_le_code(afficher_bilan(g, &bilan, envoi.destination, fin.as_ref()));
+    Ok(if bilan.interrompu {
+        CodeSortie::Interrompu
+    } else {
+        code_du_plan(&bilan.resume)
     })
 }
 
@@ -345,100 +134,21 @@ fn annoncer_passage(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn regle(limite: Option<u64>) -> ReglePassages {
-        ReglePassages::depuis(&OptionsPassages {
-            jusqu_au_bout: Some(JusquAuBout {
-                limite: limite.map(Duration::from_secs),
-            }),
-            attente_passage: 30.0,
-            attente_passage_max: 600.0,
-        })
-        .unwrap()
-    }
-
-    fn resume(a_deposer: u64, echec: u64, definitifs: u64, incertaine: u64) -> ResumePlan {
-        ResumePlan {
-            a_deposer,
-            deposee: 5,
-            echec,
-            definitifs,
-            incertaine,
-            ..Default::default()
-        }
-    }
-
-    const S: fn(u64) -> Duration = Duration::from_secs;
+    use crate::cli::JusquAuBout;
 
     #[test]
-    fn on_repasse_tant_qu_il_reste_quelque_chose_a_tenter() {
-        let p = regle(None).politique;
-        assert_eq!(
-            suite_apres(&p, &resume(0, 0, 0, 0), 1, S(0), 0.5),
-            Suite::Arreter(ArretPassages::ToutDepose)
-        );
-        // Plus que des refus définitifs : un geste humain, pas un autre passage.
-        assert_eq!(
-            suite_apres(&p, &resume(0, 2, 2, 0), 1, S(0), 0.5),
-            Suite::Arreter(ArretPassages::RefusDefinitifs)
-        );
-        // Un échec transitoire, un incertain, un fichier à déposer : on repasse, même à côté
-        // d'un refus définitif.
-        for r in [resume(0, 3, 2, 0), resume(0, 0, 0, 1), resume(1, 0, 0, 0)] {
-            assert!(
-                matches!(suite_apres(&p, &r, 1, S(0), 0.5), Suite::Pause(_)),
-                "{r:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn la_pause_croit_plafonnee_et_jitteree() {
-        let p = regle(None).politique;
-        let pause = |n, alea| match suite_apres(&p, &resume(1, 0, 0, 0), n, S(0), alea) {
-            Suite::Pause(d) => d,
-            autre => panic!("{autre:?}"),
-        };
-        // Gigue égale : entre la moitié et le tout de l'enveloppe 30 s · 2^(n−1), plafonnée.
-        assert_eq!(pause(1, 0.0), S(15));
-        assert_eq!(pause(1, 1.0), S(30));
-        assert_eq!(pause(2, 1.0), S(60));
-        assert_eq!(pause(3, 0.5), S(90));
-        assert_eq!(pause(10, 1.0), S(600));
-        assert_eq!(pause(1000, 0.0), S(300));
-    }
-
-    #[test]
-    fn pas_de_pause_qui_finirait_apres_la_duree() {
-        let p = regle(Some(3600)).politique;
-        let r = resume(0, 1, 0, 0);
-        assert_eq!(suite_apres(&p, &r, 1, S(100), 1.0), Suite::Pause(S(30)));
-        // 30 s de pause et une seconde de passage au moins : il faut 31 s.
-        assert_eq!(suite_apres(&p, &r, 1, S(3569), 1.0), Suite::Pause(S(30)));
-        assert_eq!(
-            suite_apres(&p, &r, 1, S(3570), 1.0),
-            Suite::Arreter(ArretPassages::DureeEcoulee)
-        );
-        // Tout déposé juste à l'échéance : c'est fini, pas écoulé.
-        assert_eq!(
-            suite_apres(&p, &resume(0, 0, 0, 0), 1, S(4000), 1.0),
-            Suite::Arreter(ArretPassages::ToutDepose)
-        );
-    }
-
-    #[test]
-    fn reglages_invalides_refuses() {
-        let options = |base: f64, max: f64| OptionsPassages {
-            jusqu_au_bout: None,
+    fn les_options_de_la_ligne_de_commande() {
+        let options = |jusqu_au_bout, base: f64, max: f64| OptionsPassages {
+            jusqu_au_bout,
             attente_passage: base,
             attente_passage_max: max,
         };
-        for (base, max) in [(0.0, 10.0), (-1.0, 10.0), (f64::NAN, 10.0), (20.0, 10.0)] {
-            assert!(
-                ReglePassages::depuis(&options(base, max)).is_err(),
-                "{base} {max}"
-            );
-        }
-        assert!(ReglePassages::depuis(&options(0.01, 0.02)).is_ok());
+        assert!(ReglePassages::depuis(&options(None, 0.0, 10.0)).is_err());
+        assert!(ReglePassages::depuis(&options(None, 20.0, 10.0)).is_err());
+        assert!(ReglePassages::depuis(&options(None, 0.01, 0.02)).is_ok());
+        let limite = Some(JusquAuBout {
+            limite: Some(Duration::from_secs(3600)),
+        });
+        assert!(ReglePassages::depuis(&options(limite, 30.0, 600.0)).is_ok());
     }
 }

@@ -24,6 +24,7 @@ mod essais_reseau;
 pub mod evenements;
 pub mod parallelisme;
 mod parties;
+pub mod passages;
 mod reglages;
 pub mod relecture;
 pub mod s3;

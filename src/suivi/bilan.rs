@@ -13,6 +13,7 @@ use serde_json::json;
 use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
 use super::liberer_terminal;
 use crate::depot::Bilan;
+pub use crate::depot::passages::{ArretPassages, FinDesPassages};
 
 /// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
 /// commande à lancer s'il reste quelque chose ; `fin` : avec `--jusqu-au-bout`, combien de
@@ -270,41 +271,6 @@ fn volume_envoye(octets: u64, duree: std::time::Duration, pendant: &str) -> Stri
 
 /// En deçà, un débit ne veut rien dire (et « 0,0 s » s'afficherait).
 const DUREE_MESURABLE: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// Pourquoi les passages se sont arrêtés.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArretPassages {
-    /// Tous les fichiers du plan sont déposés.
-    ToutDepose,
-    /// Il ne reste que des refus définitifs : plus rien à tenter sans un geste humain.
-    RefusDefinitifs,
-    /// La DURÉE de `--jusqu-au-bout=DURÉE` est écoulée (ou le serait avant la fin de la pause).
-    DureeEcoulee,
-    /// Ctrl-C ou SIGTERM.
-    Interrompu,
-}
-
-impl ArretPassages {
-    /// Nom stable (sortie JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ArretPassages::ToutDepose => "tout_depose",
-            ArretPassages::RefusDefinitifs => "refus_definitifs",
-            ArretPassages::DureeEcoulee => "duree_ecoulee",
-            ArretPassages::Interrompu => "interrompu",
-        }
-    }
-}
-
-/// La fin d'une commande lancée avec `--jusqu-au-bout` : combien de passages, et pourquoi elle
-/// s'arrête.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FinDesPassages {
-    pub passages: u32,
-    pub arret: ArretPassages,
-    /// La DURÉE donnée, s'il y en a une.
-    pub limite: Option<std::time::Duration>,
-}
 
 #[cfg(test)]
 mod tests {

@@ -12,16 +12,8 @@ use serde_json::json;
 use super::bilan::{bilan_json, deposes_sur_total};
 use super::format::{neutraliser, pluriel};
 use super::secondes_au_dessus;
-use crate::depot::Bilan;
 
-pub use super::bilan::{ArretPassages, FinDesPassages};
-
-/// Ce qu'a donné un passage : son bilan, ou l'erreur passagère qui l'a arrêté avant tout envoi
-/// (plateforme indisponible à la création de la participation, par exemple).
-pub enum IssuePassage<'a> {
-    Bilan(&'a Bilan),
-    Erreur { plan: i64, message: &'a str },
-}
+pub use crate::depot::passages::{ArretPassages, FinDesPassages, IssuePassage};
 
 /// La ligne d'un passage pour l'humain :
 /// « Passage 2 : 18 / 20 fichiers déposés (3 pendant ce passage), 2 en échec transitoire ;
@@ -84,6 +76,7 @@ pub fn passage_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::depot::Bilan;
     use crate::plan::ResumePlan;
 
     fn bilan(resume: ResumePlan, deposees: u64) -> Bilan {
