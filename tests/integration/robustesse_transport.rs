@@ -334,19 +334,21 @@ fn une_api_qui_redirige_ailleurs_est_une_adresse_a_corriger() {
 
 // --------------------------------------------------------- pause réseau, Ctrl-C et SIGTERM
 
-/// Lance `commande`, attend que la pause réseau soit là, envoie `signal`, et rend la sortie
-/// (au plus 10 s après le signal : une borne large, pas une mesure).
+/// Lance `commande`, attend que la pause réseau soit annoncée (« réseau indisponible » sur la
+/// sortie d'erreur), envoie `signal`, et rend la sortie (au plus 10 s après le signal : une
+/// borne large, pas une mesure).
 fn interrompre_pendant_la_pause(
     banc: &Banc,
     commande: std::process::Command,
     nom: &str,
 ) -> std::process::Output {
-    let enfant = banc.lancer(commande);
-    // Trois connexions refusées (attentes de 0,05 à 0,2 s) déclarent la coupure : la pause
-    // est là bien avant.
-    std::thread::sleep(Duration::from_secs(2));
+    let mut enfant = banc.lancer(commande);
+    let erreurs = SortieSuivie::lire(enfant.stderr.take().unwrap());
+    erreurs.attendre("réseau indisponible");
     signal(&enfant, nom);
-    attendre_fin(enfant, Duration::from_secs(10))
+    let mut out = attendre_fin(enfant, Duration::from_secs(10));
+    out.stderr = erreurs.fin();
+    out
 }
 
 /// Le réseau tombe juste après la vérification de l'adresse (le premier `GET /moi`) : toute
@@ -590,11 +592,18 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
 #[test]
 fn connexion_sans_reseau_cede_a_ctrl_c() {
     let banc = Banc::nouveau();
+    // Chaque requête coupée : la connexion réessaie, attend entre deux tentatives.
+    banc.bac().pannes().couper_tout(true);
     let mut connexion = banc.vigie();
     connexion
         .args(["connexion", "--jeton", JETON, "--api"])
-        .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()));
-    let out = interrompre_pendant_la_pause(&banc, connexion, "INT");
+        .arg(banc.bac().api());
+    let enfant = banc.lancer(connexion);
+    banc.attendre("une première tentative coupée", |b| {
+        b.compteurs().requetes(Operation::ApiMoi) >= 1
+    });
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, Duration::from_secs(10));
     assert_eq!(code(&out), 130, "{}", texte(&out));
 }
 

@@ -322,6 +322,61 @@ impl Drop for Enfant {
     }
 }
 
+/// Une sortie d'un processus (`stdout`, `stderr`) lue au fil de l'eau par un fil à part, pour
+/// attendre qu'un texte s'y montre : un événement, au lieu d'une attente fixe.
+pub struct SortieSuivie {
+    recu: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    lecteur: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SortieSuivie {
+    pub fn lire(mut flux: impl std::io::Read + Send + 'static) -> SortieSuivie {
+        let recu = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let lecteur = {
+            let recu = std::sync::Arc::clone(&recu);
+            std::thread::spawn(move || {
+                let mut tampon = [0u8; 4096];
+                while let Ok(n) = flux.read(&mut tampon) {
+                    if n == 0 {
+                        break;
+                    }
+                    recu.lock().unwrap().extend_from_slice(&tampon[..n]);
+                }
+            })
+        };
+        SortieSuivie {
+            recu,
+            lecteur: Some(lecteur),
+        }
+    }
+
+    /// Ce qui a été lu jusqu'ici.
+    pub fn vu(&self) -> String {
+        String::from_utf8_lossy(&self.recu.lock().unwrap()).into_owned()
+    }
+
+    /// Attend que `texte` se montre (au plus 60 s : une limite large, pas une mesure).
+    pub fn attendre(&self, texte: &str) {
+        let debut = Instant::now();
+        while !self.vu().contains(texte) {
+            assert!(
+                debut.elapsed() < Duration::from_secs(60),
+                "« {texte} » ne se montre pas : {}",
+                self.vu()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Tout ce qui a été lu, une fois le flux fermé (le processus fini).
+    pub fn fin(mut self) -> Vec<u8> {
+        if let Some(l) = self.lecteur.take() {
+            l.join().unwrap();
+        }
+        std::mem::take(&mut *self.recu.lock().unwrap())
+    }
+}
+
 /// Attend la fin de `enfant`, au plus `limite` : au-delà, il est tué et l'essai échoue.
 pub fn attendre_fin(enfant: impl Into<Enfant>, limite: Duration) -> Output {
     let debut = Instant::now();
