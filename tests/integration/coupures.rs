@@ -204,24 +204,38 @@ fn un_retry_after_retient_les_autres_unites() {
             retry_after: Some(RetryAfter::Secondes(2)),
         },
     ));
-    let mut depot = banc.depot();
-    depot.args(["--paralleles", "2"]);
-    let enfant = banc.lancer(depot);
-    banc.attendre("le 503", |b| {
-        b.compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(premier))
-            >= 1
-    });
-    // Ce qui était déjà en vol peut finir ; ensuite plus rien ne part avant le terme.
-    std::thread::sleep(Duration::from_millis(400));
-    let avant = banc.bac().compteurs().requetes(Operation::PutObject);
-    std::thread::sleep(Duration::from_millis(1000));
-    let pendant = banc.bac().compteurs().requetes(Operation::PutObject);
-    assert_eq!(
-        avant, pendant,
-        "des unités ont émis pendant le Retry-After d'une autre"
-    );
-    let out = attendre_fin(enfant, Duration::from_secs(30));
+    // Le mandataire numérote les PUT dans leur ordre d'arrivée : rien n'est chronométré.
+    let vus = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let m = {
+        let vus = std::sync::Arc::clone(&vus);
+        let cle = banc.cle(premier);
+        mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
+            if q.methode == "PUT" {
+                let mut v = vus.lock().unwrap();
+                v.push((q.rang, q.chemin.contains(&cle), r.statut));
+            }
+        })
+    };
+    let out = banc
+        .depot_via(&m.endpoint())
+        .args(["--paralleles", "2"])
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&fichiers);
+    let mut vus = vus.lock().unwrap().clone();
+    vus.sort();
+    let premiers: Vec<usize> = vus.iter().filter(|v| v.1).map(|v| v.0).collect();
+    assert_eq!(premiers.len(), 2, "{vus:?}");
+    assert_eq!(vus.iter().find(|v| v.1).unwrap().2, 503, "{vus:?}");
+    // Entre le 503 et sa reprise, d'autres unités ont pu partir : celle qui était déjà en vol
+    // sur l'autre place, et celle qui part avec la reprise au terme. Pas les cinq autres.
+    let pendant = vus
+        .iter()
+        .filter(|v| !v.1 && v.0 > premiers[0] && v.0 < premiers[1])
+        .count();
+    assert!(
+        pendant <= 2,
+        "{pendant} unités ont émis pendant le Retry-After d'une autre : {vus:?}"
+    );
 }
