@@ -207,6 +207,7 @@ fn identifiants_s3_absents_dits_en_francais() {
 
 /// Une commande lancée dans un pseudo-terminal par `script` (util-linux), dont on lit l'écran
 /// au fil de l'eau et à qui l'on tape au clavier.
+#[cfg_attr(not(unix), allow(dead_code))]
 struct PseudoTerminal {
     /// `script` : tué à l'abandon s'il vit encore ; la commande reçoit alors SIGHUP (son
     /// terminal se ferme) et s'arrête.
@@ -216,6 +217,7 @@ struct PseudoTerminal {
     lecteur: Option<std::thread::JoinHandle<()>>,
 }
 
+#[cfg_attr(not(unix), allow(dead_code))]
 impl PseudoTerminal {
     /// Lance `commande` (une ligne de shell) sous `script`, avec `env` pour seules variables.
     fn lancer(commande: &str, env: &[(&str, &std::ffi::OsStr)]) -> PseudoTerminal {
@@ -283,6 +285,48 @@ impl PseudoTerminal {
         }
     }
 
+    /// Attend que l'écho du terminal soit coupé (une saisie masquée commence) : l'état du
+    /// pseudo-terminal, lu par `stty` sur le terminal de l'enfant de `script`.
+    #[cfg(target_os = "linux")]
+    fn attendre_echo_coupe(&self) {
+        let script = self.enfant.id().to_string();
+        let debut = std::time::Instant::now();
+        loop {
+            // Le terminal : l'entrée standard d'un enfant de `script`.
+            let terminal = std::fs::read_dir("/proc")
+                .unwrap()
+                .flatten()
+                .filter(|e| {
+                    std::fs::read_to_string(e.path().join("stat")).is_ok_and(|stat| {
+                        // « pid (nom) état ppid … » : le nom peut contenir des espaces.
+                        stat.rsplit_once(')')
+                            .and_then(|(_, reste)| reste.split_whitespace().nth(1))
+                            == Some(script.as_str())
+                    })
+                })
+                .find_map(|e| std::fs::read_link(e.path().join("fd/0")).ok())
+                .filter(|t| t.starts_with("/dev/pts"));
+            if let Some(t) = terminal {
+                let etat = std::process::Command::new("stty")
+                    .arg("-F")
+                    .arg(&t)
+                    .arg("-a")
+                    .output()
+                    .unwrap();
+                let etat = String::from_utf8_lossy(&etat.stdout);
+                if etat.split_whitespace().any(|m| m == "-echo") {
+                    return;
+                }
+            }
+            assert!(
+                debut.elapsed() < std::time::Duration::from_secs(60),
+                "l'écho n'est jamais coupé : {:?}",
+                self.vu()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Tape `octets` au clavier.
     fn taper(&mut self, octets: &[u8]) {
         use std::io::Write;
@@ -304,6 +348,7 @@ impl PseudoTerminal {
 
 /// `vigie connexion --jeton -` dans un terminal (un pseudo-terminal ouvert par `script`) : une
 /// invite, et le jeton collé ne s'affiche pas (le terminal ne l'écrit pas en écho).
+#[cfg(target_os = "linux")]
 #[test]
 fn connexion_dans_un_terminal_invite_et_saisie_masquee() {
     let banc = Banc::nouveau();
@@ -316,8 +361,8 @@ fn connexion_dans_un_terminal_invite_et_saisie_masquee() {
         PseudoTerminal::lancer(&commande, &[("HOME", banc.dossier.path().as_os_str())]);
     terminal.attendre("Collez le jeton");
     // Un humain colle le jeton après avoir lu l'invite ; l'écho est coupé juste après qu'elle
-    // s'est écrite (et ce qui serait arrivé avant serait jeté) : on lui en laisse le temps.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // s'est écrite (et ce qui serait arrivé avant serait jeté) : on attend qu'il le soit.
+    terminal.attendre_echo_coupe();
     terminal.taper(format!("{JETON}\n").as_bytes());
     let (statut, ecran) = terminal.finir();
     assert!(statut.success(), "{ecran}");
