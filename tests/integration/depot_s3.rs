@@ -680,11 +680,12 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
         },
     ));
     let enfant = banc.lancer(banc.depot());
-    banc.attendre("la finalisation en 404", |b| {
+    // Le premier regard sur l'objet (`HeadObject`) suit la finalisation en 404 ; les suivants
+    // attendent 1, 2 puis 4 s : Ctrl-C tombe parmi eux.
+    banc.attendre("le premier regard après la finalisation en 404", |b| {
         b.compteurs().requetes(Operation::CompleteMultipartUpload) >= 1
+            && b.compteurs().requetes(Operation::HeadObject) >= 1
     });
-    // Les regards attendent 1, 2 puis 4 s : Ctrl-C tombe parmi eux.
-    std::thread::sleep(Duration::from_millis(500));
     signal(&enfant, "INT");
     let out = attendre_fin(enfant, Duration::from_secs(60));
     assert_eq!(code(&out), 130, "{}", texte(&out));
