@@ -476,9 +476,11 @@ fn cas_s3_moto(etape: Operation, sorte: Sorte, serveur: &moto::Moto) -> Result<(
         preparer_reprise(pannes, depot())?;
     }
     if etape == Operation::AbortMultipartUpload {
+        // Deux envois ouverts sur la clé : le passage en adopte un et abandonne l'autre, et
+        // c'est cet abandon qui reçoit la panne. moto (5.2.5) date chaque envoi de la même date
+        // fixe (2010-11-10T20:48:33Z) dans ListMultipartUploads : attendre une seconde entre
+        // les deux ouvertures ne les distinguait pas.
         ouvrir(&grand);
-        // moto date les envois à la seconde : le second doit être le plus récent.
-        std::thread::sleep(Duration::from_millis(1100));
         ouvrir(&grand);
     }
     pannes.effacer();
