@@ -1021,7 +1021,8 @@ async fn lenteur_puis_traitement_normal() {
         Operation::HeadObject,
         Panne::Lenteur(Duration::from_millis(400)),
     ));
-    let t = Instant::now();
+    // Le client abandonne sur son délai (`TimeoutError`) : c'est ce qui le prouve, pas une
+    // durée mesurée (sous la charge, 150 ms de délai peuvent en prendre plus de 400).
     let e = presse
         .head_object()
         .bucket(SEAU)
@@ -1030,11 +1031,6 @@ async fn lenteur_puis_traitement_normal() {
         .await
         .expect_err("délai de tentative");
     assert!(matches!(e, SdkError::TimeoutError(_)), "{e:?}");
-    assert!(
-        t.elapsed() < Duration::from_millis(400),
-        "{:?}",
-        t.elapsed()
-    );
     b.bac.arreter().await;
 }
 
@@ -1189,15 +1185,16 @@ async fn arret_rapide_malgre_des_connexions_bloquees() {
         )
         .await
         .expect("écriture");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // La requête bloquée est arrivée (comptée) : le serveur la tient.
+    while b.bac.compteurs().requetes(Operation::HeadObject) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 
-    let t = Instant::now();
-    b.bac.arreter().await;
-    assert!(
-        t.elapsed() < Duration::from_secs(2),
-        "arrêt en {:?}",
-        t.elapsed()
-    );
+    // L'arrêt n'attend pas la fin du blocage (60 s) : ce n'est pas une mesure, seulement un
+    // garde-fou contre un arrêt qui attendrait les connexions bloquées.
+    tokio::time::timeout(Duration::from_secs(30), b.bac.arreter())
+        .await
+        .expect("l'arrêt attend la fin des connexions bloquées");
     let e = en_vol.await.expect("tâche").expect_err("requête bloquée");
     assert!(sans_reponse(&e), "{e:?}");
     // le port est fermé
