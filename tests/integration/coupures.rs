@@ -58,8 +58,12 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     banc.attendre("la moitié de la nuit", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 8
     });
+    let sondes = banc.bac().compteurs().requetes(Operation::HeadBucket);
     banc.bac().pannes().couper_tout(true);
-    std::thread::sleep(Duration::from_secs(4));
+    // La coupure dure le temps de deux sondes (`HeadBucket`), pas une durée fixe.
+    banc.attendre("deux sondes pendant la coupure", |b| {
+        b.compteurs().requetes(Operation::HeadBucket) >= sondes + 2
+    });
     banc.bac().pannes().couper_tout(false);
     let out = attendre_fin(enfant, Duration::from_secs(120));
     assert_eq!(code(&out), 0, "{}", texte(&out));
