@@ -15,7 +15,6 @@ use tokio::time::Instant;
 use super::evenements::SuiviMuet;
 use super::{ContexteUnite, Depositaire, IssueUnite, Moteur, Resultat, echec_de};
 use crate::plan::{Base, DepotPlan, FichierPlanifie};
-use crate::plateforme::FichierAttendu;
 use crate::reessai::{Annulation, Profil, Reglages, Rejouabilite, ReponseApi};
 use crate::transport::{Emetteur, PauseReseau, ReglagesEmission};
 
@@ -128,11 +127,7 @@ impl Lien {
 pub struct DepositaireSimule(pub Arc<Lien>);
 
 impl Depositaire for DepositaireSimule {
-    async fn deposer(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        _fichier: FichierAttendu<'_>,
-    ) -> Resultat<IssueUnite> {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
         let issue = ctx
             .emettre("PUT", Profil::Insistant, Rejouabilite::Rejouable, |_| {
                 self.0.emettre()

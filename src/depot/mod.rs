@@ -9,8 +9,9 @@
 //!
 //! Le protocole propre à chaque destination vit dans un [`Depositaire`] (`s3.rs`,
 //! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Ce que
-//! les deux partagent est écrit ici une fois : le découpage et la boucle des parties
-//! (`parties.rs`), l'écriture émise une fois puis relue ([`ContexteUnite::ecrire_une_fois`]),
+//! les deux partagent est écrit ici une fois : l'envoi en plusieurs parties entier (reprise,
+//! boucle des parties, fichier changé, finalisation, envoi disparu, règle d'abandon :
+//! `parties.rs`, dont chaque destination n'implémente que le port `EnvoiEnParties`), l'écriture émise une fois puis relue ([`ContexteUnite::ecrire_une_fois`]),
 //! le fichier qui a changé ([`echec_si_fichier_change`]), le classement d'un échec. Les
 //! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
 //! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
@@ -73,14 +74,11 @@ const SONDE_NUIT: Duration = Duration::from_secs(1);
 /// Ce qu'une destination sait faire d'une unité : la déposer, reprise et réconciliation
 /// comprises, en passant par le contexte pour toute émission et toute écriture du plan.
 pub trait Depositaire: Send + Sync + 'static {
-    /// Dépose l'unité du contexte, dont le fichier local est `fichier` (inchangé depuis la
-    /// planification : le moteur l'a vérifié ; chaque lecture le vérifie de nouveau sur le
-    /// fichier ouvert).
-    fn deposer(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> impl Future<Output = Resultat<IssueUnite>> + Send;
+    /// Dépose l'unité du contexte, dont le fichier local est [`ContexteUnite::fichier`]
+    /// (inchangé depuis la planification : le moteur l'a vérifié ; chaque lecture le vérifie de
+    /// nouveau sur le fichier ouvert).
+    fn deposer(&self, ctx: &ContexteUnite<'_>)
+    -> impl Future<Output = Resultat<IssueUnite>> + Send;
 
     /// Une requête peu coûteuse pour savoir si la destination répond (réseau rétabli ?).
     /// Toute réponse du serveur, même un refus, dit que le réseau est là.
@@ -720,7 +718,7 @@ impl<D: Depositaire> Moteur<D> {
                         unite: &unite,
                         chemin: &chemin,
                     };
-                    self.depositaire.deposer(&ctx, ctx.fichier()).await
+                    self.depositaire.deposer(&ctx).await
                 }
             };
             // Le fichier est illisible parce que la nuit entière l'est (carte retirée) : ce
@@ -905,21 +903,6 @@ pub(crate) fn releve_si_encore_la<T, U>(
         }
         _ => Releve::Inconnue,
     }
-}
-
-/// Un envoi multipart dont des parties sont acquittées n'est abandonné que sur un refus
-/// définitif du fichier lui-même (contenu refusé) : jamais sur un incident transitoire (`400
-/// RequestTimeout`, somme altérée en route), ni sur un refus d'identifiants ou de droits, après
-/// la correction desquels la reprise garde les parties déjà parties.
-pub(crate) fn refus_du_fichier(issue: &IssueUnite) -> bool {
-    matches!(
-        issue,
-        IssueUnite::Echec {
-            definitif: true,
-            cause: CauseRefus::Contenu,
-            ..
-        }
-    )
 }
 
 /// Une lecture du fichier impossible : un échec local, transitoire (le fichier peut redevenir

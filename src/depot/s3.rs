@@ -8,7 +8,8 @@
 //!   lieu repart, dans le budget d'une seule émission (`ContexteUnite::ecrire_une_fois`). Chaque
 //!   partie (rejouable) est persistée dès son ETag rendu : une relance ne renvoie que la partie
 //!   qui était en vol. Seul un refus définitif du fichier lui-même abandonne l'envoi (pas
-//!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties.
+//!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties. Tout
+//!   cela est le pilote commun (`parties.rs`) : ce module n'en implémente que le protocole S3.
 //!
 //! Avant tout envoi, la destination a été lue (`destination.rs`) : un fichier qu'elle tient
 //! déjà sous la même clé, de même taille et de même empreinte, ne repart pas. Un refus qui vaut
@@ -23,22 +24,19 @@ use std::time::Duration;
 
 use destination::{InventaireS3, RefusDestination};
 
-use super::parties::{self, Acquittement, Decoupage};
+use super::parties::{
+    self, Acquittement, Assemblage, EchecEnvoi, EnvoiEnParties, FinEnParties, Ouverture, Partie,
+};
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
-    echec_si_fichier_change, refus_du_fichier, releve_si_encore_la,
+    echec_si_fichier_change, releve_si_encore_la,
 };
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
-use crate::plateforme::FichierAttendu;
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
 use crate::transport::vigiechiro::ObjetLu;
-
-/// Combien de fois, dans un passage, une unité repart de zéro après la disparition de son
-/// envoi multipart.
-const REPRISES_DE_ZERO: u32 = 1;
 
 /// Les attentes avant chaque nouveau regard sur l'objet, quand une finalisation sans réponse a
 /// fait disparaître l'envoi sans que l'objet soit encore là (assemblage en cours).
@@ -62,24 +60,25 @@ pub struct DepositaireS3 {
 }
 
 impl Depositaire for DepositaireS3 {
-    async fn deposer(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> Resultat<IssueUnite> {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
         if let Some(refus) = self.refus.get() {
             return Ok(self.echec_de_destination(refus));
         }
         let unite = ctx.unite;
         if unite.envoi_multipart.is_none()
-            && let Some(issue) = self.deja_a_la_destination(ctx, fichier).await
+            && let Some(issue) = self.deja_a_la_destination(ctx).await
         {
             return Ok(issue);
         }
         let issue = if unite.taille > self.seuil_multipart || unite.envoi_multipart.is_some() {
-            self.deposer_en_parties(ctx, fichier).await?
+            match parties::deposer_en_parties(self, ctx).await? {
+                FinEnParties::Issue(issue) => issue,
+                // Un compartiment S3 ne refuse pas l'envoi en parties, et rien n'en ouvre
+                // d'un seul tenant.
+                FinEnParties::EnUnSeul(_) => self.deposer_d_un_bloc(ctx).await,
+            }
         } else {
-            self.deposer_d_un_bloc(ctx, fichier).await
+            self.deposer_d_un_bloc(ctx).await
         };
         Ok(self.arreter_si_refus_de_destination(issue))
     }
@@ -93,15 +92,6 @@ impl Depositaire for DepositaireS3 {
 /// admises) ?
 fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> bool {
     o.taille == unite.taille && o.crc32c.as_deref().is_some_and(|c| attendue.reconnait(c))
-}
-
-/// Ce qu'est l'échec d'une partie, pour ce qu'il fait à l'envoi.
-enum EchecPartie {
-    /// L'envoi a disparu de la destination (404) : à oublier, l'unité repart de zéro.
-    Disparu,
-    /// Tout autre échec : l'envoi est abandonné si le fichier est refusé pour de bon (pas
-    /// d'orphelin), gardé avec ses parties acquittées sinon, pour une reprise.
-    Echec(IssueUnite),
 }
 
 impl DepositaireS3 {
@@ -169,11 +159,8 @@ impl DepositaireS3 {
     /// (une lecture) : l'ETag d'abord (MD5, ou objet assemblé en parties d'un nombre entier de
     /// Mio), à défaut la CRC32C de l'objet entier. Un autre contenu, ou qui ne se compare pas :
     /// le fichier part, et remplace l'objet (S3 le permet, comme le ferait rclone).
-    async fn deja_a_la_destination(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> Option<IssueUnite> {
+    async fn deja_a_la_destination(&self, ctx: &ContexteUnite<'_>) -> Option<IssueUnite> {
+        let fichier = ctx.fichier();
         let unite = ctx.unite;
         let liste = self.inventaire.as_deref()?.objet(&unite.cle)?;
         if liste.taille != unite.taille {
@@ -219,11 +206,8 @@ impl DepositaireS3 {
         })
     }
 
-    async fn deposer_d_un_bloc(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> IssueUnite {
+    async fn deposer_d_un_bloc(&self, ctx: &ContexteUnite<'_>) -> IssueUnite {
+        let fichier = ctx.fichier();
         let unite = ctx.unite;
         // La place d'abord, dans l'ordre où les unités ont été ouvertes (les plus grosses
         // d'abord) ; la somme se lit ensuite, juste avant l'envoi.
@@ -337,301 +321,6 @@ impl DepositaireS3 {
             },
             _ => echec_de(&issue),
         }
-    }
-
-    /// L'envoi en parties. Un envoi multipart qui disparaît de la destination (expiré,
-    /// abandonné ailleurs, assemblage interrompu côté serveur) fait repartir l'unité de zéro
-    /// **dans ce passage**, une fois : renvoyer le fichier entier sous la même clé est
-    /// idempotent, et rien n'est rejoué à l'aveugle (l'objet a été relu absent). Une seconde
-    /// disparition laisse un échec transitoire.
-    async fn deposer_en_parties(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> Resultat<IssueUnite> {
-        let mut envoi = ctx.unite.envoi_multipart.clone();
-        let mut reprises = 0;
-        loop {
-            let mut disparu = false;
-            let issue = self
-                .parcourir_parties(ctx, fichier, envoi.take(), &mut disparu)
-                .await?;
-            if !disparu || reprises >= REPRISES_DE_ZERO {
-                return Ok(issue);
-            }
-            reprises += 1;
-            tracing::info!(
-                cle = %ctx.unite.cle,
-                "envoi multipart disparu de la destination : l'unité repart de zéro"
-            );
-            ctx.repartir_de_zero();
-        }
-    }
-
-    /// Un parcours de l'envoi en parties, depuis l'envoi `envoi` (celui du plan) ou un envoi
-    /// neuf ; `disparu` dit si l'envoi a disparu de la destination (l'unité peut repartir de
-    /// zéro).
-    async fn parcourir_parties(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-        mut envoi: Option<String>,
-        envoi_disparu: &mut bool,
-    ) -> Resultat<IssueUnite> {
-        let unite = ctx.unite;
-        let mut persistees = ctx.base().parties(unite.id)?;
-
-        // 1. Reprise : l'envoi connu existe-t-il encore, et quelles parties a-t-il reçues ?
-        if let Some(id) = envoi.clone() {
-            let issue = self.lire_parties(ctx, &id).await;
-            match issue.reponse {
-                ReponseApi::Succes(Some(distantes)) => {
-                    // On garde les parties persistées que le service confirme (même ETag).
-                    let mut gardees = Vec::new();
-                    for p in persistees {
-                        let confirmee = distantes.iter().any(|d| {
-                            d.numero == p.numero && d.taille == p.taille && d.etag == p.etag
-                        });
-                        if confirmee && p.envoyee {
-                            gardees.push(p);
-                        }
-                    }
-                    persistees = gardees;
-                    ctx.base().oublier_parties(unite.id)?;
-                    for p in &persistees {
-                        ctx.base().enregistrer_partie(unite.id, p)?;
-                    }
-                }
-                ReponseApi::Succes(None) => {
-                    // L'envoi n'existe plus : finalisé (réponse perdue, arrêt juste après), ou
-                    // abandonné. L'objet le dit.
-                    if let Some(issue) = self.objet_deja_assemble(ctx, &persistees).await {
-                        return Ok(issue);
-                    }
-                    ctx.base().noter_envoi_multipart(unite.id, None)?;
-                    envoi = None;
-                    persistees = Vec::new();
-                }
-                _ => return Ok(echec_de(&issue)),
-            }
-        }
-
-        // 2. Ouverture, après avoir cherché un envoi ouvert sans que nous ayons pu le noter
-        //    (réponse perdue, arrêt entre l'ouverture et son écriture dans le plan).
-        if let Some(refus) = self.refus.get() {
-            return Ok(self.echec_de_destination(refus));
-        }
-        let envoi = match envoi {
-            Some(id) => id,
-            None => match self.ouvrir_envoi(ctx).await? {
-                Ok(id) => {
-                    // Des parties notées sans envoi connu ne sont celles d'aucun envoi : un
-                    // envoi neuf les reçoit toutes.
-                    persistees = Vec::new();
-                    id
-                }
-                Err(issue) => return Ok(issue),
-            },
-        };
-
-        // 3. Les parties manquantes (rejouables), plusieurs à la fois s'il y a des places.
-        let decoupage = Decoupage::pour(unite.taille, self.taille_partie, &persistees);
-        let envoi = envoi.as_str();
-        let faites =
-            parties::envoyer_parties(ctx, decoupage, &persistees, |numero, debut, taille| {
-                self.envoyer_partie(ctx, fichier, envoi, (numero, debut, taille))
-            })
-            .await?;
-        // Ce que l'échec d'une partie fait à l'envoi ne se fait qu'ici, une fois toutes les
-        // parties en vol revenues (celles qu'elles ont acquittées sont déjà notées) : oublier un
-        // envoi disparu, ou abandonner l'envoi d'un fichier refusé, pendant que d'autres parties
-        // étaient en vol laissait celles-ci noter, après coup, des parties d'un envoi oublié.
-        // Seul le premier échec compte.
-        let faites = match faites {
-            Ok(f) => f,
-            Err(EchecPartie::Disparu) => {
-                return self.oublier_l_envoi_disparu(
-                    ctx,
-                    envoi_disparu,
-                    "l'envoi multipart a disparu de la destination",
-                );
-            }
-            Err(EchecPartie::Echec(echec)) => {
-                return self.abandonner_si_refus_du_fichier(ctx, envoi, echec).await;
-            }
-        };
-        let sommes: Vec<(u32, u64)> = faites.iter().map(|p| (p.crc32c, p.taille)).collect();
-        let assemblees: Vec<PartieAssemblee> = faites
-            .into_iter()
-            .map(|p| PartieAssemblee {
-                numero: p.numero,
-                etag: p.etag,
-                crc32c: crc32c_base64(p.crc32c),
-            })
-            .collect();
-
-        // 4. Le fichier n'a pas changé pendant l'envoi ?
-        if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
-            return self.abandonner(ctx, envoi, echec).await;
-        }
-
-        // 5. Finalisation, non rejouable ; sans réponse, la relecture dit si l'objet est
-        //    assemblé (elle a eu lieu) ou si l'envoi est encore ouvert (rien n'a eu lieu : elle
-        //    repart, dans le même budget).
-        let attendue = SommeAssemblee::depuis_parties(&sommes);
-        let disparu = AtomicBool::new(false);
-        let issue = ctx
-            .ecrire_une_fois(
-                "CompleteMultipartUpload",
-                &unite.cle,
-                |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
-                |etape| {
-                    let (attendue, envoi, disparu) = (&attendue, &envoi, &disparu);
-                    async move {
-                        let objet = ctx
-                            .lire_dans(&etape, "HeadObject", &unite.cle, |_| {
-                                self.client.decrire(&unite.cle)
-                            })
-                            .await;
-                        match objet.reponse {
-                            ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
-                                return Releve::Faite(Ecrit {
-                                    etag: o.etag,
-                                    crc32c: o.crc32c,
-                                });
-                            }
-                            ReponseApi::Succes(_) => {}
-                            _ => return Releve::Inconnue,
-                        }
-                        let parties = ctx
-                            .lire_dans(&etape, "ListParts", &unite.cle, |_| {
-                                self.client.lister_parties(&unite.cle, envoi)
-                            })
-                            .await;
-                        releve_si_encore_la(&parties.reponse, disparu)
-                    }
-                },
-            )
-            .await;
-        match issue.raison {
-            RaisonArret::Succes => Ok(self.verifier_assemblage(ctx, &attendue).await),
-            RaisonArret::IssueInconnue if disparu.load(Ordering::Relaxed) => {
-                // L'envoi n'est plus là et l'objet pas encore : l'assemblage est peut-être
-                // en cours (S3 peut y mettre plusieurs minutes). D'autres regards, puis
-                // l'unité repart de zéro.
-                // La relecture vient de lire l'objet absent : seuls les regards suivants.
-                if let Some(issue) = self.regarder_encore(ctx, &attendue).await {
-                    return Ok(issue);
-                }
-                self.oublier_l_envoi_disparu(
-                    ctx,
-                    envoi_disparu,
-                    "finalisation sans réponse et envoi disparu",
-                )
-            }
-            RaisonArret::IssueInconnue => Ok(IssueUnite::Incertaine {
-                message: "finalisation sans réponse, destination injoignable pour la vérifier"
-                    .into(),
-            }),
-            // NoSuchUpload : l'envoi n'est plus là. Une finalisation précédente l'a peut-être
-            // assemblé : celle d'un processus arrêté brutalement, que le service a menée au
-            // bout après l'arrêt, pendant que la relance relisait les parties. L'objet le dit ;
-            // absent (regardé encore après 1, 2 puis 4 s), l'envoi a disparu et l'unité repart
-            // de zéro. Jamais un refus définitif : le fichier n'y est pour rien.
-            _ if matches!(issue.reponse, ReponseApi::Refuse { statut: 404, .. }) => {
-                if let Some(issue) = self.objet_assemble_en_regardant(ctx, &attendue).await {
-                    return Ok(issue);
-                }
-                self.oublier_l_envoi_disparu(
-                    ctx,
-                    envoi_disparu,
-                    "envoi multipart disparu à sa finalisation",
-                )
-            }
-            _ => {
-                self.abandonner_si_refus_du_fichier(ctx, envoi, echec_de(&issue))
-                    .await
-            }
-        }
-    }
-
-    /// L'envoi a disparu et l'objet n'est pas assemblé : l'envoi est oublié du plan, et
-    /// l'unité repartira de zéro (échec transitoire si elle ne le peut plus) ; interrompue,
-    /// elle le reste, sans rien oublier.
-    fn oublier_l_envoi_disparu(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        envoi_disparu: &mut bool,
-        constat: &str,
-    ) -> Resultat<IssueUnite> {
-        // Interrompue pendant les regards (Ctrl-C, DURÉE écoulée) : rien n'est oublié, la
-        // relance relira l'envoi et l'objet (l'assemblage a peut-être fini entre-temps).
-        if ctx.interrompu() {
-            return Ok(IssueUnite::Interrompue);
-        }
-        ctx.base().noter_envoi_multipart(ctx.unite.id, None)?;
-        *envoi_disparu = true;
-        Ok(IssueUnite::Echec {
-            definitif: false,
-            cause: CauseRefus::Serveur,
-            message: format!("{constat} : l'unité sera reprise de zéro"),
-        })
-    }
-
-    /// Une partie (`UploadPart`, rejouable). Ne touche ni au plan ni à l'envoi : un échec dit
-    /// seulement ce qu'il est ([`EchecPartie`]), `parcourir_parties` en tire les conséquences.
-    /// `place` : numéro, début et taille de la partie.
-    async fn envoyer_partie(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-        envoi: &str,
-        place: (u32, u64, u64),
-    ) -> Resultat<Result<Acquittement, EchecPartie>> {
-        let unite = ctx.unite;
-        let (numero, debut, taille) = place;
-        // Un fichier devenu illisible garde ses parties : il peut le redevenir.
-        let crc = match somme_crc32c(fichier, debut, taille).await {
-            Ok(c) => c,
-            Err(e) => return Ok(Err(EchecPartie::Echec(echec_local(&e)))),
-        };
-        let issue = ctx
-            .emettre(
-                "UploadPart",
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
-                |p| {
-                    self.client
-                        .envoyer_partie(&unite.cle, envoi, numero, fichier, debut, taille, crc, p)
-                },
-            )
-            .await;
-        let ecrit = match issue.reponse {
-            ReponseApi::Succes(e) => e,
-            ReponseApi::Refuse { statut: 404, .. } => {
-                // L'envoi a disparu (expiré, abandonné ailleurs) : tout est à refaire.
-                return Ok(Err(EchecPartie::Disparu));
-            }
-            _ => {
-                return Ok(Err(EchecPartie::Echec(echec_de(&issue))));
-            }
-        };
-        let attendu = crc32c_base64(crc);
-        if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
-            return Ok(Err(EchecPartie::Echec(IssueUnite::Echec {
-                definitif: false,
-                cause: CauseRefus::Contenu,
-                message: format!("somme de la partie {numero} différente à la destination"),
-            })));
-        }
-        let Some(etag) = ecrit.etag else {
-            return Ok(Err(EchecPartie::Echec(IssueUnite::Echec {
-                definitif: false,
-                cause: CauseRefus::Serveur,
-                message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
-            })));
-        };
-        Ok(Ok(Acquittement { etag, crc32c: crc }))
     }
 
     /// Cherche un envoi déjà ouvert sur la clé (et l'adopte), sinon en ouvre un et le note
@@ -826,35 +515,6 @@ impl DepositaireS3 {
         }
     }
 
-    /// L'échec d'une émission sur un envoi multipart : l'envoi n'est abandonné que sur un refus
-    /// définitif du fichier lui-même ; sinon il garde ses parties pour la reprise.
-    async fn abandonner_si_refus_du_fichier(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        envoi: &str,
-        echec: IssueUnite,
-    ) -> Resultat<IssueUnite> {
-        if refus_du_fichier(&echec) {
-            self.abandonner(ctx, envoi, echec).await
-        } else {
-            Ok(echec)
-        }
-    }
-
-    /// Abandonne l'envoi multipart (pas d'orphelin après un refus définitif) et rend l'échec.
-    async fn abandonner(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        envoi: &str,
-        echec: IssueUnite,
-    ) -> Resultat<IssueUnite> {
-        let unite = ctx.unite;
-        if self.abandonner_sans_issue(ctx, envoi).await {
-            ctx.base().noter_envoi_multipart(unite.id, None)?;
-        }
-        Ok(echec)
-    }
-
     async fn abandonner_sans_issue(&self, ctx: &ContexteUnite<'_>, envoi: &str) -> bool {
         let unite = ctx.unite;
         let issue = ctx
@@ -866,5 +526,230 @@ impl DepositaireS3 {
             )
             .await;
         issue.raison == RaisonArret::Succes
+    }
+}
+
+/// L'envoi multipart S3 derrière le port commun : ouverture (`ListParts` d'un envoi repris,
+/// `ListMultipartUploads` puis `CreateMultipartUpload`), `UploadPart`,
+/// `CompleteMultipartUpload` relu, `AbortMultipartUpload`.
+impl EnvoiEnParties for DepositaireS3 {
+    type Envoi = String;
+
+    fn taille_partie(&self) -> u64 {
+        self.taille_partie
+    }
+
+    /// Reprise : l'envoi du plan existe-t-il encore, et quelles parties a-t-il reçues ?
+    /// Disparu, l'objet dit s'il a été assemblé (finalisation à la réponse perdue) ; sinon
+    /// l'envoi est oublié. Puis l'ouverture, après avoir cherché un envoi ouvert sans que nous
+    /// ayons pu le noter (réponse perdue, arrêt entre l'ouverture et son écriture au plan).
+    async fn ouvrir(&self, ctx: &ContexteUnite<'_>) -> Resultat<Ouverture<String>> {
+        let unite = ctx.unite;
+        let persistees = ctx.base().parties(unite.id)?;
+        let connu = ctx.base().unite(unite.id)?.envoi_multipart;
+        if let Some(id) = connu {
+            let issue = self.lire_parties(ctx, &id).await;
+            match issue.reponse {
+                ReponseApi::Succes(Some(distantes)) => {
+                    // On garde les parties persistées que le service confirme (même ETag).
+                    let gardees: Vec<PartieEnvoi> = persistees
+                        .into_iter()
+                        .filter(|p| {
+                            p.envoyee
+                                && distantes.iter().any(|d| {
+                                    d.numero == p.numero && d.taille == p.taille && d.etag == p.etag
+                                })
+                        })
+                        .collect();
+                    let base = ctx.base();
+                    base.oublier_parties(unite.id)?;
+                    for p in &gardees {
+                        base.enregistrer_partie(unite.id, p)?;
+                    }
+                    return Ok(Ouverture::Envoi {
+                        envoi: id,
+                        parties: gardees,
+                    });
+                }
+                ReponseApi::Succes(None) => {
+                    // L'envoi n'existe plus : finalisé (réponse perdue, arrêt juste après), ou
+                    // abandonné. L'objet le dit.
+                    if let Some(issue) = self.objet_deja_assemble(ctx, &persistees).await {
+                        return Ok(Ouverture::Reglee(issue));
+                    }
+                    ctx.base().noter_envoi_multipart(unite.id, None)?;
+                }
+                _ => return Ok(Ouverture::Reglee(echec_de(&issue))),
+            }
+        }
+        if let Some(refus) = self.refus.get() {
+            return Ok(Ouverture::Reglee(self.echec_de_destination(refus)));
+        }
+        // Des parties notées sans envoi connu ne sont celles d'aucun envoi : un envoi neuf les
+        // reçoit toutes.
+        Ok(match self.ouvrir_envoi(ctx).await? {
+            Ok(envoi) => Ouverture::Envoi {
+                envoi,
+                parties: Vec::new(),
+            },
+            Err(issue) => Ouverture::Reglee(issue),
+        })
+    }
+
+    /// `UploadPart` (rejouable), sa somme CRC32C vérifiée par le service et relue dans sa
+    /// réponse ; un 404 dit l'envoi disparu.
+    async fn envoyer_partie(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        partie: Partie<'_, String>,
+    ) -> Result<Acquittement, EchecEnvoi> {
+        // Un fichier devenu illisible garde ses parties : il peut le redevenir.
+        let crc = somme_crc32c(ctx.fichier(), partie.debut, partie.taille)
+            .await
+            .map_err(|e| EchecEnvoi::Echec(echec_local(&e)))?;
+        let Partie {
+            envoi,
+            numero,
+            debut,
+            taille,
+        } = partie;
+        let issue = ctx
+            .emettre(
+                "UploadPart",
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+                |p| {
+                    let (cle, fichier) = (&ctx.unite.cle, ctx.fichier());
+                    self.client
+                        .envoyer_partie(cle, envoi, numero, fichier, debut, taille, crc, p)
+                },
+            )
+            .await;
+        let ecrit = match issue.reponse {
+            ReponseApi::Succes(e) => e,
+            ReponseApi::Refuse { statut: 404, .. } => {
+                return Err(EchecEnvoi::Disparu(
+                    "l'envoi multipart a disparu de la destination",
+                ));
+            }
+            _ => return Err(EchecEnvoi::Echec(echec_de(&issue))),
+        };
+        let attendu = crc32c_base64(crc);
+        if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {
+            return Err(EchecEnvoi::Echec(IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Contenu,
+                message: format!("somme de la partie {numero} différente à la destination"),
+            }));
+        }
+        let Some(etag) = ecrit.etag else {
+            return Err(EchecEnvoi::Echec(IssueUnite::Echec {
+                definitif: false,
+                cause: CauseRefus::Serveur,
+                message: format!("la destination n'a pas rendu d'ETag pour la partie {numero}"),
+            }));
+        };
+        Ok(Acquittement { etag, crc32c: crc })
+    }
+
+    /// `CompleteMultipartUpload`, non rejouable ; sans réponse, la relecture dit si l'objet est
+    /// assemblé (elle a eu lieu) ou si l'envoi est encore ouvert (rien n'a eu lieu : elle
+    /// repart, dans le même budget). Acquittée, l'objet assemblé est relu (taille, somme).
+    async fn finaliser(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        assemblage: Assemblage<'_, String>,
+    ) -> Resultat<Result<IssueUnite, EchecEnvoi>> {
+        let unite = ctx.unite;
+        let (envoi, faites) = (assemblage.envoi, assemblage.parties);
+        let sommes: Vec<(u32, u64)> = faites.iter().map(|p| (p.crc32c, p.taille)).collect();
+        let assemblees: Vec<PartieAssemblee> = faites
+            .iter()
+            .map(|p| PartieAssemblee {
+                numero: p.numero,
+                etag: p.etag.clone(),
+                crc32c: crc32c_base64(p.crc32c),
+            })
+            .collect();
+        let attendue = SommeAssemblee::depuis_parties(&sommes);
+        let disparu = AtomicBool::new(false);
+        let issue = ctx
+            .ecrire_une_fois(
+                "CompleteMultipartUpload",
+                &unite.cle,
+                |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
+                |etape| {
+                    let (attendue, disparu) = (&attendue, &disparu);
+                    async move {
+                        let objet = ctx
+                            .lire_dans(&etape, "HeadObject", &unite.cle, |_| {
+                                self.client.decrire(&unite.cle)
+                            })
+                            .await;
+                        match objet.reponse {
+                            ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
+                                return Releve::Faite(Ecrit {
+                                    etag: o.etag,
+                                    crc32c: o.crc32c,
+                                });
+                            }
+                            ReponseApi::Succes(_) => {}
+                            _ => return Releve::Inconnue,
+                        }
+                        let parties = ctx
+                            .lire_dans(&etape, "ListParts", &unite.cle, |_| {
+                                self.client.lister_parties(&unite.cle, envoi)
+                            })
+                            .await;
+                        releve_si_encore_la(&parties.reponse, disparu)
+                    }
+                },
+            )
+            .await;
+        Ok(match issue.raison {
+            RaisonArret::Succes => Ok(self.verifier_assemblage(ctx, &attendue).await),
+            RaisonArret::IssueInconnue if disparu.load(Ordering::Relaxed) => {
+                // L'envoi n'est plus là et l'objet pas encore : l'assemblage est peut-être
+                // en cours (S3 peut y mettre plusieurs minutes). D'autres regards (la
+                // relecture vient de lire l'objet absent : seuls les suivants), puis l'unité
+                // repart de zéro.
+                match self.regarder_encore(ctx, &attendue).await {
+                    Some(issue) => Ok(issue),
+                    None => Err(EchecEnvoi::Disparu(
+                        "finalisation sans réponse et envoi disparu",
+                    )),
+                }
+            }
+            RaisonArret::IssueInconnue => Ok(IssueUnite::Incertaine {
+                message: "finalisation sans réponse, destination injoignable pour la vérifier"
+                    .into(),
+            }),
+            // NoSuchUpload : l'envoi n'est plus là. Une finalisation précédente l'a peut-être
+            // assemblé : celle d'un processus arrêté brutalement, que le service a menée au
+            // bout après l'arrêt, pendant que la relance relisait les parties. L'objet le dit ;
+            // absent (regardé encore après 1, 2 puis 4 s), l'envoi a disparu et l'unité repart
+            // de zéro. Jamais un refus définitif : le fichier n'y est pour rien.
+            _ if matches!(issue.reponse, ReponseApi::Refuse { statut: 404, .. }) => {
+                match self.objet_assemble_en_regardant(ctx, &attendue).await {
+                    Some(issue) => Ok(issue),
+                    None => Err(EchecEnvoi::Disparu(
+                        "envoi multipart disparu à sa finalisation",
+                    )),
+                }
+            }
+            _ => Err(EchecEnvoi::Echec(echec_de(&issue))),
+        })
+    }
+
+    /// `AbortMultipartUpload` (rejouable) : pas d'orphelin après un refus définitif.
+    async fn abandonner(&self, ctx: &ContexteUnite<'_>, envoi: &String) -> Resultat<()> {
+        if self.abandonner_sans_issue(ctx, envoi).await {
+            ctx.base().noter_envoi_multipart(ctx.unite.id, None)?;
+        }
+        Ok(())
+    }
+
+    fn oublier(&self, ctx: &ContexteUnite<'_>) -> Resultat<()> {
+        ctx.base().noter_envoi_multipart(ctx.unite.id, None)
     }
 }

@@ -34,7 +34,9 @@
 //!   already done » : un succès. Relectures et réémissions puisent dans le budget de l'étape
 //!   (`ContexteUnite::ecrire_une_fois`) : un accroc isolé n'arrête jamais l'unité.
 //! - l'identifiant du fichier et les parties acquittées vivent dans le plan : une relance reprend
-//!   à la partie près.
+//!   à la partie près. La reprise, la boucle des parties, la finalisation et la règle
+//!   d'abandon (le refus définitif du contenu seulement : un refus de droits garde
+//!   l'enregistrement et ses parties) sont celles du pilote commun (`parties.rs`).
 //!
 //! Intégrité : derrière une URL signée v2, aucun en-tête de somme n'est signé ; on vérifie que
 //! l'ETag rendu par S3 est le MD5 de ce qui est parti.
@@ -54,7 +56,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use confrontation::Confrontation;
 
-use super::parties::{self, Acquittement, Decoupage};
+use super::parties::{
+    self, Acquittement, Assemblage, EchecEnvoi, EnvoiEnParties, FinEnParties, Ouverture, Partie,
+};
 use super::{
     ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
     echec_si_fichier_change, releve_si_encore_la,
@@ -63,7 +67,6 @@ use crate::depot::relecture::empreinte::{EtagS3, etag_assemble};
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
-use crate::plateforme::FichierAttendu;
 use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
@@ -120,13 +123,6 @@ enum IssueDeclaration {
     /// S3 a refusé d'ouvrir l'envoi multipart : rien n'est enregistré.
     MultipartRefuse(String),
     Fin(IssueUnite),
-}
-
-/// Pourquoi une partie n'a pas pu partir.
-enum EchecPartie {
-    /// L'enregistrement n'a pas d'envoi multipart (`422 not a multipart`).
-    PasUnMultipart(String),
-    Issue(IssueUnite),
 }
 
 impl DepositaireVigieChiro {
@@ -399,7 +395,7 @@ impl DepositaireVigieChiro {
         ctx: &ContexteUnite<'_>,
         id: &IdObjet,
         parties: Option<&[(u32, String)]>,
-    ) -> Resultat<Result<(), IssueUnite>> {
+    ) -> Result<(), EchecEnvoi> {
         let cible = format!("/fichiers/{id}");
         let disparu = AtomicBool::new(false);
         let issue = ctx
@@ -422,28 +418,22 @@ impl DepositaireVigieChiro {
             )
             .await;
         match issue.reponse {
-            ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(Ok(())),
+            ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(()),
             _ if disparu.load(Ordering::Relaxed) => {
-                ctx.base().noter_enregistrement(ctx.unite.id, None)?;
-                Ok(Err(IssueUnite::Echec {
-                    definitif: false,
-                    cause: CauseRefus::Serveur,
-                    message: "le fichier a disparu de la plateforme : il sera redéclaré".into(),
+                Err(EchecEnvoi::Disparu("le fichier a disparu de la plateforme"))
+            }
+            _ if issue.raison == RaisonArret::IssueInconnue => {
+                Err(EchecEnvoi::Echec(IssueUnite::Incertaine {
+                    message: "finalisation sans réponse, plateforme injoignable pour la vérifier"
+                        .into(),
                 }))
             }
-            _ if issue.raison == RaisonArret::IssueInconnue => Ok(Err(IssueUnite::Incertaine {
-                message: "finalisation sans réponse, plateforme injoignable pour la vérifier"
-                    .into(),
-            })),
-            _ => Ok(Err(self.echec(&issue))),
+            _ => Err(EchecEnvoi::Echec(self.echec(&issue))),
         }
     }
 
-    async fn deposer_simple(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> Resultat<IssueUnite> {
+    async fn deposer_simple(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
+        let fichier = ctx.fichier();
         let unite = ctx.unite;
         if unite.taille > PUT_SIMPLE_MAX {
             return Ok(IssueUnite::Echec {
@@ -510,12 +500,26 @@ impl DepositaireVigieChiro {
                     }
                     ctx.octets_envoyes(unite.taille);
                     ctx.confirmer(unite.taille);
-                    return Ok(match self.finaliser(ctx, &declaration.id, None).await? {
+                    return Ok(match self.finaliser(ctx, &declaration.id, None).await {
                         Ok(()) => IssueUnite::Deposee {
                             crc32c: crc32c_base64(crc),
                             etag: Some(etag),
                         },
-                        Err(issue) => issue,
+                        Err(EchecEnvoi::Disparu(constat)) => {
+                            ctx.base().noter_enregistrement(unite.id, None)?;
+                            IssueUnite::Echec {
+                                definitif: false,
+                                cause: CauseRefus::Serveur,
+                                message: format!("{constat} : il sera redéclaré"),
+                            }
+                        }
+                        Err(EchecEnvoi::Echec(issue)) => issue,
+                        // Une finalisation sans parties ne dit jamais cela.
+                        Err(EchecEnvoi::EnUnSeul(raison)) => IssueUnite::Echec {
+                            definitif: false,
+                            cause: CauseRefus::Serveur,
+                            message: raison,
+                        },
                     });
                 }
                 ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => {
@@ -530,211 +534,29 @@ impl DepositaireVigieChiro {
         }
     }
 
+    /// Le dépôt en plusieurs parties, par le pilote commun (`parties.rs`) ; `confronte` :
+    /// l'enregistrement non finalisé que la confrontation a trouvé, à reprendre. La
+    /// plateforme refuse-t-elle l'envoi en parties, ou l'enregistrement trouvé est-il d'un
+    /// seul tenant, le fichier part en un PUT (et le refus vaut pour tout le plan).
     async fn deposer_en_parties(
         &self,
         ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
+        confronte: Option<IdObjet>,
     ) -> Resultat<IssueUnite> {
-        let unite = ctx.unite;
-        // 1. L'enregistrement : repris s'il est connu, cherché si une déclaration est partie
-        //    sans réponse lors d'un passage arrêté net, sinon déclaré (multipart).
-        if unite.declaration_emise {
-            return self.declarer_multipart(ctx, fichier, true).await;
-        }
-        let connu = unite.enregistrement.as_deref().and_then(IdObjet::analyser);
-        let id = match connu {
-            Some(id) => {
-                let lu = self.relire(ctx, &id).await;
-                match lu.reponse {
-                    ReponseApi::Succes(Some(f)) if f.disponible => {
-                        return self.deja_depose(ctx).await;
-                    }
-                    ReponseApi::Succes(Some(f)) if f.est_multipart() => id,
-                    // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
-                    ReponseApi::Succes(Some(_)) => return self.deposer_simple(ctx, fichier).await,
-                    ReponseApi::Succes(None) => {
-                        ctx.base().noter_enregistrement(unite.id, None)?;
-                        return self.declarer_multipart(ctx, fichier, false).await;
-                    }
-                    _ => return Ok(self.echec(&lu)),
-                }
-            }
-            None => return self.declarer_multipart(ctx, fichier, false).await,
+        let port = EnParties {
+            vc: self,
+            confronte: Mutex::new(confronte),
         };
-        self.deposer_parties(ctx, fichier, &id).await
-    }
-
-    /// Déclare en multipart et dépose. L'enregistrement rendu décide : avec un envoi
-    /// multipart, les parties partent ; sans (envoi simple interrompu, sur le site web ou
-    /// ailleurs), le fichier part en un PUT ; si S3 refuse d'ouvrir l'envoi, aussi, et le refus
-    /// vaut pour tout le plan. `deja_emise` : une déclaration multipart est partie lors d'un
-    /// passage arrêté net ; on commence alors par la sonde simple.
-    async fn declarer_multipart(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-        deja_emise: bool,
-    ) -> Resultat<IssueUnite> {
-        match self.declarer(ctx, !deja_emise).await? {
-            IssueDeclaration::Enregistrement(d) if d.est_multipart() => {
-                self.deposer_parties(ctx, fichier, &d.id).await
-            }
-            IssueDeclaration::Enregistrement(_) => self.deposer_simple(ctx, fichier).await,
-            IssueDeclaration::MultipartRefuse(raison) => {
-                self.retenir_refus_multipart(ctx, &raison)?;
-                self.deposer_simple(ctx, fichier).await
-            }
-            IssueDeclaration::Fin(issue) => Ok(issue),
-        }
-    }
-
-    /// Les parties manquantes d'un enregistrement multipart, puis sa finalisation.
-    async fn deposer_parties(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-        id: &IdObjet,
-    ) -> Resultat<IssueUnite> {
-        let unite = ctx.unite;
-        let persistees = ctx.base().parties(unite.id)?;
-        let decoupage = self.decoupage(unite.taille, &persistees);
-        let faites = parties::envoyer_parties(
-            ctx,
-            decoupage,
-            &persistees,
-            |numero, debut, taille| async move {
-                Ok(self
-                    .envoyer_partie(ctx, fichier, id, numero, debut, taille)
-                    .await)
-            },
-        )
-        .await?;
-        let faites = match faites {
-            Ok(f) => f,
-            Err(EchecPartie::PasUnMultipart(raison)) => {
-                self.retenir_refus_multipart(ctx, &raison)?;
-                ctx.base().oublier_parties(unite.id)?;
-                return self.deposer_simple(ctx, fichier).await;
-            }
-            Err(EchecPartie::Issue(issue)) => {
-                return self.abandonner_si_definitif(ctx, id, issue).await;
-            }
-        };
-        let sommes: Vec<u32> = faites.iter().map(|p| p.crc32c).collect();
-        let assemblees: Vec<(u32, String)> =
-            faites.into_iter().map(|p| (p.numero, p.etag)).collect();
-
-        // Finalisation, jamais pour un fichier qui a changé pendant l'envoi. L'envoi reste
-        // ouvert : la relance replanifie l'unité (nouvelle taille) et le reprend de zéro.
-        if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
-            return Ok(echec);
-        }
-        match self.finaliser(ctx, id, Some(&assemblees)).await? {
-            // L'ETag qu'écrit S3 pour l'objet assemblé, que `vigie verifier` relira.
-            Ok(()) => Ok(IssueUnite::Deposee {
-                crc32c: crc32c_composite(&sommes),
-                etag: etag_assemble(assemblees.iter().map(|(_, e)| e.as_str())),
-            }),
-            Err(issue) => self.abandonner_si_definitif(ctx, id, issue).await,
-        }
-    }
-
-    /// Le découpage en parties d'un fichier de `taille` octets, celui des parties déjà
-    /// acquittées s'il y en a (voir [`Decoupage::pour`]).
-    fn decoupage(&self, taille: u64, persistees: &[PartieEnvoi]) -> Decoupage {
-        Decoupage::pour(taille, self.taille_partie, persistees)
-    }
-
-    /// Une partie : son URL (lecture, rejouable), puis le PUT sans Content-Type (rejouable).
-    /// Une URL refusée (403, expirée) est redemandée une fois. L'ETag rendu est comparé au MD5
-    /// de ce qui est parti (derrière une URL signée v2, aucun en-tête de somme n'est signé).
-    async fn envoyer_partie(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-        id: &IdObjet,
-        numero: u32,
-        debut: u64,
-        taille: u64,
-    ) -> Result<Acquittement, EchecPartie> {
-        let (crc, md5) = sommes_crc32c_md5(fichier, debut, taille)
-            .await
-            .map_err(|e| EchecPartie::Issue(echec_local(&e)))?;
-        let cible_url = format!("/fichiers/{id}/multipart");
-        let cible_put = format!("PUT {} partie {numero}", ctx.unite.cle);
-        let mut url_redemandee = false;
-        loop {
-            let url = ctx
-                .emettre_vers(
-                    "PUT",
-                    &cible_url,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                    |_| self.client.url_partie(id, numero),
-                )
-                .await;
-            let url = match url.reponse {
-                ReponseApi::Succes(u) => u,
-                ReponseApi::Refuse {
-                    statut: 422,
-                    ref detail,
-                    ..
-                } if detail.contains(PAS_UN_MULTIPART) => {
-                    return Err(EchecPartie::PasUnMultipart(detail.clone()));
+        match parties::deposer_en_parties(&port, ctx).await? {
+            FinEnParties::Issue(issue) => Ok(issue),
+            FinEnParties::EnUnSeul(refus) => {
+                if let Some(raison) = refus {
+                    self.retenir_refus_multipart(ctx, &raison)?;
+                    ctx.base().oublier_parties(ctx.unite.id)?;
                 }
-                _ => return Err(EchecPartie::Issue(self.echec(&url))),
-            };
-            if let Err(raison) = self.client.verifier_url_signee(&url) {
-                return Err(EchecPartie::Issue(url_refusee(&raison)));
-            }
-            let issue = ctx
-                .emettre_vers(
-                    "PUT",
-                    &cible_put,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                    |p| {
-                        let (url, md5) = (&url, &md5);
-                        async move {
-                            let r = self
-                                .client
-                                .deposer_signe(url, fichier, debut, taille, None, p)
-                                .await;
-                            etag_prouve(r, md5, &format!("partie {numero} : "))
-                        }
-                    },
-                )
-                .await;
-            match issue.reponse {
-                ReponseApi::Succes(etag) => return Ok(Acquittement { etag, crc32c: crc }),
-                ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => url_redemandee = true,
-                ReponseApi::Refuse { statut: 403, .. } => {
-                    return Err(EchecPartie::Issue(url_refusee_deux_fois(&format!(
-                        "URL signée de la partie {numero} refusée deux fois (403)"
-                    ))));
-                }
-                _ => return Err(EchecPartie::Issue(self.echec(&issue))),
+                self.deposer_simple(ctx).await
             }
         }
-    }
-
-    /// Un refus définitif abandonne l'envoi multipart (`DELETE /fichiers/{id}`) : pas
-    /// d'orphelin. Un échec transitoire le garde, pour reprendre à la partie près.
-    async fn abandonner_si_definitif(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        id: &IdObjet,
-        issue: IssueUnite,
-    ) -> Resultat<IssueUnite> {
-        let definitif_hors_jeton = matches!(
-            &issue,
-            IssueUnite::Echec { definitif: true, cause, .. } if *cause != CauseRefus::Authentification
-        );
-        if definitif_hors_jeton {
-            // L'échec de la suppression ne change rien à celui de l'unité, déjà définitif.
-            let _ = self.supprimer(ctx, id).await?;
-        }
-        Ok(issue)
     }
 }
 
@@ -804,11 +626,7 @@ fn sommes_persistees(parties: &[PartieEnvoi]) -> Option<Vec<u32>> {
 }
 
 impl Depositaire for DepositaireVigieChiro {
-    async fn deposer(
-        &self,
-        ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
-    ) -> Resultat<IssueUnite> {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
         if self.jeton_refuse.load(Ordering::Relaxed) {
             return Ok(self.refus_jeton());
         }
@@ -819,12 +637,12 @@ impl Depositaire for DepositaireVigieChiro {
             || ctx.base().parties(ctx.unite.id)?.iter().any(|p| p.envoyee);
         let en_parties = (ctx.unite.taille > self.seuil_multipart || commence)
             && !self.multipart_refuse.load(Ordering::Relaxed);
-        match self.confronter(ctx, fichier, en_parties).await? {
+        match self.confronter(ctx, en_parties).await? {
             Confrontation::Reglee(issue) => Ok(issue),
-            Confrontation::EnParties(id) => self.deposer_parties(ctx, fichier, &id).await,
-            Confrontation::EnUnPut => self.deposer_simple(ctx, fichier).await,
-            Confrontation::Declarer if en_parties => self.deposer_en_parties(ctx, fichier).await,
-            Confrontation::Declarer => self.deposer_simple(ctx, fichier).await,
+            Confrontation::EnParties(id) => self.deposer_en_parties(ctx, Some(id)).await,
+            Confrontation::EnUnPut => self.deposer_simple(ctx).await,
+            Confrontation::Declarer if en_parties => self.deposer_en_parties(ctx, None).await,
+            Confrontation::Declarer => self.deposer_simple(ctx).await,
         }
     }
 
@@ -833,59 +651,183 @@ impl Depositaire for DepositaireVigieChiro {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// L'envoi en plusieurs parties vers la plateforme derrière le port commun : l'enregistrement
+/// (`POST /fichiers` multipart, ou celui que tient le plan, relu par `GET /fichiers/{id}`),
+/// l'URL de chaque partie puis son PUT, la finalisation `POST /fichiers/{id}` relue, la
+/// suppression `DELETE /fichiers/{id}` (la plateforme abandonne alors l'envoi S3).
+struct EnParties<'a> {
+    vc: &'a DepositaireVigieChiro,
+    /// L'enregistrement que la confrontation a trouvé, repris à la première ouverture.
+    confronte: Mutex<Option<IdObjet>>,
+}
 
-    const MIO: u64 = 1024 * 1024;
+impl EnParties<'_> {
+    /// Déclare en multipart. L'enregistrement rendu décide : avec un envoi multipart, les
+    /// parties y partent ; sans (envoi simple interrompu, sur le site web ou ailleurs), le
+    /// fichier part en un PUT ; si S3 refuse d'ouvrir l'envoi, aussi, et le refus vaut pour
+    /// tout le plan. `deja_emise` : une déclaration multipart est partie lors d'un passage
+    /// arrêté net ; on commence alors par la sonde simple.
+    async fn declarer(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        deja_emise: bool,
+    ) -> Resultat<Ouverture<IdObjet>> {
+        Ok(match self.vc.declarer(ctx, !deja_emise).await? {
+            IssueDeclaration::Enregistrement(d) if d.est_multipart() => Ouverture::Envoi {
+                envoi: d.id,
+                parties: ctx.base().parties(ctx.unite.id)?,
+            },
+            IssueDeclaration::Enregistrement(_) => Ouverture::EnUnSeul(None),
+            IssueDeclaration::MultipartRefuse(raison) => Ouverture::EnUnSeul(Some(raison)),
+            IssueDeclaration::Fin(issue) => Ouverture::Reglee(issue),
+        })
+    }
+}
 
-    fn depositaire(taille_partie: u64) -> DepositaireVigieChiro {
-        let client = ClientVigieChiro::nouveau("http://127.0.0.1:9/api/v1", "jeton-de-test")
-            .expect("client");
-        let participation = IdObjet::analyser("0123456789abcdef01234567").expect("identifiant");
-        DepositaireVigieChiro::nouveau(client, participation, 8 * MIO, taille_partie, false)
+impl EnvoiEnParties for EnParties<'_> {
+    type Envoi = IdObjet;
+
+    fn taille_partie(&self) -> u64 {
+        self.vc.taille_partie
     }
 
-    /// La limite de 10 000 parties vaut aussi vers la plateforme (ses envois en plusieurs
-    /// parties sont des envois S3) : un fichier de 100 Gio en parties de 5 Mio en ferait
-    /// 20 480.
-    #[test]
-    fn jamais_plus_de_10_000_parties() {
-        let taille = 100 * 1024 * MIO;
-        let d = depositaire(5 * MIO).decoupage(taille, &[]);
-        assert!(
-            u64::from(d.nombre()) <= parties::PARTIES_MAX,
-            "{}",
-            d.nombre()
-        );
+    /// L'enregistrement : celui que la confrontation a trouvé, celui que tient le plan (relu :
+    /// finalisé, c'est le dépôt de ce plan ; disparu, il est oublié), cherché si une
+    /// déclaration est partie sans réponse lors d'un passage arrêté net, sinon déclaré.
+    async fn ouvrir(&self, ctx: &ContexteUnite<'_>) -> Resultat<Ouverture<IdObjet>> {
+        let unite = ctx.unite;
+        let confronte = self.confronte.lock().ok().and_then(|mut c| c.take());
+        if let Some(id) = confronte {
+            return Ok(Ouverture::Envoi {
+                envoi: id,
+                parties: ctx.base().parties(unite.id)?,
+            });
+        }
+        let plan = ctx.base().unite(unite.id)?;
+        if plan.declaration_emise {
+            return self.declarer(ctx, true).await;
+        }
+        if let Some(id) = plan.enregistrement.as_deref().and_then(IdObjet::analyser) {
+            let lu = self.vc.relire(ctx, &id).await;
+            match lu.reponse {
+                ReponseApi::Succes(Some(f)) if f.disponible => {
+                    return Ok(Ouverture::Reglee(self.vc.deja_depose(ctx).await?));
+                }
+                ReponseApi::Succes(Some(f)) if f.est_multipart() => {
+                    return Ok(Ouverture::Envoi {
+                        envoi: id,
+                        parties: ctx.base().parties(unite.id)?,
+                    });
+                }
+                // Un enregistrement simple (laissé par une réconciliation) : dépôt simple.
+                ReponseApi::Succes(Some(_)) => return Ok(Ouverture::EnUnSeul(None)),
+                ReponseApi::Succes(None) => ctx.base().noter_enregistrement(unite.id, None)?,
+                _ => return Ok(Ouverture::Reglee(self.vc.echec(&lu))),
+            }
+        }
+        self.declarer(ctx, false).await
     }
 
-    /// À la reprise, le découpage est celui des parties gardées, même quand la partie 1 n'en
-    /// est pas (les réglages ont pu changer entre deux passages), et la limite tient quand
-    /// aucune n'est gardée.
-    #[test]
-    fn a_la_reprise_le_decoupage_des_parties_gardees_et_la_limite() {
-        let gardee = PartieEnvoi {
-            numero: 2,
-            debut: 8 * MIO,
-            taille: 8 * MIO,
-            etag: Some("etag".into()),
-            somme_controle: Some("AAAAAA==".into()),
-            envoyee: true,
-        };
-        let d = depositaire(16 * MIO).decoupage(40 * MIO, std::slice::from_ref(&gardee));
-        assert_eq!(d.taille_partie(), 8 * MIO);
-        assert_eq!(d.nombre(), 5);
-        let en_vol = PartieEnvoi {
-            envoyee: false,
-            ..gardee
-        };
-        let taille = 100 * 1024 * MIO;
-        let d = depositaire(5 * MIO).decoupage(taille, &[en_vol]);
-        assert!(
-            u64::from(d.nombre()) <= parties::PARTIES_MAX,
-            "{}",
-            d.nombre()
-        );
+    /// Une partie : son URL (lecture, rejouable), puis le PUT sans Content-Type (rejouable).
+    /// Une URL refusée (403, expirée) est redemandée une fois. L'ETag rendu est comparé au MD5
+    /// de ce qui est parti (derrière une URL signée v2, aucun en-tête de somme n'est signé).
+    async fn envoyer_partie(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        partie: Partie<'_, IdObjet>,
+    ) -> Result<Acquittement, EchecEnvoi> {
+        let (vc, fichier) = (self.vc, ctx.fichier());
+        let (numero, debut, taille) = (partie.numero, partie.debut, partie.taille);
+        let id = partie.envoi;
+        let (crc, md5) = sommes_crc32c_md5(fichier, debut, taille)
+            .await
+            .map_err(|e| EchecEnvoi::Echec(echec_local(&e)))?;
+        let cible_url = format!("/fichiers/{id}/multipart");
+        let cible_put = format!("PUT {} partie {numero}", ctx.unite.cle);
+        let mut url_redemandee = false;
+        loop {
+            let url = ctx
+                .emettre_vers(
+                    "PUT",
+                    &cible_url,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |_| vc.client.url_partie(id, numero),
+                )
+                .await;
+            let url = match url.reponse {
+                ReponseApi::Succes(u) => u,
+                ReponseApi::Refuse {
+                    statut: 422,
+                    ref detail,
+                    ..
+                } if detail.contains(PAS_UN_MULTIPART) => {
+                    return Err(EchecEnvoi::EnUnSeul(detail.clone()));
+                }
+                _ => return Err(EchecEnvoi::Echec(vc.echec(&url))),
+            };
+            if let Err(raison) = vc.client.verifier_url_signee(&url) {
+                return Err(EchecEnvoi::Echec(url_refusee(&raison)));
+            }
+            let issue = ctx
+                .emettre_vers(
+                    "PUT",
+                    &cible_put,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                    |p| {
+                        let (url, md5) = (&url, &md5);
+                        async move {
+                            let r = vc
+                                .client
+                                .deposer_signe(url, fichier, debut, taille, None, p)
+                                .await;
+                            etag_prouve(r, md5, &format!("partie {numero} : "))
+                        }
+                    },
+                )
+                .await;
+            match issue.reponse {
+                ReponseApi::Succes(etag) => return Ok(Acquittement { etag, crc32c: crc }),
+                ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => url_redemandee = true,
+                ReponseApi::Refuse { statut: 403, .. } => {
+                    return Err(EchecEnvoi::Echec(url_refusee_deux_fois(&format!(
+                        "URL signée de la partie {numero} refusée deux fois (403)"
+                    ))));
+                }
+                _ => return Err(EchecEnvoi::Echec(vc.echec(&issue))),
+            }
+        }
+    }
+
+    /// La finalisation avec la liste des parties ; l'objet assemblé a pour somme la CRC32C
+    /// composite des parties, et pour ETag celui qu'écrit S3 (que `vigie verifier` relira).
+    async fn finaliser(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        assemblage: Assemblage<'_, IdObjet>,
+    ) -> Resultat<Result<IssueUnite, EchecEnvoi>> {
+        let (id, faites) = (assemblage.envoi, assemblage.parties);
+        let sommes: Vec<u32> = faites.iter().map(|p| p.crc32c).collect();
+        let assemblees: Vec<(u32, String)> =
+            faites.iter().map(|p| (p.numero, p.etag.clone())).collect();
+        Ok(self
+            .vc
+            .finaliser(ctx, id, Some(&assemblees))
+            .await
+            .map(|()| IssueUnite::Deposee {
+                crc32c: crc32c_composite(&sommes),
+                etag: etag_assemble(assemblees.iter().map(|(_, e)| e.as_str())),
+            }))
+    }
+
+    async fn abandonner(&self, ctx: &ContexteUnite<'_>, id: &IdObjet) -> Resultat<()> {
+        // L'échec de la suppression ne change rien à celui de l'unité, déjà définitif.
+        let _ = self.vc.supprimer(ctx, id).await?;
+        Ok(())
+    }
+
+    fn oublier(&self, ctx: &ContexteUnite<'_>) -> Resultat<()> {
+        ctx.base().noter_enregistrement(ctx.unite.id, None)
     }
 }

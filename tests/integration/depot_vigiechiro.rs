@@ -317,9 +317,9 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     );
 }
 
-/// Une partie refusée deux fois (403 : l'URL redemandée est refusée aussi) : l'unité est
-/// refusée (code 3), et son envoi multipart est abandonné (`DELETE /fichiers/{id}`), même si
-/// le premier abandon tombe sur une panne : il est rejouable. Rien ne reste ouvert chez S3.
+/// Une partie refusée pour son contenu (400, refus définitif du fichier) : l'unité est refusée
+/// (code 3), et son envoi multipart est abandonné (`DELETE /fichiers/{id}`), même si le
+/// premier abandon tombe sur une panne : il est rejouable. Rien ne reste ouvert chez S3.
 #[test]
 fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
     let banc = Banc::nouveau();
@@ -328,11 +328,13 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
         banc.fichier(n, *t);
     }
     let pannes = banc.bac().pannes();
-    let refus = Panne::Statut {
-        code: 403,
-        retry_after: None,
-    };
-    pannes.programmer(Regle::toujours(Some(Operation::UploadPart), refus).fois(2));
+    pannes.programmer(Regle::prochaine(
+        Operation::UploadPart,
+        Panne::Statut {
+            code: 400,
+            retry_after: None,
+        },
+    ));
     pannes.programmer(Regle::prochaine(
         Operation::ApiAbandonner,
         Panne::Statut {
@@ -363,6 +365,71 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
             .envois_en_cours(COMPARTIMENT_PLATEFORME)
             .is_empty()
     );
+}
+
+/// Une partie refusée deux fois (403 : l'URL redemandée est refusée aussi) : un refus de
+/// droits (l'heure de l'ordinateur, les droits sur la participation), pas du fichier. Comme
+/// vers S3, l'unité est refusée (code 3, cause DROITS) mais l'enregistrement et ses parties
+/// acquittées sont gardés : une fois l'heure ou les droits corrigés, la reprise ne renvoie que
+/// ce qui manque, dans le même enregistrement.
+#[test]
+fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes() {
+    let banc = Banc::nouveau();
+    let titre = nom(1);
+    let taille = 12 * MIO;
+    banc.fichier(&titre, taille);
+    let pannes = banc.bac().pannes();
+    let refus = Panne::Statut {
+        code: 403,
+        retry_after: None,
+    };
+    // La deuxième partie et l'envoi de son URL redemandée ; une place : la première partie est
+    // acquittée avant.
+    pannes.programmer(Regle::nieme(Operation::UploadPart, None, 2, refus).fois(2));
+    let out = banc
+        .depot_plateforme()
+        .args(["--paralleles", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 3, "{}", texte(&out));
+    assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
+    let sortie = texte(&out);
+    assert!(sortie.contains("refusée deux fois (403)"), "{sortie}");
+    let c = banc.bac().compteurs();
+    assert_eq!(c.requetes(Operation::ApiAbandonner), 0, "envoi abandonné");
+    let enregistrement = banc.bac().fichier(PARTICIPATION, &titre).unwrap();
+    assert!(!enregistrement.disponible);
+    let unites = banc.unites("definitif");
+    assert_eq!(unites.len(), 1, "{unites:?}");
+    assert_eq!(unites[0]["cause"], "DROITS", "{unites:?}");
+    let acquittees: i64 = rusqlite::Connection::open(&banc.base)
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM depot_partie WHERE etat = 'envoyee'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(acquittees, 1, "les parties acquittées sont oubliées");
+
+    // L'heure corrigée : la reprise des refus définitifs termine dans le même enregistrement,
+    // sans renvoyer la première partie.
+    let octets = c.octets_recus();
+    let mut retenter = banc.vigie_plateforme();
+    retenter
+        .args(["retenter-echecs", "--y-compris-definitifs"])
+        .args(Banc::options_rapides());
+    let out = retenter.output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
+    let c = banc.bac().compteurs();
+    assert_eq!(c.octets_recus() - octets, (taille - 5 * MIO) as u64);
+    assert_eq!(
+        banc.bac().fichier(PARTICIPATION, &titre).unwrap().id,
+        enregistrement.id
+    );
+    assert_eq!(banc.bac().fichiers().len(), 1);
+    assert!(banc.bac().envois_orphelins().is_empty());
 }
 
 /// L'URL signée d'un PUT simple refusée (403), puis celle de la nouvelle déclaration aussi :

@@ -32,7 +32,6 @@ use crate::depot::relecture::{Lecteur, ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};
-use crate::plateforme::FichierAttendu;
 use crate::reessai::ReponseApi;
 use crate::transport::corps::{crc32c_base64, somme_crc32c};
 use crate::transport::vigiechiro::PieceJointe;
@@ -127,7 +126,6 @@ impl DepositaireVigieChiro {
     pub(super) async fn confronter(
         &self,
         ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
         en_parties: bool,
     ) -> Resultat<Confrontation> {
         let Some(inventaire) = self.inventaire(ctx).await? else {
@@ -135,7 +133,7 @@ impl DepositaireVigieChiro {
         };
         match inventaire.etat(&ctx.unite.cle) {
             EtatDistant::Absent => Ok(Confrontation::Declarer),
-            EtatDistant::Finalise(piece) => self.deja_finalise(ctx, fichier, piece).await,
+            EtatDistant::Finalise(piece) => self.deja_finalise(ctx, piece).await,
             EtatDistant::NonFinalise(piece) => self.reprendre(ctx, piece, en_parties).await,
         }
     }
@@ -186,9 +184,9 @@ impl DepositaireVigieChiro {
     async fn deja_finalise(
         &self,
         ctx: &ContexteUnite<'_>,
-        fichier: FichierAttendu<'_>,
         piece: &PieceJointe,
     ) -> Resultat<Confrontation> {
+        let fichier = ctx.fichier();
         let unite = ctx.unite;
         if unite.enregistrement.as_deref() == Some(piece.id.as_str()) {
             return Ok(Confrontation::Reglee(self.deja_depose(ctx).await?));
