@@ -11,9 +11,7 @@
 use std::io::{self, BufRead, Write};
 
 use anyhow::{Context, Result};
-use serde_json::json;
 
-use super::ligne_json;
 use super::vigiechiro::{RefusMoi, mener_ponctuel, reconnaitre_plateforme};
 use crate::cli::{ArgsConnexion, OptionsGlobales};
 use crate::connexion::{self, AdresseApi, Compte, ConnexionRetenue, OrigineApi};
@@ -21,6 +19,8 @@ use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::destination::valider_endpoint;
 use crate::jeton::{self, ErreurJeton};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::Evenement;
+use crate::suivi::evenement::CompteJson;
 use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
 
@@ -83,15 +83,19 @@ fn enregistrer(
     }
     connexion::ecrire(&retenue)?;
     if g.json {
-        ligne_json(json!({
-            "evenement": "connexion",
-            "api": api,
-            "origine_api": adresse.origine.as_str(),
-            "compte": compte_json(Some(&compte(&utilisateur))),
-            "compte_verifie": true,
-            "jeton": if jeton_donne.is_some() { "enregistre" } else { origine_jeton(variable_jeton) },
-            "enregistre": true,
-        }))?;
+        Evenement::Connexion {
+            api: &api,
+            origine_api: adresse.origine.as_str(),
+            compte: compte_json(Some(&compte(&utilisateur))),
+            compte_verifie: true,
+            jeton: Some(if jeton_donne.is_some() {
+                "enregistre"
+            } else {
+                origine_jeton(variable_jeton)
+            }),
+            enregistre: true,
+        }
+        .ecrire()?;
     } else if !g.quiet {
         let mut s = crate::sortie::standard();
         let nom = compte(&utilisateur);
@@ -151,15 +155,15 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
         _ => (retenue.compte.clone(), false),
     };
     if g.json {
-        ligne_json(json!({
-            "evenement": "connexion",
-            "api": adresse.url,
-            "origine_api": adresse.origine.as_str(),
-            "compte": compte_json(compte_vu.as_ref()),
-            "compte_verifie": verifie,
-            "jeton": verification.as_ref().map(|_| origine_jeton(variable_jeton)),
-            "enregistre": false,
-        }))?;
+        Evenement::Connexion {
+            api: &adresse.url,
+            origine_api: adresse.origine.as_str(),
+            compte: compte_json(compte_vu.as_ref()),
+            compte_verifie: verifie,
+            jeton: verification.as_ref().map(|_| origine_jeton(variable_jeton)),
+            enregistre: false,
+        }
+        .ecrire()?;
     } else {
         let mut s = crate::sortie::standard();
         writeln!(
@@ -222,11 +226,11 @@ fn compte(u: &Utilisateur) -> Compte {
     }
 }
 
-fn compte_json(c: Option<&Compte>) -> serde_json::Value {
-    c.map_or(
-        serde_json::Value::Null,
-        |c| json!({"id": c.id, "pseudo": c.pseudo}),
-    )
+fn compte_json(c: Option<&Compte>) -> Option<CompteJson<'_>> {
+    c.map(|c| CompteJson {
+        id: &c.id,
+        pseudo: c.pseudo.as_deref(),
+    })
 }
 
 fn origine_jeton(variable: bool) -> &'static str {
@@ -264,7 +268,7 @@ pub(super) fn deconnexion(g: &OptionsGlobales) -> Result<CodeSortie> {
     let jeton = jeton::effacer()?;
     let retenue = connexion::effacer()?;
     if g.json {
-        crate::suivi::Evenement::Deconnexion {
+        Evenement::Deconnexion {
             jeton_efface: jeton,
             connexion_effacee: retenue,
         }

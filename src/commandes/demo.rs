@@ -29,9 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use anyhow::{Context, Result, bail};
-use serde_json::json;
 
-use super::ligne_json;
 use super::sable::{DossierTemporaire, RuntimeDuBac, filtre_du_bac};
 use crate::cli::{ArgsDemo, ModeProgression, OptionsGlobales};
 use crate::plateforme::processus;
@@ -317,18 +315,18 @@ fn presenter(
         .filter(|s| s.taille_octets() > 5 * 1024 * 1024)
         .count();
     if g.json {
-        ligne_json(json!({
-            "evenement": "demo",
-            "graine": graine,
-            "dossier": dossier,
-            "garder": args.garder,
-            "nuit": chemin_nuit,
-            "sequences": sequences.len(),
-            "octets": octets,
-            "api": bac.api(),
-            "participation": PARTICIPATION,
-            "pannes": pannes.iter().map(|p| p.regle.to_string()).collect::<Vec<_>>(),
-        }))?;
+        crate::suivi::Evenement::Demo {
+            graine,
+            dossier,
+            garder: args.garder,
+            nuit: &chemin_nuit,
+            sequences: sequences.len(),
+            octets,
+            api: &bac.api(),
+            participation: PARTICIPATION,
+            pannes: pannes.iter().map(|p| p.regle.to_string()).collect(),
+        }
+        .ecrire()?;
         return Ok(());
     }
     if g.quiet {

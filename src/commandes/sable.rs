@@ -28,7 +28,6 @@ use serde_json::json;
 use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing_subscriber::EnvFilter;
 
-use super::ligne_json;
 use crate::cli::{ArgsBacASable, OptionsGlobales};
 use crate::sortie::CodeSortie;
 use vigie_bac_a_sable::{
@@ -138,25 +137,25 @@ fn annoncer(
             .iter()
             .map(|(k, v)| ((*k).to_owned(), json!(v)))
             .collect();
-        ligne_json(json!({
-            "evenement": "pret",
-            "api": bac.api(),
-            "endpoint": bac.endpoint(),
-            "compartiment": COMPARTIMENT_ESSAIS,
-            "cle_acces": CLE_ACCES,
-            "secret": SECRET,
-            "region": REGION,
-            "jeton": JETON,
-            "participation": PARTICIPATION,
-            "site": SITE,
-            "points": POINTS_SITE,
-            "dossier": dossier,
-            "donnees_s3": bac.racine(),
-            "base": base,
-            "dossier_garde": garde,
-            "pannes": pannes,
-            "env": env,
-        }))?;
+        crate::suivi::Evenement::Pret {
+            api: &bac.api(),
+            endpoint: &bac.endpoint(),
+            compartiment: COMPARTIMENT_ESSAIS,
+            cle_acces: CLE_ACCES,
+            secret: SECRET,
+            region: REGION,
+            jeton: JETON,
+            participation: PARTICIPATION,
+            site: SITE,
+            points: &POINTS_SITE,
+            dossier,
+            donnees_s3: bac.racine(),
+            base: &base,
+            dossier_garde: garde,
+            pannes: &pannes,
+            env,
+        }
+        .ecrire()?;
         return Ok(());
     }
     let mut s = crate::sortie::standard();

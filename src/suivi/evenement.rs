@@ -215,11 +215,65 @@ pub enum Evenement<'a> {
     /// vigie resultats --demander-csv : la plateforme a accepté de produire le CSV des
     /// observations (et de l'envoyer par courriel).
     CsvDemande { participation: &'a str },
+    /// vigie bac-a-sable : la plateforme locale est prête (seule ligne).
+    Pret {
+        api: &'a str,
+        endpoint: &'a str,
+        compartiment: &'a str,
+        cle_acces: &'a str,
+        secret: &'a str,
+        region: &'a str,
+        jeton: &'a str,
+        participation: &'a str,
+        site: &'a str,
+        points: &'a [&'a str],
+        dossier: &'a Path,
+        donnees_s3: &'a Path,
+        base: &'a Path,
+        dossier_garde: bool,
+        pannes: &'a [String],
+        /// Les variables d'environnement qui mènent `vigie` au bac à sable.
+        #[schemars(with = "std::collections::BTreeMap<String, String>")]
+        env: Map<String, Value>,
+    },
+    /// vigie demo : la nuit fabriquée et les pannes programmées (première ligne ; suivent les
+    /// événements du dépôt, puis l'état).
+    Demo {
+        graine: u64,
+        dossier: &'a Path,
+        garder: bool,
+        nuit: &'a Path,
+        sequences: usize,
+        octets: u64,
+        api: &'a str,
+        participation: &'a str,
+        pannes: Vec<String>,
+    },
+    /// vigie connexion : l'adresse de l'API (origine_api : option, variable, retenue, defaut), le
+    /// compte (vérifié auprès de la plateforme ou retenu à la connexion), le jeton (enregistre,
+    /// variable, ou null), et si la commande a enregistré quelque chose.
+    Connexion {
+        api: &'a str,
+        #[schemars(extend("enum" = ["option", "variable", "retenue", "defaut"]))]
+        origine_api: &'a str,
+        compte: Option<CompteJson<'a>>,
+        compte_verifie: bool,
+        #[schemars(extend("enum" = ["enregistre", "variable", null]))]
+        jeton: Option<&'a str>,
+        enregistre: bool,
+    },
     /// vigie deconnexion : ce qui a été effacé (le jeton, la connexion retenue).
     Deconnexion {
         jeton_efface: bool,
         connexion_effacee: bool,
     },
+}
+
+/// Le compte de la plateforme, dans l'événement `connexion`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CompteJson<'a> {
+    pub id: &'a str,
+    pub pseudo: Option<&'a str>,
 }
 
 impl Evenement<'_> {
