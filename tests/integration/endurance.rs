@@ -1,11 +1,19 @@
-//! L'endurance : une nuit de plus de cent fichiers, dont des multipart, sous 15 % de
-//! pannes tirées (graine fixe) sur toutes les requêtes, et trois `kill -9` à des instants tirés.
-//! La relance suivante, sous les mêmes pannes, finit en un seul passage, code 0 : chaque objet
-//! identique octet pour octet, aucun enregistrement en double, aucun envoi multipart orphelin.
-//! Contre le bac à sable (S3, et la plateforme Vigie-Chiro qui imite le vrai serveur : une
-//! participation créée par `vigie`, puis une participation existante dont d'autres clients ont
-//! laissé des enregistrements), et contre moto (second avis, derrière le mandataire qui injecte
-//! les pannes).
+//! L'endurance : des nuits sous 15 % de pannes mêlées tirées à graine fixe sur toutes les
+//! requêtes (coupure en plein corps, 500, 503 et 429 avec et sans Retry-After, réponse perdue
+//! après traitement, blocage court).
+//!
+//! D'abord **sans arrêt**, un envoi à la fois (`--paralleles 1`, les tirages reproductibles à
+//! ordre de requêtes égal) : tout finit déposé en un seul passage, sans doublon, et le journal
+//! des décisions explique chaque réessai (une décision par tentative ratée, avec son statut ou
+//! son détail, l'attente retenue, ou la raison de l'arrêt).
+//!
+//! Puis **avec trois `kill -9`** à des instants tirés, une nuit de plus de cent fichiers dont
+//! des multipart : la relance suivante, sous les mêmes pannes, finit en un seul passage, code
+//! 0 : chaque objet identique octet pour octet, aucun enregistrement en double, aucun envoi
+//! multipart orphelin. Contre le bac à sable (S3, et la plateforme Vigie-Chiro qui imite le
+//! vrai serveur : une participation créée par `vigie`, puis une participation existante dont
+//! d'autres clients ont laissé des enregistrements), et contre moto (second avis, derrière le
+//! mandataire qui injecte les pannes).
 //!
 //! Un arrêt ne compte que s'il tombe en pleine activité : un passage fini avant son instant est
 //! suivi d'une nouvelle tournée de fichiers, jusqu'au nombre d'arrêts voulu. Le banc
@@ -165,53 +173,222 @@ fn programmer(pannes: &Pannes, graine: u64) {
     }
 }
 
+// ---------------------------------------------- sans arrêt : chaque réessai expliqué
+
+/// La nuit d'une douzaine de fichiers (dont 2 en plusieurs parties), et `de_plus` petites
+/// séquences pour que chaque sorte de panne ait sa chance.
+fn nuit(banc: &Banc, de_plus: usize) -> Vec<(String, usize)> {
+    let mut fichiers = banc.nuit_de_12();
+    for i in 100..100 + de_plus {
+        let (n, t) = (nom(i), 3_000 + i * 100);
+        banc.fichier(&n, t);
+        fichiers.push((n, t));
+    }
+    fichiers
+}
+
+/// Ce que le journal doit montrer : chaque statut, l'attente d'un Retry-After (secondes) et
+/// d'un Retry-After-Ms, et des incidents réseau (coupure en plein corps, réponse perdue,
+/// blocage : sans statut).
+const TOUTES_LES_SORTES: [&str; 6] = [
+    "429",
+    "429+Retry-After-Ms",
+    "500",
+    "503",
+    "503+Retry-After",
+    "réseau",
+];
+
+/// Les sortes de pannes vues dans le journal : statuts, attente d'un Retry-After, incidents
+/// réseau (coupure, réponse perdue, blocage).
+fn sortes(banc: &Banc) -> std::collections::BTreeSet<String> {
+    banc.decisions()
+        .iter()
+        .filter(|d| d.raison.as_deref() != Some("succes"))
+        .map(|d| match (d.statut, d.attente_ms) {
+            (Some(503), Some(1000)) => "503+Retry-After".to_owned(),
+            (Some(429), Some(150)) => "429+Retry-After-Ms".to_owned(),
+            (Some(s), _) => s.to_string(),
+            (None, _) => "réseau".to_owned(),
+        })
+        .collect()
+}
+
+/// Les options d'un passage sans arrêt : les réglages courts du banc, un délai de tentative
+/// large (sur une machine lente, un envoi qui dépasserait le délai serait une tentative ratée
+/// sans panne injectée, et fausserait le compte « une décision par panne »), un envoi à la
+/// fois, jamais de pause réseau, et le journal `--journal`.
+fn options_sans_arret(journal: &std::path::Path) -> Vec<String> {
+    let mut o = Banc::options_rapides_sauf("--delai-tentative", "20");
+    o.extend(["--paralleles", "1", "--echecs-reseau", "1000", "--journal"].map(String::from));
+    o.push(journal.to_str().unwrap().to_owned());
+    o
+}
+
+/// Les décisions du fichier `--journal` (lignes JSON qui portent une méthode).
+fn decisions_du_journal(chemin: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(chemin)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        // Une décision porte sa méthode et son détail ; d'autres lignes nomment une méthode
+        // sans être une décision (« relecture : l'écriture n'a pas eu lieu… », « budget global
+        // de réessai épuisé… ») et ne vont pas au journal de la base.
+        .filter(|v| {
+            let champs = v.get("fields").unwrap_or(v);
+            champs.get("methode").is_some() && champs.get("detail").is_some()
+        })
+        .collect()
+}
+
+/// Vérifie que chaque décision d'échec dit pourquoi et ce qui suit.
+fn chaque_reessai_explique(banc: &Banc) -> (usize, usize) {
+    let decisions = banc.decisions();
+    let ratees: Vec<_> = decisions
+        .iter()
+        .filter(|d| d.raison.as_deref() != Some("succes"))
+        .collect();
+    for d in &ratees {
+        assert!(
+            d.statut.is_some() || !d.detail.is_empty(),
+            "décision sans statut ni détail : {d:?}"
+        );
+        // Un rejeu : avec son attente ; un arrêt : avec sa raison.
+        if d.raison.is_none() {
+            assert!(d.attente_ms.is_some(), "rejeu sans attente : {d:?}");
+        }
+        // Un Retry-After fait autorité.
+        if d.raison.is_none() && d.statut == Some(429) && d.attente_ms != Some(150) {
+            assert!(
+                d.attente_ms.unwrap() <= 200,
+                "429 sans Retry-After : attente hors du backoff ({d:?})"
+            );
+        }
+    }
+    let rejeux = ratees.iter().filter(|d| d.raison.is_none()).count();
+    (ratees.len(), rejeux)
+}
+
+#[test]
+fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_explique() {
+    let banc = Banc::nouveau();
+    let fichiers = nuit(&banc, 90);
+    // Graine choisie pour que toutes les sortes de pannes tombent.
+    programmer(banc.bac().pannes(), 5);
+    let journal = banc.dossier.path().join("vigie.jsonl");
+    let out = banc
+        .depot_avec(&options_sans_arret(&journal))
+        .output()
+        .unwrap();
+    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    eprintln!(
+        "S3 : un passage, {} pannes, {} requêtes ; {:?}",
+        banc.bac().compteurs().pannes_injectees(),
+        banc.bac().compteurs().requetes_total(),
+        sortes(&banc)
+    );
+    let tout: std::collections::BTreeSet<String> =
+        TOUTES_LES_SORTES.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        sortes(&banc),
+        tout,
+        "toutes les sortes de pannes ne sont pas tombées"
+    );
+    let c = banc.bac().compteurs();
+    let part = c.pannes_injectees() as f64 / c.requetes_total() as f64;
+    assert!(
+        (0.08..=0.25).contains(&part),
+        "{:.1} % de pannes seulement",
+        part * 100.0
+    );
+
+    // Tout est déposé, une fois.
+    verifier_s3(&banc, &fichiers);
+    // Une décision par tentative ratée : toutes les requêtes de vigie passent par la
+    // politique, et chaque panne injectée a fait rater une tentative.
+    let (ratees, rejeux) = chaque_reessai_explique(&banc);
+    assert_eq!(
+        ratees as u64,
+        c.pannes_injectees(),
+        "tentatives ratées journalisées ≠ pannes injectées"
+    );
+    assert!(rejeux > 0);
+    // Le journal --journal garde les mêmes décisions (échecs et succès).
+    let lignes = decisions_du_journal(&journal);
+    assert_eq!(
+        lignes.len(),
+        banc.decisions().len(),
+        "journal et base divergent"
+    );
+
+    // Le plan dit vrai, et la destination le confirme (sous les mêmes pannes : verifier
+    // réessaie aussi).
+    let etat = banc.etat();
+    assert_eq!(etat["unites"]["deposee"], 102, "{etat}");
+    let out = banc.vigie().arg("verifier").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("102 fichiers intacts"),
+        "{}",
+        texte(&out)
+    );
+}
+
+#[test]
+fn quinze_pour_cent_de_pannes_melees_nuit_vigiechiro_tout_disponible_sans_doublon() {
+    let banc = Banc::nouveau();
+    let fichiers = nuit(&banc, 30);
+    // Graine choisie pour que toutes les sortes de pannes tombent.
+    programmer(banc.bac().pannes(), 7);
+    let journal = banc.dossier.path().join("vigie.jsonl");
+    let out = banc
+        .depot_plateforme_avec(&options_sans_arret(&journal))
+        .output()
+        .unwrap();
+    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let c = banc.bac().compteurs();
+    eprintln!(
+        "Vigie-Chiro : un passage, {} pannes, {} requêtes ; {:?}",
+        c.pannes_injectees(),
+        c.requetes_total(),
+        sortes(&banc)
+    );
+    let tout: std::collections::BTreeSet<String> =
+        TOUTES_LES_SORTES.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        sortes(&banc),
+        tout,
+        "toutes les sortes de pannes ne sont pas tombées"
+    );
+    let part = c.pannes_injectees() as f64 / c.requetes_total() as f64;
+    assert!(
+        (0.08..=0.25).contains(&part),
+        "{:.1} % de pannes seulement",
+        part * 100.0
+    );
+    verifier_plateforme(&banc, PARTICIPATION, &fichiers);
+    let (ratees, _) = chaque_reessai_explique(&banc);
+    assert_eq!(
+        ratees as u64,
+        c.pannes_injectees(),
+        "tentatives ratées journalisées ≠ pannes"
+    );
+}
+
+// --------------------------------------------------- trois kill -9, puis la relance
+
 #[test]
 fn endurance_s3_quinze_pour_cent_de_pannes_et_trois_kill_9() {
     let debut = Instant::now();
     let banc = Banc::nouveau();
     let reglages = Reglages::depuis_env(0xE5D0_0003);
     programmer(banc.bac().pannes(), reglages.graine);
-    let depot = || {
-        let mut c = banc.vigie();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .arg("--vers")
-            .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
-            .arg("--endpoint-url")
-            .arg(banc.bac().endpoint())
-            .args(options());
-        c
-    };
+    let depot = || banc.depot_avec(&options());
     let c = banc.bac().compteurs();
     let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), |_| {});
-    banc.verifier_identiques(&b.fichiers);
-    assert_eq!(
-        banc.objets_sous(COMPARTIMENT, PREFIXE).len(),
-        b.fichiers.len(),
-        "objet en trop"
-    );
-    assert_eq!(
-        banc.bac().envois_en_cours(COMPARTIMENT),
-        Vec::<(String, String)>::new(),
-        "envoi multipart orphelin"
-    );
-    for (n, t) in &b.fichiers {
-        if *t > 5 * MIO {
-            let assemblages = c.traitees_cle(Operation::CompleteMultipartUpload, &banc.cle(n));
-            let cle = banc.cle(n);
-            assert_eq!(
-                assemblages,
-                1,
-                "{n} assemblé {assemblages} fois ; décisions :\n{}",
-                banc.decisions()
-                    .iter()
-                    .filter(|d| d.cible.contains(&cle))
-                    .map(|d| format!("{d:?}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-        }
-    }
+    verifier_s3(&banc, &b.fichiers);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], b.fichiers.len(), "{etat}");
     annoncer(
@@ -332,6 +509,40 @@ fn endurance_vigiechiro_enregistrements_laisses_par_d_autres_clients() {
         c.requetes_total(),
         debut,
     );
+}
+
+/// Ce que le compartiment S3 du bac à sable doit tenir : chaque objet identique, aucun en
+/// trop, aucun envoi multipart ouvert, chaque multipart assemblé une seule fois.
+fn verifier_s3(banc: &Banc, fichiers: &[(String, usize)]) {
+    let c = banc.bac().compteurs();
+    banc.verifier_identiques(fichiers);
+    assert_eq!(
+        banc.objets_sous(COMPARTIMENT, PREFIXE).len(),
+        fichiers.len(),
+        "objet en trop"
+    );
+    assert_eq!(
+        banc.bac().envois_en_cours(COMPARTIMENT),
+        Vec::<(String, String)>::new(),
+        "envoi multipart orphelin"
+    );
+    for (n, t) in fichiers {
+        if *t > 5 * MIO {
+            let assemblages = c.traitees_cle(Operation::CompleteMultipartUpload, &banc.cle(n));
+            let cle = banc.cle(n);
+            assert_eq!(
+                assemblages,
+                1,
+                "{n} assemblé {assemblages} fois ; décisions :\n{}",
+                banc.decisions()
+                    .iter()
+                    .filter(|d| d.cible.contains(&cle))
+                    .map(|d| format!("{d:?}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
+    }
 }
 
 /// `vigie depot` de la nuit vers la plateforme du bac à sable, la participation désignée par

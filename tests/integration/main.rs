@@ -22,7 +22,6 @@ mod docs_a_jour;
 mod endurance;
 mod entrees_hostiles;
 mod fiabilite_arrets;
-mod fiabilite_pannes;
 mod fidelite_vigiechiro;
 mod francais;
 mod lien;
