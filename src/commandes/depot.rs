@@ -141,6 +141,19 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
 }
 
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
+    // Une nuit de saison : ses seuls fichiers ; sans argument, toute la saison.
+    let nuits = {
+        let base = ouvrir_base_existante(g)?;
+        let plan = base.plan(args.plan)?;
+        match base.nuit_du_plan(plan.id)? {
+            Some(n) if args.plan.is_none() => Some(base.nuits_de_saison(n.saison_id)?),
+            Some(n) => Some(vec![n]),
+            None => None,
+        }
+    };
+    if let Some(nuits) = nuits {
+        return super::saison::retenter_saison(g, &args, nuits);
+    }
     let (dossier, destination, identite, retenus) = {
         let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;

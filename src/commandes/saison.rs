@@ -28,7 +28,7 @@ use serde_json::json;
 use super::depot::{Preparation, RIEN_ENVOYE, dates_seules, preparer};
 use super::envoi::{Envoi, runtime};
 use super::ligne_json;
-use crate::cli::{ArgsDepot, OptionsGlobales};
+use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
@@ -1093,7 +1093,14 @@ fn deposer(
     }
     let chemin_base = base.chemin().to_owned();
     drop(base);
-    envoyer_saison(g, args, api, planifiees, &reglages, &chemin_base)
+    envoyer_saison(
+        g,
+        (&args.passages, &args.s3),
+        api,
+        planifiees,
+        &reglages,
+        &chemin_base,
+    )
 }
 
 /// Le pire de deux codes de sortie (3 > 1 > 0).
@@ -1112,19 +1119,20 @@ fn pire(a: CodeSortie, b: CodeSortie) -> CodeSortie {
 /// Les créations d'abord (toutes, avant le premier octet), puis l'envoi nuit après nuit.
 fn envoyer_saison(
     g: &OptionsGlobales,
-    args: &ArgsDepot,
+    options: (&OptionsPassages, &OptionsS3),
     api: &str,
     planifiees: Vec<NuitPlanifiee>,
     reglages: &super::reglages::ReglagesFusionnes,
     chemin_base: &Path,
 ) -> Result<CodeSortie> {
-    let regle = super::passages::ReglePassages::depuis(&args.passages)?;
+    let (passages, s3) = options;
+    let regle = super::passages::ReglePassages::depuis(passages)?;
     let client = super::vigiechiro::client(api)?;
     let premiere = planifiees
         .first()
         .map(|p| p.destination.clone())
         .context("aucune nuit")?;
-    let commune = Envoi::nouveau(&reglages.options, &args.s3, &premiere)?;
+    let commune = Envoi::nouveau(&reglages.options, s3, &premiere)?;
     let rt = runtime()?;
     // L'utilisateur, une fois : la réconciliation d'une création ne retient que les siennes.
     let moi = rt.block_on(async {
@@ -1319,4 +1327,98 @@ fn bilan_de_saison(
         writeln!(s, "{}", neutraliser(&l))?;
     }
     Ok(())
+}
+
+/// Une nuit de la base en quelques mots : `ven. 03/07  A1    Pass1`.
+fn libelle_liee(n: &NuitLiee) -> String {
+    match NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d") {
+        Ok(s) => format!("{}  {:<4}  Pass{}", jour_court(s), n.point, n.passage),
+        Err(_) => format!("circuit {}  Pass{}", n.numero_site, n.passage),
+    }
+}
+
+/// La clé d'une nuit de la base est-elle celle-ci ?
+fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
+    cle.site == n.numero_site
+        && protocole_texte(cle.protocole) == n.protocole
+        && cle.passage == n.passage
+        && cle.point.as_deref().unwrap_or("") == n.point
+        && cle.soiree.map(|s| s.to_string()).unwrap_or_default() == n.soiree
+}
+
+/// `vigie retenter-echecs` sur des nuits de saison : la nuit N, ou, sans argument, toute la
+/// saison du dernier plan. Chaque nuit est réinventoriée depuis sa racine, mais **seuls les
+/// fichiers de cette nuit** (d'après leur nom, archives de son dossier comprises) y sont
+/// replanifiés : la racine d'une nuit peut contenir d'autres nuits (deux enregistreurs dans
+/// deux dossiers voisins), qui ne doivent pas partir dans sa participation.
+pub(super) fn retenter_saison(
+    g: &OptionsGlobales,
+    args: &ArgsRetenter,
+    nuits: Vec<crate::plan::NuitPlanifiee>,
+) -> Result<CodeSortie> {
+    crate::jeton::lire()?;
+    let api = nuits
+        .first()
+        .map(|n| n.api.clone())
+        .context("aucune nuit")?;
+    let mut base = super::ouvrir_base(g)?;
+    let mut planifiees = Vec::with_capacity(nuits.len());
+    let mut retenus = ReglagesRetenus::default();
+    for n in &nuits {
+        let plan = base.plan(Some(n.plan_id))?;
+        let destination = Destination::depuis_identite(&plan.destination)?;
+        let preparation = preparer(Path::new(&plan.dossier), &destination)?;
+        let regroupement = regrouper(&preparation.inventaire.enregistrements);
+        let indices: HashSet<usize> = regroupement
+            .nuits
+            .iter()
+            .filter(|r| meme_nuit(&n.nuit, &r.cle))
+            .flat_map(|r| r.fichiers.iter().copied())
+            .collect();
+        let fichiers: Vec<FichierPlanifie> = preparation
+            .fichiers
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| indices.contains(i))
+            .map(|(_, f)| f)
+            .collect();
+        let libelle = libelle_liee(&n.nuit);
+        let verrou =
+            VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
+        let dates = dates_seules(&base, &plan.dossier, &plan.destination, &fichiers)?;
+        let r = base.planifier_dans(
+            &plan.dossier,
+            &plan.destination,
+            &fichiers,
+            false,
+            &dates,
+            Some(&[String::new()]),
+        )?;
+        let plan = r.plan.context("plan absent après planification")?;
+        let remises = base.remettre_en_file(plan.id, args.y_compris_definitifs)?;
+        tracing::info!(plan = plan.id, remises, "unités remises en file");
+        if retenus == ReglagesRetenus::default() {
+            retenus = base.reglages(plan.id)?;
+        }
+        planifiees.push(NuitPlanifiee {
+            plan,
+            destination,
+            libelle,
+            _verrou: verrou,
+        });
+    }
+    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
+    for p in &planifiees {
+        base.retenir_reglages(p.plan.id, &reglages.retenus)?;
+    }
+    let chemin_base = base.chemin().to_owned();
+    drop(base);
+    envoyer_saison(
+        g,
+        (&args.passages, &args.s3),
+        &api,
+        planifiees,
+        &reglages,
+        &chemin_base,
+    )
 }

@@ -323,3 +323,33 @@ fn horodatage_impossible_hors_nuit_refuse() {
     assert!(e.contains("aucune nuit") && e.contains("20260631"), "{e}");
     assert_eq!(banc.bac().compteurs().requetes_total(), 0, "{e}");
 }
+
+/// `vigie retenter-echecs` sans argument reprend toute la saison, chaque nuit avec ses seuls
+/// fichiers : un fichier ajouté depuis à une nuit part dans sa participation, et aucun fichier
+/// d'une nuit voisine (dans le même dossier) n'entre dans une autre.
+#[test]
+fn retenter_echecs_reprend_toute_la_saison_chaque_nuit_ses_fichiers() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let ajoute = "Car640139-2026-Pass1-A1-PA2_20260703_230000_000.wav";
+    banc.fichier(&format!("PA2/{ajoute}"), TAILLE);
+    let mut c = banc.vigie_plateforme();
+    c.arg("retenter-echecs").args(Banc::options_rapides());
+    let out = c.output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+    let mut attendues: BTreeSet<BTreeSet<String>> = BTreeSet::new();
+    for (i, n) in NUITS.iter().enumerate() {
+        let mut noms: BTreeSet<String> = n.iter().map(|(_, nom)| (*nom).to_owned()).collect();
+        if i == 0 {
+            noms.insert(ajoute.to_owned());
+        }
+        attendues.insert(noms);
+    }
+    let par = titres_par_participation(&banc);
+    let vues: BTreeSet<BTreeSet<String>> = par.values().cloned().collect();
+    assert_eq!(vues, attendues, "fichiers mal répartis : {par:#?}");
+    assert_eq!(par[&posee].len(), NUITS[2].len());
+}
