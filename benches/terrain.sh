@@ -21,7 +21,8 @@
 #     TOURS_NS=10 répète la mesure (un bac à sable neuf à chaque fois) et donne minimum et
 #     médiane ; DESTINATIONS_NS="vigiechiro" ne mesure que la plateforme. Après chaque mesure,
 #     ce que le journal du plan dit du régulateur du parallélisme (chaque changement et sa
-#     cause) et des réessais.
+#     cause) et des réessais, et ce que la pile TCP de l'espace de noms a vu (paquets jetés
+#     par tbf, retransmissions, expirations du délai de retransmission).
 # Usage : benches/terrain.sh            (400 fichiers de 1 Mio ; les trois mesures)
 #         FICHIERS=100 OUTILS=vigie MESURES="latence" benches/terrain.sh
 set -euo pipefail
@@ -214,7 +215,7 @@ if [[ " $MESURES " == *" vigiechiro "* ]]; then
     # désignerait pas le bac à sable (qui survivrait au nettoyage).
     ip netns exec "$NS" "$VIGIE" -q bac-a-sable --port 8210 --dossier "$TMP/serveur-ns" "${pannes[@]}" > /dev/null 2>&1 &
     SABLE_NS=$!
-    PIDS+=($SABLE_NS)
+    PIDS+=("$SABLE_NS")
     until dans curl -s -o /dev/null "http://127.0.0.1:8210/"; do sleep 0.2; done
   }
   # regulateur BASE : ce que le journal du plan dit du régulateur du parallélisme (chaque
@@ -237,6 +238,19 @@ for d, n in causes:
     print(f"      réessai × {n} : {d[:100]}")
 EOF2
   }
+  # pile_tcp : ce que la pile TCP de l'espace de noms a vu depuis sa création (« jetés
+  # retransmis expirations ») : paquets jetés par `tbf` (sa file est pleine), segments
+  # retransmis, expirations du délai de retransmission. Un transfert que des pertes répétées
+  # bloquent se voit ici, alors que le journal du plan n'en dit rien tant qu'aucune requête
+  # n'est coupée.
+  pile_tcp() {
+    local jetes
+    jetes=$(dans tc -s qdisc show dev lo | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -1)
+    dans nstat -asz TcpRetransSegs TcpExtTCPTimeouts | awk -v jetes="$jetes" '
+      $1 == "TcpRetransSegs" { r = $2 }
+      $1 == "TcpExtTCPTimeouts" { t = $2 }
+      END { print jetes + 0, r + 0, t + 0 }'
+  }
   ideal=$(echo "$TOTAL / 8000000" | bc -l)
   echo "Espace de noms, boucle locale à 8 Mo/s (tbf) : $FICHIERS × 1 Mio, API +$API_MS ms, S3 +$RTT_MS ms, parallélisme $PARALLELES, $TOURS_NS tour(s)"
   echo "  idéal : $(printf '%.1f' "$ideal") s ; charge : $(uptime | sed 's/.*load average: //')"
@@ -250,6 +264,7 @@ EOF2
       sable_neuf
       base="$TMP/base-ns-$tour-$destination.sqlite"
       charge=$(uptime | sed 's/.*load average: //' | cut -d, -f1)
+      read -r jetes0 retransmis0 expirations0 < <(pile_tcp)
       debut=$(date +%s.%N)
       code=0
       dans env VIGIE_JETON=BACASABLEJETONVIGIE0123456789ABC VIGIE_BASE="$base" \
@@ -263,6 +278,9 @@ EOF2
         "$tour" "$destination" "$duree" "$part" "$code" "$charge"
       [ "$code" = 0 ] || tail -3 "$TMP/sortie" | sed 's/^/    /'
       regulateur "$base"
+      read -r jetes1 retransmis1 expirations1 < <(pile_tcp)
+      printf '    pile TCP : %d paquet(s) jeté(s) par tbf, %d segment(s) retransmis, %d expiration(s) du délai de retransmission\n' \
+        "$((jetes1 - jetes0))" "$((retransmis1 - retransmis0))" "$((expirations1 - expirations0))"
     done
   done
   if [ "$TOURS_NS" -gt 1 ]; then
