@@ -975,8 +975,9 @@ mod tests {
     }
 
     /// Un corps qui attend la limite de débit (ici, une attente qui ne finit pas) n'est pas
-    /// « bloqué » : `--delai-blocage` ne coupe pas un transfert que la limite retient.
-    #[tokio::test]
+    /// « bloqué » : `--delai-blocage` ne coupe pas un transfert que la limite retient. Sur
+    /// l'horloge en pause : les 300 ms passent sans être attendues.
+    #[tokio::test(start_paused = true)]
     async fn attente_de_la_limite_n_est_pas_un_blocage() {
         use debit::{DebitMax, HorlogeDebit, LimiteDebit};
         use http_body::Body;
@@ -1047,7 +1048,8 @@ mod tests {
         assert!(p.temps_retenu() >= Duration::from_millis(300));
     }
 
-    #[tokio::test]
+    /// Sur l'horloge en pause : le délai de 50 ms expire, la borne de 5 s n'est qu'un garde.
+    #[tokio::test(start_paused = true)]
     async fn le_delai_d_une_tentative_sans_limite_court() {
         let r = tokio::time::timeout(
             Duration::from_secs(5),

@@ -283,10 +283,13 @@ impl Temporisateur for TemporisateurHorsPause {
 mod tests {
     use super::*;
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn coupure_apres_le_seuil_puis_reouverture() {
         let r = Reseau::nouveau(Some(3), Annulation::new());
+        // Une requête partie, puis (l'horloge en pause avance d'une milliseconde) le premier
+        // échec de la série.
         let avant = Instant::now();
+        tokio::time::advance(Duration::from_millis(1)).await;
         assert!(!r.noter_injoignable());
         // Une réponse à une requête partie avant l'échec ne remet pas le compte à zéro…
         r.noter_reponse(avant);
@@ -333,12 +336,13 @@ mod tests {
         assert!(!r.attendre_coupure().await);
     }
 
-    #[tokio::test]
+    /// Sur l'horloge en pause : les 30 ms de coupure passent sans être attendues.
+    #[tokio::test(start_paused = true)]
     async fn la_pause_ne_compte_pas_dans_l_horloge_des_operations() {
         let r = std::sync::Arc::new(Reseau::nouveau(Some(1), Annulation::new()));
         let t = TemporisateurHorsPause::nouveau(std::sync::Arc::clone(&r));
         r.noter_injoignable();
-        std::thread::sleep(Duration::from_millis(30));
+        tokio::time::advance(Duration::from_millis(30)).await;
         assert!(t.maintenant() + Duration::from_millis(30) <= t.origine.elapsed());
         r.rouvrir();
         assert!(r.pause_cumulee() >= Duration::from_millis(30));
