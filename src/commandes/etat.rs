@@ -11,6 +11,7 @@ use clap::ValueEnum;
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
 use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers};
 use crate::sortie::CodeSortie;
+use crate::suivi::Evenement;
 use crate::suivi::format::neutraliser;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
@@ -51,20 +52,19 @@ impl LigneUnite {
         }
     }
 
-    fn json(&self, plan: i64) -> serde_json::Value {
+    fn json(&self, plan: i64) -> Evenement<'_> {
         let u = &self.unite;
-        json!({
-            "evenement": "unite",
-            "plan": plan,
-            "chemin": u.chemin,
-            "cle": u.cle,
-            "etat": u.etat.as_str(),
-            "definitif": u.echec_definitif,
-            "cause": u.cause_refus.map(CauseRefus::as_str),
-            "message": u.message,
-            "tentatives": self.tentatives,
-            "octets": u.taille,
-        })
+        Evenement::Unite {
+            plan,
+            chemin: &u.chemin,
+            cle: &u.cle,
+            etat: u.etat.as_str(),
+            definitif: u.echec_definitif,
+            cause: u.cause_refus.map(CauseRefus::as_str),
+            message: u.message.as_deref(),
+            tentatives: self.tentatives,
+            octets: u.taille,
+        }
     }
 
     /// `echec      SERVEUR               3    1,2 Mio  nuit/a.wav : abandonné après 3 tentatives…`
@@ -120,7 +120,7 @@ fn lister_unites(
         .collect();
     if g.json {
         for l in &lignes {
-            ligne_json(l.json(plan.id))?;
+            l.json(plan.id).ecrire()?;
         }
         return Ok(());
     }

@@ -63,7 +63,15 @@ impl Passages for PassagesDeLaCommande<'_, '_> {
         attente_reseau: Option<Duration>,
     ) -> Result<Bilan> {
         // En boîte : l'avenir d'un passage est grand, celui de l'enchaînement le contient.
-        Box::pin(passage(self.envoi, base, plan, arret, suivi, attente_reseau)).await
+        Box::pin(passage(
+            self.envoi,
+            base,
+            plan,
+            arret,
+            suivi,
+            attente_reseau,
+        ))
+        .await
     }
 
     fn annoncer_passage(&self, numero: u32, issue: &IssuePassage<'_>, prochain: Option<Duration>) {

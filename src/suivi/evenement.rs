@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::json::{VERSION_JSON, ecrire_ligne};
-use crate::plan::CauseRefus;
+use crate::plan::{CauseRefus, EtatUnite};
 
 /// Une ligne JSON de `vigie`. Le nom du variant, en `snake_case`, est la valeur du champ
 /// `"evenement"` ; `"version"` est ajoutée à l'écriture.
@@ -262,6 +262,23 @@ pub enum Evenement<'a> {
         jeton: Option<&'a str>,
         enregistre: bool,
     },
+    /// vigie etat --unites ETAT : un fichier du plan (etat : celui de la base ; definitif :
+    /// refus définitif ; tentatives : émissions tentées pour ce fichier, tous passages
+    /// confondus ; octets : sa taille).
+    Unite {
+        #[schemars(range(min = 0))]
+        plan: i64,
+        chemin: &'a str,
+        cle: &'a str,
+        #[schemars(schema_with = "schema_etat_unite")]
+        etat: &'static str,
+        definitif: bool,
+        #[schemars(schema_with = "schema_cause_ou_rien")]
+        cause: Option<&'static str>,
+        message: Option<&'a str>,
+        tentatives: u64,
+        octets: u64,
+    },
     /// vigie deconnexion : ce qui a été effacé (le jeton, la connexion retenue).
     Deconnexion {
         jeton_efface: bool,
@@ -300,6 +317,18 @@ fn schema_issue_nuit(_: &mut SchemaGenerator) -> Schema {
 fn schema_cause(_: &mut SchemaGenerator) -> Schema {
     let causes: Vec<&str> = CauseRefus::TOUTES.iter().map(|c| c.as_str()).collect();
     json_schema!({ "enum": causes })
+}
+
+/// Une cause de refus, ou `null` (un fichier qui n'a pas échoué).
+fn schema_cause_ou_rien(_: &mut SchemaGenerator) -> Schema {
+    let causes: Vec<&str> = CauseRefus::TOUTES.iter().map(|c| c.as_str()).collect();
+    json_schema!({ "anyOf": [{ "enum": causes }, { "type": "null" }] })
+}
+
+/// Les états d'une unité, tels que la base les écrit (`EtatUnite::as_str`).
+fn schema_etat_unite(_: &mut SchemaGenerator) -> Schema {
+    let etats: Vec<&str> = EtatUnite::TOUS.iter().map(|e| e.as_str()).collect();
+    json_schema!({ "enum": etats })
 }
 
 const TITRE: &str = "Une ligne JSON de vigie (--json), version 1";
