@@ -9,8 +9,9 @@
 //! [`Evenement::ecrire`], puis régénérer.
 //!
 //! Les sortes qui ne sont pas encore typées (lignes encore écrites par `json!`, aux structures
-//! imbriquées : bilan, état, traitement…) gardent leur description tenue à la main dans le
-//! fichier publié ; [`schema_publie`] la reprend telle quelle, et l'essai
+//! imbriquées ou en cours de remaniement : `bilan`, `passage`, `etat`, `plans`, `traitement`,
+//! et celles de `vigie depot` : `plan`, `avertissement`, `partirait`, `simulation`) gardent leur
+//! description tenue à la main dans le fichier publié ; [`schema_publie`] la reprend telle quelle, et l'essai
 //! `scripts::chaque_evenement_emis_a_son_schema` vérifie encore, par recherche dans le source,
 //! qu'elles sont toutes décrites et qu'aucune n'est à la fois typée et écrite à la main.
 //!
