@@ -21,6 +21,11 @@ pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
     let base = ouvrir_base_existante(g)?;
     let plan = base.plan(args.plan)?;
     let resume = base.resume(plan.id)?;
+    let nuit = base.nuit_du_plan(plan.id)?;
+    // Le dernier plan est une nuit de saison : la saison, nuit par nuit.
+    if let (Some(n), None, None) = (&nuit, args.plan, args.unites) {
+        return super::saison::etat_saison(g, &base, n.saison_id);
+    }
     if let Some(filtre) = args.unites {
         lister_unites(g, &base, &plan, filtre)?;
     } else if g.json {
@@ -31,7 +36,15 @@ pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
         }
         ligne_json(v)?;
     } else {
-        afficher_etat(&mut crate::sortie::standard(), &base, &plan, &resume)?;
+        let mut s = crate::sortie::standard();
+        afficher_etat(&mut s, &base, &plan, &resume)?;
+        if let Some(n) = &nuit {
+            writeln!(
+                s,
+                "Nuit de la saison {} ; toute la saison : vigie etat (sans numéro)",
+                n.annee
+            )?;
+        }
     }
     Ok(code_du_plan(&resume))
 }
@@ -372,7 +385,12 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     }
     for plan in &plans {
         let r = base.resume(plan.id)?;
+        let nuit = base.nuit_du_plan(plan.id)?;
         if g.json {
+            let champ = |f: &dyn Fn(&crate::plan::NuitLiee) -> serde_json::Value| {
+                nuit.as_ref()
+                    .map_or(serde_json::Value::Null, |n| f(&n.nuit))
+            };
             ligne_json(json!({
                 "evenement": "plans",
                 "plan": plan.id,
@@ -385,7 +403,37 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
                 "incertaines": r.incertaine,
                 "actif_le": plan.actif_le,
                 "participation": plan.participation,
+                "saison": nuit.as_ref().map(|n| n.saison_id),
+                "soiree": champ(&|n| json!(Some(n.soiree.as_str()).filter(|s| !s.is_empty()))),
+                "point": champ(&|n| json!(Some(n.point.as_str()).filter(|p| !p.is_empty()))),
+                "passage": champ(&|n| json!(n.passage)),
             }))?;
+        } else if let Some(n) = &nuit {
+            // Une nuit de saison : la nuit plutôt que l'identité du plan (trois lignes à 80
+            // colonnes), le dossier coupé par la gauche.
+            let debut = format!(
+                "{:>4}  {:<12}  {:<16}  {}  ",
+                plan.id,
+                format!("{}/{}", r.deposee, r.total()),
+                date_courte(plan.actif_le),
+                super::saison::libelle_liee(&n.nuit)
+            );
+            let place = 79usize.saturating_sub(debut.chars().count()).max(10);
+            let dossier = neutraliser(&plan.dossier);
+            let dossier: String = if dossier.chars().count() > place {
+                let garde: String = dossier
+                    .chars()
+                    .rev()
+                    .take(place - 1)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                format!("…{garde}")
+            } else {
+                dossier.into_owned()
+            };
+            writeln!(s, "{debut}{dossier}")?;
         } else {
             // La participation créée par vigie n'est pas dans l'identité du plan : la dire.
             let participation = match &plan.participation {
@@ -406,6 +454,18 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
         }
     }
     Ok(CodeSortie::Succes)
+}
+
+/// Une date Unix courte, à l'heure locale : « 29/11 18:30 ».
+fn date_courte(secondes: i64) -> String {
+    chrono::DateTime::from_timestamp(secondes, 0).map_or_else(
+        || format!("{secondes} s"),
+        |utc| {
+            utc.with_timezone(&chrono::Local)
+                .format("%d/%m %H:%M")
+                .to_string()
+        },
+    )
 }
 
 /// Une date Unix lisible, à l'heure locale (`TZ` respecté) : « 2026-11-29 18:30 ».

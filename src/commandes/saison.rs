@@ -1329,11 +1329,11 @@ fn bilan_de_saison(
     Ok(())
 }
 
-/// Une nuit de la base en quelques mots : `ven. 03/07  A1    Pass1`.
-fn libelle_liee(n: &NuitLiee) -> String {
+/// Une nuit de la base en quelques mots : `ven. 03/07 A1 Pass1`.
+pub(super) fn libelle_liee(n: &NuitLiee) -> String {
     match NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d") {
-        Ok(s) => format!("{}  {:<4}  Pass{}", jour_court(s), n.point, n.passage),
-        Err(_) => format!("circuit {}  Pass{}", n.numero_site, n.passage),
+        Ok(s) => format!("{} {} Pass{}", jour_court(s), n.point, n.passage),
+        Err(_) => format!("circuit {} Pass{}", n.numero_site, n.passage),
     }
 }
 
@@ -1421,4 +1421,105 @@ pub(super) fn retenter_saison(
         &reglages,
         &chemin_base,
     )
+}
+
+/// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
+/// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit. Le code
+/// de sortie est le pire des nuits.
+pub(super) fn etat_saison(g: &OptionsGlobales, base: &Base, saison: i64) -> Result<CodeSortie> {
+    use crate::suivi::evenement::Evenement;
+    let nuits = base.nuits_de_saison(saison)?;
+    let mut lignes = Vec::with_capacity(nuits.len());
+    for n in &nuits {
+        let plan = base.plan(Some(n.plan_id))?;
+        let r = base.resume(n.plan_id)?;
+        lignes.push((n, plan, r));
+    }
+    let somme = |f: &dyn Fn(&ResumePlan) -> u64| lignes.iter().map(|(_, _, r)| f(r)).sum::<u64>();
+    let (unites, deposees) = (somme(&|r| r.total()), somme(&|r| r.deposee));
+    let (octets_total, octets_deposes) = (somme(&|r| r.octets_total), somme(&|r| r.octets_deposes));
+    let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
+        pire(c, super::etat::code_du_plan(r))
+    });
+    let (annee, api) = nuits
+        .first()
+        .map(|n| (n.annee, n.api.clone()))
+        .context("saison sans nuit")?;
+    if g.json {
+        Evenement::EtatSaison {
+            saison,
+            annee,
+            api: &api,
+            nuits: nuits.len(),
+            unites,
+            deposees,
+            definitifs: somme(&|r| r.definitifs),
+            octets_total,
+            octets_deposes,
+        }
+        .ecrire()?;
+        for (n, plan, r) in &lignes {
+            let nuit = &n.nuit;
+            let instant = |s: Option<i64>| {
+                s.and_then(|s| DateTime::from_timestamp(s, 0))
+                    .map(|t| t.to_rfc3339())
+            };
+            let participation = participation_du_plan(plan);
+            Evenement::EtatNuit {
+                saison,
+                plan: plan.id,
+                site: &nuit.site,
+                numero_site: &nuit.numero_site,
+                protocole: &nuit.protocole,
+                passage: nuit.passage,
+                point: Some(nuit.point.as_str()).filter(|p| !p.is_empty()),
+                soiree: Some(nuit.soiree.as_str()).filter(|s| !s.is_empty()),
+                debut: instant(nuit.premiere_s),
+                fin: instant(nuit.derniere_s),
+                fuseau: &nuit.fuseau,
+                enregistreurs: nuit
+                    .enregistreurs
+                    .split(',')
+                    .filter(|e| !e.is_empty())
+                    .collect(),
+                adresse: participation
+                    .as_deref()
+                    .and_then(|p| adresse_participation(&api, p)),
+                participation,
+                dossier: &plan.dossier,
+                unites: r.total(),
+                deposees: r.deposee,
+                definitifs: r.definitifs,
+                octets_total: r.octets_total,
+                octets_deposes: r.octets_deposes,
+                etat: etat_de_nuit(plan, r).1,
+            }
+            .ecrire()?;
+        }
+        return Ok(code);
+    }
+    let mut s = crate::sortie::standard();
+    writeln!(
+        s,
+        "Saison {annee} : {}, {deposees} / {unites} fichiers déposés ({} sur {})",
+        pluriel(nuits.len() as u64, "nuit", "nuits"),
+        super::octets_lisibles(octets_deposes),
+        super::octets_lisibles(octets_total)
+    )?;
+    for (n, plan, r) in &lignes {
+        writeln!(s, "  {}", neutraliser(&ligne_de_nuit(&n.nuit, plan, r)))?;
+        if let Some(p) = participation_du_plan(plan) {
+            let adresse =
+                adresse_participation(&api, &p).unwrap_or_else(|| format!("participation {p}"));
+            writeln!(s, "    {}", neutraliser(&adresse))?;
+        }
+    }
+    if code != CodeSortie::Succes {
+        writeln!(
+            s,
+            "Le détail d'une nuit : vigie etat PLAN (numéros : vigie plans)"
+        )?;
+        writeln!(s, "Reprendre toute la saison : vigie retenter-echecs")?;
+    }
+    Ok(code)
 }

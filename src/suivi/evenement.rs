@@ -95,6 +95,49 @@ pub enum Evenement<'a> {
     ReseauIndisponible { attente_s: f64, depuis_s: f64 },
     /// Le réseau répond de nouveau : les envois reprennent.
     ReseauRetabli,
+    /// vigie etat, quand le plan demandé (le dernier, sans numéro) est une nuit de saison : la
+    /// saison (API, année) en tout ; une ligne `etat_nuit` par nuit suit.
+    EtatSaison {
+        saison: i64,
+        annee: u16,
+        api: &'a str,
+        nuits: usize,
+        /// Fichiers de toutes les nuits, et ceux qui sont déposés.
+        unites: u64,
+        deposees: u64,
+        definitifs: u64,
+        octets_total: u64,
+        octets_deposes: u64,
+    },
+    /// vigie etat d'une saison : une nuit (son plan, sa participation, ses comptes). `etat` :
+    /// deposee, en_cours, a_deposer, a_creer, echecs, refus. `soiree` (AAAA-MM-JJ) et `point`
+    /// null en routier ; `debut` et `fin` (UTC, RFC 3339) : première et dernière séquence ;
+    /// `adresse` : la page de la participation sur le site web (API par défaut seulement).
+    EtatNuit {
+        saison: i64,
+        plan: i64,
+        site: &'a str,
+        numero_site: &'a str,
+        #[schemars(schema_with = "schema_protocole")]
+        protocole: &'a str,
+        passage: u8,
+        point: Option<&'a str>,
+        soiree: Option<&'a str>,
+        debut: Option<String>,
+        fin: Option<String>,
+        fuseau: &'a str,
+        enregistreurs: Vec<&'a str>,
+        participation: Option<String>,
+        adresse: Option<String>,
+        dossier: &'a str,
+        unites: u64,
+        deposees: u64,
+        definitifs: u64,
+        octets_total: u64,
+        octets_deposes: u64,
+        #[schemars(schema_with = "schema_etat_nuit")]
+        etat: &'static str,
+    },
     /// vigie depot DOSSIER… en saison (sans destination) : une nuit trouvée dans les noms, avant
     /// tout envoi (et en simulation). `issue` : a_creer (sa participation sera créée), base
     /// (déjà liée à un plan de la base : une relance), fichiers (une participation de la
@@ -309,6 +352,10 @@ impl Evenement<'_> {
 /// Les causes de refus, telles que le plan les écrit (`CauseRefus::as_str`).
 fn schema_protocole(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "enum": ["point_fixe", "routier"] })
+}
+
+fn schema_etat_nuit(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "enum": ["deposee", "en_cours", "a_deposer", "a_creer", "echecs", "refus"] })
 }
 
 fn schema_issue_nuit(_: &mut SchemaGenerator) -> Schema {

@@ -171,6 +171,36 @@ fn une_saison_sans_identifiant_six_nuits_six_participations_puis_rien_a_refaire(
         "rien relu ?"
     );
     verifier_six_nuits(&banc, &posee);
+    // `vigie etat` : la saison nuit par nuit, à 80 colonnes ; en JSON, etat_saison puis une
+    // ligne etat_nuit par nuit, chacune avec sa participation.
+    let out = banc.vigie().arg("etat").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let etat = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(etat.contains("Saison 2026 : 6 nuits, 14 / 14"), "{etat}");
+    assert!(etat.contains("ven. 03/07 22:05→00:15  B2"), "{etat}");
+    assert_eq!(etat.matches("déposée").count(), 6, "{etat}");
+    assert!(etat.contains(&format!("participation {posee}")), "{etat}");
+    assert!(etat.lines().all(|l| l.chars().count() <= 80), "{etat}");
+    let out = banc.vigie().args(["etat", "--json"]).output().unwrap();
+    let lignes = lignes_json(&out.stdout);
+    assert_eq!(
+        evenements(&lignes, "etat_saison").len(),
+        1,
+        "{}",
+        texte(&out)
+    );
+    let nuits = evenements(&lignes, "etat_nuit");
+    assert_eq!(nuits.len(), 6, "{}", texte(&out));
+    assert!(
+        nuits
+            .iter()
+            .all(|n| n["etat"] == "deposee" && n["participation"].is_string())
+    );
+    // `vigie plans` : une ligne par nuit, à 80 colonnes.
+    let out = banc.vigie().arg("plans").output().unwrap();
+    let plans = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(plans.contains("sam. 15/08 Z3 Pass2"), "{plans}");
+    assert!(plans.lines().all(|l| l.chars().count() <= 80), "{plans}");
     // Les dossiers donnés un par un : la même saison, rien de plus.
     let mut c = banc.vigie_plateforme();
     c.arg("depot")
