@@ -554,6 +554,7 @@ pub enum Commande {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("destination").args(["vers", "participation"])))]
 pub struct ArgsDepot {
     /// Les dossiers à déposer (parcourus récursivement). Sans --vers ni --participation ni
     /// --debut/--fin : la saison, chaque nuit (site, point, passage, soirée lus dans les noms)
