@@ -136,12 +136,7 @@ fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
     banc.bac().pannes().couper_tout(true);
-    let out = banc
-        .depot()
-        .args(["--attente-reseau", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = banc.depot().args(["--attente-reseau", "2"]).finir_en(1);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
     assert_eq!(etat["definitifs"], 0, "{etat}");
@@ -153,8 +148,7 @@ fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine
     );
 
     banc.bac().pannes().couper_tout(false);
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -171,8 +165,7 @@ fn un_serveur_qui_repond_503_a_tout_n_est_pas_martele() {
     );
     regle.operation = Some(Operation::PutObject);
     banc.bac().pannes().programmer(regle);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.depot().finir_en(1);
     // 17 petits fichiers : une première tentative chacun, puis les réessais que permet le budget
     // (50 échecs au plus avant de suspendre les réessais) ; sans budget : 17 × 7 = 119.
     let puts = banc.bac().compteurs().requetes(Operation::PutObject);
@@ -183,8 +176,7 @@ fn un_serveur_qui_repond_503_a_tout_n_est_pas_martele() {
     assert!(puts >= 17);
 
     banc.bac().pannes().effacer();
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -220,12 +212,9 @@ fn un_retry_after_retient_les_autres_unites() {
             }
         })
     };
-    let out = banc
-        .depot_via(&m.endpoint())
+    banc.depot_via(&m.endpoint())
         .args(["--paralleles", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     banc.verifier_identiques(&fichiers);
     let mut vus = vus.lock().unwrap().clone();
     vus.sort();

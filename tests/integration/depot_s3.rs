@@ -13,8 +13,7 @@ use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     banc.verifier_identiques(&fichiers);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 20, "{etat}");
@@ -29,8 +28,7 @@ fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
 
     // Relancer la même commande : rien ne repart.
     let recus = banc.bac().compteurs().octets_recus();
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     assert_eq!(
         banc.bac().compteurs().octets_recus(),
         recus,
@@ -43,8 +41,7 @@ fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
 fn sortie_json_au_contrat() {
     let banc = Banc::nouveau();
     banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav", 1000);
-    let out = banc.depot().arg("--json").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().arg("--json").finir_en(0);
     let lignes: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
         .unwrap()
         .lines()
@@ -81,8 +78,7 @@ fn un_503_avec_retry_after_est_absorbe() {
             retry_after: Some(RetryAfter::Secondes(1)),
         },
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("nouvelle tentative dans 1 s"), "{stderr}");
@@ -100,8 +96,7 @@ fn une_coupure_en_plein_corps_est_absorbee() {
         1,
         Panne::CouperCorpsApres(100_000),
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 2 * MIO)]);
 }
@@ -115,8 +110,7 @@ fn une_lenteur_au_dela_du_delai_de_tentative_est_absorbee() {
         Operation::PutObject,
         Panne::Lenteur(Duration::from_secs(4)),
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 50_000)]);
 }
@@ -137,8 +131,7 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
             retry_after: None,
         },
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    banc.depot().finir_en(3);
     assert_eq!(
         banc.bac()
             .compteurs()
@@ -149,8 +142,7 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
     assert_eq!(etat["definitifs"], 1, "{etat}");
     assert_eq!(etat["unites"]["deposee"], 1);
 
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    banc.retenter().finir_en(3);
     assert_eq!(
         banc.bac()
             .compteurs()
@@ -158,12 +150,7 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
         1
     );
 
-    let out = banc
-        .retenter()
-        .arg("--y-compris-definitifs")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().arg("--y-compris-definitifs").finir_en(0);
     assert_eq!(
         banc.bac()
             .compteurs()
@@ -184,8 +171,7 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
         1,
         Panne::PerdreReponse,
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().finir_en(0);
     let c = banc.bac().compteurs();
     assert_eq!(
         c.requetes(Operation::CompleteMultipartUpload),
@@ -223,8 +209,7 @@ fn un_envoi_disparu_en_route_repart_de_zero_dans_le_meme_passage() {
         },
     ));
     // Une place : les parties partent une à une, le compte est exact.
-    let out = banc.depot().args(["--paralleles", "1"]).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().args(["--paralleles", "1"]).finir_en(0);
     assert_eq!(
         banc.bac().compteurs().requetes(Operation::UploadPart),
         2 + 3,
@@ -258,8 +243,7 @@ fn une_finalisation_sans_reponse_dont_l_envoi_a_disparu_repart_de_zero() {
             retry_after: None,
         },
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     let c = banc.bac().compteurs();
     assert!(
         c.requetes(Operation::HeadObject) >= 2,
@@ -285,8 +269,7 @@ fn une_reponse_perdue_sur_l_ouverture_ne_laisse_qu_un_envoi() {
         1,
         Panne::PerdreReponse,
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     assert_eq!(
         banc.bac()
             .compteurs()
@@ -312,8 +295,7 @@ fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retent
     );
     regle.cle = Some(banc.cle(nom));
     banc.bac().pannes().programmer(regle);
-    let out = banc.depot().args(["--tentatives", "3"]).output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = banc.depot().args(["--tentatives", "3"]).finir_en(1);
     assert_eq!(
         banc.bac()
             .compteurs()
@@ -327,8 +309,7 @@ fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retent
     assert!(stdout.contains("vigie retenter-echecs"), "{stdout}");
 
     banc.bac().pannes().effacer();
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     assert_eq!(banc.etat()["unites"]["deposee"], 2);
 }
 
@@ -389,8 +370,7 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
     let _ = enfant.wait();
     banc.bac().pannes().effacer();
 
-    let out = banc.depot_avec(&options).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_avec(&options).finir_en(0);
     banc.verifier_identiques(&[(nom.into(), taille)]);
     // Au plus une partie renvoyée par transfert en vol au moment du kill -9 : les parties d'un
     // fichier seul partent ensemble, sur les quatre places par défaut.
@@ -437,8 +417,7 @@ fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
     assert!(etat["unites"]["deposee"].as_u64().unwrap() < 20);
 
     banc.bac().pannes().effacer();
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     banc.verifier_identiques(&fichiers);
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
 }
@@ -450,22 +429,18 @@ fn verifier_dit_ce_qui_manque_et_le_remet_a_deposer() {
     let b = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
     banc.fichier(a, 1000);
     banc.fichier(b, 2000);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
-    let out = banc.vigie().arg("verifier").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
+    banc.vigie().arg("verifier").finir_en(0);
 
     std::fs::remove_file(banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(b))).unwrap();
-    let out = banc.vigie().arg("verifier").output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = banc.vigie().arg("verifier").finir_en(1);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("manquante"),
         "{}",
         texte(&out)
     );
     assert_eq!(banc.etat()["unites"]["a_deposer"], 1);
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&[(a.into(), 1000), (b.into(), 2000)]);
 }
 
@@ -488,9 +463,7 @@ fn les_fichiers_partent_dans_l_ordre_des_chemins() {
     let out = banc
         .depot()
         .args(["--paralleles", "1", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let ordre: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -521,9 +494,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
     let out = banc
         .depot_avec(&Banc::options_sans_minuterie())
         .args(["--paralleles", "3"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     banc.verifier_identiques(&[(nom.into(), 6 * 5 * MIO + 1000)]);
     let compteurs = banc.bac().compteurs();
     assert_eq!(
@@ -555,12 +526,9 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
         Some(Operation::UploadPart),
         Panne::Lenteur(Duration::from_millis(100)),
     ));
-    let out = banc
-        .depot_avec(&Banc::options_sans_minuterie())
+    banc.depot_avec(&Banc::options_sans_minuterie())
         .args(["--paralleles", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let attendus: Vec<(String, usize)> = noms.iter().map(|n| (n.clone(), 3 * 5 * MIO)).collect();
     banc.verifier_identiques(&attendus);
     let compteurs = banc.bac().compteurs();
@@ -615,12 +583,9 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
             }
         })
     };
-    let out = banc
-        .depot_via(&m.endpoint())
+    banc.depot_via(&m.endpoint())
         .args(["--paralleles", "4"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let c = banc.bac().compteurs();
     assert!(
@@ -655,8 +620,7 @@ fn une_finalisation_en_404_dont_l_objet_est_assemble_est_un_depot() {
             r.remplacer_entete("content-type", "application/xml");
         }
     });
-    let out = banc.depot_via(&m.endpoint()).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_via(&m.endpoint()).finir_en(0);
     let c = banc.bac().compteurs();
     assert_eq!(c.traitees(Operation::CompleteMultipartUpload), 1);
     assert_eq!(banc.etat()["unites"]["deposee"], 1);
@@ -695,8 +659,7 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
         .unwrap();
     assert!(envoi.is_some(), "l'envoi a été oublié");
 
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     let c = banc.bac().compteurs();
     assert_eq!(
         c.requetes(Operation::UploadPart),

@@ -24,8 +24,7 @@ fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
         fichiers.push((nom(i), taille));
     }
     let participations_avant = banc.bac().participations(SITE).len();
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     for (titre, taille) in &fichiers {
         let f = banc.bac().fichier(PARTICIPATION, titre).unwrap();
         assert!(f.disponible, "{titre} pas disponible");
@@ -45,8 +44,7 @@ fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
     );
     // Relancer : rien ne repart.
     let recus = banc.bac().compteurs().octets_recus();
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert_eq!(banc.bac().compteurs().octets_recus(), recus);
 }
 
@@ -58,8 +56,7 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
         Operation::ApiFinaliser,
         Panne::PerdreReponse,
     ));
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert!(
         banc.bac()
             .fichier(PARTICIPATION, &nom(1))
@@ -94,9 +91,7 @@ fn participation_refusee_a_la_verification_code_3() {
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().api())
         .args(Banc::options_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let erreur = String::from_utf8_lossy(&out.stderr);
     assert!(
         erreur.contains("403") && erreur.contains("vérifiez qu'elle est bien la vôtre"),
@@ -179,13 +174,10 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
         fichiers.push((nom(i), 50_000));
     }
     // Connexion par le fichier de jeton (pas de VIGIE_JETON ici).
-    let out = banc
-        .vigie()
+    banc.vigie()
         .args(["connexion", "--jeton", JETON, "--api"])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let fichier_jeton = banc.dossier.path().join(".config/vigie/jeton");
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(
@@ -239,8 +231,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
     banc.bac().pannes().effacer();
     banc.bac()
         .ajouter_jeton("NOUVEAUJETONDUBACASABLE0123456789");
-    let out = banc
-        .vigie()
+    banc.vigie()
         .args([
             "connexion",
             "--jeton",
@@ -248,11 +239,8 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
             "--api",
         ])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
+    banc.retenter().finir_en(0);
     for (titre, taille) in &fichiers {
         assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
         assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);
@@ -291,8 +279,7 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     enfant.kill().unwrap();
     let _ = enfant.wait();
     banc.bac().pannes().effacer();
-    let out = banc.depot_plateforme_avec(&options).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme_avec(&options).finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
     assert_eq!(
         banc.bac().fichiers().len(),
@@ -342,8 +329,7 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
             retry_after: None,
         },
     ));
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let c = banc.bac().compteurs();
     assert_eq!(
@@ -389,9 +375,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     let out = banc
         .depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let sortie = texte(&out);
     assert!(sortie.contains("refusée deux fois (403)"), "{sortie}");
@@ -419,8 +403,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     retenter
         .args(["retenter-echecs", "--y-compris-definitifs"])
         .args(Banc::options_rapides());
-    let out = retenter.output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    retenter.finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
     let c = banc.bac().compteurs();
     assert_eq!(c.octets_recus() - octets, (taille - 5 * MIO) as u64);
@@ -445,8 +428,7 @@ fn url_signee_refusee_deux_fois_dit_de_verifier_l_heure() {
         retry_after: None,
     };
     pannes.programmer(Regle::toujours(Some(Operation::PutObject), refus).fois(2));
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
     assert_eq!(
@@ -471,8 +453,7 @@ fn noms_invalides_code_2_liste_complete_zero_requete() {
     banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.WAV", 10);
     banc.fichier("Car640139-2026-Pass0-A1-OB-1_20260621_221501_000.wav", 10);
     banc.fichier("enregistrement du soir.wav", 10);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     for attendu in [".WAV", "Pass0", "espace", "3 fichiers à corriger"] {
         assert!(stderr.contains(attendu), "{attendu} absent : {stderr}");
@@ -503,9 +484,7 @@ fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
         .arg("--journal")
         .arg(&journal)
         .env("RUST_LOG", "trace")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let journal = std::fs::read_to_string(&journal).unwrap();
     assert!(journal.contains("PUT"), "journal vide ?");
     let tout = format!(
@@ -559,8 +538,7 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
     assert_eq!(p.calculs_lances, 1);
     // vigie depot ne lance jamais le calcul.
     banc.fichier(&nom(1), 100);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
 }
 
@@ -571,9 +549,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
         .vigie()
         .args(["connexion", "--jeton", "MAUVAISJETON", "--api"])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("jeton refusé"),
         "{}",
@@ -590,8 +566,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().api());
-    let out = depot.output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = depot.finir_en(2);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("vigie connexion"),
         "{}",
@@ -621,12 +596,9 @@ fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
         Some(Operation::PutObject),
         Panne::Lenteur(Duration::from_millis(300)),
     ));
-    let out = banc
-        .depot_plateforme()
+    banc.depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     for (titre, taille) in &fichiers {
         assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
         assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);

@@ -157,8 +157,7 @@ fn un_refus_de_toute_la_destination_arrete_tout_contre_moto() {
     }
     // Corrigé : le même dépôt part, chez moto.
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.moto.adresse);
-    let out = depot(&mandataire, compartiment).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot(&mandataire, compartiment).finir_en(0);
     assert_eq!(
         banc.rt.block_on(moto::objets(&client, compartiment)).len(),
         fichiers.len()
@@ -187,8 +186,7 @@ fn refus_en_plein_passage(banc: &Banc, pannes: &vigie_bac_a_sable::Pannes, mut d
         "{definitifs:?}"
     );
     pannes.effacer();
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
 }
 
 #[test]
@@ -300,8 +298,7 @@ fn meme_nuit_ailleurs(
     rien_ne_part: impl Fn() -> u64,
 ) -> (String, Vec<u8>) {
     let fichiers = banc.nuit_de_20();
-    let out = depot(&banc.nuit).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot(&banc.nuit).finir_en(0);
     let copie = copier_la_nuit(banc);
     let avant = rien_ne_part();
     let mut c = depot(&copie);
@@ -330,8 +327,7 @@ fn meme_nuit_ailleurs(
     assert_eq!(bilan["deja_a_la_destination"], 20, "{bilan}");
     assert_eq!(bilan["deposees"], 20);
     assert_eq!(bilan["octets_envoyes"], 0);
-    let verifier = banc.vigie().args(["verifier", "2"]).output().unwrap();
-    assert_eq!(code(&verifier), 0, "{}", texte(&verifier));
+    banc.vigie().args(["verifier", "2"]).finir_en(0);
 
     // Un fichier de la copie modifié (même taille) : lui seul repart, et remplace l'objet.
     let (n, t) = &fichiers[0];

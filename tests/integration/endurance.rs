@@ -326,8 +326,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
     // réessaie aussi).
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 102, "{etat}");
-    let out = banc.vigie().arg("verifier").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().arg("verifier").finir_en(0);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("102 fichiers intacts"),
         "{}",

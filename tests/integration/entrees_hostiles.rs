@@ -83,8 +83,7 @@ fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
         std::os::unix::fs::chown(banc.dossier.path(), Some(65534), Some(65534)).unwrap();
         // Le serveur du bac à sable reste à root ; vigie n'y touche que par le réseau.
     }
-    let out = sans_privilege(&banc, banc.depot()).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    sans_privilege(&banc, banc.depot()).finir_en(0);
     let avant = banc.etat();
     let requetes = banc.bac().compteurs().requetes_total();
 
@@ -93,8 +92,7 @@ fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
         donner_a_nobody(&b);
     }
     std::fs::set_permissions(&b, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let out = sans_privilege(&banc, banc.depot()).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = sans_privilege(&banc, banc.depot()).finir_en(2);
     let e = stderr(&out);
     assert!(
         e.contains(NOM_B) && e.contains("illisible") && e.contains("rien n'a été envoyé"),
@@ -119,8 +117,7 @@ fn fichier_vide_liens_en_boucle_et_lien_vers_le_parent_ne_partent_pas_et_sont_si
     std::os::unix::fs::symlink("boucle-a.wav", n.join("boucle-b.wav")).unwrap();
     std::os::unix::fs::symlink("..", n.join("sous/retour")).unwrap();
     std::os::unix::fs::symlink(n, n.join("sous/moi-meme")).unwrap();
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().finir_en(0);
     let e = stderr(&out);
     assert!(e.contains("vide") && e.contains("sous/vide.wav"), "{e}");
     for lien in [
@@ -147,8 +144,7 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
     let banc = Banc::nouveau();
     banc.fichier("a.wav", 0);
     banc.fichier("b.wav", 0);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot().finir_en(2);
     assert!(
         stderr(&out).contains("aucun enregistrement") && stderr(&out).contains("ignoré"),
         "{}",
@@ -166,8 +162,7 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
         .arg(&bizarre)
         .args(["--vers", &format!("s3://{COMPARTIMENT}/{PREFIXE}")])
         .args(["--endpoint-url", &banc.bac().endpoint()]);
-    let out = c.output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = c.finir_en(2);
     assert!(stderr(&out).contains("UTF-8"), "{}", texte(&out));
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 }
@@ -202,8 +197,7 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
         texte(&humain)
     );
     // La relance constate la disparition : l'unité sort du plan, le reste est intact.
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().finir_en(0);
     assert!(stderr(&out).contains("1 disparu(s)"), "{}", texte(&out));
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
@@ -265,8 +259,7 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     );
 
     // La relance replanifie (nouvelle taille) et dépose le fichier entier.
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     for (titre, chemin) in [(&simple, &chemin_simple), (&gros, &chemin_gros)] {
         assert!(
             banc.objet_plateforme(PARTICIPATION, titre) == std::fs::read(chemin).unwrap(),
@@ -327,8 +320,7 @@ fn un_retry_after_geant_arrete_l_unite_sans_bloquer_la_nuit() {
             .any(|d| d.raison.as_deref() == Some("retry_after_depasse_echeance")),
         "raison d'arrêt absente du journal"
     );
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -349,8 +341,7 @@ fn un_retry_after_illisible_retombe_sur_le_backoff() {
             },
         ));
     }
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     banc.verifier_identiques(&fichiers);
     let rejeux: Vec<_> = banc
         .decisions()
@@ -442,11 +433,9 @@ fn reponses_s3_tronquees_ou_absurdes_absorbees_ou_dites_clairement() {
     assert_eq!(c.traitees(Operation::CompleteMultipartUpload), 1);
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
 
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
-    let out = banc.vigie().arg("verifier").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.vigie().arg("verifier").finir_en(0);
 }
 
 /// Réponses de la plateforme malformées, une fois chacune : JSON tronqué sur une déclaration
@@ -561,10 +550,7 @@ fn url_signee_vers_un_autre_hote_jamais_de_jeton_et_jamais_en_clair_hors_boucle_
     //    les octets y partent, sans jeton ni en-tête d'autorisation.
     let ailleurs = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |_, _| {});
     let api = plateforme_detournee(&banc, &ailleurs.endpoint());
-    let out = depot_via_api(&banc, &format!("{}/api/v1", api.endpoint()))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot_via_api(&banc, &format!("{}/api/v1", api.endpoint())).finir_en(0);
     let vues = ailleurs.requetes();
     assert!(
         vues.len() >= 3,
@@ -625,8 +611,7 @@ fn url_signee_vers_un_autre_hote_jamais_de_jeton_et_jamais_en_clair_hors_boucle_
 fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ecrire() {
     let banc = Banc::nouveau();
     banc.fichier(NOM_A, 10_000);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     banc.fichier(NOM_B, 10_000);
     let requetes = banc.bac().compteurs().requetes_total();
     let wal = banc.base.with_extension("sqlite-wal");
@@ -651,8 +636,7 @@ fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ec
             texte(&out)
         );
     }
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot().finir_en(2);
     assert!(stderr(&out).contains("--base"), "{}", texte(&out));
     assert_eq!(std::fs::read(&banc.base).unwrap(), abimee, "base écrite");
 
@@ -664,8 +648,7 @@ fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ec
     }
     let future = std::fs::read(&banc.base).unwrap();
     for mut c in [banc.depot(), banc.retenter()] {
-        let out = c.output().unwrap();
-        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let out = c.finir_en(2);
         assert!(stderr(&out).contains("plus récente"), "{}", texte(&out));
     }
     assert_eq!(std::fs::read(&banc.base).unwrap(), future, "base écrite");
@@ -735,14 +718,9 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     };
     // Le plan est créé, puis le disque se remplit entièrement : la base ne peut même plus
     // ouvrir son journal. Rien ne part.
-    let out = avec_base(banc.depot())
-        .arg("--simulation")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    avec_base(banc.depot()).arg("--simulation").finir_en(0);
     let remplissage = remplir(&point);
-    let out = avec_base(banc.depot()).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = avec_base(banc.depot()).finir_en(2);
     assert!(stderr(&out).contains("plein"), "{}", texte(&out));
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 
@@ -782,8 +760,7 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
         let taille = fichiers.iter().find(|(n, _)| n == chemin).unwrap().1;
         banc.verifier_identiques(&[(chemin.clone(), taille)]);
     }
-    let out = avec_base(banc.depot()).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    avec_base(banc.depot()).finir_en(0);
     banc.verifier_identiques(&fichiers);
     let etat = avec_base(banc.vigie())
         .args(["etat", "--json"])
@@ -815,8 +792,7 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
             retry_after: None,
         },
     ));
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(1);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["incertaine"], 0, "{etat}");
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
@@ -843,8 +819,7 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     retenter
         .arg("retenter-echecs")
         .args(Banc::options_rapides());
-    let out = retenter.output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    retenter.finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, 20_000));
 }
 
@@ -865,8 +840,7 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
             retry_after: None,
         },
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.depot().finir_en(1);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["incertaine"], 0, "{etat}");
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
@@ -882,7 +856,6 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
         .requetes(Operation::CreateMultipartUpload);
     assert!((2..=4).contains(&ouvertures), "{ouvertures} ouvertures");
     banc.bac().pannes().effacer();
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&[(titre, 6 * MIO)]);
 }

@@ -81,8 +81,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
         banc.etat()
     );
     banc.bac().pannes().effacer();
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
 
     // Chaque objet une fois, identique ; rien d'autre sous le préfixe.
     banc.verifier_identiques(&fichiers);
@@ -120,8 +119,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
         Banc::octets_nuit(&fichiers),
         "{etat}"
     );
-    let out = banc.vigie().arg("verifier").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().arg("verifier").finir_en(0);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("12 fichiers intacts"),
         "{}",
@@ -169,8 +167,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
         banc.etat()
     );
     banc.bac().pannes().effacer();
-    let out = depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot().finir_en(0);
 
     let creees: Vec<_> = banc
         .bac()
@@ -253,8 +250,7 @@ fn arret_brutal_pendant_une_declaration_multipart_ni_orphelin_ni_doublon() {
     banc.attendre("la déclaration est traitée", |b| b.fichiers().len() == 1);
     assert_eq!(banc.bac().envois_en_cours(COMPARTIMENT_PLATEFORME).len(), 1);
 
-    let out = depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot().finir_en(0);
     assert_eq!(
         banc.bac().fichiers().len(),
         1,

@@ -65,10 +65,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     }
     // Une heure sans fuseau est refusée avant tout envoi, avec les deux écritures qui
     // conviennent.
-    let out = depot_par_site(&banc, "2026-06-21T21:30:00", "2026-06-22T06:00:00Z")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = depot_par_site(&banc, "2026-06-21T21:30:00", "2026-06-22T06:00:00Z").finir_en(2);
     let e = stderr(&out);
     assert!(
         e.contains("sans fuseau") && e.contains("2026-06-21T21:30:00Z"),
@@ -78,9 +75,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
 
     let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
         .arg("--json")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let creees = participations_b2(&banc);
     assert_eq!(creees.len(), 1, "{creees:?}");
     let p = &creees[0];
@@ -99,10 +94,8 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
 
     // Le même instant écrit autrement : même plan, aucune participation ni octet de plus.
     let recus = banc.bac().compteurs().octets_recus();
-    let out = depot_par_site(&banc, "2026-06-21T23:30:00+02:00", "2026-06-22T08:00+02:00")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out =
+        depot_par_site(&banc, "2026-06-21T23:30:00+02:00", "2026-06-22T08:00+02:00").finir_en(0);
     assert!(
         stdout(&out).contains(&format!("Participation Vigie-Chiro : {}.", p.id)),
         "{}",
@@ -127,9 +120,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
         .vigie_plateforme()
         .env_remove("VIGIE_API")
         .arg("traiter")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert!(stdout(&out).contains(&p.id), "{}", texte(&out));
     let traitee = participations_b2(&banc).remove(0);
     assert_eq!(traitee.calculs_lances, 1);
@@ -141,10 +132,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
 fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_envoi() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 10_000);
-    let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z").finir_en(0);
     let creee = participations_b2(&banc).remove(0);
     let requetes = banc.bac().compteurs().requetes_total();
     // La même participation, désignée par son identifiant.
@@ -153,8 +141,7 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
         .arg(&banc.nuit)
         .args(["--participation", &creee.id, "--api"])
         .arg(banc.bac().api());
-    let out = c.output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = c.finir_en(2);
     let e = stderr(&out);
     // Le geste, seul, en dernier.
     assert!(
@@ -163,8 +150,7 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
     );
     assert_eq!(banc.bac().compteurs().requetes_total(), requetes);
     // Une autre participation (celle d'essai) reste permise.
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
 }
 
 /// La vraie cause d'un refus de création, en clair ; et le point des noms
@@ -175,9 +161,7 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
     banc.fichier(&nom(1), 10_000);
     let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
         .env("VIGIE_JETON", JETON_NON_VALIDE)
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let e = stderr(&out);
     assert!(
         e.contains("protocole registration not yet validated") && e.contains("pas encore validée"),
@@ -218,8 +202,7 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
     banc.fichier(z1, 10_000);
     // Seule, une nuit au point Z1 : refusée avant tout envoi (rien ne se retire d'une
     // participation).
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(2);
     let e = stderr(&out);
     assert!(
         e.contains("Z1 dans les noms") && e.contains("A1 pour la participation"),
@@ -236,9 +219,7 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
     let out = banc
         .depot_plateforme()
         .arg("--forcer-participation")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let e = stderr(&out);
     assert!(
         e.contains("1 fichier porte") && e.contains("point Z1") && e.contains("point A1"),
@@ -446,12 +427,9 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
     }
     let orphelins_avant = banc.bac().envois_orphelins().len();
 
-    let out = banc
-        .depot_plateforme()
+    banc.depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 3, "{etat}");
     assert_eq!(etat["unites"]["echec"], 0, "{etat}");
@@ -503,12 +481,9 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    let out = banc
-        .depot_plateforme()
+    banc.depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     for (n, t) in &fichiers {
         let f = banc.bac().fichier(PARTICIPATION, n).unwrap();
         assert!(f.disponible && !f.multipart, "{n}");
@@ -541,8 +516,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
     // La relance, même la plateforme rétablie, ne redemande pas le multipart.
     banc.bac().refuser_multipart(false);
     banc.fichier(&nom(4), 6 * MIO);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert!(
         !banc
             .bac()
@@ -587,11 +561,8 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
             r.corps = v.to_string().into_bytes();
         }
     });
-    let out = banc
-        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
+        .finir_en(0);
     let vues = m.requetes();
     assert!(
         vues.iter()
@@ -683,9 +654,7 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
         .vigie_plateforme()
         .args(["traiter", "--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().endpoint())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     assert!(
         stderr(&out).contains("n'est pas l'API Vigie-Chiro"),
         "{}",
@@ -726,13 +695,10 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
     assert_eq!(c.requetes(Operation::ApiDeclarerFichier), 0);
     assert_eq!(c.requetes(Operation::PutObject), 0);
 
-    let out = banc
-        .vigie_plateforme()
+    banc.vigie_plateforme()
         .args(["traiter", "--participation", "junk", "--api"])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
 }
 
@@ -790,9 +756,7 @@ fn refus_d_un_fichier_dit_le_texte_de_errors() {
     });
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let e = stderr(&out);
     let francais = "nom refusé par la plateforme, hors des protocoles Vigie-Chiro : X.wav";
     assert!(e.contains(&format!("refusé (422) : {francais}")), "{e}");

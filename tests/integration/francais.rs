@@ -103,9 +103,7 @@ fn la_ligne_d_usage_ne_montre_pas_les_variables_comme_obligatoires() {
         .env("VIGIE_API", banc.bac().api())
         .env("AWS_ENDPOINT_URL", banc.bac().endpoint())
         .env("AWS_REGION", "us-east-1")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     let erreur = String::from_utf8_lossy(&out.stderr);
     let usage = erreur
         .lines()
@@ -150,9 +148,7 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
         let out = banc
             .depot_plateforme()
             .args(["--progression", progression])
-            .output()
-            .unwrap();
-        assert_eq!(code(&out), 3, "{}", texte(&out));
+            .finir_en(3);
         let erreur = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
             erreur

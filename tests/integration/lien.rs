@@ -294,8 +294,7 @@ fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
     );
 
     // Le témoin : la même autorité, désignée par SSL_CERT_FILE.
-    let out = depot().env("SSL_CERT_FILE", AUTORITE).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot().env("SSL_CERT_FILE", AUTORITE).finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -326,8 +325,7 @@ fn un_certificat_refuse_vers_la_plateforme_code_2_sans_attendre() {
     ni_anglais_ni_attente(&out);
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
     assert!(front.connexions() <= 2, "{} connexions", front.connexions());
-    let out = depot().env("SSL_CERT_FILE", AUTORITE).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    depot().env("SSL_CERT_FILE", AUTORITE).finir_en(0);
     for (nom, taille) in &fichiers {
         assert!(banc.objet_plateforme(PARTICIPATION, nom) == contenu(nom, *taille));
     }

@@ -20,9 +20,7 @@ fn heure_sans_fuseau_dite_une_seule_fois() {
     banc.fichier(&nom(1), 1_000);
     let out = banc
         .depot_par_site(SITE, "B2", "2026-06-21T21:30:00", "2026-06-22T06:00:00Z")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     let erreur = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         erreur.matches("heure sans fuseau").count(),
@@ -54,9 +52,7 @@ fn jeton_expire_en_route_sans_conseil_s3() {
     let out = banc
         .depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let bilan = String::from_utf8_lossy(&out.stdout);
     let etat = banc.vigie().arg("etat").output().unwrap();
     let etat = String::from_utf8_lossy(&etat.stdout);
@@ -82,13 +78,10 @@ fn fichier_du_jeton(banc: &Banc) -> std::path::PathBuf {
 fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
     let banc = Banc::nouveau();
     let adresse = format!("https://vigiechiro.herokuapp.com/?token={JETON}#/participations");
-    let out = banc
-        .vigie()
+    banc.vigie()
         .args(["connexion", "--jeton", &adresse, "--api"])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(
         std::fs::read_to_string(fichier_du_jeton(&banc)).unwrap(),
         JETON
@@ -129,9 +122,7 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
             "--api",
         ])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     let erreur = String::from_utf8_lossy(&out.stderr);
     assert!(
         erreur.contains("token=") && !erreur.contains("expiré ou mal copié"),
@@ -143,13 +134,10 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
 
     // VIGIE_JETON aussi peut recevoir l'adresse entière.
     banc.fichier(&nom(1), 1_000);
-    let out = banc
-        .depot_plateforme()
+    banc.depot_plateforme()
         .env(
             "VIGIE_JETON",
             format!("https://vigiechiro.herokuapp.com/?token={JETON}"),
         )
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
 }

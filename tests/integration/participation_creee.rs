@@ -40,8 +40,7 @@ fn site_routier_sans_point_une_seule_participation() {
     for i in 0..3 {
         banc.fichier(&nom_routier(i), 20_000 + i);
     }
-    let out = creer(&banc, SITE_ROUTIER, None).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    creer(&banc, SITE_ROUTIER, None).finir_en(0);
     let creees = banc.bac().participations(SITE_ROUTIER);
     assert_eq!(creees.len(), 1, "{creees:?}");
     assert_eq!(creees[0].point, None, "un point inventé : {creees:?}");
@@ -50,8 +49,7 @@ fn site_routier_sans_point_une_seule_participation() {
         assert!(f.disponible);
     }
     // Relancer : le même plan, la même participation.
-    let out = creer(&banc, SITE_ROUTIER, None).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    creer(&banc, SITE_ROUTIER, None).finir_en(0);
     assert_eq!(banc.bac().participations(SITE_ROUTIER).len(), 1);
     assert_eq!(
         banc.bac()
@@ -67,8 +65,7 @@ fn site_routier_sans_point_une_seule_participation() {
 fn site_point_fixe_sans_point_refuse_avant_tout_plan() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1_000);
-    let out = creer(&banc, SITE, None).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = creer(&banc, SITE, None).finir_en(2);
     let erreur = String::from_utf8_lossy(&out.stderr);
     assert!(
         erreur.contains("point fixe") && erreur.contains("--point"),
@@ -99,10 +96,7 @@ fn rien_de_cree(banc: &Banc) {
 fn site_inconnu_code_2_sans_plan_local() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1_000);
-    let out = creer(&banc, "64a1b2c3d4e5f60718293cff", Some("A1"))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = creer(&banc, "64a1b2c3d4e5f60718293cff", Some("A1")).finir_en(2);
     let erreur = String::from_utf8_lossy(&out.stderr);
     assert!(
         erreur.contains("64a1b2c3d4e5f60718293cff") && erreur.contains("n'existe pas"),
@@ -139,8 +133,7 @@ fn reponse_de_creation_perdue_la_participation_retrouvee_est_la_demandee() {
         Operation::ApiCreerParticipation,
         Panne::PerdreReponse,
     ));
-    let out = creer(&banc, SITE, Some("B2")).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    creer(&banc, SITE, Some("B2")).finir_en(0);
     let creee: Vec<_> = banc
         .bac()
         .participations(SITE)

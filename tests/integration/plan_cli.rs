@@ -25,8 +25,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     banc.fichier("a.wav", 100);
     banc.fichier("sous/b.ta", 50);
     banc.fichier("notes.txt", 10);
-    let out = simulation(&banc).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = simulation(&banc).finir_en(0);
     assert!(!banc.base.exists(), "la simulation a créé la base");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("a.wav → essai/a.wav"), "{stdout}");
@@ -39,8 +38,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
         texte(&out)
     );
 
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     let etat = banc.etat();
     assert_eq!(etat["plan"], 1);
     assert_eq!(etat["destination"], banc.etat()["destination"]);
@@ -51,8 +49,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
         assert!(etat["unites"].get(cle).is_some(), "{cle} absent de {etat}");
     }
 
-    let out = banc.vigie().arg("plans").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().arg("plans").finir_en(0);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("2/2") && stdout.contains("s3://nuits/"),
@@ -66,8 +63,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     // depuis est dans ce qui partirait, pas dans le plan (avant, elle le planifiait).
     banc.fichier("c.wav", 70);
     let mut c = banc.depot();
-    let out = c.arg("--simulation").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = c.arg("--simulation").finir_en(0);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("Plan 1 repris"),
         "{}",
@@ -112,8 +108,7 @@ fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
 fn dossier_vide_ou_introuvable_code_2() {
     let banc = Banc::nouveau();
     banc.fichier("notes.txt", 10);
-    let out = simulation(&banc).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = simulation(&banc).finir_en(2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("aucun enregistrement"));
     let out = banc
         .vigie()
@@ -124,9 +119,7 @@ fn dossier_vide_ou_introuvable_code_2() {
             "s3://nuits/x",
             "--simulation",
         ])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("introuvable"));
 }
 
@@ -166,8 +159,7 @@ fn base_d_une_version_future_refusee_sans_modification() {
         c.pragma_update(None, "user_version", 999).unwrap();
     }
     let avant = std::fs::read(&banc.base).unwrap();
-    let out = banc.vigie().arg("plans").output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.vigie().arg("plans").finir_en(2);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("plus récente"),
         "{}",
@@ -181,8 +173,7 @@ fn base_corrompue_refusee_sans_modification() {
     let banc = Banc::nouveau();
     std::fs::create_dir_all(banc.base.parent().unwrap()).unwrap();
     std::fs::write(&banc.base, vec![0x42u8; 8192]).unwrap();
-    let out = banc.vigie().arg("plans").output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.vigie().arg("plans").finir_en(2);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("n'a pas été modifiée"),
         "{}",
@@ -210,8 +201,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
             .requetes(vigie_bac_a_sable::Operation::PutObject)
             >= 1
     });
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 4, "{}", texte(&out));
+    let out = banc.depot().finir_en(4);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(&format!("processus {}", premier.id())),
@@ -228,8 +218,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
         .arg("--endpoint-url")
         .arg(banc.bac().endpoint())
         .args(Banc::options_rapides());
-    let out = autre.output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    autre.finir_en(0);
     let out = attendre_fin(premier, Duration::from_secs(30));
     assert_eq!(code(&out), 0, "{}", texte(&out));
 }
@@ -246,8 +235,7 @@ fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
     )
     .unwrap();
     std::fs::write(banc.nuit.join("c\u{1}.wav"), b"x").unwrap();
-    let out = simulation(&banc).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = simulation(&banc).finir_en(2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("UTF-8") && stderr.contains("contrôle"),
@@ -268,20 +256,17 @@ fn fichier_modifie_apres_depot_signale_et_non_renvoye_sans_option() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     let chemin = banc.fichier(nom, 1000);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     std::fs::write(&chemin, vec![1u8; 1200]).unwrap();
     let recus = banc.bac().compteurs().octets_recus();
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().finir_en(0);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--redeposer-modifies"),
         "{}",
         texte(&out)
     );
     assert_eq!(banc.bac().compteurs().octets_recus(), recus);
-    let out = banc.depot().arg("--redeposer-modifies").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().arg("--redeposer-modifies").finir_en(0);
     assert_eq!(banc.bac().compteurs().octets_recus(), recus + 1200);
 }
 

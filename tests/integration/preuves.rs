@@ -40,13 +40,10 @@ fn tous_deposes(banc: &Banc, fichiers: &[(String, usize)]) {
 
 /// `vigie retenter-echecs` (sans `--y-compris-definitifs`) dépose tout ce qui restait.
 fn retenter_tout_depose(banc: &Banc, fichiers: &[(String, usize)]) {
-    let out = banc
-        .vigie_plateforme()
+    banc.vigie_plateforme()
         .arg("retenter-echecs")
         .args(Banc::options_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     tous_deposes(banc, fichiers);
 }
 
@@ -103,8 +100,7 @@ fn une_panne_sur_un_put_est_rattrapee(banc: &Banc, fichiers: &[(String, usize)],
     banc.bac()
         .pannes()
         .programmer(Regle::nieme(Operation::PutObject, &cle, 1, panne));
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert_eq!(banc.bac().pannes().en_attente(), 0);
     let compteurs = banc.bac().compteurs();
     assert_eq!(compteurs.requetes_cle(Operation::PutObject, &cle), 2);
@@ -214,8 +210,7 @@ fn un_417_vers_s3_n_accuse_pas_le_fichier_bac_a_sable_et_moto() {
     };
     banc.bac().pannes().programmer(quatre_cent_dix_sept());
     verifier_417(&banc.depot().output().unwrap());
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 
     // Le second avis : moto derrière le mandataire de pannes.
@@ -235,8 +230,7 @@ fn un_417_vers_s3_n_accuse_pas_le_fichier_bac_a_sable_et_moto() {
     mandataire.pannes.programmer(quatre_cent_dix_sept());
     let mut depot = banc.depot_vers(&banc.nuit, compartiment, &mandataire.endpoint());
     verifier_417(&depot.output().unwrap());
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     let objets = banc.rt.block_on(moto::objets(&client, compartiment));
     assert_eq!(
         objets.len(),
@@ -266,8 +260,7 @@ fn nuit_refusee(banc: &Banc) {
             retry_after: None,
         },
     ));
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.depot().finir_en(1);
 }
 
 /// Un tube fermé ne change pas le code de sortie : `vigie retenter-echecs 2>&1 | head -1`
@@ -296,8 +289,7 @@ fn un_tube_ferme_ne_change_pas_le_code_de_sortie() {
             bash.env(k, v);
         }
     }
-    let out = bash.output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = bash.finir_en(1);
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
     assert!(
         banc.bac().compteurs().requetes(Operation::PutObject) > avant,
@@ -314,8 +306,7 @@ fn un_tube_ferme_ne_change_pas_le_code_de_sortie() {
     assert!(banc.bac().compteurs().requetes(Operation::PutObject) > avant);
 
     // `vigie etat` : le code de l'état du plan (1 : des échecs transitoires), lu ou non.
-    let lu = banc.vigie().arg("etat").output().unwrap();
-    assert_eq!(code(&lu), 1, "{}", texte(&lu));
+    banc.vigie().arg("etat").finir_en(1);
     let mut enfant = banc.lancer({
         let mut c = banc.vigie();
         c.arg("etat");
@@ -357,8 +348,7 @@ fn sighup_arrete_un_depot_comme_sigterm() {
     let etat = banc.etat();
     assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
     banc.bac().pannes().effacer();
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -390,8 +380,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     decaler_d_une_heure(&banc, &fichiers);
     let recus = banc.bac().compteurs().octets_recus();
     let mut depot = banc.depot();
@@ -436,8 +425,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     // Vigie-Chiro : même chose, l'empreinte notée étant le MD5 rendu par S3.
     let banc = Banc::nouveau();
     let fichiers = nuit_de_4(&banc);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     decaler_d_une_heure(&banc, &fichiers);
     let recus = banc.bac().compteurs().octets_recus();
     let out = banc.depot_plateforme().output().unwrap();

@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::commun::{Enfant, code, signal, texte};
+use crate::commun::{Enfant, FinirEn, code, signal, texte};
 use vigie_bac_a_sable::{PARTICIPATION, nuit};
 
 /// Le binaire, dans un environnement vide : ni la base ni le jeton de qui lance les tests, et
@@ -560,8 +560,7 @@ fn les_emplacements_par_defaut_suivent_xdg_sous_linux() {
     let racine = d.path();
     let donnees = racine.join("xdg-donnees");
     let base_annoncee = |c: &mut Command| {
-        let out = c.arg("plans").output().unwrap();
-        assert_eq!(code(&out), 0, "{}", texte(&out));
+        let out = c.arg("plans").finir_en(0);
         String::from_utf8(out.stdout).unwrap()
     };
     let dit = |sortie: String, chemin: &Path| {
@@ -595,9 +594,7 @@ fn les_emplacements_par_defaut_suivent_xdg_sous_linux() {
     let out = vigie(racine)
         .env("XDG_CONFIG_HOME", &config)
         .arg("deconnexion")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert!(texte(&out).contains("Jeton effacé"), "{}", texte(&out));
     assert!(!config.join("vigie/jeton").exists());
 }

@@ -28,8 +28,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
     for i in 0..3 {
         banc.fichier(&nom(i), 10_000 + i);
     }
-    let out = depot_vers(&banc, PARTICIPATION_AUTRE).output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = depot_vers(&banc, PARTICIPATION_AUTRE).finir_en(3);
     let erreur = String::from_utf8_lossy(&out.stderr);
     // À qui elle est (son pseudo, lisible), et que ce n'est pas le compte du jeton.
     assert!(
@@ -61,9 +60,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
     // En JSON : la même erreur, code 3, en dernière ligne.
     let out = depot_vers(&banc, PARTICIPATION_AUTRE)
         .arg("--json")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let lignes = lignes_json(&out.stdout);
     let erreur = lignes.last().expect("une ligne d'erreur");
     assert_eq!(
@@ -86,8 +83,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 10_000);
     banc.fichier(&nom(2), 20_000);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     // Le plan vise désormais la participation d'un autre (ce qu'aurait laissé une version qui
     // ne vérifiait pas), un fichier restant à déposer.
     let c = rusqlite::Connection::open(&banc.base).unwrap();
@@ -107,9 +103,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
         .vigie_plateforme()
         .arg("retenter-echecs")
         .args(Banc::options_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains(PSEUDO_AUTRE),
         "{}",
@@ -119,9 +113,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
         .vigie_plateforme()
         .arg("verifier")
         .args(Banc::reessais_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let tout = texte(&out);
     assert!(
         tout.contains(PSEUDO_AUTRE) && tout.contains("rien n'a été vérifié"),
@@ -143,8 +135,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
 fn verifier_devant_un_refus_definitif_ne_dit_pas_injoignable() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 10_000);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     banc.bac().pannes().programmer(Regle::toujours(
         Some(Operation::ApiPiecesJointes),
         Panne::Statut {

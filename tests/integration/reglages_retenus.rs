@@ -162,9 +162,7 @@ fn un_reglage_donne_l_emporte_sans_jeter_les_parties_acquittees() {
         &banc,
         &["--seuil-multipart", "50", "--taille-partie", "8", "--json"],
     )
-    .output()
-    .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    .finir_en(0);
     let c = banc.bac().compteurs();
     assert_eq!(
         c.requetes(Operation::ApiAbandonner),
@@ -210,10 +208,7 @@ fn debit_max_retenu_par_retenter_echecs() {
         )
         .sur_cle(&cle),
     );
-    let out = depot(&banc, &["--debit-max", "2Mo/s", "--tentatives", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = depot(&banc, &["--debit-max", "2Mo/s", "--tentatives", "2"]).finir_en(1);
     let suite = String::from_utf8_lossy(&out.stdout);
     assert!(suite.contains("vigie retenter-echecs 1"), "{suite}");
     banc.bac().pannes().effacer();
@@ -226,8 +221,7 @@ fn debit_max_retenu_par_retenter_echecs() {
 
     // Le même plan, relancé par `vigie depot` sans --debit-max : repris aussi ; en humain, le
     // départ et le bilan le disent.
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(0);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("--debit-max 2 Mo/s")
             && String::from_utf8_lossy(&out.stderr).contains("--debit-max 2 Mo/s"),
@@ -244,9 +238,7 @@ fn debit_max_retenu_par_retenter_echecs() {
         .arg("retenter-echecs")
         .args(Banc::reessais_rapides())
         .arg("--json")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(
         bilan(&out)["reglages_remplaces"]["--debit-max"],
         serde_json::json!({"donne": "500 Ko/s", "retenu": "2 Mo/s"})
@@ -267,24 +259,19 @@ fn debit_max_retenu_par_retenter_echecs() {
 fn vers_s3_les_reglages_sont_repris() {
     let banc = Banc::nouveau();
     banc.fichier("a.wav", 10_000);
-    let out = banc
-        .depot_avec(&[
-            "--paralleles".to_owned(),
-            "2".to_owned(),
-            "--seuil-multipart".to_owned(),
-            "9".to_owned(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_avec(&[
+        "--paralleles".to_owned(),
+        "2".to_owned(),
+        "--seuil-multipart".to_owned(),
+        "9".to_owned(),
+    ])
+    .finir_en(0);
     let out = banc
         .vigie()
         .arg("retenter-echecs")
         .args(Banc::reessais_rapides())
         .arg("--json")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let b = bilan(&out);
     assert_eq!(b["reglages_repris"]["--paralleles"], "2", "{b}");
     assert_eq!(b["reglages_repris"]["--seuil-multipart"], "9", "{b}");

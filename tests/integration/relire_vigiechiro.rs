@@ -74,8 +74,7 @@ fn participation_deja_remplie_seuls_les_nouveaux_fichiers_sont_declares() {
         banc.deja_sur_la_plateforme(n, contenu(n, *t));
     }
 
-    let out = banc.depot_plateforme().arg("--json").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot_plateforme().arg("--json").finir_en(0);
     assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 3);
     assert_eq!(banc.requetes(Operation::PutObject), 3);
     assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 1);
@@ -115,9 +114,7 @@ fn quatre_mille_fichiers_deja_presents_inventaire_en_quarante_pages() {
     let out = banc
         .depot_plateforme()
         .args(["--json", "--paralleles", "16"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 40);
     assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 0);
     assert_eq!(banc.requetes(Operation::PutObject), 0);
@@ -163,8 +160,7 @@ fn enregistrements_non_finalises_repris_ou_remplaces_sans_doublon() {
     }
     let declarations_avant = banc.requetes(Operation::ApiDeclarerFichier);
 
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     for (n, t) in [&petit, &gros, &gros_multi, &petit_multi] {
         assert!(
             banc.bac().fichier(PARTICIPATION, n).unwrap().disponible,
@@ -216,8 +212,7 @@ fn inventaire_illisible_le_depot_se_fait_sans_lui() {
             retry_after: None,
         },
     ));
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(0);
     // La lecture a suivi la politique de réessai (7 tentatives), puis le dépôt s'est fait sans
     // elle, et l'a dit.
     assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 7);
@@ -247,8 +242,7 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
         let (a, b) = ((nom(1), 20_000), (nom(2), 21_000));
         banc.fichier(&a.0, a.1);
         banc.fichier(&b.0, b.1);
-        let out = banc.depot_plateforme().output().unwrap();
-        assert_eq!(code(&out), 0, "{}", texte(&out));
+        banc.depot_plateforme().finir_en(0);
 
         // Le fichier change (même taille, autre contenu, autre date).
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -310,13 +304,11 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
     let banc = Banc::nouveau();
     let a = (nom(1), 20_000);
     banc.fichier(&a.0, a.1);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
 
     let mut c = banc.depot_plateforme();
     banc.autre_base(&mut c);
-    let out = c.args(["--progression", "jamais"]).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = c.args(["--progression", "jamais"]).finir_en(0);
     let e = stderr(&out);
     assert!(
         e.contains(&format!(
@@ -353,17 +345,12 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
     };
     let mut c = banc.depot_plateforme();
     troisieme(&mut c);
-    let out = c.args(["--progression", "jamais"]).output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = c.args(["--progression", "jamais"]).finir_en(3);
     assert!(!stderr(&out).contains('✓'), "{}", texte(&out));
     let mut c = banc.retenter();
     troisieme(&mut c);
     c.env("VIGIE_JETON", JETON);
-    let out = c
-        .args(["--y-compris-definitifs", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = c.args(["--y-compris-definitifs", "--json"]).finir_en(0);
     assert_eq!(bilan(&out)["deja_sur_la_plateforme"], 1);
     assert!(banc.objet_plateforme(PARTICIPATION, &a.0) == contenu(&a.0, a.1));
 }
@@ -400,8 +387,7 @@ fn verifier_relit_chaque_fichier_de_la_plateforme() {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert!(
         banc.bac()
             .fichier(PARTICIPATION, &nom(4))
@@ -435,8 +421,7 @@ fn verifier_relit_chaque_fichier_de_la_plateforme() {
             .chemin_objet(COMPARTIMENT_PLATEFORME, &cle(&nom(4))),
     )
     .unwrap();
-    let out = banc.vigie_plateforme().arg("verifier").output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = banc.vigie_plateforme().arg("verifier").finir_en(3);
     let s = stdout(&out);
     for n in [nom(2), nom(4)] {
         let ligne = s
@@ -478,8 +463,7 @@ fn verifier_relit_chaque_fichier_de_la_plateforme() {
     assert_eq!(manquante["unite"], nom(3).as_str(), "{manquante}");
     assert_eq!(manquante["etat"], "manquante", "{manquante}");
     assert_eq!(bilan_verification(&out)["a_renvoyer"], 1);
-    let out = banc.retenter().env("VIGIE_JETON", JETON).output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    banc.retenter().env("VIGIE_JETON", JETON).finir_en(3);
     assert!(banc.objet_plateforme(PARTICIPATION, &nom(3)) == contenu(&nom(3), 32_000));
     let b = bilan_verification(&verifier(&banc));
     assert_eq!(
@@ -498,8 +482,7 @@ fn verifier_sans_empreinte_notee_compare_au_fichier_local() {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     rusqlite::Connection::open(&banc.base)
         .unwrap()
         .execute("UPDATE depot_unite SET etag = NULL", [])
@@ -539,13 +522,11 @@ fn aucune_url_de_lecture_dans_les_sorties_meme_tres_bavardes() {
     };
     let mut c = banc.depot_plateforme();
     bavard(&mut c);
-    let depot = c.output().unwrap();
-    assert_eq!(code(&depot), 0, "{}", texte(&depot));
+    let depot = c.finir_en(0);
     let mut c = banc.vigie_plateforme();
     c.arg("verifier");
     bavard(&mut c);
-    let verif = c.output().unwrap();
-    assert_eq!(code(&verif), 0, "{}", texte(&verif));
+    let verif = c.finir_en(0);
     assert_eq!(banc.requetes(Operation::ApiAccesFichier), 4);
     let journal = std::fs::read_to_string(&journal).unwrap();
     assert!(journal.contains("/acces"), "journal sans les lectures ?");

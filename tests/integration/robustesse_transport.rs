@@ -54,8 +54,7 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
     ));
     pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
-    let out = banc.depot().args(["--paralleles", "1"]).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().args(["--paralleles", "1"]).finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     banc.verifier_identiques(&fichiers);
     let c = banc.bac().compteurs();
@@ -88,12 +87,9 @@ fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() 
     ));
     pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
-    let out = banc
-        .depot_plateforme()
+    banc.depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     for (n, t) in &fichiers {
         assert!(
@@ -246,9 +242,7 @@ fn une_reponse_s3_demesuree_est_trop_grande() {
     let out = banc
         .depot_via(&m.endpoint())
         .args(["--tentatives", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+        .finir_en(1);
     assert!(
         banc.decisions()
             .iter()
@@ -279,9 +273,7 @@ fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(format!("{}/api/v1", m.endpoint()))
         .args(Banc::options_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     // Une seule déclaration, celle qui est passée par le mandataire : la redirection n'a pas
     // renvoyé le corps au bac à sable directement.
     assert_eq!(
@@ -313,9 +305,7 @@ fn une_api_qui_redirige_ailleurs_est_une_adresse_a_corriger() {
     });
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     let erreurs = String::from_utf8_lossy(&out.stderr);
     assert!(
         erreurs.contains("rien n'a été envoyé")
@@ -514,8 +504,7 @@ fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
 fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 20_000);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     // La destination ne répond plus.
     banc.bac().pannes().couper_tout(true);
     let mut verifier = banc.vigie();
@@ -539,8 +528,7 @@ fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
 fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 20_000);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     let verifier = || {
         let mut v = banc.vigie_plateforme();
         v.arg("verifier").args(Banc::reessais_rapides());
@@ -637,8 +625,7 @@ fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
         .arg(format!("https://127.0.0.1:{}", port_ferme()));
     sans_certificats(&mut depot);
     for mut commande in [connexion, depot] {
-        let out = commande.output().unwrap();
-        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let out = commande.finir_en(2);
         let erreur = String::from_utf8_lossy(&out.stderr);
         assert!(
             erreur.contains("aucun certificat racine du système")

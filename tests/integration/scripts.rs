@@ -59,9 +59,7 @@ fn une_panne_plus_longue_qu_un_passage_finit_deposee_apres_plusieurs_passages() 
         .depot()
         .args(["--tentatives", "3", "--jusqu-au-bout", "--json"])
         .args(PAUSES_COURTES)
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let lignes = lignes_json(&out.stdout);
     let passages = evenements(&lignes, "passage");
     // 20 échecs, 3 tentatives par passage : le 7e passage dépose.
@@ -115,9 +113,7 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
         .depot()
         .args(["--tentatives", "2", "--jusqu-au-bout"])
         .args(PAUSES_COURTES)
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let sortie = stdout(&out);
     let lignes_passage: Vec<&str> = sortie
         .lines()
@@ -154,9 +150,7 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
     let out = banc
         .vigie()
         .args(["etat", "--unites", "definitif", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let unites = lignes_json(&out.stdout);
     assert_eq!(unites.len(), 1, "{}", stdout(&out));
     assert_eq!(unites[0]["chemin"], refuse.as_str());
@@ -173,9 +167,7 @@ fn une_duree_ecoulee_sur_une_panne_permanente_code_1() {
         .depot()
         .args(["--tentatives", "2", "--jusqu-au-bout=5s", "--json"])
         .args(["--attente-passage", "0.2", "--attente-passage-max", "0.5"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+        .finir_en(1);
     let lignes = lignes_json(&out.stdout);
     assert!(
         evenements(&lignes, "passage").len() >= 2,
@@ -190,8 +182,7 @@ fn une_duree_ecoulee_sur_une_panne_permanente_code_1() {
     assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
 
     banc.bac().pannes().effacer();
-    let out = banc.retenter().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -245,8 +236,7 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
     assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
 
     banc.bac().pannes().effacer();
-    let out = banc.retenter().arg("--jusqu-au-bout").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.retenter().arg("--jusqu-au-bout").finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
 
@@ -302,9 +292,7 @@ fn un_reseau_abandonne_n_arrete_que_son_passage() {
             "--json",
         ])
         .args(PAUSES_COURTES)
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let lignes = lignes_json(&out.stdout);
     let passages = evenements(&lignes, "passage");
     assert_eq!(passages.len(), 2, "{}", stdout(&out));
@@ -338,15 +326,12 @@ fn etat_unites_echec_liste_exactement_les_fichiers_en_echec() {
             Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(n)),
         );
     }
-    let out = banc.depot().args(["--tentatives", "2"]).output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.depot().args(["--tentatives", "2"]).finir_en(1);
 
     let out = banc
         .vigie()
         .args(["etat", "--unites", "echec", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+        .finir_en(1);
     let unites = lignes_json(&out.stdout);
     let chemins: Vec<&str> = unites
         .iter()
@@ -420,9 +405,7 @@ fn jusqu_au_bout_vers_la_plateforme() {
         .depot_plateforme()
         .args(["--tentatives", "2", "--jusqu-au-bout", "--json"])
         .args(PAUSES_COURTES)
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(evenements(&lignes, "passage").len(), 2, "{}", stdout(&out));
     let bilan = lignes.last().unwrap();
@@ -481,9 +464,7 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION])
         .args(Banc::options_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(banc.bac().fichiers().len(), 1);
     assert!(
         stdout(&out).ends_with(&format!(
@@ -498,8 +479,7 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
         "{etat}"
     );
 
-    let out = banc.vigie().arg("connexion").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().arg("connexion").finir_en(0);
     let sortie = stdout(&out);
     assert!(
         sortie.starts_with(&format!(
@@ -516,9 +496,7 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
     let out = banc
         .vigie()
         .args(["traiter", "--participation", PARTICIPATION, "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let calcul = &lignes_json(&out.stdout)[0];
     assert_eq!(calcul["api"], api.as_str());
     assert_eq!(calcul["lance"], true);
@@ -530,23 +508,15 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION, "--json"])
         .args(["--api", &format!("{}/ailleurs", banc.bac().endpoint())])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     let erreur = lignes_json(&out.stdout);
     assert_eq!(erreur.last().unwrap()["evenement"], "erreur");
     assert_eq!(erreur.last().unwrap()["code"], 2);
 
-    let out = banc
-        .vigie()
-        .args(["deconnexion", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().args(["deconnexion", "--json"]).finir_en(0);
     assert_eq!(lignes_json(&out.stdout)[0]["connexion_effacee"], true);
     assert!(!config.join("connexion.json").exists());
-    let out = banc.vigie().args(["connexion", "--json"]).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.vigie().args(["connexion", "--json"]).finir_en(2);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(lignes[0]["origine_api"], "defaut");
     assert_eq!(lignes[0]["jeton"], serde_json::Value::Null);
@@ -664,8 +634,7 @@ fn la_relecture_de_la_plateforme_suit_le_schema() {
     }
     banc.deja_sur_la_plateforme(&fichiers[0].0, contenu(&fichiers[0].0, fichiers[0].1));
     banc.deja_sur_la_plateforme(&fichiers[1].0, b"une autre version".to_vec());
-    let out = banc.depot_plateforme().arg("--json").output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = banc.depot_plateforme().arg("--json").finir_en(3);
     let lignes = lignes_json(&out.stdout);
     let deja = evenements(&lignes, "unite_deja_sur_la_plateforme");
     assert_eq!(deja.len(), 1, "{}", stdout(&out));
@@ -698,9 +667,7 @@ fn la_relecture_de_la_plateforme_suit_le_schema() {
         .vigie_plateforme()
         .args(["verifier", "--json", "--echecs-reseau", "2"])
         .args(Banc::reessais_rapides())
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let lignes = lignes_json(&out.stdout);
     assert!(
         !evenements(&lignes, "reseau_indisponible").is_empty(),

@@ -299,7 +299,7 @@ fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
     let api = banc.bac().api();
     let nuit = banc.nuit.to_str().unwrap().to_owned();
     let j = journal.to_str().unwrap().to_owned();
-    let out = sous_umask_000(
+    sous_umask_000(
         &banc,
         &[
             "depot",
@@ -312,9 +312,7 @@ fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
             &j,
         ],
     )
-    .output()
-    .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    .finir_en(0);
     assert_eq!(mode(&banc.base), 0o600, "base");
     assert_eq!(
         mode(banc.base.parent().unwrap()),
@@ -351,10 +349,7 @@ fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
     )
     .unwrap();
     std::fs::remove_dir_all(&dossier_jeton).unwrap();
-    let out = sous_umask_000(&banc, &["connexion", "--jeton", JETON, "--api", &api])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    sous_umask_000(&banc, &["connexion", "--jeton", JETON, "--api", &api]).finir_en(0);
     assert_eq!(mode(&dossier_jeton.join("jeton")), 0o600, "jeton");
     assert_eq!(mode(&dossier_jeton), 0o700, "dossier du jeton");
     std::fs::set_permissions(
@@ -362,10 +357,7 @@ fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
         std::fs::Permissions::from_mode(0o644),
     )
     .unwrap();
-    let out = sous_umask_000(&banc, &["connexion", "--jeton", JETON, "--api", &api])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = sous_umask_000(&banc, &["connexion", "--jeton", JETON, "--api", &api]).finir_en(0);
     assert_eq!(mode(&dossier_jeton.join("jeton")), 0o600, "jeton réécrit");
     assert!(!String::from_utf8_lossy(&out.stdout).contains(JETON));
 }
@@ -518,8 +510,7 @@ fn une_cle_ne_sort_jamais_du_prefixe_demande() {
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 
     // Le dépôt réel : tout arrive sous le préfixe, rien ailleurs dans le stockage.
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     let sous_prefixe = banc.objets_sous(COMPARTIMENT, PREFIXE);
     assert_eq!(sous_prefixe.len(), pieges.len(), "{sous_prefixe:?}");
     assert_eq!(

@@ -44,12 +44,7 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
     let banc = Banc::nouveau();
     banc.fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
-    let out = banc
-        .depot()
-        .args(["--progression", "jamais"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().args(["--progression", "jamais"]).finir_en(0);
     let (stdout, stderr) = sorties(&out);
     assert!(
         stderr.contains(&format!("~ {NOM} : nouvelle tentative dans 1 s")),
@@ -76,8 +71,7 @@ fn en_json_la_sortie_standard_n_a_que_du_json_et_finit_par_le_bilan() {
     let banc = Banc::nouveau();
     banc.fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
-    let out = banc.depot().arg("--json").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().arg("--json").finir_en(0);
     let (stdout, _) = sorties(&out);
     let lignes = lignes_json(&stdout);
     let tentative = lignes
@@ -116,8 +110,7 @@ fn en_json_la_sortie_standard_n_a_que_du_json_et_finit_par_le_bilan() {
 fn en_json_silencieux_seul_le_bilan_sort() {
     let banc = Banc::nouveau();
     banc.fichier(NOM, 1000);
-    let out = banc.depot().args(["--json", "-q"]).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().args(["--json", "-q"]).finir_en(0);
     let (stdout, stderr) = sorties(&out);
     let lignes = lignes_json(&stdout);
     // Aucun événement de passage (la planification, elle, dit encore son plan) ; le bilan
@@ -139,8 +132,7 @@ fn silencieux_n_imprime_que_le_bilan_meme_apres_un_incident_absorbe() {
     banc.fichier(NOM, 300_000);
     banc.fichier(AUTRE, 2000);
     un_503_au_prochain_put(&banc);
-    let out = banc.depot().arg("-q").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot().arg("-q").finir_en(0);
     let (stdout, stderr) = sorties(&out);
     assert!(stderr.is_empty(), "sortie d'erreur non vide : {stderr}");
     assert!(stdout.starts_with("Plan "), "{stdout}");
@@ -161,9 +153,7 @@ fn le_journal_garde_chaque_decision_en_0600_sans_aucun_secret() {
         .arg("--journal")
         .arg(&journal)
         .arg("-vvv")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -218,9 +208,7 @@ fn un_journal_impossible_a_ouvrir_arrete_avant_tout_envoi() {
         .depot()
         .arg("--journal")
         .arg(banc.dossier.path().join("absent/vigie.jsonl"))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+        .finir_en(2);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("journal"),
         "{}",
@@ -237,9 +225,7 @@ fn progression_toujours_sans_terminal_dessine_sans_planter_meme_avec_le_journal(
     let out = banc
         .depot()
         .args(["--progression", "toujours", "-vv"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let (stdout, stderr) = sorties(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
@@ -263,9 +249,7 @@ fn json_et_barres_forcees_se_partagent_les_deux_sorties() {
     let out = banc
         .depot()
         .args(["--json", "--progression", "toujours"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let (stdout, stderr) = sorties(&out);
     let lignes = lignes_json(&stdout);
     assert_eq!(lignes.last().unwrap()["evenement"], "bilan", "{stdout}");

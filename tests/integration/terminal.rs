@@ -56,9 +56,7 @@ fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
     let out = banc
         .depot_via(&m.endpoint())
         .args(["--progression", "jamais"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let erreur = stderr(&out);
     sans_caractere_dangereux("le dépôt", &erreur);
     sans_caractere_dangereux("le bilan", &stdout(&out));
@@ -89,8 +87,7 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
         "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000 (2).wav",
         100,
     );
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(2);
     let erreur = stderr(&out);
     assert!(
         erreur.lines().count() <= 14,
@@ -160,8 +157,7 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
             .join("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000 (2).wav"),
     )
     .unwrap();
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
 }
 
 fn lister(dossier: &std::path::Path) -> Vec<String> {
@@ -195,8 +191,7 @@ fn identifiants_s3_absents_dits_en_francais() {
         if let Some(p) = profil {
             c.args(["--profil", p]);
         }
-        let out = c.output().unwrap();
-        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let out = c.finir_en(2);
         let erreur = stderr(&out);
         assert!(erreur.contains(attendu), "{erreur}");
         assert!(!erreur.contains("an error occurred"), "{erreur}");
@@ -389,12 +384,10 @@ fn rien_d_envoye_aucun_plan_vide() {
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().api());
-    let out = c.output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = c.finir_en(2);
     assert!(stderr(&out).contains("aucun jeton"), "{}", texte(&out));
     // Une simulation ne parle pas au réseau : elle se passe du jeton, et ne demande rien.
-    let out = c.arg("--simulation").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = c.arg("--simulation").finir_en(0);
     assert!(
         stdout(&out).contains("rien n'a été envoyé"),
         "{}",
@@ -421,15 +414,11 @@ fn rien_d_envoye_aucun_plan_vide() {
     // Le site inconnu est dit à sa relecture, avant tout plan (code 2).
     assert_eq!(code(&out), 2, "{}", texte(&out));
     // Sans identifiants S3, puis en simulation.
-    let out = banc
-        .depot()
+    banc.depot()
         .env_remove("AWS_ACCESS_KEY_ID")
         .env_remove("AWS_SECRET_ACCESS_KEY")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
-    let out = banc.depot().arg("--simulation").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(2);
+    banc.depot().arg("--simulation").finir_en(0);
     assert!(
         plans(&banc).starts_with("Aucun plan"),
         "un plan vide est resté : {}",
@@ -443,8 +432,7 @@ fn rien_d_envoye_aucun_plan_vide() {
 fn plans_a_l_heure_locale() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 100);
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     let heure = |tz: &str| -> i64 {
         let out = banc.vigie().arg("plans").env("TZ", tz).output().unwrap();
         let texte = stdout(&out);
@@ -642,8 +630,7 @@ fn le_journal_ne_suit_pas_les_liens() {
     std::fs::set_permissions(&cible, std::fs::Permissions::from_mode(0o644)).unwrap();
     let lien = banc.dossier.path().join("journal.jsonl");
     std::os::unix::fs::symlink(&cible, &lien).unwrap();
-    let out = banc.depot().arg("--journal").arg(&lien).output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot().arg("--journal").arg(&lien).finir_en(2);
     let erreur = stderr(&out);
     assert!(
         erreur.contains("impossible d'ouvrir le journal")
@@ -667,9 +654,7 @@ fn un_journal_sur_disque_plein_le_dit_une_fois() {
     let out = banc
         .depot()
         .args(["--journal", "/dev/full", "--progression", "jamais"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let erreur = stderr(&out);
     assert_eq!(
         erreur
@@ -689,8 +674,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 100);
     // Sans base : rien n'est créé.
-    let out = banc.vigie().arg("plans").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie().arg("plans").finir_en(0);
     assert!(stdout(&out).starts_with("Aucun plan"), "{}", texte(&out));
     // `etat`, et `traiter` qui cherche la participation du dernier plan.
     for commande in ["etat", "traiter", "traitement", "resultats"] {
@@ -726,8 +710,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
             c
         })
     {
-        let out = commande.output().unwrap();
-        assert_eq!(code(&out), 2, "{}", texte(&out));
+        let out = commande.finir_en(2);
         assert!(
             stderr(&out).contains("n'est pas une base vigie") && stderr(&out).contains("--base"),
             "{}",
@@ -767,9 +750,7 @@ fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
     let out = banc
         .depot()
         .args(["--tentatives", "2", "--progression", "jamais"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+        .finir_en(1);
     let (sortie, erreur) = (stdout(&out), stderr(&out));
     assert!(
         erreur.contains("abandonné après 2 tentatives (503)"),
@@ -810,8 +791,7 @@ fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
 fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(0);
     assert!(
         stdout(&out).ends_with(&format!(
             "Ensuite : vigie traiter --participation {PARTICIPATION} --api {}\n",
@@ -1059,8 +1039,7 @@ fn les_suggestions_de_noms_sont_acceptees_et_une_faute_est_montree() {
     for n in [espace, nfd, faute] {
         banc.fichier(n, 1000);
     }
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.depot_plateforme().finir_en(2);
     let erreur = stderr(&out);
     assert!(
         erreur.contains("corrigez [Pas1] en Pass1 : Car640139-2026-[Pas1]-…"),
@@ -1092,8 +1071,7 @@ fn les_suggestions_de_noms_sont_acceptees_et_une_faute_est_montree() {
     ] {
         std::fs::rename(banc.nuit.join(de), banc.nuit.join(vers)).unwrap();
     }
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert_eq!(banc.bac().fichiers().len(), 3);
 }
 
@@ -1112,9 +1090,7 @@ fn l_avertissement_de_point_est_compact() {
     let out = banc
         .depot_plateforme()
         .args(["--progression", "jamais", "-q", "--forcer-participation"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let erreur = stderr(&out);
     let debut = erreur
         .find("attention : 12 fichiers portent dans leur nom le point Z1")

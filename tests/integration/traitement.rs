@@ -155,8 +155,7 @@ fn erreur_et_nouvel_essai_leur_texte_et_leur_code() {
     banc.lancer_le_calcul();
     // Échoué à 2 min, repris à 3 min.
     banc.bac().avancer_horloge(150 * Duration::from_secs(1));
-    let out = banc.apres_depot(&["traitement"]).output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = banc.apres_depot(&["traitement"]).finir_en(1);
     let s = sortie(&out);
     assert!(s.contains("un essai du calcul a échoué le "), "{s}");
     assert!(s.contains("(RuntimeError: disque plein)"), "{s}");
@@ -175,19 +174,14 @@ fn erreur_et_nouvel_essai_leur_texte_et_leur_code() {
     });
     banc.lancer_le_calcul();
     banc.bac().avancer_horloge(3 * MINUTE);
-    let out = banc.apres_depot(&["traitement"]).output().unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = banc.apres_depot(&["traitement"]).finir_en(3);
     let s = sortie(&out);
     assert!(
         s.contains("calcul en erreur le ") && s.contains(" : ValueError: fichier illisible"),
         "{s}"
     );
     // En JSON : la trace entière, et le schéma.
-    let out = banc
-        .apres_depot(&["traitement", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+    let out = banc.apres_depot(&["traitement", "--json"]).finir_en(3);
     let lignes = lignes_json(&out.stdout);
     let t = evenements(&lignes, "traitement");
     assert_eq!(t.len(), 1);
@@ -206,11 +200,7 @@ fn traitement_json_fini_avec_son_bilan_et_ses_noms() {
     banc.calcul(MINUTE, MINUTE);
     banc.lancer_le_calcul();
     banc.bac().avancer_horloge(5 * MINUTE);
-    let out = banc
-        .apres_depot(&["traitement", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.apres_depot(&["traitement", "--json"]).finir_en(0);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(lignes.len(), 1, "{}", texte(&out));
     let t = &lignes[0];
@@ -303,9 +293,7 @@ fn attendre_face_a_une_rafale_de_503_au_plus_une_tentative_de_plus_par_releve() 
             "0.02",
             "--json",
         ])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let lignes = lignes_json(&out.stdout);
     let releves = evenements(&lignes, "releve");
     // Un relevé manqué n'est pas une erreur : 4 manqués (deux 503 chacun), puis un 503 et
@@ -384,9 +372,7 @@ fn le_csv_telecharge_est_identique_octet_pour_octet() {
             "--sortie",
             chemin_str(&dossier),
         ])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let nom = nom_csv(PARTICIPATION);
     let attendu = banc.bac().contenu_fichier(PARTICIPATION, &nom).unwrap();
     let recu = std::fs::read(dossier.join(&nom)).unwrap();
@@ -411,9 +397,7 @@ fn le_csv_telecharge_est_identique_octet_pour_octet() {
     // Relancé, il remplace le fichier (même contenu) sans rien laisser d'autre.
     let out = banc
         .apres_depot(&["resultats", "--sortie", chemin_str(&dossier)])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert!(
         sortie(&out).contains("CSV des observations écrit"),
         "{}",
@@ -481,8 +465,7 @@ fn traiter_une_nuit_finie_sans_relancer_n_emet_rien_vers_compute() {
     banc.bac().avancer_horloge(10 * MINUTE);
     let calculs = || banc.bac().compteurs().requetes(Operation::ApiCalcul);
     assert_eq!(calculs(), 1);
-    let out = banc.apres_depot(&["traiter"]).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.apres_depot(&["traiter"]).finir_en(0);
     let s = sortie(&out);
     assert!(
         s.contains("calcul fini le ") && s.contains("rien n'a été relancé"),
@@ -500,9 +483,7 @@ fn traiter_une_nuit_finie_sans_relancer_n_emet_rien_vers_compute() {
     // --relancer : une émission, le calcul replanifié.
     let out = banc
         .apres_depot(&["traiter", "--relancer", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(lignes[0]["evenement"], "calcul");
     assert_eq!(lignes[0]["lance"], true);
@@ -516,8 +497,7 @@ fn traiter_une_nuit_finie_sans_relancer_n_emet_rien_vers_compute() {
 fn traiter_un_calcul_planifie_ne_relance_rien_et_ne_dit_pas_already() {
     let banc = Banc::nouveau();
     banc.calcul(10 * MINUTE, MINUTE);
-    let out = banc.apres_depot(&["traiter"]).output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.apres_depot(&["traiter"]).finir_en(0);
     assert!(sortie(&out).contains("Calcul lancé"), "{}", texte(&out));
     for args in [vec!["traiter"], vec!["traiter", "--relancer"]] {
         let out = banc.apres_depot(&args).output().unwrap();
@@ -558,8 +538,7 @@ fn le_refus_already_de_la_plateforme_est_dit_en_francais() {
         if json {
             c.arg("--json");
         }
-        let out = c.output().unwrap();
-        assert_eq!(code(&out), 0, "{}", texte(&out));
+        let out = c.finir_en(0);
         let tout = format!("{}{}", sortie(&out), erreur(&out));
         assert!(!tout.contains("Already"), "{tout}");
         if json {
@@ -603,8 +582,7 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
     assert_ne!(code(&out), 0, "{}", texte(&out));
     let avant = banc.bac().compteurs().requetes_total();
     // Sans --participation : celle du dernier plan.
-    let out = banc.vigie_plateforme().arg("traiter").output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let out = banc.vigie_plateforme().arg("traiter").finir_en(2);
     let e = erreur(&out);
     assert!(
         e.contains("1 sur 4 n'est pas sur la plateforme (3 déposés)"),
@@ -621,9 +599,7 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
     let out = banc
         .vigie_plateforme()
         .args(["traiter", "--nuit-incomplete"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert!(erreur(&out).contains("lancé quand même"), "{}", texte(&out));
     assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
 }
@@ -668,11 +644,9 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
 fn sans_participation_le_dernier_plan_et_ses_gestes() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 2_000);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     banc.calcul(MINUTE, MINUTE);
-    let out = banc.vigie_plateforme().arg("traitement").output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    let out = banc.vigie_plateforme().arg("traitement").finir_en(1);
     let s = sortie(&out);
     assert!(
         s.contains(&format!(
@@ -682,8 +656,7 @@ fn sans_participation_le_dernier_plan_et_ses_gestes() {
     );
     // Le geste proposé vise le même plan, sans --participation.
     assert!(s.ends_with("Pour lancer le calcul : vigie traiter"), "{s}");
-    let out = banc.vigie_plateforme().arg("traiter").output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let out = banc.vigie_plateforme().arg("traiter").finir_en(0);
     assert!(
         sortie(&out).contains("Calcul lancé pour la participation"),
         "{}",
@@ -693,9 +666,7 @@ fn sans_participation_le_dernier_plan_et_ses_gestes() {
     let out = banc
         .vigie_plateforme()
         .args(["traitement", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+        .finir_en(0);
     assert_eq!(lignes_json(&out.stdout)[0]["etat"], "FINI");
 }
 
@@ -717,9 +688,7 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
     let dossier = banc.dossier.path().join("res");
     let out = banc
         .apres_depot(&["resultats", "--json", "--sortie", chemin_str(&dossier)])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+        .finir_en(1);
     let e = erreur(&out);
     assert!(
         e.contains("le CSV des observations n'a pas été téléchargé"),
@@ -739,11 +708,8 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
     banc.bac()
         .pannes()
         .programmer(Regle::prochaine(Operation::GetObject, Panne::PerdreReponse));
-    let out = banc
-        .apres_depot(&["resultats", "--sortie", chemin_str(&dossier)])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.apres_depot(&["resultats", "--sortie", chemin_str(&dossier)])
+        .finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::GetObject), 3);
     assert_eq!(
         std::fs::read(dossier.join(nom_csv(PARTICIPATION))).unwrap(),
@@ -845,9 +811,7 @@ fn traiter_la_participation_d_un_autre_dit_a_qui_elle_est() {
         .vigie_plateforme()
         .args(["traiter", "--participation", PARTICIPATION, "--api"])
         .arg(format!("{}/api/v1", m.endpoint()))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 3, "{}", texte(&out));
+        .finir_en(3);
     let e = erreur(&out);
     assert!(e.contains("elle est pourtant la vôtre"), "{e}");
     assert!(!e.contains("Forbidden"), "{e}");

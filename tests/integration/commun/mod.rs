@@ -266,6 +266,21 @@ pub fn contenu(nom: &str, taille: usize) -> Vec<u8> {
     v
 }
 
+/// Lancer une commande jusqu'au bout et exiger son code de sortie : sinon l'essai échoue en
+/// montrant le code et les deux sorties. `banc.depot().finir_en(0)`.
+pub trait FinirEn {
+    fn finir_en(&mut self, attendu: i32) -> Output;
+}
+
+impl FinirEn for Command {
+    #[track_caller]
+    fn finir_en(&mut self, attendu: i32) -> Output {
+        let out = self.output().unwrap();
+        assert_eq!(code(&out), attendu, "{}", texte(&out));
+        out
+    }
+}
+
 pub fn texte(out: &Output) -> String {
     format!(
         "code {:?}\n--- stdout\n{}\n--- stderr\n{}",
