@@ -143,14 +143,37 @@ fn endurer(
     assert_eq!(
         code(&out),
         0,
-        "la relance après {tues} arrêts ne finit pas en un seul passage : {}",
-        texte(&out)
+        "la relance après {tues} arrêts ne finit pas en un seul passage : {}\n\
+         décisions des unités en échec :\n{}",
+        texte(&out),
+        decisions_des_echecs(banc)
     );
     Bilan {
         tues,
         passages,
         fichiers,
     }
+}
+
+/// Le journal des décisions des unités en échec, pour dire quelle émission a usé les
+/// tentatives d'une étape (une écriture sans réponse et ses relectures partagent le même
+/// compte).
+fn decisions_des_echecs(banc: &Banc) -> String {
+    let base = rusqlite::Connection::open(&banc.base).unwrap();
+    let mut requete = base
+        .prepare("SELECT id FROM depot_unite WHERE etat = 'echec'")
+        .unwrap();
+    let echecs: Vec<i64> = requete
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|id| id.unwrap())
+        .collect();
+    banc.decisions()
+        .iter()
+        .filter(|d| d.unite.is_some_and(|u| echecs.contains(&u)))
+        .map(|d| format!("{d:?}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// La ligne que recopie `benches/endurance.sh`.
