@@ -90,12 +90,7 @@ where
     };
     emetteur
         .emettre(
-            Emission {
-                methode,
-                cible,
-                profil: Profil::Insistant,
-                rejouabilite,
-            },
+            Emission::nouvelle(methode, cible, Profil::Insistant, rejouabilite),
             &ObservateurMuet,
             &EnVol::default(),
             tentative,

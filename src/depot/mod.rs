@@ -11,7 +11,7 @@
 //! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Ce que
 //! les deux partagent est écrit ici une fois : l'envoi en plusieurs parties entier (reprise,
 //! boucle des parties, fichier changé, finalisation, envoi disparu, règle d'abandon :
-//! `parties.rs`, dont chaque destination n'implémente que le port `EnvoiEnParties`), l'écriture émise une fois puis relue ([`ContexteUnite::ecrire_une_fois`]),
+//! `parties.rs`, dont chaque destination n'implémente que le port `EnvoiEnParties`), l'écriture émise une fois puis relue ([`Emission::ecriture_relue`]),
 //! le fichier qui a changé ([`echec_si_fichier_change`]), le classement d'un échec. Les
 //! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
 //! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
@@ -47,8 +47,7 @@ use crate::plan::{
 };
 use crate::plateforme::FichierAttendu;
 use crate::reessai::{
-    DecisionJournalisee, Etape, Issue, ObservateurReessai, Profil, RaisonArret, Rejouabilite,
-    Releve, ReponseApi,
+    DecisionJournalisee, Issue, ObservateurReessai, RaisonArret, Releve, ReponseApi,
 };
 use crate::transport::corps::Progression;
 use crate::transport::en_clair::refus_serveur;
@@ -355,19 +354,21 @@ impl ContexteUnite<'_> {
         Ok(())
     }
 
-    /// Émet par le point de passage unique, en journalisant chaque décision pour l'unité.
-    pub async fn emettre<T, F, Fut>(
-        &self,
-        methode: &str,
-        profil: Profil,
-        rejouabilite: Rejouabilite,
-        tentative: F,
-    ) -> Issue<T>
+    /// Émet par le point de passage unique ([`Emetteur::emettre`]) ce que décrit `emission`
+    /// (méthode, cible sans secret, profil, rejouabilité, étape, relecture) : chaque décision
+    /// est journalisée pour l'unité, ses réessais annoncés par son affichage.
+    pub async fn emettre<T, F, Fut>(&self, emission: Emission<'_, T>, tentative: F) -> Issue<T>
     where
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
-        self.emettre_vers(methode, &self.unite.cle, profil, rejouabilite, tentative)
+        let observateur = ObservateurUnite {
+            commun: self.commun,
+            unite: self.unite,
+        };
+        self.commun
+            .emetteur
+            .emettre(emission, &observateur, &self.vol.tentative, tentative)
             .await
     }
 
@@ -376,138 +377,22 @@ impl ContexteUnite<'_> {
     /// et l'affichage de l'unité n'annonce pas ses réessais.
     pub async fn emettre_pour_le_plan<T, F, Fut>(
         &self,
-        emission: Emission<'_>,
+        emission: Emission<'_, T>,
         tentative: F,
     ) -> Issue<T>
     where
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
-        self.commun
-            .emetteur
-            .emettre(
-                emission,
-                &ObservateurPlan {
-                    commun: self.commun,
-                },
-                &EnVol::default(),
-                tentative,
-            )
-            .await
-    }
-
-    /// Comme [`ContexteUnite::emettre`], avec une cible de journal autre que la clé (chemin
-    /// d'API). La cible ne doit contenir aucun secret.
-    pub async fn emettre_vers<T, F, Fut>(
-        &self,
-        methode: &str,
-        cible: &str,
-        profil: Profil,
-        rejouabilite: Rejouabilite,
-        tentative: F,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-    {
-        let emission = Emission {
-            methode,
-            cible,
-            profil,
-            rejouabilite,
-        };
-        self.emettre_etape(
-            &Etape::nouvelle(),
-            emission,
-            tentative,
-            None::<SansRelecture<T>>,
-        )
-        .await
-    }
-
-    /// Une lecture (rejouable, INSISTANT) menée dans le budget d'une étape déjà entamée : la
-    /// relecture d'une écriture non rejouable (voir [`ContexteUnite::ecrire_une_fois`]).
-    pub async fn lire_dans<T, F, Fut>(
-        &self,
-        etape: &Etape,
-        methode: &str,
-        cible: &str,
-        tentative: F,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-    {
-        let emission = Emission {
-            methode,
-            cible,
-            profil: Profil::Insistant,
-            rejouabilite: Rejouabilite::Rejouable,
-        };
-        self.emettre_etape(etape, emission, tentative, None::<SansRelecture<T>>)
-            .await
-    }
-
-    /// Une écriture non rejouable (INSISTANT), émise une fois ; partie sans réponse, elle est
-    /// relue par `relecture` (qui émet dans la même étape, par [`ContexteUnite::lire_dans`]) et
-    /// réémise si la relecture prouve qu'elle n'a pas eu lieu, dans le budget d'une seule
-    /// émission : un accroc isolé n'arrête jamais l'unité.
-    pub async fn ecrire_une_fois<T, F, Fut, R, RFut>(
-        &self,
-        methode: &str,
-        cible: &str,
-        tentative: F,
-        relecture: R,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-        R: FnMut(Etape) -> RFut,
-        RFut: Future<Output = Releve<T>>,
-    {
-        let emission = Emission {
-            methode,
-            cible,
-            profil: Profil::Insistant,
-            rejouabilite: Rejouabilite::NonRejouable,
-        };
-        self.emettre_etape(&Etape::nouvelle(), emission, tentative, Some(relecture))
-            .await
-    }
-
-    async fn emettre_etape<T, F, Fut, R, RFut>(
-        &self,
-        etape: &Etape,
-        emission: Emission<'_>,
-        tentative: F,
-        relecture: Option<R>,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-        R: FnMut(Etape) -> RFut,
-        RFut: Future<Output = Releve<T>>,
-    {
-        let observateur = ObservateurUnite {
+        let observateur = ObservateurPlan {
             commun: self.commun,
-            unite: self.unite,
         };
         self.commun
             .emetteur
-            .emettre_dans(
-                etape,
-                emission,
-                &observateur,
-                &self.vol.tentative,
-                tentative,
-                relecture,
-            )
+            .emettre(emission, &observateur, &EnVol::default(), tentative)
             .await
     }
 }
-
-/// Le type d'une émission sans relecture.
-type SansRelecture<T> = fn(Etape) -> std::future::Ready<Releve<T>>;
 
 impl<D: Depositaire> Moteur<D> {
     pub fn nouveau(

@@ -5,7 +5,7 @@
 //! - multipart : l'ouverture et la finalisation sont des écritures non rejouables ; sans
 //!   réponse, on relit la destination (`ListMultipartUploads` ; `HeadObject` puis `ListParts`)
 //!   avant toute nouvelle émission, et une écriture dont la relecture prouve qu'elle n'a pas eu
-//!   lieu repart, dans le budget d'une seule émission (`ContexteUnite::ecrire_une_fois`). Chaque
+//!   lieu repart, dans le budget d'une seule émission (`Emission::ecriture_relue`). Chaque
 //!   partie (rejouable) est persistée dès son ETag rendu : une relance ne renvoie que la partie
 //!   qui était en vol. Seul un refus définitif du fichier lui-même abandonne l'envoi (pas
 //!   d'orphelin) ; un incident transitoire ou un refus d'identifiants garde les parties. Tout
@@ -18,6 +18,7 @@
 
 pub mod destination;
 
+use futures_util::FutureExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -33,7 +34,8 @@ use super::{
 };
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
-use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
+use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
+use crate::transport::Emission;
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
 use crate::transport::vigiechiro::ObjetLu;
@@ -223,9 +225,12 @@ impl DepositaireS3 {
         let attendu = crc32c_base64(crc);
         let issue = ctx
             .emettre(
-                "PutObject",
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
+                Emission::nouvelle(
+                    "PutObject",
+                    &ctx.unite.cle,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
                 |p| {
                     self.client
                         .deposer_objet(&unite.cle, fichier, unite.taille, crc, p)
@@ -264,9 +269,12 @@ impl DepositaireS3 {
     async fn lire_objet(&self, ctx: &ContexteUnite<'_>) -> Issue<Option<ObjetDistant>> {
         let unite = ctx.unite;
         ctx.emettre(
-            "HeadObject",
-            Profil::Insistant,
-            Rejouabilite::Rejouable,
+            Emission::nouvelle(
+                "HeadObject",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
             |_| self.client.decrire(&unite.cle),
         )
         .await
@@ -280,9 +288,12 @@ impl DepositaireS3 {
     ) -> Issue<Option<Vec<PartieDistante>>> {
         let unite = ctx.unite;
         ctx.emettre(
-            "ListParts",
-            Profil::Insistant,
-            Rejouabilite::Rejouable,
+            Emission::nouvelle(
+                "ListParts",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
             |_| self.client.lister_parties(&unite.cle, envoi),
         )
         .await
@@ -333,9 +344,12 @@ impl DepositaireS3 {
         // écriture dans le plan) est repris.
         let ouverts = ctx
             .emettre(
-                "ListMultipartUploads",
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
+                Emission::nouvelle(
+                    "ListMultipartUploads",
+                    &ctx.unite.cle,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
                 |_| self.client.envois_ouverts(&unite.cle),
             )
             .await;
@@ -351,25 +365,26 @@ impl DepositaireS3 {
             ReponseApi::Refuse { statut: 501, .. } => {}
             _ => return Ok(Err(echec_de(&ouverts))),
         }
-        let issue = ctx
-            .ecrire_une_fois(
-                "CreateMultipartUpload",
-                &unite.cle,
-                |_| self.client.ouvrir_envoi(&unite.cle),
-                |etape| async move {
-                    let lu = ctx
-                        .lire_dans(&etape, "ListMultipartUploads", &unite.cle, |_| {
-                            self.client.envois_ouverts(&unite.cle)
-                        })
-                        .await;
-                    match lu.reponse {
-                        ReponseApi::Succes(ids) => match self.adopter(ctx, ids).await {
-                            Some(id) => Releve::Faite(id),
-                            None => Releve::Nulle,
-                        },
-                        _ => Releve::Inconnue,
-                    }
+        let relecture = |etape: Etape| async move {
+            let lu = ctx
+                .emettre(
+                    Emission::lecture("ListMultipartUploads", &unite.cle).dans(&etape),
+                    |_| self.client.envois_ouverts(&unite.cle),
+                )
+                .await;
+            match lu.reponse {
+                ReponseApi::Succes(ids) => match self.adopter(ctx, ids).await {
+                    Some(id) => Releve::Faite(id),
+                    None => Releve::Nulle,
                 },
+                _ => Releve::Inconnue,
+            }
+        };
+        let relecture = &mut |etape| relecture(etape).boxed();
+        let issue = ctx
+            .emettre(
+                Emission::ecriture_relue("CreateMultipartUpload", &unite.cle, relecture),
+                |_| self.client.ouvrir_envoi(&unite.cle),
             )
             .await;
         match issue.reponse {
@@ -519,9 +534,12 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         let issue = ctx
             .emettre(
-                "AbortMultipartUpload",
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
+                Emission::nouvelle(
+                    "AbortMultipartUpload",
+                    &ctx.unite.cle,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
                 |_| self.client.abandonner_envoi(&unite.cle, envoi),
             )
             .await;
@@ -615,9 +633,12 @@ impl EnvoiEnParties for DepositaireS3 {
         } = partie;
         let issue = ctx
             .emettre(
-                "UploadPart",
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
+                Emission::nouvelle(
+                    "UploadPart",
+                    &ctx.unite.cle,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
                 |p| {
                     let (cle, fichier) = (&ctx.unite.cle, ctx.fichier());
                     self.client
@@ -673,37 +694,39 @@ impl EnvoiEnParties for DepositaireS3 {
             .collect();
         let attendue = SommeAssemblee::depuis_parties(&sommes);
         let disparu = AtomicBool::new(false);
-        let issue = ctx
-            .ecrire_une_fois(
-                "CompleteMultipartUpload",
-                &unite.cle,
-                |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
-                |etape| {
-                    let (attendue, disparu) = (&attendue, &disparu);
-                    async move {
-                        let objet = ctx
-                            .lire_dans(&etape, "HeadObject", &unite.cle, |_| {
-                                self.client.decrire(&unite.cle)
-                            })
-                            .await;
-                        match objet.reponse {
-                            ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
-                                return Releve::Faite(Ecrit {
-                                    etag: o.etag,
-                                    crc32c: o.crc32c,
-                                });
-                            }
-                            ReponseApi::Succes(_) => {}
-                            _ => return Releve::Inconnue,
-                        }
-                        let parties = ctx
-                            .lire_dans(&etape, "ListParts", &unite.cle, |_| {
-                                self.client.lister_parties(&unite.cle, envoi)
-                            })
-                            .await;
-                        releve_si_encore_la(&parties.reponse, disparu)
+        let relecture = |etape: Etape| {
+            let (attendue, disparu) = (&attendue, &disparu);
+            async move {
+                let objet = ctx
+                    .emettre(
+                        Emission::lecture("HeadObject", &unite.cle).dans(&etape),
+                        |_| self.client.decrire(&unite.cle),
+                    )
+                    .await;
+                match objet.reponse {
+                    ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
+                        return Releve::Faite(Ecrit {
+                            etag: o.etag,
+                            crc32c: o.crc32c,
+                        });
                     }
-                },
+                    ReponseApi::Succes(_) => {}
+                    _ => return Releve::Inconnue,
+                }
+                let parties = ctx
+                    .emettre(
+                        Emission::lecture("ListParts", &unite.cle).dans(&etape),
+                        |_| self.client.lister_parties(&unite.cle, envoi),
+                    )
+                    .await;
+                releve_si_encore_la(&parties.reponse, disparu)
+            }
+        };
+        let relecture = &mut |etape| relecture(etape).boxed();
+        let issue = ctx
+            .emettre(
+                Emission::ecriture_relue("CompleteMultipartUpload", &unite.cle, relecture),
+                |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
             )
             .await;
         Ok(match issue.raison {

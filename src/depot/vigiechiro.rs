@@ -32,7 +32,7 @@
 //!   qui rend l'enregistrement existant sans rien ouvrir ; une finalisation se vérifie par
 //!   `GET /fichiers/{id}` (non disponible : elle repart), et rejouée elle rend 409 « upload is
 //!   already done » : un succès. Relectures et réémissions puisent dans le budget de l'étape
-//!   (`ContexteUnite::ecrire_une_fois`) : un accroc isolé n'arrête jamais l'unité.
+//!   (`Emission::ecriture_relue`) : un accroc isolé n'arrête jamais l'unité.
 //! - l'identifiant du fichier et les parties acquittées vivent dans le plan : une relance reprend
 //!   à la partie près. La reprise, la boucle des parties, la finalisation et la règle
 //!   d'abandon (le refus définitif du contenu seulement : un refus de droits garde
@@ -51,6 +51,7 @@
 mod confrontation;
 pub mod participation;
 
+use futures_util::FutureExt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -67,7 +68,8 @@ use crate::depot::relecture::empreinte::{EtagS3, etag_assemble};
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
-use crate::reessai::{Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
+use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
+use crate::transport::Emission;
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
 };
@@ -196,10 +198,39 @@ impl DepositaireVigieChiro {
         let refus_de_s3 = AtomicBool::new(false);
         // Le `409` rendu à la relecture d'une déclaration restée sans réponse.
         let deja_finalise: Mutex<Option<String>> = Mutex::new(None);
+        let relecture = |etape: Etape| {
+            let (refus_de_s3, deja_finalise) = (&refus_de_s3, &deja_finalise);
+            async move {
+                if refus_de_s3.load(Ordering::Relaxed) {
+                    // Issue connue : rien n'a été enregistré, rien à relire.
+                    return Releve::Inconnue;
+                }
+                // Rejouable dans ce rôle : la plateforme rend l'enregistrement existant.
+                let lu = ctx
+                    .emettre(Emission::lecture("POST", "/fichiers").dans(&etape), |_| {
+                        self.client.declarer(&unite.cle, false, &self.participation)
+                    })
+                    .await;
+                match lu.reponse {
+                    ReponseApi::Succes(d) => Releve::Faite(d),
+                    ReponseApi::Refuse {
+                        statut: 409,
+                        detail,
+                        ..
+                    } => {
+                        if let Ok(mut d) = deja_finalise.lock() {
+                            *d = Some(detail);
+                        }
+                        Releve::Inconnue
+                    }
+                    _ => Releve::Inconnue,
+                }
+            }
+        };
+        let relecture = &mut |etape| relecture(etape).boxed();
         let issue = ctx
-            .ecrire_une_fois(
-                "POST",
-                "/fichiers",
+            .emettre(
+                Emission::ecriture_relue("POST", "/fichiers", relecture),
                 |_| {
                     let refus_de_s3 = &refus_de_s3;
                     async move {
@@ -211,35 +242,6 @@ impl DepositaireVigieChiro {
                             refus_de_s3.store(true, Ordering::Relaxed);
                         }
                         r
-                    }
-                },
-                |etape| {
-                    let (refus_de_s3, deja_finalise) = (&refus_de_s3, &deja_finalise);
-                    async move {
-                        if refus_de_s3.load(Ordering::Relaxed) {
-                            // Issue connue : rien n'a été enregistré, rien à relire.
-                            return Releve::Inconnue;
-                        }
-                        // Rejouable dans ce rôle : la plateforme rend l'enregistrement existant.
-                        let lu = ctx
-                            .lire_dans(&etape, "POST", "/fichiers", |_| {
-                                self.client.declarer(&unite.cle, false, &self.participation)
-                            })
-                            .await;
-                        match lu.reponse {
-                            ReponseApi::Succes(d) => Releve::Faite(d),
-                            ReponseApi::Refuse {
-                                statut: 409,
-                                detail,
-                                ..
-                            } => {
-                                if let Ok(mut d) = deja_finalise.lock() {
-                                    *d = Some(detail);
-                                }
-                                Releve::Inconnue
-                            }
-                            _ => Releve::Inconnue,
-                        }
                     }
                 },
             )
@@ -328,11 +330,13 @@ impl DepositaireVigieChiro {
     /// `GET /fichiers/{id}` (lecture, rejouable) : ce que la plateforme sait de
     /// l'enregistrement, `None` s'il n'existe plus.
     async fn relire(&self, ctx: &ContexteUnite<'_>, id: &IdObjet) -> Issue<Option<FichierDistant>> {
-        ctx.emettre_vers(
-            "GET",
-            &format!("/fichiers/{id}"),
-            Profil::Insistant,
-            Rejouabilite::Rejouable,
+        ctx.emettre(
+            Emission::nouvelle(
+                "GET",
+                &format!("/fichiers/{id}"),
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
             |_| self.client.fichier(id),
         )
         .await
@@ -346,11 +350,13 @@ impl DepositaireVigieChiro {
         id: &IdObjet,
     ) -> Resultat<Result<(), IssueUnite>> {
         let issue = ctx
-            .emettre_vers(
-                "DELETE",
-                &format!("/fichiers/{id}"),
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
+            .emettre(
+                Emission::nouvelle(
+                    "DELETE",
+                    &format!("/fichiers/{id}"),
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
                 |_| self.client.abandonner(id),
             )
             .await;
@@ -398,24 +404,25 @@ impl DepositaireVigieChiro {
     ) -> Result<(), EchecEnvoi> {
         let cible = format!("/fichiers/{id}");
         let disparu = AtomicBool::new(false);
+        let relecture = |etape: Etape| {
+            let (cible, disparu) = (&cible, &disparu);
+            async move {
+                let lu = ctx
+                    .emettre(Emission::lecture("GET", cible).dans(&etape), |_| {
+                        self.client.fichier(id)
+                    })
+                    .await;
+                match &lu.reponse {
+                    ReponseApi::Succes(Some(f)) if f.disponible => Releve::Faite(()),
+                    autre => releve_si_encore_la(autre, disparu),
+                }
+            }
+        };
+        let relecture = &mut |etape| relecture(etape).boxed();
         let issue = ctx
-            .ecrire_une_fois(
-                "POST",
-                &cible,
-                |_| self.client.finaliser(id, parties),
-                |etape| {
-                    let (cible, disparu) = (&cible, &disparu);
-                    async move {
-                        let lu = ctx
-                            .lire_dans(&etape, "GET", cible, |_| self.client.fichier(id))
-                            .await;
-                        match &lu.reponse {
-                            ReponseApi::Succes(Some(f)) if f.disponible => Releve::Faite(()),
-                            autre => releve_si_encore_la(autre, disparu),
-                        }
-                    }
-                },
-            )
+            .emettre(Emission::ecriture_relue("POST", &cible, relecture), |_| {
+                self.client.finaliser(id, parties)
+            })
             .await;
         match issue.reponse {
             ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(()),
@@ -473,11 +480,8 @@ impl DepositaireVigieChiro {
             // finalisation laissent le lien aux autres unités.
             let place = ctx.place_de_transfert().await;
             let issue = ctx
-                .emettre_vers(
-                    "PUT",
-                    &cible,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
+                .emettre(
+                    Emission::nouvelle("PUT", &cible, Profil::Insistant, Rejouabilite::Rejouable),
                     |p| {
                         let md5 = &md5;
                         async move {
@@ -747,11 +751,13 @@ impl EnvoiEnParties for EnParties<'_> {
         let mut url_redemandee = false;
         loop {
             let url = ctx
-                .emettre_vers(
-                    "PUT",
-                    &cible_url,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
+                .emettre(
+                    Emission::nouvelle(
+                        "PUT",
+                        &cible_url,
+                        Profil::Insistant,
+                        Rejouabilite::Rejouable,
+                    ),
                     |_| vc.client.url_partie(id, numero),
                 )
                 .await;
@@ -770,11 +776,13 @@ impl EnvoiEnParties for EnParties<'_> {
                 return Err(EchecEnvoi::Echec(url_refusee(&raison)));
             }
             let issue = ctx
-                .emettre_vers(
-                    "PUT",
-                    &cible_put,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
+                .emettre(
+                    Emission::nouvelle(
+                        "PUT",
+                        &cible_put,
+                        Profil::Insistant,
+                        Rejouabilite::Rejouable,
+                    ),
                     |p| {
                         let (url, md5) = (&url, &md5);
                         async move {

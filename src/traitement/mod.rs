@@ -78,12 +78,7 @@ where
 {
     emetteur
         .emettre(
-            Emission {
-                methode: "GET",
-                cible,
-                profil,
-                rejouabilite: Rejouabilite::Rejouable,
-            },
+            Emission::nouvelle("GET", cible, profil, Rejouabilite::Rejouable),
             &ObservateurMuet,
             &EnVol::default(),
             |_| tentative(),
@@ -103,12 +98,7 @@ where
 {
     emetteur
         .emettre(
-            Emission {
-                methode: "POST",
-                cible,
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::NonRejouable,
-            },
+            Emission::nouvelle("POST", cible, Profil::Insistant, Rejouabilite::NonRejouable),
             &ObservateurMuet,
             &EnVol::default(),
             |_| tentative(),

@@ -22,6 +22,8 @@ pub mod s3;
 pub mod vigiechiro;
 
 use std::future::Future;
+
+use futures_util::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -223,15 +225,76 @@ enum Tentee<T> {
 const DETAIL_ABANDON: &str =
     "connexion d'avant la coupure, muette : abandonnée au retour du réseau";
 
-/// Une émission : ce que l'appelant déclare.
-#[derive(Debug, Clone, Copy)]
-pub struct Emission<'a> {
+/// La relecture d'une écriture non rejouable partie sans réponse (voir
+/// [`executer_reconcilie`](crate::reessai::executer_reconcilie)) : elle reçoit l'étape, dans le
+/// budget de laquelle ses propres émissions puisent ([`Emission::dans`]), et dit si l'écriture
+/// a eu lieu.
+pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>> + Send);
+
+/// Une émission : la description complète de la requête, ce que l'appelant déclare — la
+/// méthode et la cible (pour le journal), le profil de réessai, la rejouabilité, l'étape dont
+/// elle entame le budget, et la relecture d'une écriture non rejouable. Qui l'observe
+/// (journal d'une unité, du plan, rien) est choisi par le contexte qui l'émet.
+pub struct Emission<'a, T> {
     /// Méthode ou opération (`PutObject`, `UploadPart`…), pour le journal.
     pub methode: &'a str,
     /// Cible sans secret (clé d'objet, chemin d'API), pour le journal.
     pub cible: &'a str,
     pub profil: Profil,
     pub rejouabilite: Rejouabilite,
+    /// L'étape déjà entamée dont l'émission partage le budget (une relecture), sinon une
+    /// étape neuve.
+    pub etape: Option<&'a Etape>,
+    /// Sans réponse, une écriture non rejouable est relue par là, puis réémise si la relecture
+    /// prouve qu'elle n'a pas eu lieu, dans le budget d'une seule émission.
+    pub relecture: Option<Relecture<'a, T>>,
+}
+
+impl<'a, T> Emission<'a, T> {
+    /// Une émission dans une étape neuve, sans relecture.
+    pub fn nouvelle(
+        methode: &'a str,
+        cible: &'a str,
+        profil: Profil,
+        rejouabilite: Rejouabilite,
+    ) -> Self {
+        Emission {
+            methode,
+            cible,
+            profil,
+            rejouabilite,
+            etape: None,
+            relecture: None,
+        }
+    }
+
+    /// Une lecture : rejouable, INSISTANT.
+    pub fn lecture(methode: &'a str, cible: &'a str) -> Self {
+        Self::nouvelle(methode, cible, Profil::Insistant, Rejouabilite::Rejouable)
+    }
+
+    /// Une écriture non rejouable (INSISTANT), émise une fois ; partie sans réponse, elle est
+    /// relue par `relecture` et réémise si la relecture prouve qu'elle n'a pas eu lieu, dans
+    /// le budget d'une seule émission : un accroc isolé n'arrête jamais l'unité.
+    pub fn ecriture_relue(methode: &'a str, cible: &'a str, relecture: Relecture<'a, T>) -> Self {
+        Emission {
+            relecture: Some(relecture),
+            ..Self::nouvelle(
+                methode,
+                cible,
+                Profil::Insistant,
+                Rejouabilite::NonRejouable,
+            )
+        }
+    }
+
+    /// Dans le budget d'une étape déjà entamée (la relecture d'une écriture non rejouable).
+    pub fn dans(self, etape: &'a Etape) -> Self {
+        Emission {
+            etape: Some(etape),
+            ..self
+        }
+    }
 }
 
 /// Le client HTTP n'a pas pu être construit. La cause connue, sur une machine sans
@@ -443,16 +506,18 @@ impl Emetteur {
             .filter(|fin| *fin > tokio::time::Instant::now())
     }
 
-    /// Émet sous la politique du profil déclaré. `tentative` reçoit la progression de la
-    /// tentative (à passer au corps de la requête) et rend la réponse classée.
+    /// Émet sous la politique du profil déclaré : le seul point de passage de toute requête.
+    /// `tentative` reçoit la progression de la tentative (à passer au corps de la requête) et
+    /// rend la réponse classée ; `observateur` reçoit les annonces et les décisions.
     ///
     /// Autour de chaque tentative : la retenue d'un `Retry-After` reçu ailleurs, la pause
     /// globale si le réseau est coupé (la tentative attend la réouverture puis repart, sans être
     /// comptée : une écriture non rejouable qui a pu partir n'est jamais réémise), le délai de
-    /// tentative, la coupure d'un corps bloqué, et Ctrl-C.
+    /// tentative, la coupure d'un corps bloqué, et Ctrl-C. Une écriture non rejouable partie
+    /// sans réponse est relue par la relecture de l'émission (voir [`Emission`]).
     pub async fn emettre<T, F, Fut>(
         &self,
-        emission: Emission<'_>,
+        emission: Emission<'_, T>,
         observateur: &dyn ObservateurReessai,
         en_vol: &EnVol,
         tentative: F,
@@ -461,44 +526,24 @@ impl Emetteur {
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
-        self.emettre_dans(
-            &Etape::nouvelle(),
-            emission,
-            observateur,
-            en_vol,
-            tentative,
-            None::<fn(Etape) -> std::future::Ready<Releve<T>>>,
-        )
-        .await
-    }
-
-    /// Comme [`Emetteur::emettre`], dans le budget d'une étape (voir
-    /// [`executer_reconcilie`](crate::reessai::executer_reconcilie)) : une écriture non
-    /// rejouable partie sans réponse est relue par `relecture` (dont les émissions puisent dans
-    /// la même étape) et réémise si la relecture prouve qu'elle n'a pas eu lieu.
-    pub async fn emettre_dans<T, F, Fut, R, RFut>(
-        &self,
-        etape: &Etape,
-        emission: Emission<'_>,
-        observateur: &dyn ObservateurReessai,
-        en_vol: &EnVol,
-        tentative: F,
-        relecture: Option<R>,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-        R: FnMut(Etape) -> RFut,
-        RFut: Future<Output = Releve<T>>,
-    {
-        let politique = match emission.profil {
+        let Emission {
+            methode,
+            cible,
+            profil,
+            rejouabilite,
+            etape,
+            relecture,
+        } = emission;
+        let nouvelle = Etape::nouvelle();
+        let etape = etape.unwrap_or(&nouvelle);
+        let politique = match profil {
             Profil::Insistant => &self.reglages.insistant,
             Profil::Bref => &self.reglages.bref,
         };
         let operation = Operation {
-            methode: emission.methode,
-            cible: emission.cible,
-            rejouabilite: emission.rejouabilite,
+            methode,
+            cible,
+            rejouabilite,
         };
         // Un Mutex et non un RefCell : le futur doit rester `Send` (tâches du moteur).
         let tentative = Mutex::new(tentative);
@@ -520,8 +565,8 @@ impl Emetteur {
                 // coupure a interrompu.
                 let non_comptee = |detail: String| {
                     observateur.decision(&DecisionJournalisee {
-                        methode: emission.methode.to_owned(),
-                        cible: emission.cible.to_owned(),
+                        methode: methode.to_owned(),
+                        cible: cible.to_owned(),
                         tentative: numero,
                         budget_restant: None,
                         statut: None,
@@ -563,7 +608,7 @@ impl Emetteur {
                         // réconciliation (issue inconnue, relecture), jamais rejouée à
                         // l'aveugle.
                         Tentee::Abandonnee => {
-                            if emission.rejouabilite == Rejouabilite::Rejouable {
+                            if rejouabilite == Rejouabilite::Rejouable {
                                 non_comptee(format!("{DETAIL_ABANDON} : tentative non comptée"));
                                 continue;
                             }
@@ -584,7 +629,7 @@ impl Emetteur {
                         } => {
                             let coupe = self.reseau.noter_injoignable();
                             let sans_risque =
-                                emission.rejouabilite == Rejouabilite::Rejouable || !a_pu_atteindre;
+                                rejouabilite == Rejouabilite::Rejouable || !a_pu_atteindre;
                             if coupe && sans_risque {
                                 // Ni rejeu compté ni arrêt : la tentative attend la réouverture.
                                 non_comptee(format!(
@@ -931,6 +976,7 @@ pub use crate::secrets::expurger;
 mod tests {
     use super::*;
     use crate::reessai::RaisonArret;
+    use futures_util::FutureExt;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     /// La cadence des sondes : douze rapprochées (enveloppe de 0,1 s), puis une enveloppe de
@@ -1210,29 +1256,22 @@ mod tests {
             };
             let muette = async {
                 let essais = AtomicU32::new(0);
+                let relecture = &mut |_| async { Releve::Faite(()) }.boxed();
+                let emission = Emission {
+                    relecture: Some(relecture),
+                    ..Emission::nouvelle("PUT", "muette", Profil::Insistant, rejouabilite)
+                };
                 let issue = emetteur
-                    .emettre_dans(
-                        &Etape::nouvelle(),
-                        Emission {
-                            methode: "PUT",
-                            cible: "muette",
-                            profil: Profil::Insistant,
-                            rejouabilite,
-                        },
-                        &journal,
-                        &EnVol::default(),
-                        |_| {
-                            let premier = essais.fetch_add(1, Ordering::SeqCst) == 0;
-                            async move {
-                                if premier {
-                                    // Partie à 0 s, sur une connexion qui meurt à 1 s.
-                                    std::future::pending::<()>().await;
-                                }
-                                ReponseApi::Succes(())
+                    .emettre(emission, &journal, &EnVol::default(), |_| {
+                        let premier = essais.fetch_add(1, Ordering::SeqCst) == 0;
+                        async move {
+                            if premier {
+                                // Partie à 0 s, sur une connexion qui meurt à 1 s.
+                                std::future::pending::<()>().await;
                             }
-                        },
-                        Some(|_| async { Releve::Faite(()) }),
-                    )
+                            ReponseApi::Succes(())
+                        }
+                    })
                     .await;
                 (issue, origine.elapsed())
             };
@@ -1241,12 +1280,12 @@ mod tests {
                 for _ in 0..2 {
                     emetteur
                         .emettre(
-                            Emission {
-                                methode: "PUT",
-                                cible: "autre",
-                                profil: Profil::Insistant,
-                                rejouabilite: Rejouabilite::Rejouable,
-                            },
+                            Emission::nouvelle(
+                                "PUT",
+                                "autre",
+                                Profil::Insistant,
+                                Rejouabilite::Rejouable,
+                            ),
                             &journal,
                             &EnVol::default(),
                             |_| async move {

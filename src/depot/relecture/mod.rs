@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use super::ContexteUnite;
 use crate::destination::IdObjet;
-use crate::reessai::{Issue, ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{Issue, ObservateurMuet, RaisonArret, ReponseApi};
 use crate::transport::corps::Progression;
 use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
@@ -51,23 +51,9 @@ impl Lecteur<'_, '_> {
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
-        let emission = Emission {
-            methode: "GET",
-            cible,
-            profil: Profil::Insistant,
-            rejouabilite: Rejouabilite::Rejouable,
-        };
+        let emission = Emission::lecture("GET", cible);
         match self {
-            Lecteur::Unite(ctx) => {
-                ctx.emettre_vers(
-                    emission.methode,
-                    cible,
-                    emission.profil,
-                    emission.rejouabilite,
-                    tentative,
-                )
-                .await
-            }
+            Lecteur::Unite(ctx) => ctx.emettre(emission, tentative).await,
             Lecteur::Plan(ctx) => ctx.emettre_pour_le_plan(emission, tentative).await,
             Lecteur::Commande(emetteur) => {
                 emetteur

@@ -310,12 +310,12 @@ async fn constater_sur_la_plateforme(
 async fn constater_s3(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
     let issue = emetteur
         .emettre(
-            Emission {
-                methode: "HeadObject",
-                cible: &unite.cle,
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::Rejouable,
-            },
+            Emission::nouvelle(
+                "HeadObject",
+                &unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
             &ObservateurMuet,
             &EnVol::default(),
             |_| client.decrire(&unite.cle),

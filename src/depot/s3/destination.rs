@@ -205,12 +205,12 @@ pub async fn lire_destination(
     for _ in 0..PAGES_MAX {
         let issue = emetteur
             .emettre(
-                Emission {
-                    methode: "ListObjectsV2",
-                    cible: &cible,
-                    profil: Profil::Insistant,
-                    rejouabilite: Rejouabilite::Rejouable,
-                },
+                Emission::nouvelle(
+                    "ListObjectsV2",
+                    &cible,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
                 observateur,
                 &EnVol::default(),
                 |_| client.lister(&prefixe, suite.clone()),

@@ -8,6 +8,7 @@
 //! réconciliation, ses écritures en base) ; la commande ne fait que câbler.
 
 use anyhow::Result;
+use futures_util::FutureExt;
 
 use crate::depot::DecisionsDuPlan as DecisionsParticipation;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
@@ -87,18 +88,11 @@ async fn resoudre(
         let (chemin, prises, moi) = (&chemin, &prises, &moi);
         async move {
             let issue = emetteur
-                .emettre_dans(
-                    &etape,
-                    Emission {
-                        methode: "GET",
-                        cible: chemin,
-                        profil: Profil::Insistant,
-                        rejouabilite: Rejouabilite::Rejouable,
-                    },
+                .emettre(
+                    Emission::lecture("GET", chemin).dans(&etape),
                     journal,
                     &EnVol::default(),
                     |_| client.participations(site),
-                    None::<fn(Etape) -> std::future::Ready<Releve<Vec<Participation>>>>,
                 )
                 .await;
             match issue.reponse {
@@ -130,28 +124,23 @@ async fn resoudre(
     base.noter_creation_participation(plan_id)?;
     // Une émission ; sans réponse, la relecture dit si la participation existe (adoptée) ou non
     // (la création repart, dans le budget d'une seule émission).
+    let mut relecture = |etape| {
+        let relire = &relire;
+        async move {
+            match relire(etape).await {
+                Ok(Some(id)) => Releve::Faite(id),
+                Ok(None) => Releve::Nulle,
+                Err(_) => Releve::Inconnue,
+            }
+        }
+        .boxed()
+    };
     let issue = emetteur
-        .emettre_dans(
-            &Etape::nouvelle(),
-            Emission {
-                methode: "POST",
-                cible: &chemin,
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::NonRejouable,
-            },
+        .emettre(
+            Emission::ecriture_relue("POST", &chemin, &mut relecture),
             journal,
             &EnVol::default(),
             |_| client.creer_participation(site, point.as_deref(), debut, fin),
-            Some(|etape| {
-                let relire = &relire;
-                async move {
-                    match relire(etape).await {
-                        Ok(Some(id)) => Releve::Faite(id),
-                        Ok(None) => Releve::Nulle,
-                        Err(_) => Releve::Inconnue,
-                    }
-                }
-            }),
         )
         .await;
     match (issue.reponse, issue.raison) {
@@ -233,12 +222,7 @@ async fn utilisateur(
 ) -> Result<IdObjet> {
     let issue = emetteur
         .emettre(
-            Emission {
-                methode: "GET",
-                cible: "/moi",
-                profil: Profil::Insistant,
-                rejouabilite: Rejouabilite::Rejouable,
-            },
+            Emission::nouvelle("GET", "/moi", Profil::Insistant, Rejouabilite::Rejouable),
             journal,
             &EnVol::default(),
             |_| client.moi(),
