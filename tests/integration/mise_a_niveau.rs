@@ -14,31 +14,51 @@ use vigie_bac_a_sable::{Operation, Panne, Regle};
 /// Le fichier : quatre parties de 5 Mio (la dernière de 2 Mio).
 const TAILLE: usize = 17 * MIO;
 
-/// Ramène la base au schéma 5, tel que l'écrivait la version d'avant : une seule colonne
-/// `envoi_id`, qui porte l'envoi S3, l'enregistrement Vigie-Chiro ou le marqueur d'une
-/// déclaration multipart émise. (La colonne y est en dernière position : l'ordre des
-/// colonnes ne compte pas pour la migration, qui les nomme.)
+/// Les migrations de la version d'avant (schéma 5), telles qu'elle les appliquait.
+const SCHEMA_5: [&str; 5] = [
+    include_str!("../../migrations/0001_creer_plan.sql"),
+    include_str!("../../migrations/0002_ajouter_participation.sql"),
+    include_str!("../../migrations/0003_noter_refus_multipart.sql"),
+    include_str!("../../migrations/0004_noter_identite_fichier.sql"),
+    include_str!("../../migrations/0005_retenir_reglages.sql"),
+];
+
+/// Remplace la base par une base au schéma 5, telle que l'écrivait la version d'avant, qui
+/// tient le même plan : une seule colonne `envoi_id`, qui porte l'envoi S3, l'enregistrement
+/// Vigie-Chiro ou le marqueur d'une déclaration multipart émise. Bâtie par les migrations
+/// 0001 à 0005 elles-mêmes, puis remplie depuis la base du premier passage.
 fn ramener_au_schema_5(base: &Path) {
-    let c = rusqlite::Connection::open(base).unwrap();
-    let version: i64 = c
-        .pragma_query_value(None, "user_version", |r| r.get(0))
+    let ancienne = base.with_extension("schema5");
+    let c = rusqlite::Connection::open(&ancienne).unwrap();
+    for sql in SCHEMA_5 {
+        c.execute_batch(sql).unwrap();
+    }
+    c.pragma_update(None, "user_version", 5).unwrap();
+    c.execute("ATTACH DATABASE ?1 AS neuve", [base.to_str().unwrap()])
         .unwrap();
-    assert_eq!(
-        version, 6,
-        "cet essai suppose la migration 0006 la dernière"
-    );
     c.execute_batch(
-        "BEGIN;
-         ALTER TABLE depot_unite ADD COLUMN envoi_id TEXT;
-         UPDATE depot_unite SET envoi_id = COALESCE(envoi_multipart, enregistrement,
-             CASE WHEN declaration_emise_le IS NOT NULL THEN 'declaration-multipart-emise' END);
-         ALTER TABLE depot_unite DROP COLUMN envoi_multipart;
-         ALTER TABLE depot_unite DROP COLUMN enregistrement;
-         ALTER TABLE depot_unite DROP COLUMN declaration_emise_le;
-         PRAGMA user_version = 5;
-         COMMIT;",
+        "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, participation,
+             participation_emise_le, multipart_refuse_le, reglages)
+         SELECT id, dossier, destination, cree_le, actif_le, participation,
+             participation_emise_le, multipart_refuse_le, reglages FROM neuve.depot_plan;
+         INSERT INTO depot_unite (id, plan_id, chemin, cle, taille, modifie_ns, etat,
+             echec_definitif, cause_refus, message, envoi_id, somme_controle, etag,
+             modifie_depuis, depose_le, identite)
+         SELECT id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif,
+             cause_refus, message, COALESCE(envoi_multipart, enregistrement,
+                 CASE WHEN declaration_emise_le IS NOT NULL
+                      THEN 'declaration-multipart-emise' END),
+             somme_controle, etag, modifie_depuis, depose_le, identite
+           FROM neuve.depot_unite;
+         INSERT INTO depot_partie SELECT * FROM neuve.depot_partie;
+         DETACH DATABASE neuve;",
     )
     .unwrap();
+    drop(c);
+    for suffixe in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffixe}", base.display()));
+    }
+    std::fs::rename(&ancienne, base).unwrap();
 }
 
 /// L'identifiant que tient l'ancienne colonne, et le nombre de parties acquittées.
