@@ -114,7 +114,7 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
         "la tentative qui a déclaré la coupure n'est pas journalisée :\n{}",
         journal(&banc)
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(stderr.contains("réseau indisponible"), "{stderr}");
     // La coupure a divisé le parallélisme par deux (plafond 4, par défaut) : le journal du plan
     // note le changement et sa cause, les lignes d'événements le disent.
@@ -142,7 +142,7 @@ fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine
     assert_eq!(etat["definitifs"], 0, "{etat}");
     assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("vigie retenter-echecs"),
+        stdout(&out).contains("vigie retenter-echecs"),
         "{}",
         texte(&out)
     );

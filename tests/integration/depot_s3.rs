@@ -80,7 +80,7 @@ fn un_503_avec_retry_after_est_absorbe() {
     ));
     let out = banc.depot().finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(stderr.contains("nouvelle tentative dans 1 s"), "{stderr}");
     banc.verifier_identiques(&[(nom.into(), 300_000)]);
 }
@@ -179,7 +179,7 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
         "finalisation rejouée à l'aveugle"
     );
     // Un incident absorbé ne fait pas de bandeau d'erreur.
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(
         !stderr.contains("WARN") && !stderr.contains("ERROR"),
         "{stderr}"
@@ -305,7 +305,7 @@ fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retent
     let etat = banc.etat();
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
     assert_eq!(etat["definitifs"], 0);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = stdout(&out);
     assert!(stdout.contains("vigie retenter-echecs"), "{stdout}");
 
     banc.bac().pannes().effacer();
@@ -341,7 +341,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
     let etat_humain = banc.vigie().arg("etat").output().unwrap();
     assert!(
-        String::from_utf8_lossy(&etat_humain.stdout).contains("LOCAL"),
+        stdout(&etat_humain).contains("LOCAL"),
         "{}",
         texte(&etat_humain)
     );
@@ -408,7 +408,7 @@ fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
     assert_eq!(code(&out), 130, "{}", texte(&out));
     // Les envois coupés par Ctrl-C ne sont pas une panne du réseau.
     assert!(
-        !String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        !stderr(&out).contains("réseau indisponible"),
         "{}",
         texte(&out)
     );
@@ -434,11 +434,7 @@ fn verifier_dit_ce_qui_manque_et_le_remet_a_deposer() {
 
     std::fs::remove_file(banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(b))).unwrap();
     let out = banc.vigie().arg("verifier").finir_en(1);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("manquante"),
-        "{}",
-        texte(&out)
-    );
+    assert!(stdout(&out).contains("manquante"), "{}", texte(&out));
     assert_eq!(banc.etat()["unites"]["a_deposer"], 1);
     banc.retenter().finir_en(0);
     banc.verifier_identiques(&[(a.into(), 1000), (b.into(), 2000)]);
@@ -464,7 +460,7 @@ fn les_fichiers_partent_dans_l_ordre_des_chemins() {
         .depot()
         .args(["--paralleles", "1", "--json"])
         .finir_en(0);
-    let ordre: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let ordre: Vec<String> = stdout(&out)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|e| e["evenement"] == "unite_commencee")

@@ -92,7 +92,7 @@ fn participation_refusee_a_la_verification_code_3() {
         .arg(banc.bac().api())
         .args(Banc::options_rapides())
         .finir_en(3);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     assert!(
         erreur.contains("403") && erreur.contains("vérifiez qu'elle est bien la vôtre"),
         "{}",
@@ -213,11 +213,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
     assert!(banc.bac().expirer_jeton(JETON));
     let out = attendre_fin(enfant, Duration::from_secs(60));
     assert_eq!(code(&out), 3, "{}", texte(&out));
-    let sortie = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let sortie = format!("{}{}", stdout(&out), stderr(&out));
     assert!(sortie.contains("vigie connexion"), "{sortie}");
     let deposes: Vec<String> = banc
         .bac()
@@ -454,7 +450,7 @@ fn noms_invalides_code_2_liste_complete_zero_requete() {
     banc.fichier("Car640139-2026-Pass0-A1-OB-1_20260621_221501_000.wav", 10);
     banc.fichier("enregistrement du soir.wav", 10);
     let out = banc.depot_plateforme().finir_en(2);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     for attendu in [".WAV", "Pass0", "espace", "3 fichiers à corriger"] {
         assert!(stderr.contains(attendu), "{attendu} absent : {stderr}");
     }
@@ -487,11 +483,7 @@ fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
         .finir_en(0);
     let journal = std::fs::read_to_string(&journal).unwrap();
     assert!(journal.contains("PUT"), "journal vide ?");
-    let tout = format!(
-        "{}{}{journal}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let tout = format!("{}{}{journal}", stdout(&out), stderr(&out));
     use base64::Engine;
     let basic = base64::engine::general_purpose::STANDARD.encode(format!("{JETON}:"));
     for secret in [JETON, basic.as_str(), "Signature=", "AWSAccessKeyId="] {
@@ -515,16 +507,12 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
     };
     let out = traiter(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("Calcul lancé"),
-        "{}",
-        texte(&out)
-    );
+    assert!(stdout(&out).contains("Calcul lancé"), "{}", texte(&out));
     // L'état est lu d'abord : planifié, rien n'est émis vers `compute`.
     let out = traiter(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("rien n'a été relancé"),
+        stdout(&out).contains("rien n'a été relancé"),
         "{}",
         texte(&out)
     );
@@ -550,12 +538,8 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
         .args(["connexion", "--jeton", "MAUVAISJETON", "--api"])
         .arg(banc.bac().api())
         .finir_en(2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("jeton refusé"),
-        "{}",
-        texte(&out)
-    );
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("MAUVAISJETON"));
+    assert!(stderr(&out).contains("jeton refusé"), "{}", texte(&out));
+    assert!(!stderr(&out).contains("MAUVAISJETON"));
     let out = banc.vigie().arg("deconnexion").output().unwrap();
     assert_eq!(code(&out), 0);
     // Sans jeton : erreur claire, code 2, rien n'est envoyé.
@@ -567,11 +551,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().api());
     let out = depot.finir_en(2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("vigie connexion"),
-        "{}",
-        texte(&out)
-    );
+    assert!(stderr(&out).contains("vigie connexion"), "{}", texte(&out));
     assert_eq!(
         banc.bac().compteurs().requetes_total(),
         1,

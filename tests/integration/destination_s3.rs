@@ -29,11 +29,7 @@ fn nuit_de_30(banc: &Banc) -> Vec<(String, usize)> {
 /// Aucun plan ne reste d'un dépôt arrêté avant tout envoi.
 fn aucun_plan(banc: &Banc) {
     let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
-    assert!(
-        String::from_utf8_lossy(&plans.stdout).trim().is_empty(),
-        "{}",
-        texte(&plans)
-    );
+    assert!(stdout(&plans).trim().is_empty(), "{}", texte(&plans));
 }
 
 /// Un refus de toute la destination : code 3, le message qui dit quoi corriger (`attendus`),
@@ -41,7 +37,7 @@ fn aucun_plan(banc: &Banc) {
 fn refus_dit(out: &Output, attendus: &[&str]) {
     let tout = texte(out);
     assert_eq!(code(out), 3, "{tout}");
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(out);
     for a in attendus {
         assert!(erreur.contains(a), "« {a} » absent : {tout}");
     }

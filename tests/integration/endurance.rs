@@ -351,7 +351,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
     assert_eq!(etat["unites"]["deposee"], 102, "{etat}");
     let out = banc.vigie().arg("verifier").finir_en(0);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("102 fichiers intacts"),
+        stdout(&out).contains("102 fichiers intacts"),
         "{}",
         texte(&out)
     );

@@ -22,14 +22,6 @@ use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
 const NOM_A: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
 const NOM_B: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 fn grossir(chemin: &std::path::Path, octets: usize) {
     std::fs::OpenOptions::new()
         .append(true)

@@ -121,7 +121,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
     );
     let out = banc.vigie().arg("verifier").finir_en(0);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("12 fichiers intacts"),
+        stdout(&out).contains("12 fichiers intacts"),
         "{}",
         texte(&out)
     );

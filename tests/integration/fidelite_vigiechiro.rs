@@ -14,14 +14,6 @@ use crate::commun::*;
 use serde_json::{Value, json};
 use vigie_bac_a_sable::{JETON_NON_VALIDE, Operation};
 
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// `vigie depot NUIT --site SITE --point B2 --debut D --fin F` contre la plateforme locale.
 fn depot_par_site(banc: &Banc, debut: &str, fin: &str) -> Command {
     banc.depot_par_site(SITE, "B2", debut, fin)

@@ -10,10 +10,6 @@ use serde_json::json;
 use crate::commun::plateforme::*;
 use crate::commun::*;
 
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Un dépôt Vigie-Chiro derrière un mandataire qui remplace la réponse à `methode chemin`.
 fn depot_avec_reponse(
     banc: &Banc,
@@ -104,7 +100,7 @@ fn la_ligne_d_usage_ne_montre_pas_les_variables_comme_obligatoires() {
         .env("AWS_ENDPOINT_URL", banc.bac().endpoint())
         .env("AWS_REGION", "us-east-1")
         .finir_en(2);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     let usage = erreur
         .lines()
         .find(|l| l.starts_with("Utilisation : "))
@@ -149,7 +145,7 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
             .depot_plateforme()
             .args(["--progression", progression])
             .finir_en(3);
-        let erreur = String::from_utf8_lossy(&out.stderr);
+        let erreur = stderr(&out);
         assert_eq!(
             erreur
                 .matches("jeton Vigie-Chiro refusé ou expiré (401)")

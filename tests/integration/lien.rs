@@ -119,7 +119,7 @@ fn un_trou_noir_de_vingt_secondes_s3_la_nuit_reprend_dans_les_dix_secondes() {
         "la nuit a repris {reprise:?} après le retour du lien"
     );
     la_reprise_vient_de_la_veille(&banc);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(stderr.contains("réseau indisponible"), "{stderr}");
 }
 
@@ -243,7 +243,7 @@ fn mener(banc: &Banc, commande: Command) -> std::process::Output {
 /// Ce qu'un certificat refusé ne doit jamais donner : des lignes anglaises du vérificateur, une
 /// pause réseau, des sondes, un « réessayez quand le réseau sera revenu ».
 fn ni_anglais_ni_attente(out: &std::process::Output) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(out);
     for interdit in [
         "ERROR",
         "invalid peer certificate",
@@ -273,7 +273,7 @@ fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
     let depot = || depot_s3_vers(&banc, &front.url(), COMPARTIMENT);
     let out = mener(&banc, depot());
     assert_eq!(code(&out), 2, "{}", texte(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(
         stderr.contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur")
             && stderr.contains("portail captif"),
@@ -287,11 +287,7 @@ fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
     assert!(front.connexions() <= 4, "{} connexions", front.connexions());
     // Rien n'a été envoyé : le plan n'est pas resté.
     let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
-    assert!(
-        !String::from_utf8_lossy(&plans.stdout).contains("\"plan\""),
-        "{}",
-        texte(&plans)
-    );
+    assert!(!stdout(&plans).contains("\"plan\""), "{}", texte(&plans));
 
     // Le témoin : la même autorité, désignée par SSL_CERT_FILE.
     depot().env("SSL_CERT_FILE", AUTORITE).finir_en(0);
@@ -317,8 +313,7 @@ fn un_certificat_refuse_vers_la_plateforme_code_2_sans_attendre() {
     let out = mener(&banc, depot());
     assert_eq!(code(&out), 2, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
+        stderr(&out).contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
         "{}",
         texte(&out)
     );
@@ -346,7 +341,7 @@ fn un_certificat_perime_dit_de_regarder_l_horloge() {
     let out = mener(&banc, connexion);
     assert_eq!(code(&out), 2, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains(
+        stderr(&out).contains(
             "le certificat présenté par 127.0.0.1 n'est pas valable à la date de cet ordinateur"
         ),
         "{}",
@@ -367,8 +362,7 @@ fn un_certificat_auto_signe_chez_moto_code_2() {
     let out = mener(&banc, depot);
     assert_eq!(code(&out), 2, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
+        stderr(&out).contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
         "{}",
         texte(&out)
     );
@@ -442,7 +436,7 @@ fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
         .args(["--tentatives", "1"]);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(
         stderr.contains("réponse inexploitable (réponse sans fin (statut 200)"),
         "{}",

@@ -742,7 +742,7 @@ fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
         "{} requête(s) {operation} : l'étape n'a pas été atteinte",
         c.requetes(operation)
     );
-    let bilan = String::from_utf8_lossy(&out.stdout)
+    let bilan = stdout(&out)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find(|v| v["evenement"] == "bilan_verification")

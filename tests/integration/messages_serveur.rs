@@ -21,7 +21,7 @@ fn heure_sans_fuseau_dite_une_seule_fois() {
     let out = banc
         .depot_par_site(SITE, "B2", "2026-06-21T21:30:00", "2026-06-22T06:00:00Z")
         .finir_en(2);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     assert_eq!(
         erreur.matches("heure sans fuseau").count(),
         1,
@@ -53,9 +53,9 @@ fn jeton_expire_en_route_sans_conseil_s3() {
         .depot_plateforme()
         .args(["--paralleles", "1"])
         .finir_en(3);
-    let bilan = String::from_utf8_lossy(&out.stdout);
+    let bilan = stdout(&out);
     let etat = banc.vigie().arg("etat").output().unwrap();
-    let etat = String::from_utf8_lossy(&etat.stdout);
+    let etat = stdout(&etat);
     for sortie in [&bilan, &etat] {
         assert!(sortie.contains("AUTHENTIFICATION"), "{sortie}");
         assert!(
@@ -123,7 +123,7 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
         ])
         .arg(banc.bac().api())
         .finir_en(2);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     assert!(
         erreur.contains("token=") && !erreur.contains("expiré ou mal copié"),
         "{}",

@@ -66,7 +66,7 @@ fn site_point_fixe_sans_point_refuse_avant_tout_plan() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1_000);
     let out = creer(&banc, SITE, None).finir_en(2);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     assert!(
         erreur.contains("point fixe") && erreur.contains("--point"),
         "{}",
@@ -97,7 +97,7 @@ fn site_inconnu_code_2_sans_plan_local() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1_000);
     let out = creer(&banc, "64a1b2c3d4e5f60718293cff", Some("A1")).finir_en(2);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     assert!(
         erreur.contains("64a1b2c3d4e5f60718293cff") && erreur.contains("n'existe pas"),
         "{}",

@@ -290,7 +290,7 @@ fn un_tube_ferme_ne_change_pas_le_code_de_sortie() {
         }
     }
     let out = bash.finir_en(1);
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    assert_eq!(stdout(&out).lines().count(), 1);
     assert!(
         banc.bac().compteurs().requetes(Operation::PutObject) > avant,
         "le dépôt n'a pas eu lieu"
@@ -341,7 +341,7 @@ fn sighup_arrete_un_depot_comme_sigterm() {
     let out = attendre_fin(enfant, std::time::Duration::from_secs(30));
     assert_eq!(code(&out), 130, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("Interrompu : le plan est à jour"),
+        stdout(&out).contains("Interrompu : le plan est à jour"),
         "{}",
         texte(&out)
     );

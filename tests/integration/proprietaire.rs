@@ -29,7 +29,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
         banc.fichier(&nom(i), 10_000 + i);
     }
     let out = depot_vers(&banc, PARTICIPATION_AUTRE).finir_en(3);
-    let erreur = String::from_utf8_lossy(&out.stderr);
+    let erreur = stderr(&out);
     // À qui elle est (son pseudo, lisible), et que ce n'est pas le compte du jeton.
     assert!(
         erreur.contains(PSEUDO_AUTRE) && erreur.contains(OBSERVATEUR_AUTRE),
@@ -52,7 +52,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
     assert_eq!(banc.bac().compteurs().octets_recus(), 0);
     let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
     assert!(
-        !String::from_utf8_lossy(&plans.stdout).contains(PARTICIPATION_AUTRE),
+        !stdout(&plans).contains(PARTICIPATION_AUTRE),
         "{}",
         texte(&plans)
     );
@@ -104,11 +104,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
         .arg("retenter-echecs")
         .args(Banc::options_rapides())
         .finir_en(3);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains(PSEUDO_AUTRE),
-        "{}",
-        texte(&out)
-    );
+    assert!(stderr(&out).contains(PSEUDO_AUTRE), "{}", texte(&out));
     let out = banc
         .vigie_plateforme()
         .arg("verifier")
@@ -153,7 +149,7 @@ fn verifier_devant_un_refus_definitif_ne_dit_pas_injoignable() {
     };
     let out = verifier(false);
     assert_eq!(code(&out), 3, "{}", texte(&out));
-    let sortie = String::from_utf8_lossy(&out.stdout);
+    let sortie = stdout(&out);
     assert!(
         !sortie.contains("injoignable") && !sortie.contains("plus tard"),
         "{}",

@@ -138,7 +138,7 @@ fn kill_9_en_plein_multipart_puis_retenter_reprend_le_seuil_a_la_partie_pres() {
     // `vigie etat` dit ce que le plan retient.
     let etat = banc.vigie().arg("etat").output().unwrap();
     assert!(
-        String::from_utf8_lossy(&etat.stdout).contains(
+        stdout(&etat).contains(
             "réglages retenus (repris à chaque relance) : --paralleles 1, --seuil-multipart 6"
         ),
         "{}",
@@ -209,7 +209,7 @@ fn debit_max_retenu_par_retenter_echecs() {
         .sur_cle(&cle),
     );
     let out = depot(&banc, &["--debit-max", "2Mo/s", "--tentatives", "2"]).finir_en(1);
-    let suite = String::from_utf8_lossy(&out.stdout);
+    let suite = stdout(&out);
     assert!(suite.contains("vigie retenter-echecs 1"), "{suite}");
     banc.bac().pannes().effacer();
 
@@ -223,8 +223,7 @@ fn debit_max_retenu_par_retenter_echecs() {
     // départ et le bilan le disent.
     let out = banc.depot_plateforme().finir_en(0);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("--debit-max 2 Mo/s")
-            && String::from_utf8_lossy(&out.stderr).contains("--debit-max 2 Mo/s"),
+        stdout(&out).contains("--debit-max 2 Mo/s") && stderr(&out).contains("--debit-max 2 Mo/s"),
         "{}",
         texte(&out)
     );

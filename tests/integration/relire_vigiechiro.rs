@@ -16,14 +16,6 @@ use crate::commun::*;
 use serde_json::{Value, json};
 use vigie_bac_a_sable::{Operation, Panne, Regle};
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// Les lignes JSON de la sortie standard, chacune validée contre le schéma du dépôt.
 fn evenements(out: &Output) -> Vec<Value> {
     lignes_json(&out.stdout)

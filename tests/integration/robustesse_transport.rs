@@ -137,7 +137,7 @@ fn une_declaration_illisible_dit_sa_cause_et_ne_coupe_pas_le_reseau() {
         .arg(&journal);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(
         !stderr.contains("réseau indisponible"),
         "une réponse du serveur prise pour une coupure : {stderr}"
@@ -172,7 +172,7 @@ fn une_reponse_s3_illisible_dit_la_cause_du_sdk() {
     // Prise pour une coupure, la réponse illisible mettait le passage en pause sans fin.
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(!stderr.contains("réseau indisponible"), "{stderr}");
     let detail = banc
         .decisions()
@@ -306,7 +306,7 @@ fn une_api_qui_redirige_ailleurs_est_une_adresse_a_corriger() {
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
         .finir_en(2);
-    let erreurs = String::from_utf8_lossy(&out.stderr);
+    let erreurs = stderr(&out);
     assert!(
         erreurs.contains("rien n'a été envoyé")
             && erreurs.contains("redirection (301) vers https://vigiechiro.exemple.fr non suivie")
@@ -373,7 +373,7 @@ fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
         let out = interrompre_pendant_la_pause(&banc, banc.depot_plateforme(), nom);
         assert_eq!(code(&out), 130, "SIG{nom} : {}", texte(&out));
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+            stderr(&out).contains("réseau indisponible"),
             "SIG{nom} : la pause réseau n'a pas eu lieu : {}",
             texte(&out)
         );
@@ -397,17 +397,13 @@ fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
     let out = interrompre_pendant_la_pause(&banc, depot, "INT");
     assert_eq!(code(&out), 130, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        stderr(&out).contains("réseau indisponible"),
         "la pause réseau n'a pas eu lieu : {}",
         texte(&out)
     );
     // Interrompu avant de planifier : aucun plan n'est laissé.
     let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
-    assert!(
-        String::from_utf8_lossy(&plans.stdout).trim().is_empty(),
-        "{}",
-        texte(&plans)
-    );
+    assert!(stdout(&plans).trim().is_empty(), "{}", texte(&plans));
 }
 
 /// Les vérifications qui précèdent un dépôt (`GET /moi`, puis la participation donnée) sont
@@ -427,7 +423,7 @@ fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() 
         .args(["--attente-reseau", "2"]);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    let erreurs = String::from_utf8_lossy(&out.stderr);
+    let erreurs = stderr(&out);
     assert!(erreurs.contains("réseau indisponible"), "{erreurs}");
     assert!(erreurs.contains("rien n'a été envoyé"), "{erreurs}");
 }
@@ -488,7 +484,7 @@ fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
         texte(&out)
     );
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        stderr(&out).contains("réseau indisponible"),
         "{}",
         texte(&out)
     );
@@ -546,7 +542,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
     let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        stderr(&out).contains("réseau indisponible"),
         "pas de pause : {}",
         texte(&out)
     );
@@ -564,7 +560,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
     let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("réseau indisponible"),
+        stderr(&out).contains("réseau indisponible"),
         "{}",
         texte(&out)
     );
@@ -626,7 +622,7 @@ fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
     sans_certificats(&mut depot);
     for mut commande in [connexion, depot] {
         let out = commande.finir_en(2);
-        let erreur = String::from_utf8_lossy(&out.stderr);
+        let erreur = stderr(&out);
         assert!(
             erreur.contains("aucun certificat racine du système")
                 && erreur.contains("ca-certificates")

@@ -37,10 +37,6 @@ fn deux_fichiers_dont_un_en_panne_permanente() -> (Banc, [(String, usize); 2]) {
     (banc, fichiers)
 }
 
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Une panne qui dure plus qu'un passage (20 échecs de suite sur une clé, 3 tentatives par
 /// passage) : `--jusqu-au-bout` repasse jusqu'à tout déposer, code 0, une ligne par passage et
 /// le bilan en dernier.

@@ -34,11 +34,7 @@ fn avec_niveau(mut c: Command, niveau: &(&str, &[&str], Option<&str>)) -> Comman
 }
 
 fn sorties(out: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    format!("{}\n{}", stdout(out), stderr(out))
 }
 
 /// Cherche un secret dans `texte` : valeurs connues, et toute signature ou identifiant d'URL
@@ -359,7 +355,7 @@ fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
     .unwrap();
     let out = sous_umask_000(&banc, &["connexion", "--jeton", JETON, "--api", &api]).finir_en(0);
     assert_eq!(mode(&dossier_jeton.join("jeton")), 0o600, "jeton réécrit");
-    assert!(!String::from_utf8_lossy(&out.stdout).contains(JETON));
+    assert!(!stdout(&out).contains(JETON));
 }
 
 #[test]
@@ -410,11 +406,7 @@ fn http_refuse_hors_de_la_boucle_locale_sauf_autoriser_http() {
         assert_eq!(code(&out), 2, "{hote} : {}", texte(&out));
     }
     let out = s3("http://s3.exemple.fr", &[]);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--autoriser-http"),
-        "{}",
-        texte(&out)
-    );
+    assert!(stderr(&out).contains("--autoriser-http"), "{}", texte(&out));
     // Les commandes ponctuelles aussi.
     for args in [
         vec![

@@ -25,10 +25,7 @@ fn un_503_au_prochain_put(banc: &Banc) {
 }
 
 fn sorties(out: &std::process::Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (stdout(out), stderr(out))
 }
 
 /// Chaque ligne de la sortie standard, lue comme du JSON (le test échoue sinon).
@@ -209,11 +206,7 @@ fn un_journal_impossible_a_ouvrir_arrete_avant_tout_envoi() {
         .arg("--journal")
         .arg(banc.dossier.path().join("absent/vigie.jsonl"))
         .finir_en(2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("journal"),
-        "{}",
-        texte(&out)
-    );
+    assert!(stderr(&out).contains("journal"), "{}", texte(&out));
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 0);
 }
 

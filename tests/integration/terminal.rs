@@ -8,14 +8,6 @@
 use crate::commun::plateforme::*;
 use crate::commun::*;
 
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// Aucun caractère qui commande le terminal : séquences d'échappement (ESC, CSI sur 8 bits),
 /// retour chariot, marques de direction.
 fn sans_caractere_dangereux(quoi: &str, texte: &str) {
@@ -308,7 +300,7 @@ impl PseudoTerminal {
                     .arg("-a")
                     .output()
                     .unwrap();
-                let etat = String::from_utf8_lossy(&etat.stdout);
+                let etat = stdout(&etat);
                 if etat.split_whitespace().any(|m| m == "-echo") {
                     return;
                 }

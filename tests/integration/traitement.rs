@@ -129,7 +129,7 @@ fn un_essai_par_etat_son_texte_et_son_code() {
     assert!(s.contains(&format!("{long} ({court})")), "{s}");
     assert!(s.contains("contacts"), "{s}");
     assert!(s.contains("vigie resultats"), "{s}");
-    for ligne in String::from_utf8_lossy(&out.stdout).lines() {
+    for ligne in stdout(&out).lines() {
         assert!(ligne.chars().count() <= 80, "plus de 80 colonnes : {ligne}");
     }
     // La liste des taxons est lue une fois, puis gardée.

@@ -281,6 +281,16 @@ impl FinirEn for Command {
     }
 }
 
+/// La sortie standard d'une commande finie, en texte.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// La sortie d'erreur d'une commande finie, en texte.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 pub fn texte(out: &Output) -> String {
     format!(
         "code {:?}\n--- stdout\n{}\n--- stderr\n{}",
