@@ -708,9 +708,13 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
         c.env("VIGIE_BASE", &base);
         c
     };
-    // Le plan est créé, puis le disque se remplit entièrement : la base ne peut même plus
-    // ouvrir son journal. Rien ne part.
+    // La base est créée (toutes ses migrations passées : une simulation n'écrit rien, pas
+    // même la base), puis le disque se remplit entièrement : la base ne peut même plus ouvrir
+    // son journal. Rien ne part. Sans cette base créée d'avance, la place libérée plus bas
+    // servirait d'abord aux migrations, dont le journal grandit avec leur nombre.
     avec_base(banc.depot()).arg("--simulation").finir_en(0);
+    assert!(!base.exists(), "une simulation a écrit la base");
+    drop(vigie::plan::Base::ouvrir(&base).unwrap());
     let remplissage = remplir(&point);
     let out = avec_base(banc.depot()).finir_en(2);
     assert!(stderr(&out).contains("plein"), "{}", texte(&out));
