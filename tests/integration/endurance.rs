@@ -62,12 +62,17 @@ impl Reglages {
 
 /// Les options des passages : les réglages courts du banc, un délai de tentative large (un
 /// assemblage multipart lent sur une machine chargée n'est pas une panne injectée), et dix
-/// tentatives par étape au lieu de sept. Une étape partage son budget entre l'écriture et ses
-/// relectures : sous 15 % de pannes tirées sur **toutes** les requêtes, sept tentatives laissent
-/// à l'une des quelque 300 étapes d'une nuit Vigie-Chiro une chance sur quelques dizaines de
-/// s'épuiser — ce n'est plus un accroc isolé mais une panne qui dure, le rôle de
-/// retenter-echecs. Dix la rendent négligeable (de l'ordre de 1 sur 10 000 par nuit). Le banc
-/// garde les sept par défaut (`VIGIE_ENDURANCE_TENTATIVES=7`).
+/// tentatives par étape au lieu de sept.
+///
+/// Pourquoi dix : une écriture non rejouable (déclaration, finalisation Vigie-Chiro) partage
+/// son compte de tentatives avec ses relectures, et chaque issue inconnue (500, coupure,
+/// réponse perdue) en coûte au moins deux, plus si la relecture elle-même tombe sur une panne.
+/// Vu avec sept (`VIGIE_ENDURANCE_TENTATIVES=7`, 2 relances sur 30) : une finalisation
+/// `POST /fichiers/{id}` abandonnée « après 7 tentatives » alors qu'elle n'était partie que
+/// trois fois, ses quatre relectures `GET /fichiers/{id}` (dont deux coupées) ayant pris le
+/// reste. C'est un défaut du moteur (`ContexteUnite::ecrire_une_fois`), pas du hasard :
+/// monter les tentatives ne fait que l'éloigner. Le journal des décisions des unités en échec
+/// est joint au message quand la relance échoue.
 fn options() -> Vec<String> {
     let mut o = Banc::options_rapides_sauf("--delai-tentative", "20");
     let tentatives =
