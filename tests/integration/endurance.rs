@@ -67,7 +67,7 @@ impl Reglages {
 /// Pourquoi dix : une écriture non rejouable (déclaration, finalisation Vigie-Chiro) partage
 /// son compte de tentatives avec ses relectures, et chaque issue inconnue (500, coupure,
 /// réponse perdue) en coûte au moins deux, plus si la relecture elle-même tombe sur une panne.
-/// Vu avec sept (`VIGIE_ENDURANCE_TENTATIVES=7`, 2 relances sur 30) : une finalisation
+/// Vu avec sept (`VIGIE_ENDURANCE_TENTATIVES=7`, 2 relances sur 48) : une finalisation
 /// `POST /fichiers/{id}` abandonnée « après 7 tentatives » alors qu'elle n'était partie que
 /// trois fois, ses quatre relectures `GET /fichiers/{id}` (dont deux coupées) ayant pris le
 /// reste. C'est un défaut du moteur (`ContexteUnite::ecrire_une_fois`), pas du hasard :
