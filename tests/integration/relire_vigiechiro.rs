@@ -236,11 +236,20 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
         banc.fichier(&b.0, b.1);
         banc.depot_plateforme().finir_en(0);
 
-        // Le fichier change (même taille, autre contenu, autre date).
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Le fichier change (même taille, autre contenu, autre date : deux secondes plus
+        // tard, posée explicitement plutôt qu'attendue, quelle que soit la finesse des dates
+        // du système de fichiers).
+        let chemin_a = banc.nuit.join(&a.0);
+        let date = std::fs::metadata(&chemin_a).unwrap().modified().unwrap();
         let mut modifie = contenu(&a.0, a.1);
         modifie[100] ^= 0xFF;
-        std::fs::write(banc.nuit.join(&a.0), &modifie).unwrap();
+        std::fs::write(&chemin_a, &modifie).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&chemin_a)
+            .unwrap()
+            .set_modified(date + std::time::Duration::from_secs(2))
+            .unwrap();
         if !inventaire_lisible {
             banc.bac().pannes().programmer(Regle::toujours(
                 Some(Operation::ApiPiecesJointes),
