@@ -228,6 +228,57 @@ mod tests {
         }
     }
 
+    fn f(chemin: &str) -> FichierPlanifie {
+        FichierPlanifie {
+            chemin: chemin.into(),
+            cle: chemin.rsplit('/').next().unwrap().into(),
+            taille: 1,
+            modifie_ns: 0,
+            identite: None,
+        }
+    }
+
+    /// Une nuit replanifiée depuis un seul de ses dossiers (`vigie depot Saison/PA1`) ne perd
+    /// pas les fichiers de l'autre (`PA2`) ; parcourue entière, si.
+    #[test]
+    fn seuls_les_dossiers_parcourus_perdent_leurs_fichiers_disparus() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut base = Base::ouvrir(&dir.path().join("b.sqlite")).unwrap();
+        let (id, tous) = (
+            "vigiechiro:participation/x",
+            [f("PA1/a.wav"), f("PA2/b.wav")],
+        );
+        let sans_date = std::collections::HashSet::new();
+        base.planifier("/s", id, &tous, false).unwrap();
+        let r = base
+            .planifier_dans(
+                "/s",
+                id,
+                &tous[..1],
+                false,
+                &sans_date,
+                Some(&["PA1".into()]),
+            )
+            .unwrap();
+        assert_eq!(r.retirees, 0);
+        // « PA1/a.wav » n'est pas sous le dossier « PA ».
+        let r = base
+            .planifier_dans("/s", id, &[], false, &sans_date, Some(&["PA".into()]))
+            .unwrap();
+        assert_eq!(r.retirees, 0);
+        let r = base
+            .planifier_dans(
+                "/s",
+                id,
+                &tous[..1],
+                false,
+                &sans_date,
+                Some(&[String::new()]),
+            )
+            .unwrap();
+        assert_eq!(r.retirees, 1);
+    }
+
     #[test]
     fn une_nuit_liee_retrouve_son_plan_et_sa_saison() {
         let dir = tempfile::tempdir().unwrap();
