@@ -125,7 +125,10 @@ impl Refus {
         }
         Err(ErreurAvecCode::new(
             CodeSortie::Usage,
-            format!("{entete} (voir ci-dessus) ; corrigez, puis relancez la même commande"),
+            format!(
+                "{} (voir ci-dessus) ; corrigez, puis relancez la même commande",
+                entete.trim_end_matches(" :")
+            ),
         )
         .into())
     }
@@ -598,6 +601,33 @@ fn decider(
     refus.rendre(
         g,
         "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :",
+    )?;
+    // Un même site écrit de deux façons (`Car640380`, `Car0640380`) ferait deux participations
+    // du même point la même nuit : refus.
+    let mut ecritures: BTreeMap<(IdObjet, Protocole), BTreeSet<String>> = BTreeMap::new();
+    for ((numero, protocole), site) in &lecture.sites {
+        if let Ok(id) = site {
+            ecritures
+                .entry((id.clone(), *protocole))
+                .or_default()
+                .insert(numero.clone());
+        }
+    }
+    let mut refus = Refus::default();
+    for ((id, _), numeros) in &ecritures {
+        if numeros.len() > 1 {
+            refus.ajouter(&format!(
+                "Les noms écrivent le site {id} de {} façons ({}) : ses nuits feraient deux \
+                 participations → renommez les fichiers pour n'écrire le numéro que d'une \
+                 façon, puis relancez",
+                numeros.len(),
+                numeros.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    refus.rendre(
+        g,
+        "Le site de ces nuits est écrit de plusieurs façons ; rien n'a été envoyé :",
     )?;
     // Les nuits déjà liées dans la base gardent leur plan.
     let base = super::depot::base_a_lire(g, a_blanc)?;

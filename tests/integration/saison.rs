@@ -383,3 +383,26 @@ fn retenter_echecs_reprend_toute_la_saison_chaque_nuit_ses_fichiers() {
     assert_eq!(vues, attendues, "fichiers mal répartis : {par:#?}");
     assert_eq!(par[&posee].len(), NUITS[2].len());
 }
+
+/// Un même site écrit de deux façons dans les noms (`Car640139`, `Car0640139`) : refus avant
+/// tout envoi plutôt que deux participations du même point la même nuit.
+#[test]
+fn un_site_ecrit_de_deux_facons_refuse() {
+    let banc = Banc::nouveau();
+    banc.fichier(
+        "Car640139-2026-Pass1-A1-PA1_20260703_221000_000.wav",
+        TAILLE,
+    );
+    banc.fichier(
+        "Car0640139-2026-Pass1-A1-PA1_20260703_231000_000.wav",
+        TAILLE,
+    );
+    let out = depot_saison(&banc).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("de 2 façons (0640139,") && e.contains("640139)"),
+        "{e}"
+    );
+    assert_eq!(creations(&banc), 0);
+}
