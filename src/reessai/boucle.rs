@@ -18,6 +18,8 @@
 //! un succès.
 
 use std::future::Future;
+
+use futures_util::future::BoxFuture;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -175,15 +177,13 @@ where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = ReponseApi<T>>,
 {
-    executer_reconcilie(
-        cadre,
-        op,
-        &Etape::nouvelle(),
-        tentative,
-        None::<fn(Etape) -> std::future::Ready<Releve<T>>>,
-    )
-    .await
+    executer_reconcilie(cadre, op, &Etape::nouvelle(), tentative, None).await
 }
+
+/// La relecture d'une écriture non rejouable partie sans réponse : appelée avec l'étape (ses
+/// propres émissions puisent dans son budget), elle dit si l'écriture a eu lieu. Une fermeture
+/// qui rend un futur en boîte (`async { … }.boxed()`) : « sans relecture » s'écrit `None`.
+pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>> + Send);
 
 /// Comme [`executer`], dans le budget d'une [`Etape`] (déjà entamée peut-être par
 /// d'autres émissions), et avec une relecture pour une écriture non rejouable.
@@ -199,18 +199,16 @@ where
 /// Une seule décision est journalisée par tentative ratée (l'issue inconnue levée par une
 /// relecture qui trouve l'écriture faite, le rejeu après une relecture qui la trouve nulle, ou
 /// l'arrêt) ; la relecture a les siennes.
-pub async fn executer_reconcilie<T, F, Fut, R, RFut>(
+pub async fn executer_reconcilie<T, F, Fut>(
     cadre: &Cadre<'_, impl Temporisateur, impl SourceAlea>,
     op: &Operation<'_>,
     etape: &Etape,
     mut tentative: F,
-    mut relecture: Option<R>,
+    mut relecture: Option<Relecture<'_, T>>,
 ) -> Issue<T>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = ReponseApi<T>>,
-    R: FnMut(Etape) -> RFut,
-    RFut: Future<Output = Releve<T>>,
 {
     let Cadre {
         politique,
@@ -438,6 +436,7 @@ mod tests {
     use crate::reessai::politique::{Profil, Reglages};
     use crate::reessai::retry_after::attente_demandee;
     use crate::reessai::temporisateur::TemporisateurTokio;
+    use futures_util::FutureExt;
     use std::collections::VecDeque;
     use std::future::{Ready, ready};
     use std::sync::Mutex;
@@ -1130,7 +1129,7 @@ mod tests {
             &POST,
             &etape,
             |n| script.appeler(n),
-            Some(|etape: Etape| {
+            Some(&mut |etape: Etape| {
                 *relectures.lock().expect("verrou") += 1;
                 let politique = &politique;
                 let horloge = &horloge;
@@ -1147,7 +1146,7 @@ mod tests {
                         &PUT,
                         &etape,
                         |_| ready(ReponseApi::Succes(false)),
-                        None::<fn(Etape) -> Ready<Releve<bool>>>,
+                        None,
                     )
                     .await;
                     match lu.reponse {
@@ -1155,6 +1154,7 @@ mod tests {
                         _ => Releve::Inconnue,
                     }
                 }
+                .boxed()
             }),
         )
         .await;
@@ -1203,7 +1203,7 @@ mod tests {
                 ecritures += 1;
                 ready(refuse(500, None).map(|_| ()))
             },
-            Some(|_| ready(Releve::Nulle)),
+            Some(&mut |_| ready(Releve::Nulle).boxed()),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::TentativesEpuisees);
@@ -1225,7 +1225,7 @@ mod tests {
             &POST,
             &Etape::nouvelle(),
             |_| ready(injoignable(true)),
-            Some(|_| ready(Releve::Faite("retrouvée"))),
+            Some(&mut |_| ready(Releve::Faite("retrouvée")).boxed()),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::Succes);
@@ -1244,7 +1244,7 @@ mod tests {
             &POST,
             &Etape::nouvelle(),
             |_| ready(injoignable(true)),
-            Some(|_| ready(Releve::Inconnue)),
+            Some(&mut |_| ready(Releve::Inconnue).boxed()),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::IssueInconnue);

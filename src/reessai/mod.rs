@@ -58,7 +58,7 @@ mod temporisateur;
 
 pub use boucle::{
     Cadre, DecisionJournalisee, Etape, Issue, ObservateurMuet, ObservateurReessai, Operation,
-    Releve, executer, executer_reconcilie,
+    Relecture, Releve, executer, executer_reconcilie,
 };
 pub use budget::{BudgetReessai, SansBudget, SeauJetons};
 pub use politique::{

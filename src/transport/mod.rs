@@ -23,13 +23,12 @@ pub mod vigiechiro;
 
 use std::future::Future;
 
-use futures_util::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::reessai::{
     AleaSysteme, Annulation, Cadre, DecisionJournalisee, Etape, Issue, ObservateurReessai,
-    Operation, PolitiqueReessai, Profil, Reglages, Rejouabilite, Releve, ReponseApi, SansBudget,
+    Operation, PolitiqueReessai, Profil, Reglages, Rejouabilite, Relecture, ReponseApi, SansBudget,
     SeauJetons, SourceAlea, TemporisateurTokio, executer, executer_reconcilie,
 };
 use corps::Progression;
@@ -224,12 +223,6 @@ enum Tentee<T> {
 /// Le détail d'une tentative abandonnée au retour du réseau.
 const DETAIL_ABANDON: &str =
     "connexion d'avant la coupure, muette : abandonnée au retour du réseau";
-
-/// La relecture d'une écriture non rejouable partie sans réponse (voir
-/// [`executer_reconcilie`](crate::reessai::executer_reconcilie)) : elle reçoit l'étape, dans le
-/// budget de laquelle ses propres émissions puisent ([`Emission::dans`]), et dit si l'écriture
-/// a eu lieu.
-pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>> + Send);
 
 /// Une émission : la description complète de la requête, ce que l'appelant déclare — la
 /// méthode et la cible (pour le journal), le profil de réessai, la rejouabilité, l'étape dont
@@ -975,7 +968,7 @@ pub use crate::secrets::expurger;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reessai::RaisonArret;
+    use crate::reessai::{RaisonArret, Releve};
     use futures_util::FutureExt;
     use std::sync::atomic::{AtomicU32, Ordering};
 
