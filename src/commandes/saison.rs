@@ -77,6 +77,14 @@ fn libelle_cle(cle: &CleNuit) -> String {
     }
 }
 
+/// Une nuit en quelques mots, sans colonnes : `sam. 20/06 A1 Pass1`.
+fn libelle_court(cle: &CleNuit) -> String {
+    match (cle.soiree, cle.point.as_deref()) {
+        (Some(s), Some(p)) => format!("{} {} Pass{}", jour_court(s), p, cle.passage),
+        _ => format!("circuit {} Pass{}", cle.site, cle.passage),
+    }
+}
+
 /// Ce qui revient à une nuit, une fois la plateforme et la base lues.
 #[derive(Debug, Clone)]
 enum Sort {
@@ -256,7 +264,7 @@ fn refuser_hors_nuit(
                 lesquelles.len(),
                 lesquelles
                     .iter()
-                    .map(|&n| libelle_cle(&nuits[n].cle).replace("  ", " "))
+                    .map(|&n| libelle_court(&nuits[n].cle))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -726,7 +734,7 @@ fn decider(
         };
         let mut sorts = Vec::new();
         for (k, issue) in a.issues.iter().enumerate() {
-            let libelle = libelle_cle(&nuits[indices[k]].nuit.cle).replace("  ", " ");
+            let libelle = libelle_court(&nuits[indices[k]].nuit.cle);
             sorts.push(match issue {
                 IssueNuit::Reprise {
                     participation,
@@ -764,7 +772,7 @@ fn decider(
                         adresse(participation),
                         autres
                             .iter()
-                            .map(|&o| libelle_cle(&nuits[indices[o]].nuit.cle).replace("  ", " "))
+                            .map(|&o| libelle_court(&nuits[indices[o]].nuit.cle))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ));
@@ -785,7 +793,7 @@ fn decider(
                     "attention : la participation {} d'un autre observateur tombe sur la nuit \
                      {} ; elle n'est pas reprise",
                     adresse(id),
-                    libelle_cle(&nuits[indices[*k]].nuit.cle).replace("  ", " ")
+                    libelle_court(&nuits[indices[*k]].nuit.cle)
                 ),
                 id,
             )?;
@@ -798,7 +806,7 @@ fn decider(
                     "attention : la participation {} convenait aussi à la nuit {} ; une autre, \
                      qui contient déjà ses fichiers, est retenue",
                     adresse(id),
-                    libelle_cle(&nuits[indices[*k]].nuit.cle).replace("  ", " ")
+                    libelle_court(&nuits[indices[*k]].nuit.cle)
                 ),
                 id,
             )?;
@@ -811,7 +819,7 @@ fn decider(
                 "La nuit {} n'a pas de participation et ses noms ne disent pas d'heure → \
                  créez la participation sur le site web, puis relancez ; ou déposez-la seule : \
                  vigie depot DOSSIER --site ID --debut D --fin F",
-                libelle_cle(&n.nuit.cle).replace("  ", " ")
+                libelle_court(&n.nuit.cle)
             ));
         }
     }
@@ -841,7 +849,7 @@ fn avertir(g: &OptionsGlobales, motif: &str, texte: &str, id: &IdObjet) -> Resul
 fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
     match s {
         Sort::Liee { plan } => (
-            "reprise (plan déjà dans la base)".to_owned(),
+            "reprise (déjà dans la base)".to_owned(),
             "base",
             plan.participation.clone().or_else(|| {
                 match Destination::depuis_identite(&plan.destination) {
@@ -858,8 +866,8 @@ fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
             preuve,
         } => (
             match preuve {
-                Preuve::Fichiers => "reprise (elle contient déjà ses fichiers)".to_owned(),
-                Preuve::Dates => "reprise (même point, même nuit)".to_owned(),
+                Preuve::Fichiers => "reprise (a déjà ses fichiers)".to_owned(),
+                Preuve::Dates => "reprise (même point, même soir)".to_owned(),
             },
             match preuve {
                 Preuve::Fichiers => "fichiers",
@@ -923,9 +931,9 @@ fn annoncer_nuits(
         let (texte, _, participation) = sort_texte(&n.sort);
         writeln!(
             e,
-            "  {}  {:>6} fichiers  {}",
+            "  {}  {:>15}  {}",
             libelle_cle(&n.nuit.cle),
-            n.nuit.fichiers.len(),
+            pluriel(n.nuit.fichiers.len() as u64, "fichier", "fichiers"),
             texte
         )?;
         if let Some(id) = participation.and_then(|id| adresse_participation(api, &id)) {
@@ -1030,7 +1038,7 @@ fn deposer(
                              aujourd'hui sous {} : déposez-la depuis un dossier qui contient \
                              les deux, ou reprenez le plan : vigie retenter-echecs {} ; rien \
                              n'a été envoyé",
-                            libelle_cle(&n.nuit.cle).replace("  ", " "),
+                            libelle_court(&n.nuit.cle),
                             neutraliser(&plan.dossier),
                             plan.id,
                             neutraliser(&racine.display().to_string()),
@@ -1083,7 +1091,7 @@ fn deposer(
             Sort::Liee { plan } => plan.destination.clone(),
             _ => destination.identite(),
         };
-        let libelle = libelle_cle(&n.nuit.cle);
+        let libelle = libelle_court(&n.nuit.cle);
         let verrou = VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?;
         let dates = dates_seules(&base, &dossier, &identite, &fichiers)?;
         let perimetre = perimetre(&racine, &reunion.dossiers);
@@ -1107,7 +1115,7 @@ fn deposer(
                 "  attention : {} fichier(s) déjà déposé(s) de la nuit {} ont changé depuis et \
                  ne sont pas renvoyés ; ajoutez --redeposer-modifies pour les renvoyer",
                 r.modifiees.len(),
-                libelle.replace("  ", " ")
+                libelle
             )?;
         }
         planifiees.push(NuitPlanifiee {
@@ -1194,8 +1202,8 @@ fn envoyer_saison(
                         .unwrap_or_else(|| format!("participation {id}"));
                     writeln!(
                         crate::sortie::erreur(),
-                        "Participation créée pour la nuit {} : {adresse}",
-                        p.libelle.replace("  ", " ")
+                        "Participation créée pour {} :\n    {adresse}",
+                        p.libelle
                     )?;
                 }
                 pretes.push(p);
@@ -1205,7 +1213,7 @@ fn envoyer_saison(
                     writeln!(
                         crate::sortie::erreur(),
                         "nuit {} : {e:#} ; elle sera reprise à la prochaine relance",
-                        p.libelle.replace("  ", " ")
+                        p.libelle
                     )?;
                     code = pire(code, CodeSortie::EchecsTransitoires);
                 }
@@ -1220,7 +1228,7 @@ fn envoyer_saison(
             writeln!(
                 crate::sortie::erreur(),
                 "— Nuit {} (plan {}) —",
-                p.libelle.replace("  ", " "),
+                p.libelle,
                 p.plan.id
             )?;
         }

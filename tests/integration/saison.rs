@@ -151,7 +151,15 @@ fn une_saison_sans_identifiant_six_nuits_six_participations_puis_rien_a_refaire(
     assert_eq!(declares, 14 - DEJA_DEPOSES as u64, "{}", texte(&out));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("6 nuits"), "{e}");
-    assert!(e.contains("contient déjà ses fichiers"), "{e}");
+    assert!(e.contains("reprise (a déjà ses fichiers)"), "{e}");
+    // Ce que dit la saison tient en 80 colonnes (les lignes de fichiers du suivi, « → »,
+    // « ✓ », « = », portent le chemin entier).
+    assert!(
+        e.lines()
+            .filter(|l| !l.starts_with(['→', '✓', '✗', '=']))
+            .all(|l| l.chars().count() <= 80),
+        "{e}"
+    );
 
     // Relancé : aucune création, aucun octet.
     let avant = banc.bac().compteurs().requetes_total();
@@ -296,7 +304,7 @@ fn simulation_montre_les_nuits_reprises_et_a_creer_sans_rien_ecrire() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     let t = texte(&out);
     assert!(t.contains("5 participation(s) à créer"), "{t}");
-    assert!(t.contains("contient déjà ses fichiers"), "{t}");
+    assert!(t.contains("reprise (a déjà ses fichiers)"), "{t}");
     assert_eq!(creations(&banc), 0);
     assert!(!banc.base.exists(), "la simulation a écrit la base");
     // En JSON : une ligne `nuit` par nuit.
