@@ -35,7 +35,7 @@ use crate::inventaire::Enregistrement;
 use crate::plan::{
     Base, DepotPlan, FichierPlanifie, NuitLiee, ReglagesRetenus, ResumePlan, VerrouPlan,
 };
-use crate::reessai::{Profil, ReponseApi};
+use crate::reessai::ReponseApi;
 use crate::saison::correspondance::{
     IssueNuit, NuitDatee, ParticipationVue, Preuve, Verdict, attribuer, date_plateforme, verdict,
 };
@@ -340,12 +340,13 @@ struct Lecture {
 async fn lire_ou_dire<T, Fut>(
     emetteur: &crate::transport::Emetteur,
     cible: &str,
-    tentative: impl FnMut() -> Fut,
+    mut tentative: impl FnMut() -> Fut,
 ) -> Result<T>
 where
     Fut: Future<Output = ReponseApi<T>>,
 {
-    let issue = crate::traitement::lire(emetteur, Profil::Insistant, cible, tentative).await;
+    let lecture = crate::transport::Emission::lecture("GET", cible);
+    let issue = emetteur.emettre_hors_plan(lecture, |_| tentative()).await;
     match issue.reponse {
         ReponseApi::Succes(v) => Ok(v),
         autre => Err(ErreurAvecCode::new(

@@ -13,14 +13,14 @@ use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::jeton;
 use crate::reessai::{
-    Annulation, Issue, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
+    Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{
     ClientVigieChiro, Participation, ReponseMoi, SiteLu, Utilisateur,
 };
-use crate::transport::{Emetteur, Emission, EnVol, ReglagesEmission};
+use crate::transport::{Emetteur, Emission, ReglagesEmission};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
 pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
@@ -72,32 +72,6 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("démarrage du moteur asynchrone")
 }
 
-/// Une émission ponctuelle (hors de tout plan, sans journal) : une lecture (`GET`, rejouable)
-/// ou une écriture émise une fois (`POST`, non rejouable : sans réponse, son issue est
-/// inconnue et se réconcilie avant toute nouvelle émission).
-async fn emettre<T, Fut>(
-    emetteur: &Emetteur,
-    rejouabilite: Rejouabilite,
-    cible: &str,
-    tentative: impl FnMut(std::sync::Arc<crate::transport::corps::Progression>) -> Fut,
-) -> Issue<T>
-where
-    Fut: Future<Output = ReponseApi<T>>,
-{
-    let methode = match rejouabilite {
-        Rejouabilite::Rejouable => "GET",
-        Rejouabilite::NonRejouable => "POST",
-    };
-    emetteur
-        .emettre(
-            Emission::nouvelle(methode, cible, Profil::Insistant, rejouabilite),
-            &ObservateurMuet,
-            &EnVol::default(),
-            tentative,
-        )
-        .await
-}
-
 /// Pourquoi `GET /moi` n'a pas rendu l'utilisateur.
 pub(super) enum RefusMoi {
     /// Ce qui a répondu n'est pas l'API Vigie-Chiro.
@@ -129,7 +103,8 @@ pub(super) async fn reconnaitre_plateforme_en(
     emetteur: &Emetteur,
     profil: Profil,
 ) -> Result<Utilisateur, RefusMoi> {
-    let issue = crate::traitement::lire(emetteur, profil, "/moi", || client.moi()).await;
+    let lecture = Emission::nouvelle("GET", "/moi", profil, Rejouabilite::Rejouable);
+    let issue = emetteur.emettre_hors_plan(lecture, |_| client.moi()).await;
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u),
         ReponseApi::Succes(ReponseMoi::PasLApi(nature)) => Err(RefusMoi::PasLApi(nature)),
@@ -315,13 +290,11 @@ async fn site_existant(
     id: &IdObjet,
     rien_fait: &str,
 ) -> Result<SiteLu> {
-    let issue = emettre(
-        emetteur,
-        Rejouabilite::Rejouable,
-        &format!("/sites/{id}"),
-        |_| client.site(id),
-    )
-    .await;
+    let issue = emetteur
+        .emettre_hors_plan(Emission::lecture("GET", &format!("/sites/{id}")), |_| {
+            client.site(id)
+        })
+        .await;
     match issue.reponse {
         ReponseApi::Succes(Some(site)) => Ok(site),
         ReponseApi::Succes(None) => Err(ErreurAvecCode::new(
@@ -374,13 +347,12 @@ async fn participation_existante(
     id: &IdObjet,
     rien_fait: &str,
 ) -> Result<Participation> {
-    let issue = emettre(
-        emetteur,
-        Rejouabilite::Rejouable,
-        &format!("/participations/{id}"),
-        |_| client.participation(id),
-    )
-    .await;
+    let issue = emetteur
+        .emettre_hors_plan(
+            Emission::lecture("GET", &format!("/participations/{id}")),
+            |_| client.participation(id),
+        )
+        .await;
     match issue.reponse {
         ReponseApi::Succes(Some(p)) => Ok(p),
         ReponseApi::Succes(None) => Err(ErreurAvecCode::new(

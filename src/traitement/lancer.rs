@@ -12,15 +12,15 @@
 
 use std::time::Duration;
 
-use super::{Releve, ecrire_une_fois, relever};
+use super::{Releve, relever};
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::reessai::{RaisonArret, ReponseApi};
-use crate::transport::Emetteur;
 use crate::transport::vigiechiro::{
     Calcul, ClientVigieChiro, EtatCalcul, EtatParticipation, Traitement, Utilisateur,
 };
+use crate::transport::{Emetteur, Emission};
 
 /// Un jour : la règle du serveur pour un calcul planifié ou en cours.
 const UN_JOUR: Duration = Duration::from_secs(86_400);
@@ -130,7 +130,11 @@ pub async fn lancer(
     avant: &EtatParticipation,
 ) -> Lancement {
     let chemin = format!("/participations/{participation}/compute");
-    let issue = ecrire_une_fois(emetteur, &chemin, || client.lancer_calcul(participation)).await;
+    let issue = emetteur
+        .emettre_hors_plan(Emission::ecriture_unique("POST", &chemin), |_| {
+            client.lancer_calcul(participation)
+        })
+        .await;
     match (&issue.reponse, issue.raison) {
         (ReponseApi::Succes(Calcul::Lance), _) => Lancement::Lance { relu: false },
         (ReponseApi::Succes(Calcul::DejaEnCours(etat)), _) => Lancement::DejaEnCours {

@@ -24,10 +24,10 @@ pub mod taxons;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
-use crate::reessai::{ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::ClientVigieChiro;
-use crate::transport::{Emetteur, Emission, EnVol};
+use crate::transport::{Emetteur, Emission};
 
 pub use crate::transport::vigiechiro::{
     Bilan, EtatCalcul, EtatParticipation, LigneBilan, Observateur, TaxonDuBilan, TaxonLu,
@@ -66,46 +66,6 @@ pub fn code_de_l_etat(e: Option<&EtatParticipation>) -> CodeSortie {
     }
 }
 
-/// Une lecture de la plateforme, hors de tout plan : rejouable, sous le profil donné.
-pub(crate) async fn lire<T, Fut>(
-    emetteur: &Emetteur,
-    profil: Profil,
-    cible: &str,
-    mut tentative: impl FnMut() -> Fut,
-) -> crate::reessai::Issue<T>
-where
-    Fut: Future<Output = ReponseApi<T>>,
-{
-    emetteur
-        .emettre(
-            Emission::nouvelle("GET", cible, profil, Rejouabilite::Rejouable),
-            &ObservateurMuet,
-            &EnVol::default(),
-            |_| tentative(),
-        )
-        .await
-}
-
-/// Une écriture émise une seule fois, jamais rejouée (`POST …/compute`, `POST …/csv`) : sans
-/// réponse, son issue est inconnue, et c'est à l'appelant de la réconcilier.
-pub(crate) async fn ecrire_une_fois<T, Fut>(
-    emetteur: &Emetteur,
-    cible: &str,
-    mut tentative: impl FnMut() -> Fut,
-) -> crate::reessai::Issue<T>
-where
-    Fut: Future<Output = ReponseApi<T>>,
-{
-    emetteur
-        .emettre(
-            Emission::nouvelle("POST", cible, Profil::Insistant, Rejouabilite::NonRejouable),
-            &ObservateurMuet,
-            &EnVol::default(),
-            |_| tentative(),
-        )
-        .await
-}
-
 /// Un relevé de l'état du calcul de `participation` (`GET /participations/{id}`), en profil
 /// BREF. `Err` : un refus qui ne changera pas de lui-même (jeton, participation inconnue) ;
 /// Ctrl-C pendant le relevé rend un relevé manqué, l'appelant voit l'annulation.
@@ -115,10 +75,12 @@ pub async fn relever(
     participation: &IdObjet,
 ) -> anyhow::Result<Releve> {
     let cible = format!("/participations/{participation}");
-    let issue = lire(emetteur, Profil::Bref, &cible, || {
-        client.etat_participation(participation)
-    })
-    .await;
+    let issue = emetteur
+        .emettre_hors_plan(
+            Emission::nouvelle("GET", &cible, Profil::Bref, Rejouabilite::Rejouable),
+            |_| client.etat_participation(participation),
+        )
+        .await;
     match (issue.reponse, issue.raison) {
         (ReponseApi::Succes(Some(e)), _) => Ok(Releve::Lu(Box::new(e))),
         (ReponseApi::Succes(None), _) => Err(ErreurAvecCode::new(

@@ -18,12 +18,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::lire;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
-use crate::reessai::{Issue, Profil, RaisonArret, ReponseApi};
-use crate::transport::Emetteur;
+use crate::reessai::{Issue, RaisonArret, ReponseApi};
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
+use crate::transport::{Emetteur, Emission};
 
 /// Au-delà, un résultat n'est pas téléchargé : le CSV d'une nuit de 4 000 séquences pèse
 /// quelques Mio.
@@ -123,10 +122,11 @@ pub async fn trouver_csv(
     let mut trouve = None;
     for page in 1..=PAGES_MAX {
         let p = succes(
-            lire(emetteur, Profil::Insistant, &cible, || {
-                client.pieces_jointes(participation, page, PAR_PAGE, &["processing_extra"])
-            })
-            .await,
+            emetteur
+                .emettre_hors_plan(Emission::lecture("GET", &cible), |_| {
+                    client.pieces_jointes(participation, page, PAR_PAGE, &["processing_extra"])
+                })
+                .await,
         )?;
         let derniere = p.items.len() < PAR_PAGE as usize;
         if let Some(f) = p
@@ -163,13 +163,12 @@ pub async fn telecharger(
     nom: &str,
 ) -> Result<Option<Telecharge>, Echec> {
     let acces = succes(
-        lire(
-            emetteur,
-            Profil::Insistant,
-            &format!("/fichiers/{id}/acces"),
-            || client.url_de_lecture(id),
-        )
-        .await,
+        emetteur
+            .emettre_hors_plan(
+                Emission::lecture("GET", &format!("/fichiers/{id}/acces")),
+                |_| client.url_de_lecture(id),
+            )
+            .await,
     )?;
     let url = match acces {
         AccesFichier::Url(u) => u,
@@ -191,13 +190,12 @@ pub async fn telecharger(
     })?;
     let final_ = dossier.join(nom);
     let provisoire = dossier.join(format!(".{nom}.{}.partiel", std::process::id()));
-    let issue = lire(
-        emetteur,
-        Profil::Insistant,
-        "GET (URL signée de lecture)",
-        || client.telecharger(&url, &provisoire, TAILLE_MAX),
-    )
-    .await;
+    let issue = emetteur
+        .emettre_hors_plan(
+            Emission::lecture("GET", "GET (URL signée de lecture)"),
+            |_| client.telecharger(&url, &provisoire, TAILLE_MAX),
+        )
+        .await;
     let octets = match issue.reponse {
         ReponseApi::Succes(Some(n)) => n,
         ReponseApi::Succes(None) => {
@@ -253,8 +251,11 @@ pub async fn demander_csv(
     participation: &IdObjet,
 ) -> DemandeCsv {
     let chemin = format!("/participations/{participation}/csv");
-    let issue =
-        super::ecrire_une_fois(emetteur, &chemin, || client.demander_csv(participation)).await;
+    let issue = emetteur
+        .emettre_hors_plan(Emission::ecriture_unique("POST", &chemin), |_| {
+            client.demander_csv(participation)
+        })
+        .await;
     match (&issue.reponse, issue.raison) {
         (ReponseApi::Succes(()), _) => DemandeCsv::Demandee,
         (_, RaisonArret::Annule) => DemandeCsv::Interrompue,

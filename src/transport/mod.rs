@@ -27,9 +27,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::reessai::{
-    AleaSysteme, Annulation, Cadre, DecisionJournalisee, Etape, Issue, ObservateurReessai,
-    Operation, PolitiqueReessai, Profil, Reglages, Rejouabilite, Relecture, ReponseApi, SansBudget,
-    SeauJetons, SourceAlea, TemporisateurTokio, executer, executer_reconcilie,
+    AleaSysteme, Annulation, Cadre, DecisionJournalisee, Etape, Issue, ObservateurMuet,
+    ObservateurReessai, Operation, PolitiqueReessai, Profil, Reglages, Rejouabilite, Relecture,
+    ReponseApi, SansBudget, SeauJetons, SourceAlea, TemporisateurTokio, executer,
+    executer_reconcilie,
 };
 use corps::Progression;
 use reseau::{Reseau, TemporisateurHorsPause};
@@ -264,6 +265,17 @@ impl<'a, T> Emission<'a, T> {
     /// Une lecture : rejouable, INSISTANT.
     pub fn lecture(methode: &'a str, cible: &'a str) -> Self {
         Self::nouvelle(methode, cible, Profil::Insistant, Rejouabilite::Rejouable)
+    }
+
+    /// Une écriture non rejouable (INSISTANT), émise une fois et sans relecture : partie sans
+    /// réponse, son issue est inconnue, et c'est à l'appelant de la réconcilier.
+    pub fn ecriture_unique(methode: &'a str, cible: &'a str) -> Self {
+        Self::nouvelle(
+            methode,
+            cible,
+            Profil::Insistant,
+            Rejouabilite::NonRejouable,
+        )
     }
 
     /// Une écriture non rejouable (INSISTANT), émise une fois ; partie sans réponse, elle est
@@ -652,6 +664,22 @@ impl Emetteur {
             relecture,
         )
         .await
+    }
+
+    /// [`Emetteur::emettre`] hors de tout plan (une commande ponctuelle : `vigie traitement`,
+    /// `vigie resultats`, la vérification d'un site) : rien n'est journalisé, aucun affichage
+    /// n'annonce les réessais.
+    pub async fn emettre_hors_plan<T, F, Fut>(
+        &self,
+        emission: Emission<'_, T>,
+        tentative: F,
+    ) -> Issue<T>
+    where
+        F: FnMut(Arc<Progression>) -> Fut,
+        Fut: Future<Output = ReponseApi<T>>,
+    {
+        self.emettre(emission, &ObservateurMuet, &EnVol::default(), tentative)
+            .await
     }
 
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause

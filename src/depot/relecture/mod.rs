@@ -26,11 +26,11 @@ use std::sync::Arc;
 
 use super::ContexteUnite;
 use crate::destination::IdObjet;
-use crate::reessai::{Issue, ObservateurMuet, RaisonArret, ReponseApi};
+use crate::reessai::{Issue, RaisonArret, ReponseApi};
 use crate::transport::corps::Progression;
 use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
-use crate::transport::{Emetteur, Emission, EnVol};
+use crate::transport::{Emetteur, Emission};
 
 /// Ce qui émet une lecture (rejouable, profil INSISTANT) sous la politique de réessai.
 #[derive(Clone, Copy)]
@@ -55,11 +55,7 @@ impl Lecteur<'_, '_> {
         match self {
             Lecteur::Unite(ctx) => ctx.emettre(emission, tentative).await,
             Lecteur::Plan(ctx) => ctx.emettre_pour_le_plan(emission, tentative).await,
-            Lecteur::Commande(emetteur) => {
-                emetteur
-                    .emettre(emission, &ObservateurMuet, &EnVol::default(), tentative)
-                    .await
-            }
+            Lecteur::Commande(emetteur) => emetteur.emettre_hors_plan(emission, tentative).await,
         }
     }
 }

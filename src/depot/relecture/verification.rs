@@ -28,11 +28,11 @@ use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{Base, CauseRefus, DepotUnite};
 use crate::plateforme::FichierAttendu;
-use crate::reessai::{ObservateurMuet, Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{ObservateurMuet, RaisonArret, ReponseApi};
 use crate::sortie::CodeSortie;
 use crate::transport::s3::ClientS3;
 use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
-use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
+use crate::transport::{AnnoncesReseau, Emetteur, Emission};
 
 /// Ce que la destination dit d'une unité déposée.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,17 +309,9 @@ async fn constater_sur_la_plateforme(
 /// l'ETag noté au dépôt).
 async fn constater_s3(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
     let issue = emetteur
-        .emettre(
-            Emission::nouvelle(
-                "HeadObject",
-                &unite.cle,
-                Profil::Insistant,
-                Rejouabilite::Rejouable,
-            ),
-            &ObservateurMuet,
-            &EnVol::default(),
-            |_| client.decrire(&unite.cle),
-        )
+        .emettre_hors_plan(Emission::lecture("HeadObject", &unite.cle), |_| {
+            client.decrire(&unite.cle)
+        })
         .await;
     match issue.reponse {
         ReponseApi::Succes(None) => Constat::Manquante("absente de la destination".into()),
