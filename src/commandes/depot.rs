@@ -45,15 +45,16 @@ pub(super) struct PlanPret {
     pub cree: bool,
 }
 
-pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
-    // Sans destination : la saison, chaque nuit dans sa participation.
-    if args.vers.is_none()
+/// Sans destination (ni `--vers`, ni `--participation`, ni `--debut`/`--fin`) : la saison,
+/// chaque nuit dans sa participation (`commandes/saison.rs`).
+pub(super) fn vers_la_saison(args: &ArgsDepot) -> bool {
+    args.vers.is_none()
         && args.participation.is_none()
         && args.debut.is_none()
         && args.fin.is_none()
-    {
-        return super::saison::depot_saison(g, args);
-    }
+}
+
+pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     if args.dossiers.len() > 1 {
         return Err(ErreurAvecCode::new(
             CodeSortie::Usage,
@@ -140,20 +141,8 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     issue
 }
 
+/// Un plan hors saison (une nuit de saison passe par `saison::retenter_saison`).
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
-    // Une nuit de saison : ses seuls fichiers ; sans argument, toute la saison.
-    let nuits = {
-        let base = ouvrir_base_existante(g)?;
-        let plan = base.plan(args.plan)?;
-        match base.nuit_du_plan(plan.id)? {
-            Some(n) if args.plan.is_none() => Some(base.nuits_de_saison(n.saison_id)?),
-            Some(n) => Some(vec![n]),
-            None => None,
-        }
-    };
-    if let Some(nuits) = nuits {
-        return super::saison::retenter_saison(g, &args, nuits);
-    }
     let (dossier, destination, identite, retenus) = {
         let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;
@@ -610,7 +599,7 @@ fn refuser_plusieurs_nuits(
             let quand = match (cle.soiree, n.premiere, n.derniere) {
                 (Some(_), Some(p), Some(d)) => format!(
                     "{} {}→{}",
-                    super::saison::jour_court(p.date()),
+                    crate::suivi::saison::jour_court(p.date()),
                     p.format("%H:%M"),
                     d.format("%H:%M")
                 ),

@@ -22,10 +22,6 @@ pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
     let plan = base.plan(args.plan)?;
     let resume = base.resume(plan.id)?;
     let nuit = base.nuit_du_plan(plan.id)?;
-    // Le dernier plan est une nuit de saison : la saison, nuit par nuit.
-    if let (Some(n), None, None) = (&nuit, args.plan, args.unites) {
-        return super::saison::etat_saison(g, &base, n.saison_id);
-    }
     if let Some(filtre) = args.unites {
         lister_unites(g, &base, &plan, filtre)?;
     } else if g.json {
@@ -416,7 +412,7 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
                 plan.id,
                 format!("{}/{}", r.deposee, r.total()),
                 date_courte(plan.actif_le),
-                super::saison::libelle_liee(&n.nuit)
+                crate::suivi::saison::libelle_liee(&n.nuit)
             );
             let place = 79usize.saturating_sub(debut.chars().count()).max(10);
             let dossier = neutraliser(&plan.dossier);

@@ -36,10 +36,18 @@ pub use docs::{SCHEMA_JSON, fichiers_attendus, generer_docs, page_de_manuel, sch
 pub fn executer(cli: Cli) -> Result<CodeSortie> {
     let g = &cli.globales;
     match cli.commande {
+        // Sans destination : la saison, chaque nuit dans sa participation.
+        Commande::Depot(args) if depot::vers_la_saison(&args) => saison::depot_saison(g, args),
         Commande::Depot(args) => depot::depot(g, args),
-        Commande::RetenterEchecs(args) => depot::retenter(g, args),
+        Commande::RetenterEchecs(args) => match saison::nuits_a_retenter(g, &args)? {
+            Some(nuits) => saison::retenter_saison(g, &args, nuits),
+            None => depot::retenter(g, args),
+        },
         Commande::Verifier(args) => envoi::verifier(g, args),
-        Commande::Etat(args) => etat::etat(g, args),
+        Commande::Etat(args) => match saison::etat_si_saison(g, &args)? {
+            Some(code) => Ok(code),
+            None => etat::etat(g, args),
+        },
         Commande::Plans => etat::plans(g),
         Commande::Connexion(args) => connexion::connexion(g, args),
         Commande::Deconnexion => connexion::deconnexion(g),

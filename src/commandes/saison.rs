@@ -22,13 +22,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::json;
 
 use super::depot::{Preparation, RIEN_ENVOYE, dates_seules, preparer};
 use super::envoi::{Envoi, runtime};
 use super::ligne_json;
-use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
+use crate::cli::{ArgsDepot, ArgsEtat, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
@@ -44,6 +44,7 @@ use crate::saison::nuits::{CleNuit, Nuit, Protocole, RaisonHorsNuit, bornes_utc,
 use crate::saison::sites::{Rapprochement, SiteConnu, rapprocher};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::{neutraliser, pluriel, replier};
+use crate::suivi::saison::{jour_court, libelle_liee};
 use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
 
 /// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
@@ -56,17 +57,6 @@ const HORS_NUIT_CITES: usize = 10;
 pub(super) fn adresse_participation(api: &str, id: &str) -> Option<String> {
     (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
         .then(|| format!("{SITE_WEB}{id}"))
-}
-
-/// `sam. 20/06` : le jour abrégé en français et la date.
-pub(super) fn jour_court(d: NaiveDate) -> String {
-    const JOURS: [&str; 7] = ["lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."];
-    format!(
-        "{} {:02}/{:02}",
-        JOURS[d.weekday().num_days_from_monday() as usize],
-        d.day(),
-        d.month()
-    )
 }
 
 /// Une nuit en une courte ligne : `sam. 20/06  A1  Pass1` (routier : `circuit 270  Pass1`).
@@ -1368,14 +1358,6 @@ fn bilan_de_saison(
     Ok(())
 }
 
-/// Une nuit de la base en quelques mots : `ven. 03/07 A1 Pass1`.
-pub(super) fn libelle_liee(n: &NuitLiee) -> String {
-    match NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d") {
-        Ok(s) => format!("{} {} Pass{}", jour_court(s), n.point, n.passage),
-        Err(_) => format!("circuit {} Pass{}", n.numero_site, n.passage),
-    }
-}
-
 /// La clé d'une nuit de la base est-elle celle-ci ?
 fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
     cle.site == n.numero_site
@@ -1383,6 +1365,35 @@ fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
         && cle.passage == n.passage
         && cle.point.as_deref().unwrap_or("") == n.point
         && cle.soiree.map(|s| s.to_string()).unwrap_or_default() == n.soiree
+}
+
+/// Les nuits de saison que `vigie retenter-echecs` reprend : la nuit N, ou, sans argument,
+/// toute la saison du dernier plan ; `None` si ce plan n'est pas une nuit de saison.
+pub(super) fn nuits_a_retenter(
+    g: &OptionsGlobales,
+    args: &ArgsRetenter,
+) -> Result<Option<Vec<crate::plan::NuitPlanifiee>>> {
+    let base = super::ouvrir_base_existante(g)?;
+    let plan = base.plan(args.plan)?;
+    Ok(match base.nuit_du_plan(plan.id)? {
+        Some(n) if args.plan.is_none() => Some(base.nuits_de_saison(n.saison_id)?),
+        Some(n) => Some(vec![n]),
+        None => None,
+    })
+}
+
+/// `vigie etat` sans numéro ni `--unites`, quand le dernier plan est une nuit de saison : la
+/// saison, nuit par nuit (`None` sinon : l'état d'un plan).
+pub(super) fn etat_si_saison(g: &OptionsGlobales, args: &ArgsEtat) -> Result<Option<CodeSortie>> {
+    if args.plan.is_some() || args.unites.is_some() {
+        return Ok(None);
+    }
+    let base = super::ouvrir_base_existante(g)?;
+    let plan = base.plan(None)?;
+    match base.nuit_du_plan(plan.id)? {
+        Some(n) => etat_saison(g, &base, n.saison_id).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// `vigie retenter-echecs` sur des nuits de saison : la nuit N, ou, sans argument, toute la

@@ -23,6 +23,7 @@ mod json;
 mod lignes;
 pub mod passages;
 mod repetes;
+pub mod saison;
 mod tableau;
 pub mod traitement;
 pub mod verification;
