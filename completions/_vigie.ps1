@@ -205,7 +205,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;traiter' {
-            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan)')
+            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
@@ -222,7 +222,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;traitement' {
-            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l''adresse d''API de ce plan)')
+            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)')
             [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Avec --attendre : s''arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s''il n''est pas fini)')
             [CompletionResult]::new('--attente-releve', '--attente-releve', [CompletionResultType]::ParameterName, 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]')
             [CompletionResult]::new('--attente-releve-max', '--attente-releve-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux relevés (secondes) [défaut : 300]')
@@ -241,7 +241,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;resultats' {
-            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont télécharger les résultats (par défaut, celle du dernier plan)')
+            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont télécharger les résultats (par défaut, celle du dernier plan ; d''une saison : chaque nuit)')
             [CompletionResult]::new('--sortie', '--sortie', [CompletionResultType]::ParameterName, 'Dossier où écrire les fichiers (créé s''il n''existe pas) [défaut : .]')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')

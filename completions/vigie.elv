@@ -194,7 +194,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;traiter'= {
-            cand --participation 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan)'
+            cand --participation 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
@@ -210,7 +210,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;traitement'= {
-            cand --participation 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l''adresse d''API de ce plan)'
+            cand --participation 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)'
             cand --echeance 'Avec --attendre : s''arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s''il n''est pas fini)'
             cand --attente-releve 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]'
             cand --attente-releve-max 'Plafond de l''attente entre deux relevés (secondes) [défaut : 300]'
@@ -228,7 +228,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;resultats'= {
-            cand --participation 'La participation dont télécharger les résultats (par défaut, celle du dernier plan)'
+            cand --participation 'La participation dont télécharger les résultats (par défaut, celle du dernier plan ; d''une saison : chaque nuit)'
             cand --sortie 'Dossier où écrire les fichiers (créé s''il n''existe pas) [défaut : .]'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'

@@ -181,7 +181,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l json -d 'Év
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
@@ -194,7 +194,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événe
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l participation -d 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l\'adresse d\'API de ce plan)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l participation -d 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l echeance -d 'Avec --attendre : s\'arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s\'il n\'est pas fini)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve -d 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve-max -d 'Plafond de l\'attente entre deux relevés (secondes) [défaut : 300]' -r
@@ -209,7 +209,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l json -d 'Év�
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l participation -d 'La participation dont télécharger les résultats (par défaut, celle du dernier plan)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l participation -d 'La participation dont télécharger les résultats (par défaut, celle du dernier plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l sortie -d 'Dossier où écrire les fichiers (créé s\'il n\'existe pas) [défaut : .]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F

@@ -497,7 +497,8 @@ pub enum Commande {
     Traiter(ArgsTraiter),
     /// Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini.
     ///
-    /// Sans --participation : la participation du dernier plan. L'état en français (planifié,
+    /// Sans --participation : la participation du dernier plan (d'une saison : chaque nuit).
+    /// L'état en français (planifié,
     /// en cours depuis…, fini, en erreur, nouvel essai…), puis, une fois fini, les espèces
     /// trouvées (chauves-souris d'abord) et leur nombre de contacts. Code 0 : fini ; 1 : pas
     /// encore fini (ou la plateforme n'a pas répondu) ; 3 : en erreur. Avec --attendre, relève
@@ -506,7 +507,8 @@ pub enum Commande {
     Traitement(ArgsTraitement),
     /// Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul).
     ///
-    /// Sans --participation : la participation du dernier plan. Le fichier est écrit dans
+    /// Sans --participation : la participation du dernier plan (d'une saison : chaque nuit).
+    /// Le fichier est écrit dans
     /// --sortie (le dossier courant par défaut), en entier ou pas du tout, taille vérifiée ;
     /// un fichier du même nom est remplacé. Code 1 si la plateforme n'a pas (encore) le CSV :
     /// elle le produit après le calcul, ou sur demande (--demander-csv, qui l'envoie aussi par
@@ -949,7 +951,7 @@ pub struct ArgsBacASable {
 #[derive(Debug, Args)]
 pub struct ArgsTraiter {
     /// La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers
-    /// la plateforme avec l'adresse d'API de ce plan).
+    /// la plateforme avec l'adresse d'API de ce plan ; d'une saison : chaque nuit).
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
 
@@ -971,7 +973,7 @@ pub struct ArgsTraiter {
 #[derive(Debug, Args)]
 pub struct ArgsTraitement {
     /// La participation dont suivre le calcul (par défaut, celle du dernier plan, avec
-    /// l'adresse d'API de ce plan).
+    /// l'adresse d'API de ce plan ; d'une saison : chaque nuit).
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
 
@@ -1009,7 +1011,8 @@ pub struct ArgsTraitement {
 
 #[derive(Debug, Args)]
 pub struct ArgsResultats {
-    /// La participation dont télécharger les résultats (par défaut, celle du dernier plan).
+    /// La participation dont télécharger les résultats (par défaut, celle du dernier plan ;
+    /// d'une saison : chaque nuit).
     #[arg(long, value_name = "ID")]
     pub participation: Option<String>,
 

@@ -28,7 +28,8 @@ use crate::transport::Emetteur;
 use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
 
 /// Les participations visées : celle donnée (à l'adresse de `--api`, de `VIGIE_API` ou de la
-/// configuration), ou celle du dernier plan.
+/// configuration), ou celle du dernier plan, ou, si c'est une nuit de saison, chaque nuit de sa
+/// saison.
 fn cibles(
     g: &OptionsGlobales,
     participation: Option<&str>,
@@ -36,9 +37,7 @@ fn cibles(
 ) -> Result<Vec<Cible>> {
     match participation {
         Some(p) => Ok(vec![Cible::donnee(p, api)?]),
-        None => Ok(vec![Cible::du_dernier_plan(
-            &super::ouvrir_base_existante(g)?,
-        )?]),
+        None => Cible::du_dernier_plan_ou_de_sa_saison(&super::ouvrir_base_existante(g)?),
     }
 }
 

@@ -39,16 +39,29 @@ impl Cible {
         })
     }
 
-    /// Celle du dernier plan de la base, qui doit être un dépôt Vigie-Chiro dont la
-    /// participation est connue, à l'adresse de ce plan.
-    pub fn du_dernier_plan(base: &Base) -> Result<Cible> {
-        let plan = base.plan(None)?;
+    /// Sans `--participation` : celle du dernier plan ; si ce plan est une nuit de saison,
+    /// celle de chaque nuit de sa saison, dans l'ordre de la saison.
+    pub fn du_dernier_plan_ou_de_sa_saison(base: &Base) -> Result<Vec<Cible>> {
+        let dernier = base.plan(None)?;
+        match base.nuit_du_plan(dernier.id)? {
+            Some(n) => base
+                .nuits_de_saison(n.saison_id)?
+                .iter()
+                .map(|nuit| Cible::du_plan(&base.plan(Some(nuit.plan_id))?))
+                .collect(),
+            None => Ok(vec![Cible::du_plan(&dernier)?]),
+        }
+    }
+
+    /// Celle d'un plan, qui doit être un dépôt Vigie-Chiro dont la participation est connue, à
+    /// l'adresse de ce plan.
+    fn du_plan(plan: &DepotPlan) -> Result<Cible> {
         let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination)
         else {
             return Err(ErreurAvecCode::new(
                 CodeSortie::Usage,
                 format!(
-                    "le dernier plan ({}) n'est pas un dépôt vers la plateforme Vigie-Chiro : \
+                    "le plan {} n'est pas un dépôt vers la plateforme Vigie-Chiro : \
                      donnez la participation, --participation ID",
                     plan.id
                 ),
@@ -59,7 +72,7 @@ impl Cible {
             return Err(ErreurAvecCode::new(
                 CodeSortie::Usage,
                 format!(
-                    "la participation du dernier plan ({}) n'est pas encore connue, sa création \
+                    "la participation du plan {} n'est pas encore connue, sa création \
                      n'a pas abouti : reprenez d'abord ce plan, vigie retenter-echecs {}",
                     plan.id, plan.id
                 ),

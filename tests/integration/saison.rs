@@ -414,3 +414,29 @@ fn un_site_ecrit_de_deux_facons_refuse() {
     );
     assert_eq!(creations(&banc), 0);
 }
+
+/// Après le dépôt d'une saison, `vigie traitement` sans argument dit l'état du calcul de
+/// chaque nuit de la saison, pas seulement celui de la dernière.
+#[test]
+fn traitement_sans_argument_suit_chaque_nuit_de_la_saison() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    // Aucun calcul lancé : « pas encore fini », code 1, une ligne par nuit.
+    let mut c = banc.vigie_plateforme();
+    c.args(["traitement", "--json"]);
+    let out = c.finir_en(1);
+    let lignes = lignes_json(&out.stdout);
+    let participations: BTreeSet<String> = evenements(&lignes, "traitement")
+        .iter()
+        .map(|e| e["participation"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(participations.len(), 6, "{}", texte(&out));
+    assert!(participations.contains(&posee), "{}", texte(&out));
+    assert_eq!(
+        participations,
+        titres_par_participation(&banc).into_keys().collect(),
+        "{}",
+        texte(&out)
+    );
+}
