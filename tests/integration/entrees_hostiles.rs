@@ -720,14 +720,14 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     assert!(stderr(&out).contains("plein"), "{}", texte(&out));
     assert_eq!(banc.bac().compteurs().requetes_total(), 0);
 
-    // Un peu de place (de quoi ouvrir la base, la créer au dernier schéma, et écrire quelques
-    // transitions) : le disque se remplit en plein passage.
+    // Un peu de place (de quoi ouvrir la base, déjà créée, et écrire quelques transitions) :
+    // le disque se remplit en plein passage.
     let f = std::fs::OpenOptions::new()
         .write(true)
         .open(&remplissage)
         .unwrap();
     let longueur = f.metadata().unwrap().len();
-    f.set_len(longueur - 280 * 1024).unwrap();
+    f.set_len(longueur - 200 * 1024).unwrap();
     drop(f);
     let out = avec_base(banc.depot())
         .args(["--paralleles", "1"])
