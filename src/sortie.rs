@@ -23,13 +23,16 @@ pub enum CodeSortie {
 }
 
 impl CodeSortie {
-    /// Le plus grave de deux codes (pour plusieurs participations : 3 l'emporte sur 1, 1 sur
-    /// 0).
+    /// Le plus grave de deux codes (pour plusieurs participations ou plusieurs nuits) :
+    /// 0 < 1 < 2 < 3 < 4 < 130.
     pub fn max_par_gravite(self, autre: CodeSortie) -> CodeSortie {
         let rang = |c: CodeSortie| match c {
             CodeSortie::Succes => 0,
             CodeSortie::EchecsTransitoires => 1,
-            _ => 2,
+            CodeSortie::Usage => 2,
+            CodeSortie::RefusDefinitifs => 3,
+            CodeSortie::PlanOccupe => 4,
+            CodeSortie::Interrompu => 5,
         };
         if rang(autre) > rang(self) {
             autre
@@ -152,6 +155,21 @@ mod tests {
             CodeSortie::RefusDefinitifs.max_par_gravite(CodeSortie::EchecsTransitoires),
             CodeSortie::RefusDefinitifs
         );
+        // L'ordre entier, dans les deux sens : 0 < 1 < 2 < 3 < 4 < 130.
+        let ordre = [
+            CodeSortie::Succes,
+            CodeSortie::EchecsTransitoires,
+            CodeSortie::Usage,
+            CodeSortie::RefusDefinitifs,
+            CodeSortie::PlanOccupe,
+            CodeSortie::Interrompu,
+        ];
+        for (i, &a) in ordre.iter().enumerate() {
+            for &b in &ordre[i..] {
+                assert_eq!(a.max_par_gravite(b), b, "{a:?} puis {b:?}");
+                assert_eq!(b.max_par_gravite(a), b, "{b:?} puis {a:?}");
+            }
+        }
     }
 
     /// Une écriture vers un lecteur parti (ou un terminal fermé) est perdue sans erreur ; une

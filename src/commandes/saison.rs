@@ -28,7 +28,9 @@ use serde_json::json;
 use super::depot::{Preparation, RIEN_ENVOYE, dates_seules, preparer};
 use super::envoi::{Envoi, runtime};
 use super::ligne_json;
-use crate::cli::{ArgsDepot, ArgsEtat, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
+use crate::cli::{
+    ArgsDepot, ArgsEtat, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
+};
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
@@ -1116,33 +1118,33 @@ fn deposer(
             _verrou: verrou,
         });
     }
-    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
+    retenir_puis_envoyer(
+        g,
+        (&args.passages, &args.s3),
+        api,
+        planifiees,
+        (&args.envoi, &retenus),
+        base,
+    )
+}
+
+/// Les réglages donnés fusionnés avec ceux que les nuits retenaient, retenus par chaque nuit
+/// (une relance les reprend), puis la course.
+fn retenir_puis_envoyer(
+    g: &OptionsGlobales,
+    options: (&OptionsPassages, &OptionsS3),
+    api: &str,
+    planifiees: Vec<NuitPlanifiee>,
+    (envoi, retenus): (&OptionsEnvoi, &ReglagesRetenus),
+    base: Base,
+) -> Result<CodeSortie> {
+    let reglages = super::reglages::fusionner(envoi, retenus);
     for p in &planifiees {
         base.retenir_reglages(p.plan.id, &reglages.retenus)?;
     }
     let chemin_base = base.chemin().to_owned();
     drop(base);
-    envoyer_saison(
-        g,
-        (&args.passages, &args.s3),
-        api,
-        planifiees,
-        &reglages,
-        &chemin_base,
-    )
-}
-
-/// Le pire de deux codes de sortie (3 > 1 > 0).
-fn pire(a: CodeSortie, b: CodeSortie) -> CodeSortie {
-    let rang = |c: CodeSortie| match c {
-        CodeSortie::Succes => 0,
-        CodeSortie::EchecsTransitoires => 1,
-        CodeSortie::Usage => 2,
-        CodeSortie::RefusDefinitifs => 3,
-        CodeSortie::PlanOccupe => 4,
-        CodeSortie::Interrompu => 5,
-    };
-    if rang(b) > rang(a) { b } else { a }
+    envoyer_saison(g, options, api, planifiees, &reglages, &chemin_base)
 }
 
 /// Les créations d'abord (toutes, avant le premier octet), puis l'envoi nuit après nuit.
@@ -1206,7 +1208,7 @@ fn envoyer_saison(
                         "nuit {} : {e:#} ; elle sera reprise à la prochaine relance",
                         p.libelle
                     )?;
-                    code = pire(code, CodeSortie::EchecsTransitoires);
+                    code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
                 }
                 _ => return Err(e),
             },
@@ -1237,7 +1239,7 @@ fn envoyer_saison(
         if c == CodeSortie::Interrompu {
             return Ok(c);
         }
-        code = pire(code, c);
+        code = code.max_par_gravite(c);
         drop(p._verrou);
     }
     bilan_de_saison(g, api, chemin_base, &tous)?;
@@ -1457,19 +1459,13 @@ pub(super) fn retenter_saison(
             _verrou: verrou,
         });
     }
-    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
-    for p in &planifiees {
-        base.retenir_reglages(p.plan.id, &reglages.retenus)?;
-    }
-    let chemin_base = base.chemin().to_owned();
-    drop(base);
-    envoyer_saison(
+    retenir_puis_envoyer(
         g,
         (&args.passages, &args.s3),
         &api,
         planifiees,
-        &reglages,
-        &chemin_base,
+        (&args.envoi, &retenus),
+        base,
     )
 }
 
@@ -1489,7 +1485,7 @@ pub(super) fn etat_saison(g: &OptionsGlobales, base: &Base, saison: i64) -> Resu
     let (unites, deposees) = (somme(&|r| r.total()), somme(&|r| r.deposee));
     let (octets_total, octets_deposes) = (somme(&|r| r.octets_total), somme(&|r| r.octets_deposes));
     let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
-        pire(c, super::etat::code_du_plan(r))
+        c.max_par_gravite(super::etat::code_du_plan(r))
     });
     let (annee, api) = nuits
         .first()
