@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::json;
 
-use super::{chemin_base, ligne_json, octets_lisibles, ouvrir_base_existante};
+use super::{chemin_base, ligne_json, octets_lisibles};
 use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
@@ -17,13 +17,12 @@ use crate::suivi::format::neutraliser;
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
 
-pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
-    let base = ouvrir_base_existante(g)?;
+pub fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<CodeSortie> {
     let plan = base.plan(args.plan)?;
     let resume = base.resume(plan.id)?;
     let nuit = base.nuit_du_plan(plan.id)?;
     if let Some(filtre) = args.unites {
-        lister_unites(g, &base, &plan, filtre)?;
+        lister_unites(g, base, &plan, filtre)?;
     } else if g.json {
         let mut v = etat_json(&plan, &resume);
         let retenus = base.reglages(plan.id)?;
@@ -33,7 +32,7 @@ pub fn etat(g: &OptionsGlobales, args: ArgsEtat) -> Result<CodeSortie> {
         ligne_json(v)?;
     } else {
         let mut s = crate::sortie::standard();
-        afficher_etat(&mut s, &base, &plan, &resume)?;
+        afficher_etat(&mut s, base, &plan, &resume)?;
         if let Some(n) = &nuit {
             writeln!(
                 s,

@@ -44,10 +44,13 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
             None => depot::retenter(g, args),
         },
         Commande::Verifier(args) => envoi::verifier(g, args),
-        Commande::Etat(args) => match saison::etat_si_saison(g, &args)? {
-            Some(code) => Ok(code),
-            None => etat::etat(g, args),
-        },
+        Commande::Etat(args) => {
+            let base = ouvrir_base_existante(g)?;
+            match saison::etat_si_saison(g, &base, &args)? {
+                Some(code) => Ok(code),
+                None => etat::etat(g, &base, args),
+            }
+        }
         Commande::Plans => etat::plans(g),
         Commande::Connexion(args) => connexion::connexion(g, args),
         Commande::Deconnexion => connexion::deconnexion(g),

@@ -1386,14 +1386,17 @@ pub(super) fn nuits_a_retenter(
 
 /// `vigie etat` sans numéro ni `--unites`, quand le dernier plan est une nuit de saison : la
 /// saison, nuit par nuit (`None` sinon : l'état d'un plan).
-pub(super) fn etat_si_saison(g: &OptionsGlobales, args: &ArgsEtat) -> Result<Option<CodeSortie>> {
+pub(super) fn etat_si_saison(
+    g: &OptionsGlobales,
+    base: &Base,
+    args: &ArgsEtat,
+) -> Result<Option<CodeSortie>> {
     if args.plan.is_some() || args.unites.is_some() {
         return Ok(None);
     }
-    let base = super::ouvrir_base_existante(g)?;
     let plan = base.plan(None)?;
     match base.nuit_du_plan(plan.id)? {
-        Some(n) => etat_saison(g, &base, n.saison_id).map(Some),
+        Some(n) => etat_saison(g, base, n.saison_id).map(Some),
         None => Ok(None),
     }
 }
