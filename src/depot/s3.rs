@@ -138,21 +138,38 @@ impl DepositaireS3 {
         {
             return issue;
         }
-        let Some(refus) = RefusDestination::reconnaitre(message) else {
+        let Some(refus) = self.retenir_refus_de_destination(&issue) else {
             return issue;
         };
-        let premier = self.refus.set(refus.clone()).is_ok();
-        if premier {
-            tracing::warn!(
-                "la destination refuse ce dépôt ({message}) : les fichiers suivants ne partent pas"
-            );
-        }
         // Le refus tel que le service l'a dit reste noté pour l'unité qui l'a reçu.
         IssueUnite::Echec {
             definitif: true,
             cause: refus.cause(),
             message: format!("{} ; {message}", refus.message(self.client.compartiment())),
         }
+    }
+
+    /// Retient (le premier reçu) un refus définitif qui vaut pour toute la destination, et le
+    /// rend. Appelé avant de rendre la place de transfert : l'unité qui la prend ensuite voit
+    /// le refus et n'émet rien. Retenu seulement à la fin de l'unité, il laissait partir le
+    /// fichier suivant, qui prenait la place entre-temps (et que le SDK, qui corrige l'heure
+    /// de ses signatures d'après la réponse refusée, faisait même accepter).
+    fn retenir_refus_de_destination(&self, issue: &IssueUnite) -> Option<RefusDestination> {
+        let IssueUnite::Echec {
+            definitif: true,
+            message,
+            ..
+        } = issue
+        else {
+            return None;
+        };
+        let refus = RefusDestination::reconnaitre(message)?;
+        if self.refus.set(refus.clone()).is_ok() {
+            tracing::warn!(
+                "la destination refuse ce dépôt ({message}) : les fichiers suivants ne partent pas"
+            );
+        }
+        Some(refus)
     }
 
     /// La destination tient-elle déjà ce fichier, sous la même clé, de même taille et de même
@@ -237,13 +254,21 @@ impl DepositaireS3 {
                 },
             )
             .await;
+        let ecrit = match issue.reponse {
+            ReponseApi::Succes(e) => Ok(e),
+            _ => {
+                let echec = echec_de(&issue);
+                self.retenir_refus_de_destination(&echec);
+                Err(echec)
+            }
+        };
         drop(place);
         if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
             return echec;
         }
-        let ecrit = match issue.reponse {
-            ReponseApi::Succes(e) => e,
-            _ => return echec_de(&issue),
+        let ecrit = match ecrit {
+            Ok(e) => e,
+            Err(echec) => return echec,
         };
         ctx.octets_envoyes(unite.taille);
 
@@ -621,6 +646,10 @@ impl EnvoiEnParties for DepositaireS3 {
         ctx: &ContexteUnite<'_>,
         partie: Partie<'_, String>,
     ) -> Result<Acquittement, EchecEnvoi> {
+        // La destination a tout refusé pendant que la partie attendait sa place : rien ne part.
+        if let Some(refus) = self.refus.get() {
+            return Err(EchecEnvoi::Echec(self.echec_de_destination(refus)));
+        }
         // Un fichier devenu illisible garde ses parties : il peut le redevenir.
         let crc = somme_crc32c(ctx.fichier(), partie.debut, partie.taille)
             .await
@@ -653,7 +682,13 @@ impl EnvoiEnParties for DepositaireS3 {
                     "l'envoi multipart a disparu de la destination",
                 ));
             }
-            _ => return Err(EchecEnvoi::Echec(echec_de(&issue))),
+            _ => {
+                // Retenu avant que la place de la partie soit rendue (voir
+                // `retenir_refus_de_destination`).
+                let echec = echec_de(&issue);
+                self.retenir_refus_de_destination(&echec);
+                return Err(EchecEnvoi::Echec(echec));
+            }
         };
         let attendu = crc32c_base64(crc);
         if ecrit.crc32c.as_deref().is_some_and(|c| c != attendu) {

@@ -915,8 +915,8 @@ impl TerminalVirtuel {
 }
 
 /// `vigie depot` dans un pseudo-terminal de 80 colonnes (`script`, `COLUMNS=80`), la nuit aux
-/// noms longs : huit fichiers refusés (« (8 en échec) »), un `Retry-After`, et trois fois
-/// Entrée pendant l'envoi. Aucune ligne affichée ne dépasse 80 caractères (le terminal en
+/// noms longs, un fichier à la fois : huit fichiers refusés (« (8 en échec) »), un
+/// `Retry-After`, et trois fois Entrée pendant l'envoi. Aucune ligne affichée ne dépasse 80 caractères (le terminal en
 /// aurait replié une), la barre d'ensemble reste une barre, les noms raccourcis gardent le
 /// passage et le point, et Entrée ne laisse aucune copie figée de la barre.
 #[cfg(unix)]
@@ -953,7 +953,13 @@ fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
         .fois(1),
     );
     // La commande, ses variables et le réglage du terminal, dans un script que `script` lance.
-    let depot = banc.depot_avec(&["--paralleles".to_owned(), "2".to_owned()]);
+    // Un seul envoi à la fois : pendant le `Retry-After` du dernier fichier, il est la seule
+    // unité en vol, et la ligne d'ensemble décompte sa reprise à chaque rafraîchissement. À
+    // deux, l'autre unité pouvait rester en vol pendant toute l'attente sur une machine
+    // chargée, et la ligne d'ensemble ne disait jamais « reprise dans » (essai instable). La
+    // largeur de la mention du parallélisme est vérifiée par le tableau
+    // (`suivi::tableau`), sans terminal.
+    let depot = banc.depot_avec(&["--paralleles".to_owned(), "1".to_owned()]);
     let guillemets =
         |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', r"'\''"));
     let mut lanceur = String::from("stty cols 80 rows 40\nexport COLUMNS=80 TERM=xterm\n");
