@@ -18,121 +18,31 @@
 //!    `--debit-max` : un seul seau pour toute la saison).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, NaiveDate, Utc};
-use serde_json::json;
 
 use super::depot::{Preparation, RIEN_ENVOYE, dates_seules, preparer};
 use super::envoi::{Envoi, runtime};
-use super::ligne_json;
 use crate::cli::{
     ArgsDepot, ArgsEtat, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
-use crate::plan::{
-    Base, DepotPlan, FichierPlanifie, NuitLiee, ReglagesRetenus, ResumePlan, VerrouPlan,
-};
+use crate::plan::{Base, DepotPlan, FichierPlanifie, ReglagesRetenus, VerrouPlan};
 use crate::reessai::ReponseApi;
 use crate::saison::correspondance::{
-    IssueNuit, NuitDatee, ParticipationVue, Preuve, Verdict, attribuer, date_plateforme, verdict,
+    IssueNuit, NuitDatee, ParticipationVue, Verdict, attribuer, date_plateforme, verdict,
 };
 use crate::saison::fuseau::Fuseau;
-use crate::saison::nuits::{CleNuit, Nuit, Protocole, RaisonHorsNuit, bornes_utc, regrouper};
+use crate::saison::nuits::{Nuit, Protocole, bornes_utc, regrouper};
 use crate::saison::sites::{Rapprochement, SiteConnu, rapprocher};
+use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::suivi::format::{neutraliser, pluriel, replier};
-use crate::suivi::saison::{jour_court, libelle_liee};
+use crate::suivi::calcul::ModeSortie;
+use crate::suivi::saison::{self as dire, Refus, libelle_court, libelle_liee};
 use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
-
-/// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
-/// seulement : on ne devine pas le site web d'une autre API).
-const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
-/// Combien de fichiers un refus « hors nuit » cite.
-const HORS_NUIT_CITES: usize = 10;
-
-/// L'adresse de la participation sur le site web, pour l'API par défaut.
-pub(super) fn adresse_participation(api: &str, id: &str) -> Option<String> {
-    (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
-        .then(|| format!("{SITE_WEB}{id}"))
-}
-
-/// Une nuit en une courte ligne : `sam. 20/06  A1  Pass1` (routier : `circuit 270  Pass1`).
-fn libelle_cle(cle: &CleNuit) -> String {
-    match (cle.soiree, cle.point.as_deref()) {
-        (Some(s), Some(p)) => format!("{}  {:<4}  Pass{}", jour_court(s), p, cle.passage),
-        _ => format!("circuit {}  Pass{}", cle.site, cle.passage),
-    }
-}
-
-/// Une nuit en quelques mots, sans colonnes : `sam. 20/06 A1 Pass1`.
-fn libelle_court(cle: &CleNuit) -> String {
-    match (cle.soiree, cle.point.as_deref()) {
-        (Some(s), Some(p)) => format!("{} {} Pass{}", jour_court(s), p, cle.passage),
-        _ => format!("circuit {} Pass{}", cle.site, cle.passage),
-    }
-}
-
-/// Ce qui revient à une nuit, une fois la plateforme et la base lues.
-#[derive(Debug, Clone)]
-enum Sort {
-    /// Déjà liée à un plan de la base (une relance) : elle le garde.
-    Liee { plan: DepotPlan },
-    /// Sa participation existe sur la plateforme : reprise.
-    Reprise {
-        participation: IdObjet,
-        preuve: Preuve,
-    },
-    /// À créer.
-    ACreer,
-    /// Non vérifiée (simulation hors ligne, sans jeton).
-    NonVerifiee,
-}
-
-/// Une nuit de la commande, avec ce qu'il faut pour la planifier.
-struct NuitDeSaison {
-    nuit: Nuit,
-    bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
-    site: Option<IdObjet>,
-    sort: Sort,
-}
-
-/// Les refus d'avant toute écriture, dits tous d'un coup (code 2).
-#[derive(Default)]
-struct Refus {
-    lignes: Vec<String>,
-}
-
-impl Refus {
-    fn ajouter(&mut self, texte: &str) {
-        self.lignes.extend(replier(texte, 79));
-    }
-
-    fn rendre(self, g: &OptionsGlobales, entete: &str) -> Result<()> {
-        if self.lignes.is_empty() {
-            return Ok(());
-        }
-        if !g.json {
-            let mut e = crate::sortie::erreur();
-            writeln!(e, "{entete}")?;
-            for l in &self.lignes {
-                writeln!(e, "{}", neutraliser(l))?;
-            }
-        }
-        Err(ErreurAvecCode::new(
-            CodeSortie::Usage,
-            format!(
-                "{} (voir ci-dessus) ; corrigez, puis relancez la même commande",
-                entete.trim_end_matches(" :")
-            ),
-        )
-        .into())
-    }
-}
 
 /// Les dossiers de la commande, inventoriés, validés et réunis sous leur ancêtre commun.
 struct Reunion {
@@ -232,53 +142,6 @@ fn racine_de_nuit(nuit: &Nuit, reunion: &Reunion) -> String {
     commun.unwrap_or_default().join("/")
 }
 
-/// Les refus « hors nuit » : chaque fichier d'aucune nuit, et pourquoi.
-fn refuser_hors_nuit(
-    g: &OptionsGlobales,
-    reunion: &Reunion,
-    nuits: &[Nuit],
-    hors: &[crate::saison::nuits::HorsNuit],
-) -> Result<()> {
-    let mut refus = Refus::default();
-    for h in hors.iter().take(HORS_NUIT_CITES) {
-        let chemin = &reunion.enregistrements[h.fichier].chemin;
-        let pourquoi = match &h.raison {
-            RaisonHorsNuit::HorodatageImpossible => {
-                "horodatage impossible → vérifiez l'horloge de l'enregistreur, puis renommez"
-                    .to_owned()
-            }
-            RaisonHorsNuit::AucuneNuitAutour => {
-                "aucune séquence dans son dossier → rangez-la dans le dossier de sa nuit".to_owned()
-            }
-            RaisonHorsNuit::PlusieursNuitsAutour(lesquelles) => format!(
-                "son dossier contient {} nuits ({}) → rangez-la dans le dossier de sa nuit, ou \
-                 déposez-la seule : vigie depot DOSSIER --participation ID",
-                lesquelles.len(),
-                lesquelles
-                    .iter()
-                    .map(|&n| libelle_court(&nuits[n].cle))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        refus.ajouter(&format!("  {chemin} : {pourquoi}"));
-    }
-    if hors.len() > HORS_NUIT_CITES {
-        refus.ajouter(&format!("  … et {} autres", hors.len() - HORS_NUIT_CITES));
-    }
-    if g.json && !hors.is_empty() {
-        ligne_json(json!({
-            "evenement": "avertissement",
-            "motif": "hors_nuit",
-            "chemins": hors.iter().map(|h| &reunion.enregistrements[h.fichier].chemin).collect::<Vec<_>>(),
-        }))?;
-    }
-    refus.rendre(
-        g,
-        "Ces fichiers ne se rattachent à aucune nuit ; rien n'a été envoyé :",
-    )
-}
-
 /// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
 struct SitesDonnes {
     preferes: Vec<IdObjet>,
@@ -291,15 +154,7 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
         imposes: HashMap::new(),
     };
     let invalide = |v: &str| -> anyhow::Error {
-        ErreurAvecCode::new(
-            CodeSortie::Usage,
-            format!(
-                "--site « {} » : attendu l'identifiant du site (24 chiffres hexadécimaux, la fin \
-                 de l'adresse de sa page) ou NUMERO=ID (ex. 640380=64a1…)",
-                v.chars().take(60).collect::<String>().escape_debug()
-            ),
-        )
-        .into()
+        ErreurAvecCode::new(CodeSortie::Usage, dire::site_donne_invalide(v)).into()
     };
     for v in valeurs {
         match v.split_once('=') {
@@ -343,9 +198,9 @@ where
         ReponseApi::Succes(v) => Ok(v),
         autre => Err(ErreurAvecCode::new(
             CodeSortie::EchecsTransitoires,
-            format!(
-                "lecture de {cible} impossible, rien n'a été envoyé : {}",
-                crate::depot::vigiechiro::participation::pas_de_reponse_utile(&autre)
+            dire::lecture_impossible(
+                cible,
+                &crate::depot::vigiechiro::participation::pas_de_reponse_utile(&autre),
             ),
         )
         .into()),
@@ -406,35 +261,10 @@ async fn lire_plateforme(
             Rapprochement::Ambigu(liste) => {
                 match liste.iter().find(|s| donnes.preferes.contains(&s.id)) {
                     Some(s) => Ok(s.id.clone()),
-                    None => Err(format!(
-                        "Plusieurs de vos sites portent le numéro {numero} : {} → choisissez : \
-                     --site ID",
-                        liste
-                            .iter()
-                            .map(|s| format!("{} ({})", s.titre, s.id))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
+                    None => Err(dire::site_ambigu(&numero, &liste)),
                 }
             }
-            Rapprochement::Absent => Err(format!(
-                "Aucun de vos sites ne porte le numéro {numero} (noms {}{numero}-…) ; vos sites : \
-                 {} → vérifiez le numéro dans les noms, ou créez le site sur le site web, ou \
-                 désignez-le : --site {numero}=ID (ID : fin de l'adresse de la page du site)",
-                match protocole {
-                    Protocole::PointFixe => "Car",
-                    Protocole::Routier => "Cir",
-                },
-                if propres.is_empty() {
-                    "aucun".to_owned()
-                } else {
-                    propres
-                        .iter()
-                        .map(|s| s.titre.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            )),
+            Rapprochement::Absent => Err(dire::site_absent(&numero, protocole, &propres)),
         };
         sites.insert((numero, protocole), issue);
     }
@@ -484,45 +314,10 @@ fn vue(p: &ParticipationLue) -> ParticipationVue {
     }
 }
 
-fn protocole_texte(p: Protocole) -> &'static str {
-    match p {
-        Protocole::PointFixe => "point_fixe",
-        Protocole::Routier => "routier",
-    }
-}
-
-fn nuit_liee(n: &NuitDeSaison, site: &IdObjet, fuseau: &Fuseau) -> NuitLiee {
-    let cle = &n.nuit.cle;
-    NuitLiee {
-        site: site.to_string(),
-        numero_site: cle.site.clone(),
-        protocole: protocole_texte(cle.protocole).to_owned(),
-        passage: cle.passage,
-        point: cle.point.clone().unwrap_or_default(),
-        soiree: cle.soiree.map(|s| s.to_string()).unwrap_or_default(),
-        fuseau: fuseau.to_string(),
-        premiere_s: n.bornes.map(|(d, _)| d.timestamp()),
-        derniere_s: n.bornes.map(|(_, f)| f.timestamp()),
-        enregistreurs: n
-            .nuit
-            .enregistreurs
-            .iter()
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(","),
-    }
-}
-
 /// `vigie depot DOSSIER…` en saison (voir l'en-tête du module).
 pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     if args.point.is_some() {
-        return Err(ErreurAvecCode::new(
-            CodeSortie::Usage,
-            "--point ne vaut qu'avec --site ID --debut D --fin F (une seule participation à \
-             créer) : en saison, le point de chaque nuit est lu dans les noms ; rien n'a été \
-             envoyé",
-        )
-        .into());
+        return Err(ErreurAvecCode::new(CodeSortie::Usage, dire::POINT_EN_SAISON).into());
     }
     let fuseau = Fuseau::analyser(&args.fuseau)
         .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, e.to_string()))?;
@@ -544,7 +339,12 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     let provisoire = Destination::VigieChiro(provisoire);
     let reunion = reunir(&args.dossiers, &provisoire)?;
     let regroupement = regrouper(&reunion.enregistrements);
-    refuser_hors_nuit(g, &reunion, &regroupement.nuits, &regroupement.hors_nuit)?;
+    dire::refuser_hors_nuit(
+        g.json,
+        &reunion.enregistrements,
+        &regroupement.nuits,
+        &regroupement.hors_nuit,
+    )?;
     let mut nuits: Vec<NuitDeSaison> = regroupement
         .nuits
         .into_iter()
@@ -556,18 +356,15 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         })
         .collect();
     if nuits.is_empty() {
-        return Err(ErreurAvecCode::new(
-            CodeSortie::Usage,
-            "aucun enregistrement à déposer dans ces dossiers ; rien n'a été envoyé",
-        )
-        .into());
+        return Err(ErreurAvecCode::new(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
     }
     let hors_ligne = args.simulation && jeton.is_err();
     if !hors_ligne {
         decider(g, &api, &donnes, &fuseau, &mut nuits, args.simulation)?;
     }
     if args.simulation {
-        return simuler(g, &api, &nuits, &reunion, hors_ligne);
+        dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
+        return Ok(CodeSortie::Succes);
     }
     deposer(g, &args, &api, &fuseau, nuits, &reunion)
 }
@@ -599,10 +396,7 @@ fn decider(
             }
         }
     }
-    refus.rendre(
-        g,
-        "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :",
-    )?;
+    refus.rendre(g.json, dire::SITE_NON_TROUVE)?;
     // Un même site écrit de deux façons (`Car640380`, `Car0640380`) ferait deux participations
     // du même point la même nuit : refus.
     let mut ecritures: BTreeMap<(IdObjet, Protocole), BTreeSet<String>> = BTreeMap::new();
@@ -617,19 +411,10 @@ fn decider(
     let mut refus = Refus::default();
     for ((id, _), numeros) in &ecritures {
         if numeros.len() > 1 {
-            refus.ajouter(&format!(
-                "Les noms écrivent le site {id} de {} façons ({}) : ses nuits feraient deux \
-                 participations → renommez les fichiers pour n'écrire le numéro que d'une \
-                 façon, puis relancez",
-                numeros.len(),
-                numeros.iter().cloned().collect::<Vec<_>>().join(", ")
-            ));
+            refus.ajouter(&dire::site_ecrit_deux_fois(id, numeros));
         }
     }
-    refus.rendre(
-        g,
-        "Le site de ces nuits est écrit de plusieurs façons ; rien n'a été envoyé :",
-    )?;
+    refus.rendre(g.json, dire::SITE_ECRIT_DEUX_FOIS)?;
     // Les nuits déjà liées dans la base gardent leur plan.
     let base = super::depot::base_a_lire(g, a_blanc)?;
     let mut prises: HashSet<String> = HashSet::new();
@@ -660,7 +445,7 @@ fn decider(
             let (Some(saison), Some(site)) = (saison, n.site.as_ref()) else {
                 continue;
             };
-            if let Some(plan) = base.plan_de_nuit(saison, &nuit_liee(n, site, fuseau))? {
+            if let Some(plan) = base.plan_de_nuit(saison, &n.liee(site, fuseau))? {
                 n.sort = Sort::Liee {
                     plan: base.plan(Some(plan))?,
                 };
@@ -722,9 +507,6 @@ fn decider(
             })
             .collect();
         let a = attribuer(&datees, &vues, &lecture.moi, fuseau);
-        let adresse = |id: &IdObjet| {
-            adresse_participation(api, id.as_str()).unwrap_or_else(|| format!("participation {id}"))
-        };
         let mut sorts = Vec::new();
         for (k, issue) in a.issues.iter().enumerate() {
             let libelle = libelle_court(&nuits[indices[k]].nuit.cle);
@@ -738,36 +520,26 @@ fn decider(
                 }),
                 IssueNuit::ACreer => Some(Sort::ACreer),
                 IssueNuit::Ambigue(ids) => {
-                    refus.ajouter(&format!(
-                        "La nuit {libelle} a plusieurs participations sur la plateforme : {} → \
-                         vigie ne choisit pas : corrigez la date ou le point de l'une sur le \
-                         site web, puis relancez ; ou déposez cette nuit seule : vigie depot \
-                         DOSSIER-DE-LA-NUIT --participation ID",
-                        ids.iter().map(adresse).collect::<Vec<_>>().join(", ")
-                    ));
+                    refus.ajouter(&dire::participation_ambigue(api, &libelle, ids));
                     None
                 }
                 IssueNuit::SansPoint(ids) => {
-                    refus.ajouter(&format!(
-                        "La participation {} (sans point) tombe sur la nuit {libelle} → \
-                         indiquez son point sur le site web, puis relancez",
-                        ids.iter().map(adresse).collect::<Vec<_>>().join(", ")
-                    ));
+                    refus.ajouter(&dire::participation_sans_point(api, &libelle, ids));
                     None
                 }
                 IssueNuit::Partagee {
                     participation,
                     nuits: autres,
                 } => {
-                    refus.ajouter(&format!(
-                        "La participation {} convient à plusieurs nuits ({libelle}, {}) → \
-                         corrigez ses dates sur le site web, puis relancez",
-                        adresse(participation),
-                        autres
-                            .iter()
-                            .map(|&o| libelle_court(&nuits[indices[o]].nuit.cle))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                    let autres: Vec<String> = autres
+                        .iter()
+                        .map(|&o| libelle_court(&nuits[indices[o]].nuit.cle))
+                        .collect();
+                    refus.ajouter(&dire::participation_partagee(
+                        api,
+                        participation,
+                        &libelle,
+                        &autres,
                     ));
                     None
                 }
@@ -779,204 +551,29 @@ fn decider(
             }
         }
         for (k, id) in &a.d_autrui {
-            avertir(
-                g,
-                "participation_d_autrui",
-                &format!(
-                    "attention : la participation {} d'un autre observateur tombe sur la nuit \
-                     {} ; elle n'est pas reprise",
-                    adresse(id),
-                    libelle_court(&nuits[indices[*k]].nuit.cle)
-                ),
-                id,
-            )?;
+            let libelle = libelle_court(&nuits[indices[*k]].nuit.cle);
+            dire::avertir_d_autrui(mode(g), api, id, &libelle)?;
         }
         for (k, id) in &a.ecartees {
-            avertir(
-                g,
-                "participation_ecartee",
-                &format!(
-                    "attention : la participation {} convenait aussi à la nuit {} ; une autre, \
-                     qui contient déjà ses fichiers, est retenue",
-                    adresse(id),
-                    libelle_court(&nuits[indices[*k]].nuit.cle)
-                ),
-                id,
-            )?;
+            let libelle = libelle_court(&nuits[indices[*k]].nuit.cle);
+            dire::avertir_ecartee(mode(g), api, id, &libelle)?;
         }
     }
     // Une nuit à créer sans instants (routier : les noms n'en portent pas) ne peut pas l'être.
     for n in nuits.iter() {
         if matches!(n.sort, Sort::ACreer) && n.bornes.is_none() {
-            refus.ajouter(&format!(
-                "La nuit {} n'a pas de participation et ses noms ne disent pas d'heure → \
-                 créez la participation sur le site web, puis relancez ; ou déposez-la seule : \
-                 vigie depot DOSSIER --site ID --debut D --fin F",
-                libelle_court(&n.nuit.cle)
-            ));
+            refus.ajouter(&dire::a_creer_sans_heure(&libelle_court(&n.nuit.cle)));
         }
     }
-    refus.rendre(
-        g,
-        "La participation de ces nuits est incertaine ; rien n'a été envoyé :",
-    )
+    refus.rendre(g.json, dire::PARTICIPATION_INCERTAINE)
 }
 
-fn avertir(g: &OptionsGlobales, motif: &str, texte: &str, id: &IdObjet) -> Result<()> {
-    if g.json {
-        ligne_json(json!({
-            "evenement": "avertissement",
-            "motif": motif,
-            "participation": id.as_str(),
-        }))?;
-    } else if !g.quiet {
-        let mut e = crate::sortie::erreur();
-        for l in replier(texte, 79) {
-            writeln!(e, "{}", neutraliser(&l))?;
-        }
+/// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
+fn mode(g: &OptionsGlobales) -> ModeSortie {
+    ModeSortie {
+        json: g.json,
+        silencieux: g.quiet,
     }
-    Ok(())
-}
-
-/// Ce que dit une nuit de son sort, en quelques mots.
-fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
-    match s {
-        Sort::Liee { plan } => (
-            "reprise (déjà dans la base)".to_owned(),
-            "base",
-            plan.participation.clone().or_else(|| {
-                match Destination::depuis_identite(&plan.destination) {
-                    Ok(Destination::VigieChiro(DestinationVigieChiro {
-                        participation: CibleParticipation::Existante(id),
-                        ..
-                    })) => Some(id.to_string()),
-                    _ => None,
-                }
-            }),
-        ),
-        Sort::Reprise {
-            participation,
-            preuve,
-        } => (
-            match preuve {
-                Preuve::Fichiers => "reprise (a déjà ses fichiers)".to_owned(),
-                Preuve::Dates => "reprise (même point, même soir)".to_owned(),
-            },
-            match preuve {
-                Preuve::Fichiers => "fichiers",
-                Preuve::Dates => "dates",
-            },
-            Some(participation.to_string()),
-        ),
-        Sort::ACreer => ("à créer".to_owned(), "a_creer", None),
-        Sort::NonVerifiee => ("non vérifiée (hors ligne)".to_owned(), "non_verifiee", None),
-    }
-}
-
-fn octets_de(n: &Nuit, reunion: &Reunion) -> u64 {
-    n.fichiers
-        .iter()
-        .map(|&i| reunion.enregistrements[i].taille)
-        .sum()
-}
-
-/// Une ligne par nuit, sur la sortie d'erreur (statut) ou en JSON (`nuit`).
-fn annoncer_nuits(
-    g: &OptionsGlobales,
-    api: &str,
-    nuits: &[NuitDeSaison],
-    reunion: &Reunion,
-) -> Result<()> {
-    if g.json {
-        for n in nuits {
-            let (_, issue, participation) = sort_texte(&n.sort);
-            let cle = &n.nuit.cle;
-            crate::suivi::evenement::Evenement::Nuit {
-                numero_site: &cle.site,
-                site: n.site.as_ref().map(IdObjet::as_str),
-                protocole: protocole_texte(cle.protocole),
-                passage: cle.passage,
-                point: cle.point.as_deref(),
-                soiree: cle.soiree.map(|s| s.to_string()),
-                debut: n.bornes.map(|(d, _)| d.to_rfc3339()),
-                fin: n.bornes.map(|(_, f)| f.to_rfc3339()),
-                enregistreurs: n.nuit.enregistreurs.iter().map(String::as_str).collect(),
-                fichiers: n.nuit.fichiers.len(),
-                octets: octets_de(&n.nuit, reunion),
-                issue,
-                participation,
-            }
-            .ecrire()?;
-        }
-        return Ok(());
-    }
-    if g.quiet {
-        return Ok(());
-    }
-    let mut e = crate::sortie::erreur();
-    writeln!(
-        e,
-        "Saison : {}, {}.",
-        pluriel(nuits.len() as u64, "nuit", "nuits"),
-        pluriel(reunion.enregistrements.len() as u64, "fichier", "fichiers")
-    )?;
-    for n in nuits {
-        let (texte, _, participation) = sort_texte(&n.sort);
-        writeln!(
-            e,
-            "  {}  {:>15}  {}",
-            libelle_cle(&n.nuit.cle),
-            pluriel(n.nuit.fichiers.len() as u64, "fichier", "fichiers"),
-            texte
-        )?;
-        if let Some(id) = participation.and_then(|id| adresse_participation(api, &id)) {
-            writeln!(e, "    {id}")?;
-        }
-    }
-    Ok(())
-}
-
-fn simuler(
-    g: &OptionsGlobales,
-    api: &str,
-    nuits: &[NuitDeSaison],
-    reunion: &Reunion,
-    hors_ligne: bool,
-) -> Result<CodeSortie> {
-    annoncer_nuits(g, api, nuits, reunion)?;
-    let a_creer = nuits
-        .iter()
-        .filter(|n| matches!(n.sort, Sort::ACreer))
-        .count();
-    let octets: u64 = nuits.iter().map(|n| octets_de(&n.nuit, reunion)).sum();
-    if g.json {
-        ligne_json(json!({
-            "evenement": "simulation",
-            "nuits": nuits.len(),
-            "a_creer": a_creer,
-            "unites": reunion.enregistrements.len(),
-            "octets": octets,
-            "hors_ligne": hors_ligne,
-        }))?;
-        return Ok(CodeSortie::Succes);
-    }
-    let mut s = crate::sortie::standard();
-    if hors_ligne {
-        writeln!(
-            s,
-            "Participations non vérifiées : pas de jeton (vigie connexion), la plateforme \
-             n'a pas été lue."
-        )?;
-    }
-    writeln!(
-        s,
-        "Simulation : {}, {} participation(s) à créer, {} ({}) ; rien n'a été envoyé ni créé.",
-        pluriel(nuits.len() as u64, "nuit", "nuits"),
-        a_creer,
-        pluriel(reunion.enregistrements.len() as u64, "fichier", "fichiers"),
-        super::octets_lisibles(octets)
-    )?;
-    Ok(CodeSortie::Succes)
 }
 
 /// Une nuit planifiée : son plan, sa destination, le verrou tenu.
@@ -1009,7 +606,7 @@ fn deposer(
     nuits: Vec<NuitDeSaison>,
     reunion: &Reunion,
 ) -> Result<CodeSortie> {
-    annoncer_nuits(g, api, &nuits, reunion)?;
+    dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
     let mut retenus = ReglagesRetenus::default();
@@ -1026,16 +623,10 @@ fn deposer(
                 if !racine.starts_with(&racine_plan) {
                     return Err(ErreurAvecCode::new(
                         CodeSortie::Usage,
-                        format!(
-                            "la nuit {} a été planifiée depuis {} (plan {}), ses fichiers sont \
-                             aujourd'hui sous {} : déposez-la depuis un dossier qui contient \
-                             les deux, ou reprenez le plan : vigie retenter-echecs {} ; rien \
-                             n'a été envoyé",
-                            libelle_court(&n.nuit.cle),
-                            neutraliser(&plan.dossier),
-                            plan.id,
-                            neutraliser(&racine.display().to_string()),
-                            plan.id
+                        dire::nuit_deplacee(
+                            &libelle_court(&n.nuit.cle),
+                            plan,
+                            &racine.display().to_string(),
                         ),
                     )
                     .into());
@@ -1098,18 +689,12 @@ fn deposer(
         )?;
         let plan = r.plan.clone().context("plan absent après planification")?;
         let saison = base.ouvrir_saison(api, n.nuit.cle.annee)?;
-        base.lier_nuit(plan.id, saison, &nuit_liee(n, &site, fuseau))?;
+        base.lier_nuit(plan.id, saison, &n.liee(&site, fuseau))?;
         if retenus == ReglagesRetenus::default() {
             retenus = base.reglages(plan.id)?;
         }
-        if !r.modifiees.is_empty() && !g.json && !g.quiet {
-            writeln!(
-                crate::sortie::erreur(),
-                "  attention : {} fichier(s) déjà déposé(s) de la nuit {} ont changé depuis et \
-                 ne sont pas renvoyés ; ajoutez --redeposer-modifies pour les renvoyer",
-                r.modifiees.len(),
-                libelle
-            )?;
+        if !r.modifiees.is_empty() {
+            dire::avertir_modifies(mode(g), r.modifiees.len(), &libelle)?;
         }
         planifiees.push(NuitPlanifiee {
             plan,
@@ -1190,24 +775,12 @@ fn envoyer_saison(
         let issue = rt.block_on(commune.resoudre_participation(&base, &p.plan, dest, moi.as_ref()));
         match issue {
             Ok(id) => {
-                if !g.json && !g.quiet {
-                    let adresse = adresse_participation(api, id.as_str())
-                        .unwrap_or_else(|| format!("participation {id}"));
-                    writeln!(
-                        crate::sortie::erreur(),
-                        "Participation créée pour {} :\n    {adresse}",
-                        p.libelle
-                    )?;
-                }
+                dire::participation_creee(mode(g), api, &p.libelle, &id)?;
                 pretes.push(p);
             }
             Err(e) => match crate::sortie::code_pour_erreur(&e) {
                 CodeSortie::EchecsTransitoires => {
-                    writeln!(
-                        crate::sortie::erreur(),
-                        "nuit {} : {e:#} ; elle sera reprise à la prochaine relance",
-                        p.libelle
-                    )?;
+                    dire::creation_reportee(&p.libelle, &e)?;
                     code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
                 }
                 _ => return Err(e),
@@ -1217,14 +790,7 @@ fn envoyer_saison(
     // 2. L'envoi, nuit après nuit, sous les mêmes réglages et la même limite de débit.
     let tous: Vec<i64> = pretes.iter().map(|p| p.plan.id).collect();
     for p in pretes {
-        if !g.json && !g.quiet {
-            writeln!(
-                crate::sortie::erreur(),
-                "— Nuit {} (plan {}) —",
-                p.libelle,
-                p.plan.id
-            )?;
-        }
+        dire::entete_de_nuit(mode(g), &p.libelle, p.plan.id)?;
         let mut envoi = commune.vers(&p.destination);
         envoi.annonce = reglages.annonce.clone();
         envoi.moi = moi.clone();
@@ -1246,79 +812,7 @@ fn envoyer_saison(
     Ok(code)
 }
 
-/// L'état d'une nuit en un mot : `déposée`, `en cours`, `à déposer`, `à créer`,
-/// `N en échec`, `N refusés`, `N incertains`.
-pub(super) fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) {
-    if r.definitifs > 0 {
-        (pluriel(r.definitifs, "refusé", "refusés"), "refus")
-    } else if r.echec > 0 {
-        (format!("{} en échec", r.echec), "echecs")
-    } else if r.incertaine > 0 {
-        (pluriel(r.incertaine, "incertain", "incertains"), "echecs")
-    } else if r.total() > 0 && r.deposee == r.total() {
-        ("déposée".to_owned(), "deposee")
-    } else if plan.participation.is_none() && plan.destination.contains("/site/") {
-        ("à créer".to_owned(), "a_creer")
-    } else if r.deposee > 0 || r.en_cours > 0 {
-        ("en cours".to_owned(), "en_cours")
-    } else {
-        ("à déposer".to_owned(), "a_deposer")
-    }
-}
-
-/// La participation d'un plan, si elle est connue (créée, ou donnée par son identité).
-pub(super) fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
-    plan.participation
-        .clone()
-        .or_else(|| match Destination::depuis_identite(&plan.destination) {
-            Ok(Destination::VigieChiro(DestinationVigieChiro {
-                participation: CibleParticipation::Existante(id),
-                ..
-            })) => Some(id.to_string()),
-            _ => None,
-        })
-}
-
-/// Une nuit de la base en une ligne de 80 colonnes au plus, à l'heure de l'enregistreur :
-/// `sam. 20/06 21:31→05:58  A1    Pass1   1 612 / 1 612  déposée`.
-pub(super) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
-    let fuseau = Fuseau::analyser(&n.fuseau).unwrap_or(Fuseau::Local);
-    let heure = |s: Option<i64>| {
-        s.and_then(|s| DateTime::from_timestamp(s, 0))
-            .map(|t| t.with_timezone(&fuseau).naive_local())
-    };
-    let quand = match (
-        NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d").ok(),
-        heure(n.premiere_s),
-        heure(n.derniere_s),
-    ) {
-        (Some(s), Some(p), Some(d)) => format!(
-            "{} {}→{}",
-            jour_court(s),
-            p.format("%H:%M"),
-            d.format("%H:%M")
-        ),
-        (Some(s), _, _) => format!("{:<22}", jour_court(s)),
-        _ => format!("{:<22}", format!("circuit {}", n.numero_site)),
-    };
-    let point: String = if n.point.is_empty() {
-        "—".to_owned()
-    } else if n.point.chars().count() > 4 {
-        format!("{}…", n.point.chars().take(3).collect::<String>())
-    } else {
-        n.point.clone()
-    };
-    format!(
-        "{quand}  {point:<4}  Pass{:<2}  {:>6} / {:<6}  {}",
-        n.passage,
-        r.deposee,
-        r.total(),
-        etat_de_nuit(plan, r).0
-    )
-}
-
-/// Le bilan de la saison : une ligne par nuit de la commande (déposés / total, état), et
-/// l'adresse de sa participation.
+/// Le bilan de la saison, une ligne par nuit de la commande (`plans`).
 fn bilan_de_saison(
     g: &OptionsGlobales,
     api: &str,
@@ -1329,44 +823,17 @@ fn bilan_de_saison(
         return Ok(());
     }
     let base = Base::ouvrir(chemin_base)?;
-    let mut s = crate::sortie::standard();
-    let (mut deposees, mut total) = (0, 0);
-    let mut lignes = Vec::new();
+    let mut nuits = Vec::with_capacity(plans.len());
     for &id in plans {
         let plan = base.plan(Some(id))?;
         let r = base.resume(id)?;
         let Some(n) = base.nuit_du_plan(id)? else {
             continue;
         };
-        deposees += r.deposee;
-        total += r.total();
-        lignes.push(format!("  {}", ligne_de_nuit(&n.nuit, &plan, &r)));
-        if let Some(adresse) =
-            participation_du_plan(&plan).and_then(|p| adresse_participation(api, &p))
-        {
-            lignes.push(format!("    {adresse}"));
-        }
+        nuits.push((n.nuit, plan, r));
     }
-    writeln!(
-        s,
-        "Saison : {} / {} fichiers déposés en {} :",
-        deposees,
-        total,
-        pluriel(plans.len() as u64, "nuit", "nuits")
-    )?;
-    for l in lignes {
-        writeln!(s, "{}", neutraliser(&l))?;
-    }
+    dire::bilan_de_saison(api, plans.len(), &nuits)?;
     Ok(())
-}
-
-/// La clé d'une nuit de la base est-elle celle-ci ?
-fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
-    cle.site == n.numero_site
-        && protocole_texte(cle.protocole) == n.protocole
-        && cle.passage == n.passage
-        && cle.point.as_deref().unwrap_or("") == n.point
-        && cle.soiree.map(|s| s.to_string()).unwrap_or_default() == n.soiree
 }
 
 /// Les nuits de saison que `vigie retenter-echecs` reprend : la nuit N, ou, sans argument,
@@ -1476,7 +943,6 @@ pub(super) fn retenter_saison(
 /// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit. Le code
 /// de sortie est le pire des nuits.
 pub(super) fn etat_saison(g: &OptionsGlobales, base: &Base, saison: i64) -> Result<CodeSortie> {
-    use crate::suivi::evenement::Evenement;
     let nuits = base.nuits_de_saison(saison)?;
     let mut lignes = Vec::with_capacity(nuits.len());
     for n in &nuits {
@@ -1484,91 +950,9 @@ pub(super) fn etat_saison(g: &OptionsGlobales, base: &Base, saison: i64) -> Resu
         let r = base.resume(n.plan_id)?;
         lignes.push((n, plan, r));
     }
-    let somme = |f: &dyn Fn(&ResumePlan) -> u64| lignes.iter().map(|(_, _, r)| f(r)).sum::<u64>();
-    let (unites, deposees) = (somme(&|r| r.total()), somme(&|r| r.deposee));
-    let (octets_total, octets_deposes) = (somme(&|r| r.octets_total), somme(&|r| r.octets_deposes));
     let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
         c.max_par_gravite(super::etat::code_du_plan(r))
     });
-    let (annee, api) = nuits
-        .first()
-        .map(|n| (n.annee, n.api.clone()))
-        .context("saison sans nuit")?;
-    if g.json {
-        Evenement::EtatSaison {
-            saison,
-            annee,
-            api: &api,
-            nuits: nuits.len(),
-            unites,
-            deposees,
-            definitifs: somme(&|r| r.definitifs),
-            octets_total,
-            octets_deposes,
-        }
-        .ecrire()?;
-        for (n, plan, r) in &lignes {
-            let nuit = &n.nuit;
-            let instant = |s: Option<i64>| {
-                s.and_then(|s| DateTime::from_timestamp(s, 0))
-                    .map(|t| t.to_rfc3339())
-            };
-            let participation = participation_du_plan(plan);
-            Evenement::EtatNuit {
-                saison,
-                plan: plan.id,
-                site: &nuit.site,
-                numero_site: &nuit.numero_site,
-                protocole: &nuit.protocole,
-                passage: nuit.passage,
-                point: Some(nuit.point.as_str()).filter(|p| !p.is_empty()),
-                soiree: Some(nuit.soiree.as_str()).filter(|s| !s.is_empty()),
-                debut: instant(nuit.premiere_s),
-                fin: instant(nuit.derniere_s),
-                fuseau: &nuit.fuseau,
-                enregistreurs: nuit
-                    .enregistreurs
-                    .split(',')
-                    .filter(|e| !e.is_empty())
-                    .collect(),
-                adresse: participation
-                    .as_deref()
-                    .and_then(|p| adresse_participation(&api, p)),
-                participation,
-                dossier: &plan.dossier,
-                unites: r.total(),
-                deposees: r.deposee,
-                definitifs: r.definitifs,
-                octets_total: r.octets_total,
-                octets_deposes: r.octets_deposes,
-                etat: etat_de_nuit(plan, r).1,
-            }
-            .ecrire()?;
-        }
-        return Ok(code);
-    }
-    let mut s = crate::sortie::standard();
-    writeln!(
-        s,
-        "Saison {annee} : {}, {deposees} / {unites} fichiers déposés ({} sur {})",
-        pluriel(nuits.len() as u64, "nuit", "nuits"),
-        super::octets_lisibles(octets_deposes),
-        super::octets_lisibles(octets_total)
-    )?;
-    for (n, plan, r) in &lignes {
-        writeln!(s, "  {}", neutraliser(&ligne_de_nuit(&n.nuit, plan, r)))?;
-        if let Some(p) = participation_du_plan(plan) {
-            let adresse =
-                adresse_participation(&api, &p).unwrap_or_else(|| format!("participation {p}"));
-            writeln!(s, "    {}", neutraliser(&adresse))?;
-        }
-    }
-    if code != CodeSortie::Succes {
-        writeln!(
-            s,
-            "Le détail d'une nuit : vigie etat PLAN (numéros : vigie plans)"
-        )?;
-        writeln!(s, "Reprendre toute la saison : vigie retenter-echecs")?;
-    }
+    dire::etat_saison(g.json, saison, &lignes, code != CodeSortie::Succes)?;
     Ok(code)
 }

@@ -9,7 +9,9 @@
 //!   l'utilisateur (titre `« <protocole>-<numéro> »`, `resources/sites.py` `create_site`) ;
 //! - [`correspondance`] : dire si une participation existante de la plateforme est cette
 //!   nuit (même point, même nuit, du même observateur), et attribuer à chaque nuit la sienne,
-//!   ou aucune (à créer), ou refuser quand la plateforme laisse un doute.
+//!   ou aucune (à créer), ou refuser quand la plateforme laisse un doute ;
+//! - [`sort`] : ce qui revient à chaque nuit de la commande (garder son plan, reprendre sa
+//!   participation, la créer), et la nuit telle que la base la garde.
 //!
 //! Pourquoi pures : la plateforme ne permet pas de retirer un fichier accepté ; la décision
 //! « ce fichier va dans cette participation » doit se vérifier sur tous ses cas limites
@@ -20,6 +22,7 @@ pub mod correspondance;
 pub mod fuseau;
 pub mod nuits;
 pub mod sites;
+pub mod sort;
 
 /// Un fuseau d'essai qui change d'heure comme Paris en 2026 (heure d'été du 29 mars 1 h UTC
 /// au 25 octobre 1 h UTC) : de quoi éprouver les heures qui se répètent ou n'existent pas sans

@@ -1,9 +1,52 @@
-//! Les mots d'une nuit de saison, pour `vigie depot`, `vigie etat` et `vigie plans` : le jour
-//! abrégé en français et la nuit en quelques mots.
+//! Ce que dit une saison, pour `vigie depot DOSSIER…`, `vigie etat`, `vigie plans` et
+//! `vigie retenter-echecs` : les nuits en quelques mots (jour abrégé en français, heure de
+//! l'enregistreur), leur sort, les refus d'avant toute écriture (tous dits d'un coup, code 2),
+//! la simulation, le bilan et l'état de la saison, en 80 colonnes ou en lignes JSON.
+//!
+//! Les décisions sont dans `saison/` (le sort d'une nuit : `saison/sort.rs`), le câblage dans
+//! `commandes/saison.rs`.
 
-use chrono::{Datelike, NaiveDate};
+use std::collections::BTreeSet;
+use std::io::{self, Write};
 
-use crate::plan::NuitLiee;
+use anyhow::Result;
+use chrono::{DateTime, Datelike, NaiveDate};
+use serde_json::json;
+
+use super::calcul::ModeSortie;
+use super::format::{neutraliser, octets_lisibles, pluriel, replier};
+use super::{Evenement, ecrire_ligne};
+use crate::destination::IdObjet;
+use crate::inventaire::Enregistrement;
+use crate::plan::{DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
+use crate::saison::correspondance::Preuve;
+use crate::saison::fuseau::Fuseau;
+use crate::saison::nuits::{CleNuit, HorsNuit, Nuit, Protocole, RaisonHorsNuit};
+use crate::saison::sites::SiteConnu;
+use crate::saison::sort::{NuitDeSaison, Sort, participation_du_plan, protocole_texte};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+
+/// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
+/// seulement : on ne devine pas le site web d'une autre API).
+const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
+/// Combien de fichiers un refus « hors nuit » cite.
+const HORS_NUIT_CITES: usize = 10;
+
+/// `--point` en saison.
+pub const POINT_EN_SAISON: &str = "--point ne vaut qu'avec --site ID --debut D --fin F (une \
+     seule participation à créer) : en saison, le point de chaque nuit est lu dans les noms ; \
+     rien n'a été envoyé";
+/// Des dossiers sans un enregistrement.
+pub const AUCUN_ENREGISTREMENT: &str =
+    "aucun enregistrement à déposer dans ces dossiers ; rien n'a été envoyé";
+/// L'en-tête des refus de site (absent, ambigu).
+pub const SITE_NON_TROUVE: &str = "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :";
+/// L'en-tête des refus d'un site écrit de deux façons.
+pub const SITE_ECRIT_DEUX_FOIS: &str =
+    "Le site de ces nuits est écrit de plusieurs façons ; rien n'a été envoyé :";
+/// L'en-tête des refus de participation (ambiguë, sans point, partagée, à créer sans heure).
+pub const PARTICIPATION_INCERTAINE: &str =
+    "La participation de ces nuits est incertaine ; rien n'a été envoyé :";
 
 /// `sam. 20/06` : le jour abrégé en français et la date.
 pub fn jour_court(d: NaiveDate) -> String {
@@ -22,4 +65,644 @@ pub fn libelle_liee(n: &NuitLiee) -> String {
         Ok(s) => format!("{} {} Pass{}", jour_court(s), n.point, n.passage),
         Err(_) => format!("circuit {} Pass{}", n.numero_site, n.passage),
     }
+}
+
+/// Une nuit en une courte ligne : `sam. 20/06  A1  Pass1` (routier : `circuit 270  Pass1`).
+pub fn libelle_cle(cle: &CleNuit) -> String {
+    match (cle.soiree, cle.point.as_deref()) {
+        (Some(s), Some(p)) => format!("{}  {:<4}  Pass{}", jour_court(s), p, cle.passage),
+        _ => format!("circuit {}  Pass{}", cle.site, cle.passage),
+    }
+}
+
+/// Une nuit en quelques mots, sans colonnes : `sam. 20/06 A1 Pass1`.
+pub fn libelle_court(cle: &CleNuit) -> String {
+    match (cle.soiree, cle.point.as_deref()) {
+        (Some(s), Some(p)) => format!("{} {} Pass{}", jour_court(s), p, cle.passage),
+        _ => format!("circuit {} Pass{}", cle.site, cle.passage),
+    }
+}
+
+/// L'adresse de la participation sur le site web, pour l'API par défaut.
+pub fn adresse_participation(api: &str, id: &str) -> Option<String> {
+    (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
+        .then(|| format!("{SITE_WEB}{id}"))
+}
+
+/// L'adresse de la participation, ou, pour une autre API, `participation ID`.
+pub fn adresse_ou_identifiant(api: &str, id: &str) -> String {
+    adresse_participation(api, id).unwrap_or_else(|| format!("participation {id}"))
+}
+
+// ------------------------------------------------------------------------------- les refus
+
+/// Les refus d'avant toute écriture, dits tous d'un coup (code 2).
+#[derive(Default)]
+pub struct Refus {
+    lignes: Vec<String>,
+}
+
+impl Refus {
+    pub fn ajouter(&mut self, texte: &str) {
+        self.lignes.extend(replier(texte, 79));
+    }
+
+    /// Rien si aucun refus ; sinon l'en-tête et les refus sur la sortie d'erreur (pas en
+    /// JSON), et l'erreur de code 2.
+    pub fn rendre(self, json: bool, entete: &str) -> Result<()> {
+        if self.lignes.is_empty() {
+            return Ok(());
+        }
+        if !json {
+            let mut e = crate::sortie::erreur();
+            writeln!(e, "{entete}")?;
+            for l in &self.lignes {
+                writeln!(e, "{}", neutraliser(l))?;
+            }
+        }
+        Err(ErreurAvecCode::new(
+            CodeSortie::Usage,
+            format!(
+                "{} (voir ci-dessus) ; corrigez, puis relancez la même commande",
+                entete.trim_end_matches(" :")
+            ),
+        )
+        .into())
+    }
+}
+
+/// Les refus « hors nuit » : chaque fichier d'aucune nuit, et pourquoi (`enregistrements` :
+/// la liste donnée au regroupement).
+pub fn refuser_hors_nuit(
+    json: bool,
+    enregistrements: &[Enregistrement],
+    nuits: &[Nuit],
+    hors: &[HorsNuit],
+) -> Result<()> {
+    let mut refus = Refus::default();
+    for h in hors.iter().take(HORS_NUIT_CITES) {
+        let chemin = &enregistrements[h.fichier].chemin;
+        let pourquoi = match &h.raison {
+            RaisonHorsNuit::HorodatageImpossible => {
+                "horodatage impossible → vérifiez l'horloge de l'enregistreur, puis renommez"
+                    .to_owned()
+            }
+            RaisonHorsNuit::AucuneNuitAutour => {
+                "aucune séquence dans son dossier → rangez-la dans le dossier de sa nuit".to_owned()
+            }
+            RaisonHorsNuit::PlusieursNuitsAutour(lesquelles) => format!(
+                "son dossier contient {} nuits ({}) → rangez-la dans le dossier de sa nuit, ou \
+                 déposez-la seule : vigie depot DOSSIER --participation ID",
+                lesquelles.len(),
+                lesquelles
+                    .iter()
+                    .map(|&n| libelle_court(&nuits[n].cle))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        refus.ajouter(&format!("  {chemin} : {pourquoi}"));
+    }
+    if hors.len() > HORS_NUIT_CITES {
+        refus.ajouter(&format!("  … et {} autres", hors.len() - HORS_NUIT_CITES));
+    }
+    if json && !hors.is_empty() {
+        ecrire_ligne(json!({
+            "evenement": "avertissement",
+            "motif": "hors_nuit",
+            "chemins": hors.iter().map(|h| &enregistrements[h.fichier].chemin).collect::<Vec<_>>(),
+        }))?;
+    }
+    refus.rendre(
+        json,
+        "Ces fichiers ne se rattachent à aucune nuit ; rien n'a été envoyé :",
+    )
+}
+
+/// Une valeur de `--site` qui n'est ni `ID` ni `NUMERO=ID`.
+pub fn site_donne_invalide(v: &str) -> String {
+    format!(
+        "--site « {} » : attendu l'identifiant du site (24 chiffres hexadécimaux, la fin de \
+         l'adresse de sa page) ou NUMERO=ID (ex. 640380=64a1…)",
+        v.chars().take(60).collect::<String>().escape_debug()
+    )
+}
+
+/// Une lecture de la plateforme qui manque (`detail` : pourquoi).
+pub fn lecture_impossible(cible: &str, detail: &str) -> String {
+    format!("lecture de {cible} impossible, rien n'a été envoyé : {detail}")
+}
+
+/// Plusieurs sites de l'utilisateur portent le numéro des noms.
+pub fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
+    format!(
+        "Plusieurs de vos sites portent le numéro {numero} : {} → choisissez : --site ID",
+        liste
+            .iter()
+            .map(|s| format!("{} ({})", s.titre, s.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Aucun site de l'utilisateur ne porte le numéro des noms (`propres` : ses sites).
+pub fn site_absent(numero: &str, protocole: Protocole, propres: &[SiteConnu]) -> String {
+    format!(
+        "Aucun de vos sites ne porte le numéro {numero} (noms {}{numero}-…) ; vos sites : {} → \
+         vérifiez le numéro dans les noms, ou créez le site sur le site web, ou désignez-le : \
+         --site {numero}=ID (ID : fin de l'adresse de la page du site)",
+        match protocole {
+            Protocole::PointFixe => "Car",
+            Protocole::Routier => "Cir",
+        },
+        if propres.is_empty() {
+            "aucun".to_owned()
+        } else {
+            propres
+                .iter()
+                .map(|s| s.titre.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    )
+}
+
+/// Un même site écrit de deux façons dans les noms (`Car640380`, `Car0640380`).
+pub fn site_ecrit_deux_fois(id: &IdObjet, numeros: &BTreeSet<String>) -> String {
+    format!(
+        "Les noms écrivent le site {id} de {} façons ({}) : ses nuits feraient deux \
+         participations → renommez les fichiers pour n'écrire le numéro que d'une façon, puis \
+         relancez",
+        numeros.len(),
+        numeros.iter().cloned().collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn adresses(api: &str, ids: &[IdObjet]) -> String {
+    ids.iter()
+        .map(|id| adresse_ou_identifiant(api, id.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Plusieurs participations de la plateforme sont cette nuit.
+pub fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
+    format!(
+        "La nuit {libelle} a plusieurs participations sur la plateforme : {} → vigie ne \
+         choisit pas : corrigez la date ou le point de l'une sur le site web, puis relancez ; \
+         ou déposez cette nuit seule : vigie depot DOSSIER-DE-LA-NUIT --participation ID",
+        adresses(api, ids)
+    )
+}
+
+/// Une participation sans point tombe sur la nuit.
+pub fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
+    format!(
+        "La participation {} (sans point) tombe sur la nuit {libelle} → indiquez son point sur \
+         le site web, puis relancez",
+        adresses(api, ids)
+    )
+}
+
+/// Une participation convient à plusieurs nuits (`autres` : les libellés des autres).
+pub fn participation_partagee(
+    api: &str,
+    participation: &IdObjet,
+    libelle: &str,
+    autres: &[String],
+) -> String {
+    format!(
+        "La participation {} convient à plusieurs nuits ({libelle}, {}) → corrigez ses dates \
+         sur le site web, puis relancez",
+        adresse_ou_identifiant(api, participation.as_str()),
+        autres.join(", ")
+    )
+}
+
+/// Une nuit à créer dont les noms ne disent pas l'heure (routier).
+pub fn a_creer_sans_heure(libelle: &str) -> String {
+    format!(
+        "La nuit {libelle} n'a pas de participation et ses noms ne disent pas d'heure → créez \
+         la participation sur le site web, puis relancez ; ou déposez-la seule : vigie depot \
+         DOSSIER --site ID --debut D --fin F"
+    )
+}
+
+/// Une nuit liée à un plan dont la racine ne contient plus ses fichiers.
+pub fn nuit_deplacee(libelle: &str, plan: &DepotPlan, racine: &str) -> String {
+    format!(
+        "la nuit {libelle} a été planifiée depuis {} (plan {}), ses fichiers sont aujourd'hui \
+         sous {} : déposez-la depuis un dossier qui contient les deux, ou reprenez le plan : \
+         vigie retenter-echecs {} ; rien n'a été envoyé",
+        neutraliser(&plan.dossier),
+        plan.id,
+        neutraliser(racine),
+        plan.id
+    )
+}
+
+// ------------------------------------------------------------------------ les avertissements
+
+/// Un avertissement sur une participation : replié sur la sortie d'erreur, ou l'événement
+/// `avertissement` (`motif`, `participation`).
+pub fn avertir(m: ModeSortie, motif: &str, texte: &str, id: &IdObjet) -> Result<()> {
+    if m.json {
+        ecrire_ligne(json!({
+            "evenement": "avertissement",
+            "motif": motif,
+            "participation": id.as_str(),
+        }))?;
+    } else if !m.silencieux {
+        let mut e = crate::sortie::erreur();
+        for l in replier(texte, 79) {
+            writeln!(e, "{}", neutraliser(&l))?;
+        }
+    }
+    Ok(())
+}
+
+/// La participation d'un autre observateur tombe sur la nuit.
+pub fn avertir_d_autrui(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
+    avertir(
+        m,
+        "participation_d_autrui",
+        &format!(
+            "attention : la participation {} d'un autre observateur tombe sur la nuit {libelle} \
+             ; elle n'est pas reprise",
+            adresse_ou_identifiant(api, id.as_str())
+        ),
+        id,
+    )
+}
+
+/// Une participation qui convenait aussi à la nuit, écartée pour une autre.
+pub fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
+    avertir(
+        m,
+        "participation_ecartee",
+        &format!(
+            "attention : la participation {} convenait aussi à la nuit {libelle} ; une autre, \
+             qui contient déjà ses fichiers, est retenue",
+            adresse_ou_identifiant(api, id.as_str())
+        ),
+        id,
+    )
+}
+
+/// Des fichiers déjà déposés de la nuit ont changé depuis : ils ne repartent pas.
+pub fn avertir_modifies(m: ModeSortie, combien: usize, libelle: &str) -> io::Result<()> {
+    if m.json || m.silencieux {
+        return Ok(());
+    }
+    writeln!(
+        crate::sortie::erreur(),
+        "  attention : {combien} fichier(s) déjà déposé(s) de la nuit {libelle} ont changé \
+         depuis et ne sont pas renvoyés ; ajoutez --redeposer-modifies pour les renvoyer"
+    )
+}
+
+// ------------------------------------------------------------------- les nuits, leur sort
+
+/// Ce que dit une nuit de son sort, en quelques mots ; le mot du JSON (`issue`) ; sa
+/// participation, si elle est connue.
+pub fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
+    match s {
+        Sort::Liee { plan } => (
+            "reprise (déjà dans la base)".to_owned(),
+            "base",
+            participation_du_plan(plan),
+        ),
+        Sort::Reprise {
+            participation,
+            preuve,
+        } => (
+            match preuve {
+                Preuve::Fichiers => "reprise (a déjà ses fichiers)".to_owned(),
+                Preuve::Dates => "reprise (même point, même soir)".to_owned(),
+            },
+            match preuve {
+                Preuve::Fichiers => "fichiers",
+                Preuve::Dates => "dates",
+            },
+            Some(participation.to_string()),
+        ),
+        Sort::ACreer => ("à créer".to_owned(), "a_creer", None),
+        Sort::NonVerifiee => ("non vérifiée (hors ligne)".to_owned(), "non_verifiee", None),
+    }
+}
+
+/// Une ligne par nuit, sur la sortie d'erreur (statut) ou en JSON (`nuit`).
+pub fn annoncer_nuits(
+    m: ModeSortie,
+    api: &str,
+    nuits: &[NuitDeSaison],
+    enregistrements: &[Enregistrement],
+) -> Result<()> {
+    if m.json {
+        for n in nuits {
+            let (_, issue, participation) = sort_texte(&n.sort);
+            let cle = &n.nuit.cle;
+            Evenement::Nuit {
+                numero_site: &cle.site,
+                site: n.site.as_ref().map(IdObjet::as_str),
+                protocole: protocole_texte(cle.protocole),
+                passage: cle.passage,
+                point: cle.point.as_deref(),
+                soiree: cle.soiree.map(|s| s.to_string()),
+                debut: n.bornes.map(|(d, _)| d.to_rfc3339()),
+                fin: n.bornes.map(|(_, f)| f.to_rfc3339()),
+                enregistreurs: n.nuit.enregistreurs.iter().map(String::as_str).collect(),
+                fichiers: n.nuit.fichiers.len(),
+                octets: n.octets(enregistrements),
+                issue,
+                participation,
+            }
+            .ecrire()?;
+        }
+        return Ok(());
+    }
+    if m.silencieux {
+        return Ok(());
+    }
+    let mut e = crate::sortie::erreur();
+    writeln!(
+        e,
+        "Saison : {}, {}.",
+        pluriel(nuits.len() as u64, "nuit", "nuits"),
+        pluriel(enregistrements.len() as u64, "fichier", "fichiers")
+    )?;
+    for n in nuits {
+        let (texte, _, participation) = sort_texte(&n.sort);
+        writeln!(
+            e,
+            "  {}  {:>15}  {}",
+            libelle_cle(&n.nuit.cle),
+            pluriel(n.nuit.fichiers.len() as u64, "fichier", "fichiers"),
+            texte
+        )?;
+        if let Some(id) = participation.and_then(|id| adresse_participation(api, &id)) {
+            writeln!(e, "    {id}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `--simulation` en saison : les nuits, puis ce qui serait fait (rien n'est écrit ni créé).
+pub fn simulation(
+    m: ModeSortie,
+    api: &str,
+    nuits: &[NuitDeSaison],
+    enregistrements: &[Enregistrement],
+    hors_ligne: bool,
+) -> Result<()> {
+    annoncer_nuits(m, api, nuits, enregistrements)?;
+    let a_creer = nuits
+        .iter()
+        .filter(|n| matches!(n.sort, Sort::ACreer))
+        .count();
+    let octets: u64 = nuits.iter().map(|n| n.octets(enregistrements)).sum();
+    if m.json {
+        ecrire_ligne(json!({
+            "evenement": "simulation",
+            "nuits": nuits.len(),
+            "a_creer": a_creer,
+            "unites": enregistrements.len(),
+            "octets": octets,
+            "hors_ligne": hors_ligne,
+        }))?;
+        return Ok(());
+    }
+    let mut s = crate::sortie::standard();
+    if hors_ligne {
+        writeln!(
+            s,
+            "Participations non vérifiées : pas de jeton (vigie connexion), la plateforme \
+             n'a pas été lue."
+        )?;
+    }
+    writeln!(
+        s,
+        "Simulation : {}, {} participation(s) à créer, {} ({}) ; rien n'a été envoyé ni créé.",
+        pluriel(nuits.len() as u64, "nuit", "nuits"),
+        a_creer,
+        pluriel(enregistrements.len() as u64, "fichier", "fichiers"),
+        octets_lisibles(octets)
+    )?;
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------- l'envoi
+
+/// Une participation créée pour une nuit, et son adresse.
+pub fn participation_creee(m: ModeSortie, api: &str, libelle: &str, id: &IdObjet) -> Result<()> {
+    if !m.json && !m.silencieux {
+        writeln!(
+            crate::sortie::erreur(),
+            "Participation créée pour {libelle} :\n    {}",
+            adresse_ou_identifiant(api, id.as_str())
+        )?;
+    }
+    Ok(())
+}
+
+/// Une création qui a échoué transitoirement : la nuit attend la prochaine relance.
+pub fn creation_reportee(libelle: &str, e: &anyhow::Error) -> io::Result<()> {
+    writeln!(
+        crate::sortie::erreur(),
+        "nuit {libelle} : {e:#} ; elle sera reprise à la prochaine relance"
+    )
+}
+
+/// L'en-tête d'une nuit, avant son envoi.
+pub fn entete_de_nuit(m: ModeSortie, libelle: &str, plan: i64) -> io::Result<()> {
+    if m.json || m.silencieux {
+        return Ok(());
+    }
+    writeln!(crate::sortie::erreur(), "— Nuit {libelle} (plan {plan}) —")
+}
+
+// ------------------------------------------------------------------ bilan et état de saison
+
+/// L'état d'une nuit en un mot : `déposée`, `en cours`, `à déposer`, `à créer`,
+/// `N en échec`, `N refusés`, `N incertains` ; et le mot du JSON.
+pub fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) {
+    if r.definitifs > 0 {
+        (pluriel(r.definitifs, "refusé", "refusés"), "refus")
+    } else if r.echec > 0 {
+        (format!("{} en échec", r.echec), "echecs")
+    } else if r.incertaine > 0 {
+        (pluriel(r.incertaine, "incertain", "incertains"), "echecs")
+    } else if r.total() > 0 && r.deposee == r.total() {
+        ("déposée".to_owned(), "deposee")
+    } else if plan.participation.is_none() && plan.destination.contains("/site/") {
+        ("à créer".to_owned(), "a_creer")
+    } else if r.deposee > 0 || r.en_cours > 0 {
+        ("en cours".to_owned(), "en_cours")
+    } else {
+        ("à déposer".to_owned(), "a_deposer")
+    }
+}
+
+/// Une nuit de la base en une ligne de 80 colonnes au plus, à l'heure de l'enregistreur :
+/// `sam. 20/06 21:31→05:58  A1    Pass1   1 612 / 1 612  déposée`.
+pub fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
+    let fuseau = Fuseau::analyser(&n.fuseau).unwrap_or(Fuseau::Local);
+    let heure = |s: Option<i64>| {
+        s.and_then(|s| DateTime::from_timestamp(s, 0))
+            .map(|t| t.with_timezone(&fuseau).naive_local())
+    };
+    let quand = match (
+        NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d").ok(),
+        heure(n.premiere_s),
+        heure(n.derniere_s),
+    ) {
+        (Some(s), Some(p), Some(d)) => format!(
+            "{} {}→{}",
+            jour_court(s),
+            p.format("%H:%M"),
+            d.format("%H:%M")
+        ),
+        (Some(s), _, _) => format!("{:<22}", jour_court(s)),
+        _ => format!("{:<22}", format!("circuit {}", n.numero_site)),
+    };
+    let point: String = if n.point.is_empty() {
+        "—".to_owned()
+    } else if n.point.chars().count() > 4 {
+        format!("{}…", n.point.chars().take(3).collect::<String>())
+    } else {
+        n.point.clone()
+    };
+    format!(
+        "{quand}  {point:<4}  Pass{:<2}  {:>6} / {:<6}  {}",
+        n.passage,
+        r.deposee,
+        r.total(),
+        etat_de_nuit(plan, r).0
+    )
+}
+
+/// Le bilan de la saison : une ligne par nuit de la commande (déposés / total, état), et
+/// l'adresse de sa participation. `nuits` : celles des `plans` qui sont des nuits de saison.
+pub fn bilan_de_saison(
+    api: &str,
+    plans: usize,
+    nuits: &[(NuitLiee, DepotPlan, ResumePlan)],
+) -> io::Result<()> {
+    let mut s = crate::sortie::standard();
+    let (mut deposees, mut total) = (0, 0);
+    let mut lignes = Vec::new();
+    for (n, plan, r) in nuits {
+        deposees += r.deposee;
+        total += r.total();
+        lignes.push(format!("  {}", ligne_de_nuit(n, plan, r)));
+        if let Some(adresse) =
+            participation_du_plan(plan).and_then(|p| adresse_participation(api, &p))
+        {
+            lignes.push(format!("    {adresse}"));
+        }
+    }
+    writeln!(
+        s,
+        "Saison : {} / {} fichiers déposés en {} :",
+        deposees,
+        total,
+        pluriel(plans as u64, "nuit", "nuits")
+    )?;
+    for l in lignes {
+        writeln!(s, "{}", neutraliser(&l))?;
+    }
+    Ok(())
+}
+
+/// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
+/// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit.
+/// `en_defaut` : le code de la saison n'est pas un succès (les gestes sont alors dits).
+pub fn etat_saison(
+    json: bool,
+    saison: i64,
+    lignes: &[(&NuitPlanifiee, DepotPlan, ResumePlan)],
+    en_defaut: bool,
+) -> Result<()> {
+    let Some((premiere, _, _)) = lignes.first() else {
+        anyhow::bail!("saison sans nuit");
+    };
+    let (annee, api) = (premiere.annee, premiere.api.as_str());
+    let somme = |f: &dyn Fn(&ResumePlan) -> u64| lignes.iter().map(|(_, _, r)| f(r)).sum::<u64>();
+    let (unites, deposees) = (somme(&|r| r.total()), somme(&|r| r.deposee));
+    let (octets_total, octets_deposes) = (somme(&|r| r.octets_total), somme(&|r| r.octets_deposes));
+    if json {
+        Evenement::EtatSaison {
+            saison,
+            annee,
+            api,
+            nuits: lignes.len(),
+            unites,
+            deposees,
+            definitifs: somme(&|r| r.definitifs),
+            octets_total,
+            octets_deposes,
+        }
+        .ecrire()?;
+        for (n, plan, r) in lignes {
+            let nuit = &n.nuit;
+            let instant = |s: Option<i64>| {
+                s.and_then(|s| DateTime::from_timestamp(s, 0))
+                    .map(|t| t.to_rfc3339())
+            };
+            let participation = participation_du_plan(plan);
+            Evenement::EtatNuit {
+                saison,
+                plan: plan.id,
+                site: &nuit.site,
+                numero_site: &nuit.numero_site,
+                protocole: &nuit.protocole,
+                passage: nuit.passage,
+                point: Some(nuit.point.as_str()).filter(|p| !p.is_empty()),
+                soiree: Some(nuit.soiree.as_str()).filter(|s| !s.is_empty()),
+                debut: instant(nuit.premiere_s),
+                fin: instant(nuit.derniere_s),
+                fuseau: &nuit.fuseau,
+                enregistreurs: nuit
+                    .enregistreurs
+                    .split(',')
+                    .filter(|e| !e.is_empty())
+                    .collect(),
+                adresse: participation
+                    .as_deref()
+                    .and_then(|p| adresse_participation(api, p)),
+                participation,
+                dossier: &plan.dossier,
+                unites: r.total(),
+                deposees: r.deposee,
+                definitifs: r.definitifs,
+                octets_total: r.octets_total,
+                octets_deposes: r.octets_deposes,
+                etat: etat_de_nuit(plan, r).1,
+            }
+            .ecrire()?;
+        }
+        return Ok(());
+    }
+    let mut s = crate::sortie::standard();
+    writeln!(
+        s,
+        "Saison {annee} : {}, {deposees} / {unites} fichiers déposés ({} sur {})",
+        pluriel(lignes.len() as u64, "nuit", "nuits"),
+        octets_lisibles(octets_deposes),
+        octets_lisibles(octets_total)
+    )?;
+    for (n, plan, r) in lignes {
+        writeln!(s, "  {}", neutraliser(&ligne_de_nuit(&n.nuit, plan, r)))?;
+        if let Some(p) = participation_du_plan(plan) {
+            writeln!(s, "    {}", neutraliser(&adresse_ou_identifiant(api, &p)))?;
+        }
+    }
+    if en_defaut {
+        writeln!(
+            s,
+            "Le détail d'une nuit : vigie etat PLAN (numéros : vigie plans)"
+        )?;
+        writeln!(s, "Reprendre toute la saison : vigie retenter-echecs")?;
+    }
+    Ok(())
 }

@@ -1,0 +1,102 @@
+//! Ce qui revient à une nuit de la commande, une fois la plateforme et la base lues : garder
+//! son plan (une relance), reprendre sa participation, ou la créer. Des valeurs, sans un mot :
+//! les phrases sont dans `suivi/saison.rs`, le câblage dans `commandes/saison.rs`.
+
+use chrono::{DateTime, Utc};
+
+use super::correspondance::Preuve;
+use super::fuseau::Fuseau;
+use super::nuits::{CleNuit, Nuit, Protocole};
+use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
+use crate::inventaire::Enregistrement;
+use crate::plan::{DepotPlan, NuitLiee};
+
+/// Ce qui revient à une nuit, une fois la plateforme et la base lues.
+#[derive(Debug, Clone)]
+pub enum Sort {
+    /// Déjà liée à un plan de la base (une relance) : elle le garde.
+    Liee { plan: DepotPlan },
+    /// Sa participation existe sur la plateforme : reprise.
+    Reprise {
+        participation: IdObjet,
+        preuve: Preuve,
+    },
+    /// À créer.
+    ACreer,
+    /// Non vérifiée (simulation hors ligne, sans jeton).
+    NonVerifiee,
+}
+
+/// Une nuit de la commande, avec ce qu'il faut pour la planifier.
+pub struct NuitDeSaison {
+    pub nuit: Nuit,
+    /// La première et la dernière séquence, en UTC (point fixe).
+    pub bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Le site rapproché du numéro des noms.
+    pub site: Option<IdObjet>,
+    pub sort: Sort,
+}
+
+impl NuitDeSaison {
+    /// La nuit telle que la base la garde (`saison_nuit`), sur le site `site`.
+    pub fn liee(&self, site: &IdObjet, fuseau: &Fuseau) -> NuitLiee {
+        let cle = &self.nuit.cle;
+        NuitLiee {
+            site: site.to_string(),
+            numero_site: cle.site.clone(),
+            protocole: protocole_texte(cle.protocole).to_owned(),
+            passage: cle.passage,
+            point: cle.point.clone().unwrap_or_default(),
+            soiree: cle.soiree.map(|s| s.to_string()).unwrap_or_default(),
+            fuseau: fuseau.to_string(),
+            premiere_s: self.bornes.map(|(d, _)| d.timestamp()),
+            derniere_s: self.bornes.map(|(_, f)| f.timestamp()),
+            enregistreurs: self
+                .nuit
+                .enregistreurs
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+
+    /// Les octets de ses fichiers (`enregistrements` : la liste donnée au regroupement).
+    pub fn octets(&self, enregistrements: &[Enregistrement]) -> u64 {
+        self.nuit
+            .fichiers
+            .iter()
+            .map(|&i| enregistrements[i].taille)
+            .sum()
+    }
+}
+
+/// Le protocole tel que l'écrivent la base et le JSON.
+pub fn protocole_texte(p: Protocole) -> &'static str {
+    match p {
+        Protocole::PointFixe => "point_fixe",
+        Protocole::Routier => "routier",
+    }
+}
+
+/// La clé d'une nuit de la base est-elle celle-ci ?
+pub fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
+    cle.site == n.numero_site
+        && protocole_texte(cle.protocole) == n.protocole
+        && cle.passage == n.passage
+        && cle.point.as_deref().unwrap_or("") == n.point
+        && cle.soiree.map(|s| s.to_string()).unwrap_or_default() == n.soiree
+}
+
+/// La participation d'un plan, si elle est connue (créée, ou donnée par son identité).
+pub fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
+    plan.participation
+        .clone()
+        .or_else(|| match Destination::depuis_identite(&plan.destination) {
+            Ok(Destination::VigieChiro(DestinationVigieChiro {
+                participation: CibleParticipation::Existante(id),
+                ..
+            })) => Some(id.to_string()),
+            _ => None,
+        })
+}
