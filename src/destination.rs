@@ -326,6 +326,18 @@ impl Destination {
     }
 }
 
+impl From<DestinationS3> for Destination {
+    fn from(d: DestinationS3) -> Self {
+        Destination::S3(d)
+    }
+}
+
+impl From<DestinationVigieChiro> for Destination {
+    fn from(d: DestinationVigieChiro) -> Self {
+        Destination::VigieChiro(d)
+    }
+}
+
 impl fmt::Display for Destination {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

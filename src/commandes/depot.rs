@@ -13,6 +13,7 @@ use super::reglages::ReglagesFusionnes;
 use super::{ligne_json, octets_lisibles, ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
+use crate::depot::fabrique::Fabrique;
 use crate::depot::relecture::empreinte::meme_contenu_que_depose;
 use crate::destination::{
     CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
@@ -64,9 +65,10 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     }
     let dossier = args.dossiers[0].clone();
     let destination = destination_demandee(&args)?;
+    let fabrique = Fabrique::de(&destination);
     // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
     // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
-    if matches!(destination, Destination::VigieChiro(_)) && !args.simulation {
+    if fabrique.exige_un_jeton() && !args.simulation {
         crate::jeton::lire()?;
     }
     let preparation = preparer(&dossier, &destination)?;
@@ -77,10 +79,10 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     // L'utilisateur du jeton, reconnu par les vérifications (vers la plateforme seulement).
     let mut moi = None;
-    if let Destination::S3(_) = &destination {
+    if fabrique.plateforme().is_none() {
         avertir_autres_plans(g, &preparation.dossier, &identite, args.simulation)?;
     }
-    if let Destination::VigieChiro(dest) = &destination {
+    if let Some(dest) = fabrique.plateforme() {
         refuser_si_deja_planifie(
             g,
             &preparation.dossier,
@@ -148,7 +150,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         let plan = base.plan(args.plan)?;
         let destination = Destination::depuis_identite(&plan.destination)?;
         signaler_endpoint_ignore(plan.id, &destination, &args.s3);
-        if matches!(destination, Destination::VigieChiro(_)) {
+        if Fabrique::de(&destination).exige_un_jeton() {
             crate::jeton::lire()?;
         }
         let retenus = base.reglages(plan.id)?;
@@ -160,8 +162,8 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
     let preparation = preparer(Path::new(&dossier), &destination)?;
-    let moi = match &destination {
-        Destination::VigieChiro(dest) => Some(
+    let moi = match Fabrique::de(&destination).plateforme() {
+        Some(dest) => Some(
             super::vigiechiro::verifier_plateforme(
                 g,
                 dest,
@@ -170,7 +172,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
             )?
             .moi,
         ),
-        Destination::S3(_) => None,
+        None => None,
     };
     let pret = enregistrer(g, preparation, destination, &identite, false, false)?;
     pret.base
@@ -248,11 +250,12 @@ fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).
 fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     if let Some(vers) = &args.vers {
-        return Ok(Destination::S3(DestinationS3::analyser(
+        return Ok(DestinationS3::analyser(
             vers,
             args.s3.endpoint_url.as_deref(),
             args.autoriser_http,
-        )?));
+        )?
+        .into());
     }
     if args.site.len() > 1 || (args.participation.is_some() && !args.site.is_empty()) {
         return Err(ErreurAvecCode::new(
@@ -279,11 +282,7 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     // L'adresse de l'API : --api ou VIGIE_API, sinon celle que `vigie connexion --api` a
     // retenue, sinon l'adresse par défaut.
     let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
-    Ok(Destination::VigieChiro(DestinationVigieChiro::nouvelle(
-        &api.url,
-        participation,
-        args.autoriser_http,
-    )?))
+    Ok(DestinationVigieChiro::nouvelle(&api.url, participation, args.autoriser_http)?.into())
 }
 
 /// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.
@@ -337,7 +336,7 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
         }
     }
     // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup.
-    if matches!(destination, Destination::VigieChiro(_)) {
+    if Fabrique::de(destination).juge_les_noms() {
         empechements.extend(refus_de_la_plateforme(dossier, &inventaire));
     }
     if !empechements.is_empty() {

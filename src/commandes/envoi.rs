@@ -1,10 +1,10 @@
 //! Un passage d'envoi d'un plan (pour `vigie depot` et `vigie retenter-echecs`, qui le
-//! préparent dans `depot`) et la vérification (`vigie verifier`) : construire le client, la
-//! politique et le moteur, écouter Ctrl-C, afficher le bilan. Ce module ne regarde ni `depot` ni
-//! `passages`, qui le regardent.
+//! préparent dans `depot`) et la vérification (`vigie verifier`) : la politique, le dépositaire
+//! ou la relecture demandés à la fabrique de la destination (`depot::fabrique`), le moteur,
+//! écouter Ctrl-C, afficher le bilan. Ce module ne regarde ni `depot` ni `passages`, qui le
+//! regardent.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,28 +13,17 @@ use anyhow::{Context, Result};
 use super::etat::prochaine_commande;
 use super::{ecouter_signaux, interrompu, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
-use crate::depot::relecture::verification::{self, Relecture};
-use crate::depot::s3::DepositaireS3;
-use crate::depot::s3::destination::{LectureDestination, lire_destination};
-use crate::depot::vigiechiro::DepositaireVigieChiro;
-use crate::depot::{AnnoncesSuivi, Bilan, DecisionsDuPlan, Depositaire, Moteur};
-use crate::destination::{CibleParticipation, Destination, IdObjet};
+use crate::depot::fabrique::{DepositaireDuPlan, Fabrique, ReglagesDestination};
+use crate::depot::relecture::verification;
+use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
+use crate::destination::{Destination, IdObjet};
 use crate::plan::{Base, DepotPlan, EtatUnite, VerrouPlan};
-use crate::reessai::{Annulation, ObservateurMuet, Profil, Reglages, ReglagesEnSecondes};
+use crate::reessai::{Annulation, Profil, Reglages, ReglagesEnSecondes};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::passages::FinDesPassages;
-use crate::transport::s3::{ClientS3, ConfigS3};
+use crate::transport::s3::ConfigS3;
 use crate::transport::{Emetteur, PauseReseau, ReglagesEmission};
-
-const MIO: u64 = 1024 * 1024;
-/// Seuil multipart par défaut vers S3 (Mio).
-const SEUIL_S3_MIO: u64 = 8;
-/// Seuil multipart par défaut vers Vigie-Chiro (Mio) : bien au-dessus des séquences ordinaires
-/// (quelques Mio), pour que presque tout parte en un seul PUT, le seul chemin qu'emprunte un
-/// client officiel (le site web) ; seuls les gros fichiers (archives) gagnent à reprendre à la
-/// partie près, et repassent en un PUT si la plateforme refuse le multipart.
-const SEUIL_VIGIECHIRO_MIO: u64 = 100;
 
 const UN_JOUR: Duration = Duration::from_secs(86_400);
 
@@ -144,6 +133,15 @@ impl<'a> Envoi<'a> {
         })
     }
 
+    /// Ce que les options règlent pour toute destination.
+    fn reglages_destination(&self) -> ReglagesDestination {
+        ReglagesDestination {
+            config_s3: config_s3(self.s3),
+            seuil_multipart_mio: self.options.seuil_multipart,
+            taille_partie_mio: self.options.taille_partie,
+        }
+    }
+
     /// `--attente-reseau` : une coupure plus longue arrête le passage ; `None` : pas de
     /// limite, le passage attend le retour du réseau.
     pub(super) fn attente_reseau(&self) -> Option<Duration> {
@@ -185,16 +183,16 @@ impl<'a> Envoi<'a> {
         let emetteur = self.emetteur_seul(arret.clone());
         let client = super::vigiechiro::client(&dest.api)?;
         let journal_suivi = crate::suivi::choisir(false, true, crate::suivi::Progression::Jamais);
-        let issue = emetteur
-            .sous_veille(
-                crate::depot::vigiechiro::participation::resoudre_participation(
-                    base, plan.id, dest, moi, &client, &emetteur,
-                ),
-                || async { client.moi().await.map(|_| ()) },
-                &AnnoncesSuivi(journal_suivi.as_ref()),
-                &ObservateurMuet,
-            )
-            .await;
+        let issue = crate::depot::vigiechiro::participation::resoudre_participation(
+            base,
+            plan.id,
+            dest,
+            moi,
+            &client,
+            &emetteur,
+            &AnnoncesSuivi(journal_suivi.as_ref()),
+        )
+        .await;
         if let Some(e) = super::certificat_refuse(&emetteur) {
             return Err(e);
         }
@@ -210,8 +208,9 @@ impl<'a> Envoi<'a> {
 /// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret` (Ctrl-C, la fin
 /// de `--jusqu-au-bout=DURÉE`, ou le réseau abandonné) ; une coupure du réseau plus longue
 /// que `attente_reseau` l'arrête (`None` : aucune limite, le passage attend le retour du
-/// réseau). La participation se résout sous la même veille du réseau que le dépôt : une
-/// coupure pendant sa création est sondée et bornée de même.
+/// réseau). Ce que la destination doit savoir avant le premier envoi (sa participation, ce
+/// qu'elle tient déjà) se lit sous la même veille du réseau que le dépôt : une coupure est
+/// sondée et bornée de même.
 pub(super) async fn passage(
     e: &Envoi<'_>,
     base: Base,
@@ -224,121 +223,33 @@ pub(super) async fn passage(
     if let Some(pause) = emission.pause.as_mut() {
         pause.attente_max = attente_reseau;
     }
-    let emetteur = Emetteur::nouveau(emission, arret.clone()).sous_limite(e.debit.clone());
-    match e.destination {
-        Destination::S3(dest) => {
-            let client = ClientS3::connecter(dest, &config_s3(e.s3)).await?;
-            // Ce que la destination tient déjà, et si elle accepte seulement ces identifiants :
-            // lu avant tout envoi, sous la veille du réseau.
-            let journal = DecisionsDuPlan::default();
-            let lecture = emetteur
-                .sous_veille(
-                    lire_destination(&client, &emetteur, &dest.prefixe, &journal),
-                    || client.sonder(),
-                    &AnnoncesSuivi(suivi.as_ref()),
-                    &journal,
-                )
-                .await;
-            journal.ecrire(&base, plan.id);
-            // Un certificat refusé dès cette lecture (portail captif, proxy) : rien ne partira.
-            if let Some(e) = super::certificat_refuse(&emetteur) {
-                return Err(e);
-            }
-            let inventaire = match lecture {
-                Ok(LectureDestination::Lue(inventaire)) => Some(Arc::new(inventaire)),
-                Ok(LectureDestination::NonLue(pourquoi)) => {
-                    tracing::warn!(
-                        "ce que la destination tient déjà n'a pas pu être lu ({pourquoi}) : les \
-                         fichiers qu'elle a déjà repartiront"
-                    );
-                    None
-                }
-                // Le réseau abandonné (au-delà de --attente-reseau) : le passage s'arrête comme
-                // il le fait en plein envoi, le plan dit ce qui reste, le bilan le geste.
-                Ok(LectureDestination::Interrompue) if emetteur.reseau().est_abandonne() => {
-                    tracing::warn!(
-                        "réseau indisponible depuis plus de {} s avant le premier envoi : rien \
-                         n'est parti",
-                        emetteur.attente_reseau().unwrap_or_default().as_secs()
-                    );
-                    None
-                }
-                Ok(LectureDestination::Interrompue) => return Err(interrompu()),
-                // Chaque requête serait refusée de même : rien ne part.
-                Err(refus) => {
-                    return Err(ErreurAvecCode::new(
-                        CodeSortie::RefusDefinitifs,
-                        format!(
-                            "{} ; rien n'a été envoyé. Puis relancez la même commande.",
-                            refus.message(client.compartiment())
-                        ),
-                    )
-                    .into());
-                }
-            };
-            let depositaire = DepositaireS3::nouveau(
-                client,
-                e.options.seuil_multipart.unwrap_or(SEUIL_S3_MIO) * MIO,
-                e.options.taille_partie * MIO,
-                inventaire,
-            );
-            let lancement = Lancement {
-                base,
-                plan,
-                emetteur,
-                suivi,
-            };
-            let mut bilan = lancement.executer(e, depositaire).await?;
-            bilan.reglages = e.annonce.clone();
-            Ok(bilan)
-        }
-        Destination::VigieChiro(dest) => {
-            let client = super::vigiechiro::client(&dest.api)?;
-            let participation = emetteur
-                .sous_veille(
-                    crate::depot::vigiechiro::participation::resoudre_participation(
-                        &base,
-                        plan.id,
-                        dest,
-                        e.moi.as_ref(),
-                        &client,
-                        &emetteur,
-                    ),
-                    || async { client.moi().await.map(|_| ()) },
-                    &AnnoncesSuivi(suivi.as_ref()),
-                    &ObservateurMuet,
-                )
-                .await;
-            if let Some(e) = super::certificat_refuse(&emetteur) {
-                return Err(e);
-            }
-            let participation = match participation {
-                Ok(p) => p,
-                // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
-                Err(_) if arret.est_annulee() && !emetteur.reseau().est_abandonne() => {
-                    return Err(interrompu());
-                }
-                Err(e) => return Err(e),
-            };
-            let depositaire = DepositaireVigieChiro::nouveau(
-                client,
-                participation.clone(),
-                e.options.seuil_multipart.unwrap_or(SEUIL_VIGIECHIRO_MIO) * MIO,
-                e.options.taille_partie * MIO,
-                plan.multipart_refuse,
-            );
-            let lancement = Lancement {
-                base,
-                plan,
-                emetteur,
-                suivi,
-            };
-            let mut bilan = lancement.executer(e, depositaire).await?;
-            bilan.participation = Some(participation.to_string());
-            bilan.reglages = e.annonce.clone();
-            Ok(bilan)
-        }
+    let emetteur = Emetteur::nouveau(emission, arret).sous_limite(e.debit.clone());
+    let depositaire = Fabrique::de(e.destination)
+        .depositaire(
+            &base,
+            &plan,
+            &emetteur,
+            suivi.as_ref(),
+            e.moi.as_ref(),
+            &e.reglages_destination(),
+        )
+        .await;
+    // Un certificat refusé dès ces lectures (portail captif, proxy) : rien ne partira.
+    if let Some(e) = super::certificat_refuse(&emetteur) {
+        return Err(e);
     }
+    let depositaire = depositaire?;
+    let participation = depositaire.participation().map(ToString::to_string);
+    let lancement = Lancement {
+        base,
+        plan,
+        emetteur,
+        suivi,
+    };
+    let mut bilan = lancement.executer(e, depositaire).await?;
+    bilan.participation = participation;
+    bilan.reglages = e.annonce.clone();
+    Ok(bilan)
 }
 
 /// Ce qu'il faut au moteur d'un passage, hors du dépositaire propre à la destination.
@@ -352,7 +263,7 @@ struct Lancement {
 impl Lancement {
     /// Le passage du moteur ; un certificat refusé en chemin l'a arrêté : code 2, le
     /// message dit le geste (les fichiers sont restés à déposer).
-    async fn executer<D: Depositaire>(self, e: &Envoi<'_>, depositaire: D) -> Result<Bilan> {
+    async fn executer(self, e: &Envoi<'_>, depositaire: DepositaireDuPlan) -> Result<Bilan> {
         let emetteur = self.emetteur.clone();
         let moteur = Moteur::nouveau(
             self.base,
@@ -388,44 +299,18 @@ pub(super) fn afficher_bilan(
 ) -> Result<()> {
     let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
         let p = b.participation.as_deref().filter(|_| !b.interrompu)?;
-        let mut rappel = format!("vigie traiter --participation {p}");
-        if let Destination::VigieChiro(d) = destination {
-            let par_defaut = crate::connexion::adresse_api(None)
-                .ok()
-                .and_then(|a| crate::destination::valider_endpoint(&a.url, true).ok());
-            if par_defaut.as_deref() != Some(d.api.as_str()) {
-                rappel.push_str(&format!(" --api {}", d.api));
-            }
-        }
-        Some(rappel)
+        Some(Fabrique::de(destination).rappel_traiter(p))
     });
     crate::suivi::bilan::afficher(b, suite.as_deref(), g.json, fin)?;
     Ok(())
 }
 
-/// Le point d'accès d'un plan S3 est fixé à sa création (il fait partie de son identité) : un
-/// `--endpoint-url` (ou `AWS_ENDPOINT_URL`) différent, passé à une commande qui reprend le
-/// plan, n'est pas pris en compte. On le dit plutôt que de l'ignorer en silence.
-fn endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) -> Option<String> {
-    let Destination::S3(d) = destination else {
-        return None;
-    };
-    let demande = s3.endpoint_url.as_deref()?;
-    let normalise = crate::destination::valider_endpoint(demande, true).ok();
-    if normalise.is_some() && normalise == d.endpoint {
-        return None;
-    }
-    Some(format!(
-        "attention : --endpoint-url (ou AWS_ENDPOINT_URL) {demande} n'est pas pris en compte : le plan {plan} \
-         vise {}, fixé à sa création",
-        d.endpoint
-            .as_deref()
-            .unwrap_or("AWS (point d'accès par défaut)")
-    ))
-}
-
+/// Un `--endpoint-url` que le plan ne prendra pas en compte est dit (voir
+/// [`Fabrique::endpoint_ignore`]).
 pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
-    if let Some(alerte) = endpoint_ignore(plan, destination, s3) {
+    if let Some(alerte) =
+        Fabrique::de(destination).endpoint_ignore(plan, s3.endpoint_url.as_deref())
+    {
         let _ = writeln!(crate::sortie::erreur(), "{alerte}");
     }
 }
@@ -441,33 +326,15 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         &plan.id.to_string(),
     )?;
     let destination = Destination::depuis_identite(&plan.destination)?;
+    let fabrique = Fabrique::de(&destination);
     signaler_endpoint_ignore(plan.id, &destination, &args.s3);
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = reglages_emission(&args.reessai)?;
     // Vers la plateforme : l'adresse de l'API, le jeton et la participation d'abord, comme
     // toute commande qui lui parle (sous la veille du réseau, Ctrl-C compris).
-    let plateforme = match &destination {
-        Destination::VigieChiro(dest) if !deposees.is_empty() => {
-            super::vigiechiro::verifier_plateforme(
-                g,
-                dest,
-                emission.clone(),
-                "rien n'a été vérifié",
-            )?;
-            let participation = match (&plan.participation, &dest.participation) {
-                (Some(p), _) => IdObjet::analyser(p),
-                (None, CibleParticipation::Existante(id)) => Some(id.clone()),
-                (None, CibleParticipation::ACreer { .. }) => None,
-            }
-            .context("la participation du plan n'est pas connue")?;
-            Some(Relecture::VigieChiro {
-                client: Arc::new(super::vigiechiro::client(&dest.api)?),
-                participation,
-                dossier: PathBuf::from(&plan.dossier),
-            })
-        }
-        _ => None,
-    };
+    if let Some(dest) = fabrique.plateforme().filter(|_| !deposees.is_empty()) {
+        super::vigiechiro::verifier_plateforme(g, dest, emission.clone(), "rien n'a été vérifié")?;
+    }
     let rt = runtime()?;
     let annulation = Annulation::new();
     let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
@@ -477,13 +344,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         }
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        let relecture = match (&destination, plateforme) {
-            (Destination::S3(dest), _) => Relecture::S3(Arc::new(
-                ClientS3::connecter(dest, &config_s3(&args.s3)).await?,
-            )),
-            (Destination::VigieChiro(_), Some(relecture)) => relecture,
-            (Destination::VigieChiro(_), None) => return anyhow::Ok(Vec::new()),
-        };
+        let relecture = fabrique.relecture(&plan, &config_s3(&args.s3)).await?;
         relecture
             .constater(deposees, &emetteur, &AnnoncesSuivi(suivi.as_ref()))
             .await
@@ -495,12 +356,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     let bilan = verification::noter(&base, &constats, |unite, constat| {
         Ok(crate::suivi::verification::constat(g.json, unite, constat)?)
     })?;
-    crate::suivi::verification::bilan(
-        g.json,
-        plan.id,
-        &bilan,
-        matches!(destination, Destination::VigieChiro(_)),
-    )?;
+    crate::suivi::verification::bilan(g.json, plan.id, &bilan, fabrique.vers_la_plateforme())?;
     if bilan.interrompue {
         return Err(interrompu());
     }
@@ -510,14 +366,6 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn s3(endpoint: Option<&str>) -> OptionsS3 {
-        OptionsS3 {
-            endpoint_url: endpoint.map(str::to_owned),
-            region: None,
-            profil: None,
-        }
-    }
 
     /// Par défaut, la pause réseau n'a pas de limite : un portable laissé seul sur un
     /// téléphone qui capte mal insiste toute la nuit ; `--attente-reseau` en pose une.
@@ -559,28 +407,5 @@ mod tests {
             panic!("vigie depot attendu");
         };
         assert!(reglages_emission(&depot.envoi.reessai).is_err());
-    }
-
-    #[test]
-    fn un_endpoint_different_de_celui_du_plan_est_signale() {
-        let plan =
-            Destination::depuis_identite("s3://nuits/p?endpoint=http://127.0.0.1:9000").unwrap();
-        assert_eq!(endpoint_ignore(1, &plan, &s3(None)), None);
-        assert_eq!(
-            endpoint_ignore(1, &plan, &s3(Some("http://127.0.0.1:9000/"))),
-            None
-        );
-        assert_eq!(
-            endpoint_ignore(7, &plan, &s3(Some("https://s3.gra.io.cloud.ovh.net"))).as_deref(),
-            Some(
-                "attention : --endpoint-url (ou AWS_ENDPOINT_URL) https://s3.gra.io.cloud.ovh.net n'est pas \
-                 pris en compte : le plan 7 vise http://127.0.0.1:9000, fixé à sa création"
-            )
-        );
-        let aws = Destination::depuis_identite("s3://nuits/p").unwrap();
-        assert!(
-            endpoint_ignore(2, &aws, &s3(Some("http://127.0.0.1:9000")))
-                .is_some_and(|a| a.contains("AWS (point d'accès par défaut)"))
-        );
     }
 }

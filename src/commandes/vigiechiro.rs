@@ -11,7 +11,6 @@ use crate::depot::AnnoncesSuivi;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
-use crate::jeton;
 use crate::reessai::{
     Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
 };
@@ -24,8 +23,7 @@ use crate::transport::{Emetteur, Emission, ReglagesEmission};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
 pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
-    let jeton = jeton::lire()?;
-    ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
+    crate::depot::vigiechiro::client_du_jeton(api)
 }
 
 /// Un émetteur aux réglages par défaut, pour une commande ponctuelle (connexion, traiter) :

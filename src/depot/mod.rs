@@ -23,6 +23,7 @@
 #[cfg(test)]
 mod essais_reseau;
 pub mod evenements;
+pub mod fabrique;
 pub mod parallelisme;
 mod parties;
 pub mod passages;

@@ -42,6 +42,9 @@ use crate::transport::vigiechiro::ObjetLu;
 
 /// Les attentes avant chaque nouveau regard sur l'objet, quand une finalisation sans réponse a
 /// fait disparaître l'envoi sans que l'objet soit encore là (assemblage en cours).
+/// Seuil de l'envoi en parties par défaut (Mio).
+pub const SEUIL_MULTIPART_MIO: u64 = 8;
+
 const REGARDS_APRES_DISPARITION: [Duration; 3] = [
     Duration::from_secs(1),
     Duration::from_secs(2),

@@ -95,6 +95,12 @@ fn refus_multipart_par_s3<T>(reponse: &ReponseApi<T>) -> Option<&str> {
 }
 
 /// La taille maximale d'un PUT simple vers S3 (5 Gio).
+/// Seuil de l'envoi en parties par défaut (Mio) : bien au-dessus des séquences ordinaires
+/// (quelques Mio), pour que presque tout parte en un seul PUT, le seul chemin qu'emprunte un
+/// client officiel (le site web) ; seuls les gros fichiers (archives) gagnent à reprendre à la
+/// partie près, et repassent en un PUT si la plateforme refuse le multipart.
+pub const SEUIL_MULTIPART_MIO: u64 = 100;
+
 const PUT_SIMPLE_MAX: u64 = 5 * 1024 * 1024 * 1024;
 
 /// Ce que dit `vigie` quand la plateforme refuse le jeton.
@@ -127,7 +133,18 @@ enum IssueDeclaration {
     Fin(IssueUnite),
 }
 
+/// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
+pub fn client_du_jeton(api: &str) -> anyhow::Result<ClientVigieChiro> {
+    let jeton = crate::jeton::lire()?;
+    ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
+}
+
 impl DepositaireVigieChiro {
+    /// La participation qui reçoit les fichiers.
+    pub fn participation(&self) -> &IdObjet {
+        &self.participation
+    }
+
     pub fn nouveau(
         client: ClientVigieChiro,
         participation: IdObjet,

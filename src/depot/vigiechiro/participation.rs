@@ -26,6 +26,9 @@ use crate::transport::{Emetteur, Emission, EnVol};
 /// gardée dans le plan, d'où `vigie etat`, `vigie plans` et `vigie traiter` la relisent.
 /// `moi` : l'utilisateur du jeton, s'il est déjà connu (les vérifications d'avant l'envoi l'ont
 /// lu) ; sinon il est relu, la création en ayant besoin.
+///
+/// Sous la veille du réseau de `emetteur` (sa sonde : `GET /moi`) : une coupure pendant la
+/// création est sondée et bornée comme pendant le dépôt.
 pub async fn resoudre_participation(
     base: &Base,
     plan_id: i64,
@@ -33,9 +36,17 @@ pub async fn resoudre_participation(
     moi: Option<&IdObjet>,
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
+    annonces: &dyn crate::transport::AnnoncesReseau,
 ) -> Result<IdObjet> {
     let journal = DecisionsParticipation::default();
-    let issue = resoudre(base, plan_id, dest, moi, client, emetteur, &journal).await;
+    let issue = emetteur
+        .sous_veille(
+            resoudre(base, plan_id, dest, moi, client, emetteur, &journal),
+            || async { client.moi().await.map(|_| ()) },
+            annonces,
+            &crate::reessai::ObservateurMuet,
+        )
+        .await;
     journal.ecrire(base, plan_id);
     issue
 }
