@@ -193,7 +193,7 @@ where
     Fut: Future<Output = ReponseApi<T>>,
 {
     let lecture = crate::transport::Emission::lecture("GET", cible);
-    let issue = emetteur.emettre_hors_plan(lecture, |_| tentative()).await;
+    let issue = crate::transport::emettre(emetteur, lecture, |_| tentative()).await;
     match issue.reponse {
         ReponseApi::Succes(v) => Ok(v),
         autre => Err(ErreurAvecCode::new(

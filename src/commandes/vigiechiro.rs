@@ -19,7 +19,7 @@ use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{
     ClientVigieChiro, Participation, ReponseMoi, SiteLu, Utilisateur,
 };
-use crate::transport::{Emetteur, Emission, ReglagesEmission};
+use crate::transport::{Emetteur, Emission, ReglagesEmission, emettre};
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
 pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
@@ -102,7 +102,7 @@ pub(super) async fn reconnaitre_plateforme_en(
     profil: Profil,
 ) -> Result<Utilisateur, RefusMoi> {
     let lecture = Emission::nouvelle("GET", "/moi", profil, Rejouabilite::Rejouable);
-    let issue = emetteur.emettre_hors_plan(lecture, |_| client.moi()).await;
+    let issue = emettre(emetteur, lecture, |_| client.moi()).await;
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u),
         ReponseApi::Succes(ReponseMoi::PasLApi(nature)) => Err(RefusMoi::PasLApi(nature)),
@@ -288,11 +288,12 @@ async fn site_existant(
     id: &IdObjet,
     rien_fait: &str,
 ) -> Result<SiteLu> {
-    let issue = emetteur
-        .emettre_hors_plan(Emission::lecture("GET", &format!("/sites/{id}")), |_| {
-            client.site(id)
-        })
-        .await;
+    let issue = emettre(
+        emetteur,
+        Emission::lecture("GET", &format!("/sites/{id}")),
+        |_| client.site(id),
+    )
+    .await;
     match issue.reponse {
         ReponseApi::Succes(Some(site)) => Ok(site),
         ReponseApi::Succes(None) => Err(ErreurAvecCode::new(
@@ -345,12 +346,12 @@ async fn participation_existante(
     id: &IdObjet,
     rien_fait: &str,
 ) -> Result<Participation> {
-    let issue = emetteur
-        .emettre_hors_plan(
-            Emission::lecture("GET", &format!("/participations/{id}")),
-            |_| client.participation(id),
-        )
-        .await;
+    let issue = emettre(
+        emetteur,
+        Emission::lecture("GET", &format!("/participations/{id}")),
+        |_| client.participation(id),
+    )
+    .await;
     match issue.reponse {
         ReponseApi::Succes(Some(p)) => Ok(p),
         ReponseApi::Succes(None) => Err(ErreurAvecCode::new(

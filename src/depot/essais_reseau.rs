@@ -16,7 +16,7 @@ use super::evenements::SuiviMuet;
 use super::{ContexteUnite, Depositaire, IssueUnite, Moteur, Resultat, echec_de};
 use crate::plan::{Base, DepotPlan, FichierPlanifie};
 use crate::reessai::{Annulation, Profil, Reglages, Rejouabilite, ReponseApi};
-use crate::transport::{Emetteur, Emission, PauseReseau, ReglagesEmission};
+use crate::transport::{Emetteur, Emission, PauseReseau, ReglagesEmission, emettre};
 
 /// Ce que le lien simulé fait d'une émission, selon l'instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,17 +128,17 @@ pub struct DepositaireSimule(pub Arc<Lien>);
 
 impl Depositaire for DepositaireSimule {
     async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
-        let issue = ctx
-            .emettre(
-                Emission::nouvelle(
-                    "PUT",
-                    &ctx.unite.cle,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                |_| self.0.emettre(),
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::nouvelle(
+                "PUT",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |_| self.0.emettre(),
+        )
+        .await;
         Ok(match issue.reponse {
             ReponseApi::Succes(()) => IssueUnite::Deposee {
                 crc32c: "AAAAAA==".into(),

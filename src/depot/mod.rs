@@ -1,6 +1,7 @@
 //! Le moteur : parallélisme borné, états, reprise, réconciliation.
 //!
-//! Chaque unité part par le point de passage unique (`transport::Emetteur`) ; chaque transition
+//! Chaque unité part par le point de passage unique (`transport::emettre`, dans le contexte de
+//! l'unité, [`ContexteUnite`]) ; chaque transition
 //! d'état est écrite **avant** l'effet qu'elle annonce (`en_cours` avant le premier octet,
 //! l'identifiant d'un envoi dès qu'il est connu, chaque partie dès que son ETag est rendu), et
 //! une unité n'est `deposee` qu'une fois sa taille et sa somme vérifiées côté destination. Un
@@ -11,7 +12,8 @@
 //! `vigiechiro.rs`) : le moteur ne connaît que l'ordonnancement, les états et la base. Ce que
 //! les deux partagent est écrit ici une fois : l'envoi en plusieurs parties entier (reprise,
 //! boucle des parties, fichier changé, finalisation, envoi disparu, règle d'abandon :
-//! `parties.rs`, dont chaque destination n'implémente que le port `EnvoiEnParties`), l'écriture émise une fois puis relue ([`Emission::ecriture_relue`]),
+//! `parties.rs`, dont chaque destination n'implémente que le port `EnvoiEnParties`), l'écriture émise une fois puis relue
+//! ([`crate::transport::Emission::ecriture_relue`]),
 //! le fichier qui a changé ([`echec_si_fichier_change`]), le classement d'un échec. Les
 //! écritures non rejouables n'y sont émises qu'une fois ; sans réponse, on relit la destination
 //! avant toute nouvelle émission. La même réconciliation ouvre chaque reprise : une unité
@@ -50,9 +52,8 @@ use crate::plateforme::FichierAttendu;
 use crate::reessai::{
     DecisionJournalisee, Issue, ObservateurReessai, RaisonArret, Releve, ReponseApi,
 };
-use crate::transport::corps::Progression;
 use crate::transport::en_clair::refus_serveur;
-use crate::transport::{AnnoncesReseau, Emetteur, Emission, EnVol};
+use crate::transport::{AnnoncesReseau, ContexteEmission, Emetteur, EnVol};
 use evenements::Suivi;
 
 /// Unités ouvertes à la fois, par place de transfert. Vers la plateforme Vigie-Chiro, chaque
@@ -355,43 +356,51 @@ impl ContexteUnite<'_> {
         Ok(())
     }
 
-    /// Émet par le point de passage unique ([`Emetteur::emettre`]) ce que décrit `emission`
-    /// (méthode, cible sans secret, profil, rejouabilité, étape, relecture) : chaque décision
-    /// est journalisée pour l'unité, ses réessais annoncés par son affichage.
-    pub async fn emettre<T, F, Fut>(&self, emission: Emission<'_, T>, tentative: F) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-    {
-        let observateur = ObservateurUnite {
+    /// Le plan vu de l'unité, pour émettre ce qui le concerne tout entier (l'inventaire
+    /// distant, que lit la première unité et qu'attendent les autres) : les décisions sont
+    /// journalisées pour le plan, et l'affichage de l'unité n'annonce pas ses réessais.
+    pub fn pour_le_plan(&self) -> ContextePlan<'_> {
+        ContextePlan {
             commun: self.commun,
-            unite: self.unite,
-        };
-        self.commun
-            .emetteur
-            .emettre(emission, &observateur, &self.vol.tentative, tentative)
-            .await
+        }
+    }
+}
+
+/// Une émission de l'unité ([`crate::transport::emettre`]) : chaque décision est journalisée
+/// pour l'unité, ses réessais annoncés par son affichage, ses tentatives comptées dans sa
+/// progression.
+impl ContexteEmission for ContexteUnite<'_> {
+    fn emetteur(&self) -> &Emetteur {
+        &self.commun.emetteur
     }
 
-    /// Émet pour tout le plan plutôt que pour l'unité (l'inventaire distant, que lit la
-    /// première unité et qu'attendent les autres) : la décision est journalisée pour le plan,
-    /// et l'affichage de l'unité n'annonce pas ses réessais.
-    pub async fn emettre_pour_le_plan<T, F, Fut>(
-        &self,
-        emission: Emission<'_, T>,
-        tentative: F,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-    {
-        let observateur = ObservateurPlan {
-            commun: self.commun,
-        };
+    fn observateur(&self) -> &dyn ObservateurReessai {
+        self
+    }
+
+    fn en_vol(&self) -> Option<&EnVol> {
+        Some(&self.vol.tentative)
+    }
+}
+
+/// Journalise les décisions de réessai de l'unité dans la base et prévient le suivi.
+impl ObservateurReessai for ContexteUnite<'_> {
+    fn nouvelle_tentative(&self, tentative: u32, attente: Duration) {
         self.commun
-            .emetteur
-            .emettre(emission, &observateur, &EnVol::default(), tentative)
-            .await
+            .suivi
+            .nouvelle_tentative(self.unite, tentative, attente);
+    }
+
+    fn decision(&self, d: &DecisionJournalisee) {
+        // Une nouvelle tentative, ou une écriture partie sans réponse (que la réconciliation
+        // rattrape d'ordinaire) : un incident du passage. Le bilan ne le dit « rattrapé » que si
+        // tout a fini déposé.
+        if matches!(d.raison, None | Some(RaisonArret::IssueInconnue)) {
+            self.commun
+                .incidents_absorbes
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        self.commun.journaliser(Some(self.unite.id), d);
     }
 }
 
@@ -536,7 +545,7 @@ impl<D: Depositaire> Moteur<D> {
             .veiller(
                 || self.depositaire.sonder(),
                 &AnnoncesSuivi(c.suivi.as_ref()),
-                &ObservateurPlan { commun: c },
+                &ContextePlan { commun: c },
             )
             .await;
     }
@@ -930,40 +939,25 @@ impl AnnoncesReseau for AnnoncesSuivi<'_> {
     }
 }
 
-/// Journalise dans la base les décisions qui ne touchent aucune unité (sondes du réseau).
-struct ObservateurPlan<'a> {
+/// Le plan d'un passage, comme contexte d'émission : les décisions, qui ne touchent aucune
+/// unité (sondes du réseau, inventaire distant), sont journalisées dans la base pour le plan.
+pub struct ContextePlan<'a> {
     commun: &'a Commun,
 }
 
-impl ObservateurReessai for ObservateurPlan<'_> {
+impl ContexteEmission for ContextePlan<'_> {
+    fn emetteur(&self) -> &Emetteur {
+        &self.commun.emetteur
+    }
+
+    fn observateur(&self) -> &dyn ObservateurReessai {
+        self
+    }
+}
+
+impl ObservateurReessai for ContextePlan<'_> {
     fn decision(&self, d: &DecisionJournalisee) {
         self.commun.journaliser(None, d);
-    }
-}
-
-/// Journalise les décisions de réessai d'une unité dans la base et prévient le suivi.
-struct ObservateurUnite<'a> {
-    commun: &'a Commun,
-    unite: &'a DepotUnite,
-}
-
-impl ObservateurReessai for ObservateurUnite<'_> {
-    fn nouvelle_tentative(&self, tentative: u32, attente: Duration) {
-        self.commun
-            .suivi
-            .nouvelle_tentative(self.unite, tentative, attente);
-    }
-
-    fn decision(&self, d: &DecisionJournalisee) {
-        // Une nouvelle tentative, ou une écriture partie sans réponse (que la réconciliation
-        // rattrape d'ordinaire) : un incident du passage. Le bilan ne le dit « rattrapé » que si
-        // tout a fini déposé.
-        if matches!(d.raison, None | Some(RaisonArret::IssueInconnue)) {
-            self.commun
-                .incidents_absorbes
-                .fetch_add(1, Ordering::Relaxed);
-        }
-        self.commun.journaliser(Some(self.unite.id), d);
     }
 }
 

@@ -35,10 +35,10 @@ use super::{
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
-use crate::transport::Emission;
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
 use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
 use crate::transport::vigiechiro::ObjetLu;
+use crate::transport::{Emission, emettre};
 
 /// Les attentes avant chaque nouveau regard sur l'objet, quand une finalisation sans réponse a
 /// fait disparaître l'envoi sans que l'objet soit encore là (assemblage en cours).
@@ -243,20 +243,20 @@ impl DepositaireS3 {
             Err(e) => return echec_local(&e),
         };
         let attendu = crc32c_base64(crc);
-        let issue = ctx
-            .emettre(
-                Emission::nouvelle(
-                    "PutObject",
-                    &ctx.unite.cle,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                |p| {
-                    self.client
-                        .deposer_objet(&unite.cle, fichier, unite.taille, crc, p)
-                },
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::nouvelle(
+                "PutObject",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |p| {
+                self.client
+                    .deposer_objet(&unite.cle, fichier, unite.taille, crc, p)
+            },
+        )
+        .await;
         let ecrit = match issue.reponse {
             ReponseApi::Succes(e) => Ok(e),
             _ => {
@@ -296,7 +296,8 @@ impl DepositaireS3 {
     /// Relit un objet à la destination (lecture : rejouable, INSISTANT).
     async fn lire_objet(&self, ctx: &ContexteUnite<'_>) -> Issue<Option<ObjetDistant>> {
         let unite = ctx.unite;
-        ctx.emettre(
+        emettre(
+            ctx,
             Emission::nouvelle(
                 "HeadObject",
                 &ctx.unite.cle,
@@ -315,7 +316,8 @@ impl DepositaireS3 {
         envoi: &str,
     ) -> Issue<Option<Vec<PartieDistante>>> {
         let unite = ctx.unite;
-        ctx.emettre(
+        emettre(
+            ctx,
             Emission::nouvelle(
                 "ListParts",
                 &ctx.unite.cle,
@@ -370,17 +372,17 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         // Un envoi ouvert sans que nous ayons pu le noter (arrêt entre l'ouverture et son
         // écriture dans le plan) est repris.
-        let ouverts = ctx
-            .emettre(
-                Emission::nouvelle(
-                    "ListMultipartUploads",
-                    &ctx.unite.cle,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                |_| self.client.envois_ouverts(&unite.cle),
-            )
-            .await;
+        let ouverts = emettre(
+            ctx,
+            Emission::nouvelle(
+                "ListMultipartUploads",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |_| self.client.envois_ouverts(&unite.cle),
+        )
+        .await;
         match ouverts.reponse {
             ReponseApi::Succes(ids) => {
                 if let Some(id) = self.adopter(ctx, ids).await {
@@ -394,12 +396,12 @@ impl DepositaireS3 {
             _ => return Ok(Err(echec_de(&ouverts))),
         }
         let relecture = |etape: Etape| async move {
-            let lu = ctx
-                .emettre(
-                    Emission::lecture("ListMultipartUploads", &unite.cle).dans(&etape),
-                    |_| self.client.envois_ouverts(&unite.cle),
-                )
-                .await;
+            let lu = emettre(
+                ctx,
+                Emission::lecture("ListMultipartUploads", &unite.cle).dans(&etape),
+                |_| self.client.envois_ouverts(&unite.cle),
+            )
+            .await;
             match lu.reponse {
                 ReponseApi::Succes(ids) => match self.adopter(ctx, ids).await {
                     Some(id) => Releve::Faite(id),
@@ -409,12 +411,12 @@ impl DepositaireS3 {
             }
         };
         let relecture = &mut |etape| relecture(etape).boxed();
-        let issue = ctx
-            .emettre(
-                Emission::ecriture_relue("CreateMultipartUpload", &unite.cle, relecture),
-                |_| self.client.ouvrir_envoi(&unite.cle),
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::ecriture_relue("CreateMultipartUpload", &unite.cle, relecture),
+            |_| self.client.ouvrir_envoi(&unite.cle),
+        )
+        .await;
         match issue.reponse {
             ReponseApi::Succes(id) => {
                 ctx.base().noter_envoi_multipart(unite.id, Some(&id))?;
@@ -560,17 +562,17 @@ impl DepositaireS3 {
 
     async fn abandonner_sans_issue(&self, ctx: &ContexteUnite<'_>, envoi: &str) -> bool {
         let unite = ctx.unite;
-        let issue = ctx
-            .emettre(
-                Emission::nouvelle(
-                    "AbortMultipartUpload",
-                    &ctx.unite.cle,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                |_| self.client.abandonner_envoi(&unite.cle, envoi),
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::nouvelle(
+                "AbortMultipartUpload",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |_| self.client.abandonner_envoi(&unite.cle, envoi),
+        )
+        .await;
         issue.raison == RaisonArret::Succes
     }
 }
@@ -663,21 +665,21 @@ impl EnvoiEnParties for DepositaireS3 {
             debut,
             taille,
         } = partie;
-        let issue = ctx
-            .emettre(
-                Emission::nouvelle(
-                    "UploadPart",
-                    &ctx.unite.cle,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                |p| {
-                    let (cle, fichier) = (&ctx.unite.cle, ctx.fichier());
-                    self.client
-                        .envoyer_partie(cle, envoi, numero, fichier, debut, taille, crc, p)
-                },
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::nouvelle(
+                "UploadPart",
+                &ctx.unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |p| {
+                let (cle, fichier) = (&ctx.unite.cle, ctx.fichier());
+                self.client
+                    .envoyer_partie(cle, envoi, numero, fichier, debut, taille, crc, p)
+            },
+        )
+        .await;
         let ecrit = match issue.reponse {
             ReponseApi::Succes(e) => e,
             ReponseApi::Refuse { statut: 404, .. } => {
@@ -735,12 +737,12 @@ impl EnvoiEnParties for DepositaireS3 {
         let relecture = |etape: Etape| {
             let (attendue, disparu) = (&attendue, &disparu);
             async move {
-                let objet = ctx
-                    .emettre(
-                        Emission::lecture("HeadObject", &unite.cle).dans(&etape),
-                        |_| self.client.decrire(&unite.cle),
-                    )
-                    .await;
+                let objet = emettre(
+                    ctx,
+                    Emission::lecture("HeadObject", &unite.cle).dans(&etape),
+                    |_| self.client.decrire(&unite.cle),
+                )
+                .await;
                 match objet.reponse {
                     ReponseApi::Succes(Some(o)) if assemble(&o, unite, attendue) => {
                         return Releve::Faite(Ecrit {
@@ -751,22 +753,22 @@ impl EnvoiEnParties for DepositaireS3 {
                     ReponseApi::Succes(_) => {}
                     _ => return Releve::Inconnue,
                 }
-                let parties = ctx
-                    .emettre(
-                        Emission::lecture("ListParts", &unite.cle).dans(&etape),
-                        |_| self.client.lister_parties(&unite.cle, envoi),
-                    )
-                    .await;
+                let parties = emettre(
+                    ctx,
+                    Emission::lecture("ListParts", &unite.cle).dans(&etape),
+                    |_| self.client.lister_parties(&unite.cle, envoi),
+                )
+                .await;
                 releve_si_encore_la(&parties.reponse, disparu)
             }
         };
         let relecture = &mut |etape| relecture(etape).boxed();
-        let issue = ctx
-            .emettre(
-                Emission::ecriture_relue("CompleteMultipartUpload", &unite.cle, relecture),
-                |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::ecriture_relue("CompleteMultipartUpload", &unite.cle, relecture),
+            |_| self.client.finaliser_envoi(&unite.cle, envoi, &assemblees),
+        )
+        .await;
         Ok(match issue.raison {
             RaisonArret::Succes => Ok(self.verifier_assemblage(ctx, &attendue).await),
             RaisonArret::IssueInconnue if disparu.load(Ordering::Relaxed) => {

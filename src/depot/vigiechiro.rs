@@ -69,11 +69,11 @@ use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::IdObjet;
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
-use crate::transport::Emission;
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
 };
 use crate::transport::vigiechiro::{ClientVigieChiro, Declaration, FichierDistant};
+use crate::transport::{Emission, emettre};
 
 /// Le refus de la plateforme à une déclaration multipart quand S3 refuse d'ouvrir l'envoi
 /// (`resources/fichiers.py` `_s3_create_multipart`, `abort(500, …)`) : rien n'est enregistré.
@@ -223,11 +223,12 @@ impl DepositaireVigieChiro {
                     return Releve::Inconnue;
                 }
                 // Rejouable dans ce rôle : la plateforme rend l'enregistrement existant.
-                let lu = ctx
-                    .emettre(Emission::lecture("POST", "/fichiers").dans(&etape), |_| {
-                        self.client.declarer(&unite.cle, false, &self.participation)
-                    })
-                    .await;
+                let lu = emettre(
+                    ctx,
+                    Emission::lecture("POST", "/fichiers").dans(&etape),
+                    |_| self.client.declarer(&unite.cle, false, &self.participation),
+                )
+                .await;
                 match lu.reponse {
                     ReponseApi::Succes(d) => Releve::Faite(d),
                     ReponseApi::Refuse {
@@ -245,24 +246,24 @@ impl DepositaireVigieChiro {
             }
         };
         let relecture = &mut |etape| relecture(etape).boxed();
-        let issue = ctx
-            .emettre(
-                Emission::ecriture_relue("POST", "/fichiers", relecture),
-                |_| {
-                    let refus_de_s3 = &refus_de_s3;
-                    async move {
-                        let r = self
-                            .client
-                            .declarer(&unite.cle, multipart, &self.participation)
-                            .await;
-                        if multipart && refus_multipart_par_s3(&r).is_some() {
-                            refus_de_s3.store(true, Ordering::Relaxed);
-                        }
-                        r
+        let issue = emettre(
+            ctx,
+            Emission::ecriture_relue("POST", "/fichiers", relecture),
+            |_| {
+                let refus_de_s3 = &refus_de_s3;
+                async move {
+                    let r = self
+                        .client
+                        .declarer(&unite.cle, multipart, &self.participation)
+                        .await;
+                    if multipart && refus_multipart_par_s3(&r).is_some() {
+                        refus_de_s3.store(true, Ordering::Relaxed);
                     }
-                },
-            )
-            .await;
+                    r
+                }
+            },
+        )
+        .await;
         if let ReponseApi::Succes(d) = issue.reponse {
             ctx.base()
                 .noter_enregistrement(unite.id, Some(d.id.as_str()))?;
@@ -347,7 +348,8 @@ impl DepositaireVigieChiro {
     /// `GET /fichiers/{id}` (lecture, rejouable) : ce que la plateforme sait de
     /// l'enregistrement, `None` s'il n'existe plus.
     async fn relire(&self, ctx: &ContexteUnite<'_>, id: &IdObjet) -> Issue<Option<FichierDistant>> {
-        ctx.emettre(
+        emettre(
+            ctx,
             Emission::nouvelle(
                 "GET",
                 &format!("/fichiers/{id}"),
@@ -366,17 +368,17 @@ impl DepositaireVigieChiro {
         ctx: &ContexteUnite<'_>,
         id: &IdObjet,
     ) -> Resultat<Result<(), IssueUnite>> {
-        let issue = ctx
-            .emettre(
-                Emission::nouvelle(
-                    "DELETE",
-                    &format!("/fichiers/{id}"),
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                |_| self.client.abandonner(id),
-            )
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::nouvelle(
+                "DELETE",
+                &format!("/fichiers/{id}"),
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |_| self.client.abandonner(id),
+        )
+        .await;
         match issue.reponse {
             ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 404, .. } => {
                 let base = ctx.base();
@@ -424,11 +426,10 @@ impl DepositaireVigieChiro {
         let relecture = |etape: Etape| {
             let (cible, disparu) = (&cible, &disparu);
             async move {
-                let lu = ctx
-                    .emettre(Emission::lecture("GET", cible).dans(&etape), |_| {
-                        self.client.fichier(id)
-                    })
-                    .await;
+                let lu = emettre(ctx, Emission::lecture("GET", cible).dans(&etape), |_| {
+                    self.client.fichier(id)
+                })
+                .await;
                 match &lu.reponse {
                     ReponseApi::Succes(Some(f)) if f.disponible => Releve::Faite(()),
                     autre => releve_si_encore_la(autre, disparu),
@@ -436,11 +437,12 @@ impl DepositaireVigieChiro {
             }
         };
         let relecture = &mut |etape| relecture(etape).boxed();
-        let issue = ctx
-            .emettre(Emission::ecriture_relue("POST", &cible, relecture), |_| {
-                self.client.finaliser(id, parties)
-            })
-            .await;
+        let issue = emettre(
+            ctx,
+            Emission::ecriture_relue("POST", &cible, relecture),
+            |_| self.client.finaliser(id, parties),
+        )
+        .await;
         match issue.reponse {
             ReponseApi::Succes(()) | ReponseApi::Refuse { statut: 409, .. } => Ok(()),
             _ if disparu.load(Ordering::Relaxed) => {
@@ -496,21 +498,21 @@ impl DepositaireVigieChiro {
             // La place de transfert, le temps du PUT seulement : la déclaration et la
             // finalisation laissent le lien aux autres unités.
             let place = ctx.place_de_transfert().await;
-            let issue = ctx
-                .emettre(
-                    Emission::nouvelle("PUT", &cible, Profil::Insistant, Rejouabilite::Rejouable),
-                    |p| {
-                        let md5 = &md5;
-                        async move {
-                            let r = self
-                                .client
-                                .deposer_signe(url, fichier, 0, unite.taille, Some(mime), p)
-                                .await;
-                            etag_prouve(r, md5, "")
-                        }
-                    },
-                )
-                .await;
+            let issue = emettre(
+                ctx,
+                Emission::nouvelle("PUT", &cible, Profil::Insistant, Rejouabilite::Rejouable),
+                |p| {
+                    let md5 = &md5;
+                    async move {
+                        let r = self
+                            .client
+                            .deposer_signe(url, fichier, 0, unite.taille, Some(mime), p)
+                            .await;
+                        etag_prouve(r, md5, "")
+                    }
+                },
+            )
+            .await;
             drop(place);
             match issue.reponse {
                 ReponseApi::Succes(etag) => {
@@ -767,17 +769,17 @@ impl EnvoiEnParties for EnParties<'_> {
         let cible_put = format!("PUT {} partie {numero}", ctx.unite.cle);
         let mut url_redemandee = false;
         loop {
-            let url = ctx
-                .emettre(
-                    Emission::nouvelle(
-                        "PUT",
-                        &cible_url,
-                        Profil::Insistant,
-                        Rejouabilite::Rejouable,
-                    ),
-                    |_| vc.client.url_partie(id, numero),
-                )
-                .await;
+            let url = emettre(
+                ctx,
+                Emission::nouvelle(
+                    "PUT",
+                    &cible_url,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
+                |_| vc.client.url_partie(id, numero),
+            )
+            .await;
             let url = match url.reponse {
                 ReponseApi::Succes(u) => u,
                 ReponseApi::Refuse {
@@ -792,26 +794,26 @@ impl EnvoiEnParties for EnParties<'_> {
             if let Err(raison) = vc.client.verifier_url_signee(&url) {
                 return Err(EchecEnvoi::Echec(url_refusee(&raison)));
             }
-            let issue = ctx
-                .emettre(
-                    Emission::nouvelle(
-                        "PUT",
-                        &cible_put,
-                        Profil::Insistant,
-                        Rejouabilite::Rejouable,
-                    ),
-                    |p| {
-                        let (url, md5) = (&url, &md5);
-                        async move {
-                            let r = vc
-                                .client
-                                .deposer_signe(url, fichier, debut, taille, None, p)
-                                .await;
-                            etag_prouve(r, md5, &format!("partie {numero} : "))
-                        }
-                    },
-                )
-                .await;
+            let issue = emettre(
+                ctx,
+                Emission::nouvelle(
+                    "PUT",
+                    &cible_put,
+                    Profil::Insistant,
+                    Rejouabilite::Rejouable,
+                ),
+                |p| {
+                    let (url, md5) = (&url, &md5);
+                    async move {
+                        let r = vc
+                            .client
+                            .deposer_signe(url, fichier, debut, taille, None, p)
+                            .await;
+                        etag_prouve(r, md5, &format!("partie {numero} : "))
+                    }
+                },
+            )
+            .await;
             match issue.reponse {
                 ReponseApi::Succes(etag) => return Ok(Acquittement { etag, crc32c: crc }),
                 ReponseApi::Refuse { statut: 403, .. } if !url_redemandee => url_redemandee = true,

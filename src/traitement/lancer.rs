@@ -20,7 +20,7 @@ use crate::reessai::{RaisonArret, ReponseApi};
 use crate::transport::vigiechiro::{
     Calcul, ClientVigieChiro, EtatCalcul, EtatParticipation, Traitement, Utilisateur,
 };
-use crate::transport::{Emetteur, Emission};
+use crate::transport::{Emetteur, Emission, emettre};
 
 /// Un jour : la règle du serveur pour un calcul planifié ou en cours.
 const UN_JOUR: Duration = Duration::from_secs(86_400);
@@ -130,11 +130,10 @@ pub async fn lancer(
     avant: &EtatParticipation,
 ) -> Lancement {
     let chemin = format!("/participations/{participation}/compute");
-    let issue = emetteur
-        .emettre_hors_plan(Emission::ecriture_unique("POST", &chemin), |_| {
-            client.lancer_calcul(participation)
-        })
-        .await;
+    let issue = emettre(emetteur, Emission::ecriture_unique("POST", &chemin), |_| {
+        client.lancer_calcul(participation)
+    })
+    .await;
     match (&issue.reponse, issue.raison) {
         (ReponseApi::Succes(Calcul::Lance), _) => Lancement::Lance { relu: false },
         (ReponseApi::Succes(Calcul::DejaEnCours(etat)), _) => Lancement::DejaEnCours {

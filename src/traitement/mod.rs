@@ -27,7 +27,7 @@ use crate::horodatage::InstantUtc;
 use crate::reessai::{Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::ClientVigieChiro;
-use crate::transport::{Emetteur, Emission};
+use crate::transport::{Emetteur, Emission, emettre};
 
 pub use crate::transport::vigiechiro::{
     Bilan, EtatCalcul, EtatParticipation, LigneBilan, Observateur, TaxonDuBilan, TaxonLu,
@@ -75,12 +75,12 @@ pub async fn relever(
     participation: &IdObjet,
 ) -> anyhow::Result<Releve> {
     let cible = format!("/participations/{participation}");
-    let issue = emetteur
-        .emettre_hors_plan(
-            Emission::nouvelle("GET", &cible, Profil::Bref, Rejouabilite::Rejouable),
-            |_| client.etat_participation(participation),
-        )
-        .await;
+    let issue = emettre(
+        emetteur,
+        Emission::nouvelle("GET", &cible, Profil::Bref, Rejouabilite::Rejouable),
+        |_| client.etat_participation(participation),
+    )
+    .await;
     match (issue.reponse, issue.raison) {
         (ReponseApi::Succes(Some(e)), _) => Ok(Releve::Lu(Box::new(e))),
         (ReponseApi::Succes(None), _) => Err(ErreurAvecCode::new(

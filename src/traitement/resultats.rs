@@ -22,7 +22,7 @@ use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
-use crate::transport::{Emetteur, Emission};
+use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà, un résultat n'est pas téléchargé : le CSV d'une nuit de 4 000 séquences pèse
 /// quelques Mio.
@@ -122,11 +122,10 @@ pub async fn trouver_csv(
     let mut trouve = None;
     for page in 1..=PAGES_MAX {
         let p = succes(
-            emetteur
-                .emettre_hors_plan(Emission::lecture("GET", &cible), |_| {
-                    client.pieces_jointes(participation, page, PAR_PAGE, &["processing_extra"])
-                })
-                .await,
+            emettre(emetteur, Emission::lecture("GET", &cible), |_| {
+                client.pieces_jointes(participation, page, PAR_PAGE, &["processing_extra"])
+            })
+            .await,
         )?;
         let derniere = p.items.len() < PAR_PAGE as usize;
         if let Some(f) = p
@@ -163,12 +162,12 @@ pub async fn telecharger(
     nom: &str,
 ) -> Result<Option<Telecharge>, Echec> {
     let acces = succes(
-        emetteur
-            .emettre_hors_plan(
-                Emission::lecture("GET", &format!("/fichiers/{id}/acces")),
-                |_| client.url_de_lecture(id),
-            )
-            .await,
+        emettre(
+            emetteur,
+            Emission::lecture("GET", &format!("/fichiers/{id}/acces")),
+            |_| client.url_de_lecture(id),
+        )
+        .await,
     )?;
     let url = match acces {
         AccesFichier::Url(u) => u,
@@ -190,12 +189,12 @@ pub async fn telecharger(
     })?;
     let final_ = dossier.join(nom);
     let provisoire = dossier.join(format!(".{nom}.{}.partiel", std::process::id()));
-    let issue = emetteur
-        .emettre_hors_plan(
-            Emission::lecture("GET", "GET (URL signée de lecture)"),
-            |_| client.telecharger(&url, &provisoire, TAILLE_MAX),
-        )
-        .await;
+    let issue = emettre(
+        emetteur,
+        Emission::lecture("GET", "GET (URL signée de lecture)"),
+        |_| client.telecharger(&url, &provisoire, TAILLE_MAX),
+    )
+    .await;
     let octets = match issue.reponse {
         ReponseApi::Succes(Some(n)) => n,
         ReponseApi::Succes(None) => {
@@ -251,11 +250,10 @@ pub async fn demander_csv(
     participation: &IdObjet,
 ) -> DemandeCsv {
     let chemin = format!("/participations/{participation}/csv");
-    let issue = emetteur
-        .emettre_hors_plan(Emission::ecriture_unique("POST", &chemin), |_| {
-            client.demander_csv(participation)
-        })
-        .await;
+    let issue = emettre(emetteur, Emission::ecriture_unique("POST", &chemin), |_| {
+        client.demander_csv(participation)
+    })
+    .await;
     match (&issue.reponse, issue.raison) {
         (ReponseApi::Succes(()), _) => DemandeCsv::Demandee,
         (_, RaisonArret::Annule) => DemandeCsv::Interrompue,

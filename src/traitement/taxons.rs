@@ -23,7 +23,7 @@ use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::reessai::{Profil, Rejouabilite, ReponseApi};
 use crate::transport::vigiechiro::{ClientVigieChiro, EtatParticipation, TaxonDuBilan, TaxonLu};
-use crate::transport::{Emetteur, Emission};
+use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà, la liste est relue.
 pub const FRAICHEUR: Duration = Duration::from_secs(30 * 86_400);
@@ -197,17 +197,17 @@ pub async fn completer(
     if ids.is_empty() || !taxons.a_relire(api, ids, maintenant) {
         return;
     }
-    let issue = emetteur
-        .emettre_hors_plan(
-            Emission::nouvelle(
-                "GET",
-                "/taxons/liste",
-                Profil::Bref,
-                Rejouabilite::Rejouable,
-            ),
-            |_| client.taxons(),
-        )
-        .await;
+    let issue = emettre(
+        emetteur,
+        Emission::nouvelle(
+            "GET",
+            "/taxons/liste",
+            Profil::Bref,
+            Rejouabilite::Rejouable,
+        ),
+        |_| client.taxons(),
+    )
+    .await;
     match issue.reponse {
         ReponseApi::Succes(liste) => {
             taxons.remplacer(api, &liste, maintenant);

@@ -1,6 +1,6 @@
 //! Le point de passage unique de toutes les émissions réseau.
 //!
-//! Chaque appel vers la destination passe par [`Emetteur::emettre`], qui applique la
+//! Chaque appel vers la destination passe par [`emettre`], qui applique la
 //! `PolitiqueReessai` avec le profil et la rejouabilité **déclarés à l'appel** (l'idempotence est
 //! une décision d'appelant, `docs/politique-reessai.md`). Aucun appel ne le contourne : les
 //! réessais internes du SDK AWS sont coupés (`s3.rs`), sinon ils s'ajouteraient aux nôtres hors de
@@ -302,6 +302,83 @@ impl<'a, T> Emission<'a, T> {
     }
 }
 
+/// Ce dans quoi une émission part : l'émetteur du passage (politiques, budget global, pause
+/// et veille du réseau, Ctrl-C), qui observe ses réessais (journal d'une unité, du plan, rien),
+/// et où l'affichage lit la progression de ses tentatives. Le contexte choisit l'observateur,
+/// l'[`Emission`] décrit la requête, [`emettre`] les réunit : c'est la seule façon d'émettre.
+///
+/// Les contextes : l'unité du moteur (`depot::ContexteUnite`) et le plan vu d'une unité
+/// (`ContexteUnite::pour_le_plan`) ; une commande hors de tout plan, muette (l'[`Emetteur`]
+/// lui-même) ; une commande qui garde ses décisions ([`Emetteur::observe_par`]).
+pub trait ContexteEmission: Sync {
+    /// L'émetteur du passage.
+    fn emetteur(&self) -> &Emetteur;
+
+    /// Qui reçoit les annonces (« nouvelle tentative dans N s ») et les décisions.
+    fn observateur(&self) -> &dyn ObservateurReessai;
+
+    /// Où compter la progression des tentatives, pour l'affichage ; `None` : nulle part.
+    fn en_vol(&self) -> Option<&EnVol> {
+        None
+    }
+}
+
+/// Hors de tout plan (une commande ponctuelle : `vigie traitement`, `vigie resultats`, la
+/// vérification d'un site) : rien n'est journalisé, aucun affichage n'annonce les réessais.
+impl ContexteEmission for Emetteur {
+    fn emetteur(&self) -> &Emetteur {
+        self
+    }
+
+    fn observateur(&self) -> &dyn ObservateurReessai {
+        &ObservateurMuet
+    }
+}
+
+/// Un émetteur dont les décisions vont à un observateur choisi (voir
+/// [`Emetteur::observe_par`]).
+pub struct Observe<'a> {
+    emetteur: &'a Emetteur,
+    observateur: &'a dyn ObservateurReessai,
+}
+
+impl ContexteEmission for Observe<'_> {
+    fn emetteur(&self) -> &Emetteur {
+        self.emetteur
+    }
+
+    fn observateur(&self) -> &dyn ObservateurReessai {
+        self.observateur
+    }
+}
+
+/// Émet ce que décrit `emission` dans `contexte`, sous la politique du profil déclaré : le
+/// seul point de passage de toute requête. `tentative` reçoit la progression de la tentative
+/// (à passer au corps de la requête) et rend la réponse classée ; l'observateur du contexte
+/// reçoit les annonces et les décisions.
+///
+/// Autour de chaque tentative : la retenue d'un `Retry-After` reçu ailleurs, la pause
+/// globale si le réseau est coupé (la tentative attend la réouverture puis repart, sans être
+/// comptée : une écriture non rejouable qui a pu partir n'est jamais réémise), le délai de
+/// tentative, la coupure d'un corps bloqué, et Ctrl-C. Une écriture non rejouable partie
+/// sans réponse est relue par la relecture de l'émission (voir [`Emission`]).
+pub async fn emettre<T, F, Fut>(
+    contexte: &(impl ContexteEmission + ?Sized),
+    emission: Emission<'_, T>,
+    tentative: F,
+) -> Issue<T>
+where
+    F: FnMut(Arc<Progression>) -> Fut,
+    Fut: Future<Output = ReponseApi<T>>,
+{
+    let aucun = EnVol::default();
+    let en_vol = contexte.en_vol().unwrap_or(&aucun);
+    contexte
+        .emetteur()
+        .emettre_sous(emission, contexte.observateur(), en_vol, tentative)
+        .await
+}
+
 /// Le client HTTP n'a pas pu être construit. La cause connue, sur une machine sans
 /// certificats racine (conteneur minimal, système sans `ca-certificates`), est dite avec le
 /// geste qui la répare ; toute autre l'est avec sa chaîne de causes (reqwest ne dit que
@@ -483,6 +560,15 @@ impl Emetteur {
         &self.annulation
     }
 
+    /// Cet émetteur, ses décisions de réessai reçues par `observateur` (le journal d'une
+    /// commande, gardé puis écrit au plan) : un [`ContexteEmission`].
+    pub fn observe_par<'a>(&'a self, observateur: &'a dyn ObservateurReessai) -> Observe<'a> {
+        Observe {
+            emetteur: self,
+            observateur,
+        }
+    }
+
     /// L'état du réseau du passage.
     pub fn reseau(&self) -> &Arc<Reseau> {
         &self.reseau
@@ -511,16 +597,9 @@ impl Emetteur {
             .filter(|fin| *fin > tokio::time::Instant::now())
     }
 
-    /// Émet sous la politique du profil déclaré : le seul point de passage de toute requête.
-    /// `tentative` reçoit la progression de la tentative (à passer au corps de la requête) et
-    /// rend la réponse classée ; `observateur` reçoit les annonces et les décisions.
-    ///
-    /// Autour de chaque tentative : la retenue d'un `Retry-After` reçu ailleurs, la pause
-    /// globale si le réseau est coupé (la tentative attend la réouverture puis repart, sans être
-    /// comptée : une écriture non rejouable qui a pu partir n'est jamais réémise), le délai de
-    /// tentative, la coupure d'un corps bloqué, et Ctrl-C. Une écriture non rejouable partie
-    /// sans réponse est relue par la relecture de l'émission (voir [`Emission`]).
-    pub async fn emettre<T, F, Fut>(
+    /// Le corps de [`emettre`], dans le contexte qu'elle a lu : `observateur` reçoit les
+    /// annonces et les décisions, `en_vol` compte la progression des tentatives.
+    async fn emettre_sous<T, F, Fut>(
         &self,
         emission: Emission<'_, T>,
         observateur: &dyn ObservateurReessai,
@@ -664,22 +743,6 @@ impl Emetteur {
             relecture,
         )
         .await
-    }
-
-    /// [`Emetteur::emettre`] hors de tout plan (une commande ponctuelle : `vigie traitement`,
-    /// `vigie resultats`, la vérification d'un site) : rien n'est journalisé, aucun affichage
-    /// n'annonce les réessais.
-    pub async fn emettre_hors_plan<T, F, Fut>(
-        &self,
-        emission: Emission<'_, T>,
-        tentative: F,
-    ) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-    {
-        self.emettre(emission, &ObservateurMuet, &EnVol::default(), tentative)
-            .await
     }
 
     /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
@@ -1282,42 +1345,39 @@ mod tests {
                     relecture: Some(relecture),
                     ..Emission::nouvelle("PUT", "muette", Profil::Insistant, rejouabilite)
                 };
-                let issue = emetteur
-                    .emettre(emission, &journal, &EnVol::default(), |_| {
-                        let premier = essais.fetch_add(1, Ordering::SeqCst) == 0;
-                        async move {
-                            if premier {
-                                // Partie à 0 s, sur une connexion qui meurt à 1 s.
-                                std::future::pending::<()>().await;
-                            }
-                            ReponseApi::Succes(())
+                let issue = emettre(&emetteur.observe_par(&journal), emission, |_| {
+                    let premier = essais.fetch_add(1, Ordering::SeqCst) == 0;
+                    async move {
+                        if premier {
+                            // Partie à 0 s, sur une connexion qui meurt à 1 s.
+                            std::future::pending::<()>().await;
                         }
-                    })
-                    .await;
+                        ReponseApi::Succes(())
+                    }
+                })
+                .await;
                 (issue, origine.elapsed())
             };
             let autres = async {
                 tokio::time::sleep(s(2)).await;
                 for _ in 0..2 {
-                    emetteur
-                        .emettre(
-                            Emission::nouvelle(
-                                "PUT",
-                                "autre",
-                                Profil::Insistant,
-                                Rejouabilite::Rejouable,
-                            ),
-                            &journal,
-                            &EnVol::default(),
-                            |_| async move {
-                                if coupe() {
-                                    refus()
-                                } else {
-                                    ReponseApi::Succes(())
-                                }
-                            },
-                        )
-                        .await;
+                    emettre(
+                        &emetteur.observe_par(&journal),
+                        Emission::nouvelle(
+                            "PUT",
+                            "autre",
+                            Profil::Insistant,
+                            Rejouabilite::Rejouable,
+                        ),
+                        |_| async move {
+                            if coupe() {
+                                refus()
+                            } else {
+                                ReponseApi::Succes(())
+                            }
+                        },
+                    )
+                    .await;
                 }
             };
             let retour = Retour::default();
@@ -1431,5 +1491,77 @@ mod tests {
             }
         );
         assert_eq!(Seuils::mesures(None, s(1), s(2)).reponse, s(2));
+    }
+
+    /// Un contexte d'émission qui a son journal et sa progression.
+    struct ContexteEssai {
+        emetteur: Emetteur,
+        journal: Journal,
+        en_vol: EnVol,
+    }
+
+    impl ContexteEmission for ContexteEssai {
+        fn emetteur(&self) -> &Emetteur {
+            &self.emetteur
+        }
+
+        fn observateur(&self) -> &dyn ObservateurReessai {
+            &self.journal
+        }
+
+        fn en_vol(&self) -> Option<&EnVol> {
+            Some(&self.en_vol)
+        }
+    }
+
+    /// Le contexte choisit qui observe et où la tentative est comptée : chaque décision va à
+    /// son journal, chaque tentative en vol à sa progression, et rien ne reste compté après.
+    /// L'émetteur seul (hors plan) émet la même requête sans rien observer.
+    #[tokio::test(start_paused = true)]
+    async fn le_contexte_choisit_l_observateur_et_la_progression() {
+        let contexte = ContexteEssai {
+            emetteur: emetteur_par_defaut(),
+            journal: Journal::default(),
+            en_vol: EnVol::default(),
+        };
+        let comptees = Mutex::new(Vec::new());
+        let tentative = |_| {
+            let comptee = contexte.en_vol.courantes.lock().unwrap().len();
+            comptees.lock().unwrap().push(comptee);
+            let premiere = comptees.lock().unwrap().len() == 1;
+            async move {
+                if premiere {
+                    ReponseApi::Refuse {
+                        statut: 503,
+                        retry_after: None,
+                        detail: "occupé".into(),
+                    }
+                } else {
+                    ReponseApi::Succes(())
+                }
+            }
+        };
+        let emission = || Emission::lecture("GET", "/moi");
+        let issue = emettre(&contexte, emission(), tentative).await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(*comptees.lock().unwrap(), [1, 1]);
+        assert!(contexte.en_vol.courantes.lock().unwrap().is_empty());
+        let decisions = contexte.journal.0.lock().unwrap().clone();
+        assert_eq!(
+            decisions
+                .iter()
+                .map(|d| (d.cible.as_str(), d.statut, d.raison))
+                .collect::<Vec<_>>(),
+            [
+                ("/moi", Some(503), None),
+                ("/moi", None, Some(RaisonArret::Succes))
+            ]
+        );
+
+        comptees.lock().unwrap().clear();
+        let issue = emettre(&contexte.emetteur, emission(), tentative).await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        assert_eq!(*comptees.lock().unwrap(), [0, 0]);
+        assert_eq!(contexte.journal.0.lock().unwrap().len(), 2);
     }
 }

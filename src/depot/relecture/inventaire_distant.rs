@@ -16,11 +16,11 @@
 
 use std::collections::HashMap;
 
-use super::Lecteur;
 use crate::destination::IdObjet;
 use crate::reessai::{RaisonArret, ReponseApi};
 use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
+use crate::transport::{ContexteEmission, Emission, emettre};
 
 /// Fichiers par page : le maximum du serveur.
 pub const PAR_PAGE: u32 = 100;
@@ -135,7 +135,7 @@ pub fn familles_a_lire<'a>(mimes: impl IntoIterator<Item = &'a str>) -> Vec<&'st
 /// politique de réessai. Rend l'inventaire, ou pourquoi il n'a pas pu être lu (le dépôt se
 /// passe alors de lui : chaque fichier est déclaré).
 pub async fn lire(
-    lecteur: Lecteur<'_, '_>,
+    lecteur: &dyn ContexteEmission,
     client: &ClientVigieChiro,
     participation: &IdObjet,
     familles: &[&str],
@@ -143,11 +143,10 @@ pub async fn lire(
     let chemin = format!("/participations/{participation}/pieces_jointes");
     let mut pieces = Vec::new();
     for page in 1..=PAGES_MAX {
-        let issue = lecteur
-            .lire(&chemin, |_| {
-                client.pieces_jointes(participation, page, PAR_PAGE, familles)
-            })
-            .await;
+        let issue = emettre(lecteur, Emission::lecture("GET", &chemin), |_| {
+            client.pieces_jointes(participation, page, PAR_PAGE, familles)
+        })
+        .await;
         let lue = match issue.reponse {
             ReponseApi::Succes(p) => p,
             autre => {

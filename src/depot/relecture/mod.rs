@@ -12,53 +12,21 @@
 //!   lecture d'un octet ;
 //! - [`empreinte`] : la comparaison de cette taille et de cet `ETag` au fichier local.
 //!
-//! Chaque requête passe par la politique de réessai comme toute émission ([`Lecteur`]) : les
-//! lectures sont rejouables, et journalisées pour l'unité (ou le plan) qu'elles concernent.
-//! Elle sert le dépôt vers la plateforme (`vigiechiro/confrontation.rs`), par le contexte d'une
-//! unité du moteur, et `vigie verifier` ([`verification`]), par l'émetteur de la commande.
+//! Chaque requête passe par la politique de réessai comme toute émission
+//! ([`crate::transport::emettre`]) : les lectures sont rejouables, et journalisées selon le
+//! contexte d'émission qui les lit. Elle sert le dépôt vers la plateforme
+//! (`vigiechiro/confrontation.rs`), dans le contexte d'une unité du moteur ou de son plan, et
+//! `vigie verifier` ([`verification`]), dans celui de la commande (l'émetteur, muet).
 
 pub mod empreinte;
 pub mod inventaire_distant;
 pub mod verification;
 
-use std::future::Future;
-use std::sync::Arc;
-
-use super::ContexteUnite;
 use crate::destination::IdObjet;
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
-use crate::transport::corps::Progression;
 use crate::transport::en_clair::refus_serveur;
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, ObjetLu};
-use crate::transport::{Emetteur, Emission};
-
-/// Ce qui émet une lecture (rejouable, profil INSISTANT) sous la politique de réessai.
-#[derive(Clone, Copy)]
-pub enum Lecteur<'a, 'b> {
-    /// Pour une unité du moteur : la décision est journalisée pour elle, ses réessais
-    /// annoncés sur sa ligne.
-    Unite(&'a ContexteUnite<'b>),
-    /// Pour tout le plan, depuis une unité du moteur (l'inventaire distant, que lit la
-    /// première unité et qu'attendent les autres) : journalisée pour le plan.
-    Plan(&'a ContexteUnite<'b>),
-    /// Pour une commande hors du moteur (`vigie verifier`).
-    Commande(&'a Emetteur),
-}
-
-impl Lecteur<'_, '_> {
-    pub async fn lire<T, F, Fut>(&self, cible: &str, tentative: F) -> Issue<T>
-    where
-        F: FnMut(Arc<Progression>) -> Fut,
-        Fut: Future<Output = ReponseApi<T>>,
-    {
-        let emission = Emission::lecture("GET", cible);
-        match self {
-            Lecteur::Unite(ctx) => ctx.emettre(emission, tentative).await,
-            Lecteur::Plan(ctx) => ctx.emettre_pour_le_plan(emission, tentative).await,
-            Lecteur::Commande(emetteur) => emetteur.emettre_hors_plan(emission, tentative).await,
-        }
-    }
-}
+use crate::transport::{ContexteEmission, Emission, emettre};
 
 /// Ce que la plateforme montre d'un fichier par son URL de lecture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,16 +73,16 @@ impl ObjetRelu {
 /// garde du fichier `id`, sans le télécharger. L'URL est vérifiée avant toute connexion, et
 /// n'apparaît dans aucun journal (la cible journalisée est le chemin d'API, puis la clé).
 pub async fn relever(
-    lecteur: Lecteur<'_, '_>,
+    lecteur: &dyn ContexteEmission,
     client: &ClientVigieChiro,
     id: &IdObjet,
     cle: &str,
 ) -> ObjetRelu {
-    let acces = lecteur
-        .lire(&format!("/fichiers/{id}/acces"), |_| {
-            client.url_de_lecture(id)
-        })
-        .await;
+    let chemin = format!("/fichiers/{id}/acces");
+    let acces = emettre(lecteur, Emission::lecture("GET", &chemin), |_| {
+        client.url_de_lecture(id)
+    })
+    .await;
     let url = match acces.reponse {
         ReponseApi::Succes(AccesFichier::Url(url)) => url,
         ReponseApi::Succes(AccesFichier::NonDisponible) => return ObjetRelu::NonFinalise,
@@ -128,9 +96,11 @@ pub async fn relever(
             definitif: true,
         };
     }
-    let lu = lecteur
-        .lire(&format!("GET {cle}"), |_| client.lire_objet(&url))
-        .await;
+    let cible = format!("GET {cle}");
+    let lu = emettre(lecteur, Emission::lecture("GET", &cible), |_| {
+        client.lire_objet(&url)
+    })
+    .await;
     match lu.reponse {
         ReponseApi::Succes(Some(objet)) => ObjetRelu::Objet(objet),
         ReponseApi::Succes(None) => ObjetRelu::AbsentDuStockage,

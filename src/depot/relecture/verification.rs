@@ -22,7 +22,7 @@ use tokio::task::JoinSet;
 
 use super::empreinte::{Comparaison, comparer};
 use super::inventaire_distant::{self, EtatDistant, InventaireDistant};
-use super::{Lecteur, ObjetRelu, relever};
+use super::{ObjetRelu, relever};
 use crate::depot::fichier_change;
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
@@ -32,7 +32,7 @@ use crate::reessai::{ObservateurMuet, RaisonArret, ReponseApi};
 use crate::sortie::CodeSortie;
 use crate::transport::s3::ClientS3;
 use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
-use crate::transport::{AnnoncesReseau, Emetteur, Emission};
+use crate::transport::{AnnoncesReseau, ContexteEmission, Emetteur, Emission, emettre};
 
 /// Ce que la destination dit d'une unité déposée.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +94,7 @@ async fn comparer_objet(
 /// Ce que la plateforme dit d'une unité déposée, d'après son inventaire (lu une fois pour
 /// toutes les unités) et l'URL de lecture du fichier.
 pub async fn constater_vigiechiro(
-    lecteur: Lecteur<'_, '_>,
+    lecteur: &dyn ContexteEmission,
     client: &ClientVigieChiro,
     inventaire: &InventaireDistant,
     unite: &DepotUnite,
@@ -259,13 +259,7 @@ async fn constater_sur_la_plateforme(
             .iter()
             .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
     );
-    let lu = inventaire_distant::lire(
-        Lecteur::Commande(&emetteur),
-        &client,
-        &participation,
-        &familles,
-    )
-    .await;
+    let lu = inventaire_distant::lire(emetteur.as_ref(), &client, &participation, &familles).await;
     let inventaire = match lu {
         Ok(i) => Arc::new(i),
         Err(_) if emetteur.annulation().est_annulee() => {
@@ -292,7 +286,7 @@ async fn constater_sur_la_plateforme(
         let chemin = crate::plateforme::chemins::local(&dossier, &unite.chemin);
         async move {
             let constat = constater_vigiechiro(
-                Lecteur::Commande(&emetteur),
+                emetteur.as_ref(),
                 &client,
                 &inventaire,
                 &unite,
@@ -308,11 +302,12 @@ async fn constater_sur_la_plateforme(
 /// Ce que S3 dit d'une unité déposée : `HeadObject`, taille puis CRC32C (ou, sans somme,
 /// l'ETag noté au dépôt).
 async fn constater_s3(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite) -> Constat {
-    let issue = emetteur
-        .emettre_hors_plan(Emission::lecture("HeadObject", &unite.cle), |_| {
-            client.decrire(&unite.cle)
-        })
-        .await;
+    let issue = emettre(
+        emetteur,
+        Emission::lecture("HeadObject", &unite.cle),
+        |_| client.decrire(&unite.cle),
+    )
+    .await;
     match issue.reponse {
         ReponseApi::Succes(None) => Constat::Manquante("absente de la destination".into()),
         ReponseApi::Succes(Some(o)) => {

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use crate::plan::CauseRefus;
 use crate::reessai::{ObservateurReessai, Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::transport::s3::{ClientS3, HORLOGE_REFUSEE};
-use crate::transport::{Emetteur, Emission, EnVol};
+use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà de tant de pages de 1 000 objets, la lecture s'arrête : le préfixe d'un plan n'en
 /// tient pas tant (une nuit, c'est 4 000 fichiers), et un préfixe vide sur un compartiment
@@ -203,19 +203,17 @@ pub async fn lire_destination(
     let mut inventaire = InventaireS3::default();
     let mut suite: Option<String> = None;
     for _ in 0..PAGES_MAX {
-        let issue = emetteur
-            .emettre(
-                Emission::nouvelle(
-                    "ListObjectsV2",
-                    &cible,
-                    Profil::Insistant,
-                    Rejouabilite::Rejouable,
-                ),
-                observateur,
-                &EnVol::default(),
-                |_| client.lister(&prefixe, suite.clone()),
-            )
-            .await;
+        let issue = emettre(
+            &emetteur.observe_par(observateur),
+            Emission::nouvelle(
+                "ListObjectsV2",
+                &cible,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |_| client.lister(&prefixe, suite.clone()),
+        )
+        .await;
         match issue.reponse {
             ReponseApi::Succes(page) => {
                 for (cle, taille, etag) in page.objets {

@@ -28,7 +28,7 @@ use super::{DepositaireVigieChiro, IssueUnite, Resultat, echec_local};
 use crate::depot::ContexteUnite;
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
 use crate::depot::relecture::inventaire_distant::{self, EtatDistant, InventaireDistant};
-use crate::depot::relecture::{Lecteur, ObjetRelu, relever};
+use crate::depot::relecture::{ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};
@@ -92,7 +92,7 @@ impl DepositaireVigieChiro {
                     )
                 };
                 let lecture = inventaire_distant::lire(
-                    Lecteur::Plan(ctx),
+                    &ctx.pour_le_plan(),
                     &self.client,
                     &self.participation,
                     &familles,
@@ -191,7 +191,7 @@ impl DepositaireVigieChiro {
         if unite.enregistrement.as_deref() == Some(piece.id.as_str()) {
             return Ok(Confrontation::Reglee(self.deja_depose(ctx).await?));
         }
-        let objet = match relever(Lecteur::Unite(ctx), &self.client, &piece.id, &unite.cle).await {
+        let objet = match relever(ctx, &self.client, &piece.id, &unite.cle).await {
             ObjetRelu::Objet(o) => o,
             // Changé depuis la lecture de l'inventaire : la déclaration dira ce qu'il en est.
             ObjetRelu::NonFinalise | ObjetRelu::Inconnu => return Ok(Confrontation::Declarer),

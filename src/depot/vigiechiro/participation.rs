@@ -18,7 +18,7 @@ use crate::plan::Base;
 use crate::reessai::{Etape, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::{ClientVigieChiro, Participation, ReponseMoi};
-use crate::transport::{Emetteur, Emission, EnVol};
+use crate::transport::{Emetteur, Emission, emettre};
 
 /// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant
 /// (une seule fois). Une création restée sans réponse se réconcilie en relisant les
@@ -98,14 +98,12 @@ async fn resoudre(
     let relire = |etape: Etape| {
         let (chemin, prises, moi) = (&chemin, &prises, &moi);
         async move {
-            let issue = emetteur
-                .emettre(
-                    Emission::lecture("GET", chemin).dans(&etape),
-                    journal,
-                    &EnVol::default(),
-                    |_| client.participations(site),
-                )
-                .await;
+            let issue = emettre(
+                &emetteur.observe_par(journal),
+                Emission::lecture("GET", chemin).dans(&etape),
+                |_| client.participations(site),
+            )
+            .await;
             match issue.reponse {
                 ReponseApi::Succes(liste) => Ok(la_demandee(
                     liste,
@@ -146,14 +144,12 @@ async fn resoudre(
         }
         .boxed()
     };
-    let issue = emetteur
-        .emettre(
-            Emission::ecriture_relue("POST", &chemin, &mut relecture),
-            journal,
-            &EnVol::default(),
-            |_| client.creer_participation(site, point.as_deref(), debut, fin),
-        )
-        .await;
+    let issue = emettre(
+        &emetteur.observe_par(journal),
+        Emission::ecriture_relue("POST", &chemin, &mut relecture),
+        |_| client.creer_participation(site, point.as_deref(), debut, fin),
+    )
+    .await;
     match (issue.reponse, issue.raison) {
         (ReponseApi::Succes(id), _) => {
             base.enregistrer_participation(plan_id, id.as_str())?;
@@ -231,14 +227,12 @@ async fn utilisateur(
     emetteur: &Emetteur,
     journal: &DecisionsParticipation,
 ) -> Result<IdObjet> {
-    let issue = emetteur
-        .emettre(
-            Emission::nouvelle("GET", "/moi", Profil::Insistant, Rejouabilite::Rejouable),
-            journal,
-            &EnVol::default(),
-            |_| client.moi(),
-        )
-        .await;
+    let issue = emettre(
+        &emetteur.observe_par(journal),
+        Emission::nouvelle("GET", "/moi", Profil::Insistant, Rejouabilite::Rejouable),
+        |_| client.moi(),
+    )
+    .await;
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u.id),
         ReponseApi::Refuse { statut: 401, .. } => {
