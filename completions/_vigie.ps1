@@ -44,7 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('traitement', 'traitement', [CompletionResultType]::ParameterValue, 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini')
             [CompletionResult]::new('resultats', 'resultats', [CompletionResultType]::ParameterValue, 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)')
             [CompletionResult]::new('renommer', 'renommer', [CompletionResultType]::ParameterValue, 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté')
-            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes')
+            [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Démonstration : une petite saison générée, déposée sur le bac à sable malgré des pannes')
             [CompletionResult]::new('bac-a-sable', 'bac-a-sable', [CompletionResultType]::ParameterValue, 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu''à Ctrl-C')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Écrit le script de complétion pour un shell sur la sortie standard')
             [CompletionResult]::new('generer-docs', 'generer-docs', [CompletionResultType]::ParameterValue, 'Régénère completions/ et man/ (pour les mainteneurs)')
@@ -273,11 +273,11 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;demo' {
-            [CompletionResult]::new('--graine', '--graine', [CompletionResultType]::ParameterName, 'Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)')
+            [CompletionResult]::new('--graine', '--graine', [CompletionResultType]::ParameterName, 'Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
-            [CompletionResult]::new('--garder', '--garder', [CompletionResultType]::ParameterName, 'Garde la nuit, les données du bac à sable et la base de la démonstration (le dossier est affiché)')
+            [CompletionResult]::new('--garder', '--garder', [CompletionResultType]::ParameterName, 'Garde la saison, les données du bac à sable et la base de la démonstration (le dossier est affiché)')
             [CompletionResult]::new('--sans-pannes', '--sans-pannes', [CompletionResultType]::ParameterName, 'Sans pannes simulées : un dépôt sans accroc')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')

@@ -41,7 +41,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand traitement 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini'
             cand resultats 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)'
             cand renommer 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
-            cand demo 'Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes'
+            cand demo 'Démonstration : une petite saison générée, déposée sur le bac à sable malgré des pannes'
             cand bac-a-sable 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu''à Ctrl-C'
             cand completions 'Écrit le script de complétion pour un shell sur la sortie standard'
             cand generer-docs 'Régénère completions/ et man/ (pour les mainteneurs)'
@@ -258,11 +258,11 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;demo'= {
-            cand --graine 'Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)'
+            cand --graine 'Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
-            cand --garder 'Garde la nuit, les données du bac à sable et la base de la démonstration (le dossier est affiché)'
+            cand --garder 'Garde la saison, les données du bac à sable et la base de la démonstration (le dossier est affiché)'
             cand --sans-pannes 'Sans pannes simulées : un dépôt sans accroc'
             cand --json 'Événements et bilan en lignes JSON sur la sortie standard'
             cand -v 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'

@@ -171,7 +171,7 @@ vigie_exe() { "$WINE64" "$exe" "$@"; }
 ok "sous $wine_version : vigie.exe --version : « vigie $version » ($(stat -c %s "$exe") octets)"
 demo_dit=$(cd /tmp && vigie_exe demo --graine 1 --progression jamais 2>&1) && code=0 || code=$?
 [[ $code -eq 0 ]] || echouer "vigie.exe demo --graine 1 sort en $code sous wine : $demo_dit"
-bilan=$(grep -m1 "fichiers déposés" <<<"$demo_dit" | tr -d '\r') || echouer "vigie.exe demo : pas de bilan : $demo_dit"
+bilan=$(grep -m1 "^Saison : .*fichiers déposés" <<<"$demo_dit" | tr -d '\r') || echouer "vigie.exe demo : pas de bilan : $demo_dit"
 grep -q "Démonstration réussie" <<<"$demo_dit" || echouer "vigie.exe demo : pas de « Démonstration réussie » : $demo_dit"
 ok "vigie.exe demo --graine 1 : code 0, bilan « $bilan »"
 
@@ -367,7 +367,7 @@ ok "complétion bash : $(paste -sd ';' <<<"$completion" | sed 's/;/ ; /g')"
 
 demo_dit=$(cd /tmp && vigie demo --graine 1 --progression jamais 2>&1) && code=0 || code=$?
 [[ $code -eq 0 ]] || echouer "vigie demo --graine 1 sort en $code : $demo_dit"
-bilan=$(grep -m1 "fichiers déposés" <<<"$demo_dit") || echouer "vigie demo --graine 1 : pas de bilan : $demo_dit"
+bilan=$(grep -m1 "^Saison : .*fichiers déposés" <<<"$demo_dit") || echouer "vigie demo --graine 1 : pas de bilan : $demo_dit"
 ok "vigie demo --graine 1 : code 0, bilan « $bilan »"
 FIN
 )

@@ -520,15 +520,16 @@ pub enum Commande {
     /// chaque renommage et ce qui resterait à corriger à la main ; avec --appliquer, renomme.
     /// Un nom déjà pris n'est jamais écrasé.
     Renommer(ArgsRenommer),
-    /// Démonstration : une nuit générée, déposée sur le bac à sable malgré des pannes.
+    /// Démonstration : une petite saison générée, déposée sur le bac à sable malgré des pannes.
     ///
-    /// Fabrique une quarantaine de séquences WAV (384 kHz, 16 bits, mono) aux noms du
-    /// protocole point fixe, dont deux assez grosses pour partir en parties, démarre le bac à
-    /// sable (plateforme Vigie-Chiro locale et S3) avec trois pannes (un 503 avec Retry-After,
-    /// une coupure en plein envoi, une réponse perdue sur une finalisation), puis lance un vrai
-    /// « vigie depot » dessus, et « vigie etat ». Le code de sortie est celui du dépôt. Tout
-    /// se passe dans un dossier temporaire, effacé à la fin (même après Ctrl-C), avec une base à
-    /// part : votre base et votre jeton ne sont jamais touchés.
+    /// Fabrique une saison de trois nuits (deux enregistreurs, deux points, deux passages,
+    /// des séquences WAV de quelques Kio aux noms du protocole point fixe), démarre le bac à
+    /// sable (plateforme Vigie-Chiro locale et S3) où l'une des nuits a déjà été créée « sur le
+    /// site web » et à moitié déposée, avec trois pannes (un 503 avec Retry-After, une coupure
+    /// en plein envoi, une réponse perdue sur une finalisation), puis lance un vrai
+    /// « vigie depot DOSSIER », sans identifiant, et « vigie etat ». Le code de sortie est
+    /// celui du dépôt. Tout se passe dans un dossier temporaire, effacé à la fin (même après
+    /// Ctrl-C), avec une base à part : votre base et votre jeton ne sont jamais touchés.
     #[cfg(feature = "bac-a-sable")]
     Demo(ArgsDemo),
     /// Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu'à Ctrl-C.
@@ -887,7 +888,7 @@ pub struct ArgsConnexion {
 #[cfg(feature = "bac-a-sable")]
 #[derive(Debug, Args)]
 pub struct ArgsDemo {
-    /// Garde la nuit, les données du bac à sable et la base de la démonstration (le dossier
+    /// Garde la saison, les données du bac à sable et la base de la démonstration (le dossier
     /// est affiché).
     #[arg(long)]
     pub garder: bool,
@@ -896,8 +897,8 @@ pub struct ArgsDemo {
     #[arg(long)]
     pub sans_pannes: bool,
 
-    /// Graine de la nuit et des pannes : la même graine rejoue la même démonstration (tirée au
-    /// hasard sinon, et affichée).
+    /// Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée
+    /// au hasard sinon, et affichée).
     #[arg(long, value_name = "N")]
     pub graine: Option<u64>,
 }

@@ -1,19 +1,27 @@
-//! `vigie demo` : une nuit fabriquée, déposée pour de vrai sur la plateforme locale malgré des
-//! pannes simulées, puis `vigie etat`. Rien ne reste derrière, sauf `--garder`.
+//! `vigie demo` : une petite saison fabriquée, déposée pour de vrai sur la plateforme locale
+//! malgré des pannes simulées, par `vigie depot DOSSIER` sans aucun identifiant, puis
+//! `vigie etat`. Rien ne reste derrière, sauf `--garder`.
 //!
 //! Pourquoi : sur une machine neuve, une seule commande doit montrer ce que fait `vigie` et
-//! prouver qu'il tient sa promesse (« aucun geste humain pour un accroc réseau ») : la barre, les
-//! « nouvelle tentative dans N s », le bilan où tout est déposé. Rien n'est simulé côté client :
-//! la démonstration lance le binaire lui-même (`depot`, puis `etat`) en processus enfant, avec
-//! une base temporaire, contre le bac à sable (vraie API HTTP, vrai S3 à URL signées) démarré
-//! dans ce processus-ci, devant lequel sont programmées trois pannes :
-//! - un 503 avec `Retry-After` (1 ou 2 s) sur l'envoi d'une séquence : l'attente annoncée est
-//!   respectée, puis l'envoi repart ;
+//! prouver qu'il tient sa promesse : le bénévole rapporte sa carte SD, tape `vigie depot` et le
+//! dossier, et chaque nuit part dans sa participation (retrouvée si elle a été créée sur le
+//! site web, créée sinon), sans geste humain pour un accroc réseau. Rien n'est simulé côté
+//! client : la démonstration lance le binaire lui-même (`depot`, puis `etat`) en processus
+//! enfant, avec une base temporaire, contre le bac à sable (vraie API HTTP, vrai S3 à URL
+//! signées) démarré dans ce processus-ci.
+//!
+//! La saison (voir [`SAISON`]) : deux enregistreurs, deux points, deux passages, trois nuits
+//! qui passent minuit, des séquences de quelques Kio (la démonstration dure quelques
+//! secondes, sous wine aussi). La nuit B2 a été « créée sur le site web » le lendemain matin
+//! et quatre de ses séquences y sont déjà : `vigie` la reprend sans les renvoyer, et crée les
+//! deux autres. Trois pannes sont programmées sur les séquences qui restent de cette nuit :
+//! - un 503 avec `Retry-After` (1 ou 2 s) : l'attente annoncée est respectée, puis l'envoi
+//!   repart ;
 //! - une coupure de la connexion en plein corps d'un PUT : l'envoi est rejoué ;
 //! - une réponse perdue sur une finalisation (la plateforme l'a faite, le client ne le sait
 //!   pas) : l'issue est réconciliée en relisant le fichier, sans rien renvoyer.
 //!
-//! La graine (`--graine`, tirée au hasard sinon et affichée) fixe la nuit (noms, tailles,
+//! La graine (`--graine`, tirée au hasard sinon et affichée) fixe la saison (noms, tailles,
 //! contenu) et les séquences frappées par les pannes : la même graine rejoue la même
 //! démonstration.
 //!
@@ -23,12 +31,13 @@
 //! proprement et sort en 130, la démonstration efface son dossier et sort avec ce code.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use anyhow::{Context, Result, bail};
+use chrono::NaiveDate;
 
 use super::sable::{DossierTemporaire, RuntimeDuBac, filtre_du_bac};
 use crate::cli::{ArgsDemo, ModeProgression, OptionsGlobales};
@@ -36,18 +45,16 @@ use crate::plateforme::processus;
 use crate::plateforme::signaux::{DemandeArret, Signaux};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::octets_lisibles;
-use vigie_bac_a_sable::nuit::{self, Sequence};
+use crate::suivi::saison::jour_court;
+use vigie_bac_a_sable::nuit::{self, Sequence, Soiree};
 use vigie_bac_a_sable::{
-    BacASable, JETON, Operation, PARTICIPATION, Panne, Regle, RetryAfter, cle_fichier,
+    BacASable, JETON, OBSERVATEUR, Operation, Panne, ParticipationPosee, Regle, RetryAfter, SITE,
+    cle_fichier,
 };
 
-/// Réglages du dépôt de démonstration : des délais courts pour tenir en moins d'une minute, et
-/// des parties de 5 Mio pour que les deux grosses séquences partent en deux parties.
-const REGLAGES_COURTS: [&str; 12] = [
-    "--seuil-multipart",
-    "5",
-    "--taille-partie",
-    "5",
+/// Réglages du dépôt de démonstration : des délais courts, pour que les pannes se rattrapent
+/// en quelques secondes.
+const REGLAGES_COURTS: [&str; 8] = [
     "--delai-tentative",
     "30",
     "--delai-blocage",
@@ -57,6 +64,185 @@ const REGLAGES_COURTS: [&str; 12] = [
     "--echeance",
     "120",
 ];
+
+/// Le dossier de la saison, dans le dossier de la démonstration : un sous-dossier par
+/// enregistreur, comme deux cartes SD recopiées.
+const DOSSIER_SAISON: &str = "saison-2026";
+
+/// Une nuit de la petite saison.
+struct NuitDeDemo {
+    /// Sous-dossier (la carte de l'enregistreur).
+    enregistreur: &'static str,
+    /// Début des noms : site 640139 (le [`SITE`] du bac à sable), année, passage, point,
+    /// enregistreur.
+    prefixe: &'static str,
+    point: &'static str,
+    passage: u8,
+    soiree: Soiree,
+    /// Première séquence entre cette heure (secondes depuis minuit) et dix minutes après.
+    debut_s: u64,
+    sequences: usize,
+}
+
+/// La petite saison : deux enregistreurs, deux points (A1, B2), deux passages, trois nuits
+/// qui passent minuit (dix séquences espacées de 15 à 30 min dès 21 h 50 finissent le
+/// lendemain). Les dates sont loin de la nuit de la participation d'essai du bac à sable
+/// (20 juin, A1), qui ne doit rien recevoir.
+const SAISON: [NuitDeDemo; 3] = [
+    NuitDeDemo {
+        enregistreur: "PA1",
+        prefixe: "Car640139-2026-Pass1-A1-PA1_",
+        point: "A1",
+        passage: 1,
+        soiree: Soiree {
+            annee: 2026,
+            mois: 7,
+            jour: 3,
+        },
+        debut_s: 22 * 3600,
+        sequences: 10,
+    },
+    NuitDeDemo {
+        enregistreur: "PA2",
+        prefixe: "Car640139-2026-Pass1-B2-PA2_",
+        point: "B2",
+        passage: 1,
+        soiree: Soiree {
+            annee: 2026,
+            mois: 7,
+            jour: 3,
+        },
+        debut_s: 21 * 3600 + 50 * 60,
+        sequences: 10,
+    },
+    NuitDeDemo {
+        enregistreur: "PA1",
+        prefixe: "Car640139-2026-Pass2-A1-PA1_",
+        point: "A1",
+        passage: 2,
+        soiree: Soiree {
+            annee: 2026,
+            mois: 8,
+            jour: 14,
+        },
+        debut_s: 21 * 3600 + 55 * 60,
+        sequences: 10,
+    },
+];
+
+/// La nuit « créée sur le site web » (rang dans [`SAISON`]), saisie le lendemain à 7 h 40
+/// (l'heure de la saisie, comme le fait le site web), et combien de ses séquences y sont déjà.
+const NUIT_DU_SITE_WEB: usize = 1;
+const SAISIE_SUR_LE_SITE_WEB: &str = "2026-07-04T07:40:00";
+const DEJA_DEPOSEES: usize = 4;
+
+/// Une nuit fabriquée : sa description et ses séquences.
+struct NuitFabriquee {
+    nuit: &'static NuitDeDemo,
+    sequences: Vec<Sequence>,
+}
+
+impl NuitFabriquee {
+    /// `ven. 03/07  A1  Pass1  10 séquences, 22:04 → 01:37`
+    fn ligne(&self) -> String {
+        let s = self.nuit.soiree;
+        let jour = NaiveDate::from_ymd_opt(s.annee as i32, s.mois, s.jour)
+            .map_or_else(String::new, jour_court);
+        let heure = |seq: Option<&Sequence>| {
+            seq.map_or_else(String::new, |q| {
+                // `…_AAAAMMJJ_HHMMSS_mmm.wav` : l'heure est à 14 caractères de la fin.
+                let n = q.nom.len();
+                format!("{}:{}", &q.nom[n - 14..n - 12], &q.nom[n - 12..n - 10])
+            })
+        };
+        format!(
+            "{jour}  {}  Pass{}  {:>2} séquences, {} → {}",
+            self.nuit.point,
+            self.nuit.passage,
+            self.sequences.len(),
+            heure(self.sequences.first()),
+            heure(self.sequences.last())
+        )
+    }
+}
+
+/// Les séquences de la saison, et ce que la démonstration en dit.
+struct SaisonFabriquee {
+    chemin: PathBuf,
+    nuits: Vec<NuitFabriquee>,
+    /// La participation « créée sur le site web ».
+    participation: String,
+}
+
+impl SaisonFabriquee {
+    fn sequences(&self) -> impl Iterator<Item = &Sequence> {
+        self.nuits.iter().flat_map(|n| &n.sequences)
+    }
+}
+
+/// Compose la saison d'après la graine, sans rien écrire : une graine par nuit, tirée de la
+/// graine de la démonstration (par un « ou exclusif » : des graines voisines donneraient au
+/// générateur des suites décalées d'un pas, donc des nuits jumelles).
+fn composer_saison(graine: u64) -> Vec<NuitFabriquee> {
+    SAISON
+        .iter()
+        .enumerate()
+        .map(|(i, n)| NuitFabriquee {
+            nuit: n,
+            sequences: nuit::composer_courte(
+                graine ^ (i as u64 + 1).wrapping_mul(0xd1b5_4a32_d192_ed03),
+                n.prefixe,
+                n.soiree,
+                n.debut_s,
+                n.sequences,
+            ),
+        })
+        .collect()
+}
+
+/// Écrit la saison sous `chemin` (un sous-dossier par enregistreur). `continuer` est consulté
+/// avant chaque séquence : `false` arrête la fabrication (Ctrl-C), avec `Interrupted`.
+fn ecrire_saison(
+    chemin: &Path,
+    nuits: &[NuitFabriquee],
+    continuer: impl Fn() -> bool,
+) -> io::Result<()> {
+    for n in nuits {
+        let dossier = chemin.join(n.nuit.enregistreur);
+        std::fs::create_dir_all(&dossier)?;
+        for s in &n.sequences {
+            if !continuer() {
+                return Err(io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "fabrication de la saison interrompue",
+                ));
+            }
+            std::fs::write(dossier.join(&s.nom), s.octets())?;
+        }
+    }
+    Ok(())
+}
+
+/// Pose la nuit « créée sur le site web » et ses premières séquences déjà déposées. Rend
+/// l'identifiant de la participation.
+fn poser_la_nuit_du_site_web(
+    runtime: &RuntimeDuBac,
+    bac: &BacASable,
+    nuits: &[NuitFabriquee],
+) -> Result<String> {
+    let n = &nuits[NUIT_DU_SITE_WEB];
+    let participation = bac.poser_participation(&ParticipationPosee {
+        site: SITE,
+        observateur: OBSERVATEUR,
+        point: Some(n.nuit.point),
+        date_debut: SAISIE_SUR_LE_SITE_WEB,
+        date_fin: None,
+    })?;
+    for s in n.sequences.iter().take(DEJA_DEPOSEES) {
+        runtime.bloquer(bac.poser_fichier_finalise(&participation, &s.nom, s.octets()))?;
+    }
+    Ok(participation)
+}
 
 /// Une panne programmée pour la démonstration, et ce qu'on en dit.
 struct PanneDeDemo {
@@ -82,12 +268,14 @@ pub(super) fn demo(g: &OptionsGlobales, args: ArgsDemo) -> Result<CodeSortie> {
     if !g.json && !g.quiet {
         let mut s = crate::sortie::erreur();
         match code {
-            CodeSortie::Succes if args.sans_pannes => {
-                writeln!(s, "Démonstration réussie : toute la nuit est déposée.")?
-            }
+            CodeSortie::Succes if args.sans_pannes => writeln!(
+                s,
+                "Démonstration réussie : chaque nuit est dans sa participation."
+            )?,
             CodeSortie::Succes => writeln!(
                 s,
-                "Démonstration réussie : toute la nuit est déposée malgré les pannes."
+                "Démonstration réussie : chaque nuit est dans sa participation,\n\
+                 malgré les pannes."
             )?,
             CodeSortie::Interrompu => writeln!(s, "Démonstration interrompue.")?,
             autre => writeln!(
@@ -106,8 +294,8 @@ pub(super) fn demo(g: &OptionsGlobales, args: ArgsDemo) -> Result<CodeSortie> {
     Ok(code)
 }
 
-/// Fabrique la nuit, démarre le bac à sable, lance le dépôt puis l'état. Le code est celui du
-/// dépôt.
+/// Fabrique la saison, démarre le bac à sable, y pose la nuit « créée sur le site web », lance
+/// le dépôt de la saison puis l'état. Le code est celui du dépôt.
 fn derouler(
     g: &OptionsGlobales,
     args: &ArgsDemo,
@@ -116,32 +304,38 @@ fn derouler(
     arret: &Arret,
     dossier: &Path,
 ) -> Result<CodeSortie> {
-    let chemin_nuit = dossier.join("nuit");
-    let sequences = match nuit::fabriquer(&chemin_nuit, graine, || !arret.demande()) {
-        Ok(s) => s,
+    let chemin = dossier.join(DOSSIER_SAISON);
+    let nuits = composer_saison(graine);
+    match ecrire_saison(&chemin, &nuits, || !arret.demande()) {
+        Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(CodeSortie::Interrompu),
         Err(e) => {
             return Err(e)
-                .with_context(|| format!("fabrication de la nuit dans {}", chemin_nuit.display()));
+                .with_context(|| format!("fabrication de la saison dans {}", chemin.display()));
         }
-    };
+    }
     let bac = runtime.bloquer(BacASable::demarrer(&dossier.join("bac-a-sable"), 0))?;
+    let participation = poser_la_nuit_du_site_web(runtime, &bac, &nuits)?;
+    let saison = SaisonFabriquee {
+        chemin,
+        nuits,
+        participation,
+    };
     let pannes = if args.sans_pannes {
         Vec::new()
     } else {
-        pannes_de_demo(&sequences, graine)
+        pannes_de_demo(&saison, graine)
     };
     for p in &pannes {
         bac.pannes().programmer(p.regle.clone());
     }
-    presenter(g, args, graine, dossier, &sequences, &bac, &pannes)?;
+    presenter(g, args, graine, dossier, &saison, &bac, &pannes)?;
 
     let base = dossier.join("vigie.sqlite");
-    let mut depot = vigie(&base)?;
+    let mut depot = vigie(&base, &bac.api())?;
     depot
         .arg("depot")
-        .arg(&chemin_nuit)
-        .args(["--participation", PARTICIPATION, "--api", &bac.api()])
+        .arg(&saison.chemin)
         .args(REGLAGES_COURTS)
         .args(options_globales(g));
     let code = if arret.demande() {
@@ -152,7 +346,7 @@ fn derouler(
     };
 
     if code != CodeSortie::Interrompu && !arret.demande() && !g.quiet {
-        let mut etat = vigie(&base)?;
+        let mut etat = vigie(&base, &bac.api())?;
         etat.arg("etat");
         if g.json {
             // La sortie standard reste celle du dépôt, bilan en dernier : l'état, pour
@@ -167,13 +361,14 @@ fn derouler(
     Ok(code)
 }
 
-/// Le binaire lui-même, sur la base de la démonstration, avec le jeton d'essai.
-fn vigie(base: &Path) -> Result<Command> {
+/// Le binaire lui-même, sur la base de la démonstration, avec le jeton d'essai et l'API du bac
+/// à sable (par les variables : la commande montrée est celle qu'un bénévole tape).
+fn vigie(base: &Path, api: &str) -> Result<Command> {
     let exe = std::env::current_exe().context("chemin du binaire vigie")?;
     let mut c = Command::new(exe);
     c.env("VIGIE_BASE", base)
         .env("VIGIE_JETON", JETON)
-        .env_remove("VIGIE_API")
+        .env("VIGIE_API", api)
         .stdin(Stdio::null());
     // Un Ctrl-C du terminal atteint la démonstration, qui le transmet une fois (deux Ctrl-C
     // coupent net un dépôt).
@@ -224,106 +419,96 @@ fn code_de_sortie(statut: ExitStatus, interrompu: bool) -> Result<CodeSortie> {
     })
 }
 
-/// Les trois pannes de la démonstration, sur des séquences tirées d'après la graine (toutes
-/// différentes) : un 503 avec `Retry-After` sur une petite, une coupure à 40 % du corps d'une
-/// moyenne (au moins 512 Kio), une réponse perdue à la finalisation d'une autre.
-fn pannes_de_demo(sequences: &[Sequence], graine: u64) -> Vec<PanneDeDemo> {
+/// Les trois pannes de la démonstration, sur trois séquences différentes de la nuit « créée
+/// sur le site web » qui ne sont pas encore déposées (sa participation est la seule connue
+/// d'avance : les clés S3 la portent), tirées d'après la graine : un 503 avec `Retry-After`,
+/// une coupure à 40 % du corps, une réponse perdue à la finalisation.
+fn pannes_de_demo(saison: &SaisonFabriquee, graine: u64) -> Vec<PanneDeDemo> {
+    let mut candidates: Vec<&Sequence> = saison.nuits[NUIT_DU_SITE_WEB]
+        .sequences
+        .iter()
+        .skip(DEJA_DEPOSEES)
+        .collect();
     let mut tirage = graine ^ 0x5eed_de70_0000_0001;
-    let mut tirer = |parmi: &[&Sequence]| -> Option<String> {
+    let mut choisir = || -> Option<&Sequence> {
         tirage = tirage
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        let i = (tirage >> 33) as usize % parmi.len().max(1);
-        parmi.get(i).map(|s| s.nom.clone())
+        if candidates.is_empty() {
+            return None;
+        }
+        let i = (tirage >> 33) as usize % candidates.len();
+        Some(candidates.remove(i))
     };
-    let mut pris: Vec<String> = Vec::new();
-    let mut choisir = |filtre: &dyn Fn(&Sequence) -> bool| -> Option<String> {
-        let candidates: Vec<&Sequence> = sequences
-            .iter()
-            .filter(|s| filtre(s) && !pris.contains(&s.nom))
-            .collect();
-        let nom = tirer(&candidates)?;
-        pris.push(nom.clone());
-        Some(nom)
-    };
-    let petite = choisir(&|s| s.taille_octets() < 1024 * 1024);
-    let moyenne =
-        choisir(&|s| s.taille_octets() >= 512 * 1024 && s.taille_octets() <= 5 * 1024 * 1024);
-    let finalisee = choisir(&|_| true);
+    let (retardee, coupee, perdue) = (choisir(), choisir(), choisir());
     let attente_s = 1 + graine % 2;
-    let cle = |nom: &str| cle_fichier(PARTICIPATION, nom).unwrap_or_else(|| nom.to_owned());
-    let taille = |nom: &str| {
-        sequences
-            .iter()
-            .find(|s| s.nom == nom)
-            .map_or(0, Sequence::taille_octets)
-    };
+    let cle =
+        |s: &Sequence| cle_fichier(&saison.participation, &s.nom).unwrap_or_else(|| s.nom.clone());
     let mut pannes = Vec::new();
-    if let Some(nom) = petite {
+    if let Some(s) = retardee {
         pannes.push(PanneDeDemo {
             regle: Regle::nieme(
                 Operation::PutObject,
-                &cle(&nom),
+                &cle(s),
                 1,
                 Panne::Statut {
                     code: 503,
                     retry_after: Some(RetryAfter::Secondes(attente_s)),
                 },
             ),
-            description: format!("503 avec Retry-After: {attente_s} à l'envoi de {nom}"),
+            description: format!("503 avec Retry-After: {attente_s} à l'envoi de\n{}", s.nom),
         });
     }
-    if let Some(nom) = moyenne {
-        let coupure = taille(&nom) * 2 / 5;
+    if let Some(s) = coupee {
+        let coupure = s.taille_octets() * 2 / 5;
         pannes.push(PanneDeDemo {
             regle: Regle::nieme(
                 Operation::PutObject,
-                &cle(&nom),
+                &cle(s),
                 1,
                 Panne::CouperCorpsApres(coupure),
             ),
             description: format!(
-                "connexion coupée après {} de l'envoi de {nom}",
-                octets_lisibles(coupure)
+                "connexion coupée après {} de l'envoi de\n{}",
+                octets_lisibles(coupure),
+                s.nom
             ),
         });
     }
-    if let Some(nom) = finalisee {
+    if let Some(s) = perdue {
         pannes.push(PanneDeDemo {
-            regle: Regle::nieme(Operation::ApiFinaliser, &cle(&nom), 1, Panne::PerdreReponse),
-            description: format!("réponse perdue à la finalisation de {nom}"),
+            regle: Regle::nieme(Operation::ApiFinaliser, &cle(s), 1, Panne::PerdreReponse),
+            description: format!("réponse perdue à la finalisation de\n{}", s.nom),
         });
     }
     pannes
 }
 
-/// Ce que la démonstration va faire : sur la sortie d'erreur pour l'humain, ou une ligne JSON
-/// (la première de la sortie standard) avec `--json`.
+/// Ce que la démonstration va faire, en lignes de 80 colonnes au plus : sur la sortie
+/// d'erreur pour l'humain, ou une ligne JSON (la première de la sortie standard) avec `--json`.
 fn presenter(
     g: &OptionsGlobales,
     args: &ArgsDemo,
     graine: u64,
     dossier: &Path,
-    sequences: &[Sequence],
+    saison: &SaisonFabriquee,
     bac: &BacASable,
     pannes: &[PanneDeDemo],
 ) -> Result<()> {
-    let chemin_nuit = dossier.join("nuit");
-    let octets: u64 = sequences.iter().map(Sequence::taille_octets).sum();
-    let grosses = sequences
-        .iter()
-        .filter(|s| s.taille_octets() > 5 * 1024 * 1024)
-        .count();
+    let sequences = saison.sequences().count();
+    let octets: u64 = saison.sequences().map(Sequence::taille_octets).sum();
     if g.json {
         crate::suivi::Evenement::Demo {
             graine,
             dossier,
             garder: args.garder,
-            nuit: &chemin_nuit,
-            sequences: sequences.len(),
+            saison: &saison.chemin,
+            nuits: saison.nuits.len(),
+            sequences,
             octets,
             api: &bac.api(),
-            participation: PARTICIPATION,
+            participation: &saison.participation,
+            deja_deposees: DEJA_DEPOSEES,
             pannes: pannes.iter().map(|p| p.regle.to_string()).collect(),
         }
         .ecrire()?;
@@ -335,33 +520,42 @@ fn presenter(
     let mut s = crate::sortie::erreur();
     writeln!(
         s,
-        "Démonstration de vigie (graine {graine} : « vigie demo --graine {graine} » la rejoue à l'identique)."
+        "Démonstration de vigie, graine {graine} (vigie demo --graine {graine} la rejoue)."
     )?;
     writeln!(
         s,
-        "  nuit        {} séquences WAV (384 kHz, 16 bits, mono), {}, dont {grosses} de plus de 5 Mio (envoi en parties)",
-        sequences.len(),
+        "Une saison rapportée du terrain : {} nuits, {sequences} séquences WAV ({}),",
+        saison.nuits.len(),
         octets_lisibles(octets)
     )?;
-    writeln!(s, "              {}", chemin_nuit.display())?;
-    writeln!(
-        s,
-        "  plateforme  Vigie-Chiro locale {}, participation d'essai {PARTICIPATION}",
-        bac.api()
-    )?;
-    if pannes.is_empty() {
-        writeln!(s, "  pannes      aucune (--sans-pannes)")?;
+    writeln!(s, "deux enregistreurs (PA1, PA2), site 640139 :")?;
+    for (i, n) in saison.nuits.iter().enumerate() {
+        writeln!(s, "  {}", n.ligne())?;
+        if i == NUIT_DU_SITE_WEB {
+            writeln!(
+                s,
+                "    créée sur le site web le lendemain, {DEJA_DEPOSEES} séquences déjà déposées"
+            )?;
+        }
     }
-    for (i, p) in pannes.iter().enumerate() {
-        let titre = if i == 0 { "pannes" } else { "" };
-        writeln!(s, "  {titre:<11} {}", p.description)?;
+    writeln!(s, "dans {}", saison.chemin.display())?;
+    writeln!(s, "Plateforme : Vigie-Chiro locale, {}", bac.api())?;
+    if pannes.is_empty() {
+        writeln!(s, "Pannes : aucune (--sans-pannes).")?;
+    } else {
+        writeln!(s, "Pannes programmées :")?;
+    }
+    for p in pannes {
+        for (i, ligne) in p.description.lines().enumerate() {
+            writeln!(s, "{}{ligne}", if i == 0 { "  " } else { "    " })?;
+        }
     }
     writeln!(s)?;
+    writeln!(s, "$ vigie depot {}", saison.chemin.display())?;
     writeln!(
         s,
-        "$ vigie depot {} --participation {PARTICIPATION} --api {}   (délais raccourcis pour la démonstration)",
-        chemin_nuit.display(),
-        bac.api()
+        "  (sans identifiant : site, point, passage et nuit sont lus dans les noms ;\n   \
+         délais raccourcis pour la démonstration)"
     )?;
     Ok(())
 }
@@ -375,14 +569,18 @@ fn dire_ou_tout_est(g: &OptionsGlobales, dossier: &Path) -> Result<()> {
         return Ok(());
     }
     writeln!(s, "Tout est resté dans {} :", dossier.display())?;
-    writeln!(s, "  nuit/          les séquences de la nuit")?;
+    writeln!(
+        s,
+        "  {DOSSIER_SAISON}/   les séquences de la saison (PA1/, PA2/)"
+    )?;
     writeln!(
         s,
         "  bac-a-sable/   ce que la plateforme a reçu (vigiechiro-donnees/)"
     )?;
+    writeln!(s, "  vigie.sqlite   la base du dépôt, pour y revenir :")?;
     writeln!(
         s,
-        "  vigie.sqlite   la base du dépôt : VIGIE_BASE={} vigie etat",
+        "    VIGIE_BASE={} vigie etat",
         dossier.join("vigie.sqlite").display()
     )?;
     writeln!(
@@ -453,19 +651,37 @@ fn transmettre(pid: u32, demande: DemandeArret) {
 mod tests {
     use super::*;
 
+    /// La saison d'une graine, sans rien écrire ni démarrer.
+    fn saison(graine: u64) -> SaisonFabriquee {
+        SaisonFabriquee {
+            chemin: PathBuf::from("saison"),
+            nuits: composer_saison(graine),
+            participation: "64a1b2c3d4e5f60718293d99".to_owned(),
+        }
+    }
+
     #[test]
-    fn trois_pannes_sur_trois_sequences_differentes_et_rejouables() {
-        let nuit = nuit::composer(7);
-        let a = pannes_de_demo(&nuit, 7);
-        let b = pannes_de_demo(&nuit, 7);
+    fn trois_pannes_sur_trois_sequences_restantes_de_la_nuit_du_site_web_et_rejouables() {
+        let saison = saison(7);
+        let a = pannes_de_demo(&saison, 7);
+        let b = pannes_de_demo(&saison, 7);
         assert_eq!(a.len(), 3);
         let specs: Vec<String> = a.iter().map(|p| p.regle.to_string()).collect();
         assert_eq!(
             specs,
             b.iter().map(|p| p.regle.to_string()).collect::<Vec<_>>()
         );
-        let cles: Vec<&Option<String>> = a.iter().map(|p| &p.regle.cle).collect();
+        let restantes: Vec<String> = saison.nuits[NUIT_DU_SITE_WEB]
+            .sequences
+            .iter()
+            .skip(DEJA_DEPOSEES)
+            .map(|s| cle_fichier(&saison.participation, &s.nom).unwrap())
+            .collect();
+        let cles: Vec<String> = a.iter().map(|p| p.regle.cle.clone().unwrap()).collect();
         assert!(cles[0] != cles[1] && cles[1] != cles[2] && cles[0] != cles[2]);
+        for c in &cles {
+            assert!(restantes.contains(c), "{c} : pas une séquence à déposer");
+        }
         assert!(specs[0].contains("=503:retry-after="), "{specs:?}");
         assert!(specs[1].contains("=coupure-corps:"), "{specs:?}");
         assert!(specs[2].starts_with("ApiFinaliser@"), "{specs:?}");
@@ -473,6 +689,33 @@ mod tests {
         for s in &specs {
             let relue = vigie_bac_a_sable::Pannes::analyser_spec(s).unwrap();
             assert_eq!(&relue.to_string(), s);
+        }
+    }
+
+    #[test]
+    fn une_petite_saison_de_trois_nuits_qui_passent_minuit() {
+        let saison = saison(7);
+        assert_eq!(saison.nuits.len(), 3);
+        for n in &saison.nuits {
+            let noms: Vec<&str> = n.sequences.iter().map(|s| s.nom.as_str()).collect();
+            // Premier et dernier nom : pas le même jour.
+            let jour = |nom: &str| nom[nom.len() - 23..nom.len() - 15].to_owned();
+            assert_ne!(jour(noms[0]), jour(noms[noms.len() - 1]), "{noms:?}");
+            for s in &n.sequences {
+                assert!(s.taille_octets() < 10 * 1024, "{}", s.nom);
+                assert!(s.nom.starts_with(n.nuit.prefixe), "{}", s.nom);
+            }
+            // Chaque ligne de la présentation tient dans 80 colonnes.
+            assert!(n.ligne().chars().count() + 2 <= 80, "{}", n.ligne());
+        }
+        assert_eq!(
+            saison.nuits[0].ligne()[..21].to_owned(),
+            "ven. 03/07  A1  Pass1"
+        );
+        for p in pannes_de_demo(&saison, 7) {
+            for l in p.description.lines() {
+                assert!(l.chars().count() + 4 <= 80, "{l}");
+            }
         }
     }
 

@@ -280,17 +280,20 @@ pub enum Evenement<'a> {
         #[schemars(with = "std::collections::BTreeMap<String, String>")]
         env: Map<String, Value>,
     },
-    /// vigie demo : la nuit fabriquée et les pannes programmées (première ligne ; suivent les
-    /// événements du dépôt, puis l'état).
+    /// vigie demo : la saison fabriquée (dossier, nuits, séquences), la participation « créée
+    /// sur le site web » et ses séquences déjà déposées, et les pannes programmées (première
+    /// ligne ; suivent les événements du dépôt de la saison, puis l'état).
     Demo {
         graine: u64,
         dossier: &'a Path,
         garder: bool,
-        nuit: &'a Path,
+        saison: &'a Path,
+        nuits: usize,
         sequences: usize,
         octets: u64,
         api: &'a str,
         participation: &'a str,
+        deja_deposees: usize,
         pannes: Vec<String>,
     },
     /// vigie connexion : l'adresse de l'API (origine_api : option, variable, retenue, defaut), le

@@ -81,8 +81,11 @@ fn executer(mut c: Command, limite: Duration) -> Output {
     out
 }
 
+/// La démonstration dépose sa petite saison sans identifiant : trois nuits, la nuit « créée
+/// sur le site web » reprise (ses quatre séquences déjà là ne repartent pas) et les deux autres
+/// créées, chacune déposée en entier malgré les trois pannes, et rien ne reste derrière.
 #[test]
-fn la_demo_depose_toute_la_nuit_malgre_les_pannes_et_ne_laisse_rien() {
+fn la_demo_depose_la_saison_malgre_les_pannes_et_ne_laisse_rien() {
     let d = tempfile::tempdir().unwrap();
     let mut c = vigie(d.path());
     // -vvv : même au plus bavard, le serveur de la démonstration reste muet.
@@ -106,41 +109,47 @@ fn la_demo_depose_toute_la_nuit_malgre_les_pannes_et_ne_laisse_rien() {
     let premiere = &lignes[0];
     assert_eq!(premiere["evenement"], "demo", "{premiere}");
     assert_eq!(premiere["graine"], 7);
-    assert_eq!(premiere["sequences"], 40);
+    assert_eq!(premiere["nuits"], 3);
+    assert_eq!(premiere["sequences"], 30);
+    assert_eq!(premiere["deja_deposees"], 4);
     assert_eq!(premiere["pannes"].as_array().unwrap().len(), 3);
+    let du_site_web = premiere["participation"].as_str().unwrap();
 
-    let bilan = lignes.last().unwrap();
-    assert_eq!(bilan["evenement"], "bilan", "{bilan}");
-    for cle in [
-        "plan",
-        "deposees",
-        "echecs",
-        "definitifs",
-        "incertaines",
-        "restantes",
-        "octets_envoyes",
-        "duree_s",
-    ] {
-        assert!(bilan.get(cle).is_some(), "bilan sans {cle} : {bilan}");
+    // Les nuits lues dans les noms : une reprise (celle du site web), deux à créer.
+    let nuits = evenements(&lignes, "nuit");
+    assert_eq!(nuits.len(), 3, "{stdout}");
+    // (`issue` : ce qui l'a fait reconnaître, ici ses fichiers déjà déposés ; ou `a_creer`.)
+    let reprises: Vec<&&serde_json::Value> =
+        nuits.iter().filter(|n| n["issue"] != "a_creer").collect();
+    assert_eq!(reprises.len(), 1, "{nuits:#?}");
+    assert_eq!(reprises[0]["participation"], du_site_web, "{nuits:#?}");
+
+    // Un bilan par nuit : tout déposé, chaque nuit dans une participation à elle.
+    let bilans = evenements(&lignes, "bilan");
+    assert_eq!(bilans.len(), 3, "{stdout}");
+    assert_eq!(lignes.last().unwrap()["evenement"], "bilan");
+    let mut participations = std::collections::BTreeSet::new();
+    for bilan in &bilans {
+        assert_eq!(bilan["deposees"], 10, "{bilan}");
+        assert_eq!(bilan["echecs"], 0, "{bilan}");
+        assert_eq!(bilan["definitifs"], 0, "{bilan}");
+        assert_eq!(bilan["incertaines"], 0, "{bilan}");
+        assert_eq!(bilan["restantes"], 0, "{bilan}");
+        assert!(bilan["duree_s"].is_number());
+        participations.insert(bilan["participation"].as_str().unwrap().to_owned());
+        if bilan["participation"] == du_site_web {
+            // Les quatre séquences déjà sur la plateforme ne repartent pas ; chaque panne
+            // annoncée est comptée, la réponse perdue (réconciliée) comprise.
+            assert_eq!(bilan["deja_sur_la_plateforme"], 4, "{bilan}");
+            assert_eq!(bilan["deposees_ce_passage"], 6, "{bilan}");
+            assert_eq!(bilan["incidents_absorbes"], 3, "{bilan}");
+        } else {
+            assert_eq!(bilan["deposees_ce_passage"], 10, "{bilan}");
+        }
     }
-    assert_eq!(bilan["deposees"], 40, "{bilan}");
-    assert_eq!(bilan["echecs"], 0, "{bilan}");
-    assert_eq!(bilan["definitifs"], 0, "{bilan}");
-    assert_eq!(bilan["incertaines"], 0, "{bilan}");
-    assert_eq!(bilan["restantes"], 0, "{bilan}");
+    assert_eq!(participations.len(), 3, "{bilans:#?}");
     assert!(
-        bilan["octets_envoyes"].as_u64().unwrap() >= premiere["octets"].as_u64().unwrap(),
-        "{bilan}"
-    );
-    assert!(bilan["duree_s"].is_number());
-    // Chaque panne annoncée est comptée, la réponse perdue (réconciliée) comprise.
-    assert_eq!(bilan["incidents_absorbes"], 3, "{bilan}");
-    let tentatives: Vec<&serde_json::Value> = lignes
-        .iter()
-        .filter(|l| l["evenement"] == "nouvelle_tentative")
-        .collect();
-    assert!(
-        !tentatives.is_empty(),
+        !evenements(&lignes, "nouvelle_tentative").is_empty(),
         "aucune nouvelle tentative : les pannes n'ont pas joué\n{stdout}"
     );
 
@@ -164,8 +173,29 @@ fn la_demo_depose_toute_la_nuit_malgre_les_pannes_et_ne_laisse_rien() {
     );
 }
 
+/// Les événements d'une sorte.
+fn evenements<'a>(lignes: &'a [serde_json::Value], sorte: &str) -> Vec<&'a serde_json::Value> {
+    lignes.iter().filter(|l| l["evenement"] == sorte).collect()
+}
+
+/// La nuit d'un nom de séquence, par la règle du protocole : tout ce qui précède
+/// l'enregistreur (site, année, passage, point) et la soirée (une séquence d'avant midi est
+/// de la soirée de la veille).
+fn nuit_du_nom(nom: &str) -> (String, chrono::NaiveDate) {
+    let (debut, _) = nom.rsplit_once("-PA").expect("nom sans enregistreur");
+    let instant = &nom[nom.len() - 23..nom.len() - 8];
+    let instant = chrono::NaiveDateTime::parse_from_str(instant, "%Y%m%d_%H%M%S").unwrap();
+    (
+        debut.to_owned(),
+        (instant - chrono::Duration::hours(12)).date(),
+    )
+}
+
+/// Gardée, la démonstration laisse la saison, la base et ce que la plateforme a reçu : trois
+/// participations, chacune avec exactement les séquences d'une nuit, octet pour octet.
 #[test]
-fn la_demo_gardee_dit_ou_tout_est_reste() {
+fn la_demo_gardee_chaque_nuit_dans_sa_participation() {
+    use std::collections::{BTreeMap, BTreeSet};
     let d = tempfile::tempdir().unwrap();
     let mut c = vigie(d.path());
     c.args([
@@ -187,15 +217,74 @@ fn la_demo_gardee_dit_ou_tout_est_reste() {
         stderr.contains(&format!("Tout est resté dans {}", dossier.display())),
         "{stderr}"
     );
-    // La nuit gardée est celle de la graine 3, octet pour octet.
-    for s in nuit::composer(3) {
-        let lu = std::fs::read(dossier.join("nuit").join(&s.nom)).unwrap();
-        assert!(lu == s.octets(), "{} différent", s.nom);
-    }
     assert!(dossier.join("vigie.sqlite").exists());
-    // Le bilan humain sur la sortie standard, puis l'état.
+
+    // La saison, telle que les cartes l'ont rapportée : nom → contenu, et nuits.
+    let mut locaux = BTreeMap::new();
+    for carte in ["PA1", "PA2"] {
+        for f in std::fs::read_dir(dossier.join("saison-2026").join(carte)).unwrap() {
+            let f = f.unwrap();
+            let nom = f.file_name().to_string_lossy().into_owned();
+            locaux.insert(nom, std::fs::read(f.path()).unwrap());
+        }
+    }
+    assert_eq!(locaux.len(), 30);
+    let nuits: BTreeSet<_> = locaux.keys().map(|n| nuit_du_nom(n)).collect();
+    assert_eq!(nuits.len(), 3, "{nuits:#?}");
+    assert!(
+        locaux
+            .keys()
+            .any(|n| n.contains("_20260704_") && nuit_du_nom(n).1.to_string() == "2026-07-03"),
+        "aucune nuit ne passe minuit"
+    );
+
+    // Ce que la plateforme a reçu : un dossier `pa-<participation>` par participation.
+    let recus = dossier.join("bac-a-sable/vigiechiro-donnees/wav");
+    let mut par_participation = BTreeMap::<String, BTreeSet<String>>::new();
+    for p in std::fs::read_dir(&recus).unwrap() {
+        let p = p.unwrap();
+        for f in std::fs::read_dir(p.path()).unwrap() {
+            let f = f.unwrap();
+            let nom = f.file_name().to_string_lossy().into_owned();
+            let attendu = locaux
+                .get(&nom)
+                .unwrap_or_else(|| panic!("{nom} reçu, mais pas dans la saison"));
+            assert!(
+                std::fs::read(f.path()).unwrap() == *attendu,
+                "{nom} : contenu différent"
+            );
+            par_participation
+                .entry(p.file_name().to_string_lossy().into_owned())
+                .or_default()
+                .insert(nom);
+        }
+    }
+    assert_eq!(par_participation.len(), 3, "{par_participation:#?}");
+    for (participation, noms) in &par_participation {
+        let siennes: BTreeSet<_> = noms.iter().map(|n| nuit_du_nom(n)).collect();
+        assert_eq!(
+            siennes.len(),
+            1,
+            "{participation} mêle des nuits : {noms:#?}"
+        );
+        let nuit = siennes.into_iter().next().unwrap();
+        let de_la_nuit: BTreeSet<String> = locaux
+            .keys()
+            .filter(|n| nuit_du_nom(n) == nuit)
+            .cloned()
+            .collect();
+        assert_eq!(noms, &de_la_nuit, "{participation} : pas toute sa nuit");
+    }
+    // Le bilan de la saison sur la sortie standard, puis l'état.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("40 / 40"), "{stdout}");
+    assert!(
+        stdout.contains("Saison : 30 / 30 fichiers déposés en 3 nuits"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Saison 2026 : 3 nuits, 30 / 30"),
+        "{stdout}"
+    );
 }
 
 /// Lit la première ligne de la sortie du bac à sable (en 30 s au plus), et continue de lire

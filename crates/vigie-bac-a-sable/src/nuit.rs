@@ -211,6 +211,92 @@ pub fn composer(graine: u64) -> Vec<Sequence> {
     nuit
 }
 
+/// Une soirée, à l'horloge de l'enregistreur.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Soiree {
+    pub annee: u32,
+    pub mois: u32,
+    pub jour: u32,
+}
+
+impl Soiree {
+    /// Le lendemain (fin de mois et d'année comprises).
+    fn lendemain(self) -> Soiree {
+        let a = self.annee;
+        let bissextile = a.is_multiple_of(4) && (!a.is_multiple_of(100) || a.is_multiple_of(400));
+        let jours = match self.mois {
+            4 | 6 | 9 | 11 => 30,
+            2 if bissextile => 29,
+            2 => 28,
+            _ => 31,
+        };
+        match (self.jour < jours, self.mois < 12) {
+            (true, _) => Soiree {
+                jour: self.jour + 1,
+                ..self
+            },
+            (false, true) => Soiree {
+                mois: self.mois + 1,
+                jour: 1,
+                ..self
+            },
+            (false, false) => Soiree {
+                annee: self.annee + 1,
+                mois: 1,
+                jour: 1,
+            },
+        }
+    }
+}
+
+/// Séquences d'une nuit courte : de 2 à 8 Kio (quelques millisecondes, un cri au plus).
+const ECHANTILLONS_COURTS_MIN: u64 = 1_000;
+const ECHANTILLONS_COURTS_MAX: u64 = 4_000;
+/// Écart entre deux séquences d'une nuit courte : 15 à 30 min.
+const ECART_COURT_MIN_S: u64 = 15 * 60;
+const ECART_COURT_MAX_S: u64 = 30 * 60;
+
+/// Une nuit courte, pour la petite saison de `vigie demo` : `sequences` séquences de 2 à
+/// 8 Kio, nommées `<prefixe>AAAAMMJJ_HHMMSS_mmm.wav`, la première entre `debut_s` et
+/// `debut_s` + 10 min (secondes depuis minuit, le soir de `soiree`), les suivantes 15 à
+/// 30 min plus tard : dix séquences commencées après 21 h 50 passent minuit.
+pub fn composer_courte(
+    graine: u64,
+    prefixe: &str,
+    soiree: Soiree,
+    debut_s: u64,
+    sequences: usize,
+) -> Vec<Sequence> {
+    let mut alea = Alea::new(graine);
+    let mut instant_s = debut_s + alea.entre(0, 599);
+    let mut nuit = Vec::with_capacity(sequences);
+    for i in 0..sequences {
+        if i > 0 {
+            instant_s += alea.entre(ECART_COURT_MIN_S, ECART_COURT_MAX_S);
+        }
+        let echantillons = alea.entre(ECHANTILLONS_COURTS_MIN, ECHANTILLONS_COURTS_MAX);
+        let cris = u32::from(alea.unitaire() < 0.75);
+        let jour = (0..instant_s / 86_400).fold(soiree, |j, _| j.lendemain());
+        let s = instant_s % 86_400;
+        nuit.push(Sequence {
+            nom: format!(
+                "{prefixe}{:04}{:02}{:02}_{:02}{:02}{:02}_{:03}.wav",
+                jour.annee,
+                jour.mois,
+                jour.jour,
+                s / 3600,
+                s / 60 % 60,
+                s % 60,
+                alea.entre(0, 999)
+            ),
+            echantillons,
+            cris,
+            graine: alea.suivant(),
+        });
+    }
+    nuit
+}
+
 /// Compose la nuit et l'écrit dans `dossier` (créé au besoin). `continuer` est consulté avant
 /// chaque séquence : `false` arrête la fabrication (Ctrl-C), avec une erreur `Interrupted`.
 pub fn fabriquer(
@@ -433,6 +519,47 @@ mod tests {
             .max()
             .unwrap();
         assert!(crete_bruit < 1000, "bruit {crete_bruit}");
+    }
+
+    #[test]
+    fn une_nuit_courte_de_quelques_kio_qui_passe_minuit() {
+        let soiree = Soiree {
+            annee: 2026,
+            mois: 7,
+            jour: 31,
+        };
+        let prefixe = "Car640139-2026-Pass1-A1-PA1_";
+        let nuit = composer_courte(5, prefixe, soiree, 21 * 3600 + 50 * 60, 10);
+        assert_eq!(
+            nuit,
+            composer_courte(5, prefixe, soiree, 21 * 3600 + 50 * 60, 10)
+        );
+        assert_eq!(nuit.len(), 10);
+        assert!(
+            nuit[0]
+                .nom
+                .starts_with("Car640139-2026-Pass1-A1-PA1_20260731_2")
+        );
+        // Le lendemain du 31 juillet est le 1er août.
+        assert!(nuit[9].nom.contains("_20260801_"), "{}", nuit[9].nom);
+        assert!(nuit.windows(2).all(|p| p[0].nom < p[1].nom), "{nuit:#?}");
+        for s in &nuit {
+            assert!((2_000..=8_100).contains(&s.taille_octets()), "{s:?}");
+            assert_eq!(s.octets().len() as u64, s.taille_octets());
+        }
+        let fin_d_annee = Soiree {
+            annee: 2026,
+            mois: 12,
+            jour: 31,
+        };
+        assert_eq!(
+            fin_d_annee.lendemain(),
+            Soiree {
+                annee: 2027,
+                mois: 1,
+                jour: 1
+            }
+        );
     }
 
     #[test]
