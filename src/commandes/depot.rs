@@ -6,11 +6,10 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use serde_json::json;
 
 use super::envoi::{Envoi, runtime, signaler_endpoint_ignore};
 use super::reglages::ReglagesFusionnes;
-use super::{ligne_json, octets_lisibles, ouvrir_base, ouvrir_base_existante};
+use super::{octets_lisibles, ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
 use crate::depot::fabrique::Fabrique;
@@ -25,6 +24,8 @@ use crate::plan::{
 };
 use crate::plateforme::FichierAttendu;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::Evenement;
+use crate::suivi::evenement::{Avertissement, PorteeSimulation};
 use crate::suivi::format::{neutraliser, pluriel};
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
@@ -528,13 +529,14 @@ fn avertir_autres_plans(
         return Ok(());
     }
     if g.json {
-        ligne_json(json!({
-            "evenement": "avertissement",
-            "motif": "autre_plan",
-            "destination": identite,
-            "plans": autres.iter().map(|p| p.id).collect::<Vec<_>>(),
-            "dossiers": autres.iter().map(|p| p.dossier.as_str()).collect::<Vec<_>>(),
-        }))?;
+        Evenement::Avertissement {
+            motif: Avertissement::AutrePlan {
+                destination: identite,
+                plans: autres.iter().map(|p| p.id).collect(),
+                dossiers: autres.iter().map(|p| p.dossier.as_str()).collect(),
+            },
+        }
+        .ecrire()?;
         return Ok(());
     }
     let nommes = autres
@@ -614,11 +616,10 @@ fn refuser_plusieurs_nuits(
         .collect();
     if forcer {
         if g.json {
-            ligne_json(json!({
-                "evenement": "avertissement",
-                "motif": "ecart_participation",
-                "nuits": nuits.len(),
-            }))?;
+            Evenement::Avertissement {
+                motif: Avertissement::EcartParticipation { nuits: nuits.len() },
+            }
+            .ecrire()?;
         } else if !g.quiet {
             writeln!(
                 crate::sortie::erreur(),
@@ -710,13 +711,14 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str, refuser: b
         .into());
     }
     if g.json {
-        ligne_json(json!({
-            "evenement": "avertissement",
-            "motif": "point_different",
-            "point_participation": point,
-            "points_des_noms": points,
-            "fichiers": autres.len(),
-        }))?;
+        Evenement::Avertissement {
+            motif: Avertissement::PointDifferent {
+                point_participation: point,
+                points_des_noms: &points,
+                fichiers: autres.len(),
+            },
+        }
+        .ecrire()?;
     } else {
         let sujet = match autres.len() {
             1 => "1 fichier porte dans son nom".to_owned(),
@@ -787,21 +789,21 @@ fn annoncer_planification(
     a_blanc: bool,
 ) -> Result<()> {
     if g.json {
-        ligne_json(json!({
-            "evenement": "plan",
-            "plan": plan.id,
-            "cree": r.cree,
-            "fichiers": inv.enregistrements.len(),
-            "octets": inv.octets(),
-            "ajoutees": r.ajoutees,
-            "retirees": r.retirees,
-            "reprises": r.reprises,
-            "modifiees": r.modifiees,
-            "dates_seules": r.dates_seules,
-            "ignores": inv.ignores_systeme + inv.non_reconnus.len() as u64 + inv.vides.len() as u64,
-            "liens_non_suivis": inv.liens,
-            "vides": inv.vides,
-        }))?;
+        Evenement::Plan {
+            plan: plan.id,
+            cree: r.cree,
+            fichiers: inv.enregistrements.len(),
+            octets: inv.octets(),
+            ajoutees: r.ajoutees,
+            retirees: r.retirees,
+            reprises: r.reprises,
+            modifiees: &r.modifiees,
+            dates_seules: r.dates_seules,
+            ignores: inv.ignores_systeme + inv.non_reconnus.len() as u64 + inv.vides.len() as u64,
+            liens_non_suivis: &inv.liens,
+            vides: &inv.vides,
+        }
+        .ecrire()?;
         return Ok(());
     }
     if g.quiet {
@@ -887,20 +889,20 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
     let mut s = crate::sortie::standard();
     if g.json {
         for u in &partiraient {
-            ligne_json(json!({
-                "evenement": "partirait",
-                "chemin": u.chemin,
-                "cle": u.cle,
-                "taille": u.taille,
-                "etat": u.etat,
-            }))?;
+            Evenement::Partirait {
+                chemin: &u.chemin,
+                cle: &u.cle,
+                taille: u.taille,
+                etat: u.etat.as_str(),
+            }
+            .ecrire()?;
         }
-        ligne_json(json!({
-            "evenement": "simulation",
-            "plan": pret.plan.id,
-            "unites": partiraient.len(),
-            "octets": octets,
-        }))?;
+        Evenement::Simulation {
+            portee: PorteeSimulation::Nuit { plan: pret.plan.id },
+            unites: partiraient.len(),
+            octets,
+        }
+        .ecrire()?;
     } else {
         for u in &partiraient {
             writeln!(

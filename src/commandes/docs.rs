@@ -242,8 +242,7 @@ pub fn generer_docs(racine: &Path) -> Result<()> {
     fs::write(&chemin, page_de_manuel()?)
         .with_context(|| format!("écriture de {}", chemin.display()))?;
     let chemin = racine.join(SCHEMA_JSON);
-    let existant = fs::read_to_string(&chemin).ok();
-    fs::write(&chemin, schema_json(existant.as_deref())?)
+    fs::write(&chemin, schema_json()?)
         .with_context(|| format!("écriture de {}", chemin.display()))?;
     Ok(())
 }
@@ -251,11 +250,10 @@ pub fn generer_docs(racine: &Path) -> Result<()> {
 /// Le schéma des lignes JSON, sous la racine du dépôt.
 pub const SCHEMA_JSON: &str = "schemas/vigie.schema.json";
 
-/// Le schéma des lignes JSON, tiré du type des événements (`suivi/evenement.rs`) ; `existant`
-/// (le fichier publié) donne la description des événements pas encore typés.
-pub fn schema_json(existant: Option<&str>) -> Result<Vec<u8>> {
-    let texte = crate::suivi::evenement::schema_publie(existant)
-        .context("le schéma publié n'est pas du JSON lisible")?;
+/// Le schéma des lignes JSON, tiré du type des événements (`suivi/evenement.rs`).
+pub fn schema_json() -> Result<Vec<u8>> {
+    let texte = crate::suivi::evenement::schema_publie()
+        .context("le schéma des événements ne s'écrit pas en JSON")?;
     Ok(texte.into_bytes())
 }
 

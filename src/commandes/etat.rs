@@ -2,16 +2,15 @@
 
 use std::io::Write;
 
+use super::{chemin_base, octets_lisibles};
 use anyhow::Result;
-use serde_json::json;
-
-use super::{chemin_base, ligne_json, octets_lisibles};
 use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
 use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers};
 use crate::sortie::CodeSortie;
 use crate::suivi::Evenement;
+use crate::suivi::evenement::UnitesParEtat;
 use crate::suivi::format::neutraliser;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
@@ -24,12 +23,13 @@ pub fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<CodeSort
     if let Some(filtre) = args.unites {
         lister_unites(g, base, &plan, filtre)?;
     } else if g.json {
-        let mut v = etat_json(&plan, &resume);
         let retenus = base.reglages(plan.id)?;
-        if !retenus.est_vide() {
-            v["reglages"] = serde_json::to_value(&retenus)?;
-        }
-        ligne_json(v)?;
+        let reglages = if retenus.est_vide() {
+            None
+        } else {
+            Some(serde_json::to_value(&retenus)?)
+        };
+        etat_json(&plan, &resume, reglages).ecrire()?;
     } else {
         let mut s = crate::sortie::standard();
         afficher_etat(&mut s, base, &plan, &resume)?;
@@ -162,30 +162,32 @@ pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
     }
 }
 
-/// Le contrat JSON de `vigie etat --json` (`schemas/vigie.schema.json`).
-pub fn etat_json(plan: &DepotPlan, r: &ResumePlan) -> serde_json::Value {
-    let mut v = json!({
-        "evenement": "etat",
-        "plan": plan.id,
-        "destination": plan.destination,
-        "dossier": plan.dossier,
-        "unites": {
-            "a_deposer": r.a_deposer,
-            "en_cours": r.en_cours,
-            "deposee": r.deposee,
-            "echec": r.echec,
-            "incertaine": r.incertaine,
+/// Le contrat JSON de `vigie etat --json` (`schemas/vigie.schema.json`). `reglages` : ceux
+/// que retient le plan, s'il en retient.
+pub fn etat_json<'a>(
+    plan: &'a DepotPlan,
+    r: &ResumePlan,
+    reglages: Option<serde_json::Value>,
+) -> Evenement<'a> {
+    Evenement::Etat {
+        plan: plan.id,
+        destination: &plan.destination,
+        dossier: &plan.dossier,
+        unites: UnitesParEtat {
+            a_deposer: r.a_deposer,
+            en_cours: r.en_cours,
+            deposee: r.deposee,
+            echec: r.echec,
+            incertaine: r.incertaine,
         },
-        "definitifs": r.definitifs,
-        "octets_total": r.octets_total,
-        "octets_deposes": r.octets_deposes,
-    });
-    // Vers la plateforme Vigie-Chiro : la participation qui reçoit la nuit, dès qu'elle est
-    // connue (celle que `vigie traiter` lance par défaut).
-    if let Some(p) = &plan.participation {
-        v["participation"] = json!(p);
+        definitifs: r.definitifs,
+        octets_total: r.octets_total,
+        octets_deposes: r.octets_deposes,
+        // Vers la plateforme Vigie-Chiro : la participation qui reçoit la nuit, dès qu'elle
+        // est connue (celle que `vigie traiter` lance par défaut).
+        participation: plan.participation.as_deref(),
+        reglages,
     }
-    v
 }
 
 fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePlan) -> Result<()> {
@@ -382,27 +384,25 @@ pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
         let r = base.resume(plan.id)?;
         let nuit = base.nuit_du_plan(plan.id)?;
         if g.json {
-            let champ = |f: &dyn Fn(&crate::plan::NuitLiee) -> serde_json::Value| {
-                nuit.as_ref()
-                    .map_or(serde_json::Value::Null, |n| f(&n.nuit))
-            };
-            ligne_json(json!({
-                "evenement": "plans",
-                "plan": plan.id,
-                "dossier": plan.dossier,
-                "destination": plan.destination,
-                "unites": r.total(),
-                "deposees": r.deposee,
-                "echecs": r.echec,
-                "definitifs": r.definitifs,
-                "incertaines": r.incertaine,
-                "actif_le": plan.actif_le,
-                "participation": plan.participation,
-                "saison": nuit.as_ref().map(|n| n.saison_id),
-                "soiree": champ(&|n| json!(Some(n.soiree.as_str()).filter(|s| !s.is_empty()))),
-                "point": champ(&|n| json!(Some(n.point.as_str()).filter(|p| !p.is_empty()))),
-                "passage": champ(&|n| json!(n.passage)),
-            }))?;
+            let liee = nuit.as_ref().map(|n| &n.nuit);
+            let non_vide = |t: &str| !t.is_empty();
+            Evenement::Plans {
+                plan: plan.id,
+                dossier: &plan.dossier,
+                destination: &plan.destination,
+                unites: r.total(),
+                deposees: r.deposee,
+                echecs: r.echec,
+                definitifs: r.definitifs,
+                incertaines: r.incertaine,
+                actif_le: plan.actif_le,
+                participation: plan.participation.as_deref(),
+                saison: nuit.as_ref().map(|n| n.saison_id),
+                soiree: liee.map(|n| n.soiree.as_str()).filter(|t| non_vide(t)),
+                point: liee.map(|n| n.point.as_str()).filter(|t| non_vide(t)),
+                passage: liee.map(|n| n.passage),
+            }
+            .ecrire()?;
         } else if let Some(n) = &nuit {
             // Une nuit de saison : la nuit plutôt que l'identité du plan (trois lignes à 80
             // colonnes), le dossier coupé par la gauche.

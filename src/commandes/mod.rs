@@ -17,7 +17,6 @@ mod saison;
 mod traitement;
 mod vigiechiro;
 
-use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -133,9 +132,4 @@ fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {
         Some(b) => b.clone(),
         None => plan::chemin_par_defaut()?,
     })
-}
-
-/// Écrit une ligne JSON sur la sortie standard (avec la version du format).
-fn ligne_json(valeur: serde_json::Value) -> io::Result<()> {
-    crate::suivi::ecrire_ligne(valeur)
 }

@@ -129,7 +129,7 @@ fn annoncer_passage(
 ) -> Result<()> {
     liberer_terminal();
     if g.json {
-        super::ligne_json(passage_json(numero, issue, prochain))?;
+        passage_json(numero, issue, prochain).ecrire()?;
     } else {
         use std::io::Write;
         let mut s = crate::sortie::standard();

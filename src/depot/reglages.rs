@@ -51,31 +51,4 @@ impl ReglagesDuPassage {
         }
         lignes
     }
-
-    /// Ce qu'en dit le bilan JSON : `reglages_repris` (`{"--debit-max": "2 Mo/s"}`) et
-    /// `reglages_remplaces` (`{"--debit-max": {"donne": "5 Mo/s", "retenu": "2 Mo/s"}}`),
-    /// présents seulement s'ils ne sont pas vides.
-    pub fn ecrire_json(&self, v: &mut serde_json::Value) {
-        if !self.repris.is_empty() {
-            v["reglages_repris"] = self
-                .repris
-                .iter()
-                .map(|r| (r.option.to_owned(), serde_json::json!(r.valeur)))
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-        }
-        if !self.remplaces.is_empty() {
-            v["reglages_remplaces"] = self
-                .remplaces
-                .iter()
-                .map(|r| {
-                    (
-                        r.option.to_owned(),
-                        serde_json::json!({"donne": r.valeur, "retenu": r.retenue}),
-                    )
-                })
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-        }
-    }
 }

@@ -8,10 +8,9 @@
 
 use std::io::{self, Write};
 
-use serde_json::json;
-
+use super::evenement::{ComptesBilan, DejaLa, Remplacement};
 use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
-use super::liberer_terminal;
+use super::{Evenement, liberer_terminal};
 use crate::depot::Bilan;
 pub use crate::depot::passages::{ArretPassages, FinDesPassages};
 
@@ -26,12 +25,12 @@ pub fn afficher(
 ) -> io::Result<()> {
     liberer_terminal();
     if json {
-        let mut v = bilan_json(b);
-        if let Some(f) = fin {
-            v["passages"] = json!(f.passages);
-            v["arret"] = json!(f.arret.as_str());
+        return Evenement::Bilan {
+            comptes: comptes_bilan(b),
+            passages: fin.map(|f| f.passages),
+            arret: fin.map(|f| f.arret.as_str()),
         }
-        return super::json::ecrire_ligne(v);
+        .ecrire();
     }
     // Écrit d'abord en mémoire : sur un terminal, les lignes trop longues sont repliées à sa
     // largeur ; dans un tube ou un fichier, elles restent entières (une ligne par fait).
@@ -62,38 +61,67 @@ pub fn afficher(
     sortie.flush()
 }
 
-/// Le bilan JSON : les clés du contrat (`schemas/vigie.schema.json`), puis les extras
-/// (`deposees_ce_passage`, `incidents_absorbes`, `interrompu`).
-pub fn bilan_json(b: &Bilan) -> serde_json::Value {
+/// Les comptes du bilan JSON (`schemas/vigie.schema.json`), pour la ligne `bilan` comme pour
+/// celle d'un `passage`.
+pub fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
     let r = &b.resume;
-    let mut v = json!({
-        "evenement": "bilan",
-        "plan": b.plan,
-        "deposees": r.deposee,
-        "echecs": r.echec - r.definitifs,
-        "definitifs": r.definitifs,
-        "incertaines": r.incertaine,
-        "restantes": r.a_deposer + r.en_cours,
-        "octets_envoyes": b.octets_envoyes,
-        "duree_s": (b.duree.as_secs_f64() * 1000.0).round() / 1000.0,
-        "deposees_ce_passage": b.deposees,
-        "incidents_absorbes": b.incidents_absorbes,
-        "interrompu": b.interrompu,
-    });
     // Vers la plateforme Vigie-Chiro seulement : la participation qui a reçu la nuit (celle
-    // que `vigie traiter` lancera).
-    if let Some(p) = &b.participation {
-        v["participation"] = json!(p);
-        // Les unités que la plateforme avait déjà (finalisées par un autre client ou un autre
-        // plan), comptées à part : elles sont dans `deposees`, pas dans `deposees_ce_passage`.
-        v["deja_sur_la_plateforme"] = json!(b.deja_sur_la_plateforme);
-        v["deja_sur_la_plateforme_non_comparees"] = json!(b.deja_non_comparees);
-    } else {
-        // Vers un compartiment S3 : les unités qu'il tenait déjà, identiques, comptées de même.
-        v["deja_a_la_destination"] = json!(b.deja_a_la_destination);
+    // que `vigie traiter` lancera), et les unités qu'elle avait déjà (finalisées par un autre
+    // client ou un autre plan), comptées à part : elles sont dans `deposees`, pas dans
+    // `deposees_ce_passage`. Vers un compartiment S3 : les unités qu'il tenait déjà,
+    // identiques, comptées de même.
+    let destination = match &b.participation {
+        Some(p) => DejaLa::Plateforme {
+            participation: p,
+            deja_sur_la_plateforme: b.deja_sur_la_plateforme,
+            deja_sur_la_plateforme_non_comparees: b.deja_non_comparees,
+        },
+        None => DejaLa::S3 {
+            deja_a_la_destination: b.deja_a_la_destination,
+        },
+    };
+    ComptesBilan {
+        plan: b.plan,
+        deposees: r.deposee,
+        echecs: r.echec - r.definitifs,
+        definitifs: r.definitifs,
+        incertaines: r.incertaine,
+        restantes: r.a_deposer + r.en_cours,
+        octets_envoyes: b.octets_envoyes,
+        duree_s: (b.duree.as_secs_f64() * 1000.0).round() / 1000.0,
+        deposees_ce_passage: b.deposees,
+        incidents_absorbes: b.incidents_absorbes,
+        interrompu: b.interrompu,
+        destination,
+        reglages_repris: b
+            .reglages
+            .repris
+            .iter()
+            .map(|r| (r.option, r.valeur.as_str()))
+            .collect(),
+        reglages_remplaces: b
+            .reglages
+            .remplaces
+            .iter()
+            .map(|r| {
+                let remplacement = Remplacement {
+                    donne: &r.valeur,
+                    retenu: r.retenue.as_deref(),
+                };
+                (r.option, remplacement)
+            })
+            .collect(),
     }
-    b.reglages.ecrire_json(&mut v);
-    v
+}
+
+/// Le bilan JSON (la ligne `bilan` d'un seul passage), sans la version.
+pub fn bilan_json(b: &Bilan) -> serde_json::Value {
+    Evenement::Bilan {
+        comptes: comptes_bilan(b),
+        passages: None,
+        arret: None,
+    }
+    .en_valeur()
 }
 
 /// Le bilan pour l'humain. Il parle de fichiers (ce que l'utilisateur a sous les yeux, et ce
@@ -275,6 +303,8 @@ const DUREE_MESURABLE: std::time::Duration = std::time::Duration::from_millis(10
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
+
+    use serde_json::json;
 
     use super::*;
     use crate::plan::{CauseRefus, ResumePlan};

@@ -9,9 +9,9 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 
+use super::Evenement;
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use super::traitement::{lignes_bilan, phrase_etat, suggestion, traitement_json};
-use super::{Evenement, ecrire_ligne};
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::traitement::cible::{Cible, NuitPasPrete};
@@ -67,12 +67,7 @@ pub fn afficher_etat(
     taxons: &CacheTaxons,
 ) -> Result<()> {
     if m.json {
-        ecrire_ligne(traitement_json(
-            cible.participation.as_str(),
-            &cible.api,
-            e,
-            taxons,
-        ))?;
+        traitement_json(cible.participation.as_str(), &cible.api, e, taxons).ecrire()?;
         return Ok(());
     }
     let maintenant = crate::traitement::maintenant();

@@ -51,10 +51,11 @@ impl Default for SuiviJson {
 /// `schemas/vigie.schema.json`.
 pub const VERSION_JSON: u64 = 1;
 
-/// Écrit une ligne JSON sur la sortie standard, d'un bloc (verrou tenu) pour que deux unités ne
-/// mêlent pas leurs lignes, avec la version du format : c'est par ici que passe chaque ligne
-/// JSON de `vigie`.
-pub fn ecrire_ligne(mut valeur: serde_json::Value) -> io::Result<()> {
+/// Écrit un événement en une ligne JSON sur la sortie standard, d'un bloc (verrou tenu) pour
+/// que deux unités ne mêlent pas leurs lignes, avec la version du format : c'est par ici que
+/// passe chaque ligne JSON de `vigie`, et rien d'autre qu'un [`Evenement`] n'y passe.
+pub(super) fn ecrire_ligne(evenement: &Evenement<'_>) -> io::Result<()> {
+    let mut valeur = evenement.en_valeur();
     if let Some(objet) = valeur.as_object_mut() {
         objet.insert("version".into(), VERSION_JSON.into());
     }

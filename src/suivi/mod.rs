@@ -37,7 +37,7 @@ use crate::plan::{CauseRefus, DepotUnite};
 pub use barres::SuiviBarres;
 pub use ecran::liberer_terminal;
 pub use evenement::Evenement;
-pub use json::{SuiviJson, VERSION_JSON, ecrire_ligne};
+pub use json::{SuiviJson, VERSION_JSON};
 pub use lignes::SuiviLignes;
 
 pub use crate::depot::evenements::{Suivi, SuiviMuet};

@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use serde_json::json;
-
-use super::bilan::{bilan_json, deposes_sur_total};
+use super::Evenement;
+use super::bilan::{comptes_bilan, deposes_sur_total};
+use super::evenement::IssuePassageJson;
 use super::format::{neutraliser, pluriel};
 use super::secondes_au_dessus;
 
@@ -58,19 +58,23 @@ pub fn ligne_passage(numero: u32, issue: &IssuePassage<'_>, prochain: Option<Dur
 /// L'événement JSON d'un passage : les clés du bilan (comptes du plan, et de ce passage), plus
 /// `passage` (son numéro) et `prochain_passage_s` (la pause avant le suivant, `null` si c'était
 /// le dernier) ; pour un passage arrêté avant tout envoi, `erreur` au lieu des comptes.
-pub fn passage_json(
+pub fn passage_json<'a>(
     numero: u32,
-    issue: &IssuePassage<'_>,
+    issue: &IssuePassage<'a>,
     prochain: Option<Duration>,
-) -> serde_json::Value {
-    let mut v = match issue {
-        IssuePassage::Bilan(b) => bilan_json(b),
-        IssuePassage::Erreur { plan, message } => json!({"plan": plan, "erreur": message}),
+) -> Evenement<'a> {
+    let issue = match issue {
+        IssuePassage::Bilan(b) => IssuePassageJson::Bilan(comptes_bilan(b)),
+        IssuePassage::Erreur { plan, message } => IssuePassageJson::Erreur {
+            plan: *plan,
+            erreur: message,
+        },
     };
-    v["evenement"] = json!("passage");
-    v["passage"] = json!(numero);
-    v["prochain_passage_s"] = json!(prochain.map(|p| p.as_secs_f64()));
-    v
+    Evenement::Passage {
+        passage: numero,
+        prochain_passage_s: prochain.map(|p| p.as_secs_f64()),
+        issue,
+    }
 }
 
 #[cfg(test)]
@@ -148,7 +152,8 @@ mod tests {
             },
             2,
         );
-        let v = passage_json(1, &IssuePassage::Bilan(&b), Some(Duration::from_secs(20)));
+        let v =
+            passage_json(1, &IssuePassage::Bilan(&b), Some(Duration::from_secs(20))).en_valeur();
         assert_eq!(v["evenement"], "passage");
         assert_eq!(v["passage"], 1);
         assert_eq!(v["echecs"], 1);
@@ -161,7 +166,8 @@ mod tests {
                 message: "x",
             },
             None,
-        );
+        )
+        .en_valeur();
         assert_eq!(v["erreur"], "x");
         assert!(v["prochain_passage_s"].is_null());
     }

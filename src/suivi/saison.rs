@@ -11,11 +11,11 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 use chrono::{DateTime, Datelike, NaiveDate};
-use serde_json::json;
 
+use super::Evenement;
 use super::calcul::ModeSortie;
+use super::evenement::{Avertissement, PorteeSimulation};
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
-use super::{Evenement, ecrire_ligne};
 use crate::destination::IdObjet;
 use crate::inventaire::Enregistrement;
 use crate::plan::{DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
@@ -167,11 +167,15 @@ pub fn refuser_hors_nuit(
         refus.ajouter(&format!("  … et {} autres", hors.len() - HORS_NUIT_CITES));
     }
     if json && !hors.is_empty() {
-        ecrire_ligne(json!({
-            "evenement": "avertissement",
-            "motif": "hors_nuit",
-            "chemins": hors.iter().map(|h| &enregistrements[h.fichier].chemin).collect::<Vec<_>>(),
-        }))?;
+        Evenement::Avertissement {
+            motif: Avertissement::HorsNuit {
+                chemins: hors
+                    .iter()
+                    .map(|h| enregistrements[h.fichier].chemin.as_str())
+                    .collect(),
+            },
+        }
+        .ecrire()?;
     }
     refus.rendre(
         json,
@@ -305,13 +309,9 @@ pub fn nuit_deplacee(libelle: &str, plan: &DepotPlan, racine: &str) -> String {
 
 /// Un avertissement sur une participation : replié sur la sortie d'erreur, ou l'événement
 /// `avertissement` (`motif`, `participation`).
-pub fn avertir(m: ModeSortie, motif: &str, texte: &str, id: &IdObjet) -> Result<()> {
+fn avertir(m: ModeSortie, motif: Avertissement<'_>, texte: &str) -> Result<()> {
     if m.json {
-        ecrire_ligne(json!({
-            "evenement": "avertissement",
-            "motif": motif,
-            "participation": id.as_str(),
-        }))?;
+        Evenement::Avertissement { motif }.ecrire()?;
     } else if !m.silencieux {
         let mut e = crate::sortie::erreur();
         for l in replier(texte, 79) {
@@ -325,13 +325,14 @@ pub fn avertir(m: ModeSortie, motif: &str, texte: &str, id: &IdObjet) -> Result<
 pub fn avertir_d_autrui(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
     avertir(
         m,
-        "participation_d_autrui",
+        Avertissement::ParticipationDAutrui {
+            participation: id.as_str(),
+        },
         &format!(
             "attention : la participation {} d'un autre observateur tombe sur la nuit {libelle} \
              ; elle n'est pas reprise",
             adresse_ou_identifiant(api, id.as_str())
         ),
-        id,
     )
 }
 
@@ -339,13 +340,14 @@ pub fn avertir_d_autrui(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -
 pub fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
     avertir(
         m,
-        "participation_ecartee",
+        Avertissement::ParticipationEcartee {
+            participation: id.as_str(),
+        },
         &format!(
             "attention : la participation {} convenait aussi à la nuit {libelle} ; une autre, \
              qui contient déjà ses fichiers, est retenue",
             adresse_ou_identifiant(api, id.as_str())
         ),
-        id,
     )
 }
 
@@ -462,14 +464,16 @@ pub fn simulation(
         .count();
     let octets: u64 = nuits.iter().map(|n| n.octets(enregistrements)).sum();
     if m.json {
-        ecrire_ligne(json!({
-            "evenement": "simulation",
-            "nuits": nuits.len(),
-            "a_creer": a_creer,
-            "unites": enregistrements.len(),
-            "octets": octets,
-            "hors_ligne": hors_ligne,
-        }))?;
+        Evenement::Simulation {
+            portee: PorteeSimulation::Saison {
+                nuits: nuits.len(),
+                a_creer,
+                hors_ligne,
+            },
+            unites: enregistrements.len(),
+            octets,
+        }
+        .ecrire()?;
         return Ok(());
     }
     let mut s = crate::sortie::standard();

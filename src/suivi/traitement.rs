@@ -10,8 +10,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use chrono::{Datelike, TimeZone, Timelike};
-use serde_json::{Value, json};
 
+use super::Evenement;
+use super::evenement::{BilanTaxons, TaxonJson};
 use super::format::{neutraliser, pluriel, replier};
 use crate::horodatage::InstantUtc;
 use crate::traitement::taxons::{CacheTaxons, NomsTaxon};
@@ -262,56 +263,56 @@ pub fn lignes_bilan(b: &Bilan, taxons: &CacheTaxons, api: &str) -> Vec<String> {
     sortie
 }
 
-/// Un instant en ISO 8601 UTC pour le JSON (`null` sans lui).
-fn iso(i: Option<InstantUtc>) -> Value {
-    i.map_or(Value::Null, |i| json!(i.iso()))
-}
-
 /// Le bilan en JSON : par ordre, chaque taxon (identifiant, noms), ses contacts.
-pub fn bilan_json(b: &Bilan, taxons: &CacheTaxons, api: &str) -> Value {
-    let mut o = json!({ "problemes": b.problemes });
-    for (cle, _, lignes) in ordres(b) {
-        o[cle] = lignes
+pub fn bilan_json(b: &Bilan, taxons: &CacheTaxons, api: &str) -> BilanTaxons {
+    let [chiropteres, orthopteres, autre] = ordres(b).map(|(_, _, lignes)| {
+        lignes
             .iter()
             .map(|l| {
                 let noms = taxons.nommer(api, &l.taxon);
-                json!({
-                    "taxon": l.taxon.id.as_ref().map(|i| i.as_str()),
-                    "libelle_court": noms.as_ref().map(|n| n.court.as_str()).filter(|s| !s.is_empty()),
-                    "libelle_long": noms.as_ref().map(|n| n.long.as_str()).filter(|s| !s.is_empty()),
-                    "contacts_min": l.contacts_min,
-                    "contacts_max": l.contacts_max,
-                })
+                let nom = |n: &str| Some(n.to_owned()).filter(|s| !s.is_empty());
+                TaxonJson {
+                    taxon: l.taxon.id.as_ref().map(|i| i.as_str().to_owned()),
+                    libelle_court: noms.as_ref().and_then(|n| nom(&n.court)),
+                    libelle_long: noms.as_ref().and_then(|n| nom(&n.long)),
+                    contacts_min: l.contacts_min,
+                    contacts_max: l.contacts_max,
+                }
             })
-            .collect();
+            .collect()
+    });
+    BilanTaxons {
+        problemes: b.problemes,
+        chiropteres,
+        orthopteres,
+        autre,
     }
-    o
 }
 
 /// L'événement `traitement` : l'état du calcul (`etat` : `null` si aucun calcul n'a été
 /// lancé), ses dates, son message, et le bilan une fois fini.
-pub fn traitement_json(
-    participation: &str,
-    api: &str,
-    e: &EtatParticipation,
+pub fn traitement_json<'a>(
+    participation: &'a str,
+    api: &'a str,
+    e: &'a EtatParticipation,
     taxons: &CacheTaxons,
-) -> Value {
+) -> Evenement<'a> {
     let t = e.traitement.as_ref();
-    json!({
-        "evenement": "traitement",
-        "participation": participation,
-        "api": api,
-        "etat": t.map(|t| t.etat.nom()),
-        "retry": t.and_then(|t| t.retry),
-        "date_planification": iso(t.and_then(|t| t.date_planification)),
-        "date_debut": iso(t.and_then(|t| t.date_debut)),
-        "date_fin": iso(t.and_then(|t| t.date_fin)),
-        "message": t.and_then(|t| t.message.as_deref()),
-        "bilan": match (&e.bilan, t.map(|t| &t.etat)) {
-            (Some(b), Some(EtatCalcul::Fini)) => bilan_json(b, taxons, api),
-            _ => Value::Null,
+    let iso = |i: Option<InstantUtc>| i.map(|i| i.iso());
+    Evenement::Traitement {
+        participation,
+        api,
+        etat: t.map(|t| t.etat.nom()),
+        retry: t.and_then(|t| t.retry),
+        date_planification: iso(t.and_then(|t| t.date_planification)),
+        date_debut: iso(t.and_then(|t| t.date_debut)),
+        date_fin: iso(t.and_then(|t| t.date_fin)),
+        message: t.and_then(|t| t.message.as_deref()),
+        bilan: match (&e.bilan, t.map(|t| &t.etat)) {
+            (Some(b), Some(EtatCalcul::Fini)) => Some(bilan_json(b, taxons, api)),
+            _ => None,
         },
-    })
+    }
 }
 
 /// Comment montrer les relevés de `--attendre`.
@@ -441,6 +442,7 @@ mod tests {
     use super::*;
     use crate::destination::IdObjet;
     use crate::transport::vigiechiro::TaxonDuBilan;
+    use serde_json::{Value, json};
 
     fn instant(iso: &str) -> InstantUtc {
         InstantUtc::depuis_iso(iso).unwrap()
@@ -558,7 +560,7 @@ mod tests {
         for ligne in &l {
             assert!(ligne.chars().count() <= 80, "{ligne}");
         }
-        let j = bilan_json(&b, &taxons, "api");
+        let j = serde_json::to_value(bilan_json(&b, &taxons, "api")).unwrap();
         assert_eq!(j["chiropteres"][0]["libelle_court"], "Pipkuh");
         assert_eq!(j["chiropteres"][2]["libelle_court"], Value::Null);
         assert_eq!(j["orthopteres"], json!([]));

@@ -30,7 +30,7 @@ fn schema_json_a_jour() {
     let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let chemin = racine.join(vigie::commandes::SCHEMA_JSON);
     let present = std::fs::read_to_string(&chemin).expect("schéma publié lisible");
-    let attendu = vigie::commandes::schema_json(Some(&present)).expect("génération");
+    let attendu = vigie::commandes::schema_json().expect("génération");
     assert!(
         present.as_bytes() == attendu.as_slice(),
         "{} périmé\nrégénérez-le avec : cargo run -- generer-docs .",

@@ -518,10 +518,9 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
     assert_eq!(lignes[0]["jeton"], serde_json::Value::Null);
 }
 
-/// Chaque événement que le code émet a son schéma : les événements typés
-/// (`vigie::suivi::Evenement`, dont le schéma est tiré) plus le nom de chaque `"evenement"`
-/// encore écrit à la main dans `src/` forment l'énumération du schéma, qui n'en a pas d'autre ;
-/// aucun événement typé n'est aussi écrit à la main.
+/// Chaque ligne JSON est un événement typé (`vigie::suivi::Evenement`), dont le schéma est
+/// tiré : nulle part ailleurs dans `src/` un champ `"evenement"` n'est écrit à la main (par
+/// `json!` ou autrement), et le schéma décrit exactement les événements du type.
 #[test]
 fn chaque_evenement_emis_a_son_schema() {
     let schema: serde_json::Value = serde_json::from_str(
@@ -539,38 +538,36 @@ fn chaque_evenement_emis_a_son_schema() {
         .map(|v| v.as_str().unwrap().to_owned())
         .collect();
     decrits.sort();
-    let motif = regex::Regex::new(r#""evenement"\]?\s*(?::|=\s*json!\()\s*"([a-z_]+)""#).unwrap();
-    let mut emis = std::collections::BTreeSet::new();
-    let mut a_voir = vec![std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/src"
-    ))];
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let le_type = racine.join("src/suivi/evenement.rs");
+    let mut a_la_main = Vec::new();
+    let mut a_voir = vec![racine.join("src")];
     while let Some(d) = a_voir.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
             if p.is_dir() {
                 a_voir.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
+            } else if p.extension().is_some_and(|x| x == "rs") && p != le_type {
                 let texte = std::fs::read_to_string(&p).unwrap();
                 // Les tests unitaires lisent des événements, ils n'en émettent pas.
                 let code = texte.split("#[cfg(test)]").next().unwrap_or("");
-                for c in motif.captures_iter(code) {
-                    emis.insert(c[1].to_owned());
+                for (n, ligne) in code.lines().enumerate() {
+                    if ligne.contains("\"evenement\"") {
+                        a_la_main.push(format!("{}:{}", p.display(), n + 1));
+                    }
                 }
             }
         }
     }
-    let types: std::collections::BTreeSet<String> = vigie::suivi::evenement::schemas_types()
+    assert!(
+        a_la_main.is_empty(),
+        "événement écrit à la main, hors de suivi/evenement.rs : {a_la_main:?}"
+    );
+    let types: Vec<String> = vigie::suivi::evenement::schemas_types()
         .into_iter()
         .map(|(nom, _)| nom)
         .collect();
-    let en_double: Vec<&String> = types.intersection(&emis).collect();
-    assert!(
-        en_double.is_empty(),
-        "typés dans suivi/evenement.rs mais encore écrits par json! : {en_double:?}"
-    );
-    emis.extend(types);
-    // Les événements du moteur et du bac à sable, au moins, doivent avoir été trouvés.
+    // Les événements du moteur, des commandes et du bac à sable, au moins.
     for attendu in [
         "bilan",
         "passage",
@@ -578,13 +575,14 @@ fn chaque_evenement_emis_a_son_schema() {
         "pret",
         "erreur",
         "connexion",
+        "plan",
+        "simulation",
     ] {
-        assert!(
-            emis.contains(attendu),
-            "{attendu} introuvable dans src/ : {emis:?}"
-        );
+        assert!(types.iter().any(|t| t == attendu), "{attendu} : {types:?}");
     }
-    assert_eq!(emis.into_iter().collect::<Vec<_>>(), decrits);
+    let mut types = types;
+    types.sort();
+    assert_eq!(types, decrits);
     for nom in &decrits {
         assert!(
             schema["$defs"][nom]["description"].is_string(),
