@@ -15,8 +15,11 @@
 //! conviennent.
 
 use std::fmt;
+use std::sync::LazyLock;
 
-/// Un instant, à la seconde, en secondes Unix (UTC).
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, Utc};
+
+/// Un instant, à la seconde, en secondes Unix (UTC), dans les bornes du calendrier de `chrono`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstantUtc(i64);
 
@@ -47,8 +50,12 @@ impl InstantUtc {
         self.0
     }
 
+    /// Ramené dans les bornes du calendrier (±262 000 ans) : tout instant s'écrit.
     pub fn depuis_secondes(secondes: i64) -> Self {
-        InstantUtc(secondes)
+        InstantUtc(secondes.clamp(
+            DateTime::<Utc>::MIN_UTC.timestamp(),
+            DateTime::<Utc>::MAX_UTC.timestamp(),
+        ))
     }
 
     /// Lecture stricte, pour la ligne de commande : `AAAA-MM-JJTHH:MM[:SS]` (ou une espace au
@@ -80,41 +87,21 @@ impl InstantUtc {
         }
     }
 
+    fn en_date(self) -> DateTime<Utc> {
+        DateTime::from_timestamp(self.0, 0).expect("un InstantUtc est dans les bornes de chrono")
+    }
+
     /// La forme canonique, ISO 8601 en UTC : `2026-06-21T21:30:00Z`.
     pub fn iso(self) -> String {
-        let (annee, mois, jour, h, m, s) = self.civil();
-        format!("{annee:04}-{mois:02}-{jour:02}T{h:02}:{m:02}:{s:02}Z")
+        self.en_date().format("%Y-%m-%dT%H:%M:%SZ").to_string()
     }
 
     /// La forme qu'exige la plateforme en entrée (RFC 1123, `DATE_FORMAT` de
     /// `vigiechiro/settings.py`) : `Sun, 21 Jun 2026 21:30:00 GMT`.
     pub fn rfc1123(self) -> String {
-        const JOURS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-        const MOIS: [&str; 12] = [
-            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-        ];
-        let (annee, mois, jour, h, m, s) = self.civil();
-        // Le 1er janvier 1970 était un jeudi.
-        let jour_semaine = JOURS[self.0.div_euclid(86_400).rem_euclid(7) as usize];
-        format!(
-            "{jour_semaine}, {jour:02} {} {annee:04} {h:02}:{m:02}:{s:02} GMT",
-            MOIS[(mois - 1) as usize]
-        )
-    }
-
-    /// (année, mois, jour, heure, minute, seconde) en UTC.
-    fn civil(self) -> (i64, i64, i64, i64, i64, i64) {
-        let jours = self.0.div_euclid(86_400);
-        let dans_jour = self.0.rem_euclid(86_400);
-        let (annee, mois, jour) = date_civile(jours);
-        (
-            annee,
-            mois,
-            jour,
-            dans_jour / 3600,
-            dans_jour % 3600 / 60,
-            dans_jour % 60,
-        )
+        self.en_date()
+            .format("%a, %d %b %Y %H:%M:%S GMT")
+            .to_string()
     }
 }
 
@@ -138,99 +125,42 @@ fn sans_fraction(t: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(format!("{}{}", &t[..point], &t[point + 1 + chiffres..]))
 }
 
+/// L'écriture ISO admise, chiffre pour chiffre : date, `T` (ou `t`, ou une espace), heure et
+/// minute, secondes facultatives, puis rien, `Z`, ou un décalage `±HH`, `±HHMM`, `±HH:MM`. Le
+/// calendrier (29 février, 31 avril, secondes intercalaires) est l'affaire de `chrono`.
+static ISO: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?(?:([Zz])|([+-])([0-9]{2})(?::?([0-9]{2}))?)?$",
+    )
+    .expect("expression valide")
+});
+
 fn lire_iso(t: &str) -> Option<LectureIso> {
-    let nombre = |s: &str, chiffres: usize| -> Option<i64> {
-        (s.len() == chiffres && s.bytes().all(|o| o.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
-    };
-    let (date, reste) = t.split_once(['T', 't', ' '])?;
-    let mut d = date.split('-');
-    let (annee, mois, jour) = (
-        nombre(d.next()?, 4)?,
-        nombre(d.next()?, 2)?,
-        nombre(d.next()?, 2)?,
-    );
-    if d.next().is_some() {
+    let c = ISO.captures(t)?;
+    let nombre = |i: usize| c.get(i).map_or(Some(0), |m| m.as_str().parse::<u32>().ok());
+    let date = NaiveDate::from_ymd_opt(i32::try_from(nombre(1)?).ok()?, nombre(2)?, nombre(3)?)?;
+    // `from_hms_opt` refuse la seconde 60 : une seconde intercalaire n'est pas un instant
+    // que la plateforme sache écrire.
+    let heure = NaiveTime::from_hms_opt(nombre(4)?, nombre(5)?, nombre(6)?)?;
+    let locale = date.and_time(heure);
+    if c.get(7).is_none() && c.get(8).is_none() {
+        return Some(LectureIso::SansFuseau(InstantUtc(
+            locale.and_utc().timestamp(),
+        )));
+    }
+    let (zh, zm) = (nombre(9)?, nombre(10)?);
+    if zh > 18 || zm > 59 {
         return None;
     }
-    let (heure, fuseau) = match reste.find(['Z', 'z', '+', '-']) {
-        Some(i) => (&reste[..i], Some(&reste[i..])),
-        None => (reste, None),
+    let decalage = i32::try_from(zh * 3600 + zm * 60).ok()?;
+    let signe = if c.get(8).is_some_and(|s| s.as_str() == "-") {
+        -1
+    } else {
+        1
     };
-    let mut h = heure.split(':');
-    let heures = nombre(h.next()?, 2)?;
-    let minutes = nombre(h.next()?, 2)?;
-    let secondes = match h.next() {
-        Some(s) => nombre(s, 2)?,
-        None => 0,
-    };
-    if h.next().is_some()
-        || !(1..=12).contains(&mois)
-        || !(1..=jours_du_mois(annee, mois)).contains(&jour)
-        || heures > 23
-        || minutes > 59
-        || secondes > 59
-    {
-        return None;
-    }
-    let locale =
-        jours_depuis_epoque(annee, mois, jour) * 86_400 + heures * 3600 + minutes * 60 + secondes;
-    let decalage = match fuseau {
-        None => return Some(LectureIso::SansFuseau(InstantUtc(locale))),
-        Some("Z" | "z") => 0,
-        Some(z) => {
-            let signe = if z.starts_with('-') { -1 } else { 1 };
-            let z = &z[1..];
-            let (zh, zm) = match z.split_once(':') {
-                Some((h, m)) => (nombre(h, 2)?, nombre(m, 2)?),
-                None if z.len() == 4 => (nombre(&z[..2], 2)?, nombre(&z[2..], 2)?),
-                None => (nombre(z, 2)?, 0),
-            };
-            if zh > 18 || zm > 59 {
-                return None;
-            }
-            signe * (zh * 3600 + zm * 60)
-        }
-    };
-    Some(LectureIso::AvecFuseau(InstantUtc(locale - decalage)))
-}
-
-fn bissextile(annee: i64) -> bool {
-    annee % 4 == 0 && (annee % 100 != 0 || annee % 400 == 0)
-}
-
-fn jours_du_mois(annee: i64, mois: i64) -> i64 {
-    match mois {
-        2 if bissextile(annee) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Jours depuis le 1er janvier 1970 (algorithme de H. Hinnant).
-fn jours_depuis_epoque(annee: i64, mois: i64, jour: i64) -> i64 {
-    let a = if mois <= 2 { annee - 1 } else { annee };
-    let ere = a.div_euclid(400);
-    let ade = a.rem_euclid(400);
-    let mp = (mois + 9) % 12;
-    let jda = (153 * mp + 2) / 5 + jour - 1;
-    let jde = ade * 365 + ade / 4 - ade / 100 + jda;
-    ere * 146_097 + jde - 719_468
-}
-
-/// (année, mois, jour) d'un nombre de jours depuis le 1er janvier 1970 (H. Hinnant).
-pub(crate) fn date_civile(jours: i64) -> (i64, i64, i64) {
-    let z = jours + 719_468;
-    let ere = z.div_euclid(146_097);
-    let jde = z.rem_euclid(146_097);
-    let ade = (jde - jde / 1460 + jde / 36_524 - jde / 146_096) / 365;
-    let jda = jde - (365 * ade + ade / 4 - ade / 100);
-    let mp = (5 * jda + 2) / 153;
-    let jour = jda - (153 * mp + 2) / 5 + 1;
-    let mois = if mp < 10 { mp + 3 } else { mp - 9 };
-    (ade + ere * 400 + i64::from(mois <= 2), mois, jour)
+    let fuseau = FixedOffset::east_opt(signe * decalage)?;
+    let instant = locale.and_local_timezone(fuseau).single()?;
+    Some(LectureIso::AvecFuseau(InstantUtc(instant.timestamp())))
 }
 
 #[cfg(test)]
@@ -320,5 +250,63 @@ mod tests {
         assert_eq!(InstantUtc::lire("2026-06-21T21:30:00."), None);
         assert_eq!(InstantUtc::lire("n'importe quoi"), None);
         assert_ne!(InstantUtc::lire("2026-06-22T21:30:00"), Some(i));
+    }
+
+    /// Les cas limites du calendrier : le 29 février des années bissextiles seulement (2000
+    /// oui, 2100 non), le passage d'une année à l'autre (un décalage qui change l'année, la
+    /// dernière seconde), la seconde intercalaire refusée, et des instants hors de 1970-9999
+    /// qui s'écrivent encore.
+    #[test]
+    fn cas_limites_du_calendrier() {
+        assert_eq!(iso("2024-02-29T12:00:00Z").iso(), "2024-02-29T12:00:00Z");
+        assert_eq!(iso("2000-02-29T00:00:00Z").iso(), "2000-02-29T00:00:00Z");
+        for refuse in [
+            "2100-02-29T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-00-10T00:00:00Z",
+            "2026-06-00T00:00:00Z",
+            "2016-12-31T23:59:60Z",
+        ] {
+            assert!(InstantUtc::depuis_iso(refuse).is_err(), "{refuse}");
+            assert_eq!(InstantUtc::lire(refuse), None, "{refuse}");
+        }
+        // Une seconde intercalaire dans la forme de la plateforme n'est pas lue non plus.
+        assert_eq!(InstantUtc::lire("Sat, 31 Dec 2016 23:59:60 GMT"), None);
+        let fin = iso("2026-12-31T23:59:59Z");
+        assert_eq!(
+            InstantUtc::depuis_secondes(fin.secondes() + 1).iso(),
+            "2027-01-01T00:00:00Z"
+        );
+        assert_eq!(
+            iso("2027-01-01T00:30:00+01:00"),
+            iso("2026-12-31T23:30:00Z")
+        );
+        assert_eq!(
+            iso("2026-12-31T23:30:00-01:00").iso(),
+            "2027-01-01T00:30:00Z"
+        );
+        assert_eq!(
+            iso("2026-06-21T21:30:00+18:00").iso(),
+            "2026-06-21T03:30:00Z"
+        );
+        assert_eq!(
+            iso("2026-12-31T23:30:00-01:00").rfc1123(),
+            "Fri, 01 Jan 2027 00:30:00 GMT"
+        );
+        assert_eq!(
+            InstantUtc::depuis_secondes(-1).rfc1123(),
+            "Wed, 31 Dec 1969 23:59:59 GMT"
+        );
+        assert_eq!(
+            InstantUtc::depuis_secondes(-1).iso(),
+            "1969-12-31T23:59:59Z"
+        );
+        // Hors du calendrier : ramené à sa borne, il s'écrit quand même.
+        for extreme in [i64::MIN, i64::MAX] {
+            let i = InstantUtc::depuis_secondes(extreme);
+            assert!(!i.iso().is_empty() && !i.rfc1123().is_empty());
+        }
     }
 }
