@@ -6,7 +6,7 @@
 //! céder aussitôt à une interruption. C'est ici, une fois, plutôt que chez chaque appelant.
 //!
 //! Une écriture non rejouable dont l'issue est inconnue peut être **réconciliée** dans la même
-//! boucle ([`executer_reconcilie`]) : l'appelant fournit une relecture de la destination ; si elle
+//! boucle ([`Operation::relue_par`]) : l'appelant fournit une relecture de la destination ; si elle
 //! prouve que l'écriture n'a pas eu lieu, la réémettre est sans risque, et la politique décide
 //! quand, comme pour une opération rejouable. L'écriture, sa relecture et sa réémission forment
 //! une [`Etape`] : elles partagent un seul budget (tentatives et échéance), si bien qu'un accroc
@@ -31,9 +31,10 @@ use super::politique::{Decision, PolitiqueReessai, RaisonArret, Rejouabilite};
 use super::reponse::ReponseApi;
 use super::temporisateur::{Annulation, SourceAlea, Temporisateur};
 
-/// Ce qu'on émet, tel qu'il apparaîtra dans le journal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Operation<'a> {
+/// Ce qu'on émet : l'opération telle qu'elle apparaîtra dans le journal, sa rejouabilité, et,
+/// pour une écriture non rejouable, l'étape dont elle partage le budget et la relecture qui lève
+/// son issue inconnue (voir [`executer`]).
+pub struct Operation<'a, T> {
     /// Méthode HTTP (`PUT`, `POST`…).
     pub methode: &'a str,
     /// La cible, **déjà expurgée** par l'appelant : ni jeton, ni signature d'URL, ni
@@ -41,6 +42,41 @@ pub struct Operation<'a> {
     pub cible: &'a str,
     /// Sûreté au rejeu, décidée par l'appelant.
     pub rejouabilite: Rejouabilite,
+    /// L'étape déjà entamée (par une écriture dont l'opération est la relecture) dont elle
+    /// partage le budget ; `None` : une étape neuve, à elle seule.
+    pub etape: Option<&'a Etape>,
+    /// Sans réponse, une écriture non rejouable est relue par là ; `None` : sans relecture,
+    /// l'issue inconnue est rendue à l'appelant.
+    pub relecture: Option<Relecture<'a, T>>,
+}
+
+impl<'a, T> Operation<'a, T> {
+    /// Une opération dans une étape neuve, sans relecture.
+    pub fn nouvelle(methode: &'a str, cible: &'a str, rejouabilite: Rejouabilite) -> Self {
+        Operation {
+            methode,
+            cible,
+            rejouabilite,
+            etape: None,
+            relecture: None,
+        }
+    }
+
+    /// Dans le budget d'une étape déjà entamée.
+    pub fn dans(self, etape: &'a Etape) -> Self {
+        Operation {
+            etape: Some(etape),
+            ..self
+        }
+    }
+
+    /// Relue par `relecture` si elle part sans réponse.
+    pub fn relue_par(self, relecture: Relecture<'a, T>) -> Self {
+        Operation {
+            relecture: Some(relecture),
+            ..self
+        }
+    }
 }
 
 /// Une décision de la boucle, telle qu'on la journalise : jamais de corps, d'en-tête ni de jeton.
@@ -161,34 +197,22 @@ pub struct Cadre<'a, H: Temporisateur, A: SourceAlea> {
     pub budget: &'a dyn BudgetReessai,
 }
 
-/// Exécute `tentative(1)`, `tentative(2)`… sous la politique du `cadre`, jusqu'à un arrêt.
-///
-/// Avant chaque attente, l'observateur est prévenu de la prochaine tentative et de l'attente.
-/// Chaque décision est journalisée par `tracing` et transmise à l'observateur. Une annulation
-/// constatée avant un appel ou pendant une attente arrête aussitôt, avec la dernière réponse et la
-/// raison [`RaisonArret::Annule`]. Au réveil d'une attente, l'échéance est revérifiée. Chaque
-/// réessai est soumis au budget du cadre.
-pub async fn executer<T, F, Fut>(
-    cadre: &Cadre<'_, impl Temporisateur, impl SourceAlea>,
-    op: &Operation<'_>,
-    tentative: F,
-) -> Issue<T>
-where
-    F: FnMut(u32) -> Fut,
-    Fut: Future<Output = ReponseApi<T>>,
-{
-    executer_reconcilie(cadre, op, &Etape::nouvelle(), tentative, None).await
-}
-
 /// La relecture d'une écriture non rejouable partie sans réponse : appelée avec l'étape (ses
 /// propres émissions puisent dans son budget), elle dit si l'écriture a eu lieu. Une fermeture
 /// qui rend un futur en boîte (`async { … }.boxed()`) : « sans relecture » s'écrit `None`.
 pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>> + Send);
 
-/// Comme [`executer`], dans le budget d'une [`Etape`] (déjà entamée peut-être par
-/// d'autres émissions), et avec une relecture pour une écriture non rejouable.
+/// Exécute `tentative(1)`, `tentative(2)`… sous la politique du `cadre`, jusqu'à un arrêt : la
+/// seule entrée de la boucle de réessai.
 ///
-/// Quand la politique conclut à une issue inconnue et qu'une `relecture` est fournie, elle est
+/// Avant chaque attente, l'observateur est prévenu de la prochaine tentative et de l'attente.
+/// Chaque décision est journalisée par `tracing` et transmise à l'observateur. Une annulation
+/// constatée avant un appel ou pendant une attente arrête aussitôt, avec la dernière réponse et la
+/// raison [`RaisonArret::Annule`]. Au réveil d'une attente, l'échéance est revérifiée. Chaque
+/// réessai est soumis au budget du cadre. Les tentatives sont comptées dans l'[`Etape`] de
+/// l'opération (déjà entamée peut-être par d'autres émissions), ou dans une étape neuve.
+///
+/// Quand la politique conclut à une issue inconnue et que l'opération a une relecture, elle est
 /// appelée avec l'étape (ses propres émissions y puisent) :
 /// - [`Releve::Faite`] : l'écriture a eu lieu, l'opération est un succès ;
 /// - [`Releve::Nulle`] : rien n'a eu lieu ; la réponse est alors jugée comme celle d'une
@@ -199,17 +223,24 @@ pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>
 /// Une seule décision est journalisée par tentative ratée (l'issue inconnue levée par une
 /// relecture qui trouve l'écriture faite, le rejeu après une relecture qui la trouve nulle, ou
 /// l'arrêt) ; la relecture a les siennes.
-pub async fn executer_reconcilie<T, F, Fut>(
+pub async fn executer<T, F, Fut>(
     cadre: &Cadre<'_, impl Temporisateur, impl SourceAlea>,
-    op: &Operation<'_>,
-    etape: &Etape,
+    op: Operation<'_, T>,
     mut tentative: F,
-    mut relecture: Option<Relecture<'_, T>>,
 ) -> Issue<T>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = ReponseApi<T>>,
 {
+    let Operation {
+        methode,
+        cible,
+        rejouabilite,
+        etape,
+        mut relecture,
+    } = op;
+    let neuve = Etape::nouvelle();
+    let etape = etape.unwrap_or(&neuve);
     let Cadre {
         politique,
         temporisateur,
@@ -222,7 +253,8 @@ where
     let ecoule = || temporisateur.maintenant().saturating_sub(debut);
     let journal = Journal {
         politique,
-        op,
+        methode,
+        cible,
         observateur,
     };
 
@@ -245,7 +277,7 @@ where
         let mut ecoule_decision = ecoule();
         let mut decision = politique.decider(
             &reponse,
-            op.rejouabilite,
+            rejouabilite,
             etape.tentatives(),
             ecoule_decision,
             alea.tirer(),
@@ -276,8 +308,8 @@ where
                 }
                 Releve::Nulle => {
                     tracing::info!(
-                        methode = op.methode,
-                        cible = op.cible,
+                        methode,
+                        cible,
                         "relecture : l'écriture n'a pas eu lieu, elle peut repartir"
                     );
                     ecoule_decision = ecoule();
@@ -304,8 +336,8 @@ where
         }
         if !budget.reessai_permis() {
             tracing::info!(
-                methode = op.methode,
-                cible = op.cible,
+                methode,
+                cible,
                 tentative = numero,
                 "budget global de réessai épuisé : pas de nouvelle tentative"
             );
@@ -342,13 +374,14 @@ where
 }
 
 /// Tout ce qu'il faut pour journaliser une décision.
-struct Journal<'o, 'a> {
+struct Journal<'o> {
     politique: &'o PolitiqueReessai,
-    op: &'o Operation<'a>,
+    methode: &'o str,
+    cible: &'o str,
     observateur: &'o dyn ObservateurReessai,
 }
 
-impl Journal<'_, '_> {
+impl Journal<'_> {
     /// Journalise l'arrêt et rend l'issue.
     fn arreter<T>(
         &self,
@@ -375,8 +408,8 @@ impl Journal<'_, '_> {
         raison: Option<RaisonArret>,
     ) {
         let decision = DecisionJournalisee {
-            methode: self.op.methode.to_owned(),
-            cible: self.op.cible.to_owned(),
+            methode: self.methode.to_owned(),
+            cible: self.cible.to_owned(),
             tentative,
             budget_restant: self.politique.budget_restant(ecoule),
             statut: reponse.statut(),
@@ -445,16 +478,17 @@ mod tests {
     const MS: fn(u64) -> Duration = Duration::from_millis;
     const S: fn(u64) -> Duration = Duration::from_secs;
 
-    const PUT: Operation<'static> = Operation {
-        methode: "PUT",
-        cible: "s3://nuit/Car850618-2026-Pass1-Z1-PaRecPA.wav",
-        rejouabilite: Rejouabilite::Rejouable,
-    };
-    const POST: Operation<'static> = Operation {
-        methode: "POST",
-        cible: "/participations",
-        rejouabilite: Rejouabilite::NonRejouable,
-    };
+    fn put<'a, T>() -> Operation<'a, T> {
+        Operation::nouvelle(
+            "PUT",
+            "s3://nuit/Car850618-2026-Pass1-Z1-PaRecPA.wav",
+            Rejouabilite::Rejouable,
+        )
+    }
+
+    fn post<'a, T>() -> Operation<'a, T> {
+        Operation::nouvelle("POST", "/participations", Rejouabilite::NonRejouable)
+    }
 
     fn injoignable(a_pu_atteindre: bool) -> ReponseApi<&'static str> {
         ReponseApi::Injoignable {
@@ -604,7 +638,7 @@ mod tests {
                     annulation: &Annulation::new(),
                     budget: &SansBudget,
                 },
-                &PUT,
+                put(),
                 |n| script.appeler(n),
             )
             .await;
@@ -634,7 +668,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &seau,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -660,7 +694,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -691,7 +725,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -731,7 +765,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -772,7 +806,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -793,7 +827,7 @@ mod tests {
             derniere,
             DecisionJournalisee {
                 methode: "PUT".into(),
-                cible: PUT.cible.into(),
+                cible: put::<()>().cible.into(),
                 tentative: 2,
                 budget_restant: Some(S(7)),
                 statut: Some(503),
@@ -841,7 +875,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -881,7 +915,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |_| {
                 appels += 1;
                 // La réponse arrive après 2 s de travail : il reste 18 s jusqu'à la date.
@@ -917,7 +951,7 @@ mod tests {
             annulation: &annulation,
             budget: &SansBudget,
         };
-        let execution = executer(&cadre, &PUT, |n| script.appeler(n));
+        let execution = executer(&cadre, put(), |n| script.appeler(n));
         // Annule dès que l'attente a commencé, puis laisse à la boucle quelques tours pour
         // s'arrêter : sans `select!` sur l'annulation, l'attente suspendue ne finirait jamais et
         // le test échouerait au lieu de bloquer.
@@ -968,7 +1002,7 @@ mod tests {
                 annulation: &annulation,
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |_| {
                 appels += 1;
                 ready(ReponseApi::Succes(()))
@@ -998,7 +1032,7 @@ mod tests {
                 annulation: &annulation,
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |_| {
                 appels += 1;
                 annulation.annuler();
@@ -1023,7 +1057,7 @@ mod tests {
                 annulation: &annulation,
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |_| {
                 annulation.annuler();
                 ready(ReponseApi::Succes("déposée"))
@@ -1047,7 +1081,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
+            post(),
             |n| script.appeler(n),
         )
         .await;
@@ -1067,7 +1101,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
+            post(),
             |n| script.appeler(n),
         )
         .await;
@@ -1095,7 +1129,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
+            post(),
             |n| script.appeler(n),
         )
         .await;
@@ -1117,7 +1151,7 @@ mod tests {
         let relectures = Mutex::new(0);
         let politique = insistant();
         let etape = Etape::nouvelle();
-        let issue = executer_reconcilie(
+        let issue = executer(
             &Cadre {
                 politique: &politique,
                 temporisateur: &horloge,
@@ -1126,15 +1160,12 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
-            &etape,
-            |n| script.appeler(n),
-            Some(&mut |etape: Etape| {
+            post().dans(&etape).relue_par(&mut |etape: Etape| {
                 *relectures.lock().expect("verrou") += 1;
                 let politique = &politique;
                 let horloge = &horloge;
                 async move {
-                    let lu = executer_reconcilie(
+                    let lu = executer(
                         &Cadre {
                             politique,
                             temporisateur: horloge,
@@ -1143,10 +1174,8 @@ mod tests {
                             annulation: &Annulation::new(),
                             budget: &SansBudget,
                         },
-                        &PUT,
-                        &etape,
+                        put().dans(&etape),
                         |_| ready(ReponseApi::Succes(false)),
-                        None,
                     )
                     .await;
                     match lu.reponse {
@@ -1156,6 +1185,7 @@ mod tests {
                 }
                 .boxed()
             }),
+            |n| script.appeler(n),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::Succes);
@@ -1188,7 +1218,7 @@ mod tests {
         let horloge = HorlogeVirtuelle::new();
         let mut ecritures = 0;
         let etape = Etape::nouvelle();
-        let issue: Issue<()> = executer_reconcilie(
+        let issue: Issue<()> = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
@@ -1197,13 +1227,13 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
-            &etape,
+            post()
+                .dans(&etape)
+                .relue_par(&mut |_| ready(Releve::Nulle).boxed()),
             |_| {
                 ecritures += 1;
                 ready(refuse(500, None).map(|_| ()))
             },
-            Some(&mut |_| ready(Releve::Nulle).boxed()),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::TentativesEpuisees);
@@ -1213,7 +1243,7 @@ mod tests {
     #[tokio::test]
     async fn ecriture_faite_ou_inconnue_selon_la_relecture() {
         let horloge = HorlogeVirtuelle::new();
-        let issue = executer_reconcilie(
+        let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
@@ -1222,17 +1252,15 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
-            &Etape::nouvelle(),
+            post().relue_par(&mut |_| ready(Releve::Faite("retrouvée")).boxed()),
             |_| ready(injoignable(true)),
-            Some(&mut |_| ready(Releve::Faite("retrouvée")).boxed()),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::Succes);
         assert_eq!(issue.reponse, ReponseApi::Succes("retrouvée"));
         assert!(horloge.attentes().is_empty());
 
-        let issue = executer_reconcilie(
+        let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
@@ -1241,10 +1269,8 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &POST,
-            &Etape::nouvelle(),
+            post().relue_par(&mut |_| ready(Releve::Inconnue).boxed()),
             |_| ready(injoignable(true)),
-            Some(&mut |_| ready(Releve::Inconnue).boxed()),
         )
         .await;
         assert_eq!(issue.raison, RaisonArret::IssueInconnue);
@@ -1295,7 +1321,7 @@ mod tests {
                 annulation: &Annulation::new(),
                 budget: &SansBudget,
             },
-            &PUT,
+            put(),
             |n| script.appeler(n),
         )
         .await;
@@ -1322,7 +1348,7 @@ mod tests {
             annulation: &annulation,
             budget: &SansBudget,
         };
-        let futur = executer(&cadre, &PUT, |_| async { ReponseApi::Succes(()) });
+        let futur = executer(&cadre, put(), |_| async { ReponseApi::Succes(()) });
         exige_send(&futur);
     }
 }

@@ -11,11 +11,11 @@
 //! - [`ReponseApi`] classe une issue (rejouable ou non), variante par variante ;
 //! - [`attente_demandee`] interprète `Retry-After` / `Retry-After-Ms` ;
 //! - [`PolitiqueReessai::decider`], pure, rend une [`Decision`] ;
-//! - [`executer`] émet, décide, annonce, attend et journalise, dans un [`Cadre`] qui injecte
-//!   [`Temporisateur`], [`SourceAlea`], [`Annulation`] et le budget global d'un passage
-//!   ([`SeauJetons`]) ; [`executer_reconcilie`] réémet une
-//!   écriture non rejouable dont une relecture a prouvé qu'elle n'a pas eu lieu, dans le budget
-//!   d'une seule [`Etape`].
+//! - [`executer`], la seule entrée, émet, décide, annonce, attend et journalise, dans un
+//!   [`Cadre`] qui injecte [`Temporisateur`], [`SourceAlea`], [`Annulation`] et le budget
+//!   global d'un passage ([`SeauJetons`]) ; une [`Operation`] relue ([`Operation::relue_par`])
+//!   y est réémise, écriture non rejouable, si sa relecture prouve qu'elle n'a pas eu lieu,
+//!   dans le budget d'une seule [`Etape`].
 //!
 //! ```no_run
 //! # async fn exemple() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,11 +25,7 @@
 //! let politique = Reglages::insistant()
 //!     .avec_echeance(Duration::from_secs(120))
 //!     .valider()?;
-//! let op = Operation {
-//!     methode: "PUT",
-//!     cible: "s3://nuit/fichier.wav",
-//!     rejouabilite: Rejouabilite::Rejouable,
-//! };
+//! let op = Operation::nouvelle("PUT", "s3://nuit/fichier.wav", Rejouabilite::Rejouable);
 //! let cadre = Cadre {
 //!     politique: &politique,
 //!     temporisateur: &TemporisateurTokio::new(),
@@ -38,7 +34,7 @@
 //!     annulation: &Annulation::new(),
 //!     budget: &SansBudget,
 //! };
-//! let issue = executer(&cadre, &op, |_tentative| async {
+//! let issue = executer(&cadre, op, |_tentative| async {
 //!     ReponseApi::<()>::Succes(())
 //! })
 //! .await;
@@ -58,7 +54,7 @@ mod temporisateur;
 
 pub use boucle::{
     Cadre, DecisionJournalisee, Etape, Issue, ObservateurMuet, ObservateurReessai, Operation,
-    Relecture, Releve, executer, executer_reconcilie,
+    Relecture, Releve, executer,
 };
 pub use budget::{BudgetReessai, SansBudget, SeauJetons};
 pub use politique::{

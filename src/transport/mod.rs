@@ -30,7 +30,6 @@ use crate::reessai::{
     AleaSysteme, Annulation, Cadre, DecisionJournalisee, Etape, Issue, ObservateurMuet,
     ObservateurReessai, Operation, PolitiqueReessai, Profil, Reglages, Rejouabilite, Relecture,
     ReponseApi, SansBudget, SeauJetons, SourceAlea, TemporisateurTokio, executer,
-    executer_reconcilie,
 };
 use corps::Progression;
 use reseau::{Reseau, TemporisateurHorsPause};
@@ -225,23 +224,14 @@ enum Tentee<T> {
 const DETAIL_ABANDON: &str =
     "connexion d'avant la coupure, muette : abandonnée au retour du réseau";
 
-/// Une émission : la description complète de la requête, ce que l'appelant déclare — la
-/// méthode et la cible (pour le journal), le profil de réessai, la rejouabilité, l'étape dont
-/// elle entame le budget, et la relecture d'une écriture non rejouable. Qui l'observe
-/// (journal d'une unité, du plan, rien) est choisi par le contexte qui l'émet.
+/// Une émission : la description complète de la requête, ce que l'appelant déclare — le
+/// profil de réessai, et l'[`Operation`] : la méthode et la cible (pour le journal), la
+/// rejouabilité, l'étape dont elle entame le budget, et la relecture d'une écriture non
+/// rejouable. Qui l'observe (journal d'une unité, du plan, rien) est choisi par le
+/// [`ContexteEmission`] qui l'émet.
 pub struct Emission<'a, T> {
-    /// Méthode ou opération (`PutObject`, `UploadPart`…), pour le journal.
-    pub methode: &'a str,
-    /// Cible sans secret (clé d'objet, chemin d'API), pour le journal.
-    pub cible: &'a str,
     pub profil: Profil,
-    pub rejouabilite: Rejouabilite,
-    /// L'étape déjà entamée dont l'émission partage le budget (une relecture), sinon une
-    /// étape neuve.
-    pub etape: Option<&'a Etape>,
-    /// Sans réponse, une écriture non rejouable est relue par là, puis réémise si la relecture
-    /// prouve qu'elle n'a pas eu lieu, dans le budget d'une seule émission.
-    pub relecture: Option<Relecture<'a, T>>,
+    pub operation: Operation<'a, T>,
 }
 
 impl<'a, T> Emission<'a, T> {
@@ -253,12 +243,8 @@ impl<'a, T> Emission<'a, T> {
         rejouabilite: Rejouabilite,
     ) -> Self {
         Emission {
-            methode,
-            cible,
             profil,
-            rejouabilite,
-            etape: None,
-            relecture: None,
+            operation: Operation::nouvelle(methode, cible, rejouabilite),
         }
     }
 
@@ -282,21 +268,17 @@ impl<'a, T> Emission<'a, T> {
     /// relue par `relecture` et réémise si la relecture prouve qu'elle n'a pas eu lieu, dans
     /// le budget d'une seule émission : un accroc isolé n'arrête jamais l'unité.
     pub fn ecriture_relue(methode: &'a str, cible: &'a str, relecture: Relecture<'a, T>) -> Self {
+        let ecriture = Self::ecriture_unique(methode, cible);
         Emission {
-            relecture: Some(relecture),
-            ..Self::nouvelle(
-                methode,
-                cible,
-                Profil::Insistant,
-                Rejouabilite::NonRejouable,
-            )
+            operation: ecriture.operation.relue_par(relecture),
+            ..ecriture
         }
     }
 
     /// Dans le budget d'une étape déjà entamée (la relecture d'une écriture non rejouable).
     pub fn dans(self, etape: &'a Etape) -> Self {
         Emission {
-            etape: Some(etape),
+            operation: self.operation.dans(etape),
             ..self
         }
     }
@@ -610,29 +592,17 @@ impl Emetteur {
         F: FnMut(Arc<Progression>) -> Fut,
         Fut: Future<Output = ReponseApi<T>>,
     {
-        let Emission {
-            methode,
-            cible,
-            profil,
-            rejouabilite,
-            etape,
-            relecture,
-        } = emission;
-        let nouvelle = Etape::nouvelle();
-        let etape = etape.unwrap_or(&nouvelle);
+        let Emission { profil, operation } = emission;
+        let (methode, cible, rejouabilite) =
+            (operation.methode, operation.cible, operation.rejouabilite);
         let politique = match profil {
             Profil::Insistant => &self.reglages.insistant,
             Profil::Bref => &self.reglages.bref,
         };
-        let operation = Operation {
-            methode,
-            cible,
-            rejouabilite,
-        };
         // Un Mutex et non un RefCell : le futur doit rester `Send` (tâches du moteur).
         let tentative = Mutex::new(tentative);
         let tentative = &tentative;
-        executer_reconcilie(
+        executer(
             &Cadre {
                 politique,
                 temporisateur: &self.temporisateur,
@@ -641,8 +611,7 @@ impl Emetteur {
                 annulation: &self.annulation,
                 budget: self.budget.as_ref(),
             },
-            &operation,
-            etape,
+            operation,
             |numero| async move {
                 // Une tentative qui n'est pas comptée (coupure, connexion morte) est tout de
                 // même journalisée, sans attente ni raison : le journal dit aussi ce qu'une
@@ -740,7 +709,6 @@ impl Emetteur {
                     return reponse;
                 }
             },
-            relecture,
         )
         .await
     }
@@ -805,11 +773,7 @@ impl Emetteur {
                         annulation: &self.annulation,
                         budget: &SansBudget,
                     },
-                    &Operation {
-                        methode: "SONDE",
-                        cible: "destination",
-                        rejouabilite: Rejouabilite::Rejouable,
-                    },
+                    Operation::nouvelle("SONDE", "destination", Rejouabilite::Rejouable),
                     |_| async {
                         tokio::time::timeout(delai_sonde, sonder())
                             .await
@@ -1342,8 +1306,9 @@ mod tests {
                 let essais = AtomicU32::new(0);
                 let relecture = &mut |_| async { Releve::Faite(()) }.boxed();
                 let emission = Emission {
-                    relecture: Some(relecture),
-                    ..Emission::nouvelle("PUT", "muette", Profil::Insistant, rejouabilite)
+                    profil: Profil::Insistant,
+                    operation: Operation::nouvelle("PUT", "muette", rejouabilite)
+                        .relue_par(relecture),
                 };
                 let issue = emettre(&emetteur.observe_par(&journal), emission, |_| {
                     let premier = essais.fetch_add(1, Ordering::SeqCst) == 0;
