@@ -163,6 +163,12 @@ impl<'a> Envoi<'a> {
         }
     }
 
+    /// Le seau `--debit-max` de cet envoi (`None` : sans limite), pour les essais.
+    #[cfg(test)]
+    pub(super) fn seau(&self) -> Option<&Arc<crate::transport::debit::LimiteDebit>> {
+        self.debit.as_ref()
+    }
+
     /// Un émetteur aux réglages de cet envoi, hors de tout passage.
     pub(super) fn emetteur_seul(&self, arret: Annulation) -> Emetteur {
         Emetteur::nouveau(self.emission.clone(), arret).sous_limite(self.debit.clone())

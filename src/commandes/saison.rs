@@ -758,9 +758,12 @@ fn envoyer_saison(
             .ok()
             .map(|u| u.id)
     });
-    // 1. Les créations, nuit après nuit, avant tout envoi.
+    // 1. Les créations, nuit après nuit, avant tout envoi. Une création qui échoue
+    // passagèrement n'arrête pas les autres nuits : avec `--jusqu-au-bout`, sa nuit est
+    // retentée au deuxième passage de la course (son passage crée la participation) ; sans,
+    // elle attend la prochaine relance (code 1).
     let mut code = CodeSortie::Succes;
-    let mut pretes = Vec::with_capacity(planifiees.len());
+    let mut course = Vec::with_capacity(planifiees.len());
     for p in planifiees {
         let Destination::VigieChiro(dest) = &p.destination else {
             continue;
@@ -768,7 +771,7 @@ fn envoyer_saison(
         if p.plan.participation.is_some()
             || matches!(dest.participation, CibleParticipation::Existante(_))
         {
-            pretes.push(p);
+            course.push((p, true));
             continue;
         }
         let base = Base::ouvrir(chemin_base)?;
@@ -776,40 +779,81 @@ fn envoyer_saison(
         match issue {
             Ok(id) => {
                 dire::participation_creee(mode(g), api, &p.libelle, &id)?;
-                pretes.push(p);
+                course.push((p, true));
             }
             Err(e) => match crate::sortie::code_pour_erreur(&e) {
                 CodeSortie::EchecsTransitoires => {
                     dire::creation_reportee(&p.libelle, &e)?;
-                    code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
+                    if regle.jusqu_au_bout() {
+                        course.push((p, false));
+                    } else {
+                        code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
+                    }
                 }
                 _ => return Err(e),
             },
         }
     }
-    // 2. L'envoi, nuit après nuit, sous les mêmes réglages et la même limite de débit.
-    let tous: Vec<i64> = pretes.iter().map(|p| p.plan.id).collect();
-    for p in pretes {
-        dire::entete_de_nuit(mode(g), &p.libelle, p.plan.id)?;
-        let mut envoi = commune.vers(&p.destination);
-        envoi.annonce = reglages.annonce.clone();
-        envoi.moi = moi.clone();
-        let base = Base::ouvrir(chemin_base)?;
-        let c = rt.block_on(super::passages::enchainer(
-            g,
-            &regle,
-            &envoi,
-            base,
-            p.plan.clone(),
-        ))?;
-        if c == CodeSortie::Interrompu {
-            return Ok(c);
+    // 2. L'envoi : une seule course pour toutes les nuits, dans l'ordre de la saison, sous les
+    // mêmes réglages, le même plafond de parallélisme et le même seau `--debit-max` (chaque
+    // envoi de nuit est `commune.vers(…)`). Avec `--jusqu-au-bout`, un passage envoie toutes
+    // les nuits qui ont encore à tenter, et la pause vient entre deux passages de la saison.
+    let tous: Vec<i64> = course.iter().map(|(p, _)| p.plan.id).collect();
+    let envois = envois_des_nuits(
+        &commune,
+        course.iter().map(|(p, _)| &p.destination),
+        &reglages.annonce,
+        moi.as_ref(),
+    );
+    let nuits: Vec<super::passages::NuitDeLaCourse<'_, '_>> = course
+        .iter()
+        .zip(&envois)
+        .map(|((p, d), envoi)| super::passages::NuitDeLaCourse {
+            plan: p.plan.clone(),
+            envoi,
+            des_le_premier_passage: *d,
+        })
+        .collect();
+    let libelles: Vec<(i64, &str)> = course
+        .iter()
+        .map(|(p, _)| (p.plan.id, p.libelle.as_str()))
+        .collect();
+    let entete = |plan: &DepotPlan| {
+        if let Some((_, libelle)) = libelles.iter().find(|(id, _)| *id == plan.id) {
+            let _ = dire::entete_de_nuit(mode(g), libelle, plan.id);
         }
-        code = code.max_par_gravite(c);
-        drop(p._verrou);
+    };
+    let base = Base::ouvrir(chemin_base)?;
+    let c = rt.block_on(super::passages::enchainer_saison(
+        g, &regle, &nuits, base, &entete,
+    ))?;
+    if c == CodeSortie::Interrompu {
+        return Ok(c);
     }
+    code = code.max_par_gravite(c);
+    // Les verrous des nuits sont tenus jusqu'à la fin de la course.
+    drop(course);
     bilan_de_saison(g, api, chemin_base, &tous)?;
     Ok(code)
+}
+
+/// L'envoi de chaque nuit : `commune.vers(…)`, donc les mêmes réglages d'émission, le même
+/// plafond `--paralleles` et **le même seau `--debit-max`** pour toutes les nuits de la
+/// course (la limite vaut pour la saison, pas pour chaque nuit).
+fn envois_des_nuits<'b>(
+    commune: &'b Envoi<'_>,
+    destinations: impl Iterator<Item = &'b Destination>,
+    annonce: &crate::depot::ReglagesDuPassage,
+    moi: Option<&IdObjet>,
+) -> Vec<Envoi<'b>> {
+    destinations
+        .map(|d| {
+            let mut envoi = commune.vers(d);
+            envoi.annonce = annonce.clone();
+            envoi.moi = moi.cloned();
+            envoi
+        })
+        .collect()
 }
 
 /// Le bilan de la saison, une ligne par nuit de la commande (`plans`).
@@ -955,4 +999,46 @@ pub(super) fn etat_saison(g: &OptionsGlobales, base: &Base, saison: i64) -> Resu
     });
     dire::etat_saison(g.json, saison, &lignes, code != CodeSortie::Succes)?;
     Ok(code)
+}
+
+#[cfg(test)]
+mod tests_course {
+    use super::*;
+    use crate::cli::{Cli, Commande};
+    use clap::FromArgMatches;
+    use std::time::Duration;
+
+    /// Deux nuits de la course réservent dans le seau `--debit-max` : ce que l'une prend, l'autre
+    /// l'attend. Horloge de tokio en pause : le seau ne se remplit pas entre deux réservations,
+    /// seuls les octets comptent.
+    #[tokio::test(start_paused = true)]
+    async fn le_seau_debit_max_est_celui_de_toutes_les_nuits() {
+        let ligne = ["vigie", "depot", "/saison", "--debit-max", "8Ko/s"];
+        let m = crate::cli::commande().try_get_matches_from(ligne).unwrap();
+        let _ = Cli::from_arg_matches(&m).unwrap();
+        let Commande::Depot(args) = Cli::depuis_correspondances(&m).unwrap().commande else {
+            unreachable!("une commande depot")
+        };
+        let nuits = [
+            "vigiechiro:participation/64a1b2c3d4e5f60718293d01",
+            "vigiechiro:participation/64a1b2c3d4e5f60718293d02",
+            "vigiechiro:participation/64a1b2c3d4e5f60718293d03",
+        ]
+        .map(|d| Destination::depuis_identite(d).unwrap());
+        let commune = Envoi::nouveau(&args.envoi, &args.s3, &nuits[0]).unwrap();
+        let envois = envois_des_nuits(
+            &commune,
+            nuits.iter(),
+            &crate::depot::ReglagesDuPassage::default(),
+            None,
+        );
+        let seau = |i: usize| envois[i].seau().expect("--debit-max donné");
+        // 8 Ko/s : le seau tient une tranche d'avance, 4 Kio (4 096 octets).
+        assert_eq!(seau(0).reserver(4096), Duration::ZERO, "le seau est plein");
+        // La nuit suivante trouve le seau vide : 4 000 octets attendent 0,5 s à 8 000 o/s.
+        // Un seau par nuit les aurait laissés partir aussitôt.
+        assert_eq!(seau(1).reserver(4000), Duration::from_millis(500));
+        // Et la troisième attend la dette des deux autres : 8 000 octets, 1 s.
+        assert_eq!(seau(2).reserver(4000), Duration::from_secs(1));
+    }
 }

@@ -20,7 +20,12 @@
 //!   d'un passage avant DURÉE n'est pas commencée (comme un réessai qui ne tiendrait pas dans
 //!   l'échéance), et DURÉE arrête aussi un passage en cours, pause réseau comprise (le plan est
 //!   tenu à jour comme après Ctrl-C) : code 1 (3 s'il y a aussi des refus définitifs) ;
-//! - Ctrl-C, pendant un passage comme pendant une pause : code 130, plan à jour.
+//! - Ctrl-C, pendant un passage comme pendant une pause : code 130, plan à jour ;
+//! - plusieurs plans (les nuits d'une saison, [`enchainer_plans`]) font **une seule course** :
+//!   un passage envoie, plan après plan, tout ce qui reste à tenter dans chacun, la pause vient
+//!   entre deux passages de la course (pas entre deux plans), et la course s'arrête quand plus
+//!   rien n'est à tenter dans aucun plan. Une nuit en panne ne retient donc pas les suivantes :
+//!   elles partent au premier passage, et la nuit en panne est reprise au suivant.
 
 //!
 //! La commande fournit le passage, le suivi et l'annonce de chaque passage ([`Passages`]) ;
@@ -95,6 +100,11 @@ impl ReglePassages {
     fn limite(&self) -> Option<Duration> {
         self.limite
     }
+
+    /// `--jusqu-au-bout` : des passages jusqu'à ce que plus rien ne soit à tenter.
+    pub fn jusqu_au_bout(&self) -> bool {
+        self.jusqu_au_bout
+    }
 }
 
 /// Pourquoi les passages se sont arrêtés.
@@ -145,6 +155,8 @@ pub(crate) trait Passages {
     fn attente_reseau(&self) -> Option<Duration>;
     /// Le suivi d'un passage (un neuf à chaque passage).
     fn suivi(&self) -> Arc<dyn Suivi>;
+    /// Avant le passage d'un plan (une course de plusieurs plans en dit l'en-tête).
+    fn commencer(&self, _plan: &DepotPlan) {}
     /// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret`, une
     /// coupure du réseau plus longue que `attente_reseau` l'arrêtant.
     async fn passage(
@@ -179,8 +191,7 @@ fn suite_apres(
     ecoule: Duration,
     alea: f64,
 ) -> Suite {
-    let transitoires = r.echec.saturating_sub(r.definitifs);
-    if r.a_deposer + r.en_cours + r.incertaine + transitoires == 0 {
+    if !reste_a_tenter(r) {
         return Suite::Arreter(if r.definitifs > 0 {
             ArretPassages::RefusDefinitifs
         } else {
@@ -229,6 +240,72 @@ pub(crate) async fn enchainer(
     base: Base,
     plan: DepotPlan,
 ) -> Result<(Bilan, Option<FinDesPassages>)> {
+    let plans = [PlanDeLaCourse {
+        plan,
+        des_le_premier_passage: true,
+    }];
+    let (mut bilans, fin) = enchainer_plans(regle, passages, arret, base, &plans).await?;
+    let bilan = bilans.pop().flatten().context("aucun passage")?;
+    Ok((bilan, fin))
+}
+
+/// Ce qu'a donné le passage d'un plan : son bilan, ou l'erreur passagère qui l'a arrêté.
+fn issue_de<'a>(
+    plan: i64,
+    bilan: &'a Option<Bilan>,
+    erreur: &'a Option<String>,
+) -> IssuePassage<'a> {
+    match bilan {
+        Some(b) => IssuePassage::Bilan(b),
+        None => IssuePassage::Erreur {
+            plan,
+            message: erreur.as_deref().unwrap_or_default(),
+        },
+    }
+}
+
+/// Un plan d'une course de plusieurs plans (les nuits d'une saison).
+pub(crate) struct PlanDeLaCourse {
+    pub plan: DepotPlan,
+    /// `false` : le plan attend le deuxième passage (une nuit dont la participation n'a pas pu
+    /// être créée avant l'envoi : elle est retentée au passage suivant, avec les autres).
+    pub des_le_premier_passage: bool,
+}
+
+/// Reste-t-il quelque chose à tenter dans ce plan (à déposer, interrompu, incertain, en échec
+/// transitoire) ?
+fn reste_a_tenter(r: &ResumePlan) -> bool {
+    r.a_deposer + r.en_cours + r.incertaine + r.echec.saturating_sub(r.definitifs) > 0
+}
+
+/// Ce qui compte pour la suite d'une course de plusieurs plans : la somme de leurs comptes.
+fn somme(resumes: &[ResumePlan]) -> ResumePlan {
+    let mut t = ResumePlan::default();
+    for r in resumes {
+        t.a_deposer += r.a_deposer;
+        t.en_cours += r.en_cours;
+        t.deposee += r.deposee;
+        t.echec += r.echec;
+        t.incertaine += r.incertaine;
+        t.definitifs += r.definitifs;
+    }
+    t
+}
+
+/// Les passages d'une course de plusieurs plans (les nuits d'une saison), dans leur ordre :
+/// un **passage** envoie, plan après plan, tout ce qui reste à tenter dans chacun ; la pause
+/// vient entre deux passages de la course, pas entre deux plans ; la course s'arrête quand
+/// plus rien n'est à tenter dans aucun plan (ou sur DURÉE, ou Ctrl-C). Rend le bilan cumulé
+/// de chaque plan (`None` pour un plan qu'aucun passage n'a touché, sans `--jusqu-au-bout`) et,
+/// avec `--jusqu-au-bout`, la fin des passages. Sans `--jusqu-au-bout`, un seul passage, qui
+/// s'arrête à la première erreur ou au premier plan interrompu.
+pub(crate) async fn enchainer_plans(
+    regle: &ReglePassages,
+    passages: &impl Passages,
+    arret: Annulation,
+    base: Base,
+    plans: &[PlanDeLaCourse],
+) -> Result<(Vec<Option<Bilan>>, Option<FinDesPassages>)> {
     let horloge = TemporisateurTokio::new();
     // DURÉE écoulée : plus rien ne démarre, ce qui est en vol s'arrête, comme après Ctrl-C.
     let duree_ecoulee = Arc::new(AtomicBool::new(false));
@@ -250,71 +327,111 @@ pub(crate) async fn enchainer(
     };
     let chemin_base = base.chemin().to_owned();
     let mut base = Some(base);
-    let mut total: Option<Bilan> = None;
+    let mut totaux: Vec<Option<Bilan>> = plans.iter().map(|_| None).collect();
     let mut numero: u32 = 0;
     let arret_final = loop {
         numero += 1;
-        let suivi = passages.suivi();
-        let base_du_passage = match base.take() {
-            Some(b) => b,
-            None => Base::ouvrir(&chemin_base)?,
-        };
-        // La pause réseau d'un passage ne dépasse pas DURÉE (sans `--attente-reseau`, c'est
-        // DURÉE qui l'arrête, comme elle arrête le passage).
-        let attente_reseau = match regle.politique.budget_restant(horloge.maintenant()) {
-            Some(reste) => passages
-                .attente_reseau()
-                .map(|a| a.min(reste.max(Duration::from_millis(1)))),
-            None => passages.attente_reseau(),
-        };
-        // L'arrêt de la commande (Ctrl-C, DURÉE) arrête le passage ; le réseau abandonné
-        // n'arrête que le passage : le suivant reprendra après la pause.
-        let issue = passages
-            .passage(
-                base_du_passage,
-                plan.clone(),
-                arret.enfant(),
-                suivi,
-                attente_reseau,
-            )
-            .await;
-        if !regle.jusqu_au_bout {
-            return Ok((issue?, None));
-        }
-        let (bilan, erreur) = match issue {
-            Ok(b) => (Some(b), None),
-            // Une erreur passagère avant tout envoi : un passage raté, à refaire.
-            Err(e)
-                if code_pour_erreur(&e) == CodeSortie::EchecsTransitoires
-                    && !arret.est_annulee() =>
-            {
-                passages.liberer_terminal();
-                (None, Some(format!("{e:#}")))
+        // Les plans de ce passage : au premier, ceux qui partent d'emblée ; ensuite, ceux où
+        // il reste quelque chose à tenter.
+        let ce_passage: Vec<usize> = if numero == 1 {
+            (0..plans.len())
+                .filter(|&i| plans[i].des_le_premier_passage)
+                .collect()
+        } else {
+            let b = Base::ouvrir(&chemin_base)?;
+            let mut v = Vec::new();
+            for (i, p) in plans.iter().enumerate() {
+                if reste_a_tenter(&b.resume(p.plan.id)?) {
+                    v.push(i);
+                }
             }
-            // DURÉE écoulée avant tout envoi (pendant la pause réseau de la résolution de la
-            // participation) : ce n'est pas Ctrl-C, les passages s'arrêtent sur DURÉE (code 1).
-            Err(_) if arret.est_annulee() && arret_de(&arret) == ArretPassages::DureeEcoulee => {
-                passages.liberer_terminal();
-                (
-                    None,
-                    Some("arrêté avant tout envoi : la durée est écoulée".to_owned()),
+            v
+        };
+        // L'issue du dernier plan de ce passage : annoncée avec la suite, une fois connue.
+        let mut derniere: Option<(i64, Option<Bilan>, Option<String>)> = None;
+        for (rang, &i) in ce_passage.iter().enumerate() {
+            let plan = &plans[i].plan;
+            passages.commencer(plan);
+            let suivi = passages.suivi();
+            let base_du_passage = match base.take() {
+                Some(b) => b,
+                None => Base::ouvrir(&chemin_base)?,
+            };
+            // La pause réseau d'un passage ne dépasse pas DURÉE (sans `--attente-reseau`,
+            // c'est DURÉE qui l'arrête, comme elle arrête le passage).
+            let attente_reseau = match regle.politique.budget_restant(horloge.maintenant()) {
+                Some(reste) => passages
+                    .attente_reseau()
+                    .map(|a| a.min(reste.max(Duration::from_millis(1)))),
+                None => passages.attente_reseau(),
+            };
+            // L'arrêt de la commande (Ctrl-C, DURÉE) arrête le passage ; le réseau abandonné
+            // n'arrête que le passage : le suivant reprendra après la pause.
+            let issue = passages
+                .passage(
+                    base_du_passage,
+                    plan.clone(),
+                    arret.enfant(),
+                    suivi,
+                    attente_reseau,
                 )
+                .await;
+            if !regle.jusqu_au_bout {
+                let bilan = issue?;
+                let interrompu = bilan.interrompu;
+                totaux[i] = Some(bilan);
+                if interrompu || arret.est_annulee() {
+                    break;
+                }
+                continue;
             }
-            Err(e) => return Err(e),
-        };
-        let resume = match &bilan {
-            Some(b) => {
-                cumuler(&mut total, b);
-                b.resume.clone()
+            let (bilan, erreur) = match issue {
+                Ok(b) => (Some(b), None),
+                // Une erreur passagère avant tout envoi : un passage raté, à refaire.
+                Err(e)
+                    if code_pour_erreur(&e) == CodeSortie::EchecsTransitoires
+                        && !arret.est_annulee() =>
+                {
+                    passages.liberer_terminal();
+                    (None, Some(format!("{e:#}")))
+                }
+                // DURÉE écoulée avant tout envoi (pendant la pause réseau de la résolution de
+                // la participation) : ce n'est pas Ctrl-C, les passages s'arrêtent sur DURÉE
+                // (code 1).
+                Err(_)
+                    if arret.est_annulee() && arret_de(&arret) == ArretPassages::DureeEcoulee =>
+                {
+                    passages.liberer_terminal();
+                    (
+                        None,
+                        Some("arrêté avant tout envoi : la durée est écoulée".to_owned()),
+                    )
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some(b) = &bilan {
+                cumuler(&mut totaux[i], b);
             }
-            None => Base::ouvrir(&chemin_base)?.resume(plan.id)?,
-        };
+            if rang + 1 == ce_passage.len() || arret.est_annulee() {
+                derniere = Some((plan.id, bilan, erreur));
+                break;
+            }
+            passages.annoncer_passage(numero, &issue_de(plan.id, &bilan, &erreur), None);
+        }
+        if !regle.jusqu_au_bout {
+            return Ok((totaux, None));
+        }
         let suite = if arret.est_annulee() {
             Suite::Arreter(arret_de(&arret))
         } else {
+            let b = Base::ouvrir(&chemin_base)?;
+            let mut resumes = Vec::with_capacity(plans.len());
+            for p in plans {
+                resumes.push(b.resume(p.plan.id)?);
+            }
             suite_apres(
                 &regle.politique,
-                &resume,
+                &somme(&resumes),
                 numero,
                 horloge.maintenant(),
                 AleaSysteme.tirer(),
@@ -324,14 +441,9 @@ pub(crate) async fn enchainer(
             Suite::Pause(p) => Some(p),
             Suite::Arreter(_) => None,
         };
-        let issue = match (&bilan, &erreur) {
-            (Some(b), _) => IssuePassage::Bilan(b),
-            (None, e) => IssuePassage::Erreur {
-                plan: plan.id,
-                message: e.as_deref().unwrap_or_default(),
-            },
-        };
-        passages.annoncer_passage(numero, &issue, prochain);
+        if let Some((id, bilan, erreur)) = &derniere {
+            passages.annoncer_passage(numero, &issue_de(*id, bilan, erreur), prochain);
+        }
         match suite {
             Suite::Arreter(a) => break a,
             Suite::Pause(pause) => {
@@ -342,29 +454,34 @@ pub(crate) async fn enchainer(
             }
         }
     };
-    let resume = Base::ouvrir(&chemin_base)?.resume(plan.id)?;
-    let mut bilan = total.unwrap_or_else(|| Bilan {
-        plan: plan.id,
-        resume: resume.clone(),
-        deposees: 0,
-        octets_envoyes: 0,
-        incidents_absorbes: 0,
-        duree: Duration::ZERO,
-        interrompu: false,
-        participation: None,
-        deja_sur_la_plateforme: 0,
-        deja_non_comparees: 0,
-        reglages: Default::default(),
-        deja_a_la_destination: 0,
-    });
-    bilan.resume = resume;
-    bilan.interrompu = arret_final == ArretPassages::Interrompu;
+    let b = Base::ouvrir(&chemin_base)?;
+    let mut bilans = Vec::with_capacity(plans.len());
+    for (p, total) in plans.iter().zip(totaux) {
+        let resume = b.resume(p.plan.id)?;
+        let mut bilan = total.unwrap_or_else(|| Bilan {
+            plan: p.plan.id,
+            resume: resume.clone(),
+            deposees: 0,
+            octets_envoyes: 0,
+            incidents_absorbes: 0,
+            duree: Duration::ZERO,
+            interrompu: false,
+            participation: None,
+            deja_sur_la_plateforme: 0,
+            deja_non_comparees: 0,
+            reglages: Default::default(),
+            deja_a_la_destination: 0,
+        });
+        bilan.resume = resume;
+        bilan.interrompu = arret_final == ArretPassages::Interrompu;
+        bilans.push(Some(bilan));
+    }
     let fin = FinDesPassages {
         passages: numero,
         arret: arret_final,
         limite: regle.limite(),
     };
-    Ok((bilan, Some(fin)))
+    Ok((bilans, Some(fin)))
 }
 
 #[cfg(test)]

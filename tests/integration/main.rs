@@ -37,6 +37,7 @@ mod reglages_retenus;
 mod relire_vigiechiro;
 mod robustesse_transport;
 mod saison;
+mod saison_course;
 mod scripts;
 mod second_avis;
 mod securite;

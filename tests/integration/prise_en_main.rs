@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::commun::{Enfant, FinirEn, code, signal, texte};
+use crate::commun::{Enfant, FinirEn, code, evenements, signal, texte};
 use vigie_bac_a_sable::{PARTICIPATION, nuit};
 
 /// Le binaire, dans un environnement vide : ni la base ni le jeton de qui lance les tests, et
@@ -171,11 +171,6 @@ fn la_demo_depose_la_saison_malgre_les_pannes_et_ne_laisse_rien() {
         Vec::<String>::new(),
         "dossier temporaire laissé"
     );
-}
-
-/// Les événements d'une sorte.
-fn evenements<'a>(lignes: &'a [serde_json::Value], sorte: &str) -> Vec<&'a serde_json::Value> {
-    lignes.iter().filter(|l| l["evenement"] == sorte).collect()
 }
 
 /// La nuit d'un nom de séquence, par la règle du protocole : tout ce qui précède

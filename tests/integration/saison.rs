@@ -82,7 +82,7 @@ fn preparer(banc: &Banc) -> String {
 }
 
 /// `vigie depot SAISON --fuseau +02:00`, sans identifiant, réglages courts.
-fn depot_saison(banc: &Banc) -> Command {
+pub(super) fn depot_saison(banc: &Banc) -> Command {
     let mut c = banc.vigie_plateforme();
     c.arg("depot")
         .arg(&banc.nuit)
