@@ -14,7 +14,7 @@ use std::process::{ChildStdout, Stdio};
 use std::time::Duration;
 
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Regle, RetryAfter};
 
 /// Le premier envoi de `a.wav` est refusé en 503 avec `Retry-After: 3` : la carte est retirée
 /// pendant cette attente, et l'envoi suivant trouve la nuit disparue.
@@ -27,14 +27,11 @@ fn nuit_dont_le_premier_envoi_attend(banc: &Banc) -> Vec<(String, usize)> {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         Some(banc.cle("a.wav").as_str()),
         1,
-        Panne::Statut {
-            code: 503,
-            retry_after: Some(RetryAfter::Secondes(3)),
-        },
+        code_http_apres(503, RetryAfter::Secondes(3)),
     ));
     fichiers
 }

@@ -50,7 +50,7 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
     // Chaque requête traîne un peu : la coupure tombe au milieu de la nuit.
-    banc.bac().pannes().programmer(Regle::proportion(
+    banc.panne(Regle::proportion(
         1.0,
         Panne::Lenteur(Duration::from_millis(100)),
     ));
@@ -58,7 +58,7 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     banc.attendre("la moitié de la nuit", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 8
     });
-    let sondes = banc.bac().compteurs().requetes(Operation::HeadBucket);
+    let sondes = banc.requetes(Operation::HeadBucket);
     banc.bac().pannes().couper_tout(true);
     // La coupure dure le temps de deux sondes (`HeadBucket`), pas une durée fixe.
     banc.attendre("deux sondes pendant la coupure", |b| {
@@ -125,9 +125,9 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
          OR detail = 'parallélisme 4 → 2 (plafond 4) : incident de transport')",
     );
     assert!(baisses >= 1, "{}", journal(&banc));
-    assert!(
-        stderr.contains("~ parallélisme : 2 transfert(s) en vol au plus, sur 4"),
-        "{stderr}"
+    contient(
+        &stderr,
+        &["~ parallélisme : 2 transfert(s) en vol au plus, sur 4"],
     );
 }
 
@@ -141,11 +141,7 @@ fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine
     assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
     assert_eq!(etat["definitifs"], 0, "{etat}");
     assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
-    assert!(
-        stdout(&out).contains("vigie retenter-echecs"),
-        "{}",
-        texte(&out)
-    );
+    out.stdout_contient(&["vigie retenter-echecs"]);
 
     banc.bac().pannes().couper_tout(false);
     banc.retenter().finir_en(0);
@@ -156,19 +152,13 @@ fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine
 fn un_serveur_qui_repond_503_a_tout_n_est_pas_martele() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
-    let mut regle = Regle::proportion(
-        1.0,
-        Panne::Statut {
-            code: 503,
-            retry_after: None,
-        },
-    );
+    let mut regle = Regle::proportion(1.0, code_http(503));
     regle.operation = Some(Operation::PutObject);
-    banc.bac().pannes().programmer(regle);
+    banc.panne(regle);
     banc.depot().finir_en(1);
     // 17 petits fichiers : une première tentative chacun, puis les réessais que permet le budget
     // (50 échecs au plus avant de suspendre les réessais) ; sans budget : 17 × 7 = 119.
-    let puts = banc.bac().compteurs().requetes(Operation::PutObject);
+    let puts = banc.requetes(Operation::PutObject);
     assert!(
         puts <= 17 + 50 + 1,
         "{puts} PUT reçus : le serveur en panne a été martelé"
@@ -191,14 +181,11 @@ fn un_retry_after_retient_les_autres_unites() {
         banc.fichier(&nom, 20_000);
         fichiers.push((nom, 20_000));
     }
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         &banc.cle(premier),
         1,
-        Panne::Statut {
-            code: 503,
-            retry_after: Some(RetryAfter::Secondes(2)),
-        },
+        code_http_apres(503, RetryAfter::Secondes(2)),
     ));
     // Le mandataire numérote les PUT dans leur ordre d'arrivée : rien n'est chronométré.
     let vus = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));

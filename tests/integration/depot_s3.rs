@@ -18,23 +18,18 @@ fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 20, "{etat}");
     assert_eq!(etat["octets_deposes"], Banc::octets_nuit(&fichiers));
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::CreateMultipartUpload),
-        3
-    );
+    assert_eq!(banc.requetes(Operation::CreateMultipartUpload), 3);
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
 
     // Relancer la même commande : rien ne repart.
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     banc.depot().finir_en(0);
     assert_eq!(
-        banc.bac().compteurs().octets_recus(),
+        banc.compteurs().octets_recus(),
         recus,
         "des octets sont repartis"
     );
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 17);
+    assert_eq!(banc.requetes(Operation::PutObject), 17);
 }
 
 #[test]
@@ -71,15 +66,12 @@ fn un_503_avec_retry_after_est_absorbe() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 300_000);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::PutObject,
-        Panne::Statut {
-            code: 503,
-            retry_after: Some(RetryAfter::Secondes(1)),
-        },
+        code_http_apres(503, RetryAfter::Secondes(1)),
     ));
     let out = banc.depot().finir_en(0);
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    assert_eq!(banc.requetes(Operation::PutObject), 2);
     let stderr = stderr(&out);
     assert!(stderr.contains("nouvelle tentative dans 1 s"), "{stderr}");
     banc.verifier_identiques(&[(nom.into(), 300_000)]);
@@ -90,14 +82,14 @@ fn une_coupure_en_plein_corps_est_absorbee() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 2 * MIO);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         &banc.cle(nom),
         1,
         Panne::CouperCorpsApres(100_000),
     ));
     banc.depot().finir_en(0);
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    assert_eq!(banc.requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 2 * MIO)]);
 }
 
@@ -106,12 +98,12 @@ fn une_lenteur_au_dela_du_delai_de_tentative_est_absorbee() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 50_000);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::PutObject,
         Panne::Lenteur(Duration::from_secs(4)),
     ));
     banc.depot().finir_en(0);
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    assert_eq!(banc.requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 50_000)]);
 }
 
@@ -122,20 +114,15 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
     let accepte = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
     banc.fichier(refuse, 1000);
     banc.fichier(accepte, 1000);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         &banc.cle(refuse),
         1,
-        Panne::Statut {
-            code: 403,
-            retry_after: None,
-        },
+        code_http(403),
     ));
     banc.depot().finir_en(3);
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(refuse)),
+        banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
         1
     );
     let etat = banc.etat();
@@ -144,17 +131,13 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
 
     banc.retenter().finir_en(3);
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(refuse)),
+        banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
         1
     );
 
     banc.retenter().arg("--y-compris-definitifs").finir_en(0);
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(refuse)),
+        banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
         2
     );
     banc.verifier_identiques(&[(refuse.into(), 1000), (accepte.into(), 1000)]);
@@ -165,14 +148,14 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::CompleteMultipartUpload,
         &banc.cle(nom),
         1,
         Panne::PerdreReponse,
     ));
     let out = banc.depot().finir_en(0);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::CompleteMultipartUpload),
         1,
@@ -180,10 +163,7 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
     );
     // Un incident absorbé ne fait pas de bandeau d'erreur.
     let stderr = stderr(&out);
-    assert!(
-        !stderr.contains("WARN") && !stderr.contains("ERROR"),
-        "{stderr}"
-    );
+    absent(&stderr, &["WARN", "ERROR"]);
     assert_eq!(
         c.octets_recus(),
         12 * MIO as u64,
@@ -199,19 +179,16 @@ fn un_envoi_disparu_en_route_repart_de_zero_dans_le_meme_passage() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::UploadPart,
         &banc.cle(nom),
         2,
-        Panne::Statut {
-            code: 404,
-            retry_after: None,
-        },
+        code_http(404),
     ));
     // Une place : les parties partent une à une, le compte est exact.
     banc.depot().args(["--paralleles", "1"]).finir_en(0);
     assert_eq!(
-        banc.bac().compteurs().requetes(Operation::UploadPart),
+        banc.requetes(Operation::UploadPart),
         2 + 3,
         "deux parties, puis les trois de la reprise de zéro"
     );
@@ -228,23 +205,15 @@ fn une_finalisation_sans_reponse_dont_l_envoi_a_disparu_repart_de_zero() {
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
     let cle = banc.cle(nom);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::CompleteMultipartUpload,
         &cle,
         1,
         Panne::Coupure,
     ));
-    banc.bac().pannes().programmer(Regle::nieme(
-        Operation::ListParts,
-        &cle,
-        1,
-        Panne::Statut {
-            code: 404,
-            retry_after: None,
-        },
-    ));
+    banc.panne(Regle::nieme(Operation::ListParts, &cle, 1, code_http(404)));
     banc.depot().finir_en(0);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert!(
         c.requetes(Operation::HeadObject) >= 2,
         "l'objet est regardé de nouveau avant de repartir"
@@ -263,19 +232,14 @@ fn une_reponse_perdue_sur_l_ouverture_ne_laisse_qu_un_envoi() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 11 * MIO);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::CreateMultipartUpload,
         &banc.cle(nom),
         1,
         Panne::PerdreReponse,
     ));
     banc.depot().finir_en(0);
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::CreateMultipartUpload),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::CreateMultipartUpload), 1);
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
     banc.verifier_identiques(&[(nom.into(), 11 * MIO)]);
 }
@@ -286,22 +250,11 @@ fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retent
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 1000);
     banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav", 1000);
-    let mut regle = Regle::proportion(
-        1.0,
-        Panne::Statut {
-            code: 503,
-            retry_after: None,
-        },
-    );
+    let mut regle = Regle::proportion(1.0, code_http(503));
     regle.cle = Some(banc.cle(nom));
-    banc.bac().pannes().programmer(regle);
+    banc.panne(regle);
     let out = banc.depot().args(["--tentatives", "3"]).finir_en(1);
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(nom)),
-        3
-    );
+    assert_eq!(banc.requetes_cle(Operation::PutObject, &banc.cle(nom)), 3);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
     assert_eq!(etat["definitifs"], 0);
@@ -318,7 +271,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     let chemin = banc.fichier(nom, 3 * MIO);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::PutObject,
         Panne::Lenteur(Duration::from_millis(1500)),
     ));
@@ -340,11 +293,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
     let etat_humain = banc.vigie().arg("etat").output().unwrap();
-    assert!(
-        stdout(&etat_humain).contains("LOCAL"),
-        "{}",
-        texte(&etat_humain)
-    );
+    etat_humain.stdout_contient(&["LOCAL"]);
 }
 
 #[test]
@@ -354,7 +303,7 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
     let taille = 40 * MIO;
     banc.fichier(nom, taille);
     // Chaque partie traîne un peu, pour tuer le processus au milieu de l'envoi.
-    banc.bac().pannes().programmer(Regle::proportion(
+    banc.panne(Regle::proportion(
         1.0,
         Panne::Lenteur(Duration::from_millis(300)),
     ));
@@ -374,7 +323,7 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
     banc.verifier_identiques(&[(nom.into(), taille)]);
     // Au plus une partie renvoyée par transfert en vol au moment du kill -9 : les parties d'un
     // fichier seul partent ensemble, sur les quatre places par défaut.
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     assert!(
         recus <= (taille + 4 * 5 * MIO) as u64,
         "reçu {recus} octets pour une nuit de {taille} : plus d'une partie par transfert renvoyée"
@@ -383,19 +332,14 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
         banc.bac().envois_en_cours(COMPARTIMENT).is_empty(),
         "envoi multipart orphelin"
     );
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::CreateMultipartUpload),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::CreateMultipartUpload), 1);
 }
 
 #[test]
 fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
-    banc.bac().pannes().programmer(Regle::proportion(
+    banc.panne(Regle::proportion(
         1.0,
         Panne::Lenteur(Duration::from_millis(400)),
     ));
@@ -407,11 +351,7 @@ fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
     let out = attendre_fin(enfant, Duration::from_secs(10));
     assert_eq!(code(&out), 130, "{}", texte(&out));
     // Les envois coupés par Ctrl-C ne sont pas une panne du réseau.
-    assert!(
-        !stderr(&out).contains("réseau indisponible"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_sans(&["réseau indisponible"]);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
     assert!(etat["unites"]["deposee"].as_u64().unwrap() < 20);
@@ -483,7 +423,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 6 * 5 * MIO + 1000);
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::UploadPart),
         Panne::Lenteur(Duration::from_millis(300)),
     ));
@@ -492,7 +432,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
         .args(["--paralleles", "3"])
         .finir_en(0);
     banc.verifier_identiques(&[(nom.into(), 6 * 5 * MIO + 1000)]);
-    let compteurs = banc.bac().compteurs();
+    let compteurs = banc.compteurs();
     assert_eq!(
         compteurs.requetes(Operation::UploadPart),
         7,
@@ -518,7 +458,7 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
     for n in &noms {
         banc.fichier(n, 3 * 5 * MIO);
     }
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::UploadPart),
         Panne::Lenteur(Duration::from_millis(100)),
     ));
@@ -527,7 +467,7 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
         .finir_en(0);
     let attendus: Vec<(String, usize)> = noms.iter().map(|n| (n.clone(), 3 * 5 * MIO)).collect();
     banc.verifier_identiques(&attendus);
-    let compteurs = banc.bac().compteurs();
+    let compteurs = banc.compteurs();
     assert_eq!(compteurs.requetes(Operation::UploadPart), 12);
     assert_eq!(compteurs.simultanees_max(Operation::UploadPart), 2);
 }
@@ -550,10 +490,7 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
         Operation::UploadPart,
         &banc.cle(nom),
         2,
-        Panne::Statut {
-            code: 404,
-            retry_after: None,
-        },
+        code_http(404),
     ));
     pannes.programmer(
         Regle::toujours(
@@ -583,7 +520,7 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
         .args(["--paralleles", "4"])
         .finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert!(
         c.simultanees_max(Operation::UploadPart) >= 2,
         "les parties ne sont pas parties ensemble"
@@ -617,7 +554,7 @@ fn une_finalisation_en_404_dont_l_objet_est_assemble_est_un_depot() {
         }
     });
     banc.depot_via(&m.endpoint()).finir_en(0);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(c.traitees(Operation::CompleteMultipartUpload), 1);
     assert_eq!(banc.etat()["unites"]["deposee"], 1);
     banc.verifier_identiques(&[(nom.into(), 12 * MIO)]);
@@ -632,12 +569,9 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::CompleteMultipartUpload,
-        Panne::Statut {
-            code: 404,
-            retry_after: None,
-        },
+        code_http(404),
     ));
     let enfant = banc.lancer(banc.depot());
     // Le premier regard sur l'objet (`HeadObject`) suit la finalisation en 404 ; les suivants
@@ -656,7 +590,7 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
     assert!(envoi.is_some(), "l'envoi a été oublié");
 
     banc.depot().finir_en(0);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::UploadPart),
         3,

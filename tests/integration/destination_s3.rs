@@ -81,13 +81,10 @@ fn un_refus_de_toute_la_destination_arrete_tout_avant_le_premier_octet() {
             "compartiment" => {
                 depot = banc.depot_vers(&banc.nuit, "nuitz", &banc.bac().endpoint());
             }
-            _ => banc
-                .bac()
-                .pannes()
-                .programmer(Regle::toujours(None, Panne::Horloge(7200))),
+            _ => banc.panne(Regle::toujours(None, Panne::Horloge(7200))),
         }
         let out = depot.output().unwrap();
-        let compteurs = banc.bac().compteurs();
+        let compteurs = banc.compteurs();
         assert_eq!(compteurs.octets_recus(), 0, "{quoi} : {}", texte(&out));
         assert_eq!(
             compteurs.requetes_total(),
@@ -194,7 +191,7 @@ fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
     }
     refus_en_plein_passage(&banc, banc.bac().pannes(), banc.depot());
     assert_eq!(
-        banc.bac().compteurs().requetes(Operation::PutObject),
+        banc.requetes(Operation::PutObject),
         1 + 10,
         "un PUT refusé, puis les dix de retenter-echecs"
     );
@@ -239,10 +236,7 @@ fn un_acces_refuse_ne_vaut_que_pour_ce_qu_il_refuse() {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    let refus = Panne::Statut {
-        code: 403,
-        retry_after: None,
-    };
+    let refus = code_http(403);
     let pannes = banc.bac().pannes();
     pannes.programmer(Regle::toujours(Some(Operation::ListObjects), refus.clone()));
     pannes.programmer(
@@ -345,7 +339,7 @@ fn la_meme_nuit_depuis_un_autre_chemin_ne_renvoie_rien_et_nomme_l_autre_plan() {
     let (cle, autre) = meme_nuit_ailleurs(
         &banc,
         |d| banc.depot_vers(d, COMPARTIMENT, &banc.bac().endpoint()),
-        || banc.bac().compteurs().octets_recus(),
+        || banc.compteurs().octets_recus(),
     );
     let objet = std::fs::read(banc.bac().chemin_objet(COMPARTIMENT, &cle)).unwrap();
     assert!(objet == autre, "l'objet n'a pas été remplacé");

@@ -312,8 +312,8 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
     assert_eq!(code(&out), 0, "{}", texte(&out));
     eprintln!(
         "S3 : un passage, {} pannes, {} requêtes ; {:?}",
-        banc.bac().compteurs().pannes_injectees(),
-        banc.bac().compteurs().requetes_total(),
+        banc.compteurs().pannes_injectees(),
+        banc.compteurs().requetes_total(),
         sortes(&banc)
     );
     let tout: std::collections::BTreeSet<String> =
@@ -323,7 +323,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
         tout,
         "toutes les sortes de pannes ne sont pas tombées"
     );
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let part = c.pannes_injectees() as f64 / c.requetes_total() as f64;
     assert!(
         (0.08..=0.25).contains(&part),
@@ -355,11 +355,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 102, "{etat}");
     let out = banc.vigie().arg("verifier").finir_en(0);
-    assert!(
-        stdout(&out).contains("102 fichiers intacts"),
-        "{}",
-        texte(&out)
-    );
+    out.stdout_contient(&["102 fichiers intacts"]);
 }
 
 #[test]
@@ -375,7 +371,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_vigiechiro_tout_disponible_sans_doublo
         .unwrap();
     // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     eprintln!(
         "Vigie-Chiro : un passage, {} pannes, {} requêtes ; {:?}",
         c.pannes_injectees(),
@@ -413,7 +409,7 @@ fn endurance_s3_quinze_pour_cent_de_pannes_et_trois_kill_9() {
     let reglages = Reglages::depuis_env(0xE5D0_0003);
     programmer(banc.bac().pannes(), reglages.graine);
     let depot = || banc.depot_avec(&options());
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), |_| {});
     verifier_s3(&banc, &b.fichiers);
     let etat = banc.etat();
@@ -450,7 +446,7 @@ fn endurance_vigiechiro_quinze_pour_cent_de_pannes_et_trois_kill_9() {
             ],
         )
     };
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), |_| {});
     let creees: Vec<_> = banc
         .bac()
@@ -504,7 +500,7 @@ fn endurance_vigiechiro_enregistrements_laisses_par_d_autres_clients() {
         let n = tournees.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         programmer(pannes, reglages.graine.wrapping_add(n));
     };
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), laisser);
     verifier_plateforme(&banc, PARTICIPATION, &b.fichiers);
     let laisses = laisses.into_inner().unwrap();
@@ -541,7 +537,7 @@ fn endurance_vigiechiro_enregistrements_laisses_par_d_autres_clients() {
 /// Ce que le compartiment S3 du bac à sable doit tenir : chaque objet identique, aucun en
 /// trop, aucun envoi multipart ouvert, chaque multipart assemblé une seule fois.
 fn verifier_s3(banc: &Banc, fichiers: &[(String, usize)]) {
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     banc.verifier_identiques(fichiers);
     assert_eq!(
         banc.objets_sous(COMPARTIMENT, PREFIXE).len(),

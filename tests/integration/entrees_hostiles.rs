@@ -77,7 +77,7 @@ fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
     }
     sans_privilege(&banc, banc.depot()).finir_en(0);
     let avant = banc.etat();
-    let requetes = banc.bac().compteurs().requetes_total();
+    let requetes = banc.compteurs().requetes_total();
 
     let b = banc.fichier(NOM_B, 30_000);
     if est_privilegie(&banc) {
@@ -86,12 +86,9 @@ fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
     std::fs::set_permissions(&b, std::fs::Permissions::from_mode(0o000)).unwrap();
     let out = sans_privilege(&banc, banc.depot()).finir_en(2);
     let e = stderr(&out);
-    assert!(
-        e.contains(NOM_B) && e.contains("illisible") && e.contains("rien n'a été envoyé"),
-        "{e}"
-    );
+    contient(&e, &[NOM_B, "illisible", "rien n'a été envoyé"]);
     assert_eq!(
-        banc.bac().compteurs().requetes_total(),
+        banc.compteurs().requetes_total(),
         requetes,
         "des requêtes sont parties"
     );
@@ -137,11 +134,7 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
     banc.fichier("a.wav", 0);
     banc.fichier("b.wav", 0);
     let out = banc.depot().finir_en(2);
-    assert!(
-        stderr(&out).contains("aucun enregistrement") && stderr(&out).contains("ignoré"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["aucun enregistrement", "ignoré"]);
 
     let bizarre = banc
         .dossier
@@ -156,7 +149,7 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
         .args(["--endpoint-url", &banc.bac().endpoint()]);
     let out = c.finir_en(2);
     assert!(stderr(&out).contains("UTF-8"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }
 
 #[test]
@@ -164,7 +157,7 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     let banc = Banc::nouveau();
     banc.fichier(NOM_A, 20_000);
     let b = banc.fichier(NOM_B, 2 * MIO);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         &banc.cle(NOM_B),
         1,
@@ -183,11 +176,7 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
     let humain = banc.vigie().arg("etat").output().unwrap();
-    assert!(
-        stdout(&humain).contains("LOCAL") && stdout(&humain).contains("disparu"),
-        "{}",
-        texte(&humain)
-    );
+    humain.stdout_contient(&["LOCAL", "disparu"]);
     // La relance constate la disparition : l'unité sort du plan, le reste est intact.
     let out = banc.depot().finir_en(0);
     assert!(stderr(&out).contains("1 disparu(s)"), "{}", texte(&out));
@@ -209,13 +198,13 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     let chemin_simple = banc.fichier(&simple, 2 * MIO);
     let chemin_gros = banc.fichier(&gros, 7 * MIO);
     let cle = |titre: &str| vigie_bac_a_sable::cle_fichier(PARTICIPATION, titre).unwrap();
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         &cle(&simple),
         1,
         Panne::Lenteur(Duration::from_millis(1200)),
     ));
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::UploadPart,
         &cle(&gros),
         2,
@@ -281,7 +270,7 @@ fn petite_nuit(banc: &Banc, n: usize) -> Vec<(String, usize)> {
 fn un_retry_after_geant_arrete_l_unite_sans_bloquer_la_nuit() {
     let banc = Banc::nouveau();
     let fichiers = petite_nuit(&banc, 6);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         &banc.cle(&fichiers[0].0),
         1,
@@ -323,7 +312,7 @@ fn un_retry_after_illisible_retombe_sur_le_backoff() {
     let banc = Banc::nouveau();
     let fichiers = petite_nuit(&banc, 4);
     for (i, valeur) in ["bientôt", "-5", "1.5", "  "].iter().enumerate() {
-        banc.bac().pannes().programmer(Regle::nieme(
+        banc.panne(Regle::nieme(
             Operation::PutObject,
             &banc.cle(&fichiers[i].0),
             1,
@@ -408,15 +397,11 @@ fn reponses_s3_tronquees_ou_absurdes_absorbees_ou_dites_clairement() {
     );
     // La somme absurde : le dépôt n'est pas cru, échec transitoire dit clairement.
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    assert!(
-        stderr(&out).contains("somme de contrôle"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["somme de contrôle"]);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 2, "{etat}");
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.traitees(Operation::CreateMultipartUpload),
         1,
@@ -605,7 +590,7 @@ fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ec
     banc.fichier(NOM_A, 10_000);
     banc.depot().finir_en(0);
     banc.fichier(NOM_B, 10_000);
-    let requetes = banc.bac().compteurs().requetes_total();
+    let requetes = banc.compteurs().requetes_total();
     let wal = banc.base.with_extension("sqlite-wal");
     assert!(
         !wal.exists() || std::fs::metadata(&wal).unwrap().len() == 0,
@@ -645,7 +630,7 @@ fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ec
     }
     assert_eq!(std::fs::read(&banc.base).unwrap(), future, "base écrite");
     assert_eq!(
-        banc.bac().compteurs().requetes_total(),
+        banc.compteurs().requetes_total(),
         requetes,
         "des requêtes sont parties"
     );
@@ -718,7 +703,7 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     let remplissage = remplir(&point);
     let out = avec_base(banc.depot()).finir_en(2);
     assert!(stderr(&out).contains("plein"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 
     // Un peu de place (de quoi ouvrir la base, déjà créée, et écrire quelques transitions) :
     // le disque se remplit en plein passage.
@@ -781,12 +766,9 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 20_000);
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::ApiFinaliser),
-        Panne::Statut {
-            code: 500,
-            retry_after: None,
-        },
+        code_http(500),
     ));
     banc.depot_plateforme().finir_en(1);
     let etat = banc.etat();
@@ -805,7 +787,7 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
             .disponible
     );
     // Dans le budget d'une seule émission (7 tentatives, relectures comprises).
-    let finalisations = banc.bac().compteurs().requetes(Operation::ApiFinaliser);
+    let finalisations = banc.requetes(Operation::ApiFinaliser);
     assert!(
         (2..=4).contains(&finalisations),
         "{finalisations} finalisations"
@@ -829,12 +811,9 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 6 * MIO);
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::CreateMultipartUpload),
-        Panne::Statut {
-            code: 500,
-            retry_after: None,
-        },
+        code_http(500),
     ));
     banc.depot().finir_en(1);
     let etat = banc.etat();
@@ -846,10 +825,7 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
         "la réponse du service n'est pas dite : {humain}"
     );
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());
-    let ouvertures = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::CreateMultipartUpload);
+    let ouvertures = banc.requetes(Operation::CreateMultipartUpload);
     assert!((2..=4).contains(&ouvertures), "{ouvertures} ouvertures");
     banc.bac().pannes().effacer();
     banc.retenter().finir_en(0);

@@ -63,9 +63,7 @@ fn arreter_brutalement(banc: &Banc, graine: u64, commande: impl Fn() -> Command)
 fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_12();
-    banc.bac()
-        .pannes()
-        .programmer(Regle::proportion(1.0, Panne::Lenteur(LENTEUR_S3)));
+    banc.panne(Regle::proportion(1.0, Panne::Lenteur(LENTEUR_S3)));
     let tues = arreter_brutalement(&banc, 0x5EED_0001, || {
         let mut c = banc.depot();
         c.args(["--paralleles", "2"]);
@@ -95,7 +93,6 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
     for (nom, taille) in &fichiers {
         if *taille > 5 * MIO {
             let assemblages = banc
-                .bac()
                 .compteurs()
                 .traitees_cle(Operation::CompleteMultipartUpload, &banc.cle(nom));
             assert_eq!(assemblages, 1, "{nom} assemblé {assemblages} fois");
@@ -120,20 +117,14 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
         "{etat}"
     );
     let out = banc.vigie().arg("verifier").finir_en(0);
-    assert!(
-        stdout(&out).contains("12 fichiers intacts"),
-        "{}",
-        texte(&out)
-    );
+    out.stdout_contient(&["12 fichiers intacts"]);
 }
 
 #[test]
 fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_12();
-    banc.bac()
-        .pannes()
-        .programmer(Regle::proportion(1.0, Panne::Lenteur(LENTEUR_VIGIECHIRO)));
+    banc.panne(Regle::proportion(1.0, Panne::Lenteur(LENTEUR_VIGIECHIRO)));
     // Le bac à sable mène au bout toute requête d'API reçue, même si vigie meurt pendant son
     // traitement, comme la vraie plateforme : chaque arrêt tombe donc aussi après un POST
     // exécuté dont la réponse n'est jamais lue.
@@ -228,7 +219,7 @@ fn arret_brutal_pendant_une_declaration_multipart_ni_orphelin_ni_doublon() {
     let taille = 7 * MIO + 99;
     banc.fichier(&titre, taille);
     let api = banc.bac().api();
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::ApiDeclarerFichier,
         Panne::Lenteur(Duration::from_millis(600)),
     ));

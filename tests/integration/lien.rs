@@ -281,7 +281,7 @@ fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
         texte(&out)
     );
     ni_anglais_ni_attente(&out);
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
     assert_eq!(front.acceptees(), 0);
     // Une poignée de main par transfert en vol au plus, puis plus rien : ni sonde, ni rejeu.
     assert!(front.connexions() <= 4, "{} connexions", front.connexions());
@@ -312,13 +312,9 @@ fn un_certificat_refuse_vers_la_plateforme_code_2_sans_attendre() {
     };
     let out = mener(&banc, depot());
     assert_eq!(code(&out), 2, "{}", texte(&out));
-    assert!(
-        stderr(&out).contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["le certificat présenté par 127.0.0.1 n'est pas celui du serveur"]);
     ni_anglais_ni_attente(&out);
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
     assert!(front.connexions() <= 2, "{} connexions", front.connexions());
     depot().env("SSL_CERT_FILE", AUTORITE).finir_en(0);
     for (nom, taille) in &fichiers {
@@ -340,13 +336,9 @@ fn un_certificat_perime_dit_de_regarder_l_horloge() {
         .arg(format!("{}/api/v1", front.url()));
     let out = mener(&banc, connexion);
     assert_eq!(code(&out), 2, "{}", texte(&out));
-    assert!(
-        stderr(&out).contains(
-            "le certificat présenté par 127.0.0.1 n'est pas valable à la date de cet ordinateur"
-        ),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&[
+        "le certificat présenté par 127.0.0.1 n'est pas valable à la date de cet ordinateur",
+    ]);
     ni_anglais_ni_attente(&out);
 }
 
@@ -361,11 +353,7 @@ fn un_certificat_auto_signe_chez_moto_code_2() {
     let depot = depot_s3_vers(&banc, &format!("https://{}", serveur.adresse), "auto-signe");
     let out = mener(&banc, depot);
     assert_eq!(code(&out), 2, "{}", texte(&out));
-    assert!(
-        stderr(&out).contains("le certificat présenté par 127.0.0.1 n'est pas celui du serveur"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["le certificat présenté par 127.0.0.1 n'est pas celui du serveur"]);
     ni_anglais_ni_attente(&out);
 }
 
@@ -422,7 +410,7 @@ fn le_journal_dit_le_detail(banc: &Banc, detail: &str) {
 fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
     let banc = Banc::nouveau();
     banc.nuit_de_12();
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::ApiMoi),
         Panne::CorpsSansFin,
     ));
@@ -443,7 +431,7 @@ fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
         texte(&out)
     );
     assert!(!stderr.contains("injoignable"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiMoi), 1);
+    assert_eq!(banc.requetes(Operation::ApiMoi), 1);
 }
 
 /// Une nuit S3 (deux fichiers en parties) sous la panne `regle`, aux délais par défaut, contre
@@ -456,7 +444,7 @@ fn une_panne_de_reponse_puis_tout_depose(
 ) {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_12();
-    banc.bac().pannes().programmer(regle.clone());
+    banc.panne(regle.clone());
     let depot = depot_s3_vers(&banc, &banc.bac().endpoint(), COMPARTIMENT);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(120));
     assert_eq!(code(&out), 0, "{}", texte(&out));
@@ -520,9 +508,7 @@ fn un_essai_qui_panique_ne_laisse_pas_son_vigie_derriere_lui() {
         20_000,
     );
     // Le réseau coupé pour de bon : le dépôt sonde et attend, sans fin.
-    banc.bac()
-        .pannes()
-        .programmer(Regle::toujours(None, Panne::Coupure));
+    banc.panne(Regle::toujours(None, Panne::Coupure));
     let mut pid = None;
     let essai = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let enfant = banc.lancer(banc.depot());

@@ -75,18 +75,9 @@ impl Sorte {
 
     fn panne(self) -> Panne {
         match self {
-            Sorte::Erreur500 => Panne::Statut {
-                code: 500,
-                retry_after: None,
-            },
-            Sorte::Indisponible503 => Panne::Statut {
-                code: 503,
-                retry_after: Some(RetryAfter::Secondes(1)),
-            },
-            Sorte::TropDeRequetes429 => Panne::Statut {
-                code: 429,
-                retry_after: None,
-            },
+            Sorte::Erreur500 => code_http(500),
+            Sorte::Indisponible503 => code_http_apres(503, RetryAfter::Secondes(1)),
+            Sorte::TropDeRequetes429 => code_http(429),
             Sorte::CoupureCorps => Panne::CouperCorpsApres(64 * 1024),
             Sorte::ReponsePerdue => Panne::PerdreReponse,
             Sorte::Blocage => Panne::Bloquer(BLOCAGE),
@@ -368,13 +359,11 @@ fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
         _ => {}
     }
     banc.bac().pannes().effacer();
-    banc.bac().compteurs().remettre_a_zero();
-    banc.bac()
-        .pannes()
-        .programmer(Regle::nieme(etape, None, 1, sorte.panne()));
+    banc.compteurs().remettre_a_zero();
+    banc.panne(Regle::nieme(etape, None, 1, sorte.panne()));
 
     passage(mesure(depot(), etape), 0)?;
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     verifier!(
         banc.bac().pannes().en_attente() == 0 && c.pannes_injectees() == 1,
         "la panne n'a pas été consommée ({} injectée(s)) : le cas n'affirme rien",
@@ -412,18 +401,7 @@ fn depot_s3(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
 /// Prépare une reprise : un premier passage, une tentative par émission, bute sur la seconde
 /// partie et laisse l'envoi ouvert avec sa première partie acquittée (code 1).
 fn preparer_reprise(pannes: &Pannes, mut depot: Command) -> Result<(), String> {
-    pannes.programmer(
-        Regle::nieme(
-            Operation::UploadPart,
-            None,
-            2,
-            Panne::Statut {
-                code: 503,
-                retry_after: None,
-            },
-        )
-        .fois(100),
-    );
+    pannes.programmer(Regle::nieme(Operation::UploadPart, None, 2, code_http(503)).fois(100));
     depot.args(["--tentatives", "1"]);
     passage(depot, 1).map_err(|e| format!("reprise mal préparée : {e}"))
 }
@@ -624,7 +602,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
 
     let out = depot.output().unwrap();
     verifier!(code(&out) == 0, "code {}\n{}", code(&out), texte(&out));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     verifier!(
         pannes.en_attente() == 0 && c.pannes_injectees() == scenario + 1,
         "la panne n'a pas été consommée ({} injectée(s) pour {scenario} de scénario) : le cas \
@@ -716,7 +694,7 @@ fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
         .map_err(|e| format!("dépôt avant la vérification : {e}"))?;
 
     let pannes = banc.bac().pannes();
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     c.remettre_a_zero();
     let operation = etape.operation();
     pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));

@@ -30,7 +30,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("a.wav → essai/a.wav"), "{stdout}");
     assert!(stdout.contains("rien n'a été envoyé"), "{stdout}");
-    assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+    assert_eq!(banc.compteurs().octets_recus(), 0);
     let out = banc.vigie().arg("plans").output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("Aucun plan"),
@@ -64,16 +64,8 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     banc.fichier("c.wav", 70);
     let mut c = banc.depot();
     let out = c.arg("--simulation").finir_en(0);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("Plan 1 repris"),
-        "{}",
-        texte(&out)
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("c.wav (70 o)"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["Plan 1 repris"]);
+    out.stdout_contient(&["c.wav (70 o)"]);
     let etat = banc.etat();
     assert_eq!(etat["plan"], 1);
     assert_eq!(
@@ -88,20 +80,12 @@ fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
     let banc = Banc::nouveau();
     let out = banc.vigie().arg("etat").output().unwrap();
     assert_eq!(code(&out), 2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("vigie depot"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["vigie depot"]);
     banc.fichier("a.wav", 1);
     banc.depot().output().unwrap();
     let out = banc.vigie().args(["etat", "42"]).output().unwrap();
     assert_eq!(code(&out), 2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("vigie plans"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["vigie plans"]);
 }
 
 #[test]
@@ -160,11 +144,7 @@ fn base_d_une_version_future_refusee_sans_modification() {
     }
     let avant = std::fs::read(&banc.base).unwrap();
     let out = banc.vigie().arg("plans").finir_en(2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("plus récente"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["plus récente"]);
     assert_eq!(std::fs::read(&banc.base).unwrap(), avant);
 }
 
@@ -174,11 +154,7 @@ fn base_corrompue_refusee_sans_modification() {
     std::fs::create_dir_all(banc.base.parent().unwrap()).unwrap();
     std::fs::write(&banc.base, vec![0x42u8; 8192]).unwrap();
     let out = banc.vigie().arg("plans").finir_en(2);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("n'a pas été modifiée"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["n'a pas été modifiée"]);
     assert_eq!(std::fs::read(&banc.base).unwrap(), vec![0x42u8; 8192]);
 }
 
@@ -189,12 +165,10 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
         "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
         2 * MIO,
     );
-    banc.bac()
-        .pannes()
-        .programmer(vigie_bac_a_sable::Regle::proportion(
-            1.0,
-            vigie_bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
-        ));
+    banc.panne(vigie_bac_a_sable::Regle::proportion(
+        1.0,
+        vigie_bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
+    ));
     let premier = banc.lancer(banc.depot());
     banc.attendre("le premier envoie", |b| {
         b.compteurs()
@@ -203,10 +177,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
     });
     let out = banc.depot().finir_en(4);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains(&format!("processus {}", premier.id())),
-        "{stderr}"
-    );
+    contient(&stderr, &[&format!("processus {}", premier.id())]);
 
     // Un autre plan (autre destination) de la même base avance en même temps.
     let mut autre = banc.vigie();
@@ -237,18 +208,11 @@ fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
     std::fs::write(banc.nuit.join("c\u{1}.wav"), b"x").unwrap();
     let out = simulation(&banc).finir_en(2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("UTF-8") && stderr.contains("contrôle"),
-        "{stderr}"
-    );
+    contient(&stderr, &["UTF-8", "contrôle"]);
     assert!(stderr.contains("2 fichiers à corriger"), "{stderr}");
     // Rien n'a été planifié.
     let out = banc.vigie().arg("plans").output().unwrap();
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("Aucun plan"),
-        "{}",
-        texte(&out)
-    );
+    out.stdout_contient(&["Aucun plan"]);
 }
 
 #[test]
@@ -258,16 +222,12 @@ fn fichier_modifie_apres_depot_signale_et_non_renvoye_sans_option() {
     let chemin = banc.fichier(nom, 1000);
     banc.depot().finir_en(0);
     std::fs::write(&chemin, vec![1u8; 1200]).unwrap();
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     let out = banc.depot().finir_en(0);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--redeposer-modifies"),
-        "{}",
-        texte(&out)
-    );
-    assert_eq!(banc.bac().compteurs().octets_recus(), recus);
+    out.stderr_contient(&["--redeposer-modifies"]);
+    assert_eq!(banc.compteurs().octets_recus(), recus);
     banc.depot().arg("--redeposer-modifies").finir_en(0);
-    assert_eq!(banc.bac().compteurs().octets_recus(), recus + 1200);
+    assert_eq!(banc.compteurs().octets_recus(), recus + 1200);
 }
 
 /// Un `kill -9` à n'importe quel moment de la planification laisse la base sans plan ou avec le

@@ -58,9 +58,7 @@ fn un_put_signe_en_200_sans_etag_n_est_jamais_un_depot() {
     let fichiers = nuit_de_4(&banc);
     let (titre, _) = &fichiers[1];
     let cle = cle_plateforme(titre);
-    banc.bac()
-        .pannes()
-        .programmer(Regle::toujours(Some(Operation::PutObject), Panne::FauxSucces).sur_cle(&cle));
+    banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::FauxSucces).sur_cle(&cle));
     let out = banc
         .depot_plateforme()
         .args(["--progression", "jamais"])
@@ -71,14 +69,12 @@ fn un_put_signe_en_200_sans_etag_n_est_jamais_un_depot() {
     let f = banc.bac().fichier(PARTICIPATION, titre).unwrap();
     assert!(!f.disponible, "finalisé sans preuve : {tout}");
     assert_eq!(
-        banc.bac().compteurs().requetes(Operation::ApiFinaliser),
+        banc.requetes(Operation::ApiFinaliser),
         3,
         "seuls les trois autres sont finalisés : {tout}"
     );
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &cle),
+        banc.requetes_cle(Operation::PutObject, &cle),
         7,
         "rejoué sous la politique (7 tentatives) : {tout}"
     );
@@ -97,12 +93,10 @@ fn un_put_signe_en_200_sans_etag_n_est_jamais_un_depot() {
 /// déposé (code 0), le fichier part deux fois et chacun n'est finalisé qu'une fois.
 fn une_panne_sur_un_put_est_rattrapee(banc: &Banc, fichiers: &[(String, usize)], panne: Panne) {
     let cle = cle_plateforme(&fichiers[2].0);
-    banc.bac()
-        .pannes()
-        .programmer(Regle::nieme(Operation::PutObject, &cle, 1, panne));
+    banc.panne(Regle::nieme(Operation::PutObject, &cle, 1, panne));
     banc.depot_plateforme().finir_en(0);
     assert_eq!(banc.bac().pannes().en_attente(), 0);
-    let compteurs = banc.bac().compteurs();
+    let compteurs = banc.compteurs();
     assert_eq!(compteurs.requetes_cle(Operation::PutObject, &cle), 2);
     assert_eq!(
         compteurs.requetes(Operation::ApiFinaliser),
@@ -134,16 +128,11 @@ fn un_etag_qui_n_est_pas_le_md5_fait_repartir_le_put_sans_accuser_le_fichier() {
     let (titre, taille) = (nom(9), 12_345);
     banc.fichier(&titre, taille);
     let cle = cle_plateforme(&titre);
-    banc.bac()
-        .pannes()
-        .programmer(Regle::toujours(Some(Operation::PutObject), Panne::EtagAltere).sur_cle(&cle));
+    banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::EtagAltere).sur_cle(&cle));
     let out = banc.depot_plateforme().output().unwrap();
     let tout = texte(&out);
     assert_eq!(code(&out), 1, "{tout}");
-    assert!(
-        !tout.contains("CONTENU") && !tout.contains("corrigez le fichier"),
-        "{tout}"
-    );
+    absent(&tout, &["CONTENU", "corrigez le fichier"]);
     assert!(tout.contains("SERVEUR"), "{tout}");
     assert!(
         !banc
@@ -179,13 +168,7 @@ fn verifier_417(out: &std::process::Output) {
 fn un_417_vers_la_plateforme_n_accuse_pas_le_fichier() {
     let banc = Banc::nouveau();
     let fichiers = nuit_de_4(&banc);
-    banc.bac().pannes().programmer(Regle::prochaine(
-        Operation::PutObject,
-        Panne::Statut {
-            code: 417,
-            retry_after: None,
-        },
-    ));
+    banc.panne(Regle::prochaine(Operation::PutObject, code_http(417)));
     verifier_417(&banc.depot_plateforme().output().unwrap());
     retenter_tout_depose(&banc, &fichiers);
 }
@@ -199,16 +182,8 @@ fn un_417_vers_s3_n_accuse_pas_le_fichier_bac_a_sable_et_moto() {
             banc.fichier(n, *t);
         })
         .collect();
-    let quatre_cent_dix_sept = || {
-        Regle::prochaine(
-            Operation::PutObject,
-            Panne::Statut {
-                code: 417,
-                retry_after: None,
-            },
-        )
-    };
-    banc.bac().pannes().programmer(quatre_cent_dix_sept());
+    let quatre_cent_dix_sept = || Regle::prochaine(Operation::PutObject, code_http(417));
+    banc.panne(quatre_cent_dix_sept());
     verifier_417(&banc.depot().output().unwrap());
     banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
@@ -253,13 +228,7 @@ fn nuit_refusee(banc: &Banc) {
     for i in 1..=10 {
         banc.fichier(&nom(i), 5_000 + i);
     }
-    banc.bac().pannes().programmer(Regle::toujours(
-        Some(Operation::PutObject),
-        Panne::Statut {
-            code: 503,
-            retry_after: None,
-        },
-    ));
+    banc.panne(Regle::toujours(Some(Operation::PutObject), code_http(503)));
     banc.depot().finir_en(1);
 }
 
@@ -274,7 +243,7 @@ fn un_tube_ferme_ne_change_pas_le_code_de_sortie() {
     nuit_refusee(&banc);
 
     // `| head -1`, sous pipefail : la même commande, ses variables d'environnement comprises.
-    let avant = banc.bac().compteurs().requetes(Operation::PutObject);
+    let avant = banc.requetes(Operation::PutObject);
     let retenter = banc.retenter();
     let commande = std::iter::once(retenter.get_program())
         .chain(retenter.get_args())
@@ -292,18 +261,18 @@ fn un_tube_ferme_ne_change_pas_le_code_de_sortie() {
     let out = bash.finir_en(1);
     assert_eq!(stdout(&out).lines().count(), 1);
     assert!(
-        banc.bac().compteurs().requetes(Operation::PutObject) > avant,
+        banc.requetes(Operation::PutObject) > avant,
         "le dépôt n'a pas eu lieu"
     );
 
     // Le lecteur parti avant la première ligne.
-    let avant = banc.bac().compteurs().requetes(Operation::PutObject);
+    let avant = banc.requetes(Operation::PutObject);
     let mut enfant = banc.lancer(banc.retenter());
     drop(enfant.stdout.take());
     drop(enfant.stderr.take());
     let statut = enfant.wait().unwrap();
     assert_eq!(statut.code(), Some(1), "{statut:?}");
-    assert!(banc.bac().compteurs().requetes(Operation::PutObject) > avant);
+    assert!(banc.requetes(Operation::PutObject) > avant);
 
     // `vigie etat` : le code de l'état du plan (1 : des échecs transitoires), lu ou non.
     banc.vigie().arg("etat").finir_en(1);
@@ -328,7 +297,7 @@ fn sighup_arrete_un_depot_comme_sigterm() {
             banc.fichier(n, *t);
         })
         .collect();
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::PutObject),
         Panne::Lenteur(std::time::Duration::from_secs(3)),
     ));
@@ -340,11 +309,7 @@ fn sighup_arrete_un_depot_comme_sigterm() {
     signal(&enfant, "HUP");
     let out = attendre_fin(enfant, std::time::Duration::from_secs(30));
     assert_eq!(code(&out), 130, "{}", texte(&out));
-    assert!(
-        stdout(&out).contains("Interrompu : le plan est à jour"),
-        "{}",
-        texte(&out)
-    );
+    out.stdout_contient(&["Interrompu : le plan est à jour"]);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
     banc.bac().pannes().effacer();
@@ -382,22 +347,19 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     }
     banc.depot().finir_en(0);
     decaler_d_une_heure(&banc, &fichiers);
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     let mut depot = banc.depot();
     depot.arg("--redeposer-modifies");
     let out = depot.output().unwrap();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
-    assert!(
-        !tout.contains("ont changé") && !tout.contains("--redeposer-modifies"),
-        "{tout}"
-    );
-    assert!(
-        tout.contains("10 fichiers déjà déposé(s) : date changée, contenu identique"),
-        "{tout}"
+    absent(&tout, &["ont changé", "--redeposer-modifies"]);
+    contient(
+        &tout,
+        &["10 fichiers déjà déposé(s) : date changée, contenu identique"],
     );
     assert_eq!(
-        banc.bac().compteurs().octets_recus(),
+        banc.compteurs().octets_recus(),
         recus,
         "des fichiers sont repartis : {tout}"
     );
@@ -413,10 +375,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     decaler_d_une_heure(&banc, &fichiers[1..2]);
     let out = banc.depot().output().unwrap();
     let tout = texte(&out);
-    assert!(
-        tout.contains("1 fichier(s) déjà déposé(s) ont changé"),
-        "{tout}"
-    );
+    contient(&tout, &["1 fichier(s) déjà déposé(s) ont changé"]);
     assert!(
         tout.contains(&nom(1)) && tout.contains("1 fichier déjà déposé(s) : date changée"),
         "{tout}"
@@ -427,14 +386,11 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     let fichiers = nuit_de_4(&banc);
     banc.depot_plateforme().finir_en(0);
     decaler_d_une_heure(&banc, &fichiers);
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     let out = banc.depot_plateforme().output().unwrap();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
     assert!(!tout.contains("ont changé"), "{tout}");
-    assert!(
-        tout.contains("4 fichiers déjà déposé(s) : date changée"),
-        "{tout}"
-    );
-    assert_eq!(banc.bac().compteurs().octets_recus(), recus);
+    contient(&tout, &["4 fichiers déjà déposé(s) : date changée"]);
+    assert_eq!(banc.compteurs().octets_recus(), recus);
 }

@@ -57,7 +57,7 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
     banc.depot().args(["--paralleles", "1"]).finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     banc.verifier_identiques(&fichiers);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::AbortMultipartUpload),
         0,
@@ -97,7 +97,7 @@ fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() 
             "{n}"
         );
     }
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(c.requetes(Operation::ApiAbandonner), 0, "envoi abandonné");
     let grand = banc.bac().fichier(PARTICIPATION, &fichiers[1].0).unwrap();
     assert_eq!(
@@ -276,17 +276,9 @@ fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
         .finir_en(3);
     // Une seule déclaration, celle qui est passée par le mandataire : la redirection n'a pas
     // renvoyé le corps au bac à sable directement.
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 1);
     let tout = texte(&out);
-    assert!(
-        tout.contains("redirection (307)") && tout.contains("non suivie"),
-        "{tout}"
-    );
+    contient(&tout, &["redirection (307)", "non suivie"]);
 }
 
 /// Une adresse de l'API qui redirige vers un autre hôte (le site servi ailleurs, un ancien
@@ -314,12 +306,7 @@ fn une_api_qui_redirige_ailleurs_est_une_adresse_a_corriger() {
         "{erreurs}"
     );
     assert_eq!(m.requetes().len(), 1, "GET /moi rejoué");
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        0
-    );
+    assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 0);
 }
 
 // --------------------------------------------------------- pause réseau, Ctrl-C et SIGTERM
@@ -457,7 +444,7 @@ fn ctrl_c_pendant_la_creation_d_une_participation_sort_en_130() {
     let depot = depot_dont_le_reseau_tombe_avant_la_creation(&banc);
     let out = interrompre_pendant_la_pause(&banc, depot, "INT");
     assert_eq!(code(&out), 130, "{}", texte(&out));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert!(
         c.requetes(Operation::ApiCreerParticipation) >= 1,
         "la création n'est pas partie : la pause n'était pas la sienne"
@@ -471,7 +458,7 @@ fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
     depot.args(["--attente-reseau", "2"]);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert!(
         c.requetes(Operation::ApiCreerParticipation) >= 1,
         "{}",
@@ -483,11 +470,7 @@ fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
         "pause non sondée : {}",
         texte(&out)
     );
-    assert!(
-        stderr(&out).contains("réseau indisponible"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["réseau indisponible"]);
     assert!(
         banc.bac()
             .participations(SITE)
@@ -531,7 +514,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
         v
     };
     let pannes = banc.bac().pannes();
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
 
     // Trois coupures sur la liste des fichiers, trois tentatives : sans la pause (déclarée
     // après deux échecs), la liste serait illisible et le fichier « non vérifié ».
@@ -559,11 +542,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
     v.args(["--attente-reseau", "2"]);
     let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    assert!(
-        stderr(&out).contains("réseau indisponible"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["réseau indisponible"]);
     assert!(c.requetes(Operation::ApiPiecesJointes) >= 1);
     // … et Ctrl-C pendant la pause : 130, le plan intact.
     pannes.effacer();
@@ -623,13 +602,15 @@ fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
     for mut commande in [connexion, depot] {
         let out = commande.finir_en(2);
         let erreur = stderr(&out);
-        assert!(
-            erreur.contains("aucun certificat racine du système")
-                && erreur.contains("ca-certificates")
-                && erreur.contains("SSL_CERT_FILE"),
-            "{erreur}"
+        contient(
+            &erreur,
+            &[
+                "aucun certificat racine du système",
+                "ca-certificates",
+                "SSL_CERT_FILE",
+            ],
         );
         assert!(!erreur.contains("builder error"), "{erreur}");
     }
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }

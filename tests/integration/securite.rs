@@ -66,10 +66,7 @@ fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_bas
         let p = banc.bac().pannes();
         p.programmer(Regle::prochaine(
             Operation::PutObject,
-            Panne::Statut {
-                code: 503,
-                retry_after: Some(RetryAfter::Millisecondes(50)),
-            },
+            code_http_apres(503, RetryAfter::Millisecondes(50)),
         ));
         p.programmer(Regle::prochaine(
             Operation::UploadPart,
@@ -80,10 +77,7 @@ fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_bas
             Operation::PutObject,
             &banc.cle(&nom(4)),
             1,
-            Panne::Statut {
-                code: 403,
-                retry_after: None,
-            },
+            code_http(403),
         ));
         let journal = banc.dossier.path().join("vigie.jsonl");
         let mut tout = String::new();
@@ -187,10 +181,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
         let p = banc.bac().pannes();
         p.programmer(Regle::prochaine(
             Operation::ApiDeclarerFichier,
-            Panne::Statut {
-                code: 503,
-                retry_after: Some(RetryAfter::Secondes(0)),
-            },
+            code_http_apres(503, RetryAfter::Secondes(0)),
         ));
         p.programmer(Regle::prochaine(
             Operation::ApiFinaliser,
@@ -439,7 +430,7 @@ fn http_refuse_hors_de_la_boucle_locale_sauf_autoriser_http() {
         let out = vc(&format!("{hote}/api/v1"), extra);
         assert_eq!(code(&out), 0, "{hote} : {}", texte(&out));
     }
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }
 
 #[test]
@@ -499,7 +490,7 @@ fn une_cle_ne_sort_jamais_du_prefixe_demande() {
         "--simulation",
     ]);
     assert_eq!(code(&site.output().unwrap()), 2);
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 
     // Le dépôt réel : tout arrive sous le préfixe, rien ailleurs dans le stockage.
     banc.depot().finir_en(0);

@@ -8,19 +8,16 @@
 #![cfg(feature = "bac-a-sable")]
 
 use crate::commun::*;
-use vigie_bac_a_sable::{self, Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{self, Operation, Regle, RetryAfter};
 
 const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
 const AUTRE: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
 
 /// Le prochain PUT répond 503 avec `Retry-After: 1` : un incident que le réessai absorbe.
 fn un_503_au_prochain_put(banc: &Banc) {
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::PutObject,
-        Panne::Statut {
-            code: 503,
-            retry_after: Some(RetryAfter::Secondes(1)),
-        },
+        code_http_apres(503, RetryAfter::Secondes(1)),
     ));
 }
 
@@ -43,9 +40,9 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
     un_503_au_prochain_put(&banc);
     let out = banc.depot().args(["--progression", "jamais"]).finir_en(0);
     let (stdout, stderr) = sorties(&out);
-    assert!(
-        stderr.contains(&format!("~ {NOM} : nouvelle tentative dans 1 s")),
-        "{stderr}"
+    contient(
+        &stderr,
+        &[&format!("~ {NOM} : nouvelle tentative dans 1 s")],
     );
     assert!(stderr.contains(&format!("→ {NOM}")), "{stderr}");
     assert!(stderr.contains(&format!("✓ {NOM}")), "{stderr}");
@@ -56,10 +53,7 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
     // Le bilan, sur la sortie standard, compte l'incident absorbé et ne propose rien ensuite.
     assert!(stdout.starts_with("Plan "), "{stdout}");
     assert!(stdout.contains("1 / 1 fichier déposé"), "{stdout}");
-    assert!(
-        stdout.contains("1 incident rattrapé automatiquement"),
-        "{stdout}"
-    );
+    contient(&stdout, &["1 incident rattrapé automatiquement"]);
     assert!(!stdout.contains("Ensuite"), "{stdout}");
 }
 
@@ -207,7 +201,7 @@ fn un_journal_impossible_a_ouvrir_arrete_avant_tout_envoi() {
         .arg(banc.dossier.path().join("absent/vigie.jsonl"))
         .finir_en(2);
     assert!(stderr(&out).contains("journal"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 0);
+    assert_eq!(banc.requetes(Operation::PutObject), 0);
 }
 
 #[test]
@@ -226,10 +220,7 @@ fn progression_toujours_sans_terminal_dessine_sans_planter_meme_avec_le_journal(
         "barres forcées absentes : {stderr:?}"
     );
     // Le journal passe au-dessus des barres (elles sont effacées, puis redessinées).
-    assert!(
-        stderr.contains("réessai : nouvelle tentative prévue"),
-        "{stderr:?}"
-    );
+    contient(&stderr, &["réessai : nouvelle tentative prévue"]);
     // Les barres restent sur la sortie d'erreur : la sortie standard n'a que le bilan.
     assert!(stdout.starts_with("Plan "), "{stdout}");
     assert!(!stdout.contains('\x1b'), "{stdout:?}");

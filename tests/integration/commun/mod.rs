@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use vigie_bac_a_sable::BacASable;
 
+mod aides;
+pub use aides::*;
+
 pub const COMPARTIMENT: &str = "nuits";
 pub const PREFIXE: &str = "site-640139/2026-06-21";
 pub const MIO: usize = 1024 * 1024;

@@ -1,0 +1,133 @@
+//! Les raccourcis des essais : programmer une panne, compter les requêtes, et des assertions
+//! qui disent ce qui manque (le motif absent et le texte entier où il a été cherché), à la
+//! manière de `tests/util.rs` de ripgrep. Un essai s'écrit alors en une ligne par fait vérifié.
+
+use std::process::Output;
+
+use vigie_bac_a_sable::{Compteurs, Operation, Panne, Regle, RetryAfter};
+
+use super::{Banc, texte};
+
+/// La panne « répondre `code` », sans attente annoncée (`Panne::Statut`).
+pub fn code_http(code: u16) -> Panne {
+    Panne::Statut {
+        code,
+        retry_after: None,
+    }
+}
+
+/// La panne « répondre `code` » avec un `Retry-After`.
+pub fn code_http_apres(code: u16, retry_after: RetryAfter) -> Panne {
+    Panne::Statut {
+        code,
+        retry_after: Some(retry_after),
+    }
+}
+
+impl Banc {
+    /// Programme une panne dans le bac à sable.
+    pub fn panne(&self, regle: Regle) {
+        self.bac().pannes().programmer(regle);
+    }
+
+    /// Les compteurs du bac à sable.
+    pub fn compteurs(&self) -> &Compteurs {
+        self.bac().compteurs()
+    }
+
+    /// Les requêtes reçues pour cette opération.
+    pub fn requetes(&self, op: Operation) -> u64 {
+        self.compteurs().requetes(op)
+    }
+
+    /// Les requêtes reçues pour cette opération sur cette clé.
+    pub fn requetes_cle(&self, op: Operation, cle: &str) -> u64 {
+        self.compteurs().requetes_cle(op, cle)
+    }
+}
+
+/// Exige que `texte` contienne chacun des `motifs` ; sinon l'essai échoue en nommant le motif
+/// absent et en montrant le texte.
+#[track_caller]
+pub fn contient(texte: &str, motifs: &[&str]) {
+    for motif in motifs {
+        assert!(texte.contains(motif), "« {motif} » manque dans :\n{texte}");
+    }
+}
+
+/// Exige qu'aucun des `motifs` ne se trouve dans `texte`.
+#[track_caller]
+pub fn absent(texte: &str, motifs: &[&str]) {
+    for motif in motifs {
+        assert!(
+            !texte.contains(motif),
+            "« {motif} » ne devait pas se trouver dans :\n{texte}"
+        );
+    }
+}
+
+/// Les mêmes exigences sur les sorties d'une commande finie ; l'échec montre le code et les
+/// deux sorties.
+pub trait SortieAttendue {
+    /// La sortie standard contient chacun des motifs.
+    fn stdout_contient(&self, motifs: &[&str]);
+    /// La sortie d'erreur contient chacun des motifs.
+    fn stderr_contient(&self, motifs: &[&str]);
+    /// La sortie standard ne contient aucun des motifs.
+    fn stdout_sans(&self, motifs: &[&str]);
+    /// La sortie d'erreur ne contient aucun des motifs.
+    fn stderr_sans(&self, motifs: &[&str]);
+}
+
+#[track_caller]
+fn exiger(out: &Output, flux: &str, octets: &[u8], motifs: &[&str], present: bool) {
+    let vu = String::from_utf8_lossy(octets);
+    for motif in motifs {
+        assert!(
+            vu.contains(motif) == present,
+            "« {motif} » {} sur {flux} :\n{}",
+            if present {
+                "manque"
+            } else {
+                "ne devait pas être"
+            },
+            texte(out)
+        );
+    }
+}
+
+impl SortieAttendue for Output {
+    #[track_caller]
+    fn stdout_contient(&self, motifs: &[&str]) {
+        exiger(self, "stdout", &self.stdout, motifs, true);
+    }
+    #[track_caller]
+    fn stderr_contient(&self, motifs: &[&str]) {
+        exiger(self, "stderr", &self.stderr, motifs, true);
+    }
+    #[track_caller]
+    fn stdout_sans(&self, motifs: &[&str]) {
+        exiger(self, "stdout", &self.stdout, motifs, false);
+    }
+    #[track_caller]
+    fn stderr_sans(&self, motifs: &[&str]) {
+        exiger(self, "stderr", &self.stderr, motifs, false);
+    }
+}
+
+#[cfg(test)]
+mod essais {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "« absent » manque dans :\nun texte présent")]
+    fn contient_nomme_le_motif_qui_manque() {
+        contient("un texte présent", &["texte", "absent"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "« présent » ne devait pas se trouver dans :\nun texte présent")]
+    fn absent_nomme_le_motif_trouve() {
+        absent("un texte présent", &["ailleurs", "présent"]);
+    }
+}
