@@ -43,16 +43,16 @@ fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
             .is_empty()
     );
     // Relancer : rien ne repart.
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     banc.depot_plateforme().finir_en(0);
-    assert_eq!(banc.bac().compteurs().octets_recus(), recus);
+    assert_eq!(banc.compteurs().octets_recus(), recus);
 }
 
 #[test]
 fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 100_000);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::ApiFinaliser,
         Panne::PerdreReponse,
     ));
@@ -64,7 +64,7 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
             .disponible
     );
     assert_eq!(
-        banc.bac().compteurs().octets_recus(),
+        banc.compteurs().octets_recus(),
         100_000,
         "des octets sont repartis"
     );
@@ -77,12 +77,9 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
 fn participation_refusee_a_la_verification_code_3() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::ApiLireParticipation,
-        Panne::Statut {
-            code: 403,
-            retry_after: None,
-        },
+        code_http(403),
     ));
     let out = banc
         .vigie_plateforme()
@@ -98,14 +95,14 @@ fn participation_refusee_a_la_verification_code_3() {
         "{}",
         texte(&out)
     );
-    assert_eq!(banc.bac().compteurs().octets_recus(), 0, "rien n'est parti");
+    assert_eq!(banc.compteurs().octets_recus(), 0, "rien n'est parti");
 }
 
 #[test]
 fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::ApiCreerParticipation,
         Panne::PerdreReponse,
     ));
@@ -156,12 +153,7 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     let out = creer(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert_eq!(du_point(&banc).len(), 1);
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiCreerParticipation),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::ApiCreerParticipation), 1);
 }
 
 #[cfg(unix)]
@@ -189,7 +181,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
         0o600
     );
 
-    banc.bac().pannes().programmer(Regle::proportion(
+    banc.panne(Regle::proportion(
         1.0,
         Panne::Lenteur(Duration::from_millis(150)),
     ));
@@ -245,9 +237,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
     for titre in deposes {
         let cle = banc.bac().fichier(PARTICIPATION, &titre).unwrap().cle;
         assert_eq!(
-            banc.bac()
-                .compteurs()
-                .requetes_cle(Operation::PutObject, &cle),
+            banc.requetes_cle(Operation::PutObject, &cle),
             1,
             "{titre} renvoyé"
         );
@@ -260,7 +250,7 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     let titre = nom(1);
     let taille = 40 * MIO;
     banc.fichier(&titre, taille);
-    banc.bac().pannes().programmer(Regle::proportion(
+    banc.panne(Regle::proportion(
         1.0,
         Panne::Lenteur(Duration::from_millis(300)),
     ));
@@ -293,7 +283,7 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     );
     // Au plus une partie perdue par transfert en vol au moment du kill -9 : les parties d'un
     // fichier seul partent ensemble, sur les quatre places par défaut.
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     assert!(
         recus <= (taille + 4 * 5 * MIO) as u64,
         "reçu {recus} pour {taille}"
@@ -311,23 +301,11 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
         banc.fichier(n, *t);
     }
     let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::prochaine(
-        Operation::UploadPart,
-        Panne::Statut {
-            code: 400,
-            retry_after: None,
-        },
-    ));
-    pannes.programmer(Regle::prochaine(
-        Operation::ApiAbandonner,
-        Panne::Statut {
-            code: 500,
-            retry_after: None,
-        },
-    ));
+    pannes.programmer(Regle::prochaine(Operation::UploadPart, code_http(400)));
+    pannes.programmer(Regle::prochaine(Operation::ApiAbandonner, code_http(500)));
     banc.depot_plateforme().finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::ApiAbandonner),
         2,
@@ -361,10 +339,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     let taille = 12 * MIO;
     banc.fichier(&titre, taille);
     let pannes = banc.bac().pannes();
-    let refus = Panne::Statut {
-        code: 403,
-        retry_after: None,
-    };
+    let refus = code_http(403);
     // La deuxième partie et l'envoi de son URL redemandée ; une place : la première partie est
     // acquittée avant.
     pannes.programmer(Regle::nieme(Operation::UploadPart, None, 2, refus).fois(2));
@@ -375,7 +350,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let sortie = texte(&out);
     assert!(sortie.contains("refusée deux fois (403)"), "{sortie}");
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(c.requetes(Operation::ApiAbandonner), 0, "envoi abandonné");
     let enregistrement = banc.bac().fichier(PARTICIPATION, &titre).unwrap();
     assert!(!enregistrement.disponible);
@@ -401,7 +376,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
         .args(Banc::options_rapides());
     retenter.finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(c.octets_recus() - octets, (taille - 5 * MIO) as u64);
     assert_eq!(
         banc.bac().fichier(PARTICIPATION, &titre).unwrap().id,
@@ -419,26 +394,23 @@ fn url_signee_refusee_deux_fois_dit_de_verifier_l_heure() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 20_000);
     let pannes = banc.bac().pannes();
-    let refus = Panne::Statut {
-        code: 403,
-        retry_after: None,
-    };
+    let refus = code_http(403);
     pannes.programmer(Regle::toujours(Some(Operation::PutObject), refus).fois(2));
     let out = banc.depot_plateforme().finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
-    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), 2);
+    assert_eq!(banc.requetes(Operation::PutObject), 2);
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
+        banc.requetes(Operation::ApiDeclarerFichier),
         2,
         "une déclaration neuve pour une URL neuve"
     );
     let sortie = texte(&out);
-    assert!(
-        sortie.contains("URL signée refusée deux fois (403)")
-            && sortie.contains("vérifiez l'heure de l'ordinateur"),
-        "{sortie}"
+    contient(
+        &sortie,
+        &[
+            "URL signée refusée deux fois (403)",
+            "vérifiez l'heure de l'ordinateur",
+        ],
     );
 }
 
@@ -455,7 +427,7 @@ fn noms_invalides_code_2_liste_complete_zero_requete() {
         assert!(stderr.contains(attendu), "{attendu} absent : {stderr}");
     }
     assert_eq!(
-        banc.bac().compteurs().requetes_total(),
+        banc.compteurs().requetes_total(),
         0,
         "la plateforme a reçu des requêtes"
     );
@@ -466,13 +438,7 @@ fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 30_000);
     banc.fichier(&nom(2), 6 * MIO);
-    banc.bac().pannes().programmer(Regle::prochaine(
-        Operation::PutObject,
-        Panne::Statut {
-            code: 503,
-            retry_after: None,
-        },
-    ));
+    banc.panne(Regle::prochaine(Operation::PutObject, code_http(503)));
     let journal = banc.dossier.path().join("journal.json");
     let out = banc
         .depot_plateforme()
@@ -511,12 +477,8 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
     // L'état est lu d'abord : planifié, rien n'est émis vers `compute`.
     let out = traiter(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    assert!(
-        stdout(&out).contains("rien n'a été relancé"),
-        "{}",
-        texte(&out)
-    );
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
+    out.stdout_contient(&["rien n'a été relancé"]);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 1);
     let p = banc
         .bac()
         .participations(SITE)
@@ -527,7 +489,7 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
     // vigie depot ne lance jamais le calcul.
     banc.fichier(&nom(1), 100);
     banc.depot_plateforme().finir_en(0);
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 1);
 }
 
 #[test]
@@ -553,7 +515,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
     let out = depot.finir_en(2);
     assert!(stderr(&out).contains("vigie connexion"), "{}", texte(&out));
     assert_eq!(
-        banc.bac().compteurs().requetes_total(),
+        banc.compteurs().requetes_total(),
         1,
         "seul GET /moi de la connexion refusée"
     );
@@ -572,7 +534,7 @@ fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
     for (titre, taille) in &fichiers {
         banc.fichier(titre, *taille);
     }
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::PutObject),
         Panne::Lenteur(Duration::from_millis(300)),
     ));
@@ -583,7 +545,7 @@ fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
         assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
         assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);
     }
-    let compteurs = banc.bac().compteurs();
+    let compteurs = banc.compteurs();
     assert_eq!(
         compteurs.simultanees_max(Operation::PutObject),
         1,

@@ -59,11 +59,8 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     // conviennent.
     let out = depot_par_site(&banc, "2026-06-21T21:30:00", "2026-06-22T06:00:00Z").finir_en(2);
     let e = stderr(&out);
-    assert!(
-        e.contains("sans fuseau") && e.contains("2026-06-21T21:30:00Z"),
-        "{e}"
-    );
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    contient(&e, &["sans fuseau", "2026-06-21T21:30:00Z"]);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 
     let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
         .arg("--json")
@@ -85,16 +82,12 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     }
 
     // Le même instant écrit autrement : même plan, aucune participation ni octet de plus.
-    let recus = banc.bac().compteurs().octets_recus();
+    let recus = banc.compteurs().octets_recus();
     let out =
         depot_par_site(&banc, "2026-06-21T23:30:00+02:00", "2026-06-22T08:00+02:00").finir_en(0);
-    assert!(
-        stdout(&out).contains(&format!("Participation Vigie-Chiro : {}.", p.id)),
-        "{}",
-        texte(&out)
-    );
+    out.stdout_contient(&[&format!("Participation Vigie-Chiro : {}.", p.id)]);
     assert_eq!(participations_b2(&banc).len(), 1);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(c.requetes(Operation::ApiCreerParticipation), 1);
     assert_eq!(c.octets_recus(), recus, "la nuit est repartie");
 
@@ -126,7 +119,7 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
     banc.fichier(&nom(1), 10_000);
     depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z").finir_en(0);
     let creee = participations_b2(&banc).remove(0);
-    let requetes = banc.bac().compteurs().requetes_total();
+    let requetes = banc.compteurs().requetes_total();
     // La même participation, désignée par son identifiant.
     let mut c = banc.vigie_plateforme();
     c.arg("depot")
@@ -140,7 +133,7 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
         e.contains("déjà dans le plan 1") && e.trim_end().ends_with("vigie retenter-echecs 1"),
         "{e}"
     );
-    assert_eq!(banc.bac().compteurs().requetes_total(), requetes);
+    assert_eq!(banc.compteurs().requetes_total(), requetes);
     // Une autre participation (celle d'essai) reste permise.
     banc.depot_plateforme().finir_en(0);
 }
@@ -155,9 +148,12 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
         .env("VIGIE_JETON", JETON_NON_VALIDE)
         .finir_en(3);
     let e = stderr(&out);
-    assert!(
-        e.contains("protocole registration not yet validated") && e.contains("pas encore validée"),
-        "{e}"
+    contient(
+        &e,
+        &[
+            "protocole registration not yet validated",
+            "pas encore validée",
+        ],
     );
     // Le geste, seul, en dernier ; pas « créez-la sur le site web », qui appelle la même
     // route et serait refusé de même (`create_participation`).
@@ -196,15 +192,10 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
     // participation).
     let out = banc.depot_plateforme().finir_en(2);
     let e = stderr(&out);
-    assert!(
-        e.contains("Z1 dans les noms") && e.contains("A1 pour la participation"),
-        "{e}"
-    );
+    contient(&e, &["Z1 dans les noms", "A1 pour la participation"]);
     assert!(e.contains("--forcer-participation"), "{e}");
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(vigie_bac_a_sable::Operation::ApiDeclarerFichier),
+        banc.requetes(vigie_bac_a_sable::Operation::ApiDeclarerFichier),
         0
     );
     // Voulu : --forcer-participation dépose, et le dit.
@@ -213,10 +204,7 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
         .arg("--forcer-participation")
         .finir_en(0);
     let e = stderr(&out);
-    assert!(
-        e.contains("1 fichier porte") && e.contains("point Z1") && e.contains("point A1"),
-        "{e}"
-    );
+    contient(&e, &["1 fichier porte", "point Z1", "point A1"]);
     // Rien à dire quand les points concordent.
     banc.fichier(&nom(2), 10_000);
     std::fs::remove_file(banc.nuit.join(z1)).unwrap();
@@ -295,11 +283,11 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
         std::fs::write(dossier.join(titre), b"RIFF").unwrap();
     }
     std::fs::write(dossier.join(fixe("Pass1-Z0")), b"RIFF").unwrap();
-    let avant = banc.bac().compteurs().requetes_total();
+    let avant = banc.compteurs().requetes_total();
     let out = depot_de(&dossier, &[]);
     assert_eq!(code(&out), 2, "{}", texte(&out));
     assert!(stderr(&out).contains("point « Z0 »"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes_total(), avant);
+    assert_eq!(banc.compteurs().requetes_total(), avant);
 
     // Les noms acceptés partent et sont déposés (deux points, A1 et H2 : une seule
     // participation les reçoit seulement si c'est voulu).
@@ -452,10 +440,7 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
     // il part en un PUT, sans déclaration multipart (qui, sur le vrai serveur, ouvre un envoi
     // S3 avant de trouver l'enregistrement existant : un orphelin).
     assert_eq!(banc.bac().envois_orphelins().len(), orphelins_avant);
-    assert_eq!(
-        banc.bac().compteurs().requetes(Operation::ApiPiecesJointes),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 1);
     assert!(banc.bac().fichiers_disponibles_sans_objet().is_empty());
 }
 
@@ -487,7 +472,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
     // Une déclaration multipart refusée (500) par fichier ouvert à ce moment-là, au plus (deux
     // par place de transfert : les deux gros fichiers ont pu déclarer ensemble) ; les suivantes
     // partent en simple.
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let refusees =
         c.requetes(Operation::ApiDeclarerFichier) - c.traitees(Operation::ApiDeclarerFichier);
     assert!((1..=2).contains(&refusees), "{refusees} refusées");
@@ -500,10 +485,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
         .unwrap();
     assert!(refus.is_some(), "refus non retenu dans le plan");
     let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
-    assert!(
-        etat.contains("refuse l'envoi en plusieurs parties"),
-        "{etat}"
-    );
+    contient(&etat, &["refuse l'envoi en plusieurs parties"]);
 
     // La relance, même la plateforme rétablie, ne redemande pas le multipart.
     banc.bac().refuser_multipart(false);
@@ -516,7 +498,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
             .unwrap()
             .multipart
     );
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::ApiDeclarerFichier) - c.traitees(Operation::ApiDeclarerFichier),
         refusees,
@@ -647,12 +629,8 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
         .args(["traiter", "--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().endpoint())
         .finir_en(2);
-    assert!(
-        stderr(&out).contains("n'est pas l'API Vigie-Chiro"),
-        "{}",
-        texte(&out)
-    );
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+    out.stderr_contient(&["n'est pas l'API Vigie-Chiro"]);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 0);
 }
 
 // ------------------------------------------------------------------------ ne rien croire
@@ -676,14 +654,14 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
     let e = stderr(&out);
     assert_eq!(e.lines().count(), 1, "un seul message : {e}");
     assert!(e.contains("24 chiffres hexadécimaux"), "{e}");
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 
     let out = depot("64a1b2c3d4e5f60718293dff");
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let e = stderr(&out);
     assert_eq!(e.lines().count(), 1, "un seul message : {e}");
     assert!(e.contains("n'existe pas"), "{e}");
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(c.requetes(Operation::ApiDeclarerFichier), 0);
     assert_eq!(c.requetes(Operation::PutObject), 0);
 
@@ -691,7 +669,7 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
         .args(["traiter", "--participation", "junk", "--api"])
         .arg(banc.bac().api())
         .finir_en(2);
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 0);
 }
 
 /// Un `_id` rendu par la plateforme qui n'est pas un ObjectId est une

@@ -10,7 +10,7 @@ use std::process::Stdio;
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Regle};
 
 /// Une heure sans fuseau : le message, une seule fois (la cause n'est pas répétée par la chaîne
 /// des erreurs).
@@ -29,7 +29,7 @@ fn heure_sans_fuseau_dite_une_seule_fois() {
         texte(&out)
     );
     assert!(erreur.contains("--debut"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }
 
 /// Un jeton qui expire en plein dépôt vers la plateforme : le geste est de se reconnecter, et
@@ -40,14 +40,11 @@ fn jeton_expire_en_route_sans_conseil_s3() {
     for i in 0..4 {
         banc.fichier(&nom(i), 5_000 + i);
     }
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::ApiDeclarerFichier,
         None,
         2,
-        Panne::Statut {
-            code: 401,
-            retry_after: None,
-        },
+        code_http(401),
     ));
     let out = banc
         .depot_plateforme()
@@ -58,10 +55,7 @@ fn jeton_expire_en_route_sans_conseil_s3() {
     let etat = stdout(&etat);
     for sortie in [&bilan, &etat] {
         assert!(sortie.contains("AUTHENTIFICATION"), "{sortie}");
-        assert!(
-            sortie.contains("reconnectez-vous") && sortie.contains("vigie retenter-echecs 1"),
-            "{sortie}"
-        );
+        contient(sortie, &["reconnectez-vous", "vigie retenter-echecs 1"]);
         for s3 in ["S3", "compartiment", "région"] {
             assert!(!sortie.contains(s3), "« {s3} » dans : {sortie}");
         }
@@ -112,7 +106,7 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
 
     // Une adresse sans jeton : dit comme tel, rien n'est demandé à la plateforme ni enregistré.
     std::fs::remove_file(fichier_du_jeton(&banc)).unwrap();
-    let requetes = banc.bac().compteurs().requetes_total();
+    let requetes = banc.compteurs().requetes_total();
     let out = banc
         .vigie()
         .args([
@@ -130,7 +124,7 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
         texte(&out)
     );
     assert!(!fichier_du_jeton(&banc).exists());
-    assert_eq!(banc.bac().compteurs().requetes_total(), requetes);
+    assert_eq!(banc.compteurs().requetes_total(), requetes);
 
     // VIGIE_JETON aussi peut recevoir l'adresse entière.
     banc.fichier(&nom(1), 1_000);

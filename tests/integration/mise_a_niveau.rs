@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Regle};
 
 /// Le fichier : quatre parties de 5 Mio (la dernière de 2 Mio).
 const TAILLE: usize = 17 * MIO;
@@ -81,18 +81,7 @@ fn envoi_et_parties(base: &Path) -> (Option<String>, i64) {
 /// jusqu'à épuisement des tentatives : un échec transitoire, l'envoi gardé. Une place : les
 /// parties partent une à une, dans l'ordre.
 fn deux_parties_puis_panne(banc: &Banc) {
-    banc.bac().pannes().programmer(
-        Regle::nieme(
-            Operation::UploadPart,
-            None,
-            3,
-            Panne::Statut {
-                code: 500,
-                retry_after: None,
-            },
-        )
-        .fois(u64::MAX),
-    );
+    banc.panne(Regle::nieme(Operation::UploadPart, None, 3, code_http(500)).fois(u64::MAX));
 }
 
 #[test]
@@ -109,12 +98,12 @@ fn base_du_schema_5_reprise_s3_sans_rien_renvoyer_ni_rouvrir() {
     assert!(envoi.is_some(), "aucun envoi dans la base d'avant");
     assert_eq!(acquittees, 2);
 
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let (parties, octets) = (c.requetes(Operation::UploadPart), c.octets_recus());
     let out = banc.depot().output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&[(nom.clone(), TAILLE)]);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::CreateMultipartUpload),
         1,
@@ -148,13 +137,13 @@ fn base_du_schema_5_reprise_vigiechiro_sans_rien_renvoyer_ni_redeclarer() {
     assert_eq!(envoi.as_deref(), Some(id.as_str()));
     assert_eq!(acquittees, 2);
 
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let (parties, octets) = (c.requetes(Operation::UploadPart), c.octets_recus());
     let declarations = c.requetes(Operation::ApiDeclarerFichier);
     let out = banc.depot_plateforme().output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, TAILLE));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::ApiDeclarerFichier),
         declarations,

@@ -51,12 +51,7 @@ fn site_routier_sans_point_une_seule_participation() {
     // Relancer : le même plan, la même participation.
     creer(&banc, SITE_ROUTIER, None).finir_en(0);
     assert_eq!(banc.bac().participations(SITE_ROUTIER).len(), 1);
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiCreerParticipation),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::ApiCreerParticipation), 1);
 }
 
 /// Sur un site point fixe, le point reste exigé (les noms le portent) : code 2, avant tout plan
@@ -77,12 +72,7 @@ fn site_point_fixe_sans_point_refuse_avant_tout_plan() {
 
 /// Ni participation créée, ni plan local laissé (`vigie plans --json` : une ligne par plan).
 fn rien_de_cree(banc: &Banc) {
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiCreerParticipation),
-        0
-    );
+    assert_eq!(banc.requetes(Operation::ApiCreerParticipation), 0);
     let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
     assert!(
         evenements(&lignes_json(&out.stdout), "plans").is_empty(),
@@ -129,7 +119,7 @@ fn reponse_de_creation_perdue_la_participation_retrouvee_est_la_demandee() {
     assert_eq!(statut, 201, "{autre}");
     let (statut, du_site_web) = banc.appel_api(reqwest::Method::POST, &chemin, nuit);
     assert_eq!(statut, 201, "{du_site_web}");
-    banc.bac().pannes().programmer(Regle::prochaine(
+    banc.panne(Regle::prochaine(
         Operation::ApiCreerParticipation,
         Panne::PerdreReponse,
     ));

@@ -8,9 +8,7 @@
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{
-    OBSERVATEUR_AUTRE, Operation, PARTICIPATION_AUTRE, PSEUDO_AUTRE, Panne, Regle,
-};
+use vigie_bac_a_sable::{OBSERVATEUR_AUTRE, Operation, PARTICIPATION_AUTRE, PSEUDO_AUTRE, Regle};
 
 fn depot_vers(banc: &Banc, participation: &str) -> std::process::Command {
     let mut c = banc.vigie_plateforme();
@@ -42,20 +40,11 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
         texte(&out)
     );
     // Rien de déclaré, rien d'envoyé, aucun plan laissé.
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        0
-    );
+    assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 0);
     assert!(banc.bac().fichiers().is_empty());
-    assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+    assert_eq!(banc.compteurs().octets_recus(), 0);
     let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
-    assert!(
-        !stdout(&plans).contains(PARTICIPATION_AUTRE),
-        "{}",
-        texte(&plans)
-    );
+    plans.stdout_sans(&[PARTICIPATION_AUTRE]);
 
     // En JSON : la même erreur, code 3, en dernière ligne.
     let out = depot_vers(&banc, PARTICIPATION_AUTRE)
@@ -68,12 +57,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
         (&serde_json::json!("erreur"), &serde_json::json!(3)),
         "{erreur}"
     );
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        0
-    );
+    assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 0);
 }
 
 /// Un plan laissé par une version antérieure vers la participation d'un autre : ni
@@ -95,10 +79,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
     ))
     .unwrap();
     drop(c);
-    let declarations = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiDeclarerFichier);
+    let declarations = banc.requetes(Operation::ApiDeclarerFichier);
     let out = banc
         .vigie_plateforme()
         .arg("retenter-echecs")
@@ -111,14 +92,9 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
         .args(Banc::reessais_rapides())
         .finir_en(3);
     let tout = texte(&out);
-    assert!(
-        tout.contains(PSEUDO_AUTRE) && tout.contains("rien n'a été vérifié"),
-        "{tout}"
-    );
+    contient(&tout, &[PSEUDO_AUTRE, "rien n'a été vérifié"]);
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
+        banc.requetes(Operation::ApiDeclarerFichier),
         declarations,
         "une déclaration est partie"
     );
@@ -132,12 +108,9 @@ fn verifier_devant_un_refus_definitif_ne_dit_pas_injoignable() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 10_000);
     banc.depot_plateforme().finir_en(0);
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::ApiPiecesJointes),
-        Panne::Statut {
-            code: 403,
-            retry_after: None,
-        },
+        code_http(403),
     ));
     let verifier = |json: bool| {
         let mut c = banc.vigie_plateforme();

@@ -32,7 +32,7 @@ fn parties_notees(banc: &Banc) -> i64 {
 fn multipart_tue_apres_deux_parties(banc: &Banc) -> (String, usize) {
     let (titre, taille) = (nom(1), 12 * MIO);
     banc.fichier(&titre, taille);
-    banc.bac().pannes().programmer(
+    banc.panne(
         Regle::nieme(
             Operation::UploadPart,
             None,
@@ -46,7 +46,7 @@ fn multipart_tue_apres_deux_parties(banc: &Banc) -> (String, usize) {
         &["--seuil-multipart", "6", "--paralleles", "1"],
     ));
     let debut = Instant::now();
-    while parties_notees(banc) < 2 || banc.bac().compteurs().requetes(Operation::UploadPart) < 3 {
+    while parties_notees(banc) < 2 || banc.requetes(Operation::UploadPart) < 3 {
         assert!(
             debut.elapsed() < Duration::from_secs(60),
             "deux parties jamais notées"
@@ -105,7 +105,7 @@ fn bilan(out: &std::process::Output) -> serde_json::Value {
 fn kill_9_en_plein_multipart_puis_retenter_reprend_le_seuil_a_la_partie_pres() {
     let banc = Banc::nouveau();
     let (titre, taille) = multipart_tue_apres_deux_parties(&banc);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let (declarations, parties, recus) = (
         c.requetes(Operation::ApiDeclarerFichier),
         c.requetes(Operation::UploadPart),
@@ -113,7 +113,7 @@ fn kill_9_en_plein_multipart_puis_retenter_reprend_le_seuil_a_la_partie_pres() {
     );
     let out = retenter(&banc, &[]);
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::ApiAbandonner),
         0,
@@ -137,13 +137,9 @@ fn kill_9_en_plein_multipart_puis_retenter_reprend_le_seuil_a_la_partie_pres() {
     assert_eq!(b["reglages_repris"]["--paralleles"], "1", "{b}");
     // `vigie etat` dit ce que le plan retient.
     let etat = banc.vigie().arg("etat").output().unwrap();
-    assert!(
-        stdout(&etat).contains(
-            "réglages retenus (repris à chaque relance) : --paralleles 1, --seuil-multipart 6"
-        ),
-        "{}",
-        texte(&etat)
-    );
+    etat.stdout_contient(&[
+        "réglages retenus (repris à chaque relance) : --paralleles 1, --seuil-multipart 6",
+    ]);
     let etat = banc.etat();
     assert_eq!(etat["reglages"]["seuil_multipart"], 6, "{etat}");
     valider_ligne(&etat);
@@ -156,14 +152,14 @@ fn kill_9_en_plein_multipart_puis_retenter_reprend_le_seuil_a_la_partie_pres() {
 fn un_reglage_donne_l_emporte_sans_jeter_les_parties_acquittees() {
     let banc = Banc::nouveau();
     let (titre, taille) = multipart_tue_apres_deux_parties(&banc);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     let (parties, recus) = (c.requetes(Operation::UploadPart), c.octets_recus());
     let out = depot(
         &banc,
         &["--seuil-multipart", "50", "--taille-partie", "8", "--json"],
     )
     .finir_en(0);
-    let c = banc.bac().compteurs();
+    let c = banc.compteurs();
     assert_eq!(
         c.requetes(Operation::ApiAbandonner),
         0,
@@ -198,16 +194,7 @@ fn debit_max_retenu_par_retenter_echecs() {
         banc.fichier(&nom(i), 50_000 + i);
     }
     let cle = cle_fichier(PARTICIPATION, &nom(2)).unwrap();
-    banc.bac().pannes().programmer(
-        Regle::toujours(
-            Some(Operation::PutObject),
-            Panne::Statut {
-                code: 503,
-                retry_after: None,
-            },
-        )
-        .sur_cle(&cle),
-    );
+    banc.panne(Regle::toujours(Some(Operation::PutObject), code_http(503)).sur_cle(&cle));
     let out = depot(&banc, &["--debit-max", "2Mo/s", "--tentatives", "2"]).finir_en(1);
     let suite = stdout(&out);
     assert!(suite.contains("vigie retenter-echecs 1"), "{suite}");

@@ -14,7 +14,7 @@ use std::process::Output;
 use crate::commun::plateforme::*;
 use crate::commun::*;
 use serde_json::{Value, json};
-use vigie_bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Regle};
 
 /// Les lignes JSON de la sortie standard, chacune validée contre le schéma du dépôt.
 fn evenements(out: &Output) -> Vec<Value> {
@@ -41,10 +41,6 @@ fn nombre(evenements: &[Value], evenement: &str) -> usize {
 }
 
 impl Banc {
-    fn requetes(&self, op: Operation) -> u64 {
-        self.bac().compteurs().requetes(op)
-    }
-
     /// `vigie` avec une autre base : un autre portable, ou une autre installation.
     fn autre_base(&self, c: &mut std::process::Command) {
         c.env("VIGIE_BASE", self.dossier.path().join("autre/vigie.sqlite"));
@@ -197,23 +193,16 @@ fn inventaire_illisible_le_depot_se_fait_sans_lui() {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::ApiPiecesJointes),
-        Panne::Statut {
-            code: 503,
-            retry_after: None,
-        },
+        code_http(503),
     ));
     let out = banc.depot_plateforme().finir_en(0);
     // La lecture a suivi la politique de réessai (7 tentatives), puis le dépôt s'est fait sans
     // elle, et l'a dit.
     assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 7);
     assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 3);
-    assert!(
-        stderr(&out).contains("chaque fichier sera déclaré"),
-        "{}",
-        texte(&out)
-    );
+    out.stderr_contient(&["chaque fichier sera déclaré"]);
     for (n, t) in &fichiers {
         assert!(
             banc.objet_plateforme(PARTICIPATION, n) == contenu(n, *t),
@@ -251,12 +240,9 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
             .set_modified(date + std::time::Duration::from_secs(2))
             .unwrap();
         if !inventaire_lisible {
-            banc.bac().pannes().programmer(Regle::toujours(
+            banc.panne(Regle::toujours(
                 Some(Operation::ApiPiecesJointes),
-                Panne::Statut {
-                    code: 403,
-                    retry_after: None,
-                },
+                code_http(403),
             ));
         }
         let puts = banc.requetes(Operation::PutObject);
@@ -268,16 +254,12 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
         let e = stderr(&out);
         assert_eq!(code(&out), 3, "{}", texte(&out));
         assert!(!e.contains(&format!("✓ {}", a.0)), "{e}");
-        assert!(
-            e.contains(&format!(
-                "✗ {} : refus définitif (REMPLACEMENT_REFUSE)",
-                a.0
-            )),
-            "{e}"
-        );
-        assert!(
-            e.contains("la plateforme ne permet pas de remplacer un fichier finalisé"),
-            "{e}"
+        contient(
+            &e,
+            &[
+                &format!("✗ {} : refus définitif (REMPLACEMENT_REFUSE)", a.0),
+                "la plateforme ne permet pas de remplacer un fichier finalisé",
+            ],
         );
         if inventaire_lisible {
             assert!(e.contains("avec un autre contenu"), "{e}");
@@ -311,33 +293,24 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
     banc.autre_base(&mut c);
     let out = c.args(["--progression", "jamais"]).finir_en(0);
     let e = stderr(&out);
-    assert!(
-        e.contains(&format!(
+    contient(
+        &e,
+        &[&format!(
             "= {} : déjà sur la plateforme (identique au fichier local), rien n'est reparti",
             a.0
-        )),
-        "{e}"
+        )],
     );
     assert!(!e.contains('✓'), "{e}");
     let s = stdout(&out);
-    assert!(
-        s.contains("1 fichier déjà sur la plateforme, identique : rien n'est reparti."),
-        "{s}"
+    contient(
+        &s,
+        &["1 fichier déjà sur la plateforme, identique : rien n'est reparti."],
     );
     assert!(s.contains("Rien n'a été envoyé pendant ce passage."), "{s}");
     assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 1);
 
     // Une troisième base, l'inventaire illisible : le 409 de la déclaration est un refus.
-    banc.bac().pannes().programmer(
-        Regle::toujours(
-            Some(Operation::ApiPiecesJointes),
-            Panne::Statut {
-                code: 403,
-                retry_after: None,
-            },
-        )
-        .fois(1),
-    );
+    banc.panne(Regle::toujours(Some(Operation::ApiPiecesJointes), code_http(403)).fois(1));
     let troisieme = |c: &mut std::process::Command| {
         c.env(
             "VIGIE_BASE",
@@ -431,10 +404,7 @@ fn verifier_relit_chaque_fichier_de_la_plateforme() {
             .unwrap_or_else(|| panic!("{n} non nommé : {s}"));
         assert!(ligne.contains(": differente ("), "{ligne}");
     }
-    assert!(
-        s.contains("ne permet pas de remplacer un fichier finalisé"),
-        "{s}"
-    );
+    contient(&s, &["ne permet pas de remplacer un fichier finalisé"]);
     assert!(s.contains("signalez-le à ses gestionnaires"), "{s}");
     // Un seul geste, le dernier (règle de l'affichage) : aucune commande dans les lignes des
     // fichiers.

@@ -133,10 +133,10 @@ fn un_essai_par_etat_son_texte_et_son_code() {
         assert!(ligne.chars().count() <= 80, "plus de 80 colonnes : {ligne}");
     }
     // La liste des taxons est lue une fois, puis gardée.
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiTaxons), 1);
+    assert_eq!(banc.requetes(Operation::ApiTaxons), 1);
     let out = traitement();
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiTaxons), 1);
+    assert_eq!(banc.requetes(Operation::ApiTaxons), 1);
 }
 
 #[test]
@@ -176,9 +176,9 @@ fn erreur_et_nouvel_essai_leur_texte_et_leur_code() {
     banc.bac().avancer_horloge(3 * MINUTE);
     let out = banc.apres_depot(&["traitement"]).finir_en(3);
     let s = sortie(&out);
-    assert!(
-        s.contains("calcul en erreur le ") && s.contains(" : ValueError: fichier illisible"),
-        "{s}"
+    contient(
+        &s,
+        &["calcul en erreur le ", " : ValueError: fichier illisible"],
     );
     // En JSON : la trace entière, et le schéma.
     let out = banc.apres_depot(&["traitement", "--json"]).finir_en(3);
@@ -245,10 +245,7 @@ fn attendre_jusqu_a_la_fin_du_calcul() {
         b.compteurs().requetes(Operation::ApiLireParticipation) >= 2
     });
     banc.bac().avancer_horloge(11 * MINUTE);
-    let vus = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiLireParticipation);
+    let vus = banc.requetes(Operation::ApiLireParticipation);
     banc.attendre("un relevé en cours", |b| {
         b.compteurs().requetes(Operation::ApiLireParticipation) >= vus + 2
     });
@@ -273,16 +270,7 @@ fn attendre_face_a_une_rafale_de_503_au_plus_une_tentative_de_plus_par_releve() 
     let banc = Banc::nouveau();
     banc.calcul(Duration::ZERO, Duration::ZERO);
     banc.lancer_le_calcul();
-    banc.bac().pannes().programmer(
-        Regle::toujours(
-            Some(Operation::ApiLireParticipation),
-            Panne::Statut {
-                code: 503,
-                retry_after: None,
-            },
-        )
-        .fois(9),
-    );
+    banc.panne(Regle::toujours(Some(Operation::ApiLireParticipation), code_http(503)).fois(9));
     let out = banc
         .apres_depot(&[
             "traitement",
@@ -310,10 +298,7 @@ fn attendre_face_a_une_rafale_de_503_au_plus_une_tentative_de_plus_par_releve() 
             .as_str()
             .is_some_and(|d| d.contains("Service Unavailable"))
     }));
-    let requetes = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiLireParticipation);
+    let requetes = banc.requetes(Operation::ApiLireParticipation);
     assert_eq!(requetes, 10, "{lignes:?}");
     assert!(
         requetes <= 2 * releves.len() as u64,
@@ -346,12 +331,7 @@ fn ctrl_c_pendant_l_attente_rend_130_aussitot() {
     let out = attendre_fin(enfant, Duration::from_secs(20));
     assert_eq!(code(&out), 130, "{}", texte(&out));
     assert!(erreur(&out).contains("interrompu"), "{}", texte(&out));
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiLireParticipation),
-        1
-    );
+    assert_eq!(banc.requetes(Operation::ApiLireParticipation), 1);
 }
 
 // -------------------------------------------------------------------- vigie resultats
@@ -437,10 +417,7 @@ fn un_csv_absent_donne_un_message_et_le_code_1() {
     let out = resultats(&[]);
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let e = erreur(&out);
-    assert!(
-        e.contains("n'a pas (encore) le CSV des observations"),
-        "{e}"
-    );
+    contient(&e, &["n'a pas (encore) le CSV des observations"]);
     assert!(e.contains("--demander-csv"), "{e}");
     assert!(!dossier.join(nom_csv(PARTICIPATION)).exists());
     // Demandé : un courriel, puis le CSV est là.
@@ -463,14 +440,11 @@ fn traiter_une_nuit_finie_sans_relancer_n_emet_rien_vers_compute() {
     banc.calcul(MINUTE, MINUTE);
     banc.lancer_le_calcul();
     banc.bac().avancer_horloge(10 * MINUTE);
-    let calculs = || banc.bac().compteurs().requetes(Operation::ApiCalcul);
+    let calculs = || banc.requetes(Operation::ApiCalcul);
     assert_eq!(calculs(), 1);
     let out = banc.apres_depot(&["traiter"]).finir_en(0);
     let s = sortie(&out);
-    assert!(
-        s.contains("calcul fini le ") && s.contains("rien n'a été relancé"),
-        "{s}"
-    );
+    contient(&s, &["calcul fini le ", "rien n'a été relancé"]);
     assert!(s.contains("--relancer"), "{s}");
     assert_eq!(calculs(), 1, "compute émis sans --relancer");
     assert_eq!(
@@ -507,7 +481,7 @@ fn traiter_un_calcul_planifie_ne_relance_rien_et_ne_dit_pas_already() {
         assert!(tout.contains("rien n'a été relancé"), "{tout}");
         assert!(!tout.contains("Already"), "{tout}");
     }
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 1);
 }
 
 /// La plateforme peut changer d'avis entre la lecture de l'état et le lancement (un autre
@@ -546,10 +520,7 @@ fn le_refus_already_de_la_plateforme_est_dit_en_francais() {
             assert_eq!(l[0]["lance"], false);
             assert_eq!(l[0]["raison"], "deja_en_cours");
         } else {
-            assert!(
-                tout.contains("déjà planifié ; rien n'a été relancé"),
-                "{tout}"
-            );
+            contient(&tout, &["déjà planifié ; rien n'a été relancé"]);
         }
     }
     assert_eq!(
@@ -568,30 +539,21 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
         banc.fichier(&nom(i), 5_000);
     }
     // Un fichier refusé par la plateforme : le passage finit en refus définitif.
-    banc.bac().pannes().programmer(
-        Regle::toujours(
-            Some(Operation::PutObject),
-            Panne::Statut {
-                code: 403,
-                retry_after: None,
-            },
-        )
-        .sur_cle(&vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap()),
+    banc.panne(
+        Regle::toujours(Some(Operation::PutObject), code_http(403))
+            .sur_cle(&vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap()),
     );
     let out = banc.depot_plateforme().output().unwrap();
     assert_ne!(code(&out), 0, "{}", texte(&out));
-    let avant = banc.bac().compteurs().requetes_total();
+    let avant = banc.compteurs().requetes_total();
     // Sans --participation : celle du dernier plan.
     let out = banc.vigie_plateforme().arg("traiter").finir_en(2);
     let e = erreur(&out);
-    assert!(
-        e.contains("1 sur 4 n'est pas sur la plateforme (3 déposés)"),
-        "{e}"
-    );
+    contient(&e, &["1 sur 4 n'est pas sur la plateforme (3 déposés)"]);
     assert!(e.contains("vigie retenter-echecs 1"), "{e}");
     assert!(e.contains("--nuit-incomplete"), "{e}");
     assert_eq!(
-        banc.bac().compteurs().requetes_total(),
+        banc.compteurs().requetes_total(),
         avant,
         "une requête est partie"
     );
@@ -601,7 +563,7 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
         .args(["traiter", "--nuit-incomplete"])
         .finir_en(0);
     assert!(erreur(&out).contains("lancé quand même"), "{}", texte(&out));
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 1);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 1);
 }
 
 #[test]
@@ -611,7 +573,7 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
         banc.fichier(&nom(i), 5_000);
     }
     // Le dépôt reste bloqué sur son premier envoi.
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::PutObject),
         Panne::Bloquer(Duration::from_secs(60)),
     ));
@@ -629,15 +591,14 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
     let _ = attendre_fin(depot, Duration::from_secs(20));
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let e = erreur(&out);
-    assert!(
-        e.contains("un dépôt de cette nuit est en cours (plan 1"),
-        "{e}"
+    contient(
+        &e,
+        &[
+            "un dépôt de cette nuit est en cours (plan 1",
+            "3 fichiers sur 3 ne sont pas encore déposés",
+        ],
     );
-    assert!(
-        e.contains("3 fichiers sur 3 ne sont pas encore déposés"),
-        "{e}"
-    );
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 0);
 }
 
 #[test]
@@ -648,11 +609,11 @@ fn sans_participation_le_dernier_plan_et_ses_gestes() {
     banc.calcul(MINUTE, MINUTE);
     let out = banc.vigie_plateforme().arg("traitement").finir_en(1);
     let s = sortie(&out);
-    assert!(
-        s.contains(&format!(
+    contient(
+        &s,
+        &[&format!(
             "Participation {PARTICIPATION} (plan 1) : aucun calcul lancé."
-        )),
-        "{s}"
+        )],
     );
     // Le geste proposé vise le même plan, sans --participation.
     assert!(s.ends_with("Pour lancer le calcul : vigie traiter"), "{s}");
@@ -678,26 +639,17 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
     banc.lancer_le_calcul();
     banc.bac().avancer_horloge(10 * MINUTE);
     // Le stockage refuse la lecture (une URL qu'il juge expirée) : pas de réessai.
-    banc.bac().pannes().programmer(Regle::toujours(
-        Some(Operation::GetObject),
-        Panne::Statut {
-            code: 403,
-            retry_after: None,
-        },
-    ));
+    banc.panne(Regle::toujours(Some(Operation::GetObject), code_http(403)));
     let dossier = banc.dossier.path().join("res");
     let out = banc
         .apres_depot(&["resultats", "--json", "--sortie", chemin_str(&dossier)])
         .finir_en(1);
     let e = erreur(&out);
-    assert!(
-        e.contains("le CSV des observations n'a pas été téléchargé"),
-        "{e}"
-    );
+    contient(&e, &["le CSV des observations n'a pas été téléchargé"]);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(lignes.last().unwrap()["evenement"], "erreur");
     // Rien d'écrit, pas même un fichier provisoire.
-    assert_eq!(banc.bac().compteurs().requetes(Operation::GetObject), 1);
+    assert_eq!(banc.requetes(Operation::GetObject), 1);
     let restes: Vec<_> = std::fs::read_dir(&dossier)
         .map(|d| d.map(|e| e.unwrap().file_name()).collect())
         .unwrap_or_default();
@@ -705,12 +657,10 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
     // Le stockage revenu, une réponse perdue en route : la lecture est rejouée, le CSV
     // arrive entier.
     banc.bac().pannes().effacer();
-    banc.bac()
-        .pannes()
-        .programmer(Regle::prochaine(Operation::GetObject, Panne::PerdreReponse));
+    banc.panne(Regle::prochaine(Operation::GetObject, Panne::PerdreReponse));
     banc.apres_depot(&["resultats", "--sortie", chemin_str(&dossier)])
         .finir_en(0);
-    assert_eq!(banc.bac().compteurs().requetes(Operation::GetObject), 3);
+    assert_eq!(banc.requetes(Operation::GetObject), 3);
     assert_eq!(
         std::fs::read(dossier.join(nom_csv(PARTICIPATION))).unwrap(),
         banc.bac()
@@ -752,7 +702,7 @@ fn traiter_la_participation_d_un_autre_dit_a_qui_elle_est() {
     let e = erreur(&out);
     assert!(e.contains("n'est pas la vôtre"), "{e}");
     assert!(e.contains("« Noctule des Étangs »"), "{e}");
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 0);
 
     // Le 403 du serveur (`_check_edit_access` : `abort(403)`, la description de werkzeug),
     // quand la lecture n'a pas dit à qui est la participation.
@@ -787,13 +737,12 @@ fn traiter_la_participation_d_un_autre_dit_a_qui_elle_est() {
     let out = traiter(format!("{}/api/v1", m.endpoint()));
     assert_eq!(code(&out), 3, "{}", texte(&out));
     let e = erreur(&out);
-    assert!(
-        e.contains("la plateforme refuse de lancer le calcul"),
-        "{e}"
-    );
-    assert!(
-        e.contains("seul son observateur le peut, et cette participation est celle d'un autre"),
-        "{e}"
+    contient(
+        &e,
+        &[
+            "la plateforme refuse de lancer le calcul",
+            "seul son observateur le peut, et cette participation est celle d'un autre",
+        ],
     );
     for anglais in ["Forbidden", "permission", "403 :"] {
         assert!(!e.contains(anglais), "« {anglais} » : {e}");
@@ -837,7 +786,7 @@ fn la_participation_d_un_autre_se_lit_mais_ne_se_lance_pas() {
     let e = erreur(&out);
     assert!(e.contains("n'est pas la vôtre"), "{e}");
     assert!(e.contains(&format!("« {PSEUDO_AUTRE} »")), "{e}");
-    assert_eq!(banc.bac().compteurs().requetes(Operation::ApiCalcul), 0);
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 0);
     let out = commande(&["traitement"]);
     assert_eq!(code(&out), 1, "{}", texte(&out));
     assert!(
