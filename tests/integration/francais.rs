@@ -51,10 +51,7 @@ fn un_refus_nu_ne_dit_pas_forbidden() {
     );
     assert_eq!(code(&out), 3, "{}", texte(&out));
     let tout = format!("{}{etat}", texte(&out));
-    assert!(
-        tout.contains("refusé (403) : accès refusé par le serveur"),
-        "{tout}"
-    );
+    contient(&tout, &["refusé (403) : accès refusé par le serveur"]);
     assert!(!tout.contains("Forbidden"), "{tout}");
 }
 
@@ -79,9 +76,9 @@ fn un_fichier_inconnu_ne_dit_pas_is_not_a_valid_resource() {
     );
     assert_eq!(code(&out), 3, "{}", texte(&out));
     let tout = format!("{}{etat}", texte(&out));
-    assert!(
-        tout.contains("fichier 6b0ea1b2c3d4e5f607182930 inconnu(e) de la plateforme"),
-        "{tout}"
+    contient(
+        &tout,
+        &["fichier 6b0ea1b2c3d4e5f607182930 inconnu(e) de la plateforme"],
     );
     assert!(!tout.contains("is not a valid"), "{tout}");
     assert!(!tout.contains("resource"), "{tout}");
@@ -122,7 +119,7 @@ fn la_ligne_d_usage_ne_montre_pas_les_variables_comme_obligatoires() {
 /// compte les fichiers.
 #[test]
 fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
-    use vigie_bac_a_sable::{Operation, Panne, Regle};
+    use vigie_bac_a_sable::{Operation, Regle};
     for (progression, compte) in [
         ("jamais", "même message ; il ne sera plus répété"),
         (
@@ -134,12 +131,9 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
         for i in 0..30 {
             banc.fichier(&nom(i), 100);
         }
-        banc.bac().pannes().programmer(Regle::toujours(
+        banc.panne(Regle::toujours(
             Some(Operation::ApiDeclarerFichier),
-            Panne::Statut {
-                code: 401,
-                retry_after: None,
-            },
+            code_http(401),
         ));
         let out = banc
             .depot_plateforme()
@@ -154,11 +148,7 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
             "{progression} : {erreur}"
         );
         assert!(erreur.contains(compte), "{progression} : {erreur}");
-        assert!(
-            stdout(&out).contains("30 refus définitifs AUTHENTIFICATION"),
-            "{}",
-            texte(&out)
-        );
+        out.stdout_contient(&["30 refus définitifs AUTHENTIFICATION"]);
         // `vigie etat` aussi : le message une fois, avec le compte et deux noms.
         let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
         assert_eq!(
@@ -167,9 +157,9 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
             1,
             "{etat}"
         );
-        assert!(
-            etat.contains("    30 fichiers : jeton Vigie-Chiro refusé ou expiré (401)"),
-            "{etat}"
+        contient(
+            &etat,
+            &["    30 fichiers : jeton Vigie-Chiro refusé ou expiré (401)"],
         );
         assert!(etat.contains("… et 28 autre(s)"), "{etat}");
     }

@@ -18,10 +18,7 @@ use vigie_bac_a_sable::{Operation, Panne, Regle};
 const PAUSES_COURTES: [&str; 4] = ["--attente-passage", "0.02", "--attente-passage-max", "0.05"];
 
 fn panne_503() -> Panne {
-    Panne::Statut {
-        code: 503,
-        retry_after: None,
-    }
+    code_http(503)
 }
 
 /// Deux fichiers, dont le premier ne passe jamais (503 à chaque envoi).
@@ -31,7 +28,7 @@ fn deux_fichiers_dont_un_en_panne_permanente() -> (Banc, [(String, usize); 2]) {
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    banc.bac().pannes().programmer(
+    banc.panne(
         Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(&nom(1))),
     );
     (banc, fichiers)
@@ -46,7 +43,7 @@ fn une_panne_plus_longue_qu_un_passage_finit_deposee_apres_plusieurs_passages() 
     let tenace = nom(1);
     banc.fichier(&tenace, 2000);
     banc.fichier(&nom(2), 3000);
-    banc.bac().pannes().programmer(
+    banc.panne(
         Regle::toujours(Some(Operation::PutObject), panne_503())
             .sur_cle(&banc.cle(&tenace))
             .fois(20),
@@ -73,9 +70,7 @@ fn une_panne_plus_longue_qu_un_passage_finit_deposee_apres_plusieurs_passages() 
     assert_eq!(bilan["deposees"], 2);
     assert_eq!(bilan["deposees_ce_passage"], 2, "tous passages confondus");
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(&tenace)),
+        banc.requetes_cle(Operation::PutObject, &banc.cle(&tenace)),
         21
     );
     banc.verifier_identiques(&[(tenace, 2000), (nom(2), 3000)]);
@@ -90,17 +85,10 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
     let passager = nom(2);
     banc.fichier(&refuse, 1000);
     banc.fichier(&passager, 1000);
-    banc.bac().pannes().programmer(
-        Regle::toujours(
-            Some(Operation::PutObject),
-            Panne::Statut {
-                code: 403,
-                retry_after: None,
-            },
-        )
-        .sur_cle(&banc.cle(&refuse)),
+    banc.panne(
+        Regle::toujours(Some(Operation::PutObject), code_http(403)).sur_cle(&banc.cle(&refuse)),
     );
-    banc.bac().pannes().programmer(
+    banc.panne(
         Regle::toujours(Some(Operation::PutObject), panne_503())
             .sur_cle(&banc.cle(&passager))
             .fois(4),
@@ -136,9 +124,7 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
     );
     // Le refus définitif n'est pas retenté d'un passage à l'autre : un seul PUT.
     assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes_cle(Operation::PutObject, &banc.cle(&refuse)),
+        banc.requetes_cle(Operation::PutObject, &banc.cle(&refuse)),
         1
     );
 
@@ -243,7 +229,7 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
 fn une_duree_ecoulee_avant_tout_envoi_code_1() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 2000);
-    banc.bac().pannes().programmer(Regle::toujours(
+    banc.panne(Regle::toujours(
         Some(Operation::ApiCreerParticipation),
         panne_503(),
     ));
@@ -318,9 +304,7 @@ fn etat_unites_echec_liste_exactement_les_fichiers_en_echec() {
         banc.fichier(&nom(i), 1000 + i);
     }
     for n in &en_panne {
-        banc.bac().pannes().programmer(
-            Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(n)),
-        );
+        banc.panne(Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(n)));
     }
     banc.depot().args(["--tentatives", "2"]).finir_en(1);
 
@@ -386,12 +370,12 @@ fn jusqu_au_bout_vers_la_plateforme() {
     for i in 1..=3 {
         banc.fichier(&nom(i), 4000 + i);
     }
-    banc.bac().pannes().programmer(
+    banc.panne(
         Regle::toujours(Some(Operation::PutObject), panne_503())
             .sur_cle(&vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap())
             .fois(3),
     );
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::ApiFinaliser,
         vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(3)).as_deref(),
         1,
@@ -483,10 +467,7 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
         )),
         "{sortie}"
     );
-    assert!(
-        sortie.contains("jeton accepté par la plateforme"),
-        "{sortie}"
-    );
+    contient(&sortie, &["jeton accepté par la plateforme"]);
 
     // `vigie traiter` sans --api vise la même adresse.
     let out = banc
@@ -654,9 +635,7 @@ fn la_relecture_de_la_plateforme_suit_le_schema() {
     let mut altere = contenu(&fichiers[2].0, fichiers[2].1);
     altere[0] ^= 1;
     banc.alterer_objet(&fichiers[2].0, altere);
-    banc.bac()
-        .pannes()
-        .programmer(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
+    banc.panne(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
     let out = banc
         .vigie_plateforme()
         .args(["verifier", "--json", "--echecs-reseau", "2"])
@@ -693,16 +672,13 @@ fn chaque_commande_suit_le_schema() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
     banc.fichier(&nom(2), 6 * MIO + 10);
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::PutObject,
         Some(banc.cle(&nom(1)).as_str()),
         1,
-        Panne::Statut {
-            code: 503,
-            retry_after: Some(vigie_bac_a_sable::RetryAfter::Secondes(1)),
-        },
+        code_http_apres(503, vigie_bac_a_sable::RetryAfter::Secondes(1)),
     ));
-    banc.bac().pannes().programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::UploadPart,
         Some(banc.cle(&nom(2)).as_str()),
         1,

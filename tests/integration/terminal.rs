@@ -85,17 +85,17 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
         erreur.lines().count() <= 14,
         "la liste ne se résume pas : {erreur}"
     );
-    assert!(
-        erreur.contains("  50 fichiers : extension « .WAV » en majuscules"),
-        "{erreur}"
+    contient(
+        &erreur,
+        &["  50 fichiers : extension « .WAV » en majuscules"],
     );
     assert!(erreur.contains("    … et 45 autres"), "{erreur}");
     let dossier = banc.nuit.display().to_string();
-    assert!(
-        erreur.contains(&format!(
+    contient(
+        &erreur,
+        &[&format!(
             "    → corrigez-les d'une commande : vigie renommer {dossier}"
-        )),
-        "{erreur}"
+        )],
     );
     assert!(
         !erreur.contains("protocole"),
@@ -104,7 +104,7 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
     assert!(!erreur.contains("la date et l'heure manquent"), "{erreur}");
     assert!(erreur.contains("espace"), "{erreur}");
     assert!(erreur.contains("51 fichiers à corriger"), "{erreur}");
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 
     let avant = lister(&banc.nuit);
     let vue = banc
@@ -116,18 +116,15 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
     assert_eq!(lister(&banc.nuit), avant, "sans --appliquer, rien ne bouge");
     let texte_vue = stdout(&vue);
     assert_eq!(texte_vue.matches(".WAV → ").count(), 50, "{texte_vue}");
-    assert!(
-        texte_vue.contains(&format!(
+    contient(
+        &texte_vue,
+        &[&format!(
             "50 fichiers à renommer ; rien n'a été renommé. Pour le faire : vigie renommer {dossier} --appliquer"
-        )),
-        "{texte_vue}"
+        )],
     );
     // Le nom à espace reste à corriger à la main : code 2.
     assert_eq!(code(&vue), 2, "{}", texte(&vue));
-    assert!(
-        texte_vue.contains("Restent à corriger à la main"),
-        "{texte_vue}"
-    );
+    contient(&texte_vue, &["Restent à corriger à la main"]);
 
     let faite = banc
         .vigie()
@@ -136,11 +133,7 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
         .arg("--appliquer")
         .output()
         .unwrap();
-    assert!(
-        stdout(&faite).contains("50 fichiers renommés."),
-        "{}",
-        texte(&faite)
-    );
+    faite.stdout_contient(&["50 fichiers renommés."]);
     let apres = lister(&banc.nuit);
     assert_eq!(apres.iter().filter(|n| n.ends_with(".wav")).count(), 51);
     assert!(!apres.iter().any(|n| n.ends_with(".WAV")));
@@ -189,7 +182,7 @@ fn identifiants_s3_absents_dits_en_francais() {
         assert!(!erreur.contains("an error occurred"), "{erreur}");
         assert!(!erreur.contains("loading credentials"), "{erreur}");
     }
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }
 
 /// Une commande lancée dans un pseudo-terminal par `script` (util-linux), dont on lit l'écran
@@ -380,12 +373,8 @@ fn rien_d_envoye_aucun_plan_vide() {
     assert!(stderr(&out).contains("aucun jeton"), "{}", texte(&out));
     // Une simulation ne parle pas au réseau : elle se passe du jeton, et ne demande rien.
     let out = c.arg("--simulation").finir_en(0);
-    assert!(
-        stdout(&out).contains("rien n'a été envoyé"),
-        "{}",
-        texte(&out)
-    );
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    out.stdout_contient(&["rien n'a été envoyé"]);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
     // Une participation à créer sur un site inconnu (le serveur ne vérifie ni le verrou ni le
     // point d'un site, seulement qu'il existe) : dit à la relecture du site, sans plan.
     let out = banc
@@ -416,7 +405,7 @@ fn rien_d_envoye_aucun_plan_vide() {
         "un plan vide est resté : {}",
         plans(&banc)
     );
-    assert_eq!(banc.bac().compteurs().octets_recus(), 0);
+    assert_eq!(banc.compteurs().octets_recus(), 0);
 }
 
 /// `vigie plans` donne la dernière activité à l'heure locale : `TZ` est respecté.
@@ -624,15 +613,17 @@ fn le_journal_ne_suit_pas_les_liens() {
     std::os::unix::fs::symlink(&cible, &lien).unwrap();
     let out = banc.depot().arg("--journal").arg(&lien).finir_en(2);
     let erreur = stderr(&out);
-    assert!(
-        erreur.contains("impossible d'ouvrir le journal")
-            && erreur.contains("c'est un lien symbolique, qui n'est pas suivi"),
-        "{erreur}"
+    contient(
+        &erreur,
+        &[
+            "impossible d'ouvrir le journal",
+            "c'est un lien symbolique, qui n'est pas suivi",
+        ],
     );
     assert_eq!(std::fs::read(&cible).unwrap(), b"contenu");
     let mode = std::fs::metadata(&cible).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o644, "les droits de la cible ont changé");
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }
 
 /// Le journal sur un disque plein (`/dev/full` : chaque écriture y rend ENOSPC) : dit une fois
@@ -703,11 +694,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
         })
     {
         let out = commande.finir_en(2);
-        assert!(
-            stderr(&out).contains("n'est pas une base vigie") && stderr(&out).contains("--base"),
-            "{}",
-            texte(&out)
-        );
+        out.stderr_contient(&["n'est pas une base vigie", "--base"]);
     }
     assert_eq!(
         std::fs::read(&banc.base).unwrap(),
@@ -720,7 +707,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
         !banc.base.with_extension("sqlite-wal").exists(),
         "WAL activé"
     );
-    assert_eq!(banc.bac().compteurs().requetes_total(), 0);
+    assert_eq!(banc.compteurs().requetes_total(), 0);
 }
 
 /// Un serveur qui répond 503 à tout : l'échec se dit en clair (« abandonné après 2
@@ -728,26 +715,17 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
 /// qu'une commande, sans `--y-compris-definitifs`.
 #[test]
 fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
-    use vigie_bac_a_sable::{Operation, Panne, Regle};
+    use vigie_bac_a_sable::{Operation, Regle};
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 1000);
     banc.fichier(&nom(2), 2000);
-    banc.bac().pannes().programmer(Regle::toujours(
-        Some(Operation::PutObject),
-        Panne::Statut {
-            code: 503,
-            retry_after: None,
-        },
-    ));
+    banc.panne(Regle::toujours(Some(Operation::PutObject), code_http(503)));
     let out = banc
         .depot()
         .args(["--tentatives", "2", "--progression", "jamais"])
         .finir_en(1);
     let (sortie, erreur) = (stdout(&out), stderr(&out));
-    assert!(
-        erreur.contains("abandonné après 2 tentatives (503)"),
-        "{erreur}"
-    );
+    contient(&erreur, &["abandonné après 2 tentatives (503)"]);
     for interne in [
         "tentatives_epuisees",
         "echeance_depassee",
@@ -760,14 +738,8 @@ fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
         );
     }
     assert!(sortie.contains("Plan 1 : 0 / 2 fichier déposé"), "{sortie}");
-    assert!(
-        sortie.contains("  Rien n'a été envoyé pendant ce passage."),
-        "{sortie}"
-    );
-    assert!(
-        !sortie.contains("sans geste") && !sortie.contains("rattrap"),
-        "{sortie}"
-    );
+    contient(&sortie, &["  Rien n'a été envoyé pendant ce passage."]);
+    absent(&sortie, &["sans geste", "rattrap"]);
     assert!(
         sortie.ends_with("Ensuite : vigie retenter-echecs 1\n"),
         "{sortie}"
@@ -922,7 +894,7 @@ impl TerminalVirtuel {
 #[cfg(unix)]
 #[test]
 fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
-    use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+    use vigie_bac_a_sable::{Operation, Regle, RetryAfter};
 
     let banc = Banc::nouveau();
     let nom_long = |i: usize| format!("Car640380-2026-Pass1-A1-PA000123_20260621_22{i:04}_000.wav");
@@ -930,24 +902,15 @@ fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
         banc.fichier(&nom_long(i), 200_000);
     }
     for i in 0..8 {
-        banc.bac().pannes().programmer(
-            Regle::toujours(
-                Some(Operation::PutObject),
-                Panne::Statut {
-                    code: 403,
-                    retry_after: None,
-                },
-            )
-            .sur_cle(&banc.cle(&nom_long(i))),
+        banc.panne(
+            Regle::toujours(Some(Operation::PutObject), code_http(403))
+                .sur_cle(&banc.cle(&nom_long(i))),
         );
     }
-    banc.bac().pannes().programmer(
+    banc.panne(
         Regle::toujours(
             Some(Operation::PutObject),
-            Panne::Statut {
-                code: 503,
-                retry_after: Some(RetryAfter::Secondes(4)),
-            },
+            code_http_apres(503, RetryAfter::Secondes(4)),
         )
         .sur_cle(&banc.cle(&nom_long(13)))
         .fois(1),
@@ -1039,15 +1002,12 @@ fn les_suggestions_de_noms_sont_acceptees_et_une_faute_est_montree() {
     }
     let out = banc.depot_plateforme().finir_en(2);
     let erreur = stderr(&out);
-    assert!(
-        erreur.contains("corrigez [Pas1] en Pass1 : Car640139-2026-[Pas1]-…"),
-        "{erreur}"
+    contient(
+        &erreur,
+        &["corrigez [Pas1] en Pass1 : Car640139-2026-[Pas1]-…"],
     );
     assert!(!erreur.contains("ne suit pas le protocole"), "{erreur}");
-    assert!(
-        !erreur.contains("E_tang") && !erreur.contains("Pass_1"),
-        "{erreur}"
-    );
+    absent(&erreur, &["E_tang", "Pass_1"]);
     // Chaque suggestion appliquée telle quelle, et la faute corrigée : la plateforme accepte.
     let mut suggestions: Vec<&str> = erreur
         .lines()
