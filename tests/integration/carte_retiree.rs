@@ -19,14 +19,11 @@ use vigie_bac_a_sable::{Operation, Regle, RetryAfter};
 /// Le premier envoi de `a.wav` est refusé en 503 avec `Retry-After: 3` : la carte est retirée
 /// pendant cette attente, et l'envoi suivant trouve la nuit disparue.
 fn nuit_dont_le_premier_envoi_attend(banc: &Banc) -> Vec<(String, usize)> {
-    let fichiers = vec![
+    let fichiers = banc.fichiers(vec![
         ("a.wav".to_owned(), 2_000),
         ("sous-dossier/b.wav".to_owned(), 6 * MIO + 10),
         ("sous-dossier/c.wav".to_owned(), 3_000),
-    ];
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    ]);
     banc.panne(Regle::nieme(
         Operation::PutObject,
         Some(banc.cle("a.wav").as_str()),

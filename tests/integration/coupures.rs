@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Regle, RetryAfter};
 
 fn decisions(banc: &Banc, condition: &str) -> i64 {
     let c = rusqlite::Connection::open(&banc.base).unwrap();
@@ -50,10 +50,7 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
     // Chaque requête traîne un peu : la coupure tombe au milieu de la nuit.
-    banc.panne(Regle::proportion(
-        1.0,
-        Panne::Lenteur(Duration::from_millis(100)),
-    ));
+    banc.panne(Regle::proportion(1.0, lenteur_ms(100)));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("la moitié de la nuit", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 8

@@ -34,8 +34,7 @@ fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
 
 #[test]
 fn sortie_json_au_contrat() {
-    let banc = Banc::nouveau();
-    banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav", 1000);
+    let banc = Banc::avec_fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav", 1000);
     let out = banc.depot().arg("--json").finir_en(0);
     let lignes: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
         .unwrap()
@@ -271,10 +270,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     let chemin = banc.fichier(nom, 3 * MIO);
-    banc.panne(Regle::prochaine(
-        Operation::PutObject,
-        Panne::Lenteur(Duration::from_millis(1500)),
-    ));
+    banc.panne(Regle::prochaine(Operation::PutObject, lenteur_ms(1500)));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT arrive", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 1
@@ -303,10 +299,7 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
     let taille = 40 * MIO;
     banc.fichier(nom, taille);
     // Chaque partie traîne un peu, pour tuer le processus au milieu de l'envoi.
-    banc.panne(Regle::proportion(
-        1.0,
-        Panne::Lenteur(Duration::from_millis(300)),
-    ));
+    banc.panne(Regle::proportion(1.0, lenteur_ms(300)));
     // Un délai de tentative large : l'assemblage de 40 Mio dépasse les 2 s des réglages courts
     // sur une machine chargée, et la finalisation partie sans réponse ferait une autre histoire
     // que celle de cet essai (la reprise à la partie près).
@@ -339,10 +332,7 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
 fn ctrl_c_rend_130_avec_un_plan_coherent_et_la_relance_termine() {
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
-    banc.panne(Regle::proportion(
-        1.0,
-        Panne::Lenteur(Duration::from_millis(400)),
-    ));
+    banc.panne(Regle::proportion(1.0, lenteur_ms(400)));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("des envois en cours", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 2
@@ -425,7 +415,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
     banc.fichier(nom, 6 * 5 * MIO + 1000);
     banc.panne(Regle::toujours(
         Some(Operation::UploadPart),
-        Panne::Lenteur(Duration::from_millis(300)),
+        lenteur_ms(300),
     ));
     let out = banc
         .depot_avec(&Banc::options_sans_minuterie())
@@ -460,7 +450,7 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
     }
     banc.panne(Regle::toujours(
         Some(Operation::UploadPart),
-        Panne::Lenteur(Duration::from_millis(100)),
+        lenteur_ms(100),
     ));
     banc.depot_avec(&Banc::options_sans_minuterie())
         .args(["--paralleles", "2"])
@@ -492,13 +482,7 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
         2,
         code_http(404),
     ));
-    pannes.programmer(
-        Regle::toujours(
-            Some(Operation::UploadPart),
-            Panne::Lenteur(Duration::from_millis(300)),
-        )
-        .fois(2),
-    );
+    pannes.programmer(Regle::toujours(Some(Operation::UploadPart), lenteur_ms(300)).fois(2));
     let racine = banc.bac().racine().to_owned();
     let acquittees = std::sync::Arc::new(AtomicUsize::new(0));
     let m = {

@@ -50,8 +50,7 @@ fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
 
 #[test]
 fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 100_000);
+    let banc = Banc::avec_fichier(&nom(1), 100_000);
     banc.panne(Regle::prochaine(
         Operation::ApiFinaliser,
         Panne::PerdreReponse,
@@ -75,20 +74,12 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
 /// geste, rien n'est envoyé (ce n'est pas un échec passager).
 #[test]
 fn participation_refusee_a_la_verification_code_3() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     banc.panne(Regle::prochaine(
         Operation::ApiLireParticipation,
         code_http(403),
     ));
-    let out = banc
-        .vigie_plateforme()
-        .arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api"])
-        .arg(banc.bac().api())
-        .args(Banc::options_rapides())
-        .finir_en(3);
+    let out = banc.depot_plateforme().finir_en(3);
     let erreur = stderr(&out);
     assert!(
         erreur.contains("403") && erreur.contains("vérifiez qu'elle est bien la vôtre"),
@@ -100,26 +91,13 @@ fn participation_refusee_a_la_verification_code_3() {
 
 #[test]
 fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     banc.panne(Regle::prochaine(
         Operation::ApiCreerParticipation,
         Panne::PerdreReponse,
     ));
     let creer = |banc: &Banc| {
-        let mut c = banc.vigie_plateforme();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .args(["--site", SITE, "--point", "B2"])
-            .args([
-                "--debut",
-                "2026-06-21T21:30:00Z",
-                "--fin",
-                "2026-06-22T06:00:00Z",
-            ])
-            .arg("--api")
-            .arg(banc.bac().api())
-            .args(Banc::options_rapides());
+        let mut c = banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT);
         c.output().unwrap()
     };
     let out = creer(&banc);
@@ -181,10 +159,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
         0o600
     );
 
-    banc.panne(Regle::proportion(
-        1.0,
-        Panne::Lenteur(Duration::from_millis(150)),
-    ));
+    banc.panne(Regle::proportion(1.0, lenteur_ms(150)));
     let mut depot = banc.vigie();
     depot
         .arg("depot")
@@ -250,10 +225,7 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     let titre = nom(1);
     let taille = 40 * MIO;
     banc.fichier(&titre, taille);
-    banc.panne(Regle::proportion(
-        1.0,
-        Panne::Lenteur(Duration::from_millis(300)),
-    ));
+    banc.panne(Regle::proportion(1.0, lenteur_ms(300)));
     // Sans délai de tentative court : sous la charge, une partie retenue 300 ms le dépassait,
     // repartait, et ses octets renvoyés crevaient la borne ci-dessous sans rapport avec le
     // kill -9.
@@ -391,8 +363,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
 /// message ne pouvait jamais sortir avant que la boucle des deux essais ne le rende.
 #[test]
 fn url_signee_refusee_deux_fois_dit_de_verifier_l_heure() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     let pannes = banc.bac().pannes();
     let refus = code_http(403);
     pannes.programmer(Regle::toujours(Some(Operation::PutObject), refus).fois(2));
@@ -416,8 +387,7 @@ fn url_signee_refusee_deux_fois_dit_de_verifier_l_heure() {
 
 #[test]
 fn noms_invalides_code_2_liste_complete_zero_requete() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10);
+    let banc = Banc::avec_fichier(&nom(1), 10);
     banc.fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.WAV", 10);
     banc.fichier("Car640139-2026-Pass0-A1-OB-1_20260621_221501_000.wav", 10);
     banc.fichier("enregistrement du soir.wav", 10);
@@ -435,8 +405,7 @@ fn noms_invalides_code_2_liste_complete_zero_requete() {
 
 #[test]
 fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 30_000);
+    let banc = Banc::avec_fichier(&nom(1), 30_000);
     banc.fichier(&nom(2), 6 * MIO);
     banc.panne(Regle::prochaine(Operation::PutObject, code_http(503)));
     let journal = banc.dossier.path().join("journal.json");
@@ -530,14 +499,8 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
 #[test]
 fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=6).map(|i| (nom(i), 50_000 + i)).collect();
-    for (titre, taille) in &fichiers {
-        banc.fichier(titre, *taille);
-    }
-    banc.panne(Regle::toujours(
-        Some(Operation::PutObject),
-        Panne::Lenteur(Duration::from_millis(300)),
-    ));
+    let fichiers = banc.fichiers((1..=6).map(|i| (nom(i), 50_000 + i)).collect());
+    banc.panne(Regle::toujours(Some(Operation::PutObject), lenteur_ms(300)));
     banc.depot_plateforme()
         .args(["--paralleles", "1"])
         .finir_en(0);

@@ -185,10 +185,7 @@ fn refus_en_plein_passage(banc: &Banc, pannes: &vigie_bac_a_sable::Pannes, mut d
 #[test]
 fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=10).map(|i| (nom(i), 50_000 + i)).collect();
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers((1..=10).map(|i| (nom(i), 50_000 + i)).collect());
     refus_en_plein_passage(&banc, banc.bac().pannes(), banc.depot());
     assert_eq!(
         banc.requetes(Operation::PutObject),
@@ -232,10 +229,7 @@ fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
 #[test]
 fn un_acces_refuse_ne_vaut_que_pour_ce_qu_il_refuse() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=6).map(|i| (nom(i), 30_000 + i)).collect();
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers((1..=6).map(|i| (nom(i), 30_000 + i)).collect());
     let refus = code_http(403);
     let pannes = banc.bac().pannes();
     pannes.programmer(Regle::toujours(Some(Operation::ListObjects), refus.clone()));

@@ -435,14 +435,7 @@ fn endurance_vigiechiro_quinze_pour_cent_de_pannes_et_trois_kill_9() {
         depot_vigiechiro(
             &banc,
             &[
-                "--site",
-                SITE,
-                "--point",
-                "B2",
-                "--debut",
-                "2026-06-21T21:30:00Z",
-                "--fin",
-                "2026-06-22T06:00:00Z",
+                "--site", SITE, "--point", "B2", "--debut", DEBUT_NUIT, "--fin", FIN_NUIT,
             ],
         )
     };

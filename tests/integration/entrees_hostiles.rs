@@ -68,8 +68,7 @@ fn donner_a_nobody(chemin: &std::path::Path) {
 #[cfg(unix)]
 #[test]
 fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM_A, 30_000);
+    let banc = Banc::avec_fichier(NOM_A, 30_000);
     if est_privilegie(&banc) {
         donner_a_nobody(banc.dossier.path());
         std::os::unix::fs::chown(banc.dossier.path(), Some(65534), Some(65534)).unwrap();
@@ -98,8 +97,7 @@ fn fichier_illisible_000_code_2_rien_n_est_envoye_plan_intact() {
 #[cfg(unix)]
 #[test]
 fn fichier_vide_liens_en_boucle_et_lien_vers_le_parent_ne_partent_pas_et_sont_signales() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM_A, 10_000);
+    let banc = Banc::avec_fichier(NOM_A, 10_000);
     banc.fichier("sous/vide.wav", 0);
     let n = &banc.nuit;
     std::os::unix::fs::symlink("boucle-b.wav", n.join("boucle-a.wav")).unwrap();
@@ -130,8 +128,7 @@ fn fichier_vide_liens_en_boucle_et_lien_vers_le_parent_ne_partent_pas_et_sont_si
 #[test]
 fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
     use std::os::unix::ffi::OsStrExt;
-    let banc = Banc::nouveau();
-    banc.fichier("a.wav", 0);
+    let banc = Banc::avec_fichier("a.wav", 0);
     banc.fichier("b.wav", 0);
     let out = banc.depot().finir_en(2);
     out.stderr_contient(&["aucun enregistrement", "ignoré"]);
@@ -154,14 +151,13 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
 
 #[test]
 fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM_A, 20_000);
+    let banc = Banc::avec_fichier(NOM_A, 20_000);
     let b = banc.fichier(NOM_B, 2 * MIO);
     banc.panne(Regle::nieme(
         Operation::PutObject,
         &banc.cle(NOM_B),
         1,
-        Panne::Lenteur(Duration::from_millis(1200)),
+        lenteur_ms(1200),
     ));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT de b arrive", |bac| {
@@ -202,13 +198,13 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
         Operation::PutObject,
         &cle(&simple),
         1,
-        Panne::Lenteur(Duration::from_millis(1200)),
+        lenteur_ms(1200),
     ));
     banc.panne(Regle::nieme(
         Operation::UploadPart,
         &cle(&gros),
         2,
-        Panne::Lenteur(Duration::from_millis(1200)),
+        lenteur_ms(1200),
     ));
     let enfant = banc.lancer(banc.depot_plateforme());
     banc.attendre("les deux envois sont en vol", |bac| {
@@ -360,14 +356,11 @@ fn tronquer(corps: &mut Vec<u8>) {
 fn reponses_s3_tronquees_ou_absurdes_absorbees_ou_dites_clairement() {
     let banc = Banc::nouveau();
     let gros = nom(1);
-    let fichiers = vec![
+    let fichiers = banc.fichiers(vec![
         (gros.clone(), 7 * MIO + 5),
         (nom(2), 20_000),
         (nom(3), 30_000),
-    ];
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    ]);
     let drapeaux = [une_fois(), une_fois(), une_fois(), une_fois(), une_fois()];
     let [ouverture, finalisation, tete, somme, etag] = drapeaux.clone();
     let (cle2, cle3) = (banc.cle(&nom(2)), banc.cle(&nom(3)));
@@ -422,10 +415,11 @@ fn reponses_s3_tronquees_ou_absurdes_absorbees_ou_dites_clairement() {
 #[test]
 fn reponses_plateforme_tronquees_ou_absurdes_sans_doublon_ni_orphelin() {
     let banc = Banc::nouveau();
-    let fichiers = vec![(nom(1), 7 * MIO + 5), (nom(2), 20_000), (nom(3), 30_000)];
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers(vec![
+        (nom(1), 7 * MIO + 5),
+        (nom(2), 20_000),
+        (nom(3), 30_000),
+    ]);
     let drapeaux = [une_fois(), une_fois(), une_fois(), une_fois(), une_fois()];
     let [multi, simple, lecture, url, passerelle] = drapeaux.clone();
     let titre_simple = nom(2);
@@ -519,10 +513,7 @@ fn depot_via_api(banc: &Banc, api: &str) -> Command {
 #[test]
 fn url_signee_vers_un_autre_hote_jamais_de_jeton_et_jamais_en_clair_hors_boucle_locale() {
     let banc = Banc::nouveau();
-    let fichiers = vec![(nom(1), 7 * MIO + 5), (nom(2), 20_000)];
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers(vec![(nom(1), 7 * MIO + 5), (nom(2), 20_000)]);
     // 1. Un autre hôte (ici un second port de la boucle locale, qui relaie vers le S3 du bac) :
     //    les octets y partent, sans jeton ni en-tête d'autorisation.
     let ailleurs = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |_, _| {});
@@ -586,8 +577,7 @@ fn url_signee_vers_un_autre_hote_jamais_de_jeton_et_jamais_en_clair_hors_boucle_
 /// la refuse en code 2, sans l'écrire, sans rien envoyer.
 #[test]
 fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ecrire() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM_A, 10_000);
+    let banc = Banc::avec_fichier(NOM_A, 10_000);
     banc.depot().finir_en(0);
     banc.fichier(NOM_B, 10_000);
     let requetes = banc.compteurs().requetes_total();

@@ -131,20 +131,8 @@ fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
     // La participation est créée par vigie (POST non idempotent) : un arrêt pendant sa
     // création ne doit jamais en laisser deux.
     let depot = || {
-        let mut c = banc.vigie_plateforme();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .args(["--site", SITE, "--point", "B2"])
-            .args([
-                "--debut",
-                "2026-06-21T21:30:00Z",
-                "--fin",
-                "2026-06-22T06:00:00Z",
-            ])
-            .arg("--api")
-            .arg(banc.bac().api())
-            .args(Banc::options_rapides())
-            .args(["--paralleles", "2"]);
+        let mut c = banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT);
+        c.args(["--paralleles", "2"]);
         c
     };
     let tues = arreter_brutalement(&banc, 0x5EED_0002, depot);
@@ -221,7 +209,7 @@ fn arret_brutal_pendant_une_declaration_multipart_ni_orphelin_ni_doublon() {
     let api = banc.bac().api();
     banc.panne(Regle::prochaine(
         Operation::ApiDeclarerFichier,
-        Panne::Lenteur(Duration::from_millis(600)),
+        lenteur_ms(600),
     ));
     let depot = || {
         let mut c = banc.vigie_plateforme();

@@ -51,18 +51,15 @@ fn participations_b2(banc: &Banc) -> Vec<vigie_bac_a_sable::ParticipationPlatefo
 #[test]
 fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=3).map(|i| (nom(i), 20_000 + i)).collect();
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers((1..=3).map(|i| (nom(i), 20_000 + i)).collect());
     // Une heure sans fuseau est refusée avant tout envoi, avec les deux écritures qui
     // conviennent.
-    let out = depot_par_site(&banc, "2026-06-21T21:30:00", "2026-06-22T06:00:00Z").finir_en(2);
+    let out = depot_par_site(&banc, "2026-06-21T21:30:00", FIN_NUIT).finir_en(2);
     let e = stderr(&out);
-    contient(&e, &["sans fuseau", "2026-06-21T21:30:00Z"]);
+    contient(&e, &["sans fuseau", DEBUT_NUIT]);
     assert_eq!(banc.compteurs().requetes_total(), 0);
 
-    let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
+    let out = depot_par_site(&banc, DEBUT_NUIT, FIN_NUIT)
         .arg("--json")
         .finir_en(0);
     let creees = participations_b2(&banc);
@@ -115,9 +112,8 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
 /// signalé avant tout envoi.
 #[test]
 fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_envoi() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
-    depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z").finir_en(0);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
+    depot_par_site(&banc, DEBUT_NUIT, FIN_NUIT).finir_en(0);
     let creee = participations_b2(&banc).remove(0);
     let requetes = banc.compteurs().requetes_total();
     // La même participation, désignée par son identifiant.
@@ -142,9 +138,8 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
 /// comparé à celui de la participation.
 #[test]
 fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
-    let out = depot_par_site(&banc, "2026-06-21T21:30:00Z", "2026-06-22T06:00:00Z")
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
+    let out = depot_par_site(&banc, DEBUT_NUIT, FIN_NUIT)
         .env("VIGIE_JETON", JETON_NON_VALIDE)
         .finir_en(3);
     let e = stderr(&out);
@@ -166,12 +161,7 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
     );
 
     let out = banc
-        .depot_par_site(
-            "64a1b2c3d4e5f60718293cff",
-            "B2",
-            "2026-06-21T21:30:00Z",
-            "2026-06-22T06:00:00Z",
-        )
+        .depot_par_site("64a1b2c3d4e5f60718293cff", "B2", DEBUT_NUIT, FIN_NUIT)
         .output()
         .unwrap();
     // Un site inconnu est dit avant tout plan, à la relecture du site (`display_site`, 404) :
@@ -565,8 +555,7 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
 /// l'API : code 2, un message qui nomme --api et VIGIE_API, jamais de nouvelle tentative.
 #[test]
 fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     let site = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |_, r| {
         r.statut = 200;
         r.remplacer_entete("content-type", "text/html; charset=utf-8");
@@ -588,9 +577,9 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
             "--point".into(),
             "B2".into(),
             "--debut".into(),
-            "2026-06-21T21:30:00Z".into(),
+            DEBUT_NUIT.into(),
             "--fin".into(),
-            "2026-06-22T06:00:00Z".into(),
+            FIN_NUIT.into(),
         ],
         vec![
             "traiter".into(),
@@ -639,8 +628,7 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
 /// envoi, code 2, en un message.
 #[test]
 fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     let depot = |participation: &str| {
         let mut c = banc.vigie_plateforme();
         c.arg("depot")
@@ -676,8 +664,7 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
 /// réponse illisible ; aucune URL n'est fabriquée avec.
 #[test]
 fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     let m = retoucher_declarations(&banc, "titre", |v| v["_id"] = json!("../../moi?x="));
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
@@ -711,8 +698,7 @@ fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
 /// en clair et court, jamais en JSON brut, dans la sortie comme dans `vigie etat`.
 #[test]
 fn refus_d_un_fichier_dit_le_texte_de_errors() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |q, r| {
         if q.methode == "POST" && q.chemin == "/api/v1/fichiers" {
             r.statut = 422;

@@ -39,8 +39,7 @@ fn depot_avec_reponse(
 /// en français, le mot anglais n'apparaît nulle part.
 #[test]
 fn un_refus_nu_ne_dit_pas_forbidden() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     let (out, etat) = depot_avec_reponse(
         &banc,
         "POST",
@@ -60,8 +59,7 @@ fn un_refus_nu_ne_dit_pas_forbidden() {
 /// « fichier ID inconnu(e) de la plateforme ».
 #[test]
 fn un_fichier_inconnu_ne_dit_pas_is_not_a_valid_resource() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     let (out, etat) = depot_avec_reponse(
         &banc,
         "POST",
@@ -80,8 +78,7 @@ fn un_fichier_inconnu_ne_dit_pas_is_not_a_valid_resource() {
         &tout,
         &["fichier 6b0ea1b2c3d4e5f607182930 inconnu(e) de la plateforme"],
     );
-    assert!(!tout.contains("is not a valid"), "{tout}");
-    assert!(!tout.contains("resource"), "{tout}");
+    absent(&tout, &["is not a valid", "resource"]);
 }
 
 /// Les variables d'environnement posées (`VIGIE_API`, `AWS_ENDPOINT_URL`, `AWS_REGION`,

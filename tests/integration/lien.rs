@@ -40,10 +40,7 @@ fn options() -> Vec<String> {
 /// 100 ms pour que la nuit soit en plein vol quand il tombe.
 fn programmer_trou_noir(pannes: &Pannes, donnees: Operation) {
     pannes.programmer(Regle::nieme(donnees, None, 6, Panne::TrouNoir(TROU_NOIR)));
-    pannes.programmer(Regle::proportion(
-        1.0,
-        Panne::Lenteur(Duration::from_millis(100)),
-    ));
+    pannes.programmer(Regle::proportion(1.0, lenteur_ms(100)));
 }
 
 /// Mène `depot` à travers le trou noir que `pannes` déclenchera, et rend sa sortie, et le
@@ -129,13 +126,8 @@ fn un_trou_noir_de_vingt_secondes_vigiechiro_la_nuit_reprend_dans_les_dix_second
     let fichiers = banc.nuit_de_12();
     programmer_trou_noir(banc.bac().pannes(), Operation::PutObject);
     let compteurs = banc.bac().compteurs_partages();
-    let mut depot = banc.vigie_plateforme();
-    depot
-        .arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api"])
-        .arg(banc.bac().api())
-        .args(options());
+    let mut depot = banc.depot_plateforme_avec(&[]);
+    depot.args(options());
     let (out, reprise) = a_travers_le_trou_noir(&banc, depot, banc.bac().pannes(), || {
         compteurs.traitees(Operation::PutObject) + compteurs.traitees(Operation::UploadPart)
     });
@@ -414,14 +406,8 @@ fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
         Some(Operation::ApiMoi),
         Panne::CorpsSansFin,
     ));
-    let mut depot = banc.vigie_plateforme();
-    depot
-        .arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api"])
-        .arg(banc.bac().api())
-        .args(options())
-        .args(["--tentatives", "1"]);
+    let mut depot = banc.depot_plateforme_avec(&[]);
+    depot.args(options()).args(["--tentatives", "1"]);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let stderr = stderr(&out);

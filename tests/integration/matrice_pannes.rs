@@ -233,11 +233,7 @@ fn options() -> Vec<String> {
 
 /// La nuit d'un cas : un petit fichier, et un fichier qui part en deux parties.
 fn nuit(banc: &Banc) -> Vec<(String, usize)> {
-    let fichiers = vec![(nom(1), 20_000), (nom(2), 5 * MIO + 4_321)];
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
-    fichiers
+    banc.fichiers(vec![(nom(1), 20_000), (nom(2), 5 * MIO + 4_321)])
 }
 
 /// Un cas de la matrice : son nom, et l'essai.
@@ -556,14 +552,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     depot.arg("depot").arg(&banc.nuit);
     if creer {
         depot.args([
-            "--site",
-            SITE,
-            "--point",
-            "B2",
-            "--debut",
-            "2026-06-21T21:30:00Z",
-            "--fin",
-            "2026-06-22T06:00:00Z",
+            "--site", SITE, "--point", "B2", "--debut", DEBUT_NUIT, "--fin", FIN_NUIT,
         ]);
     } else {
         depot.args(["--participation", PARTICIPATION]);

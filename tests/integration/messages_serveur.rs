@@ -16,10 +16,9 @@ use vigie_bac_a_sable::{Operation, Regle};
 /// des erreurs).
 #[test]
 fn heure_sans_fuseau_dite_une_seule_fois() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1_000);
+    let banc = Banc::avec_fichier(&nom(1), 1_000);
     let out = banc
-        .depot_par_site(SITE, "B2", "2026-06-21T21:30:00", "2026-06-22T06:00:00Z")
+        .depot_par_site(SITE, "B2", "2026-06-21T21:30:00", FIN_NUIT)
         .finir_en(2);
     let erreur = stderr(&out);
     assert_eq!(

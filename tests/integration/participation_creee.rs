@@ -58,8 +58,7 @@ fn site_routier_sans_point_une_seule_participation() {
 /// et toute création.
 #[test]
 fn site_point_fixe_sans_point_refuse_avant_tout_plan() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1_000);
+    let banc = Banc::avec_fichier(&nom(1), 1_000);
     let out = creer(&banc, SITE, None).finir_en(2);
     let erreur = stderr(&out);
     assert!(
@@ -84,8 +83,7 @@ fn rien_de_cree(banc: &Banc) {
 /// Un site inconnu : code 2 (pas 3), sans plan local, sans tentative de création.
 #[test]
 fn site_inconnu_code_2_sans_plan_local() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1_000);
+    let banc = Banc::avec_fichier(&nom(1), 1_000);
     let out = creer(&banc, "64a1b2c3d4e5f60718293cff", Some("A1")).finir_en(2);
     let erreur = stderr(&out);
     assert!(
@@ -102,8 +100,7 @@ fn site_inconnu_code_2_sans_plan_local() {
 /// La participation retrouvée est celle que la création a faite.
 #[test]
 fn reponse_de_creation_perdue_la_participation_retrouvee_est_la_demandee() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     let nuit = serde_json::json!({
         "date_debut": "Sun, 21 Jun 2026 19:30:00 GMT",
         "date_fin": "Mon, 22 Jun 2026 04:00:00 GMT",

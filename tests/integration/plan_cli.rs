@@ -21,15 +21,13 @@ fn simulation(banc: &Banc) -> Command {
 /// plan vide dans `vigie plans` ; le dépôt crée le plan, que `etat` et `plans` décrivent.
 #[test]
 fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
-    let banc = Banc::nouveau();
-    banc.fichier("a.wav", 100);
+    let banc = Banc::avec_fichier("a.wav", 100);
     banc.fichier("sous/b.ta", 50);
     banc.fichier("notes.txt", 10);
     let out = simulation(&banc).finir_en(0);
     assert!(!banc.base.exists(), "la simulation a créé la base");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("a.wav → essai/a.wav"), "{stdout}");
-    assert!(stdout.contains("rien n'a été envoyé"), "{stdout}");
+    contient(&stdout, &["a.wav → essai/a.wav", "rien n'a été envoyé"]);
     assert_eq!(banc.compteurs().octets_recus(), 0);
     let out = banc.vigie().arg("plans").output().unwrap();
     assert!(
@@ -90,8 +88,7 @@ fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
 
 #[test]
 fn dossier_vide_ou_introuvable_code_2() {
-    let banc = Banc::nouveau();
-    banc.fichier("notes.txt", 10);
+    let banc = Banc::avec_fichier("notes.txt", 10);
     let out = simulation(&banc).finir_en(2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("aucun enregistrement"));
     let out = banc
@@ -109,8 +106,7 @@ fn dossier_vide_ou_introuvable_code_2() {
 
 #[test]
 fn destination_invalide_ou_http_distant_refuses() {
-    let banc = Banc::nouveau();
-    banc.fichier("a.wav", 1);
+    let banc = Banc::avec_fichier("a.wav", 1);
     for (vers, extra, attendu) in [
         ("nuits/x", None, "s3://"),
         ("s3://Nuits", None, "compartiment"),
@@ -165,10 +161,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
         "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
         2 * MIO,
     );
-    banc.panne(vigie_bac_a_sable::Regle::proportion(
-        1.0,
-        vigie_bac_a_sable::Panne::Lenteur(Duration::from_millis(1500)),
-    ));
+    banc.panne(vigie_bac_a_sable::Regle::proportion(1.0, lenteur_ms(1500)));
     let premier = banc.lancer(banc.depot());
     banc.attendre("le premier envoie", |b| {
         b.compteurs()
@@ -198,8 +191,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
 #[test]
 fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
     use std::os::unix::ffi::OsStrExt;
-    let banc = Banc::nouveau();
-    banc.fichier("a.wav", 10);
+    let banc = Banc::avec_fichier("a.wav", 10);
     std::fs::write(
         banc.nuit.join(std::ffi::OsStr::from_bytes(b"b\xe9.wav")),
         b"x",
@@ -208,8 +200,7 @@ fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
     std::fs::write(banc.nuit.join("c\u{1}.wav"), b"x").unwrap();
     let out = simulation(&banc).finir_en(2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    contient(&stderr, &["UTF-8", "contrôle"]);
-    assert!(stderr.contains("2 fichiers à corriger"), "{stderr}");
+    contient(&stderr, &["UTF-8", "contrôle", "2 fichiers à corriger"]);
     // Rien n'a été planifié.
     let out = banc.vigie().arg("plans").output().unwrap();
     out.stdout_contient(&["Aucun plan"]);
@@ -310,8 +301,7 @@ fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
 
 #[test]
 fn un_tube_ferme_n_est_pas_une_erreur() {
-    let banc = Banc::nouveau();
-    banc.fichier("a.wav", 100);
+    let banc = Banc::avec_fichier("a.wav", 100);
     banc.depot().output().unwrap();
     for commande in [vec!["etat"], vec!["plans"], vec!["etat", "--json"]] {
         // La lecture du tube est fermée avant que vigie n'écrive : toute écriture échoue (EPIPE).

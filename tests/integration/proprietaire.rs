@@ -64,8 +64,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
 /// `retenter-echecs` ni `verifier` ne s'y trompent (code 3, rien de déclaré).
 #[test]
 fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     banc.fichier(&nom(2), 20_000);
     banc.depot_plateforme().finir_en(0);
     // Le plan vise désormais la participation d'un autre (ce qu'aurait laissé une version qui
@@ -105,8 +104,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
 /// « injoignable… plus tard » (code 1).
 #[test]
 fn verifier_devant_un_refus_definitif_ne_dit_pas_injoignable() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 10_000);
+    let banc = Banc::avec_fichier(&nom(1), 10_000);
     banc.depot_plateforme().finir_en(0);
     banc.panne(Regle::toujours(
         Some(Operation::ApiPiecesJointes),

@@ -63,13 +63,8 @@ fn multipart_tue_apres_deux_parties(banc: &Banc) -> (String, usize) {
 /// `vigie depot NUIT --participation P` avec les réessais courts et ces réglages (rien
 /// d'autre : les réglages que retient le plan ne sont pas redonnés).
 fn depot(banc: &Banc, reglages: &[&str]) -> std::process::Command {
-    let mut c = banc.vigie_plateforme();
-    c.arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api"])
-        .arg(banc.bac().api())
-        .args(Banc::reessais_rapides())
-        .args(reglages);
+    let mut c = banc.depot_plateforme_avec(&[]);
+    c.args(Banc::reessais_rapides()).args(reglages);
     c
 }
 
@@ -243,8 +238,7 @@ fn debit_max_retenu_par_retenter_echecs() {
 /// Vers S3 aussi : les réglages d'un dépôt sont repris par `retenter-echecs`.
 #[test]
 fn vers_s3_les_reglages_sont_repris() {
-    let banc = Banc::nouveau();
-    banc.fichier("a.wav", 10_000);
+    let banc = Banc::avec_fichier("a.wav", 10_000);
     banc.depot_avec(&[
         "--paralleles".to_owned(),
         "2".to_owned(),

@@ -54,10 +54,7 @@ impl Banc {
 #[test]
 fn participation_deja_remplie_seuls_les_nouveaux_fichiers_sont_declares() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=13).map(|i| (nom(i), 3_000 + i * 17)).collect();
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers((1..=13).map(|i| (nom(i), 3_000 + i * 17)).collect());
     for (n, t) in &fichiers[..10] {
         banc.deja_sur_la_plateforme(n, contenu(n, *t));
     }
@@ -189,10 +186,7 @@ fn enregistrements_non_finalises_repris_ou_remplaces_sans_doublon() {
 #[test]
 fn inventaire_illisible_le_depot_se_fait_sans_lui() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=3).map(|i| (nom(i), 10_000 + i)).collect();
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers((1..=3).map(|i| (nom(i), 10_000 + i)).collect());
     banc.panne(Regle::toujours(
         Some(Operation::ApiPiecesJointes),
         code_http(503),
@@ -262,8 +256,7 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
             ],
         );
         if inventaire_lisible {
-            assert!(e.contains("avec un autre contenu"), "{e}");
-            assert!(e.contains("gardez sa version"), "{e}");
+            contient(&e, &["avec un autre contenu", "gardez sa version"]);
         } else {
             assert!(e.contains("upload is already done"), "{e}");
             assert!(e.contains("relira la plateforme et le comparera"), "{e}");

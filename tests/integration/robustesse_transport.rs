@@ -32,11 +32,7 @@ fn port_ferme() -> u16 {
 
 /// Une nuit d'un petit fichier et d'un fichier de trois parties de 5 Mio.
 fn petite_nuit(banc: &Banc) -> Vec<(String, usize)> {
-    let fichiers = vec![(nom(1), 30_000), (nom(2), 10 * MIO + 777)];
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
-    fichiers
+    banc.fichiers(vec![(nom(1), 30_000), (nom(2), 10 * MIO + 777)])
 }
 
 // ------------------------------------------------------------- 400 RequestTimeout (14.6)
@@ -112,8 +108,7 @@ fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() 
 
 #[test]
 fn une_declaration_illisible_dit_sa_cause_et_ne_coupe_pas_le_reseau() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     let vues = std::sync::Arc::new(AtomicUsize::new(0));
     let v = std::sync::Arc::clone(&vues);
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
@@ -157,8 +152,7 @@ fn une_declaration_illisible_dit_sa_cause_et_ne_coupe_pas_le_reseau() {
 
 #[test]
 fn une_reponse_s3_illisible_dit_la_cause_du_sdk() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 6 * MIO);
+    let banc = Banc::avec_fichier(&nom(1), 6 * MIO);
     // Comme moto 5.2.x pour ListParts : une racine que le SDK ne connaît pas.
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
         if q.methode == "GET" && q.chemin.contains("uploads") {
@@ -199,8 +193,7 @@ fn json_demesure(corps: &[u8]) -> Vec<u8> {
 
 #[test]
 fn une_reponse_d_api_demesuree_est_trop_grande() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
         if q.methode == "POST" && q.chemin.ends_with("/fichiers") && r.statut < 300 {
             r.corps = json_demesure(&r.corps);
@@ -228,8 +221,7 @@ fn une_reponse_d_api_demesuree_est_trop_grande() {
 
 #[test]
 fn une_reponse_s3_demesuree_est_trop_grande() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 6 * MIO);
+    let banc = Banc::avec_fichier(&nom(1), 6 * MIO);
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
         if q.methode == "GET" && q.chemin.contains("uploads") {
             // Un XML valide, bourré d'espaces.
@@ -256,8 +248,7 @@ fn une_reponse_s3_demesuree_est_trop_grande() {
 
 #[test]
 fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     let ailleurs = format!("{}/api/v1/fichiers", banc.bac().endpoint());
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
         if q.methode == "POST" && q.chemin.ends_with("/fichiers") {
@@ -286,8 +277,7 @@ fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
 /// `GET /moi`, jamais rejoué, rien n'est envoyé.
 #[test]
 fn une_api_qui_redirige_ailleurs_est_une_adresse_a_corriger() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     let m = mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), |q, r| {
         if q.chemin.ends_with("/moi") {
             r.statut = 301;
@@ -354,8 +344,7 @@ fn couper_apres_la_verification(banc: &Banc) {
 #[test]
 fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
     for nom in ["INT", "TERM"] {
-        let banc = Banc::nouveau();
-        banc.fichier(&plateforme::nom(1), 20_000);
+        let banc = Banc::avec_fichier(&plateforme::nom(1), 20_000);
         couper_apres_la_verification(&banc);
         let out = interrompre_pendant_la_pause(&banc, banc.depot_plateforme(), nom);
         assert_eq!(code(&out), 130, "SIG{nom} : {}", texte(&out));
@@ -372,8 +361,7 @@ fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
 
 #[test]
 fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
-    let banc = Banc::nouveau();
-    banc.fichier(&plateforme::nom(1), 20_000);
+    let banc = Banc::avec_fichier(&plateforme::nom(1), 20_000);
     let mut depot = banc.vigie_plateforme();
     depot
         .arg("depot")
@@ -398,8 +386,7 @@ fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
 /// `--attente-reseau`, puis le disent sans rien avoir envoyé.
 #[test]
 fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     let mut depot = banc.vigie_plateforme();
     depot
         .arg("depot")
@@ -411,8 +398,7 @@ fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() 
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let erreurs = stderr(&out);
-    assert!(erreurs.contains("réseau indisponible"), "{erreurs}");
-    assert!(erreurs.contains("rien n'a été envoyé"), "{erreurs}");
+    contient(&erreurs, &["réseau indisponible", "rien n'a été envoyé"]);
 }
 
 /// Une nuit vers une participation à créer par `--site`, dont le réseau tombe juste après la
@@ -421,21 +407,7 @@ fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() 
 fn depot_dont_le_reseau_tombe_avant_la_creation(banc: &Banc) -> std::process::Command {
     banc.fichier(&nom(1), 20_000);
     couper_apres_la_verification(banc);
-    let mut depot = banc.vigie_plateforme();
-    depot
-        .arg("depot")
-        .arg(&banc.nuit)
-        .args(["--site", SITE, "--point", "B2"])
-        .args([
-            "--debut",
-            "2026-06-21T21:30:00Z",
-            "--fin",
-            "2026-06-22T06:00:00Z",
-        ])
-        .arg("--api")
-        .arg(banc.bac().api())
-        .args(Banc::options_rapides());
-    depot
+    banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT)
 }
 
 #[test]
@@ -481,8 +453,7 @@ fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
 
 #[test]
 fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     banc.depot().finir_en(0);
     // La destination ne répond plus.
     banc.bac().pannes().couper_tout(true);
@@ -505,8 +476,7 @@ fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
 /// sur `--attente-reseau` (code 1) ; Ctrl-C l'arrête en 130, pause comprise.
 #[test]
 fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 20_000);
+    let banc = Banc::avec_fichier(&nom(1), 20_000);
     banc.depot_plateforme().finir_en(0);
     let verifier = || {
         let mut v = banc.vigie_plateforme();
@@ -579,8 +549,7 @@ fn connexion_sans_reseau_cede_a_ctrl_c() {
 /// la cause et le geste, rien d'envoyé.
 #[test]
 fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     let vide = banc.dossier.path().join("sans-certificats");
     std::fs::create_dir_all(&vide).unwrap();
     let sans_certificats = |c: &mut std::process::Command| {

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::commun::plateforme::{PARTICIPATION, nom};
+use crate::commun::plateforme::{DEBUT_NUIT, FIN_NUIT, PARTICIPATION, nom};
 use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Regle};
 
@@ -227,18 +227,12 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
 /// code 1 et bilan, pas 130 comme après Ctrl-C.
 #[test]
 fn une_duree_ecoulee_avant_tout_envoi_code_1() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 2000);
+    let banc = Banc::avec_fichier(&nom(1), 2000);
     banc.panne(Regle::toujours(
         Some(Operation::ApiCreerParticipation),
         panne_503(),
     ));
-    let mut depot = banc.depot_par_site(
-        vigie_bac_a_sable::SITE,
-        "B2",
-        "2026-06-21T21:30:00Z",
-        "2026-06-22T06:00:00Z",
-    );
+    let mut depot = banc.depot_par_site(vigie_bac_a_sable::SITE, "B2", DEBUT_NUIT, FIN_NUIT);
     // Assez de tentatives pour que la création dure plus que DURÉE.
     depot
         .args(["--jusqu-au-bout=2s", "--tentatives", "50", "--json"])
@@ -257,8 +251,7 @@ fn une_duree_ecoulee_avant_tout_envoi_code_1() {
 /// n'est ni une interruption (130) ni la fin des passages.
 #[test]
 fn un_reseau_abandonne_n_arrete_que_son_passage() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 2000);
+    let banc = Banc::avec_fichier(&nom(1), 2000);
     let pannes = banc.bac().pannes();
     // Deux coupures déclarent le réseau coupé ; la sonde ne passe jamais.
     pannes.programmer(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(2));
@@ -403,8 +396,7 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
     use crate::commun::plateforme::JETON;
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     let api = banc.bac().api();
 
     let mut enfant = banc
@@ -603,10 +595,7 @@ fn chaque_evenement_emis_a_son_schema() {
 #[test]
 fn la_relecture_de_la_plateforme_suit_le_schema() {
     let banc = Banc::nouveau();
-    let fichiers: Vec<(String, usize)> = (1..=4).map(|i| (nom(i), 3_000 + i)).collect();
-    for (n, t) in &fichiers {
-        banc.fichier(n, *t);
-    }
+    let fichiers = banc.fichiers((1..=4).map(|i| (nom(i), 3_000 + i)).collect());
     banc.deja_sur_la_plateforme(&fichiers[0].0, contenu(&fichiers[0].0, fichiers[0].1));
     banc.deja_sur_la_plateforme(&fichiers[1].0, b"une autre version".to_vec());
     let out = banc.depot_plateforme().arg("--json").finir_en(3);
@@ -669,8 +658,7 @@ fn la_relecture_de_la_plateforme_suit_le_schema() {
 /// avertissement, démonstration, bac à sable, erreur.
 #[test]
 fn chaque_commande_suit_le_schema() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     banc.fichier(&nom(2), 6 * MIO + 10);
     banc.panne(Regle::nieme(
         Operation::PutObject,

@@ -136,8 +136,7 @@ const ERREUR_S3_BAVARDE: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Er
 fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_connexion() {
     use std::sync::atomic::{AtomicBool, Ordering};
     for niveau in &NIVEAUX {
-        let banc = Banc::nouveau();
-        banc.fichier(&nom(1), 6 * MIO);
+        let banc = Banc::avec_fichier(&nom(1), 6 * MIO);
         banc.fichier(&nom(2), 30_000);
         banc.fichier(&nom(3), 30_000);
         // Le jeton vient du fichier de `vigie connexion` (pas de VIGIE_JETON : le dernier
@@ -279,8 +278,7 @@ fn sous_umask_000(banc: &Banc, args: &[&str]) -> Command {
 #[cfg(unix)]
 #[test]
 fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     let journal = banc.dossier.path().join("journaux/vigie.jsonl");
     std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
     let api = banc.bac().api();
@@ -351,8 +349,7 @@ fn base_journal_jeton_et_verrous_crees_prives_meme_sous_umask_000() {
 
 #[test]
 fn http_refuse_hors_de_la_boucle_locale_sauf_autoriser_http() {
-    let banc = Banc::nouveau();
-    banc.fichier(&nom(1), 1000);
+    let banc = Banc::avec_fichier(&nom(1), 1000);
     let s3 = |endpoint: &str, extra: &[&str]| {
         let mut c = banc.vigie();
         c.arg("depot")
@@ -484,9 +481,9 @@ fn une_cle_ne_sort_jamais_du_prefixe_demande() {
         "--point",
         "A1/../..",
         "--debut",
-        "2026-06-21T21:30:00Z",
+        DEBUT_NUIT,
         "--fin",
-        "2026-06-22T06:00:00Z",
+        FIN_NUIT,
         "--simulation",
     ]);
     assert_eq!(code(&site.output().unwrap()), 2);

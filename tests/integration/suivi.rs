@@ -35,8 +35,7 @@ fn lignes_json(stdout: &str) -> Vec<serde_json::Value> {
 
 #[test]
 fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 300_000);
+    let banc = Banc::avec_fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
     let out = banc.depot().args(["--progression", "jamais"]).finir_en(0);
     let (stdout, stderr) = sorties(&out);
@@ -44,8 +43,7 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
         &stderr,
         &[&format!("~ {NOM} : nouvelle tentative dans 1 s")],
     );
-    assert!(stderr.contains(&format!("→ {NOM}")), "{stderr}");
-    assert!(stderr.contains(&format!("✓ {NOM}")), "{stderr}");
+    contient(&stderr, &[&format!("→ {NOM}"), &format!("✓ {NOM}")]);
     assert!(
         !stderr.contains('\x1b'),
         "aucune séquence d'échappement : {stderr:?}"
@@ -59,8 +57,7 @@ fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
 
 #[test]
 fn en_json_la_sortie_standard_n_a_que_du_json_et_finit_par_le_bilan() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 300_000);
+    let banc = Banc::avec_fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
     let out = banc.depot().arg("--json").finir_en(0);
     let (stdout, _) = sorties(&out);
@@ -99,8 +96,7 @@ fn en_json_la_sortie_standard_n_a_que_du_json_et_finit_par_le_bilan() {
 
 #[test]
 fn en_json_silencieux_seul_le_bilan_sort() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 1000);
+    let banc = Banc::avec_fichier(NOM, 1000);
     let out = banc.depot().args(["--json", "-q"]).finir_en(0);
     let (stdout, stderr) = sorties(&out);
     let lignes = lignes_json(&stdout);
@@ -119,8 +115,7 @@ fn en_json_silencieux_seul_le_bilan_sort() {
 
 #[test]
 fn silencieux_n_imprime_que_le_bilan_meme_apres_un_incident_absorbe() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 300_000);
+    let banc = Banc::avec_fichier(NOM, 300_000);
     banc.fichier(AUTRE, 2000);
     un_503_au_prochain_put(&banc);
     let out = banc.depot().arg("-q").finir_en(0);
@@ -135,8 +130,7 @@ fn silencieux_n_imprime_que_le_bilan_meme_apres_un_incident_absorbe() {
 
 #[test]
 fn le_journal_garde_chaque_decision_en_0600_sans_aucun_secret() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 300_000);
+    let banc = Banc::avec_fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
     let journal = banc.dossier.path().join("vigie.jsonl");
     let out = banc
@@ -193,8 +187,7 @@ fn le_journal_garde_chaque_decision_en_0600_sans_aucun_secret() {
 
 #[test]
 fn un_journal_impossible_a_ouvrir_arrete_avant_tout_envoi() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 1000);
+    let banc = Banc::avec_fichier(NOM, 1000);
     let out = banc
         .depot()
         .arg("--journal")
@@ -206,8 +199,7 @@ fn un_journal_impossible_a_ouvrir_arrete_avant_tout_envoi() {
 
 #[test]
 fn progression_toujours_sans_terminal_dessine_sans_planter_meme_avec_le_journal() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 300_000);
+    let banc = Banc::avec_fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
     let out = banc
         .depot()
@@ -228,8 +220,7 @@ fn progression_toujours_sans_terminal_dessine_sans_planter_meme_avec_le_journal(
 
 #[test]
 fn json_et_barres_forcees_se_partagent_les_deux_sorties() {
-    let banc = Banc::nouveau();
-    banc.fichier(NOM, 1000);
+    let banc = Banc::avec_fichier(NOM, 1000);
     let out = banc
         .depot()
         .args(["--json", "--progression", "toujours"])

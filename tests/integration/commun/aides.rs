@@ -24,7 +24,27 @@ pub fn code_http_apres(code: u16, retry_after: RetryAfter) -> Panne {
     }
 }
 
+/// La panne « retenir la réponse `ms` millisecondes » (`Panne::Lenteur`).
+pub fn lenteur_ms(ms: u64) -> Panne {
+    Panne::Lenteur(std::time::Duration::from_millis(ms))
+}
+
 impl Banc {
+    /// Un banc neuf dont la nuit tient un fichier (voir [`Banc::fichier`]).
+    pub fn avec_fichier(chemin: &str, taille: usize) -> Banc {
+        let banc = Banc::nouveau();
+        banc.fichier(chemin, taille);
+        banc
+    }
+
+    /// Écrit ces fichiers dans la nuit et les rend, pour les vérifier ensuite.
+    pub fn fichiers(&self, fichiers: Vec<(String, usize)>) -> Vec<(String, usize)> {
+        for (chemin, taille) in &fichiers {
+            self.fichier(chemin, *taille);
+        }
+        fichiers
+    }
+
     /// Programme une panne dans le bac à sable.
     pub fn panne(&self, regle: Regle) {
         self.bac().pannes().programmer(regle);

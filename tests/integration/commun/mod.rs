@@ -468,6 +468,10 @@ pub mod plateforme {
     #[allow(unused_imports)]
     pub use vigie_bac_a_sable::{COMPARTIMENT_PLATEFORME, JETON, PARTICIPATION, SITE};
 
+    /// Le début et la fin de la nuit d'essai, pour une participation créée par `vigie`.
+    pub const DEBUT_NUIT: &str = "2026-06-21T21:30:00Z";
+    pub const FIN_NUIT: &str = "2026-06-22T06:00:00Z";
+
     /// Un nom conforme au protocole point fixe, numéroté.
     pub fn nom(i: usize) -> String {
         format!("Car640139-2026-Pass1-A1-OB-1_20260621_22{:04}_000.wav", i)
@@ -511,6 +515,19 @@ pub mod plateforme {
         /// `vigie depot NUIT --site S --point P --debut D --fin F --api …` (la participation
         /// créée par `vigie`), avec les réglages courts.
         pub fn depot_par_site(&self, site: &str, point: &str, debut: &str, fin: &str) -> Command {
+            let mut c = self.depot_par_site_sans_reglages(site, point, debut, fin);
+            c.args(Self::options_rapides());
+            c
+        }
+
+        /// Le même dépôt, sans réglage.
+        pub fn depot_par_site_sans_reglages(
+            &self,
+            site: &str,
+            point: &str,
+            debut: &str,
+            fin: &str,
+        ) -> Command {
             let mut c = self.vigie_plateforme();
             c.arg("depot")
                 .arg(&self.nuit)
@@ -518,8 +535,7 @@ pub mod plateforme {
                     "--site", site, "--point", point, "--debut", debut, "--fin", fin,
                 ])
                 .arg("--api")
-                .arg(self.bac().api())
-                .args(Self::options_rapides());
+                .arg(self.bac().api());
             c
         }
 
