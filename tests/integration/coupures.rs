@@ -178,12 +178,12 @@ fn un_retry_after_retient_les_autres_unites() {
         banc.fichier(&nom, 20_000);
         fichiers.push((nom, 20_000));
     }
-    banc.panne(Regle::nieme(
+    banc.panne_nieme(
         Operation::PutObject,
-        &banc.cle(premier),
+        premier,
         1,
         code_http_apres(503, RetryAfter::Secondes(2)),
-    ));
+    );
     // Le mandataire numérote les PUT dans leur ordre d'arrivée : rien n'est chronométré.
     let vus = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let m = {

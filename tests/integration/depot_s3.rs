@@ -81,12 +81,12 @@ fn une_coupure_en_plein_corps_est_absorbee() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 2 * MIO);
-    banc.panne(Regle::nieme(
+    banc.panne_nieme(
         Operation::PutObject,
-        &banc.cle(nom),
+        nom,
         1,
         Panne::CouperCorpsApres(100_000),
-    ));
+    );
     banc.depot().finir_en(0);
     assert_eq!(banc.requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 2 * MIO)]);
@@ -113,12 +113,7 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
     let accepte = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
     banc.fichier(refuse, 1000);
     banc.fichier(accepte, 1000);
-    banc.panne(Regle::nieme(
-        Operation::PutObject,
-        &banc.cle(refuse),
-        1,
-        code_http(403),
-    ));
+    banc.panne_nieme(Operation::PutObject, refuse, 1, code_http(403));
     banc.depot().finir_en(3);
     assert_eq!(
         banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
@@ -147,12 +142,12 @@ fn une_reponse_perdue_sur_la_finalisation_est_reconciliee_sans_renvoi() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
-    banc.panne(Regle::nieme(
+    banc.panne_nieme(
         Operation::CompleteMultipartUpload,
-        &banc.cle(nom),
+        nom,
         1,
         Panne::PerdreReponse,
-    ));
+    );
     let out = banc.depot().finir_en(0);
     let c = banc.compteurs();
     assert_eq!(
@@ -178,12 +173,7 @@ fn un_envoi_disparu_en_route_repart_de_zero_dans_le_meme_passage() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
-    banc.panne(Regle::nieme(
-        Operation::UploadPart,
-        &banc.cle(nom),
-        2,
-        code_http(404),
-    ));
+    banc.panne_nieme(Operation::UploadPart, nom, 2, code_http(404));
     // Une place : les parties partent une à une, le compte est exact.
     banc.depot().args(["--paralleles", "1"]).finir_en(0);
     assert_eq!(
@@ -231,12 +221,12 @@ fn une_reponse_perdue_sur_l_ouverture_ne_laisse_qu_un_envoi() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 11 * MIO);
-    banc.panne(Regle::nieme(
+    banc.panne_nieme(
         Operation::CreateMultipartUpload,
-        &banc.cle(nom),
+        nom,
         1,
         Panne::PerdreReponse,
-    ));
+    );
     banc.depot().finir_en(0);
     assert_eq!(banc.requetes(Operation::CreateMultipartUpload), 1);
     assert!(banc.bac().envois_en_cours(COMPARTIMENT).is_empty());

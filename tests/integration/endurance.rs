@@ -297,6 +297,44 @@ fn chaque_reessai_explique(banc: &Banc) -> (usize, usize) {
     (ratees.len(), rejeux)
 }
 
+/// Un passage sous pannes mêlées : aucun accroc isolé ne lui coûte (code 0, sans
+/// retenter-echecs), toutes les sortes de pannes sont tombées, sur 8 à 25 % des requêtes.
+fn toutes_les_pannes_tombees(banc: &Banc, out: &std::process::Output, destination: &str) {
+    assert_eq!(code(out), 0, "{}", texte(out));
+    let c = banc.compteurs();
+    eprintln!(
+        "{destination} : un passage, {} pannes, {} requêtes ; {:?}",
+        c.pannes_injectees(),
+        c.requetes_total(),
+        sortes(banc)
+    );
+    let tout: std::collections::BTreeSet<String> =
+        TOUTES_LES_SORTES.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        sortes(banc),
+        tout,
+        "toutes les sortes de pannes ne sont pas tombées"
+    );
+    let part = c.pannes_injectees() as f64 / c.requetes_total() as f64;
+    assert!(
+        (0.08..=0.25).contains(&part),
+        "{:.1} % de pannes seulement",
+        part * 100.0
+    );
+}
+
+/// Une décision par tentative ratée : toutes les requêtes de vigie passent par la politique,
+/// et chaque panne injectée a fait rater une tentative. Rend le nombre de rejeux.
+fn chaque_panne_une_tentative_ratee(banc: &Banc) -> usize {
+    let (ratees, rejeux) = chaque_reessai_explique(banc);
+    assert_eq!(
+        ratees as u64,
+        banc.compteurs().pannes_injectees(),
+        "tentatives ratées journalisées ≠ pannes injectées"
+    );
+    rejeux
+}
+
 #[test]
 fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_explique() {
     let banc = Banc::nouveau();
@@ -308,39 +346,10 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
         .depot_avec(&options_sans_arret(&journal))
         .output()
         .unwrap();
-    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
-    assert_eq!(code(&out), 0, "{}", texte(&out));
-    eprintln!(
-        "S3 : un passage, {} pannes, {} requêtes ; {:?}",
-        banc.compteurs().pannes_injectees(),
-        banc.compteurs().requetes_total(),
-        sortes(&banc)
-    );
-    let tout: std::collections::BTreeSet<String> =
-        TOUTES_LES_SORTES.iter().map(|s| s.to_string()).collect();
-    assert_eq!(
-        sortes(&banc),
-        tout,
-        "toutes les sortes de pannes ne sont pas tombées"
-    );
-    let c = banc.compteurs();
-    let part = c.pannes_injectees() as f64 / c.requetes_total() as f64;
-    assert!(
-        (0.08..=0.25).contains(&part),
-        "{:.1} % de pannes seulement",
-        part * 100.0
-    );
-
+    toutes_les_pannes_tombees(&banc, &out, "S3");
     // Tout est déposé, une fois.
     verifier_s3(&banc, &fichiers);
-    // Une décision par tentative ratée : toutes les requêtes de vigie passent par la
-    // politique, et chaque panne injectée a fait rater une tentative.
-    let (ratees, rejeux) = chaque_reessai_explique(&banc);
-    assert_eq!(
-        ratees as u64,
-        c.pannes_injectees(),
-        "tentatives ratées journalisées ≠ pannes injectées"
-    );
+    let rejeux = chaque_panne_une_tentative_ratee(&banc);
     assert!(rejeux > 0);
     // Le journal --journal garde les mêmes décisions (échecs et succès).
     let lignes = decisions_du_journal(&journal);
@@ -369,35 +378,9 @@ fn quinze_pour_cent_de_pannes_melees_nuit_vigiechiro_tout_disponible_sans_doublo
         .depot_plateforme_avec(&options_sans_arret(&journal))
         .output()
         .unwrap();
-    // Aucun accroc isolé ne coûte le passage : il finit en code 0, sans retenter-echecs.
-    assert_eq!(code(&out), 0, "{}", texte(&out));
-    let c = banc.compteurs();
-    eprintln!(
-        "Vigie-Chiro : un passage, {} pannes, {} requêtes ; {:?}",
-        c.pannes_injectees(),
-        c.requetes_total(),
-        sortes(&banc)
-    );
-    let tout: std::collections::BTreeSet<String> =
-        TOUTES_LES_SORTES.iter().map(|s| s.to_string()).collect();
-    assert_eq!(
-        sortes(&banc),
-        tout,
-        "toutes les sortes de pannes ne sont pas tombées"
-    );
-    let part = c.pannes_injectees() as f64 / c.requetes_total() as f64;
-    assert!(
-        (0.08..=0.25).contains(&part),
-        "{:.1} % de pannes seulement",
-        part * 100.0
-    );
+    toutes_les_pannes_tombees(&banc, &out, "Vigie-Chiro");
     verifier_plateforme(&banc, PARTICIPATION, &fichiers);
-    let (ratees, _) = chaque_reessai_explique(&banc);
-    assert_eq!(
-        ratees as u64,
-        c.pannes_injectees(),
-        "tentatives ratées journalisées ≠ pannes"
-    );
+    chaque_panne_une_tentative_ratee(&banc);
 }
 
 // --------------------------------------------------- trois kill -9, puis la relance

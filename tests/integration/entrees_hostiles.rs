@@ -153,12 +153,7 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
 fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     let banc = Banc::avec_fichier(NOM_A, 20_000);
     let b = banc.fichier(NOM_B, 2 * MIO);
-    banc.panne(Regle::nieme(
-        Operation::PutObject,
-        &banc.cle(NOM_B),
-        1,
-        lenteur_ms(1200),
-    ));
+    banc.panne_nieme(Operation::PutObject, NOM_B, 1, lenteur_ms(1200));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT de b arrive", |bac| {
         bac.compteurs()

@@ -50,6 +50,12 @@ impl Banc {
         self.bac().pannes().programmer(regle);
     }
 
+    /// Programme la panne sur la `n`-ième requête `op` vers la clé S3 de ce fichier de la nuit
+    /// ([`Banc::cle`]).
+    pub fn panne_nieme(&self, op: Operation, chemin: &str, n: u64, panne: Panne) {
+        self.panne(Regle::nieme(op, &self.cle(chemin), n, panne));
+    }
+
     /// Les compteurs du bac à sable.
     pub fn compteurs(&self) -> &Compteurs {
         self.bac().compteurs()
