@@ -65,10 +65,10 @@ fn un_503_avec_retry_after_est_absorbe() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 300_000);
-    banc.panne(Regle::prochaine(
+    banc.panne_prochaine(
         Operation::PutObject,
         code_http_apres(503, RetryAfter::Secondes(1)),
-    ));
+    );
     let out = banc.depot().finir_en(0);
     assert_eq!(banc.requetes(Operation::PutObject), 2);
     let stderr = stderr(&out);
@@ -97,10 +97,7 @@ fn une_lenteur_au_dela_du_delai_de_tentative_est_absorbee() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 50_000);
-    banc.panne(Regle::prochaine(
-        Operation::PutObject,
-        Panne::Lenteur(Duration::from_secs(4)),
-    ));
+    banc.panne_prochaine(Operation::PutObject, Panne::Lenteur(Duration::from_secs(4)));
     banc.depot().finir_en(0);
     assert_eq!(banc.requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 50_000)]);
@@ -260,7 +257,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     let chemin = banc.fichier(nom, 3 * MIO);
-    banc.panne(Regle::prochaine(Operation::PutObject, lenteur_ms(1500)));
+    banc.panne_prochaine(Operation::PutObject, lenteur_ms(1500));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT arrive", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 1
@@ -403,10 +400,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 6 * 5 * MIO + 1000);
-    banc.panne(Regle::toujours(
-        Some(Operation::UploadPart),
-        lenteur_ms(300),
-    ));
+    banc.panne_toujours(Operation::UploadPart, lenteur_ms(300));
     let out = banc
         .depot_avec(&Banc::options_sans_minuterie())
         .args(["--paralleles", "3"])
@@ -438,10 +432,7 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
     for n in &noms {
         banc.fichier(n, 3 * 5 * MIO);
     }
-    banc.panne(Regle::toujours(
-        Some(Operation::UploadPart),
-        lenteur_ms(100),
-    ));
+    banc.panne_toujours(Operation::UploadPart, lenteur_ms(100));
     banc.depot_avec(&Banc::options_sans_minuterie())
         .args(["--paralleles", "2"])
         .finir_en(0);
@@ -543,10 +534,7 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
-    banc.panne(Regle::prochaine(
-        Operation::CompleteMultipartUpload,
-        code_http(404),
-    ));
+    banc.panne_prochaine(Operation::CompleteMultipartUpload, code_http(404));
     let enfant = banc.lancer(banc.depot());
     // Le premier regard sur l'objet (`HeadObject`) suit la finalisation en 404 ; les suivants
     // attendent 1, 2 puis 4 s : Ctrl-C tombe parmi eux.

@@ -51,10 +51,7 @@ fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
 #[test]
 fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
     let banc = Banc::avec_fichier(&nom(1), 100_000);
-    banc.panne(Regle::prochaine(
-        Operation::ApiFinaliser,
-        Panne::PerdreReponse,
-    ));
+    banc.panne_prochaine(Operation::ApiFinaliser, Panne::PerdreReponse);
     banc.depot_plateforme().finir_en(0);
     assert!(
         banc.bac()
@@ -75,10 +72,7 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
 #[test]
 fn participation_refusee_a_la_verification_code_3() {
     let banc = Banc::avec_fichier(&nom(1), 1000);
-    banc.panne(Regle::prochaine(
-        Operation::ApiLireParticipation,
-        code_http(403),
-    ));
+    banc.panne_prochaine(Operation::ApiLireParticipation, code_http(403));
     let out = banc.depot_plateforme().finir_en(3);
     let erreur = stderr(&out);
     assert!(
@@ -92,10 +86,7 @@ fn participation_refusee_a_la_verification_code_3() {
 #[test]
 fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     let banc = Banc::avec_fichier(&nom(1), 1000);
-    banc.panne(Regle::prochaine(
-        Operation::ApiCreerParticipation,
-        Panne::PerdreReponse,
-    ));
+    banc.panne_prochaine(Operation::ApiCreerParticipation, Panne::PerdreReponse);
     let creer = |banc: &Banc| {
         let mut c = banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT);
         c.output().unwrap()
@@ -407,7 +398,7 @@ fn noms_invalides_code_2_liste_complete_zero_requete() {
 fn aucun_jeton_ni_signature_dans_les_sorties_meme_tres_bavardes() {
     let banc = Banc::avec_fichier(&nom(1), 30_000);
     banc.fichier(&nom(2), 6 * MIO);
-    banc.panne(Regle::prochaine(Operation::PutObject, code_http(503)));
+    banc.panne_prochaine(Operation::PutObject, code_http(503));
     let journal = banc.dossier.path().join("journal.json");
     let out = banc
         .depot_plateforme()
@@ -500,7 +491,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
 fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
     let banc = Banc::nouveau();
     let fichiers = banc.fichiers((1..=6).map(|i| (nom(i), 50_000 + i)).collect());
-    banc.panne(Regle::toujours(Some(Operation::PutObject), lenteur_ms(300)));
+    banc.panne_toujours(Operation::PutObject, lenteur_ms(300));
     banc.depot_plateforme()
         .args(["--paralleles", "1"])
         .finir_en(0);

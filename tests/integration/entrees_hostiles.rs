@@ -751,10 +751,7 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 20_000);
-    banc.panne(Regle::toujours(
-        Some(Operation::ApiFinaliser),
-        code_http(500),
-    ));
+    banc.panne_toujours(Operation::ApiFinaliser, code_http(500));
     banc.depot_plateforme().finir_en(1);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["incertaine"], 0, "{etat}");
@@ -778,11 +775,7 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
         "{finalisations} finalisations"
     );
     banc.bac().pannes().effacer();
-    let mut retenter = banc.vigie_plateforme();
-    retenter
-        .arg("retenter-echecs")
-        .args(Banc::options_rapides());
-    retenter.finir_en(0);
+    banc.retenter_plateforme().finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, 20_000));
 }
 
@@ -796,10 +789,7 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     let banc = Banc::nouveau();
     let titre = nom(1);
     banc.fichier(&titre, 6 * MIO);
-    banc.panne(Regle::toujours(
-        Some(Operation::CreateMultipartUpload),
-        code_http(500),
-    ));
+    banc.panne_toujours(Operation::CreateMultipartUpload, code_http(500));
     banc.depot().finir_en(1);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["incertaine"], 0, "{etat}");

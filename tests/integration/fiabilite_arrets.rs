@@ -207,10 +207,7 @@ fn arret_brutal_pendant_une_declaration_multipart_ni_orphelin_ni_doublon() {
     let taille = 7 * MIO + 99;
     banc.fichier(&titre, taille);
     let api = banc.bac().api();
-    banc.panne(Regle::prochaine(
-        Operation::ApiDeclarerFichier,
-        lenteur_ms(600),
-    ));
+    banc.panne_prochaine(Operation::ApiDeclarerFichier, lenteur_ms(600));
     let depot = || {
         let mut c = banc.vigie_plateforme();
         c.arg("depot")

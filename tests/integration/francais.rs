@@ -116,7 +116,7 @@ fn la_ligne_d_usage_ne_montre_pas_les_variables_comme_obligatoires() {
 /// compte les fichiers.
 #[test]
 fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
-    use vigie_bac_a_sable::{Operation, Regle};
+    use vigie_bac_a_sable::Operation;
     for (progression, compte) in [
         ("jamais", "même message ; il ne sera plus répété"),
         (
@@ -128,10 +128,7 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
         for i in 0..30 {
             banc.fichier(&nom(i), 100);
         }
-        banc.panne(Regle::toujours(
-            Some(Operation::ApiDeclarerFichier),
-            code_http(401),
-        ));
+        banc.panne_toujours(Operation::ApiDeclarerFichier, code_http(401));
         let out = banc
             .depot_plateforme()
             .args(["--progression", progression])

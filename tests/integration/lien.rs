@@ -402,10 +402,7 @@ fn le_journal_dit_le_detail(banc: &Banc, detail: &str) {
 fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
     let banc = Banc::nouveau();
     banc.nuit_de_12();
-    banc.panne(Regle::toujours(
-        Some(Operation::ApiMoi),
-        Panne::CorpsSansFin,
-    ));
+    banc.panne_toujours(Operation::ApiMoi, Panne::CorpsSansFin);
     let mut depot = banc.depot_plateforme_avec(&[]);
     depot.args(options()).args(["--tentatives", "1"]);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle, SITE_ROUTIER};
+use vigie_bac_a_sable::{Operation, Panne, SITE_ROUTIER};
 
 const DEBUT: &str = "2026-06-21T21:30:00+02:00";
 const FIN: &str = "2026-06-22T06:00:00+02:00";
@@ -116,10 +116,7 @@ fn reponse_de_creation_perdue_la_participation_retrouvee_est_la_demandee() {
     assert_eq!(statut, 201, "{autre}");
     let (statut, du_site_web) = banc.appel_api(reqwest::Method::POST, &chemin, nuit);
     assert_eq!(statut, 201, "{du_site_web}");
-    banc.panne(Regle::prochaine(
-        Operation::ApiCreerParticipation,
-        Panne::PerdreReponse,
-    ));
+    banc.panne_prochaine(Operation::ApiCreerParticipation, Panne::PerdreReponse);
     creer(&banc, SITE, Some("B2")).finir_en(0);
     let creee: Vec<_> = banc
         .bac()

@@ -40,10 +40,7 @@ fn tous_deposes(banc: &Banc, fichiers: &[(String, usize)]) {
 
 /// `vigie retenter-echecs` (sans `--y-compris-definitifs`) dépose tout ce qui restait.
 fn retenter_tout_depose(banc: &Banc, fichiers: &[(String, usize)]) {
-    banc.vigie_plateforme()
-        .arg("retenter-echecs")
-        .args(Banc::options_rapides())
-        .finir_en(0);
+    banc.retenter_plateforme().finir_en(0);
     tous_deposes(banc, fichiers);
 }
 
@@ -166,7 +163,7 @@ fn verifier_417(out: &std::process::Output) {
 fn un_417_vers_la_plateforme_n_accuse_pas_le_fichier() {
     let banc = Banc::nouveau();
     let fichiers = nuit_de_4(&banc);
-    banc.panne(Regle::prochaine(Operation::PutObject, code_http(417)));
+    banc.panne_prochaine(Operation::PutObject, code_http(417));
     verifier_417(&banc.depot_plateforme().output().unwrap());
     retenter_tout_depose(&banc, &fichiers);
 }
@@ -226,7 +223,7 @@ fn nuit_refusee(banc: &Banc) {
     for i in 1..=10 {
         banc.fichier(&nom(i), 5_000 + i);
     }
-    banc.panne(Regle::toujours(Some(Operation::PutObject), code_http(503)));
+    banc.panne_toujours(Operation::PutObject, code_http(503));
     banc.depot().finir_en(1);
 }
 
@@ -295,10 +292,10 @@ fn sighup_arrete_un_depot_comme_sigterm() {
             banc.fichier(n, *t);
         })
         .collect();
-    banc.panne(Regle::toujours(
-        Some(Operation::PutObject),
+    banc.panne_toujours(
+        Operation::PutObject,
         Panne::Lenteur(std::time::Duration::from_secs(3)),
-    ));
+    );
     let enfant =
         banc.lancer(banc.depot_avec(&Banc::options_rapides_sauf("--delai-tentative", "20")));
     banc.attendre("un PUT en cours", |b| {

@@ -8,7 +8,7 @@
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{OBSERVATEUR_AUTRE, Operation, PARTICIPATION_AUTRE, PSEUDO_AUTRE, Regle};
+use vigie_bac_a_sable::{OBSERVATEUR_AUTRE, Operation, PARTICIPATION_AUTRE, PSEUDO_AUTRE};
 
 fn depot_vers(banc: &Banc, participation: &str) -> std::process::Command {
     let mut c = banc.vigie_plateforme();
@@ -79,11 +79,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
     .unwrap();
     drop(c);
     let declarations = banc.requetes(Operation::ApiDeclarerFichier);
-    let out = banc
-        .vigie_plateforme()
-        .arg("retenter-echecs")
-        .args(Banc::options_rapides())
-        .finir_en(3);
+    let out = banc.retenter_plateforme().finir_en(3);
     assert!(stderr(&out).contains(PSEUDO_AUTRE), "{}", texte(&out));
     let out = banc
         .vigie_plateforme()
@@ -106,10 +102,7 @@ fn plan_ancien_vers_la_participation_d_un_autre_refuse_a_la_reprise() {
 fn verifier_devant_un_refus_definitif_ne_dit_pas_injoignable() {
     let banc = Banc::avec_fichier(&nom(1), 10_000);
     banc.depot_plateforme().finir_en(0);
-    banc.panne(Regle::toujours(
-        Some(Operation::ApiPiecesJointes),
-        code_http(403),
-    ));
+    banc.panne_toujours(Operation::ApiPiecesJointes, code_http(403));
     let verifier = |json: bool| {
         let mut c = banc.vigie_plateforme();
         c.arg("verifier").args(Banc::reessais_rapides());

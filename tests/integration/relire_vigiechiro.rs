@@ -187,10 +187,7 @@ fn enregistrements_non_finalises_repris_ou_remplaces_sans_doublon() {
 fn inventaire_illisible_le_depot_se_fait_sans_lui() {
     let banc = Banc::nouveau();
     let fichiers = banc.fichiers((1..=3).map(|i| (nom(i), 10_000 + i)).collect());
-    banc.panne(Regle::toujours(
-        Some(Operation::ApiPiecesJointes),
-        code_http(503),
-    ));
+    banc.panne_toujours(Operation::ApiPiecesJointes, code_http(503));
     let out = banc.depot_plateforme().finir_en(0);
     // La lecture a suivi la politique de réessai (7 tentatives), puis le dépôt s'est fait sans
     // elle, et l'a dit.
@@ -234,10 +231,7 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
             .set_modified(date + std::time::Duration::from_secs(2))
             .unwrap();
         if !inventaire_lisible {
-            banc.panne(Regle::toujours(
-                Some(Operation::ApiPiecesJointes),
-                code_http(403),
-            ));
+            banc.panne_toujours(Operation::ApiPiecesJointes, code_http(403));
         }
         let puts = banc.requetes(Operation::PutObject);
         let out = banc

@@ -228,10 +228,7 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
 #[test]
 fn une_duree_ecoulee_avant_tout_envoi_code_1() {
     let banc = Banc::avec_fichier(&nom(1), 2000);
-    banc.panne(Regle::toujours(
-        Some(Operation::ApiCreerParticipation),
-        panne_503(),
-    ));
+    banc.panne_toujours(Operation::ApiCreerParticipation, panne_503());
     let mut depot = banc.depot_par_site(vigie_bac_a_sable::SITE, "B2", DEBUT_NUIT, FIN_NUIT);
     // Assez de tentatives pour que la création dure plus que DURÉE.
     depot

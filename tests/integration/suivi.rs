@@ -8,17 +8,17 @@
 #![cfg(feature = "bac-a-sable")]
 
 use crate::commun::*;
-use vigie_bac_a_sable::{self, Operation, Regle, RetryAfter};
+use vigie_bac_a_sable::{self, Operation, RetryAfter};
 
 const NOM: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
 const AUTRE: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
 
 /// Le prochain PUT répond 503 avec `Retry-After: 1` : un incident que le réessai absorbe.
 fn un_503_au_prochain_put(banc: &Banc) {
-    banc.panne(Regle::prochaine(
+    banc.panne_prochaine(
         Operation::PutObject,
         code_http_apres(503, RetryAfter::Secondes(1)),
-    ));
+    );
 }
 
 fn sorties(out: &std::process::Output) -> (String, String) {

@@ -696,10 +696,10 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
 /// qu'une commande, sans `--y-compris-definitifs`.
 #[test]
 fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
-    use vigie_bac_a_sable::{Operation, Regle};
+    use vigie_bac_a_sable::Operation;
     let banc = Banc::avec_fichier(&nom(1), 1000);
     banc.fichier(&nom(2), 2000);
-    banc.panne(Regle::toujours(Some(Operation::PutObject), code_http(503)));
+    banc.panne_toujours(Operation::PutObject, code_http(503));
     let out = banc
         .depot()
         .args(["--tentatives", "2", "--progression", "jamais"])

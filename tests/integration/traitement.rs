@@ -551,10 +551,10 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
         banc.fichier(&nom(i), 5_000);
     }
     // Le dépôt reste bloqué sur son premier envoi.
-    banc.panne(Regle::toujours(
-        Some(Operation::PutObject),
+    banc.panne_toujours(
+        Operation::PutObject,
         Panne::Bloquer(Duration::from_secs(60)),
-    ));
+    );
     let depot = banc.lancer(banc.depot_plateforme());
     banc.attendre("le dépôt envoie", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 1
@@ -612,7 +612,7 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
     banc.lancer_le_calcul();
     banc.bac().avancer_horloge(10 * MINUTE);
     // Le stockage refuse la lecture (une URL qu'il juge expirée) : pas de réessai.
-    banc.panne(Regle::toujours(Some(Operation::GetObject), code_http(403)));
+    banc.panne_toujours(Operation::GetObject, code_http(403));
     let dossier = banc.dossier.path().join("res");
     let out = banc
         .apres_depot(&["resultats", "--json", "--sortie", chemin_str(&dossier)])
@@ -630,7 +630,7 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
     // Le stockage revenu, une réponse perdue en route : la lecture est rejouée, le CSV
     // arrive entier.
     banc.bac().pannes().effacer();
-    banc.panne(Regle::prochaine(Operation::GetObject, Panne::PerdreReponse));
+    banc.panne_prochaine(Operation::GetObject, Panne::PerdreReponse);
     banc.apres_depot(&["resultats", "--sortie", chemin_str(&dossier)])
         .finir_en(0);
     assert_eq!(banc.requetes(Operation::GetObject), 3);

@@ -50,6 +50,16 @@ impl Banc {
         self.bac().pannes().programmer(regle);
     }
 
+    /// Programme la panne sur la prochaine requête `op` (`Regle::prochaine`).
+    pub fn panne_prochaine(&self, op: Operation, panne: Panne) {
+        self.panne(Regle::prochaine(op, panne));
+    }
+
+    /// Programme la panne sur chaque requête `op` (`Regle::toujours`).
+    pub fn panne_toujours(&self, op: Operation, panne: Panne) {
+        self.panne(Regle::toujours(Some(op), panne));
+    }
+
     /// Programme la panne sur la `n`-ième requête `op` vers la clé S3 de ce fichier de la nuit
     /// ([`Banc::cle`]).
     pub fn panne_nieme(&self, op: Operation, chemin: &str, n: u64, panne: Panne) {

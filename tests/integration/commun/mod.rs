@@ -485,6 +485,13 @@ pub mod plateforme {
             c
         }
 
+        /// `vigie retenter-echecs` avec le jeton et les réglages courts.
+        pub fn retenter_plateforme(&self) -> Command {
+            let mut c = self.vigie_plateforme();
+            c.arg("retenter-echecs").args(Self::options_rapides());
+            c
+        }
+
         /// `vigie depot NUIT --participation P --api …` avec les réglages courts.
         pub fn depot_plateforme(&self) -> Command {
             self.depot_plateforme_via(&self.bac().api())
