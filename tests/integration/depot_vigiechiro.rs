@@ -102,14 +102,7 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
             && d.cible.ends_with(&format!("/sites/{SITE}/participations"))),
         "création de participation absente du journal : {decisions:?}"
     );
-    let du_point = |banc: &Banc| {
-        banc.bac()
-            .participations(SITE)
-            .into_iter()
-            .filter(|p| p.point.as_deref() == Some("B2"))
-            .collect::<Vec<_>>()
-    };
-    let creees = du_point(&banc);
+    let creees = banc.participations_b2();
     assert_eq!(creees.len(), 1, "{creees:?}");
     assert!(
         banc.bac()
@@ -121,7 +114,7 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     banc.fichier(&nom(2), 1000);
     let out = creer(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    assert_eq!(du_point(&banc).len(), 1);
+    assert_eq!(banc.participations_b2().len(), 1);
     assert_eq!(banc.requetes(Operation::ApiCreerParticipation), 1);
 }
 

@@ -379,7 +379,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_vigiechiro_tout_disponible_sans_doublo
         .output()
         .unwrap();
     toutes_les_pannes_tombees(&banc, &out, "Vigie-Chiro");
-    verifier_plateforme(&banc, PARTICIPATION, &fichiers);
+    banc.verifier_sur_la_plateforme(PARTICIPATION, &fichiers);
     chaque_panne_une_tentative_ratee(&banc);
 }
 
@@ -424,14 +424,7 @@ fn endurance_vigiechiro_quinze_pour_cent_de_pannes_et_trois_kill_9() {
     };
     let c = banc.compteurs();
     let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), |_| {});
-    let creees: Vec<_> = banc
-        .bac()
-        .participations(SITE)
-        .into_iter()
-        .filter(|p| p.point.as_deref() == Some("B2"))
-        .collect();
-    assert_eq!(creees.len(), 1, "participations en double : {creees:?}");
-    verifier_plateforme(&banc, &creees[0].id, &b.fichiers);
+    banc.verifier_sur_la_plateforme(&banc.participation_creee(), &b.fichiers);
     annoncer(
         "Vigie-Chiro, bac à sable",
         &b,
@@ -478,7 +471,7 @@ fn endurance_vigiechiro_enregistrements_laisses_par_d_autres_clients() {
     };
     let c = banc.compteurs();
     let b = endurer(&banc, &reglages, depot, || c.pannes_injectees(), laisser);
-    verifier_plateforme(&banc, PARTICIPATION, &b.fichiers);
+    banc.verifier_sur_la_plateforme(PARTICIPATION, &b.fichiers);
     let laisses = laisses.into_inner().unwrap();
     let multipart = laisses.iter().filter(|(_, _, m)| *m).count() as u64;
     assert!(multipart > 0);
@@ -559,30 +552,6 @@ fn depot_vigiechiro(banc: &Banc, participation: &[&str]) -> Command {
 
 /// Ce que la plateforme doit tenir après l'endurance : un enregistrement par fichier, chacun
 /// finalisé et identique, aucun envoi multipart orphelin ni resté ouvert.
-fn verifier_plateforme(banc: &Banc, participation: &str, fichiers: &[(String, usize)]) {
-    let enregistres = banc.bac().fichiers();
-    assert_eq!(
-        enregistres.len(),
-        fichiers.len(),
-        "enregistrement en double"
-    );
-    for (chemin, taille) in fichiers {
-        let titre = chemin.rsplit('/').next().unwrap();
-        let f = banc.bac().fichier(participation, titre).unwrap();
-        assert!(f.disponible, "{titre} non finalisé");
-        assert!(
-            banc.objet_plateforme(participation, titre) == contenu(chemin, *taille),
-            "{titre} : contenu différent"
-        );
-    }
-    assert!(banc.bac().envois_orphelins().is_empty(), "envoi orphelin");
-    assert!(
-        banc.bac()
-            .envois_en_cours(COMPARTIMENT_PLATEFORME)
-            .is_empty(),
-        "envoi multipart resté ouvert"
-    );
-}
 
 #[test]
 fn endurance_s3_contre_moto_second_avis() {

@@ -148,42 +148,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
     banc.bac().pannes().effacer();
     depot().finir_en(0);
 
-    let creees: Vec<_> = banc
-        .bac()
-        .participations(SITE)
-        .into_iter()
-        .filter(|p| p.point.as_deref() == Some("B2"))
-        .collect();
-    assert_eq!(creees.len(), 1, "participations en double : {creees:?}");
-    let participation = &creees[0].id;
-
-    let enregistres = banc.bac().fichiers();
-    assert_eq!(
-        enregistres.len(),
-        12,
-        "enregistrements de fichier : {enregistres:#?}"
-    );
-    for (nom, taille) in &fichiers {
-        let f = banc
-            .bac()
-            .fichier(participation, nom)
-            .unwrap_or_else(|| panic!("{nom} non enregistré"));
-        assert!(f.disponible, "{nom} non finalisé");
-        assert!(
-            banc.objet_plateforme(participation, nom) == contenu(nom, *taille),
-            "{nom} : contenu différent"
-        );
-    }
-    assert_eq!(
-        banc.bac().envois_orphelins(),
-        Vec::<(String, String)>::new(),
-        "envoi multipart orphelin"
-    );
-    assert_eq!(
-        banc.bac().envois_en_cours(COMPARTIMENT_PLATEFORME),
-        Vec::<(String, String)>::new(),
-        "envoi multipart resté ouvert"
-    );
+    banc.verifier_sur_la_plateforme(&banc.participation_creee(), &fichiers);
 
     let etat = banc.etat();
     assert_eq!(etat["unites"]["deposee"], 12, "{etat}");

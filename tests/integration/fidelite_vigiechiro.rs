@@ -36,14 +36,6 @@ fn retoucher_declarations(
     })
 }
 
-fn participations_b2(banc: &Banc) -> Vec<vigie_bac_a_sable::ParticipationPlateforme> {
-    banc.bac()
-        .participations(SITE)
-        .into_iter()
-        .filter(|p| p.point.as_deref() == Some("B2"))
-        .collect()
-}
-
 // ------------------------------------------------------------------------ participation
 
 /// Les dates de la participation, deux écritures d'un même instant, l'identifiant affiché,
@@ -62,7 +54,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     let out = depot_par_site(&banc, DEBUT_NUIT, FIN_NUIT)
         .arg("--json")
         .finir_en(0);
-    let creees = participations_b2(&banc);
+    let creees = banc.participations_b2();
     assert_eq!(creees.len(), 1, "{creees:?}");
     let p = &creees[0];
     // La plateforme a lu l'instant demandé (RFC 1123) et le rend en isoformat() sans fuseau.
@@ -83,7 +75,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     let out =
         depot_par_site(&banc, "2026-06-21T23:30:00+02:00", "2026-06-22T08:00+02:00").finir_en(0);
     out.stdout_contient(&[&format!("Participation Vigie-Chiro : {}.", p.id)]);
-    assert_eq!(participations_b2(&banc).len(), 1);
+    assert_eq!(banc.participations_b2().len(), 1);
     let c = banc.compteurs();
     assert_eq!(c.requetes(Operation::ApiCreerParticipation), 1);
     assert_eq!(c.octets_recus(), recus, "la nuit est repartie");
@@ -104,7 +96,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
         .arg("traiter")
         .finir_en(0);
     assert!(stdout(&out).contains(&p.id), "{}", texte(&out));
-    let traitee = participations_b2(&banc).remove(0);
+    let traitee = banc.participations_b2().remove(0);
     assert_eq!(traitee.calculs_lances, 1);
 }
 
@@ -114,7 +106,7 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
 fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_envoi() {
     let banc = Banc::avec_fichier(&nom(1), 10_000);
     depot_par_site(&banc, DEBUT_NUIT, FIN_NUIT).finir_en(0);
-    let creee = participations_b2(&banc).remove(0);
+    let creee = banc.participations_b2().remove(0);
     let requetes = banc.compteurs().requetes_total();
     // La même participation, désignée par son identifiant.
     let mut c = banc.vigie_plateforme();

@@ -443,12 +443,7 @@ fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
         texte(&out)
     );
     out.stderr_contient(&["réseau indisponible"]);
-    assert!(
-        banc.bac()
-            .participations(SITE)
-            .iter()
-            .all(|p| p.point.as_deref() != Some("B2"))
-    );
+    assert!(banc.participations_b2().is_empty());
 }
 
 #[test]

@@ -485,6 +485,57 @@ pub mod plateforme {
             c
         }
 
+        /// Les participations du point B2 du site d'essai (celles que `vigie` crée).
+        pub fn participations_b2(&self) -> Vec<vigie_bac_a_sable::ParticipationPlateforme> {
+            self.bac()
+                .participations(SITE)
+                .into_iter()
+                .filter(|p| p.point.as_deref() == Some("B2"))
+                .collect()
+        }
+
+        /// L'identifiant de la participation créée par `vigie` au point B2 : une seule, jamais
+        /// deux.
+        pub fn participation_creee(&self) -> String {
+            let creees = self.participations_b2();
+            assert_eq!(creees.len(), 1, "participations en double : {creees:?}");
+            creees[0].id.clone()
+        }
+
+        /// Chaque fichier de la nuit est enregistré une fois dans `participation`, finalisé,
+        /// identique octet pour octet ; aucun envoi multipart n'est resté ouvert ni orphelin.
+        pub fn verifier_sur_la_plateforme(
+            &self,
+            participation: &str,
+            fichiers: &[(String, usize)],
+        ) {
+            let enregistres = self.bac().fichiers();
+            assert_eq!(
+                enregistres.len(),
+                fichiers.len(),
+                "enregistrement en double ou manquant : {enregistres:#?}"
+            );
+            for (chemin, taille) in fichiers {
+                let titre = chemin.rsplit('/').next().unwrap();
+                let f = self
+                    .bac()
+                    .fichier(participation, titre)
+                    .unwrap_or_else(|| panic!("{titre} non enregistré"));
+                assert!(f.disponible, "{titre} non finalisé");
+                assert!(
+                    self.objet_plateforme(participation, titre) == contenu(chemin, *taille),
+                    "{titre} : contenu différent"
+                );
+            }
+            let aucun: Vec<(String, String)> = Vec::new();
+            assert_eq!(self.bac().envois_orphelins(), aucun, "envoi orphelin");
+            assert_eq!(
+                self.bac().envois_en_cours(COMPARTIMENT_PLATEFORME),
+                aucun,
+                "envoi multipart resté ouvert"
+            );
+        }
+
         /// `vigie retenter-echecs` avec le jeton et les réglages courts.
         pub fn retenter_plateforme(&self) -> Command {
             let mut c = self.vigie_plateforme();
