@@ -11,9 +11,7 @@ use crate::depot::AnnoncesSuivi;
 use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
-use crate::reessai::{
-    Annulation, ObservateurMuet, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi,
-};
+use crate::reessai::{Annulation, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{
@@ -209,14 +207,13 @@ pub(super) fn verifier_plateforme(
     let resultat = runtime()?.block_on(async {
         let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         super::ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        emetteur
-            .sous_veille(
-                verifier,
-                || async { client.moi().await.map(|_| ()) },
-                &AnnoncesSuivi(suivi.as_ref()),
-                &ObservateurMuet,
-            )
-            .await
+        crate::transport::sous_veille(
+            &emetteur,
+            verifier,
+            || async { client.moi().await.map(|_| ()) },
+            &AnnoncesSuivi(suivi.as_ref()),
+        )
+        .await
     });
     crate::suivi::liberer_terminal();
     if let Some(e) = super::certificat_refuse(&emetteur) {

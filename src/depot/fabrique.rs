@@ -267,14 +267,13 @@ async fn ce_que_tient_le_compartiment(
     plan: &DepotPlan,
 ) -> Result<Option<Arc<InventaireS3>>> {
     let journal = DecisionsDuPlan::default();
-    let lecture = emetteur
-        .sous_veille(
-            lire_destination(client, emetteur, prefixe, &journal),
-            || client.sonder(),
-            &AnnoncesSuivi(suivi),
-            &journal,
-        )
-        .await;
+    let lecture = crate::transport::sous_veille(
+        &emetteur.observe_par(&journal),
+        lire_destination(client, emetteur, prefixe, &journal),
+        || client.sonder(),
+        &AnnoncesSuivi(suivi),
+    )
+    .await;
     journal.ecrire(base, plan.id);
     match lecture {
         Ok(LectureDestination::Lue(inventaire)) => Ok(Some(Arc::new(inventaire))),

@@ -537,17 +537,16 @@ impl<D: Depositaire> Moteur<D> {
         })
     }
 
-    /// La veille du réseau du passage (voir [`Emetteur::veiller`]) : la sonde est celle du
+    /// La veille du réseau du passage (voir [`crate::transport::veiller`]) : la sonde est celle du
     /// dépositaire, ses décisions vont au journal du plan.
     async fn veiller_reseau(self: Arc<Self>) {
         let c = &self.commun;
-        c.emetteur
-            .veiller(
-                || self.depositaire.sonder(),
-                &AnnoncesSuivi(c.suivi.as_ref()),
-                &ContextePlan { commun: c },
-            )
-            .await;
+        crate::transport::veiller(
+            &ContextePlan { commun: c },
+            || self.depositaire.sonder(),
+            &AnnoncesSuivi(c.suivi.as_ref()),
+        )
+        .await;
     }
 
     /// La nuit est devenue illisible pendant le dépôt (carte SD retirée, disque débranché) :

@@ -8,8 +8,8 @@
 //!
 //! L'émetteur ajoute à la boucle de réessai ce qui touche au monde réel : le délai de chaque
 //! tentative, la coupure d'un transfert qui n'avance plus, l'arrêt sur Ctrl-C, et la pause
-//! globale quand le réseau tombe, avec la veille qui sonde son retour ([`Emetteur::veiller`],
-//! [`Emetteur::sous_veille`]) : toute commande qui déclare une pause la mène sous cette veille,
+//! globale quand le réseau tombe, avec la veille qui sonde son retour ([`veiller`],
+//! [`sous_veille`]) : toute commande qui déclare une pause la mène sous cette veille,
 //! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
 pub mod certificat;
@@ -288,6 +288,8 @@ impl<'a, T> Emission<'a, T> {
 /// et veille du réseau, Ctrl-C), qui observe ses réessais (journal d'une unité, du plan, rien),
 /// et où l'affichage lit la progression de ses tentatives. Le contexte choisit l'observateur,
 /// l'[`Emission`] décrit la requête, [`emettre`] les réunit : c'est la seule façon d'émettre.
+/// La veille du réseau ([`veiller`], [`sous_veille`]) se mène dans un contexte de même, ses
+/// sondes observées par lui.
 ///
 /// Les contextes : l'unité du moteur (`depot::ContexteUnite`) et le plan vu d'une unité
 /// (`ContexteUnite::pour_le_plan`) ; une commande hors de tout plan, muette (l'[`Emetteur`]
@@ -359,6 +361,50 @@ where
         .emetteur()
         .emettre_sous(emission, contexte.observateur(), en_vol, tentative)
         .await
+}
+
+/// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
+/// réseau : à chaque coupure déclarée, une sonde (`sonder`, une seule tentative) part à
+/// intervalle jitteré, rapproché d'abord, puis croissant et plafonné (0,25 s à 30 s, voir
+/// [`attente_avant_sonde`]) ; au premier signe du serveur, même un refus,
+/// le réseau rouvre ; au-delà de l'attente maximale s'il y en a une (`--attente-reseau`),
+/// il est abandonné (les émissions en attente s'arrêtent, et le passage avec elles) ;
+/// sinon la veille sonde aussi longtemps qu'il le faut. Ne rend la main qu'à
+/// l'annulation (Ctrl-C, fin de `--jusqu-au-bout=DURÉE`), à l'abandon, ou tout de suite
+/// si l'émetteur n'a pas de pause. Les sondes sont observées par l'observateur du contexte.
+pub async fn veiller<S, SFut>(
+    contexte: &(impl ContexteEmission + ?Sized),
+    sonder: S,
+    annonces: &dyn AnnoncesReseau,
+) where
+    S: Fn() -> SFut,
+    SFut: Future<Output = ReponseApi<()>>,
+{
+    contexte
+        .emetteur()
+        .mener_la_veille(sonder, annonces, contexte.observateur())
+        .await;
+}
+
+/// Mène `travail` sous la veille du réseau ([`veiller`]) dans `contexte`, et rend son
+/// résultat. Si la veille s'arrête avant (Ctrl-C, réseau abandonné), le travail est mené à son
+/// terme : ses émissions voient l'annulation et s'arrêtent d'elles-mêmes, le plan tenu à jour.
+pub async fn sous_veille<T, S, SFut>(
+    contexte: &(impl ContexteEmission + ?Sized),
+    travail: impl Future<Output = T>,
+    sonder: S,
+    annonces: &dyn AnnoncesReseau,
+) -> T
+where
+    S: Fn() -> SFut,
+    SFut: Future<Output = ReponseApi<()>>,
+{
+    let mut travail = std::pin::pin!(travail);
+    tokio::select! {
+        biased;
+        r = &mut travail => r,
+        () = veiller(contexte, sonder, annonces) => travail.await,
+    }
 }
 
 /// Le client HTTP n'a pas pu être construit. La cause connue, sur une machine sans
@@ -460,7 +506,7 @@ pub struct Emetteur {
     /// La limite de débit (`--debit-max`), partagée par tous les corps envoyés.
     debit: Option<Arc<debit::LimiteDebit>>,
     /// Les tentatives en vol : au retour du réseau, celles d'avant la coupure qui se taisent
-    /// encore sont abandonnées (voir [`Emetteur::veiller`]).
+    /// encore sont abandonnées (voir [`veiller`]).
     en_vol: Arc<Mutex<Vec<Arc<TentativeSuivie>>>>,
     /// Le premier certificat refusé (voir `certificat.rs`) : tout s'arrête, la commande le dit.
     certificat: Arc<std::sync::OnceLock<String>>,
@@ -713,16 +759,8 @@ impl Emetteur {
         .await
     }
 
-    /// La veille du réseau, à mener pendant toute émission d'une commande qui a une pause
-    /// réseau : à chaque coupure déclarée, une sonde (`sonder`, une seule tentative) part à
-    /// intervalle jitteré, rapproché d'abord, puis croissant et plafonné (0,25 s à 30 s, voir
-    /// [`attente_avant_sonde`]) ; au premier signe du serveur, même un refus,
-    /// le réseau rouvre ; au-delà de l'attente maximale s'il y en a une (`--attente-reseau`),
-    /// il est abandonné (les émissions en attente s'arrêtent, et le passage avec elles) ;
-    /// sinon la veille sonde aussi longtemps qu'il le faut. Ne rend la main qu'à
-    /// l'annulation (Ctrl-C, fin de `--jusqu-au-bout=DURÉE`), à l'abandon, ou tout de suite
-    /// si l'émetteur n'a pas de pause.
-    pub async fn veiller<S, SFut>(
+    /// Le corps de [`veiller`], ses sondes observées par `observateur`.
+    async fn mener_la_veille<S, SFut>(
         &self,
         sonder: S,
         annonces: &dyn AnnoncesReseau,
@@ -809,28 +847,6 @@ impl Emetteur {
                 }
                 sonde = sonde.saturating_add(1);
             }
-        }
-    }
-
-    /// Mène `travail` sous la veille du réseau ([`Emetteur::veiller`]) et rend son résultat.
-    /// Si la veille s'arrête avant (Ctrl-C, réseau abandonné), le travail est mené à son terme :
-    /// ses émissions voient l'annulation et s'arrêtent d'elles-mêmes, le plan tenu à jour.
-    pub async fn sous_veille<T, S, SFut>(
-        &self,
-        travail: impl Future<Output = T>,
-        sonder: S,
-        annonces: &dyn AnnoncesReseau,
-        observateur: &dyn ObservateurReessai,
-    ) -> T
-    where
-        S: Fn() -> SFut,
-        SFut: Future<Output = ReponseApi<()>>,
-    {
-        let mut travail = std::pin::pin!(travail);
-        tokio::select! {
-            biased;
-            r = &mut travail => r,
-            () = self.veiller(sonder, annonces, observateur) => travail.await,
         }
     }
 
@@ -1346,7 +1362,9 @@ mod tests {
                 }
             };
             let retour = Retour::default();
-            let veille = emetteur.veiller(
+            let observe = emetteur.observe_par(&journal);
+            let veille = veiller(
+                &observe,
                 || async move {
                     if coupe() {
                         refus()
@@ -1355,7 +1373,6 @@ mod tests {
                     }
                 },
                 &retour,
-                &journal,
             );
             let travail = async { tokio::join!(muette, autres).0 };
             let ((issue, fin), ()) = tokio::select! {

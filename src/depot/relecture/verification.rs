@@ -28,11 +28,13 @@ use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{Base, CauseRefus, DepotUnite};
 use crate::plateforme::FichierAttendu;
-use crate::reessai::{ObservateurMuet, RaisonArret, ReponseApi};
+use crate::reessai::{RaisonArret, ReponseApi};
 use crate::sortie::CodeSortie;
 use crate::transport::s3::ClientS3;
 use crate::transport::vigiechiro::{ClientVigieChiro, ObjetLu};
-use crate::transport::{AnnoncesReseau, ContexteEmission, Emetteur, Emission, emettre};
+use crate::transport::{
+    AnnoncesReseau, ContexteEmission, Emetteur, Emission, emettre, sous_veille,
+};
 
 /// Ce que la destination dit d'une unité déposée.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,9 +180,7 @@ impl Relecture {
                         }
                     }
                 });
-                emetteur
-                    .sous_veille(constats, || client.sonder(), annonces, &ObservateurMuet)
-                    .await
+                sous_veille(emetteur.as_ref(), constats, || client.sonder(), annonces).await
             }
             Relecture::VigieChiro {
                 client,
@@ -194,14 +194,13 @@ impl Relecture {
                     Arc::clone(emetteur),
                     dossier.clone(),
                 );
-                emetteur
-                    .sous_veille(
-                        constats,
-                        || async { client.moi().await.map(|_| ()) },
-                        annonces,
-                        &ObservateurMuet,
-                    )
-                    .await
+                sous_veille(
+                    emetteur.as_ref(),
+                    constats,
+                    || async { client.moi().await.map(|_| ()) },
+                    annonces,
+                )
+                .await
             }
         }?;
         let abandonne = emetteur.reseau().est_abandonne();

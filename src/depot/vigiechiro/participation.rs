@@ -39,14 +39,13 @@ pub async fn resoudre_participation(
     annonces: &dyn crate::transport::AnnoncesReseau,
 ) -> Result<IdObjet> {
     let journal = DecisionsParticipation::default();
-    let issue = emetteur
-        .sous_veille(
-            resoudre(base, plan_id, dest, moi, client, emetteur, &journal),
-            || async { client.moi().await.map(|_| ()) },
-            annonces,
-            &crate::reessai::ObservateurMuet,
-        )
-        .await;
+    let issue = crate::transport::sous_veille(
+        emetteur,
+        resoudre(base, plan_id, dest, moi, client, emetteur, &journal),
+        || async { client.moi().await.map(|_| ()) },
+        annonces,
+    )
+    .await;
     journal.ecrire(base, plan_id);
     issue
 }
