@@ -326,6 +326,40 @@ impl Destination {
     }
 }
 
+/// Ce qui est propre à une destination dans le bilan d'un passage et dans ce qu'il annonce :
+/// fourni par elle (son dépositaire), porté par le moteur générique sans qu'il le lise, lu par
+/// l'affichage (`suivi`). Le moteur ne compte que des issues génériques (déposée, déjà
+/// présente, en échec…) ; la destination dit où étaient les fichiers qu'elle tenait déjà, et
+/// ce qui a reçu la nuit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PartieDuBilan {
+    /// Un compartiment S3 : rien de plus que le bilan générique (aussi le bilan d'une commande
+    /// dont aucun passage n'a eu lieu).
+    #[default]
+    S3,
+    /// La plateforme Vigie-Chiro : la participation qui a reçu la nuit (celle que `vigie
+    /// traiter` lancera).
+    VigieChiro { participation: IdObjet },
+}
+
+impl PartieDuBilan {
+    /// Où étaient les fichiers que la destination tenait déjà, pour l'utilisateur.
+    pub fn lieu(&self) -> &'static str {
+        match self {
+            PartieDuBilan::S3 => "à la destination",
+            PartieDuBilan::VigieChiro { .. } => "sur la plateforme",
+        }
+    }
+
+    /// La participation qui a reçu la nuit (vers la plateforme).
+    pub fn participation(&self) -> Option<&IdObjet> {
+        match self {
+            PartieDuBilan::S3 => None,
+            PartieDuBilan::VigieChiro { participation } => Some(participation),
+        }
+    }
+}
+
 impl From<DestinationS3> for Destination {
     fn from(d: DestinationS3) -> Self {
         Destination::S3(d)

@@ -245,7 +245,6 @@ pub(super) async fn passage(
         return Err(e);
     }
     let depositaire = depositaire?;
-    let participation = depositaire.participation().map(ToString::to_string);
     let lancement = Lancement {
         base,
         plan,
@@ -253,7 +252,6 @@ pub(super) async fn passage(
         suivi,
     };
     let mut bilan = lancement.executer(e, depositaire).await?;
-    bilan.participation = participation;
     bilan.reglages = e.annonce.clone();
     Ok(bilan)
 }
@@ -304,8 +302,8 @@ pub(super) fn afficher_bilan(
     fin: Option<&FinDesPassages>,
 ) -> Result<()> {
     let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
-        let p = b.participation.as_deref().filter(|_| !b.interrompu)?;
-        Some(Fabrique::de(destination).rappel_traiter(p))
+        let p = b.destination.participation().filter(|_| !b.interrompu)?;
+        Some(Fabrique::de(destination).rappel_traiter(p.as_str()))
     });
     crate::suivi::bilan::afficher(b, suite.as_deref(), g.json, fin)?;
     Ok(())

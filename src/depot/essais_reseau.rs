@@ -144,12 +144,16 @@ impl Depositaire for DepositaireSimule {
                 crc32c: "AAAAAA==".into(),
                 etag: None,
             },
-            _ => echec_de(&issue),
+            _ => echec_de(&issue, super::s3::lire_refus),
         })
     }
 
     async fn sonder(&self) -> ReponseApi<()> {
         self.0.emettre().await
+    }
+
+    fn partie_du_bilan(&self) -> crate::destination::PartieDuBilan {
+        crate::destination::PartieDuBilan::S3
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 
 /// Les événements du moteur. Chaque méthode a un défaut vide : un affichage ne prend que ce
@@ -17,13 +18,16 @@ pub trait Suivi: Send + Sync {
     /// Une tentative a échoué de façon rejouable : la suivante part dans `attente`.
     fn nouvelle_tentative(&self, _unite: &DepotUnite, _tentative: u32, _attente: Duration) {}
     fn unite_deposee(&self, _unite: &DepotUnite) {}
-    /// La plateforme a déjà ce fichier, finalisé : rien n'est parti, l'unité est déposée.
-    /// `comparee` : son contenu est celui du fichier local (taille et empreinte) ; sinon, il
-    /// n'a pas pu être comparé.
-    fn unite_deja_sur_la_plateforme(&self, _unite: &DepotUnite, _comparee: bool) {}
-    /// Le compartiment S3 a déjà ce fichier sous sa clé, identique : rien n'est parti, l'unité
-    /// est déposée.
-    fn unite_deja_a_la_destination(&self, _unite: &DepotUnite) {}
+    /// La destination a déjà ce fichier : rien n'est parti, l'unité est déposée. `comparee` :
+    /// son contenu est celui du fichier local (taille et empreinte) ; sinon, il n'a pas pu
+    /// être comparé. `destination` : ce qu'elle ajoute aux annonces (où était le fichier).
+    fn unite_deja_presente(
+        &self,
+        _unite: &DepotUnite,
+        _comparee: bool,
+        _destination: &PartieDuBilan,
+    ) {
+    }
     fn unite_en_echec(
         &self,
         _unite: &DepotUnite,

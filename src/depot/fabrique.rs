@@ -24,7 +24,7 @@ use super::{
     AnnoncesSuivi, ContexteUnite, DecisionsDuPlan, Depositaire, IssueUnite, Resultat, Suivi,
 };
 use crate::destination::{CibleParticipation, Destination, DestinationS3, DestinationVigieChiro};
-use crate::destination::{IdObjet, valider_endpoint};
+use crate::destination::{IdObjet, PartieDuBilan, valider_endpoint};
 use crate::plan::{Base, DepotPlan};
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
@@ -71,14 +71,11 @@ impl Depositaire for DepositaireDuPlan {
             DepositaireDuPlan::VigieChiro(d) => d.sonder().await,
         }
     }
-}
 
-impl DepositaireDuPlan {
-    /// La participation Vigie-Chiro qui reçoit la nuit (vers la plateforme).
-    pub fn participation(&self) -> Option<&IdObjet> {
+    fn partie_du_bilan(&self) -> PartieDuBilan {
         match self {
-            DepositaireDuPlan::S3(_) => None,
-            DepositaireDuPlan::VigieChiro(d) => Some(d.participation()),
+            DepositaireDuPlan::S3(d) => d.partie_du_bilan(),
+            DepositaireDuPlan::VigieChiro(d) => d.partie_du_bilan(),
         }
     }
 }

@@ -20,6 +20,12 @@
 //! `incertaine` n'a pas de traitement à part. Ce que la plateforme Vigie-Chiro a déjà se relit
 //! par [`relecture`], avant toute déclaration.
 //!
+//! Le moteur ne connaît que des issues génériques : une unité déposée, déjà présente à la
+//! destination, en échec, incertaine ; un refus lu par son seul statut ([`RefusLu`]). Chaque
+//! destination traduit ses propres réponses (les codes d'erreur S3 dans `s3.rs`, ce qui est
+//! propre à la plateforme dans `vigiechiro/`) et fournit sa part du bilan
+//! ([`PartieDuBilan`], que le moteur porte sans la lire).
+//!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
 #[cfg(test)]
@@ -45,6 +51,7 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
+use crate::destination::PartieDuBilan;
 use crate::plan::{
     Base, CauseRefus, DepotPlan, DepotUnite, EntreeJournal, ErreurBase, EtatUnite, ResumePlan,
 };
@@ -84,6 +91,9 @@ pub trait Depositaire: Send + Sync + 'static {
     /// Une requête peu coûteuse pour savoir si la destination répond (réseau rétabli ?).
     /// Toute réponse du serveur, même un refus, dit que le réseau est là.
     fn sonder(&self) -> impl Future<Output = ReponseApi<()>> + Send;
+
+    /// Ce qui est propre à cette destination dans le bilan et les annonces du passage.
+    fn partie_du_bilan(&self) -> PartieDuBilan;
 }
 
 /// Ce qu'un passage a fait.
@@ -96,19 +106,16 @@ pub struct Bilan {
     pub incidents_absorbes: u64,
     pub duree: Duration,
     pub interrompu: bool,
-    /// La participation Vigie-Chiro qui a reçu la nuit (dépôt vers la plateforme).
-    pub participation: Option<String>,
-    /// Unités trouvées déjà finalisées sur la plateforme pendant ce passage (déposées par un
-    /// autre client, ou par un autre plan) : rien n'est reparti, elles sont déposées.
-    pub deja_sur_la_plateforme: u64,
+    /// Unités que la destination tenait déjà pendant ce passage (déposées par un autre
+    /// client, un autre plan, depuis un autre chemin) : rien n'est reparti, elles sont
+    /// déposées.
+    pub deja_presentes: u64,
     /// Parmi elles, celles dont le contenu n'a pas pu être comparé au fichier local.
     pub deja_non_comparees: u64,
     /// Les réglages repris du plan, ou qui remplacent ceux qu'il retenait.
     pub reglages: ReglagesDuPassage,
-    /// Unités qu'un compartiment S3 tenait déjà, sous la même clé, identiques (la même nuit
-    /// depuis un autre chemin, une copie, un autre plan) : rien n'est reparti, elles sont
-    /// déposées.
-    pub deja_a_la_destination: u64,
+    /// Ce qui est propre à la destination, qu'elle fournit (son dépositaire).
+    pub destination: PartieDuBilan,
 }
 
 /// L'issue d'une unité pour ce passage.
@@ -126,20 +133,14 @@ pub enum IssueUnite {
     Incertaine {
         message: String,
     },
-    /// La destination a déjà ce fichier (finalisé sur la plateforme par un autre client, ou
-    /// par un autre plan) : rien n'est envoyé, l'unité est déposée. `comparee` : son contenu a
-    /// été comparé au fichier local (taille et empreinte identiques) ; sinon, seulement sa
-    /// présence est sûre.
-    DejaSurLaPlateforme {
+    /// La destination tient déjà ce fichier (déposé par un autre client, un autre plan, une
+    /// copie) : rien n'est envoyé, l'unité est déposée. `comparee` : son contenu a été
+    /// comparé au fichier local (taille et empreinte identiques) ; sinon, seule sa présence
+    /// est sûre.
+    DejaPresente {
         crc32c: String,
         etag: Option<String>,
         comparee: bool,
-    },
-    /// Le compartiment S3 tient déjà ce fichier sous sa clé, identique (même taille, même
-    /// empreinte) : rien n'est envoyé, l'unité est déposée.
-    DejaALaDestination {
-        crc32c: String,
-        etag: Option<String>,
     },
     /// Ctrl-C : l'unité redevient à déposer, ses parties envoyées conservées.
     Interrompue,
@@ -164,9 +165,10 @@ struct Commun {
     admission: Arc<tokio::sync::Semaphore>,
     octets_envoyes: AtomicU64,
     incidents_absorbes: AtomicU64,
-    deja_sur_la_plateforme: AtomicU64,
+    deja_presentes: AtomicU64,
     deja_non_comparees: AtomicU64,
-    deja_a_la_destination: AtomicU64,
+    /// Ce que la destination ajoute au bilan et aux annonces (voir [`PartieDuBilan`]).
+    partie_du_bilan: PartieDuBilan,
     en_vol: Mutex<HashMap<i64, Arc<UniteEnVol>>>,
     /// Le dossier de la nuit est illisible (carte SD retirée, disque débranché) : annoncé une
     /// fois, jusqu'à son retour (voir [`Moteur::attendre_la_nuit`]).
@@ -428,9 +430,9 @@ impl<D: Depositaire> Moteur<D> {
                 )),
                 octets_envoyes: AtomicU64::new(0),
                 incidents_absorbes: AtomicU64::new(0),
-                deja_sur_la_plateforme: AtomicU64::new(0),
+                deja_presentes: AtomicU64::new(0),
                 deja_non_comparees: AtomicU64::new(0),
-                deja_a_la_destination: AtomicU64::new(0),
+                partie_du_bilan: depositaire.partie_du_bilan(),
                 en_vol: Mutex::new(HashMap::new()),
                 nuit_absente: AtomicBool::new(false),
             },
@@ -529,11 +531,10 @@ impl<D: Depositaire> Moteur<D> {
             interrompu: annulation.est_annulee()
                 && !c.emetteur.reseau().est_abandonne()
                 && c.emetteur.certificat_refuse().is_none(),
-            participation: None,
-            deja_sur_la_plateforme: c.deja_sur_la_plateforme.load(Ordering::Relaxed),
+            deja_presentes: c.deja_presentes.load(Ordering::Relaxed),
             deja_non_comparees: c.deja_non_comparees.load(Ordering::Relaxed),
             reglages: ReglagesDuPassage::default(),
-            deja_a_la_destination: c.deja_a_la_destination.load(Ordering::Relaxed),
+            destination: c.partie_du_bilan.clone(),
         })
     }
 
@@ -653,24 +654,19 @@ impl<D: Depositaire> Moteur<D> {
                 c.suivi.unite_deposee(&unite);
                 return Ok(true);
             }
-            IssueUnite::DejaSurLaPlateforme {
+            IssueUnite::DejaPresente {
                 crc32c,
                 etag,
                 comparee,
             } => {
                 base.marquer_deposee(unite.id, &crc32c, etag.as_deref())?;
                 drop(base);
-                c.deja_sur_la_plateforme.fetch_add(1, Ordering::Relaxed);
+                c.deja_presentes.fetch_add(1, Ordering::Relaxed);
                 if !comparee {
                     c.deja_non_comparees.fetch_add(1, Ordering::Relaxed);
                 }
-                c.suivi.unite_deja_sur_la_plateforme(&unite, comparee);
-            }
-            IssueUnite::DejaALaDestination { crc32c, etag } => {
-                base.marquer_deposee(unite.id, &crc32c, etag.as_deref())?;
-                drop(base);
-                c.deja_a_la_destination.fetch_add(1, Ordering::Relaxed);
-                c.suivi.unite_deja_a_la_destination(&unite);
+                c.suivi
+                    .unite_deja_presente(&unite, comparee, &c.partie_du_bilan);
             }
             IssueUnite::Echec {
                 definitif,
@@ -836,31 +832,44 @@ fn refus_d_un_relais(statut: u16) -> Option<&'static str> {
     }
 }
 
-/// La cause d'un refus définitif, d'après son statut et son code S3.
-pub fn cause_du_refus(statut: u16, detail: &str) -> CauseRefus {
-    const IDENTIFIANTS: [&str; 6] = [
-        "SignatureDoesNotMatch",
-        "InvalidAccessKeyId",
-        "ExpiredToken",
-        "InvalidToken",
-        "NotSignedUp",
-        "TokenRefreshRequired",
-    ];
-    match statut {
-        0 => CauseRefus::Local,
-        401 => CauseRefus::Authentification,
-        403 if IDENTIFIANTS.iter().any(|c| detail.contains(c)) => CauseRefus::Authentification,
-        403 => CauseRefus::Droits,
-        404 => CauseRefus::Stockage,
-        // Une redirection non suivie : c'est l'adresse ou le serveur qui est en cause ; un
-        // relais qui refuse (407, 417), ce n'est pas le fichier.
-        300..=399 | 407 | 417 => CauseRefus::Serveur,
-        _ => CauseRefus::Contenu,
+/// Ce qu'une destination lit dans un refus définitif : sa cause, et s'il vaut pour le fichier
+/// (`definitif`) ou seulement pour cet envoi (une somme refusée dit une altération en route,
+/// pas un fichier fautif : pas de rejeu automatique, règle des 4xx, mais `retenter-echecs` le
+/// relancera). Le moteur n'en connaît que la lecture générique, par le statut
+/// ([`RefusLu::du_statut`]) ; chaque destination traduit ses propres réponses (les codes
+/// d'erreur S3 : `s3::lire_refus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefusLu {
+    pub cause: CauseRefus,
+    pub definitif: bool,
+}
+
+impl RefusLu {
+    /// La lecture générique d'un refus, par son seul statut (0 : refusé avant d'être émis).
+    pub fn du_statut(statut: u16) -> RefusLu {
+        let cause = match statut {
+            0 => CauseRefus::Local,
+            401 => CauseRefus::Authentification,
+            403 => CauseRefus::Droits,
+            404 => CauseRefus::Stockage,
+            // Une redirection non suivie : c'est l'adresse ou le serveur qui est en cause ; un
+            // relais qui refuse (407, 417), ce n'est pas le fichier.
+            300..=399 | 407 | 417 => CauseRefus::Serveur,
+            _ => CauseRefus::Contenu,
+        };
+        RefusLu {
+            cause,
+            definitif: statut != 0,
+        }
     }
 }
 
-/// L'échec d'une émission qui n'a pas abouti.
-pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
+/// Comment une destination lit un refus définitif (statut, détail du corps).
+pub type LireRefus = fn(u16, &str) -> RefusLu;
+
+/// L'échec d'une émission qui n'a pas abouti ; un refus définitif lu par `lire_refus`, celle
+/// de la destination.
+pub(crate) fn echec_de<T>(issue: &Issue<T>, lire_refus: LireRefus) -> IssueUnite {
     let detail = issue.reponse.detail().unwrap_or_default().to_owned();
     match (&issue.raison, &issue.reponse) {
         (RaisonArret::Annule, _) => IssueUnite::Interrompue,
@@ -883,11 +892,7 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>) -> IssueUnite {
             }
         }
         (RaisonArret::RefusDefinitif, ReponseApi::Refuse { statut, .. }) => {
-            let cause = cause_du_refus(*statut, &detail);
-            // Une somme refusée dit une altération en route, pas un fichier fautif : pas de
-            // rejeu automatique (règle des 4xx), mais retenter-echecs la relancera.
-            let definitif =
-                !(detail.contains("BadDigest") || detail.contains("InvalidDigest") || *statut == 0);
+            let RefusLu { cause, definitif } = lire_refus(*statut, &detail);
             let message = if *statut == 0 {
                 detail
             } else {
@@ -964,19 +969,19 @@ impl ObservateurReessai for ContextePlan<'_> {
 mod tests {
     use super::*;
 
+    /// Le moteur ne lit un refus que par son statut : les codes d'erreur S3 sont lus par
+    /// la destination (`s3::lire_refus`).
     #[test]
-    fn causes() {
-        assert_eq!(
-            cause_du_refus(403, "AccessDenied Access Denied"),
-            CauseRefus::Droits
-        );
-        assert_eq!(
-            cause_du_refus(403, "SignatureDoesNotMatch x"),
-            CauseRefus::Authentification
-        );
-        assert_eq!(cause_du_refus(401, ""), CauseRefus::Authentification);
-        assert_eq!(cause_du_refus(404, "NoSuchBucket"), CauseRefus::Stockage);
-        assert_eq!(cause_du_refus(422, ""), CauseRefus::Contenu);
-        assert_eq!(cause_du_refus(0, "illisible"), CauseRefus::Local);
+    fn causes_par_le_seul_statut() {
+        let cause = |statut| RefusLu::du_statut(statut).cause;
+        assert_eq!(cause(403), CauseRefus::Droits);
+        assert_eq!(cause(401), CauseRefus::Authentification);
+        assert_eq!(cause(404), CauseRefus::Stockage);
+        assert_eq!(cause(301), CauseRefus::Serveur);
+        assert_eq!(cause(417), CauseRefus::Serveur);
+        assert_eq!(cause(422), CauseRefus::Contenu);
+        assert_eq!(cause(0), CauseRefus::Local);
+        assert!(RefusLu::du_statut(400).definitif);
+        assert!(!RefusLu::du_statut(0).definitif, "refusé avant d'être émis");
     }
 }

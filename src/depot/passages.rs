@@ -218,14 +218,11 @@ fn cumuler(total: &mut Option<Bilan>, b: &Bilan) {
             t.deposees += b.deposees;
             t.octets_envoyes += b.octets_envoyes;
             t.incidents_absorbes += b.incidents_absorbes;
-            t.deja_sur_la_plateforme += b.deja_sur_la_plateforme;
+            t.deja_presentes += b.deja_presentes;
             t.deja_non_comparees += b.deja_non_comparees;
-            t.deja_a_la_destination += b.deja_a_la_destination;
             t.duree += b.duree;
             t.interrompu = b.interrompu;
-            if b.participation.is_some() {
-                t.participation.clone_from(&b.participation);
-            }
+            t.destination.clone_from(&b.destination);
         }
     }
 }
@@ -466,11 +463,10 @@ pub(crate) async fn enchainer_plans(
             incidents_absorbes: 0,
             duree: Duration::ZERO,
             interrompu: false,
-            participation: None,
-            deja_sur_la_plateforme: 0,
+            deja_presentes: 0,
             deja_non_comparees: 0,
             reglages: Default::default(),
-            deja_a_la_destination: 0,
+            destination: Default::default(),
         });
         bilan.resume = resume;
         bilan.interrompu = arret_final == ArretPassages::Interrompu;

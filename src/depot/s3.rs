@@ -29,10 +29,11 @@ use super::parties::{
     self, Acquittement, Assemblage, EchecEnvoi, EnvoiEnParties, FinEnParties, Ouverture, Partie,
 };
 use super::{
-    ContexteUnite, Depositaire, IssueUnite, Resultat, echec_de, echec_local,
+    ContexteUnite, Depositaire, IssueUnite, RefusLu, Resultat, echec_de, echec_local,
     echec_si_fichier_change, releve_si_encore_la,
 };
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
+use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
@@ -91,6 +92,25 @@ impl Depositaire for DepositaireS3 {
     async fn sonder(&self) -> ReponseApi<()> {
         self.client.sonder().await
     }
+
+    fn partie_du_bilan(&self) -> PartieDuBilan {
+        PartieDuBilan::S3
+    }
+}
+
+/// Un refus définitif lu d'après son code d'erreur S3 (le corps XML d'un refus) : des
+/// identifiants refusés sont une authentification à refaire, pas des droits manquants ; une
+/// somme refusée (`BadDigest`, `InvalidDigest`) dit une altération en route, pas un fichier
+/// fautif : un échec transitoire. Le reste se lit par le statut, comme ailleurs.
+pub fn lire_refus(statut: u16, detail: &str) -> RefusLu {
+    let mut lu = RefusLu::du_statut(statut);
+    if statut == 403 && destination::IDENTIFIANTS.iter().any(|c| detail.contains(c)) {
+        lu.cause = CauseRefus::Authentification;
+    }
+    if detail.contains("BadDigest") || detail.contains("InvalidDigest") {
+        lu.definitif = false;
+    }
+    lu
 }
 
 /// L'objet relu est-il celui que nos parties assemblent (taille, et somme sous l'une des formes
@@ -220,11 +240,12 @@ impl DepositaireS3 {
             }
             Err(_) => return None,
         };
-        Some(IssueUnite::DejaALaDestination {
+        Some(IssueUnite::DejaPresente {
             // La somme que rend la destination, que `vigie verifier` relira ; à défaut, celle
             // du fichier.
             crc32c: objet.crc32c.unwrap_or(crc_local),
             etag: objet.etag,
+            comparee: true,
         })
     }
 
@@ -260,7 +281,7 @@ impl DepositaireS3 {
         let ecrit = match issue.reponse {
             ReponseApi::Succes(e) => Ok(e),
             _ => {
-                let echec = echec_de(&issue);
+                let echec = echec_de(&issue, lire_refus);
                 self.retenir_refus_de_destination(&echec);
                 Err(echec)
             }
@@ -360,7 +381,7 @@ impl DepositaireS3 {
                 cause: CauseRefus::Serveur,
                 message: "l'objet annoncé déposé est introuvable à la destination".into(),
             },
-            _ => echec_de(&issue),
+            _ => echec_de(&issue, lire_refus),
         }
     }
 
@@ -393,7 +414,7 @@ impl DepositaireS3 {
             // Service sans ListMultipartUploads : rien à reprendre, on ouvre (une ouverture sans
             // réponse restera alors incertaine).
             ReponseApi::Refuse { statut: 501, .. } => {}
-            _ => return Ok(Err(echec_de(&ouverts))),
+            _ => return Ok(Err(echec_de(&ouverts, lire_refus))),
         }
         let relecture = |etape: Etape| async move {
             let lu = emettre(
@@ -426,7 +447,7 @@ impl DepositaireS3 {
                 message: "ouverture d'envoi sans réponse, destination injoignable pour la vérifier"
                     .into(),
             })),
-            _ => Ok(Err(echec_de(&issue))),
+            _ => Ok(Err(echec_de(&issue, lire_refus))),
         }
     }
 
@@ -556,7 +577,7 @@ impl DepositaireS3 {
                 cause: CauseRefus::Serveur,
                 message: "l'objet finalisé est introuvable à la destination".into(),
             },
-            _ => echec_de(&issue),
+            _ => echec_de(&issue, lire_refus),
         }
     }
 
@@ -627,7 +648,7 @@ impl EnvoiEnParties for DepositaireS3 {
                     }
                     ctx.base().noter_envoi_multipart(unite.id, None)?;
                 }
-                _ => return Ok(Ouverture::Reglee(echec_de(&issue))),
+                _ => return Ok(Ouverture::Reglee(echec_de(&issue, lire_refus))),
             }
         }
         if let Some(refus) = self.refus.get() {
@@ -690,7 +711,7 @@ impl EnvoiEnParties for DepositaireS3 {
             _ => {
                 // Retenu avant que la place de la partie soit rendue (voir
                 // `retenir_refus_de_destination`).
-                let echec = echec_de(&issue);
+                let echec = echec_de(&issue, lire_refus);
                 self.retenir_refus_de_destination(&echec);
                 return Err(EchecEnvoi::Echec(echec));
             }
@@ -800,7 +821,7 @@ impl EnvoiEnParties for DepositaireS3 {
                     )),
                 }
             }
-            _ => Err(EchecEnvoi::Echec(echec_de(&issue))),
+            _ => Err(EchecEnvoi::Echec(echec_de(&issue, lire_refus))),
         })
     }
 
@@ -814,5 +835,45 @@ impl EnvoiEnParties for DepositaireS3 {
 
     fn oublier(&self, ctx: &ContexteUnite<'_>) -> Resultat<()> {
         ctx.base().noter_envoi_multipart(ctx.unite.id, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Les codes d'erreur S3 se lisent ici, pas dans le moteur : des identifiants refusés
+    /// (403) sont une authentification à refaire, une somme refusée un échec transitoire.
+    #[test]
+    fn les_codes_s3_d_un_refus() {
+        let lu = |statut, detail| lire_refus(statut, detail);
+        assert_eq!(
+            lu(403, "AccessDenied Access Denied"),
+            RefusLu {
+                cause: CauseRefus::Droits,
+                definitif: true
+            }
+        );
+        assert_eq!(
+            lu(403, "SignatureDoesNotMatch x").cause,
+            CauseRefus::Authentification
+        );
+        assert_eq!(lu(403, "ExpiredToken").cause, CauseRefus::Authentification);
+        assert_eq!(lu(404, "NoSuchBucket").cause, CauseRefus::Stockage);
+        assert_eq!(
+            lu(400, "BadDigest The Content-MD5 you specified did not match"),
+            RefusLu {
+                cause: CauseRefus::Contenu,
+                definitif: false
+            }
+        );
+        assert!(!lu(400, "InvalidDigest").definitif);
+        assert!(lu(400, "InvalidArgument").definitif);
+        // Le moteur, lui, ne connaît pas ces codes.
+        assert_eq!(
+            RefusLu::du_statut(403).cause,
+            CauseRefus::Droits,
+            "SignatureDoesNotMatch n'est lu que par la destination"
+        );
     }
 }

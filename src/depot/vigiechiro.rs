@@ -66,7 +66,7 @@ use super::{
 };
 use crate::depot::relecture::empreinte::{EtagS3, etag_assemble};
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
-use crate::destination::IdObjet;
+use crate::destination::{IdObjet, PartieDuBilan};
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
@@ -177,7 +177,9 @@ impl DepositaireVigieChiro {
         if issue.reponse.statut() == Some(401) {
             return self.refus_jeton();
         }
-        echec_de(issue)
+        // Les fichiers partent vers le stockage S3 de la plateforme (URL signées) : ses refus
+        // se lisent comme ceux d'un compartiment.
+        echec_de(issue, super::s3::lire_refus)
     }
 
     /// La plateforme refuse le multipart : retenu pour le plan (noté une fois), et dit.
@@ -671,6 +673,12 @@ impl Depositaire for DepositaireVigieChiro {
 
     async fn sonder(&self) -> ReponseApi<()> {
         self.client.moi().await.map(|_| ())
+    }
+
+    fn partie_du_bilan(&self) -> PartieDuBilan {
+        PartieDuBilan::VigieChiro {
+            participation: self.participation.clone(),
+        }
     }
 }
 

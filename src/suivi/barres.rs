@@ -23,6 +23,7 @@ use super::format::{neutraliser, nom_court};
 use super::repetes::{MessagesRepetes, Repetition};
 use super::tableau::{COLONNES_PAR_DEFAUT, Fin, LARGEUR_NOM, Tableau};
 use super::{Horloge, HorlogeSysteme, Suivi};
+use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 use crate::plateforme::Marques;
 
@@ -337,11 +338,7 @@ impl Suivi for SuiviBarres {
         self.finir(u, Fin::Deposee);
     }
 
-    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, _comparee: bool) {
-        self.finir(u, Fin::Deposee);
-    }
-
-    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
+    fn unite_deja_presente(&self, u: &DepotUnite, _comparee: bool, _ou: &PartieDuBilan) {
         self.finir(u, Fin::Deposee);
     }
 

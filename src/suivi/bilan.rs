@@ -13,6 +13,7 @@ use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
 use super::{Evenement, liberer_terminal};
 use crate::depot::Bilan;
 pub use crate::depot::passages::{ArretPassages, FinDesPassages};
+use crate::destination::PartieDuBilan;
 
 /// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
 /// commande à lancer s'il reste quelque chose ; `fin` : avec `--jusqu-au-bout`, combien de
@@ -70,14 +71,15 @@ pub fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
     // client ou un autre plan), comptées à part : elles sont dans `deposees`, pas dans
     // `deposees_ce_passage`. Vers un compartiment S3 : les unités qu'il tenait déjà,
     // identiques, comptées de même.
-    let destination = match &b.participation {
-        Some(p) => DejaLa::Plateforme {
-            participation: p,
-            deja_sur_la_plateforme: b.deja_sur_la_plateforme,
+    // Ce que la destination ajoute au bilan, qu'elle fournit (`PartieDuBilan`).
+    let destination = match &b.destination {
+        PartieDuBilan::VigieChiro { participation } => DejaLa::Plateforme {
+            participation: participation.as_str(),
+            deja_sur_la_plateforme: b.deja_presentes,
             deja_sur_la_plateforme_non_comparees: b.deja_non_comparees,
         },
-        None => DejaLa::S3 {
-            deja_a_la_destination: b.deja_a_la_destination,
+        PartieDuBilan::S3 => DejaLa::S3 {
+            deja_a_la_destination: b.deja_presentes,
         },
     };
     ComptesBilan {
@@ -152,23 +154,24 @@ pub fn ecrire_bilan(
         deposes_sur_total(r),
         b.deposees
     )?;
-    if let Some(p) = &b.participation {
+    if let Some(p) = b.destination.participation() {
         writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
     }
     for ligne in b.reglages.lignes() {
         writeln!(s, "  {ligne}")?;
     }
     // Sur une ligne de 80 colonnes, même pour une nuit de 4 000 séquences.
-    if b.deja_sur_la_plateforme > 0 {
+    if b.deja_presentes > 0 {
         let deja = format!(
-            "{} déjà sur la plateforme",
-            pluriel(b.deja_sur_la_plateforme, "fichier", "fichiers")
+            "{} déjà {}",
+            pluriel(b.deja_presentes, "fichier", "fichiers"),
+            b.destination.lieu()
         );
         match b.deja_non_comparees {
             0 => writeln!(
                 s,
                 "  {deja}, {} : rien n'est reparti.",
-                if b.deja_sur_la_plateforme > 1 {
+                if b.deja_presentes > 1 {
                     "identiques"
                 } else {
                     "identique"
@@ -180,18 +183,6 @@ pub fn ecrire_bilan(
                 pluriel(m, "non comparé", "non comparés")
             )?,
         }
-    }
-    if b.deja_a_la_destination > 0 {
-        writeln!(
-            s,
-            "  {} déjà à la destination, {} : rien n'est reparti.",
-            pluriel(b.deja_a_la_destination, "fichier", "fichiers"),
-            if b.deja_a_la_destination > 1 {
-                "identiques"
-            } else {
-                "identique"
-            }
-        )?;
     }
     writeln!(
         s,
@@ -318,11 +309,10 @@ mod tests {
             incidents_absorbes: 2,
             duree: Duration::from_secs(2),
             interrompu: false,
-            participation: None,
-            deja_sur_la_plateforme: 0,
+            deja_presentes: 0,
             deja_non_comparees: 0,
             reglages: Default::default(),
-            deja_a_la_destination: 0,
+            destination: PartieDuBilan::S3,
         }
     }
 
@@ -551,13 +541,20 @@ Ensuite : vigie retenter-echecs 3
         assert_eq!(v["duree_s"], 2.0);
     }
 
+    fn vers_la_plateforme() -> PartieDuBilan {
+        PartieDuBilan::VigieChiro {
+            participation: crate::destination::IdObjet::analyser("64a1b2c3d4e5f60718293d01")
+                .unwrap(),
+        }
+    }
+
     #[test]
     fn bilan_vers_la_plateforme_nomme_la_participation() {
         let mut b = bilan(ResumePlan {
             deposee: 2,
             ..Default::default()
         });
-        b.participation = Some("64a1b2c3d4e5f60718293d01".into());
+        b.destination = vers_la_plateforme();
         assert_eq!(bilan_json(&b)["participation"], "64a1b2c3d4e5f60718293d01");
         let t = texte(&b, None);
         assert!(
@@ -566,20 +563,22 @@ Ensuite : vigie retenter-echecs 3
                 .is_some_and(|l| l == "  Participation Vigie-Chiro : 64a1b2c3d4e5f60718293d01."),
             "{t}"
         );
-        b.participation = None;
+        b.destination = PartieDuBilan::S3;
         assert!(bilan_json(&b).get("participation").is_none());
         assert!(bilan_json(&b).get("deja_sur_la_plateforme").is_none());
     }
 
+    /// Le moteur compte les fichiers que la destination tenait déjà ; la partie que fournit la
+    /// destination dit où ils étaient, en texte et en JSON.
     #[test]
-    fn les_fichiers_deja_sur_la_plateforme_sont_comptes_a_part() {
+    fn les_fichiers_deja_presents_sont_comptes_a_part_dits_par_la_destination() {
         let mut b = bilan(ResumePlan {
             deposee: 13,
             ..Default::default()
         });
         b.deposees = 3;
-        b.participation = Some("64a1b2c3d4e5f60718293d01".into());
-        b.deja_sur_la_plateforme = 10;
+        b.destination = vers_la_plateforme();
+        b.deja_presentes = 10;
         let v = bilan_json(&b);
         assert_eq!(
             (&v["deposees"], &v["deposees_ce_passage"]),
@@ -587,6 +586,7 @@ Ensuite : vigie retenter-echecs 3
         );
         assert_eq!(v["deja_sur_la_plateforme"], 10);
         assert_eq!(v["deja_sur_la_plateforme_non_comparees"], 0);
+        assert!(v.get("deja_a_la_destination").is_none(), "{v}");
         let t = texte(&b, None);
         assert!(
             t.contains(
@@ -594,7 +594,7 @@ Ensuite : vigie retenter-echecs 3
             ),
             "{t}"
         );
-        b.deja_sur_la_plateforme = 1;
+        b.deja_presentes = 1;
         b.deja_non_comparees = 1;
         let t = texte(&b, None);
         assert!(
@@ -603,5 +603,18 @@ Ensuite : vigie retenter-echecs 3
             ),
             "{t}"
         );
+        // Vers un compartiment S3.
+        b.destination = PartieDuBilan::S3;
+        b.deja_presentes = 20;
+        b.deja_non_comparees = 0;
+        let v = bilan_json(&b);
+        assert_eq!(v["deja_a_la_destination"], 20);
+        assert!(v.get("deja_sur_la_plateforme").is_none(), "{v}");
+        let t = texte(&b, None);
+        assert!(
+            t.contains("\n  20 fichiers déjà à la destination, identiques : rien n'est reparti.\n"),
+            "{t}"
+        );
+        assert!(!t.contains("Participation"), "{t}");
     }
 }

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::{Evenement, Horloge, HorlogeSysteme, Suivi};
+use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 
 /// Au plus une ligne `progression` par unité et par intervalle.
@@ -150,27 +151,25 @@ impl Suivi for SuiviJson {
         }
     }
 
-    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
+    fn unite_deja_presente(&self, u: &DepotUnite, comparee: bool, destination: &PartieDuBilan) {
         self.cadence().oublier(u.id);
-        if !self.silencieux {
-            ecrire(Evenement::UniteDejaSurLaPlateforme {
+        if self.silencieux {
+            return;
+        }
+        // Chaque destination a son événement (le contrat JSON les distingue).
+        ecrire(match destination {
+            PartieDuBilan::VigieChiro { .. } => Evenement::UniteDejaSurLaPlateforme {
                 unite: &u.chemin,
                 cle: &u.cle,
                 taille: u.taille,
                 contenu_compare: comparee,
-            });
-        }
-    }
-
-    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
-        self.cadence().oublier(u.id);
-        if !self.silencieux {
-            ecrire(Evenement::UniteDejaALaDestination {
+            },
+            PartieDuBilan::S3 => Evenement::UniteDejaALaDestination {
                 unite: &u.chemin,
                 cle: &u.cle,
                 taille: u.taille,
-            });
-        }
+            },
+        });
     }
 
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {

@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::format::neutraliser;
 use super::repetes::{MessagesRepetes, Repetition};
 use super::{Suivi, secondes_au_dessus};
+use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 use crate::plateforme::Marques;
 
@@ -68,7 +69,7 @@ impl Suivi for SuiviLignes {
         }
     }
 
-    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
+    fn unite_deja_presente(&self, u: &DepotUnite, comparee: bool, destination: &PartieDuBilan) {
         if !self.silencieux {
             let contenu = if comparee {
                 "identique au fichier local"
@@ -76,17 +77,9 @@ impl Suivi for SuiviLignes {
                 "contenu non comparé"
             };
             self.ligne(format_args!(
-                "= {} : déjà sur la plateforme ({contenu}), rien n'est reparti",
-                neutraliser(&u.chemin)
-            ));
-        }
-    }
-
-    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
-        if !self.silencieux {
-            self.ligne(format_args!(
-                "= {} : déjà à la destination (identique au fichier local), rien n'est reparti",
-                neutraliser(&u.chemin)
+                "= {} : déjà {} ({contenu}), rien n'est reparti",
+                neutraliser(&u.chemin),
+                destination.lieu()
             ));
         }
     }

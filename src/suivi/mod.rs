@@ -32,6 +32,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 
 pub use barres::SuiviBarres;
@@ -243,13 +244,10 @@ impl Suivi for Plusieurs {
     fn unite_deposee(&self, u: &DepotUnite) {
         self.0.iter().for_each(|s| s.unite_deposee(u));
     }
-    fn unite_deja_sur_la_plateforme(&self, u: &DepotUnite, comparee: bool) {
+    fn unite_deja_presente(&self, u: &DepotUnite, comparee: bool, destination: &PartieDuBilan) {
         self.0
             .iter()
-            .for_each(|s| s.unite_deja_sur_la_plateforme(u, comparee));
-    }
-    fn unite_deja_a_la_destination(&self, u: &DepotUnite) {
-        self.0.iter().for_each(|s| s.unite_deja_a_la_destination(u));
+            .for_each(|s| s.unite_deja_presente(u, comparee, destination));
     }
     fn unite_en_echec(&self, u: &DepotUnite, cause: CauseRefus, definitif: bool, message: &str) {
         self.0

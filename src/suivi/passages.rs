@@ -92,11 +92,10 @@ mod tests {
             incidents_absorbes: 0,
             duree: Duration::from_secs(1),
             interrompu: false,
-            participation: None,
-            deja_sur_la_plateforme: 0,
+            deja_presentes: 0,
             deja_non_comparees: 0,
             reglages: Default::default(),
-            deja_a_la_destination: 0,
+            destination: Default::default(),
         }
     }
 

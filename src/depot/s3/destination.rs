@@ -66,7 +66,7 @@ pub enum RefusDestination {
 }
 
 /// Les codes d'erreur S3 d'un refus d'identifiants.
-const IDENTIFIANTS: [&str; 6] = [
+pub(super) const IDENTIFIANTS: [&str; 6] = [
     "SignatureDoesNotMatch",
     "InvalidAccessKeyId",
     "ExpiredToken",

@@ -223,7 +223,7 @@ impl DepositaireVigieChiro {
         };
         let issue = match comparer(fichier, unite.taille, &objet).await {
             Err(e) => echec_local(&e),
-            Ok(Comparaison::Identique { etag, crc32c }) => IssueUnite::DejaSurLaPlateforme {
+            Ok(Comparaison::Identique { etag, crc32c }) => IssueUnite::DejaPresente {
                 crc32c: crc32c_base64(crc32c),
                 etag: Some(etag),
                 comparee: true,
@@ -241,7 +241,7 @@ impl DepositaireVigieChiro {
                     "déjà sur la plateforme, de même taille ; contenu non comparé"
                 );
                 match somme_crc32c(fichier, 0, unite.taille).await {
-                    Ok(crc) => IssueUnite::DejaSurLaPlateforme {
+                    Ok(crc) => IssueUnite::DejaPresente {
                         crc32c: crc32c_base64(crc),
                         etag: None,
                         comparee: false,
