@@ -17,7 +17,7 @@ use crate::depot::relecture::empreinte::meme_contenu_que_depose;
 use crate::destination::{
     CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
 };
-use crate::inventaire::{self, Inventaire};
+use crate::inventaire::{self, Enregistrement, Inventaire};
 use crate::noms::{self, Empechement};
 use crate::plan::{
     Base, DepotPlan, EtatUnite, FichierPlanifie, ReglagesRetenus, Replanification, VerrouPlan,
@@ -297,6 +297,39 @@ pub(super) struct Preparation {
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
 /// que la destination refusera est dit ici, tous d'un coup.
 pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Preparation> {
+    let (inventaire, dossier_texte) = inventorier_et_valider(dossier, destination)?;
+    let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
+    for e in &inventaire.enregistrements {
+        fichiers.push(fichier_planifie(dossier, e, destination.cle(&e.chemin)?));
+    }
+    Ok(Preparation {
+        inventaire,
+        fichiers,
+        dossier: dossier_texte,
+    })
+}
+
+/// Un fichier de l'inventaire de `dossier`, planifiable sous la clé `cle`.
+pub(super) fn fichier_planifie(dossier: &Path, e: &Enregistrement, cle: String) -> FichierPlanifie {
+    FichierPlanifie {
+        chemin: e.chemin.clone(),
+        cle,
+        taille: e.taille,
+        modifie_ns: e.modifie_ns,
+        // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas un autre
+        // glissé à sa place, que l'envoi devra retrouver.
+        identite: crate::plateforme::identite_du_chemin(&crate::plateforme::chemins::local(
+            dossier, &e.chemin,
+        )),
+    }
+}
+
+/// L'inventaire du dossier, validé pour la destination (comme [`preparer`]), et son chemin
+/// canonique ; sans les fichiers planifiables, qu'une saison fabrique une nuit à la fois.
+pub(super) fn inventorier_et_valider(
+    dossier: &Path,
+    destination: &Destination,
+) -> Result<(Inventaire, String)> {
     let inventaire = inventaire::inventorier(dossier)?;
     let dossier_canonique = crate::plateforme::chemins::canonique(dossier)
         .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
@@ -315,25 +348,13 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
             geste: String::new(),
         })
         .collect();
-    let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
-        match destination.cle(&e.chemin) {
-            Ok(cle) => fichiers.push(FichierPlanifie {
-                chemin: e.chemin.clone(),
-                cle,
-                taille: e.taille,
-                modifie_ns: e.modifie_ns,
-                // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas
-                // un autre glissé à sa place, que l'envoi devra retrouver.
-                identite: crate::plateforme::identite_du_chemin(
-                    &crate::plateforme::chemins::local(dossier, &e.chemin),
-                ),
-            }),
-            Err(err) => empechements.push(Empechement {
+        if let Err(err) = destination.cle(&e.chemin) {
+            empechements.push(Empechement {
                 chemin: e.chemin.clone(),
                 regle: err.to_string(),
                 geste: String::new(),
-            }),
+            });
         }
     }
     // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup.
@@ -355,11 +376,7 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
             pluriel(racines.len() as u64, "fichier", "fichiers")
         );
     }
-    Ok(Preparation {
-        inventaire,
-        fichiers,
-        dossier: dossier_texte.to_owned(),
-    })
+    Ok((inventaire, dossier_texte.to_owned()))
 }
 
 /// Verrouille et (re)planifie le plan nommé par `identite` (celle de la destination pour un

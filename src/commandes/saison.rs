@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::depot::{Preparation, RIEN_ENVOYE, dates_seules, preparer};
+use super::depot::{RIEN_ENVOYE, dates_seules, fichier_planifie, inventorier_et_valider, preparer};
 use super::envoi::{Envoi, runtime};
 use crate::cli::{
     ArgsDepot, ArgsEtat, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
@@ -45,6 +45,9 @@ use crate::suivi::saison::{self as dire, Refus, libelle_court, libelle_liee};
 use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
 
 /// Les dossiers de la commande, inventoriés, validés et réunis sous leur ancêtre commun.
+/// Seuls les enregistrements y sont gardés (chemin, taille, date) : les fichiers
+/// planifiables (clé, identité relevée) se fabriquent une nuit à la fois, au moment de la
+/// planifier, pour que la mémoire ne croisse pas avec la saison entière.
 struct Reunion {
     /// L'ancêtre commun (chemin canonique).
     racine: PathBuf,
@@ -52,8 +55,6 @@ struct Reunion {
     dossiers: Vec<PathBuf>,
     /// Les enregistrements, chemins relatifs à `racine`.
     enregistrements: Vec<Enregistrement>,
-    /// Les mêmes, planifiables (identité relevée), dans le même ordre.
-    fichiers: Vec<FichierPlanifie>,
 }
 
 /// L'ancêtre commun de deux chemins absolus.
@@ -73,50 +74,50 @@ fn relatif(chemin: &Path, racine: &Path) -> Option<String> {
 }
 
 fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
-    let mut preparations: Vec<Preparation> = Vec::with_capacity(dossiers.len());
+    let mut inventaires = Vec::with_capacity(dossiers.len());
+    let mut canoniques = Vec::with_capacity(dossiers.len());
     for d in dossiers {
-        preparations.push(preparer(d, provisoire)?);
+        let (inventaire, canonique) = inventorier_et_valider(d, provisoire)?;
+        inventaires.push(inventaire);
+        canoniques.push(PathBuf::from(canonique));
     }
-    let canoniques: Vec<PathBuf> = preparations
-        .iter()
-        .map(|p| PathBuf::from(&p.dossier))
-        .collect();
     let racine = canoniques
         .iter()
         .skip(1)
         .fold(canoniques[0].clone(), |a, b| ancetre_commun(&a, b));
+    // Un dossier donné deux fois, ou l'un dans l'autre : chaque fichier une fois. Des dossiers
+    // dont aucun ne contient l'autre n'ont pas un chemin en commun : rien à retenir alors.
+    let chevauchent = canoniques.iter().enumerate().any(|(i, a)| {
+        canoniques[i + 1..]
+            .iter()
+            .any(|b| a.starts_with(b) || b.starts_with(a))
+    });
     let mut vus = HashSet::new();
-    let (mut enregistrements, mut fichiers) = (Vec::new(), Vec::new());
-    for (p, dossier) in preparations.into_iter().zip(&canoniques) {
+    let mut enregistrements: Vec<Enregistrement> = Vec::new();
+    for (inventaire, dossier) in inventaires.into_iter().zip(&canoniques) {
         let prefixe = relatif(dossier, &racine).with_context(|| {
             format!("chemin du dossier {} (pas de l'UTF-8 ?)", dossier.display())
         })?;
-        let avec = |c: &str| {
-            if prefixe.is_empty() {
-                c.to_owned()
-            } else {
-                format!("{prefixe}/{c}")
+        if enregistrements.is_empty() && prefixe.is_empty() && !chevauchent {
+            // Le cas d'un seul dossier : ses enregistrements tels quels, sans copie.
+            enregistrements = inventaire.enregistrements;
+            continue;
+        }
+        enregistrements.reserve(inventaire.enregistrements.len());
+        for mut e in inventaire.enregistrements {
+            if !prefixe.is_empty() {
+                e.chemin = format!("{prefixe}/{}", e.chemin);
             }
-        };
-        for (e, f) in p.inventaire.enregistrements.iter().zip(p.fichiers) {
-            let chemin = avec(&e.chemin);
-            // Un dossier donné deux fois, ou l'un dans l'autre : chaque fichier une fois.
-            if !vus.insert(chemin.clone()) {
+            if chevauchent && !vus.insert(e.chemin.clone()) {
                 continue;
             }
-            enregistrements.push(Enregistrement {
-                chemin: chemin.clone(),
-                taille: e.taille,
-                modifie_ns: e.modifie_ns,
-            });
-            fichiers.push(FichierPlanifie { chemin, ..f });
+            enregistrements.push(e);
         }
     }
     Ok(Reunion {
         racine,
         dossiers: canoniques,
         enregistrements,
-        fichiers,
     })
 }
 
@@ -211,7 +212,7 @@ async fn lire_plateforme(
     client: &ClientVigieChiro,
     emetteur: &crate::transport::Emetteur,
     api: &str,
-    nuits: &[Nuit],
+    numeros: BTreeSet<(String, Protocole)>,
     donnes: &SitesDonnes,
 ) -> Result<Lecture> {
     let moi = super::vigiechiro::reconnaitre_plateforme(client, emetteur)
@@ -230,10 +231,6 @@ async fn lire_plateforme(
     let propres: Vec<SiteConnu> =
         lire_ou_dire(emetteur, "/moi/sites", || client.mes_sites()).await?;
     let mut de_ses_participations: Option<Vec<SiteConnu>> = None;
-    let numeros: BTreeSet<(String, Protocole)> = nuits
-        .iter()
-        .map(|n| (n.cle.site.clone(), n.cle.protocole))
-        .collect();
     let mut sites = BTreeMap::new();
     for (numero, protocole) in numeros {
         if let Some(id) = donnes.imposes.get(&numero) {
@@ -366,7 +363,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
         return Ok(CodeSortie::Succes);
     }
-    deposer(g, &args, &api, &fuseau, nuits, &reunion)
+    deposer(g, &args, &api, &fuseau, nuits, reunion)
 }
 
 /// Lit la plateforme et la base, et décide du sort de chaque nuit ; refuse (code 2) ce qui
@@ -380,9 +377,13 @@ fn decider(
     a_blanc: bool,
 ) -> Result<()> {
     let client = super::vigiechiro::client(api)?;
-    let seules: Vec<Nuit> = nuits.iter().map(|n| n.nuit.clone()).collect();
+    // Les numéros de site des noms (et leur famille), sans recopier les nuits.
+    let numeros: BTreeSet<(String, Protocole)> = nuits
+        .iter()
+        .map(|n| (n.nuit.cle.site.clone(), n.nuit.cle.protocole))
+        .collect();
     let lecture = super::vigiechiro::mener_ponctuel(async |emetteur| {
-        lire_plateforme(&client, emetteur, api, &seules, donnes).await
+        lire_plateforme(&client, emetteur, api, numeros.clone(), donnes).await
     })?;
     let mut refus = Refus::default();
     let mut dits = HashSet::new();
@@ -604,7 +605,7 @@ fn deposer(
     api: &str,
     fuseau: &Fuseau,
     nuits: Vec<NuitDeSaison>,
-    reunion: &Reunion,
+    reunion: Reunion,
 ) -> Result<CodeSortie> {
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
@@ -612,7 +613,7 @@ fn deposer(
     let mut retenus = ReglagesRetenus::default();
     for n in &nuits {
         let site = n.site.clone().context("site d'une nuit non rapproché")?;
-        let racine_relative = racine_de_nuit(&n.nuit, reunion);
+        let racine_relative = racine_de_nuit(&n.nuit, &reunion);
         let mut racine = reunion.racine.clone();
         if !racine_relative.is_empty() {
             racine.push(&racine_relative);
@@ -661,14 +662,16 @@ fn deposer(
         let Some(dossier) = racine.to_str().map(str::to_owned) else {
             anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
         };
+        // Les fichiers planifiables de cette nuit seule (identité relevée maintenant).
         let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
         for &i in &n.nuit.fichiers {
-            let absolu = reunion.racine.join(&reunion.fichiers[i].chemin);
+            let e = &reunion.enregistrements[i];
+            let absolu = reunion.racine.join(&e.chemin);
             let chemin = relatif(&absolu, &racine).context("fichier hors de sa nuit")?;
+            let cle = destination.cle(&chemin)?;
             fichiers.push(FichierPlanifie {
-                cle: destination.cle(&chemin)?,
                 chemin,
-                ..reunion.fichiers[i].clone()
+                ..fichier_planifie(&reunion.racine, e, cle)
             });
         }
         let identite = match &n.sort {
@@ -703,6 +706,9 @@ fn deposer(
             _verrou: verrou,
         });
     }
+    // L'inventaire de la saison n'a plus d'usage : la course lit chaque nuit dans la base.
+    drop(nuits);
+    drop(reunion);
     retenir_puis_envoyer(
         g,
         (&args.passages, &args.s3),
@@ -1040,5 +1046,81 @@ mod tests_course {
         assert_eq!(seau(1).reserver(4000), Duration::from_millis(500));
         // Et la troisième attend la dette des deux autres : 8 000 octets, 1 s.
         assert_eq!(seau(2).reserver(4000), Duration::from_secs(1));
+    }
+}
+
+#[cfg(test)]
+mod tests_reunion {
+    use super::*;
+
+    fn saison_de_deux_enregistreurs() -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let racine = d.path().join("Saison2026");
+        for (enregistreur, heure) in [("PA1", "213000"), ("PA1", "223000"), ("PA2", "213500")] {
+            let dossier = racine.join(enregistreur);
+            std::fs::create_dir_all(&dossier).unwrap();
+            let nom = format!("Car640380-2026-Pass1-A1-{enregistreur}_20260621_{heure}_000.wav");
+            std::fs::write(dossier.join(nom), b"RIFF").unwrap();
+        }
+        (d, racine)
+    }
+
+    fn provisoire() -> Destination {
+        let zero = IdObjet::analyser("000000000000000000000000").unwrap();
+        Destination::VigieChiro(
+            DestinationVigieChiro::nouvelle(
+                crate::destination::API_VIGIECHIRO,
+                CibleParticipation::Existante(zero),
+                false,
+            )
+            .unwrap(),
+        )
+    }
+
+    fn chemins(r: &Reunion) -> Vec<&str> {
+        r.enregistrements
+            .iter()
+            .map(|e| e.chemin.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn un_dossier_et_son_sous_dossier_chaque_fichier_une_fois() {
+        let (_d, racine) = saison_de_deux_enregistreurs();
+        let r = reunir(
+            &[racine.clone(), racine.join("PA1"), racine.clone()],
+            &provisoire(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.racine,
+            crate::plateforme::chemins::canonique(&racine).unwrap()
+        );
+        assert_eq!(
+            chemins(&r),
+            [
+                "PA1/Car640380-2026-Pass1-A1-PA1_20260621_213000_000.wav",
+                "PA1/Car640380-2026-Pass1-A1-PA1_20260621_223000_000.wav",
+                "PA2/Car640380-2026-Pass1-A1-PA2_20260621_213500_000.wav",
+            ]
+        );
+    }
+
+    #[test]
+    fn deux_dossiers_voisins_reunis_sous_leur_ancetre() {
+        let (_d, racine) = saison_de_deux_enregistreurs();
+        let r = reunir(&[racine.join("PA2"), racine.join("PA1")], &provisoire()).unwrap();
+        assert_eq!(
+            r.racine,
+            crate::plateforme::chemins::canonique(&racine).unwrap()
+        );
+        assert_eq!(
+            chemins(&r),
+            [
+                "PA2/Car640380-2026-Pass1-A1-PA2_20260621_213500_000.wav",
+                "PA1/Car640380-2026-Pass1-A1-PA1_20260621_213000_000.wav",
+                "PA1/Car640380-2026-Pass1-A1-PA1_20260621_223000_000.wav",
+            ]
+        );
     }
 }

@@ -37,7 +37,7 @@
 //! Un horodatage qui n'existe pas (`20260631`, `246000`) : le serveur accepte le nom (il ne
 //! lit que des chiffres), mais aucune soirée ne s'en déduit ; le fichier est hors nuit.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc};
 
@@ -227,8 +227,12 @@ fn dossiers(chemin: &str) -> impl Iterator<Item = &str> {
 /// fichiers (fois la profondeur des dossiers) : les fichiers sont désignés par leur indice,
 /// jamais recopiés.
 pub fn regrouper(enregistrements: &[Enregistrement]) -> Regroupement {
-    let mut par_cle: BTreeMap<CleNuit, Nuit> = BTreeMap::new();
-    let mut cle_de: Vec<Option<CleNuit>> = vec![None; enregistrements.len()];
+    // Chaque fichier ne retient que le numéro de sa nuit (4 octets), jamais une copie de sa
+    // clé : une saison de 100 000 fichiers n'a que quelques dizaines de clés.
+    const SANS_NUIT: u32 = u32::MAX;
+    let mut numero: HashMap<CleNuit, u32> = HashMap::new();
+    let mut nuits: Vec<Nuit> = Vec::new();
+    let mut nuit_de: Vec<u32> = vec![SANS_NUIT; enregistrements.len()];
     let mut a_rattacher = Vec::new();
     let mut hors_nuit = Vec::new();
     for (i, e) in enregistrements.iter().enumerate() {
@@ -236,40 +240,58 @@ pub fn regrouper(enregistrements: &[Enregistrement]) -> Regroupement {
             Err(raison) => hors_nuit.push(HorsNuit { fichier: i, raison }),
             Ok(None) => a_rattacher.push(i),
             Ok(Some((cle, instant, enregistreur))) => {
-                let nuit = par_cle.entry(cle.clone()).or_insert_with(|| Nuit {
-                    cle: cle.clone(),
-                    fichiers: Vec::new(),
-                    enregistreurs: BTreeSet::new(),
-                    premiere: None,
-                    derniere: None,
-                    rattaches: 0,
-                });
+                let k = match numero.get(&cle) {
+                    Some(&k) => k,
+                    None => {
+                        let k = nuits.len() as u32;
+                        numero.insert(cle.clone(), k);
+                        nuits.push(Nuit {
+                            cle,
+                            fichiers: Vec::new(),
+                            enregistreurs: BTreeSet::new(),
+                            premiere: None,
+                            derniere: None,
+                            rattaches: 0,
+                        });
+                        k
+                    }
+                };
+                let nuit = &mut nuits[k as usize];
                 nuit.fichiers.push(i);
-                if cle.protocole == Protocole::PointFixe {
+                if nuit.cle.protocole == Protocole::PointFixe {
                     nuit.enregistreurs.insert(enregistreur);
                 }
                 if let Some(t) = instant {
                     nuit.premiere = Some(nuit.premiere.map_or(t, |p| p.min(t)));
                     nuit.derniere = Some(nuit.derniere.map_or(t, |d| d.max(t)));
                 }
-                cle_de[i] = Some(cle);
+                nuit_de[i] = k;
             }
         }
     }
-    let rang: HashMap<&CleNuit, usize> = par_cle.keys().enumerate().map(|(r, c)| (c, r)).collect();
+    drop(numero);
+    // L'ordre de la saison : celui des clés.
+    let mut ordre: Vec<usize> = (0..nuits.len()).collect();
+    ordre.sort_by(|&a, &b| nuits[a].cle.cmp(&nuits[b].cle));
+    let mut rang = vec![0usize; nuits.len()];
+    for (r, &k) in ordre.iter().enumerate() {
+        rang[k] = r;
+    }
+    let mut places: Vec<Option<Nuit>> = nuits.into_iter().map(Some).collect();
+    let mut nuits: Vec<Nuit> = ordre.iter().filter_map(|&k| places[k].take()).collect();
     // Pour chaque dossier, les nuits de ses séquences (sous-dossiers compris).
     let mut autour: HashMap<&str, BTreeSet<usize>> = HashMap::new();
     if !a_rattacher.is_empty() {
-        for (i, cle) in cle_de.iter().enumerate() {
-            let Some(r) = cle.as_ref().map(|c| rang[c]) else {
+        for (i, &k) in nuit_de.iter().enumerate() {
+            if k == SANS_NUIT {
                 continue;
-            };
+            }
+            let r = rang[k as usize];
             for d in dossiers(&enregistrements[i].chemin) {
                 autour.entry(d).or_default().insert(r);
             }
         }
     }
-    let mut nuits: Vec<Nuit> = par_cle.into_values().collect();
     for i in a_rattacher {
         let nuits_autour = dossiers(&enregistrements[i].chemin).find_map(|d| autour.get(d));
         match nuits_autour {
