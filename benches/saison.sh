@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Banc d'essai (pas un test) : une saison de NUITS × PAR_NUIT fichiers (20 × 5 000 = 100 000 par
-# défaut, 4 octets chacun, noms du protocole point fixe : deux enregistreurs, trois points,
-# Pass1 et Pass2, des nuits qui passent minuit), contre `vigie bac-a-sable` lancé par le script.
+# défaut, 4 octets chacun, noms du protocole point fixe : deux enregistreurs dans deux dossiers,
+# trois points, Pass1 et Pass2, des nuits qui passent minuit), contre `vigie bac-a-sable` lancé
+# par le script, binaire de release.
 #  1. planification : `vigie depot SAISON --simulation` (inventaire, noms, regroupement en nuits,
-#     lectures de la plateforme : /moi, /moi/sites, participations du site) : durée et mémoire de
-#     pointe (GNU time) ; cible ≤ 2 s et ≤ 64 Mio pour 100 000 fichiers ;
-#  2. (DEPOT=1) le dépôt complet, puis sa reprise : `vigie depot SAISON` relancé sur la saison
-#     entièrement déposée ; cible ≤ 1 s, 0 création, 0 octet. Le dépôt de 100 000 fichiers dans
-#     le bac à sable dure longtemps : DEPOT=1 se lance plutôt avec PAR_NUIT réduit.
-# Usage : benches/saison.sh [NUITS] [PAR_NUIT]      ex. DEPOT=1 benches/saison.sh 20 250
+#     lectures de la plateforme : /moi, /moi/sites, participations du site) ;
+#     cible ≤ 2 s et ≤ 64 Mio pour 100 000 fichiers ;
+#  2. (DEPOT=1) le dépôt complet (mesuré une fois), puis la reprise : `vigie depot SAISON`
+#     relancé sur la saison entièrement déposée (plan de chaque nuit relu et replanifié, course
+#     à vide) ; cible ≤ 1 s ; le script vérifie 0 participation créée et 0 octet envoyé.
+# Chaque mesure est répétée REPETITIONS fois (3 par défaut) ; le script écrit la médiane et
+# l'étendue du temps CPU (user + sys : ce que la commande a consommé, peu sensible à la charge
+# de la machine), du temps mural (qui, lui, dépend de la charge : à lire avec elle) et la
+# mémoire de pointe (RSS max, GNU time). La saison fabriquée est toujours la même : les nombres
+# se comparent d'une fois sur l'autre, à binaire et machine égaux.
+# Usage : benches/saison.sh [NUITS] [PAR_NUIT]      ex. DEPOT=1 benches/saison.sh
+#         VIGIE=target/debug/vigie benches/saison.sh  (un binaire déjà construit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NUITS=${1:-20}
 PAR_NUIT=${2:-5000}
 DEPOT=${DEPOT:-0}
+REPETITIONS=${REPETITIONS:-3}
 [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }  # GNU time : mémoire de pointe
-# VIGIE=chemin : un binaire déjà construit (par exemple target/debug/vigie, plus lent : une
-# borne haute) ; sinon le binaire de release est construit.
 if [ -z "${VIGIE:-}" ]; then
   cargo build --release --locked --quiet
   VIGIE=$PWD/target/release/vigie
@@ -51,23 +57,62 @@ PY
 
 "$VIGIE" bac-a-sable --port 0 --json > "$TMP/bac.json" &
 PIDS+=($!)
-for _ in $(seq 1 100); do grep -q '"api"' "$TMP/bac.json" 2> /dev/null && break; sleep 0.1; done
+for _ in $(seq 1 300); do grep -q '"api"' "$TMP/bac.json" 2> /dev/null && break; sleep 0.1; done
 API=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["api"])' "$TMP/bac.json")
 JETON=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["jeton"])' "$TMP/bac.json")
 export VIGIE_BASE=$TMP/vigie.sqlite VIGIE_JETON=$JETON VIGIE_API=$API
 
-echo "Saison de $NUITS nuits × $PAR_NUIT fichiers ($(nproc) cœurs, charge $(cut -d' ' -f1-3 /proc/loadavg)) :"
-/usr/bin/time -f "planification (--simulation) : %e s, mémoire de pointe %M Kio" \
-  "$VIGIE" -q depot "$TMP/saison" --fuseau +02:00 --simulation > /dev/null
+# mesurer LIBELLE FOIS SORTIE -- COMMANDE… : FOIS exécutions (sortie standard dans SORTIE, la
+# dernière), puis une ligne : CPU et mur (médiane [min–max]), RSS max (le plus grand).
+mesurer() {
+  local libelle=$1 fois=$2 sortie=$3
+  shift 4
+  : > "$TMP/temps"
+  for _ in $(seq 1 "$fois"); do
+    /usr/bin/time -a -o "$TMP/temps" -f "%e %U %S %M" "$@" > "$sortie" 2> "$TMP/erreurs" || {
+      echo "$libelle : échec (code $?)" >&2
+      tail -5 "$TMP/erreurs" >&2
+      exit 1
+    }
+  done
+  python3 - "$libelle" "$TMP/temps" << 'PY'
+import statistics, sys
+libelle, chemin = sys.argv[1], sys.argv[2]
+lignes = [l.split() for l in open(chemin) if l.strip() and l.split()[0][0].isdigit()]
+mur = [float(l[0]) for l in lignes]
+cpu = [float(l[1]) + float(l[2]) for l in lignes]
+rss = max(int(l[3]) for l in lignes) / 1024
+def d(v):
+    return "%.2f s [%.2f–%.2f]" % (statistics.median(v), min(v), max(v))
+print("%s (%d fois) : CPU %s ; mur %s ; RSS max %.1f Mio" % (libelle, len(lignes), d(cpu), d(mur), rss))
+PY
+}
+
+echo "Saison de $NUITS nuits × $PAR_NUIT fichiers, $(nproc) cœurs, $("$VIGIE" --version)"
+echo "charge avant : $(cut -d' ' -f1-3 /proc/loadavg)"
+mesurer "planification (--simulation)" "$REPETITIONS" /dev/null -- \
+  "$VIGIE" -q depot "$TMP/saison" --fuseau +02:00 --simulation
 if [ "$DEPOT" = 1 ]; then
-  /usr/bin/time -f "dépôt complet : %e s, mémoire de pointe %M Kio" \
-    "$VIGIE" -q depot "$TMP/saison" --fuseau +02:00 --progression jamais > /dev/null
-  /usr/bin/time -f "reprise de la saison déposée : %e s, mémoire de pointe %M Kio" \
-    "$VIGIE" -q depot "$TMP/saison" --fuseau +02:00 --progression jamais > /dev/null
-  "$VIGIE" etat --json | python3 -c '
+  mesurer "dépôt complet" 1 /dev/null -- \
+    "$VIGIE" -q depot "$TMP/saison" --fuseau +02:00 --progression jamais
+  mesurer "reprise de la saison déposée" "$REPETITIONS" "$TMP/reprise.json" -- \
+    "$VIGIE" --json depot "$TMP/saison" --fuseau +02:00 --progression jamais
+  # La dernière reprise : rien de créé, rien d'envoyé, tout déposé.
+  python3 - "$TMP/reprise.json" "$((NUITS * PAR_NUIT))" << 'PY'
 import json, sys
-for l in sys.stdin:
+nuits = creees = octets = deposees = 0
+for l in open(sys.argv[1]):
     e = json.loads(l)
-    if e["evenement"] == "etat_saison":
-        print("après la reprise : %d / %d fichiers déposés, %d nuits" % (e["deposees"], e["unites"], e["nuits"]))'
+    if e["evenement"] == "nuit":
+        nuits += 1
+        creees += e["issue"] == "a_creer"
+    elif e["evenement"] == "bilan":
+        octets += e["octets_envoyes"]
+        deposees += e["deposees"]
+print("reprise : %d nuits, %d participation(s) à créer, %d octet(s) envoyé(s), %d / %s fichiers déposés"
+      % (nuits, creees, octets, deposees, sys.argv[2]))
+if creees or octets or deposees != int(sys.argv[2]):
+    sys.exit("la reprise a créé ou envoyé quelque chose, ou tout n'est pas déposé")
+PY
 fi
+echo "charge après : $(cut -d' ' -f1-3 /proc/loadavg)"
