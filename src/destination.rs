@@ -311,6 +311,23 @@ impl Destination {
         DestinationS3::analyser(s3, endpoint, true).map(Destination::S3)
     }
 
+    /// La plateforme Vigie-Chiro, si c'est elle.
+    pub fn plateforme(&self) -> Option<&DestinationVigieChiro> {
+        match self {
+            Destination::S3(_) => None,
+            Destination::VigieChiro(d) => Some(d),
+        }
+    }
+
+    /// La participation existante que désigne la destination (vers la plateforme, par son
+    /// identifiant).
+    pub fn participation_donnee(&self) -> Option<&IdObjet> {
+        match &self.plateforme()?.participation {
+            CibleParticipation::Existante(id) => Some(id),
+            CibleParticipation::ACreer { .. } => None,
+        }
+    }
+
     /// La clé d'une unité : préfixe + chemin pour S3 ; pour Vigie-Chiro, le titre (nom du
     /// fichier), la plateforme fabriquant elle-même la clé S3 (`wav/pa-<participation>/<titre>`).
     pub fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
@@ -653,6 +670,23 @@ mod tests {
             relue.identite(),
             d("2026-04-22T21:00:00Z", "2026-04-23T06:00:00Z")
         );
+    }
+
+    #[test]
+    fn la_plateforme_et_sa_participation_donnee() {
+        let s3 = Destination::depuis_identite("s3://nuits/p").unwrap();
+        assert_eq!(s3.plateforme(), None);
+        assert_eq!(s3.participation_donnee(), None);
+        let donnee =
+            Destination::depuis_identite(&format!("vigiechiro:participation/{P}")).unwrap();
+        assert!(donnee.plateforme().is_some());
+        assert_eq!(donnee.participation_donnee().map(IdObjet::as_str), Some(P));
+        let a_creer = Destination::depuis_identite(&format!(
+            "vigiechiro:site/{S}/debut/2026-06-21T21:30:00Z/fin/2026-06-22T06:00:00Z"
+        ))
+        .unwrap();
+        assert!(a_creer.plateforme().is_some());
+        assert_eq!(a_creer.participation_donnee(), None);
     }
 
     #[test]

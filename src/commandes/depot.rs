@@ -489,12 +489,14 @@ fn refuser_si_deja_planifie(
         if plan.dossier != dossier || plan.destination == identite {
             continue;
         }
-        let Ok(Destination::VigieChiro(autre)) = Destination::depuis_identite(&plan.destination)
-        else {
+        let Ok(autre) = Destination::depuis_identite(&plan.destination) else {
+            continue;
+        };
+        let Some(autre) = autre.plateforme() else {
             continue;
         };
         let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
-        if meme_participation(dest, &autre, participation.as_ref()) {
+        if meme_participation(dest, autre, participation.as_ref()) {
             return Err(ErreurAvecCode::new(
                 CodeSortie::Usage,
                 format!(

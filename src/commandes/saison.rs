@@ -333,7 +333,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     if !args.simulation {
         jeton.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    let provisoire = Destination::VigieChiro(provisoire);
+    let provisoire = Destination::from(provisoire);
     let reunion = reunir(&args.dossiers, &provisoire)?;
     let regroupement = regrouper(&reunion.enregistrements);
     dire::refuser_hors_nuit(
@@ -424,10 +424,8 @@ fn decider(
             if let Some(id) = p.participation {
                 prises.insert(id);
             }
-            if let Ok(Destination::VigieChiro(DestinationVigieChiro {
-                participation: CibleParticipation::Existante(id),
-                ..
-            })) = Destination::depuis_identite(&p.destination)
+            if let Ok(d) = Destination::depuis_identite(&p.destination)
+                && let Some(id) = d.participation_donnee()
             {
                 prises.insert(id.to_string());
             }
@@ -638,15 +636,16 @@ fn deposer(
                 )
             }
             Sort::Reprise { participation, .. } => (
-                Destination::VigieChiro(DestinationVigieChiro {
+                DestinationVigieChiro {
                     api: api.to_owned(),
                     participation: CibleParticipation::Existante(participation.clone()),
-                }),
+                }
+                .into(),
                 racine,
             ),
             Sort::ACreer => {
                 let (debut, fin) = n.bornes.context("bornes d'une nuit à créer")?;
-                let destination = Destination::VigieChiro(DestinationVigieChiro {
+                let destination = DestinationVigieChiro {
                     api: api.to_owned(),
                     participation: CibleParticipation::ACreer {
                         site: site.clone(),
@@ -654,8 +653,8 @@ fn deposer(
                         debut: InstantUtc::depuis_secondes(debut.timestamp()),
                         fin: InstantUtc::depuis_secondes(fin.timestamp()),
                     },
-                });
-                (destination, racine)
+                };
+                (destination.into(), racine)
             }
             Sort::NonVerifiee => unreachable!("une nuit non vérifiée n'est pas déposée"),
         };
@@ -771,7 +770,7 @@ fn envoyer_saison(
     let mut code = CodeSortie::Succes;
     let mut course = Vec::with_capacity(planifiees.len());
     for p in planifiees {
-        let Destination::VigieChiro(dest) = &p.destination else {
+        let Some(dest) = p.destination.plateforme() else {
             continue;
         };
         if p.plan.participation.is_some()

@@ -92,7 +92,7 @@ impl<'a> Fabrique<'a> {
     /// La plateforme Vigie-Chiro, si c'est elle (une fonctionnalité facultative : ses
     /// vérifications d'avant l'envoi, sa participation, ses noms de fichiers).
     pub fn plateforme(&self) -> Option<&'a DestinationVigieChiro> {
-        match self {
+        match *self {
             Fabrique::S3(_) => None,
             Fabrique::VigieChiro(d) => Some(d),
         }
