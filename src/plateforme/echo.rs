@@ -18,6 +18,9 @@ pub struct EchoCoupe {
 
 impl EchoCoupe {
     /// Coupe l'écho de l'entrée standard si c'est un terminal (sinon, rien à couper : `None`).
+    // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : termios et la console Windows,
+    // que std ne couvre pas.
+    #[allow(unsafe_code)]
     pub fn couper() -> Option<EchoCoupe> {
         #[cfg(unix)]
         {
@@ -65,6 +68,9 @@ impl EchoCoupe {
 }
 
 impl Drop for EchoCoupe {
+    // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : termios et la console Windows,
+    // que std ne couvre pas.
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
         #[cfg(unix)]
         // SAFETY : remet le mode relevé par `couper`, sur le même descripteur.

@@ -136,6 +136,9 @@ pub fn ouvrir_sans_suivre(chemin: &Path) -> io::Result<File> {
 /// (`ENABLE_VIRTUAL_TERMINAL_PROCESSING`) activé, ce que fait cet appel ; une console qui le
 /// refuse (Windows antérieur à 10) rend faux, et l'on s'en tient aux lignes simples. Une
 /// sortie qui n'est pas une console (fichier, tube, terminal mintty) est laissée telle quelle.
+// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : le mode de la console Windows,
+// que std ne règle pas.
+#[allow(unsafe_code)]
 pub fn console_pilotable() -> bool {
     #[cfg(windows)]
     {
@@ -185,6 +188,9 @@ impl Marques {
     };
 
     /// Les marques pour la sortie d'erreur de ce processus.
+    // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : le mode de la console Windows,
+    // que std ne règle pas.
+    #[allow(unsafe_code)]
     pub fn pour_la_sortie_d_erreur() -> Marques {
         #[cfg(windows)]
         {
@@ -308,6 +314,9 @@ fn identite_unix(meta: &Metadata) -> String {
 }
 
 /// L'identité d'un fichier ouvert, sous la même forme que [`identite_du_chemin`].
+// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : l'identité (volume, index) d'un
+// fichier ouvert sous Windows, que std ne donne pas en stable.
+#[allow(unsafe_code)]
 pub fn identite_ouverte(fichier: &File) -> Option<String> {
     #[cfg(unix)]
     {

@@ -105,6 +105,8 @@ mod tests {
     /// Deux SIGTERM envoyés au processus lui-même sont reçus l'un après l'autre : le second
     /// n'est pas perdu pendant qu'on traite le premier.
     #[tokio::test]
+    // `unsafe` permis ici seul : `kill` vers soi-même, que std n'offre pas.
+    #[allow(unsafe_code)]
     async fn deux_arrets_successifs_sont_recus() {
         let mut s = Signaux::ecouter(false).unwrap();
         // SAFETY : `kill` vers soi-même, sur un signal dont le gestionnaire est en place.

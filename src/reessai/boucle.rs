@@ -620,7 +620,9 @@ mod tests {
     }
 
     fn insistant() -> PolitiqueReessai {
-        PolitiqueReessai::du_profil(Profil::Insistant)
+        Reglages::du_profil(Profil::Insistant)
+            .valider()
+            .expect("valide")
     }
 
     #[tokio::test]
@@ -758,7 +760,7 @@ mod tests {
         let mut script = Script::new(&horloge, vec![refuse(503, None), injoignable(true)]);
         let issue = executer(
             &Cadre {
-                politique: &PolitiqueReessai::du_profil(Profil::Bref),
+                politique: &Reglages::bref().valider().expect("valide"),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.999),
                 observateur: &ObservateurMuet,

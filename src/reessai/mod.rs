@@ -58,8 +58,8 @@ pub use boucle::{
 };
 pub use budget::{BudgetReessai, SansBudget, SeauJetons};
 pub use politique::{
-    DUREE_MIN_TENTATIVE_PAR_DEFAUT, Decision, ErreurReglage, NomInconnu, PolitiqueReessai, Profil,
-    RaisonArret, Reglages, ReglagesEnSecondes, Rejouabilite, TENTATIVES_MAX_ADMISES,
+    DUREE_MIN_TENTATIVE_PAR_DEFAUT, Decision, ErreurReglage, PolitiqueReessai, Profil, RaisonArret,
+    Reglages, ReglagesEnSecondes, Rejouabilite, TENTATIVES_MAX_ADMISES,
 };
 pub use reponse::ReponseApi;
 pub use retry_after::{ATTENTE_DEMANDEE_MAX, attente_demandee};

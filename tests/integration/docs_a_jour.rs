@@ -168,3 +168,68 @@ fn le_depot_se_suffit() {
         fautes.join("\n")
     );
 }
+
+/// `unsafe` n'est permis que dans `src/plateforme/` : l'espace de travail le refuse
+/// (`unsafe_code = "deny"` dans `[workspace.lints.rust]`, repris par chaque crate), et seul
+/// `src/plateforme/` le lève, fonction par fonction, avec une justification juste au-dessus.
+#[test]
+fn unsafe_permis_seulement_dans_plateforme() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lire = |p: &str| std::fs::read_to_string(racine.join(p)).unwrap();
+    let espace = lire("Cargo.toml");
+    let regles = espace
+        .split("[workspace.lints.rust]")
+        .nth(1)
+        .expect("[workspace.lints.rust] dans Cargo.toml");
+    let regles = regles.split("\n[").next().unwrap();
+    assert!(
+        regles
+            .lines()
+            .any(|l| l.trim() == r#"unsafe_code = "deny""#),
+        "{regles}"
+    );
+    for crate_ in ["Cargo.toml", "crates/vigie-bac-a-sable/Cargo.toml"] {
+        assert!(
+            lire(crate_).contains("[lints]\nworkspace = true\n"),
+            "{crate_} ne reprend pas les règles de l'espace de travail"
+        );
+    }
+    // Le motif est assemblé ici pour que ce fichier ne se dénonce pas lui-même.
+    let leve = format!("allow({}_code)", "unsafe");
+    let mut fautes = Vec::new();
+    let mut a_voir = vec![
+        racine.join("src"),
+        racine.join("crates"),
+        racine.join("tests"),
+    ];
+    while let Some(dossier) = a_voir.pop() {
+        for entree in std::fs::read_dir(&dossier).unwrap().flatten() {
+            let chemin = entree.path();
+            if chemin.is_dir() {
+                if entree.file_name() != "target" {
+                    a_voir.push(chemin);
+                }
+                continue;
+            }
+            if chemin.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let relatif = chemin.strip_prefix(racine).unwrap().display().to_string();
+            let texte = std::fs::read_to_string(&chemin).unwrap();
+            let lignes: Vec<&str> = texte.lines().collect();
+            for (n, ligne) in lignes.iter().enumerate() {
+                if !ligne.contains(&leve) {
+                    continue;
+                }
+                let justifie = n > 0 && lignes[n - 1].trim_start().starts_with("//");
+                if !relatif.starts_with("src/plateforme/") || ligne.contains("#![") || !justifie {
+                    fautes.push(format!("{relatif}:{}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        fautes.is_empty(),
+        "unsafe levé hors de src/plateforme/, pour tout un module, ou sans justification : {fautes:?}"
+    );
+}
