@@ -518,10 +518,9 @@ fn presenter(
         return Ok(());
     }
     let mut s = crate::sortie::erreur();
-    writeln!(
-        s,
-        "Démonstration de vigie, graine {graine} (vigie demo --graine {graine} la rejoue)."
-    )?;
+    // Deux lignes : une graine tirée au hasard a vingt chiffres.
+    writeln!(s, "Démonstration de vigie (graine {graine} ;")?;
+    writeln!(s, "pour la rejouer : vigie demo --graine {graine}).")?;
     writeln!(
         s,
         "Une saison rapportée du terrain : {} nuits, {sequences} séquences WAV ({}),",

@@ -200,7 +200,8 @@ fn la_demo_gardee_chaque_nuit_dans_sa_participation() {
         "--sans-pannes",
         "--garder",
         "--graine",
-        "3",
+        // La plus longue : une graine tirée au hasard a souvent vingt chiffres.
+        "18446744073709551615",
     ]);
     let out = executer(c, Duration::from_secs(120));
     assert_eq!(code(&out), 0, "{}", texte(&out));
@@ -213,6 +214,16 @@ fn la_demo_gardee_chaque_nuit_dans_sa_participation() {
         "{stderr}"
     );
     assert!(dossier.join("vigie.sqlite").exists());
+    // Ce que la démonstration présente, jusqu'à la commande qu'elle lance, tient dans 80
+    // colonnes.
+    let presentation: Vec<&str> = stderr
+        .lines()
+        .take_while(|l| !l.starts_with("$ vigie depot"))
+        .collect();
+    assert!(presentation.len() > 5, "{stderr}");
+    for l in &presentation {
+        assert!(l.chars().count() <= 80, "plus de 80 colonnes : {l}");
+    }
 
     // La saison, telle que les cartes l'ont rapportée : nom → contenu, et nuits.
     let mut locaux = BTreeMap::new();
