@@ -104,8 +104,7 @@ fn une_carte_retiree_puis_remise_pendant_le_depot_finit_deposee() {
     assert_eq!(bilan["deposees"], 3, "{bilan}");
     banc.verifier_identiques(&fichiers);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 3, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    assert_unites(&etat, &[("deposee", 3), ("echec", 0)]);
 }
 
 /// Ctrl-C pendant que l'on attend la carte : code 130, rien en échec ni en cours ; la carte
@@ -124,8 +123,7 @@ fn ctrl_c_pendant_l_attente_de_la_carte_laisse_un_plan_a_reprendre() {
     let out = attendre_fin(enfant, Duration::from_secs(30));
     assert_eq!(code(&out), 130, "{}\n{reste}", texte(&out));
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    assert_unites(&etat, &[("en_cours", 0), ("echec", 0)]);
 
     std::fs::rename(retiree(&banc), &banc.nuit).unwrap();
     banc.depot().finir_en(0);

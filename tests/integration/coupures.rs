@@ -66,8 +66,7 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     assert_eq!(code(&out), 0, "{}", texte(&out));
     banc.verifier_identiques(&fichiers);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 20, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    assert_unites(&etat, &[("deposee", 20), ("echec", 0)]);
     // Pendant la pause (de la première à la dernière sonde), aucune unité n'a consommé de
     // tentative : seule la sonde émet. Une requête partie avant la coupure peut y aboutir (un
     // assemblage multipart qui prend son temps) : son succès ne consomme rien. Avant la

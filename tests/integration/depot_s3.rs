@@ -273,8 +273,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     let out = attendre_fin(enfant, Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("deposee", 0), ("echec", 1)]);
     let etat_humain = banc.vigie().arg("etat").output().unwrap();
     etat_humain.stdout_contient(&["LOCAL"]);
 }

@@ -53,12 +53,7 @@ fn reponse_perdue_sur_la_finalisation_unite_deposee_sans_renvoi() {
     let banc = Banc::avec_fichier(&nom(1), 100_000);
     banc.panne_prochaine(Operation::ApiFinaliser, Panne::PerdreReponse);
     banc.depot_plateforme().finir_en(0);
-    assert!(
-        banc.bac()
-            .fichier(PARTICIPATION, &nom(1))
-            .unwrap()
-            .disponible
-    );
+    assert!(banc.finalise(PARTICIPATION, &nom(1)));
     assert_eq!(
         banc.compteurs().octets_recus(),
         100_000,
@@ -104,12 +99,7 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     );
     let creees = banc.participations_b2();
     assert_eq!(creees.len(), 1, "{creees:?}");
-    assert!(
-        banc.bac()
-            .fichier(&creees[0].id, &nom(1))
-            .unwrap()
-            .disponible
-    );
+    assert!(banc.finalise(&creees[0].id, &nom(1)));
     // Relancer ne crée jamais une seconde participation.
     banc.fichier(&nom(2), 1000);
     let out = creer(&banc);
@@ -190,7 +180,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
     banc.retenter().finir_en(0);
     for (titre, taille) in &fichiers {
         assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
-        assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);
+        assert!(banc.finalise(PARTICIPATION, titre));
     }
     // Ce qui était déposé avant l'expiration n'est pas reparti.
     for titre in deposes {
@@ -269,12 +259,7 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
     );
     // Le gros fichier n'a plus d'enregistrement ; le petit est déposé.
     assert!(banc.bac().fichier(PARTICIPATION, &gros.0).is_none());
-    assert!(
-        banc.bac()
-            .fichier(PARTICIPATION, &petit.0)
-            .unwrap()
-            .disponible
-    );
+    assert!(banc.finalise(PARTICIPATION, &petit.0));
     assert!(banc.bac().envois_orphelins().is_empty());
     assert!(
         banc.bac()
@@ -455,8 +440,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
         .finir_en(2);
     assert!(stderr(&out).contains("jeton refusé"), "{}", texte(&out));
     assert!(!stderr(&out).contains("MAUVAISJETON"));
-    let out = banc.vigie().arg("deconnexion").output().unwrap();
-    assert_eq!(code(&out), 0);
+    banc.vigie().arg("deconnexion").finir_en(0);
     // Sans jeton : erreur claire, code 2, rien n'est envoyé.
     banc.fichier(&nom(1), 100);
     let mut depot = banc.vigie();
@@ -490,7 +474,7 @@ fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
         .finir_en(0);
     for (titre, taille) in &fichiers {
         assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
-        assert!(banc.bac().fichier(PARTICIPATION, titre).unwrap().disponible);
+        assert!(banc.finalise(PARTICIPATION, titre));
     }
     let compteurs = banc.compteurs();
     assert_eq!(

@@ -164,16 +164,14 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     let out = attendre_fin(enfant, Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("deposee", 1), ("echec", 1)]);
     let humain = banc.vigie().arg("etat").output().unwrap();
     humain.stdout_contient(&["LOCAL", "disparu"]);
     // La relance constate la disparition : l'unité sort du plan, le reste est intact.
     let out = banc.depot().finir_en(0);
     assert!(stderr(&out).contains("1 disparu(s)"), "{}", texte(&out));
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    assert_unites(&etat, &[("deposee", 1), ("echec", 0)]);
     banc.verifier_identiques(&[(NOM_A.into(), 20_000)]);
 }
 
@@ -223,8 +221,7 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
         );
     }
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["echec"], 2, "{etat}");
-    assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
+    assert_unites(&etat, &[("echec", 2), ("deposee", 0)]);
     assert!(
         stdout(&banc.vigie().arg("etat").output().unwrap()).contains("LOCAL"),
         "cause LOCAL attendue"
@@ -284,8 +281,7 @@ fn un_retry_after_geant_arrete_l_unite_sans_bloquer_la_nuit() {
     );
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 5, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("deposee", 5), ("echec", 1)]);
     assert!(
         banc.decisions()
             .iter()
@@ -387,8 +383,7 @@ fn reponses_s3_tronquees_ou_absurdes_absorbees_ou_dites_clairement() {
     assert_eq!(code(&out), 1, "{}", texte(&out));
     out.stderr_contient(&["somme de contrôle"]);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 2, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("deposee", 2), ("echec", 1)]);
     let c = banc.compteurs();
     assert_eq!(
         c.traitees(Operation::CreateMultipartUpload),
@@ -754,20 +749,13 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     banc.panne_toujours(Operation::ApiFinaliser, code_http(500));
     banc.depot_plateforme().finir_en(1);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["incertaine"], 0, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("incertaine", 0), ("echec", 1)]);
     let humain = stdout(&banc.vigie().arg("etat").output().unwrap());
     assert!(
         humain.contains("500"),
         "la réponse de la plateforme n'est pas dite : {humain}"
     );
-    assert!(
-        !banc
-            .bac()
-            .fichier(PARTICIPATION, &titre)
-            .unwrap()
-            .disponible
-    );
+    assert!(!banc.finalise(PARTICIPATION, &titre));
     // Dans le budget d'une seule émission (7 tentatives, relectures comprises).
     let finalisations = banc.requetes(Operation::ApiFinaliser);
     assert!(
@@ -792,8 +780,7 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     banc.panne_toujours(Operation::CreateMultipartUpload, code_http(500));
     banc.depot().finir_en(1);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["incertaine"], 0, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("incertaine", 0), ("echec", 1)]);
     let humain = stdout(&banc.vigie().arg("etat").output().unwrap());
     assert!(
         humain.contains("500"),

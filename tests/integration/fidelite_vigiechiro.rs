@@ -393,8 +393,7 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
         .args(["--paralleles", "1"])
         .finir_en(0);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 3, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 0, "{etat}");
+    assert_unites(&etat, &[("deposee", 3), ("echec", 0)]);
     for (n, t) in [&petit, &gros, &multi] {
         let f = banc.bac().fichier(PARTICIPATION, n).unwrap();
         assert!(f.disponible && !f.multipart, "{n} : {f:?}");
@@ -525,12 +524,7 @@ fn pas_un_multipart_a_l_url_d_une_partie_repli_en_put_simple() {
             .any(|q| q.methode == "PUT" && q.chemin.ends_with("/multipart")),
         "aucune URL de partie demandée"
     );
-    assert!(
-        banc.bac()
-            .fichier(PARTICIPATION, &gros.0)
-            .unwrap()
-            .disponible
-    );
+    assert!(banc.finalise(PARTICIPATION, &gros.0));
     assert!(banc.objet_plateforme(PARTICIPATION, &gros.0) == contenu(&gros.0, gros.1));
     let refus: Option<i64> = rusqlite::Connection::open(&banc.base)
         .unwrap()
@@ -676,13 +670,7 @@ fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
             q.chemin
         );
     }
-    assert!(
-        !banc
-            .bac()
-            .fichier(PARTICIPATION, &nom(1))
-            .unwrap()
-            .disponible
-    );
+    assert!(!banc.finalise(PARTICIPATION, &nom(1)));
     assert_eq!(banc.etat()["unites"]["deposee"], 0);
 }
 

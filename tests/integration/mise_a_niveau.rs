@@ -90,8 +90,7 @@ fn base_du_schema_5_reprise_s3_sans_rien_renvoyer_ni_rouvrir() {
     let nom = nom(1);
     banc.fichier(&nom, TAILLE);
     deux_parties_puis_panne(&banc);
-    let out = banc.depot().args(["--paralleles", "1"]).output().unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+    banc.depot().args(["--paralleles", "1"]).finir_en(1);
     banc.bac().pannes().effacer();
     ramener_au_schema_5(&banc.base);
     let (envoi, acquittees) = envoi_et_parties(&banc.base);
@@ -100,8 +99,7 @@ fn base_du_schema_5_reprise_s3_sans_rien_renvoyer_ni_rouvrir() {
 
     let c = banc.compteurs();
     let (parties, octets) = (c.requetes(Operation::UploadPart), c.octets_recus());
-    let out = banc.depot().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot().finir_en(0);
     banc.verifier_identiques(&[(nom.clone(), TAILLE)]);
     let c = banc.compteurs();
     assert_eq!(
@@ -124,12 +122,9 @@ fn base_du_schema_5_reprise_vigiechiro_sans_rien_renvoyer_ni_redeclarer() {
     let titre = nom(1);
     banc.fichier(&titre, TAILLE);
     deux_parties_puis_panne(&banc);
-    let out = banc
-        .depot_plateforme()
+    banc.depot_plateforme()
         .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 1, "{}", texte(&out));
+        .finir_en(1);
     banc.bac().pannes().effacer();
     ramener_au_schema_5(&banc.base);
     let (envoi, acquittees) = envoi_et_parties(&banc.base);
@@ -140,8 +135,7 @@ fn base_du_schema_5_reprise_vigiechiro_sans_rien_renvoyer_ni_redeclarer() {
     let c = banc.compteurs();
     let (parties, octets) = (c.requetes(Operation::UploadPart), c.octets_recus());
     let declarations = c.requetes(Operation::ApiDeclarerFichier);
-    let out = banc.depot_plateforme().output().unwrap();
-    assert_eq!(code(&out), 0, "{}", texte(&out));
+    banc.depot_plateforme().finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, TAILLE));
     let c = banc.compteurs();
     assert_eq!(

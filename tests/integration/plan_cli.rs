@@ -76,13 +76,11 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
 #[test]
 fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
     let banc = Banc::nouveau();
-    let out = banc.vigie().arg("etat").output().unwrap();
-    assert_eq!(code(&out), 2);
+    let out = banc.vigie().arg("etat").finir_en(2);
     out.stderr_contient(&["vigie depot"]);
     banc.fichier("a.wav", 1);
     banc.depot().output().unwrap();
-    let out = banc.vigie().args(["etat", "42"]).output().unwrap();
-    assert_eq!(code(&out), 2);
+    let out = banc.vigie().args(["etat", "42"]).finir_en(2);
     out.stderr_contient(&["vigie plans"]);
 }
 

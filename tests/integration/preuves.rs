@@ -130,13 +130,7 @@ fn un_etag_qui_n_est_pas_le_md5_fait_repartir_le_put_sans_accuser_le_fichier() {
     assert_eq!(code(&out), 1, "{tout}");
     absent(&tout, &["CONTENU", "corrigez le fichier"]);
     assert!(tout.contains("SERVEUR"), "{tout}");
-    assert!(
-        !banc
-            .bac()
-            .fichier(PARTICIPATION, &titre)
-            .unwrap()
-            .disponible
-    );
+    assert!(!banc.finalise(PARTICIPATION, &titre));
     let unites = banc.unites("echec");
     assert_eq!(unites.len(), 1, "{unites:?}");
     assert_eq!(unites[0]["cause"], "SERVEUR", "{unites:?}");

@@ -147,10 +147,7 @@ fn enregistrements_non_finalises_repris_ou_remplaces_sans_doublon() {
 
     banc.depot_plateforme().finir_en(0);
     for (n, t) in [&petit, &gros, &gros_multi, &petit_multi] {
-        assert!(
-            banc.bac().fichier(PARTICIPATION, n).unwrap().disponible,
-            "{n}"
-        );
+        assert!(banc.finalise(PARTICIPATION, n), "{n}");
         assert!(
             banc.objet_plateforme(PARTICIPATION, n) == contenu(n, *t),
             "{n}"

@@ -354,8 +354,7 @@ fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
             texte(&out)
         );
         let etat = banc.etat();
-        assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
-        assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
+        assert_unites(&etat, &[("en_cours", 0), ("deposee", 0)]);
     }
 }
 

@@ -160,8 +160,7 @@ fn une_duree_ecoulee_sur_une_panne_permanente_code_1() {
     assert_eq!(bilan["arret"], "duree_ecoulee");
     assert_eq!(bilan["deposees"], 1);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
-    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
+    assert_unites(&etat, &[("en_cours", 0), ("deposee", 1)]);
 
     banc.bac().pannes().effacer();
     banc.retenter().finir_en(0);
@@ -213,9 +212,7 @@ fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
     assert_eq!(bilan["interrompu"], true);
     assert_eq!(bilan["passages"], 1);
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["en_cours"], 0, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
-    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
+    assert_unites(&etat, &[("en_cours", 0), ("echec", 1), ("deposee", 1)]);
 
     banc.bac().pannes().effacer();
     banc.retenter().arg("--jusqu-au-bout").finir_en(0);

@@ -489,8 +489,7 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
         assert!(!objet.exists(), "{n} a été envoyé");
     }
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 1, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 2, "{etat}");
+    assert_unites(&etat, &[("deposee", 1), ("echec", 2)]);
 }
 
 /// Un fichier remplacé par un autre fichier ordinaire (même taille, même date) juste après la
@@ -577,8 +576,7 @@ fn un_fichier_remplace_puis_remis_en_place_pendant_l_envoi_n_est_pas_envoye() {
     let erreur = stderr(&out);
     assert!(erreur.contains("remplacé par un autre"), "{erreur}");
     let etat = banc.etat();
-    assert_eq!(etat["unites"]["deposee"], 0, "{etat}");
-    assert_eq!(etat["unites"]["echec"], 1, "{etat}");
+    assert_unites(&etat, &[("deposee", 0), ("echec", 1)]);
 }
 
 /// `--journal` vers un lien symbolique : refusé clairement (code 2), la cible n'est ni écrite ni

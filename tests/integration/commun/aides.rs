@@ -82,6 +82,14 @@ impl Banc {
     }
 }
 
+/// Exige les comptes d'unités de `etat` (`vigie etat --json`) : `[("deposee", 20), ("echec", 0)]`.
+#[track_caller]
+pub fn assert_unites(etat: &serde_json::Value, attendus: &[(&str, u64)]) {
+    for (sorte, n) in attendus {
+        assert_eq!(etat["unites"][sorte], *n, "unités « {sorte} » : {etat}");
+    }
+}
+
 /// Exige que `texte` contienne chacun des `motifs` ; sinon l'essai échoue en nommant le motif
 /// absent et en montrant le texte.
 #[track_caller]

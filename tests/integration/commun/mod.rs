@@ -485,6 +485,14 @@ pub mod plateforme {
             c
         }
 
+        /// Le fichier `titre` est enregistré dans `participation` et finalisé (disponible).
+        pub fn finalise(&self, participation: &str, titre: &str) -> bool {
+            self.bac()
+                .fichier(participation, titre)
+                .unwrap_or_else(|| panic!("{titre} non enregistré"))
+                .disponible
+        }
+
         /// Les participations du point B2 du site d'essai (celles que `vigie` crée).
         pub fn participations_b2(&self) -> Vec<vigie_bac_a_sable::ParticipationPlateforme> {
             self.bac()
