@@ -458,13 +458,8 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 15 * MIO);
     let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::nieme(
-        Operation::UploadPart,
-        &banc.cle(nom),
-        2,
-        code_http(404),
-    ));
-    pannes.programmer(Regle::toujours(Some(Operation::UploadPart), lenteur_ms(300)).fois(2));
+    banc.panne_nieme(Operation::UploadPart, nom, 2, code_http(404));
+    banc.panne(Regle::toujours(Some(Operation::UploadPart), lenteur_ms(300)).fois(2));
     let racine = banc.bac().racine().to_owned();
     let acquittees = std::sync::Arc::new(AtomicUsize::new(0));
     let m = {

@@ -247,8 +247,8 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
         banc.fichier(n, *t);
     }
     let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::prochaine(Operation::UploadPart, code_http(400)));
-    pannes.programmer(Regle::prochaine(Operation::ApiAbandonner, code_http(500)));
+    banc.panne_prochaine(Operation::UploadPart, code_http(400));
+    banc.panne_prochaine(Operation::ApiAbandonner, code_http(500));
     banc.depot_plateforme().finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let c = banc.compteurs();
@@ -283,7 +283,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     let refus = code_http(403);
     // La deuxième partie et l'envoi de son URL redemandée ; une place : la première partie est
     // acquittée avant.
-    pannes.programmer(Regle::nieme(Operation::UploadPart, None, 2, refus).fois(2));
+    banc.panne(Regle::nieme(Operation::UploadPart, None, 2, refus).fois(2));
     let out = banc
         .depot_plateforme()
         .args(["--paralleles", "1"])
@@ -335,7 +335,7 @@ fn url_signee_refusee_deux_fois_dit_de_verifier_l_heure() {
     let banc = Banc::avec_fichier(&nom(1), 20_000);
     let pannes = banc.bac().pannes();
     let refus = code_http(403);
-    pannes.programmer(Regle::toujours(Some(Operation::PutObject), refus).fois(2));
+    banc.panne(Regle::toujours(Some(Operation::PutObject), refus).fois(2));
     let out = banc.depot_plateforme().finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     assert_eq!(banc.requetes(Operation::PutObject), 2);

@@ -231,9 +231,8 @@ fn un_acces_refuse_ne_vaut_que_pour_ce_qu_il_refuse() {
     let banc = Banc::nouveau();
     let fichiers = banc.fichiers((1..=6).map(|i| (nom(i), 30_000 + i)).collect());
     let refus = code_http(403);
-    let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::toujours(Some(Operation::ListObjects), refus.clone()));
-    pannes.programmer(
+    banc.panne_toujours(Operation::ListObjects, refus.clone());
+    banc.panne(
         Regle::toujours(Some(Operation::PutObject), refus).sur_cle(&banc.cle(&fichiers[0].0)),
     );
     let out = banc

@@ -562,22 +562,16 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let mut laisse = None;
     match etape {
         EtapeVigieChiro::SondeReseau => {
-            pannes.programmer(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(3));
+            banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(3));
             depot.args(["--paralleles", "1", "--echecs-reseau", "3"]);
             scenario = 3;
         }
         EtapeVigieChiro::RelectureParticipations => {
-            pannes.programmer(Regle::prochaine(
-                Operation::ApiCreerParticipation,
-                Panne::PerdreReponse,
-            ));
+            banc.panne_prochaine(Operation::ApiCreerParticipation, Panne::PerdreReponse);
             scenario = 1;
         }
         EtapeVigieChiro::RelectureFichier => {
-            pannes.programmer(Regle::prochaine(
-                Operation::ApiFinaliser,
-                Panne::PerdreReponse,
-            ));
+            banc.panne_prochaine(Operation::ApiFinaliser, Panne::PerdreReponse);
             scenario = 1;
         }
         EtapeVigieChiro::SuppressionEnregistrement => {
@@ -587,7 +581,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     }
     let (autres, deja) = deja_deposes(&banc, etape, &fichiers);
     let operation = etape.operation();
-    pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
+    banc.panne(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
 
     let out = depot.output().unwrap();
     verifier!(code(&out) == 0, "code {}\n{}", code(&out), texte(&out));
@@ -686,7 +680,7 @@ fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let c = banc.compteurs();
     c.remettre_a_zero();
     let operation = etape.operation();
-    pannes.programmer(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
+    banc.panne(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
     let out = banc
         .vigie_plateforme()
         .args(["verifier", "--json"])

@@ -42,13 +42,13 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
     let banc = Banc::nouveau();
     let fichiers = petite_nuit(&banc);
     let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::UploadPart,
         None,
         2,
         Panne::CorpsTropLent,
     ));
-    pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
+    banc.panne_prochaine(Operation::PutObject, Panne::CorpsTropLent);
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
     banc.depot().args(["--paralleles", "1"]).finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
@@ -75,13 +75,13 @@ fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() 
     let banc = Banc::nouveau();
     let fichiers = petite_nuit(&banc);
     let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::nieme(
+    banc.panne(Regle::nieme(
         Operation::UploadPart,
         None,
         2,
         Panne::CorpsTropLent,
     ));
-    pannes.programmer(Regle::prochaine(Operation::PutObject, Panne::CorpsTropLent));
+    banc.panne_prochaine(Operation::PutObject, Panne::CorpsTropLent);
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
     banc.depot_plateforme()
         .args(["--paralleles", "1"])
@@ -322,8 +322,7 @@ fn interrompre_pendant_la_pause(
 /// requête de l'API et tout échange avec S3 restent sans réponse, chaque sonde aussi. La
 /// participation donnée (`GET /participations/{id}`) se lit encore.
 fn couper_apres_la_verification(banc: &Banc) {
-    let pannes = banc.bac().pannes();
-    pannes.programmer(Regle::nieme(Operation::ApiMoi, None, 2, Panne::Coupure).fois(u64::MAX));
+    banc.panne(Regle::nieme(Operation::ApiMoi, None, 2, Panne::Coupure).fois(u64::MAX));
     for op in [
         Operation::ApiCreerParticipation,
         Operation::ApiListerParticipations,
@@ -337,7 +336,7 @@ fn couper_apres_la_verification(banc: &Banc) {
         Operation::UploadPart,
         Operation::GetObject,
     ] {
-        pannes.programmer(Regle::toujours(Some(op), Panne::Coupure));
+        banc.panne(Regle::toujours(Some(op), Panne::Coupure));
     }
 }
 
@@ -482,7 +481,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
 
     // Trois coupures sur la liste des fichiers, trois tentatives : sans la pause (déclarée
     // après deux échecs), la liste serait illisible et le fichier « non vérifié ».
-    pannes.programmer(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
+    banc.panne(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
     c.remettre_a_zero();
     let mut v = verifier();
     v.args(["--tentatives", "3", "--echecs-reseau", "2"]);

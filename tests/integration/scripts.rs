@@ -246,10 +246,9 @@ fn une_duree_ecoulee_avant_tout_envoi_code_1() {
 #[test]
 fn un_reseau_abandonne_n_arrete_que_son_passage() {
     let banc = Banc::avec_fichier(&nom(1), 2000);
-    let pannes = banc.bac().pannes();
     // Deux coupures déclarent le réseau coupé ; la sonde ne passe jamais.
-    pannes.programmer(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(2));
-    pannes.programmer(Regle::toujours(Some(Operation::HeadBucket), Panne::Coupure));
+    banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(2));
+    banc.panne_toujours(Operation::HeadBucket, Panne::Coupure);
     let out = banc
         .depot()
         .args([

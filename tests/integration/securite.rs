@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 use crate::commun::plateforme::*;
 use crate::commun::*;
 use base64::Engine;
-use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, RetryAfter};
 
 /// Les niveaux de verbosité, du plus muet au plus bavard (bibliothèques comprises).
 const NIVEAUX: [(&str, &[&str], Option<&str>); 6] = [
@@ -63,22 +63,13 @@ fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_bas
         for i in 2..5 {
             banc.fichier(&nom(i), 20_000);
         }
-        let p = banc.bac().pannes();
-        p.programmer(Regle::prochaine(
+        banc.panne_prochaine(
             Operation::PutObject,
             code_http_apres(503, RetryAfter::Millisecondes(50)),
-        ));
-        p.programmer(Regle::prochaine(
-            Operation::UploadPart,
-            Panne::CouperCorpsApres(100_000),
-        ));
+        );
+        banc.panne_prochaine(Operation::UploadPart, Panne::CouperCorpsApres(100_000));
         // Un refus définitif, avec son message.
-        p.programmer(Regle::nieme(
-            Operation::PutObject,
-            &banc.cle(&nom(4)),
-            1,
-            code_http(403),
-        ));
+        banc.panne_nieme(Operation::PutObject, &nom(4), 1, code_http(403));
         let journal = banc.dossier.path().join("vigie.jsonl");
         let mut tout = String::new();
         let mut lancer = |c: Command| {
@@ -177,15 +168,11 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
                 r.corps = t.replace(&origine, &vers).into_bytes();
             }
         });
-        let p = banc.bac().pannes();
-        p.programmer(Regle::prochaine(
+        banc.panne_prochaine(
             Operation::ApiDeclarerFichier,
             code_http_apres(503, RetryAfter::Secondes(0)),
-        ));
-        p.programmer(Regle::prochaine(
-            Operation::ApiFinaliser,
-            Panne::PerdreReponse,
-        ));
+        );
+        banc.panne_prochaine(Operation::ApiFinaliser, Panne::PerdreReponse);
         let journal = banc.dossier.path().join("vigie.jsonl");
         let mut depot = banc.vigie();
         depot
