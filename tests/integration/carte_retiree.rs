@@ -56,7 +56,7 @@ fn jusqu_a(lecteur: &mut BufReader<ChildStdout>, nom: &str) -> Vec<serde_json::V
 fn lancer_le_depot(banc: &Banc) -> (Enfant, BufReader<ChildStdout>) {
     let mut depot = banc.depot();
     depot
-        .args(["--json", "--paralleles", "1"])
+        .mots("--json --paralleles 1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut enfant = Enfant::from(depot.spawn().unwrap());

@@ -132,7 +132,7 @@ fn une_coupure_plus_longue_que_l_attente_arrete_proprement_puis_retenter_termine
     let banc = Banc::nouveau();
     let fichiers = banc.nuit_de_20();
     banc.bac().pannes().couper_tout(true);
-    let out = banc.depot().args(["--attente-reseau", "2"]).finir_en(1);
+    let out = banc.depot().mots("--attente-reseau 2").finir_en(1);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["en_cours"], 0, "plan incohérent : {etat}");
     assert_eq!(etat["definitifs"], 0, "{etat}");
@@ -196,7 +196,7 @@ fn un_retry_after_retient_les_autres_unites() {
         })
     };
     banc.depot_via(&m.endpoint())
-        .args(["--paralleles", "2"])
+        .mots("--paralleles 2")
         .finir_en(0);
     banc.verifier_identiques(&fichiers);
     let mut vus = vus.lock().unwrap().clone();

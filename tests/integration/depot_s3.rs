@@ -172,7 +172,7 @@ fn un_envoi_disparu_en_route_repart_de_zero_dans_le_meme_passage() {
     banc.fichier(nom, 12 * MIO);
     banc.panne_nieme(Operation::UploadPart, nom, 2, code_http(404));
     // Une place : les parties partent une à une, le compte est exact.
-    banc.depot().args(["--paralleles", "1"]).finir_en(0);
+    banc.depot().mots("--paralleles 1").finir_en(0);
     assert_eq!(
         banc.requetes(Operation::UploadPart),
         2 + 3,
@@ -239,7 +239,7 @@ fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retent
     let mut regle = Regle::proportion(1.0, code_http(503));
     regle.cle = Some(banc.cle(nom));
     banc.panne(regle);
-    let out = banc.depot().args(["--tentatives", "3"]).finir_en(1);
+    let out = banc.depot().mots("--tentatives 3").finir_en(1);
     assert_eq!(banc.requetes_cle(Operation::PutObject, &banc.cle(nom)), 3);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
@@ -274,7 +274,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
     assert_unites(&etat, &[("deposee", 0), ("echec", 1)]);
-    let etat_humain = banc.vigie().arg("etat").output().unwrap();
+    let etat_humain = banc.vigie().arg("etat").sortie();
     etat_humain.stdout_contient(&["LOCAL"]);
 }
 
@@ -374,10 +374,7 @@ fn les_fichiers_partent_dans_l_ordre_des_chemins() {
     for (nom, taille) in tailles {
         banc.fichier(nom, taille);
     }
-    let out = banc
-        .depot()
-        .args(["--paralleles", "1", "--json"])
-        .finir_en(0);
+    let out = banc.depot().mots("--paralleles 1 --json").finir_en(0);
     let ordre: Vec<String> = stdout(&out)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -404,7 +401,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
     banc.panne_toujours(Operation::UploadPart, lenteur_ms(300));
     let out = banc
         .depot_avec(&Banc::options_sans_minuterie())
-        .args(["--paralleles", "3"])
+        .mots("--paralleles 3")
         .finir_en(0);
     banc.verifier_identiques(&[(nom.into(), 6 * 5 * MIO + 1000)]);
     let compteurs = banc.compteurs();
@@ -435,7 +432,7 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
     }
     banc.panne_toujours(Operation::UploadPart, lenteur_ms(100));
     banc.depot_avec(&Banc::options_sans_minuterie())
-        .args(["--paralleles", "2"])
+        .mots("--paralleles 2")
         .finir_en(0);
     let attendus: Vec<(String, usize)> = noms.iter().map(|n| (n.clone(), 3 * 5 * MIO)).collect();
     banc.verifier_identiques(&attendus);
@@ -478,7 +475,7 @@ fn un_envoi_disparu_pendant_des_parties_en_vol_repart_de_zero_sans_parties_perim
         })
     };
     banc.depot_via(&m.endpoint())
-        .args(["--paralleles", "4"])
+        .mots("--paralleles 4")
         .finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let c = banc.compteurs();

@@ -84,7 +84,7 @@ fn reponse_perdue_sur_la_creation_de_participation_une_seule_participation() {
     banc.panne_prochaine(Operation::ApiCreerParticipation, Panne::PerdreReponse);
     let creer = |banc: &Banc| {
         let mut c = banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT);
-        c.output().unwrap()
+        c.sortie()
     };
     let out = creer(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
@@ -169,12 +169,7 @@ fn jeton_expire_au_milieu_de_la_nuit_puis_connexion_et_retenter() {
     banc.bac()
         .ajouter_jeton("NOUVEAUJETONDUBACASABLE0123456789");
     banc.vigie()
-        .args([
-            "connexion",
-            "--jeton",
-            "NOUVEAUJETONDUBACASABLE0123456789",
-            "--api",
-        ])
+        .mots("connexion --jeton NOUVEAUJETONDUBACASABLE0123456789 --api")
         .arg(banc.bac().api())
         .finir_en(0);
     banc.retenter().finir_en(0);
@@ -284,10 +279,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     // La deuxième partie et l'envoi de son URL redemandée ; une place : la première partie est
     // acquittée avant.
     banc.panne(Regle::nieme(Operation::UploadPart, None, 2, refus).fois(2));
-    let out = banc
-        .depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(3);
+    let out = banc.depot_plateforme().mots("--paralleles 1").finir_en(3);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     let sortie = texte(&out);
     assert!(sortie.contains("refusée deux fois (403)"), "{sortie}");
@@ -313,7 +305,7 @@ fn partie_refusee_deux_fois_pour_les_droits_l_envoi_et_ses_parties_sont_gardes()
     let octets = c.octets_recus();
     let mut retenter = banc.vigie_plateforme();
     retenter
-        .args(["retenter-echecs", "--y-compris-definitifs"])
+        .mots("retenter-echecs --y-compris-definitifs")
         .args(Banc::options_rapides());
     retenter.finir_en(0);
     assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
@@ -406,8 +398,7 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
         banc.vigie_plateforme()
             .args(["traiter", "--participation", PARTICIPATION, "--api"])
             .arg(banc.bac().api())
-            .output()
-            .unwrap()
+            .sortie()
     };
     let out = traiter(&banc);
     assert_eq!(code(&out), 0, "{}", texte(&out));
@@ -435,7 +426,7 @@ fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
     let banc = Banc::nouveau();
     let out = banc
         .vigie()
-        .args(["connexion", "--jeton", "MAUVAISJETON", "--api"])
+        .mots("connexion --jeton MAUVAISJETON --api")
         .arg(banc.bac().api())
         .finir_en(2);
     assert!(stderr(&out).contains("jeton refusé"), "{}", texte(&out));
@@ -469,9 +460,7 @@ fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
     let banc = Banc::nouveau();
     let fichiers = banc.fichiers((1..=6).map(|i| (nom(i), 50_000 + i)).collect());
     banc.panne_toujours(Operation::PutObject, lenteur_ms(300));
-    banc.depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(0);
+    banc.depot_plateforme().mots("--paralleles 1").finir_en(0);
     for (titre, taille) in &fichiers {
         assert!(banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille));
         assert!(banc.finalise(PARTICIPATION, titre));

@@ -28,7 +28,7 @@ fn nuit_de_30(banc: &Banc) -> Vec<(String, usize)> {
 
 /// Aucun plan ne reste d'un dépôt arrêté avant tout envoi.
 fn aucun_plan(banc: &Banc) {
-    let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let plans = banc.vigie().mots("plans --json").sortie();
     assert!(stdout(&plans).trim().is_empty(), "{}", texte(&plans));
 }
 
@@ -83,7 +83,7 @@ fn un_refus_de_toute_la_destination_arrete_tout_avant_le_premier_octet() {
             }
             _ => banc.panne(Regle::toujours(None, Panne::Horloge(7200))),
         }
-        let out = depot.output().unwrap();
+        let out = depot.sortie();
         let compteurs = banc.compteurs();
         assert_eq!(compteurs.octets_recus(), 0, "{quoi} : {}", texte(&out));
         assert_eq!(
@@ -97,7 +97,7 @@ fn un_refus_de_toute_la_destination_arrete_tout_avant_le_premier_octet() {
 
         // Corrigé : le même dépôt part.
         banc.bac().pannes().effacer();
-        let out = banc.depot().output().unwrap();
+        let out = banc.depot().sortie();
         assert_eq!(code(&out), 0, "{quoi} : {}", texte(&out));
         banc.verifier_identiques(&fichiers);
     }
@@ -137,7 +137,7 @@ fn un_refus_de_toute_la_destination_arrete_tout_contre_moto() {
                 .pannes
                 .programmer(Regle::toujours(None, Panne::Horloge(7200))),
         }
-        let out = c.output().unwrap();
+        let out = c.sortie();
         assert_eq!(mandataire.requetes(), 1, "{quoi} : {}", texte(&out));
         refus_dit(&out, attendus);
         assert!(
@@ -167,8 +167,8 @@ fn refus_en_plein_passage(banc: &Banc, pannes: &vigie_bac_a_sable::Pannes, mut d
         Some(Operation::PutObject),
         Panne::Horloge(7200),
     ));
-    depot.args(["--paralleles", "1", "--progression", "jamais"]);
-    let out = depot.output().unwrap();
+    depot.mots("--paralleles 1 --progression jamais");
+    let out = depot.sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 3, "{tout}");
     assert!(tout.contains("retarde de 2 h 00 min"), "{tout}");
@@ -237,8 +237,7 @@ fn un_acces_refuse_ne_vaut_que_pour_ce_qu_il_refuse() {
     );
     let out = banc
         .depot_avec(&["--paralleles".to_owned(), "1".to_owned()])
-        .output()
-        .unwrap();
+        .sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 3, "{tout}");
     assert!(tout.contains("pas le droit de lister"), "{tout}");
@@ -286,7 +285,7 @@ fn meme_nuit_ailleurs(
     let avant = rien_ne_part();
     let mut c = depot(&copie);
     c.arg("--json");
-    let out = c.output().unwrap();
+    let out = c.sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
     assert_eq!(rien_ne_part(), avant, "des fichiers sont repartis : {tout}");
@@ -310,7 +309,7 @@ fn meme_nuit_ailleurs(
     assert_eq!(bilan["deja_a_la_destination"], 20, "{bilan}");
     assert_eq!(bilan["deposees"], 20);
     assert_eq!(bilan["octets_envoyes"], 0);
-    banc.vigie().args(["verifier", "2"]).finir_en(0);
+    banc.vigie().mots("verifier 2").finir_en(0);
 
     // Un fichier de la copie modifié (même taille) : lui seul repart, et remplace l'objet.
     let (n, t) = &fichiers[0];
@@ -319,7 +318,7 @@ fn meme_nuit_ailleurs(
     std::fs::write(copie.join(n), &autre).unwrap();
     let mut c = depot(&copie);
     c.arg("--redeposer-modifies");
-    let out = c.output().unwrap();
+    let out = c.sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
     assert!(tout.contains("le plan 1 (depuis"), "{tout}");

@@ -144,7 +144,7 @@ fn endurer(
             tournees += 1;
         }
     }
-    let out = depot().output().unwrap();
+    let out = depot().sortie();
     assert_eq!(
         code(&out),
         0,
@@ -342,10 +342,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_s3_tout_depose_sans_doublon_et_expliqu
     // Graine choisie pour que toutes les sortes de pannes tombent.
     programmer(banc.bac().pannes(), 5);
     let journal = banc.dossier.path().join("vigie.jsonl");
-    let out = banc
-        .depot_avec(&options_sans_arret(&journal))
-        .output()
-        .unwrap();
+    let out = banc.depot_avec(&options_sans_arret(&journal)).sortie();
     toutes_les_pannes_tombees(&banc, &out, "S3");
     // Tout est déposé, une fois.
     verifier_s3(&banc, &fichiers);
@@ -376,8 +373,7 @@ fn quinze_pour_cent_de_pannes_melees_nuit_vigiechiro_tout_disponible_sans_doublo
     let journal = banc.dossier.path().join("vigie.jsonl");
     let out = banc
         .depot_plateforme_avec(&options_sans_arret(&journal))
-        .output()
-        .unwrap();
+        .sortie();
     toutes_les_pannes_tombees(&banc, &out, "Vigie-Chiro");
     banc.verifier_sur_la_plateforme(PARTICIPATION, &fichiers);
     chaque_panne_une_tentative_ratee(&banc);

@@ -165,7 +165,7 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
     assert_unites(&etat, &[("deposee", 1), ("echec", 1)]);
-    let humain = banc.vigie().arg("etat").output().unwrap();
+    let humain = banc.vigie().arg("etat").sortie();
     humain.stdout_contient(&["LOCAL", "disparu"]);
     // La relance constate la disparition : l'unité sort du plan, le reste est intact.
     let out = banc.depot().finir_en(0);
@@ -223,7 +223,7 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     let etat = banc.etat();
     assert_unites(&etat, &[("echec", 2), ("deposee", 0)]);
     assert!(
-        stdout(&banc.vigie().arg("etat").output().unwrap()).contains("LOCAL"),
+        stdout(&banc.vigie().arg("etat").sortie()).contains("LOCAL"),
         "cause LOCAL attendue"
     );
 
@@ -270,7 +270,7 @@ fn un_retry_after_geant_arrete_l_unite_sans_bloquer_la_nuit() {
     let debut = Instant::now();
     let enfant = banc.lancer({
         let mut c = banc.depot();
-        c.args(["--paralleles", "2"]);
+        c.mots("--paralleles 2");
         c
     });
     let out = attendre_fin(enfant, Duration::from_secs(60));
@@ -372,7 +372,7 @@ fn reponses_s3_tronquees_ou_absurdes_absorbees_ou_dites_clairement() {
             r.remplacer_entete("etag", &format!("\"{}", "x".repeat(8000)));
         }
     });
-    let out = banc.depot_via(&m.endpoint()).output().unwrap();
+    let out = banc.depot_via(&m.endpoint()).sortie();
     assert!(
         drapeaux
             .iter()
@@ -446,8 +446,8 @@ fn reponses_plateforme_tronquees_ou_absurdes_sans_doublon_ni_orphelin() {
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(format!("{}/api/v1", m.endpoint()))
         .args(Banc::options_rapides())
-        .args(["--paralleles", "1"]);
-    let out = depot.output().unwrap();
+        .mots("--paralleles 1");
+    let out = depot.sortie();
     assert!(
         drapeaux
             .iter()
@@ -491,7 +491,7 @@ fn depot_via_api(banc: &Banc, api: &str) -> Command {
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION, "--api", api])
         .args(Banc::options_rapides())
-        .args(["--attente-reseau", "3"]);
+        .mots("--attente-reseau 3");
     c
 }
 
@@ -539,9 +539,7 @@ fn url_signee_vers_un_autre_hote_jamais_de_jeton_et_jamais_en_clair_hors_boucle_
         banc.fichier(&titre, 20_000);
         let api = plateforme_detournee(&banc, cible);
         let debut = Instant::now();
-        let out = depot_via_api(&banc, &format!("{}/api/v1", api.endpoint()))
-            .output()
-            .unwrap();
+        let out = depot_via_api(&banc, &format!("{}/api/v1", api.endpoint())).sortie();
         assert!(
             debut.elapsed() < Duration::from_secs(10),
             "{cible} : {:?}",
@@ -585,7 +583,7 @@ fn base_abimee_ou_d_une_version_future_refusee_par_depot_sans_rien_envoyer_ni_ec
     }
     std::fs::write(&banc.base, &abimee).unwrap();
     for args in [vec!["etat"], vec!["retenter-echecs"]] {
-        let out = banc.vigie().args(&args).output().unwrap();
+        let out = banc.vigie().args(&args).sortie();
         assert_eq!(code(&out), 2, "{args:?} : {}", texte(&out));
         assert!(
             stderr(&out).contains("n'a pas été modifiée"),
@@ -694,10 +692,7 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     let longueur = f.metadata().unwrap().len();
     f.set_len(longueur - 200 * 1024).unwrap();
     drop(f);
-    let out = avec_base(banc.depot())
-        .args(["--paralleles", "1"])
-        .output()
-        .unwrap();
+    let out = avec_base(banc.depot()).mots("--paralleles 1").sortie();
     let e = stderr(&out);
     assert!(e.contains("plein"), "{}", texte(&out));
     assert!(!e.contains("panicked"), "{e}");
@@ -723,10 +718,7 @@ fn base_sur_un_disque_plein_arret_clair_plan_intact_puis_reprise() {
     }
     avec_base(banc.depot()).finir_en(0);
     banc.verifier_identiques(&fichiers);
-    let etat = avec_base(banc.vigie())
-        .args(["etat", "--json"])
-        .output()
-        .unwrap();
+    let etat = avec_base(banc.vigie()).mots("etat --json").sortie();
     let etat: serde_json::Value = serde_json::from_slice(&etat.stdout).unwrap();
     assert_eq!(etat["unites"]["deposee"], 30, "{etat}");
     assert_eq!(
@@ -750,7 +742,7 @@ fn finalisation_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     banc.depot_plateforme().finir_en(1);
     let etat = banc.etat();
     assert_unites(&etat, &[("incertaine", 0), ("echec", 1)]);
-    let humain = stdout(&banc.vigie().arg("etat").output().unwrap());
+    let humain = stdout(&banc.vigie().arg("etat").sortie());
     assert!(
         humain.contains("500"),
         "la réponse de la plateforme n'est pas dite : {humain}"
@@ -781,7 +773,7 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     banc.depot().finir_en(1);
     let etat = banc.etat();
     assert_unites(&etat, &[("incertaine", 0), ("echec", 1)]);
-    let humain = stdout(&banc.vigie().arg("etat").output().unwrap());
+    let humain = stdout(&banc.vigie().arg("etat").sortie());
     assert!(
         humain.contains("500"),
         "la réponse du service n'est pas dite : {humain}"

@@ -47,7 +47,7 @@ fn arreter_brutalement(banc: &Banc, graine: u64, commande: impl Fn() -> Command)
         let sortie = enfant.wait_with_output().unwrap();
         // Le plan reste lisible après chaque arrêt.
         if banc.base.exists() {
-            let etat = banc.vigie().args(["etat", "--json"]).output().unwrap();
+            let etat = banc.vigie().mots("etat --json").sortie();
             assert!(
                 matches!(code(&etat), 0..=3),
                 "arrêt {i} (après {attente:?}) : base illisible\n{}\n(passage tué : {})",
@@ -66,7 +66,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_s3_rien_de_perdu_rien_en_double() {
     banc.panne(Regle::proportion(1.0, Panne::Lenteur(LENTEUR_S3)));
     let tues = arreter_brutalement(&banc, 0x5EED_0001, || {
         let mut c = banc.depot();
-        c.args(["--paralleles", "2"]);
+        c.mots("--paralleles 2");
         c
     });
     assert!(
@@ -132,7 +132,7 @@ fn vingt_arrets_brutaux_pendant_une_nuit_vigiechiro_ni_doublon_ni_orphelin() {
     // création ne doit jamais en laisser deux.
     let depot = || {
         let mut c = banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT);
-        c.args(["--paralleles", "2"]);
+        c.mots("--paralleles 2");
         c
     };
     let tues = arreter_brutalement(&banc, 0x5EED_0002, depot);

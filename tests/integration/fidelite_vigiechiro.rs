@@ -83,10 +83,10 @@ fn participation_creee_une_fois_a_l_instant_demande_et_nommee_partout() {
     // L'identifiant est gardé dans le plan : etat et plans le disent.
     let etat = banc.etat();
     assert_eq!(etat["participation"], p.id.as_str(), "{etat}");
-    let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let out = banc.vigie().mots("plans --json").sortie();
     let plans: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
     assert_eq!(plans["participation"], p.id.as_str(), "{plans}");
-    let out = banc.vigie().arg("etat").output().unwrap();
+    let out = banc.vigie().arg("etat").sortie();
     assert!(stdout(&out).contains(&p.id), "{}", texte(&out));
 
     // `vigie traiter` sans --participation : celle du dernier plan, sur son API.
@@ -154,8 +154,7 @@ fn refus_de_creation_dit_la_cause_du_serveur_sans_json_brut() {
 
     let out = banc
         .depot_par_site("64a1b2c3d4e5f60718293cff", "B2", DEBUT_NUIT, FIN_NUIT)
-        .output()
-        .unwrap();
+        .sortie();
     // Un site inconnu est dit avant tout plan, à la relecture du site (`display_site`, 404) :
     // une erreur d'usage (code 2), comme une participation inconnue.
     assert_eq!(code(&out), 2, "{}", texte(&out));
@@ -190,7 +189,7 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
     // Rien à dire quand les points concordent.
     banc.fichier(&nom(2), 10_000);
     std::fs::remove_file(banc.nuit.join(z1)).unwrap();
-    let out = banc.depot_plateforme().output().unwrap();
+    let out = banc.depot_plateforme().sortie();
     assert!(!stderr(&out).contains("attention"), "{}", texte(&out));
 }
 
@@ -238,8 +237,7 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
             .args(["--participation", PARTICIPATION, "--api"])
             .arg(banc.bac().api())
             .args(options)
-            .output()
-            .unwrap()
+            .sortie()
     };
     for (i, (titre, accepte)) in cas.iter().enumerate() {
         // Le verdict de vigie : la validation avant tout envoi (en simulation, sans réseau).
@@ -389,9 +387,7 @@ fn enregistrements_laisses_par_un_autre_client_repris_sans_echec() {
     }
     let orphelins_avant = banc.bac().envois_orphelins().len();
 
-    banc.depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(0);
+    banc.depot_plateforme().mots("--paralleles 1").finir_en(0);
     let etat = banc.etat();
     assert_unites(&etat, &[("deposee", 3), ("echec", 0)]);
     for (n, t) in [&petit, &gros, &multi] {
@@ -439,9 +435,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
     for (n, t) in &fichiers {
         banc.fichier(n, *t);
     }
-    banc.depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(0);
+    banc.depot_plateforme().mots("--paralleles 1").finir_en(0);
     for (n, t) in &fichiers {
         let f = banc.bac().fichier(PARTICIPATION, n).unwrap();
         assert!(f.disponible && !f.multipart, "{n}");
@@ -465,7 +459,7 @@ fn multipart_refuse_par_la_plateforme_repli_en_put_simple_retenu_pour_le_plan() 
         })
         .unwrap();
     assert!(refus.is_some(), "refus non retenu dans le plan");
-    let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+    let etat = stdout(&banc.vigie().arg("etat").sortie());
     contient(&etat, &["refuse l'envoi en plusieurs parties"]);
 
     // La relance, même la plateforme rétablie, ne redemande pas le multipart.
@@ -579,8 +573,7 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
             .vigie_plateforme()
             .args(args)
             .args(["--api", &api_html])
-            .output()
-            .unwrap();
+            .sortie();
         assert_eq!(code(&out), 2, "{args:?} : {}", texte(&out));
         let e = stderr(&out);
         assert!(
@@ -621,7 +614,7 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
             .arg(&banc.nuit)
             .args(["--participation", participation, "--api"])
             .arg(banc.bac().api());
-        c.output().unwrap()
+        c.sortie()
     };
     let out = depot("junk");
     assert_eq!(code(&out), 2, "{}", texte(&out));
@@ -640,7 +633,7 @@ fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
     assert_eq!(c.requetes(Operation::PutObject), 0);
 
     banc.vigie_plateforme()
-        .args(["traiter", "--participation", "junk", "--api"])
+        .mots("traiter --participation junk --api")
         .arg(banc.bac().api())
         .finir_en(2);
     assert_eq!(banc.requetes(Operation::ApiCalcul), 0);
@@ -654,8 +647,7 @@ fn identifiant_de_fichier_qui_n_est_pas_un_object_id_jamais_dans_une_url() {
     let m = retoucher_declarations(&banc, "titre", |v| v["_id"] = json!("../../moi?x="));
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
-        .output()
-        .unwrap();
+        .sortie();
     assert_ne!(code(&out), 0, "{}", texte(&out));
     for q in m.requetes() {
         assert!(
@@ -696,7 +688,7 @@ fn refus_d_un_fichier_dit_le_texte_de_errors() {
     let e = stderr(&out);
     let francais = "nom refusé par la plateforme, hors des protocoles Vigie-Chiro : X.wav";
     assert!(e.contains(&format!("refusé (422) : {francais}")), "{e}");
-    let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+    let etat = stdout(&banc.vigie().arg("etat").sortie());
     assert!(etat.contains(francais), "{etat}");
     for sortie in [&e, &etat] {
         assert!(

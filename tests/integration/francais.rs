@@ -28,10 +28,9 @@ fn depot_avec_reponse(
     });
     let out = banc
         .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
-        .args(["--progression", "jamais"])
-        .output()
-        .unwrap();
-    let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+        .mots("--progression jamais")
+        .sortie();
+    let etat = stdout(&banc.vigie().arg("etat").sortie());
     (out, etat)
 }
 
@@ -144,7 +143,7 @@ fn un_message_repete_par_fichier_est_dit_une_fois_avec_un_compte() {
         assert!(erreur.contains(compte), "{progression} : {erreur}");
         out.stdout_contient(&["30 refus définitifs AUTHENTIFICATION"]);
         // `vigie etat` aussi : le message une fois, avec le compte et deux noms.
-        let etat = stdout(&banc.vigie().arg("etat").output().unwrap());
+        let etat = stdout(&banc.vigie().arg("etat").sortie());
         assert_eq!(
             etat.matches("jeton Vigie-Chiro refusé ou expiré (401)")
                 .count(),

@@ -278,7 +278,7 @@ fn un_certificat_refuse_vers_s3_code_2_sans_attendre() {
     // Une poignée de main par transfert en vol au plus, puis plus rien : ni sonde, ni rejeu.
     assert!(front.connexions() <= 4, "{} connexions", front.connexions());
     // Rien n'a été envoyé : le plan n'est pas resté.
-    let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let plans = banc.vigie().mots("plans --json").sortie();
     assert!(!stdout(&plans).contains("\"plan\""), "{}", texte(&plans));
 
     // Le témoin : la même autorité, désignée par SSL_CERT_FILE.
@@ -324,7 +324,7 @@ fn un_certificat_perime_dit_de_regarder_l_horloge() {
     let mut connexion = banc.vigie_plateforme();
     connexion
         .env("SSL_CERT_FILE", AUTORITE)
-        .args(["connexion", "--api"])
+        .mots("connexion --api")
         .arg(format!("{}/api/v1", front.url()));
     let out = mener(&banc, connexion);
     assert_eq!(code(&out), 2, "{}", texte(&out));
@@ -404,7 +404,7 @@ fn une_reponse_sans_fin_de_la_plateforme_est_bornee_et_dite() {
     banc.nuit_de_12();
     banc.panne_toujours(Operation::ApiMoi, Panne::CorpsSansFin);
     let mut depot = banc.depot_plateforme_avec(&[]);
-    depot.args(options()).args(["--tentatives", "1"]);
+    depot.args(options()).mots("--tentatives 1");
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let stderr = stderr(&out);

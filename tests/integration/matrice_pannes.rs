@@ -315,7 +315,7 @@ macro_rules! verifier {
 
 /// Le passage d'un cas doit finir en `attendu`.
 fn passage(mut depot: Command, attendu: i32) -> Result<(), String> {
-    let out = depot.output().unwrap();
+    let out = depot.sortie();
     verifier!(
         code(&out) == attendu,
         "code {} au lieu de {attendu}\n{}",
@@ -398,7 +398,7 @@ fn depot_s3(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
 /// partie et laisse l'envoi ouvert avec sa première partie acquittée (code 1).
 fn preparer_reprise(pannes: &Pannes, mut depot: Command) -> Result<(), String> {
     pannes.programmer(Regle::nieme(Operation::UploadPart, None, 2, code_http(503)).fois(100));
-    depot.args(["--tentatives", "1"]);
+    depot.mots("--tentatives 1");
     passage(depot, 1).map_err(|e| format!("reprise mal préparée : {e}"))
 }
 
@@ -407,7 +407,7 @@ fn preparer_reprise(pannes: &Pannes, mut depot: Command) -> Result<(), String> {
 /// passage mesuré redonne le défaut.
 fn mesure(mut depot: Command, etape: Operation) -> Command {
     if etape == Operation::ListParts {
-        depot.args(["--tentatives", "7"]);
+        depot.mots("--tentatives 7");
     }
     depot
 }
@@ -563,7 +563,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     match etape {
         EtapeVigieChiro::SondeReseau => {
             banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::Coupure).fois(3));
-            depot.args(["--paralleles", "1", "--echecs-reseau", "3"]);
+            depot.mots("--paralleles 1 --echecs-reseau 3");
             scenario = 3;
         }
         EtapeVigieChiro::RelectureParticipations => {
@@ -583,7 +583,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let operation = etape.operation();
     banc.panne(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
 
-    let out = depot.output().unwrap();
+    let out = depot.sortie();
     verifier!(code(&out) == 0, "code {}\n{}", code(&out), texte(&out));
     let c = banc.compteurs();
     verifier!(
@@ -683,10 +683,9 @@ fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     banc.panne(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
     let out = banc
         .vigie_plateforme()
-        .args(["verifier", "--json"])
+        .mots("verifier --json")
         .args(Banc::reessais_rapides())
-        .output()
-        .unwrap();
+        .sortie();
     verifier!(
         code(&out) == 0,
         "code {} au lieu de 0\n{}",

@@ -45,12 +45,9 @@ fn jeton_expire_en_route_sans_conseil_s3() {
         2,
         code_http(401),
     ));
-    let out = banc
-        .depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(3);
+    let out = banc.depot_plateforme().mots("--paralleles 1").finir_en(3);
     let bilan = stdout(&out);
-    let etat = banc.vigie().arg("etat").output().unwrap();
+    let etat = banc.vigie().arg("etat").sortie();
     let etat = stdout(&etat);
     for sortie in [&bilan, &etat] {
         assert!(sortie.contains("AUTHENTIFICATION"), "{sortie}");
@@ -84,7 +81,7 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
     std::fs::remove_file(fichier_du_jeton(&banc)).unwrap();
     let mut enfant = banc
         .vigie()
-        .args(["connexion", "--jeton", "-", "--api"])
+        .mots("connexion --jeton - --api")
         .arg(banc.bac().api())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -108,12 +105,7 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
     let requetes = banc.compteurs().requetes_total();
     let out = banc
         .vigie()
-        .args([
-            "connexion",
-            "--jeton",
-            "https://vigiechiro.herokuapp.com/#/participations/64a1b2c3d4e5f60718293d01",
-            "--api",
-        ])
+        .mots("connexion --jeton https://vigiechiro.herokuapp.com/#/participations/64a1b2c3d4e5f60718293d01 --api")
         .arg(banc.bac().api())
         .finir_en(2);
     let erreur = stderr(&out);

@@ -90,7 +90,7 @@ fn base_du_schema_5_reprise_s3_sans_rien_renvoyer_ni_rouvrir() {
     let nom = nom(1);
     banc.fichier(&nom, TAILLE);
     deux_parties_puis_panne(&banc);
-    banc.depot().args(["--paralleles", "1"]).finir_en(1);
+    banc.depot().mots("--paralleles 1").finir_en(1);
     banc.bac().pannes().effacer();
     ramener_au_schema_5(&banc.base);
     let (envoi, acquittees) = envoi_et_parties(&banc.base);
@@ -122,9 +122,7 @@ fn base_du_schema_5_reprise_vigiechiro_sans_rien_renvoyer_ni_redeclarer() {
     let titre = nom(1);
     banc.fichier(&titre, TAILLE);
     deux_parties_puis_panne(&banc);
-    banc.depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(1);
+    banc.depot_plateforme().mots("--paralleles 1").finir_en(1);
     banc.bac().pannes().effacer();
     ramener_au_schema_5(&banc.base);
     let (envoi, acquittees) = envoi_et_parties(&banc.base);

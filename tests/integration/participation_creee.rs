@@ -72,7 +72,7 @@ fn site_point_fixe_sans_point_refuse_avant_tout_plan() {
 /// Ni participation créée, ni plan local laissé (`vigie plans --json` : une ligne par plan).
 fn rien_de_cree(banc: &Banc) {
     assert_eq!(banc.requetes(Operation::ApiCreerParticipation), 0);
-    let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let out = banc.vigie().mots("plans --json").sortie();
     assert!(
         evenements(&lignes_json(&out.stdout), "plans").is_empty(),
         "un plan local est resté : {}",

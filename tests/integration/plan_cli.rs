@@ -13,7 +13,7 @@ fn simulation(banc: &Banc) -> Command {
     let mut c = banc.vigie();
     c.arg("depot")
         .arg(&banc.nuit)
-        .args(["--vers", "s3://nuits/essai", "--simulation"]);
+        .mots("--vers s3://nuits/essai --simulation");
     c
 }
 
@@ -29,7 +29,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     contient(&stdout, &["a.wav → essai/a.wav", "rien n'a été envoyé"]);
     assert_eq!(banc.compteurs().octets_recus(), 0);
-    let out = banc.vigie().arg("plans").output().unwrap();
+    let out = banc.vigie().arg("plans").sortie();
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("Aucun plan"),
         "la simulation a laissé un plan : {}",
@@ -53,7 +53,7 @@ fn simulation_ne_laisse_pas_de_plan_puis_etat_et_plans() {
         stdout.contains("2/2") && stdout.contains("s3://nuits/"),
         "{stdout}"
     );
-    let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let out = banc.vigie().mots("plans --json").sortie();
     let ligne: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(ligne["unites"], 2);
 
@@ -79,8 +79,8 @@ fn etat_sans_plan_et_plan_inconnu_disent_quoi_faire() {
     let out = banc.vigie().arg("etat").finir_en(2);
     out.stderr_contient(&["vigie depot"]);
     banc.fichier("a.wav", 1);
-    banc.depot().output().unwrap();
-    let out = banc.vigie().args(["etat", "42"]).finir_en(2);
+    banc.depot().sortie();
+    let out = banc.vigie().mots("etat 42").finir_en(2);
     out.stderr_contient(&["vigie plans"]);
 }
 
@@ -91,13 +91,7 @@ fn dossier_vide_ou_introuvable_code_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("aucun enregistrement"));
     let out = banc
         .vigie()
-        .args([
-            "depot",
-            "/nulle/part",
-            "--vers",
-            "s3://nuits/x",
-            "--simulation",
-        ])
+        .mots("depot /nulle/part --vers s3://nuits/x --simulation")
         .finir_en(2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("introuvable"));
 }
@@ -118,7 +112,7 @@ fn destination_invalide_ou_http_distant_refuses() {
         if let Some(e) = extra {
             c.args(["--endpoint-url", e]);
         }
-        let out = c.output().unwrap();
+        let out = c.sortie();
         assert_eq!(code(&out), 2, "{vers} : {}", texte(&out));
         assert!(
             String::from_utf8_lossy(&out.stderr).contains(attendu),
@@ -200,7 +194,7 @@ fn fichier_illisible_et_nom_non_utf8_listes_ensemble_rien_n_est_envoye() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     contient(&stderr, &["UTF-8", "contrôle", "2 fichiers à corriger"]);
     // Rien n'a été planifié.
-    let out = banc.vigie().arg("plans").output().unwrap();
+    let out = banc.vigie().arg("plans").sortie();
     out.stdout_contient(&["Aucun plan"]);
 }
 
@@ -300,7 +294,7 @@ fn kill_9_pendant_la_planification_laisse_aucun_plan_ou_un_plan_complet() {
 #[test]
 fn un_tube_ferme_n_est_pas_une_erreur() {
     let banc = Banc::avec_fichier("a.wav", 100);
-    banc.depot().output().unwrap();
+    banc.depot().sortie();
     for commande in [vec!["etat"], vec!["plans"], vec!["etat", "--json"]] {
         // La lecture du tube est fermée avant que vigie n'écrive : toute écriture échoue (EPIPE).
         let (lecteur, ecrivain) = std::io::pipe().unwrap();
@@ -310,8 +304,7 @@ fn un_tube_ferme_n_est_pas_une_erreur() {
             .args(&commande)
             .stdout(ecrivain)
             .stderr(std::process::Stdio::piped())
-            .output()
-            .unwrap();
+            .sortie();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(code(&out), 0, "{commande:?} : {stderr}");
         assert!(

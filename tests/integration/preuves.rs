@@ -58,9 +58,8 @@ fn un_put_signe_en_200_sans_etag_n_est_jamais_un_depot() {
     banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::FauxSucces).sur_cle(&cle));
     let out = banc
         .depot_plateforme()
-        .args(["--progression", "jamais"])
-        .output()
-        .unwrap();
+        .mots("--progression jamais")
+        .sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 1, "{tout}");
     let f = banc.bac().fichier(PARTICIPATION, titre).unwrap();
@@ -125,7 +124,7 @@ fn un_etag_qui_n_est_pas_le_md5_fait_repartir_le_put_sans_accuser_le_fichier() {
     banc.fichier(&titre, taille);
     let cle = cle_plateforme(&titre);
     banc.panne(Regle::toujours(Some(Operation::PutObject), Panne::EtagAltere).sur_cle(&cle));
-    let out = banc.depot_plateforme().output().unwrap();
+    let out = banc.depot_plateforme().sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 1, "{tout}");
     absent(&tout, &["CONTENU", "corrigez le fichier"]);
@@ -158,7 +157,7 @@ fn un_417_vers_la_plateforme_n_accuse_pas_le_fichier() {
     let banc = Banc::nouveau();
     let fichiers = nuit_de_4(&banc);
     banc.panne_prochaine(Operation::PutObject, code_http(417));
-    verifier_417(&banc.depot_plateforme().output().unwrap());
+    verifier_417(&banc.depot_plateforme().sortie());
     retenter_tout_depose(&banc, &fichiers);
 }
 
@@ -173,7 +172,7 @@ fn un_417_vers_s3_n_accuse_pas_le_fichier_bac_a_sable_et_moto() {
         .collect();
     let quatre_cent_dix_sept = || Regle::prochaine(Operation::PutObject, code_http(417));
     banc.panne(quatre_cent_dix_sept());
-    verifier_417(&banc.depot().output().unwrap());
+    verifier_417(&banc.depot().sortie());
     banc.retenter().finir_en(0);
     banc.verifier_identiques(&fichiers);
 
@@ -193,7 +192,7 @@ fn un_417_vers_s3_n_accuse_pas_le_fichier_bac_a_sable_et_moto() {
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
     mandataire.pannes.programmer(quatre_cent_dix_sept());
     let mut depot = banc.depot_vers(&banc.nuit, compartiment, &mandataire.endpoint());
-    verifier_417(&depot.output().unwrap());
+    verifier_417(&depot.sortie());
     banc.retenter().finir_en(0);
     let objets = banc.rt.block_on(moto::objets(&client, compartiment));
     assert_eq!(
@@ -339,7 +338,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     let recus = banc.compteurs().octets_recus();
     let mut depot = banc.depot();
     depot.arg("--redeposer-modifies");
-    let out = depot.output().unwrap();
+    let out = depot.sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
     absent(&tout, &["ont changé", "--redeposer-modifies"]);
@@ -353,7 +352,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
         "des fichiers sont repartis : {tout}"
     );
     // Relancé encore : la nouvelle date est notée, plus rien à relire ni à dire.
-    let out = banc.depot().output().unwrap();
+    let out = banc.depot().sortie();
     assert!(!texte(&out).contains("date changée"), "{}", texte(&out));
 
     // Un fichier vraiment modifié, même taille, et un autre seulement redaté.
@@ -362,7 +361,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     autre[0] ^= 0xff;
     std::fs::write(banc.nuit.join(n), autre).unwrap();
     decaler_d_une_heure(&banc, &fichiers[1..2]);
-    let out = banc.depot().output().unwrap();
+    let out = banc.depot().sortie();
     let tout = texte(&out);
     contient(&tout, &["1 fichier(s) déjà déposé(s) ont changé"]);
     assert!(
@@ -376,7 +375,7 @@ fn une_carte_fat_a_l_heure_d_ete_ne_fait_rien_repartir() {
     banc.depot_plateforme().finir_en(0);
     decaler_d_une_heure(&banc, &fichiers);
     let recus = banc.compteurs().octets_recus();
-    let out = banc.depot_plateforme().output().unwrap();
+    let out = banc.depot_plateforme().sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 0, "{tout}");
     assert!(!tout.contains("ont changé"), "{tout}");

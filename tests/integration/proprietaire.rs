@@ -43,7 +43,7 @@ fn participation_d_un_autre_observateur_refusee_avant_toute_declaration() {
     assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 0);
     assert!(banc.bac().fichiers().is_empty());
     assert_eq!(banc.compteurs().octets_recus(), 0);
-    let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let plans = banc.vigie().mots("plans --json").sortie();
     plans.stdout_sans(&[PARTICIPATION_AUTRE]);
 
     // En JSON : la même erreur, code 3, en dernière ligne.
@@ -109,7 +109,7 @@ fn verifier_devant_un_refus_definitif_ne_dit_pas_injoignable() {
         if json {
             c.arg("--json");
         }
-        c.output().unwrap()
+        c.sortie()
     };
     let out = verifier(false);
     assert_eq!(code(&out), 3, "{}", texte(&out));

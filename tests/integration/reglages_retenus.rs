@@ -76,8 +76,7 @@ fn retenter(banc: &Banc, reglages: &[&str]) -> std::process::Output {
         .args(Banc::reessais_rapides())
         .args(reglages)
         .arg("--json")
-        .output()
-        .unwrap()
+        .sortie()
 }
 
 /// Le bilan JSON (dernière ligne) d'une sortie `--json`.
@@ -131,7 +130,7 @@ fn kill_9_en_plein_multipart_puis_retenter_reprend_le_seuil_a_la_partie_pres() {
     assert_eq!(b["reglages_repris"]["--seuil-multipart"], "6", "{b}");
     assert_eq!(b["reglages_repris"]["--paralleles"], "1", "{b}");
     // `vigie etat` dit ce que le plan retient.
-    let etat = banc.vigie().arg("etat").output().unwrap();
+    let etat = banc.vigie().arg("etat").sortie();
     etat.stdout_contient(&[
         "réglages retenus (repris à chaque relance) : --paralleles 1, --seuil-multipart 6",
     ]);

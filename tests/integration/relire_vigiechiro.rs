@@ -98,7 +98,7 @@ fn quatre_mille_fichiers_deja_presents_inventaire_en_quarante_pages() {
     }
     let out = banc
         .depot_plateforme()
-        .args(["--json", "--paralleles", "16"])
+        .mots("--json --paralleles 16")
         .finir_en(0);
     assert_eq!(banc.requetes(Operation::ApiPiecesJointes), 40);
     assert_eq!(banc.requetes(Operation::ApiDeclarerFichier), 0);
@@ -233,9 +233,8 @@ fn fichier_finalise_modifie_et_redeposer_modifies_refus_dit_jamais_depose() {
         let puts = banc.requetes(Operation::PutObject);
         let out = banc
             .depot_plateforme()
-            .args(["--redeposer-modifies", "--progression", "jamais"])
-            .output()
-            .unwrap();
+            .mots("--redeposer-modifies --progression jamais")
+            .sortie();
         let e = stderr(&out);
         assert_eq!(code(&out), 3, "{}", texte(&out));
         assert!(!e.contains(&format!("✓ {}", a.0)), "{e}");
@@ -275,7 +274,7 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
 
     let mut c = banc.depot_plateforme();
     banc.autre_base(&mut c);
-    let out = c.args(["--progression", "jamais"]).finir_en(0);
+    let out = c.mots("--progression jamais").finir_en(0);
     let e = stderr(&out);
     contient(
         &e,
@@ -303,12 +302,12 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
     };
     let mut c = banc.depot_plateforme();
     troisieme(&mut c);
-    let out = c.args(["--progression", "jamais"]).finir_en(3);
+    let out = c.mots("--progression jamais").finir_en(3);
     assert!(!stderr(&out).contains('✓'), "{}", texte(&out));
     let mut c = banc.retenter();
     troisieme(&mut c);
     c.env("VIGIE_JETON", JETON);
-    let out = c.args(["--y-compris-definitifs", "--json"]).finir_en(0);
+    let out = c.mots("--y-compris-definitifs --json").finir_en(0);
     assert_eq!(bilan(&out)["deja_sur_la_plateforme"], 1);
     assert!(banc.objet_plateforme(PARTICIPATION, &a.0) == contenu(&a.0, a.1));
 }
@@ -317,10 +316,7 @@ fn plan_neuf_sur_une_participation_qui_a_deja_le_fichier() {
 
 /// `vigie verifier --json` : le code de sortie et les lignes JSON.
 fn verifier(banc: &Banc) -> Output {
-    banc.vigie_plateforme()
-        .args(["verifier", "--json"])
-        .output()
-        .unwrap()
+    banc.vigie_plateforme().mots("verifier --json").sortie()
 }
 
 fn bilan_verification(out: &Output) -> Value {

@@ -50,7 +50,7 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
     ));
     banc.panne_prochaine(Operation::PutObject, Panne::CorpsTropLent);
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
-    banc.depot().args(["--paralleles", "1"]).finir_en(0);
+    banc.depot().mots("--paralleles 1").finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     banc.verifier_identiques(&fichiers);
     let c = banc.compteurs();
@@ -83,9 +83,7 @@ fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() 
     ));
     banc.panne_prochaine(Operation::PutObject, Panne::CorpsTropLent);
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
-    banc.depot_plateforme()
-        .args(["--paralleles", "1"])
-        .finir_en(0);
+    banc.depot_plateforme().mots("--paralleles 1").finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
     for (n, t) in &fichiers {
         assert!(
@@ -128,7 +126,7 @@ fn une_declaration_illisible_dit_sa_cause_et_ne_coupe_pas_le_reseau() {
         .arg(format!("{}/api/v1", m.endpoint()))
         .args(Banc::options_rapides())
         // Un seul échec réseau suffirait à déclarer le réseau coupé.
-        .args(["--echecs-reseau", "1", "-v", "--journal"])
+        .mots("--echecs-reseau 1 -v --journal")
         .arg(&journal);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 0, "{}", texte(&out));
@@ -162,7 +160,7 @@ fn une_reponse_s3_illisible_dit_la_cause_du_sdk() {
         }
     });
     let mut depot = banc.depot_via(&m.endpoint());
-    depot.args(["--echecs-reseau", "1", "--tentatives", "2", "-v"]);
+    depot.mots("--echecs-reseau 1 --tentatives 2 -v");
     // Prise pour une coupure, la réponse illisible mettait le passage en pause sans fin.
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
@@ -206,9 +204,8 @@ fn une_reponse_d_api_demesuree_est_trop_grande() {
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(format!("{}/api/v1", m.endpoint()))
         .args(Banc::options_rapides())
-        .args(["--tentatives", "2"])
-        .output()
-        .unwrap();
+        .mots("--tentatives 2")
+        .sortie();
     assert_ne!(code(&out), 0, "{}", texte(&out));
     assert!(
         banc.decisions()
@@ -233,7 +230,7 @@ fn une_reponse_s3_demesuree_est_trop_grande() {
     });
     let out = banc
         .depot_via(&m.endpoint())
-        .args(["--tentatives", "2"])
+        .mots("--tentatives 2")
         .finir_en(1);
     assert!(
         banc.decisions()
@@ -375,7 +372,7 @@ fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
         texte(&out)
     );
     // Interrompu avant de planifier : aucun plan n'est laissé.
-    let plans = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let plans = banc.vigie().mots("plans --json").sortie();
     assert!(stdout(&plans).trim().is_empty(), "{}", texte(&plans));
 }
 
@@ -392,7 +389,7 @@ fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() 
         .args(["--participation", PARTICIPATION, "--api"])
         .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
         .args(Banc::options_rapides())
-        .args(["--attente-reseau", "2"]);
+        .mots("--attente-reseau 2");
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let erreurs = stderr(&out);
@@ -425,7 +422,7 @@ fn ctrl_c_pendant_la_creation_d_une_participation_sort_en_130() {
 fn la_pause_de_la_creation_d_une_participation_est_sondee_et_bornee() {
     let banc = Banc::nouveau();
     let mut depot = depot_dont_le_reseau_tombe_avant_la_creation(&banc);
-    depot.args(["--attente-reseau", "2"]);
+    depot.mots("--attente-reseau 2");
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let c = banc.compteurs();
@@ -454,7 +451,7 @@ fn verifier_sans_reseau_s_arrete_sur_l_attente_reseau_et_cede_a_ctrl_c() {
     verifier
         .arg("verifier")
         .args(Banc::reessais_rapides())
-        .args(["--attente-reseau", "2"]);
+        .mots("--attente-reseau 2");
     let out = attendre_fin(banc.lancer(verifier), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let mut verifier = banc.vigie();
@@ -484,7 +481,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
     banc.panne(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
     c.remettre_a_zero();
     let mut v = verifier();
-    v.args(["--tentatives", "3", "--echecs-reseau", "2"]);
+    v.mots("--tentatives 3 --echecs-reseau 2");
     let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert!(
@@ -502,7 +499,7 @@ fn verifier_vigiechiro_sous_la_veille_du_reseau_et_ctrl_c() {
     couper_apres_la_verification(&banc);
     c.remettre_a_zero();
     let mut v = verifier();
-    v.args(["--attente-reseau", "2"]);
+    v.mots("--attente-reseau 2");
     let out = attendre_fin(banc.lancer(v), Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     out.stderr_contient(&["réseau indisponible"]);
@@ -558,7 +555,7 @@ fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
     depot
         .arg("depot")
         .arg(&banc.nuit)
-        .args(["--vers", "s3://nuits/terrain", "--endpoint-url"])
+        .mots("--vers s3://nuits/terrain --endpoint-url")
         .arg(format!("https://127.0.0.1:{}", port_ferme()));
     sans_certificats(&mut depot);
     for mut commande in [connexion, depot] {

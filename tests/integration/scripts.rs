@@ -50,7 +50,7 @@ fn une_panne_plus_longue_qu_un_passage_finit_deposee_apres_plusieurs_passages() 
     );
     let out = banc
         .depot()
-        .args(["--tentatives", "3", "--jusqu-au-bout", "--json"])
+        .mots("--tentatives 3 --jusqu-au-bout --json")
         .args(PAUSES_COURTES)
         .finir_en(0);
     let lignes = lignes_json(&out.stdout);
@@ -95,7 +95,7 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
     );
     let out = banc
         .depot()
-        .args(["--tentatives", "2", "--jusqu-au-bout"])
+        .mots("--tentatives 2 --jusqu-au-bout")
         .args(PAUSES_COURTES)
         .finir_en(3);
     let sortie = stdout(&out);
@@ -131,7 +131,7 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
     // Ce qu'un script lit pour corriger : le refus, avec sa cause.
     let out = banc
         .vigie()
-        .args(["etat", "--unites", "definitif", "--json"])
+        .mots("etat --unites definitif --json")
         .finir_en(3);
     let unites = lignes_json(&out.stdout);
     assert_eq!(unites.len(), 1, "{}", stdout(&out));
@@ -147,8 +147,8 @@ fn une_duree_ecoulee_sur_une_panne_permanente_code_1() {
     let (banc, fichiers) = deux_fichiers_dont_un_en_panne_permanente();
     let out = banc
         .depot()
-        .args(["--tentatives", "2", "--jusqu-au-bout=5s", "--json"])
-        .args(["--attente-passage", "0.2", "--attente-passage-max", "0.5"])
+        .mots("--tentatives 2 --jusqu-au-bout=5s --json")
+        .mots("--attente-passage 0.2 --attente-passage-max 0.5")
         .finir_en(1);
     let lignes = lignes_json(&out.stdout);
     assert!(
@@ -173,9 +173,9 @@ fn une_duree_ecoulee_sur_une_panne_permanente_code_1() {
 fn ctrl_c_pendant_la_pause_entre_deux_passages_code_130() {
     let (banc, fichiers) = deux_fichiers_dont_un_en_panne_permanente();
     let mut c = banc.depot();
-    c.args(["--tentatives", "2", "--jusqu-au-bout", "--json"])
+    c.mots("--tentatives 2 --jusqu-au-bout --json")
         // Une pause d'une heure : seul Ctrl-C peut la finir dans le temps de l'essai.
-        .args(["--attente-passage", "3600", "--attente-passage-max", "3600"])
+        .mots("--attente-passage 3600 --attente-passage-max 3600")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut enfant = Enfant::from(c.spawn().unwrap());
@@ -229,7 +229,7 @@ fn une_duree_ecoulee_avant_tout_envoi_code_1() {
     let mut depot = banc.depot_par_site(vigie_bac_a_sable::SITE, "B2", DEBUT_NUIT, FIN_NUIT);
     // Assez de tentatives pour que la création dure plus que DURÉE.
     depot
-        .args(["--jusqu-au-bout=2s", "--tentatives", "50", "--json"])
+        .mots("--jusqu-au-bout=2s --tentatives 50 --json")
         .args(PAUSES_COURTES);
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(60));
     assert_eq!(code(&out), 1, "{}", texte(&out));
@@ -251,14 +251,7 @@ fn un_reseau_abandonne_n_arrete_que_son_passage() {
     banc.panne_toujours(Operation::HeadBucket, Panne::Coupure);
     let out = banc
         .depot()
-        .args([
-            "--echecs-reseau",
-            "2",
-            "--attente-reseau",
-            "1",
-            "--jusqu-au-bout",
-            "--json",
-        ])
+        .mots("--echecs-reseau 2 --attente-reseau 1 --jusqu-au-bout --json")
         .args(PAUSES_COURTES)
         .finir_en(0);
     let lignes = lignes_json(&out.stdout);
@@ -292,12 +285,9 @@ fn etat_unites_echec_liste_exactement_les_fichiers_en_echec() {
     for n in &en_panne {
         banc.panne(Regle::toujours(Some(Operation::PutObject), panne_503()).sur_cle(&banc.cle(n)));
     }
-    banc.depot().args(["--tentatives", "2"]).finir_en(1);
+    banc.depot().mots("--tentatives 2").finir_en(1);
 
-    let out = banc
-        .vigie()
-        .args(["etat", "--unites", "echec", "--json"])
-        .finir_en(1);
+    let out = banc.vigie().mots("etat --unites echec --json").finir_en(1);
     let unites = lignes_json(&out.stdout);
     let chemins: Vec<&str> = unites
         .iter()
@@ -318,8 +308,7 @@ fn etat_unites_echec_liste_exactement_les_fichiers_en_echec() {
         let out = banc
             .vigie()
             .args(["etat", "--unites", filtre, "--json"])
-            .output()
-            .unwrap();
+            .sortie();
         lignes_json(&out.stdout).len()
     };
     assert_eq!(compter("deposee"), 2);
@@ -327,21 +316,13 @@ fn etat_unites_echec_liste_exactement_les_fichiers_en_echec() {
     assert_eq!(compter("definitif"), 0);
     assert_eq!(compter("incertaine"), 0);
 
-    let out = banc
-        .vigie()
-        .args(["etat", "--unites", "echec"])
-        .output()
-        .unwrap();
+    let out = banc.vigie().mots("etat --unites echec").sortie();
     let texte_etat = stdout(&out);
     let lignes: Vec<&str> = texte_etat.lines().collect();
     assert_eq!(lignes.len(), 3, "{texte_etat}");
     assert!(lignes[1].starts_with("echec      SERVEUR"), "{texte_etat}");
     assert!(lignes[1].contains(&nom(1)), "{texte_etat}");
-    let out = banc
-        .vigie()
-        .args(["etat", "--unites", "incertaine"])
-        .output()
-        .unwrap();
+    let out = banc.vigie().mots("etat --unites incertaine").sortie();
     assert_eq!(
         stdout(&out),
         "Plan 1 : aucun fichier dans l'état incertaine.\n"
@@ -369,7 +350,7 @@ fn jusqu_au_bout_vers_la_plateforme() {
     ));
     let out = banc
         .depot_plateforme()
-        .args(["--tentatives", "2", "--jusqu-au-bout", "--json"])
+        .mots("--tentatives 2 --jusqu-au-bout --json")
         .args(PAUSES_COURTES)
         .finir_en(0);
     let lignes = lignes_json(&out.stdout);
@@ -475,10 +456,10 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
     assert_eq!(erreur.last().unwrap()["evenement"], "erreur");
     assert_eq!(erreur.last().unwrap()["code"], 2);
 
-    let out = banc.vigie().args(["deconnexion", "--json"]).finir_en(0);
+    let out = banc.vigie().mots("deconnexion --json").finir_en(0);
     assert_eq!(lignes_json(&out.stdout)[0]["connexion_effacee"], true);
     assert!(!config.join("connexion.json").exists());
-    let out = banc.vigie().args(["connexion", "--json"]).finir_en(2);
+    let out = banc.vigie().mots("connexion --json").finir_en(2);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(lignes[0]["origine_api"], "defaut");
     assert_eq!(lignes[0]["jeton"], serde_json::Value::Null);
@@ -603,11 +584,7 @@ fn la_relecture_de_la_plateforme_suit_le_schema() {
     assert_eq!(bilan["evenement"], "bilan");
     assert_eq!(bilan["deja_sur_la_plateforme"], 1, "{bilan}");
     assert_eq!(bilan["deja_sur_la_plateforme_non_comparees"], 0, "{bilan}");
-    let out = banc
-        .vigie()
-        .args(["etat", "--unites", "echec", "--json"])
-        .output()
-        .unwrap();
+    let out = banc.vigie().mots("etat --unites echec --json").sortie();
     let unites = lignes_json(&out.stdout);
     assert_eq!(unites.len(), 1, "{}", texte(&out));
     assert_eq!(unites[0]["cause"], "REMPLACEMENT_REFUSE");
@@ -620,7 +597,7 @@ fn la_relecture_de_la_plateforme_suit_le_schema() {
     banc.panne(Regle::toujours(Some(Operation::ApiPiecesJointes), Panne::Coupure).fois(3));
     let out = banc
         .vigie_plateforme()
-        .args(["verifier", "--json", "--echecs-reseau", "2"])
+        .mots("verifier --json --echecs-reseau 2")
         .args(Banc::reessais_rapides())
         .finir_en(3);
     let lignes = lignes_json(&out.stdout);
@@ -666,7 +643,7 @@ fn chaque_commande_suit_le_schema() {
         Panne::CouperCorpsApres(100_000),
     ));
     let json = |c: &mut std::process::Command| {
-        let out = c.arg("--json").output().unwrap();
+        let out = c.arg("--json").sortie();
         (code(&out), lignes_json(&out.stdout), texte(&out))
     };
     let (c, lignes, t) = json(banc.depot().arg("--simulation"));
@@ -729,21 +706,17 @@ fn chaque_commande_suit_le_schema() {
         banc.vigie_plateforme()
             .arg("depot")
             .arg(autre.path())
-            .args(["--participation", "pas-un-identifiant"]),
+            .mots("--participation pas-un-identifiant"),
     );
     assert_eq!(c, 2, "{t}");
     assert_eq!(lignes.len(), 1, "{t}");
     assert_eq!(lignes[0]["evenement"], "erreur");
 
     // La démonstration, sans pannes.
-    let (c, lignes, t) = json(banc.vigie().args([
-        "demo",
-        "--sans-pannes",
-        "--graine",
-        "3",
-        "--progression",
-        "jamais",
-    ]));
+    let (c, lignes, t) = json(
+        banc.vigie()
+            .mots("demo --sans-pannes --graine 3 --progression jamais"),
+    );
     assert_eq!(c, 0, "{t}");
     assert_eq!(lignes[0]["evenement"], "demo");
     assert!(!evenements(&lignes, "bilan").is_empty(), "{t}");
@@ -751,7 +724,7 @@ fn chaque_commande_suit_le_schema() {
     // Le bac à sable : sa seule ligne, puis Ctrl-C.
     let mut enfant = Enfant::from(
         banc.vigie()
-            .args(["bac-a-sable", "--port", "0", "--json"])
+            .mots("bac-a-sable --port 0 --json")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -75,7 +75,7 @@ fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_bas
         let mut lancer = |c: Command| {
             let mut c = avec_niveau(c, niveau);
             c.arg("--journal").arg(&journal);
-            let out = c.output().unwrap();
+            let out = c.sortie();
             assert!(!sorties(&out).contains("panicked"), "{}", texte(&out));
             tout.push_str(&sorties(&out));
             out
@@ -134,7 +134,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
         // filet du journal, qui masque les valeurs des variables secrètes, ne joue pas).
         let mut connexion = banc.vigie();
         connexion
-            .args(["connexion", "--jeton", "-", "--api"])
+            .mots("connexion --jeton - --api")
             .arg(banc.bac().api())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -183,7 +183,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
             .args(Banc::options_rapides())
             .arg("--journal")
             .arg(&journal);
-        let out = avec_niveau(depot, niveau).output().unwrap();
+        let out = avec_niveau(depot, niveau).sortie();
         assert_eq!(code(&out), 0, "{} : {}", niveau.0, texte(&out));
         assert!(bavarde.load(Ordering::SeqCst));
         tout.push_str(&sorties(&out));
@@ -197,7 +197,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
             if args[0] == "traiter" {
                 c.arg("--api").arg(banc.bac().api());
             }
-            tout.push_str(&sorties(&avec_niveau(c, niveau).output().unwrap()));
+            tout.push_str(&sorties(&avec_niveau(c, niveau).sortie()));
         }
         // Jeton expiré : le message dit quoi faire, sans le jeton.
         banc.bac().expirer_jeton(JETON);
@@ -208,7 +208,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
             .args(["--participation", PARTICIPATION, "--api"])
             .arg(banc.bac().api())
             .args(Banc::options_rapides());
-        let out = avec_niveau(c, niveau).output().unwrap();
+        let out = avec_niveau(c, niveau).sortie();
         assert_eq!(code(&out), 3, "{} : {}", niveau.0, texte(&out));
         tout.push_str(&sorties(&out));
 
@@ -349,7 +349,7 @@ fn http_refuse_hors_de_la_boucle_locale_sauf_autoriser_http() {
                 endpoint,
             ])
             .args(extra);
-        c.output().unwrap()
+        c.sortie()
     };
     let vc = |api: &str, extra: &[&str]| {
         let mut c = banc.vigie_plateforme();
@@ -363,7 +363,7 @@ fn http_refuse_hors_de_la_boucle_locale_sauf_autoriser_http() {
                 api,
             ])
             .args(extra);
-        c.output().unwrap()
+        c.sortie()
     };
     // Des hôtes qui ressemblent à la boucle locale sans l'être, ou qui cachent un autre hôte.
     for hote in [
@@ -399,7 +399,7 @@ fn http_refuse_hors_de_la_boucle_locale_sauf_autoriser_http() {
             "http://vigie.exemple.fr/api/v1",
         ],
     ] {
-        let out = banc.vigie_plateforme().args(&args).output().unwrap();
+        let out = banc.vigie_plateforme().args(&args).sortie();
         assert_eq!(code(&out), 2, "{args:?} : {}", texte(&out));
     }
     // Boucle locale, ou choix explicite : accepté.
@@ -445,7 +445,7 @@ fn une_cle_ne_sort_jamais_du_prefixe_demande() {
         c.arg("depot")
             .arg(&banc.nuit)
             .args(["--vers", prefixe, "--simulation"]);
-        let out = c.output().unwrap();
+        let out = c.sortie();
         assert_eq!(code(&out), 2, "{prefixe:?} : {}", texte(&out));
     }
     for (option, valeur) in [
@@ -458,7 +458,7 @@ fn une_cle_ne_sort_jamais_du_prefixe_demande() {
             .arg(&banc.nuit)
             .args([option, valeur, "--simulation", "--api"])
             .arg(banc.bac().api());
-        let out = c.output().unwrap();
+        let out = c.sortie();
         assert_eq!(code(&out), 2, "{option} {valeur} : {}", texte(&out));
     }
     let mut site = banc.vigie_plateforme();
@@ -473,7 +473,7 @@ fn une_cle_ne_sort_jamais_du_prefixe_demande() {
         FIN_NUIT,
         "--simulation",
     ]);
-    assert_eq!(code(&site.output().unwrap()), 2);
+    assert_eq!(code(&site.sortie()), 2);
     assert_eq!(banc.compteurs().requetes_total(), 0);
 
     // Le dépôt réel : tout arrive sous le préfixe, rien ailleurs dans le stockage.

@@ -37,7 +37,7 @@ fn lignes_json(stdout: &str) -> Vec<serde_json::Value> {
 fn sans_terminal_une_ligne_par_evenement_dont_la_nouvelle_tentative() {
     let banc = Banc::avec_fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
-    let out = banc.depot().args(["--progression", "jamais"]).finir_en(0);
+    let out = banc.depot().mots("--progression jamais").finir_en(0);
     let (stdout, stderr) = sorties(&out);
     contient(
         &stderr,
@@ -97,7 +97,7 @@ fn en_json_la_sortie_standard_n_a_que_du_json_et_finit_par_le_bilan() {
 #[test]
 fn en_json_silencieux_seul_le_bilan_sort() {
     let banc = Banc::avec_fichier(NOM, 1000);
-    let out = banc.depot().args(["--json", "-q"]).finir_en(0);
+    let out = banc.depot().mots("--json -q").finir_en(0);
     let (stdout, stderr) = sorties(&out);
     let lignes = lignes_json(&stdout);
     // Aucun événement de passage (la planification, elle, dit encore son plan) ; le bilan
@@ -201,10 +201,7 @@ fn un_journal_impossible_a_ouvrir_arrete_avant_tout_envoi() {
 fn progression_toujours_sans_terminal_dessine_sans_planter_meme_avec_le_journal() {
     let banc = Banc::avec_fichier(NOM, 300_000);
     un_503_au_prochain_put(&banc);
-    let out = banc
-        .depot()
-        .args(["--progression", "toujours", "-vv"])
-        .finir_en(0);
+    let out = banc.depot().mots("--progression toujours -vv").finir_en(0);
     let (stdout, stderr) = sorties(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
@@ -223,7 +220,7 @@ fn json_et_barres_forcees_se_partagent_les_deux_sorties() {
     let banc = Banc::avec_fichier(NOM, 1000);
     let out = banc
         .depot()
-        .args(["--json", "--progression", "toujours"])
+        .mots("--json --progression toujours")
         .finir_en(0);
     let (stdout, stderr) = sorties(&out);
     let lignes = lignes_json(&stdout);

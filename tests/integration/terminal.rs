@@ -47,7 +47,7 @@ fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
     });
     let out = banc
         .depot_via(&m.endpoint())
-        .args(["--progression", "jamais"])
+        .mots("--progression jamais")
         .finir_en(3);
     let erreur = stderr(&out);
     sans_caractere_dangereux("le dépôt", &erreur);
@@ -60,7 +60,7 @@ fn le_texte_d_un_serveur_ou_d_un_nom_n_atteint_pas_le_terminal_tel_quel() {
         !erreur.lines().any(|l| l.starts_with('\u{2713}')),
         "une fausse ligne « ✓ » : {erreur}"
     );
-    let etat = banc.vigie().arg("etat").output().unwrap();
+    let etat = banc.vigie().arg("etat").sortie();
     sans_caractere_dangereux("vigie etat", &stdout(&etat));
     assert!(stdout(&etat).contains(r"\u{d}\u{a}"), "{}", texte(&etat));
 }
@@ -106,12 +106,7 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
     assert_eq!(banc.compteurs().requetes_total(), 0);
 
     let avant = lister(&banc.nuit);
-    let vue = banc
-        .vigie()
-        .arg("renommer")
-        .arg(&banc.nuit)
-        .output()
-        .unwrap();
+    let vue = banc.vigie().arg("renommer").arg(&banc.nuit).sortie();
     assert_eq!(lister(&banc.nuit), avant, "sans --appliquer, rien ne bouge");
     let texte_vue = stdout(&vue);
     assert_eq!(texte_vue.matches(".WAV → ").count(), 50, "{texte_vue}");
@@ -130,8 +125,7 @@ fn noms_refuses_regroupes_par_regle_puis_renommes_d_une_commande() {
         .arg("renommer")
         .arg(&banc.nuit)
         .arg("--appliquer")
-        .output()
-        .unwrap();
+        .sortie();
     faite.stdout_contient(&["50 fichiers renommés."]);
     let apres = lister(&banc.nuit);
     assert_eq!(apres.iter().filter(|n| n.ends_with(".wav")).count(), 51);
@@ -288,8 +282,7 @@ impl PseudoTerminal {
                     .arg("-F")
                     .arg(&t)
                     .arg("-a")
-                    .output()
-                    .unwrap();
+                    .sortie();
                 let etat = stdout(&etat);
                 if etat.split_whitespace().any(|m| m == "-echo") {
                     return;
@@ -350,7 +343,7 @@ fn connexion_dans_un_terminal_invite_et_saisie_masquee() {
 }
 
 fn plans(banc: &Banc) -> String {
-    stdout(&banc.vigie().arg("plans").output().unwrap())
+    stdout(&banc.vigie().arg("plans").sortie())
 }
 
 /// Un passage arrêté avant tout envoi ne laisse pas de plan vide dans `vigie plans` : jeton
@@ -375,8 +368,7 @@ fn rien_d_envoye_aucun_plan_vide() {
     // point d'un site, seulement qu'il existe) : dit à la relecture du site, sans plan.
     let out = banc
         .depot_par_site_sans_reglages("64a1b2c3d4e5f60718293cff", "B2", DEBUT_NUIT, FIN_NUIT)
-        .output()
-        .unwrap();
+        .sortie();
     // Le site inconnu est dit à sa relecture, avant tout plan (code 2).
     assert_eq!(code(&out), 2, "{}", texte(&out));
     // Sans identifiants S3, puis en simulation.
@@ -399,7 +391,7 @@ fn plans_a_l_heure_locale() {
     let banc = Banc::avec_fichier(&nom(1), 100);
     banc.depot().finir_en(0);
     let heure = |tz: &str| -> i64 {
-        let out = banc.vigie().arg("plans").env("TZ", tz).output().unwrap();
+        let out = banc.vigie().arg("plans").env("TZ", tz).sortie();
         let texte = stdout(&out);
         let ligne = texte.lines().nth(1).unwrap_or_default().to_owned();
         assert!(!ligne.contains("UTC"), "{ligne}");
@@ -469,9 +461,8 @@ fn un_fichier_remplace_pendant_l_envoi_n_est_jamais_envoye_a_sa_place() {
     });
     let out = banc
         .depot_via(&m.endpoint())
-        .args(["--paralleles", "1", "--progression", "jamais"])
-        .output()
-        .unwrap();
+        .mots("--paralleles 1 --progression jamais")
+        .sortie();
     assert!(
         drapeau.load(std::sync::atomic::Ordering::SeqCst),
         "aucun remplacement"
@@ -561,9 +552,8 @@ fn un_fichier_remplace_puis_remis_en_place_pendant_l_envoi_n_est_pas_envoye() {
     let out = banc
         .depot_via(&m.endpoint())
         // Le banc découpe au-delà de 5 Mio, en parties de 5 Mio : deux parties.
-        .args(["--paralleles", "1", "--progression", "jamais"])
-        .output()
-        .unwrap();
+        .mots("--paralleles 1 --progression jamais")
+        .sortie();
     assert!(
         etape.load(Ordering::SeqCst) >= 1,
         "aucun remplacement : {}",
@@ -616,7 +606,7 @@ fn un_journal_sur_disque_plein_le_dit_une_fois() {
     }
     let out = banc
         .depot()
-        .args(["--journal", "/dev/full", "--progression", "jamais"])
+        .mots("--journal /dev/full --progression jamais")
         .finir_en(0);
     let erreur = stderr(&out);
     assert_eq!(
@@ -640,7 +630,7 @@ fn base_etrangere_refusee_et_lecture_sans_base_ne_cree_rien() {
     assert!(stdout(&out).starts_with("Aucun plan"), "{}", texte(&out));
     // `etat`, et `traiter` qui cherche la participation du dernier plan.
     for commande in ["etat", "traiter", "traitement", "resultats"] {
-        let out = banc.vigie_plateforme().arg(commande).output().unwrap();
+        let out = banc.vigie_plateforme().arg(commande).sortie();
         assert_eq!(code(&out), 2, "{commande} : {}", texte(&out));
         assert!(
             stderr(&out).contains("lancez d'abord vigie depot"),
@@ -700,7 +690,7 @@ fn un_echec_transitoire_se_dit_en_clair_avec_un_seul_geste() {
     banc.panne_toujours(Operation::PutObject, code_http(503));
     let out = banc
         .depot()
-        .args(["--tentatives", "2", "--progression", "jamais"])
+        .mots("--tentatives 2 --progression jamais")
         .finir_en(1);
     let (sortie, erreur) = (stdout(&out), stderr(&out));
     contient(&erreur, &["abandonné après 2 tentatives (503)"]);
@@ -1022,7 +1012,7 @@ fn l_avertissement_de_point_est_compact() {
     }
     let out = banc
         .depot_plateforme()
-        .args(["--progression", "jamais", "-q", "--forcer-participation"])
+        .mots("--progression jamais -q --forcer-participation")
         .finir_en(0);
     let erreur = stderr(&out);
     let debut = erreur

@@ -79,7 +79,7 @@ fn un_essai_par_etat_son_texte_et_son_code() {
     let banc = Banc::nouveau();
     banc.sequences_deposees(40);
     banc.calcul(10 * MINUTE, 20 * MINUTE);
-    let traitement = || banc.apres_depot(&["traitement"]).output().unwrap();
+    let traitement = || banc.apres_depot(&["traitement"]).sortie();
 
     // Aucun calcul : pas encore fini (1), et le geste.
     let out = traitement();
@@ -382,8 +382,7 @@ fn un_csv_absent_donne_un_message_et_le_code_1() {
     let dossier = banc.dossier.path().join("res");
     let resultats = |args: &[&str]| {
         banc.apres_depot(&[&["resultats", "--sortie", chemin_str(&dossier)], args].concat())
-            .output()
-            .unwrap()
+            .sortie()
     };
     // Pas encore de calcul.
     let out = resultats(&[]);
@@ -454,7 +453,7 @@ fn traiter_un_calcul_planifie_ne_relance_rien_et_ne_dit_pas_already() {
     let out = banc.apres_depot(&["traiter"]).finir_en(0);
     assert!(sortie(&out).contains("Calcul lancé"), "{}", texte(&out));
     for args in [vec!["traiter"], vec!["traiter", "--relancer"]] {
-        let out = banc.apres_depot(&args).output().unwrap();
+        let out = banc.apres_depot(&args).sortie();
         assert_eq!(code(&out), 0, "{args:?} {}", texte(&out));
         let tout = format!("{}{}", sortie(&out), erreur(&out));
         contient(&tout, &["calcul planifié le ", "rien n'a été relancé"]);
@@ -522,7 +521,7 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
         Regle::toujours(Some(Operation::PutObject), code_http(403))
             .sur_cle(&vigie_bac_a_sable::cle_fichier(PARTICIPATION, &nom(2)).unwrap()),
     );
-    let out = banc.depot_plateforme().output().unwrap();
+    let out = banc.depot_plateforme().sortie();
     assert_ne!(code(&out), 0, "{}", texte(&out));
     let avant = banc.compteurs().requetes_total();
     // Sans --participation : celle du dernier plan.
@@ -538,7 +537,7 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
     // Pour qui le veut vraiment.
     let out = banc
         .vigie_plateforme()
-        .args(["traiter", "--nuit-incomplete"])
+        .mots("traiter --nuit-incomplete")
         .finir_en(0);
     assert!(erreur(&out).contains("lancé quand même"), "{}", texte(&out));
     assert_eq!(banc.requetes(Operation::ApiCalcul), 1);
@@ -563,8 +562,7 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
         .vigie_plateforme()
         .args(["traiter", "--participation", PARTICIPATION, "--api"])
         .arg(banc.bac().api())
-        .output()
-        .unwrap();
+        .sortie();
     signal(&depot, "KILL");
     let _ = attendre_fin(depot, Duration::from_secs(20));
     assert_eq!(code(&out), 2, "{}", texte(&out));
@@ -599,7 +597,7 @@ fn sans_participation_le_dernier_plan_et_ses_gestes() {
     banc.bac().avancer_horloge(10 * MINUTE);
     let out = banc
         .vigie_plateforme()
-        .args(["traitement", "--json"])
+        .mots("traitement --json")
         .finir_en(0);
     assert_eq!(lignes_json(&out.stdout)[0]["etat"], "FINI");
 }
@@ -667,8 +665,7 @@ fn traiter_la_participation_d_un_autre_dit_a_qui_elle_est() {
     let traiter = |api: String| {
         banc.vigie_plateforme()
             .args(["traiter", "--participation", PARTICIPATION, "--api", &api])
-            .output()
-            .unwrap()
+            .sortie()
     };
     let out = traiter(format!("{}/api/v1", m.endpoint()));
     assert_eq!(code(&out), 3, "{}", texte(&out));
@@ -750,8 +747,7 @@ fn la_participation_d_un_autre_se_lit_mais_ne_se_lance_pas() {
             .args(args)
             .args(["--participation", PARTICIPATION_AUTRE, "--api"])
             .arg(banc.bac().api())
-            .output()
-            .unwrap()
+            .sortie()
     };
     let out = commande(&["traiter"]);
     assert_eq!(code(&out), 3, "{}", texte(&out));

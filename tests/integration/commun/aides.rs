@@ -82,6 +82,25 @@ impl Banc {
     }
 }
 
+/// Une commande d'essai se lance et s'écrit plus court : `banc.vigie().mots("etat --json")`,
+/// `….sortie()`.
+pub trait CommandeEssai {
+    /// Ajoute les arguments d'une ligne de commande, séparés par des espaces (aucun ne peut en
+    /// contenir).
+    fn mots(&mut self, ligne: &str) -> &mut Self;
+    /// Lance la commande jusqu'au bout et rend ses sorties (`output().unwrap()`).
+    fn sortie(&mut self) -> Output;
+}
+
+impl CommandeEssai for std::process::Command {
+    fn mots(&mut self, ligne: &str) -> &mut Self {
+        self.args(ligne.split(' '))
+    }
+    fn sortie(&mut self) -> Output {
+        self.output().unwrap()
+    }
+}
+
 /// Exige les comptes d'unités de `etat` (`vigie etat --json`) : `[("deposee", 20), ("echec", 0)]`.
 #[track_caller]
 pub fn assert_unites(etat: &serde_json::Value, attendus: &[(&str, u64)]) {
