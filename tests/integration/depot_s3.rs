@@ -36,25 +36,8 @@ fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
 fn sortie_json_au_contrat() {
     let banc = Banc::avec_fichier("Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav", 1000);
     let out = banc.depot().arg("--json").finir_en(0);
-    let lignes: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("ligne non JSON ({e}) : {l}")))
-        .collect();
-    let bilan = lignes.last().unwrap();
-    assert_eq!(bilan["evenement"], "bilan");
-    for champ in [
-        "plan",
-        "deposees",
-        "echecs",
-        "definitifs",
-        "incertaines",
-        "restantes",
-        "octets_envoyes",
-        "duree_s",
-    ] {
-        assert!(bilan.get(champ).is_some(), "bilan sans {champ} : {bilan}");
-    }
+    let lignes = lignes_json(&out.stdout);
+    let bilan = bilan_au_contrat(&lignes);
     assert_eq!(bilan["deposees"], 1);
     assert_eq!(bilan["octets_envoyes"], 1000);
     assert!(lignes.iter().any(|l| l["evenement"] == "unite_deposee"));
@@ -112,25 +95,16 @@ fn un_403_n_est_jamais_rejoue_et_retenter_ne_le_relance_que_sur_demande() {
     banc.fichier(accepte, 1000);
     banc.panne_nieme(Operation::PutObject, refuse, 1, code_http(403));
     banc.depot().finir_en(3);
-    assert_eq!(
-        banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
-        1
-    );
+    assert_eq!(banc.requetes_sur(Operation::PutObject, refuse), 1);
     let etat = banc.etat();
     assert_eq!(etat["definitifs"], 1, "{etat}");
     assert_eq!(etat["unites"]["deposee"], 1);
 
     banc.retenter().finir_en(3);
-    assert_eq!(
-        banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
-        1
-    );
+    assert_eq!(banc.requetes_sur(Operation::PutObject, refuse), 1);
 
     banc.retenter().arg("--y-compris-definitifs").finir_en(0);
-    assert_eq!(
-        banc.requetes_cle(Operation::PutObject, &banc.cle(refuse)),
-        2
-    );
+    assert_eq!(banc.requetes_sur(Operation::PutObject, refuse), 2);
     banc.verifier_identiques(&[(refuse.into(), 1000), (accepte.into(), 1000)]);
 }
 
@@ -240,7 +214,7 @@ fn une_panne_plus_longue_que_la_politique_laisse_un_echec_transitoire_que_retent
     regle.cle = Some(banc.cle(nom));
     banc.panne(regle);
     let out = banc.depot().mots("--tentatives 3").finir_en(1);
-    assert_eq!(banc.requetes_cle(Operation::PutObject, &banc.cle(nom)), 3);
+    assert_eq!(banc.requetes_sur(Operation::PutObject, nom), 3);
     let etat = banc.etat();
     assert_eq!(etat["unites"]["echec"], 1, "{etat}");
     assert_eq!(etat["definitifs"], 0);

@@ -69,10 +69,7 @@ fn une_panne_plus_longue_qu_un_passage_finit_deposee_apres_plusieurs_passages() 
     assert_eq!(bilan["arret"], "tout_depose");
     assert_eq!(bilan["deposees"], 2);
     assert_eq!(bilan["deposees_ce_passage"], 2, "tous passages confondus");
-    assert_eq!(
-        banc.requetes_cle(Operation::PutObject, &banc.cle(&tenace)),
-        21
-    );
+    assert_eq!(banc.requetes_sur(Operation::PutObject, &tenace), 21);
     banc.verifier_identiques(&[(tenace, 2000), (nom(2), 3000)]);
 }
 
@@ -123,10 +120,7 @@ fn il_ne_reste_qu_un_refus_definitif_code_3() {
         "{sortie}"
     );
     // Le refus définitif n'est pas retenté d'un passage à l'autre : un seul PUT.
-    assert_eq!(
-        banc.requetes_cle(Operation::PutObject, &banc.cle(&refuse)),
-        1
-    );
+    assert_eq!(banc.requetes_sur(Operation::PutObject, &refuse), 1);
 
     // Ce qu'un script lit pour corriger : le refus, avec sa cause.
     let out = banc

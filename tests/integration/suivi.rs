@@ -71,20 +71,7 @@ fn en_json_la_sortie_standard_n_a_que_du_json_et_finit_par_le_bilan() {
     assert_eq!(tentative["attente_s"].as_f64(), Some(1.0), "{tentative}");
     assert!(lignes.iter().any(|l| l["evenement"] == "unite_deposee"));
 
-    let bilan = lignes.last().unwrap();
-    assert_eq!(bilan["evenement"], "bilan", "{bilan}");
-    for champ in [
-        "plan",
-        "deposees",
-        "echecs",
-        "definitifs",
-        "incertaines",
-        "restantes",
-        "octets_envoyes",
-        "duree_s",
-    ] {
-        assert!(bilan.get(champ).is_some(), "bilan sans {champ} : {bilan}");
-    }
+    let bilan = bilan_au_contrat(&lignes);
     assert_eq!(bilan["deposees"], 1);
     assert_eq!(bilan["restantes"], 0);
     assert_eq!(bilan["incidents_absorbes"], 1);

@@ -76,6 +76,11 @@ impl Banc {
         self.compteurs().requetes(op)
     }
 
+    /// Les requêtes reçues pour cette opération sur la clé S3 de ce fichier de la nuit.
+    pub fn requetes_sur(&self, op: Operation, chemin: &str) -> u64 {
+        self.requetes_cle(op, &self.cle(chemin))
+    }
+
     /// Les requêtes reçues pour cette opération sur cette clé.
     pub fn requetes_cle(&self, op: Operation, cle: &str) -> u64 {
         self.compteurs().requetes_cle(op, cle)
@@ -99,6 +104,27 @@ impl CommandeEssai for std::process::Command {
     fn sortie(&mut self) -> Output {
         self.output().unwrap()
     }
+}
+
+/// Le bilan, dernière ligne d'une sortie `--json`, avec tous ses champs : `plan`, `deposees`,
+/// `echecs`, `definitifs`, `incertaines`, `restantes`, `octets_envoyes`, `duree_s`.
+#[track_caller]
+pub fn bilan_au_contrat(lignes: &[serde_json::Value]) -> &serde_json::Value {
+    let bilan = lignes.last().expect("aucune ligne JSON");
+    assert_eq!(bilan["evenement"], "bilan", "{bilan}");
+    for champ in [
+        "plan",
+        "deposees",
+        "echecs",
+        "definitifs",
+        "incertaines",
+        "restantes",
+        "octets_envoyes",
+        "duree_s",
+    ] {
+        assert!(bilan.get(champ).is_some(), "bilan sans {champ} : {bilan}");
+    }
+    bilan
 }
 
 /// Exige les comptes d'unités de `etat` (`vigie etat --json`) : `[("deposee", 20), ("echec", 0)]`.
