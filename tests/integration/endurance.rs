@@ -565,14 +565,8 @@ fn endurance_s3_contre_moto_second_avis() {
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
     programmer(&mandataire.pannes, reglages.graine);
     let depot = || {
-        let mut c = banc.vigie();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .arg("--vers")
-            .arg(format!("s3://{compartiment}/{PREFIXE}"))
-            .arg("--endpoint-url")
-            .arg(mandataire.endpoint())
-            .args(options());
+        let mut c = banc.depot_s3_sans_reglages(&banc.nuit, compartiment, &mandataire.endpoint());
+        c.args(options());
         c
     };
     let b = endurer(

@@ -486,12 +486,8 @@ fn plateforme_detournee(banc: &Banc, cible: &str) -> mandataire::Mandataire {
 }
 
 fn depot_via_api(banc: &Banc, api: &str) -> Command {
-    let mut c = banc.vigie_plateforme();
-    c.arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api", api])
-        .args(Banc::options_rapides())
-        .mots("--attente-reseau 3");
+    let mut c = banc.depot_dans(PARTICIPATION, api);
+    c.args(Banc::options_rapides()).mots("--attente-reseau 3");
     c
 }
 

@@ -173,14 +173,7 @@ fn arret_brutal_pendant_une_declaration_multipart_ni_orphelin_ni_doublon() {
     banc.fichier(&titre, taille);
     let api = banc.bac().api();
     banc.panne_prochaine(Operation::ApiDeclarerFichier, lenteur_ms(600));
-    let depot = || {
-        let mut c = banc.vigie_plateforme();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .args(["--participation", PARTICIPATION, "--api", &api])
-            .args(Banc::options_rapides());
-        c
-    };
+    let depot = || banc.depot_plateforme_via(&api);
     let mut enfant = banc.lancer(depot());
     banc.attendre("la déclaration part", |b| {
         b.compteurs().requetes(Operation::ApiDeclarerFichier) >= 1

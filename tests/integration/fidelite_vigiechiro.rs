@@ -109,12 +109,7 @@ fn dossier_deja_dans_un_autre_plan_vers_la_meme_participation_refuse_avant_tout_
     let creee = banc.participations_b2().remove(0);
     let requetes = banc.compteurs().requetes_total();
     // La même participation, désignée par son identifiant.
-    let mut c = banc.vigie_plateforme();
-    c.arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", &creee.id, "--api"])
-        .arg(banc.bac().api());
-    let out = c.finir_en(2);
+    let out = banc.depot_dans(&creee.id, &banc.bac().api()).finir_en(2);
     let e = stderr(&out);
     // Le geste, seul, en dernier.
     assert!(
@@ -608,14 +603,7 @@ fn adresse_qui_n_est_pas_l_api_code_2_sans_nouvelle_tentative() {
 #[test]
 fn participation_mal_ecrite_ou_inexistante_code_2_avant_tout_envoi() {
     let banc = Banc::avec_fichier(&nom(1), 10_000);
-    let depot = |participation: &str| {
-        let mut c = banc.vigie_plateforme();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .args(["--participation", participation, "--api"])
-            .arg(banc.bac().api());
-        c.sortie()
-    };
+    let depot = |participation: &str| banc.depot_dans(participation, &banc.bac().api()).sortie();
     let out = depot("junk");
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let e = stderr(&out);

@@ -294,12 +294,8 @@ fn un_certificat_refuse_vers_la_plateforme_code_2_sans_attendre() {
     let fichiers = banc.nuit_de_12();
     let front = FrontTls::demarrer(&banc.rt, banc.bac().adresse(), Certificat::Valable);
     let depot = || {
-        let mut c = banc.vigie_plateforme();
-        c.arg("depot")
-            .arg(&banc.nuit)
-            .args(["--participation", PARTICIPATION, "--api"])
-            .arg(format!("{}/api/v1", front.url()))
-            .args(options());
+        let mut c = banc.depot_dans(PARTICIPATION, &format!("{}/api/v1", front.url()));
+        c.args(options());
         c
     };
     let out = mener(&banc, depot());
@@ -354,14 +350,8 @@ fn un_certificat_auto_signe_chez_moto_code_2() {
 /// Une nuit S3 (deux fichiers en parties) à travers `endpoint`, compartiment `compartiment`,
 /// aux délais par défaut.
 fn depot_s3_vers(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
-    let mut c = banc.vigie();
-    c.arg("depot")
-        .arg(&banc.nuit)
-        .arg("--vers")
-        .arg(format!("s3://{compartiment}/{PREFIXE}"))
-        .arg("--endpoint-url")
-        .arg(endpoint)
-        .args(options());
+    let mut c = banc.depot_s3_sans_reglages(&banc.nuit, compartiment, endpoint);
+    c.args(options());
     c
 }
 

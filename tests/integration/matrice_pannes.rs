@@ -383,14 +383,8 @@ fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
 
 /// `vigie depot` de la nuit du banc vers ce compartiment, par ce point d'accès.
 fn depot_s3(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
-    let mut c = banc.vigie();
-    c.arg("depot")
-        .arg(&banc.nuit)
-        .arg("--vers")
-        .arg(format!("s3://{compartiment}/{PREFIXE}"))
-        .arg("--endpoint-url")
-        .arg(endpoint)
-        .args(options());
+    let mut c = banc.depot_s3_sans_reglages(&banc.nuit, compartiment, endpoint);
+    c.args(options());
     c
 }
 

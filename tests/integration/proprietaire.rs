@@ -11,12 +11,8 @@ use crate::commun::*;
 use vigie_bac_a_sable::{OBSERVATEUR_AUTRE, Operation, PARTICIPATION_AUTRE, PSEUDO_AUTRE};
 
 fn depot_vers(banc: &Banc, participation: &str) -> std::process::Command {
-    let mut c = banc.vigie_plateforme();
-    c.arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", participation, "--api"])
-        .arg(banc.bac().api())
-        .args(Banc::options_rapides());
+    let mut c = banc.depot_dans(participation, &banc.bac().api());
+    c.args(Banc::options_rapides());
     c
 }
 

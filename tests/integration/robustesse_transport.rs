@@ -198,12 +198,7 @@ fn une_reponse_d_api_demesuree_est_trop_grande() {
         }
     });
     let out = banc
-        .vigie_plateforme()
-        .arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api"])
-        .arg(format!("{}/api/v1", m.endpoint()))
-        .args(Banc::options_rapides())
+        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
         .mots("--tentatives 2")
         .sortie();
     assert_ne!(code(&out), 0, "{}", texte(&out));
@@ -255,12 +250,7 @@ fn une_redirection_vers_un_autre_hote_n_est_pas_suivie() {
         }
     });
     let out = banc
-        .vigie_plateforme()
-        .arg("depot")
-        .arg(&banc.nuit)
-        .args(["--participation", PARTICIPATION, "--api"])
-        .arg(format!("{}/api/v1", m.endpoint()))
-        .args(Banc::options_rapides())
+        .depot_plateforme_via(&format!("{}/api/v1", m.endpoint()))
         .finir_en(3);
     // Une seule déclaration, celle qui est passée par le mandataire : la redirection n'a pas
     // renvoyé le corps au bac à sable directement.

@@ -183,14 +183,8 @@ impl Banc {
 
     /// `vigie depot NUIT --vers s3://… --endpoint-url …` avec ces réglages.
     pub fn depot_avec(&self, options: &[String]) -> Command {
-        let mut c = self.vigie();
-        c.arg("depot")
-            .arg(&self.nuit)
-            .arg("--vers")
-            .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
-            .arg("--endpoint-url")
-            .arg(self.bac().endpoint())
-            .args(options);
+        let mut c = self.depot_s3_sans_reglages(&self.nuit, COMPARTIMENT, &self.bac().endpoint());
+        c.args(options);
         c
     }
 
@@ -558,23 +552,25 @@ pub mod plateforme {
 
         /// `vigie depot NUIT --participation P --api …` avec ces réglages.
         pub fn depot_plateforme_avec(&self, options: &[String]) -> Command {
+            let mut c = self.depot_dans(PARTICIPATION, &self.bac().api());
+            c.args(options);
+            c
+        }
+
+        /// `vigie depot NUIT --participation P --api API`, avec le jeton, sans réglage.
+        pub fn depot_dans(&self, participation: &str, api: &str) -> Command {
             let mut c = self.vigie_plateforme();
             c.arg("depot")
                 .arg(&self.nuit)
-                .args(["--participation", PARTICIPATION, "--api"])
-                .arg(self.bac().api())
-                .args(options);
+                .args(["--participation", participation, "--api", api]);
             c
         }
 
         /// `vigie depot NUIT --participation P --api API` avec les réglages courts (un
         /// mandataire devant la plateforme, par exemple).
         pub fn depot_plateforme_via(&self, api: &str) -> Command {
-            let mut c = self.vigie_plateforme();
-            c.arg("depot")
-                .arg(&self.nuit)
-                .args(["--participation", PARTICIPATION, "--api", api])
-                .args(Self::options_rapides());
+            let mut c = self.depot_dans(PARTICIPATION, api);
+            c.args(Self::options_rapides());
             c
         }
 
@@ -787,29 +783,32 @@ impl Banc {
     /// `vigie depot NUIT --vers s3://… --endpoint-url ENDPOINT` (un mandataire, par exemple),
     /// avec les réglages courts.
     pub fn depot_via(&self, endpoint: &str) -> Command {
-        let mut c = self.vigie();
-        c.arg("depot")
-            .arg(&self.nuit)
-            .arg("--vers")
-            .arg(format!("s3://{COMPARTIMENT}/{PREFIXE}"))
-            .arg("--endpoint-url")
-            .arg(endpoint)
-            .args(Self::options_rapides());
-        c
+        self.depot_vers(&self.nuit, COMPARTIMENT, endpoint)
     }
 
     /// `vigie depot DOSSIER --vers s3://COMPARTIMENT/PREFIXE --endpoint-url ENDPOINT` (moto
     /// derrière un mandataire, un autre compartiment, la nuit copiée ailleurs), avec les
     /// réglages courts.
     pub fn depot_vers(&self, dossier: &Path, compartiment: &str, endpoint: &str) -> Command {
+        let mut c = self.depot_s3_sans_reglages(dossier, compartiment, endpoint);
+        c.args(Self::options_rapides());
+        c
+    }
+
+    /// Le même dépôt, sans réglage.
+    pub fn depot_s3_sans_reglages(
+        &self,
+        dossier: &Path,
+        compartiment: &str,
+        endpoint: &str,
+    ) -> Command {
         let mut c = self.vigie();
         c.arg("depot")
             .arg(dossier)
             .arg("--vers")
             .arg(format!("s3://{compartiment}/{PREFIXE}"))
             .arg("--endpoint-url")
-            .arg(endpoint)
-            .args(Self::options_rapides());
+            .arg(endpoint);
         c
     }
 
