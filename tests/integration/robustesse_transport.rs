@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle};
+use vigie_bac_a_sable::{Operation, Panne, Pannes, Regle};
 
 /// Un port de la boucle locale où rien n'écoute : chaque connexion y est refusée.
 fn port_ferme() -> u16 {
@@ -37,11 +37,9 @@ fn petite_nuit(banc: &Banc) -> Vec<(String, usize)> {
 
 // ------------------------------------------------------------- 400 RequestTimeout (14.6)
 
-#[test]
-fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abandonner() {
-    let banc = Banc::nouveau();
-    let fichiers = petite_nuit(&banc);
-    let pannes = banc.bac().pannes();
+/// `400 RequestTimeout` sur la deuxième partie et sur le prochain PUT simple ; rend les pannes
+/// du bac à sable, pour vérifier qu'elles ont frappé.
+fn corps_trop_lent_sur_la_deuxieme_partie_et_le_put(banc: &Banc) -> &Pannes {
     banc.panne(Regle::nieme(
         Operation::UploadPart,
         None,
@@ -49,6 +47,14 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
         Panne::CorpsTropLent,
     ));
     banc.panne_prochaine(Operation::PutObject, Panne::CorpsTropLent);
+    banc.bac().pannes()
+}
+
+#[test]
+fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abandonner() {
+    let banc = Banc::nouveau();
+    let fichiers = petite_nuit(&banc);
+    let pannes = corps_trop_lent_sur_la_deuxieme_partie_et_le_put(&banc);
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
     banc.depot().mots("--paralleles 1").finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");
@@ -74,14 +80,7 @@ fn request_timeout_s3_sur_une_partie_puis_un_put_simple_rejoues_sans_rien_abando
 fn request_timeout_sur_les_url_signees_vigiechiro_rejoue_sans_rien_abandonner() {
     let banc = Banc::nouveau();
     let fichiers = petite_nuit(&banc);
-    let pannes = banc.bac().pannes();
-    banc.panne(Regle::nieme(
-        Operation::UploadPart,
-        None,
-        2,
-        Panne::CorpsTropLent,
-    ));
-    banc.panne_prochaine(Operation::PutObject, Panne::CorpsTropLent);
+    let pannes = corps_trop_lent_sur_la_deuxieme_partie_et_le_put(&banc);
     // Une place : les parties partent une à une, la deuxième est celle qui cale.
     banc.depot_plateforme().mots("--paralleles 1").finir_en(0);
     assert_eq!(pannes.en_attente(), 0, "les pannes n'ont pas frappé");

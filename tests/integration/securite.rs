@@ -54,6 +54,23 @@ fn chercher_secrets(ou: &str, texte: &str, connus: &[&str]) {
     assert!(!entete.is_match(texte), "en-tête d'autorisation dans {ou}");
 }
 
+/// Cherche les secrets dans les sorties, dans le journal (qui doit contenir `trace` : il n'est
+/// pas vide) et dans le dossier de la base, au niveau de verbosité `niveau`.
+fn chercher_partout(
+    banc: &Banc,
+    niveau: &str,
+    sorties: &str,
+    (journal, trace): (&std::path::Path, &str),
+    connus: &[&str],
+) {
+    chercher_secrets(&format!("les sorties ({niveau})"), sorties, connus);
+    let j = std::fs::read_to_string(journal).unwrap_or_default();
+    assert!(j.contains(trace), "journal vide ({niveau})");
+    chercher_secrets(&format!("le journal ({niveau})"), &j, connus);
+    let base = banc.contenu_du_dossier_de_la_base();
+    chercher_secrets(&format!("la base ({niveau})"), &base, connus);
+}
+
 #[test]
 fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_base() {
     for niveau in &NIVEAUX {
@@ -102,15 +119,7 @@ fn aucun_secret_s3_a_aucun_niveau_de_verbosite_ni_dans_le_journal_ni_dans_la_bas
             vigie_bac_a_sable::SECRET,
             "FAUX-SECRET-AWS-0123456789abcdef",
         ];
-        chercher_secrets(&format!("les sorties ({})", niveau.0), &tout, &connus);
-        let j = std::fs::read_to_string(&journal).unwrap_or_default();
-        assert!(j.contains("PutObject"), "journal vide ({})", niveau.0);
-        chercher_secrets(&format!("le journal ({})", niveau.0), &j, &connus);
-        chercher_secrets(
-            &format!("la base ({})", niveau.0),
-            &banc.contenu_du_dossier_de_la_base(),
-            &connus,
-        );
+        chercher_partout(&banc, niveau.0, &tout, (&journal, "PutObject"), &connus);
     }
 }
 
@@ -220,15 +229,7 @@ fn aucun_secret_vigiechiro_a_aucun_niveau_de_verbosite_jeton_enregistre_par_conn
             "AKIAFUITEDECLE0000",
             "SIGNATUREFUITE0123456789abcdef",
         ];
-        chercher_secrets(&format!("les sorties ({})", niveau.0), &tout, &connus);
-        let j = std::fs::read_to_string(&journal).unwrap_or_default();
-        assert!(j.contains("/fichiers"), "journal vide ({})", niveau.0);
-        chercher_secrets(&format!("le journal ({})", niveau.0), &j, &connus);
-        chercher_secrets(
-            &format!("la base ({})", niveau.0),
-            &banc.contenu_du_dossier_de_la_base(),
-            &connus,
-        );
+        chercher_partout(&banc, niveau.0, &tout, (&journal, "/fichiers"), &connus);
     }
 }
 

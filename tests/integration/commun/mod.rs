@@ -128,9 +128,9 @@ impl Banc {
     pub fn options_rapides() -> Vec<String> {
         let mut options = Self::reessais_rapides();
         options.extend(
-            ["--seuil-multipart", "5", "--taille-partie", "5"]
-                .iter()
-                .map(|s| s.to_string()),
+            "--seuil-multipart 5 --taille-partie 5"
+                .split(' ')
+                .map(String::from),
         );
         options
     }
@@ -161,19 +161,10 @@ impl Banc {
 
     /// Les seuls réglages courts des réessais, ceux qu'accepte aussi `vigie verifier`.
     pub fn reessais_rapides() -> Vec<String> {
-        [
-            "--attente-base",
-            "0.05",
-            "--attente-max",
-            "0.2",
-            "--delai-tentative",
-            "2",
-            "--delai-blocage",
-            "1",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+        "--attente-base 0.05 --attente-max 0.2 --delai-tentative 2 --delai-blocage 1"
+            .split(' ')
+            .map(String::from)
+            .collect()
     }
 
     /// `vigie depot NUIT --vers s3://… --endpoint-url …` avec les réglages courts.
