@@ -17,13 +17,7 @@ use vigie_bac_a_sable::{Operation, Panne, Regle};
 
 /// Une nuit de trente séquences de 100 Kio.
 fn nuit_de_30(banc: &Banc) -> Vec<(String, usize)> {
-    (1..=30)
-        .map(|i| {
-            let (n, t) = (nom(i), 100 * 1024 + i);
-            banc.fichier(&n, t);
-            (n, t)
-        })
-        .collect()
+    banc.fichiers((1..=30).map(|i| (nom(i), 100 * 1024 + i)).collect())
 }
 
 /// Aucun plan ne reste d'un dépôt arrêté avant tout envoi.

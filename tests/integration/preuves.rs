@@ -13,13 +13,7 @@ use vigie_bac_a_sable::{Operation, Panne, Regle, cle_fichier};
 
 /// Une nuit de quatre séquences pour la plateforme.
 fn nuit_de_4(banc: &Banc) -> Vec<(String, usize)> {
-    (1..=4)
-        .map(|i| {
-            let (n, t) = (nom(i), 30_000 + i * 7_001);
-            banc.fichier(&n, t);
-            (n, t)
-        })
-        .collect()
+    banc.fichiers((1..=4).map(|i| (nom(i), 30_000 + i * 7_001)).collect())
 }
 
 fn cle_plateforme(titre: &str) -> String {
