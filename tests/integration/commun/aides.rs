@@ -214,6 +214,27 @@ mod essais {
         contient("un texte présent", &["texte", "absent"]);
     }
 
+    #[cfg(unix)]
+    #[test]
+    #[should_panic(expected = "« fini » manque sur stdout :\ncode Some(0)")]
+    fn stdout_contient_montre_le_code_et_les_deux_sorties() {
+        use std::os::unix::process::ExitStatusExt;
+        let out = Output {
+            status: std::process::ExitStatus::from_raw(0),
+            stdout: b"en cours".to_vec(),
+            stderr: b"fini".to_vec(),
+        };
+        out.stderr_contient(&["fini"]);
+        out.stdout_contient(&["en cours", "fini"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "unités « echec » : ")]
+    fn assert_unites_nomme_la_sorte_fausse() {
+        let etat = serde_json::json!({"unites": {"deposee": 3, "echec": 1}});
+        assert_unites(&etat, &[("deposee", 3), ("echec", 0)]);
+    }
+
     #[test]
     #[should_panic(expected = "« présent » ne devait pas se trouver dans :\nun texte présent")]
     fn absent_nomme_le_motif_trouve() {
