@@ -25,23 +25,13 @@ fn une_nuit_de_30_sequences_toutes_disponibles_et_identiques() {
     }
     let participations_avant = banc.bac().participations(SITE).len();
     banc.depot_plateforme().finir_en(0);
+    assert_eq!(fichiers.len(), 30);
+    banc.verifier_sur_la_plateforme(PARTICIPATION, &fichiers);
     for (titre, taille) in &fichiers {
         let f = banc.bac().fichier(PARTICIPATION, titre).unwrap();
-        assert!(f.disponible, "{titre} pas disponible");
         assert_eq!(f.multipart, *taille > 5 * MIO, "{titre}");
-        assert!(
-            banc.objet_plateforme(PARTICIPATION, titre) == contenu(titre, *taille),
-            "{titre} différent"
-        );
     }
-    assert_eq!(banc.bac().fichiers().len(), 30, "enregistrements en double");
     assert_eq!(banc.bac().participations(SITE).len(), participations_avant);
-    assert!(banc.bac().envois_orphelins().is_empty());
-    assert!(
-        banc.bac()
-            .envois_en_cours(COMPARTIMENT_PLATEFORME)
-            .is_empty()
-    );
     // Relancer : rien ne repart.
     let recus = banc.compteurs().octets_recus();
     banc.depot_plateforme().finir_en(0);
@@ -207,21 +197,7 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     let _ = enfant.wait();
     banc.bac().pannes().effacer();
     banc.depot_plateforme_avec(&options).finir_en(0);
-    assert!(banc.objet_plateforme(PARTICIPATION, &titre) == contenu(&titre, taille));
-    assert_eq!(
-        banc.bac().fichiers().len(),
-        1,
-        "enregistrement de fichier en double"
-    );
-    assert!(
-        banc.bac().envois_orphelins().is_empty(),
-        "envoi multipart orphelin"
-    );
-    assert!(
-        banc.bac()
-            .envois_en_cours(COMPARTIMENT_PLATEFORME)
-            .is_empty()
-    );
+    banc.verifier_sur_la_plateforme(PARTICIPATION, &[(titre, taille)]);
     // Au plus une partie perdue par transfert en vol au moment du kill -9 : les parties d'un
     // fichier seul partent ensemble, sur les quatre places par défaut.
     let recus = banc.compteurs().octets_recus();

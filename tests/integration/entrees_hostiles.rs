@@ -455,22 +455,8 @@ fn reponses_plateforme_tronquees_ou_absurdes_sans_doublon_ni_orphelin() {
         "une altération n'a pas eu lieu"
     );
     assert_eq!(code(&out), 0, "{}", texte(&out));
-    let enregistres = banc.bac().fichiers();
-    assert_eq!(enregistres.len(), 3, "{enregistres:#?}");
-    for (n, t) in &fichiers {
-        let f = banc.bac().fichier(PARTICIPATION, n).unwrap();
-        assert!(f.disponible, "{n}");
-        assert!(
-            banc.objet_plateforme(PARTICIPATION, n) == contenu(n, *t),
-            "{n}"
-        );
-    }
-    assert!(banc.bac().envois_orphelins().is_empty(), "envoi orphelin");
-    assert!(
-        banc.bac()
-            .envois_en_cours(COMPARTIMENT_PLATEFORME)
-            .is_empty()
-    );
+    assert_eq!(fichiers.len(), 3);
+    banc.verifier_sur_la_plateforme(PARTICIPATION, &fichiers);
 }
 
 /// Une plateforme qui rend des URL signées vers `cible` (au lieu de son propre S3).
