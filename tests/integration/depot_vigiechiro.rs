@@ -231,12 +231,7 @@ fn partie_refusee_l_envoi_multipart_est_abandonne_malgre_une_panne() {
     // Le gros fichier n'a plus d'enregistrement ; le petit est déposé.
     assert!(banc.bac().fichier(PARTICIPATION, &gros.0).is_none());
     assert!(banc.finalise(PARTICIPATION, &petit.0));
-    assert!(banc.bac().envois_orphelins().is_empty());
-    assert!(
-        banc.bac()
-            .envois_en_cours(COMPARTIMENT_PLATEFORME)
-            .is_empty()
-    );
+    banc.aucun_envoi_ouvert();
 }
 
 /// Une partie refusée deux fois (403 : l'URL redemandée est refusée aussi) : un refus de

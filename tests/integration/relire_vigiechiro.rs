@@ -164,12 +164,7 @@ fn enregistrements_non_finalises_repris_ou_remplaces_sans_doublon() {
         "{:?}",
         banc.bac().fichiers()
     );
-    assert!(banc.bac().envois_orphelins().is_empty());
-    assert!(
-        banc.bac()
-            .envois_en_cours(COMPARTIMENT_PLATEFORME)
-            .is_empty()
-    );
+    banc.aucun_envoi_ouvert();
     // Trois déclarations simples (les deux du site web, rendues telles quelles, et celle qui
     // remplace l'enregistrement supprimé) ; aucune en plusieurs parties ; une suppression.
     assert_eq!(

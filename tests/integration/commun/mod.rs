@@ -520,6 +520,12 @@ pub mod plateforme {
                     "{titre} : contenu différent"
                 );
             }
+            self.aucun_envoi_ouvert();
+        }
+
+        /// Ni envoi multipart orphelin (sans enregistrement) ni envoi resté ouvert sur le S3 de
+        /// la plateforme.
+        pub fn aucun_envoi_ouvert(&self) {
             let aucun: Vec<(String, String)> = Vec::new();
             assert_eq!(self.bac().envois_orphelins(), aucun, "envoi orphelin");
             assert_eq!(
