@@ -601,9 +601,9 @@ pub struct ArgsDepot {
     #[arg(long, value_name = "FUSEAU", default_value = "local")]
     pub fuseau: String,
 
-    /// Dépose dans la participation donnée même si les noms disent un autre point ou une
-    /// autre nuit, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier
-    /// accepté : à n'utiliser qu'en connaissance de cause).
+    /// Dépose dans la participation donnée même si les noms disent un autre site, point,
+    /// passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un
+    /// fichier accepté : à n'utiliser qu'en connaissance de cause).
     #[arg(long)]
     pub forcer_participation: bool,
 

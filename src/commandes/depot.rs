@@ -23,10 +23,14 @@ use crate::plan::{
     Base, DepotPlan, EtatUnite, FichierPlanifie, ReglagesRetenus, Replanification, VerrouPlan,
 };
 use crate::plateforme::FichierAttendu;
+use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
+use crate::saison::fuseau::Fuseau;
+use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Evenement;
 use crate::suivi::evenement::{Avertissement, PorteeSimulation};
 use crate::suivi::format::{neutraliser, pluriel};
+use crate::transport::vigiechiro::{Participation, SiteLu};
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
 pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
@@ -91,25 +95,53 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             &destination.identite(),
             args.simulation,
         )?;
-        // Vérifier la plateforme, c'est parler au réseau : pas en simulation.
-        let point = match (&dest.participation, args.simulation) {
-            (_, false) => {
-                let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
-                let v = super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?;
-                moi = Some(v.moi);
-                v.point
+        let fuseau = Fuseau::analyser(&args.fuseau)
+            .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, e.to_string()))?;
+        // Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
+        // et seulement avec un jeton : sans lui, elle dit que rien n'a été vérifié.
+        let verifiee = if args.simulation && crate::jeton::lire().is_err() {
+            None
+        } else {
+            let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
+            let v = super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?;
+            if !args.simulation {
+                moi = Some(v.moi.clone());
             }
-            (CibleParticipation::ACreer { point, .. }, true) => point.clone(),
-            (CibleParticipation::Existante(_), true) => None,
+            Some(v)
         };
         refuser_plusieurs_nuits(g, &preparation, args.forcer_participation)?;
-        // Le point d'une participation existante vient de la plateforme : des noms d'un
-        // autre point sont un refus. Celui d'une participation à créer, l'utilisateur vient
-        // de le taper (`--point`) : un écart est dit, le dépôt continue.
-        let refuser = !args.forcer_participation
-            && matches!(dest.participation, CibleParticipation::Existante(_));
-        if let Some(point) = point {
-            avertir_points(g, &preparation.inventaire, &point, refuser)?;
+        match (&dest.participation, verifiee) {
+            // La participation existe : la soirée, le point, le passage et le numéro de site
+            // des noms sont comparés aux siens ; un écart est un refus, sauf
+            // --forcer-participation.
+            (CibleParticipation::Existante(id), Some(v)) => {
+                if let Some((p, site)) = &v.participation {
+                    comparer_a_la_participation(
+                        g,
+                        &preparation,
+                        (id, p, site.as_ref()),
+                        &fuseau,
+                        (&dest.api, args.simulation),
+                        args.forcer_participation,
+                    )?;
+                }
+            }
+            (CibleParticipation::Existante(_), None) => {
+                if !g.json && !g.quiet {
+                    writeln!(
+                        crate::sortie::erreur(),
+                        "Participation non vérifiée : pas de jeton (vigie connexion), la \
+                         plateforme n'a pas été lue."
+                    )?;
+                }
+            }
+            // Le point d'une participation à créer, l'utilisateur vient de le taper
+            // (`--point`) : un écart est dit, le dépôt continue.
+            (CibleParticipation::ACreer { point, .. }, _) => {
+                if let Some(point) = point {
+                    avertir_points(g, &preparation.inventaire, point)?;
+                }
+            }
         }
     }
     let pret = enregistrer(
@@ -679,11 +711,185 @@ fn refuser_plusieurs_nuits(
     .into())
 }
 
-/// Des fichiers dont le nom porte un autre point que la participation iraient au mauvais
-/// point, et la plateforme ne permet pas de les en retirer : `refuser` (une participation
-/// existante, sans `--forcer-participation`), refus avant tout envoi (code 2) ; sinon dit,
-/// et le dépôt continue.
-fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str, refuser: bool) -> Result<()> {
+/// Les noms comparés à la participation donnée (`--participation`) : son site (le numéro de
+/// son titre `« <protocole>-<numéro> »`, `resources/sites.py` `create_site`), son point, sa
+/// soirée (ses dates lues dans le fuseau de l'enregistreur, `--fuseau`) et, si la base sait un
+/// fichier que `vigie` y a déjà déposé, le passage et la soirée de ce fichier (la
+/// participation ne dit pas son passage). Un écart est un refus avant tout envoi (code 2), qui
+/// dit chaque écart et quoi faire : la plateforme ne permet pas de retirer un fichier accepté.
+/// `--forcer-participation` passe outre, en le disant.
+fn comparer_a_la_participation(
+    g: &OptionsGlobales,
+    preparation: &Preparation,
+    (id, p, site): (&IdObjet, &Participation, Option<&SiteLu>),
+    fuseau: &Fuseau,
+    (api, a_blanc): (&str, bool),
+    forcer: bool,
+) -> Result<()> {
+    let nuits = regrouper(&preparation.inventaire.enregistrements).nuits;
+    if nuits.is_empty() {
+        return Ok(());
+    }
+    let vue = ParticipationVue {
+        id: id.clone(),
+        observateur: None,
+        point: p.point.clone(),
+        debut: p.date_debut.as_deref().and_then(date_plateforme),
+        fin: p.date_fin.as_deref().and_then(date_plateforme),
+        un_titre: fichier_deja_depose(g, a_blanc, id)?,
+    };
+    let mut ecarts: Vec<Ecart> = Vec::new();
+    for n in &nuits {
+        let datee = NuitDatee {
+            cle: &n.cle,
+            bornes: bornes_utc(n, fuseau),
+        };
+        for e in correspondance::ecarts(&vue, site, &datee, fuseau) {
+            if !ecarts.contains(&e) {
+                ecarts.push(e);
+            }
+        }
+    }
+    if ecarts.is_empty() {
+        return Ok(());
+    }
+    let lignes: Vec<String> = ecarts.iter().map(ligne_d_ecart).collect();
+    if forcer {
+        if g.json {
+            ligne_json(json!({
+                "evenement": "avertissement",
+                "motif": "ecart_participation",
+                "participation": id.as_str(),
+                "ecarts": ecarts.iter().map(ecart_json).collect::<Vec<_>>(),
+            }))?;
+        } else {
+            // Dit même sous -q : c'est le seul signe d'un dépôt peut-être au mauvais endroit.
+            let mut e = crate::sortie::erreur();
+            writeln!(
+                e,
+                "attention : ces fichiers ne sont pas ceux de la participation ;"
+            )?;
+            writeln!(e, "déposés quand même (--forcer-participation) :")?;
+            for l in &lignes {
+                for morceau in crate::suivi::format::replier(l, 79) {
+                    writeln!(e, "{}", neutraliser(&morceau))?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    if !g.json {
+        let adresse = super::saison::adresse_participation(api, id.as_str())
+            .unwrap_or_else(|| format!("participation {id}"));
+        let mut e = crate::sortie::erreur();
+        writeln!(
+            e,
+            "Ces fichiers ne sont pas ceux de la participation ; rien n'a été envoyé :"
+        )?;
+        for l in &lignes {
+            for morceau in crate::suivi::format::replier(l, 79) {
+                writeln!(e, "{}", neutraliser(&morceau))?;
+            }
+        }
+        writeln!(e, "  → vérifiez la participation :")?;
+        writeln!(e, "    {adresse}")?;
+        writeln!(
+            e,
+            "    ou déposez la saison, chaque nuit dans la sienne : vigie depot DOSSIER"
+        )?;
+        writeln!(e, "    ou, si c'est voulu : --forcer-participation")?;
+    }
+    // Le détail est dit au-dessus (et, en JSON, forcé, dans l'avertissement) : l'erreur tient
+    // en une ligne de 80 colonnes.
+    Err(ErreurAvecCode::new(
+        CodeSortie::Usage,
+        format!("les noms ne sont pas ceux de la participation ; {RIEN_ENVOYE}"),
+    )
+    .into())
+}
+
+/// Un écart en une ligne (repliée ensuite à 80 colonnes).
+fn ligne_d_ecart(e: &Ecart) -> String {
+    use crate::suivi::saison::jour_court;
+    match e {
+        Ecart::Site {
+            noms,
+            participation,
+        } => format!("  site    : {noms} dans les noms, « {participation} » pour la participation"),
+        Ecart::Point {
+            noms,
+            participation,
+        } => format!("  point   : {noms} dans les noms, {participation} pour la participation"),
+        Ecart::Soiree {
+            noms,
+            participation,
+        } => format!(
+            "  nuit    : {} dans les noms, {} pour la participation",
+            jour_court(*noms),
+            jour_court(*participation)
+        ),
+        Ecart::Passage {
+            noms,
+            participation,
+        } => format!(
+            "  passage : Pass{noms} dans les noms, Pass{participation} dans les fichiers déjà \
+             déposés dans la participation"
+        ),
+    }
+}
+
+/// Un écart pour `--json` : `{champ, noms, participation}`.
+fn ecart_json(e: &Ecart) -> serde_json::Value {
+    match e {
+        Ecart::Site {
+            noms,
+            participation,
+        } => json!({"champ": "site", "noms": noms, "participation": participation}),
+        Ecart::Point {
+            noms,
+            participation,
+        } => json!({"champ": "point", "noms": noms, "participation": participation}),
+        Ecart::Soiree {
+            noms,
+            participation,
+        } => json!({
+            "champ": "soiree",
+            "noms": noms.to_string(),
+            "participation": participation.to_string(),
+        }),
+        Ecart::Passage {
+            noms,
+            participation,
+        } => json!({"champ": "passage", "noms": noms, "participation": participation}),
+    }
+}
+
+/// Un fichier de protocole que `vigie` a déjà déposé dans cette participation (d'après la
+/// base des plans), s'il y en a : son nom dit le passage et la soirée de la participation.
+fn fichier_deja_depose(g: &OptionsGlobales, a_blanc: bool, id: &IdObjet) -> Result<Option<String>> {
+    let Some(base) = base_a_lire(g, a_blanc)? else {
+        return Ok(None);
+    };
+    let id = id.to_string();
+    for plan in base.plans()? {
+        if super::saison::participation_du_plan(&plan).as_deref() != Some(id.as_str()) {
+            continue;
+        }
+        if let Some(u) = base
+            .unites(plan.id, &[EtatUnite::Deposee])?
+            .into_iter()
+            .find(|u| cle_du_nom(&u.cle).is_some())
+        {
+            return Ok(Some(u.cle));
+        }
+    }
+    Ok(None)
+}
+
+/// Des fichiers dont le nom porte un autre point que la participation à créer (`--point`,
+/// que l'utilisateur vient de taper) : dit, le dépôt continue. (Une participation existante
+/// est comparée par [`comparer_a_la_participation`], qui refuse.)
+fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<()> {
     let autres: Vec<String> = inv
         .enregistrements
         .iter()
@@ -700,35 +906,6 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str, refuser: b
         .filter_map(|c| inventaire::point_du_nom(c.rsplit('/').next().unwrap_or(c)))
         .collect();
     let points = points.into_iter().collect::<Vec<_>>().join(", ");
-    if refuser {
-        if !g.json {
-            let mut e = crate::sortie::erreur();
-            writeln!(
-                e,
-                "Ces fichiers ne sont pas ceux de la participation ; rien n'a été envoyé :"
-            )?;
-            writeln!(
-                e,
-                "  point : {} dans les noms ({}), {} pour la participation",
-                neutraliser(&points),
-                pluriel(autres.len() as u64, "fichier", "fichiers"),
-                neutraliser(point)
-            )?;
-            writeln!(
-                e,
-                "  → vérifiez la participation, ou, si c'est voulu : --forcer-participation"
-            )?;
-        }
-        return Err(ErreurAvecCode::new(
-            CodeSortie::Usage,
-            format!(
-                "point {} dans les noms, {} pour la participation ; {RIEN_ENVOYE}",
-                neutraliser(&points),
-                neutraliser(point)
-            ),
-        )
-        .into());
-    }
     if g.json {
         Evenement::Avertissement {
             motif: Avertissement::PointDifferent {

@@ -15,7 +15,7 @@ use crate::reessai::{Annulation, Profil, RaisonArret, Reglages, Rejouabilite, Re
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::neutraliser;
 use crate::transport::vigiechiro::{
-    ClientVigieChiro, Participation, ReponseMoi, SiteLu, Utilisateur,
+    ClientVigieChiro, Participation, ReponseMoi, SiteDeParticipation, SiteLu, Utilisateur,
 };
 use crate::transport::{Emetteur, Emission, ReglagesEmission, emettre};
 
@@ -152,11 +152,12 @@ impl RefusMoi {
 
 /// Ce qu'un dépôt vers la plateforme sait après ses vérifications.
 pub(super) struct PlateformeVerifiee {
-    /// Le point d'écoute de la participation (donné par `--point`, ou lu sur la plateforme).
-    pub point: Option<String>,
     /// L'utilisateur du jeton (`GET /moi`) : une participation à créer, dont la réponse se
     /// perdrait, se retrouve parmi les siennes.
     pub moi: IdObjet,
+    /// La participation donnée (`--participation`), telle que la plateforme la décrit, et son
+    /// site s'il a pu être lu : les noms y sont comparés (soirée, point, numéro de site).
+    pub participation: Option<(Participation, Option<SiteLu>)>,
 }
 
 /// Avant tout envoi : l'adresse est celle de l'API, le jeton est accepté, et la participation
@@ -191,17 +192,18 @@ pub(super) fn verifier_plateforme(
                 let lu = site_existant(&client, &emetteur, &dest.api, site, rien_fait).await?;
                 exiger_point(&lu, point.as_deref(), rien_fait)?;
                 return Ok(PlateformeVerifiee {
-                    point: point.clone(),
                     moi: moi.id,
+                    participation: None,
                 });
             }
             CibleParticipation::Existante(id) => id,
         };
         let p = participation_existante(&client, &emetteur, &dest.api, id, rien_fait).await?;
         verifier_proprietaire(&p, &moi, rien_fait)?;
+        let site = site_de_participation(&client, &emetteur, &p).await;
         Ok(PlateformeVerifiee {
-            point: p.point,
             moi: moi.id,
+            participation: Some((p, site)),
         })
     };
     let resultat = runtime()?.block_on(async {
@@ -273,6 +275,32 @@ fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) 
         ),
     )
     .into())
+}
+
+/// Le site d'une participation : développé dans sa description (`display_participation`),
+/// sinon relu (`GET /sites/{id}`, `resources/sites.py` `display_site`). Illisible : `None`,
+/// le numéro de site n'est alors pas comparé (le point et la soirée le sont toujours).
+async fn site_de_participation(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    p: &Participation,
+) -> Option<SiteLu> {
+    match &p.site {
+        Some(SiteDeParticipation::Developpe(s)) => Some(s.clone()),
+        Some(SiteDeParticipation::Identifiant(id)) => {
+            let cible = format!("/sites/{id}");
+            let lecture = Emission::lecture("GET", &cible);
+            match emetteur
+                .emettre_hors_plan(lecture, |_| client.site(id))
+                .await
+                .reponse
+            {
+                ReponseApi::Succes(s) => s,
+                _ => None,
+            }
+        }
+        None => None,
+    }
 }
 
 /// `GET /sites/{id}` : le site où créer la participation existe-t-il ? Sinon, c'est une erreur

@@ -40,10 +40,11 @@
 //! de cette nuit (elle l'emporte ; les autres sont dites écartées) ou si une seule a le bon
 //! point quand les autres n'en ont pas. Une nuit sans participation est à créer.
 
-use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 
 use crate::destination::IdObjet;
 use crate::saison::nuits::{CleNuit, cle_du_nom, soiree_de};
+use crate::saison::sites::SiteConnu;
 
 /// Une participation de la plateforme, telle que la correspondance la regarde.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,21 +135,129 @@ pub fn verdict<Z: TimeZone>(
     let Some(debut) = p.debut else {
         return Verdict::Autre;
     };
-    let soiree = n
-        .cle
-        .soiree
-        .or_else(|| n.bornes.map(|(d, _)| soiree_de(local(d, fuseau))));
-    let meme_soiree = soiree == Some(soiree_de(local(debut, fuseau)));
-    let chevauche = match (p.fin, n.bornes) {
-        (Some(fin), Some((premiere, derniere))) => debut <= derniere && premiere <= fin,
-        _ => false,
-    };
-    match (meme_soiree || chevauche, a_moi, point_connu) {
+    match (
+        meme_nuit_par_dates(debut, p.fin, n, fuseau),
+        a_moi,
+        point_connu,
+    ) {
         (false, _, _) => Verdict::Autre,
         (true, false, _) => Verdict::DAutrui,
         (true, true, false) => Verdict::SansPoint,
         (true, true, true) => Verdict::Meme(Preuve::Dates),
     }
+}
+
+/// La soirée d'une nuit : celle de ses noms, ou en routier celle des bornes retenues.
+fn soiree_de_nuit<Z: TimeZone>(n: &NuitDatee<'_>, fuseau: &Z) -> Option<NaiveDate> {
+    n.cle
+        .soiree
+        .or_else(|| n.bornes.map(|(d, _)| soiree_de(local(d, fuseau))))
+}
+
+/// Des dates de participation sont-elles cette nuit ? La soirée de `debut` (lue dans le fuseau
+/// de l'enregistreur) est la sienne, ou `[debut, fin]` chevauche ses séquences (règle 3 de
+/// l'en-tête).
+fn meme_nuit_par_dates<Z: TimeZone>(
+    debut: DateTime<Utc>,
+    fin: Option<DateTime<Utc>>,
+    n: &NuitDatee<'_>,
+    fuseau: &Z,
+) -> bool {
+    let meme_soiree = soiree_de_nuit(n, fuseau) == Some(soiree_de(local(debut, fuseau)));
+    let chevauche = match (fin, n.bornes) {
+        (Some(fin), Some((premiere, derniere))) => debut <= derniere && premiere <= fin,
+        _ => false,
+    };
+    meme_soiree || chevauche
+}
+
+/// Ce qui, dans les noms d'une nuit, n'est pas la participation désignée (`--participation`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ecart {
+    /// Le numéro de site des noms (ou leur famille, `Car`/`Cir`) n'est pas celui du site de
+    /// la participation, lu dans son titre `« <protocole>-<numéro> »` ou sa grille.
+    Site { noms: String, participation: String },
+    /// Le point des noms n'est pas celui de la participation.
+    Point { noms: String, participation: String },
+    /// La soirée des noms n'est pas celle de la participation : celle de ses dates, ou celle
+    /// du fichier qu'elle contient déjà.
+    Soiree {
+        noms: NaiveDate,
+        participation: NaiveDate,
+    },
+    /// Le passage des noms n'est pas celui du fichier qu'elle contient déjà (la participation
+    /// ne dit pas son passage : sans fichier connu, il n'est pas comparé).
+    Passage { noms: u8, participation: u8 },
+}
+
+/// Les écarts entre la nuit `n` et la participation désignée `p`, dont le site est `site`
+/// (s'il a pu être lu), les heures des noms étant celles du `fuseau` de l'enregistreur.
+///
+/// Règles : le site par [`SiteConnu::porte`] et [`SiteConnu::accepte`] (le numéro des noms à
+/// la fin du titre, la famille au type du site) ; le point sans égard à la casse (une
+/// participation sans point n'en contredit aucun) ; si `p.un_titre` est un fichier de
+/// protocole déjà dans la participation, sa soirée et son passage font foi ; sinon la soirée
+/// par les dates (même règle que [`verdict`]), et le passage n'est pas comparé.
+pub fn ecarts<Z: TimeZone>(
+    p: &ParticipationVue,
+    site: Option<&SiteConnu>,
+    n: &NuitDatee<'_>,
+    fuseau: &Z,
+) -> Vec<Ecart> {
+    let mut e = Vec::new();
+    if let Some(s) = site
+        && (s.porte(&n.cle.site).is_none() || !s.accepte(n.cle.protocole))
+    {
+        e.push(Ecart::Site {
+            noms: n.cle.site.clone(),
+            participation: s.titre.clone(),
+        });
+    }
+    let deja = p.un_titre.as_deref().and_then(cle_du_nom);
+    let point = p
+        .point
+        .as_deref()
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(str::to_owned)
+        .or_else(|| deja.as_ref().and_then(|k| k.point.clone()));
+    if let (Some(noms), Some(lu)) = (n.cle.point.as_deref(), point.as_deref())
+        && !noms.eq_ignore_ascii_case(lu)
+    {
+        e.push(Ecart::Point {
+            noms: noms.to_owned(),
+            participation: lu.to_owned(),
+        });
+    }
+    match &deja {
+        Some(k) => {
+            if let (Some(noms), Some(lu)) = (soiree_de_nuit(n, fuseau), k.soiree)
+                && noms != lu
+            {
+                e.push(Ecart::Soiree {
+                    noms,
+                    participation: lu,
+                });
+            }
+            if k.passage != n.cle.passage {
+                e.push(Ecart::Passage {
+                    noms: n.cle.passage,
+                    participation: k.passage,
+                });
+            }
+        }
+        None => {
+            if let (Some(debut), Some(noms)) = (p.debut, soiree_de_nuit(n, fuseau))
+                && !meme_nuit_par_dates(debut, p.fin, n, fuseau)
+            {
+                e.push(Ecart::Soiree {
+                    noms,
+                    participation: soiree_de(local(debut, fuseau)),
+                });
+            }
+        }
+    }
+    e
 }
 
 /// Ce qui revient à une nuit.
@@ -569,6 +678,105 @@ mod tests {
             }
         );
         assert_eq!(a.ecartees, [(1, id(3))]);
+    }
+
+    fn site(titre: &str, type_site: Option<&str>) -> SiteConnu {
+        SiteConnu {
+            id: IdObjet::analyser("64a1b2c3d4e5f60718293c01").unwrap(),
+            titre: titre.into(),
+            numero_grille: None,
+            type_site: type_site.map(str::to_owned),
+        }
+    }
+
+    fn jour(j: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 6, j).unwrap()
+    }
+
+    /// `--participation` : chaque écart entre les noms d'une nuit et la participation donnée
+    /// est dit ; la bonne participation n'en a aucun.
+    #[test]
+    fn ecarts_avec_la_participation_donnee() {
+        let s = saison();
+        let n = datees(&s);
+        let a1_21 = &n[0];
+        let son_site = site("Vigiechiro - Point Fixe-640380", Some("POINT_FIXE"));
+        // La bonne : même site, même point, même soirée (dates de vigie ou du site web).
+        let bonne = p(
+            1,
+            Some("A1"),
+            "2026-06-21T19:30:00",
+            Some("2026-06-22T03:58:00"),
+        );
+        assert_eq!(ecarts(&bonne, Some(&son_site), a1_21, &Paris2026), []);
+        let saisie_le_matin = p(1, Some("a1"), "2026-06-22T07:40:00", None);
+        assert_eq!(
+            ecarts(&saisie_le_matin, Some(&son_site), a1_21, &Paris2026),
+            []
+        );
+        // Sans point ni site lisible, rien ne les contredit.
+        let muette = p(1, None, "2026-06-21T19:30:00", None);
+        assert_eq!(ecarts(&muette, None, a1_21, &Paris2026), []);
+        // Un autre site, un autre point, une autre nuit : trois écarts.
+        let autre = p(
+            2,
+            Some("B2"),
+            "2026-06-19T19:30:00",
+            Some("2026-06-20T03:00:00"),
+        );
+        let autre_site = site("Vigiechiro - Point Fixe-640139", Some("POINT_FIXE"));
+        assert_eq!(
+            ecarts(&autre, Some(&autre_site), a1_21, &Paris2026),
+            [
+                Ecart::Site {
+                    noms: "640380".into(),
+                    participation: "Vigiechiro - Point Fixe-640139".into()
+                },
+                Ecart::Point {
+                    noms: "A1".into(),
+                    participation: "B2".into()
+                },
+                Ecart::Soiree {
+                    noms: jour(21),
+                    participation: jour(19)
+                },
+            ]
+        );
+        // Le bon numéro, mais un site routier ou pédestre pour des noms `Car…`.
+        let pedestre = site("Vigiechiro - Pédestre-640380", Some("CARRE"));
+        assert!(matches!(
+            ecarts(&bonne, Some(&pedestre), a1_21, &Paris2026).as_slice(),
+            [Ecart::Site { .. }]
+        ));
+        // Un fichier déjà déposé fait foi : son passage, et sa soirée plutôt que des dates
+        // saisies le lendemain après-midi.
+        let tardive = p(3, Some("A1"), "2026-06-22T13:00:00", None);
+        assert!(matches!(
+            ecarts(&tardive, Some(&son_site), a1_21, &Paris2026).as_slice(),
+            [Ecart::Soiree { .. }]
+        ));
+        let remplie = ParticipationVue {
+            un_titre: Some("Car640380-2026-Pass1-A1-PA1_20260621_230000_000.wav".into()),
+            ..tardive.clone()
+        };
+        assert_eq!(ecarts(&remplie, Some(&son_site), a1_21, &Paris2026), []);
+        let autre_passage = ParticipationVue {
+            un_titre: Some("Car640380-2026-Pass2-A1-PA1_20260622_230000_000.wav".into()),
+            ..bonne.clone()
+        };
+        assert_eq!(
+            ecarts(&autre_passage, Some(&son_site), a1_21, &Paris2026),
+            [
+                Ecart::Soiree {
+                    noms: jour(21),
+                    participation: jour(22)
+                },
+                Ecart::Passage {
+                    noms: 1,
+                    participation: 2
+                },
+            ]
+        );
     }
 
     #[test]

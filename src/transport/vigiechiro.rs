@@ -114,6 +114,35 @@ pub struct Participation {
     /// récente.
     #[serde(rename = "_created", default)]
     pub creee: Option<String>,
+    /// Son site : développé par `display_participation` (`xin/schema.py`
+    /// `Unserializer._run_attribute_data_relation` : titre, relations du site en
+    /// identifiants), ou son seul identifiant (réponse d'une création). `--participation`
+    /// compare le numéro de son titre à celui des noms.
+    #[serde(default, deserialize_with = "lire_site")]
+    pub site: Option<SiteDeParticipation>,
+}
+
+/// Le site d'une participation, tel que la plateforme l'a rendu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SiteDeParticipation {
+    Developpe(SiteLu),
+    Identifiant(IdObjet),
+}
+
+/// Le `site` d'une participation : développé ou identifiant ; une forme illisible ne se
+/// devine pas (`None` : la comparaison du numéro de site relira le site, ou s'en passera).
+fn lire_site<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<SiteDeParticipation>, D::Error> {
+    Ok(match Option::<serde_json::Value>::deserialize(d)? {
+        Some(v @ serde_json::Value::Object(_)) => {
+            saison::site(&v).ok().map(SiteDeParticipation::Developpe)
+        }
+        Some(serde_json::Value::String(s)) => {
+            IdObjet::analyser(&s).map(SiteDeParticipation::Identifiant)
+        }
+        _ => None,
+    })
 }
 
 /// L'observateur d'une participation : développé (`{_id, pseudo, …}`, la relation telle que

@@ -440,3 +440,116 @@ fn traitement_sans_argument_suit_chaque_nuit_de_la_saison() {
         texte(&out)
     );
 }
+
+/// `--participation ID` : la soirée, le numéro de site, le point et le passage des noms sont
+/// comparés à ceux de la participation (ses dates dans le fuseau de l'enregistreur, son site
+/// `« <protocole>-<numéro> »`, le fichier que `vigie` y a déjà déposé) ; chaque écart est un
+/// refus avant tout envoi (code 2) qui le dit, montré aussi par `--simulation` sans rien
+/// écrire ; `--forcer-participation` passe outre en le disant.
+#[test]
+fn participation_donnee_comparee_en_soiree_site_et_passage() {
+    let banc = Banc::nouveau();
+    let declarations = |banc: &Banc| {
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier)
+    };
+    let depot_de = |dossier: &str| {
+        let mut c = banc.vigie_plateforme();
+        c.arg("depot")
+            .arg(banc.dossier.path().join(dossier))
+            .args([
+                "--participation",
+                PARTICIPATION,
+                "--fuseau",
+                "+02:00",
+                "--api",
+            ])
+            .arg(banc.bac().api())
+            .args(Banc::options_rapides());
+        c
+    };
+    let ecrire = |dossier: &str, nom: &str| {
+        let d = banc.dossier.path().join(dossier);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(nom), b"RIFF-nuit").unwrap();
+    };
+    // La participation d'essai est la soirée du dim. 21/06 au point A1 du site 640139.
+    ecrire(
+        "jeudi",
+        "Car640139-2026-Pass1-A1-OB-1_20260625_221500_000.wav",
+    );
+    ecrire(
+        "autre-site",
+        "Car640380-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
+    );
+    ecrire("bonne", &nom(1));
+    ecrire(
+        "pass2",
+        "Car640139-2026-Pass2-A1-OB-1_20260621_231500_000.wav",
+    );
+
+    // Une autre soirée : refus, avant tout envoi, qui dit les deux soirées ; la simulation le
+    // montre aussi, sans écrire la base.
+    for simulation in [true, false] {
+        let mut c = depot_de("jeudi");
+        if simulation {
+            c.arg("--simulation");
+        }
+        let out = c.finir_en(2);
+        let e = stderr(&out);
+        assert!(
+            e.contains("jeu. 25/06 dans les noms, dim. 21/06 pour la participation"),
+            "{e}"
+        );
+        assert!(e.contains("--forcer-participation"), "{e}");
+        assert!(e.lines().all(|l| l.chars().count() <= 80), "{e}");
+        assert!(!banc.base.exists(), "rien ne devait être écrit");
+    }
+    // Un autre numéro de site : le titre du site de la participation est dit.
+    let e = stderr(&depot_de("autre-site").finir_en(2));
+    assert!(
+        e.contains("640380 dans les noms, « Vigiechiro - Point Fixe-640139 »"),
+        "{e}"
+    );
+    assert!(!e.contains("nuit    :"), "la soirée est la bonne : {e}");
+    assert_eq!(declarations(&banc), 0);
+
+    // La bonne nuit part sans un mot d'écart.
+    let out = depot_de("bonne").finir_en(0);
+    assert!(!stderr(&out).contains("attention"), "{}", texte(&out));
+    // Le passage : la participation ne le dit pas, mais les fichiers que vigie y a déposés,
+    // si. Un fichier de passage 2 de la même soirée est refusé.
+    let e = stderr(&depot_de("pass2").finir_en(2));
+    assert!(
+        e.contains("Pass2 dans les noms, Pass1 dans les fichiers"),
+        "{e}"
+    );
+    assert_eq!(declarations(&banc), 1);
+    // En JSON : l'erreur, code 2 ; forcé, l'avertissement porte chaque écart.
+    let out = depot_de("jeudi").arg("--json").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    assert_eq!(
+        evenements(&lignes, "erreur")[0]["code"],
+        2,
+        "{}",
+        texte(&out)
+    );
+    let out = depot_de("jeudi")
+        .args(["--forcer-participation", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let avertis = evenements(&lignes, "avertissement");
+    let ecart = avertis
+        .iter()
+        .find(|a| a["motif"] == "ecart_participation")
+        .unwrap_or_else(|| panic!("{}", texte(&out)));
+    assert_eq!(
+        ecart["ecarts"],
+        serde_json::json!([{"champ": "soiree", "noms": "2026-06-25", "participation": "2026-06-21"}])
+    );
+    assert_eq!(declarations(&banc), 2);
+}

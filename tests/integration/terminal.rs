@@ -998,9 +998,9 @@ fn les_suggestions_de_noms_sont_acceptees_et_une_faute_est_montree() {
     assert_eq!(banc.bac().fichiers().len(), 3);
 }
 
-/// Des fichiers au point Z1 déposés dans une participation au point A1 (--forcer-participation) :
-/// l'avertissement tient en trois lignes de 80 colonnes au plus (il en faisait huit à onze, dix
-/// noms entiers).
+/// Des fichiers au point Z1 déposés dans une participation au point A1 (--forcer-participation,
+/// même sous -q) : l'avertissement tient en trois lignes de 80 colonnes au plus (il en faisait
+/// huit à onze, dix noms entiers) ; à la création (`--site --point A1`), de même.
 #[test]
 fn l_avertissement_de_point_est_compact() {
     let banc = Banc::nouveau();
@@ -1013,6 +1013,23 @@ fn l_avertissement_de_point_est_compact() {
     let out = banc
         .depot_plateforme()
         .mots("--progression jamais -q --forcer-participation")
+        .finir_en(0);
+    let erreur = stderr(&out);
+    let debut = erreur
+        .find("attention : ces fichiers ne sont pas ceux de la participation")
+        .unwrap_or_else(|| panic!("pas d'avertissement : {erreur}"));
+    let avertissement: Vec<&str> = erreur[debut..].lines().take(3).collect();
+    assert!(
+        avertissement.iter().all(|l| l.chars().count() <= 80),
+        "{erreur}"
+    );
+    assert_eq!(
+        avertissement[2], "  point   : Z1 dans les noms, A1 pour la participation",
+        "{erreur}"
+    );
+    let out = banc
+        .depot_par_site(SITE, "A1", "2026-06-21T20:00:00Z", "2026-06-22T04:00:00Z")
+        .args(["--progression", "jamais", "-q"])
         .finir_en(0);
     let erreur = stderr(&out);
     let debut = erreur

@@ -192,7 +192,7 @@ async fn mes_participations_avec_leur_site_et_sans_observateur() {
     for champ in ["observateur", "protocole", "messages", "logs", "bilan"] {
         assert!(regionale.get(champ).is_none(), "{champ} : {regionale}");
     }
-    assert_eq!(regionale["date_debut"], "2026-06-20T21:00:00");
+    assert_eq!(regionale["date_debut"], "2026-06-21T20:00:00");
 
     // Une participation créée ensuite vient en tête ; un autre observateur voit les siennes.
     let (s, cree) = b

@@ -110,8 +110,11 @@ pub const POINTS_SITE: [&str; 3] = ["A1", "B2", "Z3"];
 /// Un site de l'observateur validé, **non verrouillé**. La vraie plateforme y accepte pourtant
 /// une participation : le validateur qui exigerait le verrou n'est jamais appelé (voir l'en-tête).
 pub const SITE_NON_VERROUILLE: &str = "64a1b2c3d4e5f60718293c02";
-/// Participation d'essai préexistante sur [`SITE`] (point `A1`, nuit du 20 au 21 juin 2026),
-/// pour `vigie depot --participation`.
+/// Participation d'essai préexistante sur [`SITE`] (point `A1`, nuit du 21 au 22 juin 2026 :
+/// 20 h à 4 h UTC, soit la soirée du 21 juin à toute heure de France ou d'UTC), pour
+/// `vigie depot --participation`. Les noms des essais (`Car640139-2026-Pass1-A1-…_20260621_22…`)
+/// sont de cette nuit : `vigie` compare la soirée, le point et le numéro de site des noms à
+/// ceux de la participation.
 pub const PARTICIPATION: &str = "64a1b2c3d4e5f60718293d01";
 /// Un site **routier** verrouillé de l'observateur validé (protocole de `type_site` `ROUTIER`,
 /// `resources/protocoles.py`) : ni localité ni point, et la plateforme n'exige pas de point pour
@@ -1431,8 +1434,8 @@ impl Vigiechiro {
             site: SITE.to_owned(),
             observateur: OBSERVATEUR.to_owned(),
             point: Some("A1".to_owned()),
-            date_debut: "2026-06-20T21:00:00".to_owned(),
-            date_fin: Some("2026-06-21T06:00:00".to_owned()),
+            date_debut: "2026-06-21T20:00:00".to_owned(),
+            date_fin: Some("2026-06-22T04:00:00".to_owned()),
             meteo: None,
             configuration: None,
             commentaire: Some("participation d'essai du bac à sable".to_owned()),
