@@ -30,9 +30,16 @@ fn main() -> ExitCode {
             let _ = writeln!(sortie::erreur(), "erreur : {}", neutraliser(&message));
             // Un script qui lit la sortie JSON y trouve aussi l'erreur, en dernière ligne.
             if json {
+                // Un refus de saison nomme les nuits dont il dépend.
+                let nuits = e
+                    .chain()
+                    .find_map(|c| c.downcast_ref::<sortie::ErreurAvecCode>())
+                    .map(|x| x.nuits.as_slice())
+                    .unwrap_or_default();
                 let _ = suivi::Evenement::Erreur {
                     code: code as i32,
                     message: &message,
+                    nuits,
                 }
                 .ecrire();
             }

@@ -55,6 +55,21 @@ impl From<CodeSortie> for ExitCode {
 pub struct ErreurAvecCode {
     pub code: CodeSortie,
     pub message: String,
+    /// Les nuits d'une saison dont dépend le refus (`--json` : `nuits` de l'événement
+    /// `erreur`) ; vide sinon.
+    pub nuits: Vec<NuitNommee>,
+}
+
+/// Une nuit nommée par une erreur : ce que ses noms disent d'elle.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct NuitNommee {
+    /// Le numéro de site tel qu'écrit dans les noms (`640139` de `Car640139`).
+    pub numero_site: String,
+    pub passage: u8,
+    /// Le point (`A1`) ; null en routier.
+    pub point: Option<String>,
+    /// La soirée (AAAA-MM-JJ, à l'heure de l'enregistreur) ; null en routier.
+    pub soiree: Option<String>,
 }
 
 impl ErreurAvecCode {
@@ -62,7 +77,14 @@ impl ErreurAvecCode {
         ErreurAvecCode {
             code,
             message: message.into(),
+            nuits: Vec::new(),
         }
+    }
+
+    /// La même erreur, qui nomme les nuits dont elle dépend.
+    pub fn avec_nuits(mut self, nuits: Vec<NuitNommee>) -> Self {
+        self.nuits = nuits;
+        self
     }
 }
 

@@ -98,16 +98,26 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         let fuseau = Fuseau::analyser(&args.fuseau)
             .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, e.to_string()))?;
         // Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
-        // et seulement avec un jeton : sans lui, elle dit que rien n'a été vérifié.
-        let verifiee = if args.simulation && crate::jeton::lire().is_err() {
-            None
-        } else {
+        // brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle
+        // dit que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
+        let verifiee = if !args.simulation {
             let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
             let v = super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?;
-            if !args.simulation {
-                moi = Some(v.moi.clone());
-            }
+            moi = Some(v.moi.clone());
             Some(v)
+        } else if crate::jeton::lire().is_err() {
+            non_verifiee(g, "pas de jeton (vigie connexion)")?;
+            None
+        } else {
+            let emission = super::vigiechiro::reglages_de_simulation()?;
+            match super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE) {
+                Ok(v) => Some(v),
+                Err(e) if crate::sortie::code_pour_erreur(&e) == CodeSortie::EchecsTransitoires => {
+                    non_verifiee(g, &format!("{e:#}"))?;
+                    None
+                }
+                Err(e) => return Err(e),
+            }
         };
         refuser_plusieurs_nuits(g, &preparation, args.forcer_participation)?;
         match (&dest.participation, verifiee) {
@@ -126,15 +136,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
                     )?;
                 }
             }
-            (CibleParticipation::Existante(_), None) => {
-                if !g.json && !g.quiet {
-                    writeln!(
-                        crate::sortie::erreur(),
-                        "Participation non vérifiée : pas de jeton (vigie connexion), la \
-                         plateforme n'a pas été lue."
-                    )?;
-                }
-            }
+            (CibleParticipation::Existante(_), None) => {}
             // Le point d'une participation à créer, l'utilisateur vient de le taper
             // (`--point`) : un écart est dit, le dépôt continue.
             (CibleParticipation::ACreer { point, .. }, _) => {
@@ -708,7 +710,30 @@ fn refuser_plusieurs_nuits(
             nuits.len()
         ),
     )
+    .avec_nuits(
+        nuits
+            .iter()
+            .map(|n| crate::suivi::saison::nuit_nommee(&n.cle))
+            .collect(),
+    )
     .into())
+}
+
+/// Une simulation qui n'a pas pu lire la plateforme le dit (sur la sortie d'erreur : c'est du
+/// statut), et continue : elle n'envoie rien.
+fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
+    if g.json || g.quiet {
+        return Ok(());
+    }
+    let texte = format!(
+        "Participation non vérifiée ({pourquoi}) : la simulation ne compare pas les noms à la \
+         participation."
+    );
+    let mut e = crate::sortie::erreur();
+    for l in crate::suivi::format::replier(&texte, 79) {
+        writeln!(e, "{}", neutraliser(&l))?;
+    }
+    Ok(())
 }
 
 /// Les noms comparés à la participation donnée (`--participation`) : son site (le numéro de
@@ -779,7 +804,7 @@ fn comparer_a_la_participation(
         return Ok(());
     }
     if !g.json {
-        let adresse = super::saison::adresse_participation(api, id.as_str())
+        let adresse = crate::suivi::saison::adresse_participation(api, id.as_str())
             .unwrap_or_else(|| format!("participation {id}"));
         let mut e = crate::sortie::erreur();
         writeln!(
@@ -872,7 +897,7 @@ fn fichier_deja_depose(g: &OptionsGlobales, a_blanc: bool, id: &IdObjet) -> Resu
     };
     let id = id.to_string();
     for plan in base.plans()? {
-        if super::saison::participation_du_plan(&plan).as_deref() != Some(id.as_str()) {
+        if crate::saison::sort::participation_du_plan(&plan).as_deref() != Some(id.as_str()) {
             continue;
         }
         if let Some(u) = base

@@ -33,12 +33,13 @@ use crate::inventaire::Enregistrement;
 use crate::plan::{Base, DepotPlan, FichierPlanifie, ReglagesRetenus, VerrouPlan};
 use crate::reessai::ReponseApi;
 use crate::saison::correspondance::{
-    IssueNuit, NuitDatee, ParticipationVue, Verdict, attribuer, date_plateforme, verdict,
+    IssueNuit, NuitDatee, ParticipationVue, Verdict, attribuer, bornes_par_modification,
+    date_plateforme, verdict,
 };
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{Nuit, Protocole, bornes_utc, regrouper};
 use crate::saison::sites::{Rapprochement, SiteConnu, rapprocher};
-use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit};
+use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
 use crate::suivi::saison::{self as dire, Refus, libelle_court, libelle_liee};
@@ -346,7 +347,10 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         .nuits
         .into_iter()
         .map(|nuit| NuitDeSaison {
-            bornes: bornes_utc(&nuit, &fuseau),
+            // Point fixe : les instants des noms ; routier : les dates de ses fichiers.
+            bornes: bornes_utc(&nuit, &fuseau).or_else(|| {
+                bornes_par_modification(&nuit, &reunion.enregistrements, chrono::Utc::now())
+            }),
             nuit,
             site: None,
             sort: Sort::NonVerifiee,
@@ -391,6 +395,7 @@ fn decider(
         match &lecture.sites[&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)] {
             Ok(id) => n.site = Some(id.clone()),
             Err(texte) => {
+                refus.nommer(&n.nuit.cle);
                 if dits.insert(texte.clone()) {
                     refus.ajouter(texte);
                 }
@@ -451,6 +456,35 @@ fn decider(
             }
         }
     }
+    // Une nuit liée garde sa participation : elle doit encore être sur la plateforme, et à
+    // l'utilisateur (supprimée ou donnée à un autre sur le site web depuis la dernière fois :
+    // rien n'y part, ni ailleurs sans lui).
+    let mut refus = Refus::default();
+    for n in nuits.iter() {
+        let (Sort::Liee { plan }, Some(site)) = (&n.sort, n.site.as_ref()) else {
+            continue;
+        };
+        let Some(id) = participation_du_plan(plan) else {
+            continue;
+        };
+        let libelle = libelle_court(&n.nuit.cle);
+        let avant = refus.len();
+        match lecture
+            .participations
+            .get(site)
+            .and_then(|liste| liste.iter().find(|p| p.id.as_str() == id))
+        {
+            None => refus.ajouter(&dire::participation_liee_disparue(&libelle, &id, plan.id)),
+            Some(p) if p.observateur.as_ref() != Some(&lecture.moi) => refus.ajouter(
+                &dire::participation_liee_d_autrui(&libelle, &id, plan.id, p.pseudo.as_deref()),
+            ),
+            Some(_) => {}
+        }
+        if refus.len() > avant {
+            refus.nommer(&n.nuit.cle);
+        }
+    }
+    refus.rendre(g.json, dire::PARTICIPATION_LIEE_CHANGEE)?;
     // Les autres : attribuées parmi les participations de leur site que ne tient aucun plan.
     let mut par_site: BTreeMap<IdObjet, Vec<usize>> = BTreeMap::new();
     for (i, n) in nuits.iter().enumerate() {
@@ -509,6 +543,9 @@ fn decider(
         let mut sorts = Vec::new();
         for (k, issue) in a.issues.iter().enumerate() {
             let libelle = libelle_court(&nuits[indices[k]].nuit.cle);
+            if !matches!(issue, IssueNuit::Reprise { .. } | IssueNuit::ACreer) {
+                refus.nommer(&nuits[indices[k]].nuit.cle);
+            }
             sorts.push(match issue {
                 IssueNuit::Reprise {
                     participation,
@@ -561,6 +598,7 @@ fn decider(
     // Une nuit à créer sans instants (routier : les noms n'en portent pas) ne peut pas l'être.
     for n in nuits.iter() {
         if matches!(n.sort, Sort::ACreer) && n.bornes.is_none() {
+            refus.nommer(&n.nuit.cle);
             refus.ajouter(&dire::a_creer_sans_heure(&libelle_court(&n.nuit.cle)));
         }
     }
@@ -605,6 +643,10 @@ fn deposer(
     nuits: Vec<NuitDeSaison>,
     reunion: Reunion,
 ) -> Result<CodeSortie> {
+    // Le verrou de chaque saison touchée, tenu jusqu'à la fin de la course : un second
+    // `vigie` sur la même saison s'arrête ici (code 4), avant d'avoir rien écrit.
+    let annees: BTreeSet<u16> = nuits.iter().map(|n| n.nuit.cle.annee).collect();
+    let _verrous = verrouiller_saisons(&super::chemin_base(g)?, api, &annees)?;
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
@@ -619,21 +661,24 @@ fn deposer(
         let (destination, racine) = match &n.sort {
             Sort::Liee { plan } => {
                 let racine_plan = PathBuf::from(&plan.dossier);
-                if !racine.starts_with(&racine_plan) {
-                    return Err(ErreurAvecCode::new(
-                        CodeSortie::Usage,
-                        dire::nuit_deplacee(
-                            &libelle_court(&n.nuit.cle),
-                            plan,
-                            &racine.display().to_string(),
-                        ),
-                    )
-                    .into());
-                }
-                (
-                    Destination::depuis_identite(&plan.destination)?,
-                    racine_plan,
-                )
+                // Des fichiers de la nuit hors de la racine de son plan (un enregistreur dans
+                // un dossier voisin, la carte copiée ailleurs) : la racine monte à l'ancêtre
+                // commun, chaque chemin du plan en reçoit le préfixe ; les titres ne changent
+                // pas, rien ne repart.
+                let racine = if racine.starts_with(&racine_plan) {
+                    racine_plan
+                } else {
+                    let nouvelle = ancetre_commun(&racine, &racine_plan);
+                    let prefixe = relatif(&racine_plan, &nouvelle)
+                        .context("racine d'une nuit hors de l'ancêtre commun")?;
+                    let texte = nouvelle
+                        .to_str()
+                        .context("chemin d'une racine de nuit : pas de l'UTF-8")?;
+                    base.monter_racine(plan.id, texte, &prefixe)?;
+                    dire::racine_montee(mode(g), &libelle_court(&n.nuit.cle), plan, texte)?;
+                    nouvelle
+                };
+                (Destination::depuis_identite(&plan.destination)?, racine)
             }
             Sort::Reprise { participation, .. } => (
                 DestinationVigieChiro {
@@ -716,6 +761,32 @@ fn deposer(
         (&args.envoi, &retenus),
         base,
     )
+}
+
+/// Les verrous des saisons `(api, année)` : le mécanisme du verrou d'un plan
+/// (`plan/verrou.rs`), sous l'identité `saison:<api>#<année>`. Une saison déjà tenue par un
+/// autre `vigie` : code 4, qui dit quel processus la tient.
+pub(super) fn verrouiller_saisons(
+    base: &Path,
+    api: &str,
+    annees: &BTreeSet<u16>,
+) -> Result<Vec<VerrouPlan>> {
+    let mut verrous = Vec::with_capacity(annees.len());
+    for annee in annees {
+        let identite = format!("saison:{api}#{annee}");
+        match VerrouPlan::prendre(base, "", &identite, &format!("saison {annee}")) {
+            Ok(v) => verrous.push(v),
+            Err(crate::plan::ErreurBase::PlanOccupe { pid, .. }) => {
+                return Err(ErreurAvecCode::new(
+                    CodeSortie::PlanOccupe,
+                    dire::saison_occupee(*annee, pid),
+                )
+                .into());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(verrous)
 }
 
 /// Les réglages donnés fusionnés avec ceux que les nuits retenaient, retenus par chaque nuit
@@ -868,7 +939,7 @@ fn bilan_de_saison(
     chemin_base: &Path,
     plans: &[i64],
 ) -> Result<()> {
-    if g.json || g.quiet {
+    if g.quiet && !g.json {
         return Ok(());
     }
     let base = Base::ouvrir(chemin_base)?;
@@ -880,6 +951,9 @@ fn bilan_de_saison(
             continue;
         };
         nuits.push((n.nuit, plan, r));
+    }
+    if g.json {
+        return dire::bilans_de_nuits(api, &nuits);
     }
     dire::bilan_de_saison(api, plans.len(), &nuits)?;
     Ok(())
@@ -932,14 +1006,36 @@ pub(super) fn retenter_saison(
         .first()
         .map(|n| n.api.clone())
         .context("aucune nuit")?;
+    // Le verrou de la saison, comme `vigie depot` : pas deux `vigie` sur la même saison.
+    let annees: BTreeSet<u16> = nuits.iter().map(|n| n.annee).collect();
+    let _verrous = verrouiller_saisons(&super::chemin_base(g)?, &api, &annees)?;
     let mut base = super::ouvrir_base(g)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
     let mut retenus = ReglagesRetenus::default();
+    // Toutes les nuits connues de ces saisons (`retenter-echecs N` n'en reprend qu'une) : une
+    // nuit des racines qui n'en est pas est nouvelle, et dite.
+    let mut connues = Vec::new();
+    for saison in nuits.iter().map(|n| n.saison_id).collect::<BTreeSet<i64>>() {
+        connues.extend(base.nuits_de_saison(saison)?);
+    }
+    let mut nouvelles: BTreeMap<crate::saison::nuits::CleNuit, BTreeSet<PathBuf>> = BTreeMap::new();
+    let mut dossiers_nouvelles = BTreeSet::new();
     for n in &nuits {
         let plan = base.plan(Some(n.plan_id))?;
         let destination = Destination::depuis_identite(&plan.destination)?;
         let preparation = preparer(Path::new(&plan.dossier), &destination)?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
+        for r in &regroupement.nuits {
+            if connues.iter().any(|c| meme_nuit(&c.nuit, &r.cle)) {
+                continue;
+            }
+            let fichiers = nouvelles.entry(r.cle.clone()).or_default();
+            for &i in &r.fichiers {
+                let chemin = &preparation.inventaire.enregistrements[i].chemin;
+                fichiers.insert(Path::new(&plan.dossier).join(chemin));
+            }
+            dossiers_nouvelles.insert(plan.dossier.clone());
+        }
         let indices: HashSet<usize> = regroupement
             .nuits
             .iter()
@@ -978,6 +1074,16 @@ pub(super) fn retenter_saison(
             _verrou: verrou,
         });
     }
+    // Une nuit nouvelle (des fichiers ajoutés depuis, d'une autre soirée, d'un autre point)
+    // n'a pas de participation : ni déposée dans une autre, ni ignorée sans un mot.
+    if !nouvelles.is_empty() {
+        let nouvelles: Vec<(crate::saison::nuits::CleNuit, usize)> = nouvelles
+            .into_iter()
+            .map(|(cle, fichiers)| (cle, fichiers.len()))
+            .collect();
+        let dossiers: Vec<String> = dossiers_racines(&dossiers_nouvelles);
+        dire::nuits_nouvelles(mode(g), &nouvelles, &dossiers)?;
+    }
     retenir_puis_envoyer(
         g,
         (&args.passages, &args.s3),
@@ -986,6 +1092,19 @@ pub(super) fn retenter_saison(
         (&args.envoi, &retenus),
         base,
     )
+}
+
+/// Des dossiers, sans ceux qui sont dans un autre de la liste.
+fn dossiers_racines(dossiers: &BTreeSet<String>) -> Vec<String> {
+    dossiers
+        .iter()
+        .filter(|d| {
+            !dossiers
+                .iter()
+                .any(|autre| autre != *d && Path::new(d).starts_with(autre))
+        })
+        .cloned()
+        .collect()
 }
 
 /// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et

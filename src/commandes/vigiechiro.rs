@@ -42,6 +42,19 @@ fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
     ))
 }
 
+/// Les réglages d'une simulation qui lit la plateforme (`vigie depot --participation ID
+/// --simulation`) : deux tentatives brèves, sans pause réseau ; injoignable, elle le dit et
+/// continue sans avoir vérifié (elle n'envoie rien).
+pub(super) fn reglages_de_simulation() -> Result<ReglagesEmission> {
+    Ok(ReglagesEmission {
+        insistant: Reglages::bref().valider()?,
+        bref: Reglages::bref().valider()?,
+        delai_tentative: std::time::Duration::from_secs(30),
+        delai_blocage: std::time::Duration::from_secs(15),
+        pause: None,
+    })
+}
+
 /// Mène les émissions d'une commande ponctuelle sur leur propre runtime, sous un
 /// [`emetteur_ponctuel`] ; Ctrl-C et SIGTERM les arrêtent : une commande qui échoue après un
 /// signal sort en 130.

@@ -138,6 +138,33 @@ impl Base {
         Ok(())
     }
 
+    /// La racine d'une nuit monte : un fichier de la nuit a été trouvé hors de son dossier
+    /// (la carte copiée ailleurs, un troisième enregistreur dans un dossier voisin). Dans une
+    /// transaction, le plan prend pour dossier `nouveau` (un ancêtre de l'ancien) et chaque
+    /// chemin reçoit `prefixe` (l'ancien dossier relatif au nouveau, séparateur `/`) : les clés
+    /// (les titres) ne changent pas, rien ne repart.
+    pub fn monter_racine(&mut self, plan_id: i64, nouveau: &str, prefixe: &str) -> Resultat<()> {
+        let chemin_base = self.chemin.clone();
+        let err = |e| super::ErreurBase::depuis_sqlite(&chemin_base, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        if !prefixe.is_empty() {
+            tx.execute(
+                "UPDATE depot_unite SET chemin = ?1 || '/' || chemin WHERE plan_id = ?2",
+                params![prefixe, plan_id],
+            )
+            .map_err(err)?;
+        }
+        tx.execute(
+            "UPDATE depot_plan SET dossier = ?1 WHERE id = ?2",
+            params![nouveau, plan_id],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)
+    }
+
     /// Les nuits de la saison, dans l'ordre de la saison (soirée, site, point, passage).
     pub fn nuits_de_saison(&self, saison_id: i64) -> Resultat<Vec<NuitPlanifiee>> {
         let mut st = self

@@ -40,10 +40,11 @@
 //! de cette nuit (elle l'emporte ; les autres sont dites écartées) ou si une seule a le bon
 //! point quand les autres n'en ont pas. Une nuit sans participation est à créer.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, TimeZone, Utc};
 
 use crate::destination::IdObjet;
-use crate::saison::nuits::{CleNuit, cle_du_nom, soiree_de};
+use crate::inventaire::Enregistrement;
+use crate::saison::nuits::{CleNuit, Nuit, Protocole, cle_du_nom, soiree_de};
 use crate::saison::sites::SiteConnu;
 
 /// Une participation de la plateforme, telle que la correspondance la regarde.
@@ -258,6 +259,39 @@ pub fn ecarts<Z: TimeZone>(
         }
     }
     e
+}
+
+/// Plus grand écart admis entre les dates de modification des fichiers d'une nuit routière
+/// pour en tirer les dates de sa participation : une sortie se fait dans la nuit.
+const SORTIE_MAX: TimeDelta = TimeDelta::hours(24);
+
+/// Les dates de la participation à créer pour une nuit **routière ou pédestre** (`Cir…`), dont
+/// les noms ne portent pas d'instant (`…-Tron1-Chiro_0_00001_000`) : la plus ancienne et la
+/// plus récente date de modification de ses fichiers (l'enregistreur écrit chaque séquence à
+/// la fin de son enregistrement), à la seconde inférieure et supérieure, au moins 1 s d'écart.
+/// `None` si elles ne tiennent pas en 24 h ou sont dans le futur (`maintenant`) : des fichiers
+/// copiés sans leurs dates, une horloge déréglée ; la date d'une nuit ne se devine pas. Le
+/// serveur exige `date_debut` (`resources/participations.py` `SCHEMA`, `required`) et ne
+/// demande rien d'autre à une participation routière : pas de point (`create_participation`,
+/// `point` facultatif ; un site routier n'a pas de points : `resources/sites.py`).
+pub fn bornes_par_modification(
+    nuit: &Nuit,
+    enregistrements: &[Enregistrement],
+    maintenant: DateTime<Utc>,
+) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    if nuit.cle.protocole != Protocole::Routier {
+        return None;
+    }
+    let dates = nuit.fichiers.iter().map(|&i| enregistrements[i].modifie_ns);
+    let (premiere, derniere) = dates.fold(None, |acc: Option<(i64, i64)>, d| match acc {
+        None => Some((d, d)),
+        Some((a, b)) => Some((a.min(d), b.max(d))),
+    })?;
+    const NS: i64 = 1_000_000_000;
+    let debut = DateTime::from_timestamp(premiere.div_euclid(NS), 0)?;
+    let fin = DateTime::from_timestamp((derniere + NS - 1).div_euclid(NS), 0)?;
+    let fin = fin.max(debut + TimeDelta::seconds(1));
+    (fin - debut <= SORTIE_MAX && fin <= maintenant).then_some((debut, fin))
 }
 
 /// Ce qui revient à une nuit.
@@ -777,6 +811,54 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// Une nuit routière : ses dates sont celles de ses fichiers, si elles tiennent en une
+    /// sortie (24 h) et ne sont pas dans le futur ; une nuit de point fixe n'en tire jamais.
+    #[test]
+    fn dates_d_une_nuit_routiere_par_les_dates_de_ses_fichiers() {
+        let t = |h: i64, m: i64| {
+            NaiveDate::from_ymd_opt(2026, 6, 10)
+                .unwrap()
+                .and_hms_opt(0, 0, 0)
+                .unwrap()
+                .and_utc()
+                + TimeDelta::hours(h)
+                + TimeDelta::minutes(m)
+        };
+        let e = |nom: &str, quand: DateTime<Utc>| Enregistrement {
+            chemin: nom.to_owned(),
+            taille: 1,
+            modifie_ns: quand.timestamp_nanos_opt().unwrap() + 250_000_000,
+        };
+        let enregistrements = [
+            e("Cir270-2026-Pass1-Tron2-Chiro_0_00002_000.wav", t(21, 40)),
+            e("Cir270-2026-Pass1-Tron1-Chiro_0_00001_000.wav", t(20, 30)),
+            e("Cir270-2026-Pass1-Tron3-Chiro_1_00003_000.wav", t(23, 5)),
+        ];
+        let nuit = regrouper(&enregistrements).nuits.remove(0);
+        let demain = t(36, 0);
+        assert_eq!(
+            bornes_par_modification(&nuit, &enregistrements, demain),
+            Some((t(20, 30), t(23, 5) + TimeDelta::seconds(1)))
+        );
+        // Dans le futur (horloge déréglée), ou sur plus de 24 h (copiés sans leurs dates).
+        assert_eq!(
+            bornes_par_modification(&nuit, &enregistrements, t(22, 0)),
+            None
+        );
+        let mut etalee = enregistrements.clone();
+        etalee[0].modifie_ns = (t(20, 30) + TimeDelta::hours(25))
+            .timestamp_nanos_opt()
+            .unwrap();
+        assert_eq!(bornes_par_modification(&nuit, &etalee, t(72, 0)), None);
+        // Un point fixe a ses instants dans les noms.
+        let fixe = [e(
+            "Car640380-2026-Pass1-A1-PA1_20260610_213000_000.wav",
+            t(21, 30),
+        )];
+        let nuit = regrouper(&fixe).nuits.remove(0);
+        assert_eq!(bornes_par_modification(&nuit, &fixe, demain), None);
     }
 
     #[test]

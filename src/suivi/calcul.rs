@@ -589,6 +589,7 @@ pub fn csv_absent(
         super::Evenement::Erreur {
             code: code as i32,
             message: &message,
+            nuits: &[],
         }
         .ecrire()?;
     }

@@ -137,6 +137,29 @@ pub enum Evenement<'a> {
         #[schemars(schema_with = "schema_etat_nuit")]
         etat: &'static str,
     },
+    /// vigie depot DOSSIER… en saison, et retenter-echecs d'une saison : le bilan d'une nuit
+    /// à la fin de la course, une ligne par nuit (après les `bilan` de ses passages).
+    /// `participation` : son identifiant s'il est connu (null : création pas encore faite) ;
+    /// `adresse` : sa page sur le site web (API par défaut seulement) ; `soiree` (AAAA-MM-JJ)
+    /// et `point` null en routier ; `echecs` : unités en échec ou incertaines ; `etat` comme
+    /// dans `etat_nuit`.
+    BilanNuit {
+        plan: i64,
+        participation: Option<String>,
+        adresse: Option<String>,
+        numero_site: &'a str,
+        passage: u8,
+        point: Option<&'a str>,
+        soiree: Option<&'a str>,
+        unites: u64,
+        deposees: u64,
+        echecs: u64,
+        definitifs: u64,
+        octets_total: u64,
+        octets_deposes: u64,
+        #[schemars(schema_with = "schema_etat_nuit")]
+        etat: &'static str,
+    },
     /// vigie depot DOSSIER… en saison (sans destination) : une nuit trouvée dans les noms, avant
     /// tout envoi (et en simulation). `issue` : a_creer (sa participation sera créée), base
     /// (déjà liée à un plan de la base : une relance), fichiers (une participation de la
@@ -173,11 +196,15 @@ pub enum Evenement<'a> {
     /// Le dépôt est interrompu (Ctrl-C, SIGTERM) : le plan est à jour, relancer reprend.
     Interruption,
     /// Toute commande avec --json : l'erreur qui l'arrête (dernière ligne), avec son code de
-    /// sortie ; le même message est écrit sur la sortie d'erreur.
+    /// sortie ; le même message est écrit sur la sortie d'erreur. `nuits` (un refus de saison,
+    /// ou --participation avec plusieurs nuits) : les nuits dont dépend le refus, absent
+    /// sinon.
     Erreur {
         #[schemars(range(min = 1, max = 255))]
         code: i32,
         message: &'a str,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        nuits: &'a [crate::sortie::NuitNommee],
     },
     /// vigie renommer : un renommage proposé (fait false) ou fait (avec --appliquer).
     Renommage {

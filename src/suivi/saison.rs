@@ -24,7 +24,7 @@ use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, HorsNuit, Nuit, Protocole, RaisonHorsNuit};
 use crate::saison::sites::SiteConnu;
 use crate::saison::sort::{NuitDeSaison, Sort, participation_du_plan, protocole_texte};
-use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
 
 /// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
 /// seulement : on ne devine pas le site web d'une autre API).
@@ -47,6 +47,11 @@ pub const SITE_ECRIT_DEUX_FOIS: &str =
 /// L'en-tête des refus de participation (ambiguë, sans point, partagée, à créer sans heure).
 pub const PARTICIPATION_INCERTAINE: &str =
     "La participation de ces nuits est incertaine ; rien n'a été envoyé :";
+
+/// L'en-tête des refus d'une nuit liée dont la participation a disparu ou n'est plus à
+/// l'utilisateur.
+pub const PARTICIPATION_LIEE_CHANGEE: &str =
+    "La participation de ces nuits a changé sur la plateforme ; rien n'a été envoyé :";
 
 /// `sam. 20/06` : le jour abrégé en français et la date.
 pub fn jour_court(d: NaiveDate) -> String {
@@ -100,11 +105,41 @@ pub fn adresse_ou_identifiant(api: &str, id: &str) -> String {
 #[derive(Default)]
 pub struct Refus {
     lignes: Vec<String>,
+    /// Les nuits dont dépendent ces refus (`--json` : `nuits` de l'événement `erreur`).
+    nuits: Vec<NuitNommee>,
+}
+
+/// Une nuit telle que la nomme une erreur (`--json`).
+pub fn nuit_nommee(cle: &CleNuit) -> NuitNommee {
+    NuitNommee {
+        numero_site: cle.site.clone(),
+        passage: cle.passage,
+        point: cle.point.clone(),
+        soiree: cle.soiree.map(|s| s.to_string()),
+    }
 }
 
 impl Refus {
     pub fn ajouter(&mut self, texte: &str) {
         self.lignes.extend(replier(texte, 79));
+    }
+
+    /// Combien de lignes de refus, déjà.
+    pub fn len(&self) -> usize {
+        self.lignes.len()
+    }
+
+    /// Aucun refus.
+    pub fn is_empty(&self) -> bool {
+        self.lignes.is_empty()
+    }
+
+    /// Un refus qui dépend de cette nuit : elle sera nommée par l'erreur.
+    pub fn nommer(&mut self, cle: &CleNuit) {
+        let n = nuit_nommee(cle);
+        if !self.nuits.contains(&n) {
+            self.nuits.push(n);
+        }
     }
 
     /// Rien si aucun refus ; sinon l'en-tête et les refus sur la sortie d'erreur (pas en
@@ -127,6 +162,7 @@ impl Refus {
                 entete.trim_end_matches(" :")
             ),
         )
+        .avec_nuits(self.nuits)
         .into())
     }
 }
@@ -286,23 +322,82 @@ pub fn participation_partagee(
 /// Une nuit à créer dont les noms ne disent pas l'heure (routier).
 pub fn a_creer_sans_heure(libelle: &str) -> String {
     format!(
-        "La nuit {libelle} n'a pas de participation et ses noms ne disent pas d'heure → créez \
-         la participation sur le site web, puis relancez ; ou déposez-la seule : vigie depot \
-         DOSSIER --site ID --debut D --fin F"
+        "La nuit {libelle} n'a pas de participation, ses noms ne disent pas d'heure, et les \
+         dates de ses fichiers non plus (plus de 24 h d'écart, ou dans le futur : copiés sans \
+         leurs dates ?) → créez la participation sur le site web, puis relancez ; ou \
+         déposez-la seule : vigie depot DOSSIER --site ID --debut D --fin F"
     )
 }
 
-/// Une nuit liée à un plan dont la racine ne contient plus ses fichiers.
-pub fn nuit_deplacee(libelle: &str, plan: &DepotPlan, racine: &str) -> String {
+/// Une nuit liée (plan `plan`) dont la participation `id` n'est plus sur la plateforme.
+pub fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) -> String {
     format!(
-        "la nuit {libelle} a été planifiée depuis {} (plan {}), ses fichiers sont aujourd'hui \
-         sous {} : déposez-la depuis un dossier qui contient les deux, ou reprenez le plan : \
-         vigie retenter-echecs {} ; rien n'a été envoyé",
-        neutraliser(&plan.dossier),
-        plan.id,
-        neutraliser(racine),
-        plan.id
+        "La participation {id} de la nuit {libelle} (plan {plan}) n'est plus sur la \
+         plateforme (supprimée ?) → vigie ne dépose pas cette nuit ailleurs sans vous : \
+         vérifiez sur le site web, puis retirez son dossier de la commande, ou déposez-la \
+         seule dans une autre participation : vigie depot DOSSIER --participation ID"
     )
+}
+
+/// Une nuit liée (plan `plan`) dont la participation `id` est maintenant à un autre
+/// observateur.
+pub fn participation_liee_d_autrui(
+    libelle: &str,
+    id: &str,
+    plan: i64,
+    a_qui: Option<&str>,
+) -> String {
+    let a_qui = a_qui.map_or_else(
+        || "un autre observateur".to_owned(),
+        |p| format!("« {} »", neutraliser(p)),
+    );
+    format!(
+        "La participation {id} de la nuit {libelle} (plan {plan}) est maintenant à {a_qui}, \
+         pas à vous → vigie n'y dépose plus rien : vérifiez sur le site web (ou \
+         connectez-vous avec le compte de cet observateur : vigie connexion)"
+    )
+}
+
+/// La saison `annee` est déjà tenue par un autre `vigie` (le processus `pid`, s'il est connu).
+pub fn saison_occupee(annee: u16, pid: Option<u32>) -> String {
+    let qui = pid.map_or_else(
+        || "un autre vigie".to_owned(),
+        |p| format!("un autre vigie (processus {p})"),
+    );
+    format!(
+        "la saison {annee} est déjà en cours de dépôt par {qui} ; rien n'a été envoyé : \
+         attendez qu'il finisse, ou arrêtez-le, puis relancez"
+    )
+}
+
+/// La racine d'une nuit liée est montée (des fichiers de la nuit hors de l'ancienne) : dit sur
+/// la sortie d'erreur (statut), ou en JSON (`avertissement`, motif `racine_montee`).
+pub fn racine_montee(m: ModeSortie, libelle: &str, plan: &DepotPlan, nouvelle: &str) -> Result<()> {
+    if m.json {
+        ecrire_ligne(json!({
+            "evenement": "avertissement",
+            "motif": "racine_montee",
+            "plan": plan.id,
+            "ancien_dossier": plan.dossier,
+            "dossier": nouvelle,
+        }))?;
+        return Ok(());
+    }
+    if m.silencieux {
+        return Ok(());
+    }
+    let texte = format!(
+        "La nuit {libelle} (plan {}) a des fichiers hors de {} : son plan part maintenant de {} \
+         (rien de déjà déposé ne repart)",
+        plan.id,
+        neutraliser(&plan.dossier),
+        neutraliser(nouvelle)
+    );
+    let mut e = crate::sortie::erreur();
+    for l in replier(&texte, 79) {
+        writeln!(e, "{l}")?;
+    }
+    Ok(())
 }
 
 // ------------------------------------------------------------------------ les avertissements
@@ -614,6 +709,86 @@ pub fn bilan_de_saison(
     )?;
     for l in lignes {
         writeln!(s, "{}", neutraliser(&l))?;
+    }
+    Ok(())
+}
+
+/// `retenter-echecs` a trouvé, sous les racines de la saison, des nuits qu'elle ne connaît pas
+/// (fichiers ajoutés depuis) : elles ne partent pas, et la commande qui les déposera est dite.
+/// En JSON : `avertissement`, motif `nuit_nouvelle`, avec `nuits` et `commande`.
+pub fn nuits_nouvelles(
+    m: ModeSortie,
+    nuits: &[(CleNuit, usize)],
+    dossiers: &[String],
+) -> Result<()> {
+    let commande = format!(
+        "vigie depot {}",
+        dossiers
+            .iter()
+            .map(|d| crate::noms::pour_le_shell(d))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    if m.json {
+        ecrire_ligne(json!({
+            "evenement": "avertissement",
+            "motif": "nuit_nouvelle",
+            "nuits": nuits.iter().map(|(cle, _)| nuit_nommee(cle)).collect::<Vec<_>>(),
+            "commande": commande,
+        }))?;
+        return Ok(());
+    }
+    let mut e = crate::sortie::erreur();
+    let entete = format!(
+        "attention : {}, sans participation : ses fichiers ne partent pas",
+        pluriel(nuits.len() as u64, "nuit nouvelle", "nuits nouvelles"),
+    );
+    for l in replier(&entete, 79) {
+        writeln!(e, "{l}")?;
+    }
+    for (cle, fichiers) in nuits {
+        writeln!(
+            e,
+            "  {}  {}",
+            libelle_cle(cle),
+            pluriel(*fichiers as u64, "fichier", "fichiers")
+        )?;
+    }
+    for ligne in replier(
+        &format!(
+            "  → déposez-la{} dans sa participation : {commande}",
+            if nuits.len() > 1 { "s chacune" } else { "" }
+        ),
+        79,
+    ) {
+        writeln!(e, "{}", neutraliser(&ligne))?;
+    }
+    Ok(())
+}
+
+/// Le bilan de la saison en JSON : un `bilan_nuit` par nuit de la course.
+pub fn bilans_de_nuits(api: &str, nuits: &[(NuitLiee, DepotPlan, ResumePlan)]) -> Result<()> {
+    for (n, plan, r) in nuits {
+        let participation = participation_du_plan(plan);
+        Evenement::BilanNuit {
+            plan: plan.id,
+            adresse: participation
+                .as_deref()
+                .and_then(|p| adresse_participation(api, p)),
+            participation,
+            numero_site: &n.numero_site,
+            passage: n.passage,
+            point: Some(n.point.as_str()).filter(|p| !p.is_empty()),
+            soiree: Some(n.soiree.as_str()).filter(|s| !s.is_empty()),
+            unites: r.total(),
+            deposees: r.deposee,
+            echecs: r.echec + r.incertaine,
+            definitifs: r.definitifs,
+            octets_total: r.octets_total,
+            octets_deposes: r.octets_deposes,
+            etat: etat_de_nuit(plan, r).1,
+        }
+        .ecrire()?;
     }
     Ok(())
 }

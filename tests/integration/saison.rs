@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{OBSERVATEUR, Operation, Panne, ParticipationPosee, Regle};
+use vigie_bac_a_sable::{
+    OBSERVATEUR, OBSERVATEUR_AUTRE, Operation, Panne, ParticipationPosee, Regle,
+};
 
 /// Les six nuits : (enregistreur, nom) ; deux enregistreurs (PA1, PA2), Pass1 et Pass2, trois
 /// points (A1, B2, Z3), des nuits qui passent minuit. La nuit B2 du 3 juillet est celle
@@ -552,4 +554,324 @@ fn participation_donnee_comparee_en_soiree_site_et_passage() {
         serde_json::json!([{"champ": "soiree", "noms": "2026-06-25", "participation": "2026-06-21"}])
     );
     assert_eq!(declarations(&banc), 2);
+}
+
+/// La participation d'une nuit liée est revérifiée à chaque relance : supprimée sur la
+/// plateforme, ou donnée à un autre observateur, c'est un refus (code 2) qui nomme chaque nuit,
+/// avant tout envoi ; rien ne part dans une autre participation, aucune n'est créée.
+#[test]
+fn participation_liee_supprimee_ou_cedee_refusee_a_la_relance() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    // La participation créée pour la nuit A1 du 3 juillet, supprimée par un administrateur ;
+    // la nuit B2 posée « sur le site web », donnée à un autre observateur.
+    let premier = NUITS[0][0].1;
+    let supprimee = titres_par_participation(&banc)
+        .into_iter()
+        .find(|(_, titres)| titres.contains(premier))
+        .map(|(id, _)| id)
+        .unwrap();
+    assert!(banc.bac().supprimer_participation(&supprimee));
+    assert!(banc.bac().ceder_participation(&posee, OBSERVATEUR_AUTRE));
+    // De quoi envoyer, si rien ne l'arrêtait : un fichier de plus dans chacune de ces nuits.
+    banc.fichier(
+        "PA1/Car640139-2026-Pass1-A1-PA1_20260703_231000_000.wav",
+        TAILLE,
+    );
+    banc.fichier(
+        "PA2/Car640139-2026-Pass1-B2-PA2_20260704_003000_000.wav",
+        TAILLE,
+    );
+    let declares = banc
+        .bac()
+        .compteurs()
+        .requetes(Operation::ApiDeclarerFichier);
+    let out = depot_saison(&banc).finir_en(2);
+    let e = stderr(&out);
+    assert!(e.contains("a changé sur la plateforme"), "{e}");
+    assert!(e.contains(&supprimee) && e.contains("n'est plus"), "{e}");
+    assert!(e.contains("sur la plateforme (supprimée ?)"), "{e}");
+    assert!(e.contains("ven. 03/07 A1 Pass1"), "{e}");
+    assert!(
+        e.contains(&posee) && e.contains("Noctule des Étangs"),
+        "{e}"
+    );
+    assert!(e.contains("ven. 03/07 B2 Pass1"), "{e}");
+    // (La dernière ligne, « erreur : … », est celle de toute commande arrêtée.)
+    assert!(
+        e.lines()
+            .filter(|l| !l.starts_with("erreur : "))
+            .all(|l| l.chars().count() <= 80),
+        "{e}"
+    );
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        declares
+    );
+}
+
+/// Deux `vigie depot` sur la même saison : le second s'arrête au verrou de la saison (code 4),
+/// dit quel processus la tient, et n'a rien écrit ni envoyé.
+#[test]
+fn deux_depots_de_la_meme_saison_le_second_sort_en_4() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    banc.bac().pannes().programmer(Regle::nieme(
+        Operation::ApiCreerParticipation,
+        SITE,
+        1,
+        Panne::Bloquer(Duration::from_secs(120)),
+    ));
+    let mut premier = banc.lancer(depot_saison(&banc));
+    banc.attendre("la première création émise", |b| {
+        b.compteurs().requetes(Operation::ApiCreerParticipation) >= 1
+    });
+    let out = depot_saison(&banc).finir_en(4);
+    let e = stderr(&out);
+    assert!(
+        e.contains("la saison 2026 est déjà en cours de dépôt")
+            && e.contains(&format!("processus {}", premier.id())),
+        "{e}"
+    );
+    assert_eq!(creations(&banc), 1, "{}", texte(&out));
+    // `retenter-echecs` aussi.
+    let out = banc
+        .vigie_plateforme()
+        .arg("retenter-echecs")
+        .args(Banc::options_rapides())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 4, "{}", texte(&out));
+    premier.kill().unwrap();
+    let _ = premier.wait();
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        0
+    );
+}
+
+/// `retenter-echecs` sur une saison dont un dossier a reçu les fichiers d'une nuit nouvelle :
+/// elle est dite, avec la commande qui la déposera ; rien n'en part (ni dans une autre
+/// participation, ni dans une créée sans qu'on l'ait demandé).
+#[test]
+fn retenter_echecs_dit_une_nuit_nouvelle_sans_la_deposer() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    let nouvelle = "PA1/Car640139-2026-Pass1-Z3-PA1_20260710_221000_000.wav";
+    banc.fichier(nouvelle, TAILLE);
+    let declares = banc
+        .bac()
+        .compteurs()
+        .requetes(Operation::ApiDeclarerFichier);
+    let retenter = || {
+        let mut c = banc.vigie_plateforme();
+        c.arg("retenter-echecs").args(Banc::options_rapides());
+        c
+    };
+    let out = retenter().finir_en(0);
+    let e = stderr(&out);
+    assert!(e.contains("1 nuit nouvelle, sans participation"), "{e}");
+    assert!(e.contains("ven. 10/07  Z3    Pass1  1 fichier"), "{e}");
+    assert!(
+        e.contains("→ déposez-la dans sa participation : vigie depot"),
+        "{e}"
+    );
+    assert!(e.lines().all(|l| l.chars().count() <= 80), "{e}");
+    assert_eq!(creations(&banc), 5);
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        declares
+    );
+    // En JSON : un avertissement qui nomme la nuit et donne la commande.
+    let out = retenter().arg("--json").finir_en(0);
+    let lignes = lignes_json(&out.stdout);
+    let a = evenements(&lignes, "avertissement")
+        .into_iter()
+        .find(|a| a["motif"] == "nuit_nouvelle")
+        .cloned()
+        .unwrap_or_else(|| panic!("{}", texte(&out)));
+    assert_eq!(a["nuits"][0]["soiree"], "2026-07-10", "{a}");
+    assert_eq!(a["nuits"][0]["point"], "Z3", "{a}");
+    assert!(
+        a["commande"].as_str().unwrap().starts_with("vigie depot "),
+        "{a}"
+    );
+    // La commande dite la dépose, dans une participation créée pour elle.
+    depot_saison(&banc).finir_en(0);
+    assert_eq!(creations(&banc), 6);
+}
+
+/// `--json` : le bilan de chaque nuit (`bilan_nuit`), et l'erreur d'un refus qui nomme ses
+/// nuits.
+#[test]
+fn json_bilan_de_chaque_nuit_et_erreur_qui_nomme_ses_nuits() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    let out = depot_saison(&banc).arg("--json").finir_en(0);
+    let lignes = lignes_json(&out.stdout);
+    let bilans = evenements(&lignes, "bilan_nuit");
+    assert_eq!(bilans.len(), 6, "{}", texte(&out));
+    assert!(
+        bilans
+            .iter()
+            .all(|b| b["deposees"] == b["unites"] && b["etat"] == "deposee"),
+        "{bilans:?}"
+    );
+    let b2 = bilans
+        .iter()
+        .find(|b| b["participation"] == posee.as_str())
+        .unwrap_or_else(|| panic!("{bilans:?}"));
+    assert_eq!(
+        (&b2["point"], &b2["soiree"]),
+        (&serde_json::json!("B2"), &serde_json::json!("2026-07-03"))
+    );
+    assert_eq!(b2["unites"], 4);
+    // `--participation` avec le dossier de saison : l'erreur nomme les six nuits.
+    let out = banc.depot_plateforme().arg("--json").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let erreur = evenements(&lignes, "erreur")[0];
+    assert_eq!(
+        erreur["nuits"].as_array().map(Vec::len),
+        Some(6),
+        "{erreur}"
+    );
+    assert_eq!(erreur["nuits"][0]["numero_site"], "640139", "{erreur}");
+    // Un refus de saison aussi : un site que l'on ne trouve pas.
+    banc.fichier(
+        "PA3/Car999999-2026-Pass1-A1-PA3_20260703_221000_000.wav",
+        TAILLE,
+    );
+    let out = depot_saison(&banc).arg("--json").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let erreur = evenements(&lignes, "erreur")[0];
+    assert_eq!(
+        erreur["nuits"],
+        serde_json::json!([{"numero_site": "999999", "passage": 1, "point": "A1", "soiree": "2026-07-03"}]),
+        "{erreur}"
+    );
+}
+
+/// Un fichier d'une nuit liée trouvé hors de la racine de son plan (un troisième
+/// enregistreur rangé dans un dossier voisin) : la racine du plan monte à l'ancêtre commun au
+/// lieu d'un refus ; le nouveau fichier part dans la participation de la nuit, rien de déjà
+/// déposé ne repart, aucune participation n'est créée.
+#[test]
+fn un_fichier_hors_de_la_racine_d_une_nuit_liee_fait_monter_sa_racine() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    let declares = banc
+        .bac()
+        .compteurs()
+        .requetes(Operation::ApiDeclarerFichier);
+    // La nuit A1 du 4 juillet n'avait que PA1 ; un troisième enregistreur, rangé dans PA3.
+    let voisin = "Car640139-2026-Pass1-A1-PA3_20260704_230000_000.wav";
+    banc.fichier(&format!("PA3/{voisin}"), TAILLE);
+    let out = depot_saison(&banc).finir_en(0);
+    let e = stderr(&out);
+    assert!(
+        e.contains("sam. 04/07 A1 Pass1") && e.contains("part maintenant de"),
+        "{e}"
+    );
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        declares + 1,
+        "{}",
+        texte(&out)
+    );
+    // Le fichier est dans la participation de sa nuit, avec les deux autres.
+    let par = titres_par_participation(&banc);
+    let nuit = par
+        .values()
+        .find(|t| t.contains(voisin))
+        .unwrap_or_else(|| panic!("{par:#?}"));
+    assert_eq!(nuit.len(), NUITS[1].len() + 1, "{par:#?}");
+    // Le plan de la nuit part maintenant du dossier de saison ; relancé, rien ne bouge.
+    let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+    let canonique = std::fs::canonicalize(&banc.nuit).unwrap();
+    assert!(
+        lignes_json(&out.stdout)
+            .iter()
+            .any(|p| p["dossier"] == canonique.to_str().unwrap() && p["soiree"] == "2026-07-04"),
+        "{}",
+        texte(&out)
+    );
+    let out = depot_saison(&banc).finir_en(0);
+    assert!(
+        !stderr(&out).contains("part maintenant de"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        declares + 1
+    );
+}
+
+/// Une nuit routière (`Cir…-PassN-TronN-…`, noms sans instant) sans participation : créée sur
+/// son site (`Vigiechiro - Routier-12`), sans point, avec pour dates la première et la dernière
+/// date de modification de ses fichiers. Des fichiers dont les dates s'étalent sur plus d'une
+/// sortie (copiés sans leurs dates) : refus avant tout envoi, qui dit pourquoi et quoi faire.
+#[test]
+fn nuit_routiere_creee_par_les_dates_de_ses_fichiers() {
+    let banc = Banc::nouveau();
+    let le_10_juin = |h: u64, m: u64| {
+        std::time::UNIX_EPOCH + Duration::from_secs(1_781_049_600 + h * 3600 + m * 60)
+    };
+    let poser = |nom: &str, quand: std::time::SystemTime| {
+        banc.fichier(nom, TAILLE);
+        std::fs::File::options()
+            .write(true)
+            .open(banc.nuit.join(nom))
+            .unwrap()
+            .set_modified(quand)
+            .unwrap();
+    };
+    poser(
+        "circuit/Cir12-2026-Pass1-Tron1-Chiro_0_00001_000.wav",
+        le_10_juin(20, 30),
+    );
+    poser(
+        "circuit/Cir12-2026-Pass1-Tron2-Chiro_1_00002_000.wav",
+        le_10_juin(22, 10),
+    );
+    let out = depot_saison(&banc).finir_en(0);
+    let creees = banc.bac().participations(vigie_bac_a_sable::SITE_ROUTIER);
+    assert_eq!(creees.len(), 1, "{}", texte(&out));
+    assert_eq!(creees[0].date_debut, "2026-06-10T20:30:00");
+    assert_eq!(creees[0].date_fin.as_deref(), Some("2026-06-10T22:10:00"));
+    assert_eq!(creees[0].point, None);
+    assert_eq!(titres_par_participation(&banc)[&creees[0].id].len(), 2);
+    // Le passage 2, copié sans ses dates : sur trois jours.
+    poser(
+        "circuit2/Cir12-2026-Pass2-Tron1-Chiro_0_00001_000.wav",
+        le_10_juin(20, 0),
+    );
+    poser(
+        "circuit2/Cir12-2026-Pass2-Tron2-Chiro_0_00002_000.wav",
+        le_10_juin(72, 0),
+    );
+    let out = depot_saison(&banc).finir_en(2);
+    let e = stderr(&out);
+    assert!(
+        e.contains("circuit 12 Pass2") && e.contains("plus de 24 h d'écart"),
+        "{e}"
+    );
+    assert_eq!(creations(&banc), 1);
 }

@@ -333,6 +333,18 @@ impl BacASable {
         self.vigiechiro.ajouter_site(site)
     }
 
+    /// Supprime une participation comme un administrateur (`delete_participation`) : une
+    /// nuit que `vigie` y avait liée la retrouve disparue. `false` si elle n'existait pas.
+    pub fn supprimer_participation(&self, id: &str) -> bool {
+        self.vigiechiro.supprimer_participation(id)
+    }
+
+    /// Donne une participation à un autre observateur (une modification faite dans la base
+    /// par un administrateur) : elle n'est plus à l'utilisateur. `false` si elle n'existe pas.
+    pub fn ceder_participation(&self, id: &str, observateur: &str) -> bool {
+        self.vigiechiro.ceder_participation(id, observateur)
+    }
+
     /// Pose une participation telle que le site web l'aurait créée (dates `isoformat()` en
     /// UTC, point facultatif), sans passer par l'API ni ses compteurs, et rend son
     /// identifiant : la nuit « déjà créée sur le site web » d'une saison.

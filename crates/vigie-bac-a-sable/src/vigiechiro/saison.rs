@@ -233,6 +233,35 @@ impl Vigiechiro {
     /// appelé par `vigiechiro-front` `participation_ctrl.coffee` `save`) : dates rendues par
     /// `isoformat()` (`2026-06-22T07:40:00`, UTC implicite), point facultatif. Rend son
     /// identifiant.
+    /// Supprime une participation comme un administrateur (`resources/participations.py`
+    /// `delete_participation` : `participations.remove`, puis la tâche
+    /// `clean_deleted_participation` efface ses fichiers) : rend `false` si elle n'existait pas.
+    pub(crate) fn supprimer_participation(&self, id: &str) -> bool {
+        let mut etat = self.etat();
+        let avant = etat.participations.len();
+        etat.participations.retain(|p| p.id != id);
+        etat.fichiers
+            .retain(|f| f.participation.as_deref() != Some(id));
+        etat.participations.len() < avant
+    }
+
+    /// Donne une participation à un autre observateur, comme un administrateur le ferait dans
+    /// la base (aucune route ne change `observateur` : `edit_participation` ne le permet pas) :
+    /// rend `false` si elle n'existe pas ou si l'observateur est inconnu.
+    pub(crate) fn ceder_participation(&self, id: &str, observateur: &str) -> bool {
+        if super::utilisateur(observateur).is_none() {
+            return false;
+        }
+        let mut etat = self.etat();
+        match etat.participations.iter_mut().find(|p| p.id == id) {
+            Some(p) => {
+                p.observateur = observateur.to_owned();
+                true
+            }
+            None => false,
+        }
+    }
+
     pub(crate) fn poser_participation(
         &self,
         posee: &ParticipationPosee<'_>,
