@@ -28,7 +28,7 @@ use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Evenement;
-use crate::suivi::evenement::{Avertissement, PorteeSimulation};
+use crate::suivi::evenement::{Avertissement, EcartNomme, PorteeSimulation};
 use crate::suivi::format::{neutraliser, pluriel};
 use crate::transport::vigiechiro::{Participation, SiteLu};
 
@@ -670,7 +670,11 @@ fn refuser_plusieurs_nuits(
     if forcer {
         if g.json {
             Evenement::Avertissement {
-                motif: Avertissement::EcartParticipation { nuits: nuits.len() },
+                motif: Avertissement::EcartParticipation {
+                    nuits: Some(nuits.len()),
+                    participation: None,
+                    ecarts: Vec::new(),
+                },
             }
             .ecrire()?;
         } else if !g.quiet {
@@ -781,12 +785,14 @@ fn comparer_a_la_participation(
     let lignes: Vec<String> = ecarts.iter().map(ligne_d_ecart).collect();
     if forcer {
         if g.json {
-            ligne_json(json!({
-                "evenement": "avertissement",
-                "motif": "ecart_participation",
-                "participation": id.as_str(),
-                "ecarts": ecarts.iter().map(ecart_json).collect::<Vec<_>>(),
-            }))?;
+            Evenement::Avertissement {
+                motif: Avertissement::EcartParticipation {
+                    nuits: None,
+                    participation: Some(id.as_str()),
+                    ecarts: ecarts.iter().map(ecart_nomme).collect(),
+                },
+            }
+            .ecrire()?;
         } else {
             // Dit même sous -q : c'est le seul signe d'un dépôt peut-être au mauvais endroit.
             let mut e = crate::sortie::erreur();
@@ -864,28 +870,29 @@ fn ligne_d_ecart(e: &Ecart) -> String {
 }
 
 /// Un écart pour `--json` : `{champ, noms, participation}`.
-fn ecart_json(e: &Ecart) -> serde_json::Value {
-    match e {
+fn ecart_nomme(e: &Ecart) -> EcartNomme {
+    let (champ, noms, participation) = match e {
         Ecart::Site {
             noms,
             participation,
-        } => json!({"champ": "site", "noms": noms, "participation": participation}),
+        } => ("site", noms.clone(), participation.clone()),
         Ecart::Point {
             noms,
             participation,
-        } => json!({"champ": "point", "noms": noms, "participation": participation}),
+        } => ("point", noms.clone(), participation.clone()),
         Ecart::Soiree {
             noms,
             participation,
-        } => json!({
-            "champ": "soiree",
-            "noms": noms.to_string(),
-            "participation": participation.to_string(),
-        }),
+        } => ("soiree", noms.to_string(), participation.to_string()),
         Ecart::Passage {
             noms,
             participation,
-        } => json!({"champ": "passage", "noms": noms, "participation": participation}),
+        } => ("passage", noms.to_string(), participation.to_string()),
+    };
+    EcartNomme {
+        champ,
+        noms,
+        participation,
     }
 }
 

@@ -303,8 +303,7 @@ async fn site_de_participation(
         Some(SiteDeParticipation::Identifiant(id)) => {
             let cible = format!("/sites/{id}");
             let lecture = Emission::lecture("GET", &cible);
-            match emetteur
-                .emettre_hors_plan(lecture, |_| client.site(id))
+            match emettre(emetteur, lecture, |_| client.site(id))
                 .await
                 .reponse
             {

@@ -626,8 +626,46 @@ pub enum Avertissement<'a> {
     ParticipationDAutrui { participation: &'a str },
     /// En saison : une autre participation convenait aussi.
     ParticipationEcartee { participation: &'a str },
-    /// En saison, --forcer-participation : plusieurs nuits vers une participation.
-    EcartParticipation { nuits: usize },
+    /// --forcer-participation : plusieurs nuits vers une participation (`nuits`, leur
+    /// nombre), ou des noms qui ne sont pas ceux de la participation donnée (`participation`,
+    /// et chaque écart dans `ecarts`).
+    EcartParticipation {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        nuits: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        participation: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ecarts: Vec<EcartNomme>,
+    },
+    /// La racine d'une nuit de saison est montée à l'ancêtre commun de ses fichiers (des
+    /// fichiers de la nuit hors de l'ancien dossier de son plan) : rien ne repart.
+    RacineMontee {
+        plan: i64,
+        ancien_dossier: &'a str,
+        dossier: &'a str,
+    },
+    /// vigie retenter-echecs d'une saison : des nuits trouvées sous ses racines qu'elle ne
+    /// connaît pas (fichiers ajoutés depuis) ; elles ne partent pas, `commande` les déposera.
+    NuitNouvelle {
+        nuits: Vec<crate::sortie::NuitNommee>,
+        commande: String,
+    },
+}
+
+/// Un écart entre les noms et la participation donnée (`--participation`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EcartNomme {
+    /// Ce qui diffère : site, point, soiree, passage.
+    #[schemars(schema_with = "schema_champ_ecart")]
+    pub champ: &'static str,
+    /// La valeur des noms (numéro de site, point, soirée AAAA-MM-JJ, numéro de passage).
+    pub noms: String,
+    /// Celle de la participation (titre de son site, point, soirée, passage de ses fichiers).
+    pub participation: String,
+}
+
+fn schema_champ_ecart(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "enum": ["site", "point", "soiree", "passage"] })
 }
 
 /// Ce que couvre une `simulation` : une nuit (son plan) ou une saison.

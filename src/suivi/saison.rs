@@ -374,13 +374,14 @@ pub fn saison_occupee(annee: u16, pid: Option<u32>) -> String {
 /// la sortie d'erreur (statut), ou en JSON (`avertissement`, motif `racine_montee`).
 pub fn racine_montee(m: ModeSortie, libelle: &str, plan: &DepotPlan, nouvelle: &str) -> Result<()> {
     if m.json {
-        ecrire_ligne(json!({
-            "evenement": "avertissement",
-            "motif": "racine_montee",
-            "plan": plan.id,
-            "ancien_dossier": plan.dossier,
-            "dossier": nouvelle,
-        }))?;
+        Evenement::Avertissement {
+            motif: Avertissement::RacineMontee {
+                plan: plan.id,
+                ancien_dossier: &plan.dossier,
+                dossier: nouvelle,
+            },
+        }
+        .ecrire()?;
         return Ok(());
     }
     if m.silencieux {
@@ -730,12 +731,13 @@ pub fn nuits_nouvelles(
             .join(" ")
     );
     if m.json {
-        ecrire_ligne(json!({
-            "evenement": "avertissement",
-            "motif": "nuit_nouvelle",
-            "nuits": nuits.iter().map(|(cle, _)| nuit_nommee(cle)).collect::<Vec<_>>(),
-            "commande": commande,
-        }))?;
+        Evenement::Avertissement {
+            motif: Avertissement::NuitNouvelle {
+                nuits: nuits.iter().map(|(cle, _)| nuit_nommee(cle)).collect(),
+                commande,
+            },
+        }
+        .ecrire()?;
         return Ok(());
     }
     let mut e = crate::sortie::erreur();

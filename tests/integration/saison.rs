@@ -94,6 +94,13 @@ pub(super) fn depot_saison(banc: &Banc) -> Command {
     c
 }
 
+/// Les déclarations de fichiers reçues par la plateforme.
+fn declarations(banc: &Banc) -> u64 {
+    banc.bac()
+        .compteurs()
+        .requetes(Operation::ApiDeclarerFichier)
+}
+
 fn creations(banc: &Banc) -> u64 {
     banc.bac()
         .compteurs()
@@ -146,10 +153,7 @@ fn une_saison_sans_identifiant_six_nuits_six_participations_puis_rien_a_refaire(
     assert_eq!(creations(&banc), 5, "{}", texte(&out));
     verifier_six_nuits(&banc, &posee);
     // Les deux fichiers déjà sur la plateforme ne sont pas repartis.
-    let declares = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiDeclarerFichier);
+    let declares = declarations(&banc);
     assert_eq!(declares, 14 - DEJA_DEPOSES as u64, "{}", texte(&out));
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("6 nuits"), "{e}");
@@ -169,12 +173,7 @@ fn une_saison_sans_identifiant_six_nuits_six_participations_puis_rien_a_refaire(
     let out = depot_saison(&banc).output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     assert_eq!(creations(&banc), 5, "{}", texte(&out));
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        declares
-    );
+    assert_eq!(declarations(&banc), declares);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), puts);
     assert!(
         banc.bac().compteurs().requetes_total() > avant,
@@ -243,12 +242,7 @@ fn kill_9_pendant_les_creations_puis_relance_toujours_six() {
     let _ = enfant.wait();
     banc.bac().pannes().effacer();
     // Rien n'est parti avant les créations.
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        0
-    );
+    assert_eq!(declarations(&banc), 0);
     let out = depot_saison(&banc).output().unwrap();
     assert_eq!(code(&out), 0, "{}", texte(&out));
     verifier_six_nuits(&banc, &posee);
@@ -289,12 +283,7 @@ fn participation_avec_un_dossier_meme_code_2_rien_envoye_nuits_listees() {
     ] {
         assert!(e.contains(attendu), "{attendu} : {e}");
     }
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        0
-    );
+    assert_eq!(declarations(&banc), 0);
     assert_eq!(creations(&banc), 0);
 }
 
@@ -451,11 +440,6 @@ fn traitement_sans_argument_suit_chaque_nuit_de_la_saison() {
 #[test]
 fn participation_donnee_comparee_en_soiree_site_et_passage() {
     let banc = Banc::nouveau();
-    let declarations = |banc: &Banc| {
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier)
-    };
     let depot_de = |dossier: &str| {
         let mut c = banc.vigie_plateforme();
         c.arg("depot")
@@ -583,10 +567,7 @@ fn participation_liee_supprimee_ou_cedee_refusee_a_la_relance() {
         "PA2/Car640139-2026-Pass1-B2-PA2_20260704_003000_000.wav",
         TAILLE,
     );
-    let declares = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiDeclarerFichier);
+    let declares = declarations(&banc);
     let out = depot_saison(&banc).finir_en(2);
     let e = stderr(&out);
     assert!(e.contains("a changé sur la plateforme"), "{e}");
@@ -606,12 +587,7 @@ fn participation_liee_supprimee_ou_cedee_refusee_a_la_relance() {
         "{e}"
     );
     assert_eq!(creations(&banc), 5, "{}", texte(&out));
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        declares
-    );
+    assert_eq!(declarations(&banc), declares);
 }
 
 /// Deux `vigie depot` sur la même saison : le second s'arrête au verrou de la saison (code 4),
@@ -648,12 +624,7 @@ fn deux_depots_de_la_meme_saison_le_second_sort_en_4() {
     assert_eq!(code(&out), 4, "{}", texte(&out));
     premier.kill().unwrap();
     let _ = premier.wait();
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        0
-    );
+    assert_eq!(declarations(&banc), 0);
 }
 
 /// `retenter-echecs` sur une saison dont un dossier a reçu les fichiers d'une nuit nouvelle :
@@ -666,10 +637,7 @@ fn retenter_echecs_dit_une_nuit_nouvelle_sans_la_deposer() {
     depot_saison(&banc).finir_en(0);
     let nouvelle = "PA1/Car640139-2026-Pass1-Z3-PA1_20260710_221000_000.wav";
     banc.fichier(nouvelle, TAILLE);
-    let declares = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiDeclarerFichier);
+    let declares = declarations(&banc);
     let retenter = || {
         let mut c = banc.vigie_plateforme();
         c.arg("retenter-echecs").args(Banc::options_rapides());
@@ -685,12 +653,7 @@ fn retenter_echecs_dit_une_nuit_nouvelle_sans_la_deposer() {
     );
     assert!(e.lines().all(|l| l.chars().count() <= 80), "{e}");
     assert_eq!(creations(&banc), 5);
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        declares
-    );
+    assert_eq!(declarations(&banc), declares);
     // En JSON : un avertissement qui nomme la nuit et donne la commande.
     let out = retenter().arg("--json").finir_en(0);
     let lignes = lignes_json(&out.stdout);
@@ -771,10 +734,7 @@ fn un_fichier_hors_de_la_racine_d_une_nuit_liee_fait_monter_sa_racine() {
     let banc = Banc::nouveau();
     preparer(&banc);
     depot_saison(&banc).finir_en(0);
-    let declares = banc
-        .bac()
-        .compteurs()
-        .requetes(Operation::ApiDeclarerFichier);
+    let declares = declarations(&banc);
     // La nuit A1 du 4 juillet n'avait que PA1 ; un troisième enregistreur, rangé dans PA3.
     let voisin = "Car640139-2026-Pass1-A1-PA3_20260704_230000_000.wav";
     banc.fichier(&format!("PA3/{voisin}"), TAILLE);
@@ -785,14 +745,7 @@ fn un_fichier_hors_de_la_racine_d_une_nuit_liee_fait_monter_sa_racine() {
         "{e}"
     );
     assert_eq!(creations(&banc), 5, "{}", texte(&out));
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        declares + 1,
-        "{}",
-        texte(&out)
-    );
+    assert_eq!(declarations(&banc), declares + 1, "{}", texte(&out));
     // Le fichier est dans la participation de sa nuit, avec les deux autres.
     let par = titres_par_participation(&banc);
     let nuit = par
@@ -816,12 +769,7 @@ fn un_fichier_hors_de_la_racine_d_une_nuit_liee_fait_monter_sa_racine() {
         "{}",
         texte(&out)
     );
-    assert_eq!(
-        banc.bac()
-            .compteurs()
-            .requetes(Operation::ApiDeclarerFichier),
-        declares + 1
-    );
+    assert_eq!(declarations(&banc), declares + 1);
 }
 
 /// Une nuit routière (`Cir…-PassN-TronN-…`, noms sans instant) sans participation : créée sur
