@@ -180,7 +180,10 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
         .arg("--forcer-participation")
         .finir_en(0);
     let e = stderr(&out);
-    contient(&e, &["attention", "Z1 dans les noms, A1 pour la participation"]);
+    contient(
+        &e,
+        &["attention", "Z1 dans les noms, A1 pour la participation"],
+    );
     // Rien à dire quand les points concordent.
     banc.fichier(&nom(2), 10_000);
     std::fs::remove_file(banc.nuit.join(z1)).unwrap();
