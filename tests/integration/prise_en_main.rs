@@ -127,7 +127,9 @@ fn la_demo_depose_la_saison_malgre_les_pannes_et_ne_laisse_rien() {
     // Un bilan par nuit : tout déposé, chaque nuit dans une participation à elle.
     let bilans = evenements(&lignes, "bilan");
     assert_eq!(bilans.len(), 3, "{stdout}");
-    assert_eq!(lignes.last().unwrap()["evenement"], "bilan");
+    // Puis, à la fin de la course, le bilan de chaque nuit (`bilan_nuit`).
+    assert_eq!(lignes.last().unwrap()["evenement"], "bilan_nuit");
+    assert_eq!(evenements(&lignes, "bilan_nuit").len(), 3, "{stdout}");
     let mut participations = std::collections::BTreeSet::new();
     for bilan in &bilans {
         assert_eq!(bilan["deposees"], 10, "{bilan}");
