@@ -15,7 +15,8 @@ python3 -c 'import moto, crc32c; from importlib.metadata import version; v = tup
 SORTIE=$(mktemp)
 trap 'rm -f "$SORTIE"' EXIT
 debut=$(date +%s)
-# Les sept tentatives par défaut (l'essai de CI en donne dix, voir tests/integration/endurance.rs).
+# Les sept tentatives par défaut, comme l'essai de CI (voir RELANCES_MAX dans
+# tests/integration/endurance.rs).
 VIGIE_ENDURANCE_PANNES=$PANNES VIGIE_ENDURANCE_ARRETS=$ARRETS VIGIE_ENDURANCE_GRAINE=$GRAINE \
   VIGIE_ENDURANCE_TENTATIVES=7 \
   cargo test --release --locked --test integration endurance:: -- --nocapture --test-threads 1 2>&1 | tee "$SORTIE"
