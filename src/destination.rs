@@ -159,7 +159,7 @@ fn point_valide(point: &str) -> Result<String, ErreurDestination> {
 }
 
 impl DestinationVigieChiro {
-    pub fn nouvelle(
+    pub fn nouveau(
         api: &str,
         participation: CibleParticipation,
         autoriser_http: bool,
@@ -300,7 +300,7 @@ impl Destination {
                 },
                 _ => return Err(forme()),
             };
-            return DestinationVigieChiro::nouvelle(api, participation, true)
+            return DestinationVigieChiro::nouveau(api, participation, true)
                 .map(Destination::VigieChiro);
         }
         let (s3, endpoint) = match identite.split_once("?endpoint=") {
@@ -529,13 +529,13 @@ mod tests {
     #[test]
     fn identites_vigiechiro() {
         for d in [
-            DestinationVigieChiro::nouvelle(
+            DestinationVigieChiro::nouveau(
                 API_VIGIECHIRO,
                 CibleParticipation::existante(P).unwrap(),
                 false,
             )
             .unwrap(),
-            DestinationVigieChiro::nouvelle(
+            DestinationVigieChiro::nouveau(
                 "http://127.0.0.1:8080/api/v1",
                 CibleParticipation::a_creer(
                     S,
@@ -548,7 +548,7 @@ mod tests {
             )
             .unwrap(),
             // Un site routier : sans point.
-            DestinationVigieChiro::nouvelle(
+            DestinationVigieChiro::nouveau(
                 API_VIGIECHIRO,
                 CibleParticipation::a_creer(
                     S,
@@ -570,7 +570,7 @@ mod tests {
             );
         }
         assert!(
-            DestinationVigieChiro::nouvelle(
+            DestinationVigieChiro::nouveau(
                 "http://vigie.exemple.fr/api",
                 CibleParticipation::existante(P).unwrap(),
                 false
@@ -578,7 +578,7 @@ mod tests {
             .is_err()
         );
         let d = Destination::VigieChiro(
-            DestinationVigieChiro::nouvelle(
+            DestinationVigieChiro::nouveau(
                 API_VIGIECHIRO,
                 CibleParticipation::existante(P).unwrap(),
                 false,
@@ -632,7 +632,7 @@ mod tests {
     fn instants_normalises_dans_l_identite() {
         let d = |debut: &str, fin: &str| {
             Destination::VigieChiro(
-                DestinationVigieChiro::nouvelle(
+                DestinationVigieChiro::nouveau(
                     API_VIGIECHIRO,
                     CibleParticipation::a_creer(S, Some("A1"), debut, fin).unwrap(),
                     false,

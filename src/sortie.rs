@@ -73,7 +73,7 @@ pub struct NuitNommee {
 }
 
 impl ErreurAvecCode {
-    pub fn new(code: CodeSortie, message: impl Into<String>) -> Self {
+    pub fn nouveau(code: CodeSortie, message: impl Into<String>) -> Self {
         ErreurAvecCode {
             code,
             message: message.into(),
@@ -90,7 +90,7 @@ impl ErreurAvecCode {
 
 /// L'erreur d'une commande arrêtée par Ctrl-C ou SIGTERM (code 130).
 pub fn interrompu() -> anyhow::Error {
-    ErreurAvecCode::new(
+    ErreurAvecCode::nouveau(
         CodeSortie::Interrompu,
         "interrompu : rien n'est perdu, relancer la même commande reprend",
     )

@@ -60,7 +60,7 @@ fn enregistrer(
     let utilisateur = verifier(&api, &jeton)?.map_err(|r| {
         r.erreur(
             &api,
-            ErreurAvecCode::new(
+            ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
                  le site et recopiez le jeton de l'adresse (?token=…)",
@@ -200,7 +200,7 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
         Some(Ok(_)) => Ok(CodeSortie::Succes),
         Some(Err((refus, api))) => Err(refus.erreur(
             &api,
-            ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
             "le compte n'a pas pu être vérifié",
         )),
     }

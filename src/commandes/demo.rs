@@ -412,7 +412,7 @@ fn code_de_sortie(statut: ExitStatus, interrompu: bool) -> Result<CodeSortie> {
         Some(4) => CodeSortie::PlanOccupe,
         Some(130) => CodeSortie::Interrompu,
         None if interrompu => CodeSortie::Interrompu,
-        _ => bail!(ErreurAvecCode::new(
+        _ => bail!(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!("le dépôt de démonstration s'est arrêté anormalement ({statut})"),
         )),

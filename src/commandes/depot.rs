@@ -62,7 +62,7 @@ pub(super) fn vers_la_saison(args: &ArgsDepot) -> bool {
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     if args.dossiers.len() > 1 {
-        return Err(ErreurAvecCode::new(
+        return Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             "une destination (--vers, --participation, --site --debut --fin) reçoit un seul              dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation,              déposez la saison : vigie depot DOSSIER… (sans destination) ; rien n'a été envoyé",
         )
@@ -96,7 +96,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             args.simulation,
         )?;
         let fuseau = Fuseau::analyser(&args.fuseau)
-            .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, e.to_string()))?;
+            .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
         // Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
         // brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle
         // dit que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
@@ -293,7 +293,7 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
         .into());
     }
     if args.site.len() > 1 || (args.participation.is_some() && !args.site.is_empty()) {
-        return Err(ErreurAvecCode::new(
+        return Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             "--participation ID, ou un seul --site ID avec --debut et --fin : une participation              à la fois ; rien n'a été envoyé",
         )
@@ -317,7 +317,7 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     // L'adresse de l'API : --api ou VIGIE_API, sinon celle que `vigie connexion --api` a
     // retenue, sinon l'adresse par défaut.
     let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
-    Ok(DestinationVigieChiro::nouvelle(&api.url, participation, args.autoriser_http)?.into())
+    Ok(DestinationVigieChiro::nouveau(&api.url, participation, args.autoriser_http)?.into())
 }
 
 /// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.
@@ -484,8 +484,10 @@ pub(super) fn dates_seules(
         let mut memes = HashSet::new();
         for d in a_relire {
             let chemin = crate::plateforme::chemins::local(racine, &d.chemin);
-            let attendu =
-                FichierAttendu::new(&chemin, identites.get(d.chemin.as_str()).copied().flatten());
+            let attendu = FichierAttendu::nouveau(
+                &chemin,
+                identites.get(d.chemin.as_str()).copied().flatten(),
+            );
             let meme = meme_contenu_que_depose(
                 attendu,
                 d.taille,
@@ -531,7 +533,7 @@ fn refuser_si_deja_planifie(
         };
         let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
         if meme_participation(dest, autre, participation.as_ref()) {
-            return Err(ErreurAvecCode::new(
+            return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
                     "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
@@ -706,7 +708,7 @@ fn refuser_plusieurs_nuits(
             "    (sans --participation ; si c'est voulu : --forcer-participation)"
         )?;
     }
-    Err(ErreurAvecCode::new(
+    Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!(
             "{} nuits vers une seule participation ; {RIEN_ENVOYE}. Déposez la saison : vigie \
@@ -832,7 +834,7 @@ fn comparer_a_la_participation(
     }
     // Le détail est dit au-dessus (et, en JSON, forcé, dans l'avertissement) : l'erreur tient
     // en une ligne de 80 colonnes.
-    Err(ErreurAvecCode::new(
+    Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!("les noms ne sont pas ceux de la participation ; {RIEN_ENVOYE}"),
     )

@@ -42,7 +42,7 @@ fn duree(nom: &str, secondes: f64, max: Duration) -> Result<Duration> {
 /// ce n'est donc pas le code 2 (« rien n'a été envoyé ») mais 1 : le plan est intact, il
 /// suffit de corriger la cause (libérer de la place) puis de relancer.
 fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
-    ErreurAvecCode::new(
+    ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
             "{e} Relancez ensuite la même commande : elle reprendra où le passage s'est arrêté."
@@ -124,7 +124,7 @@ impl<'a> Envoi<'a> {
             debit: options
                 .debit_max
                 .filter(|d| !d.est_sans_limite())
-                .map(|d| Arc::new(crate::transport::debit::LimiteDebit::nouvelle(d))),
+                .map(|d| Arc::new(crate::transport::debit::LimiteDebit::nouveau(d))),
             options,
             s3,
             destination,
@@ -184,7 +184,7 @@ impl<'a> Envoi<'a> {
         dest: &crate::destination::DestinationVigieChiro,
         moi: Option<&IdObjet>,
     ) -> Result<IdObjet> {
-        let arret = Annulation::new();
+        let arret = Annulation::nouveau();
         ecouter_signaux(arret.clone(), None);
         let emetteur = self.emetteur_seul(arret.clone());
         let client = super::vigiechiro::client(&dest.api)?;
@@ -340,7 +340,7 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
         super::vigiechiro::verifier_plateforme(g, dest, emission.clone(), "rien n'a été vérifié")?;
     }
     let rt = runtime()?;
-    let annulation = Annulation::new();
+    let annulation = Annulation::nouveau();
     let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
     let constats = rt.block_on(async {
         if deposees.is_empty() {

@@ -111,7 +111,7 @@ fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
 fn certificat_refuse(emetteur: &crate::transport::Emetteur) -> Option<anyhow::Error> {
     emetteur
         .certificat_refuse()
-        .map(|m| ErreurAvecCode::new(CodeSortie::Usage, m.to_owned()).into())
+        .map(|m| ErreurAvecCode::nouveau(CodeSortie::Usage, m.to_owned()).into())
 }
 
 /// Ouvre la base désignée par `--base` / `VIGIE_BASE`, ou celle par défaut.

@@ -28,7 +28,7 @@ pub(super) use crate::depot::passages::ReglePassages;
 impl ReglePassages {
     /// Les réglages de la ligne de commande, validés strictement (code 2 sinon).
     pub(super) fn depuis(o: &OptionsPassages) -> Result<ReglePassages> {
-        ReglePassages::nouvelle(
+        ReglePassages::nouveau(
             o.jusqu_au_bout.is_some(),
             o.jusqu_au_bout.and_then(|j| j.limite),
             o.attente_passage,
@@ -108,7 +108,7 @@ pub(super) async fn enchainer(
     base: Base,
     plan: DepotPlan,
 ) -> Result<CodeSortie> {
-    let arret = Annulation::new();
+    let arret = Annulation::nouveau();
     let relais = Arc::new(SuiviRelais::default());
     ecouter_signaux(arret.clone(), Some(relais.clone()));
     let passages = PassagesDeLaCommande {
@@ -144,7 +144,7 @@ pub(super) async fn enchainer_saison(
     base: Base,
     entete: &dyn Fn(&DepotPlan),
 ) -> Result<CodeSortie> {
-    let arret = Annulation::new();
+    let arret = Annulation::nouveau();
     let relais = Arc::new(SuiviRelais::default());
     ecouter_signaux(arret.clone(), Some(relais.clone()));
     let passages = PassagesDeLaCommande {

@@ -156,7 +156,7 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
         imposes: HashMap::new(),
     };
     let invalide = |v: &str| -> anyhow::Error {
-        ErreurAvecCode::new(CodeSortie::Usage, dire::site_donne_invalide(v)).into()
+        ErreurAvecCode::nouveau(CodeSortie::Usage, dire::site_donne_invalide(v)).into()
     };
     for v in valeurs {
         match v.split_once('=') {
@@ -198,7 +198,7 @@ where
     let issue = crate::transport::emettre(emetteur, lecture, |_| tentative()).await;
     match issue.reponse {
         ReponseApi::Succes(v) => Ok(v),
-        autre => Err(ErreurAvecCode::new(
+        autre => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             dire::lecture_impossible(
                 cible,
@@ -221,7 +221,7 @@ async fn lire_plateforme(
         .map_err(|r| {
             r.erreur(
                 api,
-                ErreurAvecCode::new(
+                ErreurAvecCode::nouveau(
                     CodeSortie::RefusDefinitifs,
                     crate::depot::vigiechiro::MESSAGE_JETON_REFUSE,
                 ),
@@ -315,14 +315,14 @@ fn vue(p: &ParticipationLue) -> ParticipationVue {
 /// `vigie depot DOSSIER…` en saison (voir l'en-tête du module).
 pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     if args.point.is_some() {
-        return Err(ErreurAvecCode::new(CodeSortie::Usage, dire::POINT_EN_SAISON).into());
+        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::POINT_EN_SAISON).into());
     }
     let fuseau = Fuseau::analyser(&args.fuseau)
-        .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, e.to_string()))?;
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
     let donnes = sites_donnes(&args.site)?;
     let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
     let zero = IdObjet::analyser("000000000000000000000000").context("identifiant nul")?;
-    let provisoire = DestinationVigieChiro::nouvelle(
+    let provisoire = DestinationVigieChiro::nouveau(
         &api.url,
         CibleParticipation::Existante(zero),
         args.autoriser_http,
@@ -357,7 +357,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         })
         .collect();
     if nuits.is_empty() {
-        return Err(ErreurAvecCode::new(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
+        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
     }
     let hors_ligne = args.simulation && jeton.is_err();
     if !hors_ligne {
@@ -777,7 +777,7 @@ pub(super) fn verrouiller_saisons(
         match VerrouPlan::prendre(base, "", &identite, &format!("saison {annee}")) {
             Ok(v) => verrous.push(v),
             Err(crate::plan::ErreurBase::PlanOccupe { pid, .. }) => {
-                return Err(ErreurAvecCode::new(
+                return Err(ErreurAvecCode::nouveau(
                     CodeSortie::PlanOccupe,
                     dire::saison_occupee(*annee, pid),
                 )
@@ -828,7 +828,7 @@ fn envoyer_saison(
     let rt = runtime()?;
     // L'utilisateur, une fois : la réconciliation d'une création ne retient que les siennes.
     let moi = rt.block_on(async {
-        let emetteur = commune.emetteur_seul(crate::reessai::Annulation::new());
+        let emetteur = commune.emetteur_seul(crate::reessai::Annulation::nouveau());
         super::vigiechiro::reconnaitre_plateforme(&client, &emetteur)
             .await
             .ok()
@@ -1186,7 +1186,7 @@ mod tests_reunion {
     fn provisoire() -> Destination {
         let zero = IdObjet::analyser("000000000000000000000000").unwrap();
         Destination::VigieChiro(
-            DestinationVigieChiro::nouvelle(
+            DestinationVigieChiro::nouveau(
                 crate::destination::API_VIGIECHIRO,
                 CibleParticipation::Existante(zero),
                 false,

@@ -61,7 +61,7 @@ async fn reconnaitre(
         .map_err(|r| {
             r.erreur(
                 api,
-                ErreurAvecCode::new(CodeSortie::RefusDefinitifs, JETON_REFUSE),
+                ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE),
                 rien_fait,
             )
         })
@@ -75,7 +75,7 @@ fn secondes(nom: &str, s: f64) -> Result<Duration> {
         .with_context(|| {
             format!("--{nom} {s} invalide : une durée en secondes, positive, d'une semaine au plus")
         })
-        .map_err(|e| ErreurAvecCode::new(CodeSortie::Usage, format!("{e:#}")).into())
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, format!("{e:#}")).into())
 }
 
 /// `vigie traitement` : l'état du calcul de chaque participation visée (et son bilan), ou,
@@ -83,13 +83,13 @@ fn secondes(nom: &str, s: f64) -> Result<Duration> {
 pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<CodeSortie> {
     let cadence = if args.attendre {
         Some(
-            Cadence::nouvelle(
+            Cadence::nouveau(
                 secondes("attente-releve", args.attente_releve)?,
                 secondes("attente-releve-max", args.attente_releve_max)?,
                 args.echeance,
             )
             .map_err(|e| {
-                ErreurAvecCode::new(CodeSortie::Usage, format!("--attente-releve : {e}"))
+                ErreurAvecCode::nouveau(CodeSortie::Usage, format!("--attente-releve : {e}"))
             })?,
         )
     } else {
@@ -145,7 +145,7 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
                     }
                     let fin = suivre(
                         cadence,
-                        &TemporisateurTokio::new(),
+                        &TemporisateurTokio::nouveau(),
                         &AleaSysteme,
                         emetteur.annulation(),
                         || relever(&client, emetteur, &cible.participation),

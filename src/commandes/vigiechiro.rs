@@ -59,7 +59,7 @@ pub(super) fn reglages_de_simulation() -> Result<ReglagesEmission> {
 /// [`emetteur_ponctuel`] ; Ctrl-C et SIGTERM les arrêtent : une commande qui échoue après un
 /// signal sort en 130.
 pub(super) fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T>) -> Result<T> {
-    let annulation = Annulation::new();
+    let annulation = Annulation::nouveau();
     let emetteur = emetteur_ponctuel(annulation.clone())?;
     let resultat = runtime()?.block_on(async {
         super::ecouter_signaux(annulation.clone(), None);
@@ -112,7 +112,7 @@ pub(super) async fn reconnaitre_plateforme_en(
     emetteur: &Emetteur,
     profil: Profil,
 ) -> Result<Utilisateur, RefusMoi> {
-    let lecture = Emission::nouvelle("GET", "/moi", profil, Rejouabilite::Rejouable);
+    let lecture = Emission::nouveau("GET", "/moi", profil, Rejouabilite::Rejouable);
     let issue = emettre(emetteur, lecture, |_| client.moi()).await;
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u),
@@ -141,7 +141,7 @@ impl RefusMoi {
         rien_fait: &str,
     ) -> anyhow::Error {
         match self {
-            RefusMoi::PasLApi(nature) => ErreurAvecCode::new(
+            RefusMoi::PasLApi(nature) => ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
                     "cette adresse n'est pas l'API Vigie-Chiro : {api}/moi rend {nature} ; \
@@ -151,10 +151,10 @@ impl RefusMoi {
             )
             .into(),
             RefusMoi::Redirection(detail) => {
-                ErreurAvecCode::new(CodeSortie::Usage, format!("{rien_fait} : {detail}")).into()
+                ErreurAvecCode::nouveau(CodeSortie::Usage, format!("{rien_fait} : {detail}")).into()
             }
             RefusMoi::JetonRefuse => jeton_refuse.into(),
-            RefusMoi::SansReponse(pourquoi) => ErreurAvecCode::new(
+            RefusMoi::SansReponse(pourquoi) => ErreurAvecCode::nouveau(
                 CodeSortie::EchecsTransitoires,
                 format!("{rien_fait} : {pourquoi}"),
             )
@@ -188,7 +188,7 @@ pub(super) fn verifier_plateforme(
     rien_fait: &str,
 ) -> Result<PlateformeVerifiee> {
     let client = client(&dest.api)?;
-    let annulation = Annulation::new();
+    let annulation = Annulation::nouveau();
     let emetteur = Emetteur::nouveau(reglages, annulation.clone());
     let verifier = async {
         let moi = reconnaitre_plateforme(&client, &emetteur)
@@ -196,7 +196,7 @@ pub(super) fn verifier_plateforme(
             .map_err(|r| {
                 r.erreur(
                     &dest.api,
-                    ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+                    ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
                     rien_fait,
                 )
             })?;
@@ -251,7 +251,7 @@ pub(super) fn verifier_plateforme(
 /// avant toute déclaration, qui dit à qui elle est.
 fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) -> Result<()> {
     let Some(observateur) = &p.observateur else {
-        return Err(ErreurAvecCode::new(
+        return Err(ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
             format!(
                 "la plateforme ne dit pas à qui est la participation {} : vigie ne peut pas \
@@ -276,7 +276,7 @@ fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) 
         Some(pseudo) => format!("« {} »", neutraliser(pseudo.trim())),
         None => format!("l'observateur {}", moi.id),
     };
-    Err(ErreurAvecCode::new(
+    Err(ErreurAvecCode::nouveau(
         CodeSortie::RefusDefinitifs,
         format!(
             "la participation {} est à {a_qui}, pas à vous ({vous}, le compte du jeton) : vigie \
@@ -333,7 +333,7 @@ async fn site_existant(
     .await;
     match issue.reponse {
         ReponseApi::Succes(Some(site)) => Ok(site),
-        ReponseApi::Succes(None) => Err(ErreurAvecCode::new(
+        ReponseApi::Succes(None) => Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             format!(
                 "le site {id} n'existe pas sur la plateforme ({api}) : vérifiez --site (fin de \
@@ -342,9 +342,9 @@ async fn site_existant(
         )
         .into()),
         ReponseApi::Refuse { statut: 401, .. } => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
         }
-        autre => Err(ErreurAvecCode::new(
+        autre => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "le site {id} n'a pas pu être relu, {rien_fait} : {}",
@@ -363,7 +363,7 @@ fn exiger_point(site: &SiteLu, point: Option<&str>, rien_fait: &str) -> Result<(
     if point.is_some() || site.type_site.as_deref() != Some("POINT_FIXE") {
         return Ok(());
     }
-    Err(ErreurAvecCode::new(
+    Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!(
             "le site « {} » est un site point fixe : donnez le point d'écoute de la nuit \
@@ -391,7 +391,7 @@ async fn participation_existante(
     .await;
     match issue.reponse {
         ReponseApi::Succes(Some(p)) => Ok(p),
-        ReponseApi::Succes(None) => Err(ErreurAvecCode::new(
+        ReponseApi::Succes(None) => Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             format!(
                 "la participation {id} n'existe pas sur la plateforme ({api}) : vérifiez \
@@ -401,14 +401,14 @@ async fn participation_existante(
         )
         .into()),
         ReponseApi::Refuse { statut: 401, .. } => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
         }
         // Un autre refus définitif (403 : participation d'un autre observateur…) : rien ne
         // changera sans un geste, c'est un refus (code 3), pas un échec passager.
         ReponseApi::Refuse { statut, detail, .. }
             if issue.raison == RaisonArret::RefusDefinitif =>
         {
-            Err(ErreurAvecCode::new(
+            Err(ErreurAvecCode::nouveau(
                 CodeSortie::RefusDefinitifs,
                 format!(
                     "la plateforme refuse l'accès à la participation {id} ({statut} : {}) : \
@@ -418,7 +418,7 @@ async fn participation_existante(
             )
             .into())
         }
-        autre => Err(ErreurAvecCode::new(
+        autre => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "la participation {id} n'a pas pu être vérifiée, {rien_fait} : {}",
@@ -521,7 +521,7 @@ mod tests {
     /// un seul geste, le dernier ; un 503 n'y devient pas une coupure du réseau.
     #[test]
     fn la_plateforme_non_reconnue_se_dit_avec_un_seul_geste() {
-        let jeton = || ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE);
+        let jeton = || ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE);
         let texte = |e: anyhow::Error| {
             let code = crate::sortie::code_pour_erreur(&e);
             (code, format!("{e:#}"))

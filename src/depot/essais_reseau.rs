@@ -130,7 +130,7 @@ impl Depositaire for DepositaireSimule {
     async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
         let issue = emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "PUT",
                 &ctx.unite.cle,
                 Profil::Insistant,
@@ -217,7 +217,7 @@ pub fn moteur(
     reglages: ReglagesEmission,
     paralleles: usize,
 ) -> (Arc<Moteur<DepositaireSimule>>, Emetteur) {
-    let emetteur = Emetteur::nouveau(reglages, Annulation::new());
+    let emetteur = Emetteur::nouveau(reglages, Annulation::nouveau());
     let moteur = Moteur::nouveau(
         base,
         plan,

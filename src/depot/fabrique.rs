@@ -292,7 +292,7 @@ async fn ce_que_tient_le_compartiment(
             Ok(None)
         }
         Ok(LectureDestination::Interrompue) => Err(interrompu()),
-        Err(refus) => Err(ErreurAvecCode::new(
+        Err(refus) => Err(ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
             format!(
                 "{} ; rien n'a été envoyé. Puis relancez la même commande.",

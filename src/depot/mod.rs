@@ -276,7 +276,7 @@ impl ContexteUnite<'_> {
     /// Le fichier local de l'unité, tel que le plan l'attend (chemin et identité) : chaque
     /// lecture l'ouvre par là.
     pub fn fichier(&self) -> FichierAttendu<'_> {
-        FichierAttendu::new(self.chemin, self.unite.identite.as_deref())
+        FichierAttendu::nouveau(self.chemin, self.unite.identite.as_deref())
     }
 
     /// Une place de transfert, à tenir le temps d'envoyer un corps (un PUT, une partie) et à

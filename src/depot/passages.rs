@@ -63,7 +63,7 @@ impl ReglePassages {
     /// Les réglages, validés strictement (code 2 sinon) : `jusqu_au_bout` (avec sa DURÉE
     /// `limite`), la pause entre deux passages `attente_passage` et son plafond
     /// `attente_passage_max`, en secondes.
-    pub fn nouvelle(
+    pub fn nouveau(
         jusqu_au_bout: bool,
         limite: Option<Duration>,
         attente_passage: f64,
@@ -303,13 +303,13 @@ pub(crate) async fn enchainer_plans(
     base: Base,
     plans: &[PlanDeLaCourse],
 ) -> Result<(Vec<Option<Bilan>>, Option<FinDesPassages>)> {
-    let horloge = TemporisateurTokio::new();
+    let horloge = TemporisateurTokio::nouveau();
     // DURÉE écoulée : plus rien ne démarre, ce qui est en vol s'arrête, comme après Ctrl-C.
     let duree_ecoulee = Arc::new(AtomicBool::new(false));
     if let Some(limite) = regle.limite() {
         let (arret, drapeau) = (arret.clone(), Arc::clone(&duree_ecoulee));
         tokio::spawn(async move {
-            TemporisateurTokio::new().attendre(limite).await;
+            TemporisateurTokio::nouveau().attendre(limite).await;
             drapeau.store(true, Ordering::SeqCst);
             arret.annuler();
         });
@@ -485,7 +485,7 @@ mod tests {
     use super::*;
 
     fn regle(limite: Option<u64>) -> ReglePassages {
-        ReglePassages::nouvelle(true, limite.map(Duration::from_secs), 30.0, 600.0).unwrap()
+        ReglePassages::nouveau(true, limite.map(Duration::from_secs), 30.0, 600.0).unwrap()
     }
 
     fn resume(a_deposer: u64, echec: u64, definitifs: u64, incertaine: u64) -> ResumePlan {
@@ -561,10 +561,10 @@ mod tests {
     fn reglages_invalides_refuses() {
         for (base, max) in [(0.0, 10.0), (-1.0, 10.0), (f64::NAN, 10.0), (20.0, 10.0)] {
             assert!(
-                ReglePassages::nouvelle(false, None, base, max).is_err(),
+                ReglePassages::nouveau(false, None, base, max).is_err(),
                 "{base} {max}"
             );
         }
-        assert!(ReglePassages::nouvelle(false, None, 0.01, 0.02).is_ok());
+        assert!(ReglePassages::nouveau(false, None, 0.01, 0.02).is_ok());
     }
 }

@@ -266,7 +266,7 @@ impl DepositaireS3 {
         let attendu = crc32c_base64(crc);
         let issue = emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "PutObject",
                 &ctx.unite.cle,
                 Profil::Insistant,
@@ -319,7 +319,7 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "HeadObject",
                 &ctx.unite.cle,
                 Profil::Insistant,
@@ -339,7 +339,7 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "ListParts",
                 &ctx.unite.cle,
                 Profil::Insistant,
@@ -395,7 +395,7 @@ impl DepositaireS3 {
         // écriture dans le plan) est repris.
         let ouverts = emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "ListMultipartUploads",
                 &ctx.unite.cle,
                 Profil::Insistant,
@@ -585,7 +585,7 @@ impl DepositaireS3 {
         let unite = ctx.unite;
         let issue = emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "AbortMultipartUpload",
                 &ctx.unite.cle,
                 Profil::Insistant,
@@ -688,7 +688,7 @@ impl EnvoiEnParties for DepositaireS3 {
         } = partie;
         let issue = emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "UploadPart",
                 &ctx.unite.cle,
                 Profil::Insistant,

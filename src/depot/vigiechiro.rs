@@ -352,7 +352,7 @@ impl DepositaireVigieChiro {
     async fn relire(&self, ctx: &ContexteUnite<'_>, id: &IdObjet) -> Issue<Option<FichierDistant>> {
         emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "GET",
                 &format!("/fichiers/{id}"),
                 Profil::Insistant,
@@ -372,7 +372,7 @@ impl DepositaireVigieChiro {
     ) -> Resultat<Result<(), IssueUnite>> {
         let issue = emettre(
             ctx,
-            Emission::nouvelle(
+            Emission::nouveau(
                 "DELETE",
                 &format!("/fichiers/{id}"),
                 Profil::Insistant,
@@ -502,7 +502,7 @@ impl DepositaireVigieChiro {
             let place = ctx.place_de_transfert().await;
             let issue = emettre(
                 ctx,
-                Emission::nouvelle("PUT", &cible, Profil::Insistant, Rejouabilite::Rejouable),
+                Emission::nouveau("PUT", &cible, Profil::Insistant, Rejouabilite::Rejouable),
                 |p| {
                     let md5 = &md5;
                     async move {
@@ -779,7 +779,7 @@ impl EnvoiEnParties for EnParties<'_> {
         loop {
             let url = emettre(
                 ctx,
-                Emission::nouvelle(
+                Emission::nouveau(
                     "PUT",
                     &cible_url,
                     Profil::Insistant,
@@ -804,7 +804,7 @@ impl EnvoiEnParties for EnParties<'_> {
             }
             let issue = emettre(
                 ctx,
-                Emission::nouvelle(
+                Emission::nouveau(
                     "PUT",
                     &cible_put,
                     Profil::Insistant,

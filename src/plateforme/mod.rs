@@ -230,7 +230,7 @@ pub struct FichierAttendu<'a> {
 }
 
 impl<'a> FichierAttendu<'a> {
-    pub fn new(chemin: &'a Path, identite: Option<&'a str>) -> Self {
+    pub fn nouveau(chemin: &'a Path, identite: Option<&'a str>) -> Self {
         FichierAttendu { chemin, identite }
     }
 
@@ -420,7 +420,7 @@ mod tests {
         let chemin = dir.path().join("a.wav");
         std::fs::write(&chemin, b"nuit").unwrap();
         let identite = identite_du_chemin(&chemin);
-        let attendu = FichierAttendu::new(&chemin, identite.as_deref());
+        let attendu = FichierAttendu::nouveau(&chemin, identite.as_deref());
         assert!(attendu.ouvrir().is_ok());
 
         let secret = dir.path().join("secret");
@@ -438,7 +438,7 @@ mod tests {
             "le fichier planifié, remis en place"
         );
         assert!(
-            FichierAttendu::new(&chemin, None).ouvrir().is_ok(),
+            FichierAttendu::nouveau(&chemin, None).ouvrir().is_ok(),
             "sans identité attendue, seule la forme compte"
         );
     }

@@ -52,7 +52,7 @@ pub struct Operation<'a, T> {
 
 impl<'a, T> Operation<'a, T> {
     /// Une opération dans une étape neuve, sans relecture.
-    pub fn nouvelle(methode: &'a str, cible: &'a str, rejouabilite: Rejouabilite) -> Self {
+    pub fn nouveau(methode: &'a str, cible: &'a str, rejouabilite: Rejouabilite) -> Self {
         Operation {
             methode,
             cible,
@@ -143,7 +143,7 @@ struct EtatEtape {
 
 impl Etape {
     /// Une étape neuve, sans tentative.
-    pub fn nouvelle() -> Self {
+    pub fn nouveau() -> Self {
         Etape::default()
     }
 
@@ -239,7 +239,7 @@ where
         etape,
         mut relecture,
     } = op;
-    let neuve = Etape::nouvelle();
+    let neuve = Etape::nouveau();
     let etape = etape.unwrap_or(&neuve);
     let Cadre {
         politique,
@@ -479,7 +479,7 @@ mod tests {
     const S: fn(u64) -> Duration = Duration::from_secs;
 
     fn put<'a, T>() -> Operation<'a, T> {
-        Operation::nouvelle(
+        Operation::nouveau(
             "PUT",
             "s3://nuit/Car850618-2026-Pass1-Z1-PaRecPA.wav",
             Rejouabilite::Rejouable,
@@ -487,7 +487,7 @@ mod tests {
     }
 
     fn post<'a, T>() -> Operation<'a, T> {
-        Operation::nouvelle("POST", "/participations", Rejouabilite::NonRejouable)
+        Operation::nouveau("POST", "/participations", Rejouabilite::NonRejouable)
     }
 
     fn injoignable(a_pu_atteindre: bool) -> ReponseApi<&'static str> {
@@ -515,7 +515,7 @@ mod tests {
     }
 
     impl Script {
-        fn new(horloge: &HorlogeVirtuelle, reponses: Vec<ReponseApi<&'static str>>) -> Self {
+        fn nouveau(horloge: &HorlogeVirtuelle, reponses: Vec<ReponseApi<&'static str>>) -> Self {
             Script {
                 horloge: horloge.clone(),
                 reponses: reponses.into(),
@@ -562,7 +562,7 @@ mod tests {
     }
 
     impl Temoin {
-        fn new(horloge: &HorlogeVirtuelle) -> Self {
+        fn nouveau(horloge: &HorlogeVirtuelle) -> Self {
             Temoin {
                 horloge: horloge.clone(),
                 evenements: Mutex::new(Vec::new()),
@@ -628,16 +628,16 @@ mod tests {
     #[tokio::test]
     async fn refus_definitif_un_seul_appel_sans_attente() {
         for statut in [422, 403] {
-            let horloge = HorlogeVirtuelle::new();
-            let mut script = Script::new(&horloge, vec![refuse(statut, Some(S(1)))]);
-            let temoin = Temoin::new(&horloge);
+            let horloge = HorlogeVirtuelle::nouveau();
+            let mut script = Script::nouveau(&horloge, vec![refuse(statut, Some(S(1)))]);
+            let temoin = Temoin::nouveau(&horloge);
             let issue = executer(
                 &Cadre {
                     politique: &insistant(),
                     temporisateur: &horloge,
                     alea: &AleaFixe(0.5),
                     observateur: &temoin,
-                    annulation: &Annulation::new(),
+                    annulation: &Annulation::nouveau(),
                     budget: &SansBudget,
                 },
                 put(),
@@ -657,17 +657,18 @@ mod tests {
     #[tokio::test]
     async fn budget_epuise_plus_de_reessai() {
         use crate::reessai::SeauJetons;
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         // Deux jetons : le premier échec en retire un, il n'en reste pas plus de la moitié.
         let seau = SeauJetons::nouveau(2.0, 0.1);
-        let mut script = Script::new(&horloge, vec![refuse(503, None), ReponseApi::Succes("ok")]);
+        let mut script =
+            Script::nouveau(&horloge, vec![refuse(503, None), ReponseApi::Succes("ok")]);
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.0),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &seau,
             },
             put(),
@@ -685,15 +686,16 @@ mod tests {
 
     #[tokio::test]
     async fn injoignable_puis_succes() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(&horloge, vec![injoignable(true), ReponseApi::Succes("ok")]);
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script =
+            Script::nouveau(&horloge, vec![injoignable(true), ReponseApi::Succes("ok")]);
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.0),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -714,17 +716,17 @@ mod tests {
 
     #[tokio::test]
     async fn insistant_epuise_sept_appels_six_attentes_croissantes() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(&horloge, vec![refuse(503, None); 7]);
-        let temoin = Temoin::new(&horloge);
-        let alea = AleaSuite::new([0.0, 0.999, 0.5, 0.3, 0.0, 0.999, 0.7]);
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script = Script::nouveau(&horloge, vec![refuse(503, None); 7]);
+        let temoin = Temoin::nouveau(&horloge);
+        let alea = AleaSuite::nouveau([0.0, 0.999, 0.5, 0.3, 0.0, 0.999, 0.7]);
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &alea,
                 observateur: &temoin,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -756,15 +758,15 @@ mod tests {
 
     #[tokio::test]
     async fn bref_deux_appels_au_plus() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(&horloge, vec![refuse(503, None), injoignable(true)]);
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script = Script::nouveau(&horloge, vec![refuse(503, None), injoignable(true)]);
         let issue = executer(
             &Cadre {
                 politique: &Reglages::bref().valider().expect("valide"),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.999),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -791,21 +793,21 @@ mod tests {
             .avec_echeance(S(10))
             .valider()
             .expect("valide");
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         // En secondes, la valeur ne dépend pas de l'heure de la réponse.
         let retry_after = attente_demandee(Some(retry_after), None, horloge.maintenant_systeme());
         let mut reponses = vec![injoignable(false), refuse(503, retry_after)];
         reponses.extend(suite);
-        let mut script = Script::new(&horloge, reponses);
+        let mut script = Script::nouveau(&horloge, reponses);
         script.durees.push_back(MS(500));
-        let temoin = Temoin::new(&horloge);
+        let temoin = Temoin::nouveau(&horloge);
         let issue = executer(
             &Cadre {
                 politique: &politique,
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.25),
                 observateur: &temoin,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -857,8 +859,8 @@ mod tests {
 
     #[tokio::test]
     async fn observateur_prevenu_avant_chaque_attente() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script = Script::nouveau(
             &horloge,
             vec![
                 injoignable(true),
@@ -867,14 +869,14 @@ mod tests {
                 ReponseApi::Succes("ok"),
             ],
         );
-        let temoin = Temoin::new(&horloge);
+        let temoin = Temoin::nouveau(&horloge);
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &temoin,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -905,7 +907,7 @@ mod tests {
 
     #[tokio::test]
     async fn retry_after_en_date_lu_a_l_heure_de_la_reponse() {
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         let date = httpdate::fmt_http_date(horloge.maintenant_systeme() + S(20));
         let mut appels = 0;
         let issue = executer(
@@ -914,7 +916,7 @@ mod tests {
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -941,9 +943,9 @@ mod tests {
     #[tokio::test]
     async fn annulation_pendant_l_attente() {
         let horloge = HorlogeVirtuelle::avec_attentes_suspendues();
-        let mut script = Script::new(&horloge, vec![injoignable(true)]);
-        let temoin = Temoin::new(&horloge);
-        let annulation = Annulation::new();
+        let mut script = Script::nouveau(&horloge, vec![injoignable(true)]);
+        let temoin = Temoin::nouveau(&horloge);
+        let annulation = Annulation::nouveau();
         let politique = insistant();
         let cadre = Cadre {
             politique: &politique,
@@ -990,10 +992,10 @@ mod tests {
 
     #[tokio::test]
     async fn annulation_avant_le_premier_appel() {
-        let horloge = HorlogeVirtuelle::new();
-        let annulation = Annulation::new();
+        let horloge = HorlogeVirtuelle::nouveau();
+        let annulation = Annulation::nouveau();
         annulation.annuler();
-        let temoin = Temoin::new(&horloge);
+        let temoin = Temoin::nouveau(&horloge);
         let mut appels = 0;
         let issue: Issue<()> = executer(
             &Cadre {
@@ -1021,9 +1023,9 @@ mod tests {
     #[tokio::test]
     async fn annulation_pendant_une_tentative_garde_sa_reponse() {
         // Réponse réessayable : gardée, pas de nouvelle annonce ni d'attente.
-        let horloge = HorlogeVirtuelle::new();
-        let annulation = Annulation::new();
-        let temoin = Temoin::new(&horloge);
+        let horloge = HorlogeVirtuelle::nouveau();
+        let annulation = Annulation::nouveau();
+        let temoin = Temoin::nouveau(&horloge);
         let mut appels = 0;
         let issue = executer(
             &Cadre {
@@ -1049,7 +1051,7 @@ mod tests {
         assert!(horloge.attentes().is_empty());
 
         // Succès rendu malgré l'annulation : c'est un succès.
-        let annulation = Annulation::new();
+        let annulation = Annulation::nouveau();
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
@@ -1072,15 +1074,15 @@ mod tests {
 
     #[tokio::test]
     async fn non_rejouable_sans_reponse_issue_inconnue() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(&horloge, vec![injoignable(true)]);
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script = Script::nouveau(&horloge, vec![injoignable(true)]);
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post(),
@@ -1093,14 +1095,14 @@ mod tests {
         assert!(horloge.attentes().is_empty());
 
         // Un 5xx : le serveur a pu traiter, même issue.
-        let mut script = Script::new(&horloge, vec![refuse(500, None)]);
+        let mut script = Script::nouveau(&horloge, vec![refuse(500, None)]);
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post(),
@@ -1113,8 +1115,8 @@ mod tests {
 
     #[tokio::test]
     async fn non_rejouable_rien_n_est_parti_ou_429_se_rejoue() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script = Script::nouveau(
             &horloge,
             vec![
                 injoignable(false),
@@ -1128,7 +1130,7 @@ mod tests {
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post(),
@@ -1144,22 +1146,22 @@ mod tests {
     /// qu'elle n'a pas eu lieu ; l'écriture repart après l'attente du backoff et réussit.
     #[tokio::test]
     async fn ecriture_prouvee_nulle_reemise_dans_le_budget_de_l_etape() {
-        let horloge = HorlogeVirtuelle::new();
-        let mut script = Script::new(
+        let horloge = HorlogeVirtuelle::nouveau();
+        let mut script = Script::nouveau(
             &horloge,
             vec![refuse(500, None), ReponseApi::Succes("créée")],
         );
-        let temoin = Temoin::new(&horloge);
+        let temoin = Temoin::nouveau(&horloge);
         let relectures = Mutex::new(0);
         let politique = insistant();
-        let etape = Etape::nouvelle();
+        let etape = Etape::nouveau();
         let issue = executer(
             &Cadre {
                 politique: &politique,
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &temoin,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post().dans(&etape).relue_par(&mut |etape: Etape| {
@@ -1173,7 +1175,7 @@ mod tests {
                             temporisateur: horloge,
                             alea: &AleaFixe(0.5),
                             observateur: &ObservateurMuet,
-                            annulation: &Annulation::new(),
+                            annulation: &Annulation::nouveau(),
                             budget: &SansBudget,
                         },
                         put().dans(&etape),
@@ -1217,16 +1219,16 @@ mod tests {
 
     #[tokio::test]
     async fn ecriture_toujours_nulle_s_arrete_sur_la_politique() {
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         let mut ecritures = 0;
-        let etape = Etape::nouvelle();
+        let etape = Etape::nouveau();
         let issue: Issue<()> = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post()
@@ -1244,14 +1246,14 @@ mod tests {
 
     #[tokio::test]
     async fn ecriture_faite_ou_inconnue_selon_la_relecture() {
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         let issue = executer(
             &Cadre {
                 politique: &insistant(),
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post().relue_par(&mut |_| ready(Releve::Faite("retrouvée")).boxed()),
@@ -1268,7 +1270,7 @@ mod tests {
                 temporisateur: &horloge,
                 alea: &AleaFixe(0.5),
                 observateur: &ObservateurMuet,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             post().relue_par(&mut |_| ready(Releve::Inconnue).boxed()),
@@ -1306,21 +1308,22 @@ mod tests {
             .avec_echeance(S(10))
             .valider()
             .expect("valide");
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         let derapante = HorlogeQuiDerape {
             horloge: horloge.clone(),
             retard: S(5),
         };
-        let mut script = Script::new(&horloge, vec![refuse(503, Some(S(3))), refuse(503, None)]);
+        let mut script =
+            Script::nouveau(&horloge, vec![refuse(503, Some(S(3))), refuse(503, None)]);
         script.durees.push_back(S(3));
-        let temoin = Temoin::new(&horloge);
+        let temoin = Temoin::nouveau(&horloge);
         let issue = executer(
             &Cadre {
                 politique: &politique,
                 temporisateur: &derapante,
                 alea: &AleaFixe(0.5),
                 observateur: &temoin,
-                annulation: &Annulation::new(),
+                annulation: &Annulation::nouveau(),
                 budget: &SansBudget,
             },
             put(),
@@ -1340,8 +1343,8 @@ mod tests {
     fn le_futur_d_execution_est_send() {
         fn exige_send<T: Send>(_: &T) {}
         let politique = insistant();
-        let temporisateur = TemporisateurTokio::new();
-        let annulation = Annulation::new();
+        let temporisateur = TemporisateurTokio::nouveau();
+        let annulation = Annulation::nouveau();
         let cadre = Cadre {
             politique: &politique,
             temporisateur: &temporisateur,

@@ -34,7 +34,7 @@ struct EtatHorloge {
 
 impl HorlogeVirtuelle {
     /// Une horloge à zéro, dont l'heure murale part de [`ORIGINE_VIRTUELLE_DEPUIS_EPOQUE`].
-    pub fn new() -> Self {
+    pub fn nouveau() -> Self {
         HorlogeVirtuelle::depuis(
             UNIX_EPOCH
                 .checked_add(ORIGINE_VIRTUELLE_DEPUIS_EPOQUE)
@@ -57,7 +57,7 @@ impl HorlogeVirtuelle {
     /// Une horloge dont les attentes sont notées mais ne finissent jamais : pour vérifier qu'une
     /// annulation interrompt bien une attente en cours.
     pub fn avec_attentes_suspendues() -> Self {
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         horloge.etat().attentes_suspendues = true;
         horloge
     }
@@ -82,7 +82,7 @@ impl HorlogeVirtuelle {
 
 impl Default for HorlogeVirtuelle {
     fn default() -> Self {
-        HorlogeVirtuelle::new()
+        HorlogeVirtuelle::nouveau()
     }
 }
 
@@ -134,7 +134,7 @@ pub struct AleaSuite {
 
 impl AleaSuite {
     /// La suite `valeurs`.
-    pub fn new(valeurs: impl Into<Vec<f64>>) -> Self {
+    pub fn nouveau(valeurs: impl Into<Vec<f64>>) -> Self {
         AleaSuite {
             valeurs: valeurs.into(),
             rang: AtomicUsize::new(0),
@@ -163,7 +163,7 @@ mod tests {
 
     #[tokio::test]
     async fn horloge_virtuelle_instantanee_et_notee() {
-        let horloge = HorlogeVirtuelle::new();
+        let horloge = HorlogeVirtuelle::nouveau();
         assert_eq!(horloge.maintenant(), Duration::ZERO);
         assert_eq!(horloge.maintenant_systeme(), origine());
         horloge.avancer(Duration::from_millis(300));
@@ -187,7 +187,7 @@ mod tests {
     #[test]
     fn origine_virtuelle() {
         assert_eq!(
-            httpdate::fmt_http_date(HorlogeVirtuelle::new().maintenant_systeme()),
+            httpdate::fmt_http_date(HorlogeVirtuelle::nouveau().maintenant_systeme()),
             "Sun, 21 Jun 2026 22:00:00 GMT"
         );
         let origine = UNIX_EPOCH + Duration::from_secs(1000);
@@ -200,7 +200,7 @@ mod tests {
     #[tokio::test]
     async fn attente_suspendue_jusqu_a_annulation() {
         let horloge = HorlogeVirtuelle::avec_attentes_suspendues();
-        let annulation = Annulation::new();
+        let annulation = Annulation::nouveau();
         let issue = async {
             tokio::select! {
                 () = horloge.attendre(Duration::from_secs(5)) => "attente finie",
@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn aleas() {
         assert_eq!(AleaFixe(0.25).tirer(), 0.25);
-        let suite = AleaSuite::new([0.1, 0.9]);
+        let suite = AleaSuite::nouveau([0.1, 0.9]);
         let tirages: Vec<f64> = (0..5).map(|_| suite.tirer()).collect();
         assert_eq!(tirages, [0.1, 0.9, 0.1, 0.9, 0.1]);
         assert_eq!(AleaSuite::default().tirer(), 0.0);

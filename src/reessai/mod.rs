@@ -25,13 +25,13 @@
 //! let politique = Reglages::insistant()
 //!     .avec_echeance(Duration::from_secs(120))
 //!     .valider()?;
-//! let op = Operation::nouvelle("PUT", "s3://nuit/fichier.wav", Rejouabilite::Rejouable);
+//! let op = Operation::nouveau("PUT", "s3://nuit/fichier.wav", Rejouabilite::Rejouable);
 //! let cadre = Cadre {
 //!     politique: &politique,
-//!     temporisateur: &TemporisateurTokio::new(),
+//!     temporisateur: &TemporisateurTokio::nouveau(),
 //!     alea: &AleaSysteme,
 //!     observateur: &ObservateurMuet,
-//!     annulation: &Annulation::new(),
+//!     annulation: &Annulation::nouveau(),
 //!     budget: &SansBudget,
 //! };
 //! let issue = executer(&cadre, op, |_tentative| async {

@@ -38,7 +38,7 @@ pub struct TemporisateurTokio {
 
 impl TemporisateurTokio {
     /// Un temporisateur dont l'origine monotone est l'instant de sa création.
-    pub fn new() -> Self {
+    pub fn nouveau() -> Self {
         TemporisateurTokio {
             origine: tokio::time::Instant::now(),
         }
@@ -47,7 +47,7 @@ impl TemporisateurTokio {
 
 impl Default for TemporisateurTokio {
     fn default() -> Self {
-        TemporisateurTokio::new()
+        TemporisateurTokio::nouveau()
     }
 }
 
@@ -111,7 +111,7 @@ impl InterieurAnnulation {
 
 impl Annulation {
     /// Un signal non encore déclenché.
-    pub fn new() -> Self {
+    pub fn nouveau() -> Self {
         Annulation::default()
     }
 
@@ -119,7 +119,7 @@ impl Annulation {
     /// l'être seule sans l'annuler : un passage suit l'arrêt de la commande (Ctrl-C, la
     /// durée écoulée), mais le réseau abandonné pendant ce passage n'arrête que lui.
     pub fn enfant(&self) -> Annulation {
-        let enfant = Annulation::new();
+        let enfant = Annulation::nouveau();
         {
             let mut enfants = self
                 .interieur
@@ -167,7 +167,7 @@ mod tests {
 
     #[tokio::test]
     async fn temporisateur_tokio_monotone_sans_attente_reelle() {
-        let t = TemporisateurTokio::new();
+        let t = TemporisateurTokio::nouveau();
         let avant = t.maintenant();
         t.attendre(Duration::ZERO).await;
         assert!(t.maintenant() >= avant);
@@ -188,7 +188,7 @@ mod tests {
 
     #[tokio::test]
     async fn annulation_partagee_et_definitive() {
-        let annulation = Annulation::new();
+        let annulation = Annulation::nouveau();
         let clone = annulation.clone();
         assert!(!clone.est_annulee());
         let reveillee = tokio::select! {
@@ -211,7 +211,7 @@ mod tests {
 
     #[tokio::test]
     async fn une_annulation_enfant_suit_son_parent_sans_le_suivre() {
-        let commande = Annulation::new();
+        let commande = Annulation::nouveau();
         // Annulé seul, l'enfant n'annule pas la commande.
         let premier = commande.enfant();
         premier.annuler();

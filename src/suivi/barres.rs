@@ -117,8 +117,12 @@ impl SuiviBarres {
                 }),
             )
         };
-        let barres =
-            SuiviBarres::nouveau(cible, Box::new(HorlogeSysteme::new()), colonnes, couleurs);
+        let barres = SuiviBarres::nouveau(
+            cible,
+            Box::new(HorlogeSysteme::nouveau()),
+            colonnes,
+            couleurs,
+        );
         // Une Entrée tapée pendant l'envoi ne doit pas décaler les barres (voir
         // `plateforme::echo`) ; remis par `terminer`.
         *barres
@@ -505,7 +509,7 @@ mod tests {
     const LARGEUR: usize = 120;
 
     impl EcranMemoire {
-        fn new(largeur: usize) -> Self {
+        fn nouveau(largeur: usize) -> Self {
             EcranMemoire {
                 grille: Arc::new(Mutex::new(Grille {
                     largeur,
@@ -657,7 +661,7 @@ mod tests {
     }
 
     fn banc_large(largeur: usize) -> (SuiviBarres, EcranMemoire, HorlogeManuelle) {
-        let ecran = EcranMemoire::new(largeur);
+        let ecran = EcranMemoire::nouveau(largeur);
         let horloge = HorlogeManuelle::default();
         let barres = SuiviBarres::nouveau(
             ProgressDrawTarget::term_like(Box::new(ecran.clone())),

@@ -132,7 +132,7 @@ pub fn echeance_atteinte(cible: &Cible, releve: bool) {
 
 /// Le relevé de `vigie traitement` (sans `--attendre`) n'a pas abouti (code 1).
 pub fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
-    ErreurAvecCode::new(
+    ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
             "l'état du calcul de la {} n'a pas pu être relevé : {pourquoi}",
@@ -197,7 +197,7 @@ pub fn nuits_pas_pretes(
         }
         return Ok(());
     }
-    Err(ErreurAvecCode::new(
+    Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!(
             "{} ; le calcul ne verrait que les fichiers déjà déposés, et tant qu'il serait \
@@ -213,7 +213,7 @@ pub fn nuits_pas_pretes(
 
 /// L'état n'a pas pu être lu avant de lancer : rien n'est lancé (code 1).
 pub fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Error {
-    ErreurAvecCode::new(
+    ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
             "la plateforme n'a pas dit où en est le calcul de la {} : rien n'a été \
@@ -227,7 +227,7 @@ pub fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Er
 
 /// La participation est celle d'un autre observateur : rien n'est lancé (code 3).
 pub fn pas_la_votre(cible: &Cible, avant: &EtatParticipation) -> anyhow::Error {
-    ErreurAvecCode::new(
+    ErreurAvecCode::nouveau(
         CodeSortie::RefusDefinitifs,
         format!(
             "la {} n'est pas la vôtre : c'est {} ; seul son observateur peut en lancer \
@@ -391,7 +391,7 @@ pub fn lancement(
             Ok(CodeSortie::Succes)
         }
         Lancement::JetonRefuse => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
         }
         Lancement::Interrompu => Err(interrompu()),
         Lancement::Interdit => {
@@ -406,7 +406,7 @@ pub fn lancement(
                     a_qui(avant)
                 )
             };
-            Err(ErreurAvecCode::new(
+            Err(ErreurAvecCode::nouveau(
                 CodeSortie::RefusDefinitifs,
                 format!(
                     "la plateforme refuse de lancer le calcul de la {} (403) : {pourquoi} ; rien \
@@ -416,7 +416,7 @@ pub fn lancement(
             )
             .into())
         }
-        Lancement::Refuse { statut, detail } => Err(ErreurAvecCode::new(
+        Lancement::Refuse { statut, detail } => Err(ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
             format!(
                 "la plateforme refuse de lancer le calcul de la {} ({statut} : {}) ; rien \
@@ -426,7 +426,7 @@ pub fn lancement(
             ),
         )
         .into()),
-        Lancement::Incertain(Some(e)) => Err(ErreurAvecCode::new(
+        Lancement::Incertain(Some(e)) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "le lancement du calcul est resté sans réponse, et la plateforme ne \
@@ -437,7 +437,7 @@ pub fn lancement(
             ),
         )
         .into()),
-        Lancement::Incertain(None) => Err(ErreurAvecCode::new(
+        Lancement::Incertain(None) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "le lancement du calcul est resté sans réponse, et la plateforme n'a pas \
@@ -447,7 +447,7 @@ pub fn lancement(
             ),
         )
         .into()),
-        Lancement::Echoue(pourquoi) => Err(ErreurAvecCode::new(
+        Lancement::Echoue(pourquoi) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!("le calcul n'a pas été lancé : {pourquoi}"),
         )
@@ -461,9 +461,9 @@ pub fn lancement(
 pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
     match e {
         Echec::Plateforme(ReponseApi::Refuse { statut: 401, .. }) => {
-            ErreurAvecCode::new(CodeSortie::RefusDefinitifs, JETON_REFUSE).into()
+            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into()
         }
-        Echec::Plateforme(r @ ReponseApi::Refuse { statut: 403, .. }) => ErreurAvecCode::new(
+        Echec::Plateforme(r @ ReponseApi::Refuse { statut: 403, .. }) => ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
             format!(
                 "{quoi} : {} ; seul l'observateur de la participation peut lire ses résultats",
@@ -471,7 +471,7 @@ pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
             ),
         )
         .into(),
-        Echec::Plateforme(r) => ErreurAvecCode::new(
+        Echec::Plateforme(r) => ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "{quoi} : {}",
@@ -479,7 +479,7 @@ pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
             ),
         )
         .into(),
-        Echec::Stockage(r) => ErreurAvecCode::new(
+        Echec::Stockage(r) => ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "{quoi} : le stockage de la plateforme n'a pas rendu le fichier ({}) ; relancez \
@@ -490,7 +490,8 @@ pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
         )
         .into(),
         Echec::Local(m) => {
-            ErreurAvecCode::new(CodeSortie::Usage, format!("{quoi} : {}", neutraliser(&m))).into()
+            ErreurAvecCode::nouveau(CodeSortie::Usage, format!("{quoi} : {}", neutraliser(&m)))
+                .into()
         }
     }
 }
@@ -645,20 +646,20 @@ pub fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Result<Co
         }
         DemandeCsv::Interrompue => Err(interrompu()),
         DemandeCsv::JetonRefuse => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
         }
-        DemandeCsv::Incertaine => Err(ErreurAvecCode::new(
+        DemandeCsv::Incertaine => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             "la demande du CSV est restée sans réponse : elle a pu aboutir (vous recevriez \
              alors un courriel) ; vigie resultats dans quelques minutes dira si le CSV est là",
         )
         .into()),
-        DemandeCsv::Refusee(pourquoi) => Err(ErreurAvecCode::new(
+        DemandeCsv::Refusee(pourquoi) => Err(ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
             format!("le CSV n'a pas été demandé : {pourquoi}"),
         )
         .into()),
-        DemandeCsv::Echouee(pourquoi) => Err(ErreurAvecCode::new(
+        DemandeCsv::Echouee(pourquoi) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!("le CSV n'a pas été demandé : {pourquoi}"),
         )

@@ -30,7 +30,7 @@ impl SuiviJson {
     pub fn nouveau(silencieux: bool) -> Self {
         SuiviJson {
             silencieux,
-            horloge: Box::new(HorlogeSysteme::new()),
+            horloge: Box::new(HorlogeSysteme::nouveau()),
             cadence: Mutex::new(Cadence::default()),
         }
     }

@@ -63,7 +63,7 @@ pub struct HorlogeSysteme {
 }
 
 impl HorlogeSysteme {
-    pub fn new() -> Self {
+    pub fn nouveau() -> Self {
         HorlogeSysteme {
             origine: Instant::now(),
         }
@@ -72,7 +72,7 @@ impl HorlogeSysteme {
 
 impl Default for HorlogeSysteme {
     fn default() -> Self {
-        HorlogeSysteme::new()
+        HorlogeSysteme::nouveau()
     }
 }
 

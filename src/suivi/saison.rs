@@ -155,7 +155,7 @@ impl Refus {
                 writeln!(e, "{}", neutraliser(l))?;
             }
         }
-        Err(ErreurAvecCode::new(
+        Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             format!(
                 "{} (voir ci-dessus) ; corrigez, puis relancez la même commande",

@@ -45,7 +45,7 @@ pub struct Mention {
 }
 
 impl Mention {
-    pub fn nouvelle(t: Duration, attente: Duration) -> Mention {
+    pub fn nouveau(t: Duration, attente: Duration) -> Mention {
         Mention {
             depuis: t,
             jusqua: t + attente,
@@ -245,7 +245,7 @@ impl Tableau {
 
     pub fn nouvelle_tentative(&mut self, id: i64, attente: Duration, t: Duration) {
         if let Some(u) = self.unites.get_mut(&id) {
-            u.mention = Some(Mention::nouvelle(t, attente));
+            u.mention = Some(Mention::nouveau(t, attente));
         }
     }
 
@@ -312,7 +312,7 @@ impl Tableau {
 
     /// Le réseau est coupé depuis `depuis` ; la prochaine sonde part dans `attente`.
     pub fn reseau_indisponible(&mut self, depuis: Duration, attente: Duration, t: Duration) {
-        self.reseau = Some(Mention::nouvelle(t, attente));
+        self.reseau = Some(Mention::nouveau(t, attente));
         self.coupe_a = Some(t.saturating_sub(depuis));
     }
 

@@ -58,7 +58,7 @@ impl Cible {
     fn du_plan(plan: &DepotPlan) -> Result<Cible> {
         let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination)
         else {
-            return Err(ErreurAvecCode::new(
+            return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
                     "le plan {} n'est pas un dépôt vers la plateforme Vigie-Chiro : \
@@ -69,7 +69,7 @@ impl Cible {
             .into());
         };
         let Some(id) = plan.participation.as_deref().and_then(IdObjet::analyser) else {
-            return Err(ErreurAvecCode::new(
+            return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
                     "la participation du plan {} n'est pas encore connue, sa création \

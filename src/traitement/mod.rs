@@ -77,13 +77,13 @@ pub async fn relever(
     let cible = format!("/participations/{participation}");
     let issue = emettre(
         emetteur,
-        Emission::nouvelle("GET", &cible, Profil::Bref, Rejouabilite::Rejouable),
+        Emission::nouveau("GET", &cible, Profil::Bref, Rejouabilite::Rejouable),
         |_| client.etat_participation(participation),
     )
     .await;
     match (issue.reponse, issue.raison) {
         (ReponseApi::Succes(Some(e)), _) => Ok(Releve::Lu(Box::new(e))),
-        (ReponseApi::Succes(None), _) => Err(ErreurAvecCode::new(
+        (ReponseApi::Succes(None), _) => Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             format!(
                 "la participation {participation} n'existe pas sur la plateforme : vérifiez \
@@ -92,10 +92,10 @@ pub async fn relever(
         )
         .into()),
         (ReponseApi::Refuse { statut: 401, .. }, _) => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
         }
         (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) if statut != 0 => {
-            Err(ErreurAvecCode::new(
+            Err(ErreurAvecCode::nouveau(
                 CodeSortie::RefusDefinitifs,
                 format!(
                     "la plateforme refuse de dire où en est le calcul de la participation \

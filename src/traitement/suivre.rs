@@ -32,7 +32,7 @@ pub struct Cadence {
 
 impl Cadence {
     /// Enveloppe de la première attente `premier`, plafond `plafond`, échéance éventuelle.
-    pub fn nouvelle(
+    pub fn nouveau(
         premier: Duration,
         plafond: Duration,
         echeance: Option<Duration>,

@@ -199,7 +199,7 @@ pub async fn completer(
     }
     let issue = emettre(
         emetteur,
-        Emission::nouvelle(
+        Emission::nouveau(
             "GET",
             "/taxons/liste",
             Profil::Bref,

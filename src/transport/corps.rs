@@ -78,7 +78,7 @@ pub(crate) fn reponse_lue(octets: usize) {
 }
 
 impl Progression {
-    pub fn nouvelle() -> Arc<Self> {
+    pub fn nouveau() -> Arc<Self> {
         Self::sous_limite(None)
     }
 
@@ -309,7 +309,7 @@ pub(crate) async fn lire_tranche<S: Send + 'static>(
     let chemin = fichier.chemin.to_path_buf();
     let identite = fichier.identite.map(str::to_owned);
     tokio::task::spawn_blocking(move || {
-        let fichier = FichierAttendu::new(&chemin, identite.as_deref());
+        let fichier = FichierAttendu::nouveau(&chemin, identite.as_deref());
         lire_tranche_bloquant(fichier, debut, longueur, etat, recevoir, &abandonnee)
     })
     .await
@@ -522,11 +522,15 @@ mod tests {
         let chemin = dir.path().join("f.wav");
         let contenu: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&chemin, &contenu).unwrap();
-        let p = Progression::nouvelle();
-        let corps =
-            CorpsFichier::ouvrir(FichierAttendu::new(&chemin, None), 1000, 600_000, p.clone())
-                .await
-                .unwrap();
+        let p = Progression::nouveau();
+        let corps = CorpsFichier::ouvrir(
+            FichierAttendu::nouveau(&chemin, None),
+            1000,
+            600_000,
+            p.clone(),
+        )
+        .await
+        .unwrap();
         assert_eq!(corps.size_hint().exact(), Some(600_000));
         let lu = lire_tout(corps).await.unwrap();
         assert_eq!(lu, &contenu[1000..601_000]);
@@ -554,8 +558,18 @@ mod tests {
             Progression::sous_limite(Some(Arc::clone(&limite))),
             Progression::sous_limite(Some(Arc::clone(&limite))),
         );
-        let a = CorpsFichier::ouvrir(FichierAttendu::new(&chemin, None), 0, 1_500_000, pa.clone());
-        let b = CorpsFichier::ouvrir(FichierAttendu::new(&chemin, None), 0, 1_500_000, pb.clone());
+        let a = CorpsFichier::ouvrir(
+            FichierAttendu::nouveau(&chemin, None),
+            0,
+            1_500_000,
+            pa.clone(),
+        );
+        let b = CorpsFichier::ouvrir(
+            FichierAttendu::nouveau(&chemin, None),
+            0,
+            1_500_000,
+            pb.clone(),
+        );
         let (a, b) = (a.await.unwrap(), b.await.unwrap());
         let (la, lb) = tokio::join!(lire_tout(a), lire_tout(b));
         assert_eq!(la.unwrap(), contenu);
@@ -580,25 +594,25 @@ mod tests {
         std::fs::write(&chemin, &contenu).unwrap();
         // Une tranche qui traverse plusieurs tampons de lecture.
         assert_eq!(
-            somme_crc32c(FichierAttendu::new(&chemin, None), 12_345, 600_000)
+            somme_crc32c(FichierAttendu::nouveau(&chemin, None), 12_345, 600_000)
                 .await
                 .unwrap(),
             crc32c::crc32c(&contenu[12_345..612_345])
         );
-        let (crc, md5) = sommes_crc32c_md5(FichierAttendu::new(&chemin, None), 0, 700_000)
+        let (crc, md5) = sommes_crc32c_md5(FichierAttendu::nouveau(&chemin, None), 0, 700_000)
             .await
             .unwrap();
         assert_eq!(crc, crc32c::crc32c(&contenu));
         assert_eq!(md5.len(), 32);
         // Le fichier a raccourci depuis la planification : erreur, pas une somme fausse.
-        let e = somme_crc32c(FichierAttendu::new(&chemin, None), 600_000, 200_000)
+        let e = somme_crc32c(FichierAttendu::nouveau(&chemin, None), 600_000, 200_000)
             .await
             .unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
         assert!(e.to_string().contains("plus court"));
         assert!(
             somme_crc32c(
-                FichierAttendu::new(&dir.path().join("absent.wav"), None),
+                FichierAttendu::nouveau(&dir.path().join("absent.wav"), None),
                 0,
                 1
             )
@@ -615,7 +629,7 @@ mod tests {
         let abandonnee = AtomicBool::new(false);
         let mut tampons = 0;
         let e = lire_tranche_bloquant(
-            FichierAttendu::new(&chemin, None),
+            FichierAttendu::nouveau(&chemin, None),
             0,
             3 * TAMPON_OCTETS as u64,
             (),
@@ -636,10 +650,10 @@ mod tests {
         let chemin = dir.path().join("f.wav");
         std::fs::write(&chemin, [1u8; 100]).unwrap();
         let corps = CorpsFichier::ouvrir(
-            FichierAttendu::new(&chemin, None),
+            FichierAttendu::nouveau(&chemin, None),
             0,
             200,
-            Progression::nouvelle(),
+            Progression::nouveau(),
         )
         .await
         .unwrap();
@@ -652,7 +666,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("f");
         std::fs::write(&chemin, b"xx123456789").unwrap();
-        let (crc, md5) = sommes_crc32c_md5(FichierAttendu::new(&chemin, None), 2, 9)
+        let (crc, md5) = sommes_crc32c_md5(FichierAttendu::nouveau(&chemin, None), 2, 9)
             .await
             .unwrap();
         assert_eq!(crc, 0xE306_9283);

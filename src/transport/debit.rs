@@ -230,7 +230,7 @@ pub struct LimiteDebit {
 }
 
 impl LimiteDebit {
-    pub fn nouvelle(debit: DebitMax) -> Self {
+    pub fn nouveau(debit: DebitMax) -> Self {
         Self::avec_horloge(debit, Box::new(HorlogeTokio::default()))
     }
 

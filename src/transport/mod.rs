@@ -236,7 +236,7 @@ pub struct Emission<'a, T> {
 
 impl<'a, T> Emission<'a, T> {
     /// Une émission dans une étape neuve, sans relecture.
-    pub fn nouvelle(
+    pub fn nouveau(
         methode: &'a str,
         cible: &'a str,
         profil: Profil,
@@ -244,19 +244,19 @@ impl<'a, T> Emission<'a, T> {
     ) -> Self {
         Emission {
             profil,
-            operation: Operation::nouvelle(methode, cible, rejouabilite),
+            operation: Operation::nouveau(methode, cible, rejouabilite),
         }
     }
 
     /// Une lecture : rejouable, INSISTANT.
     pub fn lecture(methode: &'a str, cible: &'a str) -> Self {
-        Self::nouvelle(methode, cible, Profil::Insistant, Rejouabilite::Rejouable)
+        Self::nouveau(methode, cible, Profil::Insistant, Rejouabilite::Rejouable)
     }
 
     /// Une écriture non rejouable (INSISTANT), émise une fois et sans relecture : partie sans
     /// réponse, son issue est inconnue, et c'est à l'appelant de la réconcilier.
     pub fn ecriture_unique(methode: &'a str, cible: &'a str) -> Self {
-        Self::nouvelle(
+        Self::nouveau(
             methode,
             cible,
             Profil::Insistant,
@@ -805,13 +805,13 @@ impl Emetteur {
                 let issue = executer(
                     &Cadre {
                         politique: &POLITIQUE_SONDE,
-                        temporisateur: &TemporisateurTokio::new(),
+                        temporisateur: &TemporisateurTokio::nouveau(),
                         alea: &AleaSysteme,
                         observateur,
                         annulation: &self.annulation,
                         budget: &SansBudget,
                     },
-                    Operation::nouvelle("SONDE", "destination", Rejouabilite::Rejouable),
+                    Operation::nouveau("SONDE", "destination", Rejouabilite::Rejouable),
                     |_| async {
                         tokio::time::timeout(delai_sonde, sonder())
                             .await
@@ -1114,7 +1114,7 @@ mod tests {
         ));
         let p = Progression::sous_limite(Some(limite));
         let mut corps = corps::CorpsFichier::ouvrir(
-            crate::plateforme::FichierAttendu::new(&chemin, None),
+            crate::plateforme::FichierAttendu::nouveau(&chemin, None),
             0,
             100_000,
             p.clone(),
@@ -1163,7 +1163,7 @@ mod tests {
     async fn le_delai_d_une_tentative_sans_limite_court() {
         let r = tokio::time::timeout(
             Duration::from_secs(5),
-            delai_hors_retenue(&Progression::nouvelle(), Duration::from_millis(50)),
+            delai_hors_retenue(&Progression::nouveau(), Duration::from_millis(50)),
         )
         .await;
         assert!(r.is_ok());
@@ -1188,20 +1188,20 @@ mod tests {
             }
         };
         // Le corps n'avance plus : coupé au seuil du corps.
-        let p = Progression::nouvelle();
+        let p = Progression::nouveau();
         p.attendre_corps(10);
         let (silence, apres) = surveiller(&p).await;
         assert_eq!(silence, Silence::Corps(s(2_000)));
         assert!(apres >= s(2_000) && apres < s(3_000), "{apres:?}");
         // Sans corps (ou le corps parti), la réponse a son propre seuil, plus long.
-        let p = Progression::nouvelle();
+        let p = Progression::nouveau();
         let (silence, apres) = surveiller(&p).await;
         assert_eq!(silence, Silence::Reponse(s(10_000)));
         assert!(apres >= s(10_000) && apres < s(11_000), "{apres:?}");
         // Les en-têtes arrivent au compte-gouttes : tant qu'ils ne sont pas complets, c'est
         // une réponse qui ne vient pas.
         // La réponse commence, puis plus rien.
-        let p = Progression::nouvelle();
+        let p = Progression::nouveau();
         let lecteur = {
             let p = Arc::clone(&p);
             tokio::spawn(async move {
@@ -1216,7 +1216,7 @@ mod tests {
         assert!(apres >= s(11_000) && apres < s(12_000), "{apres:?}");
         // Une réponse qui coule sans fin, un octet par seconde : abandonnée une fois le délai
         // de réponse passé, comme illisible (le serveur a répondu).
-        let p = Progression::nouvelle();
+        let p = Progression::nouveau();
         p.en_tetes(200);
         let goutte = {
             let p = Arc::clone(&p);
@@ -1239,7 +1239,7 @@ mod tests {
             ReponseApi::Illisible { statut: 200, .. }
         ));
         // Une réponse longue mais qui arrive à bon débit n'est pas « sans fin ».
-        let p = Progression::nouvelle();
+        let p = Progression::nouveau();
         p.en_tetes(200);
         let flot = {
             let p = Arc::clone(&p);
@@ -1295,7 +1295,7 @@ mod tests {
                     attente_max: None,
                 }),
             },
-            Annulation::new(),
+            Annulation::nouveau(),
         )
     }
 
@@ -1323,7 +1323,7 @@ mod tests {
                 let relecture = &mut |_| async { Releve::Faite(()) }.boxed();
                 let emission = Emission {
                     profil: Profil::Insistant,
-                    operation: Operation::nouvelle("PUT", "muette", rejouabilite)
+                    operation: Operation::nouveau("PUT", "muette", rejouabilite)
                         .relue_par(relecture),
                 };
                 let issue = emettre(&emetteur.observe_par(&journal), emission, |_| {
@@ -1344,7 +1344,7 @@ mod tests {
                 for _ in 0..2 {
                     emettre(
                         &emetteur.observe_par(&journal),
-                        Emission::nouvelle(
+                        Emission::nouveau(
                             "PUT",
                             "autre",
                             Profil::Insistant,

@@ -285,7 +285,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn coupure_apres_le_seuil_puis_reouverture() {
-        let r = Reseau::nouveau(Some(3), Annulation::new());
+        let r = Reseau::nouveau(Some(3), Annulation::nouveau());
         // Une requête partie, puis (l'horloge en pause avance d'une milliseconde) le premier
         // échec de la série.
         let avant = Instant::now();
@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn sans_pause_jamais_coupe() {
-        let r = Reseau::nouveau(None, Annulation::new());
+        let r = Reseau::nouveau(None, Annulation::nouveau());
         for _ in 0..1000 {
             assert!(!r.noter_injoignable());
         }
@@ -324,7 +324,7 @@ mod tests {
 
     #[tokio::test]
     async fn abandon_libere_les_attentes_et_annule() {
-        let annulation = Annulation::new();
+        let annulation = Annulation::nouveau();
         let r = std::sync::Arc::new(Reseau::nouveau(Some(1), annulation.clone()));
         r.noter_injoignable();
         let r2 = std::sync::Arc::clone(&r);
@@ -339,7 +339,7 @@ mod tests {
     /// Sur l'horloge en pause : les 30 ms de coupure passent sans être attendues.
     #[tokio::test(start_paused = true)]
     async fn la_pause_ne_compte_pas_dans_l_horloge_des_operations() {
-        let r = std::sync::Arc::new(Reseau::nouveau(Some(1), Annulation::new()));
+        let r = std::sync::Arc::new(Reseau::nouveau(Some(1), Annulation::nouveau()));
         let t = TemporisateurHorsPause::nouveau(std::sync::Arc::clone(&r));
         r.noter_injoignable();
         tokio::time::advance(Duration::from_millis(30)).await;

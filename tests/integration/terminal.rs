@@ -745,7 +745,7 @@ struct TerminalVirtuel {
 }
 
 impl TerminalVirtuel {
-    fn new(colonnes: usize) -> Self {
+    fn nouveau(colonnes: usize) -> Self {
         TerminalVirtuel {
             colonnes,
             lignes: vec![Vec::new()],
@@ -917,7 +917,7 @@ fn a_80_colonnes_dans_un_vrai_terminal_rien_ne_deborde() {
     }
     let (statut, brut) = terminal.finir();
     assert_eq!(statut.code(), Some(3), "{brut}");
-    let mut terminal = TerminalVirtuel::new(80);
+    let mut terminal = TerminalVirtuel::nouveau(80);
     terminal.ecrire(&brut);
     assert!(
         terminal.inconnues.is_empty(),

@@ -165,7 +165,7 @@ impl BacASable {
         let racine = dossier
             .canonicalize()
             .with_context(|| format!("dossier du bac à sable illisible : {}", dossier.display()))?;
-        let plateforme = plateforme::Plateforme::nouvelle(&racine)?;
+        let plateforme = plateforme::Plateforme::nouveau(&racine)?;
         let stockage = plateforme.clone();
         let mut constructeur = S3ServiceBuilder::new(plateforme);
         constructeur.set_auth(SimpleAuth::from_single(CLE_ACCES, SECRET));
@@ -183,12 +183,12 @@ impl BacASable {
                 chemin_plateforme.display()
             )
         })?;
-        let vigiechiro = Arc::new(vigiechiro::Vigiechiro::nouvelle(
+        let vigiechiro = Arc::new(vigiechiro::Vigiechiro::nouveau(
             stockage,
             format!("http://{adresse}"),
         ));
 
-        let pannes = Arc::new(Pannes::new());
+        let pannes = Arc::new(Pannes::nouveau());
         let compteurs = Arc::new(Compteurs::default());
         let (arret, arret_rx) = watch::channel(false);
         let service = service::ServicePannes {

@@ -92,7 +92,7 @@ impl Sequence {
 
     /// Les échantillons : bruit de fond, et le passage d'une chauve-souris s'il y a des cris.
     fn signal(&self) -> Vec<i16> {
-        let mut alea = Alea::new(self.graine);
+        let mut alea = Alea::nouveau(self.graine);
         let n = self.echantillons as usize;
         // Bruit à peu près gaussien (somme de trois tirages uniformes).
         let mut s: Vec<f64> = (0..n)
@@ -170,7 +170,7 @@ pub fn en_tete_wav(echantillons: u64) -> [u8; 44] {
 
 /// Compose la nuit (noms, durées, cris) sans rien écrire.
 pub fn composer(graine: u64) -> Vec<Sequence> {
-    let mut alea = Alea::new(graine);
+    let mut alea = Alea::nouveau(graine);
     let mut grosses = Vec::with_capacity(GROSSES_SEQUENCES);
     while grosses.len() < GROSSES_SEQUENCES {
         let i = alea.entre(0, SEQUENCES_PAR_NUIT as u64 - 1) as usize;
@@ -267,7 +267,7 @@ pub fn composer_courte(
     debut_s: u64,
     sequences: usize,
 ) -> Vec<Sequence> {
-    let mut alea = Alea::new(graine);
+    let mut alea = Alea::nouveau(graine);
     let mut instant_s = debut_s + alea.entre(0, 599);
     let mut nuit = Vec::with_capacity(sequences);
     for i in 0..sequences {
@@ -337,7 +337,7 @@ fn nom_sequence(secondes_depuis_le_21: u64, millisecondes: u64) -> String {
 struct Alea(u64);
 
 impl Alea {
-    fn new(graine: u64) -> Alea {
+    fn nouveau(graine: u64) -> Alea {
         Alea(graine)
     }
 

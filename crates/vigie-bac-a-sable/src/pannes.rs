@@ -420,7 +420,7 @@ impl Active {
 
 impl Default for Pannes {
     fn default() -> Self {
-        Pannes::new()
+        Pannes::nouveau()
     }
 }
 
@@ -436,7 +436,7 @@ impl fmt::Debug for Pannes {
 
 impl Pannes {
     /// Aucune règle ; graine tirée au hasard (appeler [`Pannes::graine`] pour reproduire).
-    pub fn new() -> Pannes {
+    pub fn nouveau() -> Pannes {
         let graine: u64 = rand::random();
         Pannes {
             etat: Mutex::new(Etat {
@@ -1154,7 +1154,7 @@ mod tests {
     /// toujours ; celles ouvertes après répondent. Une règle le déclenche à sa requête.
     #[test]
     fn un_trou_noir_engloutit_les_connexions_d_avant_sa_fin() {
-        let p = Pannes::new();
+        let p = Pannes::nouveau();
         let avant = Instant::now();
         assert!(!p.englouti(avant));
         p.programmer(spec("PutObject#2=trou-noir:50ms"));
@@ -1230,7 +1230,7 @@ mod tests {
 
     #[test]
     fn rang_cle_et_fois() {
-        let p = Pannes::new();
+        let p = Pannes::nouveau();
         p.programmer(Regle::nieme(
             Operation::PutObject,
             "a.wav",
@@ -1254,7 +1254,7 @@ mod tests {
 
     #[test]
     fn une_regle_a_rang_preemptee_frappe_la_suivante() {
-        let p = Pannes::new();
+        let p = Pannes::nouveau();
         p.programmer(Regle::prochaine(Operation::PutObject, Panne::Coupure));
         p.programmer(Regle::prochaine(Operation::PutObject, Panne::PerdreReponse));
         assert_eq!(p.decider(Operation::PutObject, None), Some(Panne::Coupure));
@@ -1267,7 +1267,7 @@ mod tests {
 
     #[test]
     fn permanente_et_couper_tout() {
-        let p = Pannes::new();
+        let p = Pannes::nouveau();
         p.programmer_spec("HeadObject=lenteur:1s").expect("spec");
         for _ in 0..3 {
             assert!(p.decider(Operation::HeadObject, None).is_some());
@@ -1283,7 +1283,7 @@ mod tests {
     #[test]
     fn proportion_reproductible_avec_la_graine() {
         let tirer = |graine: u64| {
-            let p = Pannes::new();
+            let p = Pannes::nouveau();
             p.graine(graine);
             p.programmer(Regle::proportion(0.3, Panne::Coupure));
             (0..200)
@@ -1296,7 +1296,7 @@ mod tests {
         let n = a.iter().filter(|x| **x).count();
         assert!((30..=90).contains(&n), "{n} pannes sur 200 à 30 %");
         // probabilités hors bornes : ramenées, pas de panique
-        let p = Pannes::new();
+        let p = Pannes::nouveau();
         p.programmer(Regle::proportion(f64::NAN, Panne::Coupure));
         p.programmer(Regle::proportion(7.0, Panne::PerdreReponse));
         assert_eq!(

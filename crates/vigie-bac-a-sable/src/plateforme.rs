@@ -56,7 +56,7 @@ pub(crate) struct Plateforme {
 
 impl Plateforme {
     /// `racine` doit exister et être canonicalisée (c'est ce que fait `FileSystem::new`).
-    pub(crate) fn nouvelle(racine: &Path) -> anyhow::Result<Plateforme> {
+    pub(crate) fn nouveau(racine: &Path) -> anyhow::Result<Plateforme> {
         // s3s_fs::Error n'implémente pas std::error::Error (seulement Debug).
         let fs = s3s_fs::FileSystem::new(racine).map_err(|e| {
             anyhow::anyhow!("s3s-fs ne peut pas servir {} : {e:?}", racine.display())

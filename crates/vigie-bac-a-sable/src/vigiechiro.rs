@@ -1417,7 +1417,7 @@ impl FichierPlateforme {
 
 impl Vigiechiro {
     /// `stockage` : un clone de la plateforme S3 du bac à sable ; `base` : `http://127.0.0.1:PORT`.
-    pub(crate) fn nouvelle(stockage: Plateforme, base: String) -> Vigiechiro {
+    pub(crate) fn nouveau(stockage: Plateforme, base: String) -> Vigiechiro {
         let maintenant = SystemTime::now();
         let mut jetons = HashMap::new();
         jetons.insert(JETON.to_owned(), (OBSERVATEUR, maintenant + DUREE_JETON));

@@ -347,7 +347,7 @@ mod tests {
         let md5 = md5_hex(&contenu);
         assert_eq!(
             comparer(
-                FichierAttendu::new(&fichier, None),
+                FichierAttendu::nouveau(&fichier, None),
                 taille,
                 &objet(taille, Some(md5.clone()))
             )
@@ -364,7 +364,7 @@ mod tests {
         assert!(assemble.ends_with("-2"));
         assert_eq!(
             comparer(
-                FichierAttendu::new(&fichier, None),
+                FichierAttendu::nouveau(&fichier, None),
                 taille,
                 &objet(taille, Some(assemble.clone()))
             )
@@ -377,16 +377,16 @@ mod tests {
         );
         // Taille différente, empreinte différente, forme inconnue, pas d'ETag.
         assert!(matches!(
-            comparer(FichierAttendu::new(&fichier, None), taille, &objet(taille - 1, None)).await.unwrap(),
+            comparer(FichierAttendu::nouveau(&fichier, None), taille, &objet(taille - 1, None)).await.unwrap(),
             Comparaison::Differente(m) if m.contains("dans le fichier local")
         ));
         assert!(matches!(
-            comparer(FichierAttendu::new(&fichier, None), taille, &objet(taille, Some("0".repeat(32)))).await.unwrap(),
+            comparer(FichierAttendu::nouveau(&fichier, None), taille, &objet(taille, Some("0".repeat(32)))).await.unwrap(),
             Comparaison::Differente(m) if m.contains("contenu différent")
         ));
         assert!(matches!(
             comparer(
-                FichierAttendu::new(&fichier, None),
+                FichierAttendu::nouveau(&fichier, None),
                 taille,
                 &objet(taille, Some("kms-xyz".into()))
             )
@@ -396,7 +396,7 @@ mod tests {
         ));
         assert!(matches!(
             comparer(
-                FichierAttendu::new(&fichier, None),
+                FichierAttendu::nouveau(&fichier, None),
                 taille,
                 &objet(taille, None)
             )
@@ -415,7 +415,7 @@ mod tests {
         let contenu: Vec<u8> = (0..(11 * MIO + 7)).map(|i| (i % 241) as u8).collect();
         std::fs::write(&fichier, &contenu).unwrap();
         let taille = contenu.len() as u64;
-        let f = || FichierAttendu::new(&fichier, None);
+        let f = || FichierAttendu::nouveau(&fichier, None);
         let md5 = md5_hex(&contenu);
         let crc = crate::transport::corps::crc32c_base64(crc32c::crc32c(&contenu));
         let parties: Vec<String> = contenu.chunks(5 * MIO as usize).map(md5_hex).collect();

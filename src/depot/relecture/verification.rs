@@ -289,7 +289,7 @@ async fn constater_sur_la_plateforme(
                 &client,
                 &inventaire,
                 &unite,
-                FichierAttendu::new(&chemin, unite.identite.as_deref()),
+                FichierAttendu::nouveau(&chemin, unite.identite.as_deref()),
             )
             .await;
             (unite, constat)

@@ -205,7 +205,7 @@ pub async fn lire_destination(
     for _ in 0..PAGES_MAX {
         let issue = emettre(
             &emetteur.observe_par(observateur),
-            Emission::nouvelle(
+            Emission::nouveau(
                 "ListObjectsV2",
                 &cible,
                 Profil::Insistant,

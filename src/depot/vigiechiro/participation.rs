@@ -120,7 +120,7 @@ async fn resoudre(
     };
     // Une création émise lors d'un passage précédent, sans issue connue : relire d'abord.
     if emise.is_some() {
-        match relire(Etape::nouvelle()).await {
+        match relire(Etape::nouveau()).await {
             Ok(Some(id)) => {
                 base.enregistrer_participation(plan_id, id.as_str())?;
                 return Ok(id);
@@ -156,10 +156,10 @@ async fn resoudre(
         }
         (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
         (ReponseApi::Refuse { statut: 401, .. }, _) => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
         }
         (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
-            Err(ErreurAvecCode::new(
+            Err(ErreurAvecCode::nouveau(
                 CodeSortie::RefusDefinitifs,
                 format!(
                     "la plateforme refuse de créer la participation, rien n'a été envoyé \
@@ -169,7 +169,7 @@ async fn resoudre(
             )
             .into())
         }
-        (autre, _) => Err(ErreurAvecCode::new(
+        (autre, _) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
@@ -228,16 +228,16 @@ async fn utilisateur(
 ) -> Result<IdObjet> {
     let issue = emettre(
         &emetteur.observe_par(journal),
-        Emission::nouvelle("GET", "/moi", Profil::Insistant, Rejouabilite::Rejouable),
+        Emission::nouveau("GET", "/moi", Profil::Insistant, Rejouabilite::Rejouable),
         |_| client.moi(),
     )
     .await;
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u.id),
         ReponseApi::Refuse { statut: 401, .. } => {
-            Err(ErreurAvecCode::new(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
         }
-        autre => Err(ErreurAvecCode::new(
+        autre => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
             format!(
                 "la participation n'a pas pu être créée, rien n'a été envoyé : {}",
@@ -270,7 +270,7 @@ fn geste_creation(detail: &str) -> &'static str {
 }
 
 fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
-    ErreurAvecCode::new(
+    ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
             "la création de la participation est partie sans réponse et la plateforme est injoignable pour la vérifier ({}) : \

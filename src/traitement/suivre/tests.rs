@@ -62,7 +62,7 @@ async fn banc(reglages: ReglagesCalcul) -> Banc {
         .unwrap();
     bac.regler_calcul(reglages);
     let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
-    let annulation = Annulation::new();
+    let annulation = Annulation::nouveau();
     let emetteur = Emetteur::nouveau(
         ReglagesEmission {
             insistant: Reglages::insistant().valider().unwrap(),
@@ -112,14 +112,14 @@ async fn lancer(b: &Banc) {
 }
 
 fn cadence() -> Cadence {
-    Cadence::nouvelle(30 * Duration::from_secs(1), 5 * MINUTE, None).unwrap()
+    Cadence::nouveau(30 * Duration::from_secs(1), 5 * MINUTE, None).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn chaque_etat_puis_fini_avec_des_attentes_croissantes_et_plafonnees() {
     let b = banc(calcul(15 * MINUTE, 40 * MINUTE)).await;
     lancer(&b).await;
-    let horloge = HorlogeVirtuelle::new();
+    let horloge = HorlogeVirtuelle::nouveau();
     let annonces = Annonces::default();
     let id = participation();
     // Entre deux relevés, le calcul avance du temps que le suivi a attendu.
@@ -189,7 +189,7 @@ async fn rafale_de_503_au_plus_une_tentative_de_plus_par_releve() {
         )
         .fois(7),
     );
-    let horloge = HorlogeVirtuelle::new();
+    let horloge = HorlogeVirtuelle::nouveau();
     let annonces = Annonces::default();
     let id = participation();
     let fin = suivre(
@@ -224,11 +224,10 @@ async fn rafale_de_503_au_plus_une_tentative_de_plus_par_releve() {
 async fn l_echeance_arrete_sur_le_dernier_etat_releve() {
     let b = banc(calcul(10 * 24 * 60 * MINUTE, MINUTE)).await;
     lancer(&b).await;
-    let horloge = HorlogeVirtuelle::new();
+    let horloge = HorlogeVirtuelle::nouveau();
     let annonces = Annonces::default();
     let id = participation();
-    let cadence =
-        Cadence::nouvelle(Duration::from_secs(30), 5 * MINUTE, Some(10 * MINUTE)).unwrap();
+    let cadence = Cadence::nouveau(Duration::from_secs(30), 5 * MINUTE, Some(10 * MINUTE)).unwrap();
     let fin = suivre(
         &cadence,
         &horloge,
@@ -285,7 +284,7 @@ async fn ctrl_c_pendant_l_attente_arrete_aussitot() {
 async fn un_jeton_refuse_arrete_le_suivi() {
     let b = banc(calcul(MINUTE, MINUTE)).await;
     assert!(b.bac.expirer_jeton(JETON));
-    let horloge = HorlogeVirtuelle::new();
+    let horloge = HorlogeVirtuelle::nouveau();
     let id = participation();
     let e = suivre(
         &cadence(),

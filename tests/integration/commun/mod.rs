@@ -924,7 +924,7 @@ pub mod mandataire {
     pub struct CorpsPlein(Option<Bytes>);
 
     impl CorpsPlein {
-        pub fn new(octets: impl Into<Bytes>) -> Self {
+        pub fn nouveau(octets: impl Into<Bytes>) -> Self {
             let b: Bytes = octets.into();
             CorpsPlein(if b.is_empty() { None } else { Some(b) })
         }
@@ -1075,7 +1075,7 @@ pub mod mandataire {
         for (n, v) in &parties.headers {
             amont = amont.header(n, v);
         }
-        let amont = amont.body(CorpsPlein::new(corps)).unwrap();
+        let amont = amont.body(CorpsPlein::nouveau(corps)).unwrap();
         let client = client.clone();
         tokio::spawn(async move {
             let reponse = client.request(amont).await.map_err(std::io::Error::other)?;
@@ -1144,7 +1144,7 @@ pub mod mandataire {
             rep = rep.header(n.as_str(), v.as_str());
         }
         Ok(rep
-            .body(CorpsPlein::new(if tete { Vec::new() } else { r.corps }))
+            .body(CorpsPlein::nouveau(if tete { Vec::new() } else { r.corps }))
             .unwrap())
     }
 }

@@ -431,7 +431,7 @@ impl MandatairePannes {
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let adresse = ecoute.local_addr().unwrap();
-        let pannes = Arc::new(Pannes::new());
+        let pannes = Arc::new(Pannes::nouveau());
         let injectees = Arc::new(AtomicU64::new(0));
         let requetes = Arc::new(AtomicU64::new(0));
         let donnees = Arc::new(AtomicU64::new(0));
@@ -530,7 +530,7 @@ fn erreur_s3(
         let (nom, valeur) = ra.entete(std::time::SystemTime::now());
         r = r.header(nom, valeur);
     }
-    r.body(CorpsPlein::new(format!(
+    r.body(CorpsPlein::nouveau(format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{code}</Code>\
          <Message>panne injectée par le mandataire</Message></Error>"
     )))
@@ -670,7 +670,7 @@ impl Etat {
                         .status(403)
                         .header("content-type", "application/xml")
                         .header("date", refus.date)
-                        .body(CorpsPlein::new(refus.corps))
+                        .body(CorpsPlein::nouveau(refus.corps))
                         .unwrap());
                 }
             }
@@ -680,7 +680,7 @@ impl Etat {
                 return Ok(hyper::Response::builder()
                     .status(200)
                     .header("content-type", "application/xml")
-                    .body(CorpsPlein::new(
+                    .body(CorpsPlein::nouveau(
                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError\
                          </Code><Message>panne injectée par le mandataire</Message></Error>",
                     ))
@@ -727,7 +727,7 @@ impl Etat {
             }
         }
         Ok(rep
-            .body(CorpsPlein::new(if tete { Vec::new() } else { rcorps }))
+            .body(CorpsPlein::nouveau(if tete { Vec::new() } else { rcorps }))
             .unwrap())
     }
 }
