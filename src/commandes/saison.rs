@@ -619,6 +619,8 @@ struct NuitPlanifiee {
     destination: Destination,
     libelle: String,
     _verrou: VerrouPlan,
+    /// Le verrou du plan sur son dossier d'avant une montée de sa racine (sinon rien).
+    _verrou_d_avant: Option<VerrouPlan>,
 }
 
 /// Les dossiers parcourus, relatifs à la racine de la nuit : ce que la replanification peut
@@ -658,8 +660,18 @@ fn deposer(
         if !racine_relative.is_empty() {
             racine.push(&racine_relative);
         }
+        // Le verrou du plan d'une nuit liée, pris sur son dossier d'avant toute montée : un
+        // `vigie verifier` ou un `vigie depot --participation` qui tient ce plan ne voit pas ses
+        // chemins changer pendant qu'il envoie ; la montée attend qu'il ait fini (code 4).
+        let mut verrou_d_avant = None;
         let (destination, racine) = match &n.sort {
             Sort::Liee { plan } => {
+                verrou_d_avant = Some(VerrouPlan::prendre(
+                    base.chemin(),
+                    &plan.dossier,
+                    &plan.destination,
+                    &libelle_court(&n.nuit.cle),
+                )?);
                 let racine_plan = PathBuf::from(&plan.dossier);
                 // Des fichiers de la nuit hors de la racine de son plan (un enregistreur dans
                 // un dossier voisin, la carte copiée ailleurs) : la racine monte à l'ancêtre
@@ -723,7 +735,15 @@ fn deposer(
             _ => destination.identite(),
         };
         let libelle = libelle_court(&n.nuit.cle);
-        let verrou = VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?;
+        // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
+        // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
+        let (verrou, verrou_d_avant) = match (verrou_d_avant, &n.sort) {
+            (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (v, None),
+            (avant, _) => (
+                VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?,
+                avant,
+            ),
+        };
         let dates = dates_seules(&base, &dossier, &identite, &fichiers)?;
         let perimetre = perimetre(&racine, &reunion.dossiers);
         let r = base.planifier_dans(
@@ -748,6 +768,7 @@ fn deposer(
             destination,
             libelle,
             _verrou: verrou,
+            _verrou_d_avant: verrou_d_avant,
         });
     }
     // L'inventaire de la saison n'a plus d'usage : la course lit chaque nuit dans la base.
@@ -1072,6 +1093,7 @@ pub(super) fn retenter_saison(
             destination,
             libelle,
             _verrou: verrou,
+            _verrou_d_avant: None,
         });
     }
     // Une nuit nouvelle (des fichiers ajoutés depuis, d'une autre soirée, d'un autre point)

@@ -725,6 +725,17 @@ fn json_bilan_de_chaque_nuit_et_erreur_qui_nomme_ses_nuits() {
     );
 }
 
+/// La saison déposée, puis un troisième enregistreur rangé dans PA3 pour la nuit A1 du 4
+/// juillet (qui n'avait que PA1) : les déclarations d'avant, et le nom du fichier voisin.
+fn saison_deposee_puis_un_voisin(banc: &Banc) -> (u64, &'static str) {
+    preparer(banc);
+    depot_saison(banc).finir_en(0);
+    let declares = declarations(banc);
+    let voisin = "Car640139-2026-Pass1-A1-PA3_20260704_230000_000.wav";
+    banc.fichier(&format!("PA3/{voisin}"), TAILLE);
+    (declares, voisin)
+}
+
 /// Un fichier d'une nuit liée trouvé hors de la racine de son plan (un troisième
 /// enregistreur rangé dans un dossier voisin) : la racine du plan monte à l'ancêtre commun au
 /// lieu d'un refus ; le nouveau fichier part dans la participation de la nuit, rien de déjà
@@ -732,12 +743,7 @@ fn json_bilan_de_chaque_nuit_et_erreur_qui_nomme_ses_nuits() {
 #[test]
 fn un_fichier_hors_de_la_racine_d_une_nuit_liee_fait_monter_sa_racine() {
     let banc = Banc::nouveau();
-    preparer(&banc);
-    depot_saison(&banc).finir_en(0);
-    let declares = declarations(&banc);
-    // La nuit A1 du 4 juillet n'avait que PA1 ; un troisième enregistreur, rangé dans PA3.
-    let voisin = "Car640139-2026-Pass1-A1-PA3_20260704_230000_000.wav";
-    banc.fichier(&format!("PA3/{voisin}"), TAILLE);
+    let (declares, voisin) = saison_deposee_puis_un_voisin(&banc);
     let out = depot_saison(&banc).finir_en(0);
     let e = stderr(&out);
     assert!(
@@ -770,6 +776,72 @@ fn un_fichier_hors_de_la_racine_d_une_nuit_liee_fait_monter_sa_racine() {
         texte(&out)
     );
     assert_eq!(declarations(&banc), declares + 1);
+}
+
+/// La racine d'une nuit liée monte, mais un autre `vigie` (`verifier`, `depot --participation`)
+/// tient le plan de la nuit : la montée attend (code 4, le message dit qui tient le plan), rien
+/// n'est réécrit ; le plan libéré, la relance monte la racine.
+#[test]
+fn la_racine_d_une_nuit_liee_ne_monte_pas_sous_le_verrou_de_son_plan() {
+    let banc = Banc::nouveau();
+    let (declares, _) = saison_deposee_puis_un_voisin(&banc);
+    let plans = || {
+        let out = banc.vigie().args(["plans", "--json"]).output().unwrap();
+        lignes_json(&out.stdout)
+    };
+    let avant = plans();
+    let nuit = avant
+        .iter()
+        .find(|p| p["soiree"] == "2026-07-04")
+        .unwrap_or_else(|| panic!("{avant:#?}"))
+        .clone();
+    // Le verrou du plan, tel que `vigie` le nomme (FNV-1a 64 bits du dossier et de la
+    // destination, `src/plan/verrou.rs`), tenu ici comme le tiendrait un autre `vigie`.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for partie in [&nuit["dossier"], &nuit["destination"]] {
+        for &o in partie
+            .as_str()
+            .unwrap()
+            .as_bytes()
+            .iter()
+            .chain([0u8].iter())
+        {
+            h ^= u64::from(o);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let chemin = banc
+        .base
+        .with_file_name("vigie.sqlite.verrous")
+        .join(format!("plan-{h:016x}.verrou"));
+    let verrou = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(&chemin)
+        .unwrap_or_else(|e| panic!("{} : {e}", chemin.display()));
+    verrou.try_lock().unwrap();
+    let out = depot_saison(&banc).finir_en(4);
+    let e = stderr(&out);
+    assert!(
+        e.contains("déjà en cours de traitement par un autre vigie")
+            && !e.contains("part maintenant de"),
+        "{e}"
+    );
+    let dossiers = |ps: &[serde_json::Value]| -> BTreeSet<(i64, String)> {
+        ps.iter()
+            .map(|p| (p["plan"].as_i64().unwrap(), p["dossier"].to_string()))
+            .collect()
+    };
+    assert_eq!(dossiers(&plans()), dossiers(&avant), "{}", texte(&out));
+    assert_eq!(declarations(&banc), declares, "{}", texte(&out));
+    drop(verrou);
+    let out = depot_saison(&banc).finir_en(0);
+    assert!(
+        stderr(&out).contains("part maintenant de"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(declarations(&banc), declares + 1, "{}", texte(&out));
 }
 
 /// Une nuit routière (`Cir…-PassN-TronN-…`, noms sans instant) sans participation : créée sur
