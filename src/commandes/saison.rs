@@ -861,6 +861,8 @@ fn envoyer_saison(
     // elle attend la prochaine relance (code 1).
     let mut code = CodeSortie::Succes;
     let mut course = Vec::with_capacity(planifiees.len());
+    let ordre: Vec<i64> = planifiees.iter().map(|p| p.plan.id).collect();
+    let mut reportees = Vec::new();
     for p in planifiees {
         let Some(dest) = p.destination.plateforme() else {
             continue;
@@ -880,10 +882,18 @@ fn envoyer_saison(
             }
             Err(e) => match crate::sortie::code_pour_erreur(&e) {
                 CodeSortie::EchecsTransitoires => {
-                    dire::creation_reportee(&p.libelle, &e)?;
+                    dire::creation_reportee(
+                        mode(g),
+                        p.plan.id,
+                        &p.libelle,
+                        &e,
+                        regle.jusqu_au_bout(),
+                    )?;
                     if regle.jusqu_au_bout() {
                         course.push((p, false));
                     } else {
+                        // Hors de la course, mais dans le bilan : participation à créer.
+                        reportees.push(p.plan.id);
                         code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
                     }
                 }
@@ -895,7 +905,12 @@ fn envoyer_saison(
     // mêmes réglages, le même plafond de parallélisme et le même seau `--debit-max` (chaque
     // envoi de nuit est `commune.vers(…)`). Avec `--jusqu-au-bout`, un passage envoie toutes
     // les nuits qui ont encore à tenter, et la pause vient entre deux passages de la saison.
-    let tous: Vec<i64> = course.iter().map(|(p, _)| p.plan.id).collect();
+    // Le bilan : les nuits de la course et celles dont la création attend une relance, dans
+    // l'ordre de la saison.
+    let tous: Vec<i64> = ordre
+        .into_iter()
+        .filter(|id| reportees.contains(id) || course.iter().any(|(p, _)| p.plan.id == *id))
+        .collect();
     let envois = envois_des_nuits(
         &commune,
         course.iter().map(|(p, _)| &p.destination),
@@ -921,9 +936,14 @@ fn envoyer_saison(
         }
     };
     let base = Base::ouvrir(chemin_base)?;
-    let c = rt.block_on(super::passages::enchainer_saison(
-        g, &regle, &nuits, base, &entete,
-    ))?;
+    // Toutes les créations reportées (aucune nuit dans la course) : rien à envoyer.
+    let c = if nuits.is_empty() {
+        CodeSortie::Succes
+    } else {
+        rt.block_on(super::passages::enchainer_saison(
+            g, &regle, &nuits, base, &entete,
+        ))?
+    };
     if c == CodeSortie::Interrompu {
         return Ok(c);
     }

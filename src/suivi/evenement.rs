@@ -650,6 +650,17 @@ pub enum Avertissement<'a> {
         nuits: Vec<crate::sortie::NuitNommee>,
         commande: String,
     },
+    /// En saison : la création de la participation d'une nuit (`nuit`, son plan `plan`) a
+    /// échoué passagèrement (`cause`) ; la nuit reste dans le bilan, participation à créer.
+    /// `reprise` : `passage_suivant` (--jusqu-au-bout la retente dans la course), `relance`
+    /// sinon (relancer la même commande la reprend).
+    CreationReportee {
+        plan: i64,
+        nuit: &'a str,
+        cause: String,
+        #[schemars(schema_with = "schema_reprise")]
+        reprise: &'static str,
+    },
 }
 
 /// Un écart entre les noms et la participation donnée (`--participation`).
@@ -666,6 +677,10 @@ pub struct EcartNomme {
 
 fn schema_champ_ecart(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "enum": ["site", "point", "soiree", "passage"] })
+}
+
+fn schema_reprise(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "enum": ["passage_suivant", "relance"] })
 }
 
 /// Ce que couvre une `simulation` : une nuit (son plan) ou une saison.

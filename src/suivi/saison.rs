@@ -605,12 +605,43 @@ pub fn participation_creee(m: ModeSortie, api: &str, libelle: &str, id: &IdObjet
     Ok(())
 }
 
-/// Une création qui a échoué transitoirement : la nuit attend la prochaine relance.
-pub fn creation_reportee(libelle: &str, e: &anyhow::Error) -> io::Result<()> {
-    writeln!(
-        crate::sortie::erreur(),
-        "nuit {libelle} : {e:#} ; elle sera reprise à la prochaine relance"
-    )
+/// Une création qui a échoué transitoirement : la nuit reste à créer, retentée au passage
+/// suivant (`jusqu_au_bout`) ou à la prochaine relance. En JSON : `avertissement`, motif
+/// `creation_reportee` ; en texte, sur la sortie d'erreur, dans 80 colonnes.
+pub fn creation_reportee(
+    m: ModeSortie,
+    plan: i64,
+    libelle: &str,
+    e: &anyhow::Error,
+    jusqu_au_bout: bool,
+) -> io::Result<()> {
+    let cause = format!("{e:#}");
+    if m.json {
+        return Evenement::Avertissement {
+            motif: Avertissement::CreationReportee {
+                plan,
+                nuit: libelle,
+                cause,
+                reprise: if jusqu_au_bout {
+                    "passage_suivant"
+                } else {
+                    "relance"
+                },
+            },
+        }
+        .ecrire();
+    }
+    let suite = if jusqu_au_bout {
+        "nouvel essai au passage suivant"
+    } else {
+        "elle sera reprise à la prochaine relance (la même commande)"
+    };
+    let texte = format!("nuit {libelle} : participation pas encore créée ({cause}) ; {suite}");
+    let mut err = crate::sortie::erreur();
+    for l in replier(&texte, 79) {
+        writeln!(err, "{}", neutraliser(&l))?;
+    }
+    Ok(())
 }
 
 /// L'en-tête d'une nuit, avant son envoi.
@@ -634,7 +665,7 @@ pub fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) 
         (pluriel(r.incertaine, "incertain", "incertains"), "echecs")
     } else if r.total() > 0 && r.deposee == r.total() {
         ("déposée".to_owned(), "deposee")
-    } else if plan.participation.is_none() && plan.destination.contains("/site/") {
+    } else if plan.participation.is_none() && plan.destination.starts_with("vigiechiro:site/") {
         ("à créer".to_owned(), "a_creer")
     } else if r.deposee > 0 || r.en_cours > 0 {
         ("en cours".to_owned(), "en_cours")

@@ -844,6 +844,100 @@ fn la_racine_d_une_nuit_liee_ne_monte_pas_sous_le_verrou_de_son_plan() {
     assert_eq!(declarations(&banc), declares + 1, "{}", texte(&out));
 }
 
+/// La création de la participation d'une nuit échoue passagèrement (503), sans
+/// `--jusqu-au-bout` : la nuit reste dans le bilan de saison, participation à créer ; en JSON
+/// un `avertissement` `creation_reportee` et aucun texte ; en texte une ligne dans 80
+/// colonnes qui dit « à la prochaine relance » ; code 1. La panne passée, la relance crée.
+#[test]
+fn creation_en_503_sans_jusqu_au_bout_la_nuit_reste_au_bilan_puis_la_relance_cree() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    let panne_503 = Panne::Statut {
+        code: 503,
+        retry_after: None,
+    };
+    banc.bac().pannes().programmer(
+        Regle::toujours(Some(Operation::ApiCreerParticipation), panne_503).fois(10_000),
+    );
+    let out = depot_saison(&banc).arg("--json").finir_en(1);
+    let lignes = lignes_json(&out.stdout);
+    let bilans = evenements(&lignes, "bilan_nuit");
+    assert_eq!(bilans.len(), NUITS.len(), "{}", texte(&out));
+    let a_creer = bilans.iter().filter(|b| b["etat"] == "a_creer").count();
+    assert_eq!(a_creer, NUITS.len() - 1, "{}", texte(&out));
+    let reportees: Vec<_> = evenements(&lignes, "avertissement")
+        .into_iter()
+        .filter(|a| a["motif"] == "creation_reportee")
+        .collect();
+    assert_eq!(reportees.len(), NUITS.len() - 1, "{}", texte(&out));
+    assert!(
+        reportees
+            .iter()
+            .all(|a| a["reprise"] == "relance" && a["plan"].is_i64() && a["cause"].is_string()),
+        "{reportees:#?}"
+    );
+    assert!(
+        !stderr(&out).contains("prochaine relance"),
+        "{}",
+        texte(&out)
+    );
+    // En texte : la ligne, repliée à 80 colonnes, et les six nuits au bilan.
+    let out = depot_saison(&banc).finir_en(1);
+    let e = stderr(&out);
+    assert!(e.contains("à la prochaine relance"), "{e}");
+    assert!(e.lines().all(|l| l.chars().count() <= 80), "{e}");
+    assert!(stdout(&out).contains("en 6 nuits"), "{}", texte(&out));
+    assert!(stdout(&out).contains("à créer"), "{}", texte(&out));
+    // La panne passée, la relance crée les cinq participations.
+    banc.bac().pannes().effacer();
+    let out = depot_saison(&banc).arg("--json").finir_en(0);
+    let lignes = lignes_json(&out.stdout);
+    let bilans = evenements(&lignes, "bilan_nuit");
+    assert_eq!(bilans.len(), NUITS.len(), "{}", texte(&out));
+    assert!(bilans.iter().all(|b| b["etat"] == "deposee"), "{bilans:#?}");
+}
+
+/// La même panne passagère avec `--jusqu-au-bout` : la nuit est retentée au passage suivant
+/// (`avertissement` de reprise `passage_suivant`), la course finit tout, code 0.
+#[test]
+fn creation_en_503_avec_jusqu_au_bout_retentee_dans_la_course() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    let panne_503 = Panne::Statut {
+        code: 503,
+        retry_after: None,
+    };
+    banc.bac()
+        .pannes()
+        .programmer(Regle::toujours(Some(Operation::ApiCreerParticipation), panne_503).fois(4));
+    let out = depot_saison(&banc)
+        .args([
+            "--tentatives",
+            "2",
+            "--jusqu-au-bout",
+            "--json",
+            "--attente-passage",
+            "0.02",
+            "--attente-passage-max",
+            "0.05",
+        ])
+        .finir_en(0);
+    let lignes = lignes_json(&out.stdout);
+    let reportees: Vec<_> = evenements(&lignes, "avertissement")
+        .into_iter()
+        .filter(|a| a["motif"] == "creation_reportee")
+        .collect();
+    assert!(!reportees.is_empty(), "{}", texte(&out));
+    assert!(
+        reportees.iter().all(|a| a["reprise"] == "passage_suivant"),
+        "{reportees:#?}"
+    );
+    let bilans = evenements(&lignes, "bilan_nuit");
+    assert_eq!(bilans.len(), NUITS.len(), "{}", texte(&out));
+    assert!(bilans.iter().all(|b| b["etat"] == "deposee"), "{bilans:#?}");
+    assert!(!stderr(&out).contains("relance"), "{}", texte(&out));
+}
+
 /// Une nuit routière (`Cir…-PassN-TronN-…`, noms sans instant) sans participation : créée sur
 /// son site (`Vigiechiro - Routier-12`), sans point, avec pour dates la première et la dernière
 /// date de modification de ses fichiers. Des fichiers dont les dates s'étalent sur plus d'une
