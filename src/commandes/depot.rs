@@ -785,17 +785,20 @@ fn comparer_a_la_participation(
         return Ok(());
     }
     let lignes: Vec<String> = ecarts.iter().map(ligne_d_ecart).collect();
+    // En JSON, les écarts sont dits qu'ils soient forcés ou refusés : avant l'`erreur` (code
+    // 2), l'avertissement dit lesquels.
+    if g.json {
+        Evenement::Avertissement {
+            motif: Avertissement::EcartParticipation {
+                nuits: None,
+                participation: Some(id.as_str()),
+                ecarts: ecarts.iter().map(ecart_nomme).collect(),
+            },
+        }
+        .ecrire()?;
+    }
     if forcer {
-        if g.json {
-            Evenement::Avertissement {
-                motif: Avertissement::EcartParticipation {
-                    nuits: None,
-                    participation: Some(id.as_str()),
-                    ecarts: ecarts.iter().map(ecart_nomme).collect(),
-                },
-            }
-            .ecrire()?;
-        } else {
+        if !g.json {
             // Dit même sous -q : c'est le seul signe d'un dépôt peut-être au mauvais endroit.
             let mut e = crate::sortie::erreur();
             writeln!(
@@ -832,7 +835,7 @@ fn comparer_a_la_participation(
         )?;
         writeln!(e, "    ou, si c'est voulu : --forcer-participation")?;
     }
-    // Le détail est dit au-dessus (et, en JSON, forcé, dans l'avertissement) : l'erreur tient
+    // Le détail est dit au-dessus (en JSON, dans l'avertissement) : l'erreur tient
     // en une ligne de 80 colonnes.
     Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
@@ -841,56 +844,32 @@ fn comparer_a_la_participation(
     .into())
 }
 
-/// Un écart en une ligne (repliée ensuite à 80 colonnes).
+/// Un écart en une ligne (repliée ensuite à 80 colonnes), tirée de [`Ecart::champs`] : la
+/// soirée en jour court, le passage par son nom `PassN`.
 fn ligne_d_ecart(e: &Ecart) -> String {
     use crate::suivi::saison::jour_court;
-    match e {
-        Ecart::Site {
-            noms,
-            participation,
-        } => format!("  site    : {noms} dans les noms, « {participation} » pour la participation"),
-        Ecart::Point {
-            noms,
-            participation,
-        } => format!("  point   : {noms} dans les noms, {participation} pour la participation"),
-        Ecart::Soiree {
-            noms,
-            participation,
-        } => format!(
+    let (champ, noms, participation) = e.champs();
+    let jour = |s: String| chrono::NaiveDate::parse_from_str(&s, "%Y-%m-%d").map_or(s, jour_court);
+    match champ {
+        "site" => {
+            format!("  site    : {noms} dans les noms, « {participation} » pour la participation")
+        }
+        "soiree" => format!(
             "  nuit    : {} dans les noms, {} pour la participation",
-            jour_court(*noms),
-            jour_court(*participation)
+            jour(noms),
+            jour(participation)
         ),
-        Ecart::Passage {
-            noms,
-            participation,
-        } => format!(
+        "passage" => format!(
             "  passage : Pass{noms} dans les noms, Pass{participation} dans les fichiers déjà \
              déposés dans la participation"
         ),
+        _ => format!("  {champ:<7} : {noms} dans les noms, {participation} pour la participation"),
     }
 }
 
-/// Un écart pour `--json` : `{champ, noms, participation}`.
+/// Un écart pour `--json` : `{champ, noms, participation}`, tiré de [`Ecart::champs`].
 fn ecart_nomme(e: &Ecart) -> EcartNomme {
-    let (champ, noms, participation) = match e {
-        Ecart::Site {
-            noms,
-            participation,
-        } => ("site", noms.clone(), participation.clone()),
-        Ecart::Point {
-            noms,
-            participation,
-        } => ("point", noms.clone(), participation.clone()),
-        Ecart::Soiree {
-            noms,
-            participation,
-        } => ("soiree", noms.to_string(), participation.to_string()),
-        Ecart::Passage {
-            noms,
-            participation,
-        } => ("passage", noms.to_string(), participation.to_string()),
-    };
+    let (champ, noms, participation) = e.champs();
     EcartNomme {
         champ,
         noms,

@@ -191,6 +191,32 @@ pub enum Ecart {
     Passage { noms: u8, participation: u8 },
 }
 
+impl Ecart {
+    /// Ce qui diffère (`site`, `point`, `soiree`, `passage`), puis la valeur des noms et
+    /// celle de la participation (une soirée en AAAA-MM-JJ, un passage par son numéro) : ce
+    /// qu'en tirent la ligne d'écart affichée et l'écart nommé du JSON.
+    pub fn champs(&self) -> (&'static str, String, String) {
+        match self {
+            Ecart::Site {
+                noms,
+                participation,
+            } => ("site", noms.clone(), participation.clone()),
+            Ecart::Point {
+                noms,
+                participation,
+            } => ("point", noms.clone(), participation.clone()),
+            Ecart::Soiree {
+                noms,
+                participation,
+            } => ("soiree", noms.to_string(), participation.to_string()),
+            Ecart::Passage {
+                noms,
+                participation,
+            } => ("passage", noms.to_string(), participation.to_string()),
+        }
+    }
+}
+
 /// Les écarts entre la nuit `n` et la participation désignée `p`, dont le site est `site`
 /// (s'il a pu être lu), les heures des noms étant celles du `fuseau` de l'enregistreur.
 ///
@@ -751,6 +777,23 @@ mod tests {
         // Sans point ni site lisible, rien ne les contredit.
         let muette = p(1, None, "2026-06-21T19:30:00", None);
         assert_eq!(ecarts(&muette, None, a1_21, &Paris2026), []);
+        // `champs` : ce qu'affichent la ligne d'écart et le JSON.
+        assert_eq!(
+            Ecart::Soiree {
+                noms: jour(21),
+                participation: jour(19)
+            }
+            .champs(),
+            ("soiree", "2026-06-21".into(), "2026-06-19".into())
+        );
+        assert_eq!(
+            Ecart::Passage {
+                noms: 1,
+                participation: 2
+            }
+            .champs(),
+            ("passage", "1".into(), "2".into())
+        );
         // Un autre site, un autre point, une autre nuit : trois écarts.
         let autre = p(
             2,

@@ -512,13 +512,31 @@ fn participation_donnee_comparee_en_soiree_site_et_passage() {
         "{e}"
     );
     assert_eq!(declarations(&banc), 1);
-    // En JSON : l'erreur, code 2 ; forcé, l'avertissement porte chaque écart.
+    // En JSON : l'erreur, code 2, précédée de l'avertissement qui dit chaque écart ; forcé,
+    // l'avertissement porte chaque écart.
     let out = depot_de("jeudi").arg("--json").output().unwrap();
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let lignes = lignes_json(&out.stdout);
     assert_eq!(
         evenements(&lignes, "erreur")[0]["code"],
         2,
+        "{}",
+        texte(&out)
+    );
+    let rang = |evenement: &str| {
+        lignes
+            .iter()
+            .position(|l| l["evenement"] == evenement)
+            .unwrap_or_else(|| panic!("{evenement} absent : {}", texte(&out)))
+    };
+    assert!(rang("avertissement") < rang("erreur"), "{}", texte(&out));
+    let refus = evenements(&lignes, "avertissement")
+        .into_iter()
+        .find(|a| a["motif"] == "ecart_participation")
+        .unwrap_or_else(|| panic!("{}", texte(&out)));
+    assert_eq!(
+        refus["ecarts"],
+        serde_json::json!([{"champ": "soiree", "noms": "2026-06-25", "participation": "2026-06-21"}]),
         "{}",
         texte(&out)
     );
