@@ -221,10 +221,11 @@ impl Ecart {
 /// (s'il a pu être lu), les heures des noms étant celles du `fuseau` de l'enregistreur.
 ///
 /// Règles : le site par [`SiteConnu::porte`] et [`SiteConnu::accepte`] (le numéro des noms à
-/// la fin du titre, la famille au type du site) ; le point sans égard à la casse (une
-/// participation sans point n'en contredit aucun) ; si `p.un_titre` est un fichier de
-/// protocole déjà dans la participation, sa soirée et son passage font foi ; sinon la soirée
-/// par les dates (même règle que [`verdict`]), et le passage n'est pas comparé.
+/// la fin du titre, la famille au type du site) ; le point sans égard à la casse, celui de la
+/// participation, ou, si elle n'en a pas, celui de `p.un_titre` (une participation sans point
+/// ni fichier de protocole connu n'en contredit aucun) ; si `p.un_titre` est un fichier de
+/// protocole déjà dans la participation, sa soirée et son passage font foi aussi ; sinon la
+/// soirée par les dates (même règle que [`verdict`]), et le passage n'est pas comparé.
 pub fn ecarts<Z: TimeZone>(
     p: &ParticipationVue,
     site: Option<&SiteConnu>,
@@ -777,6 +778,18 @@ mod tests {
         // Sans point ni site lisible, rien ne les contredit.
         let muette = p(1, None, "2026-06-21T19:30:00", None);
         assert_eq!(ecarts(&muette, None, a1_21, &Paris2026), []);
+        // Sans point, mais avec un fichier déjà déposé : le point de ce fichier fait foi.
+        let muette_remplie = ParticipationVue {
+            un_titre: Some("Car640380-2026-Pass1-B2-PA1_20260621_230000_000.wav".into()),
+            ..muette.clone()
+        };
+        assert_eq!(
+            ecarts(&muette_remplie, None, a1_21, &Paris2026),
+            [Ecart::Point {
+                noms: "A1".into(),
+                participation: "B2".into()
+            }]
+        );
         // `champs` : ce qu'affichent la ligne d'écart et le JSON.
         assert_eq!(
             Ecart::Soiree {
