@@ -173,6 +173,10 @@ struct Commun {
     /// Le dossier de la nuit est illisible (carte SD retirée, disque débranché) : annoncé une
     /// fois, jusqu'à son retour (voir [`Moteur::attendre_la_nuit`]).
     nuit_absente: AtomicBool,
+    /// Le nombre d'absences de la nuit annoncées depuis le début du passage : une unité dont la
+    /// lecture a échoué pendant qu'une autre voyait la nuit absente sait que le retrait, et non
+    /// le fichier, en est la cause, même si la nuit est déjà revenue quand elle regarde.
+    absences_de_la_nuit: AtomicU64,
 }
 
 impl Commun {
@@ -435,6 +439,7 @@ impl<D: Depositaire> Moteur<D> {
                 partie_du_bilan: depositaire.partie_du_bilan(),
                 en_vol: Mutex::new(HashMap::new()),
                 nuit_absente: AtomicBool::new(false),
+                absences_de_la_nuit: AtomicU64::new(0),
             },
             depositaire,
         }
@@ -557,6 +562,7 @@ impl<D: Depositaire> Moteur<D> {
     async fn attendre_la_nuit(&self) -> bool {
         let c = &self.commun;
         if !c.nuit_absente.swap(true, Ordering::SeqCst) {
+            c.absences_de_la_nuit.fetch_add(1, Ordering::SeqCst);
             c.suivi.nuit_indisponible(&c.dossier);
         }
         let annulation = c.emetteur.annulation();
@@ -604,6 +610,7 @@ impl<D: Depositaire> Moteur<D> {
         }
         let chemin = crate::plateforme::chemins::local(&c.dossier, &unite.chemin);
         let issue = loop {
+            let absences = c.absences_de_la_nuit.load(Ordering::SeqCst);
             let issue = match echec_si_fichier_change(&chemin, &unite) {
                 Some(echec) => Ok(echec),
                 None => {
@@ -627,8 +634,18 @@ impl<D: Depositaire> Moteur<D> {
                     ..
                 })
             );
-            if !echec_local || nuit_lisible(&c.dossier) {
+            if !echec_local {
                 break issue;
+            }
+            if nuit_lisible(&c.dossier) {
+                // La nuit est là. Si elle a disparu pendant la tentative (une autre unité l'a vue
+                // absente, puis elle est revenue avant que celle-ci regarde), l'échec de lecture
+                // vient du retrait : l'unité repart. Sinon, c'est le fichier qui ne se lit pas.
+                if c.absences_de_la_nuit.load(Ordering::SeqCst) == absences {
+                    break issue;
+                }
+                vol.confirmes.store(0, Ordering::Relaxed);
+                continue;
             }
             if !self.attendre_la_nuit().await {
                 break Ok(IssueUnite::Interrompue);

@@ -52,9 +52,12 @@ fn jusqu_a(lecteur: &mut BufReader<ChildStdout>, nom: &str) -> Vec<serde_json::V
     }
 }
 
-/// `vigie depot --json`, une unité en vol à la fois, et sa sortie standard à lire au fil de l'eau.
+/// `vigie depot --json`, une unité en vol à la fois, et sa sortie standard à lire au fil de
+/// l'eau. Sans les délais courts qui coupent une tentative (`options_sans_minuterie`) : sous
+/// charge, les parties de `b.wav` dépassaient les 2 s du banc, et l'unité finissait en échec
+/// « délai de tentative dépassé » sans que la carte y soit pour rien.
 fn lancer_le_depot(banc: &Banc) -> (Enfant, BufReader<ChildStdout>) {
-    let mut depot = banc.depot();
+    let mut depot = banc.depot_avec(&Banc::options_sans_minuterie());
     depot
         .mots("--json --paralleles 1")
         .stdout(Stdio::piped())
@@ -87,12 +90,12 @@ fn une_carte_retiree_puis_remise_pendant_le_depot_finit_deposee() {
     let mut reste = String::new();
     lecteur.read_to_string(&mut reste).unwrap();
     let out = attendre_fin(enfant, Duration::from_secs(60));
-    assert_eq!(code(&out), 0, "{}\n{reste}", texte(&out));
-
     let mut lignes = avant;
     lignes.extend(pendant);
     lignes.extend(retour);
     lignes.extend(lignes_json(reste.as_bytes()));
+    assert_eq!(code(&out), 0, "{}\n{lignes:?}", texte(&out));
+
     assert!(
         evenements(&lignes, "unite_en_echec").is_empty(),
         "un fichier d'une carte retirée n'est pas un échec : {lignes:?}"
@@ -126,6 +129,6 @@ fn ctrl_c_pendant_l_attente_de_la_carte_laisse_un_plan_a_reprendre() {
     assert_unites(&etat, &[("en_cours", 0), ("echec", 0)]);
 
     std::fs::rename(retiree(&banc), &banc.nuit).unwrap();
-    banc.depot().finir_en(0);
+    banc.depot_avec(&Banc::options_sans_minuterie()).finir_en(0);
     banc.verifier_identiques(&fichiers);
 }
