@@ -98,6 +98,23 @@ impl Signaux {
     }
 }
 
+/// Envoie Ctrl-Break au groupe de processus `groupe` (un enfant lancé dans son propre groupe,
+/// `CREATE_NEW_PROCESS_GROUP`) : sous Windows, qui n'a pas de signaux, c'est ce qu'un essai
+/// envoie à la place de SIGINT ou SIGTERM, et que vigie traite comme Ctrl-C. Ici plutôt que
+/// dans les essais d'intégration : `unsafe` n'est permis que dans `plateforme/`.
+#[cfg(windows)]
+// `unsafe` permis ici seul : `GenerateConsoleCtrlEvent`, que std n'offre pas.
+#[allow(unsafe_code)]
+pub fn envoyer_ctrl_break(groupe: u32) -> std::io::Result<()> {
+    use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
+    // SAFETY : un appel sans pointeur ; `groupe` est l'identifiant d'un groupe de processus.
+    if unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, groupe) } != 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

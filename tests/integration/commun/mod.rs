@@ -412,7 +412,6 @@ pub fn attendre_fin(enfant: impl Into<Enfant>, limite: Duration) -> Output {
 /// propre groupe par [`Banc::vigie`]) ; KILL : `taskkill /F`.
 #[cfg(windows)]
 pub fn signal(enfant: &Child, nom: &str) {
-    use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
     if nom == "KILL" || nom == "9" {
         let ok = Command::new("taskkill")
             .args(["/F", "/PID", &enfant.id().to_string()])
@@ -422,14 +421,10 @@ pub fn signal(enfant: &Child, nom: &str) {
         assert!(ok, "taskkill /F /PID {}", enfant.id());
         return;
     }
-    // SAFETY : un appel sans pointeur ; l'identifiant du groupe est celui de l'enfant.
-    let ok = unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, enfant.id()) } != 0;
-    assert!(
-        ok,
-        "Ctrl-Break vers {} : {}",
-        enfant.id(),
-        std::io::Error::last_os_error()
-    );
+    // L'identifiant du groupe est celui de l'enfant.
+    if let Err(e) = vigie::plateforme::signaux::envoyer_ctrl_break(enfant.id()) {
+        panic!("Ctrl-Break vers {} : {e}", enfant.id());
+    }
 }
 
 #[cfg(not(windows))]
