@@ -69,7 +69,8 @@ MANDATAIRE=$!
 until grep -q prêt "$TMP/lien.log" 2> /dev/null; do sleep 0.2; done
 EP="http://127.0.0.1:$PORT_LIEN"
 
-# Clôt la fenêtre du mandataire (SIGUSR1) et rend son bilan (la ligne JSON de plus).
+# Clôt la fenêtre du mandataire (SIGUSR1) et rend son bilan (la ligne JSON de plus) ; sans
+# elle au bout de 10 s, s'arrête au lieu de rendre le bilan de la fenêtre d'avant.
 fenetre_du_lien() {
   local avant
   avant=$(grep -c '^{' "$TMP/lien.log" || true)
@@ -78,6 +79,7 @@ fenetre_du_lien() {
     [ "$(grep -c '^{' "$TMP/lien.log" || true)" -gt "$avant" ] && break
     sleep 0.1
   done
+  [ "$(grep -c '^{' "$TMP/lien.log" || true)" -gt "$avant" ] || { echo "le mandataire ne répond plus" >&2; exit 1; }
   grep '^{' "$TMP/lien.log" | tail -1
 }
 
