@@ -4,6 +4,7 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
+#[cfg(unix)]
 use std::time::Duration;
 
 use crate::commun::plateforme::*;

@@ -15,7 +15,9 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::commun::{Enfant, FinirEn, code, evenements, signal, texte};
+#[cfg(target_os = "linux")]
+use crate::commun::FinirEn;
+use crate::commun::{Enfant, code, evenements, signal, texte};
 use vigie_bac_a_sable::{PARTICIPATION, nuit};
 
 /// Le binaire, dans un environnement vide : ni la base ni le jeton de qui lance les tests, et

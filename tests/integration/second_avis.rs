@@ -1,12 +1,17 @@
 //! Le second avis S3 (moto) se prépare de lui-même : la commande de test du README suffit, sur
 //! une machine dont le Python a un moto trop ancien comme sur une machine sans Python.
 
+#[cfg(unix)]
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::path::Path;
 
-use crate::commun::moto::{dossier_du_second_avis, preparer, version_de_moto};
+use crate::commun::moto::preparer;
+#[cfg(unix)]
+use crate::commun::moto::{dossier_du_second_avis, version_de_moto};
 
 /// Le `PATH` du processus, précédé de `dossier`.
+#[cfg(unix)]
 fn path_avec_en_tete(dossier: &Path) -> OsString {
     let mut chemins = vec![dossier.to_path_buf()];
     chemins.extend(std::env::split_paths(

@@ -735,6 +735,7 @@ fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
 /// Un terminal de `colonnes` colonnes, juste assez fidèle pour ce que `vigie` lui écrit
 /// (curseur, effacements, retour automatique à la ligne) : il relève chaque ligne qui aurait
 /// débordé (le terminal l'aurait repliée) et rend l'écran final.
+#[cfg(unix)]
 struct TerminalVirtuel {
     colonnes: usize,
     lignes: Vec<Vec<char>>,
@@ -744,6 +745,7 @@ struct TerminalVirtuel {
     inconnues: Vec<String>,
 }
 
+#[cfg(unix)]
 impl TerminalVirtuel {
     fn nouveau(colonnes: usize) -> Self {
         TerminalVirtuel {
