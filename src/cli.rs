@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Codes de sortie, repris dans la page de manuel.
-pub const APRES_AIDE: &str = "\
+pub(crate) const APRES_AIDE: &str = "\
 Codes de sortie :
   0    tous les fichiers du plan sont déposés
   1    le passage est fini mais des fichiers restent en échec transitoire : vigie retenter-echecs
@@ -134,7 +134,7 @@ fn usage_sans_variables(texte: &str, mut racine: clap::Command) -> String {
 
 /// Les réglages d'envoi (champs de [`OptionsEnvoi`] et [`OptionsReessai`]) que retient un
 /// plan quand ils sont donnés.
-pub const REGLAGES_D_ENVOI: [&str; 12] = [
+pub(crate) const REGLAGES_D_ENVOI: [&str; 12] = [
     "paralleles",
     "seuil_multipart",
     "taille_partie",
@@ -153,7 +153,7 @@ impl Cli {
     /// La ligne de commande analysée, avec, pour `depot` et `retenter-echecs`, les réglages
     /// d'envoi donnés explicitement (sur la ligne de commande ou par leur variable) : eux seuls
     /// l'emportent sur ceux que retient le plan.
-    pub fn depuis_correspondances(m: &clap::ArgMatches) -> Result<Cli, clap::Error> {
+    pub(crate) fn depuis_correspondances(m: &clap::ArgMatches) -> Result<Cli, clap::Error> {
         let mut cli = Cli::from_arg_matches(m)?;
         let envoi = match &mut cli.commande {
             Commande::Depot(a) => Some(&mut a.envoi),
@@ -181,7 +181,7 @@ impl Cli {
 /// Traduit les tournures des erreurs de clap (qui n'existent qu'en anglais) ; les noms
 /// d'options, valeurs et suggestions restent tels quels. Les phrases entières passent avant
 /// les mots qu'elles contiennent (« invalid digit found in string » avant « found »).
-pub fn franciser(texte: &str) -> String {
+pub(crate) fn franciser(texte: &str) -> String {
     const TOURNURES: [(&str, &str); 30] = [
         ("error: ", "erreur : "),
         ("unrecognized subcommand", "sous-commande inconnue"),
@@ -410,7 +410,7 @@ pub struct Cli {
     version: Option<bool>,
 
     #[command(subcommand)]
-    pub commande: Commande,
+    pub(crate) commande: Commande,
 }
 
 /// Options communes à toutes les sous-commandes, déclarées une seule fois.
@@ -419,7 +419,7 @@ pub struct Cli {
 pub struct OptionsGlobales {
     /// Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite).
     #[arg(long, global = true, env = "VIGIE_BASE", value_name = "FICHIER")]
-    pub base: Option<PathBuf>,
+    pub(crate) base: Option<PathBuf>,
 
     /// Événements et bilan en lignes JSON sur la sortie standard.
     #[arg(long, global = true)]
@@ -427,23 +427,23 @@ pub struct OptionsGlobales {
 
     /// Barres de progression : auto (si la sortie d'erreur est un terminal, sinon une ligne par événement), toujours, jamais.
     #[arg(long, global = true, value_enum, default_value_t = ModeProgression::Auto)]
-    pub progression: ModeProgression,
+    pub(crate) progression: ModeProgression,
 
     /// Plus de détails sur la sortie d'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l'emporte.
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 
     /// Seulement le bilan et les erreurs.
     #[arg(short, long, global = true)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600.
     #[arg(long, global = true, value_name = "FICHIER")]
-    pub journal: Option<PathBuf>,
+    pub(crate) journal: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ModeProgression {
+pub(crate) enum ModeProgression {
     Auto,
     Toujours,
     Jamais,
@@ -460,7 +460,7 @@ impl From<ModeProgression> for crate::suivi::Progression {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Commande {
+pub(crate) enum Commande {
     /// Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même
     /// commande reprend les mêmes plans, et leurs réglages d'envoi (ceux donnés au dépôt sont
     /// retenus par le plan).
@@ -558,126 +558,126 @@ pub enum Commande {
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("destination").args(["vers", "participation"])))]
-pub struct ArgsDepot {
+pub(crate) struct ArgsDepot {
     /// Les dossiers à déposer (parcourus récursivement). Sans --vers ni --participation ni
     /// --debut/--fin : la saison, chaque nuit (site, point, passage, soirée lus dans les noms)
     /// dans sa participation, reprise si elle existe, créée sinon.
     #[arg(required = true, num_args = 1.., value_name = "DOSSIER")]
-    pub dossiers: Vec<PathBuf>,
+    pub(crate) dossiers: Vec<PathBuf>,
 
     /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif).
     #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
-    pub vers: Option<String>,
+    pub(crate) vers: Option<String>,
 
     /// Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres
     /// hexadécimaux, la fin de l'adresse de sa page.
     #[arg(long, value_name = "ID")]
-    pub participation: Option<String>,
+    pub(crate) participation: Option<String>,
 
     /// Avec --debut et --fin : le site où créer la participation (et --point pour un site
     /// point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro
     /// des noms (ID), ou le site d'un numéro que son titre ne porte pas (NUMERO=ID) ;
     /// répétable.
     #[arg(long, value_name = "ID|NUMERO=ID")]
-    pub site: Vec<String>,
+    pub(crate) site: Vec<String>,
 
     /// Point d'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe,
     /// facultatif pour un site routier ou pédestre, qui n'en a pas.
     #[arg(long, requires = "site")]
-    pub point: Option<String>,
+    pub(crate) point: Option<String>,
 
     /// Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le
     /// décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée.
     #[arg(long, requires = "site")]
-    pub debut: Option<String>,
+    pub(crate) debut: Option<String>,
 
     /// Fin de la nuit, ISO 8601 avec son fuseau (comme --debut).
     #[arg(long, requires = "site")]
-    pub fin: Option<String>,
+    pub(crate) fin: Option<String>,
 
     /// Fuseau de l'horloge des enregistreurs, pour tirer des noms les dates des
     /// participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un
     /// décalage fixe (+01:00 pour un enregistreur resté à l'heure d'hiver).
     #[arg(long, value_name = "FUSEAU", default_value = "local")]
-    pub fuseau: String,
+    pub(crate) fuseau: String,
 
     /// Dépose dans la participation donnée même si les noms disent un autre site, point,
     /// passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un
     /// fichier accepté : à n'utiliser qu'en connaissance de cause).
     #[arg(long)]
-    pub forcer_participation: bool,
+    pub(crate) forcer_participation: bool,
 
     #[command(flatten)]
-    pub api: OptionsApi,
+    pub(crate) api: OptionsApi,
 
     /// Accepte un point d'accès ou une API en http:// hors de la boucle locale (tout y circule en clair).
     #[arg(long)]
-    pub autoriser_http: bool,
+    pub(crate) autoriser_http: bool,
 
     /// Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé,
     /// ni plan existant mis à jour).
     #[arg(long)]
-    pub simulation: bool,
+    pub(crate) simulation: bool,
 
     /// Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date).
     #[arg(long)]
-    pub redeposer_modifies: bool,
+    pub(crate) redeposer_modifies: bool,
 
     #[command(flatten)]
-    pub passages: OptionsPassages,
+    pub(crate) passages: OptionsPassages,
 
     #[command(flatten)]
-    pub envoi: OptionsEnvoi,
+    pub(crate) envoi: OptionsEnvoi,
 
     #[command(flatten)]
-    pub s3: OptionsS3,
+    pub(crate) s3: OptionsS3,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsRenommer {
+pub(crate) struct ArgsRenommer {
     /// Le dossier de la nuit (parcouru récursivement).
-    pub dossier: PathBuf,
+    pub(crate) dossier: PathBuf,
 
     /// Renomme pour de bon (sans cette option, montre seulement ce qui serait renommé).
     #[arg(long)]
-    pub appliquer: bool,
+    pub(crate) appliquer: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsRetenter {
+pub(crate) struct ArgsRetenter {
     /// Le plan (son numéro) ; le dernier actif par défaut.
-    pub plan: Option<i64>,
+    pub(crate) plan: Option<i64>,
 
     /// Relance aussi les refus définitifs (après avoir corrigé leur cause).
     #[arg(long)]
-    pub y_compris_definitifs: bool,
+    pub(crate) y_compris_definitifs: bool,
 
     #[command(flatten)]
-    pub passages: OptionsPassages,
+    pub(crate) passages: OptionsPassages,
 
     #[command(flatten)]
-    pub envoi: OptionsEnvoi,
+    pub(crate) envoi: OptionsEnvoi,
 
     #[command(flatten)]
-    pub s3: OptionsS3,
+    pub(crate) s3: OptionsS3,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsEtat {
+pub(crate) struct ArgsEtat {
     /// Le plan (son numéro) ; le dernier actif par défaut.
-    pub plan: Option<i64>,
+    pub(crate) plan: Option<i64>,
 
     /// Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état,
     /// cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec
     /// (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou
     /// tout.
     #[arg(long, value_enum, value_name = "ETAT")]
-    pub unites: Option<FiltreUnites>,
+    pub(crate) unites: Option<FiltreUnites>,
 }
 
 /// Les fichiers que liste `vigie etat --unites`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FiltreUnites {
+pub(crate) enum FiltreUnites {
     #[value(name = "a_deposer")]
     ADeposer,
     #[value(name = "en_cours")]
@@ -695,20 +695,20 @@ pub enum FiltreUnites {
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsVerifier {
+pub(crate) struct ArgsVerifier {
     /// Le plan (son numéro) ; le dernier actif par défaut.
-    pub plan: Option<i64>,
+    pub(crate) plan: Option<i64>,
 
     #[command(flatten)]
-    pub reessai: OptionsReessai,
+    pub(crate) reessai: OptionsReessai,
 
     #[command(flatten)]
-    pub s3: OptionsS3,
+    pub(crate) s3: OptionsS3,
 }
 
 /// Passer jusqu'au bout : enchaîner les passages sans geste humain (`--jusqu-au-bout`).
 #[derive(Debug, Clone, Args)]
-pub struct OptionsPassages {
+pub(crate) struct OptionsPassages {
     /// Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains,
     /// avec une pause croissante entre deux (« prochain passage dans N s »), jusqu'à ce que
     /// tout soit déposé (code 0), qu'il ne reste que des refus définitifs (3), que DURÉE soit
@@ -721,7 +721,7 @@ pub struct OptionsPassages {
         default_missing_value = "",
         value_parser = analyser_jusqu_au_bout
     )]
-    pub jusqu_au_bout: Option<JusquAuBout>,
+    pub(crate) jusqu_au_bout: Option<JusquAuBout>,
 
     /// Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée.
     #[arg(
@@ -730,7 +730,7 @@ pub struct OptionsPassages {
         default_value_t = 30.0,
         help_heading = "Options avancées"
     )]
-    pub attente_passage: f64,
+    pub(crate) attente_passage: f64,
 
     /// Plafond de la pause entre deux passages (secondes).
     #[arg(
@@ -739,13 +739,13 @@ pub struct OptionsPassages {
         default_value_t = 600.0,
         help_heading = "Options avancées"
     )]
-    pub attente_passage_max: f64,
+    pub(crate) attente_passage_max: f64,
 }
 
 /// `--jusqu-au-bout[=DURÉE]` : enchaîner les passages, au plus pendant DURÉE si elle est donnée.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JusquAuBout {
-    pub limite: Option<std::time::Duration>,
+pub(crate) struct JusquAuBout {
+    pub(crate) limite: Option<std::time::Duration>,
 }
 
 /// La DURÉE de `--jusqu-au-bout=DURÉE` (vide : sans limite), une seconde au moins.
@@ -768,153 +768,153 @@ fn analyser_jusqu_au_bout(texte: &str) -> Result<JusquAuBout, String> {
 /// défauts conviennent à une nuit sur un partage de connexion.
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options avancées")]
-pub struct OptionsEnvoi {
+pub(crate) struct OptionsEnvoi {
     /// Nombre de transferts en même temps, au plus (des fichiers, ou les parties d'un gros
     /// fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de
     /// lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus
     /// fait croître le débit.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub paralleles: u16,
+    pub(crate) paralleles: u16,
 
     /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ;
     /// par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la
     /// plateforme refuse les parties).
     #[arg(long, value_name = "MIO", value_parser = clap::value_parser!(u64).range(5..=5120))]
-    pub seuil_multipart: Option<u64>,
+    pub(crate) seuil_multipart: Option<u64>,
 
     /// Taille d'une partie (Mio, 5 au moins).
     #[arg(long, value_name = "MIO", default_value_t = 5, value_parser = clap::value_parser!(u64).range(5..=5120))]
-    pub taille_partie: u64,
+    pub(crate) taille_partie: u64,
 
     /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour
     /// ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une
     /// limite que le plan retient).
     #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]
-    pub debit_max: Option<crate::transport::debit::DebitMax>,
+    pub(crate) debit_max: Option<crate::transport::debit::DebitMax>,
 
     #[command(flatten)]
-    pub reessai: OptionsReessai,
+    pub(crate) reessai: OptionsReessai,
 
     /// Les réglages ci-dessus donnés explicitement (leur nom : `paralleles`, `debit_max`…),
     /// relevés par [`Cli::depuis_correspondances`] : le plan retient ceux-là, et les reprend
     /// aux relances où ils ne sont pas donnés.
     #[arg(skip)]
-    pub explicites: std::collections::BTreeSet<String>,
+    pub(crate) explicites: std::collections::BTreeSet<String>,
 }
 
 /// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options avancées")]
-pub struct OptionsReessai {
+pub(crate) struct OptionsReessai {
     /// Délai maximal d'une tentative (secondes).
     #[arg(long, value_name = "S", default_value_t = 300.0)]
-    pub delai_tentative: f64,
+    pub(crate) delai_tentative: f64,
 
     /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
     #[arg(long, value_name = "S", default_value_t = 30.0)]
-    pub delai_blocage: f64,
+    pub(crate) delai_blocage: f64,
 
     /// Nombre de tentatives par émission (profil INSISTANT).
     #[arg(long, value_name = "N", default_value_t = 7)]
-    pub tentatives: u32,
+    pub(crate) tentatives: u32,
 
     /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
     #[arg(long, value_name = "S", default_value_t = 0.5)]
-    pub attente_base: f64,
+    pub(crate) attente_base: f64,
 
     /// Plafond de l'attente entre deux tentatives (secondes).
     #[arg(long, value_name = "S", default_value_t = 8.0)]
-    pub attente_max: f64,
+    pub(crate) attente_max: f64,
 
     /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
     /// pause réseau n'y compte pas).
     #[arg(long, value_name = "S", default_value_t = 900.0)]
-    pub echeance: f64,
+    pub(crate) echeance: f64,
 
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub echecs_reseau: u32,
+    pub(crate) echecs_reseau: u32,
 
     /// Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune
     /// limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l'arrêtent).
     /// Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour
     /// du réseau.
     #[arg(long, value_name = "S")]
-    pub attente_reseau: Option<f64>,
+    pub(crate) attente_reseau: Option<f64>,
 }
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options S3")]
-pub struct OptionsS3 {
+pub(crate) struct OptionsS3 {
     /// Point d'accès S3 (pour un service non AWS) ; active le style chemin.
     #[arg(long, env = "AWS_ENDPOINT_URL", value_name = "URL")]
-    pub endpoint_url: Option<String>,
+    pub(crate) endpoint_url: Option<String>,
 
     /// Région S3.
     #[arg(long, env = "AWS_REGION", value_name = "REGION")]
-    pub region: Option<String>,
+    pub(crate) region: Option<String>,
 
     /// Profil d'identifiants AWS (~/.aws/credentials).
     #[arg(long, env = "AWS_PROFILE", value_name = "PROFIL")]
-    pub profil: Option<String>,
+    pub(crate) profil: Option<String>,
 }
 
 /// Accès à l'API de la plateforme Vigie-Chiro.
 #[derive(Debug, Clone, Args)]
-pub struct OptionsApi {
+pub(crate) struct OptionsApi {
     /// Base de l'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que
     /// « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1.
     #[arg(long = "api", env = "VIGIE_API", value_name = "URL")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsConnexion {
+pub(crate) struct ArgsConnexion {
     /// Le jeton copié depuis l'adresse du site après « ?token= » ; « - » pour le coller à
     /// l'invite (masqué) ou le lire sur l'entrée standard, sans qu'il apparaisse dans
     /// l'historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse
     /// et quel compte sont enregistrés.
     #[arg(long, value_name = "JETON")]
-    pub jeton: Option<String>,
+    pub(crate) jeton: Option<String>,
 
     /// Base de l'API Vigie-Chiro, vérifiée puis retenue à côté du jeton : les commandes
     /// suivantes s'en servent sans --api (--api et VIGIE_API l'emportent sur elle). Sans
     /// --jeton, c'est le jeton déjà enregistré qui est vérifié à cette adresse.
     #[arg(long = "api", value_name = "URL")]
-    pub api: Option<String>,
+    pub(crate) api: Option<String>,
 }
 
 #[cfg(feature = "bac-a-sable")]
 #[derive(Debug, Args)]
-pub struct ArgsDemo {
+pub(crate) struct ArgsDemo {
     /// Garde la saison, les données du bac à sable et la base de la démonstration (le dossier
     /// est affiché).
     #[arg(long)]
-    pub garder: bool,
+    pub(crate) garder: bool,
 
     /// Sans pannes simulées : un dépôt sans accroc.
     #[arg(long)]
-    pub sans_pannes: bool,
+    pub(crate) sans_pannes: bool,
 
     /// Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée
     /// au hasard sinon, et affichée).
     #[arg(long, value_name = "N")]
-    pub graine: Option<u64>,
+    pub(crate) graine: Option<u64>,
 }
 
 #[cfg(feature = "bac-a-sable")]
 #[derive(Debug, Args)]
-pub struct ArgsBacASable {
+pub(crate) struct ArgsBacASable {
     /// Port d'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système).
     #[arg(long, default_value_t = 8210)]
-    pub port: u16,
+    pub(crate) port: u16,
 
     /// Dossier du bac à sable (données S3, base d'essai), gardé d'un lancement à l'autre
     /// (sinon un dossier temporaire, effacé à l'arrêt). L'état de la plateforme (fichiers
     /// déclarés) repart à zéro.
     #[arg(long, value_name = "DOSSIER")]
-    pub dossier: Option<PathBuf>,
+    pub(crate) dossier: Option<PathBuf>,
 
     /// Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 ».
     ///
@@ -932,61 +932,61 @@ pub struct ArgsBacASable {
     /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,
     /// « *%5=500 ».
     #[arg(long = "pannes", value_name = "SPEC")]
-    pub pannes: Vec<String>,
+    pub(crate) pannes: Vec<String>,
 
     /// Temps qu'un calcul lancé (vigie traiter) reste planifié avant de commencer.
     #[arg(long, value_name = "DURÉE", default_value = "30s", value_parser = crate::duree::analyser)]
-    pub calcul_attente: std::time::Duration,
+    pub(crate) calcul_attente: std::time::Duration,
 
     /// Durée d'un calcul simulé, de son début à sa fin (le bilan, puis le CSV des
     /// observations, viennent ensuite).
     #[arg(long, value_name = "DURÉE", default_value = "2min", value_parser = crate::duree::analyser)]
-    pub calcul_duree: std::time::Duration,
+    pub(crate) calcul_duree: std::time::Duration,
 
     /// Essais du calcul qui échouent avant qu'un réussisse : la plateforme refait un essai
     /// d'elle-même (RETRY), puis passe en erreur (ERREUR) au second échec.
     #[arg(long, value_name = "N", default_value_t = 0)]
-    pub calcul_echecs: u32,
+    pub(crate) calcul_echecs: u32,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsTraiter {
+pub(crate) struct ArgsTraiter {
     /// La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers
     /// la plateforme avec l'adresse d'API de ce plan ; d'une saison : chaque nuit).
     #[arg(long, value_name = "ID")]
-    pub participation: Option<String>,
+    pub(crate) participation: Option<String>,
 
     /// Relance le calcul d'une nuit déjà calculée (ses résultats seront remplacés par ceux du
     /// nouveau calcul), ou d'un calcul qui semble arrêté depuis plus d'un jour.
     #[arg(long)]
-    pub relancer: bool,
+    pub(crate) relancer: bool,
 
     /// Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu'un
     /// dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu'elle a, et
     /// refusera un autre calcul tant que celui-ci sera planifié ou en cours (un jour au plus).
     #[arg(long)]
-    pub nuit_incomplete: bool,
+    pub(crate) nuit_incomplete: bool,
 
     #[command(flatten)]
-    pub api: OptionsApi,
+    pub(crate) api: OptionsApi,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsTraitement {
+pub(crate) struct ArgsTraitement {
     /// La participation dont suivre le calcul (par défaut, celle du dernier plan, avec
     /// l'adresse d'API de ce plan ; d'une saison : chaque nuit).
     #[arg(long, value_name = "ID")]
-    pub participation: Option<String>,
+    pub(crate) participation: Option<String>,
 
     /// Relève l'état jusqu'à ce que le calcul soit fini ou en erreur (ou Ctrl-C, ou
     /// --echeance), avec un indicateur et « prochain relevé dans N s ».
     #[arg(long)]
-    pub attendre: bool,
+    pub(crate) attendre: bool,
 
     /// Avec --attendre : s'arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état
     /// relevé (code 1 s'il n'est pas fini).
     #[arg(long, value_name = "DURÉE", requires = "attendre", value_parser = crate::duree::analyser)]
-    pub echeance: Option<std::time::Duration>,
+    pub(crate) echeance: Option<std::time::Duration>,
 
     /// Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée.
     #[arg(
@@ -995,7 +995,7 @@ pub struct ArgsTraitement {
         default_value_t = 30.0,
         help_heading = "Options avancées"
     )]
-    pub attente_releve: f64,
+    pub(crate) attente_releve: f64,
 
     /// Plafond de l'attente entre deux relevés (secondes).
     #[arg(
@@ -1004,34 +1004,34 @@ pub struct ArgsTraitement {
         default_value_t = 300.0,
         help_heading = "Options avancées"
     )]
-    pub attente_releve_max: f64,
+    pub(crate) attente_releve_max: f64,
 
     #[command(flatten)]
-    pub api: OptionsApi,
+    pub(crate) api: OptionsApi,
 }
 
 #[derive(Debug, Args)]
-pub struct ArgsResultats {
+pub(crate) struct ArgsResultats {
     /// La participation dont télécharger les résultats (par défaut, celle du dernier plan ;
     /// d'une saison : chaque nuit).
     #[arg(long, value_name = "ID")]
-    pub participation: Option<String>,
+    pub(crate) participation: Option<String>,
 
     /// Dossier où écrire les fichiers (créé s'il n'existe pas).
     #[arg(long, value_name = "DOSSIER", default_value = ".")]
-    pub sortie: PathBuf,
+    pub(crate) sortie: PathBuf,
 
     /// Télécharge aussi le journal du calcul (participation-ID-logs.txt).
     #[arg(long)]
-    pub avec_journal: bool,
+    pub(crate) avec_journal: bool,
 
     /// Demande à la plateforme de produire le CSV des observations (elle l'envoie aussi par
     /// courriel) ; relancez vigie resultats quelques minutes plus tard pour le télécharger.
     #[arg(long)]
-    pub demander_csv: bool,
+    pub(crate) demander_csv: bool,
 
     #[command(flatten)]
-    pub api: OptionsApi,
+    pub(crate) api: OptionsApi,
 }
 
 #[cfg(test)]

@@ -20,33 +20,33 @@ const NOM_FICHIER: &str = "connexion.json";
 
 /// Ce que `vigie connexion` a retenu.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConnexionRetenue {
+pub(crate) struct ConnexionRetenue {
     /// L'adresse de l'API donnée à `vigie connexion --api`, normalisée.
     #[serde(default)]
-    pub api: Option<String>,
+    pub(crate) api: Option<String>,
     /// Le compte reconnu par la plateforme (`GET /moi`) à la dernière connexion.
     #[serde(default)]
-    pub compte: Option<Compte>,
+    pub(crate) compte: Option<Compte>,
 }
 
 /// Un compte de la plateforme, tel que `GET /moi` le décrit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Compte {
-    pub id: String,
+pub(crate) struct Compte {
+    pub(crate) id: String,
     #[serde(default)]
-    pub pseudo: Option<String>,
+    pub(crate) pseudo: Option<String>,
 }
 
 impl Compte {
     /// Le pseudo, ou à défaut l'identifiant.
-    pub fn nom(&self) -> &str {
+    pub(crate) fn nom(&self) -> &str {
         self.pseudo.as_deref().unwrap_or(&self.id)
     }
 }
 
 /// D'où vient l'adresse de l'API d'une commande.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OrigineApi {
+pub(crate) enum OrigineApi {
     /// `--api URL`.
     Option,
     /// La variable `VIGIE_API`.
@@ -59,7 +59,7 @@ pub enum OrigineApi {
 
 impl OrigineApi {
     /// Nom stable (sortie JSON).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             OrigineApi::Option => "option",
             OrigineApi::Variable => "variable",
@@ -69,7 +69,7 @@ impl OrigineApi {
     }
 
     /// Dit à l'utilisateur d'où vient l'adresse.
-    pub fn en_clair(self) -> &'static str {
+    pub(crate) fn en_clair(self) -> &'static str {
         match self {
             OrigineApi::Option => "donnée par --api",
             OrigineApi::Variable => "donnée par la variable VIGIE_API",
@@ -81,19 +81,19 @@ impl OrigineApi {
 
 /// L'adresse de l'API d'une commande, et d'où elle vient.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AdresseApi {
-    pub url: String,
-    pub origine: OrigineApi,
+pub(crate) struct AdresseApi {
+    pub(crate) url: String,
+    pub(crate) origine: OrigineApi,
 }
 
 /// `connexion.json`, à côté du jeton.
-pub fn chemin() -> Result<PathBuf, ErreurJeton> {
+pub(crate) fn chemin() -> Result<PathBuf, ErreurJeton> {
     let jeton = jeton::chemin()?;
     Ok(jeton.with_file_name(NOM_FICHIER))
 }
 
 /// Ce qui est retenu ; rien (et pas d'erreur) si `vigie connexion` n'a rien retenu.
-pub fn lire() -> Result<ConnexionRetenue, ErreurJeton> {
+pub(crate) fn lire() -> Result<ConnexionRetenue, ErreurJeton> {
     let chemin = chemin()?;
     match std::fs::read(&chemin) {
         Ok(octets) => {
@@ -105,7 +105,7 @@ pub fn lire() -> Result<ConnexionRetenue, ErreurJeton> {
 }
 
 /// Retient `connexion` (fichier 0600, à côté du jeton), en remplaçant ce qui l'était.
-pub fn ecrire(connexion: &ConnexionRetenue) -> Result<PathBuf, ErreurJeton> {
+pub(crate) fn ecrire(connexion: &ConnexionRetenue) -> Result<PathBuf, ErreurJeton> {
     let chemin = chemin()?;
     let texte = serde_json::to_vec_pretty(connexion).unwrap_or_default();
     jeton::ecrire_prive(&chemin, &texte)?;
@@ -113,13 +113,13 @@ pub fn ecrire(connexion: &ConnexionRetenue) -> Result<PathBuf, ErreurJeton> {
 }
 
 /// Oublie ce qui est retenu ; rend vrai s'il y avait quelque chose.
-pub fn effacer() -> Result<bool, ErreurJeton> {
+pub(crate) fn effacer() -> Result<bool, ErreurJeton> {
     jeton::effacer_fichier(chemin()?)
 }
 
 /// L'adresse de l'API d'une commande : `demandee` (`--api`, ou `VIGIE_API` que clap y a déjà
 /// mise), sinon celle que `vigie connexion --api` a retenue, sinon l'adresse par défaut.
-pub fn adresse_api(demandee: Option<&str>) -> Result<AdresseApi, ErreurJeton> {
+pub(crate) fn adresse_api(demandee: Option<&str>) -> Result<AdresseApi, ErreurJeton> {
     let variable = std::env::var("VIGIE_API").ok().filter(|v| !v.is_empty());
     if let Some(url) = demandee {
         // clap met `VIGIE_API` dans l'option quand elle n'est pas donnée : on le dit tel quel.

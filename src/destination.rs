@@ -10,7 +10,7 @@ use crate::horodatage::{ErreurInstant, InstantUtc};
 
 /// Où part la nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Destination {
+pub(crate) enum Destination {
     /// Un compartiment S3 (AWS ou compatible).
     S3(DestinationS3),
     /// La plateforme Vigie-Chiro (API et URL S3 signées).
@@ -20,13 +20,13 @@ pub enum Destination {
 /// L'API de la plateforme Vigie-Chiro par défaut : celle du compagnon officiel de la
 /// plateforme (`URL_DEFAUT` de `ClientVigieChiro`, dépôt public
 /// `echonuit/vigiechiro-pr-companion`).
-pub const API_VIGIECHIRO: &str = "https://vigiechiro.herokuapp.com/api/v1";
+pub(crate) const API_VIGIECHIRO: &str = "https://vigiechiro.herokuapp.com/api/v1";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DestinationVigieChiro {
+pub(crate) struct DestinationVigieChiro {
     /// Base de l'API, sans « / » final.
-    pub api: String,
-    pub participation: CibleParticipation,
+    pub(crate) api: String,
+    pub(crate) participation: CibleParticipation,
 }
 
 /// Un identifiant de la plateforme Vigie-Chiro (participation, site, fichier) : un ObjectId
@@ -40,16 +40,16 @@ pub struct DestinationVigieChiro {
 /// écritures donneraient deux clés pour la même participation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
 #[serde(try_from = "String")]
-pub struct IdObjet(String);
+pub(crate) struct IdObjet(String);
 
 impl IdObjet {
     /// 24 chiffres hexadécimaux (majuscules admises, rendues en minuscules), sinon `None`.
-    pub fn analyser(texte: &str) -> Option<IdObjet> {
+    pub(crate) fn analyser(texte: &str) -> Option<IdObjet> {
         (texte.len() == 24 && texte.bytes().all(|o| o.is_ascii_hexdigit()))
             .then(|| IdObjet(texte.to_ascii_lowercase()))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -72,7 +72,7 @@ impl fmt::Display for IdObjet {
 
 /// La participation qui reçoit la nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CibleParticipation {
+pub(crate) enum CibleParticipation {
     /// Créée sur le site web ; l'utilisateur donne son identifiant.
     Existante(IdObjet),
     /// À créer (une seule fois, jamais rejouée à l'aveugle). Les instants sont normalisés :
@@ -91,13 +91,13 @@ pub enum CibleParticipation {
 
 impl CibleParticipation {
     /// `--participation ID`, vérifié avant tout envoi.
-    pub fn existante(id: &str) -> Result<Self, ErreurDestination> {
+    pub(crate) fn existante(id: &str) -> Result<Self, ErreurDestination> {
         identifiant("participation", id).map(CibleParticipation::Existante)
     }
 
     /// `--site ID [--point P] --debut D --fin F`, tels qu'écrits sur la ligne de commande : les
     /// instants exigent un fuseau, et la fin suit le début.
-    pub fn a_creer(
+    pub(crate) fn a_creer(
         site: &str,
         point: Option<&str>,
         debut: &str,
@@ -159,7 +159,7 @@ fn point_valide(point: &str) -> Result<String, ErreurDestination> {
 }
 
 impl DestinationVigieChiro {
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         api: &str,
         participation: CibleParticipation,
         autoriser_http: bool,
@@ -170,16 +170,16 @@ impl DestinationVigieChiro {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DestinationS3 {
-    pub compartiment: String,
+pub(crate) struct DestinationS3 {
+    pub(crate) compartiment: String,
     /// Préfixe des clés, sans « / » final (vide : à la racine du compartiment).
-    pub prefixe: String,
+    pub(crate) prefixe: String,
     /// Point d'accès d'un service non AWS (style chemin), s'il y en a un.
-    pub endpoint: Option<String>,
+    pub(crate) endpoint: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ErreurDestination {
+pub(crate) enum ErreurDestination {
     #[error("destination « {0} » : attendu s3://compartiment/prefixe")]
     Forme(String),
     #[error(
@@ -222,7 +222,7 @@ pub enum ErreurDestination {
 
 impl DestinationS3 {
     /// Analyse `s3://compartiment/prefixe`.
-    pub fn analyser(
+    pub(crate) fn analyser(
         texte: &str,
         endpoint: Option<&str>,
         autoriser_http: bool,
@@ -249,7 +249,7 @@ impl DestinationS3 {
     }
 
     /// La clé d'un chemin relatif : préfixe + « / » + chemin.
-    pub fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
+    pub(crate) fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
         if !chemin_sur(chemin) {
             return Err(ErreurDestination::Cle(chemin.to_owned()));
         }
@@ -264,7 +264,7 @@ impl DestinationS3 {
 impl Destination {
     /// L'identité canonique de la destination, qui nomme le plan avec le dossier. Elle ne
     /// contient jamais de secret.
-    pub fn identite(&self) -> String {
+    pub(crate) fn identite(&self) -> String {
         self.to_string()
     }
 
@@ -272,7 +272,7 @@ impl Destination {
     /// antérieure de `vigie` : un instant sans fuseau y est lu en UTC. L'identité ainsi relue
     /// peut s'écrire autrement (instants normalisés) : un plan se retrouve par l'identité
     /// stockée, jamais par celle-ci.
-    pub fn depuis_identite(identite: &str) -> Result<Self, ErreurDestination> {
+    pub(crate) fn depuis_identite(identite: &str) -> Result<Self, ErreurDestination> {
         if let Some(reste) = identite.strip_prefix("vigiechiro:") {
             let (cible, api) = match reste.split_once("?api=") {
                 Some((c, a)) => (c, a),
@@ -312,7 +312,7 @@ impl Destination {
     }
 
     /// La plateforme Vigie-Chiro, si c'est elle.
-    pub fn plateforme(&self) -> Option<&DestinationVigieChiro> {
+    pub(crate) fn plateforme(&self) -> Option<&DestinationVigieChiro> {
         match self {
             Destination::S3(_) => None,
             Destination::VigieChiro(d) => Some(d),
@@ -321,7 +321,7 @@ impl Destination {
 
     /// La participation existante que désigne la destination (vers la plateforme, par son
     /// identifiant).
-    pub fn participation_donnee(&self) -> Option<&IdObjet> {
+    pub(crate) fn participation_donnee(&self) -> Option<&IdObjet> {
         match &self.plateforme()?.participation {
             CibleParticipation::Existante(id) => Some(id),
             CibleParticipation::ACreer { .. } => None,
@@ -330,7 +330,7 @@ impl Destination {
 
     /// La clé d'une unité : préfixe + chemin pour S3 ; pour Vigie-Chiro, le titre (nom du
     /// fichier), la plateforme fabriquant elle-même la clé S3 (`wav/pa-<participation>/<titre>`).
-    pub fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
+    pub(crate) fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
         match self {
             Destination::S3(d) => d.cle(chemin),
             Destination::VigieChiro(_) => {
@@ -349,7 +349,7 @@ impl Destination {
 /// présente, en échec…) ; la destination dit où étaient les fichiers qu'elle tenait déjà, et
 /// ce qui a reçu la nuit.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum PartieDuBilan {
+pub(crate) enum PartieDuBilan {
     /// Un compartiment S3 : rien de plus que le bilan générique (aussi le bilan d'une commande
     /// dont aucun passage n'a eu lieu).
     #[default]
@@ -361,7 +361,7 @@ pub enum PartieDuBilan {
 
 impl PartieDuBilan {
     /// Où étaient les fichiers que la destination tenait déjà, pour l'utilisateur.
-    pub fn lieu(&self) -> &'static str {
+    pub(crate) fn lieu(&self) -> &'static str {
         match self {
             PartieDuBilan::S3 => "à la destination",
             PartieDuBilan::VigieChiro { .. } => "sur la plateforme",
@@ -369,7 +369,7 @@ impl PartieDuBilan {
     }
 
     /// La participation qui a reçu la nuit (vers la plateforme).
-    pub fn participation(&self) -> Option<&IdObjet> {
+    pub(crate) fn participation(&self) -> Option<&IdObjet> {
         match self {
             PartieDuBilan::S3 => None,
             PartieDuBilan::VigieChiro { participation } => Some(participation),
@@ -449,7 +449,7 @@ fn chemin_sur(chemin: &str) -> bool {
             .all(|s| !s.is_empty() && s != "." && s != "..")
 }
 
-pub fn valider_endpoint(e: &str, autoriser_http: bool) -> Result<String, ErreurDestination> {
+pub(crate) fn valider_endpoint(e: &str, autoriser_http: bool) -> Result<String, ErreurDestination> {
     let e = e.trim_end_matches('/');
     let (schema, reste) = e
         .split_once("://")
@@ -467,7 +467,7 @@ pub fn valider_endpoint(e: &str, autoriser_http: bool) -> Result<String, ErreurD
 }
 
 /// L'hôte (avec port éventuel) est-il sur la boucle locale ?
-pub fn est_boucle_locale(hote_port: &str) -> bool {
+pub(crate) fn est_boucle_locale(hote_port: &str) -> bool {
     let hote = if let Some(v6) = hote_port.strip_prefix('[') {
         v6.split(']').next().unwrap_or_default()
     } else {

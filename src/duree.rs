@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 /// `500ms`, `3s`, `1.5s`, `2min`, `1h` (unité obligatoire).
-pub fn analyser(s: &str) -> Result<Duration, String> {
+pub(crate) fn analyser(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let fin = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))

@@ -21,10 +21,10 @@ use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, Utc};
 
 /// Un instant, à la seconde, en secondes Unix (UTC), dans les bornes du calendrier de `chrono`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct InstantUtc(i64);
+pub(crate) struct InstantUtc(i64);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ErreurInstant {
+pub(crate) enum ErreurInstant {
     #[error(
         "« {texte} » : heure sans fuseau ; vigie ne devine pas l'heure locale. Écrivez \
          {texte}Z si c'est l'heure UTC, ou {texte}+02:00 pour l'heure d'été de Paris \
@@ -46,12 +46,12 @@ enum LectureIso {
 
 impl InstantUtc {
     /// Secondes Unix.
-    pub fn secondes(self) -> i64 {
+    pub(crate) fn secondes(self) -> i64 {
         self.0
     }
 
     /// Ramené dans les bornes du calendrier (±262 000 ans) : tout instant s'écrit.
-    pub fn depuis_secondes(secondes: i64) -> Self {
+    pub(crate) fn depuis_secondes(secondes: i64) -> Self {
         InstantUtc(secondes.clamp(
             DateTime::<Utc>::MIN_UTC.timestamp(),
             DateTime::<Utc>::MAX_UTC.timestamp(),
@@ -61,7 +61,7 @@ impl InstantUtc {
     /// Lecture stricte, pour la ligne de commande : `AAAA-MM-JJTHH:MM[:SS]` (ou une espace au
     /// lieu du `T`) suivi de `Z` ou d'un décalage `±HH:MM`. À la seconde près : la plateforme
     /// ne garde pas de fraction.
-    pub fn depuis_iso(texte: &str) -> Result<Self, ErreurInstant> {
+    pub(crate) fn depuis_iso(texte: &str) -> Result<Self, ErreurInstant> {
         let t = texte.trim();
         match lire_iso(t).ok_or_else(|| ErreurInstant::Illisible(t.to_owned()))? {
             LectureIso::AvecFuseau(i) => Ok(i),
@@ -75,7 +75,7 @@ impl InstantUtc {
     /// version antérieure : ISO 8601 avec fuseau, ISO **sans** fuseau (UTC, comme l'écrit
     /// `isoformat()` du serveur, avec ses microsecondes quand la date en a :
     /// `2026-06-21T21:40:00.123000`, tronquées à la seconde), ou RFC 1123.
-    pub fn lire(texte: &str) -> Option<Self> {
+    pub(crate) fn lire(texte: &str) -> Option<Self> {
         let t = sans_fraction(texte.trim());
         let t = t.as_ref();
         if let Ok(d) = httpdate::parse_http_date(t) {
@@ -92,13 +92,13 @@ impl InstantUtc {
     }
 
     /// La forme canonique, ISO 8601 en UTC : `2026-06-21T21:30:00Z`.
-    pub fn iso(self) -> String {
+    pub(crate) fn iso(self) -> String {
         self.en_date().format("%Y-%m-%dT%H:%M:%SZ").to_string()
     }
 
     /// La forme qu'exige la plateforme en entrée (RFC 1123, `DATE_FORMAT` de
     /// `vigiechiro/settings.py`) : `Sun, 21 Jun 2026 21:30:00 GMT`.
-    pub fn rfc1123(self) -> String {
+    pub(crate) fn rfc1123(self) -> String {
         self.en_date()
             .format("%a, %d %b %Y %H:%M:%S GMT")
             .to_string()

@@ -21,52 +21,52 @@ use regex::Regex;
 
 /// Un enregistrement trouvé dans le dossier.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Enregistrement {
+pub(crate) struct Enregistrement {
     /// Chemin relatif au dossier, séparateur « / ».
-    pub chemin: String,
-    pub taille: u64,
+    pub(crate) chemin: String,
+    pub(crate) taille: u64,
     /// Date de modification, nanosecondes Unix.
-    pub modifie_ns: i64,
+    pub(crate) modifie_ns: i64,
 }
 
 impl Enregistrement {
     /// Le nom du fichier (le « titre » pour la plateforme).
-    pub fn nom(&self) -> &str {
+    pub(crate) fn nom(&self) -> &str {
         self.chemin.rsplit('/').next().unwrap_or(&self.chemin)
     }
 }
 
 /// Un fichier qui ne peut pas partir, et pourquoi.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProblemeFichier {
-    pub chemin: String,
-    pub probleme: String,
+pub(crate) struct ProblemeFichier {
+    pub(crate) chemin: String,
+    pub(crate) probleme: String,
 }
 
 /// Ce que le parcours du dossier a trouvé.
 #[derive(Debug, Clone, Default)]
-pub struct Inventaire {
-    pub enregistrements: Vec<Enregistrement>,
+pub(crate) struct Inventaire {
+    pub(crate) enregistrements: Vec<Enregistrement>,
     /// Fichiers et dossiers cachés ou système (`.DS_Store`, `Thumbs.db`…), ignorés.
-    pub ignores_systeme: u64,
+    pub(crate) ignores_systeme: u64,
     /// Fichiers qui ne sont pas des enregistrements (notes, photos…), ignorés.
-    pub non_reconnus: Vec<String>,
+    pub(crate) non_reconnus: Vec<String>,
     /// Fichiers vides : un enregistrement raté, ignoré et signalé.
-    pub vides: Vec<String>,
+    pub(crate) vides: Vec<String>,
     /// Liens symboliques, non suivis.
-    pub liens: Vec<String>,
+    pub(crate) liens: Vec<String>,
     /// Fichiers qui empêchent le dépôt : tous listés, rien ne part tant qu'il y en a.
-    pub problemes: Vec<ProblemeFichier>,
+    pub(crate) problemes: Vec<ProblemeFichier>,
 }
 
 impl Inventaire {
-    pub fn octets(&self) -> u64 {
+    pub(crate) fn octets(&self) -> u64 {
         self.enregistrements.iter().map(|e| e.taille).sum()
     }
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ErreurInventaire {
+pub(crate) enum ErreurInventaire {
     #[error("le dossier {0} est introuvable : vérifiez le chemin")]
     Introuvable(PathBuf),
     #[error("{0} n'est pas un dossier : donnez le dossier de la nuit")]
@@ -86,7 +86,7 @@ const FICHIERS_SYSTEME: &[&str] = &["thumbs.db", "desktop.ini", "ehthumbs.db"];
 const DOSSIERS_SYSTEME: &[&str] = &["$recycle.bin", "system volume information", "lost+found"];
 
 /// L'extension d'enregistrement d'un nom, telle qu'écrite (casse comprise), s'il en a une.
-pub fn extension_enregistrement(nom: &str) -> Option<&str> {
+pub(crate) fn extension_enregistrement(nom: &str) -> Option<&str> {
     // Archives découpées : `.zip.<chiffres>` et `.z<chiffres>`, quel que soit le nombre de
     // chiffres (`resources/fichiers.py` `detect_mime`).
     static ARCHIVE_DECOUPEE: LazyLock<Regex> =
@@ -105,7 +105,7 @@ pub fn extension_enregistrement(nom: &str) -> Option<&str> {
 }
 
 /// Parcourt le dossier de la nuit.
-pub fn inventorier(dossier: &Path) -> Result<Inventaire, ErreurInventaire> {
+pub(crate) fn inventorier(dossier: &Path) -> Result<Inventaire, ErreurInventaire> {
     let meta = match fs::metadata(dossier) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -248,10 +248,10 @@ fn parcourir(
 
 /// Un nom que la plateforme Vigie-Chiro refusera, la règle violée et le geste à faire.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NomRefuse {
-    pub chemin: String,
-    pub regle: String,
-    pub geste: String,
+pub(crate) struct NomRefuse {
+    pub(crate) chemin: String,
+    pub(crate) regle: String,
+    pub(crate) geste: String,
 }
 
 /// Pourquoi la plateforme refuse un titre, dans l'ordre où son serveur le vérifie
@@ -372,7 +372,7 @@ fn nom_de_donnee_valide(titre: &str) -> bool {
 
 /// Le point d'écoute que porte le nom d'une séquence du protocole point fixe (`A1`…`H2`,
 /// `Z1`, `Z12`…), s'il en porte un.
-pub fn point_du_nom(nom: &str) -> Option<&str> {
+pub(crate) fn point_du_nom(nom: &str) -> Option<&str> {
     let (souche, _) = nom.rsplit_once('.')?;
     Some(POINT_FIXE.captures(souche)?.name("point")?.as_str())
 }
@@ -381,7 +381,7 @@ pub fn point_du_nom(nom: &str) -> Option<&str> {
 /// lu par les motifs mêmes du serveur (`resources/donnees.py` `validate_donnee_name`) : un nom
 /// que ces motifs n'acceptent pas ne se décompose pas. Les morceaux sont tels qu'écrits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NomDecompose<'a> {
+pub(crate) enum NomDecompose<'a> {
     /// `Car<site>-<année>-Pass<n>-<point>-<enregistreur>AAAAMMJJ_HHMMSS_mmm`.
     PointFixe {
         site: &'a str,
@@ -407,7 +407,7 @@ pub enum NomDecompose<'a> {
 /// Décompose le nom d'un fichier (extension comprise) selon le protocole qu'il suit ; `None`
 /// pour un nom qui n'en suit aucun (archive, photo, nom refusé), ou dont l'extension n'est pas
 /// celle d'une séquence ou d'une sortie Tadarida.
-pub fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
+pub(crate) fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
     let (souche, extension) = nom.rsplit_once('.')?;
     if !matches!(extension, "wav" | "ta" | "tc" | "tac" | "tcc") {
         return None;
@@ -440,7 +440,7 @@ pub fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
 /// la collision de deux fichiers de même nom dans deux sous-dossiers (la clé distante ne garde
 /// que le nom). Rend **tous** les refus, dans l'ordre des chemins, un seul par fichier : sa
 /// cause racine, que `noms::causes_racines` garde et regroupe.
-pub fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRefuse> {
+pub(crate) fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRefuse> {
     let mut refus = Vec::new();
     let mut vus: HashMap<&str, &str> = HashMap::new();
     for e in enregistrements {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::plateforme;
 
 #[derive(Debug, thiserror::Error)]
-pub enum ErreurJeton {
+pub(crate) enum ErreurJeton {
     #[error(
         "aucun jeton Vigie-Chiro : connectez-vous sur le site Vigie-Chiro, copiez le jeton de \
          l'adresse (?token=…), puis lancez vigie connexion --jeton - (et collez-le), ou \
@@ -49,13 +49,13 @@ pub enum ErreurJeton {
 
 /// `jeton` dans le dossier de configuration de `vigie` (sous Linux `$XDG_CONFIG_HOME/vigie/`,
 /// par défaut `~/.config/vigie/`).
-pub fn chemin() -> Result<PathBuf, ErreurJeton> {
+pub(crate) fn chemin() -> Result<PathBuf, ErreurJeton> {
     let config = plateforme::emplacements::configuration().ok_or(ErreurJeton::SansEmplacement)?;
     Ok(config.join("jeton"))
 }
 
 /// Un jeton plausible : non vide, sans espace ni caractère de contrôle.
-pub fn valider(jeton: &str) -> Result<&str, ErreurJeton> {
+pub(crate) fn valider(jeton: &str) -> Result<&str, ErreurJeton> {
     let j = jeton.trim();
     if j.is_empty() || j.len() > 4096 || j.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(ErreurJeton::Invalide);
@@ -68,7 +68,7 @@ pub fn valider(jeton: &str) -> Result<&str, ErreurJeton> {
 /// extrait : le site y met le jeton en paramètre `token` (`resources/utilisateurs.py`, la
 /// redirection qui suit la connexion OAuth). Une adresse sans `token=` est refusée en le disant,
 /// plutôt que d'être envoyée comme jeton et refusée par la plateforme (« expiré ou mal copié »).
-pub fn depuis_saisie(saisie: &str) -> Result<String, ErreurJeton> {
+pub(crate) fn depuis_saisie(saisie: &str) -> Result<String, ErreurJeton> {
     let t = saisie.trim();
     let adresse = t.contains("://") || t.starts_with("www.") || t.contains("token=");
     if !adresse {
@@ -111,7 +111,7 @@ fn decoder_pourcents(texte: &str) -> Option<String> {
 }
 
 /// Le jeton à utiliser : `VIGIE_JETON`, sinon celui de `vigie connexion`.
-pub fn lire() -> Result<String, ErreurJeton> {
+pub(crate) fn lire() -> Result<String, ErreurJeton> {
     if let Some(j) = std::env::var_os("VIGIE_JETON").filter(|v| !v.is_empty()) {
         return depuis_saisie(&j.to_string_lossy());
     }
@@ -124,7 +124,7 @@ pub fn lire() -> Result<String, ErreurJeton> {
 }
 
 /// Enregistre le jeton (fichier 0600, dossier 0700), en remplaçant l'ancien.
-pub fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
+pub(crate) fn ecrire(jeton: &str) -> Result<PathBuf, ErreurJeton> {
     let jeton = valider(jeton)?;
     let chemin = chemin()?;
     ecrire_prive(&chemin, jeton.as_bytes())?;
@@ -159,7 +159,7 @@ pub(crate) fn ecrire_prive(chemin: &Path, contenu: &[u8]) -> Result<(), ErreurJe
 }
 
 /// Efface le jeton enregistré ; rend vrai s'il y en avait un.
-pub fn effacer() -> Result<bool, ErreurJeton> {
+pub(crate) fn effacer() -> Result<bool, ErreurJeton> {
     effacer_fichier(chemin()?)
 }
 

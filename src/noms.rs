@@ -19,12 +19,12 @@ use crate::inventaire::{
 
 /// Un fichier qui empêche le dépôt, par sa cause racine.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Empechement {
-    pub chemin: String,
+pub(crate) struct Empechement {
+    pub(crate) chemin: String,
     /// La règle violée : la clé du regroupement.
-    pub regle: String,
+    pub(crate) regle: String,
     /// Le geste qui corrige ce fichier-là (vide si la règle le dit déjà).
-    pub geste: String,
+    pub(crate) geste: String,
 }
 
 impl From<NomRefuse> for Empechement {
@@ -39,17 +39,19 @@ impl From<NomRefuse> for Empechement {
 
 /// Les fichiers qui violent une même règle.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Groupe {
-    pub regle: String,
+pub(crate) struct Groupe {
+    pub(crate) regle: String,
     /// Chaque fichier, et son geste.
-    pub fichiers: Vec<(String, String)>,
+    pub(crate) fichiers: Vec<(String, String)>,
 }
 
 /// Garde une seule cause par fichier, la racine : la première que rendent les règles, qui vont
 /// de la cause à ses conséquences (voir `inventaire::valider_pour_vigiechiro`). Une extension en
 /// majuscules n'est pas « hors protocole » en plus ; un espace n'est pas « date manquante » en
 /// plus.
-pub fn causes_racines(empechements: impl IntoIterator<Item = Empechement>) -> Vec<Empechement> {
+pub(crate) fn causes_racines(
+    empechements: impl IntoIterator<Item = Empechement>,
+) -> Vec<Empechement> {
     let mut vus = HashSet::new();
     empechements
         .into_iter()
@@ -59,7 +61,7 @@ pub fn causes_racines(empechements: impl IntoIterator<Item = Empechement>) -> Ve
 
 /// Regroupe par règle, les groupes les plus nombreux d'abord, les fichiers dans l'ordre des
 /// chemins.
-pub fn regrouper(empechements: impl IntoIterator<Item = Empechement>) -> Vec<Groupe> {
+pub(crate) fn regrouper(empechements: impl IntoIterator<Item = Empechement>) -> Vec<Groupe> {
     let mut par_regle: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for e in empechements {
         par_regle
@@ -80,7 +82,7 @@ pub fn regrouper(empechements: impl IntoIterator<Item = Empechement>) -> Vec<Gro
 
 /// Le texte des groupes, `noms_cites` fichiers au plus par groupe. Un geste commun à tout le
 /// groupe est dit une fois, sous les noms ; sinon chaque fichier cité porte le sien.
-pub fn lignes_des_groupes(groupes: &[Groupe], noms_cites: usize) -> Vec<String> {
+pub(crate) fn lignes_des_groupes(groupes: &[Groupe], noms_cites: usize) -> Vec<String> {
     let mut lignes = Vec::new();
     for g in groupes {
         let n = g.fichiers.len();
@@ -123,15 +125,15 @@ pub fn lignes_des_groupes(groupes: &[Groupe], noms_cites: usize) -> Vec<String> 
 
 /// Un renommage sans ambiguïté, en chemins relatifs au dossier de la nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Renommage {
-    pub de: String,
-    pub vers: String,
+pub(crate) struct Renommage {
+    pub(crate) de: String,
+    pub(crate) vers: String,
 }
 
 /// Ce qui se corrige sans ambiguïté : la casse d'une extension d'enregistrement (`.WAV` →
 /// `.wav`, `.ZIP.001` → `.zip.001`). Un renommage n'est proposé que si le nouveau nom est libre :
 /// ni un autre fichier du dossier, ni la cible d'un autre renommage (`a.WAV` et `a.Wav`).
-pub fn renommages_sans_ambiguite(
+pub(crate) fn renommages_sans_ambiguite(
     dossier: &Path,
     enregistrements: &[Enregistrement],
 ) -> Vec<Renommage> {
@@ -175,7 +177,7 @@ fn meme_fichier(a: &Path, b: &Path) -> bool {
 }
 
 /// Les enregistrements tels qu'ils seraient après les renommages.
-pub fn apres_renommages(
+pub(crate) fn apres_renommages(
     enregistrements: &[Enregistrement],
     renommages: &[Renommage],
 ) -> Vec<Enregistrement> {
@@ -196,7 +198,7 @@ pub fn apres_renommages(
 
 /// Applique un renommage, sans jamais écraser un fichier : le nom visé est revérifié juste
 /// avant.
-pub fn renommer(dossier: &Path, r: &Renommage) -> io::Result<()> {
+pub(crate) fn renommer(dossier: &Path, r: &Renommage) -> io::Result<()> {
     if !cible_libre(dossier, r) {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
@@ -211,7 +213,7 @@ pub fn renommer(dossier: &Path, r: &Renommage) -> io::Result<()> {
 
 /// La cause racine de ce fichier disparaît-elle avec son renommage sans ambiguïté ? On le
 /// demande aux règles elles-mêmes, sur le nom corrigé : rien ici ne dépend de leur texte.
-pub fn corrige_par_renommage(
+pub(crate) fn corrige_par_renommage(
     e: &Empechement,
     enregistrements: &[Enregistrement],
     renommages: &[Renommage],
@@ -233,7 +235,7 @@ pub fn corrige_par_renommage(
 
 /// Un chemin tel qu'on le tape dans un shell : entre apostrophes s'il contient autre chose que
 /// des lettres, chiffres et `_ . / - + , : @ %`.
-pub fn pour_le_shell(texte: &str) -> String {
+pub(crate) fn pour_le_shell(texte: &str) -> String {
     let sur = !texte.is_empty()
         && texte
             .chars()

@@ -5,7 +5,7 @@
 
 /// Masque les secrets d'un texte destiné à un journal, un message ou la base : signatures et
 /// identifiants d'URL signées (S3 v2 et v4), jetons, en-têtes d'autorisation.
-pub fn expurger(texte: &str) -> String {
+pub(crate) fn expurger(texte: &str) -> String {
     const PARAMETRES: [&str; 7] = [
         "X-Amz-Signature=",
         "X-Amz-Credential=",

@@ -25,7 +25,7 @@ pub enum CodeSortie {
 impl CodeSortie {
     /// Le plus grave de deux codes (pour plusieurs participations ou plusieurs nuits) :
     /// 0 < 1 < 2 < 3 < 4 < 130.
-    pub fn max_par_gravite(self, autre: CodeSortie) -> CodeSortie {
+    pub(crate) fn max_par_gravite(self, autre: CodeSortie) -> CodeSortie {
         let rang = |c: CodeSortie| match c {
             CodeSortie::Succes => 0,
             CodeSortie::EchecsTransitoires => 1,
@@ -53,8 +53,8 @@ impl From<CodeSortie> for ExitCode {
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct ErreurAvecCode {
-    pub code: CodeSortie,
-    pub message: String,
+    pub(crate) code: CodeSortie,
+    pub(crate) message: String,
     /// Les nuits d'une saison dont dépend le refus (`--json` : `nuits` de l'événement
     /// `erreur`) ; vide sinon.
     pub nuits: Vec<NuitNommee>,
@@ -64,16 +64,16 @@ pub struct ErreurAvecCode {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct NuitNommee {
     /// Le numéro de site tel qu'écrit dans les noms (`640139` de `Car640139`).
-    pub numero_site: String,
-    pub passage: u8,
+    pub(crate) numero_site: String,
+    pub(crate) passage: u8,
     /// Le point (`A1`) ; null en routier.
-    pub point: Option<String>,
+    pub(crate) point: Option<String>,
     /// La soirée (AAAA-MM-JJ, à l'heure de l'enregistreur) ; null en routier.
-    pub soiree: Option<String>,
+    pub(crate) soiree: Option<String>,
 }
 
 impl ErreurAvecCode {
-    pub fn nouveau(code: CodeSortie, message: impl Into<String>) -> Self {
+    pub(crate) fn nouveau(code: CodeSortie, message: impl Into<String>) -> Self {
         ErreurAvecCode {
             code,
             message: message.into(),
@@ -82,14 +82,14 @@ impl ErreurAvecCode {
     }
 
     /// La même erreur, qui nomme les nuits dont elle dépend.
-    pub fn avec_nuits(mut self, nuits: Vec<NuitNommee>) -> Self {
+    pub(crate) fn avec_nuits(mut self, nuits: Vec<NuitNommee>) -> Self {
         self.nuits = nuits;
         self
     }
 }
 
 /// L'erreur d'une commande arrêtée par Ctrl-C ou SIGTERM (code 130).
-pub fn interrompu() -> anyhow::Error {
+pub(crate) fn interrompu() -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::Interrompu,
         "interrompu : rien n'est perdu, relancer la même commande reprend",
@@ -119,7 +119,7 @@ pub fn code_pour_erreur(e: &anyhow::Error) -> CodeSortie {
 
 /// Une sortie que plus personne ne lit : un tube fermé (`vigie plans | head`, `vigie depot …
 /// 2>&1 | head -1`), ou le terminal fermé (SIGHUP : l'écriture rend EIO sous Unix).
-pub fn sortie_perdue(e: &io::Error) -> bool {
+pub(crate) fn sortie_perdue(e: &io::Error) -> bool {
     #[cfg(unix)]
     if e.raw_os_error() == Some(libc::EIO) {
         return true;
@@ -151,7 +151,7 @@ impl<W: Write> Write for SansEchec<W> {
 }
 
 /// La sortie standard (résultats, bilan, JSON), sous [`SansEchec`].
-pub fn standard() -> SansEchec<io::StdoutLock<'static>> {
+pub(crate) fn standard() -> SansEchec<io::StdoutLock<'static>> {
     SansEchec(io::stdout().lock())
 }
 
@@ -161,7 +161,7 @@ pub fn erreur() -> SansEchec<io::StderrLock<'static>> {
 }
 
 // Les messages d'erreur du système (propres à chaque système) vivent dans `plateforme`.
-pub use crate::plateforme::erreur_systeme;
+pub(crate) use crate::plateforme::erreur_systeme;
 
 #[cfg(test)]
 mod tests {

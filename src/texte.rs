@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// `n` suivi du singulier ou du pluriel : « 1 unité », « 3 unités », « 0 unité ».
-pub fn pluriel(n: u64, singulier: &str, pluriel: &str) -> String {
+pub(crate) fn pluriel(n: u64, singulier: &str, pluriel: &str) -> String {
     if n <= 1 {
         format!("{n} {singulier}")
     } else {
@@ -13,7 +13,7 @@ pub fn pluriel(n: u64, singulier: &str, pluriel: &str) -> String {
 }
 
 /// Une durée lisible : « 0,4 s », « 45 s », « 3 min 12 s », « 2 h 05 min ».
-pub fn duree_lisible(d: Duration) -> String {
+pub(crate) fn duree_lisible(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s < 10.0 {
         return format!("{s:.1} s").replace('.', ",");

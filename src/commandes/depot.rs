@@ -42,13 +42,13 @@ const NOMS_CITES_PAR_REGLE: usize = 5;
 
 /// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
 pub(super) struct PlanPret {
-    pub base: Base,
+    pub(crate) base: Base,
     /// Le verrou du plan (aucun pour une simulation, qui n'écrit rien).
-    pub _verrou: Option<VerrouPlan>,
-    pub plan: DepotPlan,
-    pub destination: Destination,
+    pub(crate) _verrou: Option<VerrouPlan>,
+    pub(crate) plan: DepotPlan,
+    pub(crate) destination: Destination,
     /// Le plan vient d'être créé par ce passage.
-    pub cree: bool,
+    pub(crate) cree: bool,
 }
 
 /// Sans destination (ni `--vers`, ni `--participation`, ni `--debut`/`--fin`) : la saison,
@@ -322,10 +322,10 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
 
 /// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.
 pub(super) struct Preparation {
-    pub inventaire: Inventaire,
-    pub fichiers: Vec<FichierPlanifie>,
+    pub(crate) inventaire: Inventaire,
+    pub(crate) fichiers: Vec<FichierPlanifie>,
     /// Chemin canonique du dossier.
-    pub dossier: String,
+    pub(crate) dossier: String,
 }
 
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom

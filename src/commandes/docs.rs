@@ -21,7 +21,7 @@ const SHELLS: [(Shell, &str); 5] = [
     (Shell::PowerShell, "_vigie.ps1"),
 ];
 
-pub fn completions(shell: Shell) -> Result<CodeSortie> {
+pub(crate) fn completions(shell: Shell) -> Result<CodeSortie> {
     let mut sortie = crate::sortie::standard();
     clap_complete::generate(shell, &mut cli::commande(), "vigie", &mut sortie);
     sortie.flush()?;
@@ -29,7 +29,7 @@ pub fn completions(shell: Shell) -> Result<CodeSortie> {
 }
 
 /// Le script de complétion d'un shell, en mémoire.
-pub fn script_completion(shell: Shell) -> Vec<u8> {
+pub(crate) fn script_completion(shell: Shell) -> Vec<u8> {
     let mut tampon = Vec::new();
     clap_complete::generate(shell, &mut cli::commande(), "vigie", &mut tampon);
     tampon
@@ -227,7 +227,7 @@ Sous Windows : \fI%APPDATA%\\vigie\\jeton\fR ; sous macOS : \fI~/Library/Applica
 "#;
 
 /// Écrit `completions/`, `man/` et le schéma des lignes JSON sous `racine`.
-pub fn generer_docs(racine: &Path) -> Result<()> {
+pub(crate) fn generer_docs(racine: &Path) -> Result<()> {
     let completions = racine.join("completions");
     let man = racine.join("man");
     fs::create_dir_all(&completions)

@@ -102,11 +102,11 @@ pub(super) struct Envoi<'a> {
     debit: Option<Arc<crate::transport::debit::LimiteDebit>>,
     options: &'a OptionsEnvoi,
     s3: &'a OptionsS3,
-    pub destination: &'a Destination,
+    pub(crate) destination: &'a Destination,
     /// Les réglages repris du plan ou qui remplacent ceux qu'il retenait : le bilan les dit.
-    pub annonce: crate::depot::ReglagesDuPassage,
+    pub(crate) annonce: crate::depot::ReglagesDuPassage,
     /// L'utilisateur du jeton, reconnu avant l'envoi (vers la plateforme).
-    pub moi: Option<IdObjet>,
+    pub(crate) moi: Option<IdObjet>,
 }
 
 impl<'a> Envoi<'a> {

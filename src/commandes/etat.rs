@@ -16,7 +16,7 @@ use crate::suivi::format::neutraliser;
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
 
-pub fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<CodeSortie> {
+pub(crate) fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<CodeSortie> {
     let plan = base.plan(args.plan)?;
     let resume = base.resume(plan.id)?;
     let nuit = base.nuit_du_plan(plan.id)?;
@@ -152,7 +152,7 @@ fn lister_unites(
 }
 
 /// Le code de sortie que mérite l'état d'un plan.
-pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
+pub(crate) fn code_du_plan(r: &ResumePlan) -> CodeSortie {
     if r.definitifs > 0 {
         CodeSortie::RefusDefinitifs
     } else if r.deposee == r.total() {
@@ -164,7 +164,7 @@ pub fn code_du_plan(r: &ResumePlan) -> CodeSortie {
 
 /// Le contrat JSON de `vigie etat --json` (`schemas/vigie.schema.json`). `reglages` : ceux
 /// que retient le plan, s'il en retient.
-pub fn etat_json<'a>(
+pub(crate) fn etat_json<'a>(
     plan: &'a DepotPlan,
     r: &ResumePlan,
     reglages: Option<serde_json::Value>,
@@ -324,7 +324,7 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
 /// des refus définitifs restent, les relancer aussi une fois leur cause corrigée. Les refus
 /// d'authentification repartent sans `--y-compris-definitifs` (voir `remettre_en_file`) : après
 /// un jeton expiré, il suffit de se reconnecter.
-pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
+pub(crate) fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
     if r.deposee == r.total() {
         return None;
     }
@@ -353,7 +353,7 @@ pub fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
     })
 }
 
-pub fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
+pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     let chemin = chemin_base(g)?;
     // Sans base, aucun plan : on le dit sans la créer.
     let Some(base) = Base::ouvrir_existante(&chemin)? else {

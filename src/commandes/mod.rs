@@ -29,7 +29,7 @@ use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::suivi::Suivi;
 
 use crate::suivi::format::octets_lisibles;
-pub use docs::{SCHEMA_JSON, fichiers_attendus, generer_docs, page_de_manuel, schema_json};
+pub use docs::{SCHEMA_JSON, fichiers_attendus, page_de_manuel, schema_json};
 
 /// Exécute la commande analysée.
 pub fn executer(cli: Cli) -> Result<CodeSortie> {

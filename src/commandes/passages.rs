@@ -129,9 +129,9 @@ pub(super) async fn enchainer(
 /// Une nuit de la course d'une saison : son plan, son envoi, et si elle part dès le premier
 /// passage (une nuit dont la participation n'a pas pu être créée attend le suivant).
 pub(super) struct NuitDeLaCourse<'a, 'e> {
-    pub plan: DepotPlan,
-    pub envoi: &'a Envoi<'e>,
-    pub des_le_premier_passage: bool,
+    pub(crate) plan: DepotPlan,
+    pub(crate) envoi: &'a Envoi<'e>,
+    pub(crate) des_le_premier_passage: bool,
 }
 
 /// Les nuits d'une saison en **une seule course** (voir `depot::passages::enchainer_plans`) :

@@ -20,9 +20,9 @@ use crate::transport::debit::DebitMax;
 /// Les réglages d'un passage : les options effectives, ce que le plan retiendra, et ce qu'il
 /// faut en dire.
 pub(super) struct ReglagesFusionnes {
-    pub options: OptionsEnvoi,
-    pub retenus: ReglagesRetenus,
-    pub annonce: ReglagesDuPassage,
+    pub(crate) options: OptionsEnvoi,
+    pub(crate) retenus: ReglagesRetenus,
+    pub(crate) annonce: ReglagesDuPassage,
 }
 
 /// Une valeur lisible pour l'humain et les scripts.

@@ -35,7 +35,7 @@ use vigie_bac_a_sable::{
 };
 
 /// Le compartiment S3 créé pour les essais.
-pub const COMPARTIMENT_ESSAIS: &str = "nuits";
+pub(crate) const COMPARTIMENT_ESSAIS: &str = "nuits";
 /// Sous-dossier des données S3, dans le dossier du bac à sable.
 const SOUS_DOSSIER_S3: &str = "s3";
 /// Base d'essai, dans le dossier du bac à sable.

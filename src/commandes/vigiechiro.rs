@@ -167,10 +167,10 @@ impl RefusMoi {
 pub(super) struct PlateformeVerifiee {
     /// L'utilisateur du jeton (`GET /moi`) : une participation à créer, dont la réponse se
     /// perdrait, se retrouve parmi les siennes.
-    pub moi: IdObjet,
+    pub(crate) moi: IdObjet,
     /// La participation donnée (`--participation`), telle que la plateforme la décrit, et son
     /// site s'il a pu être lu : les noms y sont comparés (soirée, point, numéro de site).
-    pub participation: Option<(Participation, Option<SiteLu>)>,
+    pub(crate) participation: Option<(Participation, Option<SiteLu>)>,
 }
 
 /// Avant tout envoi : l'adresse est celle de l'API, le jeton est accepté, et la participation

@@ -20,7 +20,7 @@ use crate::transport::{Emetteur, Emission, PauseReseau, ReglagesEmission, emettr
 
 /// Ce que le lien simulé fait d'une émission, selon l'instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EtatLien {
+pub(crate) enum EtatLien {
     Ouvert,
     /// Coupé franchement : chaque connexion est refusée aussitôt.
     Coupe,
@@ -28,7 +28,7 @@ pub enum EtatLien {
 
 /// Un lien simulé : ouvert, sauf pendant les coupures programmées (instants de l'horloge de
 /// tokio, depuis l'origine du lien).
-pub struct Lien {
+pub(crate) struct Lien {
     origine: Instant,
     coupures: Vec<(Duration, Duration)>,
     /// Un trou noir (début, fin) : ce qui part se perd sans réponse ni refus ; au retour, les
@@ -38,13 +38,13 @@ pub struct Lien {
     /// L'époque des connexions au début du trou noir.
     epoque_du_trou: std::sync::Mutex<Option<u64>>,
     /// Émissions reçues (sondes comprises).
-    pub emissions: AtomicU64,
+    pub(crate) emissions: AtomicU64,
     /// Émissions perdues dans le trou noir (ou sur une connexion qu'il a tuée).
-    pub perdues: AtomicU64,
+    pub(crate) perdues: AtomicU64,
 }
 
 impl Lien {
-    pub fn nouveau() -> Self {
+    pub(crate) fn nouveau() -> Self {
         Lien {
             origine: Instant::now(),
             coupures: Vec::new(),
@@ -56,13 +56,13 @@ impl Lien {
     }
 
     /// Un trou noir de `debut` à `debut + duree`.
-    pub fn trou_noir(mut self, debut: Duration, duree: Duration) -> Self {
+    pub(crate) fn trou_noir(mut self, debut: Duration, duree: Duration) -> Self {
         self.trou_noir = Some((debut, debut + duree));
         self
     }
 
     /// Quand le lien revient d'un trou noir (depuis l'origine).
-    pub fn retour(&self) -> Option<Instant> {
+    pub(crate) fn retour(&self) -> Option<Instant> {
         self.trou_noir.map(|(_, fin)| self.origine + fin)
     }
 
@@ -84,7 +84,7 @@ impl Lien {
     }
 
     /// Coupe le lien de `debut` à `debut + duree` (depuis l'origine du lien).
-    pub fn coupe(mut self, debut: Duration, duree: Duration) -> Self {
+    pub(crate) fn coupe(mut self, debut: Duration, duree: Duration) -> Self {
         self.coupures.push((debut, debut + duree));
         self
     }
@@ -100,7 +100,7 @@ impl Lien {
 
     /// Une émission : un aller-retour de 50 ms sur un lien ouvert ; refusée après 100 ms (le
     /// temps de constater l'absence de réseau) sur un lien coupé.
-    pub async fn emettre(&self) -> ReponseApi<()> {
+    pub(crate) async fn emettre(&self) -> ReponseApi<()> {
         self.emissions.fetch_add(1, Ordering::Relaxed);
         let epoque = crate::transport::connexions::epoque();
         match self.etat() {
@@ -124,7 +124,7 @@ impl Lien {
 }
 
 /// Un dépositaire qui dépose chaque unité en une émission rejouable sur le lien simulé.
-pub struct DepositaireSimule(pub Arc<Lien>);
+pub(crate) struct DepositaireSimule(pub(crate) Arc<Lien>);
 
 impl Depositaire for DepositaireSimule {
     async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
@@ -159,7 +159,7 @@ impl Depositaire for DepositaireSimule {
 
 /// Les réglages d'émission par défaut de `vigie depot` (délais, réessais, pause réseau), la
 /// limite de la pause en plus ou en moins.
-pub fn reglages_par_defaut(attente_max: Option<Duration>) -> ReglagesEmission {
+pub(crate) fn reglages_par_defaut(attente_max: Option<Duration>) -> ReglagesEmission {
     ReglagesEmission {
         insistant: Reglages::insistant()
             .avec_echeance(Duration::from_secs(900))
@@ -176,7 +176,7 @@ pub fn reglages_par_defaut(attente_max: Option<Duration>) -> ReglagesEmission {
 }
 
 /// Une nuit de `n` petits fichiers planifiée dans une base neuve.
-pub fn nuit(n: usize) -> (tempfile::TempDir, Base, DepotPlan) {
+pub(crate) fn nuit(n: usize) -> (tempfile::TempDir, Base, DepotPlan) {
     let dir = tempfile::tempdir().expect("dossier temporaire");
     let nuit = dir.path().join("nuit");
     std::fs::create_dir_all(&nuit).expect("dossier de la nuit");
@@ -210,7 +210,7 @@ pub fn nuit(n: usize) -> (tempfile::TempDir, Base, DepotPlan) {
 
 /// Un passage entier de la nuit sur le lien, aux réglages donnés, `paralleles` transferts au
 /// plus : le moteur, et l'émetteur pour relire l'état du réseau ensuite.
-pub fn moteur(
+pub(crate) fn moteur(
     base: Base,
     plan: DepotPlan,
     lien: &Arc<Lien>,
@@ -230,7 +230,7 @@ pub fn moteur(
 }
 
 /// Les lignes du journal des décisions du plan dont la méthode est `methode`.
-pub fn decisions(base: &std::path::Path, methode: &str) -> Vec<(Option<String>, String)> {
+pub(crate) fn decisions(base: &std::path::Path, methode: &str) -> Vec<(Option<String>, String)> {
     let c = rusqlite::Connection::open(base).expect("base");
     let mut st = c
         .prepare(

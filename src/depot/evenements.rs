@@ -9,7 +9,7 @@ use crate::plan::{CauseRefus, DepotUnite};
 
 /// Les événements du moteur. Chaque méthode a un défaut vide : un affichage ne prend que ce
 /// qui l'intéresse.
-pub trait Suivi: Send + Sync {
+pub(crate) trait Suivi: Send + Sync {
     /// Le passage commence : tant d'unités, tant d'octets à envoyer.
     fn debut(&self, _unites: u64, _octets: u64) {}
     fn unite_commencee(&self, _unite: &DepotUnite) {}
@@ -54,8 +54,10 @@ pub trait Suivi: Send + Sync {
     fn parallelisme(&self, _courant: usize, _plafond: usize) {}
 }
 
-/// Un suivi qui ne dit rien (tests, appelants sans affichage).
+/// Un suivi qui ne dit rien (essais).
+#[cfg(test)]
 #[derive(Debug, Default)]
-pub struct SuiviMuet;
+pub(crate) struct SuiviMuet;
 
+#[cfg(test)]
 impl Suivi for SuiviMuet {}

@@ -35,24 +35,24 @@ const MIO: u64 = 1024 * 1024;
 
 /// Ce que la ligne de commande règle pour toute destination.
 #[derive(Debug, Clone, Default)]
-pub struct ReglagesDestination {
+pub(crate) struct ReglagesDestination {
     /// Comment joindre un compartiment S3 (région, profil).
-    pub config_s3: ConfigS3,
+    pub(crate) config_s3: ConfigS3,
     /// `--seuil-multipart` (Mio) ; `None` : celui de la destination.
-    pub seuil_multipart_mio: Option<u64>,
+    pub(crate) seuil_multipart_mio: Option<u64>,
     /// `--taille-partie` (Mio).
-    pub taille_partie_mio: u64,
+    pub(crate) taille_partie_mio: u64,
 }
 
 /// La fabrique d'une destination.
 #[derive(Debug, Clone, Copy)]
-pub enum Fabrique<'a> {
+pub(crate) enum Fabrique<'a> {
     S3(&'a DestinationS3),
     VigieChiro(&'a DestinationVigieChiro),
 }
 
 /// Le dépositaire d'un passage, quelle que soit sa destination.
-pub enum DepositaireDuPlan {
+pub(crate) enum DepositaireDuPlan {
     S3(DepositaireS3),
     VigieChiro(DepositaireVigieChiro),
 }
@@ -82,7 +82,7 @@ impl Depositaire for DepositaireDuPlan {
 
 impl<'a> Fabrique<'a> {
     /// La fabrique de cette destination : le seul point de construction.
-    pub fn de(destination: &'a Destination) -> Self {
+    pub(crate) fn de(destination: &'a Destination) -> Self {
         match destination {
             Destination::S3(d) => Fabrique::S3(d),
             Destination::VigieChiro(d) => Fabrique::VigieChiro(d),
@@ -91,7 +91,7 @@ impl<'a> Fabrique<'a> {
 
     /// La plateforme Vigie-Chiro, si c'est elle (une fonctionnalité facultative : ses
     /// vérifications d'avant l'envoi, sa participation, ses noms de fichiers).
-    pub fn plateforme(&self) -> Option<&'a DestinationVigieChiro> {
+    pub(crate) fn plateforme(&self) -> Option<&'a DestinationVigieChiro> {
         match *self {
             Fabrique::S3(_) => None,
             Fabrique::VigieChiro(d) => Some(d),
@@ -99,17 +99,17 @@ impl<'a> Fabrique<'a> {
     }
 
     /// Rien ne part sans jeton (vers la plateforme) : à exiger avant même d'inventorier.
-    pub fn exige_un_jeton(&self) -> bool {
+    pub(crate) fn exige_un_jeton(&self) -> bool {
         self.plateforme().is_some()
     }
 
     /// Les noms de fichiers sont jugés par la plateforme, qui en refuse (voir `noms`).
-    pub fn juge_les_noms(&self) -> bool {
+    pub(crate) fn juge_les_noms(&self) -> bool {
         self.plateforme().is_some()
     }
 
     /// Le bilan de `vigie verifier` parle de la plateforme (sinon, de la destination).
-    pub fn vers_la_plateforme(&self) -> bool {
+    pub(crate) fn vers_la_plateforme(&self) -> bool {
         self.plateforme().is_some()
     }
 
@@ -118,7 +118,7 @@ impl<'a> Fabrique<'a> {
     /// déjà et s'il refuse tout ; vers la plateforme, la participation, créée une seule fois
     /// au besoin. Une erreur : rien n'est parti. `moi` : l'utilisateur du jeton, reconnu avant
     /// l'envoi (vers la plateforme).
-    pub async fn depositaire(
+    pub(crate) async fn depositaire(
         &self,
         base: &Base,
         plan: &DepotPlan,
@@ -192,7 +192,11 @@ impl<'a> Fabrique<'a> {
 
     /// La relecture de `vigie verifier` : ce que la destination dit de chaque unité déposée
     /// du plan.
-    pub async fn relecture(&self, plan: &DepotPlan, config_s3: &ConfigS3) -> Result<Relecture> {
+    pub(crate) async fn relecture(
+        &self,
+        plan: &DepotPlan,
+        config_s3: &ConfigS3,
+    ) -> Result<Relecture> {
         match self {
             Fabrique::S3(dest) => Ok(Relecture::S3(Arc::new(
                 ClientS3::connecter(dest, config_s3).await?,
@@ -217,7 +221,7 @@ impl<'a> Fabrique<'a> {
     /// un `--endpoint-url` (ou `AWS_ENDPOINT_URL`) différent, `demande`, passé à une commande
     /// qui reprend le plan, n'est pas pris en compte. L'avertissement qui le dit, plutôt que
     /// de l'ignorer en silence.
-    pub fn endpoint_ignore(&self, plan: i64, demande: Option<&str>) -> Option<String> {
+    pub(crate) fn endpoint_ignore(&self, plan: i64, demande: Option<&str>) -> Option<String> {
         let Fabrique::S3(d) = self else {
             return None;
         };
@@ -237,7 +241,7 @@ impl<'a> Fabrique<'a> {
 
     /// La commande qui lance le calcul d'une nuit déposée dans `participation`, avec `--api`
     /// si `vigie traiter` ne viserait pas de lui-même l'adresse de ce dépôt.
-    pub fn rappel_traiter(&self, participation: &str) -> String {
+    pub(crate) fn rappel_traiter(&self, participation: &str) -> String {
         let mut rappel = format!("vigie traiter --participation {participation}");
         if let Some(d) = self.plateforme() {
             let par_defaut = crate::connexion::adresse_api(None)

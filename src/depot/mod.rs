@@ -30,17 +30,17 @@
 
 #[cfg(test)]
 mod essais_reseau;
-pub mod evenements;
-pub mod fabrique;
-pub mod parallelisme;
+pub(crate) mod evenements;
+pub(crate) mod fabrique;
+pub(crate) mod parallelisme;
 mod parties;
-pub mod passages;
+pub(crate) mod passages;
 mod reglages;
-pub mod relecture;
-pub mod s3;
-pub mod vigiechiro;
+pub(crate) mod relecture;
+pub(crate) mod s3;
+pub(crate) mod vigiechiro;
 
-pub use reglages::{ReglageAnnonce, ReglagesDuPassage};
+pub(crate) use reglages::{ReglageAnnonce, ReglagesDuPassage};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -70,7 +70,7 @@ use evenements::Suivi;
 /// Deux unités par place : pendant que l'une transfère, l'autre déclare ou finalise. Rien
 /// n'est relâché de la règle « jamais rejoué à l'aveugle » : chaque unité suit le même
 /// chemin qu'avant, seul le moment où elle prend sa place change.
-pub const UNITES_PAR_PLACE: usize = 2;
+pub(crate) const UNITES_PAR_PLACE: usize = 2;
 
 /// Cadence des annonces de progression.
 const CADENCE_PROGRESSION: Duration = Duration::from_millis(250);
@@ -81,7 +81,7 @@ const SONDE_NUIT: Duration = Duration::from_secs(1);
 
 /// Ce qu'une destination sait faire d'une unité : la déposer, reprise et réconciliation
 /// comprises, en passant par le contexte pour toute émission et toute écriture du plan.
-pub trait Depositaire: Send + Sync + 'static {
+pub(crate) trait Depositaire: Send + Sync + 'static {
     /// Dépose l'unité du contexte, dont le fichier local est [`ContexteUnite::fichier`]
     /// (inchangé depuis la planification : le moteur l'a vérifié ; chaque lecture le vérifie de
     /// nouveau sur le fichier ouvert).
@@ -98,29 +98,29 @@ pub trait Depositaire: Send + Sync + 'static {
 
 /// Ce qu'un passage a fait.
 #[derive(Debug, Clone)]
-pub struct Bilan {
-    pub plan: i64,
-    pub resume: ResumePlan,
-    pub deposees: u64,
-    pub octets_envoyes: u64,
-    pub incidents_absorbes: u64,
-    pub duree: Duration,
-    pub interrompu: bool,
+pub(crate) struct Bilan {
+    pub(crate) plan: i64,
+    pub(crate) resume: ResumePlan,
+    pub(crate) deposees: u64,
+    pub(crate) octets_envoyes: u64,
+    pub(crate) incidents_absorbes: u64,
+    pub(crate) duree: Duration,
+    pub(crate) interrompu: bool,
     /// Unités que la destination tenait déjà pendant ce passage (déposées par un autre
     /// client, un autre plan, depuis un autre chemin) : rien n'est reparti, elles sont
     /// déposées.
-    pub deja_presentes: u64,
+    pub(crate) deja_presentes: u64,
     /// Parmi elles, celles dont le contenu n'a pas pu être comparé au fichier local.
-    pub deja_non_comparees: u64,
+    pub(crate) deja_non_comparees: u64,
     /// Les réglages repris du plan, ou qui remplacent ceux qu'il retenait.
-    pub reglages: ReglagesDuPassage,
+    pub(crate) reglages: ReglagesDuPassage,
     /// Ce qui est propre à la destination, qu'elle fournit (son dépositaire).
-    pub destination: PartieDuBilan,
+    pub(crate) destination: PartieDuBilan,
 }
 
 /// L'issue d'une unité pour ce passage.
 #[derive(Debug)]
-pub enum IssueUnite {
+pub(crate) enum IssueUnite {
     Deposee {
         crc32c: String,
         etag: Option<String>,
@@ -148,7 +148,7 @@ pub enum IssueUnite {
 
 /// Une erreur de la base arrête le passage (disque plein, base illisible) : continuer
 /// mentirait sur ce qui est déposé.
-pub type Resultat<T> = Result<T, ErreurBase>;
+pub(crate) type Resultat<T> = Result<T, ErreurBase>;
 
 /// Ce que le moteur partage entre les unités.
 struct Commun {
@@ -250,7 +250,7 @@ impl DecisionsDuPlan {
 }
 
 /// Le moteur d'un passage sur un plan, pour une destination.
-pub struct Moteur<D: Depositaire> {
+pub(crate) struct Moteur<D: Depositaire> {
     commun: Commun,
     depositaire: D,
 }
@@ -264,22 +264,22 @@ struct UniteEnVol {
 }
 
 /// Ce qu'un dépositaire reçoit pour une unité : émettre, écrire le plan, dire ce qui avance.
-pub struct ContexteUnite<'a> {
+pub(crate) struct ContexteUnite<'a> {
     commun: &'a Commun,
     vol: &'a UniteEnVol,
-    pub unite: &'a DepotUnite,
+    pub(crate) unite: &'a DepotUnite,
     chemin: &'a Path,
 }
 
 impl ContexteUnite<'_> {
     /// La base des plans (tenue brièvement : jamais à travers un `.await`).
-    pub fn base(&self) -> MutexGuard<'_, Base> {
+    pub(crate) fn base(&self) -> MutexGuard<'_, Base> {
         self.commun.base()
     }
 
     /// Le fichier local de l'unité, tel que le plan l'attend (chemin et identité) : chaque
     /// lecture l'ouvre par là.
-    pub fn fichier(&self) -> FichierAttendu<'_> {
+    pub(crate) fn fichier(&self) -> FichierAttendu<'_> {
         FichierAttendu::nouveau(self.chemin, self.unite.identite.as_deref())
     }
 
@@ -288,7 +288,7 @@ impl ContexteUnite<'_> {
     /// sert pendant ce temps aux transferts des autres unités. Attend son tour (premier
     /// arrivé, premier servi) ; rien si le dépôt est interrompu pendant l'attente (l'émission
     /// qui suit le constate aussitôt).
-    pub async fn place_de_transfert(&self) -> Option<parallelisme::Place> {
+    pub(crate) async fn place_de_transfert(&self) -> Option<parallelisme::Place> {
         let annulation = self.commun.emetteur.annulation();
         tokio::select! {
             p = self.commun.places.prendre() => p.ok(),
@@ -299,29 +299,29 @@ impl ContexteUnite<'_> {
     /// Une place de transfert de plus pour une autre partie de l'unité, s'il en reste une que
     /// nulle unité n'attend (voir `PlacesAdaptatives::essayer_prendre`) : rendue quand elle
     /// est lâchée.
-    pub fn place_de_plus(&self) -> Option<parallelisme::Place> {
+    pub(crate) fn place_de_plus(&self) -> Option<parallelisme::Place> {
         self.commun.places.essayer_prendre()
     }
 
     /// Des octets de l'unité sont confirmés par la destination (pour la progression).
-    pub fn confirmer(&self, octets: u64) {
+    pub(crate) fn confirmer(&self, octets: u64) {
         self.vol.confirmes.fetch_add(octets, Ordering::Relaxed);
     }
 
     /// L'unité repart de zéro dans ce passage (envoi multipart disparu) : ce qui était
     /// confirmé ne l'est plus.
-    pub fn repartir_de_zero(&self) {
+    pub(crate) fn repartir_de_zero(&self) {
         self.vol.confirmes.store(0, Ordering::Relaxed);
     }
 
     /// Le dépôt est-il interrompu (Ctrl-C, DURÉE écoulée) ?
-    pub fn interrompu(&self) -> bool {
+    pub(crate) fn interrompu(&self) -> bool {
         self.commun.emetteur.annulation().est_annulee()
     }
 
     /// Attend `duree`, ou moins si le dépôt est interrompu (Ctrl-C, DURÉE écoulée) : rend
     /// faux dans ce cas.
-    pub async fn patienter(&self, duree: Duration) -> bool {
+    pub(crate) async fn patienter(&self, duree: Duration) -> bool {
         let annulation = self.commun.emetteur.annulation();
         tokio::select! {
             () = tokio::time::sleep(duree) => !annulation.est_annulee(),
@@ -330,7 +330,7 @@ impl ContexteUnite<'_> {
     }
 
     /// Des octets sont partis et ont été acquittés pendant ce passage (pour le bilan).
-    pub fn octets_envoyes(&self, octets: u64) {
+    pub(crate) fn octets_envoyes(&self, octets: u64) {
         self.commun
             .octets_envoyes
             .fetch_add(octets, Ordering::Relaxed);
@@ -338,7 +338,7 @@ impl ContexteUnite<'_> {
 
     /// Une partie est acquittée par la destination : notée aussitôt dans le plan (une relance
     /// ne la renverra pas), comptée dans la progression et dans le bilan.
-    pub fn partie_acquittee(
+    pub(crate) fn partie_acquittee(
         &self,
         numero: u32,
         debut: u64,
@@ -365,7 +365,7 @@ impl ContexteUnite<'_> {
     /// Le plan vu de l'unité, pour émettre ce qui le concerne tout entier (l'inventaire
     /// distant, que lit la première unité et qu'attendent les autres) : les décisions sont
     /// journalisées pour le plan, et l'affichage de l'unité n'annonce pas ses réessais.
-    pub fn pour_le_plan(&self) -> ContextePlan<'_> {
+    pub(crate) fn pour_le_plan(&self) -> ContextePlan<'_> {
         ContextePlan {
             commun: self.commun,
         }
@@ -411,7 +411,7 @@ impl ObservateurReessai for ContexteUnite<'_> {
 }
 
 impl<D: Depositaire> Moteur<D> {
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         base: Base,
         plan: DepotPlan,
         depositaire: D,
@@ -446,7 +446,7 @@ impl<D: Depositaire> Moteur<D> {
     }
 
     /// Dépose les unités à déposer, interrompues, incertaines et en échec transitoire.
-    pub async fn executer(self: &Arc<Self>) -> Resultat<Bilan> {
+    pub(crate) async fn executer(self: &Arc<Self>) -> Resultat<Bilan> {
         let c = &self.commun;
         let debut = Instant::now();
         let mut unites: Vec<DepotUnite> = c
@@ -856,14 +856,14 @@ fn refus_d_un_relais(statut: u16) -> Option<&'static str> {
 /// ([`RefusLu::du_statut`]) ; chaque destination traduit ses propres réponses (les codes
 /// d'erreur S3 : `s3::lire_refus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RefusLu {
-    pub cause: CauseRefus,
-    pub definitif: bool,
+pub(crate) struct RefusLu {
+    pub(crate) cause: CauseRefus,
+    pub(crate) definitif: bool,
 }
 
 impl RefusLu {
     /// La lecture générique d'un refus, par son seul statut (0 : refusé avant d'être émis).
-    pub fn du_statut(statut: u16) -> RefusLu {
+    pub(crate) fn du_statut(statut: u16) -> RefusLu {
         let cause = match statut {
             0 => CauseRefus::Local,
             401 => CauseRefus::Authentification,
@@ -882,7 +882,7 @@ impl RefusLu {
 }
 
 /// Comment une destination lit un refus définitif (statut, détail du corps).
-pub type LireRefus = fn(u16, &str) -> RefusLu;
+pub(crate) type LireRefus = fn(u16, &str) -> RefusLu;
 
 /// L'échec d'une émission qui n'a pas abouti ; un refus définitif lu par `lire_refus`, celle
 /// de la destination.
@@ -948,7 +948,7 @@ pub(crate) fn echec_de<T>(issue: &Issue<T>, lire_refus: LireRefus) -> IssueUnite
 }
 
 /// Les annonces de la veille du réseau, faites par le suivi du passage.
-pub struct AnnoncesSuivi<'a>(pub &'a dyn Suivi);
+pub(crate) struct AnnoncesSuivi<'a>(pub(crate) &'a dyn Suivi);
 
 impl AnnoncesReseau for AnnoncesSuivi<'_> {
     fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
@@ -962,7 +962,7 @@ impl AnnoncesReseau for AnnoncesSuivi<'_> {
 
 /// Le plan d'un passage, comme contexte d'émission : les décisions, qui ne touchent aucune
 /// unité (sondes du réseau, inventaire distant), sont journalisées dans la base pour le plan.
-pub struct ContextePlan<'a> {
+pub(crate) struct ContextePlan<'a> {
     commun: &'a Commun,
 }
 

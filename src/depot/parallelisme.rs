@@ -43,21 +43,21 @@ use crate::transport::reseau::Acquittes;
 /// débit). Sans la mesure, c'était la seule défense : sur un lien qui coupe toutes les 15 s, le
 /// parallélisme remontait à 2 avant chaque coupure, qui coupait donc deux transferts au lieu
 /// d'un (`BENCHMARKS.md` § 5).
-pub const PERIODE_CALME: Duration = Duration::from_secs(10);
+pub(crate) const PERIODE_CALME: Duration = Duration::from_secs(10);
 /// Les incidents qui suivent une baisse de moins que ce délai sont du même épisode.
-pub const FENETRE_EPISODE: Duration = Duration::from_secs(2);
+pub(crate) const FENETRE_EPISODE: Duration = Duration::from_secs(2);
 /// Après une hausse, le temps laissé au transfert de plus pour prendre sa part du lien avant
 /// que le débit ne se mesure.
-pub const MISE_EN_ROUTE: Duration = Duration::from_secs(1);
+pub(crate) const MISE_EN_ROUTE: Duration = Duration::from_secs(1);
 /// Après sa mise en route, une hausse se mesure au moins ce temps, et sur au moins
 /// [`REQUETES_MIN`] requêtes acquittées.
-pub const FENETRE_MESURE: Duration = Duration::from_secs(3);
+pub(crate) const FENETRE_MESURE: Duration = Duration::from_secs(3);
 /// Un débit ne se juge que sur au moins autant de requêtes acquittées : le compteur avance
 /// d'une requête entière à la fois (une partie, un fichier), et sur un lien lent, trois
 /// secondes n'en voient qu'une ou deux. Le débit se compte d'une requête acquittée à la
 /// dernière de la fenêtre (ni le début ni la fin de la fenêtre ne tombent au milieu d'une
 /// requête).
-pub const REQUETES_MIN: u64 = 4;
+pub(crate) const REQUETES_MIN: u64 = 4;
 /// La référence, avant un essai, se mesure sur la période calme qui le précède, jusqu'à ce
 /// temps en arrière.
 const REFERENCE_MAX: Duration = Duration::from_secs(60);
@@ -75,19 +75,19 @@ fn gain_requis(courant: usize) -> f64 {
     (0.5 / courant.max(1) as f64).clamp(GAIN_PLANCHER, GAIN_PLAFOND)
 }
 /// Le gain en deçà duquel une mesure ne se distingue pas du bruit.
-pub const GAIN_PLANCHER: f64 = 0.05;
+pub(crate) const GAIN_PLANCHER: f64 = 0.05;
 /// Le gain demandé aux premiers essais.
-pub const GAIN_PLAFOND: f64 = 0.15;
+pub(crate) const GAIN_PLAFOND: f64 = 0.15;
 /// Au plus 2⁴ = 16 fois la période calme entre deux essais après des essais vains.
 const ESSAIS_VAINS_MAX: u32 = 4;
 /// Le parallélisme qu'un essai a montré utile sert de plancher aux baisses pendant ce temps.
-pub const MEMOIRE_UTILE: Duration = Duration::from_secs(120);
+pub(crate) const MEMOIRE_UTILE: Duration = Duration::from_secs(120);
 /// Cadence de relève des compteurs du réseau.
 const CADENCE: Duration = Duration::from_millis(100);
 
 /// Ce qui fait changer le parallélisme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// Le réseau a été déclaré coupé (pause globale).
     CoupureReseau,
     /// Une tentative est restée sans réponse (connexion refusée, coupée, bloquée).
@@ -99,7 +99,7 @@ pub enum Cause {
 }
 
 impl Cause {
-    pub fn texte(self) -> &'static str {
+    pub(crate) fn texte(self) -> &'static str {
         match self {
             Cause::CoupureReseau => "coupure du réseau",
             Cause::IncidentTransport => "incident de transport",
@@ -111,16 +111,16 @@ impl Cause {
 
 /// Un changement décidé par le régulateur.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Changement {
-    pub avant: usize,
-    pub apres: usize,
-    pub plafond: usize,
-    pub cause: Cause,
+pub(crate) struct Changement {
+    pub(crate) avant: usize,
+    pub(crate) apres: usize,
+    pub(crate) plafond: usize,
+    pub(crate) cause: Cause,
 }
 
 impl Changement {
     /// « parallélisme 4 → 2 (plafond 4) : coupure du réseau »
-    pub fn texte(&self) -> String {
+    pub(crate) fn texte(&self) -> String {
         format!(
             "parallélisme {} → {} (plafond {}) : {}",
             self.avant,
@@ -134,7 +134,7 @@ impl Changement {
 /// Le régulateur : pur, les instants (temps écoulé depuis une origine) et les octets acquittés
 /// lui sont donnés.
 #[derive(Debug, Clone)]
-pub struct Regulateur {
+pub(crate) struct Regulateur {
     plafond: usize,
     courant: usize,
     /// Dernier incident, dernière hausse ou dernier jugement d'un essai : le calme se compte à
@@ -168,15 +168,15 @@ pub struct Regulateur {
 
 /// Ce qu'un essai a mesuré, pour le dire (`-v`, journal du plan).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Jugement {
-    pub reference: f64,
-    pub mesure: f64,
-    pub requis: f64,
+pub(crate) struct Jugement {
+    pub(crate) reference: f64,
+    pub(crate) mesure: f64,
+    pub(crate) requis: f64,
 }
 
 impl Jugement {
     /// « 6,4 → 6,6 Mo/s, +3 % pour 15 % demandés »
-    pub fn texte(&self) -> String {
+    pub(crate) fn texte(&self) -> String {
         let gain = if self.reference > 0.0 {
             (self.mesure / self.reference - 1.0) * 100.0
         } else {
@@ -204,7 +204,7 @@ struct Essai {
 
 impl Regulateur {
     /// Commence au plafond : sur un bon lien, rien ne change.
-    pub fn nouveau(plafond: usize, maintenant: Duration) -> Self {
+    pub(crate) fn nouveau(plafond: usize, maintenant: Duration) -> Self {
         let plafond = plafond.max(1);
         Regulateur {
             plafond,
@@ -221,24 +221,24 @@ impl Regulateur {
         }
     }
 
-    pub fn courant(&self) -> usize {
+    pub(crate) fn courant(&self) -> usize {
         self.courant
     }
 
     /// Le dernier essai jugé, s'il a pu se mesurer.
-    pub fn dernier_jugement(&self) -> Option<Jugement> {
+    pub(crate) fn dernier_jugement(&self) -> Option<Jugement> {
         self.dernier_jugement
     }
 
     /// Un essai est en cours.
-    pub fn essai_en_cours(&self) -> bool {
+    pub(crate) fn essai_en_cours(&self) -> bool {
         self.essai.is_some()
     }
 
     /// Un incident (coupure ou incident de transport) : moitié, sauf s'il est du même épisode
     /// que la dernière baisse, et jamais sous le parallélisme qu'un essai a montré utile. Une
     /// hausse à l'essai est vaine.
-    pub fn incident(&mut self, cause: Cause, maintenant: Duration) -> Option<Changement> {
+    pub(crate) fn incident(&mut self, cause: Cause, maintenant: Duration) -> Option<Changement> {
         self.calme_depuis = maintenant;
         if let Some(essai) = self.essai.take() {
             self.essai_vain(essai.depuis, maintenant);
@@ -261,7 +261,7 @@ impl Regulateur {
     }
 
     /// Le réseau est en pause : ce n'est pas du calme.
-    pub fn agite(&mut self, maintenant: Duration) {
+    pub(crate) fn agite(&mut self, maintenant: Duration) {
         self.calme_depuis = maintenant;
     }
 
@@ -269,7 +269,7 @@ impl Regulateur {
     /// `toutes_prises` : toutes les places sont occupées (un essai ne sert à rien si des places
     /// sont libres, ou si une baisse attend encore d'être rendue). Juge la hausse à l'essai
     /// quand sa mesure est faite ; sinon, après une période calme, essaie un transfert de plus.
-    pub fn tic(
+    pub(crate) fn tic(
         &mut self,
         maintenant: Duration,
         acquittes: Acquittes,
@@ -388,7 +388,7 @@ impl Regulateur {
 
 /// Les places de l'ordonnanceur : un sémaphore dont le nombre de permis suit le régulateur.
 #[derive(Debug)]
-pub struct PlacesAdaptatives {
+pub(crate) struct PlacesAdaptatives {
     semaphore: Arc<Semaphore>,
     /// Permis à retirer dès qu'ils seront rendus (une baisse sous le nombre en vol).
     dette: Arc<AtomicUsize>,
@@ -397,7 +397,7 @@ pub struct PlacesAdaptatives {
 
 /// Une place prise ; rendue (ou retirée, si le parallélisme a baissé) à sa fin.
 #[derive(Debug)]
-pub struct Place {
+pub(crate) struct Place {
     permis: Option<OwnedSemaphorePermit>,
     dette: Arc<AtomicUsize>,
 }
@@ -418,7 +418,7 @@ impl Drop for Place {
 }
 
 impl PlacesAdaptatives {
-    pub fn nouvelles(plafond: usize) -> Arc<Self> {
+    pub(crate) fn nouvelles(plafond: usize) -> Arc<Self> {
         let plafond = plafond.max(1);
         Arc::new(PlacesAdaptatives {
             semaphore: Arc::new(Semaphore::new(plafond)),
@@ -428,7 +428,7 @@ impl PlacesAdaptatives {
     }
 
     /// Attend une place libre.
-    pub async fn prendre(&self) -> Result<Place, AcquireError> {
+    pub(crate) async fn prendre(&self) -> Result<Place, AcquireError> {
         let permis = Arc::clone(&self.semaphore).acquire_owned().await?;
         Ok(Place {
             permis: Some(permis),
@@ -440,7 +440,7 @@ impl PlacesAdaptatives {
     /// sémaphore donne d'abord chaque place rendue à qui l'attend ; il n'en reste de libres
     /// que lorsque tous les fichiers sont partis. C'est ce qui permet aux parties d'un gros
     /// fichier de partir ensemble quand il reste moins de fichiers que de places.
-    pub fn essayer_prendre(&self) -> Option<Place> {
+    pub(crate) fn essayer_prendre(&self) -> Option<Place> {
         let permis = Arc::clone(&self.semaphore).try_acquire_owned().ok()?;
         Some(Place {
             permis: Some(permis),
@@ -449,13 +449,13 @@ impl PlacesAdaptatives {
     }
 
     /// Le parallélisme voulu.
-    pub fn courant(&self) -> usize {
+    pub(crate) fn courant(&self) -> usize {
         self.courant.load(Ordering::SeqCst)
     }
 
     /// Ajuste les permis à `nombre` : les permis libres en trop sont retirés tout de suite,
     /// les autres à leur retour ; une hausse annule d'abord une dette.
-    pub fn ajuster(&self, nombre: usize) {
+    pub(crate) fn ajuster(&self, nombre: usize) {
         let nombre = nombre.max(1);
         let avant = self.courant.swap(nombre, Ordering::SeqCst);
         if nombre < avant {
@@ -478,7 +478,7 @@ impl PlacesAdaptatives {
 
     /// Toutes les places sont occupées, et aucune baisse n'attend d'être rendue : un essai
     /// d'un transfert de plus ajouterait vraiment une place.
-    pub fn toutes_prises(&self) -> bool {
+    pub(crate) fn toutes_prises(&self) -> bool {
         self.semaphore.available_permits() == 0 && self.dette.load(Ordering::SeqCst) == 0
     }
 
@@ -574,7 +574,7 @@ fn annoncer<D: Depositaire>(moteur: &Moteur<D>, changement: &Changement, mesure:
 }
 
 /// La « méthode » des lignes du journal du plan qui notent un changement de parallélisme.
-pub const METHODE_JOURNAL: &str = "PARALLELISME";
+pub(crate) const METHODE_JOURNAL: &str = "PARALLELISME";
 
 #[cfg(test)]
 mod tests {

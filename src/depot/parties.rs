@@ -217,16 +217,16 @@ async fn mener<P: EnvoiEnParties>(
 
 /// Une partie à envoyer : son envoi, son numéro (à partir de 1), sa place dans le fichier.
 pub(crate) struct Partie<'a, E> {
-    pub envoi: &'a E,
-    pub numero: u32,
-    pub debut: u64,
-    pub taille: u64,
+    pub(crate) envoi: &'a E,
+    pub(crate) numero: u32,
+    pub(crate) debut: u64,
+    pub(crate) taille: u64,
 }
 
 /// Un envoi à finaliser, et ses parties acquittées, dans l'ordre.
 pub(crate) struct Assemblage<'a, E> {
-    pub envoi: &'a E,
-    pub parties: &'a [PartieFaite],
+    pub(crate) envoi: &'a E,
+    pub(crate) parties: &'a [PartieFaite],
 }
 
 /// Nombre maximal de parties d'un envoi multipart (règle S3, que la plateforme Vigie-Chiro
@@ -296,16 +296,16 @@ impl Decoupage {
 /// Une partie acquittée par la destination, reprise ou envoyée pendant ce passage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PartieFaite {
-    pub numero: u32,
-    pub taille: u64,
-    pub etag: String,
-    pub crc32c: u32,
+    pub(crate) numero: u32,
+    pub(crate) taille: u64,
+    pub(crate) etag: String,
+    pub(crate) crc32c: u32,
 }
 
 /// Une partie que la destination vient d'acquitter : son ETag et la CRC32C de ce qui est parti.
 pub(crate) struct Acquittement {
-    pub etag: String,
-    pub crc32c: u32,
+    pub(crate) etag: String,
+    pub(crate) crc32c: u32,
 }
 
 /// Envoie les parties du `decoupage` qui manquent par `envoyer(numero, debut, taille)` (le

@@ -50,7 +50,7 @@ use crate::sortie::{CodeSortie, code_pour_erreur};
 const ATTENTE_PASSAGE_MAX_ADMISE: Duration = Duration::from_secs(7 * 86_400);
 
 /// Comment enchaîner les passages d'une commande.
-pub struct ReglePassages {
+pub(crate) struct ReglePassages {
     /// `false` : un seul passage (sans `--jusqu-au-bout`).
     jusqu_au_bout: bool,
     /// La DURÉE de `--jusqu-au-bout=DURÉE`, s'il y en a une.
@@ -63,7 +63,7 @@ impl ReglePassages {
     /// Les réglages, validés strictement (code 2 sinon) : `jusqu_au_bout` (avec sa DURÉE
     /// `limite`), la pause entre deux passages `attente_passage` et son plafond
     /// `attente_passage_max`, en secondes.
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         jusqu_au_bout: bool,
         limite: Option<Duration>,
         attente_passage: f64,
@@ -102,14 +102,14 @@ impl ReglePassages {
     }
 
     /// `--jusqu-au-bout` : des passages jusqu'à ce que plus rien ne soit à tenter.
-    pub fn jusqu_au_bout(&self) -> bool {
+    pub(crate) fn jusqu_au_bout(&self) -> bool {
         self.jusqu_au_bout
     }
 }
 
 /// Pourquoi les passages se sont arrêtés.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArretPassages {
+pub(crate) enum ArretPassages {
     /// Tous les fichiers du plan sont déposés.
     ToutDepose,
     /// Il ne reste que des refus définitifs : plus rien à tenter sans un geste humain.
@@ -122,7 +122,7 @@ pub enum ArretPassages {
 
 impl ArretPassages {
     /// Nom stable (sortie JSON).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ArretPassages::ToutDepose => "tout_depose",
             ArretPassages::RefusDefinitifs => "refus_definitifs",
@@ -135,16 +135,16 @@ impl ArretPassages {
 /// La fin d'une commande lancée avec `--jusqu-au-bout` : combien de passages, et pourquoi elle
 /// s'arrête.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FinDesPassages {
-    pub passages: u32,
-    pub arret: ArretPassages,
+pub(crate) struct FinDesPassages {
+    pub(crate) passages: u32,
+    pub(crate) arret: ArretPassages,
     /// La DURÉE donnée, s'il y en a une.
-    pub limite: Option<std::time::Duration>,
+    pub(crate) limite: Option<std::time::Duration>,
 }
 
 /// Ce qu'a donné un passage : son bilan, ou l'erreur passagère qui l'a arrêté avant tout envoi
 /// (plateforme indisponible à la création de la participation, par exemple).
-pub enum IssuePassage<'a> {
+pub(crate) enum IssuePassage<'a> {
     Bilan(&'a Bilan),
     Erreur { plan: i64, message: &'a str },
 }
@@ -263,10 +263,10 @@ fn issue_de<'a>(
 
 /// Un plan d'une course de plusieurs plans (les nuits d'une saison).
 pub(crate) struct PlanDeLaCourse {
-    pub plan: DepotPlan,
+    pub(crate) plan: DepotPlan,
     /// `false` : le plan attend le deuxième passage (une nuit dont la participation n'a pas pu
     /// être créée avant l'envoi : elle est retentée au passage suivant, avec les autres).
-    pub des_le_premier_passage: bool,
+    pub(crate) des_le_premier_passage: bool,
 }
 
 /// Reste-t-il quelque chose à tenter dans ce plan (à déposer, interrompu, incertain, en échec

@@ -5,33 +5,29 @@
 
 /// Un réglage dit au départ et au bilan : `--debit-max 2 Mo/s`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReglageAnnonce {
+pub(crate) struct ReglageAnnonce {
     /// L'option, telle qu'on l'écrit (`--debit-max`).
-    pub option: &'static str,
+    pub(crate) option: &'static str,
     /// La valeur qui vaut pour ce passage, lisible (`2 Mo/s`, `6`).
-    pub valeur: String,
+    pub(crate) valeur: String,
     /// Celle que le plan retenait, quand une valeur donnée la remplace.
-    pub retenue: Option<String>,
+    pub(crate) retenue: Option<String>,
 }
 
 /// Les réglages d'un passage qui ne sont pas ceux de la ligne de commande seule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReglagesDuPassage {
+pub(crate) struct ReglagesDuPassage {
     /// Repris du plan (non donnés pour ce passage).
-    pub repris: Vec<ReglageAnnonce>,
+    pub(crate) repris: Vec<ReglageAnnonce>,
     /// Donnés pour ce passage, à la place de la valeur que retenait le plan (désormais
     /// retenus à leur tour).
-    pub remplaces: Vec<ReglageAnnonce>,
+    pub(crate) remplaces: Vec<ReglageAnnonce>,
 }
 
 impl ReglagesDuPassage {
-    pub fn est_vide(&self) -> bool {
-        self.repris.is_empty() && self.remplaces.is_empty()
-    }
-
     /// Ce qu'en dit le bilan, une ligne par sorte, chacune courte (« Réglages repris du plan :
     /// --seuil-multipart 6, --debit-max 2 Mo/s. »).
-    pub fn lignes(&self) -> Vec<String> {
+    pub(crate) fn lignes(&self) -> Vec<String> {
         let mut lignes = Vec::new();
         if !self.repris.is_empty() {
             let liste: Vec<String> = self

@@ -16,7 +16,7 @@
 //! pour toute la destination (identifiants, horloge, compartiment, droits) arrête le passage :
 //! les fichiers suivants échouent de même sans rien émettre.
 
-pub mod destination;
+pub(crate) mod destination;
 
 use futures_util::FutureExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,7 +44,7 @@ use crate::transport::{Emission, emettre};
 /// Les attentes avant chaque nouveau regard sur l'objet, quand une finalisation sans réponse a
 /// fait disparaître l'envoi sans que l'objet soit encore là (assemblage en cours).
 /// Seuil de l'envoi en parties par défaut (Mio).
-pub const SEUIL_MULTIPART_MIO: u64 = 8;
+pub(crate) const SEUIL_MULTIPART_MIO: u64 = 8;
 
 const REGARDS_APRES_DISPARITION: [Duration; 3] = [
     Duration::from_secs(1),
@@ -53,7 +53,7 @@ const REGARDS_APRES_DISPARITION: [Duration; 3] = [
 ];
 
 /// Le dépôt vers un compartiment S3.
-pub struct DepositaireS3 {
+pub(crate) struct DepositaireS3 {
     client: ClientS3,
     /// Au-delà (strictement), un fichier part en multipart.
     seuil_multipart: u64,
@@ -102,7 +102,7 @@ impl Depositaire for DepositaireS3 {
 /// identifiants refusés sont une authentification à refaire, pas des droits manquants ; une
 /// somme refusée (`BadDigest`, `InvalidDigest`) dit une altération en route, pas un fichier
 /// fautif : un échec transitoire. Le reste se lit par le statut, comme ailleurs.
-pub fn lire_refus(statut: u16, detail: &str) -> RefusLu {
+pub(crate) fn lire_refus(statut: u16, detail: &str) -> RefusLu {
     let mut lu = RefusLu::du_statut(statut);
     if statut == 403 && destination::IDENTIFIANTS.iter().any(|c| detail.contains(c)) {
         lu.cause = CauseRefus::Authentification;
@@ -120,7 +120,7 @@ fn assemble(o: &ObjetDistant, unite: &DepotUnite, attendue: &SommeAssemblee) -> 
 }
 
 impl DepositaireS3 {
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         client: ClientS3,
         seuil_multipart: u64,
         taille_partie: u64,

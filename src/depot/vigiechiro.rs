@@ -49,7 +49,7 @@
 //! (finalisé par ce plan lors d'un passage interrompu avant d'être noté).
 
 mod confrontation;
-pub mod participation;
+pub(crate) mod participation;
 
 use futures_util::FutureExt;
 use std::sync::Mutex;
@@ -99,16 +99,16 @@ fn refus_multipart_par_s3<T>(reponse: &ReponseApi<T>) -> Option<&str> {
 /// (quelques Mio), pour que presque tout parte en un seul PUT, le seul chemin qu'emprunte un
 /// client officiel (le site web) ; seuls les gros fichiers (archives) gagnent à reprendre à la
 /// partie près, et repassent en un PUT si la plateforme refuse le multipart.
-pub const SEUIL_MULTIPART_MIO: u64 = 100;
+pub(crate) const SEUIL_MULTIPART_MIO: u64 = 100;
 
 const PUT_SIMPLE_MAX: u64 = 5 * 1024 * 1024 * 1024;
 
 /// Ce que dit `vigie` quand la plateforme refuse le jeton.
-pub const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, \
+pub(crate) const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, \
      puis vigie connexion --jeton -, et vigie retenter-echecs";
 
 /// Le dépôt vers une participation Vigie-Chiro.
-pub struct DepositaireVigieChiro {
+pub(crate) struct DepositaireVigieChiro {
     client: ClientVigieChiro,
     participation: IdObjet,
     seuil_multipart: u64,
@@ -134,18 +134,13 @@ enum IssueDeclaration {
 }
 
 /// Un client authentifié par le jeton courant (`VIGIE_JETON` ou `vigie connexion`).
-pub fn client_du_jeton(api: &str) -> anyhow::Result<ClientVigieChiro> {
+pub(crate) fn client_du_jeton(api: &str) -> anyhow::Result<ClientVigieChiro> {
     let jeton = crate::jeton::lire()?;
     ClientVigieChiro::nouveau(api, &jeton).map_err(anyhow::Error::msg)
 }
 
 impl DepositaireVigieChiro {
-    /// La participation qui reçoit les fichiers.
-    pub fn participation(&self) -> &IdObjet {
-        &self.participation
-    }
-
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         client: ClientVigieChiro,
         participation: IdObjet,
         seuil_multipart: u64,

@@ -25,11 +25,12 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 use crate::plateforme::erreur_systeme;
 
-pub use modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
-pub use reglages::ReglagesRetenus;
-pub use saison::{NuitLiee, NuitPlanifiee};
-pub use unites::{DeposeeARelire, EntreeJournal, FichierPlanifie, Replanification};
-pub use verrou::VerrouPlan;
+pub use modele::CauseRefus;
+pub(crate) use modele::{DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
+pub(crate) use reglages::ReglagesRetenus;
+pub(crate) use saison::{NuitLiee, NuitPlanifiee};
+pub(crate) use unites::{EntreeJournal, FichierPlanifie, Replanification};
+pub(crate) use verrou::VerrouPlan;
 
 /// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -175,12 +176,12 @@ fn erreur_sqlite(e: &rusqlite::Error) -> String {
     }
 }
 
-pub type Resultat<T> = Result<T, ErreurBase>;
+pub(crate) type Resultat<T> = Result<T, ErreurBase>;
 
 /// L'emplacement par défaut : `vigie.sqlite` dans le dossier des données de `vigie` (sous
 /// Linux `$XDG_DATA_HOME/vigie/`, par défaut `~/.local/share/vigie/` ; voir
 /// `plateforme::emplacements` pour Windows et macOS).
-pub fn chemin_par_defaut() -> Resultat<PathBuf> {
+pub(crate) fn chemin_par_defaut() -> Resultat<PathBuf> {
     let donnees = crate::plateforme::emplacements::donnees().ok_or(ErreurBase::SansEmplacement)?;
     Ok(donnees.join("vigie.sqlite"))
 }
@@ -214,7 +215,7 @@ impl Base {
         Ok(base)
     }
 
-    pub fn chemin(&self) -> &Path {
+    pub(crate) fn chemin(&self) -> &Path {
         &self.chemin
     }
 
@@ -223,7 +224,7 @@ impl Base {
     /// seulement. Rien n'est écrit dans la base : ni base créée, ni migration, ni plan. (Pour
     /// lire une base en mode WAL, SQLite peut créer à côté ses fichiers `-wal` et `-shm`, vides
     /// de toute écriture.) Elle garde ce chemin pour ses messages.
-    pub fn ouvrir_a_blanc(chemin: &Path) -> Resultat<Base> {
+    pub(crate) fn ouvrir_a_blanc(chemin: &Path) -> Resultat<Base> {
         let err = |e| ErreurBase::depuis_sqlite(chemin, e);
         let mut conn = Connection::open_in_memory().map_err(err)?;
         if chemin.exists() {
@@ -246,7 +247,7 @@ impl Base {
     }
 
     /// La version du schéma connue de ce binaire.
-    pub fn version_connue() -> i64 {
+    pub(crate) fn version_connue() -> i64 {
         MIGRATIONS.len() as i64
     }
 
@@ -314,7 +315,7 @@ impl Base {
 
     /// La base de `chemin` si elle existe, sans rien créer : pour les commandes qui ne font que
     /// lire (`plans`, `etat`), ou qui reprennent un plan existant.
-    pub fn ouvrir_existante(chemin: &Path) -> Resultat<Option<Base>> {
+    pub(crate) fn ouvrir_existante(chemin: &Path) -> Resultat<Option<Base>> {
         if !chemin.exists() {
             return Ok(None);
         }

@@ -8,7 +8,7 @@ use serde::Serialize;
 /// L'état d'une unité, tel qu'écrit dans `depot_unite.etat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum EtatUnite {
+pub(crate) enum EtatUnite {
     /// À envoyer (jamais tentée, ou remise en file).
     ADeposer,
     /// Un `vigie` l'envoie ; restée ainsi après un arrêt brutal, elle redevient à reprendre.
@@ -22,7 +22,7 @@ pub enum EtatUnite {
 }
 
 impl EtatUnite {
-    pub const TOUS: [EtatUnite; 5] = [
+    pub(crate) const TOUS: [EtatUnite; 5] = [
         EtatUnite::ADeposer,
         EtatUnite::EnCours,
         EtatUnite::Deposee,
@@ -30,7 +30,7 @@ impl EtatUnite {
         EtatUnite::Incertaine,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EtatUnite::ADeposer => "a_deposer",
             EtatUnite::EnCours => "en_cours",
@@ -69,7 +69,7 @@ impl FromSql for EtatUnite {
 /// se corrige pas comme des identifiants S3, et une participation introuvable n'est pas un
 /// compartiment mal écrit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Vers {
+pub(crate) enum Vers {
     #[default]
     S3,
     VigieChiro,
@@ -77,7 +77,7 @@ pub enum Vers {
 
 impl Vers {
     /// D'après l'identité d'une destination (`vigiechiro:…` ou `s3://…`).
-    pub fn de_l_identite(destination: &str) -> Vers {
+    pub(crate) fn de_l_identite(destination: &str) -> Vers {
         if destination.starts_with("vigiechiro:") {
             Vers::VigieChiro
         } else {
@@ -142,7 +142,7 @@ impl CauseRefus {
     /// Ce qui s'est passé et ce qu'il faut corriger, dit sous la liste des unités concernées.
     /// La commande à lancer ensuite n'y est pas : elle est dite une seule fois, à la fin
     /// (« Ensuite : … »), d'après l'ensemble des échecs du plan.
-    pub fn conseil(self, vers: Vers) -> &'static str {
+    pub(crate) fn conseil(self, vers: Vers) -> &'static str {
         match (self, vers) {
             (CauseRefus::Authentification, Vers::S3) => {
                 "identifiants S3 refusés : corrigez-les (AWS_ACCESS_KEY_ID, --profil)"
@@ -214,81 +214,81 @@ impl FromSql for CauseRefus {
 
 /// Une ligne de `depot_plan`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DepotPlan {
-    pub id: i64,
-    pub dossier: String,
-    pub destination: String,
-    pub cree_le: i64,
-    pub actif_le: i64,
+pub(crate) struct DepotPlan {
+    pub(crate) id: i64,
+    pub(crate) dossier: String,
+    pub(crate) destination: String,
+    pub(crate) cree_le: i64,
+    pub(crate) actif_le: i64,
     /// La participation Vigie-Chiro qui reçoit la nuit, dès qu'elle est connue (donnée, ou
     /// créée par `vigie`).
-    pub participation: Option<String>,
+    pub(crate) participation: Option<String>,
     /// La plateforme Vigie-Chiro a refusé l'envoi en plusieurs parties : tout part en un PUT.
-    pub multipart_refuse: bool,
+    pub(crate) multipart_refuse: bool,
 }
 
 /// Une ligne de `depot_unite`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DepotUnite {
-    pub id: i64,
-    pub plan_id: i64,
-    pub chemin: String,
-    pub cle: String,
-    pub taille: u64,
-    pub modifie_ns: i64,
-    pub etat: EtatUnite,
-    pub echec_definitif: bool,
-    pub cause_refus: Option<CauseRefus>,
-    pub message: Option<String>,
+pub(crate) struct DepotUnite {
+    pub(crate) id: i64,
+    pub(crate) plan_id: i64,
+    pub(crate) chemin: String,
+    pub(crate) cle: String,
+    pub(crate) taille: u64,
+    pub(crate) modifie_ns: i64,
+    pub(crate) etat: EtatUnite,
+    pub(crate) echec_definitif: bool,
+    pub(crate) cause_refus: Option<CauseRefus>,
+    pub(crate) message: Option<String>,
     /// L'envoi multipart S3 ouvert pour l'unité (UploadId), s'il y en a un.
-    pub envoi_multipart: Option<String>,
+    pub(crate) envoi_multipart: Option<String>,
     /// L'enregistrement de fichier déclaré à la plateforme Vigie-Chiro, s'il y en a un.
-    pub enregistrement: Option<String>,
+    pub(crate) enregistrement: Option<String>,
     /// Une déclaration multipart à la plateforme est partie, sa réponse n'est pas connue
     /// (arrêt brutal) : la relance cherche l'enregistrement avant de redéclarer.
-    pub declaration_emise: bool,
-    pub somme_controle: Option<String>,
-    pub etag: Option<String>,
-    pub modifie_depuis: bool,
+    pub(crate) declaration_emise: bool,
+    pub(crate) somme_controle: Option<String>,
+    pub(crate) etag: Option<String>,
+    pub(crate) modifie_depuis: bool,
     /// L'identité du fichier planifié (voir `plateforme::identite_du_chemin`), si le système en donne.
-    pub identite: Option<String>,
+    pub(crate) identite: Option<String>,
 }
 
 /// Une partie persistée d'un envoi multipart.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartieEnvoi {
-    pub numero: u32,
-    pub debut: u64,
-    pub taille: u64,
-    pub etag: Option<String>,
-    pub somme_controle: Option<String>,
-    pub envoyee: bool,
+pub(crate) struct PartieEnvoi {
+    pub(crate) numero: u32,
+    pub(crate) debut: u64,
+    pub(crate) taille: u64,
+    pub(crate) etag: Option<String>,
+    pub(crate) somme_controle: Option<String>,
+    pub(crate) envoyee: bool,
 }
 
 /// Les comptes d'un plan, pour `vigie etat` et `vigie plans`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ResumePlan {
-    pub a_deposer: u64,
-    pub en_cours: u64,
-    pub deposee: u64,
-    pub echec: u64,
-    pub incertaine: u64,
-    pub definitifs: u64,
-    pub modifiees: u64,
-    pub octets_total: u64,
-    pub octets_deposes: u64,
+pub(crate) struct ResumePlan {
+    pub(crate) a_deposer: u64,
+    pub(crate) en_cours: u64,
+    pub(crate) deposee: u64,
+    pub(crate) echec: u64,
+    pub(crate) incertaine: u64,
+    pub(crate) definitifs: u64,
+    pub(crate) modifiees: u64,
+    pub(crate) octets_total: u64,
+    pub(crate) octets_deposes: u64,
     /// Les échecs regroupés par cause (définitifs et transitoires), triés par cause.
-    pub echecs_par_cause: Vec<(Option<CauseRefus>, bool, u64)>,
+    pub(crate) echecs_par_cause: Vec<(Option<CauseRefus>, bool, u64)>,
     /// Vers où part le plan (le geste d'un refus en dépend).
-    pub vers: Vers,
+    pub(crate) vers: Vers,
 }
 
 impl ResumePlan {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.a_deposer + self.en_cours + self.deposee + self.echec + self.incertaine
     }
 
-    pub fn compte(&self, etat: EtatUnite) -> u64 {
+    pub(crate) fn compte(&self, etat: EtatUnite) -> u64 {
         match etat {
             EtatUnite::ADeposer => self.a_deposer,
             EtatUnite::EnCours => self.en_cours,

@@ -18,45 +18,45 @@ use super::{Base, Resultat};
 /// `depot_plan.reglages`. Une clé inconnue (écrite par une version plus récente) est ignorée.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct ReglagesRetenus {
+pub(crate) struct ReglagesRetenus {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub paralleles: Option<u16>,
+    pub(crate) paralleles: Option<u16>,
     /// Mio.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub seuil_multipart: Option<u64>,
+    pub(crate) seuil_multipart: Option<u64>,
     /// Mio.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub taille_partie: Option<u64>,
+    pub(crate) taille_partie: Option<u64>,
     /// Octets par seconde ; 0 : sans limite (`--debit-max sans`, donné pour lever une limite
     /// retenue).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub debit_max: Option<u64>,
+    pub(crate) debit_max: Option<u64>,
     /// Secondes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delai_tentative: Option<f64>,
+    pub(crate) delai_tentative: Option<f64>,
     /// Secondes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delai_blocage: Option<f64>,
+    pub(crate) delai_blocage: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tentatives: Option<u32>,
+    pub(crate) tentatives: Option<u32>,
     /// Secondes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attente_base: Option<f64>,
+    pub(crate) attente_base: Option<f64>,
     /// Secondes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attente_max: Option<f64>,
+    pub(crate) attente_max: Option<f64>,
     /// Secondes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub echeance: Option<f64>,
+    pub(crate) echeance: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub echecs_reseau: Option<u32>,
+    pub(crate) echecs_reseau: Option<u32>,
     /// Secondes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attente_reseau: Option<f64>,
+    pub(crate) attente_reseau: Option<f64>,
 }
 
 impl ReglagesRetenus {
-    pub fn est_vide(&self) -> bool {
+    pub(crate) fn est_vide(&self) -> bool {
         *self == ReglagesRetenus::default()
     }
 }
@@ -65,7 +65,7 @@ impl Base {
     /// Les réglages que retient le plan (aucun s'il n'en a pas). Une valeur illisible (écrite
     /// à la main, ou par une version qui l'écrirait autrement) est ignorée, en le disant au
     /// journal : le plan reprend alors aux défauts, comme avant qu'il retienne ses réglages.
-    pub fn reglages(&self, plan_id: i64) -> Resultat<ReglagesRetenus> {
+    pub(crate) fn reglages(&self, plan_id: i64) -> Resultat<ReglagesRetenus> {
         let texte: Option<String> = self
             .conn
             .query_row(
@@ -90,7 +90,11 @@ impl Base {
     }
 
     /// Retient ces réglages pour le plan (ils remplacent les précédents).
-    pub fn retenir_reglages(&self, plan_id: i64, reglages: &ReglagesRetenus) -> Resultat<()> {
+    pub(crate) fn retenir_reglages(
+        &self,
+        plan_id: i64,
+        reglages: &ReglagesRetenus,
+    ) -> Resultat<()> {
         let texte = (!reglages.est_vide())
             .then(|| serde_json::to_string(reglages))
             .transpose()

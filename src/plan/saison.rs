@@ -7,35 +7,35 @@ use super::{Base, Resultat, maintenant_s};
 
 /// Ce qui identifie une nuit dans sa saison, et ce qu'on en garde pour l'afficher.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NuitLiee {
+pub(crate) struct NuitLiee {
     /// L'ObjectId du site.
-    pub site: String,
+    pub(crate) site: String,
     /// Le numéro de site tel qu'écrit dans les noms.
-    pub numero_site: String,
+    pub(crate) numero_site: String,
     /// `point_fixe` ou `routier`.
-    pub protocole: String,
-    pub passage: u8,
+    pub(crate) protocole: String,
+    pub(crate) passage: u8,
     /// `""` en routier.
-    pub point: String,
+    pub(crate) point: String,
     /// `AAAA-MM-JJ` ; `""` en routier.
-    pub soiree: String,
+    pub(crate) soiree: String,
     /// Le fuseau de l'enregistreur retenu (`local`, `UTC`, `+01:00`).
-    pub fuseau: String,
+    pub(crate) fuseau: String,
     /// Première et dernière séquence (UTC), secondes Unix.
-    pub premiere_s: Option<i64>,
-    pub derniere_s: Option<i64>,
+    pub(crate) premiere_s: Option<i64>,
+    pub(crate) derniere_s: Option<i64>,
     /// Les enregistreurs, séparés par des virgules.
-    pub enregistreurs: String,
+    pub(crate) enregistreurs: String,
 }
 
 /// Une nuit liée à son plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NuitPlanifiee {
-    pub plan_id: i64,
-    pub saison_id: i64,
-    pub annee: u16,
-    pub api: String,
-    pub nuit: NuitLiee,
+pub(crate) struct NuitPlanifiee {
+    pub(crate) plan_id: i64,
+    pub(crate) saison_id: i64,
+    pub(crate) annee: u16,
+    pub(crate) api: String,
+    pub(crate) nuit: NuitLiee,
 }
 
 const COLONNES: &str = "n.plan_id, n.saison_id, s.annee, s.api, n.site, n.numero_site, \
@@ -65,7 +65,7 @@ fn depuis_ligne(r: &rusqlite::Row<'_>) -> rusqlite::Result<NuitPlanifiee> {
 
 impl Base {
     /// La saison (API, année), si elle existe.
-    pub fn saison(&self, api: &str, annee: u16) -> Resultat<Option<i64>> {
+    pub(crate) fn saison(&self, api: &str, annee: u16) -> Resultat<Option<i64>> {
         self.conn
             .query_row(
                 "SELECT id FROM saison WHERE api = ?1 AND annee = ?2",
@@ -77,7 +77,7 @@ impl Base {
     }
 
     /// La saison (API, année), créée au besoin, et notée active.
-    pub fn ouvrir_saison(&self, api: &str, annee: u16) -> Resultat<i64> {
+    pub(crate) fn ouvrir_saison(&self, api: &str, annee: u16) -> Resultat<i64> {
         let maintenant = maintenant_s();
         self.conn
             .execute(
@@ -92,7 +92,7 @@ impl Base {
 
     /// Le plan de cette nuit de la saison, s'il y en a un (la clé : site, protocole, passage,
     /// point, soirée).
-    pub fn plan_de_nuit(&self, saison_id: i64, n: &NuitLiee) -> Resultat<Option<i64>> {
+    pub(crate) fn plan_de_nuit(&self, saison_id: i64, n: &NuitLiee) -> Resultat<Option<i64>> {
         self.conn
             .query_row(
                 "SELECT plan_id FROM saison_nuit WHERE saison_id = ?1 AND site = ?2 \
@@ -112,7 +112,7 @@ impl Base {
     }
 
     /// Lie le plan à sa nuit (ou met à jour ce qu'on en garde pour l'affichage).
-    pub fn lier_nuit(&self, plan_id: i64, saison_id: i64, n: &NuitLiee) -> Resultat<()> {
+    pub(crate) fn lier_nuit(&self, plan_id: i64, saison_id: i64, n: &NuitLiee) -> Resultat<()> {
         self.conn
             .execute(
                 "INSERT INTO saison_nuit (plan_id, saison_id, site, numero_site, protocole, \
@@ -143,7 +143,12 @@ impl Base {
     /// transaction, le plan prend pour dossier `nouveau` (un ancêtre de l'ancien) et chaque
     /// chemin reçoit `prefixe` (l'ancien dossier relatif au nouveau, séparateur `/`) : les clés
     /// (les titres) ne changent pas, rien ne repart.
-    pub fn monter_racine(&mut self, plan_id: i64, nouveau: &str, prefixe: &str) -> Resultat<()> {
+    pub(crate) fn monter_racine(
+        &mut self,
+        plan_id: i64,
+        nouveau: &str,
+        prefixe: &str,
+    ) -> Resultat<()> {
         let chemin_base = self.chemin.clone();
         let err = |e| super::ErreurBase::depuis_sqlite(&chemin_base, e);
         let tx = self
@@ -166,7 +171,7 @@ impl Base {
     }
 
     /// Les nuits de la saison, dans l'ordre de la saison (soirée, site, point, passage).
-    pub fn nuits_de_saison(&self, saison_id: i64) -> Resultat<Vec<NuitPlanifiee>> {
+    pub(crate) fn nuits_de_saison(&self, saison_id: i64) -> Resultat<Vec<NuitPlanifiee>> {
         let mut st = self
             .conn
             .prepare(&format!(
@@ -184,7 +189,7 @@ impl Base {
     }
 
     /// La nuit de saison de ce plan, s'il en est une.
-    pub fn nuit_du_plan(&self, plan_id: i64) -> Resultat<Option<NuitPlanifiee>> {
+    pub(crate) fn nuit_du_plan(&self, plan_id: i64) -> Resultat<Option<NuitPlanifiee>> {
         self.conn
             .query_row(
                 &format!(

@@ -13,47 +13,47 @@ use super::{Base, ErreurBase, Resultat, maintenant_ms, maintenant_s};
 
 /// Un fichier tel que l'inventaire le donne au plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FichierPlanifie {
-    pub chemin: String,
-    pub cle: String,
-    pub taille: u64,
-    pub modifie_ns: i64,
+pub(crate) struct FichierPlanifie {
+    pub(crate) chemin: String,
+    pub(crate) cle: String,
+    pub(crate) taille: u64,
+    pub(crate) modifie_ns: i64,
     /// L'identité du fichier à la planification (voir `plateforme::identite_du_chemin`).
-    pub identite: Option<String>,
+    pub(crate) identite: Option<String>,
 }
 
 /// Ce que la (re)planification a changé.
 #[derive(Debug, Clone, Default)]
-pub struct Replanification {
-    pub plan: Option<DepotPlan>,
-    pub cree: bool,
-    pub ajoutees: u64,
-    pub retirees: u64,
+pub(crate) struct Replanification {
+    pub(crate) plan: Option<DepotPlan>,
+    pub(crate) cree: bool,
+    pub(crate) ajoutees: u64,
+    pub(crate) retirees: u64,
     /// Unités laissées `en_cours` par un arrêt, remises à reprendre.
-    pub reprises: u64,
+    pub(crate) reprises: u64,
     /// Unités non déposées dont le fichier a changé : leurs parties déjà envoyées sont oubliées.
-    pub mises_a_jour: u64,
+    pub(crate) mises_a_jour: u64,
     /// Fichiers déjà déposés qui ont changé depuis et ne sont pas renvoyés (sans
     /// `--redeposer-modifies`).
-    pub modifiees: Vec<String>,
+    pub(crate) modifiees: Vec<String>,
     /// Fichiers déjà déposés dont seule la date a changé, le contenu relu identique à ce qui
     /// a été déposé (l'heure d'une carte FAT décalée d'une heure au passage à l'heure d'été) :
     /// leur nouvelle date est notée, rien ne repart.
-    pub dates_seules: u64,
+    pub(crate) dates_seules: u64,
     /// Fichiers déjà déposés qui ont changé et repartent (`--redeposer-modifies`).
-    pub redeposees: u64,
+    pub(crate) redeposees: u64,
 }
 
 /// Un fichier déjà déposé dont la date a changé mais pas la taille : son contenu est à relire
 /// avant de le dire changé (voir [`Base::deposees_a_relire`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeposeeARelire {
-    pub chemin: String,
-    pub taille: u64,
+pub(crate) struct DeposeeARelire {
+    pub(crate) chemin: String,
+    pub(crate) taille: u64,
     /// La somme notée au dépôt (CRC32C en base64, ou la forme que rend la destination).
-    pub somme_controle: Option<String>,
+    pub(crate) somme_controle: Option<String>,
     /// L'ETag noté au dépôt (MD5, ou celui d'un objet assemblé).
-    pub etag: Option<String>,
+    pub(crate) etag: Option<String>,
 }
 
 const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
@@ -99,22 +99,26 @@ fn plan_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotPlan> {
 
 /// Une entrée du journal des décisions de réessai.
 #[derive(Debug, Clone, Default)]
-pub struct EntreeJournal<'a> {
-    pub plan_id: Option<i64>,
-    pub unite_id: Option<i64>,
-    pub methode: &'a str,
-    pub cible: &'a str,
-    pub tentative: u32,
-    pub statut: Option<u16>,
-    pub attente_ms: Option<u64>,
-    pub budget_restant_ms: Option<u64>,
-    pub raison: Option<&'a str>,
-    pub detail: &'a str,
+pub(crate) struct EntreeJournal<'a> {
+    pub(crate) plan_id: Option<i64>,
+    pub(crate) unite_id: Option<i64>,
+    pub(crate) methode: &'a str,
+    pub(crate) cible: &'a str,
+    pub(crate) tentative: u32,
+    pub(crate) statut: Option<u16>,
+    pub(crate) attente_ms: Option<u64>,
+    pub(crate) budget_restant_ms: Option<u64>,
+    pub(crate) raison: Option<&'a str>,
+    pub(crate) detail: &'a str,
 }
 
 impl Base {
     /// Le plan d'une paire (dossier, destination), s'il existe.
-    pub fn trouver_plan(&self, dossier: &str, destination: &str) -> Resultat<Option<DepotPlan>> {
+    pub(crate) fn trouver_plan(
+        &self,
+        dossier: &str,
+        destination: &str,
+    ) -> Resultat<Option<DepotPlan>> {
         self.conn
             .query_row(
                 &format!(
@@ -128,7 +132,7 @@ impl Base {
     }
 
     /// Le plan demandé, ou le dernier actif.
-    pub fn plan(&self, id: Option<i64>) -> Resultat<DepotPlan> {
+    pub(crate) fn plan(&self, id: Option<i64>) -> Resultat<DepotPlan> {
         let trouve = match id {
             Some(id) => self.conn.query_row(
                 &format!("SELECT {COLONNES_PLAN} FROM depot_plan WHERE id = ?1"),
@@ -157,7 +161,7 @@ impl Base {
     }
 
     /// Tous les plans, le plus récemment actif d'abord.
-    pub fn plans(&self) -> Resultat<Vec<DepotPlan>> {
+    pub(crate) fn plans(&self) -> Resultat<Vec<DepotPlan>> {
         let mut st = self
             .conn
             .prepare(&format!(
@@ -182,7 +186,10 @@ impl Base {
     ///   parties déjà envoyées sont oubliées (elles ne correspondent plus au contenu) ;
     /// - un fichier déjà déposé qui a changé est signalé, et ne repart qu'avec
     ///   `redeposer_modifies`.
-    pub fn planifier(
+    ///
+    /// Le code passe par `planifier_avec` ; cette forme courte sert aux essais.
+    #[cfg(test)]
+    pub(crate) fn planifier(
         &mut self,
         dossier: &str,
         destination: &str,
@@ -203,7 +210,7 @@ impl Base {
     /// comparé à ce qui a été noté au dépôt. Une carte SD en FAT garde l'heure **locale** :
     /// lue après le passage à l'heure d'été (ou par un système réglé autrement), chaque
     /// fichier semble avoir bougé d'une heure sans qu'un octet ait changé.
-    pub fn deposees_a_relire(
+    pub(crate) fn deposees_a_relire(
         &self,
         dossier: &str,
         destination: &str,
@@ -245,10 +252,10 @@ impl Base {
         Ok(a_relire)
     }
 
-    /// Comme [`Base::planifier`] ; `dates_seules` : les fichiers déjà déposés dont seule la
+    /// Comme `planifier` (ci-dessus) ; `dates_seules` : les fichiers déjà déposés dont seule la
     /// date a changé, leur contenu relu identique (voir [`Base::deposees_a_relire`]) : leur
     /// nouvelle date est notée, ils ne sont ni signalés ni renvoyés.
-    pub fn planifier_avec(
+    pub(crate) fn planifier_avec(
         &mut self,
         dossier: &str,
         destination: &str,
@@ -271,7 +278,7 @@ impl Base {
     /// dossier du plan ; `""` : tout le plan ; `None` : tout le plan). C'est la nuit d'une
     /// saison : `vigie depot Saison/PA-A` ne parcourt pas `Saison/PA-B`, dont les fichiers de
     /// la même nuit ne sont pas « disparus ».
-    pub fn planifier_dans(
+    pub(crate) fn planifier_dans(
         &mut self,
         dossier: &str,
         destination: &str,
@@ -494,7 +501,7 @@ impl Base {
     }
 
     /// Les comptes d'un plan.
-    pub fn resume(&self, plan_id: i64) -> Resultat<ResumePlan> {
+    pub(crate) fn resume(&self, plan_id: i64) -> Resultat<ResumePlan> {
         let mut r = ResumePlan::default();
         let destination: Option<String> = self
             .conn
@@ -558,7 +565,7 @@ impl Base {
     }
 
     /// Les unités d'un plan dans les états demandés (toutes si la liste est vide), par chemin.
-    pub fn unites(&self, plan_id: i64, etats: &[EtatUnite]) -> Resultat<Vec<DepotUnite>> {
+    pub(crate) fn unites(&self, plan_id: i64, etats: &[EtatUnite]) -> Resultat<Vec<DepotUnite>> {
         let mut st = self
             .conn
             .prepare_cached(&format!(
@@ -576,7 +583,7 @@ impl Base {
     }
 
     /// Une unité par son identifiant.
-    pub fn unite(&self, unite_id: i64) -> Resultat<DepotUnite> {
+    pub(crate) fn unite(&self, unite_id: i64) -> Resultat<DepotUnite> {
         self.conn
             .query_row(
                 &format!("SELECT {COLONNES_UNITE} FROM depot_unite WHERE id = ?1"),
@@ -587,7 +594,7 @@ impl Base {
     }
 
     /// Note l'activité d'un plan (pour « le dernier plan » par défaut).
-    pub fn toucher_plan(&self, plan_id: i64) -> Resultat<()> {
+    pub(crate) fn toucher_plan(&self, plan_id: i64) -> Resultat<()> {
         self.conn
             .execute(
                 "UPDATE depot_plan SET actif_le = ?2 WHERE id = ?1",
@@ -605,7 +612,7 @@ impl Base {
     }
 
     /// L'unité part : écrit avant le premier octet envoyé.
-    pub fn marquer_en_cours(&self, unite_id: i64) -> Resultat<()> {
+    pub(crate) fn marquer_en_cours(&self, unite_id: i64) -> Resultat<()> {
         self.executer(
             "UPDATE depot_unite SET etat = 'en_cours', echec_definitif = 0, cause_refus = NULL, \
              message = NULL WHERE id = ?1",
@@ -615,7 +622,7 @@ impl Base {
     }
 
     /// L'unité est déposée et vérifiée : ses parties ne servent plus.
-    pub fn marquer_deposee(
+    pub(crate) fn marquer_deposee(
         &self,
         unite_id: i64,
         somme_controle: &str,
@@ -633,7 +640,7 @@ impl Base {
     }
 
     /// L'unité échoue, définitivement ou non, avec sa cause et un message sans secret.
-    pub fn marquer_echec(
+    pub(crate) fn marquer_echec(
         &self,
         unite_id: i64,
         definitif: bool,
@@ -649,7 +656,7 @@ impl Base {
     }
 
     /// Une écriture non rejouable est partie sans réponse : à réconcilier avant tout rejeu.
-    pub fn marquer_incertaine(&self, unite_id: i64, message: &str) -> Resultat<()> {
+    pub(crate) fn marquer_incertaine(&self, unite_id: i64, message: &str) -> Resultat<()> {
         self.executer(
             "UPDATE depot_unite SET etat = 'incertaine', cause_refus = 'ISSUE_INCONNUE', \
              message = ?2 WHERE id = ?1",
@@ -659,7 +666,7 @@ impl Base {
     }
 
     /// Remet l'unité à déposer (après réconciliation qui conclut qu'elle n'est pas partie).
-    pub fn remettre_a_deposer(&self, unite_id: i64) -> Resultat<()> {
+    pub(crate) fn remettre_a_deposer(&self, unite_id: i64) -> Resultat<()> {
         self.executer(
             "UPDATE depot_unite SET etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, \
              message = NULL WHERE id = ?1",
@@ -670,7 +677,7 @@ impl Base {
 
     /// Persiste (ou efface) l'identifiant de l'envoi multipart S3 ouvert pour l'unité ; effacé,
     /// ses parties persistées ne sont plus celles d'aucun envoi et sont oubliées.
-    pub fn noter_envoi_multipart(&self, unite_id: i64, envoi: Option<&str>) -> Resultat<()> {
+    pub(crate) fn noter_envoi_multipart(&self, unite_id: i64, envoi: Option<&str>) -> Resultat<()> {
         self.executer(
             "UPDATE depot_unite SET envoi_multipart = ?2 WHERE id = ?1",
             params![unite_id, envoi],
@@ -683,7 +690,7 @@ impl Base {
 
     /// Persiste (ou efface) l'identifiant de l'enregistrement Vigie-Chiro de l'unité : une
     /// déclaration émise est alors réglée. Effacé, ses parties persistées sont oubliées.
-    pub fn noter_enregistrement(
+    pub(crate) fn noter_enregistrement(
         &self,
         unite_id: i64,
         enregistrement: Option<&str>,
@@ -701,7 +708,7 @@ impl Base {
     /// Note, **avant** de l'émettre, une déclaration multipart à la plateforme Vigie-Chiro : un
     /// arrêt brutal avant sa réponse laisse peut-être un enregistrement dont l'envoi S3 est
     /// ouvert, que la relance cherche au lieu de redéclarer (voir `depot/vigiechiro.rs`).
-    pub fn noter_declaration_emise(&self, unite_id: i64) -> Resultat<()> {
+    pub(crate) fn noter_declaration_emise(&self, unite_id: i64) -> Resultat<()> {
         self.executer(
             "UPDATE depot_unite SET enregistrement = NULL, declaration_emise_le = ?2 WHERE id = ?1",
             params![unite_id, maintenant_s()],
@@ -710,7 +717,7 @@ impl Base {
     }
 
     /// Les parties persistées d'une unité, par numéro.
-    pub fn parties(&self, unite_id: i64) -> Resultat<Vec<PartieEnvoi>> {
+    pub(crate) fn parties(&self, unite_id: i64) -> Resultat<Vec<PartieEnvoi>> {
         let mut st = self
             .conn
             .prepare_cached(
@@ -733,7 +740,7 @@ impl Base {
     }
 
     /// Persiste une partie envoyée (son ETag) : après un arrêt, elle ne repartira pas.
-    pub fn enregistrer_partie(&self, unite_id: i64, partie: &PartieEnvoi) -> Resultat<()> {
+    pub(crate) fn enregistrer_partie(&self, unite_id: i64, partie: &PartieEnvoi) -> Resultat<()> {
         self.executer(
             "INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, somme_controle, etat) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
@@ -754,7 +761,7 @@ impl Base {
     }
 
     /// Oublie les parties d'une unité (l'envoi multipart qui les portait n'existe plus).
-    pub fn oublier_parties(&self, unite_id: i64) -> Resultat<()> {
+    pub(crate) fn oublier_parties(&self, unite_id: i64) -> Resultat<()> {
         self.executer("DELETE FROM depot_partie WHERE unite_id = ?1", [unite_id])
             .map(|_| ())
     }
@@ -764,7 +771,11 @@ impl Base {
     /// l'ont pas été, l'unité échoue de nouveau aussitôt), sur demande les autres refus
     /// définitifs, et celles laissées `en_cours`. Les `incertaine` restent : le moteur les
     /// réconcilie avant tout rejeu.
-    pub fn remettre_en_file(&self, plan_id: i64, y_compris_definitifs: bool) -> Resultat<u64> {
+    pub(crate) fn remettre_en_file(
+        &self,
+        plan_id: i64,
+        y_compris_definitifs: bool,
+    ) -> Resultat<u64> {
         self.executer(
             "UPDATE depot_unite SET etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, \
              message = NULL WHERE plan_id = ?1 AND (etat = 'en_cours' OR (etat = 'echec' AND \
@@ -776,7 +787,7 @@ impl Base {
 
     /// La participation Vigie-Chiro du plan, et l'instant d'une création émise sans issue
     /// connue.
-    pub fn participation(&self, plan_id: i64) -> Resultat<(Option<String>, Option<i64>)> {
+    pub(crate) fn participation(&self, plan_id: i64) -> Resultat<(Option<String>, Option<i64>)> {
         self.conn
             .query_row(
                 "SELECT participation, participation_emise_le FROM depot_plan WHERE id = ?1",
@@ -792,7 +803,11 @@ impl Base {
     /// un passage qui s'est arrêté avant tout envoi (identifiants absents, participation
     /// refusée, simulation) : il n'a rien à reprendre, et `vigie plans` ne doit pas le montrer.
     /// Rend vrai si le plan a été oublié ; un plan qui a commencé reste, lui, intact.
-    pub fn oublier_plan_intact(&mut self, plan_id: i64, creation_refusee: bool) -> Resultat<bool> {
+    pub(crate) fn oublier_plan_intact(
+        &mut self,
+        plan_id: i64,
+        creation_refusee: bool,
+    ) -> Resultat<bool> {
         let chemin = self.chemin.clone();
         let err = |e| ErreurBase::depuis_sqlite(&chemin, e);
         let tx = self
@@ -820,7 +835,7 @@ impl Base {
     }
 
     /// Note qu'une création de participation va partir : écrit **avant** l'émission.
-    pub fn noter_creation_participation(&self, plan_id: i64) -> Resultat<()> {
+    pub(crate) fn noter_creation_participation(&self, plan_id: i64) -> Resultat<()> {
         self.executer(
             "UPDATE depot_plan SET participation_emise_le = ?2 WHERE id = ?1",
             params![plan_id, maintenant_s()],
@@ -829,7 +844,11 @@ impl Base {
     }
 
     /// Écrit l'identifiant de la participation, aussitôt connu.
-    pub fn enregistrer_participation(&self, plan_id: i64, participation: &str) -> Resultat<()> {
+    pub(crate) fn enregistrer_participation(
+        &self,
+        plan_id: i64,
+        participation: &str,
+    ) -> Resultat<()> {
         self.executer(
             "UPDATE depot_plan SET participation = ?2, participation_emise_le = NULL WHERE id = ?1",
             params![plan_id, participation],
@@ -839,7 +858,7 @@ impl Base {
 
     /// Note que la plateforme refuse l'envoi en plusieurs parties pour ce plan (la première
     /// fois seulement).
-    pub fn noter_multipart_refuse(&self, plan_id: i64) -> Resultat<()> {
+    pub(crate) fn noter_multipart_refuse(&self, plan_id: i64) -> Resultat<()> {
         self.executer(
             "UPDATE depot_plan SET multipart_refuse_le = ?2 \
              WHERE id = ?1 AND multipart_refuse_le IS NULL",
@@ -851,7 +870,7 @@ impl Base {
     /// Les tentatives faites pour chaque unité du plan, d'après le journal des décisions : une
     /// ligne par émission tentée (déclaration, envoi, finalisation…), tous passages confondus.
     /// Une unité jamais tentée n'y est pas.
-    pub fn tentatives_par_unite(&self, plan_id: i64) -> Resultat<HashMap<i64, u64>> {
+    pub(crate) fn tentatives_par_unite(&self, plan_id: i64) -> Resultat<HashMap<i64, u64>> {
         let mut st = self
             .conn
             .prepare_cached(
@@ -865,7 +884,7 @@ impl Base {
     }
 
     /// Écrit une décision de la politique de réessai dans le journal.
-    pub fn journaliser(&self, e: &EntreeJournal<'_>) -> Resultat<()> {
+    pub(crate) fn journaliser(&self, e: &EntreeJournal<'_>) -> Resultat<()> {
         self.executer(
             "INSERT INTO journal_decision (plan_id, unite_id, instant_ms, methode, cible, \
              tentative, statut, attente_ms, budget_restant_ms, raison, detail) \

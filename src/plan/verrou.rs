@@ -18,15 +18,19 @@ use super::{ErreurBase, Resultat};
 
 /// Le verrou d'un plan, tenu tant que cette valeur vit.
 #[derive(Debug)]
-pub struct VerrouPlan {
+pub(crate) struct VerrouPlan {
     _fichier: File,
-    chemin: PathBuf,
 }
 
 impl VerrouPlan {
     /// Prend le verrou du plan (dossier, destination) de la base `base`, sans attendre.
     /// `libelle` nomme le plan dans le message si un autre `vigie` le tient.
-    pub fn prendre(base: &Path, dossier: &str, destination: &str, libelle: &str) -> Resultat<Self> {
+    pub(crate) fn prendre(
+        base: &Path,
+        dossier: &str,
+        destination: &str,
+        libelle: &str,
+    ) -> Resultat<Self> {
         let dossier_verrous = dossier_des_verrous(base);
         let err = |cause| ErreurBase::Verrou {
             chemin: dossier_verrous.clone(),
@@ -67,14 +71,7 @@ impl VerrouPlan {
             .open(&chemin_processus)
             .and_then(|mut f| writeln!(f, "{}", std::process::id()))
             .map_err(err)?;
-        Ok(VerrouPlan {
-            _fichier: fichier,
-            chemin,
-        })
-    }
-
-    pub fn chemin(&self) -> &Path {
-        &self.chemin
+        Ok(VerrouPlan { _fichier: fichier })
     }
 }
 

@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 /// relatif, caractères illisibles remplacés par « � », pour le montrer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("nom illisible (pas de l'UTF-8) : {0}")]
-pub struct NomIllisible(pub String);
+pub(crate) struct NomIllisible(pub(crate) String);
 
 /// Le chemin relatif (séparateur « / ») de l'entrée `nom` (un composant, tel que le rend
 /// `read_dir`) du sous-dossier de chemin relatif `parent` (vide : la racine), tel que le plan
 /// le garde.
-pub fn joindre(parent: &str, nom: &OsStr) -> Result<String, NomIllisible> {
+pub(crate) fn joindre(parent: &str, nom: &OsStr) -> Result<String, NomIllisible> {
     let avec = |nom: &str| {
         if parent.is_empty() {
             nom.to_owned()
@@ -38,7 +38,7 @@ pub fn joindre(parent: &str, nom: &OsStr) -> Result<String, NomIllisible> {
 
 /// Le chemin local du fichier de chemin relatif `relatif` (séparateur « / ») sous `dossier`,
 /// formé composant par composant (juste aussi sous un chemin verbatim de Windows).
-pub fn local(dossier: &Path, relatif: &str) -> PathBuf {
+pub(crate) fn local(dossier: &Path, relatif: &str) -> PathBuf {
     let mut chemin = dossier.to_path_buf();
     chemin.extend(relatif.split('/').filter(|c| !c.is_empty()).map(OsStr::new));
     chemin

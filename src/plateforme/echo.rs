@@ -9,7 +9,7 @@
 //! `vigie` traite en finissant proprement).
 
 /// Le mode du terminal d'avant la coupure, remis à l'abandon.
-pub struct EchoCoupe {
+pub(crate) struct EchoCoupe {
     #[cfg(unix)]
     avant: libc::termios,
     #[cfg(windows)]
@@ -21,7 +21,7 @@ impl EchoCoupe {
     // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : termios et la console Windows,
     // que std ne couvre pas.
     #[allow(unsafe_code)]
-    pub fn couper() -> Option<EchoCoupe> {
+    pub(crate) fn couper() -> Option<EchoCoupe> {
         #[cfg(unix)]
         {
             // SAFETY : `termios` est un agrégat d'entiers, valide à zéro ; tcgetattr le remplit

@@ -24,12 +24,12 @@ const DOSSIER: &str = "vigie";
 
 /// Le dossier des données propres à cette machine (la base des plans) ; `None` sans dossier
 /// personnel connu.
-pub fn donnees() -> Option<PathBuf> {
+pub(crate) fn donnees() -> Option<PathBuf> {
     BaseDirs::new().map(|d| d.data_local_dir().join(DOSSIER))
 }
 
 /// Le dossier de la configuration de l'utilisateur (le jeton, l'adresse de l'API) ; `None`
 /// sans dossier personnel connu.
-pub fn configuration() -> Option<PathBuf> {
+pub(crate) fn configuration() -> Option<PathBuf> {
     BaseDirs::new().map(|d| d.config_dir().join(DOSSIER))
 }

@@ -19,9 +19,11 @@
 //! cible entre une vérification et l'ouverture, puis revenir avant la vérification suivante.
 
 pub mod chemins;
-pub mod echo;
-pub mod emplacements;
-pub mod processus;
+pub(crate) mod echo;
+pub(crate) mod emplacements;
+// Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.
+#[cfg(feature = "bac-a-sable")]
+pub(crate) mod processus;
 pub mod signaux;
 
 use std::fs::{DirBuilder, File, Metadata, OpenOptions};
@@ -31,7 +33,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Un constructeur de dossier privé : 0700 sous Unix ; sous Windows, les droits hérités du
 /// profil de l'utilisateur. À compléter (`recursive`) puis `create`.
-pub fn dossier_prive() -> DirBuilder {
+pub(crate) fn dossier_prive() -> DirBuilder {
     #[allow(unused_mut)]
     let mut d = DirBuilder::new();
     #[cfg(unix)]
@@ -44,7 +46,7 @@ pub fn dossier_prive() -> DirBuilder {
 
 /// Des options d'ouverture qui créent le fichier privé : 0600 sous Unix (à la création
 /// seulement : voir [`resserrer`]) ; sous Windows, les droits hérités de son dossier.
-pub fn fichier_prive() -> OpenOptions {
+pub(crate) fn fichier_prive() -> OpenOptions {
     #[allow(unused_mut)]
     let mut o = OpenOptions::new();
     #[cfg(unix)]
@@ -57,7 +59,7 @@ pub fn fichier_prive() -> OpenOptions {
 
 /// Ramène un fichier existant à « lisible du seul propriétaire » (0600 sous Unix), s'il avait
 /// été créé plus ouvert. Sous Windows, rien : ses droits sont ceux hérités de son dossier.
-pub fn resserrer(fichier: &File) -> io::Result<()> {
+pub(crate) fn resserrer(fichier: &File) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -73,7 +75,7 @@ pub fn resserrer(fichier: &File) -> io::Result<()> {
 /// Ajoute aux options « ne pas suivre un lien symbolique » : sous Unix `O_NOFOLLOW` (un lien
 /// fait échouer l'ouverture, ELOOP) ; sous Windows `FILE_FLAG_OPEN_REPARSE_POINT` (le lien
 /// lui-même est ouvert, pas sa cible : l'appelant vérifie alors que c'est un fichier ordinaire).
-pub fn sans_suivre_les_liens(options: &mut OpenOptions) -> &mut OpenOptions {
+pub(crate) fn sans_suivre_les_liens(options: &mut OpenOptions) -> &mut OpenOptions {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -88,7 +90,7 @@ pub fn sans_suivre_les_liens(options: &mut OpenOptions) -> &mut OpenOptions {
 }
 
 /// L'erreur d'ouverture d'un lien refusé par [`sans_suivre_les_liens`] (ELOOP sous Unix).
-pub fn est_un_lien_refuse(e: &io::Error) -> bool {
+pub(crate) fn est_un_lien_refuse(e: &io::Error) -> bool {
     #[cfg(unix)]
     {
         e.raw_os_error() == Some(libc::ELOOP)
@@ -106,7 +108,7 @@ pub fn est_un_lien_refuse(e: &io::Error) -> bool {
 /// `vigie` ne fait pas passer leurs fichiers pour modifiés. Sous Windows, la date NTFS (pas de
 /// 100 ns) convertie de même. 0 si le système n'en donne pas (le plan se fie alors à la
 /// taille et à l'identité) ; bornée à ce que tient un `i64` (années 1678 à 2262).
-pub fn modifie_ns(meta: &Metadata) -> i64 {
+pub(crate) fn modifie_ns(meta: &Metadata) -> i64 {
     meta.modified().map(ns_depuis_epoque).unwrap_or(0)
 }
 
@@ -120,7 +122,7 @@ fn ns_depuis_epoque(t: SystemTime) -> i64 {
 
 /// Ouvre un fichier en lecture sans suivre de lien symbolique (sous Unix, `O_NOFOLLOW` : un
 /// lien fait échouer l'ouverture, ELOOP), et vérifie que c'est un fichier ordinaire.
-pub fn ouvrir_sans_suivre(chemin: &Path) -> io::Result<File> {
+pub(crate) fn ouvrir_sans_suivre(chemin: &Path) -> io::Result<File> {
     let fichier = sans_suivre_les_liens(OpenOptions::new().read(true)).open(chemin)?;
     if !fichier.metadata()?.file_type().is_file() {
         return Err(io::Error::other(
@@ -139,7 +141,7 @@ pub fn ouvrir_sans_suivre(chemin: &Path) -> io::Result<File> {
 // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : le mode de la console Windows,
 // que std ne règle pas.
 #[allow(unsafe_code)]
-pub fn console_pilotable() -> bool {
+pub(crate) fn console_pilotable() -> bool {
     #[cfg(windows)]
     {
         use windows_sys::Win32::System::Console::{
@@ -167,22 +169,23 @@ pub fn console_pilotable() -> bool {
 /// Les marques d'un fichier déposé et d'un fichier en échec, dans les lignes de suivi et
 /// au-dessus des barres.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Marques {
-    pub deposee: &'static str,
-    pub echec: &'static str,
+pub(crate) struct Marques {
+    pub(crate) deposee: &'static str,
+    pub(crate) echec: &'static str,
 }
 
 impl Marques {
     /// ✓ et ✗ : ce que dessinent les terminaux de Linux et de macOS, Windows Terminal, et tout
     /// éditeur qui lit un journal en UTF-8.
-    pub const UNICODE: Marques = Marques {
+    pub(crate) const UNICODE: Marques = Marques {
         deposee: "✓",
         echec: "✗",
     };
     /// √ et × : l'ancienne console de Windows (conhost, celle de PowerShell et de cmd sous
     /// Windows 10) dessine avec Consolas ou Lucida Console, qui n'ont ni ✓ ni ✗ (un carré vide à
     /// leur place, le même pour les deux) ; elles ont √ et ×.
-    pub const CONSOLE_WINDOWS: Marques = Marques {
+    #[cfg(any(windows, test))]
+    pub(crate) const CONSOLE_WINDOWS: Marques = Marques {
         deposee: "√",
         echec: "×",
     };
@@ -191,7 +194,7 @@ impl Marques {
     // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : le mode de la console Windows,
     // que std ne règle pas.
     #[allow(unsafe_code)]
-    pub fn pour_la_sortie_d_erreur() -> Marques {
+    pub(crate) fn pour_la_sortie_d_erreur() -> Marques {
         #[cfg(windows)]
         {
             use windows_sys::Win32::System::Console::{
@@ -211,8 +214,9 @@ impl Marques {
 
     /// Sous Windows : `console` (la sortie d'erreur est une console), `windows_terminal` (elle
     /// est dessinée par Windows Terminal, qui pose `WT_SESSION`). Une sortie redirigée (fichier,
-    /// tube) sera lue par un éditeur : ✓ et ✗.
-    pub fn choisir(console: bool, windows_terminal: bool) -> Marques {
+    /// tube) sera lue par un éditeur : ✓ et ✗. Hors de Windows, seuls les essais s'en servent.
+    #[cfg(any(windows, test))]
+    pub(crate) fn choisir(console: bool, windows_terminal: bool) -> Marques {
         if console && !windows_terminal {
             Marques::CONSOLE_WINDOWS
         } else {
@@ -224,13 +228,13 @@ impl Marques {
 /// Un fichier de la nuit tel que le plan l'attend : son chemin, et l'identité relevée à la
 /// planification (voir [`identite_du_chemin`]), si le système en donne une.
 #[derive(Debug, Clone, Copy)]
-pub struct FichierAttendu<'a> {
-    pub chemin: &'a Path,
-    pub identite: Option<&'a str>,
+pub(crate) struct FichierAttendu<'a> {
+    pub(crate) chemin: &'a Path,
+    pub(crate) identite: Option<&'a str>,
 }
 
 impl<'a> FichierAttendu<'a> {
-    pub fn nouveau(chemin: &'a Path, identite: Option<&'a str>) -> Self {
+    pub(crate) fn nouveau(chemin: &'a Path, identite: Option<&'a str>) -> Self {
         FichierAttendu { chemin, identite }
     }
 
@@ -239,7 +243,7 @@ impl<'a> FichierAttendu<'a> {
     /// vérification et l'ouverture) que c'est bien celui de la planification : un autre fichier
     /// glissé à sa place (`mv -T`), même de même taille et de même date, est refusé
     /// ([`est_un_remplacement`]). Sans identité attendue, seule la forme est vérifiée.
-    pub fn ouvrir(&self) -> io::Result<File> {
+    pub(crate) fn ouvrir(&self) -> io::Result<File> {
         let fichier = ouvrir_sans_suivre(self.chemin)?;
         if let Some(attendue) = self.identite
             && identite_ouverte(&fichier).as_deref() != Some(attendue)
@@ -263,13 +267,13 @@ impl std::fmt::Display for FichierRemplace {
 impl std::error::Error for FichierRemplace {}
 
 /// L'ouverture a-t-elle trouvé un autre fichier que celui de la planification ?
-pub fn est_un_remplacement(e: &io::Error) -> bool {
+pub(crate) fn est_un_remplacement(e: &io::Error) -> bool {
     e.get_ref().is_some_and(|e| e.is::<FichierRemplace>())
 }
 
 /// Ce que dit une lecture d'un fichier de la nuit qui a échoué à l'ouverture : « fichier local
 /// illisible : permission refusée… », ou qu'un autre fichier a pris sa place.
-pub fn lecture_impossible(e: &io::Error) -> String {
+pub(crate) fn lecture_impossible(e: &io::Error) -> String {
     if est_un_remplacement(e) {
         format!("{e} depuis sa planification : non déposé")
     } else {
@@ -280,7 +284,7 @@ pub fn lecture_impossible(e: &io::Error) -> String {
 /// L'identité du fichier (ou du lien, qui n'est pas suivi) à ce chemin : « périphérique:inode »
 /// sous Unix, « volume:index » sous Windows ; `None` si le chemin est illisible ou si le
 /// système n'en donne pas (le plan se contente alors de la taille et de la date).
-pub fn identite_du_chemin(chemin: &Path) -> Option<String> {
+pub(crate) fn identite_du_chemin(chemin: &Path) -> Option<String> {
     #[cfg(unix)]
     {
         std::fs::symlink_metadata(chemin)
@@ -317,7 +321,7 @@ fn identite_unix(meta: &Metadata) -> String {
 // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : l'identité (volume, index) d'un
 // fichier ouvert sous Windows, que std ne donne pas en stable.
 #[allow(unsafe_code)]
-pub fn identite_ouverte(fichier: &File) -> Option<String> {
+pub(crate) fn identite_ouverte(fichier: &File) -> Option<String> {
     #[cfg(unix)]
     {
         fichier.metadata().ok().map(|meta| identite_unix(&meta))
@@ -351,7 +355,7 @@ pub fn identite_ouverte(fichier: &File) -> Option<String> {
 /// plein »… au lieu de « Permission denied (os error 13) » (que `{e:#}` répétait quand l'erreur
 /// était aussi la source de la nôtre). Un message écrit par `vigie` lui-même (erreur sans code
 /// du système) est rendu tel quel.
-pub fn erreur_systeme(e: &std::io::Error) -> String {
+pub(crate) fn erreur_systeme(e: &std::io::Error) -> String {
     use std::io::ErrorKind as K;
     let Some(code) = e.raw_os_error() else {
         return e.to_string();

@@ -12,7 +12,7 @@ use std::process::Command;
 use super::signaux::DemandeArret;
 
 /// Prépare la commande d'un enfant dont le parent relaie les demandes d'arrêt.
-pub fn relayer_les_arrets(commande: &mut Command) -> &mut Command {
+pub(crate) fn relayer_les_arrets(commande: &mut Command) -> &mut Command {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -23,7 +23,7 @@ pub fn relayer_les_arrets(commande: &mut Command) -> &mut Command {
 
 /// Fait suivre une demande d'arrêt à l'enfant `pid` (0 : aucun) ; faux si c'était nécessaire
 /// et que cela a échoué.
-pub fn transmettre(pid: u32, demande: DemandeArret) -> bool {
+pub(crate) fn transmettre(pid: u32, demande: DemandeArret) -> bool {
     if pid == 0 {
         return true;
     }

@@ -11,7 +11,7 @@ use std::io;
 
 /// Ce que l'on a reçu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DemandeArret {
+pub(crate) enum DemandeArret {
     /// Ctrl-C (SIGINT sous Unix, Ctrl-C ou Ctrl-Break sous Windows).
     Interruption,
     /// L'arrêt demandé par le système ou un superviseur (SIGTERM, SIGHUP ; fermeture de la
@@ -21,7 +21,7 @@ pub enum DemandeArret {
 
 /// L'écoute des demandes d'arrêt, en place dès sa création.
 #[derive(Debug)]
-pub struct Signaux {
+pub(crate) struct Signaux {
     #[cfg(unix)]
     interruption: tokio::signal::unix::Signal,
     #[cfg(unix)]
@@ -39,7 +39,7 @@ pub struct Signaux {
 impl Signaux {
     /// Commence à écouter ; à appeler dans un runtime tokio. `raccrochage` : aussi la perte du
     /// terminal (SIGHUP ; la fermeture de la fenêtre de console sous Windows).
-    pub fn ecouter(raccrochage: bool) -> io::Result<Signaux> {
+    pub(crate) fn ecouter(raccrochage: bool) -> io::Result<Signaux> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -63,7 +63,7 @@ impl Signaux {
     }
 
     /// Attend la prochaine demande d'arrêt.
-    pub async fn recevoir(&mut self) -> DemandeArret {
+    pub(crate) async fn recevoir(&mut self) -> DemandeArret {
         #[cfg(unix)]
         {
             let raccrochage = async {

@@ -34,25 +34,25 @@ use super::temporisateur::{Annulation, SourceAlea, Temporisateur};
 /// Ce qu'on émet : l'opération telle qu'elle apparaîtra dans le journal, sa rejouabilité, et,
 /// pour une écriture non rejouable, l'étape dont elle partage le budget et la relecture qui lève
 /// son issue inconnue (voir [`executer`]).
-pub struct Operation<'a, T> {
+pub(crate) struct Operation<'a, T> {
     /// Méthode HTTP (`PUT`, `POST`…).
-    pub methode: &'a str,
+    pub(crate) methode: &'a str,
     /// La cible, **déjà expurgée** par l'appelant : ni jeton, ni signature d'URL, ni
     /// paramètre de requête secret.
-    pub cible: &'a str,
+    pub(crate) cible: &'a str,
     /// Sûreté au rejeu, décidée par l'appelant.
-    pub rejouabilite: Rejouabilite,
+    pub(crate) rejouabilite: Rejouabilite,
     /// L'étape déjà entamée (par une écriture dont l'opération est la relecture) dont elle
     /// partage le budget ; `None` : une étape neuve, à elle seule.
-    pub etape: Option<&'a Etape>,
+    pub(crate) etape: Option<&'a Etape>,
     /// Sans réponse, une écriture non rejouable est relue par là ; `None` : sans relecture,
     /// l'issue inconnue est rendue à l'appelant.
-    pub relecture: Option<Relecture<'a, T>>,
+    pub(crate) relecture: Option<Relecture<'a, T>>,
 }
 
 impl<'a, T> Operation<'a, T> {
     /// Une opération dans une étape neuve, sans relecture.
-    pub fn nouveau(methode: &'a str, cible: &'a str, rejouabilite: Rejouabilite) -> Self {
+    pub(crate) fn nouveau(methode: &'a str, cible: &'a str, rejouabilite: Rejouabilite) -> Self {
         Operation {
             methode,
             cible,
@@ -63,7 +63,7 @@ impl<'a, T> Operation<'a, T> {
     }
 
     /// Dans le budget d'une étape déjà entamée.
-    pub fn dans(self, etape: &'a Etape) -> Self {
+    pub(crate) fn dans(self, etape: &'a Etape) -> Self {
         Operation {
             etape: Some(etape),
             ..self
@@ -71,7 +71,7 @@ impl<'a, T> Operation<'a, T> {
     }
 
     /// Relue par `relecture` si elle part sans réponse.
-    pub fn relue_par(self, relecture: Relecture<'a, T>) -> Self {
+    pub(crate) fn relue_par(self, relecture: Relecture<'a, T>) -> Self {
         Operation {
             relecture: Some(relecture),
             ..self
@@ -81,27 +81,27 @@ impl<'a, T> Operation<'a, T> {
 
 /// Une décision de la boucle, telle qu'on la journalise : jamais de corps, d'en-tête ni de jeton.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecisionJournalisee {
+pub(crate) struct DecisionJournalisee {
     /// Méthode HTTP.
-    pub methode: String,
+    pub(crate) methode: String,
     /// Cible expurgée.
-    pub cible: String,
+    pub(crate) cible: String,
     /// Numéro de la dernière tentative faite (0 si l'opération est annulée avant la première).
-    pub tentative: u32,
+    pub(crate) tentative: u32,
     /// Ce qui restait avant l'échéance au moment de décider ; `None` sans échéance.
-    pub budget_restant: Option<Duration>,
+    pub(crate) budget_restant: Option<Duration>,
     /// Statut HTTP de la dernière réponse, s'il y en a un.
-    pub statut: Option<u16>,
+    pub(crate) statut: Option<u16>,
     /// Attente retenue avant la prochaine tentative (décision de rejouer).
-    pub attente: Option<Duration>,
+    pub(crate) attente: Option<Duration>,
     /// Raison de l'arrêt (décision d'arrêter).
-    pub raison: Option<RaisonArret>,
+    pub(crate) raison: Option<RaisonArret>,
     /// Description de la dernière réponse (vide pour un succès), sans secret.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 /// Ce que la boucle annonce à l'extérieur (barre de progression, journal du plan).
-pub trait ObservateurReessai: Send + Sync {
+pub(crate) trait ObservateurReessai: Send + Sync {
     /// Juste avant d'attendre : la tentative `tentative` partira dans `attente`.
     fn nouvelle_tentative(&self, _tentative: u32, _attente: Duration) {}
 
@@ -111,20 +111,20 @@ pub trait ObservateurReessai: Send + Sync {
 
 /// Un observateur qui ne fait rien, pour les appelants sans affichage.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ObservateurMuet;
+pub(crate) struct ObservateurMuet;
 
 impl ObservateurReessai for ObservateurMuet {}
 
 /// L'issue d'une opération : la dernière réponse reçue et pourquoi on s'est arrêté.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Issue<T> {
+pub(crate) struct Issue<T> {
     /// La dernière réponse. Annulée avant toute émission : un `Injoignable` dont rien n'est
     /// parti (`a_pu_atteindre: false`).
-    pub reponse: ReponseApi<T>,
+    pub(crate) reponse: ReponseApi<T>,
     /// Pourquoi la boucle s'est arrêtée.
-    pub raison: RaisonArret,
+    pub(crate) raison: RaisonArret,
     /// Nombre de tentatives effectivement lancées.
-    pub tentatives: u32,
+    pub(crate) tentatives: u32,
 }
 
 /// Une étape : les émissions qui partagent un seul budget de la politique (tentatives comptées
@@ -132,7 +132,7 @@ pub struct Issue<T> {
 /// issue inconnue et sa réémission en sont une ; une émission ordinaire en est une à elle seule.
 /// Se clone à bas coût : les clones désignent la même étape.
 #[derive(Debug, Clone, Default)]
-pub struct Etape(Arc<EtatEtape>);
+pub(crate) struct Etape(Arc<EtatEtape>);
 
 #[derive(Debug, Default)]
 struct EtatEtape {
@@ -143,12 +143,12 @@ struct EtatEtape {
 
 impl Etape {
     /// Une étape neuve, sans tentative.
-    pub fn nouveau() -> Self {
+    pub(crate) fn nouveau() -> Self {
         Etape::default()
     }
 
     /// Tentatives lancées dans l'étape, toutes émissions confondues.
-    pub fn tentatives(&self) -> u32 {
+    pub(crate) fn tentatives(&self) -> u32 {
         self.0.tentatives.load(Ordering::Relaxed)
     }
 
@@ -168,7 +168,7 @@ impl Etape {
 
 /// Ce que la relecture de la destination dit d'une écriture partie sans réponse.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Releve<T> {
+pub(crate) enum Releve<T> {
     /// L'écriture a eu lieu ; voici ce qu'elle aurait rendu.
     Faite(T),
     /// L'écriture n'a pas eu lieu : la réémettre est sans risque.
@@ -181,26 +181,26 @@ pub enum Releve<T> {
 /// (horloge, aléa, annulation), l'observateur qui reçoit les annonces et les décisions, et le
 /// budget global des réessais. Une structure plutôt que six arguments : l'appelant la construit
 /// une fois et la prête à chaque émission.
-pub struct Cadre<'a, H: Temporisateur, A: SourceAlea> {
+pub(crate) struct Cadre<'a, H: Temporisateur, A: SourceAlea> {
     /// La politique qui décide de rejouer ou d'arrêter.
-    pub politique: &'a PolitiqueReessai,
+    pub(crate) politique: &'a PolitiqueReessai,
     /// L'horloge et l'attente.
-    pub temporisateur: &'a H,
+    pub(crate) temporisateur: &'a H,
     /// Le tirage de la gigue.
-    pub alea: &'a A,
+    pub(crate) alea: &'a A,
     /// Prévenu avant chaque attente, et de chaque décision.
-    pub observateur: &'a dyn ObservateurReessai,
+    pub(crate) observateur: &'a dyn ObservateurReessai,
     /// Ctrl-C, la durée écoulée, le réseau abandonné.
-    pub annulation: &'a Annulation,
+    pub(crate) annulation: &'a Annulation,
     /// Le budget global d'un passage : épuisé, l'opération s'arrête
     /// (`tentatives_epuisees`) au lieu de rejouer. [`SansBudget`] pour une opération isolée.
-    pub budget: &'a dyn BudgetReessai,
+    pub(crate) budget: &'a dyn BudgetReessai,
 }
 
 /// La relecture d'une écriture non rejouable partie sans réponse : appelée avec l'étape (ses
 /// propres émissions puisent dans son budget), elle dit si l'écriture a eu lieu. Une fermeture
 /// qui rend un futur en boîte (`async { … }.boxed()`) : « sans relecture » s'écrit `None`.
-pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>> + Send);
+pub(crate) type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>> + Send);
 
 /// Exécute `tentative(1)`, `tentative(2)`… sous la politique du `cadre`, jusqu'à un arrêt : la
 /// seule entrée de la boucle de réessai.
@@ -223,7 +223,7 @@ pub type Relecture<'r, T> = &'r mut (dyn FnMut(Etape) -> BoxFuture<'r, Releve<T>
 /// Une seule décision est journalisée par tentative ratée (l'issue inconnue levée par une
 /// relecture qui trouve l'écriture faite, le rejeu après une relecture qui la trouve nulle, ou
 /// l'arrêt) ; la relecture a les siennes.
-pub async fn executer<T, F, Fut>(
+pub(crate) async fn executer<T, F, Fut>(
     cadre: &Cadre<'_, impl Temporisateur, impl SourceAlea>,
     op: Operation<'_, T>,
     mut tentative: F,
@@ -473,7 +473,6 @@ mod tests {
     use std::collections::VecDeque;
     use std::future::{Ready, ready};
     use std::sync::Mutex;
-    use std::time::SystemTime;
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
     const S: fn(u64) -> Duration = Duration::from_secs;
@@ -1290,10 +1289,6 @@ mod tests {
     impl Temporisateur for HorlogeQuiDerape {
         fn maintenant(&self) -> Duration {
             self.horloge.maintenant()
-        }
-
-        fn maintenant_systeme(&self) -> SystemTime {
-            self.horloge.maintenant_systeme()
         }
 
         async fn attendre(&self, duree: Duration) {

@@ -11,7 +11,7 @@
 use std::sync::Mutex;
 
 /// Ce que la boucle de réessai consulte avant de rejouer.
-pub trait BudgetReessai: Send + Sync {
+pub(crate) trait BudgetReessai: Send + Sync {
     /// Un réessai peut-il partir ?
     fn reessai_permis(&self) -> bool;
     /// Une tentative a échoué de façon rejouable.
@@ -22,7 +22,7 @@ pub trait BudgetReessai: Send + Sync {
 
 /// Aucun rationnement (tests de la politique seule, commandes ponctuelles).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct SansBudget;
+pub(crate) struct SansBudget;
 
 impl BudgetReessai for SansBudget {
     fn reessai_permis(&self) -> bool {
@@ -34,7 +34,7 @@ impl BudgetReessai for SansBudget {
 
 /// Le seau à jetons.
 #[derive(Debug)]
-pub struct SeauJetons {
+pub(crate) struct SeauJetons {
     jetons: Mutex<f64>,
     capacite: f64,
     rendu_par_succes: f64,
@@ -42,7 +42,7 @@ pub struct SeauJetons {
 
 impl SeauJetons {
     /// Un seau plein de `capacite` jetons ; chaque succès en rend `rendu_par_succes`.
-    pub fn nouveau(capacite: f64, rendu_par_succes: f64) -> Self {
+    pub(crate) fn nouveau(capacite: f64, rendu_par_succes: f64) -> Self {
         let capacite = if capacite.is_finite() && capacite >= 2.0 {
             capacite
         } else {
@@ -55,7 +55,7 @@ impl SeauJetons {
         }
     }
 
-    pub fn jetons(&self) -> f64 {
+    pub(crate) fn jetons(&self) -> f64 {
         self.jetons.lock().map(|j| *j).unwrap_or(0.0)
     }
 }

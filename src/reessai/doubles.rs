@@ -13,14 +13,14 @@ use super::temporisateur::{SourceAlea, Temporisateur};
 /// Origine murale par défaut de [`HorlogeVirtuelle`], depuis l'époque Unix : dim. 21 juin 2026,
 /// 22:00:00 UTC, une nuit d'enregistrement comme une autre. Fixe pour que les tests soient
 /// reproductibles.
-pub const ORIGINE_VIRTUELLE_DEPUIS_EPOQUE: Duration = Duration::from_secs(1_782_079_200);
+pub(crate) const ORIGINE_VIRTUELLE_DEPUIS_EPOQUE: Duration = Duration::from_secs(1_782_079_200);
 
 /// Une horloge de test : le temps n'avance que par [`HorlogeVirtuelle::avancer`] (le travail
 /// simulé d'une tentative) et par les attentes, qui sont instantanées et notées.
 ///
 /// Les clones partagent la même horloge : on en garde un pour observer, on prête l'autre.
 #[derive(Debug, Clone)]
-pub struct HorlogeVirtuelle {
+pub(crate) struct HorlogeVirtuelle {
     etat: Arc<Mutex<EtatHorloge>>,
 }
 
@@ -34,7 +34,7 @@ struct EtatHorloge {
 
 impl HorlogeVirtuelle {
     /// Une horloge à zéro, dont l'heure murale part de [`ORIGINE_VIRTUELLE_DEPUIS_EPOQUE`].
-    pub fn nouveau() -> Self {
+    pub(crate) fn nouveau() -> Self {
         HorlogeVirtuelle::depuis(
             UNIX_EPOCH
                 .checked_add(ORIGINE_VIRTUELLE_DEPUIS_EPOQUE)
@@ -43,7 +43,7 @@ impl HorlogeVirtuelle {
     }
 
     /// Une horloge à zéro, dont l'heure murale part de `origine_systeme`.
-    pub fn depuis(origine_systeme: SystemTime) -> Self {
+    pub(crate) fn depuis(origine_systeme: SystemTime) -> Self {
         HorlogeVirtuelle {
             etat: Arc::new(Mutex::new(EtatHorloge {
                 maintenant: Duration::ZERO,
@@ -56,20 +56,29 @@ impl HorlogeVirtuelle {
 
     /// Une horloge dont les attentes sont notées mais ne finissent jamais : pour vérifier qu'une
     /// annulation interrompt bien une attente en cours.
-    pub fn avec_attentes_suspendues() -> Self {
+    pub(crate) fn avec_attentes_suspendues() -> Self {
         let horloge = HorlogeVirtuelle::nouveau();
         horloge.etat().attentes_suspendues = true;
         horloge
     }
 
     /// Fait passer `duree` (le travail d'une tentative, par exemple).
-    pub fn avancer(&self, duree: Duration) {
+    pub(crate) fn avancer(&self, duree: Duration) {
         let mut etat = self.etat();
         etat.maintenant = etat.maintenant.saturating_add(duree);
     }
 
+    /// L'heure murale de cette horloge : son origine, plus le temps passé (pour écrire un
+    /// `Retry-After` en date HTTP).
+    pub(crate) fn maintenant_systeme(&self) -> SystemTime {
+        let etat = self.etat();
+        etat.origine_systeme
+            .checked_add(etat.maintenant)
+            .unwrap_or(etat.origine_systeme)
+    }
+
     /// Les attentes demandées jusqu'ici, dans l'ordre.
-    pub fn attentes(&self) -> Vec<Duration> {
+    pub(crate) fn attentes(&self) -> Vec<Duration> {
         self.etat().attentes.clone()
     }
 
@@ -91,13 +100,6 @@ impl Temporisateur for HorlogeVirtuelle {
         self.etat().maintenant
     }
 
-    fn maintenant_systeme(&self) -> SystemTime {
-        let etat = self.etat();
-        etat.origine_systeme
-            .checked_add(etat.maintenant)
-            .unwrap_or(etat.origine_systeme)
-    }
-
     // L'attente n'est notée que lorsqu'elle commence vraiment (premier `poll`), comme un vrai
     // sommeil : une attente abandonnée avant de démarrer n'apparaît pas.
     async fn attendre(&self, duree: Duration) {
@@ -117,7 +119,7 @@ impl Temporisateur for HorlogeVirtuelle {
 
 /// Toujours le même tirage (la politique ramène dans `[0, 1]` une valeur qui en sortirait).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AleaFixe(pub f64);
+pub(crate) struct AleaFixe(pub(crate) f64);
 
 impl SourceAlea for AleaFixe {
     fn tirer(&self) -> f64 {
@@ -127,14 +129,14 @@ impl SourceAlea for AleaFixe {
 
 /// Une suite fixée de tirages, rendus dans l'ordre puis recommencée ; 0 si elle est vide.
 #[derive(Debug, Default)]
-pub struct AleaSuite {
+pub(crate) struct AleaSuite {
     valeurs: Vec<f64>,
     rang: AtomicUsize,
 }
 
 impl AleaSuite {
     /// La suite `valeurs`.
-    pub fn nouveau(valeurs: impl Into<Vec<f64>>) -> Self {
+    pub(crate) fn nouveau(valeurs: impl Into<Vec<f64>>) -> Self {
         AleaSuite {
             valeurs: valeurs.into(),
             rang: AtomicUsize::new(0),

@@ -52,15 +52,17 @@ mod reponse;
 mod retry_after;
 mod temporisateur;
 
-pub use boucle::{
+pub(crate) use boucle::{
     Cadre, DecisionJournalisee, Etape, Issue, ObservateurMuet, ObservateurReessai, Operation,
     Relecture, Releve, executer,
 };
-pub use budget::{BudgetReessai, SansBudget, SeauJetons};
-pub use politique::{
-    DUREE_MIN_TENTATIVE_PAR_DEFAUT, Decision, ErreurReglage, PolitiqueReessai, Profil, RaisonArret,
-    Reglages, ReglagesEnSecondes, Rejouabilite, TENTATIVES_MAX_ADMISES,
+pub(crate) use budget::{SansBudget, SeauJetons};
+pub(crate) use politique::{
+    ErreurReglage, PolitiqueReessai, Profil, RaisonArret, Reglages, ReglagesEnSecondes,
+    Rejouabilite, TENTATIVES_MAX_ADMISES,
 };
-pub use reponse::ReponseApi;
-pub use retry_after::{ATTENTE_DEMANDEE_MAX, attente_demandee};
-pub use temporisateur::{AleaSysteme, Annulation, SourceAlea, Temporisateur, TemporisateurTokio};
+pub(crate) use reponse::ReponseApi;
+pub(crate) use retry_after::attente_demandee;
+pub(crate) use temporisateur::{
+    AleaSysteme, Annulation, SourceAlea, Temporisateur, TemporisateurTokio,
+};

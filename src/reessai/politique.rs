@@ -30,11 +30,11 @@ use thiserror::Error;
 use super::reponse::ReponseApi;
 
 /// Au-delà, un nombre de tentatives n'est plus un réessai mais une rafale : refusé.
-pub const TENTATIVES_MAX_ADMISES: u32 = 100;
+pub(crate) const TENTATIVES_MAX_ADMISES: u32 = 100;
 
 /// Temps minimal qu'une tentative utile demande, par défaut : en deçà de ce qui reste avant
 /// l'échéance, on ne lance pas une tentative vouée à être coupée.
-pub const DUREE_MIN_TENTATIVE_PAR_DEFAUT: Duration = Duration::from_secs(1);
+pub(crate) const DUREE_MIN_TENTATIVE_PAR_DEFAUT: Duration = Duration::from_secs(1);
 
 /// Base du backoff des deux profils.
 const BASE_PAR_DEFAUT: Duration = Duration::from_millis(500);
@@ -48,7 +48,7 @@ const PLAFOND_BREF: Duration = Duration::from_secs(1);
 /// Profil de réessai, choisi par l'appelant selon ce qu'il fait (`docs/politique-reessai.md`, règle
 /// 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Profil {
+pub(crate) enum Profil {
     /// Plusieurs tentatives, backoff exponentiel plafonné : à choisir quand quelqu'un attend.
     Insistant,
     /// Une tentative supplémentaire au plus : à choisir pour un sondage périodique, qui
@@ -56,20 +56,10 @@ pub enum Profil {
     Bref,
 }
 
-impl Profil {
-    /// Nom stable du profil : `insistant` ou `bref`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profil::Insistant => "insistant",
-            Profil::Bref => "bref",
-        }
-    }
-}
-
 /// Réglages d'une politique, avant validation. Se construit depuis un [`Profil`], s'ajuste par
 /// des setters chaînables, et devient une [`PolitiqueReessai`] par [`Reglages::valider`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reglages {
+pub(crate) struct Reglages {
     tentatives_max: u32,
     base: Duration,
     plafond: Duration,
@@ -80,22 +70,22 @@ pub struct Reglages {
 /// Réglages bruts, en secondes décimales, tels qu'ils arrivent de la ligne de commande. Chaque
 /// champ `None` garde la valeur du profil.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ReglagesEnSecondes {
+pub(crate) struct ReglagesEnSecondes {
     /// Nombre total de tentatives, la première comprise.
-    pub tentatives_max: Option<u32>,
+    pub(crate) tentatives_max: Option<u32>,
     /// Base du backoff, en secondes.
-    pub base_s: Option<f64>,
+    pub(crate) base_s: Option<f64>,
     /// Plafond du backoff, en secondes.
-    pub plafond_s: Option<f64>,
+    pub(crate) plafond_s: Option<f64>,
     /// Échéance de l'opération entière, en secondes.
-    pub echeance_s: Option<f64>,
+    pub(crate) echeance_s: Option<f64>,
     /// Temps minimal d'une tentative utile, en secondes.
-    pub duree_min_tentative_s: Option<f64>,
+    pub(crate) duree_min_tentative_s: Option<f64>,
 }
 
 /// Un réglage refusé : le message dit lequel et pourquoi.
 #[derive(Debug, Clone, PartialEq, Error)]
-pub enum ErreurReglage {
+pub(crate) enum ErreurReglage {
     /// Aucune tentative : l'opération ne partirait même pas.
     #[error("tentatives_max : 0, il faut au moins une tentative (la première émission compte)")]
     AucuneTentative,
@@ -170,7 +160,7 @@ fn duree_depuis_secondes(reglage: &'static str, valeur: f64) -> Result<Duration,
 
 impl Reglages {
     /// INSISTANT : 7 tentatives, base 0,5 s, plafond 8 s, sans échéance.
-    pub const fn insistant() -> Self {
+    pub(crate) const fn insistant() -> Self {
         Reglages {
             tentatives_max: TENTATIVES_INSISTANT,
             base: BASE_PAR_DEFAUT,
@@ -181,7 +171,7 @@ impl Reglages {
     }
 
     /// BREF : 2 tentatives, base 0,5 s, plafond 1 s, sans échéance.
-    pub const fn bref() -> Self {
+    pub(crate) const fn bref() -> Self {
         Reglages {
             tentatives_max: TENTATIVES_BREF,
             base: BASE_PAR_DEFAUT,
@@ -192,7 +182,7 @@ impl Reglages {
     }
 
     /// Les réglages de départ d'un profil.
-    pub const fn du_profil(profil: Profil) -> Self {
+    pub(crate) const fn du_profil(profil: Profil) -> Self {
         match profil {
             Profil::Insistant => Reglages::insistant(),
             Profil::Bref => Reglages::bref(),
@@ -202,7 +192,7 @@ impl Reglages {
     /// Part d'un profil et applique les valeurs brutes de la ligne de commande. Une durée
     /// négative, NaN, infinie ou hors de portée est refusée ici, en nommant le réglage ; le reste
     /// (zéro, cohérence base/plafond…) l'est par [`Reglages::valider`].
-    pub fn depuis_secondes(
+    pub(crate) fn depuis_secondes(
         profil: Profil,
         bruts: &ReglagesEnSecondes,
     ) -> Result<Self, ErreurReglage> {
@@ -227,31 +217,31 @@ impl Reglages {
     }
 
     /// Nombre total de tentatives, la première comprise.
-    pub const fn avec_tentatives_max(mut self, tentatives_max: u32) -> Self {
+    pub(crate) const fn avec_tentatives_max(mut self, tentatives_max: u32) -> Self {
         self.tentatives_max = tentatives_max;
         self
     }
 
     /// Base du backoff : l'enveloppe de la première attente.
-    pub const fn avec_base(mut self, base: Duration) -> Self {
+    pub(crate) const fn avec_base(mut self, base: Duration) -> Self {
         self.base = base;
         self
     }
 
     /// Plafond du backoff (ne s'applique pas à un `Retry-After`, qui fait autorité).
-    pub const fn avec_plafond(mut self, plafond: Duration) -> Self {
+    pub(crate) const fn avec_plafond(mut self, plafond: Duration) -> Self {
         self.plafond = plafond;
         self
     }
 
     /// Délai total de l'opération, tentatives et attentes comprises.
-    pub const fn avec_echeance(mut self, echeance: Duration) -> Self {
+    pub(crate) const fn avec_echeance(mut self, echeance: Duration) -> Self {
         self.echeance = Some(echeance);
         self
     }
 
     /// Retire l'échéance : seul le nombre de tentatives borne l'opération.
-    pub const fn sans_echeance(mut self) -> Self {
+    pub(crate) const fn sans_echeance(mut self) -> Self {
         self.echeance = None;
         self
     }
@@ -259,39 +249,24 @@ impl Reglages {
     /// Temps minimal qu'une tentative utile demande (règle d'échéance). Seuls les tests
     /// l'appellent : ailleurs, il vient du profil ou de [`Reglages::depuis_secondes`].
     #[cfg(test)]
-    pub const fn avec_duree_min_tentative(mut self, duree: Duration) -> Self {
+    pub(crate) const fn avec_duree_min_tentative(mut self, duree: Duration) -> Self {
         self.duree_min_tentative = duree;
         self
     }
 
-    /// Nombre total de tentatives, la première comprise.
-    pub const fn tentatives_max(&self) -> u32 {
-        self.tentatives_max
-    }
-
-    /// Base du backoff.
-    pub const fn base(&self) -> Duration {
-        self.base
-    }
-
-    /// Plafond du backoff.
-    pub const fn plafond(&self) -> Duration {
-        self.plafond
-    }
-
     /// Échéance de l'opération, s'il y en a une.
-    pub const fn echeance(&self) -> Option<Duration> {
+    pub(crate) const fn echeance(&self) -> Option<Duration> {
         self.echeance
     }
 
     /// Temps minimal d'une tentative utile.
-    pub const fn duree_min_tentative(&self) -> Duration {
+    pub(crate) const fn duree_min_tentative(&self) -> Duration {
         self.duree_min_tentative
     }
 
     /// Vérifie strictement les réglages et rend la politique. `const` : une politique fixée par
     /// le code (la cadence des sondes du réseau) est vérifiée à la compilation.
-    pub const fn valider(self) -> Result<PolitiqueReessai, ErreurReglage> {
+    pub(crate) const fn valider(self) -> Result<PolitiqueReessai, ErreurReglage> {
         if self.tentatives_max == 0 {
             return Err(ErreurReglage::AucuneTentative);
         }
@@ -328,7 +303,7 @@ impl Reglages {
 /// Pourquoi la boucle de réessai s'est arrêtée. Les noms stables (`as_str`, `Display`, serde)
 /// sont ceux du journal des décisions et de la sortie JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RaisonArret {
+pub(crate) enum RaisonArret {
     /// La requête a abouti.
     Succes,
     /// Réponse non réessayable (4xx) : un geste humain est nécessaire.
@@ -346,19 +321,8 @@ pub enum RaisonArret {
 }
 
 impl RaisonArret {
-    /// Toutes les raisons, dans l'ordre de déclaration.
-    pub const TOUTES: [RaisonArret; 7] = [
-        RaisonArret::Succes,
-        RaisonArret::RefusDefinitif,
-        RaisonArret::TentativesEpuisees,
-        RaisonArret::EcheanceDepassee,
-        RaisonArret::RetryAfterDepasseEcheance,
-        RaisonArret::Annule,
-        RaisonArret::IssueInconnue,
-    ];
-
     /// Nom stable, en `snake_case`.
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             RaisonArret::Succes => "succes",
             RaisonArret::RefusDefinitif => "refus_definitif",
@@ -374,7 +338,7 @@ impl RaisonArret {
 impl RaisonArret {
     /// La raison telle qu'on la dit à l'utilisateur ; [`RaisonArret::as_str`] reste le nom
     /// stable du journal et du JSON.
-    pub const fn en_clair(self) -> &'static str {
+    pub(crate) const fn en_clair(self) -> &'static str {
         match self {
             RaisonArret::Succes => "réussi",
             RaisonArret::RefusDefinitif => "refusé",
@@ -398,7 +362,7 @@ impl Serialize for RaisonArret {
 
 /// Ce que la politique décide après une réponse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Attendre `attente`, puis lancer la tentative numéro `tentative` (la prochaine).
     Rejouer {
         /// Numéro de la prochaine tentative (la première porte le numéro 1).
@@ -417,7 +381,7 @@ pub enum Decision {
 /// la politique fournit le mécanisme, le périmètre reste une décision d'appelant
 /// (`docs/politique-reessai.md`, règle 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Rejouabilite {
+pub(crate) enum Rejouabilite {
     /// Idempotente : PUT S3 (même clé, même contenu), lectures.
     Rejouable,
     /// Une seule émission utile : POST de création, finalisation, lancement du calcul.
@@ -426,13 +390,13 @@ pub enum Rejouabilite {
 
 /// Une politique aux réglages validés.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PolitiqueReessai {
+pub(crate) struct PolitiqueReessai {
     reglages: Reglages,
 }
 
 impl PolitiqueReessai {
     /// Les réglages validés.
-    pub const fn reglages(&self) -> &Reglages {
+    pub(crate) const fn reglages(&self) -> &Reglages {
         &self.reglages
     }
 
@@ -445,7 +409,7 @@ impl PolitiqueReessai {
     /// traitée par le serveur (rien n'est parti, ou 429) est rejouée sans risque de doublon ;
     /// si elle a pu l'être (requête partie sans réponse, 5xx), l'issue est inconnue et l'on
     /// s'arrête pour réconcilier.
-    pub fn decider<T>(
+    pub(crate) fn decider<T>(
         &self,
         reponse: &ReponseApi<T>,
         rejouabilite: Rejouabilite,
@@ -494,7 +458,7 @@ impl PolitiqueReessai {
     /// Attente du backoff à gigue égale après la tentative `tentative_faite` : moitié fixe (pour
     /// que l'attente croisse), moitié aléatoire (pour désynchroniser les clients),
     /// `e/2 + alea·e/2` avec `e = min(plafond, base·2^(n−1))`. Sans débordement pour `n` grand.
-    pub fn attente_backoff(&self, tentative_faite: u32, alea: f64) -> Duration {
+    pub(crate) fn attente_backoff(&self, tentative_faite: u32, alea: f64) -> Duration {
         let enveloppe = self.enveloppe_backoff(tentative_faite);
         let alea = if alea.is_finite() {
             alea.clamp(0.0, 1.0)
@@ -516,7 +480,7 @@ impl PolitiqueReessai {
     }
 
     /// Ce qui reste avant l'échéance (zéro si elle est passée) ; `None` sans échéance.
-    pub fn budget_restant(&self, ecoule: Duration) -> Option<Duration> {
+    pub(crate) fn budget_restant(&self, ecoule: Duration) -> Option<Duration> {
         self.reglages
             .echeance
             .map(|echeance| echeance.saturating_sub(ecoule))
@@ -526,7 +490,7 @@ impl PolitiqueReessai {
     /// plus que prévu (portable mis en veille, machine chargée) : on revérifie l'échéance après
     /// la reprise (`docs/politique-reessai.md`, règle 4) au lieu de se fier à la vérification faite
     /// avant de dormir.
-    pub fn peut_lancer_tentative(&self, ecoule: Duration) -> bool {
+    pub(crate) fn peut_lancer_tentative(&self, ecoule: Duration) -> bool {
         self.budget_restant(ecoule)
             .is_none_or(|reste| reste >= self.reglages.duree_min_tentative && !reste.is_zero())
     }
@@ -609,15 +573,9 @@ mod tests {
     #[test]
     fn profils_de_depart() {
         let i = Reglages::insistant();
-        assert_eq!(
-            (i.tentatives_max(), i.base(), i.plafond()),
-            (7, MS(500), S(8))
-        );
+        assert_eq!((i.tentatives_max, i.base, i.plafond), (7, MS(500), S(8)));
         let b = Reglages::bref();
-        assert_eq!(
-            (b.tentatives_max(), b.base(), b.plafond()),
-            (2, MS(500), S(1))
-        );
+        assert_eq!((b.tentatives_max, b.base, b.plafond), (2, MS(500), S(1)));
         for r in [i, b] {
             assert_eq!(r.duree_min_tentative(), S(1));
             assert_eq!(r.echeance(), None);
@@ -1109,15 +1067,18 @@ mod tests {
     #[test]
     fn noms_stables_des_raisons() {
         let attendus = [
-            "succes",
-            "refus_definitif",
-            "tentatives_epuisees",
-            "echeance_depassee",
-            "retry_after_depasse_echeance",
-            "annule",
-            "issue_inconnue",
+            (RaisonArret::Succes, "succes"),
+            (RaisonArret::RefusDefinitif, "refus_definitif"),
+            (RaisonArret::TentativesEpuisees, "tentatives_epuisees"),
+            (RaisonArret::EcheanceDepassee, "echeance_depassee"),
+            (
+                RaisonArret::RetryAfterDepasseEcheance,
+                "retry_after_depasse_echeance",
+            ),
+            (RaisonArret::Annule, "annule"),
+            (RaisonArret::IssueInconnue, "issue_inconnue"),
         ];
-        for (raison, nom) in RaisonArret::TOUTES.into_iter().zip(attendus) {
+        for (raison, nom) in attendus {
             assert_eq!(raison.as_str(), nom);
         }
     }

@@ -40,7 +40,7 @@ const CODE_S3_DELAI_REQUETE: &str = "RequestTimeout";
 /// journal des décisions : l'émetteur n'y met **jamais** de corps, d'en-tête, de jeton ni d'URL
 /// signée.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReponseApi<T> {
+pub(crate) enum ReponseApi<T> {
     /// La requête a abouti ; porte la valeur utile.
     Succes(T),
     /// Aucune réponse exploitable : réseau coupé, DNS, délai dépassé, réponse illisible.
@@ -93,7 +93,7 @@ impl<T> ReponseApi<T> {
     /// Le refus d'un serveur, classé d'après son statut et, pour S3, son code d'erreur : un
     /// délai d'attente du corps dépassé ([`ReponseApi::Expire`]) n'est pas un refus de la
     /// requête. Les transports construisent leurs refus ici, et nulle part ailleurs.
-    pub fn refus(
+    pub(crate) fn refus(
         statut: u16,
         code: Option<&str>,
         retry_after: Option<Duration>,
@@ -116,7 +116,7 @@ impl<T> ReponseApi<T> {
     ///
     /// Cela ne dit pas que l'opération est sûre à rejouer : c'est une décision d'appelant
     /// (voir [`Rejouabilite`](super::Rejouabilite)).
-    pub fn est_reessayable(&self) -> bool {
+    pub(crate) fn est_reessayable(&self) -> bool {
         match self {
             // Rien à rejouer : c'est fait.
             ReponseApi::Succes(_) => false,
@@ -142,7 +142,7 @@ impl<T> ReponseApi<T> {
 
     /// Vrai si le serveur a pu appliquer la requête : c'est ce qui rend l'issue d'une écriture non
     /// idempotente *inconnue* quand on n'a pas de succès confirmé.
-    pub fn a_pu_etre_traitee(&self) -> bool {
+    pub(crate) fn a_pu_etre_traitee(&self) -> bool {
         match self {
             ReponseApi::Succes(_) => true,
             // Rien n'est parti (connexion refusée, DNS) : le serveur n'a rien pu faire.
@@ -167,7 +167,7 @@ impl<T> ReponseApi<T> {
     /// Vrai si la réponse vient du serveur (succès, refus, réponse illisible, délai du corps
     /// dépassé) : le réseau marche, quoi qu'elle dise. Faux pour [`ReponseApi::Injoignable`],
     /// et pour [`ReponseApi::CertificatRefuse`] (ce qui a répondu n'est pas le serveur).
-    pub fn serveur_a_repondu(&self) -> bool {
+    pub(crate) fn serveur_a_repondu(&self) -> bool {
         !matches!(
             self,
             ReponseApi::Injoignable { .. } | ReponseApi::CertificatRefuse { .. }
@@ -175,13 +175,13 @@ impl<T> ReponseApi<T> {
     }
 
     /// Vrai pour [`ReponseApi::Succes`].
-    pub fn est_succes(&self) -> bool {
+    pub(crate) fn est_succes(&self) -> bool {
         matches!(self, ReponseApi::Succes(_))
     }
 
     /// Statut HTTP d'un échec venu du serveur (refus, réponse illisible, délai du corps
     /// dépassé) ; `None` pour un succès ou une réponse jamais reçue.
-    pub fn statut(&self) -> Option<u16> {
+    pub(crate) fn statut(&self) -> Option<u16> {
         match self {
             ReponseApi::Refuse { statut, .. }
             | ReponseApi::Illisible { statut, .. }
@@ -193,7 +193,7 @@ impl<T> ReponseApi<T> {
     }
 
     /// Attente demandée par le serveur, s'il en a demandé une valide.
-    pub fn retry_after(&self) -> Option<Duration> {
+    pub(crate) fn retry_after(&self) -> Option<Duration> {
         match self {
             ReponseApi::Refuse { retry_after, .. } => *retry_after,
             _ => None,
@@ -201,7 +201,7 @@ impl<T> ReponseApi<T> {
     }
 
     /// Description lisible de l'échec ; `None` pour un succès.
-    pub fn detail(&self) -> Option<&str> {
+    pub(crate) fn detail(&self) -> Option<&str> {
         match self {
             ReponseApi::Succes(_) => None,
             ReponseApi::Injoignable { detail, .. }
@@ -212,8 +212,9 @@ impl<T> ReponseApi<T> {
         }
     }
 
-    /// La valeur utile d'un succès, sinon `None`.
-    pub fn succes(self) -> Option<T> {
+    /// La valeur utile d'un succès, sinon `None` (essais).
+    #[cfg(test)]
+    pub(crate) fn succes(self) -> Option<T> {
         match self {
             ReponseApi::Succes(valeur) => Some(valeur),
             _ => None,
@@ -221,7 +222,7 @@ impl<T> ReponseApi<T> {
     }
 
     /// Transforme la valeur d'un succès en gardant l'échec tel quel.
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> ReponseApi<U> {
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> ReponseApi<U> {
         match self {
             ReponseApi::Succes(valeur) => ReponseApi::Succes(f(valeur)),
             ReponseApi::Injoignable {

@@ -20,14 +20,14 @@ use std::time::{Duration, SystemTime};
 
 /// Plus longue attente acceptée : une valeur gigantesque y est ramenée, sans débordement.
 /// Un an suffit à faire échouer toute échéance réaliste, ce qui est le comportement voulu.
-pub const ATTENTE_DEMANDEE_MAX: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+pub(crate) const ATTENTE_DEMANDEE_MAX: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 /// Attente demandée par le serveur, à partir des valeurs brutes des en-têtes.
 ///
 /// `Retry-After-Ms` l'emporte s'il est valide ; sinon `Retry-After` (secondes ou date HTTP). Une
 /// date passée vaut [`Duration::ZERO`]. Toute valeur négative, décimale, vide, non ASCII ou
 /// malformée est ignorée. Le résultat est plafonné à [`ATTENTE_DEMANDEE_MAX`].
-pub fn attente_demandee(
+pub(crate) fn attente_demandee(
     retry_after: Option<&str>,
     retry_after_ms: Option<&str>,
     maintenant: SystemTime,

@@ -14,17 +14,14 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use tokio::sync::Notify;
 
 /// L'horloge et l'attente.
-pub trait Temporisateur: Send + Sync {
+pub(crate) trait Temporisateur: Send + Sync {
     /// Temps monotone écoulé depuis une origine arbitraire : sert à mesurer, jamais à dater.
     fn maintenant(&self) -> Duration;
-
-    /// L'heure murale, pour interpréter un `Retry-After` en date HTTP.
-    fn maintenant_systeme(&self) -> SystemTime;
 
     /// Attend `duree`.
     fn attendre(&self, duree: Duration) -> impl Future<Output = ()> + Send;
@@ -32,13 +29,13 @@ pub trait Temporisateur: Send + Sync {
 
 /// Le vrai temps, par tokio (qui respecte `tokio::time::pause` dans les tests qui le veulent).
 #[derive(Debug, Clone, Copy)]
-pub struct TemporisateurTokio {
+pub(crate) struct TemporisateurTokio {
     origine: tokio::time::Instant,
 }
 
 impl TemporisateurTokio {
     /// Un temporisateur dont l'origine monotone est l'instant de sa création.
-    pub fn nouveau() -> Self {
+    pub(crate) fn nouveau() -> Self {
         TemporisateurTokio {
             origine: tokio::time::Instant::now(),
         }
@@ -56,24 +53,20 @@ impl Temporisateur for TemporisateurTokio {
         self.origine.elapsed()
     }
 
-    fn maintenant_systeme(&self) -> SystemTime {
-        SystemTime::now()
-    }
-
     fn attendre(&self, duree: Duration) -> impl Future<Output = ()> + Send {
         tokio::time::sleep(duree)
     }
 }
 
 /// Une source d'aléa pour la gigue.
-pub trait SourceAlea: Send + Sync {
+pub(crate) trait SourceAlea: Send + Sync {
     /// Un tirage uniforme dans `[0, 1)`.
     fn tirer(&self) -> f64;
 }
 
 /// Le hasard du système, par le générateur local au fil d'exécution de `rand`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AleaSysteme;
+pub(crate) struct AleaSysteme;
 
 impl SourceAlea for AleaSysteme {
     fn tirer(&self) -> f64 {
@@ -84,7 +77,7 @@ impl SourceAlea for AleaSysteme {
 
 /// Un signal d'annulation partagé : tous les clones voient la même annulation, définitive.
 #[derive(Debug, Clone, Default)]
-pub struct Annulation {
+pub(crate) struct Annulation {
     interieur: Arc<InterieurAnnulation>,
 }
 
@@ -111,14 +104,14 @@ impl InterieurAnnulation {
 
 impl Annulation {
     /// Un signal non encore déclenché.
-    pub fn nouveau() -> Self {
+    pub(crate) fn nouveau() -> Self {
         Annulation::default()
     }
 
     /// Une annulation annulée avec celle-ci (aussitôt si celle-ci l'est déjà), et qui peut
     /// l'être seule sans l'annuler : un passage suit l'arrêt de la commande (Ctrl-C, la
     /// durée écoulée), mais le réseau abandonné pendant ce passage n'arrête que lui.
-    pub fn enfant(&self) -> Annulation {
+    pub(crate) fn enfant(&self) -> Annulation {
         let enfant = Annulation::nouveau();
         {
             let mut enfants = self
@@ -137,17 +130,17 @@ impl Annulation {
 
     /// Déclenche l'annulation (et celle de ses enfants) et réveille ceux qui l'attendent.
     /// Idempotent.
-    pub fn annuler(&self) {
+    pub(crate) fn annuler(&self) {
         self.interieur.annuler();
     }
 
     /// Vrai une fois l'annulation déclenchée.
-    pub fn est_annulee(&self) -> bool {
+    pub(crate) fn est_annulee(&self) -> bool {
         self.interieur.annulee.load(Ordering::SeqCst)
     }
 
     /// Se termine quand l'annulation est déclenchée (aussitôt si elle l'est déjà).
-    pub async fn annulee(&self) {
+    pub(crate) async fn annulee(&self) {
         let reveil = self.interieur.reveil.notified();
         let mut reveil = std::pin::pin!(reveil);
         // S'inscrire AVANT de lire le drapeau : une annulation qui tomberait entre la lecture et
@@ -171,11 +164,6 @@ mod tests {
         let avant = t.maintenant();
         t.attendre(Duration::ZERO).await;
         assert!(t.maintenant() >= avant);
-        let ecart = t
-            .maintenant_systeme()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("après 1970");
-        assert!(ecart > crate::reessai::doubles::ORIGINE_VIRTUELLE_DEPUIS_EPOQUE / 2);
     }
 
     #[test]

@@ -49,29 +49,29 @@ use crate::saison::sites::SiteConnu;
 
 /// Une participation de la plateforme, telle que la correspondance la regarde.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParticipationVue {
-    pub id: IdObjet,
+pub(crate) struct ParticipationVue {
+    pub(crate) id: IdObjet,
     /// `observateur` ; `None` si la plateforme ne l'a pas dit (jamais tenue pour sienne).
-    pub observateur: Option<IdObjet>,
-    pub point: Option<String>,
-    pub debut: Option<DateTime<Utc>>,
-    pub fin: Option<DateTime<Utc>>,
+    pub(crate) observateur: Option<IdObjet>,
+    pub(crate) point: Option<String>,
+    pub(crate) debut: Option<DateTime<Utc>>,
+    pub(crate) fin: Option<DateTime<Utc>>,
     /// Le titre d'un fichier déjà dans la participation (le premier de sa liste), s'il y en a.
-    pub un_titre: Option<String>,
+    pub(crate) un_titre: Option<String>,
 }
 
 /// Une nuit, avec les bornes UTC que sa participation recevrait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NuitDatee<'a> {
-    pub cle: &'a CleNuit,
+pub(crate) struct NuitDatee<'a> {
+    pub(crate) cle: &'a CleNuit,
     /// Première et dernière séquence (point fixe) ; en routier, celles que la commande a
     /// retenues, s'il y en a.
-    pub bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    pub(crate) bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 /// Ce qui fait dire qu'une participation est une nuit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preuve {
+pub(crate) enum Preuve {
     /// Elle contient déjà un fichier de cette nuit.
     Fichiers,
     /// Son point et ses dates.
@@ -80,7 +80,7 @@ pub enum Preuve {
 
 /// Le verdict d'une participation pour une nuit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Même point, même nuit, à l'utilisateur.
     Meme(Preuve),
     /// Même point (ou sans point), même nuit, mais d'un autre observateur : jamais reprise.
@@ -93,7 +93,7 @@ pub enum Verdict {
 
 /// Une date rendue par la plateforme : `isoformat()` sans fuseau (UTC implicite), avec ou sans
 /// fraction de seconde ; tolère un fuseau explicite et la RFC 1123.
-pub fn date_plateforme(texte: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn date_plateforme(texte: &str) -> Option<DateTime<Utc>> {
     let t = texte.trim();
     if let Ok(d) = DateTime::parse_from_rfc3339(t) {
         return Some(d.with_timezone(&Utc));
@@ -112,7 +112,7 @@ fn local<Z: TimeZone>(t: DateTime<Utc>, fuseau: &Z) -> NaiveDateTime {
 
 /// Le verdict de la participation `p` pour la nuit `n`, vue par l'utilisateur `moi`, les
 /// heures des noms étant celles du `fuseau` de l'enregistreur. Voir l'en-tête du module.
-pub fn verdict<Z: TimeZone>(
+pub(crate) fn verdict<Z: TimeZone>(
     p: &ParticipationVue,
     n: &NuitDatee<'_>,
     moi: &IdObjet,
@@ -174,7 +174,7 @@ fn meme_nuit_par_dates<Z: TimeZone>(
 
 /// Ce qui, dans les noms d'une nuit, n'est pas la participation désignée (`--participation`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ecart {
+pub(crate) enum Ecart {
     /// Le numéro de site des noms (ou leur famille, `Car`/`Cir`) n'est pas celui du site de
     /// la participation, lu dans son titre `« <protocole>-<numéro> »` ou sa grille.
     Site { noms: String, participation: String },
@@ -195,7 +195,7 @@ impl Ecart {
     /// Ce qui diffère (`site`, `point`, `soiree`, `passage`), puis la valeur des noms et
     /// celle de la participation (une soirée en AAAA-MM-JJ, un passage par son numéro) : ce
     /// qu'en tirent la ligne d'écart affichée et l'écart nommé du JSON.
-    pub fn champs(&self) -> (&'static str, String, String) {
+    pub(crate) fn champs(&self) -> (&'static str, String, String) {
         match self {
             Ecart::Site {
                 noms,
@@ -226,7 +226,7 @@ impl Ecart {
 /// ni fichier de protocole connu n'en contredit aucun) ; si `p.un_titre` est un fichier de
 /// protocole déjà dans la participation, sa soirée et son passage font foi aussi ; sinon la
 /// soirée par les dates (même règle que [`verdict`]), et le passage n'est pas comparé.
-pub fn ecarts<Z: TimeZone>(
+pub(crate) fn ecarts<Z: TimeZone>(
     p: &ParticipationVue,
     site: Option<&SiteConnu>,
     n: &NuitDatee<'_>,
@@ -301,7 +301,7 @@ const SORTIE_MAX: TimeDelta = TimeDelta::hours(24);
 /// serveur exige `date_debut` (`resources/participations.py` `SCHEMA`, `required`) et ne
 /// demande rien d'autre à une participation routière : pas de point (`create_participation`,
 /// `point` facultatif ; un site routier n'a pas de points : `resources/sites.py`).
-pub fn bornes_par_modification(
+pub(crate) fn bornes_par_modification(
     nuit: &Nuit,
     enregistrements: &[Enregistrement],
     maintenant: DateTime<Utc>,
@@ -323,7 +323,7 @@ pub fn bornes_par_modification(
 
 /// Ce qui revient à une nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IssueNuit {
+pub(crate) enum IssueNuit {
     /// Sa participation existe : elle est reprise.
     Reprise {
         participation: IdObjet,
@@ -344,21 +344,21 @@ pub enum IssueNuit {
 
 /// Ce qui revient à chaque nuit d'une saison.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Attribution {
+pub(crate) struct Attribution {
     /// Une issue par nuit, dans l'ordre des nuits données.
-    pub issues: Vec<IssueNuit>,
+    pub(crate) issues: Vec<IssueNuit>,
     /// (nuit, participation) d'un autre observateur au même point la même nuit : jamais
     /// reprises, dites à l'utilisateur.
-    pub d_autrui: Vec<(usize, IdObjet)>,
+    pub(crate) d_autrui: Vec<(usize, IdObjet)>,
     /// (nuit, participation) de l'utilisateur qui convenaient aussi, laissées pour celle qui
     /// contient déjà des fichiers de la nuit (ou qui a le bon point) : dites, jamais remplies.
-    pub ecartees: Vec<(usize, IdObjet)>,
+    pub(crate) ecartees: Vec<(usize, IdObjet)>,
 }
 
 /// Attribue à chaque nuit sa participation parmi celles de son site (voir l'en-tête du
 /// module). Les nuits déjà liées à une participation par la base des plans (une relance) n'y
 /// sont pas : elles gardent la leur, et celle-ci n'est pas proposée aux autres.
-pub fn attribuer<Z: TimeZone>(
+pub(crate) fn attribuer<Z: TimeZone>(
     nuits: &[NuitDatee<'_>],
     participations: &[ParticipationVue],
     moi: &IdObjet,

@@ -17,7 +17,7 @@ use chrono::{FixedOffset, Local, MappedLocalTime, NaiveDate, NaiveDateTime, Offs
 
 /// Le fuseau de l'horloge d'un enregistreur.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fuseau {
+pub(crate) enum Fuseau {
     /// Celui du portable, heure d'été comprise.
     Local,
     /// Un décalage fixe par rapport à UTC (UTC : zéro).
@@ -30,11 +30,11 @@ pub enum Fuseau {
      comme +01:00 (heure d'hiver de Paris) ou +02:00 (heure d'été). Réglez-le sur l'horloge \
      de l'enregistreur, pas sur le lieu d'écoute"
 )]
-pub struct FuseauInconnu(pub String);
+pub(crate) struct FuseauInconnu(pub(crate) String);
 
 impl Fuseau {
     /// `local`, `UTC`/`Z`, `±HH:MM`, `±HHMM` ou `±HH` (jusqu'à 14 h).
-    pub fn analyser(texte: &str) -> Result<Fuseau, FuseauInconnu> {
+    pub(crate) fn analyser(texte: &str) -> Result<Fuseau, FuseauInconnu> {
         let t = texte.trim();
         let inconnu = || FuseauInconnu(t.chars().take(40).collect());
         if t.eq_ignore_ascii_case("local") {

@@ -18,11 +18,11 @@
 //! (minuit, deux enregistreurs, deux passages, une participation créée sur le site web, à
 //! l'heure d'été…) sans serveur, et se relire d'un coup d'œil.
 
-pub mod correspondance;
-pub mod fuseau;
-pub mod nuits;
-pub mod sites;
-pub mod sort;
+pub(crate) mod correspondance;
+pub(crate) mod fuseau;
+pub(crate) mod nuits;
+pub(crate) mod sites;
+pub(crate) mod sort;
 
 /// Un fuseau d'essai qui change d'heure comme Paris en 2026 (heure d'été du 29 mars 1 h UTC
 /// au 25 octobre 1 h UTC) : de quoi éprouver les heures qui se répètent ou n'existent pas sans
@@ -32,7 +32,7 @@ pub(crate) mod fuseau_essai {
     use chrono::{FixedOffset, MappedLocalTime, NaiveDate, NaiveDateTime, TimeDelta, TimeZone};
 
     #[derive(Debug, Clone, Copy)]
-    pub struct Paris2026;
+    pub(crate) struct Paris2026;
 
     fn ete_utc() -> (NaiveDateTime, NaiveDateTime) {
         let t = |m, j| {

@@ -45,7 +45,7 @@ use crate::inventaire::{Enregistrement, NomDecompose, nom_decompose};
 
 /// Les deux familles de noms, et de sites.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Protocole {
+pub(crate) enum Protocole {
     /// `Car…` : protocole point fixe (sites `POINT_FIXE`).
     PointFixe,
     /// `Cir…` : protocoles routier et pédestre (sites `ROUTIER` et `CARRE`).
@@ -55,39 +55,39 @@ pub enum Protocole {
 /// Ce qui fait une nuit, c'est-à-dire une participation. L'ordre est celui de la saison :
 /// année, soirée, puis site, point, passage.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CleNuit {
-    pub annee: u16,
+pub(crate) struct CleNuit {
+    pub(crate) annee: u16,
     /// La soirée (date, à l'heure de l'enregistreur, où commence la nuit) ; `None` en routier.
-    pub soiree: Option<NaiveDate>,
-    pub protocole: Protocole,
+    pub(crate) soiree: Option<NaiveDate>,
+    pub(crate) protocole: Protocole,
     /// Le numéro de site tel que l'écrivent les noms (`640380` de `Car640380`).
-    pub site: String,
+    pub(crate) site: String,
     /// Le point d'écoute (`A1`, `Z12`) ; `None` en routier.
-    pub point: Option<String>,
+    pub(crate) point: Option<String>,
     /// Le numéro de passage (`Pass01` : 1).
-    pub passage: u8,
+    pub(crate) passage: u8,
 }
 
 /// Une nuit de la saison.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Nuit {
-    pub cle: CleNuit,
+pub(crate) struct Nuit {
+    pub(crate) cle: CleNuit,
     /// Ses fichiers : indices dans la liste donnée à [`regrouper`], dans l'ordre de la liste
     /// (archives rattachées comprises).
-    pub fichiers: Vec<usize>,
+    pub(crate) fichiers: Vec<usize>,
     /// Les enregistreurs distincts, tels qu'écrits entre le point et l'horodatage (sans les
     /// `_` et `-` qui les bordent) ; vide en routier.
-    pub enregistreurs: BTreeSet<String>,
+    pub(crate) enregistreurs: BTreeSet<String>,
     /// La première et la dernière séquence, à l'heure de l'enregistreur (point fixe).
-    pub premiere: Option<NaiveDateTime>,
-    pub derniere: Option<NaiveDateTime>,
+    pub(crate) premiere: Option<NaiveDateTime>,
+    pub(crate) derniere: Option<NaiveDateTime>,
     /// Combien de ses fichiers y sont venus par leur dossier (archives).
-    pub rattaches: usize,
+    pub(crate) rattaches: usize,
 }
 
 /// Pourquoi un fichier n'est d'aucune nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RaisonHorsNuit {
+pub(crate) enum RaisonHorsNuit {
     /// L'horodatage du nom n'existe pas au calendrier (`20260631`, `246000`).
     HorodatageImpossible,
     /// Sans nom de protocole, et aucune séquence dans son dossier ni au-dessus.
@@ -99,21 +99,21 @@ pub enum RaisonHorsNuit {
 
 /// Un fichier d'aucune nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HorsNuit {
+pub(crate) struct HorsNuit {
     /// Indice dans la liste donnée à [`regrouper`].
-    pub fichier: usize,
-    pub raison: RaisonHorsNuit,
+    pub(crate) fichier: usize,
+    pub(crate) raison: RaisonHorsNuit,
 }
 
 /// Les nuits d'une saison, dans l'ordre de [`CleNuit`], et ce qui n'en est d'aucune.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Regroupement {
-    pub nuits: Vec<Nuit>,
-    pub hors_nuit: Vec<HorsNuit>,
+pub(crate) struct Regroupement {
+    pub(crate) nuits: Vec<Nuit>,
+    pub(crate) hors_nuit: Vec<HorsNuit>,
 }
 
 /// La soirée d'un instant lu à l'horloge de l'enregistreur : sa date moins douze heures.
-pub fn soiree_de(t: NaiveDateTime) -> NaiveDate {
+pub(crate) fn soiree_de(t: NaiveDateTime) -> NaiveDate {
     (t - TimeDelta::hours(12)).date()
 }
 
@@ -199,7 +199,7 @@ fn lire(nom: &str) -> LectureNom {
 
 /// La clé de la nuit d'un nom de séquence (ou de sortie Tadarida), s'il en suit un protocole
 /// et que son horodatage existe.
-pub fn cle_du_nom(nom: &str) -> Option<CleNuit> {
+pub(crate) fn cle_du_nom(nom: &str) -> Option<CleNuit> {
     lire(nom).ok().flatten().map(|(cle, _, _)| cle)
 }
 
@@ -226,7 +226,7 @@ fn dossiers(chemin: &str) -> impl Iterator<Item = &str> {
 /// nom que la validation a déjà refusé), rattaché par son dossier. Linéaire en nombre de
 /// fichiers (fois la profondeur des dossiers) : les fichiers sont désignés par leur indice,
 /// jamais recopiés.
-pub fn regrouper(enregistrements: &[Enregistrement]) -> Regroupement {
+pub(crate) fn regrouper(enregistrements: &[Enregistrement]) -> Regroupement {
     // Chaque fichier ne retient que le numéro de sa nuit (4 octets), jamais une copie de sa
     // clé : une saison de 100 000 fichiers n'a que quelques dizaines de clés.
     const SANS_NUIT: u32 = u32::MAX;
@@ -321,7 +321,7 @@ pub fn regrouper(enregistrements: &[Enregistrement]) -> Regroupement {
 /// d'hiver, l'heure qui se répète (2 h 30 existe deux fois) est prise à sa première
 /// occurrence ; à l'heure d'été, l'heure qui n'existe pas (2 h 30 le dernier dimanche de
 /// mars) est lue une heure plus tard, comme l'horloge qui aurait dû sauter.
-pub fn instant_utc<Z: TimeZone>(local: NaiveDateTime, fuseau: &Z) -> Option<DateTime<Utc>> {
+pub(crate) fn instant_utc<Z: TimeZone>(local: NaiveDateTime, fuseau: &Z) -> Option<DateTime<Utc>> {
     let lu = |t: NaiveDateTime| fuseau.from_local_datetime(&t).earliest();
     lu(local)
         .or_else(|| lu(local + TimeDelta::hours(1)))
@@ -332,7 +332,10 @@ pub fn instant_utc<Z: TimeZone>(local: NaiveDateTime, fuseau: &Z) -> Option<Date
 /// (la plateforme n'en garde pas de fraction) : la première séquence arrondie à la seconde
 /// inférieure, la dernière à la seconde supérieure, et au moins une seconde entre les deux
 /// (une nuit d'une seule séquence). `None` en routier (les noms n'ont pas d'instant).
-pub fn bornes_utc<Z: TimeZone>(nuit: &Nuit, fuseau: &Z) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+pub(crate) fn bornes_utc<Z: TimeZone>(
+    nuit: &Nuit,
+    fuseau: &Z,
+) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     let debut = instant_utc(nuit.premiere?, fuseau)?;
     let fin = instant_utc(nuit.derniere?, fuseau)?;
     let a_la_seconde = |t: DateTime<Utc>| DateTime::from_timestamp(t.timestamp(), 0);

@@ -31,11 +31,11 @@ use crate::saison::nuits::Protocole;
 /// Un site tel que la plateforme l'a décrit à l'utilisateur (`GET /moi/sites`, ou le `site`
 /// d'une participation) : identifiant, titre, et, quand les relations sont développées, numéro
 /// de grille et type.
-pub type SiteConnu = crate::transport::vigiechiro::SiteLu;
+pub(crate) type SiteConnu = crate::transport::vigiechiro::SiteLu;
 
 /// Comment un site porte un numéro.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Exactitude {
+pub(crate) enum Exactitude {
     /// Écrit pareil : fin du titre, ou numéro de la grille.
     Exacte,
     /// Le même nombre, écrit avec d'autres zéros en tête.
@@ -43,7 +43,7 @@ pub enum Exactitude {
 }
 
 /// Le numéro qui finit un titre (`Vigiechiro - Point Fixe-640380` → `640380`).
-pub fn numero_du_titre(titre: &str) -> Option<&str> {
+pub(crate) fn numero_du_titre(titre: &str) -> Option<&str> {
     titre
         .rsplit_once('-')
         .map(|(_, n)| n.trim())
@@ -57,7 +57,7 @@ fn meme_nombre(a: &str, b: &str) -> bool {
 
 impl SiteConnu {
     /// Ce site porte-t-il ce numéro (tel qu'écrit dans les noms), et comment ?
-    pub fn porte(&self, numero: &str) -> Option<Exactitude> {
+    pub(crate) fn porte(&self, numero: &str) -> Option<Exactitude> {
         let ecrits = [numero_du_titre(&self.titre), self.numero_grille.as_deref()];
         if ecrits.iter().flatten().any(|n| *n == numero) {
             Some(Exactitude::Exacte)
@@ -69,7 +69,7 @@ impl SiteConnu {
     }
 
     /// Le site peut-il recevoir les noms de cette famille ? Oui s'il ne dit pas son type.
-    pub fn accepte(&self, protocole: Protocole) -> bool {
+    pub(crate) fn accepte(&self, protocole: Protocole) -> bool {
         matches!(
             (self.type_site.as_deref(), protocole),
             (None, _)
@@ -81,7 +81,7 @@ impl SiteConnu {
 
 /// Ce que donne le rapprochement d'un numéro.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rapprochement<'a> {
+pub(crate) enum Rapprochement<'a> {
     Trouve(&'a SiteConnu),
     /// Plusieurs sites conviennent au même rang : `--site` choisit.
     Ambigu(Vec<&'a SiteConnu>),
@@ -93,7 +93,7 @@ pub enum Rapprochement<'a> {
 /// Rapproche le numéro de site des noms (`640380`) et leur famille des sites de l'utilisateur
 /// (`propres`, de `GET /moi/sites`), puis, à défaut, des sites de ses participations
 /// (`de_ses_participations`, de `GET /moi/participations`). Voir l'en-tête du module.
-pub fn rapprocher<'a>(
+pub(crate) fn rapprocher<'a>(
     numero: &str,
     protocole: Protocole,
     propres: &'a [SiteConnu],

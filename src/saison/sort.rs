@@ -13,7 +13,7 @@ use crate::plan::{DepotPlan, NuitLiee};
 
 /// Ce qui revient à une nuit, une fois la plateforme et la base lues.
 #[derive(Debug, Clone)]
-pub enum Sort {
+pub(crate) enum Sort {
     /// Déjà liée à un plan de la base (une relance) : elle le garde.
     Liee { plan: DepotPlan },
     /// Sa participation existe sur la plateforme : reprise.
@@ -28,18 +28,18 @@ pub enum Sort {
 }
 
 /// Une nuit de la commande, avec ce qu'il faut pour la planifier.
-pub struct NuitDeSaison {
-    pub nuit: Nuit,
+pub(crate) struct NuitDeSaison {
+    pub(crate) nuit: Nuit,
     /// La première et la dernière séquence, en UTC (point fixe).
-    pub bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    pub(crate) bornes: Option<(DateTime<Utc>, DateTime<Utc>)>,
     /// Le site rapproché du numéro des noms.
-    pub site: Option<IdObjet>,
-    pub sort: Sort,
+    pub(crate) site: Option<IdObjet>,
+    pub(crate) sort: Sort,
 }
 
 impl NuitDeSaison {
     /// La nuit telle que la base la garde (`saison_nuit`), sur le site `site`.
-    pub fn liee(&self, site: &IdObjet, fuseau: &Fuseau) -> NuitLiee {
+    pub(crate) fn liee(&self, site: &IdObjet, fuseau: &Fuseau) -> NuitLiee {
         let cle = &self.nuit.cle;
         NuitLiee {
             site: site.to_string(),
@@ -62,7 +62,7 @@ impl NuitDeSaison {
     }
 
     /// Les octets de ses fichiers (`enregistrements` : la liste donnée au regroupement).
-    pub fn octets(&self, enregistrements: &[Enregistrement]) -> u64 {
+    pub(crate) fn octets(&self, enregistrements: &[Enregistrement]) -> u64 {
         self.nuit
             .fichiers
             .iter()
@@ -72,7 +72,7 @@ impl NuitDeSaison {
 }
 
 /// Le protocole tel que l'écrivent la base et le JSON.
-pub fn protocole_texte(p: Protocole) -> &'static str {
+pub(crate) fn protocole_texte(p: Protocole) -> &'static str {
     match p {
         Protocole::PointFixe => "point_fixe",
         Protocole::Routier => "routier",
@@ -80,7 +80,7 @@ pub fn protocole_texte(p: Protocole) -> &'static str {
 }
 
 /// La clé d'une nuit de la base est-elle celle-ci ?
-pub fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
+pub(crate) fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
     cle.site == n.numero_site
         && protocole_texte(cle.protocole) == n.protocole
         && cle.passage == n.passage
@@ -89,7 +89,7 @@ pub fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
 }
 
 /// La participation d'un plan, si elle est connue (créée, ou donnée par son identité).
-pub fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
+pub(crate) fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
     plan.participation
         .clone()
         .or_else(|| match Destination::depuis_identite(&plan.destination) {

@@ -33,7 +33,7 @@ const CADENCE_RAFRAICHISSEMENT: Duration = Duration::from_millis(200);
 
 /// Les barres d'un passage. Les clones partagent le même affichage.
 #[derive(Clone)]
-pub struct SuiviBarres {
+pub(crate) struct SuiviBarres {
     interne: Arc<Interne>,
 }
 
@@ -69,7 +69,7 @@ impl SuiviBarres {
     /// Des barres dessinées sur `cible`, large de `colonnes()`, au temps de `horloge`, sans fil
     /// de rafraîchissement : c'est à l'appelant d'appeler [`SuiviBarres::rafraichir`] (les tests
     /// le font à la main).
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         cible: ProgressDrawTarget,
         horloge: Box<dyn Horloge>,
         colonnes: Box<dyn Fn() -> usize + Send + Sync>,
@@ -101,7 +101,7 @@ impl SuiviBarres {
     /// Les barres de la vraie sortie d'erreur, avec leur fil de rafraîchissement. `forcees` :
     /// dessinées même si la sortie d'erreur n'est pas un terminal (`--progression toujours`),
     /// ce qu'indicatif refuserait de lui-même.
-    pub fn sur_la_sortie_d_erreur(forcees: bool, couleurs: bool) -> Self {
+    pub(crate) fn sur_la_sortie_d_erreur(forcees: bool, couleurs: bool) -> Self {
         let (cible, colonnes): (_, Box<dyn Fn() -> usize + Send + Sync>) = if forcees {
             (
                 ProgressDrawTarget::term_like(Box::new(SortieErreurForcee)),
@@ -156,7 +156,7 @@ impl SuiviBarres {
 
     /// Recalcule toutes les lignes (décomptes, mentions échues, lignes finies à retirer) et
     /// redessine.
-    pub fn rafraichir(&self) {
+    pub(crate) fn rafraichir(&self) {
         if self.termine() {
             return;
         }
@@ -176,7 +176,7 @@ impl SuiviBarres {
     }
 
     /// Efface les barres pour de bon (fin du passage). Idempotent.
-    pub fn terminer(&self) {
+    pub(crate) fn terminer(&self) {
         if self.interne.termine.swap(true, Ordering::Relaxed) {
             return;
         }
@@ -201,7 +201,7 @@ impl SuiviBarres {
     }
 
     /// Exécute `f` (qui écrit sur la sortie d'erreur) barres effacées, puis les redessine.
-    pub fn suspendre<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn suspendre<R>(&self, f: impl FnOnce() -> R) -> R {
         if self.termine() {
             return f();
         }

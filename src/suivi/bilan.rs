@@ -12,13 +12,13 @@ use super::evenement::{ComptesBilan, DejaLa, Remplacement};
 use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
 use super::{Evenement, liberer_terminal};
 use crate::depot::Bilan;
-pub use crate::depot::passages::{ArretPassages, FinDesPassages};
+pub(crate) use crate::depot::passages::{ArretPassages, FinDesPassages};
 use crate::destination::PartieDuBilan;
 
 /// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
 /// commande à lancer s'il reste quelque chose ; `fin` : avec `--jusqu-au-bout`, combien de
 /// passages et pourquoi ils se sont arrêtés (le bilan compte alors tous les passages).
-pub fn afficher(
+pub(crate) fn afficher(
     b: &Bilan,
     suite: Option<&str>,
     json: bool,
@@ -64,7 +64,7 @@ pub fn afficher(
 
 /// Les comptes du bilan JSON (`schemas/vigie.schema.json`), pour la ligne `bilan` comme pour
 /// celle d'un `passage`.
-pub fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
+pub(crate) fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
     let r = &b.resume;
     // Vers la plateforme Vigie-Chiro seulement : la participation qui a reçu la nuit (celle
     // que `vigie traiter` lancera), et les unités qu'elle avait déjà (finalisées par un autre
@@ -116,8 +116,10 @@ pub fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
     }
 }
 
-/// Le bilan JSON (la ligne `bilan` d'un seul passage), sans la version.
-pub fn bilan_json(b: &Bilan) -> serde_json::Value {
+/// Le bilan JSON (la ligne `bilan` d'un seul passage), sans la version : ce que les essais
+/// lisent ; le code écrit l'événement lui-même.
+#[cfg(test)]
+pub(crate) fn bilan_json(b: &Bilan) -> serde_json::Value {
     Evenement::Bilan {
         comptes: comptes_bilan(b),
         passages: None,
@@ -130,7 +132,7 @@ pub fn bilan_json(b: &Bilan) -> serde_json::Value {
 /// que compte la barre), ne dit « sans geste de votre part » que si le passage n'a rien laissé
 /// derrière lui, et ne conseille qu'une commande, la dernière ligne. `passages` : le bilan de
 /// plusieurs passages (`--jusqu-au-bout`), qui compte ce qu'ils ont fait ensemble.
-pub fn ecrire_bilan(
+pub(crate) fn ecrire_bilan(
     s: &mut impl Write,
     b: &Bilan,
     suite: Option<&str>,

@@ -23,14 +23,18 @@ use crate::transport::vigiechiro::Utilisateur;
 
 /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
 #[derive(Debug, Clone, Copy)]
-pub struct ModeSortie {
-    pub json: bool,
-    pub silencieux: bool,
+pub(crate) struct ModeSortie {
+    pub(crate) json: bool,
+    pub(crate) silencieux: bool,
 }
 
 /// Un paragraphe replié en 80 colonnes, puis, s'il y en a une, la commande à lancer ensuite
 /// (jamais coupée).
-pub fn ecrire(sortie: &mut dyn Write, prose: &str, suite: Option<(&str, &str)>) -> io::Result<()> {
+pub(crate) fn ecrire(
+    sortie: &mut dyn Write,
+    prose: &str,
+    suite: Option<(&str, &str)>,
+) -> io::Result<()> {
     if !prose.is_empty() {
         for ligne in replier(prose, 80) {
             writeln!(sortie, "{ligne}")?;
@@ -60,7 +64,7 @@ fn majuscule(texte: &str) -> String {
 // ------------------------------------------------------------------------ vigie traitement
 
 /// Écrit l'état d'une participation (et son bilan) sur la sortie standard.
-pub fn afficher_etat(
+pub(crate) fn afficher_etat(
     m: ModeSortie,
     cible: &Cible,
     e: &EtatParticipation,
@@ -110,7 +114,7 @@ pub fn afficher_etat(
 }
 
 /// Avant les relevés de `--attendre` (sur un terminal ou en lignes).
-pub fn annoncer_suivi(cible: &Cible) {
+pub(crate) fn annoncer_suivi(cible: &Cible) {
     avertir(&format!(
         "Suivi du calcul de la {} ; Ctrl-C pour arrêter.",
         cible.nom()
@@ -118,7 +122,7 @@ pub fn annoncer_suivi(cible: &Cible) {
 }
 
 /// `--echeance` atteinte avant la fin du calcul ; `releve` : un relevé au moins a abouti.
-pub fn echeance_atteinte(cible: &Cible, releve: bool) {
+pub(crate) fn echeance_atteinte(cible: &Cible, releve: bool) {
     avertir(&format!(
         "Échéance atteinte : le calcul de la {} n'est pas fini{}.",
         cible.nom(),
@@ -131,7 +135,7 @@ pub fn echeance_atteinte(cible: &Cible, releve: bool) {
 }
 
 /// Le relevé de `vigie traitement` (sans `--attendre`) n'a pas abouti (code 1).
-pub fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
+pub(crate) fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
@@ -146,7 +150,7 @@ pub fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
 
 /// Des nuits pas prêtes pour le calcul : refus (code 2), en disant combien de fichiers
 /// manquent, sauf `malgre_tout` (`--nuit-incomplete`) où elles sont seulement signalées.
-pub fn nuits_pas_pretes(
+pub(crate) fn nuits_pas_pretes(
     m: ModeSortie,
     cible: &Cible,
     pas_pretes: &[NuitPasPrete],
@@ -212,7 +216,7 @@ pub fn nuits_pas_pretes(
 }
 
 /// L'état n'a pas pu être lu avant de lancer : rien n'est lancé (code 1).
-pub fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Error {
+pub(crate) fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
@@ -226,7 +230,7 @@ pub fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Er
 }
 
 /// La participation est celle d'un autre observateur : rien n'est lancé (code 3).
-pub fn pas_la_votre(cible: &Cible, avant: &EtatParticipation) -> anyhow::Error {
+pub(crate) fn pas_la_votre(cible: &Cible, avant: &EtatParticipation) -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::RefusDefinitifs,
         format!(
@@ -268,7 +272,7 @@ fn calcul_json<'a>(
 
 /// Rien n'est lancé, d'après l'état lu `avant` : le dire, et rendre le code. `None` : la
 /// décision est de lancer.
-pub fn sans_lancer(
+pub(crate) fn sans_lancer(
     m: ModeSortie,
     cible: &Cible,
     decision: AvantCalcul,
@@ -344,7 +348,7 @@ pub fn sans_lancer(
 }
 
 /// Ce qu'a donné le lancement : le dire (code 0), ou l'erreur.
-pub fn lancement(
+pub(crate) fn lancement(
     m: ModeSortie,
     cible: &Cible,
     moi: &Utilisateur,
@@ -458,7 +462,7 @@ pub fn lancement(
 // ------------------------------------------------------------------------ vigie resultats
 
 /// Ce qu'une erreur de téléchargement dit, en français.
-pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
+pub(crate) fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
     match e {
         Echec::Plateforme(ReponseApi::Refuse { statut: 401, .. }) => {
             ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into()
@@ -497,7 +501,12 @@ pub fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
 }
 
 /// Un fichier écrit (`quoi` : `csv` ou `journal`), dit à l'utilisateur.
-pub fn annoncer_fichier(m: ModeSortie, cible: &Cible, quoi: &str, t: &Telecharge) -> Result<()> {
+pub(crate) fn annoncer_fichier(
+    m: ModeSortie,
+    cible: &Cible,
+    quoi: &str,
+    t: &Telecharge,
+) -> Result<()> {
     if m.json {
         Evenement::Resultat {
             participation: cible.participation.as_str(),
@@ -526,7 +535,7 @@ pub fn annoncer_fichier(m: ModeSortie, cible: &Cible, quoi: &str, t: &Telecharge
 }
 
 /// Le CSV écrit vient d'un calcul précédent (celui en cours n'est pas fini : `phrase`).
-pub fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
+pub(crate) fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
     if !m.json && !m.silencieux {
         avertir(&format!(
             "Attention : ce CSV vient d'un calcul précédent ({}).",
@@ -537,7 +546,7 @@ pub fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
 
 /// Le CSV n'est pas sur la plateforme : dire pourquoi, et quoi faire. Code 1 (3 si le calcul
 /// est en erreur).
-pub fn csv_absent(
+pub(crate) fn csv_absent(
     m: ModeSortie,
     cible: &Cible,
     etat: Option<&EtatParticipation>,
@@ -604,7 +613,7 @@ pub fn csv_absent(
 
 /// Pas de journal du calcul à télécharger : `existe` dit s'il est désigné (mais pas
 /// disponible) ou s'il n'existe pas encore. Code 1.
-pub fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
+pub(crate) fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
     if existe {
         avertir(&format!(
             "Le journal du calcul de la {} n'est pas disponible sur la plateforme.",
@@ -620,7 +629,7 @@ pub fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
 }
 
 /// Ce qu'a donné `--demander-csv` : le dire (code 0), ou l'erreur.
-pub fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Result<CodeSortie> {
+pub(crate) fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Result<CodeSortie> {
     match issue {
         DemandeCsv::Demandee => {
             if m.json {

@@ -493,45 +493,45 @@ pub enum Evenement<'a> {
 /// Le compte de la plateforme, dans l'événement `connexion`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CompteJson<'a> {
-    pub id: &'a str,
-    pub pseudo: Option<&'a str>,
+    pub(crate) id: &'a str,
+    pub(crate) pseudo: Option<&'a str>,
 }
 
 /// Les comptes d'un bilan de dépôt : la ligne `bilan`, et celle d'un `passage` qui a envoyé.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ComptesBilan<'a> {
     #[schemars(range(min = 0))]
-    pub plan: i64,
-    pub deposees: u64,
+    pub(crate) plan: i64,
+    pub(crate) deposees: u64,
     /// Fichiers en échec transitoire (un autre passage les reprendra).
-    pub echecs: u64,
-    pub definitifs: u64,
-    pub incertaines: u64,
-    pub restantes: u64,
-    pub octets_envoyes: u64,
+    pub(crate) echecs: u64,
+    pub(crate) definitifs: u64,
+    pub(crate) incertaines: u64,
+    pub(crate) restantes: u64,
+    pub(crate) octets_envoyes: u64,
     #[schemars(range(min = 0.0))]
-    pub duree_s: f64,
-    pub deposees_ce_passage: u64,
-    pub incidents_absorbes: u64,
-    pub interrompu: bool,
+    pub(crate) duree_s: f64,
+    pub(crate) deposees_ce_passage: u64,
+    pub(crate) incidents_absorbes: u64,
+    pub(crate) interrompu: bool,
     #[serde(flatten)]
-    pub destination: DejaLa<'a>,
+    pub(crate) destination: DejaLa<'a>,
     /// Les réglages d'envoi que le plan retient et que ce passage a repris, n'étant pas
     /// donnés : l'option et sa valeur lisible (`{"--debit-max": "2 Mo/s"}`) ; absent s'il n'y
     /// en a pas.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub reglages_repris: BTreeMap<&'static str, &'a str>,
+    pub(crate) reglages_repris: BTreeMap<&'static str, &'a str>,
     /// Ceux donnés pour ce passage à la place d'une valeur retenue, désormais retenus
     /// (`{"--debit-max": {"donne": "5 Mo/s", "retenu": "2 Mo/s"}}`) ; absent s'il n'y en a
     /// pas.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub reglages_remplaces: BTreeMap<&'static str, Remplacement<'a>>,
+    pub(crate) reglages_remplaces: BTreeMap<&'static str, Remplacement<'a>>,
 }
 
 /// Ce que la destination tenait déjà, selon qu'elle est la plateforme ou un compartiment S3.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum DejaLa<'a> {
+pub(crate) enum DejaLa<'a> {
     /// Vers la plateforme Vigie-Chiro.
     Plateforme {
         /// La participation qui a reçu la nuit.
@@ -552,9 +552,9 @@ pub enum DejaLa<'a> {
 
 /// Un réglage donné qui remplace celui que retenait le plan.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Remplacement<'a> {
-    pub donne: &'a str,
-    pub retenu: Option<&'a str>,
+pub(crate) struct Remplacement<'a> {
+    pub(crate) donne: &'a str,
+    pub(crate) retenu: Option<&'a str>,
 }
 
 /// Ce qu'a donné un passage, dans sa ligne `passage` : ses comptes, ou l'erreur qui l'a
@@ -573,34 +573,34 @@ pub enum IssuePassageJson<'a> {
 /// Les fichiers d'un plan, par état (`vigie etat`).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct UnitesParEtat {
-    pub a_deposer: u64,
-    pub en_cours: u64,
-    pub deposee: u64,
-    pub echec: u64,
-    pub incertaine: u64,
+    pub(crate) a_deposer: u64,
+    pub(crate) en_cours: u64,
+    pub(crate) deposee: u64,
+    pub(crate) echec: u64,
+    pub(crate) incertaine: u64,
 }
 
 /// Le bilan d'un calcul fini (`traitement`) : par ordre, chaque taxon et ses contacts.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct BilanTaxons {
     /// Séquences que le calcul signale avec un problème.
-    pub problemes: u64,
-    pub chiropteres: Vec<TaxonJson>,
-    pub orthopteres: Vec<TaxonJson>,
-    pub autre: Vec<TaxonJson>,
+    pub(crate) problemes: u64,
+    pub(crate) chiropteres: Vec<TaxonJson>,
+    pub(crate) orthopteres: Vec<TaxonJson>,
+    pub(crate) autre: Vec<TaxonJson>,
 }
 
 /// Un taxon du bilan d'un calcul et ses contacts.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct TaxonJson {
+pub(crate) struct TaxonJson {
     /// Identifiant du taxon sur la plateforme.
-    pub taxon: Option<String>,
+    pub(crate) taxon: Option<String>,
     /// Le code du taxon (Pippip), celui du CSV des observations.
-    pub libelle_court: Option<String>,
+    pub(crate) libelle_court: Option<String>,
     /// Son nom latin (Pipistrellus pipistrellus).
-    pub libelle_long: Option<String>,
-    pub contacts_min: u64,
-    pub contacts_max: u64,
+    pub(crate) libelle_long: Option<String>,
+    pub(crate) contacts_min: u64,
+    pub(crate) contacts_max: u64,
 }
 
 /// Le motif d'un `avertissement`, et ce qu'il nomme.
@@ -669,11 +669,11 @@ pub enum Avertissement<'a> {
 pub struct EcartNomme {
     /// Ce qui diffère : site, point, soiree, passage.
     #[schemars(schema_with = "schema_champ_ecart")]
-    pub champ: &'static str,
+    pub(crate) champ: &'static str,
     /// La valeur des noms (numéro de site, point, soirée AAAA-MM-JJ, numéro de passage).
-    pub noms: String,
+    pub(crate) noms: String,
     /// Celle de la participation (titre de son site, point, soirée, passage de ses fichiers).
-    pub participation: String,
+    pub(crate) participation: String,
 }
 
 fn schema_champ_ecart(_: &mut SchemaGenerator) -> Schema {
@@ -705,7 +705,7 @@ pub enum PorteeSimulation {
 
 impl Evenement<'_> {
     /// La ligne JSON de l'événement, sans la version (ajoutée par [`ecrire_ligne`]).
-    pub fn en_valeur(&self) -> Value {
+    pub(crate) fn en_valeur(&self) -> Value {
         serde_json::to_value(self).expect("un événement se sérialise toujours")
     }
 
@@ -809,7 +809,7 @@ fn en_une_ligne(v: Value) -> Value {
 
 /// Le schéma publié (`schemas/vigie.schema.json`), en texte : chaque événement y est décrit
 /// par son type, et par lui seul.
-pub fn schema_publie() -> Result<String, serde_json::Error> {
+pub(crate) fn schema_publie() -> Result<String, serde_json::Error> {
     let defs: Map<String, Value> = schemas_types().into_iter().collect();
     let mut noms: Vec<String> = defs.keys().cloned().collect();
     noms.sort();

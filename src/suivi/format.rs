@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 /// Une taille lisible : « 12,3 Mio ».
-pub fn octets_lisibles(n: u64) -> String {
+pub(crate) fn octets_lisibles(n: u64) -> String {
     const UNITES: [&str; 5] = ["o", "Kio", "Mio", "Gio", "Tio"];
     let mut v = n as f64;
     let mut u = 0;
@@ -24,13 +24,13 @@ pub fn octets_lisibles(n: u64) -> String {
 }
 
 /// Un débit lisible : « 1,2 Mio/s » ; `None` si la durée est nulle (rien de mesurable).
-pub fn debit_lisible(octets: u64, duree: Duration) -> Option<String> {
+pub(crate) fn debit_lisible(octets: u64, duree: Duration) -> Option<String> {
     let s = duree.as_secs_f64();
     (s > 0.0).then(|| format!("{}/s", octets_lisibles((octets as f64 / s) as u64)))
 }
 
 /// Un temps restant estimé, arrondi à la seconde supérieure : « 12 s », « 3 min 05 s ».
-pub fn reste_lisible(d: Duration) -> String {
+pub(crate) fn reste_lisible(d: Duration) -> String {
     let s = d.as_secs() + u64::from(d.subsec_nanos() > 0);
     match (s / 3600, (s % 3600) / 60, s % 60) {
         (0, 0, sec) => format!("{sec} s"),
@@ -39,7 +39,7 @@ pub fn reste_lisible(d: Duration) -> String {
     }
 }
 
-pub use crate::texte::{duree_lisible, pluriel};
+pub(crate) use crate::texte::{duree_lisible, pluriel};
 
 /// Un caractère qui ne doit pas atteindre un terminal tel quel : un caractère de contrôle (C0,
 /// DEL, C1 : séquences d'échappement qui changent le titre de la fenêtre ou effacent l'écran,
@@ -79,7 +79,7 @@ pub fn neutraliser(texte: &str) -> Cow<'_, str> {
 /// (`-PA000123`, le numéro de l'enregistreur), la date, l'année. Chaque morceau retiré laisse
 /// « … » : `Car640380-2026-Pass1-A1…_221500_000.wav`. Un autre nom garde son début, jusqu'au
 /// premier « - » s'il vient assez tôt, et sa fin ; on coupe le milieu.
-pub fn nom_court(nom: &str, largeur: usize) -> String {
+pub(crate) fn nom_court(nom: &str, largeur: usize) -> String {
     let nom = neutraliser(nom);
     let n = nom.chars().count();
     if n <= largeur || largeur == 0 {
@@ -103,7 +103,7 @@ pub fn nom_court(nom: &str, largeur: usize) -> String {
 /// Une ligne repliée pour tenir en `largeur` colonnes, aux espaces : les lignes qui suivent
 /// s'alignent quatre colonnes plus loin que le texte de la première. Un mot plus long que la
 /// place (une adresse, un nom de fichier) reste entier, seul sur sa ligne.
-pub fn replier(ligne: &str, largeur: usize) -> Vec<String> {
+pub(crate) fn replier(ligne: &str, largeur: usize) -> Vec<String> {
     if ligne.chars().count() <= largeur || largeur < 20 {
         return vec![ligne.to_owned()];
     }

@@ -29,7 +29,7 @@ use super::{couleurs_sur_la_sortie_d_erreur, ecran};
 use crate::secrets::expurger;
 
 /// Le filtre du fichier journal : tout `vigie` jusqu'au détail, l'essentiel des bibliothèques.
-pub const FILTRE_FICHIER: &str = "info,vigie=debug";
+pub(crate) const FILTRE_FICHIER: &str = "info,vigie=debug";
 /// Variables d'environnement dont la valeur ne doit jamais s'écrire.
 const VARIABLES_SECRETES: [&str; 3] = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "VIGIE_JETON"];
 /// En deçà, une valeur « secrète » est trop courte pour être masquée sans défigurer le texte.
@@ -37,13 +37,13 @@ const LONGUEUR_SECRET_MIN: usize = 8;
 
 /// Ce que demandent les options.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ReglagesJournal<'a> {
+pub(crate) struct ReglagesJournal<'a> {
     /// `-v` compté.
-    pub verbosite: u8,
+    pub(crate) verbosite: u8,
     /// `-q`.
-    pub silencieux: bool,
+    pub(crate) silencieux: bool,
     /// `--journal FICHIER`.
-    pub fichier: Option<&'a Path>,
+    pub(crate) fichier: Option<&'a Path>,
 }
 
 /// Le fichier journal n'a pas pu être ouvert.
@@ -53,9 +53,9 @@ pub struct ReglagesJournal<'a> {
     chemin.display(),
     crate::sortie::erreur_systeme(.cause)
 )]
-pub struct ErreurJournal {
-    pub chemin: PathBuf,
-    pub cause: io::Error,
+pub(crate) struct ErreurJournal {
+    pub(crate) chemin: PathBuf,
+    pub(crate) cause: io::Error,
 }
 
 /// Le filtre de la sortie d'erreur quand `RUST_LOG` n'est pas défini : par défaut, les
@@ -67,7 +67,7 @@ pub struct ErreurJournal {
 /// vérificateur de certificats de reqwest écrit chaque refus en anglais, au niveau `error`
 /// (« failed to verify TLS certificate: invalid peer certificate… ») : `vigie` le dit lui-même,
 /// en français, avec le geste (`transport::certificat`) ; le texte d'origine reste à `-vv`.
-pub fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
+pub(crate) fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
     match (silencieux, verbosite) {
         (true, _) => "error,rustls_platform_verifier=off",
         (false, 0) => "error,vigie=warn,rustls_platform_verifier=off",
@@ -78,7 +78,7 @@ pub fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
 }
 
 /// Installe le journal. Sans effet si un journal est déjà installé (tests).
-pub fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
+pub(crate) fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
     let masque = Masque::depuis_environnement();
     let fichier = r
         .fichier

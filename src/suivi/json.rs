@@ -16,18 +16,18 @@ use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 
 /// Au plus une ligne `progression` par unité et par intervalle.
-pub const INTERVALLE_PROGRESSION: Duration = Duration::from_secs(1);
+pub(crate) const INTERVALLE_PROGRESSION: Duration = Duration::from_secs(1);
 
 /// Une ligne JSON par événement sur la sortie standard. `silencieux` (`-q`) ne garde que les
 /// erreurs (échecs, incertitudes, interruption) ; le bilan s'écrit à part.
-pub struct SuiviJson {
+pub(crate) struct SuiviJson {
     silencieux: bool,
     horloge: Box<dyn Horloge>,
     cadence: Mutex<Cadence>,
 }
 
 impl SuiviJson {
-    pub fn nouveau(silencieux: bool) -> Self {
+    pub(crate) fn nouveau(silencieux: bool) -> Self {
         SuiviJson {
             silencieux,
             horloge: Box::new(HorlogeSysteme::nouveau()),
@@ -50,7 +50,7 @@ impl Default for SuiviJson {
 /// Ajouter un champ ou un événement ne la change pas ; retirer un champ, ou en changer le sens
 /// ou le type, la fait passer à la suivante. Le schéma de chaque événement est dans
 /// `schemas/vigie.schema.json`.
-pub const VERSION_JSON: u64 = 1;
+pub(crate) const VERSION_JSON: u64 = 1;
 
 /// Écrit un événement en une ligne JSON sur la sortie standard, d'un bloc (verrou tenu) pour
 /// que deux unités ne mêlent pas leurs lignes, avec la version du format : c'est par ici que
@@ -74,7 +74,7 @@ fn ecrire(evenement: Evenement<'_>) {
 
 /// Quand une ligne `progression` mérite d'être écrite.
 #[derive(Debug, Default)]
-pub struct Cadence {
+pub(crate) struct Cadence {
     /// Par unité : quand et à combien d'octets on a écrit la dernière.
     dernieres: HashMap<i64, (Duration, u64)>,
 }
@@ -82,7 +82,7 @@ pub struct Cadence {
 impl Cadence {
     /// Vrai s'il faut écrire : rien de neuf depuis la dernière ligne, non ; 100 % atteints,
     /// oui ; sinon, une seconde au moins depuis la dernière.
-    pub fn admettre(&mut self, unite: i64, octets: u64, taille: u64, t: Duration) -> bool {
+    pub(crate) fn admettre(&mut self, unite: i64, octets: u64, taille: u64, t: Duration) -> bool {
         if let Some(&(quand, vus)) = self.dernieres.get(&unite) {
             let complet = octets >= taille;
             if octets == vus || (!complet && t < quand + INTERVALLE_PROGRESSION) {
@@ -94,7 +94,7 @@ impl Cadence {
     }
 
     /// L'unité a fini : on oublie sa cadence.
-    pub fn oublier(&mut self, unite: i64) {
+    pub(crate) fn oublier(&mut self, unite: i64) {
         self.dernieres.remove(&unite);
     }
 }

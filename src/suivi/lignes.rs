@@ -19,7 +19,7 @@ use crate::plateforme::Marques;
 /// Une ligne par événement utile, sur la sortie d'erreur. `silencieux` (`-q`) ne garde que les
 /// échecs.
 #[derive(Debug)]
-pub struct SuiviLignes {
+pub(crate) struct SuiviLignes {
     silencieux: bool,
     /// Les messages d'échec déjà dits : un même message n'est pas répété fichier par fichier.
     repetes: MessagesRepetes,
@@ -28,7 +28,7 @@ pub struct SuiviLignes {
 }
 
 impl SuiviLignes {
-    pub fn nouveau(silencieux: bool) -> Self {
+    pub(crate) fn nouveau(silencieux: bool) -> Self {
         SuiviLignes {
             silencieux,
             repetes: MessagesRepetes::default(),

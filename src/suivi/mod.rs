@@ -13,20 +13,20 @@
 //! tout ce qui s'écrit pour l'utilisateur passe par ce module.
 
 mod barres;
-pub mod bilan;
-pub mod calcul;
+pub(crate) mod bilan;
+pub(crate) mod calcul;
 mod ecran;
 pub mod evenement;
 pub mod format;
-pub mod journal;
+pub(crate) mod journal;
 mod json;
 mod lignes;
-pub mod passages;
+pub(crate) mod passages;
 mod repetes;
-pub mod saison;
+pub(crate) mod saison;
 mod tableau;
-pub mod traitement;
-pub mod verification;
+pub(crate) mod traitement;
+pub(crate) mod verification;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -35,35 +35,35 @@ use std::time::{Duration, Instant};
 use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite};
 
-pub use barres::SuiviBarres;
+pub(crate) use barres::SuiviBarres;
 pub use ecran::liberer_terminal;
 pub use evenement::Evenement;
-pub use json::{SuiviJson, VERSION_JSON};
-pub use lignes::SuiviLignes;
+pub(crate) use json::SuiviJson;
+pub(crate) use lignes::SuiviLignes;
 
-pub use crate::depot::evenements::{Suivi, SuiviMuet};
+pub(crate) use crate::depot::evenements::Suivi;
 
 /// « nouvelle tentative dans N s », N arrondi au-dessus : jamais « 0 s » tant qu'on attend.
-pub fn secondes_au_dessus(attente: Duration) -> u64 {
+pub(crate) fn secondes_au_dessus(attente: Duration) -> u64 {
     let ms = attente.as_millis();
     (ms.div_ceil(1000)).max(u128::from(!attente.is_zero())) as u64
 }
 
 /// L'horloge des affichages (décomptes, cadence du JSON), injectée pour que les tests avancent
 /// le temps d'un coup au lieu de dormir.
-pub trait Horloge: Send + Sync {
+pub(crate) trait Horloge: Send + Sync {
     /// Temps monotone écoulé depuis une origine quelconque.
     fn maintenant(&self) -> Duration;
 }
 
 /// Le vrai temps.
 #[derive(Debug, Clone, Copy)]
-pub struct HorlogeSysteme {
+pub(crate) struct HorlogeSysteme {
     origine: Instant,
 }
 
 impl HorlogeSysteme {
-    pub fn nouveau() -> Self {
+    pub(crate) fn nouveau() -> Self {
         HorlogeSysteme {
             origine: Instant::now(),
         }
@@ -101,14 +101,14 @@ fn texte_nuit_retrouvee(dossier: &std::path::Path) -> String {
 
 /// Les couleurs sont-elles permises ? Non si `NO_COLOR` est défini et non vide
 /// (<https://no-color.org>).
-pub fn couleurs_permises() -> bool {
+pub(crate) fn couleurs_permises() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Le journal sur la sortie d'erreur peut-il être en couleurs ? Il faut un terminal, que les
 /// couleurs soient permises, et une console qui interprète les séquences de couleur : une
 /// console Windows qui ne sait pas le faire les afficherait telles quelles (`←[33m`).
-pub fn couleurs_sur_la_sortie_d_erreur() -> bool {
+pub(crate) fn couleurs_sur_la_sortie_d_erreur() -> bool {
     std::io::stderr().is_terminal() && couleurs_permises() && crate::plateforme::console_pilotable()
 }
 
@@ -121,7 +121,7 @@ fn erreur_est_un_terminal() -> bool {
 
 /// Ce que l'utilisateur verra pendant un passage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Affichage {
+pub(crate) enum Affichage {
     /// Barres sur la sortie d'erreur ; `forcees` : dessinées même hors terminal
     /// (`--progression toujours`).
     Barres { forcees: bool },
@@ -136,7 +136,7 @@ pub enum Affichage {
 /// `--progression` : des barres sur un terminal (`Auto`), toujours, ou jamais. `cli` traduit son
 /// option en cette valeur : l'affichage ne connaît pas la ligne de commande.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progression {
+pub(crate) enum Progression {
     Auto,
     Toujours,
     Jamais,
@@ -148,7 +148,12 @@ pub enum Progression {
 /// `-q` l'emporte sur les barres (« seulement le bilan et les erreurs ») ; `--json` réserve la
 /// sortie standard au JSON et ne montre de barres que sur demande explicite ; `auto` montre des
 /// barres sur un terminal, des lignes ailleurs ; `toujours` et `jamais` forcent l'un ou l'autre.
-pub fn decider(json: bool, silencieux: bool, mode: Progression, terminal: bool) -> Affichage {
+pub(crate) fn decider(
+    json: bool,
+    silencieux: bool,
+    mode: Progression,
+    terminal: bool,
+) -> Affichage {
     if json {
         return Affichage::Json {
             silencieux,
@@ -170,7 +175,7 @@ pub fn decider(json: bool, silencieux: bool, mode: Progression, terminal: bool) 
 /// Construit le suivi d'un passage d'après `--json`, `-q` et `--progression`, et la
 /// sortie d'erreur. Les barres créées ici sont enregistrées pour que le journal `tracing` passe
 /// au-dessus d'elles et que le bilan les efface avant de s'écrire ([`liberer_terminal`]).
-pub fn choisir(json: bool, silencieux: bool, progression: Progression) -> Arc<dyn Suivi> {
+pub(crate) fn choisir(json: bool, silencieux: bool, progression: Progression) -> Arc<dyn Suivi> {
     let terminal = erreur_est_un_terminal();
     let barres = |forcees: bool| {
         let b = SuiviBarres::sur_la_sortie_d_erreur(forcees, couleurs_permises());
@@ -198,13 +203,13 @@ pub fn choisir(json: bool, silencieux: bool, progression: Progression) -> Arc<dy
 /// d'une commande qui enchaîne les passages (`--jusqu-au-bout`), chacun avec ses barres. Seule
 /// l'interruption lui est annoncée ; elle va au suivi du dernier passage commencé.
 #[derive(Default)]
-pub struct SuiviRelais {
+pub(crate) struct SuiviRelais {
     courant: std::sync::Mutex<Option<Arc<dyn Suivi>>>,
 }
 
 impl SuiviRelais {
     /// Le suivi du passage qui commence.
-    pub fn remplacer(&self, suivi: Arc<dyn Suivi>) {
+    pub(crate) fn remplacer(&self, suivi: Arc<dyn Suivi>) {
         *self.courant.lock().unwrap_or_else(|e| e.into_inner()) = Some(suivi);
     }
 }

@@ -13,12 +13,16 @@ use super::evenement::IssuePassageJson;
 use super::format::{neutraliser, pluriel};
 use super::secondes_au_dessus;
 
-pub use crate::depot::passages::{ArretPassages, FinDesPassages, IssuePassage};
+pub(crate) use crate::depot::passages::{FinDesPassages, IssuePassage};
 
 /// La ligne d'un passage pour l'humain :
 /// « Passage 2 : 18 / 20 fichiers déposés (3 pendant ce passage), 2 en échec transitoire ;
 /// prochain passage dans 30 s. »
-pub fn ligne_passage(numero: u32, issue: &IssuePassage<'_>, prochain: Option<Duration>) -> String {
+pub(crate) fn ligne_passage(
+    numero: u32,
+    issue: &IssuePassage<'_>,
+    prochain: Option<Duration>,
+) -> String {
     let mut ligne = match issue {
         IssuePassage::Bilan(b) => {
             let r = &b.resume;
@@ -58,7 +62,7 @@ pub fn ligne_passage(numero: u32, issue: &IssuePassage<'_>, prochain: Option<Dur
 /// L'événement JSON d'un passage : les clés du bilan (comptes du plan, et de ce passage), plus
 /// `passage` (son numéro) et `prochain_passage_s` (la pause avant le suivant, `null` si c'était
 /// le dernier) ; pour un passage arrêté avant tout envoi, `erreur` au lieu des comptes.
-pub fn passage_json<'a>(
+pub(crate) fn passage_json<'a>(
     numero: u32,
     issue: &IssuePassage<'a>,
     prochain: Option<Duration>,

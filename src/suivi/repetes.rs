@@ -13,7 +13,7 @@ use crate::texte::pluriel;
 
 /// Les messages d'échec déjà dits pendant un passage, et combien de fois ils sont revenus.
 #[derive(Debug, Default)]
-pub struct MessagesRepetes {
+pub(crate) struct MessagesRepetes {
     dits: Mutex<Dits>,
 }
 
@@ -27,7 +27,7 @@ struct Dits {
 
 /// Ce qu'il faut faire d'un message d'échec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Repetition {
+pub(crate) enum Repetition {
     /// Première fois : le dire en entier.
     Premiere,
     /// Deuxième fois : le dire une dernière fois, en disant qu'il ne sera plus répété.
@@ -38,7 +38,7 @@ pub enum Repetition {
 
 impl MessagesRepetes {
     /// Note un message (sa nature et sa cause comprises) et dit s'il est nouveau.
-    pub fn noter(&self, message: &str) -> Repetition {
+    pub(crate) fn noter(&self, message: &str) -> Repetition {
         let mut dits = self.dits.lock().unwrap_or_else(|e| e.into_inner());
         let Dits { index, ordre } = &mut *dits;
         match index.get(message) {
@@ -60,7 +60,7 @@ impl MessagesRepetes {
 
     /// Les lignes de fin de passage : pour chaque message revenu, combien d'autres fichiers
     /// l'ont porté (« même message pour 199 autres fichiers : jeton … »).
-    pub fn resume(&self) -> Vec<String> {
+    pub(crate) fn resume(&self) -> Vec<String> {
         let dits = self.dits.lock().unwrap_or_else(|e| e.into_inner());
         dits.ordre
             .iter()

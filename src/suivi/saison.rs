@@ -33,28 +33,29 @@ const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
 const HORS_NUIT_CITES: usize = 10;
 
 /// `--point` en saison.
-pub const POINT_EN_SAISON: &str = "--point ne vaut qu'avec --site ID --debut D --fin F (une \
+pub(crate) const POINT_EN_SAISON: &str = "--point ne vaut qu'avec --site ID --debut D --fin F (une \
      seule participation à créer) : en saison, le point de chaque nuit est lu dans les noms ; \
      rien n'a été envoyé";
 /// Des dossiers sans un enregistrement.
-pub const AUCUN_ENREGISTREMENT: &str =
+pub(crate) const AUCUN_ENREGISTREMENT: &str =
     "aucun enregistrement à déposer dans ces dossiers ; rien n'a été envoyé";
 /// L'en-tête des refus de site (absent, ambigu).
-pub const SITE_NON_TROUVE: &str = "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :";
+pub(crate) const SITE_NON_TROUVE: &str =
+    "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :";
 /// L'en-tête des refus d'un site écrit de deux façons.
-pub const SITE_ECRIT_DEUX_FOIS: &str =
+pub(crate) const SITE_ECRIT_DEUX_FOIS: &str =
     "Le site de ces nuits est écrit de plusieurs façons ; rien n'a été envoyé :";
 /// L'en-tête des refus de participation (ambiguë, sans point, partagée, à créer sans heure).
-pub const PARTICIPATION_INCERTAINE: &str =
+pub(crate) const PARTICIPATION_INCERTAINE: &str =
     "La participation de ces nuits est incertaine ; rien n'a été envoyé :";
 
 /// L'en-tête des refus d'une nuit liée dont la participation a disparu ou n'est plus à
 /// l'utilisateur.
-pub const PARTICIPATION_LIEE_CHANGEE: &str =
+pub(crate) const PARTICIPATION_LIEE_CHANGEE: &str =
     "La participation de ces nuits a changé sur la plateforme ; rien n'a été envoyé :";
 
 /// `sam. 20/06` : le jour abrégé en français et la date.
-pub fn jour_court(d: NaiveDate) -> String {
+pub(crate) fn jour_court(d: NaiveDate) -> String {
     const JOURS: [&str; 7] = ["lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."];
     format!(
         "{} {:02}/{:02}",
@@ -65,7 +66,7 @@ pub fn jour_court(d: NaiveDate) -> String {
 }
 
 /// Une nuit de la base en quelques mots : `ven. 03/07 A1 Pass1`.
-pub fn libelle_liee(n: &NuitLiee) -> String {
+pub(crate) fn libelle_liee(n: &NuitLiee) -> String {
     match NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d") {
         Ok(s) => format!("{} {} Pass{}", jour_court(s), n.point, n.passage),
         Err(_) => format!("circuit {} Pass{}", n.numero_site, n.passage),
@@ -73,7 +74,7 @@ pub fn libelle_liee(n: &NuitLiee) -> String {
 }
 
 /// Une nuit en une courte ligne : `sam. 20/06  A1  Pass1` (routier : `circuit 270  Pass1`).
-pub fn libelle_cle(cle: &CleNuit) -> String {
+pub(crate) fn libelle_cle(cle: &CleNuit) -> String {
     match (cle.soiree, cle.point.as_deref()) {
         (Some(s), Some(p)) => format!("{}  {:<4}  Pass{}", jour_court(s), p, cle.passage),
         _ => format!("circuit {}  Pass{}", cle.site, cle.passage),
@@ -81,7 +82,7 @@ pub fn libelle_cle(cle: &CleNuit) -> String {
 }
 
 /// Une nuit en quelques mots, sans colonnes : `sam. 20/06 A1 Pass1`.
-pub fn libelle_court(cle: &CleNuit) -> String {
+pub(crate) fn libelle_court(cle: &CleNuit) -> String {
     match (cle.soiree, cle.point.as_deref()) {
         (Some(s), Some(p)) => format!("{} {} Pass{}", jour_court(s), p, cle.passage),
         _ => format!("circuit {} Pass{}", cle.site, cle.passage),
@@ -89,13 +90,13 @@ pub fn libelle_court(cle: &CleNuit) -> String {
 }
 
 /// L'adresse de la participation sur le site web, pour l'API par défaut.
-pub fn adresse_participation(api: &str, id: &str) -> Option<String> {
+pub(crate) fn adresse_participation(api: &str, id: &str) -> Option<String> {
     (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
         .then(|| format!("{SITE_WEB}{id}"))
 }
 
 /// L'adresse de la participation, ou, pour une autre API, `participation ID`.
-pub fn adresse_ou_identifiant(api: &str, id: &str) -> String {
+pub(crate) fn adresse_ou_identifiant(api: &str, id: &str) -> String {
     adresse_participation(api, id).unwrap_or_else(|| format!("participation {id}"))
 }
 
@@ -103,14 +104,14 @@ pub fn adresse_ou_identifiant(api: &str, id: &str) -> String {
 
 /// Les refus d'avant toute écriture, dits tous d'un coup (code 2).
 #[derive(Default)]
-pub struct Refus {
+pub(crate) struct Refus {
     lignes: Vec<String>,
     /// Les nuits dont dépendent ces refus (`--json` : `nuits` de l'événement `erreur`).
     nuits: Vec<NuitNommee>,
 }
 
 /// Une nuit telle que la nomme une erreur (`--json`).
-pub fn nuit_nommee(cle: &CleNuit) -> NuitNommee {
+pub(crate) fn nuit_nommee(cle: &CleNuit) -> NuitNommee {
     NuitNommee {
         numero_site: cle.site.clone(),
         passage: cle.passage,
@@ -120,22 +121,17 @@ pub fn nuit_nommee(cle: &CleNuit) -> NuitNommee {
 }
 
 impl Refus {
-    pub fn ajouter(&mut self, texte: &str) {
+    pub(crate) fn ajouter(&mut self, texte: &str) {
         self.lignes.extend(replier(texte, 79));
     }
 
     /// Combien de lignes de refus, déjà.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lignes.len()
     }
 
-    /// Aucun refus.
-    pub fn is_empty(&self) -> bool {
-        self.lignes.is_empty()
-    }
-
     /// Un refus qui dépend de cette nuit : elle sera nommée par l'erreur.
-    pub fn nommer(&mut self, cle: &CleNuit) {
+    pub(crate) fn nommer(&mut self, cle: &CleNuit) {
         let n = nuit_nommee(cle);
         if !self.nuits.contains(&n) {
             self.nuits.push(n);
@@ -144,7 +140,7 @@ impl Refus {
 
     /// Rien si aucun refus ; sinon l'en-tête et les refus sur la sortie d'erreur (pas en
     /// JSON), et l'erreur de code 2.
-    pub fn rendre(self, json: bool, entete: &str) -> Result<()> {
+    pub(crate) fn rendre(self, json: bool, entete: &str) -> Result<()> {
         if self.lignes.is_empty() {
             return Ok(());
         }
@@ -169,7 +165,7 @@ impl Refus {
 
 /// Les refus « hors nuit » : chaque fichier d'aucune nuit, et pourquoi (`enregistrements` :
 /// la liste donnée au regroupement).
-pub fn refuser_hors_nuit(
+pub(crate) fn refuser_hors_nuit(
     json: bool,
     enregistrements: &[Enregistrement],
     nuits: &[Nuit],
@@ -220,7 +216,7 @@ pub fn refuser_hors_nuit(
 }
 
 /// Une valeur de `--site` qui n'est ni `ID` ni `NUMERO=ID`.
-pub fn site_donne_invalide(v: &str) -> String {
+pub(crate) fn site_donne_invalide(v: &str) -> String {
     format!(
         "--site « {} » : attendu l'identifiant du site (24 chiffres hexadécimaux, la fin de \
          l'adresse de sa page) ou NUMERO=ID (ex. 640380=64a1…)",
@@ -229,12 +225,12 @@ pub fn site_donne_invalide(v: &str) -> String {
 }
 
 /// Une lecture de la plateforme qui manque (`detail` : pourquoi).
-pub fn lecture_impossible(cible: &str, detail: &str) -> String {
+pub(crate) fn lecture_impossible(cible: &str, detail: &str) -> String {
     format!("lecture de {cible} impossible, rien n'a été envoyé : {detail}")
 }
 
 /// Plusieurs sites de l'utilisateur portent le numéro des noms.
-pub fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
+pub(crate) fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
     format!(
         "Plusieurs de vos sites portent le numéro {numero} : {} → choisissez : --site ID",
         liste
@@ -246,7 +242,7 @@ pub fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
 }
 
 /// Aucun site de l'utilisateur ne porte le numéro des noms (`propres` : ses sites).
-pub fn site_absent(numero: &str, protocole: Protocole, propres: &[SiteConnu]) -> String {
+pub(crate) fn site_absent(numero: &str, protocole: Protocole, propres: &[SiteConnu]) -> String {
     format!(
         "Aucun de vos sites ne porte le numéro {numero} (noms {}{numero}-…) ; vos sites : {} → \
          vérifiez le numéro dans les noms, ou créez le site sur le site web, ou désignez-le : \
@@ -268,7 +264,7 @@ pub fn site_absent(numero: &str, protocole: Protocole, propres: &[SiteConnu]) ->
 }
 
 /// Un même site écrit de deux façons dans les noms (`Car640380`, `Car0640380`).
-pub fn site_ecrit_deux_fois(id: &IdObjet, numeros: &BTreeSet<String>) -> String {
+pub(crate) fn site_ecrit_deux_fois(id: &IdObjet, numeros: &BTreeSet<String>) -> String {
     format!(
         "Les noms écrivent le site {id} de {} façons ({}) : ses nuits feraient deux \
          participations → renommez les fichiers pour n'écrire le numéro que d'une façon, puis \
@@ -286,7 +282,7 @@ fn adresses(api: &str, ids: &[IdObjet]) -> String {
 }
 
 /// Plusieurs participations de la plateforme sont cette nuit.
-pub fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
+pub(crate) fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
     format!(
         "La nuit {libelle} a plusieurs participations sur la plateforme : {} → vigie ne \
          choisit pas : corrigez la date ou le point de l'une sur le site web, puis relancez ; \
@@ -296,7 +292,7 @@ pub fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -> Strin
 }
 
 /// Une participation sans point tombe sur la nuit.
-pub fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
+pub(crate) fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
     format!(
         "La participation {} (sans point) tombe sur la nuit {libelle} → indiquez son point sur \
          le site web, puis relancez",
@@ -305,7 +301,7 @@ pub fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]) -> St
 }
 
 /// Une participation convient à plusieurs nuits (`autres` : les libellés des autres).
-pub fn participation_partagee(
+pub(crate) fn participation_partagee(
     api: &str,
     participation: &IdObjet,
     libelle: &str,
@@ -320,7 +316,7 @@ pub fn participation_partagee(
 }
 
 /// Une nuit à créer dont les noms ne disent pas l'heure (routier).
-pub fn a_creer_sans_heure(libelle: &str) -> String {
+pub(crate) fn a_creer_sans_heure(libelle: &str) -> String {
     format!(
         "La nuit {libelle} n'a pas de participation, ses noms ne disent pas d'heure, et les \
          dates de ses fichiers non plus (plus de 24 h d'écart, ou dans le futur : copiés sans \
@@ -330,7 +326,7 @@ pub fn a_creer_sans_heure(libelle: &str) -> String {
 }
 
 /// Une nuit liée (plan `plan`) dont la participation `id` n'est plus sur la plateforme.
-pub fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) -> String {
+pub(crate) fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) -> String {
     format!(
         "La participation {id} de la nuit {libelle} (plan {plan}) n'est plus sur la \
          plateforme (supprimée ?) → vigie ne dépose pas cette nuit ailleurs sans vous : \
@@ -341,7 +337,7 @@ pub fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) -> String
 
 /// Une nuit liée (plan `plan`) dont la participation `id` est maintenant à un autre
 /// observateur.
-pub fn participation_liee_d_autrui(
+pub(crate) fn participation_liee_d_autrui(
     libelle: &str,
     id: &str,
     plan: i64,
@@ -359,7 +355,7 @@ pub fn participation_liee_d_autrui(
 }
 
 /// La saison `annee` est déjà tenue par un autre `vigie` (le processus `pid`, s'il est connu).
-pub fn saison_occupee(annee: u16, pid: Option<u32>) -> String {
+pub(crate) fn saison_occupee(annee: u16, pid: Option<u32>) -> String {
     let qui = pid.map_or_else(
         || "un autre vigie".to_owned(),
         |p| format!("un autre vigie (processus {p})"),
@@ -372,7 +368,12 @@ pub fn saison_occupee(annee: u16, pid: Option<u32>) -> String {
 
 /// La racine d'une nuit liée est montée (des fichiers de la nuit hors de l'ancienne) : dit sur
 /// la sortie d'erreur (statut), ou en JSON (`avertissement`, motif `racine_montee`).
-pub fn racine_montee(m: ModeSortie, libelle: &str, plan: &DepotPlan, nouvelle: &str) -> Result<()> {
+pub(crate) fn racine_montee(
+    m: ModeSortie,
+    libelle: &str,
+    plan: &DepotPlan,
+    nouvelle: &str,
+) -> Result<()> {
     if m.json {
         Evenement::Avertissement {
             motif: Avertissement::RacineMontee {
@@ -418,7 +419,12 @@ fn avertir(m: ModeSortie, motif: Avertissement<'_>, texte: &str) -> Result<()> {
 }
 
 /// La participation d'un autre observateur tombe sur la nuit.
-pub fn avertir_d_autrui(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
+pub(crate) fn avertir_d_autrui(
+    m: ModeSortie,
+    api: &str,
+    id: &IdObjet,
+    libelle: &str,
+) -> Result<()> {
     avertir(
         m,
         Avertissement::ParticipationDAutrui {
@@ -433,7 +439,7 @@ pub fn avertir_d_autrui(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -
 }
 
 /// Une participation qui convenait aussi à la nuit, écartée pour une autre.
-pub fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
+pub(crate) fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
     avertir(
         m,
         Avertissement::ParticipationEcartee {
@@ -448,7 +454,7 @@ pub fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) ->
 }
 
 /// Des fichiers déjà déposés de la nuit ont changé depuis : ils ne repartent pas.
-pub fn avertir_modifies(m: ModeSortie, combien: usize, libelle: &str) -> io::Result<()> {
+pub(crate) fn avertir_modifies(m: ModeSortie, combien: usize, libelle: &str) -> io::Result<()> {
     if m.json || m.silencieux {
         return Ok(());
     }
@@ -463,7 +469,7 @@ pub fn avertir_modifies(m: ModeSortie, combien: usize, libelle: &str) -> io::Res
 
 /// Ce que dit une nuit de son sort, en quelques mots ; le mot du JSON (`issue`) ; sa
 /// participation, si elle est connue.
-pub fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
+pub(crate) fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
     match s {
         Sort::Liee { plan } => (
             "reprise (déjà dans la base)".to_owned(),
@@ -490,7 +496,7 @@ pub fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
 }
 
 /// Une ligne par nuit, sur la sortie d'erreur (statut) ou en JSON (`nuit`).
-pub fn annoncer_nuits(
+pub(crate) fn annoncer_nuits(
     m: ModeSortie,
     api: &str,
     nuits: &[NuitDeSaison],
@@ -546,7 +552,7 @@ pub fn annoncer_nuits(
 }
 
 /// `--simulation` en saison : les nuits, puis ce qui serait fait (rien n'est écrit ni créé).
-pub fn simulation(
+pub(crate) fn simulation(
     m: ModeSortie,
     api: &str,
     nuits: &[NuitDeSaison],
@@ -594,7 +600,12 @@ pub fn simulation(
 // ------------------------------------------------------------------------------- l'envoi
 
 /// Une participation créée pour une nuit, et son adresse.
-pub fn participation_creee(m: ModeSortie, api: &str, libelle: &str, id: &IdObjet) -> Result<()> {
+pub(crate) fn participation_creee(
+    m: ModeSortie,
+    api: &str,
+    libelle: &str,
+    id: &IdObjet,
+) -> Result<()> {
     if !m.json && !m.silencieux {
         writeln!(
             crate::sortie::erreur(),
@@ -608,7 +619,7 @@ pub fn participation_creee(m: ModeSortie, api: &str, libelle: &str, id: &IdObjet
 /// Une création qui a échoué transitoirement : la nuit reste à créer, retentée au passage
 /// suivant (`jusqu_au_bout`) ou à la prochaine relance. En JSON : `avertissement`, motif
 /// `creation_reportee` ; en texte, sur la sortie d'erreur, dans 80 colonnes.
-pub fn creation_reportee(
+pub(crate) fn creation_reportee(
     m: ModeSortie,
     plan: i64,
     libelle: &str,
@@ -645,7 +656,7 @@ pub fn creation_reportee(
 }
 
 /// L'en-tête d'une nuit, avant son envoi.
-pub fn entete_de_nuit(m: ModeSortie, libelle: &str, plan: i64) -> io::Result<()> {
+pub(crate) fn entete_de_nuit(m: ModeSortie, libelle: &str, plan: i64) -> io::Result<()> {
     if m.json || m.silencieux {
         return Ok(());
     }
@@ -656,7 +667,7 @@ pub fn entete_de_nuit(m: ModeSortie, libelle: &str, plan: i64) -> io::Result<()>
 
 /// L'état d'une nuit en un mot : `déposée`, `en cours`, `à déposer`, `à créer`,
 /// `N en échec`, `N refusés`, `N incertains` ; et le mot du JSON.
-pub fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) {
+pub(crate) fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) {
     if r.definitifs > 0 {
         (pluriel(r.definitifs, "refusé", "refusés"), "refus")
     } else if r.echec > 0 {
@@ -676,7 +687,7 @@ pub fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) 
 
 /// Une nuit de la base en une ligne de 80 colonnes au plus, à l'heure de l'enregistreur :
 /// `sam. 20/06 21:31→05:58  A1    Pass1   1 612 / 1 612  déposée`.
-pub fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
+pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
     let fuseau = Fuseau::analyser(&n.fuseau).unwrap_or(Fuseau::Local);
     let heure = |s: Option<i64>| {
         s.and_then(|s| DateTime::from_timestamp(s, 0))
@@ -714,7 +725,7 @@ pub fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
 
 /// Le bilan de la saison : une ligne par nuit de la commande (déposés / total, état), et
 /// l'adresse de sa participation. `nuits` : celles des `plans` qui sont des nuits de saison.
-pub fn bilan_de_saison(
+pub(crate) fn bilan_de_saison(
     api: &str,
     plans: usize,
     nuits: &[(NuitLiee, DepotPlan, ResumePlan)],
@@ -748,7 +759,7 @@ pub fn bilan_de_saison(
 /// `retenter-echecs` a trouvé, sous les racines de la saison, des nuits qu'elle ne connaît pas
 /// (fichiers ajoutés depuis) : elles ne partent pas, et la commande qui les déposera est dite.
 /// En JSON : `avertissement`, motif `nuit_nouvelle`, avec `nuits` et `commande`.
-pub fn nuits_nouvelles(
+pub(crate) fn nuits_nouvelles(
     m: ModeSortie,
     nuits: &[(CleNuit, usize)],
     dossiers: &[String],
@@ -800,7 +811,10 @@ pub fn nuits_nouvelles(
 }
 
 /// Le bilan de la saison en JSON : un `bilan_nuit` par nuit de la course.
-pub fn bilans_de_nuits(api: &str, nuits: &[(NuitLiee, DepotPlan, ResumePlan)]) -> Result<()> {
+pub(crate) fn bilans_de_nuits(
+    api: &str,
+    nuits: &[(NuitLiee, DepotPlan, ResumePlan)],
+) -> Result<()> {
     for (n, plan, r) in nuits {
         let participation = participation_du_plan(plan);
         Evenement::BilanNuit {
@@ -829,7 +843,7 @@ pub fn bilans_de_nuits(api: &str, nuits: &[(NuitLiee, DepotPlan, ResumePlan)]) -
 /// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
 /// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit.
 /// `en_defaut` : le code de la saison n'est pas un succès (les gestes sont alors dits).
-pub fn etat_saison(
+pub(crate) fn etat_saison(
     json: bool,
     saison: i64,
     lignes: &[(&NuitPlanifiee, DepotPlan, ResumePlan)],

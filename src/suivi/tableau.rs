@@ -15,13 +15,13 @@ use super::format::{nom_court, octets_lisibles, reste_lisible};
 use super::secondes_au_dessus;
 
 /// Durée minimale d'affichage d'un état transitoire (réessai, réseau indisponible).
-pub const AFFICHAGE_MINIMAL: Duration = Duration::from_secs(1);
+pub(crate) const AFFICHAGE_MINIMAL: Duration = Duration::from_secs(1);
 /// Largeur réservée au nom d'une unité sur sa ligne, au plus (moins sur un terminal étroit).
-pub const LARGEUR_NOM: usize = 44;
+pub(crate) const LARGEUR_NOM: usize = 44;
 /// En deçà, le nom ne se lit plus : la ligne est coupée en bout plutôt que le nom réduit.
 const LARGEUR_NOM_MIN: usize = 12;
 /// La largeur d'un terminal dont on ne sait rien.
-pub const COLONNES_PAR_DEFAUT: usize = 80;
+pub(crate) const COLONNES_PAR_DEFAUT: usize = 80;
 /// La fenêtre sur laquelle se mesure le débit de la barre d'ensemble : assez longue pour ne
 /// pas sauter à chaque partie acquittée, assez courte pour tomber à zéro pendant une attente.
 const FENETRE_DEBIT: Duration = Duration::from_secs(10);
@@ -35,7 +35,7 @@ const FIN_DE_LIGNE: usize = 5 + 3 + 29;
 
 /// Une attente annoncée : d'un réessai d'unité, ou du réseau entier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Mention {
+pub(crate) struct Mention {
     /// Quand elle a été annoncée.
     depuis: Duration,
     /// Quand la nouvelle tentative part.
@@ -45,7 +45,7 @@ pub struct Mention {
 }
 
 impl Mention {
-    pub fn nouveau(t: Duration, attente: Duration) -> Mention {
+    pub(crate) fn nouveau(t: Duration, attente: Duration) -> Mention {
         Mention {
             depuis: t,
             jusqua: t + attente,
@@ -55,14 +55,14 @@ impl Mention {
 
     /// Encore à l'écran à l'instant `t` : jusqu'à la reprise, et au moins
     /// [`AFFICHAGE_MINIMAL`] après l'annonce.
-    pub fn visible(&self, t: Duration) -> bool {
+    pub(crate) fn visible(&self, t: Duration) -> bool {
         self.reprise
             .is_none_or(|r| t < r.max(self.depuis + AFFICHAGE_MINIMAL))
     }
 
     /// « nouvelle tentative dans N s » tant qu'on attend (N arrondi au-dessus, donc jamais 0),
     /// puis « nouvelle tentative en cours » jusqu'à la reprise ; `None` une fois effacée.
-    pub fn texte(&self, t: Duration) -> Option<String> {
+    pub(crate) fn texte(&self, t: Duration) -> Option<String> {
         if !self.visible(t) {
             return None;
         }
@@ -82,7 +82,7 @@ impl Mention {
 }
 
 /// Un temps écoulé, arrondi à la seconde inférieure : « 45 s », « 3 min 05 s », « 2 h 05 min ».
-pub fn depuis_lisible(d: Duration) -> String {
+pub(crate) fn depuis_lisible(d: Duration) -> String {
     let s = d.as_secs();
     match (s / 3600, (s % 3600) / 60, s % 60) {
         (0, 0, sec) => format!("{sec} s"),
@@ -95,11 +95,11 @@ pub fn depuis_lisible(d: Duration) -> String {
 /// vides ; aucune si les deux sont nulles), le texte après. `barres.rs` la dessine (en couleur
 /// s'il le peut).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LigneEnsemble {
-    pub avant: String,
-    pub plein: usize,
-    pub vide: usize,
-    pub apres: String,
+pub(crate) struct LigneEnsemble {
+    pub(crate) avant: String,
+    pub(crate) plein: usize,
+    pub(crate) vide: usize,
+    pub(crate) apres: String,
 }
 
 impl LigneEnsemble {
@@ -113,12 +113,12 @@ impl LigneEnsemble {
     }
 
     /// Y a-t-il une barre à dessiner ?
-    pub fn a_une_barre(&self) -> bool {
+    pub(crate) fn a_une_barre(&self) -> bool {
         self.plein + self.vide > 0
     }
 
     /// La ligne sans couleur : « avant [=====>    ] après ».
-    pub fn texte(&self) -> String {
+    pub(crate) fn texte(&self) -> String {
         if !self.a_une_barre() {
             return self.avant.clone();
         }
@@ -126,7 +126,7 @@ impl LigneEnsemble {
     }
 
     /// La barre seule, sans ses crochets : « =====>    ».
-    pub fn barre(&self) -> String {
+    pub(crate) fn barre(&self) -> String {
         let mut b = "=".repeat(self.plein);
         if self.vide > 0 && self.plein > 0 {
             b.pop();
@@ -139,7 +139,7 @@ impl LigneEnsemble {
 
 /// Comment une unité a fini son passage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fin {
+pub(crate) enum Fin {
     Deposee,
     Echec,
     Incertaine,
@@ -158,7 +158,7 @@ struct Unite {
 
 /// L'état affiché d'un passage.
 #[derive(Debug, Clone, Default)]
-pub struct Tableau {
+pub(crate) struct Tableau {
     unites_total: u64,
     octets_total: u64,
     deposees: u64,
@@ -183,7 +183,7 @@ pub struct Tableau {
 
 impl Tableau {
     /// La largeur du terminal, relue à chaque dessin (la fenêtre peut changer de taille).
-    pub fn fixer_colonnes(&mut self, colonnes: usize) {
+    pub(crate) fn fixer_colonnes(&mut self, colonnes: usize) {
         self.colonnes = colonnes;
     }
 
@@ -201,13 +201,13 @@ impl Tableau {
         self.reseau.is_some_and(|m| m.reprise.is_none())
     }
 
-    pub fn debut(&mut self, unites: u64, octets: u64) {
+    pub(crate) fn debut(&mut self, unites: u64, octets: u64) {
         self.commence = true;
         self.unites_total = unites;
         self.octets_total = octets;
     }
 
-    pub fn commencer(&mut self, id: i64, nom: &str, taille: u64) {
+    pub(crate) fn commencer(&mut self, id: i64, nom: &str, taille: u64) {
         self.unites.insert(
             id,
             Unite {
@@ -226,7 +226,7 @@ impl Tableau {
 
     /// Le courant d'une unité en vol. Une hausse après la fin de l'attente annoncée est la
     /// reprise du transfert : la mention s'efface (après sa seconde d'affichage).
-    pub fn progression(&mut self, id: i64, octets: u64, t: Duration) {
+    pub(crate) fn progression(&mut self, id: i64, octets: u64, t: Duration) {
         let Some(u) = self.unites.get_mut(&id) else {
             return;
         };
@@ -243,7 +243,7 @@ impl Tableau {
         u.octets = octets;
     }
 
-    pub fn nouvelle_tentative(&mut self, id: i64, attente: Duration, t: Duration) {
+    pub(crate) fn nouvelle_tentative(&mut self, id: i64, attente: Duration, t: Duration) {
         if let Some(u) = self.unites.get_mut(&id) {
             u.mention = Some(Mention::nouveau(t, attente));
         }
@@ -251,7 +251,7 @@ impl Tableau {
 
     /// L'unité a fini. Rend vrai si sa ligne doit disparaître tout de suite ; sinon elle reste
     /// le temps que sa mention ait tenu sa seconde ([`Tableau::a_retirer`] la rendra).
-    pub fn finir(&mut self, id: i64, fin: Fin, t: Duration) -> bool {
+    pub(crate) fn finir(&mut self, id: i64, fin: Fin, t: Duration) -> bool {
         let Some(u) = self.unites.get_mut(&id) else {
             return false;
         };
@@ -287,7 +287,7 @@ impl Tableau {
 
     /// Les unités finies dont la ligne a assez duré : retirées de l'état, leurs identifiants
     /// rendus pour que l'affichage retire leurs lignes.
-    pub fn a_retirer(&mut self, t: Duration) -> Vec<i64> {
+    pub(crate) fn a_retirer(&mut self, t: Duration) -> Vec<i64> {
         let ids: Vec<i64> = self
             .unites
             .iter()
@@ -311,12 +311,12 @@ impl Tableau {
     }
 
     /// Le réseau est coupé depuis `depuis` ; la prochaine sonde part dans `attente`.
-    pub fn reseau_indisponible(&mut self, depuis: Duration, attente: Duration, t: Duration) {
+    pub(crate) fn reseau_indisponible(&mut self, depuis: Duration, attente: Duration, t: Duration) {
         self.reseau = Some(Mention::nouveau(t, attente));
         self.coupe_a = Some(t.saturating_sub(depuis));
     }
 
-    pub fn reseau_retabli(&mut self, t: Duration) {
+    pub(crate) fn reseau_retabli(&mut self, t: Duration) {
         if let Some(m) = &mut self.reseau {
             m.constater_reprise(t);
         }
@@ -328,7 +328,7 @@ impl Tableau {
 
     /// Octets acquis : ceux des unités déposées, plus le courant des unités en vol (qui
     /// redescend quand une tentative échoue : ses octets ne comptent pas).
-    pub fn position(&self) -> u64 {
+    pub(crate) fn position(&self) -> u64 {
         let en_vol: u64 = self
             .unites
             .values()
@@ -339,18 +339,18 @@ impl Tableau {
     }
 
     /// Octets à envoyer dans ce passage, moins ceux des unités sorties sans être déposées.
-    pub fn longueur(&self) -> u64 {
+    pub(crate) fn longueur(&self) -> u64 {
         self.octets_total.saturating_sub(self.octets_retires)
     }
 
     /// Le régulateur a changé le parallélisme.
-    pub fn parallelisme(&mut self, courant: usize, plafond: usize) {
+    pub(crate) fn parallelisme(&mut self, courant: usize, plafond: usize) {
         self.parallelisme = Some((courant, plafond));
     }
 
     /// « 3/20 fichiers », les échecs s'il y en a : « 3/20 fichiers (1 en échec) », et le
     /// parallélisme quand le régulateur l'a baissé sous son plafond : « · 2 en parallèle sur 4 ».
-    pub fn fichiers(&self) -> String {
+    pub(crate) fn fichiers(&self) -> String {
         let mut f = format!("{}/{} fichiers", self.deposees, self.unites_total);
         if self.echecs > 0 {
             f.push_str(&format!(" ({} en échec)", self.echecs));
@@ -362,7 +362,7 @@ impl Tableau {
     }
 
     /// Relève la position à l'instant `t`, pour le débit (appelé à chaque dessin).
-    pub fn noter_position(&mut self, t: Duration) {
+    pub(crate) fn noter_position(&mut self, t: Duration) {
         let p = self.position();
         self.echantillons.push_back((t, p));
         while self.echantillons.len() > 2
@@ -441,7 +441,7 @@ impl Tableau {
     /// une coupure, le bandeau remplace les mesures. Avant le début du passage, rien à
     /// mesurer : le bandeau seul, sans barre (une barre pleine y ferait croire que tout est
     /// parti).
-    pub fn ligne_ensemble(&self, t: Duration) -> Option<LigneEnsemble> {
+    pub(crate) fn ligne_ensemble(&self, t: Duration) -> Option<LigneEnsemble> {
         let utiles = self.colonnes_utiles();
         let bandeau = self.bandeau(t);
         if !self.commence {
@@ -515,7 +515,7 @@ impl Tableau {
     /// Le bandeau de la barre d'ensemble pendant une coupure du réseau, qui dit depuis quand
     /// vigie attend (le portable laissé seul une nuit qui capte mal peut attendre des heures) :
     /// « réseau indisponible depuis 3 min 12 s — nouvelle tentative dans 5 s ».
-    pub fn bandeau(&self, t: Duration) -> Option<String> {
+    pub(crate) fn bandeau(&self, t: Duration) -> Option<String> {
         let texte = self.reseau?.texte(t)?;
         let depuis = self
             .coupe_a
@@ -531,7 +531,7 @@ impl Tableau {
     /// Elle tient dans la largeur du terminal sans se replier : le nom cède la place (sa partie
     /// commune à toute la nuit d'abord), puis, sur un terminal très étroit, la fin de la ligne.
     /// Pendant une coupure du réseau, chaque unité en vol le dit, au lieu de rester figée.
-    pub fn ligne_unite(&self, id: i64, t: Duration) -> Option<String> {
+    pub(crate) fn ligne_unite(&self, id: i64, t: Duration) -> Option<String> {
         let u = self.unites.get(&id)?;
         let utiles = self.colonnes_utiles();
         let largeur_nom = utiles
@@ -571,7 +571,7 @@ impl Tableau {
     }
 
     /// Les identifiants des unités à l'écran.
-    pub fn ids(&self) -> Vec<i64> {
+    pub(crate) fn ids(&self) -> Vec<i64> {
         self.unites.keys().copied().collect()
     }
 }

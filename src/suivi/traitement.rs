@@ -40,7 +40,11 @@ const COLONNES: usize = 80;
 
 /// « le 21 juin à 23 h 40 » dans le fuseau donné ; l'année n'est dite que si elle n'est pas
 /// celle de `maintenant`.
-pub fn date_dans<Z: TimeZone>(instant: InstantUtc, maintenant: InstantUtc, fuseau: &Z) -> String {
+pub(crate) fn date_dans<Z: TimeZone>(
+    instant: InstantUtc,
+    maintenant: InstantUtc,
+    fuseau: &Z,
+) -> String {
     let local = |i: InstantUtc| {
         chrono::DateTime::from_timestamp(i.secondes(), 0).map(|d| d.with_timezone(fuseau))
     };
@@ -66,12 +70,12 @@ pub fn date_dans<Z: TimeZone>(instant: InstantUtc, maintenant: InstantUtc, fusea
 }
 
 /// « le 21 juin à 23 h 40 », à l'heure locale de l'ordinateur.
-pub fn date_locale(instant: InstantUtc, maintenant: InstantUtc) -> String {
+pub(crate) fn date_locale(instant: InstantUtc, maintenant: InstantUtc) -> String {
     date_dans(instant, maintenant, &chrono::Local)
 }
 
 /// Une durée écoulée, courte : « moins d'une minute », « 12 min », « 2 h 05 », « 3 jours ».
-pub fn duree_ecoulee(d: Duration) -> String {
+pub(crate) fn duree_ecoulee(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0..60 => "moins d'une minute".to_owned(),
@@ -84,7 +88,7 @@ pub fn duree_ecoulee(d: Duration) -> String {
 /// Une commande à lancer ensuite, annoncée par `intro` (« Pour le suivre : ») : sur la même
 /// ligne si elle tient dans 80 colonnes, sinon seule sur la suivante, en retrait (jamais
 /// coupée : elle se copie d'un bloc).
-pub fn suggestion(intro: &str, commande: &str) -> Vec<String> {
+pub(crate) fn suggestion(intro: &str, commande: &str) -> Vec<String> {
     let une = format!("{intro} {commande}");
     if une.chars().count() <= COLONNES {
         vec![une]
@@ -97,7 +101,7 @@ pub fn suggestion(intro: &str, commande: &str) -> Vec<String> {
 
 /// La dernière ligne utile d'une trace d'erreur (celle qui dit l'exception), neutralisée et
 /// courte.
-pub fn resume_erreur(message: &str) -> String {
+pub(crate) fn resume_erreur(message: &str) -> String {
     let ligne = message
         .lines()
         .map(str::trim)
@@ -117,7 +121,7 @@ pub fn resume_erreur(message: &str) -> String {
 /// 23 h 40 », « calcul en cours depuis 12 min (commencé le …) », « calcul fini le … »,
 /// « calcul en erreur le … : <exception> », « un essai a échoué le … (…) : nouvel essai n° 2
 /// à venir », « aucun calcul lancé ».
-pub fn phrase_etat(t: Option<&Traitement>, maintenant: InstantUtc) -> String {
+pub(crate) fn phrase_etat(t: Option<&Traitement>, maintenant: InstantUtc) -> String {
     let date = |i: Option<InstantUtc>| {
         i.map(|i| format!(" {}", date_locale(i, maintenant)))
             .unwrap_or_default()
@@ -225,7 +229,7 @@ fn triees(
 /// Le bilan des espèces, pour l'écran : par ordre (chauves-souris d'abord), chaque espèce et
 /// ses contacts, puis les problèmes. Les noms viennent de `taxons` (la liste de la plateforme
 /// `api`, en cache), à défaut du bilan lui-même.
-pub fn lignes_bilan(b: &Bilan, taxons: &CacheTaxons, api: &str) -> Vec<String> {
+pub(crate) fn lignes_bilan(b: &Bilan, taxons: &CacheTaxons, api: &str) -> Vec<String> {
     let mut sortie = Vec::new();
     for (_, titre, lignes) in ordres(b) {
         if lignes.is_empty() {
@@ -264,7 +268,7 @@ pub fn lignes_bilan(b: &Bilan, taxons: &CacheTaxons, api: &str) -> Vec<String> {
 }
 
 /// Le bilan en JSON : par ordre, chaque taxon (identifiant, noms), ses contacts.
-pub fn bilan_json(b: &Bilan, taxons: &CacheTaxons, api: &str) -> BilanTaxons {
+pub(crate) fn bilan_json(b: &Bilan, taxons: &CacheTaxons, api: &str) -> BilanTaxons {
     let [chiropteres, orthopteres, autre] = ordres(b).map(|(_, _, lignes)| {
         lignes
             .iter()
@@ -291,7 +295,7 @@ pub fn bilan_json(b: &Bilan, taxons: &CacheTaxons, api: &str) -> BilanTaxons {
 
 /// L'événement `traitement` : l'état du calcul (`etat` : `null` si aucun calcul n'a été
 /// lancé), ses dates, son message, et le bilan une fois fini.
-pub fn traitement_json<'a>(
+pub(crate) fn traitement_json<'a>(
     participation: &'a str,
     api: &'a str,
     e: &'a EtatParticipation,
@@ -317,7 +321,7 @@ pub fn traitement_json<'a>(
 
 /// Comment montrer les relevés de `--attendre`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModeReleves {
+pub(crate) enum ModeReleves {
     /// Un indicateur sur la sortie d'erreur (un terminal), qui décompte chaque seconde.
     Indicateur,
     /// Une ligne par relevé sur la sortie d'erreur.
@@ -329,7 +333,7 @@ pub enum ModeReleves {
 }
 
 /// Les annonces des relevés d'une participation.
-pub struct AnnoncesReleves {
+pub(crate) struct AnnoncesReleves {
     mode: ModeReleves,
     participation: String,
     indicateur: Option<indicatif::ProgressBar>,
@@ -338,7 +342,7 @@ pub struct AnnoncesReleves {
 }
 
 impl AnnoncesReleves {
-    pub fn nouvelles(mode: ModeReleves, participation: &str) -> AnnoncesReleves {
+    pub(crate) fn nouvelles(mode: ModeReleves, participation: &str) -> AnnoncesReleves {
         let indicateur = (mode == ModeReleves::Indicateur).then(|| {
             let pb = indicatif::ProgressBar::with_draw_target(
                 None,
@@ -359,7 +363,7 @@ impl AnnoncesReleves {
     }
 
     /// Efface l'indicateur (avant d'écrire le résultat).
-    pub fn terminer(&self) {
+    pub(crate) fn terminer(&self) {
         if let Some(pb) = &self.indicateur {
             pb.finish_and_clear();
         }

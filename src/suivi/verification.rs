@@ -11,7 +11,7 @@ use crate::plan::DepotUnite;
 
 /// Une unité qui n'est pas intacte : `  chemin : état (détail)`, ou l'événement
 /// `verification`.
-pub fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::Result<()> {
+pub(crate) fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::Result<()> {
     let (etat, detail) = match constat {
         Constat::Intacte | Constat::Interrompue => return Ok(()),
         Constat::Manquante(d) => ("manquante", d),
@@ -39,7 +39,7 @@ pub fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::Result<
 
 /// Le bilan du plan `plan`, puis un seul geste, le dernier (il couvre aussi les fichiers à
 /// renvoyer) ; `vers_la_plateforme` : le plan dépose vers Vigie-Chiro (sinon vers S3).
-pub fn bilan(
+pub(crate) fn bilan(
     json: bool,
     plan: i64,
     b: &BilanVerification,

@@ -15,18 +15,18 @@ use crate::sortie::{CodeSortie, ErreurAvecCode};
 
 /// Une participation visée, et d'où elle vient.
 #[derive(Debug, Clone)]
-pub struct Cible {
-    pub participation: IdObjet,
+pub(crate) struct Cible {
+    pub(crate) participation: IdObjet,
     /// L'adresse de l'API (celle du plan, ou celle de la configuration).
-    pub api: String,
+    pub(crate) api: String,
     /// Le plan qui l'a fait choisir (sans `--participation`).
-    pub plan: Option<i64>,
+    pub(crate) plan: Option<i64>,
 }
 
 impl Cible {
     /// La participation donnée, à l'adresse de `--api` (`api`), de `VIGIE_API` ou de la
     /// configuration.
-    pub fn donnee(participation: &str, api: Option<&str>) -> Result<Cible> {
+    pub(crate) fn donnee(participation: &str, api: Option<&str>) -> Result<Cible> {
         let CibleParticipation::Existante(id) = CibleParticipation::existante(participation)?
         else {
             unreachable!("CibleParticipation::existante rend une participation existante");
@@ -41,7 +41,7 @@ impl Cible {
 
     /// Sans `--participation` : celle du dernier plan ; si ce plan est une nuit de saison,
     /// celle de chaque nuit de sa saison, dans l'ordre de la saison.
-    pub fn du_dernier_plan_ou_de_sa_saison(base: &Base) -> Result<Vec<Cible>> {
+    pub(crate) fn du_dernier_plan_ou_de_sa_saison(base: &Base) -> Result<Vec<Cible>> {
         let dernier = base.plan(None)?;
         match base.nuit_du_plan(dernier.id)? {
             Some(n) => base
@@ -87,7 +87,7 @@ impl Cible {
     }
 
     /// « participation X (plan N) » pour les messages.
-    pub fn nom(&self) -> String {
+    pub(crate) fn nom(&self) -> String {
         match self.plan {
             Some(p) => format!("participation {} (plan {p})", self.participation),
             None => format!("participation {}", self.participation),
@@ -96,7 +96,7 @@ impl Cible {
 
     /// Les options qui désignent cette participation dans une commande à suggérer : rien si
     /// elle vient du dernier plan.
-    pub fn options(&self) -> String {
+    pub(crate) fn options(&self) -> String {
         match self.plan {
             Some(_) => String::new(),
             None => format!(" --participation {}", self.participation),
@@ -120,7 +120,7 @@ fn plans_de_la_cible(base: &Base, cible: &Cible) -> Result<Vec<DepotPlan>> {
 
 /// Pourquoi la nuit d'un plan n'est pas prête pour le calcul.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NuitPasPrete {
+pub(crate) enum NuitPasPrete {
     /// Des fichiers ne sont pas encore déposés.
     Incomplete {
         plan: i64,
@@ -138,18 +138,18 @@ pub enum NuitPasPrete {
 }
 
 /// Ce que la base dit des nuits de la participation, avant le calcul.
-pub struct NuitsAvantCalcul {
+pub(crate) struct NuitsAvantCalcul {
     /// Les verrous des plans pris : aucun dépôt de ces nuits ne commence tant qu'ils sont
     /// tenus (jusqu'au lancement).
-    pub verrous: Vec<VerrouPlan>,
+    pub(crate) verrous: Vec<VerrouPlan>,
     /// Les nuits qui ne sont pas prêtes (vide : toutes le sont).
-    pub pas_pretes: Vec<NuitPasPrete>,
+    pub(crate) pas_pretes: Vec<NuitPasPrete>,
 }
 
 /// Avant tout appel au réseau : chaque nuit de la base (`chemin`) déposée vers cette
 /// participation l'est-elle entièrement, et aucun dépôt ne l'envoie-t-il en ce moment ? Prend
 /// les verrous des plans libres. Sans base, rien à dire.
-pub fn examiner_nuits(chemin: &Path, cible: &Cible) -> Result<NuitsAvantCalcul> {
+pub(crate) fn examiner_nuits(chemin: &Path, cible: &Cible) -> Result<NuitsAvantCalcul> {
     let mut nuits = NuitsAvantCalcul {
         verrous: Vec::new(),
         pas_pretes: Vec::new(),

@@ -27,7 +27,7 @@ const UN_JOUR: Duration = Duration::from_secs(86_400);
 
 /// Ce que `vigie traiter` fait, d'après l'état du calcul.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AvantCalcul {
+pub(crate) enum AvantCalcul {
     /// Jamais calculée, ou le dernier calcul a échoué : lancer.
     Lancer,
     /// `--relancer` : lancer malgré un calcul fini (ses résultats seront remplacés), ou à la
@@ -53,7 +53,7 @@ fn recente(date: Option<InstantUtc>, maintenant: InstantUtc) -> bool {
 }
 
 /// La décision, pour l'état `traitement` (aucun : jamais calculée), `relancer` demandé ou non.
-pub fn avant_calcul(
+pub(crate) fn avant_calcul(
     traitement: Option<&Traitement>,
     relancer: bool,
     maintenant: InstantUtc,
@@ -91,14 +91,14 @@ pub fn avant_calcul(
 
 /// La participation est-elle celle d'un autre observateur, que `moi` ne peut pas lancer (un
 /// administrateur le peut) ?
-pub fn d_un_autre_observateur(moi: &Utilisateur, avant: &EtatParticipation) -> bool {
+pub(crate) fn d_un_autre_observateur(moi: &Utilisateur, avant: &EtatParticipation) -> bool {
     avant.observateur.as_ref().is_some_and(|o| o.id != moi.id)
         && moi.role.as_deref() != Some("Administrateur")
 }
 
 /// Ce qu'a donné `POST …/compute`.
 #[derive(Debug)]
-pub enum Lancement {
+pub(crate) enum Lancement {
     /// Lancé ; `relu` : la réponse s'est perdue, et la relecture de la plateforme montre le
     /// nouveau calcul.
     Lance { relu: bool },
@@ -123,7 +123,7 @@ pub enum Lancement {
 
 /// `POST …/compute`, une seule émission ; une issue inconnue se réconcilie en relisant l'état
 /// (le serveur note la planification avant de répondre), comparé à celui lu `avant`.
-pub async fn lancer(
+pub(crate) async fn lancer(
     emetteur: &Emetteur,
     client: &ClientVigieChiro,
     participation: &IdObjet,

@@ -15,11 +15,11 @@
 //!   lance ; [`resultats`] trouve et télécharge le CSV des observations et le journal du
 //!   calcul, ou demande le CSV.
 
-pub mod cible;
-pub mod lancer;
-pub mod resultats;
-pub mod suivre;
-pub mod taxons;
+pub(crate) mod cible;
+pub(crate) mod lancer;
+pub(crate) mod resultats;
+pub(crate) mod suivre;
+pub(crate) mod taxons;
 
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
@@ -29,19 +29,18 @@ use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, Emission, emettre};
 
-pub use crate::transport::vigiechiro::{
-    Bilan, EtatCalcul, EtatParticipation, LigneBilan, Observateur, TaxonDuBilan, TaxonLu,
-    Traitement,
+pub(crate) use crate::transport::vigiechiro::{
+    Bilan, EtatCalcul, EtatParticipation, LigneBilan, Traitement,
 };
-pub use suivre::{AnnoncesReleve, Cadence, FinDuSuivi, suivre};
+pub(crate) use suivre::{AnnoncesReleve, Cadence, FinDuSuivi, suivre};
 
 /// Le jeton refusé, dit pour une commande qui ne dépose rien.
-pub const JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous \
+pub(crate) const JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous \
      sur le site, puis vigie connexion --jeton -, et relancez la commande";
 
 /// Ce qu'un relevé a donné.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Releve {
+pub(crate) enum Releve {
     /// L'état lu.
     Lu(Box<EtatParticipation>),
     /// Rien de lisible cette fois (plateforme indisponible, réseau coupé, réponse abîmée) : le
@@ -50,7 +49,7 @@ pub enum Releve {
 }
 
 /// Le calcul est-il arrivé au bout (fini ou en erreur) ?
-pub fn est_termine(e: &EtatParticipation) -> bool {
+pub(crate) fn est_termine(e: &EtatParticipation) -> bool {
     matches!(
         e.traitement.as_ref().map(|t| &t.etat),
         Some(EtatCalcul::Fini | EtatCalcul::Erreur)
@@ -58,7 +57,7 @@ pub fn est_termine(e: &EtatParticipation) -> bool {
 }
 
 /// Le code de sortie de `vigie traitement` : 0 fini, 3 en erreur, 1 pas (encore) fini.
-pub fn code_de_l_etat(e: Option<&EtatParticipation>) -> CodeSortie {
+pub(crate) fn code_de_l_etat(e: Option<&EtatParticipation>) -> CodeSortie {
     match e.and_then(|e| e.traitement.as_ref()).map(|t| &t.etat) {
         Some(EtatCalcul::Fini) => CodeSortie::Succes,
         Some(EtatCalcul::Erreur) => CodeSortie::RefusDefinitifs,
@@ -69,7 +68,7 @@ pub fn code_de_l_etat(e: Option<&EtatParticipation>) -> CodeSortie {
 /// Un relevé de l'état du calcul de `participation` (`GET /participations/{id}`), en profil
 /// BREF. `Err` : un refus qui ne changera pas de lui-même (jeton, participation inconnue) ;
 /// Ctrl-C pendant le relevé rend un relevé manqué, l'appelant voit l'annulation.
-pub async fn relever(
+pub(crate) async fn relever(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     participation: &IdObjet,
@@ -109,7 +108,7 @@ pub async fn relever(
 }
 
 /// La date d'aujourd'hui vue par la plateforme (secondes Unix, UTC).
-pub fn maintenant() -> InstantUtc {
+pub(crate) fn maintenant() -> InstantUtc {
     InstantUtc::depuis_secondes(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -26,14 +26,14 @@ use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà, un résultat n'est pas téléchargé : le CSV d'une nuit de 4 000 séquences pèse
 /// quelques Mio.
-pub const TAILLE_MAX: u64 = 1 << 30;
+pub(crate) const TAILLE_MAX: u64 = 1 << 30;
 /// Fichiers par page de la liste (le serveur en admet 100 au plus).
 const PAR_PAGE: u32 = 100;
 /// Pages lues au plus (10 000 fichiers de calcul).
 const PAGES_MAX: u32 = 100;
 
 /// Le nom du CSV des observations de la participation (`generate_csv_name`).
-pub fn nom_du_csv(participation: &IdObjet) -> String {
+pub(crate) fn nom_du_csv(participation: &IdObjet) -> String {
     format!("participation-{participation}-observations.csv")
 }
 
@@ -42,7 +42,7 @@ pub fn nom_du_csv(participation: &IdObjet) -> String {
 /// interdit sous Windows (`<>:"|?*`, remplacés par `_`), sans point ni espace au début ou à la
 /// fin, ni nom réservé de Windows (`CON`, `NUL`, `COM1`…), 200 caractères au plus. `None` s'il
 /// ne reste rien.
-pub fn nom_sur(titre: &str) -> Option<String> {
+pub(crate) fn nom_sur(titre: &str) -> Option<String> {
     let dernier = titre.rsplit(['/', '\\']).next().unwrap_or("");
     let propre: String = dernier
         .chars()
@@ -89,7 +89,7 @@ pub fn nom_sur(titre: &str) -> Option<String> {
 
 /// Ce qu'une recherche ou un téléchargement n'a pas pu faire.
 #[derive(Debug)]
-pub enum Echec {
+pub(crate) enum Echec {
     /// La plateforme ou le réseau n'a pas répondu utilement (après les réessais).
     Plateforme(ReponseApi<()>),
     /// Le stockage, derrière l'URL signée de lecture, a refusé ou n'a pas répondu utilement :
@@ -112,7 +112,7 @@ fn succes<T>(issue: Issue<T>) -> Result<T, Echec> {
 
 /// Le CSV des observations de la participation, s'il est sur la plateforme et disponible (le
 /// plus récent, s'il y en avait deux).
-pub async fn trouver_csv(
+pub(crate) async fn trouver_csv(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     participation: &IdObjet,
@@ -145,16 +145,16 @@ pub async fn trouver_csv(
 
 /// Un fichier téléchargé.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Telecharge {
-    pub chemin: PathBuf,
-    pub octets: u64,
+pub(crate) struct Telecharge {
+    pub(crate) chemin: PathBuf,
+    pub(crate) octets: u64,
 }
 
 /// Télécharge le fichier `id` de la plateforme dans `dossier` sous le nom `nom` (déjà sûr) :
 /// URL de lecture, GET en flux vers un fichier provisoire du même dossier, taille vérifiée,
 /// puis renommage (un fichier de ce nom est remplacé). `Ok(None)` : la plateforme ne l'a pas
 /// (ou plus) disponible.
-pub async fn telecharger(
+pub(crate) async fn telecharger(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     id: &IdObjet,
@@ -228,7 +228,7 @@ pub async fn telecharger(
 
 /// Ce qu'a donné `POST …/csv`.
 #[derive(Debug)]
-pub enum DemandeCsv {
+pub(crate) enum DemandeCsv {
     /// La plateforme produit le CSV et l'envoie par courriel.
     Demandee,
     /// Ctrl-C avant que la demande parte.
@@ -244,7 +244,7 @@ pub enum DemandeCsv {
 }
 
 /// `--demander-csv` : `POST …/csv`, une seule émission (chaque émission est un courriel).
-pub async fn demander_csv(
+pub(crate) async fn demander_csv(
     emetteur: &Emetteur,
     client: &ClientVigieChiro,
     participation: &IdObjet,

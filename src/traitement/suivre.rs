@@ -26,13 +26,13 @@ use crate::reessai::{
 
 /// La cadence des relevés.
 #[derive(Debug, Clone)]
-pub struct Cadence {
+pub(crate) struct Cadence {
     politique: PolitiqueReessai,
 }
 
 impl Cadence {
     /// Enveloppe de la première attente `premier`, plafond `plafond`, échéance éventuelle.
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         premier: Duration,
         plafond: Duration,
         echeance: Option<Duration>,
@@ -51,13 +51,13 @@ impl Cadence {
     }
 
     /// L'attente après le relevé `numero` (à partir de 1), pour un tirage `alea`.
-    pub fn attente(&self, numero: u32, alea: f64) -> Duration {
+    pub(crate) fn attente(&self, numero: u32, alea: f64) -> Duration {
         self.politique.attente_backoff(numero, alea)
     }
 }
 
 /// Ce que le suivi annonce (l'indicateur, les lignes, le JSON).
-pub trait AnnoncesReleve: Send + Sync {
+pub(crate) trait AnnoncesReleve: Send + Sync {
     /// Un relevé vient d'être fait (ou manqué) ; le suivant part dans `prochain` (`None` :
     /// c'est le dernier).
     fn releve(&self, releve: &Releve, prochain: Option<Duration>);
@@ -68,7 +68,7 @@ pub trait AnnoncesReleve: Send + Sync {
 
 /// Comment le suivi s'est arrêté.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FinDuSuivi {
+pub(crate) enum FinDuSuivi {
     /// Le calcul est fini ou en erreur.
     Termine(EtatParticipation),
     /// L'échéance : le dernier état relevé, s'il y en a eu un.
@@ -79,7 +79,7 @@ pub enum FinDuSuivi {
 
 /// Relève par `relever` jusqu'à la fin du calcul, l'échéance ou `annulation`. Une erreur de
 /// `relever` (un refus qui ne changera pas de lui-même) arrête le suivi et remonte.
-pub async fn suivre<H, A, F, Fut>(
+pub(crate) async fn suivre<H, A, F, Fut>(
     cadence: &Cadence,
     horloge: &H,
     alea: &A,

@@ -26,18 +26,18 @@ use crate::transport::vigiechiro::{ClientVigieChiro, EtatParticipation, TaxonDuB
 use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà, la liste est relue.
-pub const FRAICHEUR: Duration = Duration::from_secs(30 * 86_400);
+pub(crate) const FRAICHEUR: Duration = Duration::from_secs(30 * 86_400);
 
 /// Version du format du fichier ; un autre format est ignoré (et refait).
 const VERSION: u32 = 1;
 
 /// Les noms d'un taxon.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NomsTaxon {
+pub(crate) struct NomsTaxon {
     /// Le code court (`Pippip`), celui des colonnes du CSV des observations.
-    pub court: String,
+    pub(crate) court: String,
     /// Le nom latin (`Pipistrellus pipistrellus`).
-    pub long: String,
+    pub(crate) long: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -56,21 +56,21 @@ struct Fichier {
 
 /// Le cache des noms de taxons d'une base.
 #[derive(Debug)]
-pub struct CacheTaxons {
+pub(crate) struct CacheTaxons {
     chemin: PathBuf,
     contenu: Fichier,
 }
 
 impl CacheTaxons {
     /// Le cache qui accompagne la base `base` ; vide s'il n'existe pas ou ne se lit pas.
-    pub fn de_la_base(base: &Path) -> CacheTaxons {
+    pub(crate) fn de_la_base(base: &Path) -> CacheTaxons {
         let mut nom = base.file_name().unwrap_or_default().to_os_string();
         nom.push(".taxons.json");
         CacheTaxons::ouvrir(base.with_file_name(nom))
     }
 
     /// Le cache de ce fichier ; vide s'il n'existe pas ou ne se lit pas.
-    pub fn ouvrir(chemin: PathBuf) -> CacheTaxons {
+    pub(crate) fn ouvrir(chemin: PathBuf) -> CacheTaxons {
         let contenu = std::fs::read(&chemin)
             .ok()
             .and_then(|o| serde_json::from_slice::<Fichier>(&o).ok())
@@ -79,14 +79,14 @@ impl CacheTaxons {
         CacheTaxons { chemin, contenu }
     }
 
-    pub fn chemin(&self) -> &Path {
+    pub(crate) fn chemin(&self) -> &Path {
         &self.chemin
     }
 
     /// Faut-il relire la liste de `api` pour nommer `ids`, à l'instant `maintenant`
     /// (secondes Unix) ? Oui si elle n'a jamais été lue, si elle a plus de [`FRAICHEUR`], ou
     /// s'il lui manque l'un de ces identifiants.
-    pub fn a_relire<'a>(
+    pub(crate) fn a_relire<'a>(
         &self,
         api: &str,
         ids: impl IntoIterator<Item = &'a IdObjet>,
@@ -104,7 +104,7 @@ impl CacheTaxons {
     }
 
     /// Remplace la liste de `api`, lue à `maintenant`.
-    pub fn remplacer(&mut self, api: &str, taxons: &[TaxonLu], maintenant: i64) {
+    pub(crate) fn remplacer(&mut self, api: &str, taxons: &[TaxonLu], maintenant: i64) {
         let liste = ListeGardee {
             lu_le: maintenant,
             taxons: taxons
@@ -125,7 +125,7 @@ impl CacheTaxons {
     }
 
     /// Écrit le cache (fichier temporaire puis renommage : jamais à moitié écrit).
-    pub fn enregistrer(&self) -> std::io::Result<()> {
+    pub(crate) fn enregistrer(&self) -> std::io::Result<()> {
         let octets = serde_json::to_vec(&self.contenu).map_err(std::io::Error::other)?;
         let mut provisoire = self.chemin.as_os_str().to_os_string();
         provisoire.push(format!(".{}.partiel", std::process::id()));
@@ -154,7 +154,7 @@ impl CacheTaxons {
 
     /// Les noms d'un taxon du bilan : ceux de la liste de `api`, sinon ceux que porte le
     /// bilan (relation développée), sinon aucun.
-    pub fn nommer(&self, api: &str, taxon: &TaxonDuBilan) -> Option<NomsTaxon> {
+    pub(crate) fn nommer(&self, api: &str, taxon: &TaxonDuBilan) -> Option<NomsTaxon> {
         let de_la_liste = taxon.id.as_ref().and_then(|id| {
             self.contenu
                 .plateformes
@@ -176,7 +176,7 @@ impl CacheTaxons {
 /// Les noms des taxons du bilan de `e` : relit la liste de la plateforme si le cache ne les a
 /// pas tous (ou est trop vieux), et la garde. Un échec n'est pas une erreur : les noms portés
 /// par le bilan servent alors.
-pub async fn completer(
+pub(crate) async fn completer(
     taxons: &mut CacheTaxons,
     client: &ClientVigieChiro,
     emetteur: &Emetteur,

@@ -19,7 +19,7 @@ use rustls::CertificateError;
 
 /// Ce qui est reproché au certificat présenté.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reproche {
+pub(crate) enum Reproche {
     /// Pas encore, ou plus, valable à la date de cet ordinateur : l'horloge est peut-être
     /// fausse.
     Date,
@@ -29,7 +29,7 @@ pub enum Reproche {
 
 /// Le certificat présenté a-t-il été refusé, et pourquoi ? Cherché dans toute la chaîne des
 /// causes de `e` (reqwest, hyper, SDK AWS : l'erreur de rustls est au fond d'une erreur d'E/S).
-pub fn reproche(e: &(dyn Error + 'static)) -> Option<Reproche> {
+pub(crate) fn reproche(e: &(dyn Error + 'static)) -> Option<Reproche> {
     let mut source: Option<&(dyn Error + 'static)> = Some(e);
     while let Some(s) = source {
         if let Some(rustls::Error::InvalidCertificate(c)) = s.downcast_ref::<rustls::Error>() {
@@ -55,7 +55,7 @@ pub fn reproche(e: &(dyn Error + 'static)) -> Option<Reproche> {
 }
 
 /// Le message d'un certificat refusé, présenté par `hote` : ce qui se passe, et le geste.
-pub fn message(hote: &str, reproche: Reproche) -> String {
+pub(crate) fn message(hote: &str, reproche: Reproche) -> String {
     match reproche {
         Reproche::Date => format!(
             "le certificat présenté par {hote} n'est pas valable à la date de cet ordinateur : \

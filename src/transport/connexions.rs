@@ -19,17 +19,17 @@ static EPOQUE: AtomicU64 = AtomicU64::new(0);
 
 /// Le réseau vient d'être déclaré coupé : les connexions ouvertes jusqu'ici ne resserviront
 /// pas.
-pub fn oublier() {
+pub(crate) fn oublier() {
     EPOQUE.fetch_add(1, Ordering::SeqCst);
 }
 
 /// Le nombre de coupures déclarées depuis le début du processus.
-pub fn epoque() -> u64 {
+pub(crate) fn epoque() -> u64 {
     EPOQUE.load(Ordering::SeqCst)
 }
 
 /// Un client HTTP (et son réservoir de connexions) refait à neuf après chaque coupure.
-pub struct Renouvelable<C> {
+pub(crate) struct Renouvelable<C> {
     fabriquer: Box<dyn Fn() -> Option<C> + Send + Sync>,
     courant: Mutex<(u64, C)>,
 }
@@ -43,7 +43,10 @@ impl<C: std::fmt::Debug> std::fmt::Debug for Renouvelable<C> {
 impl<C: Clone> Renouvelable<C> {
     /// `premier` : le client de départ ; `fabriquer` en refait un, avec les mêmes réglages
     /// (`None` s'il n'y parvient pas : l'ancien reste en service).
-    pub fn nouveau(premier: C, fabriquer: impl Fn() -> Option<C> + Send + Sync + 'static) -> Self {
+    pub(crate) fn nouveau(
+        premier: C,
+        fabriquer: impl Fn() -> Option<C> + Send + Sync + 'static,
+    ) -> Self {
         Renouvelable {
             fabriquer: Box::new(fabriquer),
             courant: Mutex::new((epoque(), premier)),
@@ -51,7 +54,7 @@ impl<C: Clone> Renouvelable<C> {
     }
 
     /// Le client à employer : refait à neuf si une coupure a été déclarée depuis.
-    pub fn client(&self) -> C {
+    pub(crate) fn client(&self) -> C {
         let mut courant = self.courant.lock().unwrap_or_else(|e| e.into_inner());
         let maintenant = epoque();
         if courant.0 != maintenant {

@@ -10,7 +10,7 @@ use crate::plateforme::FichierAttendu;
 use std::future::Future;
 use std::io::SeekFrom;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -27,7 +27,7 @@ use super::debit::LimiteDebit;
 /// Taille du tampon de lecture.
 const TAMPON_OCTETS: usize = 256 * 1024;
 
-/// Ce qu'une tentative a fait avancer : octets lus et envoyés, dernière avancée, CRC32C, et,
+/// Ce qu'une tentative a fait avancer : octets lus et envoyés, dernière avancée, et,
 /// de la réponse, l'arrivée de ses en-têtes et de son corps.
 ///
 /// Chaque signe de vie (un octet du corps parti, les en-têtes de la réponse, un morceau de son
@@ -35,10 +35,9 @@ const TAMPON_OCTETS: usize = 256 * 1024;
 /// connexion est morte (voir `transport::Emetteur`), et le plus long silence d'une tentative
 /// réussie dit ce qui est normal sur ce lien.
 #[derive(Debug)]
-pub struct Progression {
+pub(crate) struct Progression {
     octets: AtomicU64,
     attendus: AtomicU64,
-    crc: AtomicU32,
     /// La dernière avancée, et le plus long silence entre deux avancées jusqu'ici.
     avancees: Mutex<(Instant, Duration)>,
     /// L'arrivée des en-têtes de la réponse (instant, statut), et les octets lus de son corps.
@@ -78,16 +77,17 @@ pub(crate) fn reponse_lue(octets: usize) {
 }
 
 impl Progression {
-    pub fn nouveau() -> Arc<Self> {
+    /// Une progression sans limite de débit (essais).
+    #[cfg(test)]
+    pub(crate) fn nouveau() -> Arc<Self> {
         Self::sous_limite(None)
     }
 
     /// Une progression dont le corps respecte `limite` (partagée par tous les transferts).
-    pub fn sous_limite(limite: Option<Arc<LimiteDebit>>) -> Arc<Self> {
+    pub(crate) fn sous_limite(limite: Option<Arc<LimiteDebit>>) -> Arc<Self> {
         Arc::new(Progression {
             octets: AtomicU64::new(0),
             attendus: AtomicU64::new(0),
-            crc: AtomicU32::new(0),
             avancees: Mutex::new((Instant::now(), Duration::ZERO)),
             reponse: Mutex::new(None),
             octets_reponse: AtomicU64::new(0),
@@ -97,30 +97,25 @@ impl Progression {
     }
 
     /// Octets déjà passés au client HTTP pour cette tentative.
-    pub fn octets(&self) -> u64 {
+    pub(crate) fn octets(&self) -> u64 {
         self.octets.load(Ordering::Relaxed)
     }
 
     /// Annonce un corps de `octets` octets : la surveillance du blocage commence.
-    pub fn attendre_corps(&self, octets: u64) {
+    pub(crate) fn attendre_corps(&self, octets: u64) {
         self.attendus.store(octets, Ordering::Relaxed);
         self.avancer();
     }
 
     /// Un corps est-il annoncé et pas encore entièrement parti ?
-    pub fn corps_en_cours(&self) -> bool {
+    pub(crate) fn corps_en_cours(&self) -> bool {
         let attendus = self.attendus.load(Ordering::Relaxed);
         attendus > 0 && self.octets() < attendus
     }
 
-    /// CRC32C de ce qui a été lu jusqu'ici.
-    pub fn crc32c(&self) -> u32 {
-        self.crc.load(Ordering::Relaxed)
-    }
-
     /// Depuis quand rien n'a avancé. Une attente de la limite de débit n'est pas une
     /// immobilité : zéro pendant l'attente, et l'immobilité repart de sa fin.
-    pub fn immobile_depuis(&self) -> Duration {
+    pub(crate) fn immobile_depuis(&self) -> Duration {
         if self.retenu.lock().is_ok_and(|r| r.1.is_some()) {
             return Duration::ZERO;
         }
@@ -131,7 +126,7 @@ impl Progression {
     }
 
     /// L'instant de la dernière avancée.
-    pub fn derniere_avancee(&self) -> Instant {
+    pub(crate) fn derniere_avancee(&self) -> Instant {
         self.avancees
             .lock()
             .map(|a| a.0)
@@ -140,7 +135,7 @@ impl Progression {
 
     /// Le plus long silence de la tentative (entre deux avancées, et depuis la dernière),
     /// hors des attentes de la limite de débit.
-    pub fn silence_max(&self) -> Duration {
+    pub(crate) fn silence_max(&self) -> Duration {
         let immobile = self.immobile_depuis();
         self.avancees
             .lock()
@@ -149,7 +144,7 @@ impl Progression {
     }
 
     /// Note une avancée qui ne vient pas du corps (réponse reçue, requête sans corps).
-    pub fn avancer(&self) {
+    pub(crate) fn avancer(&self) {
         let en_retenue = self.retenu.lock().is_ok_and(|r| r.1.is_some());
         if let Ok(mut a) = self.avancees.lock() {
             let maintenant = Instant::now();
@@ -175,14 +170,14 @@ impl Progression {
 
     /// Les en-têtes de la réponse (leur arrivée, le statut), s'ils sont arrivés, et les
     /// octets lus de son corps depuis.
-    pub fn reponse(&self) -> Option<(Instant, u16, u64)> {
+    pub(crate) fn reponse(&self) -> Option<(Instant, u16, u64)> {
         let r = self.reponse.lock().ok().and_then(|r| *r)?;
         Some((r.0, r.1, self.octets_reponse.load(Ordering::Relaxed)))
     }
 
     /// Le temps passé jusqu'ici à attendre la limite de débit (`--debit-max`), attente en
     /// cours comprise : une tentative ne le voit pas passer (voir `Emetteur`).
-    pub fn temps_retenu(&self) -> Duration {
+    pub(crate) fn temps_retenu(&self) -> Duration {
         self.retenu
             .lock()
             .map(|r| r.0 + r.1.map_or(Duration::ZERO, |d| d.elapsed()))
@@ -208,8 +203,6 @@ impl Progression {
     }
 
     fn lu(&self, donnees: &[u8]) {
-        let crc = crc32c::crc32c_append(self.crc.load(Ordering::Relaxed), donnees);
-        self.crc.store(crc, Ordering::Relaxed);
         self.octets
             .fetch_add(donnees.len() as u64, Ordering::Relaxed);
         self.avancer();
@@ -217,12 +210,12 @@ impl Progression {
 }
 
 /// Une somme CRC32C telle que S3 l'écrit : 4 octets gros-boutistes en base64.
-pub fn crc32c_base64(crc: u32) -> String {
+pub(crate) fn crc32c_base64(crc: u32) -> String {
     base64::engine::general_purpose::STANDARD.encode(crc.to_be_bytes())
 }
 
 /// Relit une somme CRC32C en base64.
-pub fn crc32c_depuis_base64(texte: &str) -> Option<u32> {
+pub(crate) fn crc32c_depuis_base64(texte: &str) -> Option<u32> {
     let octets = base64::engine::general_purpose::STANDARD
         .decode(texte)
         .ok()?;
@@ -231,7 +224,7 @@ pub fn crc32c_depuis_base64(texte: &str) -> Option<u32> {
 
 /// La somme composite d'un envoi multipart, comme S3 la rend : CRC32C des sommes des parties
 /// mises bout à bout, suivie de « -N ».
-pub fn crc32c_composite(sommes_parties: &[u32]) -> String {
+pub(crate) fn crc32c_composite(sommes_parties: &[u32]) -> String {
     let mut octets = Vec::with_capacity(sommes_parties.len() * 4);
     for s in sommes_parties {
         octets.extend_from_slice(&s.to_be_bytes());
@@ -248,7 +241,7 @@ pub fn crc32c_composite(sommes_parties: &[u32]) -> String {
 /// recalcule la même somme au passage : un écart dit que le fichier a changé entre les deux
 /// lectures. Les deux lectures d'une tranche (quelques Mio) se suivent : la seconde vient du
 /// cache du système.
-pub async fn somme_crc32c(
+pub(crate) async fn somme_crc32c(
     fichier: FichierAttendu<'_>,
     debut: u64,
     longueur: u64,
@@ -261,7 +254,7 @@ pub async fn somme_crc32c(
 
 /// CRC32C et MD5 d'une tranche, en une lecture. Le MD5 sert là où seul l'ETag d'un PUT peut
 /// être vérifié (URL signées Vigie-Chiro : aucun en-tête de somme n'y est signé).
-pub async fn sommes_crc32c_md5(
+pub(crate) async fn sommes_crc32c_md5(
     fichier: FichierAttendu<'_>,
     debut: u64,
     longueur: u64,
@@ -363,15 +356,15 @@ fn lire_tranche_bloquant<S>(
 /// valeur composite sans suffixe vérifie autant que l'autre : c'est la même somme des sommes
 /// de toutes les parties, seul le nombre de parties n'est pas répété.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SommeAssemblee {
-    pub composite: String,
-    pub entiere: String,
-    pub parties: usize,
+pub(crate) struct SommeAssemblee {
+    pub(crate) composite: String,
+    pub(crate) entiere: String,
+    pub(crate) parties: usize,
 }
 
 impl SommeAssemblee {
     /// `parties` : (CRC32C, taille) de chaque partie, dans l'ordre.
-    pub fn depuis_parties(parties: &[(u32, u64)]) -> Self {
+    pub(crate) fn depuis_parties(parties: &[(u32, u64)]) -> Self {
         let sommes: Vec<u32> = parties.iter().map(|(c, _)| *c).collect();
         let entiere = parties.iter().fold(0u32, |crc, (c, taille)| {
             crc32c::crc32c_combine(crc, *c, *taille as usize)
@@ -384,14 +377,14 @@ impl SommeAssemblee {
     }
 
     /// La somme rendue par le service est-elle l'une des formes attendues ?
-    pub fn reconnait(&self, distante: &str) -> bool {
+    pub(crate) fn reconnait(&self, distante: &str) -> bool {
         let sans_suffixe = self.composite.rsplit_once('-').map(|(valeur, _)| valeur);
         distante == self.composite || distante == self.entiere || Some(distante) == sans_suffixe
     }
 }
 
 /// Une tranche `[debut, debut + longueur)` d'un fichier, lue en flux.
-pub struct CorpsFichier {
+pub(crate) struct CorpsFichier {
     fichier: tokio::fs::File,
     restant: u64,
     longueur: u64,
@@ -404,7 +397,7 @@ pub struct CorpsFichier {
 }
 
 impl CorpsFichier {
-    pub async fn ouvrir(
+    pub(crate) async fn ouvrir(
         fichier: FichierAttendu<'_>,
         debut: u64,
         longueur: u64,
@@ -517,7 +510,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn tranche_lue_avec_sa_somme() {
+    async fn la_tranche_demandee_est_lue() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("f.wav");
         let contenu: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
@@ -535,7 +528,6 @@ mod tests {
         let lu = lire_tout(corps).await.unwrap();
         assert_eq!(lu, &contenu[1000..601_000]);
         assert_eq!(p.octets(), 600_000);
-        assert_eq!(p.crc32c(), crc32c::crc32c(&contenu[1000..601_000]));
     }
 
     /// Deux corps partagent une limite de 2 Mo/s sur une horloge simulée : le temps simulé
@@ -705,18 +697,18 @@ mod tests {
 /// Le corps d'une réponse dépasse le plafond de lecture.
 #[derive(Debug, thiserror::Error)]
 #[error("réponse trop grande : plus de {0} octets")]
-pub struct CorpsTropGrand(pub usize);
+pub(crate) struct CorpsTropGrand(pub(crate) usize);
 
 /// Un corps de réponse lu sous un plafond : au-delà de `max` octets, la lecture échoue
 /// ([`CorpsTropGrand`]) au lieu de tout charger en mémoire.
-pub struct CorpsPlafonne<B> {
+pub(crate) struct CorpsPlafonne<B> {
     inner: B,
     lu: usize,
     max: usize,
 }
 
 impl<B> CorpsPlafonne<B> {
-    pub fn nouveau(inner: B, max: usize) -> Self {
+    pub(crate) fn nouveau(inner: B, max: usize) -> Self {
         CorpsPlafonne { inner, lu: 0, max }
     }
 }

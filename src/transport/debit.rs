@@ -33,29 +33,29 @@ const DEBIT_MIN: u64 = 1000;
 
 /// Un débit maximal, en octets par seconde.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DebitMax {
+pub(crate) struct DebitMax {
     octets_par_seconde: u64,
 }
 
 impl DebitMax {
     /// Les octets par seconde ; 0 pour « sans limite ».
-    pub fn octets_par_seconde(self) -> u64 {
+    pub(crate) fn octets_par_seconde(self) -> u64 {
         self.octets_par_seconde
     }
 
     /// `--debit-max sans` : aucune limite. Sert à lever une limite que le plan retient.
-    pub fn sans_limite() -> Self {
+    pub(crate) fn sans_limite() -> Self {
         DebitMax {
             octets_par_seconde: 0,
         }
     }
 
-    pub fn est_sans_limite(self) -> bool {
+    pub(crate) fn est_sans_limite(self) -> bool {
         self.octets_par_seconde == 0
     }
 
     /// Relit un débit retenu par un plan (0 : sans limite) ; `None` s'il n'est pas admissible.
-    pub fn depuis_octets(octets_par_seconde: u64) -> Option<Self> {
+    pub(crate) fn depuis_octets(octets_par_seconde: u64) -> Option<Self> {
         (octets_par_seconde == 0 || octets_par_seconde >= DEBIT_MIN)
             .then_some(DebitMax { octets_par_seconde })
     }
@@ -64,7 +64,7 @@ impl DebitMax {
     /// unité, `/s` facultatif. Octets en multiples décimaux (`o`, `Ko`, `Mo`, `Go`, ou `B`,
     /// `kB`, `MB`, `GB`) ou binaires (`Kio`, `Mio`, `Gio`, `KiB`, `MiB`, `GiB`), ou bits
     /// (`bit`, `kbit`, `Mbit`, `Gbit`) comme les forfaits les comptent.
-    pub fn analyser(texte: &str) -> Result<Self, String> {
+    pub(crate) fn analyser(texte: &str) -> Result<Self, String> {
         let exemples = "ex. 2Mo/s, 500Ko/s, 1,5Mio/s ou 16Mbit/s ; sans pour ne pas limiter";
         let brut = texte.trim();
         if ["sans", "aucune", "aucun", "illimite", "illimité"]
@@ -181,7 +181,7 @@ impl fmt::Display for DebitMax {
 }
 
 /// Le temps du seau : ce qu'il est, et comment l'attendre.
-pub trait HorlogeDebit: Send + Sync + fmt::Debug {
+pub(crate) trait HorlogeDebit: Send + Sync + fmt::Debug {
     /// Temps écoulé depuis une origine fixe.
     fn maintenant(&self) -> Duration;
     /// Attend `duree`.
@@ -190,7 +190,7 @@ pub trait HorlogeDebit: Send + Sync + fmt::Debug {
 
 /// L'horloge de tokio (celle du programme).
 #[derive(Debug)]
-pub struct HorlogeTokio {
+pub(crate) struct HorlogeTokio {
     origine: tokio::time::Instant,
 }
 
@@ -222,7 +222,7 @@ struct Seau {
 
 /// Le seau à jetons partagé par tous les transferts d'une commande.
 #[derive(Debug)]
-pub struct LimiteDebit {
+pub(crate) struct LimiteDebit {
     debit: DebitMax,
     capacite: f64,
     horloge: Box<dyn HorlogeDebit>,
@@ -230,11 +230,11 @@ pub struct LimiteDebit {
 }
 
 impl LimiteDebit {
-    pub fn nouveau(debit: DebitMax) -> Self {
+    pub(crate) fn nouveau(debit: DebitMax) -> Self {
         Self::avec_horloge(debit, Box::new(HorlogeTokio::default()))
     }
 
-    pub fn avec_horloge(debit: DebitMax, horloge: Box<dyn HorlogeDebit>) -> Self {
+    pub(crate) fn avec_horloge(debit: DebitMax, horloge: Box<dyn HorlogeDebit>) -> Self {
         let capacite = tranche_pour(debit) as f64;
         let instant = horloge.maintenant();
         LimiteDebit {
@@ -248,19 +248,19 @@ impl LimiteDebit {
         }
     }
 
-    pub fn debit(&self) -> DebitMax {
+    pub(crate) fn debit(&self) -> DebitMax {
         self.debit
     }
 
     /// La taille d'une lecture sous cette limite.
-    pub fn tranche(&self) -> usize {
+    pub(crate) fn tranche(&self) -> usize {
         tranche_pour(self.debit) as usize
     }
 
     /// Réserve `octets` et rend l'attente à observer avant de les envoyer (zéro s'ils sont
     /// déjà couverts). La réservation est acquise : l'appelant qui l'abandonne laisse
     /// simplement passer un peu moins que la limite.
-    pub fn reserver(&self, octets: u64) -> Duration {
+    pub(crate) fn reserver(&self, octets: u64) -> Duration {
         let maintenant = self.horloge.maintenant();
         let debit = self.debit.octets_par_seconde as f64;
         let mut s = self.seau.lock().unwrap_or_else(|e| e.into_inner());
@@ -276,7 +276,10 @@ impl LimiteDebit {
     }
 
     /// Attend `duree` sur l'horloge du seau.
-    pub fn dormir(&self, duree: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
+    pub(crate) fn dormir(
+        &self,
+        duree: Duration,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + Sync>> {
         self.horloge.dormir(duree)
     }
 }
@@ -293,7 +296,7 @@ pub(crate) mod tests {
 
     /// Une horloge simulée : `dormir` avance le temps d'autant et rend la main aussitôt.
     #[derive(Debug, Clone, Default)]
-    pub(crate) struct HorlogeSimulee(pub Arc<AtomicU64>);
+    pub(crate) struct HorlogeSimulee(pub(crate) Arc<AtomicU64>);
 
     impl HorlogeSimulee {
         pub(crate) fn micros(&self) -> u64 {

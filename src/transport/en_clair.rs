@@ -26,7 +26,7 @@ use std::io::ErrorKind;
 
 /// Une erreur de transport (pas de réponse du serveur), en français : la cause la plus parlante
 /// de sa chaîne. Le texte d'origine est journalisé (niveau `info`, visible avec `-v`).
-pub fn erreur_reseau(e: &(dyn Error + 'static)) -> String {
+pub(crate) fn erreur_reseau(e: &(dyn Error + 'static)) -> String {
     let origine = chaine(e);
     let francais = cause_reseau(e, &origine).to_owned();
     tracing::info!(
@@ -37,7 +37,7 @@ pub fn erreur_reseau(e: &(dyn Error + 'static)) -> String {
 }
 
 /// Le message d'une erreur et de ses causes, sur une ligne, sans répétition.
-pub fn chaine(e: &(dyn Error + 'static)) -> String {
+pub(crate) fn chaine(e: &(dyn Error + 'static)) -> String {
     let mut morceaux = vec![e.to_string()];
     let mut source = e.source();
     while let Some(s) = source {
@@ -121,7 +121,7 @@ fn cause_io(genre: ErrorKind) -> Option<&'static str> {
 /// plateforme, ou code et message d'une erreur S3), redit en français s'il est connu. Un texte
 /// inconnu est rendu tel quel (c'est souvent déjà le nôtre, en français) ; un texte remplacé
 /// est journalisé (niveau `info`, visible avec `-v`).
-pub fn refus_serveur(statut: u16, texte: &str) -> Cow<'_, str> {
+pub(crate) fn refus_serveur(statut: u16, texte: &str) -> Cow<'_, str> {
     match traduire_refus(statut, texte.trim()) {
         Some(francais) => {
             tracing::info!(statut, texte_d_origine = %texte, "refus du serveur : {francais}");

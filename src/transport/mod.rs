@@ -12,14 +12,14 @@
 //! [`sous_veille`]) : toute commande qui déclare une pause la mène sous cette veille,
 //! sinon une émission attendrait pour toujours un réseau que personne ne sonde.
 
-pub mod certificat;
-pub mod connexions;
-pub mod corps;
-pub mod debit;
-pub mod en_clair;
-pub mod reseau;
-pub mod s3;
-pub mod vigiechiro;
+pub(crate) mod certificat;
+pub(crate) mod connexions;
+pub(crate) mod corps;
+pub(crate) mod debit;
+pub(crate) mod en_clair;
+pub(crate) mod reseau;
+pub(crate) mod s3;
+pub(crate) mod vigiechiro;
 
 use std::future::Future;
 
@@ -38,10 +38,10 @@ use reseau::{Reseau, TemporisateurHorsPause};
 /// plateforme ou du service tient en quelques centaines de Kio (une page de 100 participations,
 /// 1 000 parties d'un envoi). Au-delà, c'est une erreur du serveur ou une réponse hostile :
 /// « réponse trop grande », sans lire plus loin.
-pub const CORPS_REPONSE_MAX: usize = 4 * 1024 * 1024;
+pub(crate) const CORPS_REPONSE_MAX: usize = 4 * 1024 * 1024;
 
 /// Le détail d'une réponse dont le corps dépasse [`CORPS_REPONSE_MAX`].
-pub fn detail_reponse_trop_grande(statut: u16) -> String {
+pub(crate) fn detail_reponse_trop_grande(statut: u16) -> String {
     format!(
         "réponse trop grande (statut {statut}, plus de {} Mio) : lecture abandonnée",
         CORPS_REPONSE_MAX / (1024 * 1024)
@@ -50,31 +50,31 @@ pub fn detail_reponse_trop_grande(statut: u16) -> String {
 
 /// La pause globale quand le réseau tombe.
 #[derive(Debug, Clone, Copy)]
-pub struct PauseReseau {
+pub(crate) struct PauseReseau {
     /// Échecs réseau de suite (sans réponse du serveur) qui déclarent le réseau coupé.
-    pub echecs: u32,
+    pub(crate) echecs: u32,
     /// Au-delà, la coupure arrête le passage ; `None` : aucune limite, la veille guette le
     /// retour du réseau aussi longtemps qu'il le faut (Ctrl-C, ou la fin de
     /// `--jusqu-au-bout=DURÉE`, l'arrêtent).
-    pub attente_max: Option<Duration>,
+    pub(crate) attente_max: Option<Duration>,
 }
 
 /// Réglages de l'émetteur.
 #[derive(Debug, Clone)]
-pub struct ReglagesEmission {
-    pub insistant: PolitiqueReessai,
-    pub bref: PolitiqueReessai,
+pub(crate) struct ReglagesEmission {
+    pub(crate) insistant: PolitiqueReessai,
+    pub(crate) bref: PolitiqueReessai,
     /// Délai maximal d'une tentative (requête et réponse).
-    pub delai_tentative: Duration,
+    pub(crate) delai_tentative: Duration,
     /// Un corps qui n'avance plus depuis ce délai est coupé (la tentative échoue, rejouable).
-    pub delai_blocage: Duration,
+    pub(crate) delai_blocage: Duration,
     /// La pause réseau ; `None` : aucune, chaque émission s'arrête sur sa politique (commandes
     /// ponctuelles, où quelqu'un attend la réponse).
-    pub pause: Option<PauseReseau>,
+    pub(crate) pause: Option<PauseReseau>,
 }
 
 /// Ce que la veille du réseau annonce (la barre de progression, les lignes d'événements).
-pub trait AnnoncesReseau: Send + Sync {
+pub(crate) trait AnnoncesReseau: Send + Sync {
     /// Le réseau semble coupé depuis `depuis` : la prochaine sonde part dans `attente`.
     fn reseau_indisponible(&self, depuis: Duration, attente: Duration);
     /// La sonde a abouti : les émissions reprennent.
@@ -167,19 +167,23 @@ const SILENCE_ABANDON_MIN: Duration = Duration::from_secs(1);
 /// tentatives qui ont eu leur réponse (voir `Reseau::silence_normal`), jamais moins de
 /// [`SILENCE_MIN`], jamais plus que les délais donnés.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Seuils {
+pub(crate) struct Seuils {
     /// Pendant l'envoi du corps : au plus `--delai-blocage`.
-    pub corps: Duration,
+    pub(crate) corps: Duration,
     /// Après l'envoi du corps, jusqu'à la réponse (en-têtes, puis corps de la réponse) : au
     /// plus `--delai-tentative`.
-    pub reponse: Duration,
+    pub(crate) reponse: Duration,
     /// Le délai d'une sonde du réseau.
-    pub sonde: Duration,
+    pub(crate) sonde: Duration,
 }
 
 impl Seuils {
     /// Les seuils pour un lien dont le silence normal est `normal` (`None` : rien de mesuré).
-    pub fn mesures(normal: Option<Duration>, blocage: Duration, tentative: Duration) -> Seuils {
+    pub(crate) fn mesures(
+        normal: Option<Duration>,
+        blocage: Duration,
+        tentative: Duration,
+    ) -> Seuils {
         let mesure = normal.map(|n| n.saturating_mul(FACTEUR_SILENCE));
         Seuils {
             corps: match mesure {
@@ -229,14 +233,14 @@ const DETAIL_ABANDON: &str =
 /// rejouabilité, l'étape dont elle entame le budget, et la relecture d'une écriture non
 /// rejouable. Qui l'observe (journal d'une unité, du plan, rien) est choisi par le
 /// [`ContexteEmission`] qui l'émet.
-pub struct Emission<'a, T> {
-    pub profil: Profil,
-    pub operation: Operation<'a, T>,
+pub(crate) struct Emission<'a, T> {
+    pub(crate) profil: Profil,
+    pub(crate) operation: Operation<'a, T>,
 }
 
 impl<'a, T> Emission<'a, T> {
     /// Une émission dans une étape neuve, sans relecture.
-    pub fn nouveau(
+    pub(crate) fn nouveau(
         methode: &'a str,
         cible: &'a str,
         profil: Profil,
@@ -249,13 +253,13 @@ impl<'a, T> Emission<'a, T> {
     }
 
     /// Une lecture : rejouable, INSISTANT.
-    pub fn lecture(methode: &'a str, cible: &'a str) -> Self {
+    pub(crate) fn lecture(methode: &'a str, cible: &'a str) -> Self {
         Self::nouveau(methode, cible, Profil::Insistant, Rejouabilite::Rejouable)
     }
 
     /// Une écriture non rejouable (INSISTANT), émise une fois et sans relecture : partie sans
     /// réponse, son issue est inconnue, et c'est à l'appelant de la réconcilier.
-    pub fn ecriture_unique(methode: &'a str, cible: &'a str) -> Self {
+    pub(crate) fn ecriture_unique(methode: &'a str, cible: &'a str) -> Self {
         Self::nouveau(
             methode,
             cible,
@@ -267,7 +271,11 @@ impl<'a, T> Emission<'a, T> {
     /// Une écriture non rejouable (INSISTANT), émise une fois ; partie sans réponse, elle est
     /// relue par `relecture` et réémise si la relecture prouve qu'elle n'a pas eu lieu, dans
     /// le budget d'une seule émission : un accroc isolé n'arrête jamais l'unité.
-    pub fn ecriture_relue(methode: &'a str, cible: &'a str, relecture: Relecture<'a, T>) -> Self {
+    pub(crate) fn ecriture_relue(
+        methode: &'a str,
+        cible: &'a str,
+        relecture: Relecture<'a, T>,
+    ) -> Self {
         let ecriture = Self::ecriture_unique(methode, cible);
         Emission {
             operation: ecriture.operation.relue_par(relecture),
@@ -276,7 +284,7 @@ impl<'a, T> Emission<'a, T> {
     }
 
     /// Dans le budget d'une étape déjà entamée (la relecture d'une écriture non rejouable).
-    pub fn dans(self, etape: &'a Etape) -> Self {
+    pub(crate) fn dans(self, etape: &'a Etape) -> Self {
         Emission {
             operation: self.operation.dans(etape),
             ..self
@@ -294,7 +302,7 @@ impl<'a, T> Emission<'a, T> {
 /// Les contextes : l'unité du moteur (`depot::ContexteUnite`) et le plan vu d'une unité
 /// (`ContexteUnite::pour_le_plan`) ; une commande hors de tout plan, muette (l'[`Emetteur`]
 /// lui-même) ; une commande qui garde ses décisions ([`Emetteur::observe_par`]).
-pub trait ContexteEmission: Sync {
+pub(crate) trait ContexteEmission: Sync {
     /// L'émetteur du passage.
     fn emetteur(&self) -> &Emetteur;
 
@@ -321,7 +329,7 @@ impl ContexteEmission for Emetteur {
 
 /// Un émetteur dont les décisions vont à un observateur choisi (voir
 /// [`Emetteur::observe_par`]).
-pub struct Observe<'a> {
+pub(crate) struct Observe<'a> {
     emetteur: &'a Emetteur,
     observateur: &'a dyn ObservateurReessai,
 }
@@ -346,7 +354,7 @@ impl ContexteEmission for Observe<'_> {
 /// comptée : une écriture non rejouable qui a pu partir n'est jamais réémise), le délai de
 /// tentative, la coupure d'un corps bloqué, et Ctrl-C. Une écriture non rejouable partie
 /// sans réponse est relue par la relecture de l'émission (voir [`Emission`]).
-pub async fn emettre<T, F, Fut>(
+pub(crate) async fn emettre<T, F, Fut>(
     contexte: &(impl ContexteEmission + ?Sized),
     emission: Emission<'_, T>,
     tentative: F,
@@ -372,7 +380,7 @@ where
 /// sinon la veille sonde aussi longtemps qu'il le faut. Ne rend la main qu'à
 /// l'annulation (Ctrl-C, fin de `--jusqu-au-bout=DURÉE`), à l'abandon, ou tout de suite
 /// si l'émetteur n'a pas de pause. Les sondes sont observées par l'observateur du contexte.
-pub async fn veiller<S, SFut>(
+pub(crate) async fn veiller<S, SFut>(
     contexte: &(impl ContexteEmission + ?Sized),
     sonder: S,
     annonces: &dyn AnnoncesReseau,
@@ -389,7 +397,7 @@ pub async fn veiller<S, SFut>(
 /// Mène `travail` sous la veille du réseau ([`veiller`]) dans `contexte`, et rend son
 /// résultat. Si la veille s'arrête avant (Ctrl-C, réseau abandonné), le travail est mené à son
 /// terme : ses émissions voient l'annulation et s'arrêtent d'elles-mêmes, le plan tenu à jour.
-pub async fn sous_veille<T, S, SFut>(
+pub(crate) async fn sous_veille<T, S, SFut>(
     contexte: &(impl ContexteEmission + ?Sized),
     travail: impl Future<Output = T>,
     sonder: S,
@@ -451,13 +459,13 @@ pub(crate) fn certificats_du_systeme() -> Result<(), String> {
 /// La progression des tentatives en cours d'une unité, que l'affichage peut lire : une
 /// seule d'habitude, plusieurs quand les parties d'un même fichier partent ensemble.
 #[derive(Debug, Default)]
-pub struct EnVol {
+pub(crate) struct EnVol {
     courantes: Mutex<Vec<Arc<Progression>>>,
 }
 
 impl EnVol {
     /// Octets passés au client HTTP par les tentatives en cours (0 entre deux tentatives).
-    pub fn octets(&self) -> u64 {
+    pub(crate) fn octets(&self) -> u64 {
         self.courantes
             .lock()
             .map(|c| c.iter().map(|p| p.octets()).sum())
@@ -493,7 +501,7 @@ impl Drop for TentativeEnVol<'_> {
 
 /// Le point de passage unique.
 #[derive(Debug, Clone)]
-pub struct Emetteur {
+pub(crate) struct Emetteur {
     reglages: ReglagesEmission,
     temporisateur: TemporisateurHorsPause,
     alea: AleaSysteme,
@@ -513,7 +521,7 @@ pub struct Emetteur {
 }
 
 impl Emetteur {
-    pub fn nouveau(reglages: ReglagesEmission, annulation: Annulation) -> Self {
+    pub(crate) fn nouveau(reglages: ReglagesEmission, annulation: Annulation) -> Self {
         let reseau = Arc::new(Reseau::nouveau(
             reglages.pause.map(|p| p.echecs),
             annulation.clone(),
@@ -534,7 +542,7 @@ impl Emetteur {
 
     /// Un certificat a été refusé (portail captif, proxy, horloge fausse) : ce qu'il faut en
     /// dire. Les émissions de l'émetteur ont été arrêtées : la commande s'arrête en code 2.
-    pub fn certificat_refuse(&self) -> Option<&str> {
+    pub(crate) fn certificat_refuse(&self) -> Option<&str> {
         self.certificat.get().map(String::as_str)
     }
 
@@ -548,7 +556,7 @@ impl Emetteur {
     }
 
     /// Les délais de silence d'une tentative, à la mesure du lien (voir [`Seuils`]).
-    pub fn seuils(&self) -> Seuils {
+    pub(crate) fn seuils(&self) -> Seuils {
         Seuils::mesures(
             self.reseau.silence_normal(),
             self.reglages.delai_blocage,
@@ -573,7 +581,7 @@ impl Emetteur {
     }
 
     /// Soumet tous les corps envoyés à `limite` (`--debit-max`) ; `None` : pas de limite.
-    pub fn sous_limite(mut self, limite: Option<Arc<debit::LimiteDebit>>) -> Self {
+    pub(crate) fn sous_limite(mut self, limite: Option<Arc<debit::LimiteDebit>>) -> Self {
         if let Some(l) = &limite {
             tracing::info!(
                 "débit limité à {} pour tous les envois (--debit-max)",
@@ -584,13 +592,16 @@ impl Emetteur {
         self
     }
 
-    pub fn annulation(&self) -> &Annulation {
+    pub(crate) fn annulation(&self) -> &Annulation {
         &self.annulation
     }
 
     /// Cet émetteur, ses décisions de réessai reçues par `observateur` (le journal d'une
     /// commande, gardé puis écrit au plan) : un [`ContexteEmission`].
-    pub fn observe_par<'a>(&'a self, observateur: &'a dyn ObservateurReessai) -> Observe<'a> {
+    pub(crate) fn observe_par<'a>(
+        &'a self,
+        observateur: &'a dyn ObservateurReessai,
+    ) -> Observe<'a> {
         Observe {
             emetteur: self,
             observateur,
@@ -598,13 +609,13 @@ impl Emetteur {
     }
 
     /// L'état du réseau du passage.
-    pub fn reseau(&self) -> &Arc<Reseau> {
+    pub(crate) fn reseau(&self) -> &Arc<Reseau> {
         &self.reseau
     }
 
     /// Au-delà de cette coupure, le passage s'arrête ; `None` sans pause réseau, ou sans
     /// limite à la pause.
-    pub fn attente_reseau(&self) -> Option<Duration> {
+    pub(crate) fn attente_reseau(&self) -> Option<Duration> {
         self.reglages.pause.and_then(|p| p.attente_max)
     }
 
@@ -1034,7 +1045,7 @@ async fn delai_hors_retenue(progression: &Progression, delai: Duration) {
     }
 }
 
-pub use crate::secrets::expurger;
+pub(crate) use crate::secrets::expurger;
 
 #[cfg(test)]
 mod tests {

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use tokio::sync::watch;
 // L'horloge de tokio, qui est celle du système hors des essais : un essai à l'horloge en
@@ -49,7 +49,7 @@ struct Compte {
 
 /// L'état du réseau, partagé par toutes les émissions d'un passage.
 #[derive(Debug)]
-pub struct Reseau {
+pub(crate) struct Reseau {
     /// `None` : jamais de pause, chaque émission s'arrête sur sa politique.
     seuil: Option<u32>,
     etat: watch::Sender<Etat>,
@@ -60,37 +60,37 @@ pub struct Reseau {
 /// Ce que le réseau a subi depuis le début du passage (le régulateur du parallélisme les
 /// relève).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Incidents {
+pub(crate) struct Incidents {
     /// Coupures déclarées (pauses globales).
-    pub coupures: u64,
+    pub(crate) coupures: u64,
     /// Tentatives restées sans réponse du serveur.
-    pub injoignables: u64,
+    pub(crate) injoignables: u64,
 }
 
 /// Les silences retenus pour juger de ce qui est normal sur le lien.
 const SILENCES_RETENUS: usize = 64;
 
 /// Un corps d'au moins cette taille fait d'une requête acquittée une requête de données.
-pub const REQUETE_DE_DONNEES: u64 = 64 * 1024;
+pub(crate) const REQUETE_DE_DONNEES: u64 = 64 * 1024;
 
 /// Ce que le serveur a acquitté depuis le début du passage (réponses de succès des requêtes de
 /// données : un fichier, une partie).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Acquittes {
+pub(crate) struct Acquittes {
     /// Octets des corps des requêtes acquittées.
-    pub octets: u64,
+    pub(crate) octets: u64,
     /// Requêtes acquittées.
-    pub requetes: u64,
+    pub(crate) requetes: u64,
 }
 
 /// Le réseau est abandonné : le passage s'arrête.
 #[derive(Debug, Clone, Copy)]
-pub struct ReseauAbandonne;
+pub(crate) struct ReseauAbandonne;
 
 impl Reseau {
     /// `seuil` échecs réseau de suite déclarent la coupure (`None` : jamais) ; `annulation` est
     /// déclenchée si le réseau est abandonné (les attentes en cours s'arrêtent aussitôt).
-    pub fn nouveau(seuil: Option<u32>, annulation: Annulation) -> Self {
+    pub(crate) fn nouveau(seuil: Option<u32>, annulation: Annulation) -> Self {
         Reseau {
             seuil: seuil.map(|s| s.max(1)),
             etat: watch::Sender::new(Etat::Ouvert),
@@ -113,7 +113,7 @@ impl Reseau {
 
     /// Le serveur a répondu (succès ou refus) à une requête partie à `partie_a` : si elle est
     /// partie après le début de la série d'échecs, le réseau marche.
-    pub fn noter_reponse(&self, partie_a: Instant) {
+    pub(crate) fn noter_reponse(&self, partie_a: Instant) {
         let mut c = self.compte();
         if c.serie_depuis.is_none_or(|debut| partie_a >= debut) {
             c.echecs_consecutifs = 0;
@@ -122,7 +122,7 @@ impl Reseau {
     }
 
     /// Un échec réseau. Rend vrai si le réseau est (désormais) coupé.
-    pub fn noter_injoignable(&self) -> bool {
+    pub(crate) fn noter_injoignable(&self) -> bool {
         let mut c = self.compte();
         if c.echecs_consecutifs == 0 {
             c.serie_depuis = Some(Instant::now());
@@ -147,7 +147,7 @@ impl Reseau {
     }
 
     /// Le serveur a acquitté une requête dont le corps faisait `octets`.
-    pub fn noter_acquittes(&self, octets: u64) {
+    pub(crate) fn noter_acquittes(&self, octets: u64) {
         // Seules les requêtes de données comptent : une déclaration, une finalisation, un
         // `HeadObject` ne disent rien du débit, et quatre d'entre elles feraient une mesure
         // sans un octet.
@@ -160,7 +160,7 @@ impl Reseau {
 
     /// Une tentative a eu sa réponse ; `silence` : le plus long temps qu'elle a passé sans
     /// signe de vie (ni octet parti, ni octet reçu).
-    pub fn noter_silence(&self, silence: Duration) {
+    pub(crate) fn noter_silence(&self, silence: Duration) {
         let mut c = self.compte();
         if c.silences.len() >= SILENCES_RETENUS {
             c.silences.pop_front();
@@ -171,30 +171,30 @@ impl Reseau {
     /// Le silence normal sur ce lien : le plus long silence des [`SILENCES_RETENUS`] dernières
     /// tentatives qui ont eu leur réponse (`None` avant la première). Le plus long plutôt
     /// qu'une moyenne : un délai tiré de lui ne coupe pas ce qui vient d'aboutir.
-    pub fn silence_normal(&self) -> Option<Duration> {
+    pub(crate) fn silence_normal(&self) -> Option<Duration> {
         self.compte().silences.iter().max().copied()
     }
 
     /// Octets et requêtes acquittés depuis le début du passage.
-    pub fn acquittes(&self) -> Acquittes {
+    pub(crate) fn acquittes(&self) -> Acquittes {
         self.compte().acquittes
     }
 
     /// Coupures et incidents depuis le début du passage.
-    pub fn incidents(&self) -> Incidents {
+    pub(crate) fn incidents(&self) -> Incidents {
         self.compte().incidents
     }
 
-    pub fn est_coupe(&self) -> bool {
+    pub(crate) fn est_coupe(&self) -> bool {
         *self.etat.borrow() == Etat::Coupe
     }
 
-    pub fn est_abandonne(&self) -> bool {
+    pub(crate) fn est_abandonne(&self) -> bool {
         *self.etat.borrow() == Etat::Abandonne
     }
 
     /// Attend que le réseau soit ouvert (tout de suite s'il l'est).
-    pub async fn attendre_ouverture(&self) -> Result<(), ReseauAbandonne> {
+    pub(crate) async fn attendre_ouverture(&self) -> Result<(), ReseauAbandonne> {
         let mut rx = self.etat.subscribe();
         match rx.wait_for(|e| *e != Etat::Coupe).await {
             Ok(e) if *e == Etat::Abandonne => Err(ReseauAbandonne),
@@ -204,7 +204,7 @@ impl Reseau {
     }
 
     /// Attend la prochaine coupure (pour la sonde). Rend faux si le réseau est abandonné.
-    pub async fn attendre_coupure(&self) -> bool {
+    pub(crate) async fn attendre_coupure(&self) -> bool {
         let mut rx = self.etat.subscribe();
         match rx.wait_for(|e| *e != Etat::Ouvert).await {
             Ok(e) => *e == Etat::Coupe,
@@ -213,7 +213,7 @@ impl Reseau {
     }
 
     /// La sonde a eu une réponse : tout reprend.
-    pub fn rouvrir(&self) {
+    pub(crate) fn rouvrir(&self) {
         let mut c = self.compte();
         if let Some(depuis) = c.coupe_depuis.take() {
             c.pause_cumulee += depuis.elapsed();
@@ -225,7 +225,7 @@ impl Reseau {
     }
 
     /// L'attente maximale est dépassée : le passage s'arrête.
-    pub fn abandonner(&self) {
+    pub(crate) fn abandonner(&self) {
         let mut c = self.compte();
         if let Some(depuis) = c.coupe_depuis.take() {
             c.pause_cumulee += depuis.elapsed();
@@ -236,12 +236,12 @@ impl Reseau {
     }
 
     /// Depuis quand le réseau est coupé (`None` s'il ne l'est pas).
-    pub fn coupe_depuis(&self) -> Option<Instant> {
+    pub(crate) fn coupe_depuis(&self) -> Option<Instant> {
         self.compte().coupe_depuis
     }
 
     /// Temps total passé en pause, pause en cours comprise.
-    pub fn pause_cumulee(&self) -> Duration {
+    pub(crate) fn pause_cumulee(&self) -> Duration {
         let c = self.compte();
         c.pause_cumulee + c.coupe_depuis.map(|d| d.elapsed()).unwrap_or_default()
     }
@@ -249,13 +249,13 @@ impl Reseau {
 
 /// L'horloge des opérations, qui ne compte pas le temps passé en pause réseau.
 #[derive(Debug, Clone)]
-pub struct TemporisateurHorsPause {
+pub(crate) struct TemporisateurHorsPause {
     origine: Instant,
     reseau: std::sync::Arc<Reseau>,
 }
 
 impl TemporisateurHorsPause {
-    pub fn nouveau(reseau: std::sync::Arc<Reseau>) -> Self {
+    pub(crate) fn nouveau(reseau: std::sync::Arc<Reseau>) -> Self {
         TemporisateurHorsPause {
             origine: Instant::now(),
             reseau,
@@ -268,10 +268,6 @@ impl Temporisateur for TemporisateurHorsPause {
         self.origine
             .elapsed()
             .saturating_sub(self.reseau.pause_cumulee())
-    }
-
-    fn maintenant_systeme(&self) -> SystemTime {
-        SystemTime::now()
     }
 
     fn attendre(&self, duree: Duration) -> impl Future<Output = ()> + Send {

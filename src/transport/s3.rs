@@ -33,14 +33,14 @@ use crate::reessai::{ReponseApi, attente_demandee};
 
 /// Réglages d'accès au service.
 #[derive(Debug, Clone, Default)]
-pub struct ConfigS3 {
-    pub region: Option<String>,
-    pub profil: Option<String>,
-    pub delai_connexion: Option<Duration>,
+pub(crate) struct ConfigS3 {
+    pub(crate) region: Option<String>,
+    pub(crate) profil: Option<String>,
+    pub(crate) delai_connexion: Option<Duration>,
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ErreurConfigS3 {
+pub(crate) enum ErreurConfigS3 {
     /// Le SDK dit pourquoi en anglais (« an error occurred while loading credentials ») : son
     /// texte va au journal (`-vv`), le message dit quoi faire.
     #[error(
@@ -57,19 +57,19 @@ pub enum ErreurConfigS3 {
 
 /// Un objet tel que la destination le décrit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObjetDistant {
-    pub taille: u64,
+pub(crate) struct ObjetDistant {
+    pub(crate) taille: u64,
     /// ETag sans guillemets.
-    pub etag: Option<String>,
+    pub(crate) etag: Option<String>,
     /// Somme CRC32C (base64, « …-N » pour un envoi multipart), si le service la donne.
-    pub crc32c: Option<String>,
+    pub(crate) crc32c: Option<String>,
 }
 
 /// Ce que rend une écriture réussie.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ecrit {
-    pub etag: Option<String>,
-    pub crc32c: Option<String>,
+pub(crate) struct Ecrit {
+    pub(crate) etag: Option<String>,
+    pub(crate) crc32c: Option<String>,
 }
 
 impl Ecrit {
@@ -83,32 +83,32 @@ impl Ecrit {
 
 /// Une page de la liste des objets d'un préfixe (`ListObjectsV2`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PageObjets {
+pub(crate) struct PageObjets {
     /// Clé, taille et ETag (sans guillemets) de chaque objet de la page.
-    pub objets: Vec<(String, u64, Option<String>)>,
+    pub(crate) objets: Vec<(String, u64, Option<String>)>,
     /// Le jeton de la page suivante, s'il y en a une.
-    pub suite: Option<String>,
+    pub(crate) suite: Option<String>,
 }
 
 /// Une partie que le service dit avoir reçue.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartieDistante {
-    pub numero: u32,
-    pub taille: u64,
-    pub etag: Option<String>,
+pub(crate) struct PartieDistante {
+    pub(crate) numero: u32,
+    pub(crate) taille: u64,
+    pub(crate) etag: Option<String>,
 }
 
 /// Une partie à assembler à la finalisation.
 #[derive(Debug, Clone)]
-pub struct PartieAssemblee {
-    pub numero: u32,
-    pub etag: String,
-    pub crc32c: String,
+pub(crate) struct PartieAssemblee {
+    pub(crate) numero: u32,
+    pub(crate) etag: String,
+    pub(crate) crc32c: String,
 }
 
 /// Un client S3 lié à un compartiment.
 #[derive(Debug, Clone)]
-pub struct ClientS3 {
+pub(crate) struct ClientS3 {
     /// Refait à neuf après une coupure du réseau (voir `transport::connexions`) : chaque
     /// `Client::from_conf` a son propre client HTTP, et donc son propre réservoir de
     /// connexions.
@@ -126,7 +126,7 @@ fn sans_guillemets(etag: Option<&str>) -> Option<String> {
 impl ClientS3 {
     /// Construit le client et vérifie qu'il y a des identifiants (pour dire tout de suite quoi
     /// faire, plutôt qu'une erreur par unité).
-    pub async fn connecter(
+    pub(crate) async fn connecter(
         dest: &DestinationS3,
         config: &ConfigS3,
     ) -> Result<Self, ErreurConfigS3> {
@@ -220,13 +220,17 @@ impl ClientS3 {
     }
 
     /// Le compartiment visé.
-    pub fn compartiment(&self) -> &str {
+    pub(crate) fn compartiment(&self) -> &str {
         &self.compartiment
     }
 
     /// Une page des objets dont la clé commence par `prefixe` (`ListObjectsV2`, lecture) ;
     /// `suite` : le jeton rendu par la page précédente.
-    pub async fn lister(&self, prefixe: &str, suite: Option<String>) -> ReponseApi<PageObjets> {
+    pub(crate) async fn lister(
+        &self,
+        prefixe: &str,
+        suite: Option<String>,
+    ) -> ReponseApi<PageObjets> {
         let r = self
             .client()
             .list_objects_v2()
@@ -258,7 +262,7 @@ impl ClientS3 {
     }
 
     /// Dépose un petit fichier en une requête, avec sa somme CRC32C (vérifiée par le service).
-    pub async fn deposer_objet(
+    pub(crate) async fn deposer_objet(
         &self,
         cle: &str,
         fichier: FichierAttendu<'_>,
@@ -288,7 +292,7 @@ impl ClientS3 {
     }
 
     /// Ouvre un envoi multipart (écriture **non rejouable** : chaque appel en ouvre un autre).
-    pub async fn ouvrir_envoi(&self, cle: &str) -> ReponseApi<String> {
+    pub(crate) async fn ouvrir_envoi(&self, cle: &str) -> ReponseApi<String> {
         let r = self
             .client()
             .create_multipart_upload()
@@ -313,7 +317,7 @@ impl ClientS3 {
 
     /// Envoie une partie (rejouable : même numéro, même contenu).
     #[allow(clippy::too_many_arguments)]
-    pub async fn envoyer_partie(
+    pub(crate) async fn envoyer_partie(
         &self,
         cle: &str,
         envoi: &str,
@@ -348,7 +352,7 @@ impl ClientS3 {
     }
 
     /// Finalise un envoi multipart (écriture **non rejouable** sans réconciliation).
-    pub async fn finaliser_envoi(
+    pub(crate) async fn finaliser_envoi(
         &self,
         cle: &str,
         envoi: &str,
@@ -385,7 +389,7 @@ impl ClientS3 {
 
     /// Abandonne un envoi multipart (rejouable : abandonner deux fois ne fait rien de plus).
     /// Un envoi déjà disparu est un succès.
-    pub async fn abandonner_envoi(&self, cle: &str, envoi: &str) -> ReponseApi<()> {
+    pub(crate) async fn abandonner_envoi(&self, cle: &str, envoi: &str) -> ReponseApi<()> {
         let r = self
             .client()
             .abort_multipart_upload()
@@ -403,7 +407,7 @@ impl ClientS3 {
 
     /// Les parties reçues d'un envoi ; `None` si l'envoi n'existe plus (finalisé, abandonné ou
     /// expiré).
-    pub async fn lister_parties(
+    pub(crate) async fn lister_parties(
         &self,
         cle: &str,
         envoi: &str,
@@ -446,7 +450,7 @@ impl ClientS3 {
     }
 
     /// Les envois multipart ouverts sur exactement cette clé, du plus ancien au plus récent.
-    pub async fn envois_ouverts(&self, cle: &str) -> ReponseApi<Vec<String>> {
+    pub(crate) async fn envois_ouverts(&self, cle: &str) -> ReponseApi<Vec<String>> {
         let r = self
             .client()
             .list_multipart_uploads()
@@ -473,7 +477,7 @@ impl ClientS3 {
     }
 
     /// Une requête peu coûteuse (`HeadBucket`) : la destination répond-elle ?
-    pub async fn sonder(&self) -> ReponseApi<()> {
+    pub(crate) async fn sonder(&self) -> ReponseApi<()> {
         match self
             .client()
             .head_bucket()
@@ -487,7 +491,7 @@ impl ClientS3 {
     }
 
     /// Décrit un objet (taille, ETag, somme) ; `None` s'il n'existe pas.
-    pub async fn decrire(&self, cle: &str) -> ReponseApi<Option<ObjetDistant>> {
+    pub(crate) async fn decrire(&self, cle: &str) -> ReponseApi<Option<ObjetDistant>> {
         let r = self
             .client()
             .head_object()
@@ -539,7 +543,9 @@ fn statut<E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> Option<
 ///   `Illisible`, avec la cause que donne le SDK (le serveur a répondu : ce n'est pas une
 ///   coupure du réseau) ;
 /// - requête impossible à construire : refus local, jamais rejoué.
-pub fn classer<T, E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> ReponseApi<T>
+pub(crate) fn classer<T, E>(
+    e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>,
+) -> ReponseApi<T>
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
 {
@@ -625,12 +631,12 @@ where
 
 /// Le code du refus de S3 quand l'heure d'une requête signée s'écarte de plus de 15 minutes de
 /// la sienne.
-pub const HORLOGE_REFUSEE: &str = "RequestTimeTooSkewed";
+pub(crate) const HORLOGE_REFUSEE: &str = "RequestTimeTooSkewed";
 
 /// L'écart entre l'horloge de cet ordinateur (`maintenant`) et celle du service (`date`, son
 /// en-tête `Date`), en clair : « l'horloge de cet ordinateur retarde de 2 h 00 min sur celle
 /// du service ».
-pub fn ecart_d_horloge(date: Option<SystemTime>, maintenant: SystemTime) -> String {
+pub(crate) fn ecart_d_horloge(date: Option<SystemTime>, maintenant: SystemTime) -> String {
     let Some(date) = date else {
         return "l'horloge de cet ordinateur s'écarte de plus de 15 min de celle du service (de \
                 combien, il ne le dit pas)"

@@ -43,18 +43,18 @@ use crate::plateforme::FichierAttendu;
 use crate::reessai::{ReponseApi, attente_demandee};
 
 mod lecture;
-pub use lecture::{AccesFichier, ObjetLu, PagePiecesJointes, PieceJointe};
+pub(crate) use lecture::{AccesFichier, ObjetLu, PieceJointe};
 mod saison;
-pub use saison::{ParticipationLue, SiteLu};
+pub(crate) use saison::{ParticipationLue, SiteLu};
 mod traitement;
-pub use traitement::{
+pub(crate) use traitement::{
     Bilan, EtatCalcul, EtatParticipation, LigneBilan, Observateur, TaxonDuBilan, TaxonLu,
     Traitement,
 };
 
 /// Un client de l'API Vigie-Chiro, authentifié par un jeton.
 #[derive(Clone)]
-pub struct ClientVigieChiro {
+pub(crate) struct ClientVigieChiro {
     /// Refait à neuf après une coupure du réseau (voir `transport::connexions`).
     http: Arc<Renouvelable<reqwest::Client>>,
     api: String,
@@ -72,21 +72,21 @@ impl std::fmt::Debug for ClientVigieChiro {
 
 /// L'utilisateur du jeton (`GET /moi`).
 #[derive(Debug, Clone, Deserialize)]
-pub struct Utilisateur {
+pub(crate) struct Utilisateur {
     #[serde(rename = "_id")]
-    pub id: IdObjet,
+    pub(crate) id: IdObjet,
     #[serde(default)]
-    pub pseudo: Option<String>,
+    pub(crate) pseudo: Option<String>,
     /// `Observateur`, `Validateur` ou `Administrateur` (`resources/utilisateurs.py`) : un
     /// administrateur peut lancer le calcul de la participation d'un autre.
     #[serde(default)]
-    pub role: Option<String>,
+    pub(crate) role: Option<String>,
 }
 
 /// Ce que rend `GET /moi` : l'utilisateur du jeton, ou la preuve que l'adresse n'est pas celle
 /// de l'API (une page HTML du site, un 404 : voir [`ClientVigieChiro::moi`]).
 #[derive(Debug, Clone)]
-pub enum ReponseMoi {
+pub(crate) enum ReponseMoi {
     Utilisateur(Utilisateur),
     /// Ce qui a répondu à la place de l'API, décrit en quelques mots (statut, type de contenu).
     PasLApi(String),
@@ -95,36 +95,36 @@ pub enum ReponseMoi {
 /// Une participation telle que la plateforme la décrit. Ses dates sont rendues par
 /// `isoformat()` sans fuseau (UTC implicite).
 #[derive(Debug, Clone, Deserialize)]
-pub struct Participation {
+pub(crate) struct Participation {
     #[serde(rename = "_id")]
-    pub id: IdObjet,
+    pub(crate) id: IdObjet,
     #[serde(default)]
-    pub point: Option<String>,
+    pub(crate) point: Option<String>,
     #[serde(default)]
-    pub date_debut: Option<String>,
+    pub(crate) date_debut: Option<String>,
     #[serde(default)]
-    pub date_fin: Option<String>,
+    pub(crate) date_fin: Option<String>,
     /// L'observateur à qui elle est. La plateforme ne vérifie pas, à la déclaration d'un
     /// fichier, que la participation est à son déclarant (`resources/fichiers.py`
     /// `_validate_participation` n'est jamais appelé : `xin/schema.py` cherche `validator` dans
     /// le document lu) : `vigie` le vérifie lui-même avant tout envoi.
     #[serde(default, deserialize_with = "lire_observateur")]
-    pub observateur: Option<Observateur>,
+    pub(crate) observateur: Option<Observateur>,
     /// `_created` (`isoformat()`, à la seconde) : entre deux participations identiques, la plus
     /// récente.
     #[serde(rename = "_created", default)]
-    pub creee: Option<String>,
+    pub(crate) creee: Option<String>,
     /// Son site : développé par `display_participation` (`xin/schema.py`
     /// `Unserializer._run_attribute_data_relation` : titre, relations du site en
     /// identifiants), ou son seul identifiant (réponse d'une création). `--participation`
     /// compare le numéro de son titre à celui des noms.
     #[serde(default, deserialize_with = "lire_site")]
-    pub site: Option<SiteDeParticipation>,
+    pub(crate) site: Option<SiteDeParticipation>,
 }
 
 /// Le site d'une participation, tel que la plateforme l'a rendu.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SiteDeParticipation {
+pub(crate) enum SiteDeParticipation {
     Developpe(SiteLu),
     Identifiant(IdObjet),
 }
@@ -180,48 +180,50 @@ fn lire_observateur<'de, D: serde::Deserializer<'de>>(
 /// un envoi multipart (`s3_upload_multipart_id`) quand on l'a déclaré simple, ou n'en avoir
 /// aucun quand on l'a déclaré multipart (envoi interrompu dans le navigateur).
 #[derive(Debug, Clone, Deserialize)]
-pub struct Declaration {
+pub(crate) struct Declaration {
     #[serde(rename = "_id")]
-    pub id: IdObjet,
+    pub(crate) id: IdObjet,
     /// Le type MIME déduit du titre, signé dans l'URL d'un PUT simple.
     #[serde(default)]
-    pub mime: Option<String>,
+    pub(crate) mime: Option<String>,
     /// Déclaration non multipart seulement.
     #[serde(default)]
-    pub s3_signed_url: Option<String>,
+    pub(crate) s3_signed_url: Option<String>,
     /// L'envoi multipart S3 que tient l'enregistrement, s'il en tient un.
     #[serde(default)]
-    pub s3_upload_multipart_id: Option<String>,
+    pub(crate) s3_upload_multipart_id: Option<String>,
 }
 
 impl Declaration {
     /// L'enregistrement tient-il un envoi multipart ? Sa finalisation exige alors `parts`.
-    pub fn est_multipart(&self) -> bool {
+    pub(crate) fn est_multipart(&self) -> bool {
         self.s3_upload_multipart_id.is_some()
     }
 }
 
 /// Un fichier tel que la plateforme le décrit (`GET /fichiers/{id}`).
 #[derive(Debug, Clone, Deserialize)]
-pub struct FichierDistant {
+pub(crate) struct FichierDistant {
+    /// Exigé (une réponse sans identifiant n'est pas lue comme un fichier), jamais relu :
+    /// c'est celui que l'on a demandé.
     #[serde(rename = "_id")]
-    pub id: IdObjet,
+    _id: IdObjet,
     #[serde(default)]
-    pub disponible: bool,
+    pub(crate) disponible: bool,
     /// Présent quand la plateforme tient un envoi multipart S3 ouvert pour ce fichier.
     #[serde(default)]
-    pub s3_upload_multipart_id: Option<String>,
+    pub(crate) s3_upload_multipart_id: Option<String>,
 }
 
 impl FichierDistant {
-    pub fn est_multipart(&self) -> bool {
+    pub(crate) fn est_multipart(&self) -> bool {
         self.s3_upload_multipart_id.is_some()
     }
 }
 
 /// Ce que rend le lancement d'un calcul.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Calcul {
+pub(crate) enum Calcul {
     Lance,
     /// Déjà planifié ou en cours depuis moins de 24 h : la plateforme le dit par
     /// `400 {"_errors": {"etat": "Already PLANIFIE"}}` (`resources/participations.py`
@@ -599,7 +601,7 @@ fn nature_reponse(statut: u16, entetes: &reqwest::header::HeaderMap, corps: &[u8
 }
 
 impl ClientVigieChiro {
-    pub fn nouveau(api: &str, jeton: &str) -> Result<Self, String> {
+    pub(crate) fn nouveau(api: &str, jeton: &str) -> Result<Self, String> {
         let jeton = crate::jeton::valider(jeton).map_err(|e| e.to_string())?;
         let brut = base64::engine::general_purpose::STANDARD.encode(format!("{jeton}:"));
         let mut autorisation = HeaderValue::from_str(&format!("Basic {brut}"))
@@ -640,7 +642,7 @@ impl ClientVigieChiro {
     /// site (servie pour toute adresse), un 404 ou 405 (mauvais préfixe ; le serveur les rend
     /// pourtant en JSON), un 401 sans le corps d'erreur de la plateforme. C'est une réponse
     /// (`ReponseMoi::PasLApi`), pas une panne : elle n'est jamais rejouée.
-    pub async fn moi(&self) -> ReponseApi<ReponseMoi> {
+    pub(crate) async fn moi(&self) -> ReponseApi<ReponseMoi> {
         self.envoyer(
             self.http.get(self.url("/moi")),
             |entetes, c| {
@@ -667,7 +669,7 @@ impl ClientVigieChiro {
     }
 
     /// `GET /participations/{id}` ; `None` si la plateforme ne la connaît pas (404).
-    pub async fn participation(&self, id: &IdObjet) -> ReponseApi<Option<Participation>> {
+    pub(crate) async fn participation(&self, id: &IdObjet) -> ReponseApi<Option<Participation>> {
         self.envoyer(
             self.http.get(self.url(&format!("/participations/{id}"))),
             |_, c| json::<Participation>(c).map(Some),
@@ -678,7 +680,7 @@ impl ClientVigieChiro {
 
     /// `POST /sites/{site}/participations` : **non idempotent**. Les dates partent au seul
     /// format que le serveur accepte (RFC 1123, `vigiechiro/settings.py` `DATE_FORMAT`).
-    pub async fn creer_participation(
+    pub(crate) async fn creer_participation(
         &self,
         site: &IdObjet,
         point: Option<&str>,
@@ -705,7 +707,7 @@ impl ClientVigieChiro {
 
     /// `GET /sites/{id}` (`resources/sites.py` `display_site`, protocole développé) ; `None`
     /// si la plateforme ne le connaît pas (404).
-    pub async fn site(&self, id: &IdObjet) -> ReponseApi<Option<SiteLu>> {
+    pub(crate) async fn site(&self, id: &IdObjet) -> ReponseApi<Option<SiteLu>> {
         self.envoyer(
             self.http.get(self.url(&format!("/sites/{id}"))),
             |_, c| saison::site(&json::<Value>(c)?).map(Some),
@@ -716,7 +718,7 @@ impl ClientVigieChiro {
 
     /// `GET /sites/{site}/participations`, toutes les pages : pour réconcilier une création
     /// sans réponse.
-    pub async fn participations(&self, site: &IdObjet) -> ReponseApi<Vec<Participation>> {
+    pub(crate) async fn participations(&self, site: &IdObjet) -> ReponseApi<Vec<Participation>> {
         const PAR_PAGE: usize = 100;
         const PAGES_MAX: usize = 100;
         let mut toutes = Vec::new();
@@ -746,7 +748,7 @@ impl ClientVigieChiro {
     }
 
     /// `POST /fichiers` : déclare un fichier de la participation ; rend l'enregistrement.
-    pub async fn declarer(
+    pub(crate) async fn declarer(
         &self,
         titre: &str,
         multipart: bool,
@@ -766,7 +768,7 @@ impl ClientVigieChiro {
     }
 
     /// `GET /fichiers/{id}` ; `None` si la plateforme ne le connaît pas.
-    pub async fn fichier(&self, id: &IdObjet) -> ReponseApi<Option<FichierDistant>> {
+    pub(crate) async fn fichier(&self, id: &IdObjet) -> ReponseApi<Option<FichierDistant>> {
         self.envoyer(
             self.http.get(self.url(&format!("/fichiers/{id}"))),
             |_, c| json::<FichierDistant>(c).map(Some),
@@ -776,7 +778,7 @@ impl ClientVigieChiro {
     }
 
     /// `PUT /fichiers/{id}/multipart` : l'URL signée d'une partie.
-    pub async fn url_partie(&self, id: &IdObjet, numero: u32) -> ReponseApi<String> {
+    pub(crate) async fn url_partie(&self, id: &IdObjet, numero: u32) -> ReponseApi<String> {
         self.envoyer(
             self.http
                 .put(self.url(&format!("/fichiers/{id}/multipart")))
@@ -789,7 +791,7 @@ impl ClientVigieChiro {
 
     /// `POST /fichiers/{id}` : finalise (non rejouable ; rejouée après une réponse perdue, elle
     /// rend 409 « upload is already done », preuve que la première a abouti).
-    pub async fn finaliser(
+    pub(crate) async fn finaliser(
         &self,
         id: &IdObjet,
         parties: Option<&[(u32, String)]>,
@@ -812,7 +814,7 @@ impl ClientVigieChiro {
 
     /// `DELETE /fichiers/{id}` : supprime un enregistrement non finalisé (et l'envoi multipart
     /// S3 qu'il tient, s'il en tient un).
-    pub async fn abandonner(&self, id: &IdObjet) -> ReponseApi<()> {
+    pub(crate) async fn abandonner(&self, id: &IdObjet) -> ReponseApi<()> {
         self.envoyer(
             self.http.delete(self.url(&format!("/fichiers/{id}"))),
             |_, _| Ok(()),
@@ -823,7 +825,7 @@ impl ClientVigieChiro {
 
     /// `POST /participations/{id}/compute` : lance le calcul (jamais rejoué). Un calcul déjà
     /// planifié ou en cours est reconnu au champ `etat` de l'erreur, pas à son texte.
-    pub async fn lancer_calcul(&self, participation: &IdObjet) -> ReponseApi<Calcul> {
+    pub(crate) async fn lancer_calcul(&self, participation: &IdObjet) -> ReponseApi<Calcul> {
         self.envoyer(
             self.http
                 .post(self.url(&format!("/participations/{participation}/compute"))),
@@ -851,7 +853,7 @@ impl ClientVigieChiro {
     /// l'utilisateur a accepté le clair pour cette plateforme (API en `http://` distante, ce qui
     /// exige `--autoriser-http`). Le message ne cite que le schéma et l'hôte, jamais la
     /// signature.
-    pub fn verifier_url_signee(&self, url: &str) -> Result<(), String> {
+    pub(crate) fn verifier_url_signee(&self, url: &str) -> Result<(), String> {
         let u = reqwest::Url::parse(url)
             .map_err(|_| "URL signée illisible rendue par la plateforme".to_owned())?;
         let hote = u.host_str().unwrap_or_default();
@@ -894,7 +896,7 @@ impl ClientVigieChiro {
     /// jamais un dépôt : derrière une URL signée, la plateforme ne vérifie pas l'objet à la
     /// finalisation (`resources/fichiers.py` `fichier_upload_done`), et un fichier finalisé ne
     /// se redéclare plus.
-    pub async fn deposer_signe(
+    pub(crate) async fn deposer_signe(
         &self,
         url: &str,
         fichier: FichierAttendu<'_>,

@@ -35,7 +35,7 @@ const TAILLES_ESSAYEES_MAX: usize = 8;
 
 /// L'ETag d'un objet S3, lu.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EtagS3 {
+pub(crate) enum EtagS3 {
     /// Un objet envoyé d'un seul PUT : le MD5 du contenu (hexadécimal, minuscules).
     Md5(String),
     /// Un objet assemblé en `parties` parties : le MD5 des MD5 des parties (hexadécimal).
@@ -48,7 +48,7 @@ fn est_md5_hex(texte: &str) -> bool {
 
 impl EtagS3 {
     /// Lit un ETag (sans guillemets) ; `None` pour une forme qui n'est pas un MD5.
-    pub fn analyser(etag: &str) -> Option<EtagS3> {
+    pub(crate) fn analyser(etag: &str) -> Option<EtagS3> {
         let etag = etag.trim().to_ascii_lowercase();
         match etag.split_once('-') {
             None if est_md5_hex(&etag) => Some(EtagS3::Md5(etag)),
@@ -84,7 +84,9 @@ fn octets_md5(hex_md5: &str) -> Option<[u8; 16]> {
 /// L'ETag qu'écrit S3 pour un objet assemblé à partir de parties dont les ETag (les MD5, en
 /// hexadécimal) sont donnés dans l'ordre : `md5(md5₁‖…‖md5ₙ)-n`. `None` si l'un n'est pas un
 /// MD5.
-pub fn etag_assemble<'a>(etags_parties: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn etag_assemble<'a>(
+    etags_parties: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     let mut md5 = md5::Md5::new();
     let mut n = 0u64;
     for e in etags_parties {
@@ -96,7 +98,7 @@ pub fn etag_assemble<'a>(etags_parties: impl IntoIterator<Item = &'a str>) -> Op
 
 /// Les tailles de partie, en nombre entier de Mio permis par S3, qui découpent `taille`
 /// octets en exactement `parties` parties : `(parties - 1) × p < taille ≤ parties × p`.
-pub fn tailles_de_partie_possibles(taille: u64, parties: u64) -> Vec<u64> {
+pub(crate) fn tailles_de_partie_possibles(taille: u64, parties: u64) -> Vec<u64> {
     if parties < 2 || taille == 0 {
         return Vec::new();
     }
@@ -158,7 +160,7 @@ impl Decoupage {
 
 /// Le verdict d'une comparaison entre un fichier local et l'objet que garde la plateforme.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Comparaison {
+pub(crate) enum Comparaison {
     /// Même taille, même empreinte. Porte l'ETag reconnu et la CRC32C du fichier local
     /// (calculée dans la même lecture).
     Identique { etag: String, crc32c: u32 },
@@ -170,7 +172,7 @@ pub enum Comparaison {
 
 /// Compare le fichier local de `taille` octets à l'objet distant : la taille d'abord, puis
 /// l'empreinte (une lecture du fichier, seulement si les tailles concordent).
-pub async fn comparer(
+pub(crate) async fn comparer(
     fichier: FichierAttendu<'_>,
     taille: u64,
     objet: &ObjetLu,
@@ -241,7 +243,7 @@ pub async fn comparer(
 /// `etag` : l'ETag noté) ? Une lecture du fichier : l'ETag s'il est un MD5 (objet d'un seul
 /// PUT, ou assemblé en parties d'un nombre entier de Mio), sinon la CRC32C du fichier entier.
 /// Sans empreinte comparable, faux : le fichier sera dit changé, comme avant toute relecture.
-pub async fn meme_contenu_que_depose(
+pub(crate) async fn meme_contenu_que_depose(
     fichier: FichierAttendu<'_>,
     taille: u64,
     somme: Option<&str>,

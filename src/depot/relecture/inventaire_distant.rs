@@ -23,7 +23,7 @@ use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
 use crate::transport::{ContexteEmission, Emission, emettre};
 
 /// Fichiers par page : le maximum du serveur.
-pub const PAR_PAGE: u32 = 100;
+pub(crate) const PAR_PAGE: u32 = 100;
 /// Au-delà de tant de pages, la liste est tenue pour sans fin (un serveur qui rendrait
 /// toujours des pages pleines) : 100 000 fichiers, bien au-delà d'une participation (4 000
 /// séquences, et autant de sorties Tadarida de chaque sorte après le calcul).
@@ -31,12 +31,12 @@ const PAGES_MAX: u32 = 1_000;
 
 /// La liste des fichiers d'une participation n'a pas pu être lue.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListeIllisible {
-    pub detail: String,
+pub(crate) struct ListeIllisible {
+    pub(crate) detail: String,
     /// La plateforme refuse de la donner (4xx : `_check_read_access` de
     /// `resources/participations.py` rend 403 pour la participation d'un autre observateur) :
     /// la relire plus tard n'y changera rien.
-    pub refus_definitif: bool,
+    pub(crate) refus_definitif: bool,
 }
 
 impl std::fmt::Display for ListeIllisible {
@@ -47,15 +47,15 @@ impl std::fmt::Display for ListeIllisible {
 
 /// Ce que la plateforme a déjà d'une participation, par titre.
 #[derive(Debug, Clone, Default)]
-pub struct InventaireDistant {
+pub(crate) struct InventaireDistant {
     par_titre: HashMap<String, PieceJointe>,
     /// Requêtes (pages) qu'a coûtées la lecture.
-    pub pages: u32,
+    pub(crate) pages: u32,
 }
 
 /// L'état d'un fichier sur la plateforme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EtatDistant<'a> {
+pub(crate) enum EtatDistant<'a> {
     /// Finalisé (`disponible`) : la plateforme refuse de le redéclarer ou de le remplacer.
     Finalise(&'a PieceJointe),
     /// Déclaré, pas finalisé : un envoi interrompu, par `vigie` ou par le site web.
@@ -67,7 +67,7 @@ impl InventaireDistant {
     /// Range les fichiers par titre. Deux fichiers de même titre (la clé S3 recopie
     /// l'identifiant de participation tel que l'a écrit le client qui l'a déclaré) : celui de
     /// la clé que `vigie` écrit l'emporte.
-    pub fn depuis(participation: &IdObjet, pieces: Vec<PieceJointe>, pages: u32) -> Self {
+    pub(crate) fn depuis(participation: &IdObjet, pieces: Vec<PieceJointe>, pages: u32) -> Self {
         let mut par_titre: HashMap<String, PieceJointe> = HashMap::with_capacity(pieces.len());
         let sienne = |p: &PieceJointe| {
             p.s3_id
@@ -86,7 +86,7 @@ impl InventaireDistant {
     }
 
     /// L'état du fichier de ce titre.
-    pub fn etat(&self, titre: &str) -> EtatDistant<'_> {
+    pub(crate) fn etat(&self, titre: &str) -> EtatDistant<'_> {
         match self.par_titre.get(titre) {
             Some(p) if p.disponible => EtatDistant::Finalise(p),
             Some(p) => EtatDistant::NonFinalise(p),
@@ -96,12 +96,8 @@ impl InventaireDistant {
 
     /// Le nombre de fichiers distincts que la plateforme a de la participation (dans les
     /// familles lues).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.par_titre.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.par_titre.is_empty()
     }
 }
 
@@ -118,7 +114,7 @@ fn famille(mime: &str) -> Option<&'static str> {
 
 /// Les familles à demander pour une nuit dont les fichiers ont ces types : celles qui y
 /// figurent, ou aucune (tout lire) si l'un d'eux n'en a pas (une archive).
-pub fn familles_a_lire<'a>(mimes: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+pub(crate) fn familles_a_lire<'a>(mimes: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
     let mut familles: Vec<&'static str> = Vec::new();
     for mime in mimes {
         match famille(mime) {
@@ -134,7 +130,7 @@ pub fn familles_a_lire<'a>(mimes: impl IntoIterator<Item = &'a str>) -> Vec<&'st
 /// Lit la liste des fichiers de la participation, page après page, chaque page sous la
 /// politique de réessai. Rend l'inventaire, ou pourquoi il n'a pas pu être lu (le dépôt se
 /// passe alors de lui : chaque fichier est déclaré).
-pub async fn lire(
+pub(crate) async fn lire(
     lecteur: &dyn ContexteEmission,
     client: &ClientVigieChiro,
     participation: &IdObjet,

@@ -18,9 +18,9 @@
 //! (`vigiechiro/confrontation.rs`), dans le contexte d'une unité du moteur ou de son plan, et
 //! `vigie verifier` ([`verification`]), dans celui de la commande (l'émetteur, muet).
 
-pub mod empreinte;
-pub mod inventaire_distant;
-pub mod verification;
+pub(crate) mod empreinte;
+pub(crate) mod inventaire_distant;
+pub(crate) mod verification;
 
 use crate::destination::IdObjet;
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
@@ -30,7 +30,7 @@ use crate::transport::{ContexteEmission, Emission, emettre};
 
 /// Ce que la plateforme montre d'un fichier par son URL de lecture.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ObjetRelu {
+pub(crate) enum ObjetRelu {
     /// La taille et l'`ETag` de l'objet.
     Objet(ObjetLu),
     /// La plateforme ne le dit pas finalisé (410).
@@ -72,7 +72,7 @@ impl ObjetRelu {
 /// `GET /fichiers/{id}/acces`, puis `GET` d'un octet sur l'URL rendue : ce que la plateforme
 /// garde du fichier `id`, sans le télécharger. L'URL est vérifiée avant toute connexion, et
 /// n'apparaît dans aucun journal (la cible journalisée est le chemin d'API, puis la clé).
-pub async fn relever(
+pub(crate) async fn relever(
     lecteur: &dyn ContexteEmission,
     client: &ClientVigieChiro,
     id: &IdObjet,

@@ -38,7 +38,7 @@ use crate::transport::{
 
 /// Ce que la destination dit d'une unité déposée.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Constat {
+pub(crate) enum Constat {
     Intacte,
     /// Absente de la destination (ou pas finalisée sur la plateforme) : à redéposer.
     Manquante(String),
@@ -58,7 +58,7 @@ pub enum Constat {
 /// Ce qui répond à un fichier que la plateforme garde autrement que le fichier local. La
 /// commande à lancer ensuite n'est dite qu'une fois, à la fin de `vigie verifier` (et de
 /// `vigie etat`).
-pub const GESTE_IRREMPLACABLE: &str = "la plateforme ne permet pas de remplacer un fichier \
+pub(crate) const GESTE_IRREMPLACABLE: &str = "la plateforme ne permet pas de remplacer un fichier \
      finalisé : gardez sa version, ou demandez à ses gestionnaires de la supprimer";
 
 fn irremplacable(constat: &str) -> Constat {
@@ -95,7 +95,7 @@ async fn comparer_objet(
 
 /// Ce que la plateforme dit d'une unité déposée, d'après son inventaire (lu une fois pour
 /// toutes les unités) et l'URL de lecture du fichier.
-pub async fn constater_vigiechiro(
+pub(crate) async fn constater_vigiechiro(
     lecteur: &dyn ContexteEmission,
     client: &ClientVigieChiro,
     inventaire: &InventaireDistant,
@@ -145,7 +145,7 @@ pub async fn constater_vigiechiro(
 const VERIFICATIONS_PARALLELES: usize = 8;
 
 /// La destination relue : les deux protocoles, symétriques. La commande la construit.
-pub enum Relecture {
+pub(crate) enum Relecture {
     /// `HeadObject` sur chaque clé.
     S3(Arc<ClientS3>),
     /// L'inventaire de la participation, puis l'URL de lecture de chaque fichier ; le dossier
@@ -162,7 +162,7 @@ impl Relecture {
     /// même veille du réseau que le dépôt (une coupure est sondée, bornée par
     /// `--attente-reseau`, et Ctrl-C l'interrompt). Une unité laissée sans réponse parce que
     /// le réseau a été abandonné est injoignable, pas interrompue.
-    pub async fn constater(
+    pub(crate) async fn constater(
         &self,
         deposees: Vec<DepotUnite>,
         emetteur: &Arc<Emetteur>,
@@ -340,23 +340,23 @@ async fn constater_s3(client: &ClientS3, emetteur: &Emetteur, unite: &DepotUnite
 
 /// Le compte de `vigie verifier`.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct BilanVerification {
-    pub intactes: u64,
+pub(crate) struct BilanVerification {
+    pub(crate) intactes: u64,
     /// Manquantes ou différentes (et remplaçables) : remises à déposer.
-    pub a_renvoyer: u64,
+    pub(crate) a_renvoyer: u64,
     /// La destination n'a pas répondu.
-    pub inconnues: u64,
+    pub(crate) inconnues: u64,
     /// La plateforme garde un autre contenu et refuse de le remplacer.
-    pub definitifs: u64,
+    pub(crate) definitifs: u64,
     /// Les refus de relire (4xx) : ni un fichier manquant, ni une panne passagère.
-    pub refusees: Vec<String>,
+    pub(crate) refusees: Vec<String>,
     /// Une unité au moins n'a pas été vérifiée, Ctrl-C.
-    pub interrompue: bool,
+    pub(crate) interrompue: bool,
 }
 
 impl BilanVerification {
     /// Le code de sortie : 3 s'il faut un geste, 0 si tout est intact, 1 sinon.
-    pub fn code(&self) -> CodeSortie {
+    pub(crate) fn code(&self) -> CodeSortie {
         if self.definitifs > 0 || !self.refusees.is_empty() {
             CodeSortie::RefusDefinitifs
         } else if self.a_renvoyer + self.inconnues == 0 {
@@ -372,7 +372,7 @@ impl BilanVerification {
 /// plateforme refuse de remplacer est un refus définitif (renvoyer n'y ferait rien, il attend
 /// un geste). `annoncer` voit, dans l'ordre, chaque unité qui n'est ni intacte ni
 /// interrompue, une fois notée.
-pub fn noter(
+pub(crate) fn noter(
     base: &Base,
     constats: &[(DepotUnite, Constat)],
     mut annoncer: impl FnMut(&DepotUnite, &Constat) -> Result<()>,

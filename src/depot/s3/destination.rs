@@ -31,31 +31,31 @@ const PAGES_MAX: usize = 1000;
 
 /// Un objet de la destination, tel que la liste le décrit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObjetListe {
-    pub taille: u64,
+pub(crate) struct ObjetListe {
+    pub(crate) taille: u64,
     /// Sans guillemets.
-    pub etag: Option<String>,
+    pub(crate) etag: Option<String>,
 }
 
 /// Les objets que la destination tient sous le préfixe du plan, par clé.
 #[derive(Debug, Default)]
-pub struct InventaireS3 {
+pub(crate) struct InventaireS3 {
     objets: HashMap<String, ObjetListe>,
 }
 
 impl InventaireS3 {
-    pub fn objet(&self, cle: &str) -> Option<&ObjetListe> {
+    pub(crate) fn objet(&self, cle: &str) -> Option<&ObjetListe> {
         self.objets.get(cle)
     }
 
-    pub fn nombre(&self) -> usize {
+    pub(crate) fn nombre(&self) -> usize {
         self.objets.len()
     }
 }
 
 /// Un refus qui vaut pour toute la destination : chaque requête serait refusée de même.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RefusDestination {
+pub(crate) enum RefusDestination {
     /// La clé d'accès est inconnue, la clé secrète fausse, le jeton de session expiré.
     Identifiants { code: String },
     /// L'heure de l'ordinateur s'écarte de plus de 15 minutes de celle du service ; `ecart`
@@ -90,7 +90,7 @@ const DROITS_REFUSES: &str = "AccessDenied";
 impl RefusDestination {
     /// Le refus que dit ce texte (le détail d'une réponse de S3, « CODE message », ou le message
     /// d'un échec qui le cite), s'il vaut pour toute la destination.
-    pub fn reconnaitre(texte: &str) -> Option<RefusDestination> {
+    pub(crate) fn reconnaitre(texte: &str) -> Option<RefusDestination> {
         let trouve = |codes: &[&str]| {
             codes
                 .iter()
@@ -125,7 +125,7 @@ impl RefusDestination {
     /// La cause notée pour chaque fichier du passage qu'il arrête. Une horloge fausse est un
     /// refus de la signature (S3 la juge ainsi) : comme des identifiants, elle se corrige hors
     /// de `vigie`, et `vigie retenter-echecs` reprend ces fichiers sans autre option.
-    pub fn cause(&self) -> CauseRefus {
+    pub(crate) fn cause(&self) -> CauseRefus {
         match self {
             RefusDestination::Identifiants { .. } | RefusDestination::Horloge { .. } => {
                 CauseRefus::Authentification
@@ -135,7 +135,7 @@ impl RefusDestination {
     }
 
     /// Ce qui est refusé, et quoi corriger, en clair (sans le geste qui suit : relancer).
-    pub fn message(&self, compartiment: &str) -> String {
+    pub(crate) fn message(&self, compartiment: &str) -> String {
         match self {
             RefusDestination::Identifiants { code } if code == "SignatureDoesNotMatch" => format!(
                 "le service S3 refuse la signature des requêtes ({code}) : la clé secrète ne \
@@ -175,7 +175,7 @@ impl RefusDestination {
 
 /// Ce qu'a donné la lecture de la destination.
 #[derive(Debug)]
-pub enum LectureDestination {
+pub(crate) enum LectureDestination {
     /// Les objets du préfixe.
     Lue(InventaireS3),
     /// Pas d'inventaire (droit de lister refusé, service muet après les réessais) : pourquoi.
@@ -187,7 +187,7 @@ pub enum LectureDestination {
 /// Lit les objets du préfixe du plan (`ListObjectsV2`, page par page, chaque page une lecture
 /// sous la politique de réessai) : ce que la destination tient déjà. Un refus qui vaut pour
 /// toute la destination est rendu en erreur : rien ne doit partir.
-pub async fn lire_destination(
+pub(crate) async fn lire_destination(
     client: &ClientS3,
     emetteur: &Emetteur,
     prefixe_du_plan: &str,

@@ -29,7 +29,7 @@ use crate::transport::{Emetteur, Emission, emettre};
 ///
 /// Sous la veille du réseau de `emetteur` (sa sonde : `GET /moi`) : une coupure pendant la
 /// création est sondée et bornée comme pendant le dépôt.
-pub async fn resoudre_participation(
+pub(crate) async fn resoudre_participation(
     base: &Base,
     plan_id: i64,
     dest: &DestinationVigieChiro,
@@ -285,7 +285,7 @@ fn participation_incertaine<T>(r: &ReponseApi<T>) -> anyhow::Error {
 /// répondu qu'il était indisponible (5xx, 429), ou on ne l'a pas joint. Un 503 n'est pas une
 /// coupure du réseau : les deux ne se disent pas pareil. Un autre refus (une redirection non
 /// suivie, un 4xx inattendu) se dit tel quel : ce n'est pas une indisponibilité.
-pub fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
+pub(crate) fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
     match r {
         ReponseApi::Refuse { statut, .. } if *statut == 429 || *statut >= 500 => format!(
             "la plateforme répond qu'elle est indisponible pour l'instant ({statut}) ; réessayez dans quelques minutes"

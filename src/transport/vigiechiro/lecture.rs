@@ -29,49 +29,49 @@ use crate::reessai::ReponseApi;
 
 /// Un fichier d'une participation, tel que le liste la plateforme.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct PieceJointe {
+pub(crate) struct PieceJointe {
     #[serde(rename = "_id")]
-    pub id: IdObjet,
-    pub titre: String,
+    pub(crate) id: IdObjet,
+    pub(crate) titre: String,
     /// La clé S3 (`wav/pa-<participation>/<titre>`…).
     #[serde(default)]
-    pub s3_id: Option<String>,
+    pub(crate) s3_id: Option<String>,
     /// Finalisé : la plateforme refuse de le redéclarer ou de le remplacer.
     #[serde(default)]
-    pub disponible: bool,
+    pub(crate) disponible: bool,
     /// L'envoi en plusieurs parties que l'enregistrement tient (ou a tenu, s'il est finalisé).
     #[serde(default)]
-    pub s3_upload_multipart_id: Option<String>,
+    pub(crate) s3_upload_multipart_id: Option<String>,
 }
 
 impl PieceJointe {
     /// L'enregistrement tient-il un envoi en plusieurs parties ? Sa finalisation exige alors
     /// les parties.
-    pub fn est_multipart(&self) -> bool {
+    pub(crate) fn est_multipart(&self) -> bool {
         self.s3_upload_multipart_id.is_some()
     }
 }
 
 /// Une page de la liste.
 #[derive(Debug, Clone, Deserialize)]
-pub struct PagePiecesJointes {
+pub(crate) struct PagePiecesJointes {
     #[serde(rename = "_items")]
-    pub items: Vec<PieceJointe>,
+    pub(crate) items: Vec<PieceJointe>,
     #[serde(rename = "_meta", default)]
-    pub meta: Option<MetaPage>,
+    pub(crate) meta: Option<MetaPage>,
 }
 
 /// `_meta` d'une page (`Paginator.make_response`).
 #[derive(Debug, Clone, Copy, Deserialize)]
-pub struct MetaPage {
+pub(crate) struct MetaPage {
     /// Le nombre de fichiers qui correspondent au filtre, toutes pages confondues.
     #[serde(default)]
-    pub total: Option<u64>,
+    pub(crate) total: Option<u64>,
 }
 
 /// Ce que rend `GET /fichiers/{id}/acces`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AccesFichier {
+pub(crate) enum AccesFichier {
     /// L'URL signée de lecture (un secret : jamais dans un message ni dans la base).
     Url(String),
     /// 410 : le fichier n'est pas finalisé.
@@ -82,10 +82,10 @@ pub enum AccesFichier {
 
 /// La taille et l'ETag d'un objet, lus derrière une URL de lecture.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObjetLu {
-    pub taille: u64,
+pub(crate) struct ObjetLu {
+    pub(crate) taille: u64,
     /// Sans ses guillemets ; absent si le service n'en rend pas.
-    pub etag: Option<String>,
+    pub(crate) etag: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -134,7 +134,7 @@ impl ClientVigieChiro {
     /// `GET /participations/{id}/pieces_jointes?max_results=N&page=P[&famille=true…]` : une
     /// page de la liste des fichiers de la participation. `familles` : les noms de paramètre
     /// des familles à réunir (`wav`, `ta`, `tc`) ; vide, tous les fichiers.
-    pub async fn pieces_jointes(
+    pub(crate) async fn pieces_jointes(
         &self,
         participation: &IdObjet,
         page: u32,
@@ -152,7 +152,7 @@ impl ClientVigieChiro {
     }
 
     /// `GET /fichiers/{id}/acces` : l'URL signée de lecture d'un fichier finalisé.
-    pub async fn url_de_lecture(&self, id: &IdObjet) -> ReponseApi<AccesFichier> {
+    pub(crate) async fn url_de_lecture(&self, id: &IdObjet) -> ReponseApi<AccesFichier> {
         self.envoyer(
             self.http.get(self.url(&format!("/fichiers/{id}/acces"))),
             |_, c| json::<UrlLecture>(c).map(|u| AccesFichier::Url(u.s3_signed_url)),
@@ -168,7 +168,7 @@ impl ClientVigieChiro {
     /// `GET <url>` avec `Range: bytes=0-0` : la taille et l'ETag de l'objet, sans le
     /// télécharger ; `None` si le stockage ne l'a pas (404). Ni jeton ni autorisation : l'URL
     /// porte sa signature.
-    pub async fn lire_objet(&self, url: &str) -> ReponseApi<Option<ObjetLu>> {
+    pub(crate) async fn lire_objet(&self, url: &str) -> ReponseApi<Option<ObjetLu>> {
         let reponse = match self.http.get(url).header(RANGE, "bytes=0-0").send().await {
             Ok(r) => r,
             Err(e) => return classer_erreur(e),

@@ -35,42 +35,42 @@ use crate::destination::IdObjet;
 use crate::reessai::ReponseApi;
 
 /// Éléments demandés par page : le plus que le serveur admette.
-pub const PAR_PAGE: u64 = 100;
+pub(crate) const PAR_PAGE: u64 = 100;
 /// Pages lues au plus (10 000 éléments).
-pub const PAGES_MAX: u64 = 100;
+pub(crate) const PAGES_MAX: u64 = 100;
 /// Lectures complètes d'une liste qui change, avant de la dire illisible.
 const LECTURES_MAX: u32 = 3;
 
 /// Un site de l'utilisateur (`/moi/sites`), ou celui d'une de ses participations.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteLu {
-    pub id: IdObjet,
-    pub titre: String,
+pub(crate) struct SiteLu {
+    pub(crate) id: IdObjet,
+    pub(crate) titre: String,
     /// `grille_stoc.numero`, si la relation est développée.
-    pub numero_grille: Option<String>,
+    pub(crate) numero_grille: Option<String>,
     /// `protocole.type_site` (`POINT_FIXE`, `ROUTIER`, `CARRE`), si la relation est
     /// développée.
-    pub type_site: Option<String>,
+    pub(crate) type_site: Option<String>,
 }
 
 /// Une participation telle que la listent `/moi/participations` et
 /// `/sites/{id}/participations`. Les dates restent telles que rendues (`isoformat()` sans
 /// fuseau) : le domaine les lit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParticipationLue {
-    pub id: IdObjet,
+pub(crate) struct ParticipationLue {
+    pub(crate) id: IdObjet,
     /// Le site, développé (`/moi/participations`) ; `None` s'il n'est que son identifiant, ou
     /// absent (`/sites/{id}/participations` le retire).
-    pub site: Option<SiteLu>,
+    pub(crate) site: Option<SiteLu>,
     /// L'identifiant du site, développé ou non.
-    pub site_id: Option<IdObjet>,
+    pub(crate) site_id: Option<IdObjet>,
     /// L'observateur (`/sites/{id}/participations`), développé ou non.
-    pub observateur: Option<IdObjet>,
+    pub(crate) observateur: Option<IdObjet>,
     /// Son pseudo, quand la relation est développée.
-    pub pseudo: Option<String>,
-    pub point: Option<String>,
-    pub date_debut: Option<String>,
-    pub date_fin: Option<String>,
+    pub(crate) pseudo: Option<String>,
+    pub(crate) point: Option<String>,
+    pub(crate) date_debut: Option<String>,
+    pub(crate) date_fin: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -202,18 +202,18 @@ enum Lecture<T> {
 
 impl ClientVigieChiro {
     /// `GET /moi/sites`, toutes les pages.
-    pub async fn mes_sites(&self) -> ReponseApi<Vec<SiteLu>> {
+    pub(crate) async fn mes_sites(&self) -> ReponseApi<Vec<SiteLu>> {
         self.toutes_les_pages("/moi/sites", "sites", &site).await
     }
 
     /// `GET /moi/participations`, toutes les pages.
-    pub async fn mes_participations(&self) -> ReponseApi<Vec<ParticipationLue>> {
+    pub(crate) async fn mes_participations(&self) -> ReponseApi<Vec<ParticipationLue>> {
         self.toutes_les_pages("/moi/participations", "participations", &participation)
             .await
     }
 
     /// `GET /sites/{site}/participations`, toutes les pages.
-    pub async fn participations_du_site(
+    pub(crate) async fn participations_du_site(
         &self,
         site: &IdObjet,
     ) -> ReponseApi<Vec<ParticipationLue>> {

@@ -42,7 +42,7 @@ const TELECHARGEMENT_BLOQUE: Duration = Duration::from_secs(30);
 
 /// L'état du calcul d'une participation (`traitement.etat`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EtatCalcul {
+pub(crate) enum EtatCalcul {
     Planifie,
     EnCours,
     Fini,
@@ -66,7 +66,7 @@ impl EtatCalcul {
     }
 
     /// Le nom de l'état tel que la plateforme l'écrit.
-    pub fn nom(&self) -> &str {
+    pub(crate) fn nom(&self) -> &str {
         match self {
             EtatCalcul::Planifie => "PLANIFIE",
             EtatCalcul::EnCours => "EN_COURS",
@@ -80,70 +80,70 @@ impl EtatCalcul {
 
 /// Le champ `traitement` d'une participation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Traitement {
-    pub etat: EtatCalcul,
+pub(crate) struct Traitement {
+    pub(crate) etat: EtatCalcul,
     /// Le numéro de l'essai suivant (`RETRY` seulement).
-    pub retry: Option<u32>,
-    pub date_planification: Option<InstantUtc>,
-    pub date_debut: Option<InstantUtc>,
-    pub date_fin: Option<InstantUtc>,
+    pub(crate) retry: Option<u32>,
+    pub(crate) date_planification: Option<InstantUtc>,
+    pub(crate) date_debut: Option<InstantUtc>,
+    pub(crate) date_fin: Option<InstantUtc>,
     /// La trace de l'échec (`ERREUR`, `RETRY`).
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
 }
 
 /// Un taxon tel que le bilan le désigne : son identifiant, et ses noms quand la relation est
 /// développée.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaxonDuBilan {
-    pub id: Option<IdObjet>,
-    pub libelle_court: Option<String>,
-    pub libelle_long: Option<String>,
+pub(crate) struct TaxonDuBilan {
+    pub(crate) id: Option<IdObjet>,
+    pub(crate) libelle_court: Option<String>,
+    pub(crate) libelle_long: Option<String>,
 }
 
 /// Une ligne du bilan : un taxon et son nombre de contacts (au moins : probabilité > 0,98 ;
 /// au plus : toutes les observations).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LigneBilan {
-    pub taxon: TaxonDuBilan,
-    pub contacts_min: u64,
-    pub contacts_max: u64,
+pub(crate) struct LigneBilan {
+    pub(crate) taxon: TaxonDuBilan,
+    pub(crate) contacts_min: u64,
+    pub(crate) contacts_max: u64,
 }
 
 /// Le bilan d'un calcul (`bilan`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Bilan {
-    pub chiropteres: Vec<LigneBilan>,
-    pub orthopteres: Vec<LigneBilan>,
-    pub autre: Vec<LigneBilan>,
+pub(crate) struct Bilan {
+    pub(crate) chiropteres: Vec<LigneBilan>,
+    pub(crate) orthopteres: Vec<LigneBilan>,
+    pub(crate) autre: Vec<LigneBilan>,
     /// Séquences où le calcul signale un problème.
-    pub problemes: u64,
+    pub(crate) problemes: u64,
 }
 
 /// L'observateur d'une participation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observateur {
-    pub id: IdObjet,
-    pub pseudo: Option<String>,
+pub(crate) struct Observateur {
+    pub(crate) id: IdObjet,
+    pub(crate) pseudo: Option<String>,
 }
 
 /// Ce que `GET /participations/{id}` dit du calcul.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EtatParticipation {
-    pub id: IdObjet,
-    pub observateur: Option<Observateur>,
+pub(crate) struct EtatParticipation {
+    pub(crate) id: IdObjet,
+    pub(crate) observateur: Option<Observateur>,
     /// `None` : aucun calcul n'a jamais été lancé.
-    pub traitement: Option<Traitement>,
-    pub bilan: Option<Bilan>,
+    pub(crate) traitement: Option<Traitement>,
+    pub(crate) bilan: Option<Bilan>,
     /// Le fichier du journal du dernier calcul réussi.
-    pub logs: Option<IdObjet>,
+    pub(crate) logs: Option<IdObjet>,
 }
 
 /// Un taxon de `GET /taxons/liste`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaxonLu {
-    pub id: IdObjet,
-    pub libelle_court: String,
-    pub libelle_long: String,
+pub(crate) struct TaxonLu {
+    pub(crate) id: IdObjet,
+    pub(crate) libelle_court: String,
+    pub(crate) libelle_long: String,
 }
 
 fn borne(texte: &str, max: usize) -> String {
@@ -313,7 +313,10 @@ fn lire_taxons(corps: &[u8]) -> Result<Vec<TaxonLu>, String> {
 impl ClientVigieChiro {
     /// `GET /participations/{id}` : où en est son calcul ; `None` si la plateforme ne la
     /// connaît pas (404).
-    pub async fn etat_participation(&self, id: &IdObjet) -> ReponseApi<Option<EtatParticipation>> {
+    pub(crate) async fn etat_participation(
+        &self,
+        id: &IdObjet,
+    ) -> ReponseApi<Option<EtatParticipation>> {
         self.envoyer(
             self.http.get(self.url(&format!("/participations/{id}"))),
             |_, c| lire_etat(c, id).map(Some),
@@ -323,7 +326,7 @@ impl ClientVigieChiro {
     }
 
     /// `GET /taxons/liste`.
-    pub async fn taxons(&self) -> ReponseApi<Vec<TaxonLu>> {
+    pub(crate) async fn taxons(&self) -> ReponseApi<Vec<TaxonLu>> {
         self.envoyer(
             self.http.get(self.url("/taxons/liste")),
             |_, c| lire_taxons(c),
@@ -334,7 +337,7 @@ impl ClientVigieChiro {
 
     /// `POST /participations/{id}/csv` : la plateforme produit le CSV des observations et
     /// l'envoie par courriel (non rejouable : chaque émission est un courriel).
-    pub async fn demander_csv(&self, participation: &IdObjet) -> ReponseApi<()> {
+    pub(crate) async fn demander_csv(&self, participation: &IdObjet) -> ReponseApi<()> {
         self.envoyer(
             self.http
                 .post(self.url(&format!("/participations/{participation}/csv"))),
@@ -350,7 +353,12 @@ impl ClientVigieChiro {
     /// est illisible ; un corps interrompu (ou qui n'avance plus depuis
     /// [`TELECHARGEMENT_BLOQUE`]) est un incident du lien, rejouable ; `None` : le stockage n'a
     /// pas l'objet (404). Ni jeton ni autorisation : l'URL porte sa signature.
-    pub async fn telecharger(&self, url: &str, chemin: &Path, max: u64) -> ReponseApi<Option<u64>> {
+    pub(crate) async fn telecharger(
+        &self,
+        url: &str,
+        chemin: &Path,
+        max: u64,
+    ) -> ReponseApi<Option<u64>> {
         let mut reponse = match self.http.get(url).send().await {
             Ok(r) => r,
             Err(e) => return classer_erreur(e),
