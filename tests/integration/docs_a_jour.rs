@@ -233,3 +233,58 @@ fn unsafe_permis_seulement_dans_plateforme() {
         "unsafe levé hors de src/plateforme/, pour tout un module, ou sans justification : {fautes:?}"
     );
 }
+
+/// La surface publique de `vigie` est celle que `main.rs` et ces essais appellent : `pub(crate)`
+/// par défaut, et `unreachable_pub` (`[workspace.lints.rust]`) refuse tout `pub` qu'aucun chemin
+/// public n'atteint. Seuls les sept modules qui portent ces racines sont publics, et aucun
+/// fichier de `src/` ni du bac à sable ne lève la règle (ARCHITECTURE.md, § conventions).
+#[test]
+fn surface_publique_restreinte() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lire = |p: &str| std::fs::read_to_string(racine.join(p)).unwrap();
+    let espace = lire("Cargo.toml");
+    let regles = espace
+        .split("[workspace.lints.rust]")
+        .nth(1)
+        .expect("[workspace.lints.rust] dans Cargo.toml");
+    let regles = regles.split("\n[").next().unwrap();
+    assert!(
+        regles
+            .lines()
+            .any(|l| l.trim() == r#"unreachable_pub = "warn""#),
+        "{regles}"
+    );
+    let publics: Vec<String> = lire("src/lib.rs")
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_owned())
+        .collect();
+    assert_eq!(
+        publics,
+        [
+            "cli",
+            "commandes",
+            "inventaire",
+            "plan",
+            "plateforme",
+            "sortie",
+            "suivi"
+        ],
+        "modules publics de src/lib.rs"
+    );
+    // Le motif est assemblé ici pour que ce fichier ne se dénonce pas lui-même.
+    let leve = format!("allow(unreachable_{})", "pub");
+    let mut fautes = Vec::new();
+    let mut a_voir = vec![racine.join("src"), racine.join("crates")];
+    while let Some(dossier) = a_voir.pop() {
+        for entree in std::fs::read_dir(&dossier).unwrap().flatten() {
+            let chemin = entree.path();
+            if chemin.is_dir() {
+                a_voir.push(chemin);
+            } else if std::fs::read_to_string(&chemin).is_ok_and(|t| t.contains(&leve)) {
+                fautes.push(chemin.strip_prefix(racine).unwrap().display().to_string());
+            }
+        }
+    }
+    assert!(fautes.is_empty(), "unreachable_pub levé dans : {fautes:?}");
+}

@@ -10,6 +10,10 @@
 //! Les modules qui parlent au bac à sable portent `#![cfg(feature = "bac-a-sable")]` : sans
 //! lui (`--no-default-features`), ils ne sont pas compilés.
 
+// Un crate d'essais n'a pas de surface publique : `pub` n'y veut dire que « partagé entre les
+// modules d'essais » (le banc de `commun`), ce que `unreachable_pub` ne saurait garder.
+#![allow(unreachable_pub)]
+
 mod commun;
 
 mod carte_retiree;
