@@ -53,11 +53,11 @@ fn jusqu_a(lecteur: &mut BufReader<ChildStdout>, nom: &str) -> Vec<serde_json::V
 }
 
 /// `vigie depot --json`, une unité en vol à la fois, et sa sortie standard à lire au fil de
-/// l'eau. Sans les délais courts qui coupent une tentative (`options_sans_minuterie`) : sous
-/// charge, les parties de `b.wav` dépassaient les 2 s du banc, et l'unité finissait en échec
-/// « délai de tentative dépassé » sans que la carte y soit pour rien.
+/// l'eau. Aux délais larges du banc ([`Banc::options_rapides`]) : avec des délais courts, sous
+/// charge, les parties de `b.wav` dépassaient 2 s, et l'unité finissait en échec « délai de
+/// tentative dépassé » sans que la carte y soit pour rien.
 fn lancer_le_depot(banc: &Banc) -> (Enfant, BufReader<ChildStdout>) {
-    let mut depot = banc.depot_avec(&Banc::options_sans_minuterie());
+    let mut depot = banc.depot();
     depot
         .mots("--json --paralleles 1")
         .stdout(Stdio::piped())
@@ -129,6 +129,6 @@ fn ctrl_c_pendant_l_attente_de_la_carte_laisse_un_plan_a_reprendre() {
     assert_unites(&etat, &[("en_cours", 0), ("echec", 0)]);
 
     std::fs::rename(retiree(&banc), &banc.nuit).unwrap();
-    banc.depot_avec(&Banc::options_sans_minuterie()).finir_en(0);
+    banc.depot().finir_en(0);
     banc.verifier_identiques(&fichiers);
 }

@@ -51,10 +51,10 @@ fn une_coupure_de_quelques_secondes_ne_consomme_aucune_tentative() {
     let fichiers = banc.nuit_de_20();
     // Chaque requête traîne un peu : la coupure tombe au milieu de la nuit.
     banc.panne(Regle::proportion(1.0, lenteur_ms(100)));
-    // Sans les délais courts qui coupent une tentative : l'essai compte les tentatives, et sur
-    // une machine chargée une partie ou une finalisation retenue plus de 2 s en coûtait une de
+    // Aux délais larges du banc : l'essai compte les tentatives, et avec des délais courts, sur
+    // une machine chargée, une partie ou une finalisation retenue plus de 2 s en coûtait une de
     // plus après la coupure, sans qu'aucune panne n'en soit la cause.
-    let enfant = banc.lancer(banc.depot_avec(&Banc::options_sans_minuterie()));
+    let enfant = banc.lancer(banc.depot());
     banc.attendre("la moitié de la nuit", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 8
     });

@@ -81,7 +81,8 @@ fn une_lenteur_au_dela_du_delai_de_tentative_est_absorbee() {
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 50_000);
     banc.panne_prochaine(Operation::PutObject, Panne::Lenteur(Duration::from_secs(4)));
-    banc.depot().finir_en(0);
+    // Le sujet est le délai de tentative : il doit couper la requête que la panne retient.
+    banc.depot_avec(&Banc::options_delais_courts()).finir_en(0);
     assert_eq!(banc.requetes(Operation::PutObject), 2);
     banc.verifier_identiques(&[(nom.into(), 50_000)]);
 }
@@ -260,12 +261,12 @@ fn kill_9_au_milieu_d_un_gros_fichier_puis_relance_ne_renvoie_que_la_partie_en_v
     banc.fichier(nom, taille);
     // Chaque partie traîne un peu, pour tuer le processus au milieu de l'envoi.
     banc.panne(Regle::proportion(1.0, lenteur_ms(300)));
-    // Sans les délais courts qui coupent une tentative : l'assemblage de 40 Mio dépasse les 2 s
-    // des réglages courts sur une machine chargée (la finalisation partie sans réponse ferait
-    // une autre histoire que celle de cet essai, la reprise à la partie près), et une partie
-    // retenue plus d'une seconde par la charge serait coupée puis renvoyée : « reçu 68 Mo pour
-    // 40 » vu une fois sous la charge de six compilations.
-    let options = Banc::options_sans_minuterie();
+    // Aux délais larges du banc : avec des délais courts, l'assemblage de 40 Mio dépasse 2 s
+    // sur une machine chargée (la finalisation partie sans réponse ferait une autre histoire
+    // que celle de cet essai, la reprise à la partie près), et une partie retenue plus d'une
+    // seconde par la charge serait coupée puis renvoyée : « reçu 68 Mo pour 40 » vu une fois
+    // sous la charge de six compilations.
+    let options = Banc::options_rapides();
     let mut enfant = banc.lancer(banc.depot_avec(&options));
     banc.attendre("trois parties reçues", |b| {
         b.compteurs().requetes(Operation::UploadPart) >= 4
@@ -373,10 +374,7 @@ fn un_gros_fichier_seul_envoie_ses_parties_en_parallele_sans_depasser_le_plafond
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     banc.fichier(nom, 6 * 5 * MIO + 1000);
     banc.panne_toujours(Operation::UploadPart, lenteur_ms(300));
-    let out = banc
-        .depot_avec(&Banc::options_sans_minuterie())
-        .mots("--paralleles 3")
-        .finir_en(0);
+    let out = banc.depot().mots("--paralleles 3").finir_en(0);
     banc.verifier_identiques(&[(nom.into(), 6 * 5 * MIO + 1000)]);
     let compteurs = banc.compteurs();
     assert_eq!(
@@ -405,9 +403,7 @@ fn des_parties_en_parallele_ne_depassent_jamais_le_plafond() {
         banc.fichier(n, 3 * 5 * MIO);
     }
     banc.panne_toujours(Operation::UploadPart, lenteur_ms(100));
-    banc.depot_avec(&Banc::options_sans_minuterie())
-        .mots("--paralleles 2")
-        .finir_en(0);
+    banc.depot().mots("--paralleles 2").finir_en(0);
     let attendus: Vec<(String, usize)> = noms.iter().map(|n| (n.clone(), 3 * 5 * MIO)).collect();
     banc.verifier_identiques(&attendus);
     let compteurs = banc.compteurs();

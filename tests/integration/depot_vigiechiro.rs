@@ -186,10 +186,10 @@ fn kill_9_au_milieu_d_un_multipart_reprise_a_la_partie_sans_doublon_ni_orphelin(
     let taille = 40 * MIO;
     banc.fichier(&titre, taille);
     banc.panne(Regle::proportion(1.0, lenteur_ms(300)));
-    // Sans délai de tentative court : sous la charge, une partie retenue 300 ms le dépassait,
-    // repartait, et ses octets renvoyés crevaient la borne ci-dessous sans rapport avec le
-    // kill -9.
-    let options = Banc::options_sans_minuterie();
+    // Aux délais larges du banc : avec un délai court, sous la charge, une partie retenue
+    // 300 ms le dépassait, repartait, et ses octets renvoyés crevaient la borne ci-dessous sans
+    // rapport avec le kill -9.
+    let options = Banc::options_rapides();
     let mut enfant = banc.lancer(banc.depot_plateforme_avec(&options));
     banc.attendre("quatre parties reçues", |b| {
         b.compteurs().requetes(Operation::UploadPart) >= 4

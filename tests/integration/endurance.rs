@@ -61,12 +61,12 @@ impl Reglages {
     }
 }
 
-/// Les options des passages : les réglages courts du banc, et un délai de tentative large (un
-/// assemblage multipart lent sur une machine chargée n'est pas une panne injectée). Les
-/// tentatives restent celles par défaut (sept par étape) ; `VIGIE_ENDURANCE_TENTATIVES` les
-/// change pour un banc.
+/// Les options des passages : les réglages du banc, aux délais larges (un assemblage
+/// multipart lent sur une machine chargée n'est pas une panne injectée ; le blocage injecté,
+/// lui, finit par une coupure du serveur). Les tentatives restent celles par défaut (sept par
+/// étape) ; `VIGIE_ENDURANCE_TENTATIVES` les change pour un banc.
 fn options() -> Vec<String> {
-    let mut o = Banc::options_rapides_sauf("--delai-tentative", "20");
+    let mut o = Banc::options_rapides();
     if let Ok(tentatives) = std::env::var("VIGIE_ENDURANCE_TENTATIVES") {
         o.extend(["--tentatives".to_owned(), tentatives]);
     }
@@ -265,12 +265,12 @@ fn sortes(banc: &Banc) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-/// Les options d'un passage sans arrêt : les réglages courts du banc, un délai de tentative
-/// large (sur une machine lente, un envoi qui dépasserait le délai serait une tentative ratée
-/// sans panne injectée, et fausserait le compte « une décision par panne »), un envoi à la
-/// fois, jamais de pause réseau, et le journal `--journal`.
+/// Les options d'un passage sans arrêt : les réglages du banc, aux délais larges (sur une
+/// machine lente, un envoi qui dépasserait un délai court serait une tentative ratée sans
+/// panne injectée, et fausserait le compte « une décision par panne »), un envoi à la fois,
+/// jamais de pause réseau, et le journal `--journal`.
 fn options_sans_arret(journal: &std::path::Path) -> Vec<String> {
-    let mut o = Banc::options_rapides_sauf("--delai-tentative", "20");
+    let mut o = Banc::options_rapides();
     o.extend(["--paralleles", "1", "--echecs-reseau", "1000", "--journal"].map(String::from));
     o.push(journal.to_str().unwrap().to_owned());
     o

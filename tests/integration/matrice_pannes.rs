@@ -226,9 +226,15 @@ impl std::fmt::Display for EtapeVigieChiro {
     }
 }
 
-/// Les options de chaque passage : les réglages courts du banc, un délai de blocage court.
-fn options() -> Vec<String> {
-    Banc::options_rapides_sauf("--delai-blocage", DELAI_BLOCAGE_S)
+/// Les options de chaque passage : les réglages du banc, aux délais larges ; un délai de
+/// blocage court pour la seule sorte dont c'est le sujet. Les cas partent en parallèle, chacun
+/// avec son serveur : un délai court pour tous coupait, sous la charge, des transferts
+/// simplement lents, et faisait d'un cas une autre histoire que la sienne.
+fn options(sorte: Sorte) -> Vec<String> {
+    match sorte {
+        Sorte::Blocage => Banc::options_rapides_sauf("--delai-blocage", DELAI_BLOCAGE_S),
+        _ => Banc::options_rapides(),
+    }
 }
 
 /// La nuit d'un cas : un petit fichier, et un fichier qui part en deux parties.
@@ -335,7 +341,7 @@ fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
     let fichiers = nuit(&banc);
     let grand = banc.cle(&fichiers[1].0);
-    let depot = || depot_s3(&banc, &banc.bac().endpoint(), COMPARTIMENT);
+    let depot = || depot_s3(&banc, &banc.bac().endpoint(), COMPARTIMENT, sorte);
     match etape {
         Operation::ListParts => preparer_reprise(banc.bac().pannes(), depot())?,
         Operation::AbortMultipartUpload => {
@@ -381,10 +387,11 @@ fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
     Ok(())
 }
 
-/// `vigie depot` de la nuit du banc vers ce compartiment, par ce point d'accès.
-fn depot_s3(banc: &Banc, endpoint: &str, compartiment: &str) -> Command {
+/// `vigie depot` de la nuit du banc vers ce compartiment, par ce point d'accès, aux options du
+/// cas de cette sorte de panne.
+fn depot_s3(banc: &Banc, endpoint: &str, compartiment: &str, sorte: Sorte) -> Command {
     let mut c = banc.depot_s3_sans_reglages(&banc.nuit, compartiment, endpoint);
-    c.args(options());
+    c.args(options(sorte));
     c
 }
 
@@ -428,7 +435,7 @@ fn cas_s3_moto(etape: Operation, sorte: Sorte, serveur: &moto::Moto) -> Result<(
         .map_err(|e| format!("compartiment moto : {e}"))?;
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
     let grand = format!("{PREFIXE}/{}", fichiers[1].0);
-    let depot = || depot_s3(&banc, &mandataire.endpoint(), &compartiment);
+    let depot = || depot_s3(&banc, &mandataire.endpoint(), &compartiment, sorte);
     let ouvrir = |cle: &str| {
         let _ = banc.rt.block_on(
             client
@@ -551,7 +558,10 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     } else {
         depot.args(["--participation", PARTICIPATION]);
     }
-    depot.arg("--api").arg(banc.bac().api()).args(options());
+    depot
+        .arg("--api")
+        .arg(banc.bac().api())
+        .args(options(sorte));
     let mut scenario = 0;
     let mut laisse = None;
     match etape {

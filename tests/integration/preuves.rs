@@ -283,8 +283,7 @@ fn sighup_arrete_un_depot_comme_sigterm() {
         Operation::PutObject,
         Panne::Lenteur(std::time::Duration::from_secs(3)),
     );
-    let enfant =
-        banc.lancer(banc.depot_avec(&Banc::options_rapides_sauf("--delai-tentative", "20")));
+    let enfant = banc.lancer(banc.depot());
     banc.attendre("un PUT en cours", |b| {
         b.compteurs().requetes(Operation::PutObject) > 0
     });

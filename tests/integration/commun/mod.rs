@@ -124,7 +124,14 @@ impl Banc {
         c
     }
 
-    /// Réglages courts : les tests ne dorment pas plus que nécessaire.
+    /// Les réglages du banc : attentes courtes entre deux tentatives et petites parties, pour
+    /// que les essais ne dorment pas plus que nécessaire ; mais des délais qui coupent une
+    /// tentative larges (`--delai-tentative 120`, `--delai-blocage 60`). Ces délais courent sur
+    /// l'horloge murale du binaire : sur 2 cœurs partagés, une partie de 5 Mio ou une
+    /// finalisation retenue quelques secondes par la charge, sans qu'aucune panne n'en soit la
+    /// cause, serait coupée et repartirait, et l'essai compterait une requête, une tentative
+    /// ou des octets de plus. Seuls les essais dont le sujet est une connexion lente ou morte
+    /// prennent des délais courts ([`Banc::options_delais_courts`]).
     pub fn options_rapides() -> Vec<String> {
         let mut options = Self::reessais_rapides();
         options.extend(
@@ -135,39 +142,39 @@ impl Banc {
         options
     }
 
-    /// Les réglages courts, une option changée : `options_rapides_sauf("--delai-tentative",
+    /// Les réglages du banc, une option changée : `options_rapides_sauf("--delai-tentative",
     /// "20")`.
     pub fn options_rapides_sauf(option: &str, valeur: &str) -> Vec<String> {
         let mut o = Self::options_rapides();
         let i = o
             .iter()
             .position(|a| a == option)
-            .unwrap_or_else(|| panic!("{option} n'est pas un réglage court du banc"));
+            .unwrap_or_else(|| panic!("{option} n'est pas un réglage du banc"));
         o[i + 1] = valeur.to_owned();
         o
     }
 
-    /// Les réglages courts, sans les deux délais qui coupent une tentative (`--delai-tentative`
-    /// 2 s, `--delai-blocage` 1 s), pour un essai qui compte les requêtes ou les parties. Ces
-    /// délais courent sur l'horloge murale du binaire : sur 2 cœurs partagés, une partie de
-    /// 5 Mio retenue par le serveur les dépasse sans qu'aucune panne n'en soit la cause, est
-    /// coupée et repart, et compte une requête de plus.
-    pub fn options_sans_minuterie() -> Vec<String> {
-        let mut o = Self::options_rapides_sauf("--delai-tentative", "120");
+    /// Les réglages du banc avec des délais courts qui coupent une tentative
+    /// (`--delai-tentative 2`, `--delai-blocage 1`), pour les seuls essais dont le sujet est
+    /// une connexion lente ou morte : la tentative que la panne injectée retient doit être
+    /// coupée par le délai, pas attendre la fin de la panne.
+    pub fn options_delais_courts() -> Vec<String> {
+        let mut o = Self::options_rapides_sauf("--delai-tentative", "2");
         let i = o.iter().position(|a| a == "--delai-blocage").unwrap();
-        o[i + 1] = "60".to_owned();
+        o[i + 1] = "1".to_owned();
         o
     }
 
-    /// Les seuls réglages courts des réessais, ceux qu'accepte aussi `vigie verifier`.
+    /// Les seuls réglages des réessais, ceux qu'accepte aussi `vigie verifier` : attentes
+    /// courtes, délais larges (voir [`Banc::options_rapides`]).
     pub fn reessais_rapides() -> Vec<String> {
-        "--attente-base 0.05 --attente-max 0.2 --delai-tentative 2 --delai-blocage 1"
+        "--attente-base 0.05 --attente-max 0.2 --delai-tentative 120 --delai-blocage 60"
             .split(' ')
             .map(String::from)
             .collect()
     }
 
-    /// `vigie depot NUIT --vers s3://… --endpoint-url …` avec les réglages courts.
+    /// `vigie depot NUIT --vers s3://… --endpoint-url …` avec les réglages du banc.
     pub fn depot(&self) -> Command {
         self.depot_avec(&Self::options_rapides())
     }
@@ -530,14 +537,14 @@ pub mod plateforme {
             );
         }
 
-        /// `vigie retenter-echecs` avec le jeton et les réglages courts.
+        /// `vigie retenter-echecs` avec le jeton et les réglages du banc.
         pub fn retenter_plateforme(&self) -> Command {
             let mut c = self.vigie_plateforme();
             c.arg("retenter-echecs").args(Self::options_rapides());
             c
         }
 
-        /// `vigie depot NUIT --participation P --api …` avec les réglages courts.
+        /// `vigie depot NUIT --participation P --api …` avec les réglages du banc.
         pub fn depot_plateforme(&self) -> Command {
             self.depot_plateforme_via(&self.bac().api())
         }
@@ -558,7 +565,7 @@ pub mod plateforme {
             c
         }
 
-        /// `vigie depot NUIT --participation P --api API` avec les réglages courts (un
+        /// `vigie depot NUIT --participation P --api API` avec les réglages du banc (un
         /// mandataire devant la plateforme, par exemple).
         pub fn depot_plateforme_via(&self, api: &str) -> Command {
             let mut c = self.depot_dans(PARTICIPATION, api);
@@ -567,7 +574,7 @@ pub mod plateforme {
         }
 
         /// `vigie depot NUIT --site S --point P --debut D --fin F --api …` (la participation
-        /// créée par `vigie`), avec les réglages courts.
+        /// créée par `vigie`), avec les réglages du banc.
         pub fn depot_par_site(&self, site: &str, point: &str, debut: &str, fin: &str) -> Command {
             let mut c = self.depot_par_site_sans_reglages(site, point, debut, fin);
             c.args(Self::options_rapides());
@@ -773,14 +780,14 @@ pub struct DecisionBase {
 
 impl Banc {
     /// `vigie depot NUIT --vers s3://… --endpoint-url ENDPOINT` (un mandataire, par exemple),
-    /// avec les réglages courts.
+    /// avec les réglages du banc.
     pub fn depot_via(&self, endpoint: &str) -> Command {
         self.depot_vers(&self.nuit, COMPARTIMENT, endpoint)
     }
 
     /// `vigie depot DOSSIER --vers s3://COMPARTIMENT/PREFIXE --endpoint-url ENDPOINT` (moto
     /// derrière un mandataire, un autre compartiment, la nuit copiée ailleurs), avec les
-    /// réglages courts.
+    /// réglages du banc.
     pub fn depot_vers(&self, dossier: &Path, compartiment: &str, endpoint: &str) -> Command {
         let mut c = self.depot_s3_sans_reglages(dossier, compartiment, endpoint);
         c.args(Self::options_rapides());
