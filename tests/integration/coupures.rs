@@ -186,16 +186,33 @@ fn un_retry_after_retient_les_autres_unites() {
         1,
         code_http_apres(503, RetryAfter::Secondes(2)),
     );
-    // Le mandataire numérote les PUT dans leur ordre d'arrivée : rien n'est chronométré.
+    // Le mandataire note chaque PUT (rang d'arrivée, fichier, statut) et l'instant où il en
+    // rend la réponse. Une fois le 503 rendu, la réponse d'un autre fichier attend que `vigie`
+    // l'ait lu (sa décision est au journal du plan, écrite après la retenue) : sinon, sous la
+    // charge, l'unité en vol sur l'autre place pouvait finir, et la suivante partir, avant que
+    // le 503 soit lu.
     let vus = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let rendu = std::sync::Arc::new(std::sync::Mutex::new(None));
     let m = {
-        let vus = std::sync::Arc::clone(&vus);
+        let (vus, rendu) = (std::sync::Arc::clone(&vus), std::sync::Arc::clone(&rendu));
         let cle = banc.cle(premier);
+        let base = banc.base.clone();
         mandataire::Mandataire::demarrer(&banc.rt, banc.bac().adresse(), move |q, r| {
-            if q.methode == "PUT" {
-                let mut v = vus.lock().unwrap();
-                v.push((q.rang, q.chemin.contains(&cle), r.statut));
+            if q.methode != "PUT" {
+                return;
             }
+            let du_premier = q.chemin.contains(&cle);
+            // Le 503 rendu et les réponses rendues avant lui sont notés sous le même verrou :
+            // une réponse notée sans attendre l'a été avant le 503.
+            let mut rendu = rendu.lock().unwrap();
+            if du_premier && r.statut == 503 {
+                *rendu = Some(std::time::Instant::now());
+            } else if !du_premier && rendu.is_some() {
+                drop(rendu);
+                tokio::task::block_in_place(|| attendre_le_503_lu(&base));
+            }
+            let mut v = vus.lock().unwrap();
+            v.push((q.rang, du_premier, r.statut, std::time::Instant::now()));
         })
     };
     banc.depot_via(&m.endpoint())
@@ -203,18 +220,45 @@ fn un_retry_after_retient_les_autres_unites() {
         .finir_en(0);
     banc.verifier_identiques(&fichiers);
     let mut vus = vus.lock().unwrap().clone();
-    vus.sort();
-    let premiers: Vec<usize> = vus.iter().filter(|v| v.1).map(|v| v.0).collect();
-    assert_eq!(premiers.len(), 2, "{vus:?}");
-    assert_eq!(vus.iter().find(|v| v.1).unwrap().2, 503, "{vus:?}");
-    // Entre le 503 et sa reprise, d'autres unités ont pu partir : celle qui était déjà en vol
-    // sur l'autre place, et celle qui part avec la reprise au terme. Pas les cinq autres.
+    vus.sort_by_key(|v| v.0);
+    let lisible: Vec<_> = vus.iter().map(|v| (v.0, v.1, v.2)).collect();
+    let premiers: Vec<_> = vus.iter().filter(|v| v.1).collect();
+    assert_eq!(premiers.len(), 2, "{lisible:?}");
+    assert_eq!(premiers[0].2, 503, "{lisible:?}");
+    // Le 503 est rendu à l'instant `rendu` ; `vigie` le lit ensuite, et retient dès lors tout
+    // nouvel envoi jusqu'à 2 s après sa lecture. Un PUT d'un autre fichier dont la réponse
+    // est rendue avant `rendu + 2 s` est donc parti avant la lecture du 503 : seule l'unité
+    // qui était déjà en vol sur l'autre place le peut (la réponse de tout autre PUT attend
+    // cette lecture). Sans retenue, les six autres partiraient pendant ces deux secondes.
+    // Aucune durée n'est mesurée : l'ordre des causes suffit, quelle que soit la charge.
+    let rendu = premiers[0].3;
     let pendant = vus
         .iter()
-        .filter(|v| !v.1 && v.0 > premiers[0] && v.0 < premiers[1])
+        .filter(|v| !v.1 && v.3 >= rendu && v.3 < rendu + Duration::from_secs(2))
         .count();
     assert!(
-        pendant <= 2,
-        "{pendant} unités ont émis pendant le Retry-After d'une autre : {vus:?}"
+        pendant <= 1,
+        "{pendant} unités ont émis pendant le Retry-After d'une autre : {lisible:?}"
     );
+}
+
+/// Attend que le journal du plan porte la décision prise sur un 503 : `vigie` l'écrit après
+/// avoir lu la réponse et posé la retenue du `Retry-After`.
+fn attendre_le_503_lu(base: &std::path::Path) {
+    let debut = std::time::Instant::now();
+    while debut.elapsed() < Duration::from_secs(30) {
+        let lu = rusqlite::Connection::open(base)
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM journal_decision WHERE statut = 503",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+            })
+            .is_ok_and(|n| n > 0);
+        if lu {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
