@@ -498,12 +498,23 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_231500_000.wav";
     banc.fichier(nom, 12 * MIO);
     banc.panne_prochaine(Operation::CompleteMultipartUpload, code_http(404));
-    let enfant = banc.lancer(banc.depot());
     // Le premier regard sur l'objet (`HeadObject`) suit la finalisation en 404 ; les suivants
-    // attendent 1, 2 puis 4 s : Ctrl-C tombe parmi eux.
-    banc.attendre("le premier regard après la finalisation en 404", |b| {
+    // attendent 1, 2 puis 4 s, et le serveur les retient : Ctrl-C tombe parmi eux quelle que
+    // soit la charge (sans cette retenue, un essai retardé de 7 s par la charge envoyait
+    // Ctrl-C après les regards).
+    banc.panne(
+        Regle::nieme(
+            Operation::HeadObject,
+            &banc.cle(nom),
+            2,
+            Panne::Bloquer(Duration::from_secs(120)),
+        )
+        .fois(1_000),
+    );
+    let enfant = banc.lancer(banc.depot());
+    banc.attendre("le deuxième regard après la finalisation en 404", |b| {
         b.compteurs().requetes(Operation::CompleteMultipartUpload) >= 1
-            && b.compteurs().requetes(Operation::HeadObject) >= 1
+            && b.compteurs().requetes(Operation::HeadObject) >= 2
     });
     signal(&enfant, "INT");
     let out = attendre_fin(enfant, Duration::from_secs(60));
@@ -514,6 +525,7 @@ fn ctrl_c_pendant_les_regards_apres_une_finalisation_en_404_n_oublie_pas_l_envoi
         .unwrap();
     assert!(envoi.is_some(), "l'envoi a été oublié");
 
+    banc.bac().pannes().effacer();
     banc.depot().finir_en(0);
     let c = banc.compteurs();
     assert_eq!(
