@@ -1,6 +1,7 @@
 //! L'endurance : des nuits sous 15 % de pannes mêlées tirées à graine fixe sur toutes les
 //! requêtes (coupure en plein corps, 500, 503 et 429 avec et sans Retry-After, réponse perdue
-//! après traitement, blocage court).
+//! après traitement, blocage court), jamais deux fois de suite sur la même requête : la
+//! tentative suivante d'une requête ratée passe (voir [`RELANCES_MAX`]).
 //!
 //! D'abord **sans arrêt**, un envoi à la fois (`--paralleles 1`, les tirages reproductibles à
 //! ordre de requêtes égal) : tout finit déposé en un seul passage, sans doublon, et le journal
@@ -75,15 +76,19 @@ fn options() -> Vec<String> {
 
 /// Les passages de la relance finale, au plus.
 ///
-/// Pourquoi pas un seul : sous 15 % de pannes sur **toutes** les requêtes, une étape (une
-/// écriture non rejouable et les relectures qui lèvent son issue inconnue partagent un budget,
-/// voir `reessai::Etape`) peut épuiser ses tentatives : chaque issue inconnue en coûte au moins
-/// deux, plus si la relecture tombe elle-même sur une panne. Vu avec sept tentatives : une
-/// finalisation `POST /fichiers/{id}` partie trois fois, ses quatre relectures ayant pris le
-/// reste, une fois sur quelques dizaines de relances. Exiger un seul passage pariait donc sur
-/// le tirage, et monter `--tentatives` n'aurait fait qu'éloigner le pari. Ce que les réessais
-/// n'ont pas rattrapé est un échec transitoire (code 1) que le passage suivant reprend, comme
-/// toute relance : c'est ce que l'essai vérifie, avec une borne, et sans refus définitif.
+/// Sous 15 % de pannes sur **toutes** les requêtes, une étape (une écriture non rejouable et
+/// les relectures qui lèvent son issue inconnue partagent un budget, voir `reessai::Etape`)
+/// pouvait épuiser ses tentatives : vu avec sept tentatives, une finalisation
+/// `POST /fichiers/{id}` partie trois fois, ses quatre relectures ayant pris le reste, une fois
+/// sur quelques dizaines de relances. L'essai dépendait du tirage. Désormais le bac à sable ne
+/// frappe jamais deux fois de suite la même requête (`Pannes::jamais_plus_de_suite(1)`) : une
+/// étape dont chaque requête porte sa clé coûte alors au plus deux tentatives par requête
+/// distincte (finalisation Vigie-Chiro : 4 ; `CompleteMultipartUpload`, relu par `HeadObject`
+/// et `ListParts` : 6), sous les sept par défaut, quel que soit le tirage. Reste une requête
+/// sans clé partagée par toutes les unités : `ListMultipartUploads`, la relecture d'une
+/// ouverture S3 sans réponse, que d'autres unités peuvent intercaler entre deux pannes. D'où
+/// la marge : ce que les réessais n'auraient pas rattrapé est un échec transitoire (code 1)
+/// que le passage suivant reprend, comme toute relance, sans refus définitif.
 const RELANCES_MAX: usize = 3;
 
 /// Ajoute la tournée `n` à la nuit : des noms uniques d'une tournée à l'autre (la plateforme
@@ -217,8 +222,11 @@ fn annoncer(essai: &str, b: &Bilan, pannes: u64, requetes: u64, debut: Instant) 
     );
 }
 
+/// Les pannes mêlées, à graine fixe, jamais deux fois de suite sur la même requête (voir
+/// [`RELANCES_MAX`]).
 fn programmer(pannes: &Pannes, graine: u64) {
     pannes.graine(graine);
+    pannes.jamais_plus_de_suite(1);
     for r in pannes_melees(0.15) {
         pannes.programmer(r);
     }

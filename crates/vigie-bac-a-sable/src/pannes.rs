@@ -34,6 +34,7 @@
 //! brute de `retry-after` ne peut pas contenir `:` (une date absolue s'écrit `@SECONDES_UNIX`).
 //! Pour ces cas, construire la [`Regle`] en Rust.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -403,6 +404,12 @@ struct Etat {
     regles: Vec<Active>,
     alea: Xoshiro256PlusPlus,
     graine: u64,
+    /// Au plus tant de pannes tirées de suite sur une même requête (voir
+    /// [`Pannes::jamais_plus_de_suite`]) ; `None` : sans limite.
+    de_suite_max: Option<u32>,
+    /// Les pannes tirées de suite, par requête (opération et clé), depuis sa dernière réponse
+    /// sans panne tirée.
+    de_suite: HashMap<(Operation, Option<String>), u32>,
 }
 
 struct Active {
@@ -443,6 +450,8 @@ impl Pannes {
                 regles: Vec::new(),
                 alea: Xoshiro256PlusPlus::seed_from_u64(graine),
                 graine,
+                de_suite_max: None,
+                de_suite: HashMap::new(),
             }),
             tout_coupe: AtomicBool::new(false),
             trous_noirs: Mutex::new(Vec::new()),
@@ -480,6 +489,22 @@ impl Pannes {
         let mut etat = self.etat();
         etat.alea = Xoshiro256PlusPlus::seed_from_u64(g);
         etat.graine = g;
+    }
+
+    /// Une même requête (même opération, même clé) ne reçoit jamais plus de `n` pannes tirées
+    /// (règles à proportion) de suite : la suivante échappe au tirage. Les règles à rang ou
+    /// permanentes n'en sont pas touchées.
+    ///
+    /// Pourquoi : sous une proportion de pannes, une étape de `vigie` (une écriture sans
+    /// réponse et les relectures qui lèvent son issue, qui partagent ses tentatives) peut
+    /// épuiser ses tentatives si le tirage frappe plusieurs fois de suite la même requête. Un
+    /// essai qui exige la fin du dépôt dépendrait alors du tirage ; avec `n = 1`, chaque
+    /// requête ratée passe à sa tentative suivante, et l'essai ne dépend plus que de ce que
+    /// `vigie` fait de chaque panne.
+    pub fn jamais_plus_de_suite(&self, n: u32) {
+        let mut etat = self.etat();
+        etat.de_suite_max = Some(n);
+        etat.de_suite.clear();
     }
 
     /// Graine en cours (tirée au hasard au démarrage si [`Pannes::graine`] n'a pas été appelée).
@@ -574,8 +599,21 @@ impl Pannes {
             return Some(Panne::Coupure);
         }
         let mut etat = self.etat();
-        let Etat { regles, alea, .. } = &mut *etat;
+        let Etat {
+            regles,
+            alea,
+            de_suite_max,
+            de_suite,
+            ..
+        } = &mut *etat;
+        let identite = (op, cle.map(str::to_owned));
+        let deja = de_suite_max.map(|_| de_suite.get(&identite).copied().unwrap_or(0));
+        let tirage_permis = match (*de_suite_max, deja) {
+            (Some(max), Some(n)) => n < max,
+            _ => true,
+        };
         let mut choisie = None;
+        let mut tiree = false;
         for a in regles.iter_mut() {
             if !a.regle.correspond(op, cle) {
                 continue;
@@ -588,14 +626,25 @@ impl Pannes {
                 continue;
             }
             if let Some(p) = a.regle.probabilite {
+                if !tirage_permis {
+                    continue;
+                }
                 // NaN → 0 ; hors de [0, 1] → ramené (random_bool panique sinon).
                 let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 1.0) };
                 if !alea.random_bool(p) {
                     continue;
                 }
+                tiree = true;
             }
             a.appliquees += 1;
             choisie = Some(a.regle.panne.clone());
+        }
+        if let Some(n) = deja {
+            if tiree {
+                de_suite.insert(identite, n + 1);
+            } else {
+                de_suite.remove(&identite);
+            }
         }
         drop(etat);
         // Un trou noir commence avec la requête qui le déclenche.
@@ -976,6 +1025,38 @@ fn analyser_taille(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jamais_plus_d_une_panne_tiree_de_suite_sur_la_meme_requete() {
+        let p = Pannes::nouveau();
+        p.graine(7);
+        p.programmer(Regle::proportion(1.0, Panne::Coupure));
+        p.programmer(Regle::nieme(
+            Operation::HeadObject,
+            "c",
+            2,
+            Panne::PerdreReponse,
+        ));
+        p.jamais_plus_de_suite(1);
+        let suite = |op, cle| {
+            (0..4)
+                .map(|_| p.decider(op, Some(cle)).is_some())
+                .collect::<Vec<_>>()
+        };
+        // Toujours tirée, mais jamais deux fois de suite sur la même requête…
+        assert_eq!(suite(Operation::PutObject, "a"), [true, false, true, false]);
+        // … chaque requête comptée à part…
+        assert_eq!(
+            p.decider(Operation::PutObject, Some("b")),
+            Some(Panne::Coupure)
+        );
+        assert_eq!(
+            p.decider(Operation::PutObject, Some("a")),
+            Some(Panne::Coupure)
+        );
+        // … et une règle à rang frappe quand même (la 2e HeadObject de « c »).
+        assert_eq!(suite(Operation::HeadObject, "c"), [true, true, true, false]);
+    }
 
     fn spec(s: &str) -> Regle {
         Pannes::analyser_spec(s).unwrap_or_else(|e| panic!("{s} : {e}"))
