@@ -46,22 +46,17 @@ command -v bc > /dev/null || { apt-get update -qq && apt-get install -y -qq bc; 
 cargo build --release --locked --quiet
 VIGIE=$PWD/target/release/vigie
 
-TMP=$(mktemp -d)
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 # Le serveur écrit en mémoire (tmpfs) s'il y a la place : sur disque, la réécriture des pages
 # sales du lancement précédent faisait varier le temps CPU du serveur du simple au double
 # d'une mesure à l'autre, bien plus que l'écart entre outils.
 if [ -d /dev/shm ] && [ "$(df -k --output=avail /dev/shm | tail -1)" -gt $((4 * 1024 * 1024)) ]; then
   STOCKAGE=$(mktemp -d /dev/shm/vigie-banc.XXXXXX)
+  A_SUPPRIMER+=("$STOCKAGE")
 else
   STOCKAGE=$TMP/serveur
 fi
-PIDS=()
-nettoyer() {
-  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  rm -rf "$TMP" "$STOCKAGE"
-}
-trap nettoyer EXIT
 
 echo "Données : $PETITS × 2 Mio + $GROS × $TAILLE_GROS Mio…"
 python3 - "$TMP/nuit" "$PETITS" "$GROS" "$TAILLE_GROS" << 'EOF'
@@ -150,15 +145,10 @@ comparer() {
   done
 }
 
-libre() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-attendre() { until curl -s -o /dev/null "$1"; do sleep 0.2; done; }
 
 # 1. Le bac à sable de vigie (s3s-fs).
 PORT=$(libre)
-"$VIGIE" -q bac-a-sable --port "$PORT" --dossier "$STOCKAGE" > /dev/null 2>&1 &
-PIDS+=($!)
-SABLE_PID=$!
-attendre "http://127.0.0.1:$PORT/"
+lancer_bac_a_sable "$PORT" "$STOCKAGE"
 if [[ " $SERVEURS " == *" sable "* ]]; then
   SERVEUR=sable SERVEUR_PID=$SABLE_PID EP="http://127.0.0.1:$PORT"
   comparer "Bac à sable (s3s-fs, stockage $(stat -f -c %T "$STOCKAGE"))"
@@ -171,7 +161,7 @@ if [[ " $SERVEURS " == *" moto "* ]]; then
   python3 -m moto.server -H 127.0.0.1 -p "$PORT_MOTO" > "$TMP/moto.log" 2>&1 &
   PIDS+=($!)
   SERVEUR=moto SERVEUR_PID=$! EP="http://127.0.0.1:$PORT_MOTO" EP_DIRECT=$EP
-  attendre "$EP/"
+  attendre_adresse "$EP/" "$SERVEUR_PID"
   aws s3 mb s3://nuits --endpoint-url "$EP" > /dev/null
   comparer "moto"
 fi

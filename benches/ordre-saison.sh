@@ -32,14 +32,8 @@ if [ -z "${VIGIE:-}" ]; then
   VIGIE=$PWD/target/release/vigie
 fi
 VIGIE=$(realpath "$VIGIE")
-TMP=$(mktemp -d)
-PIDS=()
-nettoyer() {
-  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  rm -rf "$TMP"
-}
-trap nettoyer EXIT
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 
 python3 - "$TMP/saison" "$NUITS" "$PAR_NUIT" << 'EOF'
 import os, random, sys
@@ -54,12 +48,9 @@ for n in range(nuits):
 EOF
 TOTAL=$(du -sb "$TMP/saison" | cut -f1)
 
-libre() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(libre)
-"$VIGIE" -q bac-a-sable --port "$PORT" --dossier "$TMP/serveur" > /dev/null 2>&1 &
-PIDS+=($!)
-until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.2; done
-export AWS_ACCESS_KEY_ID=VIGIEBACASABLE AWS_SECRET_ACCESS_KEY=bac-a-sable-vigie-pas-un-vrai-secret AWS_REGION=us-east-1
+lancer_bac_a_sable "$PORT" "$TMP/serveur"
+identifiants_bac_a_sable
 
 PORT_LIEN=$(libre)
 python3 -u benches/mandataire.py "$PORT_LIEN" "127.0.0.1:$PORT" --debit 8000000 --rafale "$RAFALE" \

@@ -46,15 +46,9 @@ command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq 
 command -v aws > /dev/null || pip install -q awscli
 cargo build --release --locked --quiet
 VIGIE=$PWD/target/release/vigie
-TMP=$(mktemp -d)
-PIDS=()
-nettoyer() {
-  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  ip netns del "$NS" 2> /dev/null || true
-  rm -rf "$TMP"
-}
-trap nettoyer EXIT
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
+nettoyer_aussi() { ip netns del "$NS" 2> /dev/null || true; }
 
 python3 - "$TMP/nuit" "$FICHIERS" << 'EOF'
 import os, sys
@@ -68,11 +62,8 @@ TOTAL=$(du -sb "$TMP/nuit" | cut -f1)
 # shellcheck source=benches/aws-cli.sh
 . benches/aws-cli.sh
 
-libre() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(libre)
-"$VIGIE" -q bac-a-sable --port "$PORT" --dossier "$TMP/serveur" > /dev/null 2>&1 &
-PIDS+=($!)
-until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do sleep 0.2; done
+lancer_bac_a_sable "$PORT" "$TMP/serveur"
 
 # mandataire ARGS… : lance un mandataire devant le bac à sable, rend son port dans $LIEN.
 mandataire() {
