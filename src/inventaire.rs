@@ -27,6 +27,10 @@ pub(crate) struct Enregistrement {
     pub(crate) taille: u64,
     /// Date de modification, nanosecondes Unix.
     pub(crate) modifie_ns: i64,
+    /// L'identité du fichier relevée par l'inventaire (voir
+    /// `plateforme::identite_inventoriee`) : la planification la reprend telle quelle, sans
+    /// relire le fichier une seconde fois.
+    pub(crate) identite: Option<String>,
 }
 
 impl Enregistrement {
@@ -227,20 +231,22 @@ fn parcourir(
             inv.non_reconnus.push(chemin);
         } else if meta.len() == 0 {
             inv.vides.push(chemin);
-        } else if let Err(e) = File::open(entree.path()) {
-            inv.problemes.push(ProblemeFichier {
-                chemin,
-                probleme: format!(
-                    "illisible ({}) : vérifiez ses droits (chmod u+r)",
-                    crate::sortie::erreur_systeme(&e)
-                ),
-            });
         } else {
-            inv.enregistrements.push(Enregistrement {
-                chemin,
-                taille: meta.len(),
-                modifie_ns: crate::plateforme::modifie_ns(&meta),
-            });
+            match File::open(entree.path()) {
+                Err(e) => inv.problemes.push(ProblemeFichier {
+                    chemin,
+                    probleme: format!(
+                        "illisible ({}) : vérifiez ses droits (chmod u+r)",
+                        crate::sortie::erreur_systeme(&e)
+                    ),
+                }),
+                Ok(fichier) => inv.enregistrements.push(Enregistrement {
+                    chemin,
+                    taille: meta.len(),
+                    modifie_ns: crate::plateforme::modifie_ns(&meta),
+                    identite: crate::plateforme::identite_inventoriee(&meta, &fichier),
+                }),
+            }
         }
     }
     Ok(())
@@ -715,6 +721,7 @@ mod tests {
             chemin: chemin.into(),
             taille: 1,
             modifie_ns: 0,
+            identite: None,
         }
     }
 
@@ -1160,6 +1167,14 @@ mod tests {
         assert!(inv.problemes.is_empty());
         assert_eq!(inv.enregistrements[0].taille, 4);
         assert!(inv.enregistrements[0].modifie_ns > 0);
+        // L'identité relevée par l'inventaire est celle que la planification relisait : elle
+        // la reprend telle quelle (un seul `lstat` par fichier).
+        for e in &inv.enregistrements {
+            let chemin = crate::plateforme::chemins::local(dir.path(), &e.chemin);
+            let relue = crate::plateforme::identite_du_chemin(&chemin);
+            assert!(cfg!(not(unix)) || relue.is_some());
+            assert_eq!(e.identite, relue, "{}", e.chemin);
+        }
     }
 
     #[cfg(unix)]

@@ -334,7 +334,7 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
     let (inventaire, dossier_texte) = inventorier_et_valider(dossier, destination)?;
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
-        fichiers.push(fichier_planifie(dossier, e, destination.cle(&e.chemin)?));
+        fichiers.push(fichier_planifie(e, destination.cle(&e.chemin)?));
     }
     Ok(Preparation {
         inventaire,
@@ -343,18 +343,16 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
     })
 }
 
-/// Un fichier de l'inventaire de `dossier`, planifiable sous la clé `cle`.
-pub(super) fn fichier_planifie(dossier: &Path, e: &Enregistrement, cle: String) -> FichierPlanifie {
+/// Un fichier de l'inventaire, planifiable sous la clé `cle`.
+pub(super) fn fichier_planifie(e: &Enregistrement, cle: String) -> FichierPlanifie {
     FichierPlanifie {
         chemin: e.chemin.clone(),
         cle,
         taille: e.taille,
         modifie_ns: e.modifie_ns,
-        // Relue sans suivre de lien, comme l'inventaire : c'est ce fichier-là, et pas un autre
-        // glissé à sa place, que l'envoi devra retrouver.
-        identite: crate::plateforme::identite_du_chemin(&crate::plateforme::chemins::local(
-            dossier, &e.chemin,
-        )),
+        // Celle que l'inventaire a relevée, sans suivre de lien : c'est ce fichier-là, et pas
+        // un autre glissé à sa place, que l'envoi devra retrouver.
+        identite: e.identite.clone(),
     }
 }
 

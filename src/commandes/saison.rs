@@ -727,7 +727,7 @@ fn deposer(
             let cle = destination.cle(&chemin)?;
             fichiers.push(FichierPlanifie {
                 chemin,
-                ..fichier_planifie(&reunion.racine, e, cle)
+                ..fichier_planifie(e, cle)
             });
         }
         let identite = match &n.sort {

@@ -317,6 +317,23 @@ fn identite_unix(meta: &Metadata) -> String {
     format!("{}:{}", meta.dev(), meta.ino())
 }
 
+/// L'identité d'un fichier que l'inventaire vient de décrire (`meta`, lu sans suivre de lien)
+/// et d'ouvrir (`fichier`), sous la même forme que [`identite_du_chemin`] et sans appel au
+/// système de plus sous Unix : la planification la reprend au lieu de relire chaque fichier.
+pub(crate) fn identite_inventoriee(meta: &Metadata, fichier: &File) -> Option<String> {
+    #[cfg(unix)]
+    {
+        let _ = fichier;
+        Some(identite_unix(meta))
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows ne donne l'index que par une poignée ouverte : celle de l'inventaire.
+        let _ = meta;
+        identite_ouverte(fichier)
+    }
+}
+
 /// L'identité d'un fichier ouvert, sous la même forme que [`identite_du_chemin`].
 // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : l'identité (volume, index) d'un
 // fichier ouvert sous Windows, que std ne donne pas en stable.

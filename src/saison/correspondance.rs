@@ -478,6 +478,7 @@ mod tests {
                 chemin: (*n).to_owned(),
                 taille: 1,
                 modifie_ns: 0,
+                identite: None,
             })
             .collect();
         regrouper(&e).nuits
@@ -886,6 +887,7 @@ mod tests {
             chemin: nom.to_owned(),
             taille: 1,
             modifie_ns: quand.timestamp_nanos_opt().unwrap() + 250_000_000,
+            identite: None,
         };
         let enregistrements = [
             e("Cir270-2026-Pass1-Tron2-Chiro_0_00002_000.wav", t(21, 40)),

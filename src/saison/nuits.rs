@@ -357,6 +357,7 @@ mod tests {
             chemin: chemin.into(),
             taille: 1,
             modifie_ns: 0,
+            identite: None,
         }
     }
 
