@@ -30,7 +30,7 @@ pub(crate) struct Enregistrement {
     /// L'identité du fichier relevée par l'inventaire (voir
     /// `plateforme::identite_inventoriee`) : la planification la reprend telle quelle, sans
     /// relire le fichier une seconde fois.
-    pub(crate) identite: Option<String>,
+    pub(crate) identite: Option<crate::plateforme::IdentiteFichier>,
 }
 
 impl Enregistrement {
@@ -208,8 +208,15 @@ fn parcourir(
             });
             continue;
         }
-        // symlink_metadata : on ne suit pas les liens.
-        let meta = match entree.path().symlink_metadata() {
+        // Sans suivre les liens. Sous Unix, relu par rapport au dossier ouvert (`fstatat`),
+        // sans reparcourir tout le chemin à chaque fichier : c'est l'essentiel du coût d'une
+        // reprise. Sous Windows, par le chemin : ce que dit l'énumération du dossier peut
+        // retarder sur un fichier en cours d'écriture.
+        #[cfg(unix)]
+        let lu = entree.metadata();
+        #[cfg(not(unix))]
+        let lu = entree.path().symlink_metadata();
+        let meta = match lu {
             Ok(m) => m,
             Err(e) => {
                 inv.problemes.push(ProblemeFichier {
@@ -448,7 +455,7 @@ pub(crate) fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
 /// cause racine, que `noms::causes_racines` garde et regroupe.
 pub(crate) fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec<NomRefuse> {
     let mut refus = Vec::new();
-    let mut vus: HashMap<&str, &str> = HashMap::new();
+    let mut vus: HashMap<&str, &str> = HashMap::with_capacity(enregistrements.len());
     for e in enregistrements {
         let nom = e.nom();
         let refuser = |regle: String, geste: String| NomRefuse {
@@ -1173,7 +1180,7 @@ mod tests {
             let chemin = crate::plateforme::chemins::local(dir.path(), &e.chemin);
             let relue = crate::plateforme::identite_du_chemin(&chemin);
             assert!(cfg!(not(unix)) || relue.is_some());
-            assert_eq!(e.identite, relue, "{}", e.chemin);
+            assert_eq!(e.identite.map(|i| i.to_string()), relue, "{}", e.chemin);
         }
     }
 

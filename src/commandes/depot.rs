@@ -352,7 +352,7 @@ pub(super) fn fichier_planifie(e: &Enregistrement, cle: String) -> FichierPlanif
         modifie_ns: e.modifie_ns,
         // Celle que l'inventaire a relevée, sans suivre de lien : c'est ce fichier-là, et pas
         // un autre glissé à sa place, que l'envoi devra retrouver.
-        identite: e.identite.clone(),
+        identite: e.identite.map(|i| i.to_string()),
     }
 }
 

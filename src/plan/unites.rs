@@ -226,26 +226,30 @@ impl Base {
                  WHERE p.dossier = ?1 AND p.destination = ?2 AND u.etat = 'deposee'",
             )
             .map_err(|e| self.err(e))?;
-        let lignes = st
-            .query_map(params![dossier, destination], |r| {
-                Ok((
-                    DeposeeARelire {
-                        chemin: r.get(0)?,
-                        taille: r.get::<_, i64>(1)? as u64,
-                        somme_controle: r.get(3)?,
-                        etag: r.get(4)?,
-                    },
-                    r.get::<_, i64>(2)?,
-                ))
-            })
+        // Comparé sur la ligne lue, sans rien recopier : une reprise sans changement n'a
+        // rien à relire.
+        let mut lignes = st
+            .query(params![dossier, destination])
             .map_err(|e| self.err(e))?;
         let mut a_relire = Vec::new();
-        for l in lignes {
-            let (d, modifie_ns) = l.map_err(|e| self.err(e))?;
-            let date_seule = vus
-                .get(d.chemin.as_str())
-                .is_some_and(|f| f.taille == d.taille && f.modifie_ns != modifie_ns);
-            if date_seule {
+        while let Some(r) = lignes.next().map_err(|e| self.err(e))? {
+            let lire = || -> rusqlite::Result<Option<DeposeeARelire>> {
+                let taille = r.get::<_, i64>(1)? as u64;
+                let modifie_ns: i64 = r.get(2)?;
+                let date_seule = vus
+                    .get(r.get_ref(0)?.as_str()?)
+                    .is_some_and(|f| f.taille == taille && f.modifie_ns != modifie_ns);
+                if !date_seule {
+                    return Ok(None);
+                }
+                Ok(Some(DeposeeARelire {
+                    chemin: r.get(0)?,
+                    taille,
+                    somme_controle: r.get(3)?,
+                    etag: r.get(4)?,
+                }))
+            };
+            if let Some(d) = lire().map_err(|e| self.err(e))? {
                 a_relire.push(d);
             }
         }
@@ -565,21 +569,26 @@ impl Base {
     }
 
     /// Les unités d'un plan dans les états demandés (toutes si la liste est vide), par chemin.
+    /// Le tri se fait dans la base (index `depot_unite_par_etat`) : la reprise d'une nuit
+    /// déposée ne lit aucune de ses unités déposées.
     pub(crate) fn unites(&self, plan_id: i64, etats: &[EtatUnite]) -> Resultat<Vec<DepotUnite>> {
+        let filtre = if etats.is_empty() {
+            String::new()
+        } else {
+            let places: Vec<String> = (0..etats.len()).map(|i| format!("?{}", i + 2)).collect();
+            format!(" AND etat IN ({})", places.join(", "))
+        };
         let mut st = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {COLONNES_UNITE} FROM depot_unite WHERE plan_id = ?1 ORDER BY chemin"
+                "SELECT {COLONNES_UNITE} FROM depot_unite WHERE plan_id = ?1{filtre} ORDER BY chemin"
             ))
             .map_err(|e| self.err(e))?;
-        let toutes: Vec<DepotUnite> = st
-            .query_map([plan_id], unite_depuis_ligne)
+        let valeurs = std::iter::once(&plan_id as &dyn rusqlite::ToSql)
+            .chain(etats.iter().map(|e| e as &dyn rusqlite::ToSql));
+        st.query_map(rusqlite::params_from_iter(valeurs), unite_depuis_ligne)
             .and_then(|it| it.collect())
-            .map_err(|e| self.err(e))?;
-        Ok(toutes
-            .into_iter()
-            .filter(|u| etats.is_empty() || etats.contains(&u.etat))
-            .collect())
+            .map_err(|e| self.err(e))
     }
 
     /// Une unité par son identifiant.

@@ -310,39 +310,72 @@ pub(crate) fn identite_du_chemin(chemin: &Path) -> Option<String> {
     }
 }
 
+/// L'identité d'un fichier en deux nombres (« périphérique:inode » sous Unix,
+/// « volume:index » sous Windows), écrite comme [`identite_du_chemin`] l'écrit : l'inventaire
+/// la garde ainsi pour chaque fichier (16 octets, sans allocation), la planification l'écrit
+/// au moment de planifier la nuit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IdentiteFichier {
+    volume: u64,
+    index: u64,
+}
+
+impl std::fmt::Display for IdentiteFichier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.volume, self.index)
+    }
+}
+
 /// « périphérique:inode ».
 #[cfg(unix)]
 fn identite_unix(meta: &Metadata) -> String {
+    identite_de_meta(meta).to_string()
+}
+
+#[cfg(unix)]
+fn identite_de_meta(meta: &Metadata) -> IdentiteFichier {
     use std::os::unix::fs::MetadataExt;
-    format!("{}:{}", meta.dev(), meta.ino())
+    IdentiteFichier {
+        volume: meta.dev(),
+        index: meta.ino(),
+    }
 }
 
 /// L'identité d'un fichier que l'inventaire vient de décrire (`meta`, lu sans suivre de lien)
 /// et d'ouvrir (`fichier`), sous la même forme que [`identite_du_chemin`] et sans appel au
 /// système de plus sous Unix : la planification la reprend au lieu de relire chaque fichier.
-pub(crate) fn identite_inventoriee(meta: &Metadata, fichier: &File) -> Option<String> {
+pub(crate) fn identite_inventoriee(meta: &Metadata, fichier: &File) -> Option<IdentiteFichier> {
     #[cfg(unix)]
     {
         let _ = fichier;
-        Some(identite_unix(meta))
+        Some(identite_de_meta(meta))
     }
     #[cfg(not(unix))]
     {
         // Windows ne donne l'index que par une poignée ouverte : celle de l'inventaire.
         let _ = meta;
-        identite_ouverte(fichier)
+        identite_de_poignee(fichier)
     }
 }
 
 /// L'identité d'un fichier ouvert, sous la même forme que [`identite_du_chemin`].
-// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : l'identité (volume, index) d'un
-// fichier ouvert sous Windows, que std ne donne pas en stable.
-#[allow(unsafe_code)]
 pub(crate) fn identite_ouverte(fichier: &File) -> Option<String> {
     #[cfg(unix)]
     {
         fichier.metadata().ok().map(|meta| identite_unix(&meta))
     }
+    #[cfg(not(unix))]
+    {
+        identite_de_poignee(fichier).map(|i| i.to_string())
+    }
+}
+
+/// L'identité (volume, index) d'un fichier ouvert sous Windows ; `None` ailleurs.
+#[cfg(not(unix))]
+// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : l'identité (volume, index) d'un
+// fichier ouvert sous Windows, que std ne donne pas en stable.
+#[allow(unsafe_code)]
+fn identite_de_poignee(fichier: &File) -> Option<IdentiteFichier> {
     #[cfg(windows)]
     {
         use std::os::windows::io::AsRawHandle;
@@ -358,10 +391,12 @@ pub(crate) fn identite_ouverte(fichier: &File) -> Option<String> {
             }
             info
         };
-        let index = (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow);
-        Some(format!("{}:{index}", info.dwVolumeSerialNumber))
+        Some(IdentiteFichier {
+            volume: u64::from(info.dwVolumeSerialNumber),
+            index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+        })
     }
-    #[cfg(not(any(unix, windows)))]
+    #[cfg(not(windows))]
     {
         let _ = fichier;
         None

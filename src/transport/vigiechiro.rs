@@ -524,9 +524,34 @@ impl Renouvelable<reqwest::Client> {
     }
 }
 
-/// Le client HTTP de la plateforme et de ses URL signées : connexion en 10 s au plus, aucune
-/// redirection suivie hors du même hôte, ni vers le clair.
+/// Le client HTTP de la plateforme et de ses URL signées, **un par époque du réseau** (voir
+/// `connexions`) pour tout le processus : le construire relit les certificats racine du
+/// système (quelques millisecondes chacun), et une saison en demandait un par nuit. Partagé,
+/// il partage aussi son réservoir de connexions ; après une coupure déclarée, le suivant est
+/// neuf, réservoir vide, comme celui de chaque [`Renouvelable`].
 fn client_http() -> Result<reqwest::Client, reqwest::Error> {
+    static PARTAGE: std::sync::Mutex<Option<(u64, reqwest::Client)>> = std::sync::Mutex::new(None);
+    let mut partage = PARTAGE.lock().unwrap_or_else(|e| e.into_inner());
+    let epoque = super::connexions::epoque();
+    if let Some((de, client)) = partage.as_ref()
+        && *de == epoque
+    {
+        return Ok(client.clone());
+    }
+    let neuf = construire_client_http()?;
+    *partage = Some((epoque, neuf.clone()));
+    Ok(neuf)
+}
+
+/// Combien de clients HTTP [`construire_client_http`] a construits (pour les essais).
+#[cfg(test)]
+static CONSTRUITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Un client HTTP neuf : connexion en 10 s au plus, aucune redirection suivie hors du même
+/// hôte, ni vers le clair.
+fn construire_client_http() -> Result<reqwest::Client, reqwest::Error> {
+    #[cfg(test)]
+    CONSTRUITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .redirect(reqwest::redirect::Policy::custom(|tentative| {
@@ -1041,6 +1066,31 @@ mod tests {
         for anglais in ["error", "DNS :", "Name or service", "lookup"] {
             assert!(!detail.contains(anglais), "{detail}");
         }
+    }
+
+    /// Une saison demande un client de la plateforme par nuit : un seul client HTTP est
+    /// construit (certificats racine relus) tant qu'aucune coupure n'est déclarée.
+    #[test]
+    fn un_seul_client_http_construit_par_epoque_du_reseau() {
+        use std::sync::atomic::Ordering;
+        // D'autres essais du processus déclarent des coupures : seule compte une fenêtre où
+        // l'époque n'a pas changé (la première, presque toujours).
+        for _ in 0..100 {
+            let epoque = super::super::connexions::epoque();
+            let avant = CONSTRUITS.load(Ordering::SeqCst);
+            let a = ClientVigieChiro::nouveau("http://127.0.0.1:1/api/v1", "j").unwrap();
+            let b = ClientVigieChiro::nouveau("http://127.0.0.1:2/api/v1", "j").unwrap();
+            let _ = (a.http.client(), b.http.client());
+            let construits = CONSTRUITS.load(Ordering::SeqCst) - avant;
+            if super::super::connexions::epoque() == epoque {
+                assert!(
+                    construits <= 1,
+                    "{construits} clients HTTP pour une seule époque"
+                );
+                return;
+            }
+        }
+        panic!("l'époque du réseau a changé à chaque essai");
     }
 
     #[test]
