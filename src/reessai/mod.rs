@@ -17,31 +17,7 @@
 //!   y est réémise, écriture non rejouable, si sa relecture prouve qu'elle n'a pas eu lieu,
 //!   dans le budget d'une seule [`Etape`].
 //!
-//! ```no_run
-//! # async fn exemple() -> Result<(), Box<dyn std::error::Error>> {
-//! use std::time::Duration;
-//! use vigie::reessai::*;
-//!
-//! let politique = Reglages::insistant()
-//!     .avec_echeance(Duration::from_secs(120))
-//!     .valider()?;
-//! let op = Operation::nouveau("PUT", "s3://nuit/fichier.wav", Rejouabilite::Rejouable);
-//! let cadre = Cadre {
-//!     politique: &politique,
-//!     temporisateur: &TemporisateurTokio::nouveau(),
-//!     alea: &AleaSysteme,
-//!     observateur: &ObservateurMuet,
-//!     annulation: &Annulation::nouveau(),
-//!     budget: &SansBudget,
-//! };
-//! let issue = executer(&cadre, op, |_tentative| async {
-//!     ReponseApi::<()>::Succes(())
-//! })
-//! .await;
-//! assert_eq!(issue.raison, RaisonArret::Succes);
-//! # Ok(())
-//! # }
-//! ```
+//! Un exemple d'emploi, compilé et exécuté : l'essai `reessai::tests::exemple_d_emploi`.
 
 mod boucle;
 mod budget;
@@ -66,3 +42,33 @@ pub(crate) use retry_after::attente_demandee;
 pub(crate) use temporisateur::{
     AleaSysteme, Annulation, SourceAlea, Temporisateur, TemporisateurTokio,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Comment on s'en sert : une politique, un cadre, une opération, réussie du premier
+    /// coup.
+    #[tokio::test]
+    async fn exemple_d_emploi() -> Result<(), Box<dyn std::error::Error>> {
+        let politique = Reglages::insistant()
+            .avec_echeance(Duration::from_secs(120))
+            .valider()?;
+        let op = Operation::nouveau("PUT", "s3://nuit/fichier.wav", Rejouabilite::Rejouable);
+        let cadre = Cadre {
+            politique: &politique,
+            temporisateur: &TemporisateurTokio::nouveau(),
+            alea: &AleaSysteme,
+            observateur: &ObservateurMuet,
+            annulation: &Annulation::nouveau(),
+            budget: &SansBudget,
+        };
+        let issue = executer(&cadre, op, |_tentative| async {
+            ReponseApi::<()>::Succes(())
+        })
+        .await;
+        assert_eq!(issue.raison, RaisonArret::Succes);
+        Ok(())
+    }
+}
