@@ -95,7 +95,8 @@ impl Compteurs {
 
     /// Octets de corps reçus pour cette opération, quelle qu'elle soit (XML d'un
     /// CompleteMultipartUpload compris), toutes clés confondues.
-    pub fn octets_recus_op(&self, op: Operation) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn octets_recus_op(&self, op: Operation) -> u64 {
         self.comptes().octets_op.get(&op).copied().unwrap_or(0)
     }
 

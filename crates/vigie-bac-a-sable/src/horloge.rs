@@ -23,7 +23,7 @@ use hyper::header::HeaderMap;
 use crate::vigiechiro::{isoformat, jours_depuis_1970};
 
 /// L'écart admis par S3 entre l'heure d'une requête signée et la sienne.
-pub const ECART_ADMIS: Duration = Duration::from_secs(15 * 60);
+pub(crate) const ECART_ADMIS: Duration = Duration::from_secs(15 * 60);
 
 /// Le refus d'une requête trop éloignée de l'horloge du service.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +76,7 @@ fn iso8601(t: SystemTime) -> String {
 }
 
 /// L'heure d'un service dont l'horloge avance de `decalage_s` secondes sur `maintenant`.
-pub fn heure_du_service(decalage_s: i64, maintenant: SystemTime) -> SystemTime {
+pub(crate) fn heure_du_service(decalage_s: i64, maintenant: SystemTime) -> SystemTime {
     let d = Duration::from_secs(decalage_s.unsigned_abs());
     if decalage_s >= 0 {
         maintenant.checked_add(d).unwrap_or(maintenant)

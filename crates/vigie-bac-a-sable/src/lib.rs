@@ -110,12 +110,15 @@ pub use service::{CompteGouttes, CorpsSansFin, FluxCoupable};
 pub use vigiechiro::{
     COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_AUTRE,
     JETON_NON_VALIDE, OBSERVATEUR, OBSERVATEUR_AUTRE, PARTICIPATION, PARTICIPATION_AUTRE,
-    POINTS_SITE, PSEUDO_AUTRE, ParticipationPlateforme, ReglagesCalcul, SITE, SITE_AUTRE,
-    SITE_NON_VERROUILLE, SITE_ROUTIER, VALIDITE_URL, cle_fichier, nom_csv, taxons,
+    POINTS_SITE, PSEUDO_AUTRE, ParticipationPlateforme, ReglagesCalcul, SITE, SITE_ROUTIER,
+    cle_fichier, nom_csv, taxons,
 };
 // Plusieurs sites, et des participations « créées sur le site web » (la saison).
-pub use vigiechiro::{
-    NouveauSite, PARTICIPATION_REGIONALE, ParticipationPosee, SITE_PEDESTRE, SITE_REGIONAL,
+pub use vigiechiro::{NouveauSite, ParticipationPosee, SITE_REGIONAL};
+// Ce que seuls les essais du bac à sable nomment.
+#[cfg(test)]
+pub(crate) use vigiechiro::{
+    PARTICIPATION_REGIONALE, SITE_AUTRE, SITE_NON_VERROUILLE, SITE_PEDESTRE,
 };
 
 /// Clé d'accès fixe du bac à sable.
@@ -478,7 +481,8 @@ impl BacASable {
     /// URL présignée (v2) d'un PUT simple vers `cle` de [`COMPARTIMENT_PLATEFORME`], signant
     /// ce `Content-Type`, expirant à `expire_a` (secondes Unix). Sert aux tests (URL expirée,
     /// signature d'un autre type) ; la plateforme fabrique les siennes pour 10 h.
-    pub fn url_signee(&self, cle: &str, content_type: &str, expire_a: u64) -> String {
+    #[cfg(test)]
+    pub(crate) fn url_signee(&self, cle: &str, content_type: &str, expire_a: u64) -> String {
         self.vigiechiro
             .url_signee(cle, signature::Envoi::Simple { content_type }, expire_a)
     }
@@ -511,7 +515,7 @@ impl BacASable {
     /// Configuration d'un client aws-sdk-s3 pour ce bac à sable : style chemin, identifiants
     /// fixes, **réessais du SDK coupés**, sommes calculées seulement si exigées. À compléter
     /// (délais…) puis `aws_sdk_s3::Client::from_conf(config.build())`.
-    pub fn config_client(&self) -> aws_sdk_s3::config::Builder {
+    pub(crate) fn config_client(&self) -> aws_sdk_s3::config::Builder {
         use aws_sdk_s3::config::retry::RetryConfig;
         use aws_sdk_s3::config::{
             BehaviorVersion, Credentials, Region, RequestChecksumCalculation,

@@ -23,17 +23,17 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Fréquence d'échantillonnage des séquences (Hz) : celle du protocole Vigie-Chiro.
-pub const FREQUENCE_HZ: u32 = 384_000;
+pub(crate) const FREQUENCE_HZ: u32 = 384_000;
 /// Bits par échantillon (PCM signé, petit-boutiste).
-pub const BITS_PAR_ECHANTILLON: u16 = 16;
+pub(crate) const BITS_PAR_ECHANTILLON: u16 = 16;
 /// Taille de l'en-tête RIFF/WAVE canonique (`RIFF`, `fmt `, `data`), en octets.
-pub const TAILLE_EN_TETE_OCTETS: u64 = 44;
+pub(crate) const TAILLE_EN_TETE_OCTETS: u64 = 44;
 /// Nombre de séquences d'une nuit.
-pub const SEQUENCES_PAR_NUIT: usize = 40;
+pub(crate) const SEQUENCES_PAR_NUIT: usize = 40;
 /// Séquences assez grosses pour partir en plusieurs parties (au-delà de 5 Mio).
-pub const GROSSES_SEQUENCES: usize = 2;
+pub(crate) const GROSSES_SEQUENCES: usize = 2;
 /// Préfixe des noms : site 640139, année 2026, passage 1, point A1.
-pub const PREFIXE_NOMS: &str = "Car640139-2026-Pass1-A1-OB-1_";
+pub(crate) const PREFIXE_NOMS: &str = "Car640139-2026-Pass1-A1-OB-1_";
 
 const OCTETS_PAR_ECHANTILLON: u64 = BITS_PAR_ECHANTILLON as u64 / 8;
 /// Bornes du nombre d'échantillons d'une séquence ordinaire : de 300 Kio à 2 Mio environ.
@@ -148,7 +148,7 @@ fn cri(longueur: usize, f_debut: f64, f_fin: f64) -> Vec<f64> {
 }
 
 /// L'en-tête RIFF/WAVE canonique d'un PCM 16 bits mono à 384 kHz de `echantillons` échantillons.
-pub fn en_tete_wav(echantillons: u64) -> [u8; 44] {
+pub(crate) fn en_tete_wav(echantillons: u64) -> [u8; 44] {
     let donnees = (echantillons * OCTETS_PAR_ECHANTILLON) as u32;
     let octets_par_seconde = FREQUENCE_HZ * u32::from(BITS_PAR_ECHANTILLON / 8);
     let mut e = [0u8; 44];

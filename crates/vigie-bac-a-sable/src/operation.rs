@@ -162,7 +162,7 @@ impl Operation {
     }
 
     /// Une route de l'API Vigie-Chiro locale (et non une opération S3) ?
-    pub fn est_api(self) -> bool {
+    pub(crate) fn est_api(self) -> bool {
         matches!(
             self,
             Operation::ApiMoi

@@ -477,7 +477,8 @@ impl Pannes {
     }
 
     /// Analyse puis programme une règle écrite en texte.
-    pub fn programmer_spec(&self, spec: &str) -> Result<(), String> {
+    #[cfg(test)]
+    pub(crate) fn programmer_spec(&self, spec: &str) -> Result<(), String> {
         self.programmer(Pannes::analyser_spec(spec)?);
         Ok(())
     }
@@ -508,7 +509,7 @@ impl Pannes {
     }
 
     /// Graine en cours (tirée au hasard au démarrage si [`Pannes::graine`] n'a pas été appelée).
-    pub fn graine_courante(&self) -> u64 {
+    pub(crate) fn graine_courante(&self) -> u64 {
         self.etat().graine
     }
 
@@ -545,7 +546,7 @@ impl Pannes {
 
     /// Garde ouverte une connexion engloutie que son serveur lâche (voir
     /// [`Pannes::englouti`]) : elle ne sera fermée qu'avec les pannes.
-    pub fn garder_ouverte(&self, connexion: Box<dyn std::any::Any + Send>) {
+    pub(crate) fn garder_ouverte(&self, connexion: Box<dyn std::any::Any + Send>) {
         self.englouties
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -565,7 +566,7 @@ impl Pannes {
     }
 
     /// Le réseau est-il coupé par [`Pannes::couper_tout`] ?
-    pub fn tout_coupe(&self) -> bool {
+    pub(crate) fn tout_coupe(&self) -> bool {
         self.tout_coupe.load(Ordering::SeqCst)
     }
 

@@ -109,7 +109,7 @@ pub const SITE: &str = "64a1b2c3d4e5f60718293c01";
 pub const POINTS_SITE: [&str; 3] = ["A1", "B2", "Z3"];
 /// Un site de l'observateur validé, **non verrouillé**. La vraie plateforme y accepte pourtant
 /// une participation : le validateur qui exigerait le verrou n'est jamais appelé (voir l'en-tête).
-pub const SITE_NON_VERROUILLE: &str = "64a1b2c3d4e5f60718293c02";
+pub(crate) const SITE_NON_VERROUILLE: &str = "64a1b2c3d4e5f60718293c02";
 /// Participation d'essai préexistante sur [`SITE`] (point `A1`, nuit du 21 au 22 juin 2026 :
 /// 20 h à 4 h UTC, soit la soirée du 21 juin à toute heure de France ou d'UTC), pour
 /// `vigie depot --participation`. Les noms des essais (`Car640139-2026-Pass1-A1-…_20260621_22…`)
@@ -129,7 +129,7 @@ pub const OBSERVATEUR_AUTRE: &str = "64a1b2c3d4e5f60718293a03";
 /// Son pseudo, tel que `GET /participations/{id}` le montre à tout observateur.
 pub const PSEUDO_AUTRE: &str = "Noctule des Étangs";
 /// Le site point fixe de l'autre observateur.
-pub const SITE_AUTRE: &str = "64a1b2c3d4e5f60718293c04";
+pub(crate) const SITE_AUTRE: &str = "64a1b2c3d4e5f60718293c04";
 /// Une participation de l'autre observateur (point `B1`, même nuit que [`PARTICIPATION`]) :
 /// la plateforme laisse pourtant quiconque y déclarer des fichiers (voir
 /// [`Vigiechiro::declarer_fichier`]).
@@ -137,13 +137,13 @@ pub const PARTICIPATION_AUTRE: &str = "64a1b2c3d4e5f60718293d02";
 /// Un site **pédestre** (`type_site` `CARRE`) de l'observateur validé, sur le même carré que
 /// [`SITE`] (`Vigiechiro - Pédestre-640139` et `Vigiechiro - Point Fixe-640139`) : le numéro
 /// ne suffit pas à choisir, la famille des noms (`Car…` ou `Cir…`) départage.
-pub const SITE_PEDESTRE: &str = "64a1b2c3d4e5f60718293c05";
+pub(crate) const SITE_PEDESTRE: &str = "64a1b2c3d4e5f60718293c05";
 /// Un site **régional** de l'autre observateur (`Vigiechiro - Point Fixe-750101`), où
 /// l'observateur validé a une participation ([`PARTICIPATION_REGIONALE`]) : il ne le voit pas
 /// dans `GET /moi/sites`, mais dans `GET /moi/participations`.
 pub const SITE_REGIONAL: &str = "64a1b2c3d4e5f60718293c06";
 /// La participation de l'observateur validé sur [`SITE_REGIONAL`] (point `A1`).
-pub const PARTICIPATION_REGIONALE: &str = "64a1b2c3d4e5f60718293d03";
+pub(crate) const PARTICIPATION_REGIONALE: &str = "64a1b2c3d4e5f60718293d03";
 /// Compartiment S3 de la plateforme, créé au démarrage.
 pub const COMPARTIMENT_PLATEFORME: &str = "vigiechiro-donnees";
 
@@ -157,7 +157,7 @@ const PROTOCOLE_PEDESTRE: &str = "64a1b2c3d4e5f60718293b03";
 /// Durée de vie d'un jeton (la vraie plateforme : 14 jours).
 const DUREE_JETON: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Durée de validité d'une URL signée (la vraie plateforme : 10 h).
-pub const VALIDITE_URL: Duration = Duration::from_secs(10 * 3600);
+pub(crate) const VALIDITE_URL: Duration = Duration::from_secs(10 * 3600);
 /// Taille maximale du corps JSON d'une requête d'API.
 pub(crate) const CORPS_API_MAX: usize = 1 << 20;
 
