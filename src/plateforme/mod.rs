@@ -15,7 +15,7 @@
 //! taille et de même date, ou par un autre fichier. Suivre le lien enverrait le secret sous le
 //! nom de la séquence. On ouvre donc sans suivre (`O_NOFOLLOW`), et le plan garde l'identité du
 //! fichier planifié : comparée par le chemin avant et après chaque envoi, et surtout sur le
-//! fichier ouvert à chaque lecture ([`FichierAttendu::ouvrir`]), car un chemin peut changer de
+//! fichier ouvert à chaque lecture (`FichierAttendu::ouvrir`), car un chemin peut changer de
 //! cible entre une vérification et l'ouverture, puis revenir avant la vérification suivante.
 
 pub mod chemins;

@@ -10,7 +10,7 @@
 //! ce qu'on lui injecte :
 //! - [`ReponseApi`] classe une issue (rejouable ou non), variante par variante ;
 //! - [`attente_demandee`] interprète `Retry-After` / `Retry-After-Ms` ;
-//! - [`PolitiqueReessai::decider`], pure, rend une [`Decision`] ;
+//! - [`PolitiqueReessai::decider`], pure, rend une `Decision` ;
 //! - [`executer`], la seule entrée, émet, décide, annonce, attend et journalise, dans un
 //!   [`Cadre`] qui injecte [`Temporisateur`], [`SourceAlea`], [`Annulation`] et le budget
 //!   global d'un passage ([`SeauJetons`]) ; une [`Operation`] relue ([`Operation::relue_par`])

@@ -1,7 +1,7 @@
 //! Les événements JSON de `vigie` (`--json`), typés : un variant d'[`Evenement`] par sorte de
 //! ligne, ses champs dans l'ordre où ils s'écrivent.
 //!
-//! Le type est la source du schéma publié (`schemas/vigie.schema.json`) : [`schema_publie`] le
+//! Le type est la source du schéma publié (`schemas/vigie.schema.json`) : `schema_publie` le
 //! tire du type par schemars, qui lit les mêmes attributs serde que la sérialisation ; la
 //! description de chaque événement est le commentaire de son variant. `vigie generer-docs .`
 //! réécrit le fichier, et un essai (`tests/integration/docs_a_jour.rs`) échoue s'il n'est plus à
@@ -709,7 +709,7 @@ impl Evenement<'_> {
         serde_json::to_value(self).expect("un événement se sérialise toujours")
     }
 
-    /// Écrit l'événement en une ligne sur la sortie standard (voir [`ecrire_ligne`]).
+    /// Écrit l'événement en une ligne sur la sortie standard (voir `ecrire_ligne`).
     pub fn ecrire(&self) -> io::Result<()> {
         ecrire_ligne(self)
     }

@@ -1,15 +1,15 @@
 //! Ce que le moteur annonce, et ce que l'utilisateur en voit.
 //!
-//! Le moteur ne connaît que le trait [`Suivi`] : ni indicatif, ni clap, ni la sortie standard.
+//! Le moteur ne connaît que le trait `Suivi` : ni indicatif, ni clap, ni la sortie standard.
 //! Pendant une attente de réessai, l'utilisateur voit « nouvelle tentative dans N s » (N arrondi
 //! au-dessus) : ni silence trompeur, ni bandeau d'erreur pour un incident absorbé (règle 7 de
 //! `docs/politique-reessai.md`).
 //!
-//! Trois affichages, choisis en un seul endroit ([`choisir`]) : des barres indicatif sur un
-//! terminal ([`SuiviBarres`], seule couche qui connaisse indicatif), une ligne simple par
-//! événement utile ailleurs ([`SuiviLignes`] : un journal de cron ou de CI se lit ligne à ligne,
-//! pas en séquences d'échappement), et des lignes JSON pour les scripts ([`SuiviJson`]). Le
-//! journal `tracing` ([`journal`]) et le bilan de fin de passage ([`bilan`]) vivent ici aussi :
+//! Trois affichages, choisis en un seul endroit (`choisir`) : des barres indicatif sur un
+//! terminal (`SuiviBarres`, seule couche qui connaisse indicatif), une ligne simple par
+//! événement utile ailleurs (`SuiviLignes` : un journal de cron ou de CI se lit ligne à ligne,
+//! pas en séquences d'échappement), et des lignes JSON pour les scripts (`SuiviJson`). Le
+//! journal `tracing` (`journal`) et le bilan de fin de passage (`bilan`) vivent ici aussi :
 //! tout ce qui s'écrit pour l'utilisateur passe par ce module.
 
 mod barres;

@@ -538,7 +538,7 @@ impl BacASable {
             .response_checksum_validation(ResponseChecksumValidation::WhenRequired)
     }
 
-    /// Un client aws-sdk-s3 prêt à l'emploi (voir [`BacASable::config_client`]), pour vérifier
+    /// Un client aws-sdk-s3 prêt à l'emploi (voir `BacASable::config_client`), pour vérifier
     /// ce qui a été déposé.
     pub fn client(&self) -> aws_sdk_s3::Client {
         aws_sdk_s3::Client::from_conf(self.config_client().build())

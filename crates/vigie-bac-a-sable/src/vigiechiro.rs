@@ -121,7 +121,7 @@ pub const PARTICIPATION: &str = "64a1b2c3d4e5f60718293d01";
 /// y créer une participation (`resources/participations.py` `create_participation` : `point`
 /// facultatif).
 pub const SITE_ROUTIER: &str = "64a1b2c3d4e5f60718293c03";
-/// Jeton d'un **autre** observateur (validé), propriétaire de [`SITE_AUTRE`] et de
+/// Jeton d'un **autre** observateur (validé), propriétaire de `SITE_AUTRE` et de
 /// [`PARTICIPATION_AUTRE`].
 pub const JETON_AUTRE: &str = "BACASABLEJETONAUTREOBSERVATEUR01";
 /// Identifiant de l'autre observateur (celui de [`JETON_AUTRE`]).
@@ -139,7 +139,7 @@ pub const PARTICIPATION_AUTRE: &str = "64a1b2c3d4e5f60718293d02";
 /// ne suffit pas à choisir, la famille des noms (`Car…` ou `Cir…`) départage.
 pub(crate) const SITE_PEDESTRE: &str = "64a1b2c3d4e5f60718293c05";
 /// Un site **régional** de l'autre observateur (`Vigiechiro - Point Fixe-750101`), où
-/// l'observateur validé a une participation ([`PARTICIPATION_REGIONALE`]) : il ne le voit pas
+/// l'observateur validé a une participation (`PARTICIPATION_REGIONALE`) : il ne le voit pas
 /// dans `GET /moi/sites`, mais dans `GET /moi/participations`.
 pub const SITE_REGIONAL: &str = "64a1b2c3d4e5f60718293c06";
 /// La participation de l'observateur validé sur [`SITE_REGIONAL`] (point `A1`).
