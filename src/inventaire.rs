@@ -289,6 +289,8 @@ static TITRE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+$"));
 static ZIP_DECOUPE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z_0-9\-.]+\.zip\.[0-9]+$"));
 static Z_NUMERO: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.z[0-9]+$"));
 static ZIP: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.zip"));
+// Le motif du serveur, gardé pour l'essai qui compare [`extension_du_titre`] avec lui.
+#[cfg(test)]
 static EXTENSION: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+\.([a-zA-Z0-9]+)$"));
 // Les groupes nommés ne changent pas le langage reconnu (ni, pour un nom accepté, ce que
 // capture chaque morceau : la sémantique « le plus à gauche, puis le plus long » de `regex`
@@ -334,11 +336,7 @@ pub fn verdict_plateforme(titre: &str) -> Result<&'static str, RefusPlateforme> 
     let mime = if ZIP_DECOUPE.is_match(titre) || Z_NUMERO.is_match(titre) || ZIP.is_match(titre) {
         "application/zip"
     } else {
-        let extension = EXTENSION
-            .captures(titre)
-            .and_then(|c| c.get(1))
-            .map(|m| m.as_str())
-            .ok_or(RefusPlateforme::TypeInconnu)?;
+        let extension = extension_du_titre(titre).ok_or(RefusPlateforme::TypeInconnu)?;
         TYPES
             .into_iter()
             .find(|m| m.ends_with(extension))
@@ -359,6 +357,19 @@ pub fn verdict_plateforme(titre: &str) -> Result<&'static str, RefusPlateforme> 
     Ok(mime)
 }
 
+/// Le groupe de `EXTENSION` (`^[a-zA-Z0-9_\-.]+\.([a-zA-Z0-9]+)$`) d'un titre que `TITRE`
+/// accepte, lu sans moteur d'expressions (chaque fichier passe ici à chaque relance) : le
+/// groupe ne contient pas de point et va jusqu'à la fin, c'est donc ce qui suit le dernier
+/// point, non vide et alphanumérique, après au moins un caractère. L'essai
+/// `extension_lue_a_la_main_comme_le_motif` les compare.
+fn extension_du_titre(titre: &str) -> Option<&str> {
+    let (avant, extension) = titre.rsplit_once('.')?;
+    let valide = !avant.is_empty()
+        && !extension.is_empty()
+        && extension.bytes().all(|o| o.is_ascii_alphanumeric());
+    valide.then_some(extension)
+}
+
 /// `validate_donnee_name` (`resources/donnees.py`) : extension `wav ta tc tac tcc`, puis le
 /// protocole routier/pédestre ou point fixe, le **premier** `-PassNN-` (et `-TronNN-`) du nom
 /// non nul.
@@ -374,9 +385,11 @@ fn nom_de_donnee_valide(titre: &str) -> bool {
             .and_then(|c| c[1].parse::<u32>().ok())
             .is_some_and(|n| n != 0)
     };
-    if ROUTIER.is_match(souche) {
+    // `^Cir` et `^Car` : un nom qui ne commence pas ainsi n'a pas à passer par le motif ; le
+    // point fixe est lu à la main, comme `POINT_FIXE` ([`point_fixe_decompose`]).
+    if souche.starts_with("Cir") && ROUTIER.is_match(souche) {
         premier_non_nul(&PASSAGE) && premier_non_nul(&TRONCON)
-    } else if POINT_FIXE.is_match(souche) {
+    } else if point_fixe_decompose(souche).is_some() {
         premier_non_nul(&PASSAGE)
     } else {
         false
@@ -425,8 +438,11 @@ pub(crate) fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
     if !matches!(extension, "wav" | "ta" | "tc" | "tac" | "tcc") {
         return None;
     }
-    // Même ordre que le serveur : routier d'abord.
-    if let Some(c) = ROUTIER.captures(souche) {
+    // Même ordre que le serveur : routier d'abord (`^Cir` : un nom qui ne commence pas ainsi
+    // n'a pas à passer par le motif).
+    if souche.starts_with("Cir")
+        && let Some(c) = ROUTIER.captures(souche)
+    {
         return Some(NomDecompose::Routier {
             site: c.name("site")?.as_str(),
             annee: c.name("annee")?.as_str(),
@@ -434,16 +450,79 @@ pub(crate) fn nom_decompose(nom: &str) -> Option<NomDecompose<'_>> {
             troncon: c.name("troncon")?.as_str(),
         });
     }
-    let c = POINT_FIXE.captures(souche)?;
+    point_fixe_decompose(souche)
+}
+
+/// `POINT_FIXE.captures(souche)`, lu à la main : chaque fichier d'une saison passe ici à
+/// chaque relance, et les groupes d'un motif à `.+` et `.*` coûtent au moteur d'expressions
+/// un retour arrière par caractère. Même langage et mêmes morceaux que le motif (l'essai
+/// `point_fixe_lu_a_la_main_comme_le_motif` les compare), dans l'ordre de priorité de
+/// l'expression : le site le plus long d'abord (`.+` glouton), puis le passage à deux
+/// chiffres avant un (`{1,2}` glouton), le point `[A-H][12]` avant `Z…` ; l'horodatage est
+/// ancré à la fin, donc l'enregistreur (`.*`) est ce qui reste entre le point et lui.
+fn point_fixe_decompose(souche: &str) -> Option<NomDecompose<'_>> {
+    let chiffres = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    let o = souche.as_bytes();
+    // `.` ne reconnaît pas le saut de ligne ; tout le reste du motif est fait de caractères
+    // ASCII nommés.
+    if !souche.starts_with("Car") || o.contains(&b'\n') || o.len() < 19 {
+        return None;
+    }
+    // `(?P<date>[0-9]{8})_(?P<heure>[0-9]{6})_(?P<ms>[0-9]{3})$` : les 19 derniers octets.
+    let h = o.len() - 19;
+    let queue = &o[h..];
+    let horodatage = chiffres(&queue[..8])
+        && queue[8] == b'_'
+        && chiffres(&queue[9..15])
+        && queue[15] == b'_'
+        && chiffres(&queue[16..]);
+    if !horodatage {
+        return None;
+    }
+    let tete = &o[..h];
+    // Ce qui suit le site : `-AAAA-Pass<n>-<point>-`, et la fin du point-tiret.
+    let suite = |i: usize| -> Option<(usize, usize, usize)> {
+        let r = &tete[i..];
+        if r.len() < 11 || r[0] != b'-' || !chiffres(&r[1..5]) || &r[5..10] != b"-Pass" {
+            return None;
+        }
+        let p = 10;
+        let n = [2, 1]
+            .into_iter()
+            .find(|&n| r.len() > p + n && chiffres(&r[p..p + n]) && r[p + n] == b'-')?;
+        let q = p + n + 1;
+        let point = match r.get(q)? {
+            b'A'..=b'H'
+                if matches!(r.get(q + 1), Some(b'1' | b'2')) && r.get(q + 2) == Some(&b'-') =>
+            {
+                2
+            }
+            b'Z' if matches!(r.get(q + 1), Some(b'1'..=b'9')) => {
+                let reste = r[q + 2..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if r.get(q + 2 + reste) != Some(&b'-') {
+                    return None;
+                }
+                2 + reste
+            }
+            _ => return None,
+        };
+        Some((i + p, i + p + n, i + q + point))
+    };
+    // Le site le plus long d'abord : les tirets de la tête, de droite à gauche, le site
+    // gardant au moins un caractère (`.+`).
+    let (fin_site, (debut_passage, fin_passage, fin_point)) = (4..h)
+        .rev()
+        .filter(|&i| tete[i] == b'-')
+        .find_map(|i| Some((i, suite(i)?)))?;
     Some(NomDecompose::PointFixe {
-        site: c.name("site")?.as_str(),
-        annee: c.name("annee")?.as_str(),
-        passage: c.name("passage")?.as_str(),
-        point: c.name("point")?.as_str(),
-        enregistreur: c.name("enregistreur")?.as_str(),
-        date: c.name("date")?.as_str(),
-        heure: c.name("heure")?.as_str(),
-        millisecondes: c.name("ms")?.as_str(),
+        site: &souche[3..fin_site],
+        annee: &souche[fin_site + 1..fin_site + 5],
+        passage: &souche[debut_passage..fin_passage],
+        point: &souche[fin_passage + 1..fin_point],
+        enregistreur: &souche[fin_point + 1..h],
+        date: &souche[h..h + 8],
+        heure: &souche[h + 9..h + 15],
+        millisecondes: &souche[h + 16..],
     })
 }
 
@@ -1122,6 +1201,110 @@ mod tests {
             assert_eq!(point_du_nom(nom), Some(point), "{nom}");
             assert!(nom_de_donnee_valide(nom), "{nom}");
         }
+    }
+
+    /// La lecture à la main d'un nom du point fixe rend ce que rendent les groupes du motif
+    /// du serveur, sur des noms bâtis pour en éprouver chaque branche : site à tirets qui
+    /// contient lui-même un faux `-AAAA-PassN-point-`, passage à un, deux ou trois chiffres,
+    /// points `A1`…`H2`, `Z…` et invalides, enregistreur vide ou à tirets, horodatage trop
+    /// court ou trop long, saut de ligne, caractères non ASCII.
+    #[test]
+    fn point_fixe_lu_a_la_main_comme_le_motif() {
+        fn reference(souche: &str) -> Option<NomDecompose<'_>> {
+            let c = POINT_FIXE.captures(souche)?;
+            let g = |n: &str| c.name(n).map(|m| m.as_str());
+            Some(NomDecompose::PointFixe {
+                site: g("site")?,
+                annee: g("annee")?,
+                passage: g("passage")?,
+                point: g("point")?,
+                enregistreur: g("enregistreur")?,
+                date: g("date")?,
+                heure: g("heure")?,
+                millisecondes: g("ms")?,
+            })
+        }
+        let debuts = ["Car", "Cir", "car", "Ca"];
+        let sites = [
+            "640380",
+            "",
+            "-",
+            "é",
+            "6-4",
+            "1-2026-Pass1-A1-x",
+            "1-2026-Pass1-A1-",
+            "Z1-",
+            "a\nb",
+        ];
+        let annees = ["-2026", "-202", "-20266", "2026", "-2o26"];
+        let passages = [
+            "-Pass1",
+            "-Pass12",
+            "-Pass123",
+            "-Pass",
+            "-Pas1",
+            "-Pass1-Pass2",
+        ];
+        let points = [
+            "-A1", "-H2", "-I1", "-A3", "-Z1", "-Z12", "-Z0", "-Z", "-A1x", "-Z1x", "", "-",
+        ];
+        let enregistreurs = ["-", "-PA1_", "-OB-1_", "", "-Pass1-A1-", "-é", "-\n", "--"];
+        let queues = [
+            "20260601_210000_000",
+            "2026061_210000_000",
+            "20260601_2100000_000",
+            "20260601-210000_000",
+            "20260601_210000_00",
+            "x20260601_210000_000",
+            "",
+        ];
+        let mut essais = 0;
+        for d in debuts {
+            for s in sites {
+                for a in annees {
+                    for p in passages {
+                        for pt in points {
+                            for e in enregistreurs {
+                                for q in queues {
+                                    let souche = format!("{d}{s}{a}{p}{pt}{e}{q}");
+                                    assert_eq!(
+                                        point_fixe_decompose(&souche),
+                                        reference(&souche),
+                                        "{souche:?}"
+                                    );
+                                    essais += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(essais > 100_000);
+    }
+
+    /// Tous les titres de cinq caractères au plus sur `a`, `W`, `1`, `.`, `_`, `-` (ceux que
+    /// `TITRE` accepte) : l'extension lue à la main est le groupe de `EXTENSION`.
+    #[test]
+    fn extension_lue_a_la_main_comme_le_motif() {
+        let alphabet = ['a', 'W', '1', '.', '_', '-'];
+        let mut titres = vec![String::new()];
+        let mut essais = 0;
+        for _ in 0..5 {
+            titres = titres
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for t in &titres {
+                let motif = EXTENSION
+                    .captures(t)
+                    .and_then(|c| c.get(1))
+                    .map(|m| m.as_str());
+                assert_eq!(extension_du_titre(t), motif, "{t:?}");
+                essais += 1;
+            }
+        }
+        assert_eq!(essais, 6 + 36 + 216 + 1296 + 7776);
     }
 
     #[test]

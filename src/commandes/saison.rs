@@ -718,12 +718,24 @@ fn deposer(
         let Some(dossier) = racine.to_str().map(str::to_owned) else {
             anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
         };
-        // Les fichiers planifiables de cette nuit seule (identité relevée maintenant).
+        // Les fichiers planifiables de cette nuit seule (identité relevée par l'inventaire).
+        // Leur chemin relatif à `racine` : quand elle est sous la racine de la réunion (le cas
+        // ordinaire), celui qu'ils y ont, moins le chemin qui y mène, sans refaire un chemin
+        // par fichier ; sinon (racine d'un plan au-dessus de la réunion), par leur chemin.
+        let sous = relatif(&racine, &reunion.racine);
         let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
         for &i in &n.nuit.fichiers {
             let e = &reunion.enregistrements[i];
-            let absolu = reunion.racine.join(&e.chemin);
-            let chemin = relatif(&absolu, &racine).context("fichier hors de sa nuit")?;
+            let chemin = match &sous {
+                Some(s) if s.is_empty() => Some(e.chemin.clone()),
+                Some(s) => e
+                    .chemin
+                    .strip_prefix(s.as_str())
+                    .and_then(|reste| reste.strip_prefix('/'))
+                    .map(str::to_owned),
+                None => relatif(&reunion.racine.join(&e.chemin), &racine),
+            }
+            .context("fichier hors de sa nuit")?;
             let cle = destination.cle(&chemin)?;
             fichiers.push(FichierPlanifie {
                 chemin,
