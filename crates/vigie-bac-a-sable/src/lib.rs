@@ -257,11 +257,6 @@ impl BacASable {
         &self.pannes
     }
 
-    /// Les pannes, à partager avec une autre tâche.
-    pub fn pannes_partagees(&self) -> Arc<Pannes> {
-        Arc::clone(&self.pannes)
-    }
-
     pub fn compteurs(&self) -> &Compteurs {
         &self.compteurs
     }
@@ -485,19 +480,6 @@ impl BacASable {
     pub(crate) fn url_signee(&self, cle: &str, content_type: &str, expire_a: u64) -> String {
         self.vigiechiro
             .url_signee(cle, signature::Envoi::Simple { content_type }, expire_a)
-    }
-
-    /// URL présignée (v2) du PUT de la partie `numero` de l'envoi multipart `id_envoi` (aucun
-    /// `Content-Type` signé), expirant à `expire_a` (secondes Unix).
-    pub fn url_signee_partie(
-        &self,
-        cle: &str,
-        numero: u32,
-        id_envoi: &str,
-        expire_a: u64,
-    ) -> String {
-        self.vigiechiro
-            .url_signee(cle, signature::Envoi::Partie { numero, id_envoi }, expire_a)
     }
 
     /// Variables d'environnement qui dirigent un client AWS standard (dont le binaire `vigie`)
