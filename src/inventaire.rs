@@ -12,7 +12,7 @@
 //! l'envoi, en flux : relire 40 Go pour planifier serait absurde sur un portable.
 
 use std::collections::HashMap;
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -166,6 +166,8 @@ fn parcourir(
             return Ok(());
         }
     };
+    // Chaque enregistrement est ouvert (se lit-il ?) par son nom dans ce dossier.
+    let ouvert = crate::plateforme::DossierOuvert::nouveau(dossier);
     for entree in entrees {
         let entree = match entree {
             Ok(e) => e,
@@ -239,7 +241,7 @@ fn parcourir(
         } else if meta.len() == 0 {
             inv.vides.push(chemin);
         } else {
-            match File::open(entree.path()) {
+            match ouvert.ouvrir(&nom_os) {
                 Err(e) => inv.problemes.push(ProblemeFichier {
                     chemin,
                     probleme: format!(
@@ -285,11 +287,17 @@ fn motif(m: &str) -> Regex {
 
 // Les motifs du serveur, recopiés tels quels. `re.match` de Python n'ancre qu'au début : un
 // motif sans `$` final laisse la fin libre (`a.zipxyz` est une archive).
+// `TITRE`, `ZIP_DECOUPE`, `Z_NUMERO`, `ZIP` et `EXTENSION` sont lus à la main
+// ([`titre_permis`], [`titre_d_archive`], [`extension_du_titre`]) : chaque fichier d'une
+// saison y passe à chaque relance. Les motifs restent pour les essais qui les comparent.
+#[cfg(test)]
 static TITRE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+$"));
+#[cfg(test)]
 static ZIP_DECOUPE: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z_0-9\-.]+\.zip\.[0-9]+$"));
+#[cfg(test)]
 static Z_NUMERO: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.z[0-9]+$"));
+#[cfg(test)]
 static ZIP: LazyLock<Regex> = LazyLock::new(|| motif(r"^([a-zA-Z_0-9\-.]+)\.zip"));
-// Le motif du serveur, gardé pour l'essai qui compare [`extension_du_titre`] avec lui.
 #[cfg(test)]
 static EXTENSION: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+\.([a-zA-Z0-9]+)$"));
 // Les groupes nommés ne changent pas le langage reconnu (ni, pour un nom accepté, ce que
@@ -329,11 +337,11 @@ const TYPES: [&str; 10] = [
 /// qu'elle lui donnera, ou pourquoi elle le refusera. Seuls les séquences et les sorties
 /// Tadarida (`ta`, `tc`, `wav`) suivent une règle de nom ; archives et photos non.
 pub fn verdict_plateforme(titre: &str) -> Result<&'static str, RefusPlateforme> {
-    if !TITRE.is_match(titre) {
+    if !titre_permis(titre) {
         return Err(RefusPlateforme::CaracteresInterdits);
     }
     // `detect_mime`
-    let mime = if ZIP_DECOUPE.is_match(titre) || Z_NUMERO.is_match(titre) || ZIP.is_match(titre) {
+    let mime = if titre_d_archive(titre) {
         "application/zip"
     } else {
         let extension = extension_du_titre(titre).ok_or(RefusPlateforme::TypeInconnu)?;
@@ -355,6 +363,31 @@ pub fn verdict_plateforme(titre: &str) -> Result<&'static str, RefusPlateforme> 
         return Err(RefusPlateforme::NomInvalide);
     }
     Ok(mime)
+}
+
+/// `TITRE` (`^[a-zA-Z0-9_\-.]+$`) : un titre non vide de ces seuls caractères.
+fn titre_permis(titre: &str) -> bool {
+    !titre.is_empty()
+        && titre
+            .bytes()
+            .all(|o| o.is_ascii_alphanumeric() || matches!(o, b'_' | b'-' | b'.'))
+}
+
+/// `ZIP_DECOUPE`, `Z_NUMERO` ou `ZIP` sur un titre que `TITRE` accepte (tous ses caractères
+/// sont ceux de `[a-zA-Z_0-9\-.]`) : une archive. `ZIP` (`^[…]+\.zip`, sans `$` : `re.match`)
+/// reconnaît « .zip » n'importe où après le premier caractère, donc aussi tout ce que
+/// reconnaît `ZIP_DECOUPE` ; `Z_NUMERO` (`^[…]+\.z[0-9]+$`) : le dernier point suivi de « z »
+/// et de chiffres, après au moins un caractère. L'essai `archive_lue_a_la_main_comme_les_motifs`
+/// les compare.
+fn titre_d_archive(titre: &str) -> bool {
+    let zip = titre.get(1..).is_some_and(|reste| reste.contains(".zip"));
+    let z_numero = titre.rsplit_once('.').is_some_and(|(avant, apres)| {
+        !avant.is_empty()
+            && apres
+                .strip_prefix('z')
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|o| o.is_ascii_digit()))
+    });
+    zip || z_numero
 }
 
 /// Le groupe de `EXTENSION` (`^[a-zA-Z0-9_\-.]+\.([a-zA-Z0-9]+)$`) d'un titre que `TITRE`
@@ -1305,6 +1338,37 @@ mod tests {
             }
         }
         assert_eq!(essais, 6 + 36 + 216 + 1296 + 7776);
+    }
+
+    /// Tous les titres de six caractères au plus sur `z`, `i`, `p`, `.`, `1`, `a` (et de quatre
+    /// au plus avec `é`, ` `, `_`, `-`, `Z`) : le titre permis et l'archive lus à la main rendent ce
+    /// que rendent les motifs du serveur.
+    #[test]
+    fn archive_lue_a_la_main_comme_les_motifs() {
+        let mut essais = 0;
+        for (alphabet, longueur) in [
+            (&['z', 'i', 'p', '.', '1', 'a'][..], 6),
+            (&['z', '.', '1', 'é', ' ', '_', '-', 'Z'][..], 4),
+        ] {
+            let mut titres = vec![String::new()];
+            for _ in 0..longueur {
+                titres = titres
+                    .iter()
+                    .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                    .collect();
+                for t in &titres {
+                    assert_eq!(titre_permis(t), TITRE.is_match(t), "{t:?}");
+                    if TITRE.is_match(t) {
+                        let motifs =
+                            ZIP_DECOUPE.is_match(t) || Z_NUMERO.is_match(t) || ZIP.is_match(t);
+                        assert_eq!(titre_d_archive(t), motifs, "{t:?}");
+                    }
+                    essais += 1;
+                }
+            }
+        }
+        assert!(essais > 60_000, "{essais}");
+        assert!(!titre_permis(""));
     }
 
     #[test]

@@ -89,6 +89,75 @@ pub(crate) fn sans_suivre_les_liens(options: &mut OpenOptions) -> &mut OpenOptio
     options
 }
 
+/// Un dossier dont on ouvre les fichiers en lecture par leur seul nom, comme
+/// `File::open(dossier.join(nom))` : sous Unix, par `openat` sur le dossier ouvert, sans
+/// reparcourir tout le chemin à chaque fichier (l'inventaire d'une saison en ouvre 100 000 à
+/// chaque relance) ; ailleurs, ou si le dossier ne s'ouvre pas ainsi, par le chemin.
+pub(crate) struct DossierOuvert {
+    chemin: std::path::PathBuf,
+    #[cfg(unix)]
+    dossier: Option<File>,
+}
+
+impl DossierOuvert {
+    pub(crate) fn nouveau(chemin: &Path) -> DossierOuvert {
+        DossierOuvert {
+            chemin: chemin.to_owned(),
+            #[cfg(unix)]
+            dossier: {
+                use std::os::unix::fs::OpenOptionsExt;
+                OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECTORY)
+                    .open(chemin)
+                    .ok()
+            },
+        }
+    }
+
+    /// Ouvre en lecture le fichier `nom` du dossier (mêmes drapeaux que `File::open`).
+    pub(crate) fn ouvrir(&self, nom: &std::ffi::OsStr) -> io::Result<File> {
+        #[cfg(unix)]
+        if let Some(dossier) = &self.dossier {
+            return ouvrir_dans(dossier, nom);
+        }
+        File::open(self.chemin.join(nom))
+    }
+}
+
+/// `openat(dossier, nom, O_RDONLY | O_CLOEXEC)`, repris s'il est interrompu, comme le fait
+/// `File::open`.
+#[cfg(unix)]
+// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : `openat`, que std ne donne pas en
+// stable.
+#[allow(unsafe_code)]
+fn ouvrir_dans(dossier: &File, nom: &std::ffi::OsStr) -> io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    let nom = std::ffi::CString::new(nom.as_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    loop {
+        // SAFETY : `dossier` est ouvert et emprunté pendant l'appel ; `nom` est une chaîne C
+        // terminée par un zéro, vivante pendant l'appel.
+        let fd = unsafe {
+            libc::openat(
+                dossier.as_raw_fd(),
+                nom.as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            )
+        };
+        if fd >= 0 {
+            // SAFETY : `fd` vient d'être ouvert par l'appel et n'appartient à rien d'autre :
+            // le `File` le fermera.
+            return Ok(unsafe { File::from_raw_fd(fd) });
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 /// L'erreur d'ouverture d'un lien refusé par [`sans_suivre_les_liens`] (ELOOP sous Unix).
 pub(crate) fn est_un_lien_refuse(e: &io::Error) -> bool {
     #[cfg(unix)]
