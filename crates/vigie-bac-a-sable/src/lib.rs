@@ -105,7 +105,7 @@ use tokio::task::JoinHandle;
 
 pub use compteurs::Compteurs;
 pub use operation::{Operation, operation_de_requete};
-pub use pannes::{CleVisee, Panne, Pannes, Regle, RetryAfter};
+pub use pannes::{CleVisee, Panne, Pannes, Regle, Relache, RetryAfter};
 pub use service::{CompteGouttes, CorpsSansFin, FluxCoupable};
 pub use vigiechiro::{
     COMPARTIMENT_PLATEFORME, CalculPlateforme, FichierPlateforme, JETON, JETON_AUTRE,

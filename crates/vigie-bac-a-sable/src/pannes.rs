@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rand::rngs::Xoshiro256PlusPlus;
@@ -141,6 +141,13 @@ pub enum Panne {
     /// Attend la durée, sans rien lire, puis traite normalement (pour dépasser le délai de
     /// tentative du client).
     Lenteur(Duration),
+    /// Comme [`Panne::Lenteur`], mais sans durée : la requête ne lit ni n'envoie rien tant que
+    /// l'essai n'a pas relâché la poignée ([`Relache::relacher`]), puis est traitée
+    /// normalement. Un essai qui doit agir pendant qu'une requête est en vol (modifier le
+    /// fichier, lancer un second processus) le fait ainsi sans course contre une horloge. Pas
+    /// de forme texte analysable (`--panne`) : seul le processus qui tient la poignée peut
+    /// relâcher. À l'arrêt du bac à sable, la connexion est coupée.
+    Retenir(Relache),
     /// Ne lit ni n'envoie aucun octet pendant la durée, puis coupe la connexion.
     Bloquer(Duration),
     /// Ferme la connexion aussitôt, sans lire le corps ni répondre (réseau coupé). La requête
@@ -196,6 +203,9 @@ impl fmt::Display for Panne {
             Panne::CouperCorpsApres(n) => write!(f, "coupure-corps:{n}"),
             Panne::PerdreReponse => f.write_str("reponse-perdue"),
             Panne::Lenteur(d) => write!(f, "lenteur:{}", DureeSpec(*d)),
+            // Affichée pour les journaux, mais refusée par `analyser_spec` : la poignée ne
+            // s'écrit pas.
+            Panne::Retenir(_) => f.write_str("retenir"),
             Panne::Bloquer(d) => write!(f, "bloquer:{}", DureeSpec(*d)),
             Panne::Coupure => f.write_str("coupure"),
             Panne::CorpsTropLent => f.write_str("corps-trop-lent"),
@@ -209,6 +219,50 @@ impl fmt::Display for Panne {
         }
     }
 }
+
+/// La poignée de [`Panne::Retenir`] : partagée entre l'essai et les requêtes retenues.
+/// Relâchée une fois, elle le reste (les requêtes retenues ensuite passent aussitôt). Deux
+/// poignées sont égales si ce sont des copies de la même.
+#[derive(Debug, Clone)]
+pub struct Relache(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Relache {
+    /// Une poignée neuve, pas encore relâchée.
+    pub fn nouvelle() -> Relache {
+        Relache(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+
+    /// Relâche les requêtes retenues par cette poignée, et celles qui le seront.
+    pub fn relacher(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Vrai une fois la poignée relâchée.
+    pub fn est_relachee(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Attend la relâche (rend aussitôt si c'est déjà fait).
+    pub async fn attendre(&self) {
+        let mut recepteur = self.0.subscribe();
+        // L'émetteur vit aussi longtemps que `self` : l'attente ne peut pas échouer.
+        let _ = recepteur.wait_for(|relachee| *relachee).await;
+    }
+}
+
+impl Default for Relache {
+    fn default() -> Relache {
+        Relache::nouvelle()
+    }
+}
+
+impl PartialEq for Relache {
+    fn eq(&self, autre: &Relache) -> bool {
+        Arc::ptr_eq(&self.0, &autre.0)
+    }
+}
+
+impl Eq for Relache {}
 
 /// Affiche une durée en `Nms` ou `Ns` (au millième près).
 struct DureeSpec(Duration);

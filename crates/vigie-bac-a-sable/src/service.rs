@@ -41,7 +41,7 @@ use tokio::task::JoinSet;
 
 use super::operation::{Cible, analyser_requete};
 use super::vigiechiro::{CORPS_API_MAX, ReponseApi, RequeteApi, Route, Vigiechiro};
-use super::{Compteurs, Operation, Panne, Pannes};
+use super::{Compteurs, Operation, Panne, Pannes, Relache};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -183,6 +183,7 @@ impl ServicePannes {
             }
             Some(Panne::EntetesLents(d)) => self.compte_gouttes.regler(*d),
             Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
+            Some(Panne::Retenir(relache)) => self.retenir(relache).await?,
             Some(Panne::Horloge(decalage)) => {
                 let refus = super::horloge::refus_horloge(
                     *decalage,
@@ -397,7 +398,11 @@ impl ServicePannes {
             }
             // L'API ne rend ni ETag ni signature SigV4 : ces pannes ne la touchent pas.
             Some(
-                Panne::Lenteur(_) | Panne::PerdreReponse | Panne::EtagAltere | Panne::Horloge(_),
+                Panne::Lenteur(_)
+                | Panne::Retenir(_)
+                | Panne::PerdreReponse
+                | Panne::EtagAltere
+                | Panne::Horloge(_),
             )
             | None => {}
         }
@@ -407,15 +412,18 @@ impl ServicePannes {
         // connexion) : c'est ce que fait la vraie plateforme, et ce qui rend un POST non
         // idempotent dangereux à rejouer.
         let lenteur = match &panne {
-            Some(Panne::Lenteur(d)) => Some(*d),
+            Some(Panne::Lenteur(d)) => Some(Retard::Duree(*d)),
+            Some(Panne::Retenir(relache)) => Some(Retard::Relache(relache.clone())),
             _ => None,
         };
         let service = self.clone();
         let cle_traitee = cle.clone();
         let (resultat, recu) = tokio::sync::oneshot::channel();
         let traitement = async move {
-            if let Some(d) = lenteur {
-                service.lenteur(d).await?;
+            match lenteur {
+                Some(Retard::Duree(d)) => service.lenteur(d).await?,
+                Some(Retard::Relache(relache)) => service.retenir(&relache).await?,
+                None => {}
             }
             let reponse = service
                 .api
@@ -499,6 +507,16 @@ impl ServicePannes {
             Ok(())
         } else {
             Err(self.couper("arrêt pendant une lenteur"))
+        }
+    }
+
+    /// Retient la requête jusqu'à la relâche (sans rien lire ni écrire) ; coupe la connexion
+    /// si l'arrêt du bac à sable est demandé avant.
+    async fn retenir(&self, relache: &Relache) -> Result<(), BoxError> {
+        let mut arret = self.arret.clone();
+        tokio::select! {
+            () = relache.attendre() => Ok(()),
+            _ = arret_demande(&mut arret) => Err(self.couper("arrêt pendant une retenue")),
         }
     }
 
@@ -734,6 +752,14 @@ fn echapper_xml(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// Ce qui fait attendre une requête d'API avant son traitement.
+enum Retard {
+    /// [`Panne::Lenteur`].
+    Duree(Duration),
+    /// [`Panne::Retenir`].
+    Relache(Relache),
 }
 
 /// Se termine quand l'arrêt est demandé (ou que le bac à sable a disparu). Le `Ref` de

@@ -1034,6 +1034,56 @@ async fn lenteur_puis_traitement_normal() {
     b.bac.arreter().await;
 }
 
+/// Une requête retenue ne reçoit rien (et rien d'elle n'est lu ni traité) avant la relâche,
+/// alors qu'une requête venue après elle est servie ; relâchée, elle est traitée normalement.
+/// L'ordre des événements le prouve, sans durée mesurée.
+#[tokio::test]
+async fn retenue_jusqu_a_la_relache_puis_traitement_normal() {
+    let b = banc().await;
+    let relache = Relache::nouvelle();
+    b.bac.pannes().programmer(Regle::prochaine(
+        Operation::PutObject,
+        Panne::Retenir(relache.clone()),
+    ));
+    let client = b.client.clone();
+    let retenue = tokio::spawn(async move { put(&client, "r.wav", b"retenu").await });
+    // La requête est arrivée (ses en-têtes sont lus et comptés) : le serveur la tient.
+    while b.bac.compteurs().requetes(Operation::PutObject) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Une requête venue après est servie pendant ce temps…
+    put(&b.client, "libre.wav", b"libre")
+        .await
+        .expect("Put libre");
+    assert!(existe(&b.client, "libre.wav").await);
+    // … alors que la retenue n'a toujours rien reçu, et que rien d'elle n'est lu ni traité.
+    assert!(!retenue.is_finished(), "réponse reçue avant la relâche");
+    assert!(!relache.est_relachee());
+    assert!(
+        !existe(&b.client, "r.wav").await,
+        "traitée avant la relâche"
+    );
+    assert_eq!(b.bac.compteurs().traitees(Operation::PutObject), 1);
+    assert_eq!(
+        b.bac.compteurs().octets_recus(),
+        5,
+        "seul le corps libre est lu"
+    );
+
+    relache.relacher();
+    retenue.await.expect("tâche").expect("Put relâché");
+    assert!(existe(&b.client, "r.wav").await);
+    assert_eq!(b.bac.compteurs().traitees(Operation::PutObject), 2);
+    assert_eq!(b.bac.compteurs().octets_recus(), 5 + 6);
+    // Relâchée, la poignée le reste : une requête retenue ensuite passe aussitôt.
+    b.bac.pannes().programmer(Regle::prochaine(
+        Operation::HeadObject,
+        Panne::Retenir(relache),
+    ));
+    assert!(existe(&b.client, "r.wav").await);
+    b.bac.arreter().await;
+}
+
 #[tokio::test]
 async fn blocage_puis_coupure_sans_rien_lire() {
     let b = banc().await;

@@ -625,6 +625,7 @@ impl Etat {
                 return Err(coupure("blocage"));
             }
             Some(Panne::Lenteur(d)) => tokio::time::sleep(*d).await,
+            Some(Panne::Retenir(relache)) => relache.attendre().await,
             Some(Panne::CouperCorpsApres(n)) => {
                 // Laisse passer au plus n octets, puis coupe : rien n'est transmis à moto.
                 let mut corps = std::pin::pin!(corps);
