@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, Regle, Relache, RetryAfter};
 
 #[test]
 fn une_nuit_de_20_fichiers_arrive_intacte_et_la_relance_ne_renvoie_rien() {
@@ -232,12 +232,13 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     let banc = Banc::nouveau();
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     let chemin = banc.fichier(nom, 3 * MIO);
-    banc.panne_prochaine(Operation::PutObject, lenteur_ms(1500));
+    let relache = Relache::nouvelle();
+    banc.panne_prochaine(Operation::PutObject, Panne::Retenir(relache.clone()));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT arrive", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 1
     });
-    // Le fichier grossit pendant que le serveur fait attendre l'envoi.
+    // Le fichier grossit pendant que le serveur retient l'envoi.
     use std::io::Write;
     std::fs::OpenOptions::new()
         .append(true)
@@ -245,6 +246,7 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
         .unwrap()
         .write_all(&[7; 4096])
         .unwrap();
+    relache.relacher();
     let out = attendre_fin(enfant, Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Operation, Panne, Regle, Relache, RetryAfter};
 
 const NOM_A: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
 const NOM_B: &str = "Car640139-2026-Pass1-A1-OB-1_20260621_221501_000.wav";
@@ -153,7 +153,13 @@ fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
 fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     let banc = Banc::avec_fichier(NOM_A, 20_000);
     let b = banc.fichier(NOM_B, 2 * MIO);
-    banc.panne_nieme(Operation::PutObject, NOM_B, 1, lenteur_ms(1200));
+    let relache = Relache::nouvelle();
+    banc.panne_nieme(
+        Operation::PutObject,
+        NOM_B,
+        1,
+        Panne::Retenir(relache.clone()),
+    );
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT de b arrive", |bac| {
         bac.compteurs()
@@ -161,6 +167,7 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
             >= 1
     });
     std::fs::remove_file(&b).unwrap();
+    relache.relacher();
     let out = attendre_fin(enfant, Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     let etat = banc.etat();
@@ -187,17 +194,19 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     let chemin_simple = banc.fichier(&simple, 2 * MIO);
     let chemin_gros = banc.fichier(&gros, 7 * MIO);
     let cle = |titre: &str| vigie_bac_a_sable::cle_fichier(PARTICIPATION, titre).unwrap();
+    // Une seule poignée retient les deux envois jusqu'à ce que les fichiers aient grossi.
+    let relache = Relache::nouvelle();
     banc.panne(Regle::nieme(
         Operation::PutObject,
         &cle(&simple),
         1,
-        lenteur_ms(1200),
+        Panne::Retenir(relache.clone()),
     ));
     banc.panne(Regle::nieme(
         Operation::UploadPart,
         &cle(&gros),
         2,
-        lenteur_ms(1200),
+        Panne::Retenir(relache.clone()),
     ));
     let enfant = banc.lancer(banc.depot_plateforme());
     banc.attendre("les deux envois sont en vol", |bac| {
@@ -211,6 +220,7 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     });
     grossir(&chemin_simple, 4096);
     grossir(&chemin_gros, 4096);
+    relache.relacher();
     let out = attendre_fin(enfant, Duration::from_secs(30));
     assert_eq!(code(&out), 1, "{}", texte(&out));
     for titre in [&simple, &gros] {

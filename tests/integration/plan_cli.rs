@@ -153,7 +153,13 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
         "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
         2 * MIO,
     );
-    banc.panne(vigie_bac_a_sable::Regle::proportion(1.0, lenteur_ms(1500)));
+    // Le premier PUT est retenu : le premier `vigie` tient son plan tant que l'essai n'a pas
+    // relâché la requête.
+    let relache = vigie_bac_a_sable::Relache::nouvelle();
+    banc.panne_prochaine(
+        vigie_bac_a_sable::Operation::PutObject,
+        vigie_bac_a_sable::Panne::Retenir(relache.clone()),
+    );
     let premier = banc.lancer(banc.depot());
     banc.attendre("le premier envoie", |b| {
         b.compteurs()
@@ -175,6 +181,7 @@ fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avanc
         .arg(banc.bac().endpoint())
         .args(Banc::options_rapides());
     autre.finir_en(0);
+    relache.relacher();
     let out = attendre_fin(premier, Duration::from_secs(30));
     assert_eq!(code(&out), 0, "{}", texte(&out));
 }
