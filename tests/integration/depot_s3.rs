@@ -233,7 +233,12 @@ fn un_fichier_modifie_pendant_l_envoi_n_est_pas_declare_depose() {
     let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
     let chemin = banc.fichier(nom, 3 * MIO);
     let relache = Relache::nouvelle();
-    banc.panne_prochaine(Operation::PutObject, Panne::Retenir(relache.clone()));
+    banc.panne(retenir_a_partir_de(
+        Operation::PutObject,
+        &banc.cle(nom),
+        1,
+        &relache,
+    ));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT arrive", |b| {
         b.compteurs().requetes(Operation::PutObject) >= 1

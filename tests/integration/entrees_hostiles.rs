@@ -154,12 +154,12 @@ fn fichier_supprime_pendant_l_envoi_s3_echec_local_puis_sort_du_plan() {
     let banc = Banc::avec_fichier(NOM_A, 20_000);
     let b = banc.fichier(NOM_B, 2 * MIO);
     let relache = Relache::nouvelle();
-    banc.panne_nieme(
+    banc.panne(retenir_a_partir_de(
         Operation::PutObject,
-        NOM_B,
+        &banc.cle(NOM_B),
         1,
-        Panne::Retenir(relache.clone()),
-    );
+        &relache,
+    ));
     let enfant = banc.lancer(banc.depot());
     banc.attendre("le PUT de b arrive", |bac| {
         bac.compteurs()
@@ -196,17 +196,17 @@ fn fichier_qui_grossit_pendant_l_envoi_vers_la_plateforme_n_est_pas_finalise() {
     let cle = |titre: &str| vigie_bac_a_sable::cle_fichier(PARTICIPATION, titre).unwrap();
     // Une seule poignée retient les deux envois jusqu'à ce que les fichiers aient grossi.
     let relache = Relache::nouvelle();
-    banc.panne(Regle::nieme(
+    banc.panne(retenir_a_partir_de(
         Operation::PutObject,
         &cle(&simple),
         1,
-        Panne::Retenir(relache.clone()),
+        &relache,
     ));
-    banc.panne(Regle::nieme(
+    banc.panne(retenir_a_partir_de(
         Operation::UploadPart,
         &cle(&gros),
         2,
-        Panne::Retenir(relache.clone()),
+        &relache,
     ));
     let enfant = banc.lancer(banc.depot_plateforme());
     banc.attendre("les deux envois sont en vol", |bac| {

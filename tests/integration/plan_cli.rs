@@ -149,17 +149,17 @@ fn base_corrompue_refusee_sans_modification() {
 #[test]
 fn deux_vigie_sur_le_meme_plan_le_second_sort_en_4_sur_deux_plans_les_deux_avancent() {
     let banc = Banc::nouveau();
-    banc.fichier(
-        "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav",
-        2 * MIO,
-    );
-    // Le premier PUT est retenu : le premier `vigie` tient son plan tant que l'essai n'a pas
-    // relâché la requête.
+    let nom = "Car640139-2026-Pass1-A1-OB-1_20260621_221500_000.wav";
+    banc.fichier(nom, 2 * MIO);
+    // Les PUT du premier plan sont retenus : le premier `vigie` tient son plan tant que l'essai
+    // n'a pas relâché ses requêtes (celles de l'autre plan, sous un autre préfixe, passent).
     let relache = vigie_bac_a_sable::Relache::nouvelle();
-    banc.panne_prochaine(
+    banc.panne(retenir_a_partir_de(
         vigie_bac_a_sable::Operation::PutObject,
-        vigie_bac_a_sable::Panne::Retenir(relache.clone()),
-    );
+        &banc.cle(nom),
+        1,
+        &relache,
+    ));
     let premier = banc.lancer(banc.depot());
     banc.attendre("le premier envoie", |b| {
         b.compteurs()

@@ -4,7 +4,7 @@
 
 use std::process::Output;
 
-use vigie_bac_a_sable::{Compteurs, Operation, Panne, Regle, RetryAfter};
+use vigie_bac_a_sable::{Compteurs, Operation, Panne, Regle, Relache, RetryAfter};
 
 use super::{Banc, texte};
 
@@ -27,6 +27,15 @@ pub fn code_http_apres(code: u16, retry_after: RetryAfter) -> Panne {
 /// La panne « retenir la réponse `ms` millisecondes » (`Panne::Lenteur`).
 pub fn lenteur_ms(ms: u64) -> Panne {
     Panne::Lenteur(std::time::Duration::from_millis(ms))
+}
+
+/// La règle « retenir jusqu'à la relâche la `n`-ième requête `op` sur la clé `cle`, et toutes
+/// celles qui la suivent » (`Panne::Retenir`). Ses reprises sont ainsi retenues elles aussi :
+/// un client qui coupe une requête qui se tait trop longtemps (sous une charge extrême, le
+/// silence toléré de vigie, 10 s au moins, peut passer avant le geste de l'essai) la renvoie,
+/// et ce renvoi ne doit pas passer avant la relâche.
+pub fn retenir_a_partir_de(op: Operation, cle: &str, n: u64, relache: &Relache) -> Regle {
+    Regle::nieme(op, cle, n, Panne::Retenir(relache.clone())).fois(u64::MAX)
 }
 
 impl Banc {
