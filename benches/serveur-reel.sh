@@ -58,7 +58,7 @@ fi
 
 # --- un lancement : un dossier neuf, trois serveurs ----------------------------------------
 # Les trois derniers lancements restent, pour y relire journaux et sorties.
-ls -dt "$TRAVAIL"/lancement-* 2> /dev/null | tail -n +3 | xargs -r rm -rf
+{ ls -dt "$TRAVAIL"/lancement-* 2> /dev/null || true; } | tail -n +3 | xargs -r rm -rf
 LANCEMENT=$(mktemp -d "$TRAVAIL/lancement-XXXXXX")
 echo "== $("$ENV_SERVEUR/bin/python" -c 'import platform, flask, pymongo, gunicorn, mongomock; print("Python", platform.python_version(), "· Flask", flask.__version__, "· pymongo", pymongo.version, "· gunicorn", gunicorn.__version__, "· mongomock", mongomock.__version__)') · moto $("$ENV_MOTO/bin/python" -c 'from importlib.metadata import version; print(version("moto"))')"
 echo "   serveur : $SERVEUR ; vigie : $VIGIE_BIN ($("$VIGIE_BIN" --version))"
@@ -175,13 +175,20 @@ verdict "relance : aucune seconde création" '[ $c = 0 ] && [ "$(api_depuis "$m"
 
 echo "-- 4. reprise après kill -9"
 nuit "$LANCEMENT/nuit4" 6 200000 Car640380-2026-Pass3-A1-OB-1_20260624_
+# La participation du banc est celle de la nuit 1 (Pass1, soirée du 20 juin) ; les nuits de 4,
+# 5, 8 et 9 y vont aussi, sous un autre passage pour que leurs noms restent distincts : vigie le
+# refuse sans --forcer-participation (la plateforme ne laisse pas retirer un fichier accepté),
+# ce qui est vérifié ici une fois contre le vrai serveur, puis forcé.
+m=$(marque)
+vigie depot "$LANCEMENT/nuit4" --participation "$P" > "$LANCEMENT/s4a.out" 2>&1 && c=0 || c=$?
+verdict "autre passage que la participation : code 2, rien de déclaré ni d'envoyé" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ] && [ "$(s3_depuis "$m" '\''.methode == "PUT"'\'')" = 0 ] && grep -q "forcer-participation" "$LANCEMENT/s4a.out"' "(code $c)"
 echo "_220004_000.wav" > "$LANCEMENT/bloquer"
 m=$(marque)
-vigie_fond depot "$LANCEMENT/nuit4" --participation "$P" --paralleles 1; pid=$!
+vigie_fond depot "$LANCEMENT/nuit4" --participation "$P" --forcer-participation --paralleles 1; pid=$!
 tuer_quand_retenu $pid
 avant=$(s3_depuis "$m" '.methode == "PUT" and .statut == 200')
 m2=$(marque)
-vigie depot "$LANCEMENT/nuit4" --participation "$P" > "$LANCEMENT/s4.out" 2>&1 && c=0 || c=$?
+vigie depot "$LANCEMENT/nuit4" --participation "$P" --forcer-participation > "$LANCEMENT/s4.out" 2>&1 && c=0 || c=$?
 verdict "relance : code 0, seuls les fichiers manquants repartent" '[ $c = 0 ] && [ "$(s3_depuis "$m2" '\''.methode == "PUT" and .statut == 200'\'')" = $((6 - avant)) ]' "(partis avant : $avant)"
 vigie verifier > /dev/null 2>&1 && c=0 || c=$?
 verdict "vigie verifier : tout est intact" '[ $c = 0 ]'
@@ -193,7 +200,7 @@ for f in "$LANCEMENT"/nuit5/*.wav; do
     -d "{\"titre\": \"$(basename "$f")\", \"lien_participation\": \"$P\"}" > /dev/null
 done
 m=$(marque)
-vigie depot "$LANCEMENT/nuit5" --participation "$P" > "$LANCEMENT/s5.out" 2>&1 && c=0 || c=$?
+vigie depot "$LANCEMENT/nuit5" --participation "$P" --forcer-participation > "$LANCEMENT/s5.out" 2>&1 && c=0 || c=$?
 total=$(curl -sf -u "$OBS:" "$API/participations/$P/pieces_jointes?max_results=100" | jq '[._items[] | select(.titre | startswith("Car640380-2026-Pass4"))] | length')
 verdict "code 0, repris sans doublon (3 enregistrements)" '[ $c = 0 ] && [ "$total" = 3 ]' "(code $c, $total)"
 
@@ -216,7 +223,7 @@ mkdir -p "$LANCEMENT/nuit8"
 head -c $((12 * 1024 * 1024)) /dev/urandom > "$LANCEMENT/nuit8/Car640380-2026-Pass5-A1-OB-1_20260628_220000_000.wav"
 echo "partNumber=3" > "$LANCEMENT/bloquer"
 m=$(marque)
-vigie_fond depot "$LANCEMENT/nuit8" --participation "$P" --seuil-multipart 6 --paralleles 1; pid=$!
+vigie_fond depot "$LANCEMENT/nuit8" --participation "$P" --forcer-participation --seuil-multipart 6 --paralleles 1; pid=$!
 tuer_quand_retenu $pid
 parties=$(s3_depuis "$m" '.methode == "PUT" and (.sous | test("partNumber")) and .statut == 200')
 m=$(marque)
@@ -231,7 +238,7 @@ verdict "vigie verifier : l'objet assemblé est intact" '[ $c = 0 ]'
 echo "-- 9. --debit-max retenu par vigie retenter-echecs"
 nuit "$LANCEMENT/nuit9" 4 200000 Car640380-2026-Pass6-A1-OB-1_20260630_
 echo "_220003_000.wav" > "$LANCEMENT/bloquer"
-vigie_fond depot "$LANCEMENT/nuit9" --participation "$P" --debit-max 2Mo/s --paralleles 1; pid=$!
+vigie_fond depot "$LANCEMENT/nuit9" --participation "$P" --forcer-participation --debit-max 2Mo/s --paralleles 1; pid=$!
 tuer_quand_retenu $pid
 vigie retenter-echecs --json > "$LANCEMENT/s9.json" 2> /dev/null && c=0 || c=$?
 verdict "code 0, la limite reprise (2 Mo/s)" '[ $c = 0 ] && [ "$(tail -1 "$LANCEMENT/s9.json" | jq -r ".reglages_repris[\"--debit-max\"]")" = "2 Mo/s" ]' "(code $c)"
