@@ -169,6 +169,19 @@ fn le_depot_se_suffit() {
     );
 }
 
+/// La règle `ligne` (par exemple `unsafe_code = "deny"`) est dans `[workspace.lints.rust]` du
+/// Cargo.toml de l'espace de travail.
+fn regle_de_l_espace(ligne: &str) {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let espace = std::fs::read_to_string(racine.join("Cargo.toml")).unwrap();
+    let regles = espace
+        .split("[workspace.lints.rust]")
+        .nth(1)
+        .expect("[workspace.lints.rust] dans Cargo.toml");
+    let regles = regles.split("\n[").next().unwrap();
+    assert!(regles.lines().any(|l| l.trim() == ligne), "{regles}");
+}
+
 /// `unsafe` n'est permis que dans `src/plateforme/` : l'espace de travail le refuse
 /// (`unsafe_code = "deny"` dans `[workspace.lints.rust]`, repris par chaque crate), et seul
 /// `src/plateforme/` le lève, fonction par fonction, avec une justification juste au-dessus.
@@ -176,18 +189,7 @@ fn le_depot_se_suffit() {
 fn unsafe_permis_seulement_dans_plateforme() {
     let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let lire = |p: &str| std::fs::read_to_string(racine.join(p)).unwrap();
-    let espace = lire("Cargo.toml");
-    let regles = espace
-        .split("[workspace.lints.rust]")
-        .nth(1)
-        .expect("[workspace.lints.rust] dans Cargo.toml");
-    let regles = regles.split("\n[").next().unwrap();
-    assert!(
-        regles
-            .lines()
-            .any(|l| l.trim() == r#"unsafe_code = "deny""#),
-        "{regles}"
-    );
+    regle_de_l_espace(r#"unsafe_code = "deny""#);
     for crate_ in ["Cargo.toml", "crates/vigie-bac-a-sable/Cargo.toml"] {
         assert!(
             lire(crate_).contains("[lints]\nworkspace = true\n"),
@@ -242,18 +244,7 @@ fn unsafe_permis_seulement_dans_plateforme() {
 fn surface_publique_restreinte() {
     let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let lire = |p: &str| std::fs::read_to_string(racine.join(p)).unwrap();
-    let espace = lire("Cargo.toml");
-    let regles = espace
-        .split("[workspace.lints.rust]")
-        .nth(1)
-        .expect("[workspace.lints.rust] dans Cargo.toml");
-    let regles = regles.split("\n[").next().unwrap();
-    assert!(
-        regles
-            .lines()
-            .any(|l| l.trim() == r#"unreachable_pub = "warn""#),
-        "{regles}"
-    );
+    regle_de_l_espace(r#"unreachable_pub = "warn""#);
     let publics: Vec<String> = lire("src/lib.rs")
         .lines()
         .filter_map(|l| l.strip_prefix("pub mod "))
