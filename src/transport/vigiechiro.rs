@@ -524,23 +524,23 @@ impl Renouvelable<reqwest::Client> {
     }
 }
 
-/// Le client HTTP de la plateforme et de ses URL signées, **un par époque du réseau** (voir
-/// `connexions`) pour tout le processus : le construire relit les certificats racine du
-/// système (quelques millisecondes chacun), et une saison en demandait un par nuit. Partagé,
-/// il partage aussi son réservoir de connexions ; après une coupure déclarée, le suivant est
-/// neuf, réservoir vide, comme celui de chaque [`Renouvelable`].
-fn client_http() -> Result<reqwest::Client, reqwest::Error> {
-    static PARTAGE: std::sync::Mutex<Option<(u64, reqwest::Client)>> = std::sync::Mutex::new(None);
+/// Le client HTTP de la plateforme et de ses URL signées, **un seul pour tout le processus**,
+/// refait à neuf (réservoir vide) après chaque coupure déclarée comme tout [`Renouvelable`] :
+/// le construire relit les certificats racine du système (quelques millisecondes chacun), et
+/// une saison en demandait un par nuit.
+fn client_http() -> Result<Arc<Renouvelable<reqwest::Client>>, reqwest::Error> {
+    static PARTAGE: std::sync::Mutex<Option<Arc<Renouvelable<reqwest::Client>>>> =
+        std::sync::Mutex::new(None);
     let mut partage = PARTAGE.lock().unwrap_or_else(|e| e.into_inner());
-    let epoque = super::connexions::epoque();
-    if let Some((de, client)) = partage.as_ref()
-        && *de == epoque
-    {
-        return Ok(client.clone());
+    if let Some(client) = partage.as_ref() {
+        return Ok(Arc::clone(client));
     }
-    let neuf = construire_client_http()?;
-    *partage = Some((epoque, neuf.clone()));
-    Ok(neuf)
+    let premier = construire_client_http()?;
+    let client = Arc::new(Renouvelable::nouveau(premier, || {
+        construire_client_http().ok()
+    }));
+    *partage = Some(Arc::clone(&client));
+    Ok(client)
 }
 
 /// Combien de clients HTTP [`construire_client_http`] a construits (pour les essais).
@@ -634,7 +634,7 @@ impl ClientVigieChiro {
         autorisation.set_sensitive(true);
         let http = client_http().map_err(|e| super::client_http_impossible(&e))?;
         Ok(ClientVigieChiro {
-            http: Arc::new(Renouvelable::nouveau(http, || client_http().ok())),
+            http,
             api: api.trim_end_matches('/').to_owned(),
             autorisation,
         })
