@@ -28,7 +28,7 @@ pub(crate) struct Enregistrement {
     /// Date de modification, nanosecondes Unix.
     pub(crate) modifie_ns: i64,
     /// L'identité du fichier relevée par l'inventaire (voir
-    /// `plateforme::identite_inventoriee`) : la planification la reprend telle quelle, sans
+    /// `plateforme::DossierOuvert::examiner`) : la planification la reprend telle quelle, sans
     /// relire le fichier une seconde fois.
     pub(crate) identite: Option<crate::plateforme::IdentiteFichier>,
 }
@@ -166,7 +166,7 @@ fn parcourir(
             return Ok(());
         }
     };
-    // Chaque enregistrement est ouvert (se lit-il ?) par son nom dans ce dossier.
+    // Chaque enregistrement est examiné (se lit-il ? son identité) par son nom dans ce dossier.
     let ouvert = crate::plateforme::DossierOuvert::nouveau(dossier);
     for entree in entrees {
         let entree = match entree {
@@ -241,7 +241,7 @@ fn parcourir(
         } else if meta.len() == 0 {
             inv.vides.push(chemin);
         } else {
-            match ouvert.ouvrir(&nom_os) {
+            match ouvert.examiner(&nom_os, &meta) {
                 Err(e) => inv.problemes.push(ProblemeFichier {
                     chemin,
                     probleme: format!(
@@ -249,11 +249,11 @@ fn parcourir(
                         crate::sortie::erreur_systeme(&e)
                     ),
                 }),
-                Ok(fichier) => inv.enregistrements.push(Enregistrement {
+                Ok(identite) => inv.enregistrements.push(Enregistrement {
                     chemin,
                     taille: meta.len(),
                     modifie_ns: crate::plateforme::modifie_ns(&meta),
-                    identite: crate::plateforme::identite_inventoriee(&meta, &fichier),
+                    identite,
                 }),
             }
         }

@@ -89,14 +89,18 @@ pub(crate) fn sans_suivre_les_liens(options: &mut OpenOptions) -> &mut OpenOptio
     options
 }
 
-/// Un dossier dont on ouvre les fichiers en lecture par leur seul nom, comme
-/// `File::open(dossier.join(nom))` : sous Unix, par `openat` sur le dossier ouvert, sans
-/// reparcourir tout le chemin à chaque fichier (l'inventaire d'une saison en ouvre 100 000 à
-/// chaque relance) ; ailleurs, ou si le dossier ne s'ouvre pas ainsi, par le chemin.
+/// Un dossier dont l'inventaire examine les fichiers par leur seul nom : se lisent-ils, et
+/// quelle est leur identité. Sous Unix, par `faccessat` sur le dossier ouvert, sans
+/// reparcourir tout le chemin ni ouvrir le fichier (l'inventaire d'une saison en examine
+/// 100 000 à chaque relance) ; sous Windows, qui ne donne l'identité que par une poignée, en
+/// l'ouvrant ; si le dossier ne s'ouvre pas ainsi, par le chemin.
 pub(crate) struct DossierOuvert {
     chemin: std::path::PathBuf,
     #[cfg(unix)]
     dossier: Option<File>,
+    /// L'utilisateur effectif du processus (voir [`DossierOuvert::examiner`]).
+    #[cfg(unix)]
+    utilisateur: u32,
 }
 
 impl DossierOuvert {
@@ -112,44 +116,79 @@ impl DossierOuvert {
                     .open(chemin)
                     .ok()
             },
+            #[cfg(unix)]
+            utilisateur: utilisateur_effectif(),
         }
     }
 
-    /// Ouvre en lecture le fichier `nom` du dossier (mêmes drapeaux que `File::open`).
-    pub(crate) fn ouvrir(&self, nom: &std::ffi::OsStr) -> io::Result<File> {
+    /// Le fichier `nom` du dossier, que l'inventaire vient de décrire (`meta`, lu sans suivre
+    /// de lien) : se lit-il (l'erreur du système sinon), et son identité, sous la même forme
+    /// que [`identite_du_chemin`] (la planification la reprend au lieu de relire le fichier).
+    ///
+    /// Sous Unix, le fichier n'est pas ouvert (ouverture et fermeture de chaque fichier
+    /// faisaient le quart du coût d'une reprise de saison) :
+    /// - un fichier à l'utilisateur du processus, que son propriétaire a le droit de lire, se
+    ///   lit, sans rien demander de plus : les droits Unix comme les ACL POSIX (dont l'entrée
+    ///   du propriétaire est ces bits-là) le disent ainsi à une ouverture ;
+    /// - sinon, la question est posée au système (`faccessat`, `R_OK`) : groupes, ACL et
+    ///   privilèges compris, comme à une ouverture.
+    ///
+    /// Ce que seule l'ouverture dirait (un module de sécurité qui la refuse, un système de
+    /// fichiers réseau qui la refuse à son tour) est dit par l'envoi, comme une lecture qui
+    /// échoue en cours de route : un échec de ce fichier, qui ne part pas.
+    pub(crate) fn examiner(
+        &self,
+        nom: &std::ffi::OsStr,
+        meta: &Metadata,
+    ) -> io::Result<Option<IdentiteFichier>> {
         #[cfg(unix)]
-        if let Some(dossier) = &self.dossier {
-            return ouvrir_dans(dossier, nom);
+        {
+            use std::os::unix::fs::MetadataExt;
+            let a_moi_et_lisible = meta.uid() == self.utilisateur && meta.mode() & 0o400 != 0;
+            if !a_moi_et_lisible {
+                match &self.dossier {
+                    Some(dossier) => lisible_dans(dossier, nom)?,
+                    None => drop(File::open(self.chemin.join(nom))?),
+                }
+            }
+            Ok(Some(identite_de_meta(meta)))
         }
-        File::open(self.chemin.join(nom))
+        #[cfg(not(unix))]
+        {
+            // Windows ne donne l'index que par une poignée ouverte.
+            let _ = meta;
+            let fichier = File::open(self.chemin.join(nom))?;
+            Ok(identite_de_poignee(&fichier))
+        }
     }
 }
 
-/// `openat(dossier, nom, O_RDONLY | O_CLOEXEC)`, repris s'il est interrompu, comme le fait
-/// `File::open`.
+/// L'utilisateur effectif du processus : celui dont une ouverture vérifie les droits.
 #[cfg(unix)]
-// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : `openat`, que std ne donne pas en
-// stable.
+// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : `geteuid`, que std ne donne pas.
 #[allow(unsafe_code)]
-fn ouvrir_dans(dossier: &File, nom: &std::ffi::OsStr) -> io::Result<File> {
-    use std::os::fd::{AsRawFd, FromRawFd};
+fn utilisateur_effectif() -> u32 {
+    // SAFETY : `geteuid` ne prend rien, ne peut pas échouer et ne touche à aucune mémoire.
+    unsafe { libc::geteuid() }
+}
+
+/// `faccessat(dossier, nom, R_OK, 0)` : le fichier se lit-il, pour l'utilisateur du
+/// processus (identifiants réels, qui sont ceux d'un `vigie` lancé normalement) ; repris s'il
+/// est interrompu.
+#[cfg(unix)]
+// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : `faccessat`, que std ne donne pas.
+#[allow(unsafe_code)]
+fn lisible_dans(dossier: &File, nom: &std::ffi::OsStr) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     let nom = std::ffi::CString::new(nom.as_bytes())
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     loop {
         // SAFETY : `dossier` est ouvert et emprunté pendant l'appel ; `nom` est une chaîne C
-        // terminée par un zéro, vivante pendant l'appel.
-        let fd = unsafe {
-            libc::openat(
-                dossier.as_raw_fd(),
-                nom.as_ptr(),
-                libc::O_RDONLY | libc::O_CLOEXEC,
-            )
-        };
-        if fd >= 0 {
-            // SAFETY : `fd` vient d'être ouvert par l'appel et n'appartient à rien d'autre :
-            // le `File` le fermera.
-            return Ok(unsafe { File::from_raw_fd(fd) });
+        // terminée par un zéro, vivante pendant l'appel. Rien n'est ouvert ni rendu.
+        let r = unsafe { libc::faccessat(dossier.as_raw_fd(), nom.as_ptr(), libc::R_OK, 0) };
+        if r == 0 {
+            return Ok(());
         }
         let e = io::Error::last_os_error();
         if e.kind() != io::ErrorKind::Interrupted {
@@ -407,23 +446,6 @@ fn identite_de_meta(meta: &Metadata) -> IdentiteFichier {
     IdentiteFichier {
         volume: meta.dev(),
         index: meta.ino(),
-    }
-}
-
-/// L'identité d'un fichier que l'inventaire vient de décrire (`meta`, lu sans suivre de lien)
-/// et d'ouvrir (`fichier`), sous la même forme que [`identite_du_chemin`] et sans appel au
-/// système de plus sous Unix : la planification la reprend au lieu de relire chaque fichier.
-pub(crate) fn identite_inventoriee(meta: &Metadata, fichier: &File) -> Option<IdentiteFichier> {
-    #[cfg(unix)]
-    {
-        let _ = fichier;
-        Some(identite_de_meta(meta))
-    }
-    #[cfg(not(unix))]
-    {
-        // Windows ne donne l'index que par une poignée ouverte : celle de l'inventaire.
-        let _ = meta;
-        identite_de_poignee(fichier)
     }
 }
 
