@@ -20,7 +20,8 @@ use crate::destination::{
 use crate::inventaire::{self, Enregistrement, Inventaire};
 use crate::noms::{self, Empechement};
 use crate::plan::{
-    Base, DepotPlan, EtatUnite, FichierPlanifie, ReglagesRetenus, Replanification, VerrouPlan,
+    Base, DeposeeARelire, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus,
+    Replanification, VerrouPlan,
 };
 use crate::plateforme::FichierAttendu;
 use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
@@ -439,13 +440,13 @@ pub(super) fn enregistrer(
         let verrou = VerrouPlan::prendre(base.chemin(), &dossier, identite, &libelle)?;
         (base, Some(verrou))
     };
-    let dates_seules = dates_seules(&base, &dossier, identite, &fichiers)?;
-    let r = base.planifier_avec(
+    let r = planifier_en_relisant(
+        &mut base,
         &dossier,
         identite,
         &fichiers,
         redeposer_modifies,
-        &dates_seules,
+        None,
     )?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     annoncer_planification(g, &inventaire, &r, &plan, a_blanc)?;
@@ -458,21 +459,46 @@ pub(super) fn enregistrer(
     })
 }
 
-/// Les fichiers déjà déposés du plan dont seule la date a changé (même taille) et dont le
-/// contenu, relu, est celui du dépôt : une carte FAT garde l'heure locale, et le passage à
-/// l'heure d'été (ou un autre système) décale d'une heure toutes ses dates sans changer un
-/// octet. Ceux-là ne sont ni « changés » ni renvoyés. Un fichier illisible, ou sans empreinte
-/// comparable, reste dit changé.
-pub(super) fn dates_seules(
-    base: &Base,
+/// Planifie la nuit (voir [`Base::planifier_dans`]), en relisant au besoin les fichiers déjà
+/// déposés dont seule la date a changé (même taille) : ceux dont le contenu, relu, est celui
+/// du dépôt ne sont ni « changés » ni renvoyés. Une carte FAT garde l'heure locale, et le
+/// passage à l'heure d'été (ou un autre système) décale d'une heure toutes ses dates sans
+/// changer un octet. Un fichier illisible, ou sans empreinte comparable, reste dit changé.
+/// Sans date changée (le cas d'une reprise), le plan n'est lu qu'une fois.
+pub(super) fn planifier_en_relisant(
+    base: &mut Base,
     dossier: &str,
     identite: &str,
     fichiers: &[FichierPlanifie],
-) -> Result<HashSet<String>> {
-    let a_relire = base.deposees_a_relire(dossier, identite, fichiers)?;
-    if a_relire.is_empty() {
-        return Ok(HashSet::new());
+    redeposer_modifies: bool,
+    perimetre: Option<&[String]>,
+) -> Result<Replanification> {
+    let mut dates_seules = None;
+    loop {
+        let issue = base.planifier_dans(
+            dossier,
+            identite,
+            fichiers,
+            redeposer_modifies,
+            dates_seules.as_ref(),
+            perimetre,
+        )?;
+        match issue {
+            Planifiee::Faite(r) => return Ok(r),
+            // Rendu seulement sans dates relues : le second tour les donne.
+            Planifiee::ARelire(a_relire) => {
+                dates_seules = Some(relire_dates(dossier, fichiers, a_relire)?);
+            }
+        }
     }
+}
+
+/// Ceux de `a_relire` dont le contenu est celui du dépôt.
+fn relire_dates(
+    dossier: &str,
+    fichiers: &[FichierPlanifie],
+    a_relire: Vec<DeposeeARelire>,
+) -> Result<HashSet<String>> {
     let identites: HashMap<&str, Option<&str>> = fichiers
         .iter()
         .map(|f| (f.chemin.as_str(), f.identite.as_deref()))

@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::depot::{RIEN_ENVOYE, dates_seules, fichier_planifie, inventorier_et_valider, preparer};
+use super::depot::{
+    RIEN_ENVOYE, fichier_planifie, inventorier_et_valider, planifier_en_relisant, preparer,
+};
 use super::envoi::{Envoi, runtime};
 use crate::cli::{
     ArgsDepot, ArgsEtat, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
@@ -756,14 +758,13 @@ fn deposer(
                 avant,
             ),
         };
-        let dates = dates_seules(&base, &dossier, &identite, &fichiers)?;
         let perimetre = perimetre(&racine, &reunion.dossiers);
-        let r = base.planifier_dans(
+        let r = planifier_en_relisant(
+            &mut base,
             &dossier,
             &identite,
             &fichiers,
             args.redeposer_modifies,
-            &dates,
             Some(&perimetre),
         )?;
         let plan = r.plan.clone().context("plan absent après planification")?;
@@ -1105,13 +1106,12 @@ pub(super) fn retenter_saison(
         let libelle = libelle_liee(&n.nuit);
         let verrou =
             VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
-        let dates = dates_seules(&base, &plan.dossier, &plan.destination, &fichiers)?;
-        let r = base.planifier_dans(
+        let r = planifier_en_relisant(
+            &mut base,
             &plan.dossier,
             &plan.destination,
             &fichiers,
             false,
-            &dates,
             Some(&[String::new()]),
         )?;
         let plan = r.plan.context("plan absent après planification")?;

@@ -29,7 +29,9 @@ pub use modele::CauseRefus;
 pub(crate) use modele::{DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
 pub(crate) use reglages::ReglagesRetenus;
 pub(crate) use saison::{NuitLiee, NuitPlanifiee};
-pub(crate) use unites::{EntreeJournal, FichierPlanifie, Replanification};
+pub(crate) use unites::{
+    DeposeeARelire, EntreeJournal, FichierPlanifie, Planifiee, Replanification,
+};
 pub(crate) use verrou::VerrouPlan;
 
 /// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.

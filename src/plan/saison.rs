@@ -280,34 +280,23 @@ mod tests {
             "vigiechiro:participation/x",
             [f("PA1/a.wav"), f("PA2/b.wav")],
         );
-        let sans_date = std::collections::HashSet::new();
         base.planifier("/s", id, &tous, false).unwrap();
-        let r = base
-            .planifier_dans(
-                "/s",
-                id,
-                &tous[..1],
-                false,
-                &sans_date,
-                Some(&["PA1".into()]),
-            )
-            .unwrap();
+        let mut dans = |fichiers: &[FichierPlanifie], perimetre: &[String]| {
+            let sans_date = std::collections::HashSet::new();
+            match base
+                .planifier_dans("/s", id, fichiers, false, Some(&sans_date), Some(perimetre))
+                .unwrap()
+            {
+                crate::plan::Planifiee::Faite(r) => r,
+                crate::plan::Planifiee::ARelire(a) => panic!("à relire : {a:?}"),
+            }
+        };
+        let r = dans(&tous[..1], &["PA1".into()]);
         assert_eq!(r.retirees, 0);
         // « PA1/a.wav » n'est pas sous le dossier « PA ».
-        let r = base
-            .planifier_dans("/s", id, &[], false, &sans_date, Some(&["PA".into()]))
-            .unwrap();
+        let r = dans(&[], &["PA".into()]);
         assert_eq!(r.retirees, 0);
-        let r = base
-            .planifier_dans(
-                "/s",
-                id,
-                &tous[..1],
-                false,
-                &sans_date,
-                Some(&[String::new()]),
-            )
-            .unwrap();
+        let r = dans(&tous[..1], &[String::new()]);
         assert_eq!(r.retirees, 1);
     }
 

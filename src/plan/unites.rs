@@ -44,8 +44,36 @@ pub(crate) struct Replanification {
     pub(crate) redeposees: u64,
 }
 
+/// Ce que la planification écrit pour une unité (son identifiant) ou un fichier.
+enum Geste<'f> {
+    /// Un fichier nouveau entre `a_deposer`.
+    Inserer(&'f FichierPlanifie),
+    /// Même fichier, autre identité (copié, restauré) : c'est lui que l'envoi retrouvera.
+    NoterIdentite(i64, &'f FichierPlanifie),
+    /// Déposée, seule sa date a changé, contenu relu identique : la date est notée.
+    NoterDate(i64, &'f FichierPlanifie),
+    /// Déposée et changée, avec `redeposer_modifies` : elle repart.
+    Redeposer(i64, &'f FichierPlanifie),
+    /// Déposée et changée : signalée, elle ne repart pas.
+    Signaler(i64, &'f FichierPlanifie),
+    /// Non déposée et changée : nouvelle taille et date, parties envoyées oubliées.
+    MettreAJour(i64, &'f FichierPlanifie),
+    /// Non vue par l'inventaire, ni déposée ni incertaine, dans le périmètre : elle sort.
+    Retirer(i64),
+}
+
+/// L'issue de [`Base::planifier_dans`].
+#[derive(Debug)]
+pub(crate) enum Planifiee {
+    /// Le plan est écrit.
+    Faite(Replanification),
+    /// Rien n'est écrit : ces fichiers déjà déposés sont revenus avec une autre date et la
+    /// même taille ; leur contenu est à relire avant de replanifier.
+    ARelire(Vec<DeposeeARelire>),
+}
+
 /// Un fichier déjà déposé dont la date a changé mais pas la taille : son contenu est à relire
-/// avant de le dire changé (voir [`Base::deposees_a_relire`]).
+/// avant de le dire changé (voir [`Base::planifier_dans`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DeposeeARelire {
     pub(crate) chemin: String,
@@ -187,7 +215,8 @@ impl Base {
     /// - un fichier déjà déposé qui a changé est signalé, et ne repart qu'avec
     ///   `redeposer_modifies`.
     ///
-    /// Le code passe par `planifier_avec` ; cette forme courte sert aux essais.
+    /// Le code passe par [`Base::planifier_dans`] ; cette forme courte sert aux essais (une
+    /// déposée dont seule la date a changé y est dite changée, sans relecture).
     #[cfg(test)]
     pub(crate) fn planifier(
         &mut self,
@@ -196,101 +225,44 @@ impl Base {
         fichiers: &[FichierPlanifie],
         redeposer_modifies: bool,
     ) -> Resultat<Replanification> {
-        self.planifier_avec(
+        match self.planifier_dans(
             dossier,
             destination,
             fichiers,
             redeposer_modifies,
-            &HashSet::new(),
-        )
-    }
-
-    /// Les fichiers déjà déposés du plan (`dossier` vers `destination`) qui reviennent avec la
-    /// même taille mais une autre date : avant de les dire changés, leur contenu est relu et
-    /// comparé à ce qui a été noté au dépôt. Une carte SD en FAT garde l'heure **locale** :
-    /// lue après le passage à l'heure d'été (ou par un système réglé autrement), chaque
-    /// fichier semble avoir bougé d'une heure sans qu'un octet ait changé.
-    pub(crate) fn deposees_a_relire(
-        &self,
-        dossier: &str,
-        destination: &str,
-        fichiers: &[FichierPlanifie],
-    ) -> Resultat<Vec<DeposeeARelire>> {
-        let vus: HashMap<&str, &FichierPlanifie> =
-            fichiers.iter().map(|f| (f.chemin.as_str(), f)).collect();
-        let mut st = self
-            .conn
-            .prepare(
-                "SELECT u.chemin, u.taille, u.modifie_ns, u.somme_controle, u.etag \
-                 FROM depot_unite u JOIN depot_plan p ON p.id = u.plan_id \
-                 WHERE p.dossier = ?1 AND p.destination = ?2 AND u.etat = 'deposee'",
-            )
-            .map_err(|e| self.err(e))?;
-        // Comparé sur la ligne lue, sans rien recopier : une reprise sans changement n'a
-        // rien à relire.
-        let mut lignes = st
-            .query(params![dossier, destination])
-            .map_err(|e| self.err(e))?;
-        let mut a_relire = Vec::new();
-        while let Some(r) = lignes.next().map_err(|e| self.err(e))? {
-            let lire = || -> rusqlite::Result<Option<DeposeeARelire>> {
-                let taille = r.get::<_, i64>(1)? as u64;
-                let modifie_ns: i64 = r.get(2)?;
-                let date_seule = vus
-                    .get(r.get_ref(0)?.as_str()?)
-                    .is_some_and(|f| f.taille == taille && f.modifie_ns != modifie_ns);
-                if !date_seule {
-                    return Ok(None);
-                }
-                Ok(Some(DeposeeARelire {
-                    chemin: r.get(0)?,
-                    taille,
-                    somme_controle: r.get(3)?,
-                    etag: r.get(4)?,
-                }))
-            };
-            if let Some(d) = lire().map_err(|e| self.err(e))? {
-                a_relire.push(d);
-            }
-        }
-        Ok(a_relire)
-    }
-
-    /// Comme `planifier` (ci-dessus) ; `dates_seules` : les fichiers déjà déposés dont seule la
-    /// date a changé, leur contenu relu identique (voir [`Base::deposees_a_relire`]) : leur
-    /// nouvelle date est notée, ils ne sont ni signalés ni renvoyés.
-    pub(crate) fn planifier_avec(
-        &mut self,
-        dossier: &str,
-        destination: &str,
-        fichiers: &[FichierPlanifie],
-        redeposer_modifies: bool,
-        dates_seules: &HashSet<String>,
-    ) -> Resultat<Replanification> {
-        self.planifier_dans(
-            dossier,
-            destination,
-            fichiers,
-            redeposer_modifies,
-            dates_seules,
+            Some(&HashSet::new()),
             None,
-        )
+        )? {
+            Planifiee::Faite(r) => Ok(r),
+            Planifiee::ARelire(_) => unreachable!("dates relues données"),
+        }
     }
 
-    /// Comme [`Base::planifier_avec`], mais une unité que l'inventaire n'a pas vue n'est
-    /// retirée que si son chemin est sous l'un des dossiers de `perimetre` (relatifs au
-    /// dossier du plan ; `""` : tout le plan ; `None` : tout le plan). C'est la nuit d'une
-    /// saison : `vigie depot Saison/PA-A` ne parcourt pas `Saison/PA-B`, dont les fichiers de
-    /// la même nuit ne sont pas « disparus ».
+    /// Planifie (ou replanifie) `fichiers` de `dossier` vers `destination`, comme
+    /// [`Base::planifier`], en une transaction et une seule lecture des unités du plan.
+    ///
+    /// `dates_seules` : les fichiers déjà déposés qui reviennent avec la même taille mais une
+    /// autre date. Une carte SD en FAT garde l'heure **locale** : lue après le passage à
+    /// l'heure d'été (ou par un système réglé autrement), chaque fichier semble avoir bougé
+    /// d'une heure sans qu'un octet ait changé. Avec `None`, s'il y en a, rien n'est écrit et
+    /// ils sont rendus ([`Planifiee::ARelire`]) : l'appelant relit leur contenu, hors de la
+    /// transaction, puis rappelle avec `Some` de ceux dont le contenu est celui du dépôt ;
+    /// leur nouvelle date est notée, ils ne sont ni signalés ni renvoyés, et les autres sont
+    /// dits changés. Une reprise sans changement (le cas ordinaire) ne lit le plan qu'une fois.
+    ///
+    /// Une unité que l'inventaire n'a pas vue n'est retirée que si son chemin est sous l'un des
+    /// dossiers de `perimetre` (relatifs au dossier du plan ; `""` : tout le plan ; `None` :
+    /// tout le plan). C'est la nuit d'une saison : `vigie depot Saison/PA-A` ne parcourt pas
+    /// `Saison/PA-B`, dont les fichiers de la même nuit ne sont pas « disparus ».
     pub(crate) fn planifier_dans(
         &mut self,
         dossier: &str,
         destination: &str,
         fichiers: &[FichierPlanifie],
         redeposer_modifies: bool,
-        dates_seules: &HashSet<String>,
+        dates_seules: Option<&HashSet<String>>,
         perimetre: Option<&[String]>,
-    ) -> Resultat<Replanification> {
+    ) -> Resultat<Planifiee> {
         let dans_le_perimetre = |chemin: &str| match perimetre {
             None => true,
             Some(dossiers) => dossiers.iter().any(|d| {
@@ -338,44 +310,108 @@ impl Base {
             }
         };
 
-        // L'existant, indexé par chemin.
-        struct Connue {
-            id: i64,
-            etat: EtatUnite,
-            taille: u64,
-            modifie_ns: i64,
-            identite: Option<String>,
-            vu: bool,
-        }
-        let mut connues: HashMap<String, Connue> = HashMap::new();
+        // L'existant et l'inventaire, lus ensemble dans l'ordre des chemins (celui de l'index
+        // `(plan_id, chemin)`, octet par octet comme l'ordre des `str`) : chaque unité est lue
+        // une fois, sans rien recopier ni hacher. Les gestes sont notés pendant la lecture et
+        // écrits après (une écriture pendant la lecture pourrait lui montrer une ligne de plus).
+        let mut tries: Vec<&FichierPlanifie> = fichiers.iter().collect();
+        tries.sort_by(|a, b| a.chemin.cmp(&b.chemin));
+        let mut gestes: Vec<Geste<'_>> = Vec::new();
+        // Les déposées dont seule la date a changé : à relire avant toute écriture (la
+        // transaction est alors abandonnée : rien n'a été écrit, pas même la date d'activité).
+        let mut a_relire: Vec<(i64, &FichierPlanifie)> = Vec::new();
         {
             let mut st = tx
                 .prepare(
-                    "SELECT id, chemin, etat, taille, modifie_ns, identite FROM depot_unite WHERE plan_id = ?1",
+                    "SELECT id, chemin, etat, taille, modifie_ns, identite FROM depot_unite \
+                     WHERE plan_id = ?1 ORDER BY chemin",
                 )
                 .map_err(err)?;
-            let lignes = st
-                .query_map([plan_id], |r| {
+            let mut lignes = st.query([plan_id]).map_err(err)?;
+            let mut i = 0;
+            while let Some(r) = lignes.next().map_err(err)? {
+                let lire = || -> rusqlite::Result<_> {
                     Ok((
-                        r.get::<_, String>(1)?,
-                        Connue {
-                            id: r.get(0)?,
-                            etat: r.get(2)?,
-                            taille: r.get::<_, i64>(3)? as u64,
-                            modifie_ns: r.get(4)?,
-                            identite: r.get(5)?,
-                            vu: false,
-                        },
+                        r.get::<_, i64>(0)?,
+                        r.get_ref(1)?.as_str()?,
+                        r.get::<_, EtatUnite>(2)?,
+                        r.get::<_, i64>(3)? as u64,
+                        r.get::<_, i64>(4)?,
+                        r.get_ref(5)?.as_str_or_null()?,
                     ))
-                })
-                .map_err(err)?;
-            for ligne in lignes {
-                let (chemin, connue) = ligne.map_err(err)?;
-                connues.insert(chemin, connue);
+                };
+                let (id, chemin, etat, taille, modifie_ns, identite) = lire().map_err(err)?;
+                // Les fichiers avant cette unité sont nouveaux.
+                while i < tries.len() && tries[i].chemin.as_str() < chemin {
+                    gestes.push(Geste::Inserer(tries[i]));
+                    i += 1;
+                }
+                let mut vue = false;
+                while i < tries.len() && tries[i].chemin == chemin {
+                    let f = tries[i];
+                    i += 1;
+                    vue = true;
+                    // Le fichier est celui que l'inventaire vient de voir : c'est lui que
+                    // l'envoi devra retrouver.
+                    if identite != f.identite.as_deref() {
+                        gestes.push(Geste::NoterIdentite(id, f));
+                    }
+                    if taille == f.taille && modifie_ns == f.modifie_ns {
+                        continue;
+                    }
+                    gestes.push(if etat == EtatUnite::Deposee && taille == f.taille {
+                        match dates_seules {
+                            None => {
+                                a_relire.push((id, f));
+                                continue;
+                            }
+                            Some(d) if d.contains(&f.chemin) => Geste::NoterDate(id, f),
+                            Some(_) if redeposer_modifies => Geste::Redeposer(id, f),
+                            Some(_) => Geste::Signaler(id, f),
+                        }
+                    } else if etat == EtatUnite::Deposee {
+                        if redeposer_modifies {
+                            Geste::Redeposer(id, f)
+                        } else {
+                            Geste::Signaler(id, f)
+                        }
+                    } else {
+                        Geste::MettreAJour(id, f)
+                    });
+                }
+                // Une unité que l'inventaire n'a pas vue sort du plan, sauf déposée (elle est
+                // à la destination) ou incertaine (son envoi est peut-être parti, il faut le
+                // réconcilier ; la retirer serait mentir sur ce qui est à la destination), ou
+                // hors des dossiers parcourus.
+                if !vue
+                    && etat != EtatUnite::Deposee
+                    && etat != EtatUnite::Incertaine
+                    && dans_le_perimetre(chemin)
+                {
+                    gestes.push(Geste::Retirer(id));
+                }
             }
+            gestes.extend(tries[i..].iter().map(|f| Geste::Inserer(f)));
         }
-
-        {
+        if !a_relire.is_empty() {
+            let mut sommes = tx
+                .prepare("SELECT somme_controle, etag FROM depot_unite WHERE id = ?1")
+                .map_err(err)?;
+            let mut rendus = Vec::with_capacity(a_relire.len());
+            for (id, f) in a_relire {
+                let (somme_controle, etag) = sommes
+                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(err)?;
+                rendus.push(DeposeeARelire {
+                    chemin: f.chemin.clone(),
+                    taille: f.taille,
+                    somme_controle,
+                    etag,
+                });
+            }
+            return Ok(Planifiee::ARelire(rendus));
+        }
+        if !gestes.is_empty() {
             let mut inserer = tx
                 .prepare(
                     "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, identite) \
@@ -409,81 +445,56 @@ impl Base {
                      WHERE id = ?1",
                 )
                 .map_err(err)?;
-            for f in fichiers {
-                let taille = f.taille as i64;
-                match connues.get_mut(&f.chemin) {
-                    None => {
+            let mut retirer = tx
+                .prepare("DELETE FROM depot_unite WHERE id = ?1")
+                .map_err(err)?;
+            for geste in gestes {
+                match geste {
+                    Geste::Inserer(f) => {
                         inserer
                             .execute(params![
                                 plan_id,
                                 f.chemin,
                                 f.cle,
-                                taille,
+                                f.taille as i64,
                                 f.modifie_ns,
                                 f.identite
                             ])
                             .map_err(err)?;
                         bilan.ajoutees += 1;
                     }
-                    Some(c) => {
-                        c.vu = true;
-                        // Le fichier est celui que l'inventaire vient de voir : c'est lui que
-                        // l'envoi devra retrouver.
-                        if c.identite != f.identite {
-                            noter_identite
-                                .execute(params![c.id, f.identite])
-                                .map_err(err)?;
-                        }
-                        let change = c.taille != f.taille || c.modifie_ns != f.modifie_ns;
-                        if !change {
-                            continue;
-                        }
-                        if c.etat == EtatUnite::Deposee
-                            && c.taille == f.taille
-                            && dates_seules.contains(&f.chemin)
-                        {
-                            noter_date
-                                .execute(params![c.id, f.modifie_ns])
-                                .map_err(err)?;
-                            bilan.dates_seules += 1;
-                        } else if c.etat == EtatUnite::Deposee {
-                            if redeposer_modifies {
-                                oublier_parties.execute([c.id]).map_err(err)?;
-                                redeposer
-                                    .execute(params![c.id, taille, f.modifie_ns, f.cle])
-                                    .map_err(err)?;
-                                bilan.redeposees += 1;
-                            } else {
-                                signaler.execute([c.id]).map_err(err)?;
-                                bilan.modifiees.push(f.chemin.clone());
-                            }
-                        } else {
-                            oublier_parties.execute([c.id]).map_err(err)?;
-                            mettre_a_jour
-                                .execute(params![c.id, taille, f.modifie_ns, f.cle])
-                                .map_err(err)?;
-                            bilan.mises_a_jour += 1;
-                        }
+                    Geste::NoterIdentite(id, f) => {
+                        noter_identite
+                            .execute(params![id, f.identite])
+                            .map_err(err)?;
+                    }
+                    Geste::NoterDate(id, f) => {
+                        noter_date.execute(params![id, f.modifie_ns]).map_err(err)?;
+                        bilan.dates_seules += 1;
+                    }
+                    Geste::Redeposer(id, f) => {
+                        oublier_parties.execute([id]).map_err(err)?;
+                        redeposer
+                            .execute(params![id, f.taille as i64, f.modifie_ns, f.cle])
+                            .map_err(err)?;
+                        bilan.redeposees += 1;
+                    }
+                    Geste::Signaler(id, f) => {
+                        signaler.execute([id]).map_err(err)?;
+                        bilan.modifiees.push(f.chemin.clone());
+                    }
+                    Geste::MettreAJour(id, f) => {
+                        oublier_parties.execute([id]).map_err(err)?;
+                        mettre_a_jour
+                            .execute(params![id, f.taille as i64, f.modifie_ns, f.cle])
+                            .map_err(err)?;
+                        bilan.mises_a_jour += 1;
+                    }
+                    Geste::Retirer(id) => {
+                        retirer.execute([id]).map_err(err)?;
+                        bilan.retirees += 1;
                     }
                 }
-            }
-            let mut retirer = tx
-                .prepare("DELETE FROM depot_unite WHERE id = ?1")
-                .map_err(err)?;
-            for (chemin, c) in connues
-                .iter()
-                .filter(|(_, c)| !c.vu && c.etat != EtatUnite::Deposee)
-            {
-                if !dans_le_perimetre(chemin) {
-                    continue;
-                }
-                // Une unité incertaine disparue reste : son envoi est peut-être parti, il faut
-                // le réconcilier ; la retirer serait mentir sur ce qui est à la destination.
-                if c.etat == EtatUnite::Incertaine {
-                    continue;
-                }
-                retirer.execute([c.id]).map_err(err)?;
-                bilan.retirees += 1;
             }
         }
         bilan.reprises = tx
@@ -501,7 +512,7 @@ impl Base {
             .map_err(err)?;
         tx.commit().map_err(err)?;
         bilan.plan = Some(plan);
-        Ok(bilan)
+        Ok(Planifiee::Faite(bilan))
     }
 
     /// Les comptes d'un plan.
@@ -1042,6 +1053,67 @@ mod tests {
         assert_eq!(r.redeposees, 1);
         assert!(r.modifiees.is_empty());
         assert_eq!(etat(&b, plan, "modifie.wav"), EtatUnite::ADeposer);
+    }
+
+    /// Une déposée revenue avec la même taille et une autre date : sans dates relues, rien
+    /// n'est écrit (pas même l'unité nouvelle ni la date d'activité) et elle est rendue avec
+    /// ce qui a été noté au dépôt ; au second tour, relue identique, sa date est notée ; une
+    /// autre, non relue identique, est dite changée. Sans date changée, un seul tour.
+    #[test]
+    fn date_seule_rendue_a_relire_sans_rien_ecrire_puis_notee() {
+        let (_d, mut b) = base();
+        let avant = [fichier("a.wav", 10, 1), fichier("b.wav", 10, 1)];
+        let plan = b
+            .planifier("/n", "s3://c", &avant, false)
+            .unwrap()
+            .plan
+            .unwrap();
+        for u in b.unites(plan.id, &[]).unwrap() {
+            b.marquer_deposee(u.id, &format!("crc-{}", u.chemin), Some("etag"))
+                .unwrap();
+        }
+        let sans_changement = b
+            .planifier_dans("/n", "s3://c", &avant, false, None, None)
+            .unwrap();
+        assert!(matches!(sans_changement, Planifiee::Faite(_)));
+        let apres = [
+            fichier("a.wav", 10, 3_600),
+            fichier("b.wav", 10, 3_600),
+            fichier("nouveau.wav", 5, 1),
+        ];
+        let avant_ecriture = b.unites(plan.id, &[]).unwrap();
+        let actif_le = b.plan(Some(plan.id)).unwrap().actif_le;
+        let Planifiee::ARelire(a_relire) = b
+            .planifier_dans("/n", "s3://c", &apres, false, None, None)
+            .unwrap()
+        else {
+            panic!("rien à relire")
+        };
+        let chemins: Vec<(&str, Option<&str>)> = a_relire
+            .iter()
+            .map(|d| (d.chemin.as_str(), d.somme_controle.as_deref()))
+            .collect();
+        assert_eq!(
+            chemins,
+            [("a.wav", Some("crc-a.wav")), ("b.wav", Some("crc-b.wav"))]
+        );
+        assert_eq!(b.unites(plan.id, &[]).unwrap(), avant_ecriture);
+        assert_eq!(b.plan(Some(plan.id)).unwrap().actif_le, actif_le);
+
+        let memes: HashSet<String> = ["a.wav".to_string()].into();
+        let Planifiee::Faite(r) = b
+            .planifier_dans("/n", "s3://c", &apres, false, Some(&memes), None)
+            .unwrap()
+        else {
+            panic!("dates relues données : rien à relire")
+        };
+        assert_eq!(r.dates_seules, 1);
+        assert_eq!(r.modifiees, ["b.wav"]);
+        assert_eq!(r.ajoutees, 1);
+        let a = b.unites(plan.id, &[]).unwrap();
+        assert_eq!(a[0].modifie_ns, 3_600);
+        assert!(!a[0].modifie_depuis);
+        assert!(a[1].modifie_depuis);
     }
 
     #[test]
