@@ -64,6 +64,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_saison",
         include_str!("../../migrations/0007_saison.sql"),
     ),
+    (
+        "0008_comptes_par_index",
+        include_str!("../../migrations/0008_comptes_par_index.sql"),
+    ),
 ];
 
 /// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.

@@ -232,7 +232,7 @@ mod tests {
             .unwrap();
         }
         let b = Base::ouvrir(&chemin).unwrap();
-        assert_eq!(b.version_schema().unwrap(), 7);
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let plan = b.plan(Some(1)).unwrap();
         assert_eq!(
             plan.participation.as_deref(),

@@ -44,6 +44,22 @@ pub(crate) struct Replanification {
     pub(crate) redeposees: u64,
 }
 
+/// Les comptes d'un plan par état ([`Base::resume`]), lus dans l'index `depot_unite_comptes`
+/// seul (migration 0008).
+const REQUETE_COMPTES: &str = "SELECT etat, count(*), coalesce(sum(taille), 0), \
+     sum(echec_definitif), sum(modifie_depuis) FROM depot_unite WHERE plan_id = ?1 GROUP BY etat";
+
+/// La requête de [`Base::unites`] pour `n` états (`?1` : le plan ; `?2…` : les états).
+fn requete_unites(n: usize) -> String {
+    let filtre = if n == 0 {
+        String::new()
+    } else {
+        let places: Vec<String> = (0..n).map(|i| format!("?{}", i + 2)).collect();
+        format!(" AND etat IN ({})", places.join(", "))
+    };
+    format!("SELECT {COLONNES_UNITE} FROM depot_unite WHERE plan_id = ?1{filtre}")
+}
+
 /// Ce que la planification écrit pour une unité (son identifiant) ou un fichier.
 enum Geste<'f> {
     /// Un fichier nouveau entre `a_deposer`.
@@ -530,10 +546,7 @@ impl Base {
         r.vers = destination.as_deref().map_or(Vers::S3, Vers::de_l_identite);
         let mut st = self
             .conn
-            .prepare_cached(
-                "SELECT etat, count(*), coalesce(sum(taille), 0), sum(echec_definitif), \
-                 sum(modifie_depuis) FROM depot_unite WHERE plan_id = ?1 GROUP BY etat",
-            )
+            .prepare_cached(REQUETE_COMPTES)
             .map_err(|e| self.err(e))?;
         let lignes = st
             .query_map([plan_id], |l| {
@@ -580,26 +593,23 @@ impl Base {
     }
 
     /// Les unités d'un plan dans les états demandés (toutes si la liste est vide), par chemin.
-    /// Le tri se fait dans la base (index `depot_unite_par_etat`) : la reprise d'une nuit
-    /// déposée ne lit aucune de ses unités déposées.
+    /// Le filtre se fait dans la base, par l'index `depot_unite_comptes` : la reprise d'une
+    /// nuit déposée ne lit aucune de ses unités déposées. Le tri se fait ici : demandé à la
+    /// base, il lui ferait préférer l'index `(plan_id, chemin)`, donc lire chaque unité du
+    /// plan pour n'en garder aucune. L'ordre est le même (octet par octet, celui de `BINARY`).
     pub(crate) fn unites(&self, plan_id: i64, etats: &[EtatUnite]) -> Resultat<Vec<DepotUnite>> {
-        let filtre = if etats.is_empty() {
-            String::new()
-        } else {
-            let places: Vec<String> = (0..etats.len()).map(|i| format!("?{}", i + 2)).collect();
-            format!(" AND etat IN ({})", places.join(", "))
-        };
         let mut st = self
             .conn
-            .prepare_cached(&format!(
-                "SELECT {COLONNES_UNITE} FROM depot_unite WHERE plan_id = ?1{filtre} ORDER BY chemin"
-            ))
+            .prepare_cached(&requete_unites(etats.len()))
             .map_err(|e| self.err(e))?;
         let valeurs = std::iter::once(&plan_id as &dyn rusqlite::ToSql)
             .chain(etats.iter().map(|e| e as &dyn rusqlite::ToSql));
-        st.query_map(rusqlite::params_from_iter(valeurs), unite_depuis_ligne)
+        let mut unites: Vec<DepotUnite> = st
+            .query_map(rusqlite::params_from_iter(valeurs), unite_depuis_ligne)
             .and_then(|it| it.collect())
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        unites.sort_unstable_by(|a, b| a.chemin.cmp(&b.chemin));
+        Ok(unites)
     }
 
     /// Une unité par son identifiant.
@@ -1114,6 +1124,50 @@ mod tests {
         assert_eq!(a[0].modifie_ns, 3_600);
         assert!(!a[0].modifie_depuis);
         assert!(a[1].modifie_depuis);
+    }
+
+    /// Les unités à reprendre d'un plan se lisent par l'index `(plan_id, etat, …)` : les
+    /// déposées ne sont pas lues (demander le tri à la base lui ferait parcourir tout le plan
+    /// par l'index `(plan_id, chemin)`). Les comptes d'un plan se lisent dans l'index seul.
+    #[test]
+    fn les_unites_a_reprendre_se_lisent_par_leur_etat_et_les_comptes_dans_l_index() {
+        let (_d, b) = base();
+        for etats in [
+            &[EtatUnite::ADeposer][..],
+            &[EtatUnite::Echec, EtatUnite::Incertaine],
+            &[
+                EtatUnite::ADeposer,
+                EtatUnite::EnCours,
+                EtatUnite::Incertaine,
+                EtatUnite::Echec,
+            ],
+        ] {
+            let plan: String = b
+                .conn
+                .query_row(
+                    &format!("EXPLAIN QUERY PLAN {}", requete_unites(etats.len())),
+                    rusqlite::params_from_iter(
+                        std::iter::once(&1 as &dyn rusqlite::ToSql)
+                            .chain(etats.iter().map(|e| e as &dyn rusqlite::ToSql)),
+                    ),
+                    |r| r.get(3),
+                )
+                .unwrap();
+            assert!(
+                plan.contains("depot_unite_comptes (plan_id=? AND etat=?)"),
+                "{plan}"
+            );
+        }
+        let plan: String = b
+            .conn
+            .query_row(&format!("EXPLAIN QUERY PLAN {REQUETE_COMPTES}"), [1], |r| {
+                r.get(3)
+            })
+            .unwrap();
+        assert!(
+            plan.contains("COVERING INDEX depot_unite_comptes (plan_id=?)"),
+            "{plan}"
+        );
     }
 
     #[test]
