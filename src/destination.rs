@@ -440,10 +440,17 @@ fn compartiment_valide(nom: &str) -> bool {
 
 /// Un chemin relatif qui ne peut pas sortir du préfixe.
 fn chemin_sur(chemin: &str) -> bool {
+    // Un chemin ASCII (le cas de tous les noms que la plateforme accepte) s'examine octet par
+    // octet : chaque fichier d'une saison passe ici à chaque relance.
+    let controle = if chemin.is_ascii() {
+        chemin.bytes().any(|o| o.is_ascii_control())
+    } else {
+        chemin.chars().any(char::is_control)
+    };
     !chemin.is_empty()
         && chemin.len() <= 1024
         && !chemin.starts_with('/')
-        && !chemin.chars().any(char::is_control)
+        && !controle
         && chemin
             .split('/')
             .all(|s| !s.is_empty() && s != "." && s != "..")
@@ -520,6 +527,19 @@ mod tests {
         let d = DestinationS3::analyser("s3://nuits/p", None, false).unwrap();
         for c in ["../x.wav", "/etc/passwd", "a/../../b", "a\u{7}.wav", ""] {
             assert!(d.cle(c).is_err(), "{c:?}");
+        }
+    }
+
+    /// L'examen octet par octet d'un chemin ASCII refuse les mêmes caractères de contrôle que
+    /// `char::is_control` ; hors ASCII, les contrôles C1 (U+0080 à U+009F) restent refusés.
+    #[test]
+    fn caracteres_de_controle_refuses_comme_is_control() {
+        for c in (0u8..=0x7f)
+            .map(char::from)
+            .chain(['\u{80}', '\u{85}', '\u{9f}', 'é', '\u{a0}'])
+        {
+            let chemin = format!("PA1/a{c}b.wav");
+            assert_eq!(chemin_sur(&chemin), !c.is_control(), "{c:?}");
         }
     }
 

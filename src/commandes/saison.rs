@@ -126,24 +126,35 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
 
 /// La racine d'une nuit : le dossier commun à tous ses fichiers (relatif à la réunion).
 fn racine_de_nuit(nuit: &Nuit, reunion: &Reunion) -> String {
-    let mut commun: Option<Vec<&str>> = None;
+    let mut commun: Option<&str> = None;
     for &i in &nuit.fichiers {
         let chemin = &reunion.enregistrements[i].chemin;
-        let dossiers: Vec<&str> = match chemin.rsplit_once('/') {
-            Some((d, _)) => d.split('/').collect(),
-            None => Vec::new(),
-        };
+        let dossier = chemin.rsplit_once('/').map_or("", |(d, _)| d);
         commun = Some(match commun {
-            None => dossiers,
-            Some(c) => c
-                .into_iter()
-                .zip(dossiers)
-                .take_while(|(a, b)| a == b)
-                .map(|(a, _)| a)
-                .collect(),
+            None => dossier,
+            Some(c) => dossier_commun(c, dossier),
         });
     }
-    commun.unwrap_or_default().join("/")
+    commun.unwrap_or_default().to_owned()
+}
+
+/// Le plus long dossier commun à deux dossiers relatifs (séparateur `/`, `""` : la racine),
+/// composant par composant : `a/b` et `a/bc` n'ont en commun que `a`.
+fn dossier_commun<'a>(a: &'a str, b: &str) -> &'a str {
+    // Le cas ordinaire, sans rien découper : `b` est `a` ou sous `a`.
+    if b.strip_prefix(a)
+        .is_some_and(|reste| reste.is_empty() || a.is_empty() || reste.starts_with('/'))
+    {
+        return a;
+    }
+    let mut fin = 0;
+    for (x, y) in a.split('/').zip(b.split('/')) {
+        if x != y {
+            break;
+        }
+        fin += x.len() + 1;
+    }
+    &a[..fin.saturating_sub(1).min(a.len())]
 }
 
 /// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
@@ -1254,6 +1265,25 @@ mod tests_reunion {
             .iter()
             .map(|e| e.chemin.as_str())
             .collect()
+    }
+
+    #[test]
+    fn dossier_commun_composant_par_composant() {
+        for (a, b, commun) in [
+            ("", "", ""),
+            ("", "PA1", ""),
+            ("PA1", "", ""),
+            ("PA1", "PA1", "PA1"),
+            ("PA1", "PA1/n1", "PA1"),
+            ("PA1/n1", "PA1", "PA1"),
+            ("PA1/n1", "PA1/n2", "PA1"),
+            ("a/b", "a/bc", "a"),
+            ("a/bc", "a/b", "a"),
+            ("a/b/c", "a/b/c/d/e", "a/b/c"),
+            ("x/b", "y/b", ""),
+        ] {
+            assert_eq!(dossier_commun(a, b), commun, "{a:?} {b:?}");
+        }
     }
 
     #[test]
