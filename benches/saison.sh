@@ -11,8 +11,9 @@
 #     à vide) ; cible ≤ 1 s ; le script vérifie 0 participation créée et 0 octet envoyé.
 # Chaque mesure est répétée REPETITIONS fois (3 par défaut) ; le script écrit la médiane et
 # l'étendue du temps CPU (user + sys : ce que la commande a consommé, peu sensible à la charge
-# de la machine), du temps mural (qui, lui, dépend de la charge : à lire avec elle) et la
-# mémoire de pointe (RSS max, GNU time). La saison fabriquée est toujours la même : les nombres
+# de la machine ; user et sys aussi, en médiane : le noyau pèse autant que le code), du temps
+# mural (qui, lui, dépend de la charge : à lire avec elle) et la mémoire de pointe (RSS max,
+# GNU time). La saison fabriquée est toujours la même : les nombres
 # se comparent d'une fois sur l'autre, à binaire et machine égaux.
 # Usage : benches/saison.sh [NUITS] [PAR_NUIT]      ex. DEPOT=1 benches/saison.sh
 #         VIGIE=target/debug/vigie benches/saison.sh  (un binaire déjà construit)
@@ -80,11 +81,14 @@ import statistics, sys
 libelle, chemin = sys.argv[1], sys.argv[2]
 lignes = [l.split() for l in open(chemin) if l.strip() and l.split()[0][0].isdigit()]
 mur = [float(l[0]) for l in lignes]
-cpu = [float(l[1]) + float(l[2]) for l in lignes]
+user = [float(l[1]) for l in lignes]
+sys_ = [float(l[2]) for l in lignes]
+cpu = [u + s for u, s in zip(user, sys_)]
 rss = max(int(l[3]) for l in lignes) / 1024
 def d(v):
     return "%.2f s [%.2f–%.2f]" % (statistics.median(v), min(v), max(v))
-print("%s (%d fois) : CPU %s ; mur %s ; RSS max %.1f Mio" % (libelle, len(lignes), d(cpu), d(mur), rss))
+print("%s (%d fois) : CPU %s (user %.2f s, sys %.2f s en médiane) ; mur %s ; RSS max %.1f Mio"
+      % (libelle, len(lignes), d(cpu), statistics.median(user), statistics.median(sys_), d(mur), rss))
 PY
 }
 
