@@ -209,8 +209,8 @@ mod tests {
     use super::*;
     use crate::plan::{FichierPlanifie, MIGRATIONS};
 
-    /// Une base au schéma 6, avec un plan commencé, monte au schéma 7 sans rien perdre : le
-    /// plan reste hors saison, et une saison peut s'y ouvrir.
+    /// Une base au schéma 6, avec un plan commencé, monte au schéma 7 (et aux suivants) sans
+    /// rien perdre : le plan reste hors saison, et une saison peut s'y ouvrir.
     #[test]
     fn base_au_schema_6_mise_a_niveau_sans_perte() {
         let dir = tempfile::tempdir().unwrap();

@@ -98,9 +98,6 @@ pub(crate) struct DossierOuvert {
     chemin: std::path::PathBuf,
     #[cfg(unix)]
     dossier: Option<File>,
-    /// L'utilisateur effectif du processus (voir [`DossierOuvert::examiner`]).
-    #[cfg(unix)]
-    utilisateur: u32,
 }
 
 impl DossierOuvert {
@@ -116,8 +113,6 @@ impl DossierOuvert {
                     .open(chemin)
                     .ok()
             },
-            #[cfg(unix)]
-            utilisateur: utilisateur_effectif(),
         }
     }
 
@@ -125,17 +120,15 @@ impl DossierOuvert {
     /// de lien) : se lit-il (l'erreur du système sinon), et son identité, sous la même forme
     /// que [`identite_du_chemin`] (la planification la reprend au lieu de relire le fichier).
     ///
-    /// Sous Unix, le fichier n'est pas ouvert (ouverture et fermeture de chaque fichier
-    /// faisaient le quart du coût d'une reprise de saison) :
-    /// - un fichier à l'utilisateur du processus, que son propriétaire a le droit de lire, se
-    ///   lit, sans rien demander de plus : les droits Unix comme les ACL POSIX (dont l'entrée
-    ///   du propriétaire est ces bits-là) le disent ainsi à une ouverture ;
-    /// - sinon, la question est posée au système (`faccessat`, `R_OK`) : groupes, ACL et
-    ///   privilèges compris, comme à une ouverture.
-    ///
-    /// Ce que seule l'ouverture dirait (un module de sécurité qui la refuse, un système de
-    /// fichiers réseau qui la refuse à son tour) est dit par l'envoi, comme une lecture qui
-    /// échoue en cours de route : un échec de ce fichier, qui ne part pas.
+    /// Sous Unix, « se lit-il » est demandé au système sans ouvrir le fichier (`faccessat`,
+    /// `R_OK`) : les droits, groupes et ACL qu'une ouverture vérifierait, pour un appel au lieu
+    /// de deux (ouverture et fermeture de chaque fichier faisaient le quart du coût d'une
+    /// reprise de saison). Un refus est confirmé par une vraie ouverture, qui a le dernier
+    /// mot : `faccessat` juge pour l'utilisateur réel, sans les privilèges qu'une ouverture
+    /// aurait (un `vigie` doté de `CAP_DAC_READ_SEARCH`). Ce que seule l'ouverture refuserait
+    /// (un module de sécurité, un partage réseau qui ne dit ses droits qu'à l'ouverture) est
+    /// dit par l'envoi, comme une lecture qui échoue en cours de route : un échec de ce
+    /// fichier, qui ne part pas.
     pub(crate) fn examiner(
         &self,
         nom: &std::ffi::OsStr,
@@ -143,13 +136,12 @@ impl DossierOuvert {
     ) -> io::Result<Option<IdentiteFichier>> {
         #[cfg(unix)]
         {
-            use std::os::unix::fs::MetadataExt;
-            let a_moi_et_lisible = meta.uid() == self.utilisateur && meta.mode() & 0o400 != 0;
-            if !a_moi_et_lisible {
-                match &self.dossier {
-                    Some(dossier) => lisible_dans(dossier, nom)?,
-                    None => drop(File::open(self.chemin.join(nom))?),
-                }
+            let lisible = match &self.dossier {
+                Some(dossier) => lisible_dans(dossier, nom),
+                None => Err(io::Error::from(io::ErrorKind::PermissionDenied)),
+            };
+            if lisible.is_err() {
+                drop(File::open(self.chemin.join(nom))?);
             }
             Ok(Some(identite_de_meta(meta)))
         }
@@ -163,18 +155,8 @@ impl DossierOuvert {
     }
 }
 
-/// L'utilisateur effectif du processus : celui dont une ouverture vérifie les droits.
-#[cfg(unix)]
-// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : `geteuid`, que std ne donne pas.
-#[allow(unsafe_code)]
-fn utilisateur_effectif() -> u32 {
-    // SAFETY : `geteuid` ne prend rien, ne peut pas échouer et ne touche à aucune mémoire.
-    unsafe { libc::geteuid() }
-}
-
-/// `faccessat(dossier, nom, R_OK, 0)` : le fichier se lit-il, pour l'utilisateur du
-/// processus (identifiants réels, qui sont ceux d'un `vigie` lancé normalement) ; repris s'il
-/// est interrompu.
+/// `faccessat(dossier, nom, R_OK, 0)` : le fichier se lit-il, pour l'utilisateur réel du
+/// processus (celui d'un `vigie` lancé normalement) ; repris s'il est interrompu.
 #[cfg(unix)]
 // `unsafe` permis ici seul (`[lints]` de Cargo.toml) : `faccessat`, que std ne donne pas.
 #[allow(unsafe_code)]
