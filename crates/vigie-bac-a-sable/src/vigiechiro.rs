@@ -88,9 +88,12 @@ use super::plateforme::Plateforme;
 use super::signature::{self, Envoi};
 use super::{CLE_ACCES, Operation, RetryAfter, SECRET};
 
+mod fichiers;
 mod lecture;
 mod saison;
 mod traitement;
+
+use fichiers::Fichiers;
 
 pub use saison::{NouveauSite, ParticipationPosee};
 pub use traitement::{CalculPlateforme, ReglagesCalcul, nom_csv, taxons};
@@ -691,7 +694,7 @@ struct Etat {
     jetons: HashMap<String, (&'static str, SystemTime)>,
     sites: Vec<Site>,
     participations: Vec<ParticipationPlateforme>,
-    fichiers: Vec<FichierPlateforme>,
+    fichiers: Fichiers,
     /// S3 refuse d'ouvrir tout envoi multipart (voir [`Vigiechiro::refuser_multipart`]).
     multipart_refuse: bool,
     /// Octets « machine » d'un ObjectId (40 bits tirés au démarrage) et compteur.
@@ -1466,7 +1469,7 @@ impl Vigiechiro {
                 jetons,
                 sites: sites_initiaux(),
                 participations: vec![essai, autre, regionale],
-                fichiers: Vec::new(),
+                fichiers: Fichiers::default(),
                 multipart_refuse: false,
                 machine: rand::random::<u64>(),
                 compteur: rand::random::<u32>(),
@@ -1497,7 +1500,7 @@ impl Vigiechiro {
     }
 
     pub(crate) fn fichiers(&self) -> Vec<FichierPlateforme> {
-        self.etat().fichiers.clone()
+        self.etat().fichiers.iter().cloned().collect()
     }
 
     pub(crate) fn participation(&self, id: &str) -> Option<ParticipationPlateforme> {
@@ -1574,8 +1577,7 @@ impl Vigiechiro {
             | Route::AccesFichier(id) => Some(
                 self.etat()
                     .fichiers
-                    .iter()
-                    .find(|f| &f.id == id)
+                    .par_id(id)
                     .map_or_else(|| id.clone(), |f| f.cle.clone()),
             ),
             Route::CreerParticipation(s)
@@ -1855,7 +1857,7 @@ impl Vigiechiro {
         };
 
         let mut etat = self.etat();
-        let existant = etat.fichiers.iter().find(|f| f.cle == cle).cloned();
+        let existant = etat.fichiers.par_cle(&cle).cloned();
         let (mut corps, fichier) = match existant {
             Some(f) if f.disponible => {
                 return Err(ReponseApi::erreur(
@@ -1943,7 +1945,7 @@ impl Vigiechiro {
                     id_envoi,
                     meta: Meta::neuve(),
                 };
-                etat.fichiers.push(f.clone());
+                etat.fichiers.ajouter(f.clone());
                 (f.json_brut(), f)
             }
         };
@@ -1960,8 +1962,7 @@ impl Vigiechiro {
     fn fichier(&self, id: &str) -> Result<FichierPlateforme, ReponseApi> {
         self.etat()
             .fichiers
-            .iter()
-            .find(|f| f.id == id)
+            .par_id(id)
             .cloned()
             .ok_or_else(|| ReponseApi::introuvable(id, "fichiers"))
     }
@@ -2109,7 +2110,7 @@ impl Vigiechiro {
             }
         }
         let mut etat = self.etat();
-        let Some(enregistre) = etat.fichiers.iter_mut().find(|x| x.id == id) else {
+        let Some(enregistre) = etat.fichiers.par_id_mut(id) else {
             return Err(ReponseApi::introuvable(id, "fichiers"));
         };
         enregistre.disponible = true;
@@ -2150,7 +2151,7 @@ impl Vigiechiro {
                 "S3 has rejected file creation request: on {url} {e}"
             )));
         }
-        self.etat().fichiers.retain(|x| x.id != id);
+        self.etat().fichiers.retirer_id(id);
         Ok(ReponseApi {
             statut: StatusCode::NO_CONTENT,
             corps: None,
@@ -2440,7 +2441,7 @@ mod tests {
             jetons: HashMap::new(),
             sites: Vec::new(),
             participations: Vec::new(),
-            fichiers: Vec::new(),
+            fichiers: Fichiers::default(),
             multipart_refuse: false,
             machine: u64::MAX,
             compteur: 0xFF_FFFF,

@@ -273,11 +273,11 @@ impl Vigiechiro {
             "participation inconnue : {participation}"
         );
         anyhow::ensure!(
-            !etat.fichiers.iter().any(|f| f.cle == cle),
+            etat.fichiers.par_cle(&cle).is_none(),
             "{cle} est déjà enregistré"
         );
         let id = etat.nouvel_id();
-        etat.fichiers.push(FichierPlateforme {
+        etat.fichiers.ajouter(FichierPlateforme {
             id: id.clone(),
             titre: titre.to_owned(),
             cle,
@@ -306,9 +306,7 @@ impl Vigiechiro {
         let cle = cle_pour(mime, titre, Some(participation));
         let supprime = {
             let mut etat = self.etat();
-            let avant = etat.fichiers.len();
-            etat.fichiers.retain(|f| f.cle != cle);
-            etat.fichiers.len() < avant
+            etat.fichiers.retirer_cle(&cle).is_some()
         };
         if supprime {
             let input = DeleteObjectInput::builder()

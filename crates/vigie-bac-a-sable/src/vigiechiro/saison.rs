@@ -241,7 +241,7 @@ impl Vigiechiro {
         let avant = etat.participations.len();
         etat.participations.retain(|p| p.id != id);
         etat.fichiers
-            .retain(|f| f.participation.as_deref() != Some(id));
+            .retirer_si(|f| f.participation.as_deref() == Some(id));
         etat.participations.len() < avant
     }
 

@@ -62,8 +62,8 @@ use s3s::dto::{DeleteObjectInput, PutObjectInput, StreamingBlob};
 use serde_json::{Value, json};
 
 use super::{
-    COMPARTIMENT_PLATEFORME, DESCRIPTION_404, FichierPlateforme, Meta, ReponseApi, Utilisateur,
-    Vigiechiro, requete_s3,
+    COMPARTIMENT_PLATEFORME, DESCRIPTION_404, FichierPlateforme, Fichiers, Meta, ReponseApi,
+    Utilisateur, Vigiechiro, requete_s3,
 };
 
 /// Un jour : un calcul planifié ou en cours depuis moins longtemps ne se relance pas.
@@ -849,7 +849,7 @@ impl Vigiechiro {
                     };
                     // `_create_fichier` : l'enregistrement n'est inséré qu'après le PUT réussi.
                     if ecrit {
-                        self.etat().fichiers.push(*fichier);
+                        self.etat().fichiers.ajouter(*fichier);
                     } else {
                         tracing::warn!(cle = %fichier.cle, "bac à sable : fichier du calcul non écrit");
                     }
@@ -950,11 +950,11 @@ impl super::Etat {
     /// Retire les enregistrements qui satisfont `filtre` ; rend l'effacement de leurs objets
     /// (`delete_fichier_and_s3`).
     fn retirer_fichiers(&mut self, filtre: impl Fn(&FichierPlateforme) -> bool) -> Vec<Effet> {
-        let (retires, gardes): (Vec<_>, Vec<_>) = std::mem::take(&mut self.fichiers)
+        self.fichiers
+            .retirer_si(filtre)
             .into_iter()
-            .partition(filtre);
-        self.fichiers = gardes;
-        retires.into_iter().map(|f| Effet::Effacer(f.cle)).collect()
+            .map(|f| Effet::Effacer(f.cle))
+            .collect()
     }
 
     /// Un fichier produit par le calcul (`_create_fichier` avec `force_upload`) : clé
@@ -1080,12 +1080,12 @@ fn date_python(t: SystemTime) -> String {
 
 /// Le document de la participation relue (`display_participation`) : `bilan` aux taxons
 /// développés, `logs` développé en document de fichier.
-pub(crate) fn developper(o: &mut Value, fichiers: &[FichierPlateforme]) {
+pub(crate) fn developper(o: &mut Value, fichiers: &Fichiers) {
     if let Some(b) = o.get("bilan") {
         o["bilan"] = bilan_developpe(b);
     }
     if let Some(id) = o.get("logs").and_then(Value::as_str)
-        && let Some(f) = fichiers.iter().find(|f| f.id == id)
+        && let Some(f) = fichiers.par_id(id)
     {
         o["logs"] = f.json_brut();
     }
