@@ -222,14 +222,13 @@ where
     }
 }
 
-async fn lire_plateforme(
+/// L'utilisateur du jeton (`GET /moi`), ou l'erreur qui dit pourquoi rien n'est parti.
+async fn lire_moi(
     client: &ClientVigieChiro,
     emetteur: &crate::transport::Emetteur,
     api: &str,
-    numeros: BTreeSet<(String, Protocole)>,
-    donnes: &SitesDonnes,
-) -> Result<Lecture> {
-    let moi = super::vigiechiro::reconnaitre_plateforme(client, emetteur)
+) -> Result<IdObjet> {
+    Ok(super::vigiechiro::reconnaitre_plateforme(client, emetteur)
         .await
         .map_err(|r| {
             r.erreur(
@@ -241,7 +240,54 @@ async fn lire_plateforme(
                 RIEN_ENVOYE,
             )
         })?
-        .id;
+        .id)
+}
+
+/// Les participations de chacun de ces sites (tous observateurs).
+async fn participations_des_sites(
+    client: &ClientVigieChiro,
+    emetteur: &crate::transport::Emetteur,
+    sites: BTreeSet<IdObjet>,
+) -> Result<HashMap<IdObjet, Vec<ParticipationLue>>> {
+    let mut participations = HashMap::new();
+    for site in sites {
+        let cible = format!("/sites/{site}/participations");
+        let liste = lire_ou_dire(emetteur, &cible, || client.participations_du_site(&site)).await?;
+        participations.insert(site, liste);
+    }
+    Ok(participations)
+}
+
+/// La participation `id` d'une nuit liée (`libelle`, plan `plan`), cherchée parmi celles de son
+/// site : le refus à dire si elle n'y est plus (supprimée) ou n'est plus à `moi` (donnée à un
+/// autre observateur sur le site web), rien sinon.
+fn refus_de_liee(
+    du_site: Option<&Vec<ParticipationLue>>,
+    moi: &IdObjet,
+    id: &str,
+    libelle: &str,
+    plan: i64,
+) -> Option<String> {
+    match du_site.and_then(|liste| liste.iter().find(|p| p.id.as_str() == id)) {
+        None => Some(dire::participation_liee_disparue(libelle, id, plan)),
+        Some(p) if p.observateur.as_ref() != Some(moi) => Some(dire::participation_liee_d_autrui(
+            libelle,
+            id,
+            plan,
+            p.pseudo.as_deref(),
+        )),
+        Some(_) => None,
+    }
+}
+
+async fn lire_plateforme(
+    client: &ClientVigieChiro,
+    emetteur: &crate::transport::Emetteur,
+    api: &str,
+    numeros: BTreeSet<(String, Protocole)>,
+    donnes: &SitesDonnes,
+) -> Result<Lecture> {
+    let moi = lire_moi(client, emetteur, api).await?;
     let propres: Vec<SiteConnu> =
         lire_ou_dire(emetteur, "/moi/sites", || client.mes_sites()).await?;
     let mut de_ses_participations: Option<Vec<SiteConnu>> = None;
@@ -279,13 +325,8 @@ async fn lire_plateforme(
         };
         sites.insert((numero, protocole), issue);
     }
-    let mut participations = HashMap::new();
     let retenus: BTreeSet<IdObjet> = sites.values().filter_map(|r| r.clone().ok()).collect();
-    for site in retenus {
-        let cible = format!("/sites/{site}/participations");
-        let liste = lire_ou_dire(emetteur, &cible, || client.participations_du_site(&site)).await?;
-        participations.insert(site, liste);
-    }
+    let participations = participations_des_sites(client, emetteur, retenus).await?;
     Ok(Lecture {
         moi,
         sites,
@@ -481,19 +522,9 @@ fn decider(
             continue;
         };
         let libelle = libelle_court(&n.nuit.cle);
-        let avant = refus.len();
-        match lecture
-            .participations
-            .get(site)
-            .and_then(|liste| liste.iter().find(|p| p.id.as_str() == id))
-        {
-            None => refus.ajouter(&dire::participation_liee_disparue(&libelle, &id, plan.id)),
-            Some(p) if p.observateur.as_ref() != Some(&lecture.moi) => refus.ajouter(
-                &dire::participation_liee_d_autrui(&libelle, &id, plan.id, p.pseudo.as_deref()),
-            ),
-            Some(_) => {}
-        }
-        if refus.len() > avant {
+        let du_site = lecture.participations.get(site);
+        if let Some(texte) = refus_de_liee(du_site, &lecture.moi, &id, &libelle, plan.id) {
+            refus.ajouter(&texte);
             refus.nommer(&n.nuit.cle);
         }
     }
@@ -1075,6 +1106,7 @@ pub(super) fn retenter_saison(
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.annee).collect();
     let _verrous = verrouiller_saisons(&super::chemin_base(g)?, &api, &annees)?;
     let mut base = super::ouvrir_base(g)?;
+    verifier_liees(g, &api, &base, &nuits)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
     let mut retenus = ReglagesRetenus::default();
     // Toutes les nuits connues de ces saisons (`retenter-echecs N` n'en reprend qu'une) : une
@@ -1157,6 +1189,50 @@ pub(super) fn retenter_saison(
         (&args.envoi, &retenus),
         base,
     )
+}
+
+/// Avant toute écriture d'une relance (`retenter-echecs`), comme `vigie depot` (voir
+/// [`decider`]) : la participation de chaque nuit liée doit encore être sur la plateforme, et à
+/// l'utilisateur. La plateforme accepterait qu'on dépose dans celle d'un autre observateur, et
+/// ne permet pas d'en retirer un fichier : une participation supprimée ou donnée à un autre sur
+/// le site web est un refus (code 2) qui nomme ses nuits, et rien ne part, ni là ni ailleurs.
+/// Une nuit dont la participation reste à créer (création reportée) n'a rien à vérifier : sa
+/// création se réconcilie par la relecture de son site.
+fn verifier_liees(
+    g: &OptionsGlobales,
+    api: &str,
+    base: &Base,
+    nuits: &[crate::plan::NuitPlanifiee],
+) -> Result<()> {
+    let mut liees = Vec::new();
+    for n in nuits {
+        let plan = base.plan(Some(n.plan_id))?;
+        if let Some(id) = participation_du_plan(&plan) {
+            let site = IdObjet::analyser(&n.nuit.site).with_context(|| {
+                format!("site de la nuit du plan {} illisible dans la base", plan.id)
+            })?;
+            liees.push((n, plan.id, site, id));
+        }
+    }
+    if liees.is_empty() {
+        return Ok(());
+    }
+    let client = super::vigiechiro::client(api)?;
+    let sites: BTreeSet<IdObjet> = liees.iter().map(|(_, _, site, _)| site.clone()).collect();
+    let (moi, participations) = super::vigiechiro::mener_ponctuel(async |emetteur| {
+        let moi = lire_moi(&client, emetteur, api).await?;
+        let participations = participations_des_sites(&client, emetteur, sites.clone()).await?;
+        Ok((moi, participations))
+    })?;
+    let mut refus = Refus::default();
+    for (n, plan, site, id) in &liees {
+        let libelle = libelle_liee(&n.nuit);
+        if let Some(texte) = refus_de_liee(participations.get(site), &moi, id, &libelle, *plan) {
+            refus.ajouter(&texte);
+            refus.nommer_liee(&n.nuit);
+        }
+    }
+    refus.rendre(g.json, dire::PARTICIPATION_LIEE_CHANGEE)
 }
 
 /// Des dossiers, sans ceux qui sont dans un autre de la liste.

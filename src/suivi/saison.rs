@@ -125,14 +125,23 @@ impl Refus {
         self.lignes.extend(replier(texte, 79));
     }
 
-    /// Combien de lignes de refus, déjà.
-    pub(crate) fn len(&self) -> usize {
-        self.lignes.len()
-    }
-
     /// Un refus qui dépend de cette nuit : elle sera nommée par l'erreur.
     pub(crate) fn nommer(&mut self, cle: &CleNuit) {
-        let n = nuit_nommee(cle);
+        self.nommer_une(nuit_nommee(cle));
+    }
+
+    /// Comme [`Refus::nommer`], pour une nuit lue dans la base.
+    pub(crate) fn nommer_liee(&mut self, n: &NuitLiee) {
+        let non_vide = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        self.nommer_une(NuitNommee {
+            numero_site: n.numero_site.clone(),
+            passage: n.passage,
+            point: non_vide(&n.point),
+            soiree: non_vide(&n.soiree),
+        });
+    }
+
+    fn nommer_une(&mut self, n: NuitNommee) {
         if !self.nuits.contains(&n) {
             self.nuits.push(n);
         }

@@ -608,6 +608,63 @@ fn participation_liee_supprimee_ou_cedee_refusee_a_la_relance() {
     assert_eq!(declarations(&banc), declares);
 }
 
+/// `vigie retenter-echecs` revérifie aussi la participation de chaque nuit liée, avant toute
+/// écriture : donnée à un autre observateur sur le site web (la plateforme accepterait qu'on y
+/// dépose, et ne permet pas d'en retirer), ou supprimée, c'est un refus (code 2) qui nomme la
+/// nuit ; rien ne part, pas même dans les autres nuits.
+#[test]
+fn retenter_echecs_refuse_une_participation_liee_cedee_ou_supprimee() {
+    let banc = Banc::nouveau();
+    let posee = preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    assert!(banc.bac().ceder_participation(&posee, OBSERVATEUR_AUTRE));
+    // De quoi envoyer, si rien ne l'arrêtait : un fichier de plus dans la nuit cédée et dans
+    // une autre.
+    banc.fichier(
+        "PA2/Car640139-2026-Pass1-B2-PA2_20260704_003000_000.wav",
+        TAILLE,
+    );
+    banc.fichier(
+        "PA1/Car640139-2026-Pass1-A1-PA1_20260703_231000_000.wav",
+        TAILLE,
+    );
+    let declares = declarations(&banc);
+    let retenter = || {
+        let mut c = banc.vigie_plateforme();
+        c.arg("retenter-echecs").args(Banc::options_rapides());
+        c
+    };
+    let out = retenter().finir_en(2);
+    let e = stderr(&out);
+    assert!(e.contains("a changé sur la plateforme"), "{e}");
+    assert!(
+        e.contains(&posee) && e.contains("Noctule des Étangs"),
+        "{e}"
+    );
+    assert!(e.contains("ven. 03/07 B2 Pass1"), "{e}");
+    assert_eq!(declarations(&banc), declares, "{}", texte(&out));
+    assert_eq!(creations(&banc), 5, "{}", texte(&out));
+
+    // En JSON, l'erreur nomme la nuit.
+    let out = retenter().arg("--json").output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let erreur = evenements(&lignes, "erreur")[0];
+    assert_eq!(
+        erreur["nuits"],
+        serde_json::json!([{"numero_site": "640139", "passage": 1, "point": "B2", "soiree": "2026-07-03"}]),
+        "{erreur}"
+    );
+
+    // Supprimée : même refus.
+    assert!(banc.bac().ceder_participation(&posee, OBSERVATEUR));
+    assert!(banc.bac().supprimer_participation(&posee));
+    let out = retenter().finir_en(2);
+    let e = stderr(&out);
+    assert!(e.contains(&posee) && e.contains("n'est plus"), "{e}");
+    assert_eq!(declarations(&banc), declares, "{}", texte(&out));
+}
+
 /// Deux `vigie depot` sur la même saison : le second s'arrête au verrou de la saison (code 4),
 /// dit quel processus la tient, et n'a rien écrit ni envoyé.
 #[test]
