@@ -76,7 +76,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
-            cand --forcer-participation 'Dépose dans la participation donnée même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n''utiliser qu''en connaissance de cause)'
+            cand --forcer-participation 'Dépose dans la participation donnée (ou à créer) même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n''utiliser qu''en connaissance de cause)'
             cand --autoriser-http 'Accepte un point d''accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
             cand --simulation 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
             cand --redeposer-modifies 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'

@@ -80,7 +80,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Ba
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l forcer-participation -d 'Dépose dans la participation donnée même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n\'utiliser qu\'en connaissance de cause)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l forcer-participation -d 'Dépose dans la participation donnée (ou à créer) même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n\'utiliser qu\'en connaissance de cause)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l redeposer-modifies -d 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'

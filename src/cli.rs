@@ -601,9 +601,9 @@ pub(crate) struct ArgsDepot {
     #[arg(long, value_name = "FUSEAU", default_value = "local")]
     pub(crate) fuseau: String,
 
-    /// Dépose dans la participation donnée même si les noms disent un autre site, point,
-    /// passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un
-    /// fichier accepté : à n'utiliser qu'en connaissance de cause).
+    /// Dépose dans la participation donnée (ou à créer) même si les noms disent un autre
+    /// site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de
+    /// retirer un fichier accepté : à n'utiliser qu'en connaissance de cause).
     #[arg(long)]
     pub(crate) forcer_participation: bool,
 

@@ -31,7 +31,7 @@ use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Evenement;
 use crate::suivi::evenement::{Avertissement, EcartNomme, PorteeSimulation};
 use crate::suivi::format::{neutraliser, pluriel};
-use crate::transport::vigiechiro::{Participation, SiteLu};
+use crate::transport::vigiechiro::SiteLu;
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
 pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
@@ -127,20 +127,57 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             // --forcer-participation.
             (CibleParticipation::Existante(id), Some(v)) => {
                 if let Some((p, site)) = &v.participation {
+                    let vue = ParticipationVue {
+                        id: id.clone(),
+                        observateur: None,
+                        point: p.point.clone(),
+                        debut: p.date_debut.as_deref().and_then(date_plateforme),
+                        fin: p.date_fin.as_deref().and_then(date_plateforme),
+                        un_titre: fichier_deja_depose(g, args.simulation, id)?,
+                    };
                     comparer_a_la_participation(
                         g,
                         &preparation,
-                        (id, p, site.as_ref()),
+                        (Some(id), &vue, site.as_ref()),
                         &fuseau,
-                        (&dest.api, args.simulation),
+                        &dest.api,
                         args.forcer_participation,
                     )?;
                 }
             }
             (CibleParticipation::Existante(_), None) => {}
-            // Le point d'une participation à créer, l'utilisateur vient de le taper
-            // (`--point`) : un écart est dit, le dépôt continue.
-            (CibleParticipation::ACreer { point, .. }, _) => {
+            // La participation à créer : le numéro de site des noms est comparé au site
+            // donné (s'il a pu être lu : une simulation sans jeton ne le lit pas), leur
+            // soirée à --debut et --fin, par la même règle ; un écart est un refus, avant
+            // toute création, sauf --forcer-participation. Le point, l'utilisateur vient de
+            // le taper (`--point`) : un écart est dit, le dépôt continue.
+            (
+                CibleParticipation::ACreer {
+                    point, debut, fin, ..
+                },
+                v,
+            ) => {
+                let instant = |i: &crate::horodatage::InstantUtc| {
+                    chrono::DateTime::from_timestamp(i.secondes(), 0)
+                };
+                let vue = ParticipationVue {
+                    // Elle n'a pas encore d'identifiant ; `ecarts` ne le lit pas.
+                    id: IdObjet::analyser("000000000000000000000000").context("identifiant nul")?,
+                    observateur: None,
+                    point: None,
+                    debut: instant(debut),
+                    fin: instant(fin),
+                    un_titre: None,
+                };
+                let site = v.as_ref().and_then(|v| v.site_a_creer.as_ref());
+                comparer_a_la_participation(
+                    g,
+                    &preparation,
+                    (None, &vue, site),
+                    &fuseau,
+                    &dest.api,
+                    args.forcer_participation,
+                )?;
                 if let Some(point) = point {
                     avertir_points(g, &preparation.inventaire, point)?;
                 }
@@ -766,40 +803,34 @@ fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
     Ok(())
 }
 
-/// Les noms comparés à la participation donnée (`--participation`) : son site (le numéro de
-/// son titre `« <protocole>-<numéro> »`, `resources/sites.py` `create_site`), son point, sa
-/// soirée (ses dates lues dans le fuseau de l'enregistreur, `--fuseau`) et, si la base sait un
-/// fichier que `vigie` y a déjà déposé, le passage et la soirée de ce fichier (la
-/// participation ne dit pas son passage). Un écart est un refus avant tout envoi (code 2), qui
-/// dit chaque écart et quoi faire : la plateforme ne permet pas de retirer un fichier accepté.
+/// Les noms comparés à la participation, donnée (`--participation`, `id`) ou à créer
+/// (`--site … --debut … --fin …`, `id` absent) : son site (le numéro de son titre
+/// `« <protocole>-<numéro> »`, `resources/sites.py` `create_site`), son point, sa soirée (ses
+/// dates lues dans le fuseau de l'enregistreur, `--fuseau`) et, si la base sait un fichier que
+/// `vigie` y a déjà déposé, le passage et la soirée de ce fichier (la participation ne dit pas
+/// son passage), tels que les porte `vue` : la règle est [`correspondance::ecarts`], la même
+/// pour les deux. Un écart est un refus avant tout envoi et toute création (code 2), qui dit
+/// chaque écart et quoi faire : la plateforme ne permet pas de retirer un fichier accepté.
 /// `--forcer-participation` passe outre, en le disant.
 fn comparer_a_la_participation(
     g: &OptionsGlobales,
     preparation: &Preparation,
-    (id, p, site): (&IdObjet, &Participation, Option<&SiteLu>),
+    (id, vue, site): (Option<&IdObjet>, &ParticipationVue, Option<&SiteLu>),
     fuseau: &Fuseau,
-    (api, a_blanc): (&str, bool),
+    api: &str,
     forcer: bool,
 ) -> Result<()> {
     let nuits = regrouper(&preparation.inventaire.enregistrements).nuits;
     if nuits.is_empty() {
         return Ok(());
     }
-    let vue = ParticipationVue {
-        id: id.clone(),
-        observateur: None,
-        point: p.point.clone(),
-        debut: p.date_debut.as_deref().and_then(date_plateforme),
-        fin: p.date_fin.as_deref().and_then(date_plateforme),
-        un_titre: fichier_deja_depose(g, a_blanc, id)?,
-    };
     let mut ecarts: Vec<Ecart> = Vec::new();
     for n in &nuits {
         let datee = NuitDatee {
             cle: &n.cle,
             bornes: bornes_utc(n, fuseau),
         };
-        for e in correspondance::ecarts(&vue, site, &datee, fuseau) {
+        for e in correspondance::ecarts(vue, site, &datee, fuseau) {
             if !ecarts.contains(&e) {
                 ecarts.push(e);
             }
@@ -810,24 +841,28 @@ fn comparer_a_la_participation(
     }
     let lignes: Vec<String> = ecarts.iter().map(ligne_d_ecart).collect();
     // En JSON, les écarts sont dits qu'ils soient forcés ou refusés : avant l'`erreur` (code
-    // 2), l'avertissement dit lesquels.
+    // 2), l'avertissement dit lesquels (sans `participation` pour une participation à créer).
     if g.json {
         Evenement::Avertissement {
             motif: Avertissement::EcartParticipation {
                 nuits: None,
-                participation: Some(id.as_str()),
+                participation: id.map(IdObjet::as_str),
                 ecarts: ecarts.iter().map(ecart_nomme).collect(),
             },
         }
         .ecrire()?;
     }
+    let laquelle = match id {
+        Some(_) => "la participation",
+        None => "la participation à créer",
+    };
     if forcer {
         if !g.json {
             // Dit même sous -q : c'est le seul signe d'un dépôt peut-être au mauvais endroit.
             let mut e = crate::sortie::erreur();
             writeln!(
                 e,
-                "attention : ces fichiers ne sont pas ceux de la participation ;"
+                "attention : ces fichiers ne sont pas ceux de {laquelle} ;"
             )?;
             writeln!(e, "déposés quand même (--forcer-participation) :")?;
             for l in &lignes {
@@ -838,21 +873,35 @@ fn comparer_a_la_participation(
         }
         return Ok(());
     }
+    let rien_fait = match id {
+        Some(_) => RIEN_ENVOYE,
+        None => "rien n'a été créé ni envoyé",
+    };
     if !g.json {
-        let adresse = crate::suivi::saison::adresse_participation(api, id.as_str())
-            .unwrap_or_else(|| format!("participation {id}"));
         let mut e = crate::sortie::erreur();
-        writeln!(
-            e,
-            "Ces fichiers ne sont pas ceux de la participation ; rien n'a été envoyé :"
-        )?;
+        let titre = format!("Ces fichiers ne sont pas ceux de {laquelle} ; {rien_fait} :");
+        for l in crate::suivi::format::replier(&titre, 79) {
+            writeln!(e, "{l}")?;
+        }
         for l in &lignes {
             for morceau in crate::suivi::format::replier(l, 79) {
                 writeln!(e, "{}", neutraliser(&morceau))?;
             }
         }
-        writeln!(e, "  → vérifiez la participation :")?;
-        writeln!(e, "    {adresse}")?;
+        match id {
+            Some(id) => {
+                let adresse = crate::suivi::saison::adresse_participation(api, id.as_str())
+                    .unwrap_or_else(|| format!("participation {id}"));
+                writeln!(e, "  → vérifiez la participation :")?;
+                writeln!(e, "    {adresse}")?;
+            }
+            None => {
+                writeln!(
+                    e,
+                    "  → vérifiez --site (le site des noms) et --debut, --fin (leur nuit)"
+                )?;
+            }
+        }
         writeln!(
             e,
             "    ou déposez la saison, chaque nuit dans la sienne : vigie depot DOSSIER"
@@ -861,11 +910,11 @@ fn comparer_a_la_participation(
     }
     // Le détail est dit au-dessus (en JSON, dans l'avertissement) : l'erreur tient
     // en une ligne de 80 colonnes.
-    Err(ErreurAvecCode::nouveau(
-        CodeSortie::Usage,
-        format!("les noms ne sont pas ceux de la participation ; {RIEN_ENVOYE}"),
-    )
-    .into())
+    let erreur = match id {
+        Some(_) => format!("les noms ne sont pas ceux de la participation ; {RIEN_ENVOYE}"),
+        None => format!("les noms contredisent --site ou --debut ; {rien_fait}"),
+    };
+    Err(ErreurAvecCode::nouveau(CodeSortie::Usage, erreur).into())
 }
 
 /// Un écart en une ligne (repliée ensuite à 80 colonnes), tirée de [`Ecart::champs`] : la
@@ -924,8 +973,8 @@ fn fichier_deja_depose(g: &OptionsGlobales, a_blanc: bool, id: &IdObjet) -> Resu
 }
 
 /// Des fichiers dont le nom porte un autre point que la participation à créer (`--point`,
-/// que l'utilisateur vient de taper) : dit, le dépôt continue. (Une participation existante
-/// est comparée par [`comparer_a_la_participation`], qui refuse.)
+/// que l'utilisateur vient de taper) : dit, le dépôt continue. (Le site et la soirée sont
+/// comparés par [`comparer_a_la_participation`], qui refuse.)
 fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<()> {
     let autres: Vec<String> = inv
         .enregistrements

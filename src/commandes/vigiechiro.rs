@@ -171,6 +171,9 @@ pub(super) struct PlateformeVerifiee {
     /// La participation donnée (`--participation`), telle que la plateforme la décrit, et son
     /// site s'il a pu être lu : les noms y sont comparés (soirée, point, numéro de site).
     pub(crate) participation: Option<(Participation, Option<SiteLu>)>,
+    /// Le site où créer la participation (`--site`), lu avant toute création : le numéro de
+    /// site des noms y est comparé.
+    pub(crate) site_a_creer: Option<SiteLu>,
 }
 
 /// Avant tout envoi : l'adresse est celle de l'API, le jeton est accepté, et la participation
@@ -207,6 +210,7 @@ pub(super) fn verifier_plateforme(
                 return Ok(PlateformeVerifiee {
                     moi: moi.id,
                     participation: None,
+                    site_a_creer: Some(lu),
                 });
             }
             CibleParticipation::Existante(id) => id,
@@ -217,6 +221,7 @@ pub(super) fn verifier_plateforme(
         Ok(PlateformeVerifiee {
             moi: moi.id,
             participation: Some((p, site)),
+            site_a_creer: None,
         })
     };
     let resultat = runtime()?.block_on(async {

@@ -628,7 +628,7 @@ pub enum Avertissement<'a> {
     ParticipationEcartee { participation: &'a str },
     /// --forcer-participation : plusieurs nuits vers une participation (`nuits`, leur
     /// nombre), ou des noms qui ne sont pas ceux de la participation donnée (`participation`,
-    /// et chaque écart dans `ecarts`). Sans --forcer-participation, les écarts sont dits de
+    /// absent pour une participation à créer, et chaque écart dans `ecarts`). Sans --forcer-participation, les écarts sont dits de
     /// même, juste avant l'`erreur` (code 2) qui refuse le dépôt.
     EcartParticipation {
         #[serde(skip_serializing_if = "Option::is_none")]

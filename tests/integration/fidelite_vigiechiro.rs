@@ -12,7 +12,7 @@ use std::process::Command;
 use crate::commun::plateforme::*;
 use crate::commun::*;
 use serde_json::{Value, json};
-use vigie_bac_a_sable::{JETON_NON_VALIDE, Operation};
+use vigie_bac_a_sable::{JETON_NON_VALIDE, NouveauSite, OBSERVATEUR, Operation};
 
 /// `vigie depot NUIT --site SITE --point B2 --debut D --fin F` contre la plateforme locale.
 fn depot_par_site(banc: &Banc, debut: &str, fin: &str) -> Command {
@@ -189,6 +189,166 @@ fn point_des_noms_different_de_celui_de_la_participation_refuse_sauf_force() {
     std::fs::remove_file(banc.nuit.join(z1)).unwrap();
     let out = banc.depot_plateforme().sortie();
     assert!(!stderr(&out).contains("attention"), "{}", texte(&out));
+}
+
+/// Un autre des sites de l'observateur (`Vigiechiro - Point Fixe-640140`), où les noms
+/// `Car640139-…` ne vont pas.
+fn autre_site(banc: &Banc) -> String {
+    banc.bac()
+        .ajouter_site(&NouveauSite {
+            type_site: "POINT_FIXE",
+            numero: "640140",
+            titre: None,
+            observateur: OBSERVATEUR,
+            points: &["A1"],
+        })
+        .unwrap()
+}
+
+/// Le lendemain de la nuit d'essai : une faute de frappe dans --debut et --fin.
+const DEBUT_LENDEMAIN: &str = "2026-06-22T21:30:00Z";
+const FIN_LENDEMAIN: &str = "2026-06-23T06:00:00Z";
+
+/// Une nuit d'essai (`Car640139`, soirée du 21 juin), un autre site de l'observateur
+/// (`Point Fixe-640140`), et de quoi vérifier qu'aucune participation n'a été créée ni aucun
+/// octet envoyé.
+fn nuit_et_autre_site() -> (Banc, String) {
+    let banc = Banc::nouveau();
+    banc.fichiers((1..=2).map(|i| (nom(i), 10_000 + i)).collect());
+    let site = autre_site(&banc);
+    (banc, site)
+}
+
+fn rien_de_cree(banc: &Banc, site: &str) {
+    let c = banc.compteurs();
+    assert_eq!(c.requetes(Operation::ApiCreerParticipation), 0);
+    assert_eq!(c.requetes(Operation::ApiDeclarerFichier), 0);
+    assert_eq!(c.octets_recus(), 0);
+    assert!(banc.bac().participations(site).is_empty());
+    assert_eq!(
+        banc.bac().participations(SITE).len(),
+        1,
+        "seule celle d'essai"
+    );
+}
+
+/// Une participation à créer : le numéro de site des noms est comparé au titre du site
+/// donné (--site) avant toute création ; un autre de ses sites est un refus (code 2), dit,
+/// sans rien créer ni envoyer. Le bon site, lui, est créé et reçoit la nuit, sans rien dire.
+#[test]
+fn participation_a_creer_sur_un_autre_site_refusee() {
+    let (banc, site) = nuit_et_autre_site();
+    let out = banc
+        .depot_par_site(&site, "A1", DEBUT_NUIT, FIN_NUIT)
+        .finir_en(2);
+    let e = stderr(&out);
+    contient(
+        &e,
+        &[
+            "pas ceux de la participation à créer",
+            "rien n'a été créé",
+            "640139 dans les noms",
+            "Vigiechiro - Point Fixe-640140",
+            "vérifiez --site",
+            "--forcer-participation",
+        ],
+    );
+    assert!(!e.contains("nuit    :"), "la nuit est la bonne : {e}");
+    rien_de_cree(&banc, &site);
+    // Le cas juste : créée et déposée, comme avant, sans rien dire.
+    let out = banc
+        .depot_par_site(SITE, "A1", DEBUT_NUIT, FIN_NUIT)
+        .finir_en(0);
+    let e = stderr(&out);
+    assert!(
+        !e.contains("attention") && !e.contains("ne sont pas"),
+        "{e}"
+    );
+    assert_eq!(banc.bac().participations(SITE).len(), 2);
+}
+
+/// Une participation à créer : la soirée des noms est comparée à --debut, --fin (dans le
+/// fuseau de l'enregistreur, la règle d'une participation existante) ; un autre jour est un
+/// refus (code 2), sans rien créer ni envoyer.
+#[test]
+fn participation_a_creer_un_autre_jour_refusee() {
+    let (banc, site) = nuit_et_autre_site();
+    let out = banc
+        .depot_par_site(SITE, "A1", DEBUT_LENDEMAIN, FIN_LENDEMAIN)
+        .finir_en(2);
+    let e = stderr(&out);
+    contient(
+        &e,
+        &[
+            "pas ceux de la participation à créer",
+            "nuit    : dim. 21/06 dans les noms, lun. 22/06 pour la participation",
+            "--debut",
+            "--forcer-participation",
+        ],
+    );
+    assert!(!e.contains("site    :"), "le site est le bon : {e}");
+    rien_de_cree(&banc, &site);
+}
+
+/// Les deux écarts, en simulation et en JSON : l'avertissement `ecart_participation` dit
+/// chaque écart, sans identifiant (elle n'en a pas encore), avant l'erreur (code 2) ; rien
+/// n'est créé ni envoyé.
+#[test]
+fn participation_a_creer_les_ecarts_en_simulation_et_en_json() {
+    let (banc, site) = nuit_et_autre_site();
+    let out = banc
+        .depot_par_site(&site, "A1", DEBUT_LENDEMAIN, FIN_LENDEMAIN)
+        .args(["--simulation", "--json"])
+        .finir_en(2);
+    let lignes = lignes_json(&out.stdout);
+    assert_eq!(evenements(&lignes, "erreur")[0]["code"], 2);
+    let ecart = evenements(&lignes, "avertissement")
+        .into_iter()
+        .find(|a| a["motif"] == "ecart_participation")
+        .unwrap_or_else(|| panic!("{}", texte(&out)));
+    assert!(ecart.get("participation").is_none(), "{ecart}");
+    assert_eq!(
+        ecart["ecarts"],
+        json!([
+            {"champ": "site", "noms": "640139",
+             "participation": "Vigiechiro - Point Fixe-640140"},
+            {"champ": "soiree", "noms": "2026-06-21", "participation": "2026-06-22"},
+        ]),
+        "{}",
+        texte(&out)
+    );
+    rien_de_cree(&banc, &site);
+}
+
+/// Voulu : --forcer-participation crée la participation au site et à la nuit donnés, y
+/// dépose, et dit chaque écart.
+#[test]
+fn participation_a_creer_au_mauvais_site_et_a_la_mauvaise_nuit_forcee() {
+    let banc = Banc::nouveau();
+    let fichiers = banc.fichiers((1..=2).map(|i| (nom(i), 10_000 + i)).collect());
+    let site = autre_site(&banc);
+    let out = banc
+        .depot_par_site(&site, "A1", DEBUT_LENDEMAIN, FIN_LENDEMAIN)
+        .arg("--forcer-participation")
+        .finir_en(0);
+    let e = stderr(&out);
+    contient(
+        &e,
+        &[
+            "attention : ces fichiers ne sont pas ceux de la participation à créer",
+            "--forcer-participation",
+            "640139 dans les noms",
+            "lun. 22/06 pour la participation",
+        ],
+    );
+    let creees = banc.bac().participations(&site);
+    assert_eq!(creees.len(), 1, "{creees:?}");
+    for (n, t) in &fichiers {
+        assert!(
+            banc.objet_plateforme(&creees[0].id, n) == contenu(n, *t),
+            "{n}"
+        );
+    }
 }
 
 // ------------------------------------------------------------------------ noms

@@ -29,9 +29,10 @@ fn creer(banc: &Banc, site: &str, point: Option<&str>) -> Command {
     c
 }
 
-/// Un nom du protocole routier (`validate_donnee_name`, `resources/donnees.py`).
+/// Un nom du protocole routier (`validate_donnee_name`, `resources/donnees.py`), du circuit
+/// de `SITE_ROUTIER` (`Vigiechiro - Routier-12`) : un autre numéro serait un refus.
 fn nom_routier(i: usize) -> String {
-    format!("Cir640380-2026-Pass1-Tron2-Chiro_1_{i:06}_000.wav")
+    format!("Cir12-2026-Pass1-Tron2-Chiro_1_{i:06}_000.wav")
 }
 
 #[test]
