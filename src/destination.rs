@@ -52,6 +52,12 @@ impl IdObjet {
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// L'identifiant nul (24 zéros), qu'aucun objet de la plateforme ne porte : la place d'un
+    /// identifiant qui n'existe pas encore (une participation à créer), jamais envoyé.
+    pub(crate) fn nul() -> IdObjet {
+        IdObjet("0".repeat(24))
+    }
 }
 
 impl TryFrom<String> for IdObjet {

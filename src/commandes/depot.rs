@@ -162,7 +162,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
                 };
                 let vue = ParticipationVue {
                     // Elle n'a pas encore d'identifiant ; `ecarts` ne le lit pas.
-                    id: IdObjet::analyser("000000000000000000000000").context("identifiant nul")?,
+                    id: IdObjet::nul(),
                     observateur: None,
                     point: None,
                     debut: instant(debut),

@@ -375,7 +375,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
     let donnes = sites_donnes(&args.site)?;
     let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
-    let zero = IdObjet::analyser("000000000000000000000000").context("identifiant nul")?;
+    let zero = IdObjet::nul();
     let provisoire = DestinationVigieChiro::nouveau(
         &api.url,
         CibleParticipation::Existante(zero),
@@ -1106,7 +1106,11 @@ pub(super) fn retenter_saison(
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.annee).collect();
     let _verrous = verrouiller_saisons(&super::chemin_base(g)?, &api, &annees)?;
     let mut base = super::ouvrir_base(g)?;
-    verifier_liees(g, &api, &base, &nuits)?;
+    let plans = nuits
+        .iter()
+        .map(|n| base.plan(Some(n.plan_id)))
+        .collect::<Result<Vec<DepotPlan>, _>>()?;
+    verifier_liees(g, &api, &nuits, &plans)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
     let mut retenus = ReglagesRetenus::default();
     // Toutes les nuits connues de ces saisons (`retenter-echecs N` n'en reprend qu'une) : une
@@ -1117,8 +1121,7 @@ pub(super) fn retenter_saison(
     }
     let mut nouvelles: BTreeMap<crate::saison::nuits::CleNuit, BTreeSet<PathBuf>> = BTreeMap::new();
     let mut dossiers_nouvelles = BTreeSet::new();
-    for n in &nuits {
-        let plan = base.plan(Some(n.plan_id))?;
+    for (n, plan) in nuits.iter().zip(plans) {
         let destination = Destination::depuis_identite(&plan.destination)?;
         let preparation = preparer(Path::new(&plan.dossier), &destination)?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
@@ -1201,13 +1204,12 @@ pub(super) fn retenter_saison(
 fn verifier_liees(
     g: &OptionsGlobales,
     api: &str,
-    base: &Base,
     nuits: &[crate::plan::NuitPlanifiee],
+    plans: &[DepotPlan],
 ) -> Result<()> {
     let mut liees = Vec::new();
-    for n in nuits {
-        let plan = base.plan(Some(n.plan_id))?;
-        if let Some(id) = participation_du_plan(&plan) {
+    for (n, plan) in nuits.iter().zip(plans) {
+        if let Some(id) = participation_du_plan(plan) {
             let site = IdObjet::analyser(&n.nuit.site).with_context(|| {
                 format!("site de la nuit du plan {} illisible dans la base", plan.id)
             })?;
@@ -1325,7 +1327,7 @@ mod tests_reunion {
     }
 
     fn provisoire() -> Destination {
-        let zero = IdObjet::analyser("000000000000000000000000").unwrap();
+        let zero = IdObjet::nul();
         Destination::VigieChiro(
             DestinationVigieChiro::nouveau(
                 crate::destination::API_VIGIECHIRO,

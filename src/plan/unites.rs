@@ -335,12 +335,12 @@ impl Base {
         let mut gestes: Vec<Geste<'_>> = Vec::new();
         // Les déposées dont seule la date a changé : à relire avant toute écriture (la
         // transaction est alors abandonnée : rien n'a été écrit, pas même la date d'activité).
-        let mut a_relire: Vec<(i64, &FichierPlanifie)> = Vec::new();
+        let mut a_relire: Vec<DeposeeARelire> = Vec::new();
         {
             let mut st = tx
                 .prepare(
-                    "SELECT id, chemin, etat, taille, modifie_ns, identite FROM depot_unite \
-                     WHERE plan_id = ?1 ORDER BY chemin",
+                    "SELECT id, chemin, etat, taille, modifie_ns, identite, somme_controle, etag \
+                     FROM depot_unite WHERE plan_id = ?1 ORDER BY chemin",
                 )
                 .map_err(err)?;
             let mut lignes = st.query([plan_id]).map_err(err)?;
@@ -378,7 +378,13 @@ impl Base {
                     gestes.push(if etat == EtatUnite::Deposee && taille == f.taille {
                         match dates_seules {
                             None => {
-                                a_relire.push((id, f));
+                                // Ce qui a été noté au dépôt, lu pour celles-ci seulement.
+                                a_relire.push(DeposeeARelire {
+                                    chemin: f.chemin.clone(),
+                                    taille: f.taille,
+                                    somme_controle: r.get(6).map_err(err)?,
+                                    etag: r.get(7).map_err(err)?,
+                                });
                                 continue;
                             }
                             Some(d) if d.contains(&f.chemin) => Geste::NoterDate(id, f),
@@ -410,22 +416,7 @@ impl Base {
             gestes.extend(tries[i..].iter().map(|f| Geste::Inserer(f)));
         }
         if !a_relire.is_empty() {
-            let mut sommes = tx
-                .prepare("SELECT somme_controle, etag FROM depot_unite WHERE id = ?1")
-                .map_err(err)?;
-            let mut rendus = Vec::with_capacity(a_relire.len());
-            for (id, f) in a_relire {
-                let (somme_controle, etag) = sommes
-                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .map_err(err)?;
-                rendus.push(DeposeeARelire {
-                    chemin: f.chemin.clone(),
-                    taille: f.taille,
-                    somme_controle,
-                    etag,
-                });
-            }
-            return Ok(Planifiee::ARelire(rendus));
+            return Ok(Planifiee::ARelire(a_relire));
         }
         if !gestes.is_empty() {
             let mut inserer = tx

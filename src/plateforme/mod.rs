@@ -136,11 +136,11 @@ impl DossierOuvert {
     ) -> io::Result<Option<IdentiteFichier>> {
         #[cfg(unix)]
         {
-            let lisible = match &self.dossier {
-                Some(dossier) => lisible_dans(dossier, nom),
-                None => Err(io::Error::from(io::ErrorKind::PermissionDenied)),
-            };
-            if lisible.is_err() {
+            let lisible = self
+                .dossier
+                .as_ref()
+                .is_some_and(|dossier| lisible_dans(dossier, nom).is_ok());
+            if !lisible {
                 drop(File::open(self.chemin.join(nom))?);
             }
             Ok(Some(identite_de_meta(meta)))
