@@ -308,6 +308,7 @@ static ROUTIER: LazyLock<Regex> = LazyLock::new(|| {
         r"^Cir(?P<site>.+)-(?P<annee>[0-9]{4})-Pass(?P<passage>[0-9]{1,2})-Tron(?P<troncon>[0-9]{1,2})-Chiro_([01]_)?[0-9]+_[0-9]{3}$",
     )
 });
+#[cfg(test)]
 static POINT_FIXE: LazyLock<Regex> = LazyLock::new(|| {
     motif(
         r"^Car(?P<site>.+)-(?P<annee>[0-9]{4})-Pass(?P<passage>[0-9]{1,2})-(?P<point>([A-H][12])|(Z[1-9][0-9]*))-(?P<enregistreur>.*)(?P<date>[0-9]{8})_(?P<heure>[0-9]{6})_(?P<ms>[0-9]{3})$",
@@ -365,12 +366,16 @@ pub fn verdict_plateforme(titre: &str) -> Result<&'static str, RefusPlateforme> 
     Ok(mime)
 }
 
-/// `TITRE` (`^[a-zA-Z0-9_\-.]+$`) : un titre non vide de ces seuls caractères.
+/// Un caractère de `[a-zA-Z0-9_\-.]`, les seuls que la plateforme permet dans un titre
+/// (`TITRE`).
+fn caractere_permis(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// `TITRE` (`^[a-zA-Z0-9_\-.]+$`) : un titre non vide de ces seuls caractères (examiné octet
+/// par octet : un octet hors ASCII n'en est jamais un).
 fn titre_permis(titre: &str) -> bool {
-    !titre.is_empty()
-        && titre
-            .bytes()
-            .all(|o| o.is_ascii_alphanumeric() || matches!(o, b'_' | b'-' | b'.'))
+    !titre.is_empty() && titre.bytes().all(|o| caractere_permis(char::from(o)))
 }
 
 /// `ZIP_DECOUPE`, `Z_NUMERO` ou `ZIP` sur un titre que `TITRE` accepte (tous ses caractères
@@ -407,25 +412,18 @@ fn extension_du_titre(titre: &str) -> Option<&str> {
 /// protocole routier/pédestre ou point fixe, le **premier** `-PassNN-` (et `-TronNN-`) du nom
 /// non nul.
 fn nom_de_donnee_valide(titre: &str) -> bool {
-    let Some((souche, extension)) = titre.rsplit_once('.') else {
-        return false;
-    };
-    if !matches!(extension, "wav" | "ta" | "tc" | "tac" | "tcc") {
-        return false;
-    }
     let premier_non_nul = |m: &Regex| {
-        m.captures(souche)
+        m.captures(titre)
             .and_then(|c| c[1].parse::<u32>().ok())
             .is_some_and(|n| n != 0)
     };
-    // `^Cir` et `^Car` : un nom qui ne commence pas ainsi n'a pas à passer par le motif ; le
-    // point fixe est lu à la main, comme `POINT_FIXE` ([`point_fixe_decompose`]).
-    if souche.starts_with("Cir") && ROUTIER.is_match(souche) {
-        premier_non_nul(&PASSAGE) && premier_non_nul(&TRONCON)
-    } else if point_fixe_decompose(souche).is_some() {
-        premier_non_nul(&PASSAGE)
-    } else {
-        false
+    // Extension, protocole et motif du serveur : ceux de [`nom_decompose`].
+    match nom_decompose(titre) {
+        Some(NomDecompose::Routier { .. }) => {
+            premier_non_nul(&PASSAGE) && premier_non_nul(&TRONCON)
+        }
+        Some(NomDecompose::PointFixe { .. }) => premier_non_nul(&PASSAGE),
+        None => false,
     }
 }
 
@@ -433,7 +431,10 @@ fn nom_de_donnee_valide(titre: &str) -> bool {
 /// `Z1`, `Z12`…), s'il en porte un.
 pub(crate) fn point_du_nom(nom: &str) -> Option<&str> {
     let (souche, _) = nom.rsplit_once('.')?;
-    Some(POINT_FIXE.captures(souche)?.name("point")?.as_str())
+    match point_fixe_decompose(souche)? {
+        NomDecompose::PointFixe { point, .. } => Some(point),
+        NomDecompose::Routier { .. } => None,
+    }
 }
 
 /// Ce que dit le nom d'une séquence (ou d'une sortie Tadarida) d'un protocole Vigie-Chiro,
@@ -599,10 +600,7 @@ pub(crate) fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec
 }
 
 fn caracteres_interdits(nom: &str, refuser: impl Fn(String, String) -> NomRefuse) -> NomRefuse {
-    let mut interdits: Vec<char> = nom
-        .chars()
-        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-        .collect();
+    let mut interdits: Vec<char> = nom.chars().filter(|&c| !caractere_permis(c)).collect();
     interdits.sort_unstable();
     interdits.dedup();
     let liste: Vec<String> = interdits
@@ -824,7 +822,7 @@ fn nom_permis(nom: &str, remplacant: Option<char>) -> String {
                 // Les diacritiques combinants (U+0300 à U+036F) suivent la lettre qu'ils
                 // accentuent : ils tombent, la lettre reste.
                 '\u{300}'..='\u{36f}' => return None,
-                c if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') => c,
+                c if caractere_permis(c) => c,
                 _ => return remplacant,
             })
         })

@@ -372,7 +372,11 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
     let (inventaire, dossier_texte) = inventorier_et_valider(dossier, destination)?;
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
-        fichiers.push(fichier_planifie(e, destination.cle(&e.chemin)?));
+        fichiers.push(fichier_planifie(
+            e,
+            e.chemin.clone(),
+            destination.cle(&e.chemin)?,
+        ));
     }
     Ok(Preparation {
         inventaire,
@@ -381,10 +385,11 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
     })
 }
 
-/// Un fichier de l'inventaire, planifiable sous la clé `cle`.
-pub(super) fn fichier_planifie(e: &Enregistrement, cle: String) -> FichierPlanifie {
+/// Un fichier de l'inventaire, planifiable sous le chemin `chemin` (relatif au dossier du
+/// plan) et la clé `cle`.
+pub(super) fn fichier_planifie(e: &Enregistrement, chemin: String, cle: String) -> FichierPlanifie {
     FichierPlanifie {
-        chemin: e.chemin.clone(),
+        chemin,
         cle,
         taille: e.taille,
         modifie_ns: e.modifie_ns,

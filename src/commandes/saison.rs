@@ -781,10 +781,7 @@ fn deposer(
             }
             .context("fichier hors de sa nuit")?;
             let cle = destination.cle(&chemin)?;
-            fichiers.push(FichierPlanifie {
-                chemin,
-                ..fichier_planifie(e, cle)
-            });
+            fichiers.push(fichier_planifie(e, chemin, cle));
         }
         let identite = match &n.sort {
             Sort::Liee { plan } => plan.destination.clone(),
