@@ -665,6 +665,53 @@ fn retenter_echecs_refuse_une_participation_liee_cedee_ou_supprimee() {
     assert_eq!(declarations(&banc), declares, "{}", texte(&out));
 }
 
+/// La vérification des participations liées de `vigie retenter-echecs` ne se passe pas de la
+/// plateforme : si la liste des participations d'un site ne se lit pas, rien n'est écrit ni
+/// envoyé (code 1, la lecture nommée), et une relance, la plateforme revenue, dépose.
+#[test]
+fn retenter_echecs_sans_lecture_des_participations_n_ecrit_rien() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    banc.fichier(
+        "PA2/Car640139-2026-Pass1-B2-PA2_20260704_003000_000.wav",
+        TAILLE,
+    );
+    let declares = declarations(&banc);
+    // L'état de la saison, nuit par nuit (unités comprises : un fichier planifié s'y verrait).
+    let etat = || {
+        banc.vigie()
+            .args(["etat", "--json"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let avant = etat();
+    banc.panne(Regle::toujours(
+        Some(Operation::ApiListerParticipations),
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    ));
+    let retenter = || {
+        let mut c = banc.vigie_plateforme();
+        c.arg("retenter-echecs").args(Banc::options_rapides());
+        c
+    };
+    let out = retenter().finir_en(1);
+    let e = stderr(&out);
+    assert!(
+        e.contains("participations") && e.contains("impossible"),
+        "{e}"
+    );
+    assert_eq!(declarations(&banc), declares, "{}", texte(&out));
+    assert_eq!(etat(), avant, "la saison a changé : {}", texte(&out));
+    banc.bac().pannes().effacer();
+    retenter().finir_en(0);
+    assert_eq!(declarations(&banc), declares + 1);
+}
+
 /// Deux `vigie depot` sur la même saison : le second s'arrête au verrou de la saison (code 4),
 /// dit quel processus la tient, et n'a rien écrit ni envoyé.
 #[test]
