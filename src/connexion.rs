@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::destination::API_VIGIECHIRO;
 use crate::jeton::{self, ErreurJeton};
+use crate::plateforme::conseil::commande;
 
 /// Le fichier, à côté du jeton.
 const NOM_FICHIER: &str = "connexion.json";
@@ -69,12 +70,12 @@ impl OrigineApi {
     }
 
     /// Dit à l'utilisateur d'où vient l'adresse.
-    pub(crate) fn en_clair(self) -> &'static str {
+    pub(crate) fn en_clair(self) -> String {
         match self {
-            OrigineApi::Option => "donnée par --api",
-            OrigineApi::Variable => "donnée par la variable VIGIE_API",
-            OrigineApi::Retenue => "retenue par vigie connexion --api",
-            OrigineApi::ParDefaut => "adresse par défaut",
+            OrigineApi::Option => "donnée par --api".to_owned(),
+            OrigineApi::Variable => "donnée par la variable VIGIE_API".to_owned(),
+            OrigineApi::Retenue => format!("retenue par {}", commande("connexion").arg("--api")),
+            OrigineApi::ParDefaut => "adresse par défaut".to_owned(),
         }
     }
 }

@@ -11,13 +11,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::plateforme;
+use crate::plateforme::conseil::commande;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ErreurJeton {
     #[error(
         "aucun jeton Vigie-Chiro : connectez-vous sur le site Vigie-Chiro, copiez le jeton de \
-         l'adresse (?token=…), puis lancez vigie connexion --jeton - (et collez-le), ou \
-         définissez VIGIE_JETON"
+         l'adresse (?token=…), puis lancez {} (et collez-le), ou définissez VIGIE_JETON",
+        commande("connexion").args(["--jeton", "-"])
     )]
     Absent,
     #[error(
@@ -36,8 +37,10 @@ pub(crate) enum ErreurJeton {
     )]
     AdresseSansJeton,
     #[error(
-        "{chemin} est illisible (ce n'est pas ce qu'y écrit vigie connexion) : relancez vigie \
-         connexion, ou vigie deconnexion pour l'effacer"
+        "{chemin} est illisible (ce n'est pas ce qu'y écrit {connexion}) : relancez \
+         {connexion}, ou {} pour l'effacer",
+        commande("deconnexion"),
+        connexion = commande("connexion")
     )]
     ConnexionIllisible { chemin: PathBuf },
     #[error("fichier du jeton {chemin} : {}", crate::sortie::erreur_systeme(.cause))]

@@ -10,6 +10,8 @@ use vigie::suivi;
 use vigie::suivi::format::neutraliser;
 
 fn main() -> ExitCode {
+    // Les commandes conseillées commencent par le nom sous lequel vigie a été lancé.
+    vigie::plateforme::conseil::retenir_le_programme();
     let cli = Cli::analyser();
     if let Err(e) = commandes::initialiser_journal(&cli.globales) {
         let _ = writeln!(sortie::erreur(), "erreur : {e:#}");

@@ -233,20 +233,6 @@ pub(crate) fn corrige_par_renommage(
         .any(|refus| refus.regle == e.regle)
 }
 
-/// Un chemin tel qu'on le tape dans un shell : entre apostrophes s'il contient autre chose que
-/// des lettres, chiffres et `_ . / - + , : @ %`.
-pub(crate) fn pour_le_shell(texte: &str) -> String {
-    let sur = !texte.is_empty()
-        && texte
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./-+,:@%".contains(c));
-    if sur {
-        texte.to_owned()
-    } else {
-        format!("'{}'", texte.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,15 +341,5 @@ mod tests {
         assert!(renommer(d, &pris).is_err());
         assert_eq!(std::fs::read(d.join("b.wav")).unwrap(), b"x");
         assert!(d.join("b.WAV").exists());
-    }
-
-    #[test]
-    fn chemins_pour_le_shell() {
-        assert_eq!(
-            pour_le_shell("/home/a/Nuits/2026-06-21"),
-            "/home/a/Nuits/2026-06-21"
-        );
-        assert_eq!(pour_le_shell("/a/Nuit du 3"), "'/a/Nuit du 3'");
-        assert_eq!(pour_le_shell("/a/l'étang"), r"'/a/l'\''étang'");
     }
 }

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use super::vigiechiro::{RefusMoi, mener_ponctuel, reconnaitre_plateforme};
 use crate::cli::{ArgsConnexion, OptionsGlobales};
 use crate::connexion::{self, AdresseApi, Compte, ConnexionRetenue, OrigineApi};
-use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
+use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::valider_endpoint;
 use crate::jeton::{self, ErreurJeton};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
@@ -200,7 +200,7 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
         Some(Ok(_)) => Ok(CodeSortie::Succes),
         Some(Err((refus, api))) => Err(refus.erreur(
             &api,
-            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()),
             "le compte n'a pas pu être vérifié",
         )),
     }

@@ -41,6 +41,7 @@ use chrono::NaiveDate;
 
 use super::sable::{DossierTemporaire, RuntimeDuBac, filtre_du_bac};
 use crate::cli::{ArgsDemo, ModeProgression, OptionsGlobales};
+use crate::plateforme::conseil::{commande, effacer_le_dossier};
 use crate::plateforme::processus;
 use crate::plateforme::signaux::{DemandeArret, Signaux};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
@@ -353,7 +354,7 @@ fn derouler(
             // l'humain, passe sur la sortie d'erreur.
             etat.stdout(Stdio::from(io::stderr()));
         } else {
-            writeln!(crate::sortie::erreur(), "\n$ vigie etat")?;
+            writeln!(crate::sortie::erreur(), "\n{}", commande("etat").tapee())?;
         }
         arret.attendre(etat)?;
     }
@@ -520,7 +521,11 @@ fn presenter(
     let mut s = crate::sortie::erreur();
     // Deux lignes : une graine tirée au hasard a vingt chiffres.
     writeln!(s, "Démonstration de vigie (graine {graine} ;")?;
-    writeln!(s, "pour la rejouer : vigie demo --graine {graine}).")?;
+    writeln!(
+        s,
+        "pour la rejouer : {}).",
+        commande("demo").args(["--graine", &graine.to_string()])
+    )?;
     writeln!(
         s,
         "Une saison rapportée du terrain : {} nuits, {sequences} séquences WAV ({}),",
@@ -550,7 +555,7 @@ fn presenter(
         }
     }
     writeln!(s)?;
-    writeln!(s, "$ vigie depot {}", saison.chemin.display())?;
+    writeln!(s, "{}", commande("depot").chemin(&saison.chemin).tapee())?;
     writeln!(
         s,
         "  (sans identifiant : site, point, passage et nuit sont lus dans les noms ;\n   \
@@ -579,13 +584,15 @@ fn dire_ou_tout_est(g: &OptionsGlobales, dossier: &Path) -> Result<()> {
     writeln!(s, "  vigie.sqlite   la base du dépôt, pour y revenir :")?;
     writeln!(
         s,
-        "    VIGIE_BASE={} vigie etat",
-        dossier.join("vigie.sqlite").display()
+        "    {}",
+        commande("etat")
+            .arg("--base")
+            .chemin(&dossier.join("vigie.sqlite"))
     )?;
     writeln!(
         s,
-        "Effacez-le quand vous aurez fini : rm -r {}",
-        dossier.display()
+        "Effacez-le quand vous aurez fini : {}",
+        effacer_le_dossier(dossier)
     )?;
     Ok(())
 }

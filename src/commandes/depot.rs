@@ -24,6 +24,7 @@ use crate::plan::{
     Replanification, VerrouPlan,
 };
 use crate::plateforme::FichierAttendu;
+use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
@@ -65,7 +66,12 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     if args.dossiers.len() > 1 {
         return Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
-            "une destination (--vers, --participation, --site --debut --fin) reçoit un seul              dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation,              déposez la saison : vigie depot DOSSIER… (sans destination) ; rien n'a été envoyé",
+            format!(
+                "une destination (--vers, --participation, --site --debut --fin) reçoit un seul \
+                 dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation, \
+                 déposez la saison : {} (sans destination) ; rien n'a été envoyé",
+                commande("depot").arg("DOSSIER…")
+            ),
         )
         .into());
     }
@@ -107,7 +113,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             moi = Some(v.moi.clone());
             Some(v)
         } else if crate::jeton::lire().is_err() {
-            non_verifiee(g, "pas de jeton (vigie connexion)")?;
+            non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
             None
         } else {
             let emission = super::vigiechiro::reglages_de_simulation()?;
@@ -604,8 +610,10 @@ fn refuser_si_deja_planifie(
                 format!(
                     "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
                      second plan déposerait la nuit une seconde fois ; rien n'a été envoyé. \
-                     Reprenez ce plan : vigie retenter-echecs {}",
-                    plan.id, plan.destination, plan.id
+                     Reprenez ce plan : {}",
+                    plan.id,
+                    plan.destination,
+                    commande("retenter-echecs").arg(plan.id)
                 ),
             )
             .into());
@@ -666,8 +674,8 @@ fn avertir_autres_plans(
         .collect::<Vec<_>>()
         .join(", ");
     let (vise, reprendre) = match autres.as_slice() {
-        [seul] => ("vise", format!("vigie retenter-echecs {}", seul.id)),
-        _ => ("visent", "vigie retenter-echecs PLAN".to_owned()),
+        [seul] => ("vise", commande("retenter-echecs").arg(seul.id)),
+        _ => ("visent", commande("retenter-echecs").arg("PLAN")),
     };
     let texte = format!(
         "attention : {nommes} {vise} déjà cette destination ({}) ; ce qu'elle tient déjà, \
@@ -767,7 +775,8 @@ fn refuser_plusieurs_nuits(
         }
         writeln!(
             e,
-            "  → déposez la saison, chaque nuit dans sa participation : vigie depot DOSSIER"
+            "  → déposez la saison, chaque nuit dans sa participation : {}",
+            commande("depot").arg("DOSSIER")
         )?;
         writeln!(
             e,
@@ -777,9 +786,10 @@ fn refuser_plusieurs_nuits(
     Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!(
-            "{} nuits vers une seule participation ; {RIEN_ENVOYE}. Déposez la saison : vigie \
-             depot DOSSIER (sans --participation)",
-            nuits.len()
+            "{} nuits vers une seule participation ; {RIEN_ENVOYE}. Déposez la saison : {} \
+             (sans --participation)",
+            nuits.len(),
+            commande("depot").arg("DOSSIER")
         ),
     )
     .avec_nuits(
@@ -909,7 +919,8 @@ fn comparer_a_la_participation(
         }
         writeln!(
             e,
-            "    ou déposez la saison, chaque nuit dans la sienne : vigie depot DOSSIER"
+            "    ou déposez la saison, chaque nuit dans la sienne : {}",
+            commande("depot").arg("DOSSIER")
         )?;
         writeln!(e, "    ou, si c'est voulu : --forcer-participation")?;
     }
@@ -1039,8 +1050,8 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
 fn refus_de_la_plateforme(dossier: &Path, inv: &Inventaire) -> Vec<Empechement> {
     let renommages = noms::renommages_sans_ambiguite(dossier, &inv.enregistrements);
     let commande = format!(
-        "corrigez-les d'une commande : vigie renommer {}",
-        noms::pour_le_shell(&dossier.display().to_string())
+        "corrigez-les d'une commande : {}",
+        commande("renommer").chemin(dossier)
     );
     let refus = inventaire::valider_pour_vigiechiro(&inv.enregistrements)
         .into_iter()

@@ -8,6 +8,7 @@ use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
 use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers};
+use crate::plateforme::conseil::commande;
 use crate::sortie::CodeSortie;
 use crate::suivi::Evenement;
 use crate::suivi::evenement::UnitesParEtat;
@@ -36,8 +37,9 @@ pub(crate) fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<C
         if let Some(n) = &nuit {
             writeln!(
                 s,
-                "Nuit de la saison {} ; toute la saison : vigie etat (sans numéro)",
-                n.annee
+                "Nuit de la saison {} ; toute la saison : {} (sans numéro)",
+                n.annee,
+                commande("etat")
             )?;
         }
     }
@@ -241,8 +243,9 @@ fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePl
     if r.modifiees > 0 {
         writeln!(
             s,
-            "  {} fichier(s) déposé(s) ont changé depuis : vigie depot … --redeposer-modifies pour les renvoyer",
-            r.modifiees
+            "  {} fichier(s) déposé(s) ont changé depuis : {} pour les renvoyer",
+            r.modifiees,
+            commande("depot").args(["…", "--redeposer-modifies"])
         )?;
     }
     if r.echec + r.incertaine > 0 {
@@ -335,21 +338,22 @@ pub(crate) fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
                 && (*cause == Some(CauseRefus::Authentification)) == authentification
         })
     };
+    let retenter = commande("retenter-echecs").arg(plan);
     Some(if refus(false) {
         format!(
-            "corrigez la cause des refus définitifs, puis vigie retenter-echecs {plan} --y-compris-definitifs"
+            "corrigez la cause des refus définitifs, puis {}",
+            retenter.arg("--y-compris-definitifs")
         )
     } else if refus(true) {
         match r.vers {
             Vers::VigieChiro => format!(
-                "reconnectez-vous (vigie connexion --jeton -), puis vigie retenter-echecs {plan}"
+                "reconnectez-vous ({}), puis {retenter}",
+                commande("connexion").args(["--jeton", "-"])
             ),
-            Vers::S3 => {
-                format!("corrigez les identifiants S3, puis vigie retenter-echecs {plan}")
-            }
+            Vers::S3 => format!("corrigez les identifiants S3, puis {retenter}"),
         }
     } else {
-        format!("vigie retenter-echecs {plan}")
+        retenter.to_string()
     })
 }
 
@@ -360,8 +364,9 @@ pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
         if !g.json {
             writeln!(
                 crate::sortie::standard(),
-                "Aucun plan dans {} : vigie depot en crée un.",
-                chemin.display()
+                "Aucun plan dans {} : {} en crée un.",
+                chemin.display(),
+                commande("depot")
             )?;
         }
         return Ok(CodeSortie::Succes);
@@ -371,8 +376,9 @@ pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     if plans.is_empty() && !g.json {
         writeln!(
             s,
-            "Aucun plan dans {} : vigie depot en crée un.",
-            base.chemin().display()
+            "Aucun plan dans {} : {} en crée un.",
+            base.chemin().display(),
+            commande("depot")
         )?;
     } else if !g.json {
         writeln!(

@@ -188,8 +188,8 @@ fn garder_le_code(affichage: Result<()>) {
         use std::io::Write;
         let _ = writeln!(
             crate::sortie::erreur(),
-            "attention : le bilan n'a pas pu être écrit ({e:#}) ; vigie etat redonne l'état du \
-             plan"
+            "attention : le bilan n'a pas pu être écrit ({e:#}) ; {} redonne l'état du plan",
+            crate::plateforme::conseil::commande("etat")
         );
     }
 }

@@ -9,6 +9,7 @@ use anyhow::Result;
 use crate::cli::{ArgsRenommer, OptionsGlobales};
 use crate::inventaire::{self, Inventaire};
 use crate::noms::{self, Empechement, Renommage};
+use crate::plateforme::conseil::commande;
 use crate::sortie::CodeSortie;
 use crate::suivi::Evenement;
 use crate::suivi::format::{neutraliser, pluriel};
@@ -128,13 +129,18 @@ fn ecrire(
         } else {
             writeln!(
                 s,
-                "{} ; rien n'a été renommé. Pour le faire : vigie renommer {} --appliquer",
+                "{} ; rien n'a été renommé. Pour le faire : {}",
                 pluriel(
                     prevus.len() as u64,
                     "fichier à renommer",
                     "fichiers à renommer"
                 ),
-                neutraliser(&noms::pour_le_shell(&args.dossier.display().to_string()))
+                neutraliser(
+                    &commande("renommer")
+                        .chemin(&args.dossier)
+                        .arg("--appliquer")
+                        .to_string()
+                )
             )?;
         }
     }

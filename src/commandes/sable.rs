@@ -29,6 +29,7 @@ use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{ArgsBacASable, OptionsGlobales};
+use crate::plateforme::conseil::commande;
 use crate::sortie::CodeSortie;
 use vigie_bac_a_sable::{
     BacASable, CLE_ACCES, JETON, PARTICIPATION, POINTS_SITE, Pannes, REGION, Regle, SECRET, SITE,
@@ -211,9 +212,17 @@ fn annoncer(
     writeln!(s, "Puis, par exemple :")?;
     writeln!(
         s,
-        "  vigie depot MA_NUIT --vers s3://{COMPARTIMENT_ESSAIS}/essai"
+        "  {}",
+        commande("depot")
+            .arg("MA_NUIT")
+            .arg("--vers")
+            .arg(format!("s3://{COMPARTIMENT_ESSAIS}/essai"))
     )?;
-    writeln!(s, "  vigie depot MA_NUIT --participation {PARTICIPATION}")?;
+    writeln!(
+        s,
+        "  {}",
+        commande("depot").args(["MA_NUIT", "--participation", PARTICIPATION])
+    )?;
     writeln!(
         s,
         "  aws s3 ls s3://{COMPARTIMENT_ESSAIS}/ --recursive --endpoint-url {}",

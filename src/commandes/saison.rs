@@ -235,7 +235,7 @@ async fn lire_moi(
                 api,
                 ErreurAvecCode::nouveau(
                     CodeSortie::RefusDefinitifs,
-                    crate::depot::vigiechiro::MESSAGE_JETON_REFUSE,
+                    crate::depot::vigiechiro::message_jeton_refuse(),
                 ),
                 RIEN_ENVOYE,
             )

@@ -21,7 +21,7 @@ use crate::traitement::lancer::{avant_calcul, d_un_autre_observateur, lancer};
 use crate::traitement::resultats::{self, demander_csv, nom_du_csv, nom_sur};
 use crate::traitement::taxons::{self, CacheTaxons};
 use crate::traitement::{
-    Cadence, EtatCalcul, EtatParticipation, FinDuSuivi, JETON_REFUSE, Releve, code_de_l_etat,
+    Cadence, EtatCalcul, EtatParticipation, FinDuSuivi, Releve, code_de_l_etat, jeton_refuse,
     relever, suivre,
 };
 use crate::transport::Emetteur;
@@ -61,7 +61,7 @@ async fn reconnaitre(
         .map_err(|r| {
             r.erreur(
                 api,
-                ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE),
+                ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()),
                 rien_fait,
             )
         })

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
-use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
+use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::reessai::{Annulation, Profil, RaisonArret, Reglages, Rejouabilite, ReponseApi};
@@ -199,7 +199,7 @@ pub(super) fn verifier_plateforme(
             .map_err(|r| {
                 r.erreur(
                     &dest.api,
-                    ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE),
+                    ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()),
                     rien_fait,
                 )
             })?;
@@ -288,8 +288,9 @@ fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) 
              ne dépose que dans vos participations, la plateforme ne permettant pas d'en retirer \
              un fichier ; {rien_fait}. Vérifiez l'identifiant (fin de l'adresse de la page de \
              votre participation sur le site), ou connectez-vous avec le compte de cet \
-             observateur (vigie connexion).",
-            p.id
+             observateur ({}).",
+            p.id,
+            crate::plateforme::conseil::commande("connexion")
         ),
     )
     .into())
@@ -347,7 +348,7 @@ async fn site_existant(
         )
         .into()),
         ReponseApi::Refuse { statut: 401, .. } => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()).into())
         }
         autre => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
@@ -406,7 +407,7 @@ async fn participation_existante(
         )
         .into()),
         ReponseApi::Refuse { statut: 401, .. } => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()).into())
         }
         // Un autre refus définitif (403 : participation d'un autre observateur…) : rien ne
         // changera sans un geste, c'est un refus (code 3), pas un échec passager.
@@ -526,7 +527,7 @@ mod tests {
     /// un seul geste, le dernier ; un 503 n'y devient pas une coupure du réseau.
     #[test]
     fn la_plateforme_non_reconnue_se_dit_avec_un_seul_geste() {
-        let jeton = || ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE);
+        let jeton = || ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse());
         let texte = |e: anyhow::Error| {
             let code = crate::sortie::code_pour_erreur(&e);
             (code, format!("{e:#}"))

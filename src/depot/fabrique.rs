@@ -26,6 +26,7 @@ use super::{
 use crate::destination::{CibleParticipation, Destination, DestinationS3, DestinationVigieChiro};
 use crate::destination::{IdObjet, PartieDuBilan, valider_endpoint};
 use crate::plan::{Base, DepotPlan};
+use crate::plateforme::conseil::commande;
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::transport::Emetteur;
@@ -242,16 +243,16 @@ impl<'a> Fabrique<'a> {
     /// La commande qui lance le calcul d'une nuit déposée dans `participation`, avec `--api`
     /// si `vigie traiter` ne viserait pas de lui-même l'adresse de ce dépôt.
     pub(crate) fn rappel_traiter(&self, participation: &str) -> String {
-        let mut rappel = format!("vigie traiter --participation {participation}");
+        let mut rappel = commande("traiter").args(["--participation", participation]);
         if let Some(d) = self.plateforme() {
             let par_defaut = crate::connexion::adresse_api(None)
                 .ok()
                 .and_then(|a| valider_endpoint(&a.url, true).ok());
             if par_defaut.as_deref() != Some(d.api.as_str()) {
-                rappel.push_str(&format!(" --api {}", d.api));
+                rappel = rappel.args(["--api", d.api.as_str()]);
             }
         }
-        rappel
+        rappel.to_string()
     }
 }
 

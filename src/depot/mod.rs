@@ -56,6 +56,7 @@ use crate::plan::{
     Base, CauseRefus, DepotPlan, DepotUnite, EntreeJournal, ErreurBase, EtatUnite, ResumePlan,
 };
 use crate::plateforme::FichierAttendu;
+use crate::plateforme::conseil::commande;
 use crate::reessai::{
     DecisionJournalisee, Issue, ObservateurReessai, RaisonArret, Releve, ReponseApi,
 };
@@ -703,9 +704,10 @@ impl<D: Depositaire> Moteur<D> {
             // échec transitoire.
             IssueUnite::Interrompue if c.emetteur.reseau().est_abandonne() => {
                 let message = format!(
-                    "réseau indisponible depuis plus de {} s (--attente-reseau) : vigie \
-                     retenter-echecs quand il reviendra",
-                    c.emetteur.attente_reseau().unwrap_or_default().as_secs()
+                    "réseau indisponible depuis plus de {} s (--attente-reseau) : {} quand il \
+                     reviendra",
+                    c.emetteur.attente_reseau().unwrap_or_default().as_secs(),
+                    commande("retenter-echecs")
                 );
                 base.marquer_echec(unite.id, false, CauseRefus::Reseau, &message)?;
                 drop(base);
@@ -788,8 +790,9 @@ fn a_replanifier(probleme: String) -> IssueUnite {
         definitif: false,
         cause: CauseRefus::Local,
         message: format!(
-            "{probleme} depuis sa planification : non déposé ; relancez vigie depot pour le \
-             replanifier"
+            "{probleme} depuis sa planification : non déposé ; relancez {} pour le \
+             replanifier",
+            commande("depot")
         ),
     }
 }
@@ -833,18 +836,20 @@ pub(crate) fn echec_local(e: &std::io::Error) -> IssueUnite {
 /// pare-feu d'entreprise), pas du service : ce qu'il dit, et le geste. `417 Expectation
 /// Failed` : le relais ne sait pas traiter la requête telle qu'elle est faite ; `407` : il
 /// demande qu'on s'authentifie auprès de lui. Ni l'un ni l'autre ne dit rien du fichier.
-fn refus_d_un_relais(statut: u16) -> Option<&'static str> {
+fn refus_d_un_relais(statut: u16) -> Option<String> {
     match statut {
         407 => Some(
             "un mandataire (proxy) entre cet ordinateur et le service demande à s'authentifier ; \
              le fichier n'y est pour rien : réessayez depuis un autre réseau, ou réglez le \
-             mandataire",
+             mandataire"
+                .to_owned(),
         ),
-        417 => Some(
+        417 => Some(format!(
             "un relais entre cet ordinateur et le service (mandataire, antivirus, réseau \
              d'entreprise) a refusé la requête ; le fichier n'y est pour rien : réessayez plus \
-             tard (vigie retenter-echecs), depuis un autre réseau si cela se répète",
-        ),
+             tard ({}), depuis un autre réseau si cela se répète",
+            commande("retenter-echecs")
+        )),
         _ => None,
     }
 }

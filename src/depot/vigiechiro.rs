@@ -68,6 +68,7 @@ use crate::depot::relecture::empreinte::{EtagS3, etag_assemble};
 use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::{IdObjet, PartieDuBilan};
 use crate::plan::{CauseRefus, PartieEnvoi};
+use crate::plateforme::conseil::commande;
 use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{
     crc32c_base64, crc32c_composite, crc32c_depuis_base64, sommes_crc32c_md5,
@@ -104,8 +105,13 @@ pub(crate) const SEUIL_MULTIPART_MIO: u64 = 100;
 const PUT_SIMPLE_MAX: u64 = 5 * 1024 * 1024 * 1024;
 
 /// Ce que dit `vigie` quand la plateforme refuse le jeton.
-pub(crate) const MESSAGE_JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, \
-     puis vigie connexion --jeton -, et vigie retenter-echecs";
+pub(crate) fn message_jeton_refuse() -> String {
+    format!(
+        "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, puis {}, et {}",
+        commande("connexion").args(["--jeton", "-"]),
+        commande("retenter-echecs")
+    )
+}
 
 /// Le dépôt vers une participation Vigie-Chiro.
 pub(crate) struct DepositaireVigieChiro {
@@ -163,7 +169,7 @@ impl DepositaireVigieChiro {
         IssueUnite::Echec {
             definitif: true,
             cause: CauseRefus::Authentification,
-            message: MESSAGE_JETON_REFUSE.into(),
+            message: message_jeton_refuse(),
         }
     }
 
@@ -335,10 +341,11 @@ impl DepositaireVigieChiro {
         Ok(Err(IssueUnite::Echec {
             definitif: false,
             cause: CauseRefus::Serveur,
-            message:
+            message: format!(
                 "la plateforme rend encore un enregistrement en plusieurs parties après l'avoir \
-                      supprimé ; vigie retenter-echecs un peu plus tard"
-                    .into(),
+                 supprimé ; {} un peu plus tard",
+                commande("retenter-echecs")
+            ),
         }))
     }
 
@@ -619,8 +626,8 @@ fn url_refusee(raison: &str) -> IssueUnite {
         definitif: true,
         cause: CauseRefus::Serveur,
         message: format!(
-            "{raison} ; signalez-le aux gestionnaires de la plateforme, puis vigie \
-             retenter-echecs --y-compris-definitifs"
+            "{raison} ; signalez-le aux gestionnaires de la plateforme, puis {}",
+            commande("retenter-echecs").arg("--y-compris-definitifs")
         ),
     }
 }
@@ -633,7 +640,8 @@ fn url_refusee_deux_fois(quoi: &str) -> IssueUnite {
         cause: CauseRefus::Droits,
         message: format!(
             "{quoi} : vérifiez l'heure de l'ordinateur et vos droits sur la participation, \
-             puis vigie retenter-echecs --y-compris-definitifs"
+             puis {}",
+            commande("retenter-echecs").arg("--y-compris-definitifs")
         ),
     }
 }

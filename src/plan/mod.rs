@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
+use crate::plateforme::conseil::commande;
 use crate::plateforme::erreur_systeme;
 
 pub use modele::CauseRefus;
@@ -110,9 +111,15 @@ pub enum ErreurBase {
          tables. Elle n'a pas été modifiée : indiquez une autre base avec --base (ou VIGIE_BASE)."
     )]
     Etrangere { chemin: PathBuf },
-    #[error("aucun plan n'existe encore dans {chemin} : lancez d'abord vigie depot")]
+    #[error(
+        "aucun plan n'existe encore dans {chemin} : lancez d'abord {}",
+        commande("depot")
+    )]
     AucunPlan { chemin: PathBuf },
-    #[error("le plan {id} n'existe pas dans {chemin} : vigie plans les liste")]
+    #[error(
+        "le plan {id} n'existe pas dans {chemin} : {} les liste",
+        commande("plans")
+    )]
     PlanInconnu { chemin: PathBuf, id: i64 },
     #[error(
         "le plan {plan} est déjà en cours de traitement par un autre vigie{} : attendez qu'il \

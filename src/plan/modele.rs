@@ -1,9 +1,12 @@
 //! Les types du plan : états d'une unité, causes de refus, lignes des tables.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::Serialize;
+
+use crate::plateforme::conseil::commande;
 
 /// L'état d'une unité, tel qu'écrit dans `depot_unite.etat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -142,14 +145,16 @@ impl CauseRefus {
     /// Ce qui s'est passé et ce qu'il faut corriger, dit sous la liste des unités concernées.
     /// La commande à lancer ensuite n'y est pas : elle est dite une seule fois, à la fin
     /// (« Ensuite : … »), d'après l'ensemble des échecs du plan.
-    pub(crate) fn conseil(self, vers: Vers) -> &'static str {
-        match (self, vers) {
+    pub(crate) fn conseil(self, vers: Vers) -> Cow<'static, str> {
+        Cow::Borrowed(match (self, vers) {
             (CauseRefus::Authentification, Vers::S3) => {
                 "identifiants S3 refusés : corrigez-les (AWS_ACCESS_KEY_ID, --profil)"
             }
             (CauseRefus::Authentification, Vers::VigieChiro) => {
-                "jeton Vigie-Chiro refusé ou expiré : reconnectez-vous sur le site, puis vigie \
-                 connexion --jeton -"
+                return Cow::Owned(format!(
+                    "jeton Vigie-Chiro refusé ou expiré : reconnectez-vous sur le site, puis {}",
+                    commande("connexion").args(["--jeton", "-"])
+                ));
             }
             (CauseRefus::Droits, Vers::S3) => {
                 "droits insuffisants sur le compartiment : faites-les corriger"
@@ -184,7 +189,7 @@ impl CauseRefus {
                  rien n'est parti. Vérifiez lequel est le bon ; pour remplacer celui de la \
                  plateforme, demandez d'abord à ses gestionnaires de le supprimer"
             }
-        }
+        })
     }
 
     fn depuis_str(s: &str) -> Option<Self> {

@@ -19,6 +19,7 @@
 //! cible entre une vérification et l'ouverture, puis revenir avant la vérification suivante.
 
 pub mod chemins;
+pub mod conseil;
 pub(crate) mod echo;
 pub(crate) mod emplacements;
 // Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.

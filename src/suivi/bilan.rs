@@ -14,6 +14,7 @@ use super::{Evenement, liberer_terminal};
 use crate::depot::Bilan;
 pub(crate) use crate::depot::passages::{ArretPassages, FinDesPassages};
 use crate::destination::PartieDuBilan;
+use crate::plateforme::conseil::commande;
 
 /// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
 /// commande à lancer s'il reste quelque chose ; `fin` : avec `--jusqu-au-bout`, combien de
@@ -235,8 +236,8 @@ pub(crate) fn ecrire_bilan(
             Some(c) => writeln!(s, "    {nature} {c} : {}", c.conseil(r.vers))?,
             None => writeln!(
                 s,
-                "    {nature} de cause inconnue : voir vigie etat {}",
-                b.plan
+                "    {nature} de cause inconnue : voir {}",
+                commande("etat").arg(b.plan)
             )?,
         }
     }

@@ -12,13 +12,14 @@ use anyhow::Result;
 use super::Evenement;
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use super::traitement::{lignes_bilan, phrase_etat, suggestion, traitement_json};
+use crate::plateforme::conseil::commande;
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::traitement::cible::{Cible, NuitPasPrete};
 use crate::traitement::lancer::{AvantCalcul, Lancement};
 use crate::traitement::resultats::{DemandeCsv, Echec, Telecharge};
 use crate::traitement::taxons::CacheTaxons;
-use crate::traitement::{EtatCalcul, EtatParticipation, JETON_REFUSE};
+use crate::traitement::{EtatCalcul, EtatParticipation, jeton_refuse};
 use crate::transport::vigiechiro::Utilisateur;
 
 /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
@@ -91,10 +92,9 @@ pub(crate) fn afficher_etat(
     if m.silencieux {
         return Ok(());
     }
-    let o = cible.options();
     let (intro, commande) = match t.map(|t| &t.etat) {
-        None => ("Pour lancer le calcul :", format!("vigie traiter{o}")),
-        Some(EtatCalcul::Fini) => ("Le CSV des observations :", format!("vigie resultats{o}")),
+        None => ("Pour lancer le calcul :", cible.commande("traiter")),
+        Some(EtatCalcul::Fini) => ("Le CSV des observations :", cible.commande("resultats")),
         Some(EtatCalcul::Erreur) => {
             ecrire(
                 &mut s,
@@ -102,14 +102,14 @@ pub(crate) fn afficher_etat(
                  plateforme.",
                 None,
             )?;
-            ("Pour relancer le calcul :", format!("vigie traiter{o}"))
+            ("Pour relancer le calcul :", cible.commande("traiter"))
         }
         Some(_) => (
             "Pour attendre la fin du calcul :",
-            format!("vigie traitement{o} --attendre"),
+            cible.commande("traitement").arg("--attendre"),
         ),
     };
-    ecrire(&mut s, "", Some((intro, &commande)))?;
+    ecrire(&mut s, "", Some((intro, &commande.to_string())))?;
     Ok(())
 }
 
@@ -168,14 +168,14 @@ pub(crate) fn nuits_pas_pretes(
             } => format!(
                 "la nuit du plan {} n'est pas entièrement déposée : {} sur {} \
                  {} pas sur la plateforme ({} déposé{}) ; reprenez d'abord le dépôt, \
-                 vigie retenter-echecs {}",
+                 {}",
                 plan,
                 manquent,
                 total,
                 if manquent > 1 { "ne sont" } else { "n'est" },
                 deposees,
                 if deposees > 1 { "s" } else { "" },
-                plan
+                commande("retenter-echecs").arg(plan)
             ),
             NuitPasPrete::EnDepot {
                 plan,
@@ -207,9 +207,9 @@ pub(crate) fn nuits_pas_pretes(
             "{} ; le calcul ne verrait que les fichiers déjà déposés, et tant qu'il serait \
              planifié ou en cours (un jour au plus) la plateforme refuserait d'en lancer un \
              autre. Rien n'a été lancé. Pour lancer quand même le calcul d'une nuit \
-             incomplète : vigie traiter{} --nuit-incomplete",
+             incomplète : {}",
             refus.join(" ; "),
-            cible.options()
+            cible.commande("traiter").arg("--nuit-incomplete")
         ),
     )
     .into())
@@ -281,37 +281,33 @@ pub(crate) fn sans_lancer(
     let t = avant.traitement.as_ref();
     let etat = t.map(|t| t.etat.nom().to_owned());
     let phrase = phrase_etat(t, crate::traitement::maintenant());
-    let o = cible.options();
+    let traiter = || cible.commande("traiter");
+    let suivre = cible.commande("traitement").arg("--attendre").to_string();
     let nom = majuscule(&cible.nom());
     let (raison, texte, suite, code) = match decision {
         AvantCalcul::DejaEnCours => (
             "deja_en_cours",
             format!("{nom} : {phrase} ; rien n'a été relancé."),
-            (
-                "Pour le suivre :",
-                format!("vigie traitement{o} --attendre"),
-            ),
+            ("Pour le suivre :", suivre.clone()),
             CodeSortie::Succes,
         ),
         AvantCalcul::Reessai => (
             "reessai",
             format!("{nom} : {phrase} ; rien n'a été relancé."),
-            (
-                "Pour le suivre :",
-                format!("vigie traitement{o} --attendre"),
-            ),
+            ("Pour le suivre :", suivre),
             CodeSortie::Succes,
         ),
         AvantCalcul::DejaFini => (
             "deja_fini",
             format!(
-                "{nom} : {phrase} ; rien n'a été relancé. Ses résultats : vigie \
-                 traitement et vigie resultats. Un nouveau calcul remplacerait ces \
-                 résultats."
+                "{nom} : {phrase} ; rien n'a été relancé. Ses résultats : {} et {}. Un \
+                 nouveau calcul remplacerait ces résultats.",
+                commande("traitement"),
+                commande("resultats")
             ),
             (
                 "Pour recalculer quand même :",
-                format!("vigie traiter{o} --relancer"),
+                traiter().arg("--relancer").to_string(),
             ),
             CodeSortie::Succes,
         ),
@@ -321,7 +317,10 @@ pub(crate) fn sans_lancer(
                 "{nom} : {phrase}, il y a plus d'un jour : le calcul semble arrêté. Rien \
                  n'a été relancé."
             ),
-            ("Pour le relancer :", format!("vigie traiter{o} --relancer")),
+            (
+                "Pour le relancer :",
+                traiter().arg("--relancer").to_string(),
+            ),
             CodeSortie::EchecsTransitoires,
         ),
         AvantCalcul::Inconnu => (
@@ -329,7 +328,7 @@ pub(crate) fn sans_lancer(
             format!("{nom} : {phrase}. Rien n'a été lancé."),
             (
                 "Pour lancer le calcul quand même :",
-                format!("vigie traiter{o} --relancer"),
+                traiter().arg("--relancer").to_string(),
             ),
             CodeSortie::EchecsTransitoires,
         ),
@@ -357,7 +356,7 @@ pub(crate) fn lancement(
 ) -> Result<CodeSortie> {
     let etat_avant = avant.traitement.as_ref().map(|t| t.etat.nom().to_owned());
     let etat_avant = etat_avant.as_deref();
-    let suivre = format!("vigie traitement{} --attendre", cible.options());
+    let suivre = cible.commande("traitement").arg("--attendre").to_string();
     match issue {
         Lancement::Lance { relu } => {
             if m.json {
@@ -395,7 +394,7 @@ pub(crate) fn lancement(
             Ok(CodeSortie::Succes)
         }
         Lancement::JetonRefuse => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()).into())
         }
         Lancement::Interrompu => Err(interrompu()),
         Lancement::Interdit => {
@@ -435,9 +434,9 @@ pub(crate) fn lancement(
             format!(
                 "le lancement du calcul est resté sans réponse, et la plateforme ne \
                  montre pas de nouveau calcul ({}) : vérifiez dans quelques minutes, \
-                 vigie traitement{}, avant de relancer",
+                 {}, avant de relancer",
                 phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()),
-                cible.options()
+                cible.commande("traitement")
             ),
         )
         .into()),
@@ -445,9 +444,9 @@ pub(crate) fn lancement(
             CodeSortie::EchecsTransitoires,
             format!(
                 "le lancement du calcul est resté sans réponse, et la plateforme n'a pas \
-                 pu être relue : vérifiez dans quelques minutes, vigie traitement{}, \
+                 pu être relue : vérifiez dans quelques minutes, {}, \
                  avant de relancer (un nouveau calcul efface les données déjà produites)",
-                cible.options()
+                cible.commande("traitement")
             ),
         )
         .into()),
@@ -465,7 +464,7 @@ pub(crate) fn lancement(
 pub(crate) fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
     match e {
         Echec::Plateforme(ReponseApi::Refuse { statut: 401, .. }) => {
-            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into()
+            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()).into()
         }
         Echec::Plateforme(r @ ReponseApi::Refuse { statut: 403, .. }) => ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
@@ -558,39 +557,40 @@ pub(crate) fn csv_absent(
             format!(
                 "{} : {}, mais la plateforme n'a pas (encore) le CSV des observations : elle le \
                  produit après le calcul si elle est réglée pour, sinon à la demande. \
-                 Demandez-le (il vous sera aussi envoyé par courriel) : vigie resultats{} \
-                 --demander-csv, puis relancez vigie resultats dans quelques minutes",
+                 Demandez-le (il vous sera aussi envoyé par courriel) : {}, puis relancez \
+                 {} dans quelques minutes",
                 cible.nom(),
                 phrase.unwrap_or("calcul fini"),
-                cible.options()
+                cible.commande("resultats").arg("--demander-csv"),
+                cible.commande("resultats")
             ),
             CodeSortie::EchecsTransitoires,
         ),
         Some(EtatCalcul::Erreur) => (
             format!(
-                "pas de résultats pour la {} : {} ; pour relancer le calcul : vigie traiter{}",
+                "pas de résultats pour la {} : {} ; pour relancer le calcul : {}",
                 cible.nom(),
                 phrase.unwrap_or("calcul en erreur"),
-                cible.options()
+                cible.commande("traiter")
             ),
             CodeSortie::RefusDefinitifs,
         ),
         None if etat.is_some() => (
             format!(
                 "pas encore de résultats pour la {} : aucun calcul n'a été lancé ; pour le \
-                 lancer : vigie traiter{}",
+                 lancer : {}",
                 cible.nom(),
-                cible.options()
+                cible.commande("traiter")
             ),
             CodeSortie::EchecsTransitoires,
         ),
         _ => (
             format!(
                 "pas encore de résultats pour la {} ({}) : pour attendre la fin du calcul, \
-                 vigie traitement{} --attendre",
+                 {}",
                 cible.nom(),
                 phrase.unwrap_or("état du calcul inconnu"),
-                cible.options()
+                cible.commande("traitement").arg("--attendre")
             ),
             CodeSortie::EchecsTransitoires,
         ),
@@ -647,7 +647,7 @@ pub(crate) fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Re
                     ),
                     Some((
                         "Pour le télécharger, dans quelques minutes :",
-                        &format!("vigie resultats{}", cible.options()),
+                        &cible.commande("resultats").to_string(),
                     )),
                 )?;
             }
@@ -655,12 +655,15 @@ pub(crate) fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Re
         }
         DemandeCsv::Interrompue => Err(interrompu()),
         DemandeCsv::JetonRefuse => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()).into())
         }
         DemandeCsv::Incertaine => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
-            "la demande du CSV est restée sans réponse : elle a pu aboutir (vous recevriez \
-             alors un courriel) ; vigie resultats dans quelques minutes dira si le CSV est là",
+            format!(
+                "la demande du CSV est restée sans réponse : elle a pu aboutir (vous recevriez \
+                 alors un courriel) ; {} dans quelques minutes dira si le CSV est là",
+                cible.commande("resultats")
+            ),
         )
         .into()),
         DemandeCsv::Refusee(pourquoi) => Err(ErreurAvecCode::nouveau(

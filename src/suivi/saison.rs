@@ -19,6 +19,7 @@ use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use crate::destination::IdObjet;
 use crate::inventaire::Enregistrement;
 use crate::plan::{DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
+use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Preuve;
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, HorsNuit, Nuit, Protocole, RaisonHorsNuit};
@@ -193,13 +194,14 @@ pub(crate) fn refuser_hors_nuit(
             }
             RaisonHorsNuit::PlusieursNuitsAutour(lesquelles) => format!(
                 "son dossier contient {} nuits ({}) → rangez-la dans le dossier de sa nuit, ou \
-                 déposez-la seule : vigie depot DOSSIER --participation ID",
+                 déposez-la seule : {}",
                 lesquelles.len(),
                 lesquelles
                     .iter()
                     .map(|&n| libelle_court(&nuits[n].cle))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                commande("depot").args(["DOSSIER", "--participation", "ID"])
             ),
         };
         refus.ajouter(&format!("  {chemin} : {pourquoi}"));
@@ -295,8 +297,9 @@ pub(crate) fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -
     format!(
         "La nuit {libelle} a plusieurs participations sur la plateforme : {} → vigie ne \
          choisit pas : corrigez la date ou le point de l'une sur le site web, puis relancez ; \
-         ou déposez cette nuit seule : vigie depot DOSSIER-DE-LA-NUIT --participation ID",
-        adresses(api, ids)
+         ou déposez cette nuit seule : {}",
+        adresses(api, ids),
+        commande("depot").args(["DOSSIER-DE-LA-NUIT", "--participation", "ID"])
     )
 }
 
@@ -330,7 +333,8 @@ pub(crate) fn a_creer_sans_heure(libelle: &str) -> String {
         "La nuit {libelle} n'a pas de participation, ses noms ne disent pas d'heure, et les \
          dates de ses fichiers non plus (plus de 24 h d'écart, ou dans le futur : copiés sans \
          leurs dates ?) → créez la participation sur le site web, puis relancez ; ou \
-         déposez-la seule : vigie depot DOSSIER --site ID --debut D --fin F"
+         déposez-la seule : {}",
+        commande("depot").args(["DOSSIER", "--site", "ID", "--debut", "D", "--fin", "F"])
     )
 }
 
@@ -340,7 +344,8 @@ pub(crate) fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) ->
         "La participation {id} de la nuit {libelle} (plan {plan}) n'est plus sur la \
          plateforme (supprimée ?) → vigie ne dépose pas cette nuit ailleurs sans vous : \
          vérifiez sur le site web, puis retirez son dossier de la commande, ou déposez-la \
-         seule dans une autre participation : vigie depot DOSSIER --participation ID"
+         seule dans une autre participation : {}",
+        commande("depot").args(["DOSSIER", "--participation", "ID"])
     )
 }
 
@@ -359,7 +364,8 @@ pub(crate) fn participation_liee_d_autrui(
     format!(
         "La participation {id} de la nuit {libelle} (plan {plan}) est maintenant à {a_qui}, \
          pas à vous → vigie n'y dépose plus rien : vérifiez sur le site web (ou \
-         connectez-vous avec le compte de cet observateur : vigie connexion)"
+         connectez-vous avec le compte de cet observateur : {})",
+        commande("connexion")
     )
 }
 
@@ -591,8 +597,8 @@ pub(crate) fn simulation(
     if hors_ligne {
         writeln!(
             s,
-            "Participations non vérifiées : pas de jeton (vigie connexion), la plateforme \
-             n'a pas été lue."
+            "Participations non vérifiées : pas de jeton ({}), la plateforme n'a pas été lue.",
+            commande("connexion")
         )?;
     }
     writeln!(
@@ -773,14 +779,7 @@ pub(crate) fn nuits_nouvelles(
     nuits: &[(CleNuit, usize)],
     dossiers: &[String],
 ) -> Result<()> {
-    let commande = format!(
-        "vigie depot {}",
-        dossiers
-            .iter()
-            .map(|d| crate::noms::pour_le_shell(d))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    let commande = commande("depot").args(dossiers).to_string();
     if m.json {
         Evenement::Avertissement {
             motif: Avertissement::NuitNouvelle {
@@ -935,9 +934,15 @@ pub(crate) fn etat_saison(
     if en_defaut {
         writeln!(
             s,
-            "Le détail d'une nuit : vigie etat PLAN (numéros : vigie plans)"
+            "Le détail d'une nuit : {} (numéros : {})",
+            commande("etat").arg("PLAN"),
+            commande("plans")
         )?;
-        writeln!(s, "Reprendre toute la saison : vigie retenter-echecs")?;
+        writeln!(
+            s,
+            "Reprendre toute la saison : {}",
+            commande("retenter-echecs")
+        )?;
     }
     Ok(())
 }

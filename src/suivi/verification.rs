@@ -8,6 +8,7 @@ use super::Evenement;
 use super::format::{neutraliser, pluriel};
 use crate::depot::relecture::verification::{BilanVerification, Constat};
 use crate::plan::DepotUnite;
+use crate::plateforme::conseil::commande;
 
 /// Une unité qui n'est pas intacte : `  chemin : état (détail)`, ou l'événement
 /// `verification`.
@@ -102,25 +103,37 @@ pub(crate) fn bilan(
     }
     if !refusees.is_empty() {
         let geste = if vers_la_plateforme {
-            "vérifiez que la participation est bien la vôtre et que le jeton est celui \
-             de son observateur (vigie connexion)"
+            format!(
+                "vérifiez que la participation est bien la vôtre et que le jeton est celui \
+                 de son observateur ({})",
+                commande("connexion")
+            )
         } else {
             "vérifiez que les identifiants S3 ont le droit de lire le compartiment \
              (s3:GetObject)"
+                .to_owned()
         };
-        writeln!(s, "Ensuite : {geste}, puis vigie verifier {plan}")?;
+        writeln!(
+            s,
+            "Ensuite : {geste}, puis {}",
+            commande("verifier").arg(plan)
+        )?;
     } else if *definitifs > 0 {
         writeln!(
             s,
             "Ensuite : pour remplacer la version de la plateforme, demandez à ses \
-             gestionnaires de la supprimer, puis vigie retenter-echecs {plan} --y-compris-definitifs"
+             gestionnaires de la supprimer, puis {}",
+            commande("retenter-echecs")
+                .arg(plan)
+                .arg("--y-compris-definitifs")
         )?;
     } else if *a_renvoyer > 0 {
-        writeln!(s, "Ensuite : vigie retenter-echecs {plan}")?;
+        writeln!(s, "Ensuite : {}", commande("retenter-echecs").arg(plan))?;
     } else if *inconnues > 0 {
         writeln!(
             s,
-            "Destination injoignable pour certains fichiers. Ensuite : vigie verifier {plan} plus tard"
+            "Destination injoignable pour certains fichiers. Ensuite : {} plus tard",
+            commande("verifier").arg(plan)
         )?;
     }
     Ok(())

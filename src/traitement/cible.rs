@@ -11,6 +11,7 @@ use anyhow::Result;
 
 use crate::destination::{CibleParticipation, Destination, IdObjet, valider_endpoint};
 use crate::plan::{Base, DepotPlan, ErreurBase, VerrouPlan};
+use crate::plateforme::conseil::{Commande, commande};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 
 /// Une participation visée, et d'où elle vient.
@@ -73,8 +74,9 @@ impl Cible {
                 CodeSortie::Usage,
                 format!(
                     "la participation du plan {} n'est pas encore connue, sa création \
-                     n'a pas abouti : reprenez d'abord ce plan, vigie retenter-echecs {}",
-                    plan.id, plan.id
+                     n'a pas abouti : reprenez d'abord ce plan, {}",
+                    plan.id,
+                    commande("retenter-echecs").arg(plan.id)
                 ),
             )
             .into());
@@ -94,12 +96,13 @@ impl Cible {
         }
     }
 
-    /// Les options qui désignent cette participation dans une commande à suggérer : rien si
-    /// elle vient du dernier plan.
-    pub(crate) fn options(&self) -> String {
+    /// La commande `sous_commande` à suggérer pour cette participation : suivie de
+    /// `--participation ID`, sauf si elle vient du dernier plan.
+    pub(crate) fn commande(&self, sous_commande: &str) -> Commande {
+        let c = commande(sous_commande);
         match self.plan {
-            Some(_) => String::new(),
-            None => format!(" --participation {}", self.participation),
+            Some(_) => c,
+            None => c.arg("--participation").arg(&self.participation),
         }
     }
 }

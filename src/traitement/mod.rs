@@ -24,6 +24,7 @@ pub(crate) mod taxons;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
+use crate::plateforme::conseil::commande;
 use crate::reessai::{Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::ClientVigieChiro;
@@ -35,8 +36,13 @@ pub(crate) use crate::transport::vigiechiro::{
 pub(crate) use suivre::{AnnoncesReleve, Cadence, FinDuSuivi, suivre};
 
 /// Le jeton refusé, dit pour une commande qui ne dépose rien.
-pub(crate) const JETON_REFUSE: &str = "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous \
-     sur le site, puis vigie connexion --jeton -, et relancez la commande";
+pub(crate) fn jeton_refuse() -> String {
+    format!(
+        "jeton Vigie-Chiro refusé ou expiré (401) : reconnectez-vous sur le site, puis {}, et \
+         relancez la commande",
+        commande("connexion").args(["--jeton", "-"])
+    )
+}
 
 /// Ce qu'un relevé a donné.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +97,7 @@ pub(crate) async fn relever(
         )
         .into()),
         (ReponseApi::Refuse { statut: 401, .. }, _) => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()).into())
         }
         (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) if statut != 0 => {
             Err(ErreurAvecCode::nouveau(

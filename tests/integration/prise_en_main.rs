@@ -27,7 +27,7 @@ fn vigie(racine: &Path) -> Command {
     std::fs::create_dir_all(&tmp).unwrap();
     let mut c = Command::new(env!("CARGO_BIN_EXE_vigie"));
     c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", crate::commun::path_avec_vigie())
         .env("HOME", racine)
         .env("TMPDIR", &tmp)
         .stdin(Stdio::null());

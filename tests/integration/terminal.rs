@@ -204,7 +204,7 @@ impl PseudoTerminal {
         let mut c = std::process::Command::new("script");
         c.args(["-qec", commande, "/dev/null"])
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", crate::commun::path_avec_vigie())
             .env("TERM", "xterm");
         for (k, v) in env {
             c.env(k, v);

@@ -32,6 +32,7 @@ use crate::depot::relecture::{ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};
+use crate::plateforme::conseil::commande;
 use crate::reessai::ReponseApi;
 use crate::transport::corps::{crc32c_base64, somme_crc32c};
 use crate::transport::vigiechiro::PieceJointe;
@@ -215,8 +216,8 @@ impl DepositaireVigieChiro {
                     },
                     message: format!(
                         "déjà finalisé sur la plateforme, mais son contenu n'a pas pu être \
-                         comparé au fichier local ({detail}) : vigie retenter-echecs refera la \
-                         comparaison"
+                         comparé au fichier local ({detail}) : {} refera la comparaison",
+                        commande("retenter-echecs")
                     ),
                 }));
             }

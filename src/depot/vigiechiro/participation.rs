@@ -11,7 +11,7 @@ use anyhow::Result;
 use futures_util::FutureExt;
 
 use crate::depot::DecisionsDuPlan as DecisionsParticipation;
-use crate::depot::vigiechiro::MESSAGE_JETON_REFUSE;
+use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::plan::Base;
@@ -156,7 +156,7 @@ async fn resoudre(
         }
         (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
         (ReponseApi::Refuse { statut: 401, .. }, _) => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()).into())
         }
         (ReponseApi::Refuse { statut, detail, .. }, RaisonArret::RefusDefinitif) => {
             Err(ErreurAvecCode::nouveau(
@@ -235,7 +235,7 @@ async fn utilisateur(
     match issue.reponse {
         ReponseApi::Succes(ReponseMoi::Utilisateur(u)) => Ok(u.id),
         ReponseApi::Refuse { statut: 401, .. } => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, MESSAGE_JETON_REFUSE).into())
+            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()).into())
         }
         autre => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,

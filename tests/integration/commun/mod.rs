@@ -94,7 +94,7 @@ impl Banc {
     pub fn vigie(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_vigie"));
         c.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", path_avec_vigie())
             .env("HOME", self.dossier.path())
             .env("VIGIE_BASE", &self.base)
             .env("AWS_ACCESS_KEY_ID", vigie_bac_a_sable::CLE_ACCES)
@@ -246,6 +246,19 @@ impl Drop for Banc {
 }
 
 /// Contenu déterministe d'un fichier de test (xorshift, graine tirée du nom).
+/// Le `PATH` des essais, le dossier du binaire `vigie` en tête : comme chez une bénévole qui
+/// l'a installé, les commandes qu'il conseille commencent par `vigie` (et non par le chemin
+/// complet du binaire des essais, hors du `PATH`).
+pub fn path_avec_vigie() -> std::ffi::OsString {
+    let dossier = Path::new(env!("CARGO_BIN_EXE_vigie"))
+        .parent()
+        .expect("le dossier du binaire")
+        .to_path_buf();
+    let reste = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dossier).chain(std::env::split_paths(&reste)))
+        .expect("un PATH")
+}
+
 pub fn contenu(nom: &str, taille: usize) -> Vec<u8> {
     let mut x: u64 = nom.bytes().fold(0xcbf2_9ce4_8422_2325, |h, o| {
         (h ^ u64::from(o)).wrapping_mul(0x100_0000_01b3)
