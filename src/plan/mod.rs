@@ -29,7 +29,7 @@ use crate::plateforme::erreur_systeme;
 pub use modele::CauseRefus;
 pub(crate) use modele::{DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
 pub(crate) use reglages::ReglagesRetenus;
-pub(crate) use saison::{NuitLiee, NuitPlanifiee};
+pub(crate) use saison::{DernierDepot, NuitLiee, NuitPlanifiee};
 pub(crate) use unites::{
     DeposeeARelire, EntreeJournal, FichierPlanifie, Planifiee, Replanification,
 };

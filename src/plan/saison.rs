@@ -28,6 +28,16 @@ pub(crate) struct NuitLiee {
     pub(crate) enregistreurs: String,
 }
 
+/// Ce que vise par défaut une commande d'après le dépôt (`traiter`, `traitement`,
+/// `resultats`, `verifier`, `etat`, `retenter-echecs`) : le dernier dépôt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DernierDepot {
+    /// Une nuit de saison : toute sa saison.
+    Saison(i64),
+    /// Un plan hors saison (S3, `--participation`, `--site --debut --fin`) : lui seul.
+    Plan(i64),
+}
+
 /// Une nuit liée à son plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NuitPlanifiee {
@@ -188,6 +198,70 @@ impl Base {
             .map_err(|e| self.err(e))
     }
 
+    /// Le dernier dépôt : le plan le plus récemment actif (un passage de dépôt le rend actif,
+    /// `retenter-echecs` compris ; `traiter`, `verifier`, `etat` ne le touchent pas), ou, si
+    /// c'est une nuit de saison, **toute sa saison**, quelle que soit la nuit touchée en
+    /// dernier. `vers_la_plateforme` : seuls comptent les plans vers la plateforme Vigie-Chiro
+    /// (une copie vers S3 faite après la saison ne la cache pas à `traiter`).
+    pub(crate) fn dernier_depot(&self, vers_la_plateforme: bool) -> Resultat<DernierDepot> {
+        let filtre = if vers_la_plateforme {
+            "WHERE p.destination LIKE 'vigiechiro:%'"
+        } else {
+            ""
+        };
+        let trouve: Option<(i64, Option<i64>)> = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT p.id, n.saison_id FROM depot_plan p \
+                     LEFT JOIN saison_nuit n ON n.plan_id = p.id {filtre} \
+                     ORDER BY p.actif_le DESC, p.id DESC LIMIT 1"
+                ),
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        match trouve {
+            Some((_, Some(saison))) => Ok(DernierDepot::Saison(saison)),
+            Some((plan, None)) => Ok(DernierDepot::Plan(plan)),
+            None => Err(super::ErreurBase::AucunPlan {
+                chemin: self.chemin.clone(),
+            }),
+        }
+    }
+
+    /// La saison du dernier dépôt de saison (celle de la nuit la plus récemment active), même
+    /// si un plan hors saison l'a été après elle ; `None` sans aucune saison.
+    pub(crate) fn saison_du_dernier_depot(&self) -> Resultat<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT n.saison_id FROM saison_nuit n JOIN depot_plan p ON p.id = n.plan_id \
+                 ORDER BY p.actif_le DESC, p.id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Les nuits de toutes les saisons de cette API, année par année, dans l'ordre de chaque
+    /// saison.
+    pub(crate) fn nuits_de_l_api(&self, api: &str) -> Resultat<Vec<NuitPlanifiee>> {
+        let mut st = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLONNES} FROM saison_nuit n JOIN saison s ON s.id = n.saison_id \
+                 WHERE s.api = ?1 ORDER BY s.annee, n.soiree, n.numero_site, n.protocole, \
+                 n.point, n.passage"
+            ))
+            .map_err(|e| self.err(e))?;
+        let lignes = st.query_map([api], depuis_ligne).map_err(|e| self.err(e))?;
+        lignes
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// La nuit de saison de ce plan, s'il en est une.
     pub(crate) fn nuit_du_plan(&self, plan_id: i64) -> Resultat<Option<NuitPlanifiee>> {
         self.conn
@@ -298,6 +372,71 @@ mod tests {
         assert_eq!(r.retirees, 0);
         let r = dans(&tous[..1], &[String::new()]);
         assert_eq!(r.retirees, 1);
+    }
+
+    /// Le dernier dépôt vise toute la saison de la nuit touchée en dernier, quelle qu'elle
+    /// soit ; un plan hors saison plus récent est visé seul, sauf par les commandes qui ne
+    /// regardent que la plateforme (une copie vers S3 ne cache pas la saison).
+    #[test]
+    fn le_dernier_depot_vise_toute_la_saison_de_sa_nuit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut base = Base::ouvrir(&dir.path().join("b.sqlite")).unwrap();
+        assert!(matches!(
+            base.dernier_depot(false),
+            Err(crate::plan::ErreurBase::AucunPlan { .. })
+        ));
+        assert_eq!(base.saison_du_dernier_depot().unwrap(), None);
+        let api = "http://127.0.0.1:1/api/v1";
+        let (s26, s25) = (
+            base.ouvrir_saison(api, 2026).unwrap(),
+            base.ouvrir_saison(api, 2025).unwrap(),
+        );
+        let mut plan = |dossier: &str, destination: &str, actif: i64| {
+            let id = base
+                .planifier(dossier, destination, &[f("a.wav")], false)
+                .unwrap()
+                .plan
+                .unwrap()
+                .id;
+            base.conn
+                .execute(
+                    "UPDATE depot_plan SET actif_le = ?1 WHERE id = ?2",
+                    params![actif, id],
+                )
+                .unwrap();
+            id
+        };
+        let a1 = plan("/s/a1", "vigiechiro:participation/a", 10);
+        let b2 = plan("/s/b2", "vigiechiro:participation/b", 30);
+        let vieille = plan("/v/a1", "vigiechiro:participation/c", 20);
+        let s3 = plan("/copie", "s3://copie/saison", 40);
+        base.lier_nuit(a1, s26, &nuit("A1", "2026-06-20")).unwrap();
+        base.lier_nuit(b2, s26, &nuit("B2", "2026-06-21")).unwrap();
+        base.lier_nuit(vieille, s25, &nuit("A1", "2025-06-20"))
+            .unwrap();
+        assert_eq!(base.dernier_depot(false).unwrap(), DernierDepot::Plan(s3));
+        assert_eq!(base.dernier_depot(true).unwrap(), DernierDepot::Saison(s26));
+        assert_eq!(base.saison_du_dernier_depot().unwrap(), Some(s26));
+        // La saison 2025 reprise (retenter-echecs touche son plan) devient le dernier dépôt.
+        base.conn
+            .execute(
+                "UPDATE depot_plan SET actif_le = 50 WHERE id = ?1",
+                [vieille],
+            )
+            .unwrap();
+        assert_eq!(
+            base.dernier_depot(false).unwrap(),
+            DernierDepot::Saison(s25)
+        );
+        assert_eq!(base.saison_du_dernier_depot().unwrap(), Some(s25));
+        let toutes: Vec<i64> = base
+            .nuits_de_l_api(api)
+            .unwrap()
+            .iter()
+            .map(|n| n.plan_id)
+            .collect();
+        assert_eq!(toutes, [vieille, a1, b2], "année, puis ordre de la saison");
+        assert!(base.nuits_de_l_api("http://ailleurs").unwrap().is_empty());
     }
 
     #[test]
