@@ -365,8 +365,6 @@ pub(crate) mod tests {
             vec!["vigie", "plans", "--json=oui"],
             vec!["vigie", "completions", "cmd"],
             vec!["vigie", "connexion", "--jeton"],
-            vec!["vigie", "etat", "abc"],
-            vec!["vigie", "etat", "99999999999999999999999"],
             vec!["vigie", "plans", "--", "-x"],
             vec!["vigie", "depot", "x", "--vers"],
             vec!["vigie", "plnas"],
@@ -468,7 +466,8 @@ pub(crate) enum Commande {
     /// Relance les fichiers en échec, interrompus ou incertains d'un plan (alias : retenter).
     #[command(name = "retenter-echecs", alias = "retenter")]
     RetenterEchecs(ArgsRetenter),
-    /// Montre l'état d'un plan (le dernier actif par défaut), ou ses fichiers un par un.
+    /// Montre l'état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou
+    /// d'un plan hors saison), ou leurs fichiers un par un.
     Etat(ArgsEtat),
     /// Liste les plans de la base.
     Plans,
@@ -662,10 +661,22 @@ pub(crate) struct ArgsRetenter {
     pub(crate) s3: OptionsS3,
 }
 
+/// Les nuits visées par une commande d'après le dépôt, comme la bénévole les nomme
+/// (`saison/designation.rs`).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ArgsNuits {
+    /// Les nuits visées, comme vous les nommez : leur date (21/06, 21/06/2026 ou 2026-06-21),
+    /// puis au besoin leur point (A1), leur passage (Pass1), leur site (640380) ; plusieurs à
+    /// la suite (21/06 A1 22/06 B2) ; un circuit routier : Cir270 Pass1. Sans nuit : toute la
+    /// saison du dernier dépôt. Un numéro de plan seul est encore accepté.
+    #[arg(value_name = "NUIT")]
+    pub(crate) nuits: Vec<String>,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct ArgsEtat {
-    /// Le plan (son numéro) ; le dernier actif par défaut.
-    pub(crate) plan: Option<i64>,
+    #[command(flatten)]
+    pub(crate) nuits: ArgsNuits,
 
     /// Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état,
     /// cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec

@@ -3,12 +3,13 @@
 use std::io::Write;
 
 use super::{chemin_base, octets_lisibles};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
 use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers};
 use crate::plateforme::conseil::commande;
+use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
 use crate::suivi::Evenement;
 use crate::suivi::evenement::UnitesParEtat;
@@ -17,12 +18,83 @@ use crate::suivi::format::neutraliser;
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
 
+/// `vigie etat [NUIT…]` : sans nuit, la saison du dernier dépôt, nuit par nuit (ou le plan
+/// hors saison du dernier dépôt) ; avec des nuits nommées (ou un numéro de plan), chacune en
+/// détail ; `--unites`, leurs fichiers un par un.
 pub(crate) fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<CodeSortie> {
-    let plan = base.plan(args.plan)?;
+    match viser(base, &args.nuits.nuits, false)? {
+        Visee::Plan(p) => etat_du_plan(g, base, p, args.unites, None),
+        Visee::Nuits(v) if !v.designees && args.unites.is_none() => etat_saison(g, base, &v),
+        Visee::Nuits(v) => {
+            let mut code = CodeSortie::Succes;
+            for n in &v.nuits {
+                let nuit = NuitDuPlan {
+                    designation: v.designation(n).to_string(),
+                    annee: n.annee,
+                    api: &n.api,
+                };
+                code = code.max_par_gravite(etat_du_plan(
+                    g,
+                    base,
+                    n.plan_id,
+                    args.unites,
+                    Some(&nuit),
+                )?);
+            }
+            Ok(code)
+        }
+    }
+}
+
+/// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
+/// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit. Le code
+/// de sortie est le pire des nuits.
+fn etat_saison(g: &OptionsGlobales, base: &Base, visees: &NuitsVisees) -> Result<CodeSortie> {
+    let nuits = &visees.nuits;
+    let saison = nuits
+        .first()
+        .map(|n| n.saison_id)
+        .context("saison sans nuit")?;
+    let mut lignes = Vec::with_capacity(nuits.len());
+    for n in nuits {
+        let plan = base.plan(Some(n.plan_id))?;
+        let r = base.resume(n.plan_id)?;
+        lignes.push((n, plan, r));
+    }
+    let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
+        c.max_par_gravite(code_du_plan(r))
+    });
+    // Le détail d'une nuit s'obtient en la nommant : la première sert d'exemple.
+    let exemple = nuits.first().map(|n| visees.designation(n).to_string());
+    crate::suivi::saison::etat_saison(
+        g.json,
+        saison,
+        &lignes,
+        (code != CodeSortie::Succes).then_some(exemple.as_deref().unwrap_or("21/06 A1")),
+    )?;
+    Ok(code)
+}
+
+/// Une nuit de saison, pour l'état de son plan.
+struct NuitDuPlan<'a> {
+    /// Comme la bénévole la nomme (`21/06 A1`).
+    designation: String,
+    annee: u16,
+    api: &'a str,
+}
+
+/// L'état d'un plan (le détail d'une nuit de saison, ou un plan hors saison), ou ses fichiers.
+fn etat_du_plan(
+    g: &OptionsGlobales,
+    base: &Base,
+    plan: i64,
+    unites: Option<FiltreUnites>,
+    nuit: Option<&NuitDuPlan<'_>>,
+) -> Result<CodeSortie> {
+    let plan = base.plan(Some(plan))?;
     let resume = base.resume(plan.id)?;
-    let nuit = base.nuit_du_plan(plan.id)?;
-    if let Some(filtre) = args.unites {
-        lister_unites(g, base, &plan, filtre)?;
+    if let Some(filtre) = unites {
+        lister_unites(g, base, &plan, filtre, nuit)?;
     } else if g.json {
         let retenus = base.reglages(plan.id)?;
         let reglages = if retenus.est_vide() {
@@ -33,11 +105,12 @@ pub(crate) fn etat(g: &OptionsGlobales, base: &Base, args: ArgsEtat) -> Result<C
         etat_json(&plan, &resume, reglages).ecrire()?;
     } else {
         let mut s = crate::sortie::standard();
-        afficher_etat(&mut s, base, &plan, &resume)?;
-        if let Some(n) = &nuit {
+        afficher_etat(&mut s, base, &plan, &resume, nuit)?;
+        if let Some(n) = nuit {
             writeln!(
                 s,
-                "Nuit de la saison {} ; toute la saison : {} (sans numéro)",
+                "Nuit {} de la saison {} ; toute la saison : {}",
+                n.designation,
                 n.annee,
                 commande("etat")
             )?;
@@ -117,6 +190,7 @@ fn lister_unites(
     base: &Base,
     plan: &DepotPlan,
     filtre: FiltreUnites,
+    nuit: Option<&NuitDuPlan<'_>>,
 ) -> Result<()> {
     let tentatives = base.tentatives_par_unite(plan.id)?;
     let lignes: Vec<LigneUnite> = base
@@ -139,8 +213,18 @@ fn lister_unites(
         let quoi = filtre
             .to_possible_value()
             .map_or_else(String::new, |v| v.get_name().to_owned());
-        writeln!(s, "Plan {} : aucun fichier dans l'état {quoi}.", plan.id)?;
+        match nuit {
+            Some(n) => writeln!(
+                s,
+                "Nuit {} : aucun fichier dans l'état {quoi}.",
+                n.designation
+            )?,
+            None => writeln!(s, "Plan {} : aucun fichier dans l'état {quoi}.", plan.id)?,
+        }
         return Ok(());
+    }
+    if let Some(n) = nuit {
+        writeln!(s, "Nuit {} :", n.designation)?;
     }
     writeln!(
         s,
@@ -192,16 +276,41 @@ pub(crate) fn etat_json<'a>(
     }
 }
 
-fn afficher_etat(s: &mut impl Write, base: &Base, plan: &DepotPlan, r: &ResumePlan) -> Result<()> {
-    writeln!(
-        s,
-        "Plan {} : {} → {}",
-        plan.id,
-        neutraliser(&plan.dossier),
-        neutraliser(&plan.destination)
-    )?;
-    if let Some(p) = &plan.participation {
-        writeln!(s, "  participation Vigie-Chiro : {}", neutraliser(p))?;
+fn afficher_etat(
+    s: &mut impl Write,
+    base: &Base,
+    plan: &DepotPlan,
+    r: &ResumePlan,
+    nuit: Option<&NuitDuPlan<'_>>,
+) -> Result<()> {
+    match nuit {
+        // Une nuit de saison : nommée comme on la tape, sa participation par l'adresse de sa
+        // page (pas d'identifiant : `--json` le donne).
+        Some(n) => {
+            writeln!(
+                s,
+                "Nuit {} : {} → la plateforme Vigie-Chiro",
+                n.designation,
+                neutraliser(&plan.dossier)
+            )?;
+            if let Some(adresse) = crate::saison::sort::participation_du_plan(plan)
+                .and_then(|p| crate::suivi::saison::adresse_participation(n.api, &p))
+            {
+                writeln!(s, "  {adresse}")?;
+            }
+        }
+        None => {
+            writeln!(
+                s,
+                "Plan {} : {} → {}",
+                plan.id,
+                neutraliser(&plan.dossier),
+                neutraliser(&plan.destination)
+            )?;
+            if let Some(p) = &plan.participation {
+                writeln!(s, "  participation Vigie-Chiro : {}", neutraliser(p))?;
+            }
+        }
     }
     if plan.multipart_refuse {
         writeln!(

@@ -43,13 +43,7 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
             None => depot::retenter(g, args),
         },
         Commande::Verifier(args) => envoi::verifier(g, args),
-        Commande::Etat(args) => {
-            let base = ouvrir_base_existante(g)?;
-            match saison::etat_si_saison(g, &base, &args)? {
-                Some(code) => Ok(code),
-                None => etat::etat(g, &base, args),
-            }
-        }
+        Commande::Etat(args) => etat::etat(g, &ouvrir_base_existante(g)?, args),
         Commande::Plans => etat::plans(g),
         Commande::Connexion(args) => connexion::connexion(g, args),
         Commande::Deconnexion => connexion::deconnexion(g),

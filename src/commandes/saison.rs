@@ -27,7 +27,7 @@ use super::depot::{
 };
 use super::envoi::{Envoi, runtime};
 use crate::cli::{
-    ArgsDepot, ArgsEtat, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
+    ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
@@ -1067,23 +1067,6 @@ pub(super) fn nuits_a_retenter(
     })
 }
 
-/// `vigie etat` sans numéro ni `--unites`, quand le dernier plan est une nuit de saison : la
-/// saison, nuit par nuit (`None` sinon : l'état d'un plan).
-pub(super) fn etat_si_saison(
-    g: &OptionsGlobales,
-    base: &Base,
-    args: &ArgsEtat,
-) -> Result<Option<CodeSortie>> {
-    if args.plan.is_some() || args.unites.is_some() {
-        return Ok(None);
-    }
-    let plan = base.plan(None)?;
-    match base.nuit_du_plan(plan.id)? {
-        Some(n) => etat_saison(g, base, n.saison_id).map(Some),
-        None => Ok(None),
-    }
-}
-
 /// `vigie retenter-echecs` sur des nuits de saison : la nuit N, ou, sans argument, toute la
 /// saison du dernier plan. Chaque nuit est réinventoriée depuis sa racine, mais **seuls les
 /// fichiers de cette nuit** (d'après leur nom, archives de son dossier comprises) y sont
@@ -1245,24 +1228,6 @@ fn dossiers_racines(dossiers: &BTreeSet<String>) -> Vec<String> {
         })
         .cloned()
         .collect()
-}
-
-/// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
-/// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit. Le code
-/// de sortie est le pire des nuits.
-pub(super) fn etat_saison(g: &OptionsGlobales, base: &Base, saison: i64) -> Result<CodeSortie> {
-    let nuits = base.nuits_de_saison(saison)?;
-    let mut lignes = Vec::with_capacity(nuits.len());
-    for n in &nuits {
-        let plan = base.plan(Some(n.plan_id))?;
-        let r = base.resume(n.plan_id)?;
-        lignes.push((n, plan, r));
-    }
-    let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
-        c.max_par_gravite(super::etat::code_du_plan(r))
-    });
-    dire::etat_saison(g.json, saison, &lignes, code != CodeSortie::Succes)?;
-    Ok(code)
 }
 
 #[cfg(test)]

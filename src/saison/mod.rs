@@ -11,7 +11,10 @@
 //!   nuit (même point, même nuit, du même observateur), et attribuer à chaque nuit la sienne,
 //!   ou aucune (à créer), ou refuser quand la plateforme laisse un doute ;
 //! - [`sort`] : ce qui revient à chaque nuit de la commande (garder son plan, reprendre sa
-//!   participation, la créer), et la nuit telle que la base la garde.
+//!   participation, la créer), et la nuit telle que la base la garde ;
+//! - [`designation`] : nommer une nuit comme la bénévole la nomme (`21/06 A1`), dans les
+//!   arguments de chaque commande d'après le dépôt comme dans les conseils (elle seule lit la
+//!   base : les nuits de la saison visée).
 //!
 //! Pourquoi pures : la plateforme ne permet pas de retirer un fichier accepté ; la décision
 //! « ce fichier va dans cette participation » doit se vérifier sur tous ses cas limites
@@ -19,6 +22,7 @@
 //! l'heure d'été…) sans serveur, et se relire d'un coup d'œil.
 
 pub(crate) mod correspondance;
+pub(crate) mod designation;
 pub(crate) mod fuseau;
 pub(crate) mod nuits;
 pub(crate) mod sites;

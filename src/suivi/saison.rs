@@ -855,7 +855,7 @@ pub(crate) fn etat_saison(
     json: bool,
     saison: i64,
     lignes: &[(&NuitPlanifiee, DepotPlan, ResumePlan)],
-    en_defaut: bool,
+    en_defaut: Option<&str>,
 ) -> Result<()> {
     let Some((premiere, _, _)) = lignes.first() else {
         anyhow::bail!("saison sans nuit");
@@ -931,12 +931,11 @@ pub(crate) fn etat_saison(
             writeln!(s, "    {}", neutraliser(&adresse_ou_identifiant(api, &p)))?;
         }
     }
-    if en_defaut {
+    if let Some(exemple) = en_defaut {
         writeln!(
             s,
-            "Le détail d'une nuit : {} (numéros : {})",
-            commande("etat").arg("PLAN"),
-            commande("plans")
+            "Le détail d'une nuit, nommée : {}",
+            commande("etat").args(exemple.split(' '))
         )?;
         writeln!(
             s,
