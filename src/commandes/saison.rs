@@ -910,7 +910,8 @@ fn envoyer_saison(
     // 1. Les créations, nuit après nuit, avant tout envoi. Une création qui échoue
     // passagèrement n'arrête pas les autres nuits : avec `--jusqu-au-bout`, sa nuit est
     // retentée au deuxième passage de la course (son passage crée la participation) ; sans,
-    // elle attend la prochaine relance (code 1).
+    // elle attend la prochaine relance (code 1). Une création refusée (un 422) n'arrête que
+    // sa nuit, nommée (code 3) ; seul un jeton refusé arrête tout.
     let mut code = CodeSortie::Succes;
     let mut course = Vec::with_capacity(planifiees.len());
     let ordre: Vec<i64> = planifiees.iter().map(|p| p.plan.id).collect();
@@ -948,6 +949,12 @@ fn envoyer_saison(
                         reportees.push(p.plan.id);
                         code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
                     }
+                }
+                // Un jeton refusé le serait pour toutes les nuits : tout s'arrête.
+                CodeSortie::RefusDefinitifs if !jeton_refuse(&e) => {
+                    dire::creation_refusee(mode(g), p.plan.id, &p.libelle, &e)?;
+                    reportees.push(p.plan.id);
+                    code = code.max_par_gravite(CodeSortie::RefusDefinitifs);
                 }
                 _ => return Err(e),
             },
@@ -1004,6 +1011,13 @@ fn envoyer_saison(
     drop(course);
     bilan_de_saison(g, api, chemin_base, &tous)?;
     Ok(code)
+}
+
+/// L'erreur est-elle celle d'un jeton refusé (401) ?
+fn jeton_refuse(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<ErreurAvecCode>())
+        .any(|c| c.message == crate::depot::vigiechiro::MESSAGE_JETON_REFUSE)
 }
 
 /// L'envoi de chaque nuit : `commune.vers(…)`, donc les mêmes réglages d'émission, le même

@@ -662,6 +662,15 @@ pub enum Avertissement<'a> {
         #[schemars(schema_with = "schema_reprise")]
         reprise: &'static str,
     },
+    /// En saison : la plateforme refuse de créer la participation d'une nuit (`nuit`, son plan
+    /// `plan`) pour une raison qui ne passera pas seule (`cause`, un 422 par exemple) : rien
+    /// ne part pour cette nuit, les autres partent ; la nuit reste au bilan, participation à
+    /// créer, et la reprise de la saison la recrée une fois la cause corrigée (code 3).
+    CreationRefusee {
+        plan: i64,
+        nuit: &'a str,
+        cause: String,
+    },
 }
 
 /// Un écart entre les noms et la participation donnée (`--participation`).

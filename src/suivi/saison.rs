@@ -486,11 +486,12 @@ pub(crate) fn avertir_modifies(m: ModeSortie, combien: usize, libelle: &str) -> 
 /// participation, si elle est connue.
 pub(crate) fn sort_texte(s: &Sort) -> (String, &'static str, Option<String>) {
     match s {
-        Sort::Liee { plan } => (
-            "reprise (déjà dans la base)".to_owned(),
-            "base",
-            participation_du_plan(plan),
-        ),
+        // Une nuit de la base dont la participation n'a pas pu être créée (refusée, ou
+        // reportée) : elle est encore à créer, pas « reprise ».
+        Sort::Liee { plan } => match participation_du_plan(plan) {
+            Some(p) => ("reprise (déjà dans la base)".to_owned(), "base", Some(p)),
+            None => ("à créer".to_owned(), "a_creer", None),
+        },
         Sort::Reprise {
             participation,
             preuve,
@@ -663,6 +664,36 @@ pub(crate) fn creation_reportee(
         "elle sera reprise à la prochaine relance (la même commande)"
     };
     let texte = format!("nuit {libelle} : participation pas encore créée ({cause}) ; {suite}");
+    let mut err = crate::sortie::erreur();
+    for l in replier(&texte, 79) {
+        writeln!(err, "{}", neutraliser(&l))?;
+    }
+    Ok(())
+}
+
+/// Une création refusée (pas un jeton refusé : cela arrête tout) : la nuit est nommée, rien
+/// ne part pour elle, les autres partent. En JSON : `avertissement`, motif `creation_refusee`.
+pub(crate) fn creation_refusee(
+    m: ModeSortie,
+    plan: i64,
+    libelle: &str,
+    e: &anyhow::Error,
+) -> io::Result<()> {
+    let cause = format!("{e:#}");
+    if m.json {
+        return Evenement::Avertissement {
+            motif: Avertissement::CreationRefusee {
+                plan,
+                nuit: libelle,
+                cause,
+            },
+        }
+        .ecrire();
+    }
+    let texte = format!(
+        "nuit {libelle} : {cause} ; cette nuit seule attend, les autres partent → corrigez la \
+         cause, puis reprenez la saison"
+    );
     let mut err = crate::sortie::erreur();
     for l in replier(&texte, 79) {
         writeln!(err, "{}", neutraliser(&l))?;

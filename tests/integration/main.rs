@@ -42,6 +42,7 @@ mod relire_vigiechiro;
 mod robustesse_transport;
 mod saison;
 mod saison_course;
+mod saison_reprise;
 mod scripts;
 mod second_avis;
 mod securite;
