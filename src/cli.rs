@@ -14,7 +14,9 @@ Codes de sortie :
   0    tous les fichiers du plan sont déposés
   1    le passage est fini mais des fichiers restent en échec transitoire : vigie retenter-echecs
   2    usage ou configuration invalide : rien n'a été envoyé
-  3    des fichiers sont refusés définitivement (4xx) : un geste humain est nécessaire
+  3    des fichiers sont refusés définitivement (4xx), ou, en saison, des fichiers ne se
+       rattachent à aucun de vos sites, ou la participation d'une nuit n'a pu être créée
+       (les autres nuits sont parties) : un geste humain est nécessaire
   4    le plan est déjà en cours de traitement par un autre vigie
   130  interrompu (Ctrl-C) : le plan est à jour, relancer reprend";
 

@@ -186,7 +186,7 @@ le passage est fini mais des fichiers restent en échec transitoire : \fBvigie r
 usage ou configuration invalide (arguments, dossier illisible, noms refusés, base illisible) : rien n'a été envoyé
 .TP
 \fB3\fR
-des fichiers sont refusés définitivement (4xx : nom, droits, identifiants) : un geste humain est nécessaire
+des fichiers sont refusés définitivement (4xx : nom, droits, identifiants), ou, en saison, des fichiers ne se rattachent à aucun de vos sites ou la participation d'une nuit n'a pu être créée (les autres nuits sont parties) : un geste humain est nécessaire
 .TP
 \fB4\fR
 le plan est déjà en cours de traitement par un autre \fBvigie\fR

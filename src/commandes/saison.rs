@@ -40,7 +40,7 @@ use crate::saison::correspondance::{
 };
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{Nuit, Protocole, bornes_utc, regrouper};
-use crate::saison::sites::{Rapprochement, SiteConnu, rapprocher};
+use crate::saison::sites::{Rapprochement, SiteConnu, numero_proche, rapprocher};
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
@@ -189,11 +189,21 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
     Ok(s)
 }
 
+/// Pourquoi le numéro de site des noms ne donne pas un site.
+#[derive(Clone)]
+enum SiteNonTrouve {
+    /// Plusieurs sites conviennent : le refus à dire (`--site` choisit).
+    Ambigu(String),
+    /// Aucun de ses sites : ses fichiers ne partent pas, les autres nuits si ;
+    /// `suggestion` : le numéro d'un de ses sites à une faute de frappe près.
+    Absent { suggestion: Option<String> },
+}
+
 /// Ce que la plateforme a dit, avant toute écriture.
 struct Lecture {
     moi: IdObjet,
-    /// Le site de chaque (numéro, protocole), ou le refus.
-    sites: BTreeMap<(String, Protocole), Result<IdObjet, String>>,
+    /// Le site de chaque (numéro, protocole), ou pourquoi il n'y en a pas.
+    sites: BTreeMap<(String, Protocole), Result<IdObjet, SiteNonTrouve>>,
     /// Les participations de chaque site retenu.
     participations: HashMap<IdObjet, Vec<ParticipationLue>>,
 }
@@ -318,10 +328,19 @@ async fn lire_plateforme(
             Rapprochement::Ambigu(liste) => {
                 match liste.iter().find(|s| donnes.preferes.contains(&s.id)) {
                     Some(s) => Ok(s.id.clone()),
-                    None => Err(dire::site_ambigu(&numero, &liste)),
+                    None => Err(SiteNonTrouve::Ambigu(dire::site_ambigu(&numero, &liste))),
                 }
             }
-            Rapprochement::Absent => Err(dire::site_absent(&numero, protocole, &propres)),
+            Rapprochement::Absent => {
+                let tous: Vec<SiteConnu> = propres
+                    .iter()
+                    .chain(de_ses_participations.iter().flatten())
+                    .cloned()
+                    .collect();
+                Err(SiteNonTrouve::Absent {
+                    suggestion: numero_proche(&numero, protocole, &tous),
+                })
+            }
         };
         sites.insert((numero, protocole), issue);
     }
@@ -414,18 +433,69 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
     }
     let hors_ligne = args.simulation && jeton.is_err();
-    if !hors_ligne {
-        decider(g, &api, &donnes, &fuseau, &mut nuits, args.simulation)?;
-    }
+    let inconnus = if hors_ligne {
+        BTreeMap::new()
+    } else {
+        decider(g, &api, &donnes, &fuseau, &mut nuits, args.simulation)?
+    };
+    // Les nuits d'un site qui n'est pas à l'utilisateur (les fichiers d'un ami mêlés à la
+    // carte, une faute de frappe) ne partent pas ; les nuits justes, si.
+    let (ecartees, nuits): (Vec<NuitDeSaison>, Vec<NuitDeSaison>) = nuits
+        .into_iter()
+        .partition(|n| inconnus.contains_key(&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)));
+    let non_rattaches = non_rattaches(&ecartees, &inconnus, &reunion.enregistrements);
+    dire::non_rattaches(mode(g), &non_rattaches, nuits.is_empty())?;
     if args.simulation {
         dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
         return Ok(CodeSortie::Succes);
     }
-    deposer(g, &args, &api, &fuseau, nuits, reunion)
+    let code = deposer(g, &args, &api, &fuseau, nuits, reunion)?;
+    if non_rattaches.is_empty() || code == CodeSortie::Interrompu {
+        return Ok(code);
+    }
+    dire::rappel_non_rattaches(mode(g), &non_rattaches)?;
+    Ok(code.max_par_gravite(CodeSortie::RefusDefinitifs))
+}
+
+/// Les fichiers des nuits écartées, groupés par numéro de site des noms (avec la faute de
+/// frappe suggérée).
+fn non_rattaches(
+    ecartees: &[NuitDeSaison],
+    inconnus: &BTreeMap<(String, Protocole), Option<String>>,
+    enregistrements: &[Enregistrement],
+) -> Vec<dire::NonRattaches> {
+    let mut groupes = Vec::new();
+    for ((numero, protocole), suggestion) in inconnus {
+        let des_nuits: Vec<&NuitDeSaison> = ecartees
+            .iter()
+            .filter(|n| n.nuit.cle.site == *numero && n.nuit.cle.protocole == *protocole)
+            .collect();
+        let mut chemins: Vec<&str> = des_nuits
+            .iter()
+            .flat_map(|n| n.nuit.fichiers.iter())
+            .map(|&i| enregistrements[i].chemin.as_str())
+            .collect();
+        chemins.sort_unstable();
+        groupes.push(dire::NonRattaches {
+            numero: numero.clone(),
+            protocole: *protocole,
+            nuits: des_nuits.len(),
+            fichiers: chemins.len(),
+            exemples: chemins
+                .iter()
+                .take(dire::NON_RATTACHES_CITES)
+                .map(|c| (*c).to_owned())
+                .collect(),
+            suggestion: suggestion.clone(),
+        });
+    }
+    groupes
 }
 
 /// Lit la plateforme et la base, et décide du sort de chaque nuit ; refuse (code 2) ce qui
-/// laisserait un doute.
+/// laisserait un doute. Rend les numéros de site des noms qu'aucun site de l'utilisateur ne
+/// porte (et, pour chacun, le numéro d'un de ses sites à une faute de frappe près) : leurs
+/// nuits restent sans site, et ne partent pas.
 fn decider(
     g: &OptionsGlobales,
     api: &str,
@@ -433,7 +503,7 @@ fn decider(
     fuseau: &Fuseau,
     nuits: &mut [NuitDeSaison],
     a_blanc: bool,
-) -> Result<()> {
+) -> Result<BTreeMap<(String, Protocole), Option<String>>> {
     let client = super::vigiechiro::client(api)?;
     // Les numéros de site des noms (et leur famille), sans recopier les nuits.
     let numeros: BTreeSet<(String, Protocole)> = nuits
@@ -445,10 +515,15 @@ fn decider(
     })?;
     let mut refus = Refus::default();
     let mut dits = HashSet::new();
+    let mut inconnus = BTreeMap::new();
     for n in nuits.iter_mut() {
-        match &lecture.sites[&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)] {
+        let cle = (n.nuit.cle.site.clone(), n.nuit.cle.protocole);
+        match &lecture.sites[&cle] {
             Ok(id) => n.site = Some(id.clone()),
-            Err(texte) => {
+            Err(SiteNonTrouve::Absent { suggestion }) => {
+                inconnus.insert(cle, suggestion.clone());
+            }
+            Err(SiteNonTrouve::Ambigu(texte)) => {
                 refus.nommer(&n.nuit.cle);
                 if dits.insert(texte.clone()) {
                     refus.ajouter(texte);
@@ -646,7 +721,8 @@ fn decider(
             refus.ajouter(&dire::a_creer_sans_heure(&libelle_court(&n.nuit.cle)));
         }
     }
-    refus.rendre(g.json, dire::PARTICIPATION_INCERTAINE)
+    refus.rendre(g.json, dire::PARTICIPATION_INCERTAINE)?;
+    Ok(inconnus)
 }
 
 /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).

@@ -117,6 +117,44 @@ pub(crate) fn rapprocher<'a>(
     Rapprochement::Absent
 }
 
+/// Deux numéros à une faute de frappe l'un de l'autre : un chiffre changé, ou deux chiffres
+/// voisins échangés (`640830` pour `640380`). Un numéro ne l'est pas de lui-même.
+fn a_une_faute(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let ecarts: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+    match ecarts.as_slice() {
+        [_] => true,
+        [i, j] => *j == i + 1 && a[*i] == b[*j] && a[*j] == b[*i],
+        _ => false,
+    }
+}
+
+/// Le numéro d'un des sites de l'utilisateur (pour cette famille) à une faute de frappe de
+/// `numero`, quand il n'y en a qu'un : « vouliez-vous dire 640380 ? ». Plusieurs : aucun (on
+/// ne devine pas).
+pub(crate) fn numero_proche(
+    numero: &str,
+    protocole: Protocole,
+    sites: &[SiteConnu],
+) -> Option<String> {
+    let mut proches: Vec<&str> = sites
+        .iter()
+        .filter(|s| s.accepte(protocole))
+        .flat_map(|s| [numero_du_titre(&s.titre), s.numero_grille.as_deref()])
+        .flatten()
+        .filter(|n| a_une_faute(numero, n))
+        .collect();
+    proches.sort_unstable();
+    proches.dedup();
+    match proches.as_slice() {
+        [seul] => Some((*seul).to_owned()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +283,44 @@ mod tests {
             rapprocher("0040101", Protocole::PointFixe, &propres, &[]),
             Rapprochement::Ambigu(vec![&propres[0], &propres[1]])
         );
+    }
+
+    #[test]
+    fn un_numero_a_une_faute_de_frappe_est_suggere() {
+        let sites = [
+            site(
+                1,
+                "Vigiechiro - Point Fixe-640380",
+                Some("640380"),
+                Some("POINT_FIXE"),
+            ),
+            site(2, "Vigiechiro - Routier-270", None, Some("ROUTIER")),
+        ];
+        let pf = Protocole::PointFixe;
+        // Deux chiffres voisins échangés, un chiffre changé.
+        assert_eq!(
+            numero_proche("640830", pf, &sites).as_deref(),
+            Some("640380")
+        );
+        assert_eq!(
+            numero_proche("640381", pf, &sites).as_deref(),
+            Some("640380")
+        );
+        // Trop loin, d'une autre longueur, ou d'une autre famille : rien.
+        assert_eq!(numero_proche("641831", pf, &sites), None);
+        assert_eq!(numero_proche("64038", pf, &sites), None);
+        assert_eq!(numero_proche("271", pf, &sites), None);
+        assert_eq!(
+            numero_proche("271", Protocole::Routier, &sites).as_deref(),
+            Some("270")
+        );
+        // Deux échanges non voisins ne sont pas une faute de frappe.
+        assert_eq!(numero_proche("840360", pf, &sites), None);
+        // Deux sites proches : on ne devine pas.
+        let deux = [
+            site(1, "Vigiechiro - Point Fixe-640380", None, None),
+            site(3, "Vigiechiro - Point Fixe-640382", None, None),
+        ];
+        assert_eq!(numero_proche("640381", pf, &deux), None);
     }
 }

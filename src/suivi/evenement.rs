@@ -621,6 +621,19 @@ pub enum Avertissement<'a> {
     },
     /// En saison : des fichiers d'aucune nuit (avant le refus).
     HorsNuit { chemins: Vec<&'a str> },
+    /// En saison : des fichiers dont le numéro de site (`numero_site`, des noms) n'est celui
+    /// d'aucun site de l'utilisateur (les fichiers d'un ami mêlés à la carte, une faute de
+    /// frappe) : ils ne partent pas, les nuits justes si (code 3 ; 2 si rien d'autre ne part).
+    /// `exemples` : quelques chemins ; `suggestion` : le numéro d'un de ses sites à une faute
+    /// de frappe près.
+    NonRattaches {
+        numero_site: &'a str,
+        protocole: &'a str,
+        nuits: usize,
+        fichiers: usize,
+        exemples: Vec<&'a str>,
+        suggestion: Option<&'a str>,
+    },
     /// En saison : la participation d'un autre observateur tombe sur une nuit (jamais
     /// reprise).
     ParticipationDAutrui { participation: &'a str },

@@ -32,6 +32,8 @@ use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
 const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
 /// Combien de fichiers un refus « hors nuit » cite.
 const HORS_NUIT_CITES: usize = 10;
+/// Combien de fichiers non rattachés sont cités, par numéro de site.
+pub(crate) const NON_RATTACHES_CITES: usize = 3;
 
 /// `--point` en saison.
 pub(crate) const POINT_EN_SAISON: &str = "--point ne vaut qu'avec --site ID --debut D --fin F (une \
@@ -40,7 +42,7 @@ pub(crate) const POINT_EN_SAISON: &str = "--point ne vaut qu'avec --site ID --de
 /// Des dossiers sans un enregistrement.
 pub(crate) const AUCUN_ENREGISTREMENT: &str =
     "aucun enregistrement à déposer dans ces dossiers ; rien n'a été envoyé";
-/// L'en-tête des refus de site (absent, ambigu).
+/// L'en-tête des refus de site (ambigu).
 pub(crate) const SITE_NON_TROUVE: &str =
     "Le site de ces nuits n'est pas trouvé ; rien n'a été envoyé :";
 /// L'en-tête des refus d'un site écrit de deux façons.
@@ -252,26 +254,140 @@ pub(crate) fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
     )
 }
 
-/// Aucun site de l'utilisateur ne porte le numéro des noms (`propres` : ses sites).
-pub(crate) fn site_absent(numero: &str, protocole: Protocole, propres: &[SiteConnu]) -> String {
-    format!(
-        "Aucun de vos sites ne porte le numéro {numero} (noms {}{numero}-…) ; vos sites : {} → \
-         vérifiez le numéro dans les noms, ou créez le site sur le site web, ou désignez-le : \
-         --site {numero}=ID (ID : fin de l'adresse de la page du site)",
-        match protocole {
-            Protocole::PointFixe => "Car",
-            Protocole::Routier => "Cir",
-        },
-        if propres.is_empty() {
-            "aucun".to_owned()
-        } else {
-            propres
-                .iter()
-                .map(|s| s.titre.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+/// Les fichiers d'un numéro de site qu'aucun site de l'utilisateur ne porte (les fichiers
+/// d'un ami mêlés à la carte, une faute de frappe) : ils ne partent pas.
+pub(crate) struct NonRattaches {
+    /// Le numéro de site des noms (`640381` de `Car640381`).
+    pub(crate) numero: String,
+    pub(crate) protocole: Protocole,
+    /// Combien de nuits ils font.
+    pub(crate) nuits: usize,
+    /// Combien de fichiers.
+    pub(crate) fichiers: usize,
+    /// Les premiers de leurs chemins (relatifs aux dossiers donnés), dans l'ordre.
+    pub(crate) exemples: Vec<String>,
+    /// Le numéro d'un de ses sites à une faute de frappe près.
+    pub(crate) suggestion: Option<String>,
+}
+
+fn prefixe_des_noms(p: Protocole) -> &'static str {
+    match p {
+        Protocole::PointFixe => "Car",
+        Protocole::Routier => "Cir",
+    }
+}
+
+/// Dit les fichiers non rattachés, avant tout envoi : le compte, quelques exemples, la raison
+/// et quoi faire, par numéro de site (en JSON : un `avertissement` `non_rattaches` par
+/// numéro). `aucune_nuit_juste` : rien d'autre ne part, c'est alors le refus (code 2).
+pub(crate) fn non_rattaches(
+    m: ModeSortie,
+    groupes: &[NonRattaches],
+    aucune_nuit_juste: bool,
+) -> Result<()> {
+    if groupes.is_empty() {
+        return Ok(());
+    }
+    let fichiers: usize = groupes.iter().map(|g| g.fichiers).sum();
+    let nuits: usize = groupes.iter().map(|g| g.nuits).sum();
+    if m.json {
+        for g in groupes {
+            Evenement::Avertissement {
+                motif: Avertissement::NonRattaches {
+                    numero_site: &g.numero,
+                    protocole: protocole_texte(g.protocole),
+                    nuits: g.nuits,
+                    fichiers: g.fichiers,
+                    exemples: g.exemples.iter().map(String::as_str).collect(),
+                    suggestion: g.suggestion.as_deref(),
+                },
+            }
+            .ecrire()?;
         }
-    )
+    } else if !m.silencieux || aucune_nuit_juste {
+        let mut e = crate::sortie::erreur();
+        let entete = format!(
+            "attention : {} ({}) ne se rattachent à aucun de vos sites ; ils ne partent pas{} :",
+            pluriel(fichiers as u64, "fichier", "fichiers"),
+            pluriel(nuits as u64, "nuit", "nuits"),
+            if aucune_nuit_juste {
+                ""
+            } else {
+                ", les autres nuits si"
+            }
+        );
+        for l in replier(&entete, 79) {
+            writeln!(e, "{}", neutraliser(&l))?;
+        }
+        for g in groupes {
+            let prefixe = prefixe_des_noms(g.protocole);
+            let numero = &g.numero;
+            let raison = match &g.suggestion {
+                Some(proche) => format!(
+                    "  {prefixe}{numero}-… : aucun de vos sites ne porte ce numéro ; vouliez-vous \
+                     dire {proche} ? ({})",
+                    pluriel(g.fichiers as u64, "fichier", "fichiers")
+                ),
+                None => format!(
+                    "  {prefixe}{numero}-… : aucun de vos sites ne porte ce numéro ({})",
+                    pluriel(g.fichiers as u64, "fichier", "fichiers")
+                ),
+            };
+            for l in replier(&raison, 79) {
+                writeln!(e, "{}", neutraliser(&l))?;
+            }
+            for c in &g.exemples {
+                writeln!(e, "    {}", neutraliser(c))?;
+            }
+            if g.fichiers > NON_RATTACHES_CITES {
+                writeln!(e, "    … et {} autres", g.fichiers - NON_RATTACHES_CITES)?;
+            }
+            let geste = match &g.suggestion {
+                Some(proche) => format!(
+                    "    → une faute de frappe : renommez-les ({prefixe}{proche}-…) ; si c'est \
+                     bien un de vos sites : --site {numero}=ID (ID : fin de l'adresse de la \
+                     page du site)"
+                ),
+                None => format!(
+                    "    → s'ils ne sont pas à vous, retirez-les de la carte ; si c'est un de vos \
+                     sites : --site {numero}=ID (ID : fin de l'adresse de la page du site)"
+                ),
+            };
+            for l in replier(&geste, 79) {
+                writeln!(e, "{}", neutraliser(&l))?;
+            }
+        }
+    }
+    if aucune_nuit_juste {
+        return Err(ErreurAvecCode::nouveau(
+            CodeSortie::Usage,
+            "aucune nuit ne se rattache à vos sites (voir ci-dessus) ; rien n'a été envoyé",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Le rappel, après le bilan : des fichiers de la carte ne sont pas partis (code 3).
+pub(crate) fn rappel_non_rattaches(m: ModeSortie, groupes: &[NonRattaches]) -> io::Result<()> {
+    if m.json || m.silencieux {
+        return Ok(());
+    }
+    let fichiers: usize = groupes.iter().map(|g| g.fichiers).sum();
+    let numeros: Vec<String> = groupes
+        .iter()
+        .map(|g| format!("{}{}", prefixe_des_noms(g.protocole), g.numero))
+        .collect();
+    let texte = format!(
+        "Non rattachés : {} ({}) ne sont pas partis : voir plus haut.",
+        pluriel(fichiers as u64, "fichier", "fichiers"),
+        numeros.join(", ")
+    );
+    let mut s = crate::sortie::standard();
+    for l in replier(&texte, 79) {
+        writeln!(s, "{}", neutraliser(&l))?;
+    }
+    Ok(())
 }
 
 /// Un même site écrit de deux façons dans les noms (`Car640380`, `Car0640380`).

@@ -831,19 +831,28 @@ fn json_bilan_de_chaque_nuit_et_erreur_qui_nomme_ses_nuits() {
         "{erreur}"
     );
     assert_eq!(erreur["nuits"][0]["numero_site"], "640139", "{erreur}");
-    // Un refus de saison aussi : un site que l'on ne trouve pas.
+    // Un site que l'on ne trouve pas : ses fichiers ne partent pas, les nuits justes si
+    // (code 3), et l'avertissement nomme le numéro.
     banc.fichier(
         "PA3/Car999999-2026-Pass1-A1-PA3_20260703_221000_000.wav",
         TAILLE,
     );
     let out = depot_saison(&banc).arg("--json").output().unwrap();
-    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert_eq!(code(&out), 3, "{}", texte(&out));
     let lignes = lignes_json(&out.stdout);
-    let erreur = evenements(&lignes, "erreur")[0];
+    let non_rattaches: Vec<_> = evenements(&lignes, "avertissement")
+        .into_iter()
+        .filter(|a| a["motif"] == "non_rattaches")
+        .collect();
+    assert_eq!(non_rattaches.len(), 1, "{}", texte(&out));
     assert_eq!(
-        erreur["nuits"],
-        serde_json::json!([{"numero_site": "999999", "passage": 1, "point": "A1", "soiree": "2026-07-03"}]),
-        "{erreur}"
+        (
+            &non_rattaches[0]["numero_site"],
+            &non_rattaches[0]["fichiers"]
+        ),
+        (&serde_json::json!("999999"), &serde_json::json!(1)),
+        "{}",
+        non_rattaches[0]
     );
 }
 

@@ -27,13 +27,19 @@ fn trois_nuits(banc: &Banc) {
     }
 }
 
+/// Le texte sur une ligne, les blancs réduits à une espace (les phrases repliées à 80
+/// colonnes se cherchent entières).
+fn une_ligne(texte: &str) -> String {
+    texte.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn creations(banc: &Banc) -> u64 {
     banc.bac()
         .compteurs()
         .requetes(Operation::ApiCreerParticipation)
 }
 
-/// Issue 42, défaut 7 : une création de participation refusée (422) pour une nuit bloquait
+/// Une création de participation refusée (422) pour une nuit bloquait
 /// toute la saison (0 fichier envoyé, code 3), sans nommer la nuit, et la relance l'annonçait
 /// « reprise (déjà dans la base) ». Elle ne bloque plus que sa nuit, qui est nommée ; les
 /// autres partent ; la relance la dit « à créer » et la crée.
@@ -76,4 +82,83 @@ fn creation_refusee_422_ne_bloque_que_sa_nuit_nommee() {
     );
     assert_eq!(creations(&banc), 4, "{}", texte(&out));
     assert_eq!(banc.bac().fichiers().len(), 6);
+}
+
+/// `n` fichiers d'une nuit du site `numero` (`Car<numero>-…`, point A1, une séquence par
+/// minute à partir de 22:00 le 03/07), sous `dossier/`.
+fn nuit_du_site(banc: &Banc, dossier: &str, numero: &str, n: usize) {
+    for i in 0..n {
+        let (h, m) = (22 + i / 60, i % 60);
+        banc.fichier(
+            &format!("{dossier}/Car{numero}-2026-Pass1-A1-PA1_20260703_{h:02}{m:02}00_000.wav"),
+            300,
+        );
+    }
+}
+
+/// 120 fichiers d'un site à vous et 40 d'un site inconnu (un ami,
+/// `Car640381`). La nuit juste est déposée ; les 40 sont comptés, montrés (exemples, raison,
+/// quoi faire), et rien ne part pour eux (compté côté serveur) ; code 3. Avant : refus de
+/// toute la carte (code 2), sans compte ni exemple.
+#[test]
+fn carte_melee_la_nuit_juste_part_les_fichiers_d_un_autre_site_comptes_et_montres() {
+    let banc = Banc::nouveau();
+    nuit_du_site(&banc, "PA1", "640139", 120);
+    nuit_du_site(&banc, "AMI", "640381", 40);
+    let out = depot_saison(&banc).finir_en(3);
+    let e = stderr(&out);
+    assert!(e.lines().all(|l| l.chars().count() <= 80), "{e}");
+    let e = une_ligne(&e);
+    for motif in [
+        "40 fichiers (1 nuit) ne se rattachent à aucun de vos sites",
+        "Car640381-… : aucun de vos sites ne porte ce numéro (40 fichiers)",
+        "AMI/Car640381-2026-Pass1-A1-PA1_20260703_220000_000.wav",
+        "… et 37 autres",
+        "retirez-les de la carte",
+        "--site 640381=ID",
+    ] {
+        assert!(e.contains(motif), "« {motif} » manque : {e}");
+    }
+    assert!(
+        stdout(&out).contains("Non rattachés : 40 fichiers"),
+        "{}",
+        texte(&out)
+    );
+    // Côté serveur : les 120 seuls, dans une seule participation.
+    let fichiers = banc.bac().fichiers();
+    assert_eq!(fichiers.len(), 120, "{}", texte(&out));
+    assert!(fichiers.iter().all(|f| f.titre.starts_with("Car640139")));
+    assert_eq!(
+        banc.bac()
+            .compteurs()
+            .requetes(Operation::ApiDeclarerFichier),
+        120
+    );
+    assert_eq!(creations(&banc), 1);
+    // En JSON : un avertissement par numéro, avec le compte et les exemples.
+    let out = depot_saison(&banc).arg("--json").finir_en(3);
+    let lignes = lignes_json(&out.stdout);
+    let avert: Vec<_> = evenements(&lignes, "avertissement")
+        .into_iter()
+        .filter(|a| a["motif"] == "non_rattaches")
+        .collect();
+    assert_eq!(avert.len(), 1, "{}", texte(&out));
+    assert_eq!(avert[0]["fichiers"], 40);
+    assert_eq!(avert[0]["numero_site"], "640381");
+    assert_eq!(avert[0]["exemples"].as_array().map(Vec::len), Some(3));
+    assert_eq!(banc.bac().fichiers().len(), 120);
+}
+
+/// Un numéro de site à une faute de frappe d'un des vôtres (`640193` pour `640139`) :
+/// « vouliez-vous dire 640139 ? », et rien ne part pour lui.
+#[test]
+fn numero_de_site_a_une_faute_de_frappe_est_suggere() {
+    let banc = Banc::nouveau();
+    nuit_du_site(&banc, "PA1", "640139", 2);
+    nuit_du_site(&banc, "PA2", "640193", 2);
+    let out = depot_saison(&banc).finir_en(3);
+    let e = une_ligne(&stderr(&out));
+    assert!(e.contains("vouliez-vous dire 640139 ?"), "{e}");
+    assert!(e.contains("renommez-les (Car640139-…)"), "{e}");
+    assert_eq!(banc.bac().fichiers().len(), 2);
 }
