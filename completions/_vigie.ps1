@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Relit la destination : chaque fichier déposé y est-il, intact ?')
             [CompletionResult]::new('connexion', 'connexion', [CompletionResultType]::ParameterValue, 'Vérifie et enregistre le jeton (et l''adresse de l''API) ; sans argument, dit ce qui est enregistré')
             [CompletionResult]::new('deconnexion', 'deconnexion', [CompletionResultType]::ParameterValue, 'Efface le jeton enregistré')
+            [CompletionResult]::new('participations', 'participations', [CompletionResultType]::ParameterValue, 'Liste vos participations sur la plateforme, toutes (celles du site web comme celles de vigie), groupées par site et par saison')
             [CompletionResult]::new('traiter', 'traiter', [CompletionResultType]::ParameterValue, 'Lance le calcul d''une participation sur la plateforme (jamais automatique)')
             [CompletionResult]::new('traitement', 'traitement', [CompletionResultType]::ParameterValue, 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini')
             [CompletionResult]::new('resultats', 'resultats', [CompletionResultType]::ParameterValue, 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)')
@@ -192,6 +193,20 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             break
         }
         'vigie;deconnexion' {
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
+            [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
+            [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            break
+        }
+        'vigie;participations' {
+            [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
             [CompletionResult]::new('--progression', '--progression', [CompletionResultType]::ParameterName, 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]')
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')

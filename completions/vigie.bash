@@ -40,6 +40,9 @@ _vigie() {
             vigie,generer-docs)
                 cmd="vigie__subcmd__generer__subcmd__docs"
                 ;;
+            vigie,participations)
+                cmd="vigie__subcmd__participations"
+                ;;
             vigie,plans)
                 cmd="vigie__subcmd__plans"
                 ;;
@@ -68,7 +71,7 @@ _vigie() {
 
     case "${cmd}" in
         vigie)
-            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion traiter traitement resultats renommer demo bac-a-sable completions generer-docs"
+            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion participations traiter traitement resultats renommer demo bac-a-sable completions generer-docs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -426,6 +429,36 @@ _vigie() {
                 return 0
             fi
             case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__participations)
+            opts="-v -q -h --api --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --api)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --base)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

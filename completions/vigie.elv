@@ -37,6 +37,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand verifier 'Relit la destination : chaque fichier déposé y est-il, intact ?'
             cand connexion 'Vérifie et enregistre le jeton (et l''adresse de l''API) ; sans argument, dit ce qui est enregistré'
             cand deconnexion 'Efface le jeton enregistré'
+            cand participations 'Liste vos participations sur la plateforme, toutes (celles du site web comme celles de vigie), groupées par site et par saison'
             cand traiter 'Lance le calcul d''une participation sur la plateforme (jamais automatique)'
             cand traitement 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini'
             cand resultats 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)'
@@ -182,6 +183,19 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --help 'Affiche l''aide'
         }
         &'vigie;deconnexion'= {
+            cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
+            cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
+            cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
+            cand --json 'Événements et bilan en lignes JSON sur la sortie standard'
+            cand -v 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
+            cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
+            cand -q 'Seulement le bilan et les erreurs'
+            cand --quiet 'Seulement le bilan et les erreurs'
+            cand -h 'Affiche l''aide'
+            cand --help 'Affiche l''aide'
+        }
+        &'vigie;participations'= {
+            cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
             cand --progression 'Barres de progression : auto (si la sortie d''erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]'
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'

@@ -41,6 +41,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les pl
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ?'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton (et l\'adresse de l\'API) ; sans argument, dit ce qui est enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "participations" -d 'Liste vos participations sur la plateforme, toutes (celles du site web comme celles de vigie), groupées par site et par saison'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traitement" -d 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "resultats" -d 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)'
@@ -181,6 +182,16 @@ complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l json -d 'Év
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F

@@ -489,6 +489,13 @@ pub(crate) enum Commande {
     Connexion(ArgsConnexion),
     /// Efface le jeton enregistré.
     Deconnexion,
+    /// Liste vos participations sur la plateforme, toutes (celles du site web comme celles de
+    /// vigie), groupées par site et par saison.
+    ///
+    /// Pour chacune : la nuit (date, point, passage lu dans le nom de ses fichiers), le nombre
+    /// de fichiers, l'état du calcul et l'adresse de sa page sur le site web. Ne lit que la
+    /// plateforme : rien n'est écrit, ni là ni dans la base des plans.
+    Participations(ArgsParticipations),
     /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
     ///
     /// Lit d'abord où en est le calcul : planifié ou en cours, il le dit et ne relance rien ;
@@ -980,6 +987,12 @@ pub(crate) struct ArgsTraiter {
     #[arg(long)]
     pub(crate) nuit_incomplete: bool,
 
+    #[command(flatten)]
+    pub(crate) api: OptionsApi,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ArgsParticipations {
     #[command(flatten)]
     pub(crate) api: OptionsApi,
 }

@@ -8,6 +8,7 @@ mod depot;
 mod docs;
 mod envoi;
 mod etat;
+mod participations;
 mod passages;
 mod reglages;
 mod renommer;
@@ -47,6 +48,7 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Plans => etat::plans(g),
         Commande::Connexion(args) => connexion::connexion(g, args),
         Commande::Deconnexion => connexion::deconnexion(g),
+        Commande::Participations(args) => participations::participations(g, args),
         Commande::Traiter(args) => traitement::traiter(g, args),
         Commande::Traitement(args) => traitement::traitement(g, args),
         Commande::Resultats(args) => traitement::resultats(g, args),

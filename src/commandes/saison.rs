@@ -209,7 +209,7 @@ struct Lecture {
 }
 
 /// Une lecture de la plateforme, ou l'erreur (transitoire) qui dit pourquoi elle manque.
-async fn lire_ou_dire<T, Fut>(
+pub(super) async fn lire_ou_dire<T, Fut>(
     emetteur: &crate::transport::Emetteur,
     cible: &str,
     mut tentative: impl FnMut() -> Fut,
@@ -233,7 +233,7 @@ where
 }
 
 /// L'utilisateur du jeton (`GET /moi`), ou l'erreur qui dit pourquoi rien n'est parti.
-async fn lire_moi(
+pub(super) async fn lire_moi(
     client: &ClientVigieChiro,
     emetteur: &crate::transport::Emetteur,
     api: &str,

@@ -108,6 +108,24 @@ pub enum Evenement<'a> {
         octets_total: u64,
         octets_deposes: u64,
     },
+    /// vigie participations : une participation de l'utilisateur sur la plateforme. `site` :
+    /// le titre de son site ; `annee` et `soiree` (AAAA-MM-JJ) : sa nuit (celle de ses
+    /// fichiers, sinon de sa date de début) ; `passage` : lu dans le nom de ses fichiers ;
+    /// `fichiers` : ses séquences (null : pas relues) ; `calcul` : pas_lance, planifie,
+    /// en_cours, fini, erreur, retry, autre ; `adresse` : sa page sur le site web (API par
+    /// défaut seulement).
+    Participation {
+        site: &'a str,
+        annee: Option<i32>,
+        soiree: Option<String>,
+        point: Option<&'a str>,
+        passage: Option<u8>,
+        fichiers: Option<u64>,
+        #[schemars(schema_with = "schema_calcul_participation")]
+        calcul: &'static str,
+        adresse: Option<String>,
+        participation: &'a str,
+    },
     /// vigie etat d'une saison : une nuit (son plan, sa participation, ses comptes). `etat` :
     /// deposee, en_cours, a_deposer, a_creer, echecs, refus. `soiree` (AAAA-MM-JJ) et `point`
     /// null en routier ; `debut` et `fin` (UTC, RFC 3339) : première et dernière séquence ;
@@ -696,6 +714,12 @@ pub struct EcartNomme {
     pub(crate) noms: String,
     /// Celle de la participation (titre de son site, point, soirée, passage de ses fichiers).
     pub(crate) participation: String,
+}
+
+fn schema_calcul_participation(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "enum": ["pas_lance", "planifie", "en_cours", "fini", "erreur", "retry", "autre"]
+    })
 }
 
 fn schema_champ_ecart(_: &mut SchemaGenerator) -> Schema {

@@ -21,6 +21,7 @@ pub mod format;
 pub(crate) mod journal;
 mod json;
 mod lignes;
+pub(crate) mod participations;
 pub(crate) mod passages;
 mod repetes;
 pub(crate) mod saison;

@@ -162,3 +162,61 @@ fn numero_de_site_a_une_faute_de_frappe_est_suggere() {
     assert!(e.contains("renommez-les (Car640139-…)"), "{e}");
     assert_eq!(banc.bac().fichiers().len(), 2);
 }
+
+/// `vigie participations` : toutes les participations de l'utilisateur sur la plateforme,
+/// celles de `vigie` comme celle du site web (la participation d'essai du bac à sable, sur son
+/// site, et la régionale, sur le site d'un autre), groupées par site et par saison, avec leur
+/// nuit, leurs fichiers, l'état du calcul ; en JSON, une ligne `participation` chacune.
+#[test]
+fn participations_de_la_plateforme_groupees_par_site_et_saison() {
+    let banc = Banc::nouveau();
+    trois_nuits(&banc);
+    depot_saison(&banc).finir_en(0);
+    let a1 = banc
+        .bac()
+        .participations(vigie_bac_a_sable::SITE)
+        .into_iter()
+        .find(|p| p.point.as_deref() == Some("A1") && p.date_debut.starts_with("2026-07-03"))
+        .expect("la participation de la nuit A1");
+    let mut traiter = banc.vigie_plateforme();
+    traiter
+        .args(["traiter", "--participation", &a1.id, "--api"])
+        .arg(banc.bac().api());
+    traiter.finir_en(0);
+    let lire = || {
+        let mut c = banc.vigie_plateforme();
+        c.args(["participations", "--api"]).arg(banc.bac().api());
+        c
+    };
+    let out = lire().finir_en(0);
+    let s = stdout(&out);
+    assert!(
+        s.contains("Vigiechiro - Point Fixe-640139, saison 2026 :"),
+        "{s}"
+    );
+    assert!(s.contains("Point Fixe-750101"), "la régionale manque : {s}");
+    assert!(s.contains("ven. 03/07"), "{s}");
+    assert!(s.contains("Pass2"), "{s}");
+    assert!(s.contains("2 fichiers"), "{s}");
+    assert!(s.contains("calcul planifié"), "{s}");
+    assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
+    let out = lire().arg("--json").finir_en(0);
+    let lignes = lignes_json(&out.stdout);
+    let ps = evenements(&lignes, "participation");
+    // Les trois de la saison, l'essai du bac à sable et la régionale.
+    assert_eq!(ps.len(), 5, "{}", texte(&out));
+    let de_a1: Vec<_> = ps
+        .iter()
+        .filter(|p| p["participation"] == a1.id.as_str())
+        .collect();
+    assert_eq!(de_a1.len(), 1, "{ps:#?}");
+    assert_eq!(de_a1[0]["fichiers"], 2, "{}", de_a1[0]);
+    assert_eq!(de_a1[0]["passage"], 1, "{}", de_a1[0]);
+    assert_eq!(de_a1[0]["soiree"], "2026-07-03", "{}", de_a1[0]);
+    assert_eq!(de_a1[0]["calcul"], "planifie", "{}", de_a1[0]);
+    assert_eq!(
+        ps.iter().filter(|p| p["calcul"] == "pas_lance").count(),
+        4,
+        "{ps:#?}"
+    );
+}

@@ -71,6 +71,8 @@ pub(crate) struct ParticipationLue {
     pub(crate) point: Option<String>,
     pub(crate) date_debut: Option<String>,
     pub(crate) date_fin: Option<String>,
+    /// L'état du calcul (`traitement.etat`), s'il a été lancé.
+    pub(crate) etat_calcul: Option<super::EtatCalcul>,
 }
 
 #[derive(Deserialize)]
@@ -158,6 +160,11 @@ fn participation(o: &Value) -> Result<ParticipationLue, String> {
         point: texte(o, "point")?,
         date_debut: texte(o, "date_debut")?,
         date_fin: texte(o, "date_fin")?,
+        etat_calcul: o
+            .get("traitement")
+            .and_then(|t| t.get("etat"))
+            .and_then(Value::as_str)
+            .map(super::EtatCalcul::lire),
     })
 }
 

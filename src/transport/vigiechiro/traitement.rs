@@ -54,7 +54,7 @@ pub(crate) enum EtatCalcul {
 }
 
 impl EtatCalcul {
-    fn lire(texte: &str) -> EtatCalcul {
+    pub(super) fn lire(texte: &str) -> EtatCalcul {
         match texte {
             "PLANIFIE" => EtatCalcul::Planifie,
             "EN_COURS" => EtatCalcul::EnCours,

@@ -1,0 +1,104 @@
+//! Ce que dit `vigie participations` : les participations de l'utilisateur sur la plateforme
+//! (toutes, pas seulement celles que `vigie` a déposées), groupées par site puis par saison,
+//! une ligne par nuit (date, point, passage, fichiers, état du calcul) et l'adresse de sa page ;
+//! en JSON, une ligne `participation` par participation.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use chrono::NaiveDate;
+
+use super::Evenement;
+use super::calcul::ModeSortie;
+use super::format::{neutraliser, pluriel};
+use super::saison::{adresse_ou_identifiant, adresse_participation, jour_court};
+
+/// Une participation de l'utilisateur, telle que la plateforme la décrit.
+pub(crate) struct ParticipationDeLaPlateforme {
+    pub(crate) id: String,
+    /// Le titre de son site (`Vigiechiro - Point Fixe-640380`).
+    pub(crate) site: String,
+    /// La saison (l'année de sa nuit).
+    pub(crate) annee: Option<i32>,
+    /// La soirée de sa nuit (celle de ses fichiers, sinon de sa date de début).
+    pub(crate) soiree: Option<NaiveDate>,
+    pub(crate) point: Option<String>,
+    /// Le passage lu dans le nom de ses fichiers.
+    pub(crate) passage: Option<u8>,
+    /// Ses fichiers (séquences `.wav`, `.ta`, `.tc`) ; `None` : pas relu.
+    pub(crate) fichiers: Option<u64>,
+    /// L'état du calcul, en quelques mots, et le mot du JSON.
+    pub(crate) calcul: (&'static str, &'static str),
+}
+
+/// Une ligne par participation, groupées par site puis par saison.
+pub(crate) fn participations(
+    m: ModeSortie,
+    api: &str,
+    liste: &[ParticipationDeLaPlateforme],
+) -> io::Result<()> {
+    let mut groupes: BTreeMap<(&str, Option<i32>), Vec<&ParticipationDeLaPlateforme>> =
+        BTreeMap::new();
+    for p in liste {
+        groupes
+            .entry((p.site.as_str(), p.annee))
+            .or_default()
+            .push(p);
+    }
+    if m.json {
+        for p in groupes.values().flatten() {
+            Evenement::Participation {
+                site: &p.site,
+                annee: p.annee,
+                soiree: p.soiree.map(|s| s.to_string()),
+                point: p.point.as_deref(),
+                passage: p.passage,
+                fichiers: p.fichiers,
+                calcul: p.calcul.1,
+                adresse: adresse_participation(api, &p.id),
+                participation: &p.id,
+            }
+            .ecrire()?;
+        }
+        return Ok(());
+    }
+    let mut s = crate::sortie::standard();
+    if liste.is_empty() {
+        writeln!(s, "Aucune participation sur la plateforme.")?;
+        return Ok(());
+    }
+    writeln!(
+        s,
+        "Vos participations sur la plateforme : {}.",
+        pluriel(liste.len() as u64, "participation", "participations")
+    )?;
+    for ((site, annee), mut ps) in groupes {
+        ps.sort_by(|a, b| (a.soiree, &a.point, a.passage).cmp(&(b.soiree, &b.point, b.passage)));
+        let saison = annee.map_or_else(|| "saison inconnue".to_owned(), |a| format!("saison {a}"));
+        writeln!(s, "{}", neutraliser(&format!("{site}, {saison} :")))?;
+        for p in ps {
+            let jour = p
+                .soiree
+                .map_or_else(|| "date inconnue".to_owned(), jour_court);
+            let point: String = p.point.as_deref().unwrap_or("—").chars().take(5).collect();
+            let passage = p
+                .passage
+                .map_or_else(|| "Pass?".to_owned(), |n| format!("Pass{n}"));
+            let fichiers = p.fichiers.map_or_else(
+                || "? fichiers".to_owned(),
+                |n| pluriel(n, "fichier", "fichiers"),
+            );
+            let ligne = format!(
+                "  {jour:<13} {point:<5} {passage:<6} {fichiers:>15}  {}",
+                p.calcul.0
+            );
+            writeln!(s, "{}", neutraliser(&ligne))?;
+            writeln!(
+                s,
+                "    {}",
+                neutraliser(&adresse_ou_identifiant(api, &p.id))
+            )?;
+        }
+    }
+    Ok(())
+}
