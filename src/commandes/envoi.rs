@@ -294,17 +294,21 @@ impl Lancement {
 /// Le bilan sur la sortie standard (barres effacées d'abord), humain ou JSON. Une nuit
 /// entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance jamais
 /// de lui-même : le bilan le rappelle, avec `--api` si `vigie traiter` ne viserait pas de
-/// lui-même l'adresse de ce dépôt.
+/// lui-même l'adresse de ce dépôt. `avec_suite` : faux pour une nuit de saison, dont la
+/// suite est dite une fois pour toute la saison.
 pub(super) fn afficher_bilan(
     g: &OptionsGlobales,
     b: &Bilan,
     destination: &Destination,
     fin: Option<&FinDesPassages>,
+    avec_suite: bool,
 ) -> Result<()> {
-    let suite = prochaine_commande(b.plan, &b.resume).or_else(|| {
-        let p = b.destination.participation().filter(|_| !b.interrompu)?;
-        Some(Fabrique::de(destination).rappel_traiter(p.as_str()))
-    });
+    let suite = prochaine_commande(b.plan, &b.resume)
+        .or_else(|| {
+            let p = b.destination.participation().filter(|_| !b.interrompu)?;
+            Some(Fabrique::de(destination).rappel_traiter(p.as_str()))
+        })
+        .filter(|_| avec_suite);
     crate::suivi::bilan::afficher(b, suite.as_deref(), g.json, fin)?;
     Ok(())
 }

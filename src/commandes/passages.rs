@@ -118,7 +118,13 @@ pub(super) async fn enchainer(
         relais,
     };
     let (bilan, fin) = enchainer_passages(regle, &passages, arret, base, plan).await?;
-    garder_le_code(afficher_bilan(g, &bilan, envoi.destination, fin.as_ref()));
+    garder_le_code(afficher_bilan(
+        g,
+        &bilan,
+        envoi.destination,
+        fin.as_ref(),
+        true,
+    ));
     Ok(if bilan.interrompu {
         CodeSortie::Interrompu
     } else {
@@ -168,7 +174,9 @@ pub(super) async fn enchainer_saison(
     for (i, (nuit, bilan)) in nuits.iter().zip(&bilans).enumerate() {
         let Some(b) = bilan else { continue };
         let fin = fin.as_ref().filter(|_| Some(i) == dernier);
-        garder_le_code(afficher_bilan(g, b, nuit.envoi.destination, fin));
+        // Sans « Ensuite » par nuit : la suite est dite une fois, pour toute la saison, par
+        // le bilan de la saison (`suivi::reprise`).
+        garder_le_code(afficher_bilan(g, b, nuit.envoi.destination, fin, false));
         interrompu |= b.interrompu;
         code = code.max_par_gravite(code_du_plan(&b.resume));
     }

@@ -1079,12 +1079,10 @@ fn envoyer_saison(
             g, &regle, &nuits, base, &entete,
         ))?
     };
-    if c == CodeSortie::Interrompu {
-        return Ok(c);
-    }
     code = code.max_par_gravite(c);
     // Les verrous des nuits sont tenus jusqu'à la fin de la course.
     drop(course);
+    // Après Ctrl-C aussi : le bilan de toute la saison, et la commande qui la reprend.
     bilan_de_saison(g, api, chemin_base, &tous)?;
     Ok(code)
 }
@@ -1093,7 +1091,7 @@ fn envoyer_saison(
 fn jeton_refuse(e: &anyhow::Error) -> bool {
     e.chain()
         .filter_map(|c| c.downcast_ref::<ErreurAvecCode>())
-        .any(|c| c.message == crate::depot::vigiechiro::MESSAGE_JETON_REFUSE)
+        .any(|c| c.message == crate::depot::vigiechiro::message_jeton_refuse())
 }
 
 /// L'envoi de chaque nuit : `commune.vers(…)`, donc les mêmes réglages d'émission, le même
@@ -1115,7 +1113,9 @@ fn envois_des_nuits<'b>(
         .collect()
 }
 
-/// Le bilan de la saison, une ligne par nuit de la commande (`plans`).
+/// Le bilan de la saison : **toutes** ses nuits (celles de la commande, `plans`, et les
+/// autres nuits de leurs saisons : déposées, entamées, pas commencées), une ligne chacune, puis
+/// la seule commande qui reprend ce qui reste (`suivi::reprise`), ou `vigie traiter`.
 fn bilan_de_saison(
     g: &OptionsGlobales,
     api: &str,
@@ -1126,19 +1126,24 @@ fn bilan_de_saison(
         return Ok(());
     }
     let base = Base::ouvrir(chemin_base)?;
-    let mut nuits = Vec::with_capacity(plans.len());
+    let mut saisons = BTreeSet::new();
     for &id in plans {
-        let plan = base.plan(Some(id))?;
-        let r = base.resume(id)?;
-        let Some(n) = base.nuit_du_plan(id)? else {
-            continue;
-        };
-        nuits.push((n.nuit, plan, r));
+        if let Some(n) = base.nuit_du_plan(id)? {
+            saisons.insert(n.saison_id);
+        }
+    }
+    let mut nuits = Vec::new();
+    for saison in saisons {
+        for n in base.nuits_de_saison(saison)? {
+            let plan = base.plan(Some(n.plan_id))?;
+            let r = base.resume(n.plan_id)?;
+            nuits.push((n.nuit, plan, r));
+        }
     }
     if g.json {
         return dire::bilans_de_nuits(api, &nuits);
     }
-    dire::bilan_de_saison(api, plans.len(), &nuits)?;
+    dire::bilan_de_saison(api, &nuits)?;
     Ok(())
 }
 

@@ -24,6 +24,7 @@ mod lignes;
 pub(crate) mod participations;
 pub(crate) mod passages;
 mod repetes;
+pub(crate) mod reprise;
 pub(crate) mod saison;
 mod tableau;
 pub(crate) mod traitement;

@@ -16,6 +16,7 @@ use super::Evenement;
 use super::calcul::ModeSortie;
 use super::evenement::{Avertissement, PorteeSimulation};
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
+use super::reprise::{NuitDuConseil, conseil_de_reprise};
 use crate::destination::IdObjet;
 use crate::inventaire::Enregistrement;
 use crate::plan::{DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
@@ -738,12 +739,14 @@ pub(crate) fn participation_creee(
     libelle: &str,
     id: &IdObjet,
 ) -> Result<()> {
+    // Son adresse sur le site web ; sans site web connu (une autre API), pas d'identifiant à
+    // l'écran : `--json` et `vigie participations` le donnent.
     if !m.json && !m.silencieux {
-        writeln!(
-            crate::sortie::erreur(),
-            "Participation créée pour {libelle} :\n    {}",
-            adresse_ou_identifiant(api, id.as_str())
-        )?;
+        let mut e = crate::sortie::erreur();
+        match adresse_participation(api, id.as_str()) {
+            Some(adresse) => writeln!(e, "Participation créée pour {libelle} :\n    {adresse}")?,
+            None => writeln!(e, "Participation créée pour {libelle}.")?,
+        }
     }
     Ok(())
 }
@@ -885,19 +888,23 @@ pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> S
     )
 }
 
-/// Le bilan de la saison : une ligne par nuit de la commande (déposés / total, état), et
-/// l'adresse de sa participation. `nuits` : celles des `plans` qui sont des nuits de saison.
+/// Le bilan de la saison : toutes ses nuits (déposées, entamées, pas commencées), une ligne
+/// chacune (déposés / total, état) et l'adresse de sa participation sur le site web ; puis la
+/// seule suite : la commande qui reprend ce qui reste ([`conseil_de_saison`]), ou, tout étant
+/// déposé, `vigie traiter`.
 pub(crate) fn bilan_de_saison(
     api: &str,
-    plans: usize,
     nuits: &[(NuitLiee, DepotPlan, ResumePlan)],
 ) -> io::Result<()> {
     let mut s = crate::sortie::standard();
-    let (mut deposees, mut total) = (0, 0);
+    let (mut deposees, mut total, mut finies) = (0, 0, 0);
     let mut lignes = Vec::new();
     for (n, plan, r) in nuits {
         deposees += r.deposee;
         total += r.total();
+        if etat_de_nuit(plan, r).1 == "deposee" {
+            finies += 1;
+        }
         lignes.push(format!("  {}", ligne_de_nuit(n, plan, r)));
         if let Some(adresse) =
             participation_du_plan(plan).and_then(|p| adresse_participation(api, &p))
@@ -907,15 +914,38 @@ pub(crate) fn bilan_de_saison(
     }
     writeln!(
         s,
-        "Saison : {} / {} fichiers déposés en {} :",
-        deposees,
-        total,
-        pluriel(plans as u64, "nuit", "nuits")
+        "Saison : {deposees} / {total} fichiers déposés, {finies} {} sur {} :",
+        if finies > 1 { "nuits" } else { "nuit" },
+        nuits.len()
     )?;
     for l in lignes {
         writeln!(s, "{}", neutraliser(&l))?;
     }
+    let suite = conseil_de_saison(nuits.iter().map(|(n, p, r)| (n, p, r)))
+        .unwrap_or_else(|| commande("traiter").to_string());
+    for l in replier(&format!("Ensuite : {suite}"), 79) {
+        writeln!(s, "{}", neutraliser(&l))?;
+    }
     Ok(())
+}
+
+/// La commande qui reprend ce qui reste de ces nuits (`suivi::reprise`), la nuit nommée si
+/// elle est seule ; `None` si tout est déposé.
+pub(crate) fn conseil_de_saison<'a>(
+    nuits: impl IntoIterator<Item = (&'a NuitLiee, &'a DepotPlan, &'a ResumePlan)>,
+) -> Option<String> {
+    let nuits: Vec<_> = nuits.into_iter().collect();
+    let noms: Vec<String> = nuits.iter().map(|(n, _, _)| libelle_liee(n)).collect();
+    let pour_le_conseil: Vec<NuitDuConseil<'_>> = nuits
+        .iter()
+        .zip(&noms)
+        .map(|((_, plan, r), nom)| NuitDuConseil {
+            nom,
+            resume: r,
+            a_creer: etat_de_nuit(plan, r).1 == "a_creer",
+        })
+        .collect();
+    conseil_de_reprise(&pour_le_conseil)
 }
 
 /// `retenter-echecs` a trouvé, sous les racines de la saison, des nuits qu'elle ne connaît pas
@@ -1084,11 +1114,11 @@ pub(crate) fn etat_saison(
             "Le détail d'une nuit, nommée : {}",
             commande("etat").args(exemple.split(' '))
         )?;
-        writeln!(
-            s,
-            "Reprendre toute la saison : {}",
-            commande("retenter-echecs")
-        )?;
+        if let Some(conseil) = conseil_de_saison(lignes.iter().map(|(n, p, r)| (&n.nuit, p, r))) {
+            for l in replier(&format!("Reprendre la saison : {conseil}"), 79) {
+                writeln!(s, "{}", neutraliser(&l))?;
+            }
+        }
     }
     Ok(())
 }

@@ -288,7 +288,7 @@ fn la_demo_gardee_chaque_nuit_dans_sa_participation() {
     // Le bilan de la saison sur la sortie standard, puis l'état.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("Saison : 30 / 30 fichiers déposés en 3 nuits"),
+        stdout.contains("Saison : 30 / 30 fichiers déposés, 3 nuits sur 3"),
         "{stdout}"
     );
     assert!(

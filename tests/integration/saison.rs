@@ -1017,7 +1017,7 @@ fn creation_en_503_sans_jusqu_au_bout_la_nuit_reste_au_bilan_puis_la_relance_cre
     let e = stderr(&out);
     assert!(e.contains("à la prochaine relance"), "{e}");
     assert!(e.lines().all(|l| l.chars().count() <= 80), "{e}");
-    assert!(stdout(&out).contains("en 6 nuits"), "{}", texte(&out));
+    assert!(stdout(&out).contains("sur 6 :"), "{}", texte(&out));
     assert!(stdout(&out).contains("à créer"), "{}", texte(&out));
     // La panne passée, la relance crée les cinq participations.
     banc.bac().pannes().effacer();

@@ -220,3 +220,60 @@ fn participations_de_la_plateforme_groupees_par_site_et_saison() {
         "{ps:#?}"
     );
 }
+
+/// Une saison de trois nuits interrompue (Ctrl-C) pendant sa première nuit : le bilan compte
+/// toute la saison (les nuits pas commencées comprises, jamais un bilan qui a l'air complet)
+/// et ne donne qu'une suite ; ce conseil, lu dans la sortie puis lancé tel quel, finit toutes
+/// les nuits. Avant : « Ensuite : vigie retenter-echecs 1 », qui ne reprenait que la nuit
+/// entamée, sous « Saison : 2 / 2 fichiers déposés en 1 nuit ».
+#[test]
+fn saison_interrompue_le_conseil_affiche_lance_tel_quel_finit_toutes_les_nuits() {
+    let banc = Banc::nouveau();
+    trois_nuits(&banc);
+    banc.bac()
+        .pannes()
+        .programmer(Regle::proportion(1.0, lenteur_ms(300)).pour(Operation::ApiDeclarerFichier));
+    let enfant = banc.lancer(depot_saison(&banc));
+    banc.attendre("une déclaration de fichier", |b| {
+        b.compteurs().requetes(Operation::ApiDeclarerFichier) >= 1
+    });
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, std::time::Duration::from_secs(20));
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    banc.bac().pannes().effacer();
+    let s = stdout(&out);
+    // Toute la saison au bilan, pas seulement la nuit entamée.
+    assert!(
+        s.contains(" / 6 fichiers déposés, 0 nuit sur 3"),
+        "{}",
+        texte(&out)
+    );
+    // Une seule suite, pour toute la saison ; aucun numéro de plan à recopier.
+    let tout = texte(&out);
+    let suites: Vec<&str> = tout
+        .lines()
+        .filter_map(|l| l.strip_prefix("Ensuite : "))
+        .collect();
+    assert_eq!(suites.len(), 1, "{}", texte(&out));
+    let mots: Vec<&str> = suites[0].split_whitespace().collect();
+    assert!(mots[0].ends_with("vigie"), "{}", suites[0]);
+    assert_eq!(mots[1..], ["retenter-echecs"], "{}", suites[0]);
+    // Le conseil, tel quel (le programme est celui de l'essai).
+    let mut c = banc.vigie_plateforme();
+    c.args(&mots[1..]);
+    let out = c.finir_en(0);
+    let s = stdout(&out);
+    assert!(
+        s.contains("6 / 6 fichiers déposés, 3 nuits sur 3"),
+        "{}",
+        texte(&out)
+    );
+    let suite = s.lines().find_map(|l| l.strip_prefix("Ensuite : "));
+    assert!(
+        suite.is_some_and(|c| c.ends_with("vigie traiter")),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.bac().fichiers().len(), 6);
+    assert_eq!(creations(&banc), 3);
+}
