@@ -811,7 +811,8 @@ pub(crate) fn creation_refusee(
     }
     let texte = format!(
         "nuit {libelle} : {cause} ; cette nuit seule attend, les autres partent → corrigez la \
-         cause, puis reprenez la saison"
+         cause, puis reprenez la saison : {}",
+        commande("retenter-echecs")
     );
     let mut err = crate::sortie::erreur();
     for l in replier(&texte, 79) {
