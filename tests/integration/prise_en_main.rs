@@ -638,9 +638,23 @@ fn ctrl_c_pendant_la_demo_sort_en_130_sans_rien_laisser() {
     let out = demo.wait_with_output().unwrap();
     let lignes = lecteur.join().unwrap();
     assert_eq!(code(&out), 130, "{}\n{lignes:#?}", texte(&out));
-    let bilan: serde_json::Value = serde_json::from_str(lignes.last().unwrap()).unwrap();
-    assert_eq!(bilan["evenement"], "bilan");
+    // Le dernier bilan de passage dit l'interruption ; le bilan de la saison (une ligne
+    // `bilan_nuit` par nuit) le suit.
+    let evenements: Vec<serde_json::Value> = lignes
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let bilan = evenements
+        .iter()
+        .rev()
+        .find(|e| e["evenement"] == "bilan")
+        .unwrap_or_else(|| panic!("aucun bilan : {lignes:#?}"));
     assert_eq!(bilan["interrompu"], true, "{bilan}");
+    assert_eq!(
+        evenements.last().map(|e| e["evenement"].clone()),
+        Some(serde_json::json!("bilan_nuit")),
+        "{lignes:#?}"
+    );
     assert_eq!(
         restes(d.path()),
         Vec::<String>::new(),
