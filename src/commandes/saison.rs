@@ -772,7 +772,6 @@ fn deposer(
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
-    let mut retenus = ReglagesRetenus::default();
     for n in &nuits {
         let site = n.site.clone().context("site d'une nuit non rapproché")?;
         let racine_relative = racine_de_nuit(&n.nuit, &reunion);
@@ -885,9 +884,6 @@ fn deposer(
         let plan = r.plan.clone().context("plan absent après planification")?;
         let saison = base.ouvrir_saison(api, n.nuit.cle.annee)?;
         base.lier_nuit(plan.id, saison, &n.liee(&site, fuseau))?;
-        if retenus == ReglagesRetenus::default() {
-            retenus = base.reglages(plan.id)?;
-        }
         if !r.modifiees.is_empty() {
             dire::avertir_modifies(mode(g), r.modifiees.len(), &libelle)?;
         }
@@ -907,7 +903,7 @@ fn deposer(
         (&args.passages, &args.s3),
         api,
         planifiees,
-        (&args.envoi, &retenus),
+        &args.envoi,
         base,
     )
 }
@@ -938,19 +934,66 @@ pub(super) fn verrouiller_saisons(
     Ok(verrous)
 }
 
-/// Les réglages donnés fusionnés avec ceux que les nuits retenaient, retenus par chaque nuit
-/// (une relance les reprend), puis la course.
+/// Les réglages de la saison : ceux que retiennent ses nuits qui ont encore à partir (donnés
+/// au dépôt de la saison, ou à une reprise). Les nuits finies n'y comptent pas : une nuit
+/// d'une autre carte de la même année, déposée sous d'autres réglages, ne s'y mêle jamais.
+/// Des nuits à reprendre qui en retiennent de différents (deux dépôts, deux réglages) : refus
+/// (code 2), sauf réglages donnés, qui valent alors pour toutes.
+fn reglages_de_la_saison(
+    base: &Base,
+    planifiees: &[NuitPlanifiee],
+    envoi: &OptionsEnvoi,
+) -> Result<ReglagesRetenus> {
+    let mut vus: Vec<(ReglagesRetenus, Vec<&str>)> = Vec::new();
+    for p in planifiees {
+        let r = base.resume(p.plan.id)?;
+        let a_creer = p.plan.participation.is_none() && participation_du_plan(&p.plan).is_none();
+        if r.deposee == r.total() && !a_creer {
+            continue;
+        }
+        let retenus = base.reglages(p.plan.id)?;
+        if retenus.est_vide() {
+            continue;
+        }
+        match vus.iter_mut().find(|(v, _)| *v == retenus) {
+            Some((_, nuits)) => nuits.push(&p.libelle),
+            None => vus.push((retenus, vec![&p.libelle])),
+        }
+    }
+    if vus.len() > 1 && envoi.explicites.is_empty() {
+        let liste: Vec<String> = vus
+            .iter()
+            .map(|(r, nuits)| {
+                let reglages = super::reglages::lisibles(r);
+                format!("{} ({})", reglages.join(", "), nuits.join(", "))
+            })
+            .collect();
+        return Err(
+            ErreurAvecCode::nouveau(CodeSortie::Usage, dire::reglages_differents(&liste)).into(),
+        );
+    }
+    Ok(vus.into_iter().next().map(|(r, _)| r).unwrap_or_default())
+}
+
+/// Les réglages donnés fusionnés avec ceux de la saison ([`reglages_de_la_saison`]), retenus
+/// par chaque nuit (une relance les reprend), puis la course.
 fn retenir_puis_envoyer(
     g: &OptionsGlobales,
     options: (&OptionsPassages, &OptionsS3),
     api: &str,
     planifiees: Vec<NuitPlanifiee>,
-    (envoi, retenus): (&OptionsEnvoi, &ReglagesRetenus),
+    envoi: &OptionsEnvoi,
     base: Base,
 ) -> Result<CodeSortie> {
-    let reglages = super::reglages::fusionner(envoi, retenus);
+    let retenus = reglages_de_la_saison(&base, &planifiees, envoi)?;
+    let mut reglages = super::reglages::fusionner(envoi, &retenus);
+    reglages.annonce.de_la_saison = true;
     for p in &planifiees {
-        base.retenir_reglages(p.plan.id, &reglages.retenus)?;
+        // Une nuit finie garde les siens, sauf réglages donnés (ils valent pour la saison).
+        let r = base.resume(p.plan.id)?;
+        if r.deposee < r.total() || p.plan.participation.is_none() || !envoi.explicites.is_empty() {
+            base.retenir_reglages(p.plan.id, &reglages.retenus)?;
+        }
     }
     let chemin_base = base.chemin().to_owned();
     drop(base);
@@ -1187,7 +1230,6 @@ pub(super) fn retenter_saison(
         .collect::<Result<Vec<DepotPlan>, _>>()?;
     verifier_liees(g, &api, &nuits, &plans)?;
     let mut planifiees = Vec::with_capacity(nuits.len());
-    let mut retenus = ReglagesRetenus::default();
     // Toutes les nuits connues de ces saisons (`retenter-echecs N` n'en reprend qu'une) : une
     // nuit des racines qui n'en est pas est nouvelle, et dite.
     let mut connues = Vec::new();
@@ -1238,9 +1280,6 @@ pub(super) fn retenter_saison(
         let plan = r.plan.context("plan absent après planification")?;
         let remises = base.remettre_en_file(plan.id, args.y_compris_definitifs)?;
         tracing::info!(plan = plan.id, remises, "unités remises en file");
-        if retenus == ReglagesRetenus::default() {
-            retenus = base.reglages(plan.id)?;
-        }
         planifiees.push(NuitPlanifiee {
             plan,
             destination,
@@ -1264,7 +1303,7 @@ pub(super) fn retenter_saison(
         (&args.passages, &args.s3),
         &api,
         planifiees,
-        (&args.envoi, &retenus),
+        &args.envoi,
         base,
     )
 }

@@ -22,6 +22,8 @@ pub(crate) struct ReglagesDuPassage {
     /// Donnés pour ce passage, à la place de la valeur que retenait le plan (désormais
     /// retenus à leur tour).
     pub(crate) remplaces: Vec<ReglageAnnonce>,
+    /// Repris de la saison (les réglages donnés au dépôt de ses nuits), pas d'un plan seul.
+    pub(crate) de_la_saison: bool,
 }
 
 impl ReglagesDuPassage {
@@ -35,14 +37,24 @@ impl ReglagesDuPassage {
                 .iter()
                 .map(|r| format!("{} {}", r.option, r.valeur))
                 .collect();
-            lignes.push(format!("Réglages repris du plan : {}.", liste.join(", ")));
+            let origine = if self.de_la_saison {
+                "de la saison (donnés à son dépôt)"
+            } else {
+                "du plan"
+            };
+            lignes.push(format!("Réglages repris {origine} : {}.", liste.join(", ")));
         }
         for r in &self.remplaces {
             lignes.push(format!(
-                "{} {} donné remplace {} retenu par le plan (désormais retenu).",
+                "{} {} donné remplace {} retenu par {} (désormais retenu).",
                 r.option,
                 r.valeur,
-                r.retenue.as_deref().unwrap_or("")
+                r.retenue.as_deref().unwrap_or(""),
+                if self.de_la_saison {
+                    "la saison"
+                } else {
+                    "le plan"
+                }
             ));
         }
         lignes

@@ -790,6 +790,17 @@ pub(crate) fn creation_reportee(
     Ok(())
 }
 
+/// Les nuits à reprendre retiennent des réglages différents (déposées par deux commandes) :
+/// rien ne se mêle en silence, les réglages voulus se donnent.
+pub(crate) fn reglages_differents(liste: &[String]) -> String {
+    format!(
+        "les nuits à reprendre ont été déposées avec des réglages différents : {} ; rien n'a été \
+         envoyé → donnez les réglages voulus (par exemple --debit-max 1Mo/s) : ils vaudront \
+         pour toute la saison",
+        liste.join(" ; ")
+    )
+}
+
 /// Une création refusée (pas un jeton refusé : cela arrête tout) : la nuit est nommée, rien
 /// ne part pour elle, les autres partent. En JSON : `avertissement`, motif `creation_refusee`.
 pub(crate) fn creation_refusee(

@@ -277,3 +277,74 @@ fn saison_interrompue_le_conseil_affiche_lance_tel_quel_finit_toutes_les_nuits()
     assert_eq!(banc.bac().fichiers().len(), 6);
     assert_eq!(creations(&banc), 3);
 }
+
+/// Les réglages d'envoi appartiennent à la saison : `--debit-max 1Mo/s` donné au dépôt vaut
+/// pour sa reprise sans option, même quand la même saison (la même année) tient les nuits
+/// d'une autre carte déposée avec `--debit-max sans`. Le débit est mesuré par les octets reçus
+/// par le bac à sable et l'horloge : il ne dépasse pas la limite (plus la petite avance du
+/// seau) ; une machine lente ne fait que l'abaisser. Avant : « Réglages repris du plan :
+/// --debit-max sans limite », la reprise partait sans limite, et la limite était oubliée.
+#[test]
+fn debit_max_donne_au_depot_vaut_pour_la_reprise_de_la_saison() {
+    let banc = Banc::nouveau();
+    // Une autre carte, plus tôt dans la saison, déposée sans limite.
+    banc.fichier(
+        "Autre/Car640139-2026-Pass1-Z9-PA9_20260601_221000_000.wav",
+        TAILLE,
+    );
+    let mut autre = banc.vigie_plateforme();
+    autre
+        .arg("depot")
+        .arg(banc.nuit.join("Autre"))
+        .args(["--fuseau", "+02:00", "--debit-max", "sans", "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    autre.finir_en(0);
+    // La carte : trois nuits, 2,4 Mo, déposée à 1 Mo/s, interrompue tôt.
+    const GROS: usize = 400_000;
+    for f in TROIS_NUITS {
+        banc.fichier(&format!("Carte/{f}"), GROS);
+    }
+    banc.bac()
+        .pannes()
+        .programmer(Regle::proportion(1.0, lenteur_ms(300)).pour(Operation::ApiDeclarerFichier));
+    let mut carte = banc.vigie_plateforme();
+    carte
+        .arg("depot")
+        .arg(banc.nuit.join("Carte"))
+        .args(["--fuseau", "+02:00", "--debit-max", "1Mo/s", "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    let enfant = banc.lancer(carte);
+    banc.attendre("une déclaration de la carte", |b| {
+        b.compteurs().requetes(Operation::ApiDeclarerFichier) >= 2
+    });
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, std::time::Duration::from_secs(20));
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    banc.bac().pannes().effacer();
+    // La reprise de la saison, sans option.
+    let avant = banc.bac().compteurs().octets_recus();
+    let debut = std::time::Instant::now();
+    let out = banc.vigie_plateforme().arg("retenter-echecs").finir_en(0);
+    let duree = debut.elapsed().as_secs_f64();
+    let recus = banc.bac().compteurs().octets_recus() - avant;
+    assert!(
+        recus >= 4 * GROS as u64,
+        "{recus} octets seulement : {}",
+        texte(&out)
+    );
+    // 1 Mo/s, plus l'avance du seau (quelques Kio) et une marge pour les corps d'API.
+    let permis = 1_000_000.0 * duree + 64.0 * 1024.0;
+    assert!(
+        (recus as f64) <= permis,
+        "{recus} octets en {duree:.2} s : au-dessus de 1 Mo/s\n{}",
+        texte(&out)
+    );
+    // Le bilan dit d'où vient la limite, et jamais « sans limite ».
+    let t = une_ligne(&texte(&out));
+    assert!(t.contains("repris de la saison"), "{t}");
+    assert!(t.contains("--debit-max 1 Mo/s"), "{t}");
+    assert!(!t.contains("sans limite"), "{t}");
+    assert_eq!(banc.bac().fichiers().len(), 7);
+}
