@@ -34,7 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Affiche la version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Affiche la version')
             [CompletionResult]::new('depot', 'depot', [CompletionResultType]::ParameterValue, 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d''envoi (ceux donnés au dépôt sont retenus par le plan)')
-            [CompletionResult]::new('retenter-echecs', 'retenter-echecs', [CompletionResultType]::ParameterValue, 'Relance les fichiers en échec, interrompus ou incertains d''un plan (alias : retenter)')
+            [CompletionResult]::new('retenter-echecs', 'retenter-echecs', [CompletionResultType]::ParameterValue, 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)')
             [CompletionResult]::new('etat', 'etat', [CompletionResultType]::ParameterValue, 'Montre l''état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d''un plan hors saison), ou leurs fichiers un par un')
             [CompletionResult]::new('plans', 'plans', [CompletionResultType]::ParameterValue, 'Liste les plans de la base')
             [CompletionResult]::new('verifier', 'verifier', [CompletionResultType]::ParameterValue, 'Relit la destination : chaque fichier déposé y est-il, intact ?')

@@ -31,7 +31,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand -V 'Affiche la version'
             cand --version 'Affiche la version'
             cand depot 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d''envoi (ceux donnés au dépôt sont retenus par le plan)'
-            cand retenter-echecs 'Relance les fichiers en échec, interrompus ou incertains d''un plan (alias : retenter)'
+            cand retenter-echecs 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)'
             cand etat 'Montre l''état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d''un plan hors saison), ou leurs fichiers un par un'
             cand plans 'Liste les plans de la base'
             cand verifier 'Relit la destination : chaque fichier déposé y est-il, intact ?'

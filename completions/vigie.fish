@@ -35,7 +35,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le
 complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d\'envoi (ceux donnés au dépôt sont retenus par le plan)'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Relance les fichiers en échec, interrompus ou incertains d\'un plan (alias : retenter)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d\'un plan hors saison), ou leurs fichiers un par un'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ?'

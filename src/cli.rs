@@ -465,7 +465,12 @@ pub(crate) enum Commande {
     /// commande reprend les mêmes plans, et leurs réglages d'envoi (ceux donnés au dépôt sont
     /// retenus par le plan).
     Depot(ArgsDepot),
-    /// Relance les fichiers en échec, interrompus ou incertains d'un plan (alias : retenter).
+    /// Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias :
+    /// retenter).
+    ///
+    /// Sans argument, c'est la seule façon de reprendre une saison, quoi qui l'ait arrêtée
+    /// (Ctrl-C, coupure, nuit en échec) : c'est la commande que le bilan conseille. Ses
+    /// réglages d'envoi sont ceux donnés au dépôt de la saison. Avec PLAN, un plan seul.
     #[command(name = "retenter-echecs", alias = "retenter")]
     RetenterEchecs(ArgsRetenter),
     /// Montre l'état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou
@@ -653,7 +658,8 @@ pub(crate) struct ArgsRenommer {
 
 #[derive(Debug, Args)]
 pub(crate) struct ArgsRetenter {
-    /// Le plan (son numéro) ; le dernier actif par défaut.
+    /// Le plan (son numéro) ; par défaut la saison du dernier dépôt (ou le dernier plan actif
+    /// s'il n'est pas d'une saison).
     pub(crate) plan: Option<i64>,
 
     /// Relance aussi les refus définitifs (après avoir corrigé leur cause).
