@@ -1180,10 +1180,11 @@ fn bilan_de_saison(
         for n in base.nuits_de_saison(saison)? {
             let plan = base.plan(Some(n.plan_id))?;
             let r = base.resume(n.plan_id)?;
-            nuits.push((n.nuit, plan, r));
+            nuits.push((n, plan, r));
         }
     }
     if g.json {
+        let nuits: Vec<_> = nuits.into_iter().map(|(n, p, r)| (n.nuit, p, r)).collect();
         return dire::bilans_de_nuits(api, &nuits);
     }
     dire::bilan_de_saison(api, &nuits)?;
@@ -1191,18 +1192,22 @@ fn bilan_de_saison(
 }
 
 /// Les nuits de saison que `vigie retenter-echecs` reprend : la nuit N, ou, sans argument,
-/// toute la saison du dernier plan ; `None` si ce plan n'est pas une nuit de saison.
+/// toute la saison du dernier dépôt ; `None` si le dernier dépôt n'est pas d'une saison.
 pub(super) fn nuits_a_retenter(
     g: &OptionsGlobales,
     args: &ArgsRetenter,
 ) -> Result<Option<Vec<crate::plan::NuitPlanifiee>>> {
     let base = super::ouvrir_base_existante(g)?;
+    // Sans argument : la saison du dernier dépôt (toutes ses nuits), quelle que soit la nuit
+    // touchée en dernier.
+    if args.plan.is_none() {
+        return Ok(match base.dernier_depot(false)? {
+            crate::plan::DernierDepot::Saison(saison) => Some(base.nuits_de_saison(saison)?),
+            crate::plan::DernierDepot::Plan(_) => None,
+        });
+    }
     let plan = base.plan(args.plan)?;
-    Ok(match base.nuit_du_plan(plan.id)? {
-        Some(n) if args.plan.is_none() => Some(base.nuits_de_saison(n.saison_id)?),
-        Some(n) => Some(vec![n]),
-        None => None,
-    })
+    Ok(base.nuit_du_plan(plan.id)?.map(|n| vec![n]))
 }
 
 /// `vigie retenter-echecs` sur des nuits de saison : la nuit N, ou, sans argument, toute la

@@ -22,6 +22,7 @@ use crate::inventaire::Enregistrement;
 use crate::plan::{DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Preuve;
+use crate::saison::designation::designation_courte;
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, HorsNuit, Nuit, Protocole, RaisonHorsNuit};
 use crate::saison::sites::SiteConnu;
@@ -906,7 +907,7 @@ pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> S
 /// déposé, `vigie traiter`.
 pub(crate) fn bilan_de_saison(
     api: &str,
-    nuits: &[(NuitLiee, DepotPlan, ResumePlan)],
+    nuits: &[(NuitPlanifiee, DepotPlan, ResumePlan)],
 ) -> io::Result<()> {
     let mut s = crate::sortie::standard();
     let (mut deposees, mut total, mut finies) = (0, 0, 0);
@@ -917,7 +918,7 @@ pub(crate) fn bilan_de_saison(
         if etat_de_nuit(plan, r).1 == "deposee" {
             finies += 1;
         }
-        lignes.push(format!("  {}", ligne_de_nuit(n, plan, r)));
+        lignes.push(format!("  {}", ligne_de_nuit(&n.nuit, plan, r)));
         if let Some(adresse) =
             participation_du_plan(plan).and_then(|p| adresse_participation(api, &p))
         {
@@ -943,11 +944,17 @@ pub(crate) fn bilan_de_saison(
 
 /// La commande qui reprend ce qui reste de ces nuits (`suivi::reprise`), la nuit nommée si
 /// elle est seule ; `None` si tout est déposé.
+/// La nuit est nommée par sa désignation courte (`21/06 A1`, `saison/designation.rs`), celle
+/// qui se tape.
 pub(crate) fn conseil_de_saison<'a>(
-    nuits: impl IntoIterator<Item = (&'a NuitLiee, &'a DepotPlan, &'a ResumePlan)>,
+    nuits: impl IntoIterator<Item = (&'a NuitPlanifiee, &'a DepotPlan, &'a ResumePlan)>,
 ) -> Option<String> {
     let nuits: Vec<_> = nuits.into_iter().collect();
-    let noms: Vec<String> = nuits.iter().map(|(n, _, _)| libelle_liee(n)).collect();
+    let toutes: Vec<NuitPlanifiee> = nuits.iter().map(|(n, _, _)| (*n).clone()).collect();
+    let noms: Vec<String> = nuits
+        .iter()
+        .map(|(n, _, _)| designation_courte(n, &toutes, n.annee).to_string())
+        .collect();
     let pour_le_conseil: Vec<NuitDuConseil<'_>> = nuits
         .iter()
         .zip(&noms)
@@ -1126,7 +1133,7 @@ pub(crate) fn etat_saison(
             "Le détail d'une nuit, nommée : {}",
             commande("etat").args(exemple.split(' '))
         )?;
-        if let Some(conseil) = conseil_de_saison(lignes.iter().map(|(n, p, r)| (&n.nuit, p, r))) {
+        if let Some(conseil) = conseil_de_saison(lignes.iter().map(|(n, p, r)| (*n, p, r))) {
             for l in replier(&format!("Reprendre la saison : {conseil}"), 79) {
                 writeln!(s, "{}", neutraliser(&l))?;
             }
