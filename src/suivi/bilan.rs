@@ -345,6 +345,7 @@ mod tests {
                 valeur: "5 Mo/s".into(),
                 retenue: Some("2 Mo/s".into()),
             }],
+            de_la_saison: false,
         };
         let t = texte(&b, Some("vigie traiter"));
         assert!(
