@@ -8,7 +8,8 @@
 //! - Lire un fichier de la nuit sans suivre de lien, et le reconnaître à son identité.
 //! - La date de modification, par `Metadata::modified()` (portable), à la nanoseconde.
 //! - Les emplacements par défaut (`emplacements`), les signaux d'arrêt (`signaux`), les chemins
-//!   relatifs de la nuit (`chemins`), les processus enfants (`processus`).
+//!   relatifs de la nuit (`chemins`), les processus enfants (`processus`), la place libre et
+//!   la lecture seule d'un disque (`disque`).
 //!
 //! Pourquoi ici, pour les fichiers de la nuit : entre la planification et l'envoi (des heures,
 //! parfois), un fichier peut être remplacé (`mv -T`) par un lien vers un fichier secret de même
@@ -20,6 +21,7 @@
 
 pub mod chemins;
 pub mod conseil;
+pub(crate) mod disque;
 pub(crate) mod echo;
 pub(crate) mod emplacements;
 // Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.
