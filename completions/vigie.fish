@@ -46,6 +46,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le c
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "traitement" -d 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "resultats" -d 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "renommer" -d 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "preparer" -d 'Prépare une carte brute en séquences de 5 s à l\'expansion ×10, comme le compagnon officiel'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstration : une petite saison générée, déposée sur le bac à sable malgré des pannes'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "bac-a-sable" -d 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu\'à Ctrl-C'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
@@ -244,6 +245,19 @@ complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l json -d 'Évén
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l vers -d 'Le dossier où écrire les séquences, un sous-dossier par nuit (créé au besoin ; pas sur la carte)' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l site -d 'Le numéro de site des noms (640380 pour Car640380), si les noms ne le portent pas' -r
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l passage -d 'Le numéro de passage, si les noms ne le portent pas' -r
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l point -d 'Le point d\'écoute (A1…H2, Z1…), si les noms ne le portent pas' -r
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
+toujours\t''
+jamais\t''"
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s q -l quiet -d 'Seulement le bilan et les erreurs'
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s h -l help -d 'Affiche l\'aide'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l graine -d 'Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''

@@ -533,6 +533,20 @@ pub(crate) enum Commande {
     /// chaque renommage et ce qui resterait à corriger à la main ; avec --appliquer, renomme.
     /// Un nom déjà pris n'est jamais écrasé.
     Renommer(ArgsRenommer),
+    /// Prépare une carte brute en séquences de 5 s à l'expansion ×10, comme le compagnon officiel.
+    ///
+    /// Lit la carte (ou un dossier brut) sans jamais y écrire, reconnaît l'enregistreur (journal
+    /// LogPR du Passive Recorder, métadonnées GUANO, commentaire d'AudioMoth, sinon le nom),
+    /// range les originaux en nuits et écrit dans --vers un dossier par nuit
+    /// (Car<site>-<année>-Pass<n>-<point>-AAAAMMJJ) : chaque original est découpé en tranches
+    /// de 5 s réelles écrites à Fe/10 sans toucher un échantillon (la fréquence réelle Fe vient
+    /// du journal, sinon de l'en-tête : 96 kHz ou plus, direct ; en dessous, déjà ×10), nommées
+    /// par leur heure de début (suffixe _000 ; _001 pour l'original le plus récent quand deux se
+    /// chevauchent). Relancer la même commande reprend sans doublon et ne change aucun octet
+    /// déjà écrit. Code 0 : tout est préparé ; 2 : options ou sortie invalides, place
+    /// insuffisante, ou un autre fichier sous le nom d'une séquence (rien n'est écrasé) ; 3 :
+    /// des originaux ne se préparent pas (listés avec leur raison ; les autres sont préparés).
+    Preparer(ArgsPreparer),
     /// Démonstration : une petite saison générée, déposée sur le bac à sable malgré des pannes.
     ///
     /// Fabrique une saison de trois nuits (deux enregistreurs, deux points, deux passages,
@@ -654,6 +668,30 @@ pub(crate) struct ArgsRenommer {
     /// Renomme pour de bon (sans cette option, montre seulement ce qui serait renommé).
     #[arg(long)]
     pub(crate) appliquer: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ArgsPreparer {
+    /// La carte SD (ou le dossier brut) de l'enregistreur, parcourue récursivement ; rien n'y
+    /// est écrit.
+    pub(crate) carte: PathBuf,
+
+    /// Le dossier où écrire les séquences, un sous-dossier par nuit (créé au besoin ; pas sur
+    /// la carte).
+    #[arg(long, value_name = "DOSSIER")]
+    pub(crate) vers: PathBuf,
+
+    /// Le numéro de site des noms (640380 pour Car640380), si les noms ne le portent pas.
+    #[arg(long, value_name = "NUMERO")]
+    pub(crate) site: Option<String>,
+
+    /// Le numéro de passage, si les noms ne le portent pas.
+    #[arg(long, value_name = "N")]
+    pub(crate) passage: Option<u8>,
+
+    /// Le point d'écoute (A1…H2, Z1…), si les noms ne le portent pas.
+    #[arg(long, value_name = "P")]
+    pub(crate) point: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -16,6 +16,7 @@ mod jeton;
 mod noms;
 pub mod plan;
 pub mod plateforme;
+mod preparation;
 mod reessai;
 mod saison;
 mod secrets;

@@ -10,6 +10,7 @@ mod envoi;
 mod etat;
 mod participations;
 mod passages;
+mod preparer;
 mod reglages;
 mod renommer;
 #[cfg(feature = "bac-a-sable")]
@@ -53,6 +54,7 @@ pub fn executer(cli: Cli) -> Result<CodeSortie> {
         Commande::Traitement(args) => traitement::traitement(g, args),
         Commande::Resultats(args) => traitement::resultats(g, args),
         Commande::Renommer(args) => renommer::renommer(g, args),
+        Commande::Preparer(args) => preparer::preparer(g, args),
         #[cfg(feature = "bac-a-sable")]
         Commande::Demo(args) => demo::demo(g, args),
         #[cfg(feature = "bac-a-sable")]

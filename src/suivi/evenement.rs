@@ -243,6 +243,34 @@ pub enum Evenement<'a> {
         a_renommer: usize,
         a_corriger: usize,
     },
+    /// vigie preparer : une nuit préparée, dans son dossier de sortie.
+    NuitPreparee {
+        /// Le dossier de la nuit (`Car640380-2026-Pass1-A1-20260621`), dans --vers.
+        dossier: &'a str,
+        /// La soirée, `AAAA-MM-JJ`.
+        soiree: &'a str,
+        originaux: usize,
+        sequences: usize,
+        /// Les séquences écrites par cette commande.
+        ecrites: usize,
+        /// Les séquences déjà là, complètes, gardées telles quelles.
+        deja_la: usize,
+        octets_ecrits: u64,
+        /// Les enregistreurs reconnus (type et numéro de série, d'où ils viennent).
+        materiel: Vec<String>,
+    },
+    /// vigie preparer : un fichier de la carte qui ne se prépare pas, et pourquoi.
+    OriginalRefuse { chemin: &'a str, raison: &'a str },
+    /// vigie preparer : le bilan (dernière ligne).
+    BilanPreparation {
+        nuits: usize,
+        sequences: usize,
+        ecrites: usize,
+        deja_la: usize,
+        refuses: usize,
+        /// La carte est en lecture seule (signe d'une carte SD en fin de vie).
+        lecture_seule: bool,
+    },
     /// vigie verifier (S3 comme Vigie-Chiro) : un fichier déposé qui n'est pas intact à la
     /// destination (manquante : remis à déposer ; differente : vers S3, remis à déposer, vers la
     /// plateforme, noté en refus définitif) ou n'a pas pu être relu (inconnue : à revérifier plus

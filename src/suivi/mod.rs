@@ -23,6 +23,7 @@ mod json;
 mod lignes;
 pub(crate) mod participations;
 pub(crate) mod passages;
+pub(crate) mod preparation;
 mod repetes;
 pub(crate) mod reprise;
 pub(crate) mod saison;
