@@ -343,6 +343,18 @@ impl BacASable {
         self.vigiechiro.ceder_participation(id, observateur)
     }
 
+    /// Pose `configuration` et `meteo` d'une participation comme le formulaire du site web
+    /// (`participationResource.patch`), sans passer par l'API ni ses compteurs. `false` si
+    /// elle n'existe pas.
+    pub fn poser_description(
+        &self,
+        id: &str,
+        configuration: serde_json::Value,
+        meteo: serde_json::Value,
+    ) -> bool {
+        self.vigiechiro.poser_description(id, configuration, meteo)
+    }
+
     /// Pose une participation telle que le site web l'aurait créée (dates `isoformat()` en
     /// UTC, point facultatif), sans passer par l'API ni ses compteurs, et rend son
     /// identifiant : la nuit « déjà créée sur le site web » d'une saison.

@@ -66,6 +66,8 @@ pub enum Operation {
     ApiLireFichier,
     /// `GET /api/v1/participations/{id}`
     ApiLireParticipation,
+    /// `PATCH /api/v1/participations/{id}`
+    ApiModifierParticipation,
     /// `GET /api/v1/sites/{id}`
     ApiLireSite,
     /// `GET /api/v1/moi/sites` (les sites de l'utilisateur)
@@ -86,7 +88,7 @@ pub enum Operation {
 
 impl Operation {
     /// Toutes les opérations, dans l'ordre de déclaration.
-    pub const TOUTES: [Operation; 33] = [
+    pub const TOUTES: [Operation; 34] = [
         Operation::PutObject,
         Operation::UploadPart,
         Operation::CreateMultipartUpload,
@@ -112,6 +114,7 @@ impl Operation {
         Operation::ApiCalcul,
         Operation::ApiLireFichier,
         Operation::ApiLireParticipation,
+        Operation::ApiModifierParticipation,
         Operation::ApiLireSite,
         Operation::ApiMesSites,
         Operation::ApiMesParticipations,
@@ -150,6 +153,7 @@ impl Operation {
             Operation::ApiCalcul => "ApiCalcul",
             Operation::ApiLireFichier => "ApiLireFichier",
             Operation::ApiLireParticipation => "ApiLireParticipation",
+            Operation::ApiModifierParticipation => "ApiModifierParticipation",
             Operation::ApiLireSite => "ApiLireSite",
             Operation::ApiMesSites => "ApiMesSites",
             Operation::ApiMesParticipations => "ApiMesParticipations",
@@ -175,6 +179,7 @@ impl Operation {
                 | Operation::ApiCalcul
                 | Operation::ApiLireFichier
                 | Operation::ApiLireParticipation
+                | Operation::ApiModifierParticipation
                 | Operation::ApiLireSite
                 | Operation::ApiMesSites
                 | Operation::ApiMesParticipations

@@ -1300,6 +1300,7 @@ fn specs_des_operations_d_api() {
         "ApiCalcul",
         "ApiLireFichier",
         "ApiLireParticipation",
+        "ApiModifierParticipation",
         "ApiLireSite",
         "ApiPiecesJointes",
         "ApiAccesFichier",
@@ -1335,5 +1336,62 @@ async fn routes_inconnues_et_s3_sur_le_meme_port() {
         .await
         .expect("PutObject SigV4");
     assert!(b.bac.creer_compartiment("api").is_err());
+    b.bac.arreter().await;
+}
+
+/// `edit_participation` : `$set` de chaque clé donnée, donc `configuration` remplacée en
+/// entier ; `If-Match` non lu ; le propriétaire seul ; champs permis seulement.
+#[tokio::test(flavor = "multi_thread")]
+async fn un_patch_remplace_la_configuration_entiere_sans_lire_if_match() {
+    let b = banc().await;
+    let chemin = format!("/participations/{PARTICIPATION}");
+    let (_, avant) = b.appel(Method::GET, &chemin, None).await;
+    let corps = json!({ "configuration": { "micro0_type": "ICS" } });
+    let (s, v) = b.appel(Method::PATCH, &chemin, Some(corps.clone())).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_ne!(v["_etag"], avant["_etag"]);
+    let (s, _) = b
+        .appel(
+            Method::PATCH,
+            &chemin,
+            Some(json!({ "configuration": { "micro0_position": "SOL" } })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    // La première clé a disparu : le dictionnaire est remplacé, pas complété.
+    let p = b.bac.participation(PARTICIPATION).unwrap();
+    assert_eq!(p.configuration, Some(json!({ "micro0_position": "SOL" })));
+    // Le même PATCH avec un `If-Match` dépassé passe aussi (`update` sans `if_match`).
+    let rep = b
+        .http
+        .request(Method::PATCH, format!("{}{chemin}", b.bac.api()))
+        .basic_auth(JETON, Some(""))
+        .header("If-Match", avant["_etag"].as_str().unwrap())
+        .json(&json!({ "meteo": { "vent": "NUL" } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rep.status(), StatusCode::OK);
+    assert_eq!(
+        b.bac.participation(PARTICIPATION).unwrap().meteo,
+        Some(json!({ "vent": "NUL" }))
+    );
+    let (s, v) = b
+        .appel(
+            Method::PATCH,
+            &chemin,
+            Some(json!({ "meteo": { "vent": "TEMPETE" } })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let (s, v) = b
+        .appel(Method::PATCH, &chemin, Some(json!({ "observateur": "x" })))
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let (s, _) = b
+        .appel_avec(Some(JETON_AUTRE), Method::PATCH, &chemin, Some(corps))
+        .await
+        .expect("réponse");
+    assert_eq!(s, StatusCode::FORBIDDEN);
     b.bac.arreter().await;
 }

@@ -38,6 +38,8 @@
 //! - `GET /sites/{site}/participations[?page=P&max_results=M]` → `{"_items", "_meta"}`, paginé
 //!   comme l'original (20 par page par défaut, 100 au plus, `max_results=0` = tout) ;
 //! - `GET /participations/{id}` → la participation (404 inconnue) ;
+//! - `PATCH /participations/{id}` → la participation modifiée : `configuration` et `meteo`
+//!   remplacées en entier, `If-Match` non lu (`edit_participation`) ;
 //! - `POST /fichiers` → 201 avec l'enregistrement entier ; voir [`Vigiechiro`] ;
 //! - `PUT /fichiers/{id}/multipart` `{part_number}` → 200 `{"s3_signed_url"}` ;
 //! - `POST /fichiers/{id}` → 200 avec le fichier (`"disponible": true`) ; déjà finalisé → 409 ;
@@ -234,6 +236,8 @@ pub(crate) enum Route {
     CreerParticipation(String),
     ListerParticipations(String),
     LireParticipation(String),
+    /// `PATCH /participations/{id}` (`edit_participation`).
+    ModifierParticipation(String),
     /// `GET /sites/{id}`.
     LireSite(String),
     /// `GET /moi/sites` (voir `saison.rs`).
@@ -296,7 +300,13 @@ impl Route {
                 ],
                 site,
             ),
-            ["participations", id] => selon(&[(Method::GET, Route::LireParticipation)], id),
+            ["participations", id] => selon(
+                &[
+                    (Method::GET, Route::LireParticipation),
+                    (Method::PATCH, Route::ModifierParticipation),
+                ],
+                id,
+            ),
             ["sites", id] => selon(&[(Method::GET, Route::LireSite)], id),
             ["participations", id, "compute"] => selon(&[(Method::POST, Route::Calcul)], id),
             ["participations", id, "csv"] => selon(&[(Method::POST, Route::DemanderCsv)], id),
@@ -323,6 +333,7 @@ impl Route {
             Route::CreerParticipation(_) => Operation::ApiCreerParticipation,
             Route::ListerParticipations(_) => Operation::ApiListerParticipations,
             Route::LireParticipation(_) => Operation::ApiLireParticipation,
+            Route::ModifierParticipation(_) => Operation::ApiModifierParticipation,
             Route::LireSite(_) => Operation::ApiLireSite,
             Route::MesSites => Operation::ApiMesSites,
             Route::MesParticipations => Operation::ApiMesParticipations,
@@ -361,7 +372,7 @@ impl Meta {
     }
 
     /// Une mise à jour : `_updated` et `_etag` changent.
-    fn toucher(&mut self) {
+    pub(crate) fn toucher(&mut self) {
         self.maj = isoformat(maintenant_s());
         self.etag = format!("{:032x}", rand::random::<u128>());
     }
@@ -1261,12 +1272,17 @@ fn valider_date(v: &Value) -> Result<i64, &'static str> {
 
 /// La validation du schéma d'une participation (`resources/participations.py` `SCHEMA`, par
 /// `xin/resource.py` `insert`) : **toutes** les erreurs d'un coup, par chemin de champ.
-fn valider_participation(charge: &Map<String, Value>) -> Result<(), Map<String, Value>> {
+/// Une mise à jour (`is_update=True`) ne demande pas les champs obligatoires.
+fn valider_participation(
+    charge: &Map<String, Value>,
+    mise_a_jour: bool,
+) -> Result<(), Map<String, Value>> {
     let mut erreurs = Map::new();
     let mut erreur = |chemin: String, message: &str| {
         erreurs.insert(chemin, json!(message));
     };
     match charge.get("date_debut") {
+        None if mise_a_jour => {}
         None => erreur("date_debut".into(), "required field"),
         Some(v) => {
             if let Err(m) = valider_date(v) {
@@ -1583,6 +1599,7 @@ impl Vigiechiro {
             Route::CreerParticipation(s)
             | Route::ListerParticipations(s)
             | Route::LireParticipation(s)
+            | Route::ModifierParticipation(s)
             | Route::LireSite(s)
             | Route::Calcul(s)
             | Route::DemanderCsv(s)
@@ -1616,6 +1633,9 @@ impl Vigiechiro {
             }
             Route::ListerParticipations(site) => self.lister_participations(site, &requete),
             Route::LireParticipation(id) => self.lire_participation(id),
+            Route::ModifierParticipation(id) => {
+                self.modifier_participation(utilisateur, id, &requete)
+            }
             Route::LireSite(id) => self.lire_site(id),
             Route::MesSites => self.mes_sites(utilisateur, &requete),
             Route::MesParticipations => self.mes_participations(utilisateur, &requete),
@@ -1684,7 +1704,7 @@ impl Vigiechiro {
         if let Some(refus) = utilisateur.inscription(site.protocole) {
             return Err(ReponseApi::erreur(StatusCode::UNPROCESSABLE_ENTITY, refus));
         }
-        valider_participation(&charge)
+        valider_participation(&charge, false)
             .map_err(|e| ReponseApi::erreur(StatusCode::UNPROCESSABLE_ENTITY, Value::Object(e)))?;
         let texte = |champ: &str| charge.get(champ).and_then(Value::as_str).map(str::to_owned);
         let date = |champ: &str| {
@@ -1780,6 +1800,60 @@ impl Vigiechiro {
         let mut o = p.json_developpe(&etat.sites);
         traitement::developper(&mut o, &etat.fichiers);
         Ok(ReponseApi::ok(o))
+    }
+
+    /// `resources/participations.py` `edit_participation` : le propriétaire (ou un
+    /// administrateur, que le bac à sable n'a pas) seul (`_check_edit_access` : 403) ; les
+    /// champs permis de `get_payload` (422 `invalid field` sinon) ; validés comme une mise à
+    /// jour ; puis `participations.update(id, payload)`, c'est-à-dire `$set` de chaque clé
+    /// donnée (`xin/resource.py` `_atomic_update`) : `configuration` et `meteo` sont
+    /// **remplacées en entier**, et le document reçoit un nouvel `_etag`. `update` est appelé
+    /// sans `if_match` : l'en-tête `If-Match` n'est pas lu, une écriture sur une version
+    /// dépassée passe (le serveur rejoue lui-même sa mise à jour en cas de course).
+    fn modifier_participation(
+        &self,
+        utilisateur: &Utilisateur,
+        id: &str,
+        requete: &RequeteApi<'_>,
+    ) -> Result<ReponseApi, ReponseApi> {
+        const PERMIS: [&str; 7] = [
+            "date_debut",
+            "date_fin",
+            "commentaire",
+            "meteo",
+            "configuration",
+            "bilan",
+            "point",
+        ];
+        let mut etat = self.etat();
+        let sites = etat.sites.clone();
+        let p = etat
+            .participations
+            .iter_mut()
+            .find(|p| p.id == id)
+            .ok_or_else(|| ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404))?;
+        if p.observateur != utilisateur.id {
+            return Err(ReponseApi::interdit());
+        }
+        let charge = charge_utile(requete, Some(&PERMIS))?;
+        valider_participation(&charge, true)
+            .map_err(|e| ReponseApi::erreur(StatusCode::UNPROCESSABLE_ENTITY, Value::Object(e)))?;
+        for (cle, v) in charge {
+            match cle.as_str() {
+                "configuration" => p.configuration = Some(v),
+                "meteo" => p.meteo = Some(v),
+                "point" => p.point = v.as_str().map(str::to_owned),
+                "commentaire" => p.commentaire = v.as_str().map(str::to_owned),
+                "date_debut" => {
+                    p.date_debut = valider_date(&v).map(isoformat).unwrap_or_default();
+                }
+                "date_fin" => p.date_fin = valider_date(&v).ok().map(isoformat),
+                // `bilan` : écrit par le calcul ; le bac à sable ne le garde pas d'un PATCH.
+                _ => {}
+            }
+        }
+        p.meta.toucher();
+        Ok(ReponseApi::ok(p.json_developpe(&sites)))
     }
 
     /// `resources/fichiers.py` `fichier_create`, `_s3_create_singlepart`,

@@ -248,6 +248,19 @@ impl Vigiechiro {
     /// Donne une participation à un autre observateur, comme un administrateur le ferait dans
     /// la base (aucune route ne change `observateur` : `edit_participation` ne le permet pas) :
     /// rend `false` si elle n'existe pas ou si l'observateur est inconnu.
+    pub(crate) fn poser_description(&self, id: &str, configuration: Value, meteo: Value) -> bool {
+        let mut etat = self.etat();
+        match etat.participations.iter_mut().find(|p| p.id == id) {
+            Some(p) => {
+                p.configuration = Some(configuration);
+                p.meteo = Some(meteo);
+                p.meta.toucher();
+                true
+            }
+            None => false,
+        }
+    }
+
     pub(crate) fn ceder_participation(&self, id: &str, observateur: &str) -> bool {
         if super::utilisateur(observateur).is_none() {
             return false;
