@@ -263,7 +263,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --participation --site --point --debut --fin --fuseau --forcer-participation --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --vers --participation --site --point --debut --fin --fuseau --forcer-participation --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --enregistreur-type --enregistreur-numero-serie --micro-position --micro-hauteur --micro-type --micro-numero-serie --canal-expansion --canal-direct --temperature-debut --temperature-fin --vent --couverture --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -370,6 +370,54 @@ _vigie() {
                     return 0
                     ;;
                 --profil)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enregistreur-type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enregistreur-numero-serie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro-position)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro-hauteur)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro-type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro-numero-serie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --canal-expansion)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --canal-direct)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --temperature-debut)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --temperature-fin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --couverture)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -77,6 +77,18 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-reseau -d 
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l endpoint-url -d 'Point d\'accès S3 (pour un service non AWS) ; active le style chemin [variable : AWS_ENDPOINT_URL]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l region -d 'Région S3 [variable : AWS_REGION]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l profil -d 'Profil d\'identifiants AWS (~/.aws/credentials) [variable : AWS_PROFILE]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l enregistreur-type -d 'Le type de l\'enregistreur (PassiveRecorder, SM4BAT…) ; lu dans les noms s\'il s\'y trouve' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l enregistreur-numero-serie -d 'Son numéro de série ; lu dans les noms s\'il s\'y trouve' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-position -d 'Point fixe : la position du micro, SOL ou CANOPEE' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-hauteur -d 'Point fixe : la hauteur du micro, en mètres' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-type -d 'Le type du micro' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-numero-serie -d 'Le numéro de série du micro' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l canal-expansion -d 'Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l canal-direct -d 'Routier et pédestre : le canal en enregistrement direct, GAUCHE, DROITE ou ABSENT' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l temperature-debut -d 'La température au début de la nuit, en degrés entiers' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l temperature-fin -d 'La température à la fin de la nuit, en degrés entiers' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vent -d 'Le vent : NUL, FAIBLE, MOYEN ou FORT' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l couverture -d 'La couverture nuageuse, en % : 0-25, 25-50, 50-75 ou 75-100' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''

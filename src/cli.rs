@@ -459,6 +459,9 @@ impl From<ModeProgression> for crate::suivi::Progression {
     }
 }
 
+// `ArgsDepot` est le plus gros (ses options de matériel et de météo comprises) : la ligne de
+// commande n'est lue qu'une fois par processus, la place n'y compte pas.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub(crate) enum Commande {
     /// Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même
@@ -658,6 +661,84 @@ pub(crate) struct ArgsDepot {
 
     #[command(flatten)]
     pub(crate) s3: OptionsS3,
+
+    #[command(flatten)]
+    pub(crate) description: OptionsDescription,
+}
+
+/// Le matériel et la météo d'une nuit, posés sur sa participation (`configuration` et
+/// `meteo`, clés du formulaire du site web) : à sa création, ou en complétant celle qui existe
+/// sans rien effacer ni remplacer de ce que le site web y a mis.
+#[derive(Debug, Args, Default)]
+#[command(next_help_heading = "Matériel et météo (vers la plateforme)")]
+pub(crate) struct OptionsDescription {
+    /// Le type de l'enregistreur (PassiveRecorder, SM4BAT…) ; lu dans les noms s'il s'y trouve.
+    #[arg(long, value_name = "TYPE")]
+    pub(crate) enregistreur_type: Option<String>,
+    /// Son numéro de série ; lu dans les noms s'il s'y trouve.
+    #[arg(long, value_name = "NUMERO")]
+    pub(crate) enregistreur_numero_serie: Option<String>,
+    /// Point fixe : la position du micro, SOL ou CANOPEE.
+    #[arg(long, value_name = "POSITION")]
+    pub(crate) micro_position: Option<String>,
+    /// Point fixe : la hauteur du micro, en mètres.
+    #[arg(long, value_name = "METRES")]
+    pub(crate) micro_hauteur: Option<u32>,
+    /// Le type du micro.
+    #[arg(long, value_name = "TYPE")]
+    pub(crate) micro_type: Option<String>,
+    /// Le numéro de série du micro.
+    #[arg(long, value_name = "NUMERO")]
+    pub(crate) micro_numero_serie: Option<String>,
+    /// Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT.
+    #[arg(long, value_name = "CANAL")]
+    pub(crate) canal_expansion: Option<String>,
+    /// Routier et pédestre : le canal en enregistrement direct, GAUCHE, DROITE ou ABSENT.
+    #[arg(long, value_name = "CANAL")]
+    pub(crate) canal_direct: Option<String>,
+    /// La température au début de la nuit, en degrés entiers.
+    #[arg(long, value_name = "DEGRES", allow_negative_numbers = true)]
+    pub(crate) temperature_debut: Option<i64>,
+    /// La température à la fin de la nuit, en degrés entiers.
+    #[arg(long, value_name = "DEGRES", allow_negative_numbers = true)]
+    pub(crate) temperature_fin: Option<i64>,
+    /// Le vent : NUL, FAIBLE, MOYEN ou FORT.
+    #[arg(long, value_name = "VENT")]
+    pub(crate) vent: Option<String>,
+    /// La couverture nuageuse, en % : 0-25, 25-50, 50-75 ou 75-100.
+    #[arg(long, value_name = "POURCENTS")]
+    pub(crate) couverture: Option<String>,
+}
+
+impl OptionsDescription {
+    /// Ce que disent les options, vérifié (valeurs à choix, canaux par paire) avant tout envoi.
+    pub(crate) fn description(
+        &self,
+    ) -> Result<crate::description::Description, crate::description::ValeurRefusee> {
+        use crate::description::{Description, Meteo, Micro};
+        let micro = Micro {
+            position: self.micro_position.clone(),
+            hauteur: self.micro_hauteur,
+            type_micro: self.micro_type.clone(),
+            numero_serie: self.micro_numero_serie.clone(),
+        };
+        let d = Description {
+            enregistreur_type: self.enregistreur_type.clone(),
+            enregistreur_numero_serie: self.enregistreur_numero_serie.clone(),
+            micro_routier: micro.clone(),
+            micros: [micro, Micro::default()],
+            canal_expansion_temps: self.canal_expansion.clone(),
+            canal_enregistrement_direct: self.canal_direct.clone(),
+            meteo: Meteo {
+                temperature_debut: self.temperature_debut,
+                temperature_fin: self.temperature_fin,
+                vent: self.vent.clone(),
+                couverture: self.couverture.clone(),
+            },
+        };
+        d.valider()?;
+        Ok(d)
+    }
 }
 
 #[derive(Debug, Args)]

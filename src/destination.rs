@@ -27,6 +27,10 @@ pub(crate) struct DestinationVigieChiro {
     /// Base de l'API, sans « / » final.
     pub(crate) api: String,
     pub(crate) participation: CibleParticipation,
+    /// Ce que `vigie` sait du matériel et de la météo, à poser sur la participation (à sa
+    /// création, ou en complétant celle qui existe). Hors de l'identité : il ne nomme pas le
+    /// plan, et un plan repris sans lui n'écrit rien de plus.
+    pub(crate) description: Box<crate::description::Description>,
 }
 
 /// Un identifiant de la plateforme Vigie-Chiro (participation, site, fichier) : un ObjectId
@@ -171,7 +175,19 @@ impl DestinationVigieChiro {
         autoriser_http: bool,
     ) -> Result<Self, ErreurDestination> {
         let api = valider_endpoint(api, autoriser_http)?;
-        Ok(DestinationVigieChiro { api, participation })
+        Ok(DestinationVigieChiro {
+            api,
+            participation,
+            description: Box::default(),
+        })
+    }
+
+    /// La même, qui décrira sa participation.
+    pub(crate) fn avec_description(self, description: crate::description::Description) -> Self {
+        DestinationVigieChiro {
+            description: Box::new(description),
+            ..self
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commandes;
 mod connexion;
 mod depot;
+mod description;
 mod destination;
 mod duree;
 mod horodatage;

@@ -361,7 +361,15 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     // L'adresse de l'API : --api ou VIGIE_API, sinon celle que `vigie connexion --api` a
     // retenue, sinon l'adresse par défaut.
     let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
-    Ok(DestinationVigieChiro::nouveau(&api.url, participation, args.autoriser_http)?.into())
+    let description = args
+        .description
+        .description()
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
+    Ok(
+        DestinationVigieChiro::nouveau(&api.url, participation, args.autoriser_http)?
+            .avec_description(description)
+            .into(),
+    )
 }
 
 /// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.

@@ -743,6 +743,25 @@ struct NuitPlanifiee {
     _verrou_d_avant: Option<VerrouPlan>,
 }
 
+/// La description d'une nuit : celle des options, l'enregistreur lu dans ses noms quand les
+/// options ne le disent pas, qu'elle n'en a qu'un et que son nom se reconnaît
+/// (`PaRecPR1925492`, `S4U12345` ; pas `OB-1`, qui ne dit ni type ni numéro).
+fn description_de_la_nuit(
+    options: &crate::description::Description,
+    enregistreurs: &BTreeSet<String>,
+) -> crate::description::Description {
+    let mut d = options.clone();
+    if let [seul] = enregistreurs.iter().collect::<Vec<_>>().as_slice() {
+        let e = crate::preparation::materiel::par_le_nom(seul);
+        if e.type_enregistreur.is_none() {
+            return d;
+        }
+        d.enregistreur_type = d.enregistreur_type.or(e.type_enregistreur);
+        d.enregistreur_numero_serie = d.enregistreur_numero_serie.or(e.numero_serie);
+    }
+    d
+}
+
 /// Les dossiers parcourus, relatifs à la racine de la nuit : ce que la replanification peut
 /// dire « disparu ».
 fn perimetre(racine_nuit: &Path, dossiers: &[PathBuf]) -> Vec<String> {
@@ -767,6 +786,10 @@ fn deposer(
 ) -> Result<CodeSortie> {
     // Le verrou de chaque saison touchée, tenu jusqu'à la fin de la course : un second
     // `vigie` sur la même saison s'arrête ici (code 4), avant d'avoir rien écrit.
+    let options = args
+        .description
+        .description()
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.nuit.cle.annee).collect();
     let _verrous = verrouiller_saisons(&super::chemin_base(g)?, api, &annees)?;
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
@@ -783,6 +806,7 @@ fn deposer(
         // `vigie verifier` ou un `vigie depot --participation` qui tient ce plan ne voit pas ses
         // chemins changer pendant qu'il envoie ; la montée attend qu'il ait fini (code 4).
         let mut verrou_d_avant = None;
+        let description = description_de_la_nuit(&options, &n.nuit.enregistreurs);
         let (destination, racine) = match &n.sort {
             Sort::Liee { plan } => {
                 verrou_d_avant = Some(VerrouPlan::prendre(
@@ -815,6 +839,7 @@ fn deposer(
                 DestinationVigieChiro {
                     api: api.to_owned(),
                     participation: CibleParticipation::Existante(participation.clone()),
+                    description: Box::new(description.clone()),
                 }
                 .into(),
                 racine,
@@ -829,6 +854,7 @@ fn deposer(
                         debut: InstantUtc::depuis_secondes(debut.timestamp()),
                         fin: InstantUtc::depuis_secondes(fin.timestamp()),
                     },
+                    description: Box::new(description.clone()),
                 };
                 (destination.into(), racine)
             }

@@ -179,9 +179,13 @@ pub(crate) fn reconnaitre(
         };
     }
     // Ce qui précède l'horodatage : `PaRecPR1925492`, `S4U12345`.
-    let tete = horodatage_du_nom(nom)
-        .map_or("", |(i, _)| &nom[..i])
-        .trim_end_matches(['_', '-']);
+    par_le_nom(horodatage_du_nom(nom).map_or("", |(i, _)| &nom[..i]))
+}
+
+/// L'enregistreur que dit la partie « enregistreur » d'un nom (ce qui précède son
+/// horodatage : `PaRecPR1925492`, `S4U12345`, sans les `_` et `-` qui la bordent).
+pub(crate) fn par_le_nom(tete: &str) -> Enregistreur {
+    let tete = tete.trim_matches(['_', '-']);
     let (type_enregistreur, numero_serie) = if let Some(n) = tete.strip_prefix("PaRecPR") {
         (Some(TYPE_PASSIVE_RECORDER.to_owned()), Some(n.to_owned()))
     } else if tete.starts_with("S4U") {

@@ -120,6 +120,16 @@ pub(crate) struct Participation {
     /// compare le numéro de son titre à celui des noms.
     #[serde(default, deserialize_with = "lire_site")]
     pub(crate) site: Option<SiteDeParticipation>,
+    /// `configuration` et `meteo`, dictionnaires libres que le site web remplit ; relus avant
+    /// de les compléter (un `PATCH` les remplace en entier).
+    #[serde(default)]
+    pub(crate) configuration: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    pub(crate) meteo: Option<serde_json::Map<String, Value>>,
+    /// `_etag` : envoyé en `If-Match` par convention d'Eve (le serveur ne le lit pas pour
+    /// `PATCH /participations/{id}` : `edit_participation` appelle `update` sans `if_match`).
+    #[serde(rename = "_etag", default)]
+    pub(crate) etag: Option<String>,
 }
 
 /// Le site d'une participation, tel que la plateforme l'a rendu.
@@ -522,6 +532,10 @@ impl Renouvelable<reqwest::Client> {
     fn delete(&self, url: impl reqwest::IntoUrl) -> reqwest::RequestBuilder {
         self.client().delete(url)
     }
+
+    fn patch(&self, url: impl reqwest::IntoUrl) -> reqwest::RequestBuilder {
+        self.client().patch(url)
+    }
 }
 
 /// Le client HTTP de la plateforme et de ses URL signées, **un seul pour tout le processus**,
@@ -704,13 +718,16 @@ impl ClientVigieChiro {
     }
 
     /// `POST /sites/{site}/participations` : **non idempotent**. Les dates partent au seul
-    /// format que le serveur accepte (RFC 1123, `vigiechiro/settings.py` `DATE_FORMAT`).
+    /// format que le serveur accepte (RFC 1123, `vigiechiro/settings.py` `DATE_FORMAT`) ;
+    /// `configuration` et `meteo` (clés du formulaire web, `description`) seulement si
+    /// `vigie` en sait quelque chose.
     pub(crate) async fn creer_participation(
         &self,
         site: &IdObjet,
         point: Option<&str>,
         debut: InstantUtc,
         fin: InstantUtc,
+        description: &crate::description::Description,
     ) -> ReponseApi<IdObjet> {
         let mut corps = json!({
             "date_debut": debut.rfc1123(),
@@ -720,6 +737,14 @@ impl ClientVigieChiro {
         if let Some(point) = point {
             corps["point"] = json!(point);
         }
+        let configuration = description.configuration(point.is_some());
+        if !configuration.is_empty() {
+            corps["configuration"] = Value::Object(configuration);
+        }
+        let meteo = description.meteo();
+        if !meteo.is_empty() {
+            corps["meteo"] = Value::Object(meteo);
+        }
         self.envoyer(
             self.http
                 .post(self.url(&format!("/sites/{site}/participations")))
@@ -728,6 +753,25 @@ impl ClientVigieChiro {
             aucun_refus,
         )
         .await
+    }
+
+    /// `PATCH /participations/{id}` (`resources/participations.py` `edit_participation`) :
+    /// chaque clé de `corps` est **remplacée** en entier (`$set`) ; `If-Match` est envoyé par
+    /// convention d'Eve, le serveur ne le lit pas.
+    pub(crate) async fn modifier_participation(
+        &self,
+        id: &IdObjet,
+        etag: Option<&str>,
+        corps: &Value,
+    ) -> ReponseApi<()> {
+        let mut requete = self
+            .http
+            .patch(self.url(&format!("/participations/{id}")))
+            .json(corps);
+        if let Some(etag) = etag {
+            requete = requete.header(reqwest::header::IF_MATCH, etag);
+        }
+        self.envoyer(requete, |_, _| Ok(()), aucun_refus).await
     }
 
     /// `GET /sites/{id}` (`resources/sites.py` `display_site`, protocole développé) ; `None`

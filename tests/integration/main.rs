@@ -20,6 +20,7 @@ mod carte_retiree;
 mod coupures;
 mod depot_s3;
 mod depot_vigiechiro;
+mod description_participation;
 mod destination_s3;
 mod distribution;
 mod docs_a_jour;

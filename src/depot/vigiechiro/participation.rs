@@ -66,6 +66,7 @@ async fn resoudre(
             if connue.as_ref() != Some(id) {
                 base.enregistrer_participation(plan_id, id.as_str())?;
             }
+            decrire(client, emetteur, journal, id, &dest.description).await;
             return Ok(id.clone());
         }
         CibleParticipation::ACreer {
@@ -76,6 +77,7 @@ async fn resoudre(
         } => (site, point, *debut, *fin),
     };
     if let Some(id) = connue {
+        decrire(client, emetteur, journal, &id, &dest.description).await;
         return Ok(id);
     }
     // Qui crée : la relecture ne retient que ses participations (la liste d'un site est celle
@@ -123,6 +125,7 @@ async fn resoudre(
         match relire(Etape::nouveau()).await {
             Ok(Some(id)) => {
                 base.enregistrer_participation(plan_id, id.as_str())?;
+                decrire(client, emetteur, journal, &id, &dest.description).await;
                 return Ok(id);
             }
             Ok(None) => {}
@@ -146,12 +149,17 @@ async fn resoudre(
     let issue = emettre(
         &emetteur.observe_par(journal),
         Emission::ecriture_relue("POST", &chemin, &mut relecture),
-        |_| client.creer_participation(site, point.as_deref(), debut, fin),
+        |_| client.creer_participation(site, point.as_deref(), debut, fin, &dest.description),
     )
     .await;
     match (issue.reponse, issue.raison) {
         (ReponseApi::Succes(id), _) => {
             base.enregistrer_participation(plan_id, id.as_str())?;
+            dire_ce_qui_manque(
+                &id,
+                &dest.description.configuration(point.is_some()),
+                point.is_some(),
+            );
             Ok(id)
         }
         (r, RaisonArret::IssueInconnue) => Err(participation_incertaine(&r)),
@@ -177,6 +185,96 @@ async fn resoudre(
             ),
         )
         .into()),
+    }
+}
+
+/// Complète `configuration` et `meteo` de la participation `id` avec ce que `vigie` sait,
+/// sans rien effacer ni remplacer de ce que le site web y a mis : relire, fusionner
+/// (`description::completer`), écrire le dictionnaire entier, car le `PATCH` le remplace
+/// (`resources/participations.py` `edit_participation`). Rien à ajouter : rien n'est écrit.
+/// Au mieux : un échec est dit dans le journal, le dépôt continue, la relance réessaiera.
+async fn decrire(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    journal: &DecisionsParticipation,
+    id: &IdObjet,
+    description: &crate::description::Description,
+) {
+    let meteo = description.meteo();
+    if description == &crate::description::Description::default() {
+        return;
+    }
+    let chemin = format!("/participations/{id}");
+    let lue = emettre(
+        &emetteur.observe_par(journal),
+        Emission::lecture("GET", &chemin),
+        |_| client.participation(id),
+    )
+    .await;
+    let p = match lue.reponse {
+        ReponseApi::Succes(Some(p)) => p,
+        autre => {
+            tracing::warn!(
+                "la participation {id} n'a pas été relue, sa configuration n'est pas complétée : {}",
+                pas_de_reponse_utile(&autre)
+            );
+            return;
+        }
+    };
+    let point_fixe = p.point.as_deref().is_some_and(|p| !p.is_empty());
+    let mut corps = serde_json::Map::new();
+    let completer = crate::description::completer;
+    if let Some(c) = completer(
+        &p.configuration.clone().unwrap_or_default(),
+        &description.configuration(point_fixe),
+    ) {
+        corps.insert("configuration".into(), c.into());
+    }
+    if let Some(m) = completer(&p.meteo.clone().unwrap_or_default(), &meteo) {
+        corps.insert("meteo".into(), m.into());
+    }
+    let finale = match corps.get("configuration") {
+        Some(serde_json::Value::Object(c)) => c.clone(),
+        _ => p.configuration.clone().unwrap_or_default(),
+    };
+    dire_ce_qui_manque(id, &finale, point_fixe);
+    if corps.is_empty() {
+        return;
+    }
+    let corps = serde_json::Value::Object(corps);
+    let issue = emettre(
+        &emetteur.observe_par(journal),
+        Emission::ecriture_unique("PATCH", &chemin),
+        |_| client.modifier_participation(id, p.etag.as_deref(), &corps),
+    )
+    .await;
+    match issue.reponse {
+        ReponseApi::Succes(()) => {
+            tracing::info!("participation {id} complétée : {corps}");
+        }
+        autre => tracing::warn!(
+            "la configuration de la participation {id} n'a pas été complétée : {} ; une \
+             relance réessaiera",
+            pas_de_reponse_utile(&autre)
+        ),
+    }
+}
+
+/// Les canaux d'un routier que la configuration ne dit pas, dits (le calcul les lit : sans eux,
+/// tout est traité comme expansé ×10).
+fn dire_ce_qui_manque(
+    id: &IdObjet,
+    configuration: &serde_json::Map<String, serde_json::Value>,
+    point_fixe: bool,
+) {
+    let manque = crate::description::canaux_manquants(configuration, point_fixe);
+    if !manque.is_empty() {
+        tracing::warn!(
+            "la participation {id} ne dit pas ses canaux ({}) : le calcul traitera tout comme \
+             expansé ×10 ; donnez --canal-expansion et --canal-direct (GAUCHE, DROITE ou \
+             ABSENT), ou complétez-la sur le site web",
+            manque.join(", ")
+        );
     }
 }
 

@@ -1,0 +1,320 @@
+//! Ce qu'une participation dit du matériel et du temps qu'il faisait : `configuration` et
+//! `meteo`, avec les noms de clés du formulaire du site web.
+//!
+//! Pourquoi : le calcul de la plateforme lit `configuration` (`scripts/task_participation.py` :
+//! `canal_expansion_temps`, `canal_enregistrement_direct` pour traiter chaque canal d'un
+//! routier avec le bon facteur), et le site web n'affiche que les clés qu'il lie
+//! (`Scille/vigiechiro-front`, `makeConfiguration` : `detecteur_enregistreur_type`,
+//! `detecteur_enregistreur_numero_serie`, en point fixe `micro0_*` et `micro1_*`, en routier
+//! et pédestre `micro_type`, `micro_numero_serie` et les deux canaux). Une clé mal nommée
+//! (`…_numserie`) est acceptée par le serveur et invisible sur la fiche : le compagnon officiel
+//! (`echonuit/vigiechiro-pr-companion`, son ADR 0020 et #1844) l'a appris en réel.
+//!
+//! `configuration` est un dictionnaire libre que le `PATCH` **remplace en entier**
+//! (`resources/participations.py` `edit_participation` : `participations.update(id,
+//! payload)`, donc `$set` de la clé `configuration`, `xin/resource.py` `_atomic_update`) :
+//! compléter une participation existante, c'est relire, ajouter ce qui manque sans rien
+//! effacer ni remplacer ([`completer`]), puis écrire le tout. La météo de même.
+//!
+//! `meteo` (`resources/participations.py` `SCHEMA`) : `temperature_debut` et
+//! `temperature_fin` entiers, `vent` parmi NUL/FAIBLE/MOYEN/FORT, `couverture` parmi
+//! 0-25/25-50/50-75/75-100 : validés avant d'envoyer.
+//!
+//! Pur : ni réseau ni fichier.
+
+use serde_json::{Map, Value};
+
+/// Les vents admis par le serveur.
+pub(crate) const VENTS: [&str; 4] = ["NUL", "FAIBLE", "MOYEN", "FORT"];
+/// Les couvertures nuageuses admises par le serveur.
+pub(crate) const COUVERTURES: [&str; 4] = ["0-25", "25-50", "50-75", "75-100"];
+/// Les positions d'un micro de point fixe.
+pub(crate) const POSITIONS: [&str; 2] = ["SOL", "CANOPEE"];
+/// Les canaux d'un routier (`canal_expansion_temps`, `canal_enregistrement_direct`).
+pub(crate) const CANAUX: [&str; 3] = ["GAUCHE", "DROITE", "ABSENT"];
+
+/// La météo d'une nuit, telle que la bénévole la donne.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Meteo {
+    pub(crate) temperature_debut: Option<i64>,
+    pub(crate) temperature_fin: Option<i64>,
+    pub(crate) vent: Option<String>,
+    pub(crate) couverture: Option<String>,
+}
+
+/// Un micro de point fixe (`micro0_*`, `micro1_*`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Micro {
+    pub(crate) position: Option<String>,
+    /// En mètres, entier (le formulaire : `micro0_hauteur`).
+    pub(crate) hauteur: Option<u32>,
+    pub(crate) type_micro: Option<String>,
+    pub(crate) numero_serie: Option<String>,
+}
+
+/// Ce que `vigie` sait d'une participation à décrire.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Description {
+    pub(crate) enregistreur_type: Option<String>,
+    pub(crate) enregistreur_numero_serie: Option<String>,
+    /// Point fixe : `micro0`, `micro1`.
+    pub(crate) micros: [Micro; 2],
+    /// Routier et pédestre : le micro (`micro_type`, `micro_numero_serie`).
+    pub(crate) micro_routier: Micro,
+    pub(crate) canal_expansion_temps: Option<String>,
+    pub(crate) canal_enregistrement_direct: Option<String>,
+    pub(crate) meteo: Meteo,
+}
+
+/// Une valeur refusée avant tout envoi : l'option, la valeur, ce qui est admis.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{option} {valeur} : {admis}")]
+pub(crate) struct ValeurRefusee {
+    pub(crate) option: &'static str,
+    pub(crate) valeur: String,
+    pub(crate) admis: String,
+}
+
+fn parmi(
+    option: &'static str,
+    valeur: &Option<String>,
+    admis: &[&str],
+) -> Result<(), ValeurRefusee> {
+    match valeur {
+        Some(v) if !admis.contains(&v.as_str()) => Err(ValeurRefusee {
+            option,
+            valeur: v.clone(),
+            admis: format!("une de {}", admis.join(", ")),
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl Description {
+    /// Vérifie les valeurs à choix avant d'envoyer ; et, comme le formulaire, qu'un canal
+    /// d'expansion ne va pas sans canal direct (ni l'inverse).
+    pub(crate) fn valider(&self) -> Result<(), ValeurRefusee> {
+        parmi("--vent", &self.meteo.vent, &VENTS)?;
+        parmi("--couverture", &self.meteo.couverture, &COUVERTURES)?;
+        parmi("--micro-position", &self.micros[0].position, &POSITIONS)?;
+        parmi("--micro1-position", &self.micros[1].position, &POSITIONS)?;
+        parmi("--canal-expansion", &self.canal_expansion_temps, &CANAUX)?;
+        parmi("--canal-direct", &self.canal_enregistrement_direct, &CANAUX)?;
+        match (
+            &self.canal_expansion_temps,
+            &self.canal_enregistrement_direct,
+        ) {
+            (Some(_), None) => Err(ValeurRefusee {
+                option: "--canal-direct",
+                valeur: "(absent)".into(),
+                admis: "à donner avec --canal-expansion (ABSENT s'il n'y en a pas)".into(),
+            }),
+            (None, Some(_)) => Err(ValeurRefusee {
+                option: "--canal-expansion",
+                valeur: "(absent)".into(),
+                admis: "à donner avec --canal-direct (ABSENT s'il n'y en a pas)".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// `configuration`, clés du formulaire du site web, pour un site point fixe ou non ; les
+    /// valeurs sont des chaînes (le formulaire n'écrit que des chaînes).
+    pub(crate) fn configuration(&self, point_fixe: bool) -> Map<String, Value> {
+        let mut c = Map::new();
+        let mut mettre = |cle: String, v: Option<String>| {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                c.insert(cle, Value::String(v));
+            }
+        };
+        mettre(
+            "detecteur_enregistreur_type".into(),
+            self.enregistreur_type.clone(),
+        );
+        mettre(
+            "detecteur_enregistreur_numero_serie".into(),
+            self.enregistreur_numero_serie.clone(),
+        );
+        if point_fixe {
+            for (i, m) in self.micros.iter().enumerate() {
+                mettre(format!("micro{i}_position"), m.position.clone());
+                mettre(
+                    format!("micro{i}_hauteur"),
+                    m.hauteur.map(|h| h.to_string()),
+                );
+                mettre(format!("micro{i}_type"), m.type_micro.clone());
+                mettre(format!("micro{i}_numero_serie"), m.numero_serie.clone());
+            }
+        } else {
+            mettre("micro_type".into(), self.micro_routier.type_micro.clone());
+            mettre(
+                "micro_numero_serie".into(),
+                self.micro_routier.numero_serie.clone(),
+            );
+            mettre(
+                "canal_expansion_temps".into(),
+                self.canal_expansion_temps.clone(),
+            );
+            mettre(
+                "canal_enregistrement_direct".into(),
+                self.canal_enregistrement_direct.clone(),
+            );
+        }
+        c
+    }
+
+    /// `meteo`, telle que le serveur la valide (températures entières).
+    pub(crate) fn meteo(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        let t = &self.meteo;
+        for (cle, v) in [
+            ("temperature_debut", t.temperature_debut.map(Value::from)),
+            ("temperature_fin", t.temperature_fin.map(Value::from)),
+            ("vent", t.vent.clone().map(Value::String)),
+            ("couverture", t.couverture.clone().map(Value::String)),
+        ] {
+            if let Some(v) = v {
+                m.insert(cle.into(), v);
+            }
+        }
+        m
+    }
+}
+
+/// Les canaux qu'une configuration de routier ou de pédestre laisse vides : le calcul les lit
+/// pour traiter chaque canal avec son facteur (`scripts/task_participation.py`
+/// `run_tadaridaD`) ; sans eux, tout est traité comme expansé ×10. Rien en point fixe.
+pub(crate) fn canaux_manquants(
+    configuration: &Map<String, Value>,
+    point_fixe: bool,
+) -> Vec<&'static str> {
+    if point_fixe {
+        return Vec::new();
+    }
+    ["canal_expansion_temps", "canal_enregistrement_direct"]
+        .into_iter()
+        .filter(|c| configuration.get(*c).is_none_or(vide))
+        .collect()
+}
+
+fn vide(v: &Value) -> bool {
+    v.is_null() || v.as_str().is_some_and(str::is_empty)
+}
+
+/// `distante` complétée par `notre` : chaque clé que la plateforme a déjà (non vide) est
+/// gardée telle quelle, même si `vigie` dirait autre chose ; une clé qu'elle n'a pas (ou vide)
+/// reçoit la nôtre. `None` si rien ne manque : rien à écrire.
+pub(crate) fn completer(
+    distante: &Map<String, Value>,
+    notre: &Map<String, Value>,
+) -> Option<Map<String, Value>> {
+    let mut fusion = distante.clone();
+    let mut ajoute = false;
+    for (cle, v) in notre {
+        if fusion.get(cle).is_none_or(vide) {
+            fusion.insert(cle.clone(), v.clone());
+            ajoute = true;
+        }
+    }
+    ajoute.then_some(fusion)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn description() -> Description {
+        Description {
+            enregistreur_type: Some("PassiveRecorder".into()),
+            enregistreur_numero_serie: Some("1925492".into()),
+            micros: [
+                Micro {
+                    position: Some("CANOPEE".into()),
+                    hauteur: Some(4),
+                    type_micro: Some("ICS".into()),
+                    numero_serie: None,
+                },
+                Micro::default(),
+            ],
+            meteo: Meteo {
+                temperature_debut: Some(18),
+                temperature_fin: Some(11),
+                vent: Some("FAIBLE".into()),
+                couverture: Some("0-25".into()),
+            },
+            ..Description::default()
+        }
+    }
+
+    #[test]
+    fn les_cles_sont_celles_du_formulaire_web() {
+        let d = description();
+        assert_eq!(
+            Value::Object(d.configuration(true)),
+            json!({
+                "detecteur_enregistreur_type": "PassiveRecorder",
+                "detecteur_enregistreur_numero_serie": "1925492",
+                "micro0_position": "CANOPEE",
+                "micro0_hauteur": "4",
+                "micro0_type": "ICS",
+            })
+        );
+        assert_eq!(
+            Value::Object(d.meteo()),
+            json!({"temperature_debut": 18, "temperature_fin": 11, "vent": "FAIBLE", "couverture": "0-25"})
+        );
+        let routier = Description {
+            canal_expansion_temps: Some("GAUCHE".into()),
+            canal_enregistrement_direct: Some("ABSENT".into()),
+            micro_routier: Micro {
+                type_micro: Some("SMX-U1".into()),
+                ..Micro::default()
+            },
+            ..Description::default()
+        };
+        assert_eq!(
+            Value::Object(routier.configuration(false)),
+            json!({"micro_type": "SMX-U1", "canal_expansion_temps": "GAUCHE", "canal_enregistrement_direct": "ABSENT"})
+        );
+        assert!(canaux_manquants(&routier.configuration(false), false).is_empty());
+        assert_eq!(
+            canaux_manquants(&Map::new(), false),
+            ["canal_expansion_temps", "canal_enregistrement_direct"]
+        );
+        assert!(canaux_manquants(&Map::new(), true).is_empty());
+    }
+
+    #[test]
+    fn les_valeurs_a_choix_sont_verifiees_avant_d_envoyer() {
+        assert!(description().valider().is_ok());
+        let mut d = description();
+        d.meteo.vent = Some("TEMPETE".into());
+        let e = d.valider().unwrap_err();
+        assert_eq!(e.option, "--vent");
+        assert!(e.to_string().contains("NUL, FAIBLE, MOYEN, FORT"), "{e}");
+        let mut d = description();
+        d.canal_expansion_temps = Some("GAUCHE".into());
+        assert_eq!(d.valider().unwrap_err().option, "--canal-direct");
+    }
+
+    #[test]
+    fn completer_garde_tout_ce_que_le_site_web_a_mis() {
+        let distante = json!({
+            "micro0_numero_serie": "M-77",
+            "micro1_position": "SOL",
+            "micro0_type": "SMX-II",
+            "detecteur_enregistreur_type": "",
+        });
+        let notre = description().configuration(true);
+        let fusion = completer(distante.as_object().unwrap(), &notre).unwrap();
+        assert_eq!(fusion["micro0_numero_serie"], "M-77");
+        assert_eq!(fusion["micro1_position"], "SOL");
+        // Une valeur posée sur le site web l'emporte sur la nôtre ; une vide est complétée.
+        assert_eq!(fusion["micro0_type"], "SMX-II");
+        assert_eq!(fusion["detecteur_enregistreur_type"], "PassiveRecorder");
+        assert_eq!(fusion["micro0_hauteur"], "4");
+        // Rien ne manque : rien à écrire.
+        assert_eq!(completer(&fusion, &notre), None);
+    }
+}
