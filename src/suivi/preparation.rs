@@ -166,8 +166,8 @@ impl AffichagePreparation {
         if b.nuits > 0 {
             writeln!(
                 s,
-                "Pour les déposer : vigie depot {}",
-                crate::noms::pour_le_shell(&vers.display().to_string())
+                "Pour les déposer : {}",
+                crate::plateforme::conseil::commande("depot").chemin(vers)
             )?;
         }
         Ok(())
