@@ -46,6 +46,9 @@ _vigie() {
             vigie,plans)
                 cmd="vigie__subcmd__plans"
                 ;;
+            vigie,preparer)
+                cmd="vigie__subcmd__preparer"
+                ;;
             vigie,renommer)
                 cmd="vigie__subcmd__renommer"
                 ;;
@@ -71,7 +74,7 @@ _vigie() {
 
     case "${cmd}" in
         vigie)
-            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion participations traiter traitement resultats renommer demo bac-a-sable completions generer-docs"
+            opts="-v -q -h -V --base --json --progression --verbose --quiet --journal --help --version depot retenter-echecs etat plans verifier connexion deconnexion participations traiter traitement resultats renommer preparer demo bac-a-sable completions generer-docs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -533,6 +536,48 @@ _vigie() {
                 return 0
             fi
             case "${prev}" in
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progression)
+                    COMPREPLY=($(compgen -W "auto toujours jamais" -- "${cur}"))
+                    return 0
+                    ;;
+                --journal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vigie__subcmd__preparer)
+            opts="-v -q -h --vers --site --passage --point --base --json --progression --verbose --quiet --journal --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --site)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --passage)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --point)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --base)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
