@@ -245,8 +245,9 @@ fn parcourir(
                 Err(e) => inv.problemes.push(ProblemeFichier {
                     chemin,
                     probleme: format!(
-                        "illisible ({}) : vérifiez ses droits (chmod u+r)",
-                        crate::sortie::erreur_systeme(&e)
+                        "illisible ({}) : {}",
+                        crate::sortie::erreur_systeme(&e),
+                        crate::plateforme::GESTE_DROITS_DE_LECTURE
                     ),
                 }),
                 Ok(identite) => inv.enregistrements.push(Enregistrement {

@@ -97,6 +97,14 @@ pub(crate) trait Depositaire: Send + Sync + 'static {
     fn partie_du_bilan(&self) -> PartieDuBilan;
 }
 
+/// L'attente d'un fichier tenu par un autre programme (voir `Moteur::attendre_le_fichier`) :
+/// depuis quand, et combien d'essais, sur toute la vie de l'unité dans le passage.
+#[derive(Debug, Default)]
+struct AttenteDuFichier {
+    debut: Option<tokio::time::Instant>,
+    tentatives: u32,
+}
+
 /// Ce qu'un passage a fait.
 #[derive(Debug, Clone)]
 pub(crate) struct Bilan {
@@ -581,6 +589,75 @@ impl<D: Depositaire> Moteur<D> {
         }
     }
 
+    /// Un fichier qu'un autre programme tient sans en partager l'accès (sous Windows, un
+    /// lecteur audio, l'aperçu de l'explorateur, un antivirus qui l'examine : quelques
+    /// secondes, d'ordinaire) est attendu sous la politique de réessai des opérations qu'on
+    /// attend (INSISTANT, `--tentatives`, `--attente-base`…), pendant que le reste de la nuit
+    /// part : seule cette unité attend. Chaque attente est annoncée et journalisée comme une
+    /// nouvelle tentative (méthode `OUVRIR`). Rend `None` dès qu'il se lit ; l'échec
+    /// transitoire qui le dit (en mots de Windows, « fermez-le ») si la politique s'arrête ;
+    /// `Interrompue` sur Ctrl-C. Hors de Windows, aucun fichier n'est tenu ainsi : rend `None`
+    /// sans rien ouvrir.
+    async fn attendre_le_fichier(
+        &self,
+        ctx: &ContexteUnite<'_>,
+        attente: &mut AttenteDuFichier,
+    ) -> Option<IssueUnite> {
+        use crate::reessai::{Decision, Rejouabilite, SourceAlea};
+        let c = &self.commun;
+        loop {
+            let e = crate::plateforme::tenu_par_un_autre_programme(ctx.chemin)?;
+            let debut = *attente.debut.get_or_insert_with(tokio::time::Instant::now);
+            let detail = crate::sortie::erreur_systeme(&e);
+            // Rien n'est parti : une réponse « injoignable » qui n'a atteint personne, que la
+            // politique rejoue tant que son nombre de tentatives et son échéance le permettent.
+            let reponse: ReponseApi<()> = ReponseApi::Injoignable {
+                a_pu_atteindre: false,
+                detail: detail.clone(),
+            };
+            attente.tentatives += 1;
+            let politique = c.emetteur.politique_insistante();
+            let ecoule = debut.elapsed();
+            let decision = politique.decider(
+                &reponse,
+                Rejouabilite::Rejouable,
+                attente.tentatives,
+                ecoule,
+                crate::reessai::AleaSysteme.tirer(),
+            );
+            let (pause, raison) = match decision {
+                Decision::Rejouer { attente, .. } => (Some(attente), None),
+                Decision::Arreter { raison } => (None, Some(raison)),
+            };
+            ctx.decision(&DecisionJournalisee {
+                methode: "OUVRIR".to_owned(),
+                cible: ctx.unite.chemin.clone(),
+                tentative: attente.tentatives,
+                budget_restant: politique.budget_restant(ecoule),
+                statut: None,
+                attente: pause,
+                raison,
+                detail: detail.clone(),
+            });
+            let Some(pause) = pause else {
+                return Some(IssueUnite::Echec {
+                    definitif: false,
+                    cause: CauseRefus::Local,
+                    message: format!(
+                        "{detail}, puis {} (toujours ouvert après {} s d'attente)",
+                        commande("retenter-echecs"),
+                        ecoule.as_secs()
+                    ),
+                });
+            };
+            ctx.nouvelle_tentative(attente.tentatives + 1, pause);
+            tokio::select! {
+                () = tokio::time::sleep(pause) => {}
+                () = c.emetteur.annulation().annulee() => return Some(IssueUnite::Interrompue),
+            }
+        }
+    }
+
     async fn annoncer_progression(self: Arc<Self>) {
         let c = &self.commun;
         loop {
@@ -610,19 +687,21 @@ impl<D: Depositaire> Moteur<D> {
             m.insert(unite.id, Arc::clone(&vol));
         }
         let chemin = crate::plateforme::chemins::local(&c.dossier, &unite.chemin);
+        let mut tenu = AttenteDuFichier::default();
         let issue = loop {
             let absences = c.absences_de_la_nuit.load(Ordering::SeqCst);
+            let ctx = ContexteUnite {
+                commun: c,
+                vol: &vol,
+                unite: &unite,
+                chemin: &chemin,
+            };
+            if let Some(abandon) = self.attendre_le_fichier(&ctx, &mut tenu).await {
+                break Ok(abandon);
+            }
             let issue = match echec_si_fichier_change(&chemin, &unite) {
                 Some(echec) => Ok(echec),
-                None => {
-                    let ctx = ContexteUnite {
-                        commun: c,
-                        vol: &vol,
-                        unite: &unite,
-                        chemin: &chemin,
-                    };
-                    self.depositaire.deposer(&ctx).await
-                }
+                None => self.depositaire.deposer(&ctx).await,
             };
             // Le fichier est illisible parce que la nuit entière l'est (carte retirée) : ce
             // n'est pas un échec du fichier. On attend la nuit, puis l'unité repart (ce que le
@@ -637,6 +716,12 @@ impl<D: Depositaire> Moteur<D> {
             );
             if !echec_local {
                 break issue;
+            }
+            // Un autre programme a pris le fichier pendant l'envoi : on l'attend (sous la même
+            // politique, qui ne repart pas de zéro), puis l'unité repart.
+            if crate::plateforme::tenu_par_un_autre_programme(&chemin).is_some() {
+                vol.confirmes.store(0, Ordering::Relaxed);
+                continue;
             }
             if nuit_lisible(&c.dossier) {
                 // La nuit est là. Si elle a disparu pendant la tentative (une autre unité l'a vue

@@ -152,8 +152,15 @@ impl DossierOuvert {
         {
             // Windows ne donne l'index que par une poignée ouverte.
             let _ = meta;
-            let fichier = File::open(self.chemin.join(nom))?;
-            Ok(identite_de_poignee(&fichier))
+            let chemin = self.chemin.join(nom);
+            match File::open(&chemin) {
+                Ok(fichier) => Ok(identite_de_poignee(&fichier)),
+                // Tenu par un autre programme (un lecteur audio, l'aperçu de l'explorateur, un
+                // antivirus) : il se lira quand il sera rendu, c'est l'envoi qui l'attend
+                // ([`tenu_par_un_autre_programme`]). Son identité se lit sans droit de lecture.
+                Err(e) if est_tenu_par_un_autre_programme(&e) => Ok(identite_sans_lire(&chemin)),
+                Err(e) => Err(e),
+            }
         }
     }
 }
@@ -179,6 +186,44 @@ fn lisible_dans(dossier: &File, nom: &std::ffi::OsStr) -> io::Result<()> {
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
+    }
+}
+
+/// Les codes de Windows d'un fichier qu'un autre programme tient sans en partager l'accès :
+/// `ERROR_SHARING_VIOLATION` (32 : ouvert sans partage, par un lecteur audio, l'aperçu de
+/// l'explorateur, un antivirus qui l'examine) et `ERROR_LOCK_VIOLATION` (33 : une partie
+/// verrouillée). Sous Unix, 32 et 33 sont d'autres erreurs (EPIPE, EDOM) : seul Windows les lit
+/// ainsi.
+fn code_d_un_fichier_tenu(code: i32) -> bool {
+    matches!(code, 32 | 33)
+}
+
+/// Le geste qui rend lisible un fichier que le système refuse de lire : ses droits, par
+/// `chmod` sous Unix, par l'onglet Sécurité de ses propriétés sous Windows (où `chmod`
+/// n'existe pas).
+pub(crate) const GESTE_DROITS_DE_LECTURE: &str = if cfg!(windows) {
+    "vérifiez ses droits (clic droit, Propriétés, onglet Sécurité)"
+} else {
+    "vérifiez ses droits (chmod u+r)"
+};
+
+/// Le fichier est-il momentanément tenu par un autre programme (Windows) ? C'est un échec
+/// passager, pas une faute de la bénévole : l'envoi l'attend (voir
+/// [`tenu_par_un_autre_programme`]), le reste de la nuit part sans lui.
+pub(crate) fn est_tenu_par_un_autre_programme(e: &io::Error) -> bool {
+    cfg!(windows) && e.raw_os_error().is_some_and(code_d_un_fichier_tenu)
+}
+
+/// Si le fichier de la nuit à `chemin` est en ce moment tenu par un autre programme qui en
+/// refuse le partage, l'erreur qui le dit ; `None` sinon (et toujours hors de Windows, sans
+/// rien ouvrir : ni Linux ni macOS ne refusent une lecture pour cela).
+pub(crate) fn tenu_par_un_autre_programme(chemin: &Path) -> Option<io::Error> {
+    if !cfg!(windows) {
+        return None;
+    }
+    match sans_suivre_les_liens(OpenOptions::new().read(true)).open(chemin) {
+        Err(e) if est_tenu_par_un_autre_programme(&e) => Some(e),
+        _ => None,
     }
 }
 
@@ -384,19 +429,27 @@ pub(crate) fn identite_du_chemin(chemin: &Path) -> Option<String> {
             .ok()
             .map(|meta| identite_unix(&meta))
     }
+    #[cfg(not(unix))]
+    {
+        identite_sans_lire(chemin).map(|i| i.to_string())
+    }
+}
+
+/// L'identité d'un fichier sous Windows, par une poignée ouverte sans droit de lecture (comme
+/// `fs::metadata`) : Windows ne donne l'index d'un fichier que par une poignée (le `Metadata`
+/// de std ne le porte pas en version stable), et un fichier qu'un autre programme tient sans
+/// partage se décrit quand même. `None` ailleurs.
+#[cfg(not(unix))]
+fn identite_sans_lire(chemin: &Path) -> Option<IdentiteFichier> {
     #[cfg(windows)]
     {
-        // Windows ne donne l'index d'un fichier que par une poignée ouverte (le `Metadata` de
-        // std ne le porte pas en version stable). Ouverte sans droit de lecture (comme
-        // `fs::metadata`) : un fichier qu'un autre programme tient sans partage se décrit quand
-        // même.
         use std::os::windows::fs::OpenOptionsExt;
         let fichier = sans_suivre_les_liens(OpenOptions::new().access_mode(0))
             .open(chemin)
             .ok()?;
-        identite_ouverte(&fichier)
+        identite_de_poignee(&fichier)
     }
-    #[cfg(not(any(unix, windows)))]
+    #[cfg(not(windows))]
     {
         let _ = chemin;
         None
@@ -489,6 +542,10 @@ pub(crate) fn erreur_systeme(e: &std::io::Error) -> String {
         return e.to_string();
     };
     let texte = match e.kind() {
+        _ if est_tenu_par_un_autre_programme(e) => {
+            "ouvert par un autre programme (lecteur audio, aperçu de l'explorateur, antivirus) : \
+             fermez-le"
+        }
         K::NotFound => "introuvable",
         K::PermissionDenied => "permission refusée (vérifiez les droits)",
         K::AlreadyExists => "existe déjà",
@@ -616,6 +673,61 @@ mod tests {
             modifie_ns(&std::fs::metadata(&chemin).unwrap()),
             1_750_000_001_000_000_000
         );
+    }
+
+    /// Partage refusé (32) et verrou (33) : un fichier tenu par un autre programme, sous
+    /// Windows seulement (sous Linux, 32 est EPIPE, 33 EDOM) ; un refus de droits (5) n'en est
+    /// pas un.
+    #[test]
+    fn un_fichier_tenu_par_un_autre_programme_se_reconnait_a_son_code() {
+        assert!(code_d_un_fichier_tenu(32));
+        assert!(code_d_un_fichier_tenu(33));
+        for autre in [2, 5, 13, 123] {
+            assert!(!code_d_un_fichier_tenu(autre), "{autre}");
+        }
+        let partage_refuse = io::Error::from_raw_os_error(32);
+        assert_eq!(
+            est_tenu_par_un_autre_programme(&partage_refuse),
+            cfg!(windows)
+        );
+        let dit = erreur_systeme(&partage_refuse);
+        assert_eq!(
+            dit.contains("ouvert par un autre programme"),
+            cfg!(windows),
+            "{dit}"
+        );
+        assert_eq!(dit.contains("fermez-le"), cfg!(windows), "{dit}");
+        assert!(!GESTE_DROITS_DE_LECTURE.contains("chmod") || !cfg!(windows));
+    }
+
+    /// Sous Windows, un fichier ouvert sans partage par un autre (ici, une autre poignée du
+    /// même processus : Windows juge le partage par poignée) : l'inventaire le garde, avec son
+    /// identité, et l'envoi sait qu'il est tenu ; rendu, il ne l'est plus.
+    #[cfg(windows)]
+    #[test]
+    fn un_fichier_ouvert_sans_partage_est_tenu_puis_rendu() {
+        use std::os::windows::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("a.wav");
+        std::fs::write(&chemin, b"nuit").unwrap();
+        let tenu = OpenOptions::new()
+            .read(true)
+            .share_mode(0)
+            .open(&chemin)
+            .unwrap();
+        let e = tenu_par_un_autre_programme(&chemin).expect("tenu");
+        assert!(erreur_systeme(&e).contains("ouvert par un autre programme"));
+        let meta = std::fs::symlink_metadata(&chemin).unwrap();
+        let identite = DossierOuvert::nouveau(dir.path())
+            .examiner(std::ffi::OsStr::new("a.wav"), &meta)
+            .unwrap();
+        assert!(
+            identite.is_some(),
+            "l'identité se lit sans droit de lecture"
+        );
+        drop(tenu);
+        assert!(tenu_par_un_autre_programme(&chemin).is_none());
+        assert_eq!(identite.map(|i| i.to_string()), identite_du_chemin(&chemin));
     }
 
     /// L'ancienne console de Windows a √ et × ; Windows Terminal et une sortie redirigée, ✓ et ✗.

@@ -34,7 +34,7 @@ pub(crate) use boucle::{
 };
 pub(crate) use budget::{SansBudget, SeauJetons};
 pub(crate) use politique::{
-    ErreurReglage, PolitiqueReessai, Profil, RaisonArret, Reglages, ReglagesEnSecondes,
+    Decision, ErreurReglage, PolitiqueReessai, Profil, RaisonArret, Reglages, ReglagesEnSecondes,
     Rejouabilite, TENTATIVES_MAX_ADMISES,
 };
 pub(crate) use reponse::ReponseApi;

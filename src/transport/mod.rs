@@ -596,6 +596,12 @@ impl Emetteur {
         &self.annulation
     }
 
+    /// La politique des opérations qu'on attend (profil INSISTANT) : celle qu'un envoi suit
+    /// aussi pour attendre un fichier qu'un autre programme tient.
+    pub(crate) fn politique_insistante(&self) -> &PolitiqueReessai {
+        &self.reglages.insistant
+    }
+
     /// Cet émetteur, ses décisions de réessai reçues par `observateur` (le journal d'une
     /// commande, gardé puis écrit au plan) : un [`ContexteEmission`].
     pub(crate) fn observe_par<'a>(
