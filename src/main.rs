@@ -12,6 +12,12 @@ use vigie::suivi::format::neutraliser;
 fn main() -> ExitCode {
     // Les commandes conseillées commencent par le nom sous lequel vigie a été lancé.
     vigie::plateforme::conseil::retenir_le_programme();
+    // Sous Windows, `"E:\"` colle la suite de la ligne au chemin : dit avant toute analyse
+    // (les options collées ne seraient pas lues).
+    if let Some(message) = vigie::plateforme::ligne::guillemet_colle() {
+        let _ = writeln!(sortie::erreur(), "erreur : {message}");
+        return CodeSortie::Usage.into();
+    }
     let cli = Cli::analyser();
     if let Err(e) = commandes::initialiser_journal(&cli.globales) {
         let _ = writeln!(sortie::erreur(), "erreur : {e:#}");

@@ -35,6 +35,27 @@ pub use docs::{SCHEMA_JSON, fichiers_attendus, page_de_manuel, schema_json};
 
 /// Exécute la commande analysée.
 pub fn executer(cli: Cli) -> Result<CodeSortie> {
+    lancer(cli).map_err(avec_les_guillemets_oublies)
+}
+
+/// Un dossier introuvable qui, recollé aux arguments suivants, existe : un chemin avec des
+/// espaces tapé sans guillemets. L'erreur le dit, avec la commande à retaper (même code).
+fn avec_les_guillemets_oublies(e: anyhow::Error) -> anyhow::Error {
+    let conseil = e.chain().find_map(|c| match c.downcast_ref() {
+        Some(crate::inventaire::ErreurInventaire::Introuvable(absent)) => {
+            crate::plateforme::ligne::guillemets_oublies(absent)
+        }
+        _ => None,
+    });
+    match conseil {
+        Some(message) => {
+            ErreurAvecCode::nouveau(crate::sortie::code_pour_erreur(&e), message).into()
+        }
+        None => e,
+    }
+}
+
+fn lancer(cli: Cli) -> Result<CodeSortie> {
     let g = &cli.globales;
     match cli.commande {
         // Sans destination : la saison, chaque nuit dans sa participation.

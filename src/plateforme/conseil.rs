@@ -114,6 +114,15 @@ pub(crate) struct Commande {
 }
 
 impl Commande {
+    /// Une commande de `vigie` donnée mot à mot (sans le nom du programme) : celle qu'on fait
+    /// retaper, d'après la ligne reçue.
+    pub(crate) fn des_mots(mots: impl IntoIterator<Item = String>) -> Commande {
+        Commande {
+            programme: None,
+            mots: mots.into_iter().collect(),
+        }
+    }
+
     /// Un mot de plus (un numéro de plan, une option, un identifiant, `DOSSIER`…), entouré de
     /// guillemets s'il le faut.
     pub(crate) fn arg(mut self, mot: impl fmt::Display) -> Commande {
@@ -148,7 +157,7 @@ impl Commande {
     }
 
     /// La commande écrite pour `shell`, `vigie` nommé `programme`.
-    fn ecrire(&self, programme: &str, shell: Shell) -> String {
+    pub(crate) fn ecrire_pour(&self, programme: &str, shell: Shell) -> String {
         let mut texte = self.programme.unwrap_or(programme).to_owned();
         for mot in &self.mots {
             texte.push(' ');
@@ -161,7 +170,7 @@ impl Commande {
 impl fmt::Display for Commande {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let programme = PROGRAMME.get().map_or(NOM_PAR_DEFAUT, String::as_str);
-        f.write_str(&self.ecrire(programme, Shell::DU_SYSTEME))
+        f.write_str(&self.ecrire_pour(programme, Shell::DU_SYSTEME))
     }
 }
 
@@ -285,7 +294,8 @@ mod tests {
         } else {
             assert_eq!(tapee, "$ vigie etat");
         }
-        let effacer = effacer_le_dossier(Path::new("/tmp/démo 1")).ecrire("vigie", Shell::Posix);
+        let effacer =
+            effacer_le_dossier(Path::new("/tmp/démo 1")).ecrire_pour("vigie", Shell::Posix);
         assert!(effacer.ends_with(" '/tmp/démo 1'"), "{effacer}");
     }
 
@@ -293,12 +303,12 @@ mod tests {
     fn un_chemin_avec_espaces_est_entre_guillemets_selon_le_shell() {
         let c = commande("depot").arg(r"C:\Users\zoe\Relevés Zoé\Carte SD 2026");
         assert_eq!(
-            c.ecrire(r".\vigie.exe", Shell::Windows),
+            c.ecrire_pour(r".\vigie.exe", Shell::Windows),
             r#".\vigie.exe depot "C:\Users\zoe\Relevés Zoé\Carte SD 2026""#
         );
         let c = commande("depot").arg("/home/zoé/Relevés Zoé/l'été");
         assert_eq!(
-            c.ecrire("vigie", Shell::Posix),
+            c.ecrire_pour("vigie", Shell::Posix),
             r"vigie depot '/home/zoé/Relevés Zoé/l'\''été'"
         );
         // Sans espace ni caractère spécial, rien n'est ajouté.
@@ -307,13 +317,13 @@ mod tests {
             .arg("--participation")
             .arg("64a1");
         assert_eq!(
-            c.ecrire("vigie", Shell::Windows),
+            c.ecrire_pour("vigie", Shell::Windows),
             r"vigie depot E:\ --participation 64a1"
         );
         assert_eq!(
             commande("depot")
                 .arg("~/Nuits")
-                .ecrire("vigie", Shell::Posix),
+                .ecrire_pour("vigie", Shell::Posix),
             "vigie depot '~/Nuits'"
         );
     }

@@ -24,6 +24,7 @@ pub mod conseil;
 pub(crate) mod disque;
 pub(crate) mod echo;
 pub(crate) mod emplacements;
+pub mod ligne;
 // Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.
 #[cfg(feature = "bac-a-sable")]
 pub(crate) mod processus;
