@@ -931,7 +931,7 @@ pub(crate) struct OptionsEnvoi {
     #[arg(long, value_name = "MIO", default_value_t = 5, value_parser = clap::value_parser!(u64).range(5..=5120))]
     pub(crate) taille_partie: u64,
 
-    /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1,5Mio/s, 16Mbit/s), pour
+    /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour
     /// ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une
     /// limite que le plan retient).
     #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]

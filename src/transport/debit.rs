@@ -65,7 +65,7 @@ impl DebitMax {
     /// `kB`, `MB`, `GB`) ou binaires (`Kio`, `Mio`, `Gio`, `KiB`, `MiB`, `GiB`), ou bits
     /// (`bit`, `kbit`, `Mbit`, `Gbit`) comme les forfaits les comptent.
     pub(crate) fn analyser(texte: &str) -> Result<Self, String> {
-        let exemples = "ex. 2Mo/s, 500Ko/s, 1,5Mio/s ou 16Mbit/s ; sans pour ne pas limiter";
+        let exemples = "ex. 2Mo/s, 500Ko/s, 1.5Mio/s ou 16Mbit/s ; sans pour ne pas limiter";
         let brut = texte.trim();
         if ["sans", "aucune", "aucun", "illimite", "illimité"]
             .contains(&brut.to_lowercase().as_str())
@@ -93,7 +93,7 @@ impl DebitMax {
                 format!(
                     "unité « {unite} » ambiguë (bits ou octets ?) : écrivez {0}{1}o/s pour \
                      des octets ou {0}{1}bit/s pour des bits",
-                    chiffres,
+                    chiffres.replace(',', "."),
                     unite.trim_end_matches('b')
                 )
             } else {
@@ -330,6 +330,8 @@ pub(crate) mod tests {
         assert_eq!(debit("500ko"), 500_000);
         assert_eq!(debit("500kB/s"), 500_000);
         assert_eq!(debit("1,5Mio/s"), 1_572_864);
+        // Le point, que PowerShell ne coupe pas (« 1,5Mio/s » y est un tableau de deux mots).
+        assert_eq!(debit("1.5Mio/s"), 1_572_864);
         assert_eq!(debit("1.5MiB/s"), 1_572_864);
         assert_eq!(debit("16Mbit/s"), 2_000_000);
         assert_eq!(debit("1Go/s"), 1_000_000_000);
