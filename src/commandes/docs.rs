@@ -23,16 +23,61 @@ const SHELLS: [(Shell, &str); 5] = [
 
 pub(crate) fn completions(shell: Shell) -> Result<CodeSortie> {
     let mut sortie = crate::sortie::standard();
-    clap_complete::generate(shell, &mut cli::commande(), "vigie", &mut sortie);
+    sortie.write_all(&script_completion(shell))?;
     sortie.flush()?;
     Ok(CodeSortie::Succes)
 }
 
-/// Le script de complétion d'un shell, en mémoire.
+/// Le script de complétion d'un shell, en mémoire. Celui de PowerShell est ajusté
+/// ([`pour_powershell`]).
 pub(crate) fn script_completion(shell: Shell) -> Vec<u8> {
     let mut tampon = Vec::new();
     clap_complete::generate(shell, &mut cli::commande(), "vigie", &mut tampon);
-    tampon
+    match shell {
+        Shell::PowerShell => pour_powershell(&String::from_utf8_lossy(&tampon)).into_bytes(),
+        _ => tampon,
+    }
+}
+
+/// Les noms sous lesquels PowerShell voit vigie : `vigie` (dans le PATH), `vigie.exe`, et
+/// `.\vigie.exe` (ou `./vigie.exe`), ce qu'apprend le LISEZMOI de Windows. PowerShell ne
+/// complète une commande native que sous le nom exact qu'on a inscrit : inscrit pour `vigie`
+/// seul, `.\vigie.exe de<Tab>` ne proposait rien.
+const NOMS_POWERSHELL: &str = "'vigie', 'vigie.exe', '.\\vigie.exe', './vigie.exe'";
+
+/// Le script de clap_complete pour PowerShell, inscrit sous chacun des [`NOMS_POWERSHELL`], et
+/// sans les sous-commandes cachées (`generer-docs`, pour les mainteneurs), que clap_complete y
+/// met quand même : sa ligne dans la liste des sous-commandes, et le bloc de ses options.
+fn pour_powershell(script: &str) -> String {
+    let cachees: Vec<String> = cli::commande()
+        .get_subcommands()
+        .filter(|c| c.is_hide_set())
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    let mut sortie = String::with_capacity(script.len());
+    let mut dans_un_bloc_cache = false;
+    for ligne in script.split_inclusive('\n') {
+        let texte = ligne.trim();
+        if dans_un_bloc_cache {
+            dans_un_bloc_cache = texte != "}";
+            continue;
+        }
+        if cachees.iter().any(|c| texte == format!("'vigie;{c}' {{")) {
+            dans_un_bloc_cache = true;
+            continue;
+        }
+        if cachees
+            .iter()
+            .any(|c| texte.starts_with(&format!("[CompletionResult]::new('{c}', ")))
+        {
+            continue;
+        }
+        sortie.push_str(&ligne.replace(
+            "-CommandName 'vigie' ",
+            &format!("-CommandName {NOMS_POWERSHELL} "),
+        ));
+    }
+    sortie
 }
 
 /// La page de manuel `vigie(1)`, avec codes de sortie, environnement et fichiers.
@@ -271,6 +316,27 @@ pub fn fichiers_attendus() -> Result<Vec<(String, Vec<u8>)>> {
 mod tests {
     use super::*;
     use crate::cli::tests::ANGLAIS_DE_CLAP;
+
+    /// La complétion PowerShell s'inscrit pour `vigie`, `vigie.exe` et `.\vigie.exe`, et ne
+    /// propose pas les commandes cachées ; les autres sous-commandes y restent, options
+    /// comprises.
+    #[test]
+    fn la_completion_powershell_sert_vigie_exe_sans_les_commandes_cachees() {
+        let script = String::from_utf8(script_completion(Shell::PowerShell)).unwrap();
+        assert!(
+            script.contains(
+                "Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', \
+                 '.\\vigie.exe', './vigie.exe' -ScriptBlock {"
+            ),
+            "{script}"
+        );
+        assert!(!script.contains("generer-docs"), "{script}");
+        assert!(script.contains("[CompletionResult]::new('demo', 'demo'"));
+        assert!(script.contains("'vigie;depot' {"));
+        assert!(script.contains("'vigie;completions' {"));
+        // Les blocs restent équilibrés : autant d'accolades ouvertes que fermées.
+        assert_eq!(script.matches('{').count(), script.matches('}').count());
+    }
 
     #[test]
     fn la_page_de_manuel_est_en_francais_et_a_ses_exemples() {
