@@ -163,9 +163,10 @@ texte_windows() {
     sed 's/$/\r/'
 }
 
-# La page de manuel en texte, 80 colonnes, sans césure ni caractères de soulignement.
+# Une page de manuel (man/vigie-windows.1 pour l'archive Windows : ses mots et ses exemples
+# sont ceux de Windows) en texte, 80 colonnes, sans césure ni caractères de soulignement.
 manuel_texte() {
-    groff -Kutf8 -t -man -Tutf8 -rLL=78n -rHY=0 -P-cbou man/vigie.1 2>/dev/null
+    groff -Kutf8 -t -man -Tutf8 -rLL=78n -rHY=0 -P-cbou "$1" 2>/dev/null
 }
 
 # Le dossier d'une archive Unix (Linux ou macOS) : le binaire, le manuel, les complétions,
@@ -201,7 +202,7 @@ fabriquer_windows() {
     install -d -m 755 "$depot"
     install -m 755 "target/$CIBLE_WINDOWS/$PROFIL/vigie.exe" "$depot/vigie.exe"
     texte_windows <scripts/LISEZMOI-windows.txt >"$depot/LISEZMOI.txt"
-    manuel_texte | texte_windows >"$depot/MANUEL.txt"
+    manuel_texte man/vigie-windows.1 | texte_windows >"$depot/MANUEL.txt"
     texte_windows <completions/_vigie.ps1 >"$depot/vigie-completion.ps1"
     chmod 644 "$depot"/*.txt "$depot/vigie-completion.ps1"
     archiver_zip "$depot" "dist/$nom.zip"

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::plateforme::Systeme;
+
 /// Codes de sortie, repris dans la page de manuel.
 pub(crate) const APRES_AIDE: &str = "\
 Codes de sortie :
@@ -28,9 +30,48 @@ Utilisation : {usage}
 {all-args}{after-help}";
 
 /// La commande complète, aide en français jusque dans les sous-commandes : c'est elle qu'il
-/// faut utiliser (analyse, complétions, page de manuel), pas `Cli::command()`.
+/// faut utiliser (analyse, complétions, page de manuel), pas `Cli::command()`. Sous Windows,
+/// ses textes sont dits avec les mots de Windows ([`commande_pour`]).
 pub fn commande() -> clap::Command {
-    franciser_commande(Cli::command())
+    commande_pour(Systeme::ICI)
+}
+
+/// La commande, ses textes dits pour `systeme` : pour Windows, passés par
+/// `plateforme::mots::pour_windows` (`%LOCALAPPDATA%` au lieu de XDG…) ; la page de manuel de
+/// Windows se tire de celle-ci sur tout système.
+pub(crate) fn commande_pour(systeme: Systeme) -> clap::Command {
+    let c = franciser_commande(Cli::command());
+    match systeme {
+        Systeme::Unix => c,
+        Systeme::Windows => aux_mots_de_windows(c),
+    }
+}
+
+fn aux_mots_de_windows(mut c: clap::Command) -> clap::Command {
+    use crate::plateforme::mots::pour_windows;
+    let texte = |t: Option<&clap::builder::StyledStr>| t.map(|t| pour_windows(&t.to_string()));
+    if let Some(t) = texte(c.get_about()) {
+        c = c.about(t);
+    }
+    if let Some(t) = texte(c.get_long_about()) {
+        c = c.long_about(t);
+    }
+    if let Some(t) = texte(c.get_after_help()) {
+        c = c.after_help(t);
+    }
+    if let Some(t) = texte(c.get_after_long_help()) {
+        c = c.after_long_help(t);
+    }
+    c.mut_args(|mut a| {
+        if let Some(t) = texte(a.get_help()) {
+            a = a.help(t);
+        }
+        if let Some(t) = texte(a.get_long_help()) {
+            a = a.long_help(t);
+        }
+        a
+    })
+    .mut_subcommands(aux_mots_de_windows)
 }
 
 fn franciser_commande(c: clap::Command) -> clap::Command {

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use clap_complete::Shell;
 
 use crate::cli;
+use crate::plateforme::Systeme;
 use crate::sortie::CodeSortie;
 
 /// Les shells dont on fournit les complétions, et le nom de leur fichier.
@@ -82,7 +83,14 @@ fn pour_powershell(script: &str) -> String {
 
 /// La page de manuel `vigie(1)`, avec codes de sortie, environnement et fichiers.
 pub fn page_de_manuel() -> Result<Vec<u8>> {
-    let commande = cli::commande();
+    page_de_manuel_pour(Systeme::Unix)
+}
+
+/// La page de manuel dite pour `systeme` : celle de Windows (`man/vigie-windows.1`, d'où
+/// `scripts/paquets.sh` tire le `MANUEL.txt` de l'archive Windows) a ses textes dans les mots
+/// de Windows, ses exemples dans PowerShell (`.\vigie.exe`, `E:\…`).
+pub(crate) fn page_de_manuel_pour(systeme: Systeme) -> Result<Vec<u8>> {
+    let commande = cli::commande_pour(systeme);
     let man = clap_mangen::Man::new(commande);
     let mut tampon = Vec::new();
     // L'en-tête est écrit ici : sans titre de manuel, man écrit « General Commands Manual » en
@@ -96,9 +104,13 @@ pub fn page_de_manuel() -> Result<Vec<u8>> {
     man.render_synopsis_section(&mut tampon)?;
     man.render_description_section(&mut tampon)?;
     man.render_options_section(&mut tampon)?;
-    rendre_commandes(&mut tampon)?;
-    tampon.extend_from_slice(EXEMPLES.as_bytes());
-    tampon.extend_from_slice(SECTIONS_SUPPLEMENTAIRES.as_bytes());
+    rendre_commandes(&mut tampon, systeme)?;
+    let (exemples, sections) = match systeme {
+        Systeme::Unix => (EXEMPLES, SECTIONS_SUPPLEMENTAIRES),
+        Systeme::Windows => (EXEMPLES_WINDOWS, SECTIONS_WINDOWS),
+    };
+    tampon.extend_from_slice(exemples.as_bytes());
+    tampon.extend_from_slice(sections.as_bytes());
     man.render_version_section(&mut tampon)?;
     Ok(titres_en_francais(&tampon))
 }
@@ -116,6 +128,47 @@ fn titres_en_francais(roff: &[u8]) -> Vec<u8> {
         sortie.extend_from_slice(ligne.as_bytes());
     }
     sortie
+}
+
+/// Les codes de sortie 2 à 4, dits de même pour tous les systèmes.
+macro_rules! codes_communs {
+    () => {
+        r#".TP
+\fB2\fR
+usage ou configuration invalide (arguments, dossier illisible, noms refusés, base illisible) : rien n'a été envoyé
+.TP
+\fB3\fR
+des fichiers sont refusés définitivement (4xx : nom, droits, identifiants), ou, en saison, des fichiers ne se rattachent à aucun de vos sites ou la participation d'une nuit n'a pu être créée (les autres nuits sont parties) : un geste humain est nécessaire
+.TP
+\fB4\fR
+le plan est déjà en cours de traitement par un autre \fBvigie\fR
+"#
+    };
+}
+
+/// Les variables d'environnement que tous les systèmes lisent de même.
+macro_rules! environnement_commun {
+    () => {
+        r#".TP
+\fBVIGIE_BASE\fR
+la base des plans (comme \fB\-\-base\fR)
+.TP
+\fBVIGIE_API\fR
+la base de l'API Vigie\-Chiro (comme \fB\-\-api\fR)
+.TP
+\fBVIGIE_JETON\fR
+le jeton de la plateforme ; l'emporte sur celui qu'enregistre \fBvigie connexion\fR
+.TP
+\fBAWS_ACCESS_KEY_ID\fR, \fBAWS_SECRET_ACCESS_KEY\fR, \fBAWS_SESSION_TOKEN\fR, \fBAWS_PROFILE\fR, \fBAWS_REGION\fR, \fBAWS_ENDPOINT_URL\fR
+identifiants et réglages S3, selon la chaîne AWS standard
+.TP
+\fBRUST_LOG\fR
+filtre du journal (l'emporte sur \fB\-v\fR et \fB\-q\fR)
+.TP
+\fBNO_COLOR\fR
+désactive les couleurs
+"#
+    };
 }
 
 /// Les exemples : les gestes d'une nuit, dans l'ordre où on les fait.
@@ -183,14 +236,102 @@ vigie demo
 .RE
 "#;
 
+/// Les exemples de la version Windows (`man/vigie-windows.1`, `MANUEL.txt`) : dans PowerShell,
+/// depuis le dossier de vigie.exe (`.\vigie.exe`), une nuit sur une carte en `E:`, chaque
+/// commande sur une ligne (pas de suite de ligne à la manière de bash).
+const EXEMPLES_WINDOWS: &str = r#".SH EXEMPLES
+Dans PowerShell, ouvert dans le dossier de vigie.exe. Se connecter une fois (le jeton se copie dans l'adresse du site, après \fB?token=\fR ; il est collé à l'invite, sans s'afficher) :
+.PP
+.RS
+.nf
+\&.\e\&vigie.exe connexion \-\-jeton \-
+.fi
+.RE
+.PP
+Déposer la nuit de la carte E: dans une participation créée sur le site, voir où l'on en est, puis lancer le calcul (un chemin qui contient des espaces s'écrit entre guillemets, sans barre oblique inverse finale : "D:\eMes nuits\e2026\-06\-21") :
+.PP
+.RS
+.nf
+\&.\e\&vigie.exe depot E:\e2026\-06\-21 \-\-participation 64a1b2c3d4e5f60718293d01
+\&.\e\&vigie.exe etat
+\&.\e\&vigie.exe traiter \-\-participation 64a1b2c3d4e5f60718293d01
+.fi
+.RE
+.PP
+Après une coupure, un Ctrl\-C ou un portable refermé : relancer la même commande, ou
+.PP
+.RS
+.nf
+\&.\e\&vigie.exe retenter\-echecs
+.fi
+.RE
+.PP
+Le portable laissé seul la nuit : repasser tant qu'il reste des échecs passagers, six heures au plus, puis lister ce qui reste en échec (une ligne JSON par fichier) :
+.PP
+.RS
+.nf
+\&.\e\&vigie.exe depot E:\e2026\-06\-21 \-\-participation 64a1b2c3d4e5f60718293d01 \-\-jusqu\-au\-bout=6h
+\&.\e\&vigie.exe etat \-\-unites echec \-\-json
+.fi
+.RE
+.PP
+Des fichiers en .WAV refusés : voir les renommages, puis les faire :
+.PP
+.RS
+.nf
+\&.\e\&vigie.exe renommer E:\e2026\-06\-21
+\&.\e\&vigie.exe renommer E:\e2026\-06\-21 \-\-appliquer
+.fi
+.RE
+.PP
+Voir une nuit déposée malgré des pannes simulées, sans rien toucher de vos plans :
+.PP
+.RS
+.nf
+\&.\e\&vigie.exe demo
+.fi
+.RE
+"#;
+
+/// Les codes de sortie, l'environnement et les fichiers, dits pour Windows.
+const SECTIONS_WINDOWS: &str = concat!(
+    r#".SH "CODES DE SORTIE"
+.TP
+\fB0\fR
+tous les fichiers du plan sont déposés
+.TP
+\fB1\fR
+le passage est fini mais des fichiers restent en échec transitoire (réseau, fichier ouvert par un autre programme…) : \fB.\e\&vigie.exe retenter\-echecs\fR
+"#,
+    codes_communs!(),
+    r#".TP
+\fB130\fR
+interrompu (Ctrl\-C, fenêtre fermée) : le plan est à jour, relancer reprend
+.SH ENVIRONNEMENT
+Dans PowerShell, une variable se pose pour la fenêtre par \fB$env:VIGIE_BASE = "D:\evigie.sqlite"\fR ; dans cmd, par \fBset VIGIE_BASE=D:\evigie.sqlite\fR.
+"#,
+    environnement_commun!(),
+    r#".TP
+\fBTEMP\fR
+où \fBvigie demo\fR et \fBvigie bac\-a\-sable\fR créent leur dossier temporaire, effacé à la fin
+.SH FICHIERS
+.TP
+\fI%LOCALAPPDATA%\e\&vigie\e\&vigie.sqlite\fR
+la base des plans, réservée à votre compte (votre profil) ; à côté, \fIvigie.sqlite.verrous\fR tient les verrous des plans en cours.
+.TP
+\fI%APPDATA%\e\&vigie\e\&jeton\fR
+le jeton enregistré par \fBvigie connexion\fR, réservé à votre compte ; \fBvigie deconnexion\fR l'efface.
+"#
+);
+
 /// Une section par sous-commande visible : ce qu'elle fait, son synopsis, ses options propres
 /// (les options communes sont dans la section qui leur est consacrée). clap_mangen ne rend,
 /// pour les sous-commandes, que des renvois vers des pages `vigie-COMMANDE(1)` : une seule
 /// page, complète, se lit mieux (`man ./man/vigie.1`) et s'installe d'un seul fichier.
-fn rendre_commandes(tampon: &mut Vec<u8>) -> Result<()> {
+fn rendre_commandes(tampon: &mut Vec<u8>, systeme: Systeme) -> Result<()> {
     // Construite, la commande a propagé les options communes à chaque sous-commande : on les
     // y cache pour ne pas les répéter.
-    let mut racine = cli::commande();
+    let mut racine = cli::commande_pour(systeme);
     racine.build();
     tampon.extend_from_slice(b".SH COMMANDES\n");
     for sous in racine.get_subcommands().filter(|c| !c.is_hide_set()) {
@@ -219,45 +360,23 @@ fn rendre_commandes(tampon: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
-const SECTIONS_SUPPLEMENTAIRES: &str = r#".SH "CODES DE SORTIE"
+const SECTIONS_SUPPLEMENTAIRES: &str = concat!(
+    r#".SH "CODES DE SORTIE"
 .TP
 \fB0\fR
 tous les fichiers du plan sont déposés
 .TP
 \fB1\fR
 le passage est fini mais des fichiers restent en échec transitoire : \fBvigie retenter\-echecs\fR
-.TP
-\fB2\fR
-usage ou configuration invalide (arguments, dossier illisible, noms refusés, base illisible) : rien n'a été envoyé
-.TP
-\fB3\fR
-des fichiers sont refusés définitivement (4xx : nom, droits, identifiants), ou, en saison, des fichiers ne se rattachent à aucun de vos sites ou la participation d'une nuit n'a pu être créée (les autres nuits sont parties) : un geste humain est nécessaire
-.TP
-\fB4\fR
-le plan est déjà en cours de traitement par un autre \fBvigie\fR
-.TP
+"#,
+    codes_communs!(),
+    r#".TP
 \fB130\fR
 interrompu (SIGINT, SIGTERM) : le plan est à jour, relancer reprend
 .SH ENVIRONNEMENT
-.TP
-\fBVIGIE_BASE\fR
-la base des plans (comme \fB\-\-base\fR)
-.TP
-\fBVIGIE_API\fR
-la base de l'API Vigie\-Chiro (comme \fB\-\-api\fR)
-.TP
-\fBVIGIE_JETON\fR
-le jeton de la plateforme ; l'emporte sur celui qu'enregistre \fBvigie connexion\fR
-.TP
-\fBAWS_ACCESS_KEY_ID\fR, \fBAWS_SECRET_ACCESS_KEY\fR, \fBAWS_SESSION_TOKEN\fR, \fBAWS_PROFILE\fR, \fBAWS_REGION\fR, \fBAWS_ENDPOINT_URL\fR
-identifiants et réglages S3, selon la chaîne AWS standard
-.TP
-\fBRUST_LOG\fR
-filtre du journal (l'emporte sur \fB\-v\fR et \fB\-q\fR)
-.TP
-\fBNO_COLOR\fR
-désactive les couleurs
-.TP
+"#,
+    environnement_commun!(),
+    r#".TP
 \fBTMPDIR\fR
 où \fBvigie demo\fR et \fBvigie bac\-a\-sable\fR créent leur dossier temporaire, effacé à la fin
 .SH FICHIERS
@@ -269,7 +388,8 @@ Sous Windows : \fI%LOCALAPPDATA%\\vigie\\vigie.sqlite\fR ; sous macOS : \fI~/Lib
 \fI$XDG_CONFIG_HOME/vigie/jeton\fR (ou \fI~/.config/vigie/jeton\fR)
 le jeton enregistré par \fBvigie connexion\fR, en 0600 ; \fBvigie deconnexion\fR l'efface.
 Sous Windows : \fI%APPDATA%\\vigie\\jeton\fR ; sous macOS : \fI~/Library/Application Support/vigie/jeton\fR
-"#;
+"#
+);
 
 /// Écrit `completions/`, `man/` et le schéma des lignes JSON sous `racine`.
 pub(crate) fn generer_docs(racine: &Path) -> Result<()> {
@@ -283,14 +403,23 @@ pub(crate) fn generer_docs(racine: &Path) -> Result<()> {
         fs::write(&chemin, script_completion(shell))
             .with_context(|| format!("écriture de {}", chemin.display()))?;
     }
-    let chemin = man.join("vigie.1");
-    fs::write(&chemin, page_de_manuel()?)
-        .with_context(|| format!("écriture de {}", chemin.display()))?;
+    for (nom, systeme) in PAGES_DE_MANUEL {
+        let chemin = man.join(nom);
+        fs::write(&chemin, page_de_manuel_pour(systeme)?)
+            .with_context(|| format!("écriture de {}", chemin.display()))?;
+    }
     let chemin = racine.join(SCHEMA_JSON);
     fs::write(&chemin, schema_json()?)
         .with_context(|| format!("écriture de {}", chemin.display()))?;
     Ok(())
 }
+
+/// Les pages de manuel sous `man/` : celle d'Unix (installée par le paquet Debian, les
+/// archives Linux et macOS), celle de Windows (le `MANUEL.txt` de l'archive Windows).
+const PAGES_DE_MANUEL: [(&str, Systeme); 2] = [
+    ("vigie.1", Systeme::Unix),
+    ("vigie-windows.1", Systeme::Windows),
+];
 
 /// Le schéma des lignes JSON, sous la racine du dépôt.
 pub const SCHEMA_JSON: &str = "schemas/vigie.schema.json";
@@ -308,7 +437,9 @@ pub fn fichiers_attendus() -> Result<Vec<(String, Vec<u8>)>> {
         .iter()
         .map(|(shell, nom)| (format!("completions/{nom}"), script_completion(*shell)))
         .collect();
-    v.push(("man/vigie.1".into(), page_de_manuel()?));
+    for (nom, systeme) in PAGES_DE_MANUEL {
+        v.push((format!("man/{nom}"), page_de_manuel_pour(systeme)?));
+    }
     Ok(v)
 }
 
@@ -316,6 +447,33 @@ pub fn fichiers_attendus() -> Result<Vec<(String, Vec<u8>)>> {
 mod tests {
     use super::*;
     use crate::cli::tests::ANGLAIS_DE_CLAP;
+
+    /// La version Windows ne dit aucun mot d'Unix : ni l'aide longue de la commande et de
+    /// chaque sous-commande, ni sa page de manuel (le MANUEL.txt de l'archive), qui a ses
+    /// exemples dans PowerShell. La page d'Unix, elle, garde les siens.
+    #[test]
+    fn la_version_windows_parle_avec_les_mots_de_windows() {
+        use crate::plateforme::mots::mots_d_unix;
+        let mut racine = cli::commande_pour(Systeme::Windows);
+        racine.build();
+        let mut aides = vec![racine.render_long_help().to_string()];
+        for sous in racine.get_subcommands_mut() {
+            aides.push(sous.render_long_help().to_string());
+        }
+        for aide in &aides {
+            assert!(
+                mots_d_unix(aide).is_empty(),
+                "{:?} dans :\n{aide}",
+                mots_d_unix(aide)
+            );
+        }
+        let page = String::from_utf8(page_de_manuel_pour(Systeme::Windows).unwrap()).unwrap();
+        assert!(mots_d_unix(&page).is_empty(), "{:?}", mots_d_unix(&page));
+        assert!(page.contains("%LOCALAPPDATA%"), "{page}");
+        assert!(page.contains("vigie.exe depot E:"), "{page}");
+        let unix = String::from_utf8(page_de_manuel().unwrap()).unwrap();
+        assert!(!mots_d_unix(&unix).is_empty());
+    }
 
     /// La complétion PowerShell s'inscrit pour `vigie`, `vigie.exe` et `.\vigie.exe`, et ne
     /// propose pas les commandes cachées ; les autres sous-commandes y restent, options

@@ -29,7 +29,8 @@ use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{ArgsBacASable, OptionsGlobales};
-use crate::plateforme::conseil::commande;
+use crate::plateforme::Systeme;
+use crate::plateforme::conseil::{commande, variables_a_poser};
 use crate::sortie::CodeSortie;
 use vigie_bac_a_sable::{
     BacASable, CLE_ACCES, JETON, PARTICIPATION, POINTS_SITE, Pannes, REGION, Regle, SECRET, SITE,
@@ -205,8 +206,8 @@ fn annoncer(
     }
     writeln!(s)?;
     writeln!(s, "Dans un autre terminal (réservé aux essais) :")?;
-    for (k, v) in &variables {
-        writeln!(s, "  export {k}={v}")?;
+    for ligne in variables_a_poser(&variables, Systeme::ICI) {
+        writeln!(s, "{ligne}")?;
     }
     writeln!(s)?;
     writeln!(s, "Puis, par exemple :")?;

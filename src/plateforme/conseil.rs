@@ -37,28 +37,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use super::Systeme;
+
 /// Le nom du programme dans les commandes conseillées, retenu une fois au démarrage.
 static PROGRAMME: OnceLock<String> = OnceLock::new();
 
 /// Le nom par défaut, quand le programme n'a pas été retenu.
 const NOM_PAR_DEFAUT: &str = "vigie";
-
-/// Les règles de découpage d'une ligne de commande : celles du shell POSIX, ou celles de cmd
-/// et PowerShell sous Windows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shell {
-    Posix,
-    Windows,
-}
-
-impl Shell {
-    /// Le shell de ce système.
-    pub(crate) const DU_SYSTEME: Shell = if cfg!(windows) {
-        Shell::Windows
-    } else {
-        Shell::Posix
-    };
-}
 
 /// Retient le nom par lequel ce processus a été lancé (son `argv[0]`), pour les commandes
 /// conseillées. Appelé une fois par `main`, avant toute commande.
@@ -74,7 +59,7 @@ pub fn retenir_le_programme() {
         Path::new(&lance),
         courant.as_deref(),
         &chemins,
-        Shell::DU_SYSTEME,
+        Systeme::ICI,
     );
     let _ = PROGRAMME.set(nom);
 }
@@ -94,15 +79,42 @@ pub(crate) fn commande(sous_commande: &str) -> Commande {
 /// le bac à sable.)
 #[cfg(any(feature = "bac-a-sable", test))]
 pub(crate) fn effacer_le_dossier(dossier: &Path) -> Commande {
-    let (programme, option) = match Shell::DU_SYSTEME {
-        Shell::Posix => ("rm", "-r"),
-        Shell::Windows => ("Remove-Item", "-Recurse"),
+    let (programme, option) = match Systeme::ICI {
+        Systeme::Unix => ("rm", "-r"),
+        Systeme::Windows => ("Remove-Item", "-Recurse"),
     };
     Commande {
         programme: Some(programme),
         mots: vec![option.to_owned()],
     }
     .chemin(dossier)
+}
+
+/// Les lignes qui posent les variables d'environnement `variables` dans un autre terminal,
+/// pour `systeme` : `export NOM='…'` (shell POSIX) ; sous Windows, celles de PowerShell
+/// (`$env:NOM = "…"`) puis celles de cmd (`set NOM=…`, sans guillemets : cmd les garderait
+/// dans la valeur), chaque groupe sous son titre. (Pour `vigie bac-a-sable`.)
+#[cfg(any(feature = "bac-a-sable", test))]
+pub(crate) fn variables_a_poser<K: AsRef<str>, V: AsRef<str>>(
+    variables: &[(K, V)],
+    systeme: Systeme,
+) -> Vec<String> {
+    let paires = variables.iter().map(|(k, v)| (k.as_ref(), v.as_ref()));
+    match systeme {
+        Systeme::Unix => paires
+            .map(|(k, v)| format!("  export {k}={}", mot_pour(v, Systeme::Unix)))
+            .collect(),
+        Systeme::Windows => std::iter::once("  PowerShell :".to_owned())
+            .chain(paires.clone().map(|(k, v)| {
+                format!(
+                    "    $env:{k} = \"{}\"",
+                    v.replace('`', "``").replace('$', "`$")
+                )
+            }))
+            .chain(std::iter::once("  cmd :".to_owned()))
+            .chain(paires.map(|(k, v)| format!("    set {k}={v}")))
+            .collect(),
+    }
 }
 
 /// Une commande conseillée en construction (voir [`commande`]).
@@ -149,15 +161,15 @@ impl Commande {
     /// sous Unix, `PS> .\vigie.exe …` sous Windows (l'invite de PowerShell). (Pour `vigie demo`.)
     #[cfg(any(feature = "bac-a-sable", test))]
     pub(crate) fn tapee(&self) -> String {
-        let invite = match Shell::DU_SYSTEME {
-            Shell::Posix => "$",
-            Shell::Windows => "PS>",
+        let invite = match Systeme::ICI {
+            Systeme::Unix => "$",
+            Systeme::Windows => "PS>",
         };
         format!("{invite} {self}")
     }
 
     /// La commande écrite pour `shell`, `vigie` nommé `programme`.
-    pub(crate) fn ecrire_pour(&self, programme: &str, shell: Shell) -> String {
+    pub(crate) fn ecrire_pour(&self, programme: &str, shell: Systeme) -> String {
         let mut texte = self.programme.unwrap_or(programme).to_owned();
         for mot in &self.mots {
             texte.push(' ');
@@ -170,7 +182,7 @@ impl Commande {
 impl fmt::Display for Commande {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let programme = PROGRAMME.get().map_or(NOM_PAR_DEFAUT, String::as_str);
-        f.write_str(&self.ecrire_pour(programme, Shell::DU_SYSTEME))
+        f.write_str(&self.ecrire_pour(programme, Systeme::ICI))
     }
 }
 
@@ -180,10 +192,10 @@ fn nom_du_programme(
     lance: &Path,
     courant: Option<&Path>,
     chemins: &[PathBuf],
-    shell: Shell,
+    shell: Systeme,
 ) -> String {
     let texte = lance.to_string_lossy();
-    let separateur = |c: char| c == '/' || (shell == Shell::Windows && c == '\\');
+    let separateur = |c: char| c == '/' || (shell == Systeme::Windows && c == '\\');
     let Some(fin) = texte.rfind(separateur) else {
         // Un nom nu, trouvé par le PATH (ou, dans cmd, dans le dossier courant) : tel que tapé.
         return if texte.is_empty() {
@@ -207,25 +219,25 @@ fn nom_du_programme(
     };
     let brut = if courant.is_some_and(|c| meme(&dossier, c)) {
         match shell {
-            Shell::Windows => format!(r".\{fichier}"),
-            Shell::Posix => format!("./{fichier}"),
+            Systeme::Windows => format!(r".\{fichier}"),
+            Systeme::Unix => format!("./{fichier}"),
         }
     } else if chemins.iter().any(|p| meme(&dossier, p)) {
         match shell {
-            Shell::Windows => fichier
+            Systeme::Windows => fichier
                 .len()
                 .checked_sub(4)
                 .filter(|&i| fichier.is_char_boundary(i))
                 .filter(|&i| fichier[i..].eq_ignore_ascii_case(".exe"))
                 .map_or(fichier, |i| &fichier[..i])
                 .to_owned(),
-            Shell::Posix => fichier.to_owned(),
+            Systeme::Unix => fichier.to_owned(),
         }
     } else {
         texte.into_owned()
     };
     let mot = mot_pour(&brut, shell);
-    if shell == Shell::Windows && mot.starts_with(['"', '\'']) {
+    if shell == Systeme::Windows && mot.starts_with(['"', '\'']) {
         format!("& {mot}")
     } else {
         mot
@@ -233,9 +245,9 @@ fn nom_du_programme(
 }
 
 /// Un mot de la commande, entouré des guillemets qu'il faut pour `shell`.
-fn mot_pour(mot: &str, shell: Shell) -> String {
+fn mot_pour(mot: &str, shell: Systeme) -> String {
     match shell {
-        Shell::Posix => {
+        Systeme::Unix => {
             let sur = |c: char| {
                 c.is_alphanumeric()
                     || matches!(
@@ -249,7 +261,7 @@ fn mot_pour(mot: &str, shell: Shell) -> String {
                 format!("'{}'", mot.replace('\'', r"'\''"))
             }
         }
-        Shell::Windows => {
+        Systeme::Windows => {
             let sur = |c: char| {
                 c.is_alphanumeric()
                     || matches!(c, '_' | '-' | '.' | '/' | '\\' | ':' | '+' | '=' | '…')
@@ -295,20 +307,43 @@ mod tests {
             assert_eq!(tapee, "$ vigie etat");
         }
         let effacer =
-            effacer_le_dossier(Path::new("/tmp/démo 1")).ecrire_pour("vigie", Shell::Posix);
+            effacer_le_dossier(Path::new("/tmp/démo 1")).ecrire_pour("vigie", Systeme::Unix);
         assert!(effacer.ends_with(" '/tmp/démo 1'"), "{effacer}");
+    }
+
+    /// `vigie bac-a-sable` : `export` pour le shell POSIX ; sous Windows, les lignes de
+    /// PowerShell et de cmd, sans `export`.
+    #[test]
+    fn les_variables_se_posent_selon_le_shell() {
+        let variables = [
+            ("AWS_REGION", "us-east-1"),
+            ("VIGIE_BASE", "C:\\a b\\v.sqlite"),
+        ];
+        let unix = variables_a_poser(&variables, Systeme::Unix);
+        assert_eq!(unix[0], "  export AWS_REGION=us-east-1");
+        assert_eq!(unix[1], "  export VIGIE_BASE='C:\\a b\\v.sqlite'");
+        let windows = variables_a_poser(&variables, Systeme::Windows).join("\n");
+        assert!(
+            windows.contains("    $env:AWS_REGION = \"us-east-1\""),
+            "{windows}"
+        );
+        assert!(
+            windows.contains("    set VIGIE_BASE=C:\\a b\\v.sqlite"),
+            "{windows}"
+        );
+        assert!(!windows.contains("export "), "{windows}");
     }
 
     #[test]
     fn un_chemin_avec_espaces_est_entre_guillemets_selon_le_shell() {
         let c = commande("depot").arg(r"C:\Users\zoe\Relevés Zoé\Carte SD 2026");
         assert_eq!(
-            c.ecrire_pour(r".\vigie.exe", Shell::Windows),
+            c.ecrire_pour(r".\vigie.exe", Systeme::Windows),
             r#".\vigie.exe depot "C:\Users\zoe\Relevés Zoé\Carte SD 2026""#
         );
         let c = commande("depot").arg("/home/zoé/Relevés Zoé/l'été");
         assert_eq!(
-            c.ecrire_pour("vigie", Shell::Posix),
+            c.ecrire_pour("vigie", Systeme::Unix),
             r"vigie depot '/home/zoé/Relevés Zoé/l'\''été'"
         );
         // Sans espace ni caractère spécial, rien n'est ajouté.
@@ -317,13 +352,13 @@ mod tests {
             .arg("--participation")
             .arg("64a1");
         assert_eq!(
-            c.ecrire_pour("vigie", Shell::Windows),
+            c.ecrire_pour("vigie", Systeme::Windows),
             r"vigie depot E:\ --participation 64a1"
         );
         assert_eq!(
             commande("depot")
                 .arg("~/Nuits")
-                .ecrire_pour("vigie", Shell::Posix),
+                .ecrire_pour("vigie", Systeme::Unix),
             "vigie depot '~/Nuits'"
         );
     }
@@ -332,14 +367,14 @@ mod tests {
     #[test]
     fn une_barre_finale_entre_guillemets_est_doublee_sous_windows() {
         assert_eq!(
-            mot_pour(r"E:\Carte SD\", Shell::Windows),
+            mot_pour(r"E:\Carte SD\", Systeme::Windows),
             r#""E:\Carte SD\\""#
         );
-        assert_eq!(mot_pour("1,5Mio/s", Shell::Windows), r#""1,5Mio/s""#);
-        assert_eq!(mot_pour("a&b", Shell::Windows), r#""a&b""#);
-        assert_eq!(mot_pour("C:\\L'$été", Shell::Windows), r"'C:\L''$été'");
-        assert_eq!(mot_pour("", Shell::Windows), r#""""#);
-        assert_eq!(mot_pour("", Shell::Posix), "''");
+        assert_eq!(mot_pour("1,5Mio/s", Systeme::Windows), r#""1,5Mio/s""#);
+        assert_eq!(mot_pour("a&b", Systeme::Windows), r#""a&b""#);
+        assert_eq!(mot_pour("C:\\L'$été", Systeme::Windows), r"'C:\L''$été'");
+        assert_eq!(mot_pour("", Systeme::Windows), r#""""#);
+        assert_eq!(mot_pour("", Systeme::Unix), "''");
     }
 
     #[test]
@@ -355,31 +390,37 @@ mod tests {
         let nom = |lance: &Path, shell| nom_du_programme(lance, Some(&ici), &path, shell);
 
         // Un nom nu : tel que tapé.
-        assert_eq!(nom(Path::new("vigie"), Shell::Posix), "vigie");
-        assert_eq!(nom(Path::new("vigie.exe"), Shell::Windows), "vigie.exe");
+        assert_eq!(nom(Path::new("vigie"), Systeme::Unix), "vigie");
+        assert_eq!(nom(Path::new("vigie.exe"), Systeme::Windows), "vigie.exe");
         // Le dossier courant, sous un chemin relatif ou complet (PowerShell).
-        assert_eq!(nom(Path::new("./vigie"), Shell::Posix), "./vigie");
-        assert_eq!(nom(&ici.join("vigie"), Shell::Posix), "./vigie");
+        assert_eq!(nom(Path::new("./vigie"), Systeme::Unix), "./vigie");
+        assert_eq!(nom(&ici.join("vigie"), Systeme::Unix), "./vigie");
         assert_eq!(
-            nom(Path::new(r".\vigie.exe"), Shell::Windows),
+            nom(Path::new(r".\vigie.exe"), Systeme::Windows),
             r".\vigie.exe"
         );
-        assert_eq!(nom(&ici.join("vigie.exe"), Shell::Windows), r".\vigie.exe");
+        assert_eq!(
+            nom(&ici.join("vigie.exe"), Systeme::Windows),
+            r".\vigie.exe"
+        );
         // Un dossier du PATH : le nom nu.
-        assert_eq!(nom(&outils.join("vigie"), Shell::Posix), "vigie");
-        assert_eq!(nom(&outils.join("vigie.EXE"), Shell::Windows), "vigie");
+        assert_eq!(nom(&outils.join("vigie"), Systeme::Unix), "vigie");
+        assert_eq!(nom(&outils.join("vigie.EXE"), Systeme::Windows), "vigie");
         // Ailleurs : le chemin, entre guillemets s'il le faut.
         let loin = ailleurs.join("vigie");
         assert_eq!(
-            nom(&loin, Shell::Posix),
+            nom(&loin, Systeme::Unix),
             format!("'{}'", loin.display()),
             "hors du PATH et du dossier courant"
         );
-        assert!(nom(&loin, Shell::Windows).starts_with("& \""), "PowerShell");
-        assert_eq!(nom(Path::new(""), Shell::Posix), "vigie");
+        assert!(
+            nom(&loin, Systeme::Windows).starts_with("& \""),
+            "PowerShell"
+        );
+        assert_eq!(nom(Path::new(""), Systeme::Unix), "vigie");
         // Un second téléchargement, « vigie (1).exe », dans le dossier courant.
         assert_eq!(
-            nom(&ici.join("vigie (1).exe"), Shell::Windows),
+            nom(&ici.join("vigie (1).exe"), Systeme::Windows),
             r#"& ".\vigie (1).exe""#
         );
     }

@@ -14,12 +14,13 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::conseil::{Commande, Shell};
+use super::Systeme;
+use super::conseil::Commande;
 
 /// Sous Windows, un argument de la ligne de commande de ce processus qui porte un guillemet
 /// (voir l'en-tête du module) : le message qui dit quoi retaper. `None` ailleurs.
 pub fn guillemet_colle() -> Option<String> {
-    if Shell::DU_SYSTEME != Shell::Windows {
+    if Systeme::ICI != Systeme::Windows {
         return None;
     }
     let args: Vec<String> = std::env::args_os()
@@ -127,14 +128,14 @@ mod tests {
         let (colle, retaper) = guillemet_colle_dans(&args).unwrap();
         assert_eq!(colle, args[1]);
         assert_eq!(
-            retaper.ecrire_pour(r".\vigie.exe", Shell::Windows),
+            retaper.ecrire_pour(r".\vigie.exe", Systeme::Windows),
             r#".\vigie.exe depot "C:\Users\zoe\Relevés Zoé\Carte SD 2026" --simulation"#
         );
         // `"E:\"` : le lecteur seul redevient `E:\` ; ce qui suit l'argument reste à sa place.
         let args = mots(&["-q", "depot", r#"E:" --participation 64a1"#, "--simulation"]);
         let (_, retaper) = guillemet_colle_dans(&args).unwrap();
         assert_eq!(
-            retaper.ecrire_pour("vigie", Shell::Windows),
+            retaper.ecrire_pour("vigie", Systeme::Windows),
             r"vigie -q depot E:\ --participation 64a1 --simulation"
         );
         assert!(guillemet_colle_dans(&mots(&["depot", r"E:\"])).is_none());
@@ -168,11 +169,11 @@ mod tests {
             guillemets_oublies_dans(&args, Path::new("/n/Relevés"), existe).unwrap();
         assert_eq!(chemin, Path::new("/n/Relevés Zoé/Carte SD 2026"));
         assert_eq!(
-            retaper.ecrire_pour("vigie", Shell::Posix),
+            retaper.ecrire_pour("vigie", Systeme::Unix),
             "vigie depot '/n/Relevés Zoé/Carte SD 2026' --simulation"
         );
         assert_eq!(
-            retaper.ecrire_pour(r".\vigie.exe", Shell::Windows),
+            retaper.ecrire_pour(r".\vigie.exe", Systeme::Windows),
             r#".\vigie.exe depot "/n/Relevés Zoé/Carte SD 2026" --simulation"#
         );
         // Rien qui existe en recollant : pas de conseil.

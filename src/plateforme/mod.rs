@@ -25,6 +25,7 @@ pub(crate) mod disque;
 pub(crate) mod echo;
 pub(crate) mod emplacements;
 pub mod ligne;
+pub(crate) mod mots;
 // Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.
 #[cfg(feature = "bac-a-sable")]
 pub(crate) mod processus;
@@ -34,6 +35,25 @@ use std::fs::{DirBuilder, File, Metadata, OpenOptions};
 use std::io;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Un système, pour ce qui se dit autrement selon lui : les règles du shell (`conseil`), les
+/// mots de l'aide et du manuel (`mots`). [`Systeme::ICI`] : celui de cette compilation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Systeme {
+    /// Linux, macOS : le shell POSIX.
+    Unix,
+    /// Windows : cmd et PowerShell.
+    Windows,
+}
+
+impl Systeme {
+    /// Le système de cette compilation.
+    pub const ICI: Systeme = if cfg!(windows) {
+        Systeme::Windows
+    } else {
+        Systeme::Unix
+    };
+}
 
 /// Un constructeur de dossier privé : 0700 sous Unix ; sous Windows, les droits hérités du
 /// profil de l'utilisateur. À compléter (`recursive`) puis `create`.
