@@ -8,7 +8,10 @@
 #     des DLL du système (objdump -p) ; sous wine : vigie.exe --version, vigie.exe demo, puis un
 #     vrai dépôt d'une petite nuit, depuis un lecteur E:, vers le bac à sable lancé par le binaire
 #     Linux (plateforme Vigie-Chiro, puis S3) : code 0, objets identiques aux fichiers, et
-#     vigie.exe etat et plans qui disent E:\… ;
+#     vigie.exe etat et plans qui disent E:\… ; un WAV tenu sans partage par un autre programme
+#     (scripts/tenir-fichier.rs) 10 s, puis jusqu'au bout ; les pièges de cmd (« "E:\…\" »,
+#     un chemin avec espaces sans guillemets) ; les mots de Windows dans l'aide, le manuel et
+#     les messages ;
 #   - les .tar.gz macOS, s'il y en a (paquets.sh --macos) : contenu, binaires Mach-O ;
 #   - le .deb installé par dpkg dans un chroot Debian minimal neuf : vigie --version, man vigie,
 #     la complétion bash, et vigie demo --graine 1 jusqu'au bilan, code 0.
@@ -282,6 +285,107 @@ absent_dit=$(cd /tmp && "${environnement[@]}" "$WINE64" "$exe" depot 'E:\absente
 [[ $code -eq 2 ]] || echouer "vigie.exe depot E:\\absente sort en $code (attendu 2) : $absent_dit"
 grep -qF 'E:\absente' <<<"$absent_dit" || echouer "l'erreur ne nomme pas E:\\absente : $absent_dit"
 ok "vigie.exe depot E:\\absente : code 2, « $(head -n 1 <<<"$absent_dit") »"
+
+# Dans le dossier de vigie.exe, comme la bénévole qui l'a décompressé et y a ouvert PowerShell :
+# vigie.exe y est lancé par son chemin complet (ce que fait PowerShell), et ses conseils
+# commencent par .\vigie.exe. cmd_windows LIGNE : la LIGNE telle que tapée dans cmd.exe (écrite
+# dans un .cmd, que cmd lit tel quel), qui la passe au programme sans la redécouper : les
+# guillemets y suivent la règle de Windows.
+dans_windows() { (cd "$windows" && "${environnement[@]}" "$WINE64" "$@"); }
+cmd_windows() {
+    printf '@%s\r\n' "$1" >"$windows/ligne.cmd"
+    (cd "$windows" && "${environnement[@]}" "$WINE64" cmd /c ligne.cmd)
+}
+# Tout ce que vigie.exe écrit ici, pour y chercher les mots d'Unix à la fin.
+sorties_windows=$travail/sorties-windows.txt
+
+# Un WAV tenu ouvert sans partage par un autre programme (un lecteur audio, l'aperçu de
+# l'explorateur, un antivirus) : tenir-fichier.exe (scripts/tenir-fichier.rs, compilé ici pour
+# Windows) le tient 10 s, puis, une autre fois, jusqu'au bout.
+tenir_exe=$travail/tenir-fichier.exe
+rustc --edition 2024 --target x86_64-pc-windows-gnu -O scripts/tenir-fichier.rs -o "$tenir_exe" ||
+    echouer "tenir-fichier.exe ne se compile pas"
+nuit_tenue() {
+    local dossier=$carte/$1 i
+    mkdir -p "$dossier"
+    for i in 1 2 3; do
+        head -c 300000 /dev/urandom >"$dossier/$(printf 'Car640139-2026-Pass1-A1-OB-1_20260621_%s%02d_000.wav' "$2" "$i")"
+    done
+}
+# tenir FICHIER SECONDES : pose pid_tenir, une fois le fichier tenu.
+tenir() {
+    "$WINE64" "$tenir_exe" "$1" "$2" >"$travail/tenir.out" 2>&1 &
+    pid_tenir=$!
+    for _ in $(seq 300); do
+        grep -qs tenu "$travail/tenir.out" && return 0
+        kill -0 "$pid_tenir" 2>/dev/null || break
+        sleep 0.1
+    done
+    echouer "tenir-fichier.exe n'a pas tenu $1 : $(cat "$travail/tenir.out")"
+}
+a_defaire kill_tenir
+kill_tenir() {
+    [[ -n ${pid_tenir:-} ]] || return 0
+    kill "$pid_tenir" 2>/dev/null || true
+    wait "$pid_tenir" 2>/dev/null || true
+    pid_tenir=
+}
+
+nuit_tenue tenue 2300
+tenu=Car640139-2026-Pass1-A1-OB-1_20260621_230001_000.wav
+tenir "E:\\tenue\\$tenu" 10
+dans_windows "$windows/vigie.exe" depot 'E:\tenue' --participation "$(champ .participation)" \
+    --api "$(champ .api)" --json >"$travail/tenue.json" 2>"$travail/tenue.err" && code=0 || code=$?
+kill_tenir
+cat "$travail/tenue.err" >>"$sorties_windows"
+[[ $code -eq 0 ]] || echouer "un WAV tenu 10 s : vigie.exe depot sort en $code : $(cat "$travail/tenue.json" "$travail/tenue.err")"
+deposes=$(jq -r 'select(.evenement == "unite_deposee") | .unite' "$travail/tenue.json")
+[[ $(wc -l <<<"$deposes") -eq 3 && $(tail -n 1 <<<"$deposes") == "$tenu" ]] ||
+    echouer "un WAV tenu 10 s : les autres devaient partir avant lui : $deposes"
+attentes=$(jq -r --arg u "$tenu" 'select(.evenement == "nouvelle_tentative" and .unite == $u) | .tentative' "$travail/tenue.json" | wc -l)
+[[ $attentes -ge 1 ]] || echouer "un WAV tenu 10 s n'a pas été attendu : $(cat "$travail/tenue.json")"
+for f in "$carte"/tenue/*.wav; do verifier_sur_la_plateforme "$f"; done
+ok "un WAV tenu 10 s sans partage par tenir-fichier.exe : attendu ($attentes nouvelles tentatives), déposé quand il se libère, les deux autres partis avant lui, code 0"
+
+nuit_tenue tenue-toujours 2330
+tenu=Car640139-2026-Pass1-A1-OB-1_20260621_233001_000.wav
+tenir "E:\\tenue-toujours\\$tenu" 600
+tenu_dit=$(dans_windows "$windows/vigie.exe" depot 'E:\tenue-toujours' --participation "$(champ .participation)" \
+    --api "$(champ .api)" --progression jamais 2>&1 | tr -d '\r') && code=0 || code=$?
+kill_tenir
+printf '%s\n' "$tenu_dit" >>"$sorties_windows"
+[[ $code -eq 1 ]] || echouer "un WAV tenu jusqu'au bout : vigie.exe depot sort en $code (attendu 1) : $tenu_dit"
+ligne_tenu=$(grep -F "$tenu" <<<"$tenu_dit" | grep -F 'ouvert par un autre programme' | grep -F 'fermez-le') ||
+    echouer "un WAV tenu jusqu'au bout : le message ne nomme pas $tenu en mots de Windows : $tenu_dit"
+grep -q '^Ensuite : \.\\vigie\.exe ' <<<"$tenu_dit" || echouer "le conseil ne commence pas par .\\vigie.exe : $tenu_dit"
+ok "un WAV tenu jusqu'au bout : code 1, « ${ligne_tenu#"${ligne_tenu%%[![:space:]]*}"} » ; « $(grep -m1 '^Ensuite' <<<"$tenu_dit") »"
+
+# Les pièges de la ligne de commande, dans cmd.exe : "…\" colle la suite au chemin ; un chemin
+# avec espaces sans guillemets arrive en plusieurs morceaux. Le message dit quoi retaper.
+mkdir -p "$carte/Releves Zoe/Carte SD 2026"
+retaper='.\vigie.exe depot "E:\Releves Zoe\Carte SD 2026" --simulation'
+piege_dit=$(cmd_windows '.\vigie.exe depot "E:\Releves Zoe\Carte SD 2026\" --simulation' 2>&1 | tr -d '\r') && code=0 || code=$?
+printf '%s\n' "$piege_dit" >>"$sorties_windows"
+if [[ $code -ne 2 ]] || ! grep -qF "Retapez, sans barre oblique finale dans les guillemets : $retaper" <<<"$piege_dit"; then
+    echouer "« \"E:\\…\\Carte SD 2026\\\" --simulation » dans cmd (code $code) ne dit pas quoi retaper : $piege_dit"
+fi
+ok "cmd : .\\vigie.exe depot \"E:\\Releves Zoe\\Carte SD 2026\\\" --simulation : code 2, « …Retapez, sans barre oblique finale dans les guillemets : $retaper »"
+piege_dit=$(cmd_windows '.\vigie.exe depot E:\Releves Zoe\Carte SD 2026 --simulation' 2>&1 | tr -d '\r') && code=0 || code=$?
+printf '%s\n' "$piege_dit" >>"$sorties_windows"
+if [[ $code -ne 2 ]] || ! grep -qF "Retapez : $retaper" <<<"$piege_dit"; then
+    echouer "« E:\\Releves Zoe\\Carte SD 2026 » sans guillemets dans cmd (code $code) ne dit pas quoi retaper : $piege_dit"
+fi
+ok "cmd : .\\vigie.exe depot E:\\Releves Zoe\\Carte SD 2026 --simulation : code 2, « …Retapez : $retaper »"
+
+# Les mots de Windows : l'aide, le manuel (MANUEL.txt) et tout ce que vigie.exe a écrit
+# ci-dessus ne disent ni XDG, ni 0600, ni chmod, ni export, ni ~/.
+for c in "" depot retenter-echecs verifier etat plans connexion traiter traitement resultats renommer demo bac-a-sable; do
+    # shellcheck disable=SC2086 # c vide : l'aide de vigie.exe lui-même.
+    dans_windows "$windows/vigie.exe" $c --help >>"$sorties_windows" 2>&1 || true
+done
+mots_unix=$(cat "$sorties_windows" "$windows/MANUEL.txt" | grep -noE 'XDG|0600|chmod|export |~/' || true)
+[[ -z $mots_unix ]] || echouer "des mots d'Unix dans la version Windows : $mots_unix"
+ok "ni XDG, ni 0600, ni chmod, ni export, ni ~/ dans l'aide de vigie.exe, MANUEL.txt et les messages ci-dessus ($(wc -l <"$sorties_windows") lignes)"
 fermer_bac
 
 # La carte retirée pendant le dépôt, puis remise : le lecteur E: disparaît (son lien dans le
