@@ -119,7 +119,7 @@ fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
         }
         annulation.annuler();
         signaux.recevoir().await;
-        crate::suivi::liberer_terminal();
+        crate::suivi::rendre_le_terminal();
         std::process::exit(CodeSortie::Interrompu as i32);
     });
 }

@@ -139,11 +139,18 @@ impl SuiviBarres {
         barres
     }
 
-    fn etat(&self) -> MutexGuard<'_, Etat> {
+    /// L'état des barres, tant qu'elles ne sont pas terminées. Vu sous le verrou que
+    /// [`SuiviBarres::terminer`] tient pour effacer : un événement arrivé pendant l'effacement
+    /// ne redessine pas, après lui, une barre que rien n'effacerait plus (elle restait à
+    /// l'écran au-dessus du bilan).
+    fn etat(&self) -> Option<MutexGuard<'_, Etat>> {
         // Un affichage n'a rien de critique : après une panique, on reprend l'état tel quel.
         let mut etat = self.interne.etat.lock().unwrap_or_else(|e| e.into_inner());
+        if self.termine() {
+            return None;
+        }
         etat.tableau.fixer_colonnes((self.interne.colonnes)());
-        etat
+        Some(etat)
     }
 
     fn maintenant(&self) -> Duration {
@@ -157,11 +164,10 @@ impl SuiviBarres {
     /// Recalcule toutes les lignes (décomptes, mentions échues, lignes finies à retirer) et
     /// redessine.
     pub(crate) fn rafraichir(&self) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         for id in etat.tableau.a_retirer(t) {
             if let Some(pb) = etat.lignes.remove(&id) {
                 self.retirer(&pb);
@@ -171,16 +177,16 @@ impl SuiviBarres {
             self.mettre_a_jour_ligne(&etat, id, t);
         }
         self.mettre_a_jour_ensemble(&mut etat, t);
-        drop(etat);
+        // Dessiné sous le verrou : `terminer` ne peut pas effacer entre les deux.
         self.interne.ensemble.force_draw();
     }
 
     /// Efface les barres pour de bon (fin du passage). Idempotent.
     pub(crate) fn terminer(&self) {
+        let mut etat = self.interne.etat.lock().unwrap_or_else(|e| e.into_inner());
         if self.interne.termine.swap(true, Ordering::Relaxed) {
             return;
         }
-        let mut etat = self.etat();
         for (_, pb) in etat.lignes.drain() {
             self.retirer(&pb);
         }
@@ -261,22 +267,20 @@ impl SuiviBarres {
     /// Un événement sur une unité : on le passe au tableau, puis on redessine sa ligne et
     /// l'ensemble (sans forcer : indicatif limite la cadence de dessin).
     fn sur_unite(&self, id: i64, f: impl FnOnce(&mut Tableau, Duration)) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         f(&mut etat.tableau, t);
         self.mettre_a_jour_ligne(&etat, id, t);
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
 
     fn finir(&self, unite: &DepotUnite, fin: Fin) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         if etat.tableau.finir(unite.id, fin, t) {
             if let Some(pb) = etat.lignes.remove(&unite.id) {
                 self.retirer(&pb);
@@ -305,21 +309,19 @@ fn rafraichir_sans_fin(faible: &Weak<Interne>) {
 
 impl Suivi for SuiviBarres {
     fn debut(&self, unites: u64, octets: u64) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         etat.tableau.debut(unites, octets);
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
 
     fn unite_commencee(&self, u: &DepotUnite) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         etat.tableau.commencer(u.id, &u.chemin, u.taille);
         let pb = self
             .interne
@@ -375,21 +377,19 @@ impl Suivi for SuiviBarres {
     }
 
     fn reseau_indisponible(&self, depuis: Duration, attente: Duration) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         etat.tableau.reseau_indisponible(depuis, attente, t);
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
 
     fn reseau_retabli(&self) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         etat.tableau.reseau_retabli(t);
         self.mettre_a_jour_ensemble(&mut etat, t);
     }
@@ -403,11 +403,10 @@ impl Suivi for SuiviBarres {
     }
 
     fn parallelisme(&self, courant: usize, plafond: usize) {
-        if self.termine() {
-            return;
-        }
         let t = self.maintenant();
-        let mut etat = self.etat();
+        let Some(mut etat) = self.etat() else {
+            return;
+        };
         etat.tableau.parallelisme(courant, plafond);
         self.mettre_a_jour_ensemble(&mut etat, t);
     }

@@ -40,6 +40,7 @@ use crate::plan::{CauseRefus, DepotUnite};
 
 pub(crate) use barres::SuiviBarres;
 pub use ecran::liberer_terminal;
+pub(crate) use ecran::rendre_le_terminal;
 pub use evenement::Evenement;
 pub(crate) use json::SuiviJson;
 pub(crate) use lignes::SuiviLignes;
@@ -180,9 +181,14 @@ pub(crate) fn decider(
 /// au-dessus d'elles et que le bilan les efface avant de s'écrire ([`liberer_terminal`]).
 pub(crate) fn choisir(json: bool, silencieux: bool, progression: Progression) -> Arc<dyn Suivi> {
     let terminal = erreur_est_un_terminal();
+    // Les barres du passage d'avant (la nuit d'avant d'une saison) s'effacent avant que
+    // celles-ci ne naissent : jamais deux jeux de barres à la fois.
+    liberer_terminal();
     let barres = |forcees: bool| {
         let b = SuiviBarres::sur_la_sortie_d_erreur(forcees, couleurs_permises());
         ecran::enregistrer(b.clone());
+        #[cfg(debug_assertions)]
+        panique_pour_essai();
         b
     };
     match decider(json, silencieux, progression, terminal) {
@@ -199,6 +205,17 @@ pub(crate) fn choisir(json: bool, silencieux: bool, progression: Progression) ->
             Arc::new(SuiviJson::nouveau(silencieux)),
             Arc::new(barres(!terminal)),
         ])),
+    }
+}
+
+/// Une panique provoquée dès que des barres sont à l'écran, si `VIGIE_ESSAI_PANIQUE` est
+/// définie : l'essai du terminal rendu après une panique
+/// (`tests/integration/terminal_rendu.rs`) n'a pas d'autre moyen d'en faire naître une. Hors
+/// des binaires de mise au point, rien.
+#[cfg(debug_assertions)]
+fn panique_pour_essai() {
+    if std::env::var_os("VIGIE_ESSAI_PANIQUE").is_some() {
+        panic!("panique provoquée pour l'essai (VIGIE_ESSAI_PANIQUE)");
     }
 }
 

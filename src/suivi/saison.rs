@@ -833,11 +833,14 @@ pub(crate) fn creation_refusee(
     Ok(())
 }
 
-/// L'en-tête d'une nuit, avant son envoi.
+/// L'en-tête d'une nuit, avant son envoi : les barres de la nuit d'avant effacées d'abord
+/// (écrit sous elles, il se collait à leur dernière ligne, et leur effacement, qui remonte
+/// d'autant de lignes qu'elles en tenaient, laissait à l'écran une barre figée).
 pub(crate) fn entete_de_nuit(m: ModeSortie, libelle: &str, plan: i64) -> io::Result<()> {
     if m.json || m.silencieux {
         return Ok(());
     }
+    super::liberer_terminal();
     writeln!(crate::sortie::erreur(), "— Nuit {libelle} (plan {plan}) —")
 }
 
