@@ -50,4 +50,5 @@ mod second_avis;
 mod securite;
 mod suivi;
 mod terminal;
+mod terminal_rendu;
 mod traitement;
