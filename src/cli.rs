@@ -77,7 +77,29 @@ fn aux_mots_de_windows(mut c: clap::Command) -> clap::Command {
 fn franciser_commande(c: clap::Command) -> clap::Command {
     c.help_template(GABARIT_AIDE)
         .mut_args(franciser_argument)
-        .mut_subcommands(franciser_commande)
+        .mut_subcommands(|sous| {
+            // L'aide courte (-h) dit où est le reste ; la longue (--help) est ce reste.
+            franciser_commande(sous)
+                .after_help("Toutes les options et le détail : --help (ou man vigie).")
+                .after_long_help("")
+        })
+}
+
+/// Les titres d'options que seule l'aide longue (`--help`, la page de manuel) montre : l'aide
+/// courte (`-h`) s'en tient à ce qu'une bénévole tape un jour de dépôt.
+const TITRES_DE_L_AIDE_LONGUE: [&str; 3] = ["Options avancées", "Options S3", "Options communes"];
+
+/// Les options de ces titres que l'aide courte montre quand même.
+const TOUJOURS_DANS_L_AIDE_COURTE: [&str; 3] = ["quiet", "aide", "version"];
+
+/// Une option d'expert (sous l'un des [`TITRES_DE_L_AIDE_LONGUE`]) n'est que dans l'aide
+/// longue.
+fn aide_courte_ou_longue(a: clap::Arg) -> clap::Arg {
+    let experte = a
+        .get_help_heading()
+        .is_some_and(|t| TITRES_DE_L_AIDE_LONGUE.contains(&t))
+        && !TOUJOURS_DANS_L_AIDE_COURTE.contains(&a.get_id().as_str());
+    if experte { a.hide_short_help(true) } else { a }
 }
 
 /// clap écrit en anglais, dans l'aide comme dans la page de manuel, « [default: 4] »,
@@ -85,6 +107,7 @@ fn franciser_commande(c: clap::Command) -> clap::Command {
 /// français au bout de l'aide de l'option (« [défaut : 4] », « [variable : VIGIE_BASE] »,
 /// « [valeurs : …] », ces dernières seulement si l'aide ne les cite pas déjà).
 fn franciser_argument(a: clap::Arg) -> clap::Arg {
+    let a = aide_courte_ou_longue(a);
     // Un drapeau (--json) n'a ni valeur ni défaut à dire.
     if !a.get_action().takes_values() {
         return a;
@@ -116,35 +139,147 @@ fn franciser_argument(a: clap::Arg) -> clap::Arg {
         return a.hide_possible_values(true);
     }
     let suite = ajouts.join(" ");
-    let longue = a.get_long_help().map(|l| format!("{l} {suite}"));
     let a = a
-        .help(format!("{aide} {suite}"))
         .hide_default_value(true)
         .hide_env(true)
         .hide_possible_values(true);
-    match longue {
+    // Une aide courte distincte de la longue reste courte : le détail va à la longue.
+    match a.get_long_help().map(|l| format!("{l} {suite}")) {
         Some(l) => a.long_help(l),
-        None => a,
+        None => a.help(format!("{aide} {suite}")),
     }
 }
 
 impl Cli {
-    /// Analyse la ligne de commande du processus (sort en 2 sur une erreur d'usage).
+    /// Analyse la ligne de commande du processus (sort en 2 sur une erreur d'usage). `vigie`
+    /// seul écrit le premier écran ([`premier_ecran`]) et sort en 0.
     pub fn analyser() -> Cli {
+        let arguments: Vec<std::ffi::OsString> = std::env::args_os().collect();
         let resultat = commande()
-            .try_get_matches()
+            .try_get_matches_from(&arguments)
             .and_then(|m| Cli::depuis_correspondances(&m));
         match resultat {
             Ok(cli) => cli,
+            Err(_) if arguments.len() <= 1 => {
+                use std::io::Write;
+                let _ = write!(crate::sortie::standard(), "{}", premier_ecran());
+                std::process::exit(0);
+            }
             Err(e) if !e.use_stderr() => e.exit(),
             Err(e) => {
                 // Une erreur d'usage : code 2, en français.
-                let texte = usage_sans_variables(&e.render().to_string(), commande());
-                eprint!("{}", franciser(&texte));
+                eprint!("{}", erreur_d_usage(&e, &arguments));
                 std::process::exit(2);
             }
         }
     }
+}
+
+/// Le texte d'une erreur d'usage, en français : celui de clap traduit, la ligne d'usage de la
+/// sous-commande, et pour une option longue écrite avec un seul tiret (`-simulation`, que
+/// clap lit comme `-s -i -m…` et à qui il conseillerait « écrivez '-- -s' »), la bonne
+/// orthographe.
+fn erreur_d_usage(e: &clap::Error, arguments: &[std::ffi::OsString]) -> String {
+    if e.kind() == clap::error::ErrorKind::MissingSubcommand {
+        return format!("erreur : il manque la commande.\n\n{}", premier_ecran());
+    }
+    let texte = franciser(&usage_sans_variables(&e.render().to_string(), commande()));
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return texte;
+    }
+    let Some((tape, voulu)) = option_a_un_tiret(arguments) else {
+        return texte;
+    };
+    texte
+        .lines()
+        .map(|l| {
+            if l.starts_with("erreur : argument inattendu") {
+                format!("erreur : argument inattendu '{tape}'")
+            } else if l.trim_start().starts_with("conseil :") {
+                format!("  conseil : voulez-vous dire {voulu} ?")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// Le premier argument écrit `-nom` (un seul tiret) alors que `--nom` est une option de la
+/// commande tapée (ou commune) : ce qui a été tapé, et ce qui était voulu.
+fn option_a_un_tiret(arguments: &[std::ffi::OsString]) -> Option<(String, String)> {
+    let mut racine = commande();
+    racine.build();
+    let mots: Vec<&str> = arguments
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .collect();
+    let sous = mots.iter().find_map(|m| racine.find_subcommand(m));
+    let longues: Vec<&str> = racine
+        .get_arguments()
+        .chain(sous.into_iter().flat_map(|s| s.get_arguments()))
+        .filter_map(clap::Arg::get_long)
+        .collect();
+    mots.iter().find_map(|m| {
+        let nom = m.strip_prefix('-').filter(|n| !n.starts_with('-'))?;
+        let (nom, valeur) = match nom.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (nom, None),
+        };
+        (nom.chars().count() > 1 && longues.contains(&nom)).then(|| {
+            let voulu = match valeur {
+                Some(v) => format!("--{nom}={v}"),
+                None => format!("--{nom}"),
+            };
+            ((*m).to_owned(), voulu)
+        })
+    })
+}
+
+/// Ce que `vigie` seul écrit : les commandes de tous les jours, et comment avoir le reste. Un
+/// écran (25 lignes au plus) : la liste complète est dans `vigie -h`.
+pub(crate) fn premier_ecran() -> String {
+    let mut commandes = vec![
+        (
+            "vigie connexion --jeton -",
+            "enregistrer votre jeton (une fois)",
+        ),
+        ("vigie depot DOSSIER", "déposer une saison ou une nuit"),
+        ("vigie etat", "où en est le dernier dépôt"),
+        ("vigie retenter-echecs", "relancer les fichiers en échec"),
+        ("vigie traiter", "lancer le calcul sur la plateforme"),
+        ("vigie traitement", "où en est le calcul"),
+        ("vigie resultats", "télécharger les résultats du calcul"),
+    ];
+    if cfg!(feature = "bac-a-sable") {
+        commandes.push(("vigie demo", "voir vigie à l'œuvre, sans réseau"));
+    }
+    let reste = [
+        ("vigie -h", "toutes les commandes"),
+        ("vigie COMMANDE -h", "l'aide d'une commande"),
+        ("vigie COMMANDE --help", "tout le détail (ou : man vigie)"),
+    ];
+    let largeur = commandes
+        .iter()
+        .chain(&reste)
+        .map(|(c, _)| c.chars().count())
+        .max()
+        .unwrap_or(0);
+    let lignes = |liste: &[(&str, &str)]| -> String {
+        liste
+            .iter()
+            .map(|(c, d)| format!("  {c:<largeur$}  {d}\n"))
+            .collect()
+    };
+    format!(
+        "vigie dépose vos nuits d'enregistrements Vigie-Chiro, même sur un réseau\n\
+         qui coupe : relancer la même commande reprend là où elle en était.\n\n\
+         Les commandes de tous les jours :\n{}\nPour le reste :\n{}",
+        lignes(&commandes),
+        lignes(&reste)
+    )
 }
 
 /// clap met dans la ligne d'usage d'une erreur les options « présentes », et compte pour
@@ -299,6 +434,13 @@ pub(crate) fn franciser(texte: &str) -> String {
             t.replace(anglais, francais)
         })
         .replace("' found", "'");
+    // « 'depot --simulation' exists » : une option de sous-commande donnée avant elle.
+    static OPTION_D_UNE_COMMANDE: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"'([a-z-]+) (--?[a-z-]+)' exists").expect("motif valide")
+        });
+    let texte =
+        OPTION_D_UNE_COMMANDE.replace_all(&texte, "$2 s'écrit après sa commande : vigie $1 $2");
     HORS_INTERVALLE
         .replace_all(&texte, "$1 n'est pas entre $2 et $3")
         .into_owned()
@@ -309,7 +451,9 @@ pub(crate) mod tests {
     use super::*;
 
     /// Les mots anglais que clap écrit de lui-même.
-    pub(crate) const ANGLAIS_DE_CLAP: [&str; 24] = [
+    pub(crate) const ANGLAIS_DE_CLAP: [&str; 26] = [
+        "exists",
+        "subcommand",
         "error",
         "Usage",
         "tip:",
@@ -412,11 +556,14 @@ pub(crate) mod tests {
             vec!["vigie", "depot", "x", "--vers"],
             vec!["vigie", "plnas"],
             vec!["vigie", "retenter", "--y-compris"],
+            vec!["vigie", "--simulation", "depot", "x"],
+            vec!["vigie", "depot", "-simulation"],
         ] {
             let e = commande()
                 .try_get_matches_from(&args)
                 .expect_err("erreur d'usage attendue");
-            let texte = franciser(&e.render().to_string());
+            let arguments: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+            let texte = erreur_d_usage(&e, &arguments);
             assert!(texte.starts_with("erreur : "), "{args:?} : {texte}");
             assert!(texte.contains("Pour en savoir plus"), "{args:?} : {texte}");
             for anglais in ANGLAIS_DE_CLAP {
@@ -431,7 +578,14 @@ pub(crate) mod tests {
 
 /// Dépose une nuit d'enregistrements Vigie-Chiro, et reprend là où l'on en était.
 #[derive(Debug, Parser)]
-#[command(name = "vigie", version, about, long_about = None, after_help = APRES_AIDE)]
+#[command(
+    name = "vigie",
+    version,
+    about,
+    long_about = None,
+    after_help = "Aide d'une commande : vigie COMMANDE -h ; tout le détail : --help, man vigie.",
+    after_long_help = APRES_AIDE
+)]
 #[command(propagate_version = true, disable_help_subcommand = true)]
 #[command(disable_help_flag = true, disable_version_flag = true)]
 #[command(
@@ -442,7 +596,7 @@ pub struct Cli {
     #[command(flatten)]
     pub globales: OptionsGlobales,
 
-    /// Affiche l'aide.
+    /// Affiche l'aide (--help : le détail et toutes les options).
     #[arg(short = 'h', long = "help", action = clap::ArgAction::Help, global = true)]
     aide: Option<bool>,
 
@@ -505,9 +659,10 @@ impl From<ModeProgression> for crate::suivi::Progression {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub(crate) enum Commande {
-    /// Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même
-    /// commande reprend les mêmes plans, et leurs réglages d'envoi (ceux donnés au dépôt sont
-    /// retenus par le plan).
+    /// Dépose une saison ou une nuit ; relancer la même commande reprend.
+    ///
+    /// Une saison : chaque nuit dans sa participation. Relancer la même commande reprend les
+    /// mêmes plans, et leurs réglages d'envoi (ceux donnés au dépôt sont retenus par le plan).
     Depot(ArgsDepot),
     /// Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias :
     /// retenter).
@@ -630,21 +785,29 @@ pub(crate) enum Commande {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("destination").args(["vers", "participation"])))]
 pub(crate) struct ArgsDepot {
+    /// La saison ou la nuit à déposer.
+    ///
     /// Les dossiers à déposer (parcourus récursivement). Sans --vers ni --participation ni
     /// --debut/--fin : la saison, chaque nuit (site, point, passage, soirée lus dans les noms)
     /// dans sa participation, reprise si elle existe, créée sinon.
     #[arg(required = true, num_args = 1.., value_name = "DOSSIER")]
     pub(crate) dossiers: Vec<PathBuf>,
 
+    /// Dépose dans un compartiment S3 plutôt que sur la plateforme.
+    ///
     /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif).
     #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
     pub(crate) vers: Option<String>,
 
+    /// La participation (créée sur le site web) qui reçoit la nuit.
+    ///
     /// Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres
     /// hexadécimaux, la fin de l'adresse de sa page.
     #[arg(long, value_name = "ID")]
     pub(crate) participation: Option<String>,
 
+    /// Le site où créer la participation (avec --debut et --fin).
+    ///
     /// Avec --debut et --fin : le site où créer la participation (et --point pour un site
     /// point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro
     /// des noms (ID), ou le site d'un numéro que son titre ne porte pas (NUMERO=ID) ;
@@ -652,11 +815,15 @@ pub(crate) struct ArgsDepot {
     #[arg(long, value_name = "ID|NUMERO=ID")]
     pub(crate) site: Vec<String>,
 
+    /// Le point d'écoute de la participation à créer (ex. A1).
+    ///
     /// Point d'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe,
     /// facultatif pour un site routier ou pédestre, qui n'en a pas.
     #[arg(long, requires = "site")]
     pub(crate) point: Option<String>,
 
+    /// Début de la nuit (ex. 2026-06-21T23:30:00+02:00).
+    ///
     /// Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le
     /// décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée.
     #[arg(long, requires = "site")]
@@ -666,6 +833,8 @@ pub(crate) struct ArgsDepot {
     #[arg(long, requires = "site")]
     pub(crate) fin: Option<String>,
 
+    /// Fuseau de l'horloge des enregistreurs (défaut : celui de cet ordinateur).
+    ///
     /// Fuseau de l'horloge des enregistreurs, pour tirer des noms les dates des
     /// participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un
     /// décalage fixe (+01:00 pour un enregistreur resté à l'heure d'hiver).
@@ -675,23 +844,25 @@ pub(crate) struct ArgsDepot {
     /// Dépose dans la participation donnée (ou à créer) même si les noms disent un autre
     /// site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de
     /// retirer un fichier accepté : à n'utiliser qu'en connaissance de cause).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub(crate) forcer_participation: bool,
 
     #[command(flatten)]
     pub(crate) api: OptionsApi,
 
     /// Accepte un point d'accès ou une API en http:// hors de la boucle locale (tout y circule en clair).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub(crate) autoriser_http: bool,
 
+    /// Montre ce qui partirait, sans rien envoyer.
+    ///
     /// Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé,
     /// ni plan existant mis à jour).
     #[arg(long)]
     pub(crate) simulation: bool,
 
     /// Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub(crate) redeposer_modifies: bool,
 
     #[command(flatten)]
@@ -895,6 +1066,8 @@ pub(crate) struct ArgsVerifier {
 /// Passer jusqu'au bout : enchaîner les passages sans geste humain (`--jusqu-au-bout`).
 #[derive(Debug, Clone, Args)]
 pub(crate) struct OptionsPassages {
+    /// Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h).
+    ///
     /// Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains,
     /// avec une pause croissante entre deux (« prochain passage dans N s »), jusqu'à ce que
     /// tout soit déposé (code 0), qu'il ne reste que des refus définitifs (3), que DURÉE soit
@@ -909,7 +1082,8 @@ pub(crate) struct OptionsPassages {
     )]
     pub(crate) jusqu_au_bout: Option<JusquAuBout>,
 
-    /// Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée.
+    /// Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu
+    /// variée au hasard (pour que deux vigie ne reviennent pas ensemble).
     #[arg(
         long,
         value_name = "S",
@@ -1000,7 +1174,7 @@ pub(crate) struct OptionsReessai {
     #[arg(long, value_name = "S", default_value_t = 30.0)]
     pub(crate) delai_blocage: f64,
 
-    /// Nombre de tentatives par émission (profil INSISTANT).
+    /// Nombre de tentatives par requête (envois, déclarations, finalisations).
     #[arg(long, value_name = "N", default_value_t = 7)]
     pub(crate) tentatives: u32,
 
@@ -1051,7 +1225,12 @@ pub(crate) struct OptionsS3 {
 pub(crate) struct OptionsApi {
     /// Base de l'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que
     /// « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1.
-    #[arg(long = "api", env = "VIGIE_API", value_name = "URL")]
+    #[arg(
+        long = "api",
+        env = "VIGIE_API",
+        value_name = "URL",
+        hide_short_help = true
+    )]
     pub(crate) url: Option<String>,
 }
 
@@ -1180,7 +1359,8 @@ pub(crate) struct ArgsTraitement {
     #[arg(long, value_name = "DURÉE", requires = "attendre", value_parser = crate::duree::analyser)]
     pub(crate) echeance: Option<std::time::Duration>,
 
-    /// Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée.
+    /// Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, un peu
+    /// variée au hasard.
     #[arg(
         long,
         value_name = "S",
@@ -1269,7 +1449,7 @@ mod tests_aide {
             .find_subcommand("depot")
             .expect("depot existe")
             .clone()
-            .render_help()
+            .render_long_help()
             .to_string();
         let avancees = depot
             .find("Options avancées")

@@ -35,6 +35,7 @@ mod messages_serveur;
 mod mise_a_niveau;
 mod participation_creee;
 mod plan_cli;
+mod premier_ecran;
 mod preparer;
 mod preuves;
 mod prise_en_main;
