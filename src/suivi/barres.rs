@@ -220,7 +220,7 @@ impl SuiviBarres {
         let largeur = (self.interne.colonnes)().saturating_sub(1);
         let ligne = super::format::replier(ligne, largeur).join("\n");
         if self.termine() || self.interne.multi.is_hidden() {
-            let _ = writeln!(io::stderr().lock(), "{ligne}");
+            let _ = writeln!(crate::sortie::erreur(), "{ligne}");
         } else {
             let _ = self.interne.multi.println(ligne);
         }
@@ -708,9 +708,14 @@ mod tests {
             coupure.contains("réseau indisponible — nouvelle tentative dans 5 s"),
             "{coupure}"
         );
+        // Celui qui avait commencé le dit : ses octets seront renvoyés.
+        assert!(
+            coupure.contains(" 40 % · sera renvoyé (réseau coupé)"),
+            "{coupure}"
+        );
         assert_eq!(
             coupure.matches("en attente du réseau").count(),
-            2,
+            1,
             "{coupure}"
         );
         assert!(!coupure.contains("en cours"), "{coupure}");
@@ -739,16 +744,13 @@ mod tests {
         barres.nouvelle_tentative(&u, 2, Duration::from_millis(1200));
         barres.rafraichir();
         let ecran0 = ecran.contenu();
-        assert!(
-            ecran0.contains("40 % · nouvelle tentative dans 2 s"),
-            "{ecran0}"
-        );
+        assert!(ecran0.contains("40 % · sera renvoyé dans 2 s"), "{ecran0}");
 
         horloge.avancer(Duration::from_millis(300));
         barres.progression(&u, 0);
         barres.rafraichir();
         let ecran1 = ecran.contenu();
-        assert!(ecran1.contains("nouvelle tentative dans 1 s"), "{ecran1}");
+        assert!(ecran1.contains("sera renvoyé dans 1 s"), "{ecran1}");
         assert!(!ecran1.contains("dans 2 s"), "{ecran1}");
         assert!(!ecran1.contains("0 s"), "{ecran1}");
 
@@ -757,7 +759,7 @@ mod tests {
         barres.progression(&u, 150);
         barres.rafraichir();
         let ecran2 = ecran.contenu();
-        assert!(!ecran2.contains("nouvelle tentative"), "{ecran2}");
+        assert!(!ecran2.contains("renvoi"), "{ecran2}");
         assert!(ecran2.contains(" 15 %"), "{ecran2}");
         assert!(ecran2.contains("0/1 fichiers"), "{ecran2}");
     }

@@ -152,6 +152,9 @@ struct Unite {
     /// Le dernier courant annoncé (confirmé + tentative en cours) ; peut redescendre.
     octets: u64,
     mention: Option<Mention>,
+    /// La tentative annoncée par `mention` renverra des octets déjà partis (le pourcentage
+    /// va retomber) : la ligne dit « sera renvoyé » au lieu de « nouvelle tentative ».
+    renvoi: bool,
     /// Finie, mais gardée à l'écran le temps que sa mention ait tenu sa seconde.
     fin: Option<(Fin, Duration)>,
 }
@@ -215,6 +218,7 @@ impl Tableau {
                 taille,
                 octets: 0,
                 mention: None,
+                renvoi: false,
                 fin: None,
             },
         );
@@ -246,6 +250,7 @@ impl Tableau {
     pub(crate) fn nouvelle_tentative(&mut self, id: i64, attente: Duration, t: Duration) {
         if let Some(u) = self.unites.get_mut(&id) {
             u.mention = Some(Mention::nouveau(t, attente));
+            u.renvoi = u.octets > 0;
         }
     }
 
@@ -444,7 +449,9 @@ impl Tableau {
     pub(crate) fn ligne_ensemble(&self, t: Duration) -> Option<LigneEnsemble> {
         let utiles = self.colonnes_utiles();
         let bandeau = self.bandeau(t);
-        if !self.commence {
+        // Avant le début du passage, rien à mesurer ; une nuit qui n'a rien à envoyer n'a pas
+        // de barre (« 0/0 fichiers … 0 o / 0 o » ne dit rien de vrai).
+        if !self.commence || self.unites_total == 0 {
             return bandeau.map(|b| LigneEnsemble::texte_seul(b, utiles));
         }
         let fichiers = self.fichiers();
@@ -558,10 +565,24 @@ impl Tableau {
             .checked_div(u.taille)
             .unwrap_or(100);
         let mut ligne = format!("  {nom:<largeur_nom$} {pourcent:>3} %");
+        // Des octets déjà partis seront renvoyés : la ligne le dit avant que le pourcentage ne
+        // retombe, au lieu de passer de 100 % à 0 % sans un mot.
         let mention = if self.reseau_coupe() {
-            Some("en attente du réseau".to_owned())
+            Some(if u.octets > 0 {
+                "sera renvoyé (réseau coupé)".to_owned()
+            } else {
+                "en attente du réseau".to_owned()
+            })
         } else {
-            u.mention.and_then(|m| m.texte(t))
+            u.mention.and_then(|m| m.texte(t)).map(|texte| {
+                if u.renvoi {
+                    texte
+                        .replace("nouvelle tentative dans", "sera renvoyé dans")
+                        .replace("nouvelle tentative en cours", "renvoi en cours")
+                } else {
+                    texte
+                }
+            })
         };
         if let Some(texte) = mention {
             ligne.push_str(" · ");
@@ -594,8 +615,9 @@ mod tests {
         t.progression(1, 400, ms(0));
         t.nouvelle_tentative(1, ms(1200), ms(0));
         let ligne = |tab: &Tableau, ms_: u64| tab.ligne_unite(1, ms(ms_)).unwrap_or_default();
+        // 400 octets déjà partis seront renvoyés : la ligne le dit avant que 40 % ne retombe.
         assert!(
-            ligne(&t, 0).ends_with("nouvelle tentative dans 2 s"),
+            ligne(&t, 0).ends_with("40 % · sera renvoyé dans 2 s"),
             "{}",
             ligne(&t, 0)
         );
@@ -606,16 +628,12 @@ mod tests {
             "jamais « 0 s » tant qu'on attend"
         );
         // L'attente est finie, la tentative part mais n'a encore rien envoyé.
-        assert!(ligne(&t, 1200).ends_with("nouvelle tentative en cours"));
+        assert!(ligne(&t, 1200).ends_with("0 % · renvoi en cours"));
         // Le moteur annonce le courant retombé à zéro (tentative ratée), puis une hausse.
         t.progression(1, 0, ms(1250));
-        assert!(ligne(&t, 1300).contains("nouvelle tentative"));
+        assert!(ligne(&t, 1300).ends_with("  0 % · renvoi en cours"));
         t.progression(1, 100, ms(1500));
-        assert!(
-            !ligne(&t, 1500).contains("nouvelle tentative"),
-            "{}",
-            ligne(&t, 1500)
-        );
+        assert!(!ligne(&t, 1500).contains("renvoi"), "{}", ligne(&t, 1500));
         assert!(ligne(&t, 1500).contains(" 10 %"));
     }
 
@@ -887,10 +905,9 @@ mod tests {
         );
         t.reseau_retabli(ms(2000));
         t.a_retirer(ms(2000));
+        // Une nuit qui n'a rien à envoyer n'a pas de barre (« 0/0 fichiers … 0 o / 0 o »).
         t.debut(0, 0);
-        let l = t.ligne_ensemble(ms(2000)).unwrap();
-        assert_eq!(l.plein, 0, "{l:?}");
-        assert!(l.texte().starts_with("0/0 fichiers [ "), "{}", l.texte());
+        assert_eq!(t.ligne_ensemble(ms(2000)), None);
     }
 
     /// Pendant un `Retry-After` qui retient tous les envois, la ligne d'ensemble décompte la
