@@ -132,32 +132,142 @@ pub(crate) fn sortie_perdue(e: &io::Error) -> bool {
 /// une vérification qui remet des fichiers à déposer) et rend **son** code de sortie, pas un
 /// succès de complaisance ni une erreur d'affichage. Toute autre erreur d'écriture (disque
 /// plein sous une sortie redirigée vers un fichier) reste une erreur.
-pub struct SansEchec<W: Write>(W);
+///
+/// Sur un terminal, chaque ligne y est habillée à sa largeur ([`habiller`]) : c'est le seul
+/// endroit où se replient les messages écrits pour l'utilisateur. Une sortie redirigée, le
+/// JSON ([`standard_brute`]) passent tels quels.
+pub struct SansEchec<W: Write> {
+    sortie: W,
+    /// La largeur où habiller les lignes (un terminal), ou rien (une sortie redirigée).
+    largeur: Option<usize>,
+    /// Le début d'une ligne pas encore finie.
+    tampon: Vec<u8>,
+}
 
-impl<W: Write> Write for SansEchec<W> {
-    fn write(&mut self, octets: &[u8]) -> io::Result<usize> {
-        match self.0.write(octets) {
-            Err(e) if sortie_perdue(&e) => Ok(octets.len()),
+impl<W: Write> SansEchec<W> {
+    fn nouveau(sortie: W, largeur: Option<usize>) -> Self {
+        SansEchec {
+            sortie,
+            largeur,
+            tampon: Vec::new(),
+        }
+    }
+
+    fn ecrire_tout(&mut self, octets: &[u8]) -> io::Result<()> {
+        match self.sortie.write_all(octets) {
+            Err(e) if sortie_perdue(&e) => Ok(()),
             r => r,
         }
     }
 
+    /// Écrit les lignes finies du tampon, habillées ; `tout` : aussi la ligne commencée.
+    fn vider(&mut self, tout: bool) -> io::Result<()> {
+        let Some(largeur) = self.largeur else {
+            return Ok(());
+        };
+        let fin = if tout {
+            self.tampon.len()
+        } else {
+            match self.tampon.iter().rposition(|&o| o == b'\n') {
+                Some(i) => i + 1,
+                None => return Ok(()),
+            }
+        };
+        let pret: Vec<u8> = self.tampon.drain(..fin).collect();
+        let texte = String::from_utf8_lossy(&pret);
+        let mut habille = String::with_capacity(texte.len());
+        for (i, ligne) in texte.split('\n').enumerate() {
+            if i > 0 {
+                habille.push('\n');
+            }
+            habille.push_str(&habiller(ligne, largeur).join("\n"));
+        }
+        self.ecrire_tout(habille.as_bytes())
+    }
+}
+
+impl<W: Write> Write for SansEchec<W> {
+    fn write(&mut self, octets: &[u8]) -> io::Result<usize> {
+        if self.largeur.is_none() {
+            return match self.sortie.write(octets) {
+                Err(e) if sortie_perdue(&e) => Ok(octets.len()),
+                r => r,
+            };
+        }
+        self.tampon.extend_from_slice(octets);
+        self.vider(false)?;
+        Ok(octets.len())
+    }
+
     fn flush(&mut self) -> io::Result<()> {
-        match self.0.flush() {
+        self.vider(true)?;
+        match self.sortie.flush() {
             Err(e) if sortie_perdue(&e) => Ok(()),
             r => r,
         }
     }
 }
 
-/// La sortie standard (résultats, bilan, JSON), sous [`SansEchec`].
-pub(crate) fn standard() -> SansEchec<io::StdoutLock<'static>> {
-    SansEchec(io::stdout().lock())
+impl<W: Write> Drop for SansEchec<W> {
+    fn drop(&mut self) {
+        // Une ligne commencée sans fin (une invite) part telle quelle.
+        let _ = self.flush();
+    }
 }
 
-/// La sortie d'erreur (statut, avertissements, erreurs), sous [`SansEchec`].
+/// La largeur où habiller ce qui s'écrit sur `terminal`, si c'en est un : une colonne de
+/// moins que lui (certains terminaux passent à la ligne en écrivant la dernière colonne).
+fn largeur_d_habillage(terminal: &console::Term) -> Option<usize> {
+    terminal
+        .size_checked()
+        .map(|(_, colonnes)| usize::from(colonnes).saturating_sub(1))
+}
+
+/// La sortie standard (résultats, bilan), sous [`SansEchec`], habillée sur un terminal.
+pub(crate) fn standard() -> SansEchec<io::StdoutLock<'static>> {
+    SansEchec::nouveau(
+        io::stdout().lock(),
+        largeur_d_habillage(&console::Term::stdout()),
+    )
+}
+
+/// La sortie standard telle quelle, même sur un terminal : le JSON, les scripts de
+/// complétion, ce qu'un programme relit.
+pub(crate) fn standard_brute() -> SansEchec<io::StdoutLock<'static>> {
+    SansEchec::nouveau(io::stdout().lock(), None)
+}
+
+/// La sortie d'erreur (statut, avertissements, erreurs), sous [`SansEchec`], habillée sur un
+/// terminal.
 pub fn erreur() -> SansEchec<io::StderrLock<'static>> {
-    SansEchec(io::stderr().lock())
+    SansEchec::nouveau(
+        io::stderr().lock(),
+        largeur_d_habillage(&console::Term::stderr()),
+    )
+}
+
+/// Une ligne habillée à `largeur` colonnes : repliée entre deux mots, jamais au milieu d'un
+/// mot (une adresse, un chemin, un nom trop long dépasse plutôt que d'être coupé), les lignes
+/// suivantes en retrait de la première et de quatre espaces. Sous 20 colonnes, rien n'est
+/// replié. Le seul habillage de `vigie` : les barres (`suivi`) et les sorties ([`SansEchec`])
+/// s'en servent.
+pub(crate) fn habiller(ligne: &str, largeur: usize) -> Vec<String> {
+    if largeur < 20 || textwrap::core::display_width(ligne) <= largeur {
+        return vec![ligne.to_owned()];
+    }
+    let retrait: String = ligne.chars().take_while(|c| *c == ' ').collect();
+    let suite = format!("{retrait}    ");
+    let options = textwrap::Options::new(largeur)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
+        .initial_indent(&retrait)
+        .subsequent_indent(&suite);
+    textwrap::wrap(ligne.trim_start_matches(' '), options)
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .collect()
 }
 
 // Les messages d'erreur du système (propres à chaque système) vivent dans `plateforme`.
@@ -207,13 +317,72 @@ mod tests {
                 Err(io::Error::from(self.0))
             }
         }
-        let mut tube = SansEchec(Casse(io::ErrorKind::BrokenPipe));
+        let mut tube = SansEchec::nouveau(Casse(io::ErrorKind::BrokenPipe), None);
         assert!(writeln!(tube, "perdu").is_ok());
         assert!(tube.flush().is_ok());
-        let mut plein = SansEchec(Casse(io::ErrorKind::StorageFull));
+        let mut plein = SansEchec::nouveau(Casse(io::ErrorKind::StorageFull), None);
         assert!(writeln!(plein, "pas perdu").is_err());
         #[cfg(unix)]
         assert!(sortie_perdue(&io::Error::from_raw_os_error(libc::EIO)));
+    }
+
+    /// Des messages longs (ceux que l'on voyait coupés au milieu d'un mot, « copie/z »,
+    /// « jeto/n », « déce/mbre ») habillés à 80 puis 60 colonnes : chaque ligne tient, aucun
+    /// mot n'est coupé, aucun n'est perdu, le retrait est gardé.
+    #[test]
+    fn un_message_long_est_habille_sans_couper_un_mot() {
+        let messages = [
+            "erreur : le jeton enregistré est refusé par la plateforme (401) : reconnectez-vous \
+             avec vigie connexion --jeton - et collez le jeton copié depuis le site Vigie-Chiro",
+            "  → corrigez-les d'une commande : vigie renommer /media/carte/2026/Car640139 puis \
+             relancez le dépôt ; rien n'a été envoyé et aucun plan n'a été créé ci-dessus",
+            "Plan 3 : la participation de la nuit du 21 décembre sera créée au premier passage, \
+             après le retour du réseau (nouvelle tentative dans 30 s)",
+        ];
+        for largeur in [79, 59] {
+            for message in messages {
+                let lignes = habiller(message, largeur);
+                assert!(lignes.len() > 1, "{largeur} : {lignes:?}");
+                for l in &lignes {
+                    assert!(l.chars().count() <= largeur, "{largeur} : {l:?}");
+                }
+                let mots = |t: &str| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+                assert_eq!(mots(&lignes.join(" ")), mots(message), "{largeur}");
+                let retrait = message.chars().take_while(|c| *c == ' ').count();
+                assert!(
+                    lignes[1..]
+                        .iter()
+                        .all(|l| l.starts_with(&" ".repeat(retrait + 4))),
+                    "{lignes:?}"
+                );
+            }
+        }
+        // Un mot plus long que la place (une adresse) reste entier.
+        let adresse = format!("voir https://{}/fin", "x".repeat(70));
+        assert!(
+            habiller(&adresse, 59)
+                .iter()
+                .any(|l| l.contains(&adresse[5..]))
+        );
+    }
+
+    /// Sur un terminal, une ligne écrite en plusieurs fois est habillée une fois finie ; une
+    /// sortie redirigée passe telle quelle.
+    #[test]
+    fn la_sortie_habille_les_lignes_finies() {
+        let mut tampon = Vec::new();
+        {
+            let mut s = SansEchec::nouveau(&mut tampon, Some(30));
+            write!(s, "un message assez long pour être ").unwrap();
+            writeln!(s, "replié deux fois au moins, sans couper").unwrap();
+            write!(s, "invite : ").unwrap();
+        }
+        let texte = String::from_utf8(tampon).unwrap();
+        assert!(texte.lines().all(|l| l.chars().count() <= 30), "{texte}");
+        assert!(texte.ends_with("\ninvite : "), "{texte:?}");
+        let mut brut = Vec::new();
+        writeln!(SansEchec::nouveau(&mut brut, None), "{}", "mot ".repeat(40)).unwrap();
+        assert_eq!(brut.iter().filter(|&&o| o == b'\n').count(), 1);
     }
 
     #[test]

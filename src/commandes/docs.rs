@@ -23,7 +23,7 @@ const SHELLS: [(Shell, &str); 5] = [
 ];
 
 pub(crate) fn completions(shell: Shell) -> Result<CodeSortie> {
-    let mut sortie = crate::sortie::standard();
+    let mut sortie = crate::sortie::standard_brute();
     sortie.write_all(&script_completion(shell))?;
     sortie.flush()?;
     Ok(CodeSortie::Succes)

@@ -104,28 +104,7 @@ pub(crate) fn nom_court(nom: &str, largeur: usize) -> String {
 /// s'alignent quatre colonnes plus loin que le texte de la première. Un mot plus long que la
 /// place (une adresse, un nom de fichier) reste entier, seul sur sa ligne.
 pub(crate) fn replier(ligne: &str, largeur: usize) -> Vec<String> {
-    if ligne.chars().count() <= largeur || largeur < 20 {
-        return vec![ligne.to_owned()];
-    }
-    let retrait = ligne.chars().take_while(|c| *c == ' ').count();
-    let suite = " ".repeat(retrait + 4);
-    let mut lignes = Vec::new();
-    let mut courante = " ".repeat(retrait);
-    for mot in ligne.trim_start().split(' ') {
-        let vide = courante.trim().is_empty();
-        let longueur = courante.chars().count() + usize::from(!vide) + mot.chars().count();
-        if !vide && longueur > largeur {
-            lignes.push(std::mem::replace(&mut courante, suite.clone()));
-            courante.push_str(mot);
-        } else {
-            if !vide {
-                courante.push(' ');
-            }
-            courante.push_str(mot);
-        }
-    }
-    lignes.push(courante);
-    lignes
+    crate::sortie::habiller(ligne, largeur)
 }
 
 /// Un nom du protocole point fixe raccourci morceau par morceau (voir [`nom_court`]), ou

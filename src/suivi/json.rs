@@ -60,7 +60,7 @@ pub(super) fn ecrire_ligne(evenement: &Evenement<'_>) -> io::Result<()> {
     if let Some(objet) = valeur.as_object_mut() {
         objet.insert("version".into(), VERSION_JSON.into());
     }
-    let mut sortie = crate::sortie::standard();
+    let mut sortie = crate::sortie::standard_brute();
     serde_json::to_writer(&mut sortie, &valeur)?;
     sortie.write_all(b"\n")?;
     sortie.flush()

@@ -6,7 +6,7 @@
 //! `grep`e ; la progression octet par octet n'en est pas un. `~` marque un incident absorbé,
 //! pas une erreur ; `=` un fichier que la destination avait déjà.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use super::format::neutraliser;
@@ -38,7 +38,7 @@ impl SuiviLignes {
 
     fn ligne(&self, texte: std::fmt::Arguments<'_>) {
         // Une sortie d'erreur fermée ne doit pas arrêter un dépôt.
-        let _ = writeln!(io::stderr().lock(), "{texte}");
+        let _ = writeln!(crate::sortie::erreur(), "{texte}");
     }
 }
 

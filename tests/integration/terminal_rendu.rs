@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use portable_pty::{CommandBuilder, PtyPair, PtySize, native_pty_system};
 use vigie_bac_a_sable::{Operation, Panne, Regle, Relache};
 
+use crate::commun::plateforme::*;
 use crate::commun::*;
 use crate::saison::depot_saison;
 
@@ -68,10 +69,14 @@ struct Terminal {
 
 impl Terminal {
     fn ouvrir() -> Terminal {
+        Terminal::ouvrir_de(LIGNES_NZ, COLONNES_NZ)
+    }
+
+    fn ouvrir_de(lignes: NonZeroU16, colonnes: NonZeroU16) -> Terminal {
         let paire = native_pty_system()
             .openpty(PtySize {
-                rows: LIGNES,
-                cols: COLONNES,
+                rows: lignes.get(),
+                cols: colonnes.get(),
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -79,7 +84,7 @@ impl Terminal {
         let mut lecteur = paire.master.try_clone_reader().unwrap();
         let clavier = paire.master.take_writer().unwrap();
         let recu = Arc::new(Mutex::new(Vec::new()));
-        let ecran = Arc::new(Mutex::new(vt100::Parser::new(LIGNES_NZ, COLONNES_NZ, 0)));
+        let ecran = Arc::new(Mutex::new(vt100::Parser::new(lignes, colonnes, 0)));
         {
             let (recu, ecran) = (Arc::clone(&recu), Arc::clone(&ecran));
             // Jusqu'à la fermeture du terminal, à la fin de l'essai.
@@ -205,6 +210,25 @@ impl Terminal {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Efface l'écran de l'émulateur (pas celui de `vigie`) : ce qui suit s'y écrit en haut.
+    fn effacer(&self) {
+        self.ecran.lock().unwrap().process(b"\x1b[2J\x1b[H");
+    }
+
+    /// Les lignes de l'écran que le terminal a dû replier lui-même (une ligne écrite plus
+    /// large que lui : un mot y est coupé en bout de ligne).
+    fn lignes_repliees(&self) -> Vec<String> {
+        let parseur = self.ecran.lock().unwrap();
+        let ecran = parseur.screen();
+        let (lignes, colonnes) = ecran.size();
+        let (lignes, colonnes) = (lignes.get(), colonnes.get());
+        let contenu: Vec<String> = ecran.rows(0, colonnes).collect();
+        (0..lignes)
+            .filter(|&l| ecran.row_wrapped(l))
+            .map(|l| format!("{}⏎{}", contenu[l as usize], contenu[l as usize + 1]))
+            .collect()
     }
 
     /// L'écran tel qu'on le voit, une ligne par ligne de terminal.
@@ -345,4 +369,58 @@ fn le_terminal_est_rendu_sur_chaque_chemin_de_sortie() {
         "une panique : l'écho du terminal n'est pas rendu\n{}",
         terminal.ecran()
     );
+}
+
+/// Des messages longs d'erreur et de conseil, ceux des essais existants (identifiants S3
+/// absents : `terminal.rs` ; noms refusés et `vigie renommer` : `terminal.rs` ; pas de plan :
+/// `plan_cli.rs` ; jeton absent : `depot_vigiechiro.rs`), dans un terminal de 80 puis de 60
+/// colonnes : le terminal n'a jamais à replier une ligne (il couperait un mot en bout de
+/// ligne), et chaque message est là en entier.
+#[test]
+fn les_messages_tiennent_dans_la_largeur_du_terminal() {
+    for colonnes in [80, 60] {
+        let terminal = Terminal::ouvrir_de(
+            NonZeroU16::new(50).unwrap(),
+            NonZeroU16::new(colonnes).unwrap(),
+        );
+        let banc = Banc::nouveau();
+        for i in 0..3 {
+            banc.fichier(&format!("{}.WAV", nom(i).trim_end_matches(".wav")), 100);
+        }
+        let mut sans_identifiants = banc.depot();
+        sans_identifiants
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .args(["--profil", "terrain"]);
+        let mut sans_jeton = banc.vigie();
+        sans_jeton
+            .args(["depot", "--participation", PARTICIPATION, "--api"])
+            .arg(banc.bac().api())
+            .arg(&banc.nuit);
+        let mut sans_plan = banc.vigie();
+        sans_plan.arg("etat");
+        let commandes = [
+            ("identifiants S3 absents", sans_identifiants, "définissez"),
+            ("noms refusés", banc.depot_plateforme(), "vigie renommer"),
+            ("jeton absent", sans_jeton, "vigie connexion"),
+            ("pas de plan", sans_plan, "vigie depot"),
+        ];
+        for (quoi, commande, attendu) in commandes {
+            terminal.effacer();
+            let s = terminal.lancer(&commande);
+            let code = terminal.finir(s);
+            let ecran = terminal.ecran();
+            assert_ne!(code, 0, "{quoi} : {ecran}");
+            assert!(
+                ecran.contains(attendu),
+                "{quoi} à {colonnes} colonnes : « {attendu} » manque :\n{ecran}"
+            );
+            let repliees = terminal.lignes_repliees();
+            assert!(
+                repliees.is_empty(),
+                "{quoi} à {colonnes} colonnes : lignes repliées par le terminal :\n{}\n\n{ecran}",
+                repliees.join("\n")
+            );
+        }
+    }
 }
