@@ -26,11 +26,11 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
             cand -V 'Affiche la version'
             cand --version 'Affiche la version'
-            cand depot 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d''envoi (ceux donnés au dépôt sont retenus par le plan)'
+            cand depot 'Dépose une saison ou une nuit ; relancer la même commande reprend'
             cand retenter-echecs 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)'
             cand etat 'Montre l''état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d''un plan hors saison), ou leurs fichiers un par un'
             cand plans 'Liste les plans de la base'
@@ -49,16 +49,16 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand generer-docs 'Régénère completions/ et man/ (pour les mainteneurs)'
         }
         &'vigie;depot'= {
-            cand --vers 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)'
-            cand --participation 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l''adresse de sa page'
-            cand --site 'Avec --debut et --fin : le site où créer la participation (et --point pour un site point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro des noms (ID), ou le site d''un numéro que son titre ne porte pas (NUMERO=ID) ; répétable'
-            cand --point 'Point d''écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n''en a pas'
-            cand --debut 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée'
+            cand --vers 'Dépose dans un compartiment S3 plutôt que sur la plateforme'
+            cand --participation 'La participation (créée sur le site web) qui reçoit la nuit'
+            cand --site 'Le site où créer la participation (avec --debut et --fin)'
+            cand --point 'Le point d''écoute de la participation à créer (ex. A1)'
+            cand --debut 'Début de la nuit (ex. 2026-06-21T23:30:00+02:00)'
             cand --fin 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)'
-            cand --fuseau 'Fuseau de l''horloge des enregistreurs, pour tirer des noms les dates des participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un décalage fixe (+01:00 pour un enregistreur resté à l''heure d''hiver) [défaut : local]'
+            cand --fuseau 'Fuseau de l''horloge des enregistreurs (défaut : celui de cet ordinateur)'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
-            cand --jusqu-au-bout 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)'
-            cand --attente-passage 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]'
+            cand --jusqu-au-bout 'Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h)'
+            cand --attente-passage 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu variée au hasard (pour que deux vigie ne reviennent pas ensemble) [défaut : 30]'
             cand --attente-passage-max 'Plafond de la pause entre deux passages (secondes) [défaut : 600]'
             cand --paralleles 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d''un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]'
             cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
@@ -66,7 +66,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --debit-max 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]'
             cand --delai-tentative 'Délai maximal d''une tentative (secondes) [défaut : 300]'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]'
-            cand --tentatives 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]'
+            cand --tentatives 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]'
             cand --attente-base 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]'
             cand --attente-max 'Plafond de l''attente entre deux tentatives (secondes) [défaut : 8]'
             cand --echeance 'Échéance d''une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n''y compte pas) [défaut : 900]'
@@ -92,19 +92,19 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --journal 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600'
             cand --forcer-participation 'Dépose dans la participation donnée (ou à créer) même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n''utiliser qu''en connaissance de cause)'
             cand --autoriser-http 'Accepte un point d''accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
-            cand --simulation 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
+            cand --simulation 'Montre ce qui partirait, sans rien envoyer'
             cand --redeposer-modifies 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'
             cand --json 'Événements et bilan en lignes JSON sur la sortie standard'
             cand -v 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;retenter-echecs'= {
-            cand --jusqu-au-bout 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)'
-            cand --attente-passage 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]'
+            cand --jusqu-au-bout 'Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h)'
+            cand --attente-passage 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu variée au hasard (pour que deux vigie ne reviennent pas ensemble) [défaut : 30]'
             cand --attente-passage-max 'Plafond de la pause entre deux passages (secondes) [défaut : 600]'
             cand --paralleles 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d''un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]'
             cand --seuil-multipart 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)'
@@ -112,7 +112,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --debit-max 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]'
             cand --delai-tentative 'Délai maximal d''une tentative (secondes) [défaut : 300]'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]'
-            cand --tentatives 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]'
+            cand --tentatives 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]'
             cand --attente-base 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]'
             cand --attente-max 'Plafond de l''attente entre deux tentatives (secondes) [défaut : 8]'
             cand --echeance 'Échéance d''une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n''y compte pas) [défaut : 900]'
@@ -130,8 +130,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;etat'= {
             cand --unites 'Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état, cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou tout'
@@ -143,8 +143,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;plans'= {
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
@@ -155,13 +155,13 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;verifier'= {
             cand --delai-tentative 'Délai maximal d''une tentative (secondes) [défaut : 300]'
             cand --delai-blocage 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]'
-            cand --tentatives 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]'
+            cand --tentatives 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]'
             cand --attente-base 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]'
             cand --attente-max 'Plafond de l''attente entre deux tentatives (secondes) [défaut : 8]'
             cand --echeance 'Échéance d''une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n''y compte pas) [défaut : 900]'
@@ -178,8 +178,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;connexion'= {
             cand --jeton 'Le jeton copié depuis l''adresse du site après « ?token= » ; « - » pour le coller à l''invite (masqué) ou le lire sur l''entrée standard, sans qu''il apparaisse dans l''historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse et quel compte sont enregistrés'
@@ -192,8 +192,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;deconnexion'= {
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
@@ -204,8 +204,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;participations'= {
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
@@ -217,8 +217,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;traiter'= {
             cand --participation 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)'
@@ -233,13 +233,13 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;traitement'= {
             cand --participation 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)'
             cand --echeance 'Avec --attendre : s''arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s''il n''est pas fini)'
-            cand --attente-releve 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]'
+            cand --attente-releve 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, un peu variée au hasard [défaut : 30]'
             cand --attente-releve-max 'Plafond de l''attente entre deux relevés (secondes) [défaut : 300]'
             cand --api 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]'
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
@@ -251,8 +251,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;resultats'= {
             cand --participation 'La participation dont télécharger les résultats (par défaut, celle du dernier plan ; d''une saison : chaque nuit)'
@@ -268,8 +268,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;renommer'= {
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
@@ -281,8 +281,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;preparer'= {
             cand --vers 'Le dossier où écrire les séquences, un sous-dossier par nuit (créé au besoin ; pas sur la carte)'
@@ -312,8 +312,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;bac-a-sable'= {
             cand --port 'Port d''écoute sur 127.0.0.1 (0 : un port libre, choisi par le système) [défaut : 8210]'
@@ -330,8 +330,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;completions'= {
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
@@ -342,8 +342,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;generer-docs'= {
             cand --base 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]'
@@ -354,8 +354,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
     ]
     $completions[$command]
