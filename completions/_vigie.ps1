@@ -312,8 +312,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;demo' {

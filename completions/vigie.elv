@@ -297,8 +297,8 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --verbose 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte'
             cand -q 'Seulement le bilan et les erreurs'
             cand --quiet 'Seulement le bilan et les erreurs'
-            cand -h 'Affiche l''aide'
-            cand --help 'Affiche l''aide'
+            cand -h 'Affiche l''aide (--help : le détail et toutes les options)'
+            cand --help 'Affiche l''aide (--help : le détail et toutes les options)'
         }
         &'vigie;demo'= {
             cand --graine 'Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)'

@@ -32,9 +32,9 @@ complete -c vigie -n "__fish_vigie_needs_command" -l journal -d 'Journal complet
 complete -c vigie -n "__fish_vigie_needs_command" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_needs_command" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_needs_command" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_needs_command" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_needs_command" -s V -l version -d 'Affiche la version'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d\'envoi (ceux donnés au dépôt sont retenus par le plan)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose une saison ou une nuit ; relancer la même commande reprend'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d\'un plan hors saison), ou leurs fichiers un par un'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
@@ -51,16 +51,16 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstratio
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "bac-a-sable" -d 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu\'à Ctrl-C'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l\'adresse de sa page' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Avec --debut et --fin : le site où créer la participation (et --point pour un site point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro des noms (ID), ou le site d\'un numéro que son titre ne porte pas (NUMERO=ID) ; répétable' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Point d\'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n\'en a pas' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Dépose dans un compartiment S3 plutôt que sur la plateforme' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'La participation (créée sur le site web) qui reçoit la nuit' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Le site où créer la participation (avec --debut et --fin)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Le point d\'écoute de la participation à créer (ex. A1)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit (ex. 2026-06-21T23:30:00+02:00)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fuseau -d 'Fuseau de l\'horloge des enregistreurs, pour tirer des noms les dates des participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un décalage fixe (+01:00 pour un enregistreur resté à l\'heure d\'hiver) [défaut : local]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fuseau -d 'Fuseau de l\'horloge des enregistreurs (défaut : celui de cet ordinateur)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l jusqu-au-bout -d 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu\'à ce que tout soit déposé (code 0), qu\'il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l jusqu-au-bout -d 'Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu variée au hasard (pour que deux vigie ne reviennent pas ensemble) [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-passage-max -d 'Plafond de la pause entre deux passages (secondes) [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l paralleles -d 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d\'un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
@@ -68,7 +68,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l taille-partie -d '
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l tentatives -d 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
@@ -96,14 +96,14 @@ jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l forcer-participation -d 'Dépose dans la participation donnée (ou à créer) même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n\'utiliser qu\'en connaissance de cause)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l autoriser-http -d 'Accepte un point d\'accès ou une API en http:// hors de la boucle locale (tout y circule en clair)'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)'
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l simulation -d 'Montre ce qui partirait, sans rien envoyer'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l redeposer-modifies -d 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l jusqu-au-bout -d 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu\'à ce que tout soit déposé (code 0), qu\'il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l jusqu-au-bout -d 'Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-passage -d 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu variée au hasard (pour que deux vigie ne reviennent pas ensemble) [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-passage-max -d 'Plafond de la pause entre deux passages (secondes) [défaut : 600]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l paralleles -d 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d\'un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l seuil-multipart -d 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)' -r
@@ -111,7 +111,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l taille-p
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l debit-max -d 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l tentatives -d 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
@@ -129,7 +129,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l y-compri
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand retenter-echecs" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l unites -d 'Liste les fichiers du plan dans cet état, un par ligne, triés par chemin (chemin, état, cause, dernier message, tentatives, octets) : a_deposer, en_cours, deposee, echec (transitoires et définitifs), incertaine, definitif (refus définitifs seulement), ou tout' -r -f -a "a_deposer\t''
 en_cours\t''
 deposee\t''
@@ -145,7 +145,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand etat" -l journal -d 'Journal
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand etat" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand etat" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand etat" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -154,10 +154,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand plans" -l journal -d 'Journa
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand plans" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand plans" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand plans" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-tentative -d 'Délai maximal d\'une tentative (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l delai-blocage -d 'Un transfert qui n\'avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]' -r
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l tentatives -d 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l tentatives -d 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-base -d 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l attente-max -d 'Plafond de l\'attente entre deux tentatives (secondes) [défaut : 8]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l echeance -d 'Échéance d\'une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n\'y compte pas) [défaut : 900]' -r
@@ -174,7 +174,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l journal -d 'Jou
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand verifier" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l jeton -d 'Le jeton copié depuis l\'adresse du site après « ?token= » ; « - » pour le coller à l\'invite (masqué) ou le lire sur l\'entrée standard, sans qu\'il apparaisse dans l\'historique ni dans la liste des processus. Sans --jeton ni --api : dit quelle adresse et quel compte sont enregistrés' -r
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l api -d 'Base de l\'API Vigie-Chiro, vérifiée puis retenue à côté du jeton : les commandes suivantes s\'en servent sans --api (--api et VIGIE_API l\'emportent sur elle). Sans --jeton, c\'est le jeton déjà enregistré qui est vérifié à cette adresse' -r
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
@@ -185,7 +185,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l journal -d 'Jo
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand connexion" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -194,7 +194,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l journal -d '
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand deconnexion" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
@@ -204,7 +204,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand participations" -l journal -
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand participations" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand participations" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
@@ -217,10 +217,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l nuit-incomplete 
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l participation -d 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l echeance -d 'Avec --attendre : s\'arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s\'il n\'est pas fini)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve -d 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve -d 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, un peu variée au hasard [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve-max -d 'Plafond de l\'attente entre deux relevés (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
@@ -232,7 +232,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attendre -d '
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l participation -d 'La participation dont télécharger les résultats (par défaut, celle du dernier plan ; d\'une saison : chaque nuit)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l sortie -d 'Dossier où écrire les fichiers (créé s\'il n\'existe pas) [défaut : .]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
@@ -246,7 +246,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l demander-csv -
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -256,7 +256,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l appliquer -d 'R
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand renommer" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l vers -d 'Le dossier où écrire les séquences, un sous-dossier par nuit (créé au besoin ; pas sur la carte)' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l site -d 'Le numéro de site des noms (640380 pour Car640380), si les noms ne le portent pas' -r
 complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l passage -d 'Le numéro de passage, si les noms ne le portent pas' -r
@@ -269,7 +269,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l journal -d 'Jou
 complete -c vigie -n "__fish_vigie_using_subcommand preparer" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand preparer" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l graine -d 'Graine de la saison et des pannes : la même graine rejoue la même démonstration (tirée au hasard sinon, et affichée)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
@@ -281,7 +281,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand demo" -l sans-pannes -d 'San
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand demo" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand demo" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand demo" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l port -d 'Port d\'écoute sur 127.0.0.1 (0 : un port libre, choisi par le système) [défaut : 8210]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l dossier -d 'Dossier du bac à sable (données S3, base d\'essai), gardé d\'un lancement à l\'autre (sinon un dossier temporaire, effacé à l\'arrêt). L\'état de la plateforme (fichiers déclarés) repart à zéro' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l pannes -d 'Une panne à simuler (répétable), ex. « PutObject#3=503:retry-after=2 »' -r
@@ -296,7 +296,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l journal -d '
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand bac-a-sable" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -305,7 +305,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand completions" -l journal -d '
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand completions" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand completions" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand completions" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
@@ -314,4 +314,4 @@ complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l journal -d 
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s q -l quiet -d 'Seulement le bilan et les erreurs'
-complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s h -l help -d 'Affiche l\'aide'
+complete -c vigie -n "__fish_vigie_using_subcommand generer-docs" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
