@@ -29,11 +29,11 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Affiche la version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Affiche la version')
-            [CompletionResult]::new('depot', 'depot', [CompletionResultType]::ParameterValue, 'Dépose une saison (chaque nuit dans sa participation) ou une nuit ; relancer la même commande reprend les mêmes plans, et leurs réglages d''envoi (ceux donnés au dépôt sont retenus par le plan)')
+            [CompletionResult]::new('depot', 'depot', [CompletionResultType]::ParameterValue, 'Dépose une saison ou une nuit ; relancer la même commande reprend')
             [CompletionResult]::new('retenter-echecs', 'retenter-echecs', [CompletionResultType]::ParameterValue, 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)')
             [CompletionResult]::new('etat', 'etat', [CompletionResultType]::ParameterValue, 'Montre l''état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d''un plan hors saison), ou leurs fichiers un par un')
             [CompletionResult]::new('plans', 'plans', [CompletionResultType]::ParameterValue, 'Liste les plans de la base')
@@ -52,16 +52,16 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             break
         }
         'vigie;depot' {
-            [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif)')
-            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'Participation Vigie-Chiro (créée sur le site web) qui reçoit la nuit : 24 chiffres hexadécimaux, la fin de l''adresse de sa page')
-            [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Avec --debut et --fin : le site où créer la participation (et --point pour un site point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro des noms (ID), ou le site d''un numéro que son titre ne porte pas (NUMERO=ID) ; répétable')
-            [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Point d''écoute de la participation à créer (ex. A1) : exigé pour un site point fixe, facultatif pour un site routier ou pédestre, qui n''en a pas')
-            [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit, ISO 8601 avec son fuseau : Z pour UTC (2026-06-21T21:30:00Z), ou le décalage (2026-06-21T23:30:00+02:00). Une heure sans fuseau est refusée')
+            [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Dépose dans un compartiment S3 plutôt que sur la plateforme')
+            [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation (créée sur le site web) qui reçoit la nuit')
+            [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Le site où créer la participation (avec --debut et --fin)')
+            [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Le point d''écoute de la participation à créer (ex. A1)')
+            [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit (ex. 2026-06-21T23:30:00+02:00)')
             [CompletionResult]::new('--fin', '--fin', [CompletionResultType]::ParameterName, 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)')
-            [CompletionResult]::new('--fuseau', '--fuseau', [CompletionResultType]::ParameterName, 'Fuseau de l''horloge des enregistreurs, pour tirer des noms les dates des participations à créer : local (celui de cet ordinateur, par défaut), UTC, ou un décalage fixe (+01:00 pour un enregistreur resté à l''heure d''hiver) [défaut : local]')
+            [CompletionResult]::new('--fuseau', '--fuseau', [CompletionResultType]::ParameterName, 'Fuseau de l''horloge des enregistreurs (défaut : celui de cet ordinateur)')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
-            [CompletionResult]::new('--jusqu-au-bout', '--jusqu-au-bout', [CompletionResultType]::ParameterName, 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)')
-            [CompletionResult]::new('--attente-passage', '--attente-passage', [CompletionResultType]::ParameterName, 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]')
+            [CompletionResult]::new('--jusqu-au-bout', '--jusqu-au-bout', [CompletionResultType]::ParameterName, 'Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h)')
+            [CompletionResult]::new('--attente-passage', '--attente-passage', [CompletionResultType]::ParameterName, 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu variée au hasard (pour que deux vigie ne reviennent pas ensemble) [défaut : 30]')
             [CompletionResult]::new('--attente-passage-max', '--attente-passage-max', [CompletionResultType]::ParameterName, 'Plafond de la pause entre deux passages (secondes) [défaut : 600]')
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d''un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]')
             [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
@@ -69,7 +69,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--debit-max', '--debit-max', [CompletionResultType]::ParameterName, 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]')
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes) [défaut : 300]')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]')
-            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]')
             [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]')
             [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes) [défaut : 8]')
             [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n''y compte pas) [défaut : 900]')
@@ -95,20 +95,20 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--journal', '--journal', [CompletionResultType]::ParameterName, 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600')
             [CompletionResult]::new('--forcer-participation', '--forcer-participation', [CompletionResultType]::ParameterName, 'Dépose dans la participation donnée (ou à créer) même si les noms disent un autre site, point, passage ou soirée, ou plusieurs nuits (la plateforme ne permet pas de retirer un fichier accepté : à n''utiliser qu''en connaissance de cause)')
             [CompletionResult]::new('--autoriser-http', '--autoriser-http', [CompletionResultType]::ParameterName, 'Accepte un point d''accès ou une API en http:// hors de la boucle locale (tout y circule en clair)')
-            [CompletionResult]::new('--simulation', '--simulation', [CompletionResultType]::ParameterName, 'Montre ce qui partirait, sans rien envoyer ni rien écrire dans la base (ni plan créé, ni plan existant mis à jour)')
+            [CompletionResult]::new('--simulation', '--simulation', [CompletionResultType]::ParameterName, 'Montre ce qui partirait, sans rien envoyer')
             [CompletionResult]::new('--redeposer-modifies', '--redeposer-modifies', [CompletionResultType]::ParameterName, 'Renvoie les fichiers déjà déposés qui ont changé depuis (taille ou date)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Événements et bilan en lignes JSON sur la sortie standard')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;retenter-echecs' {
-            [CompletionResult]::new('--jusqu-au-bout', '--jusqu-au-bout', [CompletionResultType]::ParameterName, 'Enchaîne les passages tant que des fichiers restent en échec transitoire ou incertains, avec une pause croissante entre deux (« prochain passage dans N s »), jusqu''à ce que tout soit déposé (code 0), qu''il ne reste que des refus définitifs (3), que DURÉE soit écoulée (1 ; ex. --jusqu-au-bout=6h, 90min ; sans DURÉE, pas de limite) ou Ctrl-C (130)')
-            [CompletionResult]::new('--attente-passage', '--attente-passage', [CompletionResultType]::ParameterName, 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, jitterée [défaut : 30]')
+            [CompletionResult]::new('--jusqu-au-bout', '--jusqu-au-bout', [CompletionResultType]::ParameterName, 'Recommence tant que des fichiers restent en échec (au plus DURÉE, ex. 6h)')
+            [CompletionResult]::new('--attente-passage', '--attente-passage', [CompletionResultType]::ParameterName, 'Pause avant le deuxième passage (secondes), doublée à chaque passage suivant, un peu variée au hasard (pour que deux vigie ne reviennent pas ensemble) [défaut : 30]')
             [CompletionResult]::new('--attente-passage-max', '--attente-passage-max', [CompletionResultType]::ParameterName, 'Plafond de la pause entre deux passages (secondes) [défaut : 600]')
             [CompletionResult]::new('--paralleles', '--paralleles', [CompletionResultType]::ParameterName, 'Nombre de transferts en même temps, au plus (des fichiers, ou les parties d''un gros fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus fait croître le débit [défaut : 4]')
             [CompletionResult]::new('--seuil-multipart', '--seuil-multipart', [CompletionResultType]::ParameterName, 'Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ; par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la plateforme refuse les parties)')
@@ -116,7 +116,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--debit-max', '--debit-max', [CompletionResultType]::ParameterName, 'Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une limite que le plan retient) [variable : VIGIE_DEBIT_MAX]')
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes) [défaut : 300]')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]')
-            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]')
             [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]')
             [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes) [défaut : 8]')
             [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n''y compte pas) [défaut : 900]')
@@ -134,8 +134,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;etat' {
@@ -148,8 +148,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;plans' {
@@ -161,14 +161,14 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;verifier' {
             [CompletionResult]::new('--delai-tentative', '--delai-tentative', [CompletionResultType]::ParameterName, 'Délai maximal d''une tentative (secondes) [défaut : 300]')
             [CompletionResult]::new('--delai-blocage', '--delai-blocage', [CompletionResultType]::ParameterName, 'Un transfert qui n''avance plus depuis ce délai (secondes) est coupé et réessayé [défaut : 30]')
-            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par émission (profil INSISTANT) [défaut : 7]')
+            [CompletionResult]::new('--tentatives', '--tentatives', [CompletionResultType]::ParameterName, 'Nombre de tentatives par requête (envois, déclarations, finalisations) [défaut : 7]')
             [CompletionResult]::new('--attente-base', '--attente-base', [CompletionResultType]::ParameterName, 'Attente de base entre deux tentatives (secondes), doublée à chaque échec [défaut : 0.5]')
             [CompletionResult]::new('--attente-max', '--attente-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux tentatives (secondes) [défaut : 8]')
             [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Échéance d''une émission, tentatives et attentes comprises (secondes ; le temps passé en pause réseau n''y compte pas) [défaut : 900]')
@@ -185,8 +185,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;connexion' {
@@ -200,8 +200,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;deconnexion' {
@@ -213,8 +213,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;participations' {
@@ -227,8 +227,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;traiter' {
@@ -244,14 +244,14 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;traitement' {
             [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l''adresse d''API de ce plan ; d''une saison : chaque nuit)')
             [CompletionResult]::new('--echeance', '--echeance', [CompletionResultType]::ParameterName, 'Avec --attendre : s''arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s''il n''est pas fini)')
-            [CompletionResult]::new('--attente-releve', '--attente-releve', [CompletionResultType]::ParameterName, 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, jitterée [défaut : 30]')
+            [CompletionResult]::new('--attente-releve', '--attente-releve', [CompletionResultType]::ParameterName, 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, un peu variée au hasard [défaut : 30]')
             [CompletionResult]::new('--attente-releve-max', '--attente-releve-max', [CompletionResultType]::ParameterName, 'Plafond de l''attente entre deux relevés (secondes) [défaut : 300]')
             [CompletionResult]::new('--api', '--api', [CompletionResultType]::ParameterName, 'Base de l''API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]')
@@ -263,8 +263,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;resultats' {
@@ -281,8 +281,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;renommer' {
@@ -295,8 +295,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;preparer' {
@@ -328,8 +328,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;bac-a-sable' {
@@ -347,8 +347,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
         'vigie;completions' {
@@ -360,8 +360,8 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Plus de détails sur la sortie d''erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l''emporte')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Seulement le bilan et les erreurs')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Affiche l''aide (--help : le détail et toutes les options)')
             break
         }
     })

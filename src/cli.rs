@@ -87,7 +87,16 @@ fn franciser_commande(c: clap::Command) -> clap::Command {
 
 /// Les titres d'options que seule l'aide longue (`--help`, la page de manuel) montre : l'aide
 /// courte (`-h`) s'en tient à ce qu'une bénévole tape un jour de dépôt.
-const TITRES_DE_L_AIDE_LONGUE: [&str; 3] = ["Options avancées", "Options S3", "Options communes"];
+const TITRES_DE_L_AIDE_LONGUE: [&str; 4] = [
+    "Options avancées",
+    "Options S3",
+    "Options communes",
+    TITRE_DESCRIPTION,
+];
+
+/// Le titre des options qui décrivent le matériel et la météo d'une nuit : nombreuses, elles
+/// allongeraient l'aide courte de chaque commande qui dépose ; l'aide longue les montre.
+const TITRE_DESCRIPTION: &str = "Matériel et météo (vers la plateforme)";
 
 /// Les options de ces titres que l'aide courte montre quand même.
 const TOUJOURS_DANS_L_AIDE_COURTE: [&str; 3] = ["quiet", "aide", "version"];
@@ -882,7 +891,7 @@ pub(crate) struct ArgsDepot {
 /// `meteo`, clés du formulaire du site web) : à sa création, ou en complétant celle qui existe
 /// sans rien effacer ni remplacer de ce que le site web y a mis.
 #[derive(Debug, Args, Default)]
-#[command(next_help_heading = "Matériel et météo (vers la plateforme)")]
+#[command(next_help_heading = TITRE_DESCRIPTION)]
 pub(crate) struct OptionsDescription {
     /// Le type de l'enregistreur (PassiveRecorder, SM4BAT…) ; lu dans les noms s'il s'y trouve.
     #[arg(long, value_name = "TYPE")]
