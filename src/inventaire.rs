@@ -591,6 +591,14 @@ pub(crate) fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec
                 refus.push(caracteres_interdits(nom, refuser));
             }
             Err(RefusPlateforme::TypeInconnu) => refus.push(type_inconnu(nom, refuser)),
+            Err(RefusPlateforme::NomInvalide) if double_decoupe(nom) => refus.push(refuser(
+                "nom d'une séquence découpée deux fois (par Kaleidoscope ?) : un second suffixe \
+                 « _00000_000 » suit un nom déjà découpé"
+                    .into(),
+                "reprenez les séquences d'avant le second passage (sans ce second suffixe) : \
+                 celles-ci ont pu être expansées deux fois"
+                    .into(),
+            )),
             Err(RefusPlateforme::NomInvalide) => {
                 let souche = nom.rsplit_once('.').map_or(nom, |(s, _)| s);
                 refus.push(diagnostic_protocole(souche, refuser));
@@ -598,6 +606,27 @@ pub(crate) fn valider_pour_vigiechiro(enregistrements: &[Enregistrement]) -> Vec
         }
     }
     refus
+}
+
+/// Le signe d'une séquence passée deux fois par Kaleidoscope : un nom de séquence déjà découpé
+/// (`…_AAAAMMJJ_HHMMSS_000`, `…-Chiro_0_00023_000`) suivi d'un second suffixe de découpe
+/// (`_00000_000`, l'offset en secondes et le rang). Le serveur refuse ce nom ; on dit pourquoi,
+/// pour que l'on reprenne les fichiers d'avant le second passage au lieu de le renommer.
+fn double_decoupe(nom: &str) -> bool {
+    let Some((souche, extension)) = nom.rsplit_once('.') else {
+        return false;
+    };
+    let o = souche.as_bytes();
+    // `_` cinq chiffres `_` trois chiffres, à la fin.
+    if o.len() < 11 {
+        return false;
+    }
+    let queue = &o[o.len() - 10..];
+    let suffixe = queue[0] == b'_'
+        && queue[1..6].iter().all(u8::is_ascii_digit)
+        && queue[6] == b'_'
+        && queue[7..].iter().all(u8::is_ascii_digit);
+    suffixe && nom_decompose(&format!("{}.{extension}", &souche[..souche.len() - 10])).is_some()
 }
 
 fn caracteres_interdits(nom: &str, refuser: impl Fn(String, String) -> NomRefuse) -> NomRefuse {
@@ -1368,6 +1397,23 @@ mod tests {
         }
         assert!(essais > 60_000, "{essais}");
         assert!(!titre_permis(""));
+    }
+
+    #[test]
+    fn double_decoupe_de_kaleidoscope() {
+        const FIXE: &str = "Car640380-2026-Pass1-A1-PA1_20260621_221500_000";
+        const ROUTIER: &str = "Cir270-2026-Pass1-Tron1-Chiro_0_00023_000";
+        assert!(double_decoupe(&format!("{FIXE}_00000_000.wav")));
+        assert!(double_decoupe(&format!("{ROUTIER}_00005_001.wav")));
+        assert!(!double_decoupe(&format!("{FIXE}.wav")));
+        assert!(!double_decoupe(&format!("{ROUTIER}.wav")));
+        assert!(!double_decoupe("nuit_00000_000.wav"));
+        assert!(!double_decoupe("_00000_000"));
+        // Refusé par le serveur, et dit pour ce qu'il est.
+        let refus = valider_pour_vigiechiro(&[enr(&format!("{FIXE}_00000_000.wav"))]);
+        assert_eq!(refus.len(), 1);
+        assert!(refus[0].regle.contains("découpée deux fois"), "{refus:?}");
+        assert!(refus[0].regle.contains("_00000_000"), "{refus:?}");
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
+    if fabrique.lit_les_sequences() {
+        garder_la_nuit(g, &preparation, &identite, &dossier, args.simulation)?;
+    }
     let retenus = reglages_retenus(g, &preparation.dossier, &identite, args.simulation)?;
     let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     // L'utilisateur du jeton, reconnu par les vérifications (vers la plateforme seulement).
@@ -241,6 +244,9 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
     let preparation = preparer(Path::new(&dossier), &destination)?;
+    if Fabrique::de(&destination).lit_les_sequences() {
+        garder_la_nuit(g, &preparation, &identite, Path::new(&dossier), false)?;
+    }
     let moi = match Fabrique::de(&destination).plateforme() {
         Some(dest) => Some(
             super::vigiechiro::verifier_plateforme(
@@ -397,6 +403,35 @@ pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Prep
         fichiers,
         dossier: dossier_texte,
     })
+}
+
+/// La garde de format d'une nuit (`garde.rs`) : ses fichiers qui restent à envoyer (pas ceux
+/// que son plan, s'il existe, a déjà déposés) sont jugés avant tout envoi et toute création.
+/// `carte` : le dossier tel que l'utilisateur l'a donné, pour la commande qui le prépare.
+fn garder_la_nuit(
+    g: &OptionsGlobales,
+    preparation: &Preparation,
+    identite: &str,
+    carte: &Path,
+    a_blanc: bool,
+) -> Result<()> {
+    let base = base_a_lire(g, a_blanc)?;
+    let plan = match &base {
+        Some(base) => base.trouver_plan(&preparation.dossier, identite)?,
+        None => None,
+    };
+    let nuit = super::garde::NuitAGarder {
+        fichiers: preparation.inventaire.enregistrements.iter().collect(),
+        plan: plan.as_ref().map(|p| (p.id, p.dossier.as_str())),
+        nommee: None,
+    };
+    super::garde::garder_les_nuits(
+        g,
+        Path::new(&preparation.dossier),
+        &[nuit],
+        base.as_ref(),
+        |_| carte.to_path_buf(),
+    )
 }
 
 /// Un fichier de l'inventaire, planifiable sous le chemin `chemin` (relatif au dossier du

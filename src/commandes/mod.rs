@@ -8,6 +8,7 @@ mod depot;
 mod docs;
 mod envoi;
 mod etat;
+mod garde;
 mod participations;
 mod passages;
 mod preparer;

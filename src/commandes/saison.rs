@@ -445,6 +445,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         .partition(|n| inconnus.contains_key(&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)));
     let non_rattaches = non_rattaches(&ecartees, &inconnus, &reunion.enregistrements);
     dire::non_rattaches(mode(g), &non_rattaches, nuits.is_empty())?;
+    garder_la_saison(g, &args, &reunion, &nuits)?;
     if args.simulation {
         dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
         return Ok(CodeSortie::Succes);
@@ -490,6 +491,49 @@ fn non_rattaches(
         });
     }
     groupes
+}
+
+/// La garde de format de la saison (`garde.rs`), avant toute création : les fichiers qui
+/// restent à envoyer de chaque nuit (pas ceux que le plan d'une nuit liée a déjà déposés),
+/// tous d'un coup. La commande qui prépare une nuit nomme le dossier donné qui la contient.
+fn garder_la_saison(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    reunion: &Reunion,
+    nuits: &[NuitDeSaison],
+) -> Result<()> {
+    let liees = nuits.iter().any(|n| matches!(n.sort, Sort::Liee { .. }));
+    let base = if liees {
+        super::depot::base_a_lire(g, args.simulation)?
+    } else {
+        None
+    };
+    let a_garder: Vec<super::garde::NuitAGarder<'_>> = nuits
+        .iter()
+        .map(|n| super::garde::NuitAGarder {
+            fichiers: n
+                .nuit
+                .fichiers
+                .iter()
+                .map(|&i| &reunion.enregistrements[i])
+                .collect(),
+            plan: match &n.sort {
+                Sort::Liee { plan } => Some((plan.id, plan.dossier.as_str())),
+                _ => None,
+            },
+            nommee: Some(dire::nuit_nommee(&n.nuit.cle)),
+        })
+        .collect();
+    super::garde::garder_les_nuits(g, &reunion.racine, &a_garder, base.as_ref(), |chemin| {
+        let complet = reunion.racine.join(chemin);
+        let donne = reunion
+            .dossiers
+            .iter()
+            .position(|d| complet.starts_with(d))
+            .and_then(|i| args.dossiers.get(i))
+            .unwrap_or(&args.dossiers[0]);
+        donne.clone()
+    })
 }
 
 /// Lit la plateforme et la base, et décide du sort de chaque nuit ; refuse (code 2) ce qui
@@ -1269,10 +1313,34 @@ pub(super) fn retenter_saison(
     }
     let mut nouvelles: BTreeMap<crate::saison::nuits::CleNuit, BTreeSet<PathBuf>> = BTreeMap::new();
     let mut dossiers_nouvelles = BTreeSet::new();
+    // Chaque nuit inventoriée et gardée (garde de format, `garde.rs`) avant toute écriture :
+    // un fichier ajouté depuis à une nuit connue part avec elle, il est jugé comme au dépôt.
+    let mut preparees = Vec::with_capacity(nuits.len());
     for (n, plan) in nuits.iter().zip(plans) {
         let destination = Destination::depuis_identite(&plan.destination)?;
         let preparation = preparer(Path::new(&plan.dossier), &destination)?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
+        let a_garder = super::garde::NuitAGarder {
+            fichiers: regroupement
+                .nuits
+                .iter()
+                .filter(|r| meme_nuit(&n.nuit, &r.cle))
+                .flat_map(|r| &r.fichiers)
+                .map(|&i| &preparation.inventaire.enregistrements[i])
+                .collect(),
+            plan: Some((plan.id, plan.dossier.as_str())),
+            nommee: None,
+        };
+        super::garde::garder_les_nuits(
+            g,
+            Path::new(&plan.dossier),
+            &[a_garder],
+            Some(&base),
+            |_| PathBuf::from(&plan.dossier),
+        )?;
+        preparees.push((n, plan, destination, preparation, regroupement));
+    }
+    for (n, plan, destination, preparation, regroupement) in preparees {
         for r in &regroupement.nuits {
             if connues.iter().any(|c| meme_nuit(&c.nuit, &r.cle)) {
                 continue;

@@ -109,6 +109,12 @@ impl<'a> Fabrique<'a> {
         self.plateforme().is_some()
     }
 
+    /// Les séquences sont lues par le calcul de la plateforme (en ×10) : leur format est gardé
+    /// avant tout envoi (`garde.rs`).
+    pub(crate) fn lit_les_sequences(&self) -> bool {
+        self.plateforme().is_some()
+    }
+
     /// Le bilan de `vigie verifier` parle de la plateforme (sinon, de la destination).
     pub(crate) fn vers_la_plateforme(&self) -> bool {
         self.plateforme().is_some()

@@ -603,6 +603,20 @@ impl Base {
         Ok(unites)
     }
 
+    /// Les unités déposées d'un plan : la taille de chacune, par chemin. La garde de format
+    /// (`garde.rs`) ne relit pas un fichier déjà déposé sous ce chemin avec cette taille.
+    pub(crate) fn deposees(&self, plan_id: i64) -> Resultat<HashMap<String, u64>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT chemin, taille FROM depot_unite WHERE plan_id = ?1 AND etat = 'deposee'",
+            )
+            .map_err(|e| self.err(e))?;
+        st.query_map([plan_id], |l| Ok((l.get(0)?, l.get::<_, i64>(1)? as u64)))
+            .and_then(|it| it.collect())
+            .map_err(|e| self.err(e))
+    }
+
     /// Une unité par son identifiant.
     pub(crate) fn unite(&self, unite_id: i64) -> Resultat<DepotUnite> {
         self.conn

@@ -680,6 +680,17 @@ pub enum Avertissement<'a> {
         exemples: Vec<&'a str>,
         suggestion: Option<&'a str>,
     },
+    /// Vers la plateforme : des séquences que son calcul lirait mal (garde de format). `refus`
+    /// vrai : elles empêchent le dépôt, l'`erreur` suit (code 2), rien n'est envoyé ni créé, et
+    /// `commande` prépare la nuit quand des séquences sont enregistrées en direct ; faux : elles
+    /// partent, et c'est dit (un en-tête direct en routier ou pédestre, que la participation
+    /// peut déclarer).
+    FormatSequences {
+        refus: bool,
+        sequences: Vec<SequenceFautive>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        commande: Option<String>,
+    },
     /// En saison : la participation d'un autre observateur tombe sur une nuit (jamais
     /// reprise).
     ParticipationDAutrui { participation: &'a str },
@@ -730,6 +741,18 @@ pub enum Avertissement<'a> {
         nuit: &'a str,
         cause: String,
     },
+}
+
+/// Une séquence que le calcul de la plateforme lirait mal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SequenceFautive {
+    /// Son chemin, relatif au dossier donné (à leur ancêtre commun en saison).
+    pub(crate) chemin: String,
+    /// Ce qui cloche, en français.
+    pub(crate) probleme: String,
+    /// La fréquence de son en-tête (Hz), quand elle a pu être lue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) frequence_hz: Option<u32>,
 }
 
 /// Un écart entre les noms et la participation donnée (`--participation`).

@@ -18,6 +18,7 @@ pub(crate) mod calcul;
 mod ecran;
 pub mod evenement;
 pub mod format;
+pub(crate) mod garde;
 pub(crate) mod journal;
 mod json;
 mod lignes;

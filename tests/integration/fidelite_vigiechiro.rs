@@ -401,7 +401,7 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
         // Le verdict de vigie : la validation avant tout envoi (en simulation, sans réseau).
         let dossier = banc.dossier.path().join(format!("nuit-{i}"));
         std::fs::create_dir_all(&dossier).unwrap();
-        std::fs::write(dossier.join(titre), b"RIFF").unwrap();
+        std::fs::write(dossier.join(titre), contenu(titre, 100)).unwrap();
         // (La simulation compare aussi les noms à la participation : ceux d'un autre site ou
         // point n'y sont acceptés que forcés, ce qui n'est pas ce que cet essai regarde.)
         let out = depot_de(&dossier, &["--simulation", "--forcer-participation"]);
@@ -420,7 +420,7 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
     let dossier = banc.dossier.path().join("nuit-melee");
     std::fs::create_dir_all(&dossier).unwrap();
     for (titre, _) in cas.iter().filter(|(_, a)| *a).take(3) {
-        std::fs::write(dossier.join(titre), b"RIFF").unwrap();
+        std::fs::write(dossier.join(titre), contenu(titre, 100)).unwrap();
     }
     std::fs::write(dossier.join(fixe("Pass1-Z0")), b"RIFF").unwrap();
     let avant = banc.compteurs().requetes_total();

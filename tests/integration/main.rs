@@ -28,6 +28,7 @@ mod endurance;
 mod entrees_hostiles;
 mod fiabilite_arrets;
 mod fidelite_vigiechiro;
+mod format_sequences;
 mod francais;
 mod lien;
 mod matrice_pannes;

@@ -91,10 +91,19 @@ fn participation_deja_remplie_seuls_les_nouveaux_fichiers_sont_declares() {
 #[test]
 fn quatre_mille_fichiers_deja_presents_inventaire_en_quarante_pages() {
     let banc = Banc::nouveau();
+    // Des noms à l'horodatage valide : 22:00:01, 22:00:02… 23:06:40.
+    let nom = |i: usize| {
+        format!(
+            "Car640139-2026-Pass1-A1-OB-1_20260621_{:02}{:02}{:02}_000.wav",
+            22 + i / 3600,
+            (i / 60) % 60,
+            i % 60
+        )
+    };
     for i in 1..=4_000 {
         let n = nom(i);
-        banc.fichier(&n, 8);
-        banc.deja_sur_la_plateforme(&n, contenu(&n, 8));
+        banc.fichier(&n, 48);
+        banc.deja_sur_la_plateforme(&n, contenu(&n, 48));
     }
     let out = banc
         .depot_plateforme()

@@ -458,7 +458,7 @@ fn participation_donnee_comparee_en_soiree_site_et_passage() {
     let ecrire = |dossier: &str, nom: &str| {
         let d = banc.dossier.path().join(dossier);
         std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join(nom), b"RIFF-nuit").unwrap();
+        std::fs::write(d.join(nom), contenu(nom, 100)).unwrap();
     };
     // La participation d'essai est la soirée du dim. 21/06 au point A1 du site 640139.
     ecrire(

@@ -672,7 +672,7 @@ fn chaque_commande_suit_le_schema() {
         autre
             .path()
             .join("Car640139-2026-Pass1-Z9-OB-1_20260621_220001_000.WAV"),
-        b"x",
+        contenu("Car640139-2026-Pass1-Z9-OB-1_20260621_220001_000.wav", 100),
     )
     .unwrap();
     let (c, lignes, t) = json(

@@ -3,8 +3,10 @@
 //!
 //! Pourquoi : une démonstration qui dépose des octets au hasard nommés `.wav` ne montre rien de
 //! vrai. Un participant qui ouvre une séquence de la démonstration dans Audacity ou Kaleidoscope
-//! doit y trouver un enregistrement plausible : en-tête RIFF/WAVE complet (PCM, 384 kHz,
-//! 16 bits, mono, comme un SM4BAT ou un AudioMoth réglés pour Vigie-Chiro), bruit de fond, et,
+//! doit y trouver un enregistrement plausible : en-tête RIFF/WAVE complet (PCM, 16 bits, mono,
+//! acquis à 384 kHz et écrit en expansion de temps ×10, en-tête à 38 400 Hz, comme le Passive
+//! Recorder Vigie-Chiro : c'est ce que lit le calcul de la plateforme, `tadaridaD -x 10` dans
+//! `vigiechiro/scripts/task_participation.py`), bruit de fond, et,
 //! dans la plupart des séquences, le passage d'une chauve-souris : une suite de cris modulés en
 //! fréquence, descendants de 80 à 30 kHz en quelques millisecondes, dont l'intensité monte puis
 //! retombe. Les noms suivent le protocole point fixe (`Car<site>-<année>-Pass<n>-<point>-…_
@@ -22,8 +24,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::time::Duration;
 
-/// Fréquence d'échantillonnage des séquences (Hz) : celle du protocole Vigie-Chiro.
+/// Fréquence d'acquisition des séquences (Hz) : celle du protocole Vigie-Chiro.
 pub(crate) const FREQUENCE_HZ: u32 = 384_000;
+/// Fréquence que déclare l'en-tête (Hz) : l'acquisition en expansion de temps ×10.
+pub(crate) const FREQUENCE_EN_TETE_HZ: u32 = FREQUENCE_HZ / 10;
 /// Bits par échantillon (PCM signé, petit-boutiste).
 pub(crate) const BITS_PAR_ECHANTILLON: u16 = 16;
 /// Taille de l'en-tête RIFF/WAVE canonique (`RIFF`, `fmt `, `data`), en octets.
@@ -147,10 +151,11 @@ fn cri(longueur: usize, f_debut: f64, f_fin: f64) -> Vec<f64> {
         .collect()
 }
 
-/// L'en-tête RIFF/WAVE canonique d'un PCM 16 bits mono à 384 kHz de `echantillons` échantillons.
+/// L'en-tête RIFF/WAVE canonique d'un PCM 16 bits mono de `echantillons` échantillons, en
+/// expansion de temps ×10 (38 400 Hz déclarés pour 384 kHz acquis).
 pub(crate) fn en_tete_wav(echantillons: u64) -> [u8; 44] {
     let donnees = (echantillons * OCTETS_PAR_ECHANTILLON) as u32;
-    let octets_par_seconde = FREQUENCE_HZ * u32::from(BITS_PAR_ECHANTILLON / 8);
+    let octets_par_seconde = FREQUENCE_EN_TETE_HZ * u32::from(BITS_PAR_ECHANTILLON / 8);
     let mut e = [0u8; 44];
     e[0..4].copy_from_slice(b"RIFF");
     e[4..8].copy_from_slice(&(36 + donnees).to_le_bytes());
@@ -159,7 +164,7 @@ pub(crate) fn en_tete_wav(echantillons: u64) -> [u8; 44] {
     e[16..20].copy_from_slice(&16u32.to_le_bytes());
     e[20..22].copy_from_slice(&1u16.to_le_bytes()); // PCM
     e[22..24].copy_from_slice(&1u16.to_le_bytes()); // mono
-    e[24..28].copy_from_slice(&FREQUENCE_HZ.to_le_bytes());
+    e[24..28].copy_from_slice(&FREQUENCE_EN_TETE_HZ.to_le_bytes());
     e[28..32].copy_from_slice(&octets_par_seconde.to_le_bytes());
     e[32..34].copy_from_slice(&(BITS_PAR_ECHANTILLON / 8).to_le_bytes()); // alignement de bloc
     e[34..36].copy_from_slice(&BITS_PAR_ECHANTILLON.to_le_bytes());
@@ -433,10 +438,11 @@ mod tests {
             let e = lire(&o);
             assert_eq!(e.format, 1, "PCM");
             assert_eq!(e.canaux, 1);
-            assert_eq!(e.frequence, 384_000);
+            // Acquise à 384 kHz, déclarée en ×10 : ce que lit le calcul de la plateforme.
+            assert_eq!(e.frequence, 38_400);
             assert_eq!(e.bits, 16);
             assert_eq!(e.alignement, 2);
-            assert_eq!(e.octets_par_seconde, 768_000);
+            assert_eq!(e.octets_par_seconde, 76_800);
             assert_eq!(u64::from(e.taille_donnees), s.echantillons * 2);
         }
     }

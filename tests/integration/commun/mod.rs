@@ -245,7 +245,6 @@ impl Drop for Banc {
     }
 }
 
-/// Contenu déterministe d'un fichier de test (xorshift, graine tirée du nom).
 /// Le `PATH` des essais, le dossier du binaire `vigie` en tête : comme chez une bénévole qui
 /// l'a installé, les commandes qu'il conseille commencent par `vigie` (et non par le chemin
 /// complet du binaire des essais, hors du `PATH`).
@@ -259,11 +258,18 @@ pub fn path_avec_vigie() -> std::ffi::OsString {
         .expect("un PATH")
 }
 
+/// Contenu déterministe d'un fichier de test (xorshift, graine tirée du nom). Une séquence
+/// `.wav` (ou `.WAV`) d'au moins 44 octets commence par un en-tête WAV PCM en expansion de
+/// temps ×10 ([`en_tete_wav`] à 38 400 Hz) : c'est ce que la garde de format laisse partir vers
+/// la plateforme ; le reste est du bruit.
 pub fn contenu(nom: &str, taille: usize) -> Vec<u8> {
     let mut x: u64 = nom.bytes().fold(0xcbf2_9ce4_8422_2325, |h, o| {
         (h ^ u64::from(o)).wrapping_mul(0x100_0000_01b3)
     }) | 1;
     let mut v = Vec::with_capacity(taille + 8);
+    if nom.to_ascii_lowercase().ends_with(".wav") && taille >= 44 {
+        v.extend_from_slice(&en_tete_wav(38_400, taille - 44));
+    }
     while v.len() < taille {
         x ^= x << 13;
         x ^= x >> 7;
@@ -272,6 +278,24 @@ pub fn contenu(nom: &str, taille: usize) -> Vec<u8> {
     }
     v.truncate(taille);
     v
+}
+
+/// L'en-tête canonique (44 octets) d'un WAV PCM 16 bits mono à `frequence` Hz, suivi de
+/// `donnees` octets d'échantillons.
+pub fn en_tete_wav(frequence: u32, donnees: usize) -> Vec<u8> {
+    let mut e = b"RIFF".to_vec();
+    e.extend_from_slice(&(36 + donnees as u32).to_le_bytes());
+    e.extend_from_slice(b"WAVEfmt ");
+    e.extend_from_slice(&16u32.to_le_bytes());
+    e.extend_from_slice(&1u16.to_le_bytes());
+    e.extend_from_slice(&1u16.to_le_bytes());
+    e.extend_from_slice(&frequence.to_le_bytes());
+    e.extend_from_slice(&(frequence * 2).to_le_bytes());
+    e.extend_from_slice(&2u16.to_le_bytes());
+    e.extend_from_slice(&16u16.to_le_bytes());
+    e.extend_from_slice(b"data");
+    e.extend_from_slice(&(donnees as u32).to_le_bytes());
+    e
 }
 
 /// Lancer une commande jusqu'au bout et exiger son code de sortie : sinon l'essai échoue en

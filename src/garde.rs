@@ -1,0 +1,245 @@
+//! La garde de format : avant tout envoi vers la plateforme (et avant toute création de
+//! participation), l'en-tête de chaque séquence `.wav` qui reste à envoyer est lu, et ce que le
+//! calcul lirait mal est refusé.
+//!
+//! Pourquoi : le calcul d'une participation de point fixe lance `tadaridaD -x 10`
+//! (`vigiechiro/scripts/task_participation.py`, `_run_tadaridaD`, `expansion=10` par défaut) :
+//! il lit **toute** séquence comme enregistrée en expansion de temps ×10. Une nuit d'un
+//! enregistreur « direct » (SM4BAT, AudioMoth : en-tête à 384 000 Hz) déposée telle quelle y est
+//! lue dix fois trop haut, et les espèces rendues sont fausses sans aucune erreur ; un fichier
+//! accepté ne se retire pas de la plateforme. Un fichier qui n'est pas un WAV PCM lisible (un
+//! texte nommé `.wav`, un en-tête tronqué) n'y est pas lu du tout.
+//!
+//! Le seuil est celui du compagnon officiel (`echonuit/vigiechiro-pr-companion`,
+//! `importation/model/FrequenceAcquisition.java`, `SEUIL_ACQUISITION_HZ = 96_000`) : à partir
+//! de 96 000 Hz, un en-tête dit une acquisition directe (les enregistreurs échantillonnent à
+//! 192, 256 ou 384 kHz) ; en dessous, il est déjà en ×10 (le Passive Recorder écrit Fe/10,
+//! 38 400 Hz pour 384 kHz). L'en-tête est lu comme le lit le compagnon (voir [`crate::wav`]).
+//!
+//! Le routier et le pédestre ont leurs canaux : leur participation peut dire qu'un canal est
+//! enregistré en direct (`configuration.canal_enregistrement_direct`, lu par
+//! `task_participation.py` qui lance alors `tadaridaD -x 1` sur ce canal). Un en-tête direct
+//! n'y est donc pas sûrement faux : il est dit, pas refusé. Ce qui n'est pas un WAV lisible est
+//! refusé dans tous les protocoles.
+//!
+//! Seuls les fichiers qui restent à envoyer sont lus (la commande les choisit : un fichier déjà
+//! déposé ne se relit pas), une fois chacun, par leurs premiers octets.
+
+use std::path::Path;
+
+use crate::inventaire::{NomDecompose, nom_decompose};
+use crate::wav::{self, DefautWav};
+
+/// À partir de cette fréquence d'en-tête (Hz), une séquence est un enregistrement direct ; en
+/// dessous, elle est déjà en expansion de temps ×10 (`FrequenceAcquisition.java` du compagnon,
+/// `SEUIL_ACQUISITION_HZ`).
+pub(crate) const SEUIL_DIRECT_HZ: u32 = 96_000;
+
+/// Ce qui cloche dans une séquence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Faute {
+    /// En-tête à `frequence_hz` ≥ [`SEUIL_DIRECT_HZ`] : enregistrée en direct, pas en ×10.
+    Direct { frequence_hz: u32 },
+    /// Pas un WAV PCM lisible.
+    PasLisible(DefautWav),
+    /// Le fichier ne s'ouvre pas ou ne se lit pas : ce qu'en dit le système.
+    Systeme(String),
+}
+
+impl Faute {
+    /// La règle, en une phrase : la clé du regroupement des fichiers fautifs.
+    pub(crate) fn regle(&self) -> String {
+        match self {
+            Faute::Direct { frequence_hz } => format!(
+                "enregistré en direct (en-tête à {} Hz) : la plateforme lit les séquences en \
+                 expansion de temps ×10 (en-tête sous {} Hz) ; déposé tel quel, il donnerait des \
+                 espèces fausses",
+                crate::texte::milliers(u64::from(*frequence_hz)),
+                crate::texte::milliers(u64::from(SEUIL_DIRECT_HZ)),
+            ),
+            Faute::PasLisible(d) => format!("{d} : la plateforme ne le lirait pas"),
+            Faute::Systeme(e) => format!("illisible ({e})"),
+        }
+    }
+
+    /// La fréquence de l'en-tête, si elle a pu être lue.
+    pub(crate) fn frequence_hz(&self) -> Option<u32> {
+        match self {
+            Faute::Direct { frequence_hz } => Some(*frequence_hz),
+            _ => None,
+        }
+    }
+}
+
+/// Une séquence que le calcul lirait mal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SequenceFautive {
+    /// Son rang dans ce qui a été donné à [`juger`].
+    pub(crate) rang: usize,
+    pub(crate) faute: Faute,
+    /// Refusée (rien ne part) ; sinon seulement dite (un en-tête direct en routier).
+    pub(crate) refusee: bool,
+}
+
+/// Le protocole d'une séquence `.wav`, lu dans son nom ; `None` pour un fichier qui n'est pas
+/// une séquence (sortie Tadarida, archive) : il n'est pas lu.
+fn protocole_de_sequence(nom: &str) -> Option<NomDecompose<'_>> {
+    if !nom.ends_with(".wav") {
+        return None;
+    }
+    nom_decompose(nom)
+}
+
+/// Juge les fichiers `a_juger` (chemins relatifs à `racine`, séparateur `/`), dans l'ordre
+/// donné : chaque séquence `.wav` est ouverte sans suivre de lien et son en-tête lu ; les
+/// autres fichiers ne sont pas lus. Rend les séquences fautives. Un fichier disparu depuis
+/// l'inventaire n'est pas jugé : la planification et l'envoi le disent.
+pub(crate) fn juger<'a>(
+    racine: &Path,
+    a_juger: impl IntoIterator<Item = &'a str>,
+) -> Vec<SequenceFautive> {
+    let mut fautives = Vec::new();
+    for (rang, chemin) in a_juger.into_iter().enumerate() {
+        let nom = chemin.rsplit('/').next().unwrap_or(chemin);
+        let Some(protocole) = protocole_de_sequence(nom) else {
+            continue;
+        };
+        let faute = match lire_frequence(&crate::plateforme::chemins::local(racine, chemin)) {
+            None => continue,
+            Some(Ok(frequence_hz)) if frequence_hz < SEUIL_DIRECT_HZ => continue,
+            Some(Ok(frequence_hz)) => Faute::Direct { frequence_hz },
+            Some(Err(f)) => f,
+        };
+        // Un en-tête direct en routier ou pédestre : dit, pas refusé (voir l'en-tête).
+        let refusee = !matches!(
+            (&faute, protocole),
+            (Faute::Direct { .. }, NomDecompose::Routier { .. })
+        );
+        fautives.push(SequenceFautive {
+            rang,
+            faute,
+            refusee,
+        });
+    }
+    fautives
+}
+
+/// La fréquence de l'en-tête du fichier, ou sa faute ; `None` s'il a disparu.
+fn lire_frequence(chemin: &Path) -> Option<Result<u32, Faute>> {
+    let mut fichier = match crate::plateforme::ouvrir_sans_suivre(chemin) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(Faute::Systeme(crate::plateforme::erreur_systeme(&e)))),
+    };
+    Some(match wav::lire_en_tete(&mut fichier) {
+        Ok(Ok(en_tete)) => Ok(en_tete.frequence_hz),
+        Ok(Err(defaut)) => Err(Faute::PasLisible(defaut)),
+        Err(e) => Err(Faute::Systeme(crate::plateforme::erreur_systeme(&e))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Un WAV PCM 16 bits mono de quelques échantillons, à `frequence` Hz.
+    fn wav(frequence: u32) -> Vec<u8> {
+        let mut v = b"RIFF".to_vec();
+        v.extend_from_slice(&40u32.to_le_bytes());
+        v.extend_from_slice(b"WAVEfmt ");
+        v.extend_from_slice(&16u32.to_le_bytes());
+        v.extend_from_slice(&1u16.to_le_bytes());
+        v.extend_from_slice(&1u16.to_le_bytes());
+        v.extend_from_slice(&frequence.to_le_bytes());
+        v.extend_from_slice(&(frequence * 2).to_le_bytes());
+        v.extend_from_slice(&2u16.to_le_bytes());
+        v.extend_from_slice(&16u16.to_le_bytes());
+        v.extend_from_slice(b"data");
+        v.extend_from_slice(&4u32.to_le_bytes());
+        v.extend_from_slice(&[0; 4]);
+        v
+    }
+
+    const FIXE: &str = "Car640380-2026-Pass1-A1-PA1_20260621_221500_000";
+    const ROUTIER: &str = "Cir270-2026-Pass1-Tron1-Chiro_0_00023_000";
+
+    #[test]
+    fn direct_refuse_en_point_fixe_dit_en_routier_illisible_refuse_partout() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let ecrire = |nom: &str, octets: &[u8]| std::fs::write(d.join(nom), octets).unwrap();
+        ecrire(&format!("{FIXE}.wav"), &wav(38_400));
+        ecrire("a.wav", &[]);
+        std::fs::create_dir(d.join("s")).unwrap();
+        ecrire(
+            &format!("s/{}.wav", FIXE.replace("221500", "221501")),
+            &wav(384_000),
+        );
+        ecrire(
+            &format!("{}.wav", FIXE.replace("221500", "221502")),
+            &wav(95_999),
+        );
+        ecrire(
+            &format!("{}.wav", FIXE.replace("221500", "221503")),
+            &wav(96_000),
+        );
+        ecrire(&format!("{ROUTIER}.wav"), &wav(384_000));
+        ecrire(
+            &format!("{}.wav", ROUTIER.replace("00023", "00024")),
+            b"texte",
+        );
+        ecrire(&format!("{FIXE}.ta"), b"pas un wav, pas lu");
+        let noms = [
+            format!("{FIXE}.wav"),
+            format!("s/{}.wav", FIXE.replace("221500", "221501")),
+            format!("{}.wav", FIXE.replace("221500", "221502")),
+            format!("{}.wav", FIXE.replace("221500", "221503")),
+            format!("{ROUTIER}.wav"),
+            format!("{}.wav", ROUTIER.replace("00023", "00024")),
+            format!("{FIXE}.ta"),
+            format!("{}.wav", FIXE.replace("221500", "235959")),
+        ];
+        let fautives = juger(d, noms.iter().map(String::as_str));
+        let resume: Vec<(usize, bool, Option<u32>)> = fautives
+            .iter()
+            .map(|f| (f.rang, f.refusee, f.faute.frequence_hz()))
+            .collect();
+        // Le dernier a disparu depuis l'inventaire : il n'est pas jugé.
+        assert_eq!(
+            resume,
+            [
+                (1, true, Some(384_000)),
+                (3, true, Some(96_000)),
+                (4, false, Some(384_000)),
+                (5, true, None),
+            ]
+        );
+        assert_eq!(fautives[3].faute, Faute::PasLisible(DefautWav::PasUnWav));
+        let regle = fautives[0].faute.regle();
+        assert!(
+            regle.contains("384 000 Hz") && regle.contains("×10"),
+            "{regle}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn un_lien_n_est_pas_suivi() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("cible.wav"), wav(384_000)).unwrap();
+        std::os::unix::fs::symlink(d.join("cible.wav"), d.join(format!("{FIXE}.wav"))).unwrap();
+        let fautives = juger(d, [format!("{FIXE}.wav").as_str()]);
+        assert!(
+            matches!(
+                fautives.as_slice(),
+                [SequenceFautive {
+                    faute: Faute::Systeme(_),
+                    refusee: true,
+                    ..
+                }]
+            ),
+            "{fautives:?}"
+        );
+    }
+}
