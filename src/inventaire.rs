@@ -59,6 +59,9 @@ pub(crate) struct Inventaire {
     pub(crate) vides: Vec<String>,
     /// Liens symboliques, non suivis.
     pub(crate) liens: Vec<String>,
+    /// Journaux d'enregistreur (`LogPR<n>.txt` du Passive Recorder), aussi dans
+    /// `non_reconnus` (ils ne partent pas) : ils font foi pour la date des nuits.
+    pub(crate) journaux: Vec<String>,
     /// Fichiers qui empêchent le dépôt : tous listés, rien ne part tant qu'il y en a.
     pub(crate) problemes: Vec<ProblemeFichier>,
 }
@@ -106,6 +109,14 @@ pub(crate) fn extension_enregistrement(nom: &str) -> Option<&str> {
         .iter()
         .any(|e| ext.eq_ignore_ascii_case(e))
         .then_some(ext)
+}
+
+/// Un journal d'enregistreur : `LogPR<chiffres>.txt`, le nom qu'écrit le Passive Recorder
+/// (`AnalyseurLogPR.java` du compagnon officiel).
+pub(crate) fn est_un_journal(nom: &str) -> bool {
+    nom.strip_prefix("LogPR")
+        .and_then(|r| r.strip_suffix(".txt"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|o| o.is_ascii_digit()))
 }
 
 /// Parcourt le dossier de la nuit.
@@ -237,6 +248,9 @@ fn parcourir(
             // Tube, socket, périphérique : rien à déposer.
             inv.non_reconnus.push(chemin);
         } else if extension_enregistrement(nom).is_none() {
+            if est_un_journal(nom) {
+                inv.journaux.push(chemin.clone());
+            }
             inv.non_reconnus.push(chemin);
         } else if meta.len() == 0 {
             inv.vides.push(chemin);

@@ -28,7 +28,7 @@ use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
-use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
 use crate::suivi::Evenement;
 use crate::suivi::evenement::{Avertissement, EcartNomme, PorteeSimulation};
 use crate::suivi::format::{neutraliser, pluriel};
@@ -83,7 +83,15 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     if fabrique.exige_un_jeton() && !args.simulation {
         crate::jeton::lire()?;
     }
-    let preparation = preparer(&dossier, &destination)?;
+    // Une participation donnée et forcée porte la date : les horodatages des noms n'y
+    // comptent pas (la nuit d'une horloge mal réglée, déposée dans une participation créée à
+    // la main).
+    let horodatages = if args.forcer_participation && args.participation.is_some() {
+        Horodatages::Acceptes
+    } else {
+        Horodatages::Juges
+    };
+    let preparation = preparer(&dossier, &destination, horodatages)?;
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
@@ -243,7 +251,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
-    let preparation = preparer(Path::new(&dossier), &destination)?;
+    let preparation = preparer(Path::new(&dossier), &destination, Horodatages::Juges)?;
     if Fabrique::de(&destination).lit_les_sequences() {
         garder_la_nuit(g, &preparation, &identite, Path::new(&dossier), false)?;
     }
@@ -388,8 +396,12 @@ pub(super) struct Preparation {
 
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
 /// que la destination refusera est dit ici, tous d'un coup.
-pub(super) fn preparer(dossier: &Path, destination: &Destination) -> Result<Preparation> {
-    let (inventaire, dossier_texte) = inventorier_et_valider(dossier, destination)?;
+pub(super) fn preparer(
+    dossier: &Path,
+    destination: &Destination,
+    horodatages: Horodatages,
+) -> Result<Preparation> {
+    let (inventaire, dossier_texte) = inventorier_et_valider(dossier, destination, horodatages)?;
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
         fichiers.push(fichier_planifie(
@@ -448,12 +460,47 @@ pub(super) fn fichier_planifie(e: &Enregistrement, chemin: String, cle: String) 
     }
 }
 
+/// Les horodatages des noms, vers la plateforme : jugés (`saison/horloge.rs`), le cas
+/// ordinaire ; ou acceptés tels quels, quand la participation donnée porte la date
+/// (`--participation ID --forcer-participation` : créée à la main pour une nuit à l'horloge
+/// mal réglée).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Horodatages {
+    Juges,
+    Acceptes,
+}
+
+/// Un dossier inventorié, et ce qui y empêche le dépôt (pas encore dit).
+pub(super) struct Examen {
+    pub(super) inventaire: Inventaire,
+    /// Chemin canonique du dossier.
+    pub(super) dossier: String,
+    /// Tous les empêchements, une cause par fichier (la racine).
+    empechements: Vec<Empechement>,
+    /// Les nuits des fichiers refusés pour leur horodatage.
+    nuits: Vec<NuitNommee>,
+}
+
 /// L'inventaire du dossier, validé pour la destination (comme [`preparer`]), et son chemin
 /// canonique ; sans les fichiers planifiables, qu'une saison fabrique une nuit à la fois.
 pub(super) fn inventorier_et_valider(
     dossier: &Path,
     destination: &Destination,
+    horodatages: Horodatages,
 ) -> Result<(Inventaire, String)> {
+    let examen = examiner(dossier, destination, horodatages)?;
+    refuser_les_empechements(&[("", &examen)])?;
+    Ok((examen.inventaire, examen.dossier))
+}
+
+/// Inventorie le dossier et relève, sans rien dire encore, tout ce qui y empêche le dépôt vers
+/// la destination : fichiers illisibles, noms que la plateforme refusera, horodatages
+/// impossibles ou d'une horloge mal réglée. Tous à la fois : l'utilisateur corrige une fois.
+pub(super) fn examiner(
+    dossier: &Path,
+    destination: &Destination,
+    horodatages: Horodatages,
+) -> Result<Examen> {
     let inventaire = inventaire::inventorier(dossier)?;
     let dossier_canonique = crate::plateforme::chemins::canonique(dossier)
         .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
@@ -481,26 +528,137 @@ pub(super) fn inventorier_et_valider(
             });
         }
     }
-    // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup.
+    let mut nuits = Vec::new();
+    // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup,
+    // avec les horodatages qu'elle accepterait mais qui la tromperaient (après les noms : une
+    // seule cause par fichier, la racine).
     if Fabrique::de(destination).juge_les_noms() {
         empechements.extend(refus_de_la_plateforme(dossier, &inventaire));
-    }
-    if !empechements.is_empty() {
-        let racines = noms::causes_racines(empechements);
-        let mut s = crate::sortie::erreur();
-        writeln!(s, "Ces fichiers empêchent le dépôt ; rien n'a été envoyé :")?;
-        for ligne in noms::lignes_des_groupes(
-            &noms::regrouper(racines.iter().cloned()),
-            NOMS_CITES_PAR_REGLE,
-        ) {
-            writeln!(s, "{}", neutraliser(&ligne))?;
+        if horodatages == Horodatages::Juges {
+            for (e, cle) in horodatages_refuses(dossier, &inventaire) {
+                if let Some(n) = cle.map(|c| crate::suivi::saison::nuit_nommee(&c))
+                    && !nuits.contains(&n)
+                {
+                    nuits.push(n);
+                }
+                empechements.push(e);
+            }
         }
-        bail!(
+    }
+    Ok(Examen {
+        inventaire,
+        dossier: dossier_texte.to_owned(),
+        empechements: noms::causes_racines(empechements),
+        nuits,
+    })
+}
+
+/// Dit tout ce qui empêche le dépôt dans ces dossiers (chacun avec le préfixe de ses chemins,
+/// `""` pour un seul dossier), d'un coup, et refuse (code 2) ; rien s'il n'y a rien.
+pub(super) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()> {
+    let racines: Vec<Empechement> = examens
+        .iter()
+        .flat_map(|(prefixe, ex)| {
+            ex.empechements.iter().map(move |e| Empechement {
+                chemin: if prefixe.is_empty() {
+                    e.chemin.clone()
+                } else {
+                    format!("{prefixe}/{}", e.chemin)
+                },
+                ..e.clone()
+            })
+        })
+        .collect();
+    if racines.is_empty() {
+        return Ok(());
+    }
+    let mut nuits: Vec<NuitNommee> = Vec::new();
+    for n in examens.iter().flat_map(|(_, ex)| &ex.nuits) {
+        if !nuits.contains(n) {
+            nuits.push(n.clone());
+        }
+    }
+    let mut s = crate::sortie::erreur();
+    writeln!(
+        s,
+        "Ces fichiers empêchent le dépôt ; rien n'a été envoyé ni créé :"
+    )?;
+    for ligne in noms::lignes_des_groupes(
+        &noms::regrouper(racines.iter().cloned()),
+        NOMS_CITES_PAR_REGLE,
+    ) {
+        writeln!(s, "{}", neutraliser(&ligne))?;
+    }
+    Err(ErreurAvecCode::nouveau(
+        CodeSortie::Usage,
+        format!(
             "{} à corriger avant de déposer (voir ci-dessus), puis relancez la même commande",
             pluriel(racines.len() as u64, "fichier", "fichiers")
-        );
-    }
-    Ok((inventaire, dossier_texte.to_owned()))
+        ),
+    )
+    .avec_nuits(nuits)
+    .into())
+}
+
+/// Ce qu'on lit au plus d'un journal d'enregistreur : il tient des semaines de lignes en
+/// quelques dizaines de Kio.
+const JOURNAL_LU_MAX_OCTETS: u64 = 1024 * 1024;
+
+/// Les fichiers du point fixe dont l'horodatage est refusé (`saison/horloge.rs`), avec la
+/// nuit que dit leur nom quand elle se lit. Les journaux d'enregistreur de l'inventaire sont
+/// lus (au plus [`JOURNAL_LU_MAX_OCTETS`] chacun) ; un journal illisible ne juge rien.
+fn horodatages_refuses(
+    dossier: &Path,
+    inv: &Inventaire,
+) -> Vec<(Empechement, Option<crate::saison::nuits::CleNuit>)> {
+    use crate::saison::horloge::{self, FauteHorodatage, Journal};
+    use std::io::Read;
+    let journaux: Vec<Journal> = inv
+        .journaux
+        .iter()
+        .filter_map(|chemin| {
+            let local = crate::plateforme::chemins::local(dossier, chemin);
+            let mut octets = Vec::new();
+            crate::plateforme::ouvrir_sans_suivre(&local)
+                .and_then(|f| f.take(JOURNAL_LU_MAX_OCTETS).read_to_end(&mut octets))
+                .ok()?;
+            Some(Journal::lire(
+                chemin.clone(),
+                &String::from_utf8_lossy(&octets),
+            ))
+        })
+        .collect();
+    let aujourd_hui = chrono::Utc::now().date_naive();
+    let a_la_main = format!(
+        "créez la participation à la main sur le site web, à la bonne date, puis : {}",
+        crate::plateforme::conseil::commande("depot")
+            .chemin(dossier)
+            .args(["--participation", "ID", "--forcer-participation"])
+    );
+    horloge::juger(&inv.enregistrements, &journaux, aujourd_hui)
+        .into_iter()
+        .map(|f| {
+            let e = &inv.enregistrements[f.fichier];
+            let geste = match f.faute {
+                FauteHorodatage::Impossible => format!(
+                    "renommez-les avec leur vrai horodatage, ou {a_la_main} ; et vérifiez \
+                     l'horloge de l'enregistreur"
+                ),
+                _ => format!(
+                    "réglez l'horloge de l'enregistreur avant la prochaine nuit ; pour \
+                     celle-ci, {a_la_main}"
+                ),
+            };
+            (
+                Empechement {
+                    chemin: e.chemin.clone(),
+                    regle: f.faute.regle(),
+                    geste,
+                },
+                cle_du_nom(e.nom()),
+            )
+        })
+        .collect()
 }
 
 /// Verrouille et (re)planifie le plan nommé par `identite` (celle de la destination pour un

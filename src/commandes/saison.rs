@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::depot::{
-    RIEN_ENVOYE, fichier_planifie, inventorier_et_valider, planifier_en_relisant, preparer,
+    Horodatages, RIEN_ENVOYE, examiner, fichier_planifie, planifier_en_relisant, preparer,
+    refuser_les_empechements,
 };
 use super::envoi::{Envoi, runtime};
 use crate::cli::{
@@ -77,12 +78,30 @@ fn relatif(chemin: &Path, racine: &Path) -> Option<String> {
 }
 
 fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
+    // Tous les dossiers examinés, puis tout ce qui empêche le dépôt dit d'un coup.
+    let mut examens = Vec::with_capacity(dossiers.len());
+    for d in dossiers {
+        examens.push(examiner(d, provisoire, Horodatages::Juges)?);
+    }
+    let plusieurs = examens.len() > 1;
+    let prefixes: Vec<String> = dossiers
+        .iter()
+        .map(|d| {
+            if plusieurs {
+                d.display().to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    let a_dire: Vec<(&str, &super::depot::Examen)> =
+        prefixes.iter().map(String::as_str).zip(&examens).collect();
+    refuser_les_empechements(&a_dire)?;
     let mut inventaires = Vec::with_capacity(dossiers.len());
     let mut canoniques = Vec::with_capacity(dossiers.len());
-    for d in dossiers {
-        let (inventaire, canonique) = inventorier_et_valider(d, provisoire)?;
-        inventaires.push(inventaire);
-        canoniques.push(PathBuf::from(canonique));
+    for examen in examens {
+        inventaires.push(examen.inventaire);
+        canoniques.push(PathBuf::from(examen.dossier));
     }
     let racine = canoniques
         .iter()
@@ -1318,7 +1337,7 @@ pub(super) fn retenter_saison(
     let mut preparees = Vec::with_capacity(nuits.len());
     for (n, plan) in nuits.iter().zip(plans) {
         let destination = Destination::depuis_identite(&plan.destination)?;
-        let preparation = preparer(Path::new(&plan.dossier), &destination)?;
+        let preparation = preparer(Path::new(&plan.dossier), &destination, Horodatages::Juges)?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
         let a_garder = super::garde::NuitAGarder {
             fichiers: regroupement

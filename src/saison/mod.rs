@@ -24,6 +24,7 @@
 pub(crate) mod correspondance;
 pub(crate) mod designation;
 pub(crate) mod fuseau;
+pub(crate) mod horloge;
 pub(crate) mod nuits;
 pub(crate) mod sites;
 pub(crate) mod sort;

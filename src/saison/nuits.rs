@@ -119,7 +119,7 @@ pub(crate) fn soiree_de(t: NaiveDateTime) -> NaiveDate {
 
 /// L'instant d'un horodatage de nom (`20260621`, `213000`, `007`), s'il existe au
 /// calendrier.
-fn horodatage(date: &str, heure: &str, ms: &str) -> Option<NaiveDateTime> {
+pub(crate) fn horodatage_du_nom(date: &str, heure: &str, ms: &str) -> Option<NaiveDateTime> {
     let n = |s: &str| s.parse::<u32>().ok();
     let jour = NaiveDate::from_ymd_opt(
         date.get(..4)?.parse().ok()?,
@@ -153,7 +153,7 @@ fn lire(nom: &str) -> LectureNom {
             heure,
             millisecondes,
         }) => {
-            let t = horodatage(date, heure, millisecondes)
+            let t = horodatage_du_nom(date, heure, millisecondes)
                 .ok_or(RaisonHorsNuit::HorodatageImpossible)?;
             // Les motifs du serveur garantissent quatre et deux chiffres au plus.
             let (Some(annee), Some(passage)) = (nombre(annee), nombre(passage)) else {

@@ -30,6 +30,7 @@ mod fiabilite_arrets;
 mod fidelite_vigiechiro;
 mod format_sequences;
 mod francais;
+mod horodatages;
 mod lien;
 mod matrice_pannes;
 mod messages_serveur;

@@ -349,7 +349,10 @@ fn horodatage_impossible_hors_nuit_refuse() {
     let out = depot_saison(&banc).output().unwrap();
     assert_eq!(code(&out), 2, "{}", texte(&out));
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(e.contains("aucune nuit") && e.contains("20260631"), "{e}");
+    assert!(
+        e.contains("horodatage impossible") && e.contains("20260631"),
+        "{e}"
+    );
     assert_eq!(banc.bac().compteurs().requetes_total(), 0, "{e}");
 }
 
