@@ -70,6 +70,58 @@ impl Inventaire {
     pub(crate) fn octets(&self) -> u64 {
         self.enregistrements.iter().map(|e| e.taille).sum()
     }
+
+    /// Ce qui ne part pas (hors des fichiers qui empêchent le dépôt, refusés à part), chaque
+    /// chemin précédé de `prefixe` (`""` : tel quel).
+    pub(crate) fn non_envoyes(&self, prefixe: &str) -> NonEnvoyes {
+        let prefixer = |liste: &[String]| -> Vec<String> {
+            liste
+                .iter()
+                .map(|c| {
+                    if prefixe.is_empty() {
+                        c.clone()
+                    } else {
+                        format!("{prefixe}/{c}")
+                    }
+                })
+                .collect()
+        };
+        NonEnvoyes {
+            systeme: self.ignores_systeme,
+            autres: prefixer(&self.non_reconnus),
+            vides: prefixer(&self.vides),
+            liens: prefixer(&self.liens),
+        }
+    }
+}
+
+/// Ce qu'un dépôt ne dépose pas, compté et dit, en mode une nuit comme en saison (une seule
+/// règle) : rien n'est sauté en silence, la bénévole sait ce qui reste sur sa carte.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NonEnvoyes {
+    /// Fichiers et dossiers cachés ou système (`.DS_Store`, `Thumbs.db`…).
+    pub(crate) systeme: u64,
+    /// Fichiers qui ne sont pas des enregistrements (notes, photos, journaux…).
+    pub(crate) autres: Vec<String>,
+    /// Fichiers vides : un enregistrement raté.
+    pub(crate) vides: Vec<String>,
+    /// Liens symboliques, non suivis (une nuit entière peut être derrière).
+    pub(crate) liens: Vec<String>,
+}
+
+impl NonEnvoyes {
+    /// Ajoute ceux d'un autre dossier.
+    pub(crate) fn ajouter(&mut self, autre: NonEnvoyes) {
+        self.systeme += autre.systeme;
+        self.autres.extend(autre.autres);
+        self.vides.extend(autre.vides);
+        self.liens.extend(autre.liens);
+    }
+
+    /// Combien de fichiers (et dossiers cachés) ne partent pas.
+    pub(crate) fn total(&self) -> u64 {
+        self.systeme + (self.autres.len() + self.vides.len() + self.liens.len()) as u64
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -36,8 +36,6 @@ use crate::transport::vigiechiro::SiteLu;
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
 pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
-/// Combien de noms un avertissement cite avant de résumer.
-const NOMS_CITES: usize = 10;
 /// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
 /// tous.
 const NOMS_CITES_PAR_REGLE: usize = 5;
@@ -1266,19 +1264,6 @@ fn refus_de_la_plateforme(dossier: &Path, inv: &Inventaire) -> Vec<Empechement> 
     racines
 }
 
-fn citer(liste: &[String]) -> String {
-    let mut s = liste
-        .iter()
-        .take(NOMS_CITES)
-        .map(|nom| neutraliser(nom).into_owned())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if liste.len() > NOMS_CITES {
-        s.push_str(&format!(" … (+{})", liste.len() - NOMS_CITES));
-    }
-    s
-}
-
 /// Dit ce que la planification a trouvé et changé (sur la sortie d'erreur : c'est du statut).
 fn annoncer_planification(
     g: &OptionsGlobales,
@@ -1303,7 +1288,15 @@ fn annoncer_planification(
             vides: &inv.vides,
         }
         .ecrire()?;
-        return Ok(());
+        let json = crate::suivi::calcul::ModeSortie {
+            json: true,
+            silencieux: g.quiet,
+        };
+        return crate::suivi::non_envoyes::dire(
+            json,
+            crate::suivi::non_envoyes::Ou::Statut,
+            &inv.non_envoyes(""),
+        );
     }
     if g.quiet {
         return Ok(());
@@ -1328,25 +1321,9 @@ fn annoncer_planification(
             r.ajoutees, r.retirees, r.reprises
         )?;
     }
-    let ignores = inv.ignores_systeme + inv.non_reconnus.len() as u64;
-    if ignores > 0 {
-        writeln!(
-            s,
-            "  ignorés : {} fichier(s) caché(s) ou système, {} autre(s) ({})",
-            inv.ignores_systeme,
-            inv.non_reconnus.len(),
-            citer(&inv.non_reconnus)
-        )?;
-    }
-    if !inv.vides.is_empty() {
-        writeln!(
-            s,
-            "  attention : fichier(s) vide(s) ignoré(s) : {}",
-            citer(&inv.vides)
-        )?;
-    }
-    if !inv.liens.is_empty() {
-        writeln!(s, "  liens symboliques non suivis : {}", citer(&inv.liens))?;
+    // Ce qui ne part pas : la règle de la saison aussi (`suivi::non_envoyes`).
+    for ligne in crate::suivi::non_envoyes::lignes(&inv.non_envoyes("")) {
+        writeln!(s, "{ligne}")?;
     }
     if r.dates_seules > 0 {
         writeln!(
@@ -1362,7 +1339,7 @@ fn annoncer_planification(
             "  attention : {} fichier(s) déjà déposé(s) ont changé depuis et ne sont pas renvoyés ({}) ; \
              ajoutez --redeposer-modifies pour les renvoyer",
             r.modifiees.len(),
-            citer(&r.modifiees)
+            crate::suivi::non_envoyes::citer(&r.modifiees)
         )?;
     }
     Ok(())

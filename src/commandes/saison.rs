@@ -32,7 +32,7 @@ use crate::cli::{
 };
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
-use crate::inventaire::Enregistrement;
+use crate::inventaire::{Enregistrement, NonEnvoyes};
 use crate::plan::{Base, DepotPlan, FichierPlanifie, ReglagesRetenus, VerrouPlan};
 use crate::reessai::ReponseApi;
 use crate::saison::correspondance::{
@@ -45,6 +45,7 @@ use crate::saison::sites::{Rapprochement, SiteConnu, numero_proche, rapprocher};
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
+use crate::suivi::non_envoyes::Ou;
 use crate::suivi::saison::{self as dire, Refus, libelle_court, libelle_liee};
 use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
 
@@ -59,6 +60,9 @@ struct Reunion {
     dossiers: Vec<PathBuf>,
     /// Les enregistrements, chemins relatifs à `racine`.
     enregistrements: Vec<Enregistrement>,
+    /// Ce qui ne part pas (vides, liens, autres fichiers), chemins relatifs à `racine` : dit
+    /// au bilan, par la règle du mode une nuit.
+    non_envoyes: NonEnvoyes,
 }
 
 /// L'ancêtre commun de deux chemins absolus.
@@ -116,10 +120,12 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
     });
     let mut vus = HashSet::new();
     let mut enregistrements: Vec<Enregistrement> = Vec::new();
+    let mut non_envoyes = NonEnvoyes::default();
     for (inventaire, dossier) in inventaires.into_iter().zip(&canoniques) {
         let prefixe = relatif(dossier, &racine).with_context(|| {
             format!("chemin du dossier {} (pas de l'UTF-8 ?)", dossier.display())
         })?;
+        non_envoyes.ajouter(inventaire.non_envoyes(&prefixe));
         if enregistrements.is_empty() && prefixe.is_empty() && !chevauchent {
             // Le cas d'un seul dossier : ses enregistrements tels quels, sans copie.
             enregistrements = inventaire.enregistrements;
@@ -140,6 +146,7 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
         racine,
         dossiers: canoniques,
         enregistrements,
+        non_envoyes,
     })
 }
 
@@ -427,7 +434,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         jeton.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     let provisoire = Destination::from(provisoire);
-    let reunion = reunir(&args.dossiers, &provisoire)?;
+    let mut reunion = reunir(&args.dossiers, &provisoire)?;
     let regroupement = regrouper(&reunion.enregistrements);
     dire::refuser_hors_nuit(
         g.json,
@@ -467,10 +474,18 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     garder_la_saison(g, &args, &reunion, &nuits)?;
     if args.simulation {
         dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
+        crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, &reunion.non_envoyes)?;
         return Ok(CodeSortie::Succes);
     }
+    // Ce qui ne part pas est dit après le bilan, comme en mode une nuit par la même règle :
+    // c'est ce que la bénévole lit avant d'effacer sa carte.
+    let non_envoyes = std::mem::take(&mut reunion.non_envoyes);
     let code = deposer(g, &args, &api, &fuseau, nuits, reunion)?;
-    if non_rattaches.is_empty() || code == CodeSortie::Interrompu {
+    if code == CodeSortie::Interrompu {
+        return Ok(code);
+    }
+    crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, &non_envoyes)?;
+    if non_rattaches.is_empty() {
         return Ok(code);
     }
     dire::rappel_non_rattaches(mode(g), &non_rattaches)?;

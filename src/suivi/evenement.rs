@@ -512,6 +512,16 @@ pub enum Evenement<'a> {
         liens_non_suivis: &'a [String],
         vides: &'a [String],
     },
+    /// vigie depot : ce qui ne part pas, compté et nommé, par la même règle pour une nuit
+    /// (après `plan`) et pour une saison (après ses `bilan_nuit`) : fichiers cachés ou système
+    /// (leur nombre), autres fichiers (notes, photos, journaux), fichiers vides, liens
+    /// symboliques non suivis. Absent quand rien n'est laissé.
+    NonEnvoyes {
+        caches_ou_systeme: u64,
+        autres: &'a [String],
+        vides: &'a [String],
+        liens_non_suivis: &'a [String],
+    },
     /// vigie depot : un avertissement qui n'arrête pas le dépôt (motif : voir chacun).
     Avertissement {
         #[serde(flatten)]

@@ -22,6 +22,7 @@ pub(crate) mod garde;
 pub(crate) mod journal;
 mod json;
 mod lignes;
+pub(crate) mod non_envoyes;
 pub(crate) mod participations;
 pub(crate) mod passages;
 pub(crate) mod preparation;

@@ -124,6 +124,69 @@ fn fichier_vide_liens_en_boucle_et_lien_vers_le_parent_ne_partent_pas_et_sont_si
     assert_eq!(banc.etat()["unites"]["deposee"], 1);
 }
 
+/// En saison, ce qui n'est pas envoyé est dit comme en mode une nuit, par la même règle : une
+/// séquence vide et une nuit entière derrière un lien symbolique figurent au bilan (texte) et
+/// dans l'événement `non_envoyes` (JSON). Sans cela, la bénévole effacerait la carte.
+#[cfg(unix)]
+#[test]
+fn en_saison_une_sequence_vide_et_une_nuit_derriere_un_lien_sont_dites_au_bilan() {
+    let banc = Banc::nouveau();
+    let depose = "PA1/Car640139-2026-Pass1-A1-PA1_20260621_221500_000.wav";
+    let vide = "PA1/Car640139-2026-Pass1-A1-PA1_20260621_221501_000.wav";
+    banc.fichier(depose, 3_000);
+    banc.fichier(vide, 0);
+    banc.fichier("PA1/notes.txt", 10);
+    let ailleurs = banc.dossier.path().join("ailleurs");
+    std::fs::create_dir_all(&ailleurs).unwrap();
+    let derriere = "Car640139-2026-Pass1-A1-PA1_20260622_221500_000.wav";
+    std::fs::write(ailleurs.join(derriere), contenu(derriere, 3_000)).unwrap();
+    std::os::unix::fs::symlink(&ailleurs, banc.nuit.join("nuit-du-22")).unwrap();
+    let out = super::saison::depot_saison(&banc).sortie();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().fichiers().len(), 1);
+    // Dans le bilan (sortie standard), après les nuits.
+    let bilan = stdout(&out);
+    contient(
+        &bilan,
+        &[
+            "Non envoyés : 3 fichiers",
+            &format!("fichier(s) vide(s) ignoré(s) : {vide}"),
+            "liens symboliques non suivis : nuit-du-22",
+            "1 autre(s) (PA1/notes.txt)",
+        ],
+    );
+    assert!(
+        bilan.find("Saison :") < bilan.find("Non envoyés"),
+        "{bilan}"
+    );
+    // En JSON : l'événement `non_envoyes`, comme en mode une nuit.
+    let out = super::saison::depot_saison(&banc).arg("--json").sortie();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let lignes = lignes_json(&out.stdout);
+    let n = lignes
+        .iter()
+        .find(|l| l["evenement"] == "non_envoyes")
+        .unwrap_or_else(|| panic!("pas de non_envoyes : {}", texte(&out)));
+    assert_eq!(n["vides"], serde_json::json!([vide]));
+    assert_eq!(n["liens_non_suivis"], serde_json::json!(["nuit-du-22"]));
+    assert_eq!(n["autres"], serde_json::json!(["PA1/notes.txt"]));
+    // Et le mode une nuit dit la même chose, par la même règle.
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(&banc.nuit)
+        .args(["--participation", PARTICIPATION, "--json", "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    let out = c.sortie();
+    let lignes = lignes_json(&out.stdout);
+    let une_nuit = lignes
+        .iter()
+        .find(|l| l["evenement"] == "non_envoyes")
+        .unwrap_or_else(|| panic!("pas de non_envoyes : {}", texte(&out)));
+    assert_eq!(une_nuit["vides"], n["vides"]);
+    assert_eq!(une_nuit["liens_non_suivis"], n["liens_non_suivis"]);
+}
+
 #[cfg(unix)]
 #[test]
 fn dossier_vide_de_fichiers_vides_et_dossier_au_nom_non_utf8_code_2() {
