@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Banc d'essai (pas un test) : une saison de NUITS × PAR_NUIT fichiers (20 × 5 000 = 100 000 par
-# défaut, 4 octets chacun, noms du protocole point fixe : deux enregistreurs dans deux dossiers,
-# trois points, Pass1 et Pass2, des nuits qui passent minuit), contre `vigie bac-a-sable` lancé
-# par le script, binaire de release.
+# défaut, 44 octets chacun : un en-tête WAV ×10 sans échantillon ; noms du protocole point fixe :
+# deux enregistreurs dans deux dossiers, trois points, Pass1 et Pass2, des nuits qui passent
+# minuit), contre `vigie bac-a-sable` lancé par le script, binaire de release.
 #  1. planification : `vigie depot SAISON --simulation` (inventaire, noms, regroupement en nuits,
 #     lectures de la plateforme : /moi, /moi/sites, participations du site) ;
 #     cible ≤ 2 s et ≤ 64 Mio pour 100 000 fichiers ;
@@ -38,8 +38,12 @@ nettoyer() {
 trap nettoyer EXIT
 
 python3 - "$TMP/saison" "$NUITS" "$PAR_NUIT" << 'PY'
-import datetime, os, sys
+import datetime, os, struct, sys
 racine, nuits, par_nuit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+# Un en-tête WAV PCM 16 bits mono en expansion de temps ×10 (38 400 Hz), sans échantillon : la
+# garde de format lit l'en-tête de chaque séquence qui reste à envoyer.
+en_tete = (b"RIFF" + struct.pack("<I", 36) + b"WAVEfmt "
+           + struct.pack("<IHHIIHH", 16, 1, 1, 38400, 76800, 2, 16) + b"data" + struct.pack("<I", 0))
 points = ["A1", "B2", "Z3"]
 for n in range(nuits):
     soiree = datetime.datetime(2026, 6, 1, 21, 0) + datetime.timedelta(days=n // 3 * 2)
@@ -53,7 +57,7 @@ for n in range(nuits):
         nom = "Car640139-2026-Pass%d-%s-%s_%s_000.wav" % (passage, point, enregistreur,
                                                           t.strftime("%Y%m%d_%H%M%S"))
         with open(os.path.join(dossier, nom), "wb") as f:
-            f.write(b"RIFF")
+            f.write(en_tete)
 PY
 
 "$VIGIE" bac-a-sable --port 0 --json > "$TMP/bac.json" &

@@ -118,11 +118,22 @@ vigie() { "$VIGIE_BIN" --progression jamais "$@"; }
 marque() { echo "$(wc -l < "$JOURNAL_API") $(wc -l < "$JOURNAL_S3")"; }
 api_depuis() { tail -n +"$(( ${1%% *} + 1 ))" "$JOURNAL_API" | jq -c "select($2)" | wc -l; }
 s3_depuis() { tail -n +"$(( ${1##* } + 1 ))" "$JOURNAL_S3" | jq -c "select($2)" | wc -l; }
-nuit() { # <dossier> <nombre> <taille> [préfixe du nom] : des WAV au contenu aléatoire
+le32() { # <entier> : ses quatre octets, petit-boutiste
+  printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) \
+    $((($1 >> 16) & 255)) $((($1 >> 24) & 255))
+}
+wav() { # <fichier> <taille> <fréquence> : un WAV PCM 16 bits mono, l'en-tête à cette fréquence, du bruit
+  local d=$(($2 - 44)) octet=$(($3 * 2))
+  # shellcheck disable=SC2059 # les octets de l'en-tête sont des séquences \x de printf
+  { printf 'RIFF'; printf "$(le32 $((36 + d)))"; printf 'WAVEfmt '; printf "$(le32 16)"
+    printf '\x01\x00\x01\x00'; printf "$(le32 "$3")"; printf "$(le32 "$octet")"
+    printf '\x02\x00\x10\x00data'; printf "$(le32 "$d")"; head -c "$d" /dev/urandom; } > "$1"
+}
+nuit() { # <dossier> <nombre> <taille> [préfixe du nom] : des WAV en expansion de temps ×10
   mkdir -p "$1"
   local prefixe=${4:-Car640380-2026-Pass1-A1-OB-1_20260620_}
   for i in $(seq 1 "$2"); do
-    head -c "$3" /dev/urandom > "$1/${prefixe}$(printf '22%04d' "$i")_000.wav"
+    wav "$1/${prefixe}$(printf '22%04d' "$i")_000.wav" "$3" 38400
   done
 }
 RETENUES=0
@@ -220,7 +231,7 @@ verdict "le message dit à qui elle est" 'grep -q "Noctule des Étangs" "$LANCEM
 
 echo "-- 8. kill -9 en plein multipart (--seuil-multipart 6), puis vigie retenter-echecs"
 mkdir -p "$LANCEMENT/nuit8"
-head -c $((12 * 1024 * 1024)) /dev/urandom > "$LANCEMENT/nuit8/Car640380-2026-Pass5-A1-OB-1_20260628_220000_000.wav"
+wav "$LANCEMENT/nuit8/Car640380-2026-Pass5-A1-OB-1_20260628_220000_000.wav" $((12 * 1024 * 1024)) 38400
 echo "partNumber=3" > "$LANCEMENT/bloquer"
 m=$(marque)
 vigie_fond depot "$LANCEMENT/nuit8" --participation "$P" --forcer-participation --seuil-multipart 6 --paralleles 1; pid=$!
@@ -246,7 +257,7 @@ verdict "code 0, la limite reprise (2 Mo/s)" '[ $c = 0 ] && [ "$(tail -1 "$LANCE
 echo "-- 10. un site routier : la participation créée sans --point"
 mkdir -p "$LANCEMENT/nuit10"
 for i in 1 2 3; do
-  head -c 100000 /dev/urandom > "$LANCEMENT/nuit10/Cir601-2026-Pass1-Tron2-Chiro_1_00000${i}_000.wav"
+  wav "$LANCEMENT/nuit10/Cir601-2026-Pass1-Tron2-Chiro_1_00000${i}_000.wav" 100000 38400
 done
 m=$(marque)
 vigie depot "$LANCEMENT/nuit10" --site "$(ident site_routier)" --debut 2026-07-01T21:00:00+02:00 --fin 2026-07-02T06:00:00+02:00 > "$LANCEMENT/s10.out" 2>&1 && c=0 || c=$?
@@ -263,6 +274,31 @@ vigie depot "$LANCEMENT/nuit3" --site "$(ident site)" --debut 2026-07-03T21:00:0
 verdict "point fixe sans --point : code 2, aucune création" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ] && grep -q "point fixe" "$LANCEMENT/s11b.out"' "(code $c)"
 plans=$(vigie plans --json | jq -s 'length')
 verdict "aucun plan local laissé par un refus (7 plans : ceux des dépôts)" '[ "$plans" = 7 ]' "($plans plans)"
+
+echo "-- 12. une carte à l'horloge remise à 2000 : dix nuits qui se fondraient en une"
+# Chaque soir, l'horloge repart du 1er janvier 2000 à minuit ; les noms disent 2026. La
+# plateforme accepterait ces noms et la participation serait datée du 31/12/1999.
+for n in $(seq 0 9); do
+  mkdir -p "$LANCEMENT/carte2000/nuit$n"
+  for i in 1 2 3; do
+    wav "$LANCEMENT/carte2000/nuit$n/Car640380-2026-Pass7-A1-OB-1_20000101_00$(printf '%02d%02d' "$n" "$i")_000.wav" 20000 38400
+  done
+done
+m=$(marque)
+vigie depot "$LANCEMENT/carte2000" > "$LANCEMENT/s12.out" 2>&1 && c=0 || c=$?
+verdict "en saison : code 2, aucune création, aucune déclaration, aucun envoi" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ] && [ "$(s3_depuis "$m" '\''.methode == "PUT"'\'')" = 0 ]' "(code $c)"
+verdict "le message dit la nuit du 31/12/1999, le nom de 2026 et l'horloge" 'grep -q "31/12/1999" "$LANCEMENT/s12.out" && grep -q "nom de 2026" "$LANCEMENT/s12.out" && grep -q "horloge" "$LANCEMENT/s12.out"'
+vigie depot "$LANCEMENT/carte2000/nuit4" --site "$(ident site)" --point A1 --debut 2026-07-05T21:00:00+02:00 --fin 2026-07-06T06:00:00+02:00 > "$LANCEMENT/s12b.out" 2>&1 && c=0 || c=$?
+verdict "une nuit vers une participation à créer : code 2, aucune création" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ]' "(code $c)"
+
+echo "-- 13. une nuit d'un enregistreur direct (en-tête à 384 000 Hz), non préparée"
+mkdir -p "$LANCEMENT/nuit13"
+wav "$LANCEMENT/nuit13/Car640380-2026-Pass8-A1-OB-1_20260705_220001_000.wav" 200000 384000
+m=$(marque)
+vigie depot "$LANCEMENT/nuit13" --participation "$P" --forcer-participation > "$LANCEMENT/s13.out" 2>&1 && c=0 || c=$?
+verdict "code 2, rien de déclaré ni d'envoyé, la fréquence et vigie preparer dits" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''.methode == "POST"'\'')" = 0 ] && [ "$(s3_depuis "$m" '\''.methode == "PUT"'\'')" = 0 ] && grep -q "384 000 Hz" "$LANCEMENT/s13.out" && grep -q "vigie preparer" "$LANCEMENT/s13.out"' "(code $c)"
+plans=$(vigie plans --json | jq -s 'length')
+verdict "aucun plan local laissé par ces refus (toujours 7)" '[ "$plans" = 7 ]' "($plans plans)"
 
 echo
 echo "$REUSSIS vérifications tenues, $RATES en échec (détails : $LANCEMENT)."

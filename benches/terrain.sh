@@ -51,12 +51,20 @@ VIGIE=$PWD/target/release/vigie
 nettoyer_aussi() { ip netns del "$NS" 2> /dev/null || true; }
 
 python3 - "$TMP/nuit" "$FICHIERS" << 'EOF'
-import os, sys
+import os, struct, sys
 racine, n = sys.argv[1], int(sys.argv[2])
 os.makedirs(racine)
+# Un en-tête WAV PCM 16 bits mono en expansion de temps ×10 (38 400 Hz) : ce que la garde de
+# format laisse partir vers la plateforme ; puis du bruit.
+donnees = 1024 * 1024 - 44
+en_tete = (b"RIFF" + struct.pack("<I", 36 + donnees) + b"WAVEfmt "
+           + struct.pack("<IHHIIHH", 16, 1, 1, 38400, 76800, 2, 16)
+           + b"data" + struct.pack("<I", donnees))
 for i in range(n):
-    with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_20260621_{i:06d}_000.wav", "wb") as f:
-        f.write(os.urandom(1024 * 1024))
+    # Un horodatage qui existe : 22:00:00, 22:00:01…
+    h, m, s = 22 + i // 3600, (i // 60) % 60, i % 60
+    with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_20260621_{h:02d}{m:02d}{s:02d}_000.wav", "wb") as f:
+        f.write(en_tete + os.urandom(donnees))
 EOF
 TOTAL=$(du -sb "$TMP/nuit" | cut -f1)
 # shellcheck source=benches/aws-cli.sh
