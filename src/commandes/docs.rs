@@ -135,7 +135,7 @@ macro_rules! codes_communs {
     () => {
         r#".TP
 \fB2\fR
-usage ou configuration invalide (arguments, dossier illisible, noms refusés, base illisible) : rien n'a été envoyé
+usage ou configuration invalide (arguments, dossier illisible, noms ou horodatages refusés, séquences qui ne sont pas au format que lit la plateforme, base illisible) : rien n'a été envoyé ni créé
 .TP
 \fB3\fR
 des fichiers sont refusés définitivement (4xx : nom, droits, identifiants), ou, en saison, des fichiers ne se rattachent à aucun de vos sites ou la participation d'une nuit n'a pu être créée (les autres nuits sont parties) : un geste humain est nécessaire
