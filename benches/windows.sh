@@ -8,7 +8,7 @@
 #   3. les tests unitaires du module de plateforme (plateforme::), compilés pour Windows et
 #      lancés sous wine64.
 # Ce n'est pas Windows : wine imite son API (fichiers, console, sockets), pas ses ACL ni
-# ses consoles. Le README dit ce que cela prouve et ce que cela ne prouve pas.
+# ses consoles. CONTRIBUTING.md dit ce que cela prouve et ce que cela ne prouve pas.
 #
 # Usage : benches/windows.sh            (profil dev)
 #         PROFIL=release benches/windows.sh

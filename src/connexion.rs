@@ -2,7 +2,7 @@
 //! par `--api`, et le compte que la plateforme a reconnu.
 //!
 //! Pourquoi : l'adresse de l'API n'est pas sûre (le serveur place ses routes sous un préfixe
-//! choisi au déploiement, voir le README). Celui qui l'a trouvée une fois ne doit pas la répéter
+//! choisi au déploiement, voir docs/guide.md). Celui qui l'a trouvée une fois ne doit pas la répéter
 //! à chaque commande, ni voir `vigie traiter` viser une autre adresse que son dépôt. Elle vit
 //! dans `connexion.json`, dans le même répertoire et avec les mêmes droits que le jeton (0600),
 //! écrite de la même façon (à côté, puis renommée). `--api` et `VIGIE_API` l'emportent sur elle,

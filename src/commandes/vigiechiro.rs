@@ -146,7 +146,7 @@ impl RefusMoi {
                 format!(
                     "cette adresse n'est pas l'API Vigie-Chiro : {api}/moi rend {nature} ; \
                      {rien_fait}. Donnez l'adresse de l'API par --api URL ou la variable \
-                     VIGIE_API (le README dit comment la trouver : « L'adresse de l'API »)."
+                     VIGIE_API (le guide, docs/guide.md, dit comment la trouver : « L'adresse de l'API »)."
                 ),
             )
             .into(),

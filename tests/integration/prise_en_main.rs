@@ -1,5 +1,5 @@
 //! La prise en main d'un nouvel utilisateur : `vigie demo` et `vigie bac-a-sable` tiennent ce
-//! que promet le README, et la page de manuel documente chaque commande et chaque option.
+//! que promettent le README et le guide, et la page de manuel documente chaque commande et chaque option.
 //!
 //! Pourquoi : sur une machine neuve, deux commandes doivent suffire (la démonstration, les
 //! tests). Si la démonstration laissait des fichiers derrière elle, finissait sur un code non
@@ -665,7 +665,8 @@ fn ctrl_c_pendant_la_demo_sort_en_130_sans_rien_laisser() {
 /// Sans `--base` ni `VIGIE_BASE`, la base est dans `$XDG_DATA_HOME/vigie/` ; une valeur
 /// relative, que la spécification XDG dit d'ignorer, laisse place à `~/.local/share/vigie/` ;
 /// `VIGIE_BASE` l'emporte. Le jeton est dans `$XDG_CONFIG_HOME/vigie/` (`vigie deconnexion`
-/// l'y efface). Sous Linux seulement : macOS et Windows ont leurs emplacements (README).
+/// l'y efface). Sous Linux seulement : macOS et Windows ont leurs emplacements
+/// (docs/guide.md, « Où vont vos fichiers »).
 #[cfg(target_os = "linux")]
 #[test]
 fn les_emplacements_par_defaut_suivent_xdg_sous_linux() {

@@ -1,4 +1,4 @@
-//! Le second avis S3 (moto) se prépare de lui-même : la commande de test du README suffit, sur
+//! Le second avis S3 (moto) se prépare de lui-même : la commande de test (CONTRIBUTING.md) suffit, sur
 //! une machine dont le Python a un moto trop ancien comme sur une machine sans Python.
 
 #[cfg(unix)]

@@ -2,7 +2,7 @@
 //! applique les pannes du bac à sable.
 //!
 //! moto tourne dans un environnement Python **propre au projet**, sous `target/` : la commande
-//! de test du README (`cargo test --locked --workspace`) suffit, sur une machine neuve comme sur
+//! de test de CONTRIBUTING.md (`cargo test --locked --workspace`) suffit, sur une machine neuve comme sur
 //! une machine dont le Python a déjà un moto plus ancien (la 5.2.1 casse le multipart du SDK
 //! Rust). Le premier essai qui en a besoin le crée (`python3 -m venv`) et y installe la version
 //! voulue ([`EXIGENCE`], avec l'extra `s3crc32c` : sans lui, moto calcule un CRC32 là où on lui
