@@ -279,3 +279,236 @@ fn surface_publique_restreinte() {
     }
     assert!(fautes.is_empty(), "unreachable_pub levé dans : {fautes:?}");
 }
+
+/// Le texte d'un fichier du dépôt.
+fn lire_doc(chemin: &str) -> String {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(racine.join(chemin)).unwrap_or_else(|e| panic!("{chemin} : {e}"))
+}
+
+/// Les documents d'usage : le README (pour la bénévole) et le guide (toutes les règles).
+const README: &str = "README.md";
+const GUIDE: &str = "docs/guide.md";
+
+/// Les lignes d'un document Markdown hors des blocs de code (```).
+fn hors_code(texte: &str) -> Vec<&str> {
+    let mut dans_code = false;
+    texte
+        .lines()
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                dans_code = !dans_code;
+                return false;
+            }
+            !dans_code
+        })
+        .collect()
+}
+
+/// Le README est celui d'une bénévole sur le terrain : il tient en moins de 400 lignes, et le
+/// reste (chaque commande, chaque option, chaque cas particulier) est dans le guide.
+#[test]
+fn le_readme_tient_en_moins_de_400_lignes() {
+    let lignes = lire_doc(README).lines().count();
+    assert!(
+        lignes < 400,
+        "{README} fait {lignes} lignes : le détail va dans {GUIDE}, le développement dans \
+         CONTRIBUTING.md"
+    );
+}
+
+/// Chaque commande visible de `vigie` a sa section dans le guide, et une seule : un titre qui
+/// la nomme (`` ## `vigie depot` … ``). Ni le README ni un autre document d'usage ne lui en
+/// donnent une seconde : ils renvoient au guide.
+#[test]
+fn chaque_commande_a_sa_section_dans_le_guide_et_une_seule() {
+    let nommee = regex::Regex::new(r"`vigie ([a-z-]+)[^`]*`").unwrap();
+    let commandes: Vec<String> = vigie::cli::commande()
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    assert!(commandes.len() > 10, "{commandes:?}");
+    let mut sections: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for doc in [README, GUIDE, "CONTRIBUTING.md"] {
+        let texte = lire_doc(doc);
+        for titre in hors_code(&texte)
+            .into_iter()
+            .filter(|l| l.starts_with("##"))
+        {
+            for c in nommee.captures_iter(titre) {
+                sections
+                    .entry(c[1].to_owned())
+                    .or_default()
+                    .push(format!("{doc} : {titre}"));
+            }
+        }
+    }
+    let mut fautes = Vec::new();
+    for commande in &commandes {
+        match sections.get(commande).map(Vec::as_slice) {
+            Some([seule]) if seule.starts_with(GUIDE) => {}
+            autre => fautes.push(format!("vigie {commande} : {autre:?}")),
+        }
+    }
+    assert!(
+        fautes.is_empty(),
+        "chaque commande a une section (un titre `vigie COMMANDE`) dans {GUIDE}, et une seule :\n{}",
+        fautes.join("\n")
+    );
+}
+
+/// Les codes de sortie sont dits dans une seule table (`| code | sens |`), dans le guide : une
+/// ligne par code, ceux de l'aide (`vigie --help`, repris par la page de manuel), ni plus ni
+/// moins. Le README et les autres documents y renvoient.
+#[test]
+fn les_codes_de_sortie_sont_dits_une_fois_dans_le_guide() {
+    let aide = vigie::cli::commande()
+        .get_after_long_help()
+        .map(ToString::to_string)
+        .expect("l'aide longue dit les codes de sortie");
+    let code = regex::Regex::new(r"^  ([0-9]+) ").unwrap();
+    let attendus: Vec<String> = aide
+        .lines()
+        .filter_map(|l| code.captures(l).map(|c| c[1].to_owned()))
+        .collect();
+    assert_eq!(attendus, ["0", "1", "2", "3", "4", "130"], "{aide}");
+
+    let mut tables = Vec::new();
+    let mut a_voir = vec![README.to_owned(), "CONTRIBUTING.md".to_owned()];
+    for entree in std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs"))
+        .unwrap()
+        .flatten()
+    {
+        a_voir.push(format!("docs/{}", entree.file_name().to_string_lossy()));
+    }
+    for doc in &a_voir {
+        let texte = lire_doc(doc);
+        let lignes = hors_code(&texte);
+        for (n, ligne) in lignes.iter().enumerate() {
+            if ligne.replace(' ', "").starts_with("|code|sens|") {
+                let codes: Vec<String> = lignes[n + 2..]
+                    .iter()
+                    .take_while(|l| l.starts_with('|'))
+                    .filter_map(|l| l.split('|').nth(1).map(|c| c.trim().to_owned()))
+                    .collect();
+                tables.push((doc.clone(), codes));
+            }
+        }
+    }
+    assert_eq!(
+        tables.len(),
+        1,
+        "une seule table des codes de sortie, dans {GUIDE} : {tables:?}"
+    );
+    let (doc, codes) = &tables[0];
+    assert_eq!(doc, GUIDE, "la table des codes de sortie est dans le guide");
+    assert_eq!(
+        codes, &attendus,
+        "la table du guide dit chaque code de l'aide, une fois"
+    );
+}
+
+/// L'ancre que GitHub donne à un titre : en minuscules, sans ponctuation (lettres accentuées,
+/// chiffres, `-` et `_` gardés), chaque espace en `-` ; un titre répété reçoit `-1`, `-2`…
+fn ancres(texte: &str) -> std::collections::BTreeSet<String> {
+    let mut vues: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut ancres = std::collections::BTreeSet::new();
+    for ligne in hors_code(texte) {
+        let Some(titre) = ligne.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if !ligne.starts_with('#') {
+            continue;
+        }
+        let base: String = titre
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = vues.entry(base.clone()).or_insert(0);
+        ancres.insert(if *n == 0 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        });
+        *n += 1;
+    }
+    ancres
+}
+
+/// Les renvois entre documents tiennent : chaque lien relatif d'un document Markdown du dépôt
+/// (racine et `docs/`) mène à un fichier qui existe, et son ancre (`#…`) à un titre de ce
+/// fichier. Un titre déplacé ou renommé sans corriger ses renvois fait échouer cet essai.
+#[test]
+fn les_liens_internes_des_documents_menent_quelque_part() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lien = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    let mut docs = Vec::new();
+    for dossier in [racine.to_path_buf(), racine.join("docs")] {
+        for entree in std::fs::read_dir(&dossier).unwrap().flatten() {
+            let chemin = entree.path();
+            if chemin.extension().is_some_and(|x| x == "md") {
+                docs.push(chemin);
+            }
+        }
+    }
+    assert!(docs.len() >= 8, "{docs:?}");
+    let mut fautes = Vec::new();
+    for doc in &docs {
+        let texte = std::fs::read_to_string(doc).unwrap();
+        let nom = doc.strip_prefix(racine).unwrap().display().to_string();
+        for ligne in hors_code(&texte) {
+            for c in lien.captures_iter(ligne) {
+                let cible = &c[1];
+                if cible.contains("://") || cible.starts_with("mailto:") {
+                    continue;
+                }
+                let (fichier, ancre) = cible.split_once('#').unwrap_or((cible, ""));
+                let vise = if fichier.is_empty() {
+                    doc.clone()
+                } else {
+                    doc.parent().unwrap().join(fichier)
+                };
+                if !vise.exists() {
+                    fautes.push(format!("{nom} : {cible} (pas de fichier)"));
+                } else if !ancre.is_empty() {
+                    let texte_vise = std::fs::read_to_string(&vise).unwrap_or_default();
+                    if !ancres(&texte_vise).contains(ancre) {
+                        fautes.push(format!("{nom} : {cible} (pas de titre pour l'ancre)"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        fautes.is_empty(),
+        "renvois qui ne mènent nulle part :\n{}",
+        fautes.join("\n")
+    );
+}
+
+/// `.ci/run` lance la commande de test que CONTRIBUTING.md donne (section « La commande de
+/// test ») : celle qu'un contributeur lance chez lui est celle de l'intégration continue.
+#[test]
+fn la_commande_de_test_de_contributing_est_celle_de_ci_run() {
+    let contributing = lire_doc("CONTRIBUTING.md");
+    let section = contributing
+        .split_once("\n## La commande de test\n")
+        .expect("CONTRIBUTING.md n'a pas de section « La commande de test »")
+        .1;
+    let commande = section
+        .split_once("```sh\n")
+        .and_then(|(_, bloc)| bloc.lines().next())
+        .expect("la section donne la commande dans un bloc sh")
+        .trim();
+    assert!(commande.starts_with("cargo test"), "{commande}");
+    let ci = lire_doc(".ci/run");
+    assert!(
+        ci.lines()
+            .any(|l| !l.trim_start().starts_with('#') && l.trim_end().ends_with(commande)),
+        ".ci/run ne lance pas « {commande} »"
+    );
+}
