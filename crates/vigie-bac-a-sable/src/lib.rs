@@ -142,6 +142,10 @@ pub struct BacASable {
     vigiechiro: Arc<vigiechiro::Vigiechiro>,
     arret: watch::Sender<bool>,
     tache: Option<JoinHandle<()>>,
+    /// Les requêtes menées hors de leur connexion : un essai y prend le tour d'une clé pour
+    /// jouer une finalisation en cours.
+    #[cfg(test)]
+    traitements: Arc<service::Traitements>,
 }
 
 impl std::fmt::Debug for BacASable {
@@ -194,6 +198,7 @@ impl BacASable {
         let pannes = Arc::new(Pannes::nouveau());
         let compteurs = Arc::new(Compteurs::default());
         let (arret, arret_rx) = watch::channel(false);
+        let traitements = Arc::<service::Traitements>::default();
         let service = service::ServicePannes {
             s3,
             api: Arc::clone(&vigiechiro),
@@ -202,7 +207,7 @@ impl BacASable {
             arret: arret_rx.clone(),
             compte_gouttes: service::CompteGouttes::default(),
             fermeture_brutale: Arc::default(),
-            traitements: Arc::default(),
+            traitements: Arc::clone(&traitements),
         };
         let tache = tokio::spawn(service::servir(ecoute, service, arret_rx));
         tracing::info!(%adresse, racine = %racine.display(), "bac à sable S3 et plateforme Vigie-Chiro démarrés");
@@ -214,6 +219,8 @@ impl BacASable {
             vigiechiro,
             arret,
             tache: Some(tache),
+            #[cfg(test)]
+            traitements,
         })
     }
 

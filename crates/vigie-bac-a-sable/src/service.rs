@@ -77,15 +77,17 @@ pub(crate) struct ServicePannes {
 pub(crate) struct Traitements {
     taches: Mutex<JoinSet<()>>,
     /// Une finalisation multipart à la fois **par clé d'objet**, menée jusqu'au bout de sa
-    /// réponse (voir `ServicePannes::traiter`). Par clé seulement : les finalisations de deux
-    /// fichiers différents vont ensemble, comme chez S3 (un verrou unique mettait en file
-    /// l'assemblage des gros fichiers d'une nuit, et tout client multipart le payait).
+    /// réponse (voir `ServicePannes::traiter`) ; une liste des parties ou un abandon de la même
+    /// clé attend son tour, pour ne jamais voir un envoi à moitié assemblé. Par clé seulement :
+    /// les finalisations de deux fichiers différents vont ensemble, comme chez S3 (un verrou
+    /// unique mettait en file l'assemblage des gros fichiers d'une nuit, et tout client
+    /// multipart le payait).
     finalisations: Mutex<HashMap<Arc<str>, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// Le tour d'une finalisation ; rendu, il retire le verrou de sa clé si personne d'autre ne
 /// l'attend (la table ne garde que les clés en cours de finalisation).
-struct TourDeFinaliser<'a> {
+pub(crate) struct TourDeFinaliser<'a> {
     garde: Option<tokio::sync::OwnedMutexGuard<()>>,
     cle: Arc<str>,
     traitements: &'a Traitements,
@@ -114,7 +116,7 @@ impl Traitements {
     }
 
     /// Attend son tour pour finaliser un envoi vers `cle`, et le garde jusqu'à la fin.
-    async fn tour_de_finaliser(&self, cle: Arc<str>) -> TourDeFinaliser<'_> {
+    pub(crate) async fn tour_de_finaliser(&self, cle: Arc<str>) -> TourDeFinaliser<'_> {
         let verrou = {
             let mut f = self
                 .finalisations
@@ -127,6 +129,19 @@ impl Traitements {
             cle,
             traitements: self,
         }
+    }
+
+    /// Combien de requêtes attendent le tour de `cle` (celui-ci pris) : dit à un essai, sans
+    /// rien chronométrer, qu'une requête est arrivée jusqu'au verrou.
+    #[cfg(test)]
+    pub(crate) fn attendent_leur_tour(&self, cle: &str) -> usize {
+        let f = self
+            .finalisations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Le verrou est tenu par la table, par le tour pris, et par chaque requête en attente.
+        f.get(cle)
+            .map_or(0, |v| Arc::strong_count(v).saturating_sub(2))
     }
 
     async fn terminer(&self, echeance: tokio::time::Instant) {
@@ -253,8 +268,21 @@ impl ServicePannes {
             // pendant qu'il l'écrit : `200` d'emblée, des espaces, puis le résultat ou une
             // erreur dans le corps) : la seconde trouve l'envoi fini (NoSuchUpload, comme chez
             // S3), et seule une finalisation qui a vraiment assemblé compte comme traitée.
+            //
+            // Une liste des parties et un abandon prennent aussi ce tour : s3s-fs retire l'envoi
+            // puis consomme ses parties une à une (l'abandon retire les parties d'abord), et une
+            // liste lue entre-temps rendait l'envoi vivant mais à moitié vidé (une partie sans
+            // ETag, ou absente). Chez S3 et moto (`moto/s3/models.py`, `complete_multipart_upload`
+            // lit les parties sans les retirer puis `del bucket.multiparts[id]` d'un coup, et
+            // `list_parts` lève `NoSuchUpload` pour un envoi absent), une liste voit l'envoi
+            // entier ou ne le voit plus. La relance d'un client tué pendant sa finalisation
+            // croyait ses parties perdues, en renvoyait une (`NoSuchUpload` : l'envoi venait
+            // d'être assemblé), repartait de zéro et assemblait l'objet une seconde fois.
             let finalisation = op == Operation::CompleteMultipartUpload;
-            let _une_a_la_fois = if finalisation {
+            let _une_a_la_fois = if finalisation
+                || op == Operation::ListParts
+                || op == Operation::AbortMultipartUpload
+            {
                 let cle = cle_traitee.clone().unwrap_or_else(|| Arc::from(""));
                 Some(service.traitements.tour_de_finaliser(cle).await)
             } else {

@@ -999,6 +999,72 @@ async fn reponse_perdue_apres_traitement() {
     b.bac.arreter().await;
 }
 
+/// Une liste des parties reçue pendant la finalisation du même envoi attend son issue : elle
+/// voit l'envoi entier ou ne le voit plus, jamais à moitié assemblé (s3s-fs retire l'envoi puis
+/// consomme ses parties une à une). Comme chez moto, où `list_parts` lève `NoSuchUpload` dès
+/// que la finalisation a retiré l'envoi d'un coup. Vu dans l'endurance : la relance d'un
+/// `vigie` tué pendant sa finalisation lisait une partie sans ETag, la renvoyait, trouvait
+/// l'envoi fini, et assemblait l'objet une seconde fois.
+#[tokio::test]
+async fn liste_des_parties_pendant_une_finalisation_jamais_a_moitie_assemblee() {
+    let b = banc().await;
+    let c = &b.client;
+    let id = c
+        .create_multipart_upload()
+        .bucket(SEAU)
+        .key("mp.wav")
+        .send()
+        .await
+        .expect("CreateMultipartUpload")
+        .upload_id()
+        .expect("id d'envoi")
+        .to_owned();
+    for n in 1..=2 {
+        let d = donnees(1000, n as u64);
+        c.upload_part()
+            .bucket(SEAU)
+            .key("mp.wav")
+            .upload_id(&id)
+            .part_number(n)
+            .body(ByteStream::from(d))
+            .send()
+            .await
+            .expect("UploadPart");
+    }
+    // Une finalisation de la clé est en cours : son tour est pris.
+    let tour = b
+        .bac
+        .traitements
+        .tour_de_finaliser(Arc::from("mp.wav"))
+        .await;
+    let liste = c
+        .list_parts()
+        .bucket(SEAU)
+        .key("mp.wav")
+        .upload_id(&id)
+        .send();
+    let mut liste = tokio::spawn(liste);
+    let arrivee = async {
+        while b.bac.traitements.attendent_leur_tour("mp.wav") == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::select! {
+        r = &mut liste => panic!("ListParts a répondu pendant la finalisation de l'envoi : {r:?}"),
+        () = arrivee => {}
+    }
+    // La finalisation fait ce que fait s3s-fs : l'envoi retiré, puis une partie consommée.
+    std::fs::remove_file(b.bac.racine.join(format!(".upload-{id}.json"))).expect("envoi");
+    std::fs::remove_file(b.bac.racine.join(format!(".upload_id-{id}.part-1"))).expect("partie");
+    drop(tour);
+    let e = liste.await.expect("tâche").expect_err("l'envoi est fini");
+    assert_eq!(
+        (statut(&e), code(&e).as_deref()),
+        (Some(404), Some("NoSuchUpload"))
+    );
+    b.bac.arreter().await;
+}
+
 #[tokio::test]
 async fn lenteur_puis_traitement_normal() {
     let b = banc().await;
