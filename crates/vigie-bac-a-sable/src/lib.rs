@@ -443,6 +443,14 @@ impl BacASable {
         self.vigiechiro.regler_calcul(reglages);
     }
 
+    /// Règle le déroulement des calculs de la participation `id` lancés désormais, les autres
+    /// gardant ceux de [`BacASable::regler_calcul`] : une nuit d'une saison dont le calcul
+    /// échoue (`echecs`), comme chaque calcul du serveur mène sa propre tâche
+    /// (`scripts/task_participation.py` `process_participation`).
+    pub fn regler_calcul_de(&self, id: &str, reglages: ReglagesCalcul) {
+        self.vigiechiro.regler_calcul_de(id, reglages);
+    }
+
     /// Fait passer `duree` pour les calculs, sans attendre : à la requête suivante, chaque
     /// calcul en est où il serait `duree` plus tard, ses dates reculées d'autant (le refus
     /// « Already … » d'un calcul de moins d'un jour compte de même).

@@ -713,6 +713,9 @@ struct Etat {
     compteur: u32,
     /// Le déroulement des prochains calculs lancés.
     reglages_calcul: ReglagesCalcul,
+    /// Celui des prochains calculs d'une participation, s'il diffère (une nuit d'une saison
+    /// dont le calcul échoue, les autres réussissant).
+    reglages_calcul_de: HashMap<String, ReglagesCalcul>,
     /// Les CSV demandés (`POST …/csv`) : participation, et l'instant où il sera écrit.
     csv_demandes: Vec<(String, SystemTime)>,
     /// Les courriels de CSV demandés, par participation.
@@ -1490,6 +1493,7 @@ impl Vigiechiro {
                 machine: rand::random::<u64>(),
                 compteur: rand::random::<u32>(),
                 reglages_calcul: ReglagesCalcul::default(),
+                reglages_calcul_de: HashMap::new(),
                 csv_demandes: Vec::new(),
                 courriels_csv: Vec::new(),
             }),
@@ -2520,6 +2524,7 @@ mod tests {
             machine: u64::MAX,
             compteur: 0xFF_FFFF,
             reglages_calcul: ReglagesCalcul::default(),
+            reglages_calcul_de: HashMap::new(),
             csv_demandes: Vec::new(),
             courriels_csv: Vec::new(),
         };

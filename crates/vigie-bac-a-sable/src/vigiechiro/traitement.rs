@@ -744,6 +744,14 @@ impl Vigiechiro {
         self.etat().reglages_calcul = reglages;
     }
 
+    /// Les réglages des calculs de la participation `id` lancés désormais (les autres gardent
+    /// ceux de [`Vigiechiro::regler_calcul`]).
+    pub(crate) fn regler_calcul_de(&self, id: &str, reglages: ReglagesCalcul) {
+        self.etat()
+            .reglages_calcul_de
+            .insert(id.to_owned(), reglages);
+    }
+
     /// Nombre de CSV demandés par courriel (`POST …/csv` acceptés) pour la participation.
     pub(crate) fn courriels_csv(&self, participation: &str) -> u32 {
         self.etat()
@@ -762,7 +770,11 @@ impl Vigiechiro {
     ) -> Result<ReponseApi, ReponseApi> {
         let maintenant = self.maintenant();
         let mut etat = self.etat();
-        let reglages = etat.reglages_calcul.clone();
+        let reglages = etat
+            .reglages_calcul_de
+            .get(id)
+            .unwrap_or(&etat.reglages_calcul)
+            .clone();
         let Some(p) = etat.participations.iter_mut().find(|p| p.id == id) else {
             return Err(ReponseApi::erreur(StatusCode::NOT_FOUND, DESCRIPTION_404));
         };
