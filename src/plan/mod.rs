@@ -12,6 +12,7 @@
 //!   partagent la même base sans « database is locked » ;
 //! - un fichier créé en 0600 : il contient des noms de compartiments et d'envois.
 
+mod calcul;
 mod modele;
 mod reglages;
 mod saison;
@@ -26,6 +27,7 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 use crate::plateforme::conseil::commande;
 use crate::plateforme::erreur_systeme;
 
+pub(crate) use calcul::{CalculNote, CsvNote};
 pub use modele::CauseRefus;
 pub(crate) use modele::{DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
 pub(crate) use reglages::ReglagesRetenus;
@@ -33,7 +35,7 @@ pub(crate) use saison::{DernierDepot, NuitLiee, NuitPlanifiee};
 pub(crate) use unites::{
     DeposeeARelire, EntreeJournal, FichierPlanifie, Planifiee, Replanification,
 };
-pub(crate) use verrou::VerrouPlan;
+pub(crate) use verrou::{VerrouPlan, est_tenu};
 
 /// Les migrations, dans l'ordre. Leur rang (à partir de 1) est la version du schéma.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -68,6 +70,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0008_comptes_par_index",
         include_str!("../../migrations/0008_comptes_par_index.sql"),
+    ),
+    (
+        "0009_noter_calcul",
+        include_str!("../../migrations/0009_noter_calcul.sql"),
     ),
 ];
 

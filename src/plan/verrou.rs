@@ -75,6 +75,22 @@ impl VerrouPlan {
     }
 }
 
+/// Un processus vivant tient-il le plan (dossier, destination) de la base `base` en ce moment ?
+/// C'est ce qui dit qu'une nuit est « en cours » : des fichiers notés en cours sans processus
+/// pour les tenir (terminal fermé, kill -9) ne tournent plus. La sonde prend un verrou partagé
+/// et le rend aussitôt (un dépôt qui démarrerait dans cet instant précis dirait le plan tenu) ;
+/// sans fichier de verrou, personne n'a jamais tenu le plan.
+pub(crate) fn est_tenu(base: &Path, dossier: &str, destination: &str) -> bool {
+    let chemin = dossier_des_verrous(base).join(format!(
+        "plan-{:016x}.verrou",
+        empreinte(&[dossier, destination])
+    ));
+    let Ok(fichier) = File::open(&chemin) else {
+        return false;
+    };
+    matches!(fichier.try_lock_shared(), Err(TryLockError::WouldBlock))
+}
+
 fn dossier_des_verrous(base: &Path) -> PathBuf {
     let mut nom = base.file_name().unwrap_or_default().to_os_string();
     nom.push(".verrous");
@@ -111,6 +127,21 @@ mod tests {
         // Un autre plan de la même base : libre.
         let _autre = VerrouPlan::prendre(&base, "/n", "s3://d", "2").unwrap();
         drop(v);
+        VerrouPlan::prendre(&base, "/n", "s3://c", "1").unwrap();
+    }
+
+    /// Tenu tant qu'un verrou vit, libre ensuite, et libre sans fichier de verrou.
+    #[test]
+    fn un_plan_n_est_tenu_que_par_un_verrou_vivant() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("v.sqlite");
+        assert!(!est_tenu(&base, "/n", "s3://c"));
+        let v = VerrouPlan::prendre(&base, "/n", "s3://c", "1").unwrap();
+        assert!(est_tenu(&base, "/n", "s3://c"));
+        assert!(!est_tenu(&base, "/n", "s3://d"));
+        drop(v);
+        assert!(!est_tenu(&base, "/n", "s3://c"));
+        // La sonde n'empêche pas de le prendre ensuite.
         VerrouPlan::prendre(&base, "/n", "s3://c", "1").unwrap();
     }
 
