@@ -760,7 +760,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__traitement)
-            opts="-v -q -h --participation --attendre --echeance --attente-releve --attente-releve-max --api --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --participation --attendre --echeance --patience --attente-releve --attente-releve-max --api --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -771,6 +771,10 @@ _vigie() {
                     return 0
                     ;;
                 --echeance)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --patience)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

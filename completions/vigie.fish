@@ -38,13 +38,13 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "depot" -d 'Dépose une 
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "retenter-echecs" -d 'Reprend ce qui reste de la saison : nuits entamées, en échec, pas commencées (alias : retenter)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "etat" -d 'Montre l\'état de la saison du dernier dépôt, nuit par nuit, ou des nuits nommées (ou d\'un plan hors saison), ou leurs fichiers un par un'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "plans" -d 'Liste les plans de la base'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ?'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "verifier" -d 'Relit la destination : chaque fichier déposé y est-il, intact ? (Toute la saison du dernier dépôt, ou les nuits nommées.)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "connexion" -d 'Vérifie et enregistre le jeton (et l\'adresse de l\'API) ; sans argument, dit ce qui est enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "deconnexion" -d 'Efface le jeton enregistré'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "participations" -d 'Liste vos participations sur la plateforme, toutes (celles du site web comme celles de vigie), groupées par site et par saison'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul d\'une participation sur la plateforme (jamais automatique)'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "traitement" -d 'Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini'
-complete -c vigie -n "__fish_vigie_needs_command" -f -a "resultats" -d 'Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "traiter" -d 'Lance le calcul des nuits sur la plateforme (jamais automatique)'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "traitement" -d 'Dit où en est le calcul de chaque nuit sur la plateforme, et son bilan une fois fini'
+complete -c vigie -n "__fish_vigie_needs_command" -f -a "resultats" -d 'Télécharge les résultats du calcul de chaque nuit : le CSV des observations (et le journal du calcul)'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "renommer" -d 'Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "preparer" -d 'Prépare une carte brute en séquences de 5 s à l\'expansion ×10, comme le compagnon officiel'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstration : une petite saison générée, déposée sur le bac à sable malgré des pannes'
@@ -205,21 +205,22 @@ complete -c vigie -n "__fish_vigie_using_subcommand participations" -l json -d '
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand participations" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers la plateforme avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l participation -d 'Une participation hors de la base (l\'identifiant de 24 caractères, fin de l\'adresse de sa page), au lieu des nuits' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l relancer -d 'Relance le calcul d\'une nuit déjà calculée (ses résultats seront remplacés par ceux du nouveau calcul), ou d\'un calcul qui semble arrêté depuis plus d\'un jour'
+complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l relancer -d 'Relance le calcul des nuits nommées déjà calculées (leurs résultats seront remplacés par ceux du nouveau calcul), ou d\'un calcul qui semble arrêté depuis plus d\'un jour ; jamais sur toute la saison : nommez les nuits'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l nuit-incomplete -d 'Lance le calcul même si des fichiers de la nuit ne sont pas (encore) déposés, ou qu\'un dépôt de cette nuit est en cours : la plateforme ne calculera que ce qu\'elle a, et refusera un autre calcul tant que celui-ci sera planifié ou en cours (un jour au plus)'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traiter" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
-complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l participation -d 'La participation dont suivre le calcul (par défaut, celle du dernier plan, avec l\'adresse d\'API de ce plan ; d\'une saison : chaque nuit)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l participation -d 'Une participation hors de la base (l\'identifiant de 24 caractères, fin de l\'adresse de sa page), au lieu des nuits' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l echeance -d 'Avec --attendre : s\'arrête au plus tard après DURÉE (ex. 2h, 30min), sur le dernier état relevé (code 1 s\'il n\'est pas fini)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l patience -d 'Avec --attendre : combien suivre encore un calcul qui semble arrêté (planifié ou en cours depuis plus d\'un jour) avant de rendre la main (code 1), ex. 10min, 2h [défaut : 30min]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve -d 'Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, un peu variée au hasard [défaut : 30]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attente-releve-max -d 'Plafond de l\'attente entre deux relevés (secondes) [défaut : 300]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
@@ -228,21 +229,21 @@ complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l progression -
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attendre -d 'Relève l\'état jusqu\'à ce que le calcul soit fini ou en erreur (ou Ctrl-C, ou --echeance), avec un indicateur et « prochain relevé dans N s »'
+complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l attendre -d 'Relève l\'état, nuit après nuit, jusqu\'à ce que le calcul soit fini ou en erreur ; rend la main plus tôt pour une nuit sans calcul lancé, un calcul qui semble arrêté (--patience), Ctrl-C ou --echeance. Un indicateur dit « prochain relevé dans N s »'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s q -l quiet -d 'Seulement le bilan et les erreurs'
 complete -c vigie -n "__fish_vigie_using_subcommand traitement" -s h -l help -d 'Affiche l\'aide (--help : le détail et toutes les options)'
-complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l participation -d 'La participation dont télécharger les résultats (par défaut, celle du dernier plan ; d\'une saison : chaque nuit)' -r
-complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l sortie -d 'Dossier où écrire les fichiers (créé s\'il n\'existe pas) [défaut : .]' -r -F
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l participation -d 'Une participation hors de la base (l\'identifiant de 24 caractères, fin de l\'adresse de sa page), au lieu des nuits' -r
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l sortie -d 'Dossier où écrire les fichiers (créé s\'il n\'existe pas). Par défaut, pour une saison : resultats-vigie-chiro-ANNÉE dans le dossier courant ; sinon le dossier courant' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l api -d 'Base de l\'API Vigie-Chiro (HTTPS exigé hors de la boucle locale) ; par défaut celle que « vigie connexion --api » a retenue, sinon https://vigiechiro.herokuapp.com/api/v1 [variable : VIGIE_API]' -r
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l base -d 'Base SQLite des plans (défaut : répertoire de données XDG, vigie/vigie.sqlite) [variable : VIGIE_BASE]' -r -F
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l progression -d 'Barres de progression : auto (si la sortie d\'erreur est un terminal, sinon une ligne par événement), toujours, jamais [défaut : auto]' -r -f -a "auto\t''
 toujours\t''
 jamais\t''"
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l journal -d 'Journal complet en lignes JSON (chaque décision de réessai), ajouté à FICHIER, créé en 0600' -r -F
-complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l avec-journal -d 'Télécharge aussi le journal du calcul (participation-ID-logs.txt)'
-complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l demander-csv -d 'Demande à la plateforme de produire le CSV des observations (elle l\'envoie aussi par courriel) ; relancez vigie resultats quelques minutes plus tard pour le télécharger'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l avec-journal -d 'Télécharge aussi le journal du calcul (AAAA-MM-JJ_POINT_PassN_CarSITE-journal.txt)'
+complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l demander-csv -d 'Demande à la plateforme de produire le CSV des observations des nuits calculées qui ne l\'ont pas (elle l\'envoie aussi par courriel) ; relancez vigie resultats quelques minutes plus tard pour le télécharger'
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -l json -d 'Événements et bilan en lignes JSON sur la sortie standard'
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s v -l verbose -d 'Plus de détails sur la sortie d\'erreur (-v : décisions de réessai, -vv : détail, -vvv : tout) ; RUST_LOG l\'emporte'
 complete -c vigie -n "__fish_vigie_using_subcommand resultats" -s q -l quiet -d 'Seulement le bilan et les erreurs'

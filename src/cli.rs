@@ -686,7 +686,8 @@ pub(crate) enum Commande {
     Etat(ArgsEtat),
     /// Liste les plans de la base.
     Plans,
-    /// Relit la destination : chaque fichier déposé y est-il, intact ?
+    /// Relit la destination : chaque fichier déposé y est-il, intact ? (Toute la saison du
+    /// dernier dépôt, ou les nuits nommées.)
     Verifier(ArgsVerifier),
     /// Vérifie et enregistre le jeton (et l'adresse de l'API) ; sans argument, dit ce qui est
     /// enregistré.
@@ -709,31 +710,40 @@ pub(crate) enum Commande {
     /// de fichiers, l'état du calcul et l'adresse de sa page sur le site web. Ne lit que la
     /// plateforme : rien n'est écrit, ni là ni dans la base des plans.
     Participations(ArgsParticipations),
-    /// Lance le calcul d'une participation sur la plateforme (jamais automatique).
+    /// Lance le calcul des nuits sur la plateforme (jamais automatique).
     ///
-    /// Lit d'abord où en est le calcul : planifié ou en cours, il le dit et ne relance rien ;
-    /// déjà fini, il ne le relance qu'avec --relancer (un nouveau calcul remplace les
-    /// résultats). Sans --nuit-incomplete, il refuse (code 2) une nuit dont des fichiers ne
-    /// sont pas encore déposés, ou qu'un dépôt est en train d'envoyer.
+    /// Sans nuit : chaque nuit de la saison du dernier dépôt, entièrement déposée et jamais
+    /// calculée, une fois ; une nuit pas entièrement déposée est dite et passée (code 1). Avec
+    /// des nuits nommées (21/06 A1) : celles-là, et une nuit en erreur de calcul est relancée.
+    /// Lit d'abord où en est chaque calcul : planifié ou en cours, il le dit et ne relance
+    /// rien ; déjà fini, il ne le relance qu'avec --relancer et la nuit nommée (un nouveau
+    /// calcul remplace les résultats). Codes : 0 rien d'autre à faire que suivre ; 1 une nuit
+    /// pas prête ou un calcul qui semble arrêté ; 2 une nuit nommée pas prête (rien n'est
+    /// lancé), --relancer sans nuit ; 3 une nuit en erreur non nommée, ou un refus.
     Traiter(ArgsTraiter),
-    /// Dit où en est le calcul de la nuit sur la plateforme, et son bilan une fois fini.
+    /// Dit où en est le calcul de chaque nuit sur la plateforme, et son bilan une fois fini.
     ///
-    /// Sans --participation : la participation du dernier plan (d'une saison : chaque nuit).
-    /// L'état en français (planifié,
-    /// en cours depuis…, fini, en erreur, nouvel essai…), puis, une fois fini, les espèces
-    /// trouvées (chauves-souris d'abord) et leur nombre de contacts. Code 0 : fini ; 1 : pas
-    /// encore fini (ou la plateforme n'a pas répondu) ; 3 : en erreur. Avec --attendre, relève
-    /// l'état jusqu'à la fin du calcul (un relevé toutes les 30 s au début, puis de plus en plus
-    /// espacés, jusqu'à 5 min), Ctrl-C ou --echeance.
+    /// Sans nuit : chaque nuit de la saison du dernier dépôt ; ou les nuits nommées (21/06
+    /// A1). L'état en français (planifié, en cours depuis…, fini, en erreur, nouvel essai…),
+    /// puis, une fois fini, les espèces trouvées (chauves-souris d'abord) et leur nombre de
+    /// contacts, sous le titre de la nuit (date, point, passage, site). Code 0 : toutes
+    /// finies ; 1 : une pas encore finie (ou jamais lancée, ou la plateforme n'a pas répondu) ;
+    /// 3 : une en erreur. Avec --attendre, relève l'état de chaque nuit jusqu'à la fin de son
+    /// calcul (un relevé toutes les 30 s au début, puis de plus en plus espacés, jusqu'à 5 min)
+    /// ; rend la main (code 1) pour une nuit sans calcul lancé, ou un calcul qui semble arrêté
+    /// après --patience, ou à --echeance ; Ctrl-C : 130.
     Traitement(ArgsTraitement),
-    /// Télécharge les résultats du calcul : le CSV des observations (et le journal du calcul).
+    /// Télécharge les résultats du calcul de chaque nuit : le CSV des observations (et le
+    /// journal du calcul).
     ///
-    /// Sans --participation : la participation du dernier plan (d'une saison : chaque nuit).
-    /// Le fichier est écrit dans
-    /// --sortie (le dossier courant par défaut), en entier ou pas du tout, taille vérifiée ;
-    /// un fichier du même nom est remplacé. Code 1 si la plateforme n'a pas (encore) le CSV :
-    /// elle le produit après le calcul, ou sur demande (--demander-csv, qui l'envoie aussi par
-    /// courriel).
+    /// Sans nuit : chaque nuit de la saison du dernier dépôt ; ou les nuits nommées (21/06
+    /// A1). Chaque CSV est nommé par sa nuit (2026-06-21_A1_Pass1_Car640380-observations.csv)
+    /// et écrit dans --sortie (par défaut resultats-vigie-chiro-ANNÉE dans le dossier courant),
+    /// en entier ou pas du tout, taille vérifiée ; un CSV déjà téléchargé et inchangé n'est pas
+    /// retéléchargé. Une nuit pas encore calculée n'est pas une erreur. Codes : 0 tout ce qui
+    /// est calculé est là ; 1 une nuit calculée dont la plateforme n'a pas (encore) le CSV
+    /// (elle le produit après le calcul, ou sur demande : --demander-csv, qui l'envoie aussi
+    /// par courriel), ou un téléchargement manqué ; 3 une nuit en erreur de calcul.
     Resultats(ArgsResultats),
     /// Corrige les noms refusés par la plateforme quand la correction est sans ambiguïté.
     ///
@@ -1062,8 +1072,8 @@ pub(crate) enum FiltreUnites {
 
 #[derive(Debug, Args)]
 pub(crate) struct ArgsVerifier {
-    /// Le plan (son numéro) ; le dernier actif par défaut.
-    pub(crate) plan: Option<i64>,
+    #[command(flatten)]
+    pub(crate) nuits: ArgsNuits,
 
     #[command(flatten)]
     pub(crate) reessai: OptionsReessai,
@@ -1325,13 +1335,17 @@ pub(crate) struct ArgsBacASable {
 
 #[derive(Debug, Args)]
 pub(crate) struct ArgsTraiter {
-    /// La participation dont lancer le calcul (par défaut, celle du dernier plan, déposé vers
-    /// la plateforme avec l'adresse d'API de ce plan ; d'une saison : chaque nuit).
-    #[arg(long, value_name = "ID")]
+    #[command(flatten)]
+    pub(crate) nuits: ArgsNuits,
+
+    /// Une participation hors de la base (l'identifiant de 24 caractères, fin de l'adresse de
+    /// sa page), au lieu des nuits.
+    #[arg(long, value_name = "ID", conflicts_with = "nuits")]
     pub(crate) participation: Option<String>,
 
-    /// Relance le calcul d'une nuit déjà calculée (ses résultats seront remplacés par ceux du
-    /// nouveau calcul), ou d'un calcul qui semble arrêté depuis plus d'un jour.
+    /// Relance le calcul des nuits nommées déjà calculées (leurs résultats seront remplacés
+    /// par ceux du nouveau calcul), ou d'un calcul qui semble arrêté depuis plus d'un jour ;
+    /// jamais sur toute la saison : nommez les nuits.
     #[arg(long)]
     pub(crate) relancer: bool,
 
@@ -1353,13 +1367,17 @@ pub(crate) struct ArgsParticipations {
 
 #[derive(Debug, Args)]
 pub(crate) struct ArgsTraitement {
-    /// La participation dont suivre le calcul (par défaut, celle du dernier plan, avec
-    /// l'adresse d'API de ce plan ; d'une saison : chaque nuit).
-    #[arg(long, value_name = "ID")]
+    #[command(flatten)]
+    pub(crate) nuits: ArgsNuits,
+
+    /// Une participation hors de la base (l'identifiant de 24 caractères, fin de l'adresse de
+    /// sa page), au lieu des nuits.
+    #[arg(long, value_name = "ID", conflicts_with = "nuits")]
     pub(crate) participation: Option<String>,
 
-    /// Relève l'état jusqu'à ce que le calcul soit fini ou en erreur (ou Ctrl-C, ou
-    /// --echeance), avec un indicateur et « prochain relevé dans N s ».
+    /// Relève l'état, nuit après nuit, jusqu'à ce que le calcul soit fini ou en erreur ; rend
+    /// la main plus tôt pour une nuit sans calcul lancé, un calcul qui semble arrêté
+    /// (--patience), Ctrl-C ou --echeance. Un indicateur dit « prochain relevé dans N s ».
     #[arg(long)]
     pub(crate) attendre: bool,
 
@@ -1367,6 +1385,17 @@ pub(crate) struct ArgsTraitement {
     /// relevé (code 1 s'il n'est pas fini).
     #[arg(long, value_name = "DURÉE", requires = "attendre", value_parser = crate::duree::analyser)]
     pub(crate) echeance: Option<std::time::Duration>,
+
+    /// Avec --attendre : combien suivre encore un calcul qui semble arrêté (planifié ou en
+    /// cours depuis plus d'un jour) avant de rendre la main (code 1), ex. 10min, 2h.
+    #[arg(
+        long,
+        value_name = "DURÉE",
+        default_value = crate::traitement::PATIENCE_PAR_DEFAUT,
+        value_parser = crate::duree::analyser,
+        help_heading = "Options avancées"
+    )]
+    pub(crate) patience: std::time::Duration,
 
     /// Attente avant le deuxième relevé (secondes), doublée à chaque relevé suivant, un peu
     /// variée au hasard.
@@ -1393,21 +1422,26 @@ pub(crate) struct ArgsTraitement {
 
 #[derive(Debug, Args)]
 pub(crate) struct ArgsResultats {
-    /// La participation dont télécharger les résultats (par défaut, celle du dernier plan ;
-    /// d'une saison : chaque nuit).
-    #[arg(long, value_name = "ID")]
+    #[command(flatten)]
+    pub(crate) nuits: ArgsNuits,
+
+    /// Une participation hors de la base (l'identifiant de 24 caractères, fin de l'adresse de
+    /// sa page), au lieu des nuits.
+    #[arg(long, value_name = "ID", conflicts_with = "nuits")]
     pub(crate) participation: Option<String>,
 
-    /// Dossier où écrire les fichiers (créé s'il n'existe pas).
-    #[arg(long, value_name = "DOSSIER", default_value = ".")]
-    pub(crate) sortie: PathBuf,
+    /// Dossier où écrire les fichiers (créé s'il n'existe pas). Par défaut, pour une saison :
+    /// resultats-vigie-chiro-ANNÉE dans le dossier courant ; sinon le dossier courant.
+    #[arg(long, value_name = "DOSSIER")]
+    pub(crate) sortie: Option<PathBuf>,
 
-    /// Télécharge aussi le journal du calcul (participation-ID-logs.txt).
+    /// Télécharge aussi le journal du calcul (AAAA-MM-JJ_POINT_PassN_CarSITE-journal.txt).
     #[arg(long)]
     pub(crate) avec_journal: bool,
 
-    /// Demande à la plateforme de produire le CSV des observations (elle l'envoie aussi par
-    /// courriel) ; relancez vigie resultats quelques minutes plus tard pour le télécharger.
+    /// Demande à la plateforme de produire le CSV des observations des nuits calculées qui ne
+    /// l'ont pas (elle l'envoie aussi par courriel) ; relancez vigie resultats quelques
+    /// minutes plus tard pour le télécharger.
     #[arg(long)]
     pub(crate) demander_csv: bool,
 

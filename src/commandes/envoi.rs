@@ -323,16 +323,39 @@ pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3:
     }
 }
 
-/// `vigie verifier` : ce que la destination dit de chaque unité déposée, noté dans le plan.
+/// `vigie verifier [NUIT…]` : chaque nuit de la saison du dernier dépôt (ou les nuits
+/// nommées, ou le plan hors saison du dernier dépôt), l'une après l'autre ; le code est celui
+/// de la plus mal lotie.
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
     let base = ouvrir_base_existante(g)?;
-    let plan = base.plan(args.plan)?;
-    let _verrou = VerrouPlan::prendre(
-        base.chemin(),
-        &plan.dossier,
-        &plan.destination,
-        &plan.id.to_string(),
-    )?;
+    let plans: Vec<(i64, Option<String>)> =
+        match crate::saison::designation::viser(&base, &args.nuits.nuits, false)? {
+            crate::saison::designation::Visee::Plan(p) => vec![(p, None)],
+            crate::saison::designation::Visee::Nuits(v) => v
+                .nuits
+                .iter()
+                .map(|n| (n.plan_id, Some(v.designation(n).to_string())))
+                .collect(),
+        };
+    let mut code = CodeSortie::Succes;
+    for (plan, nuit) in plans {
+        code = code.max_par_gravite(verifier_un(g, &args, &base, plan, nuit.as_deref())?);
+    }
+    Ok(code)
+}
+
+/// `vigie verifier` d'un plan : ce que la destination dit de chaque unité déposée, noté dans
+/// le plan ; `nuit` : sa désignation, pour une nuit de saison.
+fn verifier_un(
+    g: &OptionsGlobales,
+    args: &ArgsVerifier,
+    base: &crate::plan::Base,
+    plan: i64,
+    nuit: Option<&str>,
+) -> Result<CodeSortie> {
+    let plan = base.plan(Some(plan))?;
+    let libelle = nuit.map_or_else(|| plan.id.to_string(), |n| format!("de la nuit {n}"));
+    let _verrou = VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
     let destination = Destination::depuis_identite(&plan.destination)?;
     let fabrique = Fabrique::de(&destination);
     signaler_endpoint_ignore(plan.id, &destination, &args.s3);
@@ -361,10 +384,16 @@ pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSo
     if let Some(e) = super::certificat_refuse(&emetteur) {
         return Err(e);
     }
-    let bilan = verification::noter(&base, &constats, |unite, constat| {
+    let bilan = verification::noter(base, &constats, |unite, constat| {
         Ok(crate::suivi::verification::constat(g.json, unite, constat)?)
     })?;
-    crate::suivi::verification::bilan(g.json, plan.id, &bilan, fabrique.vers_la_plateforme())?;
+    crate::suivi::verification::bilan(
+        g.json,
+        plan.id,
+        nuit,
+        &bilan,
+        fabrique.vers_la_plateforme(),
+    )?;
     if bilan.interrompue {
         return Err(interrompu());
     }

@@ -7,13 +7,14 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
-use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers};
+use crate::plan::{Base, CauseRefus, DepotPlan, DepotUnite, EtatUnite, ResumePlan, Vers, est_tenu};
 use crate::plateforme::conseil::commande;
 use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
 use crate::suivi::Evenement;
 use crate::suivi::evenement::UnitesParEtat;
 use crate::suivi::format::neutraliser;
+use crate::suivi::saison::{NuitVivante, phrase_calcul};
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
 const ECHECS_NOMMES_PAR_CAUSE: usize = 10;
@@ -61,6 +62,16 @@ fn etat_saison(g: &OptionsGlobales, base: &Base, visees: &NuitsVisees) -> Result
         let r = base.resume(n.plan_id)?;
         lignes.push((n, plan, r));
     }
+    let chemin = base.chemin().to_path_buf();
+    let vivantes = lignes
+        .iter()
+        .map(|(n, plan, _)| {
+            Ok(NuitVivante {
+                tenue: est_tenu(&chemin, &plan.dossier, &plan.destination),
+                calcul: base.calcul_note(n.plan_id)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
         c.max_par_gravite(code_du_plan(r))
     });
@@ -70,6 +81,7 @@ fn etat_saison(g: &OptionsGlobales, base: &Base, visees: &NuitsVisees) -> Result
         g.json,
         saison,
         &lignes,
+        &vivantes,
         (code != CodeSortie::Succes).then_some(exemple.as_deref().unwrap_or("21/06 A1")),
     )?;
     Ok(code)
@@ -106,6 +118,9 @@ fn etat_du_plan(
     } else {
         let mut s = crate::sortie::standard();
         afficher_etat(&mut s, base, &plan, &resume, nuit)?;
+        if let Some(c) = base.calcul_note(plan.id)? {
+            writeln!(s, "  {}", phrase_calcul(&c))?;
+        }
         if let Some(n) = nuit {
             writeln!(
                 s,

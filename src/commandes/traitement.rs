@@ -1,24 +1,30 @@
 //! Après le dépôt : `vigie traiter` (lancer le calcul), `vigie traitement` (où en est-il, et
-//! son bilan) et `vigie resultats` (télécharger le CSV des observations).
+//! son bilan) et `vigie resultats` (télécharger le CSV des observations), sur toute la saison
+//! du dernier dépôt, ou sur les nuits nommées (`21/06 A1`), ou sur `--participation ID`.
 //!
-//! Le câblage seulement : la participation visée, la lecture de l'état, la décision de
-//! lancer, le lancement, la cadence des relevés, le cache des taxons et les téléchargements
-//! sont dans `traitement/` ; ce qui s'en dit dans `suivi/calcul.rs` et `suivi/traitement.rs`.
+//! Le câblage seulement : les nuits visées (`saison/designation.rs`), la participation de
+//! chacune, la lecture de l'état, la décision de lancer, le lancement, la cadence des relevés,
+//! le cache des taxons et les téléchargements sont dans `traitement/` ; ce qui s'en dit, et
+//! les conseils, dans `suivi/calcul.rs` et `suivi/traitement.rs`. Chaque nuit est menée à part :
+//! l'erreur de l'une est dite, les autres continuent ; le code est celui de la plus mal lotie.
 
 use std::io;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use super::vigiechiro::{client, mener_ponctuel, reconnaitre_plateforme_en};
 use crate::cli::{ArgsResultats, ArgsTraitement, ArgsTraiter, OptionsGlobales};
+use crate::plan::{Base, CsvNote};
 use crate::reessai::{AleaSysteme, Profil, TemporisateurTokio};
+use crate::saison::designation::{Visee, viser};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::suivi::calcul::{self, ModeSortie};
+use crate::suivi::calcul::{self, Conseils, ModeSortie, PasDemande};
 use crate::suivi::traitement::{AnnoncesReleves, ModeReleves, phrase_etat};
-use crate::traitement::cible::{Cible, examiner_nuits};
-use crate::traitement::lancer::{avant_calcul, d_un_autre_observateur, lancer};
-use crate::traitement::resultats::{self, demander_csv, nom_du_csv, nom_sur};
+use crate::traitement::cible::{Cible, NuitPasPrete, NuitVisee, Portee, examiner_nuits};
+use crate::traitement::lancer::{Lancement, avant_calcul, d_un_autre_observateur, lancer};
+use crate::traitement::resultats::{self, demander_csv, nom_du_csv, nom_sur, noms_de_nuit};
 use crate::traitement::taxons::{self, CacheTaxons};
 use crate::traitement::{
     Cadence, EtatCalcul, EtatParticipation, FinDuSuivi, Releve, code_de_l_etat, jeton_refuse,
@@ -27,17 +33,85 @@ use crate::traitement::{
 use crate::transport::Emetteur;
 use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
 
+/// Ce que vise une commande d'après le dépôt.
+struct Visees {
+    cibles: Vec<Cible>,
+    portee: Portee,
+    /// Les nuits de la saison dont la participation n'est pas encore créée (leur désignation).
+    sans_participation: Vec<String>,
+}
+
+impl Visees {
+    /// Une nuit à citer en exemple (la première visée).
+    fn exemple(&self) -> String {
+        self.cibles
+            .iter()
+            .find_map(|c| c.nuit.as_ref().map(|n| n.designation.clone()))
+            .or_else(|| self.sans_participation.first().cloned())
+            .unwrap_or_else(|| "21/06 A1".to_owned())
+    }
+}
+
 /// Les participations visées : celle donnée (à l'adresse de `--api`, de `VIGIE_API` ou de la
-/// configuration), ou celle du dernier plan, ou, si c'est une nuit de saison, chaque nuit de sa
-/// saison.
-fn cibles(
+/// configuration) ; sinon, d'après les mots `NUIT…` (`saison/designation.rs`), chaque nuit de
+/// la saison du dernier dépôt vers la plateforme, ou les nuits nommées, ou le plan hors saison
+/// du dernier dépôt.
+fn viser_cibles(
     g: &OptionsGlobales,
+    nuits: &[String],
     participation: Option<&str>,
     api: Option<&str>,
-) -> Result<Vec<Cible>> {
-    match participation {
-        Some(p) => Ok(vec![Cible::donnee(p, api)?]),
-        None => Cible::du_dernier_plan_ou_de_sa_saison(&super::ouvrir_base_existante(g)?),
+) -> Result<Visees> {
+    if let Some(p) = participation {
+        let cible = Cible::donnee(p, api)?;
+        return Ok(Visees {
+            portee: Portee::Participation(cible.participation.clone()),
+            cibles: vec![cible],
+            sans_participation: Vec::new(),
+        });
+    }
+    let base = super::ouvrir_base_existante(g)?;
+    match viser(&base, nuits, true)? {
+        Visee::Plan(p) => {
+            let cible = Cible::du_plan(&base.plan(Some(p))?, None)?;
+            let portee = if nuits.is_empty() {
+                Portee::DernierPlan
+            } else {
+                Portee::Participation(cible.participation.clone())
+            };
+            Ok(Visees {
+                cibles: vec![cible],
+                portee,
+                sans_participation: Vec::new(),
+            })
+        }
+        Visee::Nuits(v) => {
+            let portee = if v.designees {
+                Portee::Nommees
+            } else {
+                Portee::Saison
+            };
+            let mut visees = Visees {
+                cibles: Vec::with_capacity(v.nuits.len()),
+                portee,
+                sans_participation: Vec::new(),
+            };
+            for n in &v.nuits {
+                let plan = base.plan(Some(n.plan_id))?;
+                let nuit = NuitVisee {
+                    nuit: n.clone(),
+                    designation: v.designation(n).to_string(),
+                };
+                // Toute la saison : une nuit dont la participation reste à créer est dite, et
+                // les autres continuent ; nommée, elle est refusée.
+                if visees.portee == Portee::Saison && plan.participation.is_none() {
+                    visees.sans_participation.push(nuit.designation);
+                    continue;
+                }
+                visees.cibles.push(Cible::du_plan(&plan, Some(nuit))?);
+            }
+            Ok(visees)
+        }
     }
 }
 
@@ -46,6 +120,111 @@ fn mode(g: &OptionsGlobales) -> ModeSortie {
         json: g.json,
         silencieux: g.quiet,
     }
+}
+
+/// Les nuits sans participation, dites, et leur conseil (la reprise) ; code 1 s'il y en a.
+fn dire_sans_participation(
+    m: ModeSortie,
+    visees: &Visees,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    if visees.sans_participation.is_empty() {
+        return Ok(CodeSortie::Succes);
+    }
+    calcul::sans_participation(m, &visees.sans_participation)?;
+    conseils.reprendre();
+    Ok(CodeSortie::EchecsTransitoires)
+}
+
+/// La base des plans, pour y noter ce qui est relevé, si elle existe.
+fn base_pour_noter(g: &OptionsGlobales) -> Option<Base> {
+    let chemin = super::chemin_base(g).ok()?;
+    Base::ouvrir_existante(&chemin).ok().flatten()
+}
+
+/// Note l'état relevé de la nuit dans la base (ce que `vigie etat` montre). Une base qui
+/// refuse l'écriture (lecture seule) n'arrête rien : le relevé a eu lieu.
+fn noter(base: Option<&Base>, cible: &Cible, e: &EtatParticipation) {
+    let (Some(base), Some(plan)) = (base, cible.plan) else {
+        return;
+    };
+    let t = e.traitement.as_ref();
+    let date = t.and_then(|t| match t.etat {
+        EtatCalcul::Planifie => t.date_planification,
+        EtatCalcul::EnCours => t.date_debut,
+        _ => t.date_fin.or(t.date_debut),
+    });
+    if let Err(err) = base.noter_calcul(plan, t.map(|t| t.etat.nom()), date.map(|d| d.secondes())) {
+        tracing::warn!("état du calcul non noté dans la base : {err}");
+    }
+}
+
+/// Les clients de la plateforme, un par adresse d'API, et l'utilisateur reconnu à chacune.
+#[derive(Default)]
+struct Clients {
+    par_api: Vec<(String, ClientVigieChiro, Option<Utilisateur>)>,
+}
+
+impl Clients {
+    /// Le client de l'API de `cible`, reconnu (`GET /moi`) à son premier usage ; le refus dit
+    /// que `rien_fait`. `muet_admis` : une plateforme muette n'arrête rien (les relevés
+    /// suivants repasseront).
+    async fn de(
+        &mut self,
+        emetteur: &Emetteur,
+        cible: &Cible,
+        profil: Profil,
+        rien_fait: &str,
+        muet_admis: bool,
+    ) -> Result<(&ClientVigieChiro, Option<&Utilisateur>)> {
+        let i = match self.par_api.iter().position(|(a, _, _)| *a == cible.api) {
+            Some(i) => i,
+            None => {
+                let c = client(&cible.api)?;
+                let moi = match reconnaitre(&c, emetteur, &cible.api, profil, rien_fait).await {
+                    Ok(u) => Some(u),
+                    Err(e)
+                        if muet_admis
+                            && crate::sortie::code_pour_erreur(&e)
+                                == CodeSortie::EchecsTransitoires =>
+                    {
+                        None
+                    }
+                    Err(e) => return Err(e),
+                };
+                self.par_api.push((cible.api.clone(), c, moi));
+                self.par_api.len() - 1
+            }
+        };
+        let (_, c, moi) = &self.par_api[i];
+        Ok((c, moi.as_ref()))
+    }
+}
+
+/// Mène `une` pour chaque nuit de `cibles`, avec le client de son API, reconnu (`GET /moi`) à
+/// son premier usage selon `(profil, rien_fait, muet_admis)` (voir [`Clients::de`]) : l'erreur
+/// d'une nuit est dite, les autres continuent (sauf Ctrl-C et un jeton refusé) ; le code est
+/// celui de la plus mal lotie.
+async fn pour_chaque_nuit<'a>(
+    m: ModeSortie,
+    emetteur: &Emetteur,
+    cibles: impl IntoIterator<Item = &'a Cible>,
+    (profil, rien_fait, muet_admis): (Profil, &str, bool),
+    mut une: impl AsyncFnMut(&ClientVigieChiro, Option<&Utilisateur>, &'a Cible) -> Result<CodeSortie>,
+) -> Result<CodeSortie> {
+    let mut code = CodeSortie::Succes;
+    let mut clients = Clients::default();
+    for cible in cibles {
+        let r = match clients
+            .de(emetteur, cible, profil, rien_fait, muet_admis)
+            .await
+        {
+            Ok((client, moi)) => une(client, moi, cible).await,
+            Err(e) => Err(e),
+        };
+        code = code.max_par_gravite(calcul::erreur_de_nuit(m, r)?);
+    }
+    Ok(code)
 }
 
 /// Reconnaît la plateforme (`GET /moi`) ; le refus dit que `rien_fait`.
@@ -78,8 +257,11 @@ fn secondes(nom: &str, s: f64) -> Result<Duration> {
         .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, format!("{e:#}")).into())
 }
 
-/// `vigie traitement` : l'état du calcul de chaque participation visée (et son bilan), ou,
-/// avec `--attendre`, ses relevés jusqu'à la fin du calcul.
+// ---------------------------------------------------------------------- vigie traitement
+
+/// `vigie traitement` : l'état du calcul de chaque nuit visée (et son bilan), ou, avec
+/// `--attendre`, ses relevés jusqu'à la fin du calcul, une nuit sans calcul, un calcul arrêté
+/// ou l'échéance.
 pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<CodeSortie> {
     let cadence = if args.attendre {
         Some(
@@ -87,6 +269,7 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
                 secondes("attente-releve", args.attente_releve)?,
                 secondes("attente-releve-max", args.attente_releve_max)?,
                 args.echeance,
+                args.patience,
             )
             .map_err(|e| {
                 ErreurAvecCode::nouveau(CodeSortie::Usage, format!("--attente-releve : {e}"))
@@ -96,9 +279,15 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
         None
     };
     let m = mode(g);
-    let cibles = cibles(g, args.participation.as_deref(), args.api.url.as_deref())?;
+    let visees = viser_cibles(
+        g,
+        &args.nuits.nuits,
+        args.participation.as_deref(),
+        args.api.url.as_deref(),
+    )?;
+    let base = base_pour_noter(g);
     let mut taxons = CacheTaxons::de_la_base(&super::chemin_base(g)?);
-    let mode = if g.json {
+    let releves = if g.json {
         ModeReleves::Json
     } else if g.quiet {
         ModeReleves::Muet
@@ -109,72 +298,83 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
     } else {
         ModeReleves::Lignes
     };
-    mener_ponctuel(async |emetteur| {
-        let mut code = CodeSortie::Succes;
-        for cible in &cibles {
-            let client = client(&cible.api)?;
-            let reconnue = reconnaitre(
-                &client,
-                emetteur,
-                &cible.api,
-                Profil::Bref,
-                "l'état du calcul n'a pas été relevé",
-            )
-            .await;
-            // Avec --attendre, une plateforme muette au premier appel n'arrête rien : les
-            // relevés suivants repasseront.
-            match reconnue {
-                Ok(_) => {}
-                Err(e)
-                    if cadence.is_some()
-                        && crate::sortie::code_pour_erreur(&e)
-                            == CodeSortie::EchecsTransitoires => {}
-                Err(e) => return Err(e),
-            }
-            let etat = match &cadence {
-                None => match relever(&client, emetteur, &cible.participation).await? {
-                    Releve::Lu(e) => *e,
-                    Releve::Manque(pourquoi) => {
-                        return Err(calcul::releve_manque(cible, &pourquoi));
-                    }
-                },
-                Some(cadence) => {
-                    let annonces = AnnoncesReleves::nouvelles(mode, cible.participation.as_str());
-                    if mode == ModeReleves::Lignes || mode == ModeReleves::Indicateur {
-                        calcul::annoncer_suivi(cible);
-                    }
-                    let fin = suivre(
-                        cadence,
-                        &TemporisateurTokio::nouveau(),
-                        &AleaSysteme,
-                        emetteur.annulation(),
-                        || relever(&client, emetteur, &cible.participation),
-                        &annonces,
-                    )
-                    .await;
-                    annonces.terminer();
-                    match fin? {
-                        FinDuSuivi::Termine(e) => e,
-                        FinDuSuivi::Interrompu(_) => return Err(super::interrompu()),
-                        FinDuSuivi::Echeance(dernier) => {
-                            if let Some(e) = &dernier {
-                                taxons::completer(&mut taxons, &client, emetteur, &cible.api, e)
-                                    .await;
-                                calcul::afficher_etat(m, cible, e, &taxons)?;
-                            }
-                            calcul::echeance_atteinte(cible, dernier.is_some());
-                            code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
-                            continue;
+    let mut conseils = Conseils::nouveaux(&visees.portee);
+    let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
+    let patience = args.patience;
+    code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
+        let reglages = (
+            Profil::Bref,
+            "l'état du calcul n'a pas été relevé",
+            cadence.is_some(),
+        );
+        pour_chaque_nuit(
+            m,
+            emetteur,
+            &visees.cibles,
+            reglages,
+            async |client, _, cible| {
+                let Some(cadence) = &cadence else {
+                    let etat = match relever(client, emetteur, &cible.participation).await? {
+                        Releve::Lu(e) => *e,
+                        Releve::Manque(pourquoi) => {
+                            return Err(calcul::releve_manque(cible, &pourquoi));
                         }
-                    }
+                    };
+                    noter(base.as_ref(), cible, &etat);
+                    taxons::completer(&mut taxons, client, emetteur, &cible.api, &etat).await;
+                    calcul::afficher_etat(m, cible, &etat, &taxons, &mut conseils)?;
+                    return Ok(code_de_l_etat(Some(&etat)));
+                };
+                let annonces = AnnoncesReleves::nouvelles(
+                    releves,
+                    cible.participation.as_str(),
+                    cible.nuit.as_ref().map(|n| n.designation.as_str()),
+                );
+                if releves == ModeReleves::Lignes || releves == ModeReleves::Indicateur {
+                    calcul::annoncer_suivi(cible);
                 }
-            };
-            taxons::completer(&mut taxons, &client, emetteur, &cible.api, &etat).await;
-            calcul::afficher_etat(m, cible, &etat, &taxons)?;
-            code = code.max_par_gravite(code_de_l_etat(Some(&etat)));
-        }
-        Ok(code)
-    })
+                let fin = suivre(
+                    cadence,
+                    crate::traitement::maintenant(),
+                    &TemporisateurTokio::nouveau(),
+                    &AleaSysteme,
+                    emetteur.annulation(),
+                    || relever(client, emetteur, &cible.participation),
+                    &annonces,
+                )
+                .await;
+                annonces.terminer();
+                let (etat, code) = match fin? {
+                    FinDuSuivi::Termine(e) => {
+                        let code = code_de_l_etat(Some(&e));
+                        (Some(e), code)
+                    }
+                    FinDuSuivi::SansCalcul(e) => {
+                        calcul::rien_a_attendre(cible);
+                        (Some(e), CodeSortie::EchecsTransitoires)
+                    }
+                    FinDuSuivi::Arrete(e) => {
+                        calcul::calcul_arrete(cible, patience);
+                        (Some(e), CodeSortie::EchecsTransitoires)
+                    }
+                    FinDuSuivi::Interrompu(_) => return Err(super::interrompu()),
+                    FinDuSuivi::Echeance(dernier) => {
+                        calcul::echeance_atteinte(cible, dernier.is_some());
+                        (dernier, CodeSortie::EchecsTransitoires)
+                    }
+                };
+                if let Some(e) = &etat {
+                    noter(base.as_ref(), cible, e);
+                    taxons::completer(&mut taxons, client, emetteur, &cible.api, e).await;
+                    calcul::afficher_etat(m, cible, e, &taxons, &mut conseils)?;
+                }
+                Ok(code)
+            },
+        )
+        .await
+    })?);
+    conseils.ecrire(m)?;
+    Ok(code)
 }
 
 fn terminal() -> bool {
@@ -186,135 +386,312 @@ fn terminal() -> bool {
 
 // ------------------------------------------------------------------------- vigie traiter
 
-/// `vigie traiter` : lit l'état du calcul, puis le lance (une seule émission, jamais rejouée :
-/// un nouveau calcul efface les données déjà produites) seulement s'il doit l'être.
+/// `vigie traiter` : pour chaque nuit visée, lit l'état du calcul, puis le lance (une seule
+/// émission, jamais rejouée : un nouveau calcul efface les données déjà produites) seulement
+/// s'il doit l'être. Toute la saison : chaque nuit entièrement déposée et jamais calculée, une
+/// fois ; une nuit finie ou en erreur ne se relance que nommée.
 pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSortie> {
     let m = mode(g);
-    let cible = cibles(g, args.participation.as_deref(), args.api.url.as_deref())?
-        .into_iter()
-        .next()
-        .context("aucune participation visée")?;
+    let visees = viser_cibles(
+        g,
+        &args.nuits.nuits,
+        args.participation.as_deref(),
+        args.api.url.as_deref(),
+    )?;
+    if args.relancer && visees.portee == Portee::Saison {
+        return Err(calcul::relancer_sans_nuit(&visees.exemple()));
+    }
+    let chemin = super::chemin_base(g)?;
+    let mut conseils = Conseils::nouveaux(&visees.portee);
     // Avant tout appel au réseau ; les verrous des plans sont tenus jusqu'au lancement :
-    // aucun dépôt de cette nuit ne commence pendant ce temps.
-    let nuits = examiner_nuits(&super::chemin_base(g)?, &cible)?;
-    calcul::nuits_pas_pretes(m, &cible, &nuits.pas_pretes, args.nuit_incomplete)?;
-    let _verrous = nuits.verrous;
-    let client = client(&cible.api)?;
-    mener_ponctuel(async |emetteur| {
-        let moi = reconnaitre(
-            &client,
-            emetteur,
-            &cible.api,
-            Profil::Insistant,
-            "le calcul n'a pas été lancé",
-        )
-        .await?;
-        let avant = match relever(&client, emetteur, &cible.participation).await? {
-            Releve::Lu(e) => *e,
-            Releve::Manque(pourquoi) => {
-                if emetteur.annulation().est_annulee() {
-                    return Err(super::interrompu());
-                }
-                return Err(calcul::etat_inconnu_avant_lancement(&cible, &pourquoi));
+    // aucun dépôt de ces nuits ne commence pendant ce temps.
+    let mut verrous = Vec::new();
+    let mut pas_pretes: Vec<(&Cible, NuitPasPrete)> = Vec::new();
+    let mut pretes: Vec<&Cible> = Vec::new();
+    for cible in &visees.cibles {
+        let nuits = examiner_nuits(&chemin, cible)?;
+        verrous.extend(nuits.verrous);
+        if nuits.pas_pretes.is_empty() {
+            pretes.push(cible);
+        }
+        pas_pretes.extend(nuits.pas_pretes.into_iter().map(|n| (cible, n)));
+    }
+    let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
+    if visees.portee == Portee::Saison && !args.nuit_incomplete {
+        // Toute la saison : les nuits prêtes sont lancées, les autres dites (code 1).
+        for (cible, n) in &pas_pretes {
+            code = code.max_par_gravite(calcul::nuit_pas_prete_passee(m, cible, n, &mut conseils)?);
+        }
+    } else {
+        calcul::nuits_pas_pretes(m, &visees.portee, &pas_pretes, args.nuit_incomplete)?;
+        pretes = visees.cibles.iter().collect();
+    }
+    let _verrous = verrous;
+    let base = base_pour_noter(g);
+    let nommee = visees.portee.nommee();
+    if !pretes.is_empty() {
+        code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
+            let reglages = (Profil::Insistant, "le calcul n'a pas été lancé", false);
+            pour_chaque_nuit(m, emetteur, pretes, reglages, async |client, moi, cible| {
+                let moi = moi.context("utilisateur non reconnu")?;
+                traiter_une(
+                    m,
+                    emetteur,
+                    (client, moi),
+                    cible,
+                    (args.relancer, nommee),
+                    base.as_ref(),
+                    &mut conseils,
+                )
+                .await
+            })
+            .await
+        })?);
+    }
+    conseils.ecrire(m)?;
+    Ok(code)
+}
+
+/// Une nuit de `vigie traiter` : son état, la décision, le lancement. `(relancer, nommee)` :
+/// `--relancer`, et la nuit est-elle visée pour elle-même.
+async fn traiter_une(
+    m: ModeSortie,
+    emetteur: &Emetteur,
+    (client, moi): (&ClientVigieChiro, &Utilisateur),
+    cible: &Cible,
+    (relancer, nommee): (bool, bool),
+    base: Option<&Base>,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    let avant = match relever(client, emetteur, &cible.participation).await? {
+        Releve::Lu(e) => *e,
+        Releve::Manque(pourquoi) => {
+            if emetteur.annulation().est_annulee() {
+                return Err(super::interrompu());
             }
-        };
-        if d_un_autre_observateur(&moi, &avant) {
-            return Err(calcul::pas_la_votre(&cible, &avant));
+            return Err(calcul::etat_inconnu_avant_lancement(cible, &pourquoi));
         }
-        let decision = avant_calcul(
-            avant.traitement.as_ref(),
-            args.relancer,
-            crate::traitement::maintenant(),
-        );
-        if let Some(code) = calcul::sans_lancer(m, &cible, decision, &avant)? {
-            return Ok(code);
-        }
-        let issue = lancer(emetteur, &client, &cible.participation, &avant).await;
-        calcul::lancement(m, &cible, &moi, &avant, issue)
-    })
+    };
+    noter(base, cible, &avant);
+    if d_un_autre_observateur(moi, &avant) {
+        return Err(calcul::pas_la_votre(cible, &avant));
+    }
+    let maintenant = crate::traitement::maintenant();
+    let decision = avant_calcul(avant.traitement.as_ref(), relancer, nommee, maintenant);
+    if let Some(code) = calcul::sans_lancer(m, cible, decision, &avant, conseils)? {
+        return Ok(code);
+    }
+    let issue = lancer(emetteur, client, &cible.participation, &avant).await;
+    if let (Lancement::Lance { .. }, Some(base), Some(plan)) = (&issue, base, cible.plan)
+        && let Err(e) = base.noter_calcul(plan, Some("PLANIFIE"), Some(maintenant.secondes()))
+    {
+        tracing::warn!("état du calcul non noté dans la base : {e}");
+    }
+    calcul::lancement(m, cible, moi, &avant, issue, conseils)
 }
 
 // ------------------------------------------------------------------------ vigie resultats
 
-/// `vigie resultats` : le CSV des observations (et, sur demande, le journal du calcul).
+/// Le dossier des résultats : `--sortie`, sinon, pour des nuits de saison,
+/// `resultats-vigie-chiro-ANNÉE` dans le dossier courant (dit au début), sinon le dossier
+/// courant.
+fn dossier_des_resultats(m: ModeSortie, args: &ArgsResultats, visees: &Visees) -> PathBuf {
+    if let Some(d) = &args.sortie {
+        return d.clone();
+    }
+    let Some(annee) = visees
+        .cibles
+        .iter()
+        .find_map(|c| c.nuit.as_ref().map(|n| n.nuit.annee))
+    else {
+        return PathBuf::from(".");
+    };
+    let dossier = PathBuf::from(format!("resultats-vigie-chiro-{annee}"));
+    let absolu = std::path::absolute(&dossier).unwrap_or_else(|_| dossier.clone());
+    calcul::dossier_des_resultats(m, &absolu, annee);
+    absolu
+}
+
+/// `vigie resultats` : pour chaque nuit visée, le CSV des observations (et, sur demande, le
+/// journal du calcul), nommé par la nuit ; un CSV déjà téléchargé et inchangé n'est pas
+/// retéléchargé. Une nuit pas encore calculée n'est pas une erreur.
 pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<CodeSortie> {
     let m = mode(g);
-    let cibles = cibles(g, args.participation.as_deref(), args.api.url.as_deref())?;
-    let sortie = args.sortie.clone();
-    mener_ponctuel(async |emetteur| {
-        let mut code = CodeSortie::Succes;
-        for cible in &cibles {
-            let client = client(&cible.api)?;
-            reconnaitre(
-                &client,
-                emetteur,
-                &cible.api,
-                Profil::Insistant,
-                "rien n'a été téléchargé",
-            )
-            .await?;
-            if args.demander_csv {
-                let issue = demander_csv(emetteur, &client, &cible.participation).await;
-                code = code.max_par_gravite(calcul::demande_csv(m, cible, issue)?);
-                continue;
-            }
-            let etat = match relever(&client, emetteur, &cible.participation).await? {
-                Releve::Lu(e) => Some(*e),
-                Releve::Manque(pourquoi) => {
-                    tracing::info!("état du calcul non relevé : {pourquoi}");
-                    None
-                }
-            };
-            let phrase = etat
-                .as_ref()
-                .map(|e| phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()));
-            let csv = resultats::trouver_csv(&client, emetteur, &cible.participation)
-                .await
-                .map_err(|e| {
-                    calcul::erreur_resultat("le CSV des observations n'a pas pu être cherché", e)
-                })?;
-            let ecrit = match csv {
-                Some(f) => {
-                    let nom = nom_sur(&f.titre).unwrap_or_else(|| nom_du_csv(&cible.participation));
-                    resultats::telecharger(&client, emetteur, &f.id, &sortie, &nom)
-                        .await
-                        .map_err(|e| {
-                            calcul::erreur_resultat(
-                                "le CSV des observations n'a pas été téléchargé",
-                                e,
-                            )
-                        })?
-                }
-                None => None,
-            };
-            match ecrit {
-                Some(t) => {
-                    calcul::annoncer_fichier(m, cible, "csv", &t)?;
-                    let pas_fini = etat
-                        .as_ref()
-                        .and_then(|e| e.traitement.as_ref())
-                        .is_some_and(|t| t.etat != EtatCalcul::Fini);
-                    if pas_fini {
-                        calcul::csv_d_un_calcul_precedent(m, phrase.as_deref());
+    let visees = viser_cibles(
+        g,
+        &args.nuits.nuits,
+        args.participation.as_deref(),
+        args.api.url.as_deref(),
+    )?;
+    let base = base_pour_noter(g);
+    let mut conseils = Conseils::nouveaux(&visees.portee);
+    let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
+    let sortie = dossier_des_resultats(m, &args, &visees);
+    code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
+        let reglages = (Profil::Insistant, "rien n'a été téléchargé", false);
+        pour_chaque_nuit(
+            m,
+            emetteur,
+            &visees.cibles,
+            reglages,
+            async |client, _, cible| {
+                let deja = |f: &crate::transport::vigiechiro::PieceJointe| {
+                    deja_telecharge(base.as_ref(), cible, &sortie, &f.id.to_string())
+                };
+                let etat = match relever(client, emetteur, &cible.participation).await? {
+                    Releve::Lu(e) => {
+                        noter(base.as_ref(), cible, &e);
+                        Some(*e)
                     }
+                    Releve::Manque(pourquoi) => {
+                        tracing::info!("état du calcul non relevé : {pourquoi}");
+                        None
+                    }
+                };
+                let phrase = etat
+                    .as_ref()
+                    .map(|e| phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()));
+                let fini = etat
+                    .as_ref()
+                    .and_then(|e| e.traitement.as_ref())
+                    .is_some_and(|t| t.etat == EtatCalcul::Fini);
+                let csv = resultats::trouver_csv(client, emetteur, &cible.participation)
+                    .await
+                    .map_err(|e| {
+                        calcul::erreur_resultat(
+                            &format!(
+                                "le CSV des observations de la {} n'a pas pu être cherché",
+                                cible.nom()
+                            ),
+                            e,
+                        )
+                    })?;
+                if args.demander_csv {
+                    return match (&csv, &phrase) {
+                        (Some(f), _) if deja(f).is_some() => calcul::csv_pas_demande(
+                            m,
+                            cible,
+                            PasDemande::DejaTelecharge,
+                            &mut conseils,
+                        ),
+                        (Some(_), _) => {
+                            calcul::csv_pas_demande(m, cible, PasDemande::DejaLa, &mut conseils)
+                        }
+                        (None, Some(p)) if !fini => calcul::csv_pas_demande(
+                            m,
+                            cible,
+                            PasDemande::PasCalculee(p),
+                            &mut conseils,
+                        ),
+                        (None, _) => {
+                            let issue = demander_csv(emetteur, client, &cible.participation).await;
+                            calcul::demande_csv(m, cible, issue, &mut conseils)
+                        }
+                    };
                 }
-                None => {
-                    code = code.max_par_gravite(calcul::csv_absent(
+                let mut code = match csv {
+                    Some(f) => {
+                        let ecrit = match deja(&f) {
+                            Some(t) => Some((t, false)),
+                            None => {
+                                let nom = match &cible.nuit {
+                                    Some(n) => noms_de_nuit(&n.nuit).0,
+                                    None => nom_sur(&f.titre)
+                                        .unwrap_or_else(|| nom_du_csv(&cible.participation)),
+                                };
+                                resultats::telecharger(client, emetteur, &f.id, &sortie, &nom)
+                                    .await
+                                    .map_err(|e| {
+                                        calcul::erreur_resultat(
+                                            &format!(
+                                                "le CSV des observations de la {} n'a pas été \
+                                             téléchargé",
+                                                cible.nom()
+                                            ),
+                                            e,
+                                        )
+                                    })?
+                                    .map(|t| {
+                                        noter_csv(base.as_ref(), cible, &f.id.to_string(), &t);
+                                        (t, true)
+                                    })
+                            }
+                        };
+                        match ecrit {
+                            Some((t, telecharge)) => {
+                                calcul::annoncer_fichier(m, cible, "csv", &t, telecharge)?;
+                                if !fini && etat.as_ref().is_some_and(|e| e.traitement.is_some()) {
+                                    calcul::csv_d_un_calcul_precedent(m, phrase.as_deref());
+                                }
+                                CodeSortie::Succes
+                            }
+                            None => calcul::sans_resultats(
+                                m,
+                                cible,
+                                etat.as_ref(),
+                                phrase.as_deref(),
+                                &mut conseils,
+                            )?,
+                        }
+                    }
+                    None => calcul::sans_resultats(
                         m,
                         cible,
                         etat.as_ref(),
                         phrase.as_deref(),
-                    )?);
+                        &mut conseils,
+                    )?,
+                };
+                if args.avec_journal {
+                    code = code.max_par_gravite(
+                        journal(m, cible, emetteur, client, etat.as_ref(), &sortie).await?,
+                    );
                 }
-            }
-            if args.avec_journal {
-                code = code.max_par_gravite(
-                    journal(m, cible, emetteur, &client, etat.as_ref(), &sortie).await?,
-                );
-            }
-        }
-        Ok(code)
+                Ok(code)
+            },
+        )
+        .await
+    })?);
+    conseils.ecrire(m)?;
+    Ok(code)
+}
+
+/// Le CSV `fichier` (son identifiant sur la plateforme) de la nuit, s'il a déjà été téléchargé
+/// dans `dossier` et que le fichier écrit est encore là, de la même taille : rien à
+/// retélécharger. Un nouveau calcul, ou une nouvelle demande, fait un autre fichier.
+fn deja_telecharge(
+    base: Option<&Base>,
+    cible: &Cible,
+    dossier: &Path,
+    fichier: &str,
+) -> Option<resultats::Telecharge> {
+    let note = base?.csv_note(cible.plan?).ok()??;
+    let n = cible.nuit.as_ref()?;
+    let attendu = std::path::absolute(dossier.join(noms_de_nuit(&n.nuit).0)).ok()?;
+    let ecrit = PathBuf::from(&note.chemin);
+    let meme = note.fichier == fichier
+        && ecrit == attendu
+        && std::fs::metadata(&ecrit).is_ok_and(|m| m.is_file() && m.len() == note.octets);
+    meme.then_some(resultats::Telecharge {
+        chemin: ecrit,
+        octets: note.octets,
     })
+}
+
+/// Note dans la base le CSV téléchargé de la nuit (pour ne pas le retélécharger).
+fn noter_csv(base: Option<&Base>, cible: &Cible, fichier: &str, t: &resultats::Telecharge) {
+    let (Some(base), Some(plan), Some(_)) = (base, cible.plan, &cible.nuit) else {
+        return;
+    };
+    let chemin = std::path::absolute(&t.chemin).unwrap_or_else(|_| t.chemin.clone());
+    let note = CsvNote {
+        fichier: fichier.to_owned(),
+        chemin: chemin.display().to_string(),
+        octets: t.octets,
+    };
+    if let Err(e) = base.noter_csv(plan, &note) {
+        tracing::warn!("CSV téléchargé non noté dans la base : {e}");
+    }
 }
 
 /// `--avec-journal` : le fichier du journal du dernier calcul réussi.
@@ -324,18 +701,21 @@ async fn journal(
     emetteur: &Emetteur,
     client: &ClientVigieChiro,
     etat: Option<&EtatParticipation>,
-    sortie: &std::path::Path,
+    sortie: &Path,
 ) -> Result<CodeSortie> {
     let Some(id) = etat.and_then(|e| e.logs.as_ref()) else {
         return Ok(calcul::journal_absent(cible, false));
     };
-    let nom = format!("participation-{}-logs.txt", cible.participation);
+    let nom = match &cible.nuit {
+        Some(n) => noms_de_nuit(&n.nuit).1,
+        None => format!("participation-{}-logs.txt", cible.participation),
+    };
     match resultats::telecharger(client, emetteur, id, sortie, &nom)
         .await
         .map_err(|e| calcul::erreur_resultat("le journal du calcul n'a pas été téléchargé", e))?
     {
         Some(t) => {
-            calcul::annoncer_fichier(m, cible, "journal", &t)?;
+            calcul::annoncer_fichier(m, cible, "journal", &t, true)?;
             Ok(CodeSortie::Succes)
         }
         None => Ok(calcul::journal_absent(cible, true)),

@@ -1,21 +1,28 @@
-//! Ce que disent `vigie traiter`, `vigie traitement` et `vigie resultats` : l'état d'une
-//! participation, ce qui a été lancé ou pourquoi rien ne l'a été, les fichiers écrits, et les
-//! erreurs (avec leur code de sortie), en français dans 80 colonnes ou en lignes JSON.
+//! Ce que disent `vigie traiter`, `vigie traitement` et `vigie resultats` : l'état de chaque
+//! nuit, ce qui a été lancé ou pourquoi rien ne l'a été, les fichiers écrits, et les erreurs
+//! (avec leur code de sortie), en français dans 80 colonnes ou en lignes JSON.
+//!
+//! Une nuit de saison est nommée comme la bénévole la nomme (`21/06 A1`), jamais par un
+//! identifiant. Les conseils ([`Conseils`]) se disent une fois, à la fin, pour toutes les nuits
+//! visées : chacun, tapé tel quel, fait ce qu'il dit, et nomme la nuit quand une seule est en
+//! cause.
 //!
 //! Les décisions et les émissions sont dans `traitement/` ; la phrase d'un état et le bilan
 //! des espèces dans `suivi/traitement.rs`.
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use anyhow::Result;
+use chrono::NaiveDate;
 
 use super::Evenement;
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use super::traitement::{lignes_bilan, phrase_etat, suggestion, traitement_json};
-use crate::plateforme::conseil::commande;
+use crate::plateforme::conseil::{Commande, commande};
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
-use crate::traitement::cible::{Cible, NuitPasPrete};
+use crate::traitement::cible::{Cible, NuitPasPrete, Portee};
 use crate::traitement::lancer::{AvantCalcul, Lancement};
 use crate::traitement::resultats::{DemandeCsv, Echec, Telecharge};
 use crate::traitement::taxons::CacheTaxons;
@@ -62,54 +69,277 @@ fn majuscule(texte: &str) -> String {
     }
 }
 
-// ------------------------------------------------------------------------ vigie traitement
+/// La nuit d'une cible telle que l'écrit le JSON (`21/06 A1`), si c'est une nuit de saison.
+fn nuit_json(cible: &Cible) -> Option<&str> {
+    cible.nuit.as_ref().map(|n| n.designation.as_str())
+}
 
-/// Écrit l'état d'une participation (et son bilan) sur la sortie standard.
-pub(crate) fn afficher_etat(
-    m: ModeSortie,
-    cible: &Cible,
-    e: &EtatParticipation,
-    taxons: &CacheTaxons,
-) -> Result<()> {
-    if m.json {
-        traitement_json(cible.participation.as_str(), &cible.api, e, taxons).ecrire()?;
-        return Ok(());
+/// Le titre d'une nuit, pour son état et son bilan : « Nuit du dim. 21/06/2026, point A1,
+/// Pass1, site 640380 » (routier : « Circuit 270, Pass1, saison 2026 ») ; hors saison,
+/// « Participation X ».
+pub(crate) fn titre(cible: &Cible) -> String {
+    let Some(v) = &cible.nuit else {
+        return majuscule(&cible.nom());
+    };
+    let n = &v.nuit.nuit;
+    match NaiveDate::parse_from_str(&n.soiree, "%Y-%m-%d") {
+        Ok(d) => format!(
+            "Nuit du {}/{}, point {}, Pass{}, site {}",
+            super::format::jour_court(d),
+            d.format("%Y"),
+            neutraliser(&n.point),
+            n.passage,
+            neutraliser(&n.numero_site)
+        ),
+        Err(_) => format!(
+            "Circuit {}, Pass{}, saison {}",
+            neutraliser(&n.numero_site),
+            n.passage,
+            v.nuit.annee
+        ),
     }
-    let maintenant = crate::traitement::maintenant();
-    let t = e.traitement.as_ref();
-    let mut s = crate::sortie::standard();
-    let etat = format!(
-        "{} : {}.",
-        majuscule(&cible.nom()),
-        phrase_etat(t, maintenant)
-    );
-    ecrire(&mut s, &etat, None)?;
-    if let (Some(b), Some(EtatCalcul::Fini)) = (&e.bilan, t.map(|t| &t.etat)) {
-        for ligne in lignes_bilan(b, taxons, &cible.api) {
-            writeln!(s, "{ligne}")?;
+}
+
+// ----------------------------------------------------------------------------- les conseils
+
+/// Ce qu'il reste à faire pour une nuit, à la fin d'une commande : un conseil, que les nuits
+/// partagent (dans l'ordre où ils se disent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Suite {
+    /// Des fichiers ne sont pas (encore) déposés.
+    Reprendre,
+    /// Aucun calcul lancé.
+    Lancer,
+    /// Le calcul est en erreur : le relancer (la nuit nommée).
+    RelancerErreur,
+    /// Le calcul semble arrêté : `--relancer` (la nuit nommée).
+    RelancerArrete,
+    /// Le calcul est fini, nuit nommée sans `--relancer` : recalculer si on le veut vraiment.
+    Recalculer,
+    /// Un lancement resté sans réponse : relire l'état avant de relancer.
+    Verifier,
+    /// Planifié ou en cours : le suivre.
+    Suivre,
+    /// Fini : télécharger ses résultats.
+    Resultats,
+    /// Fini, sans CSV sur la plateforme : le demander.
+    DemanderCsv,
+    /// Le CSV demandé : le télécharger dans quelques minutes.
+    Telecharger,
+}
+
+impl Suite {
+    /// Ce qui l'annonce, la sous-commande et ses options, et si cette commande, sans nuit,
+    /// ferait pour toute la saison exactement ce qu'elle dit (sinon, elle nomme toujours ses
+    /// nuits).
+    fn texte(self) -> (&'static str, &'static str, &'static [&'static str], bool) {
+        match self {
+            Suite::Reprendre => ("Pour déposer ce qui manque :", "retenter-echecs", &[], true),
+            Suite::Lancer => ("Pour lancer le calcul :", "traiter", &[], true),
+            Suite::RelancerErreur => ("Pour relancer le calcul en erreur :", "traiter", &[], false),
+            Suite::RelancerArrete => (
+                "Pour relancer le calcul qui semble arrêté :",
+                "traiter",
+                &["--relancer"],
+                false,
+            ),
+            Suite::Recalculer => (
+                "Pour recalculer quand même (les résultats seront remplacés) :",
+                "traiter",
+                &["--relancer"],
+                false,
+            ),
+            Suite::Verifier => (
+                "Pour vérifier dans quelques minutes, avant de relancer :",
+                "traitement",
+                &[],
+                true,
+            ),
+            Suite::Suivre => (
+                "Pour suivre le calcul :",
+                "traitement",
+                &["--attendre"],
+                true,
+            ),
+            Suite::Resultats => ("Pour télécharger les résultats :", "resultats", &[], true),
+            Suite::DemanderCsv => (
+                "Pour demander le CSV des observations (il vous sera aussi envoyé par \
+                 courriel) :",
+                "resultats",
+                &["--demander-csv"],
+                true,
+            ),
+            Suite::Telecharger => (
+                "Pour le télécharger, dans quelques minutes :",
+                "resultats",
+                &[],
+                true,
+            ),
         }
     }
-    if m.silencieux {
-        return Ok(());
+}
+
+/// Les conseils d'une commande sur plusieurs nuits, dits une fois à la fin.
+pub(crate) struct Conseils {
+    portee: Portee,
+    /// Pour chaque conseil, les nuits en cause (leur désignation ; vide hors saison).
+    groupes: BTreeMap<Suite, Vec<String>>,
+}
+
+impl Conseils {
+    pub(crate) fn nouveaux(portee: &Portee) -> Conseils {
+        Conseils {
+            portee: portee.clone(),
+            groupes: BTreeMap::new(),
+        }
     }
-    let (intro, commande) = match t.map(|t| &t.etat) {
-        None => ("Pour lancer le calcul :", cible.commande("traiter")),
-        Some(EtatCalcul::Fini) => ("Le CSV des observations :", cible.commande("resultats")),
-        Some(EtatCalcul::Erreur) => {
+
+    /// La nuit de `cible` appelle ce conseil.
+    pub(crate) fn ajouter(&mut self, suite: Suite, cible: &Cible) {
+        let nuits = self.groupes.entry(suite).or_default();
+        if let Some(n) = &cible.nuit
+            && !nuits.contains(&n.designation)
+        {
+            nuits.push(n.designation.clone());
+        }
+    }
+
+    /// La commande d'un conseil, avec ce qu'elle vise : sans rien pour toute la saison (ou le
+    /// dernier plan), les nuits nommées sinon, ou `--participation`.
+    fn commande(&self, suite: Suite, nuits: &[String]) -> Commande {
+        let (_, sous_commande, options, pour_toute_la_saison) = suite.texte();
+        let c = commande(sous_commande).args(options.iter().copied());
+        match &self.portee {
+            Portee::DernierPlan => c,
+            // La reprise, la même partout : elle reprend ce qui reste de la saison.
+            _ if suite == Suite::Reprendre => c,
+            Portee::Participation(id) => c.arg("--participation").arg(id),
+            Portee::Saison if pour_toute_la_saison && nuits.len() > 1 => c,
+            Portee::Saison | Portee::Nommees => c.args(nuits.iter().flat_map(|n| n.split(' '))),
+        }
+    }
+
+    /// Les commandes conseillées, dans l'ordre (pour les essais et la prose).
+    pub(crate) fn commandes(&self) -> Vec<(&'static str, String)> {
+        self.groupes
+            .iter()
+            .map(|(suite, nuits)| (suite.texte().0, self.commande(*suite, nuits).to_string()))
+            .collect()
+    }
+
+    /// Une nuit dont la participation reste à créer : le conseil de reprise.
+    pub(crate) fn reprendre(&mut self) {
+        self.groupes.entry(Suite::Reprendre).or_default();
+    }
+
+    /// Les écrit sur la sortie standard (rien en JSON ni sous `-q`).
+    pub(crate) fn ecrire(&self, m: ModeSortie) -> io::Result<()> {
+        if m.json || m.silencieux {
+            return Ok(());
+        }
+        let mut s = crate::sortie::standard();
+        if self.groupes.contains_key(&Suite::RelancerErreur) {
             ecrire(
                 &mut s,
                 "Si l'erreur revient après une relance, écrivez aux gestionnaires de la \
                  plateforme.",
                 None,
             )?;
-            ("Pour relancer le calcul :", cible.commande("traiter"))
         }
-        Some(_) => (
-            "Pour attendre la fin du calcul :",
-            cible.commande("traitement").arg("--attendre"),
+        for (intro, commande) in self.commandes() {
+            ecrire(&mut s, "", Some((intro, &commande)))?;
+        }
+        Ok(())
+    }
+}
+
+/// Une erreur qui ne vaut que pour une nuit, parmi plusieurs : dite (sur la sortie d'erreur,
+/// et en JSON), son code rendu ; les autres nuits continuent. Ctrl-C et un jeton refusé valent
+/// pour toutes : ils remontent.
+pub(crate) fn erreur_de_nuit(m: ModeSortie, r: Result<CodeSortie>) -> Result<CodeSortie> {
+    let e = match r {
+        Ok(code) => return Ok(code),
+        Err(e) => e,
+    };
+    let code = crate::sortie::code_pour_erreur(&e);
+    let message = format!("{e:#}");
+    if code == CodeSortie::Interrompu || message == jeton_refuse() {
+        return Err(e);
+    }
+    let _ = writeln!(
+        crate::sortie::erreur(),
+        "erreur : {}",
+        neutraliser(&message)
+    );
+    if m.json {
+        Evenement::Erreur {
+            code: code as i32,
+            message: &message,
+            nuits: &[],
+        }
+        .ecrire()?;
+    }
+    Ok(code)
+}
+
+/// Des nuits de la saison que la commande ne peut pas viser : leur participation n'est pas
+/// encore créée (dit sur la sortie standard ; le conseil : la reprise).
+pub(crate) fn sans_participation(m: ModeSortie, nuits: &[String]) -> io::Result<()> {
+    if nuits.is_empty() || m.json || m.silencieux {
+        return Ok(());
+    }
+    let prose = match nuits {
+        [une] => {
+            format!("Nuit {une} : pas encore sur la plateforme (sa participation reste à créer).")
+        }
+        plusieurs => format!(
+            "Nuits {} : pas encore sur la plateforme (leur participation reste à créer).",
+            plusieurs.join(", ")
         ),
     };
-    ecrire(&mut s, "", Some((intro, &commande.to_string())))?;
+    ecrire(&mut crate::sortie::standard(), &prose, None)
+}
+
+// ------------------------------------------------------------------------ vigie traitement
+
+/// Écrit l'état d'une nuit (et son bilan) sur la sortie standard, et note son conseil.
+pub(crate) fn afficher_etat(
+    m: ModeSortie,
+    cible: &Cible,
+    e: &EtatParticipation,
+    taxons: &CacheTaxons,
+    conseils: &mut Conseils,
+) -> Result<()> {
+    let t = e.traitement.as_ref();
+    conseils.ajouter(
+        match t.map(|t| &t.etat) {
+            None => Suite::Lancer,
+            Some(EtatCalcul::Fini) => Suite::Resultats,
+            Some(EtatCalcul::Erreur) => Suite::RelancerErreur,
+            Some(_) => Suite::Suivre,
+        },
+        cible,
+    );
+    if m.json {
+        traitement_json(
+            cible.participation.as_str(),
+            nuit_json(cible),
+            &cible.api,
+            e,
+            taxons,
+        )
+        .ecrire()?;
+        return Ok(());
+    }
+    let maintenant = crate::traitement::maintenant();
+    let mut s = crate::sortie::standard();
+    let etat = format!("{} : {}.", titre(cible), phrase_etat(t, maintenant));
+    ecrire(&mut s, &etat, None)?;
+    if let (Some(b), Some(EtatCalcul::Fini)) = (&e.bilan, t.map(|t| &t.etat)) {
+        for ligne in lignes_bilan(b, taxons, &cible.api) {
+            writeln!(s, "{ligne}")?;
+        }
+    }
     Ok(())
 }
 
@@ -134,6 +364,25 @@ pub(crate) fn echeance_atteinte(cible: &Cible, releve: bool) {
     ));
 }
 
+/// `--attendre` rend la main : aucun calcul n'est lancé pour cette nuit (rien ne viendra sans
+/// `vigie traiter`).
+pub(crate) fn rien_a_attendre(cible: &Cible) {
+    avertir(&format!(
+        "Rien à attendre pour la {} : aucun calcul n'est lancé.",
+        cible.nom()
+    ));
+}
+
+/// `--attendre` rend la main : le calcul semble arrêté, et l'est resté `patience`.
+pub(crate) fn calcul_arrete(cible: &Cible, patience: std::time::Duration) {
+    avertir(&format!(
+        "Le calcul de la {} semble arrêté (planifié ou en cours depuis plus d'un jour) et n'a \
+         pas bougé en {} de suivi : vigie rend la main.",
+        cible.nom(),
+        super::traitement::duree_ecoulee(patience)
+    ));
+}
+
 /// Le relevé de `vigie traitement` (sans `--attendre`) n'a pas abouti (code 1).
 pub(crate) fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
     ErreurAvecCode::nouveau(
@@ -148,48 +397,72 @@ pub(crate) fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
 
 // ------------------------------------------------------------------------- vigie traiter
 
-/// Des nuits pas prêtes pour le calcul : refus (code 2), en disant combien de fichiers
-/// manquent, sauf `malgre_tout` (`--nuit-incomplete`) où elles sont seulement signalées.
+/// Ce qu'on dit d'une nuit pas prête, et la commande qui la déposera.
+fn pas_prete(n: &NuitPasPrete, nom: &str) -> String {
+    let fichiers = |n: u64| pluriel(n, "fichier", "fichiers");
+    match *n {
+        NuitPasPrete::Incomplete {
+            manquent,
+            total,
+            deposees,
+            ..
+        } => format!(
+            "la {nom} n'est pas entièrement déposée : {} sur {} {} pas sur la plateforme \
+             ({} déposé{})",
+            manquent,
+            total,
+            if manquent > 1 { "ne sont" } else { "n'est" },
+            deposees,
+            if deposees > 1 { "s" } else { "" }
+        ),
+        NuitPasPrete::EnDepot {
+            pid,
+            manquent,
+            total,
+            ..
+        } => format!(
+            "un dépôt de la {nom} est en cours{} : {} sur {} ne sont pas encore déposés ; \
+             attendez qu'il finisse",
+            pid.map(|p| format!(" (processus {p})")).unwrap_or_default(),
+            fichiers(manquent),
+            total
+        ),
+    }
+}
+
+/// La commande de reprise d'une nuit pas prête : la reprise de la saison, ou, hors saison, du
+/// plan (par son numéro : il n'a pas d'autre nom).
+fn reprise(portee: &Portee, n: &NuitPasPrete, cible: &Cible) -> String {
+    match (n, portee, &cible.nuit) {
+        (NuitPasPrete::Incomplete { plan, .. }, Portee::Participation(_), None) => format!(
+            " ; reprenez d'abord le dépôt, {}",
+            commande("retenter-echecs").arg(plan)
+        ),
+        (NuitPasPrete::Incomplete { .. }, _, _) => format!(
+            " ; reprenez d'abord le dépôt, {}",
+            commande("retenter-echecs")
+        ),
+        (NuitPasPrete::EnDepot { .. }, _, _) => String::new(),
+    }
+}
+
+/// Des nuits nommées (ou seules visées) pas prêtes pour le calcul : refus (code 2), en disant
+/// combien de fichiers manquent, sauf `malgre_tout` (`--nuit-incomplete`) où elles sont
+/// seulement signalées.
 pub(crate) fn nuits_pas_pretes(
     m: ModeSortie,
-    cible: &Cible,
-    pas_pretes: &[NuitPasPrete],
+    portee: &Portee,
+    pas_pretes: &[(&Cible, NuitPasPrete)],
     malgre_tout: bool,
 ) -> Result<()> {
-    let fichiers = |n: u64| pluriel(n, "fichier", "fichiers");
     let refus: Vec<String> = pas_pretes
         .iter()
-        .map(|n| match *n {
-            NuitPasPrete::Incomplete {
-                plan,
-                manquent,
-                total,
-                deposees,
-            } => format!(
-                "la nuit du plan {} n'est pas entièrement déposée : {} sur {} \
-                 {} pas sur la plateforme ({} déposé{}) ; reprenez d'abord le dépôt, \
-                 {}",
-                plan,
-                manquent,
-                total,
-                if manquent > 1 { "ne sont" } else { "n'est" },
-                deposees,
-                if deposees > 1 { "s" } else { "" },
-                commande("retenter-echecs").arg(plan)
-            ),
-            NuitPasPrete::EnDepot {
-                plan,
-                pid,
-                manquent,
-                total,
-            } => format!(
-                "un dépôt de cette nuit est en cours (plan {}{}) : {} sur {} ne sont pas encore \
-                 déposés ; attendez qu'il finisse",
-                plan,
-                pid.map(|p| format!(", processus {p}")).unwrap_or_default(),
-                fichiers(manquent),
-                total
-            ),
+        .map(|(cible, n)| {
+            format!(
+                "{}{}",
+                pas_prete(n, &cible.nom()),
+                reprise(portee, n, cible)
+            )
         })
         .collect();
     if refus.is_empty() || malgre_tout {
@@ -201,18 +474,65 @@ pub(crate) fn nuits_pas_pretes(
         }
         return Ok(());
     }
+    let mut nommees = Conseils::nouveaux(portee);
+    for (cible, _) in pas_pretes {
+        nommees.ajouter(Suite::Lancer, cible);
+    }
+    let commande = nommees
+        .commandes()
+        .pop()
+        .map_or_else(|| commande("traiter").to_string(), |(_, c)| c);
     Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!(
             "{} ; le calcul ne verrait que les fichiers déjà déposés, et tant qu'il serait \
              planifié ou en cours (un jour au plus) la plateforme refuserait d'en lancer un \
              autre. Rien n'a été lancé. Pour lancer quand même le calcul d'une nuit \
-             incomplète : {}",
+             incomplète : {commande} --nuit-incomplete",
             refus.join(" ; "),
-            cible.commande("traiter").arg("--nuit-incomplete")
         ),
     )
     .into())
+}
+
+/// Une nuit de la saison pas prête : elle n'est pas lancée, les autres le sont (dit sur la
+/// sortie standard ; son conseil : la reprise). Code 1.
+pub(crate) fn nuit_pas_prete_passee(
+    m: ModeSortie,
+    cible: &Cible,
+    n: &NuitPasPrete,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    if matches!(n, NuitPasPrete::Incomplete { .. }) {
+        conseils.ajouter(Suite::Reprendre, cible);
+    }
+    if m.json {
+        calcul_json(cible, false, None, Some("pas_deposee")).ecrire()?;
+    } else {
+        ecrire(
+            &mut crate::sortie::standard(),
+            &format!("{} : pas lancé.", majuscule(&pas_prete(n, &cible.nom()))),
+            None,
+        )?;
+    }
+    Ok(CodeSortie::EchecsTransitoires)
+}
+
+/// `--relancer` sur toute la saison : refusé, rien n'est lancé (code 2). Une nuit finie n'est
+/// jamais recalculée sans qu'on la nomme.
+pub(crate) fn relancer_sans_nuit(exemple: &str) -> anyhow::Error {
+    ErreurAvecCode::nouveau(
+        CodeSortie::Usage,
+        format!(
+            "--relancer remplace les résultats d'un calcul : il ne vise que les nuits nommées, \
+             jamais toute la saison. Rien n'a été lancé. Nommez les nuits à relancer, par \
+             exemple : {}",
+            commande("traiter")
+                .arg("--relancer")
+                .args(exemple.split(' '))
+        ),
+    )
+    .into()
 }
 
 /// L'état n'a pas pu être lu avant de lancer : rien n'est lancé (code 1).
@@ -263,6 +583,7 @@ fn calcul_json<'a>(
 ) -> Evenement<'a> {
     Evenement::Calcul {
         participation: cible.participation.as_str(),
+        nuit: nuit_json(cible),
         api: &cible.api,
         lance,
         etat_plateforme: etat,
@@ -270,46 +591,44 @@ fn calcul_json<'a>(
     }
 }
 
-/// Rien n'est lancé, d'après l'état lu `avant` : le dire, et rendre le code. `None` : la
-/// décision est de lancer.
+/// Rien n'est lancé, d'après l'état lu `avant` : le dire, noter le conseil, et rendre le code.
+/// `None` : la décision est de lancer.
 pub(crate) fn sans_lancer(
     m: ModeSortie,
     cible: &Cible,
     decision: AvantCalcul,
     avant: &EtatParticipation,
+    conseils: &mut Conseils,
 ) -> Result<Option<CodeSortie>> {
     let t = avant.traitement.as_ref();
     let etat = t.map(|t| t.etat.nom().to_owned());
     let phrase = phrase_etat(t, crate::traitement::maintenant());
-    let traiter = || cible.commande("traiter");
-    let suivre = cible.commande("traitement").arg("--attendre").to_string();
     let nom = majuscule(&cible.nom());
     let (raison, texte, suite, code) = match decision {
-        AvantCalcul::DejaEnCours => (
-            "deja_en_cours",
+        AvantCalcul::DejaEnCours | AvantCalcul::Reessai => (
+            if decision == AvantCalcul::Reessai {
+                "reessai"
+            } else {
+                "deja_en_cours"
+            },
             format!("{nom} : {phrase} ; rien n'a été relancé."),
-            ("Pour le suivre :", suivre.clone()),
-            CodeSortie::Succes,
-        ),
-        AvantCalcul::Reessai => (
-            "reessai",
-            format!("{nom} : {phrase} ; rien n'a été relancé."),
-            ("Pour le suivre :", suivre),
+            Suite::Suivre,
             CodeSortie::Succes,
         ),
         AvantCalcul::DejaFini => (
             "deja_fini",
             format!(
-                "{nom} : {phrase} ; rien n'a été relancé. Ses résultats : {} et {}. Un \
-                 nouveau calcul remplacerait ces résultats.",
-                commande("traitement"),
-                commande("resultats")
+                "{nom} : {phrase} ; rien n'a été relancé (un nouveau calcul remplacerait ses \
+                 résultats)."
             ),
-            (
-                "Pour recalculer quand même :",
-                traiter().arg("--relancer").to_string(),
-            ),
+            Suite::Resultats,
             CodeSortie::Succes,
+        ),
+        AvantCalcul::EnErreur => (
+            "en_erreur",
+            format!("{nom} : {phrase} ; pas relancé sans être nommé."),
+            Suite::RelancerErreur,
+            CodeSortie::RefusDefinitifs,
         ),
         AvantCalcul::Arrete => (
             "arrete",
@@ -317,48 +636,44 @@ pub(crate) fn sans_lancer(
                 "{nom} : {phrase}, il y a plus d'un jour : le calcul semble arrêté. Rien \
                  n'a été relancé."
             ),
-            (
-                "Pour le relancer :",
-                traiter().arg("--relancer").to_string(),
-            ),
+            Suite::RelancerArrete,
             CodeSortie::EchecsTransitoires,
         ),
         AvantCalcul::Inconnu => (
             "etat_inconnu",
             format!("{nom} : {phrase}. Rien n'a été lancé."),
-            (
-                "Pour lancer le calcul quand même :",
-                traiter().arg("--relancer").to_string(),
-            ),
+            Suite::RelancerArrete,
             CodeSortie::EchecsTransitoires,
         ),
         AvantCalcul::Lancer | AvantCalcul::Relancer => return Ok(None),
     };
+    conseils.ajouter(suite, cible);
+    // Une nuit finie nommée : recalculer se demande, en le disant.
+    if decision == AvantCalcul::DejaFini && conseils.portee != Portee::Saison {
+        conseils.ajouter(Suite::Recalculer, cible);
+    }
     if m.json {
         calcul_json(cible, false, etat.as_deref(), Some(raison)).ecrire()?;
     } else {
-        ecrire(
-            &mut crate::sortie::standard(),
-            &texte,
-            Some((suite.0, &suite.1)),
-        )?;
+        ecrire(&mut crate::sortie::standard(), &texte, None)?;
     }
     Ok(Some(code))
 }
 
-/// Ce qu'a donné le lancement : le dire (code 0), ou l'erreur.
+/// Ce qu'a donné le lancement : le dire et noter le conseil (code 0), ou l'erreur.
 pub(crate) fn lancement(
     m: ModeSortie,
     cible: &Cible,
     moi: &Utilisateur,
     avant: &EtatParticipation,
     issue: Lancement,
+    conseils: &mut Conseils,
 ) -> Result<CodeSortie> {
     let etat_avant = avant.traitement.as_ref().map(|t| t.etat.nom().to_owned());
     let etat_avant = etat_avant.as_deref();
-    let suivre = cible.commande("traitement").arg("--attendre").to_string();
     match issue {
         Lancement::Lance { relu } => {
+            conseils.ajouter(Suite::Suivre, cible);
             if m.json {
                 calcul_json(cible, true, etat_avant, None).ecrire()?;
             } else if !m.silencieux {
@@ -370,13 +685,14 @@ pub(crate) fn lancement(
                 ecrire(
                     &mut crate::sortie::standard(),
                     &format!("Calcul lancé pour la {}{confirme}.", cible.nom()),
-                    Some(("Pour le suivre :", &suivre)),
+                    None,
                 )?;
             }
             Ok(CodeSortie::Succes)
         }
         // Sa réponse (« Already … ») n'est pas montrée telle quelle.
         Lancement::DejaEnCours { en_cours } => {
+            conseils.ajouter(Suite::Suivre, cible);
             let etat = if en_cours { "en cours" } else { "planifié" };
             if m.json {
                 calcul_json(cible, false, etat_avant, Some("deja_en_cours")).ecrire()?;
@@ -388,7 +704,7 @@ pub(crate) fn lancement(
                          été relancé.",
                         majuscule(&cible.nom())
                     ),
-                    Some(("Pour le suivre :", &suivre)),
+                    None,
                 )?;
             }
             Ok(CodeSortie::Succes)
@@ -429,30 +745,32 @@ pub(crate) fn lancement(
             ),
         )
         .into()),
-        Lancement::Incertain(Some(e)) => Err(ErreurAvecCode::nouveau(
-            CodeSortie::EchecsTransitoires,
-            format!(
-                "le lancement du calcul est resté sans réponse, et la plateforme ne \
-                 montre pas de nouveau calcul ({}) : vérifiez dans quelques minutes, \
-                 {}, avant de relancer",
-                phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()),
-                cible.commande("traitement")
-            ),
-        )
-        .into()),
-        Lancement::Incertain(None) => Err(ErreurAvecCode::nouveau(
-            CodeSortie::EchecsTransitoires,
-            format!(
-                "le lancement du calcul est resté sans réponse, et la plateforme n'a pas \
-                 pu être relue : vérifiez dans quelques minutes, {}, \
-                 avant de relancer (un nouveau calcul efface les données déjà produites)",
-                cible.commande("traitement")
-            ),
-        )
-        .into()),
+        Lancement::Incertain(e) => {
+            conseils.ajouter(Suite::Verifier, cible);
+            let releve = match e {
+                Some(e) => format!(
+                    "la plateforme ne montre pas de nouveau calcul ({})",
+                    phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant())
+                ),
+                None => "la plateforme n'a pas pu être relue".to_owned(),
+            };
+            Err(ErreurAvecCode::nouveau(
+                CodeSortie::EchecsTransitoires,
+                format!(
+                    "le lancement du calcul de la {} est resté sans réponse, et {releve} : \
+                     vérifiez dans quelques minutes avant de relancer (un nouveau calcul \
+                     efface les données déjà produites)",
+                    cible.nom()
+                ),
+            )
+            .into())
+        }
         Lancement::Echoue(pourquoi) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
-            format!("le calcul n'a pas été lancé : {pourquoi}"),
+            format!(
+                "le calcul de la {} n'a pas été lancé : {pourquoi}",
+                cible.nom()
+            ),
         )
         .into()),
     }
@@ -499,21 +817,42 @@ pub(crate) fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
     }
 }
 
-/// Un fichier écrit (`quoi` : `csv` ou `journal`), dit à l'utilisateur.
+/// Où vont les résultats d'une saison, dit une fois au début (sauf en JSON ou sous `-q`).
+pub(crate) fn dossier_des_resultats(m: ModeSortie, dossier: &std::path::Path, annee: u16) {
+    if !m.json && !m.silencieux {
+        let _ = ecrire(
+            &mut crate::sortie::standard(),
+            &format!(
+                "Résultats de la saison {annee} dans {} (--sortie DOSSIER pour un autre).",
+                neutraliser(&dossier.display().to_string())
+            ),
+            None,
+        );
+    }
+}
+
+/// Un fichier écrit (`quoi` : `csv` ou `journal`), ou, `telecharge` faux, déjà là et
+/// inchangé, dit à l'utilisateur.
 pub(crate) fn annoncer_fichier(
     m: ModeSortie,
     cible: &Cible,
     quoi: &str,
     t: &Telecharge,
+    telecharge: bool,
 ) -> Result<()> {
     if m.json {
         Evenement::Resultat {
             participation: cible.participation.as_str(),
+            nuit: nuit_json(cible),
             fichier: quoi,
             chemin: &t.chemin.display().to_string(),
             octets: t.octets,
+            telecharge,
         }
         .ecrire()?;
+        return Ok(());
+    }
+    if m.silencieux {
         return Ok(());
     }
     let libelle = if quoi == "csv" {
@@ -521,15 +860,20 @@ pub(crate) fn annoncer_fichier(
     } else {
         "Journal du calcul"
     };
-    ecrire(
-        &mut crate::sortie::standard(),
-        &format!(
-            "{libelle} écrit : {} ({}).",
-            neutraliser(&t.chemin.display().to_string()),
+    let de = match &cible.nuit {
+        Some(n) => format!(" de la nuit {}", n.designation),
+        None => String::new(),
+    };
+    let chemin = neutraliser(&t.chemin.display().to_string()).into_owned();
+    let texte = if telecharge {
+        format!(
+            "{libelle}{de} écrit : {chemin} ({}).",
             octets_lisibles(t.octets)
-        ),
-        None,
-    )?;
+        )
+    } else {
+        format!("{libelle}{de} déjà téléchargé, inchangé : {chemin}.")
+    };
+    ecrire(&mut crate::sortie::standard(), &texte, None)?;
     Ok(())
 }
 
@@ -543,71 +887,73 @@ pub(crate) fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
     }
 }
 
-/// Le CSV n'est pas sur la plateforme : dire pourquoi, et quoi faire. Code 1 (3 si le calcul
-/// est en erreur).
-pub(crate) fn csv_absent(
+/// Le CSV n'est pas sur la plateforme : dire pourquoi (sur la sortie standard : pas encore
+/// calculée n'est pas une erreur), noter le conseil. Code 0 si le calcul n'est pas lancé, pas
+/// fini ou son état inconnu ; 1 s'il est fini sans CSV ; 3 s'il est en erreur.
+pub(crate) fn sans_resultats(
     m: ModeSortie,
     cible: &Cible,
     etat: Option<&EtatParticipation>,
     phrase: Option<&str>,
+    conseils: &mut Conseils,
 ) -> Result<CodeSortie> {
     let t = etat.and_then(|e| e.traitement.as_ref());
-    let (message, code) = match t.map(|t| &t.etat) {
+    let nom = majuscule(&cible.nom());
+    let (raison, texte, suite, code) = match t.map(|t| &t.etat) {
         Some(EtatCalcul::Fini) => (
+            "csv_absent",
             format!(
-                "{} : {}, mais la plateforme n'a pas (encore) le CSV des observations : elle le \
-                 produit après le calcul si elle est réglée pour, sinon à la demande. \
-                 Demandez-le (il vous sera aussi envoyé par courriel) : {}, puis relancez \
-                 {} dans quelques minutes",
-                cible.nom(),
-                phrase.unwrap_or("calcul fini"),
-                cible.commande("resultats").arg("--demander-csv"),
-                cible.commande("resultats")
+                "{nom} : {}, mais la plateforme n'a pas (encore) le CSV des observations : elle \
+                 le produit après le calcul si elle est réglée pour, sinon à la demande.",
+                phrase.unwrap_or("calcul fini")
             ),
+            Suite::DemanderCsv,
             CodeSortie::EchecsTransitoires,
         ),
         Some(EtatCalcul::Erreur) => (
+            "calcul_en_erreur",
             format!(
-                "pas de résultats pour la {} : {} ; pour relancer le calcul : {}",
-                cible.nom(),
-                phrase.unwrap_or("calcul en erreur"),
-                cible.commande("traiter")
+                "{nom} : {} ; pas de résultats.",
+                phrase.unwrap_or("calcul en erreur")
             ),
+            Suite::RelancerErreur,
             CodeSortie::RefusDefinitifs,
         ),
         None if etat.is_some() => (
-            format!(
-                "pas encore de résultats pour la {} : aucun calcul n'a été lancé ; pour le \
-                 lancer : {}",
-                cible.nom(),
-                cible.commande("traiter")
-            ),
-            CodeSortie::EchecsTransitoires,
+            "aucun_calcul",
+            format!("{nom} : pas encore calculée (aucun calcul lancé)."),
+            Suite::Lancer,
+            CodeSortie::Succes,
         ),
-        _ => (
+        None => (
+            "etat_inconnu",
             format!(
-                "pas encore de résultats pour la {} ({}) : pour attendre la fin du calcul, \
-                 {}",
-                cible.nom(),
-                phrase.unwrap_or("état du calcul inconnu"),
-                cible.commande("traitement").arg("--attendre")
+                "{nom} : pas de résultats sur la plateforme (l'état du calcul n'a pas pu être relevé)."
             ),
-            CodeSortie::EchecsTransitoires,
+            Suite::Suivre,
+            CodeSortie::Succes,
+        ),
+        Some(_) => (
+            "calcul_en_cours",
+            format!(
+                "{nom} : pas encore calculée ({}).",
+                phrase.unwrap_or("calcul en cours")
+            ),
+            Suite::Suivre,
+            CodeSortie::Succes,
         ),
     };
+    conseils.ajouter(suite, cible);
     if m.json {
-        super::Evenement::Erreur {
-            code: code as i32,
-            message: &message,
-            nuits: &[],
+        Evenement::SansResultat {
+            participation: cible.participation.as_str(),
+            nuit: nuit_json(cible),
+            raison,
         }
         .ecrire()?;
+    } else if !m.silencieux || code != CodeSortie::Succes {
+        ecrire(&mut crate::sortie::standard(), &texte, None)?;
     }
-    let _ = writeln!(
-        crate::sortie::erreur(),
-        "erreur : {}",
-        neutraliser(&message)
-    );
     Ok(code)
 }
 
@@ -628,13 +974,57 @@ pub(crate) fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
     CodeSortie::EchecsTransitoires
 }
 
+/// `--demander-csv` pour une nuit qui n'a pas à le demander : son CSV est déjà sur la
+/// plateforme (`deja` : et déjà téléchargé, inchangé), ou elle n'est pas encore calculée
+/// (`phrase`). Rien n'est demandé (aucun courriel) ; code 0.
+pub(crate) fn csv_pas_demande(
+    m: ModeSortie,
+    cible: &Cible,
+    pourquoi: PasDemande<'_>,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    let nom = majuscule(&cible.nom());
+    let texte = match pourquoi {
+        PasDemande::DejaTelecharge => {
+            format!("{nom} : CSV déjà téléchargé, inchangé ; rien n'a été demandé.")
+        }
+        PasDemande::DejaLa => {
+            conseils.ajouter(Suite::Resultats, cible);
+            format!("{nom} : la plateforme a déjà le CSV ; rien n'a été demandé.")
+        }
+        PasDemande::PasCalculee(phrase) => {
+            conseils.ajouter(Suite::Suivre, cible);
+            format!("{nom} : pas encore calculée ({phrase}) ; rien n'a été demandé.")
+        }
+    };
+    if !m.json && !m.silencieux {
+        ecrire(&mut crate::sortie::standard(), &texte, None)?;
+    }
+    Ok(CodeSortie::Succes)
+}
+
+/// Pourquoi `--demander-csv` ne demande rien pour une nuit.
+pub(crate) enum PasDemande<'a> {
+    DejaTelecharge,
+    DejaLa,
+    /// L'état du calcul, en une phrase.
+    PasCalculee(&'a str),
+}
+
 /// Ce qu'a donné `--demander-csv` : le dire (code 0), ou l'erreur.
-pub(crate) fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Result<CodeSortie> {
+pub(crate) fn demande_csv(
+    m: ModeSortie,
+    cible: &Cible,
+    issue: DemandeCsv,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
     match issue {
         DemandeCsv::Demandee => {
+            conseils.ajouter(Suite::Telecharger, cible);
             if m.json {
                 Evenement::CsvDemande {
                     participation: cible.participation.as_str(),
+                    nuit: nuit_json(cible),
                 }
                 .ecrire()?;
             } else {
@@ -645,10 +1035,7 @@ pub(crate) fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Re
                          vous l'envoie par courriel.",
                         cible.nom()
                     ),
-                    Some((
-                        "Pour le télécharger, dans quelques minutes :",
-                        &cible.commande("resultats").to_string(),
-                    )),
+                    None,
                 )?;
             }
             Ok(CodeSortie::Succes)
@@ -657,23 +1044,34 @@ pub(crate) fn demande_csv(m: ModeSortie, cible: &Cible, issue: DemandeCsv) -> Re
         DemandeCsv::JetonRefuse => {
             Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()).into())
         }
-        DemandeCsv::Incertaine => Err(ErreurAvecCode::nouveau(
-            CodeSortie::EchecsTransitoires,
-            format!(
-                "la demande du CSV est restée sans réponse : elle a pu aboutir (vous recevriez \
-                 alors un courriel) ; {} dans quelques minutes dira si le CSV est là",
-                cible.commande("resultats")
-            ),
-        )
-        .into()),
+        DemandeCsv::Incertaine => {
+            conseils.ajouter(Suite::Telecharger, cible);
+            Err(ErreurAvecCode::nouveau(
+                CodeSortie::EchecsTransitoires,
+                format!(
+                    "la demande du CSV de la {} est restée sans réponse : elle a pu aboutir \
+                     (vous recevriez alors un courriel) ; {} dans quelques minutes dira si \
+                     le CSV est là",
+                    cible.nom(),
+                    commande("resultats")
+                ),
+            )
+            .into())
+        }
         DemandeCsv::Refusee(pourquoi) => Err(ErreurAvecCode::nouveau(
             CodeSortie::RefusDefinitifs,
-            format!("le CSV n'a pas été demandé : {pourquoi}"),
+            format!(
+                "le CSV de la {} n'a pas été demandé : {pourquoi}",
+                cible.nom()
+            ),
         )
         .into()),
         DemandeCsv::Echouee(pourquoi) => Err(ErreurAvecCode::nouveau(
             CodeSortie::EchecsTransitoires,
-            format!("le CSV n'a pas été demandé : {pourquoi}"),
+            format!(
+                "le CSV de la {} n'a pas été demandé : {pourquoi}",
+                cible.nom()
+            ),
         )
         .into()),
     }
@@ -687,5 +1085,99 @@ mod tests {
     fn majuscule_initiale() {
         assert_eq!(majuscule("participation x"), "Participation x");
         assert_eq!(majuscule(""), "");
+    }
+
+    /// Une nuit de saison visée, nommée `designation`.
+    fn nuit(plan: i64, designation: &str) -> Cible {
+        use crate::plan::{NuitLiee, NuitPlanifiee};
+        use crate::traitement::cible::NuitVisee;
+        Cible {
+            participation: crate::destination::IdObjet::analyser(&format!("{plan:024x}")).unwrap(),
+            api: "http://127.0.0.1:1/api/v1".into(),
+            plan: Some(plan),
+            nuit: Some(NuitVisee {
+                nuit: NuitPlanifiee {
+                    plan_id: plan,
+                    saison_id: 1,
+                    annee: 2026,
+                    api: "http://127.0.0.1:1/api/v1".into(),
+                    nuit: NuitLiee {
+                        site: "s".into(),
+                        numero_site: "640380".into(),
+                        protocole: "point_fixe".into(),
+                        passage: 1,
+                        point: "A1".into(),
+                        soiree: "2026-06-21".into(),
+                        fuseau: "local".into(),
+                        premiere_s: None,
+                        derniere_s: None,
+                        enregistreurs: String::new(),
+                    },
+                },
+                designation: designation.into(),
+            }),
+        }
+    }
+
+    /// Chaque conseil, tapé tel quel, fait ce qu'il dit : sur toute la saison, la commande nue
+    /// quand elle le fait pour toutes les nuits en cause, la nuit nommée quand une seule l'est,
+    /// et toujours nommées pour relancer (la commande nue ne relance jamais) ; des nuits
+    /// nommées sont redites ; `--participation` redonne la participation ; la reprise est
+    /// toujours la même.
+    #[test]
+    fn un_conseil_nomme_la_nuit_quand_une_seule_est_en_cause() {
+        let (a, b, c) = (
+            nuit(1, "21/06 A1"),
+            nuit(2, "21/06 B2"),
+            nuit(3, "22/06 A1"),
+        );
+        let mut saison = Conseils::nouveaux(&Portee::Saison);
+        saison.ajouter(Suite::Suivre, &a);
+        saison.ajouter(Suite::Suivre, &b);
+        saison.ajouter(Suite::Lancer, &c);
+        saison.ajouter(Suite::RelancerErreur, &a);
+        saison.ajouter(Suite::RelancerErreur, &c);
+        saison.ajouter(Suite::Reprendre, &b);
+        let commandes: Vec<String> = saison.commandes().into_iter().map(|(_, c)| c).collect();
+        assert_eq!(
+            commandes,
+            [
+                "vigie retenter-echecs",
+                "vigie traiter 22/06 A1",
+                "vigie traiter 21/06 A1 22/06 A1",
+                "vigie traitement --attendre",
+            ]
+        );
+        let mut nommees = Conseils::nouveaux(&Portee::Nommees);
+        nommees.ajouter(Suite::Resultats, &a);
+        nommees.ajouter(Suite::Resultats, &b);
+        nommees.ajouter(Suite::Recalculer, &a);
+        let commandes: Vec<String> = nommees.commandes().into_iter().map(|(_, c)| c).collect();
+        assert_eq!(
+            commandes,
+            [
+                "vigie traiter --relancer 21/06 A1",
+                "vigie resultats 21/06 A1 21/06 B2"
+            ]
+        );
+        let id = crate::destination::IdObjet::analyser("64a1b2c3d4e5f60718293d01").unwrap();
+        let mut donnee = Conseils::nouveaux(&Portee::Participation(id));
+        let seule = Cible {
+            nuit: None,
+            ..a.clone()
+        };
+        donnee.ajouter(Suite::Suivre, &seule);
+        donnee.ajouter(Suite::Reprendre, &seule);
+        let commandes: Vec<String> = donnee.commandes().into_iter().map(|(_, c)| c).collect();
+        assert_eq!(
+            commandes,
+            [
+                "vigie retenter-echecs",
+                "vigie traitement --attendre --participation 64a1b2c3d4e5f60718293d01"
+            ]
+        );
+        let mut dernier = Conseils::nouveaux(&Portee::DernierPlan);
+        dernier.ajouter(Suite::RelancerErreur, &seule);
+        assert_eq!(dernier.commandes()[0].1, "vigie traiter");
     }
 }

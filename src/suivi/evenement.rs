@@ -94,7 +94,7 @@ pub enum Evenement<'a> {
     ReseauIndisponible { attente_s: f64, depuis_s: f64 },
     /// Le réseau répond de nouveau : les envois reprennent.
     ReseauRetabli,
-    /// vigie etat, quand le plan demandé (le dernier, sans numéro) est une nuit de saison : la
+    /// vigie etat, sans nuit nommée, quand le dernier dépôt est une saison : la
     /// saison (API, année) en tout ; une ligne `etat_nuit` par nuit suit.
     EtatSaison {
         saison: i64,
@@ -127,7 +127,8 @@ pub enum Evenement<'a> {
         participation: &'a str,
     },
     /// vigie etat d'une saison : une nuit (son plan, sa participation, ses comptes). `etat` :
-    /// deposee, en_cours, a_deposer, a_creer, echecs, refus. `soiree` (AAAA-MM-JJ) et `point`
+    /// deposee, en_cours (un dépôt vivant la tient), entamee (à moitié déposée, rien ne
+    /// tourne), a_deposer, a_creer, echecs, refus. `soiree` (AAAA-MM-JJ) et `point`
     /// null en routier ; `debut` et `fin` (UTC, RFC 3339) : première et dernière séquence ;
     /// `adresse` : la page de la participation sur le site web (API par défaut seulement).
     EtatNuit {
@@ -154,6 +155,11 @@ pub enum Evenement<'a> {
         octets_deposes: u64,
         #[schemars(schema_with = "schema_etat_nuit")]
         etat: &'static str,
+        /// Le dernier état relevé de son calcul (PLANIFIE, EN_COURS, FINI, ERREUR, RETRY), null
+        /// si aucun calcul n'était lancé ou s'il n'a jamais été relevé (calcul_releve_le null).
+        calcul_etat: Option<String>,
+        /// Quand il a été relevé (secondes Unix) ; null : jamais.
+        calcul_releve_le: Option<i64>,
     },
     /// vigie depot DOSSIER… en saison, et retenter-echecs d'une saison : le bilan d'une nuit
     /// à la fin de la course, une ligne par nuit (après les `bilan` de ses passages).
@@ -297,11 +303,14 @@ pub enum Evenement<'a> {
         refusees: usize,
     },
     /// vigie traiter : le calcul lancé (lance true), ou pourquoi il ne l'a pas été (raison :
-    /// deja_en_cours, reessai, deja_fini, arrete, etat_inconnu ; null s'il l'a été), et l'état du
+    /// deja_en_cours, reessai, deja_fini, arrete, etat_inconnu, en_erreur : une nuit en erreur
+    /// que l'on n'a pas nommée ; null s'il l'a été), et l'état du
     /// calcul lu avant (etat_plateforme : PLANIFIE, EN_COURS, FINI, ERREUR, RETRY, ou null si
     /// aucun calcul n'avait été lancé).
     Calcul {
         participation: &'a str,
+        /// La nuit de saison, comme on la nomme (21/06 A1) ; null hors saison.
+        nuit: Option<&'a str>,
         api: &'a str,
         lance: bool,
         etat_plateforme: Option<&'a str>,
@@ -313,6 +322,8 @@ pub enum Evenement<'a> {
     /// traitement suit le dernier relevé.
     Releve {
         participation: &'a str,
+        /// La nuit de saison, comme on la nomme (21/06 A1) ; null hors saison.
+        nuit: Option<&'a str>,
         etat: Option<&'a str>,
         manque: bool,
         detail: Option<&'a str>,
@@ -320,17 +331,33 @@ pub enum Evenement<'a> {
         prochain_releve_s: Option<f64>,
     },
     /// vigie resultats : un fichier téléchargé et écrit (fichier : csv, le CSV des observations,
-    /// ou journal, le journal du calcul), son chemin et sa taille.
+    /// ou journal, le journal du calcul), son chemin et sa taille ; telecharge false : déjà
+    /// téléchargé, inchangé sur la plateforme, rien n'a été retéléchargé.
     Resultat {
         participation: &'a str,
+        /// La nuit de saison, comme on la nomme (21/06 A1) ; null hors saison.
+        nuit: Option<&'a str>,
         #[schemars(extend("enum" = ["csv", "journal"]))]
         fichier: &'a str,
         chemin: &'a str,
         octets: u64,
+        telecharge: bool,
+    },
+    /// vigie resultats : pas de CSV des observations pour cette nuit, et pourquoi (raison :
+    /// aucun_calcul, calcul_en_cours, etat_inconnu — pas une erreur —, calcul_en_erreur,
+    /// csv_absent : le calcul est fini mais la plateforme n'a pas le CSV).
+    SansResultat {
+        participation: &'a str,
+        nuit: Option<&'a str>,
+        #[schemars(extend("enum" = ["aucun_calcul", "calcul_en_cours", "etat_inconnu", "calcul_en_erreur", "csv_absent"]))]
+        raison: &'a str,
     },
     /// vigie resultats --demander-csv : la plateforme a accepté de produire le CSV des
     /// observations (et de l'envoyer par courriel).
-    CsvDemande { participation: &'a str },
+    CsvDemande {
+        participation: &'a str,
+        nuit: Option<&'a str>,
+    },
     /// vigie bac-a-sable : la plateforme locale est prête (seule ligne).
     Pret {
         api: &'a str,
@@ -479,6 +506,8 @@ pub enum Evenement<'a> {
     /// (séquences signalées).
     Traitement {
         participation: &'a str,
+        /// La nuit de saison, comme on la nomme (21/06 A1) ; null hors saison.
+        nuit: Option<&'a str>,
         api: &'a str,
         etat: Option<&'a str>,
         /// Le numéro de l'essai suivant (RETRY seulement).
@@ -828,7 +857,7 @@ fn schema_protocole(_: &mut SchemaGenerator) -> Schema {
 }
 
 fn schema_etat_nuit(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "enum": ["deposee", "en_cours", "a_deposer", "a_creer", "echecs", "refus"] })
+    json_schema!({ "enum": ["deposee", "en_cours", "entamee", "a_deposer", "a_creer", "echecs", "refus"] })
 }
 
 fn schema_issue_nuit(_: &mut SchemaGenerator) -> Schema {

@@ -150,6 +150,18 @@ fn point_fixe_court(nom: &str, largeur: usize) -> Option<String> {
     None
 }
 
+/// `sam. 20/06` : le jour abrégé en français et la date.
+pub(crate) fn jour_court(d: chrono::NaiveDate) -> String {
+    use chrono::Datelike;
+    const JOURS: [&str; 7] = ["lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."];
+    format!(
+        "{} {:02}/{:02}",
+        JOURS[d.weekday().num_days_from_monday() as usize],
+        d.day(),
+        d.month()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

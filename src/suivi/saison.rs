@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::io::{self, Write};
 
 use anyhow::Result;
-use chrono::{DateTime, Datelike, NaiveDate};
+use chrono::{DateTime, NaiveDate};
 
 use super::Evenement;
 use super::calcul::ModeSortie;
@@ -18,8 +18,9 @@ use super::evenement::{Avertissement, PorteeSimulation};
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use super::reprise::{NuitDuConseil, conseil_de_reprise};
 use crate::destination::IdObjet;
+use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
-use crate::plan::{DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
+use crate::plan::{CalculNote, DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Preuve;
 use crate::saison::designation::designation_courte;
@@ -59,16 +60,7 @@ pub(crate) const PARTICIPATION_INCERTAINE: &str =
 pub(crate) const PARTICIPATION_LIEE_CHANGEE: &str =
     "La participation de ces nuits a changé sur la plateforme ; rien n'a été envoyé :";
 
-/// `sam. 20/06` : le jour abrégé en français et la date.
-pub(crate) fn jour_court(d: NaiveDate) -> String {
-    const JOURS: [&str; 7] = ["lun.", "mar.", "mer.", "jeu.", "ven.", "sam.", "dim."];
-    format!(
-        "{} {:02}/{:02}",
-        JOURS[d.weekday().num_days_from_monday() as usize],
-        d.day(),
-        d.month()
-    )
-}
+pub(crate) use super::format::jour_court;
 
 /// Une nuit de la base en quelques mots : `ven. 03/07 A1 Pass1`.
 pub(crate) fn libelle_liee(n: &NuitLiee) -> String {
@@ -846,9 +838,14 @@ pub(crate) fn entete_de_nuit(m: ModeSortie, libelle: &str, plan: i64) -> io::Res
 
 // ------------------------------------------------------------------ bilan et état de saison
 
-/// L'état d'une nuit en un mot : `déposée`, `en cours`, `à déposer`, `à créer`,
-/// `N en échec`, `N refusés`, `N incertains` ; et le mot du JSON.
-pub(crate) fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'static str) {
+/// L'état d'une nuit en un mot : `déposée`, `en cours` (un dépôt la tient : `tenue`),
+/// `entamée` (à moitié déposée, et rien ne tourne), `à déposer`, `à créer`, `N en échec`,
+/// `N refusés`, `N incertains` ; et le mot du JSON.
+pub(crate) fn etat_de_nuit(
+    plan: &DepotPlan,
+    r: &ResumePlan,
+    tenue: bool,
+) -> (String, &'static str) {
     if r.definitifs > 0 {
         (pluriel(r.definitifs, "refusé", "refusés"), "refus")
     } else if r.echec > 0 {
@@ -859,8 +856,12 @@ pub(crate) fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'stati
         ("déposée".to_owned(), "deposee")
     } else if plan.participation.is_none() && plan.destination.starts_with("vigiechiro:site/") {
         ("à créer".to_owned(), "a_creer")
-    } else if r.deposee > 0 || r.en_cours > 0 {
+    } else if (r.deposee > 0 || r.en_cours > 0) && tenue {
         ("en cours".to_owned(), "en_cours")
+    } else if r.deposee > 0 || r.en_cours > 0 {
+        // Un fichier noté en cours sans processus vivant pour le tenir (terminal fermé,
+        // kill -9) : rien ne tourne, la nuit est entamée.
+        ("entamée".to_owned(), "entamee")
     } else {
         ("à déposer".to_owned(), "a_deposer")
     }
@@ -868,7 +869,7 @@ pub(crate) fn etat_de_nuit(plan: &DepotPlan, r: &ResumePlan) -> (String, &'stati
 
 /// Une nuit de la base en une ligne de 80 colonnes au plus, à l'heure de l'enregistreur :
 /// `sam. 20/06 21:31→05:58  A1    Pass1   1 612 / 1 612  déposée`.
-pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> String {
+pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan, tenue: bool) -> String {
     let fuseau = Fuseau::analyser(&n.fuseau).unwrap_or(Fuseau::Local);
     let heure = |s: Option<i64>| {
         s.and_then(|s| DateTime::from_timestamp(s, 0))
@@ -900,7 +901,7 @@ pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan) -> S
         n.passage,
         r.deposee,
         r.total(),
-        etat_de_nuit(plan, r).0
+        etat_de_nuit(plan, r, tenue).0
     )
 }
 
@@ -918,10 +919,11 @@ pub(crate) fn bilan_de_saison(
     for (n, plan, r) in nuits {
         deposees += r.deposee;
         total += r.total();
-        if etat_de_nuit(plan, r).1 == "deposee" {
+        if etat_de_nuit(plan, r, false).1 == "deposee" {
             finies += 1;
         }
-        lignes.push(format!("  {}", ligne_de_nuit(&n.nuit, plan, r)));
+        // La course est finie : aucune de ses nuits n'est plus tenue.
+        lignes.push(format!("  {}", ligne_de_nuit(&n.nuit, plan, r, false)));
         if let Some(adresse) =
             participation_du_plan(plan).and_then(|p| adresse_participation(api, &p))
         {
@@ -964,7 +966,7 @@ pub(crate) fn conseil_de_saison<'a>(
         .map(|((_, plan, r), nom)| NuitDuConseil {
             nom,
             resume: r,
-            a_creer: etat_de_nuit(plan, r).1 == "a_creer",
+            a_creer: etat_de_nuit(plan, r, false).1 == "a_creer",
         })
         .collect();
     conseil_de_reprise(&pour_le_conseil)
@@ -1040,7 +1042,7 @@ pub(crate) fn bilans_de_nuits(
             definitifs: r.definitifs,
             octets_total: r.octets_total,
             octets_deposes: r.octets_deposes,
-            etat: etat_de_nuit(plan, r).1,
+            etat: etat_de_nuit(plan, r, false).1,
         }
         .ecrire()?;
     }
@@ -1050,12 +1052,49 @@ pub(crate) fn bilans_de_nuits(
 /// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
 /// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit.
 /// `en_defaut` : le code de la saison n'est pas un succès (les gestes sont alors dits).
+/// Ce que `vigie etat` sait de plus d'une nuit : un dépôt la tient-il en ce moment, et le
+/// dernier état relevé de son calcul.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NuitVivante {
+    /// Un processus vivant tient le verrou de son plan.
+    pub(crate) tenue: bool,
+    /// Le dernier état de son calcul relevé par `traiter`, `traitement` ou `resultats`.
+    pub(crate) calcul: Option<CalculNote>,
+}
+
+/// Le calcul d'une nuit tel que relevé la dernière fois : « calcul fini le 22 juin à 0 h 05
+/// (relevé le 22 juin à 9 h 12) ».
+pub(crate) fn phrase_calcul(note: &CalculNote) -> String {
+    let maintenant = crate::traitement::maintenant();
+    let date = |s: Option<i64>| {
+        s.map(|s| {
+            format!(
+                " {}",
+                super::traitement::date_locale(InstantUtc::depuis_secondes(s), maintenant)
+            )
+        })
+        .unwrap_or_default()
+    };
+    let etat = match note.etat.as_deref() {
+        None => "aucun calcul lancé".to_owned(),
+        Some("PLANIFIE") => format!("calcul planifié{}", date(note.date_s)),
+        Some("EN_COURS") => format!("calcul en cours (commencé{})", date(note.date_s)),
+        Some("FINI") => format!("calcul fini{}", date(note.date_s)),
+        Some("ERREUR") => format!("calcul en erreur{}", date(note.date_s)),
+        Some("RETRY") => "un essai du calcul a échoué, la plateforme en refait un".to_owned(),
+        Some(autre) => format!("calcul « {} »", neutraliser(autre)),
+    };
+    format!("{etat} (relevé{})", date(Some(note.releve_le)))
+}
+
 pub(crate) fn etat_saison(
     json: bool,
     saison: i64,
     lignes: &[(&NuitPlanifiee, DepotPlan, ResumePlan)],
+    vivantes: &[NuitVivante],
     en_defaut: Option<&str>,
 ) -> Result<()> {
+    let vivante = |i: usize| vivantes.get(i).cloned().unwrap_or_default();
     let Some((premiere, _, _)) = lignes.first() else {
         anyhow::bail!("saison sans nuit");
     };
@@ -1076,7 +1115,8 @@ pub(crate) fn etat_saison(
             octets_deposes,
         }
         .ecrire()?;
-        for (n, plan, r) in lignes {
+        for (i, (n, plan, r)) in lignes.iter().enumerate() {
+            let v = vivante(i);
             let nuit = &n.nuit;
             let instant = |s: Option<i64>| {
                 s.and_then(|s| DateTime::from_timestamp(s, 0))
@@ -1110,7 +1150,9 @@ pub(crate) fn etat_saison(
                 definitifs: r.definitifs,
                 octets_total: r.octets_total,
                 octets_deposes: r.octets_deposes,
-                etat: etat_de_nuit(plan, r).1,
+                etat: etat_de_nuit(plan, r, v.tenue).1,
+                calcul_etat: v.calcul.as_ref().and_then(|c| c.etat.clone()),
+                calcul_releve_le: v.calcul.as_ref().map(|c| c.releve_le),
             }
             .ecrire()?;
         }
@@ -1124,11 +1166,35 @@ pub(crate) fn etat_saison(
         octets_lisibles(octets_deposes),
         octets_lisibles(octets_total)
     )?;
-    for (n, plan, r) in lignes {
-        writeln!(s, "  {}", neutraliser(&ligne_de_nuit(&n.nuit, plan, r)))?;
-        if let Some(p) = participation_du_plan(plan) {
-            writeln!(s, "    {}", neutraliser(&adresse_ou_identifiant(api, &p)))?;
+    let mut a_relever = false;
+    for (i, (n, plan, r)) in lignes.iter().enumerate() {
+        let v = vivante(i);
+        writeln!(
+            s,
+            "  {}",
+            neutraliser(&ligne_de_nuit(&n.nuit, plan, r, v.tenue))
+        )?;
+        // La page de la participation (l'API par défaut) ; jamais son identifiant seul.
+        if let Some(adresse) =
+            participation_du_plan(plan).and_then(|p| adresse_participation(api, &p))
+        {
+            writeln!(s, "    {adresse}")?;
         }
+        let deposee = r.total() > 0 && r.deposee == r.total();
+        match &v.calcul {
+            Some(c) => {
+                a_relever |= c.etat.as_deref() != Some("FINI");
+                writeln!(s, "    {}", phrase_calcul(c))?;
+            }
+            None if deposee => {
+                a_relever = true;
+                writeln!(s, "    calcul : pas encore relevé")?;
+            }
+            None => {}
+        }
+    }
+    if a_relever {
+        writeln!(s, "Où en est le calcul : {}", commande("traitement"))?;
     }
     if let Some(exemple) = en_defaut {
         writeln!(

@@ -297,6 +297,7 @@ pub(crate) fn bilan_json(b: &Bilan, taxons: &CacheTaxons, api: &str) -> BilanTax
 /// lancé), ses dates, son message, et le bilan une fois fini.
 pub(crate) fn traitement_json<'a>(
     participation: &'a str,
+    nuit: Option<&'a str>,
     api: &'a str,
     e: &'a EtatParticipation,
     taxons: &CacheTaxons,
@@ -305,6 +306,7 @@ pub(crate) fn traitement_json<'a>(
     let iso = |i: Option<InstantUtc>| i.map(|i| i.iso());
     Evenement::Traitement {
         participation,
+        nuit,
         api,
         etat: t.map(|t| t.etat.nom()),
         retry: t.and_then(|t| t.retry),
@@ -336,13 +338,19 @@ pub(crate) enum ModeReleves {
 pub(crate) struct AnnoncesReleves {
     mode: ModeReleves,
     participation: String,
+    /// La nuit de saison, comme on la nomme (`21/06 A1`).
+    nuit: Option<String>,
     indicateur: Option<indicatif::ProgressBar>,
     /// La phrase du dernier relevé, que le décompte complète.
     phrase: Mutex<String>,
 }
 
 impl AnnoncesReleves {
-    pub(crate) fn nouvelles(mode: ModeReleves, participation: &str) -> AnnoncesReleves {
+    pub(crate) fn nouvelles(
+        mode: ModeReleves,
+        participation: &str,
+        nuit: Option<&str>,
+    ) -> AnnoncesReleves {
         let indicateur = (mode == ModeReleves::Indicateur).then(|| {
             let pb = indicatif::ProgressBar::with_draw_target(
                 None,
@@ -357,6 +365,7 @@ impl AnnoncesReleves {
         AnnoncesReleves {
             mode,
             participation: participation.to_owned(),
+            nuit: nuit.map(str::to_owned),
             indicateur,
             phrase: Mutex::new(String::new()),
         }
@@ -379,7 +388,10 @@ impl AnnoncesReleves {
 
 impl AnnoncesReleve for AnnoncesReleves {
     fn releve(&self, releve: &Releve, prochain: Option<Duration>) {
-        let phrase = Self::phrase_du_releve(releve);
+        let phrase = match &self.nuit {
+            Some(n) => format!("{n} : {}", Self::phrase_du_releve(releve)),
+            None => Self::phrase_du_releve(releve),
+        };
         *self.phrase.lock().unwrap_or_else(|e| e.into_inner()) = phrase.clone();
         let suite =
             prochain.map(|p| format!("prochain relevé dans {}", super::format::reste_lisible(p)));
@@ -396,6 +408,7 @@ impl AnnoncesReleve for AnnoncesReleves {
                 };
                 let _ = super::Evenement::Releve {
                     participation: &self.participation,
+                    nuit: self.nuit.as_deref(),
                     etat: etat.as_deref(),
                     manque,
                     detail: detail.as_deref(),

@@ -43,6 +43,7 @@ pub(crate) fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::
 pub(crate) fn bilan(
     json: bool,
     plan: i64,
+    nuit: Option<&str>,
     b: &BilanVerification,
     vers_la_plateforme: bool,
 ) -> io::Result<()> {
@@ -66,10 +67,23 @@ pub(crate) fn bilan(
         .ecrire();
     }
     let mut s = crate::sortie::standard();
+    // Une nuit de saison se nomme, et se reprend avec toute sa saison ; un plan hors saison,
+    // par son numéro.
+    let (nom, verifier, reprendre) = match nuit {
+        Some(n) => (
+            format!("Nuit {n}"),
+            commande("verifier").args(n.split(' ')),
+            commande("retenter-echecs"),
+        ),
+        None => (
+            format!("Plan {plan}"),
+            commande("verifier").arg(plan),
+            commande("retenter-echecs").arg(plan),
+        ),
+    };
     writeln!(
         s,
-        "Plan {} : {} à la destination, {a_renvoyer} à renvoyer, {} non {}.",
-        plan,
+        "{nom} : {} à la destination, {a_renvoyer} à renvoyer, {} non {}.",
         pluriel(*intactes, "fichier intact", "fichiers intacts"),
         inconnues + refusees.len() as u64,
         if inconnues + refusees.len() as u64 > 1 {
@@ -113,27 +127,20 @@ pub(crate) fn bilan(
              (s3:GetObject)"
                 .to_owned()
         };
-        writeln!(
-            s,
-            "Ensuite : {geste}, puis {}",
-            commande("verifier").arg(plan)
-        )?;
+        writeln!(s, "Ensuite : {geste}, puis {verifier}")?;
     } else if *definitifs > 0 {
         writeln!(
             s,
             "Ensuite : pour remplacer la version de la plateforme, demandez à ses \
              gestionnaires de la supprimer, puis {}",
-            commande("retenter-echecs")
-                .arg(plan)
-                .arg("--y-compris-definitifs")
+            reprendre.arg("--y-compris-definitifs")
         )?;
     } else if *a_renvoyer > 0 {
-        writeln!(s, "Ensuite : {}", commande("retenter-echecs").arg(plan))?;
+        writeln!(s, "Ensuite : {reprendre}")?;
     } else if *inconnues > 0 {
         writeln!(
             s,
-            "Destination injoignable pour certains fichiers. Ensuite : {} plus tard",
-            commande("verifier").arg(plan)
+            "Destination injoignable pour certains fichiers. Ensuite : {verifier} plus tard"
         )?;
     }
     Ok(())

@@ -1,18 +1,27 @@
 //! La participation visée par `vigie traiter`, `vigie traitement` et `vigie resultats`, et ce
 //! que la base des plans en dit avant de lancer un calcul.
 //!
-//! La participation est donnée (`--participation`), ou celle du dernier plan ; les commandes
-//! sont écrites pour plusieurs participations à la fois ([`Cible`]) : une saison en compte une
-//! par nuit.
+//! La participation est donnée (`--participation`), ou celle de chaque nuit visée (toute la
+//! saison du dernier dépôt, ou des nuits nommées : `saison/designation.rs`), ou celle du plan
+//! hors saison du dernier dépôt ; les commandes sont écrites pour plusieurs participations à la
+//! fois ([`Cible`]), et leurs conseils redisent ce qu'elles visaient ([`Portee`]).
 
 use std::path::Path;
 
 use anyhow::Result;
 
 use crate::destination::{CibleParticipation, Destination, IdObjet, valider_endpoint};
-use crate::plan::{Base, DepotPlan, ErreurBase, VerrouPlan};
-use crate::plateforme::conseil::{Commande, commande};
+use crate::plan::{Base, DepotPlan, ErreurBase, NuitPlanifiee, VerrouPlan};
+use crate::plateforme::conseil::commande;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+
+/// Une nuit de saison visée, et comment la nommer.
+#[derive(Debug, Clone)]
+pub(crate) struct NuitVisee {
+    pub(crate) nuit: NuitPlanifiee,
+    /// Comme la bénévole la nomme, et comme les conseils l'écrivent (`21/06 A1`).
+    pub(crate) designation: String,
+}
 
 /// Une participation visée, et d'où elle vient.
 #[derive(Debug, Clone)]
@@ -22,6 +31,31 @@ pub(crate) struct Cible {
     pub(crate) api: String,
     /// Le plan qui l'a fait choisir (sans `--participation`).
     pub(crate) plan: Option<i64>,
+    /// La nuit de saison de ce plan, s'il en est une.
+    pub(crate) nuit: Option<NuitVisee>,
+}
+
+/// D'où viennent les participations d'une commande : ce que ses conseils doivent redire pour
+/// viser les mêmes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Portee {
+    /// Toute la saison du dernier dépôt (aucune nuit nommée).
+    Saison,
+    /// Des nuits nommées.
+    Nommees,
+    /// Le plan hors saison du dernier dépôt.
+    DernierPlan,
+    /// Une participation donnée (`--participation ID`), ou un plan hors saison nommé par son
+    /// numéro : les conseils la redonnent par `--participation`.
+    Participation(IdObjet),
+}
+
+impl Portee {
+    /// La nuit est-elle visée pour elle-même (nommée, ou seule visée), et non avec toute sa
+    /// saison ? Un calcul en erreur ne se relance que pour une telle nuit.
+    pub(crate) fn nommee(&self) -> bool {
+        *self != Portee::Saison
+    }
 }
 
 impl Cible {
@@ -37,26 +71,13 @@ impl Cible {
             participation: id,
             api: valider_endpoint(&adresse.url, false)?,
             plan: None,
+            nuit: None,
         })
     }
 
-    /// Sans `--participation` : celle du dernier plan ; si ce plan est une nuit de saison,
-    /// celle de chaque nuit de sa saison, dans l'ordre de la saison.
-    pub(crate) fn du_dernier_plan_ou_de_sa_saison(base: &Base) -> Result<Vec<Cible>> {
-        let dernier = base.plan(None)?;
-        match base.nuit_du_plan(dernier.id)? {
-            Some(n) => base
-                .nuits_de_saison(n.saison_id)?
-                .iter()
-                .map(|nuit| Cible::du_plan(&base.plan(Some(nuit.plan_id))?))
-                .collect(),
-            None => Ok(vec![Cible::du_plan(&dernier)?]),
-        }
-    }
-
     /// Celle d'un plan, qui doit être un dépôt Vigie-Chiro dont la participation est connue, à
-    /// l'adresse de ce plan.
-    fn du_plan(plan: &DepotPlan) -> Result<Cible> {
+    /// l'adresse de ce plan ; `nuit` : la nuit de saison de ce plan.
+    pub(crate) fn du_plan(plan: &DepotPlan, nuit: Option<NuitVisee>) -> Result<Cible> {
         let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination)
         else {
             return Err(ErreurAvecCode::nouveau(
@@ -70,13 +91,21 @@ impl Cible {
             .into());
         };
         let Some(id) = plan.participation.as_deref().and_then(IdObjet::analyser) else {
+            let (quoi, reprise) = match &nuit {
+                Some(n) => (
+                    format!("de la nuit {}", n.designation),
+                    commande("retenter-echecs"),
+                ),
+                None => (
+                    format!("du plan {}", plan.id),
+                    commande("retenter-echecs").arg(plan.id),
+                ),
+            };
             return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
-                    "la participation du plan {} n'est pas encore connue, sa création \
-                     n'a pas abouti : reprenez d'abord ce plan, {}",
-                    plan.id,
-                    commande("retenter-echecs").arg(plan.id)
+                    "la participation {quoi} n'est pas encore connue, sa création n'a pas \
+                     abouti : reprenez d'abord le dépôt, {reprise}"
                 ),
             )
             .into());
@@ -85,24 +114,15 @@ impl Cible {
             participation: id,
             api: dest.api,
             plan: Some(plan.id),
+            nuit,
         })
     }
 
-    /// « participation X (plan N) » pour les messages.
+    /// « nuit 21/06 A1 » (une nuit de saison), ou « participation X », pour les messages.
     pub(crate) fn nom(&self) -> String {
-        match self.plan {
-            Some(p) => format!("participation {} (plan {p})", self.participation),
+        match &self.nuit {
+            Some(n) => format!("nuit {}", n.designation),
             None => format!("participation {}", self.participation),
-        }
-    }
-
-    /// La commande `sous_commande` à suggérer pour cette participation : suivie de
-    /// `--participation ID`, sauf si elle vient du dernier plan.
-    pub(crate) fn commande(&self, sous_commande: &str) -> Commande {
-        let c = commande(sous_commande);
-        match self.plan {
-            Some(_) => c,
-            None => c.arg("--participation").arg(&self.participation),
         }
     }
 }

@@ -28,8 +28,11 @@ const UN_JOUR: Duration = Duration::from_secs(86_400);
 /// Ce que `vigie traiter` fait, d'après l'état du calcul.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AvantCalcul {
-    /// Jamais calculée, ou le dernier calcul a échoué : lancer.
+    /// Jamais calculée, ou (nuit nommée) le dernier calcul a échoué : lancer.
     Lancer,
+    /// Le dernier calcul a échoué, et la nuit n'est pas nommée (`vigie traiter` sur toute la
+    /// saison) : un calcul en erreur ne se relance que pour la nuit qu'on nomme.
+    EnErreur,
     /// `--relancer` : lancer malgré un calcul fini (ses résultats seront remplacés), ou à la
     /// place d'un calcul qui semble arrêté.
     Relancer,
@@ -52,17 +55,20 @@ fn recente(date: Option<InstantUtc>, maintenant: InstantUtc) -> bool {
     date.is_some_and(|d| maintenant.secondes() - d.secondes() < UN_JOUR.as_secs() as i64)
 }
 
-/// La décision, pour l'état `traitement` (aucun : jamais calculée), `relancer` demandé ou non.
+/// La décision, pour l'état `traitement` (aucun : jamais calculée), `relancer` demandé ou non,
+/// la nuit `nommee` (ou visée seule) ou prise avec toute sa saison.
 pub(crate) fn avant_calcul(
     traitement: Option<&Traitement>,
     relancer: bool,
+    nommee: bool,
     maintenant: InstantUtc,
 ) -> AvantCalcul {
     let Some(t) = traitement else {
         return AvantCalcul::Lancer;
     };
     match &t.etat {
-        EtatCalcul::Erreur => AvantCalcul::Lancer,
+        EtatCalcul::Erreur if nommee => AvantCalcul::Lancer,
+        EtatCalcul::Erreur => AvantCalcul::EnErreur,
         EtatCalcul::Planifie | EtatCalcul::EnCours => {
             if recente(t.date_debut, maintenant) || recente(t.date_planification, maintenant) {
                 AvantCalcul::DejaEnCours
@@ -220,10 +226,18 @@ mod tests {
         ];
         for (traitement, relancer, attendu) in cas {
             assert_eq!(
-                avant_calcul(traitement.as_ref(), relancer, maintenant),
+                avant_calcul(traitement.as_ref(), relancer, true, maintenant),
                 attendu,
                 "{traitement:?} relancer={relancer}"
             );
+            // Toute la saison (aucune nuit nommée) : une nuit en erreur n'est pas relancée, le
+            // reste ne change pas.
+            let saison = avant_calcul(traitement.as_ref(), relancer, false, maintenant);
+            if traitement.as_ref().is_some_and(|t| t.etat == Erreur) {
+                assert_eq!(saison, EnErreur);
+            } else {
+                assert_eq!(saison, attendu, "{traitement:?} relancer={relancer}");
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ use crate::transport::{Emetteur, Emission, emettre};
 pub(crate) use crate::transport::vigiechiro::{
     Bilan, EtatCalcul, EtatParticipation, LigneBilan, Traitement,
 };
-pub(crate) use suivre::{AnnoncesReleve, Cadence, FinDuSuivi, suivre};
+pub(crate) use suivre::{AnnoncesReleve, Cadence, FinDuSuivi, PATIENCE_PAR_DEFAUT, suivre};
 
 /// Le jeton refusé, dit pour une commande qui ne dépose rien.
 pub(crate) fn jeton_refuse() -> String {

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
+use crate::plan::NuitPlanifiee;
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
 use crate::transport::{Emetteur, Emission, emettre};
@@ -35,6 +36,29 @@ const PAGES_MAX: u32 = 100;
 /// Le nom du CSV des observations de la participation (`generate_csv_name`).
 pub(crate) fn nom_du_csv(participation: &IdObjet) -> String {
     format!("participation-{participation}-observations.csv")
+}
+
+/// Les noms des résultats d'une nuit de saison, son CSV des observations et le journal de son
+/// calcul : `2026-06-21_A1_Pass1_Car640380-observations.csv`, `…-journal.txt` (routier :
+/// `2026_Cir270_Pass1-…`). Triés par nom, ils se rangent par date ; on sait lequel est A1 ou
+/// B2 sans ouvrir le fichier.
+pub(crate) fn noms_de_nuit(n: &NuitPlanifiee) -> (String, String) {
+    let l = &n.nuit;
+    let prefixe = if l.soiree.is_empty() {
+        format!("{}_Cir{}_Pass{}", n.annee, l.numero_site, l.passage)
+    } else {
+        format!(
+            "{}_{}_Pass{}_Car{}",
+            l.soiree, l.point, l.passage, l.numero_site
+        )
+    };
+    // Ce que la base garde vient des noms déjà validés ; passé au même filtre qu'un nom venu du
+    // serveur quand même.
+    let sur = |suffixe: &str| {
+        let nom = format!("{prefixe}-{suffixe}");
+        nom_sur(&nom).unwrap_or(nom)
+    };
+    (sur("observations.csv"), sur("journal.txt"))
 }
 
 /// Un nom de fichier venu du serveur, rendu sûr pour le disque : sans dossier (seul ce qui suit

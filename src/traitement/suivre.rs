@@ -12,30 +12,48 @@
 //!   des portables lancés ensemble ne relèvent pas ensemble) ;
 //! - l'échéance (`--echeance`) : un relevé qui tomberait après elle n'est pas attendu, le
 //!   suivi s'arrête sur le dernier état relevé ;
-//! - Ctrl-C interrompt aussitôt, relevé en cours comme attente.
+//! - Ctrl-C interrompt aussitôt, relevé en cours comme attente ;
+//! - toute attente a une fin dite : une nuit sans calcul lancé arrête le suivi au premier
+//!   relevé (rien ne viendra sans `vigie traiter`) ; un calcul qui **semble arrêté** (planifié,
+//!   en cours ou en attente d'un nouvel essai depuis plus d'un jour, ce que `vigie traiter`
+//!   appelle ainsi : [`super::lancer::avant_calcul`]) est encore suivi pendant
+//!   [`Cadence::patience`] (`--patience`, 30 min par défaut), puis le suivi rend la main.
+//!   Une sonde hostile avait vu `--attendre` relever « aucun calcul lancé » sans fin, et
+//!   suivre un calcul en cours depuis trois jours.
 //!
 //! L'horloge et l'aléa sont injectés : les tests déroulent des heures de relevés sans attendre.
+//! Dire qu'un calcul semble arrêté compare ses dates (celles de la plateforme) à l'instant du
+//! début du suivi, avancé du temps de l'horloge injectée.
 
 use std::future::Future;
 use std::time::Duration;
 
+use super::lancer::{AvantCalcul, avant_calcul};
 use super::{EtatParticipation, Releve, est_termine};
+use crate::horodatage::InstantUtc;
 use crate::reessai::{
     Annulation, PolitiqueReessai, Reglages, SourceAlea, TENTATIVES_MAX_ADMISES, Temporisateur,
 };
+
+/// Combien de temps suivre encore un calcul qui semble arrêté, par défaut (`--patience`).
+pub(crate) const PATIENCE_PAR_DEFAUT: &str = "30min";
 
 /// La cadence des relevés.
 #[derive(Debug, Clone)]
 pub(crate) struct Cadence {
     politique: PolitiqueReessai,
+    /// Combien de temps suivre encore un calcul qui semble arrêté avant de rendre la main.
+    patience: Duration,
 }
 
 impl Cadence {
-    /// Enveloppe de la première attente `premier`, plafond `plafond`, échéance éventuelle.
+    /// Enveloppe de la première attente `premier`, plafond `plafond`, échéance éventuelle,
+    /// `patience` face à un calcul qui semble arrêté.
     pub(crate) fn nouveau(
         premier: Duration,
         plafond: Duration,
         echeance: Option<Duration>,
+        patience: Duration,
     ) -> Result<Cadence, crate::reessai::ErreurReglage> {
         let reglages = Reglages::insistant()
             .avec_tentatives_max(TENTATIVES_MAX_ADMISES)
@@ -47,6 +65,7 @@ impl Cadence {
         };
         Ok(Cadence {
             politique: reglages.valider()?,
+            patience,
         })
     }
 
@@ -71,16 +90,23 @@ pub(crate) trait AnnoncesReleve: Send + Sync {
 pub(crate) enum FinDuSuivi {
     /// Le calcul est fini ou en erreur.
     Termine(EtatParticipation),
+    /// Aucun calcul n'est lancé : rien ne viendra sans `vigie traiter` (l'état relevé).
+    SansCalcul(EtatParticipation),
+    /// Le calcul semble arrêté, et l'est resté pendant la patience (le dernier état relevé).
+    Arrete(EtatParticipation),
     /// L'échéance : le dernier état relevé, s'il y en a eu un.
     Echeance(Option<EtatParticipation>),
     /// Ctrl-C : le dernier état relevé, s'il y en a eu un.
     Interrompu(Option<EtatParticipation>),
 }
 
-/// Relève par `relever` jusqu'à la fin du calcul, l'échéance ou `annulation`. Une erreur de
-/// `relever` (un refus qui ne changera pas de lui-même) arrête le suivi et remonte.
+/// Relève par `relever` jusqu'à la fin du calcul, l'échéance, `annulation`, une nuit sans
+/// calcul ou un calcul arrêté (`depart` : l'instant du début du suivi, pour juger les dates de
+/// la plateforme). Une erreur de `relever` (un refus qui ne changera pas de lui-même) arrête le
+/// suivi et remonte.
 pub(crate) async fn suivre<H, A, F, Fut>(
     cadence: &Cadence,
+    depart: InstantUtc,
     horloge: &H,
     alea: &A,
     annulation: &Annulation,
@@ -96,6 +122,8 @@ where
     let debut = horloge.maintenant();
     let mut dernier: Option<EtatParticipation> = None;
     let mut numero: u32 = 0;
+    // Depuis quand (horloge du suivi) le calcul semble arrêté.
+    let mut arret_vu: Option<Duration> = None;
     loop {
         if annulation.est_annulee() {
             return Ok(FinDuSuivi::Interrompu(dernier));
@@ -109,6 +137,23 @@ where
             if est_termine(e) {
                 annonces.releve(&releve, None);
                 return Ok(FinDuSuivi::Termine((**e).clone()));
+            }
+            if e.traitement.is_none() {
+                annonces.releve(&releve, None);
+                return Ok(FinDuSuivi::SansCalcul((**e).clone()));
+            }
+            let ecoule = horloge.maintenant().saturating_sub(debut);
+            let instant = InstantUtc::depuis_secondes(
+                depart.secondes().saturating_add(ecoule.as_secs() as i64),
+            );
+            if avant_calcul(e.traitement.as_ref(), false, true, instant) == AvantCalcul::Arrete {
+                let vu = *arret_vu.get_or_insert(ecoule);
+                if ecoule.saturating_sub(vu) >= cadence.patience {
+                    annonces.releve(&releve, None);
+                    return Ok(FinDuSuivi::Arrete((**e).clone()));
+                }
+            } else {
+                arret_vu = None;
             }
             dernier = Some((**e).clone());
         }

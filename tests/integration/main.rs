@@ -46,6 +46,7 @@ mod reglages_retenus;
 mod relire_vigiechiro;
 mod robustesse_transport;
 mod saison;
+mod saison_apres_depot;
 mod saison_course;
 mod saison_reprise;
 mod scripts;

@@ -384,18 +384,32 @@ fn un_csv_absent_donne_un_message_et_le_code_1() {
         banc.apres_depot(&[&["resultats", "--sortie", chemin_str(&dossier)], args].concat())
             .sortie()
     };
-    // Pas encore de calcul.
+    // Pas encore de calcul : ce n'est pas une erreur (code 0), et le geste est dit.
     let out = resultats(&[]);
-    assert_eq!(code(&out), 1, "{}", texte(&out));
-    contient(&erreur(&out), &["aucun calcul n'a été lancé"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    contient(
+        &sortie(&out),
+        &[
+            "pas encore calculée (aucun calcul lancé)",
+            "Pour lancer le calcul : vigie traiter --participation",
+        ],
+    );
+    assert!(erreur(&out).is_empty(), "{}", texte(&out));
+    // --demander-csv ne demande rien pour une nuit pas encore calculée.
+    let out = resultats(&["--demander-csv"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.bac().courriels_csv(PARTICIPATION), 0);
     banc.lancer_le_calcul();
     banc.bac().avancer_horloge(10 * MINUTE);
-    // Fini, sans CSV : le dire, et comment le demander.
+    // Fini, sans CSV : le dire, et comment le demander (code 1).
     let out = resultats(&[]);
     assert_eq!(code(&out), 1, "{}", texte(&out));
-    let e = erreur(&out);
+    let e = sortie(&out);
     contient(&e, &["n'a pas (encore) le CSV des observations"]);
-    assert!(e.contains("--demander-csv"), "{e}");
+    assert!(
+        e.contains("vigie resultats --demander-csv --participation"),
+        "{e}"
+    );
     assert!(!dossier.join(nom_csv(PARTICIPATION)).exists());
     // Demandé : un courriel, puis le CSV est là.
     let out = resultats(&["--demander-csv", "--json"]);
@@ -528,7 +542,14 @@ fn traiter_une_nuit_incomplete_code_2_et_rien_d_emis_vers_compute() {
     let out = banc.vigie_plateforme().arg("traiter").finir_en(2);
     let e = erreur(&out);
     contient(&e, &["1 sur 4 n'est pas sur la plateforme (3 déposés)"]);
-    contient(&e, &["vigie retenter-echecs 1", "--nuit-incomplete"]);
+    // La reprise, la même partout : sans numéro, elle reprend le dernier dépôt.
+    contient(
+        &e,
+        &[
+            "reprenez d'abord le dépôt, vigie retenter-echecs ;",
+            "vigie traiter --nuit-incomplete",
+        ],
+    );
     assert_eq!(
         banc.compteurs().requetes_total(),
         avant,
@@ -570,7 +591,7 @@ fn traiter_pendant_que_le_depot_de_la_nuit_tourne_code_2() {
     contient(
         &e,
         &[
-            "un dépôt de cette nuit est en cours (plan 1",
+            &format!("un dépôt de la participation {PARTICIPATION} est en cours (processus "),
             "3 fichiers sur 3 ne sont pas encore déposés",
         ],
     );
@@ -587,7 +608,7 @@ fn sans_participation_le_dernier_plan_et_ses_gestes() {
     contient(
         &s,
         &[&format!(
-            "Participation {PARTICIPATION} (plan 1) : aucun calcul lancé."
+            "Participation {PARTICIPATION} : aucun calcul lancé."
         )],
     );
     // Le geste proposé vise le même plan, sans --participation.
@@ -616,7 +637,12 @@ fn un_telechargement_qui_echoue_ne_laisse_aucun_fichier() {
         .apres_depot(&["resultats", "--json", "--sortie", chemin_str(&dossier)])
         .finir_en(1);
     let e = erreur(&out);
-    contient(&e, &["le CSV des observations n'a pas été téléchargé"]);
+    contient(
+        &e,
+        &[&format!(
+            "le CSV des observations de la participation {PARTICIPATION} n'a pas été téléchargé"
+        )],
+    );
     let lignes = lignes_json(&out.stdout);
     assert_eq!(lignes.last().unwrap()["evenement"], "erreur");
     // Rien d'écrit, pas même un fichier provisoire.

@@ -112,7 +112,12 @@ async fn lancer(b: &Banc) {
 }
 
 fn cadence() -> Cadence {
-    Cadence::nouveau(30 * Duration::from_secs(1), 5 * MINUTE, None).unwrap()
+    Cadence::nouveau(30 * Duration::from_secs(1), 5 * MINUTE, None, 30 * MINUTE).unwrap()
+}
+
+/// L'instant du début du suivi, pour juger les dates de la plateforme.
+fn depart() -> InstantUtc {
+    crate::traitement::maintenant()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -126,6 +131,7 @@ async fn chaque_etat_puis_fini_avec_des_attentes_croissantes_et_plafonnees() {
     let attendu = AtomicU32::new(0);
     let fin = suivre(
         &cadence(),
+        depart(),
         &horloge,
         &AleaFixe(1.0),
         &b.annulation,
@@ -194,6 +200,7 @@ async fn rafale_de_503_au_plus_une_tentative_de_plus_par_releve() {
     let id = participation();
     let fin = suivre(
         &cadence(),
+        depart(),
         &horloge,
         &AleaFixe(0.0),
         &b.annulation,
@@ -227,9 +234,16 @@ async fn l_echeance_arrete_sur_le_dernier_etat_releve() {
     let horloge = HorlogeVirtuelle::nouveau();
     let annonces = Annonces::default();
     let id = participation();
-    let cadence = Cadence::nouveau(Duration::from_secs(30), 5 * MINUTE, Some(10 * MINUTE)).unwrap();
+    let cadence = Cadence::nouveau(
+        Duration::from_secs(30),
+        5 * MINUTE,
+        Some(10 * MINUTE),
+        30 * MINUTE,
+    )
+    .unwrap();
     let fin = suivre(
         &cadence,
+        depart(),
         &horloge,
         &AleaFixe(1.0),
         &b.annulation,
@@ -261,6 +275,7 @@ async fn ctrl_c_pendant_l_attente_arrete_aussitot() {
     let id = participation();
     let fin = suivre(
         &cadence(),
+        depart(),
         &horloge,
         &AleaFixe(1.0),
         &b.annulation,
@@ -288,6 +303,7 @@ async fn un_jeton_refuse_arrete_le_suivi() {
     let id = participation();
     let e = suivre(
         &cadence(),
+        depart(),
         &horloge,
         &AleaFixe(1.0),
         &b.annulation,
@@ -303,5 +319,85 @@ async fn un_jeton_refuse_arrete_le_suivi() {
         b.bac.compteurs().requetes(Operation::ApiLireParticipation),
         1
     );
+    b.bac.arreter().await;
+}
+
+/// Le suivi de la cadence ordinaire jusqu'à ce qu'il rende la main ; sans fin, il relèverait
+/// sans cesse : l'essai échoue au centième relevé au lieu d'attendre.
+async fn suivre_borne(b: &Banc, horloge: &HorlogeVirtuelle, annonces: &Annonces) -> FinDuSuivi {
+    let id = participation();
+    let releves = AtomicU32::new(0);
+    suivre(
+        &cadence(),
+        depart(),
+        horloge,
+        &AleaFixe(1.0),
+        &b.annulation,
+        || {
+            assert!(
+                releves.fetch_add(1, Ordering::SeqCst) < 100,
+                "le suivi ne rend pas la main"
+            );
+            super::super::relever(&b.client, &b.emetteur, &id)
+        },
+        annonces,
+    )
+    .await
+    .unwrap()
+}
+
+/// Une sonde hostile : `traitement --attendre` relevait « aucun calcul lancé » sans fin. Une nuit dont
+/// aucun calcul n'est lancé rend la main au premier relevé : rien ne viendra sans `vigie
+/// traiter`.
+#[tokio::test(flavor = "multi_thread")]
+async fn attendre_sans_calcul_lance_rend_la_main_au_premier_releve() {
+    let b = banc(calcul(MINUTE, MINUTE)).await;
+    let horloge = HorlogeVirtuelle::nouveau();
+    let annonces = Annonces::default();
+    let fin = suivre_borne(&b, &horloge, &annonces).await;
+    let FinDuSuivi::SansCalcul(e) = fin else {
+        panic!("{fin:?}");
+    };
+    assert!(e.traitement.is_none());
+    assert!(horloge.attentes().is_empty(), "{:?}", horloge.attentes());
+    assert_eq!(
+        *annonces.releves.lock().unwrap(),
+        [(Some("aucun".to_owned()), None)]
+    );
+    assert_eq!(
+        b.bac.compteurs().requetes(Operation::ApiLireParticipation),
+        1
+    );
+    b.bac.arreter().await;
+}
+
+/// Une sonde hostile : `traitement --attendre` suivait sans fin un calcul EN_COURS depuis trois jours,
+/// que `vigie traiter` dit pourtant « semble arrêté ». Il le suit encore pendant la patience
+/// (30 min ici), puis rend la main sur le dernier état relevé.
+#[tokio::test(flavor = "multi_thread")]
+async fn attendre_un_calcul_en_cours_depuis_trois_jours_rend_la_main_apres_la_patience() {
+    let b = banc(calcul(Duration::ZERO, 30 * 24 * 60 * MINUTE)).await;
+    lancer(&b).await;
+    // Le calcul commence, puis trois jours passent pour la plateforme.
+    b.bac.avancer_horloge(Duration::from_secs(10));
+    b.bac.avancer_horloge(3 * 24 * 60 * MINUTE);
+    let horloge = HorlogeVirtuelle::nouveau();
+    let annonces = Annonces::default();
+    let fin = suivre_borne(&b, &horloge, &annonces).await;
+    let FinDuSuivi::Arrete(e) = fin else {
+        panic!("{fin:?}");
+    };
+    assert_eq!(e.traitement.unwrap().etat.nom(), "EN_COURS");
+    // 30 s, 1, 2, 4, 5, 5, 5, 5, 5 min : 32 min 30 s, la première au-delà des 30 min.
+    let total: Duration = horloge.attentes().iter().sum();
+    assert_eq!(total, Duration::from_secs(30 + 60 + 120 + 240 + 5 * 300));
+    let releves = annonces.releves.lock().unwrap().clone();
+    assert_eq!(releves.len(), 10);
+    assert!(
+        releves
+            .iter()
+            .all(|(e, _)| e.as_deref() == Some("EN_COURS"))
+    );
+    assert_eq!(releves.last().unwrap().1, None);
     b.bac.arreter().await;
 }
