@@ -300,6 +300,39 @@ verdict "code 2, rien de déclaré ni d'envoyé, la fréquence et vigie preparer
 plans=$(vigie plans --json | jq -s 'length')
 verdict "aucun plan local laissé par ces refus (toujours 7)" '[ "$plans" = 7 ]' "($plans plans)"
 
+echo "-- 14. une saison de trois nuits, sans un identifiant : traiter, traitement, resultats"
+# Trois nuits d'un passage que rien d'autre n'a déposé (Pass7) : deux points le même soir, une
+# nuit le lendemain ; vigie crée leurs trois participations. Le serveur du banc n'a pas
+# d'exécutant de tâches : un calcul lancé reste planifié (la suite, calcul fini, nuit en erreur,
+# CSV, est éprouvée contre le bac à sable : tests/integration/saison_apres_depot.rs).
+SAISON=$LANCEMENT/saison14
+nuit "$SAISON/PA1" 2 50000 Car640380-2026-Pass7-A1-PA1_20260710_
+nuit "$SAISON/PA2" 2 50000 Car640380-2026-Pass7-B2-PA2_20260710_
+nuit "$SAISON/PA1" 1 50000 Car640380-2026-Pass7-Z3-PA1_20260711_
+sans_identifiant() { # <fichier> : aucun identifiant de 24 caractères hors d'une adresse web
+  ! sed -E 's#https?://[^[:space:]]+##g' "$1" | grep -Eqi '(^|[^0-9a-f])[0-9a-f]{24}([^0-9a-f]|$)'
+}
+m=$(marque)
+vigie depot "$SAISON" --fuseau +02:00 > "$LANCEMENT/s14a.out" 2>&1 && c=0 || c=$?
+verdict "dépôt de la saison : code 0, trois participations créées" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | endswith("/participations")) and .statut == 201'\'')" = 3 ]' "(code $c)"
+m=$(marque)
+vigie traiter > "$LANCEMENT/s14b.out" 2>&1 && c=0 || c=$?
+verdict "vigie traiter sans argument : un calcul par nuit (trois POST compute)" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''(.chemin | endswith("/compute")) and .statut == 200'\'')" = 3 ]' "(code $c)"
+verdict "chaque nuit nommée par sa date et son point" 'grep -q "Calcul lancé pour la nuit 10/07 A1" "$LANCEMENT/s14b.out" && grep -q "Calcul lancé pour la nuit 11/07" "$LANCEMENT/s14b.out"'
+m=$(marque)
+vigie traiter > "$LANCEMENT/s14c.out" 2>&1 && c=0 || c=$?
+verdict "relancé : aucun second calcul" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''(.chemin | endswith("/compute"))'\'')" = 0 ]' "(code $c)"
+vigie traiter --relancer > "$LANCEMENT/s14d.out" 2>&1 && c=0 || c=$?
+verdict "--relancer sans nuit : code 2, aucun calcul" '[ $c = 2 ] && [ "$(api_depuis "$m" '\''(.chemin | endswith("/compute"))'\'')" = 0 ]' "(code $c)"
+vigie traitement > "$LANCEMENT/s14e.out" 2>&1 && c=0 || c=$?
+verdict "vigie traitement : code 1, les trois nuits planifiées" '[ $c = 1 ] && [ "$(grep -c "calcul planifié" "$LANCEMENT/s14e.out")" = 3 ]' "(code $c)"
+vigie resultats --sortie "$LANCEMENT/resultats14" > "$LANCEMENT/s14f.out" 2>&1 && c=0 || c=$?
+verdict "vigie resultats : pas encore calculé n'est pas une erreur (code 0)" '[ $c = 0 ] && ! grep -q "^erreur" "$LANCEMENT/s14f.out"' "(code $c)"
+vigie etat > "$LANCEMENT/s14g.out" 2>&1 || true
+ok=1
+for f in s14b s14c s14e s14f s14g; do sans_identifiant "$LANCEMENT/$f.out" || { ok=0; echo "    identifiant dans $f.out"; }; done
+verdict "aucune sortie de traiter, traitement, resultats, etat ne montre un identifiant" '[ $ok = 1 ]'
+
 echo
 echo "$REUSSIS vérifications tenues, $RATES en échec (détails : $LANCEMENT)."
 [ "$RATES" = 0 ]
