@@ -188,7 +188,14 @@ fn une_saison_sans_identifiant_six_nuits_six_participations_puis_rien_a_refaire(
     assert!(etat.contains("Saison 2026 : 6 nuits, 14 / 14"), "{etat}");
     assert!(etat.contains("ven. 03/07 22:05→00:15  B2"), "{etat}");
     assert_eq!(etat.matches("déposée").count(), 6, "{etat}");
-    assert!(etat.contains(&format!("participation {posee}")), "{etat}");
+    // Hors de l'API par défaut, pas d'adresse de page : jamais l'identifiant seul ; le calcul
+    // de chaque nuit déposée, pas encore relevé.
+    assert!(!etat.contains(posee.as_str()), "{etat}");
+    assert_eq!(
+        etat.matches("calcul : pas encore relevé").count(),
+        6,
+        "{etat}"
+    );
     assert!(etat.lines().all(|l| l.chars().count() <= 80), "{etat}");
     let out = banc.vigie().args(["etat", "--json"]).output().unwrap();
     let lignes = lignes_json(&out.stdout);
