@@ -291,7 +291,9 @@ impl Lancement {
     }
 }
 
-/// Le bilan sur la sortie standard (barres effacées d'abord), humain ou JSON. Une nuit
+/// Le bilan sur la sortie standard (barres effacées d'abord), humain ou JSON ; la
+/// participation par l'adresse de sa page (l'API par défaut), jamais par son identifiant seul.
+/// Une nuit
 /// entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne lance jamais
 /// de lui-même : le bilan le rappelle, avec `--api` si `vigie traiter` ne viserait pas de
 /// lui-même l'adresse de ce dépôt. `avec_suite` : faux pour une nuit de saison, dont la
@@ -305,11 +307,15 @@ pub(super) fn afficher_bilan(
 ) -> Result<()> {
     let suite = prochaine_commande(b.plan, &b.resume)
         .or_else(|| {
-            let p = b.destination.participation().filter(|_| !b.interrompu)?;
-            Some(Fabrique::de(destination).rappel_traiter(p.as_str()))
+            b.destination.participation().filter(|_| !b.interrompu)?;
+            Some(Fabrique::de(destination).rappel_traiter())
         })
         .filter(|_| avec_suite);
-    crate::suivi::bilan::afficher(b, suite.as_deref(), g.json, fin)?;
+    let page = Fabrique::de(destination)
+        .plateforme()
+        .zip(b.destination.participation())
+        .and_then(|(d, p)| crate::suivi::saison::adresse_participation(&d.api, p.as_str()));
+    crate::suivi::bilan::afficher(b, page.as_deref(), suite.as_deref(), g.json, fin)?;
     Ok(())
 }
 

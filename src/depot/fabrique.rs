@@ -246,10 +246,11 @@ impl<'a> Fabrique<'a> {
         ))
     }
 
-    /// La commande qui lance le calcul d'une nuit déposée dans `participation`, avec `--api`
-    /// si `vigie traiter` ne viserait pas de lui-même l'adresse de ce dépôt.
-    pub(crate) fn rappel_traiter(&self, participation: &str) -> String {
-        let mut rappel = commande("traiter").args(["--participation", participation]);
+    /// La commande qui lance le calcul de la nuit qui vient d'être déposée : `vigie traiter`
+    /// seul (il vise le dernier dépôt, celui-ci), jamais un identifiant à recopier ; avec
+    /// `--api` si `vigie traiter` ne viserait pas de lui-même l'adresse de ce dépôt.
+    pub(crate) fn rappel_traiter(&self) -> String {
+        let mut rappel = commande("traiter");
         if let Some(d) = self.plateforme() {
             let par_defaut = crate::connexion::adresse_api(None)
                 .ok()

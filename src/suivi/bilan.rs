@@ -16,11 +16,13 @@ pub(crate) use crate::depot::passages::{ArretPassages, FinDesPassages};
 use crate::destination::PartieDuBilan;
 use crate::plateforme::conseil::commande;
 
-/// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `suite` : la
+/// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `page` :
+/// l'adresse de la page web de la participation (jamais son identifiant seul) ; `suite` : la
 /// commande à lancer s'il reste quelque chose ; `fin` : avec `--jusqu-au-bout`, combien de
 /// passages et pourquoi ils se sont arrêtés (le bilan compte alors tous les passages).
 pub(crate) fn afficher(
     b: &Bilan,
+    page: Option<&str>,
     suite: Option<&str>,
     json: bool,
     fin: Option<&FinDesPassages>,
@@ -46,7 +48,7 @@ pub(crate) fn afficher(
                 .unwrap_or_default()
         )?;
     }
-    ecrire_bilan(&mut s, b, suite, fin.map(|f| f.passages))?;
+    ecrire_bilan(&mut s, b, page, suite, fin.map(|f| f.passages))?;
     let texte = String::from_utf8_lossy(&s);
     let mut sortie = crate::sortie::standard();
     match console::Term::stdout().size_checked() {
@@ -132,10 +134,13 @@ pub(crate) fn bilan_json(b: &Bilan) -> serde_json::Value {
 /// Le bilan pour l'humain. Il parle de fichiers (ce que l'utilisateur a sous les yeux, et ce
 /// que compte la barre), ne dit « sans geste de votre part » que si le passage n'a rien laissé
 /// derrière lui, et ne conseille qu'une commande, la dernière ligne. `passages` : le bilan de
-/// plusieurs passages (`--jusqu-au-bout`), qui compte ce qu'ils ont fait ensemble.
+/// plusieurs passages (`--jusqu-au-bout`), qui compte ce qu'ils ont fait ensemble. La
+/// participation n'y est nommée que par l'adresse de sa page (`page`), jamais par son
+/// identifiant : la bénévole ne recopie rien (le JSON le garde).
 pub(crate) fn ecrire_bilan(
     s: &mut impl Write,
     b: &Bilan,
+    page: Option<&str>,
     suite: Option<&str>,
     passages: Option<u32>,
 ) -> io::Result<()> {
@@ -157,8 +162,8 @@ pub(crate) fn ecrire_bilan(
         deposes_sur_total(r),
         b.deposees
     )?;
-    if let Some(p) = b.destination.participation() {
-        writeln!(s, "  Participation Vigie-Chiro : {p}.")?;
+    if let Some(page) = page {
+        writeln!(s, "  Participation Vigie-Chiro : {page}")?;
     }
     for ligne in b.reglages.lignes() {
         writeln!(s, "  {ligne}")?;
@@ -321,7 +326,7 @@ mod tests {
 
     fn texte(b: &Bilan, suite: Option<&str>) -> String {
         let mut v = Vec::new();
-        ecrire_bilan(&mut v, b, suite, None).unwrap();
+        ecrire_bilan(&mut v, b, None, suite, None).unwrap();
         String::from_utf8(v).unwrap()
     }
 
@@ -473,7 +478,7 @@ Ensuite : vigie retenter-echecs 3
             ..Default::default()
         });
         let mut v = Vec::new();
-        ecrire_bilan(&mut v, &b, None, Some(3)).unwrap();
+        ecrire_bilan(&mut v, &b, None, None, Some(3)).unwrap();
         let t = String::from_utf8(v).unwrap();
         assert!(
             t.starts_with("Plan 3 : 21 / 21 fichiers déposés (12 en 3 passages).\n"),
@@ -482,7 +487,7 @@ Ensuite : vigie retenter-echecs 3
         assert!(t.contains("2 incidents rattrapés automatiquement"), "{t}");
         // Un seul passage fait avec --jusqu-au-bout se dit comme un passage.
         let mut v = Vec::new();
-        ecrire_bilan(&mut v, &b, None, Some(1)).unwrap();
+        ecrire_bilan(&mut v, &b, None, None, Some(1)).unwrap();
         assert!(
             String::from_utf8(v)
                 .unwrap()
@@ -552,21 +557,27 @@ Ensuite : vigie retenter-echecs 3
         }
     }
 
+    /// Le texte nomme la participation par l'adresse de sa page, jamais par son identifiant
+    /// seul ; le JSON garde l'identifiant.
     #[test]
-    fn bilan_vers_la_plateforme_nomme_la_participation() {
+    fn bilan_vers_la_plateforme_nomme_la_participation_par_sa_page() {
         let mut b = bilan(ResumePlan {
             deposee: 2,
             ..Default::default()
         });
         b.destination = vers_la_plateforme();
         assert_eq!(bilan_json(&b)["participation"], "64a1b2c3d4e5f60718293d01");
-        let t = texte(&b, None);
-        assert!(
-            t.lines()
-                .nth(1)
-                .is_some_and(|l| l == "  Participation Vigie-Chiro : 64a1b2c3d4e5f60718293d01."),
+        let page = "https://vigiechiro.herokuapp.com/#/participations/64a1b2c3d4e5f60718293d01";
+        let mut v = Vec::new();
+        ecrire_bilan(&mut v, &b, Some(page), None, None).unwrap();
+        let t = String::from_utf8(v).unwrap();
+        assert_eq!(
+            t.lines().nth(1),
+            Some(format!("  Participation Vigie-Chiro : {page}").as_str()),
             "{t}"
         );
+        // Sans page (une autre API que celle de la plateforme) : rien, pas l'identifiant.
+        assert!(!texte(&b, None).contains("64a1b2c3d4e5f60718293d01"));
         b.destination = PartieDuBilan::S3;
         assert!(bilan_json(&b).get("participation").is_none());
         assert!(bilan_json(&b).get("deja_sur_la_plateforme").is_none());

@@ -407,9 +407,7 @@ fn l_adresse_retenue_par_connexion_sert_aux_commandes_suivantes() {
         .finir_en(0);
     assert_eq!(banc.bac().fichiers().len(), 1);
     assert!(
-        stdout(&out).ends_with(&format!(
-            "Ensuite : vigie traiter --participation {PARTICIPATION}\n"
-        )),
+        stdout(&out).ends_with("Ensuite : vigie traiter\n"),
         "{}",
         texte(&out)
     );

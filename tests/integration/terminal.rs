@@ -724,9 +724,24 @@ fn un_depot_vigiechiro_reussi_rappelle_vigie_traiter() {
     let out = banc.depot_plateforme().finir_en(0);
     assert!(
         stdout(&out).ends_with(&format!(
-            "Ensuite : vigie traiter --participation {PARTICIPATION} --api {}\n",
+            "Ensuite : vigie traiter --api {}\n",
             banc.bac().api()
         )),
+        "{}",
+        texte(&out)
+    );
+    // Le conseil, tapé tel quel, lance le calcul de cette nuit, sans identifiant à recopier.
+    let out = banc
+        .vigie_plateforme()
+        .args(["traiter", "--api"])
+        .arg(banc.bac().api())
+        .finir_en(0);
+    assert_eq!(
+        banc.bac()
+            .participation(PARTICIPATION)
+            .unwrap()
+            .calculs_lances,
+        1,
         "{}",
         texte(&out)
     );
