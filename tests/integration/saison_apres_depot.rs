@@ -13,7 +13,7 @@ use std::process::Output;
 use std::time::Duration;
 
 use crate::commun::*;
-use vigie_bac_a_sable::{Operation, ReglagesCalcul};
+use vigie_bac_a_sable::{Operation, ReglagesCalcul, Regle};
 
 const MINUTE: Duration = Duration::from_secs(60);
 
@@ -376,6 +376,150 @@ fn une_nuit_n_est_en_cours_que_si_un_depot_vivant_la_tient() {
         "{}",
         texte(&json)
     );
+}
+
+/// La démonstration de bout en bout, sans un identifiant ni un numéro de plan à recopier : une
+/// saison de trois nuits interrompue (Ctrl-C) ; `vigie traiter` ne lance aucune nuit pas
+/// entièrement déposée ; le conseil affiché, exécuté tel quel, finit toutes les nuits ; `vigie
+/// traiter` sans argument demande le calcul de chaque nuit une fois (compté côté serveur), et
+/// relancé, plus rien ; `vigie resultats` écrit un CSV par nuit, nommé par elle, dans le dossier
+/// de la saison, et un second appel ne retélécharge rien. Chaque sortie texte de `depot`,
+/// `retenter-echecs`, `traiter`, `traitement`, `resultats` et `etat` y est parcourue : aucun
+/// identifiant de 24 caractères hors de l'adresse d'une page web.
+#[test]
+fn une_saison_interrompue_reprise_par_son_conseil_puis_traitee_et_telechargee() {
+    let banc = Banc::nouveau();
+    for (_, fichiers) in NUITS {
+        for f in fichiers {
+            banc.fichier(f, 2_000);
+        }
+    }
+    banc.bac().regler_calcul(ReglagesCalcul {
+        attente: MINUTE,
+        duree: MINUTE,
+        delai_csv: MINUTE,
+        csv_automatique: true,
+        ..ReglagesCalcul::default()
+    });
+    let mut sorties: Vec<(String, Output)> = Vec::new();
+    let mut garder = |nom: &str, out: Output| {
+        let t = texte(&out);
+        sorties.push((nom.to_owned(), out));
+        t
+    };
+
+    // Ctrl-C pendant la première nuit.
+    banc.bac()
+        .pannes()
+        .programmer(Regle::proportion(1.0, lenteur_ms(300)).pour(Operation::ApiDeclarerFichier));
+    let enfant = banc.lancer(crate::saison::depot_saison(&banc));
+    banc.attendre("une déclaration de fichier", |b| {
+        b.compteurs().requetes(Operation::ApiDeclarerFichier) >= 1
+    });
+    signal(&enfant, "INT");
+    let out = attendre_fin(enfant, Duration::from_secs(20));
+    assert_eq!(code(&out), 130, "{}", texte(&out));
+    banc.bac().pannes().effacer();
+    let interrompu = garder("depot (Ctrl-C)", out);
+    let suites: Vec<&str> = interrompu
+        .lines()
+        .filter_map(|l| l.strip_prefix("Ensuite : "))
+        .collect();
+    assert_eq!(suites.len(), 1, "{interrompu}");
+    let conseil_: Vec<String> = suites[0]
+        .split_whitespace()
+        .skip(1)
+        .map(str::to_owned)
+        .collect();
+
+    // Aucune nuit n'est entièrement déposée : traiter n'en lance aucune.
+    let out = lancer(&banc, &["traiter"]);
+    assert_ne!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.requetes(Operation::ApiCalcul), 0, "{}", texte(&out));
+    garder("traiter (saison entamée)", out);
+
+    // Le conseil, tel quel : toutes les nuits finissent.
+    let mots: Vec<&str> = conseil_.iter().map(String::as_str).collect();
+    let out = lancer(&banc, &mots);
+    assert_eq!(code(&out), 0, "vigie {} :\n{}", mots.join(" "), texte(&out));
+    assert!(
+        phrases(&stdout(&out)).contains("5 / 5 fichiers déposés, 3 nuits sur 3"),
+        "{}",
+        texte(&out)
+    );
+    garder(&mots.join(" "), out);
+    let p = {
+        let etat = banc.vigie_plateforme().mots("etat --json").finir_en(0);
+        let mut p = BTreeMap::new();
+        for n in evenements(&lignes_json(&etat.stdout), "etat_nuit") {
+            // « 2026-07-03 » et « A1 » : la nuit « 03/07 A1 ».
+            let soiree = n["soiree"].as_str().unwrap();
+            let nom = format!(
+                "{}/{} {}",
+                &soiree[8..10],
+                &soiree[5..7],
+                n["point"].as_str().unwrap()
+            );
+            let nom = NUITS.iter().find(|(n, _)| *n == nom).unwrap().0;
+            p.insert(nom, n["participation"].as_str().unwrap().to_owned());
+        }
+        p
+    };
+    assert_eq!(p.len(), 3, "{p:?}");
+
+    // Toute la saison, une fois.
+    let out = lancer(&banc, &["traiter"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(calculs(&banc, &p), [1, 1, 1]);
+    garder("traiter", out);
+    let out = lancer(&banc, &["traiter"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(calculs(&banc, &p), [1, 1, 1]);
+    garder("traiter (relancé)", out);
+    garder("traitement (planifié)", lancer(&banc, &["traitement"]));
+    banc.bac().avancer_horloge(10 * MINUTE);
+    let out = lancer(&banc, &["traitement"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    garder("traitement (fini)", out);
+
+    // Un CSV par nuit, nommé par elle, dans le dossier de la saison ; puis rien de plus.
+    let out = lancer(&banc, &["resultats"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    let dossier = banc.dossier.path().join("resultats-vigie-chiro-2026");
+    for ((nom, _), csv) in NUITS.iter().zip(CSV) {
+        let attendu = banc
+            .bac()
+            .contenu_fichier(&p[nom], &vigie_bac_a_sable::nom_csv(&p[nom]))
+            .unwrap();
+        assert!(
+            std::fs::read(dossier.join(csv)).unwrap() == attendu,
+            "{csv} n'est pas le CSV de la nuit {nom}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&dossier).unwrap().count(), 3);
+    garder("resultats", out);
+    let lectures = banc.requetes(Operation::GetObject);
+    let acces = banc.requetes(Operation::ApiAccesFichier);
+    let out = lancer(&banc, &["resultats"]);
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert_eq!(banc.requetes(Operation::GetObject), lectures);
+    assert_eq!(banc.requetes(Operation::ApiAccesFichier), acces);
+    garder("resultats (second appel)", out);
+
+    // Les autres sorties ordinaires, sur la saison finie.
+    garder("etat", lancer(&banc, &["etat"]));
+    garder("retenter-echecs", lancer(&banc, &["retenter-echecs"]));
+    let mut depot = crate::saison::depot_saison(&banc);
+    garder("depot (rien à faire)", depot.sortie());
+    for (nom, out) in &sorties {
+        for (flux, texte) in [("stdout", stdout(out)), ("stderr", stderr(out))] {
+            assert_eq!(
+                identifiant_hors_adresse(&texte),
+                None,
+                "vigie {nom} ({flux}) :\n{texte}"
+            );
+        }
+    }
 }
 
 #[test]
