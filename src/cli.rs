@@ -1310,7 +1310,8 @@ pub(crate) struct ArgsBacASable {
     /// reponse-perdue, lenteur:DURÉE (500ms, 3s), bloquer:DURÉE, coupure, corps-trop-lent (S3 :
     /// 400 RequestTimeout ; API : 408), trou-noir:DURÉE (plus rien ne passe ni ne se ferme ;
     /// ensuite, les connexions d'avant restent muettes), corps-sans-fin (200, puis une espace
-    /// par seconde), entetes-lents:DURÉE (la réponse, un octet par DURÉE), faux-succes (200
+    /// par seconde), entetes-lents:DURÉE (la réponse, un octet par DURÉE), debit:TAILLE (la
+    /// réponse à TAILLE par seconde, ex. 300Kio), faux-succes (200
     /// sans ETag, rien d'écrit), etag-altere (objet écrit, autre ETag rendu), horloge:±DURÉE
     /// (horloge du service décalée, ex. +2h : 403 RequestTimeTooSkewed) ; option fois=N.
     /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,

@@ -463,6 +463,13 @@ impl BacASable {
         self.vigiechiro.participation(id)
     }
 
+    /// Pose `contenu` comme CSV des observations de la participation, tel que l'écrirait un
+    /// calcul fini (l'ancien effacé) : un CSV de la taille voulue, sans déposer des milliers
+    /// de séquences.
+    pub async fn poser_csv(&self, participation: &str, contenu: Vec<u8>) -> anyhow::Result<()> {
+        self.vigiechiro.poser_csv(participation, contenu).await
+    }
+
     /// Nombre de courriels du CSV des observations demandés (`POST …/csv`) pour la
     /// participation.
     pub fn courriels_csv(&self, participation: &str) -> u32 {

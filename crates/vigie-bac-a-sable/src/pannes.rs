@@ -18,6 +18,7 @@
 //! *%10=503                               10 % de toutes les requêtes reçoivent 503
 //! CompleteMultipartUpload#1=reponse-perdue      la finalisation est exécutée, la réponse perdue
 //! HeadObject=lenteur:3s                  toutes les HeadObject attendent 3 s
+//! GetObject=debit:300Kio                 toutes les GetObject répondent à 300 Kio/s
 //! *=403                                  tout est refusé
 //! PutObject=503:retry-after=+2s:fois=3   les 3 prochaines PutObject : 503 avec une date HTTP à +2 s
 //! PutObject#5=trou-noir:20s              à la 5e PutObject, plus rien ne passe pendant 20 s ;
@@ -169,6 +170,10 @@ pub enum Panne {
     /// Traite la requête, puis envoie la réponse (en-têtes compris) un octet toutes les
     /// `Duration` : un relais qui étouffe la connexion.
     EntetesLents(Duration),
+    /// Traite la requête, puis envoie la réponse (en-têtes compris) à tant d'octets par seconde,
+    /// sans jamais se taire : un lien lent, mais vivant (un CSV de 4 Mo sur un partage de
+    /// connexion à 300 Ko/s). Ce qui progresse ne doit jamais être pris pour un silence.
+    Debit(u64),
     /// Répond `200 OK` sans rien traiter (le corps est lu et jeté : rien n'est écrit), **sans
     /// `ETag`**, avec un corps d'erreur S3 (`<Error>`) : un relais, ou un service dit
     /// compatible S3, qui fait passer une erreur pour un succès. Devant l'API Vigie-Chiro :
@@ -212,6 +217,7 @@ impl fmt::Display for Panne {
             Panne::TrouNoir(d) => write!(f, "trou-noir:{}", DureeSpec(*d)),
             Panne::CorpsSansFin => f.write_str("corps-sans-fin"),
             Panne::EntetesLents(d) => write!(f, "entetes-lents:{}", DureeSpec(*d)),
+            Panne::Debit(n) => write!(f, "debit:{n}"),
             Panne::FauxSucces => f.write_str("faux-succes"),
             Panne::EtagAltere => f.write_str("etag-altere"),
             Panne::Horloge(s) if *s < 0 => write!(f, "horloge:-{}s", s.unsigned_abs()),
@@ -724,7 +730,8 @@ impl Pannes {
     ///   `retry-after=TEXTE` (valeur brute, malformée exprès), `retry-after-ms=MS`),
     ///   `coupure-corps:TAILLE` (`1048576`, `64Kio`, `1Mio`), `reponse-perdue`,
     ///   `lenteur:DURÉE` (`500ms`, `3s`, `1.5s`, `2min`), `bloquer:DURÉE`, `coupure`,
-    ///   `corps-trop-lent`, `trou-noir:DURÉE`, `corps-sans-fin`, `entetes-lents:DURÉE` ;
+    ///   `corps-trop-lent`, `trou-noir:DURÉE`, `corps-sans-fin`, `entetes-lents:DURÉE`,
+    ///   `debit:TAILLE` (par seconde : `300Kio`, `300Kio/s`) ;
     /// - option commune `fois=N` : nombre maximal d'applications.
     pub fn analyser_spec(spec: &str) -> Result<Regle, String> {
         let spec = spec.trim();
@@ -761,7 +768,8 @@ options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-afte
 « bloquer:DURÉE », « coupure », « corps-trop-lent » (S3 : 400 RequestTimeout ; API : 408), \
 « trou-noir:DURÉE » (ex. 20s : plus rien ne passe, sans fermeture ; au retour, les connexions \
 d'avant sont mortes), « corps-sans-fin » (200, puis une espace par seconde), \
-« entetes-lents:DURÉE » (la réponse, en-têtes compris, un octet par DURÉE), « faux-succes » \
+« entetes-lents:DURÉE » (la réponse, en-têtes compris, un octet par DURÉE), \
+« debit:TAILLE » (la réponse à TAILLE par seconde, ex. 300Kio), « faux-succes » \
 (200 sans ETag ni écriture), « etag-altere » (objet écrit, autre ETag rendu), \
 « horloge:±DURÉE » (horloge du service décalée, ex. +2h : 403 RequestTimeTooSkewed) ; \
 option commune « fois=N »";
@@ -969,6 +977,16 @@ fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
                 refuser_retry_after(nom)?;
                 attendre_arguments(1, "entetes-lents:5s")?;
                 Panne::EntetesLents(analyser_duree(arguments[0])?)
+            }
+            "debit" | "débit" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(1, "debit:300Kio")?;
+                let par_seconde = arguments[0].trim();
+                let par_seconde = par_seconde.strip_suffix("/s").unwrap_or(par_seconde);
+                match analyser_taille(par_seconde)? {
+                    0 => return Err("« debit:0 » : un débit d'au moins 1 octet par seconde".into()),
+                    n => Panne::Debit(n),
+                }
             }
             "faux-succes" | "faux-succès" => {
                 refuser_retry_after(nom)?;
@@ -1326,6 +1344,7 @@ mod tests {
             "PutObject#5=trou-noir:20s",
             "ApiMoi=corps-sans-fin",
             "PutObject#3=entetes-lents:5s",
+            "GetObject=debit:307200",
             "PutObject#1=faux-succes",
             "PutObject=etag-altere:fois=2",
             "*=horloge:+7200s",

@@ -196,7 +196,9 @@ impl ServicePannes {
                 vider(corps).await?;
                 return reponse_sans_fin("application/xml", self.arret.clone());
             }
-            Some(Panne::EntetesLents(d)) => self.compte_gouttes.regler(*d),
+            Some(lente @ (Panne::EntetesLents(_) | Panne::Debit(_))) => {
+                self.compte_gouttes.regler_selon(lente);
+            }
             Some(Panne::Lenteur(d)) => self.lenteur(*d).await?,
             Some(Panne::Retenir(relache)) => self.retenir(relache).await?,
             Some(Panne::Horloge(decalage)) => {
@@ -400,7 +402,9 @@ impl ServicePannes {
             Some(Panne::CorpsSansFin) => {
                 return reponse_sans_fin("application/json", self.arret.clone());
             }
-            Some(Panne::EntetesLents(d)) => self.compte_gouttes.regler(*d),
+            Some(lente @ (Panne::EntetesLents(_) | Panne::Debit(_))) => {
+                self.compte_gouttes.regler_selon(lente);
+            }
             Some(Panne::CouperCorpsApres(_)) => {
                 return Err(self.couper("coupure en plein corps"));
             }
@@ -610,17 +614,33 @@ impl Body for CorpsSansFin {
     }
 }
 
-/// La cadence à laquelle une connexion envoie sa réponse, un octet à la fois (`None` : aucune
-/// retenue). Réglée par la panne `entetes-lents`, lue par [`FluxCoupable`].
+/// La cadence à laquelle une connexion envoie sa réponse (`None` : aucune retenue) : tant
+/// d'octets à la fois, puis une attente. Réglée par les pannes `entetes-lents` (un octet, puis
+/// la durée) et `debit` (un vingtième du débit toutes les 50 ms), lue par [`FluxCoupable`].
 #[derive(Clone, Default)]
-pub struct CompteGouttes(Arc<Mutex<Option<Duration>>>);
+pub struct CompteGouttes(Arc<Mutex<Option<(usize, Duration)>>>);
+
+/// Le pas d'un débit réglé : assez court pour que le débit soit régulier, assez long pour
+/// que les écritures restent peu nombreuses.
+const PAS_DU_DEBIT: Duration = Duration::from_millis(50);
 
 impl CompteGouttes {
-    pub fn regler(&self, cadence: Duration) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(cadence);
+    /// Règle la cadence que dit `panne` : `entetes-lents` (un octet, puis sa durée), `debit`
+    /// (un vingtième du débit toutes les 50 ms) ; toute autre panne n'en dit aucune.
+    pub fn regler_selon(&self, panne: &Panne) {
+        let cadence = match *panne {
+            Panne::EntetesLents(d) => (1, d),
+            Panne::Debit(par_seconde) => {
+                let par_pas = par_seconde.saturating_mul(PAS_DU_DEBIT.as_millis() as u64) / 1000;
+                (usize::try_from(par_pas).unwrap_or(usize::MAX), PAS_DU_DEBIT)
+            }
+            _ => return,
+        };
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((cadence.0.max(1), cadence.1));
     }
 
-    fn cadence(&self) -> Option<Duration> {
+    fn cadence(&self) -> Option<(usize, Duration)> {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -1045,7 +1065,7 @@ pub struct FluxCoupable {
     fermeture_brutale: Arc<AtomicBool>,
     pannes: Arc<Pannes>,
     ouverte: std::time::Instant,
-    /// La panne `entetes-lents` : un octet écrit à la fois, puis cette attente.
+    /// Les pannes `entetes-lents` et `debit` : quelques octets écrits à la fois, puis une attente.
     compte_gouttes: CompteGouttes,
     goutte: Option<Pin<Box<tokio::time::Sleep>>>,
 }
@@ -1064,7 +1084,7 @@ impl FluxCoupable {
     }
 
     /// La cadence de la réponse de cette connexion, à régler quand une panne `entetes-lents`
-    /// la frappe.
+    /// ou `debit` la frappe.
     pub fn compte_gouttes(&self) -> CompteGouttes {
         self.compte_gouttes.clone()
     }
@@ -1111,8 +1131,8 @@ impl AsyncWrite for FluxCoupable {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         let this = &mut *self;
-        if let Some(cadence) = this.compte_gouttes.cadence() {
-            // Un octet, puis l'attente de la cadence avant le suivant.
+        if let Some((octets, cadence)) = this.compte_gouttes.cadence() {
+            // Quelques octets, puis l'attente de la cadence avant les suivants.
             if let Some(goutte) = this.goutte.as_mut() {
                 std::task::ready!(goutte.as_mut().poll(cx));
                 this.goutte = None;
@@ -1120,7 +1140,8 @@ impl AsyncWrite for FluxCoupable {
             let Some(f) = this.ouvert() else {
                 return Poll::Pending;
             };
-            let ecrit = std::task::ready!(Pin::new(f).poll_write(cx, &buf[..buf.len().min(1)]));
+            let ecrit =
+                std::task::ready!(Pin::new(f).poll_write(cx, &buf[..buf.len().min(octets)]));
             this.goutte = Some(Box::pin(tokio::time::sleep(cadence)));
             return Poll::Ready(ecrit);
         }

@@ -595,8 +595,8 @@ impl Etat {
                     .body(CorpsRelaye::SansFin(CorpsSansFin::nouveau(None)))
                     .unwrap())
             }
-            Some(Panne::EntetesLents(d)) => {
-                gouttes.regler(d);
+            Some(lente @ (Panne::EntetesLents(_) | Panne::Debit(_))) => {
+                gouttes.regler_selon(&lente);
                 let r = self.relayer_apres(parties, corps, op, None).await?;
                 Ok(r.map(CorpsRelaye::Plein))
             }

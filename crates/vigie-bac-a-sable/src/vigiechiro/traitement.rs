@@ -833,6 +833,28 @@ impl Vigiechiro {
     pub(crate) async fn avancer_calculs(&self) {
         let maintenant = self.maintenant();
         let effets = self.pas_des_calculs(maintenant);
+        self.mener(effets).await;
+    }
+
+    /// Pose `contenu` comme CSV des observations de la participation (l'ancien effacé), tel
+    /// que l'écrirait un calcul fini : un CSV de la taille voulue sans déposer des milliers de
+    /// séquences (le téléchargement d'un gros CSV sur un lien lent).
+    pub(crate) async fn poser_csv(
+        &self,
+        participation: &str,
+        contenu: Vec<u8>,
+    ) -> anyhow::Result<()> {
+        let effets = self.etat().ecrire_csv(participation, Some(contenu));
+        anyhow::ensure!(
+            !effets.is_empty(),
+            "participation inconnue : {participation}"
+        );
+        self.mener(effets).await;
+        Ok(())
+    }
+
+    /// Mène au stockage ce que les calculs y écrivent ou effacent.
+    async fn mener(&self, effets: Vec<Effet>) {
         for effet in effets {
             match effet {
                 Effet::Effacer(cle) => {
@@ -946,7 +968,7 @@ impl Vigiechiro {
         etat.csv_demandes = restants;
         csv_a_ecrire.extend(prets.into_iter().map(|(p, _)| p));
         for participation in csv_a_ecrire {
-            effets.extend(etat.ecrire_csv(&participation));
+            effets.extend(etat.ecrire_csv(&participation, None));
         }
         effets
     }
@@ -1046,7 +1068,7 @@ impl super::Etat {
     }
 
     /// `ensure_observations_csv_is_available` : l'ancien CSV effacé, le nouveau écrit.
-    fn ecrire_csv(&mut self, participation: &str) -> Vec<Effet> {
+    fn ecrire_csv(&mut self, participation: &str, contenu: Option<Vec<u8>>) -> Vec<Effet> {
         let Some(i) = self
             .participations
             .iter()
@@ -1058,11 +1080,14 @@ impl super::Etat {
         let mut effets = self.retirer_fichiers(|f| {
             f.participation.as_deref() == Some(participation) && f.titre == titre
         });
-        let donnees = self.participations[i]
-            .traitement
-            .as_ref()
-            .map(|c| c.donnees.clone())
-            .unwrap_or_default();
+        let contenu = contenu.unwrap_or_else(|| {
+            let donnees = self.participations[i]
+                .traitement
+                .as_ref()
+                .map(|c| c.donnees.clone())
+                .unwrap_or_default();
+            csv_des_observations(&donnees)
+        });
         let observateur = self.participations[i].observateur.clone();
         let fichier = self.fichier_du_calcul(
             participation,
@@ -1071,10 +1096,7 @@ impl super::Etat {
             MIME_PROCESSING_EXTRA,
             "processing_extra/",
         );
-        effets.push(Effet::Ecrire(
-            Box::new(fichier),
-            csv_des_observations(&donnees),
-        ));
+        effets.push(Effet::Ecrire(Box::new(fichier), contenu));
         effets
     }
 }
