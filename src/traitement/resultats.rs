@@ -293,6 +293,69 @@ pub(crate) async fn demander_csv(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    /// Un CSV de 4 Mo que le stockage sert à 300 Kio/s (13 s) est téléchargé entier, en une
+    /// seule lecture, aux réglages de `vigie resultats` (délai de tentative 90 s). Le guet du
+    /// silence voit chaque morceau qui arrive : sans cela, la lecture était coupée dix
+    /// secondes après ses en-têtes (« aucune réponse du serveur 10 s après l'envoi »), à
+    /// chaque tentative, et le CSV n'arrivait jamais. Contre le bac à sable, sur l'horloge en
+    /// pause : les 13 s ne s'attendent pas.
+    #[tokio::test(start_paused = true)]
+    async fn un_csv_de_4_mo_servi_a_300_kio_s_arrive_entier() {
+        use crate::reessai::{Annulation, Reglages};
+        use crate::transport::ReglagesEmission;
+        use vigie_bac_a_sable::{BacASable, JETON, Operation, PARTICIPATION, Panne, Regle};
+
+        let dossier = tempfile::tempdir().unwrap();
+        let bac = BacASable::demarrer(&dossier.path().join("bac"), 0)
+            .await
+            .unwrap();
+        let csv: Vec<u8> = (0..4_000_000u32).map(|i| (i % 251) as u8).collect();
+        bac.poser_csv(PARTICIPATION, csv.clone()).await.unwrap();
+        bac.pannes().programmer(Regle::toujours(
+            Some(Operation::GetObject),
+            Panne::Debit(300 * 1024),
+        ));
+        let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
+        let emetteur = Emetteur::nouveau(
+            ReglagesEmission {
+                insistant: Reglages::insistant()
+                    .avec_echeance(Duration::from_secs(120))
+                    .valider()
+                    .unwrap(),
+                bref: Reglages::bref().valider().unwrap(),
+                delai_tentative: Duration::from_secs(90),
+                delai_blocage: Duration::from_secs(30),
+                pause: None,
+            },
+            Annulation::nouveau(),
+        );
+        let participation = IdObjet::analyser(PARTICIPATION).unwrap();
+        let f = trouver_csv(&client, &emetteur, &participation)
+            .await
+            .unwrap()
+            .expect("le CSV est sur la plateforme");
+        let sortie = dossier.path().join("résultats");
+        let debut = tokio::time::Instant::now();
+        let t = telecharger(
+            &client,
+            &emetteur,
+            &f.id,
+            &sortie,
+            &nom_du_csv(&participation),
+        )
+        .await
+        .unwrap()
+        .expect("le CSV est disponible");
+        let duree = debut.elapsed();
+        assert_eq!(t.octets, csv.len() as u64);
+        assert!(std::fs::read(&t.chemin).unwrap() == csv, "CSV altéré");
+        assert_eq!(bac.compteurs().requetes(Operation::GetObject), 1);
+        // Le débit du stockage a bien été subi.
+        assert!(duree >= Duration::from_secs(13), "{duree:?}");
+        bac.arreter().await;
+    }
 
     #[test]
     fn noms_venus_du_serveur() {

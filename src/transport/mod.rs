@@ -64,7 +64,8 @@ pub(crate) struct PauseReseau {
 pub(crate) struct ReglagesEmission {
     pub(crate) insistant: PolitiqueReessai,
     pub(crate) bref: PolitiqueReessai,
-    /// Délai maximal d'une tentative (requête et réponse).
+    /// Délai maximal d'une tentative : la requête et l'attente de la réponse (pas la lecture
+    /// de son corps, qu'aucun délai ne coupe tant qu'il progresse).
     pub(crate) delai_tentative: Duration,
     /// Un corps qui n'avance plus depuis ce délai est coupé (la tentative échoue, rejouable).
     pub(crate) delai_blocage: Duration,
@@ -1040,9 +1041,18 @@ async fn surveiller_silence(progression: &Progression, seuils: impl Fn() -> Seui
 /// passé à attendre la limite de débit (`--debit-max`) : sous une limite basse partagée par
 /// plusieurs transferts, une partie peut attendre son tour bien plus longtemps que le délai
 /// d'une tentative sans que rien n'aille mal.
+///
+/// Le délai borne la requête et l'attente de la réponse, pas la lecture de son corps : une
+/// fois les en-têtes arrivés, il ne court plus. Un corps qui progresse n'est jamais coupé (un
+/// CSV de résultats sur un lien lent met le temps qu'il faut) ; celui qui se tait, ou qui
+/// coule trop lentement pour finir, l'est par le guet du silence ([`silence_excessif`]), et
+/// sa taille est bornée par qui le lit.
 async fn delai_hors_retenue(progression: &Progression, delai: Duration) {
     let debut = tokio::time::Instant::now();
     loop {
+        if progression.reponse().is_some() {
+            return std::future::pending().await;
+        }
         let ecoule = debut.elapsed().saturating_sub(progression.temps_retenu());
         match delai.checked_sub(ecoule) {
             Some(reste) if !reste.is_zero() => tokio::time::sleep(reste).await,
@@ -1270,6 +1280,61 @@ mod tests {
         let r = tokio::time::timeout(s(60_000), surveiller(&p)).await;
         flot.abort();
         assert!(r.is_err(), "une réponse à 500 Ko/s coupée : {r:?}");
+    }
+
+    /// Le guet voit les octets qui arrivent : une réponse qui coule à 300 Ko/s pendant 400 s
+    /// (plus que le délai de tentative de `vigie resultats`, 90 s, et que tout silence toléré)
+    /// arrive entière, en une tentative ; la même, qui se tait en route, est coupée au silence
+    /// toléré par le lien (10 s ici), pas avant, et pas comme une réponse qui ne vient pas.
+    /// Sur l'horloge en pause : les 400 s ne s'attendent pas.
+    #[tokio::test(start_paused = true)]
+    async fn une_reponse_qui_progresse_n_est_jamais_coupee_seul_un_silence_l_est() {
+        let s = Duration::from_secs;
+        let emetteur = Emetteur::nouveau(
+            ReglagesEmission {
+                insistant: Reglages::insistant()
+                    .avec_tentatives_max(1)
+                    .valider()
+                    .unwrap(),
+                bref: Reglages::bref().valider().unwrap(),
+                delai_tentative: s(90),
+                delai_blocage: s(30),
+                pause: None,
+            },
+            Annulation::nouveau(),
+        );
+        // Les en-têtes, puis 30 000 octets toutes les 100 ms ; silencieuse à partir de `tait`.
+        let flot = |tait: Option<Duration>| async move {
+            corps::reponse_recue(200);
+            let debut = tokio::time::Instant::now();
+            while debut.elapsed() < s(400) {
+                if tait.is_some_and(|t| debut.elapsed() >= t) {
+                    std::future::pending::<()>().await;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                corps::reponse_lue(30_000);
+            }
+            ReponseApi::Succes(())
+        };
+        let debut = tokio::time::Instant::now();
+        let issue = emettre(&emetteur, Emission::lecture("GET", "csv"), |_| flot(None)).await;
+        assert_eq!(issue.raison, RaisonArret::Succes, "{issue:?}");
+        assert!(debut.elapsed() >= s(400), "{:?}", debut.elapsed());
+
+        let debut = tokio::time::Instant::now();
+        let issue = emettre(&emetteur, Emission::lecture("GET", "csv"), |_| {
+            flot(Some(s(20)))
+        })
+        .await;
+        let coupee = debut.elapsed();
+        assert!(coupee >= s(30) && coupee < s(32), "coupée à {coupee:?}");
+        match issue.reponse {
+            ReponseApi::Injoignable { detail, .. } => assert!(
+                detail.contains("réponse interrompue : plus rien reçu depuis 10 s"),
+                "{detail}"
+            ),
+            autre => panic!("{autre:?}"),
+        }
     }
 
     /// Ce que la veille et les émissions d'un essai ont journalisé.

@@ -379,25 +379,47 @@ fn erreur_xml(texte: &str) -> Option<String> {
     })
 }
 
+/// Une réponse dont les en-têtes sont arrivés, dont le corps se lit morceau par morceau :
+/// chaque signe de vie (les en-têtes, puis chaque morceau) est noté dans la progression de la
+/// tentative, que guette l'émetteur (`transport::Emetteur`). Tout corps de réponse se lit par
+/// elle : un corps lu à côté passerait pour un silence, et un long téléchargement qui
+/// progresse serait coupé comme une réponse qui ne vient pas.
+pub(super) struct ReponseSuivie(reqwest::Response);
+
+impl ReponseSuivie {
+    pub(super) fn nouveau(reponse: reqwest::Response) -> Self {
+        super::corps::reponse_recue(reponse.status().as_u16());
+        ReponseSuivie(reponse)
+    }
+
+    /// Le morceau suivant du corps ; `None` à sa fin.
+    pub(super) async fn morceau(&mut self) -> reqwest::Result<Option<bytes::Bytes>> {
+        let morceau = self.0.chunk().await?;
+        if let Some(m) = &morceau {
+            super::corps::reponse_lue(m.len());
+        }
+        Ok(morceau)
+    }
+}
+
 /// Une réponse HTTP lue en entier (sous [`CORPS_REPONSE_MAX`]), classée. `lire` extrait la
 /// valeur d'une réponse 2xx, ou dit pourquoi il ne le peut pas : une réponse 2xx illisible
 /// vient du serveur, qui a pu traiter la requête ([`ReponseApi::Illisible`]). `refus_attendu`
 /// reconnaît un refus qui est une réponse utile pour l'appelant (statut et corps) ; une
 /// redirection non suivie n'en est jamais une.
 async fn classer_reponse<T>(
-    mut reponse: reqwest::Response,
+    reponse: reqwest::Response,
     lire: impl FnOnce(&reqwest::header::HeaderMap, &[u8]) -> Result<T, String>,
     refus_attendu: impl FnOnce(u16, &reqwest::header::HeaderMap, &[u8]) -> Option<T>,
 ) -> ReponseApi<T> {
     let statut = reponse.status().as_u16();
-    super::corps::reponse_recue(statut);
     let entetes = reponse.headers().clone();
     let url = reponse.url().clone();
+    let mut reponse = ReponseSuivie::nouveau(reponse);
     let mut corps = Vec::new();
     loop {
-        match reponse.chunk().await {
+        match reponse.morceau().await {
             Ok(Some(morceau)) => {
-                super::corps::reponse_lue(morceau.len());
                 if corps.len() + morceau.len() > CORPS_REPONSE_MAX {
                     return ReponseApi::Illisible {
                         statut,

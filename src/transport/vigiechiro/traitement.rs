@@ -24,11 +24,10 @@
 //! (message d'erreur, noms de taxons) sont gardés bornés.
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{ClientVigieChiro, aucun_refus, classer_erreur, classer_reponse, json};
+use super::{ClientVigieChiro, ReponseSuivie, aucun_refus, classer_erreur, classer_reponse, json};
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::reessai::ReponseApi;
@@ -37,8 +36,6 @@ use crate::reessai::ReponseApi;
 const MESSAGE_CALCUL_MAX: usize = 20_000;
 /// Longueur gardée d'un nom (taxon, pseudo).
 const NOM_MAX: usize = 200;
-/// Un téléchargement qui ne reçoit plus rien pendant ce délai est coupé (rejouable).
-const TELECHARGEMENT_BLOQUE: Duration = Duration::from_secs(30);
 
 /// L'état du calcul d'une participation (`traitement.etat`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -350,16 +347,19 @@ impl ClientVigieChiro {
     /// `GET <url>` d'une URL signée de lecture, le corps écrit dans `chemin` (créé ou vidé à
     /// chaque tentative). Rend la taille reçue, égale au `Content-Length` annoncé : sans
     /// taille annoncée, au-delà de `max` octets ou au-delà de la taille annoncée, la réponse
-    /// est illisible ; un corps interrompu (ou qui n'avance plus depuis
-    /// [`TELECHARGEMENT_BLOQUE`]) est un incident du lien, rejouable ; `None` : le stockage n'a
-    /// pas l'objet (404). Ni jeton ni autorisation : l'URL porte sa signature.
+    /// est illisible ; un corps interrompu est un incident du lien, rejouable ; `None` : le
+    /// stockage n'a pas l'objet (404). Ni jeton ni autorisation : l'URL porte sa signature.
+    ///
+    /// Chaque morceau reçu est un signe de vie pour le guet de l'émetteur ([`ReponseSuivie`]) :
+    /// un téléchargement qui progresse n'est jamais coupé, si long soit-il ; seul un silence
+    /// l'est, au silence toléré par le lien (`transport::Seuils`).
     pub(crate) async fn telecharger(
         &self,
         url: &str,
         chemin: &Path,
         max: u64,
     ) -> ReponseApi<Option<u64>> {
-        let mut reponse = match self.http.get(url).send().await {
+        let reponse = match self.http.get(url).send().await {
             Ok(r) => r,
             Err(e) => return classer_erreur(e),
         };
@@ -403,21 +403,13 @@ impl ClientVigieChiro {
             Ok(f) => f,
             Err(e) => return local(e),
         };
+        let mut reponse = ReponseSuivie::nouveau(reponse);
         let mut recus: u64 = 0;
         loop {
-            let morceau = match tokio::time::timeout(TELECHARGEMENT_BLOQUE, reponse.chunk()).await {
-                Ok(Ok(Some(m))) => m,
-                Ok(Ok(None)) => break,
-                Ok(Err(e)) => return classer_erreur(e),
-                Err(_) => {
-                    return ReponseApi::Injoignable {
-                        a_pu_atteindre: true,
-                        detail: format!(
-                            "téléchargement bloqué : rien reçu depuis {} s",
-                            TELECHARGEMENT_BLOQUE.as_secs()
-                        ),
-                    };
-                }
+            let morceau = match reponse.morceau().await {
+                Ok(Some(m)) => m,
+                Ok(None) => break,
+                Err(e) => return classer_erreur(e),
             };
             recus += morceau.len() as u64;
             if recus > annoncee {
