@@ -7,7 +7,6 @@
 //! `plateforme::emplacements`). Le jeton n'apparaît dans aucun message, journal ni base.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::plateforme;
@@ -147,18 +146,10 @@ pub(crate) fn ecrire_prive(chemin: &Path, contenu: &[u8]) -> Result<(), ErreurJe
             .create(parent)
             .map_err(err)?;
     }
-    // Écrit à côté puis renomme : un arrêt au milieu ne laisse jamais un jeton tronqué.
-    let provisoire = chemin.with_extension("provisoire");
-    let mut f = plateforme::fichier_prive()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&provisoire)
-        .map_err(err)?;
-    plateforme::resserrer(&f).map_err(err)?;
-    f.write_all(contenu).map_err(err)?;
-    f.sync_all().map_err(err)?;
-    fs::rename(&provisoire, chemin).map_err(err)
+    // Écrit à côté puis renomme, sans suivre de lien : un arrêt au milieu ne laisse jamais un
+    // jeton tronqué.
+    plateforme::ecriture::ecrire_entier(chemin, plateforme::ecriture::Droits::Prives, contenu)
+        .map_err(err)
 }
 
 /// Efface le jeton enregistré ; rend vrai s'il y en avait un.
@@ -178,6 +169,28 @@ pub(crate) fn effacer_fichier(chemin: PathBuf) -> Result<bool, ErreurJeton> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Écrire le jeton ne suit jamais un lien posé au nom de son ancien fichier provisoire
+    /// (`jeton.provisoire`, prévisible) : sa cible reste intacte, le jeton est écrit en 0600.
+    #[cfg(unix)]
+    #[test]
+    fn ecrire_le_jeton_ne_suit_jamais_un_lien() {
+        use std::os::unix::fs::PermissionsExt;
+        let dossier = tempfile::tempdir().unwrap();
+        let these = dossier.path().join("these.txt");
+        std::fs::write(&these, b"ma these").unwrap();
+        let chemin = dossier.path().join("vigie").join("jeton");
+        std::fs::create_dir(chemin.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&these, chemin.with_extension("provisoire")).unwrap();
+        ecrire_prive(&chemin, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ012345").unwrap();
+        assert_eq!(std::fs::read(&these).unwrap(), b"ma these");
+        assert_eq!(
+            std::fs::read(&chemin).unwrap(),
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+        );
+        let mode = std::fs::metadata(&chemin).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 
     /// L'adresse entière collée à la place du jeton : le jeton en est extrait ; sans
     /// `token=`, on le dit.

@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap_complete::Shell;
@@ -398,20 +398,22 @@ pub(crate) fn generer_docs(racine: &Path) -> Result<()> {
     fs::create_dir_all(&completions)
         .with_context(|| format!("création de {}", completions.display()))?;
     fs::create_dir_all(&man).with_context(|| format!("création de {}", man.display()))?;
+    // Entiers ou pas du tout, sans suivre de lien (`plateforme::ecriture`).
+    let ecrire = |chemin: PathBuf, contenu: &[u8]| {
+        crate::plateforme::ecriture::ecrire_entier(
+            &chemin,
+            crate::plateforme::ecriture::Droits::Ordinaires,
+            contenu,
+        )
+        .with_context(|| format!("écriture de {}", chemin.display()))
+    };
     for (shell, nom) in SHELLS {
-        let chemin = completions.join(nom);
-        fs::write(&chemin, script_completion(shell))
-            .with_context(|| format!("écriture de {}", chemin.display()))?;
+        ecrire(completions.join(nom), &script_completion(shell))?;
     }
     for (nom, systeme) in PAGES_DE_MANUEL {
-        let chemin = man.join(nom);
-        fs::write(&chemin, page_de_manuel_pour(systeme)?)
-            .with_context(|| format!("écriture de {}", chemin.display()))?;
+        ecrire(man.join(nom), &page_de_manuel_pour(systeme)?)?;
     }
-    let chemin = racine.join(SCHEMA_JSON);
-    fs::write(&chemin, schema_json()?)
-        .with_context(|| format!("écriture de {}", chemin.display()))?;
-    Ok(())
+    ecrire(racine.join(SCHEMA_JSON), &schema_json()?)
 }
 
 /// Les pages de manuel sous `man/` : celle d'Unix (installée par le paquet Debian, les

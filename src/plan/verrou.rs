@@ -11,7 +11,6 @@
 //! fichier verrouillé : sous Windows, le verrou interdit aux autres de lire ce qu'il couvre.
 
 use std::fs::{File, TryLockError};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{ErreurBase, Resultat};
@@ -43,13 +42,16 @@ impl VerrouPlan {
         let nom = format!("plan-{:016x}", empreinte(&[dossier, destination]));
         let chemin = dossier_verrous.join(format!("{nom}.verrou"));
         let chemin_processus = dossier_verrous.join(format!("{nom}.processus"));
-        let fichier = crate::plateforme::fichier_prive()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&chemin)
-            .map_err(err)?;
+        // Sans suivre de lien : le verrou se prendrait sur sa cible.
+        let fichier = crate::plateforme::sans_suivre_les_liens(
+            crate::plateforme::fichier_prive()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .open(&chemin)
+        .map_err(err)?;
         match fichier.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -64,13 +66,12 @@ impl VerrouPlan {
             Err(TryLockError::Error(e)) => return Err(err(e)),
         }
         // Le numéro du processus, pour que le suivant dise qui tient le plan.
-        crate::plateforme::fichier_prive()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&chemin_processus)
-            .and_then(|mut f| writeln!(f, "{}", std::process::id()))
-            .map_err(err)?;
+        crate::plateforme::ecriture::ecrire_entier(
+            &chemin_processus,
+            crate::plateforme::ecriture::Droits::Prives,
+            format!("{}\n", std::process::id()).as_bytes(),
+        )
+        .map_err(err)?;
         Ok(VerrouPlan { _fichier: fichier })
     }
 }

@@ -5,7 +5,8 @@
 //! - Fichiers privés (base, jeton, journal, verrous) : 0600 et dossiers 0700 sous Unix ; sous
 //!   Windows, ils vivent dans le profil de l'utilisateur, dont les droits par défaut (ACL
 //!   héritées) n'ouvrent pas aux autres comptes : rien à resserrer fichier par fichier.
-//! - Lire un fichier de la nuit sans suivre de lien, et le reconnaître à son identité.
+//! - Lire un fichier de la nuit sans suivre de lien, et le reconnaître à son identité ; écrire
+//!   un fichier entier ou rien, sans suivre de lien (`ecriture`).
 //! - La date de modification, par `Metadata::modified()` (portable), à la nanoseconde.
 //! - Les emplacements par défaut (`emplacements`), les signaux d'arrêt (`signaux`), les chemins
 //!   relatifs de la nuit (`chemins`), les processus enfants (`processus`), la place libre et
@@ -23,6 +24,7 @@ pub mod chemins;
 pub mod conseil;
 pub(crate) mod disque;
 pub(crate) mod echo;
+pub(crate) mod ecriture;
 pub(crate) mod emplacements;
 pub mod ligne;
 pub(crate) mod mots;

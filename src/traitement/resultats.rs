@@ -11,8 +11,9 @@
 //!   (`POST …/csv`) ; un nouveau calcul l'efface dès qu'il commence (`reset_pjs_state`) ;
 //! - le journal est le fichier que désigne `logs` (`participation-<id>-logs`, du texte) ;
 //! - `GET /fichiers/{id}/acces` rend une URL signée de lecture (410 tant qu'il n'est pas
-//!   disponible), lue en flux vers un fichier provisoire du dossier de sortie, taille vérifiée,
-//!   puis renommé : le fichier final est entier, ou n'est pas.
+//!   disponible), lue en flux vers un fichier provisoire du dossier de sortie (créé
+//!   exclusivement, sous un nom imprévisible), taille vérifiée, puis renommé : le fichier final
+//!   est entier, ou n'est pas, et aucun lien n'est jamais suivi.
 //!
 //! Un nom venu du serveur ne devient jamais un chemin tel quel ([`nom_sur`]).
 
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::plan::NuitPlanifiee;
+use crate::plateforme::ecriture::{Droits, Provisoire};
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
 use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
 use crate::transport::{Emetteur, Emission, emettre};
@@ -175,8 +177,9 @@ pub(crate) struct Telecharge {
 }
 
 /// Télécharge le fichier `id` de la plateforme dans `dossier` sous le nom `nom` (déjà sûr) :
-/// URL de lecture, GET en flux vers un fichier provisoire du même dossier, taille vérifiée,
-/// puis renommage (un fichier de ce nom est remplacé). `Ok(None)` : la plateforme ne l'a pas
+/// URL de lecture, GET en flux vers un fichier provisoire du même dossier (créé exclusivement,
+/// sous un nom imprévisible : `plateforme::ecriture`), taille vérifiée, puis renommage (un
+/// fichier, ou un lien, de ce nom est remplacé ; un lien n'est jamais suivi). `Ok(None)` : la plateforme ne l'a pas
 /// (ou plus) disponible.
 pub(crate) async fn telecharger(
     client: &ClientVigieChiro,
@@ -212,38 +215,30 @@ pub(crate) async fn telecharger(
         ))
     })?;
     let final_ = dossier.join(nom);
-    let provisoire = dossier.join(format!(".{nom}.{}.partiel", std::process::id()));
+    let local = |e: std::io::Error| {
+        Echec::Local(format!(
+            "{} : {}",
+            final_.display(),
+            crate::plateforme::erreur_systeme(&e)
+        ))
+    };
+    // Abandonné sur tout chemin d'erreur, le provisoire s'efface de lui-même.
+    let provisoire = Provisoire::a_cote_de(&final_, Droits::Ordinaires).map_err(local)?;
     let issue = emettre(
         emetteur,
         Emission::lecture("GET", "GET (URL signée de lecture)"),
-        |_| client.telecharger(&url, &provisoire, TAILLE_MAX),
+        |_| client.telecharger(&url, provisoire.fichier(), TAILLE_MAX),
     )
     .await;
     let octets = match issue.reponse {
         ReponseApi::Succes(Some(n)) => n,
-        ReponseApi::Succes(None) => {
-            let _ = std::fs::remove_file(&provisoire);
-            return Ok(None);
-        }
+        ReponseApi::Succes(None) => return Ok(None),
         ReponseApi::Refuse {
             statut: 0, detail, ..
-        } => {
-            let _ = std::fs::remove_file(&provisoire);
-            return Err(Echec::Local(format!("{} : {detail}", provisoire.display())));
-        }
-        autre => {
-            let _ = std::fs::remove_file(&provisoire);
-            return Err(Echec::Stockage(sans_valeur(autre)));
-        }
+        } => return Err(Echec::Local(format!("{} : {detail}", final_.display()))),
+        autre => return Err(Echec::Stockage(sans_valeur(autre))),
     };
-    if let Err(e) = std::fs::rename(&provisoire, &final_) {
-        let _ = std::fs::remove_file(&provisoire);
-        return Err(Echec::Local(format!(
-            "{} : {}",
-            final_.display(),
-            crate::plateforme::erreur_systeme(&e)
-        )));
-    }
+    provisoire.remplacer().map_err(local)?;
     Ok(Some(Telecharge {
         chemin: final_,
         octets,
@@ -295,6 +290,25 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// Un émetteur aux réglages de `vigie resultats` (ceux des commandes ponctuelles).
+    fn emetteur_de_resultats() -> Emetteur {
+        use crate::reessai::{Annulation, Reglages};
+        use crate::transport::ReglagesEmission;
+        Emetteur::nouveau(
+            ReglagesEmission {
+                insistant: Reglages::insistant()
+                    .avec_echeance(Duration::from_secs(120))
+                    .valider()
+                    .unwrap(),
+                bref: Reglages::bref().valider().unwrap(),
+                delai_tentative: Duration::from_secs(90),
+                delai_blocage: Duration::from_secs(30),
+                pause: None,
+            },
+            Annulation::nouveau(),
+        )
+    }
+
     /// Un CSV de 4 Mo que le stockage sert à 300 Kio/s (13 s) est téléchargé entier, en une
     /// seule lecture, aux réglages de `vigie resultats` (délai de tentative 90 s). Le guet du
     /// silence voit chaque morceau qui arrive : sans cela, la lecture était coupée dix
@@ -303,8 +317,6 @@ mod tests {
     /// pause : les 13 s ne s'attendent pas.
     #[tokio::test(start_paused = true)]
     async fn un_csv_de_4_mo_servi_a_300_kio_s_arrive_entier() {
-        use crate::reessai::{Annulation, Reglages};
-        use crate::transport::ReglagesEmission;
         use vigie_bac_a_sable::{BacASable, JETON, Operation, PARTICIPATION, Panne, Regle};
 
         let dossier = tempfile::tempdir().unwrap();
@@ -318,19 +330,7 @@ mod tests {
             Panne::Debit(300 * 1024),
         ));
         let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
-        let emetteur = Emetteur::nouveau(
-            ReglagesEmission {
-                insistant: Reglages::insistant()
-                    .avec_echeance(Duration::from_secs(120))
-                    .valider()
-                    .unwrap(),
-                bref: Reglages::bref().valider().unwrap(),
-                delai_tentative: Duration::from_secs(90),
-                delai_blocage: Duration::from_secs(30),
-                pause: None,
-            },
-            Annulation::nouveau(),
-        );
+        let emetteur = emetteur_de_resultats();
         let participation = IdObjet::analyser(PARTICIPATION).unwrap();
         let f = trouver_csv(&client, &emetteur, &participation)
             .await
@@ -354,6 +354,62 @@ mod tests {
         assert_eq!(bac.compteurs().requetes(Operation::GetObject), 1);
         // Le débit du stockage a bien été subi.
         assert!(duree >= Duration::from_secs(13), "{duree:?}");
+        bac.arreter().await;
+    }
+
+    /// Écrire les résultats ne suit jamais un lien : ni un lien posé au nom de l'ancien
+    /// fichier provisoire (`.<nom>.<pid>.partiel`, prévisible, ouvert en création-troncature :
+    /// il faisait écraser `these.txt` par le CSV), ni un lien posé au nom du CSV lui-même.
+    /// Leurs cibles restent intactes ; le CSV est écrit à sa place, et rien d'autre.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "multi_thread")]
+    async fn ecrire_les_resultats_ne_suit_jamais_un_lien() {
+        use vigie_bac_a_sable::{BacASable, JETON, PARTICIPATION};
+
+        let dossier = tempfile::tempdir().unwrap();
+        let bac = BacASable::demarrer(&dossier.path().join("bac"), 0)
+            .await
+            .unwrap();
+        bac.poser_csv(PARTICIPATION, b"\"nom du fichier\";\r\n".to_vec())
+            .await
+            .unwrap();
+        let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
+        let emetteur = emetteur_de_resultats();
+        let participation = IdObjet::analyser(PARTICIPATION).unwrap();
+        let nom = nom_du_csv(&participation);
+        // Un dossier de sortie partagé, où un autre compte a posé ses liens.
+        let sortie = dossier.path().join("partage");
+        std::fs::create_dir(&sortie).unwrap();
+        let these = dossier.path().join("these.txt");
+        let notes = dossier.path().join("notes.txt");
+        std::fs::write(&these, b"ma these").unwrap();
+        std::fs::write(&notes, b"mes notes").unwrap();
+        let ancien_provisoire = sortie.join(format!(".{nom}.{}.partiel", std::process::id()));
+        std::os::unix::fs::symlink(&these, &ancien_provisoire).unwrap();
+        std::os::unix::fs::symlink(&notes, sortie.join(&nom)).unwrap();
+
+        let f = trouver_csv(&client, &emetteur, &participation)
+            .await
+            .unwrap()
+            .expect("le CSV est sur la plateforme");
+        let t = telecharger(&client, &emetteur, &f.id, &sortie, &nom)
+            .await
+            .unwrap()
+            .expect("le CSV est disponible");
+        assert_eq!(std::fs::read(&these).unwrap(), b"ma these");
+        assert_eq!(std::fs::read(&notes).unwrap(), b"mes notes");
+        assert!(std::fs::symlink_metadata(&t.chemin).unwrap().is_file());
+        assert_eq!(
+            std::fs::read(&t.chemin).unwrap(),
+            b"\"nom du fichier\";\r\n"
+        );
+        let mut restes: Vec<String> = std::fs::read_dir(&sortie)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        restes.sort();
+        let lien = ancien_provisoire.file_name().unwrap().to_string_lossy();
+        assert_eq!(restes, [lien.as_ref(), nom.as_str()]);
         bac.arreter().await;
     }
 

@@ -124,32 +124,19 @@ impl CacheTaxons {
         self.contenu.plateformes.insert(api.to_owned(), liste);
     }
 
-    /// Écrit le cache (fichier temporaire puis renommage : jamais à moitié écrit).
+    /// Écrit le cache, entier ou pas du tout, sans suivre de lien (`plateforme::ecriture`).
     pub(crate) fn enregistrer(&self) -> std::io::Result<()> {
         let octets = serde_json::to_vec(&self.contenu).map_err(std::io::Error::other)?;
-        let mut provisoire = self.chemin.as_os_str().to_os_string();
-        provisoire.push(format!(".{}.partiel", std::process::id()));
-        let provisoire = PathBuf::from(provisoire);
         if let Some(dossier) = self.chemin.parent().filter(|d| !d.as_os_str().is_empty()) {
             crate::plateforme::dossier_prive()
                 .recursive(true)
                 .create(dossier)?;
         }
-        let ecrire = || -> std::io::Result<()> {
-            let mut f = crate::plateforme::fichier_prive()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&provisoire)?;
-            std::io::Write::write_all(&mut f, &octets)?;
-            f.sync_all()?;
-            std::fs::rename(&provisoire, &self.chemin)
-        };
-        let r = ecrire();
-        if r.is_err() {
-            let _ = std::fs::remove_file(&provisoire);
-        }
-        r
+        crate::plateforme::ecriture::ecrire_entier(
+            &self.chemin,
+            crate::plateforme::ecriture::Droits::Prives,
+            &octets,
+        )
     }
 
     /// Les noms d'un taxon du bilan : ceux de la liste de `api`, sinon ceux que porte le
@@ -305,6 +292,33 @@ mod tests {
         assert!(c.a_relire(API, [&id], 0));
         c.remplacer(API, &[taxon(id.as_str(), "a", "b")], 0);
         c.enregistrer().unwrap();
+        assert!(!CacheTaxons::ouvrir(chemin).a_relire(API, [&id], 0));
+    }
+
+    /// Écrire le cache ne suit jamais un lien : ni un lien posé au nom de son ancien fichier
+    /// provisoire (`<cache>.<pid>.partiel`, prévisible, ouvert en création-troncature), ni un
+    /// lien posé au nom du cache lui-même. Leurs cibles restent intactes, le cache est écrit.
+    #[cfg(unix)]
+    #[test]
+    fn ecrire_le_cache_ne_suit_jamais_un_lien() {
+        let dossier = tempfile::tempdir().unwrap();
+        let these = dossier.path().join("these.txt");
+        let notes = dossier.path().join("notes.txt");
+        std::fs::write(&these, b"ma these").unwrap();
+        std::fs::write(&notes, b"mes notes").unwrap();
+        let chemin = dossier.path().join("c.json");
+        let ancien_provisoire = dossier
+            .path()
+            .join(format!("c.json.{}.partiel", std::process::id()));
+        std::os::unix::fs::symlink(&these, &ancien_provisoire).unwrap();
+        std::os::unix::fs::symlink(&notes, &chemin).unwrap();
+        let mut c = CacheTaxons::ouvrir(chemin.clone());
+        let id = IdObjet::analyser("5b1e0a1c2d3e4f5061728310").unwrap();
+        c.remplacer(API, &[taxon(id.as_str(), "a", "b")], 0);
+        c.enregistrer().unwrap();
+        assert_eq!(std::fs::read(&these).unwrap(), b"ma these");
+        assert_eq!(std::fs::read(&notes).unwrap(), b"mes notes");
+        assert!(std::fs::symlink_metadata(&chemin).unwrap().is_file());
         assert!(!CacheTaxons::ouvrir(chemin).a_relire(API, [&id], 0));
     }
 }

@@ -23,8 +23,6 @@
 //! contacts négatif, un état ou une date illisible rendent la réponse illisible ; les textes
 //! (message d'erreur, noms de taxons) sont gardés bornés.
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use super::{ClientVigieChiro, ReponseSuivie, aucun_refus, classer_erreur, classer_reponse, json};
@@ -344,8 +342,8 @@ impl ClientVigieChiro {
         .await
     }
 
-    /// `GET <url>` d'une URL signée de lecture, le corps écrit dans `chemin` (créé ou vidé à
-    /// chaque tentative). Rend la taille reçue, égale au `Content-Length` annoncé : sans
+    /// `GET <url>` d'une URL signée de lecture, le corps écrit dans `fichier` (vidé à chaque
+    /// tentative). Rend la taille reçue, égale au `Content-Length` annoncé : sans
     /// taille annoncée, au-delà de `max` octets ou au-delà de la taille annoncée, la réponse
     /// est illisible ; un corps interrompu est un incident du lien, rejouable ; `None` : le
     /// stockage n'a pas l'objet (404). Ni jeton ni autorisation : l'URL porte sa signature.
@@ -356,7 +354,7 @@ impl ClientVigieChiro {
     pub(crate) async fn telecharger(
         &self,
         url: &str,
-        chemin: &Path,
+        fichier: &std::fs::File,
         max: u64,
     ) -> ReponseApi<Option<u64>> {
         let reponse = match self.http.get(url).send().await {
@@ -394,15 +392,13 @@ impl ClientVigieChiro {
             retry_after: None,
             detail: crate::plateforme::erreur_systeme(&e),
         };
-        let mut fichier = match std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(chemin)
-        {
-            Ok(f) => f,
-            Err(e) => return local(e),
-        };
+        let mut fichier = fichier;
+        let vide = fichier
+            .set_len(0)
+            .and_then(|()| std::io::Seek::rewind(&mut fichier));
+        if let Err(e) = vide {
+            return local(e);
+        }
         let mut reponse = ReponseSuivie::nouveau(reponse);
         let mut recus: u64 = 0;
         loop {
@@ -429,9 +425,6 @@ impl ClientVigieChiro {
                 a_pu_atteindre: true,
                 detail: format!("téléchargement interrompu ({recus} octets sur {annoncee})"),
             };
-        }
-        if let Err(e) = fichier.sync_all() {
-            return local(e);
         }
         ReponseApi::Succes(Some(recus))
     }
