@@ -455,20 +455,26 @@ pub(crate) fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
     if r.deposee == r.total() {
         return None;
     }
-    let refus = |authentification: bool| {
-        r.echecs_par_cause.iter().any(|(cause, definitif, n)| {
-            *definitif
-                && *n > 0
-                && (*cause == Some(CauseRefus::Authentification)) == authentification
-        })
-    };
+    // Les refus qui se corrigent hors de `vigie` (se reconnecter, régler l'heure) repartent
+    // sans --y-compris-definitifs (voir `remettre_en_file`).
+    let definitifs: Vec<Option<CauseRefus>> = r
+        .echecs_par_cause
+        .iter()
+        .filter(|(_, definitif, n)| *definitif && *n > 0)
+        .map(|(cause, _, _)| *cause)
+        .collect();
+    let a_corriger = definitifs
+        .iter()
+        .any(|c| !matches!(c, Some(CauseRefus::Authentification | CauseRefus::Horloge)));
     let retenter = commande("retenter-echecs").arg(plan);
-    Some(if refus(false) {
+    Some(if a_corriger {
         format!(
             "corrigez la cause des refus définitifs, puis {}",
             retenter.arg("--y-compris-definitifs")
         )
-    } else if refus(true) {
+    } else if definitifs.contains(&Some(CauseRefus::Horloge)) {
+        format!("mettez l'ordinateur à l'heure, puis {retenter}")
+    } else if definitifs.contains(&Some(CauseRefus::Authentification)) {
         match r.vers {
             Vers::VigieChiro => format!(
                 "reconnectez-vous ({}), puis {retenter}",
@@ -643,6 +649,11 @@ mod tests {
             )
             .as_deref(),
             Some("corrigez les identifiants S3, puis vigie retenter-echecs 2")
+        );
+        // L'horloge refusée : la régler suffit, ni identifiants ni --y-compris-definitifs.
+        assert_eq!(
+            prochaine_commande(2, &resume(vec![(Some(CauseRefus::Horloge), true, 9)])).as_deref(),
+            Some("mettez l'ordinateur à l'heure, puis vigie retenter-echecs 2")
         );
         // Des échecs transitoires : relancer, sans plus.
         assert_eq!(

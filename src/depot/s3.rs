@@ -37,7 +37,9 @@ use crate::destination::PartieDuBilan;
 use crate::plan::{CauseRefus, DepotUnite, PartieEnvoi};
 use crate::reessai::{Etape, Issue, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::transport::corps::{SommeAssemblee, crc32c_base64, crc32c_depuis_base64, somme_crc32c};
-use crate::transport::s3::{ClientS3, Ecrit, ObjetDistant, PartieAssemblee, PartieDistante};
+use crate::transport::s3::{
+    ClientS3, Ecrit, HORLOGE_REFUSEE, ObjetDistant, PartieAssemblee, PartieDistante,
+};
 use crate::transport::vigiechiro::ObjetLu;
 use crate::transport::{Emission, emettre};
 
@@ -106,6 +108,9 @@ pub(crate) fn lire_refus(statut: u16, detail: &str) -> RefusLu {
     let mut lu = RefusLu::du_statut(statut);
     if statut == 403 && destination::IDENTIFIANTS.iter().any(|c| detail.contains(c)) {
         lu.cause = CauseRefus::Authentification;
+    }
+    if statut == 403 && detail.contains(HORLOGE_REFUSEE) {
+        lu.cause = CauseRefus::Horloge;
     }
     if detail.contains("BadDigest") || detail.contains("InvalidDigest") {
         lu.definitif = false;
@@ -859,6 +864,10 @@ mod tests {
             CauseRefus::Authentification
         );
         assert_eq!(lu(403, "ExpiredToken").cause, CauseRefus::Authentification);
+        assert_eq!(
+            lu(403, "RequestTimeTooSkewed The difference is too large").cause,
+            CauseRefus::Horloge
+        );
         assert_eq!(lu(404, "NoSuchBucket").cause, CauseRefus::Stockage);
         assert_eq!(
             lu(400, "BadDigest The Content-MD5 you specified did not match"),

@@ -95,6 +95,10 @@ impl Vers {
 pub enum CauseRefus {
     /// Jeton ou identifiants refusés (401, ou 403 d'identifiants S3).
     Authentification,
+    /// L'horloge de cet ordinateur s'écarte trop de celle du service, qui refuse la signature
+    /// des requêtes (S3 : `403 RequestTimeTooSkewed`, au-delà de 15 min) : ni les
+    /// identifiants ni le fichier n'y sont pour rien, l'heure se corrige hors de `vigie`.
+    Horloge,
     /// Droits insuffisants sur la destination (403).
     Droits,
     /// Le contenu ou le nom est refusé (400, 422, somme de contrôle refusée…).
@@ -116,8 +120,9 @@ pub enum CauseRefus {
 }
 
 impl CauseRefus {
-    pub const TOUTES: [CauseRefus; 9] = [
+    pub const TOUTES: [CauseRefus; 10] = [
         CauseRefus::Authentification,
+        CauseRefus::Horloge,
         CauseRefus::Droits,
         CauseRefus::Contenu,
         CauseRefus::Stockage,
@@ -131,6 +136,7 @@ impl CauseRefus {
     pub fn as_str(self) -> &'static str {
         match self {
             CauseRefus::Authentification => "AUTHENTIFICATION",
+            CauseRefus::Horloge => "HORLOGE",
             CauseRefus::Droits => "DROITS",
             CauseRefus::Contenu => "CONTENU",
             CauseRefus::Stockage => "STOCKAGE",
@@ -155,6 +161,11 @@ impl CauseRefus {
                     "jeton Vigie-Chiro refusé ou expiré : reconnectez-vous sur le site, puis {}",
                     commande("connexion").args(["--jeton", "-"])
                 ));
+            }
+            (CauseRefus::Horloge, _) => {
+                "l'horloge de cet ordinateur s'écarte de plus de 15 min de celle du service, qui \
+                 refuse alors toute requête : mettez l'ordinateur à l'heure (réglage automatique \
+                 de la date et de l'heure, bon fuseau horaire)"
             }
             (CauseRefus::Droits, Vers::S3) => {
                 "droits insuffisants sur le compartiment : faites-les corriger"

@@ -814,7 +814,7 @@ impl Base {
         self.executer(
             "UPDATE depot_unite SET etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, \
              message = NULL WHERE plan_id = ?1 AND (etat = 'en_cours' OR (etat = 'echec' AND \
-             (echec_definitif = 0 OR ?2 OR cause_refus = 'AUTHENTIFICATION')))",
+             (echec_definitif = 0 OR ?2 OR cause_refus IN ('AUTHENTIFICATION', 'HORLOGE'))))",
             params![plan_id, y_compris_definitifs],
         )
         .map(|n| n as u64)

@@ -153,34 +153,80 @@ fn un_refus_de_toute_la_destination_arrete_tout_contre_moto() {
 
 /// Un refus de toute la destination qui n'arrive qu'en plein passage (ici l'horloge, partie
 /// à la dérive après la lecture de la destination : un portable sorti de veille à une heure
-/// fausse) : le premier envoi refusé arrête le passage, les suivants échouent de même sans
-/// rien émettre. Un seul PUT, code 3, chaque fichier en refus définitif AUTHENTIFICATION qui
-/// dit l'horloge ; l'heure remise, `retenter-echecs` (sans autre option) dépose tout.
-fn refus_en_plein_passage(banc: &Banc, pannes: &vigie_bac_a_sable::Pannes, mut depot: Command) {
+/// fausse, ou dont l'heure murale saute) : le premier envoi refusé arrête le passage, les
+/// suivants échouent de même sans rien émettre. Un seul PUT, code 3, chaque fichier en refus
+/// définitif HORLOGE qui dit l'écart ; le bilan et le conseil « Ensuite » disent l'horloge,
+/// jamais les identifiants ; l'heure remise, `retenter-echecs` (sans autre option) dépose
+/// tout. `decalage` : l'avance de l'horloge du service, en secondes (le portable retarde
+/// d'autant).
+fn refus_en_plein_passage(
+    banc: &Banc,
+    pannes: &vigie_bac_a_sable::Pannes,
+    mut depot: Command,
+    decalage: i64,
+    ecart_dit: &str,
+) {
     pannes.programmer(Regle::toujours(
         Some(Operation::PutObject),
-        Panne::Horloge(7200),
+        Panne::Horloge(decalage),
     ));
     depot.mots("--paralleles 1 --progression jamais");
     let out = depot.sortie();
     let tout = texte(&out);
     assert_eq!(code(&out), 3, "{tout}");
-    assert!(tout.contains("retarde de 2 h 00 min"), "{tout}");
+    assert!(tout.contains(ecart_dit), "{tout}");
+    let sortie = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        sortie.contains("HORLOGE") && sortie.contains("mettez l'ordinateur à l'heure"),
+        "{sortie}"
+    );
+    assert!(
+        sortie.contains("Ensuite : mettez l'ordinateur à l'heure, puis vigie retenter-echecs"),
+        "{sortie}"
+    );
+    assert!(!tout.contains("identifiants S3"), "{tout}");
     let definitifs = banc.unites("definitif");
     assert_eq!(definitifs.len(), 10, "{tout}");
     assert!(
-        definitifs.iter().all(|u| u["cause"] == "AUTHENTIFICATION"),
+        definitifs.iter().all(|u| u["cause"] == "HORLOGE"),
         "{definitifs:?}"
     );
     pannes.effacer();
     banc.retenter().finir_en(0);
 }
 
+/// L'horloge murale du portable saute pendant un dépôt S3, d'une heure en avant ou de deux en
+/// arrière : le bilan et « Ensuite » disent l'horloge, pas « identifiants S3 refusés ».
+#[test]
+fn une_horloge_qui_saute_pendant_un_depot_s3_le_bilan_dit_l_horloge() {
+    for (decalage, ecart_dit) in [
+        (-3600, "avance de 1 h 00 min"),
+        (7200, "retarde de 2 h 00 min"),
+    ] {
+        let banc = Banc::nouveau();
+        let fichiers = banc.fichiers((1..=10).map(|i| (nom(i), 20_000 + i)).collect());
+        refus_en_plein_passage(
+            &banc,
+            banc.bac().pannes(),
+            banc.depot(),
+            decalage,
+            ecart_dit,
+        );
+        banc.verifier_identiques(&fichiers);
+    }
+}
+
 #[test]
 fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
     let banc = Banc::nouveau();
     let fichiers = banc.fichiers((1..=10).map(|i| (nom(i), 50_000 + i)).collect());
-    refus_en_plein_passage(&banc, banc.bac().pannes(), banc.depot());
+    refus_en_plein_passage(
+        &banc,
+        banc.bac().pannes(),
+        banc.depot(),
+        7200,
+        "retarde de 2 h 00 min",
+    );
     assert_eq!(
         banc.requetes(Operation::PutObject),
         1 + 10,
@@ -201,7 +247,13 @@ fn un_refus_de_toute_la_destination_en_plein_passage_arrete_les_suivants() {
         .unwrap();
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
     let depot = banc.depot_vers(&banc.nuit, "refus-en-passage", &mandataire.endpoint());
-    refus_en_plein_passage(&banc, &mandataire.pannes, depot);
+    refus_en_plein_passage(
+        &banc,
+        &mandataire.pannes,
+        depot,
+        7200,
+        "retarde de 2 h 00 min",
+    );
     let par_op = mandataire.requetes_par_operation();
     assert_eq!(
         par_op.get(&Operation::PutObject),

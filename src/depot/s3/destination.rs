@@ -122,14 +122,14 @@ impl RefusDestination {
         trouve(&COMPARTIMENT).map(|code| RefusDestination::Compartiment { code })
     }
 
-    /// La cause notée pour chaque fichier du passage qu'il arrête. Une horloge fausse est un
-    /// refus de la signature (S3 la juge ainsi) : comme des identifiants, elle se corrige hors
-    /// de `vigie`, et `vigie retenter-echecs` reprend ces fichiers sans autre option.
+    /// La cause notée pour chaque fichier du passage qu'il arrête : le bilan et le conseil
+    /// « Ensuite » la disent (l'horloge, pas les identifiants). Une horloge fausse, comme des
+    /// identifiants, se corrige hors de `vigie`, et `vigie retenter-echecs` reprend ces
+    /// fichiers sans autre option.
     pub(crate) fn cause(&self) -> CauseRefus {
         match self {
-            RefusDestination::Identifiants { .. } | RefusDestination::Horloge { .. } => {
-                CauseRefus::Authentification
-            }
+            RefusDestination::Identifiants { .. } => CauseRefus::Authentification,
+            RefusDestination::Horloge { .. } => CauseRefus::Horloge,
             RefusDestination::Compartiment { .. } => CauseRefus::Stockage,
         }
     }
