@@ -1311,9 +1311,10 @@ pub(crate) struct ArgsBacASable {
     /// 400 RequestTimeout ; API : 408), trou-noir:DURÉE (plus rien ne passe ni ne se ferme ;
     /// ensuite, les connexions d'avant restent muettes), corps-sans-fin (200, puis une espace
     /// par seconde), entetes-lents:DURÉE (la réponse, un octet par DURÉE), debit:TAILLE (la
-    /// réponse à TAILLE par seconde, ex. 300Kio), faux-succes (200
-    /// sans ETag, rien d'écrit), etag-altere (objet écrit, autre ETag rendu), horloge:±DURÉE
-    /// (horloge du service décalée, ex. +2h : 403 RequestTimeTooSkewed) ; option fois=N.
+    /// réponse à TAILLE par seconde, ex. 300Kio), page-figee (une liste de l'API rend toujours
+    /// sa première page), faux-succes (200 sans ETag, rien d'écrit), etag-altere (objet
+    /// écrit, autre ETag rendu), horloge:±DURÉE (horloge du service décalée, ex. +2h : 403
+    /// RequestTimeTooSkewed) ; option fois=N.
     /// Exemples : « ApiFinaliser=reponse-perdue », « UploadPart%20=coupure-corps:1Mio »,
     /// « *%5=500 ».
     #[arg(long = "pannes", value_name = "SPEC")]

@@ -24,16 +24,18 @@ use crate::destination::IdObjet;
 use crate::plan::NuitPlanifiee;
 use crate::plateforme::ecriture::{Droits, Provisoire};
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
-use crate::transport::vigiechiro::{AccesFichier, ClientVigieChiro, PieceJointe};
+use crate::transport::vigiechiro::{
+    AccesFichier, ClientVigieChiro, Pagination, PieceJointe, Suite,
+};
 use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà, un résultat n'est pas téléchargé : le CSV d'une nuit de 4 000 séquences pèse
 /// quelques Mio.
 pub(crate) const TAILLE_MAX: u64 = 1 << 30;
 /// Fichiers par page de la liste (le serveur en admet 100 au plus).
-const PAR_PAGE: u32 = 100;
+const PAR_PAGE: u64 = 100;
 /// Pages lues au plus (10 000 fichiers de calcul).
-const PAGES_MAX: u32 = 100;
+const PAGES_MAX: u64 = 100;
 
 /// Le nom du CSV des observations de la participation (`generate_csv_name`).
 pub(crate) fn nom_du_csv(participation: &IdObjet) -> String {
@@ -146,14 +148,16 @@ pub(crate) async fn trouver_csv(
     let nom = nom_du_csv(participation);
     let cible = format!("/participations/{participation}/pieces_jointes");
     let mut trouve = None;
-    for page in 1..=PAGES_MAX {
+    let mut pagination = Pagination::nouveau(PAR_PAGE, PAGES_MAX);
+    let mut page = 1;
+    loop {
         let p = succes(
             emettre(emetteur, Emission::lecture("GET", &cible), |_| {
                 client.pieces_jointes(participation, page, PAR_PAGE, &["processing_extra"])
             })
             .await,
         )?;
-        let derniere = p.items.len() < PAR_PAGE as usize;
+        let suite = pagination.noter(p.items.iter().map(|f| &f.id), p.total());
         if let Some(f) = p
             .items
             .into_iter()
@@ -162,11 +166,17 @@ pub(crate) async fn trouver_csv(
         {
             trouve = Some(f);
         }
-        if derniere {
-            break;
+        match suite {
+            Ok(Suite::Page(suivante)) => page = suivante,
+            Ok(Suite::Finie) => return Ok(trouve),
+            Err(detail) => {
+                return Err(Echec::Plateforme(ReponseApi::Illisible {
+                    statut: 200,
+                    detail: format!("liste des fichiers de la participation : {detail}"),
+                }));
+            }
         }
     }
-    Ok(trouve)
 }
 
 /// Un fichier téléchargé.

@@ -44,6 +44,8 @@ use crate::reessai::{ReponseApi, attente_demandee};
 
 mod lecture;
 pub(crate) use lecture::{AccesFichier, ObjetLu, PieceJointe};
+mod pagination;
+pub(crate) use pagination::{Pagination, Suite};
 mod saison;
 pub(crate) use saison::{ParticipationLue, SiteLu};
 mod traitement;
@@ -239,12 +241,6 @@ pub(crate) enum Calcul {
     /// `400 {"_errors": {"etat": "Already PLANIFIE"}}` (`resources/participations.py`
     /// `participation_trigger_compute`) et ne relance rien.
     DejaEnCours(String),
-}
-
-#[derive(Deserialize)]
-struct Liste<T> {
-    #[serde(rename = "_items", default = "Vec::new")]
-    items: Vec<T>,
 }
 
 #[derive(Deserialize)]
@@ -807,35 +803,15 @@ impl ClientVigieChiro {
         .await
     }
 
-    /// `GET /sites/{site}/participations`, toutes les pages : pour réconcilier une création
-    /// sans réponse.
+    /// `GET /sites/{site}/participations`, toutes les pages (vérifiées, et relues si la liste
+    /// change : `saison.rs`) : pour réconcilier une création sans réponse.
     pub(crate) async fn participations(&self, site: &IdObjet) -> ReponseApi<Vec<Participation>> {
-        const PAR_PAGE: usize = 100;
-        const PAGES_MAX: usize = 100;
-        let mut toutes = Vec::new();
-        for page in 1..=PAGES_MAX {
-            let url = self.url(&format!(
-                "/sites/{site}/participations?max_results={PAR_PAGE}&page={page}"
-            ));
-            match self
-                .envoyer(
-                    self.http.get(url),
-                    |_, c| json::<Liste<Participation>>(c).map(|l| l.items),
-                    aucun_refus,
-                )
-                .await
-            {
-                ReponseApi::Succes(items) => {
-                    let derniere = items.len() < PAR_PAGE;
-                    toutes.extend(items);
-                    if derniere {
-                        break;
-                    }
-                }
-                autre => return autre,
-            }
-        }
-        ReponseApi::Succes(toutes)
+        self.toutes_les_pages(
+            &format!("/sites/{site}/participations"),
+            "participations",
+            &|v| serde_json::from_value(v.clone()).map_err(|e| e.to_string()),
+        )
+        .await
     }
 
     /// `POST /fichiers` : déclare un fichier de la participation ; rend l'enregistrement.

@@ -170,6 +170,10 @@ pub enum Panne {
     /// Traite la requête, puis envoie la réponse (en-têtes compris) un octet toutes les
     /// `Duration` : un relais qui étouffe la connexion.
     EntetesLents(Duration),
+    /// Devant l'API, une liste paginée rend toujours sa première page, quelle que soit la page
+    /// demandée, sous le numéro demandé (`_meta.page`) : une pagination cassée, qui ne finit
+    /// jamais. Sans effet sur une autre requête.
+    PageFigee,
     /// Traite la requête, puis envoie la réponse (en-têtes compris) à tant d'octets par seconde,
     /// sans jamais se taire : un lien lent, mais vivant (un CSV de 4 Mo sur un partage de
     /// connexion à 300 Ko/s). Ce qui progresse ne doit jamais être pris pour un silence.
@@ -218,6 +222,7 @@ impl fmt::Display for Panne {
             Panne::CorpsSansFin => f.write_str("corps-sans-fin"),
             Panne::EntetesLents(d) => write!(f, "entetes-lents:{}", DureeSpec(*d)),
             Panne::Debit(n) => write!(f, "debit:{n}"),
+            Panne::PageFigee => f.write_str("page-figee"),
             Panne::FauxSucces => f.write_str("faux-succes"),
             Panne::EtagAltere => f.write_str("etag-altere"),
             Panne::Horloge(s) if *s < 0 => write!(f, "horloge:-{}s", s.unsigned_abs()),
@@ -731,7 +736,7 @@ impl Pannes {
     ///   `coupure-corps:TAILLE` (`1048576`, `64Kio`, `1Mio`), `reponse-perdue`,
     ///   `lenteur:DURÉE` (`500ms`, `3s`, `1.5s`, `2min`), `bloquer:DURÉE`, `coupure`,
     ///   `corps-trop-lent`, `trou-noir:DURÉE`, `corps-sans-fin`, `entetes-lents:DURÉE`,
-    ///   `debit:TAILLE` (par seconde : `300Kio`, `300Kio/s`) ;
+    ///   `debit:TAILLE` (par seconde : `300Kio`, `300Kio/s`), `page-figee` ;
     /// - option commune `fois=N` : nombre maximal d'applications.
     pub fn analyser_spec(spec: &str) -> Result<Regle, String> {
         let spec = spec.trim();
@@ -769,7 +774,8 @@ options « retry-after=SECONDES|+DURÉE|@SECONDES_UNIX|TEXTE » ou « retry-afte
 « trou-noir:DURÉE » (ex. 20s : plus rien ne passe, sans fermeture ; au retour, les connexions \
 d'avant sont mortes), « corps-sans-fin » (200, puis une espace par seconde), \
 « entetes-lents:DURÉE » (la réponse, en-têtes compris, un octet par DURÉE), \
-« debit:TAILLE » (la réponse à TAILLE par seconde, ex. 300Kio), « faux-succes » \
+« debit:TAILLE » (la réponse à TAILLE par seconde, ex. 300Kio), « page-figee » (une liste \
+de l'API rend toujours sa première page), « faux-succes » \
 (200 sans ETag ni écriture), « etag-altere » (objet écrit, autre ETag rendu), \
 « horloge:±DURÉE » (horloge du service décalée, ex. +2h : 403 RequestTimeTooSkewed) ; \
 option commune « fois=N »";
@@ -987,6 +993,11 @@ fn analyser_panne(s: &str) -> Result<(Panne, Option<u64>), String> {
                     0 => return Err("« debit:0 » : un débit d'au moins 1 octet par seconde".into()),
                     n => Panne::Debit(n),
                 }
+            }
+            "page-figee" | "page-figée" => {
+                refuser_retry_after(nom)?;
+                attendre_arguments(0, "page-figee")?;
+                Panne::PageFigee
             }
             "faux-succes" | "faux-succès" => {
                 refuser_retry_after(nom)?;
@@ -1345,6 +1356,7 @@ mod tests {
             "ApiMoi=corps-sans-fin",
             "PutObject#3=entetes-lents:5s",
             "GetObject=debit:307200",
+            "ApiMesSites=page-figee",
             "PutObject#1=faux-succes",
             "PutObject=etag-altere:fois=2",
             "*=horloge:+7200s",

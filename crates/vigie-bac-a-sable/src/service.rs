@@ -434,10 +434,17 @@ impl ServicePannes {
                 | Panne::Retenir(_)
                 | Panne::PerdreReponse
                 | Panne::EtagAltere
-                | Panne::Horloge(_),
+                | Panne::Horloge(_)
+                | Panne::PageFigee,
             )
             | None => {}
         }
+        // Une pagination cassée : la première page est servie, sous le numéro demandé.
+        let figee = panne == Some(Panne::PageFigee);
+        let parametres = parties
+            .uri
+            .query()
+            .map(|q| if figee { page_figee(q) } else { q.to_owned() });
 
         // Une requête reçue en entier est menée à son terme dans sa propre tâche, même si le
         // client se déconnecte entre-temps (hyper abandonnerait sinon le traitement avec la
@@ -457,15 +464,18 @@ impl ServicePannes {
                 Some(Retard::Relache(relache)) => service.retenir(&relache).await?,
                 None => {}
             }
-            let reponse = service
+            let mut reponse = service
                 .api
                 .traiter(RequeteApi {
                     route,
                     entetes: &parties.headers,
-                    parametres: parties.uri.query(),
+                    parametres: parametres.as_deref(),
                     corps: &corps,
                 })
                 .await;
+            if figee && let Some(meta) = reponse.corps.as_mut().and_then(|c| c.get_mut("_meta")) {
+                meta["page"] = serde_json::json!(page_demandee(parties.uri.query()));
+            }
             if reponse.statut.is_success() {
                 service.compteurs.noter_traitee(op, cle_traitee.as_deref());
             }
@@ -643,6 +653,25 @@ impl CompteGouttes {
     fn cadence(&self) -> Option<(usize, Duration)> {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// La page demandée par une chaîne de requête (`page=3&max_results=100` : 3 ; 1 par défaut).
+fn page_demandee(requete: Option<&str>) -> u64 {
+    requete
+        .unwrap_or("")
+        .split('&')
+        .find_map(|p| p.strip_prefix("page="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+}
+
+/// La chaîne de requête qui demande la première page au lieu de celle demandée.
+fn page_figee(requete: &str) -> String {
+    requete
+        .split('&')
+        .map(|p| if p.starts_with("page=") { "page=1" } else { p })
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// Statut HTTP d'une panne ; hors de 400..=599, 500.

@@ -19,15 +19,15 @@ use std::collections::HashMap;
 use crate::destination::IdObjet;
 use crate::reessai::{RaisonArret, ReponseApi};
 use crate::transport::en_clair::refus_serveur;
-use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe};
+use crate::transport::vigiechiro::{ClientVigieChiro, Pagination, PieceJointe, Suite};
 use crate::transport::{ContexteEmission, Emission, emettre};
 
 /// Fichiers par page : le maximum du serveur.
-pub(crate) const PAR_PAGE: u32 = 100;
+pub(crate) const PAR_PAGE: u64 = 100;
 /// Au-delà de tant de pages, la liste est tenue pour sans fin (un serveur qui rendrait
 /// toujours des pages pleines) : 100 000 fichiers, bien au-delà d'une participation (4 000
 /// séquences, et autant de sorties Tadarida de chaque sorte après le calcul).
-const PAGES_MAX: u32 = 1_000;
+const PAGES_MAX: u64 = 1_000;
 
 /// La liste des fichiers d'une participation n'a pas pu être lue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +138,9 @@ pub(crate) async fn lire(
 ) -> Result<InventaireDistant, ListeIllisible> {
     let chemin = format!("/participations/{participation}/pieces_jointes");
     let mut pieces = Vec::new();
-    for page in 1..=PAGES_MAX {
+    let mut pagination = Pagination::nouveau(PAR_PAGE, PAGES_MAX);
+    let mut page = 1;
+    loop {
         let issue = emettre(lecteur, Emission::lecture("GET", &chemin), |_| {
             client.pieces_jointes(participation, page, PAR_PAGE, familles)
         })
@@ -163,24 +165,68 @@ pub(crate) async fn lire(
                 });
             }
         };
-        let pleine = lue.items.len() >= PAR_PAGE as usize;
+        let suite = pagination.noter(lue.items.iter().map(|p| &p.id), lue.total());
         pieces.extend(lue.items);
-        let total = lue.meta.and_then(|m| m.total);
-        if !pleine || total.is_some_and(|t| pieces.len() as u64 >= t) {
-            return Ok(InventaireDistant::depuis(participation, pieces, page));
+        match suite {
+            Ok(Suite::Page(suivante)) => page = suivante,
+            Ok(Suite::Finie) => {
+                let pages = u32::try_from(page).unwrap_or(u32::MAX);
+                return Ok(InventaireDistant::depuis(participation, pieces, pages));
+            }
+            Err(detail) => {
+                return Err(ListeIllisible {
+                    detail: format!("liste des fichiers de la participation illisible : {detail}"),
+                    refus_definitif: false,
+                });
+            }
         }
     }
-    Err(ListeIllisible {
-        detail: format!(
-            "liste des fichiers de la participation sans fin (plus de {PAGES_MAX} pages)"
-        ),
-        refus_definitif: false,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// La liste des fichiers d'une participation qui rend toujours la même page (150 fichiers,
+    /// `page-figee`), contre la plateforme locale : illisible à la deuxième page, qui répète
+    /// la première, sans lire les 1 000 pages de la borne ; le dépôt se passe alors d'elle.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn une_liste_qui_rend_toujours_la_meme_page_est_illisible_a_la_deuxieme() {
+        use crate::reessai::{Annulation, Reglages};
+        use crate::transport::{Emetteur, ReglagesEmission};
+        use std::time::Duration;
+        use vigie_bac_a_sable::{BacASable, JETON, Operation, PARTICIPATION, Panne, Regle};
+        let dossier = tempfile::tempdir().unwrap();
+        let bac = BacASable::demarrer(dossier.path(), 0).await.unwrap();
+        for i in 0..150 {
+            let titre = format!("Car640139-2026-Pass1-A1-PA1_20260621_22{i:04}_000.wav");
+            bac.poser_fichier_finalise(PARTICIPATION, &titre, vec![1; 10])
+                .await
+                .unwrap();
+        }
+        bac.pannes().programmer(Regle::toujours(
+            Some(Operation::ApiPiecesJointes),
+            Panne::PageFigee,
+        ));
+        let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
+        let emetteur = Emetteur::nouveau(
+            ReglagesEmission {
+                insistant: Reglages::insistant().valider().unwrap(),
+                bref: Reglages::bref().valider().unwrap(),
+                delai_tentative: Duration::from_secs(30),
+                delai_blocage: Duration::from_secs(30),
+                pause: None,
+            },
+            Annulation::nouveau(),
+        );
+        let participation = IdObjet::analyser(PARTICIPATION).unwrap();
+        let e = lire(&emetteur, &client, &participation, &["wav"])
+            .await
+            .unwrap_err();
+        assert!(e.detail.contains("la page 2 répète la page 1"), "{e}");
+        assert_eq!(bac.compteurs().requetes(Operation::ApiPiecesJointes), 2);
+        bac.arreter().await;
+    }
 
     fn id(n: u8) -> IdObjet {
         IdObjet::analyser(&format!("64a1b2c3d4e5f60718293e{n:02x}")).unwrap()

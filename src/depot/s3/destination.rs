@@ -220,6 +220,16 @@ pub(crate) async fn lire_destination(
                     inventaire.objets.insert(cle, ObjetListe { taille, etag });
                 }
                 match page.suite {
+                    // La même suite que la page d'avant : le service rendrait la même page
+                    // sans fin. La lecture s'arrête là ; ce qui n'a pas été lu repartira.
+                    Some(s) if Some(&s) == suite.as_ref() => {
+                        tracing::info!(
+                            objets = inventaire.nombre(),
+                            "destination lue en partie seulement (le service rend deux fois la \
+                             même page) : le reste repartira"
+                        );
+                        return Ok(LectureDestination::Lue(inventaire));
+                    }
                     Some(s) => suite = Some(s),
                     None => return Ok(LectureDestination::Lue(inventaire)),
                 }

@@ -61,6 +61,13 @@ pub(crate) struct PagePiecesJointes {
     pub(crate) meta: Option<MetaPage>,
 }
 
+impl PagePiecesJointes {
+    /// Le nombre de fichiers qu'annonce la page, toutes pages confondues.
+    pub(crate) fn total(&self) -> Option<u64> {
+        self.meta.and_then(|m| m.total)
+    }
+}
+
 /// `_meta` d'une page (`Paginator.make_response`).
 #[derive(Debug, Clone, Copy, Deserialize)]
 pub(crate) struct MetaPage {
@@ -137,8 +144,8 @@ impl ClientVigieChiro {
     pub(crate) async fn pieces_jointes(
         &self,
         participation: &IdObjet,
-        page: u32,
-        par_page: u32,
+        page: u64,
+        par_page: u64,
         familles: &[&str],
     ) -> ReponseApi<PagePiecesJointes> {
         let mut url = self.url(&format!(

@@ -21,8 +21,10 @@
 //! écartés ; si `total` change en cours de lecture, ou si la lecture finit avec moins
 //! d'éléments distincts que `total`, la liste est relue entière (trois fois au plus), puis la
 //! réponse est dite illisible (« la liste a changé pendant la lecture ») : la politique de
-//! réessai la reprendra, sans la confondre avec une coupure du réseau. Au-delà de
-//! [`PAGES_MAX`] pages, illisible aussi. Chaque corps reste sous `CORPS_REPONSE_MAX`.
+//! réessai la reprendra, sans la confondre avec une coupure du réseau. Quand s'arrêter (une
+//! page courte, le `total` annoncé, une page identique à la précédente, [`PAGES_MAX`] pages)
+//! est la règle de toute liste paginée (`pagination.rs`). Chaque corps reste sous
+//! `CORPS_REPONSE_MAX`.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -30,7 +32,7 @@ use std::future::Future;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{ClientVigieChiro, aucun_refus, json};
+use super::{ClientVigieChiro, Pagination, Suite, aucun_refus, json};
 use crate::destination::IdObjet;
 use crate::reessai::ReponseApi;
 
@@ -233,11 +235,11 @@ impl ClientVigieChiro {
     }
 
     /// Toutes les pages de `chemin`, relues entières si la liste change (voir l'en-tête).
-    async fn toutes_les_pages<T>(
+    pub(super) async fn toutes_les_pages<T>(
         &self,
         chemin: &str,
         quoi: &str,
-        lire: &dyn Fn(&Value) -> Result<T, String>,
+        lire: &(dyn Fn(&Value) -> Result<T, String> + Sync),
     ) -> ReponseApi<Vec<T>> {
         lire_toutes(quoi, |page| async move {
             let url = self.url(&format!("{chemin}?max_results={PAR_PAGE}&page={page}"));
@@ -287,34 +289,34 @@ where
     let mut vus = HashSet::new();
     let mut elements = Vec::new();
     let mut total_annonce: Option<u64> = None;
-    for n in 1..=PAGES_MAX {
+    let mut pagination = Pagination::nouveau(PAR_PAGE, PAGES_MAX);
+    let mut n = 1;
+    loop {
         let (lus, total) = match page(n).await {
             ReponseApi::Succes(p) => p,
             autre => return autre.map(|_| Lecture::Complete(Vec::new())),
         };
-        if total > PAR_PAGE * PAGES_MAX {
-            return ReponseApi::Illisible {
-                statut: 200,
-                detail: format!(
-                    "{total} {quoi} annoncées : plus que les {} que vigie lit",
-                    PAR_PAGE * PAGES_MAX
-                ),
-            };
-        }
         match total_annonce {
             Some(t) if t != total => {
                 return ReponseApi::Succes(Lecture::Changee(format!("{t} puis {total} annoncées")));
             }
             _ => total_annonce = Some(total),
         }
-        let derniere = (lus.len() as u64) < PAR_PAGE;
+        let suite = pagination.noter(lus.iter().map(|(id, _)| id), Some(total));
         for (id, valeur) in lus {
             if vus.insert(id) {
                 elements.push(valeur);
             }
         }
-        if derniere || elements.len() as u64 >= total {
-            break;
+        match suite {
+            Ok(Suite::Page(suivante)) => n = suivante,
+            Ok(Suite::Finie) => break,
+            Err(detail) => {
+                return ReponseApi::Illisible {
+                    statut: 200,
+                    detail: format!("liste des {quoi} : {detail}"),
+                };
+            }
         }
     }
     let total = total_annonce.unwrap_or(0);
@@ -522,7 +524,35 @@ mod tests {
         assert_eq!(pages, [1, 2]);
         let (r, _) = lire_script(vec![page(0, 100, 10_001)]);
         assert!(
-            matches!(&r, ReponseApi::Illisible { detail, .. } if detail.contains("10001 participations")),
+            matches!(&r, ReponseApi::Illisible { detail, .. }
+                if detail.contains("liste des participations : 10001 éléments annoncés")),
+            "{r:?}"
+        );
+    }
+
+    /// Une liste qui rend toujours la même page (`/moi/sites` à la pagination cassée) :
+    /// illisible dès la deuxième page, qui répète la première ; ni relue trois fois, ni lue
+    /// jusqu'à la borne de cent pages (2 100 pages avec les réessais).
+    #[test]
+    fn une_pagination_qui_ne_finit_pas_s_arrete_a_la_page_repetee() {
+        let (r, pages) = lire_script(vec![page(0, 100, 5_000), page(0, 100, 5_000)]);
+        match r {
+            ReponseApi::Illisible { detail, .. } => {
+                assert!(detail.contains("la page 2 répète la page 1"), "{detail}")
+            }
+            autre => panic!("{autre:?}"),
+        }
+        assert_eq!(pages, [1, 2]);
+        // Des pages pleines sans fin, toujours neuves : chaque lecture bornée par le total
+        // annoncé (deux pages pour 150), puis relue, trois fois au plus.
+        let (r, pages) = lire_script(
+            (0..3)
+                .flat_map(|_| [page(0, 100, 150), page(100, 200, 150)])
+                .collect(),
+        );
+        assert_eq!(pages, [1, 2, 1, 2, 1, 2]);
+        assert!(
+            matches!(&r, ReponseApi::Illisible { detail, .. } if detail.contains("200 lues pour 150")),
             "{r:?}"
         );
     }
@@ -641,6 +671,42 @@ mod tests {
             .participations_du_site(&IdObjet::analyser(SITE).unwrap())
             .await;
         assert!(matches!(r, ReponseApi::Refuse { statut: 503, .. }), "{r:?}");
+        bac.arreter().await;
+    }
+
+    /// `/moi/sites` qui rend toujours la même page (pagination cassée, `page-figee`), contre
+    /// la plateforme locale, 150 sites : la lecture s'arrête à la deuxième page, qui répète la
+    /// première. Deux requêtes, au lieu de trois lectures de cent pages.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn moi_sites_qui_rend_toujours_la_meme_page_deux_requetes() {
+        use vigie_bac_a_sable::{
+            BacASable, JETON, NouveauSite, OBSERVATEUR, Operation, Panne, Regle,
+        };
+        let dossier = tempfile::tempdir().unwrap();
+        let bac = BacASable::demarrer(dossier.path(), 0).await.unwrap();
+        for i in 0..150 {
+            bac.ajouter_site(&NouveauSite {
+                type_site: "POINT_FIXE",
+                numero: &format!("65{i:04}"),
+                titre: None,
+                observateur: OBSERVATEUR,
+                points: &["A1"],
+            })
+            .unwrap();
+        }
+        bac.pannes().programmer(Regle::toujours(
+            Some(Operation::ApiMesSites),
+            Panne::PageFigee,
+        ));
+        let client = ClientVigieChiro::nouveau(&bac.api(), JETON).unwrap();
+        match client.mes_sites().await {
+            ReponseApi::Illisible { detail, .. } => assert!(
+                detail.contains("liste des sites : la page 2 répète la page 1"),
+                "{detail}"
+            ),
+            autre => panic!("{autre:?}"),
+        }
+        assert_eq!(bac.compteurs().requetes(Operation::ApiMesSites), 2);
         bac.arreter().await;
     }
 }
