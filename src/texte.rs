@@ -1,6 +1,8 @@
 //! Petites règles de la langue des messages, sans dépendance : le moteur (`depot`) comme
-//! l'affichage (`suivi`) s'en servent.
+//! l'affichage (`suivi`) s'en servent ; et la borne de tout texte venu d'un serveur
+//! ([`borner`]), que le transport applique à sa lecture.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 /// `n` suivi du singulier ou du pluriel : « 1 unité », « 3 unités », « 0 unité ».
@@ -39,8 +41,49 @@ pub(crate) fn duree_lisible(d: Duration) -> String {
     }
 }
 
+/// La longueur d'une ligne de texte venue d'un serveur : un titre de site, un nom, un pseudo,
+/// un état. Au-delà, elle est bornée ([`borner`]) : un titre tient sur une ligne.
+pub(crate) const LIGNE_MAX: usize = 80;
+
+/// Un texte venu d'ailleurs (un serveur, un relais), borné à `max` caractères : s'il est plus
+/// long, son début et sa fin, séparés par « … » (ce qui manque est au milieu : le début dit de
+/// quoi il s'agit, la fin porte souvent l'essentiel, un numéro de site, une exception). Tout
+/// texte du serveur que `vigie` garde pour le recopier (écran, JSON, base) passe par là, une
+/// fois, à sa lecture.
+pub(crate) fn borner(texte: &str, max: usize) -> Cow<'_, str> {
+    let n = texte.chars().count();
+    if n <= max {
+        return Cow::Borrowed(texte);
+    }
+    let garde = max.saturating_sub(1);
+    let debut = garde.div_ceil(2);
+    let fin = garde - debut;
+    let mut borne: String = texte.chars().take(debut).collect();
+    borne.push('…');
+    borne.extend(texte.chars().skip(n - fin));
+    Cow::Owned(borne)
+}
+
+/// Une trace d'erreur (Python : sa dernière ligne dit l'exception) bornée à `max` caractères :
+/// la dernière ligne toujours (bornée elle-même à la moitié de `max`), et, de ce qui la
+/// précède, le début et la fin ([`borner`]).
+pub(crate) fn borner_trace(texte: &str, max: usize) -> Cow<'_, str> {
+    if texte.chars().count() <= max {
+        return Cow::Borrowed(texte);
+    }
+    let sans_fin = texte.trim_end();
+    let Some((avant, derniere)) = sans_fin.rsplit_once('\n') else {
+        return borner(sans_fin, max);
+    };
+    let derniere = borner(derniere, max / 2);
+    let place = max.saturating_sub(derniere.chars().count() + 1);
+    Cow::Owned(format!("{}\n{derniere}", borner(avant, place)))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn milliers_a_la_francaise() {
         assert_eq!(super::milliers(0), "0");
@@ -48,5 +91,46 @@ mod tests {
         assert_eq!(super::milliers(38_400), "38 400");
         assert_eq!(super::milliers(384_000), "384 000");
         assert_eq!(super::milliers(1_234_567), "1 234 567");
+    }
+
+    /// Un texte trop long garde son début et sa fin, jamais plus de `max` caractères.
+    #[test]
+    fn un_texte_borne_garde_son_debut_et_sa_fin() {
+        assert_eq!(borner("court", 80), "court");
+        let titre = format!("Vigiechiro - Point Fixe{}-640380", "x".repeat(3 << 20));
+        let borne = borner(&titre, LIGNE_MAX);
+        assert_eq!(borne.chars().count(), LIGNE_MAX);
+        assert!(borne.starts_with("Vigiechiro - Point Fixe"), "{borne}");
+        assert!(
+            borne.ends_with("x-640380") && borne.contains('…'),
+            "{borne}"
+        );
+    }
+
+    /// Une trace Python de plus de 20 000 caractères garde son début, sa fin, et toujours la
+    /// ligne de l'exception (la dernière), même démesurée.
+    #[test]
+    fn une_trace_bornee_garde_toujours_l_exception() {
+        let pile =
+            "  File \"/app/vigiechiro/scripts/task_participation.py\", line 395\n".repeat(500);
+        let trace = format!(
+            "Traceback (most recent call last):\n{pile}RuntimeError: Cannot update bilan\n"
+        );
+        assert!(trace.chars().count() > 20_000);
+        let borne = borner_trace(&trace, 20_000);
+        assert!(borne.chars().count() <= 20_000);
+        assert!(
+            borne.starts_with("Traceback (most recent call last):"),
+            "{borne}"
+        );
+        assert_eq!(
+            borne.lines().last(),
+            Some("RuntimeError: Cannot update bilan")
+        );
+        let enorme = format!("Traceback\n{pile}ValueError: {}", "y".repeat(50_000));
+        let borne = borner_trace(&enorme, 20_000);
+        assert!(borne.chars().count() <= 20_000);
+        assert!(borne.lines().last().unwrap().starts_with("ValueError: yyy"));
+        assert_eq!(borner_trace("RuntimeError: x", 20_000), "RuntimeError: x");
     }
 }

@@ -236,16 +236,23 @@ pub(crate) fn lecture_impossible(cible: &str, detail: &str) -> String {
     format!("lecture de {cible} impossible, rien n'a été envoyé : {detail}")
 }
 
+/// Des sites nommés dans un message : au plus [`SITES_NOMMES`], puis combien d'autres. Chaque
+/// titre tient déjà sur une ligne (borné à sa lecture) ; la liste, elle, tient en quelques
+/// lignes, quel que soit le nombre de sites.
+const SITES_NOMMES: usize = 10;
+
 /// Plusieurs sites de l'utilisateur portent le numéro des noms.
 pub(crate) fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
-    format!(
-        "Plusieurs de vos sites portent le numéro {numero} : {} → choisissez : --site ID",
-        liste
-            .iter()
-            .map(|s| format!("{} ({})", s.titre, s.id))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+    let mut sites = liste
+        .iter()
+        .take(SITES_NOMMES)
+        .map(|s| format!("{} ({})", s.titre, s.id))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if liste.len() > SITES_NOMMES {
+        sites.push_str(&format!(" et {} autres", liste.len() - SITES_NOMMES));
+    }
+    format!("Plusieurs de vos sites portent le numéro {numero} : {sites} → choisissez : --site ID")
 }
 
 /// Les fichiers d'un numéro de site qu'aucun site de l'utilisateur ne porte (les fichiers

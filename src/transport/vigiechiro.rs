@@ -41,6 +41,7 @@ use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::plateforme::FichierAttendu;
 use crate::reessai::{ReponseApi, attente_demandee};
+use crate::texte::{LIGNE_MAX, borner};
 
 mod lecture;
 pub(crate) use lecture::{AccesFichier, ObjetLu, PieceJointe};
@@ -72,16 +73,23 @@ impl std::fmt::Debug for ClientVigieChiro {
     }
 }
 
+/// Un texte court du serveur (pseudo, point, date), borné à une ligne
+/// ([`crate::texte::borner`]) dès sa lecture : ce qui sera recopié à l'écran, en JSON ou dans
+/// `connexion.json` tient sur une ligne, quoi que le serveur ait rendu.
+fn ligne<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.map(|t| borner(&t, LIGNE_MAX).into_owned()))
+}
+
 /// L'utilisateur du jeton (`GET /moi`).
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Utilisateur {
     #[serde(rename = "_id")]
     pub(crate) id: IdObjet,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "ligne")]
     pub(crate) pseudo: Option<String>,
     /// `Observateur`, `Validateur` ou `Administrateur` (`resources/utilisateurs.py`) : un
     /// administrateur peut lancer le calcul de la participation d'un autre.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "ligne")]
     pub(crate) role: Option<String>,
 }
 
@@ -100,11 +108,11 @@ pub(crate) enum ReponseMoi {
 pub(crate) struct Participation {
     #[serde(rename = "_id")]
     pub(crate) id: IdObjet,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "ligne")]
     pub(crate) point: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "ligne")]
     pub(crate) date_debut: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "ligne")]
     pub(crate) date_fin: Option<String>,
     /// L'observateur à qui elle est. La plateforme ne vérifie pas, à la déclaration d'un
     /// fichier, que la participation est à son déclarant (`resources/fichiers.py`
@@ -114,7 +122,7 @@ pub(crate) struct Participation {
     pub(crate) observateur: Option<Observateur>,
     /// `_created` (`isoformat()`, à la seconde) : entre deux participations identiques, la plus
     /// récente.
-    #[serde(rename = "_created", default)]
+    #[serde(rename = "_created", default, deserialize_with = "ligne")]
     pub(crate) creee: Option<String>,
     /// Son site : développé par `display_participation` (`xin/schema.py`
     /// `Unserializer._run_attribute_data_relation` : titre, relations du site en
@@ -179,7 +187,7 @@ fn lire_observateur<'de, D: serde::Deserializer<'de>>(
         Forme::Developpe { id, pseudo } => Observateur {
             id,
             pseudo: pseudo
-                .map(|p| p.trim().to_owned())
+                .map(|p| borner(p.trim(), LIGNE_MAX).into_owned())
                 .filter(|p| !p.is_empty()),
         },
         Forme::Identifiant(id) => Observateur { id, pseudo: None },
@@ -324,18 +332,12 @@ fn message_erreur(corps: &[u8]) -> String {
             match erreur_xml(&brut) {
                 Some(e) => e,
                 None if est_html(&brut) => "page HTML au lieu d'une réponse de l'API".to_owned(),
-                None => brut.chars().take(200).collect(),
+                None => brut.into_owned(),
             }
         }
     };
-    let texte = expurger(texte.trim());
-    if texte.chars().count() > MESSAGE_MAX {
-        let mut court: String = texte.chars().take(MESSAGE_MAX).collect();
-        court.push('…');
-        court
-    } else {
-        texte
-    }
+    // Expurgé d'abord, borné ensuite : une borne ne coupe jamais un secret en deux.
+    borner(&expurger(texte.trim()), MESSAGE_MAX).into_owned()
 }
 
 fn est_html(texte: &str) -> bool {
@@ -344,20 +346,14 @@ fn est_html(texte: &str) -> bool {
     debut.starts_with("<!doctype html") || debut.starts_with("<html")
 }
 
-/// Un élément d'une erreur S3 en XML (`Code`, `Message`), coupé à 200 caractères.
+/// Un élément d'une erreur S3 en XML (`Code`, `Message`), borné à 200 caractères.
 fn element_xml(texte: &str, nom: &str) -> Option<String> {
     if !texte.contains("<Error>") {
         return None;
     }
     let debut = texte.find(&format!("<{nom}>"))? + nom.len() + 2;
     let fin = texte[debut..].find(&format!("</{nom}>"))? + debut;
-    Some(
-        texte[debut..fin]
-            .trim()
-            .chars()
-            .take(200)
-            .collect::<String>(),
-    )
+    Some(borner(texte[debut..fin].trim(), 200).into_owned())
 }
 
 /// Une erreur S3 en XML (derrière une URL signée) : seulement son code et son message. Les

@@ -12,6 +12,52 @@ use crate::commun::plateforme::*;
 use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Regle};
 
+/// Un titre de site de 3 Mio, parmi quinze sites qui portent le même numéro que les noms :
+/// la liste de l'ambiguïté garde de chaque titre son début et sa fin, sur une ligne, et de la
+/// liste ses dix premiers sites et le compte des autres ; le message tient en quelques lignes.
+#[test]
+fn un_titre_de_site_de_3_mio_tient_sur_une_ligne() {
+    let banc = Banc::nouveau();
+    // « Carré » : rangé avant les « Point Fixe » (la plateforme trie par titre).
+    let titre = format!("Vigiechiro - Carré {}-640999", "x".repeat(3 << 20));
+    for i in 0..15 {
+        banc.bac()
+            .ajouter_site(&vigie_bac_a_sable::NouveauSite {
+                type_site: "POINT_FIXE",
+                numero: "640999",
+                titre: (i == 0).then_some(titre.as_str()),
+                observateur: vigie_bac_a_sable::OBSERVATEUR,
+                points: &["A1"],
+            })
+            .unwrap();
+    }
+    banc.fichier("Car640999-2026-Pass1-A1-PA1_20260703_221000_000.wav", 1_000);
+    let out = banc
+        .vigie_plateforme()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .args(["--fuseau", "+02:00", "--api"])
+        .arg(banc.bac().api())
+        .finir_en(2);
+    let e = stderr(&out);
+    assert!(e.len() < 4_000, "{} octets d'erreur", e.len());
+    // Les lignes repliées à la largeur de l'écran, remises bout à bout.
+    let e = e.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        e.contains("Plusieurs de vos sites portent le numéro 640999"),
+        "{e}"
+    );
+    assert!(
+        e.contains("Vigiechiro - Carré xxx") && e.contains("xxx-640999"),
+        "{e}"
+    );
+    assert!(e.contains("et 5 autres"), "{e}");
+    assert_eq!(
+        banc.compteurs().requetes(Operation::ApiCreerParticipation),
+        0
+    );
+}
+
 /// Une heure sans fuseau : le message, une seule fois (la cause n'est pas répétée par la chaîne
 /// des erreurs).
 #[test]

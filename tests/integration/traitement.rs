@@ -179,6 +179,47 @@ fn erreur_et_nouvel_essai_leur_texte_et_leur_code() {
     assert_eq!(t[0]["bilan"], Value::Null);
 }
 
+/// Une trace d'erreur de plus de 20 000 caractères (une pile Python profonde) : la ligne de
+/// l'exception, la dernière, est dite à l'écran et gardée en `--json`, avec le début de la
+/// trace ; seul le milieu est coupé.
+#[test]
+fn une_trace_de_plus_de_20_000_caracteres_garde_son_exception() {
+    let banc = Banc::nouveau();
+    let pile = "  File \"/app/vigiechiro/scripts/task_participation.py\", line 395, in \
+                process_participation\n"
+        .repeat(400);
+    let trace = format!(
+        "Traceback (most recent call last):\n{pile}RuntimeError: Cannot update bilan for \
+         participation\n"
+    );
+    assert!(trace.chars().count() > 20_000);
+    banc.bac().regler_calcul(ReglagesCalcul {
+        attente: MINUTE,
+        duree: MINUTE,
+        echecs: 1,
+        essais_max: 0,
+        message_erreur: trace,
+        ..ReglagesCalcul::default()
+    });
+    banc.lancer_le_calcul();
+    banc.bac().avancer_horloge(3 * MINUTE);
+    let out = banc.apres_depot(&["traitement"]).finir_en(3);
+    contient(
+        &sortie(&out),
+        &[" : RuntimeError: Cannot update bilan for participation"],
+    );
+    let out = banc.apres_depot(&["traitement", "--json"]).finir_en(3);
+    let lignes = lignes_json(&out.stdout);
+    let t = evenements(&lignes, "traitement");
+    let message = t[0]["message"].as_str().unwrap();
+    assert!(message.chars().count() <= 20_000, "{}", message.len());
+    assert!(message.starts_with("Traceback (most recent call last):"));
+    assert_eq!(
+        message.lines().last(),
+        Some("RuntimeError: Cannot update bilan for participation")
+    );
+}
+
 #[test]
 fn traitement_json_fini_avec_son_bilan_et_ses_noms() {
     let banc = Banc::nouveau();

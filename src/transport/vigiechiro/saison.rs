@@ -35,6 +35,7 @@ use serde_json::Value;
 use super::{ClientVigieChiro, Pagination, Suite, aucun_refus, json};
 use crate::destination::IdObjet;
 use crate::reessai::ReponseApi;
+use crate::texte::{LIGNE_MAX, borner};
 
 /// Éléments demandés par page : le plus que le serveur admette.
 pub(crate) const PAR_PAGE: u64 = 100;
@@ -109,11 +110,12 @@ fn relation(v: &Value) -> Result<Option<IdObjet>, String> {
         .ok_or_else(|| "identifiant qui n'est pas un ObjectId".into())
 }
 
-/// Un champ texte facultatif ; autre chose qu'un texte rend l'élément illisible.
+/// Un champ texte facultatif, borné à une ligne (`texte::borner` : un titre de 3 Mio garde
+/// son début et sa fin, où est son numéro) ; autre chose qu'un texte rend l'élément illisible.
 fn texte(o: &Value, champ: &str) -> Result<Option<String>, String> {
     match o.get(champ) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Ok(Some(borner(s, LIGNE_MAX).into_owned())),
         Some(_) => Err(format!("{champ} n'est pas un texte")),
     }
 }

@@ -29,11 +29,13 @@ use super::{ClientVigieChiro, ReponseSuivie, aucun_refus, classer_erreur, classe
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::reessai::ReponseApi;
+use crate::texte::{borner, borner_trace};
 
-/// Longueur gardée d'un message d'erreur du calcul (une trace Python).
+/// Longueur gardée d'un message d'erreur du calcul (une trace Python) : son début et sa fin,
+/// la ligne de l'exception toujours (`texte::borner_trace`).
 const MESSAGE_CALCUL_MAX: usize = 20_000;
-/// Longueur gardée d'un nom (taxon, pseudo).
-const NOM_MAX: usize = 200;
+/// Longueur gardée d'un nom (taxon, pseudo, état inconnu) : une ligne.
+const NOM_MAX: usize = crate::texte::LIGNE_MAX;
 
 /// L'état du calcul d'une participation (`traitement.etat`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +58,7 @@ impl EtatCalcul {
             "FINI" => EtatCalcul::Fini,
             "ERREUR" => EtatCalcul::Erreur,
             "RETRY" => EtatCalcul::Retry,
-            autre => EtatCalcul::Autre(borne(autre, NOM_MAX)),
+            autre => EtatCalcul::Autre(borner(autre, NOM_MAX).into_owned()),
         }
     }
 
@@ -141,16 +143,6 @@ pub(crate) struct TaxonLu {
     pub(crate) libelle_long: String,
 }
 
-fn borne(texte: &str, max: usize) -> String {
-    if texte.chars().count() <= max {
-        texte.to_owned()
-    } else {
-        let mut court: String = texte.chars().take(max).collect();
-        court.push('…');
-        court
-    }
-}
-
 /// Un identifiant : le texte lui-même, ou le `_id` d'une relation développée.
 fn identifiant(v: &Value) -> Option<IdObjet> {
     match v {
@@ -164,7 +156,8 @@ fn identifiant(v: &Value) -> Option<IdObjet> {
 }
 
 fn texte(v: Option<&Value>, max: usize) -> Option<String> {
-    v.and_then(Value::as_str).map(|s| borne(s, max))
+    v.and_then(Value::as_str)
+        .map(|s| borner(s, max).into_owned())
 }
 
 fn date(o: &serde_json::Map<String, Value>, champ: &str) -> Result<Option<InstantUtc>, String> {
@@ -199,7 +192,10 @@ fn lire_traitement(v: &Value) -> Result<Traitement, String> {
         date_planification: date(o, "date_planification")?,
         date_debut: date(o, "date_debut")?,
         date_fin: date(o, "date_fin")?,
-        message: texte(o.get("message"), MESSAGE_CALCUL_MAX),
+        message: o
+            .get("message")
+            .and_then(Value::as_str)
+            .map(|m| borner_trace(m, MESSAGE_CALCUL_MAX).into_owned()),
     })
 }
 
