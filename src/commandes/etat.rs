@@ -490,7 +490,7 @@ pub(crate) fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
 pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
     let chemin = chemin_base(g)?;
     // Sans base, aucun plan : on le dit sans la créer.
-    let Some(base) = Base::ouvrir_existante(&chemin)? else {
+    let Some(base) = super::ouvrir_base_pour_lire(&chemin)? else {
         if !g.json {
             writeln!(
                 crate::sortie::standard(),

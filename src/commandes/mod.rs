@@ -20,6 +20,7 @@ mod saison;
 mod traitement;
 mod vigiechiro;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -67,7 +68,12 @@ fn lancer(cli: Cli) -> Result<CodeSortie> {
             None => depot::retenter(g, args),
         },
         Commande::Verifier(args) => envoi::verifier(g, args),
-        Commande::Etat(args) => etat::etat(g, &ouvrir_base_existante(g)?, args),
+        Commande::Etat(args) => {
+            let chemin = chemin_base(g)?;
+            let base = ouvrir_base_pour_lire(&chemin)?
+                .ok_or_else(|| plan::ErreurBase::AucunPlan { chemin })?;
+            etat::etat(g, &base, args)
+        }
         Commande::Plans => etat::plans(g),
         Commande::Connexion(args) => connexion::connexion(g, args),
         Commande::Deconnexion => connexion::deconnexion(g),
@@ -145,6 +151,22 @@ fn ouvrir_base(g: &OptionsGlobales) -> Result<Base> {
 fn ouvrir_base_existante(g: &OptionsGlobales) -> Result<Base> {
     let chemin = chemin_base(g)?;
     Base::ouvrir_existante(&chemin)?.ok_or_else(|| plan::ErreurBase::AucunPlan { chemin }.into())
+}
+
+/// La base des plans si elle existe, pour une commande qui ne fait que lire (`etat`,
+/// `plans`) : lue telle quelle si elle ne peut pas être écrite (système de fichiers en lecture
+/// seule), ce que dit une ligne sur la sortie d'erreur.
+fn ouvrir_base_pour_lire(chemin: &std::path::Path) -> Result<Option<Base>> {
+    let base = Base::ouvrir_pour_lire(chemin)?;
+    if base.as_ref().is_some_and(Base::en_memoire) {
+        writeln!(
+            crate::sortie::erreur(),
+            "attention : la base {} ne peut pas être écrite (système de fichiers en lecture \
+             seule, ou droits) : lue telle quelle, rien n'y est écrit",
+            chemin.display()
+        )?;
+    }
+    Ok(base)
 }
 
 fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {

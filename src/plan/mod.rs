@@ -138,6 +138,14 @@ pub enum ErreurBase {
         chemin: PathBuf,
         cause: std::io::Error,
     },
+    #[error(
+        "la base {chemin} est sur un système de fichiers en lecture seule (carte ou clé \
+         protégée en écriture, disque monté en lecture seule) : vigie y écrit ses plans, et à \
+         côté ses fichiers -wal et -shm. Mettez la base sur un disque où l'on peut écrire : \
+         --base FICHIER (ou VIGIE_BASE) ; pour garder vos plans, copiez-y d'abord celle-ci. \
+         vigie etat et vigie plans la lisent telle quelle."
+    )]
+    SystemeEnLectureSeule { chemin: PathBuf },
     #[error("base {chemin} : {}", erreur_sqlite(.cause))]
     Sqlite {
         chemin: PathBuf,
@@ -146,6 +154,20 @@ pub enum ErreurBase {
 }
 
 impl ErreurBase {
+    /// La base existe mais ne peut pas être écrite (système de fichiers en lecture seule,
+    /// fichier ou dossier sans droit d'écriture) : elle peut encore se lire
+    /// ([`Base::ouvrir_pour_lire`]).
+    fn ne_peut_pas_etre_ecrite(&self) -> bool {
+        match self {
+            ErreurBase::SystemeEnLectureSeule { .. } => true,
+            ErreurBase::Sqlite { cause, .. } => matches!(
+                cause.sqlite_error_code(),
+                Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
+            ),
+            _ => false,
+        }
+    }
+
     /// Traduit une erreur SQLite en erreur qui dit quoi faire.
     fn depuis_sqlite(chemin: &Path, e: rusqlite::Error) -> Self {
         // La mémoire partagée du WAL (`-shm`) qui ne peut pas grandir : sur un disque plein,
@@ -158,7 +180,15 @@ impl ErreurBase {
                 chemin: chemin.to_owned(),
             };
         }
-        match e.sqlite_error_code() {
+        let code = e.sqlite_error_code();
+        if matches!(code, Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen))
+            && sur_un_systeme_en_lecture_seule(chemin)
+        {
+            return ErreurBase::SystemeEnLectureSeule {
+                chemin: chemin.to_owned(),
+            };
+        }
+        match code {
             Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => ErreurBase::Illisible {
                 chemin: chemin.to_owned(),
                 detail: e.to_string(),
@@ -174,12 +204,23 @@ impl ErreurBase {
     }
 }
 
+/// La base de `chemin` est-elle sur un système de fichiers en lecture seule ? SQLite ne le dit
+/// pas (« unable to open database file », comme pour un dossier absent) : le système, lui, le
+/// dit à qui ouvre le fichier pour écrire (rien n'est écrit, le fichier est refermé aussitôt).
+fn sur_un_systeme_en_lecture_seule(chemin: &Path) -> bool {
+    matches!(
+        std::fs::OpenOptions::new().write(true).open(chemin),
+        Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
 /// Une erreur SQLite dite en français, avec ce qu'il faut vérifier (« attempt to write a
 /// readonly database » ne dit pas quoi faire). Les cas rares gardent le texte de SQLite.
 fn erreur_sqlite(e: &rusqlite::Error) -> String {
     match e.sqlite_error_code() {
         Some(ErrorCode::ReadOnly) => "la base est en lecture seule : vérifiez les droits du fichier et de son \
-             dossier (SQLite écrit aussi à côté, dans -wal et -shm), ou indiquez une autre base avec --base"
+             dossier (SQLite écrit aussi à côté, dans -wal et -shm), ou indiquez une autre base avec --base \
+             (ou VIGIE_BASE) ; vigie etat et vigie plans la lisent telle quelle"
             .into(),
         Some(ErrorCode::CannotOpen) => {
             "impossible d'ouvrir le fichier : son dossier existe-t-il, est-il accessible ?".into()
@@ -209,6 +250,9 @@ pub(crate) fn chemin_par_defaut() -> Resultat<PathBuf> {
 pub struct Base {
     conn: Connection,
     chemin: PathBuf,
+    /// Une copie en mémoire ([`Base::ouvrir_a_blanc`]) : rien de ce qui s'y écrit n'atteint
+    /// le fichier.
+    en_memoire: bool,
 }
 
 impl std::fmt::Debug for Base {
@@ -229,6 +273,7 @@ impl Base {
         let mut base = Base {
             conn,
             chemin: chemin.to_owned(),
+            en_memoire: false,
         };
         base.preparer()?;
         Ok(base)
@@ -247,9 +292,7 @@ impl Base {
         let err = |e| ErreurBase::depuis_sqlite(chemin, e);
         let mut conn = Connection::open_in_memory().map_err(err)?;
         if chemin.exists() {
-            let source =
-                Connection::open_with_flags(chemin, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-                    .map_err(err)?;
+            let source = ouvrir_en_lecture_seule(chemin).map_err(err)?;
             source.busy_timeout(ATTENTE_BASE_OCCUPEE).map_err(err)?;
             rusqlite::backup::Backup::new(&source, &mut conn)
                 .and_then(|copie| {
@@ -260,9 +303,32 @@ impl Base {
         let mut base = Base {
             conn,
             chemin: chemin.to_owned(),
+            en_memoire: true,
         };
         base.preparer()?;
         Ok(base)
+    }
+
+    /// La base de `chemin` si elle existe, pour une commande qui ne fait que lire (`etat`,
+    /// `plans`) : ouverte comme d'habitude ; si elle ne peut pas l'être en écriture (système de
+    /// fichiers en lecture seule, fichier ou dossier sans droit d'écriture), lue telle quelle,
+    /// copiée en mémoire ([`Base::ouvrir_a_blanc`]) : rien n'y est écrit, ni plan, ni
+    /// migration. Si même la lecture échoue, l'erreur d'ouverture est rendue, qui dit quoi
+    /// faire.
+    pub(crate) fn ouvrir_pour_lire(chemin: &Path) -> Resultat<Option<Base>> {
+        match Base::ouvrir_existante(chemin) {
+            Err(e) if e.ne_peut_pas_etre_ecrite() => match Base::ouvrir_a_blanc(chemin) {
+                Ok(base) => Ok(Some(base)),
+                Err(_) => Err(e),
+            },
+            autre => autre,
+        }
+    }
+
+    /// Une copie en mémoire (voir [`Base::ouvrir_a_blanc`], [`Base::ouvrir_pour_lire`]) :
+    /// rien de ce qui s'y écrit n'atteint le fichier.
+    pub(crate) fn en_memoire(&self) -> bool {
+        self.en_memoire
     }
 
     /// La version du schéma connue de ce binaire.
@@ -376,6 +442,41 @@ impl Base {
             tracing::debug!(migration = nom, version = cible, "migration appliquée");
         }
         Ok(())
+    }
+}
+
+/// La base de `chemin`, ouverte en lecture seule. En mode WAL, SQLite lit à côté un fichier
+/// `-shm`, qu'il crée s'il manque : sur un système de fichiers en lecture seule, ou dans un
+/// dossier où l'on ne peut pas écrire, il ne le peut pas, et refuse d'ouvrir. Sans fichier
+/// `-wal` à côté (une base refermée proprement : tout est dans le fichier), la base se lit
+/// alors comme immuable (`immutable=1` : ni verrou ni `-shm`).
+fn ouvrir_en_lecture_seule(chemin: &Path) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let lecture = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let source = Connection::open_with_flags(chemin, lecture)?;
+    let mut wal = chemin.as_os_str().to_os_string();
+    wal.push("-wal");
+    // SQLite n'ouvre vraiment la base (et son `-shm`) qu'à la première lecture.
+    match source.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())) {
+        Err(e)
+            if matches!(
+                e.sqlite_error_code(),
+                Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly)
+            ) && !Path::new(&wal).exists() =>
+        {
+            // Une adresse `file:` : `%`, `?` et `#` s'y écrivent en `%HH`.
+            let mut adresse = String::from("file:");
+            for c in chemin.to_string_lossy().chars() {
+                match c {
+                    '%' | '?' | '#' => adresse.push_str(&format!("%{:02X}", u32::from(c))),
+                    c => adresse.push(c),
+                }
+            }
+            adresse.push_str("?immutable=1");
+            Connection::open_with_flags(adresse, lecture | OpenFlags::SQLITE_OPEN_URI)
+        }
+        Err(e) => Err(e),
+        Ok(()) => Ok(source),
     }
 }
 

@@ -840,3 +840,94 @@ fn ouverture_toujours_refusee_echec_qui_dit_pourquoi_pas_issue_inconnue() {
     banc.retenter().finir_en(0);
     banc.verifier_identiques(&[(titre, 6 * MIO)]);
 }
+
+/// Une base qu'on ne peut pas écrire (son dossier sans droit d'écriture pour qui lance
+/// `vigie`) : `etat` et `plans` la lisent telle quelle (code 0, une ligne le dit), sans y
+/// toucher ; `depot` s'arrête (code 2, rien n'est envoyé) en disant où mettre la base
+/// (`--base`, `VIGIE_BASE`). Puis, quand la machine le permet (`unshare` et `mount`), la même
+/// base sur un système de fichiers en lecture seule : le message le dit, au lieu de
+/// « impossible d'ouvrir le fichier : son dossier existe-t-il ? ».
+#[cfg(unix)]
+#[test]
+fn une_base_en_lecture_seule_se_lit_et_dit_ou_la_mettre() {
+    let banc = Banc::avec_fichier(NOM_A, 10_000);
+    banc.depot().finir_en(0);
+    let config = banc.base.parent().unwrap().to_owned();
+    let octets_de_la_base = std::fs::read(&banc.base).unwrap();
+    // Un dossier où `vigie` (nobody, si l'essai tourne en root) ne peut pas écrire.
+    for d in [banc.dossier.path(), config.as_path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&banc.base, std::fs::Permissions::from_mode(0o644)).unwrap();
+    if !est_privilegie(&banc) {
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let lire = |commande: &str| {
+        let mut c = banc.vigie();
+        c.arg(commande);
+        c
+    };
+    for commande in ["etat", "plans"] {
+        let out = sans_privilege(&banc, lire(commande)).output().unwrap();
+        assert_eq!(code(&out), 0, "{}", texte(&out));
+        assert!(
+            stdout(&out).contains(chemin_str(&banc.nuit)),
+            "{}",
+            texte(&out)
+        );
+        assert!(
+            stderr(&out).contains("ne peut pas être écrite"),
+            "{}",
+            texte(&out)
+        );
+    }
+    let requetes = banc.compteurs().requetes_total();
+    let out = sans_privilege(&banc, banc.depot()).output().unwrap();
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    assert!(stderr(&out).contains("VIGIE_BASE"), "{}", texte(&out));
+    assert_eq!(banc.compteurs().requetes_total(), requetes);
+    assert!(
+        std::fs::read(&banc.base).unwrap() == octets_de_la_base,
+        "base modifiée"
+    );
+
+    // Sur un système de fichiers en lecture seule : un montage lié, dans un espace de noms à
+    // part (rien n'est monté hors de la commande).
+    let en_lecture_seule = |c: Command| {
+        let mut u = Command::new("unshare");
+        u.env_clear()
+            .envs(c.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .args(["-m", "--", "sh", "-c"])
+            .arg("mount --bind -o ro \"$0\" \"$0\" && exec \"$@\"")
+            .arg(&config)
+            .arg(c.get_program())
+            .args(c.get_args());
+        u.output().unwrap()
+    };
+    let sonde = en_lecture_seule(lire("plans"));
+    if !est_privilegie(&banc) || code(&sonde) != 0 {
+        eprintln!(
+            "base sur un système de fichiers en lecture seule : partie sautée (unshare -m et \
+             mount le demandent) : {}",
+            texte(&sonde)
+        );
+        return;
+    }
+    let out = en_lecture_seule(lire("etat"));
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(
+        stderr(&out).contains("ne peut pas être écrite"),
+        "{}",
+        texte(&out)
+    );
+    let out = en_lecture_seule(banc.depot());
+    assert_eq!(code(&out), 2, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("système de fichiers en lecture seule")
+            && e.contains("--base FICHIER (ou VIGIE_BASE)"),
+        "{e}"
+    );
+    assert!(!e.contains("son dossier existe-t-il"), "{e}");
+    assert_eq!(banc.compteurs().requetes_total(), requetes);
+}
