@@ -18,6 +18,7 @@ use crate::connexion::{self, AdresseApi, Compte, ConnexionRetenue, OrigineApi};
 use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::valider_endpoint;
 use crate::jeton::{self, ErreurJeton};
+use crate::plateforme::conseil::commande;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Evenement;
 use crate::suivi::evenement::CompteJson;
@@ -49,7 +50,10 @@ fn enregistrer(
     let api = valider_endpoint(&adresse.url, false)?;
     let jeton_donne = match args.jeton.as_deref() {
         Some("-") => Some(lire_jeton_colle()?),
-        Some(j) => Some(j.to_owned()),
+        Some(j) => {
+            avertir_jeton_en_argument()?;
+            Some(j.to_owned())
+        }
         None => None,
     };
     // L'adresse entière du site, collée par mégarde : le jeton en est extrait.
@@ -133,6 +137,19 @@ fn enregistrer(
         )?;
     }
     Ok(CodeSortie::Succes)
+}
+
+/// Un jeton donné en argument (`--jeton VALEUR`) se lit dans la liste des processus (`ps`),
+/// par tout compte de la machine, tant que la commande tourne, et reste dans l'historique du
+/// shell : on le dit, avec le geste qui l'évite (le jeton n'est jamais recopié).
+fn avertir_jeton_en_argument() -> io::Result<()> {
+    let tiret = commande("connexion").args(["--jeton", "-"]);
+    writeln!(
+        crate::sortie::erreur(),
+        "attention : un jeton donné en argument se lit dans la liste des processus (ps) et \
+         reste dans l'historique du shell ; préférez {tiret} (le jeton collé ne s'affiche pas, \
+         ou lu d'un tube : echo \"$JETON\" | {tiret})"
+    )
 }
 
 /// `vigie connexion` seul : l'adresse des commandes et d'où elle vient, le compte (vérifié par
@@ -254,13 +271,17 @@ fn lire_jeton_colle() -> Result<String> {
             return t.read_secure_line().context("lecture du jeton");
         }
     }
+    // Une ligne, bornée : un tube sans fin de ligne (`yes | …`) ne remplit pas la mémoire.
     let mut ligne = String::new();
-    io::stdin()
-        .lock()
+    io::Read::take(io::stdin().lock(), SAISIE_DU_JETON_MAX)
         .read_line(&mut ligne)
         .context("lecture du jeton")?;
     Ok(ligne)
 }
+
+/// Ce qui est lu au plus d'un jeton donné par un tube : l'adresse entière du site, collée à sa
+/// place, tient en quelques centaines d'octets.
+const SAISIE_DU_JETON_MAX: u64 = 64 * 1024;
 
 /// `vigie deconnexion` : efface le jeton, et ce que `vigie connexion` a retenu à côté de lui
 /// (adresse de l'API, compte).

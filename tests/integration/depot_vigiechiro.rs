@@ -393,6 +393,38 @@ fn traiter_lance_le_calcul_une_fois_et_dit_s_il_est_deja_planifie() {
     assert_eq!(banc.requetes(Operation::ApiCalcul), 1);
 }
 
+/// Un jeton passé en argument (`--jeton VALEUR`) se lit dans `ps` : un avertissement le dit,
+/// avec `--jeton -`, sans jamais recopier le jeton ; `--jeton -` n'en reçoit aucun.
+#[test]
+fn un_jeton_passe_en_argument_est_visible_dans_ps_un_avertissement_le_dit() {
+    let banc = Banc::nouveau();
+    let out = banc
+        .vigie()
+        .args(["connexion", "--jeton", JETON, "--api"])
+        .arg(banc.bac().api())
+        .finir_en(0);
+    let e = stderr(&out);
+    assert!(
+        e.contains("attention : un jeton donné en argument se lit dans la liste des processus")
+            && e.contains("vigie connexion --jeton -"),
+        "{e}"
+    );
+    assert!(!texte(&out).contains(JETON), "{}", texte(&out));
+    let mut enfant = banc
+        .vigie()
+        .args(["connexion", "--jeton", "-", "--api"])
+        .arg(banc.bac().api())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut enfant.stdin.take().unwrap(), JETON.as_bytes()).unwrap();
+    let out = enfant.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", texte(&out));
+    assert!(!stderr(&out).contains("attention"), "{}", texte(&out));
+}
+
 #[test]
 fn connexion_refuse_un_mauvais_jeton_et_deconnexion_l_efface() {
     let banc = Banc::nouveau();
