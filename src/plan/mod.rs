@@ -139,13 +139,13 @@ pub enum ErreurBase {
         cause: std::io::Error,
     },
     #[error(
-        "la base {chemin} est sur un système de fichiers en lecture seule (carte ou clé \
-         protégée en écriture, disque monté en lecture seule) : vigie y écrit ses plans, et à \
-         côté ses fichiers -wal et -shm. Mettez la base sur un disque où l'on peut écrire : \
-         --base FICHIER (ou VIGIE_BASE) ; pour garder vos plans, copiez-y d'abord celle-ci. \
-         vigie etat et vigie plans la lisent telle quelle."
+        "la base {chemin} est en lecture seule (sur un système de fichiers en lecture seule : \
+         carte ou clé protégée en écriture, disque monté en lecture seule ; ou fichier \
+         protégé), alors que vigie y écrit ses plans, et à côté ses fichiers -wal et -shm. \
+         Mettez la base où l'on peut écrire : --base FICHIER (ou VIGIE_BASE) ; pour garder vos \
+         plans, copiez-y d'abord celle-ci. vigie etat et vigie plans la lisent telle quelle."
     )]
-    SystemeEnLectureSeule { chemin: PathBuf },
+    EnLectureSeule { chemin: PathBuf },
     #[error("base {chemin} : {}", erreur_sqlite(.cause))]
     Sqlite {
         chemin: PathBuf,
@@ -159,7 +159,7 @@ impl ErreurBase {
     /// ([`Base::ouvrir_pour_lire`]).
     fn ne_peut_pas_etre_ecrite(&self) -> bool {
         match self {
-            ErreurBase::SystemeEnLectureSeule { .. } => true,
+            ErreurBase::EnLectureSeule { .. } => true,
             ErreurBase::Sqlite { cause, .. } => matches!(
                 cause.sqlite_error_code(),
                 Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
@@ -182,9 +182,9 @@ impl ErreurBase {
         }
         let code = e.sqlite_error_code();
         if matches!(code, Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen))
-            && sur_un_systeme_en_lecture_seule(chemin)
+            && crate::plateforme::disque::en_lecture_seule(chemin)
         {
-            return ErreurBase::SystemeEnLectureSeule {
+            return ErreurBase::EnLectureSeule {
                 chemin: chemin.to_owned(),
             };
         }
@@ -202,16 +202,6 @@ impl ErreurBase {
             },
         }
     }
-}
-
-/// La base de `chemin` est-elle sur un système de fichiers en lecture seule ? SQLite ne le dit
-/// pas (« unable to open database file », comme pour un dossier absent) : le système, lui, le
-/// dit à qui ouvre le fichier pour écrire (rien n'est écrit, le fichier est refermé aussitôt).
-fn sur_un_systeme_en_lecture_seule(chemin: &Path) -> bool {
-    matches!(
-        std::fs::OpenOptions::new().write(true).open(chemin),
-        Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem
-    )
 }
 
 /// Une erreur SQLite dite en français, avec ce qu'il faut vérifier (« attempt to write a
