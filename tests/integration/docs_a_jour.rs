@@ -490,14 +490,15 @@ fn les_liens_internes_des_documents_menent_quelque_part() {
     );
 }
 
-/// `.ci/run` lance la commande de test que CONTRIBUTING.md donne (section « La commande de
-/// test ») : celle qu'un contributeur lance chez lui est celle de l'intégration continue.
+/// `.ci/run` lance la commande de test que le README donne (section « La commande de test »,
+/// la seule où elle est écrite) : celle qu'un contributeur lance chez lui est celle de
+/// l'intégration continue.
 #[test]
-fn la_commande_de_test_de_contributing_est_celle_de_ci_run() {
-    let contributing = lire_doc("CONTRIBUTING.md");
-    let section = contributing
+fn la_commande_de_test_du_readme_est_celle_de_ci_run() {
+    let readme = lire_doc("README.md");
+    let section = readme
         .split_once("\n## La commande de test\n")
-        .expect("CONTRIBUTING.md n'a pas de section « La commande de test »")
+        .expect("README.md n'a pas de section « La commande de test »")
         .1;
     let commande = section
         .split_once("```sh\n")
