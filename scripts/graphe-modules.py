@@ -14,7 +14,13 @@ son propre module ou un module d'une couche plus basse ; une flèche vers la mê
 module) ou vers le haut est une faute, comme un module que le bloc ne range pas. La racine
 (`lib.rs`) et le binaire (`main.rs`) sont hors couches.
 
-Sort en 1 s'il y a un cycle, une flèche qui remonte ou un module sans couche.
+Enfin la carte : chaque fichier de `src/` est nommé dans ARCHITECTURE.md par son chemin depuis
+`src/` (`saison/horloge.rs` ; un dossier `x/` nomme son `x/mod.rs`), les modules d'essais
+(`#[cfg(test)] mod x;`) exceptés ; et chaque chemin qu'elle nomme (`….rs`, `…/`) existe, dans
+`src/` ou depuis la racine du dépôt, comme chaque module de son bloc ```couches```.
+
+Sort en 1 s'il y a un cycle, une flèche qui remonte, un module sans couche, ou une carte qui
+ne dit pas vrai.
 
     scripts/graphe-modules.py            # les fautes, puis les arêtes
     scripts/graphe-modules.py --dot      # le graphe au format Graphviz
@@ -162,6 +168,55 @@ def fautes_de_sens(aretes, rangs):
     return fautes
 
 
+def modules_d_essais():
+    """Les fichiers des modules déclarés sous `#[cfg(test)]` : des essais, pas de la carte."""
+    res = set()
+    for dossier, _, fichiers in os.walk(RACINE):
+        for f in fichiers:
+            if not f.endswith(".rs"):
+                continue
+            with open(os.path.join(dossier, f), encoding="utf-8") as fichier:
+                texte = fichier.read()
+            # `x/mod.rs` et `x.rs` déclarent leurs enfants dans `x/`.
+            parent = dossier if f in ("mod.rs", "lib.rs", "main.rs") else os.path.join(dossier, f[:-3])
+            for nom in re.findall(r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod (\w+);", texte):
+                for candidat in (nom + ".rs", os.path.join(nom, "mod.rs")):
+                    res.add(os.path.relpath(os.path.join(parent, candidat), RACINE))
+    return res
+
+
+def fautes_de_carte(chemin=ARCHITECTURE):
+    """Les fichiers de `src/` que la carte ne nomme pas, et les chemins qu'elle nomme sans
+    qu'ils existent."""
+    with open(chemin, encoding="utf-8") as f:
+        texte = f.read()
+    depot = os.path.dirname(os.path.abspath(chemin))
+    # Un chemin : des mots séparés par `/`, qui finit par `.rs` ou par `/`.
+    nommes = set(re.findall(r"(?<![\w./-])((?:[\w-]+/)*[\w-]+(?:\.rs|/))(?![\w-])", texte))
+    fautes = []
+    for nom in sorted(nommes):
+        if not any(os.path.exists(os.path.join(base, nom)) for base in (RACINE, depot)):
+            fautes.append(f"ARCHITECTURE.md nomme {nom}, qui n'existe pas (ni dans src/, ni dans le dépôt)")
+    for nom in sorted(couches(chemin)):
+        if not (os.path.isfile(os.path.join(RACINE, nom + ".rs")) or os.path.isdir(os.path.join(RACINE, nom))):
+            fautes.append(f"le bloc couches d'ARCHITECTURE.md range {nom}, qui n'est pas un module de src/")
+    nommes |= {n.removeprefix("src/") for n in nommes}
+    essais = modules_d_essais()
+    for dossier, _, fichiers in os.walk(RACINE):
+        for f in fichiers:
+            rel = os.path.relpath(os.path.join(dossier, f), RACINE)
+            if not f.endswith(".rs") or rel in essais or rel.startswith("bac_a_sable"):
+                continue
+            # `x/mod.rs` se nomme `x/`.
+            nom = os.path.dirname(rel) + "/" if f == "mod.rs" else rel
+            if nom not in nommes:
+                fautes.append(
+                    f"src/{rel} n'est pas dans la carte d'ARCHITECTURE.md : "
+                    f"nommez-le ({nom}) et dites ce qu'il possède"
+                )
+    return fautes
+
+
 def scc(noeuds, aretes):
     index, bas, pile, sur, res = {}, {}, [], set(), []
     compteur = [0]
@@ -202,7 +257,7 @@ def main():
             texte = f.read()
         aretes[fichier] = sorted(table[c] for c in cibles(module, texte, table))
     cycles = [sorted(c) for c in scc(sorted(aretes), aretes) if len(c) > 1]
-    fautes = fautes_de_sens(aretes, couches())
+    fautes = fautes_de_sens(aretes, couches()) + fautes_de_carte()
     if "--dot" in sys.argv:
         print("digraph vigie {")
         for a, bs in sorted(aretes.items()):
