@@ -513,3 +513,66 @@ fn la_commande_de_test_du_readme_est_celle_de_ci_run() {
         ".ci/run ne lance pas « {commande} »"
     );
 }
+
+/// FIABILITE.md et BENCHMARKS.md disent ce qui est éprouvé, et par quoi : chaque essai qu'ils
+/// nomment (un nom entre accents graves d'au moins cinq mots, `*` pour « n'importe quelle
+/// suite ») est une fonction du dépôt, et chaque fichier qu'ils citent (`….rs`, `….sh`,
+/// `….py`) existe, depuis la racine du dépôt ou depuis `src/`. Un essai renommé ou retiré
+/// sans corriger le document fait échouer cet essai. Les fichiers du serveur Vigie-Chiro
+/// (`resources/…`, `xin/…`, `scripts/task_…`) ne sont pas du dépôt.
+#[test]
+fn les_essais_et_les_fichiers_que_fiabilite_et_benchmarks_nomment_existent() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut fonctions = std::collections::BTreeSet::new();
+    let declaration = regex::Regex::new(r"\bfn (\w+)").unwrap();
+    let mut a_voir = vec![
+        racine.join("src"),
+        racine.join("tests"),
+        racine.join("crates"),
+    ];
+    while let Some(dossier) = a_voir.pop() {
+        for entree in std::fs::read_dir(&dossier).unwrap().flatten() {
+            let chemin = entree.path();
+            if chemin.is_dir() {
+                if entree.file_name() != "target" {
+                    a_voir.push(chemin);
+                }
+            } else if chemin.extension().is_some_and(|x| x == "rs") {
+                let texte = std::fs::read_to_string(&chemin).unwrap();
+                for c in declaration.captures_iter(&texte) {
+                    fonctions.insert(c[1].to_string());
+                }
+            }
+        }
+    }
+    let nom_d_essai = regex::Regex::new(r"`(?:[a-z0-9_]+::)*([a-z0-9_*]+)`").unwrap();
+    let fichier = regex::Regex::new(r"`([A-Za-z0-9_./-]+\.(?:rs|sh|py))`").unwrap();
+    let mut fautes = Vec::new();
+    for doc in ["FIABILITE.md", "BENCHMARKS.md"] {
+        let texte = lire_doc(doc);
+        for c in nom_d_essai.captures_iter(&texte) {
+            let nom = &c[1];
+            if nom.matches('_').count() < 4 && !nom.contains('*') {
+                continue;
+            }
+            let motif = format!("^{}$", regex::escape(nom).replace(r"\*", r"\w*"));
+            let motif = regex::Regex::new(&motif).unwrap();
+            if !fonctions.iter().any(|f| motif.is_match(f)) {
+                fautes.push(format!("{doc} : l'essai {nom} n'existe pas"));
+            }
+        }
+        for c in fichier.captures_iter(&texte) {
+            let chemin = &c[1];
+            let du_serveur = ["resources/", "xin/", "scripts/task_"]
+                .iter()
+                .any(|p| chemin.starts_with(p));
+            if !du_serveur
+                && !racine.join(chemin).exists()
+                && !racine.join("src").join(chemin).exists()
+            {
+                fautes.push(format!("{doc} : le fichier {chemin} n'existe pas"));
+            }
+        }
+    }
+    assert!(fautes.is_empty(), "{}", fautes.join("\n"));
+}
