@@ -17,9 +17,9 @@
 //!   relevé (rien ne viendra sans `vigie traiter`) ; un calcul qui **semble arrêté** (planifié,
 //!   en cours ou en attente d'un nouvel essai depuis plus d'un jour, ce que `vigie traiter`
 //!   appelle ainsi : [`super::lancer::avant_calcul`]) est encore suivi pendant
-//!   [`Cadence::patience`] (`--patience`, 30 min par défaut), puis le suivi rend la main.
-//!   Une sonde hostile avait vu `--attendre` relever « aucun calcul lancé » sans fin, et
-//!   suivre un calcul en cours depuis trois jours.
+//!   [`Cadence::patience`] (`--patience`, 30 min par défaut), puis le suivi rend la main :
+//!   jamais de relevé « aucun calcul lancé » sans fin, ni de calcul en cours depuis trois
+//!   jours suivi indéfiniment.
 //!
 //! L'horloge et l'aléa sont injectés : les tests déroulent des heures de relevés sans attendre.
 //! Dire qu'un calcul semble arrêté compare ses dates (celles de la plateforme) à l'instant du
