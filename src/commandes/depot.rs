@@ -21,7 +21,7 @@ use crate::inventaire::{self, Enregistrement, Inventaire};
 use crate::noms::{self, Empechement};
 use crate::plan::{
     Base, DeposeeARelire, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus,
-    Replanification, VerrouPlan,
+    Replanification, SequencePreparee, VerrouPlan,
 };
 use crate::plateforme::FichierAttendu;
 use crate::plateforme::conseil::commande;
@@ -390,28 +390,49 @@ pub(super) struct Preparation {
     pub(crate) fichiers: Vec<FichierPlanifie>,
     /// Chemin canonique du dossier.
     pub(crate) dossier: String,
+    /// Une carte brute préparée au fil de l'envoi : le nombre de ses originaux (ses
+    /// séquences sont les fichiers de l'inventaire).
+    pub(crate) originaux_bruts: Option<usize>,
 }
 
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
-/// que la destination refusera est dit ici, tous d'un coup.
+/// que la destination refusera est dit ici, tous d'un coup. Une carte brute reconnue
+/// (`preparation::au_fil`) est vue comme le dossier que `vigie preparer` en écrirait : une
+/// unité par séquence, préparée au fil de l'envoi.
 pub(super) fn preparer(
     dossier: &Path,
     destination: &Destination,
     horodatages: Horodatages,
 ) -> Result<Preparation> {
-    let (inventaire, dossier_texte) = inventorier_et_valider(dossier, destination, horodatages)?;
+    let inventaire = inventaire::inventorier(dossier)?;
+    let au_fil = crate::preparation::au_fil::reconnaitre(dossier, &inventaire);
+    let (inventaire, sources, originaux_bruts) = match au_fil {
+        Some(c) => (c.inventaire, c.sources, Some(c.originaux)),
+        None => (inventaire, HashMap::new(), None),
+    };
+    let examen = examiner_inventaire(dossier, inventaire, destination, horodatages)?;
+    refuser_les_empechements(&[("", &examen)])?;
+    let Examen {
+        inventaire,
+        dossier: dossier_texte,
+        ..
+    } = examen;
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
-        fichiers.push(fichier_planifie(
-            e,
-            e.chemin.clone(),
-            destination.cle(&e.chemin)?,
-        ));
+        let mut f = fichier_planifie(e, e.chemin.clone(), destination.cle(&e.chemin)?);
+        f.preparee = sources.get(&e.chemin).map(|s| SequencePreparee {
+            source: s.original.clone(),
+            source_taille: s.taille_original,
+            source_debut: s.debut,
+            entete: s.entete.clone(),
+        });
+        fichiers.push(f);
     }
     Ok(Preparation {
         inventaire,
         fichiers,
         dossier: dossier_texte,
+        originaux_bruts,
     })
 }
 
@@ -425,6 +446,11 @@ fn garder_la_nuit(
     carte: &Path,
     a_blanc: bool,
 ) -> Result<()> {
+    // Une carte brute préparée au fil de l'envoi : ses séquences n'existent pas encore sur un
+    // disque, et leur en-tête est écrit à Fe/10 par la règle même de `vigie preparer`.
+    if preparation.originaux_bruts.is_some() {
+        return Ok(());
+    }
     let base = base_a_lire(g, a_blanc)?;
     let plan = match &base {
         Some(base) => base.trouver_plan(&preparation.dossier, identite)?,
@@ -455,6 +481,7 @@ pub(super) fn fichier_planifie(e: &Enregistrement, chemin: String, cle: String) 
         // Celle que l'inventaire a relevée, sans suivre de lien : c'est ce fichier-là, et pas
         // un autre glissé à sa place, que l'envoi devra retrouver.
         identite: e.identite.map(|i| i.to_string()),
+        preparee: None,
     }
 }
 
@@ -479,18 +506,6 @@ pub(super) struct Examen {
     nuits: Vec<NuitNommee>,
 }
 
-/// L'inventaire du dossier, validé pour la destination (comme [`preparer`]), et son chemin
-/// canonique ; sans les fichiers planifiables, qu'une saison fabrique une nuit à la fois.
-pub(super) fn inventorier_et_valider(
-    dossier: &Path,
-    destination: &Destination,
-    horodatages: Horodatages,
-) -> Result<(Inventaire, String)> {
-    let examen = examiner(dossier, destination, horodatages)?;
-    refuser_les_empechements(&[("", &examen)])?;
-    Ok((examen.inventaire, examen.dossier))
-}
-
 /// Inventorie le dossier et relève, sans rien dire encore, tout ce qui y empêche le dépôt vers
 /// la destination : fichiers illisibles, noms que la plateforme refusera, horodatages
 /// impossibles ou d'une horloge mal réglée. Tous à la fois : l'utilisateur corrige une fois.
@@ -499,7 +514,21 @@ pub(super) fn examiner(
     destination: &Destination,
     horodatages: Horodatages,
 ) -> Result<Examen> {
-    let inventaire = inventaire::inventorier(dossier)?;
+    examiner_inventaire(
+        dossier,
+        inventaire::inventorier(dossier)?,
+        destination,
+        horodatages,
+    )
+}
+
+/// [`examiner`] un inventaire déjà fait du dossier.
+fn examiner_inventaire(
+    dossier: &Path,
+    inventaire: Inventaire,
+    destination: &Destination,
+    horodatages: Horodatages,
+) -> Result<Examen> {
     let dossier_canonique = crate::plateforme::chemins::canonique(dossier)
         .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
     let Some(dossier_texte) = dossier_canonique.to_str() else {
@@ -674,6 +703,7 @@ pub(super) fn enregistrer(
         inventaire,
         fichiers,
         dossier,
+        originaux_bruts,
     } = preparation;
     // À blanc, sur une copie en mémoire : rien n'est écrit, il n'y a rien à verrouiller.
     let (mut base, verrou) = if a_blanc {
@@ -697,6 +727,23 @@ pub(super) fn enregistrer(
     )?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     annoncer_planification(g, &inventaire, &r, &plan, a_blanc)?;
+    if let Some(originaux) = originaux_bruts
+        && !g.json
+        && !g.quiet
+    {
+        writeln!(
+            crate::sortie::erreur(),
+            "  carte brute : {} préparés au fil de l'envoi en {}, celles qu'écrirait {} ; rien \
+             n'est écrit sur la carte ni copié sur ce disque",
+            pluriel(originaux as u64, "original", "originaux"),
+            pluriel(
+                inventaire.enregistrements.len() as u64,
+                "séquence",
+                "séquences"
+            ),
+            commande("preparer")
+        )?;
+    }
     Ok(PlanPret {
         base,
         _verrou: verrou,
@@ -746,19 +793,21 @@ fn relire_dates(
     fichiers: &[FichierPlanifie],
     a_relire: Vec<DeposeeARelire>,
 ) -> Result<HashSet<String>> {
-    let identites: HashMap<&str, Option<&str>> = fichiers
-        .iter()
-        .map(|f| (f.chemin.as_str(), f.identite.as_deref()))
-        .collect();
+    let planifies: HashMap<&str, &FichierPlanifie> =
+        fichiers.iter().map(|f| (f.chemin.as_str(), f)).collect();
     let racine = Path::new(dossier);
     super::envoi::runtime()?.block_on(async {
         let mut memes = HashSet::new();
         for d in a_relire {
-            let chemin = crate::plateforme::chemins::local(racine, &d.chemin);
-            let attendu = FichierAttendu::nouveau(
-                &chemin,
-                identites.get(d.chemin.as_str()).copied().flatten(),
-            );
+            let f = planifies.get(d.chemin.as_str()).copied();
+            let preparee = f.and_then(|f| f.preparee.as_ref());
+            let lu = preparee.map_or(d.chemin.as_str(), |p| &p.source);
+            let chemin = crate::plateforme::chemins::local(racine, lu);
+            let mut attendu =
+                FichierAttendu::nouveau(&chemin, f.and_then(|f| f.identite.as_deref()));
+            if let Some(p) = preparee {
+                attendu = attendu.avec_entete(&p.entete, p.source_debut);
+            }
             let meme = meme_contenu_que_depose(
                 attendu,
                 d.taille,

@@ -192,6 +192,7 @@ pub(crate) fn nuit(n: usize) -> (tempfile::TempDir, Base, DepotPlan) {
             taille: meta.len(),
             modifie_ns: crate::plateforme::modifie_ns(&meta),
             identite: None,
+            preparee: None,
         });
     }
     let mut base = Base::ouvrir(&dir.path().join("vigie.sqlite")).expect("base");

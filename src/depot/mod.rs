@@ -289,7 +289,7 @@ impl ContexteUnite<'_> {
     /// Le fichier local de l'unité, tel que le plan l'attend (chemin et identité) : chaque
     /// lecture l'ouvre par là.
     pub(crate) fn fichier(&self) -> FichierAttendu<'_> {
-        FichierAttendu::nouveau(self.chemin, self.unite.identite.as_deref())
+        self.unite.attendu(self.chemin)
     }
 
     /// Une place de transfert, à tenir le temps d'envoyer un corps (un PUT, une partie) et à
@@ -686,7 +686,7 @@ impl<D: Depositaire> Moteur<D> {
         if let Ok(mut m) = c.en_vol.lock() {
             m.insert(unite.id, Arc::clone(&vol));
         }
-        let chemin = crate::plateforme::chemins::local(&c.dossier, &unite.chemin);
+        let chemin = crate::plateforme::chemins::local(&c.dossier, unite.chemin_lu());
         let mut tenu = AttenteDuFichier::default();
         let issue = loop {
             let absences = c.absences_de_la_nuit.load(Ordering::SeqCst);
@@ -850,9 +850,9 @@ pub(crate) fn fichier_change(chemin: &Path, unite: &DepotUnite) -> Option<String
             "fichier illisible ou disparu ({})",
             crate::sortie::erreur_systeme(&e)
         )),
-        Ok(m) if m.len() != unite.taille => Some(format!(
+        Ok(m) if m.len() != unite.taille_lue() => Some(format!(
             "le fichier a changé de taille ({} → {} octets)",
-            unite.taille,
+            unite.taille_lue(),
             m.len()
         )),
         Ok(m) if crate::plateforme::modifie_ns(&m) != unite.modifie_ns => {

@@ -29,7 +29,9 @@ use crate::plateforme::erreur_systeme;
 
 pub(crate) use calcul::{CalculNote, CsvNote};
 pub use modele::CauseRefus;
-pub(crate) use modele::{DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
+pub(crate) use modele::{
+    DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Vers,
+};
 pub(crate) use reglages::ReglagesRetenus;
 pub(crate) use saison::{DernierDepot, NuitLiee, NuitPlanifiee};
 pub(crate) use unites::{
@@ -74,6 +76,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0009_noter_calcul",
         include_str!("../../migrations/0009_noter_calcul.sql"),
+    ),
+    (
+        "0010_preparer_au_fil",
+        include_str!("../../migrations/0010_preparer_au_fil.sql"),
     ),
 ];
 

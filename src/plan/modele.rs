@@ -6,6 +6,7 @@ use std::fmt;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::Serialize;
 
+use crate::plateforme::FichierAttendu;
 use crate::plateforme::conseil::commande;
 
 /// L'état d'une unité, tel qu'écrit dans `depot_unite.etat`.
@@ -268,6 +269,46 @@ pub(crate) struct DepotUnite {
     pub(crate) modifie_depuis: bool,
     /// L'identité du fichier planifié (voir `plateforme::identite_du_chemin`), si le système en donne.
     pub(crate) identite: Option<String>,
+    /// Une séquence préparée au fil de l'envoi : où sont ses octets.
+    pub(crate) preparee: Option<SequencePreparee>,
+}
+
+/// Une séquence préparée au fil de l'envoi (`vigie depot CARTE` d'une carte brute) : son
+/// en-tête, puis une plage de l'original (migration 0010). Le chemin, la taille et la clé de
+/// l'unité sont ceux de la séquence ; sa date et son identité, ceux de l'original.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct SequencePreparee {
+    /// L'original, relatif au dossier du plan, séparateur « / ».
+    pub(crate) source: String,
+    /// Sa taille à la planification.
+    pub(crate) source_taille: u64,
+    /// La position de son premier octet PCM qui part.
+    pub(crate) source_debut: u64,
+    pub(crate) entete: Vec<u8>,
+}
+
+impl DepotUnite {
+    /// Le fichier que l'envoi lit, relatif au dossier : l'original d'une séquence préparée,
+    /// sinon le fichier de l'unité.
+    pub(crate) fn chemin_lu(&self) -> &str {
+        self.preparee.as_ref().map_or(&self.chemin, |p| &p.source)
+    }
+
+    /// La taille attendue du fichier lu : celle de l'original d'une séquence préparée.
+    pub(crate) fn taille_lue(&self) -> u64 {
+        self.preparee
+            .as_ref()
+            .map_or(self.taille, |p| p.source_taille)
+    }
+
+    /// Ce qui part, lu au chemin local `chemin` (celui de [`DepotUnite::chemin_lu`]).
+    pub(crate) fn attendu<'a>(&'a self, chemin: &'a std::path::Path) -> FichierAttendu<'a> {
+        let f = FichierAttendu::nouveau(chemin, self.identite.as_deref());
+        match &self.preparee {
+            Some(p) => f.avec_entete(&p.entete, p.source_debut),
+            None => f,
+        }
+    }
 }
 
 /// Une partie persistée d'un envoi multipart.

@@ -341,6 +341,7 @@ mod tests {
             taille: 1,
             modifie_ns: 0,
             identite: None,
+            preparee: None,
         }
     }
 
@@ -458,6 +459,7 @@ mod tests {
             taille: 1,
             modifie_ns: 0,
             identite: None,
+            preparee: None,
         };
         let r = base
             .planifier("/n1", "vigiechiro:participation/x", &[f], false)

@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, Row, TransactionBehavior, params};
 
-use super::modele::{CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, Vers};
+use super::modele::{
+    CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Vers,
+};
 use super::{Base, ErreurBase, Resultat, maintenant_ms, maintenant_s};
 
 /// Un fichier tel que l'inventaire le donne au plan.
@@ -20,6 +22,9 @@ pub(crate) struct FichierPlanifie {
     pub(crate) modifie_ns: i64,
     /// L'identité du fichier à la planification (voir `plateforme::identite_du_chemin`).
     pub(crate) identite: Option<String>,
+    /// Une séquence préparée au fil de l'envoi (sa taille et son chemin sont ceux de la
+    /// séquence, sa date et son identité ceux de l'original).
+    pub(crate) preparee: Option<SequencePreparee>,
 }
 
 /// Ce que la (re)planification a changé.
@@ -58,6 +63,22 @@ fn requete_unites(n: usize) -> String {
         format!(" AND etat IN ({})", places.join(", "))
     };
     format!("SELECT {COLONNES_UNITE} FROM depot_unite WHERE plan_id = ?1{filtre}")
+}
+
+/// Les colonnes `source`, `source_taille`, `source_debut`, `entete` d'une unité.
+type ColonnesSource<'f> = (Option<&'f str>, Option<i64>, Option<i64>, Option<&'f [u8]>);
+
+/// Les colonnes d'une séquence préparée au fil de l'envoi (toutes NULL pour un fichier).
+fn colonnes_source(f: &FichierPlanifie) -> ColonnesSource<'_> {
+    match &f.preparee {
+        Some(p) => (
+            Some(&p.source),
+            Some(p.source_taille as i64),
+            Some(p.source_debut as i64),
+            Some(&p.entete),
+        ),
+        None => (None, None, None, None),
+    }
 }
 
 /// Ce que la planification écrit pour une unité (son identifiant) ou un fichier.
@@ -102,7 +123,7 @@ pub(crate) struct DeposeeARelire {
 
 const COLONNES_UNITE: &str = "id, plan_id, chemin, cle, taille, modifie_ns, etat, echec_definitif, \
      cause_refus, message, envoi_multipart, enregistrement, declaration_emise_le IS NOT NULL, \
-     somme_controle, etag, modifie_depuis, identite";
+     somme_controle, etag, modifie_depuis, identite, source, source_taille, source_debut, entete";
 
 fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
     Ok(DepotUnite {
@@ -123,6 +144,15 @@ fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
         etag: r.get(14)?,
         modifie_depuis: r.get(15)?,
         identite: r.get(16)?,
+        preparee: match r.get::<_, Option<String>>(17)? {
+            Some(source) => Some(SequencePreparee {
+                source,
+                source_taille: r.get::<_, i64>(18)? as u64,
+                source_debut: r.get::<_, i64>(19)? as u64,
+                entete: r.get(20)?,
+            }),
+            None => None,
+        },
     })
 }
 
@@ -339,7 +369,8 @@ impl Base {
         {
             let mut st = tx
                 .prepare(
-                    "SELECT id, chemin, etat, taille, modifie_ns, identite, somme_controle, etag \
+                    "SELECT id, chemin, etat, taille, modifie_ns, identite, somme_controle, etag, \
+                     source, source_taille, source_debut \
                      FROM depot_unite WHERE plan_id = ?1 ORDER BY chemin",
                 )
                 .map_err(err)?;
@@ -354,9 +385,15 @@ impl Base {
                         r.get::<_, i64>(3)? as u64,
                         r.get::<_, i64>(4)?,
                         r.get_ref(5)?.as_str_or_null()?,
+                        (
+                            r.get_ref(8)?.as_str_or_null()?,
+                            r.get::<_, Option<i64>>(9)?,
+                            r.get::<_, Option<i64>>(10)?,
+                        ),
                     ))
                 };
-                let (id, chemin, etat, taille, modifie_ns, identite) = lire().map_err(err)?;
+                let (id, chemin, etat, taille, modifie_ns, identite, source) =
+                    lire().map_err(err)?;
                 // Les fichiers avant cette unité sont nouveaux.
                 while i < tries.len() && tries[i].chemin.as_str() < chemin {
                     gestes.push(Geste::Inserer(tries[i]));
@@ -372,34 +409,47 @@ impl Base {
                     if identite != f.identite.as_deref() {
                         gestes.push(Geste::NoterIdentite(id, f));
                     }
-                    if taille == f.taille && modifie_ns == f.modifie_ns {
+                    // Une séquence préparée dont l'original ou la plage a changé (un original
+                    // plus ancien arrivé sur la carte prend son nom) a changé, même à taille et
+                    // date égales.
+                    let meme_source = source
+                        == f.preparee.as_ref().map_or((None, None, None), |p| {
+                            (
+                                Some(p.source.as_str()),
+                                Some(p.source_taille as i64),
+                                Some(p.source_debut as i64),
+                            )
+                        });
+                    if taille == f.taille && modifie_ns == f.modifie_ns && meme_source {
                         continue;
                     }
-                    gestes.push(if etat == EtatUnite::Deposee && taille == f.taille {
-                        match dates_seules {
-                            None => {
-                                // Ce qui a été noté au dépôt, lu pour celles-ci seulement.
-                                a_relire.push(DeposeeARelire {
-                                    chemin: f.chemin.clone(),
-                                    taille: f.taille,
-                                    somme_controle: r.get(6).map_err(err)?,
-                                    etag: r.get(7).map_err(err)?,
-                                });
-                                continue;
+                    gestes.push(
+                        if etat == EtatUnite::Deposee && taille == f.taille && meme_source {
+                            match dates_seules {
+                                None => {
+                                    // Ce qui a été noté au dépôt, lu pour celles-ci seulement.
+                                    a_relire.push(DeposeeARelire {
+                                        chemin: f.chemin.clone(),
+                                        taille: f.taille,
+                                        somme_controle: r.get(6).map_err(err)?,
+                                        etag: r.get(7).map_err(err)?,
+                                    });
+                                    continue;
+                                }
+                                Some(d) if d.contains(&f.chemin) => Geste::NoterDate(id, f),
+                                Some(_) if redeposer_modifies => Geste::Redeposer(id, f),
+                                Some(_) => Geste::Signaler(id, f),
                             }
-                            Some(d) if d.contains(&f.chemin) => Geste::NoterDate(id, f),
-                            Some(_) if redeposer_modifies => Geste::Redeposer(id, f),
-                            Some(_) => Geste::Signaler(id, f),
-                        }
-                    } else if etat == EtatUnite::Deposee {
-                        if redeposer_modifies {
-                            Geste::Redeposer(id, f)
+                        } else if etat == EtatUnite::Deposee {
+                            if redeposer_modifies {
+                                Geste::Redeposer(id, f)
+                            } else {
+                                Geste::Signaler(id, f)
+                            }
                         } else {
-                            Geste::Signaler(id, f)
-                        }
-                    } else {
-                        Geste::MettreAJour(id, f)
-                    });
+                            Geste::MettreAJour(id, f)
+                        },
+                    );
                 }
                 // Une unité que l'inventaire n'a pas vue sort du plan, sauf déposée (elle est
                 // à la destination) ou incertaine (son envoi est peut-être parti, il faut le
@@ -421,15 +471,17 @@ impl Base {
         if !gestes.is_empty() {
             let mut inserer = tx
                 .prepare(
-                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, identite) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, identite, \
+                     source, source_taille, source_debut, entete) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(err)?;
             let mut mettre_a_jour = tx
                 .prepare(
                     "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
                      etat = CASE WHEN etat = 'en_cours' THEN 'a_deposer' ELSE etat END, \
-                     somme_controle = NULL, etag = NULL WHERE id = ?1",
+                     somme_controle = NULL, etag = NULL, source = ?5, source_taille = ?6, \
+                     source_debut = ?7, entete = ?8 WHERE id = ?1",
                 )
                 .map_err(err)?;
             let mut oublier_parties = tx
@@ -448,8 +500,8 @@ impl Base {
                 .prepare(
                     "UPDATE depot_unite SET taille = ?2, modifie_ns = ?3, cle = ?4, \
                      etat = 'a_deposer', echec_definitif = 0, cause_refus = NULL, message = NULL, \
-                     somme_controle = NULL, etag = NULL, modifie_depuis = 0, depose_le = NULL \
-                     WHERE id = ?1",
+                     somme_controle = NULL, etag = NULL, modifie_depuis = 0, depose_le = NULL, \
+                     source = ?5, source_taille = ?6, source_debut = ?7, entete = ?8 WHERE id = ?1",
                 )
                 .map_err(err)?;
             let mut retirer = tx
@@ -458,6 +510,7 @@ impl Base {
             for geste in gestes {
                 match geste {
                     Geste::Inserer(f) => {
+                        let source = colonnes_source(f);
                         inserer
                             .execute(params![
                                 plan_id,
@@ -465,7 +518,11 @@ impl Base {
                                 f.cle,
                                 f.taille as i64,
                                 f.modifie_ns,
-                                f.identite
+                                f.identite,
+                                source.0,
+                                source.1,
+                                source.2,
+                                source.3,
                             ])
                             .map_err(err)?;
                         bilan.ajoutees += 1;
@@ -481,8 +538,18 @@ impl Base {
                     }
                     Geste::Redeposer(id, f) => {
                         oublier_parties.execute([id]).map_err(err)?;
+                        let (source, source_taille, source_debut, entete) = colonnes_source(f);
                         redeposer
-                            .execute(params![id, f.taille as i64, f.modifie_ns, f.cle])
+                            .execute(params![
+                                id,
+                                f.taille as i64,
+                                f.modifie_ns,
+                                f.cle,
+                                source,
+                                source_taille,
+                                source_debut,
+                                entete
+                            ])
                             .map_err(err)?;
                         bilan.redeposees += 1;
                     }
@@ -492,8 +559,18 @@ impl Base {
                     }
                     Geste::MettreAJour(id, f) => {
                         oublier_parties.execute([id]).map_err(err)?;
+                        let (source, source_taille, source_debut, entete) = colonnes_source(f);
                         mettre_a_jour
-                            .execute(params![id, f.taille as i64, f.modifie_ns, f.cle])
+                            .execute(params![
+                                id,
+                                f.taille as i64,
+                                f.modifie_ns,
+                                f.cle,
+                                source,
+                                source_taille,
+                                source_debut,
+                                entete
+                            ])
                             .map_err(err)?;
                         bilan.mises_a_jour += 1;
                     }
@@ -953,6 +1030,7 @@ mod tests {
             taille,
             modifie_ns,
             identite: Some(format!("1:{modifie_ns}")),
+            preparee: None,
         }
     }
 

@@ -388,15 +388,68 @@ impl Marques {
 
 /// Un fichier de la nuit tel que le plan l'attend : son chemin, et l'identité relevée à la
 /// planification (voir [`identite_du_chemin`]), si le système en donne une.
+///
+/// Ce qui part peut aussi être une **séquence préparée au fil de l'envoi** (une carte brute
+/// déposée sans copie préparée : `vigie depot CARTE`) : un en-tête tenu en mémoire suivi
+/// d'une plage de l'original ([`FichierAttendu::avec_entete`]). Le fichier ouvert, vérifié par
+/// son identité, est alors l'original ; chaque lecture d'une plage de ce qui part passe par
+/// [`FichierAttendu::plage`], seul endroit qui sait où sont ses octets.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FichierAttendu<'a> {
     pub(crate) chemin: &'a Path,
     pub(crate) identite: Option<&'a str>,
+    /// L'en-tête de la séquence et la position, dans l'original, de son premier octet PCM.
+    entete: Option<(&'a [u8], u64)>,
+}
+
+/// Où lire une plage de ce qui part : d'abord ces octets de l'en-tête (souvent aucun), puis
+/// `longueur` octets du fichier ouvert à partir de `debut`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Plage<'a> {
+    pub(crate) entete: &'a [u8],
+    pub(crate) debut: u64,
+    pub(crate) longueur: u64,
 }
 
 impl<'a> FichierAttendu<'a> {
     pub(crate) fn nouveau(chemin: &'a Path, identite: Option<&'a str>) -> Self {
-        FichierAttendu { chemin, identite }
+        FichierAttendu {
+            chemin,
+            identite,
+            entete: None,
+        }
+    }
+
+    /// Ce qui part est `entete` suivi des octets de l'original à partir de `debut_source`.
+    pub(crate) fn avec_entete(mut self, entete: &'a [u8], debut_source: u64) -> Self {
+        self.entete = Some((entete, debut_source));
+        self
+    }
+
+    /// L'en-tête tenu en mémoire et la position de la suite dans l'original, s'il y en a un.
+    pub(crate) fn entete(&self) -> Option<(&'a [u8], u64)> {
+        self.entete
+    }
+
+    /// Où lire les octets `[debut, debut + longueur)` de ce qui part.
+    pub(crate) fn plage(&self, debut: u64, longueur: u64) -> Plage<'a> {
+        let Some((entete, debut_source)) = self.entete else {
+            return Plage {
+                entete: &[],
+                debut,
+                longueur,
+            };
+        };
+        let taille = entete.len() as u64;
+        let (de, a) = (
+            debut.min(taille),
+            debut.saturating_add(longueur).min(taille),
+        );
+        Plage {
+            entete: &entete[de as usize..a as usize],
+            debut: debut_source + debut.saturating_sub(taille),
+            longueur: longueur - (a - de),
+        }
     }
 
     /// Ouvre le fichier en lecture sans suivre de lien ([`ouvrir_sans_suivre`]), et vérifie

@@ -14,10 +14,13 @@
 //!   noms et l'arbitrage des collisions (pur, la règle de référence) ;
 //! - [`carte`] : lire la carte sans y écrire, ranger en nuits (la soirée du dépôt,
 //!   `saison::nuits`) ;
-//! - [`ecriture`] : écrire les séquences d'une nuit, provisoire exclusif puis renommage.
+//! - [`ecriture`] : écrire les séquences d'une nuit, provisoire exclusif puis renommage ;
+//! - [`au_fil`] : une carte brute déposée sans copie (`vigie depot CARTE`), chaque séquence
+//!   une unité du plan : son en-tête en mémoire, ses octets lus dans l'original à l'envoi.
 //!
 //! L'affichage est dans `suivi/preparation.rs`, le câblage dans `commandes/preparer.rs`.
 
+pub(crate) mod au_fil;
 pub(crate) mod carte;
 pub(crate) mod ecriture;
 pub(crate) mod entete;

@@ -757,6 +757,7 @@ mod tests {
                 taille: 1,
                 modifie_ns: 0,
                 identite: None,
+                preparee: None,
             };
             let plan = base
                 .planifier(

@@ -652,6 +652,7 @@ mod tests {
             etag: None,
             modifie_depuis: false,
             identite: None,
+            preparee: None,
         }
     }
 

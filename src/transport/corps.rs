@@ -301,8 +301,12 @@ pub(crate) async fn lire_tranche<S: Send + 'static>(
     let abandonnee = Arc::clone(&abandon.0);
     let chemin = fichier.chemin.to_path_buf();
     let identite = fichier.identite.map(str::to_owned);
+    let entete = fichier.entete().map(|(e, d)| (e.to_vec(), d));
     tokio::task::spawn_blocking(move || {
-        let fichier = FichierAttendu::nouveau(&chemin, identite.as_deref());
+        let mut fichier = FichierAttendu::nouveau(&chemin, identite.as_deref());
+        if let Some((e, d)) = &entete {
+            fichier = fichier.avec_entete(e, *d);
+        }
         lire_tranche_bloquant(fichier, debut, longueur, etat, recevoir, &abandonnee)
     })
     .await
@@ -318,12 +322,16 @@ fn lire_tranche_bloquant<S>(
     abandonnee: &AtomicBool,
 ) -> std::io::Result<S> {
     use std::io::{Read, Seek};
+    let plage = fichier.plage(debut, longueur);
     let mut fichier = fichier.ouvrir()?;
-    if debut > 0 {
-        fichier.seek(SeekFrom::Start(debut))?;
+    if !plage.entete.is_empty() {
+        recevoir(&mut etat, plage.entete);
     }
-    let mut tampon = vec![0u8; TAMPON_OCTETS.min(longueur as usize).max(1)];
-    let mut restant = longueur;
+    if plage.debut > 0 {
+        fichier.seek(SeekFrom::Start(plage.debut))?;
+    }
+    let mut tampon = vec![0u8; TAMPON_OCTETS.min(plage.longueur as usize).max(1)];
+    let mut restant = plage.longueur;
     while restant > 0 {
         if abandonnee.load(Ordering::Relaxed) {
             return Err(std::io::Error::new(
@@ -383,8 +391,12 @@ impl SommeAssemblee {
     }
 }
 
-/// Une tranche `[debut, debut + longueur)` d'un fichier, lue en flux.
+/// Une tranche `[debut, debut + longueur)` de ce qui part, lue en flux : d'un fichier, ou d'une
+/// séquence préparée au fil de l'envoi (son en-tête en mémoire, puis une plage de l'original :
+/// voir `FichierAttendu::plage`).
 pub(crate) struct CorpsFichier {
+    /// Les octets de l'en-tête qui partent avant ceux du fichier (souvent aucun).
+    entete: Bytes,
     fichier: tokio::fs::File,
     restant: u64,
     longueur: u64,
@@ -403,12 +415,14 @@ impl CorpsFichier {
         longueur: u64,
         progression: Arc<Progression>,
     ) -> std::io::Result<Self> {
+        let plage = fichier.plage(debut, longueur);
         let mut fichier = tokio::fs::File::from_std(fichier.ouvrir()?);
-        if debut > 0 {
-            fichier.seek(SeekFrom::Start(debut)).await?;
+        if plage.debut > 0 {
+            fichier.seek(SeekFrom::Start(plage.debut)).await?;
         }
         progression.attendre_corps(longueur);
         Ok(CorpsFichier {
+            entete: Bytes::copy_from_slice(plage.entete),
             fichier,
             restant: longueur,
             longueur,
@@ -461,6 +475,13 @@ impl Body for CorpsFichier {
                 this.progression.retenir(false);
             }
             a_lire = a_lire.min(this.admis as usize);
+        }
+        if !this.entete.is_empty() {
+            let morceau = this.entete.split_to(a_lire.min(this.entete.len()));
+            this.progression.lu(&morceau);
+            this.restant -= morceau.len() as u64;
+            this.admis = this.admis.saturating_sub(morceau.len() as u64);
+            return Poll::Ready(Some(Ok(Frame::data(morceau))));
         }
         let mut tampon = ReadBuf::new(&mut this.tampon[..a_lire]);
         match Pin::new(&mut this.fichier).poll_read(cx, &mut tampon) {
@@ -634,6 +655,49 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::Interrupted);
         assert_eq!(tampons, 1, "la lecture a continué après l'abandon");
+    }
+
+    /// Une séquence préparée au fil de l'envoi : son en-tête en mémoire, puis une plage de
+    /// l'original ; le corps, la somme et toute tranche qui chevauche l'en-tête rendent les
+    /// octets de la séquence telle qu'écrite sur un disque.
+    #[tokio::test]
+    async fn une_sequence_preparee_se_lit_comme_le_fichier_qu_elle_serait() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("original.wav");
+        let original: Vec<u8> = (0..900_000u32).map(|i| (i % 239) as u8).collect();
+        std::fs::write(&chemin, &original).unwrap();
+        let entete: Vec<u8> = (0..44u8).map(|i| 200 - i).collect();
+        let (debut_source, pcm) = (100_000u64, 600_000u64);
+        let mut sequence = entete.clone();
+        sequence.extend_from_slice(&original[100_000..700_000]);
+        let f = FichierAttendu::nouveau(&chemin, None).avec_entete(&entete, debut_source);
+        let taille = sequence.len() as u64;
+        let p = Progression::nouveau();
+        let corps = CorpsFichier::ouvrir(f, 0, taille, p.clone()).await.unwrap();
+        assert_eq!(corps.size_hint().exact(), Some(taille));
+        assert_eq!(lire_tout(corps).await.unwrap(), sequence);
+        assert_eq!(p.octets(), taille);
+        assert_eq!(pcm + 44, taille);
+        for (debut, longueur) in [(0u64, 10u64), (30, 300_000), (44, 1000), (500_000, 100_044)] {
+            let corps = CorpsFichier::ouvrir(f, debut, longueur, Progression::nouveau())
+                .await
+                .unwrap();
+            let (d, l) = (debut as usize, longueur as usize);
+            assert_eq!(lire_tout(corps).await.unwrap(), &sequence[d..d + l]);
+            assert_eq!(
+                somme_crc32c(f, debut, longueur).await.unwrap(),
+                crc32c::crc32c(&sequence[d..d + l])
+            );
+        }
+        let (_, md5) = sommes_crc32c_md5(f, 0, taille).await.unwrap();
+        let (_, md5_ecrite) = {
+            let ecrite = dir.path().join("sequence.wav");
+            std::fs::write(&ecrite, &sequence).unwrap();
+            sommes_crc32c_md5(FichierAttendu::nouveau(&ecrite, None), 0, taille)
+                .await
+                .unwrap()
+        };
+        assert_eq!(md5, md5_ecrite);
     }
 
     #[tokio::test]

@@ -151,3 +151,45 @@ fn base_du_schema_5_reprise_vigiechiro_sans_rien_renvoyer_ni_redeclarer() {
     assert_eq!(banc.bac().fichier(PARTICIPATION, &titre).unwrap().id, id);
     assert!(banc.bac().envois_orphelins().is_empty());
 }
+
+/// Une base du schéma 9 (d'avant les séquences préparées au fil de l'envoi, migration 0010),
+/// qui tient une nuit ordinaire déposée, reprise par cette version : la migration ajoute les
+/// colonnes de la source d'une séquence, vides pour un fichier ordinaire, et rien ne repart.
+#[test]
+fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() {
+    let banc = Banc::nouveau();
+    let fichiers = [(nom(1), 20_000), (nom(2), 30_000)];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    banc.depot().finir_en(0);
+    {
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        for colonne in ["source", "source_taille", "source_debut", "entete"] {
+            c.execute_batch(&format!("ALTER TABLE depot_unite DROP COLUMN {colonne}"))
+                .unwrap();
+        }
+        c.pragma_update(None, "user_version", 9).unwrap();
+    }
+    let recus = banc.compteurs().octets_recus();
+    banc.depot().finir_en(0);
+    assert_eq!(
+        banc.compteurs().octets_recus(),
+        recus,
+        "des octets sont repartis"
+    );
+    banc.verifier_identiques(&fichiers.map(|(n, t)| (n, t)));
+    let c = rusqlite::Connection::open(&banc.base).unwrap();
+    let version: i64 = c
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 10);
+    let sources: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM depot_unite WHERE source IS NULL AND entete IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(sources, 2);
+}

@@ -12,6 +12,8 @@ use std::process::{Command, Output, Stdio};
 
 use sha2::{Digest, Sha256};
 
+use crate::commun::wav_brut as wav;
+
 const FE: usize = 384_000;
 const JOURNAL: &str = "21/06/26 - 16:02:21 PR1925492 Démarrage, PR V1.3\n\
 21/06/26 - 16:02:22 PR1925492 Paramètres : Acquisi. 20:25-07:47, Fe384kHz, Bd. Freq. 8-120kHz\n";
@@ -61,27 +63,6 @@ fn pcm(graine: &str, octets: usize) -> Vec<u8> {
             x as u8
         })
         .collect()
-}
-
-/// Un WAV mono 16 bits à `frequence` Hz (en-tête canonique, précédé d'un bloc `LIST` pour
-/// que les données ne commencent pas à 44).
-fn wav(frequence: u32, donnees: &[u8]) -> Vec<u8> {
-    let list: &[u8] = b"LIST\x0c\x00\x00\x00INFOISFT\x00\x00\x00\x00";
-    let mut w = b"RIFF".to_vec();
-    w.extend(((4 + 24 + list.len() + 8 + donnees.len()) as u32).to_le_bytes());
-    w.extend(b"WAVEfmt ");
-    w.extend(16u32.to_le_bytes());
-    w.extend(1u16.to_le_bytes());
-    w.extend(1u16.to_le_bytes());
-    w.extend(frequence.to_le_bytes());
-    w.extend((frequence * 2).to_le_bytes());
-    w.extend(2u16.to_le_bytes());
-    w.extend(16u16.to_le_bytes());
-    w.extend(list);
-    w.extend(b"data");
-    w.extend((donnees.len() as u32).to_le_bytes());
-    w.extend(donnees);
-    w
 }
 
 /// Un original de la carte et son PCM.

@@ -282,14 +282,14 @@ async fn constater_sur_la_plateforme(
             Arc::clone(&emetteur),
             Arc::clone(&inventaire),
         );
-        let chemin = crate::plateforme::chemins::local(&dossier, &unite.chemin);
+        let chemin = crate::plateforme::chemins::local(&dossier, unite.chemin_lu());
         async move {
             let constat = constater_vigiechiro(
                 emetteur.as_ref(),
                 &client,
                 &inventaire,
                 &unite,
-                FichierAttendu::nouveau(&chemin, unite.identite.as_deref()),
+                unite.attendu(&chemin),
             )
             .await;
             (unite, constat)

@@ -280,6 +280,28 @@ pub fn contenu(nom: &str, taille: usize) -> Vec<u8> {
     v
 }
 
+/// Un WAV brut mono 16 bits à `frequence` Hz (en-tête canonique, précédé d'un bloc `LIST`
+/// pour que les données ne commencent pas à 44 : l'en-tête d'une séquence préparée est bien
+/// réécrit), celui des cartes de `preparer` et `depot_carte_brute`.
+pub fn wav_brut(frequence: u32, donnees: &[u8]) -> Vec<u8> {
+    let list: &[u8] = b"LIST\x0c\x00\x00\x00INFOISFT\x00\x00\x00\x00";
+    let mut w = b"RIFF".to_vec();
+    w.extend(((4 + 24 + list.len() + 8 + donnees.len()) as u32).to_le_bytes());
+    w.extend(b"WAVEfmt ");
+    w.extend(16u32.to_le_bytes());
+    w.extend(1u16.to_le_bytes());
+    w.extend(1u16.to_le_bytes());
+    w.extend(frequence.to_le_bytes());
+    w.extend((frequence * 2).to_le_bytes());
+    w.extend(2u16.to_le_bytes());
+    w.extend(16u16.to_le_bytes());
+    w.extend(list);
+    w.extend(b"data");
+    w.extend((donnees.len() as u32).to_le_bytes());
+    w.extend(donnees);
+    w
+}
+
 /// L'en-tête canonique (44 octets) d'un WAV PCM 16 bits mono à `frequence` Hz, suivi de
 /// `donnees` octets d'échantillons.
 pub fn en_tete_wav(frequence: u32, donnees: usize) -> Vec<u8> {

@@ -1,0 +1,264 @@
+//! `vigie depot CARTE` d'une carte brute : la préparation se fait au fil de
+//! l'envoi, sans copie sur le disque de l'ordinateur, et ce qui est déposé est octet pour octet
+//! ce que `vigie preparer` écrit (même nom, même contenu : SHA-256). La carte : deux Passive
+//! Recorder de 12,3 s qui se chevauchent (en-tête à 38 400 Hz, journal `LogPR` à Fe384kHz) et
+//! un enregistreur direct de 7 s (en-tête à 384 000 Hz), noms déjà préfixés
+//! (`Car640139-2026-Pass1-A1-…`). Les originaux restent inchangés et rien n'est écrit sur la
+//! carte ; kill -9 au milieu puis relance : rien ne manque, rien de doublé (compté côté
+//! serveur) ; un original modifié entre la planification et l'envoi est dit comme un fichier
+//! modifié.
+
+// Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
+#![cfg(feature = "bac-a-sable")]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use vigie_bac_a_sable::{Operation, Regle, Relache};
+
+use crate::commun::plateforme::*;
+use crate::commun::*;
+
+const FE: usize = 384_000;
+const JOURNAL: &str = "21/06/26 - 16:02:21 PR1925492 Démarrage, PR V1.3\n\
+21/06/26 - 16:02:22 PR1925492 Paramètres : Acquisi. 20:25-07:47, Fe384kHz, Bd. Freq. 8-120kHz\n";
+const P: &str = "Car640139-2026-Pass1-A1-";
+/// Le dossier de la nuit que `preparer` écrit (et le début de chaque clé S3).
+const NUIT: &str = "Car640139-2026-Pass1-A1-20260621";
+/// 3 + 3 tranches des Passive Recorder, 2 du direct.
+const SEQUENCES: usize = 8;
+
+/// Les originaux de la carte (chemin relatif), écrits dans `racine`.
+fn carte(racine: &Path) -> Vec<String> {
+    let bruts = [
+        (
+            format!("PR/Data/{P}PaRecPR1925492_20260621_223000.wav"),
+            38_400,
+            123 * FE / 10,
+        ),
+        (
+            format!("PR/Data/{P}PaRecPR1925492_20260621_223010.wav"),
+            38_400,
+            123 * FE / 10,
+        ),
+        (
+            format!("SM4/{P}S4U12345_20260621_224000.wav"),
+            384_000,
+            7 * FE,
+        ),
+    ];
+    std::fs::create_dir_all(racine.join("PR/Data")).unwrap();
+    std::fs::create_dir_all(racine.join("SM4")).unwrap();
+    std::fs::write(racine.join("PR/LogPR1925492.txt"), JOURNAL).unwrap();
+    bruts
+        .into_iter()
+        .map(|(chemin, frequence, trames)| {
+            std::fs::write(
+                racine.join(&chemin),
+                wav_brut(frequence, &contenu(&chemin, trames * 2)),
+            )
+            .unwrap();
+            chemin
+        })
+        .collect()
+}
+
+/// Chaque fichier sous `dossier` (chemin relatif, `/`) et son SHA-256.
+fn empreintes(dossier: &Path) -> BTreeMap<String, String> {
+    let mut vus = BTreeMap::new();
+    let mut a_voir = vec![dossier.to_path_buf()];
+    while let Some(d) = a_voir.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                a_voir.push(e.path());
+            } else {
+                let relatif = e.path().strip_prefix(dossier).unwrap().to_owned();
+                let relatif = relatif.to_string_lossy().replace('\\', "/");
+                vus.insert(relatif, sha256(&std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    vus
+}
+
+fn sha256(octets: &[u8]) -> String {
+    Sha256::digest(octets)
+        .iter()
+        .map(|o| format!("{o:02x}"))
+        .collect()
+}
+
+/// Ce que `vigie preparer` écrit de la carte du banc : (chemin sous la sortie, SHA-256).
+fn reference(banc: &Banc) -> BTreeMap<String, String> {
+    let sortie = banc
+        .dossier
+        .path()
+        .join(format!("prepare-{}", rand_suffixe()));
+    banc.vigie()
+        .arg("preparer")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(&sortie)
+        .finir_en(0);
+    let r = empreintes(&sortie);
+    assert_eq!(r.len(), SEQUENCES, "{r:#?}");
+    assert!(
+        r.keys().all(|k| k.starts_with(&format!("{NUIT}/"))),
+        "{r:#?}"
+    );
+    r
+}
+
+fn rand_suffixe() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+/// Ce que tient le compartiment S3 sous le préfixe du banc : (chemin sous le préfixe, SHA-256).
+fn deposes_s3(banc: &Banc) -> BTreeMap<String, String> {
+    let racine = banc.bac().racine().join(COMPARTIMENT);
+    banc.objets_sous(COMPARTIMENT, PREFIXE)
+        .into_iter()
+        .map(|o| {
+            let octets = std::fs::read(racine.join(&o)).unwrap();
+            let sous = o
+                .replace('\\', "/")
+                .strip_prefix(&format!("{PREFIXE}/"))
+                .unwrap()
+                .to_owned();
+            (sous, sha256(&octets))
+        })
+        .collect()
+}
+
+/// Ce que tient la participation du bac à sable : (dossier de la nuit / titre, SHA-256), et le
+/// nombre d'enregistrements (un doublon se verrait).
+fn deposes_plateforme(banc: &Banc) -> (BTreeMap<String, String>, usize) {
+    let enregistres = banc.bac().fichiers();
+    let vus = enregistres
+        .iter()
+        .map(|f| {
+            assert!(
+                banc.finalise(PARTICIPATION, &f.titre),
+                "{} non finalisé",
+                f.titre
+            );
+            (
+                format!("{NUIT}/{}", f.titre),
+                sha256(&banc.objet_plateforme(PARTICIPATION, &f.titre)),
+            )
+        })
+        .collect();
+    (vus, enregistres.len())
+}
+
+#[test]
+fn vers_s3_les_objets_sont_ceux_de_preparer_et_la_carte_reste_intacte() {
+    let banc = Banc::nouveau();
+    carte(&banc.nuit);
+    let attendus = reference(&banc);
+    let avant = empreintes(&banc.nuit);
+    let out = banc.depot().finir_en(0);
+    out.stderr_contient(&["carte brute", "3 originaux", "8 séquences"]);
+    assert_eq!(deposes_s3(&banc), attendus);
+    // Ni un original changé, ni un fichier ajouté sur la carte.
+    assert_eq!(empreintes(&banc.nuit), avant);
+    assert_eq!(banc.etat()["unites"]["deposee"], SEQUENCES as u64);
+    // La relance ne renvoie rien.
+    let recus = banc.compteurs().octets_recus();
+    banc.depot().finir_en(0);
+    assert_eq!(banc.compteurs().octets_recus(), recus);
+}
+
+#[test]
+fn simulation_dit_les_sequences_preparees_sans_rien_envoyer() {
+    let banc = Banc::nouveau();
+    carte(&banc.nuit);
+    let mut c = banc.depot();
+    c.arg("--simulation");
+    let out = c.finir_en(0);
+    out.stderr_contient(&["carte brute", "8 séquences"]);
+    assert!(
+        texte(&out).contains(&format!("{P}PaRecPR1925492_20260621_223010_001.wav")),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.requetes(Operation::PutObject), 0);
+}
+
+#[test]
+fn vers_la_plateforme_kill_9_au_milieu_puis_relance_rien_ne_manque_rien_de_double() {
+    let banc = Banc::nouveau();
+    carte(&banc.nuit);
+    let attendus = reference(&banc);
+    let avant = empreintes(&banc.nuit);
+    // Chaque requête traîne : le processus est tué au milieu de la nuit.
+    banc.panne(Regle::proportion(1.0, lenteur_ms(300)));
+    let mut enfant = banc.lancer(banc.depot_plateforme());
+    banc.attendre("deux séquences finalisées", |b| {
+        b.compteurs().requetes(Operation::ApiFinaliser) >= 2
+    });
+    enfant.kill().unwrap(); // SIGKILL
+    let _ = enfant.wait();
+    let finalisees = banc
+        .bac()
+        .fichiers()
+        .iter()
+        .filter(|f| f.disponible)
+        .count();
+    assert!(finalisees < SEQUENCES, "tout était parti avant le kill -9");
+    banc.bac().pannes().effacer();
+
+    banc.depot_plateforme().finir_en(0);
+    let (deposes, enregistrements) = deposes_plateforme(&banc);
+    assert_eq!(
+        enregistrements, SEQUENCES,
+        "enregistrement en double ou manquant"
+    );
+    assert_eq!(deposes, attendus);
+    banc.aucun_envoi_ouvert();
+    assert_eq!(empreintes(&banc.nuit), avant);
+}
+
+#[test]
+fn un_original_modifie_entre_planification_et_envoi_est_dit_modifie() {
+    let banc = Banc::nouveau();
+    let originaux = carte(&banc.nuit);
+    let premiere = format!("{NUIT}/{P}PaRecPR1925492_20260621_223000_000.wav");
+    let relache = Relache::nouvelle();
+    banc.panne(retenir_a_partir_de(
+        Operation::PutObject,
+        &banc.cle(&premiere),
+        1,
+        &relache,
+    ));
+    let enfant = banc.lancer(banc.depot());
+    banc.attendre("le PUT de la première séquence arrive", |b| {
+        b.compteurs().requetes(Operation::PutObject) >= 1
+    });
+    // Des octets PCM de la première tranche changent pendant que le serveur retient l'envoi.
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(banc.nuit.join(&originaux[0]))
+            .unwrap();
+        f.seek(SeekFrom::Start(1_000)).unwrap();
+        f.write_all(&[0x5a; 4096]).unwrap();
+    }
+    relache.relacher();
+    let out = attendre_fin(enfant, Duration::from_secs(60));
+    assert_eq!(code(&out), 1, "{}", texte(&out));
+    assert!(texte(&out).contains("modifié"), "{}", texte(&out));
+    let etat = banc.etat();
+    assert!(etat["unites"]["echec"].as_u64().unwrap() >= 1, "{etat}");
+
+    // La relance replanifie l'original : ce qui part est ce que `preparer` écrit maintenant.
+    banc.bac().pannes().effacer();
+    banc.depot().finir_en(0);
+    assert_eq!(deposes_s3(&banc), reference(&banc));
+}
