@@ -518,9 +518,15 @@ pub mod plateforme {
     pub const DEBUT_NUIT: &str = "2026-06-21T21:30:00Z";
     pub const FIN_NUIT: &str = "2026-06-22T06:00:00Z";
 
-    /// Un nom conforme au protocole point fixe, numéroté.
+    /// Un nom conforme au protocole point fixe, numéroté : la séquence `i` commence `i`
+    /// secondes après 22 h 00 (un horodatage toujours possible : `vigie` refuse 22:00:60).
     pub fn nom(i: usize) -> String {
-        format!("Car640139-2026-Pass1-A1-OB-1_20260621_22{:04}_000.wav", i)
+        assert!(i < 3600, "{i} : au-delà de 22 h 59 min 59 s");
+        format!(
+            "Car640139-2026-Pass1-A1-OB-1_20260621_22{:02}{:02}_000.wav",
+            i / 60,
+            i % 60
+        )
     }
 
     impl Banc {
