@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Banc (pas un test, pas en CI) : vigie contre le **vrai** serveur Vigie-Chiro.
+# shellcheck disable=SC2016 # chaque `verdict` évalue sa condition (eval) : entre guillemets simples, voulus
 #
 # Le serveur (Scille/vigiechiro-api, Python/Flask, relu au commit dfac664) n'est pas dans ce
 # dépôt : ce script le lance depuis la copie que désigne VIGIE_SERVEUR_REEL, sans modifier un
@@ -24,17 +25,19 @@ set -euo pipefail
 ICI=$(cd "$(dirname "$0")" && pwd)
 RACINE=$(dirname "$ICI")
 SERVEUR=${VIGIE_SERVEUR_REEL:?"VIGIE_SERVEUR_REEL : le chemin d'une copie du dépôt Scille/vigiechiro-api (commit dfac664)"}
-[ -f "$SERVEUR/vigiechiro/resources/fichiers.py" ] && [ -f "$SERVEUR/requirements.txt" ] \
-  || { echo "VIGIE_SERVEUR_REEL=$SERVEUR n'est pas une copie de vigiechiro-api (vigiechiro/, requirements.txt)" >&2; exit 2; }
+if [ ! -f "$SERVEUR/vigiechiro/resources/fichiers.py" ] || [ ! -f "$SERVEUR/requirements.txt" ]; then
+  echo "VIGIE_SERVEUR_REEL=$SERVEUR n'est pas une copie de vigiechiro-api (vigiechiro/, requirements.txt)" >&2
+  exit 2
+fi
 TRAVAIL=${VIGIE_BANC_DOSSIER:-$RACINE/target/serveur-reel}
-PY39=${VIGIE_PYTHON39:-$(ls -d "$HOME"/.pyenv/versions/3.9.*/bin/python 2> /dev/null | sort -V | tail -1)}
+PY39=${VIGIE_PYTHON39:-$(printf '%s\n' "$HOME"/.pyenv/versions/3.9.*/bin/python | sort -V | tail -1)}
 [ -x "${PY39:-}" ] || { echo "Python 3.9 introuvable : pyenv install 3.9, ou VIGIE_PYTHON39=…" >&2; exit 2; }
 PYTHON_MOTO=${VIGIE_PYTHON_MOTO:-python3}
 mkdir -p "$TRAVAIL"
 
 # --- les environnements Python (créés une fois, refaits si requirements.txt change) ----------
 ENV_SERVEUR=$TRAVAIL/serveur-venv
-EMPREINTE=$(cat "$SERVEUR/requirements.txt" | sha256sum | cut -c1-16)-mongomock4.3.0
+EMPREINTE=$(sha256sum < "$SERVEUR/requirements.txt" | cut -c1-16)-mongomock4.3.0
 if [ "$(cat "$ENV_SERVEUR/.empreinte" 2> /dev/null)" != "$EMPREINTE" ]; then
   echo "== environnement du serveur (Python $("$PY39" -c 'import platform; print(platform.python_version())'), requirements.txt, mongomock)"
   rm -rf "$ENV_SERVEUR"
@@ -198,6 +201,7 @@ m=$(marque)
 vigie_fond depot "$LANCEMENT/nuit4" --participation "$P" --forcer-participation --paralleles 1; pid=$!
 tuer_quand_retenu $pid
 avant=$(s3_depuis "$m" '.methode == "PUT" and .statut == 200')
+# shellcheck disable=SC2034 # m2 : lue par le verdict qui suit (eval)
 m2=$(marque)
 vigie depot "$LANCEMENT/nuit4" --participation "$P" --forcer-participation > "$LANCEMENT/s4.out" 2>&1 && c=0 || c=$?
 verdict "relance : code 0, seuls les fichiers manquants repartent" '[ $c = 0 ] && [ "$(s3_depuis "$m2" '\''.methode == "PUT" and .statut == 200'\'')" = $((6 - avant)) ]' "(partis avant : $avant)"
@@ -330,6 +334,7 @@ vigie resultats --sortie "$LANCEMENT/resultats14" > "$LANCEMENT/s14f.out" 2>&1 &
 verdict "vigie resultats : pas encore calculé n'est pas une erreur (code 0)" '[ $c = 0 ] && ! grep -q "^erreur" "$LANCEMENT/s14f.out"' "(code $c)"
 vigie etat > "$LANCEMENT/s14g.out" 2>&1 || true
 ok=1
+# shellcheck disable=SC2034 # ok : lue par le verdict qui suit (eval)
 for f in s14b s14c s14e s14f s14g; do sans_identifiant "$LANCEMENT/$f.out" || { ok=0; echo "    identifiant dans $f.out"; }; done
 verdict "aucune sortie de traiter, traitement, resultats, etat ne montre un identifiant" '[ $ok = 1 ]'
 
