@@ -19,8 +19,12 @@
 #                                     (le lien seul, à seau minuscule : la seconde coupée est
 #                                      perdue au lieu d'être rattrapée d'une rafale)
 # Installe ce qui manque : rclone (apt-get), aws-cli, moto et crc32c (pip).
+# Mode court (VIGIE_BANC_COURT=1) : vigie seul, vers le bac à sable puis à travers le lien qui
+# coupe, 2 × 2 Mio + 1 × 9 Mio (en parties), un tour, rien d'installé ; vigie doit rendre 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 PETITS=${PETITS:-400}
 GROS=${GROS:-4}
 TAILLE_GROS=${TAILLE_GROS:-64}  # Mio
@@ -34,20 +38,25 @@ RAFALE=${RAFALE:-1}
 # que rclone ait $PARALLELES transferts en tout comme vigie et aws-cli ; $PARALLELES pour un
 # fichier seul, où vigie et aws-cli envoient aussi ses parties ensemble.
 RCLONE_PARTIES=${RCLONE_PARTIES:-1}
+if [ "$BANC_COURT" = 1 ]; then
+  PETITS=2 GROS=1 TAILLE_GROS=9 TOURS=1 TOURS_LIEN=1 LIEN=1 SERVEURS=sable OUTILS=vigie
+fi
 
-command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
-command -v aws > /dev/null || pip install -q awscli
-python3 -c 'import moto.server' 2> /dev/null || pip install -q 'moto[server]>=5.2.5'
-# Sans le paquet crc32c, moto calcule un CRC32 là où on lui demande un CRC32C : vigie, qui
-# vérifie la somme rendue, refuserait à bon droit chaque objet.
-python3 -c 'import crc32c' 2> /dev/null || pip install -q crc32c
+if [[ " $OUTILS " == *" rclone "* ]]; then
+  command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
+fi
+if [[ " $OUTILS " == *" aws-cli "* || " $SERVEURS " == *" moto "* ]]; then
+  command -v aws > /dev/null || pip install -q awscli
+fi
+if [[ " $SERVEURS " == *" moto "* ]]; then
+  python3 -c 'import moto.server' 2> /dev/null || pip install -q 'moto[server]>=5.2.5'
+  # Sans le paquet crc32c, moto calcule un CRC32 là où on lui demande un CRC32C : vigie, qui
+  # vérifie la somme rendue, refuserait à bon droit chaque objet.
+  python3 -c 'import crc32c' 2> /dev/null || pip install -q crc32c
+fi
 command -v bc > /dev/null || { apt-get update -qq && apt-get install -y -qq bc; }
 [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }  # GNU time : mémoire de pointe
-cargo build --release --locked --quiet
-VIGIE=$PWD/target/release/vigie
-
-# shellcheck source=benches/commun.sh
-. benches/commun.sh
+binaire_vigie
 # Le serveur écrit en mémoire (tmpfs) s'il y a la place : sur disque, la réécriture des pages
 # sales du lancement précédent faisait varier le temps CPU du serveur du simple au double
 # d'une mesure à l'autre, bien plus que l'écart entre outils.
@@ -115,7 +124,9 @@ lancer() {
   /usr/bin/time -f "%e %U %S %M" -o "$TMP/temps" "${commande[@]}" > "$TMP/sortie" 2>&1 || code=$?
   # Ctrl-C (ou SIGTERM) arrête le banc, pas seulement l'outil mesuré.
   case $code in 130 | 143) exit "$code" ;; esac
-  if [ "$code" != 0 ]; then
+  if [ "$outil" = vigie ]; then
+    code_de_vigie "$code" "$TMP/sortie"
+  elif [ "$code" != 0 ]; then
     echo "  $outil : échec, code $code ; fin de sa sortie :"
     tail -3 "$TMP/sortie" | sed 's/^/    /'
   fi

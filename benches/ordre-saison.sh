@@ -20,31 +20,31 @@
 # Usage : benches/ordre-saison.sh                 (4 nuits × 20 fichiers, 2 tours)
 #         NUITS=6 PAR_NUIT=10 TOURS=3 benches/ordre-saison.sh
 #         VIGIE=target/debug/vigie benches/ordre-saison.sh   (binaire déjà construit)
+# Mode court (VIGIE_BANC_COURT=1) : 2 nuits × 2 fichiers de 64 à 128 Kio, un tour.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 NUITS=${NUITS:-4}
 PAR_NUIT=${PAR_NUIT:-20}
 TOURS=${TOURS:-2}
 PARALLELES=${PARALLELES:-4}
 RAFALE=${RAFALE:-0.05}
-if [ -z "${VIGIE:-}" ]; then
-  cargo build --release --locked --quiet
-  VIGIE=$PWD/target/release/vigie
-fi
-VIGIE=$(realpath "$VIGIE")
-# shellcheck source=benches/commun.sh
-. benches/commun.sh
+TAILLES_KIO="2048 4096"
+if [ "$BANC_COURT" = 1 ]; then NUITS=2 PAR_NUIT=2 TOURS=1 TAILLES_KIO="64 128"; fi
+binaire_vigie
 
-python3 - "$TMP/saison" "$NUITS" "$PAR_NUIT" << 'EOF'
+# shellcheck disable=SC2086 # TAILLES_KIO : deux arguments, la plus petite et la plus grande
+python3 - "$TMP/saison" "$NUITS" "$PAR_NUIT" $TAILLES_KIO << 'EOF'
 import os, random, sys
-racine, nuits, par_nuit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+racine, nuits, par_nuit, petite, grande = sys.argv[1], *map(int, sys.argv[2:])
 alea = random.Random(7)
 for n in range(nuits):
     dossier = f"{racine}/nuit-{n + 1:02d}"
     os.makedirs(dossier)
     for i in range(par_nuit):
         with open(f"{dossier}/Car640139-2026-Pass1-A1-PA1_202607{n + 1:02d}_22{i:02d}00_000.wav", "wb") as f:
-            f.write(os.urandom(alea.randint(2 * 1024 * 1024, 4 * 1024 * 1024)))
+            f.write(os.urandom(alea.randint(petite * 1024, grande * 1024)))
 EOF
 TOTAL=$(du -sb "$TMP/saison" | cut -f1)
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Banc d'essai (pas un test) : planification d'une nuit de N fichiers (10 000 par défaut),
 # puis reprise du même plan. Usage : benches/planification.sh [N]
-# Le binaire est construit en release ; les fichiers (4 octets chacun) vont dans un dossier
-# temporaire effacé à la fin.
+# Le binaire est construit en release (ou VIGIE=…) ; les fichiers (4 octets chacun) vont dans un
+# dossier temporaire effacé à la fin. Mode court (VIGIE_BANC_COURT=1) : 20 fichiers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 N=${1:-10000}
+[ "$BANC_COURT" = 1 ] && N=20
 [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }  # GNU time : mémoire de pointe
-cargo build --release --locked --quiet
-VIGIE=$PWD/target/release/vigie
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+binaire_vigie
 mkdir -p "$TMP/nuit"
 for d in $(seq 0 9); do mkdir -p "$TMP/nuit/d$d"; done
 for i in $(seq 0 $((N - 1))); do

@@ -17,25 +17,18 @@
 # se comparent d'une fois sur l'autre, à binaire et machine égaux.
 # Usage : benches/saison.sh [NUITS] [PAR_NUIT]      ex. DEPOT=1 benches/saison.sh
 #         VIGIE=target/debug/vigie benches/saison.sh  (un binaire déjà construit)
+# Mode court (VIGIE_BANC_COURT=1) : 2 nuits × 10 fichiers, dépôt et reprise, une fois chacun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 NUITS=${1:-20}
 PAR_NUIT=${2:-5000}
 DEPOT=${DEPOT:-0}
 REPETITIONS=${REPETITIONS:-3}
+if [ "$BANC_COURT" = 1 ]; then NUITS=2 PAR_NUIT=10 DEPOT=1 REPETITIONS=1; fi
 [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time; }  # GNU time : mémoire de pointe
-if [ -z "${VIGIE:-}" ]; then
-  cargo build --release --locked --quiet
-  VIGIE=$PWD/target/release/vigie
-fi
-TMP=$(mktemp -d)
-PIDS=()
-nettoyer() {
-  for p in "${PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  rm -rf "$TMP"
-}
-trap nettoyer EXIT
+binaire_vigie
 
 python3 - "$TMP/saison" "$NUITS" "$PAR_NUIT" << 'PY'
 import datetime, os, struct, sys

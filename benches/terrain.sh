@@ -25,8 +25,14 @@
 #     par tbf, retransmissions, expirations du délai de retransmission).
 # Usage : benches/terrain.sh            (400 fichiers de 1 Mio ; les trois mesures)
 #         FICHIERS=100 OUTILS=vigie MESURES="latence" benches/terrain.sh
+#         VIGIE=target/debug/vigie benches/terrain.sh   (un binaire déjà construit)
+# Mode court (VIGIE_BANC_COURT=1) : les trois mesures, vigie seul, 3 fichiers, --debit-max
+# pendant 1 s ; chaque dépôt de vigie doit rendre 0 (et, hors mode court, le banc finit en 1
+# si l'un ne l'a pas fait).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/commun.sh
+. benches/commun.sh
 FICHIERS=${FICHIERS:-400}
 PARALLELES=${PARALLELES:-4}
 OUTILS=${OUTILS:-vigie rclone aws-cli}
@@ -40,18 +46,26 @@ TROU_NOIR_A=${TROU_NOIR_A:-15}
 OUTILS_TROU_NOIR=${OUTILS_TROU_NOIR:-vigie}
 TOURS_NS=${TOURS_NS:-1}
 DESTINATIONS_NS=${DESTINATIONS_NS:-vigiechiro s3}
+# Le débit limité se mesure ATTENTE_DEBIT s après le départ (planification passée).
+ATTENTE_DEBIT=5
+if [ "$BANC_COURT" = 1 ]; then FICHIERS=3 OUTILS=vigie DUREE_LIMITE=1 ATTENTE_DEBIT=0.5; fi
 NS=vigie-terrain-$$
 
-command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
-command -v aws > /dev/null || pip install -q awscli
-cargo build --release --locked --quiet
-VIGIE=$PWD/target/release/vigie
-# shellcheck source=benches/commun.sh
-. benches/commun.sh
+if [[ " $OUTILS " == *" rclone "* ]]; then
+  command -v rclone > /dev/null || { apt-get update -qq && apt-get install -y -qq rclone; }
+fi
+if [[ " $OUTILS " == *" aws-cli "* ]]; then
+  command -v aws > /dev/null || pip install -q awscli
+fi
+binaire_vigie
 nettoyer_aussi() { ip netns del "$NS" 2> /dev/null || true; }
 
+# Les noms sont de la nuit de la participation d'essai du bac à sable (PARTICIPATION de
+# crates/vigie-bac-a-sable/src/vigiechiro.rs : point A1 du site 640139, soirée du 21 juin 2026),
+# sans quoi vigie refuse la mesure Vigie-Chiro (code 2) : à partir de 22:00:00, une seconde
+# d'écart, et au-delà de minuit le 22 juin (toujours la soirée du 21).
 python3 - "$TMP/nuit" "$FICHIERS" << 'EOF'
-import os, struct, sys
+import datetime, os, struct, sys
 racine, n = sys.argv[1], int(sys.argv[2])
 os.makedirs(racine)
 # Un en-tête WAV PCM 16 bits mono en expansion de temps ×10 (38 400 Hz) : ce que la garde de
@@ -60,10 +74,12 @@ donnees = 1024 * 1024 - 44
 en_tete = (b"RIFF" + struct.pack("<I", 36 + donnees) + b"WAVEfmt "
            + struct.pack("<IHHIIHH", 16, 1, 1, 38400, 76800, 2, 16)
            + b"data" + struct.pack("<I", donnees))
+soiree = datetime.datetime(2026, 6, 21, 22, 0, 0)
 for i in range(n):
-    # Un horodatage qui existe : 22:00:00, 22:00:01…
-    h, m, s = 22 + i // 3600, (i // 60) % 60, i % 60
-    with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_20260621_{h:02d}{m:02d}{s:02d}_000.wav", "wb") as f:
+    t = soiree + datetime.timedelta(seconds=i)
+    if t >= datetime.datetime(2026, 6, 22, 12):
+        sys.exit("trop de fichiers pour une seule nuit (une seconde d'écart, jusqu'à midi)")
+    with open(f"{racine}/Car640139-2026-Pass1-A1-OB-1_{t:%Y%m%d_%H%M%S}_000.wav", "wb") as f:
         f.write(en_tete + os.urandom(donnees))
 EOF
 TOTAL=$(du -sb "$TMP/nuit" | cut -f1)
@@ -127,6 +143,7 @@ mesurer_latence() {
     duree=$(echo "$fin - $debut" | bc -l)
     printf '  %-8s %6.1f s  %5.1f %% du débit du lien  (code %s)\n' "$outil" "$duree" \
       "$(echo "$ideal / $duree * 100" | bc -l)" "$code"
+    if [ "$outil" = vigie ]; then code_de_vigie "$code" "$TMP/sortie"; fi
   done
   kill "$MANDATAIRE"
 }
@@ -164,6 +181,7 @@ if [[ " $MESURES " == *" trou-noir "* ]]; then
     bilan=$(bilan_du_lien)
     printf '  %-8s %6.1f s  (idéal %.1f s, code %s) ; ' "$outil" "$duree" "$ideal" "$code"
     echo "$bilan" | python3 -c 'import json,sys; b=json.load(sys.stdin); print("première réponse %s s et reprise %s s après le retour du lien, %s connexion(s) englouties" % (b["trou_noir_premiere_reponse_s"], b["trou_noir_reprise_s"], b["englouties"]))'
+    if [ "$outil" = vigie ]; then code_de_vigie "$code" "$TMP/sortie"; fi
   done
   kill "$MANDATAIRE"
 fi
@@ -171,19 +189,24 @@ fi
 if [[ " $MESURES " == *" debit-max "* ]]; then
   mandataire --debit 10000000000 --rafale 1
   echo "--debit-max 2Mo/s pendant $DUREE_LIMITE s, lien sans limite ; charge : $(uptime | sed 's/.*load average: //')"
-  # La fenêtre de mesure s'ouvre 5 s après le départ (planification passée) et dure
-  # $DUREE_LIMITE s : le mandataire compte ce qu'il relaie entre deux SIGUSR1.
+  # La fenêtre de mesure s'ouvre $ATTENTE_DEBIT s après le départ (planification passée) et
+  # dure $DUREE_LIMITE s : le mandataire compte ce qu'il relaie entre deux SIGUSR1.
   # La commande est un texte (voir commande_de) : eval, comme pour la mesure de latence.
   VIGIE_DEBIT_MAX=2Mo/s eval "$(commande_de vigie "http://127.0.0.1:$LIEN")" > "$TMP/sortie" 2>&1 &
   ENVOI=$!
-  sleep 5
+  sleep "$ATTENTE_DEBIT"
   octets_relayes > /dev/null
   debut=$(date +%s.%N)
   sleep "$DUREE_LIMITE"
   octets=$(octets_relayes)
   fin=$(date +%s.%N)
   kill -INT "$ENVOI" 2> /dev/null || true
-  wait "$ENVOI" 2> /dev/null || true
+  # Interrompu (130) ou déjà fini (0) : tout autre code est un dépôt qui a échoué.
+  code=0
+  wait "$ENVOI" 2> /dev/null || code=$?
+  [ "$code" = 130 ] && code=0
+  code_de_vigie "$code" "$TMP/sortie"
+  [ "$octets" -gt 0 ] || echec "--debit-max : rien n'a passé le lien pendant la mesure"
   debit=$(echo "$octets / ($fin - $debut)" | bc -l)
   printf '  %d octets en %.1f s : %.3f Mo/s (%+.1f %% de la limite)\n' "$octets" \
     "$(echo "$fin - $debut" | bc -l)" "$(echo "$debit / 1000000" | bc -l)" \
@@ -275,7 +298,7 @@ EOF2
       parts[$destination]+="$part "
       printf '  tour %2d  vigie → %-10s %6.1f s  %5.1f %% du débit du lien  (code %s, charge %s)\n' \
         "$tour" "$destination" "$duree" "$part" "$code" "$charge"
-      [ "$code" = 0 ] || tail -3 "$TMP/sortie" | sed 's/^/    /'
+      code_de_vigie "$code" "$TMP/sortie"
       regulateur "$base"
       read -r jetes1 retransmis1 expirations1 < <(pile_tcp)
       printf '    pile TCP : %d paquet(s) jeté(s) par tbf, %d segment(s) retransmis, %d expiration(s) du délai de retransmission\n' \
