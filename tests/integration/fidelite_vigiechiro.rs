@@ -355,9 +355,12 @@ fn participation_a_creer_au_mauvais_site_et_a_la_mauvaise_nuit_forcee() {
 
 // ------------------------------------------------------------------------ noms
 
+/// Un nom de point fixe sans les millisecondes : refusé par le serveur, préparé par vigie.
+const SANS_MILLISECONDES: &str = "Car640380-2026-Pass1-A1-OB-1_20260621_224038.wav";
+
 /// Chaque règle, acceptée et refusée, avec le même verdict que le serveur
 /// (la déclaration sur la plateforme locale, qui imite `fichier_create`) ; rien ne part si un
-/// nom est refusé.
+/// nom est refusé, sauf l'original d'une carte brute, préparé sous un nom de séquence.
 #[test]
 fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
     let banc = Banc::nouveau();
@@ -380,10 +383,7 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
         (fixe("Pass1-A1").replace(".wav", ".ta"), true),
         (fixe("Pass1-A1").replace(".wav", ".WAV"), false),
         (fixe("Pass1-A1").replace("OB-1", "OB 1"), false),
-        (
-            "Car640380-2026-Pass1-A1-OB-1_20260621_224038.wav".into(),
-            false,
-        ),
+        (SANS_MILLISECONDES.into(), false),
         ("nuit.zip".into(), true),
         ("nuit.zip.12345".into(), true),
         ("nuit.z123".into(), true),
@@ -415,6 +415,17 @@ fn chaque_regle_de_nom_meme_verdict_que_le_serveur() {
             json!({ "titre": titre, "lien_participation": PARTICIPATION }),
         );
         assert_eq!(statut == 201, *accepte, "serveur, {titre} : {statut} {v}");
+        if titre == SANS_MILLISECONDES {
+            // Un WAV horodaté sans nom de séquence est un original d'une carte brute : vigie le
+            // prépare (tranches de 5 s, `_000`), et le nom refusé par le serveur ne part jamais.
+            let sequence = SANS_MILLISECONDES.replace(".wav", "_000.wav");
+            assert!(
+                vigie_accepte && stdout(&out).contains(&format!("→ {sequence}")),
+                "vigie, {titre} : {}",
+                texte(&out)
+            );
+            continue;
+        }
         assert_eq!(vigie_accepte, *accepte, "vigie, {titre} : {}", texte(&out));
     }
 
