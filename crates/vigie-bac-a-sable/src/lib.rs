@@ -75,6 +75,7 @@ pub mod nuit;
 mod operation;
 mod pannes;
 mod plateforme;
+mod pourcent;
 mod service;
 mod signature;
 mod vigiechiro;

@@ -44,7 +44,7 @@ use super::{
     OBSERVATEUR, ReponseApi, RequeteApi, Utilisateur, Vigiechiro, cle_pour, deduire_mime,
     expiration_neuve, pagination, requete_s3, tranche,
 };
-use crate::operation::decoder_pourcent;
+use crate::pourcent::decoder_pourcent;
 use crate::{CLE_ACCES, SECRET, signature};
 
 /// Les familles de `get_pieces_jointes`, dans l'ordre où `get_url_params` les rend (celui de
