@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Le graphe des dépendances entre fichiers de `src/` (hors bac à sable), ses cycles, et le
-sens de ses flèches entre les couches d'ARCHITECTURE.md.
+"""Le graphe des dépendances entre fichiers des deux crates de l'espace de travail (`src/`,
+l'outil, et `crates/vigie-bac-a-sable/src/`, le bac à sable), ses cycles, et le sens des
+flèches de `src/` entre les couches d'ARCHITECTURE.md.
 
 Lit les chemins `crate::…` et `super::…` de chaque fichier (dans les `use` comme dans le code,
-les tests unitaires `#[cfg(test)] mod tests` exclus), les rattache au fichier qui définit le
-module visé, et cherche les cycles (composantes fortement connexes de plus d'un fichier).
-Déclarer un sous-module (`mod x;`) ou le réexporter (`pub use x::…`) n'est pas en dépendre :
-c'est le contenir.
+les tests unitaires exclus : `#[cfg(test)] mod tests { … }` comme les fichiers des modules
+`#[cfg(test)] mod x;`), les rattache au fichier qui définit le module visé, et cherche les
+cycles, dans chaque crate : entre fichiers (composantes fortement connexes de plus d'un
+fichier), et entre modules de premier niveau (`operation` regarde `vigiechiro`, dont un fichier
+regarde `operation`). Déclarer un sous-module (`mod x;`) ou le réexporter (`pub use x::…`)
+n'est pas en dépendre : c'est le contenir.
 
 Puis le sens : ARCHITECTURE.md range les modules de premier niveau (`depot`, `suivi`,
 `texte`…) en couches, de haut en bas, dans son bloc ```couches```. Un fichier ne regarde que
@@ -19,8 +22,10 @@ Enfin la carte : chaque fichier de `src/` est nommé dans ARCHITECTURE.md par so
 (`#[cfg(test)] mod x;`) exceptés ; et chaque chemin qu'elle nomme (`….rs`, `…/`) existe, dans
 `src/` ou depuis la racine du dépôt, comme chaque module de son bloc ```couches```.
 
-Sort en 1 s'il y a un cycle, une flèche qui remonte, un module sans couche, ou une carte qui
-ne dit pas vrai.
+Le bac à sable n'a pas de couches : sa seule règle est l'absence de cycle.
+
+Sort en 1 s'il y a un cycle (dans l'un ou l'autre crate), une flèche qui remonte, un module
+sans couche, ou une carte qui ne dit pas vrai.
 
     scripts/graphe-modules.py            # les fautes, puis les arêtes
     scripts/graphe-modules.py --dot      # le graphe au format Graphviz
@@ -29,18 +34,23 @@ import os
 import re
 import sys
 
-RACINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+DEPOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+RACINE = os.path.join(DEPOT, "src")
+# Le bac à sable, et comment ses fichiers sont nommés dans les fautes et le graphe.
+BAC_A_SABLE = os.path.join(DEPOT, "crates", "vigie-bac-a-sable", "src")
+PREFIXE_BAC_A_SABLE = "crates/vigie-bac-a-sable/src/"
 
 
-def modules():
-    """{('depot', 's3'): 'depot/s3.rs', …}"""
+def modules(racine=RACINE):
+    """{('depot', 's3'): 'depot/s3.rs', …}, sans le binaire ni les modules d'essais."""
     table = {}
-    for dossier, _, fichiers in os.walk(RACINE):
+    essais = modules_d_essais(racine)
+    for dossier, _, fichiers in os.walk(racine):
         for f in fichiers:
             if not f.endswith(".rs"):
                 continue
-            rel = os.path.relpath(os.path.join(dossier, f), RACINE)
-            if rel.startswith("bac_a_sable") or rel == "main.rs":
+            rel = os.path.relpath(os.path.join(dossier, f), racine)
+            if rel == "main.rs" or rel in essais:
                 continue
             parties = rel[:-3].split(os.sep)
             if parties[-1] in ("mod", "lib"):
@@ -168,10 +178,11 @@ def fautes_de_sens(aretes, rangs):
     return fautes
 
 
-def modules_d_essais():
-    """Les fichiers des modules déclarés sous `#[cfg(test)]` : des essais, pas de la carte."""
+def modules_d_essais(racine=RACINE):
+    """Les fichiers des modules déclarés sous `#[cfg(test)]` : des essais, ni du graphe ni de
+    la carte."""
     res = set()
-    for dossier, _, fichiers in os.walk(RACINE):
+    for dossier, _, fichiers in os.walk(racine):
         for f in fichiers:
             if not f.endswith(".rs"):
                 continue
@@ -181,7 +192,7 @@ def modules_d_essais():
             parent = dossier if f in ("mod.rs", "lib.rs", "main.rs") else os.path.join(dossier, f[:-3])
             for nom in re.findall(r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod (\w+);", texte):
                 for candidat in (nom + ".rs", os.path.join(nom, "mod.rs")):
-                    res.add(os.path.relpath(os.path.join(parent, candidat), RACINE))
+                    res.add(os.path.relpath(os.path.join(parent, candidat), racine))
     return res
 
 
@@ -205,7 +216,7 @@ def fautes_de_carte(chemin=ARCHITECTURE):
     for dossier, _, fichiers in os.walk(RACINE):
         for f in fichiers:
             rel = os.path.relpath(os.path.join(dossier, f), RACINE)
-            if not f.endswith(".rs") or rel in essais or rel.startswith("bac_a_sable"):
+            if not f.endswith(".rs") or rel in essais:
                 continue
             # `x/mod.rs` se nomme `x/`.
             nom = os.path.dirname(rel) + "/" if f == "mod.rs" else rel
@@ -249,30 +260,71 @@ def scc(noeuds, aretes):
     return res
 
 
-def main():
-    table = modules()
+def graphe(racine):
+    """{'depot/s3.rs': ['plan/mod.rs', …], …} : qui regarde qui, fichier par fichier."""
+    table = modules(racine)
     aretes = {}
     for module, fichier in table.items():
-        with open(os.path.join(RACINE, fichier), encoding="utf-8") as f:
+        with open(os.path.join(racine, fichier), encoding="utf-8") as f:
             texte = f.read()
         aretes[fichier] = sorted(table[c] for c in cibles(module, texte, table))
-    cycles = [sorted(c) for c in scc(sorted(aretes), aretes) if len(c) > 1]
-    fautes = fautes_de_sens(aretes, couches()) + fautes_de_carte()
+    return aretes
+
+
+def cycles(aretes, nommer=lambda f: f):
+    """Les cycles entre fichiers, puis entre modules de premier niveau (la racine à part),
+    chacun avec les flèches entre ses modules (les six premières)."""
+    res = [
+        "cycle entre fichiers : " + " ↔ ".join(nommer(f) for f in sorted(c))
+        for c in scc(sorted(aretes), aretes)
+        if len(c) > 1
+    ]
+    entre_modules, temoins = {}, {}
+    for a, bs in aretes.items():
+        for b in bs:
+            ma, mb = module_de(a), module_de(b)
+            if None in (ma, mb) or ma == mb:
+                continue
+            entre_modules.setdefault(ma, set()).add(mb)
+            temoins.setdefault((ma, mb), []).append(f"{nommer(a)} → {nommer(b)}")
+    for c in scc(sorted(entre_modules), {m: sorted(s) for m, s in entre_modules.items()}):
+        if len(c) > 1:
+            membres = set(c)
+            fleches = sorted(
+                t for (ma, mb), ts in temoins.items() if ma in membres and mb in membres for t in ts
+            )
+            dites = " ; ".join(fleches[:6]) + (f" ; … et {len(fleches) - 6} autres" if len(fleches) > 6 else "")
+            res.append("cycle entre modules : " + " ↔ ".join(sorted(c)) + f" ({dites})")
+    return res
+
+
+def main():
+    aretes = graphe(RACINE)
+    aretes_sable = graphe(BAC_A_SABLE)
+    def sable(f):
+        return PREFIXE_BAC_A_SABLE + f
+    fautes = (
+        cycles(aretes)
+        + fautes_de_sens(aretes, couches())
+        + fautes_de_carte()
+        + cycles(aretes_sable, sable)
+    )
+    toutes = sorted(aretes.items()) + sorted(
+        (sable(a), [sable(b) for b in bs]) for a, bs in aretes_sable.items()
+    )
     if "--dot" in sys.argv:
         print("digraph vigie {")
-        for a, bs in sorted(aretes.items()):
+        for a, bs in toutes:
             for b in bs:
                 print(f'  "{a}" -> "{b}";')
         print("}")
     else:
-        for a, bs in sorted(aretes.items()):
+        for a, bs in toutes:
             print(f"{a} → {', '.join(bs) if bs else '∅'}")
     # Les fautes sur la sortie d'erreur : `.ci/run` jette la sortie standard, pas elles.
-    for c in cycles:
-        print("cycle :", " ↔ ".join(c), file=sys.stderr)
     for f in fautes:
         print(f, file=sys.stderr)
-    return 1 if cycles or fautes else 0
+    return 1 if fautes else 0
 
 
 if __name__ == "__main__":
