@@ -397,35 +397,26 @@ pub(super) struct Preparation {
 
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
 /// que la destination refusera est dit ici, tous d'un coup. Une carte brute reconnue
-/// (`preparation::au_fil`) est vue comme le dossier que `vigie preparer` en écrirait : une
-/// unité par séquence, préparée au fil de l'envoi.
+/// (`preparation::au_fil`, voir [`examiner`]) est vue comme le dossier que `vigie preparer` en
+/// écrirait : une unité par séquence, préparée au fil de l'envoi.
 pub(super) fn preparer(
     dossier: &Path,
     destination: &Destination,
     horodatages: Horodatages,
 ) -> Result<Preparation> {
-    let inventaire = inventaire::inventorier(dossier)?;
-    let au_fil = crate::preparation::au_fil::reconnaitre(dossier, &inventaire);
-    let (inventaire, sources, originaux_bruts) = match au_fil {
-        Some(c) => (c.inventaire, c.sources, Some(c.originaux)),
-        None => (inventaire, HashMap::new(), None),
-    };
-    let examen = examiner_inventaire(dossier, inventaire, destination, horodatages)?;
+    let examen = examiner(dossier, destination, horodatages)?;
     refuser_les_empechements(&[("", &examen)])?;
     let Examen {
         inventaire,
         dossier: dossier_texte,
+        mut preparees,
+        originaux_bruts,
         ..
     } = examen;
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
         let mut f = fichier_planifie(e, e.chemin.clone(), destination.cle(&e.chemin)?);
-        f.preparee = sources.get(&e.chemin).map(|s| SequencePreparee {
-            source: s.original.clone(),
-            source_taille: s.taille_original,
-            source_debut: s.debut,
-            entete: s.entete.clone(),
-        });
+        f.preparee = preparees.remove(&e.chemin);
         fichiers.push(f);
     }
     Ok(Preparation {
@@ -504,31 +495,45 @@ pub(super) struct Examen {
     empechements: Vec<Empechement>,
     /// Les nuits des fichiers refusés pour leur horodatage.
     nuits: Vec<NuitNommee>,
+    /// Une carte brute préparée au fil de l'envoi : ce que lit chaque séquence de
+    /// l'inventaire (par son chemin), l'original relatif au dossier.
+    pub(super) preparees: HashMap<String, SequencePreparee>,
+    /// Le nombre d'originaux d'une carte brute (`None` : un dossier ordinaire).
+    pub(super) originaux_bruts: Option<usize>,
 }
 
 /// Inventorie le dossier et relève, sans rien dire encore, tout ce qui y empêche le dépôt vers
 /// la destination : fichiers illisibles, noms que la plateforme refusera, horodatages
 /// impossibles ou d'une horloge mal réglée. Tous à la fois : l'utilisateur corrige une fois.
+/// Une carte brute reconnue (`preparation::au_fil`) est examinée comme le dossier que
+/// `vigie preparer` en écrirait : ses séquences sont l'inventaire, chacune avec ce qu'elle lit
+/// de son original ; la saison comme le mode une nuit passent par ici.
 pub(super) fn examiner(
     dossier: &Path,
     destination: &Destination,
     horodatages: Horodatages,
 ) -> Result<Examen> {
-    examiner_inventaire(
-        dossier,
-        inventaire::inventorier(dossier)?,
-        destination,
-        horodatages,
-    )
-}
-
-/// [`examiner`] un inventaire déjà fait du dossier.
-fn examiner_inventaire(
-    dossier: &Path,
-    inventaire: Inventaire,
-    destination: &Destination,
-    horodatages: Horodatages,
-) -> Result<Examen> {
+    let inventaire = inventaire::inventorier(dossier)?;
+    let (inventaire, preparees, originaux_bruts) =
+        match crate::preparation::au_fil::reconnaitre(dossier, &inventaire) {
+            Some(c) => {
+                let preparees = c
+                    .sources
+                    .into_iter()
+                    .map(|(chemin, s)| {
+                        let p = SequencePreparee {
+                            source: s.original,
+                            source_taille: s.taille_original,
+                            source_debut: s.debut,
+                            entete: s.entete,
+                        };
+                        (chemin, p)
+                    })
+                    .collect();
+                (c.inventaire, preparees, Some(c.originaux))
+            }
+            None => (inventaire, HashMap::new(), None),
+        };
     let dossier_canonique = crate::plateforme::chemins::canonique(dossier)
         .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
     let Some(dossier_texte) = dossier_canonique.to_str() else {
@@ -577,6 +582,8 @@ fn examiner_inventaire(
         dossier: dossier_texte.to_owned(),
         empechements: noms::causes_racines(empechements),
         nuits,
+        preparees,
+        originaux_bruts,
     })
 }
 
@@ -727,22 +734,8 @@ pub(super) fn enregistrer(
     )?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     annoncer_planification(g, &inventaire, &r, &plan, a_blanc)?;
-    if let Some(originaux) = originaux_bruts
-        && !g.json
-        && !g.quiet
-    {
-        writeln!(
-            crate::sortie::erreur(),
-            "  carte brute : {} préparés au fil de l'envoi en {}, celles qu'écrirait {} ; rien \
-             n'est écrit sur la carte ni copié sur ce disque",
-            pluriel(originaux as u64, "original", "originaux"),
-            pluriel(
-                inventaire.enregistrements.len() as u64,
-                "séquence",
-                "séquences"
-            ),
-            commande("preparer")
-        )?;
+    if let Some(originaux) = originaux_bruts {
+        annoncer_carte_brute(g, originaux, inventaire.enregistrements.len())?;
     }
     Ok(PlanPret {
         base,
@@ -751,6 +744,27 @@ pub(super) fn enregistrer(
         destination,
         cree: r.cree,
     })
+}
+
+/// Dit qu'une carte brute part préparée au fil de l'envoi : `originaux` originaux, `sequences`
+/// séquences (en JSON ou en silence : rien).
+pub(super) fn annoncer_carte_brute(
+    g: &OptionsGlobales,
+    originaux: usize,
+    sequences: usize,
+) -> Result<()> {
+    if g.json || g.quiet {
+        return Ok(());
+    }
+    writeln!(
+        crate::sortie::erreur(),
+        "  carte brute : {} préparés au fil de l'envoi en {}, celles qu'écrirait {} ; rien \
+         n'est écrit sur la carte ni copié sur ce disque",
+        pluriel(originaux as u64, "original", "originaux"),
+        pluriel(sequences as u64, "séquence", "séquences"),
+        commande("preparer")
+    )?;
+    Ok(())
 }
 
 /// Planifie la nuit (voir [`Base::planifier_dans`]), en relisant au besoin les fichiers déjà

@@ -3,8 +3,9 @@
 //! celle de la plateforme qui est cette nuit (créée sur le site web), ou une créée pour elle.
 //!
 //! L'ordre des choses, pour que rien ne parte au mauvais endroit :
-//! 1. inventaire et noms de tous les dossiers, regroupement en nuits ; un fichier d'aucune
-//!    nuit est un refus (code 2) ;
+//! 1. inventaire et noms de tous les dossiers (une carte brute vue, comme en mode une nuit,
+//!    comme les séquences qu'en écrirait `vigie preparer`), regroupement en nuits ; un fichier
+//!    d'aucune nuit est un refus (code 2) ;
 //! 2. lecture de la plateforme : l'utilisateur, ses sites (le numéro des noms rapproché d'un
 //!    titre), les participations de chaque site ; un site absent ou ambigu, une participation
 //!    ambiguë, sans point ou partagée entre deux nuits : refus (code 2), tous d'un coup, avant
@@ -33,7 +34,9 @@ use crate::cli::{
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::inventaire::{Enregistrement, NonEnvoyes};
-use crate::plan::{Base, DepotPlan, FichierPlanifie, ReglagesRetenus, VerrouPlan};
+use crate::plan::{
+    Base, DepotPlan, FichierPlanifie, ReglagesRetenus, SequencePreparee, VerrouPlan,
+};
 use crate::reessai::ReponseApi;
 use crate::saison::correspondance::{
     IssueNuit, NuitDatee, ParticipationVue, Verdict, attribuer, bornes_par_modification,
@@ -63,6 +66,24 @@ struct Reunion {
     /// Ce qui ne part pas (vides, liens, autres fichiers), chemins relatifs à `racine` : dit
     /// au bilan, par la règle du mode une nuit.
     non_envoyes: NonEnvoyes,
+    /// Les séquences des cartes brutes préparées au fil de l'envoi (`preparation::au_fil`,
+    /// reconnues par [`examiner`] comme en mode une nuit), par leur chemin ; l'original de
+    /// chacune, lui aussi relatif à `racine`.
+    preparees: HashMap<String, SequencePreparee>,
+    /// Le nombre d'originaux de ces cartes brutes.
+    originaux_bruts: usize,
+}
+
+impl Reunion {
+    /// Les chemins que la nuit lit (relatifs à `racine`) : ses fichiers, et l'original de
+    /// chacune de ses séquences préparées au fil de l'envoi.
+    fn chemins_lus<'r>(&'r self, nuit: &'r Nuit) -> impl Iterator<Item = &'r str> {
+        nuit.fichiers.iter().flat_map(move |&i| {
+            let chemin = self.enregistrements[i].chemin.as_str();
+            let original = self.preparees.get(chemin).map(|p| p.source.as_str());
+            std::iter::once(chemin).chain(original)
+        })
+    }
 }
 
 /// L'ancêtre commun de deux chemins absolus.
@@ -103,9 +124,13 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
     refuser_les_empechements(&a_dire)?;
     let mut inventaires = Vec::with_capacity(dossiers.len());
     let mut canoniques = Vec::with_capacity(dossiers.len());
+    let mut preparees_par_dossier = Vec::with_capacity(dossiers.len());
+    let mut originaux_bruts = 0;
     for examen in examens {
         inventaires.push(examen.inventaire);
         canoniques.push(PathBuf::from(examen.dossier));
+        preparees_par_dossier.push(examen.preparees);
+        originaux_bruts += examen.originaux_bruts.unwrap_or(0);
     }
     let racine = canoniques
         .iter()
@@ -121,11 +146,27 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
     let mut vus = HashSet::new();
     let mut enregistrements: Vec<Enregistrement> = Vec::new();
     let mut non_envoyes = NonEnvoyes::default();
-    for (inventaire, dossier) in inventaires.into_iter().zip(&canoniques) {
+    let mut preparees = HashMap::new();
+    for ((inventaire, dossier), sequences) in inventaires
+        .into_iter()
+        .zip(&canoniques)
+        .zip(preparees_par_dossier)
+    {
         let prefixe = relatif(dossier, &racine).with_context(|| {
             format!("chemin du dossier {} (pas de l'UTF-8 ?)", dossier.display())
         })?;
         non_envoyes.ajouter(inventaire.non_envoyes(&prefixe));
+        let sous = |chemin: String| {
+            if prefixe.is_empty() {
+                chemin
+            } else {
+                format!("{prefixe}/{chemin}")
+            }
+        };
+        for (chemin, mut p) in sequences {
+            p.source = sous(p.source);
+            preparees.entry(sous(chemin)).or_insert(p);
+        }
         if enregistrements.is_empty() && prefixe.is_empty() && !chevauchent {
             // Le cas d'un seul dossier : ses enregistrements tels quels, sans copie.
             enregistrements = inventaire.enregistrements;
@@ -133,9 +174,7 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
         }
         enregistrements.reserve(inventaire.enregistrements.len());
         for mut e in inventaire.enregistrements {
-            if !prefixe.is_empty() {
-                e.chemin = format!("{prefixe}/{}", e.chemin);
-            }
+            e.chemin = sous(e.chemin);
             if chevauchent && !vus.insert(e.chemin.clone()) {
                 continue;
             }
@@ -147,14 +186,17 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
         dossiers: canoniques,
         enregistrements,
         non_envoyes,
+        preparees,
+        originaux_bruts,
     })
 }
 
-/// La racine d'une nuit : le dossier commun à tous ses fichiers (relatif à la réunion).
+/// La racine d'une nuit : le dossier commun à tous les fichiers qu'elle lit (relatif à la
+/// réunion) ; celle d'une carte brute, au-dessus de ses originaux comme des dossiers de nuit
+/// de ses séquences.
 fn racine_de_nuit(nuit: &Nuit, reunion: &Reunion) -> String {
     let mut commun: Option<&str> = None;
-    for &i in &nuit.fichiers {
-        let chemin = &reunion.enregistrements[i].chemin;
+    for chemin in reunion.chemins_lus(nuit) {
         let dossier = chemin.rsplit_once('/').map_or("", |(d, _)| d);
         commun = Some(match commun {
             None => dossier,
@@ -472,6 +514,9 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     let non_rattaches = non_rattaches(&ecartees, &inconnus, &reunion.enregistrements);
     dire::non_rattaches(mode(g), &non_rattaches, nuits.is_empty())?;
     garder_la_saison(g, &args, &reunion, &nuits)?;
+    if reunion.originaux_bruts > 0 {
+        super::depot::annoncer_carte_brute(g, reunion.originaux_bruts, reunion.preparees.len())?;
+    }
     if args.simulation {
         dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
         crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, &reunion.non_envoyes)?;
@@ -545,11 +590,14 @@ fn garder_la_saison(
     let a_garder: Vec<super::garde::NuitAGarder<'_>> = nuits
         .iter()
         .map(|n| super::garde::NuitAGarder {
+            // Les séquences d'une carte brute n'existent pas encore sur un disque, et leur
+            // en-tête est écrit à Fe/10 par la règle même de `vigie preparer`.
             fichiers: n
                 .nuit
                 .fichiers
                 .iter()
                 .map(|&i| &reunion.enregistrements[i])
+                .filter(|e| !reunion.preparees.contains_key(&e.chemin))
                 .collect(),
             plan: match &n.sort {
                 Sort::Liee { plan } => Some((plan.id, plan.dossier.as_str())),
@@ -945,22 +993,32 @@ fn deposer(
         // Leur chemin relatif à `racine` : quand elle est sous la racine de la réunion (le cas
         // ordinaire), celui qu'ils y ont, moins le chemin qui y mène, sans refaire un chemin
         // par fichier ; sinon (racine d'un plan au-dessus de la réunion), par leur chemin.
+        // L'original d'une séquence préparée au fil de l'envoi, de même.
         let sous = relatif(&racine, &reunion.racine);
-        let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
-        for &i in &n.nuit.fichiers {
-            let e = &reunion.enregistrements[i];
-            let chemin = match &sous {
-                Some(s) if s.is_empty() => Some(e.chemin.clone()),
-                Some(s) => e
-                    .chemin
+        let vers_la_nuit = |chemin: &str| {
+            match &sous {
+                Some(s) if s.is_empty() => Some(chemin.to_owned()),
+                Some(s) => chemin
                     .strip_prefix(s.as_str())
                     .and_then(|reste| reste.strip_prefix('/'))
                     .map(str::to_owned),
-                None => relatif(&reunion.racine.join(&e.chemin), &racine),
+                None => relatif(&reunion.racine.join(chemin), &racine),
             }
-            .context("fichier hors de sa nuit")?;
+            .context("fichier hors de sa nuit")
+        };
+        let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
+        for &i in &n.nuit.fichiers {
+            let e = &reunion.enregistrements[i];
+            let chemin = vers_la_nuit(&e.chemin)?;
             let cle = destination.cle(&chemin)?;
-            fichiers.push(fichier_planifie(e, chemin, cle));
+            let mut f = fichier_planifie(e, chemin, cle);
+            if let Some(p) = reunion.preparees.get(&e.chemin) {
+                f.preparee = Some(SequencePreparee {
+                    source: vers_la_nuit(&p.source)?,
+                    ..p.clone()
+                });
+            }
+            fichiers.push(f);
         }
         let identite = match &n.sort {
             Sort::Liee { plan } => plan.destination.clone(),

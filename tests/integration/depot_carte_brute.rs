@@ -6,7 +6,8 @@
 //! (`Car640139-2026-Pass1-A1-…`). Les originaux restent inchangés et rien n'est écrit sur la
 //! carte ; kill -9 au milieu puis relance : rien ne manque, rien de doublé (compté côté
 //! serveur) ; un original modifié entre la planification et l'envoi est dit comme un fichier
-//! modifié.
+//! modifié. En saison (`vigie depot CARTE` sans destination), une carte brute de deux nuits :
+//! chaque séquence, celle de `preparer`, dans la participation de sa nuit.
 
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
@@ -91,7 +92,7 @@ fn sha256(octets: &[u8]) -> String {
 }
 
 /// Ce que `vigie preparer` écrit de la carte du banc : (chemin sous la sortie, SHA-256).
-fn reference(banc: &Banc) -> BTreeMap<String, String> {
+fn preparee(banc: &Banc) -> BTreeMap<String, String> {
     let sortie = banc
         .dossier
         .path()
@@ -102,7 +103,12 @@ fn reference(banc: &Banc) -> BTreeMap<String, String> {
         .arg("--vers")
         .arg(&sortie)
         .finir_en(0);
-    let r = empreintes(&sortie);
+    empreintes(&sortie)
+}
+
+/// [`preparee`], la carte d'une nuit : ses [`SEQUENCES`] séquences dans le dossier [`NUIT`].
+fn reference(banc: &Banc) -> BTreeMap<String, String> {
+    let r = preparee(banc);
     assert_eq!(r.len(), SEQUENCES, "{r:#?}");
     assert!(
         r.keys().all(|k| k.starts_with(&format!("{NUIT}/"))),
@@ -261,4 +267,62 @@ fn un_original_modifie_entre_planification_et_envoi_est_dit_modifie() {
     banc.bac().pannes().effacer();
     banc.depot().finir_en(0);
     assert_eq!(deposes_s3(&banc), reference(&banc));
+}
+
+/// Une seconde nuit sur la carte : l'enregistreur direct, le lendemain soir (deux tranches).
+const NUIT_2: &str = "Car640139-2026-Pass1-A1-20260622";
+
+#[test]
+fn en_saison_une_carte_brute_de_deux_nuits_chaque_sequence_dans_sa_participation() {
+    let banc = Banc::nouveau();
+    carte(&banc.nuit);
+    let direct = format!("SM4/{P}S4U12345_20260622_221500.wav");
+    std::fs::write(
+        banc.nuit.join(&direct),
+        wav_brut(384_000, &contenu(&direct, 7 * FE * 2)),
+    )
+    .unwrap();
+    // Ce que `preparer` écrit, nuit par nuit : {titre : SHA-256}.
+    let mut attendues: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (chemin, empreinte) in preparee(&banc) {
+        let (nuit, titre) = chemin.split_once('/').unwrap();
+        attendues
+            .entry(nuit.to_owned())
+            .or_default()
+            .insert(titre.to_owned(), empreinte);
+    }
+    assert_eq!(
+        attendues.keys().collect::<Vec<_>>(),
+        [NUIT, NUIT_2],
+        "{attendues:#?}"
+    );
+    assert_eq!(attendues[NUIT].len(), SEQUENCES);
+    assert_eq!(attendues[NUIT_2].len(), 2);
+    let avant = empreintes(&banc.nuit);
+
+    let out = crate::saison::depot_saison(&banc).finir_en(0);
+    out.stderr_contient(&["carte brute", "4 originaux", "10 séquences", "2 nuits"]);
+    // Chaque participation créée tient les séquences d'une nuit, octet pour octet.
+    let mut par_participation: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for f in banc.bac().fichiers() {
+        let participation = f.participation.clone().expect("fichier sans participation");
+        assert!(f.disponible, "{} non finalisé", f.titre);
+        let octets = banc.objet_plateforme(&participation, &f.titre);
+        let doublon = par_participation
+            .entry(participation)
+            .or_default()
+            .insert(f.titre.clone(), sha256(&octets));
+        assert!(doublon.is_none(), "{} en double", f.titre);
+    }
+    let vues: Vec<&BTreeMap<String, String>> = par_participation.values().collect();
+    assert_eq!(vues.len(), 2, "{par_participation:#?}");
+    assert!(
+        vues.contains(&&attendues[NUIT]) && vues.contains(&&attendues[NUIT_2]),
+        "{par_participation:#?}"
+    );
+    // Rien écrit sur la carte ; la relance ne renvoie rien.
+    assert_eq!(empreintes(&banc.nuit), avant);
+    let puts = banc.bac().compteurs().requetes(Operation::PutObject);
+    crate::saison::depot_saison(&banc).finir_en(0);
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), puts);
 }
