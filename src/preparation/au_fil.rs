@@ -51,11 +51,18 @@ pub(crate) struct CarteAuFil {
     pub(crate) originaux: usize,
 }
 
-/// Un nom d'original brut : un WAV horodaté qui n'est pas encore un nom de séquence.
+/// Un nom d'original brut : un WAV dont le nom **finit** par son horodatage
+/// (`…_AAAAMMJJ_HHMMSS.wav`, l'extension en majuscules ou non, comme l'écrivent les
+/// enregistreurs), qui n'est pas un nom de séquence. Un nom qui porte quelque chose après
+/// l'horodatage (`…_HHMMSS_000.WAV`, un caractère de contrôle) est une séquence mal nommée :
+/// les règles des noms la jugent, elle n'est pas préparée.
 fn original_brut(nom: &str) -> bool {
-    nom.to_ascii_lowercase().ends_with(".wav")
+    let Some((base, extension)) = nom.rsplit_once('.') else {
+        return false;
+    };
+    extension.eq_ignore_ascii_case("wav")
         && nom_decompose(nom).is_none()
-        && horodatage_du_nom(nom).is_some()
+        && horodatage_du_nom(base).is_some_and(|(i, _)| i + 15 == base.len())
 }
 
 /// La carte `racine`, d'inventaire `inv`, préparée au fil de l'envoi ; `None` si ce n'est pas
@@ -193,6 +200,16 @@ mod tests {
             &[("S4U1_20260621_223000.wav", 384_000)],
             // Sans horodatage.
             &[("essai.wav", 384_000)],
+            // Des séquences mal nommées (extension en majuscules, caractère de contrôle après
+            // l'horodatage) : les règles des noms les jugent, elles ne sont pas préparées.
+            &[(
+                "Car640380-2026-Pass1-A1-S4U1_20260621_223000_000.WAV",
+                38_400,
+            )],
+            &[(
+                "Car640380-2026-Pass1-A1-S4U1_20260621_223000_000\u{202e}vaw.wav",
+                38_400,
+            )],
         ] {
             let d = carte(noms);
             let inv = crate::inventaire::inventorier(d.path()).unwrap();
