@@ -52,11 +52,11 @@ binaire_vigie() {
   if [ -n "${VIGIE:-}" ]; then
     VIGIE=$(realpath "$VIGIE")
   elif [ "$BANC_COURT" = 1 ]; then
-    VIGIE=$PWD/target/debug/vigie
+    VIGIE=$(realpath "${CARGO_TARGET_DIR:-target}")/debug/vigie
     [ -x "$VIGIE" ] || echec "mode court : $VIGIE manque (cargo test --workspace le fabrique ; ou VIGIE=…)"
   else
     cargo build --release --locked --quiet
-    VIGIE=$PWD/target/release/vigie
+    VIGIE=$(realpath "${CARGO_TARGET_DIR:-target}")/release/vigie
   fi
 }
 
