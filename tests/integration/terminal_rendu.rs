@@ -373,9 +373,11 @@ fn le_terminal_est_rendu_sur_chaque_chemin_de_sortie() {
 
 /// Des messages longs d'erreur et de conseil, ceux des essais existants (identifiants S3
 /// absents : `terminal.rs` ; noms refusés et `vigie renommer` : `terminal.rs` ; pas de plan :
-/// `plan_cli.rs` ; jeton absent : `depot_vigiechiro.rs`), dans un terminal de 80 puis de 60
-/// colonnes : le terminal n'a jamais à replier une ligne (il couperait un mot en bout de
-/// ligne), et chaque message est là en entier.
+/// `plan_cli.rs` ; jeton absent : `depot_vigiechiro.rs` ; argument mal écrit :
+/// `premier_ecran.rs` ; dossier introuvable : `plan_cli.rs` ; horloge remise à 2000 :
+/// `horodatages.rs` ; nuit directe non préparée : `format_sequences.rs`), dans un terminal de
+/// 80 puis de 60 colonnes : le terminal n'a jamais à replier une ligne (il couperait un mot en
+/// bout de ligne), et chaque message est là en entier.
 #[test]
 fn les_messages_tiennent_dans_la_largeur_du_terminal() {
     for colonnes in [80, 60] {
@@ -399,11 +401,32 @@ fn les_messages_tiennent_dans_la_largeur_du_terminal() {
             .arg(&banc.nuit);
         let mut sans_plan = banc.vigie();
         sans_plan.arg("etat");
+        let mut mal_ecrit = banc.vigie();
+        mal_ecrit.args(["depot", "-simulation"]).arg(&banc.nuit);
+        let mut introuvable = banc.vigie();
+        introuvable
+            .args(["depot", "--simulation"])
+            .arg(banc.nuit.join("Relevés de Zoé").join("Carte SD 2026"));
+        let horloge = Banc::nouveau();
+        for s in 0..3 {
+            horloge.fichier(
+                &format!("nuit/Car640139-2026-Pass1-A1-PA1_20000101_0000{s:02}_000.wav"),
+                3_000,
+            );
+        }
+        let direct = Banc::nouveau();
+        let mut octets = en_tete_wav(384_000, 1000);
+        octets.extend_from_slice(&[0; 1000]);
+        std::fs::write(direct.nuit.join(nom(4)), octets).unwrap();
         let commandes = [
             ("identifiants S3 absents", sans_identifiants, "définissez"),
             ("noms refusés", banc.depot_plateforme(), "vigie renommer"),
             ("jeton absent", sans_jeton, "vigie connexion"),
             ("pas de plan", sans_plan, "vigie depot"),
+            ("argument mal écrit", mal_ecrit, "--simulation"),
+            ("dossier introuvable", introuvable, "introuvable"),
+            ("horloge remise à 2000", depot_saison(&horloge), "horloge"),
+            ("nuit directe", direct.depot_plateforme(), "vigie preparer"),
         ];
         for (quoi, commande, attendu) in commandes {
             terminal.effacer();
