@@ -707,8 +707,11 @@ pub(crate) enum Commande {
     /// vigie), groupées par site et par saison.
     ///
     /// Pour chacune : la nuit (date, point, passage lu dans le nom de ses fichiers), le nombre
-    /// de fichiers, l'état du calcul et l'adresse de sa page sur le site web. Ne lit que la
-    /// plateforme : rien n'est écrit, ni là ni dans la base des plans.
+    /// de fichiers, l'état du calcul, l'adresse de sa page sur le site web, et ce que sa
+    /// configuration ne dit pas encore du matériel (enregistreur, micro ; en routier et en
+    /// pédestre, les canaux, sans lesquels le calcul lit tout comme expansé ×10), avec l'option
+    /// de vigie depot qui le pose. Ne lit que la plateforme : rien n'est écrit, ni là ni dans
+    /// la base des plans.
     Participations(ArgsParticipations),
     /// Lance le calcul des nuits sur la plateforme (jamais automatique).
     ///

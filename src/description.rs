@@ -181,19 +181,67 @@ impl Description {
     }
 }
 
-/// Les canaux qu'une configuration de routier ou de pédestre laisse vides : le calcul les lit
-/// pour traiter chaque canal avec son facteur (`scripts/task_participation.py`
-/// `run_tadaridaD`) ; sans eux, tout est traité comme expansé ×10. Rien en point fixe.
+/// Une clé de `configuration` attendue, et l'option de `vigie depot` qui la pose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Attendue {
+    pub(crate) cle: &'static str,
+    pub(crate) option: &'static str,
+}
+
+const fn attendue(cle: &'static str, option: &'static str) -> Attendue {
+    Attendue { cle, option }
+}
+
+/// Ce qu'une participation de point fixe doit dire : l'enregistreur, et le premier micro
+/// (position, hauteur, type), que la fiche du site web montre.
+const ATTENDUES_POINT_FIXE: [Attendue; 4] = [
+    attendue("detecteur_enregistreur_type", "--enregistreur-type"),
+    attendue("micro0_position", "--micro-position"),
+    attendue("micro0_hauteur", "--micro-hauteur"),
+    attendue("micro0_type", "--micro-type"),
+];
+
+/// Ce qu'une participation de routier ou de pédestre doit dire : l'enregistreur, le micro, et
+/// les deux canaux, que le calcul lit (`scripts/task_participation.py` `run_tadaridaD` : chaque
+/// canal traité avec son facteur ; sans eux, tout est traité comme expansé ×10).
+const ATTENDUES_ROUTIER: [Attendue; 4] = [
+    attendue("detecteur_enregistreur_type", "--enregistreur-type"),
+    attendue("micro_type", "--micro-type"),
+    attendue("canal_expansion_temps", "--canal-expansion"),
+    attendue("canal_enregistrement_direct", "--canal-direct"),
+];
+
+/// Ce que `configuration` ne dit pas (clé absente ou vide) parmi ce qu'une participation de
+/// point fixe, ou de routier et de pédestre, doit dire ; les numéros de série, facultatifs,
+/// n'y sont pas.
+pub(crate) fn manquantes(configuration: &Map<String, Value>, point_fixe: bool) -> Vec<Attendue> {
+    let attendues = if point_fixe {
+        &ATTENDUES_POINT_FIXE
+    } else {
+        &ATTENDUES_ROUTIER
+    };
+    attendues
+        .iter()
+        .filter(|a| configuration.get(a.cle).is_none_or(vide))
+        .copied()
+        .collect()
+}
+
+/// Une clé de canal (`canal_expansion_temps`, `canal_enregistrement_direct`).
+pub(crate) fn est_un_canal(a: &Attendue) -> bool {
+    a.cle.starts_with("canal_")
+}
+
+/// Les canaux qu'une configuration de routier ou de pédestre laisse vides (voir
+/// [`manquantes`]) ; rien en point fixe.
 pub(crate) fn canaux_manquants(
     configuration: &Map<String, Value>,
     point_fixe: bool,
 ) -> Vec<&'static str> {
-    if point_fixe {
-        return Vec::new();
-    }
-    ["canal_expansion_temps", "canal_enregistrement_direct"]
+    manquantes(configuration, point_fixe)
         .into_iter()
-        .filter(|c| configuration.get(*c).is_none_or(vide))
+        .filter(est_un_canal)
+        .map(|a| a.cle)
         .collect()
 }
 
@@ -283,6 +331,35 @@ mod tests {
             ["canal_expansion_temps", "canal_enregistrement_direct"]
         );
         assert!(canaux_manquants(&Map::new(), true).is_empty());
+    }
+
+    #[test]
+    fn ce_qui_manque_est_dit_avec_l_option_qui_le_pose() {
+        let options = |c: &Value, point_fixe| -> Vec<&str> {
+            manquantes(c.as_object().unwrap(), point_fixe)
+                .iter()
+                .map(|a| a.option)
+                .collect()
+        };
+        assert_eq!(
+            options(&json!({}), true),
+            [
+                "--enregistreur-type",
+                "--micro-position",
+                "--micro-hauteur",
+                "--micro-type"
+            ]
+        );
+        // Une valeur vide ne dit rien ; les numéros de série ne sont pas attendus.
+        let c = Value::Object(description().configuration(true));
+        assert!(options(&c, true).is_empty(), "{c}");
+        assert_eq!(
+            options(
+                &json!({"micro_type": "SMX-U1", "canal_expansion_temps": ""}),
+                false
+            ),
+            ["--enregistreur-type", "--canal-expansion", "--canal-direct"]
+        );
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! (`resources/participations.py` `list_user_participations` : les siennes, paginées, avec
 //! leur site développé et leur `traitement`), puis, pour chacune, la première page de ses
 //! fichiers (`GET /participations/{id}/pieces_jointes`, un élément : le total, et un nom
-//! qui dit le passage et la soirée). Rien n'est écrit, ni sur la plateforme ni dans la base.
+//! qui dit le passage et la soirée), et ce que sa `configuration` ne dit pas encore du
+//! matériel (`description::manquantes`), avec l'option de `vigie depot` qui le pose. Rien
+//! n'est écrit, ni sur la plateforme ni dans la base.
 //!
 //! Bornes : la liste est lue page par page par le client (`transport/vigiechiro/saison.rs`) ;
 //! au-delà de [`FICHIERS_RELUS_MAX`] participations, les suivantes sont dites sans leur nombre
@@ -67,6 +69,11 @@ fn decrire(
         passage: cle.map(|c| c.passage),
         fichiers: total,
         calcul: calcul(p.etat_calcul.as_ref()),
+        // Point fixe : un point ; routier et pédestre, aucun (la règle de la création).
+        a_decrire: crate::description::manquantes(
+            &p.configuration.clone().unwrap_or_default(),
+            p.point.as_deref().is_some_and(|p| !p.trim().is_empty()),
+        ),
     }
 }
 

@@ -113,7 +113,11 @@ pub enum Evenement<'a> {
     /// fichiers, sinon de sa date de début) ; `passage` : lu dans le nom de ses fichiers ;
     /// `fichiers` : ses séquences (null : pas relues) ; `calcul` : pas_lance, planifie,
     /// en_cours, fini, erreur, retry, autre ; `adresse` : sa page sur le site web (API par
-    /// défaut seulement).
+    /// défaut seulement) ; `a_decrire` : les clés de `configuration` (formulaire du site web)
+    /// que la participation ne dit pas encore (point fixe : detecteur_enregistreur_type,
+    /// micro0_position, micro0_hauteur, micro0_type ; routier et pédestre :
+    /// detecteur_enregistreur_type, micro_type, canal_expansion_temps,
+    /// canal_enregistrement_direct), vide si rien ne manque.
     Participation {
         site: &'a str,
         annee: Option<i32>,
@@ -125,6 +129,7 @@ pub enum Evenement<'a> {
         calcul: &'static str,
         adresse: Option<String>,
         participation: &'a str,
+        a_decrire: Vec<&'static str>,
     },
     /// vigie etat d'une saison : une nuit (son plan, sa participation, ses comptes). `etat` :
     /// deposee, en_cours (un dépôt vivant la tient), entamee (à moitié déposée, rien ne

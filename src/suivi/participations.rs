@@ -1,7 +1,8 @@
 //! Ce que dit `vigie participations` : les participations de l'utilisateur sur la plateforme
 //! (toutes, pas seulement celles que `vigie` a déposées), groupées par site puis par saison,
-//! une ligne par nuit (date, point, passage, fichiers, état du calcul) et l'adresse de sa page ;
-//! en JSON, une ligne `participation` par participation.
+//! une ligne par nuit (date, point, passage, fichiers, état du calcul) et l'adresse de sa page,
+//! puis ce que sa configuration ne dit pas encore du matériel, par les options de `vigie depot`
+//! qui le posent ; en JSON, une ligne `participation` par participation.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -10,8 +11,13 @@ use chrono::NaiveDate;
 
 use super::Evenement;
 use super::calcul::ModeSortie;
+use super::format::replier;
 use super::format::{neutraliser, pluriel};
 use super::saison::{adresse_ou_identifiant, adresse_participation, jour_court};
+use crate::description::{Attendue, est_un_canal};
+
+/// La largeur d'une ligne de la liste.
+const LARGEUR: usize = 80;
 
 /// Une participation de l'utilisateur, telle que la plateforme la décrit.
 pub(crate) struct ParticipationDeLaPlateforme {
@@ -29,6 +35,8 @@ pub(crate) struct ParticipationDeLaPlateforme {
     pub(crate) fichiers: Option<u64>,
     /// L'état du calcul, en quelques mots, et le mot du JSON.
     pub(crate) calcul: (&'static str, &'static str),
+    /// Ce que sa `configuration` ne dit pas encore (`description::manquantes`).
+    pub(crate) a_decrire: Vec<Attendue>,
 }
 
 /// Une ligne par participation, groupées par site puis par saison.
@@ -57,6 +65,7 @@ pub(crate) fn participations(
                 calcul: p.calcul.1,
                 adresse: adresse_participation(api, &p.id),
                 participation: &p.id,
+                a_decrire: p.a_decrire.iter().map(|a| a.cle).collect(),
             }
             .ecrire()?;
         }
@@ -98,7 +107,34 @@ pub(crate) fn participations(
                 "    {}",
                 neutraliser(&adresse_ou_identifiant(api, &p.id))
             )?;
+            for ligne in a_decrire(&p.a_decrire) {
+                writeln!(s, "{ligne}")?;
+            }
+        }
+    }
+    if liste.iter().any(|p| !p.a_decrire.is_empty()) {
+        for ligne in replier(
+            "Ce qui manque se pose par ces options de vigie depot, qui complète la \
+             participation sans rien effacer de ce que le site web y a mis ; ou sur le site web.",
+            LARGEUR,
+        ) {
+            writeln!(s, "{ligne}")?;
         }
     }
     Ok(())
+}
+
+/// Les lignes qui disent ce qu'une participation ne dit pas encore : les options qui le posent
+/// (toutes tiennent sur une ligne), puis, s'il manque un canal, ce qu'en fera le calcul ; rien
+/// si rien ne manque.
+fn a_decrire(manquantes: &[Attendue]) -> Vec<String> {
+    if manquantes.is_empty() {
+        return Vec::new();
+    }
+    let options: Vec<&str> = manquantes.iter().map(|a| a.option).collect();
+    let mut lignes = replier(&format!("    manque : {}", options.join(" ")), LARGEUR);
+    if manquantes.iter().any(est_un_canal) {
+        lignes.push("    sans ses canaux, le calcul lira tout comme expansé ×10".to_owned());
+    }
+    lignes
 }

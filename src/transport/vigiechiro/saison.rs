@@ -30,7 +30,7 @@ use std::collections::HashSet;
 use std::future::Future;
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{ClientVigieChiro, Pagination, Suite, aucun_refus, json};
 use crate::destination::IdObjet;
@@ -76,6 +76,9 @@ pub(crate) struct ParticipationLue {
     pub(crate) date_fin: Option<String>,
     /// L'état du calcul (`traitement.etat`), s'il a été lancé.
     pub(crate) etat_calcul: Option<super::EtatCalcul>,
+    /// Sa `configuration` (le matériel, clés du formulaire du site web), quand c'est un
+    /// dictionnaire (`resources/participations.py` : `configuration` est un `dict` libre).
+    pub(crate) configuration: Option<Map<String, Value>>,
 }
 
 #[derive(Deserialize)]
@@ -169,6 +172,7 @@ fn participation(o: &Value) -> Result<ParticipationLue, String> {
             .and_then(|t| t.get("etat"))
             .and_then(Value::as_str)
             .map(super::EtatCalcul::lire),
+        configuration: o.get("configuration").and_then(Value::as_object).cloned(),
     })
 }
 
