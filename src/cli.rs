@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::plateforme::Systeme;
+use crate::reessai::{ECHEANCE_DEPOT_PAR_DEFAUT, Reglages};
+use crate::transport::{PauseReseau, ReglagesEmission};
 
 /// Codes de sortie, repris dans la page de manuel.
 pub(crate) const APRES_AIDE: &str = "\
@@ -1184,37 +1186,38 @@ pub(crate) struct OptionsEnvoi {
     pub(crate) explicites: std::collections::BTreeSet<String>,
 }
 
-/// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`).
+/// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`). Leurs
+/// défauts sont ceux de la politique et de l'émetteur, que l'aide affiche : aucun nombre ici.
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Options avancées")]
 pub(crate) struct OptionsReessai {
     /// Délai maximal d'une tentative (secondes).
-    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    #[arg(long, value_name = "S", default_value_t = ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64())]
     pub(crate) delai_tentative: f64,
 
     /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
-    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    #[arg(long, value_name = "S", default_value_t = ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64())]
     pub(crate) delai_blocage: f64,
 
     /// Nombre de tentatives par requête (envois, déclarations, finalisations).
-    #[arg(long, value_name = "N", default_value_t = 7)]
+    #[arg(long, value_name = "N", default_value_t = Reglages::insistant().tentatives_max())]
     pub(crate) tentatives: u32,
 
     /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
-    #[arg(long, value_name = "S", default_value_t = 0.5)]
+    #[arg(long, value_name = "S", default_value_t = Reglages::insistant().base().as_secs_f64())]
     pub(crate) attente_base: f64,
 
     /// Plafond de l'attente entre deux tentatives (secondes).
-    #[arg(long, value_name = "S", default_value_t = 8.0)]
+    #[arg(long, value_name = "S", default_value_t = Reglages::insistant().plafond().as_secs_f64())]
     pub(crate) attente_max: f64,
 
     /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
     /// pause réseau n'y compte pas).
-    #[arg(long, value_name = "S", default_value_t = 900.0)]
+    #[arg(long, value_name = "S", default_value_t = ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64())]
     pub(crate) echeance: f64,
 
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", default_value_t = PauseReseau::ECHECS_PAR_DEFAUT, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub(crate) echecs_reseau: u32,
 
     /// Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune
@@ -1477,6 +1480,66 @@ mod tests_aide {
                 assert!(!aide.contains(anglais), "« {anglais} » dans :\n{aide}");
             }
         }
+    }
+
+    /// Le défaut qu'affiche l'aide pour `option` (« [défaut : 7] », coupé ou non par le retour
+    /// à la ligne), s'il y en a un.
+    fn defaut_affiche(aide: &str, option: &str) -> Option<String> {
+        let bloc = aide
+            .split("\n\n")
+            .find(|b| b.trim_start().starts_with(&format!("{option} ")))?;
+        let bloc = bloc.split_whitespace().collect::<Vec<_>>().join(" ");
+        let debut = bloc.find("[défaut : ")? + "[défaut : ".len();
+        let fin = debut + bloc[debut..].find(']')?;
+        Some(bloc[debut..fin].to_owned())
+    }
+
+    /// Les défauts du réessai que `vigie depot --help` affiche sont ceux de la politique et de
+    /// l'émetteur : les changer d'un côté seulement fait échouer cet essai.
+    #[test]
+    fn les_defauts_du_reessai_affiches_sont_ceux_de_la_politique() {
+        use std::time::Duration;
+        let mut racine = commande();
+        racine.build();
+        let aide = racine
+            .find_subcommand("depot")
+            .expect("depot existe")
+            .clone()
+            .render_long_help()
+            .to_string();
+        let defaut = |option: &str| {
+            defaut_affiche(&aide, option)
+                .unwrap_or_else(|| panic!("{option} sans défaut affiché :\n{aide}"))
+        };
+        let secondes = |option: &str| {
+            let texte = defaut(option);
+            let s: f64 = texte
+                .parse()
+                .unwrap_or_else(|_| panic!("{option} : « {texte} » n'est pas un nombre"));
+            Duration::from_secs_f64(s)
+        };
+        let nombre = |option: &str| {
+            let texte = defaut(option);
+            texte
+                .parse::<u32>()
+                .unwrap_or_else(|_| panic!("{option} : « {texte} » n'est pas un entier"))
+        };
+        let insistant = Reglages::insistant();
+        assert_eq!(nombre("--tentatives"), insistant.tentatives_max());
+        assert_eq!(secondes("--attente-base"), insistant.base());
+        assert_eq!(secondes("--attente-max"), insistant.plafond());
+        assert_eq!(secondes("--echeance"), ECHEANCE_DEPOT_PAR_DEFAUT);
+        assert_eq!(
+            secondes("--delai-tentative"),
+            ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT
+        );
+        assert_eq!(
+            secondes("--delai-blocage"),
+            ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT
+        );
+        assert_eq!(nombre("--echecs-reseau"), PauseReseau::ECHECS_PAR_DEFAUT);
+        // Sans limite par défaut : l'aide ne dit aucun nombre.
+        assert_eq!(defaut_affiche(&aide, "--attente-reseau"), None);
     }
 
     #[test]

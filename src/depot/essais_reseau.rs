@@ -162,14 +162,14 @@ impl Depositaire for DepositaireSimule {
 pub(crate) fn reglages_par_defaut(attente_max: Option<Duration>) -> ReglagesEmission {
     ReglagesEmission {
         insistant: Reglages::insistant()
-            .avec_echeance(Duration::from_secs(900))
+            .avec_echeance(crate::reessai::ECHEANCE_DEPOT_PAR_DEFAUT)
             .valider()
             .expect("réglages INSISTANT"),
         bref: Reglages::bref().valider().expect("réglages BREF"),
-        delai_tentative: Duration::from_secs(300),
-        delai_blocage: Duration::from_secs(30),
+        delai_tentative: ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT,
+        delai_blocage: ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT,
         pause: Some(PauseReseau {
-            echecs: 2,
+            echecs: PauseReseau::ECHECS_PAR_DEFAUT,
             attente_max,
         }),
     }

@@ -34,8 +34,8 @@ pub(crate) use boucle::{
 };
 pub(crate) use budget::{SansBudget, SeauJetons};
 pub(crate) use politique::{
-    Decision, ErreurReglage, PolitiqueReessai, Profil, RaisonArret, Reglages, ReglagesEnSecondes,
-    Rejouabilite, TENTATIVES_MAX_ADMISES,
+    Decision, ECHEANCE_DEPOT_PAR_DEFAUT, ErreurReglage, PolitiqueReessai, Profil, RaisonArret,
+    Reglages, ReglagesEnSecondes, Rejouabilite, TENTATIVES_MAX_ADMISES,
 };
 pub(crate) use reponse::ReponseApi;
 pub(crate) use retry_after::attente_demandee;

@@ -36,6 +36,10 @@ pub(crate) const TENTATIVES_MAX_ADMISES: u32 = 100;
 /// l'échéance, on ne lance pas une tentative vouée à être coupée.
 pub(crate) const DUREE_MIN_TENTATIVE_PAR_DEFAUT: Duration = Duration::from_secs(1);
 
+/// Échéance d'une émission de `vigie depot`, par défaut (`--echeance`) : INSISTANT n'en a
+/// pas, les commandes ponctuelles s'arrêtent sur le nombre de tentatives.
+pub(crate) const ECHEANCE_DEPOT_PAR_DEFAUT: Duration = Duration::from_secs(900);
+
 /// Base du backoff des deux profils.
 const BASE_PAR_DEFAUT: Duration = Duration::from_millis(500);
 /// INSISTANT : quelqu'un attend, on insiste jusqu'à 7 tentatives, attentes plafonnées à 8 s.
@@ -252,6 +256,21 @@ impl Reglages {
     pub(crate) const fn avec_duree_min_tentative(mut self, duree: Duration) -> Self {
         self.duree_min_tentative = duree;
         self
+    }
+
+    /// Nombre total de tentatives, la première comprise.
+    pub(crate) const fn tentatives_max(&self) -> u32 {
+        self.tentatives_max
+    }
+
+    /// Base du backoff.
+    pub(crate) const fn base(&self) -> Duration {
+        self.base
+    }
+
+    /// Plafond du backoff.
+    pub(crate) const fn plafond(&self) -> Duration {
+        self.plafond
     }
 
     /// Échéance de l'opération, s'il y en a une.

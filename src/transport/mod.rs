@@ -59,6 +59,11 @@ pub(crate) struct PauseReseau {
     pub(crate) attente_max: Option<Duration>,
 }
 
+impl PauseReseau {
+    /// Échecs qui déclarent le réseau coupé, par défaut (`--echecs-reseau`).
+    pub(crate) const ECHECS_PAR_DEFAUT: u32 = 2;
+}
+
 /// Réglages de l'émetteur.
 #[derive(Debug, Clone)]
 pub(crate) struct ReglagesEmission {
@@ -72,6 +77,13 @@ pub(crate) struct ReglagesEmission {
     /// La pause réseau ; `None` : aucune, chaque émission s'arrête sur sa politique (commandes
     /// ponctuelles, où quelqu'un attend la réponse).
     pub(crate) pause: Option<PauseReseau>,
+}
+
+impl ReglagesEmission {
+    /// Délai d'une tentative, par défaut (`--delai-tentative`).
+    pub(crate) const DELAI_TENTATIVE_PAR_DEFAUT: Duration = Duration::from_secs(300);
+    /// Délai de blocage d'un corps, par défaut (`--delai-blocage`).
+    pub(crate) const DELAI_BLOCAGE_PAR_DEFAUT: Duration = Duration::from_secs(30);
 }
 
 /// Ce que la veille du réseau annonce (la barre de progression, les lignes d'événements).
@@ -1366,14 +1378,14 @@ mod tests {
         Emetteur::nouveau(
             ReglagesEmission {
                 insistant: Reglages::insistant()
-                    .avec_echeance(Duration::from_secs(900))
+                    .avec_echeance(crate::reessai::ECHEANCE_DEPOT_PAR_DEFAUT)
                     .valider()
                     .unwrap(),
                 bref: Reglages::bref().valider().unwrap(),
-                delai_tentative: Duration::from_secs(300),
-                delai_blocage: Duration::from_secs(30),
+                delai_tentative: ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT,
+                delai_blocage: ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT,
                 pause: Some(PauseReseau {
-                    echecs: 2,
+                    echecs: PauseReseau::ECHECS_PAR_DEFAUT,
                     attente_max: None,
                 }),
             },
