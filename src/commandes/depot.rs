@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use super::envoi::{Envoi, runtime, signaler_endpoint_ignore};
+use super::envoi::{Envoi, signaler_endpoint_ignore};
 use super::reglages::ReglagesFusionnes;
 use super::{octets_lisibles, ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
@@ -296,7 +296,7 @@ pub(super) fn envoyer(
     let mut envoi = Envoi::nouveau(&reglages.options, s3, &destination)?;
     envoi.annonce = reglages.annonce.clone();
     envoi.moi = moi;
-    let rt = runtime()?;
+    let rt = super::moteur(super::Fils::Plusieurs)?;
     let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
     drop(verrou);
     code
@@ -810,7 +810,7 @@ fn relire_dates(
     let planifies: HashMap<&str, &FichierPlanifie> =
         fichiers.iter().map(|f| (f.chemin.as_str(), f)).collect();
     let racine = Path::new(dossier);
-    super::envoi::runtime()?.block_on(async {
+    super::moteur(super::Fils::Plusieurs)?.block_on(async {
         let mut memes = HashSet::new();
         for d in a_relire {
             let f = planifies.get(d.chemin.as_str()).copied();

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use super::etat::prochaine_commande;
-use super::{ecouter_signaux, interrompu, ouvrir_base_existante};
+use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
 use crate::depot::fabrique::{DepositaireDuPlan, Fabrique, ReglagesDestination};
 use crate::depot::relecture::verification;
@@ -85,13 +85,6 @@ fn config_s3(s3: &OptionsS3) -> ConfigS3 {
         profil: s3.profil.clone(),
         delai_connexion: None,
     }
-}
-
-pub(super) fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("démarrage du moteur asynchrone")
 }
 
 /// Ce que partagent les passages d'une commande.
@@ -372,7 +365,7 @@ fn verifier_un(
     if let Some(dest) = fabrique.plateforme().filter(|_| !deposees.is_empty()) {
         super::vigiechiro::verifier_plateforme(g, dest, emission.clone(), "rien n'a été vérifié")?;
     }
-    let rt = runtime()?;
+    let rt = moteur(Fils::Plusieurs)?;
     let annulation = Annulation::nouveau();
     let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
     let constats = rt.block_on(async {

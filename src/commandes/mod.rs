@@ -106,6 +106,28 @@ pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
     Ok(())
 }
 
+/// Combien de fils fait tourner le moteur asynchrone d'une commande.
+#[derive(Debug, Clone, Copy)]
+enum Fils {
+    /// Un dépôt, une vérification : les envois et les relectures vont en parallèle.
+    Plusieurs,
+    /// Une commande ponctuelle (quelques requêtes l'une après l'autre) : un seul fil suffit.
+    Un,
+}
+
+/// Le moteur asynchrone d'une commande (le seul endroit qui le construit).
+fn moteur(fils: Fils) -> Result<tokio::runtime::Runtime> {
+    use anyhow::Context;
+    let mut constructeur = match fils {
+        Fils::Plusieurs => tokio::runtime::Builder::new_multi_thread(),
+        Fils::Un => tokio::runtime::Builder::new_current_thread(),
+    };
+    constructeur
+        .enable_all()
+        .build()
+        .context("démarrage du moteur asynchrone")
+}
+
 /// Premier Ctrl-C (ou SIGTERM, ou SIGHUP : le terminal fermé ; sous Windows, la console
 /// fermée) : plus rien ne démarre, ce qui est en vol s'arrête (pause réseau comprise), le plan
 /// est tenu à jour, le bilan est écrit (perdu sans erreur si plus personne ne le lit) et la

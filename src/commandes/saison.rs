@@ -27,7 +27,7 @@ use super::depot::{
     Horodatages, RIEN_ENVOYE, examiner, fichier_planifie, planifier_en_relisant, preparer,
     refuser_les_empechements,
 };
-use super::envoi::{Envoi, runtime};
+use super::envoi::Envoi;
 use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
@@ -1179,7 +1179,7 @@ fn envoyer_saison(
         .map(|p| p.destination.clone())
         .context("aucune nuit")?;
     let commune = Envoi::nouveau(&reglages.options, s3, &premiere)?;
-    let rt = runtime()?;
+    let rt = super::moteur(super::Fils::Plusieurs)?;
     // L'utilisateur, une fois : la réconciliation d'une création ne retient que les siennes.
     let moi = rt.block_on(async {
         let emetteur = commune.emetteur_seul(crate::reessai::Annulation::nouveau());

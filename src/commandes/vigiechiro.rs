@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
@@ -61,7 +61,7 @@ pub(super) fn reglages_de_simulation() -> Result<ReglagesEmission> {
 pub(super) fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T>) -> Result<T> {
     let annulation = Annulation::nouveau();
     let emetteur = emetteur_ponctuel(annulation.clone())?;
-    let resultat = runtime()?.block_on(async {
+    let resultat = super::moteur(super::Fils::Un)?.block_on(async {
         super::ecouter_signaux(annulation.clone(), None);
         travail(&emetteur).await
     });
@@ -72,13 +72,6 @@ pub(super) fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T
         Err(_) if annulation.est_annulee() => Err(super::interrompu()),
         r => r,
     }
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("démarrage du moteur asynchrone")
 }
 
 /// Pourquoi `GET /moi` n'a pas rendu l'utilisateur.
@@ -224,7 +217,7 @@ pub(super) fn verifier_plateforme(
             site_a_creer: None,
         })
     };
-    let resultat = runtime()?.block_on(async {
+    let resultat = super::moteur(super::Fils::Un)?.block_on(async {
         let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         super::ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
         crate::transport::sous_veille(
