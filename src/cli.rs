@@ -13,7 +13,8 @@ use crate::reessai::{ECHEANCE_DEPOT_PAR_DEFAUT, Reglages};
 use crate::transport::{PauseReseau, ReglagesEmission};
 
 /// Codes de sortie, repris dans la page de manuel.
-pub(crate) const APRES_AIDE: &str = "\
+pub(crate) const APRES_AIDE: &str = concat!(
+    "\
 Codes de sortie :
   0    tous les fichiers du plan sont déposés
   1    le passage est fini mais des fichiers restent en échec transitoire : vigie retenter-echecs
@@ -22,7 +23,9 @@ Codes de sortie :
        rattachent à aucun de vos sites, ou la participation d'une nuit n'a pu être créée
        (les autres nuits sont parties) : un geste humain est nécessaire
   4    le plan est déjà en cours de traitement par un autre vigie
-  130  interrompu (Ctrl-C) : le plan est à jour, relancer reprend";
+  130  interrompu (Ctrl-C) : ",
+    crate::sortie::sens_du_code_interrompu!()
+);
 
 /// Gabarit de l'aide, en français (celui de clap dit « Usage », « Commands »).
 const GABARIT_AIDE: &str = "\

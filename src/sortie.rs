@@ -88,11 +88,21 @@ impl ErreurAvecCode {
     }
 }
 
+/// Ce que veut dire le code 130, dit de même partout : l'erreur ci-dessous, l'aide
+/// (`cli::APRES_AIDE`), la page de manuel (`commandes/docs.rs`). Une macro, pour entrer dans
+/// les `concat!` de ces textes constants.
+macro_rules! sens_du_code_interrompu {
+    () => {
+        "le plan est à jour, relancer reprend"
+    };
+}
+pub(crate) use sens_du_code_interrompu;
+
 /// L'erreur d'une commande arrêtée par Ctrl-C ou SIGTERM (code 130).
 pub(crate) fn interrompu() -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::Interrompu,
-        "interrompu : rien n'est perdu, relancer la même commande reprend",
+        concat!("interrompu : ", sens_du_code_interrompu!()),
     )
     .into()
 }

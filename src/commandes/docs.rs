@@ -306,7 +306,9 @@ le passage est fini mais des fichiers restent en échec transitoire (réseau, fi
     codes_communs!(),
     r#".TP
 \fB130\fR
-interrompu (Ctrl\-C, fenêtre fermée) : le plan est à jour, relancer reprend
+interrompu (Ctrl\-C, fenêtre fermée) : "#,
+    crate::sortie::sens_du_code_interrompu!(),
+    r#"
 .SH ENVIRONNEMENT
 Dans PowerShell, une variable se pose pour la fenêtre par \fB$env:VIGIE_BASE = "D:\evigie.sqlite"\fR ; dans cmd, par \fBset VIGIE_BASE=D:\evigie.sqlite\fR.
 "#,
@@ -372,7 +374,9 @@ le passage est fini mais des fichiers restent en échec transitoire : \fBvigie r
     codes_communs!(),
     r#".TP
 \fB130\fR
-interrompu (SIGINT, SIGTERM) : le plan est à jour, relancer reprend
+interrompu (SIGINT, SIGTERM) : "#,
+    crate::sortie::sens_du_code_interrompu!(),
+    r#"
 .SH ENVIRONNEMENT
 "#,
     environnement_commun!(),
