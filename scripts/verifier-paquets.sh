@@ -213,6 +213,31 @@ fermer_bac() {
 champ() { jq -r "$1" <<<"$pret"; }
 lancer_bac
 donnees_s3=$(champ .donnees_s3)
+# Une séquence WAV (PCM 16 bits mono, en-tête à 38 400 Hz : l'expansion de temps ×10 d'un
+# Passive Recorder) de TAILLE octets en tout, aux échantillons tirés au hasard, que la garde de
+# format (src/garde.rs) laisse partir vers la plateforme : wav FICHIER TAILLE.
+# shellcheck disable=SC2059 # le format est fait d'octets \xNN, voulu.
+le32() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"; }
+# shellcheck disable=SC2059
+le16() { printf "$(printf '\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)))"; }
+wav() {
+    local donnees=$(($2 - 44))
+    {
+        printf 'RIFF'
+        le32 $((36 + donnees))
+        printf 'WAVEfmt '
+        le32 16
+        le16 1
+        le16 1
+        le32 38400
+        le32 76800
+        le16 2
+        le16 16
+        printf 'data'
+        le32 "$donnees"
+        head -c "$donnees" /dev/urandom
+    } >"$1"
+}
 nuit=2026-06-21
 carte=$travail/carte
 mkdir -p "$carte/$nuit/Pass1"
@@ -222,9 +247,9 @@ for i in 1 2 3 4; do
 done
 # Deux petits fichiers à la racine de la nuit ; un de 7 Mio, envoyé en plusieurs parties, dans
 # un sous-dossier (E:\2026-06-21\Pass1\…, qui part avec « / » dans la clé S3).
-head -c 2000 /dev/urandom >"$carte/$nuit/${titres[0]}"
-head -c 150000 /dev/urandom >"$carte/$nuit/${titres[1]}"
-head -c $((7 * 1024 * 1024)) /dev/urandom >"$carte/$nuit/Pass1/${titres[2]}"
+wav "$carte/$nuit/${titres[0]}" 2000
+wav "$carte/$nuit/${titres[1]}" 150000
+wav "$carte/$nuit/Pass1/${titres[2]}" $((7 * 1024 * 1024))
 fichiers_nuit=("${titres[0]}" "${titres[1]}" "Pass1/${titres[2]}")
 # Une autre nuit, dont le fichier est au bout d'un chemin Windows de plus de 260 caractères.
 # Vers la plateforme seulement, dont la clé ne garde que le nom : le S3 du bac à sable (s3s-fs)
@@ -233,7 +258,7 @@ fichiers_nuit=("${titres[0]}" "${titres[1]}" "Pass1/${titres[2]}")
 nuit_longue=2026-06-22
 profond=Pass1/$(printf 'x%.0s' {1..100})/$(printf 'y%.0s' {1..100})
 mkdir -p "$carte/$nuit_longue/$profond"
-head -c 3000 /dev/urandom >"$carte/$nuit_longue/$profond/${titres[3]}"
+wav "$carte/$nuit_longue/$profond/${titres[3]}" 3000
 long="E:\\$nuit_longue\\${profond//\//\\}\\${titres[3]}"
 [[ ${#long} -gt 260 ]] || echouer "le chemin long ne l'est pas : ${#long} caractères"
 ln -s "$carte" "$WINEPREFIX/dosdevices/e:"
@@ -309,7 +334,7 @@ nuit_tenue() {
     local dossier=$carte/$1 i
     mkdir -p "$dossier"
     for i in 1 2 3; do
-        head -c 300000 /dev/urandom >"$dossier/$(printf 'Car640139-2026-Pass1-A1-OB-1_20260621_%s%02d_000.wav' "$2" "$i")"
+        wav "$dossier/$(printf 'Car640139-2026-Pass1-A1-OB-1_20260621_%s%02d_000.wav' "$2" "$i")" 300000
     done
 }
 # tenir FICHIER SECONDES : pose pid_tenir, une fois le fichier tenu.
@@ -376,6 +401,91 @@ if [[ $code -ne 2 ]] || ! grep -qF "Retapez : $retaper" <<<"$piege_dit"; then
     echouer "« E:\\Releves Zoe\\Carte SD 2026 » sans guillemets dans cmd (code $code) ne dit pas quoi retaper : $piege_dit"
 fi
 ok "cmd : .\\vigie.exe depot E:\\Releves Zoe\\Carte SD 2026 --simulation : code 2, « …Retapez : $retaper »"
+
+# Windows à la souris : vigie.exe lancé comme par l'explorateur de fichiers, dans une console
+# neuve à lui seul (scripts/lancer-comme-l-explorateur.rs) ; son entrée est un tube (fifo) que
+# le script tient ouvert et où il écrit ce que la bénévole taperait. Double-cliqué : un court
+# guide, pas l'aide complète, puis il attend Entrée. Un dossier déposé sur l'icône (son chemin
+# en seul argument), sans jeton enregistré : le jeton demandé, le dossier déposé (en saison)
+# vers la plateforme du bac à sable, puis il attend Entrée.
+explorateur_exe=$travail/lancer-comme-l-explorateur.exe
+rustc --edition 2024 --target x86_64-pc-windows-gnu -O scripts/lancer-comme-l-explorateur.rs -o "$explorateur_exe" ||
+    echouer "lancer-comme-l-explorateur.exe ne se compile pas"
+# a_la_souris SORTIE ARGUMENT… : lance vigie.exe ARGUMENT… comme l'explorateur, sans VIGIE_JETON,
+# l'API du bac à sable dans VIGIE_API ; pose pid_souris ; le descripteur 3 écrit à son entrée.
+a_la_souris() {
+    local sortie=$1
+    shift
+    rm -f "$travail/entree"
+    mkfifo "$travail/entree"
+    (cd "$windows" && env -u VIGIE_JETON VIGIE_API="$(champ .api)" \
+        "$WINE64" "$explorateur_exe" "$windows/vigie.exe" "$@" <"$travail/entree" >"$sortie" 2>&1) &
+    pid_souris=$!
+    exec 3>"$travail/entree"
+}
+# attendre_entree SORTIE : vigie.exe demande Entrée, et l'attend encore deux secondes après
+# (l'entrée est restée ouverte : il se fermerait s'il n'attendait pas) ; Entrée ; son code.
+attendre_entree() {
+    for _ in $(seq 1200); do
+        grep -qs 'Appuyez sur Entrée' "$1" && break
+        kill -0 "$pid_souris" 2>/dev/null || break
+        sleep 0.1
+    done
+    grep -qs 'Appuyez sur Entrée' "$1" || echouer "vigie.exe lancé par l'explorateur ne demande pas Entrée : $(cat "$1")"
+    sleep 2
+    kill -0 "$pid_souris" 2>/dev/null || echouer "vigie.exe lancé par l'explorateur s'est fermé sans attendre Entrée : $(cat "$1")"
+    printf '\r\n' >&3
+    exec 3>&-
+    wait "$pid_souris" && code=0 || code=$?
+    pid_souris=
+}
+a_defaire arreter_souris
+arreter_souris() {
+    [[ -n ${pid_souris:-} ]] || return 0
+    kill "$pid_souris" 2>/dev/null || true
+    wait "$pid_souris" 2>/dev/null || true
+}
+
+a_la_souris "$travail/guide.txt"
+attendre_entree "$travail/guide.txt"
+tr -d '\r' <"$travail/guide.txt" >>"$sorties_windows"
+[[ $code -eq 0 ]] || echouer "vigie.exe double-cliqué sort en $code : $(cat "$travail/guide.txt")"
+grep -q "faites glisser le dossier" "$travail/guide.txt" || echouer "vigie.exe double-cliqué ne montre pas le guide : $(cat "$travail/guide.txt")"
+! grep -qE 'Les commandes de tous les jours|Codes de sortie|Utilisation :' "$travail/guide.txt" ||
+    echouer "vigie.exe double-cliqué écrit l'aide : $(cat "$travail/guide.txt")"
+ok "vigie.exe double-cliqué (console à lui seul) : un guide de $(wc -l <"$travail/guide.txt") lignes, pas l'aide, puis il attend Entrée ; code 0"
+
+souris=$carte/souris
+mkdir -p "$souris"
+for i in 1 2 3; do
+    wav "$souris/$(printf 'Car640139-2026-Pass1-A1-OB-1_20260710_22%02d00_000.wav' "$i")" 20000
+done
+a_la_souris "$travail/souris.txt" 'E:\souris'
+printf '%s\r\n' "$(champ .jeton)" >&3
+attendre_entree "$travail/souris.txt"
+souris_dit=$(tr -d '\r' <"$travail/souris.txt")
+printf '%s\n' "$souris_dit" >>"$sorties_windows"
+[[ $code -eq 0 ]] || echouer "un dossier déposé sur vigie.exe : code $code : $souris_dit"
+grep -q '^Connecté en tant que' <<<"$souris_dit" || echouer "un dossier déposé sans jeton : le jeton n'a pas été demandé : $souris_dit"
+! grep -qF "$(champ .jeton)" <<<"$souris_dit" || echouer "le jeton est écrit à l'écran : $souris_dit"
+for f in "$souris"/*.wav; do
+    objet=$(find "$donnees_s3" -type f -name "$(basename "$f")" | head -n 1)
+    if [[ -z $objet ]] || ! cmp -s "$objet" "$f"; then
+        echouer "$(basename "$f"), déposé sur l'icône, absent ou différent sur la plateforme : $souris_dit"
+    fi
+done
+ok "E:\souris déposé sur l'icône de vigie.exe (seul argument, console à lui seul), sans jeton : jeton demandé et enregistré, 3 fichiers identiques sur la plateforme (saison), puis il attend Entrée ; code 0 ; « $(grep -m1 'fichiers déposés' <<<"$souris_dit") »"
+
+# Hors de l'explorateur (ici, sans console : une redirection), rien ne change : vigie.exe seul
+# écrit le premier écran et se ferme ; un dossier seul est une erreur d'usage.
+seul_dit=$(dans_windows "$windows/vigie.exe" </dev/null 2>&1 | tr -d '\r') && code=0 || code=$?
+if [[ $code -ne 0 ]] || ! grep -q 'Les commandes de tous les jours' <<<"$seul_dit" ||
+    grep -q 'Appuyez sur Entrée' <<<"$seul_dit"; then
+    echouer "vigie.exe seul, hors de l'explorateur (code $code) : $seul_dit"
+fi
+seul_dit=$(dans_windows "$windows/vigie.exe" 'E:\souris' </dev/null 2>&1 | tr -d '\r') && code=0 || code=$?
+[[ $code -eq 2 ]] || echouer "vigie.exe E:\souris, hors de l'explorateur, sort en $code (attendu 2) : $seul_dit"
+ok "hors de l'explorateur, rien ne change : vigie.exe seul écrit le premier écran (code 0, sans attendre), vigie.exe E:\souris est une erreur d'usage (code 2)"
 
 # Les mots de Windows : l'aide, le manuel (MANUEL.txt) et tout ce que vigie.exe a écrit
 # ci-dessus ne disent ni XDG, ni 0600, ni chmod, ni export, ni ~/.

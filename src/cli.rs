@@ -168,7 +168,12 @@ impl Cli {
     /// Analyse la ligne de commande du processus (sort en 2 sur une erreur d'usage). `vigie`
     /// seul écrit le premier écran ([`premier_ecran`]) et sort en 0.
     pub fn analyser() -> Cli {
-        let arguments: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        Cli::analyser_depuis(std::env::args_os().collect())
+    }
+
+    /// Analyse `arguments` (le nom du programme d'abord) comme [`Cli::analyser`] : la commande
+    /// qu'un geste de l'explorateur de Windows revient à taper.
+    pub fn analyser_depuis(arguments: Vec<std::ffi::OsString>) -> Cli {
         let resultat = commande()
             .try_get_matches_from(&arguments)
             .and_then(|m| Cli::depuis_correspondances(&m));
@@ -250,6 +255,27 @@ fn option_a_un_tiret(arguments: &[std::ffi::OsString]) -> Option<(String, String
             ((*m).to_owned(), voulu)
         })
     })
+}
+
+/// Ce que `vigie.exe` écrit, double-cliqué dans l'explorateur de Windows (sa console n'est qu'à
+/// lui : `plateforme::explorateur`), au lieu du premier écran, qui apprend des commandes à taper
+/// : le geste de la souris qui dépose, et où taper le reste. `main` attend ensuite Entrée.
+pub fn guide_de_l_explorateur() -> String {
+    let aide = crate::plateforme::conseil::commande("-h");
+    format!(
+        "vigie dépose vos nuits d'enregistrements Vigie-Chiro, même sur un réseau\n\
+         qui coupe.\n\n\
+         Pour déposer : fermez cette fenêtre, puis faites glisser le dossier de la\n\
+         carte (ou d'une nuit) sur l'icône de vigie.exe. La première fois, vigie\n\
+         demande votre jeton : la longue suite qui suit « ?token= » dans l'adresse\n\
+         du site Vigie-Chiro, une fois connecté. Si le réseau coupe, refaites le\n\
+         même geste : vigie reprend là où il en était.\n\n\
+         Pour le reste (l'état d'un dépôt, le calcul, les résultats), ouvrez\n\
+         PowerShell dans le dossier de vigie.exe (tapez powershell dans la barre\n\
+         d'adresse de l'explorateur, puis Entrée), puis tapez :\n\
+         \x20 {aide}\n\
+         Le mode d'emploi : LISEZMOI.txt et MANUEL.txt, à côté de vigie.exe.\n"
+    )
 }
 
 /// Ce que `vigie` seul écrit : les commandes de tous les jours, et comment avoir le reste. Un

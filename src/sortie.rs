@@ -234,7 +234,7 @@ fn largeur_d_habillage(terminal: &console::Term) -> Option<usize> {
 }
 
 /// La sortie standard (résultats, bilan), sous [`SansEchec`], habillée sur un terminal.
-pub(crate) fn standard() -> SansEchec<io::StdoutLock<'static>> {
+pub fn standard() -> SansEchec<io::StdoutLock<'static>> {
     SansEchec::nouveau(
         io::stdout().lock(),
         largeur_d_habillage(&console::Term::stdout()),

@@ -35,6 +35,19 @@ use crate::suivi::Suivi;
 use crate::suivi::format::octets_lisibles;
 pub use docs::{SCHEMA_JSON, fichiers_attendus, page_de_manuel, schema_json};
 
+/// Un dossier déposé sur l'icône de `vigie.exe` (`plateforme::explorateur`) : les commandes
+/// que ce geste revient à taper, dans l'ordre, sans le nom du programme. D'abord
+/// `connexion --jeton -` si aucun jeton n'est là (son invite le demande, le vérifie et
+/// l'enregistre), puis `depot DOSSIER` (une saison ou une nuit, vers la plateforme).
+pub fn depot_a_la_souris(dossier: &std::path::Path) -> Vec<Vec<std::ffi::OsString>> {
+    let mut commandes = Vec::new();
+    if matches!(crate::jeton::lire(), Err(crate::jeton::ErreurJeton::Absent)) {
+        commandes.push(["connexion", "--jeton", "-"].map(Into::into).to_vec());
+    }
+    commandes.push(vec!["depot".into(), dossier.into()]);
+    commandes
+}
+
 /// Exécute la commande analysée.
 pub fn executer(cli: Cli) -> Result<CodeSortie> {
     lancer(cli).map_err(avec_les_guillemets_oublies)

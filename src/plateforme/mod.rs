@@ -10,7 +10,8 @@
 //! - La date de modification, par `Metadata::modified()` (portable), à la nanoseconde.
 //! - Les emplacements par défaut (`emplacements`), les signaux d'arrêt (`signaux`), les chemins
 //!   relatifs de la nuit (`chemins`), les processus enfants (`processus`), la place libre et
-//!   la lecture seule d'un disque (`disque`).
+//!   la lecture seule d'un disque (`disque`), un lancement depuis l'explorateur de Windows
+//!   (`explorateur`).
 //!
 //! Pourquoi ici, pour les fichiers de la nuit : entre la planification et l'envoi (des heures,
 //! parfois), un fichier peut être remplacé (`mv -T`) par un lien vers un fichier secret de même
@@ -26,6 +27,7 @@ pub(crate) mod disque;
 pub(crate) mod echo;
 pub(crate) mod ecriture;
 pub(crate) mod emplacements;
+pub mod explorateur;
 pub mod ligne;
 pub(crate) mod mots;
 // Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.
