@@ -162,6 +162,27 @@ hors_systeme=$(grep -Eiv "$systeme" <<<"$dll" || true)
 [[ -z $hors_systeme ]] || echouer "vigie.exe importe des DLL qui ne sont pas celles du système : $hors_systeme"
 ok "objdump -p vigie.exe : exécutable console PE32+ x86-64, n'importe que des DLL du système : $(paste -sd ' ' <<<"$dll")"
 
+# vigie.exe se présente (build.rs) : dans ses ressources, l'icône (types 3 et 14), les
+# informations de version (16 : celle de Cargo.toml, le nom, l'éditeur) et le manifeste (24 :
+# chemins longs, page de code UTF-8, Windows 10 et 11).
+types=$(sed -n '/^The .rsrc Resource Directory section/,$p' <<<"$entete" |
+    sed -n 's/^0[0-9a-f]*   Entry: ID: 0x0000\([0-9a-f]*\), .*/\1/p' | paste -sd ' ')
+for attendu in 03 0e 10 18; do
+    grep -qw "$attendu" <<<"$types" ||
+        echouer "vigie.exe n'a pas de ressource de type 0x$attendu (3 icône, e groupe d'icônes, 10 version, 18 manifeste) ; types : $types"
+done
+# (strings -el ne lit que l'ASCII en UTF-16 : « Équipe » y perd son É.)
+textes=$(strings -el "$exe")
+for attendu in "$version" vigie.exe "quipe vigie"; do
+    grep -qxF "$attendu" <<<"$textes" || echouer "les informations de version de vigie.exe ne disent pas « $attendu »"
+done
+for attendu in '<longPathAware xmlns="http://schemas.microsoft.com/SMI/2016/WindowsSettings">true</longPathAware>' \
+    '<activeCodePage xmlns="http://schemas.microsoft.com/SMI/2019/WindowsSettings">UTF-8</activeCodePage>' \
+    '{8e0f7a12-bfb3-4fe8-b9a5-48fd50a15a9a}'; do
+    grep -aqF "$attendu" "$exe" || echouer "le manifeste de vigie.exe ne dit pas $attendu"
+done
+ok "objdump -p vigie.exe : ressources icône, version ($version, « Équipe vigie ») et manifeste (longPathAware, activeCodePage UTF-8, Windows 10 et 11) ; types $types"
+
 # vigie.exe sous wine (scripts/wine.sh : préfixe jetable).
 # shellcheck source=scripts/wine.sh
 source "$racine/scripts/wine.sh"
