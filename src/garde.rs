@@ -124,11 +124,16 @@ pub(crate) fn juger<'a>(
     fautives
 }
 
-/// La fréquence de l'en-tête du fichier, ou sa faute ; `None` s'il a disparu.
+/// La fréquence de l'en-tête du fichier, ou sa faute ; `None` s'il a disparu, ou si un autre
+/// programme le tient en ce moment (Windows : un lecteur audio, l'aperçu de l'explorateur, un
+/// antivirus) : c'est un échec passager, que l'envoi attend
+/// (`plateforme::tenu_par_un_autre_programme`), pas une faute de la séquence ; il n'est pas
+/// jugé (comme un fichier disparu), et le reste de la nuit part.
 fn lire_frequence(chemin: &Path) -> Option<Result<u32, Faute>> {
     let mut fichier = match crate::plateforme::ouvrir_sans_suivre(chemin) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) if crate::plateforme::est_tenu_par_un_autre_programme(&e) => return None,
         Err(e) => return Some(Err(Faute::Systeme(crate::plateforme::erreur_systeme(&e)))),
     };
     Some(match wav::lire_en_tete(&mut fichier) {
@@ -162,6 +167,24 @@ mod tests {
 
     const FIXE: &str = "Car640380-2026-Pass1-A1-PA1_20260621_221500_000";
     const ROUTIER: &str = "Cir270-2026-Pass1-Tron1-Chiro_0_00023_000";
+
+    /// Sous Windows, une séquence qu'un autre programme tient sans partage n'est pas une faute :
+    /// elle n'est pas jugée, l'envoi l'attendra (verifier-paquets.sh le montre sous wine).
+    #[cfg(windows)]
+    #[test]
+    fn une_sequence_tenue_par_un_autre_programme_n_est_pas_refusee() {
+        use std::os::windows::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join(format!("{FIXE}.wav"));
+        std::fs::write(&chemin, wav(38_400)).unwrap();
+        let tenu = std::fs::OpenOptions::new()
+            .read(true)
+            .share_mode(0)
+            .open(&chemin)
+            .unwrap();
+        assert!(juger(dir.path(), [format!("{FIXE}.wav").as_str()]).is_empty());
+        drop(tenu);
+    }
 
     #[test]
     fn direct_refuse_en_point_fixe_dit_en_routier_illisible_refuse_partout() {
