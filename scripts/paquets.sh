@@ -194,6 +194,23 @@ fabriquer_linux() {
     archiver_tar_gz target/paquets "$nom" "dist/$nom.tar.gz"
 }
 
+# La signature Authenticode de vigie.exe, quand le flux de publication donne le certificat
+# (VIGIE_SIGNATURE_PFX : le fichier .pfx ; VIGIE_SIGNATURE_MOT_DE_PASSE ; facultatif,
+# VIGIE_SIGNATURE_HORODATAGE : un service d'horodatage RFC 3161). Sans lui, rien : vigie.exe
+# n'est pas signé, et reste celui que redonne toute fabrication du même commit (DISTRIBUTION.md).
+signer_windows() {
+    local exe=$1
+    [[ -n ${VIGIE_SIGNATURE_PFX:-} ]] || return 0
+    installer_commande osslsigncode osslsigncode
+    dire "signature Authenticode de vigie.exe"
+    local horodatage=()
+    [[ -z ${VIGIE_SIGNATURE_HORODATAGE:-} ]] || horodatage=(-ts "$VIGIE_SIGNATURE_HORODATAGE")
+    osslsigncode sign -pkcs12 "$VIGIE_SIGNATURE_PFX" -readpass <(printf '%s' "${VIGIE_SIGNATURE_MOT_DE_PASSE:-}") \
+        -h sha256 -n vigie "${horodatage[@]}" -in "$exe" -out "$exe.signe" >/dev/null ||
+        echouer "la signature de vigie.exe a échoué (certificat, mot de passe, horodatage ?)"
+    mv "$exe.signe" "$exe"
+}
+
 fabriquer_windows() {
     dire "archive Windows .zip"
     local nom=vigie-$version-$CIBLE_WINDOWS
@@ -201,6 +218,7 @@ fabriquer_windows() {
     rm -rf "$depot"
     install -d -m 755 "$depot"
     install -m 755 "target/$CIBLE_WINDOWS/$PROFIL/vigie.exe" "$depot/vigie.exe"
+    signer_windows "$depot/vigie.exe"
     texte_windows <scripts/LISEZMOI-windows.txt >"$depot/LISEZMOI.txt"
     manuel_texte man/vigie-windows.1 | texte_windows >"$depot/MANUEL.txt"
     texte_windows <completions/_vigie.ps1 >"$depot/vigie-completion.ps1"
