@@ -13,7 +13,7 @@ use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
 use crate::suivi::Evenement;
 use crate::suivi::evenement::UnitesParEtat;
-use crate::suivi::format::neutraliser;
+use crate::suivi::format::{dossier_court, neutraliser};
 use crate::suivi::saison::{NuitVivante, phrase_calcul};
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
@@ -541,7 +541,7 @@ pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
             .ecrire()?;
         } else if let Some(n) = &nuit {
             // Une nuit de saison : la nuit plutôt que l'identité du plan (trois lignes à 80
-            // colonnes), le dossier coupé par la gauche.
+            // colonnes), le dossier coupé au milieu (son début et le nom de la nuit restent).
             let debut = format!(
                 "{:>4}  {:<12}  {:<16}  {}  ",
                 plan.id,
@@ -550,20 +550,7 @@ pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
                 crate::suivi::saison::libelle_liee(&n.nuit)
             );
             let place = 79usize.saturating_sub(debut.chars().count()).max(10);
-            let dossier = neutraliser(&plan.dossier);
-            let dossier: String = if dossier.chars().count() > place {
-                let garde: String = dossier
-                    .chars()
-                    .rev()
-                    .take(place - 1)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                format!("…{garde}")
-            } else {
-                dossier.into_owned()
-            };
+            let dossier = dossier_court(&neutraliser(&plan.dossier), place);
             writeln!(s, "{debut}{dossier}")?;
         } else {
             // La participation créée par vigie n'est pas dans l'identité du plan : la dire.

@@ -100,6 +100,43 @@ pub(crate) fn nom_court(nom: &str, largeur: usize) -> String {
     format!("{debut}…{fin}")
 }
 
+/// Un chemin de dossier raccourci pour tenir en `largeur` colonnes, coupé au milieu : il garde
+/// son début (le lecteur ou la racine, jusqu'à un séparateur) et son dernier dossier entier
+/// (celui de la nuit, qui la distingue) : `E:\Relevés Zoé\…\Nuit 2 - B2 (22 juin)`. Un dernier
+/// dossier trop long pour cela est lui-même coupé au milieu. Couper par la gauche donnait
+/// « …it 2 - B2 (22 juin) » : ni le disque ni le nom entier.
+pub(crate) fn dossier_court(dossier: &str, largeur: usize) -> String {
+    let n = dossier.chars().count();
+    if n <= largeur || largeur < 3 {
+        return dossier.to_owned();
+    }
+    let separateur = |c: char| c == '/' || c == '\\';
+    // Le dernier dossier, avec le séparateur qui le précède (un séparateur final n'en fait
+    // pas un dossier vide).
+    let sans_fin = dossier.trim_end_matches(separateur);
+    let dernier = sans_fin
+        .rfind(separateur)
+        .map_or("", |i| &dossier[i..])
+        .chars()
+        .count();
+    let place = largeur - 1;
+    if dernier > 0 && dernier < place {
+        // Le début jusqu'au dernier séparateur qui tient, sinon ce qui tient.
+        let tete_max = place - dernier;
+        let tete: String = dossier.chars().take(tete_max).collect();
+        let tete = match tete.rfind(separateur) {
+            Some(i) if i > 0 => &tete[..=i],
+            _ => tete.as_str(),
+        };
+        let fin: String = dossier.chars().skip(n - dernier).collect();
+        return format!("{tete}…{fin}");
+    }
+    let tete = place / 2;
+    let debut: String = dossier.chars().take(tete).collect();
+    let fin: String = dossier.chars().skip(n - (place - tete)).collect();
+    format!("{debut}…{fin}")
+}
+
 /// Une ligne repliée pour tenir en `largeur` colonnes, aux espaces : les lignes qui suivent
 /// s'alignent quatre colonnes plus loin que le texte de la première. Un mot plus long que la
 /// place (une adresse, un nom de fichier) reste entier, seul sur sa ligne.
@@ -165,6 +202,32 @@ pub(crate) fn jour_court(d: chrono::NaiveDate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `vigie plans` : un dossier trop long garde son lecteur et le nom entier de la nuit, coupé
+    /// au milieu (et non plus « …it 2 - B2 (22 juin) », coupé par la gauche).
+    #[test]
+    fn un_dossier_long_se_coupe_au_milieu() {
+        let windows = r"E:\Relevés Zoé\Saison 2026\Carte SD 2026\Nuit 2 - B2 (22 juin)";
+        let court = dossier_court(windows, 36);
+        assert_eq!(court, r"E:\…\Nuit 2 - B2 (22 juin)");
+        assert!(court.chars().count() <= 36, "{court}");
+        let unix = "/home/zoe/Terrain/Saison 2026/Nuit 2 - B2 (22 juin)";
+        assert_eq!(dossier_court(unix, 30), "/home/…/Nuit 2 - B2 (22 juin)");
+        assert_eq!(
+            dossier_court(windows, 45),
+            r"E:\Relevés Zoé\…\Nuit 2 - B2 (22 juin)"
+        );
+        // Rien à couper.
+        assert_eq!(dossier_court(unix, 80), unix);
+        // Un dernier dossier qui ne tient pas : coupé au milieu, début et fin lisibles.
+        let long = "/n/Une nuit au nom vraiment beaucoup trop long pour la place";
+        let c = dossier_court(long, 20);
+        assert_eq!(c.chars().count(), 20, "{c}");
+        assert!(
+            c.starts_with("/n/Une ") && c.ends_with(" la place") && c.contains('…'),
+            "{c}"
+        );
+    }
 
     #[test]
     fn lignes_repliees_aux_espaces() {
