@@ -195,7 +195,7 @@ pub(crate) fn ecrire_bilan(
     writeln!(
         s,
         "  {}",
-        volume_envoye(b.octets_envoyes, b.duree, &pendant)
+        volume_envoye(b.octets_envoyes, b.duree, &pendant, b.interrompu)
     )?;
     if b.incidents_absorbes > 0 {
         if r.deposee == r.total() && !b.interrompu {
@@ -280,7 +280,21 @@ pub(super) fn deposes_sur_total(r: &crate::plan::ResumePlan) -> String {
 
 /// « 3,0 Mio envoyés en 2,0 s, soit 1,5 Mio/s. » ; le débit seulement s'il se mesure (un
 /// passage de quelques millisecondes n'en a pas), et une phrase simple quand rien n'est parti.
-fn volume_envoye(octets: u64, duree: std::time::Duration, pendant: &str) -> String {
+/// Seuls comptent les octets que la destination a acquittés (un fichier, une partie) : un
+/// passage interrompu (Ctrl-C) a pu en faire partir d'autres, qui n'ont rien achevé et
+/// repartiront ; il ne dit donc pas « rien n'a été envoyé ».
+fn volume_envoye(
+    octets: u64,
+    duree: std::time::Duration,
+    pendant: &str,
+    interrompu: bool,
+) -> String {
+    if octets == 0 && interrompu {
+        return format!(
+            "Aucun fichier n'a fini de partir {pendant} : ce qui était en route repartira à la \
+             relance."
+        );
+    }
     if octets == 0 {
         return format!("Rien n'a été envoyé {pendant}.");
     }
@@ -469,6 +483,27 @@ Ensuite : vigie retenter-echecs 3
         // Quelques millisecondes : pas de débit.
         b.octets_envoyes = 4096;
         assert!(texte(&b, None).contains("  4,0 Kio envoyés en 0,0 s.\n"));
+    }
+
+    /// Un Ctrl-C après 3,9 Mio partis d'un fichier qui n'a pas fini : rien n'est acquitté, mais
+    /// des octets sont partis ; le bilan ne dit pas « rien n'a été envoyé ».
+    #[test]
+    fn un_passage_interrompu_ne_dit_pas_que_rien_n_est_parti() {
+        let mut b = bilan(ResumePlan {
+            a_deposer: 1,
+            ..Default::default()
+        });
+        b.octets_envoyes = 0;
+        b.interrompu = true;
+        let t = texte(&b, None);
+        assert!(!t.contains("Rien n'a été envoyé"), "{t}");
+        assert!(
+            t.contains(
+                "  Aucun fichier n'a fini de partir pendant ce passage : ce qui était en route \
+                 repartira à la relance.\n"
+            ),
+            "{t}"
+        );
     }
 
     #[test]
