@@ -60,7 +60,8 @@ pub(super) fn reglages_de_simulation() -> Result<ReglagesEmission> {
 /// signal sort en 130.
 pub(super) fn mener_ponctuel<T>(travail: impl AsyncFnOnce(&Emetteur) -> Result<T>) -> Result<T> {
     let annulation = Annulation::nouveau();
-    let emetteur = emetteur_ponctuel(annulation.clone())?;
+    let emetteur = emetteur_ponctuel(annulation.clone())?
+        .annonce_par(std::sync::Arc::new(crate::suivi::AnnonceDesReessais));
     let resultat = super::moteur(super::Fils::Un)?.block_on(async {
         super::ecouter_signaux(annulation.clone(), None);
         travail(&emetteur).await

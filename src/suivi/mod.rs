@@ -49,6 +49,23 @@ pub(crate) use lignes::SuiviLignes;
 
 pub(crate) use crate::depot::evenements::Suivi;
 
+/// Les réessais d'une commande ponctuelle (`vigie participations`, `traiter`, `connexion`…),
+/// dits sur la sortie d'erreur : une plateforme injoignable ou indisponible ne laisse pas
+/// l'écran muet jusqu'à l'erreur.
+pub(crate) struct AnnonceDesReessais;
+
+impl crate::reessai::ObservateurReessai for AnnonceDesReessais {
+    fn nouvelle_tentative(&self, tentative: u32, attente: Duration) {
+        use std::io::Write;
+        let mut e = crate::sortie::erreur();
+        let dans = secondes_au_dessus(attente);
+        let _ = writeln!(
+            e,
+            "~ la plateforme n'a pas répondu : nouvelle tentative dans {dans} s (essai {tentative})"
+        );
+    }
+}
+
 /// « nouvelle tentative dans N s », N arrondi au-dessus : jamais « 0 s » tant qu'on attend.
 pub(crate) fn secondes_au_dessus(attente: Duration) -> u64 {
     let ms = attente.as_millis();

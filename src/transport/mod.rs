@@ -329,14 +329,18 @@ pub(crate) trait ContexteEmission: Sync {
 }
 
 /// Hors de tout plan (une commande ponctuelle : `vigie traitement`, `vigie resultats`, la
-/// vérification d'un site) : rien n'est journalisé, aucun affichage n'annonce les réessais.
+/// vérification d'un site) : rien n'est journalisé ; les réessais sont annoncés par
+/// l'observateur donné à [`Emetteur::annonce_par`], s'il y en a un.
 impl ContexteEmission for Emetteur {
     fn emetteur(&self) -> &Emetteur {
         self
     }
 
     fn observateur(&self) -> &dyn ObservateurReessai {
-        &ObservateurMuet
+        match &self.annonce {
+            Some(Annonce(o)) => o.as_ref(),
+            None => &ObservateurMuet,
+        }
     }
 }
 
@@ -531,6 +535,18 @@ pub(crate) struct Emetteur {
     en_vol: Arc<Mutex<Vec<Arc<TentativeSuivie>>>>,
     /// Le premier certificat refusé (voir `certificat.rs`) : tout s'arrête, la commande le dit.
     certificat: Arc<std::sync::OnceLock<String>>,
+    /// Qui annonce les réessais d'une commande ponctuelle (voir [`Emetteur::annonce_par`]).
+    annonce: Option<Annonce>,
+}
+
+/// L'observateur qui annonce les réessais d'une commande ponctuelle.
+#[derive(Clone)]
+struct Annonce(Arc<dyn ObservateurReessai>);
+
+impl std::fmt::Debug for Annonce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Annonce")
+    }
 }
 
 impl Emetteur {
@@ -550,7 +566,16 @@ impl Emetteur {
             debit: None,
             en_vol: Arc::new(Mutex::new(Vec::new())),
             certificat: Arc::new(std::sync::OnceLock::new()),
+            annonce: None,
         }
+    }
+
+    /// Les réessais d'une commande ponctuelle, hors de tout plan, annoncés à `observateur`
+    /// (« nouvelle tentative dans N s ») : sans lui, une plateforme injoignable se tait
+    /// jusqu'à l'erreur, une vingtaine de secondes plus tard.
+    pub(crate) fn annonce_par(mut self, observateur: Arc<dyn ObservateurReessai>) -> Self {
+        self.annonce = Some(Annonce(observateur));
+        self
     }
 
     /// Un certificat a été refusé (portail captif, proxy, horloge fausse) : ce qu'il faut en

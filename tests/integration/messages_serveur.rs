@@ -172,3 +172,29 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
         )
         .finir_en(0);
 }
+
+/// Une plateforme injoignable (rien n'écoute à l'adresse) : une commande ponctuelle
+/// (`vigie participations`) dit chacun de ses réessais (« nouvelle tentative dans N s »)
+/// avant son erreur, au lieu d'une vingtaine de secondes d'écran muet.
+#[test]
+fn une_plateforme_injoignable_n_est_pas_un_silence() {
+    let banc = Banc::nouveau();
+    let ferme = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let adresse = format!("http://{}/api/v1", ferme.local_addr().unwrap());
+    drop(ferme);
+    let out = banc
+        .vigie_plateforme()
+        .args(["participations", "--api", &adresse])
+        .output()
+        .unwrap();
+    assert_ne!(code(&out), 0, "{}", texte(&out));
+    let e = stderr(&out);
+    let annonces = e
+        .lines()
+        .filter(|l| l.contains("la plateforme n'a pas répondu : nouvelle tentative dans"))
+        .count();
+    assert!(annonces >= 2, "{e}");
+    let erreur = e.find("plateforme injoignable").expect(&e);
+    let premiere = e.find("nouvelle tentative dans").expect(&e);
+    assert!(premiere < erreur, "{e}");
+}
