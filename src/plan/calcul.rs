@@ -103,7 +103,7 @@ impl Base {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::MIGRATIONS;
+    use crate::plan::base_au_schema;
 
     /// Une base au schéma 8, avec un plan déposé, monte au schéma 9 sans rien perdre ; le
     /// calcul et le CSV s'y notent, l'un sans effacer l'autre, et partent avec le plan.
@@ -111,22 +111,16 @@ mod tests {
     fn base_au_schema_8_puis_calcul_et_csv_notes() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("v.sqlite");
-        {
-            let c = rusqlite::Connection::open(&chemin).unwrap();
-            for (_, sql) in &MIGRATIONS[..8] {
-                c.execute_batch(sql).unwrap();
-            }
-            c.pragma_update(None, "user_version", 8).unwrap();
-            c.execute_batch(
-                "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
-                 participation) VALUES (1, '/n', \
-                 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
-                 '64a1b2c3d4e5f60718293d01'); \
-                 INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
-                 VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
-            )
-            .unwrap();
-        }
+        base_au_schema(
+            &chemin,
+            8,
+            "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
+             participation) VALUES (1, '/n', \
+             'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
+             '64a1b2c3d4e5f60718293d01'); \
+             INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
+             VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
+        );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         assert_eq!(b.resume(1).unwrap().deposee, 1);

@@ -516,6 +516,19 @@ pub(crate) fn maintenant_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Une base telle qu'une version ancienne de `vigie` l'a laissée : les `schema` premières
+/// migrations, puis `donnees` (du SQL) ; pour les essais de mise à niveau.
+#[cfg(test)]
+pub(crate) fn base_au_schema(chemin: &Path, schema: usize, donnees: &str) {
+    let c = Connection::open(chemin).unwrap();
+    for (_, sql) in &MIGRATIONS[..schema] {
+        c.execute_batch(sql).unwrap();
+    }
+    c.pragma_update(None, "user_version", schema as i64)
+        .unwrap();
+    c.execute_batch(donnees).unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -570,20 +583,14 @@ mod tests {
     fn base_au_schema_3_mise_a_niveau_sans_perte() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("v.sqlite");
-        {
-            let c = Connection::open(&chemin).unwrap();
-            for (_, sql) in &MIGRATIONS[..3] {
-                c.execute_batch(sql).unwrap();
-            }
-            c.pragma_update(None, "user_version", 3).unwrap();
-            c.execute_batch(
-                "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, \
-                 multipart_refuse_le) VALUES ('/n', 'vigiechiro:https://api', 1, 1, 7); \
-                 INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
-                 VALUES (1, '/n/a.wav', 'a.wav', 3, 5, 'deposee');",
-            )
-            .unwrap();
-        }
+        base_au_schema(
+            &chemin,
+            3,
+            "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, \
+             multipart_refuse_le) VALUES ('/n', 'vigiechiro:https://api', 1, 1, 7); \
+             INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
+             VALUES (1, '/n/a.wav', 'a.wav', 3, 5, 'deposee');",
+        );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let plan = b.plan(None).unwrap();
@@ -601,17 +608,11 @@ mod tests {
     fn base_au_schema_4_mise_a_niveau_sans_perte() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("v.sqlite");
-        {
-            let c = Connection::open(&chemin).unwrap();
-            for (_, sql) in &MIGRATIONS[..4] {
-                c.execute_batch(sql).unwrap();
-            }
-            c.pragma_update(None, "user_version", 4).unwrap();
-            c.execute_batch(
-                "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, participation)                  VALUES ('/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1,                  '64a1b2c3d4e5f60718293d01');                  INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat, envoi_id,                  identite) VALUES (1, 'a.wav', 'a.wav', 12582912, 5, 'en_cours',                  '64a1b2c3d4e5f60718293e01', '1:2');                  INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, somme_controle,                  etat) VALUES (1, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee'),                  (1, 2, 5242880, 5242880, 'e2', 'AAAAAA==', 'envoyee');",
-            )
-            .unwrap();
-        }
+        base_au_schema(
+            &chemin,
+            4,
+            "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le, participation)                  VALUES ('/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1,                  '64a1b2c3d4e5f60718293d01');                  INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat, envoi_id,                  identite) VALUES (1, 'a.wav', 'a.wav', 12582912, 5, 'en_cours',                  '64a1b2c3d4e5f60718293e01', '1:2');                  INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, somme_controle,                  etat) VALUES (1, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee'),                  (1, 2, 5242880, 5242880, 'e2', 'AAAAAA==', 'envoyee');",
+        );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let plan = b.plan(None).unwrap();
@@ -651,29 +652,23 @@ mod tests {
     fn base_au_schema_5_envoi_id_reparti_par_sens() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("v.sqlite");
-        {
-            let c = Connection::open(&chemin).unwrap();
-            for (_, sql) in &MIGRATIONS[..5] {
-                c.execute_batch(sql).unwrap();
-            }
-            c.pragma_update(None, "user_version", 5).unwrap();
-            c.execute_batch(
-                "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le) \
-                 VALUES (1, '/n', 's3://nuits?endpoint=http://127.0.0.1:9000', 1, 1), \
-                 (2, '/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1); \
-                 INSERT INTO depot_unite (id, plan_id, chemin, cle, taille, modifie_ns, etat, \
-                 envoi_id) VALUES \
-                 (1, 1, 'a.wav', 'a.wav', 12582912, 5, 'en_cours', 'upload-s3-1'), \
-                 (2, 1, 'b.wav', 'b.wav', 3, 5, 'a_deposer', NULL), \
-                 (3, 2, 'a.wav', 'a.wav', 12582912, 5, 'en_cours', '64a1b2c3d4e5f60718293e01'), \
-                 (4, 2, 'c.wav', 'c.wav', 12582912, 5, 'incertaine', \
-                  'declaration-multipart-emise'); \
-                 INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, \
-                 somme_controle, etat) VALUES (1, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee'), \
-                 (3, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee');",
-            )
-            .unwrap();
-        }
+        base_au_schema(
+            &chemin,
+            5,
+            "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le) \
+             VALUES (1, '/n', 's3://nuits?endpoint=http://127.0.0.1:9000', 1, 1), \
+             (2, '/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1); \
+             INSERT INTO depot_unite (id, plan_id, chemin, cle, taille, modifie_ns, etat, \
+             envoi_id) VALUES \
+             (1, 1, 'a.wav', 'a.wav', 12582912, 5, 'en_cours', 'upload-s3-1'), \
+             (2, 1, 'b.wav', 'b.wav', 3, 5, 'a_deposer', NULL), \
+             (3, 2, 'a.wav', 'a.wav', 12582912, 5, 'en_cours', '64a1b2c3d4e5f60718293e01'), \
+             (4, 2, 'c.wav', 'c.wav', 12582912, 5, 'incertaine', \
+              'declaration-multipart-emise'); \
+             INSERT INTO depot_partie (unite_id, numero, debut, taille, etag, \
+             somme_controle, etat) VALUES (1, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee'), \
+             (3, 1, 0, 5242880, 'e1', 'AAAAAA==', 'envoyee');",
+        );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let par_id = |id| b.unite(id).unwrap();

@@ -281,7 +281,7 @@ impl Base {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{FichierPlanifie, MIGRATIONS};
+    use crate::plan::{FichierPlanifie, base_au_schema};
 
     /// Une base au schéma 6, avec un plan commencé, monte au schéma 7 (et aux suivants) sans
     /// rien perdre : le plan reste hors saison, et une saison peut s'y ouvrir.
@@ -289,22 +289,16 @@ mod tests {
     fn base_au_schema_6_mise_a_niveau_sans_perte() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("v.sqlite");
-        {
-            let c = rusqlite::Connection::open(&chemin).unwrap();
-            for (_, sql) in &MIGRATIONS[..6] {
-                c.execute_batch(sql).unwrap();
-            }
-            c.pragma_update(None, "user_version", 6).unwrap();
-            c.execute_batch(
-                "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
-                 participation) VALUES (1, '/n', \
-                 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
-                 '64a1b2c3d4e5f60718293d01'); \
-                 INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
-                 VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
-            )
-            .unwrap();
-        }
+        base_au_schema(
+            &chemin,
+            6,
+            "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
+             participation) VALUES (1, '/n', \
+             'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
+             '64a1b2c3d4e5f60718293d01'); \
+             INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
+             VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
+        );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         let plan = b.plan(Some(1)).unwrap();
