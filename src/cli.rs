@@ -944,6 +944,10 @@ pub(crate) struct OptionsDescription {
     #[arg(long, value_name = "NUMERO")]
     pub(crate) enregistreur_numero_serie: Option<String>,
     /// Point fixe : la position du micro, SOL ou CANOPEE.
+    ///
+    /// Point fixe : la position du micro, SOL ou CANOPEE. Le micro d'un point (les options
+    /// --micro-*) est retenu par la base et repris à chaque passage suivant du même point ;
+    /// redonner une option la remplace.
     #[arg(long, value_name = "POSITION")]
     pub(crate) micro_position: Option<String>,
     /// Point fixe : la hauteur du micro, en mètres.

@@ -52,6 +52,62 @@ pub(crate) struct Micro {
     pub(crate) numero_serie: Option<String>,
 }
 
+impl Micro {
+    pub(crate) fn est_vide(&self) -> bool {
+        *self == Micro::default()
+    }
+
+    /// Ce micro (celui que disent les options) par-dessus `retenu` (celui que la base retient
+    /// pour le point) : chaque valeur donnée remplace la retenue, les autres restent.
+    pub(crate) fn par_dessus(&self, retenu: &Micro) -> Micro {
+        Micro {
+            position: self.position.clone().or_else(|| retenu.position.clone()),
+            hauteur: self.hauteur.or(retenu.hauteur),
+            type_micro: self
+                .type_micro
+                .clone()
+                .or_else(|| retenu.type_micro.clone()),
+            numero_serie: self
+                .numero_serie
+                .clone()
+                .or_else(|| retenu.numero_serie.clone()),
+        }
+    }
+
+    /// Ses valeurs, chacune avec l'option qui la pose (`--micro-hauteur 4`).
+    fn valeurs(&self) -> [(&'static str, Option<String>); 4] {
+        [
+            ("--micro-position", self.position.clone()),
+            ("--micro-hauteur", self.hauteur.map(|h| h.to_string())),
+            ("--micro-type", self.type_micro.clone()),
+            ("--micro-numero-serie", self.numero_serie.clone()),
+        ]
+    }
+
+    /// Ce qu'il dit, lisible : `--micro-position CANOPEE --micro-hauteur 4`.
+    pub(crate) fn dire(&self) -> String {
+        let mots: Vec<String> = self
+            .valeurs()
+            .into_iter()
+            .filter_map(|(o, v)| v.map(|v| format!("{o} {v}")))
+            .collect();
+        mots.join(" ")
+    }
+
+    /// Ce qui change de `avant` à lui : `--micro-hauteur 4 → 2`, une valeur retenue
+    /// remplacée ; rien pour une valeur nouvelle.
+    pub(crate) fn remplacements(&self, avant: &Micro) -> Vec<String> {
+        self.valeurs()
+            .into_iter()
+            .zip(avant.valeurs())
+            .filter_map(|((o, v), (_, a))| match (a, v) {
+                (Some(a), Some(v)) if a != v => Some(format!("{o} {a} → {v}")),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// Ce que `vigie` sait d'une participation à décrire.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Description {
@@ -91,6 +147,25 @@ fn parmi(
 }
 
 impl Description {
+    /// Le micro qui décrit un site point fixe (`micro0_*`) ou routier et pédestre (`micro_*`).
+    pub(crate) fn micro(&self, point_fixe: bool) -> &Micro {
+        if point_fixe {
+            &self.micros[0]
+        } else {
+            &self.micro_routier
+        }
+    }
+
+    /// La même, avec ce micro pour un site point fixe ou routier et pédestre.
+    pub(crate) fn avec_micro(mut self, point_fixe: bool, micro: Micro) -> Description {
+        if point_fixe {
+            self.micros[0] = micro;
+        } else {
+            self.micro_routier = micro;
+        }
+        self
+    }
+
     /// Vérifie les valeurs à choix avant d'envoyer ; et, comme le formulaire, qu'un canal
     /// d'expansion ne va pas sans canal direct (ni l'inverse).
     pub(crate) fn valider(&self) -> Result<(), ValeurRefusee> {
@@ -373,6 +448,27 @@ mod tests {
         let mut d = description();
         d.canal_expansion_temps = Some("GAUCHE".into());
         assert_eq!(d.valider().unwrap_err().option, "--canal-direct");
+    }
+
+    #[test]
+    fn un_micro_donne_remplace_le_retenu_valeur_par_valeur() {
+        let retenu = description().micros[0].clone();
+        let donne = Micro {
+            hauteur: Some(2),
+            numero_serie: Some("M-9".into()),
+            ..Micro::default()
+        };
+        let micro = donne.par_dessus(&retenu);
+        assert_eq!(micro.position.as_deref(), Some("CANOPEE"));
+        assert_eq!(micro.hauteur, Some(2));
+        assert_eq!(micro.type_micro.as_deref(), Some("ICS"));
+        assert_eq!(micro.numero_serie.as_deref(), Some("M-9"));
+        assert_eq!(micro.remplacements(&retenu), ["--micro-hauteur 4 → 2"]);
+        assert_eq!(
+            retenu.dire(),
+            "--micro-position CANOPEE --micro-hauteur 4 --micro-type ICS"
+        );
+        assert!(Micro::default().est_vide() && !donne.est_vide());
     }
 
     #[test]

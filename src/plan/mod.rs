@@ -13,6 +13,7 @@
 //! - un fichier créé en 0600 : il contient des noms de compartiments et d'envois.
 
 mod calcul;
+mod micros;
 mod modele;
 mod reglages;
 mod saison;
@@ -28,6 +29,7 @@ use crate::plateforme::conseil::commande;
 use crate::plateforme::erreur_systeme;
 
 pub(crate) use calcul::{CalculNote, CsvNote};
+pub(crate) use micros::PointEcoute;
 pub use modele::CauseRefus;
 pub(crate) use modele::{
     DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Vers,
@@ -80,6 +82,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0010_preparer_au_fil",
         include_str!("../../migrations/0010_preparer_au_fil.sql"),
+    ),
+    (
+        "0011_retenir_micro_du_point",
+        include_str!("../../migrations/0011_retenir_micro_du_point.sql"),
     ),
 ];
 

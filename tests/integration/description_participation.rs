@@ -9,7 +9,9 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-use serde_json::json;
+use std::process::Output;
+
+use serde_json::{Value, json};
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
@@ -225,5 +227,125 @@ fn participations_montre_ce_qui_manque_a_chaque_configuration() {
             "canal_expansion_temps",
             "canal_enregistrement_direct"
         ])
+    );
+}
+
+/// La nuit du passage `passage` au point A1 (une séquence, le `jour` de juin ou juillet),
+/// déposée dans une participation à créer, avec ces options : la participation créée.
+fn passage_en_a1(banc: &Banc, passage: u8, jour: &str, options: &[&str]) -> (Output, Value) {
+    let nuit = banc.dossier.path().join(format!("pass{passage}"));
+    let nom = format!("Car640139-2026-Pass{passage}-A1-OB-1_2026{jour}_220001_000.wav");
+    std::fs::create_dir_all(&nuit).unwrap();
+    std::fs::write(nuit.join(&nom), contenu(&nom, 1_000)).unwrap();
+    let (m, j) = jour.split_at(2);
+    let debut = format!("2026-{m}-{j}T20:30:00Z");
+    let fin = format!("2026-{m}-{j}T23:59:00Z");
+    let avant: Vec<String> = banc
+        .bac()
+        .participations(SITE)
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(&nuit)
+        .args([
+            "--site", SITE, "--point", "A1", "--debut", &debut, "--fin", &fin, "--api",
+        ])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides())
+        .args(options);
+    let out = c.finir_en(0);
+    let creee = banc
+        .bac()
+        .participations(SITE)
+        .into_iter()
+        .find(|p| !avant.contains(&p.id))
+        .expect("une participation créée");
+    (out, creee.configuration.unwrap_or(Value::Null))
+}
+
+/// Le micro dit une fois pour un point (position, hauteur, type, numéro de série) est retenu
+/// par la base et repris à chaque passage suivant du même point ; redonner une option la
+/// remplace (et le dépôt le dit), le reste du micro retenu demeure ; un autre point n'en hérite
+/// pas.
+#[test]
+fn le_micro_d_un_point_est_retenu_pour_ses_passages_suivants() {
+    let banc = Banc::nouveau();
+    // Le micro de MATERIEL, et son numéro de série.
+    let options = [&MATERIEL[4..], &["--micro-numero-serie", "M-77"]].concat();
+    let (_, c1) = passage_en_a1(&banc, 1, "0621", &options);
+    let micro = json!({
+        "micro0_position": "CANOPEE",
+        "micro0_hauteur": "4",
+        "micro0_type": "ICS",
+        "micro0_numero_serie": "M-77",
+    });
+    assert_eq!(c1, micro);
+    // Passage suivant, sans option : le micro retenu.
+    let (_, c2) = passage_en_a1(&banc, 2, "0715", &[]);
+    assert_eq!(c2, micro);
+    // Une hauteur redonnée remplace la retenue, et le dépôt le dit.
+    let (out, c3) = passage_en_a1(&banc, 3, "0812", &["--micro-hauteur", "2"]);
+    let mut plus_bas = micro.clone();
+    plus_bas["micro0_hauteur"] = json!("2");
+    assert_eq!(c3, plus_bas);
+    assert!(
+        stderr(&out).contains("micro du point A1 remplacé (--micro-hauteur 4 → 2)"),
+        "{}",
+        texte(&out)
+    );
+    // Et c'est la nouvelle qui est retenue.
+    let (out, c4) = passage_en_a1(&banc, 4, "0905", &[]);
+    assert_eq!(c4, plus_bas);
+    assert!(!stderr(&out).contains("remplacé"), "{}", texte(&out));
+    // Une participation du site web à ce point, donnée par son identifiant : complétée du
+    // micro retenu, sans rien remplacer de ce que le site web y a mis.
+    let web = banc
+        .bac()
+        .poser_participation(&ParticipationPosee {
+            site: SITE,
+            observateur: OBSERVATEUR,
+            point: Some("A1"),
+            date_debut: "2026-09-20T20:30:00",
+            date_fin: Some("2026-09-20T23:59:00"),
+        })
+        .unwrap();
+    assert!(
+        banc.bac()
+            .poser_description(&web, json!({ "micro0_hauteur": "6" }), json!({}))
+    );
+    let nuit = banc.dossier.path().join("pass5");
+    let nom = "Car640139-2026-Pass5-A1-OB-1_20260920_220001_000.wav";
+    std::fs::create_dir_all(&nuit).unwrap();
+    std::fs::write(nuit.join(nom), contenu(nom, 1_000)).unwrap();
+    let mut c = banc.vigie_plateforme();
+    c.arg("depot")
+        .arg(&nuit)
+        .args(["--participation", &web, "--api"])
+        .arg(banc.bac().api())
+        .args(Banc::options_rapides());
+    c.finir_en(0);
+    let mut complete = plus_bas.clone();
+    complete["micro0_hauteur"] = json!("6");
+    assert_eq!(
+        banc.bac().participation(&web).unwrap().configuration,
+        Some(complete)
+    );
+    // Un autre point n'hérite pas du micro de A1.
+    banc.fichier(
+        "Car640139-2026-Pass1-B2-OB-1_20260621_220001_000.wav",
+        1_000,
+    );
+    banc.depot_par_site(SITE, "B2", DEBUT_NUIT, FIN_NUIT)
+        .finir_en(0);
+    let b2 = banc.participations_b2();
+    assert_eq!(b2.len(), 1);
+    assert!(
+        b2[0]
+            .configuration
+            .as_ref()
+            .is_none_or(|c| c.get("micro0_position").is_none()),
+        "{b2:?}"
     );
 }

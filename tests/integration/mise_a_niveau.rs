@@ -169,6 +169,8 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
             c.execute_batch(&format!("ALTER TABLE depot_unite DROP COLUMN {colonne}"))
                 .unwrap();
         }
+        // Et ce qu'ont ajouté les migrations suivantes.
+        c.execute_batch("DROP TABLE micro_du_point").unwrap();
         c.pragma_update(None, "user_version", 9).unwrap();
     }
     let recus = banc.compteurs().octets_recus();
@@ -183,7 +185,7 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
     let version: i64 = c
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 10);
+    assert_eq!(version, 11);
     let sources: i64 = c
         .query_row(
             "SELECT COUNT(*) FROM depot_unite WHERE source IS NULL AND entete IS NULL",
@@ -192,4 +194,41 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
         )
         .unwrap();
     assert_eq!(sources, 2);
+}
+
+/// Une base du schéma 10 (d'avant le micro retenu par point, migration 0011), qui tient une
+/// nuit déposée dans une participation du site web, reprise par cette version : la migration
+/// ajoute la table, vide ; rien ne repart ; le micro donné à la reprise est retenu pour le
+/// point de la participation.
+#[test]
+fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    banc.depot_plateforme().finir_en(0);
+    {
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        c.execute_batch("DROP TABLE micro_du_point").unwrap();
+        c.pragma_update(None, "user_version", 10).unwrap();
+    }
+    let declares = banc.requetes(Operation::ApiDeclarerFichier);
+    banc.depot_plateforme_avec(&["--micro-position".into(), "SOL".into()])
+        .finir_en(0);
+    assert_eq!(
+        banc.requetes(Operation::ApiDeclarerFichier),
+        declares,
+        "un fichier est reparti"
+    );
+    let c = rusqlite::Connection::open(&banc.base).unwrap();
+    let version: i64 = c
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 11);
+    let retenus: Vec<(String, String, Option<String>)> = c
+        .prepare("SELECT site, point, position FROM micro_du_point")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(retenus, [(SITE.into(), "A1".into(), Some("SOL".into()))]);
 }

@@ -14,10 +14,12 @@ use crate::depot::DecisionsDuPlan as DecisionsParticipation;
 use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
-use crate::plan::Base;
+use crate::plan::{Base, PointEcoute};
 use crate::reessai::{Etape, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::transport::vigiechiro::{ClientVigieChiro, Participation, ReponseMoi};
+use crate::transport::vigiechiro::{
+    ClientVigieChiro, Participation, ReponseMoi, SiteDeParticipation,
+};
 use crate::transport::{Emetteur, Emission, emettre};
 
 /// La participation du plan : celle donnée, celle déjà créée pour ce plan, ou créée maintenant
@@ -66,7 +68,7 @@ async fn resoudre(
             if connue.as_ref() != Some(id) {
                 base.enregistrer_participation(plan_id, id.as_str())?;
             }
-            decrire(client, emetteur, journal, id, &dest.description).await;
+            decrire(base, dest, client, emetteur, journal, id).await;
             return Ok(id.clone());
         }
         CibleParticipation::ACreer {
@@ -77,7 +79,7 @@ async fn resoudre(
         } => (site, point, *debut, *fin),
     };
     if let Some(id) = connue {
-        decrire(client, emetteur, journal, &id, &dest.description).await;
+        decrire(base, dest, client, emetteur, journal, &id).await;
         return Ok(id);
     }
     // Qui crée : la relecture ne retient que ses participations (la liste d'un site est celle
@@ -125,13 +127,24 @@ async fn resoudre(
         match relire(Etape::nouveau()).await {
             Ok(Some(id)) => {
                 base.enregistrer_participation(plan_id, id.as_str())?;
-                decrire(client, emetteur, journal, &id, &dest.description).await;
+                decrire(base, dest, client, emetteur, journal, &id).await;
                 return Ok(id);
             }
             Ok(None) => {}
             Err(r) => return Err(participation_incertaine(&r)),
         }
     }
+    // Le micro du point : celui des options, par-dessus celui que la base retient.
+    let description = avec_le_micro_du_point(
+        base,
+        PointEcoute {
+            api: &dest.api,
+            site: site.as_str(),
+            point: point.as_deref().unwrap_or(""),
+        },
+        point.is_some(),
+        &dest.description,
+    )?;
     base.noter_creation_participation(plan_id)?;
     // Une émission ; sans réponse, la relecture dit si la participation existe (adoptée) ou non
     // (la création repart, dans le budget d'une seule émission).
@@ -149,7 +162,7 @@ async fn resoudre(
     let issue = emettre(
         &emetteur.observe_par(journal),
         Emission::ecriture_relue("POST", &chemin, &mut relecture),
-        |_| client.creer_participation(site, point.as_deref(), debut, fin, &dest.description),
+        |_| client.creer_participation(site, point.as_deref(), debut, fin, &description),
     )
     .await;
     match (issue.reponse, issue.raison) {
@@ -157,7 +170,7 @@ async fn resoudre(
             base.enregistrer_participation(plan_id, id.as_str())?;
             dire_ce_qui_manque(
                 &id,
-                &dest.description.configuration(point.is_some()),
+                &description.configuration(point.is_some()),
                 point.is_some(),
             );
             Ok(id)
@@ -188,20 +201,25 @@ async fn resoudre(
     }
 }
 
-/// Complète `configuration` et `meteo` de la participation `id` avec ce que `vigie` sait,
+/// Complète `configuration` et `meteo` de la participation `id` avec ce que `vigie` sait
+/// (les options, et le micro que la base retient pour son point : [`avec_le_micro_du_point`]),
 /// sans rien effacer ni remplacer de ce que le site web y a mis : relire, fusionner
 /// (`description::completer`), écrire le dictionnaire entier, car le `PATCH` le remplace
 /// (`resources/participations.py` `edit_participation`). Rien à ajouter : rien n'est écrit.
 /// Au mieux : un échec est dit dans le journal, le dépôt continue, la relance réessaiera.
 async fn decrire(
+    base: &Base,
+    dest: &DestinationVigieChiro,
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     journal: &DecisionsParticipation,
     id: &IdObjet,
-    description: &crate::description::Description,
 ) {
-    let meteo = description.meteo();
-    if description == &crate::description::Description::default() {
+    let options = &*dest.description;
+    // Ni option ni micro retenu vers cette API : rien à dire, rien à relire.
+    if options == &crate::description::Description::default()
+        && !base.micros_retenus(&dest.api).unwrap_or(true)
+    {
         return;
     }
     let chemin = format!("/participations/{id}");
@@ -222,6 +240,29 @@ async fn decrire(
         }
     };
     let point_fixe = p.point.as_deref().is_some_and(|p| !p.is_empty());
+    let site = match &p.site {
+        Some(SiteDeParticipation::Developpe(s)) => Some(s.id.clone()),
+        Some(SiteDeParticipation::Identifiant(s)) => Some(s.clone()),
+        None => None,
+    };
+    let description = match &site {
+        Some(site) => avec_le_micro_du_point(
+            base,
+            PointEcoute {
+                api: &dest.api,
+                site: site.as_str(),
+                point: p.point.as_deref().map(str::trim).unwrap_or(""),
+            },
+            point_fixe,
+            options,
+        )
+        .unwrap_or_else(|e| {
+            tracing::warn!("le micro retenu du point n'a pas été lu : {e:#}");
+            options.clone()
+        }),
+        None => options.clone(),
+    };
+    let meteo = description.meteo();
     let mut corps = serde_json::Map::new();
     let completer = crate::description::completer;
     if let Some(c) = completer(
@@ -258,6 +299,59 @@ async fn decrire(
             pas_de_reponse_utile(&autre)
         ),
     }
+}
+
+/// La description d'une participation à un point, avec son micro : celui que disent les
+/// options, par-dessus celui que la base retient pour ce point (chaque valeur donnée remplace
+/// la retenue, et le dit), retenu à son tour pour les passages suivants ; sans option, le
+/// retenu est repris tel quel.
+fn avec_le_micro_du_point(
+    base: &Base,
+    point: PointEcoute<'_>,
+    point_fixe: bool,
+    description: &crate::description::Description,
+) -> Result<crate::description::Description> {
+    let donne = description.micro(point_fixe);
+    let lieu = if point.point.is_empty() {
+        format!("du site {}", point.site)
+    } else {
+        format!("du point {}", point.point)
+    };
+    let micro = match base.micro_du_point(point)? {
+        None if donne.est_vide() => return Ok(description.clone()),
+        None => {
+            base.retenir_micro(point, donne)?;
+            tracing::info!(
+                "micro {lieu} retenu pour ses passages suivants : {}",
+                donne.dire()
+            );
+            donne.clone()
+        }
+        Some(retenu) => {
+            let micro = donne.par_dessus(&retenu);
+            let remplacees = micro.remplacements(&retenu);
+            if micro != retenu {
+                base.retenir_micro(point, &micro)?;
+            }
+            if !remplacees.is_empty() {
+                tracing::warn!(
+                    "micro {lieu} remplacé ({}) : le nouveau est retenu pour ses passages \
+                     suivants",
+                    remplacees.join(", ")
+                );
+            } else if micro != retenu {
+                tracing::info!("micro {lieu} complété, retenu : {}", micro.dire());
+            } else {
+                tracing::info!(
+                    "micro {lieu} repris de ses passages précédents : {} (redonner une \
+                     option --micro-… le remplace)",
+                    micro.dire()
+                );
+            }
+            micro
+        }
+    };
+    Ok(description.clone().avec_micro(point_fixe, micro))
 }
 
 /// Les canaux d'un routier que la configuration ne dit pas, dits (le calcul les lit : sans eux,
