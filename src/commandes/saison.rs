@@ -38,18 +38,16 @@ use crate::plan::{
     Base, DepotPlan, FichierPlanifie, ReglagesRetenus, SequencePreparee, VerrouPlan,
 };
 use crate::reessai::ReponseApi;
-use crate::saison::correspondance::{
-    IssueNuit, NuitDatee, ParticipationVue, Verdict, attribuer, bornes_par_modification,
-    date_plateforme, verdict,
-};
+use crate::saison::correspondance::bornes_par_modification;
+use crate::saison::decision::{self, Inconnus, Lecture, NuitDuRefus, RefusDeNuit, SitesDonnes};
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{Nuit, Protocole, bornes_utc, regrouper};
-use crate::saison::sites::{Rapprochement, SiteConnu, numero_proche, rapprocher};
+use crate::saison::sites::SiteConnu;
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
 use crate::suivi::non_envoyes::Ou;
-use crate::suivi::saison::{self as dire, Refus, libelle_court, libelle_liee};
+use crate::suivi::saison::{self as dire, libelle_court, libelle_liee};
 use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
 
 /// Les dossiers de la commande, inventoriés, validés et réunis sous leur ancêtre commun.
@@ -122,9 +120,15 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
     let a_dire: Vec<(&str, &super::depot::Examen)> =
         prefixes.iter().map(String::as_str).zip(&examens).collect();
     refuser_les_empechements(&a_dire)?;
-    let mut inventaires = Vec::with_capacity(dossiers.len());
-    let mut canoniques = Vec::with_capacity(dossiers.len());
-    let mut preparees_par_dossier = Vec::with_capacity(dossiers.len());
+    rassembler(examens)
+}
+
+/// Les examens des dossiers réunis sous leur ancêtre commun ; un dossier donné deux fois, ou
+/// l'un dans l'autre : chaque fichier une fois.
+fn rassembler(examens: Vec<super::depot::Examen>) -> Result<Reunion> {
+    let mut inventaires = Vec::with_capacity(examens.len());
+    let mut canoniques = Vec::with_capacity(examens.len());
+    let mut preparees_par_dossier = Vec::with_capacity(examens.len());
     let mut originaux_bruts = 0;
     for examen in examens {
         inventaires.push(examen.inventaire);
@@ -136,26 +140,48 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
         .iter()
         .skip(1)
         .fold(canoniques[0].clone(), |a, b| ancetre_commun(&a, b));
-    // Un dossier donné deux fois, ou l'un dans l'autre : chaque fichier une fois. Des dossiers
-    // dont aucun ne contient l'autre n'ont pas un chemin en commun : rien à retenir alors.
+    // Des dossiers dont aucun ne contient l'autre n'ont pas un chemin en commun : rien à
+    // retenir alors.
     let chevauchent = canoniques.iter().enumerate().any(|(i, a)| {
         canoniques[i + 1..]
             .iter()
             .any(|b| a.starts_with(b) || b.starts_with(a))
     });
+    let mut reunion = Reunion {
+        racine,
+        dossiers: Vec::new(),
+        enregistrements: Vec::new(),
+        non_envoyes: NonEnvoyes::default(),
+        preparees: HashMap::new(),
+        originaux_bruts,
+    };
     let mut vus = HashSet::new();
-    let mut enregistrements: Vec<Enregistrement> = Vec::new();
-    let mut non_envoyes = NonEnvoyes::default();
-    let mut preparees = HashMap::new();
     for ((inventaire, dossier), sequences) in inventaires
         .into_iter()
         .zip(&canoniques)
         .zip(preparees_par_dossier)
     {
-        let prefixe = relatif(dossier, &racine).with_context(|| {
+        let vus = chevauchent.then_some(&mut vus);
+        reunion.ajouter(inventaire, dossier, sequences, vus)?;
+    }
+    reunion.dossiers = canoniques;
+    Ok(reunion)
+}
+
+impl Reunion {
+    /// L'inventaire d'un dossier (canonique) et ses séquences préparées, chemins mis sous la
+    /// racine ; `vus` (des dossiers qui se chevauchent) : les chemins déjà retenus.
+    fn ajouter(
+        &mut self,
+        inventaire: crate::inventaire::Inventaire,
+        dossier: &Path,
+        sequences: HashMap<String, SequencePreparee>,
+        vus: Option<&mut HashSet<String>>,
+    ) -> Result<()> {
+        let prefixe = relatif(dossier, &self.racine).with_context(|| {
             format!("chemin du dossier {} (pas de l'UTF-8 ?)", dossier.display())
         })?;
-        non_envoyes.ajouter(inventaire.non_envoyes(&prefixe));
+        self.non_envoyes.ajouter(inventaire.non_envoyes(&prefixe));
         let sous = |chemin: String| {
             if prefixe.is_empty() {
                 chemin
@@ -165,30 +191,27 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
         };
         for (chemin, mut p) in sequences {
             p.source = sous(p.source);
-            preparees.entry(sous(chemin)).or_insert(p);
+            self.preparees.entry(sous(chemin)).or_insert(p);
         }
-        if enregistrements.is_empty() && prefixe.is_empty() && !chevauchent {
+        if self.enregistrements.is_empty() && prefixe.is_empty() && vus.is_none() {
             // Le cas d'un seul dossier : ses enregistrements tels quels, sans copie.
-            enregistrements = inventaire.enregistrements;
-            continue;
+            self.enregistrements = inventaire.enregistrements;
+            return Ok(());
         }
-        enregistrements.reserve(inventaire.enregistrements.len());
+        self.enregistrements
+            .reserve(inventaire.enregistrements.len());
+        let mut vus = vus;
         for mut e in inventaire.enregistrements {
             e.chemin = sous(e.chemin);
-            if chevauchent && !vus.insert(e.chemin.clone()) {
+            if let Some(vus) = vus.as_deref_mut()
+                && !vus.insert(e.chemin.clone())
+            {
                 continue;
             }
-            enregistrements.push(e);
+            self.enregistrements.push(e);
         }
+        Ok(())
     }
-    Ok(Reunion {
-        racine,
-        dossiers: canoniques,
-        enregistrements,
-        non_envoyes,
-        preparees,
-        originaux_bruts,
-    })
 }
 
 /// La racine d'une nuit : le dossier commun à tous les fichiers qu'elle lit (relatif à la
@@ -226,16 +249,8 @@ fn dossier_commun<'a>(a: &'a str, b: &str) -> &'a str {
 }
 
 /// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
-struct SitesDonnes {
-    preferes: Vec<IdObjet>,
-    imposes: HashMap<String, IdObjet>,
-}
-
 fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
-    let mut s = SitesDonnes {
-        preferes: Vec::new(),
-        imposes: HashMap::new(),
-    };
+    let mut s = SitesDonnes::default();
     let invalide = |v: &str| -> anyhow::Error {
         ErreurAvecCode::nouveau(CodeSortie::Usage, dire::site_donne_invalide(v)).into()
     };
@@ -255,25 +270,6 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
         }
     }
     Ok(s)
-}
-
-/// Pourquoi le numéro de site des noms ne donne pas un site.
-#[derive(Clone)]
-enum SiteNonTrouve {
-    /// Plusieurs sites conviennent : le refus à dire (`--site` choisit).
-    Ambigu(String),
-    /// Aucun de ses sites : ses fichiers ne partent pas, les autres nuits si ;
-    /// `suggestion` : le numéro d'un de ses sites à une faute de frappe près.
-    Absent { suggestion: Option<String> },
-}
-
-/// Ce que la plateforme a dit, avant toute écriture.
-struct Lecture {
-    moi: IdObjet,
-    /// Le site de chaque (numéro, protocole), ou pourquoi il n'y en a pas.
-    sites: BTreeMap<(String, Protocole), Result<IdObjet, SiteNonTrouve>>,
-    /// Les participations de chaque site retenu.
-    participations: HashMap<IdObjet, Vec<ParticipationLue>>,
 }
 
 /// Une lecture de la plateforme, ou l'erreur (transitoire) qui dit pourquoi elle manque.
@@ -336,28 +332,8 @@ async fn participations_des_sites(
     Ok(participations)
 }
 
-/// La participation `id` d'une nuit liée (`libelle`, plan `plan`), cherchée parmi celles de son
-/// site : le refus à dire si elle n'y est plus (supprimée) ou n'est plus à `moi` (donnée à un
-/// autre observateur sur le site web), rien sinon.
-fn refus_de_liee(
-    du_site: Option<&Vec<ParticipationLue>>,
-    moi: &IdObjet,
-    id: &str,
-    libelle: &str,
-    plan: i64,
-) -> Option<String> {
-    match du_site.and_then(|liste| liste.iter().find(|p| p.id.as_str() == id)) {
-        None => Some(dire::participation_liee_disparue(libelle, id, plan)),
-        Some(p) if p.observateur.as_ref() != Some(moi) => Some(dire::participation_liee_d_autrui(
-            libelle,
-            id,
-            plan,
-            p.pseudo.as_deref(),
-        )),
-        Some(_) => None,
-    }
-}
-
+/// Ce que la plateforme dit avant toute écriture : l'utilisateur, le site de chaque numéro des
+/// noms (`saison::decision::site_des_noms`), les participations de chaque site retenu.
 async fn lire_plateforme(
     client: &ClientVigieChiro,
     emetteur: &crate::transport::Emetteur,
@@ -368,48 +344,20 @@ async fn lire_plateforme(
     let moi = lire_moi(client, emetteur, api).await?;
     let propres: Vec<SiteConnu> =
         lire_ou_dire(emetteur, "/moi/sites", || client.mes_sites()).await?;
-    let mut de_ses_participations: Option<Vec<SiteConnu>> = None;
+    let mut autres: Option<Vec<SiteConnu>> = None;
     let mut sites = BTreeMap::new();
     for (numero, protocole) in numeros {
-        if let Some(id) = donnes.imposes.get(&numero) {
-            sites.insert((numero, protocole), Ok(id.clone()));
-            continue;
+        if autres.is_none()
+            && decision::faut_il_les_sites_des_participations(&numero, protocole, &propres, donnes)
+        {
+            let liste = lire_ou_dire(emetteur, "/moi/participations", || {
+                client.mes_participations()
+            })
+            .await?;
+            autres = Some(liste.into_iter().filter_map(|p| p.site).collect());
         }
-        let mut r = rapprocher(&numero, protocole, &propres, &[]);
-        if r == Rapprochement::Absent {
-            if de_ses_participations.is_none() {
-                let liste = lire_ou_dire(emetteur, "/moi/participations", || {
-                    client.mes_participations()
-                })
-                .await?;
-                de_ses_participations = Some(liste.into_iter().filter_map(|p| p.site).collect());
-            }
-            r = rapprocher(
-                &numero,
-                protocole,
-                &propres,
-                de_ses_participations.as_deref().unwrap_or_default(),
-            );
-        }
-        let issue = match r {
-            Rapprochement::Trouve(s) => Ok(s.id.clone()),
-            Rapprochement::Ambigu(liste) => {
-                match liste.iter().find(|s| donnes.preferes.contains(&s.id)) {
-                    Some(s) => Ok(s.id.clone()),
-                    None => Err(SiteNonTrouve::Ambigu(dire::site_ambigu(&numero, &liste))),
-                }
-            }
-            Rapprochement::Absent => {
-                let tous: Vec<SiteConnu> = propres
-                    .iter()
-                    .chain(de_ses_participations.iter().flatten())
-                    .cloned()
-                    .collect();
-                Err(SiteNonTrouve::Absent {
-                    suggestion: numero_proche(&numero, protocole, &tous),
-                })
-            }
-        };
+        let issue =
+            decision::site_des_noms(&numero, protocole, donnes, &propres, autres.as_deref());
         sites.insert((numero, protocole), issue);
     }
     let retenus: BTreeSet<IdObjet> = sites.values().filter_map(|r| r.clone().ok()).collect();
@@ -442,17 +390,6 @@ async fn premiers_titres(
     Ok(titres)
 }
 
-fn vue(p: &ParticipationLue) -> ParticipationVue {
-    ParticipationVue {
-        id: p.id.clone(),
-        observateur: p.observateur.clone(),
-        point: p.point.clone(),
-        debut: p.date_debut.as_deref().and_then(date_plateforme),
-        fin: p.date_fin.as_deref().and_then(date_plateforme),
-        un_titre: None,
-    }
-}
-
 /// `vigie depot DOSSIER…` en saison (voir l'en-tête du module).
 pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     if args.point.is_some() {
@@ -477,29 +414,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     }
     let provisoire = Destination::from(provisoire);
     let mut reunion = reunir(&args.dossiers, &provisoire)?;
-    let regroupement = regrouper(&reunion.enregistrements);
-    dire::refuser_hors_nuit(
-        g.json,
-        &reunion.enregistrements,
-        &regroupement.nuits,
-        &regroupement.hors_nuit,
-    )?;
-    let mut nuits: Vec<NuitDeSaison> = regroupement
-        .nuits
-        .into_iter()
-        .map(|nuit| NuitDeSaison {
-            // Point fixe : les instants des noms ; routier : les dates de ses fichiers.
-            bornes: bornes_utc(&nuit, &fuseau).or_else(|| {
-                bornes_par_modification(&nuit, &reunion.enregistrements, chrono::Utc::now())
-            }),
-            nuit,
-            site: None,
-            sort: Sort::NonVerifiee,
-        })
-        .collect();
-    if nuits.is_empty() {
-        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
-    }
+    let mut nuits = nuits_de_la_saison(g, &reunion, &fuseau)?;
     let hors_ligne = args.simulation && jeton.is_err();
     let inconnus = if hors_ligne {
         BTreeMap::new()
@@ -535,6 +450,38 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     }
     dire::rappel_non_rattaches(mode(g), &non_rattaches)?;
     Ok(code.max_par_gravite(CodeSortie::RefusDefinitifs))
+}
+
+/// Les nuits de la réunion, datées ; un fichier d'aucune nuit, ou aucune nuit : refus (code 2).
+fn nuits_de_la_saison(
+    g: &OptionsGlobales,
+    reunion: &Reunion,
+    fuseau: &Fuseau,
+) -> Result<Vec<NuitDeSaison>> {
+    let regroupement = regrouper(&reunion.enregistrements);
+    dire::refuser_hors_nuit(
+        g.json,
+        &reunion.enregistrements,
+        &regroupement.nuits,
+        &regroupement.hors_nuit,
+    )?;
+    let nuits: Vec<NuitDeSaison> = regroupement
+        .nuits
+        .into_iter()
+        .map(|nuit| NuitDeSaison {
+            // Point fixe : les instants des noms ; routier : les dates de ses fichiers.
+            bornes: bornes_utc(&nuit, fuseau).or_else(|| {
+                bornes_par_modification(&nuit, &reunion.enregistrements, chrono::Utc::now())
+            }),
+            nuit,
+            site: None,
+            sort: Sort::NonVerifiee,
+        })
+        .collect();
+    if nuits.is_empty() {
+        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
+    }
+    Ok(nuits)
 }
 
 /// Les fichiers des nuits écartées, groupés par numéro de site des noms (avec la faute de
@@ -618,10 +565,10 @@ fn garder_la_saison(
     })
 }
 
-/// Lit la plateforme et la base, et décide du sort de chaque nuit ; refuse (code 2) ce qui
-/// laisserait un doute. Rend les numéros de site des noms qu'aucun site de l'utilisateur ne
-/// porte (et, pour chacun, le numéro d'un de ses sites à une faute de frappe près) : leurs
-/// nuits restent sans site, et ne partent pas.
+/// Lit la plateforme et la base, et fait décider le sort de chaque nuit
+/// (`saison::decision`) ; refuse (code 2) ce qui laisserait un doute, étape par étape. Rend les
+/// numéros de site des noms qu'aucun site de l'utilisateur ne porte : leurs nuits restent sans
+/// site, et ne partent pas.
 fn decider(
     g: &OptionsGlobales,
     api: &str,
@@ -629,225 +576,35 @@ fn decider(
     fuseau: &Fuseau,
     nuits: &mut [NuitDeSaison],
     a_blanc: bool,
-) -> Result<BTreeMap<(String, Protocole), Option<String>>> {
+) -> Result<Inconnus> {
     let client = super::vigiechiro::client(api)?;
-    // Les numéros de site des noms (et leur famille), sans recopier les nuits.
-    let numeros: BTreeSet<(String, Protocole)> = nuits
-        .iter()
-        .map(|n| (n.nuit.cle.site.clone(), n.nuit.cle.protocole))
-        .collect();
+    let numeros = decision::numeros(nuits);
     let lecture = super::vigiechiro::mener_ponctuel(async |emetteur| {
         lire_plateforme(&client, emetteur, api, numeros.clone(), donnes).await
     })?;
-    let mut refus = Refus::default();
-    let mut dits = HashSet::new();
-    let mut inconnus = BTreeMap::new();
-    for n in nuits.iter_mut() {
-        let cle = (n.nuit.cle.site.clone(), n.nuit.cle.protocole);
-        match &lecture.sites[&cle] {
-            Ok(id) => n.site = Some(id.clone()),
-            Err(SiteNonTrouve::Absent { suggestion }) => {
-                inconnus.insert(cle, suggestion.clone());
-            }
-            Err(SiteNonTrouve::Ambigu(texte)) => {
-                refus.nommer(&n.nuit.cle);
-                if dits.insert(texte.clone()) {
-                    refus.ajouter(texte);
-                }
-            }
-        }
-    }
-    refus.rendre(g.json, dire::SITE_NON_TROUVE)?;
-    // Un même site écrit de deux façons (`Car640380`, `Car0640380`) ferait deux participations
-    // du même point la même nuit : refus.
-    let mut ecritures: BTreeMap<(IdObjet, Protocole), BTreeSet<String>> = BTreeMap::new();
-    for ((numero, protocole), site) in &lecture.sites {
-        if let Ok(id) = site {
-            ecritures
-                .entry((id.clone(), *protocole))
-                .or_default()
-                .insert(numero.clone());
-        }
-    }
-    let mut refus = Refus::default();
-    for ((id, _), numeros) in &ecritures {
-        if numeros.len() > 1 {
-            refus.ajouter(&dire::site_ecrit_deux_fois(id, numeros));
-        }
-    }
-    refus.rendre(g.json, dire::SITE_ECRIT_DEUX_FOIS)?;
-    // Les nuits déjà liées dans la base gardent leur plan.
-    let base = super::depot::base_a_lire(g, a_blanc)?;
-    let mut prises: HashSet<String> = HashSet::new();
-    if let Some(base) = &base {
-        for p in base.plans()? {
-            if let Some(id) = p.participation {
-                prises.insert(id);
-            }
-            if let Ok(d) = Destination::depuis_identite(&p.destination)
-                && let Some(id) = d.participation_donnee()
-            {
-                prises.insert(id.to_string());
-            }
-        }
-        let mut saisons = HashMap::new();
-        for n in nuits.iter_mut() {
-            let annee = n.nuit.cle.annee;
-            let saison = match saisons.get(&annee) {
-                Some(s) => *s,
-                None => {
-                    let s = base.saison(api, annee)?;
-                    saisons.insert(annee, s);
-                    s
-                }
-            };
-            let (Some(saison), Some(site)) = (saison, n.site.as_ref()) else {
-                continue;
-            };
-            if let Some(plan) = base.plan_de_nuit(saison, &n.liee(site, fuseau))? {
-                n.sort = Sort::Liee {
-                    plan: base.plan(Some(plan))?,
-                };
-            }
-        }
-    }
-    // Une nuit liée garde sa participation : elle doit encore être sur la plateforme, et à
-    // l'utilisateur (supprimée ou donnée à un autre sur le site web depuis la dernière fois :
-    // rien n'y part, ni ailleurs sans lui).
-    let mut refus = Refus::default();
-    for n in nuits.iter() {
-        let (Sort::Liee { plan }, Some(site)) = (&n.sort, n.site.as_ref()) else {
-            continue;
-        };
-        let Some(id) = participation_du_plan(plan) else {
-            continue;
-        };
-        let libelle = libelle_court(&n.nuit.cle);
-        let du_site = lecture.participations.get(site);
-        if let Some(texte) = refus_de_liee(du_site, &lecture.moi, &id, &libelle, plan.id) {
-            refus.ajouter(&texte);
-            refus.nommer(&n.nuit.cle);
-        }
-    }
-    refus.rendre(g.json, dire::PARTICIPATION_LIEE_CHANGEE)?;
-    // Les autres : attribuées parmi les participations de leur site que ne tient aucun plan.
-    let mut par_site: BTreeMap<IdObjet, Vec<usize>> = BTreeMap::new();
-    for (i, n) in nuits.iter().enumerate() {
-        if matches!(n.sort, Sort::NonVerifiee)
-            && let Some(site) = &n.site
-        {
-            par_site.entry(site.clone()).or_default().push(i);
-        }
-    }
-    let mut candidates_par_site: HashMap<IdObjet, Vec<ParticipationVue>> = HashMap::new();
-    let mut a_prouver = Vec::new();
-    for (site, indices) in &par_site {
-        let vues: Vec<ParticipationVue> = lecture.participations[site]
-            .iter()
-            .filter(|p| !prises.contains(p.id.as_str()))
-            .map(vue)
-            .collect();
-        for p in &vues {
-            let utile = indices.iter().any(|&i| {
-                let datee = NuitDatee {
-                    cle: &nuits[i].nuit.cle,
-                    bornes: nuits[i].bornes,
-                };
-                matches!(
-                    verdict(p, &datee, &lecture.moi, fuseau),
-                    Verdict::Meme(_) | Verdict::SansPoint
-                )
-            });
-            if utile {
-                a_prouver.push(p.id.clone());
-            }
-        }
-        candidates_par_site.insert(site.clone(), vues);
-    }
-    let titres = if a_prouver.is_empty() {
+    let (inconnus, ambigus) = decision::rattacher_les_sites(nuits, &lecture.sites);
+    dire::refuser(g.json, api, dire::SITE_NON_TROUVE, &ambigus)?;
+    let deux_fois = decision::sites_ecrits_deux_fois(&lecture.sites);
+    dire::refuser(g.json, api, dire::SITE_ECRIT_DEUX_FOIS, &deux_fois)?;
+    let prises = match super::depot::base_a_lire(g, a_blanc)? {
+        Some(base) => decision::lier_depuis_la_base(&base, api, fuseau, nuits)?,
+        None => HashSet::new(),
+    };
+    let changees = decision::liees_changees(nuits, &lecture);
+    dire::refuser(g.json, api, dire::PARTICIPATION_LIEE_CHANGEE, &changees)?;
+    let candidates = decision::candidates(nuits, &lecture, &prises, fuseau);
+    let titres = if candidates.a_prouver.is_empty() {
         HashMap::new()
     } else {
         super::vigiechiro::mener_ponctuel(async |emetteur| {
-            premiers_titres(&client, emetteur, &a_prouver).await
+            premiers_titres(&client, emetteur, &candidates.a_prouver).await
         })?
     };
-    let mut refus = Refus::default();
-    for (site, indices) in &par_site {
-        let mut vues = candidates_par_site.remove(site).unwrap_or_default();
-        for p in &mut vues {
-            p.un_titre = titres.get(&p.id).cloned();
-        }
-        let datees: Vec<NuitDatee<'_>> = indices
-            .iter()
-            .map(|&i| NuitDatee {
-                cle: &nuits[i].nuit.cle,
-                bornes: nuits[i].bornes,
-            })
-            .collect();
-        let a = attribuer(&datees, &vues, &lecture.moi, fuseau);
-        let mut sorts = Vec::new();
-        for (k, issue) in a.issues.iter().enumerate() {
-            let libelle = libelle_court(&nuits[indices[k]].nuit.cle);
-            if !matches!(issue, IssueNuit::Reprise { .. } | IssueNuit::ACreer) {
-                refus.nommer(&nuits[indices[k]].nuit.cle);
-            }
-            sorts.push(match issue {
-                IssueNuit::Reprise {
-                    participation,
-                    preuve,
-                } => Some(Sort::Reprise {
-                    participation: participation.clone(),
-                    preuve: *preuve,
-                }),
-                IssueNuit::ACreer => Some(Sort::ACreer),
-                IssueNuit::Ambigue(ids) => {
-                    refus.ajouter(&dire::participation_ambigue(api, &libelle, ids));
-                    None
-                }
-                IssueNuit::SansPoint(ids) => {
-                    refus.ajouter(&dire::participation_sans_point(api, &libelle, ids));
-                    None
-                }
-                IssueNuit::Partagee {
-                    participation,
-                    nuits: autres,
-                } => {
-                    let autres: Vec<String> = autres
-                        .iter()
-                        .map(|&o| libelle_court(&nuits[indices[o]].nuit.cle))
-                        .collect();
-                    refus.ajouter(&dire::participation_partagee(
-                        api,
-                        participation,
-                        &libelle,
-                        &autres,
-                    ));
-                    None
-                }
-            });
-        }
-        for (k, sort) in sorts.into_iter().enumerate() {
-            if let Some(s) = sort {
-                nuits[indices[k]].sort = s;
-            }
-        }
-        for (k, id) in &a.d_autrui {
-            let libelle = libelle_court(&nuits[indices[*k]].nuit.cle);
-            dire::avertir_d_autrui(mode(g), api, id, &libelle)?;
-        }
-        for (k, id) in &a.ecartees {
-            let libelle = libelle_court(&nuits[indices[*k]].nuit.cle);
-            dire::avertir_ecartee(mode(g), api, id, &libelle)?;
-        }
+    let a = decision::attribuer_les_nuits(nuits, candidates, &titres, &lecture.moi, fuseau);
+    for avertissement in &a.avertissements {
+        dire::avertir_attribution(mode(g), api, avertissement)?;
     }
-    // Une nuit à créer sans instants (routier : les noms n'en portent pas) ne peut pas l'être.
-    for n in nuits.iter() {
-        if matches!(n.sort, Sort::ACreer) && n.bornes.is_none() {
-            refus.nommer(&n.nuit.cle);
-            refus.ajouter(&dire::a_creer_sans_heure(&libelle_court(&n.nuit.cle)));
-        }
-    }
-    refus.rendre(g.json, dire::PARTICIPATION_INCERTAINE)?;
+    dire::refuser(g.json, api, dire::PARTICIPATION_INCERTAINE, &a.refus)?;
     Ok(inconnus)
 }
 
@@ -859,8 +616,8 @@ fn mode(g: &OptionsGlobales) -> ModeSortie {
     }
 }
 
-/// Une nuit planifiée : son plan, sa destination, le verrou tenu.
-struct NuitPlanifiee {
+/// Une nuit à envoyer : son plan, sa destination, le verrou tenu.
+struct NuitAEnvoyer {
     plan: DepotPlan,
     destination: Destination,
     libelle: String,
@@ -902,6 +659,15 @@ fn perimetre(racine_nuit: &Path, dossiers: &[PathBuf]) -> Vec<String> {
     p
 }
 
+/// Ce que la planification de chaque nuit de la saison partage.
+struct Saison<'a> {
+    g: &'a OptionsGlobales,
+    args: &'a ArgsDepot,
+    api: &'a str,
+    fuseau: &'a Fuseau,
+    reunion: &'a Reunion,
+}
+
 fn deposer(
     g: &OptionsGlobales,
     args: &ArgsDepot,
@@ -920,142 +686,17 @@ fn deposer(
     let _verrous = verrouiller_saisons(&super::chemin_base(g)?, api, &annees)?;
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
+    let saison = Saison {
+        g,
+        args,
+        api,
+        fuseau,
+        reunion: &reunion,
+    };
     let mut planifiees = Vec::with_capacity(nuits.len());
     for n in &nuits {
-        let site = n.site.clone().context("site d'une nuit non rapproché")?;
-        let racine_relative = racine_de_nuit(&n.nuit, &reunion);
-        let mut racine = reunion.racine.clone();
-        if !racine_relative.is_empty() {
-            racine.push(&racine_relative);
-        }
-        // Le verrou du plan d'une nuit liée, pris sur son dossier d'avant toute montée : un
-        // `vigie verifier` ou un `vigie depot --participation` qui tient ce plan ne voit pas ses
-        // chemins changer pendant qu'il envoie ; la montée attend qu'il ait fini (code 4).
-        let mut verrou_d_avant = None;
         let description = description_de_la_nuit(&options, &n.nuit.enregistreurs);
-        let (destination, racine) = match &n.sort {
-            Sort::Liee { plan } => {
-                verrou_d_avant = Some(VerrouPlan::prendre(
-                    base.chemin(),
-                    &plan.dossier,
-                    &plan.destination,
-                    &libelle_court(&n.nuit.cle),
-                )?);
-                let racine_plan = PathBuf::from(&plan.dossier);
-                // Des fichiers de la nuit hors de la racine de son plan (un enregistreur dans
-                // un dossier voisin, la carte copiée ailleurs) : la racine monte à l'ancêtre
-                // commun, chaque chemin du plan en reçoit le préfixe ; les titres ne changent
-                // pas, rien ne repart.
-                let racine = if racine.starts_with(&racine_plan) {
-                    racine_plan
-                } else {
-                    let nouvelle = ancetre_commun(&racine, &racine_plan);
-                    let prefixe = relatif(&racine_plan, &nouvelle)
-                        .context("racine d'une nuit hors de l'ancêtre commun")?;
-                    let texte = nouvelle
-                        .to_str()
-                        .context("chemin d'une racine de nuit : pas de l'UTF-8")?;
-                    base.monter_racine(plan.id, texte, &prefixe)?;
-                    dire::racine_montee(mode(g), &libelle_court(&n.nuit.cle), plan, texte)?;
-                    nouvelle
-                };
-                (Destination::depuis_identite(&plan.destination)?, racine)
-            }
-            Sort::Reprise { participation, .. } => (
-                DestinationVigieChiro {
-                    api: api.to_owned(),
-                    participation: CibleParticipation::Existante(participation.clone()),
-                    description: Box::new(description.clone()),
-                }
-                .into(),
-                racine,
-            ),
-            Sort::ACreer => {
-                let (debut, fin) = n.bornes.context("bornes d'une nuit à créer")?;
-                let destination = DestinationVigieChiro {
-                    api: api.to_owned(),
-                    participation: CibleParticipation::ACreer {
-                        site: site.clone(),
-                        point: n.nuit.cle.point.clone(),
-                        debut: InstantUtc::depuis_secondes(debut.timestamp()),
-                        fin: InstantUtc::depuis_secondes(fin.timestamp()),
-                    },
-                    description: Box::new(description.clone()),
-                };
-                (destination.into(), racine)
-            }
-            Sort::NonVerifiee => unreachable!("une nuit non vérifiée n'est pas déposée"),
-        };
-        let Some(dossier) = racine.to_str().map(str::to_owned) else {
-            anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
-        };
-        // Les fichiers planifiables de cette nuit seule (identité relevée par l'inventaire).
-        // Leur chemin relatif à `racine` : quand elle est sous la racine de la réunion (le cas
-        // ordinaire), celui qu'ils y ont, moins le chemin qui y mène, sans refaire un chemin
-        // par fichier ; sinon (racine d'un plan au-dessus de la réunion), par leur chemin.
-        // L'original d'une séquence préparée au fil de l'envoi, de même.
-        let sous = relatif(&racine, &reunion.racine);
-        let vers_la_nuit = |chemin: &str| {
-            match &sous {
-                Some(s) if s.is_empty() => Some(chemin.to_owned()),
-                Some(s) => chemin
-                    .strip_prefix(s.as_str())
-                    .and_then(|reste| reste.strip_prefix('/'))
-                    .map(str::to_owned),
-                None => relatif(&reunion.racine.join(chemin), &racine),
-            }
-            .context("fichier hors de sa nuit")
-        };
-        let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
-        for &i in &n.nuit.fichiers {
-            let e = &reunion.enregistrements[i];
-            let chemin = vers_la_nuit(&e.chemin)?;
-            let cle = destination.cle(&chemin)?;
-            let mut f = fichier_planifie(e, chemin, cle);
-            if let Some(p) = reunion.preparees.get(&e.chemin) {
-                f.preparee = Some(SequencePreparee {
-                    source: vers_la_nuit(&p.source)?,
-                    ..p.clone()
-                });
-            }
-            fichiers.push(f);
-        }
-        let identite = match &n.sort {
-            Sort::Liee { plan } => plan.destination.clone(),
-            _ => destination.identite(),
-        };
-        let libelle = libelle_court(&n.nuit.cle);
-        // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
-        // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
-        let (verrou, verrou_d_avant) = match (verrou_d_avant, &n.sort) {
-            (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (v, None),
-            (avant, _) => (
-                VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?,
-                avant,
-            ),
-        };
-        let perimetre = perimetre(&racine, &reunion.dossiers);
-        let r = planifier_en_relisant(
-            &mut base,
-            &dossier,
-            &identite,
-            &fichiers,
-            args.redeposer_modifies,
-            Some(&perimetre),
-        )?;
-        let plan = r.plan.clone().context("plan absent après planification")?;
-        let saison = base.ouvrir_saison(api, n.nuit.cle.annee)?;
-        base.lier_nuit(plan.id, saison, &n.liee(&site, fuseau))?;
-        if !r.modifiees.is_empty() {
-            dire::avertir_modifies(mode(g), r.modifiees.len(), &libelle)?;
-        }
-        planifiees.push(NuitPlanifiee {
-            plan,
-            destination,
-            libelle,
-            _verrou: verrou,
-            _verrou_d_avant: verrou_d_avant,
-        });
+        planifiees.push(planifier_la_nuit(&saison, &mut base, n, description)?);
     }
     // L'inventaire de la saison n'a plus d'usage : la course lit chaque nuit dans la base.
     drop(nuits);
@@ -1068,6 +709,167 @@ fn deposer(
         &args.envoi,
         base,
     )
+}
+
+/// Une nuit de la saison planifiée et liée à sa saison dans la base, son plan verrouillé.
+fn planifier_la_nuit(
+    s: &Saison<'_>,
+    base: &mut Base,
+    n: &NuitDeSaison,
+    description: crate::description::Description,
+) -> Result<NuitAEnvoyer> {
+    let site = n.site.clone().context("site d'une nuit non rapproché")?;
+    let libelle = libelle_court(&n.nuit.cle);
+    let (destination, racine, verrou_d_avant) = destination_de_la_nuit(s, base, n, description)?;
+    let Some(dossier) = racine.to_str().map(str::to_owned) else {
+        anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
+    };
+    let fichiers = fichiers_de_la_nuit(s.reunion, n, &racine, &destination)?;
+    let identite = match &n.sort {
+        Sort::Liee { plan } => plan.destination.clone(),
+        _ => destination.identite(),
+    };
+    // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
+    // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
+    let (verrou, verrou_d_avant) = match (verrou_d_avant, &n.sort) {
+        (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (v, None),
+        (avant, _) => (
+            VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?,
+            avant,
+        ),
+    };
+    let perimetre = perimetre(&racine, &s.reunion.dossiers);
+    let r = planifier_en_relisant(
+        base,
+        &dossier,
+        &identite,
+        &fichiers,
+        s.args.redeposer_modifies,
+        Some(&perimetre),
+    )?;
+    let plan = r.plan.clone().context("plan absent après planification")?;
+    let saison = base.ouvrir_saison(s.api, n.nuit.cle.annee)?;
+    base.lier_nuit(plan.id, saison, &n.liee(&site, s.fuseau))?;
+    if !r.modifiees.is_empty() {
+        dire::avertir_modifies(mode(s.g), r.modifiees.len(), &libelle)?;
+    }
+    Ok(NuitAEnvoyer {
+        plan,
+        destination,
+        libelle,
+        _verrou: verrou,
+        _verrou_d_avant: verrou_d_avant,
+    })
+}
+
+/// La destination d'une nuit selon son sort, et sa racine (celle de son plan pour une nuit
+/// liée, montée s'il le faut) ; pour une nuit liée, le verrou de son plan pris sur son dossier
+/// d'avant toute montée : un `vigie verifier` ou un `vigie depot --participation` qui tient ce
+/// plan ne voit pas ses chemins changer pendant qu'il envoie ; la montée attend qu'il ait fini
+/// (code 4).
+fn destination_de_la_nuit(
+    s: &Saison<'_>,
+    base: &mut Base,
+    n: &NuitDeSaison,
+    description: crate::description::Description,
+) -> Result<(Destination, PathBuf, Option<VerrouPlan>)> {
+    let mut racine = s.reunion.racine.clone();
+    let racine_relative = racine_de_nuit(&n.nuit, s.reunion);
+    if !racine_relative.is_empty() {
+        racine.push(&racine_relative);
+    }
+    let participation = match &n.sort {
+        Sort::Liee { plan } => {
+            let libelle = libelle_court(&n.nuit.cle);
+            let verrou =
+                VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
+            let racine = monter_si_besoin(s.g, base, plan, &libelle, racine)?;
+            let destination = Destination::depuis_identite(&plan.destination)?;
+            return Ok((destination, racine, Some(verrou)));
+        }
+        Sort::Reprise { participation, .. } => CibleParticipation::Existante(participation.clone()),
+        Sort::ACreer => {
+            let (debut, fin) = n.bornes.context("bornes d'une nuit à créer")?;
+            CibleParticipation::ACreer {
+                site: n.site.clone().context("site d'une nuit non rapproché")?,
+                point: n.nuit.cle.point.clone(),
+                debut: InstantUtc::depuis_secondes(debut.timestamp()),
+                fin: InstantUtc::depuis_secondes(fin.timestamp()),
+            }
+        }
+        Sort::NonVerifiee => unreachable!("une nuit non vérifiée n'est pas déposée"),
+    };
+    let destination = DestinationVigieChiro {
+        api: s.api.to_owned(),
+        participation,
+        description: Box::new(description),
+    };
+    Ok((destination.into(), racine, None))
+}
+
+/// Des fichiers de la nuit hors de la racine de son plan (un enregistreur dans un dossier
+/// voisin, la carte copiée ailleurs) : la racine monte à l'ancêtre commun, chaque chemin du
+/// plan en reçoit le préfixe ; les titres ne changent pas, rien ne repart.
+fn monter_si_besoin(
+    g: &OptionsGlobales,
+    base: &mut Base,
+    plan: &DepotPlan,
+    libelle: &str,
+    racine: PathBuf,
+) -> Result<PathBuf> {
+    let racine_plan = PathBuf::from(&plan.dossier);
+    if racine.starts_with(&racine_plan) {
+        return Ok(racine_plan);
+    }
+    let nouvelle = ancetre_commun(&racine, &racine_plan);
+    let prefixe =
+        relatif(&racine_plan, &nouvelle).context("racine d'une nuit hors de l'ancêtre commun")?;
+    let texte = nouvelle
+        .to_str()
+        .context("chemin d'une racine de nuit : pas de l'UTF-8")?;
+    base.monter_racine(plan.id, texte, &prefixe)?;
+    dire::racine_montee(mode(g), libelle, plan, texte)?;
+    Ok(nouvelle)
+}
+
+/// Les fichiers planifiables de cette nuit seule (identité relevée par l'inventaire). Leur
+/// chemin relatif à `racine` : quand elle est sous la racine de la réunion (le cas
+/// ordinaire), celui qu'ils y ont, moins le chemin qui y mène, sans refaire un chemin par
+/// fichier ; sinon (racine d'un plan au-dessus de la réunion), par leur chemin. L'original
+/// d'une séquence préparée au fil de l'envoi, de même.
+fn fichiers_de_la_nuit(
+    reunion: &Reunion,
+    n: &NuitDeSaison,
+    racine: &Path,
+    destination: &Destination,
+) -> Result<Vec<FichierPlanifie>> {
+    let sous = relatif(racine, &reunion.racine);
+    let vers_la_nuit = |chemin: &str| {
+        match &sous {
+            Some(s) if s.is_empty() => Some(chemin.to_owned()),
+            Some(s) => chemin
+                .strip_prefix(s.as_str())
+                .and_then(|reste| reste.strip_prefix('/'))
+                .map(str::to_owned),
+            None => relatif(&reunion.racine.join(chemin), racine),
+        }
+        .context("fichier hors de sa nuit")
+    };
+    let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
+    for &i in &n.nuit.fichiers {
+        let e = &reunion.enregistrements[i];
+        let chemin = vers_la_nuit(&e.chemin)?;
+        let cle = destination.cle(&chemin)?;
+        let mut f = fichier_planifie(e, chemin, cle);
+        if let Some(p) = reunion.preparees.get(&e.chemin) {
+            f.preparee = Some(SequencePreparee {
+                source: vers_la_nuit(&p.source)?,
+                ..p.clone()
+            });
+        }
+        fichiers.push(f);
+    }
+    Ok(fichiers)
 }
 
 /// Les verrous des saisons `(api, année)` : le mécanisme du verrou d'un plan
@@ -1103,7 +905,7 @@ pub(super) fn verrouiller_saisons(
 /// (code 2), sauf réglages donnés, qui valent alors pour toutes.
 fn reglages_de_la_saison(
     base: &Base,
-    planifiees: &[NuitPlanifiee],
+    planifiees: &[NuitAEnvoyer],
     envoi: &OptionsEnvoi,
 ) -> Result<ReglagesRetenus> {
     let mut vus: Vec<(ReglagesRetenus, Vec<&str>)> = Vec::new();
@@ -1143,7 +945,7 @@ fn retenir_puis_envoyer(
     g: &OptionsGlobales,
     options: (&OptionsPassages, &OptionsS3),
     api: &str,
-    planifiees: Vec<NuitPlanifiee>,
+    planifiees: Vec<NuitAEnvoyer>,
     envoi: &OptionsEnvoi,
     base: Base,
 ) -> Result<CodeSortie> {
@@ -1162,12 +964,25 @@ fn retenir_puis_envoyer(
     envoyer_saison(g, options, api, planifiees, &reglages, &chemin_base)
 }
 
+/// Ce que les créations et la course d'une saison partagent.
+struct Course<'a, 'e> {
+    g: &'a OptionsGlobales,
+    api: &'a str,
+    regle: super::passages::ReglePassages,
+    rt: tokio::runtime::Runtime,
+    commune: Envoi<'e>,
+    /// L'utilisateur, lu une fois : la réconciliation d'une création ne retient que les
+    /// siennes.
+    moi: Option<IdObjet>,
+    chemin_base: &'a Path,
+}
+
 /// Les créations d'abord (toutes, avant le premier octet), puis l'envoi nuit après nuit.
 fn envoyer_saison(
     g: &OptionsGlobales,
     options: (&OptionsPassages, &OptionsS3),
     api: &str,
-    planifiees: Vec<NuitPlanifiee>,
+    planifiees: Vec<NuitAEnvoyer>,
     reglages: &super::reglages::ReglagesFusionnes,
     chemin_base: &Path,
 ) -> Result<CodeSortie> {
@@ -1180,7 +995,6 @@ fn envoyer_saison(
         .context("aucune nuit")?;
     let commune = Envoi::nouveau(&reglages.options, s3, &premiere)?;
     let rt = super::moteur(super::Fils::Plusieurs)?;
-    // L'utilisateur, une fois : la réconciliation d'une création ne retient que les siennes.
     let moi = rt.block_on(async {
         let emetteur = commune.emetteur_seul(crate::reessai::Annulation::nouveau());
         super::vigiechiro::reconnaitre_plateforme(&client, &emetteur)
@@ -1188,15 +1002,56 @@ fn envoyer_saison(
             .ok()
             .map(|u| u.id)
     });
-    // 1. Les créations, nuit après nuit, avant tout envoi. Une création qui échoue
-    // passagèrement n'arrête pas les autres nuits : avec `--jusqu-au-bout`, sa nuit est
-    // retentée au deuxième passage de la course (son passage crée la participation) ; sans,
-    // elle attend la prochaine relance (code 1). Une création refusée (un 422) n'arrête que
-    // sa nuit, nommée (code 3) ; seul un jeton refusé arrête tout.
-    let mut code = CodeSortie::Succes;
-    let mut course = Vec::with_capacity(planifiees.len());
+    let c = Course {
+        g,
+        api,
+        regle,
+        rt,
+        commune,
+        moi,
+        chemin_base,
+    };
     let ordre: Vec<i64> = planifiees.iter().map(|p| p.plan.id).collect();
-    let mut reportees = Vec::new();
+    let creations = creer_les_participations(&c, planifiees)?;
+    // Le bilan : les nuits de la course et celles dont la création attend une relance, dans
+    // l'ordre de la saison.
+    let tous: Vec<i64> = ordre
+        .into_iter()
+        .filter(|id| {
+            creations.reportees.contains(id)
+                || creations.course.iter().any(|(p, _)| p.plan.id == *id)
+        })
+        .collect();
+    let code = courir(&c, &reglages.annonce, &creations.course)?;
+    // Les verrous des nuits sont tenus jusqu'à la fin de la course.
+    drop(creations.course);
+    // Après Ctrl-C aussi : le bilan de toute la saison, et la commande qui la reprend.
+    bilan_de_saison(g, api, chemin_base, &tous)?;
+    Ok(creations.code.max_par_gravite(code))
+}
+
+/// Ce que les créations laissent : les nuits de la course (et si elles partent dès le premier
+/// passage), celles hors de la course dont la création attend une relance, et le code.
+struct Creations {
+    course: Vec<(NuitAEnvoyer, bool)>,
+    reportees: Vec<i64>,
+    code: CodeSortie,
+}
+
+/// Les créations, nuit après nuit, avant tout envoi. Une création qui échoue passagèrement
+/// n'arrête pas les autres nuits : avec `--jusqu-au-bout`, sa nuit est retentée au deuxième
+/// passage de la course (son passage crée la participation) ; sans, elle attend la prochaine
+/// relance (code 1). Une création refusée (un 422) n'arrête que sa nuit, nommée (code 3) ;
+/// seul un jeton refusé arrête tout.
+fn creer_les_participations(
+    c: &Course<'_, '_>,
+    planifiees: Vec<NuitAEnvoyer>,
+) -> Result<Creations> {
+    let mut creations = Creations {
+        course: Vec::with_capacity(planifiees.len()),
+        reportees: Vec::new(),
+        code: CodeSortie::Succes,
+    };
     for p in planifiees {
         let Some(dest) = p.destination.plateforme() else {
             continue;
@@ -1204,59 +1059,73 @@ fn envoyer_saison(
         if p.plan.participation.is_some()
             || matches!(dest.participation, CibleParticipation::Existante(_))
         {
-            course.push((p, true));
+            creations.course.push((p, true));
             continue;
         }
-        let base = Base::ouvrir(chemin_base)?;
-        let issue = rt.block_on(commune.resoudre_participation(&base, &p.plan, dest, moi.as_ref()));
+        let base = Base::ouvrir(c.chemin_base)?;
+        let issue =
+            c.rt.block_on(
+                c.commune
+                    .resoudre_participation(&base, &p.plan, dest, c.moi.as_ref()),
+            );
         match issue {
             Ok(id) => {
-                dire::participation_creee(mode(g), api, &p.libelle, &id)?;
-                course.push((p, true));
+                dire::participation_creee(mode(c.g), c.api, &p.libelle, &id)?;
+                creations.course.push((p, true));
             }
-            Err(e) => match crate::sortie::code_pour_erreur(&e) {
-                CodeSortie::EchecsTransitoires => {
-                    dire::creation_reportee(
-                        mode(g),
-                        p.plan.id,
-                        &p.libelle,
-                        &e,
-                        regle.jusqu_au_bout(),
-                    )?;
-                    if regle.jusqu_au_bout() {
-                        course.push((p, false));
-                    } else {
-                        // Hors de la course, mais dans le bilan : participation à créer.
-                        reportees.push(p.plan.id);
-                        code = code.max_par_gravite(CodeSortie::EchecsTransitoires);
-                    }
-                }
-                // Un jeton refusé le serait pour toutes les nuits : tout s'arrête.
-                CodeSortie::RefusDefinitifs if !jeton_refuse(&e) => {
-                    dire::creation_refusee(mode(g), p.plan.id, &p.libelle, &e)?;
-                    reportees.push(p.plan.id);
-                    code = code.max_par_gravite(CodeSortie::RefusDefinitifs);
-                }
-                _ => return Err(e),
-            },
+            Err(e) => creation_manquee(c, p, e, &mut creations)?,
         }
     }
-    // 2. L'envoi : une seule course pour toutes les nuits, dans l'ordre de la saison, sous les
-    // mêmes réglages, le même plafond de parallélisme et le même seau `--debit-max` (chaque
-    // envoi de nuit est `commune.vers(…)`). Avec `--jusqu-au-bout`, un passage envoie toutes
-    // les nuits qui ont encore à tenter, et la pause vient entre deux passages de la saison.
-    // Le bilan : les nuits de la course et celles dont la création attend une relance, dans
-    // l'ordre de la saison.
-    let tous: Vec<i64> = ordre
-        .into_iter()
-        .filter(|id| reportees.contains(id) || course.iter().any(|(p, _)| p.plan.id == *id))
-        .collect();
-    let envois = envois_des_nuits(
-        &commune,
-        course.iter().map(|(p, _)| &p.destination),
-        &reglages.annonce,
-        moi.as_ref(),
-    );
+    Ok(creations)
+}
+
+/// Une création qui n'a pas abouti : reportée (passagère), ou refusée pour sa nuit seule ;
+/// un jeton refusé le serait pour toutes les nuits : tout s'arrête.
+fn creation_manquee(
+    c: &Course<'_, '_>,
+    p: NuitAEnvoyer,
+    e: anyhow::Error,
+    creations: &mut Creations,
+) -> Result<()> {
+    match crate::sortie::code_pour_erreur(&e) {
+        CodeSortie::EchecsTransitoires => {
+            let jusqu_au_bout = c.regle.jusqu_au_bout();
+            dire::creation_reportee(mode(c.g), p.plan.id, &p.libelle, &e, jusqu_au_bout)?;
+            if jusqu_au_bout {
+                creations.course.push((p, false));
+            } else {
+                // Hors de la course, mais dans le bilan : participation à créer.
+                creations.reportees.push(p.plan.id);
+                creations.code = creations
+                    .code
+                    .max_par_gravite(CodeSortie::EchecsTransitoires);
+            }
+        }
+        CodeSortie::RefusDefinitifs if !jeton_refuse(&e) => {
+            dire::creation_refusee(mode(c.g), p.plan.id, &p.libelle, &e)?;
+            creations.reportees.push(p.plan.id);
+            creations.code = creations.code.max_par_gravite(CodeSortie::RefusDefinitifs);
+        }
+        _ => return Err(e),
+    }
+    Ok(())
+}
+
+/// L'envoi : une seule course pour toutes les nuits, dans l'ordre de la saison, sous les
+/// mêmes réglages, le même plafond de parallélisme et le même seau `--debit-max` (chaque
+/// envoi de nuit est `commune.vers(…)`). Avec `--jusqu-au-bout`, un passage envoie toutes les
+/// nuits qui ont encore à tenter, et la pause vient entre deux passages de la saison.
+fn courir(
+    c: &Course<'_, '_>,
+    annonce: &crate::depot::ReglagesDuPassage,
+    course: &[(NuitAEnvoyer, bool)],
+) -> Result<CodeSortie> {
+    // Toutes les créations reportées (aucune nuit dans la course) : rien à envoyer.
+    if course.is_empty() {
+        return Ok(CodeSortie::Succes);
+    }
+    let destinations = course.iter().map(|(p, _)| &p.destination);
+    let envois = envois_des_nuits(&c.commune, destinations, annonce, c.moi.as_ref());
     let nuits: Vec<super::passages::NuitDeLaCourse<'_, '_>> = course
         .iter()
         .zip(&envois)
@@ -1266,30 +1135,15 @@ fn envoyer_saison(
             des_le_premier_passage: *d,
         })
         .collect();
-    let libelles: Vec<(i64, &str)> = course
-        .iter()
-        .map(|(p, _)| (p.plan.id, p.libelle.as_str()))
-        .collect();
     let entete = |plan: &DepotPlan| {
-        if let Some((_, libelle)) = libelles.iter().find(|(id, _)| *id == plan.id) {
-            let _ = dire::entete_de_nuit(mode(g), libelle, plan.id);
+        if let Some((p, _)) = course.iter().find(|(p, _)| p.plan.id == plan.id) {
+            let _ = dire::entete_de_nuit(mode(c.g), &p.libelle, plan.id);
         }
     };
-    let base = Base::ouvrir(chemin_base)?;
-    // Toutes les créations reportées (aucune nuit dans la course) : rien à envoyer.
-    let c = if nuits.is_empty() {
-        CodeSortie::Succes
-    } else {
-        rt.block_on(super::passages::enchainer_saison(
-            g, &regle, &nuits, base, &entete,
-        ))?
-    };
-    code = code.max_par_gravite(c);
-    // Les verrous des nuits sont tenus jusqu'à la fin de la course.
-    drop(course);
-    // Après Ctrl-C aussi : le bilan de toute la saison, et la commande qui la reprend.
-    bilan_de_saison(g, api, chemin_base, &tous)?;
-    Ok(code)
+    let base = Base::ouvrir(c.chemin_base)?;
+    c.rt.block_on(super::passages::enchainer_saison(
+        c.g, &c.regle, &nuits, base, &entete,
+    ))
 }
 
 /// L'erreur est-elle celle d'un jeton refusé (401) ?
@@ -1396,17 +1250,51 @@ pub(super) fn retenter_saison(
         .map(|n| base.plan(Some(n.plan_id)))
         .collect::<Result<Vec<DepotPlan>, _>>()?;
     verifier_liees(g, &api, &nuits, &plans)?;
-    let mut planifiees = Vec::with_capacity(nuits.len());
     // Toutes les nuits connues de ces saisons (`retenter-echecs N` n'en reprend qu'une) : une
     // nuit des racines qui n'en est pas est nouvelle, et dite.
     let mut connues = Vec::new();
     for saison in nuits.iter().map(|n| n.saison_id).collect::<BTreeSet<i64>>() {
         connues.extend(base.nuits_de_saison(saison)?);
     }
-    let mut nouvelles: BTreeMap<crate::saison::nuits::CleNuit, BTreeSet<PathBuf>> = BTreeMap::new();
-    let mut dossiers_nouvelles = BTreeSet::new();
-    // Chaque nuit inventoriée et gardée (garde de format, `garde.rs`) avant toute écriture :
-    // un fichier ajouté depuis à une nuit connue part avec elle, il est jugé comme au dépôt.
+    let mut nouvelles = NuitsNouvelles::default();
+    let mut planifiees = Vec::with_capacity(nuits.len());
+    for (n, plan, destination, preparation, regroupement) in
+        garder_les_liees(g, &base, &nuits, plans)?
+    {
+        nouvelles.relever(&connues, &plan, &preparation, &regroupement);
+        let fichiers = fichiers_de_la_liee(n, preparation, &regroupement);
+        let a_envoyer = replanifier(&mut base, n, plan, destination, &fichiers, args)?;
+        planifiees.push(a_envoyer);
+    }
+    nouvelles.dire(g)?;
+    retenir_puis_envoyer(
+        g,
+        (&args.passages, &args.s3),
+        &api,
+        planifiees,
+        &args.envoi,
+        base,
+    )
+}
+
+/// Une nuit liée réinventoriée : sa nuit, son plan, sa destination, son dossier lu et
+/// regroupé en nuits.
+type Reinventoriee<'n> = (
+    &'n crate::plan::NuitPlanifiee,
+    DepotPlan,
+    Destination,
+    super::depot::Preparation,
+    crate::saison::nuits::Regroupement,
+);
+
+/// Chaque nuit inventoriée et gardée (garde de format, `garde.rs`) avant toute écriture : un
+/// fichier ajouté depuis à une nuit connue part avec elle, il est jugé comme au dépôt.
+fn garder_les_liees<'n>(
+    g: &OptionsGlobales,
+    base: &Base,
+    nuits: &'n [crate::plan::NuitPlanifiee],
+    plans: Vec<DepotPlan>,
+) -> Result<Vec<Reinventoriee<'n>>> {
     let mut preparees = Vec::with_capacity(nuits.len());
     for (n, plan) in nuits.iter().zip(plans) {
         let destination = Destination::depuis_identite(&plan.destination)?;
@@ -1427,76 +1315,110 @@ pub(super) fn retenter_saison(
             g,
             Path::new(&plan.dossier),
             &[a_garder],
-            Some(&base),
+            Some(base),
             |_| PathBuf::from(&plan.dossier),
         )?;
         preparees.push((n, plan, destination, preparation, regroupement));
     }
-    for (n, plan, destination, preparation, regroupement) in preparees {
+    Ok(preparees)
+}
+
+/// Les nuits des racines qu'aucune nuit connue de la saison n'est (des fichiers ajoutés
+/// depuis, d'une autre soirée, d'un autre point) : leurs fichiers, et leurs dossiers.
+#[derive(Default)]
+struct NuitsNouvelles {
+    fichiers: BTreeMap<crate::saison::nuits::CleNuit, BTreeSet<PathBuf>>,
+    dossiers: BTreeSet<String>,
+}
+
+impl NuitsNouvelles {
+    fn relever(
+        &mut self,
+        connues: &[crate::plan::NuitPlanifiee],
+        plan: &DepotPlan,
+        preparation: &super::depot::Preparation,
+        regroupement: &crate::saison::nuits::Regroupement,
+    ) {
         for r in &regroupement.nuits {
             if connues.iter().any(|c| meme_nuit(&c.nuit, &r.cle)) {
                 continue;
             }
-            let fichiers = nouvelles.entry(r.cle.clone()).or_default();
+            let fichiers = self.fichiers.entry(r.cle.clone()).or_default();
             for &i in &r.fichiers {
                 let chemin = &preparation.inventaire.enregistrements[i].chemin;
                 fichiers.insert(Path::new(&plan.dossier).join(chemin));
             }
-            dossiers_nouvelles.insert(plan.dossier.clone());
+            self.dossiers.insert(plan.dossier.clone());
         }
-        let indices: HashSet<usize> = regroupement
-            .nuits
-            .iter()
-            .filter(|r| meme_nuit(&n.nuit, &r.cle))
-            .flat_map(|r| r.fichiers.iter().copied())
-            .collect();
-        let fichiers: Vec<FichierPlanifie> = preparation
-            .fichiers
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| indices.contains(i))
-            .map(|(_, f)| f)
-            .collect();
-        let libelle = libelle_liee(&n.nuit);
-        let verrou =
-            VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
-        let r = planifier_en_relisant(
-            &mut base,
-            &plan.dossier,
-            &plan.destination,
-            &fichiers,
-            false,
-            Some(&[String::new()]),
-        )?;
-        let plan = r.plan.context("plan absent après planification")?;
-        let remises = base.remettre_en_file(plan.id, args.y_compris_definitifs)?;
-        tracing::info!(plan = plan.id, remises, "unités remises en file");
-        planifiees.push(NuitPlanifiee {
-            plan,
-            destination,
-            libelle,
-            _verrou: verrou,
-            _verrou_d_avant: None,
-        });
     }
-    // Une nuit nouvelle (des fichiers ajoutés depuis, d'une autre soirée, d'un autre point)
-    // n'a pas de participation : ni déposée dans une autre, ni ignorée sans un mot.
-    if !nouvelles.is_empty() {
-        let nouvelles: Vec<(crate::saison::nuits::CleNuit, usize)> = nouvelles
+
+    /// Une nuit nouvelle n'a pas de participation : ni déposée dans une autre, ni ignorée
+    /// sans un mot.
+    fn dire(self, g: &OptionsGlobales) -> Result<()> {
+        if self.fichiers.is_empty() {
+            return Ok(());
+        }
+        let nouvelles: Vec<(crate::saison::nuits::CleNuit, usize)> = self
+            .fichiers
             .into_iter()
             .map(|(cle, fichiers)| (cle, fichiers.len()))
             .collect();
-        let dossiers: Vec<String> = dossiers_racines(&dossiers_nouvelles);
+        let dossiers: Vec<String> = dossiers_racines(&self.dossiers);
         dire::nuits_nouvelles(mode(g), &nouvelles, &dossiers)?;
+        Ok(())
     }
-    retenir_puis_envoyer(
-        g,
-        (&args.passages, &args.s3),
-        &api,
-        planifiees,
-        &args.envoi,
+}
+
+/// Les fichiers de la préparation qui sont de cette nuit.
+fn fichiers_de_la_liee(
+    n: &crate::plan::NuitPlanifiee,
+    preparation: super::depot::Preparation,
+    regroupement: &crate::saison::nuits::Regroupement,
+) -> Vec<FichierPlanifie> {
+    let indices: HashSet<usize> = regroupement
+        .nuits
+        .iter()
+        .filter(|r| meme_nuit(&n.nuit, &r.cle))
+        .flat_map(|r| r.fichiers.iter().copied())
+        .collect();
+    preparation
+        .fichiers
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| indices.contains(i))
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// Le plan d'une nuit liée, verrouillé, replanifié sur ses fichiers, ses échecs remis en file.
+fn replanifier(
+    base: &mut Base,
+    n: &crate::plan::NuitPlanifiee,
+    plan: DepotPlan,
+    destination: Destination,
+    fichiers: &[FichierPlanifie],
+    args: &ArgsRetenter,
+) -> Result<NuitAEnvoyer> {
+    let libelle = libelle_liee(&n.nuit);
+    let verrou = VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
+    let r = planifier_en_relisant(
         base,
-    )
+        &plan.dossier,
+        &plan.destination,
+        fichiers,
+        false,
+        Some(&[String::new()]),
+    )?;
+    let plan = r.plan.context("plan absent après planification")?;
+    let remises = base.remettre_en_file(plan.id, args.y_compris_definitifs)?;
+    tracing::info!(plan = plan.id, remises, "unités remises en file");
+    Ok(NuitAEnvoyer {
+        plan,
+        destination,
+        libelle,
+        _verrou: verrou,
+        _verrou_d_avant: None,
+    })
 }
 
 /// Avant toute écriture d'une relance (`retenter-echecs`), comme `vigie depot` (voir
@@ -1531,15 +1453,17 @@ fn verifier_liees(
         let participations = participations_des_sites(&client, emetteur, sites.clone()).await?;
         Ok((moi, participations))
     })?;
-    let mut refus = Refus::default();
-    for (n, plan, site, id) in &liees {
-        let libelle = libelle_liee(&n.nuit);
-        if let Some(texte) = refus_de_liee(participations.get(site), &moi, id, &libelle, *plan) {
-            refus.ajouter(&texte);
-            refus.nommer_liee(&n.nuit);
-        }
-    }
-    refus.rendre(g.json, dire::PARTICIPATION_LIEE_CHANGEE)
+    let refuses: Vec<RefusDeNuit> = liees
+        .iter()
+        .filter_map(|(n, plan, site, id)| {
+            let motif = decision::liee_changee(participations.get(site), &moi, id, *plan)?;
+            Some(RefusDeNuit {
+                nuit: Some(NuitDuRefus::Liee(n.nuit.clone())),
+                motif,
+            })
+        })
+        .collect();
+    dire::refuser(g.json, api, dire::PARTICIPATION_LIEE_CHANGEE, &refuses)
 }
 
 /// Des dossiers, sans ceux qui sont dans un autre de la liste.

@@ -12,6 +12,9 @@
 //!   ou aucune (à créer), ou refuser quand la plateforme laisse un doute ;
 //! - [`sort`] : ce qui revient à chaque nuit de la commande (garder son plan, reprendre sa
 //!   participation, la créer), et la nuit telle que la base la garde ;
+//! - [`decision`] : le sort de chaque nuit une fois la plateforme lue (son site, sa
+//!   participation), et les refus d'avant toute écriture, en valeurs (les nuits liées se
+//!   lisent dans la base) ;
 //! - [`designation`] : nommer une nuit comme la bénévole la nomme (`21/06 A1`), dans les
 //!   arguments de chaque commande d'après le dépôt comme dans les conseils (elle seule lit la
 //!   base : les nuits de la saison visée).
@@ -22,6 +25,7 @@
 //! l'heure d'été…) sans serveur, et se relire d'un coup d'œil.
 
 pub(crate) mod correspondance;
+pub(crate) mod decision;
 pub(crate) mod designation;
 pub(crate) mod fuseau;
 pub(crate) mod horloge;

@@ -3,10 +3,10 @@
 //! l'enregistreur), leur sort, les refus d'avant toute écriture (tous dits d'un coup, code 2),
 //! la simulation, le bilan et l'état de la saison, en 80 colonnes ou en lignes JSON.
 //!
-//! Les décisions sont dans `saison/` (le sort d'une nuit : `saison/sort.rs`), le câblage dans
-//! `commandes/saison.rs`.
+//! Les décisions sont dans `saison/` (le sort d'une nuit : `saison/sort.rs` ; les refus, en
+//! valeurs : `saison/decision.rs`), le câblage dans `commandes/saison.rs`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::io::{self, Write};
 
 use anyhow::Result;
@@ -23,6 +23,7 @@ use crate::inventaire::Enregistrement;
 use crate::plan::{CalculNote, DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Preuve;
+use crate::saison::decision::{self, Motif, NuitDuRefus, RefusDeNuit};
 use crate::saison::designation::designation_courte;
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, HorsNuit, Nuit, Protocole, RaisonHorsNuit};
@@ -101,7 +102,7 @@ pub(crate) fn adresse_ou_identifiant(api: &str, id: &str) -> String {
 
 /// Les refus d'avant toute écriture, dits tous d'un coup (code 2).
 #[derive(Default)]
-pub(crate) struct Refus {
+struct Refus {
     lignes: Vec<String>,
     /// Les nuits dont dépendent ces refus (`--json` : `nuits` de l'événement `erreur`).
     nuits: Vec<NuitNommee>,
@@ -118,17 +119,17 @@ pub(crate) fn nuit_nommee(cle: &CleNuit) -> NuitNommee {
 }
 
 impl Refus {
-    pub(crate) fn ajouter(&mut self, texte: &str) {
+    fn ajouter(&mut self, texte: &str) {
         self.lignes.extend(replier(texte, 79));
     }
 
     /// Un refus qui dépend de cette nuit : elle sera nommée par l'erreur.
-    pub(crate) fn nommer(&mut self, cle: &CleNuit) {
+    fn nommer(&mut self, cle: &CleNuit) {
         self.nommer_une(nuit_nommee(cle));
     }
 
     /// Comme [`Refus::nommer`], pour une nuit lue dans la base.
-    pub(crate) fn nommer_liee(&mut self, n: &NuitLiee) {
+    fn nommer_liee(&mut self, n: &NuitLiee) {
         let non_vide = |s: &str| (!s.is_empty()).then(|| s.to_owned());
         self.nommer_une(NuitNommee {
             numero_site: n.numero_site.clone(),
@@ -146,7 +147,7 @@ impl Refus {
 
     /// Rien si aucun refus ; sinon l'en-tête et les refus sur la sortie d'erreur (pas en
     /// JSON), et l'erreur de code 2.
-    pub(crate) fn rendre(self, json: bool, entete: &str) -> Result<()> {
+    fn rendre(self, json: bool, entete: &str) -> Result<()> {
         if self.lignes.is_empty() {
             return Ok(());
         }
@@ -166,6 +167,54 @@ impl Refus {
         )
         .avec_nuits(self.nuits)
         .into())
+    }
+}
+
+/// Les refus d'une étape (`saison/decision.rs`), dits tous d'un coup sous `entete` : chaque
+/// nuit nommée, chaque phrase une fois ; l'erreur de code 2 s'il y en a.
+pub(crate) fn refuser(json: bool, api: &str, entete: &str, refuses: &[RefusDeNuit]) -> Result<()> {
+    let mut refus = Refus::default();
+    let mut dits = HashSet::new();
+    for r in refuses {
+        match &r.nuit {
+            Some(NuitDuRefus::Cle(cle)) => refus.nommer(cle),
+            Some(NuitDuRefus::Liee(n)) => refus.nommer_liee(n),
+            None => {}
+        }
+        let texte = texte_du_refus(api, r);
+        if dits.insert(texte.clone()) {
+            refus.ajouter(&texte);
+        }
+    }
+    refus.rendre(json, entete)
+}
+
+/// La phrase d'un refus.
+fn texte_du_refus(api: &str, r: &RefusDeNuit) -> String {
+    let libelle = match &r.nuit {
+        Some(NuitDuRefus::Cle(cle)) => libelle_court(cle),
+        Some(NuitDuRefus::Liee(n)) => libelle_liee(n),
+        None => String::new(),
+    };
+    match &r.motif {
+        Motif::SiteAmbigu { numero, sites } => {
+            site_ambigu(numero, &sites.iter().collect::<Vec<_>>())
+        }
+        Motif::SiteEcritDeuxFois { site, numeros } => site_ecrit_deux_fois(site, numeros),
+        Motif::LieeDisparue { id, plan } => participation_liee_disparue(&libelle, id, *plan),
+        Motif::LieeDAutrui { id, plan, pseudo } => {
+            participation_liee_d_autrui(&libelle, id, *plan, pseudo.as_deref())
+        }
+        Motif::Ambigue(ids) => participation_ambigue(api, &libelle, ids),
+        Motif::SansPoint(ids) => participation_sans_point(api, &libelle, ids),
+        Motif::Partagee {
+            participation,
+            autres,
+        } => {
+            let autres: Vec<String> = autres.iter().map(libelle_court).collect();
+            participation_partagee(api, participation, &libelle, &autres)
+        }
+        Motif::ACreerSansHeure => a_creer_sans_heure(&libelle),
     }
 }
 
@@ -242,7 +291,7 @@ pub(crate) fn lecture_impossible(cible: &str, detail: &str) -> String {
 const SITES_NOMMES: usize = 10;
 
 /// Plusieurs sites de l'utilisateur portent le numéro des noms.
-pub(crate) fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
+fn site_ambigu(numero: &str, liste: &[&SiteConnu]) -> String {
     let mut sites = liste
         .iter()
         .take(SITES_NOMMES)
@@ -392,7 +441,7 @@ pub(crate) fn rappel_non_rattaches(m: ModeSortie, groupes: &[NonRattaches]) -> i
 }
 
 /// Un même site écrit de deux façons dans les noms (`Car640380`, `Car0640380`).
-pub(crate) fn site_ecrit_deux_fois(id: &IdObjet, numeros: &BTreeSet<String>) -> String {
+fn site_ecrit_deux_fois(id: &IdObjet, numeros: &BTreeSet<String>) -> String {
     format!(
         "Les noms écrivent le site {id} de {} façons ({}) : ses nuits feraient deux \
          participations → renommez les fichiers pour n'écrire le numéro que d'une façon, puis \
@@ -410,7 +459,7 @@ fn adresses(api: &str, ids: &[IdObjet]) -> String {
 }
 
 /// Plusieurs participations de la plateforme sont cette nuit.
-pub(crate) fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
+fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
     format!(
         "La nuit {libelle} a plusieurs participations sur la plateforme : {} → vigie ne \
          choisit pas : corrigez la date ou le point de l'une sur le site web, puis relancez ; \
@@ -421,7 +470,7 @@ pub(crate) fn participation_ambigue(api: &str, libelle: &str, ids: &[IdObjet]) -
 }
 
 /// Une participation sans point tombe sur la nuit.
-pub(crate) fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
+fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]) -> String {
     format!(
         "La participation {} (sans point) tombe sur la nuit {libelle} → indiquez son point sur \
          le site web, puis relancez",
@@ -430,7 +479,7 @@ pub(crate) fn participation_sans_point(api: &str, libelle: &str, ids: &[IdObjet]
 }
 
 /// Une participation convient à plusieurs nuits (`autres` : les libellés des autres).
-pub(crate) fn participation_partagee(
+fn participation_partagee(
     api: &str,
     participation: &IdObjet,
     libelle: &str,
@@ -445,7 +494,7 @@ pub(crate) fn participation_partagee(
 }
 
 /// Une nuit à créer dont les noms ne disent pas l'heure (routier).
-pub(crate) fn a_creer_sans_heure(libelle: &str) -> String {
+fn a_creer_sans_heure(libelle: &str) -> String {
     format!(
         "La nuit {libelle} n'a pas de participation, ses noms ne disent pas d'heure, et les \
          dates de ses fichiers non plus (plus de 24 h d'écart, ou dans le futur : copiés sans \
@@ -456,7 +505,7 @@ pub(crate) fn a_creer_sans_heure(libelle: &str) -> String {
 }
 
 /// Une nuit liée (plan `plan`) dont la participation `id` n'est plus sur la plateforme.
-pub(crate) fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) -> String {
+fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) -> String {
     format!(
         "La participation {id} de la nuit {libelle} (plan {plan}) n'est plus sur la \
          plateforme (supprimée ?) → vigie ne dépose pas cette nuit ailleurs sans vous : \
@@ -468,12 +517,7 @@ pub(crate) fn participation_liee_disparue(libelle: &str, id: &str, plan: i64) ->
 
 /// Une nuit liée (plan `plan`) dont la participation `id` est maintenant à un autre
 /// observateur.
-pub(crate) fn participation_liee_d_autrui(
-    libelle: &str,
-    id: &str,
-    plan: i64,
-    a_qui: Option<&str>,
-) -> String {
+fn participation_liee_d_autrui(libelle: &str, id: &str, plan: i64, a_qui: Option<&str>) -> String {
     let a_qui = a_qui.map_or_else(
         || "un autre observateur".to_owned(),
         |p| format!("« {} »", neutraliser(p)),
@@ -551,12 +595,7 @@ fn avertir(m: ModeSortie, motif: Avertissement<'_>, texte: &str) -> Result<()> {
 }
 
 /// La participation d'un autre observateur tombe sur la nuit.
-pub(crate) fn avertir_d_autrui(
-    m: ModeSortie,
-    api: &str,
-    id: &IdObjet,
-    libelle: &str,
-) -> Result<()> {
+fn avertir_d_autrui(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
     avertir(
         m,
         Avertissement::ParticipationDAutrui {
@@ -571,7 +610,7 @@ pub(crate) fn avertir_d_autrui(
 }
 
 /// Une participation qui convenait aussi à la nuit, écartée pour une autre.
-pub(crate) fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
+fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &str) -> Result<()> {
     avertir(
         m,
         Avertissement::ParticipationEcartee {
@@ -583,6 +622,24 @@ pub(crate) fn avertir_ecartee(m: ModeSortie, api: &str, id: &IdObjet, libelle: &
             adresse_ou_identifiant(api, id.as_str())
         ),
     )
+}
+
+/// Une participation qui convenait, dite sans refus (`saison/decision.rs`).
+pub(crate) fn avertir_attribution(
+    m: ModeSortie,
+    api: &str,
+    a: &decision::Avertissement,
+) -> Result<()> {
+    match a {
+        decision::Avertissement::DAutrui {
+            nuit,
+            participation,
+        } => avertir_d_autrui(m, api, participation, &libelle_court(nuit)),
+        decision::Avertissement::Ecartee {
+            nuit,
+            participation,
+        } => avertir_ecartee(m, api, participation, &libelle_court(nuit)),
+    }
 }
 
 /// Des fichiers déjà déposés de la nuit ont changé depuis : ils ne repartent pas.
