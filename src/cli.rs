@@ -960,6 +960,10 @@ pub(crate) struct OptionsDescription {
     #[arg(long, value_name = "NUMERO")]
     pub(crate) micro_numero_serie: Option<String>,
     /// Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT.
+    ///
+    /// Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT. Sans
+    /// --canal-expansion ni --canal-direct, les deux se déduisent des séquences (côté lu dans
+    /// le nom, genre dans l'en-tête : mono) ; sinon le dépôt dit qu'il faut les donner.
     #[arg(long, value_name = "CANAL")]
     pub(crate) canal_expansion: Option<String>,
     /// Routier et pédestre : le canal en enregistrement direct, GAUCHE, DROITE ou ABSENT.

@@ -320,6 +320,72 @@ pub(crate) fn canaux_manquants(
         .collect()
 }
 
+/// Une séquence de routier ou de pédestre, vue pour déduire les canaux de sa nuit : son côté
+/// (lu dans son nom, comme le calcul le lit), le nombre de canaux de son en-tête, et si son
+/// en-tête dit un enregistrement direct (fréquence au-dessus du seuil de la garde de format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SequenceDeCanal<'a> {
+    pub(crate) nom: &'a str,
+    pub(crate) droite: bool,
+    pub(crate) canaux: u16,
+    pub(crate) direct: bool,
+}
+
+/// `canal_expansion_temps` et `canal_enregistrement_direct` d'une nuit de routier ou de
+/// pédestre, déduits de ses séquences, ou pourquoi ils ne se déduisent pas (la bénévole les
+/// donne alors par `--canal-expansion` et `--canal-direct`).
+///
+/// Le calcul (`scripts/task_participation.py`, `run_tadaridaD`) traite, quand les deux sont
+/// dits, les séquences du canal d'expansion à ×10 et celles du canal direct à ×1, le canal
+/// d'une séquence étant lu dans son nom (`FichierWav.cir_canal` : `…-Chiro_1_…` à droite,
+/// sinon à gauche). D'où la règle : chaque séquence est mono (un fichier stéréo mêle deux
+/// canaux que le nom ne sépare pas) ; chaque côté présent est tout en expansion ou tout en
+/// direct ; les deux côtés ne sont pas du même genre (le calcul n'a qu'un canal par facteur) ;
+/// un côté absent est `ABSENT`.
+pub(crate) fn canaux_deduits(
+    sequences: &[SequenceDeCanal<'_>],
+) -> Result<(&'static str, &'static str), String> {
+    if let Some(s) = sequences.iter().find(|s| s.canaux != 1) {
+        return Err(format!(
+            "{} a {} canaux : vigie ne sait pas lequel est en expansion de temps",
+            s.nom, s.canaux
+        ));
+    }
+    // Par côté : le genre de ses séquences (direct ou non), s'il en a.
+    let mut genre: [Option<bool>; 2] = [None, None];
+    for s in sequences {
+        let cote = usize::from(s.droite);
+        match genre[cote] {
+            Some(g) if g != s.direct => {
+                return Err(format!(
+                    "le canal {} mêle des séquences en expansion de temps et en direct",
+                    CANAUX[cote]
+                ));
+            }
+            _ => genre[cote] = Some(s.direct),
+        }
+    }
+    let cote_de = |direct: bool| {
+        let cotes: Vec<usize> = (0..2).filter(|&c| genre[c] == Some(direct)).collect();
+        match cotes.as_slice() {
+            [] => Ok("ABSENT"),
+            [c] => Ok(CANAUX[*c]),
+            _ => Err(format!(
+                "les deux canaux sont {}",
+                if direct {
+                    "en direct"
+                } else {
+                    "en expansion de temps"
+                }
+            )),
+        }
+    };
+    match (cote_de(false)?, cote_de(true)?) {
+        ("ABSENT", "ABSENT") => Err("aucune séquence WAV lisible".into()),
+        canaux => Ok(canaux),
+    }
+}
+
 fn vide(v: &Value) -> bool {
     v.is_null() || v.as_str().is_some_and(str::is_empty)
 }
@@ -469,6 +535,44 @@ mod tests {
             "--micro-position CANOPEE --micro-hauteur 4 --micro-type ICS"
         );
         assert!(Micro::default().est_vide() && !donne.est_vide());
+    }
+
+    #[test]
+    fn les_canaux_se_deduisent_des_sequences_mono_ou_se_demandent() {
+        let s = |nom, droite, canaux, direct| SequenceDeCanal {
+            nom,
+            droite,
+            canaux,
+            direct,
+        };
+        // Mono, à gauche, en expansion : le cas du Passive Recorder en routier.
+        assert_eq!(
+            canaux_deduits(&[s("a", false, 1, false), s("b", false, 1, false)]),
+            Ok(("GAUCHE", "ABSENT"))
+        );
+        // Mono, enregistrement direct (384 kHz) : le calcul doit le lire à ×1.
+        assert_eq!(
+            canaux_deduits(&[s("a", false, 1, true)]),
+            Ok(("ABSENT", "GAUCHE"))
+        );
+        // Un côté de chaque genre.
+        assert_eq!(
+            canaux_deduits(&[s("a", false, 1, false), s("b", true, 1, true)]),
+            Ok(("GAUCHE", "DROITE"))
+        );
+        let e = canaux_deduits(&[s("st.wav", false, 2, false)]).unwrap_err();
+        assert!(e.contains("st.wav a 2 canaux"), "{e}");
+        assert!(
+            canaux_deduits(&[s("a", false, 1, false), s("b", false, 1, true)])
+                .unwrap_err()
+                .contains("GAUCHE mêle")
+        );
+        assert!(
+            canaux_deduits(&[s("a", false, 1, false), s("b", true, 1, false)])
+                .unwrap_err()
+                .contains("deux canaux sont en expansion")
+        );
+        assert!(canaux_deduits(&[]).is_err());
     }
 
     #[test]

@@ -124,6 +124,49 @@ pub(crate) fn juger<'a>(
     fautives
 }
 
+/// Les canaux d'une nuit de routier ou de pédestre (`canal_expansion_temps`,
+/// `canal_enregistrement_direct`), déduits de ses séquences `.wav` (`chemins`, relatifs à
+/// `racine`) par [`crate::description::canaux_deduits`] : le côté de chacune lu dans son nom,
+/// ses canaux et sa fréquence dans son en-tête. `None` si la nuit n'a pas de séquence de
+/// routier ; une séquence illisible n'y compte pas (la garde la juge).
+pub(crate) fn canaux_de_la_nuit<'a>(
+    racine: &Path,
+    chemins: impl IntoIterator<Item = &'a str>,
+) -> Option<Result<(&'static str, &'static str), String>> {
+    let mut vues = Vec::new();
+    for chemin in chemins {
+        let nom = chemin.rsplit('/').next().unwrap_or(chemin);
+        if !nom.ends_with(".wav") {
+            continue;
+        }
+        let Some(droite) = crate::inventaire::canal_droit(nom) else {
+            continue;
+        };
+        let lu = crate::plateforme::ouvrir_sans_suivre(&crate::plateforme::chemins::local(
+            racine, chemin,
+        ))
+        .ok()
+        .and_then(|mut f| wav::lire_en_tete(&mut f).ok())
+        .and_then(Result::ok);
+        vues.push((nom, droite, lu));
+    }
+    if vues.is_empty() {
+        return None;
+    }
+    let sequences: Vec<_> = vues
+        .iter()
+        .filter_map(|&(nom, droite, lu)| {
+            lu.map(|e| crate::description::SequenceDeCanal {
+                nom,
+                droite,
+                canaux: e.canaux,
+                direct: e.frequence_hz >= SEUIL_DIRECT_HZ,
+            })
+        })
+        .collect();
+    Some(crate::description::canaux_deduits(&sequences))
+}
+
 /// La fréquence de l'en-tête du fichier, ou sa faute ; `None` s'il a disparu, ou si un autre
 /// programme le tient en ce moment (Windows : un lecteur audio, l'aperçu de l'explorateur, un
 /// antivirus) : c'est un échec passager, que l'envoi attend

@@ -372,7 +372,7 @@ static EXTENSION: LazyLock<Regex> = LazyLock::new(|| motif(r"^[a-zA-Z0-9_\-.]+\.
 // est celle de `re` en Python) ; ils servent à lire le nom ([`nom_decompose`]).
 static ROUTIER: LazyLock<Regex> = LazyLock::new(|| {
     motif(
-        r"^Cir(?P<site>.+)-(?P<annee>[0-9]{4})-Pass(?P<passage>[0-9]{1,2})-Tron(?P<troncon>[0-9]{1,2})-Chiro_([01]_)?[0-9]+_[0-9]{3}$",
+        r"^Cir(?P<site>.+)-(?P<annee>[0-9]{4})-Pass(?P<passage>[0-9]{1,2})-Tron(?P<troncon>[0-9]{1,2})-Chiro_(?P<canal>[01]_)?[0-9]+_[0-9]{3}$",
     )
 });
 #[cfg(test)]
@@ -492,6 +492,18 @@ fn nom_de_donnee_valide(titre: &str) -> bool {
         Some(NomDecompose::PointFixe { .. }) => premier_non_nul(&PASSAGE),
         None => false,
     }
+}
+
+/// Le côté d'une séquence de routier ou de pédestre, comme le calcul le lit dans son nom
+/// (`scripts/task_participation.py`, `FichierWav.cir_canal` : `…-Chiro_1_…` à droite, sinon
+/// à gauche) : `Some(true)` à droite ; `None` pour un nom qui n'est pas d'un routier.
+pub(crate) fn canal_droit(nom: &str) -> Option<bool> {
+    let (souche, _) = nom.rsplit_once('.')?;
+    if !souche.starts_with("Cir") {
+        return None;
+    }
+    let c = ROUTIER.captures(souche)?;
+    Some(c.name("canal").is_some_and(|m| m.as_str() == "1_"))
 }
 
 /// Le point d'écoute que porte le nom d'une séquence du protocole point fixe (`A1`…`H2`,

@@ -90,6 +90,8 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         Horodatages::Juges
     };
     let preparation = preparer(&dossier, &destination, horodatages)?;
+    let destination = avec_les_canaux(destination, &preparation);
+    let fabrique = Fabrique::de(&destination);
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
@@ -382,6 +384,25 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
             .avec_description(description)
             .into(),
     )
+}
+
+/// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne
+/// disent pas, déduits de ses séquences (`garde::deduire_les_canaux`).
+fn avec_les_canaux(destination: Destination, preparation: &Preparation) -> Destination {
+    let Destination::VigieChiro(mut dest) = destination else {
+        return destination;
+    };
+    let chemins = preparation
+        .inventaire
+        .enregistrements
+        .iter()
+        .map(|e| e.chemin.as_str());
+    super::garde::deduire_les_canaux(
+        &mut dest.description,
+        Path::new(&preparation.dossier),
+        chemins,
+    );
+    dest.into()
 }
 
 /// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.

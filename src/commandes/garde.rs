@@ -105,6 +105,37 @@ pub(super) fn garder_les_nuits(
     })
 }
 
+/// Les canaux d'une nuit de routier ou de pédestre que `description` ne dit pas
+/// (`canal_expansion_temps`, `canal_enregistrement_direct`) : ceux que disent ses séquences
+/// (`chemins`, relatifs à `racine` ; `garde::canaux_de_la_nuit`), posés sur sa participation.
+/// S'ils ne se déduisent pas, pourquoi est dit, avec les options à donner : jamais absents sans
+/// le dire. Une nuit sans séquence de routier n'est pas lue.
+pub(super) fn deduire_les_canaux<'a>(
+    description: &mut crate::description::Description,
+    racine: &Path,
+    chemins: impl IntoIterator<Item = &'a str>,
+) {
+    if description.canal_expansion_temps.is_some()
+        || description.canal_enregistrement_direct.is_some()
+    {
+        return;
+    }
+    match crate::garde::canaux_de_la_nuit(racine, chemins) {
+        Some(Ok((expansion, direct))) => {
+            tracing::info!(
+                "canaux déduits des séquences : expansion de temps {expansion}, direct {direct}"
+            );
+            description.canal_expansion_temps = Some(expansion.to_owned());
+            description.canal_enregistrement_direct = Some(direct.to_owned());
+        }
+        Some(Err(pourquoi)) => tracing::warn!(
+            "les canaux de la nuit ne se déduisent pas de ses séquences ({pourquoi}) : donnez \
+             --canal-expansion et --canal-direct (GAUCHE, DROITE ou ABSENT)"
+        ),
+        None => {}
+    }
+}
+
 /// La commande qui prépare la carte `carte`, telle qu'on la tape (`plateforme::conseil`).
 fn commande_preparer(carte: &Path) -> String {
     crate::plateforme::conseil::commande("preparer")

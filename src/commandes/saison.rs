@@ -628,13 +628,25 @@ struct NuitAEnvoyer {
 
 /// La description d'une nuit : celle des options, l'enregistreur lu dans ses noms quand les
 /// options ne le disent pas, qu'elle n'en a qu'un et que son nom se reconnaît
-/// (`PaRecPR1925492`, `S4U12345` ; pas `OB-1`, qui ne dit ni type ni numéro).
+/// (`PaRecPR1925492`, `S4U12345` ; pas `OB-1`, qui ne dit ni type ni numéro) ; en routier et
+/// pédestre, les canaux que disent ses séquences (`garde::deduire_les_canaux`), pour la
+/// participation à créer ou à compléter (une nuit liée a décrit la sienne à son premier
+/// dépôt : rien n'est relu).
 fn description_de_la_nuit(
     options: &crate::description::Description,
-    enregistreurs: &BTreeSet<String>,
+    n: &NuitDeSaison,
+    reunion: &Reunion,
 ) -> crate::description::Description {
     let mut d = options.clone();
-    if let [seul] = enregistreurs.iter().collect::<Vec<_>>().as_slice() {
+    if !matches!(n.sort, Sort::Liee { .. }) {
+        let chemins = n.nuit.fichiers.iter();
+        super::garde::deduire_les_canaux(
+            &mut d,
+            &reunion.racine,
+            chemins.map(|&i| reunion.enregistrements[i].chemin.as_str()),
+        );
+    }
+    if let [seul] = n.nuit.enregistreurs.iter().collect::<Vec<_>>().as_slice() {
         let e = crate::preparation::materiel::par_le_nom(seul);
         if e.type_enregistreur.is_none() {
             return d;
@@ -695,7 +707,7 @@ fn deposer(
     };
     let mut planifiees = Vec::with_capacity(nuits.len());
     for n in &nuits {
-        let description = description_de_la_nuit(&options, &n.nuit.enregistreurs);
+        let description = description_de_la_nuit(&options, n, &reunion);
         planifiees.push(planifier_la_nuit(&saison, &mut base, n, description)?);
     }
     // L'inventaire de la saison n'a plus d'usage : la course lit chaque nuit dans la base.

@@ -240,25 +240,43 @@ fn passage_en_a1(banc: &Banc, passage: u8, jour: &str, options: &[&str]) -> (Out
     let (m, j) = jour.split_at(2);
     let debut = format!("2026-{m}-{j}T20:30:00Z");
     let fin = format!("2026-{m}-{j}T23:59:00Z");
+    creer_dans(
+        banc,
+        SITE,
+        &nuit,
+        &["--point", "A1", "--debut", &debut, "--fin", &fin],
+        options,
+    )
+}
+
+/// `vigie depot NUIT --site SITE CIBLE… --api …` avec ces options, qui crée une
+/// participation : la sortie et la configuration de la participation créée.
+fn creer_dans(
+    banc: &Banc,
+    site: &str,
+    nuit: &std::path::Path,
+    cible: &[&str],
+    options: &[&str],
+) -> (Output, Value) {
     let avant: Vec<String> = banc
         .bac()
-        .participations(SITE)
+        .participations(site)
         .into_iter()
         .map(|p| p.id)
         .collect();
     let mut c = banc.vigie_plateforme();
     c.arg("depot")
-        .arg(&nuit)
-        .args([
-            "--site", SITE, "--point", "A1", "--debut", &debut, "--fin", &fin, "--api",
-        ])
+        .arg(nuit)
+        .args(["--site", site])
+        .args(cible)
+        .arg("--api")
         .arg(banc.bac().api())
         .args(Banc::options_rapides())
         .args(options);
     let out = c.finir_en(0);
     let creee = banc
         .bac()
-        .participations(SITE)
+        .participations(site)
         .into_iter()
         .find(|p| !avant.contains(&p.id))
         .expect("une participation créée");
@@ -348,4 +366,115 @@ fn le_micro_d_un_point_est_retenu_pour_ses_passages_suivants() {
             .is_none_or(|c| c.get("micro0_position").is_none()),
         "{b2:?}"
     );
+}
+
+/// Une nuit routière du circuit de `SITE_ROUTIER` (passage `passage`, le `jour` de juin),
+/// faite de ces séquences (nom, octets), déposée dans une participation à créer avec ces
+/// options : la sortie et la configuration de la participation créée.
+fn routiere(
+    banc: &Banc,
+    passage: u8,
+    jour: &str,
+    sequences: &[(String, Vec<u8>)],
+    options: &[&str],
+) -> (Output, Value) {
+    let nuit = banc.dossier.path().join(format!("routier{passage}"));
+    std::fs::create_dir_all(&nuit).unwrap();
+    for (nom, octets) in sequences {
+        std::fs::write(nuit.join(nom), octets).unwrap();
+    }
+    let debut = format!("2026-06-{jour}T20:30:00Z");
+    let fin = format!("2026-06-{jour}T23:59:00Z");
+    creer_dans(
+        banc,
+        SITE_ROUTIER,
+        &nuit,
+        &["--debut", &debut, "--fin", &fin],
+        options,
+    )
+}
+
+/// `n` séquences du passage `passage`, côté `canal` (`0_` gauche, `1_` droite, comme
+/// `task_participation.py` `cir_canal` les lit), en-tête à `frequence` Hz, `canaux` canaux.
+fn sequences_routieres(
+    passage: u8,
+    canal: &str,
+    frequence: u32,
+    canaux: u8,
+    n: usize,
+) -> Vec<(String, Vec<u8>)> {
+    (0..n)
+        .map(|i| {
+            let nom = format!("Cir12-2026-Pass{passage}-Tron2-Chiro_{canal}{i:05}_000.wav");
+            let mut octets = wav_brut(frequence, &[7; 2_000]);
+            // Le nombre de canaux du bloc `fmt ` (octet 22).
+            octets[22] = canaux;
+            (nom, octets)
+        })
+        .collect()
+}
+
+/// En routier et pédestre, `canal_expansion_temps` et `canal_enregistrement_direct` se déduisent
+/// des séquences quand les options ne les disent pas : mono en expansion à gauche (GAUCHE,
+/// ABSENT), mono en direct (ABSENT, GAUCHE), un côté de chaque genre (GAUCHE, DROITE). Des
+/// séquences stéréo ne disent pas quel canal est lequel : rien n'est posé, et le dépôt le dit
+/// avec les options à donner. Les options données l'emportent sur les fichiers.
+#[test]
+fn les_canaux_d_un_routier_se_deduisent_des_sequences_ou_se_demandent() {
+    let banc = Banc::nouveau();
+    let canaux = |c: &Value| {
+        (
+            c["canal_expansion_temps"].clone(),
+            c["canal_enregistrement_direct"].clone(),
+        )
+    };
+    let (_, c) = routiere(
+        &banc,
+        1,
+        "01",
+        &sequences_routieres(1, "0_", 38_400, 1, 3),
+        &[],
+    );
+    assert_eq!(canaux(&c), (json!("GAUCHE"), json!("ABSENT")), "{c}");
+    let (_, c) = routiere(
+        &banc,
+        2,
+        "02",
+        &sequences_routieres(2, "", 384_000, 1, 2),
+        &[],
+    );
+    assert_eq!(canaux(&c), (json!("ABSENT"), json!("GAUCHE")), "{c}");
+    let deux_cotes = [
+        sequences_routieres(3, "0_", 38_400, 1, 2),
+        sequences_routieres(3, "1_", 384_000, 1, 2),
+    ]
+    .concat();
+    let (_, c) = routiere(&banc, 3, "03", &deux_cotes, &[]);
+    assert_eq!(canaux(&c), (json!("GAUCHE"), json!("DROITE")), "{c}");
+    // Stéréo : rien de posé, et c'est dit, avec les options.
+    let (out, c) = routiere(
+        &banc,
+        4,
+        "04",
+        &sequences_routieres(4, "0_", 38_400, 2, 2),
+        &[],
+    );
+    assert_eq!(canaux(&c), (Value::Null, Value::Null), "{c}");
+    let e = stderr(&out);
+    assert!(
+        e.contains("ne se déduisent pas de ses séquences")
+            && e.contains("a 2 canaux")
+            && e.contains("--canal-expansion et --canal-direct"),
+        "{}",
+        texte(&out)
+    );
+    // Les options l'emportent.
+    let (_, c) = routiere(
+        &banc,
+        5,
+        "05",
+        &sequences_routieres(5, "0_", 38_400, 1, 1),
+        &["--canal-expansion", "DROITE", "--canal-direct", "ABSENT"],
+    );
+    assert_eq!(canaux(&c), (json!("DROITE"), json!("ABSENT")), "{c}");
 }

@@ -1130,3 +1130,35 @@ fn nuit_routiere_creee_par_les_dates_de_ses_fichiers() {
     );
     assert_eq!(creations(&banc), 1);
 }
+
+/// Une nuit routière de la saison, sans participation : celle créée porte les canaux que
+/// disent ses séquences (mono, en expansion de temps, côté gauche : GAUCHE et ABSENT), que
+/// les options ne donnaient pas.
+#[test]
+fn nuit_routiere_creee_avec_les_canaux_de_ses_sequences() {
+    let banc = Banc::nouveau();
+    for (i, minutes) in [(1, 30), (2, 50)] {
+        let nom = format!("circuit/Cir12-2026-Pass1-Tron{i}-Chiro_0_0000{i}_000.wav");
+        banc.fichier(&nom, TAILLE);
+        std::fs::File::options()
+            .write(true)
+            .open(banc.nuit.join(&nom))
+            .unwrap()
+            .set_modified(
+                std::time::UNIX_EPOCH
+                    + Duration::from_secs(1_781_049_600 + 20 * 3600 + minutes * 60),
+            )
+            .unwrap();
+    }
+    let out = depot_saison(&banc).finir_en(0);
+    let creees = banc.bac().participations(vigie_bac_a_sable::SITE_ROUTIER);
+    assert_eq!(creees.len(), 1, "{}", texte(&out));
+    let c = creees[0].configuration.clone().unwrap_or_default();
+    assert_eq!(c["canal_expansion_temps"], "GAUCHE", "{c}");
+    assert_eq!(c["canal_enregistrement_direct"], "ABSENT", "{c}");
+    assert!(
+        !stderr(&out).contains("ne dit pas ses canaux"),
+        "{}",
+        texte(&out)
+    );
+}
