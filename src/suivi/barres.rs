@@ -485,7 +485,7 @@ impl indicatif::TermLike for SortieErreurForcee {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::plan::EtatUnite;
 
@@ -633,7 +633,8 @@ mod tests {
         }
     }
 
-    fn unite(id: i64, chemin: &str, taille: u64) -> DepotUnite {
+    /// Une unité en cours, pour les essais de `suivi/`.
+    pub(in crate::suivi) fn unite(id: i64, chemin: &str, taille: u64) -> DepotUnite {
         DepotUnite {
             id,
             plan_id: 1,

@@ -232,18 +232,10 @@ pub(crate) fn ecrire_bilan(
         writeln!(s, "  En échec, par cause :")?;
     }
     for (cause, definitif, n) in &r.echecs_par_cause {
-        let nature = if *definitif {
-            pluriel(*n, "refus définitif", "refus définitifs")
-        } else {
-            pluriel(*n, "échec transitoire", "échecs transitoires")
-        };
+        let ligne = cause_et_geste(*cause, *definitif, *n, r.vers);
         match cause {
-            Some(c) => writeln!(s, "    {nature} {c} : {}", c.conseil(r.vers))?,
-            None => writeln!(
-                s,
-                "    {nature} de cause inconnue : voir {}",
-                commande("etat").arg(b.plan)
-            )?,
+            Some(_) => writeln!(s, "    {ligne}")?,
+            None => writeln!(s, "    {ligne} : voir {}", commande("etat").arg(b.plan))?,
         }
     }
     if r.incertaine > 0 {
@@ -262,6 +254,26 @@ pub(crate) fn ecrire_bilan(
         writeln!(s, "Ensuite : {suite}")?;
     }
     Ok(())
+}
+
+/// Les échecs d'une cause en une ligne, avec le geste qui les répare, dits de même par le
+/// bilan et par `vigie etat` : « 2 échecs transitoires SERVEUR : … », « 1 refus définitif de
+/// cause inconnue ».
+pub(super) fn cause_et_geste(
+    cause: Option<crate::plan::CauseRefus>,
+    definitif: bool,
+    n: u64,
+    vers: crate::plan::Vers,
+) -> String {
+    let nature = if definitif {
+        pluriel(n, "refus définitif", "refus définitifs")
+    } else {
+        pluriel(n, "échec transitoire", "échecs transitoires")
+    };
+    match cause {
+        Some(c) => format!("{nature} {c} : {}", c.conseil(vers)),
+        None => format!("{nature} de cause inconnue"),
+    }
 }
 
 /// « 18 / 20 fichiers déposés » : les fichiers du plan.

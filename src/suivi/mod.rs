@@ -16,6 +16,7 @@ mod barres;
 pub(crate) mod bilan;
 pub(crate) mod calcul;
 mod ecran;
+pub(crate) mod etat;
 pub mod evenement;
 pub mod format;
 pub(crate) mod garde;
