@@ -31,7 +31,7 @@ use crate::traitement::{
     relever, suivre,
 };
 use crate::transport::Emetteur;
-use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
+use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe, Utilisateur};
 
 /// Ce que vise une commande d'après le dépôt.
 struct Visees {
@@ -285,22 +285,15 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
         args.participation.as_deref(),
         args.api.url.as_deref(),
     )?;
-    let base = base_pour_noter(g);
-    let mut taxons = CacheTaxons::de_la_base(&super::chemin_base(g)?);
-    let releves = if g.json {
-        ModeReleves::Json
-    } else if g.quiet {
-        ModeReleves::Muet
-    } else if crate::suivi::decider(false, false, g.progression.into(), terminal())
-        == (crate::suivi::Affichage::Barres { forcees: false })
-    {
-        ModeReleves::Indicateur
-    } else {
-        ModeReleves::Lignes
+    let mut r = Releves {
+        m,
+        base: base_pour_noter(g),
+        taxons: CacheTaxons::de_la_base(&super::chemin_base(g)?),
+        conseils: Conseils::nouveaux(&visees.portee),
+        mode: mode_des_releves(g),
+        patience: args.patience,
     };
-    let mut conseils = Conseils::nouveaux(&visees.portee);
-    let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
-    let patience = args.patience;
+    let mut code = dire_sans_participation(m, &visees, &mut r.conseils)?;
     code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
         let reglages = (
             Profil::Bref,
@@ -312,69 +305,125 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
             emetteur,
             &visees.cibles,
             reglages,
-            async |client, _, cible| {
-                let Some(cadence) = &cadence else {
-                    let etat = match relever(client, emetteur, &cible.participation).await? {
-                        Releve::Lu(e) => *e,
-                        Releve::Manque(pourquoi) => {
-                            return Err(calcul::releve_manque(cible, &pourquoi));
-                        }
-                    };
-                    noter(base.as_ref(), cible, &etat);
-                    taxons::completer(&mut taxons, client, emetteur, &cible.api, &etat).await;
-                    calcul::afficher_etat(m, cible, &etat, &taxons, &mut conseils)?;
-                    return Ok(code_de_l_etat(Some(&etat)));
-                };
-                let annonces = AnnoncesReleves::nouvelles(
-                    releves,
-                    cible.participation.as_str(),
-                    cible.nuit.as_ref().map(|n| n.designation.as_str()),
-                );
-                if releves == ModeReleves::Lignes || releves == ModeReleves::Indicateur {
-                    calcul::annoncer_suivi(cible);
-                }
-                let fin = suivre(
-                    cadence,
-                    crate::traitement::maintenant(),
-                    &TemporisateurTokio::nouveau(),
-                    &AleaSysteme,
-                    emetteur.annulation(),
-                    || relever(client, emetteur, &cible.participation),
-                    &annonces,
-                )
-                .await;
-                annonces.terminer();
-                let (etat, code) = match fin? {
-                    FinDuSuivi::Termine(e) => {
-                        let code = code_de_l_etat(Some(&e));
-                        (Some(e), code)
-                    }
-                    FinDuSuivi::SansCalcul(e) => {
-                        calcul::rien_a_attendre(cible);
-                        (Some(e), CodeSortie::EchecsTransitoires)
-                    }
-                    FinDuSuivi::Arrete(e) => {
-                        calcul::calcul_arrete(cible, patience);
-                        (Some(e), CodeSortie::EchecsTransitoires)
-                    }
-                    FinDuSuivi::Interrompu(_) => return Err(super::interrompu()),
-                    FinDuSuivi::Echeance(dernier) => {
-                        calcul::echeance_atteinte(cible, dernier.is_some());
-                        (dernier, CodeSortie::EchecsTransitoires)
-                    }
-                };
-                if let Some(e) = &etat {
-                    noter(base.as_ref(), cible, e);
-                    taxons::completer(&mut taxons, client, emetteur, &cible.api, e).await;
-                    calcul::afficher_etat(m, cible, e, &taxons, &mut conseils)?;
-                }
-                Ok(code)
+            async |client, _, cible| match &cadence {
+                None => r.relever_une(emetteur, client, cible).await,
+                Some(cadence) => r.suivre_une(emetteur, client, cible, cadence).await,
             },
         )
         .await
     })?);
-    conseils.ecrire(m)?;
+    r.conseils.ecrire(m)?;
     Ok(code)
+}
+
+/// Comment les relevés de `--attendre` se disent.
+fn mode_des_releves(g: &OptionsGlobales) -> ModeReleves {
+    if g.json {
+        ModeReleves::Json
+    } else if g.quiet {
+        ModeReleves::Muet
+    } else if crate::suivi::decider(false, false, g.progression.into(), terminal())
+        == (crate::suivi::Affichage::Barres { forcees: false })
+    {
+        ModeReleves::Indicateur
+    } else {
+        ModeReleves::Lignes
+    }
+}
+
+/// Ce que `vigie traitement` garde d'une nuit à l'autre.
+struct Releves {
+    m: ModeSortie,
+    base: Option<Base>,
+    taxons: CacheTaxons,
+    conseils: Conseils,
+    mode: ModeReleves,
+    patience: Duration,
+}
+
+impl Releves {
+    /// Une nuit, sans `--attendre` : son état relevé une fois, noté, dit.
+    async fn relever_une(
+        &mut self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+    ) -> Result<CodeSortie> {
+        let etat = match relever(client, emetteur, &cible.participation).await? {
+            Releve::Lu(e) => *e,
+            Releve::Manque(pourquoi) => {
+                return Err(calcul::releve_manque(cible, &pourquoi));
+            }
+        };
+        self.dire(emetteur, client, cible, &etat).await?;
+        Ok(code_de_l_etat(Some(&etat)))
+    }
+
+    /// L'état relevé d'une nuit : noté dans la base, ses taxons complétés, dit.
+    async fn dire(
+        &mut self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+        etat: &EtatParticipation,
+    ) -> Result<()> {
+        noter(self.base.as_ref(), cible, etat);
+        taxons::completer(&mut self.taxons, client, emetteur, &cible.api, etat).await;
+        calcul::afficher_etat(self.m, cible, etat, &self.taxons, &mut self.conseils)?;
+        Ok(())
+    }
+
+    /// Une nuit, avec `--attendre` : ses relevés jusqu'à la fin (voir [`traitement`]).
+    async fn suivre_une(
+        &mut self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+        cadence: &Cadence,
+    ) -> Result<CodeSortie> {
+        let annonces = AnnoncesReleves::nouvelles(
+            self.mode,
+            cible.participation.as_str(),
+            cible.nuit.as_ref().map(|n| n.designation.as_str()),
+        );
+        if self.mode == ModeReleves::Lignes || self.mode == ModeReleves::Indicateur {
+            calcul::annoncer_suivi(cible);
+        }
+        let fin = suivre(
+            cadence,
+            crate::traitement::maintenant(),
+            &TemporisateurTokio::nouveau(),
+            &AleaSysteme,
+            emetteur.annulation(),
+            || relever(client, emetteur, &cible.participation),
+            &annonces,
+        )
+        .await;
+        annonces.terminer();
+        let (etat, code) = match fin? {
+            FinDuSuivi::Termine(e) => {
+                let code = code_de_l_etat(Some(&e));
+                (Some(e), code)
+            }
+            FinDuSuivi::SansCalcul(e) => {
+                calcul::rien_a_attendre(cible);
+                (Some(e), CodeSortie::EchecsTransitoires)
+            }
+            FinDuSuivi::Arrete(e) => {
+                calcul::calcul_arrete(cible, self.patience);
+                (Some(e), CodeSortie::EchecsTransitoires)
+            }
+            FinDuSuivi::Interrompu(_) => return Err(super::interrompu()),
+            FinDuSuivi::Echeance(dernier) => {
+                calcul::echeance_atteinte(cible, dernier.is_some());
+                (dernier, CodeSortie::EchecsTransitoires)
+            }
+        };
+        if let Some(e) = &etat {
+            self.dire(emetteur, client, cible, e).await?;
+        }
+        Ok(code)
+    }
 }
 
 fn terminal() -> bool {
@@ -405,17 +454,11 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     let mut conseils = Conseils::nouveaux(&visees.portee);
     // Avant tout appel au réseau ; les verrous des plans sont tenus jusqu'au lancement :
     // aucun dépôt de ces nuits ne commence pendant ce temps.
-    let mut verrous = Vec::new();
-    let mut pas_pretes: Vec<(&Cible, NuitPasPrete)> = Vec::new();
-    let mut pretes: Vec<&Cible> = Vec::new();
-    for cible in &visees.cibles {
-        let nuits = examiner_nuits(&chemin, cible)?;
-        verrous.extend(nuits.verrous);
-        if nuits.pas_pretes.is_empty() {
-            pretes.push(cible);
-        }
-        pas_pretes.extend(nuits.pas_pretes.into_iter().map(|n| (cible, n)));
-    }
+    let Examinees {
+        verrous,
+        pas_pretes,
+        mut pretes,
+    } = examiner_les_cibles(&chemin, &visees.cibles)?;
     let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
     if visees.portee == Portee::Saison && !args.nuit_incomplete {
         // Toute la saison : les nuits prêtes sont lancées, les autres dites (code 1).
@@ -450,6 +493,34 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     }
     conseils.ecrire(m)?;
     Ok(code)
+}
+
+/// Les nuits des cibles examinées dans la base, avant tout appel au réseau.
+struct Examinees<'c> {
+    /// Les verrous de leurs plans, tenus jusqu'au lancement.
+    verrous: Vec<crate::plan::VerrouPlan>,
+    /// Les nuits qui ne sont pas prêtes, et leur cible.
+    pas_pretes: Vec<(&'c Cible, NuitPasPrete)>,
+    /// Les cibles dont toutes les nuits sont prêtes.
+    pretes: Vec<&'c Cible>,
+}
+
+fn examiner_les_cibles<'c>(chemin: &Path, cibles: &'c [Cible]) -> Result<Examinees<'c>> {
+    let mut e = Examinees {
+        verrous: Vec::new(),
+        pas_pretes: Vec::new(),
+        pretes: Vec::new(),
+    };
+    for cible in cibles {
+        let nuits = examiner_nuits(chemin, cible)?;
+        e.verrous.extend(nuits.verrous);
+        if nuits.pas_pretes.is_empty() {
+            e.pretes.push(cible);
+        }
+        e.pas_pretes
+            .extend(nuits.pas_pretes.into_iter().map(|n| (cible, n)));
+    }
+    Ok(e)
 }
 
 /// Une nuit de `vigie traiter` : son état, la décision, le lancement. `(relancer, nommee)` :
@@ -527,6 +598,13 @@ pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<Code
     let mut conseils = Conseils::nouveaux(&visees.portee);
     let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
     let sortie = dossier_des_resultats(m, &args, &visees);
+    let mut r = Resultats {
+        m,
+        args: &args,
+        base,
+        sortie,
+        conseils,
+    };
     code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
         let reglages = (Profil::Insistant, "rien n'a été téléchargé", false);
         pour_chaque_nuit(
@@ -534,126 +612,172 @@ pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<Code
             emetteur,
             &visees.cibles,
             reglages,
-            async |client, _, cible| {
-                let deja = |f: &crate::transport::vigiechiro::PieceJointe| {
-                    deja_telecharge(base.as_ref(), cible, &sortie, &f.id.to_string())
-                };
-                let etat = match relever(client, emetteur, &cible.participation).await? {
-                    Releve::Lu(e) => {
-                        noter(base.as_ref(), cible, &e);
-                        Some(*e)
-                    }
-                    Releve::Manque(pourquoi) => {
-                        tracing::info!("état du calcul non relevé : {pourquoi}");
-                        None
-                    }
-                };
-                let phrase = etat
-                    .as_ref()
-                    .map(|e| phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()));
-                let fini = etat
-                    .as_ref()
-                    .and_then(|e| e.traitement.as_ref())
-                    .is_some_and(|t| t.etat == EtatCalcul::Fini);
-                let csv = resultats::trouver_csv(client, emetteur, &cible.participation)
-                    .await
-                    .map_err(|e| {
-                        calcul::erreur_resultat(
-                            &format!(
-                                "le CSV des observations de la {} n'a pas pu être cherché",
-                                cible.nom()
-                            ),
-                            e,
-                        )
-                    })?;
-                if args.demander_csv {
-                    return match (&csv, &phrase) {
-                        (Some(f), _) if deja(f).is_some() => calcul::csv_pas_demande(
-                            m,
-                            cible,
-                            PasDemande::DejaTelecharge,
-                            &mut conseils,
-                        ),
-                        (Some(_), _) => {
-                            calcul::csv_pas_demande(m, cible, PasDemande::DejaLa, &mut conseils)
-                        }
-                        (None, Some(p)) if !fini => calcul::csv_pas_demande(
-                            m,
-                            cible,
-                            PasDemande::PasCalculee(p),
-                            &mut conseils,
-                        ),
-                        (None, _) => {
-                            let issue = demander_csv(emetteur, client, &cible.participation).await;
-                            calcul::demande_csv(m, cible, issue, &mut conseils)
-                        }
-                    };
-                }
-                let mut code = match csv {
-                    Some(f) => {
-                        let ecrit = match deja(&f) {
-                            Some(t) => Some((t, false)),
-                            None => {
-                                let nom = match &cible.nuit {
-                                    Some(n) => noms_de_nuit(&n.nuit).0,
-                                    None => nom_sur(&f.titre)
-                                        .unwrap_or_else(|| nom_du_csv(&cible.participation)),
-                                };
-                                resultats::telecharger(client, emetteur, &f.id, &sortie, &nom)
-                                    .await
-                                    .map_err(|e| {
-                                        calcul::erreur_resultat(
-                                            &format!(
-                                                "le CSV des observations de la {} n'a pas été \
-                                             téléchargé",
-                                                cible.nom()
-                                            ),
-                                            e,
-                                        )
-                                    })?
-                                    .map(|t| {
-                                        noter_csv(base.as_ref(), cible, &f.id.to_string(), &t);
-                                        (t, true)
-                                    })
-                            }
-                        };
-                        match ecrit {
-                            Some((t, telecharge)) => {
-                                calcul::annoncer_fichier(m, cible, "csv", &t, telecharge)?;
-                                if !fini && etat.as_ref().is_some_and(|e| e.traitement.is_some()) {
-                                    calcul::csv_d_un_calcul_precedent(m, phrase.as_deref());
-                                }
-                                CodeSortie::Succes
-                            }
-                            None => calcul::sans_resultats(
-                                m,
-                                cible,
-                                etat.as_ref(),
-                                phrase.as_deref(),
-                                &mut conseils,
-                            )?,
-                        }
-                    }
-                    None => calcul::sans_resultats(
-                        m,
-                        cible,
-                        etat.as_ref(),
-                        phrase.as_deref(),
-                        &mut conseils,
-                    )?,
-                };
-                if args.avec_journal {
-                    code = code.max_par_gravite(
-                        journal(m, cible, emetteur, client, etat.as_ref(), &sortie).await?,
-                    );
-                }
-                Ok(code)
-            },
+            async |client, _, cible| r.une_nuit(emetteur, client, cible).await,
         )
         .await
     })?);
-    conseils.ecrire(m)?;
+    r.conseils.ecrire(m)?;
     Ok(code)
+}
+
+/// Ce que `vigie resultats` garde d'une nuit à l'autre.
+struct Resultats<'a> {
+    m: ModeSortie,
+    args: &'a ArgsResultats,
+    base: Option<Base>,
+    /// Le dossier des résultats.
+    sortie: PathBuf,
+    conseils: Conseils,
+}
+
+/// L'état du calcul d'une nuit, s'il a été relevé, en une phrase, et s'il est fini.
+struct CalculLu {
+    etat: Option<EtatParticipation>,
+    phrase: Option<String>,
+    fini: bool,
+}
+
+impl Resultats<'_> {
+    /// Une nuit : son état relevé (noté), son CSV cherché, puis demandé, ou téléchargé ; son
+    /// journal sur demande.
+    async fn une_nuit(
+        &mut self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+    ) -> Result<CodeSortie> {
+        let lu = self.relever(emetteur, client, cible).await?;
+        let csv = resultats::trouver_csv(client, emetteur, &cible.participation)
+            .await
+            .map_err(|e| {
+                calcul::erreur_resultat(
+                    &format!(
+                        "le CSV des observations de la {} n'a pas pu être cherché",
+                        cible.nom()
+                    ),
+                    e,
+                )
+            })?;
+        if self.args.demander_csv {
+            return self.demander(emetteur, client, cible, csv, &lu).await;
+        }
+        let ecrit = match csv {
+            Some(f) => self.telecharger_csv(emetteur, client, cible, &f).await?,
+            None => None,
+        };
+        let mut code = match ecrit {
+            Some((t, telecharge)) => {
+                calcul::annoncer_fichier(self.m, cible, "csv", &t, telecharge)?;
+                if !lu.fini && lu.etat.as_ref().is_some_and(|e| e.traitement.is_some()) {
+                    calcul::csv_d_un_calcul_precedent(self.m, lu.phrase.as_deref());
+                }
+                CodeSortie::Succes
+            }
+            None => calcul::sans_resultats(
+                self.m,
+                cible,
+                lu.etat.as_ref(),
+                lu.phrase.as_deref(),
+                &mut self.conseils,
+            )?,
+        };
+        if self.args.avec_journal {
+            let etat = lu.etat.as_ref();
+            let j = journal(self.m, cible, emetteur, client, etat, &self.sortie).await?;
+            code = code.max_par_gravite(j);
+        }
+        Ok(code)
+    }
+
+    /// L'état du calcul de la nuit, noté s'il est relevé ; un relevé manqué n'arrête rien.
+    async fn relever(
+        &self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+    ) -> Result<CalculLu> {
+        let etat = match relever(client, emetteur, &cible.participation).await? {
+            Releve::Lu(e) => {
+                noter(self.base.as_ref(), cible, &e);
+                Some(*e)
+            }
+            Releve::Manque(pourquoi) => {
+                tracing::info!("état du calcul non relevé : {pourquoi}");
+                None
+            }
+        };
+        let phrase = etat
+            .as_ref()
+            .map(|e| phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()));
+        let fini = etat
+            .as_ref()
+            .and_then(|e| e.traitement.as_ref())
+            .is_some_and(|t| t.etat == EtatCalcul::Fini);
+        Ok(CalculLu { etat, phrase, fini })
+    }
+
+    /// `--demander-csv` : la demande, seulement si le CSV manque à un calcul fini.
+    async fn demander(
+        &mut self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+        csv: Option<PieceJointe>,
+        lu: &CalculLu,
+    ) -> Result<CodeSortie> {
+        let (m, conseils) = (self.m, &mut self.conseils);
+        let deja = |f: &PieceJointe| {
+            deja_telecharge(self.base.as_ref(), cible, &self.sortie, &f.id.to_string())
+        };
+        match (&csv, &lu.phrase) {
+            (Some(f), _) if deja(f).is_some() => {
+                calcul::csv_pas_demande(m, cible, PasDemande::DejaTelecharge, conseils)
+            }
+            (Some(_), _) => calcul::csv_pas_demande(m, cible, PasDemande::DejaLa, conseils),
+            (None, Some(p)) if !lu.fini => {
+                calcul::csv_pas_demande(m, cible, PasDemande::PasCalculee(p), conseils)
+            }
+            (None, _) => {
+                let issue = demander_csv(emetteur, client, &cible.participation).await;
+                calcul::demande_csv(m, cible, issue, conseils)
+            }
+        }
+    }
+
+    /// Le CSV `f` dans le dossier des résultats : celui déjà téléchargé s'il n'a pas changé,
+    /// sinon téléchargé et noté ; `None` si la plateforme ne l'a plus. Le booléen : téléchargé
+    /// cette fois.
+    async fn telecharger_csv(
+        &self,
+        emetteur: &Emetteur,
+        client: &ClientVigieChiro,
+        cible: &Cible,
+        f: &PieceJointe,
+    ) -> Result<Option<(resultats::Telecharge, bool)>> {
+        let base = self.base.as_ref();
+        if let Some(t) = deja_telecharge(base, cible, &self.sortie, &f.id.to_string()) {
+            return Ok(Some((t, false)));
+        }
+        let nom = match &cible.nuit {
+            Some(n) => noms_de_nuit(&n.nuit).0,
+            None => nom_sur(&f.titre).unwrap_or_else(|| nom_du_csv(&cible.participation)),
+        };
+        let ecrit = resultats::telecharger(client, emetteur, &f.id, &self.sortie, &nom)
+            .await
+            .map_err(|e| {
+                calcul::erreur_resultat(
+                    &format!(
+                        "le CSV des observations de la {} n'a pas été téléchargé",
+                        cible.nom()
+                    ),
+                    e,
+                )
+            })?;
+        Ok(ecrit.map(|t| {
+            noter_csv(base, cible, &f.id.to_string(), &t);
+            (t, true)
+        }))
+    }
 }
 
 /// Le CSV `fichier` (son identifiant sur la plateforme) de la nuit, s'il a déjà été téléchargé
