@@ -10,6 +10,9 @@
 #   vigie-VERSION-x86_64-apple-darwin.tar.gz        (avec --macos) binaire, manuel, complétions,
 #   vigie-VERSION-aarch64-apple-darwin.tar.gz       LISEZMOI, pour les binaires macOS donnés ;
 #   SHA256SUMS                                      les sommes de tout ce qui précède.
+# Hors de dist/ (qui ne contient que ce qu'on publie), target/paquets/TAILLES.md : les tailles de
+# chaque fichier de dist/ et des binaires qu'ils contiennent, le tableau que DISTRIBUTION.md
+# reprend (« Les tailles »).
 #
 # Usage : scripts/paquets.sh [--macos DOSSIER]
 #         scripts/paquets.sh --binaire CIBLE DOSSIER
@@ -247,6 +250,34 @@ ecrire_sommes() {
     (cd dist && sha256sum -- * >SHA256SUMS)
 }
 
+# Une taille en octets, groupés par trois à la française, et en Mio à une décimale (virgule).
+taille_lisible() {
+    local octets=$1
+    printf '%s octets (%s Mio)' \
+        "$(printf '%d' "$octets" | sed ':a;s/\B[0-9]\{3\}\>/ &/;ta')" \
+        "$(awk -v o="$octets" 'BEGIN { printf "%.1f", o / 1048576 }' | tr . ,)"
+}
+
+# target/paquets/TAILLES.md : le tableau des tailles que DISTRIBUTION.md reprend tel quel, écrit
+# par la fabrication elle-même pour qu'il ne vieillisse pas à côté des paquets.
+# Les accents graves sont ceux du Markdown, pas des substitutions oubliées.
+# shellcheck disable=SC2016
+ecrire_tailles() {
+    local resume=target/paquets/TAILLES.md fichier
+    {
+        printf 'Tailles des paquets du commit `%s` (%s, `scripts/paquets.sh`) :\n\n' \
+            "$(git rev-parse --short HEAD)" "$(rustc --version | cut -d' ' -f1,2)"
+        printf '| fichier | taille |\n|---|---|\n'
+        for fichier in dist/*; do
+            [[ $(basename "$fichier") != SHA256SUMS ]] || continue
+            printf '| `%s` | %s |\n' "$(basename "$fichier")" "$(taille_lisible "$(stat -c %s "$fichier")")"
+        done
+        printf '| `vigie.exe` (dans le `.zip`) | %s |\n' \
+            "$(taille_lisible "$(stat -c %s "target/paquets/vigie-$version-$CIBLE_WINDOWS/vigie.exe")")"
+    } >"$resume"
+    cat "$resume" >&2
+}
+
 verifier_clone_propre
 if [[ -n $binaire_seul ]]; then
     installer_rust "$binaire_seul"
@@ -273,6 +304,6 @@ if [[ -n $binaires_macos ]]; then
     fabriquer_macos
 fi
 ecrire_sommes
+ecrire_tailles
 
-dire "fini : dist/ (commit $(git rev-parse --short HEAD), $(rustc --version), cargo-deb $VERSION_CARGO_DEB)"
-(cd dist && ls -l -- *) >&2
+dire "fini : dist/ (commit $(git rev-parse --short HEAD), $(rustc --version), cargo-deb $VERSION_CARGO_DEB) ; les tailles : target/paquets/TAILLES.md"
