@@ -14,12 +14,46 @@
 //! les premières barres fait de même avant le message de la panique.
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
+
+use indicatif::ProgressBar;
 
 use super::barres::SuiviBarres;
 
 /// Les barres à l'écran, s'il y en a.
 static BARRES: Mutex<Option<SuiviBarres>> = Mutex::new(None);
+
+/// L'indicateur d'attente à l'écran (`vigie traitement --attendre`), s'il y en a un : ce qui
+/// s'écrit par [`ecrire_erreur`] passe au-dessus de lui, comme au-dessus des barres.
+static INDICATEUR: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// `-q` : la sortie d'erreur ne porte que les erreurs (réglé avec le journal, au lancement).
+static SILENCIEUX: AtomicBool = AtomicBool::new(false);
+
+pub(super) fn regler_silence(silencieux: bool) {
+    SILENCIEUX.store(silencieux, Ordering::Relaxed);
+}
+
+/// `-q` a-t-il été donné ? Les annonces de statut (les réessais d'une commande ponctuelle) se
+/// taisent.
+pub(super) fn silencieux() -> bool {
+    SILENCIEUX.load(Ordering::Relaxed)
+}
+
+fn indicateur() -> MutexGuard<'static, Option<ProgressBar>> {
+    INDICATEUR.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// L'indicateur d'attente est à l'écran (jusqu'à [`lacher_indicateur`]).
+pub(super) fn tenir_indicateur(pb: &ProgressBar) {
+    *indicateur() = Some(pb.clone());
+}
+
+/// L'indicateur d'attente est effacé.
+pub(super) fn lacher_indicateur() {
+    indicateur().take();
+}
 
 fn barres() -> MutexGuard<'static, Option<SuiviBarres>> {
     // Une panique en tenant ce verrou n'a rien laissé d'incohérent : une option, au plus.
@@ -82,8 +116,90 @@ pub(super) fn ecrire_erreur(octets: &[u8]) -> io::Result<()> {
         e.write_all(octets)?;
         e.flush()
     };
-    match actives {
-        Some(b) => b.suspendre(ecrire),
+    if let Some(b) = actives {
+        return b.suspendre(ecrire);
+    }
+    let attente = indicateur().clone();
+    match attente {
+        Some(pb) => pb.suspend(ecrire),
         None => ecrire(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// Un terminal qui note ce qu'on lui fait.
+    #[derive(Debug, Clone, Default)]
+    struct Terminal(Arc<Mutex<Vec<String>>>);
+
+    impl Terminal {
+        fn noter(&self, quoi: &str) -> io::Result<()> {
+            self.0.lock().unwrap().push(quoi.to_owned());
+            Ok(())
+        }
+        fn vu(&self) -> Vec<String> {
+            self.0.lock().unwrap().clone()
+        }
+    }
+
+    impl indicatif::TermLike for Terminal {
+        fn width(&self) -> u16 {
+            80
+        }
+        fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+            self.noter("haut")
+        }
+        fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+            self.noter("bas")
+        }
+        fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> io::Result<()> {
+            self.noter(s)
+        }
+        fn write_str(&self, s: &str) -> io::Result<()> {
+            self.noter(s)
+        }
+        fn clear_line(&self) -> io::Result<()> {
+            self.noter("effacer")
+        }
+        fn flush(&self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Une ligne écrite sur la sortie d'erreur pendant que l'indicateur d'attente tourne
+    /// (une annonce de réessai pendant `vigie traitement --attendre`) : l'indicateur est
+    /// effacé avant, puis redessiné, au lieu de se mêler à elle.
+    #[test]
+    fn une_ligne_passe_au_dessus_de_l_indicateur() {
+        let terminal = Terminal::default();
+        let pb = ProgressBar::with_draw_target(
+            None,
+            indicatif::ProgressDrawTarget::term_like(Box::new(terminal.clone())),
+        );
+        pb.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").unwrap());
+        pb.set_message("calcul en cours");
+        pb.tick();
+        tenir_indicateur(&pb);
+        let avant = terminal.vu().len();
+        ecrire_erreur(b"").unwrap();
+        lacher_indicateur();
+        let apres = terminal.vu()[avant..].to_vec();
+        assert!(
+            apres.iter().any(|l| l == "effacer"),
+            "indicateur non effacé : {apres:?}"
+        );
+        assert!(
+            apres.iter().any(|l| l.contains("calcul en cours")),
+            "indicateur non redessiné : {apres:?}"
+        );
     }
 }

@@ -79,6 +79,7 @@ pub(crate) fn filtre_erreur(verbosite: u8, silencieux: bool) -> &'static str {
 
 /// Installe le journal. Sans effet si un journal est déjà installé (tests).
 pub(crate) fn initialiser(r: ReglagesJournal<'_>) -> Result<(), ErreurJournal> {
+    super::ecran::regler_silence(r.silencieux);
     let masque = Masque::depuis_environnement();
     let fichier = r
         .fichier

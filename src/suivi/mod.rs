@@ -52,18 +52,20 @@ pub(crate) use crate::depot::evenements::Suivi;
 
 /// Les réessais d'une commande ponctuelle (`vigie participations`, `traiter`, `connexion`…),
 /// dits sur la sortie d'erreur : une plateforme injoignable ou indisponible ne laisse pas
-/// l'écran muet jusqu'à l'erreur.
+/// l'écran muet jusqu'à l'erreur. Rien avec `-q` ; au-dessus de l'indicateur de `vigie
+/// traitement --attendre` s'il tourne (voir `ecran.rs`).
 pub(crate) struct AnnonceDesReessais;
 
 impl crate::reessai::ObservateurReessai for AnnonceDesReessais {
     fn nouvelle_tentative(&self, tentative: u32, attente: Duration) {
-        use std::io::Write;
-        let mut e = crate::sortie::erreur();
+        if ecran::silencieux() {
+            return;
+        }
         let dans = secondes_au_dessus(attente);
-        let _ = writeln!(
-            e,
-            "~ la plateforme n'a pas répondu : nouvelle tentative dans {dans} s (essai {tentative})"
+        let ligne = format!(
+            "~ la plateforme n'a pas répondu : nouvelle tentative dans {dans} s (essai {tentative})\n"
         );
+        let _ = ecran::ecrire_erreur(ligne.as_bytes());
     }
 }
 

@@ -360,6 +360,7 @@ impl AnnoncesReleves {
                 pb.set_style(style);
             }
             pb.enable_steady_tick(Duration::from_millis(200));
+            super::ecran::tenir_indicateur(&pb);
             pb
         });
         AnnoncesReleves {
@@ -374,6 +375,7 @@ impl AnnoncesReleves {
     /// Efface l'indicateur (avant d'écrire le résultat).
     pub(crate) fn terminer(&self) {
         if let Some(pb) = &self.indicateur {
+            super::ecran::lacher_indicateur();
             pb.finish_and_clear();
         }
     }

@@ -175,7 +175,8 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
 
 /// Une plateforme injoignable (rien n'écoute à l'adresse) : une commande ponctuelle
 /// (`vigie participations`) dit chacun de ses réessais (« nouvelle tentative dans N s »)
-/// avant son erreur, au lieu d'une vingtaine de secondes d'écran muet.
+/// avant son erreur, au lieu d'une vingtaine de secondes d'écran muet ; avec `-q`, seulement
+/// l'erreur.
 #[test]
 fn une_plateforme_injoignable_n_est_pas_un_silence() {
     let banc = Banc::nouveau();
@@ -197,4 +198,14 @@ fn une_plateforme_injoignable_n_est_pas_un_silence() {
     let erreur = e.find("plateforme injoignable").expect(&e);
     let premiere = e.find("nouvelle tentative dans").expect(&e);
     assert!(premiere < erreur, "{e}");
+    // Avec -q, les annonces se taisent ; l'erreur reste.
+    let out = banc
+        .vigie_plateforme()
+        .args(["-q", "participations", "--api", &adresse])
+        .output()
+        .unwrap();
+    assert_ne!(code(&out), 0, "{}", texte(&out));
+    let e = stderr(&out);
+    assert!(!e.contains("nouvelle tentative"), "{e}");
+    assert!(e.contains("plateforme injoignable"), "{e}");
 }
