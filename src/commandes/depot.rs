@@ -1429,12 +1429,11 @@ fn annoncer_planification(
     Ok(())
 }
 
-/// `--simulation` : ce qui partirait, sans rien envoyer.
-fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
-    let partiraient: Vec<_> = pret
-        .base
+/// Les unités d'un plan qui partiraient à un dépôt : ni déposées, ni refusées pour de bon.
+pub(super) fn partiraient(base: &Base, plan: i64) -> Result<Vec<crate::plan::DepotUnite>> {
+    Ok(base
         .unites(
-            pret.plan.id,
+            plan,
             &[
                 EtatUnite::ADeposer,
                 EtatUnite::EnCours,
@@ -1444,7 +1443,12 @@ fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
         )?
         .into_iter()
         .filter(|u| !u.echec_definitif)
-        .collect();
+        .collect())
+}
+
+/// `--simulation` : ce qui partirait, sans rien envoyer.
+fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
+    let partiraient = partiraient(&pret.base, pret.plan.id)?;
     let octets: u64 = partiraient.iter().map(|u| u.taille).sum();
     let mut s = crate::sortie::standard();
     if g.json {

@@ -31,9 +31,10 @@ use super::envoi::Envoi;
 use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
+use crate::depot::relecture::inventaire_distant::{self, EtatDistant};
 use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
-use crate::inventaire::{Enregistrement, NonEnvoyes};
+use crate::inventaire::{Enregistrement, NonEnvoyes, verdict_plateforme};
 use crate::plan::{
     Base, DepotPlan, FichierPlanifie, ReglagesRetenus, SequencePreparee, VerrouPlan,
 };
@@ -433,8 +434,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         super::depot::annoncer_carte_brute(g, reunion.originaux_bruts, reunion.preparees.len())?;
     }
     if args.simulation {
-        dire::simulation(mode(g), &api, &nuits, &reunion.enregistrements, hors_ligne)?;
-        crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, &reunion.non_envoyes)?;
+        simuler(g, &args, (&api, &fuseau), (&nuits, &reunion), hors_ligne)?;
         return Ok(CodeSortie::Succes);
     }
     // Ce qui ne part pas est dit après le bilan, comme en mode une nuit par la même règle :
@@ -621,7 +621,8 @@ struct NuitAEnvoyer {
     plan: DepotPlan,
     destination: Destination,
     libelle: String,
-    _verrou: VerrouPlan,
+    /// Le verrou du plan (aucun pour une simulation, qui n'écrit rien).
+    _verrou: Option<VerrouPlan>,
     /// Le verrou du plan sur son dossier d'avant une montée de sa racine (sinon rien).
     _verrou_d_avant: Option<VerrouPlan>,
 }
@@ -678,6 +679,9 @@ struct Saison<'a> {
     api: &'a str,
     fuseau: &'a Fuseau,
     reunion: &'a Reunion,
+    /// Une simulation : la planification se fait sur une copie en mémoire de la base, sans
+    /// verrou, et la montée d'une racine n'est pas annoncée.
+    a_blanc: bool,
 }
 
 fn deposer(
@@ -690,10 +694,7 @@ fn deposer(
 ) -> Result<CodeSortie> {
     // Le verrou de chaque saison touchée, tenu jusqu'à la fin de la course : un second
     // `vigie` sur la même saison s'arrête ici (code 4), avant d'avoir rien écrit.
-    let options = args
-        .description
-        .description()
-        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
+    let options = description_des_options(args)?;
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.nuit.cle.annee).collect();
     let _verrous = verrouiller_saisons(&super::chemin_base(g)?, api, &annees)?;
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
@@ -704,6 +705,7 @@ fn deposer(
         api,
         fuseau,
         reunion: &reunion,
+        a_blanc: false,
     };
     let mut planifiees = Vec::with_capacity(nuits.len());
     for n in &nuits {
@@ -721,6 +723,116 @@ fn deposer(
         &args.envoi,
         base,
     )
+}
+
+/// `--simulation` : les nuits, ce que le dépôt enverrait ([`a_envoyer_a_blanc`] ; hors ligne,
+/// les nuits ne sont pas rapprochées de leur plan : toutes partiraient), ce qui ne part pas.
+fn simuler(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    (api, fuseau): (&str, &Fuseau),
+    (nuits, reunion): (&[NuitDeSaison], &Reunion),
+    hors_ligne: bool,
+) -> Result<()> {
+    let a_envoyer = if hors_ligne {
+        let octets = nuits
+            .iter()
+            .map(|n| n.octets(&reunion.enregistrements))
+            .sum();
+        (reunion.enregistrements.len(), octets)
+    } else {
+        a_envoyer_a_blanc(g, args, (api, fuseau), nuits, reunion)?
+    };
+    let m = mode(g);
+    dire::simulation(
+        m,
+        api,
+        nuits,
+        &reunion.enregistrements,
+        a_envoyer,
+        hors_ligne,
+    )?;
+    crate::suivi::non_envoyes::dire(m, Ou::Bilan, &reunion.non_envoyes)?;
+    Ok(())
+}
+
+fn description_des_options(args: &ArgsDepot) -> Result<crate::description::Description> {
+    Ok(args
+        .description
+        .description()
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?)
+}
+
+/// `--simulation` : ce que le dépôt enverrait. Les nuits sont planifiées comme il le ferait
+/// ([`planifier_la_nuit`]), sur une copie en mémoire de la base (rien n'est écrit, aucun
+/// verrou n'est pris) ; puis [`deja_sur_la_plateforme`] retire ce que la participation de
+/// chaque nuit a déjà. Une carte déjà déposée, vue depuis un autre chemin (en `F:` au lieu de
+/// `E:`, ou montée ailleurs), n'a donc rien à envoyer. Rend (fichiers, octets).
+fn a_envoyer_a_blanc(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    (api, fuseau): (&str, &Fuseau),
+    nuits: &[NuitDeSaison],
+    reunion: &Reunion,
+) -> Result<(usize, u64)> {
+    let options = description_des_options(args)?;
+    let mut base = Base::ouvrir_a_blanc(&super::chemin_base(g)?)?;
+    let saison = Saison {
+        g,
+        args,
+        api,
+        fuseau,
+        reunion,
+        a_blanc: true,
+    };
+    let mut par_participation = Vec::with_capacity(nuits.len());
+    for n in nuits {
+        let description = description_de_la_nuit(&options, n, reunion);
+        let p = planifier_la_nuit(&saison, &mut base, n, description)?;
+        let participation = participation_du_plan(&p.plan).and_then(|id| IdObjet::analyser(&id));
+        par_participation.push((participation, super::depot::partiraient(&base, p.plan.id)?));
+    }
+    let client = super::vigiechiro::client(api)?;
+    super::vigiechiro::mener_ponctuel(async |emetteur| {
+        let (mut fichiers, mut octets) = (0, 0);
+        for (participation, unites) in &par_participation {
+            let deja = deja_sur_la_plateforme(&client, emetteur, participation.as_ref(), unites);
+            let deja = deja.await;
+            for u in unites.iter().filter(|u| !deja.contains(&u.cle)) {
+                fichiers += 1;
+                octets += u.taille;
+            }
+        }
+        Ok((fichiers, octets))
+    })
+}
+
+/// Les titres que la participation a déjà, finalisés, parmi ceux de `unites` : comme le dépôt
+/// au début de chaque passage (`depot/vigiechiro/confrontation.rs`), un fichier finalisé de
+/// même titre ne part pas (identique, il est déjà là ; autre, la plateforme refuse de le
+/// remplacer). Sans participation, ou sa liste illisible : aucun.
+async fn deja_sur_la_plateforme(
+    client: &ClientVigieChiro,
+    emetteur: &crate::transport::Emetteur,
+    participation: Option<&IdObjet>,
+    unites: &[crate::plan::DepotUnite],
+) -> HashSet<String> {
+    let Some(id) = participation.filter(|_| !unites.is_empty()) else {
+        return HashSet::new();
+    };
+    let familles = inventaire_distant::familles_a_lire(
+        unites
+            .iter()
+            .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
+    );
+    let Ok(inventaire) = inventaire_distant::lire(emetteur, client, id, &familles).await else {
+        return HashSet::new();
+    };
+    unites
+        .iter()
+        .filter(|u| matches!(inventaire.etat(&u.cle), EtatDistant::Finalise(_)))
+        .map(|u| u.cle.clone())
+        .collect()
 }
 
 /// Une nuit de la saison planifiée et liée à sa saison dans la base, son plan verrouillé.
@@ -744,9 +856,15 @@ fn planifier_la_nuit(
     // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
     // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
     let (verrou, verrou_d_avant) = match (verrou_d_avant, &n.sort) {
-        (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (v, None),
+        _ if s.a_blanc => (None, None),
+        (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (Some(v), None),
         (avant, _) => (
-            VerrouPlan::prendre(base.chemin(), &dossier, &identite, &libelle)?,
+            Some(VerrouPlan::prendre(
+                base.chemin(),
+                &dossier,
+                &identite,
+                &libelle,
+            )?),
             avant,
         ),
     };
@@ -793,11 +911,19 @@ fn destination_de_la_nuit(
     let participation = match &n.sort {
         Sort::Liee { plan } => {
             let libelle = libelle_court(&n.nuit.cle);
-            let verrou =
-                VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
-            let racine = monter_si_besoin(s.g, base, plan, &libelle, racine)?;
+            let verrou = if s.a_blanc {
+                None
+            } else {
+                Some(VerrouPlan::prendre(
+                    base.chemin(),
+                    &plan.dossier,
+                    &plan.destination,
+                    &libelle,
+                )?)
+            };
+            let racine = monter_si_besoin(s, base, plan, &libelle, racine)?;
             let destination = Destination::depuis_identite(&plan.destination)?;
-            return Ok((destination, racine, Some(verrou)));
+            return Ok((destination, racine, verrou));
         }
         Sort::Reprise { participation, .. } => CibleParticipation::Existante(participation.clone()),
         Sort::ACreer => {
@@ -823,7 +949,7 @@ fn destination_de_la_nuit(
 /// voisin, la carte copiée ailleurs) : la racine monte à l'ancêtre commun, chaque chemin du
 /// plan en reçoit le préfixe ; les titres ne changent pas, rien ne repart.
 fn monter_si_besoin(
-    g: &OptionsGlobales,
+    s: &Saison<'_>,
     base: &mut Base,
     plan: &DepotPlan,
     libelle: &str,
@@ -840,7 +966,9 @@ fn monter_si_besoin(
         .to_str()
         .context("chemin d'une racine de nuit : pas de l'UTF-8")?;
     base.monter_racine(plan.id, texte, &prefixe)?;
-    dire::racine_montee(mode(g), libelle, plan, texte)?;
+    if !s.a_blanc {
+        dire::racine_montee(mode(s.g), libelle, plan, texte)?;
+    }
     Ok(nouvelle)
 }
 
@@ -1428,7 +1556,7 @@ fn replanifier(
         plan,
         destination,
         libelle,
-        _verrou: verrou,
+        _verrou: Some(verrou),
         _verrou_d_avant: None,
     })
 }

@@ -741,12 +741,15 @@ pub(crate) fn annoncer_nuits(
     Ok(())
 }
 
-/// `--simulation` en saison : les nuits, puis ce qui serait fait (rien n'est écrit ni créé).
+/// `--simulation` en saison : les nuits, puis ce qui serait fait (rien n'est écrit ni créé) :
+/// `a_envoyer`, les fichiers et les octets que le dépôt enverrait (sans ce qui est déjà
+/// déposé).
 pub(crate) fn simulation(
     m: ModeSortie,
     api: &str,
     nuits: &[NuitDeSaison],
     enregistrements: &[Enregistrement],
+    (unites, octets): (usize, u64),
     hors_ligne: bool,
 ) -> Result<()> {
     annoncer_nuits(m, api, nuits, enregistrements)?;
@@ -754,7 +757,6 @@ pub(crate) fn simulation(
         .iter()
         .filter(|n| matches!(n.sort, Sort::ACreer))
         .count();
-    let octets: u64 = nuits.iter().map(|n| n.octets(enregistrements)).sum();
     if m.json {
         Evenement::Simulation {
             portee: PorteeSimulation::Saison {
@@ -762,7 +764,7 @@ pub(crate) fn simulation(
                 a_creer,
                 hors_ligne,
             },
-            unites: enregistrements.len(),
+            unites,
             octets,
         }
         .ecrire()?;
@@ -778,10 +780,11 @@ pub(crate) fn simulation(
     }
     writeln!(
         s,
-        "Simulation : {}, {} participation(s) à créer, {} ({}) ; rien n'a été envoyé ni créé.",
+        "Simulation : {}, {} participation(s) à créer, {} ({}) à envoyer ; rien n'a été envoyé \
+         ni créé.",
         pluriel(nuits.len() as u64, "nuit", "nuits"),
         a_creer,
-        pluriel(enregistrements.len() as u64, "fichier", "fichiers"),
+        pluriel(unites as u64, "fichier", "fichiers"),
         octets_lisibles(octets)
     )?;
     Ok(())

@@ -321,6 +321,79 @@ fn simulation_montre_les_nuits_reprises_et_a_creer_sans_rien_ecrire() {
     );
 }
 
+/// La carte déjà déposée, vue depuis un autre chemin (la même carte en `F:` au lieu de `E:`,
+/// ou montée ailleurs) : la simulation dit ce que ferait le dépôt, rien à envoyer (chaque nuit
+/// reconnue par son plan), au lieu de compter toute la carte ; le vrai dépôt, ensuite, n'envoie
+/// en effet rien.
+#[test]
+fn simulation_d_une_carte_deja_deposee_vue_ailleurs_n_annonce_rien_a_envoyer() {
+    let banc = Banc::nouveau();
+    preparer(&banc);
+    depot_saison(&banc).finir_en(0);
+    let declares = declarations(&banc);
+    let ailleurs = banc.dossier.path().join("F");
+    copier_dossier(&banc.nuit, &ailleurs);
+    let base_avant = std::fs::read(&banc.base).unwrap();
+    let depot_d_ailleurs = || {
+        let mut c = banc.vigie_plateforme();
+        c.arg("depot")
+            .arg(&ailleurs)
+            .args(["--fuseau", "+02:00", "--api"])
+            .arg(banc.bac().api())
+            .args(Banc::options_rapides());
+        c
+    };
+    let out = depot_d_ailleurs().arg("--simulation").finir_en(0);
+    let t = texte(&out);
+    assert!(
+        t.contains("Simulation : 6 nuits, 0 participation(s) à créer, 0 fichier (0 o) à envoyer"),
+        "{t}"
+    );
+    let out = depot_d_ailleurs()
+        .args(["--simulation", "--json"])
+        .finir_en(0);
+    let lignes = lignes_json(&out.stdout);
+    let simulation = evenements(&lignes, "simulation");
+    assert_eq!(simulation.len(), 1, "{}", texte(&out));
+    assert_eq!(simulation[0]["unites"], 0, "{}", texte(&out));
+    assert_eq!(simulation[0]["octets"], 0, "{}", texte(&out));
+    // Une nuit reconnue mais un fichier de plus sur la carte : lui seul partirait.
+    let en_plus = "PA1/Car640139-2026-Pass2-Z3-PA1_20260815_235000_000.wav";
+    std::fs::write(ailleurs.join(en_plus), contenu(en_plus, 1_234)).unwrap();
+    let out = depot_d_ailleurs()
+        .args(["--simulation", "--json"])
+        .finir_en(0);
+    let simulation = evenements(&lignes_json(&out.stdout), "simulation")[0].clone();
+    assert_eq!(
+        (&simulation["unites"], &simulation["octets"]),
+        (&serde_json::json!(1), &serde_json::json!(1_234)),
+        "{}",
+        texte(&out)
+    );
+    assert!(
+        std::fs::read(&banc.base).unwrap() == base_avant,
+        "la simulation a écrit la base"
+    );
+    assert_eq!(declarations(&banc), declares, "la simulation a déclaré");
+    assert_eq!(creations(&banc), 5, "la simulation a créé");
+    // Le vrai dépôt ne renvoie que le fichier en plus.
+    depot_d_ailleurs().finir_en(0);
+    assert_eq!(declarations(&banc), declares + 1);
+}
+
+/// Copie un dossier et ce qu'il contient (la carte vue sous un autre chemin).
+fn copier_dossier(de: &std::path::Path, vers: &std::path::Path) {
+    std::fs::create_dir_all(vers).unwrap();
+    for e in std::fs::read_dir(de).unwrap().flatten() {
+        let cible = vers.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copier_dossier(&e.path(), &cible);
+        } else {
+            std::fs::copy(e.path(), cible).unwrap();
+        }
+    }
+}
+
 #[test]
 fn numero_de_site_inconnu_refuse_avant_tout_envoi() {
     let banc = Banc::nouveau();
