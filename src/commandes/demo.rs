@@ -30,7 +30,7 @@
 //! console le donne à l'enfant elle-même (voir `plateforme::processus`). L'enfant termine
 //! proprement et sort en 130, la démonstration efface son dossier et sort avec ce code.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
@@ -41,12 +41,10 @@ use chrono::NaiveDate;
 
 use super::sable::{DossierTemporaire, RuntimeDuBac, filtre_du_bac};
 use crate::cli::{ArgsDemo, ModeProgression, OptionsGlobales};
-use crate::plateforme::conseil::{commande, effacer_le_dossier};
 use crate::plateforme::processus;
 use crate::plateforme::signaux::{DemandeArret, Signaux};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::format::octets_lisibles;
-use crate::suivi::saison::jour_court;
 use vigie_bac_a_sable::nuit::{self, Sequence, Soiree};
 use vigie_bac_a_sable::{
     BacASable, JETON, OBSERVATEUR, Operation, Panne, ParticipationPosee, Regle, RetryAfter, SITE,
@@ -144,26 +142,16 @@ struct NuitFabriquee {
 }
 
 impl NuitFabriquee {
-    /// `ven. 03/07  A1  Pass1  10 séquences, 22:04 → 01:37`
-    fn ligne(&self) -> String {
+    /// La nuit telle que la présentation la montre (`suivi/demo.rs`).
+    fn presentee(&self, rang: usize) -> crate::suivi::demo::NuitPresentee<'_> {
         let s = self.nuit.soiree;
-        let jour = NaiveDate::from_ymd_opt(s.annee as i32, s.mois, s.jour)
-            .map_or_else(String::new, jour_court);
-        let heure = |seq: Option<&Sequence>| {
-            seq.map_or_else(String::new, |q| {
-                // `…_AAAAMMJJ_HHMMSS_mmm.wav` : l'heure est à 14 caractères de la fin.
-                let n = q.nom.len();
-                format!("{}:{}", &q.nom[n - 14..n - 12], &q.nom[n - 12..n - 10])
-            })
-        };
-        format!(
-            "{jour}  {}  Pass{}  {:>2} séquences, {} → {}",
-            self.nuit.point,
-            self.nuit.passage,
-            self.sequences.len(),
-            heure(self.sequences.first()),
-            heure(self.sequences.last())
-        )
+        crate::suivi::demo::NuitPresentee {
+            soiree: NaiveDate::from_ymd_opt(s.annee as i32, s.mois, s.jour),
+            point: self.nuit.point,
+            passage: self.nuit.passage,
+            noms: self.sequences.iter().map(|q| q.nom.as_str()).collect(),
+            deja_deposees: (rang == NUIT_DU_SITE_WEB).then_some(DEJA_DEPOSEES),
+        }
     }
 }
 
@@ -263,34 +251,11 @@ pub(super) fn demo(g: &OptionsGlobales, args: ArgsDemo) -> Result<CodeSortie> {
     drop(runtime);
     if args.garder {
         dossier.garder();
-        dire_ou_tout_est(g, dossier.chemin())?;
+        crate::suivi::demo::ou_tout_est(g.quiet, dossier.chemin(), DOSSIER_SAISON)?;
     }
     let code = code?;
     if !g.json && !g.quiet {
-        let mut s = crate::sortie::erreur();
-        match code {
-            CodeSortie::Succes if args.sans_pannes => writeln!(
-                s,
-                "Démonstration réussie : chaque nuit est dans sa participation."
-            )?,
-            CodeSortie::Succes => writeln!(
-                s,
-                "Démonstration réussie : chaque nuit est dans sa participation,\n\
-                 malgré les pannes."
-            )?,
-            CodeSortie::Interrompu => writeln!(s, "Démonstration interrompue.")?,
-            autre => writeln!(
-                s,
-                "Démonstration terminée avec le code {} (voir le bilan ci-dessus).",
-                autre as i32
-            )?,
-        }
-        if !args.garder {
-            writeln!(
-                s,
-                "Le dossier temporaire est effacé (--garder pour le conserver)."
-            )?;
-        }
+        crate::suivi::demo::fin_de_demo(code, args.sans_pannes, args.garder)?;
     }
     Ok(code)
 }
@@ -354,7 +319,7 @@ fn derouler(
             // l'humain, passe sur la sortie d'erreur.
             etat.stdout(Stdio::from(io::stderr()));
         } else {
-            writeln!(crate::sortie::erreur(), "\n{}", commande("etat").tapee())?;
+            crate::suivi::demo::annoncer_etat()?;
         }
         arret.attendre(etat)?;
     }
@@ -485,8 +450,8 @@ fn pannes_de_demo(saison: &SaisonFabriquee, graine: u64) -> Vec<PanneDeDemo> {
     pannes
 }
 
-/// Ce que la démonstration va faire, en lignes de 80 colonnes au plus : sur la sortie
-/// d'erreur pour l'humain, ou une ligne JSON (la première de la sortie standard) avec `--json`.
+/// Ce que la démonstration va faire (`suivi/demo.rs`) : sur la sortie d'erreur pour
+/// l'humain, ou une ligne JSON (la première de la sortie standard) avec `--json`.
 fn presenter(
     g: &OptionsGlobales,
     args: &ArgsDemo,
@@ -496,105 +461,27 @@ fn presenter(
     bac: &BacASable,
     pannes: &[PanneDeDemo],
 ) -> Result<()> {
-    let sequences = saison.sequences().count();
-    let octets: u64 = saison.sequences().map(Sequence::taille_octets).sum();
-    if g.json {
-        crate::suivi::Evenement::Demo {
-            graine,
-            dossier,
-            garder: args.garder,
-            saison: &saison.chemin,
-            nuits: saison.nuits.len(),
-            sequences,
-            octets,
-            api: &bac.api(),
-            participation: &saison.participation,
-            deja_deposees: DEJA_DEPOSEES,
-            pannes: pannes.iter().map(|p| p.regle.to_string()).collect(),
-        }
-        .ecrire()?;
-        return Ok(());
-    }
-    if g.quiet {
-        return Ok(());
-    }
-    let mut s = crate::sortie::erreur();
-    // Deux lignes : une graine tirée au hasard a vingt chiffres.
-    writeln!(s, "Démonstration de vigie (graine {graine} ;")?;
-    writeln!(
-        s,
-        "pour la rejouer : {}).",
-        commande("demo").args(["--graine", &graine.to_string()])
-    )?;
-    writeln!(
-        s,
-        "Une saison rapportée du terrain : {} nuits, {sequences} séquences WAV ({}),",
-        saison.nuits.len(),
-        octets_lisibles(octets)
-    )?;
-    writeln!(s, "deux enregistreurs (PA1, PA2), site 640139 :")?;
-    for (i, n) in saison.nuits.iter().enumerate() {
-        writeln!(s, "  {}", n.ligne())?;
-        if i == NUIT_DU_SITE_WEB {
-            writeln!(
-                s,
-                "    créée sur le site web le lendemain, {DEJA_DEPOSEES} séquences déjà déposées"
-            )?;
-        }
-    }
-    writeln!(s, "dans {}", saison.chemin.display())?;
-    writeln!(s, "Plateforme : Vigie-Chiro locale, {}", bac.api())?;
-    if pannes.is_empty() {
-        writeln!(s, "Pannes : aucune (--sans-pannes).")?;
-    } else {
-        writeln!(s, "Pannes programmées :")?;
-    }
-    for p in pannes {
-        for (i, ligne) in p.description.lines().enumerate() {
-            writeln!(s, "{}{ligne}", if i == 0 { "  " } else { "    " })?;
-        }
-    }
-    writeln!(s)?;
-    writeln!(s, "{}", commande("depot").chemin(&saison.chemin).tapee())?;
-    writeln!(
-        s,
-        "  (sans identifiant : site, point, passage et nuit sont lus dans les noms ;\n   \
-         délais raccourcis pour la démonstration)"
-    )?;
-    Ok(())
-}
-
-/// `--garder` : où tout est resté (même avec `-q` : sans cela, le dossier serait perdu de
-/// vue), et comment le revoir.
-fn dire_ou_tout_est(g: &OptionsGlobales, dossier: &Path) -> Result<()> {
-    let mut s = crate::sortie::erreur();
-    if g.quiet {
-        writeln!(s, "Tout est resté dans {}.", dossier.display())?;
-        return Ok(());
-    }
-    writeln!(s, "Tout est resté dans {} :", dossier.display())?;
-    writeln!(
-        s,
-        "  {DOSSIER_SAISON}/   les séquences de la saison (PA1/, PA2/)"
-    )?;
-    writeln!(
-        s,
-        "  bac-a-sable/   ce que la plateforme a reçu (vigiechiro-donnees/)"
-    )?;
-    writeln!(s, "  vigie.sqlite   la base du dépôt, pour y revenir :")?;
-    writeln!(
-        s,
-        "    {}",
-        commande("etat")
-            .arg("--base")
-            .chemin(&dossier.join("vigie.sqlite"))
-    )?;
-    writeln!(
-        s,
-        "Effacez-le quand vous aurez fini : {}",
-        effacer_le_dossier(dossier)
-    )?;
-    Ok(())
+    let presentation = crate::suivi::demo::Presentation {
+        graine,
+        dossier,
+        garder: args.garder,
+        saison: &saison.chemin,
+        nuits: saison
+            .nuits
+            .iter()
+            .enumerate()
+            .map(|(i, n)| n.presentee(i))
+            .collect(),
+        octets: saison.sequences().map(Sequence::taille_octets).sum(),
+        api: &bac.api(),
+        participation: &saison.participation,
+        deja_deposees: DEJA_DEPOSEES,
+        pannes: pannes
+            .iter()
+            .map(|p| (p.regle.to_string(), p.description.as_str()))
+            .collect(),
+    };
+    crate::suivi::demo::presenter(g.json, g.quiet, &presentation)
 }
 
 /// Ctrl-C, SIGTERM et SIGHUP pendant la démonstration : noté, et transmis au processus
@@ -702,7 +589,7 @@ mod tests {
     fn une_petite_saison_de_trois_nuits_qui_passent_minuit() {
         let saison = saison(7);
         assert_eq!(saison.nuits.len(), 3);
-        for n in &saison.nuits {
+        for (i, n) in saison.nuits.iter().enumerate() {
             let noms: Vec<&str> = n.sequences.iter().map(|s| s.nom.as_str()).collect();
             // Premier et dernier nom : pas le même jour.
             let jour = |nom: &str| nom[nom.len() - 23..nom.len() - 15].to_owned();
@@ -712,10 +599,11 @@ mod tests {
                 assert!(s.nom.starts_with(n.nuit.prefixe), "{}", s.nom);
             }
             // Chaque ligne de la présentation tient dans 80 colonnes.
-            assert!(n.ligne().chars().count() + 2 <= 80, "{}", n.ligne());
+            let ligne = n.presentee(i).ligne();
+            assert!(ligne.chars().count() + 2 <= 80, "{ligne}");
         }
         assert_eq!(
-            saison.nuits[0].ligne()[..21].to_owned(),
+            saison.nuits[0].presentee(0).ligne()[..21].to_owned(),
             "ven. 03/07  A1  Pass1"
         );
         for p in pannes_de_demo(&saison, 7) {

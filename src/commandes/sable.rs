@@ -20,21 +20,16 @@
 //! 130 du contrat dit « un plan interrompu, à reprendre », ce qui n'a pas de sens ici).
 
 use std::cell::RefCell;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use serde_json::json;
 use tracing::dispatcher::{self, DefaultGuard, Dispatch};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{ArgsBacASable, OptionsGlobales};
-use crate::plateforme::Systeme;
-use crate::plateforme::conseil::{commande, variables_a_poser};
 use crate::sortie::CodeSortie;
-use vigie_bac_a_sable::{
-    BacASable, CLE_ACCES, JETON, PARTICIPATION, POINTS_SITE, Pannes, REGION, Regle, SECRET, SITE,
-};
+use vigie_bac_a_sable::{BacASable, Pannes, Regle};
 
 /// Le compartiment S3 créé pour les essais.
 pub(crate) const COMPARTIMENT_ESSAIS: &str = "nuits";
@@ -97,11 +92,7 @@ pub(super) fn bac_a_sable(g: &OptionsGlobales, args: ArgsBacASable) -> Result<Co
     })?;
     drop(runtime);
     if !g.json && !g.quiet {
-        let suite = match &temporaire {
-            Some(_) => "son dossier est effacé",
-            None => "son dossier reste, pour le prochain lancement (--dossier)",
-        };
-        writeln!(crate::sortie::erreur(), "Bac à sable arrêté ; {suite}.")?;
+        crate::suivi::demo::bac_arrete(temporaire.is_none())?;
     }
     drop(temporaire);
     Ok(CodeSortie::Succes)
@@ -123,7 +114,7 @@ fn variables(bac: &BacASable, base: &Path) -> Vec<(&'static str, String)> {
     v
 }
 
-/// Dit où se brancher : une ligne JSON (`--json`), ou un résumé et des `export` prêts à coller.
+/// Dit où se brancher (`suivi/demo.rs`).
 fn annoncer(
     g: &OptionsGlobales,
     bac: &BacASable,
@@ -134,108 +125,20 @@ fn annoncer(
     let base = dossier.join(BASE_ESSAIS);
     let variables = variables(bac, &base);
     let pannes: Vec<String> = regles.iter().map(ToString::to_string).collect();
-    if g.json {
-        let env: serde_json::Map<String, serde_json::Value> = variables
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), json!(v)))
-            .collect();
-        crate::suivi::Evenement::Pret {
+    crate::suivi::demo::annoncer_bac(
+        g.json,
+        &crate::suivi::demo::Branchement {
             api: &bac.api(),
             endpoint: &bac.endpoint(),
             compartiment: COMPARTIMENT_ESSAIS,
-            cle_acces: CLE_ACCES,
-            secret: SECRET,
-            region: REGION,
-            jeton: JETON,
-            participation: PARTICIPATION,
-            site: SITE,
-            points: &POINTS_SITE,
             dossier,
+            garde,
             donnees_s3: bac.racine(),
             base: &base,
-            dossier_garde: garde,
             pannes: &pannes,
-            env,
-        }
-        .ecrire()?;
-        return Ok(());
-    }
-    let mut s = crate::sortie::standard();
-    let devenir = if garde {
-        "gardé d'un lancement à l'autre ; l'état de la plateforme, lui, repart à zéro"
-    } else {
-        "effacé à l'arrêt ; --dossier D pour le garder"
-    };
-    writeln!(
-        s,
-        "Bac à sable vigie : plateforme Vigie-Chiro locale et S3 sur 127.0.0.1 (Ctrl-C pour arrêter)."
-    )?;
-    writeln!(s)?;
-    writeln!(s, "  API Vigie-Chiro    {}", bac.api())?;
-    writeln!(s, "  jeton d'essai      {JETON}")?;
-    writeln!(
-        s,
-        "  participation      {PARTICIPATION} (site {SITE}, points {})",
-        POINTS_SITE.join(", ")
-    )?;
-    writeln!(s, "  point d'accès S3   {}", bac.endpoint())?;
-    writeln!(s, "  compartiment       {COMPARTIMENT_ESSAIS}")?;
-    writeln!(
-        s,
-        "  identifiants S3    clé {CLE_ACCES}, secret {SECRET}, région {REGION}"
-    )?;
-    writeln!(
-        s,
-        "                     (identifiants de test publics : ce ne sont pas des secrets)"
-    )?;
-    writeln!(s, "  dossier            {} ({devenir})", dossier.display())?;
-    writeln!(
-        s,
-        "                     données S3 dans {SOUS_DOSSIER_S3}/, base d'essai {BASE_ESSAIS} (VIGIE_BASE)"
-    )?;
-    if pannes.is_empty() {
-        writeln!(
-            s,
-            "  pannes             aucune (--pannes SPEC pour en simuler)"
-        )?;
-    } else {
-        for (i, p) in pannes.iter().enumerate() {
-            let titre = if i == 0 { "pannes" } else { "" };
-            writeln!(s, "  {titre:<18} {p}")?;
-        }
-    }
-    writeln!(s)?;
-    writeln!(s, "Dans un autre terminal (réservé aux essais) :")?;
-    for ligne in variables_a_poser(&variables, Systeme::ICI) {
-        writeln!(s, "{ligne}")?;
-    }
-    writeln!(s)?;
-    writeln!(s, "Puis, par exemple :")?;
-    writeln!(
-        s,
-        "  {}",
-        commande("depot")
-            .arg("MA_NUIT")
-            .arg("--vers")
-            .arg(format!("s3://{COMPARTIMENT_ESSAIS}/essai"))
-    )?;
-    writeln!(
-        s,
-        "  {}",
-        commande("depot").args(["MA_NUIT", "--participation", PARTICIPATION])
-    )?;
-    writeln!(
-        s,
-        "  aws s3 ls s3://{COMPARTIMENT_ESSAIS}/ --recursive --endpoint-url {}",
-        bac.endpoint()
-    )?;
-    writeln!(
-        s,
-        "  rclone ls :s3:{COMPARTIMENT_ESSAIS} --s3-provider Other --s3-env-auth --s3-endpoint {}",
-        bac.endpoint()
-    )?;
-    s.flush()?;
-    Ok(())
+            variables: &variables,
+        },
+    )
 }
 
 /// Le filtre du journal des fils du bac à sable : `RUST_LOG` s'il est défini (« sur

@@ -15,6 +15,8 @@
 mod barres;
 pub(crate) mod bilan;
 pub(crate) mod calcul;
+#[cfg(feature = "bac-a-sable")]
+pub(crate) mod demo;
 mod ecran;
 pub(crate) mod etat;
 pub mod evenement;
