@@ -1,4 +1,8 @@
-//! Les destinations d'un dépôt, leur identité (qui nomme le plan) et leurs clés d'objet.
+//! Les adresses des destinations d'un dépôt (un compartiment S3, la plateforme Vigie-Chiro),
+//! leur identité (qui nomme le plan) et leurs clés d'objet. Ce qu'une destination fait de son
+//! adresse (déposer, relire, conseiller) vit dans son module, inscrit dans
+//! `depot/inscription.rs` ; ce module n'en garde que ce qu'il faut aux couches basses (le
+//! transport S3 lit son compartiment, la plateforme sa participation).
 //!
 //! Une clé d'objet ne sort jamais du préfixe demandé : pas de segment `..`, pas de chemin
 //! absolu, pas de caractère de contrôle. L'inventaire ne produit déjà que des chemins relatifs
@@ -7,15 +11,6 @@
 use std::fmt;
 
 use crate::horodatage::{ErreurInstant, InstantUtc};
-
-/// Où part la nuit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Destination {
-    /// Un compartiment S3 (AWS ou compatible).
-    S3(DestinationS3),
-    /// La plateforme Vigie-Chiro (API et URL S3 signées).
-    VigieChiro(DestinationVigieChiro),
-}
 
 /// L'API de la plateforme Vigie-Chiro par défaut : celle du compagnon officiel de la
 /// plateforme (`URL_DEFAUT` de `ClientVigieChiro`, dépôt public
@@ -204,6 +199,17 @@ pub(crate) struct DestinationS3 {
 pub(crate) enum ErreurDestination {
     #[error("destination « {0} » : attendu s3://compartiment/prefixe")]
     Forme(String),
+    /// Une adresse `--vers` qu'aucune destination inscrite ne lit ; `formes` : celles
+    /// qu'elles lisent.
+    #[error("destination « {adresse} » : attendu {formes}")]
+    Adresse { adresse: String, formes: String },
+    /// Une identité relue du plan qui n'a pas la forme de sa sorte, ou une sorte qu'aucune
+    /// destination inscrite ne porte (une base écrite par une version plus récente).
+    #[error(
+        "le plan vise « {identite} » ({sorte}), que cette version de vigie ne sait pas relire : \
+         mettez vigie à jour"
+    )]
+    Illisible { sorte: String, identite: String },
     #[error(
         "nom de compartiment « {0} » invalide : 3 à 63 caractères, minuscules, chiffres, « . » et « - »"
     )]
@@ -283,171 +289,151 @@ impl DestinationS3 {
     }
 }
 
-impl Destination {
-    /// L'identité canonique de la destination, qui nomme le plan avec le dossier. Elle ne
-    /// contient jamais de secret.
+impl DestinationS3 {
+    /// L'identité canonique (`s3://compartiment/prefixe[?endpoint=…]`), qui nomme le plan
+    /// avec le dossier. Elle ne contient jamais de secret.
     pub(crate) fn identite(&self) -> String {
-        self.to_string()
+        let mut identite = format!("s3://{}", self.compartiment);
+        if !self.prefixe.is_empty() {
+            identite.push('/');
+            identite.push_str(&self.prefixe);
+        }
+        if let Some(e) = &self.endpoint {
+            identite.push_str("?endpoint=");
+            identite.push_str(e);
+        }
+        identite
     }
 
-    /// Relit une identité écrite par [`Destination::identite`], y compris par une version
-    /// antérieure de `vigie` : un instant sans fuseau y est lu en UTC. L'identité ainsi relue
-    /// peut s'écrire autrement (instants normalisés) : un plan se retrouve par l'identité
-    /// stockée, jamais par celle-ci.
-    pub(crate) fn depuis_identite(identite: &str) -> Result<Self, ErreurDestination> {
-        if let Some(reste) = identite.strip_prefix("vigiechiro:") {
-            let (cible, api) = match reste.split_once("?api=") {
-                Some((c, a)) => (c, a),
-                None => (reste, API_VIGIECHIRO),
-            };
-            let forme = || ErreurDestination::Forme(identite.to_owned());
-            let instant = |t: &str| InstantUtc::lire(t).ok_or_else(forme);
-            let morceaux: Vec<&str> = cible.split('/').collect();
-            let participation = match morceaux.as_slice() {
-                ["participation", id] => CibleParticipation::existante(id)?,
-                ["site", site, "point", point, "debut", debut, "fin", fin] => {
-                    CibleParticipation::ACreer {
-                        site: identifiant("site", site)?,
-                        point: Some(point_valide(point)?),
-                        debut: instant(debut)?,
-                        fin: instant(fin)?,
-                    }
-                }
-                // Sans point (site routier ou pédestre).
-                ["site", site, "debut", debut, "fin", fin] => CibleParticipation::ACreer {
-                    site: identifiant("site", site)?,
-                    point: None,
-                    debut: instant(debut)?,
-                    fin: instant(fin)?,
-                },
-                _ => return Err(forme()),
-            };
-            return DestinationVigieChiro::nouveau(api, participation, true)
-                .map(Destination::VigieChiro);
-        }
+    /// Relit une identité écrite par [`DestinationS3::identite`].
+    pub(crate) fn relire(identite: &str) -> Result<Self, ErreurDestination> {
         let (s3, endpoint) = match identite.split_once("?endpoint=") {
             Some((s3, e)) => (s3, Some(e)),
             None => (identite, None),
         };
         // L'identité a été validée à sa création, http:// local ou explicitement autorisé.
-        DestinationS3::analyser(s3, endpoint, true).map(Destination::S3)
+        DestinationS3::analyser(s3, endpoint, true)
     }
+}
 
-    /// La plateforme Vigie-Chiro, si c'est elle.
-    pub(crate) fn plateforme(&self) -> Option<&DestinationVigieChiro> {
-        match self {
-            Destination::S3(_) => None,
-            Destination::VigieChiro(d) => Some(d),
+impl DestinationVigieChiro {
+    /// L'identité canonique (`vigiechiro:participation/ID` ou `vigiechiro:site/…/debut/…/fin/…`,
+    /// `?api=` hors de l'API par défaut), qui nomme le plan avec le dossier. Elle ne contient
+    /// jamais de secret.
+    pub(crate) fn identite(&self) -> String {
+        let mut identite = match &self.participation {
+            CibleParticipation::Existante(id) => format!("vigiechiro:participation/{id}"),
+            CibleParticipation::ACreer {
+                site,
+                point,
+                debut,
+                fin,
+            } => {
+                let point = point
+                    .as_ref()
+                    .map_or_else(String::new, |p| format!("point/{p}/"));
+                format!(
+                    "vigiechiro:site/{site}/{point}debut/{}/fin/{}",
+                    debut.iso(),
+                    fin.iso()
+                )
+            }
+        };
+        if self.api != API_VIGIECHIRO {
+            identite.push_str("?api=");
+            identite.push_str(&self.api);
         }
+        identite
     }
 
-    /// La participation existante que désigne la destination (vers la plateforme, par son
-    /// identifiant).
+    /// Relit une identité écrite par [`DestinationVigieChiro::identite`], y compris par une
+    /// version antérieure de `vigie` : un instant sans fuseau y est lu en UTC. L'identité ainsi
+    /// relue peut s'écrire autrement (instants normalisés) : un plan se retrouve par
+    /// l'identité stockée, jamais par celle-ci.
+    pub(crate) fn relire(identite: &str) -> Result<Self, ErreurDestination> {
+        let forme = || ErreurDestination::Forme(identite.to_owned());
+        let reste = identite.strip_prefix("vigiechiro:").ok_or_else(forme)?;
+        let (cible, api) = match reste.split_once("?api=") {
+            Some((c, a)) => (c, a),
+            None => (reste, API_VIGIECHIRO),
+        };
+        let instant = |t: &str| InstantUtc::lire(t).ok_or_else(forme);
+        let morceaux: Vec<&str> = cible.split('/').collect();
+        let participation = match morceaux.as_slice() {
+            ["participation", id] => CibleParticipation::existante(id)?,
+            ["site", site, "point", point, "debut", debut, "fin", fin] => {
+                CibleParticipation::ACreer {
+                    site: identifiant("site", site)?,
+                    point: Some(point_valide(point)?),
+                    debut: instant(debut)?,
+                    fin: instant(fin)?,
+                }
+            }
+            // Sans point (site routier ou pédestre).
+            ["site", site, "debut", debut, "fin", fin] => CibleParticipation::ACreer {
+                site: identifiant("site", site)?,
+                point: None,
+                debut: instant(debut)?,
+                fin: instant(fin)?,
+            },
+            _ => return Err(forme()),
+        };
+        DestinationVigieChiro::nouveau(api, participation, true)
+    }
+
+    /// La participation existante qu'elle désigne, par son identifiant.
     pub(crate) fn participation_donnee(&self) -> Option<&IdObjet> {
-        match &self.plateforme()?.participation {
+        match &self.participation {
             CibleParticipation::Existante(id) => Some(id),
             CibleParticipation::ACreer { .. } => None,
         }
     }
 
-    /// La clé d'une unité : préfixe + chemin pour S3 ; pour Vigie-Chiro, le titre (nom du
-    /// fichier), la plateforme fabriquant elle-même la clé S3 (`wav/pa-<participation>/<titre>`).
-    pub(crate) fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
-        match self {
-            Destination::S3(d) => d.cle(chemin),
-            Destination::VigieChiro(_) => {
-                if !chemin_sur(chemin) {
-                    return Err(ErreurDestination::Cle(chemin.to_owned()));
-                }
-                Ok(chemin.rsplit('/').next().unwrap_or(chemin).to_owned())
-            }
+    /// La clé d'une unité : le titre (nom du fichier), la plateforme fabriquant elle-même la
+    /// clé S3 (`wav/pa-<participation>/<titre>`).
+    pub(crate) fn cle(chemin: &str) -> Result<String, ErreurDestination> {
+        if !chemin_sur(chemin) {
+            return Err(ErreurDestination::Cle(chemin.to_owned()));
         }
+        Ok(chemin.rsplit('/').next().unwrap_or(chemin).to_owned())
     }
 }
 
 /// Ce qui est propre à une destination dans le bilan d'un passage et dans ce qu'il annonce :
 /// fourni par elle (son dépositaire), porté par le moteur générique sans qu'il le lise, lu par
 /// l'affichage (`suivi`). Le moteur ne compte que des issues génériques (déposée, déjà
-/// présente, en échec…) ; la destination dit où étaient les fichiers qu'elle tenait déjà, et
-/// ce qui a reçu la nuit.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) enum PartieDuBilan {
-    /// Un compartiment S3 : rien de plus que le bilan générique (aussi le bilan d'une commande
-    /// dont aucun passage n'a eu lieu).
-    #[default]
-    S3,
-    /// La plateforme Vigie-Chiro : la participation qui a reçu la nuit (celle que `vigie
-    /// traiter` lancera).
-    VigieChiro { participation: IdObjet },
+/// présente, en échec…) ; la destination dit où étaient les fichiers qu'elle tenait déjà, et,
+/// si elle en a une, la participation qui a reçu la nuit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PartieDuBilan {
+    /// Où étaient les fichiers que la destination tenait déjà, pour l'utilisateur (« à la
+    /// destination », « sur la plateforme »).
+    pub(crate) lieu: &'static str,
+    /// La participation qui a reçu la nuit (celle que `vigie traiter` lancera), pour une
+    /// destination qui en a.
+    pub(crate) participation: Option<IdObjet>,
+}
+
+impl Default for PartieDuBilan {
+    /// Rien de plus que le bilan générique (aussi le bilan d'une commande dont aucun passage
+    /// n'a eu lieu).
+    fn default() -> Self {
+        PartieDuBilan {
+            lieu: "à la destination",
+            participation: None,
+        }
+    }
 }
 
 impl PartieDuBilan {
     /// Où étaient les fichiers que la destination tenait déjà, pour l'utilisateur.
     pub(crate) fn lieu(&self) -> &'static str {
-        match self {
-            PartieDuBilan::S3 => "à la destination",
-            PartieDuBilan::VigieChiro { .. } => "sur la plateforme",
-        }
+        self.lieu
     }
 
     /// La participation qui a reçu la nuit (vers la plateforme).
     pub(crate) fn participation(&self) -> Option<&IdObjet> {
-        match self {
-            PartieDuBilan::S3 => None,
-            PartieDuBilan::VigieChiro { participation } => Some(participation),
-        }
-    }
-}
-
-impl From<DestinationS3> for Destination {
-    fn from(d: DestinationS3) -> Self {
-        Destination::S3(d)
-    }
-}
-
-impl From<DestinationVigieChiro> for Destination {
-    fn from(d: DestinationVigieChiro) -> Self {
-        Destination::VigieChiro(d)
-    }
-}
-
-impl fmt::Display for Destination {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Destination::S3(d) => {
-                write!(f, "s3://{}", d.compartiment)?;
-                if !d.prefixe.is_empty() {
-                    write!(f, "/{}", d.prefixe)?;
-                }
-                if let Some(e) = &d.endpoint {
-                    write!(f, "?endpoint={e}")?;
-                }
-                Ok(())
-            }
-            Destination::VigieChiro(d) => {
-                match &d.participation {
-                    CibleParticipation::Existante(id) => {
-                        write!(f, "vigiechiro:participation/{id}")?
-                    }
-                    CibleParticipation::ACreer {
-                        site,
-                        point,
-                        debut,
-                        fin,
-                    } => {
-                        write!(f, "vigiechiro:site/{site}/")?;
-                        if let Some(point) = point {
-                            write!(f, "point/{point}/")?;
-                        }
-                        write!(f, "debut/{}/fin/{}", debut.iso(), fin.iso())?
-                    }
-                }
-                if d.api != API_VIGIECHIRO {
-                    write!(f, "?api={}", d.api)?;
-                }
-                Ok(())
-            }
-        }
+        self.participation.as_ref()
     }
 }
 
@@ -461,7 +447,7 @@ fn compartiment_valide(nom: &str) -> bool {
 }
 
 /// Un chemin relatif qui ne peut pas sortir du préfixe.
-fn chemin_sur(chemin: &str) -> bool {
+pub(crate) fn chemin_sur(chemin: &str) -> bool {
     // Un chemin ASCII (le cas de tous les noms que la plateforme accepte) s'examine octet par
     // octet : chaque fichier d'une saison passe ici à chaque relance.
     let controle = if chemin.is_ascii() {
@@ -517,11 +503,10 @@ mod tests {
         let d = DestinationS3::analyser("s3://nuits/2026/site-12/", None, false).unwrap();
         assert_eq!(d.prefixe, "2026/site-12");
         assert_eq!(d.cle("a/b.wav").unwrap(), "2026/site-12/a/b.wav");
-        let d = Destination::S3(
-            DestinationS3::analyser("s3://nuits", Some("http://127.0.0.1:9000/"), false).unwrap(),
-        );
+        let d =
+            DestinationS3::analyser("s3://nuits", Some("http://127.0.0.1:9000/"), false).unwrap();
         assert_eq!(d.identite(), "s3://nuits?endpoint=http://127.0.0.1:9000");
-        assert_eq!(Destination::depuis_identite(&d.identite()).unwrap(), d);
+        assert_eq!(DestinationS3::relire(&d.identite()).unwrap(), d);
         assert_eq!(d.cle("b.wav").unwrap(), "b.wav");
     }
 
@@ -603,9 +588,8 @@ mod tests {
             )
             .unwrap(),
         ] {
-            let d = Destination::VigieChiro(d);
             assert_eq!(
-                Destination::depuis_identite(&d.identite()).unwrap(),
+                DestinationVigieChiro::relire(&d.identite()).unwrap(),
                 d,
                 "{}",
                 d.identite()
@@ -619,16 +603,8 @@ mod tests {
             )
             .is_err()
         );
-        let d = Destination::VigieChiro(
-            DestinationVigieChiro::nouveau(
-                API_VIGIECHIRO,
-                CibleParticipation::existante(P).unwrap(),
-                false,
-            )
-            .unwrap(),
-        );
-        assert_eq!(d.cle("sous/a.wav").unwrap(), "a.wav");
-        assert!(d.cle("../a.wav").is_err());
+        assert_eq!(DestinationVigieChiro::cle("sous/a.wav").unwrap(), "a.wav");
+        assert!(DestinationVigieChiro::cle("../a.wav").is_err());
     }
 
     #[test]
@@ -673,14 +649,12 @@ mod tests {
     #[test]
     fn instants_normalises_dans_l_identite() {
         let d = |debut: &str, fin: &str| {
-            Destination::VigieChiro(
-                DestinationVigieChiro::nouveau(
-                    API_VIGIECHIRO,
-                    CibleParticipation::a_creer(S, Some("A1"), debut, fin).unwrap(),
-                    false,
-                )
-                .unwrap(),
+            DestinationVigieChiro::nouveau(
+                API_VIGIECHIRO,
+                CibleParticipation::a_creer(S, Some("A1"), debut, fin).unwrap(),
+                false,
             )
+            .unwrap()
             .identite()
         };
         assert_eq!(
@@ -707,28 +681,11 @@ mod tests {
         let ancienne = format!(
             "vigiechiro:site/{S}/point/A1/debut/2026-04-22T21:00:00/fin/2026-04-23T06:00:00"
         );
-        let relue = Destination::depuis_identite(&ancienne).unwrap();
+        let relue = DestinationVigieChiro::relire(&ancienne).unwrap();
         assert_eq!(
             relue.identite(),
             d("2026-04-22T21:00:00Z", "2026-04-23T06:00:00Z")
         );
-    }
-
-    #[test]
-    fn la_plateforme_et_sa_participation_donnee() {
-        let s3 = Destination::depuis_identite("s3://nuits/p").unwrap();
-        assert_eq!(s3.plateforme(), None);
-        assert_eq!(s3.participation_donnee(), None);
-        let donnee =
-            Destination::depuis_identite(&format!("vigiechiro:participation/{P}")).unwrap();
-        assert!(donnee.plateforme().is_some());
-        assert_eq!(donnee.participation_donnee().map(IdObjet::as_str), Some(P));
-        let a_creer = Destination::depuis_identite(&format!(
-            "vigiechiro:site/{S}/debut/2026-06-21T21:30:00Z/fin/2026-06-22T06:00:00Z"
-        ))
-        .unwrap();
-        assert!(a_creer.plateforme().is_some());
-        assert_eq!(a_creer.participation_donnee(), None);
     }
 
     #[test]

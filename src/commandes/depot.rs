@@ -12,16 +12,15 @@ use super::reglages::ReglagesFusionnes;
 use super::{octets_lisibles, ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
-use crate::depot::fabrique::Fabrique;
+use crate::depot::fabrique::Destination;
+use crate::depot::fabrique::OptionsAdresse;
 use crate::depot::relecture::empreinte::meme_contenu_que_depose;
-use crate::destination::{
-    CibleParticipation, Destination, DestinationS3, DestinationVigieChiro, IdObjet,
-};
+use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::inventaire::{self, Enregistrement, Inventaire};
 use crate::noms::{self, Empechement};
 use crate::plan::{
     Base, DeposeeARelire, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus,
-    Replanification, SequencePreparee, VerrouPlan,
+    Replanification, SequencePreparee, Sorte, VerrouPlan,
 };
 use crate::plateforme::FichierAttendu;
 use crate::plateforme::conseil::commande;
@@ -75,7 +74,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     }
     let dossier = args.dossiers[0].clone();
     let destination = destination_demandee(&args)?;
-    let fabrique = Fabrique::de(&destination);
+    let fabrique = &destination;
     // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
     // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
     if fabrique.exige_un_jeton() && !args.simulation {
@@ -91,7 +90,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     };
     let preparation = preparer(&dossier, &destination, horodatages)?;
     let destination = avec_les_canaux(destination, &preparation);
-    let fabrique = Fabrique::de(&destination);
+    let fabrique = &destination;
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
@@ -238,9 +237,9 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     let (dossier, destination, identite, retenus) = {
         let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;
-        let destination = Destination::depuis_identite(&plan.destination)?;
+        let destination = Destination::du_plan(&plan)?;
         signaler_endpoint_ignore(plan.id, &destination, &args.s3);
-        if Fabrique::de(&destination).exige_un_jeton() {
+        if destination.exige_un_jeton() {
             crate::jeton::lire()?;
         }
         let retenus = base.reglages(plan.id)?;
@@ -252,10 +251,10 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
     let preparation = preparer(Path::new(&dossier), &destination, Horodatages::Juges)?;
-    if Fabrique::de(&destination).lit_les_sequences() {
+    if destination.lit_les_sequences() {
         garder_la_nuit(g, &preparation, &identite, Path::new(&dossier), false)?;
     }
-    let moi = match Fabrique::de(&destination).plateforme() {
+    let moi = match destination.plateforme() {
         Some(dest) => Some(
             super::vigiechiro::verifier_plateforme(
                 g,
@@ -343,12 +342,11 @@ fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).
 fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     if let Some(vers) = &args.vers {
-        return Ok(DestinationS3::analyser(
-            vers,
-            args.s3.endpoint_url.as_deref(),
-            args.autoriser_http,
-        )?
-        .into());
+        let options = OptionsAdresse {
+            endpoint: args.s3.endpoint_url.as_deref(),
+            autoriser_http: args.autoriser_http,
+        };
+        return crate::depot::inscription::analyser_vers(vers, options);
     }
     if args.site.len() > 1 || (args.participation.is_some() && !args.site.is_empty()) {
         return Err(ErreurAvecCode::nouveau(
@@ -389,7 +387,7 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
 /// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne
 /// disent pas, déduits de ses séquences (`garde::deduire_les_canaux`).
 fn avec_les_canaux(destination: Destination, preparation: &Preparation) -> Destination {
-    let Destination::VigieChiro(mut dest) = destination else {
+    let Some(mut dest) = destination.plateforme().cloned() else {
         return destination;
     };
     let chemins = preparation
@@ -585,7 +583,7 @@ pub(super) fn examiner(
     // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup,
     // avec les horodatages qu'elle accepterait mais qui la tromperaient (après les noms : une
     // seule cause par fichier, la racine).
-    if Fabrique::de(destination).juge_les_noms() {
+    if destination.juge_les_noms() {
         empechements.extend(refus_de_la_plateforme(dossier, &inventaire));
         if horodatages == Horodatages::Juges {
             for (e, cle) in horodatages_refuses(dossier, &inventaire) {
@@ -748,7 +746,7 @@ pub(super) fn enregistrer(
     let r = planifier_en_relisant(
         &mut base,
         &dossier,
-        identite,
+        (&destination.sorte(), identite),
         &fichiers,
         redeposer_modifies,
         None,
@@ -797,7 +795,7 @@ pub(super) fn annoncer_carte_brute(
 pub(super) fn planifier_en_relisant(
     base: &mut Base,
     dossier: &str,
-    identite: &str,
+    destination: (&Sorte, &str),
     fichiers: &[FichierPlanifie],
     redeposer_modifies: bool,
     perimetre: Option<&[String]>,
@@ -806,7 +804,7 @@ pub(super) fn planifier_en_relisant(
     loop {
         let issue = base.planifier_dans(
             dossier,
-            identite,
+            destination,
             fichiers,
             redeposer_modifies,
             dates_seules.as_ref(),
@@ -880,7 +878,7 @@ fn refuser_si_deja_planifie(
         if plan.dossier != dossier || plan.destination == identite {
             continue;
         }
-        let Ok(autre) = Destination::depuis_identite(&plan.destination) else {
+        let Ok(autre) = Destination::du_plan(&plan) else {
             continue;
         };
         let Some(autre) = autre.plateforme() else {

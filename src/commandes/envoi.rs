@@ -13,10 +13,10 @@ use anyhow::{Context, Result};
 use super::etat::prochaine_commande;
 use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
-use crate::depot::fabrique::{DepositaireDuPlan, Fabrique, ReglagesDestination};
+use crate::depot::fabrique::{AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination};
 use crate::depot::relecture::verification;
 use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
-use crate::destination::{Destination, IdObjet};
+use crate::destination::IdObjet;
 use crate::plan::{Base, DepotPlan, EtatUnite, VerrouPlan};
 use crate::reessai::{Annulation, Profil, Reglages, ReglagesEnSecondes};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
@@ -223,15 +223,17 @@ pub(super) async fn passage(
         pause.attente_max = attente_reseau;
     }
     let emetteur = Emetteur::nouveau(emission, arret).sous_limite(e.debit.clone());
-    let depositaire = Fabrique::de(e.destination)
-        .depositaire(
-            &base,
-            &plan,
-            &emetteur,
-            suivi.as_ref(),
-            e.moi.as_ref(),
-            &e.reglages_destination(),
-        )
+    let reglages = e.reglages_destination();
+    let depositaire = e
+        .destination
+        .depositaire(AvantLEnvoi {
+            base: &base,
+            plan: &plan,
+            emetteur: &emetteur,
+            suivi: suivi.as_ref(),
+            moi: e.moi.as_ref(),
+            reglages: &reglages,
+        })
         .await;
     // Un certificat refusé dès ces lectures (portail captif, proxy) : rien ne partira.
     if let Some(e) = super::certificat_refuse(&emetteur) {
@@ -301,10 +303,10 @@ pub(super) fn afficher_bilan(
     let suite = prochaine_commande(b.plan, &b.resume)
         .or_else(|| {
             b.destination.participation().filter(|_| !b.interrompu)?;
-            Some(Fabrique::de(destination).rappel_traiter())
+            destination.rappel_traiter()
         })
         .filter(|_| avec_suite);
-    let page = Fabrique::de(destination)
+    let page = destination
         .plateforme()
         .zip(b.destination.participation())
         .and_then(|(d, p)| crate::suivi::saison::adresse_participation(&d.api, p.as_str()));
@@ -315,9 +317,7 @@ pub(super) fn afficher_bilan(
 /// Un `--endpoint-url` que le plan ne prendra pas en compte est dit (voir
 /// [`Fabrique::endpoint_ignore`]).
 pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
-    if let Some(alerte) =
-        Fabrique::de(destination).endpoint_ignore(plan, s3.endpoint_url.as_deref())
-    {
+    if let Some(alerte) = destination.endpoint_ignore(plan, s3.endpoint_url.as_deref()) {
         let _ = writeln!(crate::sortie::erreur(), "{alerte}");
     }
 }
@@ -355,8 +355,8 @@ fn verifier_un(
     let plan = base.plan(Some(plan))?;
     let libelle = nuit.map_or_else(|| plan.id.to_string(), |n| format!("de la nuit {n}"));
     let _verrou = VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
-    let destination = Destination::depuis_identite(&plan.destination)?;
-    let fabrique = Fabrique::de(&destination);
+    let destination = Destination::du_plan(&plan)?;
+    let fabrique = &destination;
     signaler_endpoint_ignore(plan.id, &destination, &args.s3);
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = reglages_emission(&args.reessai)?;
@@ -375,9 +375,13 @@ fn verifier_un(
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
         let relecture = fabrique.relecture(&plan, &config_s3(&args.s3)).await?;
-        relecture
-            .constater(deposees, &emetteur, &AnnoncesSuivi(suivi.as_ref()))
-            .await
+        verification::constater(
+            relecture.as_ref(),
+            deposees,
+            &emetteur,
+            &AnnoncesSuivi(suivi.as_ref()),
+        )
+        .await
     })?;
     crate::suivi::liberer_terminal();
     if let Some(e) = super::certificat_refuse(&emetteur) {

@@ -31,8 +31,9 @@ use super::envoi::Envoi;
 use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
+use crate::depot::fabrique::Destination;
 use crate::depot::relecture::inventaire_distant::{self, EtatDistant};
-use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
+use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::inventaire::{Enregistrement, NonEnvoyes, verdict_plateforme};
 use crate::plan::{
@@ -849,9 +850,9 @@ fn planifier_la_nuit(
         anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
     };
     let fichiers = fichiers_de_la_nuit(s.reunion, n, &racine, &destination)?;
-    let identite = match &n.sort {
-        Sort::Liee { plan } => plan.destination.clone(),
-        _ => destination.identite(),
+    let (sorte, identite) = match &n.sort {
+        Sort::Liee { plan } => (plan.sorte.clone(), plan.destination.clone()),
+        _ => (destination.sorte(), destination.identite()),
     };
     // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
     // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
@@ -872,7 +873,7 @@ fn planifier_la_nuit(
     let r = planifier_en_relisant(
         base,
         &dossier,
-        &identite,
+        (&sorte, &identite),
         &fichiers,
         s.args.redeposer_modifies,
         Some(&perimetre),
@@ -922,7 +923,7 @@ fn destination_de_la_nuit(
                 )?)
             };
             let racine = monter_si_besoin(s, base, plan, &libelle, racine)?;
-            let destination = Destination::depuis_identite(&plan.destination)?;
+            let destination = Destination::du_plan(plan)?;
             return Ok((destination, racine, verrou));
         }
         Sort::Reprise { participation, .. } => CibleParticipation::Existante(participation.clone()),
@@ -1437,7 +1438,7 @@ fn garder_les_liees<'n>(
 ) -> Result<Vec<Reinventoriee<'n>>> {
     let mut preparees = Vec::with_capacity(nuits.len());
     for (n, plan) in nuits.iter().zip(plans) {
-        let destination = Destination::depuis_identite(&plan.destination)?;
+        let destination = Destination::du_plan(&plan)?;
         let preparation = preparer(Path::new(&plan.dossier), &destination, Horodatages::Juges)?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
         let a_garder = super::garde::NuitAGarder {
@@ -1544,7 +1545,7 @@ fn replanifier(
     let r = planifier_en_relisant(
         base,
         &plan.dossier,
-        &plan.destination,
+        (&plan.sorte, &plan.destination),
         fichiers,
         false,
         Some(&[String::new()]),
@@ -1642,7 +1643,7 @@ mod tests_course {
             "vigiechiro:participation/64a1b2c3d4e5f60718293d02",
             "vigiechiro:participation/64a1b2c3d4e5f60718293d03",
         ]
-        .map(|d| Destination::depuis_identite(d).unwrap());
+        .map(|d| Destination::from(DestinationVigieChiro::relire(d).unwrap()));
         let commune = Envoi::nouveau(&args.envoi, &args.s3, &nuits[0]).unwrap();
         let envois = envois_des_nuits(
             &commune,
@@ -1679,7 +1680,7 @@ mod tests_reunion {
 
     fn provisoire() -> Destination {
         let zero = IdObjet::nul();
-        Destination::VigieChiro(
+        Destination::from(
             DestinationVigieChiro::nouveau(
                 crate::destination::API_VIGIECHIRO,
                 CibleParticipation::Existante(zero),

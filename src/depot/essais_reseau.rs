@@ -153,7 +153,7 @@ impl Depositaire for DepositaireSimule {
     }
 
     fn partie_du_bilan(&self) -> crate::destination::PartieDuBilan {
-        crate::destination::PartieDuBilan::S3
+        crate::destination::PartieDuBilan::default()
     }
 }
 

@@ -1,38 +1,37 @@
-//! Le point de construction unique de chaque destination, à la manière des backends de rclone
-//! (`fs.NewFs` : le nom d'un remote choisit son backend, qui construit tout le reste).
+//! Ce qu'est une destination pour le reste de `vigie` : une [`Fabrique`], à la manière des
+//! backends de rclone (`fs.Fs` : un remote construit tout ce qui lui est propre).
 //!
-//! La destination d'un plan choisit sa fabrique ([`Fabrique::de`], le seul endroit qui
-//! distingue S3 de la plateforme), et la fabrique construit ce que les commandes utilisent :
-//! le dépositaire d'un passage, avec ce qu'il faut savoir avant son premier envoi
-//! ([`Fabrique::depositaire`]) et sa sonde du réseau ; la relecture de `vigie verifier`
-//! ([`Fabrique::relecture`]) ; les libellés et les avertissements propres à la destination.
-//! Ce qui n'existe que pour l'une se demande comme une fonctionnalité facultative (les
-//! `Features` d'un backend rclone) : [`Fabrique::plateforme`] rend la plateforme Vigie-Chiro,
-//! dont les vérifications d'avant l'envoi (jeton, participation, point) sont celles des
-//! commandes. Les commandes câblent, sans savoir vers quoi elles envoient.
+//! Tout ce qui diffère d'une destination à l'autre est porté par sa fabrique : son identité
+//! (qui nomme le plan), ses clés, le dépositaire d'un passage avec ce qu'il faut savoir avant
+//! son premier envoi ([`Fabrique::depositaire`]), la relecture de `vigie verifier`
+//! ([`Fabrique::relecture`]), ses avertissements et ses rappels ; ce qui vaut pour la sorte
+//! entière (lire une adresse `--vers`, relire une identité, le geste d'un refus) est dans son
+//! inscription ([`Inscription`], listée dans `inscription.rs`, qui relit la destination d'un
+//! plan : `Destination::du_plan`). Ce qui n'existe que pour l'une se demande comme une
+//! fonctionnalité facultative (les `Features` d'un backend rclone) : [`Fabrique::plateforme`]
+//! rend la plateforme Vigie-Chiro, dont les vérifications d'avant l'envoi (jeton,
+//! participation, point) sont celles des commandes. Les commandes câblent une [`Destination`]
+//! sans savoir vers quoi elles envoient.
+//!
+//! Les futurs sont mis en boîte : une fabrique est un objet (`dyn`), choisi à l'exécution.
 
-use std::path::PathBuf;
+use std::borrow::Cow;
+use std::fmt;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+use futures_util::future::{BoxFuture, LocalBoxFuture};
 
 use super::relecture::verification::Relecture;
-use super::s3::DepositaireS3;
-use super::s3::destination::{InventaireS3, LectureDestination, lire_destination};
-use super::vigiechiro::DepositaireVigieChiro;
-use super::{
-    AnnoncesSuivi, ContexteUnite, DecisionsDuPlan, Depositaire, IssueUnite, Resultat, Suivi,
-};
-use crate::destination::{CibleParticipation, Destination, DestinationS3, DestinationVigieChiro};
-use crate::destination::{IdObjet, PartieDuBilan, valider_endpoint};
-use crate::plan::{Base, DepotPlan};
-use crate::plateforme::conseil::commande;
+use super::{ContexteUnite, Depositaire, IssueUnite, Resultat, Suivi};
+use crate::destination::{DestinationVigieChiro, ErreurDestination, IdObjet, PartieDuBilan};
+use crate::plan::{Base, CauseRefus, DepotPlan, Sorte};
 use crate::reessai::ReponseApi;
-use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::transport::Emetteur;
-use crate::transport::s3::{ClientS3, ConfigS3};
+use crate::transport::s3::ConfigS3;
 
-const MIO: u64 = 1024 * 1024;
+/// Un mébioctet, l'unité des réglages de taille.
+pub(crate) const MIO: u64 = 1024 * 1024;
 
 /// Ce que la ligne de commande règle pour toute destination.
 #[derive(Debug, Clone, Default)]
@@ -45,58 +44,150 @@ pub(crate) struct ReglagesDestination {
     pub(crate) taille_partie_mio: u64,
 }
 
-/// La fabrique d'une destination.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Fabrique<'a> {
-    S3(&'a DestinationS3),
-    VigieChiro(&'a DestinationVigieChiro),
+/// Ce que l'utilisateur donne avec l'adresse `--vers`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct OptionsAdresse<'a> {
+    /// `--endpoint-url` (ou `AWS_ENDPOINT_URL`).
+    pub(crate) endpoint: Option<&'a str>,
+    /// `--autoriser-http`.
+    pub(crate) autoriser_http: bool,
 }
 
-/// Le dépositaire d'un passage, quelle que soit sa destination.
-pub(crate) enum DepositaireDuPlan {
-    S3(DepositaireS3),
-    VigieChiro(DepositaireVigieChiro),
+/// Une destination inscrite : ce qui vaut pour toute destination de sa sorte.
+pub(crate) struct Inscription {
+    /// Le nom de la sorte, que le plan retient (`depot_plan.sorte`) ; jamais changé.
+    pub(crate) sorte: &'static str,
+    /// La forme de son adresse `--vers` pour l'utilisateur (`s3://COMPARTIMENT/PREFIXE`), si
+    /// elle en a une.
+    pub(crate) forme_vers: Option<&'static str>,
+    /// Lit une adresse `--vers` : `None` si elle n'est pas de cette sorte ; une erreur dit
+    /// ce qu'il faut corriger (code 2, rien n'est envoyé).
+    pub(crate) analyser_vers: fn(&str, OptionsAdresse<'_>) -> Option<Result<Destination>>,
+    /// Relit l'identité d'un plan de cette sorte.
+    pub(crate) relire: fn(&str) -> Result<Destination, ErreurDestination>,
+    /// Le geste qui répond à un refus, quand il est propre à la destination (sinon,
+    /// [`CauseRefus::conseil_general`]).
+    pub(crate) conseil: fn(CauseRefus) -> Option<Cow<'static, str>>,
+    /// Le geste qui précède la relance quand la destination a refusé les identifiants
+    /// (« reconnectez-vous… », « corrigez les identifiants S3 »).
+    pub(crate) geste_identifiants: fn() -> String,
 }
 
-impl Depositaire for DepositaireDuPlan {
-    async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
-        match self {
-            DepositaireDuPlan::S3(d) => d.deposer(ctx).await,
-            DepositaireDuPlan::VigieChiro(d) => d.deposer(ctx).await,
-        }
-    }
-
-    async fn sonder(&self) -> ReponseApi<()> {
-        match self {
-            DepositaireDuPlan::S3(d) => d.sonder().await,
-            DepositaireDuPlan::VigieChiro(d) => d.sonder().await,
-        }
-    }
-
-    fn partie_du_bilan(&self) -> PartieDuBilan {
-        match self {
-            DepositaireDuPlan::S3(d) => d.partie_du_bilan(),
-            DepositaireDuPlan::VigieChiro(d) => d.partie_du_bilan(),
-        }
-    }
+/// Ce qu'une fabrique reçoit pour construire le dépositaire d'un passage.
+pub(crate) struct AvantLEnvoi<'a> {
+    pub(crate) base: &'a Base,
+    pub(crate) plan: &'a DepotPlan,
+    /// La veille du réseau du passage, sous laquelle se lit ce qu'il faut savoir avant le
+    /// premier envoi.
+    pub(crate) emetteur: &'a Emetteur,
+    pub(crate) suivi: &'a dyn Suivi,
+    /// L'utilisateur du jeton, reconnu avant l'envoi (vers la plateforme).
+    pub(crate) moi: Option<&'a IdObjet>,
+    pub(crate) reglages: &'a ReglagesDestination,
 }
 
-impl<'a> Fabrique<'a> {
-    /// La fabrique de cette destination : le seul point de construction.
-    pub(crate) fn de(destination: &'a Destination) -> Self {
-        match destination {
-            Destination::S3(d) => Fabrique::S3(d),
-            Destination::VigieChiro(d) => Fabrique::VigieChiro(d),
-        }
-    }
+/// Une destination, telle que son module la construit.
+pub(crate) trait Fabrique: Send + Sync + fmt::Debug {
+    /// Son inscription (`inscription.rs`) : sa sorte, ce qui vaut pour toutes.
+    fn inscription(&self) -> &'static Inscription;
+
+    /// L'identité canonique, qui nomme le plan avec le dossier ; jamais de secret.
+    fn identite(&self) -> String;
+
+    /// La clé d'une unité, d'après son chemin relatif ; elle ne sort jamais de la destination.
+    fn cle(&self, chemin: &str) -> Result<String, ErreurDestination>;
 
     /// La plateforme Vigie-Chiro, si c'est elle (une fonctionnalité facultative : ses
     /// vérifications d'avant l'envoi, sa participation, ses noms de fichiers).
-    pub(crate) fn plateforme(&self) -> Option<&'a DestinationVigieChiro> {
-        match *self {
-            Fabrique::S3(_) => None,
-            Fabrique::VigieChiro(d) => Some(d),
-        }
+    fn plateforme(&self) -> Option<&DestinationVigieChiro> {
+        None
+    }
+
+    /// Le dépositaire d'un passage, et ce qu'il faut savoir avant son premier envoi, lu sous
+    /// la veille du réseau du passage. Une erreur : rien n'est parti.
+    fn depositaire<'a>(
+        &'a self,
+        avant: AvantLEnvoi<'a>,
+    ) -> LocalBoxFuture<'a, Result<DepositaireDuPlan>>;
+
+    /// La relecture de `vigie verifier` : ce que la destination dit de chaque unité déposée
+    /// du plan.
+    fn relecture<'a>(
+        &'a self,
+        plan: &'a DepotPlan,
+        config_s3: &'a ConfigS3,
+    ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>>;
+
+    /// L'avertissement à donner quand une option de la commande vise autre chose que ce que
+    /// le plan retient (`demande` : le `--endpoint-url` donné), plutôt que de l'ignorer en
+    /// silence.
+    fn endpoint_ignore(&self, _plan: i64, _demande: Option<&str>) -> Option<String> {
+        None
+    }
+
+    /// La commande qui suit un dépôt entier, s'il y en a une propre à la destination (le
+    /// calcul de la plateforme).
+    fn rappel_traiter(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Une destination : sa fabrique, partagée.
+#[derive(Clone)]
+pub(crate) struct Destination(Arc<dyn Fabrique>);
+
+impl<F: Fabrique + 'static> From<F> for Destination {
+    fn from(fabrique: F) -> Self {
+        Destination(Arc::new(fabrique))
+    }
+}
+
+impl fmt::Debug for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.0.inscription().sorte, self.0.identite())
+    }
+}
+
+/// L'identité, telle que l'utilisateur la lit.
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.identite())
+    }
+}
+
+impl PartialEq for Destination {
+    fn eq(&self, autre: &Self) -> bool {
+        self.sorte() == autre.sorte() && self.identite() == autre.identite()
+    }
+}
+
+impl Eq for Destination {}
+
+impl Destination {
+    /// La sorte, que le plan retient.
+    pub(crate) fn sorte(&self) -> Sorte {
+        Sorte::nouvelle(self.0.inscription().sorte)
+    }
+
+    /// L'identité canonique, qui nomme le plan avec le dossier.
+    pub(crate) fn identite(&self) -> String {
+        self.0.identite()
+    }
+
+    /// La clé d'une unité.
+    pub(crate) fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
+        self.0.cle(chemin)
+    }
+
+    /// La plateforme Vigie-Chiro, si c'est elle.
+    pub(crate) fn plateforme(&self) -> Option<&DestinationVigieChiro> {
+        self.0.plateforme()
+    }
+
+    /// La participation existante que désigne la destination (vers la plateforme, par son
+    /// identifiant).
+    pub(crate) fn participation_donnee(&self) -> Option<&IdObjet> {
+        self.plateforme()?.participation_donnee()
     }
 
     /// Rien ne part sans jeton (vers la plateforme) : à exiger avant même d'inventorier.
@@ -120,235 +211,77 @@ impl<'a> Fabrique<'a> {
         self.plateforme().is_some()
     }
 
-    /// Le dépositaire d'un passage, et ce qu'il faut savoir avant son premier envoi, lu sous
-    /// la veille du réseau du passage (`emetteur`) : vers S3, ce que le compartiment tient
-    /// déjà et s'il refuse tout ; vers la plateforme, la participation, créée une seule fois
-    /// au besoin. Une erreur : rien n'est parti. `moi` : l'utilisateur du jeton, reconnu avant
-    /// l'envoi (vers la plateforme).
-    pub(crate) async fn depositaire(
-        &self,
-        base: &Base,
-        plan: &DepotPlan,
-        emetteur: &Emetteur,
-        suivi: &dyn Suivi,
-        moi: Option<&IdObjet>,
-        reglages: &ReglagesDestination,
-    ) -> Result<DepositaireDuPlan> {
-        let taille_partie = reglages.taille_partie_mio * MIO;
-        match self {
-            Fabrique::S3(dest) => {
-                let client = ClientS3::connecter(dest, &reglages.config_s3).await?;
-                let inventaire = ce_que_tient_le_compartiment(
-                    &client,
-                    emetteur,
-                    &dest.prefixe,
-                    suivi,
-                    base,
-                    plan,
-                )
-                .await?;
-                Ok(DepositaireDuPlan::S3(DepositaireS3::nouveau(
-                    client,
-                    reglages
-                        .seuil_multipart_mio
-                        .unwrap_or(super::s3::SEUIL_MULTIPART_MIO)
-                        * MIO,
-                    taille_partie,
-                    inventaire,
-                )))
-            }
-            Fabrique::VigieChiro(dest) => {
-                let client = super::vigiechiro::client_du_jeton(&dest.api)?;
-                let participation = super::vigiechiro::participation::resoudre_participation(
-                    base,
-                    plan.id,
-                    dest,
-                    moi,
-                    &client,
-                    emetteur,
-                    &AnnoncesSuivi(suivi),
-                )
-                .await;
-                let participation = match participation {
-                    Ok(p) => p,
-                    // Le réseau abandonné annule aussi : c'est alors un échec, pas une
-                    // interruption.
-                    Err(_)
-                        if emetteur.annulation().est_annulee()
-                            && !emetteur.reseau().est_abandonne() =>
-                    {
-                        return Err(interrompu());
-                    }
-                    Err(e) => return Err(e),
-                };
-                Ok(DepositaireDuPlan::VigieChiro(
-                    DepositaireVigieChiro::nouveau(
-                        client,
-                        participation,
-                        reglages
-                            .seuil_multipart_mio
-                            .unwrap_or(super::vigiechiro::SEUIL_MULTIPART_MIO)
-                            * MIO,
-                        taille_partie,
-                        plan.multipart_refuse,
-                    ),
-                ))
-            }
-        }
+    /// Voir [`Fabrique::depositaire`].
+    pub(crate) async fn depositaire(&self, avant: AvantLEnvoi<'_>) -> Result<DepositaireDuPlan> {
+        self.0.depositaire(avant).await
     }
 
-    /// La relecture de `vigie verifier` : ce que la destination dit de chaque unité déposée
-    /// du plan.
+    /// Voir [`Fabrique::relecture`].
     pub(crate) async fn relecture(
         &self,
         plan: &DepotPlan,
         config_s3: &ConfigS3,
-    ) -> Result<Relecture> {
-        match self {
-            Fabrique::S3(dest) => Ok(Relecture::S3(Arc::new(
-                ClientS3::connecter(dest, config_s3).await?,
-            ))),
-            Fabrique::VigieChiro(dest) => {
-                let participation = match (&plan.participation, &dest.participation) {
-                    (Some(p), _) => IdObjet::analyser(p),
-                    (None, CibleParticipation::Existante(id)) => Some(id.clone()),
-                    (None, CibleParticipation::ACreer { .. }) => None,
-                }
-                .context("la participation du plan n'est pas connue")?;
-                Ok(Relecture::VigieChiro {
-                    client: Arc::new(super::vigiechiro::client_du_jeton(&dest.api)?),
-                    participation,
-                    dossier: PathBuf::from(&plan.dossier),
-                })
-            }
-        }
+    ) -> Result<Box<dyn Relecture>> {
+        self.0.relecture(plan, config_s3).await
     }
 
-    /// Le point d'accès d'un plan S3 est fixé à sa création (il fait partie de son identité) :
-    /// un `--endpoint-url` (ou `AWS_ENDPOINT_URL`) différent, `demande`, passé à une commande
-    /// qui reprend le plan, n'est pas pris en compte. L'avertissement qui le dit, plutôt que
-    /// de l'ignorer en silence.
+    /// Voir [`Fabrique::endpoint_ignore`].
     pub(crate) fn endpoint_ignore(&self, plan: i64, demande: Option<&str>) -> Option<String> {
-        let Fabrique::S3(d) = self else {
-            return None;
-        };
-        let demande = demande?;
-        let normalise = valider_endpoint(demande, true).ok();
-        if normalise.is_some() && normalise == d.endpoint {
-            return None;
-        }
-        Some(format!(
-            "attention : --endpoint-url (ou AWS_ENDPOINT_URL) {demande} n'est pas pris en compte : le plan {plan} \
-             vise {}, fixé à sa création",
-            d.endpoint
-                .as_deref()
-                .unwrap_or("AWS (point d'accès par défaut)")
-        ))
+        self.0.endpoint_ignore(plan, demande)
     }
 
-    /// La commande qui lance le calcul de la nuit qui vient d'être déposée : `vigie traiter`
-    /// seul (il vise le dernier dépôt, celui-ci), jamais un identifiant à recopier ; avec
-    /// `--api` si `vigie traiter` ne viserait pas de lui-même l'adresse de ce dépôt.
-    pub(crate) fn rappel_traiter(&self) -> String {
-        let mut rappel = commande("traiter");
-        if let Some(d) = self.plateforme() {
-            let par_defaut = crate::connexion::adresse_api(None)
-                .ok()
-                .and_then(|a| valider_endpoint(&a.url, true).ok());
-            if par_defaut.as_deref() != Some(d.api.as_str()) {
-                rappel = rappel.args(["--api", d.api.as_str()]);
-            }
-        }
-        rappel.to_string()
+    /// Voir [`Fabrique::rappel_traiter`].
+    pub(crate) fn rappel_traiter(&self) -> Option<String> {
+        self.0.rappel_traiter()
     }
 }
 
-/// Ce que le compartiment tient déjà, et s'il accepte seulement ces identifiants : lu avant
-/// tout envoi, sous la veille du réseau (les décisions de réessai au journal du plan).
-/// `None` : pas lu, les fichiers qu'il a déjà repartiront. Un refus de toute la destination
-/// est une erreur (code 3) : chaque requête serait refusée de même, rien ne part.
-async fn ce_que_tient_le_compartiment(
-    client: &ClientS3,
-    emetteur: &Emetteur,
-    prefixe: &str,
-    suivi: &dyn Suivi,
-    base: &Base,
-    plan: &DepotPlan,
-) -> Result<Option<Arc<InventaireS3>>> {
-    let journal = DecisionsDuPlan::default();
-    let lecture = crate::transport::sous_veille(
-        &emetteur.observe_par(&journal),
-        lire_destination(client, emetteur, prefixe, &journal),
-        || client.sonder(),
-        &AnnoncesSuivi(suivi),
-    )
-    .await;
-    journal.ecrire(base, plan.id);
-    match lecture {
-        Ok(LectureDestination::Lue(inventaire)) => Ok(Some(Arc::new(inventaire))),
-        Ok(LectureDestination::NonLue(pourquoi)) => {
-            tracing::warn!(
-                "ce que la destination tient déjà n'a pas pu être lu ({pourquoi}) : les \
-                 fichiers qu'elle a déjà repartiront"
-            );
-            Ok(None)
-        }
-        // Le réseau abandonné (au-delà de --attente-reseau) : le passage s'arrête comme il le
-        // fait en plein envoi, le plan dit ce qui reste, le bilan le geste.
-        Ok(LectureDestination::Interrompue) if emetteur.reseau().est_abandonne() => {
-            tracing::warn!(
-                "réseau indisponible depuis plus de {} s avant le premier envoi : rien \
-                 n'est parti",
-                emetteur.attente_reseau().unwrap_or_default().as_secs()
-            );
-            Ok(None)
-        }
-        Ok(LectureDestination::Interrompue) => Err(interrompu()),
-        Err(refus) => Err(ErreurAvecCode::nouveau(
-            CodeSortie::RefusDefinitifs,
-            format!(
-                "{} ; rien n'a été envoyé. Puis relancez la même commande.",
-                refus.message(client.compartiment())
-            ),
-        )
-        .into()),
+/// Le dépositaire d'un passage, quelle que soit sa destination.
+pub(crate) struct DepositaireDuPlan(Box<dyn DepositaireEnBoite>);
+
+impl DepositaireDuPlan {
+    pub(crate) fn nouveau(depositaire: impl Depositaire) -> Self {
+        DepositaireDuPlan(Box::new(depositaire))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// [`Depositaire`], ses futurs mis en boîte pour être appelé comme un objet.
+trait DepositaireEnBoite: Send + Sync + 'static {
+    fn deposer<'a, 'b: 'a>(
+        &'a self,
+        ctx: &'a ContexteUnite<'b>,
+    ) -> BoxFuture<'a, Resultat<IssueUnite>>;
+    fn sonder(&self) -> BoxFuture<'_, ReponseApi<()>>;
+    fn partie_du_bilan(&self) -> PartieDuBilan;
+}
 
-    #[test]
-    fn un_endpoint_different_de_celui_du_plan_est_signale() {
-        let plan =
-            Destination::depuis_identite("s3://nuits/p?endpoint=http://127.0.0.1:9000").unwrap();
-        let plan = Fabrique::de(&plan);
-        assert_eq!(plan.endpoint_ignore(1, None), None);
-        assert_eq!(
-            plan.endpoint_ignore(1, Some("http://127.0.0.1:9000/")),
-            None
-        );
-        assert_eq!(
-            plan.endpoint_ignore(7, Some("https://s3.gra.io.cloud.ovh.net"))
-                .as_deref(),
-            Some(
-                "attention : --endpoint-url (ou AWS_ENDPOINT_URL) https://s3.gra.io.cloud.ovh.net n'est pas \
-                 pris en compte : le plan 7 vise http://127.0.0.1:9000, fixé à sa création"
-            )
-        );
-        let aws = Destination::depuis_identite("s3://nuits/p").unwrap();
-        assert!(
-            Fabrique::de(&aws)
-                .endpoint_ignore(2, Some("http://127.0.0.1:9000"))
-                .is_some_and(|a| a.contains("AWS (point d'accès par défaut)"))
-        );
-        let vc = Destination::depuis_identite("vigiechiro:participation/64a1b2c3d4e5f60718293d01")
-            .unwrap();
-        assert_eq!(
-            Fabrique::de(&vc).endpoint_ignore(3, Some("http://127.0.0.1:9000")),
-            None,
-            "la plateforme n'a pas de point d'accès S3"
-        );
+impl<D: Depositaire> DepositaireEnBoite for D {
+    fn deposer<'a, 'b: 'a>(
+        &'a self,
+        ctx: &'a ContexteUnite<'b>,
+    ) -> BoxFuture<'a, Resultat<IssueUnite>> {
+        Box::pin(Depositaire::deposer(self, ctx))
+    }
+
+    fn sonder(&self) -> BoxFuture<'_, ReponseApi<()>> {
+        Box::pin(Depositaire::sonder(self))
+    }
+
+    fn partie_du_bilan(&self) -> PartieDuBilan {
+        Depositaire::partie_du_bilan(self)
+    }
+}
+
+impl Depositaire for DepositaireDuPlan {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
+        self.0.deposer(ctx).await
+    }
+
+    async fn sonder(&self) -> ReponseApi<()> {
+        self.0.sonder().await
+    }
+
+    fn partie_du_bilan(&self) -> PartieDuBilan {
+        self.0.partie_du_bilan()
     }
 }

@@ -32,6 +32,7 @@
 mod essais_reseau;
 pub(crate) mod evenements;
 pub(crate) mod fabrique;
+pub(crate) mod inscription;
 pub(crate) mod parallelisme;
 mod parties;
 pub(crate) mod passages;

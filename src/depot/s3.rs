@@ -17,6 +17,7 @@
 //! les fichiers suivants échouent de même sans rien émettre.
 
 pub(crate) mod destination;
+pub(crate) mod fabrique;
 
 use futures_util::FutureExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -96,7 +97,7 @@ impl Depositaire for DepositaireS3 {
     }
 
     fn partie_du_bilan(&self) -> PartieDuBilan {
-        PartieDuBilan::S3
+        PartieDuBilan::default()
     }
 }
 

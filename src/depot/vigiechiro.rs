@@ -49,6 +49,7 @@
 //! (finalisé par ce plan lors d'un passage interrompu avant d'être noté).
 
 mod confrontation;
+pub(crate) mod fabrique;
 pub(crate) mod participation;
 
 use futures_util::FutureExt;
@@ -679,8 +680,9 @@ impl Depositaire for DepositaireVigieChiro {
     }
 
     fn partie_du_bilan(&self) -> PartieDuBilan {
-        PartieDuBilan::VigieChiro {
-            participation: self.participation.clone(),
+        PartieDuBilan {
+            lieu: "sur la plateforme",
+            participation: Some(self.participation.clone()),
         }
     }
 }

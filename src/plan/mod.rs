@@ -32,7 +32,7 @@ pub(crate) use calcul::{CalculNote, CsvNote};
 pub(crate) use micros::PointEcoute;
 pub use modele::CauseRefus;
 pub(crate) use modele::{
-    DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Vers,
+    DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Sorte,
 };
 pub(crate) use reglages::ReglagesRetenus;
 pub(crate) use saison::{DernierDepot, NuitLiee, NuitPlanifiee};
@@ -86,6 +86,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0011_retenir_micro_du_point",
         include_str!("../../migrations/0011_retenir_micro_du_point.sql"),
+    ),
+    (
+        "0012_noter_sorte",
+        include_str!("../../migrations/0012_noter_sorte.sql"),
     ),
 ];
 
@@ -580,6 +584,55 @@ mod tests {
         let plan = b.plan(None).unwrap();
         assert_eq!(plan.destination, "s3://c");
         assert_eq!(b.participation(plan.id).unwrap(), (None, None));
+    }
+
+    /// Une base au schéma 11 (d'avant la sorte des plans, migration 0012) : chaque plan
+    /// reçoit la sorte que disait son identité, une fois, et un plan créé ensuite la sienne.
+    #[test]
+    fn base_au_schema_11_chaque_plan_recoit_sa_sorte() {
+        let dir = tempfile::tempdir().unwrap();
+        let chemin = dir.path().join("v.sqlite");
+        base_au_schema(
+            &chemin,
+            11,
+            "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le) VALUES \
+             ('/n', 's3://c/p?endpoint=http://127.0.0.1:9000', 1, 1), \
+             ('/n', 'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 2), \
+             ('/m', 'vigiechiro:site/64a1b2c3d4e5f60718293c01/debut/2026-06-21T21:30:00Z/fin/\
+             2026-06-22T06:00:00Z?api=http://127.0.0.1:1/api/v1', 1, 3);",
+        );
+        let mut b = Base::ouvrir(&chemin).unwrap();
+        assert_eq!(b.version_schema().unwrap(), Base::version_connue());
+        let sortes: Vec<(String, String)> = b
+            .plans()
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.dossier, p.sorte.to_string()))
+            .collect();
+        assert_eq!(
+            sortes,
+            [
+                ("/m".to_owned(), "vigiechiro".to_owned()),
+                ("/n".to_owned(), "vigiechiro".to_owned()),
+                ("/n".to_owned(), "s3".to_owned()),
+            ]
+        );
+        let r = b
+            .planifier_dans(
+                "/o",
+                (&Sorte::nouvelle("dossier"), "dossier:/mnt/nas"),
+                &[],
+                false,
+                None,
+                None,
+            )
+            .unwrap();
+        let Planifiee::Faite(r) = r else {
+            panic!("rien à relire")
+        };
+        let plan = r.plan.unwrap();
+        assert_eq!(plan.sorte, Sorte::nouvelle("dossier"));
+        assert_eq!(b.resume(plan.id).unwrap().sorte, Sorte::nouvelle("dossier"));
     }
 
     /// Une base au schéma 3 (refus du multipart noté) monte au schéma 4 (identité des

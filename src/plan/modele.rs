@@ -1,13 +1,11 @@
 //! Les types du plan : états d'une unité, causes de refus, lignes des tables.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::Serialize;
 
 use crate::plateforme::FichierAttendu;
-use crate::plateforme::conseil::commande;
 
 /// L'état d'une unité, tel qu'écrit dans `depot_unite.etat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -69,24 +67,38 @@ impl FromSql for EtatUnite {
     }
 }
 
-/// Vers où part un plan. Le geste qui répond à un refus en dépend : un jeton Vigie-Chiro ne
-/// se corrige pas comme des identifiants S3, et une participation introuvable n'est pas un
-/// compartiment mal écrit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Vers {
-    #[default]
-    S3,
-    VigieChiro,
+/// La sorte de destination d'un plan (`s3`, `vigiechiro`, `dossier`…), écrite à sa création
+/// dans `depot_plan.sorte` (migration 0012) : le nom sous lequel la destination est inscrite
+/// (`depot/inscription.rs`), qui relit l'identité du plan et dit le geste qui répond à un
+/// refus. Le plan la garde sans la lire.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Sorte(String);
+
+impl Sorte {
+    pub(crate) fn nouvelle(nom: &str) -> Sorte {
+        Sorte(nom.to_owned())
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-impl Vers {
-    /// D'après l'identité d'une destination (`vigiechiro:…` ou `s3://…`).
-    pub(crate) fn de_l_identite(destination: &str) -> Vers {
-        if destination.starts_with("vigiechiro:") {
-            Vers::VigieChiro
-        } else {
-            Vers::S3
-        }
+impl fmt::Display for Sorte {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl ToSql for Sorte {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.0.as_str()))
+    }
+}
+
+impl FromSql for Sorte {
+    fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+        Ok(Sorte(v.as_str()?.to_owned()))
     }
 }
 
@@ -149,59 +161,43 @@ impl CauseRefus {
         }
     }
 
-    /// Ce qui s'est passé et ce qu'il faut corriger, dit sous la liste des unités concernées.
-    /// La commande à lancer ensuite n'y est pas : elle est dite une seule fois, à la fin
-    /// (« Ensuite : … »), d'après l'ensemble des échecs du plan.
-    pub(crate) fn conseil(self, vers: Vers) -> Cow<'static, str> {
-        Cow::Borrowed(match (self, vers) {
-            (CauseRefus::Authentification, Vers::S3) => {
-                "identifiants S3 refusés : corrigez-les (AWS_ACCESS_KEY_ID, --profil)"
+    /// Ce qui s'est passé et ce qu'il faut corriger, dit sous la liste des unités concernées,
+    /// en des termes qui valent pour toute destination : chaque destination dit les siens
+    /// quand le geste lui est propre (un jeton ne se corrige pas comme des identifiants S3 :
+    /// `Inscription::conseil`, `depot/inscription.rs`). La commande à lancer ensuite n'y est
+    /// pas : elle est dite une seule fois, à la fin (« Ensuite : … »), d'après l'ensemble des
+    /// échecs du plan.
+    pub(crate) fn conseil_general(self) -> &'static str {
+        match self {
+            CauseRefus::Authentification => {
+                "identifiants refusés par la destination : corrigez-les"
             }
-            (CauseRefus::Authentification, Vers::VigieChiro) => {
-                return Cow::Owned(format!(
-                    "jeton Vigie-Chiro refusé ou expiré : reconnectez-vous sur le site, puis {}",
-                    commande("connexion").args(["--jeton", "-"])
-                ));
-            }
-            (CauseRefus::Horloge, _) => {
+            CauseRefus::Horloge => {
                 "l'horloge de cet ordinateur s'écarte de plus de 15 min de celle du service, qui \
                  refuse alors toute requête : mettez l'ordinateur à l'heure (réglage automatique \
                  de la date et de l'heure, bon fuseau horaire)"
             }
-            (CauseRefus::Droits, Vers::S3) => {
-                "droits insuffisants sur le compartiment : faites-les corriger"
-            }
-            (CauseRefus::Droits, Vers::VigieChiro) => {
-                "la plateforme refuse l'accès : vérifiez que la participation est la vôtre"
-            }
-            (CauseRefus::Contenu, _) => {
-                "contenu ou nom refusé par la destination : corrigez le fichier"
-            }
-            (CauseRefus::Stockage, Vers::S3) => {
-                "destination introuvable : vérifiez le compartiment, la région ou le point d'accès"
-            }
-            (CauseRefus::Stockage, Vers::VigieChiro) => {
-                "la plateforme ne trouve pas la participation ou le fichier : vérifiez \
-                 l'identifiant de la participation"
-            }
-            (CauseRefus::Local, _) => {
+            CauseRefus::Droits => "droits insuffisants sur la destination : faites-les corriger",
+            CauseRefus::Contenu => "contenu ou nom refusé par la destination : corrigez le fichier",
+            CauseRefus::Stockage => "destination introuvable : vérifiez son adresse",
+            CauseRefus::Local => {
                 "fichier local illisible, disparu ou modifié pendant l'envoi : vérifiez-le"
             }
-            (CauseRefus::Reseau, _) => {
+            CauseRefus::Reseau => {
                 "le réseau n'a pas permis l'envoi : réessayez quand il sera revenu"
             }
-            (CauseRefus::Serveur, _) => {
+            CauseRefus::Serveur => {
                 "le serveur a répondu qu'il était indisponible (5xx, 429) : réessayez un peu plus tard"
             }
-            (CauseRefus::IssueInconnue, _) => {
+            CauseRefus::IssueInconnue => {
                 "envoi parti sans réponse : la relance le vérifiera à la destination avant tout renvoi"
             }
-            (CauseRefus::RemplacementRefuse, _) => {
+            CauseRefus::RemplacementRefuse => {
                 "la plateforme a déjà un fichier de ce nom, finalisé, et refuse de le remplacer : \
                  rien n'est parti. Vérifiez lequel est le bon ; pour remplacer celui de la \
                  plateforme, demandez d'abord à ses gestionnaires de le supprimer"
             }
-        })
+        }
     }
 
     fn depuis_str(s: &str) -> Option<Self> {
@@ -235,6 +231,9 @@ pub(crate) struct DepotPlan {
     pub(crate) id: i64,
     pub(crate) dossier: String,
     pub(crate) destination: String,
+    /// La sorte de la destination, qui relit `destination` (voir [`Sorte`]).
+    #[serde(skip)]
+    pub(crate) sorte: Sorte,
     pub(crate) cree_le: i64,
     pub(crate) actif_le: i64,
     /// La participation Vigie-Chiro qui reçoit la nuit, dès qu'elle est connue (donnée, ou
@@ -336,8 +335,8 @@ pub(crate) struct ResumePlan {
     pub(crate) octets_deposes: u64,
     /// Les échecs regroupés par cause (définitifs et transitoires), triés par cause.
     pub(crate) echecs_par_cause: Vec<(Option<CauseRefus>, bool, u64)>,
-    /// Vers où part le plan (le geste d'un refus en dépend).
-    pub(crate) vers: Vers,
+    /// La sorte de destination du plan (le geste d'un refus en dépend).
+    pub(crate) sorte: Sorte,
 }
 
 impl ResumePlan {

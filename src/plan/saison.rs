@@ -353,7 +353,14 @@ mod tests {
         let mut dans = |fichiers: &[FichierPlanifie], perimetre: &[String]| {
             let sans_date = std::collections::HashSet::new();
             match base
-                .planifier_dans("/s", id, fichiers, false, Some(&sans_date), Some(perimetre))
+                .planifier_dans(
+                    "/s",
+                    (&crate::plan::Sorte::nouvelle("essai"), id),
+                    fichiers,
+                    false,
+                    Some(&sans_date),
+                    Some(perimetre),
+                )
                 .unwrap()
             {
                 crate::plan::Planifiee::Faite(r) => r,

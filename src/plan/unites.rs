@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{OptionalExtension, Row, TransactionBehavior, params};
 
 use super::modele::{
-    CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Vers,
+    CauseRefus, DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Sorte,
 };
 use super::{Base, ErreurBase, Resultat, maintenant_ms, maintenant_s};
 
@@ -157,7 +157,7 @@ fn unite_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotUnite> {
 }
 
 const COLONNES_PLAN: &str = "id, dossier, destination, cree_le, actif_le, participation, \
-     multipart_refuse_le IS NOT NULL";
+     multipart_refuse_le IS NOT NULL, sorte";
 
 fn plan_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotPlan> {
     Ok(DepotPlan {
@@ -168,6 +168,7 @@ fn plan_depuis_ligne(r: &Row<'_>) -> rusqlite::Result<DepotPlan> {
         actif_le: r.get(4)?,
         participation: r.get(5)?,
         multipart_refuse: r.get(6)?,
+        sorte: r.get(7)?,
     })
 }
 
@@ -262,7 +263,8 @@ impl Base {
     ///   `redeposer_modifies`.
     ///
     /// Le code passe par [`Base::planifier_dans`] ; cette forme courte sert aux essais (une
-    /// déposée dont seule la date a changé y est dite changée, sans relecture).
+    /// déposée dont seule la date a changé y est dite changée, sans relecture ; la sorte de
+    /// la destination est « essai » : les essais du plan ne relisent pas sa destination).
     #[cfg(test)]
     pub(crate) fn planifier(
         &mut self,
@@ -273,7 +275,7 @@ impl Base {
     ) -> Resultat<Replanification> {
         match self.planifier_dans(
             dossier,
-            destination,
+            (&Sorte::nouvelle("essai"), destination),
             fichiers,
             redeposer_modifies,
             Some(&HashSet::new()),
@@ -303,7 +305,7 @@ impl Base {
     pub(crate) fn planifier_dans(
         &mut self,
         dossier: &str,
-        destination: &str,
+        (sorte, destination): (&Sorte, &str),
         fichiers: &[FichierPlanifie],
         redeposer_modifies: bool,
         dates_seules: Option<&HashSet<String>>,
@@ -346,9 +348,9 @@ impl Base {
             }
             None => {
                 tx.execute(
-                    "INSERT INTO depot_plan (dossier, destination, cree_le, actif_le) \
-                     VALUES (?1, ?2, ?3, ?3)",
-                    params![dossier, destination, maintenant],
+                    "INSERT INTO depot_plan (dossier, destination, sorte, cree_le, actif_le) \
+                     VALUES (?1, ?2, ?3, ?4, ?4)",
+                    params![dossier, destination, sorte, maintenant],
                 )
                 .map_err(err)?;
                 bilan.cree = true;
@@ -601,17 +603,20 @@ impl Base {
 
     /// Les comptes d'un plan.
     pub(crate) fn resume(&self, plan_id: i64) -> Resultat<ResumePlan> {
-        let mut r = ResumePlan::default();
-        let destination: Option<String> = self
+        let sorte = self
             .conn
             .query_row(
-                "SELECT destination FROM depot_plan WHERE id = ?1",
+                "SELECT sorte FROM depot_plan WHERE id = ?1",
                 [plan_id],
                 |l| l.get(0),
             )
             .optional()
-            .map_err(|e| self.err(e))?;
-        r.vers = destination.as_deref().map_or(Vers::S3, Vers::de_l_identite);
+            .map_err(|e| self.err(e))?
+            .unwrap_or_default();
+        let mut r = ResumePlan {
+            sorte,
+            ..ResumePlan::default()
+        };
         let mut st = self
             .conn
             .prepare_cached(REQUETE_COMPTES)
@@ -1166,7 +1171,14 @@ mod tests {
                 .unwrap();
         }
         let sans_changement = b
-            .planifier_dans("/n", "s3://c", &avant, false, None, None)
+            .planifier_dans(
+                "/n",
+                (&Sorte::nouvelle("s3"), "s3://c"),
+                &avant,
+                false,
+                None,
+                None,
+            )
             .unwrap();
         assert!(matches!(sans_changement, Planifiee::Faite(_)));
         let apres = [
@@ -1180,7 +1192,14 @@ mod tests {
             .execute("UPDATE depot_plan SET actif_le = 0", [])
             .unwrap();
         let Planifiee::ARelire(a_relire) = b
-            .planifier_dans("/n", "s3://c", &apres, false, None, None)
+            .planifier_dans(
+                "/n",
+                (&Sorte::nouvelle("s3"), "s3://c"),
+                &apres,
+                false,
+                None,
+                None,
+            )
             .unwrap()
         else {
             panic!("rien à relire")
@@ -1198,7 +1217,14 @@ mod tests {
 
         let memes: HashSet<String> = ["a.wav".to_string()].into();
         let Planifiee::Faite(r) = b
-            .planifier_dans("/n", "s3://c", &apres, false, Some(&memes), None)
+            .planifier_dans(
+                "/n",
+                (&Sorte::nouvelle("s3"), "s3://c"),
+                &apres,
+                false,
+                Some(&memes),
+                None,
+            )
             .unwrap()
         else {
             panic!("dates relues données : rien à relire")

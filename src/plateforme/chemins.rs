@@ -113,12 +113,10 @@ mod tests {
             natif.as_path()
         );
         // La clé S3 et le titre en dérivent.
-        use crate::destination::Destination;
-        let s3 = Destination::depuis_identite("s3://nuits/pre").unwrap();
+        use crate::destination::{DestinationS3, DestinationVigieChiro};
+        let s3 = DestinationS3::relire("s3://nuits/pre").unwrap();
         assert_eq!(s3.cle(&texte).unwrap(), "pre/2026-06-21/Car170517/a.wav");
-        let vc = Destination::depuis_identite("vigiechiro:participation/64a1b2c3d4e5f60718293d01")
-            .unwrap();
-        assert_eq!(vc.cle(&texte).unwrap(), "a.wav");
+        assert_eq!(DestinationVigieChiro::cle(&texte).unwrap(), "a.wav");
     }
 
     /// Un fichier au bout d'un chemin de plus de 260 caractères (la limite historique de

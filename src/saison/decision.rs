@@ -14,7 +14,8 @@ use super::fuseau::Fuseau;
 use super::nuits::{CleNuit, Protocole};
 use super::sites::{Rapprochement, SiteConnu, numero_proche, rapprocher};
 use super::sort::{NuitDeSaison, Sort, participation_du_plan};
-use crate::destination::{Destination, IdObjet};
+use crate::depot::fabrique::Destination;
+use crate::destination::IdObjet;
 use crate::plan::{Base, NuitLiee};
 use crate::transport::vigiechiro::ParticipationLue;
 
@@ -230,10 +231,10 @@ pub(crate) fn lier_depuis_la_base(
 ) -> crate::plan::Resultat<HashSet<String>> {
     let mut prises: HashSet<String> = HashSet::new();
     for p in base.plans()? {
-        if let Some(id) = p.participation {
+        if let Some(id) = p.participation.clone() {
             prises.insert(id);
         }
-        if let Ok(d) = Destination::depuis_identite(&p.destination)
+        if let Ok(d) = Destination::du_plan(&p)
             && let Some(id) = d.participation_donnee()
         {
             prises.insert(id.to_string());

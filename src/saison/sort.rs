@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use super::correspondance::Preuve;
 use super::fuseau::Fuseau;
 use super::nuits::{CleNuit, Nuit, Protocole};
-use crate::destination::{CibleParticipation, Destination, DestinationVigieChiro, IdObjet};
+use crate::depot::fabrique::Destination;
+use crate::destination::IdObjet;
 use crate::inventaire::Enregistrement;
 use crate::plan::{DepotPlan, NuitLiee};
 
@@ -90,13 +91,10 @@ pub(crate) fn meme_nuit(n: &NuitLiee, cle: &CleNuit) -> bool {
 
 /// La participation d'un plan, si elle est connue (créée, ou donnée par son identité).
 pub(crate) fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
-    plan.participation
-        .clone()
-        .or_else(|| match Destination::depuis_identite(&plan.destination) {
-            Ok(Destination::VigieChiro(DestinationVigieChiro {
-                participation: CibleParticipation::Existante(id),
-                ..
-            })) => Some(id.to_string()),
-            _ => None,
-        })
+    plan.participation.clone().or_else(|| {
+        Destination::du_plan(plan)
+            .ok()?
+            .participation_donnee()
+            .map(IdObjet::to_string)
+    })
 }

@@ -13,7 +13,6 @@ use super::format::{debit_lisible, duree_lisible, octets_lisibles, pluriel};
 use super::{Evenement, liberer_terminal};
 use crate::depot::Bilan;
 pub(crate) use crate::depot::passages::{ArretPassages, FinDesPassages};
-use crate::destination::PartieDuBilan;
 use crate::plateforme::conseil::commande;
 
 /// Efface les barres s'il y en a, puis écrit le bilan sur la sortie standard. `page` :
@@ -75,13 +74,13 @@ pub(crate) fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
     // `deposees_ce_passage`. Vers un compartiment S3 : les unités qu'il tenait déjà,
     // identiques, comptées de même.
     // Ce que la destination ajoute au bilan, qu'elle fournit (`PartieDuBilan`).
-    let destination = match &b.destination {
-        PartieDuBilan::VigieChiro { participation } => DejaLa::Plateforme {
+    let destination = match b.destination.participation() {
+        Some(participation) => DejaLa::Participation {
             participation: participation.as_str(),
             deja_sur_la_plateforme: b.deja_presentes,
             deja_sur_la_plateforme_non_comparees: b.deja_non_comparees,
         },
-        PartieDuBilan::S3 => DejaLa::S3 {
+        None => DejaLa::Destination {
             deja_a_la_destination: b.deja_presentes,
         },
     };
@@ -232,7 +231,7 @@ pub(crate) fn ecrire_bilan(
         writeln!(s, "  En échec, par cause :")?;
     }
     for (cause, definitif, n) in &r.echecs_par_cause {
-        let ligne = cause_et_geste(*cause, *definitif, *n, r.vers);
+        let ligne = cause_et_geste(*cause, *definitif, *n, &r.sorte);
         match cause {
             Some(_) => writeln!(s, "    {ligne}")?,
             None => writeln!(s, "    {ligne} : voir {}", commande("etat").arg(b.plan))?,
@@ -263,7 +262,7 @@ pub(super) fn cause_et_geste(
     cause: Option<crate::plan::CauseRefus>,
     definitif: bool,
     n: u64,
-    vers: crate::plan::Vers,
+    sorte: &crate::plan::Sorte,
 ) -> String {
     let nature = if definitif {
         pluriel(n, "refus définitif", "refus définitifs")
@@ -271,7 +270,10 @@ pub(super) fn cause_et_geste(
         pluriel(n, "échec transitoire", "échecs transitoires")
     };
     match cause {
-        Some(c) => format!("{nature} {c} : {}", c.conseil(vers)),
+        Some(c) => format!(
+            "{nature} {c} : {}",
+            crate::depot::inscription::conseil(sorte, c)
+        ),
         None => format!("{nature} de cause inconnue"),
     }
 }
@@ -332,6 +334,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::destination::PartieDuBilan;
     use crate::plan::{CauseRefus, ResumePlan};
 
     fn bilan(resume: ResumePlan) -> Bilan {
@@ -346,7 +349,7 @@ mod tests {
             deja_presentes: 0,
             deja_non_comparees: 0,
             reglages: Default::default(),
-            destination: PartieDuBilan::S3,
+            destination: PartieDuBilan::default(),
         }
     }
 
@@ -409,6 +412,7 @@ mod tests {
                 (Some(CauseRefus::Droits), true, 1),
                 (Some(CauseRefus::Serveur), false, 2),
             ],
+            sorte: crate::plan::Sorte::nouvelle("s3"),
             ..Default::default()
         });
         let t = texte(&b, Some("vigie retenter-echecs 3"));
@@ -598,9 +602,9 @@ Ensuite : vigie retenter-echecs 3
     }
 
     fn vers_la_plateforme() -> PartieDuBilan {
-        PartieDuBilan::VigieChiro {
-            participation: crate::destination::IdObjet::analyser("64a1b2c3d4e5f60718293d01")
-                .unwrap(),
+        PartieDuBilan {
+            lieu: "sur la plateforme",
+            participation: crate::destination::IdObjet::analyser("64a1b2c3d4e5f60718293d01"),
         }
     }
 
@@ -625,7 +629,7 @@ Ensuite : vigie retenter-echecs 3
         );
         // Sans page (une autre API que celle de la plateforme) : rien, pas l'identifiant.
         assert!(!texte(&b, None).contains("64a1b2c3d4e5f60718293d01"));
-        b.destination = PartieDuBilan::S3;
+        b.destination = PartieDuBilan::default();
         assert!(bilan_json(&b).get("participation").is_none());
         assert!(bilan_json(&b).get("deja_sur_la_plateforme").is_none());
     }
@@ -666,7 +670,7 @@ Ensuite : vigie retenter-echecs 3
             "{t}"
         );
         // Vers un compartiment S3.
-        b.destination = PartieDuBilan::S3;
+        b.destination = PartieDuBilan::default();
         b.deja_presentes = 20;
         b.deja_non_comparees = 0;
         let v = bilan_json(&b);

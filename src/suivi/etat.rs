@@ -12,8 +12,8 @@ use super::Evenement;
 use super::evenement::UnitesParEtat;
 use super::format::{dossier_court, neutraliser, octets_lisibles};
 use super::saison::{adresse_participation, libelle_liee, phrase_calcul};
+use crate::plan::ResumePlan;
 use crate::plan::{CalculNote, CauseRefus, DepotPlan, DepotUnite, EtatUnite, NuitPlanifiee};
-use crate::plan::{ResumePlan, Vers};
 use crate::plateforme::conseil::commande;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
@@ -159,7 +159,7 @@ fn echecs_du_plan(s: &mut impl Write, r: &ResumePlan, en_echec: &[DepotUnite]) -
         writeln!(
             s,
             "  {}",
-            super::bilan::cause_et_geste(*cause, *definitif, *n, r.vers)
+            super::bilan::cause_et_geste(*cause, *definitif, *n, &r.sorte)
         )?;
         let concernees: Vec<&DepotUnite> = en_echec
             .iter()
@@ -371,13 +371,10 @@ pub(crate) fn prochaine_commande(plan: i64, r: &ResumePlan) -> Option<String> {
     } else if definitifs.contains(&Some(CauseRefus::Horloge)) {
         format!("mettez l'ordinateur à l'heure, puis {retenter}")
     } else if definitifs.contains(&Some(CauseRefus::Authentification)) {
-        match r.vers {
-            Vers::VigieChiro => format!(
-                "reconnectez-vous ({}), puis {retenter}",
-                commande("connexion").args(["--jeton", "-"])
-            ),
-            Vers::S3 => format!("corrigez les identifiants S3, puis {retenter}"),
-        }
+        format!(
+            "{}, puis {retenter}",
+            crate::depot::inscription::geste_identifiants(&r.sorte)
+        )
     } else {
         retenter.to_string()
     })
@@ -525,7 +522,7 @@ mod tests {
         // Un jeton expiré (401) : se reconnecter suffit, --y-compris-definitifs n'y est pour rien.
         // Vers la plateforme, rien des identifiants S3 ; vers S3, rien du jeton.
         let jeton = ResumePlan {
-            vers: Vers::VigieChiro,
+            sorte: crate::plan::Sorte::nouvelle("vigiechiro"),
             ..resume(vec![(Some(CauseRefus::Authentification), true, 3)])
         };
         assert_eq!(
@@ -535,7 +532,10 @@ mod tests {
         assert_eq!(
             prochaine_commande(
                 2,
-                &resume(vec![(Some(CauseRefus::Authentification), true, 3)])
+                &ResumePlan {
+                    sorte: crate::plan::Sorte::nouvelle("s3"),
+                    ..resume(vec![(Some(CauseRefus::Authentification), true, 3)])
+                }
             )
             .as_deref(),
             Some("corrigez les identifiants S3, puis vigie retenter-echecs 2")
@@ -568,25 +568,6 @@ mod tests {
                 "corrigez la cause des refus définitifs, puis vigie retenter-echecs 2 --y-compris-definitifs"
             )
         );
-        for cause in CauseRefus::TOUTES {
-            for vers in [Vers::S3, Vers::VigieChiro] {
-                assert!(!cause.conseil(vers).contains("vigie retenter"), "{cause}");
-            }
-            // Aucun conseil S3 (compartiment, région, identifiants S3) pour la plateforme,
-            // aucun conseil de jeton ou de participation pour S3.
-            let plateforme = cause.conseil(Vers::VigieChiro);
-            for s3 in ["S3", "compartiment", "région", "point d'accès"] {
-                assert!(!plateforme.contains(s3), "{cause} : {plateforme}");
-            }
-            // (Un remplacement refusé n'arrive que vers la plateforme.)
-            let s3 = cause.conseil(Vers::S3);
-            for vc in ["jeton", "participation", "plateforme"] {
-                assert!(
-                    cause == CauseRefus::RemplacementRefuse || !s3.contains(vc),
-                    "{cause} : {s3}"
-                );
-            }
-        }
     }
 
     fn en_echec(chemin: &str, cause: CauseRefus, message: &str) -> DepotUnite {
@@ -616,7 +597,7 @@ mod tests {
         echecs_du_plan(&mut s, &r, &unites).unwrap();
         let texte = String::from_utf8(s).unwrap();
         let ligne =
-            super::super::bilan::cause_et_geste(Some(CauseRefus::Serveur), false, 2, r.vers);
+            super::super::bilan::cause_et_geste(Some(CauseRefus::Serveur), false, 2, &r.sorte);
         assert!(
             ligne.starts_with("2 échecs transitoires SERVEUR : "),
             "{ligne}"

@@ -70,7 +70,8 @@ pub enum Evenement<'a> {
         taille: u64,
         contenu_compare: bool,
     },
-    /// Vers S3 : l'objet était déjà à la destination, au même contenu ; rien n'est renvoyé.
+    /// Vers une destination sans participation (un compartiment S3…) : l'objet y était déjà,
+    /// au même contenu ; rien n'est renvoyé.
     UniteDejaALaDestination {
         unite: &'a str,
         cle: &'a str,
@@ -618,12 +619,13 @@ pub struct ComptesBilan<'a> {
     pub(crate) reglages_remplaces: BTreeMap<&'static str, Remplacement<'a>>,
 }
 
-/// Ce que la destination tenait déjà, selon qu'elle est la plateforme ou un compartiment S3.
+/// Ce que la destination tenait déjà, selon qu'elle reçoit la nuit dans une participation (la
+/// plateforme) ou non.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum DejaLa<'a> {
     /// Vers la plateforme Vigie-Chiro.
-    Plateforme {
+    Participation {
         /// La participation qui a reçu la nuit.
         participation: &'a str,
         /// Fichiers que la plateforme avait déjà, comptés dans deposees mais pas dans
@@ -632,9 +634,9 @@ pub(crate) enum DejaLa<'a> {
         /// Parmi eux, ceux dont seule la taille a été comparée.
         deja_sur_la_plateforme_non_comparees: u64,
     },
-    /// Vers un compartiment S3.
-    S3 {
-        /// Fichiers qu'il tenait déjà sous leur clé, identiques (taille et empreinte) ; comptés
+    /// Vers une destination sans participation (un compartiment S3…).
+    Destination {
+        /// Fichiers qu'elle tenait déjà sous leur clé, identiques (taille et empreinte) ; comptés
         /// dans deposees, pas dans deposees_ce_passage.
         deja_a_la_destination: u64,
     },
@@ -1049,7 +1051,7 @@ mod tests {
         let cas = [
             (
                 Evenement::Bilan {
-                    comptes: comptes(DejaLa::Plateforme {
+                    comptes: comptes(DejaLa::Participation {
                         participation: "p1",
                         deja_sur_la_plateforme: 1,
                         deja_sur_la_plateforme_non_comparees: 0,
@@ -1071,7 +1073,7 @@ mod tests {
                 Evenement::Bilan {
                     comptes: ComptesBilan {
                         reglages_repris: BTreeMap::new(),
-                        ..comptes(DejaLa::S3 {
+                        ..comptes(DejaLa::Destination {
                             deja_a_la_destination: 0,
                         })
                     },
@@ -1089,7 +1091,7 @@ mod tests {
                 Evenement::Passage {
                     passage: 1,
                     prochain_passage_s: None,
-                    issue: IssuePassageJson::Bilan(comptes(DejaLa::S3 {
+                    issue: IssuePassageJson::Bilan(comptes(DejaLa::Destination {
                         deja_a_la_destination: 5,
                     })),
                 },

@@ -157,14 +157,14 @@ impl Suivi for SuiviJson {
             return;
         }
         // Chaque destination a son événement (le contrat JSON les distingue).
-        ecrire(match destination {
-            PartieDuBilan::VigieChiro { .. } => Evenement::UniteDejaSurLaPlateforme {
+        ecrire(match destination.participation() {
+            Some(_) => Evenement::UniteDejaSurLaPlateforme {
                 unite: &u.chemin,
                 cle: &u.cle,
                 taille: u.taille,
                 contenu_compare: comparee,
             },
-            PartieDuBilan::S3 => Evenement::UniteDejaALaDestination {
+            None => Evenement::UniteDejaALaDestination {
                 unite: &u.chemin,
                 cle: &u.cle,
                 taille: u.taille,

@@ -69,7 +69,6 @@ pub(crate) fn conseil_de_reprise(nuits: &[NuitDuConseil<'_>]) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Vers;
 
     fn resume(
         deposee: u64,
@@ -87,7 +86,7 @@ mod tests {
             octets_total: 0,
             octets_deposes: 0,
             echecs_par_cause: causes,
-            vers: Vers::VigieChiro,
+            sorte: crate::plan::Sorte::nouvelle("vigiechiro"),
         }
     }
 

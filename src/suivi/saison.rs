@@ -741,6 +741,13 @@ pub(crate) fn annoncer_nuits(
     Ok(())
 }
 
+/// La destination du plan est une participation à créer (vers la plateforme, par son site et
+/// sa soirée).
+fn participation_a_creer(plan: &DepotPlan) -> bool {
+    crate::depot::fabrique::Destination::du_plan(plan)
+        .is_ok_and(|d| d.plateforme().is_some() && d.participation_donnee().is_none())
+}
+
 /// `--simulation` en saison : les nuits, puis ce qui serait fait (rien n'est écrit ni créé) :
 /// `a_envoyer`, les fichiers et les octets que le dépôt enverrait (sans ce qui est déjà
 /// déposé).
@@ -921,7 +928,7 @@ pub(crate) fn etat_de_nuit(
         (pluriel(r.incertaine, "incertain", "incertains"), "echecs")
     } else if r.total() > 0 && r.deposee == r.total() {
         ("déposée".to_owned(), "deposee")
-    } else if plan.participation.is_none() && plan.destination.starts_with("vigiechiro:site/") {
+    } else if plan.participation.is_none() && participation_a_creer(plan) {
         ("à créer".to_owned(), "a_creer")
     } else if (r.deposee > 0 || r.en_cours > 0) && tenue {
         ("en cours".to_owned(), "en_cours")

@@ -10,7 +10,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::destination::{CibleParticipation, Destination, IdObjet, valider_endpoint};
+use crate::depot::fabrique::Destination;
+use crate::destination::{CibleParticipation, IdObjet, valider_endpoint};
 use crate::plan::{Base, DepotPlan, ErreurBase, NuitPlanifiee, VerrouPlan};
 use crate::plateforme::conseil::commande;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
@@ -78,8 +79,8 @@ impl Cible {
     /// Celle d'un plan, qui doit être un dépôt Vigie-Chiro dont la participation est connue, à
     /// l'adresse de ce plan ; `nuit` : la nuit de saison de ce plan.
     pub(crate) fn du_plan(plan: &DepotPlan, nuit: Option<NuitVisee>) -> Result<Cible> {
-        let Ok(Destination::VigieChiro(dest)) = Destination::depuis_identite(&plan.destination)
-        else {
+        let destination = Destination::du_plan(plan).ok();
+        let Some(dest) = destination.as_ref().and_then(Destination::plateforme) else {
             return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
@@ -112,7 +113,7 @@ impl Cible {
         };
         Ok(Cible {
             participation: id,
-            api: dest.api,
+            api: dest.api.clone(),
             plan: Some(plan.id),
             nuit,
         })
@@ -133,10 +134,9 @@ fn plans_de_la_cible(base: &Base, cible: &Cible) -> Result<Vec<DepotPlan>> {
         .plans()?
         .into_iter()
         .filter(|p| {
-            matches!(
-                Destination::depuis_identite(&p.destination),
-                Ok(Destination::VigieChiro(d)) if d.api == cible.api
-            ) && p.participation.as_deref() == Some(cible.participation.as_str())
+            Destination::du_plan(p)
+                .is_ok_and(|d| d.plateforme().is_some_and(|d| d.api == cible.api))
+                && p.participation.as_deref() == Some(cible.participation.as_str())
         })
         .collect())
 }

@@ -170,7 +170,8 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
                 .unwrap();
         }
         // Et ce qu'ont ajouté les migrations suivantes.
-        c.execute_batch("DROP TABLE micro_du_point").unwrap();
+        c.execute_batch("DROP TABLE micro_du_point; ALTER TABLE depot_plan DROP COLUMN sorte")
+            .unwrap();
         c.pragma_update(None, "user_version", 9).unwrap();
     }
     let recus = banc.compteurs().octets_recus();
@@ -185,7 +186,7 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
     let version: i64 = c
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 11);
+    assert_eq!(version, 12);
     let sources: i64 = c
         .query_row(
             "SELECT COUNT(*) FROM depot_unite WHERE source IS NULL AND entete IS NULL",
@@ -207,7 +208,9 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
     banc.depot_plateforme().finir_en(0);
     {
         let c = rusqlite::Connection::open(&banc.base).unwrap();
-        c.execute_batch("DROP TABLE micro_du_point").unwrap();
+        // Et ce qu'ont ajouté les migrations suivantes.
+        c.execute_batch("DROP TABLE micro_du_point; ALTER TABLE depot_plan DROP COLUMN sorte")
+            .unwrap();
         c.pragma_update(None, "user_version", 10).unwrap();
     }
     let declares = banc.requetes(Operation::ApiDeclarerFichier);
@@ -222,7 +225,7 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
     let version: i64 = c
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 11);
+    assert_eq!(version, 12);
     let retenus: Vec<(String, String, Option<String>)> = c
         .prepare("SELECT site, point, position FROM micro_du_point")
         .unwrap()
@@ -231,4 +234,40 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(retenus, [(SITE.into(), "A1".into(), Some("SOL".into()))]);
+}
+
+/// Une base du schéma 11 (d'avant la sorte des plans, migration 0012), qui tient une nuit
+/// déposée vers un compartiment S3, reprise par cette version : la migration donne à son plan
+/// la sorte que disait son identité, la reprise ne renvoie rien, et `vigie verifier` relit le
+/// compartiment (la destination relue par sa sorte).
+#[test]
+fn base_du_schema_11_chaque_plan_recoit_sa_sorte_et_se_reprend() {
+    let banc = Banc::nouveau();
+    let fichiers = [(nom(1), 20_000), (nom(2), 30_000)];
+    for (n, t) in &fichiers {
+        banc.fichier(n, *t);
+    }
+    banc.depot().finir_en(0);
+    {
+        let c = rusqlite::Connection::open(&banc.base).unwrap();
+        c.execute_batch("ALTER TABLE depot_plan DROP COLUMN sorte")
+            .unwrap();
+        c.pragma_update(None, "user_version", 11).unwrap();
+    }
+    let recus = banc.compteurs().octets_recus();
+    banc.depot().finir_en(0);
+    assert_eq!(
+        banc.compteurs().octets_recus(),
+        recus,
+        "des octets sont repartis"
+    );
+    let c = rusqlite::Connection::open(&banc.base).unwrap();
+    let sorte: String = c
+        .query_row("SELECT sorte FROM depot_plan", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sorte, "s3");
+    banc.vigie()
+        .arg("verifier")
+        .args(Banc::reessais_rapides())
+        .finir_en(0);
 }

@@ -1,6 +1,7 @@
 //! `vigie verifier` : ce que la destination dit de chaque unité déposée.
 //!
-//! Les deux destinations, symétriques ([`Relecture`]) : vers S3, on relit l'objet
+//! Chaque destination relit à sa façon ([`Relecture`], que sa fabrique construit) ; ici, les
+//! deux premières. Vers S3, on relit l'objet
 //! (`HeadObject` : taille et somme). Vers la plateforme Vigie-Chiro,
 //! on relit son inventaire (la liste des fichiers de la participation), puis, pour chaque
 //! fichier finalisé, son URL de lecture : la taille et l'`ETag` de l'objet sont comparés à ce
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use futures_util::future::BoxFuture;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -144,82 +146,110 @@ pub(crate) async fn constater_vigiechiro(
 /// Vérifications menées en même temps par `vigie verifier`.
 const VERIFICATIONS_PARALLELES: usize = 8;
 
-/// La destination relue : les deux protocoles, symétriques. La commande la construit.
-pub(crate) enum Relecture {
-    /// `HeadObject` sur chaque clé.
-    S3(Arc<ClientS3>),
-    /// L'inventaire de la participation, puis l'URL de lecture de chaque fichier ; le dossier
-    /// de la nuit sert à comparer au fichier local une unité déposée sans empreinte notée.
-    VigieChiro {
-        client: Arc<ClientVigieChiro>,
-        participation: IdObjet,
-        dossier: PathBuf,
-    },
-}
+/// Les constats d'une relecture, dans l'ordre des chemins.
+pub(crate) type Constats = Vec<(DepotUnite, Constat)>;
 
-impl Relecture {
+/// La destination relue, telle que sa fabrique la construit (`depot/fabrique.rs`).
+pub(crate) trait Relecture: Send + Sync {
     /// Ce que la destination dit de chaque unité déposée, dans l'ordre des chemins, sous la
     /// même veille du réseau que le dépôt (une coupure est sondée, bornée par
-    /// `--attente-reseau`, et Ctrl-C l'interrompt). Une unité laissée sans réponse parce que
-    /// le réseau a été abandonné est injoignable, pas interrompue.
-    pub(crate) async fn constater(
-        &self,
+    /// `--attente-reseau`, et Ctrl-C l'interrompt).
+    fn relire<'a>(
+        &'a self,
         deposees: Vec<DepotUnite>,
-        emetteur: &Arc<Emetteur>,
-        annonces: &dyn AnnoncesReseau,
-    ) -> Result<Vec<(DepotUnite, Constat)>> {
-        let constats = match self {
-            Relecture::S3(client) => {
-                let constats = constater_toutes(deposees, {
-                    let (client, emetteur) = (Arc::clone(client), Arc::clone(emetteur));
-                    move |unite| {
-                        let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
-                        async move {
-                            let constat = constater_s3(&client, &emetteur, &unite).await;
-                            (unite, constat)
-                        }
-                    }
-                });
-                sous_veille(emetteur.as_ref(), constats, || client.sonder(), annonces).await
+        emetteur: &'a Arc<Emetteur>,
+        annonces: &'a dyn AnnoncesReseau,
+    ) -> BoxFuture<'a, Result<Constats>>;
+}
+
+/// Ce que la destination dit de chaque unité déposée (voir [`Relecture::relire`]). Une unité
+/// laissée sans réponse parce que le réseau a été abandonné est injoignable, pas
+/// interrompue.
+pub(crate) async fn constater(
+    relecture: &dyn Relecture,
+    deposees: Vec<DepotUnite>,
+    emetteur: &Arc<Emetteur>,
+    annonces: &dyn AnnoncesReseau,
+) -> Result<Constats> {
+    let constats = relecture.relire(deposees, emetteur, annonces).await?;
+    let abandonne = emetteur.reseau().est_abandonne();
+    Ok(constats
+        .into_iter()
+        .map(|(unite, constat)| match constat {
+            Constat::Interrompue if abandonne => (
+                unite,
+                Constat::Injoignable("réseau indisponible trop longtemps".into()),
+            ),
+            c => (unite, c),
+        })
+        .collect())
+}
+
+/// Vers S3 : `HeadObject` sur chaque clé.
+pub(crate) struct RelectureS3(pub(crate) Arc<ClientS3>);
+
+impl Relecture for RelectureS3 {
+    fn relire<'a>(
+        &'a self,
+        deposees: Vec<DepotUnite>,
+        emetteur: &'a Arc<Emetteur>,
+        annonces: &'a dyn AnnoncesReseau,
+    ) -> BoxFuture<'a, Result<Constats>> {
+        let client = &self.0;
+        let constats = constater_toutes(deposees, {
+            let (client, emetteur) = (Arc::clone(client), Arc::clone(emetteur));
+            move |unite| {
+                let (client, emetteur) = (Arc::clone(&client), Arc::clone(&emetteur));
+                async move {
+                    let constat = constater_s3(&client, &emetteur, &unite).await;
+                    (unite, constat)
+                }
             }
-            Relecture::VigieChiro {
-                client,
-                participation,
-                dossier,
-            } => {
-                let constats = constater_sur_la_plateforme(
-                    Arc::clone(client),
-                    participation.clone(),
-                    deposees,
-                    Arc::clone(emetteur),
-                    dossier.clone(),
-                );
-                sous_veille(
-                    emetteur.as_ref(),
-                    constats,
-                    || async { client.moi().await.map(|_| ()) },
-                    annonces,
-                )
-                .await
-            }
-        }?;
-        let abandonne = emetteur.reseau().est_abandonne();
-        Ok(constats
-            .into_iter()
-            .map(|(unite, constat)| match constat {
-                Constat::Interrompue if abandonne => (
-                    unite,
-                    Constat::Injoignable("réseau indisponible trop longtemps".into()),
-                ),
-                c => (unite, c),
-            })
-            .collect())
+        });
+        Box::pin(sous_veille(
+            emetteur.as_ref(),
+            constats,
+            || client.sonder(),
+            annonces,
+        ))
+    }
+}
+
+/// Vers la plateforme : l'inventaire de la participation, puis l'URL de lecture de chaque
+/// fichier ; le dossier de la nuit sert à comparer au fichier local une unité déposée sans
+/// empreinte notée.
+pub(crate) struct RelectureVigieChiro {
+    pub(crate) client: Arc<ClientVigieChiro>,
+    pub(crate) participation: IdObjet,
+    pub(crate) dossier: PathBuf,
+}
+
+impl Relecture for RelectureVigieChiro {
+    fn relire<'a>(
+        &'a self,
+        deposees: Vec<DepotUnite>,
+        emetteur: &'a Arc<Emetteur>,
+        annonces: &'a dyn AnnoncesReseau,
+    ) -> BoxFuture<'a, Result<Constats>> {
+        let constats = constater_sur_la_plateforme(
+            Arc::clone(&self.client),
+            self.participation.clone(),
+            deposees,
+            Arc::clone(emetteur),
+            self.dossier.clone(),
+        );
+        Box::pin(sous_veille(
+            emetteur.as_ref(),
+            constats,
+            || async { self.client.moi().await.map(|_| ()) },
+            annonces,
+        ))
     }
 }
 
 /// Vérifie chaque unité, quelques-unes à la fois ; les constats rendus dans l'ordre des
 /// chemins.
-async fn constater_toutes<F, Fut>(
+pub(crate) async fn constater_toutes<F, Fut>(
     deposees: Vec<DepotUnite>,
     constater: F,
 ) -> Result<Vec<(DepotUnite, Constat)>>
