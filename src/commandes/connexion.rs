@@ -8,7 +8,8 @@
 //! - `vigie connexion` seul dit ce qui est enregistré (adresse, compte, jeton), et vérifie le
 //!   jeton auprès de la plateforme sans rien écrire.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
@@ -18,11 +19,8 @@ use crate::connexion::{self, AdresseApi, Compte, ConnexionRetenue, OrigineApi};
 use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::valider_endpoint;
 use crate::jeton::{self, ErreurJeton};
-use crate::plateforme::conseil::commande;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::suivi::Evenement;
-use crate::suivi::evenement::CompteJson;
-use crate::suivi::format::neutraliser;
+use crate::suivi::connexion as dire;
 use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
 
 pub(super) fn connexion(g: &OptionsGlobales, args: ArgsConnexion) -> Result<CodeSortie> {
@@ -48,30 +46,13 @@ fn enregistrer(
         None => connexion::adresse_api(None)?,
     };
     let api = valider_endpoint(&adresse.url, false)?;
-    let jeton_donne = match args.jeton.as_deref() {
-        Some("-") => Some(lire_jeton_colle()?),
-        Some(j) => {
-            avertir_jeton_en_argument()?;
-            Some(j.to_owned())
-        }
-        None => None,
-    };
+    let jeton_donne = jeton_donne(args)?;
     // L'adresse entière du site, collée par mégarde : le jeton en est extrait.
     let jeton = match &jeton_donne {
         Some(j) => jeton::depuis_saisie(j)?,
         None => jeton::lire()?,
     };
-    let utilisateur = verifier(&api, &jeton)?.map_err(|r| {
-        r.erreur(
-            &api,
-            ErreurAvecCode::nouveau(
-                CodeSortie::Usage,
-                "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
-                 le site et recopiez le jeton de l'adresse (?token=…)",
-            ),
-            "rien n'a été enregistré",
-        )
-    })?;
+    let utilisateur = verifier_avant_d_enregistrer(&api, &jeton)?;
     let chemin_jeton = match &jeton_donne {
         Some(_) => Some(jeton::ecrire(&jeton)?),
         None => None,
@@ -81,75 +62,60 @@ fn enregistrer(
     }
     // Le compte retenu est celui du jeton enregistré : pas celui de VIGIE_JETON, qui ne l'est
     // pas.
-    let variable_jeton = std::env::var_os("VIGIE_JETON").is_some_and(|v| !v.is_empty());
+    let variable_jeton = variable_definie("VIGIE_JETON");
     if jeton_donne.is_some() || !variable_jeton {
         retenue.compte = Some(compte(&utilisateur));
     }
     connexion::ecrire(&retenue)?;
-    if g.json {
-        Evenement::Connexion {
+    dire::enregistree(
+        g.json,
+        g.quiet,
+        &dire::Enregistree {
+            adresse: &adresse,
             api: &api,
-            origine_api: adresse.origine.as_str(),
-            compte: compte_json(Some(&compte(&utilisateur))),
-            compte_verifie: true,
-            jeton: Some(if jeton_donne.is_some() {
-                "enregistre"
-            } else {
-                origine_jeton(variable_jeton)
-            }),
-            enregistre: true,
-        }
-        .ecrire()?;
-    } else if !g.quiet {
-        let mut s = crate::sortie::standard();
-        let nom = compte(&utilisateur);
-        match chemin_jeton {
-            Some(chemin) => writeln!(
-                s,
-                "Connecté en tant que {} sur {api} ; jeton enregistré dans {} (lisible par vous seul).",
-                neutraliser(nom.nom()),
-                chemin.display()
-            )?,
-            None => writeln!(
-                s,
-                "Jeton accepté par {api} (compte {}).",
-                neutraliser(nom.nom())
-            )?,
-        }
-        if args.api.is_some() {
-            writeln!(
-                s,
-                "Adresse de l'API retenue : les commandes suivantes s'en servent sans --api."
-            )?;
-        }
-    }
-    let mut e = crate::sortie::erreur();
-    if variable_jeton && jeton_donne.is_some() {
-        writeln!(
-            e,
-            "attention : VIGIE_JETON est défini et l'emporte sur le jeton enregistré"
-        )?;
-    }
-    if args.api.is_some() && std::env::var_os("VIGIE_API").is_some_and(|v| !v.is_empty()) {
-        writeln!(
-            e,
-            "attention : VIGIE_API est défini et l'emporte sur l'adresse retenue"
-        )?;
-    }
+            compte: &compte(&utilisateur),
+            chemin_jeton: chemin_jeton.as_deref(),
+            variable_jeton,
+            api_retenue: args.api.is_some(),
+        },
+    )?;
+    dire::avertir_variables(
+        variable_jeton && jeton_donne.is_some(),
+        args.api.is_some() && variable_definie("VIGIE_API"),
+    )?;
     Ok(CodeSortie::Succes)
 }
 
-/// Un jeton donné en argument (`--jeton VALEUR`) se lit dans la liste des processus (`ps`),
-/// par tout compte de la machine, tant que la commande tourne, et reste dans l'historique du
-/// shell : on le dit, avec le geste qui l'évite (le jeton n'est jamais recopié).
-fn avertir_jeton_en_argument() -> io::Result<()> {
-    let tiret = commande("connexion").args(["--jeton", "-"]);
-    writeln!(
-        crate::sortie::erreur(),
-        "attention : un jeton donné en argument se lit dans la liste des processus (ps) et \
-         reste dans l'historique du shell ; préférez {tiret} (le jeton collé ne s'affiche pas, \
-         ou lu d'un tube : echo \"$JETON\" | {tiret})"
-    )
+/// Le jeton vérifié à l'adresse avant tout enregistrement : refusé, rien n'est écrit (code 2).
+fn verifier_avant_d_enregistrer(api: &str, jeton: &str) -> Result<Utilisateur> {
+    verifier(api, jeton)?.map_err(|r| {
+        r.erreur(
+            api,
+            ErreurAvecCode::nouveau(
+                CodeSortie::Usage,
+                "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
+                 le site et recopiez le jeton de l'adresse (?token=…)",
+            ),
+            "rien n'a été enregistré",
+        )
+    })
+}
+
+/// Une variable d'environnement définie et non vide.
+fn variable_definie(nom: &str) -> bool {
+    std::env::var_os(nom).is_some_and(|v| !v.is_empty())
+}
+
+/// Le jeton donné : collé (`--jeton -`), ou en argument (dit : il se lit dans `ps`).
+fn jeton_donne(args: &ArgsConnexion) -> Result<Option<String>> {
+    Ok(match args.jeton.as_deref() {
+        Some("-") => Some(lire_jeton_colle()?),
+        Some(j) => {
+            dire::avertir_jeton_en_argument()?;
+            Some(j.to_owned())
+        }
+        None => None,
+    })
 }
 
 /// `vigie connexion` seul : l'adresse des commandes et d'où elle vient, le compte (vérifié par
@@ -158,7 +124,7 @@ fn avertir_jeton_en_argument() -> io::Result<()> {
 /// plateforme injoignable : 1).
 fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie> {
     let adresse = connexion::adresse_api(None)?;
-    let variable_jeton = std::env::var_os("VIGIE_JETON").is_some_and(|v| !v.is_empty());
+    let variable_jeton = variable_definie("VIGIE_JETON");
     let verification = match jeton::lire() {
         Ok(j) => match valider_endpoint(&adresse.url, false) {
             Ok(api) => Some(verifier(&api, &j)?.map_err(|r| (r, api))),
@@ -171,47 +137,18 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
         Some(Ok(u)) => (Some(compte(u)), true),
         _ => (retenue.compte.clone(), false),
     };
-    if g.json {
-        Evenement::Connexion {
-            api: &adresse.url,
-            origine_api: adresse.origine.as_str(),
-            compte: compte_json(compte_vu.as_ref()),
-            compte_verifie: verifie,
-            jeton: verification.as_ref().map(|_| origine_jeton(variable_jeton)),
-            enregistre: false,
+    let chemin;
+    let jeton_vu = match (&verification, variable_jeton) {
+        (None, _) => dire::JetonVu::Aucun,
+        (Some(_), true) => dire::JetonVu::Variable,
+        // Le chemin du jeton n'est dit qu'en texte.
+        (Some(_), false) if g.json => dire::JetonVu::Enregistre(Path::new("")),
+        (Some(_), false) => {
+            chemin = jeton::chemin()?;
+            dire::JetonVu::Enregistre(&chemin)
         }
-        .ecrire()?;
-    } else {
-        let mut s = crate::sortie::standard();
-        writeln!(
-            s,
-            "Adresse de l'API : {} ({})",
-            neutraliser(&adresse.url),
-            adresse.origine.en_clair()
-        )?;
-        match (&compte_vu, verifie) {
-            (Some(c), true) => writeln!(
-                s,
-                "Compte : {} (identifiant {}), jeton accepté par la plateforme",
-                neutraliser(c.nom()),
-                neutraliser(&c.id)
-            )?,
-            (Some(c), false) => writeln!(
-                s,
-                "Compte : {} (identifiant {}), retenu à la connexion",
-                neutraliser(c.nom()),
-                neutraliser(&c.id)
-            )?,
-            (None, _) => writeln!(s, "Compte : aucun")?,
-        }
-        match (&verification, variable_jeton) {
-            (None, _) => writeln!(s, "Jeton : aucun")?,
-            (Some(_), true) => writeln!(s, "Jeton : donné par la variable VIGIE_JETON")?,
-            (Some(_), false) => {
-                writeln!(s, "Jeton : enregistré dans {}", jeton::chemin()?.display())?
-            }
-        }
-    }
+    };
+    dire::montree(g.json, &adresse, compte_vu.as_ref(), verifie, &jeton_vu)?;
     match verification {
         None => Err(ErreurJeton::Absent.into()),
         Some(Ok(_)) => Ok(CodeSortie::Succes),
@@ -241,17 +178,6 @@ fn compte(u: &Utilisateur) -> Compte {
         id: u.id.to_string(),
         pseudo: u.pseudo.clone(),
     }
-}
-
-fn compte_json(c: Option<&Compte>) -> Option<CompteJson<'_>> {
-    c.map(|c| CompteJson {
-        id: &c.id,
-        pseudo: c.pseudo.as_deref(),
-    })
-}
-
-fn origine_jeton(variable: bool) -> &'static str {
-    if variable { "variable" } else { "enregistre" }
 }
 
 /// Le jeton de `--jeton -` : dans un terminal, à une invite et sans écho (il ne reste ni à
@@ -288,20 +214,6 @@ const SAISIE_DU_JETON_MAX: u64 = 64 * 1024;
 pub(super) fn deconnexion(g: &OptionsGlobales) -> Result<CodeSortie> {
     let jeton = jeton::effacer()?;
     let retenue = connexion::effacer()?;
-    if g.json {
-        Evenement::Deconnexion {
-            jeton_efface: jeton,
-            connexion_effacee: retenue,
-        }
-        .ecrire()?;
-    } else if !g.quiet {
-        let message = match (jeton, retenue) {
-            (true, true) => "Jeton et adresse de l'API retenue effacés.",
-            (true, false) => "Jeton effacé.",
-            (false, true) => "Adresse de l'API retenue effacée (aucun jeton n'était enregistré).",
-            (false, false) => "Aucun jeton enregistré.",
-        };
-        writeln!(crate::sortie::standard(), "{message}")?;
-    }
+    dire::deconnexion(g.json, g.quiet, jeton, retenue)?;
     Ok(CodeSortie::Succes)
 }

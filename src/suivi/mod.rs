@@ -15,6 +15,7 @@
 mod barres;
 pub(crate) mod bilan;
 pub(crate) mod calcul;
+pub(crate) mod connexion;
 #[cfg(feature = "bac-a-sable")]
 pub(crate) mod demo;
 mod ecran;
