@@ -577,30 +577,17 @@ pub(crate) fn identite_ouverte(fichier: &File) -> Option<String> {
     }
 }
 
-/// L'identité (volume, index) d'un fichier ouvert sous Windows ; `None` ailleurs.
+/// L'identité (volume, index) d'un fichier ouvert sous Windows ; `None` ailleurs. Par
+/// `winapi-util` (`GetFileInformationByHandle` sans `unsafe` ici) : le crate sur lequel
+/// `same-file` compare deux fichiers sous Windows.
 #[cfg(not(unix))]
-// `unsafe` permis ici seul (`[lints]` de Cargo.toml) : l'identité (volume, index) d'un
-// fichier ouvert sous Windows, que std ne donne pas en stable.
-#[allow(unsafe_code)]
 fn identite_de_poignee(fichier: &File) -> Option<IdentiteFichier> {
     #[cfg(windows)]
     {
-        use std::os::windows::io::AsRawHandle;
-        use windows_sys::Win32::Storage::FileSystem::{
-            BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle,
-        };
-        // SAFETY : la poignée est celle de `fichier`, ouverte et empruntée pendant l'appel ;
-        // `info` est une structure locale que l'appel remplit.
-        let info = unsafe {
-            let mut info: BY_HANDLE_FILE_INFORMATION = std::mem::zeroed();
-            if GetFileInformationByHandle(fichier.as_raw_handle(), &mut info) == 0 {
-                return None;
-            }
-            info
-        };
+        let info = winapi_util::file::information(fichier).ok()?;
         Some(IdentiteFichier {
-            volume: u64::from(info.dwVolumeSerialNumber),
-            index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+            volume: info.volume_serial_number(),
+            index: info.file_index(),
         })
     }
     #[cfg(not(windows))]
