@@ -24,6 +24,7 @@ use crate::plan::{
 };
 use crate::plateforme::FichierAttendu;
 use crate::plateforme::conseil::commande;
+use crate::reessai::Profil;
 use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
@@ -119,15 +120,16 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         // dit que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
         let verifiee = if !args.simulation {
             let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
-            let v = super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE)?;
+            let lectures = (emission, Profil::Insistant);
+            let v = super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE)?;
             moi = Some(v.moi.clone());
             Some(v)
         } else if crate::jeton::lire().is_err() {
             non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
             None
         } else {
-            let emission = super::vigiechiro::reglages_de_simulation()?;
-            match super::vigiechiro::verifier_plateforme(g, dest, emission, RIEN_ENVOYE) {
+            let lectures = (super::vigiechiro::reglages_de_simulation()?, Profil::Bref);
+            match super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE) {
                 Ok(v) => Some(v),
                 Err(e) if crate::sortie::code_pour_erreur(&e) == CodeSortie::EchecsTransitoires => {
                     non_verifiee(g, &format!("{e:#}"))?;
@@ -259,7 +261,10 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
             super::vigiechiro::verifier_plateforme(
                 g,
                 dest,
-                super::envoi::reglages_emission(&reglages.options.reessai)?,
+                (
+                    super::envoi::reglages_emission(&reglages.options.reessai)?,
+                    Profil::Insistant,
+                ),
                 RIEN_ENVOYE,
             )?
             .moi,

@@ -363,7 +363,8 @@ fn verifier_un(
     // Vers la plateforme : l'adresse de l'API, le jeton et la participation d'abord, comme
     // toute commande qui lui parle (sous la veille du réseau, Ctrl-C compris).
     if let Some(dest) = fabrique.plateforme().filter(|_| !deposees.is_empty()) {
-        super::vigiechiro::verifier_plateforme(g, dest, emission.clone(), "rien n'a été vérifié")?;
+        let lectures = (emission.clone(), crate::reessai::Profil::Insistant);
+        super::vigiechiro::verifier_plateforme(g, dest, lectures, "rien n'a été vérifié")?;
     }
     let rt = moteur(Fils::Plusieurs)?;
     let annulation = Annulation::nouveau();

@@ -30,9 +30,7 @@ pub(super) fn client(api: &str) -> Result<ClientVigieChiro> {
 fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
     Ok(Emetteur::nouveau(
         ReglagesEmission {
-            insistant: Reglages::insistant()
-                .avec_echeance(std::time::Duration::from_secs(120))
-                .valider()?,
+            insistant: insistante_ponctuelle()?,
             bref: Reglages::bref().valider()?,
             delai_tentative: std::time::Duration::from_secs(90),
             delai_blocage: std::time::Duration::from_secs(30),
@@ -42,12 +40,22 @@ fn emetteur_ponctuel(annulation: Annulation) -> Result<Emetteur> {
     ))
 }
 
+/// La politique INSISTANTE d'une commande ponctuelle : quelqu'un attend la réponse, deux
+/// minutes au plus.
+fn insistante_ponctuelle() -> Result<crate::reessai::PolitiqueReessai> {
+    Ok(Reglages::insistant()
+        .avec_echeance(std::time::Duration::from_secs(120))
+        .valider()?)
+}
+
 /// Les réglages d'une simulation qui lit la plateforme (`vigie depot --participation ID
-/// --simulation`) : deux tentatives brèves, sans pause réseau ; injoignable, elle le dit et
-/// continue sans avoir vérifié (elle n'envoie rien).
+/// --simulation`) : ses lectures sont brèves (deux tentatives : [`verifier_plateforme`] sous
+/// `Profil::Bref`), sans pause réseau ; injoignable, elle le dit et continue sans avoir vérifié
+/// (elle n'envoie rien). Chaque politique à sa place : l'insistante est celle des commandes
+/// ponctuelles, qu'aucune lecture d'une simulation ne suit.
 pub(super) fn reglages_de_simulation() -> Result<ReglagesEmission> {
     Ok(ReglagesEmission {
-        insistant: Reglages::bref().valider()?,
+        insistant: insistante_ponctuelle()?,
         bref: Reglages::bref().valider()?,
         delai_tentative: std::time::Duration::from_secs(30),
         delai_blocage: std::time::Duration::from_secs(15),
@@ -177,18 +185,19 @@ pub(super) struct PlateformeVerifiee {
 /// (`reglages`, tirés de ses options) et sa veille du réseau. Une coupure les met en pause,
 /// sondée et bornée par `--attente-reseau`, au lieu de faire échouer le dépôt au premier
 /// tunnel ; Ctrl-C et SIGTERM les arrêtent (code 130).
-/// `rien_fait` : ce qui n'a pas eu lieu si la vérification échoue (« rien n'a été envoyé »).
+/// `rien_fait` : ce qui n'a pas eu lieu si la vérification échoue (« rien n'a été envoyé ») ;
+/// `profil` : celui de ses lectures (BREF pour une simulation, INSISTANT avant un envoi).
 pub(super) fn verifier_plateforme(
     g: &OptionsGlobales,
     dest: &DestinationVigieChiro,
-    reglages: ReglagesEmission,
+    (reglages, profil): (ReglagesEmission, Profil),
     rien_fait: &str,
 ) -> Result<PlateformeVerifiee> {
     let client = client(&dest.api)?;
     let annulation = Annulation::nouveau();
     let emetteur = Emetteur::nouveau(reglages, annulation.clone());
     let verifier = async {
-        let moi = reconnaitre_plateforme(&client, &emetteur)
+        let moi = reconnaitre_plateforme_en(&client, &emetteur, profil)
             .await
             .map_err(|r| {
                 r.erreur(
@@ -199,7 +208,8 @@ pub(super) fn verifier_plateforme(
             })?;
         let id = match &dest.participation {
             CibleParticipation::ACreer { site, point, .. } => {
-                let lu = site_existant(&client, &emetteur, &dest.api, site, rien_fait).await?;
+                let lu =
+                    site_existant(&client, (&emetteur, profil), &dest.api, site, rien_fait).await?;
                 exiger_point(&lu, point.as_deref(), rien_fait)?;
                 return Ok(PlateformeVerifiee {
                     moi: moi.id,
@@ -209,9 +219,10 @@ pub(super) fn verifier_plateforme(
             }
             CibleParticipation::Existante(id) => id,
         };
-        let p = participation_existante(&client, &emetteur, &dest.api, id, rien_fait).await?;
+        let lecteur = (&emetteur, profil);
+        let p = participation_existante(&client, lecteur, &dest.api, id, rien_fait).await?;
         verifier_proprietaire(&p, &moi, rien_fait)?;
-        let site = site_de_participation(&client, &emetteur, &p).await;
+        let site = site_de_participation(&client, lecteur, &p).await;
         Ok(PlateformeVerifiee {
             moi: moi.id,
             participation: Some((p, site)),
@@ -295,14 +306,14 @@ fn verifier_proprietaire(p: &Participation, moi: &Utilisateur, rien_fait: &str) 
 /// le numéro de site n'est alors pas comparé (le point et la soirée le sont toujours).
 async fn site_de_participation(
     client: &ClientVigieChiro,
-    emetteur: &Emetteur,
+    (emetteur, profil): (&Emetteur, Profil),
     p: &Participation,
 ) -> Option<SiteLu> {
     match &p.site {
         Some(SiteDeParticipation::Developpe(s)) => Some(s.clone()),
         Some(SiteDeParticipation::Identifiant(id)) => {
             let cible = format!("/sites/{id}");
-            let lecture = Emission::lecture("GET", &cible);
+            let lecture = Emission::nouveau("GET", &cible, profil, Rejouabilite::Rejouable);
             match emettre(emetteur, lecture, |_| client.site(id))
                 .await
                 .reponse
@@ -320,14 +331,19 @@ async fn site_de_participation(
 /// (`create_participation` : `422 no site with this id`).
 async fn site_existant(
     client: &ClientVigieChiro,
-    emetteur: &Emetteur,
+    (emetteur, profil): (&Emetteur, Profil),
     api: &str,
     id: &IdObjet,
     rien_fait: &str,
 ) -> Result<SiteLu> {
     let issue = emettre(
         emetteur,
-        Emission::lecture("GET", &format!("/sites/{id}")),
+        Emission::nouveau(
+            "GET",
+            &format!("/sites/{id}"),
+            profil,
+            Rejouabilite::Rejouable,
+        ),
         |_| client.site(id),
     )
     .await;
@@ -378,14 +394,19 @@ fn exiger_point(site: &SiteLu, point: Option<&str>, rien_fait: &str) -> Result<(
 /// `GET /participations/{id}` : la participation existe-t-elle ?
 async fn participation_existante(
     client: &ClientVigieChiro,
-    emetteur: &Emetteur,
+    (emetteur, profil): (&Emetteur, Profil),
     api: &str,
     id: &IdObjet,
     rien_fait: &str,
 ) -> Result<Participation> {
     let issue = emettre(
         emetteur,
-        Emission::lecture("GET", &format!("/participations/{id}")),
+        Emission::nouveau(
+            "GET",
+            &format!("/participations/{id}"),
+            profil,
+            Rejouabilite::Rejouable,
+        ),
         |_| client.participation(id),
     )
     .await;

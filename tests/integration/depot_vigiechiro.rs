@@ -480,3 +480,31 @@ fn les_appels_d_api_ne_laissent_pas_le_lien_vide() {
         "aucun appel d'API pendant un transfert"
     );
 }
+
+/// Une simulation lit la plateforme brièvement (profil BREF, `reglages_de_simulation`) : une
+/// participation illisible (503) est relue une fois, pas jusqu'à l'échéance d'une commande qui
+/// envoie ; la simulation dit qu'elle ne l'a pas vérifiée et finit en 0, sans rien envoyer.
+#[test]
+fn simulation_ne_lit_la_participation_que_brievement() {
+    let banc = Banc::avec_fichier(&nom(1), 1000);
+    banc.bac().pannes().programmer(Regle::toujours(
+        Some(Operation::ApiLireParticipation),
+        Panne::Statut {
+            code: 503,
+            retry_after: None,
+        },
+    ));
+    let out = banc.depot_plateforme().arg("--simulation").finir_en(0);
+    assert!(
+        stderr(&out).contains("Participation non vérifiée"),
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(
+        banc.compteurs().requetes(Operation::ApiLireParticipation),
+        2,
+        "{}",
+        texte(&out)
+    );
+    assert_eq!(banc.compteurs().octets_recus(), 0);
+}
