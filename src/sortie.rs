@@ -88,12 +88,21 @@ impl ErreurAvecCode {
     }
 }
 
-/// Ce que veut dire le code 130, dit de même partout : l'erreur ci-dessous, l'aide
-/// (`cli::APRES_AIDE`), la page de manuel (`commandes/docs.rs`). Une macro, pour entrer dans
-/// les `concat!` de ces textes constants.
+/// Ce qu'est un plan arrêté avant la fin (Ctrl-C, SIGTERM, `--jusqu-au-bout` écoulé) :
+/// interrompu, pas abandonné. Dit de même partout : l'erreur ci-dessous, l'aide
+/// (`cli::APRES_AIDE`), la page de manuel (`commandes/docs.rs`), le bilan (`suivi/bilan.rs`).
+/// Des macros, pour entrer dans les `concat!` de ces textes constants.
+macro_rules! plan_a_jour {
+    () => {
+        "le plan est à jour"
+    };
+}
+pub(crate) use plan_a_jour;
+
+/// Ce que veut dire le code 130 : [`plan_a_jour`], et le geste.
 macro_rules! sens_du_code_interrompu {
     () => {
-        "le plan est à jour, relancer reprend"
+        concat!($crate::sortie::plan_a_jour!(), ", relancer reprend")
     };
 }
 pub(crate) use sens_du_code_interrompu;

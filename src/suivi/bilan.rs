@@ -41,7 +41,11 @@ pub(crate) fn afficher(
     if let Some(f) = fin.filter(|f| f.arret == ArretPassages::DureeEcoulee) {
         writeln!(
             s,
-            "Durée écoulée{} : plus de passage ; le plan est à jour, relancer reprend.",
+            concat!(
+                "Durée écoulée{} : plus de passage ; ",
+                crate::sortie::sens_du_code_interrompu!(),
+                "."
+            ),
             f.limite
                 .map(|l| format!(" ({})", duree_lisible(l)))
                 .unwrap_or_default()
@@ -151,7 +155,12 @@ pub(crate) fn ecrire_bilan(
     if b.interrompu {
         writeln!(
             s,
-            "Interrompu : le plan est à jour, rien de ce qui est parti n'est perdu."
+            // Sans « relancer reprend » : le geste est la dernière ligne du bilan.
+            concat!(
+                "Interrompu : ",
+                crate::sortie::plan_a_jour!(),
+                ", rien de ce qui est parti n'est perdu."
+            )
         )?;
     }
     writeln!(
