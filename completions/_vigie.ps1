@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation (créée sur le site web) qui reçoit la nuit')
             [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Le site où créer la participation (avec --debut et --fin)')
             [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Le point d''écoute de la participation à créer (ex. A1)')
+            [CompletionResult]::new('--passage', '--passage', [CompletionResultType]::ParameterName, 'Carte brute : le numéro de passage, si les noms ne le portent pas')
             [CompletionResult]::new('--debut', '--debut', [CompletionResultType]::ParameterName, 'Début de la nuit (ex. 2026-06-21T23:30:00+02:00)')
             [CompletionResult]::new('--fin', '--fin', [CompletionResultType]::ParameterName, 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)')
             [CompletionResult]::new('--fuseau', '--fuseau', [CompletionResultType]::ParameterName, 'Fuseau de l''horloge des enregistreurs (défaut : celui de cet ordinateur)')

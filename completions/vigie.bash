@@ -266,7 +266,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --participation --site --point --debut --fin --fuseau --forcer-participation --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --enregistreur-type --enregistreur-numero-serie --micro-position --micro-hauteur --micro-type --micro-numero-serie --canal-expansion --canal-direct --temperature-debut --temperature-fin --vent --couverture --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --vers --participation --site --point --passage --debut --fin --fuseau --forcer-participation --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --enregistreur-type --enregistreur-numero-serie --micro-position --micro-hauteur --micro-type --micro-numero-serie --canal-expansion --canal-direct --temperature-debut --temperature-fin --vent --couverture --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -285,6 +285,10 @@ _vigie() {
                     return 0
                     ;;
                 --point)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --passage)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -53,6 +53,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand --participation 'La participation (créée sur le site web) qui reçoit la nuit'
             cand --site 'Le site où créer la participation (avec --debut et --fin)'
             cand --point 'Le point d''écoute de la participation à créer (ex. A1)'
+            cand --passage 'Carte brute : le numéro de passage, si les noms ne le portent pas'
             cand --debut 'Début de la nuit (ex. 2026-06-21T23:30:00+02:00)'
             cand --fin 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)'
             cand --fuseau 'Fuseau de l''horloge des enregistreurs (défaut : celui de cet ordinateur)'

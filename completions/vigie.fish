@@ -55,6 +55,7 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Dépose d
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'La participation (créée sur le site web) qui reçoit la nuit' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Le site où créer la participation (avec --debut et --fin)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Le point d\'écoute de la participation à créer (ex. A1)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l passage -d 'Carte brute : le numéro de passage, si les noms ne le portent pas' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l debut -d 'Début de la nuit (ex. 2026-06-21T23:30:00+02:00)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fin -d 'Fin de la nuit, ISO 8601 avec son fuseau (comme --debut)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l fuseau -d 'Fuseau de l\'horloge des enregistreurs (défaut : celui de cet ordinateur)' -r

@@ -864,16 +864,23 @@ pub(crate) struct ArgsDepot {
     /// Avec --debut et --fin : le site où créer la participation (et --point pour un site
     /// point fixe). En saison : le site à retenir quand deux de vos sites portent le numéro
     /// des noms (ID), ou le site d'un numéro que son titre ne porte pas (NUMERO=ID) ;
-    /// répétable.
-    #[arg(long, value_name = "ID|NUMERO=ID")]
+    /// répétable. Une carte brute dont les noms ne portent pas le préfixe reçoit le numéro à
+    /// six chiffres des noms (640380 pour Car640380) de NUMERO ou NUMERO=ID, comme
+    /// `vigie preparer --site`.
+    #[arg(long, value_name = "ID|NUMERO=ID|NUMERO")]
     pub(crate) site: Vec<String>,
 
     /// Le point d'écoute de la participation à créer (ex. A1).
     ///
     /// Point d'écoute de la participation à créer (ex. A1) : exigé pour un site point fixe,
-    /// facultatif pour un site routier ou pédestre, qui n'en a pas.
+    /// facultatif pour un site routier ou pédestre, qui n'en a pas. Celui des noms d'une
+    /// carte brute qui ne le portent pas.
     #[arg(long, requires = "site")]
     pub(crate) point: Option<String>,
+
+    /// Carte brute : le numéro de passage, si les noms ne le portent pas.
+    #[arg(long, value_name = "N")]
+    pub(crate) passage: Option<u8>,
 
     /// Début de la nuit (ex. 2026-06-21T23:30:00+02:00).
     ///

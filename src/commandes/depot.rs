@@ -24,6 +24,7 @@ use crate::plan::{
 };
 use crate::plateforme::FichierAttendu;
 use crate::plateforme::conseil::commande;
+use crate::preparation::carte::Identite;
 use crate::reessai::Profil;
 use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
 use crate::saison::fuseau::Fuseau;
@@ -89,7 +90,11 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     } else {
         Horodatages::Juges
     };
-    let preparation = preparer(&dossier, &destination, horodatages)?;
+    let identite = identite_de_la_carte(&args)?;
+    let preparation = preparer(&dossier, &destination, horodatages, &identite)?;
+    if preparation.originaux_bruts.is_none() && nomme_une_carte(&args) {
+        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, IDENTITE_SANS_CARTE).into());
+    }
     let destination = avec_les_canaux(destination, &preparation);
     let fabrique = &destination;
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
@@ -236,7 +241,7 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
 
 /// Un plan hors saison (une nuit de saison passe par `saison::retenter_saison`).
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
-    let (dossier, destination, identite, retenus) = {
+    let (dossier, destination, identite, retenus, carte) = {
         let base = ouvrir_base_existante(g)?;
         let plan = base.plan(args.plan)?;
         let destination = Destination::du_plan(&plan)?;
@@ -245,14 +250,26 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
             crate::jeton::lire()?;
         }
         let retenus = base.reglages(plan.id)?;
-        (plan.dossier.clone(), destination, plan.destination, retenus)
+        let carte = identite_du_plan(&base, plan.id)?;
+        (
+            plan.dossier.clone(),
+            destination,
+            plan.destination,
+            retenus,
+            carte,
+        )
     };
     // Les réglages du dépôt que reprend ce plan, sauf ceux donnés pour cette relance.
     let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
-    let preparation = preparer(Path::new(&dossier), &destination, Horodatages::Juges)?;
+    let preparation = preparer(
+        Path::new(&dossier),
+        &destination,
+        Horodatages::Juges,
+        &carte,
+    )?;
     if destination.lit_les_sequences() {
         garder_la_nuit(g, &preparation, &identite, Path::new(&dossier), false)?;
     }
@@ -353,7 +370,15 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
         };
         return crate::depot::inscription::analyser_vers(vers, options);
     }
-    if args.site.len() > 1 || (args.participation.is_some() && !args.site.is_empty()) {
+    // Les sites où créer : `ID`, ou l'`ID` de `NUMERO=ID` ; un `NUMERO` seul ne nomme que la
+    // carte brute (voir [`identite_de_la_carte`]).
+    let sites: Vec<&str> = args
+        .site
+        .iter()
+        .filter(|v| numero_de_site(v).is_none() || v.contains('='))
+        .map(|v| v.split_once('=').map_or(v.as_str(), |(_, id)| id.trim()))
+        .collect();
+    if sites.len() > 1 || (args.participation.is_some() && !sites.is_empty()) {
         return Err(ErreurAvecCode::nouveau(
             CodeSortie::Usage,
             "--participation ID, ou un seul --site ID avec --debut et --fin : une participation              à la fois ; rien n'a été envoyé",
@@ -362,7 +387,7 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
     }
     let participation = match (
         &args.participation,
-        &args.site.first(),
+        &sites.first(),
         &args.point,
         &args.debut,
         &args.fin,
@@ -387,6 +412,70 @@ fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
             .avec_description(description)
             .into(),
     )
+}
+
+/// `--passage` ou `--site NUMERO` sans carte brute à nommer.
+pub(super) const IDENTITE_SANS_CARTE: &str = "--passage et --site NUMERO ne nomment qu'une carte \
+     brute (des WAV tels que l'enregistreur les écrit, sans le préfixe Car<site>-<année>-Pass<n>-\
+     <point>-) ; ce dossier n'en est pas une : retirez-les ; rien n'a été envoyé";
+
+/// Le numéro de site des noms que dit une valeur de `--site` : `NUMERO` (des chiffres, pas un
+/// identifiant de 24 caractères) ou le `NUMERO` de `NUMERO=ID` ; `None` pour un `ID`.
+pub(super) fn numero_de_site(valeur: &str) -> Option<&str> {
+    let numero = valeur.split_once('=').map_or(valeur, |(n, _)| n).trim();
+    let chiffres = !numero.is_empty() && numero.bytes().all(|o| o.is_ascii_digit());
+    (chiffres && (valeur.contains('=') || IdObjet::analyser(numero).is_none())).then_some(numero)
+}
+
+/// `--passage` ou `--site NUMERO` (sans `=ID`) : ce qui ne nomme qu'une carte brute.
+pub(super) fn nomme_une_carte(args: &ArgsDepot) -> bool {
+    args.passage.is_some() || numero_nu(args).is_some()
+}
+
+/// Le `--site NUMERO` seul (sans `=ID`), s'il y en a un.
+fn numero_nu(args: &ArgsDepot) -> Option<&str> {
+    args.site
+        .iter()
+        .filter(|v| !v.contains('='))
+        .find_map(|v| numero_de_site(v))
+}
+
+/// Ce que disent `--site`, `--passage` et `--point` d'une carte brute dont les noms ne portent
+/// pas le préfixe `Car<site>-<année>-Pass<n>-<point>-`, comme à `vigie preparer` : le numéro de
+/// site à six chiffres des noms (`--site 640380`, ou `--site 640380=ID` qui nomme aussi le
+/// site de la plateforme ; un `ID` seul ne dit pas le numéro des noms), le passage et le point.
+/// Vérifié avant tout envoi (code 2).
+pub(super) fn identite_de_la_carte(args: &ArgsDepot) -> Result<Identite> {
+    let mut numeros: Vec<&str> = args.site.iter().filter_map(|v| numero_de_site(v)).collect();
+    numeros.dedup();
+    // Un `NUMERO` seul l'emporte sur ceux des `NUMERO=ID` (qui en saison en nomment plusieurs).
+    let site = numero_nu(args).or(match numeros.as_slice() {
+        [seul] => Some(*seul),
+        _ => None,
+    });
+    let identite = Identite {
+        site: site.map(str::to_owned),
+        passage: args.passage,
+        point: args.point.clone(),
+    };
+    crate::preparation::carte::valider(&identite)
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
+    Ok(identite)
+}
+
+/// L'identité qu'une carte brute a reçue à son dépôt, retrouvée dans les noms de ses séquences
+/// planifiées (`Car640380-2026-Pass1-A1-…`) : la relance la prépare comme le premier dépôt,
+/// sans qu'on la redonne. Aucune pour un dossier ordinaire.
+pub(super) fn identite_du_plan(base: &Base, plan_id: i64) -> Result<Identite> {
+    let unites = base.unites(plan_id, &[])?;
+    Ok(unites
+        .iter()
+        .filter(|u| u.preparee.is_some())
+        .find_map(|u| {
+            let nom = u.chemin.rsplit('/').next().unwrap_or(&u.chemin);
+            crate::preparation::carte::identite_du_nom(nom)
+        })
+        .unwrap_or_default())
 }
 
 /// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne
@@ -427,8 +516,9 @@ pub(super) fn preparer(
     dossier: &Path,
     destination: &Destination,
     horodatages: Horodatages,
+    carte: &Identite,
 ) -> Result<Preparation> {
-    let examen = examiner(dossier, destination, horodatages)?;
+    let examen = examiner(dossier, destination, horodatages, carte)?;
     refuser_les_empechements(&[("", &examen)])?;
     let Examen {
         inventaire,
@@ -536,10 +626,11 @@ pub(super) fn examiner(
     dossier: &Path,
     destination: &Destination,
     horodatages: Horodatages,
+    carte: &Identite,
 ) -> Result<Examen> {
     let inventaire = inventaire::inventorier(dossier)?;
     let (inventaire, preparees, originaux_bruts) =
-        match crate::preparation::au_fil::reconnaitre(dossier, &inventaire) {
+        match crate::preparation::au_fil::reconnaitre(dossier, &inventaire, carte) {
             Some(c) => {
                 let preparees = c
                     .sources

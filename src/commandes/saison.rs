@@ -18,6 +18,7 @@
 //! 5. puis l'envoi, nuit après nuit, sous un seul jeu de réglages (`--paralleles`,
 //!    `--debit-max` : un seul seau pour toute la saison).
 
+use crate::preparation::carte::Identite;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -102,11 +103,11 @@ fn relatif(chemin: &Path, racine: &Path) -> Option<String> {
     Some(parties?.join("/"))
 }
 
-fn reunir(dossiers: &[PathBuf], provisoire: &Destination) -> Result<Reunion> {
+fn reunir(dossiers: &[PathBuf], provisoire: &Destination, carte: &Identite) -> Result<Reunion> {
     // Tous les dossiers examinés, puis tout ce qui empêche le dépôt dit d'un coup.
     let mut examens = Vec::with_capacity(dossiers.len());
     for d in dossiers {
-        examens.push(examiner(d, provisoire, Horodatages::Juges)?);
+        examens.push(examiner(d, provisoire, Horodatages::Juges, carte)?);
     }
     let plusieurs = examens.len() > 1;
     let prefixes: Vec<String> = dossiers
@@ -266,6 +267,8 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
                 }
                 s.imposes.insert(numero.to_owned(), id);
             }
+            // Un numéro seul nomme une carte brute (`depot::identite_de_la_carte`).
+            None if super::depot::numero_de_site(v).is_some() => {}
             None => s
                 .preferes
                 .push(IdObjet::analyser(v.trim()).ok_or_else(|| invalide(v))?),
@@ -394,9 +397,9 @@ async fn premiers_titres(
 
 /// `vigie depot DOSSIER…` en saison (voir l'en-tête du module).
 pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
-    if args.point.is_some() {
-        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::POINT_EN_SAISON).into());
-    }
+    // `--point`, `--passage`, `--site NUMERO` : en saison, ils ne nomment qu'une carte brute
+    // (le point de chaque nuit est lu dans les noms).
+    let carte = super::depot::identite_de_la_carte(&args)?;
     let fuseau = Fuseau::analyser(&args.fuseau)
         .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
     let donnes = sites_donnes(&args.site)?;
@@ -415,7 +418,17 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         jeton.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     let provisoire = Destination::from(provisoire);
-    let mut reunion = reunir(&args.dossiers, &provisoire)?;
+    let mut reunion = reunir(&args.dossiers, &provisoire, &carte)?;
+    if reunion.originaux_bruts == 0
+        && (args.point.is_some() || super::depot::nomme_une_carte(&args))
+    {
+        let message = if args.point.is_some() {
+            dire::POINT_EN_SAISON
+        } else {
+            super::depot::IDENTITE_SANS_CARTE
+        };
+        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, message).into());
+    }
     let mut nuits = nuits_de_la_saison(g, &reunion, &fuseau)?;
     let hors_ligne = args.simulation && jeton.is_err();
     let inconnus = if hors_ligne {
@@ -1439,7 +1452,13 @@ fn garder_les_liees<'n>(
     let mut preparees = Vec::with_capacity(nuits.len());
     for (n, plan) in nuits.iter().zip(plans) {
         let destination = Destination::du_plan(&plan)?;
-        let preparation = preparer(Path::new(&plan.dossier), &destination, Horodatages::Juges)?;
+        let carte = super::depot::identite_du_plan(base, plan.id)?;
+        let preparation = preparer(
+            Path::new(&plan.dossier),
+            &destination,
+            Horodatages::Juges,
+            &carte,
+        )?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
         let a_garder = super::garde::NuitAGarder {
             fichiers: regroupement
@@ -1722,6 +1741,7 @@ mod tests_reunion {
         let r = reunir(
             &[racine.clone(), racine.join("PA1"), racine.clone()],
             &provisoire(),
+            &Identite::default(),
         )
         .unwrap();
         assert_eq!(
@@ -1741,7 +1761,12 @@ mod tests_reunion {
     #[test]
     fn deux_dossiers_voisins_reunis_sous_leur_ancetre() {
         let (_d, racine) = saison_de_deux_enregistreurs();
-        let r = reunir(&[racine.join("PA2"), racine.join("PA1")], &provisoire()).unwrap();
+        let r = reunir(
+            &[racine.join("PA2"), racine.join("PA1")],
+            &provisoire(),
+            &Identite::default(),
+        )
+        .unwrap();
         assert_eq!(
             r.racine,
             crate::plateforme::chemins::canonique(&racine).unwrap()

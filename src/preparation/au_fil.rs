@@ -13,8 +13,10 @@
 //! horodatage mais n'est pas encore un nom de séquence de la plateforme (`…_AAAAMMJJ_HHMMSS`
 //! sans `_000`) ; elle est **reconnue** quand `preparer` sait la transformer sans rien
 //! demander : chaque original lu, le préfixe `Car<site>-<année>-Pass<n>-<point>-` dans les
-//! noms. Une carte brute non reconnue (un original illisible, le préfixe absent) n'est pas
-//! préparée ici : le dépôt la refuse comme avant, avec la commande `vigie preparer` à lancer.
+//! noms, ou donné au dépôt comme à `preparer` (l'[`Identite`] : `--site NUMERO`, `--passage`,
+//! `--point`). Une carte brute non reconnue (un original illisible, le préfixe ni dans les noms
+//! ni donné) n'est pas préparée ici : le dépôt la refuse comme avant, avec la commande
+//! `vigie preparer` à lancer.
 //! Un dossier qui mêle séquences et bruts n'est pas une carte brute : le préparer renommerait
 //! les séquences (`…_000_000`, le signe d'un double traitement).
 
@@ -68,12 +70,16 @@ fn original_brut(nom: &str) -> bool {
 /// La carte `racine`, d'inventaire `inv`, préparée au fil de l'envoi ; `None` si ce n'est pas
 /// une carte brute reconnue (voir l'en-tête du module) : le dépôt la traite alors comme un
 /// dossier ordinaire.
-pub(crate) fn reconnaitre(racine: &Path, inv: &Inventaire) -> Option<CarteAuFil> {
+pub(crate) fn reconnaitre(
+    racine: &Path,
+    inv: &Inventaire,
+    identite: &Identite,
+) -> Option<CarteAuFil> {
     if inv.enregistrements.is_empty() || !inv.enregistrements.iter().all(|e| original_brut(e.nom()))
     {
         return None;
     }
-    let carte = carte::lire_carte(racine, &Identite::default()).ok()?;
+    let carte = carte::lire_carte(racine, identite).ok()?;
     if !carte.refuses.is_empty() || carte.nuits.is_empty() {
         return None;
     }
@@ -143,7 +149,7 @@ mod tests {
             ("Car640380-2026-Pass1-A1-S4U1_20260621_223005.wav", 384_000),
         ]);
         let inv = crate::inventaire::inventorier(d.path()).unwrap();
-        let c = reconnaitre(d.path(), &inv).unwrap();
+        let c = reconnaitre(d.path(), &inv, &Identite::default()).unwrap();
         let attendue = carte::lire_carte(d.path(), &Identite::default()).unwrap();
         let noms: Vec<String> = attendue.nuits[0]
             .originaux
@@ -213,7 +219,10 @@ mod tests {
         ] {
             let d = carte(noms);
             let inv = crate::inventaire::inventorier(d.path()).unwrap();
-            assert!(reconnaitre(d.path(), &inv).is_none(), "{noms:?}");
+            assert!(
+                reconnaitre(d.path(), &inv, &Identite::default()).is_none(),
+                "{noms:?}"
+            );
         }
     }
 }

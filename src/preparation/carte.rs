@@ -171,6 +171,17 @@ fn prefixe_du_nom(nom: &str) -> Option<Prefixe> {
     })
 }
 
+/// L'identité que dit le préfixe d'un nom de séquence préparée (`Car640380-2026-Pass1-A1-…`) :
+/// celle qu'une carte brute a reçue à son dépôt, que sa relance retrouve dans son plan.
+pub(crate) fn identite_du_nom(nom: &str) -> Option<Identite> {
+    let p = prefixe_du_nom(nom)?;
+    Some(Identite {
+        site: Some(p.site),
+        passage: Some(p.passage),
+        point: Some(p.point),
+    })
+}
+
 /// Un journal par dossier : `LogPR<n>.txt` (casse indifférente) lu en entier (quelques Kio).
 fn lire_journaux(
     racine: &Path,

@@ -41,8 +41,8 @@ pub(crate) const NON_RATTACHES_CITES: usize = 3;
 
 /// `--point` en saison.
 pub(crate) const POINT_EN_SAISON: &str = "--point ne vaut qu'avec --site ID --debut D --fin F (une \
-     seule participation à créer) : en saison, le point de chaque nuit est lu dans les noms ; \
-     rien n'a été envoyé";
+     seule participation à créer), ou pour une carte brute dont les noms ne le portent pas : en \
+     saison, le point de chaque nuit est lu dans les noms ; rien n'a été envoyé";
 /// Des dossiers sans un enregistrement.
 pub(crate) const AUCUN_ENREGISTREMENT: &str =
     "aucun enregistrement à déposer dans ces dossiers ; rien n'a été envoyé";

@@ -33,19 +33,25 @@ const SEQUENCES: usize = 8;
 
 /// Les originaux de la carte (chemin relatif), écrits dans `racine`.
 fn carte(racine: &Path) -> Vec<String> {
+    carte_nommee(racine, P)
+}
+
+/// Les originaux de la carte, leurs noms précédés de `P` (`""` : tels que les écrivent les
+/// enregistreurs, sans le préfixe `Car<site>-<année>-Pass<n>-<point>-`).
+fn carte_nommee(racine: &Path, prefixe: &str) -> Vec<String> {
     let bruts = [
         (
-            format!("PR/Data/{P}PaRecPR1925492_20260621_223000.wav"),
+            format!("PR/Data/{prefixe}PaRecPR1925492_20260621_223000.wav"),
             38_400,
             123 * FE / 10,
         ),
         (
-            format!("PR/Data/{P}PaRecPR1925492_20260621_223010.wav"),
+            format!("PR/Data/{prefixe}PaRecPR1925492_20260621_223010.wav"),
             38_400,
             123 * FE / 10,
         ),
         (
-            format!("SM4/{P}S4U12345_20260621_224000.wav"),
+            format!("SM4/{prefixe}S4U12345_20260621_224000.wav"),
             384_000,
             7 * FE,
         ),
@@ -93,6 +99,11 @@ fn sha256(octets: &[u8]) -> String {
 
 /// Ce que `vigie preparer` écrit de la carte du banc : (chemin sous la sortie, SHA-256).
 fn preparee(banc: &Banc) -> BTreeMap<String, String> {
+    preparee_avec(banc, &[])
+}
+
+/// [`preparee`], avec ces options (`--site`, `--passage`, `--point`).
+fn preparee_avec(banc: &Banc, options: &[&str]) -> BTreeMap<String, String> {
     let sortie = banc
         .dossier
         .path()
@@ -102,6 +113,7 @@ fn preparee(banc: &Banc) -> BTreeMap<String, String> {
         .arg(&banc.nuit)
         .arg("--vers")
         .arg(&sortie)
+        .args(options)
         .finir_en(0);
     empreintes(&sortie)
 }
@@ -325,4 +337,111 @@ fn en_saison_une_carte_brute_de_deux_nuits_chaque_sequence_dans_sa_participation
     let puts = banc.bac().compteurs().requetes(Operation::PutObject);
     crate::saison::depot_saison(&banc).finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), puts);
+}
+
+/// Le préfixe d'une carte dont les noms ne le portent pas, donné au dépôt comme à `preparer`.
+const IDENTITE: [&str; 6] = ["--site", "640139", "--passage", "1", "--point", "A1"];
+
+/// Une carte brute dont les noms ne portent pas le préfixe (`PaRecPR1925492_…`, `S4U12345_…`)
+/// : sans `--site NUMERO --passage --point`, le dépôt la refuse avant tout envoi ; avec, ce qui
+/// part vers la participation est octet pour octet ce que `preparer` écrit avec les mêmes
+/// options ; `retenter-echecs` la reprend sans qu'on les redonne (retrouvées dans les noms des
+/// séquences du plan). `--passage` sur un dossier qui n'est pas une carte brute : code 2.
+#[test]
+fn une_carte_sans_prefixe_deposee_avec_site_passage_point() {
+    let banc = Banc::nouveau();
+    carte_nommee(&banc.nuit, "");
+    let attendus = preparee_avec(&banc, &IDENTITE);
+    assert_eq!(attendus.len(), SEQUENCES, "{attendus:#?}");
+    assert!(
+        attendus
+            .keys()
+            .all(|k| k.starts_with(&format!("{NUIT}/{P}")))
+    );
+    let out = banc.depot_plateforme().finir_en(2);
+    assert_eq!(
+        banc.requetes(Operation::ApiDeclarerFichier),
+        0,
+        "{}",
+        texte(&out)
+    );
+
+    let mut c = banc.depot_plateforme();
+    c.args(IDENTITE);
+    let out = c.finir_en(0);
+    out.stderr_contient(&["carte brute", "8 séquences"]);
+    let (deposes, enregistrements) = deposes_plateforme(&banc);
+    assert_eq!(enregistrements, SEQUENCES);
+    assert_eq!(deposes, attendus);
+    // La relance par retenter-echecs retrouve le préfixe dans le plan : rien ne repart.
+    let puts = banc.bac().compteurs().requetes(Operation::PutObject);
+    banc.retenter_plateforme().finir_en(0);
+    assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), puts);
+
+    // Vers une participation à créer : `--site NUMERO=ID` dit le numéro des noms et le site.
+    let autre = Banc::nouveau();
+    carte_nommee(&autre.nuit, "");
+    let mut c = autre.depot_par_site(&format!("640139={SITE}"), "A1", DEBUT_NUIT, FIN_NUIT);
+    c.args(["--passage", "1"]);
+    c.finir_en(0);
+    let creee = autre.bac().participations(SITE);
+    let creee = creee
+        .iter()
+        .find(|p| p.id != PARTICIPATION)
+        .unwrap_or_else(|| panic!("{creee:?}"));
+    assert_eq!(
+        autre
+            .bac()
+            .fichiers()
+            .iter()
+            .filter(|f| f.participation.as_deref() == Some(creee.id.as_str()))
+            .count(),
+        SEQUENCES
+    );
+
+    // Un dossier ordinaire n'a pas de préfixe à recevoir.
+    let ordinaire = Banc::avec_fichier(&nom(1), 1_000);
+    let mut c = ordinaire.depot_plateforme();
+    c.args(["--passage", "2"]);
+    let out = c.finir_en(2);
+    assert!(
+        stderr(&out).contains("--passage et --site NUMERO ne nomment qu'une carte brute"),
+        "{}",
+        texte(&out)
+    );
+}
+
+/// En saison (sans destination), la même carte sans préfixe avec `--site 640139 --passage 1
+/// --point A1` : la nuit va dans une participation du site de ce numéro, chaque séquence celle
+/// de `preparer` ; `--point` sans carte brute reste refusé en saison.
+#[test]
+fn en_saison_une_carte_sans_prefixe_nommee_par_les_options() {
+    let banc = Banc::nouveau();
+    carte_nommee(&banc.nuit, "");
+    let attendus: BTreeMap<String, String> = preparee_avec(&banc, &IDENTITE)
+        .into_iter()
+        .map(|(chemin, e)| (chemin.split_once('/').unwrap().1.to_owned(), e))
+        .collect();
+    let mut c = crate::saison::depot_saison(&banc);
+    c.args(IDENTITE);
+    c.finir_en(0);
+    let mut vus = BTreeMap::new();
+    for f in banc.bac().fichiers() {
+        let participation = f.participation.clone().expect("fichier sans participation");
+        vus.insert(
+            f.titre.clone(),
+            sha256(&banc.objet_plateforme(&participation, &f.titre)),
+        );
+    }
+    assert_eq!(vus, attendus);
+
+    let ordinaire = Banc::avec_fichier(&nom(1), 1_000);
+    let mut c = crate::saison::depot_saison(&ordinaire);
+    c.args(IDENTITE);
+    let out = c.finir_en(2);
+    assert!(
+        stderr(&out).contains("--point ne vaut qu'avec"),
+        "{}",
+        texte(&out)
+    );
 }
