@@ -52,7 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'vigie', 'vigie.exe', '.\vigie.e
             break
         }
         'vigie;depot' {
-            [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Dépose dans un compartiment S3 plutôt que sur la plateforme')
+            [CompletionResult]::new('--vers', '--vers', [CompletionResultType]::ParameterName, 'Dépose dans un compartiment S3 ou un dossier plutôt que sur la plateforme')
             [CompletionResult]::new('--participation', '--participation', [CompletionResultType]::ParameterName, 'La participation (créée sur le site web) qui reçoit la nuit')
             [CompletionResult]::new('--site', '--site', [CompletionResultType]::ParameterName, 'Le site où créer la participation (avec --debut et --fin)')
             [CompletionResult]::new('--point', '--point', [CompletionResultType]::ParameterName, 'Le point d''écoute de la participation à créer (ex. A1)')

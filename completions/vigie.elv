@@ -49,7 +49,7 @@ set edit:completion:arg-completer[vigie] = {|@words|
             cand generer-docs 'Régénère completions/ et man/ (pour les mainteneurs)'
         }
         &'vigie;depot'= {
-            cand --vers 'Dépose dans un compartiment S3 plutôt que sur la plateforme'
+            cand --vers 'Dépose dans un compartiment S3 ou un dossier plutôt que sur la plateforme'
             cand --participation 'La participation (créée sur le site web) qui reçoit la nuit'
             cand --site 'Le site où créer la participation (avec --debut et --fin)'
             cand --point 'Le point d''écoute de la participation à créer (ex. A1)'

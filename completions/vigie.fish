@@ -51,7 +51,7 @@ complete -c vigie -n "__fish_vigie_needs_command" -f -a "demo" -d 'Démonstratio
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "bac-a-sable" -d 'Sert la plateforme locale (API Vigie-Chiro + S3) sur 127.0.0.1 jusqu\'à Ctrl-C'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "completions" -d 'Écrit le script de complétion pour un shell sur la sortie standard'
 complete -c vigie -n "__fish_vigie_needs_command" -f -a "generer-docs" -d 'Régénère completions/ et man/ (pour les mainteneurs)'
-complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Dépose dans un compartiment S3 plutôt que sur la plateforme' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l vers -d 'Dépose dans un compartiment S3 ou un dossier plutôt que sur la plateforme' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l participation -d 'La participation (créée sur le site web) qui reçoit la nuit' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l site -d 'Le site où créer la participation (avec --debut et --fin)' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l point -d 'Le point d\'écoute de la participation à créer (ex. A1)' -r

@@ -846,10 +846,12 @@ pub(crate) struct ArgsDepot {
     #[arg(required = true, num_args = 1.., value_name = "DOSSIER")]
     pub(crate) dossiers: Vec<PathBuf>,
 
-    /// Dépose dans un compartiment S3 plutôt que sur la plateforme.
+    /// Dépose dans un compartiment S3 ou un dossier plutôt que sur la plateforme.
     ///
-    /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif).
-    #[arg(long, value_name = "s3://COMPARTIMENT/PREFIXE")]
+    /// Destination S3 : s3://compartiment/prefixe (clé = préfixe + chemin relatif). Dossier
+    /// local ou réseau (disque externe, NAS) : dossier:CHEMIN (chaque fichier sous son chemin
+    /// relatif, écrit à part puis renommé, sa somme relue).
+    #[arg(long, value_name = "ADRESSE")]
     pub(crate) vers: Option<String>,
 
     /// La participation (créée sur le site web) qui reçoit la nuit.

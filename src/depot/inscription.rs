@@ -16,6 +16,7 @@ use crate::plan::{CauseRefus, DepotPlan, Sorte};
 const INSCRITES: &[&Inscription] = &[
     &super::s3::fabrique::INSCRIPTION,
     &super::vigiechiro::fabrique::INSCRIPTION,
+    &super::dossier::INSCRIPTION,
 ];
 
 impl Destination {

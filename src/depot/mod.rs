@@ -28,6 +28,7 @@
 //!
 //! Le moteur ne connaît ni indicatif ni clap : il annonce ses événements par le trait `Suivi`.
 
+pub(crate) mod dossier;
 #[cfg(test)]
 mod essais_reseau;
 pub(crate) mod evenements;

@@ -96,6 +96,12 @@ impl Progression {
         })
     }
 
+    /// La limite de débit (`--debit-max`) que respecte le corps de cette tentative, s'il y en
+    /// a une : pour une destination qui écrit sans client HTTP (un dossier).
+    pub(crate) fn limite(&self) -> Option<&Arc<LimiteDebit>> {
+        self.limite.as_ref()
+    }
+
     /// Octets déjà passés au client HTTP pour cette tentative.
     pub(crate) fn octets(&self) -> u64 {
         self.octets.load(Ordering::Relaxed)

@@ -19,6 +19,7 @@ mod commun;
 mod carte_retiree;
 mod coupures;
 mod depot_carte_brute;
+mod depot_dossier;
 mod depot_s3;
 mod depot_vigiechiro;
 mod description_participation;

@@ -1,0 +1,614 @@
+//! La destination `dossier:CHEMIN` : un dossier local ou réseau (le disque externe ou le NAS
+//! où l'on archive ses cartes avant de les effacer pour la nuit suivante), avec le même plan,
+//! la même reprise et la même relecture que les autres destinations.
+//!
+//! Chaque fichier part sous son chemin relatif (la clé), écrit d'abord dans un provisoire
+//! caché du même dossier (`.NOM.vigie-provisoire`, jamais une séquence), mis sur le disque
+//! (`sync`), puis renommé d'un coup à sa place : un arrêt brutal laisse au pis ce provisoire,
+//! que la relance réécrit, jamais un fichier à moitié écrit sous son vrai nom. Le fichier
+//! renommé est relu et sa somme CRC32C comparée à celle de ce qui est parti : l'unité n'est
+//! `deposee` qu'une fois cette somme vérifiée ; `vigie verifier` la relit de même.
+//!
+//! Une erreur du dossier passe par la même politique de réessai qu'une émission réseau : un
+//! partage momentanément absent (disque débranché, NAS injoignable) est passager, sondé
+//! jusqu'à son retour comme un réseau coupé ; un disque plein ou un dossier en lecture seule
+//! est un refus, qui dit quoi faire. Un fichier déjà à sa place, de même taille et de même
+//! somme, ne repart pas.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+use futures_util::FutureExt;
+use futures_util::future::{BoxFuture, LocalBoxFuture};
+
+use super::fabrique::{
+    AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
+};
+use super::relecture::verification::{Constat, Constats, Relecture, constater_toutes};
+use super::{
+    ContexteUnite, Depositaire, IssueUnite, RefusLu, Resultat, echec_de, echec_local,
+    echec_si_fichier_change,
+};
+use crate::destination::{ErreurDestination, PartieDuBilan, chemin_sur};
+use crate::plan::{CauseRefus, DepotPlan, DepotUnite};
+use crate::plateforme::chemins::local;
+use crate::plateforme::disque::{en_lecture_seule, place_libre};
+use crate::plateforme::{FichierAttendu, erreur_systeme};
+use crate::reessai::{Profil, Rejouabilite, ReponseApi};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::transport::corps::{crc32c_base64, lire_tranche, somme_crc32c};
+use crate::transport::s3::ConfigS3;
+use crate::transport::{AnnoncesReseau, Emetteur, Emission, emettre};
+
+/// Le préfixe de l'adresse.
+const PREFIXE: &str = "dossier:";
+/// Le suffixe du provisoire d'un fichier, écrit à côté de lui.
+const PROVISOIRE: &str = ".vigie-provisoire";
+
+pub(crate) const INSCRIPTION: Inscription = Inscription {
+    sorte: "dossier",
+    forme_vers: Some("dossier:CHEMIN"),
+    analyser_vers,
+    relire: |identite| DestinationDossier::relire(identite).map(Destination::from),
+    conseil,
+    geste_identifiants: || "vérifiez vos droits d'écriture sur le dossier".to_owned(),
+};
+
+fn conseil(cause: CauseRefus) -> Option<Cow<'static, str>> {
+    Some(Cow::Borrowed(match cause {
+        CauseRefus::Droits => {
+            "le dossier est en lecture seule, ou vous n'avez pas le droit d'y écrire : \
+             choisissez un autre dossier, ou corrigez ses droits (disque protégé en écriture ?)"
+        }
+        CauseRefus::Stockage => {
+            "le disque du dossier est plein : libérez de la place, ou déposez sur un autre disque"
+        }
+        CauseRefus::Contenu => {
+            "le fichier relu dans le dossier n'est pas celui qui est parti : vérifiez le disque"
+        }
+        _ => return None,
+    }))
+}
+
+/// Un dossier de destination, par son chemin absolu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DestinationDossier {
+    racine: PathBuf,
+}
+
+fn analyser_vers(adresse: &str, _: OptionsAdresse<'_>) -> Option<Result<Destination>> {
+    let chemin = adresse.strip_prefix(PREFIXE)?;
+    Some(DestinationDossier::analyser(adresse, chemin).map(Destination::from))
+}
+
+impl DestinationDossier {
+    /// `dossier:CHEMIN` donné par l'utilisateur : un dossier qui existe (rien n'est créé à
+    /// l'aveugle à la place d'un disque qui n'est pas branché), écrit en chemin absolu.
+    fn analyser(adresse: &str, chemin: &str) -> Result<Self> {
+        let refus = |raison: String| -> anyhow::Error {
+            ErreurAvecCode::nouveau(
+                CodeSortie::Usage,
+                format!("destination « {adresse} » : {raison} ; rien n'a été envoyé"),
+            )
+            .into()
+        };
+        if chemin.is_empty() {
+            return Err(refus(
+                "attendu dossier:CHEMIN, le dossier (disque externe, partage réseau) qui reçoit \
+                 la nuit"
+                    .into(),
+            ));
+        }
+        let racine: PathBuf = std::path::absolute(chemin)
+            .map_err(|e| refus(erreur_systeme(&e)))?
+            .components()
+            .collect();
+        if racine.to_str().is_none() {
+            return Err(refus(
+                "chemin qui n'est pas de l'Unicode : renommez le dossier".into(),
+            ));
+        }
+        match std::fs::metadata(&racine) {
+            Ok(m) if m.is_dir() => Ok(DestinationDossier { racine }),
+            Ok(_) => Err(refus(format!("{} n'est pas un dossier", racine.display()))),
+            Err(e) => Err(refus(format!(
+                "{} est introuvable ({}) : branchez le disque ou le partage, ou créez le \
+                 dossier, puis relancez",
+                racine.display(),
+                erreur_systeme(&e)
+            ))),
+        }
+    }
+
+    /// Relit une identité écrite par [`Fabrique::identite`] (le dossier peut être absent :
+    /// il est cherché au premier envoi).
+    fn relire(identite: &str) -> Result<Self, ErreurDestination> {
+        match identite.strip_prefix(PREFIXE) {
+            Some(chemin) if !chemin.is_empty() => Ok(DestinationDossier {
+                racine: PathBuf::from(chemin),
+            }),
+            _ => Err(ErreurDestination::Forme(identite.to_owned())),
+        }
+    }
+}
+
+impl Fabrique for DestinationDossier {
+    fn inscription(&self) -> &'static Inscription {
+        &INSCRIPTION
+    }
+
+    fn identite(&self) -> String {
+        format!("{PREFIXE}{}", self.racine.display())
+    }
+
+    fn cle(&self, chemin: &str) -> Result<String, ErreurDestination> {
+        if chemin_sur(chemin) {
+            Ok(chemin.to_owned())
+        } else {
+            Err(ErreurDestination::Cle(chemin.to_owned()))
+        }
+    }
+
+    /// Avant le premier envoi : le dossier est là, s'écrit, et son disque a la place de ce
+    /// qui reste à déposer. Sinon rien ne part, et le message dit quoi faire.
+    fn depositaire<'a>(
+        &'a self,
+        avant: AvantLEnvoi<'a>,
+    ) -> LocalBoxFuture<'a, Result<DepositaireDuPlan>> {
+        async move {
+            let racine = &self.racine;
+            let arret = |code, pourquoi: String| -> anyhow::Error {
+                ErreurAvecCode::nouveau(code, format!("{pourquoi} ; rien n'a été envoyé")).into()
+            };
+            if let Err(e) = std::fs::metadata(racine) {
+                return Err(arret(
+                    CodeSortie::EchecsTransitoires,
+                    format!(
+                        "le dossier {} est introuvable ({}) : rebranchez le disque ou le partage \
+                         réseau, puis relancez la même commande",
+                        racine.display(),
+                        erreur_systeme(&e)
+                    ),
+                ));
+            }
+            if en_lecture_seule(racine) {
+                return Err(arret(
+                    CodeSortie::RefusDefinitifs,
+                    format!(
+                        "le dossier {} est en lecture seule : choisissez un autre dossier, ou \
+                         ôtez la protection en écriture du disque, puis relancez",
+                        racine.display()
+                    ),
+                ));
+            }
+            let resume = avant.base.resume(avant.plan.id)?;
+            let reste = resume.octets_total.saturating_sub(resume.octets_deposes);
+            if let Ok(libre) = place_libre(racine)
+                && libre < reste
+            {
+                return Err(arret(
+                    CodeSortie::RefusDefinitifs,
+                    format!(
+                        "le disque du dossier {} n'a que {} de libre pour {} à déposer : \
+                         libérez de la place, ou déposez sur un autre disque, puis relancez",
+                        racine.display(),
+                        en_mio(libre),
+                        en_mio(reste)
+                    ),
+                ));
+            }
+            Ok(DepositaireDuPlan::nouveau(DepositaireDossier {
+                racine: racine.clone(),
+            }))
+        }
+        .boxed_local()
+    }
+
+    fn relecture<'a>(
+        &'a self,
+        _plan: &'a DepotPlan,
+        _config_s3: &'a ConfigS3,
+    ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>> {
+        let relecture = RelectureDossier {
+            racine: Arc::new(self.racine.clone()),
+        };
+        async move { Ok(Box::new(relecture) as Box<dyn Relecture>) }.boxed_local()
+    }
+}
+
+/// Une taille en Mio, pour un message (`12,5 Mio`).
+fn en_mio(octets: u64) -> String {
+    format!("{:.1} Mio", octets as f64 / MIO as f64).replace('.', ",")
+}
+
+/// Le dépôt dans un dossier.
+struct DepositaireDossier {
+    racine: PathBuf,
+}
+
+/// Ce qu'une copie a rencontré et que réessayer ne changerait pas.
+enum CopieRefusee {
+    /// Le fichier de la nuit ne se lit pas.
+    Local(io::Error),
+    /// Le dossier refuse l'écriture (disque plein, lecture seule, droits).
+    Dossier { cause: CauseRefus, message: String },
+}
+
+impl Depositaire for DepositaireDossier {
+    async fn deposer(&self, ctx: &ContexteUnite<'_>) -> Resultat<IssueUnite> {
+        let unite = ctx.unite;
+        let fichier = ctx.fichier();
+        let cible = local(&self.racine, &unite.cle);
+        if let Some(issue) = deja_la(&cible, fichier, unite.taille).await {
+            // Le provisoire d'une copie arrêtée après son renommage n'existe plus ; celui d'une
+            // copie faite à la main à côté, s'il y en a un, ne sert plus.
+            let _ = tokio::fs::remove_file(provisoire_de(&cible)).await;
+            return Ok(issue);
+        }
+        let Some(place) = ctx.place_de_transfert().await else {
+            return Ok(IssueUnite::Interrompue);
+        };
+        let issue = emettre(
+            ctx,
+            Emission::nouveau(
+                "Copie",
+                &unite.cle,
+                Profil::Insistant,
+                Rejouabilite::Rejouable,
+            ),
+            |progression| {
+                let (racine, cible) = (&self.racine, &cible);
+                async move {
+                    let limite = progression.limite().cloned();
+                    // Chaque tranche écrite fait avancer la tentative ; `--debit-max` borne
+                    // aussi l'écriture dans le dossier (un NAS partagé sur le même lien).
+                    let avancer = move |octets: usize| {
+                        if let Some(attente) = limite.as_ref().map(|l| l.reserver(octets as u64))
+                            && !attente.is_zero()
+                        {
+                            std::thread::sleep(attente);
+                        }
+                        progression.avancer();
+                    };
+                    match copier(fichier, unite.taille, cible, avancer).await {
+                        Ok(somme) => ReponseApi::Succes(Ok(somme)),
+                        Err(Copie::Refusee(refus)) => ReponseApi::Succes(Err(refus)),
+                        Err(Copie::Ecriture(e)) => passagere_ou_refus(racine, &e),
+                    }
+                }
+            },
+        )
+        .await;
+        drop(place);
+        if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
+            return Ok(echec);
+        }
+        Ok(match issue.reponse {
+            ReponseApi::Succes(Ok(crc32c)) => {
+                ctx.octets_envoyes(unite.taille);
+                IssueUnite::Deposee { crc32c, etag: None }
+            }
+            ReponseApi::Succes(Err(CopieRefusee::Local(e))) => echec_local(&e),
+            ReponseApi::Succes(Err(CopieRefusee::Dossier { cause, message })) => {
+                IssueUnite::Echec {
+                    definitif: true,
+                    cause,
+                    message,
+                }
+            }
+            _ => echec_de(&issue, lire_refus),
+        })
+    }
+
+    /// Le dossier est-il là ? (Un partage réseau revenu, un disque rebranché.)
+    async fn sonder(&self) -> ReponseApi<()> {
+        match tokio::fs::metadata(&self.racine).await {
+            Ok(m) if m.is_dir() => ReponseApi::Succes(()),
+            _ => introuvable(&self.racine),
+        }
+    }
+
+    fn partie_du_bilan(&self) -> PartieDuBilan {
+        PartieDuBilan::default()
+    }
+}
+
+/// Un refus que la politique a arrêté : le dossier ne donne pas de statut, tout ce qui n'est
+/// pas une copie refusée est passager.
+fn lire_refus(_statut: u16, _detail: &str) -> RefusLu {
+    RefusLu {
+        cause: CauseRefus::Stockage,
+        definitif: false,
+    }
+}
+
+fn introuvable<T>(racine: &Path) -> ReponseApi<T> {
+    ReponseApi::Injoignable {
+        a_pu_atteindre: false,
+        detail: format!(
+            "dossier {} introuvable (disque débranché, partage réseau absent ?)",
+            racine.display()
+        ),
+    }
+}
+
+/// Une erreur d'écriture dans le dossier : un refus (disque plein, lecture seule, droits), ou
+/// un incident passager (le partage a disparu, le réseau du NAS a coupé), que la politique
+/// rejoue comme une coupure.
+fn passagere_ou_refus(racine: &Path, e: &io::Error) -> ReponseApi<Result<String, CopieRefusee>> {
+    use io::ErrorKind as K;
+    let refus = |cause, quoi: &str| {
+        ReponseApi::Succes(Err(CopieRefusee::Dossier {
+            cause,
+            message: format!("{quoi} ({}) : {}", racine.display(), erreur_systeme(e)),
+        }))
+    };
+    match e.kind() {
+        K::StorageFull | K::QuotaExceeded | K::FileTooLarge => {
+            refus(CauseRefus::Stockage, "disque du dossier plein")
+        }
+        K::ReadOnlyFilesystem | K::PermissionDenied => {
+            refus(CauseRefus::Droits, "dossier en lecture seule")
+        }
+        _ if std::fs::metadata(racine).is_err() => introuvable(racine),
+        _ => ReponseApi::Injoignable {
+            a_pu_atteindre: true,
+            detail: format!("écriture dans le dossier : {}", erreur_systeme(e)),
+        },
+    }
+}
+
+/// Pourquoi une copie n'a pas abouti.
+enum Copie {
+    Refusee(CopieRefusee),
+    /// Une écriture du dossier a échoué : à classer ([`passagere_ou_refus`]).
+    Ecriture(io::Error),
+}
+
+/// Copie ce qui part dans un provisoire caché à côté de `cible`, le met sur le disque, le
+/// renomme à sa place, puis relit le fichier renommé : rend sa somme CRC32C (base64), celle
+/// de ce qui est parti.
+async fn copier(
+    fichier: FichierAttendu<'_>,
+    taille: u64,
+    cible: &Path,
+    avancer: impl Fn(usize) + Send + 'static,
+) -> Result<String, Copie> {
+    let provisoire = provisoire_de(cible);
+    let ecrit = {
+        let provisoire = provisoire.clone();
+        tokio::task::spawn_blocking(move || -> io::Result<std::fs::File> {
+            if let Some(parent) = provisoire.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::File::create(&provisoire)
+        })
+        .await
+        .map_err(|e| Copie::Ecriture(io::Error::other(e)))?
+        .map_err(Copie::Ecriture)?
+    };
+    // Chaque tranche lue est écrite aussitôt ; la première erreur d'écriture est gardée et
+    // arrête d'écrire (la lecture, elle, va au bout).
+    let (ecrit, crc, erreur) = lire_tranche(
+        fichier,
+        0,
+        taille,
+        (ecrit, 0u32, None::<io::Error>),
+        move |(f, crc, erreur), tranche| {
+            *crc = crc32c::crc32c_append(*crc, tranche);
+            if erreur.is_none()
+                && let Err(e) = f.write_all(tranche)
+            {
+                *erreur = Some(e);
+            }
+            avancer(tranche.len());
+        },
+    )
+    .await
+    .map_err(|e| Copie::Refusee(CopieRefusee::Local(e)))?;
+    if let Some(e) = erreur {
+        return Err(Copie::Ecriture(e));
+    }
+    let cible_possedee = cible.to_path_buf();
+    tokio::task::spawn_blocking(move || -> io::Result<()> {
+        ecrit.sync_all()?;
+        drop(ecrit);
+        std::fs::rename(&provisoire, &cible_possedee)?;
+        synchroniser_le_dossier(&cible_possedee);
+        Ok(())
+    })
+    .await
+    .map_err(|e| Copie::Ecriture(io::Error::other(e)))?
+    .map_err(Copie::Ecriture)?;
+    let relue = somme_crc32c(FichierAttendu::nouveau(cible, None), 0, taille)
+        .await
+        .map_err(Copie::Ecriture)?;
+    if relue != crc {
+        return Err(Copie::Refusee(CopieRefusee::Dossier {
+            cause: CauseRefus::Contenu,
+            message: format!(
+                "somme différente relue dans le dossier ({} au lieu de {})",
+                crc32c_base64(relue),
+                crc32c_base64(crc)
+            ),
+        }));
+    }
+    Ok(crc32c_base64(crc))
+}
+
+/// Le renommage tient au dossier : il est mis sur le disque lui aussi (Unix). Un échec n'y
+/// change rien de sûr : le fichier relu le dira.
+fn synchroniser_le_dossier(cible: &Path) {
+    #[cfg(unix)]
+    if let Some(parent) = cible.parent()
+        && let Ok(d) = std::fs::File::open(parent)
+    {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = cible;
+}
+
+/// `.NOM.vigie-provisoire`, à côté de `cible` : caché, jamais pris pour une séquence, et le
+/// même à chaque tentative (une relance réécrit celui qu'un arrêt brutal a laissé).
+fn provisoire_de(cible: &Path) -> PathBuf {
+    let nom = cible
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    cible.with_file_name(format!(".{nom}{PROVISOIRE}"))
+}
+
+/// Le fichier est-il déjà à sa place, de même taille et de même somme que ce qui part ?
+/// (Déposé par un passage arrêté avant de l'avoir noté, ou copié à la main.)
+async fn deja_la(cible: &Path, fichier: FichierAttendu<'_>, taille: u64) -> Option<IssueUnite> {
+    let meta = tokio::fs::symlink_metadata(cible).await.ok()?;
+    if !meta.is_file() || meta.len() != taille {
+        return None;
+    }
+    let la = somme_crc32c(FichierAttendu::nouveau(cible, None), 0, taille)
+        .await
+        .ok()?;
+    let ici = somme_crc32c(fichier, 0, taille).await.ok()?;
+    (la == ici).then(|| IssueUnite::DejaPresente {
+        crc32c: crc32c_base64(ici),
+        etag: None,
+        comparee: true,
+    })
+}
+
+/// `vigie verifier` : chaque fichier relu dans le dossier, sa taille et sa somme comparées à
+/// celles notées au dépôt.
+struct RelectureDossier {
+    racine: Arc<PathBuf>,
+}
+
+impl Relecture for RelectureDossier {
+    fn relire<'a>(
+        &'a self,
+        deposees: Vec<DepotUnite>,
+        _emetteur: &'a Arc<Emetteur>,
+        _annonces: &'a dyn AnnoncesReseau,
+    ) -> BoxFuture<'a, Result<Constats>> {
+        let racine = Arc::clone(&self.racine);
+        Box::pin(constater_toutes(deposees, move |unite| {
+            let racine = Arc::clone(&racine);
+            async move {
+                let constat = constater(&racine, &unite).await;
+                (unite, constat)
+            }
+        }))
+    }
+}
+
+async fn constater(racine: &Path, unite: &DepotUnite) -> Constat {
+    if tokio::fs::metadata(racine).await.is_err() {
+        return Constat::Injoignable(format!(
+            "dossier {} introuvable (disque débranché, partage réseau absent ?)",
+            racine.display()
+        ));
+    }
+    let cible = local(racine, &unite.cle);
+    let meta = match tokio::fs::symlink_metadata(&cible).await {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Constat::Manquante("absent du dossier".into());
+        }
+        Err(e) => return Constat::Injoignable(erreur_systeme(&e)),
+    };
+    if !meta.is_file() {
+        return Constat::Differente("ce n'est plus un fichier".into());
+    }
+    if meta.len() != unite.taille {
+        return Constat::Differente(format!("{} octets au lieu de {}", meta.len(), unite.taille));
+    }
+    match somme_crc32c(FichierAttendu::nouveau(&cible, None), 0, unite.taille).await {
+        Ok(relue) => {
+            let relue = crc32c_base64(relue);
+            match &unite.somme_controle {
+                Some(notee) if *notee != relue => {
+                    Constat::Differente(format!("somme {relue} au lieu de {notee}"))
+                }
+                _ => Constat::Intacte,
+            }
+        }
+        Err(e) => Constat::Injoignable(format!("illisible : {}", erreur_systeme(&e))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adresse_identite_et_cles() {
+        let dir = tempfile::tempdir().unwrap();
+        let adresse = format!("dossier:{}/", dir.path().display());
+        let d = analyser_vers(&adresse, OptionsAdresse::default())
+            .expect("une adresse dossier:")
+            .unwrap();
+        let identite = d.identite();
+        assert!(identite.starts_with("dossier:/"), "{identite}");
+        assert!(!identite.ends_with('/'), "{identite}");
+        assert_eq!(d.sorte().as_str(), "dossier");
+        let relue = (INSCRIPTION.relire)(&identite).unwrap();
+        assert_eq!(relue, d);
+        assert_eq!(d.cle("sous/a.wav").unwrap(), "sous/a.wav");
+        assert!(d.cle("../a.wav").is_err());
+        assert!(d.plateforme().is_none() && !d.exige_un_jeton());
+        assert!(analyser_vers("s3://nuits", OptionsAdresse::default()).is_none());
+    }
+
+    #[test]
+    fn un_dossier_absent_ou_vide_est_refuse_avec_le_geste() {
+        let dir = tempfile::tempdir().unwrap();
+        let absent = format!("dossier:{}", dir.path().join("NAS").display());
+        let e = analyser_vers(&absent, OptionsAdresse::default())
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("introuvable") && e.contains("branchez"), "{e}");
+        let e = analyser_vers("dossier:", OptionsAdresse::default())
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dossier:CHEMIN"), "{e}");
+    }
+
+    #[test]
+    fn le_provisoire_est_cache_et_n_est_pas_une_sequence() {
+        let p = provisoire_de(Path::new("/nas/nuit/Car1_20260621_221500.wav"));
+        assert_eq!(
+            p,
+            Path::new("/nas/nuit/.Car1_20260621_221500.wav.vigie-provisoire")
+        );
+    }
+
+    #[test]
+    fn disque_plein_et_lecture_seule_sont_des_refus_qui_disent_quoi_faire() {
+        let dir = tempfile::tempdir().unwrap();
+        for (kind, cause) in [
+            (io::ErrorKind::StorageFull, CauseRefus::Stockage),
+            (io::ErrorKind::ReadOnlyFilesystem, CauseRefus::Droits),
+        ] {
+            let r = passagere_ou_refus(dir.path(), &io::Error::from(kind));
+            let ReponseApi::Succes(Err(CopieRefusee::Dossier { cause: c, .. })) = r else {
+                panic!("{kind:?} : un refus attendu");
+            };
+            assert_eq!(c, cause);
+            assert!(conseil(cause).is_some());
+        }
+        // Le partage a disparu : passager, sondé comme une coupure.
+        let r = passagere_ou_refus(&dir.path().join("absent"), &io::Error::other("EIO"));
+        assert!(matches!(
+            r,
+            ReponseApi::Injoignable {
+                a_pu_atteindre: false,
+                ..
+            }
+        ));
+    }
+}
