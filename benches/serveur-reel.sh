@@ -338,6 +338,47 @@ ok=1
 for f in s14b s14c s14e s14f s14g; do sans_identifiant "$LANCEMENT/$f.out" || { ok=0; echo "    identifiant dans $f.out"; }; done
 verdict "aucune sortie de traiter, traitement, resultats, etat ne montre un identifiant" '[ $ok = 1 ]'
 
+echo "-- 15. une carte brute sans préfixe, déposée au fil de l'envoi : les objets de vigie preparer"
+# Un enregistreur direct (en-tête à 384 000 Hz, noms d'un SM4BAT sans Car…-Pass…-) : 7 s et
+# 3 s, soit 2 + 1 séquences ; le préfixe donné au dépôt comme à preparer.
+CARTE=$LANCEMENT/carte15
+mkdir -p "$CARTE"
+wav "$CARTE/S4U12345_20260712_221500.wav" $((7 * 384000 * 2 + 44)) 384000
+wav "$CARTE/S4U12345_20260712_222000.wav" $((3 * 384000 * 2 + 44)) 384000
+IDENTITE15=(--site 640380 --passage 9 --point A1)
+vigie preparer "$CARTE" --vers "$LANCEMENT/prep15" "${IDENTITE15[@]}" > "$LANCEMENT/s15a.out" 2>&1 && c=0 || c=$?
+preparees=$(find "$LANCEMENT/prep15" -name '*.wav' | wc -l)
+verdict "vigie preparer : code 0, 3 séquences" '[ $c = 0 ] && [ "$preparees" = 3 ]' "(code $c, $preparees)"
+m=$(marque)
+vigie depot "$CARTE" --participation "$P" --forcer-participation "${IDENTITE15[@]}" > "$LANCEMENT/s15.out" 2>&1 && c=0 || c=$?
+verdict "code 0, 3 séquences déclarées et finalisées" '[ $c = 0 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and .chemin == "/api/v1/fichiers" and .statut == 201'\'')" = 3 ] && [ "$(api_depuis "$m" '\''.methode == "POST" and (.chemin | test("^/api/v1/fichiers/[0-9a-f]{24}$")) and .statut == 200'\'')" = 3 ]' "(code $c)"
+identiques=0
+# Relu chez moto directement (un objet est privé : une lecture anonyme y est refusée, 403).
+for f in "$LANCEMENT"/prep15/*/*.wav; do
+  curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$CLE:$SECRET" \
+    "http://127.0.0.1:$PORT_MOTO/$COMPARTIMENT/wav/pa-$P/$(basename "$f")" | cmp -s - "$f" \
+    && identiques=$((identiques + 1))
+done
+verdict "chaque objet déposé est octet pour octet la séquence de preparer" '[ "$identiques" = 3 ]' "($identiques sur 3)"
+m=$(marque)
+vigie depot "$CARTE" --participation "$P" --forcer-participation "${IDENTITE15[@]}" > /dev/null 2>&1 && c=0 || c=$?
+verdict "relance : code 0, rien ne repart" '[ $c = 0 ] && [ "$(s3_depuis "$m" '\''.methode == "PUT"'\'')" = 0 ]'
+
+echo "-- 16. une participation décrite sur le site web, complétée par vigie sans rien perdre"
+# Le formulaire du site web (makeConfiguration) écrit ces clés ; vigie n'ajoute que ce qui manque.
+WEB='{"detecteur_enregistreur_type": "SM4BAT", "micro0_numero_serie": "M-77", "micro1_position": "SOL", "micro1_hauteur": "2", "micro1_type": "SMX-U1"}'
+statut=$(curl -s -o /dev/null -w '%{http_code}' -u "$OBS:" -H 'Content-Type: application/json' -X PATCH "$API/participations/$P" \
+  -d "{\"configuration\": $WEB, \"meteo\": {\"vent\": \"NUL\"}}")
+verdict "le site web pose sa configuration (PATCH, 200)" '[ "$statut" = 200 ]' "($statut)"
+nuit "$LANCEMENT/nuit16" 2 50000 Car640380-2026-Pass10-A1-OB-1_20260714_
+vigie depot "$LANCEMENT/nuit16" --participation "$P" --forcer-participation --enregistreur-type PassiveRecorder \
+  --micro-position CANOPEE --micro-hauteur 4 --micro-type ICS --temperature-debut 18 --vent FORT > "$LANCEMENT/s16.out" 2>&1 && c=0 || c=$?
+LUE=$(curl -sf -u "$OBS:" "$API/participations/$P")
+gardees=$(jq length <<< "$WEB")
+tenues=$(jq --argjson web "$WEB" '[.configuration as $c | $web | to_entries[] | select($c[.key] == .value)] | length' <<< "$LUE")
+verdict "code 0, chaque clé du site web gardée telle quelle" '[ $c = 0 ] && [ "$tenues" = "$gardees" ]' "(code $c, $tenues sur $gardees)"
+verdict "ce qui manquait ajouté (micro0_position, micro0_hauteur, micro0_type, température), le vent du site web gardé" '[ "$(jq -r "[.configuration.micro0_position, .configuration.micro0_hauteur, .configuration.micro0_type, .meteo.temperature_debut, .meteo.vent] | map(tostring) | join(\" \")" <<< "$LUE")" = "CANOPEE 4 ICS 18 NUL" ]' "($(jq -c '{configuration, meteo}' <<< "$LUE"))"
+
 echo
 echo "$REUSSIS vérifications tenues, $RATES en échec (détails : $LANCEMENT)."
 [ "$RATES" = 0 ]
