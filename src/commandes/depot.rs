@@ -2,14 +2,13 @@
 //! plusieurs passages (`passages`, qui mène chacun par `envoi`).
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
 use super::envoi::{Envoi, signaler_endpoint_ignore};
 use super::reglages::ReglagesFusionnes;
-use super::{octets_lisibles, ouvrir_base, ouvrir_base_existante};
+use super::{ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
 use crate::depot::fabrique::Destination;
@@ -30,17 +29,13 @@ use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, da
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
 use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
-use crate::suivi::Evenement;
-use crate::suivi::evenement::{Avertissement, EcartNomme, PorteeSimulation};
-use crate::suivi::format::{neutraliser, pluriel};
+use crate::suivi::calcul::ModeSortie;
+use crate::suivi::depot as dire;
+use crate::suivi::format::pluriel;
 use crate::transport::vigiechiro::SiteLu;
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
 pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
-/// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
-/// tous.
-const NOMS_CITES_PAR_REGLE: usize = 5;
-
 /// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
 pub(super) struct PlanPret {
     pub(crate) base: Base,
@@ -351,14 +346,16 @@ fn reglages_retenus(
 /// Dit, avant l'envoi, les réglages repris du plan et ceux qui remplacent une valeur retenue
 /// (le bilan les redit). Sur la sortie d'erreur : c'est du statut.
 fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result<()> {
-    if g.json || g.quiet {
-        return Ok(());
-    }
-    let mut s = crate::sortie::erreur();
-    for ligne in annonce.lignes() {
-        writeln!(s, "  {ligne}")?;
-    }
+    dire::reglages(mode(g), annonce)?;
     Ok(())
+}
+
+/// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
+fn mode(g: &OptionsGlobales) -> ModeSortie {
+    ModeSortie {
+        json: g.json,
+        silencieux: g.quiet,
+    }
 }
 
 /// La destination que disent les options (le groupe clap garantit qu'il y en a une).
@@ -727,17 +724,7 @@ pub(super) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()
             nuits.push(n.clone());
         }
     }
-    let mut s = crate::sortie::erreur();
-    writeln!(
-        s,
-        "Ces fichiers empêchent le dépôt ; rien n'a été envoyé ni créé :"
-    )?;
-    for ligne in noms::lignes_des_groupes(
-        &noms::regrouper(racines.iter().cloned()),
-        NOMS_CITES_PAR_REGLE,
-    ) {
-        writeln!(s, "{}", neutraliser(&ligne))?;
-    }
+    dire::empechements(&racines)?;
     Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
         format!(
@@ -868,17 +855,7 @@ pub(super) fn annoncer_carte_brute(
     originaux: usize,
     sequences: usize,
 ) -> Result<()> {
-    if g.json || g.quiet {
-        return Ok(());
-    }
-    writeln!(
-        crate::sortie::erreur(),
-        "  carte brute : {} préparés au fil de l'envoi en {}, celles qu'écrirait {} ; rien \
-         n'est écrit sur la carte ni copié sur ce disque",
-        pluriel(originaux as u64, "original", "originaux"),
-        pluriel(sequences as u64, "séquence", "séquences"),
-        commande("preparer")
-    )?;
+    dire::carte_brute(mode(g), originaux, sequences)?;
     Ok(())
 }
 
@@ -1034,36 +1011,7 @@ fn avertir_autres_plans(
     if autres.is_empty() {
         return Ok(());
     }
-    if g.json {
-        Evenement::Avertissement {
-            motif: Avertissement::AutrePlan {
-                destination: identite,
-                plans: autres.iter().map(|p| p.id).collect(),
-                dossiers: autres.iter().map(|p| p.dossier.as_str()).collect(),
-            },
-        }
-        .ecrire()?;
-        return Ok(());
-    }
-    let nommes = autres
-        .iter()
-        .map(|p| format!("le plan {} (depuis {})", p.id, neutraliser(&p.dossier)))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let (vise, reprendre) = match autres.as_slice() {
-        [seul] => ("vise", commande("retenter-echecs").arg(seul.id)),
-        _ => ("visent", commande("retenter-echecs").arg("PLAN")),
-    };
-    let texte = format!(
-        "attention : {nommes} {vise} déjà cette destination ({}) ; ce qu'elle tient déjà, \
-         identique, ne repartira pas, et un fichier de même nom mais d'un autre contenu y \
-         remplacera l'objet. Si c'est la même nuit, reprenez plutôt ce plan : {reprendre}",
-        neutraliser(identite)
-    );
-    let mut e = crate::sortie::erreur();
-    for ligne in crate::suivi::format::replier(&texte, 79) {
-        writeln!(e, "{ligne}")?;
-    }
+    dire::autres_plans(g.json, identite, &autres)?;
     Ok(())
 }
 
@@ -1099,66 +1047,9 @@ fn refuser_plusieurs_nuits(
     if nuits.len() < 2 {
         return Ok(());
     }
-    let lignes: Vec<String> = nuits
-        .iter()
-        .map(|n| {
-            let cle = &n.cle;
-            let quand = match (cle.soiree, n.premiere, n.derniere) {
-                (Some(_), Some(p), Some(d)) => format!(
-                    "{} {}→{}",
-                    crate::suivi::saison::jour_court(p.date()),
-                    p.format("%H:%M"),
-                    d.format("%H:%M")
-                ),
-                _ => format!("circuit {}", cle.site),
-            };
-            format!(
-                "  {quand}  {:<4}  Pass{}  {}",
-                cle.point.as_deref().unwrap_or("—"),
-                cle.passage,
-                pluriel(n.fichiers.len() as u64, "fichier", "fichiers")
-            )
-        })
-        .collect();
+    dire::plusieurs_nuits(mode(g), &nuits, forcer)?;
     if forcer {
-        if g.json {
-            Evenement::Avertissement {
-                motif: Avertissement::EcartParticipation {
-                    nuits: Some(nuits.len()),
-                    participation: None,
-                    ecarts: Vec::new(),
-                },
-            }
-            .ecrire()?;
-        } else if !g.quiet {
-            writeln!(
-                crate::sortie::erreur(),
-                "attention : ce dossier contient {} nuits, déposées dans la même participation \
-                 (--forcer-participation)",
-                nuits.len()
-            )?;
-        }
         return Ok(());
-    }
-    if !g.json {
-        let mut e = crate::sortie::erreur();
-        writeln!(
-            e,
-            "Ce dossier contient {} nuits ; une participation n'en reçoit qu'une :",
-            nuits.len()
-        )?;
-        for l in &lignes {
-            writeln!(e, "{}", neutraliser(l))?;
-        }
-        writeln!(
-            e,
-            "  → déposez la saison, chaque nuit dans sa participation : {}",
-            commande("depot").arg("DOSSIER")
-        )?;
-        writeln!(
-            e,
-            "    (sans --participation ; si c'est voulu : --forcer-participation)"
-        )?;
     }
     Err(ErreurAvecCode::nouveau(
         CodeSortie::Usage,
@@ -1181,17 +1072,7 @@ fn refuser_plusieurs_nuits(
 /// Une simulation qui n'a pas pu lire la plateforme le dit (sur la sortie d'erreur : c'est du
 /// statut), et continue : elle n'envoie rien.
 fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
-    if g.json || g.quiet {
-        return Ok(());
-    }
-    let texte = format!(
-        "Participation non vérifiée ({pourquoi}) : la simulation ne compare pas les noms à la \
-         participation."
-    );
-    let mut e = crate::sortie::erreur();
-    for l in crate::suivi::format::replier(&texte, 79) {
-        writeln!(e, "{}", neutraliser(&l))?;
-    }
+    dire::non_verifiee(mode(g), pourquoi)?;
     Ok(())
 }
 
@@ -1231,75 +1112,13 @@ fn comparer_a_la_participation(
     if ecarts.is_empty() {
         return Ok(());
     }
-    let lignes: Vec<String> = ecarts.iter().map(ligne_d_ecart).collect();
-    // En JSON, les écarts sont dits qu'ils soient forcés ou refusés : avant l'`erreur` (code
-    // 2), l'avertissement dit lesquels (sans `participation` pour une participation à créer).
-    if g.json {
-        Evenement::Avertissement {
-            motif: Avertissement::EcartParticipation {
-                nuits: None,
-                participation: id.map(IdObjet::as_str),
-                ecarts: ecarts.iter().map(ecart_nomme).collect(),
-            },
-        }
-        .ecrire()?;
-    }
-    let laquelle = match id {
-        Some(_) => "la participation",
-        None => "la participation à créer",
-    };
-    if forcer {
-        if !g.json {
-            // Dit même sous -q : c'est le seul signe d'un dépôt peut-être au mauvais endroit.
-            let mut e = crate::sortie::erreur();
-            writeln!(
-                e,
-                "attention : ces fichiers ne sont pas ceux de {laquelle} ;"
-            )?;
-            writeln!(e, "déposés quand même (--forcer-participation) :")?;
-            for l in &lignes {
-                for morceau in crate::suivi::format::replier(l, 79) {
-                    writeln!(e, "{}", neutraliser(&morceau))?;
-                }
-            }
-        }
-        return Ok(());
-    }
     let rien_fait = match id {
         Some(_) => RIEN_ENVOYE,
         None => "rien n'a été créé ni envoyé",
     };
-    if !g.json {
-        let mut e = crate::sortie::erreur();
-        let titre = format!("Ces fichiers ne sont pas ceux de {laquelle} ; {rien_fait} :");
-        for l in crate::suivi::format::replier(&titre, 79) {
-            writeln!(e, "{l}")?;
-        }
-        for l in &lignes {
-            for morceau in crate::suivi::format::replier(l, 79) {
-                writeln!(e, "{}", neutraliser(&morceau))?;
-            }
-        }
-        match id {
-            Some(id) => {
-                let adresse = crate::suivi::saison::adresse_participation(api, id.as_str())
-                    .unwrap_or_else(|| format!("participation {id}"));
-                writeln!(e, "  → vérifiez la participation :")?;
-                writeln!(e, "    {adresse}")?;
-            }
-            None => {
-                writeln!(
-                    e,
-                    "  → vérifiez --site (le site des noms) et --debut, --fin (leur nuit)"
-                )?;
-            }
-        }
-        writeln!(
-            e,
-            "    ou déposez la saison, chaque nuit dans la sienne : {}",
-            commande("depot").arg("DOSSIER")
-        )?;
-        writeln!(e, "    ou, si c'est voulu : --forcer-participation")?;
+    dire::ecarts(g.json, (id, api), &ecarts, forcer, rien_fait)?;
+    if forcer {
+        return Ok(());
     }
     // Le détail est dit au-dessus (en JSON, dans l'avertissement) : l'erreur tient
     // en une ligne de 80 colonnes.
@@ -1308,39 +1127,6 @@ fn comparer_a_la_participation(
         None => format!("les noms contredisent --site ou --debut ; {rien_fait}"),
     };
     Err(ErreurAvecCode::nouveau(CodeSortie::Usage, erreur).into())
-}
-
-/// Un écart en une ligne (repliée ensuite à 80 colonnes), tirée de [`Ecart::champs`] : la
-/// soirée en jour court, le passage par son nom `PassN`.
-fn ligne_d_ecart(e: &Ecart) -> String {
-    use crate::suivi::saison::jour_court;
-    let (champ, noms, participation) = e.champs();
-    let jour = |s: String| chrono::NaiveDate::parse_from_str(&s, "%Y-%m-%d").map_or(s, jour_court);
-    match champ {
-        "site" => {
-            format!("  site    : {noms} dans les noms, « {participation} » pour la participation")
-        }
-        "soiree" => format!(
-            "  nuit    : {} dans les noms, {} pour la participation",
-            jour(noms),
-            jour(participation)
-        ),
-        "passage" => format!(
-            "  passage : Pass{noms} dans les noms, Pass{participation} dans les fichiers déjà \
-             déposés dans la participation"
-        ),
-        _ => format!("  {champ:<7} : {noms} dans les noms, {participation} pour la participation"),
-    }
-}
-
-/// Un écart pour `--json` : `{champ, noms, participation}`, tiré de [`Ecart::champs`].
-fn ecart_nomme(e: &Ecart) -> EcartNomme {
-    let (champ, noms, participation) = e.champs();
-    EcartNomme {
-        champ,
-        noms,
-        participation,
-    }
 }
 
 /// Un fichier de protocole que `vigie` a déjà déposé dans cette participation (d'après la
@@ -1385,39 +1171,7 @@ fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<
         .filter_map(|c| inventaire::point_du_nom(c.rsplit('/').next().unwrap_or(c)))
         .collect();
     let points = points.into_iter().collect::<Vec<_>>().join(", ");
-    if g.json {
-        Evenement::Avertissement {
-            motif: Avertissement::PointDifferent {
-                point_participation: point,
-                points_des_noms: &points,
-                fichiers: autres.len(),
-            },
-        }
-        .ecrire()?;
-    } else {
-        let sujet = match autres.len() {
-            1 => "1 fichier porte dans son nom".to_owned(),
-            n => format!("{n} fichiers portent dans leur nom"),
-        };
-        // Compact : un seul nom en exemple, raccourci (il garde le passage et le point), et le
-        // tout replié à 80 colonnes (dix noms entiers faisaient huit à onze lignes).
-        let exemple =
-            crate::suivi::format::nom_court(autres[0].rsplit('/').next().unwrap_or(&autres[0]), 30);
-        let et_autres = match autres.len() {
-            1 => String::new(),
-            n => format!(" et {}", pluriel((n - 1) as u64, "autre", "autres")),
-        };
-        // Le point de la participation vient de la plateforme : neutralisé.
-        let texte = format!(
-            "attention : {sujet} le point {points} ({exemple}{et_autres}), la participation \
-             est au point {} : le dépôt continue, vérifiez que c'est la bonne",
-            neutraliser(point),
-        );
-        let mut e = crate::sortie::erreur();
-        for ligne in crate::suivi::format::replier(&texte, 79) {
-            writeln!(e, "{ligne}")?;
-        }
-    }
+    dire::points_differents(g.json, point, &points, &autres)?;
     Ok(())
 }
 
@@ -1450,77 +1204,7 @@ fn annoncer_planification(
     plan: &DepotPlan,
     a_blanc: bool,
 ) -> Result<()> {
-    if g.json {
-        Evenement::Plan {
-            plan: plan.id,
-            cree: r.cree,
-            fichiers: inv.enregistrements.len(),
-            octets: inv.octets(),
-            ajoutees: r.ajoutees,
-            retirees: r.retirees,
-            reprises: r.reprises,
-            modifiees: &r.modifiees,
-            dates_seules: r.dates_seules,
-            ignores: inv.ignores_systeme + inv.non_reconnus.len() as u64 + inv.vides.len() as u64,
-            liens_non_suivis: &inv.liens,
-            vides: &inv.vides,
-        }
-        .ecrire()?;
-        let json = crate::suivi::calcul::ModeSortie {
-            json: true,
-            silencieux: g.quiet,
-        };
-        return crate::suivi::non_envoyes::dire(
-            json,
-            crate::suivi::non_envoyes::Ou::Statut,
-            &inv.non_envoyes(""),
-        );
-    }
-    if g.quiet {
-        return Ok(());
-    }
-    let mut s = crate::sortie::erreur();
-    writeln!(
-        s,
-        "Plan {} {} : {}, {}.",
-        plan.id,
-        match (r.cree, a_blanc) {
-            (true, false) => "créé",
-            (true, true) => "à créer (simulation : rien n'est enregistré)",
-            (false, _) => "repris",
-        },
-        pluriel(inv.enregistrements.len() as u64, "fichier", "fichiers"),
-        octets_lisibles(inv.octets())
-    )?;
-    if !r.cree && (r.ajoutees > 0 || r.retirees > 0 || r.reprises > 0) {
-        writeln!(
-            s,
-            "  depuis le dernier passage : {} nouveau(x), {} disparu(s), {} interrompu(s) à reprendre",
-            r.ajoutees, r.retirees, r.reprises
-        )?;
-    }
-    // Ce qui ne part pas : la règle de la saison aussi (`suivi::non_envoyes`).
-    for ligne in crate::suivi::non_envoyes::lignes(&inv.non_envoyes("")) {
-        writeln!(s, "{ligne}")?;
-    }
-    if r.dates_seules > 0 {
-        writeln!(
-            s,
-            "  {} déjà déposé(s) : date changée, contenu identique (heure d'une carte FAT ?) ; \
-             rien ne repart",
-            pluriel(r.dates_seules, "fichier", "fichiers")
-        )?;
-    }
-    if !r.modifiees.is_empty() {
-        writeln!(
-            s,
-            "  attention : {} fichier(s) déjà déposé(s) ont changé depuis et ne sont pas renvoyés ({}) ; \
-             ajoutez --redeposer-modifies pour les renvoyer",
-            r.modifiees.len(),
-            crate::suivi::non_envoyes::citer(&r.modifiees)
-        )?;
-    }
-    Ok(())
+    dire::planification(mode(g), inv, r, plan, a_blanc)
 }
 
 /// Les unités d'un plan qui partiraient à un dépôt : ni déposées, ni refusées pour de bon.
@@ -1543,41 +1227,6 @@ pub(super) fn partiraient(base: &Base, plan: i64) -> Result<Vec<crate::plan::Dep
 /// `--simulation` : ce qui partirait, sans rien envoyer.
 fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
     let partiraient = partiraient(&pret.base, pret.plan.id)?;
-    let octets: u64 = partiraient.iter().map(|u| u.taille).sum();
-    let mut s = crate::sortie::standard();
-    if g.json {
-        for u in &partiraient {
-            Evenement::Partirait {
-                chemin: &u.chemin,
-                cle: &u.cle,
-                taille: u.taille,
-                etat: u.etat.as_str(),
-            }
-            .ecrire()?;
-        }
-        Evenement::Simulation {
-            portee: PorteeSimulation::Nuit { plan: pret.plan.id },
-            unites: partiraient.len(),
-            octets,
-        }
-        .ecrire()?;
-    } else {
-        for u in &partiraient {
-            writeln!(
-                s,
-                "  {} → {} ({})",
-                neutraliser(&u.chemin),
-                neutraliser(&u.cle),
-                octets_lisibles(u.taille)
-            )?;
-        }
-        writeln!(
-            s,
-            "Simulation : {}, {} partiraient vers {} ; rien n'a été envoyé.",
-            pluriel(partiraient.len() as u64, "fichier", "fichiers"),
-            octets_lisibles(octets),
-            pret.destination
-        )?;
-    }
+    dire::simulation(g.json, pret.plan.id, &partiraient, &pret.destination)?;
     Ok(CodeSortie::Succes)
 }

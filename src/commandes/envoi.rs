@@ -4,7 +4,6 @@
 //! écouter Ctrl-C, afficher le bilan. Ce module ne regarde ni `depot` ni `passages`, qui le
 //! regardent.
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -318,7 +317,7 @@ pub(super) fn afficher_bilan(
 /// [`Fabrique::endpoint_ignore`]).
 pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
     if let Some(alerte) = destination.endpoint_ignore(plan, s3.endpoint_url.as_deref()) {
-        let _ = writeln!(crate::sortie::erreur(), "{alerte}");
+        let _ = crate::suivi::avertir(&alerte);
     }
 }
 

@@ -20,7 +20,6 @@ mod saison;
 mod traitement;
 mod vigiechiro;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,7 +31,6 @@ use crate::reessai::Annulation;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::suivi::Suivi;
 
-use crate::suivi::format::octets_lisibles;
 pub use docs::{SCHEMA_JSON, fichiers_attendus, page_de_manuel, schema_json};
 
 /// Un dossier déposé sur l'icône de `vigie.exe` (`plateforme::explorateur`) : les commandes
@@ -194,12 +192,11 @@ fn ouvrir_base_existante(g: &OptionsGlobales) -> Result<Base> {
 fn ouvrir_base_pour_lire(chemin: &std::path::Path) -> Result<Option<Base>> {
     let base = Base::ouvrir_pour_lire(chemin)?;
     if base.as_ref().is_some_and(Base::en_memoire) {
-        writeln!(
-            crate::sortie::erreur(),
+        crate::suivi::avertir(&format!(
             "attention : la base {} ne peut pas être écrite (système de fichiers en lecture \
              seule, ou droits) : lue telle quelle, rien n'y est écrit",
             chemin.display()
-        )?;
+        ))?;
     }
     Ok(base)
 }

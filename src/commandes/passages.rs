@@ -18,7 +18,6 @@ use crate::depot::passages::{
 use crate::plan::{Base, DepotPlan};
 use crate::reessai::Annulation;
 use crate::sortie::CodeSortie;
-use crate::suivi::passages::{ligne_passage, passage_json};
 use crate::suivi::{Suivi, SuiviRelais, liberer_terminal};
 
 pub(super) use crate::depot::passages::ReglePassages;
@@ -193,31 +192,18 @@ pub(super) async fn enchainer_saison(
 /// l'état du plan.
 fn garder_le_code(affichage: Result<()>) {
     if let Err(e) = affichage {
-        use std::io::Write;
-        let _ = writeln!(
-            crate::sortie::erreur(),
-            "attention : le bilan n'a pas pu être écrit ({e:#}) ; {} redonne l'état du plan",
-            crate::plateforme::conseil::commande("etat")
-        );
+        crate::suivi::passages::bilan_non_ecrit(&e);
     }
 }
 
-/// La ligne de bilan d'un passage : sur la sortie standard, barres effacées, ou en JSON.
+/// La ligne de bilan d'un passage (`suivi/passages.rs`).
 fn annoncer_passage(
     g: &OptionsGlobales,
     numero: u32,
     issue: &IssuePassage<'_>,
     prochain: Option<Duration>,
 ) -> Result<()> {
-    liberer_terminal();
-    if g.json {
-        passage_json(numero, issue, prochain).ecrire()?;
-    } else {
-        use std::io::Write;
-        let mut s = crate::sortie::standard();
-        writeln!(s, "{}", ligne_passage(numero, issue, prochain))?;
-        s.flush()?;
-    }
+    crate::suivi::passages::annoncer_passage(g.json, numero, issue, prochain)?;
     Ok(())
 }
 

@@ -1,18 +1,12 @@
 //! `vigie renommer DOSSIER [--appliquer]` : corrige dans les noms d'une nuit ce qui se corrige
 //! sans ambiguïté, et dit ce qui reste à corriger à la main. Sans `--appliquer`, rien ne bouge.
 
-use std::io::{self, Write};
-use std::path::Path;
-
 use anyhow::Result;
 
 use crate::cli::{ArgsRenommer, OptionsGlobales};
 use crate::inventaire::{self, Inventaire};
 use crate::noms::{self, Empechement, Renommage};
-use crate::plateforme::conseil::commande;
 use crate::sortie::CodeSortie;
-use crate::suivi::Evenement;
-use crate::suivi::format::{neutraliser, pluriel};
 
 pub(super) fn renommer(g: &OptionsGlobales, args: ArgsRenommer) -> Result<CodeSortie> {
     let inv = inventaire::inventorier(&args.dossier)?;
@@ -30,47 +24,17 @@ pub(super) fn renommer(g: &OptionsGlobales, args: ArgsRenommer) -> Result<CodeSo
     // Ce qui resterait (ou reste) après les renommages : à corriger à la main.
     let retenus = if args.appliquer { &faits } else { &prevus };
     let restants = a_corriger_a_la_main(&inv, retenus);
-    if g.json {
-        for r in &prevus {
-            Evenement::Renommage {
-                de: &r.de,
-                vers: &r.vers,
-                fait: faits.contains(r),
-            }
-            .ecrire()?;
-        }
-        for e in &restants {
-            Evenement::ACorriger {
-                chemin: &e.chemin,
-                regle: &e.regle,
-                geste: &e.geste,
-            }
-            .ecrire()?;
-        }
-        Evenement::BilanRenommage {
-            renommes: faits.len(),
-            a_renommer: prevus.len() - faits.len(),
-            a_corriger: restants.len(),
-        }
-        .ecrire()?;
-    } else {
-        ecrire(
-            &mut crate::sortie::standard(),
-            &args,
-            &prevus,
-            &faits,
-            &restants,
-        )?;
-        let mut e = crate::sortie::erreur();
-        for (r, cause) in &rates {
-            writeln!(
-                e,
-                "erreur : {} n'a pas été renommé ({})",
-                neutraliser(&r.de),
-                neutraliser(cause)
-            )?;
-        }
-    }
+    crate::suivi::renommer::dire(
+        g.json,
+        &crate::suivi::renommer::Renommages {
+            dossier: &args.dossier,
+            appliquer: args.appliquer,
+            prevus: &prevus,
+            faits: &faits,
+            rates: &rates,
+            restants: &restants,
+        },
+    )?;
     Ok(if restants.is_empty() && rates.is_empty() {
         CodeSortie::Succes
     } else {
@@ -91,76 +55,4 @@ fn a_corriger_a_la_main(inv: &Inventaire, renommages: &[Renommage]) -> Vec<Empec
         .into_iter()
         .map(Empechement::from);
     noms::causes_racines(illisibles.chain(refus))
-}
-
-fn ecrire(
-    s: &mut impl Write,
-    args: &ArgsRenommer,
-    prevus: &[Renommage],
-    faits: &[Renommage],
-    restants: &[Empechement],
-) -> io::Result<()> {
-    if prevus.is_empty() {
-        writeln!(s, "Aucun nom à corriger sans ambiguïté.")?;
-    } else {
-        writeln!(
-            s,
-            "{} (casse de l'extension) :",
-            if args.appliquer {
-                "Renommages"
-            } else {
-                "Renommages proposés"
-            }
-        )?;
-        for r in prevus {
-            writeln!(
-                s,
-                "  {} → {}",
-                neutraliser(&r.de),
-                neutraliser(&nom(&r.vers))
-            )?;
-        }
-        if args.appliquer {
-            writeln!(
-                s,
-                "{}.",
-                pluriel(faits.len() as u64, "fichier renommé", "fichiers renommés")
-            )?;
-        } else {
-            writeln!(
-                s,
-                "{} ; rien n'a été renommé. Pour le faire : {}",
-                pluriel(
-                    prevus.len() as u64,
-                    "fichier à renommer",
-                    "fichiers à renommer"
-                ),
-                neutraliser(
-                    &commande("renommer")
-                        .chemin(&args.dossier)
-                        .arg("--appliquer")
-                        .to_string()
-                )
-            )?;
-        }
-    }
-    if !restants.is_empty() {
-        writeln!(
-            s,
-            "Restent à corriger à la main (vigie ne devine pas le bon nom) :"
-        )?;
-        for ligne in
-            noms::lignes_des_groupes(&noms::regrouper(restants.iter().cloned()), usize::MAX)
-        {
-            writeln!(s, "{}", neutraliser(&ligne))?;
-        }
-    }
-    Ok(())
-}
-
-/// Le nom seul d'un chemin relatif (la flèche garde le dossier à gauche).
-fn nom(chemin: &str) -> String {
-    Path::new(chemin)
-        .file_name()
-        .map_or_else(|| chemin.to_owned(), |n| n.to_string_lossy().into_owned())
 }

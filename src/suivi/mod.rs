@@ -18,6 +18,7 @@ pub(crate) mod calcul;
 pub(crate) mod connexion;
 #[cfg(feature = "bac-a-sable")]
 pub(crate) mod demo;
+pub(crate) mod depot;
 mod ecran;
 pub(crate) mod etat;
 pub mod evenement;
@@ -30,6 +31,7 @@ pub(crate) mod non_envoyes;
 pub(crate) mod participations;
 pub(crate) mod passages;
 pub(crate) mod preparation;
+pub(crate) mod renommer;
 mod repetes;
 pub(crate) mod reprise;
 pub(crate) mod saison;
@@ -327,6 +329,12 @@ impl Suivi for Plusieurs {
     fn parallelisme(&self, courant: usize, plafond: usize) {
         self.0.iter().for_each(|s| s.parallelisme(courant, plafond));
     }
+}
+
+/// Un avertissement, tel quel, sur la sortie d'erreur.
+pub(crate) fn avertir(texte: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(crate::sortie::erreur(), "{texte}")
 }
 
 #[cfg(test)]

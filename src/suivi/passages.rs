@@ -81,6 +81,34 @@ pub(crate) fn passage_json<'a>(
     }
 }
 
+/// La ligne de bilan d'un passage : sur la sortie standard, barres effacées, ou en JSON.
+pub(crate) fn annoncer_passage(
+    json: bool,
+    numero: u32,
+    issue: &IssuePassage<'_>,
+    prochain: Option<Duration>,
+) -> std::io::Result<()> {
+    super::liberer_terminal();
+    if json {
+        return passage_json(numero, issue, prochain).ecrire();
+    }
+    use std::io::Write;
+    let mut s = crate::sortie::standard();
+    writeln!(s, "{}", ligne_passage(numero, issue, prochain))?;
+    s.flush()
+}
+
+/// Le bilan n'a pas pu être écrit (`e`) : dit sur la sortie d'erreur, si elle l'accepte ;
+/// `vigie etat` redonne l'état du plan.
+pub(crate) fn bilan_non_ecrit(e: &anyhow::Error) {
+    use std::io::Write;
+    let _ = writeln!(
+        crate::sortie::erreur(),
+        "attention : le bilan n'a pas pu être écrit ({e:#}) ; {} redonne l'état du plan",
+        crate::plateforme::conseil::commande("etat")
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
