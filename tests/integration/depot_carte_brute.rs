@@ -192,6 +192,42 @@ fn vers_s3_les_objets_sont_ceux_de_preparer_et_la_carte_reste_intacte() {
     assert_eq!(banc.compteurs().octets_recus(), recus);
 }
 
+/// Vers un dossier (le disque externe où l'on archive la carte avant de l'effacer) : chaque
+/// séquence y arrive sous le chemin et avec les octets que `vigie preparer` écrit, la carte
+/// reste intacte, `vigie verifier` relit chaque séquence et la relance ne réécrit rien.
+#[test]
+fn vers_un_dossier_les_fichiers_sont_ceux_de_preparer_et_la_carte_reste_intacte() {
+    let banc = Banc::nouveau();
+    carte(&banc.nuit);
+    let attendus = reference(&banc);
+    let avant = empreintes(&banc.nuit);
+    let disque = banc.dossier.path().join("disque-externe");
+    std::fs::create_dir_all(&disque).unwrap();
+    let depot = || {
+        let mut c = banc.vigie();
+        c.arg("depot")
+            .arg(&banc.nuit)
+            .arg("--vers")
+            .arg(format!("dossier:{}", disque.display()))
+            .args(Banc::reessais_rapides());
+        c
+    };
+    let out = depot().finir_en(0);
+    out.stderr_contient(&["carte brute", "3 originaux", "8 séquences"]);
+    assert_eq!(empreintes(&disque), attendus);
+    assert_eq!(empreintes(&banc.nuit), avant);
+    let out = banc.vigie().arg("verifier").finir_en(0);
+    assert!(
+        stdout(&out).contains("8 fichiers intacts"),
+        "{}",
+        texte(&out)
+    );
+    // La relance ne réécrit rien : rien n'est déposé de nouveau.
+    let out = depot().arg("--json").finir_en(0);
+    assert!(evenements(&lignes_json(&out.stdout), "unite_deposee").is_empty());
+    assert_eq!(empreintes(&disque), attendus);
+}
+
 #[test]
 fn simulation_dit_les_sequences_preparees_sans_rien_envoyer() {
     let banc = Banc::nouveau();
