@@ -374,7 +374,11 @@ fn verifier_un(
         }
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        let relecture = fabrique.relecture(&plan, &config_s3(&args.s3)).await?;
+        let reglages = ReglagesDestination {
+            config_s3: config_s3(&args.s3),
+            ..ReglagesDestination::default()
+        };
+        let relecture = fabrique.relecture(&plan, &reglages).await?;
         verification::constater(
             relecture.as_ref(),
             deposees,

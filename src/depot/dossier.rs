@@ -26,6 +26,7 @@ use futures_util::future::{BoxFuture, LocalBoxFuture};
 
 use super::fabrique::{
     AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
+    ReglagesDestination,
 };
 use super::relecture::verification::{Constat, Constats, Relecture, constater_toutes};
 use super::{
@@ -40,7 +41,6 @@ use crate::plateforme::{FichierAttendu, erreur_systeme};
 use crate::reessai::{Profil, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::corps::{crc32c_base64, lire_tranche, somme_crc32c};
-use crate::transport::s3::ConfigS3;
 use crate::transport::{AnnoncesReseau, Emetteur, Emission, emettre};
 
 /// Le préfixe de l'adresse.
@@ -210,7 +210,7 @@ impl Fabrique for DestinationDossier {
     fn relecture<'a>(
         &'a self,
         _plan: &'a DepotPlan,
-        _config_s3: &'a ConfigS3,
+        _reglages: &'a ReglagesDestination,
     ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>> {
         let relecture = RelectureDossier {
             racine: Arc::new(self.racine.clone()),

@@ -115,7 +115,7 @@ pub(crate) trait Fabrique: Send + Sync + fmt::Debug {
     fn relecture<'a>(
         &'a self,
         plan: &'a DepotPlan,
-        config_s3: &'a ConfigS3,
+        reglages: &'a ReglagesDestination,
     ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>>;
 
     /// L'avertissement à donner quand une option de la commande vise autre chose que ce que
@@ -220,9 +220,9 @@ impl Destination {
     pub(crate) async fn relecture(
         &self,
         plan: &DepotPlan,
-        config_s3: &ConfigS3,
+        reglages: &ReglagesDestination,
     ) -> Result<Box<dyn Relecture>> {
-        self.0.relecture(plan, config_s3).await
+        self.0.relecture(plan, reglages).await
     }
 
     /// Voir [`Fabrique::endpoint_ignore`].

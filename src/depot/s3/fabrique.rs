@@ -12,6 +12,7 @@ use super::DepositaireS3;
 use super::destination::{InventaireS3, LectureDestination, lire_destination};
 use crate::depot::fabrique::{
     AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
+    ReglagesDestination,
 };
 use crate::depot::relecture::verification::{Relecture, RelectureS3};
 use crate::depot::{AnnoncesSuivi, DecisionsDuPlan, Suivi};
@@ -19,7 +20,7 @@ use crate::destination::{DestinationS3, ErreurDestination, valider_endpoint};
 use crate::plan::{Base, CauseRefus, DepotPlan};
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::transport::Emetteur;
-use crate::transport::s3::{ClientS3, ConfigS3};
+use crate::transport::s3::ClientS3;
 
 pub(crate) const INSCRIPTION: Inscription = Inscription {
     sorte: "s3",
@@ -95,10 +96,10 @@ impl Fabrique for DestinationS3 {
     fn relecture<'a>(
         &'a self,
         _plan: &'a DepotPlan,
-        config_s3: &'a ConfigS3,
+        reglages: &'a ReglagesDestination,
     ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>> {
         async move {
-            let client = ClientS3::connecter(self, config_s3).await?;
+            let client = ClientS3::connecter(self, &reglages.config_s3).await?;
             Ok(Box::new(RelectureS3(Arc::new(client))) as Box<dyn Relecture>)
         }
         .boxed_local()

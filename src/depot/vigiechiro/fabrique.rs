@@ -14,7 +14,7 @@ use futures_util::future::LocalBoxFuture;
 use super::DepositaireVigieChiro;
 use crate::depot::AnnoncesSuivi;
 use crate::depot::fabrique::{
-    AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO,
+    AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, ReglagesDestination,
 };
 use crate::depot::relecture::verification::{Relecture, RelectureVigieChiro};
 use crate::destination::{
@@ -23,7 +23,6 @@ use crate::destination::{
 use crate::plan::{CauseRefus, DepotPlan};
 use crate::plateforme::conseil::commande;
 use crate::sortie::interrompu;
-use crate::transport::s3::ConfigS3;
 
 pub(crate) const INSCRIPTION: Inscription = Inscription {
     sorte: "vigiechiro",
@@ -121,7 +120,7 @@ impl Fabrique for DestinationVigieChiro {
     fn relecture<'a>(
         &'a self,
         plan: &'a DepotPlan,
-        _config_s3: &'a ConfigS3,
+        _reglages: &'a ReglagesDestination,
     ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>> {
         async move {
             let participation = match (&plan.participation, &self.participation) {
