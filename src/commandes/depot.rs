@@ -57,24 +57,11 @@ pub(super) fn vers_la_saison(args: &ArgsDepot) -> bool {
 }
 
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
-    if args.dossiers.len() > 1 {
-        return Err(ErreurAvecCode::nouveau(
-            CodeSortie::Usage,
-            format!(
-                "une destination (--vers, --participation, --site --debut --fin) reçoit un seul \
-                 dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation, \
-                 déposez la saison : {} (sans destination) ; rien n'a été envoyé",
-                commande("depot").arg("DOSSIER…")
-            ),
-        )
-        .into());
-    }
-    let dossier = args.dossiers[0].clone();
+    let dossier = un_seul_dossier(&args)?;
     let destination = destination_demandee(&args)?;
-    let fabrique = &destination;
     // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
     // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
-    if fabrique.exige_un_jeton() && !args.simulation {
+    if destination.exige_un_jeton() && !args.simulation {
         crate::jeton::lire()?;
     }
     // Une participation donnée et forcée porte la date : les horodatages des noms n'y
@@ -91,122 +78,179 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, IDENTITE_SANS_CARTE).into());
     }
     let destination = avec_les_canaux(destination, &preparation);
-    let fabrique = &destination;
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
-    if fabrique.lit_les_sequences() {
+    if destination.lit_les_sequences() {
         garder_la_nuit(g, &preparation, &identite, &dossier, args.simulation)?;
     }
     let retenus = reglages_retenus(g, &preparation.dossier, &identite, args.simulation)?;
     let reglages = super::reglages::fusionner(&args.envoi, &retenus);
     // L'utilisateur du jeton, reconnu par les vérifications (vers la plateforme seulement).
-    let mut moi = None;
-    if fabrique.plateforme().is_none() {
-        avertir_autres_plans(g, &preparation.dossier, &identite, args.simulation)?;
-    }
-    if let Some(dest) = fabrique.plateforme() {
-        refuser_si_deja_planifie(
-            g,
-            &preparation.dossier,
-            dest,
-            &destination.identite(),
-            args.simulation,
-        )?;
-        let fuseau = Fuseau::analyser(&args.fuseau)
-            .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
-        // Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
-        // brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle
-        // dit que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
-        let verifiee = if !args.simulation {
-            let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
-            let lectures = (emission, Profil::Insistant);
-            let v = super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE)?;
-            moi = Some(v.moi.clone());
-            Some(v)
-        } else if crate::jeton::lire().is_err() {
-            non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
+    let moi = match destination.plateforme() {
+        None => {
+            avertir_autres_plans(g, &preparation.dossier, &identite, args.simulation)?;
             None
-        } else {
-            let lectures = (super::vigiechiro::reglages_de_simulation()?, Profil::Bref);
-            match super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE) {
-                Ok(v) => Some(v),
-                Err(e) if crate::sortie::code_pour_erreur(&e) == CodeSortie::EchecsTransitoires => {
-                    non_verifiee(g, &format!("{e:#}"))?;
-                    None
-                }
-                Err(e) => return Err(e),
+        }
+        Some(dest) => {
+            refuser_si_deja_planifie(g, &preparation.dossier, dest, &identite, args.simulation)?;
+            verifier_avant_l_envoi(g, &args, dest, &preparation, &reglages)?
+        }
+    };
+    deposer_la_nuit(
+        g,
+        &args,
+        (preparation, destination, &identite),
+        &reglages,
+        moi,
+    )
+}
+
+/// Une destination reçoit un seul dossier (plusieurs : la saison, sans destination).
+fn un_seul_dossier(args: &ArgsDepot) -> Result<std::path::PathBuf> {
+    if args.dossiers.len() > 1 {
+        return Err(ErreurAvecCode::nouveau(
+            CodeSortie::Usage,
+            format!(
+                "une destination (--vers, --participation, --site --debut --fin) reçoit un seul \
+                 dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation, \
+                 déposez la saison : {} (sans destination) ; rien n'a été envoyé",
+                commande("depot").arg("DOSSIER…")
+            ),
+        )
+        .into());
+    }
+    Ok(args.dossiers[0].clone())
+}
+
+/// Vers la plateforme, avant tout envoi : la plateforme lue ([`lire_la_plateforme`]), puis
+/// les noms comparés à la participation. Rend l'utilisateur du jeton, s'il a été reconnu pour
+/// un envoi.
+fn verifier_avant_l_envoi(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    dest: &DestinationVigieChiro,
+    preparation: &Preparation,
+    reglages: &ReglagesFusionnes,
+) -> Result<Option<IdObjet>> {
+    let fuseau = Fuseau::analyser(&args.fuseau)
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
+    let verifiee = lire_la_plateforme(g, args.simulation, dest, reglages)?;
+    let moi = verifiee
+        .as_ref()
+        .filter(|_| !args.simulation)
+        .map(|v| v.moi.clone());
+    refuser_plusieurs_nuits(g, preparation, args.forcer_participation)?;
+    comparer_a_la_cible(g, args, dest, preparation, &fuseau, verifiee)?;
+    Ok(moi)
+}
+
+/// Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
+/// brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle dit
+/// que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
+fn lire_la_plateforme(
+    g: &OptionsGlobales,
+    simulation: bool,
+    dest: &DestinationVigieChiro,
+    reglages: &ReglagesFusionnes,
+) -> Result<Option<super::vigiechiro::PlateformeVerifiee>> {
+    if !simulation {
+        let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
+        let lectures = (emission, Profil::Insistant);
+        return super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE).map(Some);
+    }
+    if crate::jeton::lire().is_err() {
+        non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
+        return Ok(None);
+    }
+    let lectures = (super::vigiechiro::reglages_de_simulation()?, Profil::Bref);
+    match super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE) {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if crate::sortie::code_pour_erreur(&e) == CodeSortie::EchecsTransitoires => {
+            non_verifiee(g, &format!("{e:#}"))?;
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Les noms comparés à la participation, existante (la soirée, le point, le passage et le
+/// numéro de site des noms comparés aux siens) ou à créer (le numéro de site des noms comparé
+/// au site donné, s'il a pu être lu : une simulation sans jeton ne le lit pas ; leur soirée à
+/// --debut et --fin), par la même règle : un écart est un refus, avant toute création, sauf
+/// --forcer-participation. Le point d'une participation à créer, l'utilisateur vient de le
+/// taper (`--point`) : un écart est dit, le dépôt continue.
+fn comparer_a_la_cible(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    dest: &DestinationVigieChiro,
+    preparation: &Preparation,
+    fuseau: &Fuseau,
+    verifiee: Option<super::vigiechiro::PlateformeVerifiee>,
+) -> Result<()> {
+    let forcer = args.forcer_participation;
+    match (&dest.participation, verifiee) {
+        (CibleParticipation::Existante(id), Some(v)) => {
+            let Some((p, site)) = &v.participation else {
+                return Ok(());
+            };
+            let vue = ParticipationVue {
+                id: id.clone(),
+                observateur: None,
+                point: p.point.clone(),
+                debut: p.date_debut.as_deref().and_then(date_plateforme),
+                fin: p.date_fin.as_deref().and_then(date_plateforme),
+                un_titre: fichier_deja_depose(g, args.simulation, id)?,
+            };
+            let cible = (Some(id), &vue, site.as_ref());
+            comparer_a_la_participation(g, preparation, cible, fuseau, &dest.api, forcer)
+        }
+        (CibleParticipation::Existante(_), None) => Ok(()),
+        (
+            CibleParticipation::ACreer {
+                point, debut, fin, ..
+            },
+            v,
+        ) => {
+            let instant = |i: &crate::horodatage::InstantUtc| {
+                chrono::DateTime::from_timestamp(i.secondes(), 0)
+            };
+            let vue = ParticipationVue {
+                // Elle n'a pas encore d'identifiant ; `ecarts` ne le lit pas.
+                id: IdObjet::nul(),
+                observateur: None,
+                point: None,
+                debut: instant(debut),
+                fin: instant(fin),
+                un_titre: None,
+            };
+            let site = v.as_ref().and_then(|v| v.site_a_creer.as_ref());
+            let cible = (None, &vue, site);
+            comparer_a_la_participation(g, preparation, cible, fuseau, &dest.api, forcer)?;
+            if let Some(point) = point {
+                avertir_points(g, &preparation.inventaire, point)?;
             }
-        };
-        refuser_plusieurs_nuits(g, &preparation, args.forcer_participation)?;
-        match (&dest.participation, verifiee) {
-            // La participation existe : la soirée, le point, le passage et le numéro de site
-            // des noms sont comparés aux siens ; un écart est un refus, sauf
-            // --forcer-participation.
-            (CibleParticipation::Existante(id), Some(v)) => {
-                if let Some((p, site)) = &v.participation {
-                    let vue = ParticipationVue {
-                        id: id.clone(),
-                        observateur: None,
-                        point: p.point.clone(),
-                        debut: p.date_debut.as_deref().and_then(date_plateforme),
-                        fin: p.date_fin.as_deref().and_then(date_plateforme),
-                        un_titre: fichier_deja_depose(g, args.simulation, id)?,
-                    };
-                    comparer_a_la_participation(
-                        g,
-                        &preparation,
-                        (Some(id), &vue, site.as_ref()),
-                        &fuseau,
-                        &dest.api,
-                        args.forcer_participation,
-                    )?;
-                }
-            }
-            (CibleParticipation::Existante(_), None) => {}
-            // La participation à créer : le numéro de site des noms est comparé au site
-            // donné (s'il a pu être lu : une simulation sans jeton ne le lit pas), leur
-            // soirée à --debut et --fin, par la même règle ; un écart est un refus, avant
-            // toute création, sauf --forcer-participation. Le point, l'utilisateur vient de
-            // le taper (`--point`) : un écart est dit, le dépôt continue.
-            (
-                CibleParticipation::ACreer {
-                    point, debut, fin, ..
-                },
-                v,
-            ) => {
-                let instant = |i: &crate::horodatage::InstantUtc| {
-                    chrono::DateTime::from_timestamp(i.secondes(), 0)
-                };
-                let vue = ParticipationVue {
-                    // Elle n'a pas encore d'identifiant ; `ecarts` ne le lit pas.
-                    id: IdObjet::nul(),
-                    observateur: None,
-                    point: None,
-                    debut: instant(debut),
-                    fin: instant(fin),
-                    un_titre: None,
-                };
-                let site = v.as_ref().and_then(|v| v.site_a_creer.as_ref());
-                comparer_a_la_participation(
-                    g,
-                    &preparation,
-                    (None, &vue, site),
-                    &fuseau,
-                    &dest.api,
-                    args.forcer_participation,
-                )?;
-                if let Some(point) = point {
-                    avertir_points(g, &preparation.inventaire, point)?;
-                }
-            }
+            Ok(())
         }
     }
+}
+
+/// Le plan enregistré (ses réglages retenus), puis envoyé, ou simulé. Un plan créé par ce
+/// passage, qui s'est arrêté avant tout envoi (identifiants, participation refusée), n'a rien à
+/// reprendre : il ne reste pas vide dans `vigie plans`. (Une simulation n'a rien écrit dans la
+/// base : elle a planifié sur une copie.)
+fn deposer_la_nuit(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
+    (preparation, destination, identite): (Preparation, Destination, &str),
+    reglages: &ReglagesFusionnes,
+    moi: Option<IdObjet>,
+) -> Result<CodeSortie> {
     let pret = enregistrer(
         g,
         preparation,
         destination,
-        &identite,
+        identite,
         args.redeposer_modifies,
         args.simulation,
     )?;
@@ -219,11 +263,8 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     let issue = if args.simulation {
         simuler(g, &pret)
     } else {
-        envoyer(g, pret, &reglages, moi, &args.passages, &args.s3)
+        envoyer(g, pret, reglages, moi, &args.passages, &args.s3)
     };
-    // Un plan créé par ce passage, qui s'est arrêté avant tout envoi (identifiants,
-    // participation refusée), n'a rien à reprendre : il ne reste pas vide dans `vigie plans`.
-    // (Une simulation n'a rien écrit dans la base : elle a planifié sur une copie.)
     if cree && !args.simulation && issue.is_err() {
         let creation_refusee = issue
             .as_ref()
