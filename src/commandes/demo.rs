@@ -312,19 +312,26 @@ fn derouler(
     };
 
     if code != CodeSortie::Interrompu && !arret.demande() && !g.quiet {
-        let mut etat = vigie(&base, &bac.api())?;
-        etat.arg("etat");
-        if g.json {
-            // La sortie standard reste celle du dépôt, bilan en dernier : l'état, pour
-            // l'humain, passe sur la sortie d'erreur.
-            etat.stdout(Stdio::from(io::stderr()));
-        } else {
-            crate::suivi::demo::annoncer_etat()?;
-        }
-        arret.attendre(etat)?;
+        montrer_l_etat(g, arret, &base, &bac.api())?;
     }
     runtime.bloquer(bac.arreter());
     Ok(code)
+}
+
+/// Après le dépôt, `vigie etat` lancé comme le taperait la bénévole ; en JSON, sur la sortie
+/// d'erreur (la sortie standard reste celle du dépôt, bilan en dernier).
+fn montrer_l_etat(g: &OptionsGlobales, arret: &Arret, base: &Path, api: &str) -> Result<()> {
+    let mut etat = vigie(base, api)?;
+    etat.arg("etat");
+    if g.json {
+        // La sortie standard reste celle du dépôt, bilan en dernier : l'état, pour
+        // l'humain, passe sur la sortie d'erreur.
+        etat.stdout(Stdio::from(io::stderr()));
+    } else {
+        crate::suivi::demo::annoncer_etat()?;
+    }
+    arret.attendre(etat)?;
+    Ok(())
 }
 
 /// Le binaire lui-même, sur la base de la démonstration, avec le jeton d'essai et l'API du bac

@@ -695,6 +695,26 @@ pub(super) fn examiner(
             dossier_canonique.display()
         );
     };
+    let (empechements, nuits) = empechements_de(dossier, &inventaire, destination, horodatages);
+    Ok(Examen {
+        inventaire,
+        dossier: dossier_texte.to_owned(),
+        empechements,
+        nuits,
+        preparees,
+        originaux_bruts,
+    })
+}
+
+/// Ce qui empêche le dépôt de l'inventaire d'un dossier, une cause par fichier (la racine) :
+/// les fichiers illisibles, les chemins que la destination refuse, et, vers la plateforme, les
+/// noms qu'elle refusera et les horodatages jugés (avec la nuit que dit leur nom).
+fn empechements_de(
+    dossier: &Path,
+    inventaire: &Inventaire,
+    destination: &Destination,
+    horodatages: Horodatages,
+) -> (Vec<Empechement>, Vec<NuitNommee>) {
     let mut empechements: Vec<Empechement> = inventaire
         .problemes
         .iter()
@@ -718,9 +738,9 @@ pub(super) fn examiner(
     // avec les horodatages qu'elle accepterait mais qui la tromperaient (après les noms : une
     // seule cause par fichier, la racine).
     if destination.juge_les_noms() {
-        empechements.extend(refus_de_la_plateforme(dossier, &inventaire));
+        empechements.extend(refus_de_la_plateforme(dossier, inventaire));
         if horodatages == Horodatages::Juges {
-            for (e, cle) in horodatages_refuses(dossier, &inventaire) {
+            for (e, cle) in horodatages_refuses(dossier, inventaire) {
                 if let Some(n) = cle.map(|c| crate::suivi::saison::nuit_nommee(&c))
                     && !nuits.contains(&n)
                 {
@@ -730,14 +750,7 @@ pub(super) fn examiner(
             }
         }
     }
-    Ok(Examen {
-        inventaire,
-        dossier: dossier_texte.to_owned(),
-        empechements: noms::causes_racines(empechements),
-        nuits,
-        preparees,
-        originaux_bruts,
-    })
+    (noms::causes_racines(empechements), nuits)
 }
 
 /// Dit tout ce qui empêche le dépôt dans ces dossiers (chacun avec le préfixe de ses chemins,

@@ -419,16 +419,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     }
     let provisoire = Destination::from(provisoire);
     let mut reunion = reunir(&args.dossiers, &provisoire, &carte)?;
-    if reunion.originaux_bruts == 0
-        && (args.point.is_some() || super::depot::nomme_une_carte(&args))
-    {
-        let message = if args.point.is_some() {
-            dire::POINT_EN_SAISON
-        } else {
-            super::depot::IDENTITE_SANS_CARTE
-        };
-        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, message).into());
-    }
+    refuser_une_carte_sans_carte(&args, &reunion)?;
     let mut nuits = nuits_de_la_saison(g, &reunion, &fuseau)?;
     let hors_ligne = args.simulation && jeton.is_err();
     let inconnus = if hors_ligne {
@@ -455,14 +446,40 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     // c'est ce que la bénévole lit avant d'effacer sa carte.
     let non_envoyes = std::mem::take(&mut reunion.non_envoyes);
     let code = deposer(g, &args, &api, &fuseau, nuits, reunion)?;
+    apres_le_bilan(g, code, &non_envoyes, &non_rattaches)
+}
+
+/// `--point`, ou une carte nommée (`--site NUMERO`, `--passage`), sans carte brute dans les
+/// dossiers : refus (code 2), en saison le point de chaque nuit est lu dans les noms.
+fn refuser_une_carte_sans_carte(args: &ArgsDepot, reunion: &Reunion) -> Result<()> {
+    if reunion.originaux_bruts > 0 || !(args.point.is_some() || super::depot::nomme_une_carte(args))
+    {
+        return Ok(());
+    }
+    let message = if args.point.is_some() {
+        dire::POINT_EN_SAISON
+    } else {
+        super::depot::IDENTITE_SANS_CARTE
+    };
+    Err(ErreurAvecCode::nouveau(CodeSortie::Usage, message).into())
+}
+
+/// Après le bilan de la saison (sauf Ctrl-C) : ce qui ne part pas, et le rappel des fichiers
+/// non rattachés (code 3 au moins s'il y en a).
+fn apres_le_bilan(
+    g: &OptionsGlobales,
+    code: CodeSortie,
+    non_envoyes: &NonEnvoyes,
+    non_rattaches: &[dire::NonRattaches],
+) -> Result<CodeSortie> {
     if code == CodeSortie::Interrompu {
         return Ok(code);
     }
-    crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, &non_envoyes)?;
+    crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, non_envoyes)?;
     if non_rattaches.is_empty() {
         return Ok(code);
     }
-    dire::rappel_non_rattaches(mode(g), &non_rattaches)?;
+    dire::rappel_non_rattaches(mode(g), non_rattaches)?;
     Ok(code.max_par_gravite(CodeSortie::RefusDefinitifs))
 }
 

@@ -196,39 +196,7 @@ pub(super) fn verifier_plateforme(
     let client = client(&dest.api)?;
     let annulation = Annulation::nouveau();
     let emetteur = Emetteur::nouveau(reglages, annulation.clone());
-    let verifier = async {
-        let moi = reconnaitre_plateforme_en(&client, &emetteur, profil)
-            .await
-            .map_err(|r| {
-                r.erreur(
-                    &dest.api,
-                    ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()),
-                    rien_fait,
-                )
-            })?;
-        let id = match &dest.participation {
-            CibleParticipation::ACreer { site, point, .. } => {
-                let lu =
-                    site_existant(&client, (&emetteur, profil), &dest.api, site, rien_fait).await?;
-                exiger_point(&lu, point.as_deref(), rien_fait)?;
-                return Ok(PlateformeVerifiee {
-                    moi: moi.id,
-                    participation: None,
-                    site_a_creer: Some(lu),
-                });
-            }
-            CibleParticipation::Existante(id) => id,
-        };
-        let lecteur = (&emetteur, profil);
-        let p = participation_existante(&client, lecteur, &dest.api, id, rien_fait).await?;
-        verifier_proprietaire(&p, &moi, rien_fait)?;
-        let site = site_de_participation(&client, lecteur, &p).await;
-        Ok(PlateformeVerifiee {
-            moi: moi.id,
-            participation: Some((p, site)),
-            site_a_creer: None,
-        })
-    };
+    let verifier = verifier_sous(&client, (&emetteur, profil), dest, rien_fait);
     let resultat = super::moteur(super::Fils::Un)?.block_on(async {
         let suivi = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         super::ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
@@ -251,6 +219,46 @@ pub(super) fn verifier_plateforme(
         }
         r => r,
     }
+}
+
+/// Les lectures de [`verifier_plateforme`] : l'utilisateur du jeton, puis le site où créer la
+/// participation (et son point), ou la participation donnée, à lui, et son site.
+async fn verifier_sous(
+    client: &ClientVigieChiro,
+    (emetteur, profil): (&Emetteur, Profil),
+    dest: &DestinationVigieChiro,
+    rien_fait: &str,
+) -> Result<PlateformeVerifiee> {
+    let moi = reconnaitre_plateforme_en(client, emetteur, profil)
+        .await
+        .map_err(|r| {
+            r.erreur(
+                &dest.api,
+                ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()),
+                rien_fait,
+            )
+        })?;
+    let id = match &dest.participation {
+        CibleParticipation::ACreer { site, point, .. } => {
+            let lu = site_existant(client, (emetteur, profil), &dest.api, site, rien_fait).await?;
+            exiger_point(&lu, point.as_deref(), rien_fait)?;
+            return Ok(PlateformeVerifiee {
+                moi: moi.id,
+                participation: None,
+                site_a_creer: Some(lu),
+            });
+        }
+        CibleParticipation::Existante(id) => id,
+    };
+    let lecteur = (emetteur, profil);
+    let p = participation_existante(client, lecteur, &dest.api, id, rien_fait).await?;
+    verifier_proprietaire(&p, &moi, rien_fait)?;
+    let site = site_de_participation(client, lecteur, &p).await;
+    Ok(PlateformeVerifiee {
+        moi: moi.id,
+        participation: Some((p, site)),
+        site_a_creer: None,
+    })
 }
 
 /// La participation donnée est-elle à l'utilisateur du jeton ? La plateforme accepte qu'on
