@@ -192,8 +192,7 @@ fn lire_jeton_colle() -> Result<String> {
             .into_iter()
             .find(console::Term::is_term);
         if let Some(t) = terminal {
-            t.write_str("Collez le jeton copié sur le site (il ne s'affiche pas), puis Entrée : ")
-                .context("invite du jeton")?;
+            dire::inviter_a_coller_le_jeton(&t).context("invite du jeton")?;
             return t.read_secure_line().context("lecture du jeton");
         }
     }

@@ -113,6 +113,11 @@ pub(crate) fn avertir_jeton_en_argument() -> io::Result<()> {
     )
 }
 
+/// L'invite de `vigie connexion --jeton -` dans un terminal (le jeton collé ne s'affiche pas).
+pub(crate) fn inviter_a_coller_le_jeton(terminal: &console::Term) -> io::Result<()> {
+    terminal.write_str("Collez le jeton copié sur le site (il ne s'affiche pas), puis Entrée : ")
+}
+
 /// D'où vient le jeton que `vigie connexion` seul a trouvé.
 pub(crate) enum JetonVu<'a> {
     Aucun,

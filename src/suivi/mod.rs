@@ -10,7 +10,11 @@
 //! événement utile ailleurs (`SuiviLignes` : un journal de cron ou de CI se lit ligne à ligne,
 //! pas en séquences d'échappement), et des lignes JSON pour les scripts (`SuiviJson`). Le
 //! journal `tracing` (`journal`) et le bilan de fin de passage (`bilan`) vivent ici aussi :
-//! tout ce qui s'écrit pour l'utilisateur passe par ce module.
+//! tout ce qui s'écrit pour l'utilisateur passe par ce module, un rendu par vue (`vigie etat` :
+//! `etat`, et `saison` pour la saison entière ; `vigie depot` d'une nuit : `depot` ; `connexion`,
+//! `renommer`, `demo`…). Les commandes (`commandes/`) décident et lui passent des valeurs ; seule
+//! la page de manuel de `vigie generer-docs` s'écrit ailleurs (`commandes/docs.rs`, dans un
+//! fichier).
 
 mod barres;
 pub(crate) mod bilan;
