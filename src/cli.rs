@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::duree::Secondes;
 use crate::plateforme::Systeme;
 use crate::reessai::{ECHEANCE_DEPOT_PAR_DEFAUT, Reglages};
 use crate::transport::{PauseReseau, ReglagesEmission};
@@ -1157,19 +1158,19 @@ pub(crate) struct OptionsPassages {
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 30.0,
+        default_value_t = Secondes(30.0),
         help_heading = "Options avancées"
     )]
-    pub(crate) attente_passage: f64,
+    pub(crate) attente_passage: Secondes,
 
     /// Plafond de la pause entre deux passages (secondes).
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 600.0,
+        default_value_t = Secondes(600.0),
         help_heading = "Options avancées"
     )]
-    pub(crate) attente_passage_max: f64,
+    pub(crate) attente_passage_max: Secondes,
 }
 
 /// `--jusqu-au-bout[=DURÉE]` : enchaîner les passages, au plus pendant DURÉE si elle est donnée.
@@ -1238,29 +1239,29 @@ pub(crate) struct OptionsEnvoi {
 #[command(next_help_heading = "Options avancées")]
 pub(crate) struct OptionsReessai {
     /// Délai maximal d'une tentative (secondes).
-    #[arg(long, value_name = "S", default_value_t = ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64())]
-    pub(crate) delai_tentative: f64,
+    #[arg(long, value_name = "S", default_value_t = Secondes(ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64()))]
+    pub(crate) delai_tentative: Secondes,
 
     /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
-    #[arg(long, value_name = "S", default_value_t = ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64())]
-    pub(crate) delai_blocage: f64,
+    #[arg(long, value_name = "S", default_value_t = Secondes(ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64()))]
+    pub(crate) delai_blocage: Secondes,
 
     /// Nombre de tentatives par requête (envois, déclarations, finalisations).
     #[arg(long, value_name = "N", default_value_t = Reglages::insistant().tentatives_max())]
     pub(crate) tentatives: u32,
 
     /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
-    #[arg(long, value_name = "S", default_value_t = Reglages::insistant().base().as_secs_f64())]
-    pub(crate) attente_base: f64,
+    #[arg(long, value_name = "S", default_value_t = Secondes(Reglages::insistant().base().as_secs_f64()))]
+    pub(crate) attente_base: Secondes,
 
     /// Plafond de l'attente entre deux tentatives (secondes).
-    #[arg(long, value_name = "S", default_value_t = Reglages::insistant().plafond().as_secs_f64())]
-    pub(crate) attente_max: f64,
+    #[arg(long, value_name = "S", default_value_t = Secondes(Reglages::insistant().plafond().as_secs_f64()))]
+    pub(crate) attente_max: Secondes,
 
     /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
     /// pause réseau n'y compte pas).
-    #[arg(long, value_name = "S", default_value_t = ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64())]
-    pub(crate) echeance: f64,
+    #[arg(long, value_name = "S", default_value_t = Secondes(ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64()))]
+    pub(crate) echeance: Secondes,
 
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
     #[arg(long, value_name = "N", default_value_t = PauseReseau::ECHECS_PAR_DEFAUT, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -1271,7 +1272,7 @@ pub(crate) struct OptionsReessai {
     /// Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour
     /// du réseau.
     #[arg(long, value_name = "S")]
-    pub(crate) attente_reseau: Option<f64>,
+    pub(crate) attente_reseau: Option<Secondes>,
 }
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).
@@ -1456,19 +1457,19 @@ pub(crate) struct ArgsTraitement {
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 30.0,
+        default_value_t = Secondes(30.0),
         help_heading = "Options avancées"
     )]
-    pub(crate) attente_releve: f64,
+    pub(crate) attente_releve: Secondes,
 
     /// Plafond de l'attente entre deux relevés (secondes).
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 300.0,
+        default_value_t = Secondes(300.0),
         help_heading = "Options avancées"
     )]
-    pub(crate) attente_releve_max: f64,
+    pub(crate) attente_releve_max: Secondes,
 
     #[command(flatten)]
     pub(crate) api: OptionsApi,

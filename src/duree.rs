@@ -6,7 +6,41 @@
 //! c'est une faute de frappe. Le bac à sable, crate à part qui ne dépend pas de l'outil, en
 //! garde sa copie ; un test ci-dessous vérifie que les deux lectures s'accordent.
 
+use std::fmt;
 use std::time::Duration;
+
+/// Une durée en secondes, pour les options qui les ont toujours prises en nombre seul
+/// (`--delai-tentative 30`, `--attente-passage 0,5`) : un nombre seul (des secondes, point ou
+/// virgule décimale), ou une durée et son unité (`30s`, `2min`, `500ms`), lue par
+/// [`analyser`]. Un nombre seul garde le sens qu'il a toujours eu ; sa validité (positive,
+/// finie) est jugée par qui s'en sert (la politique de réessai, la cadence des passages).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub(crate) struct Secondes(pub(crate) f64);
+
+impl Secondes {
+    pub(crate) fn en_f64(self) -> f64 {
+        self.0
+    }
+}
+
+impl std::str::FromStr for Secondes {
+    type Err = String;
+
+    fn from_str(texte: &str) -> Result<Self, String> {
+        let t = texte.trim();
+        if let Ok(v) = t.replace(',', ".").parse::<f64>() {
+            return Ok(Secondes(v));
+        }
+        analyser(t).map(|d| Secondes(d.as_secs_f64()))
+    }
+}
+
+/// Comme le nombre de secondes (`30`, `0.5`) : c'est ainsi que l'aide montre les défauts.
+impl fmt::Display for Secondes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
 
 /// `500ms`, `3s`, `1.5s`, `2min`, `1h` (unité obligatoire).
 pub(crate) fn analyser(s: &str) -> Result<Duration, String> {
@@ -52,6 +86,24 @@ pub(crate) fn analyser(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Un nombre seul reste des secondes, comme avant ; une durée avec son unité est lue par
+    /// `analyser` (toutes les durées de la ligne de commande, une grammaire).
+    #[test]
+    fn secondes_en_nombre_seul_ou_avec_leur_unite() {
+        let lire = |t: &str| t.parse::<Secondes>();
+        assert_eq!(lire("30"), Ok(Secondes(30.0)));
+        assert_eq!(lire("0.5"), Ok(Secondes(0.5)));
+        assert_eq!(lire("0,5"), Ok(Secondes(0.5)));
+        assert_eq!(lire("30s"), Ok(Secondes(30.0)));
+        assert_eq!(lire("2min"), Ok(Secondes(120.0)));
+        assert_eq!(lire("1h"), Ok(Secondes(3600.0)));
+        assert_eq!(lire("500ms"), Ok(Secondes(0.5)));
+        assert!(lire("2 lunes").unwrap_err().contains("unité de durée"));
+        assert!(lire("vite").is_err());
+        assert_eq!(Secondes(30.0).to_string(), "30");
+        assert_eq!(Secondes(0.5).to_string(), "0.5");
+    }
 
     #[test]
     fn durees_lues_et_refusees() {

@@ -54,9 +54,9 @@ fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
 pub(super) fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
     let bruts = ReglagesEnSecondes {
         tentatives_max: Some(e.tentatives),
-        base_s: Some(e.attente_base),
-        plafond_s: Some(e.attente_max),
-        echeance_s: Some(e.echeance),
+        base_s: Some(e.attente_base.en_f64()),
+        plafond_s: Some(e.attente_max.en_f64()),
+        echeance_s: Some(e.echeance.en_f64()),
         ..Default::default()
     };
     let insistant = Reglages::depuis_secondes(Profil::Insistant, &bruts)
@@ -66,13 +66,13 @@ pub(super) fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> 
     Ok(ReglagesEmission {
         insistant,
         bref,
-        delai_tentative: duree("delai-tentative", e.delai_tentative, UN_JOUR)?,
-        delai_blocage: duree("delai-blocage", e.delai_blocage, UN_JOUR)?,
+        delai_tentative: duree("delai-tentative", e.delai_tentative.en_f64(), UN_JOUR)?,
+        delai_blocage: duree("delai-blocage", e.delai_blocage.en_f64(), UN_JOUR)?,
         pause: Some(PauseReseau {
             echecs: e.echecs_reseau,
             attente_max: e
                 .attente_reseau
-                .map(|s| duree("attente-reseau", s, 7 * UN_JOUR))
+                .map(|s| duree("attente-reseau", s.en_f64(), 7 * UN_JOUR))
                 .transpose()?,
         }),
     })

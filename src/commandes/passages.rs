@@ -30,8 +30,8 @@ impl ReglePassages {
         ReglePassages::nouveau(
             o.jusqu_au_bout.is_some(),
             o.jusqu_au_bout.and_then(|j| j.limite),
-            o.attente_passage,
-            o.attente_passage_max,
+            o.attente_passage.en_f64(),
+            o.attente_passage_max.en_f64(),
         )
     }
 }
@@ -216,8 +216,8 @@ mod tests {
     fn les_options_de_la_ligne_de_commande() {
         let options = |jusqu_au_bout, base: f64, max: f64| OptionsPassages {
             jusqu_au_bout,
-            attente_passage: base,
-            attente_passage_max: max,
+            attente_passage: crate::duree::Secondes(base),
+            attente_passage_max: crate::duree::Secondes(max),
         };
         assert!(ReglePassages::depuis(&options(None, 0.0, 10.0)).is_err());
         assert!(ReglePassages::depuis(&options(None, 20.0, 10.0)).is_err());

@@ -14,6 +14,7 @@
 
 use crate::cli::OptionsEnvoi;
 use crate::depot::{ReglageAnnonce, ReglagesDuPassage};
+use crate::duree::Secondes;
 use crate::plan::ReglagesRetenus;
 use crate::transport::debit::DebitMax;
 
@@ -53,6 +54,12 @@ impl Lisible for f64 {
         // 30 plutôt que 30.0 ; 0,5 à la française.
         let t = format!("{self}");
         t.replace('.', ",")
+    }
+}
+
+impl Lisible for Secondes {
+    fn lisible(&self) -> String {
+        self.en_f64().lisible()
     }
 }
 
@@ -100,6 +107,8 @@ pub(super) fn fusionner(donnees: &OptionsEnvoi, retenus: &ReglagesRetenus) -> Re
         }};
     }
 
+    // Le plan retient les secondes en nombre (`plan/reglages.rs`).
+    let en_secondes = |s: f64| Some(Secondes(s));
     // Les champs qui ne sont pas des `Option` passent par une `Option` le temps de la règle.
     let mut paralleles = Some(options.paralleles);
     reglage!(
@@ -125,19 +134,9 @@ pub(super) fn fusionner(donnees: &OptionsEnvoi, retenus: &ReglagesRetenus) -> Re
         DebitMax::octets_par_seconde, DebitMax::depuis_octets);
     let r = &mut options.reessai;
     let mut delai_tentative = Some(r.delai_tentative);
-    reglage!(
-        "--delai-tentative",
-        "delai_tentative",
-        delai_tentative,
-        nouveaux.delai_tentative
-    );
+    reglage!(@ "--delai-tentative", "delai_tentative", delai_tentative, nouveaux.delai_tentative, Secondes::en_f64, en_secondes);
     let mut delai_blocage = Some(r.delai_blocage);
-    reglage!(
-        "--delai-blocage",
-        "delai_blocage",
-        delai_blocage,
-        nouveaux.delai_blocage
-    );
+    reglage!(@ "--delai-blocage", "delai_blocage", delai_blocage, nouveaux.delai_blocage, Secondes::en_f64, en_secondes);
     let mut tentatives = Some(r.tentatives);
     reglage!(
         "--tentatives",
@@ -146,21 +145,11 @@ pub(super) fn fusionner(donnees: &OptionsEnvoi, retenus: &ReglagesRetenus) -> Re
         nouveaux.tentatives
     );
     let mut attente_base = Some(r.attente_base);
-    reglage!(
-        "--attente-base",
-        "attente_base",
-        attente_base,
-        nouveaux.attente_base
-    );
+    reglage!(@ "--attente-base", "attente_base", attente_base, nouveaux.attente_base, Secondes::en_f64, en_secondes);
     let mut attente_max = Some(r.attente_max);
-    reglage!(
-        "--attente-max",
-        "attente_max",
-        attente_max,
-        nouveaux.attente_max
-    );
+    reglage!(@ "--attente-max", "attente_max", attente_max, nouveaux.attente_max, Secondes::en_f64, en_secondes);
     let mut echeance = Some(r.echeance);
-    reglage!("--echeance", "echeance", echeance, nouveaux.echeance);
+    reglage!(@ "--echeance", "echeance", echeance, nouveaux.echeance, Secondes::en_f64, en_secondes);
     let mut echecs_reseau = Some(r.echecs_reseau);
     reglage!(
         "--echecs-reseau",
@@ -169,12 +158,8 @@ pub(super) fn fusionner(donnees: &OptionsEnvoi, retenus: &ReglagesRetenus) -> Re
         nouveaux.echecs_reseau
     );
     // `None` : aucune limite (le défaut) ; une limite retenue se remplace par une autre.
-    reglage!(
-        "--attente-reseau",
-        "attente_reseau",
-        r.attente_reseau,
-        nouveaux.attente_reseau
-    );
+    reglage!(@ "--attente-reseau", "attente_reseau", r.attente_reseau, nouveaux.attente_reseau,
+        Secondes::en_f64, en_secondes);
 
     // Toujours `Some` : elles viennent d'une valeur, donnée ou retenue.
     r.delai_tentative = delai_tentative.unwrap_or(r.delai_tentative);
@@ -233,6 +218,26 @@ mod tests {
         }
     }
 
+    /// Les options en secondes prennent un nombre seul, comme avant, ou une durée et son unité
+    /// (`duree::analyser`) ; le plan retient des secondes.
+    #[test]
+    fn les_secondes_se_donnent_aussi_avec_leur_unite() {
+        let o = options(&[
+            "--delai-tentative",
+            "2min",
+            "--attente-reseau",
+            "90",
+            "--echeance",
+            "1h",
+        ]);
+        assert_eq!(o.reessai.delai_tentative, Secondes(120.0));
+        assert_eq!(o.reessai.attente_reseau, Some(Secondes(90.0)));
+        assert_eq!(o.reessai.echeance, Secondes(3600.0));
+        let f = fusionner(&o, &ReglagesRetenus::default());
+        assert_eq!(f.retenus.delai_tentative, Some(120.0));
+        assert_eq!(f.retenus.echeance, Some(3600.0));
+    }
+
     #[test]
     fn seules_les_valeurs_donnees_sont_retenues_et_elles_l_emportent() {
         let o = options(&[
@@ -266,7 +271,7 @@ mod tests {
             relance.options.debit_max.map(DebitMax::octets_par_seconde),
             Some(2_000_000)
         );
-        assert_eq!(relance.options.reessai.attente_reseau, Some(90.0));
+        assert_eq!(relance.options.reessai.attente_reseau, Some(Secondes(90.0)));
         assert_eq!(relance.options.paralleles, 4, "défaut");
         assert_eq!(relance.retenus, f.retenus);
         let repris: Vec<_> = relance
@@ -363,11 +368,11 @@ mod tests {
                 r.tentatives,
                 r.attente_base
             ),
-            (11.0, 12.0, 13, 0.25)
+            (Secondes(11.0), Secondes(12.0), 13, Secondes(0.25))
         );
         assert_eq!(
             (r.attente_max, r.echeance, r.echecs_reseau, r.attente_reseau),
-            (15.0, 16.0, 17, Some(18.0))
+            (Secondes(15.0), Secondes(16.0), 17, Some(Secondes(18.0)))
         );
         assert!(
             relance

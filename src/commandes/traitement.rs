@@ -266,8 +266,8 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
     let cadence = if args.attendre {
         Some(
             Cadence::nouveau(
-                secondes("attente-releve", args.attente_releve)?,
-                secondes("attente-releve-max", args.attente_releve_max)?,
+                secondes("attente-releve", args.attente_releve.en_f64())?,
+                secondes("attente-releve-max", args.attente_releve_max.en_f64())?,
                 args.echeance,
                 args.patience,
             )
