@@ -953,7 +953,7 @@ fn destination_de_la_nuit(
                 )?)
             };
             let racine = monter_si_besoin(s, base, plan, &libelle, racine)?;
-            let destination = Destination::du_plan(plan)?;
+            let destination = Destination::du_plan(plan)?.decrite(description);
             return Ok((destination, racine, verrou));
         }
         Sort::Reprise { participation, .. } => CibleParticipation::Existante(participation.clone()),

@@ -184,6 +184,18 @@ impl Destination {
         self.0.plateforme()
     }
 
+    /// La même, qui décrira sa participation (vers la plateforme ; une autre destination n'a
+    /// rien à décrire et reste telle quelle). La destination d'un plan relue de son identité
+    /// ([`Destination::du_plan`]) n'a pas de description : l'identité ne la porte pas ; une nuit
+    /// de saison déjà liée à son plan reçoit ainsi les options redonnées (`--meteo`, le
+    /// micro…), et sa participation est complétée comme celle d'une nuit seule.
+    pub(crate) fn decrite(self, description: crate::description::Description) -> Destination {
+        match self.plateforme() {
+            Some(p) => p.clone().avec_description(description).into(),
+            None => self,
+        }
+    }
+
     /// La participation existante que désigne la destination (vers la plateforme, par son
     /// identifiant).
     pub(crate) fn participation_donnee(&self) -> Option<&IdObjet> {

@@ -478,3 +478,68 @@ fn les_canaux_d_un_routier_se_deduisent_des_sequences_ou_se_demandent() {
     );
     assert_eq!(canaux(&c), (json!("DROITE"), json!("ABSENT")), "{c}");
 }
+
+/// En saison, une nuit déjà liée à sa participation (la saison redonnée avec une option de
+/// plus) : la participation de chaque nuit est complétée comme celle d'une nuit seule (relire,
+/// fusionner, écrire), sans rien effacer ni remplacer de ce que le site web y a mis. Avant : la
+/// destination d'une nuit liée était relue du plan sans sa description, `--meteo` et les
+/// options du micro n'atteignaient pas sa participation.
+#[test]
+fn en_saison_une_nuit_deja_liee_recoit_les_options_de_description() {
+    let banc = Banc::nouveau();
+    for f in [
+        "PA1/Car640139-2026-Pass1-A1-PA1_20260703_221000_000.wav",
+        "PA2/Car640139-2026-Pass1-B2-PA2_20260703_220500_000.wav",
+    ] {
+        banc.fichier(f, 1_000);
+    }
+    crate::saison::depot_saison(&banc).finir_en(0);
+    let ids: std::collections::BTreeSet<String> = banc
+        .bac()
+        .fichiers()
+        .into_iter()
+        .filter_map(|f| f.participation)
+        .collect();
+    assert_eq!(ids.len(), 2, "une participation par nuit : {ids:?}");
+    let premiere = ids.first().unwrap();
+    // Le site web a décrit la première, en partie.
+    let web = json!({
+        "micro0_numero_serie": "M-77",
+        "micro0_type": "SMX-II",
+        "commentaire_libre": "posé par le site",
+    });
+    assert!(
+        banc.bac()
+            .poser_description(premiere, web.clone(), json!({ "vent": "NUL" }))
+    );
+    // La saison redonnée, avec la météo et le micro : chaque nuit est déjà liée.
+    crate::saison::depot_saison(&banc)
+        .args(METEO)
+        .args(["--micro-type", "ICS"])
+        .finir_en(0);
+    for id in &ids {
+        let p = banc.bac().participation(id).unwrap();
+        let (c, m) = (
+            p.configuration.unwrap_or_default(),
+            p.meteo.unwrap_or_default(),
+        );
+        assert_eq!(m["temperature_debut"], 18, "{id} : météo non posée : {m}");
+        assert_eq!(m["couverture"], "0-25", "{id} : {m}");
+        if id == premiere {
+            for (cle, v) in web.as_object().unwrap() {
+                assert_eq!(&c[cle], v, "{cle} effacée ou remplacée : {c}");
+            }
+            assert_eq!(m["vent"], "NUL", "le vent du site web remplacé : {m}");
+        } else {
+            assert_eq!(c["micro0_type"], "ICS", "{id} : micro non posé : {c}");
+            assert_eq!(m["vent"], "FAIBLE", "{id} : {m}");
+        }
+    }
+    assert_eq!(banc.requetes(Operation::ApiModifierParticipation), 2);
+    // Redonnée encore : rien ne manque plus, rien n'est réécrit.
+    crate::saison::depot_saison(&banc)
+        .args(METEO)
+        .args(["--micro-type", "ICS"])
+        .finir_en(0);
+    assert_eq!(banc.requetes(Operation::ApiModifierParticipation), 2);
+}
