@@ -394,8 +394,8 @@ fn verifier_un(
     let bilan = verification::noter(base, &constats, |unite, constat| {
         Ok(crate::suivi::verification::constat(g.json, unite, constat)?)
     })?;
-    let vers_la_plateforme = fabrique.vers_la_plateforme();
-    crate::suivi::verification::bilan(g.json, plan.id, nuit, &bilan, vers_la_plateforme)?;
+    let geste_refus = fabrique.geste_relecture_refusee();
+    crate::suivi::verification::bilan(g.json, plan.id, nuit, &bilan, &geste_refus)?;
     if bilan.interrompue {
         return Err(interrompu());
     }

@@ -55,6 +55,7 @@ pub(crate) const INSCRIPTION: Inscription = Inscription {
     relire: |identite| DestinationDossier::relire(identite).map(Destination::from),
     conseil,
     geste_identifiants: || "vérifiez vos droits d'écriture sur le dossier".to_owned(),
+    geste_relecture_refusee: || "vérifiez que vous avez le droit de lire le dossier".to_owned(),
 };
 
 fn conseil(cause: CauseRefus) -> Option<Cow<'static, str>> {

@@ -71,6 +71,9 @@ pub(crate) struct Inscription {
     /// Le geste qui précède la relance quand la destination a refusé les identifiants
     /// (« reconnectez-vous… », « corrigez les identifiants S3 »).
     pub(crate) geste_identifiants: fn() -> String,
+    /// Le geste qui précède la relance quand la destination refuse de relire un fichier
+    /// déposé (le bilan de `vigie verifier`).
+    pub(crate) geste_relecture_refusee: fn() -> String,
 }
 
 /// Ce qu'une fabrique reçoit pour construire le dépositaire d'un passage.
@@ -218,9 +221,9 @@ impl Destination {
         self.plateforme().is_some()
     }
 
-    /// Le bilan de `vigie verifier` parle de la plateforme (sinon, de la destination).
-    pub(crate) fn vers_la_plateforme(&self) -> bool {
-        self.plateforme().is_some()
+    /// Le geste que dit le bilan de `vigie verifier` quand la destination refuse de relire.
+    pub(crate) fn geste_relecture_refusee(&self) -> String {
+        (self.0.inscription().geste_relecture_refusee)()
     }
 
     /// Voir [`Fabrique::depositaire`].

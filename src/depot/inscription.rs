@@ -118,6 +118,35 @@ mod tests {
         }
     }
 
+    /// Le geste du bilan de `vigie verifier` quand la destination refuse de relire vient de
+    /// son inscription : vers un dossier, il ne parle ni de S3 ni de la plateforme.
+    #[test]
+    fn le_geste_d_une_relecture_refusee_est_celui_de_la_destination() {
+        let geste = |sorte: &str| {
+            (de_la_sorte(&Sorte::nouvelle(sorte))
+                .unwrap()
+                .geste_relecture_refusee)()
+        };
+        assert!(geste("s3").contains("(s3:GetObject)"), "{}", geste("s3"));
+        assert!(
+            geste("vigiechiro").contains("jeton"),
+            "{}",
+            geste("vigiechiro")
+        );
+        let dossier = geste("dossier");
+        assert!(dossier.contains("dossier"), "{dossier}");
+        for terme in [
+            "S3",
+            "compartiment",
+            "GetObject",
+            "jeton",
+            "participation",
+            "plateforme",
+        ] {
+            assert!(!dossier.contains(terme), "{dossier}");
+        }
+    }
+
     #[test]
     fn une_sorte_par_inscription() {
         for (i, a) in INSCRITES.iter().enumerate() {

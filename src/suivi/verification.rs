@@ -39,13 +39,14 @@ pub(crate) fn constat(json: bool, unite: &DepotUnite, constat: &Constat) -> io::
 }
 
 /// Le bilan du plan `plan`, puis un seul geste, le dernier (il couvre aussi les fichiers à
-/// renvoyer) ; `vers_la_plateforme` : le plan dépose vers Vigie-Chiro (sinon vers S3).
+/// renvoyer) ; `geste_refus` : celui que la destination du plan demande quand elle refuse de
+/// relire (son inscription, `depot/inscription.rs`).
 pub(crate) fn bilan(
     json: bool,
     plan: i64,
     nuit: Option<&str>,
     b: &BilanVerification,
-    vers_la_plateforme: bool,
+    geste_refus: &str,
 ) -> io::Result<()> {
     let BilanVerification {
         intactes,
@@ -116,18 +117,7 @@ pub(crate) fn bilan(
         writeln!(s, "Les fichiers à renvoyer sont remis à déposer.")?;
     }
     if !refusees.is_empty() {
-        let geste = if vers_la_plateforme {
-            format!(
-                "vérifiez que la participation est bien la vôtre et que le jeton est celui \
-                 de son observateur ({})",
-                commande("connexion")
-            )
-        } else {
-            "vérifiez que les identifiants S3 ont le droit de lire le compartiment \
-             (s3:GetObject)"
-                .to_owned()
-        };
-        writeln!(s, "Ensuite : {geste}, puis {verifier}")?;
+        writeln!(s, "Ensuite : {geste_refus}, puis {verifier}")?;
     } else if *definitifs > 0 {
         writeln!(
             s,

@@ -29,6 +29,10 @@ pub(crate) const INSCRIPTION: Inscription = Inscription {
     relire: |identite| DestinationS3::relire(identite).map(Destination::from),
     conseil,
     geste_identifiants: || "corrigez les identifiants S3".to_owned(),
+    geste_relecture_refusee: || {
+        "vérifiez que les identifiants S3 ont le droit de lire le compartiment (s3:GetObject)"
+            .to_owned()
+    },
 };
 
 fn analyser_vers(adresse: &str, options: OptionsAdresse<'_>) -> Option<Result<Destination>> {

@@ -36,6 +36,13 @@ pub(crate) const INSCRIPTION: Inscription = Inscription {
             commande("connexion").args(["--jeton", "-"])
         )
     },
+    geste_relecture_refusee: || {
+        format!(
+            "vérifiez que la participation est bien la vôtre et que le jeton est celui de son \
+             observateur ({})",
+            commande("connexion")
+        )
+    },
 };
 
 fn conseil(cause: CauseRefus) -> Option<Cow<'static, str>> {
