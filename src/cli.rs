@@ -80,14 +80,29 @@ fn aux_mots_de_windows(mut c: clap::Command) -> clap::Command {
     .mut_subcommands(aux_mots_de_windows)
 }
 
+/// Ce qu'est une DURÉE, dit une fois au bout de l'aide longue de chaque commande qui en prend
+/// une, et dans la page de manuel (`commandes/docs.rs`). Les options en secondes
+/// ([`Secondes`]) lisent aussi un nombre seul, comme avant qu'elles prennent une unité.
+macro_rules! aide_durees {
+    () => {
+        "DURÉE : un nombre et son unité (500ms, 30s, 2min, 6h ; virgule décimale admise) ; \
+         là où l'aide de l'option dit « secondes », un nombre seul compte en secondes."
+    };
+}
+pub(crate) use aide_durees;
+
 fn franciser_commande(c: clap::Command) -> clap::Command {
     c.help_template(GABARIT_AIDE)
         .mut_args(franciser_argument)
         .mut_subcommands(|sous| {
+            let durees = sous.get_arguments().any(|a| {
+                a.get_value_names()
+                    .is_some_and(|v| v.iter().any(|n| n == "DURÉE"))
+            });
             // L'aide courte (-h) dit où est le reste ; la longue (--help) est ce reste.
             franciser_commande(sous)
                 .after_help("Toutes les options et le détail : --help (ou man vigie).")
-                .after_long_help("")
+                .after_long_help(if durees { aide_durees!() } else { "" })
         })
 }
 
@@ -1157,7 +1172,7 @@ pub(crate) struct OptionsPassages {
     /// variée au hasard (pour que deux vigie ne reviennent pas ensemble).
     #[arg(
         long,
-        value_name = "S",
+        value_name = "DURÉE",
         default_value_t = Secondes(30.0),
         help_heading = "Options avancées"
     )]
@@ -1166,7 +1181,7 @@ pub(crate) struct OptionsPassages {
     /// Plafond de la pause entre deux passages (secondes).
     #[arg(
         long,
-        value_name = "S",
+        value_name = "DURÉE",
         default_value_t = Secondes(600.0),
         help_heading = "Options avancées"
     )]
@@ -1239,11 +1254,11 @@ pub(crate) struct OptionsEnvoi {
 #[command(next_help_heading = "Options avancées")]
 pub(crate) struct OptionsReessai {
     /// Délai maximal d'une tentative (secondes).
-    #[arg(long, value_name = "S", default_value_t = Secondes(ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64()))]
+    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64()))]
     pub(crate) delai_tentative: Secondes,
 
     /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
-    #[arg(long, value_name = "S", default_value_t = Secondes(ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64()))]
+    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64()))]
     pub(crate) delai_blocage: Secondes,
 
     /// Nombre de tentatives par requête (envois, déclarations, finalisations).
@@ -1251,16 +1266,16 @@ pub(crate) struct OptionsReessai {
     pub(crate) tentatives: u32,
 
     /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
-    #[arg(long, value_name = "S", default_value_t = Secondes(Reglages::insistant().base().as_secs_f64()))]
+    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(Reglages::insistant().base().as_secs_f64()))]
     pub(crate) attente_base: Secondes,
 
     /// Plafond de l'attente entre deux tentatives (secondes).
-    #[arg(long, value_name = "S", default_value_t = Secondes(Reglages::insistant().plafond().as_secs_f64()))]
+    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(Reglages::insistant().plafond().as_secs_f64()))]
     pub(crate) attente_max: Secondes,
 
     /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
     /// pause réseau n'y compte pas).
-    #[arg(long, value_name = "S", default_value_t = Secondes(ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64()))]
+    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64()))]
     pub(crate) echeance: Secondes,
 
     /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
@@ -1271,7 +1286,7 @@ pub(crate) struct OptionsReessai {
     /// limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l'arrêtent).
     /// Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour
     /// du réseau.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "DURÉE")]
     pub(crate) attente_reseau: Option<Secondes>,
 }
 
@@ -1456,7 +1471,7 @@ pub(crate) struct ArgsTraitement {
     /// variée au hasard.
     #[arg(
         long,
-        value_name = "S",
+        value_name = "DURÉE",
         default_value_t = Secondes(30.0),
         help_heading = "Options avancées"
     )]
@@ -1465,7 +1480,7 @@ pub(crate) struct ArgsTraitement {
     /// Plafond de l'attente entre deux relevés (secondes).
     #[arg(
         long,
-        value_name = "S",
+        value_name = "DURÉE",
         default_value_t = Secondes(300.0),
         help_heading = "Options avancées"
     )]

@@ -309,6 +309,10 @@ le passage est fini mais des fichiers restent en échec transitoire (réseau, fi
 interrompu (Ctrl\-C, fenêtre fermée) : "#,
     crate::sortie::sens_du_code_interrompu!(),
     r#"
+.SH DURÉES
+"#,
+    crate::cli::aide_durees!(),
+    r#"
 .SH ENVIRONNEMENT
 Dans PowerShell, une variable se pose pour la fenêtre par \fB$env:VIGIE_BASE = "D:\evigie.sqlite"\fR ; dans cmd, par \fBset VIGIE_BASE=D:\evigie.sqlite\fR.
 "#,
@@ -376,6 +380,10 @@ le passage est fini mais des fichiers restent en échec transitoire : \fBvigie r
 \fB130\fR
 interrompu (SIGINT, SIGTERM) : "#,
     crate::sortie::sens_du_code_interrompu!(),
+    r#"
+.SH DURÉES
+"#,
+    crate::cli::aide_durees!(),
     r#"
 .SH ENVIRONNEMENT
 "#,
