@@ -90,7 +90,7 @@ pub fn page_de_manuel() -> Result<Vec<u8>> {
 /// `scripts/paquets.sh` tire le `MANUEL.txt` de l'archive Windows) a ses textes dans les mots
 /// de Windows, ses exemples dans PowerShell (`.\vigie.exe`, `E:\…`).
 pub(crate) fn page_de_manuel_pour(systeme: Systeme) -> Result<Vec<u8>> {
-    let commande = cli::commande_pour(systeme);
+    let commande = cli::commande_pour(systeme).mut_args(aide_entiere_dans_la_page);
     let man = clap_mangen::Man::new(commande);
     let mut tampon = Vec::new();
     // L'en-tête est écrit ici : sans titre de manuel, man écrit « General Commands Manual » en
@@ -330,6 +330,13 @@ le jeton enregistré par \fBvigie connexion\fR, réservé à votre compte ; \fBv
 "#
 );
 
+/// Une option réservée à l'aide longue (`hide_short_help`, les réglages avancés) garde son
+/// texte dans la page : clap_mangen n'écrit, pour elle, que l'aide longue, et laisse l'option
+/// sans un mot quand elle n'a que l'aide courte.
+fn aide_entiere_dans_la_page(a: clap::Arg) -> clap::Arg {
+    a.hide_short_help(false)
+}
+
 /// Une section par sous-commande visible : ce qu'elle fait, son synopsis, ses options propres
 /// (les options communes sont dans la section qui leur est consacrée). clap_mangen ne rend,
 /// pour les sous-commandes, que des renvois vers des pages `vigie-COMMANDE(1)` : une seule
@@ -342,10 +349,13 @@ fn rendre_commandes(tampon: &mut Vec<u8>, systeme: Systeme) -> Result<()> {
     tampon.extend_from_slice(b".SH COMMANDES\n");
     for sous in racine.get_subcommands().filter(|c| !c.is_hide_set()) {
         let nom = format!("vigie {}", sous.get_name());
-        let sous = sous
-            .clone()
-            .bin_name(&nom)
-            .mut_args(|a| if a.is_global_set() { a.hide(true) } else { a });
+        let sous = sous.clone().bin_name(&nom).mut_args(|a| {
+            if a.is_global_set() {
+                a.hide(true)
+            } else {
+                aide_entiere_dans_la_page(a)
+            }
+        });
         writeln!(tampon, ".SS \"{nom}\"")?;
         let man = clap_mangen::Man::new(sous);
         let mut morceau = Vec::new();
@@ -461,6 +471,26 @@ pub fn fichiers_attendus() -> Result<Vec<(String, Vec<u8>)>> {
 mod tests {
     use super::*;
     use crate::cli::tests::ANGLAIS_DE_CLAP;
+
+    /// Chaque option de la page de manuel a son texte, les réglages avancés compris (cachés de
+    /// l'aide courte, clap_mangen les laissait sans un mot).
+    #[test]
+    fn chaque_option_de_la_page_a_son_texte() {
+        for systeme in [Systeme::Unix, Systeme::Windows] {
+            let page = String::from_utf8(page_de_manuel_pour(systeme).unwrap()).unwrap();
+            let lignes: Vec<&str> = page.lines().collect();
+            let muettes: Vec<&str> = lignes
+                .windows(3)
+                .filter(|l| l[0] == ".TP" && l[1].starts_with("\\fB\\-") && l[2].trim().is_empty())
+                .map(|l| l[1])
+                .collect();
+            assert!(
+                muettes.is_empty(),
+                "options sans texte ({systeme:?}) : {muettes:#?}"
+            );
+            assert!(page.contains("\\fB\\-\\-paralleles\\fR"), "{systeme:?}");
+        }
+    }
 
     /// La version Windows ne dit aucun mot d'Unix : ni l'aide longue de la commande et de
     /// chaque sous-commande, ni sa page de manuel (le MANUEL.txt de l'archive), qui a ses
