@@ -23,6 +23,32 @@ const SCHEMA_5: [&str; 5] = [
     include_str!("../../migrations/0005_retenir_reglages.sql"),
 ];
 
+/// Ce que défait chaque migration récente, de la 10 à la dernière : ramener une base neuve
+/// au schéma `version`, c'est défaire, de la plus récente à la plus ancienne, celles qui le
+/// dépassent. Une migration nouvelle ajoute ici sa ligne, et les essais des schémas plus
+/// anciens restent tels quels.
+const DEFAIRE: [(i64, &str); 3] = [
+    (
+        10,
+        "ALTER TABLE depot_unite DROP COLUMN source;
+         ALTER TABLE depot_unite DROP COLUMN source_taille;
+         ALTER TABLE depot_unite DROP COLUMN source_debut;
+         ALTER TABLE depot_unite DROP COLUMN entete;",
+    ),
+    (11, "DROP TABLE micro_du_point;"),
+    (12, "ALTER TABLE depot_plan DROP COLUMN sorte;"),
+];
+
+/// Ramène la base `base`, écrite par cette version, au schéma `version` (au moins 9), telle
+/// qu'une version d'alors l'aurait laissée.
+fn ramener_au_schema(base: &Path, version: i64) {
+    let c = rusqlite::Connection::open(base).unwrap();
+    for (_, sql) in DEFAIRE.iter().rev().filter(|(m, _)| *m > version) {
+        c.execute_batch(sql).unwrap();
+    }
+    c.pragma_update(None, "user_version", version).unwrap();
+}
+
 /// Remplace la base par une base au schéma 5, telle que l'écrivait la version d'avant, qui
 /// tient le même plan : une seule colonne `envoi_id`, qui porte l'envoi S3, l'enregistrement
 /// Vigie-Chiro ou le marqueur d'une déclaration multipart émise. Bâtie par les migrations
@@ -163,17 +189,7 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
         banc.fichier(n, *t);
     }
     banc.depot().finir_en(0);
-    {
-        let c = rusqlite::Connection::open(&banc.base).unwrap();
-        for colonne in ["source", "source_taille", "source_debut", "entete"] {
-            c.execute_batch(&format!("ALTER TABLE depot_unite DROP COLUMN {colonne}"))
-                .unwrap();
-        }
-        // Et ce qu'ont ajouté les migrations suivantes.
-        c.execute_batch("DROP TABLE micro_du_point; ALTER TABLE depot_plan DROP COLUMN sorte")
-            .unwrap();
-        c.pragma_update(None, "user_version", 9).unwrap();
-    }
+    ramener_au_schema(&banc.base, 9);
     let recus = banc.compteurs().octets_recus();
     banc.depot().finir_en(0);
     assert_eq!(
@@ -206,13 +222,7 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 20_000);
     banc.depot_plateforme().finir_en(0);
-    {
-        let c = rusqlite::Connection::open(&banc.base).unwrap();
-        // Et ce qu'ont ajouté les migrations suivantes.
-        c.execute_batch("DROP TABLE micro_du_point; ALTER TABLE depot_plan DROP COLUMN sorte")
-            .unwrap();
-        c.pragma_update(None, "user_version", 10).unwrap();
-    }
+    ramener_au_schema(&banc.base, 10);
     let declares = banc.requetes(Operation::ApiDeclarerFichier);
     banc.depot_plateforme_avec(&["--micro-position".into(), "SOL".into()])
         .finir_en(0);
@@ -248,12 +258,7 @@ fn base_du_schema_11_chaque_plan_recoit_sa_sorte_et_se_reprend() {
         banc.fichier(n, *t);
     }
     banc.depot().finir_en(0);
-    {
-        let c = rusqlite::Connection::open(&banc.base).unwrap();
-        c.execute_batch("ALTER TABLE depot_plan DROP COLUMN sorte")
-            .unwrap();
-        c.pragma_update(None, "user_version", 11).unwrap();
-    }
+    ramener_au_schema(&banc.base, 11);
     let recus = banc.compteurs().octets_recus();
     banc.depot().finir_en(0);
     assert_eq!(
