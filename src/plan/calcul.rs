@@ -103,7 +103,7 @@ impl Base {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::base_au_schema;
+    use crate::plan::{PLAN_VIGIECHIRO_ANCIEN, UNITE_DEPOSEE_ANCIENNE, base_au_schema};
 
     /// Une base au schéma 8, avec un plan déposé, monte au schéma 9 sans rien perdre ; le
     /// calcul et le CSV s'y notent, l'un sans effacer l'autre, et partent avec le plan.
@@ -114,12 +114,7 @@ mod tests {
         base_au_schema(
             &chemin,
             8,
-            "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
-             participation) VALUES (1, '/n', \
-             'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
-             '64a1b2c3d4e5f60718293d01'); \
-             INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
-             VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
+            &format!("{PLAN_VIGIECHIRO_ANCIEN} {UNITE_DEPOSEE_ANCIENNE}"),
         );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());

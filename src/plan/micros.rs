@@ -82,7 +82,7 @@ impl Base {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::base_au_schema;
+    use crate::plan::{PLAN_VIGIECHIRO_ANCIEN, base_au_schema};
 
     /// Une base au schéma 10 (d'avant le micro retenu par point), avec un plan, monte au
     /// schéma 11 sans rien perdre : aucun micro retenu, puis celui qu'on lui donne, remplacé
@@ -91,14 +91,7 @@ mod tests {
     fn base_au_schema_10_puis_micro_retenu_et_remplace() {
         let dir = tempfile::tempdir().unwrap();
         let chemin = dir.path().join("v.sqlite");
-        base_au_schema(
-            &chemin,
-            10,
-            "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
-             participation) VALUES (1, '/n', \
-             'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
-             '64a1b2c3d4e5f60718293d01');",
-        );
+        base_au_schema(&chemin, 10, PLAN_VIGIECHIRO_ANCIEN);
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
         assert_eq!(

@@ -526,6 +526,18 @@ pub(crate) fn maintenant_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Pour les essais de mise à niveau : un plan vers une participation Vigie-Chiro, écrit comme
+/// l'écrivaient les versions d'avant la sorte des plans (toutes les colonnes qu'elles avaient).
+#[cfg(test)]
+pub(crate) const PLAN_VIGIECHIRO_ANCIEN: &str = "INSERT INTO depot_plan (id, dossier, \
+     destination, cree_le, actif_le, participation) VALUES (1, '/n', \
+     'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, '64a1b2c3d4e5f60718293d01');";
+
+/// Pour les essais de mise à niveau : un fichier déposé du plan [`PLAN_VIGIECHIRO_ANCIEN`].
+#[cfg(test)]
+pub(crate) const UNITE_DEPOSEE_ANCIENNE: &str = "INSERT INTO depot_unite (plan_id, chemin, \
+     cle, taille, modifie_ns, etat) VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');";
+
 /// Une base telle qu'une version ancienne de `vigie` l'a laissée : les `schema` premières
 /// migrations, puis `donnees` (du SQL) ; pour les essais de mise à niveau.
 #[cfg(test)]

@@ -281,7 +281,9 @@ impl Base {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{FichierPlanifie, base_au_schema};
+    use crate::plan::{
+        FichierPlanifie, PLAN_VIGIECHIRO_ANCIEN, UNITE_DEPOSEE_ANCIENNE, base_au_schema,
+    };
 
     /// Une base au schéma 6, avec un plan commencé, monte au schéma 7 (et aux suivants) sans
     /// rien perdre : le plan reste hors saison, et une saison peut s'y ouvrir.
@@ -292,12 +294,7 @@ mod tests {
         base_au_schema(
             &chemin,
             6,
-            "INSERT INTO depot_plan (id, dossier, destination, cree_le, actif_le, \
-             participation) VALUES (1, '/n', \
-             'vigiechiro:participation/64a1b2c3d4e5f60718293d01', 1, 1, \
-             '64a1b2c3d4e5f60718293d01'); \
-             INSERT INTO depot_unite (plan_id, chemin, cle, taille, modifie_ns, etat) \
-             VALUES (1, 'a.wav', 'a.wav', 3, 5, 'deposee');",
+            &format!("{PLAN_VIGIECHIRO_ANCIEN} {UNITE_DEPOSEE_ANCIENNE}"),
         );
         let b = Base::ouvrir(&chemin).unwrap();
         assert_eq!(b.version_schema().unwrap(), Base::version_connue());
