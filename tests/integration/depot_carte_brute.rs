@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use vigie_bac_a_sable::{Operation, Regle, Relache};
 
 use crate::commun::plateforme::*;
@@ -72,31 +71,6 @@ fn carte_nommee(racine: &Path, prefixe: &str) -> Vec<String> {
         .collect()
 }
 
-/// Chaque fichier sous `dossier` (chemin relatif, `/`) et son SHA-256.
-fn empreintes(dossier: &Path) -> BTreeMap<String, String> {
-    let mut vus = BTreeMap::new();
-    let mut a_voir = vec![dossier.to_path_buf()];
-    while let Some(d) = a_voir.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                a_voir.push(e.path());
-            } else {
-                let relatif = e.path().strip_prefix(dossier).unwrap().to_owned();
-                let relatif = relatif.to_string_lossy().replace('\\', "/");
-                vus.insert(relatif, sha256(&std::fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    vus
-}
-
-fn sha256(octets: &[u8]) -> String {
-    Sha256::digest(octets)
-        .iter()
-        .map(|o| format!("{o:02x}"))
-        .collect()
-}
-
 /// Ce que `vigie preparer` écrit de la carte du banc : (chemin sous la sortie, SHA-256).
 fn preparee(banc: &Banc) -> BTreeMap<String, String> {
     preparee_avec(banc, &[])
@@ -115,7 +89,7 @@ fn preparee_avec(banc: &Banc, options: &[&str]) -> BTreeMap<String, String> {
         .arg(&sortie)
         .args(options)
         .finir_en(0);
-    empreintes(&sortie)
+    empreintes_sous(&sortie)
 }
 
 /// [`preparee`], la carte d'une nuit : ses [`SEQUENCES`] séquences dans le dossier [`NUIT`].
@@ -179,12 +153,12 @@ fn vers_s3_les_objets_sont_ceux_de_preparer_et_la_carte_reste_intacte() {
     let banc = Banc::nouveau();
     carte(&banc.nuit);
     let attendus = reference(&banc);
-    let avant = empreintes(&banc.nuit);
+    let avant = empreintes_sous(&banc.nuit);
     let out = banc.depot().finir_en(0);
     out.stderr_contient(&["carte brute", "3 originaux", "8 séquences"]);
     assert_eq!(deposes_s3(&banc), attendus);
     // Ni un original changé, ni un fichier ajouté sur la carte.
-    assert_eq!(empreintes(&banc.nuit), avant);
+    assert_eq!(empreintes_sous(&banc.nuit), avant);
     assert_eq!(banc.etat()["unites"]["deposee"], SEQUENCES as u64);
     // La relance ne renvoie rien.
     let recus = banc.compteurs().octets_recus();
@@ -200,7 +174,7 @@ fn vers_un_dossier_les_fichiers_sont_ceux_de_preparer_et_la_carte_reste_intacte(
     let banc = Banc::nouveau();
     carte(&banc.nuit);
     let attendus = reference(&banc);
-    let avant = empreintes(&banc.nuit);
+    let avant = empreintes_sous(&banc.nuit);
     let disque = banc.dossier.path().join("disque-externe");
     std::fs::create_dir_all(&disque).unwrap();
     let depot = || {
@@ -214,8 +188,8 @@ fn vers_un_dossier_les_fichiers_sont_ceux_de_preparer_et_la_carte_reste_intacte(
     };
     let out = depot().finir_en(0);
     out.stderr_contient(&["carte brute", "3 originaux", "8 séquences"]);
-    assert_eq!(empreintes(&disque), attendus);
-    assert_eq!(empreintes(&banc.nuit), avant);
+    assert_eq!(empreintes_sous(&disque), attendus);
+    assert_eq!(empreintes_sous(&banc.nuit), avant);
     let out = banc.vigie().arg("verifier").finir_en(0);
     assert!(
         stdout(&out).contains("8 fichiers intacts"),
@@ -225,7 +199,7 @@ fn vers_un_dossier_les_fichiers_sont_ceux_de_preparer_et_la_carte_reste_intacte(
     // La relance ne réécrit rien : rien n'est déposé de nouveau.
     let out = depot().arg("--json").finir_en(0);
     assert!(evenements(&lignes_json(&out.stdout), "unite_deposee").is_empty());
-    assert_eq!(empreintes(&disque), attendus);
+    assert_eq!(empreintes_sous(&disque), attendus);
 }
 
 #[test]
@@ -249,7 +223,7 @@ fn vers_la_plateforme_kill_9_au_milieu_puis_relance_rien_ne_manque_rien_de_doubl
     let banc = Banc::nouveau();
     carte(&banc.nuit);
     let attendus = reference(&banc);
-    let avant = empreintes(&banc.nuit);
+    let avant = empreintes_sous(&banc.nuit);
     // Chaque requête traîne : le processus est tué au milieu de la nuit.
     banc.panne(Regle::proportion(1.0, lenteur_ms(300)));
     let mut enfant = banc.lancer(banc.depot_plateforme());
@@ -275,7 +249,7 @@ fn vers_la_plateforme_kill_9_au_milieu_puis_relance_rien_ne_manque_rien_de_doubl
     );
     assert_eq!(deposes, attendus);
     banc.aucun_envoi_ouvert();
-    assert_eq!(empreintes(&banc.nuit), avant);
+    assert_eq!(empreintes_sous(&banc.nuit), avant);
 }
 
 #[test]
@@ -346,7 +320,7 @@ fn en_saison_une_carte_brute_de_deux_nuits_chaque_sequence_dans_sa_participation
     );
     assert_eq!(attendues[NUIT].len(), SEQUENCES);
     assert_eq!(attendues[NUIT_2].len(), 2);
-    let avant = empreintes(&banc.nuit);
+    let avant = empreintes_sous(&banc.nuit);
 
     let out = crate::saison::depot_saison(&banc).finir_en(0);
     out.stderr_contient(&["carte brute", "4 originaux", "10 séquences", "2 nuits"]);
@@ -369,7 +343,7 @@ fn en_saison_une_carte_brute_de_deux_nuits_chaque_sequence_dans_sa_participation
         "{par_participation:#?}"
     );
     // Rien écrit sur la carte ; la relance ne renvoie rien.
-    assert_eq!(empreintes(&banc.nuit), avant);
+    assert_eq!(empreintes_sous(&banc.nuit), avant);
     let puts = banc.bac().compteurs().requetes(Operation::PutObject);
     crate::saison::depot_saison(&banc).finir_en(0);
     assert_eq!(banc.bac().compteurs().requetes(Operation::PutObject), puts);

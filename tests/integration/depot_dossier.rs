@@ -12,8 +12,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use sha2::{Digest, Sha256};
-
 use crate::commun::plateforme::nom;
 use crate::commun::*;
 
@@ -36,33 +34,9 @@ fn depot_dossier(banc: &Banc, disque: &Path, options: &[&str]) -> Command {
     c
 }
 
-/// Chaque fichier sous `dossier` (chemin relatif, `/`) et l'empreinte de son contenu (SHA-256),
-/// caché ou non.
-fn contenus(dossier: &Path) -> BTreeMap<String, String> {
-    let mut vus = BTreeMap::new();
-    let mut a_voir = vec![dossier.to_path_buf()];
-    while let Some(d) = a_voir.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                a_voir.push(e.path());
-            } else {
-                let relatif = e.path().strip_prefix(dossier).unwrap().to_owned();
-                let relatif = relatif.to_string_lossy().replace('\\', "/");
-                let octets = std::fs::read(e.path()).unwrap();
-                let empreinte: String = Sha256::digest(&octets)
-                    .iter()
-                    .map(|o| format!("{o:02x}"))
-                    .collect();
-                vus.insert(relatif, empreinte);
-            }
-        }
-    }
-    vus
-}
-
 /// La nuit telle qu'elle doit arriver : chaque fichier, ses octets.
 fn attendus(banc: &Banc) -> BTreeMap<String, String> {
-    contenus(&banc.nuit)
+    empreintes_sous(&banc.nuit)
 }
 
 #[test]
@@ -75,7 +49,11 @@ fn une_nuit_arrive_octet_pour_octet_et_verifier_la_trouve_intacte() {
     let out = depot_dossier(&banc, &disque, &["--json"]).finir_en(0);
     let lignes = lignes_json(&out.stdout);
     assert_eq!(evenements(&lignes, "unite_deposee").len(), 3);
-    assert_eq!(contenus(&disque), attendus(&banc), "octets différents");
+    assert_eq!(
+        empreintes_sous(&disque),
+        attendus(&banc),
+        "octets différents"
+    );
     // Relancer ne réécrit rien : tout est déjà déposé.
     let avant = std::fs::metadata(disque.join(nom(1)))
         .unwrap()
@@ -122,7 +100,7 @@ fn kill_9_au_milieu_puis_relance_rien_ne_manque_rien_de_double_aucun_provisoire_
     sortie.attendre("\"unite_deposee\"");
     enfant.kill().unwrap(); // SIGKILL
     let _ = enfant.wait();
-    let deja: Vec<String> = contenus(&disque)
+    let deja: Vec<String> = empreintes_sous(&disque)
         .into_keys()
         .filter(|n| n.ends_with(".wav") && !n.starts_with('.'))
         .collect();
@@ -143,7 +121,7 @@ fn kill_9_au_milieu_puis_relance_rien_ne_manque_rien_de_double_aucun_provisoire_
         "réécrit ce qui était déposé : {ecrits} écrits, {deja} déjà là"
     );
     assert_eq!(
-        contenus(&disque),
+        empreintes_sous(&disque),
         attendus(&banc),
         "manquant, doublé ou autre"
     );
@@ -172,7 +150,7 @@ fn verifier_trouve_un_fichier_abime_et_retenter_echecs_le_redepose() {
         .arg("retenter-echecs")
         .args(Banc::reessais_rapides())
         .finir_en(0);
-    assert_eq!(contenus(&disque), attendus(&banc));
+    assert_eq!(empreintes_sous(&disque), attendus(&banc));
     banc.vigie().arg("verifier").finir_en(0);
 }
 
@@ -201,5 +179,5 @@ fn un_dossier_en_lecture_seule_est_refuse_avant_le_premier_fichier() {
     let out = depot_dossier(&banc, &disque, &[]).finir_en(3);
     contient(&stderr(&out), &["lecture seule", "rien n'a été envoyé"]);
     std::fs::set_permissions(&disque, std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(contenus(&disque).is_empty());
+    assert!(empreintes_sous(&disque).is_empty());
 }

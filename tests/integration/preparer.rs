@@ -6,13 +6,11 @@
 //! l'original ; mêmes octets en entrée, mêmes octets en sortie (SHA-256) ; originaux inchangés,
 //! carte en lecture seule ; kill -9 au milieu puis relance.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use sha2::{Digest, Sha256};
-
 use crate::commun::wav_brut as wav;
+use crate::commun::{empreintes_sous, fichiers_sous};
 
 const FE: usize = 384_000;
 const JOURNAL: &str = "21/06/26 - 16:02:21 PR1925492 Démarrage, PR V1.3\n\
@@ -99,19 +97,6 @@ fn carte(racine: &Path) -> Vec<Brut> {
         .collect()
 }
 
-fn empreintes(dossier: &Path) -> BTreeMap<String, String> {
-    fichiers(dossier)
-        .into_iter()
-        .map(|relatif| {
-            let empreinte = Sha256::digest(std::fs::read(dossier.join(&relatif)).unwrap())
-                .iter()
-                .map(|o| format!("{o:02x}"))
-                .collect();
-            (relatif, empreinte)
-        })
-        .collect()
-}
-
 /// Les séquences attendues : (nom, original, indice de la tranche).
 fn attendues() -> Vec<(String, usize, usize)> {
     let p = "Car640380-2026-Pass1-A1-PaRecPR1925492_20260621_";
@@ -148,7 +133,7 @@ fn preparer_rend_exactement_les_sequences_de_la_reference() {
     let d = tempfile::tempdir().unwrap();
     let racine = d.path().join("carte");
     let bruts = carte(&racine);
-    let avant = empreintes(&racine);
+    let avant = empreintes_sous(&racine);
     #[cfg(unix)]
     lecture_seule(&racine, true);
     let vers = d.path().join("sortie");
@@ -210,21 +195,21 @@ fn preparer_rend_exactement_les_sequences_de_la_reference() {
     // La carte n'a pas bougé d'un octet.
     #[cfg(unix)]
     lecture_seule(&racine, false);
-    assert_eq!(empreintes(&racine), avant);
+    assert_eq!(empreintes_sous(&racine), avant);
 
     // Mêmes octets en entrée, mêmes octets en sortie : une seconde préparation ailleurs.
     let ailleurs = d.path().join("ailleurs");
     let s2 = preparer(d.path(), &racine, &ailleurs).output().unwrap();
     assert_eq!(s2.status.code(), Some(0), "{}", texte(&s2));
-    assert_eq!(empreintes(&ailleurs), empreintes(&vers));
-    assert!(!empreintes(&vers).is_empty());
+    assert_eq!(empreintes_sous(&ailleurs), empreintes_sous(&vers));
+    assert!(!empreintes_sous(&vers).is_empty());
 
     // Refaire : rien n'est réécrit, rien ne change.
-    let premier = empreintes(&vers);
+    let premier = empreintes_sous(&vers);
     let s3 = preparer(d.path(), &racine, &vers).output().unwrap();
     assert_eq!(s3.status.code(), Some(0), "{}", texte(&s3));
     assert!(texte(&s3).contains("0 écrite, 8 déjà là"), "{}", texte(&s3));
-    assert_eq!(empreintes(&vers), premier);
+    assert_eq!(empreintes_sous(&vers), premier);
 }
 
 #[test]
@@ -270,7 +255,7 @@ fn ce_qu_un_arret_laisse_est_repris_sans_doublon_ni_sequence_a_moitie() {
     let racine = d.path().join("carte");
     carte(&racine);
     let reference = reference(d.path(), &racine);
-    let attendu = empreintes(&reference);
+    let attendu = empreintes_sous(&reference);
     // L'état d'un kill -9 : une séquence complète, un provisoire à moitié écrit, le reste absent.
     let vers = d.path().join("sortie");
     let nuit = vers.join(NUIT);
@@ -282,7 +267,7 @@ fn ce_qu_un_arret_laisse_est_repris_sans_doublon_ni_sequence_a_moitie() {
     assert_eq!(s.status.code(), Some(0), "{}", texte(&s));
     assert!(texte(&s).contains("7 écrites, 1 déjà là"), "{}", texte(&s));
     assert_eq!(
-        empreintes(&vers),
+        empreintes_sous(&vers),
         attendu,
         "ni provisoire restant, ni doublon"
     );
@@ -293,24 +278,6 @@ fn ce_qu_un_arret_laisse_est_repris_sans_doublon_ni_sequence_a_moitie() {
     assert_eq!(s.status.code(), Some(2), "{}", texte(&s));
     assert!(texte(&s).contains("n'est pas écrasé"), "{}", texte(&s));
     assert_eq!(std::fs::read(nuit.join(&premiere)).unwrap(), b"autre chose");
-}
-
-/// Les fichiers d'un dossier (chemins relatifs), triés.
-fn fichiers(dossier: &Path) -> Vec<String> {
-    let mut v = Vec::new();
-    let mut pile = vec![dossier.to_path_buf()];
-    while let Some(d) = pile.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                pile.push(p);
-            } else {
-                v.push(p.strip_prefix(dossier).unwrap().display().to_string());
-            }
-        }
-    }
-    v.sort();
-    v
 }
 
 #[test]
@@ -326,7 +293,7 @@ fn kill_9_au_milieu_puis_relance_rend_la_nuit_entiere() {
         std::fs::write(racine.join(&chemin), &brut).unwrap();
     }
     let reference = reference(d.path(), &racine);
-    let attendus = fichiers(&reference);
+    let attendus = fichiers_sous(&reference);
     let vers = d.path().join("sortie");
     let mut enfant = preparer(d.path(), &racine, &vers)
         .stdout(Stdio::null())
@@ -352,7 +319,7 @@ fn kill_9_au_milieu_puis_relance_rend_la_nuit_entiere() {
         en_vol,
         "la préparation a fini avant d'être tuée : rien d'éprouvé"
     );
-    let partiels = fichiers(&vers);
+    let partiels = fichiers_sous(&vers);
     let sequences: Vec<&String> = partiels
         .iter()
         .filter(|n| !n.contains("/.vigie-sequence-"))
@@ -372,7 +339,7 @@ fn kill_9_au_milieu_puis_relance_rend_la_nuit_entiere() {
     let s = preparer(d.path(), &racine, &vers).output().unwrap();
     assert_eq!(s.status.code(), Some(0), "{}", texte(&s));
     assert_eq!(
-        fichiers(&vers),
+        fichiers_sous(&vers),
         attendus,
         "ni provisoire restant, ni doublon"
     );

@@ -10,6 +10,46 @@ use std::time::{Duration, Instant};
 use vigie_bac_a_sable::BacASable;
 
 mod aides;
+
+/// Chaque fichier sous `dossier`, caché ou non : son chemin relatif (séparé par `/`), trié.
+pub fn fichiers_sous(dossier: &Path) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut pile = vec![dossier.to_path_buf()];
+    while let Some(d) = pile.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                pile.push(p);
+            } else {
+                let relatif = p.strip_prefix(dossier).unwrap().to_string_lossy();
+                v.push(relatif.replace('\\', "/"));
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Le SHA-256 de `octets`, en hexadécimal.
+pub fn sha256(octets: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(octets)
+        .iter()
+        .map(|o| format!("{o:02x}"))
+        .collect()
+}
+
+/// Chaque fichier sous `dossier` ([`fichiers_sous`]) et le SHA-256 de son contenu.
+pub fn empreintes_sous(dossier: &Path) -> std::collections::BTreeMap<String, String> {
+    fichiers_sous(dossier)
+        .into_iter()
+        .map(|relatif| {
+            let octets = std::fs::read(dossier.join(&relatif)).unwrap();
+            (relatif, sha256(&octets))
+        })
+        .collect()
+}
+
 pub use aides::*;
 
 pub const COMPARTIMENT: &str = "nuits";
