@@ -180,9 +180,8 @@ fn jeton_extrait_de_l_adresse_du_site_collee_entiere() {
 #[test]
 fn une_plateforme_injoignable_n_est_pas_un_silence() {
     let banc = Banc::nouveau();
-    let ferme = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let adresse = format!("http://{}/api/v1", ferme.local_addr().unwrap());
-    drop(ferme);
+    let ferme = PortFerme::nouveau();
+    let adresse = format!("http://127.0.0.1:{}/api/v1", ferme.port);
     let out = banc
         .vigie_plateforme()
         .args(["participations", "--api", &adresse])

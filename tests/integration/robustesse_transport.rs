@@ -13,22 +13,12 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::commun::plateforme::*;
 use crate::commun::*;
 use vigie_bac_a_sable::{Operation, Panne, Pannes, Regle};
-
-/// Un port de la boucle locale où rien n'écoute : chaque connexion y est refusée.
-fn port_ferme() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Une nuit d'un petit fichier et d'un fichier de trois parties de 5 Mio.
 fn petite_nuit(banc: &Banc) -> Vec<(String, usize)> {
@@ -346,12 +336,13 @@ fn ctrl_c_et_sigterm_pendant_la_pause_reseau_d_un_depot_sortent_en_130() {
 #[test]
 fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
     let banc = Banc::avec_fichier(&plateforme::nom(1), 20_000);
+    let ferme = PortFerme::nouveau();
     let mut depot = banc.vigie_plateforme();
     depot
         .arg("depot")
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION, "--api"])
-        .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
+        .arg(format!("http://127.0.0.1:{}/api/v1", ferme.port))
         .args(Banc::options_rapides());
     let out = interrompre_pendant_la_pause(&banc, depot, "INT");
     assert_eq!(code(&out), 130, "{}", texte(&out));
@@ -371,12 +362,13 @@ fn ctrl_c_pendant_les_verifications_avant_un_depot_sort_en_130_sans_plan() {
 #[test]
 fn les_verifications_avant_un_depot_attendent_le_reseau_sous_une_pause_bornee() {
     let banc = Banc::avec_fichier(&nom(1), 20_000);
+    let ferme = PortFerme::nouveau();
     let mut depot = banc.vigie_plateforme();
     depot
         .arg("depot")
         .arg(&banc.nuit)
         .args(["--participation", PARTICIPATION, "--api"])
-        .arg(format!("http://127.0.0.1:{}/api/v1", port_ferme()))
+        .arg(format!("http://127.0.0.1:{}/api/v1", ferme.port))
         .args(Banc::options_rapides())
         .mots("--attente-reseau 2");
     let out = attendre_fin(banc.lancer(depot), Duration::from_secs(30));
@@ -529,6 +521,7 @@ fn connexion_sans_reseau_cede_a_ctrl_c() {
 #[test]
 fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
     let banc = Banc::avec_fichier(&nom(1), 1000);
+    let ferme = PortFerme::nouveau();
     let vide = banc.dossier.path().join("sans-certificats");
     std::fs::create_dir_all(&vide).unwrap();
     let sans_certificats = |c: &mut std::process::Command| {
@@ -538,14 +531,14 @@ fn sans_certificats_du_systeme_une_erreur_qui_dit_quoi_faire() {
     let mut connexion = banc.vigie();
     connexion
         .args(["connexion", "--jeton", JETON, "--api"])
-        .arg(format!("https://127.0.0.1:{}/api/v1", port_ferme()));
+        .arg(format!("https://127.0.0.1:{}/api/v1", ferme.port));
     sans_certificats(&mut connexion);
     let mut depot = banc.vigie();
     depot
         .arg("depot")
         .arg(&banc.nuit)
         .mots("--vers s3://nuits/terrain --endpoint-url")
-        .arg(format!("https://127.0.0.1:{}", port_ferme()));
+        .arg(format!("https://127.0.0.1:{}", ferme.port));
     sans_certificats(&mut depot);
     for mut commande in [connexion, depot] {
         let out = commande.finir_en(2);

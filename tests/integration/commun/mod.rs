@@ -52,6 +52,28 @@ pub fn empreintes_sous(dossier: &Path) -> std::collections::BTreeMap<String, Str
 
 pub use aides::*;
 
+/// Un port de 127.0.0.1 où rien n'écoute, réservé tant que la valeur vit : la socket est liée
+/// sans `listen`, si bien qu'une connexion y est refusée tout de suite, et qu'aucun essai
+/// voisin ne peut recevoir ce port pour son propre serveur. (Lier puis relâcher un port le
+/// rendait au système : un autre essai en parallèle pouvait l'obtenir et répondre à la place
+/// de « personne », d'où un échec intermittent.)
+pub struct PortFerme {
+    _reserve: tokio::net::TcpSocket,
+    pub port: u16,
+}
+
+impl PortFerme {
+    pub fn nouveau() -> PortFerme {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let port = socket.local_addr().unwrap().port();
+        PortFerme {
+            _reserve: socket,
+            port,
+        }
+    }
+}
+
 pub const COMPARTIMENT: &str = "nuits";
 pub const PREFIXE: &str = "site-640139/2026-06-21";
 pub const MIO: usize = 1024 * 1024;
