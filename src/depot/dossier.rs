@@ -263,16 +263,11 @@ impl Depositaire for DepositaireDossier {
             |progression| {
                 let (racine, cible) = (&self.racine, &cible);
                 async move {
-                    let limite = progression.limite().cloned();
                     // Chaque tranche écrite fait avancer la tentative ; `--debit-max` borne
-                    // aussi l'écriture dans le dossier (un NAS partagé sur le même lien).
+                    // aussi l'écriture dans le dossier (un NAS partagé sur le même lien), et
+                    // son attente ne compte pas dans le délai de la tentative.
                     let avancer = move |octets: usize| {
-                        if let Some(attente) = limite.as_ref().map(|l| l.reserver(octets as u64))
-                            && !attente.is_zero()
-                        {
-                            std::thread::sleep(attente);
-                        }
-                        progression.avancer();
+                        progression.avancer_sous_la_limite_bloquant(octets as u64);
                     };
                     match copier(fichier, unite.taille, cible, avancer).await {
                         Ok(somme) => ReponseApi::Succes(Ok(somme)),

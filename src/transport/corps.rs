@@ -96,10 +96,21 @@ impl Progression {
         })
     }
 
-    /// La limite de débit (`--debit-max`) que respecte le corps de cette tentative, s'il y en
-    /// a une : pour une destination qui écrit sans client HTTP (un dossier).
-    pub(crate) fn limite(&self) -> Option<&Arc<LimiteDebit>> {
-        self.limite.as_ref()
+    /// Pour un corps écrit sans client HTTP (une copie dans un dossier), depuis un fil
+    /// bloquant : `octets` viennent de passer. S'ils dépassent la limite de débit
+    /// (`--debit-max`), le fil attend leur tour, et cette attente est comptée comme celle d'un
+    /// corps HTTP : hors du délai de la tentative, et pas un silence.
+    pub(crate) fn avancer_sous_la_limite_bloquant(&self, octets: u64) {
+        let attente = self
+            .limite
+            .as_ref()
+            .map_or(Duration::ZERO, |l| l.reserver(octets));
+        if !attente.is_zero() {
+            self.retenir(true);
+            std::thread::sleep(attente);
+            self.retenir(false);
+        }
+        self.avancer();
     }
 
     /// Octets déjà passés au client HTTP pour cette tentative.

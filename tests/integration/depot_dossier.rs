@@ -181,3 +181,25 @@ fn un_dossier_en_lecture_seule_est_refuse_avant_le_premier_fichier() {
     std::fs::set_permissions(&disque, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert!(empreintes_sous(&disque).is_empty());
 }
+
+/// `--debit-max` borne aussi l'écriture dans le dossier (un NAS sur le même lien que le
+/// téléphone), et le temps passé à attendre la limite ne compte pas dans le délai d'une
+/// tentative : un fichier de 3 Mio à 1 Mio/s demande ~3 s, plus que `--delai-tentative 1`,
+/// sans que rien n'aille mal. Compté dans le délai, chaque tentative était coupée avant la fin
+/// et le fichier finissait en échec après ses tentatives.
+#[test]
+fn la_limite_de_debit_ne_compte_pas_dans_le_delai_d_une_copie() {
+    let banc = Banc::nouveau();
+    let disque = disque(&banc);
+    banc.fichier(&nom(1), 3 * MIO);
+    let out = banc
+        .vigie()
+        .arg("depot")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(format!("dossier:{}", disque.display()))
+        .mots("--debit-max 1Mio/s --delai-tentative 1 --tentatives 2 --attente-base 0.05")
+        .finir_en(0);
+    assert!(!texte(&out).contains("délai"), "{}", texte(&out));
+    assert_eq!(empreintes_sous(&disque), attendus(&banc));
+}
