@@ -12,13 +12,14 @@
 //! Une erreur du dossier passe par la même politique de réessai qu'une émission réseau : un
 //! partage momentanément absent (disque débranché, NAS injoignable) est passager, sondé
 //! jusqu'à son retour comme un réseau coupé ; un disque plein ou un dossier en lecture seule
-//! est un refus, qui dit quoi faire. Un fichier déjà à sa place, de même taille et de même
+//! est un refus qui vaut pour tout le dossier : il arrête le passage (les fichiers suivants
+//! n'écrivent rien), et dit quoi faire. Un fichier déjà à sa place, de même taille et de même
 //! somme, ne repart pas.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Result;
 use futures_util::FutureExt;
@@ -203,6 +204,7 @@ impl Fabrique for DestinationDossier {
             }
             Ok(DepositaireDuPlan::nouveau(DepositaireDossier {
                 racine: racine.clone(),
+                refus: OnceLock::new(),
             }))
         }
         .boxed_local()
@@ -228,6 +230,11 @@ fn en_mio(octets: u64) -> String {
 /// Le dépôt dans un dossier.
 struct DepositaireDossier {
     racine: PathBuf,
+    /// Le premier refus qui vaut pour tout le dossier (disque plein, lecture seule, droits) :
+    /// il arrête le passage, les fichiers suivants échouent de même sans rien écrire (chacun
+    /// aurait rempli un provisoire jusqu'à la même erreur). `vigie retenter-echecs` les
+    /// reprend une fois la place faite.
+    refus: OnceLock<(CauseRefus, String)>,
 }
 
 /// Ce qu'une copie a rencontré et que réessayer ne changerait pas.
@@ -252,6 +259,13 @@ impl Depositaire for DepositaireDossier {
         let Some(place) = ctx.place_de_transfert().await else {
             return Ok(IssueUnite::Interrompue);
         };
+        if let Some((cause, message)) = self.refus.get() {
+            return Ok(IssueUnite::Echec {
+                definitif: true,
+                cause: *cause,
+                message: format!("{message} ; ce fichier n'est pas parti"),
+            });
+        }
         let issue = emettre(
             ctx,
             Emission::nouveau(
@@ -278,7 +292,22 @@ impl Depositaire for DepositaireDossier {
             },
         )
         .await;
+        // Retenu avant de rendre la place : l'unité qui la prend ensuite voit le refus et
+        // n'écrit rien.
+        if let ReponseApi::Succes(Err(CopieRefusee::Dossier { cause, message })) = &issue.reponse
+            && matches!(cause, CauseRefus::Stockage | CauseRefus::Droits)
+            && self.refus.set((*cause, message.clone())).is_ok()
+        {
+            tracing::warn!(
+                "le dossier refuse ce dépôt ({message}) : les fichiers suivants ne partent pas"
+            );
+        }
         drop(place);
+        if !matches!(issue.reponse, ReponseApi::Succes(Ok(_))) {
+            // Un provisoire laissé par une copie qui n'a pas abouti ne sert plus : sur un
+            // disque plein, c'est la place qu'il rend.
+            let _ = tokio::fs::remove_file(provisoire_de(&cible)).await;
+        }
         if let Some(echec) = echec_si_fichier_change(fichier.chemin, unite) {
             return Ok(echec);
         }

@@ -3,7 +3,9 @@
 //! relatifs ; kill -9 au milieu puis relance : rien ne manque, rien n'est écrit deux fois, et
 //! aucun provisoire ne reste visible comme une séquence ; `vigie verifier` trouve un fichier
 //! abîmé dans le dossier (code 1, le fichier nommé) et `vigie retenter-echecs` le redépose ;
-//! un dossier en lecture seule est refusé avant le premier fichier, avec le geste.
+//! un dossier en lecture seule est refusé avant le premier fichier, avec le geste ; un disque
+//! qui se remplit en cours de route arrête le passage ; `--debit-max` borne la copie sans
+//! compter dans le délai d'une tentative.
 
 // Le banc (sa base, son dossier de nuit) démarre le bac à sable, qui ne sert pas ici.
 #![cfg(feature = "bac-a-sable")]
@@ -201,5 +203,44 @@ fn la_limite_de_debit_ne_compte_pas_dans_le_delai_d_une_copie() {
         .mots("--debit-max 1Mio/s --delai-tentative 1 --tentatives 2 --attente-base 0.05")
         .finir_en(0);
     assert!(!texte(&out).contains("délai"), "{}", texte(&out));
+    assert_eq!(empreintes_sous(&disque), attendus(&banc));
+}
+
+/// Le disque du dossier se remplit pendant le passage (ici : le provisoire du premier fichier
+/// est un lien vers `/dev/full`, qui répond « plus de place » à toute écriture) : le refus
+/// vaut pour tout le dossier, il arrête le passage (code 3, aucun autre fichier écrit, le
+/// bilan dit quoi faire), le provisoire est retiré (c'est de la place rendue) ; une fois la
+/// place faite, le conseil du bilan (`vigie retenter-echecs 1 --y-compris-definitifs`) dépose
+/// toute la nuit.
+#[cfg(target_os = "linux")]
+#[test]
+fn un_disque_plein_arrete_le_passage_puis_retenter_echecs_depose_tout() {
+    let banc = Banc::nouveau();
+    let disque = disque(&banc);
+    for i in 1..=4 {
+        banc.fichier(&nom(i), 20_000);
+    }
+    let provisoire = disque.join(format!(".{}.vigie-provisoire", nom(1)));
+    std::os::unix::fs::symlink("/dev/full", &provisoire).unwrap();
+    let out = depot_dossier(&banc, &disque, &["--paralleles", "1"]).finir_en(3);
+    let t = texte(&out);
+    contient(&t, &["disque du dossier plein", "libérez de la place"]);
+    assert!(
+        fichiers_sous(&disque).is_empty(),
+        "rien ne devait être écrit après le refus : {:?}\n{t}",
+        fichiers_sous(&disque)
+    );
+    assert!(
+        std::fs::symlink_metadata(&provisoire).is_err(),
+        "le provisoire est resté"
+    );
+    let etat = banc.etat();
+    assert_unites(&etat, &[("echec", 4), ("deposee", 0)]);
+    // Le conseil du bilan, exécuté tel quel.
+    let conseil = "vigie retenter-echecs 1 --y-compris-definitifs";
+    contient(&stdout(&out), &[conseil]);
+    banc.vigie()
+        .mots(conseil.trim_start_matches("vigie "))
+        .finir_en(0);
     assert_eq!(empreintes_sous(&disque), attendus(&banc));
 }
