@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::etat::prochaine_commande;
 use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
 use crate::depot::fabrique::{AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination};
@@ -20,6 +19,7 @@ use crate::plan::{Base, DepotPlan, EtatUnite, VerrouPlan};
 use crate::reessai::{Annulation, Profil, Reglages, ReglagesEnSecondes};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
+use crate::suivi::etat::prochaine_commande;
 use crate::suivi::passages::FinDesPassages;
 use crate::transport::s3::ConfigS3;
 use crate::transport::{Emetteur, PauseReseau, ReglagesEmission};

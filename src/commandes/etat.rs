@@ -10,7 +10,6 @@ use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
 use crate::plan::{Base, DepotPlan, DepotUnite, EtatUnite, ResumePlan, est_tenu};
 use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
-pub(super) use crate::suivi::etat::prochaine_commande;
 use crate::suivi::etat::{self as dire, EtatDuPlan, LigneUnite, NuitDuPlan};
 use crate::suivi::saison::NuitVivante;
 
