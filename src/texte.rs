@@ -80,6 +80,36 @@ pub(crate) fn borner_trace(texte: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}\n{derniere}", borner(avant, place)))
 }
 
+/// Un caractère qui ne doit pas atteindre un terminal tel quel : un caractère de contrôle (C0,
+/// DEL, C1 : séquences d'échappement qui changent le titre de la fenêtre ou effacent l'écran,
+/// CR et LF qui fabriquent de fausses lignes) ou une marque de direction (U+202E retourne
+/// l'affichage de ce qui la suit, et fait lire « vaw.exe » pour « exe.wav »).
+fn est_dangereux(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Un texte venu de l'extérieur (réponse d'un serveur, `<Message>` S3, nom de fichier, message
+/// gardé en base) rendu inoffensif pour le terminal : chaque caractère dangereux devient sa
+/// forme visible `\u{1b}`. Le reste est laissé tel quel, accents compris.
+pub fn neutraliser(texte: &str) -> Cow<'_, str> {
+    if !texte.chars().any(est_dangereux) {
+        return Cow::Borrowed(texte);
+    }
+    let mut propre = String::with_capacity(texte.len() + 16);
+    for c in texte.chars() {
+        if est_dangereux(c) {
+            propre.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            propre.push(c);
+        }
+    }
+    Cow::Owned(propre)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +162,21 @@ mod tests {
         assert!(borne.chars().count() <= 20_000);
         assert!(borne.lines().last().unwrap().starts_with("ValueError: yyy"));
         assert_eq!(borner_trace("RuntimeError: x", 20_000), "RuntimeError: x");
+    }
+
+    #[test]
+    fn le_texte_venu_de_l_exterieur_est_neutralise() {
+        assert!(matches!(neutraliser("Café 503 Service"), Cow::Borrowed(_)));
+        // Titre de fenêtre, effacement d'écran, fausse ligne, retournement de l'affichage.
+        assert_eq!(
+            neutraliser("\u{1b}]0;pirate\u{7}\u{1b}[2J"),
+            r"\u{1b}]0;pirate\u{7}\u{1b}[2J"
+        );
+        assert_eq!(
+            neutraliser("refusé\r\n✓ tout est déposé"),
+            r"refusé\u{d}\u{a}✓ tout est déposé"
+        );
+        assert_eq!(neutraliser("a\u{202e}vaw.exe"), r"a\u{202e}vaw.exe");
+        assert_eq!(neutraliser("\u{9b}31m"), r"\u{9b}31m");
     }
 }

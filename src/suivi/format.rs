@@ -4,7 +4,6 @@
 //! chose de la même façon (« 12,3 Mio », « 3 min 12 s »), en français, et ces fonctions pures se
 //! testent sans terminal.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 /// Une taille lisible : « 12,3 Mio ».
@@ -39,37 +38,8 @@ pub(crate) fn reste_lisible(d: Duration) -> String {
     }
 }
 
+pub use crate::texte::neutraliser;
 pub(crate) use crate::texte::{duree_lisible, pluriel};
-
-/// Un caractère qui ne doit pas atteindre un terminal tel quel : un caractère de contrôle (C0,
-/// DEL, C1 : séquences d'échappement qui changent le titre de la fenêtre ou effacent l'écran,
-/// CR et LF qui fabriquent de fausses lignes) ou une marque de direction (U+202E retourne
-/// l'affichage de ce qui la suit, et fait lire « vaw.exe » pour « exe.wav »).
-fn est_dangereux(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        )
-}
-
-/// Un texte venu de l'extérieur (réponse d'un serveur, `<Message>` S3, nom de fichier, message
-/// gardé en base) rendu inoffensif pour le terminal : chaque caractère dangereux devient sa
-/// forme visible `\u{1b}`. Le reste est laissé tel quel, accents compris.
-pub fn neutraliser(texte: &str) -> Cow<'_, str> {
-    if !texte.chars().any(est_dangereux) {
-        return Cow::Borrowed(texte);
-    }
-    let mut propre = String::with_capacity(texte.len() + 16);
-    for c in texte.chars() {
-        if est_dangereux(c) {
-            propre.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            propre.push(c);
-        }
-    }
-    Cow::Owned(propre)
-}
 
 /// Un nom tenant en `largeur` caractères.
 ///
@@ -288,19 +258,7 @@ mod tests {
     }
 
     #[test]
-    fn le_texte_venu_de_l_exterieur_est_neutralise() {
-        assert!(matches!(neutraliser("Café 503 Service"), Cow::Borrowed(_)));
-        // Titre de fenêtre, effacement d'écran, fausse ligne, retournement de l'affichage.
-        assert_eq!(
-            neutraliser("\u{1b}]0;pirate\u{7}\u{1b}[2J"),
-            r"\u{1b}]0;pirate\u{7}\u{1b}[2J"
-        );
-        assert_eq!(
-            neutraliser("refusé\r\n✓ tout est déposé"),
-            r"refusé\u{d}\u{a}✓ tout est déposé"
-        );
-        assert_eq!(neutraliser("a\u{202e}vaw.exe"), r"a\u{202e}vaw.exe");
-        assert_eq!(neutraliser("\u{9b}31m"), r"\u{9b}31m");
+    fn un_nom_venu_de_l_exterieur_est_neutralise() {
         assert_eq!(nom_court("x\u{1b}[2J.wav", 100), r"x\u{1b}[2J.wav");
     }
 
