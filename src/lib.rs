@@ -7,6 +7,8 @@
 pub mod cli;
 pub mod commandes;
 mod connexion;
+#[cfg(feature = "bac-a-sable")]
+mod demo;
 mod depot;
 mod description;
 mod destination;
