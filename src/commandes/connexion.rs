@@ -13,9 +13,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::vigiechiro::{RefusMoi, mener_ponctuel, reconnaitre_plateforme};
+use super::vigiechiro::mener_ponctuel;
 use crate::cli::{ArgsConnexion, OptionsGlobales};
 use crate::connexion::{self, AdresseApi, Compte, ConnexionRetenue, OrigineApi};
+use crate::depot::vigiechiro::avant_envoi::{RefusMoi, reconnaitre_plateforme};
 use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::valider_endpoint;
 use crate::jeton::{self, ErreurJeton};

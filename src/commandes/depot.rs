@@ -153,7 +153,7 @@ fn lire_la_plateforme(
     simulation: bool,
     dest: &DestinationVigieChiro,
     reglages: &ReglagesFusionnes,
-) -> Result<Option<super::vigiechiro::PlateformeVerifiee>> {
+) -> Result<Option<crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee>> {
     if !simulation {
         let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
         let lectures = (emission, Profil::Insistant);
@@ -186,7 +186,7 @@ fn comparer_a_la_cible(
     dest: &DestinationVigieChiro,
     preparation: &Preparation,
     fuseau: &Fuseau,
-    verifiee: Option<super::vigiechiro::PlateformeVerifiee>,
+    verifiee: Option<crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee>,
 ) -> Result<()> {
     let forcer = args.forcer_participation;
     match (&dest.participation, verifiee) {

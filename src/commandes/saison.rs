@@ -307,19 +307,21 @@ pub(super) async fn lire_moi(
     emetteur: &crate::transport::Emetteur,
     api: &str,
 ) -> Result<IdObjet> {
-    Ok(super::vigiechiro::reconnaitre_plateforme(client, emetteur)
-        .await
-        .map_err(|r| {
-            r.erreur(
-                api,
-                ErreurAvecCode::nouveau(
-                    CodeSortie::RefusDefinitifs,
-                    crate::depot::vigiechiro::message_jeton_refuse(),
-                ),
-                RIEN_ENVOYE,
-            )
-        })?
-        .id)
+    Ok(
+        crate::depot::vigiechiro::avant_envoi::reconnaitre_plateforme(client, emetteur)
+            .await
+            .map_err(|r| {
+                r.erreur(
+                    api,
+                    ErreurAvecCode::nouveau(
+                        CodeSortie::RefusDefinitifs,
+                        crate::depot::vigiechiro::message_jeton_refuse(),
+                    ),
+                    RIEN_ENVOYE,
+                )
+            })?
+            .id,
+    )
 }
 
 /// Les participations de chacun de ces sites (tous observateurs).
@@ -1168,7 +1170,7 @@ fn envoyer_saison(
     let rt = super::moteur(super::Fils::Plusieurs)?;
     let moi = rt.block_on(async {
         let emetteur = commune.emetteur_seul(crate::reessai::Annulation::nouveau());
-        super::vigiechiro::reconnaitre_plateforme(&client, &emetteur)
+        crate::depot::vigiechiro::avant_envoi::reconnaitre_plateforme(&client, &emetteur)
             .await
             .ok()
             .map(|u| u.id)

@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::vigiechiro::{client, mener_ponctuel, reconnaitre_plateforme_en};
+use super::vigiechiro::{client, mener_ponctuel};
 use crate::cli::{ArgsResultats, ArgsTraitement, ArgsTraiter, OptionsGlobales};
+use crate::depot::vigiechiro::avant_envoi::reconnaitre_plateforme_en;
 use crate::plan::{Base, CsvNote};
 use crate::reessai::{AleaSysteme, Profil, TemporisateurTokio};
 use crate::saison::designation::{Visee, viser};

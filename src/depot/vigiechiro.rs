@@ -48,6 +48,7 @@
 //! pour un dépôt : c'est le même refus, sauf s'il s'agit de l'enregistrement que le plan tenait
 //! (finalisé par ce plan lors d'un passage interrompu avant d'être noté).
 
+pub(crate) mod avant_envoi;
 mod confrontation;
 pub(crate) mod fabrique;
 pub(crate) mod participation;

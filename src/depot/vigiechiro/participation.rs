@@ -507,6 +507,45 @@ pub(crate) fn pas_de_reponse_utile<T>(r: &ReponseApi<T>) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn un_503_n_est_pas_une_coupure_du_reseau() {
+        let refus: ReponseApi<()> = ReponseApi::Refuse {
+            statut: 503,
+            retry_after: None,
+            detail: "Service Unavailable".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&refus),
+            "la plateforme répond qu'elle est indisponible pour l'instant (503) ; réessayez dans quelques minutes"
+        );
+        let coupure: ReponseApi<()> = ReponseApi::Injoignable {
+            a_pu_atteindre: false,
+            detail: "connexion refusée".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&coupure),
+            "plateforme injoignable (connexion refusée) ; réessayez quand le réseau sera revenu"
+        );
+        let refus: ReponseApi<()> = ReponseApi::Refuse {
+            statut: 422,
+            retry_after: None,
+            detail: "titre : invalid".into(),
+        };
+        assert_eq!(
+            pas_de_reponse_utile(&refus),
+            "la plateforme refuse la requête (422 : titre : invalid)"
+        );
+        let illisible: ReponseApi<()> = ReponseApi::Illisible {
+            statut: 200,
+            detail: "réponse illisible (statut 200) : JSON inattendu".into(),
+        };
+        assert!(
+            pas_de_reponse_utile(&illisible).starts_with("la plateforme a rendu une réponse"),
+            "{}",
+            pas_de_reponse_utile(&illisible)
+        );
+    }
+
     fn id(n: u32) -> IdObjet {
         IdObjet::analyser(&format!("64a1b2c3d4e5f6071829{n:04x}")).expect("identifiant")
     }
