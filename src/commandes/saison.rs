@@ -18,7 +18,6 @@
 //! 5. puis l'envoi, nuit après nuit, sous un seul jeu de réglages (`--paralleles`,
 //!    `--debit-max` : un seul seau pour toute la saison).
 
-use crate::preparation::carte::Identite;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -33,75 +32,28 @@ use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
 use crate::depot::fabrique::Destination;
-use crate::depot::relecture::inventaire_distant::{self, EtatDistant};
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
-use crate::horodatage::InstantUtc;
-use crate::inventaire::{Enregistrement, NonEnvoyes, verdict_plateforme};
-use crate::plan::{
-    Base, DepotPlan, FichierPlanifie, ReglagesRetenus, SequencePreparee, VerrouPlan,
-};
+use crate::inventaire::{Enregistrement, NonEnvoyes};
+use crate::plan::{Base, DepotPlan, FichierPlanifie, VerrouPlan};
+use crate::preparation::carte::Identite;
 use crate::reessai::ReponseApi;
 use crate::saison::correspondance::bornes_par_modification;
-use crate::saison::decision::{self, Inconnus, Lecture, NuitDuRefus, RefusDeNuit, SitesDonnes};
+use crate::saison::decision::{self, Inconnus, NuitDuRefus, RefusDeNuit, SitesDonnes};
 use crate::saison::fuseau::Fuseau;
-use crate::saison::nuits::{Nuit, Protocole, bornes_utc, regrouper};
-use crate::saison::sites::SiteConnu;
+use crate::saison::lecture::{self, Plateforme};
+use crate::saison::nuits::{Protocole, bornes_utc, regrouper};
+use crate::saison::planification::{
+    NuitAEnvoyer, NuitsNouvelles, Saison, fichiers_de_la_liee,
+    nuits_a_retenter as nuits_a_retenter_de, nuits_des_saisons, preparer_la_nuit,
+    reglages_de_la_saison,
+};
+use crate::saison::reunion::{DossierExamine, Reunion};
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
 use crate::suivi::non_envoyes::Ou;
 use crate::suivi::saison::{self as dire, libelle_court, libelle_liee};
-use crate::transport::vigiechiro::{ClientVigieChiro, ParticipationLue};
-
-/// Les dossiers de la commande, inventoriés, validés et réunis sous leur ancêtre commun.
-/// Seuls les enregistrements y sont gardés (chemin, taille, date) : les fichiers
-/// planifiables (clé, identité relevée) se fabriquent une nuit à la fois, au moment de la
-/// planifier, pour que la mémoire ne croisse pas avec la saison entière.
-struct Reunion {
-    /// L'ancêtre commun (chemin canonique).
-    racine: PathBuf,
-    /// Les dossiers donnés, canoniques.
-    dossiers: Vec<PathBuf>,
-    /// Les enregistrements, chemins relatifs à `racine`.
-    enregistrements: Vec<Enregistrement>,
-    /// Ce qui ne part pas (vides, liens, autres fichiers), chemins relatifs à `racine` : dit
-    /// au bilan, par la règle du mode une nuit.
-    non_envoyes: NonEnvoyes,
-    /// Les séquences des cartes brutes préparées au fil de l'envoi (`preparation::au_fil`,
-    /// reconnues par [`examiner`] comme en mode une nuit), par leur chemin ; l'original de
-    /// chacune, lui aussi relatif à `racine`.
-    preparees: HashMap<String, SequencePreparee>,
-    /// Le nombre d'originaux de ces cartes brutes.
-    originaux_bruts: usize,
-}
-
-impl Reunion {
-    /// Les chemins que la nuit lit (relatifs à `racine`) : ses fichiers, et l'original de
-    /// chacune de ses séquences préparées au fil de l'envoi.
-    fn chemins_lus<'r>(&'r self, nuit: &'r Nuit) -> impl Iterator<Item = &'r str> {
-        nuit.fichiers.iter().flat_map(move |&i| {
-            let chemin = self.enregistrements[i].chemin.as_str();
-            let original = self.preparees.get(chemin).map(|p| p.source.as_str());
-            std::iter::once(chemin).chain(original)
-        })
-    }
-}
-
-/// L'ancêtre commun de deux chemins absolus.
-fn ancetre_commun(a: &Path, b: &Path) -> PathBuf {
-    a.components()
-        .zip(b.components())
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x)
-        .collect()
-}
-
-/// `chemin` relatif à `racine`, séparateur `/` (`""` : la racine elle-même).
-fn relatif(chemin: &Path, racine: &Path) -> Option<String> {
-    let reste = chemin.strip_prefix(racine).ok()?;
-    let parties: Option<Vec<&str>> = reste.components().map(|c| c.as_os_str().to_str()).collect();
-    Some(parties?.join("/"))
-}
+use crate::transport::vigiechiro::ClientVigieChiro;
 
 fn reunir(dossiers: &[PathBuf], provisoire: &Destination, carte: &Identite) -> Result<Reunion> {
     // Tous les dossiers examinés, puis tout ce qui empêche le dépôt dit d'un coup.
@@ -123,132 +75,13 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination, carte: &Identite) -> R
     let a_dire: Vec<(&str, &super::depot::Examen)> =
         prefixes.iter().map(String::as_str).zip(&examens).collect();
     refuser_les_empechements(&a_dire)?;
-    rassembler(examens)
-}
-
-/// Les examens des dossiers réunis sous leur ancêtre commun ; un dossier donné deux fois, ou
-/// l'un dans l'autre : chaque fichier une fois.
-fn rassembler(examens: Vec<super::depot::Examen>) -> Result<Reunion> {
-    let mut inventaires = Vec::with_capacity(examens.len());
-    let mut canoniques = Vec::with_capacity(examens.len());
-    let mut preparees_par_dossier = Vec::with_capacity(examens.len());
-    let mut originaux_bruts = 0;
-    for examen in examens {
-        inventaires.push(examen.inventaire);
-        canoniques.push(PathBuf::from(examen.dossier));
-        preparees_par_dossier.push(examen.preparees);
-        originaux_bruts += examen.originaux_bruts.unwrap_or(0);
-    }
-    let racine = canoniques
-        .iter()
-        .skip(1)
-        .fold(canoniques[0].clone(), |a, b| ancetre_commun(&a, b));
-    // Des dossiers dont aucun ne contient l'autre n'ont pas un chemin en commun : rien à
-    // retenir alors.
-    let chevauchent = canoniques.iter().enumerate().any(|(i, a)| {
-        canoniques[i + 1..]
-            .iter()
-            .any(|b| a.starts_with(b) || b.starts_with(a))
+    let examines = examens.into_iter().map(|e| DossierExamine {
+        inventaire: e.inventaire,
+        dossier: PathBuf::from(e.dossier),
+        preparees: e.preparees,
+        originaux_bruts: e.originaux_bruts.unwrap_or(0),
     });
-    let mut reunion = Reunion {
-        racine,
-        dossiers: Vec::new(),
-        enregistrements: Vec::new(),
-        non_envoyes: NonEnvoyes::default(),
-        preparees: HashMap::new(),
-        originaux_bruts,
-    };
-    let mut vus = HashSet::new();
-    for ((inventaire, dossier), sequences) in inventaires
-        .into_iter()
-        .zip(&canoniques)
-        .zip(preparees_par_dossier)
-    {
-        let vus = chevauchent.then_some(&mut vus);
-        reunion.ajouter(inventaire, dossier, sequences, vus)?;
-    }
-    reunion.dossiers = canoniques;
-    Ok(reunion)
-}
-
-impl Reunion {
-    /// L'inventaire d'un dossier (canonique) et ses séquences préparées, chemins mis sous la
-    /// racine ; `vus` (des dossiers qui se chevauchent) : les chemins déjà retenus.
-    fn ajouter(
-        &mut self,
-        inventaire: crate::inventaire::Inventaire,
-        dossier: &Path,
-        sequences: HashMap<String, SequencePreparee>,
-        vus: Option<&mut HashSet<String>>,
-    ) -> Result<()> {
-        let prefixe = relatif(dossier, &self.racine).with_context(|| {
-            format!("chemin du dossier {} (pas de l'UTF-8 ?)", dossier.display())
-        })?;
-        self.non_envoyes.ajouter(inventaire.non_envoyes(&prefixe));
-        let sous = |chemin: String| {
-            if prefixe.is_empty() {
-                chemin
-            } else {
-                format!("{prefixe}/{chemin}")
-            }
-        };
-        for (chemin, mut p) in sequences {
-            p.source = sous(p.source);
-            self.preparees.entry(sous(chemin)).or_insert(p);
-        }
-        if self.enregistrements.is_empty() && prefixe.is_empty() && vus.is_none() {
-            // Le cas d'un seul dossier : ses enregistrements tels quels, sans copie.
-            self.enregistrements = inventaire.enregistrements;
-            return Ok(());
-        }
-        self.enregistrements
-            .reserve(inventaire.enregistrements.len());
-        let mut vus = vus;
-        for mut e in inventaire.enregistrements {
-            e.chemin = sous(e.chemin);
-            if let Some(vus) = vus.as_deref_mut()
-                && !vus.insert(e.chemin.clone())
-            {
-                continue;
-            }
-            self.enregistrements.push(e);
-        }
-        Ok(())
-    }
-}
-
-/// La racine d'une nuit : le dossier commun à tous les fichiers qu'elle lit (relatif à la
-/// réunion) ; celle d'une carte brute, au-dessus de ses originaux comme des dossiers de nuit
-/// de ses séquences.
-fn racine_de_nuit(nuit: &Nuit, reunion: &Reunion) -> String {
-    let mut commun: Option<&str> = None;
-    for chemin in reunion.chemins_lus(nuit) {
-        let dossier = chemin.rsplit_once('/').map_or("", |(d, _)| d);
-        commun = Some(match commun {
-            None => dossier,
-            Some(c) => dossier_commun(c, dossier),
-        });
-    }
-    commun.unwrap_or_default().to_owned()
-}
-
-/// Le plus long dossier commun à deux dossiers relatifs (séparateur `/`, `""` : la racine),
-/// composant par composant : `a/b` et `a/bc` n'ont en commun que `a`.
-fn dossier_commun<'a>(a: &'a str, b: &str) -> &'a str {
-    // Le cas ordinaire, sans rien découper : `b` est `a` ou sous `a`.
-    if b.strip_prefix(a)
-        .is_some_and(|reste| reste.is_empty() || a.is_empty() || reste.starts_with('/'))
-    {
-        return a;
-    }
-    let mut fin = 0;
-    for (x, y) in a.split('/').zip(b.split('/')) {
-        if x != y {
-            break;
-        }
-        fin += x.len() + 1;
-    }
-    &a[..fin.saturating_sub(1).min(a.len())]
+    Reunion::rassembler(examines.collect())
 }
 
 /// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
@@ -281,24 +114,12 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
 pub(super) async fn lire_ou_dire<T, Fut>(
     emetteur: &crate::transport::Emetteur,
     cible: &str,
-    mut tentative: impl FnMut() -> Fut,
+    tentative: impl FnMut() -> Fut,
 ) -> Result<T>
 where
     Fut: Future<Output = ReponseApi<T>>,
 {
-    let lecture = crate::transport::Emission::lecture("GET", cible);
-    let issue = crate::transport::emettre(emetteur, lecture, |_| tentative()).await;
-    match issue.reponse {
-        ReponseApi::Succes(v) => Ok(v),
-        autre => Err(ErreurAvecCode::nouveau(
-            CodeSortie::EchecsTransitoires,
-            dire::lecture_impossible(
-                cible,
-                &crate::depot::vigiechiro::participation::pas_de_reponse_utile(&autre),
-            ),
-        )
-        .into()),
-    }
+    lecture::lire(emetteur, cible, dire::lecture_impossible, tentative).await
 }
 
 /// L'utilisateur du jeton (`GET /moi`), ou l'erreur qui dit pourquoi rien n'est parti.
@@ -322,79 +143,6 @@ pub(super) async fn lire_moi(
             })?
             .id,
     )
-}
-
-/// Les participations de chacun de ces sites (tous observateurs).
-async fn participations_des_sites(
-    client: &ClientVigieChiro,
-    emetteur: &crate::transport::Emetteur,
-    sites: BTreeSet<IdObjet>,
-) -> Result<HashMap<IdObjet, Vec<ParticipationLue>>> {
-    let mut participations = HashMap::new();
-    for site in sites {
-        let cible = format!("/sites/{site}/participations");
-        let liste = lire_ou_dire(emetteur, &cible, || client.participations_du_site(&site)).await?;
-        participations.insert(site, liste);
-    }
-    Ok(participations)
-}
-
-/// Ce que la plateforme dit avant toute écriture : l'utilisateur, le site de chaque numéro des
-/// noms (`saison::decision::site_des_noms`), les participations de chaque site retenu.
-async fn lire_plateforme(
-    client: &ClientVigieChiro,
-    emetteur: &crate::transport::Emetteur,
-    api: &str,
-    numeros: BTreeSet<(String, Protocole)>,
-    donnes: &SitesDonnes,
-) -> Result<Lecture> {
-    let moi = lire_moi(client, emetteur, api).await?;
-    let propres: Vec<SiteConnu> =
-        lire_ou_dire(emetteur, "/moi/sites", || client.mes_sites()).await?;
-    let mut autres: Option<Vec<SiteConnu>> = None;
-    let mut sites = BTreeMap::new();
-    for (numero, protocole) in numeros {
-        if autres.is_none()
-            && decision::faut_il_les_sites_des_participations(&numero, protocole, &propres, donnes)
-        {
-            let liste = lire_ou_dire(emetteur, "/moi/participations", || {
-                client.mes_participations()
-            })
-            .await?;
-            autres = Some(liste.into_iter().filter_map(|p| p.site).collect());
-        }
-        let issue =
-            decision::site_des_noms(&numero, protocole, donnes, &propres, autres.as_deref());
-        sites.insert((numero, protocole), issue);
-    }
-    let retenus: BTreeSet<IdObjet> = sites.values().filter_map(|r| r.clone().ok()).collect();
-    let participations = participations_des_sites(client, emetteur, retenus).await?;
-    Ok(Lecture {
-        moi,
-        sites,
-        participations,
-    })
-}
-
-/// Le titre du premier fichier de protocole de chaque participation demandée (preuve par les
-/// fichiers).
-async fn premiers_titres(
-    client: &ClientVigieChiro,
-    emetteur: &crate::transport::Emetteur,
-    ids: &[IdObjet],
-) -> Result<HashMap<IdObjet, String>> {
-    let mut titres = HashMap::new();
-    for id in ids {
-        let cible = format!("/participations/{id}/pieces_jointes");
-        let page = lire_ou_dire(emetteur, &cible, || {
-            client.pieces_jointes(id, 1, 1, &["wav", "ta", "tc"])
-        })
-        .await?;
-        if let Some(p) = page.items.into_iter().next() {
-            titres.insert(id.clone(), p.titre);
-        }
-    }
-    Ok(titres)
 }
 
 /// `vigie depot DOSSIER…` en saison (voir l'en-tête du module).
@@ -613,7 +361,11 @@ fn decider(
     let client = super::vigiechiro::client(api)?;
     let numeros = decision::numeros(nuits);
     let lecture = super::vigiechiro::mener_ponctuel(async |emetteur| {
-        lire_plateforme(&client, emetteur, api, numeros.clone(), donnes).await
+        let moi = lire_moi(&client, emetteur, api).await?;
+        let plateforme = plateforme(&client, emetteur);
+        plateforme
+            .lire_la_saison(moi, numeros.clone(), donnes)
+            .await
     })?;
     let (inconnus, ambigus) = decision::rattacher_les_sites(nuits, &lecture.sites);
     dire::refuser(g.json, api, dire::SITE_NON_TROUVE, &ambigus)?;
@@ -630,7 +382,8 @@ fn decider(
         HashMap::new()
     } else {
         super::vigiechiro::mener_ponctuel(async |emetteur| {
-            premiers_titres(&client, emetteur, &candidates.a_prouver).await
+            let plateforme = plateforme(&client, emetteur);
+            plateforme.premiers_titres(&candidates.a_prouver).await
         })?
     };
     let a = decision::attribuer_les_nuits(nuits, candidates, &titres, &lecture.moi, fuseau);
@@ -641,23 +394,24 @@ fn decider(
     Ok(inconnus)
 }
 
+/// La plateforme lue par `client` et `emetteur`, ses lectures manquées dites par `suivi`.
+fn plateforme<'a>(
+    client: &'a ClientVigieChiro,
+    emetteur: &'a crate::transport::Emetteur,
+) -> Plateforme<'a> {
+    Plateforme {
+        client,
+        emetteur,
+        manquee: dire::lecture_impossible,
+    }
+}
+
 /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
 fn mode(g: &OptionsGlobales) -> ModeSortie {
     ModeSortie {
         json: g.json,
         silencieux: g.quiet,
     }
-}
-
-/// Une nuit à envoyer : son plan, sa destination, le verrou tenu.
-struct NuitAEnvoyer {
-    plan: DepotPlan,
-    destination: Destination,
-    libelle: String,
-    /// Le verrou du plan (aucun pour une simulation, qui n'écrit rien).
-    _verrou: Option<VerrouPlan>,
-    /// Le verrou du plan sur son dossier d'avant une montée de sa racine (sinon rien).
-    _verrou_d_avant: Option<VerrouPlan>,
 }
 
 /// La description d'une nuit : celle des options, l'enregistreur lu dans ses noms quand les
@@ -691,32 +445,6 @@ fn description_de_la_nuit(
     d
 }
 
-/// Les dossiers parcourus, relatifs à la racine de la nuit : ce que la replanification peut
-/// dire « disparu ».
-fn perimetre(racine_nuit: &Path, dossiers: &[PathBuf]) -> Vec<String> {
-    let mut p = Vec::new();
-    for d in dossiers {
-        if racine_nuit.starts_with(d) {
-            p.push(String::new());
-        } else if let Some(r) = relatif(d, racine_nuit) {
-            p.push(r);
-        }
-    }
-    p
-}
-
-/// Ce que la planification de chaque nuit de la saison partage.
-struct Saison<'a> {
-    g: &'a OptionsGlobales,
-    args: &'a ArgsDepot,
-    api: &'a str,
-    fuseau: &'a Fuseau,
-    reunion: &'a Reunion,
-    /// Une simulation : la planification se fait sur une copie en mémoire de la base, sans
-    /// verrou, et la montée d'une racine n'est pas annoncée.
-    a_blanc: bool,
-}
-
 fn deposer(
     g: &OptionsGlobales,
     args: &ArgsDepot,
@@ -733,8 +461,6 @@ fn deposer(
     dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
     let saison = Saison {
-        g,
-        args,
         api,
         fuseau,
         reunion: &reunion,
@@ -743,7 +469,14 @@ fn deposer(
     let mut planifiees = Vec::with_capacity(nuits.len());
     for n in &nuits {
         let description = description_de_la_nuit(&options, n, &reunion);
-        planifiees.push(planifier_la_nuit(&saison, &mut base, n, description)?);
+        planifiees.push(planifier_la_nuit(
+            g,
+            args,
+            &saison,
+            &mut base,
+            n,
+            description,
+        )?);
     }
     // L'inventaire de la saison n'a plus d'usage : la course lit chaque nuit dans la base.
     drop(nuits);
@@ -798,7 +531,7 @@ fn description_des_options(args: &ArgsDepot) -> Result<crate::description::Descr
 
 /// `--simulation` : ce que le dépôt enverrait. Les nuits sont planifiées comme il le ferait
 /// ([`planifier_la_nuit`]), sur une copie en mémoire de la base (rien n'est écrit, aucun
-/// verrou n'est pris) ; puis [`deja_sur_la_plateforme`] retire ce que la participation de
+/// verrou n'est pris) ; puis `Plateforme::a_envoyer` retire ce que la participation de
 /// chaque nuit a déjà. Une carte déjà déposée, vue depuis un autre chemin (en `F:` au lieu de
 /// `E:`, ou montée ailleurs), n'a donc rien à envoyer. Rend (fichiers, octets).
 fn a_envoyer_a_blanc(
@@ -811,8 +544,6 @@ fn a_envoyer_a_blanc(
     let options = description_des_options(args)?;
     let mut base = Base::ouvrir_a_blanc(&super::chemin_base(g)?)?;
     let saison = Saison {
-        g,
-        args,
         api,
         fuseau,
         reunion,
@@ -821,55 +552,23 @@ fn a_envoyer_a_blanc(
     let mut par_participation = Vec::with_capacity(nuits.len());
     for n in nuits {
         let description = description_de_la_nuit(&options, n, reunion);
-        let p = planifier_la_nuit(&saison, &mut base, n, description)?;
+        let p = planifier_la_nuit(g, args, &saison, &mut base, n, description)?;
         let participation = participation_du_plan(&p.plan).and_then(|id| IdObjet::analyser(&id));
         par_participation.push((participation, super::depot::partiraient(&base, p.plan.id)?));
     }
     let client = super::vigiechiro::client(api)?;
     super::vigiechiro::mener_ponctuel(async |emetteur| {
-        let (mut fichiers, mut octets) = (0, 0);
-        for (participation, unites) in &par_participation {
-            let deja = deja_sur_la_plateforme(&client, emetteur, participation.as_ref(), unites);
-            let deja = deja.await;
-            for u in unites.iter().filter(|u| !deja.contains(&u.cle)) {
-                fichiers += 1;
-                octets += u.taille;
-            }
-        }
-        Ok((fichiers, octets))
+        Ok(plateforme(&client, emetteur)
+            .a_envoyer(&par_participation)
+            .await)
     })
 }
 
-/// Les titres que la participation a déjà, finalisés, parmi ceux de `unites` : comme le dépôt
-/// au début de chaque passage (`depot/vigiechiro/confrontation.rs`), un fichier finalisé de
-/// même titre ne part pas (identique, il est déjà là ; autre, la plateforme refuse de le
-/// remplacer). Sans participation, ou sa liste illisible : aucun.
-async fn deja_sur_la_plateforme(
-    client: &ClientVigieChiro,
-    emetteur: &crate::transport::Emetteur,
-    participation: Option<&IdObjet>,
-    unites: &[crate::plan::DepotUnite],
-) -> HashSet<String> {
-    let Some(id) = participation.filter(|_| !unites.is_empty()) else {
-        return HashSet::new();
-    };
-    let familles = inventaire_distant::familles_a_lire(
-        unites
-            .iter()
-            .map(|u| verdict_plateforme(&u.cle).unwrap_or("inconnu")),
-    );
-    let Ok(inventaire) = inventaire_distant::lire(emetteur, client, id, &familles).await else {
-        return HashSet::new();
-    };
-    unites
-        .iter()
-        .filter(|u| matches!(inventaire.etat(&u.cle), EtatDistant::Finalise(_)))
-        .map(|u| u.cle.clone())
-        .collect()
-}
-
-/// Une nuit de la saison planifiée et liée à sa saison dans la base, son plan verrouillé.
+/// Une nuit de la saison planifiée (`saison::planification`, puis en relisant les fichiers au
+/// besoin) et liée à sa saison dans la base, son plan verrouillé.
 fn planifier_la_nuit(
+    g: &OptionsGlobales,
+    args: &ArgsDepot,
     s: &Saison<'_>,
     base: &mut Base,
     n: &NuitDeSaison,
@@ -877,172 +576,27 @@ fn planifier_la_nuit(
 ) -> Result<NuitAEnvoyer> {
     let site = n.site.clone().context("site d'une nuit non rapproché")?;
     let libelle = libelle_court(&n.nuit.cle);
-    let (destination, racine, verrou_d_avant) = destination_de_la_nuit(s, base, n, description)?;
-    let Some(dossier) = racine.to_str().map(str::to_owned) else {
-        anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
-    };
-    let fichiers = fichiers_de_la_nuit(s.reunion, n, &racine, &destination)?;
-    let (sorte, identite) = match &n.sort {
-        Sort::Liee { plan } => (plan.sorte.clone(), plan.destination.clone()),
-        _ => (destination.sorte(), destination.identite()),
-    };
-    // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
-    // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
-    let (verrou, verrou_d_avant) = match (verrou_d_avant, &n.sort) {
-        _ if s.a_blanc => (None, None),
-        (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (Some(v), None),
-        (avant, _) => (
-            Some(VerrouPlan::prendre(
-                base.chemin(),
-                &dossier,
-                &identite,
-                &libelle,
-            )?),
-            avant,
-        ),
-    };
-    let perimetre = perimetre(&racine, &s.reunion.dossiers);
+    let p = preparer_la_nuit(s, base, n, (&libelle, description), fichier_planifie)?;
+    if let (Some(nouvelle), Sort::Liee { plan }) = (&p.montee, &n.sort)
+        && !s.a_blanc
+    {
+        dire::racine_montee(mode(g), &libelle, plan, nouvelle)?;
+    }
     let r = planifier_en_relisant(
         base,
-        &dossier,
-        (&sorte, &identite),
-        &fichiers,
-        s.args.redeposer_modifies,
-        Some(&perimetre),
+        &p.dossier,
+        (&p.sorte, &p.identite),
+        &p.fichiers,
+        args.redeposer_modifies,
+        Some(&p.perimetre),
     )?;
     let plan = r.plan.clone().context("plan absent après planification")?;
     let saison = base.ouvrir_saison(s.api, n.nuit.cle.annee)?;
     base.lier_nuit(plan.id, saison, &n.liee(&site, s.fuseau))?;
     if !r.modifiees.is_empty() {
-        dire::avertir_modifies(mode(s.g), r.modifiees.len(), &libelle)?;
+        dire::avertir_modifies(mode(g), r.modifiees.len(), &libelle)?;
     }
-    Ok(NuitAEnvoyer {
-        plan,
-        destination,
-        libelle,
-        _verrou: verrou,
-        _verrou_d_avant: verrou_d_avant,
-    })
-}
-
-/// La destination d'une nuit selon son sort, et sa racine (celle de son plan pour une nuit
-/// liée, montée s'il le faut) ; pour une nuit liée, le verrou de son plan pris sur son dossier
-/// d'avant toute montée : un `vigie verifier` ou un `vigie depot --participation` qui tient ce
-/// plan ne voit pas ses chemins changer pendant qu'il envoie ; la montée attend qu'il ait fini
-/// (code 4).
-fn destination_de_la_nuit(
-    s: &Saison<'_>,
-    base: &mut Base,
-    n: &NuitDeSaison,
-    description: crate::description::Description,
-) -> Result<(Destination, PathBuf, Option<VerrouPlan>)> {
-    let mut racine = s.reunion.racine.clone();
-    let racine_relative = racine_de_nuit(&n.nuit, s.reunion);
-    if !racine_relative.is_empty() {
-        racine.push(&racine_relative);
-    }
-    let participation = match &n.sort {
-        Sort::Liee { plan } => {
-            let libelle = libelle_court(&n.nuit.cle);
-            let verrou = if s.a_blanc {
-                None
-            } else {
-                Some(VerrouPlan::prendre(
-                    base.chemin(),
-                    &plan.dossier,
-                    &plan.destination,
-                    &libelle,
-                )?)
-            };
-            let racine = monter_si_besoin(s, base, plan, &libelle, racine)?;
-            let destination = Destination::du_plan(plan)?.decrite(description);
-            return Ok((destination, racine, verrou));
-        }
-        Sort::Reprise { participation, .. } => CibleParticipation::Existante(participation.clone()),
-        Sort::ACreer => {
-            let (debut, fin) = n.bornes.context("bornes d'une nuit à créer")?;
-            CibleParticipation::ACreer {
-                site: n.site.clone().context("site d'une nuit non rapproché")?,
-                point: n.nuit.cle.point.clone(),
-                debut: InstantUtc::depuis_secondes(debut.timestamp()),
-                fin: InstantUtc::depuis_secondes(fin.timestamp()),
-            }
-        }
-        Sort::NonVerifiee => unreachable!("une nuit non vérifiée n'est pas déposée"),
-    };
-    let destination = DestinationVigieChiro {
-        api: s.api.to_owned(),
-        participation,
-        description: Box::new(description),
-    };
-    Ok((destination.into(), racine, None))
-}
-
-/// Des fichiers de la nuit hors de la racine de son plan (un enregistreur dans un dossier
-/// voisin, la carte copiée ailleurs) : la racine monte à l'ancêtre commun, chaque chemin du
-/// plan en reçoit le préfixe ; les titres ne changent pas, rien ne repart.
-fn monter_si_besoin(
-    s: &Saison<'_>,
-    base: &mut Base,
-    plan: &DepotPlan,
-    libelle: &str,
-    racine: PathBuf,
-) -> Result<PathBuf> {
-    let racine_plan = PathBuf::from(&plan.dossier);
-    if racine.starts_with(&racine_plan) {
-        return Ok(racine_plan);
-    }
-    let nouvelle = ancetre_commun(&racine, &racine_plan);
-    let prefixe =
-        relatif(&racine_plan, &nouvelle).context("racine d'une nuit hors de l'ancêtre commun")?;
-    let texte = nouvelle
-        .to_str()
-        .context("chemin d'une racine de nuit : pas de l'UTF-8")?;
-    base.monter_racine(plan.id, texte, &prefixe)?;
-    if !s.a_blanc {
-        dire::racine_montee(mode(s.g), libelle, plan, texte)?;
-    }
-    Ok(nouvelle)
-}
-
-/// Les fichiers planifiables de cette nuit seule (identité relevée par l'inventaire). Leur
-/// chemin relatif à `racine` : quand elle est sous la racine de la réunion (le cas
-/// ordinaire), celui qu'ils y ont, moins le chemin qui y mène, sans refaire un chemin par
-/// fichier ; sinon (racine d'un plan au-dessus de la réunion), par leur chemin. L'original
-/// d'une séquence préparée au fil de l'envoi, de même.
-fn fichiers_de_la_nuit(
-    reunion: &Reunion,
-    n: &NuitDeSaison,
-    racine: &Path,
-    destination: &Destination,
-) -> Result<Vec<FichierPlanifie>> {
-    let sous = relatif(racine, &reunion.racine);
-    let vers_la_nuit = |chemin: &str| {
-        match &sous {
-            Some(s) if s.is_empty() => Some(chemin.to_owned()),
-            Some(s) => chemin
-                .strip_prefix(s.as_str())
-                .and_then(|reste| reste.strip_prefix('/'))
-                .map(str::to_owned),
-            None => relatif(&reunion.racine.join(chemin), racine),
-        }
-        .context("fichier hors de sa nuit")
-    };
-    let mut fichiers = Vec::with_capacity(n.nuit.fichiers.len());
-    for &i in &n.nuit.fichiers {
-        let e = &reunion.enregistrements[i];
-        let chemin = vers_la_nuit(&e.chemin)?;
-        let cle = destination.cle(&chemin)?;
-        let mut f = fichier_planifie(e, chemin, cle);
-        if let Some(p) = reunion.preparees.get(&e.chemin) {
-            f.preparee = Some(SequencePreparee {
-                source: vers_la_nuit(&p.source)?,
-                ..p.clone()
-            });
-        }
-        fichiers.push(f);
-    }
-    Ok(fichiers)
+    Ok(p.planifiee(plan, libelle))
 }
 
 /// Les verrous des saisons `(api, année)` : le mécanisme du verrou d'un plan
@@ -1071,47 +625,6 @@ pub(super) fn verrouiller_saisons(
     Ok(verrous)
 }
 
-/// Les réglages de la saison : ceux que retiennent ses nuits qui ont encore à partir (donnés
-/// au dépôt de la saison, ou à une reprise). Les nuits finies n'y comptent pas : une nuit
-/// d'une autre carte de la même année, déposée sous d'autres réglages, ne s'y mêle jamais.
-/// Des nuits à reprendre qui en retiennent de différents (deux dépôts, deux réglages) : refus
-/// (code 2), sauf réglages donnés, qui valent alors pour toutes.
-fn reglages_de_la_saison(
-    base: &Base,
-    planifiees: &[NuitAEnvoyer],
-    envoi: &OptionsEnvoi,
-) -> Result<ReglagesRetenus> {
-    let mut vus: Vec<(ReglagesRetenus, Vec<&str>)> = Vec::new();
-    for p in planifiees {
-        let r = base.resume(p.plan.id)?;
-        let a_creer = p.plan.participation.is_none() && participation_du_plan(&p.plan).is_none();
-        if r.deposee == r.total() && !a_creer {
-            continue;
-        }
-        let retenus = base.reglages(p.plan.id)?;
-        if retenus.est_vide() {
-            continue;
-        }
-        match vus.iter_mut().find(|(v, _)| *v == retenus) {
-            Some((_, nuits)) => nuits.push(&p.libelle),
-            None => vus.push((retenus, vec![&p.libelle])),
-        }
-    }
-    if vus.len() > 1 && envoi.explicites.is_empty() {
-        let liste: Vec<String> = vus
-            .iter()
-            .map(|(r, nuits)| {
-                let reglages = super::reglages::lisibles(r);
-                format!("{} ({})", reglages.join(", "), nuits.join(", "))
-            })
-            .collect();
-        return Err(
-            ErreurAvecCode::nouveau(CodeSortie::Usage, dire::reglages_differents(&liste)).into(),
-        );
-    }
-    Ok(vus.into_iter().next().map(|(r, _)| r).unwrap_or_default())
-}
-
 /// Les réglages donnés fusionnés avec ceux de la saison ([`reglages_de_la_saison`]), retenus
 /// par chaque nuit (une relance les reprend), puis la course.
 fn retenir_puis_envoyer(
@@ -1122,7 +635,24 @@ fn retenir_puis_envoyer(
     envoi: &OptionsEnvoi,
     base: Base,
 ) -> Result<CodeSortie> {
-    let retenus = reglages_de_la_saison(&base, &planifiees, envoi)?;
+    let retenus = reglages_de_la_saison(&base, &planifiees)?;
+    if retenus.len() > 1 && envoi.explicites.is_empty() {
+        let liste: Vec<String> = retenus
+            .iter()
+            .map(|(r, nuits)| {
+                let reglages = super::reglages::lisibles(r);
+                format!("{} ({})", reglages.join(", "), nuits.join(", "))
+            })
+            .collect();
+        return Err(
+            ErreurAvecCode::nouveau(CodeSortie::Usage, dire::reglages_differents(&liste)).into(),
+        );
+    }
+    let retenus = retenus
+        .into_iter()
+        .next()
+        .map(|(r, _)| r)
+        .unwrap_or_default();
     let mut reglages = super::reglages::fusionner(envoi, &retenus);
     reglages.annonce.de_la_saison = true;
     for p in &planifiees {
@@ -1357,21 +887,7 @@ fn bilan_de_saison(
     if g.quiet && !g.json {
         return Ok(());
     }
-    let base = Base::ouvrir(chemin_base)?;
-    let mut saisons = BTreeSet::new();
-    for &id in plans {
-        if let Some(n) = base.nuit_du_plan(id)? {
-            saisons.insert(n.saison_id);
-        }
-    }
-    let mut nuits = Vec::new();
-    for saison in saisons {
-        for n in base.nuits_de_saison(saison)? {
-            let plan = base.plan(Some(n.plan_id))?;
-            let r = base.resume(n.plan_id)?;
-            nuits.push((n, plan, r));
-        }
-    }
+    let nuits = nuits_des_saisons(&Base::ouvrir(chemin_base)?, plans)?;
     if g.json {
         let nuits: Vec<_> = nuits.into_iter().map(|(n, p, r)| (n.nuit, p, r)).collect();
         return dire::bilans_de_nuits(api, &nuits);
@@ -1380,23 +896,12 @@ fn bilan_de_saison(
     Ok(())
 }
 
-/// Les nuits de saison que `vigie retenter-echecs` reprend : la nuit N, ou, sans argument,
-/// toute la saison du dernier dépôt ; `None` si le dernier dépôt n'est pas d'une saison.
+/// Les nuits de saison que `vigie retenter-echecs` reprend (`saison::planification`).
 pub(super) fn nuits_a_retenter(
     g: &OptionsGlobales,
     args: &ArgsRetenter,
 ) -> Result<Option<Vec<crate::plan::NuitPlanifiee>>> {
-    let base = super::ouvrir_base_existante(g)?;
-    // Sans argument : la saison du dernier dépôt (toutes ses nuits), quelle que soit la nuit
-    // touchée en dernier.
-    if args.plan.is_none() {
-        return Ok(match base.dernier_depot(false)? {
-            crate::plan::DernierDepot::Saison(saison) => Some(base.nuits_de_saison(saison)?),
-            crate::plan::DernierDepot::Plan(_) => None,
-        });
-    }
-    let plan = base.plan(args.plan)?;
-    Ok(base.nuit_du_plan(plan.id)?.map(|n| vec![n]))
+    nuits_a_retenter_de(&super::ouvrir_base_existante(g)?, args.plan)
 }
 
 /// `vigie retenter-echecs` sur des nuits de saison : la nuit N, ou, sans argument, toute la
@@ -1434,12 +939,17 @@ pub(super) fn retenter_saison(
     for (n, plan, destination, preparation, regroupement) in
         garder_les_liees(g, &base, &nuits, plans)?
     {
-        nouvelles.relever(&connues, &plan, &preparation, &regroupement);
-        let fichiers = fichiers_de_la_liee(n, preparation, &regroupement);
+        let enregistrements = &preparation.inventaire.enregistrements;
+        nouvelles.relever(&connues, &plan, enregistrements, &regroupement);
+        let fichiers = fichiers_de_la_liee(n, preparation.fichiers, &regroupement);
         let a_envoyer = replanifier(&mut base, n, plan, destination, &fichiers, args)?;
         planifiees.push(a_envoyer);
     }
-    nouvelles.dire(g)?;
+    // Une nuit nouvelle n'a pas de participation : ni déposée dans une autre, ni ignorée
+    // sans un mot.
+    if let Some((nouvelles, dossiers)) = nouvelles.comptes() {
+        dire::nuits_nouvelles(mode(g), &nouvelles, &dossiers)?;
+    }
     retenir_puis_envoyer(
         g,
         (&args.passages, &args.s3),
@@ -1502,73 +1012,6 @@ fn garder_les_liees<'n>(
     Ok(preparees)
 }
 
-/// Les nuits des racines qu'aucune nuit connue de la saison n'est (des fichiers ajoutés
-/// depuis, d'une autre soirée, d'un autre point) : leurs fichiers, et leurs dossiers.
-#[derive(Default)]
-struct NuitsNouvelles {
-    fichiers: BTreeMap<crate::saison::nuits::CleNuit, BTreeSet<PathBuf>>,
-    dossiers: BTreeSet<String>,
-}
-
-impl NuitsNouvelles {
-    fn relever(
-        &mut self,
-        connues: &[crate::plan::NuitPlanifiee],
-        plan: &DepotPlan,
-        preparation: &super::depot::Preparation,
-        regroupement: &crate::saison::nuits::Regroupement,
-    ) {
-        for r in &regroupement.nuits {
-            if connues.iter().any(|c| meme_nuit(&c.nuit, &r.cle)) {
-                continue;
-            }
-            let fichiers = self.fichiers.entry(r.cle.clone()).or_default();
-            for &i in &r.fichiers {
-                let chemin = &preparation.inventaire.enregistrements[i].chemin;
-                fichiers.insert(Path::new(&plan.dossier).join(chemin));
-            }
-            self.dossiers.insert(plan.dossier.clone());
-        }
-    }
-
-    /// Une nuit nouvelle n'a pas de participation : ni déposée dans une autre, ni ignorée
-    /// sans un mot.
-    fn dire(self, g: &OptionsGlobales) -> Result<()> {
-        if self.fichiers.is_empty() {
-            return Ok(());
-        }
-        let nouvelles: Vec<(crate::saison::nuits::CleNuit, usize)> = self
-            .fichiers
-            .into_iter()
-            .map(|(cle, fichiers)| (cle, fichiers.len()))
-            .collect();
-        let dossiers: Vec<String> = dossiers_racines(&self.dossiers);
-        dire::nuits_nouvelles(mode(g), &nouvelles, &dossiers)?;
-        Ok(())
-    }
-}
-
-/// Les fichiers de la préparation qui sont de cette nuit.
-fn fichiers_de_la_liee(
-    n: &crate::plan::NuitPlanifiee,
-    preparation: super::depot::Preparation,
-    regroupement: &crate::saison::nuits::Regroupement,
-) -> Vec<FichierPlanifie> {
-    let indices: HashSet<usize> = regroupement
-        .nuits
-        .iter()
-        .filter(|r| meme_nuit(&n.nuit, &r.cle))
-        .flat_map(|r| r.fichiers.iter().copied())
-        .collect();
-    preparation
-        .fichiers
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| indices.contains(i))
-        .map(|(_, f)| f)
-        .collect()
-}
-
 /// Le plan d'une nuit liée, verrouillé, replanifié sur ses fichiers, ses échecs remis en file.
 fn replanifier(
     base: &mut Base,
@@ -1591,13 +1034,7 @@ fn replanifier(
     let plan = r.plan.context("plan absent après planification")?;
     let remises = base.remettre_en_file(plan.id, args.y_compris_definitifs)?;
     tracing::info!(plan = plan.id, remises, "unités remises en file");
-    Ok(NuitAEnvoyer {
-        plan,
-        destination,
-        libelle,
-        _verrou: Some(verrou),
-        _verrou_d_avant: None,
-    })
+    Ok(NuitAEnvoyer::reprise(plan, destination, libelle, verrou))
 }
 
 /// Avant toute écriture d'une relance (`retenter-echecs`), comme `vigie depot` (voir
@@ -1629,7 +1066,8 @@ fn verifier_liees(
     let sites: BTreeSet<IdObjet> = liees.iter().map(|(_, _, site, _)| site.clone()).collect();
     let (moi, participations) = super::vigiechiro::mener_ponctuel(async |emetteur| {
         let moi = lire_moi(&client, emetteur, api).await?;
-        let participations = participations_des_sites(&client, emetteur, sites.clone()).await?;
+        let plateforme = plateforme(&client, emetteur);
+        let participations = plateforme.participations_des_sites(sites.clone()).await?;
         Ok((moi, participations))
     })?;
     let refuses: Vec<RefusDeNuit> = liees
@@ -1643,19 +1081,6 @@ fn verifier_liees(
         })
         .collect();
     dire::refuser(g.json, api, dire::PARTICIPATION_LIEE_CHANGEE, &refuses)
-}
-
-/// Des dossiers, sans ceux qui sont dans un autre de la liste.
-fn dossiers_racines(dossiers: &BTreeSet<String>) -> Vec<String> {
-    dossiers
-        .iter()
-        .filter(|d| {
-            !dossiers
-                .iter()
-                .any(|autre| autre != *d && Path::new(d).starts_with(autre))
-        })
-        .cloned()
-        .collect()
 }
 
 #[cfg(test)]
@@ -1733,25 +1158,6 @@ mod tests_reunion {
             .iter()
             .map(|e| e.chemin.as_str())
             .collect()
-    }
-
-    #[test]
-    fn dossier_commun_composant_par_composant() {
-        for (a, b, commun) in [
-            ("", "", ""),
-            ("", "PA1", ""),
-            ("PA1", "", ""),
-            ("PA1", "PA1", "PA1"),
-            ("PA1", "PA1/n1", "PA1"),
-            ("PA1/n1", "PA1", "PA1"),
-            ("PA1/n1", "PA1/n2", "PA1"),
-            ("a/b", "a/bc", "a"),
-            ("a/bc", "a/b", "a"),
-            ("a/b/c", "a/b/c/d/e", "a/b/c"),
-            ("x/b", "y/b", ""),
-        ] {
-            assert_eq!(dossier_commun(a, b), commun, "{a:?} {b:?}");
-        }
     }
 
     #[test]

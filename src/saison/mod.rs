@@ -1,7 +1,7 @@
 //! La saison : toutes les nuits d'un ou plusieurs dossiers, chacune vers sa participation.
 //!
-//! Ici, les briques **pures** (ni réseau, ni base, ni horloge) sur lesquelles la commande
-//! s'appuie :
+//! Ici, sans un mot (ce qui s'en dit est dans `suivi/saison.rs`), ce que la commande décide ;
+//! d'abord les briques **pures** (ni réseau, ni base, ni horloge) :
 //! - [`nuits`] : regrouper les enregistrements en nuits d'après leur nom (site, année,
 //!   passage, point, soirée ; une participation par circuit et par passage en routier), et
 //!   rattacher à sa nuit ce qui n'a pas de nom de protocole (archives) ;
@@ -23,13 +23,21 @@
 //! « ce fichier va dans cette participation » doit se vérifier sur tous ses cas limites
 //! (minuit, deux enregistreurs, deux passages, une participation créée sur le site web, à
 //! l'heure d'été…) sans serveur, et se relire d'un coup d'œil.
+//!
+//! Puis ce qui lit ou écrit, en s'appuyant sur elles : [`reunion`] (les dossiers réunis sous
+//! leur ancêtre commun, ce que chaque nuit y lit), [`lecture`] (la plateforme lue avant toute
+//! écriture), [`planification`] (la destination, la racine et le verrou de chaque nuit, les
+//! nuits reprises par `retenter-echecs`).
 
 pub(crate) mod correspondance;
 pub(crate) mod decision;
 pub(crate) mod designation;
 pub(crate) mod fuseau;
 pub(crate) mod horloge;
+pub(crate) mod lecture;
 pub(crate) mod nuits;
+pub(crate) mod planification;
+pub(crate) mod reunion;
 pub(crate) mod sites;
 pub(crate) mod sort;
 

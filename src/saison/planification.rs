@@ -1,0 +1,369 @@
+//! Planifier les nuits d'une saison, sans un mot : la destination de chaque nuit selon son
+//! sort, sa racine (celle de son plan pour une nuit liée, montée s'il le faut), ses fichiers,
+//! le verrou de son plan ; pour `vigie retenter-echecs`, les nuits reprises, les fichiers de
+//! chacune, les nuits nouvelles ; les réglages que retient la saison ; les verrous des
+//! saisons. La commande planifie (en relisant les fichiers au besoin) et dit.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::depot::fabrique::Destination;
+use crate::destination::{CibleParticipation, DestinationVigieChiro};
+use crate::horodatage::InstantUtc;
+use crate::inventaire::Enregistrement;
+use crate::plan::{
+    Base, DepotPlan, FichierPlanifie, NuitPlanifiee, ReglagesRetenus, Sorte, VerrouPlan,
+};
+use crate::saison::fuseau::Fuseau;
+use crate::saison::nuits::{CleNuit, Regroupement};
+use crate::saison::reunion::{Reunion, montee};
+use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
+
+/// Une nuit à envoyer : son plan, sa destination, le verrou tenu.
+pub(crate) struct NuitAEnvoyer {
+    pub(crate) plan: DepotPlan,
+    pub(crate) destination: Destination,
+    pub(crate) libelle: String,
+    /// Le verrou du plan (aucun pour une simulation, qui n'écrit rien).
+    _verrou: Option<VerrouPlan>,
+    /// Le verrou du plan sur son dossier d'avant une montée de sa racine (sinon rien).
+    _verrou_d_avant: Option<VerrouPlan>,
+}
+
+impl NuitAEnvoyer {
+    /// Une nuit reprise (`retenter-echecs`) : son plan, verrouillé par `verrou`.
+    pub(crate) fn reprise(
+        plan: DepotPlan,
+        destination: Destination,
+        libelle: String,
+        verrou: VerrouPlan,
+    ) -> NuitAEnvoyer {
+        NuitAEnvoyer {
+            plan,
+            destination,
+            libelle,
+            _verrou: Some(verrou),
+            _verrou_d_avant: None,
+        }
+    }
+}
+
+/// Ce que la planification de chaque nuit de la saison partage.
+pub(crate) struct Saison<'a> {
+    pub(crate) api: &'a str,
+    pub(crate) fuseau: &'a Fuseau,
+    pub(crate) reunion: &'a Reunion,
+    /// Une simulation : la planification se fait sur une copie en mémoire de la base, sans
+    /// verrou, et la montée d'une racine n'est pas annoncée.
+    pub(crate) a_blanc: bool,
+}
+
+/// Une nuit de la saison prête à planifier : son plan verrouillé, ce que la planification
+/// reçoit, et la racine de son plan si elle vient de monter.
+pub(crate) struct NuitPreparee {
+    pub(crate) destination: Destination,
+    /// La racine de la nuit (le dossier du plan).
+    pub(crate) dossier: String,
+    /// La sorte et l'identité de la destination, comme le plan les retient.
+    pub(crate) sorte: Sorte,
+    pub(crate) identite: String,
+    pub(crate) fichiers: Vec<FichierPlanifie>,
+    /// Les dossiers parcourus, relatifs à la racine : ce que la replanification peut dire
+    /// « disparu ».
+    pub(crate) perimetre: Vec<String>,
+    /// La nouvelle racine du plan d'une nuit liée, quand elle vient de monter (à dire).
+    pub(crate) montee: Option<String>,
+    verrou: Option<VerrouPlan>,
+    verrou_d_avant: Option<VerrouPlan>,
+}
+
+impl NuitPreparee {
+    /// La nuit planifiée sous `plan`, ses verrous tenus jusqu'à la fin de la course.
+    pub(crate) fn planifiee(self, plan: DepotPlan, libelle: String) -> NuitAEnvoyer {
+        NuitAEnvoyer {
+            plan,
+            destination: self.destination,
+            libelle,
+            _verrou: self.verrou,
+            _verrou_d_avant: self.verrou_d_avant,
+        }
+    }
+}
+
+/// Une nuit de la saison prête à planifier (voir [`NuitPreparee`]), son plan verrouillé
+/// (`libelle` : son nom dans un refus de verrou) ; `planifiable` fait le fichier planifiable
+/// d'un enregistrement.
+pub(crate) fn preparer_la_nuit(
+    s: &Saison<'_>,
+    base: &mut Base,
+    n: &NuitDeSaison,
+    (libelle, description): (&str, crate::description::Description),
+    planifiable: fn(&Enregistrement, String, String) -> FichierPlanifie,
+) -> Result<NuitPreparee> {
+    let (destination, racine, verrou_d_avant, montee) =
+        destination_de_la_nuit(s, base, n, libelle, description)?;
+    let Some(dossier) = racine.to_str().map(str::to_owned) else {
+        anyhow::bail!("chemin de la nuit {} : pas de l'UTF-8", racine.display());
+    };
+    let fichiers = s
+        .reunion
+        .fichiers_de_la_nuit(&n.nuit, &racine, &destination, planifiable)?;
+    let (sorte, identite) = match &n.sort {
+        Sort::Liee { plan } => (plan.sorte.clone(), plan.destination.clone()),
+        _ => (destination.sorte(), destination.identite()),
+    };
+    // Sans montée, le verrou d'avant est celui du plan (le reprendre échouerait : il est
+    // déjà tenu) ; après une montée, les deux sont tenus jusqu'à la fin de la course.
+    let (verrou, verrou_d_avant) = match (verrou_d_avant, &n.sort) {
+        _ if s.a_blanc => (None, None),
+        (Some(v), Sort::Liee { plan }) if plan.dossier == dossier => (Some(v), None),
+        (avant, _) => (
+            Some(VerrouPlan::prendre(
+                base.chemin(),
+                &dossier,
+                &identite,
+                libelle,
+            )?),
+            avant,
+        ),
+    };
+    Ok(NuitPreparee {
+        perimetre: s.reunion.perimetre(&racine),
+        destination,
+        dossier,
+        sorte,
+        identite,
+        fichiers,
+        montee,
+        verrou,
+        verrou_d_avant,
+    })
+}
+
+/// La destination d'une nuit selon son sort, et sa racine (celle de son plan pour une nuit
+/// liée, montée s'il le faut, et la nouvelle alors) ; pour une nuit liée, le verrou de son
+/// plan pris sur son dossier d'avant toute montée : un `vigie verifier` ou un `vigie depot
+/// --participation` qui tient ce plan ne voit pas ses chemins changer pendant qu'il envoie ;
+/// la montée attend qu'il ait fini (code 4).
+fn destination_de_la_nuit(
+    s: &Saison<'_>,
+    base: &mut Base,
+    n: &NuitDeSaison,
+    libelle: &str,
+    description: crate::description::Description,
+) -> Result<(Destination, PathBuf, Option<VerrouPlan>, Option<String>)> {
+    let mut racine = s.reunion.racine.clone();
+    let racine_relative = s.reunion.racine_de_nuit(&n.nuit);
+    if !racine_relative.is_empty() {
+        racine.push(&racine_relative);
+    }
+    let participation = match &n.sort {
+        Sort::Liee { plan } => {
+            let verrou = if s.a_blanc {
+                None
+            } else {
+                Some(VerrouPlan::prendre(
+                    base.chemin(),
+                    &plan.dossier,
+                    &plan.destination,
+                    libelle,
+                )?)
+            };
+            let (racine, montee) = monter_si_besoin(base, plan, racine)?;
+            let destination = Destination::du_plan(plan)?.decrite(description);
+            return Ok((destination, racine, verrou, montee));
+        }
+        Sort::Reprise { participation, .. } => CibleParticipation::Existante(participation.clone()),
+        Sort::ACreer => {
+            let (debut, fin) = n.bornes.context("bornes d'une nuit à créer")?;
+            CibleParticipation::ACreer {
+                site: n.site.clone().context("site d'une nuit non rapproché")?,
+                point: n.nuit.cle.point.clone(),
+                debut: InstantUtc::depuis_secondes(debut.timestamp()),
+                fin: InstantUtc::depuis_secondes(fin.timestamp()),
+            }
+        }
+        Sort::NonVerifiee => unreachable!("une nuit non vérifiée n'est pas déposée"),
+    };
+    let destination = DestinationVigieChiro {
+        api: s.api.to_owned(),
+        participation,
+        description: Box::new(description),
+    };
+    Ok((destination.into(), racine, None, None))
+}
+
+/// Des fichiers de la nuit hors de la racine de son plan : la racine monte à l'ancêtre commun
+/// ([`montee`]), dans la base ; la racine de la nuit, et la nouvelle si elle a monté.
+fn monter_si_besoin(
+    base: &mut Base,
+    plan: &DepotPlan,
+    racine: PathBuf,
+) -> Result<(PathBuf, Option<String>)> {
+    let racine_plan = PathBuf::from(&plan.dossier);
+    let Some((nouvelle, prefixe)) = montee(&racine, &racine_plan)? else {
+        return Ok((racine_plan, None));
+    };
+    let texte = nouvelle
+        .to_str()
+        .context("chemin d'une racine de nuit : pas de l'UTF-8")?;
+    base.monter_racine(plan.id, texte, &prefixe)?;
+    let texte = texte.to_owned();
+    Ok((nouvelle, Some(texte)))
+}
+
+/// Les réglages de la saison : ceux que retiennent ses nuits qui ont encore à partir (donnés
+/// au dépôt de la saison, ou à une reprise). Les nuits finies n'y comptent pas : une nuit
+/// d'une autre carte de la même année, déposée sous d'autres réglages, ne s'y mêle jamais.
+/// Rend chaque jeu de réglages retenu, et les nuits qui le retiennent : plus d'un (deux
+/// dépôts, deux réglages), la commande refuse, sauf réglages donnés, qui valent alors pour
+/// toutes.
+pub(crate) fn reglages_de_la_saison<'p>(
+    base: &Base,
+    planifiees: &'p [NuitAEnvoyer],
+) -> Result<Vec<(ReglagesRetenus, Vec<&'p str>)>> {
+    let mut vus: Vec<(ReglagesRetenus, Vec<&str>)> = Vec::new();
+    for p in planifiees {
+        let r = base.resume(p.plan.id)?;
+        let a_creer = p.plan.participation.is_none() && participation_du_plan(&p.plan).is_none();
+        if r.deposee == r.total() && !a_creer {
+            continue;
+        }
+        let retenus = base.reglages(p.plan.id)?;
+        if retenus.est_vide() {
+            continue;
+        }
+        match vus.iter_mut().find(|(v, _)| *v == retenus) {
+            Some((_, nuits)) => nuits.push(&p.libelle),
+            None => vus.push((retenus, vec![&p.libelle])),
+        }
+    }
+    Ok(vus)
+}
+
+/// Les nuits de saison que `vigie retenter-echecs` reprend : la nuit N, ou, sans argument,
+/// toute la saison du dernier dépôt ; `None` si le dernier dépôt n'est pas d'une saison.
+pub(crate) fn nuits_a_retenter(
+    base: &Base,
+    plan: Option<i64>,
+) -> Result<Option<Vec<NuitPlanifiee>>> {
+    // Sans argument : la saison du dernier dépôt (toutes ses nuits), quelle que soit la nuit
+    // touchée en dernier.
+    if plan.is_none() {
+        return Ok(match base.dernier_depot(false)? {
+            crate::plan::DernierDepot::Saison(saison) => Some(base.nuits_de_saison(saison)?),
+            crate::plan::DernierDepot::Plan(_) => None,
+        });
+    }
+    let plan = base.plan(plan)?;
+    Ok(base.nuit_du_plan(plan.id)?.map(|n| vec![n]))
+}
+
+/// Chaque nuit nouvelle et son nombre de fichiers ; les dossiers où elles sont.
+pub(crate) type NuitsComptees = (Vec<(CleNuit, usize)>, Vec<String>);
+
+/// Les nuits des racines qu'aucune nuit connue de la saison n'est (des fichiers ajoutés
+/// depuis, d'une autre soirée, d'un autre point) : leurs fichiers, et leurs dossiers.
+#[derive(Default)]
+pub(crate) struct NuitsNouvelles {
+    fichiers: BTreeMap<CleNuit, BTreeSet<PathBuf>>,
+    dossiers: BTreeSet<String>,
+}
+
+impl NuitsNouvelles {
+    /// Les nuits de `regroupement` (les enregistrements du dossier du plan) qu'aucune nuit
+    /// connue n'est.
+    pub(crate) fn relever(
+        &mut self,
+        connues: &[NuitPlanifiee],
+        plan: &DepotPlan,
+        enregistrements: &[Enregistrement],
+        regroupement: &Regroupement,
+    ) {
+        for r in &regroupement.nuits {
+            if connues.iter().any(|c| meme_nuit(&c.nuit, &r.cle)) {
+                continue;
+            }
+            let fichiers = self.fichiers.entry(r.cle.clone()).or_default();
+            for &i in &r.fichiers {
+                let chemin = &enregistrements[i].chemin;
+                fichiers.insert(Path::new(&plan.dossier).join(chemin));
+            }
+            self.dossiers.insert(plan.dossier.clone());
+        }
+    }
+
+    /// Chaque nuit nouvelle et son nombre de fichiers, et les dossiers où elles sont (sans
+    /// ceux qui sont dans un autre) : rien si aucune.
+    pub(crate) fn comptes(self) -> Option<NuitsComptees> {
+        if self.fichiers.is_empty() {
+            return None;
+        }
+        let nouvelles = self
+            .fichiers
+            .into_iter()
+            .map(|(cle, fichiers)| (cle, fichiers.len()))
+            .collect();
+        Some((nouvelles, dossiers_racines(&self.dossiers)))
+    }
+}
+
+/// Ceux des fichiers planifiables du dossier (dans l'ordre de ses enregistrements,
+/// `regroupement`) qui sont de la nuit `n`.
+pub(crate) fn fichiers_de_la_liee(
+    n: &NuitPlanifiee,
+    fichiers: Vec<FichierPlanifie>,
+    regroupement: &Regroupement,
+) -> Vec<FichierPlanifie> {
+    let indices: HashSet<usize> = regroupement
+        .nuits
+        .iter()
+        .filter(|r| meme_nuit(&n.nuit, &r.cle))
+        .flat_map(|r| r.fichiers.iter().copied())
+        .collect();
+    fichiers
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| indices.contains(i))
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// Des dossiers, sans ceux qui sont dans un autre de la liste.
+fn dossiers_racines(dossiers: &BTreeSet<String>) -> Vec<String> {
+    dossiers
+        .iter()
+        .filter(|d| {
+            !dossiers
+                .iter()
+                .any(|autre| autre != *d && Path::new(d).starts_with(autre))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Toutes les nuits des saisons de ces plans (celles de la commande, et les autres nuits de
+/// leurs saisons : déposées, entamées, pas commencées), avec leur plan et son résumé : le
+/// bilan de la saison.
+pub(crate) fn nuits_des_saisons(
+    base: &Base,
+    plans: &[i64],
+) -> Result<Vec<(NuitPlanifiee, DepotPlan, crate::plan::ResumePlan)>> {
+    let mut saisons = BTreeSet::new();
+    for &id in plans {
+        if let Some(n) = base.nuit_du_plan(id)? {
+            saisons.insert(n.saison_id);
+        }
+    }
+    let mut nuits = Vec::new();
+    for saison in saisons {
+        for n in base.nuits_de_saison(saison)? {
+            let plan = base.plan(Some(n.plan_id))?;
+            let r = base.resume(n.plan_id)?;
+            nuits.push((n, plan, r));
+        }
+    }
+    Ok(nuits)
+}
