@@ -266,7 +266,7 @@ _vigie() {
             return 0
             ;;
         vigie__subcmd__depot)
-            opts="-v -q -h --vers --participation --site --point --passage --debut --fin --fuseau --forcer-participation --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --enregistreur-type --enregistreur-numero-serie --micro-position --micro-hauteur --micro-type --micro-numero-serie --canal-expansion --canal-direct --temperature-debut --temperature-fin --vent --couverture --base --json --progression --verbose --quiet --journal --help"
+            opts="-v -q -h --vers --participation --site --point --passage --debut --fin --fuseau --forcer-participation --api --autoriser-http --simulation --redeposer-modifies --jusqu-au-bout --attente-passage --attente-passage-max --paralleles --seuil-multipart --taille-partie --debit-max --delai-tentative --delai-blocage --tentatives --attente-base --attente-max --echeance --echecs-reseau --attente-reseau --endpoint-url --region --profil --enregistreur-type --enregistreur-numero-serie --micro-position --micro-hauteur --micro-type --micro-numero-serie --micro1-position --micro1-hauteur --micro1-type --micro1-numero-serie --canal-expansion --canal-direct --temperature-debut --temperature-fin --vent --couverture --base --json --progression --verbose --quiet --journal --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -401,6 +401,22 @@ _vigie() {
                     return 0
                     ;;
                 --micro-numero-serie)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro1-position)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro1-hauteur)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro1-type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --micro1-numero-serie)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

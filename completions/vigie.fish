@@ -84,6 +84,10 @@ complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-position -d 
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-hauteur -d 'Point fixe : la hauteur du micro, en mètres' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-type -d 'Le type du micro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro-numero-serie -d 'Le numéro de série du micro' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro1-position -d 'Point fixe : la position du second micro, SOL ou CANOPEE (facultatif)' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro1-hauteur -d 'Point fixe : la hauteur du second micro, en mètres' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro1-type -d 'Point fixe : le type du second micro' -r
+complete -c vigie -n "__fish_vigie_using_subcommand depot" -l micro1-numero-serie -d 'Point fixe : le numéro de série du second micro' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l canal-expansion -d 'Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l canal-direct -d 'Routier et pédestre : le canal en enregistrement direct, GAUCHE, DROITE ou ABSENT' -r
 complete -c vigie -n "__fish_vigie_using_subcommand depot" -l temperature-debut -d 'La température au début de la nuit, en degrés entiers' -r

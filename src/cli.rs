@@ -984,6 +984,22 @@ pub(crate) struct OptionsDescription {
     /// Le numéro de série du micro.
     #[arg(long, value_name = "NUMERO")]
     pub(crate) micro_numero_serie: Option<String>,
+    /// Point fixe : la position du second micro, SOL ou CANOPEE (facultatif).
+    ///
+    /// Point fixe : la position du second micro, SOL ou CANOPEE (clés micro1_* du formulaire
+    /// du site web). Un second micro est facultatif : vigie participations ne le dit pas
+    /// manquant. Retenu par point comme le premier (les options --micro1-*).
+    #[arg(long, value_name = "POSITION", hide_short_help = true)]
+    pub(crate) micro1_position: Option<String>,
+    /// Point fixe : la hauteur du second micro, en mètres.
+    #[arg(long, value_name = "METRES", hide_short_help = true)]
+    pub(crate) micro1_hauteur: Option<u32>,
+    /// Point fixe : le type du second micro.
+    #[arg(long, value_name = "TYPE", hide_short_help = true)]
+    pub(crate) micro1_type: Option<String>,
+    /// Point fixe : le numéro de série du second micro.
+    #[arg(long, value_name = "NUMERO", hide_short_help = true)]
+    pub(crate) micro1_numero_serie: Option<String>,
     /// Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT.
     ///
     /// Routier et pédestre : le canal en expansion de temps, GAUCHE, DROITE ou ABSENT. Sans
@@ -1020,11 +1036,17 @@ impl OptionsDescription {
             type_micro: self.micro_type.clone(),
             numero_serie: self.micro_numero_serie.clone(),
         };
+        let second = Micro {
+            position: self.micro1_position.clone(),
+            hauteur: self.micro1_hauteur,
+            type_micro: self.micro1_type.clone(),
+            numero_serie: self.micro1_numero_serie.clone(),
+        };
         let d = Description {
             enregistreur_type: self.enregistreur_type.clone(),
             enregistreur_numero_serie: self.enregistreur_numero_serie.clone(),
             micro_routier: micro.clone(),
-            micros: [micro, Micro::default()],
+            micros: [micro, second],
             canal_expansion_temps: self.canal_expansion.clone(),
             canal_enregistrement_direct: self.canal_direct.clone(),
             meteo: Meteo {

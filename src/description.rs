@@ -42,6 +42,24 @@ pub(crate) struct Meteo {
     pub(crate) couverture: Option<String>,
 }
 
+/// Les options de `vigie depot` qui posent chaque valeur d'un micro (position, hauteur, type,
+/// numéro de série), par rang : 0 pour le premier micro d'un point fixe (`micro0_*`) ou le micro
+/// d'un routier (`micro_*`), 1 pour le second micro d'un point fixe (`micro1_*`, facultatif).
+pub(crate) const OPTIONS_MICRO: [[&str; 4]; 2] = [
+    [
+        "--micro-position",
+        "--micro-hauteur",
+        "--micro-type",
+        "--micro-numero-serie",
+    ],
+    [
+        "--micro1-position",
+        "--micro1-hauteur",
+        "--micro1-type",
+        "--micro1-numero-serie",
+    ],
+];
+
 /// Un micro de point fixe (`micro0_*`, `micro1_*`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Micro {
@@ -74,32 +92,35 @@ impl Micro {
         }
     }
 
-    /// Ses valeurs, chacune avec l'option qui la pose (`--micro-hauteur 4`).
-    fn valeurs(&self) -> [(&'static str, Option<String>); 4] {
+    /// Ses valeurs, chacune avec l'option qui la pose pour le micro de ce rang
+    /// (`--micro-hauteur 4`, `--micro1-hauteur 2` : [`OPTIONS_MICRO`]).
+    fn valeurs(&self, rang: usize) -> [(&'static str, Option<String>); 4] {
+        let [position, hauteur, type_micro, numero_serie] = OPTIONS_MICRO[rang];
         [
-            ("--micro-position", self.position.clone()),
-            ("--micro-hauteur", self.hauteur.map(|h| h.to_string())),
-            ("--micro-type", self.type_micro.clone()),
-            ("--micro-numero-serie", self.numero_serie.clone()),
+            (position, self.position.clone()),
+            (hauteur, self.hauteur.map(|h| h.to_string())),
+            (type_micro, self.type_micro.clone()),
+            (numero_serie, self.numero_serie.clone()),
         ]
     }
 
-    /// Ce qu'il dit, lisible : `--micro-position CANOPEE --micro-hauteur 4`.
-    pub(crate) fn dire(&self) -> String {
+    /// Ce qu'il dit, lisible, pour le micro de ce rang : `--micro-position CANOPEE
+    /// --micro-hauteur 4`.
+    pub(crate) fn dire(&self, rang: usize) -> String {
         let mots: Vec<String> = self
-            .valeurs()
+            .valeurs(rang)
             .into_iter()
             .filter_map(|(o, v)| v.map(|v| format!("{o} {v}")))
             .collect();
         mots.join(" ")
     }
 
-    /// Ce qui change de `avant` à lui : `--micro-hauteur 4 → 2`, une valeur retenue
-    /// remplacée ; rien pour une valeur nouvelle.
-    pub(crate) fn remplacements(&self, avant: &Micro) -> Vec<String> {
-        self.valeurs()
+    /// Ce qui change de `avant` à lui, pour le micro de ce rang : `--micro-hauteur 4 → 2`, une
+    /// valeur retenue remplacée ; rien pour une valeur nouvelle.
+    pub(crate) fn remplacements(&self, avant: &Micro, rang: usize) -> Vec<String> {
+        self.valeurs(rang)
             .into_iter()
-            .zip(avant.valeurs())
+            .zip(avant.valeurs(rang))
             .filter_map(|((o, v), (_, a))| match (a, v) {
                 (Some(a), Some(v)) if a != v => Some(format!("{o} {a} → {v}")),
                 _ => None,
@@ -147,19 +168,21 @@ fn parmi(
 }
 
 impl Description {
-    /// Le micro qui décrit un site point fixe (`micro0_*`) ou routier et pédestre (`micro_*`).
-    pub(crate) fn micro(&self, point_fixe: bool) -> &Micro {
+    /// Les micros qui décrivent un site, par rang : point fixe, `micro0_*` et `micro1_*` ;
+    /// routier et pédestre, le seul (`micro_*`).
+    pub(crate) fn micros_du_site(&self, point_fixe: bool) -> &[Micro] {
         if point_fixe {
-            &self.micros[0]
+            &self.micros
         } else {
-            &self.micro_routier
+            std::slice::from_ref(&self.micro_routier)
         }
     }
 
-    /// La même, avec ce micro pour un site point fixe ou routier et pédestre.
-    pub(crate) fn avec_micro(mut self, point_fixe: bool, micro: Micro) -> Description {
+    /// La même, avec ce micro au rang `rang` d'un site point fixe ou routier et pédestre
+    /// (voir [`Description::micros_du_site`]).
+    pub(crate) fn avec_micro(mut self, point_fixe: bool, rang: usize, micro: Micro) -> Description {
         if point_fixe {
-            self.micros[0] = micro;
+            self.micros[rang] = micro;
         } else {
             self.micro_routier = micro;
         }
@@ -171,8 +194,9 @@ impl Description {
     pub(crate) fn valider(&self) -> Result<(), ValeurRefusee> {
         parmi("--vent", &self.meteo.vent, &VENTS)?;
         parmi("--couverture", &self.meteo.couverture, &COUVERTURES)?;
-        parmi("--micro-position", &self.micros[0].position, &POSITIONS)?;
-        parmi("--micro1-position", &self.micros[1].position, &POSITIONS)?;
+        for (micro, options) in self.micros.iter().zip(OPTIONS_MICRO) {
+            parmi(options[0], &micro.position, &POSITIONS)?;
+        }
         parmi("--canal-expansion", &self.canal_expansion_temps, &CANAUX)?;
         parmi("--canal-direct", &self.canal_enregistrement_direct, &CANAUX)?;
         match (
@@ -438,7 +462,7 @@ mod tests {
 
     #[test]
     fn les_cles_sont_celles_du_formulaire_web() {
-        let d = description();
+        let mut d = description();
         assert_eq!(
             Value::Object(d.configuration(true)),
             json!({
@@ -448,6 +472,28 @@ mod tests {
                 "micro0_hauteur": "4",
                 "micro0_type": "ICS",
             })
+        );
+        // Le second micro d'un point fixe : `micro1_*`, comme le formulaire
+        // (`Scille/vigiechiro-front`, `participation_ctrl.coffee`) ; rien en routier.
+        d.micros[1] = Micro {
+            position: Some("SOL".into()),
+            hauteur: Some(1),
+            type_micro: Some("SMX-US".into()),
+            numero_serie: Some("M-78".into()),
+        };
+        let c = d.configuration(true);
+        for (cle, v) in [
+            ("micro1_position", "SOL"),
+            ("micro1_hauteur", "1"),
+            ("micro1_type", "SMX-US"),
+            ("micro1_numero_serie", "M-78"),
+        ] {
+            assert_eq!(c[cle], v, "{cle}");
+        }
+        assert!(
+            !d.configuration(false)
+                .keys()
+                .any(|k| k.starts_with("micro1")),
         );
         assert_eq!(
             Value::Object(d.meteo()),
@@ -491,9 +537,14 @@ mod tests {
                 "--micro-type"
             ]
         );
-        // Une valeur vide ne dit rien ; les numéros de série ne sont pas attendus.
+        // Une valeur vide ne dit rien ; les numéros de série ne sont pas attendus, ni le second
+        // micro (facultatif : un seul micro est l'usage) ; vide, il ne manque pas.
         let c = Value::Object(description().configuration(true));
+        assert!(!c.to_string().contains("micro1"), "{c}");
         assert!(options(&c, true).is_empty(), "{c}");
+        let mut vide = c.clone();
+        vide["micro1_type"] = json!("");
+        assert!(options(&vide, true).is_empty(), "{vide}");
         assert_eq!(
             options(
                 &json!({"micro_type": "SMX-U1", "canal_expansion_temps": ""}),
@@ -514,6 +565,9 @@ mod tests {
         let mut d = description();
         d.canal_expansion_temps = Some("GAUCHE".into());
         assert_eq!(d.valider().unwrap_err().option, "--canal-direct");
+        let mut d = description();
+        d.micros[1].position = Some("TRONC".into());
+        assert_eq!(d.valider().unwrap_err().option, "--micro1-position");
     }
 
     #[test]
@@ -529,10 +583,16 @@ mod tests {
         assert_eq!(micro.hauteur, Some(2));
         assert_eq!(micro.type_micro.as_deref(), Some("ICS"));
         assert_eq!(micro.numero_serie.as_deref(), Some("M-9"));
-        assert_eq!(micro.remplacements(&retenu), ["--micro-hauteur 4 → 2"]);
+        assert_eq!(micro.remplacements(&retenu, 0), ["--micro-hauteur 4 → 2"]);
         assert_eq!(
-            retenu.dire(),
+            retenu.dire(0),
             "--micro-position CANOPEE --micro-hauteur 4 --micro-type ICS"
+        );
+        // Le second micro d'un point fixe se dit par ses options à lui.
+        assert_eq!(micro.remplacements(&retenu, 1), ["--micro1-hauteur 4 → 2"]);
+        assert_eq!(
+            retenu.dire(1),
+            "--micro1-position CANOPEE --micro1-hauteur 4 --micro1-type ICS"
         );
         assert!(Micro::default().est_vide() && !donne.est_vide());
     }

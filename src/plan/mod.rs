@@ -91,6 +91,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0012_noter_sorte",
         include_str!("../../migrations/0012_noter_sorte.sql"),
     ),
+    (
+        "0013_retenir_second_micro",
+        include_str!("../../migrations/0013_retenir_second_micro.sql"),
+    ),
 ];
 
 /// Temps qu'un `vigie` attend qu'un autre libère l'écriture de la base avant d'abandonner.

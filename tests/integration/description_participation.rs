@@ -29,6 +29,17 @@ const MATERIEL: [&str; 10] = [
     "--micro-type",
     "ICS",
 ];
+/// Le second micro d'un point fixe (`micro1_*`).
+const SECOND_MICRO: [&str; 8] = [
+    "--micro1-position",
+    "SOL",
+    "--micro1-hauteur",
+    "1",
+    "--micro1-type",
+    "SMX-US",
+    "--micro1-numero-serie",
+    "M-78",
+];
 const METEO: [&str; 8] = [
     "--temperature-debut",
     "18",
@@ -365,6 +376,72 @@ fn le_micro_d_un_point_est_retenu_pour_ses_passages_suivants() {
             .as_ref()
             .is_none_or(|c| c.get("micro0_position").is_none()),
         "{b2:?}"
+    );
+}
+
+/// Le second micro d'un point fixe (`--micro1-*`) : la participation créée porte les clés
+/// `micro1_*` du formulaire du site web (`Scille/vigiechiro-front`, `participation_ctrl.coffee`),
+/// exactement ; il est retenu par point comme le premier, et repris au passage suivant.
+#[test]
+fn le_second_micro_porte_les_cles_micro1_du_formulaire_et_se_retient() {
+    let banc = Banc::nouveau();
+    let options = [&MATERIEL[4..], &SECOND_MICRO[..]].concat();
+    let (_, c1) = passage_en_a1(&banc, 1, "0621", &options);
+    let deux_micros = json!({
+        "micro0_position": "CANOPEE",
+        "micro0_hauteur": "4",
+        "micro0_type": "ICS",
+        "micro1_position": "SOL",
+        "micro1_hauteur": "1",
+        "micro1_type": "SMX-US",
+        "micro1_numero_serie": "M-78",
+    });
+    assert_eq!(c1, deux_micros);
+    // Passage suivant, sans option : les deux micros retenus ; une hauteur redonnée au second
+    // ne touche que lui.
+    let (_, c2) = passage_en_a1(&banc, 2, "0715", &[]);
+    assert_eq!(c2, deux_micros);
+    let (out, c3) = passage_en_a1(&banc, 3, "0812", &["--micro1-hauteur", "3"]);
+    let mut plus_haut = deux_micros.clone();
+    plus_haut["micro1_hauteur"] = json!("3");
+    assert_eq!(c3, plus_haut);
+    assert!(
+        stderr(&out).contains("second micro du point A1 remplacé (--micro1-hauteur 1 → 3)"),
+        "{}",
+        texte(&out)
+    );
+}
+
+/// Une participation dont le site web a déjà dit le second micro le garde tel quel quand
+/// `vigie` la complète avec d'autres valeurs ; seule une clé absente ou vide est complétée.
+#[test]
+fn une_participation_qui_dit_deja_son_second_micro_le_garde() {
+    let banc = Banc::avec_fichier(&nom(1), 1_000);
+    let web = json!({
+        "micro1_position": "CANOPEE",
+        "micro1_hauteur": "6",
+        "micro1_type": "",
+    });
+    assert!(
+        banc.bac()
+            .poser_description(PARTICIPATION, web.clone(), json!({}))
+    );
+    banc.depot_plateforme_avec(&SECOND_MICRO.map(String::from))
+        .finir_en(0);
+    let c = banc
+        .bac()
+        .participation(PARTICIPATION)
+        .unwrap()
+        .configuration
+        .unwrap();
+    assert_eq!(
+        c,
+        json!({
+            "micro1_position": "CANOPEE",
+            "micro1_hauteur": "6",
+            "micro1_type": "SMX-US",
+            "micro1_numero_serie": "M-78",
+        })
     );
 }
 

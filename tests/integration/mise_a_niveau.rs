@@ -27,7 +27,7 @@ const SCHEMA_5: [&str; 5] = [
 /// au schéma `version`, c'est défaire, de la plus récente à la plus ancienne, celles qui le
 /// dépassent. Une migration nouvelle ajoute ici sa ligne, et les essais des schémas plus
 /// anciens restent tels quels.
-const DEFAIRE: [(i64, &str); 3] = [
+const DEFAIRE: [(i64, &str); 4] = [
     (
         10,
         "ALTER TABLE depot_unite DROP COLUMN source;
@@ -37,7 +37,20 @@ const DEFAIRE: [(i64, &str); 3] = [
     ),
     (11, "DROP TABLE micro_du_point;"),
     (12, "ALTER TABLE depot_plan DROP COLUMN sorte;"),
+    (
+        13,
+        concat!(
+            "ALTER TABLE micro_du_point RENAME TO micro_du_point_par_rang;",
+            include_str!("../../migrations/0011_retenir_micro_du_point.sql"),
+            "INSERT INTO micro_du_point SELECT api, site, point, position, hauteur, type_micro,
+                 numero_serie, retenu_le FROM micro_du_point_par_rang WHERE rang = 0;
+             DROP TABLE micro_du_point_par_rang;"
+        ),
+    ),
 ];
+
+/// Le schéma de cette version : celui de la dernière migration.
+const SCHEMA_ACTUEL: i64 = DEFAIRE[DEFAIRE.len() - 1].0;
 
 /// Ramène la base `base`, écrite par cette version, au schéma `version` (au moins 9), telle
 /// qu'une version d'alors l'aurait laissée.
@@ -202,7 +215,7 @@ fn base_du_schema_9_reprise_sans_rien_renvoyer_et_colonnes_de_la_source_vides() 
     let version: i64 = c
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 12);
+    assert_eq!(version, SCHEMA_ACTUEL);
     let sources: i64 = c
         .query_row(
             "SELECT COUNT(*) FROM depot_unite WHERE source IS NULL AND entete IS NULL",
@@ -235,7 +248,7 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
     let version: i64 = c
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 12);
+    assert_eq!(version, SCHEMA_ACTUEL);
     let retenus: Vec<(String, String, Option<String>)> = c
         .prepare("SELECT site, point, position FROM micro_du_point")
         .unwrap()

@@ -134,7 +134,7 @@ async fn resoudre(
             Err(r) => return Err(participation_incertaine(&r)),
         }
     }
-    // Le micro du point : celui des options, par-dessus celui que la base retient.
+    // Les micros du point : ceux des options, par-dessus ceux que la base retient.
     let description = avec_le_micro_du_point(
         base,
         PointEcoute {
@@ -202,7 +202,7 @@ async fn resoudre(
 }
 
 /// Complète `configuration` et `meteo` de la participation `id` avec ce que `vigie` sait
-/// (les options, et le micro que la base retient pour son point : [`avec_le_micro_du_point`]),
+/// (les options, et les micros que la base retient pour son point : [`avec_le_micro_du_point`]),
 /// sans rien effacer ni remplacer de ce que le site web y a mis : relire, fusionner
 /// (`description::completer`), écrire le dictionnaire entier, car le `PATCH` le remplace
 /// (`resources/participations.py` `edit_participation`). Rien à ajouter : rien n'est écrit.
@@ -301,57 +301,76 @@ async fn decrire(
     }
 }
 
-/// La description d'une participation à un point, avec son micro : celui que disent les
-/// options, par-dessus celui que la base retient pour ce point (chaque valeur donnée remplace
-/// la retenue, et le dit), retenu à son tour pour les passages suivants ; sans option, le
-/// retenu est repris tel quel.
+/// La description d'une participation à un point, avec ses micros (le premier, et en point
+/// fixe le second : `micro1_*`) : chacun celui que disent les options, par-dessus celui que la
+/// base retient à ce rang pour ce point (chaque valeur donnée remplace la retenue, et le dit),
+/// retenu à son tour pour les passages suivants ; sans option, le retenu est repris tel quel.
 fn avec_le_micro_du_point(
     base: &Base,
     point: PointEcoute<'_>,
     point_fixe: bool,
     description: &crate::description::Description,
 ) -> Result<crate::description::Description> {
-    let donne = description.micro(point_fixe);
-    let lieu = if point.point.is_empty() {
-        format!("du site {}", point.site)
-    } else {
-        format!("du point {}", point.point)
-    };
-    let micro = match base.micro_du_point(point)? {
-        None if donne.est_vide() => return Ok(description.clone()),
+    let mut decrite = description.clone();
+    for (rang, donne) in description.micros_du_site(point_fixe).iter().enumerate() {
+        if let Some(micro) = micro_retenu(base, point, rang, donne)? {
+            decrite = decrite.avec_micro(point_fixe, rang, micro);
+        }
+    }
+    Ok(decrite)
+}
+
+/// Le micro de ce rang pour ce point : `donne` (celui des options) par-dessus celui que la base
+/// retient, retenu à son tour ; `None` si ni l'un ni l'autre ne dit rien.
+fn micro_retenu(
+    base: &Base,
+    point: PointEcoute<'_>,
+    rang: usize,
+    donne: &crate::description::Micro,
+) -> Result<Option<crate::description::Micro>> {
+    let lieu = format!(
+        "{} {}",
+        if rang == 0 { "micro" } else { "second micro" },
+        if point.point.is_empty() {
+            format!("du site {}", point.site)
+        } else {
+            format!("du point {}", point.point)
+        }
+    );
+    let micro = match base.micro_du_point(point, rang)? {
+        None if donne.est_vide() => return Ok(None),
         None => {
-            base.retenir_micro(point, donne)?;
+            base.retenir_micro(point, rang, donne)?;
             tracing::info!(
-                "micro {lieu} retenu pour ses passages suivants : {}",
-                donne.dire()
+                "{lieu} retenu pour ses passages suivants : {}",
+                donne.dire(rang)
             );
             donne.clone()
         }
         Some(retenu) => {
             let micro = donne.par_dessus(&retenu);
-            let remplacees = micro.remplacements(&retenu);
+            let remplacees = micro.remplacements(&retenu, rang);
             if micro != retenu {
-                base.retenir_micro(point, &micro)?;
+                base.retenir_micro(point, rang, &micro)?;
             }
             if !remplacees.is_empty() {
                 tracing::warn!(
-                    "micro {lieu} remplacé ({}) : le nouveau est retenu pour ses passages \
-                     suivants",
+                    "{lieu} remplacé ({}) : le nouveau est retenu pour ses passages suivants",
                     remplacees.join(", ")
                 );
             } else if micro != retenu {
-                tracing::info!("micro {lieu} complété, retenu : {}", micro.dire());
+                tracing::info!("{lieu} complété, retenu : {}", micro.dire(rang));
             } else {
                 tracing::info!(
-                    "micro {lieu} repris de ses passages précédents : {} (redonner une \
-                     option --micro-… le remplace)",
-                    micro.dire()
+                    "{lieu} repris de ses passages précédents : {} (redonner l'une de ces \
+                     options la remplace)",
+                    micro.dire(rang)
                 );
             }
             micro
         }
     };
-    Ok(description.clone().avec_micro(point_fixe, micro))
+    Ok(Some(micro))
 }
 
 /// Les canaux d'un routier que la configuration ne dit pas, dits (le calcul les lit : sans eux,
