@@ -418,15 +418,16 @@ fn mode(g: &OptionsGlobales) -> ModeSortie {
 /// options ne le disent pas, qu'elle n'en a qu'un et que son nom se reconnaît
 /// (`PaRecPR1925492`, `S4U12345` ; pas `OB-1`, qui ne dit ni type ni numéro) ; en routier et
 /// pédestre, les canaux que disent ses séquences (`garde::deduire_les_canaux`), pour la
-/// participation à créer ou à compléter (une nuit liée a décrit la sienne à son premier
-/// dépôt : rien n'est relu).
+/// participation à créer ou à compléter. Une nuit liée a décrit la sienne à son premier
+/// dépôt : ses séquences ne sont relues que si des options de description la font compléter
+/// (ce que le site web y a mis l'emporte, `description::completer`).
 fn description_de_la_nuit(
     options: &crate::description::Description,
     n: &NuitDeSaison,
     reunion: &Reunion,
 ) -> crate::description::Description {
     let mut d = options.clone();
-    if !matches!(n.sort, Sort::Liee { .. }) {
+    if !matches!(n.sort, Sort::Liee { .. }) || *options != Default::default() {
         let chemins = n.nuit.fichiers.iter();
         super::garde::deduire_les_canaux(
             &mut d,

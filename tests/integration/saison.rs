@@ -1210,6 +1210,23 @@ fn nuit_routiere_creee_par_les_dates_de_ses_fichiers() {
 #[test]
 fn nuit_routiere_creee_avec_les_canaux_de_ses_sequences() {
     let banc = Banc::nouveau();
+    circuit_mono_a_gauche(&banc);
+    let out = depot_saison(&banc).finir_en(0);
+    let creees = banc.bac().participations(vigie_bac_a_sable::SITE_ROUTIER);
+    assert_eq!(creees.len(), 1, "{}", texte(&out));
+    let c = creees[0].configuration.clone().unwrap_or_default();
+    assert_eq!(c["canal_expansion_temps"], "GAUCHE", "{c}");
+    assert_eq!(c["canal_enregistrement_direct"], "ABSENT", "{c}");
+    assert!(
+        !stderr(&out).contains("ne dit pas ses canaux"),
+        "{}",
+        texte(&out)
+    );
+}
+
+/// La nuit routière du passage 1 du circuit 12, le 10 juin : deux séquences mono, en expansion
+/// de temps, côté gauche (les canaux qui s'en déduisent : GAUCHE et ABSENT).
+fn circuit_mono_a_gauche(banc: &Banc) {
     for (i, minutes) in [(1, 30), (2, 50)] {
         let nom = format!("circuit/Cir12-2026-Pass1-Tron{i}-Chiro_0_0000{i}_000.wav");
         banc.fichier(&nom, TAILLE);
@@ -1223,14 +1240,36 @@ fn nuit_routiere_creee_avec_les_canaux_de_ses_sequences() {
             )
             .unwrap();
     }
-    let out = depot_saison(&banc).finir_en(0);
+}
+
+/// Une nuit routière déjà liée à sa participation, dont la configuration ne dit plus ses
+/// canaux (le site web l'a réécrite avec le seul micro), la saison redonnée avec une option de
+/// description : ses canaux se déduisent de ses séquences comme à la création et complètent la
+/// configuration, sans rien effacer de ce que le site web y a mis. Avant : une nuit liée ne
+/// refaisait pas la déduction, et sa participation restait sans canaux (tout lu comme ×10).
+#[test]
+fn nuit_routiere_deja_liee_completee_des_canaux_de_ses_sequences() {
+    let banc = Banc::nouveau();
+    circuit_mono_a_gauche(&banc);
+    depot_saison(&banc).finir_en(0);
     let creees = banc.bac().participations(vigie_bac_a_sable::SITE_ROUTIER);
-    assert_eq!(creees.len(), 1, "{}", texte(&out));
-    let c = creees[0].configuration.clone().unwrap_or_default();
-    assert_eq!(c["canal_expansion_temps"], "GAUCHE", "{c}");
-    assert_eq!(c["canal_enregistrement_direct"], "ABSENT", "{c}");
-    assert!(
-        !stderr(&out).contains("ne dit pas ses canaux"),
+    assert_eq!(creees.len(), 1);
+    let id = &creees[0].id;
+    assert!(banc.bac().poser_description(
+        id,
+        serde_json::json!({ "micro_type": "SMX-U1" }),
+        serde_json::json!({})
+    ));
+    let out = depot_saison(&banc).args(["--vent", "FAIBLE"]).finir_en(0);
+    assert_eq!(creations(&banc), 1, "{}", texte(&out));
+    let c = banc.bac().participation(id).unwrap().configuration;
+    assert_eq!(
+        c,
+        Some(serde_json::json!({
+            "micro_type": "SMX-U1",
+            "canal_expansion_temps": "GAUCHE",
+            "canal_enregistrement_direct": "ABSENT",
+        })),
         "{}",
         texte(&out)
     );
