@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+pub(crate) mod reglages;
+
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::duree::Secondes;
@@ -366,23 +368,6 @@ fn usage_sans_variables(texte: &str, mut racine: clap::Command) -> String {
     }
 }
 
-/// Les réglages d'envoi (champs de [`OptionsEnvoi`] et [`OptionsReessai`]) que retient un
-/// plan quand ils sont donnés.
-pub(crate) const REGLAGES_D_ENVOI: [&str; 12] = [
-    "paralleles",
-    "seuil_multipart",
-    "taille_partie",
-    "debit_max",
-    "delai_tentative",
-    "delai_blocage",
-    "tentatives",
-    "attente_base",
-    "attente_max",
-    "echeance",
-    "echecs_reseau",
-    "attente_reseau",
-];
-
 impl Cli {
     /// La ligne de commande analysée, avec, pour `depot` et `retenter-echecs`, les réglages
     /// d'envoi donnés explicitement (sur la ligne de commande ou par leur variable) : eux seuls
@@ -395,18 +380,18 @@ impl Cli {
             _ => None,
         };
         if let (Some(envoi), Some((_, sous))) = (envoi, m.subcommand()) {
-            envoi.explicites = sous
-                .ids()
-                .filter(|id| REGLAGES_D_ENVOI.contains(&id.as_str()))
-                .filter(|id| {
+            let explicites = reglages::noms(envoi)
+                .into_iter()
+                .filter(|nom| {
                     matches!(
-                        sous.value_source(id.as_str()),
+                        sous.value_source(nom),
                         Some(clap::parser::ValueSource::CommandLine)
                             | Some(clap::parser::ValueSource::EnvVariable)
                     )
                 })
-                .map(|id| id.as_str().to_owned())
+                .map(str::to_owned)
                 .collect();
+            envoi.explicites = reglages::Explicites(explicites);
         }
         Ok(cli)
     }
@@ -1232,84 +1217,87 @@ fn analyser_jusqu_au_bout(texte: &str) -> Result<JusquAuBout, String> {
     })
 }
 
-/// Réglages de l'envoi : parallélisme, tailles, délais, réessais. Des options d'expert : les
-/// défauts conviennent à une nuit sur un partage de connexion.
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Options avancées")]
-pub(crate) struct OptionsEnvoi {
-    /// Nombre de transferts en même temps, au plus (des fichiers, ou les parties d'un gros
-    /// fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de
-    /// lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus
-    /// fait croître le débit.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub(crate) paralleles: u16,
+reglages::structure_de_reglages! {
+    /// Réglages de l'envoi : parallélisme, tailles, délais, réessais. Des options d'expert : les
+    /// défauts conviennent à une nuit sur un partage de connexion. Chaque champ est un réglage
+    /// (`cli/reglages.rs`) : le plan le retient sous son nom quand il est donné, et le reprend.
+    #[derive(Debug, Clone, Args)]
+    #[command(next_help_heading = "Options avancées")]
+    pub(crate) struct OptionsEnvoi {
+        /// Nombre de transferts en même temps, au plus (des fichiers, ou les parties d'un gros
+        /// fichier quand il reste moins de fichiers que de places) : le parallélisme baisse de
+        /// lui-même quand le réseau coupe, et remonte vers ce plafond quand un transfert de plus
+        /// fait croître le débit.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+        pub(crate) paralleles: u16,
 
-    /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ;
-    /// par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la
-    /// plateforme refuse les parties).
-    #[arg(long, value_name = "MIO", value_parser = clap::value_parser!(u64).range(5..=5120))]
-    pub(crate) seuil_multipart: Option<u64>,
+        /// Au-delà de cette taille (Mio), un fichier part en plusieurs parties (multipart) ;
+        /// par défaut 8 vers S3, 100 vers Vigie-Chiro (qui repasse en un seul envoi si la
+        /// plateforme refuse les parties).
+        #[arg(long, value_name = "MIO", value_parser = clap::value_parser!(u64).range(5..=5120))]
+        pub(crate) seuil_multipart: Option<u64>,
 
-    /// Taille d'une partie (Mio, 5 au moins).
-    #[arg(long, value_name = "MIO", default_value_t = 5, value_parser = clap::value_parser!(u64).range(5..=5120))]
-    pub(crate) taille_partie: u64,
+        /// Taille d'une partie (Mio, 5 au moins).
+        #[arg(long, value_name = "MIO", default_value_t = 5, value_parser = clap::value_parser!(u64).range(5..=5120))]
+        pub(crate) taille_partie: u64,
 
-    /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour
-    /// ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une
-    /// limite que le plan retient).
-    #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]
-    pub(crate) debit_max: Option<crate::transport::debit::DebitMax>,
+        /// Débit maximal de tous les envois réunis (ex. 2Mo/s, 500Ko/s, 1.5Mio/s, 16Mbit/s), pour
+        /// ne pas saturer un partage de connexion ; par défaut, aucune limite (« sans » lève une
+        /// limite que le plan retient).
+        #[arg(long, value_name = "DÉBIT", env = "VIGIE_DEBIT_MAX", value_parser = crate::transport::debit::DebitMax::analyser)]
+        pub(crate) debit_max: Option<crate::transport::debit::DebitMax>,
 
-    #[command(flatten)]
-    pub(crate) reessai: OptionsReessai,
+        #[command(flatten)]
+        pub(crate) reessai: OptionsReessai,
 
-    /// Les réglages ci-dessus donnés explicitement (leur nom : `paralleles`, `debit_max`…),
-    /// relevés par [`Cli::depuis_correspondances`] : le plan retient ceux-là, et les reprend
-    /// aux relances où ils ne sont pas donnés.
-    #[arg(skip)]
-    pub(crate) explicites: std::collections::BTreeSet<String>,
+        /// Les réglages ci-dessus donnés explicitement.
+        #[arg(skip)]
+        pub(crate) explicites: reglages::Explicites,
+    }
 }
 
-/// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`). Leurs
-/// défauts sont ceux de la politique et de l'émetteur, que l'aide affiche : aucun nombre ici.
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Options avancées")]
-pub(crate) struct OptionsReessai {
-    /// Délai maximal d'une tentative (secondes).
-    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64()))]
-    pub(crate) delai_tentative: Secondes,
+reglages::structure_de_reglages! {
+    /// Réglages des réessais de chaque émission (dépôt, relecture de `vigie verifier`). Leurs
+    /// défauts sont ceux de la politique et de l'émetteur, que l'aide affiche : aucun nombre ici.
+    #[derive(Debug, Clone, Args)]
+    #[command(next_help_heading = "Options avancées")]
+    pub(crate) struct OptionsReessai {
+        /// Délai maximal d'une tentative (secondes).
+        #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT.as_secs_f64()))]
+        pub(crate) delai_tentative: Secondes,
 
-    /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
-    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64()))]
-    pub(crate) delai_blocage: Secondes,
+        /// Un transfert qui n'avance plus depuis ce délai (secondes) est coupé et réessayé.
+        #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT.as_secs_f64()))]
+        pub(crate) delai_blocage: Secondes,
 
-    /// Nombre de tentatives par requête (envois, déclarations, finalisations).
-    #[arg(long, value_name = "N", default_value_t = Reglages::insistant().tentatives_max())]
-    pub(crate) tentatives: u32,
+        /// Nombre de tentatives par requête (envois, déclarations, finalisations).
+        #[arg(long, value_name = "N", default_value_t = Reglages::insistant().tentatives_max())]
+        pub(crate) tentatives: u32,
 
-    /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
-    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(Reglages::insistant().base().as_secs_f64()))]
-    pub(crate) attente_base: Secondes,
+        /// Attente de base entre deux tentatives (secondes), doublée à chaque échec.
+        #[arg(long, value_name = "DURÉE", default_value_t = Secondes(Reglages::insistant().base().as_secs_f64()))]
+        pub(crate) attente_base: Secondes,
 
-    /// Plafond de l'attente entre deux tentatives (secondes).
-    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(Reglages::insistant().plafond().as_secs_f64()))]
-    pub(crate) attente_max: Secondes,
+        /// Plafond de l'attente entre deux tentatives (secondes).
+        #[arg(long, value_name = "DURÉE", default_value_t = Secondes(Reglages::insistant().plafond().as_secs_f64()))]
+        pub(crate) attente_max: Secondes,
 
-    /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
-    /// pause réseau n'y compte pas).
-    #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64()))]
-    pub(crate) echeance: Secondes,
+        /// Échéance d'une émission, tentatives et attentes comprises (secondes ; le temps passé en
+        /// pause réseau n'y compte pas).
+        #[arg(long, value_name = "DURÉE", default_value_t = Secondes(ECHEANCE_DEPOT_PAR_DEFAUT.as_secs_f64()))]
+        pub(crate) echeance: Secondes,
 
-    /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
-    #[arg(long, value_name = "N", default_value_t = PauseReseau::ECHECS_PAR_DEFAUT, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub(crate) echecs_reseau: u32,
+        /// Échecs réseau de suite, sans réponse du serveur, qui déclarent le réseau coupé.
+        #[arg(long, value_name = "N", default_value_t = PauseReseau::ECHECS_PAR_DEFAUT, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        pub(crate) echecs_reseau: u32,
 
-    /// Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune
-    /// limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l'arrêtent).
-    /// Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour
-    /// du réseau.
-    #[arg(long, value_name = "DURÉE")]
-    pub(crate) attente_reseau: Option<Secondes>,
+        /// Une coupure du réseau plus longue arrête le passage (secondes). Par défaut, aucune
+        /// limite : vigie attend le retour du réseau (Ctrl-C ou --jusqu-au-bout=DURÉE l'arrêtent).
+        /// Pendant la coupure, aucun fichier ne consomme de tentative : une sonde guette le retour
+        /// du réseau.
+        #[arg(long, value_name = "DURÉE")]
+        pub(crate) attente_reseau: Option<Secondes>,
+    }
 }
 
 /// Accès à un compartiment S3 (AWS ou compatible : OVH, Scaleway, MinIO, Garage…).

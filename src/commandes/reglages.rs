@@ -13,10 +13,9 @@
 //! reste même sous un seuil relevé : aucune partie acquittée n'est jetée pour un réglage.
 
 use crate::cli::OptionsEnvoi;
+use crate::cli::reglages::{Champ, Explicites, Valeur, Visiteur, option};
 use crate::depot::{ReglageAnnonce, ReglagesDuPassage};
-use crate::duree::Secondes;
 use crate::plan::ReglagesRetenus;
-use crate::transport::debit::DebitMax;
 
 /// Les réglages d'un passage : les options effectives, ce que le plan retiendra, et ce qu'il
 /// faut en dire.
@@ -26,155 +25,65 @@ pub(super) struct ReglagesFusionnes {
     pub(crate) annonce: ReglagesDuPassage,
 }
 
-/// Une valeur lisible pour l'humain et les scripts.
-trait Lisible {
-    fn lisible(&self) -> String;
-}
-
-impl Lisible for u16 {
-    fn lisible(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl Lisible for u32 {
-    fn lisible(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl Lisible for u64 {
-    fn lisible(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl Lisible for f64 {
-    fn lisible(&self) -> String {
-        // 30 plutôt que 30.0 ; 0,5 à la française.
-        let t = format!("{self}");
-        t.replace('.', ",")
-    }
-}
-
-impl Lisible for Secondes {
-    fn lisible(&self) -> String {
-        self.en_f64().lisible()
-    }
-}
-
-impl Lisible for DebitMax {
-    fn lisible(&self) -> String {
-        self.to_string()
-    }
-}
-
-/// Fusionne les options données et les réglages retenus par le plan (voir l'en-tête).
+/// Fusionne les options données et les réglages retenus par le plan (voir l'en-tête) : la
+/// même règle pour chaque réglage des options (`cli/reglages.rs`).
 pub(super) fn fusionner(donnees: &OptionsEnvoi, retenus: &ReglagesRetenus) -> ReglagesFusionnes {
     let mut options = donnees.clone();
-    let mut nouveaux = retenus.clone();
-    let mut annonce = ReglagesDuPassage::default();
-    let explicite = |nom: &str| donnees.explicites.contains(nom);
-
-    // Un réglage : (`--option`, son nom de champ, la valeur donnée (mutable, dans `options`),
-    // la valeur retenue (mutable, dans `nouveaux`)). La macro écrit la même règle pour chacun.
-    macro_rules! reglage {
-        ($option:literal, $nom:literal, $donnee:expr, $retenue:expr) => {
-            reglage!(@ $option, $nom, $donnee, $retenue, |v| v, |v| Some(v))
-        };
-        (@ $option:literal, $nom:literal, $donnee:expr, $retenue:expr, $vers_plan:expr, $du_plan:expr) => {{
-            let retenue = $retenue.and_then($du_plan);
-            if explicite($nom) {
-                let donnee = $donnee.clone();
-                if let (Some(r), Some(d)) = (&retenue, &donnee) {
-                    if r.lisible() != d.lisible() {
-                        annonce.remplaces.push(ReglageAnnonce {
-                            option: $option,
-                            valeur: d.lisible(),
-                            retenue: Some(r.lisible()),
-                        });
-                    }
-                }
-                $retenue = donnee.map($vers_plan);
-            } else if let Some(r) = retenue {
-                annonce.repris.push(ReglageAnnonce {
-                    option: $option,
-                    valeur: r.lisible(),
-                    retenue: None,
-                });
-                $donnee = Some(r).into();
-            }
-        }};
-    }
-
-    // Le plan retient les secondes en nombre (`plan/reglages.rs`).
-    let en_secondes = |s: f64| Some(Secondes(s));
-    // Les champs qui ne sont pas des `Option` passent par une `Option` le temps de la règle.
-    let mut paralleles = Some(options.paralleles);
-    reglage!(
-        "--paralleles",
-        "paralleles",
-        paralleles,
-        nouveaux.paralleles
-    );
-    let mut taille_partie = Some(options.taille_partie);
-    reglage!(
-        "--taille-partie",
-        "taille_partie",
-        taille_partie,
-        nouveaux.taille_partie
-    );
-    reglage!(
-        "--seuil-multipart",
-        "seuil_multipart",
-        options.seuil_multipart,
-        nouveaux.seuil_multipart
-    );
-    reglage!(@ "--debit-max", "debit_max", options.debit_max, nouveaux.debit_max,
-        DebitMax::octets_par_seconde, DebitMax::depuis_octets);
-    let r = &mut options.reessai;
-    let mut delai_tentative = Some(r.delai_tentative);
-    reglage!(@ "--delai-tentative", "delai_tentative", delai_tentative, nouveaux.delai_tentative, Secondes::en_f64, en_secondes);
-    let mut delai_blocage = Some(r.delai_blocage);
-    reglage!(@ "--delai-blocage", "delai_blocage", delai_blocage, nouveaux.delai_blocage, Secondes::en_f64, en_secondes);
-    let mut tentatives = Some(r.tentatives);
-    reglage!(
-        "--tentatives",
-        "tentatives",
-        tentatives,
-        nouveaux.tentatives
-    );
-    let mut attente_base = Some(r.attente_base);
-    reglage!(@ "--attente-base", "attente_base", attente_base, nouveaux.attente_base, Secondes::en_f64, en_secondes);
-    let mut attente_max = Some(r.attente_max);
-    reglage!(@ "--attente-max", "attente_max", attente_max, nouveaux.attente_max, Secondes::en_f64, en_secondes);
-    let mut echeance = Some(r.echeance);
-    reglage!(@ "--echeance", "echeance", echeance, nouveaux.echeance, Secondes::en_f64, en_secondes);
-    let mut echecs_reseau = Some(r.echecs_reseau);
-    reglage!(
-        "--echecs-reseau",
-        "echecs_reseau",
-        echecs_reseau,
-        nouveaux.echecs_reseau
-    );
-    // `None` : aucune limite (le défaut) ; une limite retenue se remplace par une autre.
-    reglage!(@ "--attente-reseau", "attente_reseau", r.attente_reseau, nouveaux.attente_reseau,
-        Secondes::en_f64, en_secondes);
-
-    // Toujours `Some` : elles viennent d'une valeur, donnée ou retenue.
-    r.delai_tentative = delai_tentative.unwrap_or(r.delai_tentative);
-    r.delai_blocage = delai_blocage.unwrap_or(r.delai_blocage);
-    r.tentatives = tentatives.unwrap_or(r.tentatives);
-    r.attente_base = attente_base.unwrap_or(r.attente_base);
-    r.attente_max = attente_max.unwrap_or(r.attente_max);
-    r.echeance = echeance.unwrap_or(r.echeance);
-    r.echecs_reseau = echecs_reseau.unwrap_or(r.echecs_reseau);
-    options.paralleles = paralleles.unwrap_or(options.paralleles);
-    options.taille_partie = taille_partie.unwrap_or(options.taille_partie);
+    let mut fusion = Fusion {
+        explicites: &donnees.explicites,
+        anciens: retenus,
+        retenus: retenus.clone(),
+        annonce: ReglagesDuPassage::default(),
+    };
+    options.visiter("", &mut fusion);
     ReglagesFusionnes {
         options,
-        retenus: nouveaux,
-        annonce,
+        retenus: fusion.retenus,
+        annonce: fusion.annonce,
+    }
+}
+
+/// La fusion, réglage par réglage.
+struct Fusion<'a> {
+    explicites: &'a Explicites,
+    anciens: &'a ReglagesRetenus,
+    /// Ce que le plan retiendra : les anciens, et les réglages donnés à la place.
+    retenus: ReglagesRetenus,
+    annonce: ReglagesDuPassage,
+}
+
+impl Visiteur for Fusion<'_> {
+    fn reglage<V: Valeur>(&mut self, nom: &'static str, valeur: &mut Option<V>) {
+        let ancienne = self.anciens.valeur(nom);
+        let retenue = ancienne.and_then(V::du_plan);
+        if let (Some(illisible), None) = (ancienne, &retenue) {
+            tracing::warn!(
+                reglage = nom,
+                valeur = %illisible,
+                "réglage retenu par le plan inadmissible : ignoré"
+            );
+        }
+        if self.explicites.contains(nom) {
+            if let (Some(r), Some(d)) = (&retenue, &*valeur)
+                && r.lisible() != d.lisible()
+            {
+                self.annonce.remplaces.push(ReglageAnnonce {
+                    option: option(nom),
+                    valeur: d.lisible(),
+                    retenue: Some(r.lisible()),
+                });
+            }
+            if let Some(d) = valeur {
+                self.retenus.retenir(nom, d.vers_plan());
+            }
+        } else if let Some(r) = retenue {
+            self.annonce.repris.push(ReglageAnnonce {
+                option: option(nom),
+                valeur: r.lisible(),
+                retenue: None,
+            });
+            *valeur = Some(r);
+        }
     }
 }
 
@@ -202,8 +111,18 @@ pub(super) fn lisibles(retenus: &ReglagesRetenus) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::reglages::noms;
     use crate::cli::{Cli, Commande};
+    use crate::duree::Secondes;
+    use crate::transport::debit::DebitMax;
     use clap::FromArgMatches;
+    use serde_json::json;
+    use std::collections::BTreeSet;
+
+    /// Des réglages retenus, tels que le plan les garde (`depot_plan.reglages`).
+    fn retenus(json: serde_json::Value) -> ReglagesRetenus {
+        serde_json::from_value(json).unwrap()
+    }
 
     /// Les options d'envoi d'un `vigie depot` analysé comme par le binaire (explicites
     /// relevées).
@@ -234,8 +153,14 @@ mod tests {
         assert_eq!(o.reessai.attente_reseau, Some(Secondes(90.0)));
         assert_eq!(o.reessai.echeance, Secondes(3600.0));
         let f = fusionner(&o, &ReglagesRetenus::default());
-        assert_eq!(f.retenus.delai_tentative, Some(120.0));
-        assert_eq!(f.retenus.echeance, Some(3600.0));
+        assert_eq!(
+            f.retenus,
+            retenus(json!({"delai_tentative": 120.0, "echeance": 3600.0, "attente_reseau": 90.0}))
+        );
+        assert_eq!(
+            serde_json::to_string(&f.retenus).unwrap(),
+            r#"{"attente_reseau":90.0,"delai_tentative":120.0,"echeance":3600.0}"#
+        );
     }
 
     #[test]
@@ -255,12 +180,7 @@ mod tests {
         let f = fusionner(&o, &ReglagesRetenus::default());
         assert_eq!(
             f.retenus,
-            ReglagesRetenus {
-                seuil_multipart: Some(6),
-                debit_max: Some(2_000_000),
-                attente_reseau: Some(90.0),
-                ..Default::default()
-            }
+            retenus(json!({"seuil_multipart": 6, "debit_max": 2_000_000, "attente_reseau": 90.0}))
         );
         assert!(f.annonce.repris.is_empty() && f.annonce.remplaces.is_empty());
 
@@ -302,12 +222,18 @@ mod tests {
         assert_eq!(autre.annonce.remplaces.len(), 1);
         let r = &autre.annonce.remplaces[0];
         assert_eq!(
-            (r.option, r.valeur.as_str(), r.retenue.as_deref()),
+            (r.option.as_str(), r.valeur.as_str(), r.retenue.as_deref()),
             ("--debit-max", "5 Mo/s", Some("2 Mo/s"))
         );
-        assert_eq!(autre.retenus.debit_max, Some(5_000_000));
-        assert_eq!(autre.retenus.paralleles, Some(2));
-        assert_eq!(autre.retenus.seuil_multipart, Some(6));
+        assert_eq!(
+            autre.retenus,
+            retenus(json!({
+                "seuil_multipart": 6,
+                "debit_max": 5_000_000,
+                "attente_reseau": 90.0,
+                "paralleles": 2
+            }))
+        );
 
         // « sans » lève la limite retenue, et le plan retient qu'il n'y en a plus.
         let sans = fusionner(&options(&["--debit-max", "sans"]), &f.retenus);
@@ -316,7 +242,7 @@ mod tests {
                 .debit_max
                 .is_some_and(DebitMax::est_sans_limite)
         );
-        assert_eq!(sans.retenus.debit_max, Some(0));
+        assert_eq!(sans.retenus.valeur("debit_max"), Some(&json!(0)));
         let apres = fusionner(&options(&[]), &sans.retenus);
         assert!(
             apres
@@ -326,8 +252,9 @@ mod tests {
         );
     }
 
-    /// Chaque réglage d'envoi de la ligne de commande est retenu quand il est donné, puis
-    /// repris : aucun n'est oublié (un champ ajouté à `OptionsEnvoi` doit l'être ici aussi).
+    /// Chaque réglage d'envoi de la ligne de commande est retenu quand il est donné, sous la clé
+    /// de son nom, puis repris : aucun n'est oublié (un réglage ajouté aux options demande
+    /// ici une valeur d'essai ; l'essai le dit).
     #[test]
     fn chaque_reglage_d_envoi_est_retenu_puis_repris() {
         let donnes = [
@@ -344,17 +271,33 @@ mod tests {
             ("--echecs-reseau", "17"),
             ("--attente-reseau", "18"),
         ];
-        assert_eq!(donnes.len(), crate::cli::REGLAGES_D_ENVOI.len());
+        let noms = noms(&mut options(&[]));
+        assert_eq!(
+            noms.iter().map(|n| option(n)).collect::<Vec<_>>(),
+            donnes.map(|(o, _)| o),
+            "une valeur d'essai par réglage des options, dans leur ordre"
+        );
         let args: Vec<&str> = donnes.iter().flat_map(|(o, v)| [*o, *v]).collect();
         let f = fusionner(&options(&args), &ReglagesRetenus::default());
         let json = serde_json::to_value(&f.retenus).unwrap();
-        assert_eq!(
-            json.as_object().map(serde_json::Map::len),
-            Some(donnes.len()),
-            "{json}"
-        );
+        let cles: BTreeSet<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(cles, noms.iter().copied().collect(), "{json}");
         let relance = fusionner(&options(&[]), &f.retenus);
-        assert_eq!(relance.annonce.repris.len(), donnes.len());
+        assert_eq!(relance.retenus, f.retenus);
+        assert_eq!(
+            relance
+                .annonce
+                .repris
+                .iter()
+                .map(|a| a.option.as_str())
+                .collect::<Vec<_>>(),
+            donnes.map(|(o, _)| o)
+        );
         let o = &relance.options;
         assert_eq!(
             (o.paralleles, o.seuil_multipart, o.taille_partie),
@@ -383,13 +326,40 @@ mod tests {
         );
     }
 
+    /// Les réglages que visite la structure (`cli/reglages.rs`) sont exactement les options de
+    /// `OptionsEnvoi`, chacune sous l'identifiant clap de son nom (que relève
+    /// `Cli::depuis_correspondances`), et l'aide de `vigie depot` et `vigie retenter-echecs`
+    /// les montre toutes, avec leur aide.
+    #[test]
+    fn la_structure_des_reglages_fait_les_options_et_l_aide() {
+        use clap::Args;
+        let noms = noms(&mut options(&[]));
+        let seules = OptionsEnvoi::augment_args(clap::Command::new("vigie"));
+        let ids: Vec<&str> = seules
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .collect();
+        assert_eq!(ids, noms);
+        let mut racine = crate::cli::commande();
+        for sous in ["depot", "retenter-echecs"] {
+            let commande = racine.find_subcommand_mut(sous).unwrap();
+            let aide = commande.render_long_help().to_string();
+            for nom in &noms {
+                let arg = commande
+                    .get_arguments()
+                    .find(|a| a.get_id() == nom)
+                    .unwrap_or_else(|| panic!("{sous} : pas d'option {nom}"));
+                assert_eq!(arg.get_long().map(|l| format!("--{l}")), Some(option(nom)));
+                assert!(aide.contains(&option(nom)), "{sous} --help : {nom}\n{aide}");
+                let texte = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                assert!(!texte.is_empty(), "{sous} : {nom} sans aide");
+            }
+        }
+    }
+
     #[test]
     fn reglages_retenus_lisibles_pour_vigie_etat() {
-        let retenus = ReglagesRetenus {
-            seuil_multipart: Some(6),
-            debit_max: Some(2_000_000),
-            ..Default::default()
-        };
+        let retenus = retenus(json!({"seuil_multipart": 6, "debit_max": 2_000_000}));
         assert_eq!(
             lisibles(&retenus),
             ["--seuil-multipart 6", "--debit-max 2 Mo/s"]
@@ -400,11 +370,7 @@ mod tests {
     /// Une valeur retenue qui n'est plus admissible (base écrite à la main) est ignorée.
     #[test]
     fn un_debit_retenu_inadmissible_est_ignore() {
-        let retenus = ReglagesRetenus {
-            debit_max: Some(3),
-            ..Default::default()
-        };
-        let f = fusionner(&options(&[]), &retenus);
+        let f = fusionner(&options(&[]), &retenus(json!({"debit_max": 3})));
         assert!(f.options.debit_max.is_none());
         assert!(f.annonce.repris.is_empty());
     }

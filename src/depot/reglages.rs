@@ -7,7 +7,7 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ReglageAnnonce {
     /// L'option, telle qu'on l'écrit (`--debit-max`).
-    pub(crate) option: &'static str,
+    pub(crate) option: String,
     /// La valeur qui vaut pour ce passage, lisible (`2 Mo/s`, `6`).
     pub(crate) valeur: String,
     /// Celle que le plan retenait, quand une valeur donnée la remplace.

@@ -703,12 +703,12 @@ mod tests {
         );
         assert_eq!(unites[0].identite.as_deref(), Some("1:2"));
         assert_eq!(b.parties(unites[0].id).unwrap().len(), 2);
-        let retenus = ReglagesRetenus {
-            seuil_multipart: Some(6),
-            debit_max: Some(2_000_000),
-            attente_reseau: Some(90.5),
-            ..Default::default()
-        };
+        let retenus: ReglagesRetenus = serde_json::from_value(serde_json::json!({
+            "seuil_multipart": 6,
+            "debit_max": 2_000_000,
+            "attente_reseau": 90.5
+        }))
+        .unwrap();
         b.retenir_reglages(plan.id, &retenus).unwrap();
         drop(b);
         let b = Base::ouvrir(&chemin).unwrap();
@@ -794,7 +794,16 @@ mod tests {
             )
             .unwrap();
         assert!(b.reglages(1).unwrap().est_vide());
-        assert_eq!(b.reglages(2).unwrap().seuil_multipart, Some(7));
+        let lisibles = b.reglages(2).unwrap();
+        assert_eq!(
+            lisibles.valeur("seuil_multipart"),
+            Some(&serde_json::json!(7))
+        );
+        // Une clé d'une version plus récente est gardée telle quelle.
+        assert_eq!(
+            lisibles.valeur("venu_du_futur"),
+            Some(&serde_json::json!(1))
+        );
     }
 
     #[cfg(unix)]

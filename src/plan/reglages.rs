@@ -15,49 +15,28 @@ use serde::{Deserialize, Serialize};
 use super::{Base, Resultat};
 
 /// Les réglages retenus par un plan (ceux qui ont été donnés explicitement), en JSON dans
-/// `depot_plan.reglages`. Une clé inconnue (écrite par une version plus récente) est ignorée.
+/// `depot_plan.reglages` : un objet, une clé par réglage (le nom de son champ dans
+/// `cli::OptionsEnvoi`, `paralleles`, `debit_max`…), sa valeur en nombre (Mio, octets par
+/// seconde, secondes…). Ce module n'en connaît aucune : `cli/reglages.rs` dit comment chaque
+/// réglage s'écrit et se relit. Une clé inconnue (écrite par une version plus récente) est
+/// gardée telle quelle.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub(crate) struct ReglagesRetenus {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) paralleles: Option<u16>,
-    /// Mio.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) seuil_multipart: Option<u64>,
-    /// Mio.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) taille_partie: Option<u64>,
-    /// Octets par seconde ; 0 : sans limite (`--debit-max sans`, donné pour lever une limite
-    /// retenue).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) debit_max: Option<u64>,
-    /// Secondes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) delai_tentative: Option<f64>,
-    /// Secondes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) delai_blocage: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) tentatives: Option<u32>,
-    /// Secondes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) attente_base: Option<f64>,
-    /// Secondes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) attente_max: Option<f64>,
-    /// Secondes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) echeance: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) echecs_reseau: Option<u32>,
-    /// Secondes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) attente_reseau: Option<f64>,
-}
+#[serde(transparent)]
+pub(crate) struct ReglagesRetenus(serde_json::Map<String, serde_json::Value>);
 
 impl ReglagesRetenus {
     pub(crate) fn est_vide(&self) -> bool {
-        *self == ReglagesRetenus::default()
+        self.0.is_empty()
+    }
+
+    /// La valeur retenue de ce réglage, s'il en a une.
+    pub(crate) fn valeur(&self, nom: &str) -> Option<&serde_json::Value> {
+        self.0.get(nom)
+    }
+
+    /// Retient cette valeur pour ce réglage (elle remplace la précédente).
+    pub(crate) fn retenir(&mut self, nom: &str, valeur: serde_json::Value) {
+        self.0.insert(nom.to_owned(), valeur);
     }
 }
 

@@ -105,7 +105,7 @@ pub(crate) fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
             .reglages
             .repris
             .iter()
-            .map(|r| (r.option, r.valeur.as_str()))
+            .map(|r| (r.option.as_str(), r.valeur.as_str()))
             .collect(),
         reglages_remplaces: b
             .reglages
@@ -116,7 +116,7 @@ pub(crate) fn comptes_bilan(b: &Bilan) -> ComptesBilan<'_> {
                     donne: &r.valeur,
                     retenu: r.retenue.as_deref(),
                 };
-                (r.option, remplacement)
+                (r.option.as_str(), remplacement)
             })
             .collect(),
     }
@@ -379,12 +379,12 @@ mod tests {
         });
         b.reglages = ReglagesDuPassage {
             repris: vec![ReglageAnnonce {
-                option: "--seuil-multipart",
+                option: "--seuil-multipart".into(),
                 valeur: "6".into(),
                 retenue: None,
             }],
             remplaces: vec![ReglageAnnonce {
-                option: "--debit-max",
+                option: "--debit-max".into(),
                 valeur: "5 Mo/s".into(),
                 retenue: Some("2 Mo/s".into()),
             }],

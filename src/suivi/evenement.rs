@@ -611,12 +611,12 @@ pub struct ComptesBilan<'a> {
     /// donnés : l'option et sa valeur lisible (`{"--debit-max": "2 Mo/s"}`) ; absent s'il n'y
     /// en a pas.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) reglages_repris: BTreeMap<&'static str, &'a str>,
+    pub(crate) reglages_repris: BTreeMap<&'a str, &'a str>,
     /// Ceux donnés pour ce passage à la place d'une valeur retenue, désormais retenus
     /// (`{"--debit-max": {"donne": "5 Mo/s", "retenu": "2 Mo/s"}}`) ; absent s'il n'y en a
     /// pas.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) reglages_remplaces: BTreeMap<&'static str, Remplacement<'a>>,
+    pub(crate) reglages_remplaces: BTreeMap<&'a str, Remplacement<'a>>,
 }
 
 /// Ce que la destination tenait déjà, selon qu'elle reçoit la nuit dans une participation (la
