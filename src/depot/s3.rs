@@ -18,6 +18,7 @@
 
 pub(crate) mod destination;
 pub(crate) mod fabrique;
+pub(crate) mod verification;
 
 use futures_util::FutureExt;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -52,6 +52,7 @@ pub(crate) mod avant_envoi;
 mod confrontation;
 pub(crate) mod fabrique;
 pub(crate) mod participation;
+pub(crate) mod verification;
 
 use futures_util::FutureExt;
 use std::sync::Mutex;

@@ -10,11 +10,12 @@ use futures_util::future::LocalBoxFuture;
 
 use super::DepositaireS3;
 use super::destination::{InventaireS3, LectureDestination, lire_destination};
+use super::verification::RelectureS3;
 use crate::depot::fabrique::{
     AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
     ReglagesDestination,
 };
-use crate::depot::relecture::verification::{Relecture, RelectureS3};
+use crate::depot::relecture::verification::Relecture;
 use crate::depot::{AnnoncesSuivi, DecisionsDuPlan, Suivi};
 use crate::destination::{DestinationS3, ErreurDestination, valider_endpoint};
 use crate::plan::{Base, CauseRefus, DepotPlan};

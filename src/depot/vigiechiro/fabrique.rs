@@ -12,11 +12,12 @@ use futures_util::FutureExt;
 use futures_util::future::LocalBoxFuture;
 
 use super::DepositaireVigieChiro;
+use super::verification::RelectureVigieChiro;
 use crate::depot::AnnoncesSuivi;
 use crate::depot::fabrique::{
     AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, ReglagesDestination,
 };
-use crate::depot::relecture::verification::{Relecture, RelectureVigieChiro};
+use crate::depot::relecture::verification::Relecture;
 use crate::destination::{
     CibleParticipation, DestinationVigieChiro, ErreurDestination, IdObjet, valider_endpoint,
 };
