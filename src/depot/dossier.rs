@@ -205,6 +205,7 @@ impl Fabrique for DestinationDossier {
             Ok(DepositaireDuPlan::nouveau(DepositaireDossier {
                 racine: racine.clone(),
                 refus: OnceLock::new(),
+                disque: Arc::new(DisqueReel),
             }))
         }
         .boxed_local()
@@ -235,7 +236,43 @@ struct DepositaireDossier {
     /// aurait rempli un provisoire jusqu'à la même erreur). `vigie retenter-echecs` les
     /// reprend une fois la place faite.
     refus: OnceLock<(CauseRefus, String)>,
+    disque: Arc<dyn Disque>,
 }
+
+/// Les gestes d'une copie sur le disque du dossier, dans l'ordre : créer le provisoire, y
+/// écrire chaque tranche, le mettre sur le disque, le renommer à sa place, relire le fichier
+/// renommé. Le vrai disque est [`DisqueReel`] ; les essais glissent une panne à l'un de ces
+/// gestes (la matrice de `tests`).
+trait Disque: Send + Sync + 'static {
+    fn creer(&self, provisoire: &Path) -> io::Result<std::fs::File> {
+        if let Some(parent) = provisoire.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::File::create(provisoire)
+    }
+
+    fn ecrire(&self, fichier: &mut std::fs::File, tranche: &[u8]) -> io::Result<()> {
+        fichier.write_all(tranche)
+    }
+
+    fn synchroniser(&self, fichier: &std::fs::File) -> io::Result<()> {
+        fichier.sync_all()
+    }
+
+    fn renommer(&self, provisoire: &Path, cible: &Path) -> io::Result<()> {
+        std::fs::rename(provisoire, cible)
+    }
+
+    /// La somme CRC32C des `taille` premiers octets du fichier renommé, relus sur le disque.
+    fn relire<'a>(&'a self, cible: &'a Path, taille: u64) -> BoxFuture<'a, io::Result<u32>> {
+        somme_crc32c(FichierAttendu::nouveau(cible, None), 0, taille).boxed()
+    }
+}
+
+/// Le disque tel qu'il est.
+struct DisqueReel;
+
+impl Disque for DisqueReel {}
 
 /// Ce qu'une copie a rencontré et que réessayer ne changerait pas.
 enum CopieRefusee {
@@ -283,7 +320,8 @@ impl Depositaire for DepositaireDossier {
                     let avancer = move |octets: usize| {
                         progression.avancer_sous_la_limite_bloquant(octets as u64);
                     };
-                    match copier(fichier, unite.taille, cible, avancer).await {
+                    let disque = Arc::clone(&self.disque);
+                    match copier(disque, fichier, unite.taille, cible, avancer).await {
                         Ok(somme) => ReponseApi::Succes(Ok(somme)),
                         Err(Copie::Refusee(refus)) => ReponseApi::Succes(Err(refus)),
                         Err(Copie::Ecriture(e)) => passagere_ou_refus(racine, &e),
@@ -397,6 +435,7 @@ enum Copie {
 /// renomme à sa place, puis relit le fichier renommé : rend sa somme CRC32C (base64), celle
 /// de ce qui est parti.
 async fn copier(
+    disque: Arc<dyn Disque>,
     fichier: FichierAttendu<'_>,
     taille: u64,
     cible: &Path,
@@ -404,19 +443,15 @@ async fn copier(
 ) -> Result<String, Copie> {
     let provisoire = provisoire_de(cible);
     let ecrit = {
-        let provisoire = provisoire.clone();
-        tokio::task::spawn_blocking(move || -> io::Result<std::fs::File> {
-            if let Some(parent) = provisoire.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::File::create(&provisoire)
-        })
-        .await
-        .map_err(|e| Copie::Ecriture(io::Error::other(e)))?
-        .map_err(Copie::Ecriture)?
+        let (disque, provisoire) = (Arc::clone(&disque), provisoire.clone());
+        tokio::task::spawn_blocking(move || disque.creer(&provisoire))
+            .await
+            .map_err(|e| Copie::Ecriture(io::Error::other(e)))?
+            .map_err(Copie::Ecriture)?
     };
     // Chaque tranche lue est écrite aussitôt ; la première erreur d'écriture est gardée et
     // arrête d'écrire (la lecture, elle, va au bout).
+    let ecrivain = Arc::clone(&disque);
     let (ecrit, crc, erreur) = lire_tranche(
         fichier,
         0,
@@ -425,7 +460,7 @@ async fn copier(
         move |(f, crc, erreur), tranche| {
             *crc = crc32c::crc32c_append(*crc, tranche);
             if erreur.is_none()
-                && let Err(e) = f.write_all(tranche)
+                && let Err(e) = ecrivain.ecrire(f, tranche)
             {
                 *erreur = Some(e);
             }
@@ -437,31 +472,33 @@ async fn copier(
     if let Some(e) = erreur {
         return Err(Copie::Ecriture(e));
     }
-    let cible_possedee = cible.to_path_buf();
+    let (range, cible_possedee) = (Arc::clone(&disque), cible.to_path_buf());
     tokio::task::spawn_blocking(move || -> io::Result<()> {
-        ecrit.sync_all()?;
+        range.synchroniser(&ecrit)?;
         drop(ecrit);
-        std::fs::rename(&provisoire, &cible_possedee)?;
+        range.renommer(&provisoire, &cible_possedee)?;
         synchroniser_le_dossier(&cible_possedee);
         Ok(())
     })
     .await
     .map_err(|e| Copie::Ecriture(io::Error::other(e)))?
     .map_err(Copie::Ecriture)?;
-    let relue = somme_crc32c(FichierAttendu::nouveau(cible, None), 0, taille)
-        .await
-        .map_err(Copie::Ecriture)?;
-    if relue != crc {
-        return Err(Copie::Refusee(CopieRefusee::Dossier {
+    let echec = match disque.relire(cible, taille).await {
+        Ok(relue) if relue == crc => return Ok(crc32c_base64(crc)),
+        Ok(relue) => Copie::Refusee(CopieRefusee::Dossier {
             cause: CauseRefus::Contenu,
             message: format!(
                 "somme différente relue dans le dossier ({} au lieu de {})",
                 crc32c_base64(relue),
                 crc32c_base64(crc)
             ),
-        }));
-    }
-    Ok(crc32c_base64(crc))
+        }),
+        Err(e) => Copie::Ecriture(e),
+    };
+    // Un fichier dont la somme n'a pas été vérifiée ne reste pas sous son vrai nom : dans
+    // l'archive, il passerait pour bon.
+    let _ = tokio::fs::remove_file(cible).await;
+    Err(echec)
 }
 
 /// Le renommage tient au dossier : il est mis sur le disque lui aussi (Unix). Un échec n'y
@@ -567,6 +604,263 @@ async fn constater(racine: &Path, unite: &DepotUnite) -> Constat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::depot::essais_reseau::nuit;
+    use crate::depot::evenements::SuiviMuet;
+    use crate::depot::{Bilan, Moteur};
+    use crate::plan::Base;
+    use crate::reessai::{Annulation, Reglages};
+    use crate::transport::{PauseReseau, ReglagesEmission};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// Le geste d'une copie où la panne tombe.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Geste {
+        Creer,
+        Ecrire,
+        Synchroniser,
+        Renommer,
+        Relire,
+    }
+
+    /// La panne, une seule fois, au premier passage par ce geste.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Panne {
+        /// Une erreur d'entrée-sortie passagère (EIO : le NAS a hoqueté).
+        Passagere,
+        /// Plus de place sur le disque.
+        Pleine,
+        /// Le disque passe en lecture seule (une carte ou une clé protégée, un partage
+        /// remonté en lecture seule).
+        LectureSeule,
+        /// Le disque rend d'autres octets que ceux écrits (relecture seulement).
+        Alteree,
+    }
+
+    impl Panne {
+        fn erreur(self) -> io::Error {
+            match self {
+                Panne::Passagere => io::Error::from_raw_os_error(5),
+                Panne::Pleine => io::Error::from(io::ErrorKind::StorageFull),
+                Panne::LectureSeule => io::Error::from(io::ErrorKind::ReadOnlyFilesystem),
+                Panne::Alteree => unreachable!("une altération n'est pas une erreur"),
+            }
+        }
+    }
+
+    /// Le vrai disque, avec une panne au premier passage par un geste.
+    struct DisqueEnPanne {
+        geste: Geste,
+        panne: Panne,
+        tombee: AtomicBool,
+    }
+
+    impl DisqueEnPanne {
+        /// La panne tombe-t-elle sur ce geste (une seule fois) ?
+        fn tombe(&self, geste: Geste) -> bool {
+            geste == self.geste && !self.tombee.swap(true, Ordering::SeqCst)
+        }
+
+        fn ou(&self, geste: Geste) -> io::Result<()> {
+            if self.tombe(geste) {
+                Err(self.panne.erreur())
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    impl Disque for DisqueEnPanne {
+        fn creer(&self, provisoire: &Path) -> io::Result<std::fs::File> {
+            self.ou(Geste::Creer)?;
+            DisqueReel.creer(provisoire)
+        }
+
+        fn ecrire(&self, fichier: &mut std::fs::File, tranche: &[u8]) -> io::Result<()> {
+            self.ou(Geste::Ecrire)?;
+            DisqueReel.ecrire(fichier, tranche)
+        }
+
+        fn synchroniser(&self, fichier: &std::fs::File) -> io::Result<()> {
+            self.ou(Geste::Synchroniser)?;
+            DisqueReel.synchroniser(fichier)
+        }
+
+        fn renommer(&self, provisoire: &Path, cible: &Path) -> io::Result<()> {
+            self.ou(Geste::Renommer)?;
+            DisqueReel.renommer(provisoire, cible)
+        }
+
+        fn relire<'a>(&'a self, cible: &'a Path, taille: u64) -> BoxFuture<'a, io::Result<u32>> {
+            async move {
+                let somme = DisqueReel.relire(cible, taille).await?;
+                if self.panne == Panne::Alteree {
+                    return Ok(if self.tombe(Geste::Relire) {
+                        !somme
+                    } else {
+                        somme
+                    });
+                }
+                self.ou(Geste::Relire)?;
+                Ok(somme)
+            }
+            .boxed()
+        }
+    }
+
+    /// Des réessais rapides (quelques millisecondes), pas de pause réseau.
+    fn reglages_rapides() -> ReglagesEmission {
+        let rapide = |r: Reglages| {
+            r.avec_base(Duration::from_millis(2))
+                .avec_plafond(Duration::from_millis(10))
+                .avec_duree_min_tentative(Duration::ZERO)
+                .valider()
+                .expect("réglages")
+        };
+        ReglagesEmission {
+            insistant: rapide(Reglages::insistant()),
+            bref: rapide(Reglages::bref()),
+            delai_tentative: ReglagesEmission::DELAI_TENTATIVE_PAR_DEFAUT,
+            delai_blocage: ReglagesEmission::DELAI_BLOCAGE_PAR_DEFAUT,
+            pause: Some(PauseReseau {
+                echecs: PauseReseau::ECHECS_PAR_DEFAUT,
+                attente_max: Some(Duration::from_secs(5)),
+            }),
+        }
+    }
+
+    /// Un passage de la nuit du plan vers `racine`, un fichier à la fois, sur ce disque.
+    async fn passage(base: Base, plan: DepotPlan, racine: &Path, disque: Arc<dyn Disque>) -> Bilan {
+        let depositaire = DepositaireDossier {
+            racine: racine.to_path_buf(),
+            refus: OnceLock::new(),
+            disque,
+        };
+        let emetteur =
+            crate::transport::Emetteur::nouveau(reglages_rapides(), Annulation::nouveau());
+        let moteur = Arc::new(Moteur::nouveau(
+            base,
+            plan,
+            depositaire,
+            emetteur,
+            Arc::new(SuiviMuet),
+            1,
+        ));
+        moteur.executer().await.expect("passage")
+    }
+
+    /// Chaque fichier sous `racine`, provisoires compris, et ses octets.
+    fn contenu(racine: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        let mut vus = std::collections::BTreeMap::new();
+        let mut pile = vec![racine.to_path_buf()];
+        while let Some(d) = pile.pop() {
+            for e in std::fs::read_dir(&d).expect("dossier") {
+                let chemin = e.expect("entrée").path();
+                if chemin.is_dir() {
+                    pile.push(chemin);
+                } else {
+                    let relatif = chemin.strip_prefix(racine).expect("sous la racine");
+                    vus.insert(relatif.to_owned(), std::fs::read(&chemin).expect("octets"));
+                }
+            }
+        }
+        vus
+    }
+
+    /// La matrice : chaque panne, une fois, à chaque geste d'une copie, sur une nuit de trois
+    /// fichiers. Ce que chaque case doit donner :
+    /// - une panne passagère est rattrapée dans le passage (les trois fichiers déposés) ;
+    /// - un disque plein ou en lecture seule arrête le passage : aucun fichier écrit après
+    ///   lui, aucun provisoire laissé, les trois en échec définitif de la bonne cause ;
+    /// - une relecture altérée refuse ce fichier (CONTENU) et le retire, les autres partent ;
+    ///
+    /// puis, la panne passée, un second passage (`retenter-echecs --y-compris-definitifs`)
+    /// dépose tout, et le dossier contient exactement la nuit, octet pour octet, sans rien
+    /// d'autre.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn matrice_chaque_panne_une_fois_a_chaque_geste_d_une_copie() {
+        use Geste::*;
+        use Panne::*;
+        let mut cases = Vec::new();
+        for geste in [Creer, Ecrire, Synchroniser, Renommer, Relire] {
+            for panne in [Passagere, Pleine, LectureSeule] {
+                cases.push((geste, panne));
+            }
+        }
+        cases.push((Relire, Alteree));
+        let mut ecarts = Vec::new();
+        for (geste, panne) in cases {
+            let (dir, base, plan) = nuit(3);
+            let chemin_base = base.chemin().to_owned();
+            let racine = dir.path().join("disque-externe");
+            std::fs::create_dir_all(&racine).expect("disque");
+            let disque = Arc::new(DisqueEnPanne {
+                geste,
+                panne,
+                tombee: AtomicBool::new(false),
+            });
+            let bilan = passage(base, plan.clone(), &racine, disque.clone()).await;
+            let case = format!("{geste:?} × {panne:?}");
+            if !disque.tombee.load(Ordering::SeqCst) {
+                ecarts.push(format!("{case} : la panne n'est jamais tombée"));
+                continue;
+            }
+            let ecrits = contenu(&racine);
+            let (deposees, echecs, cause_attendue) = match panne {
+                Passagere => (3, 0, None),
+                Pleine => (0, 3, Some("STOCKAGE")),
+                LectureSeule => (0, 3, Some("DROITS")),
+                Alteree => (2, 1, Some("CONTENU")),
+            };
+            if bilan.deposees != deposees || bilan.resume.echec != echecs {
+                ecarts.push(format!(
+                    "{case} : {} déposés, {} en échec (attendu {deposees} et {echecs})",
+                    bilan.deposees, bilan.resume.echec
+                ));
+            }
+            if ecrits.len() as u64 != deposees
+                || ecrits
+                    .keys()
+                    .any(|c| c.to_string_lossy().contains(PROVISOIRE))
+            {
+                ecarts.push(format!(
+                    "{case} : dans le dossier après la panne : {:?}",
+                    ecrits.keys()
+                ));
+            }
+            let base = Base::ouvrir(&chemin_base).expect("base");
+            if let Some(cause) = cause_attendue {
+                let causes: Vec<String> = rusqlite::Connection::open(&chemin_base)
+                    .expect("base")
+                    .prepare("SELECT DISTINCT cause_refus FROM depot_unite WHERE etat = 'echec'")
+                    .expect("requête")
+                    .query_map([], |l| l.get(0))
+                    .expect("causes")
+                    .map(|c| c.expect("cause"))
+                    .collect();
+                if causes != [cause] {
+                    ecarts.push(format!("{case} : causes {causes:?}, attendu {cause}"));
+                }
+            }
+            // La panne passée, le filet.
+            base.remettre_en_file(plan.id, true)
+                .expect("remise en file");
+            let bilan = passage(base, plan.clone(), &racine, Arc::new(DisqueReel)).await;
+            let nuit = contenu(Path::new(&plan.dossier));
+            let attendu: std::collections::BTreeMap<PathBuf, Vec<u8>> = nuit
+                .into_iter()
+                .map(|(nom, octets)| (Path::new("nuit").join(nom), octets))
+                .collect();
+            if contenu(&racine) != attendu || bilan.resume.echec != 0 {
+                ecarts.push(format!(
+                    "{case} : après le second passage, {} en échec, dossier {:?}",
+                    bilan.resume.echec,
+                    contenu(&racine).keys()
+                ));
+            }
+        }
+        assert!(ecarts.is_empty(), "{}", ecarts.join("\n"));
+    }
 
     #[test]
     fn adresse_identite_et_cles() {
