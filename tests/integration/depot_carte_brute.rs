@@ -110,23 +110,6 @@ fn rand_suffixe() -> u128 {
         .as_nanos()
 }
 
-/// Ce que tient le compartiment S3 sous le préfixe du banc : (chemin sous le préfixe, SHA-256).
-fn deposes_s3(banc: &Banc) -> BTreeMap<String, String> {
-    let racine = banc.bac().racine().join(COMPARTIMENT);
-    banc.objets_sous(COMPARTIMENT, PREFIXE)
-        .into_iter()
-        .map(|o| {
-            let octets = std::fs::read(racine.join(&o)).unwrap();
-            let sous = o
-                .replace('\\', "/")
-                .strip_prefix(&format!("{PREFIXE}/"))
-                .unwrap()
-                .to_owned();
-            (sous, sha256(&octets))
-        })
-        .collect()
-}
-
 /// Ce que tient la participation du bac à sable : (dossier de la nuit / titre, SHA-256), et le
 /// nombre d'enregistrements (un doublon se verrait).
 fn deposes_plateforme(banc: &Banc) -> (BTreeMap<String, String>, usize) {
@@ -156,7 +139,7 @@ fn vers_s3_les_objets_sont_ceux_de_preparer_et_la_carte_reste_intacte() {
     let avant = empreintes_sous(&banc.nuit);
     let out = banc.depot().finir_en(0);
     out.stderr_contient(&["carte brute", "3 originaux", "8 séquences"]);
-    assert_eq!(deposes_s3(&banc), attendus);
+    assert_eq!(banc.empreintes_s3(), attendus);
     // Ni un original changé, ni un fichier ajouté sur la carte.
     assert_eq!(empreintes_sous(&banc.nuit), avant);
     assert_eq!(banc.etat()["unites"]["deposee"], SEQUENCES as u64);
@@ -288,7 +271,7 @@ fn un_original_modifie_entre_planification_et_envoi_est_dit_modifie() {
     // La relance replanifie l'original : ce qui part est ce que `preparer` écrit maintenant.
     banc.bac().pannes().effacer();
     banc.depot().finir_en(0);
-    assert_eq!(deposes_s3(&banc), reference(&banc));
+    assert_eq!(banc.empreintes_s3(), reference(&banc));
 }
 
 /// Une seconde nuit sur la carte : l'enregistreur direct, le lendemain soir (deux tranches).

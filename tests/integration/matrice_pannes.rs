@@ -16,6 +16,11 @@
 //! Les lectures de la plateforme ont aussi leur matrice dans `vigie verifier` : l'inventaire,
 //! l'URL de lecture et la lecture d'un octet de chaque fichier déposé.
 //!
+//! L'entrée est un paramètre de la matrice ([`Entree`]) : des WAV prêts, ou une carte brute
+//! (`vigie depot CARTE_BRUTE`) préparée au fil de l'envoi, qui doit tenir la même matrice
+//! (S3 du bac à sable et Vigie-Chiro) ; ce qui arrive est alors comparé, octet pour octet, à ce
+//! que `vigie preparer` écrit de la même carte.
+//!
 //! La plateforme Vigie-Chiro est celle du bac à sable, qui imite le code du vrai serveur
 //! (`Scille/vigiechiro-api`) : enregistrement rendu tel quel, `GET /moi` qui reconnaît
 //! l'adresse, participation relue avant tout envoi.
@@ -27,6 +32,7 @@
 // Ces essais parlent au bac à sable : sans lui (--no-default-features), ils ne sont pas compilés.
 #![cfg(feature = "bac-a-sable")]
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -237,9 +243,125 @@ fn options(sorte: Sorte) -> Vec<String> {
     }
 }
 
-/// La nuit d'un cas : un petit fichier, et un fichier qui part en deux parties.
-fn nuit(banc: &Banc) -> Vec<(String, usize)> {
-    banc.fichiers(vec![(nom(1), 20_000), (nom(2), 5 * MIO + 4_321)])
+/// Ce que `vigie depot` reçoit dans un cas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entree {
+    /// Des séquences WAV prêtes, déposées telles quelles.
+    Wav,
+    /// Une carte brute : les originaux d'un enregistreur direct (en-tête à 384 kHz et plus,
+    /// noms déjà préfixés `Car640139-2026-Pass1-A1-`), préparés au fil de l'envoi.
+    CarteBrute,
+}
+
+impl Entree {
+    /// Le nom de la matrice d'une destination pour cette entrée (`S3`, `S3 carte brute`).
+    fn matrice(self, destination: &str) -> String {
+        match self {
+            Entree::Wav => destination.to_owned(),
+            Entree::CarteBrute => format!("{destination} carte brute"),
+        }
+    }
+}
+
+/// La nuit d'un cas, telle qu'elle doit arriver : un petit fichier, et (`avec_le_grand`) un
+/// fichier qui part en deux parties.
+struct NuitDuCas {
+    /// Chaque fichier à déposer (chemin sous la destination, octets), le petit d'abord.
+    fichiers: Vec<(String, Vec<u8>)>,
+    /// Le dossier qui les tient tels qu'ils doivent arriver : la nuit elle-même (WAV prêts),
+    /// ou la sortie de `vigie preparer` (carte brute) ; comparé par [`empreintes_sous`].
+    reference: PathBuf,
+}
+
+impl NuitDuCas {
+    /// Le titre d'un fichier sur la plateforme : son nom, sans dossier.
+    fn titre(chemin: &str) -> &str {
+        chemin.rsplit('/').next().unwrap_or(chemin)
+    }
+
+    /// Le petit fichier : son titre et ses octets.
+    fn petit(&self) -> (&str, &[u8]) {
+        let (chemin, octets) = &self.fichiers[0];
+        (Self::titre(chemin), octets)
+    }
+}
+
+/// Écrit la nuit d'un cas dans la nuit du banc, pour cette entrée.
+fn nuit(banc: &Banc, entree: Entree, avec_le_grand: bool) -> NuitDuCas {
+    match entree {
+        Entree::Wav => {
+            let mut f = vec![(nom(1), 20_000)];
+            if avec_le_grand {
+                f.push((nom(2), 5 * MIO + 4_321));
+            }
+            let fichiers = banc
+                .fichiers(f)
+                .into_iter()
+                .map(|(n, t)| {
+                    let octets = contenu(&n, t);
+                    (n, octets)
+                })
+                .collect();
+            NuitDuCas {
+                fichiers,
+                reference: banc.nuit.clone(),
+            }
+        }
+        Entree::CarteBrute => carte_brute(banc, avec_le_grand),
+    }
+}
+
+/// La carte brute d'un cas : un original direct de 0,05 s à 384 kHz (une petite séquence) et,
+/// `avec_le_grand`, un de 5 s à 768 kHz, dont l'unique séquence (7,7 Mo à 76,8 kHz) part en
+/// deux parties. Ce qui doit arriver est ce que `vigie preparer` en écrit.
+fn carte_brute(banc: &Banc, avec_le_grand: bool) -> NuitDuCas {
+    let mut originaux = vec![(
+        "Car640139-2026-Pass1-A1-S4U12345_20260621_224000.wav",
+        384_000,
+        19_200,
+    )];
+    if avec_le_grand {
+        originaux.push((
+            "Car640139-2026-Pass1-A1-S4U12345_20260621_224100.wav",
+            768_000,
+            5 * 768_000,
+        ));
+    }
+    for (nom, frequence, trames) in &originaux {
+        std::fs::write(
+            banc.nuit.join(nom),
+            wav_brut(*frequence, &contenu(nom, trames * 2)),
+        )
+        .unwrap();
+    }
+    let reference = banc.dossier.path().join("preparee");
+    banc.vigie()
+        .arg("preparer")
+        .arg(&banc.nuit)
+        .arg("--vers")
+        .arg(&reference)
+        .finir_en(0);
+    let mut fichiers: Vec<(String, Vec<u8>)> = fichiers_sous(&reference)
+        .into_iter()
+        .map(|c| {
+            let octets = std::fs::read(reference.join(&c)).unwrap();
+            (c, octets)
+        })
+        .collect();
+    fichiers.sort_by_key(|(_, o)| o.len());
+    assert_eq!(
+        fichiers.len(),
+        originaux.len(),
+        "une séquence par original : {:?}",
+        fichiers
+            .iter()
+            .map(|(c, o)| (c, o.len()))
+            .collect::<Vec<_>>()
+    );
+    NuitDuCas {
+        fichiers,
+        reference,
+    }
 }
 
 /// Un cas de la matrice : son nom, et l'essai.
@@ -337,10 +459,10 @@ fn passage(mut depot: Command, attendu: i32) -> Result<(), String> {
 /// - `ListParts` : une reprise ([`preparer_reprise`]) ;
 /// - `AbortMultipartUpload` : deux envois ouverts sur la clé par un client précédent ; le
 ///   passage adopte le plus récent et abandonne l'autre.
-fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
+fn cas_s3_bac(entree: Entree, etape: Operation, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
-    let fichiers = nuit(&banc);
-    let grand = banc.cle(&fichiers[1].0);
+    let n = nuit(&banc, entree, true);
+    let grand = banc.cle(&n.fichiers[1].0);
     let depot = || depot_s3(&banc, &banc.bac().endpoint(), COMPARTIMENT, sorte);
     match etape {
         Operation::ListParts => preparer_reprise(banc.bac().pannes(), depot())?,
@@ -371,13 +493,13 @@ fn cas_s3_bac(etape: Operation, sorte: Sorte) -> Result<(), String> {
         "la panne n'a pas été consommée ({} injectée(s)) : le cas n'affirme rien",
         c.pannes_injectees()
     );
-    for (n, t) in &fichiers {
-        let recu = std::fs::read(banc.bac().chemin_objet(COMPARTIMENT, &banc.cle(n)))
-            .map_err(|e| format!("{n} absent : {e}"))?;
-        verifier!(recu == contenu(n, *t), "{n} : contenu différent");
-    }
-    let objets = banc.objets_sous(COMPARTIMENT, PREFIXE);
-    verifier!(objets.len() == 2, "objets en trop : {objets:?}");
+    // Chaque objet, octet pour octet ce qui devait arriver ; ni objet en trop, ni manquant.
+    let deposes = banc.empreintes_s3();
+    let attendus = empreintes_sous(&n.reference);
+    verifier!(
+        deposes == attendus,
+        "objets différents, en trop ou manquants :\n déposés {deposes:#?}\n attendus {attendus:#?}"
+    );
     let ouverts = banc.bac().envois_en_cours(COMPARTIMENT);
     verifier!(ouverts.is_empty(), "envoi multipart orphelin : {ouverts:?}");
     verifier!(
@@ -413,9 +535,24 @@ fn mesure(mut depot: Command, etape: Operation) -> Command {
     depot
 }
 
+/// La matrice S3 du bac à sable pour cette entrée.
+fn matrice_s3(entree: Entree) {
+    mener(cas_de(
+        &entree.matrice("S3"),
+        &ETAPES_S3,
+        move |etape, sorte| cas_s3_bac(entree, etape, sorte),
+    ));
+}
+
 #[test]
 fn matrice_s3_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
-    mener(cas_de("S3", &ETAPES_S3, cas_s3_bac));
+    matrice_s3(Entree::Wav);
+}
+
+/// La même matrice S3, la nuit donnée en carte brute préparée au fil de l'envoi.
+#[test]
+fn matrice_s3_carte_brute_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
+    matrice_s3(Entree::CarteBrute);
 }
 
 // ------------------------------------------------------------------- S3, second avis : moto
@@ -423,7 +560,7 @@ fn matrice_s3_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
 /// Un cas S3 contre moto, derrière le mandataire qui injecte la panne.
 fn cas_s3_moto(etape: Operation, sorte: Sorte, serveur: &moto::Moto) -> Result<(), String> {
     let banc = Banc::nouveau();
-    let fichiers = nuit(&banc);
+    let n = nuit(&banc, Entree::Wav, true);
     let compartiment = format!(
         "m-{}-{}",
         etape.nom().to_lowercase(),
@@ -434,7 +571,7 @@ fn cas_s3_moto(etape: Operation, sorte: Sorte, serveur: &moto::Moto) -> Result<(
         .block_on(client.create_bucket().bucket(&compartiment).send())
         .map_err(|e| format!("compartiment moto : {e}"))?;
     let mandataire = MandatairePannes::demarrer(&banc.rt, serveur.adresse);
-    let grand = format!("{PREFIXE}/{}", fichiers[1].0);
+    let grand = format!("{PREFIXE}/{}", n.fichiers[1].0);
     let depot = || depot_s3(&banc, &mandataire.endpoint(), &compartiment, sorte);
     let ouvrir = |cle: &str| {
         let _ = banc.rt.block_on(
@@ -468,9 +605,10 @@ fn cas_s3_moto(etape: Operation, sorte: Sorte, serveur: &moto::Moto) -> Result<(
     );
     let objets = banc.rt.block_on(moto::objets(&client, &compartiment));
     let attendus: Vec<(String, Vec<u8>)> = {
-        let mut v: Vec<_> = fichiers
+        let mut v: Vec<_> = n
+            .fichiers
             .iter()
-            .map(|(n, t)| (format!("{PREFIXE}/{n}"), contenu(n, *t)))
+            .map(|(chemin, octets)| (format!("{PREFIXE}/{chemin}"), octets.clone()))
             .collect();
         v.sort();
         v
@@ -503,11 +641,7 @@ fn matrice_s3_contre_moto_second_avis() {
 /// fichiers (deux pages d'inventaire), ou le petit fichier de la nuit, à l'identique (son URL
 /// de lecture, puis la lecture d'un octet). Rend le nombre d'autres fichiers, et l'`_id` du
 /// petit fichier s'il est posé.
-fn deja_deposes(
-    banc: &Banc,
-    etape: EtapeVigieChiro,
-    fichiers: &[(String, usize)],
-) -> (usize, Option<String>) {
+fn deja_deposes(banc: &Banc, etape: EtapeVigieChiro, n: &NuitDuCas) -> (usize, Option<String>) {
     match etape {
         EtapeVigieChiro::InventaireDistant => {
             for i in 0..AUTRES_FICHIERS {
@@ -517,8 +651,8 @@ fn deja_deposes(
             (AUTRES_FICHIERS, None)
         }
         EtapeVigieChiro::UrlLecture | EtapeVigieChiro::LectureObjet => {
-            let (n, t) = &fichiers[0];
-            (0, Some(banc.deja_sur_la_plateforme(n, contenu(n, *t))))
+            let (titre, octets) = n.petit();
+            (0, Some(banc.deja_sur_la_plateforme(titre, octets.to_vec())))
         }
         _ => (0, None),
     }
@@ -536,17 +670,13 @@ fn deja_deposes(
 ///   le passage : code 0, comme partout ;
 /// - l'inventaire distant, l'URL de lecture et la lecture d'un octet : voir [`deja_deposes`] ;
 ///   le petit fichier, déjà finalisé à l'identique, n'est alors ni redéclaré ni renvoyé.
-fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
+fn cas_vigiechiro(entree: Entree, etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
-    let mut fichiers = nuit(&banc);
-    if etape == EtapeVigieChiro::SondeReseau {
-        // Le petit fichier seul : pendant l'attente entre deux de ses tentatives, sa place se
-        // libère et le grand partirait ; une réponse à l'une de ses requêtes, arrivée entre
-        // deux coupures, rompt la série d'échecs, et la coupure n'est jamais déclarée (vu
-        // sous charge, une fois sur quelques dizaines).
-        let (grand, _) = fichiers.pop().unwrap();
-        std::fs::remove_file(banc.nuit.join(grand)).unwrap();
-    }
+    // Pour la sonde, le petit fichier seul : pendant l'attente entre deux de ses tentatives, sa
+    // place se libère et le grand partirait ; une réponse à l'une de ses requêtes, arrivée
+    // entre deux coupures, rompt la série d'échecs, et la coupure n'est jamais déclarée (vu
+    // sous charge, une fois sur quelques dizaines).
+    let n = nuit(&banc, entree, etape != EtapeVigieChiro::SondeReseau);
     let pannes = banc.bac().pannes();
     let creer = etape.participation_a_creer();
     let mut depot = banc.vigie_plateforme();
@@ -579,11 +709,11 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
             scenario = 1;
         }
         EtapeVigieChiro::SuppressionEnregistrement => {
-            laisse = Some(banc.envoi_multipart_abandonne(PARTICIPATION, &fichiers[0].0));
+            laisse = Some(banc.envoi_multipart_abandonne(PARTICIPATION, n.petit().0));
         }
         _ => {}
     }
-    let (autres, deja) = deja_deposes(&banc, etape, &fichiers);
+    let (autres, deja) = deja_deposes(&banc, etape, &n);
     let operation = etape.operation();
     banc.panne(Regle::nieme(operation, None, etape.rang(), sorte.panne()));
 
@@ -616,23 +746,25 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     };
     let enregistres = banc.bac().fichiers();
     verifier!(
-        enregistres.len() == fichiers.len() + autres,
+        enregistres.len() == n.fichiers.len() + autres,
         "enregistrements en double ou manquants : {enregistres:?}"
     );
-    for (n, t) in &fichiers {
+    // Chaque fichier, finalisé, octet pour octet ce qui devait arriver.
+    for (chemin, empreinte) in empreintes_sous(&n.reference) {
+        let titre = NuitDuCas::titre(&chemin);
         let f = banc
             .bac()
-            .fichier(&participation, n)
-            .ok_or_else(|| format!("{n} inconnu de la plateforme"))?;
-        verifier!(f.disponible, "{n} non finalisé");
+            .fichier(&participation, titre)
+            .ok_or_else(|| format!("{titre} inconnu de la plateforme"))?;
+        verifier!(f.disponible, "{titre} non finalisé");
         verifier!(
-            banc.objet_plateforme(&participation, n) == contenu(n, *t),
-            "{n} : contenu différent"
+            sha256(&banc.objet_plateforme(&participation, titre)) == empreinte,
+            "{titre} : contenu différent de {chemin}"
         );
     }
     if let Some(id) = deja {
         // Déjà sur la plateforme, identique : ni redéclaré ni renvoyé.
-        let f = banc.bac().fichier(&participation, &fichiers[0].0);
+        let f = banc.bac().fichier(&participation, n.petit().0);
         verifier!(
             f.as_ref().is_some_and(|f| f.id == id),
             "fichier déjà déposé redéclaré : {f:?}"
@@ -645,7 +777,7 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     }
     if let Some(ancien) = laisse {
         // L'enregistrement laissé a été supprimé (son envoi S3 abandonné), puis redéclaré.
-        let f = banc.bac().fichier(&participation, &fichiers[0].0);
+        let f = banc.bac().fichier(&participation, n.petit().0);
         verifier!(
             f.as_ref().is_some_and(|f| f.id != ancien && !f.multipart),
             "enregistrement laissé non remplacé : {f:?}"
@@ -664,9 +796,24 @@ fn cas_vigiechiro(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     Ok(())
 }
 
+/// La matrice Vigie-Chiro pour cette entrée.
+fn matrice_vigiechiro(entree: Entree) {
+    mener(cas_de(
+        &entree.matrice("Vigie-Chiro"),
+        &ETAPES_VIGIECHIRO,
+        move |etape, sorte| cas_vigiechiro(entree, etape, sorte),
+    ));
+}
+
 #[test]
 fn matrice_vigiechiro_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
-    mener(cas_de("Vigie-Chiro", &ETAPES_VIGIECHIRO, cas_vigiechiro));
+    matrice_vigiechiro(Entree::Wav);
+}
+
+/// La même matrice Vigie-Chiro, la nuit donnée en carte brute préparée au fil de l'envoi.
+#[test]
+fn matrice_vigiechiro_carte_brute_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
+    matrice_vigiechiro(Entree::CarteBrute);
 }
 
 /// Un cas de `vigie verifier` vers la plateforme : une nuit déposée sans panne (et, selon
@@ -675,8 +822,8 @@ fn matrice_vigiechiro_chaque_panne_une_fois_sur_chaque_etape_un_seul_passage() {
 /// inchangé.
 fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
     let banc = Banc::nouveau();
-    let fichiers = nuit(&banc);
-    let (_, deja) = deja_deposes(&banc, etape, &fichiers);
+    let n = nuit(&banc, Entree::Wav, true);
+    let (_, deja) = deja_deposes(&banc, etape, &n);
     passage(banc.depot_plateforme(), 0)
         .map_err(|e| format!("dépôt avant la vérification : {e}"))?;
 
@@ -712,16 +859,16 @@ fn cas_verifier(etape: EtapeVigieChiro, sorte: Sorte) -> Result<(), String> {
         .find(|v| v["evenement"] == "bilan_verification")
         .ok_or_else(|| format!("pas de bilan_verification\n{}", texte(&out)))?;
     verifier!(
-        bilan["intactes"] == fichiers.len() && bilan["a_renvoyer"] == 0,
+        bilan["intactes"] == n.fichiers.len() && bilan["a_renvoyer"] == 0,
         "bilan : {bilan}"
     );
     let etat = banc.etat();
     verifier!(
-        etat["unites"]["deposee"] == fichiers.len() && etat["definitifs"] == 0,
+        etat["unites"]["deposee"] == n.fichiers.len() && etat["definitifs"] == 0,
         "plan changé par la vérification : {etat}"
     );
     if let Some(id) = deja {
-        let f = banc.bac().fichier(PARTICIPATION, &fichiers[0].0);
+        let f = banc.bac().fichier(PARTICIPATION, n.petit().0);
         verifier!(
             f.is_some_and(|f| f.id == id),
             "fichier déjà déposé remplacé"

@@ -986,6 +986,25 @@ impl Banc {
         trouves
     }
 
+    /// Ce que tient le compartiment S3 du bac à sable sous le préfixe du banc : chaque objet
+    /// (chemin sous le préfixe) et le SHA-256 de son contenu, à comparer à [`empreintes_sous`]
+    /// du dossier qui tient ce qui devait arriver.
+    pub fn empreintes_s3(&self) -> std::collections::BTreeMap<String, String> {
+        let racine = self.bac().racine().join(COMPARTIMENT);
+        self.objets_sous(COMPARTIMENT, PREFIXE)
+            .into_iter()
+            .map(|o| {
+                let octets = std::fs::read(racine.join(&o)).unwrap();
+                let sous = o
+                    .replace('\\', "/")
+                    .strip_prefix(&format!("{PREFIXE}/"))
+                    .unwrap()
+                    .to_owned();
+                (sous, sha256(&octets))
+            })
+            .collect()
+    }
+
     /// Le journal des décisions de la base, dans l'ordre.
     pub fn decisions(&self) -> Vec<DecisionBase> {
         let c = rusqlite::Connection::open(&self.base).unwrap();
