@@ -235,9 +235,20 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
     let banc = Banc::nouveau();
     banc.fichier(&nom(1), 20_000);
     banc.depot_plateforme().finir_en(0);
-    ramener_au_schema(&banc.base, 10);
+    let c = reprendre_au_schema(&banc, 10, &["--micro-position", "SOL"]);
+    assert_eq!(
+        micros_retenus(&c),
+        [(SITE.into(), "A1".into(), 0, Some("SOL".into()))]
+    );
+}
+
+/// Ramène la base du banc (qui tient sa nuit déposée dans la participation du site web) au
+/// schéma `version`, puis la reprend par cette version avec ces options : rien ne repart, la
+/// base monte au schéma actuel. Rend la base, ouverte.
+fn reprendre_au_schema(banc: &Banc, version: i64, options: &[&str]) -> rusqlite::Connection {
+    ramener_au_schema(&banc.base, version);
     let declares = banc.requetes(Operation::ApiDeclarerFichier);
-    banc.depot_plateforme_avec(&["--micro-position".into(), "SOL".into()])
+    banc.depot_plateforme_avec(&options.iter().map(|o| o.to_string()).collect::<Vec<_>>())
         .finir_en(0);
     assert_eq!(
         banc.requetes(Operation::ApiDeclarerFichier),
@@ -245,18 +256,52 @@ fn base_du_schema_10_reprise_sans_rien_renvoyer_puis_micro_retenu() {
         "un fichier est reparti"
     );
     let c = rusqlite::Connection::open(&banc.base).unwrap();
-    let version: i64 = c
+    let lue: i64 = c
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, SCHEMA_ACTUEL);
-    let retenus: Vec<(String, String, Option<String>)> = c
-        .prepare("SELECT site, point, position FROM micro_du_point")
+    assert_eq!(lue, SCHEMA_ACTUEL);
+    c
+}
+
+/// Les micros que retient la base : (site, point, rang, position), dans l'ordre.
+fn micros_retenus(c: &rusqlite::Connection) -> Vec<(String, String, i64, Option<String>)> {
+    c.prepare("SELECT site, point, rang, position FROM micro_du_point ORDER BY site, point, rang")
         .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .unwrap()
         .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(retenus, [(SITE.into(), "A1".into(), Some("SOL".into()))]);
+        .unwrap()
+}
+
+/// Une base du schéma 12 (d'avant le second micro, migration 0013), qui retient le micro du
+/// point A1, reprise par cette version : la migration le garde comme premier micro (rang 0) ;
+/// rien ne repart ; le second micro donné à la reprise est retenu à côté, et la participation
+/// reçoit les deux (`micro0_position` du micro retenu, `micro1_position` de l'option).
+#[test]
+fn base_du_schema_12_le_micro_retenu_reste_le_premier_et_le_second_s_y_ajoute() {
+    let banc = Banc::nouveau();
+    banc.fichier(&nom(1), 20_000);
+    banc.depot_plateforme_avec(&["--micro-position".into(), "SOL".into()])
+        .finir_en(0);
+    let c = reprendre_au_schema(&banc, 12, &["--micro1-position", "CANOPEE"]);
+    assert_eq!(
+        micros_retenus(&c),
+        [
+            (SITE.into(), "A1".into(), 0, Some("SOL".into())),
+            (SITE.into(), "A1".into(), 1, Some("CANOPEE".into()))
+        ]
+    );
+    let configuration = banc
+        .bac()
+        .participation(PARTICIPATION)
+        .unwrap()
+        .configuration;
+    let configuration = configuration.unwrap_or_default();
+    assert_eq!(configuration["micro0_position"], "SOL", "{configuration}");
+    assert_eq!(
+        configuration["micro1_position"], "CANOPEE",
+        "{configuration}"
+    );
 }
 
 /// Une base du schéma 11 (d'avant la sorte des plans, migration 0012), qui tient une nuit
