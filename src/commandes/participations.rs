@@ -16,66 +16,12 @@ use anyhow::Result;
 use super::saison::{lire_moi, lire_ou_dire};
 use super::vigiechiro::{client, mener_ponctuel};
 use crate::cli::{ArgsParticipations, OptionsGlobales};
-use crate::saison::correspondance::date_plateforme;
-use crate::saison::nuits::{cle_du_nom, soiree_de};
 use crate::sortie::CodeSortie;
 use crate::suivi::calcul::ModeSortie;
 use crate::suivi::participations::{self as dire, ParticipationDeLaPlateforme};
-use crate::transport::vigiechiro::{EtatCalcul, ParticipationLue};
 
 /// Combien de participations ont leurs fichiers relus (une requête chacune).
 const FICHIERS_RELUS_MAX: usize = 500;
-
-/// L'état du calcul en quelques mots, et le mot du JSON.
-fn calcul(etat: Option<&EtatCalcul>) -> (&'static str, &'static str) {
-    match etat {
-        None => ("calcul pas lancé", "pas_lance"),
-        Some(EtatCalcul::Planifie) => ("calcul planifié", "planifie"),
-        Some(EtatCalcul::EnCours) => ("calcul en cours", "en_cours"),
-        Some(EtatCalcul::Fini) => ("calcul fini", "fini"),
-        Some(EtatCalcul::Erreur) => ("calcul en erreur", "erreur"),
-        Some(EtatCalcul::Retry) => ("nouvel essai prévu", "retry"),
-        Some(EtatCalcul::Autre(_)) => ("calcul : état inconnu", "autre"),
-    }
-}
-
-/// Une participation lue, et ce que dit la première page de ses fichiers.
-fn decrire(
-    p: &ParticipationLue,
-    fichiers: Option<(u64, Option<String>)>,
-) -> ParticipationDeLaPlateforme {
-    let (total, titre) = match fichiers {
-        Some((t, titre)) => (Some(t), titre),
-        None => (None, None),
-    };
-    let cle = titre.as_deref().and_then(cle_du_nom);
-    // La soirée de ses fichiers ; sinon celle de sa date de début (à l'heure de la machine).
-    let soiree = cle.as_ref().and_then(|c| c.soiree).or_else(|| {
-        p.date_debut
-            .as_deref()
-            .and_then(date_plateforme)
-            .map(|d| soiree_de(d.with_timezone(&chrono::Local).naive_local()))
-    });
-    ParticipationDeLaPlateforme {
-        id: p.id.to_string(),
-        site: p
-            .site
-            .as_ref()
-            .map(|s| s.titre.clone())
-            .unwrap_or_else(|| "site inconnu".to_owned()),
-        annee: soiree.map(|s| chrono::Datelike::year(&s)),
-        soiree,
-        point: p.point.clone().filter(|p| !p.trim().is_empty()),
-        passage: cle.map(|c| c.passage),
-        fichiers: total,
-        calcul: calcul(p.etat_calcul.as_ref()),
-        // Point fixe : un point ; routier et pédestre, aucun (la règle de la création).
-        a_decrire: crate::description::manquantes(
-            &p.configuration.clone().unwrap_or_default(),
-            p.point.as_deref().is_some_and(|p| !p.trim().is_empty()),
-        ),
-    }
-}
 
 /// `vigie participations` (voir l'en-tête du module).
 pub(super) fn participations(g: &OptionsGlobales, args: ArgsParticipations) -> Result<CodeSortie> {
@@ -104,7 +50,7 @@ pub(super) fn participations(g: &OptionsGlobales, args: ArgsParticipations) -> R
             } else {
                 None
             };
-            decrites.push(decrire(p, fichiers));
+            decrites.push(ParticipationDeLaPlateforme::decrire(p, fichiers));
         }
         Ok(decrites)
     })?;

@@ -15,6 +15,9 @@ use super::format::replier;
 use super::format::{neutraliser, pluriel};
 use super::saison::{adresse_ou_identifiant, adresse_participation, jour_court};
 use crate::description::{Attendue, est_un_canal};
+use crate::saison::correspondance::date_plateforme;
+use crate::saison::nuits::{cle_du_nom, soiree_de};
+use crate::transport::vigiechiro::{EtatCalcul, ParticipationLue};
 
 /// La largeur d'une ligne de la liste.
 const LARGEUR: usize = 80;
@@ -37,6 +40,56 @@ pub(crate) struct ParticipationDeLaPlateforme {
     pub(crate) calcul: (&'static str, &'static str),
     /// Ce que sa `configuration` ne dit pas encore (`description::manquantes`).
     pub(crate) a_decrire: Vec<Attendue>,
+}
+
+impl ParticipationDeLaPlateforme {
+    /// Une participation lue, et ce que dit la première page de ses fichiers.
+    pub(crate) fn decrire(p: &ParticipationLue, fichiers: Option<(u64, Option<String>)>) -> Self {
+        let (total, titre) = match fichiers {
+            Some((t, titre)) => (Some(t), titre),
+            None => (None, None),
+        };
+        let cle = titre.as_deref().and_then(cle_du_nom);
+        // La soirée de ses fichiers ; sinon celle de sa date de début (à l'heure de la machine).
+        let soiree = cle.as_ref().and_then(|c| c.soiree).or_else(|| {
+            p.date_debut
+                .as_deref()
+                .and_then(date_plateforme)
+                .map(|d| soiree_de(d.with_timezone(&chrono::Local).naive_local()))
+        });
+        ParticipationDeLaPlateforme {
+            id: p.id.to_string(),
+            site: p
+                .site
+                .as_ref()
+                .map(|s| s.titre.clone())
+                .unwrap_or_else(|| "site inconnu".to_owned()),
+            annee: soiree.map(|s| chrono::Datelike::year(&s)),
+            soiree,
+            point: p.point.clone().filter(|p| !p.trim().is_empty()),
+            passage: cle.map(|c| c.passage),
+            fichiers: total,
+            calcul: calcul(p.etat_calcul.as_ref()),
+            // Point fixe : un point ; routier et pédestre, aucun (la règle de la création).
+            a_decrire: crate::description::manquantes(
+                &p.configuration.clone().unwrap_or_default(),
+                p.point.as_deref().is_some_and(|p| !p.trim().is_empty()),
+            ),
+        }
+    }
+}
+
+/// L'état du calcul en quelques mots, et le mot du JSON.
+fn calcul(etat: Option<&EtatCalcul>) -> (&'static str, &'static str) {
+    match etat {
+        None => ("calcul pas lancé", "pas_lance"),
+        Some(EtatCalcul::Planifie) => ("calcul planifié", "planifie"),
+        Some(EtatCalcul::EnCours) => ("calcul en cours", "en_cours"),
+        Some(EtatCalcul::Fini) => ("calcul fini", "fini"),
+        Some(EtatCalcul::Erreur) => ("calcul en erreur", "erreur"),
+        Some(EtatCalcul::Retry) => ("nouvel essai prévu", "retry"),
+        Some(EtatCalcul::Autre(_)) => ("calcul : état inconnu", "autre"),
+    }
 }
 
 /// Une ligne par participation, groupées par site puis par saison.
