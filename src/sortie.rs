@@ -23,6 +23,17 @@ pub enum CodeSortie {
 }
 
 impl CodeSortie {
+    /// Le code de sortie que mérite l'état d'un plan.
+    pub(crate) fn du_plan(r: &crate::plan::ResumePlan) -> CodeSortie {
+        if r.definitifs > 0 {
+            CodeSortie::RefusDefinitifs
+        } else if r.deposee == r.total() {
+            CodeSortie::Succes
+        } else {
+            CodeSortie::EchecsTransitoires
+        }
+    }
+
     /// Le plus grave de deux codes (pour plusieurs participations ou plusieurs nuits) :
     /// 0 < 1 < 2 < 3 < 4 < 130.
     pub(crate) fn max_par_gravite(self, autre: CodeSortie) -> CodeSortie {

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
-use crate::plan::{Base, DepotPlan, DepotUnite, EtatUnite, ResumePlan, est_tenu};
+use crate::plan::{Base, DepotPlan, DepotUnite, EtatUnite, est_tenu};
 use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
 use crate::suivi::etat::{self as dire, EtatDuPlan, LigneUnite, NuitDuPlan};
@@ -67,7 +67,7 @@ fn etat_saison(g: &OptionsGlobales, base: &Base, visees: &NuitsVisees) -> Result
         })
         .collect::<Result<Vec<_>>>()?;
     let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
-        c.max_par_gravite(code_du_plan(r))
+        c.max_par_gravite(CodeSortie::du_plan(r))
     });
     // Le détail d'une nuit s'obtient en la nommant : la première sert d'exemple.
     let exemple = nuits.first().map(|n| visees.designation(n).to_string());
@@ -116,7 +116,7 @@ fn etat_du_plan(
             nuit,
         })?;
     }
-    Ok(code_du_plan(&resume))
+    Ok(CodeSortie::du_plan(&resume))
 }
 
 /// Le filtre garde-t-il cette unité ? `echec` : tous les échecs ; `definitif` : les refus
@@ -155,17 +155,6 @@ fn lister_unites(
         .to_possible_value()
         .map_or_else(String::new, |v| v.get_name().to_owned());
     dire::unites(g.json, plan.id, &quoi, &lignes, nuit)
-}
-
-/// Le code de sortie que mérite l'état d'un plan.
-pub(crate) fn code_du_plan(r: &ResumePlan) -> CodeSortie {
-    if r.definitifs > 0 {
-        CodeSortie::RefusDefinitifs
-    } else if r.deposee == r.total() {
-        CodeSortie::Succes
-    } else {
-        CodeSortie::EchecsTransitoires
-    }
 }
 
 pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {

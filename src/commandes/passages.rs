@@ -9,7 +9,6 @@ use anyhow::Result;
 
 use super::ecouter_signaux;
 use super::envoi::{Envoi, afficher_bilan, passage};
-use super::etat::code_du_plan;
 use crate::cli::{OptionsGlobales, OptionsPassages};
 use crate::depot::Bilan;
 use crate::depot::passages::{
@@ -127,7 +126,7 @@ pub(super) async fn enchainer(
     Ok(if bilan.interrompu {
         CodeSortie::Interrompu
     } else {
-        code_du_plan(&bilan.resume)
+        CodeSortie::du_plan(&bilan.resume)
     })
 }
 
@@ -177,7 +176,7 @@ pub(super) async fn enchainer_saison(
         // le bilan de la saison (`suivi::reprise`).
         garder_le_code(afficher_bilan(g, b, nuit.envoi.destination, fin, false));
         interrompu |= b.interrompu;
-        code = code.max_par_gravite(code_du_plan(&b.resume));
+        code = code.max_par_gravite(CodeSortie::du_plan(&b.resume));
     }
     Ok(if interrompu {
         CodeSortie::Interrompu
