@@ -177,6 +177,25 @@ impl DestinationVigieChiro {
         })
     }
 
+    /// Désigne-t-elle la même participation que `autre`, d'après ce que sait la base ?
+    /// `participation_autre` : la participation connue du plan de `autre`.
+    pub(crate) fn meme_participation(
+        &self,
+        autre: &DestinationVigieChiro,
+        participation_autre: Option<&IdObjet>,
+    ) -> bool {
+        if self.api != autre.api {
+            return false;
+        }
+        match &self.participation {
+            CibleParticipation::Existante(id) => {
+                participation_autre == Some(id)
+                    || autre.participation == CibleParticipation::Existante(id.clone())
+            }
+            a_creer @ CibleParticipation::ACreer { .. } => *a_creer == autre.participation,
+        }
+    }
+
     /// La même, qui décrira sa participation.
     pub(crate) fn avec_description(self, description: crate::description::Description) -> Self {
         DestinationVigieChiro {

@@ -25,9 +25,12 @@
 //! Seuls les fichiers qui restent à envoyer sont lus (la commande les choisit : un fichier déjà
 //! déposé ne se relit pas), une fois chacun, par leurs premiers octets.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
 
-use crate::inventaire::{NomDecompose, nom_decompose};
+use crate::inventaire::{Enregistrement, NomDecompose, nom_decompose};
+use crate::plan::{Base, ErreurBase};
 use crate::wav::{self, DefautWav};
 
 /// À partir de cette fréquence d'en-tête (Hz), une séquence est un enregistrement direct ; en
@@ -184,6 +187,104 @@ fn lire_frequence(chemin: &Path) -> Option<Result<u32, Faute>> {
         Ok(Err(defaut)) => Err(Faute::PasLisible(defaut)),
         Err(e) => Err(Faute::Systeme(crate::plateforme::erreur_systeme(&e))),
     })
+}
+
+/// Les fichiers d'une nuit (chemins relatifs à `racine`) qui restent à juger : tous, sauf ceux
+/// que son plan (`plan` : son identifiant et son dossier, lus dans `base`) a déjà déposés, même
+/// chemin et même taille. Un fichier déjà déposé ne se relit pas : la reprise d'une saison
+/// déposée n'ouvre aucun fichier.
+pub(crate) fn restent_a_juger<'a>(
+    racine: &Path,
+    fichiers: &[&'a Enregistrement],
+    plan: Option<(i64, &str)>,
+    base: Option<&Base>,
+) -> Result<Vec<&'a str>, ErreurBase> {
+    let (deposees, vers) = match (plan, base) {
+        (Some((id, dossier)), Some(base)) => (
+            base.deposees(id)?,
+            VersLePlan::entre(racine, Path::new(dossier)),
+        ),
+        _ => (HashMap::new(), VersLePlan::Hors),
+    };
+    Ok(fichiers
+        .iter()
+        .filter(|e| {
+            let deja = !deposees.is_empty()
+                && vers
+                    .chemin(&e.chemin)
+                    .and_then(|c| deposees.get(c.as_ref()).copied())
+                    .is_some_and(|taille| taille == e.taille);
+            !deja
+        })
+        .map(|e| e.chemin.as_str())
+        .collect())
+}
+
+/// Comment un chemin relatif à la racine commune devient un chemin du plan d'une nuit.
+enum VersLePlan {
+    /// La racine est dans le dossier du plan : ce préfixe (peut-être vide) devant.
+    Prefixer(String),
+    /// Le dossier du plan est sous la racine : ce préfixe (et son « / ») en moins.
+    Retirer(String),
+    /// Ni l'un ni l'autre : aucun fichier n'est dans le plan.
+    Hors,
+}
+
+impl VersLePlan {
+    fn entre(racine: &Path, dossier_du_plan: &Path) -> VersLePlan {
+        let en_texte = |p: &Path| -> Option<String> {
+            let parties: Option<Vec<&str>> =
+                p.components().map(|c| c.as_os_str().to_str()).collect();
+            Some(parties?.join("/"))
+        };
+        if let Some(prefixe) = racine.strip_prefix(dossier_du_plan).ok().and_then(en_texte) {
+            return VersLePlan::Prefixer(prefixe);
+        }
+        match dossier_du_plan.strip_prefix(racine).ok().and_then(en_texte) {
+            Some(sous) => VersLePlan::Retirer(format!("{sous}/")),
+            None => VersLePlan::Hors,
+        }
+    }
+
+    fn chemin<'a>(&self, chemin: &'a str) -> Option<Cow<'a, str>> {
+        match self {
+            VersLePlan::Prefixer(p) if p.is_empty() => Some(Cow::Borrowed(chemin)),
+            VersLePlan::Prefixer(p) => Some(Cow::Owned(format!("{p}/{chemin}"))),
+            VersLePlan::Retirer(p) => chemin.strip_prefix(p.as_str()).map(Cow::Borrowed),
+            VersLePlan::Hors => None,
+        }
+    }
+}
+
+/// Les canaux d'une nuit de routier ou de pédestre que `description` ne dit pas
+/// (`canal_expansion_temps`, `canal_enregistrement_direct`) : ceux que disent ses séquences
+/// (`chemins`, relatifs à `racine` ; [`canaux_de_la_nuit`]), posés sur sa participation.
+/// S'ils ne se déduisent pas, pourquoi est dit, avec les options à donner : jamais absents sans
+/// le dire. Une nuit sans séquence de routier n'est pas lue.
+pub(crate) fn deduire_les_canaux<'a>(
+    description: &mut crate::description::Description,
+    racine: &Path,
+    chemins: impl IntoIterator<Item = &'a str>,
+) {
+    if description.canal_expansion_temps.is_some()
+        || description.canal_enregistrement_direct.is_some()
+    {
+        return;
+    }
+    match canaux_de_la_nuit(racine, chemins) {
+        Some(Ok((expansion, direct))) => {
+            tracing::info!(
+                "canaux déduits des séquences : expansion de temps {expansion}, direct {direct}"
+            );
+            description.canal_expansion_temps = Some(expansion.to_owned());
+            description.canal_enregistrement_direct = Some(direct.to_owned());
+        }
+        Some(Err(pourquoi)) => tracing::warn!(
+            "les canaux de la nuit ne se déduisent pas de ses séquences ({pourquoi}) : donnez \
+             --canal-expansion et --canal-direct (GAUCHE, DROITE ou ABSENT)"
+        ),
+        None => {}
+    }
 }
 
 #[cfg(test)]

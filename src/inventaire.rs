@@ -38,6 +38,21 @@ impl Enregistrement {
     pub(crate) fn nom(&self) -> &str {
         self.chemin.rsplit('/').next().unwrap_or(&self.chemin)
     }
+
+    /// Ce fichier, planifiable sous le chemin `chemin` (relatif au dossier du plan) et la clé
+    /// `cle`.
+    pub(crate) fn planifiable(&self, chemin: String, cle: String) -> crate::plan::FichierPlanifie {
+        crate::plan::FichierPlanifie {
+            chemin,
+            cle,
+            taille: self.taille,
+            modifie_ns: self.modifie_ns,
+            // Celle que l'inventaire a relevée, sans suivre de lien : c'est ce fichier-là, et pas
+            // un autre glissé à sa place, que l'envoi devra retrouver.
+            identite: self.identite.map(|i| i.to_string()),
+            preparee: None,
+        }
+    }
 }
 
 /// Un fichier qui ne peut pas partir, et pourquoi.
@@ -67,6 +82,28 @@ pub(crate) struct Inventaire {
 }
 
 impl Inventaire {
+    /// Les fichiers dont le nom porte un autre point d'écoute que `point`, et ces autres points
+    /// (« A2, B1 ») ; `None` s'il n'y en a pas.
+    pub(crate) fn d_autres_points(&self, point: &str) -> Option<(Vec<String>, String)> {
+        let autres: Vec<String> = self
+            .enregistrements
+            .iter()
+            .filter(|e| {
+                point_du_nom(e.nom()).is_some_and(|p| !p.eq_ignore_ascii_case(point.trim()))
+            })
+            .map(|e| e.chemin.clone())
+            .collect();
+        if autres.is_empty() {
+            return None;
+        }
+        let points: std::collections::BTreeSet<&str> = autres
+            .iter()
+            .filter_map(|c| point_du_nom(c.rsplit('/').next().unwrap_or(c)))
+            .collect();
+        let points = points.into_iter().collect::<Vec<_>>().join(", ");
+        Some((autres, points))
+    }
+
     pub(crate) fn octets(&self) -> u64 {
         self.enregistrements.iter().map(|e| e.taille).sum()
     }

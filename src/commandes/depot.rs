@@ -1,7 +1,6 @@
 //! `vigie depot` et `vigie retenter-echecs` : préparer le plan, puis l'envoyer en un ou
 //! plusieurs passages (`passages`, qui mène chacun par `envoi`).
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -13,26 +12,25 @@ use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, Opti
 use crate::depot::ReglagesDuPassage;
 use crate::depot::fabrique::Destination;
 use crate::depot::fabrique::OptionsAdresse;
-use crate::depot::relecture::empreinte::meme_contenu_que_depose;
+use crate::depot::relecture::empreinte::memes_que_deposes;
+use crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee;
 use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
-use crate::inventaire::{self, Enregistrement, Inventaire};
-use crate::noms::{self, Empechement};
+use crate::inventaire::{self, Inventaire};
 use crate::plan::{
-    Base, DeposeeARelire, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus,
-    Replanification, SequencePreparee, Sorte, VerrouPlan,
+    Base, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus, Replanification,
+    Sorte, VerrouPlan,
 };
-use crate::plateforme::FichierAttendu;
 use crate::plateforme::conseil::commande;
 use crate::preparation::carte::Identite;
 use crate::reessai::Profil;
-use crate::saison::correspondance::{self, Ecart, NuitDatee, ParticipationVue, date_plateforme};
+use crate::saison::correspondance::{self, Ecart, ParticipationVue};
+use crate::saison::examen::{Examen, Horodatages};
 use crate::saison::fuseau::Fuseau;
-use crate::saison::nuits::{bornes_utc, cle_du_nom, regrouper};
-use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
+use crate::saison::nuits::cle_du_nom;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
 use crate::suivi::depot as dire;
 use crate::suivi::format::pluriel;
-use crate::transport::vigiechiro::SiteLu;
 
 /// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
 pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
@@ -145,6 +143,16 @@ fn verifier_avant_l_envoi(
     Ok(moi)
 }
 
+/// Avant un envoi vers la plateforme : ses vérifications, sous les réglages du dépôt.
+fn verifier_pour_envoyer(
+    g: &OptionsGlobales,
+    dest: &DestinationVigieChiro,
+    reglages: &ReglagesFusionnes,
+) -> Result<PlateformeVerifiee> {
+    let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
+    super::vigiechiro::verifier_plateforme(g, dest, (emission, Profil::Insistant), RIEN_ENVOYE)
+}
+
 /// Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
 /// brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle dit
 /// que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
@@ -153,11 +161,9 @@ fn lire_la_plateforme(
     simulation: bool,
     dest: &DestinationVigieChiro,
     reglages: &ReglagesFusionnes,
-) -> Result<Option<crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee>> {
+) -> Result<Option<PlateformeVerifiee>> {
     if !simulation {
-        let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
-        let lectures = (emission, Profil::Insistant);
-        return super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE).map(Some);
+        return verifier_pour_envoyer(g, dest, reglages).map(Some);
     }
     if crate::jeton::lire().is_err() {
         non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
@@ -186,24 +192,20 @@ fn comparer_a_la_cible(
     dest: &DestinationVigieChiro,
     preparation: &Preparation,
     fuseau: &Fuseau,
-    verifiee: Option<crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee>,
+    verifiee: Option<PlateformeVerifiee>,
 ) -> Result<()> {
     let forcer = args.forcer_participation;
+    let enregistrements = &preparation.inventaire.enregistrements;
     match (&dest.participation, verifiee) {
         (CibleParticipation::Existante(id), Some(v)) => {
             let Some((p, site)) = &v.participation else {
                 return Ok(());
             };
-            let vue = ParticipationVue {
-                id: id.clone(),
-                observateur: None,
-                point: p.point.clone(),
-                debut: p.date_debut.as_deref().and_then(date_plateforme),
-                fin: p.date_fin.as_deref().and_then(date_plateforme),
-                un_titre: fichier_deja_depose(g, args.simulation, id)?,
-            };
-            let cible = (Some(id), &vue, site.as_ref());
-            comparer_a_la_participation(g, preparation, cible, fuseau, &dest.api, forcer)
+            let un_titre = fichier_deja_depose(g, args.simulation, id)?;
+            let vue = ParticipationVue::de_la_plateforme(id.clone(), p, un_titre);
+            let ecarts =
+                correspondance::ecarts_des_nuits(enregistrements, &vue, site.as_ref(), fuseau);
+            refuser_les_ecarts(g, (Some(id), &dest.api), &ecarts, forcer)
         }
         (CibleParticipation::Existante(_), None) => Ok(()),
         (
@@ -212,23 +214,17 @@ fn comparer_a_la_cible(
             },
             v,
         ) => {
-            let instant = |i: &crate::horodatage::InstantUtc| {
-                chrono::DateTime::from_timestamp(i.secondes(), 0)
-            };
-            let vue = ParticipationVue {
-                // Elle n'a pas encore d'identifiant ; `ecarts` ne le lit pas.
-                id: IdObjet::nul(),
-                observateur: None,
-                point: None,
-                debut: instant(debut),
-                fin: instant(fin),
-                un_titre: None,
-            };
+            let vue = ParticipationVue::a_creer(debut, fin);
             let site = v.as_ref().and_then(|v| v.site_a_creer.as_ref());
-            let cible = (None, &vue, site);
-            comparer_a_la_participation(g, preparation, cible, fuseau, &dest.api, forcer)?;
-            if let Some(point) = point {
-                avertir_points(g, &preparation.inventaire, point)?;
+            let ecarts = correspondance::ecarts_des_nuits(enregistrements, &vue, site, fuseau);
+            refuser_les_ecarts(g, (None, &dest.api), &ecarts, forcer)?;
+            if let Some((autres, points)) = point
+                .as_deref()
+                .and_then(|p| preparation.inventaire.d_autres_points(p))
+            {
+                // Le point d'une participation à créer, l'utilisateur vient de le taper : dit,
+                // le dépôt continue.
+                dire::points_differents(g.json, point.as_deref().unwrap_or(""), &points, &autres)?;
             }
             Ok(())
         }
@@ -286,7 +282,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
             crate::jeton::lire()?;
         }
         let retenus = base.reglages(plan.id)?;
-        let carte = identite_du_plan(&base, plan.id)?;
+        let carte = crate::preparation::carte::identite_du_plan(&base.unites(plan.id, &[])?);
         (
             plan.dossier.clone(),
             destination,
@@ -310,18 +306,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         garder_la_nuit(g, &preparation, &identite, Path::new(&dossier), false)?;
     }
     let moi = match destination.plateforme() {
-        Some(dest) => Some(
-            super::vigiechiro::verifier_plateforme(
-                g,
-                dest,
-                (
-                    super::envoi::reglages_emission(&reglages.options.reessai)?,
-                    Profil::Insistant,
-                ),
-                RIEN_ENVOYE,
-            )?
-            .moi,
-        ),
+        Some(dest) => Some(verifier_pour_envoyer(g, dest, &reglages)?.moi),
         None => None,
     };
     let pret = enregistrer(g, preparation, destination, &identite, false, false)?;
@@ -369,14 +354,8 @@ fn reglages_retenus(
     identite: &str,
     a_blanc: bool,
 ) -> Result<ReglagesRetenus> {
-    let chemin = super::chemin_base(g)?;
-    let base = match (chemin.exists(), a_blanc) {
-        (false, _) => return Ok(ReglagesRetenus::default()),
-        (true, true) => Base::ouvrir_a_blanc(&chemin)?,
-        (true, false) => match Base::ouvrir_existante(&chemin)? {
-            Some(b) => b,
-            None => return Ok(ReglagesRetenus::default()),
-        },
+    let Some(base) = base_a_lire(g, a_blanc)? else {
+        return Ok(ReglagesRetenus::default());
     };
     Ok(match base.trouver_plan(dossier, identite)? {
         Some(plan) => base.reglages(plan.id)?,
@@ -501,21 +480,6 @@ pub(super) fn identite_de_la_carte(args: &ArgsDepot) -> Result<Identite> {
     Ok(identite)
 }
 
-/// L'identité qu'une carte brute a reçue à son dépôt, retrouvée dans les noms de ses séquences
-/// planifiées (`Car640380-2026-Pass1-A1-…`) : la relance la prépare comme le premier dépôt,
-/// sans qu'on la redonne. Aucune pour un dossier ordinaire.
-pub(super) fn identite_du_plan(base: &Base, plan_id: i64) -> Result<Identite> {
-    let unites = base.unites(plan_id, &[])?;
-    Ok(unites
-        .iter()
-        .filter(|u| u.preparee.is_some())
-        .find_map(|u| {
-            let nom = u.chemin.rsplit('/').next().unwrap_or(&u.chemin);
-            crate::preparation::carte::identite_du_nom(nom)
-        })
-        .unwrap_or_default())
-}
-
 /// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne
 /// disent pas, déduits de ses séquences (`garde::deduire_les_canaux`).
 fn avec_les_canaux(destination: Destination, preparation: &Preparation) -> Destination {
@@ -527,7 +491,7 @@ fn avec_les_canaux(destination: Destination, preparation: &Preparation) -> Desti
         .enregistrements
         .iter()
         .map(|e| e.chemin.as_str());
-    super::garde::deduire_les_canaux(
+    crate::garde::deduire_les_canaux(
         &mut dest.description,
         Path::new(&preparation.dossier),
         chemins,
@@ -567,7 +531,7 @@ pub(super) fn preparer(
     } = examen;
     let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
     for e in &inventaire.enregistrements {
-        let mut f = fichier_planifie(e, e.chemin.clone(), destination.cle(&e.chemin)?);
+        let mut f = e.planifiable(e.chemin.clone(), destination.cle(&e.chemin)?);
         f.preparee = preparees.remove(&e.chemin);
         fichiers.push(f);
     }
@@ -613,53 +577,8 @@ fn garder_la_nuit(
     )
 }
 
-/// Un fichier de l'inventaire, planifiable sous le chemin `chemin` (relatif au dossier du
-/// plan) et la clé `cle`.
-pub(super) fn fichier_planifie(e: &Enregistrement, chemin: String, cle: String) -> FichierPlanifie {
-    FichierPlanifie {
-        chemin,
-        cle,
-        taille: e.taille,
-        modifie_ns: e.modifie_ns,
-        // Celle que l'inventaire a relevée, sans suivre de lien : c'est ce fichier-là, et pas
-        // un autre glissé à sa place, que l'envoi devra retrouver.
-        identite: e.identite.map(|i| i.to_string()),
-        preparee: None,
-    }
-}
-
-/// Les horodatages des noms, vers la plateforme : jugés (`saison/horloge.rs`), le cas
-/// ordinaire ; ou acceptés tels quels, quand la participation donnée porte la date
-/// (`--participation ID --forcer-participation` : créée à la main pour une nuit à l'horloge
-/// mal réglée).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Horodatages {
-    Juges,
-    Acceptes,
-}
-
-/// Un dossier inventorié, et ce qui y empêche le dépôt (pas encore dit).
-pub(super) struct Examen {
-    pub(super) inventaire: Inventaire,
-    /// Chemin canonique du dossier.
-    pub(super) dossier: String,
-    /// Tous les empêchements, une cause par fichier (la racine).
-    empechements: Vec<Empechement>,
-    /// Les nuits des fichiers refusés pour leur horodatage.
-    nuits: Vec<NuitNommee>,
-    /// Une carte brute préparée au fil de l'envoi : ce que lit chaque séquence de
-    /// l'inventaire (par son chemin), l'original relatif au dossier.
-    pub(super) preparees: HashMap<String, SequencePreparee>,
-    /// Le nombre d'originaux d'une carte brute (`None` : un dossier ordinaire).
-    pub(super) originaux_bruts: Option<usize>,
-}
-
-/// Inventorie le dossier et relève, sans rien dire encore, tout ce qui y empêche le dépôt vers
-/// la destination : fichiers illisibles, noms que la plateforme refusera, horodatages
-/// impossibles ou d'une horloge mal réglée. Tous à la fois : l'utilisateur corrige une fois.
-/// Une carte brute reconnue (`preparation::au_fil`) est examinée comme le dossier que
-/// `vigie preparer` en écrirait : ses séquences sont l'inventaire, chacune avec ce qu'elle lit
-/// de son original ; la saison comme le mode une nuit passent par ici.
+/// Inventorie le dossier (une carte brute reconnue vue comme le dossier que `vigie preparer` en
+/// écrirait) et relève tout ce qui y empêche le dépôt (`saison::examen`), sans rien dire encore.
 pub(super) fn examiner(
     dossier: &Path,
     destination: &Destination,
@@ -667,116 +586,16 @@ pub(super) fn examiner(
     carte: &Identite,
 ) -> Result<Examen> {
     let inventaire = inventaire::inventorier(dossier)?;
-    let (inventaire, preparees, originaux_bruts) =
-        match crate::preparation::au_fil::reconnaitre(dossier, &inventaire, carte) {
-            Some(c) => {
-                let preparees = c
-                    .sources
-                    .into_iter()
-                    .map(|(chemin, s)| {
-                        let p = SequencePreparee {
-                            source: s.original,
-                            source_taille: s.taille_original,
-                            source_debut: s.debut,
-                            entete: s.entete,
-                        };
-                        (chemin, p)
-                    })
-                    .collect();
-                (c.inventaire, preparees, Some(c.originaux))
-            }
-            None => (inventaire, HashMap::new(), None),
-        };
-    let dossier_canonique = crate::plateforme::chemins::canonique(dossier)
-        .with_context(|| format!("chemin du dossier {}", dossier.display()))?;
-    let Some(dossier_texte) = dossier_canonique.to_str() else {
-        bail!(
-            "le chemin du dossier {} n'est pas de l'UTF-8 : renommez-le (lettres sans accent, chiffres, _ -)",
-            dossier_canonique.display()
-        );
-    };
-    let (empechements, nuits) = empechements_de(dossier, &inventaire, destination, horodatages);
-    Ok(Examen {
-        inventaire,
-        dossier: dossier_texte.to_owned(),
-        empechements,
-        nuits,
-        preparees,
-        originaux_bruts,
-    })
-}
-
-/// Ce qui empêche le dépôt de l'inventaire d'un dossier, une cause par fichier (la racine) :
-/// les fichiers illisibles, les chemins que la destination refuse, et, vers la plateforme, les
-/// noms qu'elle refusera et les horodatages jugés (avec la nuit que dit leur nom).
-fn empechements_de(
-    dossier: &Path,
-    inventaire: &Inventaire,
-    destination: &Destination,
-    horodatages: Horodatages,
-) -> (Vec<Empechement>, Vec<NuitNommee>) {
-    let mut empechements: Vec<Empechement> = inventaire
-        .problemes
-        .iter()
-        .map(|p| Empechement {
-            chemin: p.chemin.clone(),
-            regle: p.probleme.clone(),
-            geste: String::new(),
-        })
-        .collect();
-    for e in &inventaire.enregistrements {
-        if let Err(err) = destination.cle(&e.chemin) {
-            empechements.push(Empechement {
-                chemin: e.chemin.clone(),
-                regle: err.to_string(),
-                geste: String::new(),
-            });
-        }
-    }
-    let mut nuits = Vec::new();
-    // Vers la plateforme : un nom qu'elle refusera est dit avant tout envoi, tous d'un coup,
-    // avec les horodatages qu'elle accepterait mais qui la tromperaient (après les noms : une
-    // seule cause par fichier, la racine).
-    if destination.juge_les_noms() {
-        empechements.extend(refus_de_la_plateforme(dossier, inventaire));
-        if horodatages == Horodatages::Juges {
-            for (e, cle) in horodatages_refuses(dossier, inventaire) {
-                if let Some(n) = cle.map(|c| crate::suivi::saison::nuit_nommee(&c))
-                    && !nuits.contains(&n)
-                {
-                    nuits.push(n);
-                }
-                empechements.push(e);
-            }
-        }
-    }
-    (noms::causes_racines(empechements), nuits)
+    let lu = crate::preparation::au_fil::lire_le_dossier(dossier, inventaire, carte);
+    crate::saison::examen::examiner(dossier, lu, destination, horodatages)
 }
 
 /// Dit tout ce qui empêche le dépôt dans ces dossiers (chacun avec le préfixe de ses chemins,
 /// `""` pour un seul dossier), d'un coup, et refuse (code 2) ; rien s'il n'y a rien.
 pub(super) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()> {
-    let racines: Vec<Empechement> = examens
-        .iter()
-        .flat_map(|(prefixe, ex)| {
-            ex.empechements.iter().map(move |e| Empechement {
-                chemin: if prefixe.is_empty() {
-                    e.chemin.clone()
-                } else {
-                    format!("{prefixe}/{}", e.chemin)
-                },
-                ..e.clone()
-            })
-        })
-        .collect();
+    let (racines, nuits) = Examen::ensemble(examens);
     if racines.is_empty() {
         return Ok(());
-    }
-    let mut nuits: Vec<NuitNommee> = Vec::new();
-    for n in examens.iter().flat_map(|(_, ex)| &ex.nuits) {
-        if !nuits.contains(n) {
-            nuits.push(n.clone());
-        }
     }
     dire::empechements(&racines)?;
     Err(ErreurAvecCode::nouveau(
@@ -786,69 +605,13 @@ pub(super) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()
             pluriel(racines.len() as u64, "fichier", "fichiers")
         ),
     )
-    .avec_nuits(nuits)
+    .avec_nuits(
+        nuits
+            .iter()
+            .map(crate::suivi::saison::nuit_nommee)
+            .collect(),
+    )
     .into())
-}
-
-/// Ce qu'on lit au plus d'un journal d'enregistreur : il tient des semaines de lignes en
-/// quelques dizaines de Kio.
-const JOURNAL_LU_MAX_OCTETS: u64 = 1024 * 1024;
-
-/// Les fichiers du point fixe dont l'horodatage est refusé (`saison/horloge.rs`), avec la
-/// nuit que dit leur nom quand elle se lit. Les journaux d'enregistreur de l'inventaire sont
-/// lus (au plus [`JOURNAL_LU_MAX_OCTETS`] chacun) ; un journal illisible ne juge rien.
-fn horodatages_refuses(
-    dossier: &Path,
-    inv: &Inventaire,
-) -> Vec<(Empechement, Option<crate::saison::nuits::CleNuit>)> {
-    use crate::saison::horloge::{self, FauteHorodatage, Journal};
-    use std::io::Read;
-    let journaux: Vec<Journal> = inv
-        .journaux
-        .iter()
-        .filter_map(|chemin| {
-            let local = crate::plateforme::chemins::local(dossier, chemin);
-            let mut octets = Vec::new();
-            crate::plateforme::ouvrir_sans_suivre(&local)
-                .and_then(|f| f.take(JOURNAL_LU_MAX_OCTETS).read_to_end(&mut octets))
-                .ok()?;
-            Some(Journal::lire(
-                chemin.clone(),
-                &String::from_utf8_lossy(&octets),
-            ))
-        })
-        .collect();
-    let aujourd_hui = chrono::Utc::now().date_naive();
-    let a_la_main = format!(
-        "créez la participation à la main sur le site web, à la bonne date, puis : {}",
-        crate::plateforme::conseil::commande("depot")
-            .chemin(dossier)
-            .args(["--participation", "ID", "--forcer-participation"])
-    );
-    horloge::juger(&inv.enregistrements, &journaux, aujourd_hui)
-        .into_iter()
-        .map(|f| {
-            let e = &inv.enregistrements[f.fichier];
-            let geste = match f.faute {
-                FauteHorodatage::Impossible => format!(
-                    "renommez-les avec leur vrai horodatage, ou {a_la_main} ; et vérifiez \
-                     l'horloge de l'enregistreur"
-                ),
-                _ => format!(
-                    "réglez l'horloge de l'enregistreur avant la prochaine nuit ; pour \
-                     celle-ci, {a_la_main}"
-                ),
-            };
-            (
-                Empechement {
-                    chemin: e.chemin.clone(),
-                    regle: f.faute.regle(),
-                    geste,
-                },
-                cle_du_nom(e.nom()),
-            )
-        })
-        .collect()
 }
 
 /// Verrouille et (re)planifie le plan nommé par `identite` (celle de la destination pour un
@@ -941,50 +704,11 @@ pub(super) fn planifier_en_relisant(
             Planifiee::Faite(r) => return Ok(r),
             // Rendu seulement sans dates relues : le second tour les donne.
             Planifiee::ARelire(a_relire) => {
-                dates_seules = Some(relire_dates(dossier, fichiers, a_relire)?);
+                let relues = memes_que_deposes(dossier, fichiers, a_relire);
+                dates_seules = Some(super::moteur(super::Fils::Plusieurs)?.block_on(relues));
             }
         }
     }
-}
-
-/// Ceux de `a_relire` dont le contenu est celui du dépôt.
-fn relire_dates(
-    dossier: &str,
-    fichiers: &[FichierPlanifie],
-    a_relire: Vec<DeposeeARelire>,
-) -> Result<HashSet<String>> {
-    let planifies: HashMap<&str, &FichierPlanifie> =
-        fichiers.iter().map(|f| (f.chemin.as_str(), f)).collect();
-    let racine = Path::new(dossier);
-    super::moteur(super::Fils::Plusieurs)?.block_on(async {
-        let mut memes = HashSet::new();
-        for d in a_relire {
-            let f = planifies.get(d.chemin.as_str()).copied();
-            let preparee = f.and_then(|f| f.preparee.as_ref());
-            let lu = preparee.map_or(d.chemin.as_str(), |p| &p.source);
-            let chemin = crate::plateforme::chemins::local(racine, lu);
-            let mut attendu =
-                FichierAttendu::nouveau(&chemin, f.and_then(|f| f.identite.as_deref()));
-            if let Some(p) = preparee {
-                attendu = attendu.avec_entete(&p.entete, p.source_debut);
-            }
-            let meme = meme_contenu_que_depose(
-                attendu,
-                d.taille,
-                d.somme_controle.as_deref(),
-                d.etag.as_deref(),
-            )
-            .await;
-            match meme {
-                Ok(true) => {
-                    memes.insert(d.chemin);
-                }
-                Ok(false) => {}
-                Err(e) => tracing::info!(chemin = %d.chemin, "contenu non relu : {e}"),
-            }
-        }
-        Ok(memes)
-    })
 }
 
 /// Un dossier déjà dans un autre plan vers la même participation serait déposé deux fois :
@@ -1012,7 +736,7 @@ fn refuser_si_deja_planifie(
             continue;
         };
         let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
-        if meme_participation(dest, autre, participation.as_ref()) {
+        if dest.meme_participation(autre, participation.as_ref()) {
             return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
@@ -1069,25 +793,6 @@ fn avertir_autres_plans(
     Ok(())
 }
 
-/// Deux destinations désignent-elles la même participation, d'après ce que sait la base ?
-/// `participation_autre` : la participation connue du plan de `autre`.
-fn meme_participation(
-    nouvelle: &DestinationVigieChiro,
-    autre: &DestinationVigieChiro,
-    participation_autre: Option<&IdObjet>,
-) -> bool {
-    if nouvelle.api != autre.api {
-        return false;
-    }
-    match &nouvelle.participation {
-        CibleParticipation::Existante(id) => {
-            participation_autre == Some(id)
-                || autre.participation == CibleParticipation::Existante(id.clone())
-        }
-        a_creer @ CibleParticipation::ACreer { .. } => *a_creer == autre.participation,
-    }
-}
-
 /// Une participation, c'est un site, un point, une nuit : des fichiers de plusieurs nuits
 /// (points, passages ou soirées) vers une seule participation y resteraient mêlés, et la
 /// plateforme ne permet pas de retirer un fichier accepté. Refus avant tout envoi (code 2),
@@ -1130,39 +835,18 @@ fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
     Ok(())
 }
 
-/// Les noms comparés à la participation, donnée (`--participation`, `id`) ou à créer
-/// (`--site … --debut … --fin …`, `id` absent) : son site (le numéro de son titre
-/// `« <protocole>-<numéro> »`, `resources/sites.py` `create_site`), son point, sa soirée (ses
-/// dates lues dans le fuseau de l'enregistreur, `--fuseau`) et, si la base sait un fichier que
-/// `vigie` y a déjà déposé, le passage et la soirée de ce fichier (la participation ne dit pas
-/// son passage), tels que les porte `vue` : la règle est [`correspondance::ecarts`], la même
-/// pour les deux. Un écart est un refus avant tout envoi et toute création (code 2), qui dit
-/// chaque écart et quoi faire : la plateforme ne permet pas de retirer un fichier accepté.
-/// `--forcer-participation` passe outre, en le disant.
-fn comparer_a_la_participation(
+/// Les écarts des noms à la participation, donnée (`--participation`, `id`) ou à créer
+/// (`--site … --debut … --fin …`, `id` absent), relevés par [`correspondance::ecarts_des_nuits`]
+/// (le site, le point, la soirée, et le passage d'un fichier déjà déposé) : un écart est un refus
+/// avant tout envoi et toute création (code 2), qui dit chaque écart et quoi faire : la
+/// plateforme ne permet pas de retirer un fichier accepté. `--forcer-participation` passe
+/// outre, en le disant.
+fn refuser_les_ecarts(
     g: &OptionsGlobales,
-    preparation: &Preparation,
-    (id, vue, site): (Option<&IdObjet>, &ParticipationVue, Option<&SiteLu>),
-    fuseau: &Fuseau,
-    api: &str,
+    (id, api): (Option<&IdObjet>, &str),
+    ecarts: &[Ecart],
     forcer: bool,
 ) -> Result<()> {
-    let nuits = regrouper(&preparation.inventaire.enregistrements).nuits;
-    if nuits.is_empty() {
-        return Ok(());
-    }
-    let mut ecarts: Vec<Ecart> = Vec::new();
-    for n in &nuits {
-        let datee = NuitDatee {
-            cle: &n.cle,
-            bornes: bornes_utc(n, fuseau),
-        };
-        for e in correspondance::ecarts(vue, site, &datee, fuseau) {
-            if !ecarts.contains(&e) {
-                ecarts.push(e);
-            }
-        }
-    }
     if ecarts.is_empty() {
         return Ok(());
     }
@@ -1170,7 +854,7 @@ fn comparer_a_la_participation(
         Some(_) => RIEN_ENVOYE,
         None => "rien n'a été créé ni envoyé",
     };
-    dire::ecarts(g.json, (id, api), &ecarts, forcer, rien_fait)?;
+    dire::ecarts(g.json, (id, api), ecarts, forcer, rien_fait)?;
     if forcer {
         return Ok(());
     }
@@ -1205,51 +889,6 @@ fn fichier_deja_depose(g: &OptionsGlobales, a_blanc: bool, id: &IdObjet) -> Resu
     Ok(None)
 }
 
-/// Des fichiers dont le nom porte un autre point que la participation à créer (`--point`,
-/// que l'utilisateur vient de taper) : dit, le dépôt continue. (Le site et la soirée sont
-/// comparés par [`comparer_a_la_participation`], qui refuse.)
-fn avertir_points(g: &OptionsGlobales, inv: &Inventaire, point: &str) -> Result<()> {
-    let autres: Vec<String> = inv
-        .enregistrements
-        .iter()
-        .filter(|e| {
-            inventaire::point_du_nom(e.nom()).is_some_and(|p| !p.eq_ignore_ascii_case(point.trim()))
-        })
-        .map(|e| e.chemin.clone())
-        .collect();
-    if autres.is_empty() {
-        return Ok(());
-    }
-    let points: std::collections::BTreeSet<&str> = autres
-        .iter()
-        .filter_map(|c| inventaire::point_du_nom(c.rsplit('/').next().unwrap_or(c)))
-        .collect();
-    let points = points.into_iter().collect::<Vec<_>>().join(", ");
-    dire::points_differents(g.json, point, &points, &autres)?;
-    Ok(())
-}
-
-/// Les noms que la plateforme refusera, chacun par sa cause racine. Ce qui se corrige sans
-/// ambiguïté (la casse d'une extension) a pour geste une seule commande, `vigie renommer`, qui
-/// montre chaque renommage avant de le faire.
-fn refus_de_la_plateforme(dossier: &Path, inv: &Inventaire) -> Vec<Empechement> {
-    let renommages = noms::renommages_sans_ambiguite(dossier, &inv.enregistrements);
-    let commande = format!(
-        "corrigez-les d'une commande : {}",
-        commande("renommer").chemin(dossier)
-    );
-    let refus = inventaire::valider_pour_vigiechiro(&inv.enregistrements)
-        .into_iter()
-        .map(Empechement::from);
-    let mut racines = noms::causes_racines(refus);
-    for e in &mut racines {
-        if noms::corrige_par_renommage(e, &inv.enregistrements, &renommages) {
-            e.geste = commande.clone();
-        }
-    }
-    racines
-}
-
 /// Dit ce que la planification a trouvé et changé (sur la sortie d'erreur : c'est du statut).
 fn annoncer_planification(
     g: &OptionsGlobales,
@@ -1261,26 +900,9 @@ fn annoncer_planification(
     dire::planification(mode(g), inv, r, plan, a_blanc)
 }
 
-/// Les unités d'un plan qui partiraient à un dépôt : ni déposées, ni refusées pour de bon.
-pub(super) fn partiraient(base: &Base, plan: i64) -> Result<Vec<crate::plan::DepotUnite>> {
-    Ok(base
-        .unites(
-            plan,
-            &[
-                EtatUnite::ADeposer,
-                EtatUnite::EnCours,
-                EtatUnite::Echec,
-                EtatUnite::Incertaine,
-            ],
-        )?
-        .into_iter()
-        .filter(|u| !u.echec_definitif)
-        .collect())
-}
-
 /// `--simulation` : ce qui partirait, sans rien envoyer.
 fn simuler(g: &OptionsGlobales, pret: &PlanPret) -> Result<CodeSortie> {
-    let partiraient = partiraient(&pret.base, pret.plan.id)?;
+    let partiraient = pret.base.partiraient(pret.plan.id)?;
     dire::simulation(g.json, pret.plan.id, &partiraient, &pret.destination)?;
     Ok(CodeSortie::Succes)
 }

@@ -4,8 +4,6 @@
 //! base. Un fichier déjà déposé (même chemin dans son plan, même taille) ne se relit pas : la
 //! reprise d'une saison déposée n'ouvre aucun fichier.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -26,42 +24,6 @@ pub(super) struct NuitAGarder<'a> {
     pub(super) nommee: Option<NuitNommee>,
 }
 
-/// Comment un chemin relatif à la racine commune devient un chemin du plan d'une nuit.
-enum VersLePlan {
-    /// La racine est dans le dossier du plan : ce préfixe (peut-être vide) devant.
-    Prefixer(String),
-    /// Le dossier du plan est sous la racine : ce préfixe (et son « / ») en moins.
-    Retirer(String),
-    /// Ni l'un ni l'autre : aucun fichier n'est dans le plan.
-    Hors,
-}
-
-impl VersLePlan {
-    fn entre(racine: &Path, dossier_du_plan: &Path) -> VersLePlan {
-        let en_texte = |p: &Path| -> Option<String> {
-            let parties: Option<Vec<&str>> =
-                p.components().map(|c| c.as_os_str().to_str()).collect();
-            Some(parties?.join("/"))
-        };
-        if let Some(prefixe) = racine.strip_prefix(dossier_du_plan).ok().and_then(en_texte) {
-            return VersLePlan::Prefixer(prefixe);
-        }
-        match dossier_du_plan.strip_prefix(racine).ok().and_then(en_texte) {
-            Some(sous) => VersLePlan::Retirer(format!("{sous}/")),
-            None => VersLePlan::Hors,
-        }
-    }
-
-    fn chemin<'a>(&self, chemin: &'a str) -> Option<Cow<'a, str>> {
-        match self {
-            VersLePlan::Prefixer(p) if p.is_empty() => Some(Cow::Borrowed(chemin)),
-            VersLePlan::Prefixer(p) => Some(Cow::Owned(format!("{p}/{chemin}"))),
-            VersLePlan::Retirer(p) => chemin.strip_prefix(p.as_str()).map(Cow::Borrowed),
-            VersLePlan::Hors => None,
-        }
-    }
-}
-
 /// La garde de format de nuits (`garde.rs`), une seule règle pour une nuit et pour une
 /// saison : les fichiers qui restent à envoyer de chacune (pas ceux que son plan a déjà
 /// déposés, même chemin et même taille) sont jugés, tous d'un coup. `racine` : le dossier
@@ -78,23 +40,9 @@ pub(super) fn garder_les_nuits(
     let mut a_juger: Vec<&str> = Vec::new();
     let mut nuit_de: Vec<usize> = Vec::new();
     for (k, n) in nuits.iter().enumerate() {
-        let (deposees, vers) = match (n.plan, base) {
-            (Some((id, dossier)), Some(base)) => (
-                base.deposees(id)?,
-                VersLePlan::entre(racine, Path::new(dossier)),
-            ),
-            _ => (HashMap::new(), VersLePlan::Hors),
-        };
-        for e in &n.fichiers {
-            let deja = !deposees.is_empty()
-                && vers
-                    .chemin(&e.chemin)
-                    .and_then(|c| deposees.get(c.as_ref()).copied())
-                    .is_some_and(|taille| taille == e.taille);
-            if !deja {
-                a_juger.push(&e.chemin);
-                nuit_de.push(k);
-            }
+        for chemin in crate::garde::restent_a_juger(racine, &n.fichiers, n.plan, base)? {
+            a_juger.push(chemin);
+            nuit_de.push(k);
         }
     }
     garder(g, racine, &a_juger, carte_de, |rang| {
@@ -103,37 +51,6 @@ pub(super) fn garder_les_nuits(
             crate::saison::nuits::cle_du_nom(nom).map(|c| crate::suivi::saison::nuit_nommee(&c))
         })
     })
-}
-
-/// Les canaux d'une nuit de routier ou de pédestre que `description` ne dit pas
-/// (`canal_expansion_temps`, `canal_enregistrement_direct`) : ceux que disent ses séquences
-/// (`chemins`, relatifs à `racine` ; `garde::canaux_de_la_nuit`), posés sur sa participation.
-/// S'ils ne se déduisent pas, pourquoi est dit, avec les options à donner : jamais absents sans
-/// le dire. Une nuit sans séquence de routier n'est pas lue.
-pub(super) fn deduire_les_canaux<'a>(
-    description: &mut crate::description::Description,
-    racine: &Path,
-    chemins: impl IntoIterator<Item = &'a str>,
-) {
-    if description.canal_expansion_temps.is_some()
-        || description.canal_enregistrement_direct.is_some()
-    {
-        return;
-    }
-    match crate::garde::canaux_de_la_nuit(racine, chemins) {
-        Some(Ok((expansion, direct))) => {
-            tracing::info!(
-                "canaux déduits des séquences : expansion de temps {expansion}, direct {direct}"
-            );
-            description.canal_expansion_temps = Some(expansion.to_owned());
-            description.canal_enregistrement_direct = Some(direct.to_owned());
-        }
-        Some(Err(pourquoi)) => tracing::warn!(
-            "les canaux de la nuit ne se déduisent pas de ses séquences ({pourquoi}) : donnez \
-             --canal-expansion et --canal-direct (GAUCHE, DROITE ou ABSENT)"
-        ),
-        None => {}
-    }
 }
 
 /// La commande qui prépare la carte `carte`, telle qu'on la tape (`plateforme::conseil`).

@@ -24,8 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::depot::{
-    Horodatages, RIEN_ENVOYE, examiner, fichier_planifie, planifier_en_relisant, preparer,
-    refuser_les_empechements,
+    RIEN_ENVOYE, examiner, planifier_en_relisant, preparer, refuser_les_empechements,
 };
 use super::envoi::Envoi;
 use crate::cli::{
@@ -39,6 +38,7 @@ use crate::preparation::carte::Identite;
 use crate::reessai::ReponseApi;
 use crate::saison::correspondance::bornes_par_modification;
 use crate::saison::decision::{self, Inconnus, NuitDuRefus, RefusDeNuit, SitesDonnes};
+use crate::saison::examen::{Examen, Horodatages};
 use crate::saison::fuseau::Fuseau;
 use crate::saison::lecture::{self, Plateforme};
 use crate::saison::nuits::{Protocole, bornes_utc, regrouper};
@@ -72,8 +72,7 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination, carte: &Identite) -> R
             }
         })
         .collect();
-    let a_dire: Vec<(&str, &super::depot::Examen)> =
-        prefixes.iter().map(String::as_str).zip(&examens).collect();
+    let a_dire: Vec<(&str, &Examen)> = prefixes.iter().map(String::as_str).zip(&examens).collect();
     refuser_les_empechements(&a_dire)?;
     let examines = examens.into_iter().map(|e| DossierExamine {
         inventaire: e.inventaire,
@@ -429,7 +428,7 @@ fn description_de_la_nuit(
     let mut d = options.clone();
     if !matches!(n.sort, Sort::Liee { .. }) || *options != Default::default() {
         let chemins = n.nuit.fichiers.iter();
-        super::garde::deduire_les_canaux(
+        crate::garde::deduire_les_canaux(
             &mut d,
             &reunion.racine,
             chemins.map(|&i| reunion.enregistrements[i].chemin.as_str()),
@@ -555,7 +554,7 @@ fn a_envoyer_a_blanc(
         let description = description_de_la_nuit(&options, n, reunion);
         let p = planifier_la_nuit(g, args, &saison, &mut base, n, description)?;
         let participation = participation_du_plan(&p.plan).and_then(|id| IdObjet::analyser(&id));
-        par_participation.push((participation, super::depot::partiraient(&base, p.plan.id)?));
+        par_participation.push((participation, base.partiraient(p.plan.id)?));
     }
     let client = super::vigiechiro::client(api)?;
     super::vigiechiro::mener_ponctuel(async |emetteur| {
@@ -577,7 +576,13 @@ fn planifier_la_nuit(
 ) -> Result<NuitAEnvoyer> {
     let site = n.site.clone().context("site d'une nuit non rapproché")?;
     let libelle = libelle_court(&n.nuit.cle);
-    let p = preparer_la_nuit(s, base, n, (&libelle, description), fichier_planifie)?;
+    let p = preparer_la_nuit(
+        s,
+        base,
+        n,
+        (&libelle, description),
+        Enregistrement::planifiable,
+    )?;
     if let (Some(nouvelle), Sort::Liee { plan }) = (&p.montee, &n.sort)
         && !s.a_blanc
     {
@@ -982,7 +987,7 @@ fn garder_les_liees<'n>(
     let mut preparees = Vec::with_capacity(nuits.len());
     for (n, plan) in nuits.iter().zip(plans) {
         let destination = Destination::du_plan(&plan)?;
-        let carte = super::depot::identite_du_plan(base, plan.id)?;
+        let carte = crate::preparation::carte::identite_du_plan(&base.unites(plan.id, &[])?);
         let preparation = preparer(
             Path::new(&plan.dossier),
             &destination,

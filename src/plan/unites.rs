@@ -188,6 +188,23 @@ pub(crate) struct EntreeJournal<'a> {
 }
 
 impl Base {
+    /// Les unités d'un plan qui partiraient à un dépôt : ni déposées, ni refusées pour de bon.
+    pub(crate) fn partiraient(&self, plan: i64) -> Resultat<Vec<DepotUnite>> {
+        Ok(self
+            .unites(
+                plan,
+                &[
+                    EtatUnite::ADeposer,
+                    EtatUnite::EnCours,
+                    EtatUnite::Echec,
+                    EtatUnite::Incertaine,
+                ],
+            )?
+            .into_iter()
+            .filter(|u| !u.echec_definitif)
+            .collect())
+    }
+
     /// Le plan d'une paire (dossier, destination), s'il existe.
     pub(crate) fn trouver_plan(
         &self,

@@ -26,6 +26,8 @@ use std::path::Path;
 use super::carte::{self, Identite};
 use super::transformation::horodatage_du_nom;
 use crate::inventaire::{Enregistrement, Inventaire, nom_decompose};
+use crate::plan::SequencePreparee;
+use crate::saison::examen::DossierLu;
 
 /// Où sont les octets d'une séquence préparée au fil de l'envoi.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +67,37 @@ fn original_brut(nom: &str) -> bool {
     extension.eq_ignore_ascii_case("wav")
         && nom_decompose(nom).is_none()
         && horodatage_du_nom(base).is_some_and(|(i, _)| i + 15 == base.len())
+}
+
+/// Le dossier `racine`, d'inventaire `inv`, tel que le dépôt le lit : une carte brute reconnue
+/// ([`reconnaitre`]) est vue comme le dossier que `vigie preparer` en écrirait, chaque séquence
+/// avec ce qu'elle lit de son original ; un autre dossier, tel quel.
+pub(crate) fn lire_le_dossier(racine: &Path, inv: Inventaire, identite: &Identite) -> DossierLu {
+    let Some(c) = reconnaitre(racine, &inv, identite) else {
+        return DossierLu {
+            inventaire: inv,
+            preparees: HashMap::new(),
+            originaux_bruts: None,
+        };
+    };
+    let preparees = c
+        .sources
+        .into_iter()
+        .map(|(chemin, s)| {
+            let p = SequencePreparee {
+                source: s.original,
+                source_taille: s.taille_original,
+                source_debut: s.debut,
+                entete: s.entete,
+            };
+            (chemin, p)
+        })
+        .collect();
+    DossierLu {
+        inventaire: c.inventaire,
+        preparees,
+        originaux_bruts: Some(c.originaux),
+    }
 }
 
 /// La carte `racine`, d'inventaire `inv`, préparée au fil de l'envoi ; `None` si ce n'est pas

@@ -171,6 +171,17 @@ fn prefixe_du_nom(nom: &str) -> Option<Prefixe> {
     })
 }
 
+/// L'identité qu'une carte brute a reçue à son dépôt, retrouvée dans les noms des séquences
+/// planifiées de son plan (`unites` ; `Car640380-2026-Pass1-A1-…`) : la relance la prépare
+/// comme le premier dépôt, sans qu'on la redonne. Aucune pour un dossier ordinaire.
+pub(crate) fn identite_du_plan(unites: &[crate::plan::DepotUnite]) -> Identite {
+    unites
+        .iter()
+        .filter(|u| u.preparee.is_some())
+        .find_map(|u| identite_du_nom(u.chemin.rsplit('/').next().unwrap_or(&u.chemin)))
+        .unwrap_or_default()
+}
+
 /// L'identité que dit le préfixe d'un nom de séquence préparée (`Car640380-2026-Pass1-A1-…`) :
 /// celle qu'une carte brute a reçue à son dépôt, que sa relance retrouve dans son plan.
 pub(crate) fn identite_du_nom(nom: &str) -> Option<Identite> {

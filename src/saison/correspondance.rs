@@ -60,6 +60,43 @@ pub(crate) struct ParticipationVue {
     pub(crate) un_titre: Option<String>,
 }
 
+impl ParticipationVue {
+    /// La participation donnée (`--participation`), telle que la plateforme la décrit ;
+    /// `un_titre` : un fichier que `vigie` y a déjà déposé (d'après la base), qui dit son
+    /// passage et sa soirée (la participation ne dit pas son passage).
+    pub(crate) fn de_la_plateforme(
+        id: IdObjet,
+        p: &crate::transport::vigiechiro::Participation,
+        un_titre: Option<String>,
+    ) -> Self {
+        ParticipationVue {
+            id,
+            observateur: None,
+            point: p.point.clone(),
+            debut: p.date_debut.as_deref().and_then(date_plateforme),
+            fin: p.date_fin.as_deref().and_then(date_plateforme),
+            un_titre,
+        }
+    }
+
+    /// Une participation à créer (`--debut`, `--fin`) : ni identifiant (`ecarts` ne le lit
+    /// pas), ni point (celui de `--point`, l'utilisateur vient de le taper, n'est pas un refus).
+    pub(crate) fn a_creer(
+        debut: &crate::horodatage::InstantUtc,
+        fin: &crate::horodatage::InstantUtc,
+    ) -> Self {
+        let instant = |i: &crate::horodatage::InstantUtc| DateTime::from_timestamp(i.secondes(), 0);
+        ParticipationVue {
+            id: IdObjet::nul(),
+            observateur: None,
+            point: None,
+            debut: instant(debut),
+            fin: instant(fin),
+            un_titre: None,
+        }
+    }
+}
+
 /// Une nuit, avec les bornes UTC que sa participation recevrait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct NuitDatee<'a> {
@@ -215,6 +252,30 @@ impl Ecart {
             } => ("passage", noms.to_string(), participation.to_string()),
         }
     }
+}
+
+/// Les écarts entre chaque nuit de ces enregistrements (ses bornes lues dans `fuseau`) et la
+/// participation `vue` (de `site`, s'il a pu être lu), par la règle de [`ecarts`] ; chacun une
+/// fois, dans l'ordre des nuits.
+pub(crate) fn ecarts_des_nuits<Z: TimeZone>(
+    enregistrements: &[Enregistrement],
+    vue: &ParticipationVue,
+    site: Option<&SiteConnu>,
+    fuseau: &Z,
+) -> Vec<Ecart> {
+    let mut tous: Vec<Ecart> = Vec::new();
+    for n in &crate::saison::nuits::regrouper(enregistrements).nuits {
+        let datee = NuitDatee {
+            cle: &n.cle,
+            bornes: crate::saison::nuits::bornes_utc(n, fuseau),
+        };
+        for e in ecarts(vue, site, &datee, fuseau) {
+            if !tous.contains(&e) {
+                tous.push(e);
+            }
+        }
+    }
+    tous
 }
 
 /// Les écarts entre la nuit `n` et la participation désignée `p`, dont le site est `site`

@@ -15,6 +15,8 @@
 //! - [`decision`] : le sort de chaque nuit une fois la plateforme lue (son site, sa
 //!   participation), et les refus d'avant toute écriture, en valeurs (les nuits liées se
 //!   lisent dans la base) ;
+//! - [`examen`] : ce qui empêche le dépôt d'un dossier, relevé d'un coup avant tout envoi
+//!   (seule brique qui lise le disque : les journaux d'enregistreur) ;
 //! - [`designation`] : nommer une nuit comme la bénévole la nomme (`21/06 A1`), dans les
 //!   arguments de chaque commande d'après le dépôt comme dans les conseils (elle seule lit la
 //!   base : les nuits de la saison visée).
@@ -32,6 +34,7 @@
 pub(crate) mod correspondance;
 pub(crate) mod decision;
 pub(crate) mod designation;
+pub(crate) mod examen;
 pub(crate) mod fuseau;
 pub(crate) mod horloge;
 pub(crate) mod lecture;

@@ -14,10 +14,12 @@
 //! Une autre forme (objet chiffré par KMS, service qui n'écrit pas de MD5) ne se compare pas :
 //! on le dit, sans conclure. Une taille différente suffit, elle, à conclure.
 
+use std::collections::{HashMap, HashSet};
 use std::io;
 
 use md5::Digest;
 
+use crate::plan::{DeposeeARelire, FichierPlanifie};
 use crate::plateforme::FichierAttendu;
 use crate::transport::corps::lire_tranche;
 use crate::transport::vigiechiro::ObjetLu;
@@ -266,6 +268,46 @@ pub(crate) async fn meme_contenu_que_depose(
     };
     let crc = crate::transport::corps::somme_crc32c(fichier, 0, taille).await?;
     Ok(crate::transport::corps::crc32c_base64(crc) == somme)
+}
+
+/// Parmi `a_relire` (des unités déposées de `dossier` dont seule la date a changé), les chemins
+/// de celles dont le contenu, relu, est celui du dépôt (`fichiers` : la nuit planifiée, pour
+/// l'identité et la préparation de chacune). Un fichier illisible, ou sans empreinte
+/// comparable, n'en est pas.
+pub(crate) async fn memes_que_deposes(
+    dossier: &str,
+    fichiers: &[FichierPlanifie],
+    a_relire: Vec<DeposeeARelire>,
+) -> HashSet<String> {
+    let planifies: HashMap<&str, &FichierPlanifie> =
+        fichiers.iter().map(|f| (f.chemin.as_str(), f)).collect();
+    let racine = std::path::Path::new(dossier);
+    let mut memes = HashSet::new();
+    for d in a_relire {
+        let f = planifies.get(d.chemin.as_str()).copied();
+        let preparee = f.and_then(|f| f.preparee.as_ref());
+        let lu = preparee.map_or(d.chemin.as_str(), |p| &p.source);
+        let chemin = crate::plateforme::chemins::local(racine, lu);
+        let mut attendu = FichierAttendu::nouveau(&chemin, f.and_then(|f| f.identite.as_deref()));
+        if let Some(p) = preparee {
+            attendu = attendu.avec_entete(&p.entete, p.source_debut);
+        }
+        let meme = meme_contenu_que_depose(
+            attendu,
+            d.taille,
+            d.somme_controle.as_deref(),
+            d.etag.as_deref(),
+        )
+        .await;
+        match meme {
+            Ok(true) => {
+                memes.insert(d.chemin);
+            }
+            Ok(false) => {}
+            Err(e) => tracing::info!(chemin = %d.chemin, "contenu non relu : {e}"),
+        }
+    }
+    memes
 }
 
 #[cfg(test)]
