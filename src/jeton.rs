@@ -112,6 +112,37 @@ fn decoder_pourcents(texte: &str) -> Option<String> {
     String::from_utf8(sortie).ok()
 }
 
+/// Le jeton de `--jeton -` : dans un terminal, à une invite (`inviter`, qui l'écrit) et sans
+/// écho (il ne reste ni à l'écran ni dans le défilement) ; sinon lu tel quel sur l'entrée
+/// standard (`echo "$JETON" | vigie connexion --jeton -`).
+pub(crate) fn lire_colle(
+    inviter: impl FnOnce(&console::Term) -> std::io::Result<()>,
+) -> anyhow::Result<String> {
+    use anyhow::Context;
+    use std::io::{BufRead, IsTerminal};
+    if std::io::stdin().is_terminal() {
+        // L'invite va où l'utilisateur regarde : la sortie d'erreur, ou à défaut la sortie
+        // standard, pourvu que ce soit un terminal.
+        let terminal = [console::Term::stderr(), console::Term::stdout()]
+            .into_iter()
+            .find(console::Term::is_term);
+        if let Some(t) = terminal {
+            inviter(&t).context("invite du jeton")?;
+            return t.read_secure_line().context("lecture du jeton");
+        }
+    }
+    // Une ligne, bornée : un tube sans fin de ligne (`yes | …`) ne remplit pas la mémoire.
+    let mut ligne = String::new();
+    std::io::Read::take(std::io::stdin().lock(), SAISIE_DU_JETON_MAX)
+        .read_line(&mut ligne)
+        .context("lecture du jeton")?;
+    Ok(ligne)
+}
+
+/// Ce qui est lu au plus d'un jeton donné par un tube : l'adresse entière du site, collée à sa
+/// place, tient en quelques centaines d'octets.
+const SAISIE_DU_JETON_MAX: u64 = 64 * 1024;
+
 /// Le jeton à utiliser : `VIGIE_JETON`, sinon celui de `vigie connexion`.
 pub(crate) fn lire() -> Result<String, ErreurJeton> {
     if let Some(j) = std::env::var_os("VIGIE_JETON").filter(|v| !v.is_empty()) {

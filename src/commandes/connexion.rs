@@ -8,10 +8,9 @@
 //! - `vigie connexion` seul dit ce qui est enregistré (adresse, compte, jeton), et vérifie le
 //!   jeton auprès de la plateforme sans rien écrire.
 
-use std::io::{self, BufRead};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::vigiechiro::mener_ponctuel;
 use crate::cli::{ArgsConnexion, OptionsGlobales};
@@ -110,7 +109,7 @@ fn variable_definie(nom: &str) -> bool {
 /// Le jeton donné : collé (`--jeton -`), ou en argument (dit : il se lit dans `ps`).
 fn jeton_donne(args: &ArgsConnexion) -> Result<Option<String>> {
     Ok(match args.jeton.as_deref() {
-        Some("-") => Some(lire_jeton_colle()?),
+        Some("-") => Some(jeton::lire_colle(dire::inviter_a_coller_le_jeton)?),
         Some(j) => {
             dire::avertir_jeton_en_argument()?;
             Some(j.to_owned())
@@ -180,34 +179,6 @@ fn compte(u: &Utilisateur) -> Compte {
         pseudo: u.pseudo.clone(),
     }
 }
-
-/// Le jeton de `--jeton -` : dans un terminal, à une invite et sans écho (il ne reste ni à
-/// l'écran ni dans le défilement) ; sinon lu tel quel sur l'entrée standard
-/// (`echo "$JETON" | vigie connexion --jeton -`).
-fn lire_jeton_colle() -> Result<String> {
-    use std::io::IsTerminal;
-    if io::stdin().is_terminal() {
-        // L'invite va où l'utilisateur regarde : la sortie d'erreur, ou à défaut la sortie
-        // standard, pourvu que ce soit un terminal.
-        let terminal = [console::Term::stderr(), console::Term::stdout()]
-            .into_iter()
-            .find(console::Term::is_term);
-        if let Some(t) = terminal {
-            dire::inviter_a_coller_le_jeton(&t).context("invite du jeton")?;
-            return t.read_secure_line().context("lecture du jeton");
-        }
-    }
-    // Une ligne, bornée : un tube sans fin de ligne (`yes | …`) ne remplit pas la mémoire.
-    let mut ligne = String::new();
-    io::Read::take(io::stdin().lock(), SAISIE_DU_JETON_MAX)
-        .read_line(&mut ligne)
-        .context("lecture du jeton")?;
-    Ok(ligne)
-}
-
-/// Ce qui est lu au plus d'un jeton donné par un tube : l'adresse entière du site, collée à sa
-/// place, tient en quelques centaines d'octets.
-const SAISIE_DU_JETON_MAX: u64 = 64 * 1024;
 
 /// `vigie deconnexion` : efface le jeton, et ce que `vigie connexion` a retenu à côté de lui
 /// (adresse de l'API, compte).
