@@ -13,8 +13,9 @@ use crate::depot::ReglagesDuPassage;
 use crate::depot::fabrique::Destination;
 use crate::depot::fabrique::OptionsAdresse;
 use crate::depot::relecture::empreinte::memes_que_deposes;
+use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee;
-use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
+use crate::destination::{CibleParticipation, IdObjet};
 use crate::inventaire::{self, Inventaire};
 use crate::plan::{
     Base, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus, Replanification,

@@ -173,7 +173,7 @@ impl<'a> Envoi<'a> {
         &self,
         base: &Base,
         plan: &DepotPlan,
-        dest: &crate::destination::DestinationVigieChiro,
+        dest: &crate::depot::vigiechiro::DestinationVigieChiro,
         moi: Option<&IdObjet>,
     ) -> Result<IdObjet> {
         let arret = Annulation::nouveau();

@@ -31,7 +31,8 @@ use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
 };
 use crate::depot::fabrique::Destination;
-use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
+use crate::depot::vigiechiro::DestinationVigieChiro;
+use crate::destination::{CibleParticipation, IdObjet};
 use crate::inventaire::{Enregistrement, NonEnvoyes};
 use crate::plan::{Base, DepotPlan, FichierPlanifie, VerrouPlan};
 use crate::preparation::carte::Identite;

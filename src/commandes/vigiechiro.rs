@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
+use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::avant_envoi::{self, PlateformeVerifiee};
-use crate::destination::DestinationVigieChiro;
 use crate::reessai::{Annulation, Profil, Reglages};
 use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, ReglagesEmission};

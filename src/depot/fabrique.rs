@@ -24,7 +24,8 @@ use futures_util::future::{BoxFuture, LocalBoxFuture};
 
 use super::relecture::verification::Relecture;
 use super::{ContexteUnite, Depositaire, IssueUnite, Resultat, Suivi};
-use crate::destination::{DestinationVigieChiro, ErreurDestination, IdObjet, PartieDuBilan};
+use crate::depot::vigiechiro::DestinationVigieChiro;
+use crate::destination::{ErreurDestination, IdObjet, PartieDuBilan};
 use crate::plan::{Base, CauseRefus, DepotPlan, Sorte};
 use crate::reessai::ReponseApi;
 use crate::transport::Emetteur;

@@ -16,9 +16,12 @@
 //! pour toute la destination (identifiants, horloge, compartiment, droits) arrête le passage :
 //! les fichiers suivants échouent de même sans rien émettre.
 
+pub(crate) mod adresse;
 pub(crate) mod destination;
 pub(crate) mod fabrique;
 pub(crate) mod verification;
+
+pub(crate) use adresse::DestinationS3;
 
 use futures_util::FutureExt;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -48,11 +48,14 @@
 //! pour un dépôt : c'est le même refus, sauf s'il s'agit de l'enregistrement que le plan tenait
 //! (finalisé par ce plan lors d'un passage interrompu avant d'être noté).
 
+pub(crate) mod adresse;
 pub(crate) mod avant_envoi;
 mod confrontation;
 pub(crate) mod fabrique;
 pub(crate) mod participation;
 pub(crate) mod verification;
+
+pub(crate) use adresse::DestinationVigieChiro;
 
 use futures_util::FutureExt;
 use std::sync::Mutex;

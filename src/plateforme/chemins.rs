@@ -113,7 +113,8 @@ mod tests {
             natif.as_path()
         );
         // La clé S3 et le titre en dérivent.
-        use crate::destination::{DestinationS3, DestinationVigieChiro};
+        use crate::depot::s3::DestinationS3;
+        use crate::depot::vigiechiro::DestinationVigieChiro;
         let s3 = DestinationS3::relire("s3://nuits/pre").unwrap();
         assert_eq!(s3.cle(&texte).unwrap(), "pre/2026-06-21/Car170517/a.wav");
         assert_eq!(DestinationVigieChiro::cle(&texte).unwrap(), "a.wav");

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::depot::fabrique::Destination;
-use crate::destination::{CibleParticipation, DestinationVigieChiro};
+use crate::depot::vigiechiro::DestinationVigieChiro;
+use crate::destination::CibleParticipation;
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
 use crate::plan::{

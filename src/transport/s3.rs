@@ -27,7 +27,6 @@ use super::connexions::Renouvelable;
 use super::corps::{CorpsFichier, CorpsPlafonne, CorpsTropGrand, Progression, crc32c_base64};
 use super::en_clair::{chaine, erreur_reseau};
 use super::{CORPS_REPONSE_MAX, detail_reponse_trop_grande, expurger};
-use crate::destination::DestinationS3;
 use crate::plateforme::FichierAttendu;
 use crate::reessai::{ReponseApi, attente_demandee};
 
@@ -124,17 +123,16 @@ fn sans_guillemets(etag: Option<&str>) -> Option<String> {
 }
 
 impl ClientS3 {
-    /// Construit le client et vérifie qu'il y a des identifiants (pour dire tout de suite quoi
-    /// faire, plutôt qu'une erreur par unité).
+    /// Construit le client du `compartiment` (par son point d'accès `endpoint`, s'il n'est pas
+    /// chez AWS) et vérifie qu'il y a des identifiants (pour dire tout de suite quoi faire,
+    /// plutôt qu'une erreur par unité).
     pub(crate) async fn connecter(
-        dest: &DestinationS3,
+        compartiment: &str,
+        endpoint: Option<&str>,
         config: &ConfigS3,
     ) -> Result<Self, ErreurConfigS3> {
         // Sans adresse, c'est AWS, en HTTPS.
-        let chiffree = dest
-            .endpoint
-            .as_deref()
-            .is_none_or(|e| !e.starts_with("http://"));
+        let chiffree = endpoint.is_none_or(|e| !e.starts_with("http://"));
         if chiffree {
             super::certificats_du_systeme().map_err(ErreurConfigS3::Certificats)?;
         }
@@ -153,7 +151,7 @@ impl ClientS3 {
         if let Some(r) = &config.region {
             chargeur = chargeur.region(Region::new(r.clone()));
         }
-        if let Some(e) = &dest.endpoint {
+        if let Some(e) = endpoint {
             chargeur = chargeur.endpoint_url(e);
         }
         let sdk = chargeur.load().await;
@@ -177,7 +175,7 @@ impl ClientS3 {
         if sdk.region().is_none() {
             conf = conf.region(Region::new("us-east-1"));
         }
-        if dest.endpoint.is_some() {
+        if endpoint.is_some() {
             conf = conf.force_path_style(true);
         }
         conf = conf.interceptor(PlafondReponse);
@@ -187,10 +185,8 @@ impl ClientS3 {
             client: Arc::new(Renouvelable::nouveau(premier, move || {
                 Some(Client::from_conf(conf.clone()))
             })),
-            compartiment: dest.compartiment.clone(),
-            hote: dest
-                .endpoint
-                .as_deref()
+            compartiment: compartiment.to_owned(),
+            hote: endpoint
                 .and_then(|e| reqwest::Url::parse(e).ok())
                 .and_then(|u| u.host_str().map(str::to_owned))
                 .unwrap_or_else(|| "le service S3 d'AWS".to_owned())

@@ -16,8 +16,9 @@ use crate::depot::fabrique::{
     ReglagesDestination,
 };
 use crate::depot::relecture::verification::Relecture;
+use crate::depot::s3::DestinationS3;
 use crate::depot::{AnnoncesSuivi, DecisionsDuPlan, Suivi};
-use crate::destination::{DestinationS3, ErreurDestination, valider_endpoint};
+use crate::destination::{ErreurDestination, valider_endpoint};
 use crate::plan::{Base, CauseRefus, DepotPlan};
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::transport::Emetteur;
@@ -75,7 +76,12 @@ impl Fabrique for DestinationS3 {
     ) -> LocalBoxFuture<'a, Result<DepositaireDuPlan>> {
         async move {
             let reglages = avant.reglages;
-            let client = ClientS3::connecter(self, &reglages.config_s3).await?;
+            let client = ClientS3::connecter(
+                &self.compartiment,
+                self.endpoint.as_deref(),
+                &reglages.config_s3,
+            )
+            .await?;
             let inventaire = ce_que_tient_le_compartiment(
                 &client,
                 avant.emetteur,
@@ -104,7 +110,12 @@ impl Fabrique for DestinationS3 {
         reglages: &'a ReglagesDestination,
     ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>> {
         async move {
-            let client = ClientS3::connecter(self, &reglages.config_s3).await?;
+            let client = ClientS3::connecter(
+                &self.compartiment,
+                self.endpoint.as_deref(),
+                &reglages.config_s3,
+            )
+            .await?;
             Ok(Box::new(RelectureS3(Arc::new(client))) as Box<dyn Relecture>)
         }
         .boxed_local()

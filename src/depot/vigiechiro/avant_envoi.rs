@@ -6,9 +6,10 @@
 
 use anyhow::Result;
 
+use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
-use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
+use crate::destination::{CibleParticipation, IdObjet};
 use crate::reessai::{Profil, RaisonArret, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::{

@@ -18,9 +18,8 @@ use crate::depot::fabrique::{
     AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, ReglagesDestination,
 };
 use crate::depot::relecture::verification::Relecture;
-use crate::destination::{
-    CibleParticipation, DestinationVigieChiro, ErreurDestination, IdObjet, valider_endpoint,
-};
+use crate::depot::vigiechiro::DestinationVigieChiro;
+use crate::destination::{CibleParticipation, ErreurDestination, IdObjet, valider_endpoint};
 use crate::plan::{CauseRefus, DepotPlan};
 use crate::plateforme::conseil::commande;
 use crate::sortie::interrompu;

@@ -11,8 +11,9 @@ use anyhow::Result;
 use futures_util::FutureExt;
 
 use crate::depot::DecisionsDuPlan as DecisionsParticipation;
+use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::message_jeton_refuse;
-use crate::destination::{CibleParticipation, DestinationVigieChiro, IdObjet};
+use crate::destination::{CibleParticipation, IdObjet};
 use crate::horodatage::InstantUtc;
 use crate::plan::{Base, PointEcoute};
 use crate::reessai::{Etape, Profil, RaisonArret, Rejouabilite, Releve, ReponseApi};
