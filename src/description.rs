@@ -178,6 +178,33 @@ impl Description {
         }
     }
 
+    /// Les options données qui ne disent rien pour ce site, comme sur le formulaire du site
+    /// web (`makeConfiguration`) : en point fixe, les canaux (demandés en routier et pédestre
+    /// seulement) ; en routier et pédestre, la position et la hauteur du micro, et tout le
+    /// second micro (un seul micro, `micro_type` et `micro_numero_serie`).
+    pub(crate) fn options_sans_effet(&self, point_fixe: bool) -> Vec<&'static str> {
+        let mut options = Vec::new();
+        if point_fixe {
+            for (option, valeur) in [
+                ("--canal-expansion", &self.canal_expansion_temps),
+                ("--canal-direct", &self.canal_enregistrement_direct),
+            ] {
+                if valeur.is_some() {
+                    options.push(option);
+                }
+            }
+        } else {
+            let [position, hauteur, ..] = self.micros[0].valeurs(0);
+            let second = self.micros[1].valeurs(1);
+            for (option, valeur) in [position, hauteur].into_iter().chain(second) {
+                if valeur.is_some() {
+                    options.push(option);
+                }
+            }
+        }
+        options
+    }
+
     /// La même, avec ce micro au rang `rang` d'un site point fixe ou routier et pédestre
     /// (voir [`Description::micros_du_site`]).
     pub(crate) fn avec_micro(mut self, point_fixe: bool, rang: usize, micro: Micro) -> Description {

@@ -554,6 +554,29 @@ fn les_canaux_d_un_routier_se_deduisent_des_sequences_ou_se_demandent() {
         &["--canal-expansion", "DROITE", "--canal-direct", "ABSENT"],
     );
     assert_eq!(canaux(&c), (json!("DROITE"), json!("ABSENT")), "{c}");
+    // Ce que le formulaire d'un routier ne demande pas (position, hauteur, second micro) est
+    // dit ignoré, pas tu.
+    let (out, c) = routiere(
+        &banc,
+        6,
+        "06",
+        &sequences_routieres(6, "0_", 38_400, 1, 1),
+        &[
+            "--micro-type",
+            "SMX-U1",
+            "--micro-hauteur",
+            "3",
+            "--micro1-type",
+            "SMX-II",
+        ],
+    );
+    assert_eq!(c["micro_type"], json!("SMX-U1"), "{c}");
+    assert!(c.get("micro1_type").is_none(), "{c}");
+    assert!(
+        stderr(&out).contains("--micro-hauteur, --micro1-type sans effet pour un site routier"),
+        "{}",
+        texte(&out)
+    );
 }
 
 /// En saison, une nuit déjà liée à sa participation (la saison redonnée avec une option de

@@ -312,6 +312,19 @@ fn avec_le_micro_du_point(
     point_fixe: bool,
     description: &crate::description::Description,
 ) -> Result<crate::description::Description> {
+    let sans_effet = description.options_sans_effet(point_fixe);
+    if !sans_effet.is_empty() {
+        tracing::warn!(
+            "{} sans effet pour un site {} : ignoré",
+            sans_effet.join(", "),
+            if point_fixe {
+                "point fixe (les canaux ne se disent qu'en routier ou pédestre)"
+            } else {
+                "routier ou pédestre (un seul micro, sans position ni hauteur : --micro-type et \
+                 --micro-numero-serie)"
+            }
+        );
+    }
     let mut decrite = description.clone();
     for (rang, donne) in description.micros_du_site(point_fixe).iter().enumerate() {
         if let Some(micro) = micro_retenu(base, point, rang, donne)? {
