@@ -11,7 +11,9 @@ use anyhow::{Context, Result};
 
 use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
-use crate::depot::fabrique::{AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination};
+use crate::depot::fabrique::{
+    Acces, AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination,
+};
 use crate::depot::relecture::verification;
 use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
 use crate::destination::IdObjet;
@@ -21,7 +23,6 @@ use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::etat::prochaine_commande;
 use crate::suivi::passages::FinDesPassages;
-use crate::transport::s3::ConfigS3;
 use crate::transport::{Emetteur, PauseReseau, ReglagesEmission};
 
 const UN_JOUR: Duration = Duration::from_secs(86_400);
@@ -78,11 +79,10 @@ pub(super) fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> 
     })
 }
 
-fn config_s3(s3: &OptionsS3) -> ConfigS3 {
-    ConfigS3 {
+fn acces(s3: &OptionsS3) -> Acces {
+    Acces {
         region: s3.region.clone(),
         profil: s3.profil.clone(),
-        delai_connexion: None,
     }
 }
 
@@ -128,7 +128,7 @@ impl<'a> Envoi<'a> {
     /// Ce que les options règlent pour toute destination.
     fn reglages_destination(&self) -> ReglagesDestination {
         ReglagesDestination {
-            config_s3: config_s3(self.s3),
+            acces: acces(self.s3),
             seuil_multipart_mio: self.options.seuil_multipart,
             taille_partie_mio: self.options.taille_partie,
         }
@@ -375,7 +375,7 @@ fn verifier_un(
         let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
         ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
         let reglages = ReglagesDestination {
-            config_s3: config_s3(&args.s3),
+            acces: acces(&args.s3),
             ..ReglagesDestination::default()
         };
         let relecture = fabrique.relecture(&plan, &reglages).await?;

@@ -29,16 +29,26 @@ use crate::destination::{ErreurDestination, IdObjet, PartieDuBilan};
 use crate::plan::{Base, CauseRefus, DepotPlan, Sorte};
 use crate::reessai::ReponseApi;
 use crate::transport::Emetteur;
-use crate::transport::s3::ConfigS3;
 
 /// Un mébioctet, l'unité des réglages de taille.
 pub(crate) const MIO: u64 = 1024 * 1024;
 
+/// Ce que l'utilisateur donne pour joindre une destination, hors de son adresse (le point
+/// d'accès vient avec elle : [`OptionsAdresse`]) : chaque destination en lit ce qui la
+/// concerne, dans son module.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Acces {
+    /// `--region`.
+    pub(crate) region: Option<String>,
+    /// `--profil` : le profil d'identifiants.
+    pub(crate) profil: Option<String>,
+}
+
 /// Ce que la ligne de commande règle pour toute destination.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ReglagesDestination {
-    /// Comment joindre un compartiment S3 (région, profil).
-    pub(crate) config_s3: ConfigS3,
+    /// Comment la joindre.
+    pub(crate) acces: Acces,
     /// `--seuil-multipart` (Mio) ; `None` : celui de la destination.
     pub(crate) seuil_multipart_mio: Option<u64>,
     /// `--taille-partie` (Mio).

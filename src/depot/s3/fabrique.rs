@@ -12,7 +12,7 @@ use super::DepositaireS3;
 use super::destination::{InventaireS3, LectureDestination, lire_destination};
 use super::verification::RelectureS3;
 use crate::depot::fabrique::{
-    AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
+    Acces, AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
     ReglagesDestination,
 };
 use crate::depot::relecture::verification::Relecture;
@@ -22,7 +22,7 @@ use crate::destination::{ErreurDestination, valider_endpoint};
 use crate::plan::{Base, CauseRefus, DepotPlan};
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::transport::Emetteur;
-use crate::transport::s3::ClientS3;
+use crate::transport::s3::{ClientS3, ConfigS3};
 
 pub(crate) const INSCRIPTION: Inscription = Inscription {
     sorte: "s3",
@@ -76,12 +76,7 @@ impl Fabrique for DestinationS3 {
     ) -> LocalBoxFuture<'a, Result<DepositaireDuPlan>> {
         async move {
             let reglages = avant.reglages;
-            let client = ClientS3::connecter(
-                &self.compartiment,
-                self.endpoint.as_deref(),
-                &reglages.config_s3,
-            )
-            .await?;
+            let client = client(self, &reglages.acces).await?;
             let inventaire = ce_que_tient_le_compartiment(
                 &client,
                 avant.emetteur,
@@ -110,12 +105,7 @@ impl Fabrique for DestinationS3 {
         reglages: &'a ReglagesDestination,
     ) -> LocalBoxFuture<'a, Result<Box<dyn Relecture>>> {
         async move {
-            let client = ClientS3::connecter(
-                &self.compartiment,
-                self.endpoint.as_deref(),
-                &reglages.config_s3,
-            )
-            .await?;
+            let client = client(self, &reglages.acces).await?;
             Ok(Box::new(RelectureS3(Arc::new(client))) as Box<dyn Relecture>)
         }
         .boxed_local()
@@ -190,6 +180,17 @@ async fn ce_que_tient_le_compartiment(
         )
         .into()),
     }
+}
+
+/// Le client du compartiment, joint comme l'utilisateur l'a dit (`--region`, `--profil`).
+async fn client(destination: &DestinationS3, acces: &Acces) -> Result<ClientS3> {
+    let config = ConfigS3 {
+        region: acces.region.clone(),
+        profil: acces.profil.clone(),
+        delai_connexion: None,
+    };
+    let endpoint = destination.endpoint.as_deref();
+    Ok(ClientS3::connecter(&destination.compartiment, endpoint, &config).await?)
 }
 
 #[cfg(test)]
