@@ -8,55 +8,38 @@
 //! les conseils, dans `suivi/calcul.rs` et `suivi/traitement.rs`. Chaque nuit est menée à part :
 //! l'erreur de l'une est dite, les autres continuent ; le code est celui de la plus mal lotie.
 
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::vigiechiro::{client, mener_ponctuel};
+use super::vigiechiro::mener_ponctuel;
 use crate::cli::{ArgsResultats, ArgsTraitement, ArgsTraiter, OptionsGlobales};
-use crate::depot::vigiechiro::avant_envoi::reconnaitre_plateforme_en;
-use crate::plan::{Base, CsvNote};
+use crate::plan::Base;
 use crate::reessai::{AleaSysteme, Profil, TemporisateurTokio};
 use crate::saison::designation::{Visee, viser};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::{self, Conseils, ModeSortie, PasDemande};
 use crate::suivi::traitement::{AnnoncesReleves, ModeReleves, phrase_etat};
-use crate::traitement::cible::{Cible, NuitPasPrete, NuitVisee, Portee, examiner_nuits};
+use crate::traitement::cible::{
+    Cible, Examinees, NuitVisee, Portee, Visees, examiner_les_cibles, noter,
+};
+use crate::traitement::clients::Clients;
 use crate::traitement::lancer::{Lancement, avant_calcul, d_un_autre_observateur, lancer};
-use crate::traitement::resultats::{self, demander_csv, nom_du_csv, nom_sur, noms_de_nuit};
+use crate::traitement::resultats::{
+    self, deja_telecharge, demander_csv, nom_du_csv, nom_sur, noms_de_nuit, noter_csv,
+};
 use crate::traitement::taxons::{self, CacheTaxons};
 use crate::traitement::{
-    Cadence, EtatCalcul, EtatParticipation, FinDuSuivi, Releve, code_de_l_etat, jeton_refuse,
-    relever, suivre,
+    Cadence, EtatCalcul, EtatParticipation, FinDuSuivi, Releve, code_de_l_etat, relever, suivre,
 };
 use crate::transport::Emetteur;
 use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe, Utilisateur};
 
-/// Ce que vise une commande d'après le dépôt.
-struct Visees {
-    cibles: Vec<Cible>,
-    portee: Portee,
-    /// Les nuits de la saison dont la participation n'est pas encore créée (leur désignation).
-    sans_participation: Vec<String>,
-}
-
-impl Visees {
-    /// Une nuit à citer en exemple (la première visée).
-    fn exemple(&self) -> String {
-        self.cibles
-            .iter()
-            .find_map(|c| c.nuit.as_ref().map(|n| n.designation.clone()))
-            .or_else(|| self.sans_participation.first().cloned())
-            .unwrap_or_else(|| "21/06 A1".to_owned())
-    }
-}
-
-/// Les participations visées : celle donnée (à l'adresse de `--api`, de `VIGIE_API` ou de la
-/// configuration) ; sinon, d'après les mots `NUIT…` (`saison/designation.rs`), chaque nuit de
-/// la saison du dernier dépôt vers la plateforme, ou les nuits nommées, ou le plan hors saison
-/// du dernier dépôt.
+/// Les participations visées (`traitement::cible::Visees`) : celle donnée (à l'adresse de
+/// `--api`, de `VIGIE_API` ou de la configuration) ; sinon, d'après les mots `NUIT…`
+/// (`saison/designation.rs`), chaque nuit de la saison du dernier dépôt vers la plateforme, ou
+/// les nuits nommées, ou le plan hors saison du dernier dépôt.
 fn viser_cibles(
     g: &OptionsGlobales,
     nuits: &[String],
@@ -64,54 +47,17 @@ fn viser_cibles(
     api: Option<&str>,
 ) -> Result<Visees> {
     if let Some(p) = participation {
-        let cible = Cible::donnee(p, api)?;
-        return Ok(Visees {
-            portee: Portee::Participation(cible.participation.clone()),
-            cibles: vec![cible],
-            sans_participation: Vec::new(),
-        });
+        return Visees::donnee(p, api);
     }
     let base = super::ouvrir_base_existante(g)?;
     match viser(&base, nuits, true)? {
-        Visee::Plan(p) => {
-            let cible = Cible::du_plan(&base.plan(Some(p))?, None)?;
-            let portee = if nuits.is_empty() {
-                Portee::DernierPlan
-            } else {
-                Portee::Participation(cible.participation.clone())
-            };
-            Ok(Visees {
-                cibles: vec![cible],
-                portee,
-                sans_participation: Vec::new(),
-            })
-        }
+        Visee::Plan(p) => Visees::du_plan(&base, p, !nuits.is_empty()),
         Visee::Nuits(v) => {
-            let portee = if v.designees {
-                Portee::Nommees
-            } else {
-                Portee::Saison
-            };
-            let mut visees = Visees {
-                cibles: Vec::with_capacity(v.nuits.len()),
-                portee,
-                sans_participation: Vec::new(),
-            };
-            for n in &v.nuits {
-                let plan = base.plan(Some(n.plan_id))?;
-                let nuit = NuitVisee {
-                    nuit: n.clone(),
-                    designation: v.designation(n).to_string(),
-                };
-                // Toute la saison : une nuit dont la participation reste à créer est dite, et
-                // les autres continuent ; nommée, elle est refusée.
-                if visees.portee == Portee::Saison && plan.participation.is_none() {
-                    visees.sans_participation.push(nuit.designation);
-                    continue;
-                }
-                visees.cibles.push(Cible::du_plan(&plan, Some(nuit))?);
-            }
-            Ok(visees)
+            let visees = v.nuits.iter().map(|n| NuitVisee {
+                nuit: n.clone(),
+                designation: v.designation(n).to_string(),
+            });
+            Visees::des_nuits(&base, visees, v.designees)
         }
     }
 }
@@ -123,83 +69,10 @@ fn mode(g: &OptionsGlobales) -> ModeSortie {
     }
 }
 
-/// Les nuits sans participation, dites, et leur conseil (la reprise) ; code 1 s'il y en a.
-fn dire_sans_participation(
-    m: ModeSortie,
-    visees: &Visees,
-    conseils: &mut Conseils,
-) -> Result<CodeSortie> {
-    if visees.sans_participation.is_empty() {
-        return Ok(CodeSortie::Succes);
-    }
-    calcul::sans_participation(m, &visees.sans_participation)?;
-    conseils.reprendre();
-    Ok(CodeSortie::EchecsTransitoires)
-}
-
 /// La base des plans, pour y noter ce qui est relevé, si elle existe.
 fn base_pour_noter(g: &OptionsGlobales) -> Option<Base> {
     let chemin = super::chemin_base(g).ok()?;
     Base::ouvrir_existante(&chemin).ok().flatten()
-}
-
-/// Note l'état relevé de la nuit dans la base (ce que `vigie etat` montre). Une base qui
-/// refuse l'écriture (lecture seule) n'arrête rien : le relevé a eu lieu.
-fn noter(base: Option<&Base>, cible: &Cible, e: &EtatParticipation) {
-    let (Some(base), Some(plan)) = (base, cible.plan) else {
-        return;
-    };
-    let t = e.traitement.as_ref();
-    let date = t.and_then(|t| match t.etat {
-        EtatCalcul::Planifie => t.date_planification,
-        EtatCalcul::EnCours => t.date_debut,
-        _ => t.date_fin.or(t.date_debut),
-    });
-    if let Err(err) = base.noter_calcul(plan, t.map(|t| t.etat.nom()), date.map(|d| d.secondes())) {
-        tracing::warn!("état du calcul non noté dans la base : {err}");
-    }
-}
-
-/// Les clients de la plateforme, un par adresse d'API, et l'utilisateur reconnu à chacune.
-#[derive(Default)]
-struct Clients {
-    par_api: Vec<(String, ClientVigieChiro, Option<Utilisateur>)>,
-}
-
-impl Clients {
-    /// Le client de l'API de `cible`, reconnu (`GET /moi`) à son premier usage ; le refus dit
-    /// que `rien_fait`. `muet_admis` : une plateforme muette n'arrête rien (les relevés
-    /// suivants repasseront).
-    async fn de(
-        &mut self,
-        emetteur: &Emetteur,
-        cible: &Cible,
-        profil: Profil,
-        rien_fait: &str,
-        muet_admis: bool,
-    ) -> Result<(&ClientVigieChiro, Option<&Utilisateur>)> {
-        let i = match self.par_api.iter().position(|(a, _, _)| *a == cible.api) {
-            Some(i) => i,
-            None => {
-                let c = client(&cible.api)?;
-                let moi = match reconnaitre(&c, emetteur, &cible.api, profil, rien_fait).await {
-                    Ok(u) => Some(u),
-                    Err(e)
-                        if muet_admis
-                            && crate::sortie::code_pour_erreur(&e)
-                                == CodeSortie::EchecsTransitoires =>
-                    {
-                        None
-                    }
-                    Err(e) => return Err(e),
-                };
-                self.par_api.push((cible.api.clone(), c, moi));
-                self.par_api.len() - 1
-            }
-        };
-        let (_, c, moi) = &self.par_api[i];
-        Ok((c, moi.as_ref()))
-    }
 }
 
 /// Mène `une` pour chaque nuit de `cibles`, avec le client de son API, reconnu (`GET /moi`) à
@@ -226,25 +99,6 @@ async fn pour_chaque_nuit<'a>(
         code = code.max_par_gravite(calcul::erreur_de_nuit(m, r)?);
     }
     Ok(code)
-}
-
-/// Reconnaît la plateforme (`GET /moi`) ; le refus dit que `rien_fait`.
-async fn reconnaitre(
-    client: &ClientVigieChiro,
-    emetteur: &Emetteur,
-    api: &str,
-    profil: Profil,
-    rien_fait: &str,
-) -> Result<Utilisateur> {
-    reconnaitre_plateforme_en(client, emetteur, profil)
-        .await
-        .map_err(|r| {
-            r.erreur(
-                api,
-                ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()),
-                rien_fait,
-            )
-        })
 }
 
 /// Des secondes de la ligne de commande, strictement positives, une semaine au plus.
@@ -291,10 +145,10 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
         base: base_pour_noter(g),
         taxons: CacheTaxons::de_la_base(&super::chemin_base(g)?),
         conseils: Conseils::nouveaux(&visees.portee),
-        mode: mode_des_releves(g),
+        mode: ModeReleves::choisir(g.json, g.quiet, g.progression.into()),
         patience: args.patience,
     };
-    let mut code = dire_sans_participation(m, &visees, &mut r.conseils)?;
+    let mut code = calcul::sans_participation(m, &visees.sans_participation, &mut r.conseils)?;
     code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
         let reglages = (
             Profil::Bref,
@@ -315,21 +169,6 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
     })?);
     r.conseils.ecrire(m)?;
     Ok(code)
-}
-
-/// Comment les relevés de `--attendre` se disent.
-fn mode_des_releves(g: &OptionsGlobales) -> ModeReleves {
-    if g.json {
-        ModeReleves::Json
-    } else if g.quiet {
-        ModeReleves::Muet
-    } else if crate::suivi::decider(false, false, g.progression.into(), terminal())
-        == (crate::suivi::Affichage::Barres { forcees: false })
-    {
-        ModeReleves::Indicateur
-    } else {
-        ModeReleves::Lignes
-    }
 }
 
 /// Ce que `vigie traitement` garde d'une nuit à l'autre.
@@ -427,13 +266,6 @@ impl Releves {
     }
 }
 
-fn terminal() -> bool {
-    use std::io::IsTerminal;
-    io::stderr().is_terminal()
-        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
-        && crate::plateforme::console_pilotable()
-}
-
 // ------------------------------------------------------------------------- vigie traiter
 
 /// `vigie traiter` : pour chaque nuit visée, lit l'état du calcul, puis le lance (une seule
@@ -460,7 +292,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         pas_pretes,
         mut pretes,
     } = examiner_les_cibles(&chemin, &visees.cibles)?;
-    let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
+    let mut code = calcul::sans_participation(m, &visees.sans_participation, &mut conseils)?;
     if visees.portee == Portee::Saison && !args.nuit_incomplete {
         // Toute la saison : les nuits prêtes sont lancées, les autres dites (code 1).
         for (cible, n) in &pas_pretes {
@@ -494,34 +326,6 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     }
     conseils.ecrire(m)?;
     Ok(code)
-}
-
-/// Les nuits des cibles examinées dans la base, avant tout appel au réseau.
-struct Examinees<'c> {
-    /// Les verrous de leurs plans, tenus jusqu'au lancement.
-    verrous: Vec<crate::plan::VerrouPlan>,
-    /// Les nuits qui ne sont pas prêtes, et leur cible.
-    pas_pretes: Vec<(&'c Cible, NuitPasPrete)>,
-    /// Les cibles dont toutes les nuits sont prêtes.
-    pretes: Vec<&'c Cible>,
-}
-
-fn examiner_les_cibles<'c>(chemin: &Path, cibles: &'c [Cible]) -> Result<Examinees<'c>> {
-    let mut e = Examinees {
-        verrous: Vec::new(),
-        pas_pretes: Vec::new(),
-        pretes: Vec::new(),
-    };
-    for cible in cibles {
-        let nuits = examiner_nuits(chemin, cible)?;
-        e.verrous.extend(nuits.verrous);
-        if nuits.pas_pretes.is_empty() {
-            e.pretes.push(cible);
-        }
-        e.pas_pretes
-            .extend(nuits.pas_pretes.into_iter().map(|n| (cible, n)));
-    }
-    Ok(e)
 }
 
 /// Une nuit de `vigie traiter` : son état, la décision, le lancement. `(relancer, nommee)` :
@@ -597,7 +401,7 @@ pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<Code
     )?;
     let base = base_pour_noter(g);
     let mut conseils = Conseils::nouveaux(&visees.portee);
-    let mut code = dire_sans_participation(m, &visees, &mut conseils)?;
+    let mut code = calcul::sans_participation(m, &visees.sans_participation, &mut conseils)?;
     let sortie = dossier_des_resultats(m, &args, &visees);
     let mut r = Resultats {
         m,
@@ -778,44 +582,6 @@ impl Resultats<'_> {
             noter_csv(base, cible, &f.id.to_string(), &t);
             (t, true)
         }))
-    }
-}
-
-/// Le CSV `fichier` (son identifiant sur la plateforme) de la nuit, s'il a déjà été téléchargé
-/// dans `dossier` et que le fichier écrit est encore là, de la même taille : rien à
-/// retélécharger. Un nouveau calcul, ou une nouvelle demande, fait un autre fichier.
-fn deja_telecharge(
-    base: Option<&Base>,
-    cible: &Cible,
-    dossier: &Path,
-    fichier: &str,
-) -> Option<resultats::Telecharge> {
-    let note = base?.csv_note(cible.plan?).ok()??;
-    let n = cible.nuit.as_ref()?;
-    let attendu = std::path::absolute(dossier.join(noms_de_nuit(&n.nuit).0)).ok()?;
-    let ecrit = PathBuf::from(&note.chemin);
-    let meme = note.fichier == fichier
-        && ecrit == attendu
-        && std::fs::metadata(&ecrit).is_ok_and(|m| m.is_file() && m.len() == note.octets);
-    meme.then_some(resultats::Telecharge {
-        chemin: ecrit,
-        octets: note.octets,
-    })
-}
-
-/// Note dans la base le CSV téléchargé de la nuit (pour ne pas le retélécharger).
-fn noter_csv(base: Option<&Base>, cible: &Cible, fichier: &str, t: &resultats::Telecharge) {
-    let (Some(base), Some(plan), Some(_)) = (base, cible.plan, &cible.nuit) else {
-        return;
-    };
-    let chemin = std::path::absolute(&t.chemin).unwrap_or_else(|_| t.chemin.clone());
-    let note = CsvNote {
-        fichier: fichier.to_owned(),
-        chemin: chemin.display().to_string(),
-        octets: t.octets,
-    };
-    if let Err(e) = base.noter_csv(plan, &note) {
-        tracing::warn!("CSV téléchargé non noté dans la base : {e}");
     }
 }
 

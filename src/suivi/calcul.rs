@@ -283,10 +283,19 @@ pub(crate) fn erreur_de_nuit(m: ModeSortie, r: Result<CodeSortie>) -> Result<Cod
 }
 
 /// Des nuits de la saison que la commande ne peut pas viser : leur participation n'est pas
-/// encore créée (dit sur la sortie standard ; le conseil : la reprise).
-pub(crate) fn sans_participation(m: ModeSortie, nuits: &[String]) -> io::Result<()> {
-    if nuits.is_empty() || m.json || m.silencieux {
-        return Ok(());
+/// encore créée (dit sur la sortie standard), et leur conseil (la reprise) ; code 1 s'il y en
+/// a.
+pub(crate) fn sans_participation(
+    m: ModeSortie,
+    nuits: &[String],
+    conseils: &mut Conseils,
+) -> io::Result<CodeSortie> {
+    if nuits.is_empty() {
+        return Ok(CodeSortie::Succes);
+    }
+    conseils.reprendre();
+    if m.json || m.silencieux {
+        return Ok(CodeSortie::EchecsTransitoires);
     }
     let prose = match nuits {
         [une] => {
@@ -297,7 +306,8 @@ pub(crate) fn sans_participation(m: ModeSortie, nuits: &[String]) -> io::Result<
             plusieurs.join(", ")
         ),
     };
-    ecrire(&mut crate::sortie::standard(), &prose, None)
+    ecrire(&mut crate::sortie::standard(), &prose, None)?;
+    Ok(CodeSortie::EchecsTransitoires)
 }
 
 // ------------------------------------------------------------------------ vigie traitement

@@ -334,6 +334,24 @@ pub(crate) enum ModeReleves {
     Muet,
 }
 
+impl ModeReleves {
+    /// D'après `--json`, `-q` et `--progression` : l'indicateur là où un passage dessinerait
+    /// ses barres (la sortie d'erreur est un terminal qui sait les redessiner).
+    pub(crate) fn choisir(json: bool, silencieux: bool, progression: super::Progression) -> Self {
+        if json {
+            ModeReleves::Json
+        } else if silencieux {
+            ModeReleves::Muet
+        } else if super::decider(false, false, progression, super::erreur_est_un_terminal())
+            == (super::Affichage::Barres { forcees: false })
+        {
+            ModeReleves::Indicateur
+        } else {
+            ModeReleves::Lignes
+        }
+    }
+}
+
 /// Les annonces des relevés d'une participation.
 pub(crate) struct AnnoncesReleves {
     mode: ModeReleves,

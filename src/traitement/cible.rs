@@ -15,6 +15,7 @@ use crate::destination::{CibleParticipation, IdObjet, valider_endpoint};
 use crate::plan::{Base, DepotPlan, ErreurBase, NuitPlanifiee, VerrouPlan};
 use crate::plateforme::conseil::commande;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::traitement::{EtatCalcul, EtatParticipation};
 
 /// Une nuit de saison visée, et comment la nommer.
 #[derive(Debug, Clone)]
@@ -212,4 +213,124 @@ pub(crate) fn examiner_nuits(chemin: &Path, cible: &Cible) -> Result<NuitsAvantC
         }
     }
     Ok(nuits)
+}
+
+/// Ce que vise une commande d'après le dépôt.
+pub(crate) struct Visees {
+    pub(crate) cibles: Vec<Cible>,
+    pub(crate) portee: Portee,
+    /// Les nuits de la saison dont la participation n'est pas encore créée (leur désignation).
+    pub(crate) sans_participation: Vec<String>,
+}
+
+impl Visees {
+    /// La participation donnée (voir [`Cible::donnee`]).
+    pub(crate) fn donnee(participation: &str, api: Option<&str>) -> Result<Visees> {
+        let cible = Cible::donnee(participation, api)?;
+        Ok(Visees {
+            portee: Portee::Participation(cible.participation.clone()),
+            cibles: vec![cible],
+            sans_participation: Vec::new(),
+        })
+    }
+
+    /// Le plan hors saison `plan` : celui du dernier dépôt (`nomme` faux), ou nommé par son
+    /// numéro.
+    pub(crate) fn du_plan(base: &Base, plan: i64, nomme: bool) -> Result<Visees> {
+        let cible = Cible::du_plan(&base.plan(Some(plan))?, None)?;
+        let portee = if nomme {
+            Portee::Participation(cible.participation.clone())
+        } else {
+            Portee::DernierPlan
+        };
+        Ok(Visees {
+            cibles: vec![cible],
+            portee,
+            sans_participation: Vec::new(),
+        })
+    }
+
+    /// Des nuits de saison et leur désignation : nommées (`designees`), ou toute la saison.
+    /// Toute la saison : une nuit dont la participation reste à créer est mise à part, et les
+    /// autres continuent ; nommée, elle est refusée.
+    pub(crate) fn des_nuits(
+        base: &Base,
+        nuits: impl ExactSizeIterator<Item = NuitVisee>,
+        designees: bool,
+    ) -> Result<Visees> {
+        let portee = if designees {
+            Portee::Nommees
+        } else {
+            Portee::Saison
+        };
+        let mut visees = Visees {
+            cibles: Vec::with_capacity(nuits.len()),
+            portee,
+            sans_participation: Vec::new(),
+        };
+        for nuit in nuits {
+            let plan = base.plan(Some(nuit.nuit.plan_id))?;
+            if visees.portee == Portee::Saison && plan.participation.is_none() {
+                visees.sans_participation.push(nuit.designation);
+                continue;
+            }
+            visees.cibles.push(Cible::du_plan(&plan, Some(nuit))?);
+        }
+        Ok(visees)
+    }
+
+    /// Une nuit à citer en exemple (la première visée).
+    pub(crate) fn exemple(&self) -> String {
+        self.cibles
+            .iter()
+            .find_map(|c| c.nuit.as_ref().map(|n| n.designation.clone()))
+            .or_else(|| self.sans_participation.first().cloned())
+            .unwrap_or_else(|| "21/06 A1".to_owned())
+    }
+}
+
+/// Note l'état relevé de la nuit dans la base (ce que `vigie etat` montre). Une base qui
+/// refuse l'écriture (lecture seule) n'arrête rien : le relevé a eu lieu.
+pub(crate) fn noter(base: Option<&Base>, cible: &Cible, e: &EtatParticipation) {
+    let (Some(base), Some(plan)) = (base, cible.plan) else {
+        return;
+    };
+    let t = e.traitement.as_ref();
+    let date = t.and_then(|t| match t.etat {
+        EtatCalcul::Planifie => t.date_planification,
+        EtatCalcul::EnCours => t.date_debut,
+        _ => t.date_fin.or(t.date_debut),
+    });
+    if let Err(err) = base.noter_calcul(plan, t.map(|t| t.etat.nom()), date.map(|d| d.secondes())) {
+        tracing::warn!("état du calcul non noté dans la base : {err}");
+    }
+}
+
+/// Les nuits des cibles examinées dans la base, avant tout appel au réseau.
+pub(crate) struct Examinees<'c> {
+    /// Les verrous de leurs plans, tenus jusqu'au lancement.
+    pub(crate) verrous: Vec<VerrouPlan>,
+    /// Les nuits qui ne sont pas prêtes, et leur cible.
+    pub(crate) pas_pretes: Vec<(&'c Cible, NuitPasPrete)>,
+    /// Les cibles dont toutes les nuits sont prêtes.
+    pub(crate) pretes: Vec<&'c Cible>,
+}
+
+/// Les nuits de chaque cible examinées dans la base (voir [`examiner_nuits`]).
+pub(crate) fn examiner_les_cibles<'c>(chemin: &Path, cibles: &'c [Cible]) -> Result<Examinees<'c>> {
+    let mut e = Examinees {
+        verrous: Vec::new(),
+        pas_pretes: Vec::new(),
+        pretes: Vec::new(),
+    };
+    for cible in cibles {
+        let nuits = examiner_nuits(chemin, cible)?;
+        e.verrous.extend(nuits.verrous);
+        if nuits.pas_pretes.is_empty() {
+            e.pretes.push(cible);
+        }
+        e.pas_pretes
+            .extend(nuits.pas_pretes.into_iter().map(|n| (cible, n)));
+    }
+    Ok(e)
 }

@@ -16,6 +16,7 @@
 //!   calcul, ou demande le CSV.
 
 pub(crate) mod cible;
+pub(crate) mod clients;
 pub(crate) mod lancer;
 pub(crate) mod resultats;
 pub(crate) mod suivre;

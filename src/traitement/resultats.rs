@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
-use crate::plan::NuitPlanifiee;
+use crate::plan::{Base, CsvNote, NuitPlanifiee};
 use crate::plateforme::ecriture::{Droits, Provisoire};
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
+use crate::traitement::cible::Cible;
 use crate::transport::vigiechiro::{
     AccesFichier, ClientVigieChiro, Pagination, PieceJointe, Suite,
 };
@@ -292,6 +293,44 @@ pub(crate) async fn demander_csv(
             DemandeCsv::Refusee(pas_de_reponse_utile(r))
         }
         (autre, _) => DemandeCsv::Echouee(pas_de_reponse_utile(autre)),
+    }
+}
+
+/// Le CSV `fichier` (son identifiant sur la plateforme) de la nuit, s'il a déjà été téléchargé
+/// dans `dossier` et que le fichier écrit est encore là, de la même taille : rien à
+/// retélécharger. Un nouveau calcul, ou une nouvelle demande, fait un autre fichier.
+pub(crate) fn deja_telecharge(
+    base: Option<&Base>,
+    cible: &Cible,
+    dossier: &Path,
+    fichier: &str,
+) -> Option<Telecharge> {
+    let note = base?.csv_note(cible.plan?).ok()??;
+    let n = cible.nuit.as_ref()?;
+    let attendu = std::path::absolute(dossier.join(noms_de_nuit(&n.nuit).0)).ok()?;
+    let ecrit = PathBuf::from(&note.chemin);
+    let meme = note.fichier == fichier
+        && ecrit == attendu
+        && std::fs::metadata(&ecrit).is_ok_and(|m| m.is_file() && m.len() == note.octets);
+    meme.then_some(Telecharge {
+        chemin: ecrit,
+        octets: note.octets,
+    })
+}
+
+/// Note dans la base le CSV téléchargé de la nuit (pour ne pas le retélécharger).
+pub(crate) fn noter_csv(base: Option<&Base>, cible: &Cible, fichier: &str, t: &Telecharge) {
+    let (Some(base), Some(plan), Some(_)) = (base, cible.plan, &cible.nuit) else {
+        return;
+    };
+    let chemin = std::path::absolute(&t.chemin).unwrap_or_else(|_| t.chemin.clone());
+    let note = CsvNote {
+        fichier: fichier.to_owned(),
+        chemin: chemin.display().to_string(),
+        octets: t.octets,
+    };
+    if let Err(e) = base.noter_csv(plan, &note) {
+        tracing::warn!("CSV téléchargé non noté dans la base : {e}");
     }
 }
 
