@@ -24,14 +24,12 @@ use crate::suivi::traitement::{AnnoncesReleves, ModeReleves, phrase_etat};
 use crate::traitement::cible::{
     Cible, Examinees, NuitVisee, Portee, Visees, examiner_les_cibles, noter,
 };
-use crate::traitement::clients::Clients;
+use crate::traitement::clients::pour_chaque_nuit;
 use crate::traitement::lancer::{Lancement, avant_calcul, d_un_autre_observateur, lancer};
-use crate::traitement::resultats::{
-    self, deja_telecharge, demander_csv, nom_du_csv, nom_sur, noms_de_nuit, noter_csv,
-};
+use crate::traitement::resultats::{self, deja_telecharge, demander_csv, noms_de_nuit};
 use crate::traitement::taxons::{self, CacheTaxons};
 use crate::traitement::{
-    Cadence, EtatCalcul, EtatParticipation, FinDuSuivi, Releve, code_de_l_etat, relever, suivre,
+    Cadence, EtatCalcul, EtatParticipation, Releve, code_de_l_etat, relever, suivre,
 };
 use crate::transport::Emetteur;
 use crate::transport::vigiechiro::{ClientVigieChiro, PieceJointe, Utilisateur};
@@ -73,32 +71,6 @@ fn mode(g: &OptionsGlobales) -> ModeSortie {
 fn base_pour_noter(g: &OptionsGlobales) -> Option<Base> {
     let chemin = super::chemin_base(g).ok()?;
     Base::ouvrir_existante(&chemin).ok().flatten()
-}
-
-/// Mène `une` pour chaque nuit de `cibles`, avec le client de son API, reconnu (`GET /moi`) à
-/// son premier usage selon `(profil, rien_fait, muet_admis)` (voir [`Clients::de`]) : l'erreur
-/// d'une nuit est dite, les autres continuent (sauf Ctrl-C et un jeton refusé) ; le code est
-/// celui de la plus mal lotie.
-async fn pour_chaque_nuit<'a>(
-    m: ModeSortie,
-    emetteur: &Emetteur,
-    cibles: impl IntoIterator<Item = &'a Cible>,
-    (profil, rien_fait, muet_admis): (Profil, &str, bool),
-    mut une: impl AsyncFnMut(&ClientVigieChiro, Option<&Utilisateur>, &'a Cible) -> Result<CodeSortie>,
-) -> Result<CodeSortie> {
-    let mut code = CodeSortie::Succes;
-    let mut clients = Clients::default();
-    for cible in cibles {
-        let r = match clients
-            .de(emetteur, cible, profil, rien_fait, muet_admis)
-            .await
-        {
-            Ok((client, moi)) => une(client, moi, cible).await,
-            Err(e) => Err(e),
-        };
-        code = code.max_par_gravite(calcul::erreur_de_nuit(m, r)?);
-    }
-    Ok(code)
 }
 
 /// Des secondes de la ligne de commande, strictement positives, une semaine au plus.
@@ -156,10 +128,10 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
             cadence.is_some(),
         );
         pour_chaque_nuit(
-            m,
             emetteur,
             &visees.cibles,
             reglages,
+            |r| calcul::erreur_de_nuit(m, r),
             async |client, _, cible| match &cadence {
                 None => r.relever_une(emetteur, client, cible).await,
                 Some(cadence) => r.suivre_une(emetteur, client, cible, cadence).await,
@@ -240,25 +212,7 @@ impl Releves {
         )
         .await;
         annonces.terminer();
-        let (etat, code) = match fin? {
-            FinDuSuivi::Termine(e) => {
-                let code = code_de_l_etat(Some(&e));
-                (Some(e), code)
-            }
-            FinDuSuivi::SansCalcul(e) => {
-                calcul::rien_a_attendre(cible);
-                (Some(e), CodeSortie::EchecsTransitoires)
-            }
-            FinDuSuivi::Arrete(e) => {
-                calcul::calcul_arrete(cible, self.patience);
-                (Some(e), CodeSortie::EchecsTransitoires)
-            }
-            FinDuSuivi::Interrompu(_) => return Err(super::interrompu()),
-            FinDuSuivi::Echeance(dernier) => {
-                calcul::echeance_atteinte(cible, dernier.is_some());
-                (dernier, CodeSortie::EchecsTransitoires)
-            }
-        };
+        let (etat, code) = calcul::fin_du_suivi(cible, fin?, self.patience)?;
         if let Some(e) = &etat {
             self.dire(emetteur, client, cible, e).await?;
         }
@@ -308,19 +262,26 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     if !pretes.is_empty() {
         code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
             let reglages = (Profil::Insistant, "le calcul n'a pas été lancé", false);
-            pour_chaque_nuit(m, emetteur, pretes, reglages, async |client, moi, cible| {
-                let moi = moi.context("utilisateur non reconnu")?;
-                traiter_une(
-                    m,
-                    emetteur,
-                    (client, moi),
-                    cible,
-                    (args.relancer, nommee),
-                    base.as_ref(),
-                    &mut conseils,
-                )
-                .await
-            })
+            let dire = |r| calcul::erreur_de_nuit(m, r);
+            pour_chaque_nuit(
+                emetteur,
+                pretes,
+                reglages,
+                dire,
+                async |client, moi, cible| {
+                    let moi = moi.context("utilisateur non reconnu")?;
+                    traiter_une(
+                        m,
+                        emetteur,
+                        (client, moi),
+                        cible,
+                        (args.relancer, nommee),
+                        base.as_ref(),
+                        &mut conseils,
+                    )
+                    .await
+                },
+            )
             .await
         })?);
     }
@@ -375,17 +336,11 @@ fn dossier_des_resultats(m: ModeSortie, args: &ArgsResultats, visees: &Visees) -
     if let Some(d) = &args.sortie {
         return d.clone();
     }
-    let Some(annee) = visees
-        .cibles
-        .iter()
-        .find_map(|c| c.nuit.as_ref().map(|n| n.nuit.annee))
-    else {
+    let Some((dossier, annee)) = resultats::dossier_de_la_saison(&visees.cibles) else {
         return PathBuf::from(".");
     };
-    let dossier = PathBuf::from(format!("resultats-vigie-chiro-{annee}"));
-    let absolu = std::path::absolute(&dossier).unwrap_or_else(|_| dossier.clone());
-    calcul::dossier_des_resultats(m, &absolu, annee);
-    absolu
+    calcul::dossier_des_resultats(m, &dossier, annee);
+    dossier
 }
 
 /// `vigie resultats` : pour chaque nuit visée, le CSV des observations (et, sur demande, le
@@ -413,10 +368,10 @@ pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<Code
     code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
         let reglages = (Profil::Insistant, "rien n'a été téléchargé", false);
         pour_chaque_nuit(
-            m,
             emetteur,
             &visees.cibles,
             reglages,
+            |r| calcul::erreur_de_nuit(m, r),
             async |client, _, cible| r.une_nuit(emetteur, client, cible).await,
         )
         .await
@@ -454,20 +409,17 @@ impl Resultats<'_> {
         let lu = self.relever(emetteur, client, cible).await?;
         let csv = resultats::trouver_csv(client, emetteur, &cible.participation)
             .await
-            .map_err(|e| {
-                calcul::erreur_resultat(
-                    &format!(
-                        "le CSV des observations de la {} n'a pas pu être cherché",
-                        cible.nom()
-                    ),
-                    e,
-                )
-            })?;
+            .map_err(|e| calcul::erreur_du_csv(cible, "n'a pas pu être cherché", e))?;
         if self.args.demander_csv {
             return self.demander(emetteur, client, cible, csv, &lu).await;
         }
         let ecrit = match csv {
-            Some(f) => self.telecharger_csv(emetteur, client, cible, &f).await?,
+            Some(f) => {
+                let base = self.base.as_ref();
+                resultats::telecharger_csv(client, emetteur, base, cible, &f, &self.sortie)
+                    .await
+                    .map_err(|e| calcul::erreur_du_csv(cible, "n'a pas été téléchargé", e))?
+            }
             None => None,
         };
         let mut code = match ecrit {
@@ -547,41 +499,6 @@ impl Resultats<'_> {
                 calcul::demande_csv(m, cible, issue, conseils)
             }
         }
-    }
-
-    /// Le CSV `f` dans le dossier des résultats : celui déjà téléchargé s'il n'a pas changé,
-    /// sinon téléchargé et noté ; `None` si la plateforme ne l'a plus. Le booléen : téléchargé
-    /// cette fois.
-    async fn telecharger_csv(
-        &self,
-        emetteur: &Emetteur,
-        client: &ClientVigieChiro,
-        cible: &Cible,
-        f: &PieceJointe,
-    ) -> Result<Option<(resultats::Telecharge, bool)>> {
-        let base = self.base.as_ref();
-        if let Some(t) = deja_telecharge(base, cible, &self.sortie, &f.id.to_string()) {
-            return Ok(Some((t, false)));
-        }
-        let nom = match &cible.nuit {
-            Some(n) => noms_de_nuit(&n.nuit).0,
-            None => nom_sur(&f.titre).unwrap_or_else(|| nom_du_csv(&cible.participation)),
-        };
-        let ecrit = resultats::telecharger(client, emetteur, &f.id, &self.sortie, &nom)
-            .await
-            .map_err(|e| {
-                calcul::erreur_resultat(
-                    &format!(
-                        "le CSV des observations de la {} n'a pas été téléchargé",
-                        cible.nom()
-                    ),
-                    e,
-                )
-            })?;
-        Ok(ecrit.map(|t| {
-            noter_csv(base, cible, &f.id.to_string(), &t);
-            (t, true)
-        }))
     }
 }
 

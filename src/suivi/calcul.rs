@@ -26,7 +26,7 @@ use crate::traitement::cible::{Cible, NuitPasPrete, Portee};
 use crate::traitement::lancer::{AvantCalcul, Lancement};
 use crate::traitement::resultats::{DemandeCsv, Echec, Telecharge};
 use crate::traitement::taxons::CacheTaxons;
-use crate::traitement::{EtatCalcul, EtatParticipation, jeton_refuse};
+use crate::traitement::{EtatCalcul, EtatParticipation, FinDuSuivi, code_de_l_etat, jeton_refuse};
 use crate::transport::vigiechiro::Utilisateur;
 
 /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
@@ -372,6 +372,34 @@ pub(crate) fn echeance_atteinte(cible: &Cible, releve: bool) {
             " (aucun relevé n'a abouti)"
         }
     ));
+}
+
+/// La fin d'un suivi (`--attendre`) dite, et ce qu'elle laisse : le dernier état relevé et le
+/// code (celui de l'état d'un calcul terminé, 1 sinon) ; Ctrl-C : l'interruption (code 130).
+pub(crate) fn fin_du_suivi(
+    cible: &Cible,
+    fin: FinDuSuivi,
+    patience: std::time::Duration,
+) -> Result<(Option<EtatParticipation>, CodeSortie)> {
+    Ok(match fin {
+        FinDuSuivi::Termine(e) => {
+            let code = code_de_l_etat(Some(&e));
+            (Some(e), code)
+        }
+        FinDuSuivi::SansCalcul(e) => {
+            rien_a_attendre(cible);
+            (Some(e), CodeSortie::EchecsTransitoires)
+        }
+        FinDuSuivi::Arrete(e) => {
+            calcul_arrete(cible, patience);
+            (Some(e), CodeSortie::EchecsTransitoires)
+        }
+        FinDuSuivi::Interrompu(_) => return Err(interrompu()),
+        FinDuSuivi::Echeance(dernier) => {
+            echeance_atteinte(cible, dernier.is_some());
+            (dernier, CodeSortie::EchecsTransitoires)
+        }
+    })
 }
 
 /// `--attendre` rend la main : aucun calcul n'est lancé pour cette nuit (rien ne viendra sans
@@ -787,6 +815,15 @@ pub(crate) fn lancement(
 }
 
 // ------------------------------------------------------------------------ vigie resultats
+
+/// Le CSV des observations de la nuit `cible` qui `manque` (« n'a pas pu être cherché »,
+/// « n'a pas été téléchargé ») : l'erreur, par [`erreur_resultat`].
+pub(crate) fn erreur_du_csv(cible: &Cible, manque: &str, e: Echec) -> anyhow::Error {
+    erreur_resultat(
+        &format!("le CSV des observations de la {} {manque}", cible.nom()),
+        e,
+    )
+}
 
 /// Ce qu'une erreur de téléchargement dit, en français.
 pub(crate) fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {

@@ -14,7 +14,7 @@ use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
 
 /// Les clients de la plateforme, un par adresse d'API, et l'utilisateur reconnu à chacune.
 #[derive(Default)]
-pub(crate) struct Clients {
+struct Clients {
     par_api: Vec<(String, ClientVigieChiro, Option<Utilisateur>)>,
 }
 
@@ -22,7 +22,7 @@ impl Clients {
     /// Le client de l'API de `cible`, reconnu (`GET /moi`) à son premier usage ; le refus dit
     /// que `rien_fait`. `muet_admis` : une plateforme muette n'arrête rien (les relevés
     /// suivants repasseront).
-    pub(crate) async fn de(
+    async fn de(
         &mut self,
         emetteur: &Emetteur,
         cible: &Cible,
@@ -71,4 +71,30 @@ async fn reconnaitre(
                 rien_fait,
             )
         })
+}
+
+/// Mène `une` pour chaque nuit de `cibles`, avec le client de son API, reconnu (`GET /moi`) à
+/// son premier usage selon `(profil, rien_fait, muet_admis)` (voir [`Clients::de`]) : l'erreur
+/// d'une nuit est dite par `dire`, qui rend son code, et les autres continuent (sauf ce que
+/// `dire` fait remonter : Ctrl-C, un jeton refusé) ; le code est celui de la plus mal lotie.
+pub(crate) async fn pour_chaque_nuit<'a>(
+    emetteur: &Emetteur,
+    cibles: impl IntoIterator<Item = &'a Cible>,
+    (profil, rien_fait, muet_admis): (Profil, &str, bool),
+    mut dire: impl FnMut(Result<CodeSortie>) -> Result<CodeSortie>,
+    mut une: impl AsyncFnMut(&ClientVigieChiro, Option<&Utilisateur>, &'a Cible) -> Result<CodeSortie>,
+) -> Result<CodeSortie> {
+    let mut code = CodeSortie::Succes;
+    let mut clients = Clients::default();
+    for cible in cibles {
+        let r = match clients
+            .de(emetteur, cible, profil, rien_fait, muet_admis)
+            .await
+        {
+            Ok((client, moi)) => une(client, moi, cible).await,
+            Err(e) => Err(e),
+        };
+        code = code.max_par_gravite(dire(r)?);
+    }
+    Ok(code)
 }

@@ -319,7 +319,7 @@ pub(crate) fn deja_telecharge(
 }
 
 /// Note dans la base le CSV téléchargé de la nuit (pour ne pas le retélécharger).
-pub(crate) fn noter_csv(base: Option<&Base>, cible: &Cible, fichier: &str, t: &Telecharge) {
+fn noter_csv(base: Option<&Base>, cible: &Cible, fichier: &str, t: &Telecharge) {
     let (Some(base), Some(plan), Some(_)) = (base, cible.plan, &cible.nuit) else {
         return;
     };
@@ -332,6 +332,43 @@ pub(crate) fn noter_csv(base: Option<&Base>, cible: &Cible, fichier: &str, t: &T
     if let Err(e) = base.noter_csv(plan, &note) {
         tracing::warn!("CSV téléchargé non noté dans la base : {e}");
     }
+}
+
+/// Le CSV `f` de la nuit `cible` dans `dossier` : celui déjà téléchargé s'il n'a pas changé
+/// ([`deja_telecharge`]), sinon téléchargé et noté dans la base ; `None` si la plateforme ne
+/// l'a plus. Le booléen : téléchargé cette fois.
+pub(crate) async fn telecharger_csv(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    base: Option<&Base>,
+    cible: &Cible,
+    f: &PieceJointe,
+    dossier: &Path,
+) -> Result<Option<(Telecharge, bool)>, Echec> {
+    if let Some(t) = deja_telecharge(base, cible, dossier, &f.id.to_string()) {
+        return Ok(Some((t, false)));
+    }
+    let nom = match &cible.nuit {
+        Some(n) => noms_de_nuit(&n.nuit).0,
+        None => nom_sur(&f.titre).unwrap_or_else(|| nom_du_csv(&cible.participation)),
+    };
+    let ecrit = telecharger(client, emetteur, &f.id, dossier, &nom).await?;
+    Ok(ecrit.map(|t| {
+        noter_csv(base, cible, &f.id.to_string(), &t);
+        (t, true)
+    }))
+}
+
+/// Le dossier des résultats de nuits de saison, faute de `--sortie` :
+/// `resultats-vigie-chiro-ANNÉE` (absolu) dans le dossier courant, l'année de la première nuit
+/// visée ; `None` sans nuit de saison.
+pub(crate) fn dossier_de_la_saison(cibles: &[Cible]) -> Option<(PathBuf, u16)> {
+    let annee = cibles
+        .iter()
+        .find_map(|c| c.nuit.as_ref().map(|n| n.nuit.annee))?;
+    let dossier = PathBuf::from(format!("resultats-vigie-chiro-{annee}"));
+    let absolu = std::path::absolute(&dossier).unwrap_or(dossier);
+    Some((absolu, annee))
 }
 
 #[cfg(test)]
