@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use super::envoi::{Envoi, signaler_endpoint_ignore};
 use super::reglages::ReglagesFusionnes;
@@ -11,7 +11,6 @@ use super::{ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
 use crate::depot::fabrique::Destination;
-use crate::depot::fabrique::OptionsAdresse;
 use crate::depot::relecture::empreinte::memes_que_deposes;
 use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee;
@@ -46,18 +45,9 @@ pub(super) struct PlanPret {
     pub(crate) cree: bool,
 }
 
-/// Sans destination (ni `--vers`, ni `--participation`, ni `--debut`/`--fin`) : la saison,
-/// chaque nuit dans sa participation (`commandes/saison.rs`).
-pub(super) fn vers_la_saison(args: &ArgsDepot) -> bool {
-    args.vers.is_none()
-        && args.participation.is_none()
-        && args.debut.is_none()
-        && args.fin.is_none()
-}
-
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
-    let dossier = un_seul_dossier(&args)?;
-    let destination = destination_demandee(&args)?;
+    let dossier = args.un_seul_dossier()?;
+    let destination = args.destination()?;
     // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
     // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
     if destination.exige_un_jeton() && !args.simulation {
@@ -71,10 +61,14 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     } else {
         Horodatages::Juges
     };
-    let identite = identite_de_la_carte(&args)?;
+    let identite = args.identite_de_la_carte()?;
     let preparation = preparer(&dossier, &destination, horodatages, &identite)?;
-    if preparation.originaux_bruts.is_none() && nomme_une_carte(&args) {
-        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, IDENTITE_SANS_CARTE).into());
+    if preparation.originaux_bruts.is_none() && args.nomme_une_carte() {
+        return Err(ErreurAvecCode::nouveau(
+            CodeSortie::Usage,
+            crate::cli::depot::IDENTITE_SANS_CARTE,
+        )
+        .into());
     }
     let destination = avec_les_canaux(destination, &preparation);
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
@@ -103,23 +97,6 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         &reglages,
         moi,
     )
-}
-
-/// Une destination reçoit un seul dossier (plusieurs : la saison, sans destination).
-fn un_seul_dossier(args: &ArgsDepot) -> Result<std::path::PathBuf> {
-    if args.dossiers.len() > 1 {
-        return Err(ErreurAvecCode::nouveau(
-            CodeSortie::Usage,
-            format!(
-                "une destination (--vers, --participation, --site --debut --fin) reçoit un seul \
-                 dossier ; pour déposer plusieurs dossiers, chaque nuit dans sa participation, \
-                 déposez la saison : {} (sans destination) ; rien n'a été envoyé",
-                commande("depot").arg("DOSSIER…")
-            ),
-        )
-        .into());
-    }
-    Ok(args.dossiers[0].clone())
 }
 
 /// Vers la plateforme, avant tout envoi : la plateforme lue ([`lire_la_plateforme`]), puis
@@ -377,108 +354,6 @@ fn mode(g: &OptionsGlobales) -> ModeSortie {
         json: g.json,
         silencieux: g.quiet,
     }
-}
-
-/// La destination que disent les options (le groupe clap garantit qu'il y en a une).
-fn destination_demandee(args: &ArgsDepot) -> Result<Destination> {
-    if let Some(vers) = &args.vers {
-        let options = OptionsAdresse {
-            endpoint: args.s3.endpoint_url.as_deref(),
-            autoriser_http: args.autoriser_http,
-        };
-        return crate::depot::inscription::analyser_vers(vers, options);
-    }
-    // Les sites où créer : `ID`, ou l'`ID` de `NUMERO=ID` ; un `NUMERO` seul ne nomme que la
-    // carte brute (voir [`identite_de_la_carte`]).
-    let sites: Vec<&str> = args
-        .site
-        .iter()
-        .filter(|v| numero_de_site(v).is_none() || v.contains('='))
-        .map(|v| v.split_once('=').map_or(v.as_str(), |(_, id)| id.trim()))
-        .collect();
-    if sites.len() > 1 || (args.participation.is_some() && !sites.is_empty()) {
-        return Err(ErreurAvecCode::nouveau(
-            CodeSortie::Usage,
-            "--participation ID, ou un seul --site ID avec --debut et --fin : une participation              à la fois ; rien n'a été envoyé",
-        )
-        .into());
-    }
-    let participation = match (
-        &args.participation,
-        &sites.first(),
-        &args.point,
-        &args.debut,
-        &args.fin,
-    ) {
-        (Some(id), ..) => CibleParticipation::existante(id)?,
-        (None, Some(site), point, Some(debut), Some(fin)) => {
-            CibleParticipation::a_creer(site, point.as_deref(), debut, fin)?
-        }
-        _ => bail!(
-            "destination incomplète : --vers s3://…, --participation ID, ou --site ID [--point P] --debut D --fin F"
-        ),
-    };
-    // L'adresse de l'API : --api ou VIGIE_API, sinon celle que `vigie connexion --api` a
-    // retenue, sinon l'adresse par défaut.
-    let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
-    let description = args
-        .description
-        .description()
-        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
-    Ok(
-        DestinationVigieChiro::nouveau(&api.url, participation, args.autoriser_http)?
-            .avec_description(description)
-            .into(),
-    )
-}
-
-/// `--passage` ou `--site NUMERO` sans carte brute à nommer.
-pub(super) const IDENTITE_SANS_CARTE: &str = "--passage et --site NUMERO ne nomment qu'une carte \
-     brute (des WAV tels que l'enregistreur les écrit, sans le préfixe Car<site>-<année>-Pass<n>-\
-     <point>-) ; ce dossier n'en est pas une : retirez-les ; rien n'a été envoyé";
-
-/// Le numéro de site des noms que dit une valeur de `--site` : `NUMERO` (des chiffres, pas un
-/// identifiant de 24 caractères) ou le `NUMERO` de `NUMERO=ID` ; `None` pour un `ID`.
-pub(super) fn numero_de_site(valeur: &str) -> Option<&str> {
-    let numero = valeur.split_once('=').map_or(valeur, |(n, _)| n).trim();
-    let chiffres = !numero.is_empty() && numero.bytes().all(|o| o.is_ascii_digit());
-    (chiffres && (valeur.contains('=') || IdObjet::analyser(numero).is_none())).then_some(numero)
-}
-
-/// `--passage` ou `--site NUMERO` (sans `=ID`) : ce qui ne nomme qu'une carte brute.
-pub(super) fn nomme_une_carte(args: &ArgsDepot) -> bool {
-    args.passage.is_some() || numero_nu(args).is_some()
-}
-
-/// Le `--site NUMERO` seul (sans `=ID`), s'il y en a un.
-fn numero_nu(args: &ArgsDepot) -> Option<&str> {
-    args.site
-        .iter()
-        .filter(|v| !v.contains('='))
-        .find_map(|v| numero_de_site(v))
-}
-
-/// Ce que disent `--site`, `--passage` et `--point` d'une carte brute dont les noms ne portent
-/// pas le préfixe `Car<site>-<année>-Pass<n>-<point>-`, comme à `vigie preparer` : le numéro de
-/// site à six chiffres des noms (`--site 640380`, ou `--site 640380=ID` qui nomme aussi le
-/// site de la plateforme ; un `ID` seul ne dit pas le numéro des noms), le passage et le point.
-/// Vérifié avant tout envoi (code 2).
-pub(super) fn identite_de_la_carte(args: &ArgsDepot) -> Result<Identite> {
-    let mut numeros: Vec<&str> = args.site.iter().filter_map(|v| numero_de_site(v)).collect();
-    numeros.dedup();
-    // Un `NUMERO` seul l'emporte sur ceux des `NUMERO=ID` (qui en saison en nomment plusieurs).
-    let site = numero_nu(args).or(match numeros.as_slice() {
-        [seul] => Some(*seul),
-        _ => None,
-    });
-    let identite = Identite {
-        site: site.map(str::to_owned),
-        passage: args.passage,
-        point: args.point.clone(),
-    };
-    crate::preparation::carte::valider(&identite)
-        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
-    Ok(identite)
 }
 
 /// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne

@@ -72,7 +72,7 @@ fn lancer(cli: Cli) -> Result<CodeSortie> {
     let g = &cli.globales;
     match cli.commande {
         // Sans destination : la saison, chaque nuit dans sa participation.
-        Commande::Depot(args) if depot::vers_la_saison(&args) => saison::depot_saison(g, args),
+        Commande::Depot(args) if args.vers_la_saison() => saison::depot_saison(g, args),
         Commande::Depot(args) => depot::depot(g, args),
         Commande::RetenterEchecs(args) => match saison::nuits_a_retenter(g, &args)? {
             Some(nuits) => saison::retenter_saison(g, &args, nuits),

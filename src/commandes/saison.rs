@@ -101,7 +101,7 @@ fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
                 s.imposes.insert(numero.to_owned(), id);
             }
             // Un numéro seul nomme une carte brute (`depot::identite_de_la_carte`).
-            None if super::depot::numero_de_site(v).is_some() => {}
+            None if crate::cli::depot::numero_de_site(v).is_some() => {}
             None => s
                 .preferes
                 .push(IdObjet::analyser(v.trim()).ok_or_else(|| invalide(v))?),
@@ -149,7 +149,7 @@ pub(super) async fn lire_moi(
 pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     // `--point`, `--passage`, `--site NUMERO` : en saison, ils ne nomment qu'une carte brute
     // (le point de chaque nuit est lu dans les noms).
-    let carte = super::depot::identite_de_la_carte(&args)?;
+    let carte = args.identite_de_la_carte()?;
     let fuseau = Fuseau::analyser(&args.fuseau)
         .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
     let donnes = sites_donnes(&args.site)?;
@@ -202,14 +202,13 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
 /// `--point`, ou une carte nommée (`--site NUMERO`, `--passage`), sans carte brute dans les
 /// dossiers : refus (code 2), en saison le point de chaque nuit est lu dans les noms.
 fn refuser_une_carte_sans_carte(args: &ArgsDepot, reunion: &Reunion) -> Result<()> {
-    if reunion.originaux_bruts > 0 || !(args.point.is_some() || super::depot::nomme_une_carte(args))
-    {
+    if reunion.originaux_bruts > 0 || !(args.point.is_some() || args.nomme_une_carte()) {
         return Ok(());
     }
     let message = if args.point.is_some() {
         dire::POINT_EN_SAISON
     } else {
-        super::depot::IDENTITE_SANS_CARTE
+        crate::cli::depot::IDENTITE_SANS_CARTE
     };
     Err(ErreurAvecCode::nouveau(CodeSortie::Usage, message).into())
 }
