@@ -51,6 +51,7 @@ use vigie_bac_a_sable::{
 };
 
 pub(crate) mod bac;
+pub(crate) mod serveur;
 
 /// Ce que la démonstration reçoit de sa ligne de commande (`vigie demo`).
 pub(crate) struct Demande {
