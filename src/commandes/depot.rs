@@ -17,8 +17,8 @@ use crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee;
 use crate::destination::{CibleParticipation, IdObjet};
 use crate::inventaire::{self, Inventaire};
 use crate::plan::{
-    Base, DepotPlan, EtatUnite, FichierPlanifie, Planifiee, ReglagesRetenus, Replanification,
-    Sorte, VerrouPlan,
+    Base, DepotPlan, FichierPlanifie, Planifiee, ReglagesRetenus, Replanification, Sorte,
+    VerrouPlan,
 };
 use crate::plateforme::conseil::commande;
 use crate::preparation::carte::Identite;
@@ -26,7 +26,6 @@ use crate::reessai::Profil;
 use crate::saison::correspondance::{self, Ecart, ParticipationVue};
 use crate::saison::examen::{Examen, Horodatages};
 use crate::saison::fuseau::Fuseau;
-use crate::saison::nuits::cle_du_nom;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::calcul::ModeSortie;
 use crate::suivi::depot as dire;
@@ -179,7 +178,10 @@ fn comparer_a_la_cible(
             let Some((p, site)) = &v.participation else {
                 return Ok(());
             };
-            let un_titre = fichier_deja_depose(g, args.simulation, id)?;
+            let un_titre = match base_a_lire(g, args.simulation)? {
+                Some(base) => crate::saison::sort::fichier_deja_depose(&base, id)?,
+                None => None,
+            };
             let vue = ParticipationVue::de_la_plateforme(id.clone(), p, un_titre);
             let ecarts =
                 correspondance::ecarts_des_nuits(enregistrements, &vue, site.as_ref(), fuseau);
@@ -587,10 +589,9 @@ pub(super) fn planifier_en_relisant(
     }
 }
 
-/// Un dossier déjà dans un autre plan vers la même participation serait déposé deux fois :
-/// refusé avant tout envoi, avec le plan à reprendre. C'est le cas d'un plan créé par une
-/// version antérieure (instants écrits autrement), ou d'une participation désignée une fois
-/// par son site (`--site`, qui l'a créée) et une fois par son identifiant.
+/// Un dossier déjà dans un autre plan vers la même participation
+/// (`saison::sort::plan_vers_la_meme_participation`) serait déposé deux fois : refusé avant
+/// tout envoi, avec le plan à reprendre.
 fn refuser_si_deja_planifie(
     g: &OptionsGlobales,
     dossier: &str,
@@ -601,33 +602,24 @@ fn refuser_si_deja_planifie(
     let Some(base) = base_a_lire(g, a_blanc)? else {
         return Ok(());
     };
-    for plan in base.plans()? {
-        if plan.dossier != dossier || plan.destination == identite {
-            continue;
-        }
-        let Ok(autre) = Destination::du_plan(&plan) else {
-            continue;
-        };
-        let Some(autre) = autre.plateforme() else {
-            continue;
-        };
-        let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
-        if dest.meme_participation(autre, participation.as_ref()) {
-            return Err(ErreurAvecCode::nouveau(
-                CodeSortie::Usage,
-                format!(
-                    "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
-                     second plan déposerait la nuit une seconde fois ; rien n'a été envoyé. \
-                     Reprenez ce plan : {}",
-                    plan.id,
-                    plan.destination,
-                    commande("retenter-echecs").arg(plan.id)
-                ),
-            )
-            .into());
-        }
-    }
-    Ok(())
+    let plans = base.plans()?;
+    let Some(plan) =
+        crate::saison::sort::plan_vers_la_meme_participation(plans, dossier, dest, identite)
+    else {
+        return Ok(());
+    };
+    Err(ErreurAvecCode::nouveau(
+        CodeSortie::Usage,
+        format!(
+            "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
+             second plan déposerait la nuit une seconde fois ; rien n'a été envoyé. \
+             Reprenez ce plan : {}",
+            plan.id,
+            plan.destination,
+            commande("retenter-echecs").arg(plan.id)
+        ),
+    )
+    .into())
 }
 
 /// La base des plans, pour la lire avant de planifier ; `None` s'il n'y en a pas encore. Lire ne
@@ -741,28 +733,6 @@ fn refuser_les_ecarts(
         None => format!("les noms contredisent --site ou --debut ; {rien_fait}"),
     };
     Err(ErreurAvecCode::nouveau(CodeSortie::Usage, erreur).into())
-}
-
-/// Un fichier de protocole que `vigie` a déjà déposé dans cette participation (d'après la
-/// base des plans), s'il y en a : son nom dit le passage et la soirée de la participation.
-fn fichier_deja_depose(g: &OptionsGlobales, a_blanc: bool, id: &IdObjet) -> Result<Option<String>> {
-    let Some(base) = base_a_lire(g, a_blanc)? else {
-        return Ok(None);
-    };
-    let id = id.to_string();
-    for plan in base.plans()? {
-        if crate::saison::sort::participation_du_plan(&plan).as_deref() != Some(id.as_str()) {
-            continue;
-        }
-        if let Some(u) = base
-            .unites(plan.id, &[EtatUnite::Deposee])?
-            .into_iter()
-            .find(|u| cle_du_nom(&u.cle).is_some())
-        {
-            return Ok(Some(u.cle));
-        }
-    }
-    Ok(None)
 }
 
 /// Dit ce que la planification a trouvé et changé (sur la sortie d'erreur : c'est du statut).

@@ -98,3 +98,50 @@ pub(crate) fn participation_du_plan(plan: &DepotPlan) -> Option<String> {
             .map(IdObjet::to_string)
     })
 }
+
+/// Un autre plan du dossier `dossier` (parmi `plans`) vers la même participation que `dest`,
+/// d'après ce que sait la base : le dépôt le reprendrait au lieu de déposer la nuit une seconde
+/// fois. C'est le cas d'un plan créé par une version antérieure (instants écrits autrement), ou
+/// d'une participation désignée une fois par son site (`--site`, qui l'a créée) et une fois par
+/// son identifiant.
+pub(crate) fn plan_vers_la_meme_participation(
+    plans: Vec<DepotPlan>,
+    dossier: &str,
+    dest: &crate::depot::vigiechiro::DestinationVigieChiro,
+    identite: &str,
+) -> Option<DepotPlan> {
+    plans.into_iter().find(|plan| {
+        if plan.dossier != dossier || plan.destination == identite {
+            return false;
+        }
+        let Ok(autre) = Destination::du_plan(plan) else {
+            return false;
+        };
+        let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
+        autre
+            .plateforme()
+            .is_some_and(|autre| dest.meme_participation(autre, participation.as_ref()))
+    })
+}
+
+/// Un fichier de protocole que `vigie` a déjà déposé dans la participation `id` (d'après la
+/// base des plans), s'il y en a : son nom dit le passage et la soirée de la participation.
+pub(crate) fn fichier_deja_depose(
+    base: &crate::plan::Base,
+    id: &IdObjet,
+) -> Result<Option<String>, crate::plan::ErreurBase> {
+    let id = id.to_string();
+    for plan in base.plans()? {
+        if participation_du_plan(&plan).as_deref() != Some(id.as_str()) {
+            continue;
+        }
+        if let Some(u) = base
+            .unites(plan.id, &[crate::plan::EtatUnite::Deposee])?
+            .into_iter()
+            .find(|u| super::nuits::cle_du_nom(&u.cle).is_some())
+        {
+            return Ok(Some(u.cle));
+        }
+    }
+    Ok(None)
+}
