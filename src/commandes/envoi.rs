@@ -14,7 +14,7 @@ use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, Op
 use crate::depot::fabrique::{
     Acces, AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination,
 };
-use crate::depot::relecture::verification;
+use crate::depot::relecture::{verification, verifier};
 use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
 use crate::destination::IdObjet;
 use crate::plan::{Base, DepotPlan, EtatUnite, VerrouPlan};
@@ -368,25 +368,17 @@ fn verifier_un(
     let rt = moteur(Fils::Plusieurs)?;
     let annulation = Annulation::nouveau();
     let emetteur = Arc::new(Emetteur::nouveau(emission, annulation.clone()));
-    let constats = rt.block_on(async {
-        if deposees.is_empty() {
-            return anyhow::Ok(Vec::new());
-        }
-        let suivi: Arc<dyn Suivi> = crate::suivi::choisir(g.json, g.quiet, g.progression.into());
-        ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-        let reglages = ReglagesDestination {
-            acces: acces(&args.s3),
-            ..ReglagesDestination::default()
-        };
-        let relecture = fabrique.relecture(&plan, &reglages).await?;
-        verification::constater(
-            relecture.as_ref(),
-            deposees,
-            &emetteur,
-            &AnnoncesSuivi(suivi.as_ref()),
-        )
-        .await
-    })?;
+    let constats = if deposees.is_empty() {
+        Vec::new()
+    } else {
+        rt.block_on(async {
+            let suivi: Arc<dyn Suivi> =
+                crate::suivi::choisir(g.json, g.quiet, g.progression.into());
+            ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
+            let acces = acces(&args.s3);
+            verifier::constater_le_plan(fabrique, &plan, deposees, acces, &emetteur, &*suivi).await
+        })?
+    };
     crate::suivi::liberer_terminal();
     if let Some(e) = super::certificat_refuse(&emetteur) {
         return Err(e);

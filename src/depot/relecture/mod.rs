@@ -21,6 +21,7 @@
 pub(crate) mod empreinte;
 pub(crate) mod inventaire_distant;
 pub(crate) mod verification;
+pub(crate) mod verifier;
 
 use crate::destination::IdObjet;
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
