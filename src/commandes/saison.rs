@@ -37,12 +37,11 @@ use crate::inventaire::{Enregistrement, NonEnvoyes};
 use crate::plan::{Base, DepotPlan, FichierPlanifie, VerrouPlan};
 use crate::preparation::carte::Identite;
 use crate::reessai::ReponseApi;
-use crate::saison::correspondance::bornes_par_modification;
-use crate::saison::decision::{self, Inconnus, NuitDuRefus, RefusDeNuit, SitesDonnes};
+use crate::saison::decision::{self, Inconnus, SitesDonnes};
 use crate::saison::examen::{Examen, Horodatages};
 use crate::saison::fuseau::Fuseau;
 use crate::saison::lecture::{self, Plateforme};
-use crate::saison::nuits::{Protocole, bornes_utc, regrouper};
+use crate::saison::nuits::regrouper;
 use crate::saison::planification::{
     NuitAEnvoyer, NuitsNouvelles, Saison, fichiers_de_la_liee,
     nuits_a_retenter as nuits_a_retenter_de, nuits_des_saisons, preparer_la_nuit,
@@ -82,32 +81,6 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination, carte: &Identite) -> R
         originaux_bruts: e.originaux_bruts.unwrap_or(0),
     });
     Reunion::rassembler(examines.collect())
-}
-
-/// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
-fn sites_donnes(valeurs: &[String]) -> Result<SitesDonnes> {
-    let mut s = SitesDonnes::default();
-    let invalide = |v: &str| -> anyhow::Error {
-        ErreurAvecCode::nouveau(CodeSortie::Usage, dire::site_donne_invalide(v)).into()
-    };
-    for v in valeurs {
-        match v.split_once('=') {
-            Some((numero, id)) => {
-                let id = IdObjet::analyser(id.trim()).ok_or_else(|| invalide(v))?;
-                let numero = numero.trim();
-                if numero.is_empty() || !numero.bytes().all(|o| o.is_ascii_digit()) {
-                    return Err(invalide(v));
-                }
-                s.imposes.insert(numero.to_owned(), id);
-            }
-            // Un numéro seul nomme une carte brute (`depot::identite_de_la_carte`).
-            None if crate::cli::depot::numero_de_site(v).is_some() => {}
-            None => s
-                .preferes
-                .push(IdObjet::analyser(v.trim()).ok_or_else(|| invalide(v))?),
-        }
-    }
-    Ok(s)
 }
 
 /// Une lecture de la plateforme, ou l'erreur (transitoire) qui dit pourquoi elle manque.
@@ -152,7 +125,10 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     let carte = args.identite_de_la_carte()?;
     let fuseau = Fuseau::analyser(&args.fuseau)
         .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
-    let donnes = sites_donnes(&args.site)?;
+    // Un numéro seul nomme une carte brute (`depot::identite_de_la_carte`).
+    let carte_nommee = |v: &str| crate::cli::depot::numero_de_site(v).is_some();
+    let donnes = SitesDonnes::analyser(&args.site, carte_nommee)
+        .map_err(|v| ErreurAvecCode::nouveau(CodeSortie::Usage, dire::site_donne_invalide(&v)))?;
     let api = crate::connexion::adresse_api(args.api.url.as_deref())?;
     let zero = IdObjet::nul();
     let provisoire = DestinationVigieChiro::nouveau(
@@ -182,7 +158,8 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     let (ecartees, nuits): (Vec<NuitDeSaison>, Vec<NuitDeSaison>) = nuits
         .into_iter()
         .partition(|n| inconnus.contains_key(&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)));
-    let non_rattaches = non_rattaches(&ecartees, &inconnus, &reunion.enregistrements);
+    let non_rattaches =
+        dire::NonRattaches::des_ecartees(&ecartees, &inconnus, &reunion.enregistrements);
     dire::non_rattaches(mode(g), &non_rattaches, nuits.is_empty())?;
     garder_la_saison(g, &args, &reunion, &nuits)?;
     if reunion.originaux_bruts > 0 {
@@ -245,58 +222,16 @@ fn nuits_de_la_saison(
         &regroupement.nuits,
         &regroupement.hors_nuit,
     )?;
+    let enregistrements = &reunion.enregistrements;
     let nuits: Vec<NuitDeSaison> = regroupement
         .nuits
         .into_iter()
-        .map(|nuit| NuitDeSaison {
-            // Point fixe : les instants des noms ; routier : les dates de ses fichiers.
-            bornes: bornes_utc(&nuit, fuseau).or_else(|| {
-                bornes_par_modification(&nuit, &reunion.enregistrements, chrono::Utc::now())
-            }),
-            nuit,
-            site: None,
-            sort: Sort::NonVerifiee,
-        })
+        .map(|nuit| NuitDeSaison::datee(nuit, enregistrements, fuseau, chrono::Utc::now()))
         .collect();
     if nuits.is_empty() {
         return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, dire::AUCUN_ENREGISTREMENT).into());
     }
     Ok(nuits)
-}
-
-/// Les fichiers des nuits écartées, groupés par numéro de site des noms (avec la faute de
-/// frappe suggérée).
-fn non_rattaches(
-    ecartees: &[NuitDeSaison],
-    inconnus: &BTreeMap<(String, Protocole), Option<String>>,
-    enregistrements: &[Enregistrement],
-) -> Vec<dire::NonRattaches> {
-    let mut groupes = Vec::new();
-    for ((numero, protocole), suggestion) in inconnus {
-        let des_nuits: Vec<&NuitDeSaison> = ecartees
-            .iter()
-            .filter(|n| n.nuit.cle.site == *numero && n.nuit.cle.protocole == *protocole)
-            .collect();
-        let mut chemins: Vec<&str> = des_nuits
-            .iter()
-            .flat_map(|n| n.nuit.fichiers.iter())
-            .map(|&i| enregistrements[i].chemin.as_str())
-            .collect();
-        chemins.sort_unstable();
-        groupes.push(dire::NonRattaches {
-            numero: numero.clone(),
-            protocole: *protocole,
-            nuits: des_nuits.len(),
-            fichiers: chemins.len(),
-            exemples: chemins
-                .iter()
-                .take(dire::NON_RATTACHES_CITES)
-                .map(|c| (*c).to_owned())
-                .collect(),
-            suggestion: suggestion.clone(),
-        });
-    }
-    groupes
 }
 
 /// La garde de format de la saison (`garde.rs`), avant toute création : les fichiers qui
@@ -317,15 +252,7 @@ fn garder_la_saison(
     let a_garder: Vec<super::garde::NuitAGarder<'_>> = nuits
         .iter()
         .map(|n| super::garde::NuitAGarder {
-            // Les séquences d'une carte brute n'existent pas encore sur un disque, et leur
-            // en-tête est écrit à Fe/10 par la règle même de `vigie preparer`.
-            fichiers: n
-                .nuit
-                .fichiers
-                .iter()
-                .map(|&i| &reunion.enregistrements[i])
-                .filter(|e| !reunion.preparees.contains_key(&e.chemin))
-                .collect(),
+            fichiers: reunion.a_garder(&n.nuit),
             plan: match &n.sort {
                 Sort::Liee { plan } => Some((plan.id, plan.dossier.as_str())),
                 _ => None,
@@ -334,14 +261,7 @@ fn garder_la_saison(
         })
         .collect();
     super::garde::garder_les_nuits(g, &reunion.racine, &a_garder, base.as_ref(), |chemin| {
-        let complet = reunion.racine.join(chemin);
-        let donne = reunion
-            .dossiers
-            .iter()
-            .position(|d| complet.starts_with(d))
-            .and_then(|i| args.dossiers.get(i))
-            .unwrap_or(&args.dossiers[0]);
-        donne.clone()
+        reunion.dossier_donne(chemin, &args.dossiers).to_path_buf()
     })
 }
 
@@ -1056,15 +976,7 @@ fn verifier_liees(
     nuits: &[crate::plan::NuitPlanifiee],
     plans: &[DepotPlan],
 ) -> Result<()> {
-    let mut liees = Vec::new();
-    for (n, plan) in nuits.iter().zip(plans) {
-        if let Some(id) = participation_du_plan(plan) {
-            let site = IdObjet::analyser(&n.nuit.site).with_context(|| {
-                format!("site de la nuit du plan {} illisible dans la base", plan.id)
-            })?;
-            liees.push((n, plan.id, site, id));
-        }
-    }
+    let liees = decision::liees_a_verifier(nuits, plans)?;
     if liees.is_empty() {
         return Ok(());
     }
@@ -1076,16 +988,7 @@ fn verifier_liees(
         let participations = plateforme.participations_des_sites(sites.clone()).await?;
         Ok((moi, participations))
     })?;
-    let refuses: Vec<RefusDeNuit> = liees
-        .iter()
-        .filter_map(|(n, plan, site, id)| {
-            let motif = decision::liee_changee(participations.get(site), &moi, id, *plan)?;
-            Some(RefusDeNuit {
-                nuit: Some(NuitDuRefus::Liee(n.nuit.clone())),
-                motif,
-            })
-        })
-        .collect();
+    let refuses = decision::liees_changees_a_la_relance(&liees, &participations, &moi);
     dire::refuser(g.json, api, dire::PARTICIPATION_LIEE_CHANGEE, &refuses)
 }
 

@@ -16,7 +16,7 @@ use super::sites::{Rapprochement, SiteConnu, numero_proche, rapprocher};
 use super::sort::{NuitDeSaison, Sort, participation_du_plan};
 use crate::depot::fabrique::Destination;
 use crate::destination::IdObjet;
-use crate::plan::{Base, NuitLiee};
+use crate::plan::{Base, DepotPlan, NuitLiee, NuitPlanifiee};
 use crate::transport::vigiechiro::ParticipationLue;
 
 /// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé).
@@ -24,6 +24,36 @@ use crate::transport::vigiechiro::ParticipationLue;
 pub(crate) struct SitesDonnes {
     pub(crate) preferes: Vec<IdObjet>,
     pub(crate) imposes: HashMap<String, IdObjet>,
+}
+
+impl SitesDonnes {
+    /// `--site` en saison : `ID` (préféré en cas d'ambiguïté) ou `NUMERO=ID` (imposé) ; ce que
+    /// `carte_nommee` reconnaît (un numéro seul, qui nomme une carte brute) est laissé.
+    /// `Err` : la première valeur qui n'est ni l'un ni l'autre.
+    pub(crate) fn analyser(
+        valeurs: &[String],
+        carte_nommee: impl Fn(&str) -> bool,
+    ) -> Result<SitesDonnes, String> {
+        let mut s = SitesDonnes::default();
+        for v in valeurs {
+            let invalide = || v.clone();
+            match v.split_once('=') {
+                Some((numero, id)) => {
+                    let id = IdObjet::analyser(id.trim()).ok_or_else(invalide)?;
+                    let numero = numero.trim();
+                    if numero.is_empty() || !numero.bytes().all(|o| o.is_ascii_digit()) {
+                        return Err(invalide());
+                    }
+                    s.imposes.insert(numero.to_owned(), id);
+                }
+                None if carte_nommee(v) => {}
+                None => s
+                    .preferes
+                    .push(IdObjet::analyser(v.trim()).ok_or_else(invalide)?),
+            }
+        }
+        Ok(s)
+    }
 }
 
 /// Pourquoi le numéro de site des noms ne donne pas un site.
@@ -280,6 +310,48 @@ pub(crate) fn liee_changee(
         }),
         Some(_) => None,
     }
+}
+
+/// Une nuit liée d'une relance dont la participation est à vérifier : sa nuit, son plan, son
+/// site, sa participation.
+pub(crate) type LieeAVerifier<'n> = (&'n NuitPlanifiee, i64, IdObjet, String);
+
+/// Les nuits liées d'une relance (`retenter-echecs`) dont la participation est connue (et
+/// donc à vérifier) ; une nuit dont la participation reste à créer (création reportée) n'a
+/// rien à vérifier : sa création se réconcilie par la relecture de son site.
+pub(crate) fn liees_a_verifier<'n>(
+    nuits: &'n [NuitPlanifiee],
+    plans: &[DepotPlan],
+) -> anyhow::Result<Vec<LieeAVerifier<'n>>> {
+    let mut liees = Vec::new();
+    for (n, plan) in nuits.iter().zip(plans) {
+        if let Some(id) = participation_du_plan(plan) {
+            let site = IdObjet::analyser(&n.nuit.site).ok_or_else(|| {
+                anyhow::anyhow!("site de la nuit du plan {} illisible dans la base", plan.id)
+            })?;
+            liees.push((n, plan.id, site, id));
+        }
+    }
+    Ok(liees)
+}
+
+/// Les refus d'une relance : chaque nuit liée dont la participation n'est plus sur son site,
+/// ou plus à `moi` ([`liee_changee`]).
+pub(crate) fn liees_changees_a_la_relance(
+    liees: &[LieeAVerifier<'_>],
+    participations: &HashMap<IdObjet, Vec<ParticipationLue>>,
+    moi: &IdObjet,
+) -> Vec<RefusDeNuit> {
+    liees
+        .iter()
+        .filter_map(|(n, plan, site, id)| {
+            let motif = liee_changee(participations.get(site), moi, id, *plan)?;
+            Some(RefusDeNuit {
+                nuit: Some(NuitDuRefus::Liee(n.nuit.clone())),
+                motif,
+            })
+        })
+        .collect()
 }
 
 /// Une nuit liée garde sa participation : elle doit encore être sur la plateforme, et à

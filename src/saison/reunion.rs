@@ -164,6 +164,28 @@ impl Reunion {
         Ok(())
     }
 
+    /// Les fichiers de la nuit que la garde de format juge : pas les séquences d'une carte
+    /// brute, qui n'existent pas encore sur un disque, et dont l'en-tête est écrit à Fe/10 par
+    /// la règle même de `vigie preparer`.
+    pub(crate) fn a_garder(&self, nuit: &Nuit) -> Vec<&Enregistrement> {
+        nuit.fichiers
+            .iter()
+            .map(|&i| &self.enregistrements[i])
+            .filter(|e| !self.preparees.contains_key(&e.chemin))
+            .collect()
+    }
+
+    /// Le dossier donné à la commande (`donnes`, dans l'ordre des dossiers de la réunion) qui
+    /// contient `chemin` (relatif à la racine) ; le premier, à défaut.
+    pub(crate) fn dossier_donne<'d>(&self, chemin: &str, donnes: &'d [PathBuf]) -> &'d Path {
+        let complet = self.racine.join(chemin);
+        self.dossiers
+            .iter()
+            .position(|d| complet.starts_with(d))
+            .and_then(|i| donnes.get(i))
+            .unwrap_or(&donnes[0])
+    }
+
     /// La racine d'une nuit : le dossier commun à tous les fichiers qu'elle lit (relatif à la
     /// réunion) ; celle d'une carte brute, au-dessus de ses originaux comme des dossiers de nuit
     /// de ses séquences.

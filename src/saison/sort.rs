@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Utc};
 
-use super::correspondance::Preuve;
+use super::correspondance::{Preuve, bornes_par_modification};
 use super::fuseau::Fuseau;
-use super::nuits::{CleNuit, Nuit, Protocole};
+use super::nuits::{CleNuit, Nuit, Protocole, bornes_utc};
 use crate::depot::fabrique::Destination;
 use crate::destination::IdObjet;
 use crate::inventaire::Enregistrement;
@@ -39,6 +39,23 @@ pub(crate) struct NuitDeSaison {
 }
 
 impl NuitDeSaison {
+    /// Une nuit du regroupement, datée, pas encore vérifiée : point fixe, les instants de ses
+    /// noms ; routier, les dates de ses fichiers (`enregistrements` : ceux qu'elle désigne).
+    pub(crate) fn datee(
+        nuit: Nuit,
+        enregistrements: &[Enregistrement],
+        fuseau: &Fuseau,
+        maintenant: DateTime<Utc>,
+    ) -> NuitDeSaison {
+        NuitDeSaison {
+            bornes: bornes_utc(&nuit, fuseau)
+                .or_else(|| bornes_par_modification(&nuit, enregistrements, maintenant)),
+            nuit,
+            site: None,
+            sort: Sort::NonVerifiee,
+        }
+    }
+
     /// La nuit telle que la base la garde (`saison_nuit`), sur le site `site`.
     pub(crate) fn liee(&self, site: &IdObjet, fuseau: &Fuseau) -> NuitLiee {
         let cle = &self.nuit.cle;

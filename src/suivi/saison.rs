@@ -320,6 +320,43 @@ pub(crate) struct NonRattaches {
     pub(crate) suggestion: Option<String>,
 }
 
+impl NonRattaches {
+    /// Les fichiers des nuits écartées, groupés par numéro de site des noms inconnu (avec la
+    /// faute de frappe suggérée) ; `enregistrements` : ceux que les nuits désignent.
+    pub(crate) fn des_ecartees(
+        ecartees: &[NuitDeSaison],
+        inconnus: &decision::Inconnus,
+        enregistrements: &[Enregistrement],
+    ) -> Vec<NonRattaches> {
+        let mut groupes = Vec::new();
+        for ((numero, protocole), suggestion) in inconnus {
+            let des_nuits: Vec<&NuitDeSaison> = ecartees
+                .iter()
+                .filter(|n| n.nuit.cle.site == *numero && n.nuit.cle.protocole == *protocole)
+                .collect();
+            let mut chemins: Vec<&str> = des_nuits
+                .iter()
+                .flat_map(|n| n.nuit.fichiers.iter())
+                .map(|&i| enregistrements[i].chemin.as_str())
+                .collect();
+            chemins.sort_unstable();
+            groupes.push(NonRattaches {
+                numero: numero.clone(),
+                protocole: *protocole,
+                nuits: des_nuits.len(),
+                fichiers: chemins.len(),
+                exemples: chemins
+                    .iter()
+                    .take(NON_RATTACHES_CITES)
+                    .map(|c| (*c).to_owned())
+                    .collect(),
+                suggestion: suggestion.clone(),
+            });
+        }
+        groupes
+    }
+}
+
 fn prefixe_des_noms(p: Protocole) -> &'static str {
     match p {
         Protocole::PointFixe => "Car",
