@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 pub(crate) mod depot;
+pub(crate) mod emission;
 pub(crate) mod reglages;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};

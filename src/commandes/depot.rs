@@ -126,7 +126,7 @@ fn verifier_pour_envoyer(
     dest: &DestinationVigieChiro,
     reglages: &ReglagesFusionnes,
 ) -> Result<PlateformeVerifiee> {
-    let emission = super::envoi::reglages_emission(&reglages.options.reessai)?;
+    let emission = reglages.options.reessai.reglages_emission()?;
     super::vigiechiro::verifier_plateforme(g, dest, (emission, Profil::Insistant), RIEN_ENVOYE)
 }
 

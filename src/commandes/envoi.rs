@@ -7,36 +7,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
-use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsReessai, OptionsS3};
-use crate::depot::fabrique::{
-    Acces, AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination,
-};
+use crate::cli::{ArgsVerifier, OptionsEnvoi, OptionsGlobales, OptionsS3};
+use crate::depot::fabrique::{AvantLEnvoi, DepositaireDuPlan, Destination, ReglagesDestination};
 use crate::depot::relecture::{verification, verifier};
 use crate::depot::{AnnoncesSuivi, Bilan, Moteur};
 use crate::destination::IdObjet;
 use crate::plan::{Base, DepotPlan, EtatUnite, VerrouPlan};
-use crate::reessai::{Annulation, Profil, Reglages, ReglagesEnSecondes};
+use crate::reessai::Annulation;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::Suivi;
 use crate::suivi::etat::prochaine_commande;
 use crate::suivi::passages::FinDesPassages;
-use crate::transport::{Emetteur, PauseReseau, ReglagesEmission};
-
-const UN_JOUR: Duration = Duration::from_secs(86_400);
-
-/// Une durée d'option en secondes, positive et sous `max`, ou une erreur qui le dit (code 2).
-fn duree(nom: &str, secondes: f64, max: Duration) -> Result<Duration> {
-    if !(secondes.is_finite() && secondes > 0.0 && secondes < max.as_secs_f64()) {
-        anyhow::bail!(
-            "--{nom} {secondes} invalide : une durée en secondes, positive et inférieure à {} s",
-            max.as_secs()
-        );
-    }
-    Ok(Duration::from_secs_f64(secondes))
-}
+use crate::transport::{Emetteur, ReglagesEmission};
 
 /// Une erreur de la base en plein passage (disque plein…) : des envois sont peut-être partis,
 /// ce n'est donc pas le code 2 (« rien n'a été envoyé ») mais 1 : le plan est intact, il
@@ -49,41 +34,6 @@ fn erreur_en_passage(e: crate::plan::ErreurBase) -> anyhow::Error {
         ),
     )
     .into()
-}
-
-/// Les politiques et délais tirés des options, validés strictement (code 2 sinon).
-pub(super) fn reglages_emission(e: &OptionsReessai) -> Result<ReglagesEmission> {
-    let bruts = ReglagesEnSecondes {
-        tentatives_max: Some(e.tentatives),
-        base_s: Some(e.attente_base.en_f64()),
-        plafond_s: Some(e.attente_max.en_f64()),
-        echeance_s: Some(e.echeance.en_f64()),
-        ..Default::default()
-    };
-    let insistant = Reglages::depuis_secondes(Profil::Insistant, &bruts)
-        .and_then(Reglages::valider)
-        .context("réglages de réessai invalides")?;
-    let bref = Reglages::bref().valider().context("profil BREF")?;
-    Ok(ReglagesEmission {
-        insistant,
-        bref,
-        delai_tentative: duree("delai-tentative", e.delai_tentative.en_f64(), UN_JOUR)?,
-        delai_blocage: duree("delai-blocage", e.delai_blocage.en_f64(), UN_JOUR)?,
-        pause: Some(PauseReseau {
-            echecs: e.echecs_reseau,
-            attente_max: e
-                .attente_reseau
-                .map(|s| duree("attente-reseau", s.en_f64(), 7 * UN_JOUR))
-                .transpose()?,
-        }),
-    })
-}
-
-fn acces(s3: &OptionsS3) -> Acces {
-    Acces {
-        region: s3.region.clone(),
-        profil: s3.profil.clone(),
-    }
 }
 
 /// Ce que partagent les passages d'une commande.
@@ -110,7 +60,7 @@ impl<'a> Envoi<'a> {
         destination: &'a Destination,
     ) -> Result<Self> {
         Ok(Envoi {
-            emission: reglages_emission(&options.reessai)?,
+            emission: options.reessai.reglages_emission()?,
             paralleles: usize::from(options.paralleles),
             // `--debit-max sans` (ou retenu tel) : aucune limite.
             debit: options
@@ -128,7 +78,7 @@ impl<'a> Envoi<'a> {
     /// Ce que les options règlent pour toute destination.
     fn reglages_destination(&self) -> ReglagesDestination {
         ReglagesDestination {
-            acces: acces(self.s3),
+            acces: self.s3.acces(),
             seuil_multipart_mio: self.options.seuil_multipart,
             taille_partie_mio: self.options.taille_partie,
         }
@@ -358,7 +308,7 @@ fn verifier_un(
     let fabrique = &destination;
     signaler_endpoint_ignore(plan.id, &destination, &args.s3);
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
-    let emission = reglages_emission(&args.reessai)?;
+    let emission = args.reessai.reglages_emission()?;
     // Vers la plateforme : l'adresse de l'API, le jeton et la participation d'abord, comme
     // toute commande qui lui parle (sous la veille du réseau, Ctrl-C compris).
     if let Some(dest) = fabrique.plateforme().filter(|_| !deposees.is_empty()) {
@@ -375,7 +325,7 @@ fn verifier_un(
             let suivi: Arc<dyn Suivi> =
                 crate::suivi::choisir(g.json, g.quiet, g.progression.into());
             ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
-            let acces = acces(&args.s3);
+            let acces = args.s3.acces();
             verifier::constater_le_plan(fabrique, &plan, deposees, acces, &emetteur, &*suivi).await
         })?
     };
@@ -392,51 +342,4 @@ fn verifier_un(
         return Err(interrompu());
     }
     Ok(bilan.code())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Par défaut, la pause réseau n'a pas de limite : un portable laissé seul sur un
-    /// téléphone qui capte mal insiste toute la nuit ; `--attente-reseau` en pose une.
-    #[test]
-    fn par_defaut_la_pause_reseau_n_a_pas_de_limite() {
-        use clap::Parser;
-        let reglages = |args: &[&str]| {
-            let cli = crate::cli::Cli::try_parse_from(
-                ["vigie", "depot", "/nuit", "--vers", "s3://nuits/p"]
-                    .iter()
-                    .chain(args),
-            )
-            .expect("ligne de commande valide");
-            let crate::cli::Commande::Depot(depot) = cli.commande else {
-                panic!("vigie depot attendu");
-            };
-            reglages_emission(&depot.envoi.reessai)
-                .expect("réglages valides")
-                .pause
-                .expect("un dépôt a une pause réseau")
-        };
-        assert_eq!(reglages(&[]).attente_max, None);
-        assert_eq!(reglages(&[]).echecs, 2);
-        assert_eq!(
-            reglages(&["--attente-reseau", "600"]).attente_max,
-            Some(Duration::from_secs(600))
-        );
-        let cli = crate::cli::Cli::try_parse_from([
-            "vigie",
-            "depot",
-            "/nuit",
-            "--vers",
-            "s3://nuits/p",
-            "--attente-reseau",
-            "0",
-        ])
-        .expect("analysée");
-        let crate::cli::Commande::Depot(depot) = cli.commande else {
-            panic!("vigie depot attendu");
-        };
-        assert!(reglages_emission(&depot.envoi.reessai).is_err());
-    }
 }
