@@ -31,8 +31,8 @@ use crate::suivi::calcul::ModeSortie;
 use crate::suivi::depot as dire;
 use crate::suivi::format::pluriel;
 
-/// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
-pub(super) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
+pub(super) use crate::suivi::depot::RIEN_ENVOYE;
+
 /// Un plan prêt à partir : la base, le verrou tenu, le plan à jour.
 pub(super) struct PlanPret {
     pub(crate) base: Base,
@@ -608,18 +608,7 @@ fn refuser_si_deja_planifie(
     else {
         return Ok(());
     };
-    Err(ErreurAvecCode::nouveau(
-        CodeSortie::Usage,
-        format!(
-            "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
-             second plan déposerait la nuit une seconde fois ; rien n'a été envoyé. \
-             Reprenez ce plan : {}",
-            plan.id,
-            plan.destination,
-            commande("retenter-echecs").arg(plan.id)
-        ),
-    )
-    .into())
+    Err(dire::deja_planifie(&plan))
 }
 
 /// La base des plans, pour la lire avant de planifier ; `None` s'il n'y en a pas encore. Lire ne
@@ -678,22 +667,7 @@ fn refuser_plusieurs_nuits(
     if forcer {
         return Ok(());
     }
-    Err(ErreurAvecCode::nouveau(
-        CodeSortie::Usage,
-        format!(
-            "{} nuits vers une seule participation ; {RIEN_ENVOYE}. Déposez la saison : {} \
-             (sans --participation)",
-            nuits.len(),
-            commande("depot").arg("DOSSIER")
-        ),
-    )
-    .avec_nuits(
-        nuits
-            .iter()
-            .map(|n| crate::suivi::saison::nuit_nommee(&n.cle))
-            .collect(),
-    )
-    .into())
+    Err(dire::plusieurs_nuits_refusees(&nuits))
 }
 
 /// Une simulation qui n'a pas pu lire la plateforme le dit (sur la sortie d'erreur : c'est du
@@ -726,13 +700,7 @@ fn refuser_les_ecarts(
     if forcer {
         return Ok(());
     }
-    // Le détail est dit au-dessus (en JSON, dans l'avertissement) : l'erreur tient
-    // en une ligne de 80 colonnes.
-    let erreur = match id {
-        Some(_) => format!("les noms ne sont pas ceux de la participation ; {RIEN_ENVOYE}"),
-        None => format!("les noms contredisent --site ou --debut ; {rien_fait}"),
-    };
-    Err(ErreurAvecCode::nouveau(CodeSortie::Usage, erreur).into())
+    Err(dire::ecarts_refuses(id.is_some(), rien_fait))
 }
 
 /// Dit ce que la planification a trouvé et changé (sur la sortie d'erreur : c'est du statut).

@@ -3,7 +3,8 @@
 //! autres plans vers la même destination, plusieurs nuits vers une participation, la
 //! participation non vérifiée d'une simulation, les écarts entre les noms et la
 //! participation, un autre point, ce que la planification a trouvé ; puis ce que partirait une
-//! simulation. Les valeurs et les refus viennent de `commandes/depot.rs`.
+//! simulation ; et le texte des refus (code 2) : un dossier déjà planifié, plusieurs nuits,
+//! les écarts. Les valeurs et les décisions viennent de `commandes/depot.rs`.
 
 use std::io::{self, Write};
 
@@ -21,6 +22,10 @@ use crate::plan::{DepotPlan, DepotUnite, Replanification};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Ecart;
 use crate::saison::nuits::Nuit;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+
+/// Ce qui n'a pas eu lieu quand les vérifications d'avant l'envoi échouent.
+pub(crate) const RIEN_ENVOYE: &str = "rien n'a été envoyé";
 
 /// Combien de noms la liste des fichiers refusés cite par règle : `vigie renommer` les liste
 /// tous.
@@ -178,6 +183,56 @@ pub(crate) fn plusieurs_nuits(m: ModeSortie, nuits: &[Nuit], forcer: bool) -> io
         e,
         "    (sans --participation ; si c'est voulu : --forcer-participation)"
     )
+}
+
+/// Le refus d'un dossier déjà dans `plan`, vers la même participation (code 2) : un second
+/// plan déposerait la nuit une seconde fois ; la commande qui reprend ce plan.
+pub(crate) fn deja_planifie(plan: &DepotPlan) -> anyhow::Error {
+    ErreurAvecCode::nouveau(
+        CodeSortie::Usage,
+        format!(
+            "ce dossier est déjà dans le plan {} vers la même participation ({}) : un \
+             second plan déposerait la nuit une seconde fois ; {RIEN_ENVOYE}. \
+             Reprenez ce plan : {}",
+            plan.id,
+            plan.destination,
+            commande("retenter-echecs").arg(plan.id)
+        ),
+    )
+    .into()
+}
+
+/// Le refus de plusieurs nuits vers une seule participation (code 2), les nuits nommées et
+/// la commande de saison (le détail est dit par [`plusieurs_nuits`]).
+pub(crate) fn plusieurs_nuits_refusees(nuits: &[Nuit]) -> anyhow::Error {
+    ErreurAvecCode::nouveau(
+        CodeSortie::Usage,
+        format!(
+            "{} nuits vers une seule participation ; {RIEN_ENVOYE}. Déposez la saison : {} \
+             (sans --participation)",
+            nuits.len(),
+            commande("depot").arg("DOSSIER")
+        ),
+    )
+    .avec_nuits(
+        nuits
+            .iter()
+            .map(|n| super::saison::nuit_nommee(&n.cle))
+            .collect(),
+    )
+    .into()
+}
+
+/// Le refus des écarts entre les noms et la participation, donnée (`participation_donnee`) ou
+/// à créer (code 2) ; `rien_fait` : ce qui n'a pas eu lieu. Le détail est dit par
+/// [`ecarts`] (en JSON, dans l'avertissement) : l'erreur tient en une ligne de 80 colonnes.
+pub(crate) fn ecarts_refuses(participation_donnee: bool, rien_fait: &str) -> anyhow::Error {
+    let erreur = if participation_donnee {
+        format!("les noms ne sont pas ceux de la participation ; {RIEN_ENVOYE}")
+    } else {
+        format!("les noms contredisent --site ou --debut ; {rien_fait}")
+    };
+    ErreurAvecCode::nouveau(CodeSortie::Usage, erreur).into()
 }
 
 /// Une simulation qui n'a pas pu lire la plateforme le dit, et continue : elle n'envoie rien.
