@@ -563,16 +563,8 @@ fn retenir_puis_envoyer(
 ) -> Result<CodeSortie> {
     let retenus = reglages_de_la_saison(&base, &planifiees)?;
     if retenus.len() > 1 && envoi.explicites.is_empty() {
-        let liste: Vec<String> = retenus
-            .iter()
-            .map(|(r, nuits)| {
-                let reglages = super::reglages::lisibles(r);
-                format!("{} ({})", reglages.join(", "), nuits.join(", "))
-            })
-            .collect();
-        return Err(
-            ErreurAvecCode::nouveau(CodeSortie::Usage, dire::reglages_differents(&liste)).into(),
-        );
+        let message = dire::reglages_differents(&retenus, super::reglages::lisibles);
+        return Err(ErreurAvecCode::nouveau(CodeSortie::Usage, message).into());
     }
     let retenus = retenus
         .into_iter()
@@ -814,12 +806,7 @@ fn bilan_de_saison(
         return Ok(());
     }
     let nuits = nuits_des_saisons(&Base::ouvrir(chemin_base)?, plans)?;
-    if g.json {
-        let nuits: Vec<_> = nuits.into_iter().map(|(n, p, r)| (n.nuit, p, r)).collect();
-        return dire::bilans_de_nuits(api, &nuits);
-    }
-    dire::bilan_de_saison(api, &nuits)?;
-    Ok(())
+    dire::bilan_des_nuits(mode(g), api, nuits)
 }
 
 /// Les nuits de saison que `vigie retenter-echecs` reprend (`saison::planification`).

@@ -20,7 +20,7 @@ use super::reprise::{NuitDuConseil, conseil_de_reprise};
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
-use crate::plan::{CalculNote, DepotPlan, NuitLiee, NuitPlanifiee, ResumePlan};
+use crate::plan::{CalculNote, DepotPlan, NuitLiee, NuitPlanifiee, ReglagesRetenus, ResumePlan};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Preuve;
 use crate::saison::decision::{self, Motif, NuitDuRefus, RefusDeNuit};
@@ -896,7 +896,14 @@ pub(crate) fn creation_reportee(
 
 /// Les nuits à reprendre retiennent des réglages différents (déposées par deux commandes) :
 /// rien ne se mêle en silence, les réglages voulus se donnent.
-pub(crate) fn reglages_differents(liste: &[String]) -> String {
+pub(crate) fn reglages_differents(
+    retenus: &[(ReglagesRetenus, Vec<&str>)],
+    lisibles: fn(&ReglagesRetenus) -> Vec<String>,
+) -> String {
+    let liste: Vec<String> = retenus
+        .iter()
+        .map(|(r, nuits)| format!("{} ({})", lisibles(r).join(", "), nuits.join(", ")))
+        .collect();
     format!(
         "les nuits à reprendre ont été déposées avec des réglages différents : {} ; rien n'a été \
          envoyé → donnez les réglages voulus (par exemple --debit-max 1Mo/s) : ils vaudront \
@@ -1014,6 +1021,21 @@ pub(crate) fn ligne_de_nuit(n: &NuitLiee, plan: &DepotPlan, r: &ResumePlan, tenu
         r.total(),
         etat_de_nuit(plan, r, tenue).0
     )
+}
+
+/// Le bilan de la saison dit : en JSON, un `bilan_nuit` par nuit ([`bilans_de_nuits`]) ;
+/// sinon une ligne par nuit ([`bilan_de_saison`]).
+pub(crate) fn bilan_des_nuits(
+    m: ModeSortie,
+    api: &str,
+    nuits: Vec<(NuitPlanifiee, DepotPlan, ResumePlan)>,
+) -> Result<()> {
+    if m.json {
+        let nuits: Vec<_> = nuits.into_iter().map(|(n, p, r)| (n.nuit, p, r)).collect();
+        return bilans_de_nuits(api, &nuits);
+    }
+    bilan_de_saison(api, &nuits)?;
+    Ok(())
 }
 
 /// Le bilan de la saison : toutes ses nuits (déposées, entamées, pas commencées), une ligne
