@@ -1146,6 +1146,29 @@ pub(crate) enum FiltreUnites {
     Tout,
 }
 
+impl FiltreUnites {
+    /// Le filtre garde-t-il cette unité ? `echec` : tous les échecs ; `definitif` : les refus
+    /// définitifs seulement.
+    pub(crate) fn retient(self, u: &crate::plan::DepotUnite) -> bool {
+        use crate::plan::EtatUnite;
+        match self {
+            FiltreUnites::Tout => true,
+            FiltreUnites::ADeposer => u.etat == EtatUnite::ADeposer,
+            FiltreUnites::EnCours => u.etat == EtatUnite::EnCours,
+            FiltreUnites::Deposee => u.etat == EtatUnite::Deposee,
+            FiltreUnites::Echec => u.etat == EtatUnite::Echec,
+            FiltreUnites::Incertaine => u.etat == EtatUnite::Incertaine,
+            FiltreUnites::Definitif => u.etat == EtatUnite::Echec && u.echec_definitif,
+        }
+    }
+
+    /// Son nom sur la ligne de commande (`a_deposer`, `definitif`…), que redit la liste.
+    pub(crate) fn nom(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned())
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct ArgsVerifier {
     #[command(flatten)]

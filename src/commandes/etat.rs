@@ -4,10 +4,9 @@
 
 use super::chemin_base;
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
-use crate::plan::{Base, DepotPlan, DepotUnite, EtatUnite, est_tenu};
+use crate::plan::{Base, DepotPlan, EtatUnite, est_tenu};
 use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
 use crate::suivi::etat::{self as dire, EtatDuPlan, LigneUnite, NuitDuPlan};
@@ -119,20 +118,6 @@ fn etat_du_plan(
     Ok(CodeSortie::du_plan(&resume))
 }
 
-/// Le filtre garde-t-il cette unité ? `echec` : tous les échecs ; `definitif` : les refus
-/// définitifs seulement.
-fn retenue(filtre: FiltreUnites, u: &DepotUnite) -> bool {
-    match filtre {
-        FiltreUnites::Tout => true,
-        FiltreUnites::ADeposer => u.etat == EtatUnite::ADeposer,
-        FiltreUnites::EnCours => u.etat == EtatUnite::EnCours,
-        FiltreUnites::Deposee => u.etat == EtatUnite::Deposee,
-        FiltreUnites::Echec => u.etat == EtatUnite::Echec,
-        FiltreUnites::Incertaine => u.etat == EtatUnite::Incertaine,
-        FiltreUnites::Definitif => u.etat == EtatUnite::Echec && u.echec_definitif,
-    }
-}
-
 /// `vigie etat --unites ETAT` : les unités retenues, triées par chemin.
 fn lister_unites(
     g: &OptionsGlobales,
@@ -145,16 +130,13 @@ fn lister_unites(
     let lignes: Vec<LigneUnite> = base
         .unites(plan.id, &[])?
         .into_iter()
-        .filter(|u| retenue(filtre, u))
+        .filter(|u| filtre.retient(u))
         .map(|unite| LigneUnite {
             tentatives: tentatives.get(&unite.id).copied().unwrap_or(0),
             unite,
         })
         .collect();
-    let quoi = filtre
-        .to_possible_value()
-        .map_or_else(String::new, |v| v.get_name().to_owned());
-    dire::unites(g.json, plan.id, &quoi, &lignes, nuit)
+    dire::unites(g.json, plan.id, &filtre.nom(), &lignes, nuit)
 }
 
 pub(crate) fn plans(g: &OptionsGlobales) -> Result<CodeSortie> {
