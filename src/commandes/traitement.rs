@@ -242,7 +242,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
     // Avant tout appel au réseau ; les verrous des plans sont tenus jusqu'au lancement :
     // aucun dépôt de ces nuits ne commence pendant ce temps.
     let Examinees {
-        verrous,
+        verrous: _verrous,
         pas_pretes,
         mut pretes,
     } = examiner_les_cibles(&chemin, &visees.cibles)?;
@@ -256,9 +256,7 @@ pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSort
         calcul::nuits_pas_pretes(m, &visees.portee, &pas_pretes, args.nuit_incomplete)?;
         pretes = visees.cibles.iter().collect();
     }
-    let _verrous = verrous;
-    let base = base_pour_noter(g);
-    let nommee = visees.portee.nommee();
+    let (base, nommee) = (base_pour_noter(g), visees.portee.nommee());
     if !pretes.is_empty() {
         code = code.max_par_gravite(mener_ponctuel(async |emetteur| {
             let reglages = (Profil::Insistant, "le calcul n'a pas été lancé", false);
