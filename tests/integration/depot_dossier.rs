@@ -217,26 +217,42 @@ fn la_limite_de_debit_ne_compte_pas_dans_le_delai_d_une_copie() {
 fn un_disque_plein_arrete_le_passage_puis_retenter_echecs_depose_tout() {
     let banc = Banc::nouveau();
     let disque = disque(&banc);
-    for i in 1..=4 {
-        banc.fichier(&nom(i), 20_000);
-    }
-    let provisoire = disque.join(format!(".{}.vigie-provisoire", nom(1)));
-    std::os::unix::fs::symlink("/dev/full", &provisoire).unwrap();
+    // Le provisoire de chaque fichier mène au disque plein : le premier copié (l'ordre des
+    // copies n'est pas celui des noms) reçoit le refus.
+    let provisoires: Vec<PathBuf> = (1..=4)
+        .map(|i| {
+            banc.fichier(&nom(i), 20_000);
+            let p = disque.join(format!(".{}.vigie-provisoire", nom(i)));
+            std::os::unix::fs::symlink("/dev/full", &p).unwrap();
+            p
+        })
+        .collect();
+    let restants = || -> Vec<&PathBuf> {
+        provisoires
+            .iter()
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .collect()
+    };
     let out = depot_dossier(&banc, &disque, &["--paralleles", "1"]).finir_en(3);
     let t = texte(&out);
     contient(&t, &["disque du dossier plein", "libérez de la place"]);
+    let ecrits: Vec<String> = fichiers_sous(&disque)
+        .into_iter()
+        .filter(|f| !f.rsplit('/').next().unwrap_or(f).starts_with('.'))
+        .collect();
     assert!(
-        fichiers_sous(&disque).is_empty(),
-        "rien ne devait être écrit après le refus : {:?}\n{t}",
-        fichiers_sous(&disque)
+        ecrits.is_empty(),
+        "rien ne devait être écrit : {ecrits:?}\n{t}"
     );
-    assert!(
-        std::fs::symlink_metadata(&provisoire).is_err(),
-        "le provisoire est resté"
-    );
+    // Un seul fichier a tenté sa copie, et son provisoire est retiré ; les autres n'ont rien
+    // tenté.
+    assert_eq!(restants().len(), 3, "{:?}\n{t}", restants());
     let etat = banc.etat();
     assert_unites(&etat, &[("echec", 4), ("deposee", 0)]);
-    // Le conseil du bilan, exécuté tel quel.
+    // La place faite, le conseil du bilan, exécuté tel quel.
+    for p in restants() {
+        std::fs::remove_file(p).unwrap();
+    }
     let conseil = "vigie retenter-echecs 1 --y-compris-definitifs";
     contient(&stdout(&out), &[conseil]);
     banc.vigie()
