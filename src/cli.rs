@@ -680,6 +680,16 @@ pub struct OptionsGlobales {
     pub(crate) journal: Option<PathBuf>,
 }
 
+impl OptionsGlobales {
+    /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
+    pub(crate) fn mode_sortie(&self) -> crate::suivi::calcul::ModeSortie {
+        crate::suivi::calcul::ModeSortie {
+            json: self.json,
+            silencieux: self.quiet,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ModeProgression {
     Auto,

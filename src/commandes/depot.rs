@@ -27,7 +27,6 @@ use crate::saison::correspondance::{self, Ecart, ParticipationVue};
 use crate::saison::examen::{Examen, Horodatages};
 use crate::saison::fuseau::Fuseau;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::suivi::calcul::ModeSortie;
 use crate::suivi::depot as dire;
 use crate::suivi::format::pluriel;
 
@@ -346,16 +345,8 @@ fn reglages_retenus(
 /// Dit, avant l'envoi, les réglages repris du plan et ceux qui remplacent une valeur retenue
 /// (le bilan les redit). Sur la sortie d'erreur : c'est du statut.
 fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result<()> {
-    dire::reglages(mode(g), annonce)?;
+    dire::reglages(g.mode_sortie(), annonce)?;
     Ok(())
-}
-
-/// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
-fn mode(g: &OptionsGlobales) -> ModeSortie {
-    ModeSortie {
-        json: g.json,
-        silencieux: g.quiet,
-    }
 }
 
 /// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne
@@ -550,7 +541,7 @@ pub(super) fn annoncer_carte_brute(
     originaux: usize,
     sequences: usize,
 ) -> Result<()> {
-    dire::carte_brute(mode(g), originaux, sequences)?;
+    dire::carte_brute(g.mode_sortie(), originaux, sequences)?;
     Ok(())
 }
 
@@ -663,7 +654,7 @@ fn refuser_plusieurs_nuits(
     if nuits.len() < 2 {
         return Ok(());
     }
-    dire::plusieurs_nuits(mode(g), &nuits, forcer)?;
+    dire::plusieurs_nuits(g.mode_sortie(), &nuits, forcer)?;
     if forcer {
         return Ok(());
     }
@@ -673,7 +664,7 @@ fn refuser_plusieurs_nuits(
 /// Une simulation qui n'a pas pu lire la plateforme le dit (sur la sortie d'erreur : c'est du
 /// statut), et continue : elle n'envoie rien.
 fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
-    dire::non_verifiee(mode(g), pourquoi)?;
+    dire::non_verifiee(g.mode_sortie(), pourquoi)?;
     Ok(())
 }
 
@@ -711,7 +702,7 @@ fn annoncer_planification(
     plan: &DepotPlan,
     a_blanc: bool,
 ) -> Result<()> {
-    dire::planification(mode(g), inv, r, plan, a_blanc)
+    dire::planification(g.mode_sortie(), inv, r, plan, a_blanc)
 }
 
 /// `--simulation` : ce qui partirait, sans rien envoyer.

@@ -12,7 +12,6 @@ use crate::cli::OptionsGlobales;
 use crate::inventaire::Enregistrement;
 use crate::plan::Base;
 use crate::sortie::NuitNommee;
-use crate::suivi::calcul::ModeSortie;
 use crate::suivi::garde::Jugee;
 
 /// Une nuit à garder : ses fichiers (chemins relatifs à la racine donnée à
@@ -97,13 +96,5 @@ fn garder(
             refusee: f.refusee,
         })
         .collect();
-    crate::suivi::garde::dire(
-        ModeSortie {
-            json: g.json,
-            silencieux: g.quiet,
-        },
-        &jugees,
-        &commande,
-        nuits,
-    )
+    crate::suivi::garde::dire(g.mode_sortie(), &jugees, &commande, nuits)
 }

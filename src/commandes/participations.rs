@@ -17,7 +17,6 @@ use super::saison::{lire_moi, lire_ou_dire};
 use super::vigiechiro::{client, mener_ponctuel};
 use crate::cli::{ArgsParticipations, OptionsGlobales};
 use crate::sortie::CodeSortie;
-use crate::suivi::calcul::ModeSortie;
 use crate::suivi::participations::{self as dire, ParticipationDeLaPlateforme};
 
 /// Combien de participations ont leurs fichiers relus (une requête chacune).
@@ -54,13 +53,6 @@ pub(super) fn participations(g: &OptionsGlobales, args: ArgsParticipations) -> R
         }
         Ok(decrites)
     })?;
-    dire::participations(
-        ModeSortie {
-            json: g.json,
-            silencieux: g.quiet,
-        },
-        &api,
-        &decrites,
-    )?;
+    dire::participations(g.mode_sortie(), &api, &decrites)?;
     Ok(CodeSortie::Succes)
 }

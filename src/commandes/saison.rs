@@ -50,7 +50,6 @@ use crate::saison::planification::{
 use crate::saison::reunion::{DossierExamine, Reunion};
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
-use crate::suivi::calcul::ModeSortie;
 use crate::suivi::non_envoyes::Ou;
 use crate::suivi::saison::{self as dire, libelle_court, libelle_liee};
 use crate::transport::vigiechiro::ClientVigieChiro;
@@ -160,7 +159,7 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
         .partition(|n| inconnus.contains_key(&(n.nuit.cle.site.clone(), n.nuit.cle.protocole)));
     let non_rattaches =
         dire::NonRattaches::des_ecartees(&ecartees, &inconnus, &reunion.enregistrements);
-    dire::non_rattaches(mode(g), &non_rattaches, nuits.is_empty())?;
+    dire::non_rattaches(g.mode_sortie(), &non_rattaches, nuits.is_empty())?;
     garder_la_saison(g, &args, &reunion, &nuits)?;
     if reunion.originaux_bruts > 0 {
         super::depot::annoncer_carte_brute(g, reunion.originaux_bruts, reunion.preparees.len())?;
@@ -201,11 +200,11 @@ fn apres_le_bilan(
     if code == CodeSortie::Interrompu {
         return Ok(code);
     }
-    crate::suivi::non_envoyes::dire(mode(g), Ou::Bilan, non_envoyes)?;
+    crate::suivi::non_envoyes::dire(g.mode_sortie(), Ou::Bilan, non_envoyes)?;
     if non_rattaches.is_empty() {
         return Ok(code);
     }
-    dire::rappel_non_rattaches(mode(g), non_rattaches)?;
+    dire::rappel_non_rattaches(g.mode_sortie(), non_rattaches)?;
     Ok(code.max_par_gravite(CodeSortie::RefusDefinitifs))
 }
 
@@ -307,7 +306,7 @@ fn decider(
     };
     let a = decision::attribuer_les_nuits(nuits, candidates, &titres, &lecture.moi, fuseau);
     for avertissement in &a.avertissements {
-        dire::avertir_attribution(mode(g), api, avertissement)?;
+        dire::avertir_attribution(g.mode_sortie(), api, avertissement)?;
     }
     dire::refuser(g.json, api, dire::PARTICIPATION_INCERTAINE, &a.refus)?;
     Ok(inconnus)
@@ -322,14 +321,6 @@ fn plateforme<'a>(
         client,
         emetteur,
         manquee: dire::lecture_impossible,
-    }
-}
-
-/// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
-fn mode(g: &OptionsGlobales) -> ModeSortie {
-    ModeSortie {
-        json: g.json,
-        silencieux: g.quiet,
     }
 }
 
@@ -378,7 +369,7 @@ fn deposer(
     let options = description_des_options(args)?;
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.nuit.cle.annee).collect();
     let _verrous = verrouiller_saisons(&super::chemin_base(g)?, api, &annees)?;
-    dire::annoncer_nuits(mode(g), api, &nuits, &reunion.enregistrements)?;
+    dire::annoncer_nuits(g.mode_sortie(), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
     let saison = Saison {
         api,
@@ -429,7 +420,7 @@ fn simuler(
     } else {
         a_envoyer_a_blanc(g, args, (api, fuseau), nuits, reunion)?
     };
-    let m = mode(g);
+    let m = g.mode_sortie();
     dire::simulation(
         m,
         api,
@@ -506,7 +497,7 @@ fn planifier_la_nuit(
     if let (Some(nouvelle), Sort::Liee { plan }) = (&p.montee, &n.sort)
         && !s.a_blanc
     {
-        dire::racine_montee(mode(g), &libelle, plan, nouvelle)?;
+        dire::racine_montee(g.mode_sortie(), &libelle, plan, nouvelle)?;
     }
     let r = planifier_en_relisant(
         base,
@@ -520,7 +511,7 @@ fn planifier_la_nuit(
     let saison = base.ouvrir_saison(s.api, n.nuit.cle.annee)?;
     base.lier_nuit(plan.id, saison, &n.liee(&site, s.fuseau))?;
     if !r.modifiees.is_empty() {
-        dire::avertir_modifies(mode(g), r.modifiees.len(), &libelle)?;
+        dire::avertir_modifies(g.mode_sortie(), r.modifiees.len(), &libelle)?;
     }
     Ok(p.planifiee(plan, libelle))
 }
@@ -691,7 +682,7 @@ fn creer_les_participations(
             );
         match issue {
             Ok(id) => {
-                dire::participation_creee(mode(c.g), c.api, &p.libelle, &id)?;
+                dire::participation_creee(c.g.mode_sortie(), c.api, &p.libelle, &id)?;
                 creations.course.push((p, true));
             }
             Err(e) => creation_manquee(c, p, e, &mut creations)?,
@@ -711,7 +702,7 @@ fn creation_manquee(
     match crate::sortie::code_pour_erreur(&e) {
         CodeSortie::EchecsTransitoires => {
             let jusqu_au_bout = c.regle.jusqu_au_bout();
-            dire::creation_reportee(mode(c.g), p.plan.id, &p.libelle, &e, jusqu_au_bout)?;
+            dire::creation_reportee(c.g.mode_sortie(), p.plan.id, &p.libelle, &e, jusqu_au_bout)?;
             if jusqu_au_bout {
                 creations.course.push((p, false));
             } else {
@@ -723,7 +714,7 @@ fn creation_manquee(
             }
         }
         CodeSortie::RefusDefinitifs if !jeton_refuse(&e) => {
-            dire::creation_refusee(mode(c.g), p.plan.id, &p.libelle, &e)?;
+            dire::creation_refusee(c.g.mode_sortie(), p.plan.id, &p.libelle, &e)?;
             creations.reportees.push(p.plan.id);
             creations.code = creations.code.max_par_gravite(CodeSortie::RefusDefinitifs);
         }
@@ -758,7 +749,7 @@ fn courir(
         .collect();
     let entete = |plan: &DepotPlan| {
         if let Some((p, _)) = course.iter().find(|(p, _)| p.plan.id == plan.id) {
-            let _ = dire::entete_de_nuit(mode(c.g), &p.libelle, plan.id);
+            let _ = dire::entete_de_nuit(c.g.mode_sortie(), &p.libelle, plan.id);
         }
     };
     let base = Base::ouvrir(c.chemin_base)?;
@@ -806,7 +797,7 @@ fn bilan_de_saison(
         return Ok(());
     }
     let nuits = nuits_des_saisons(&Base::ouvrir(chemin_base)?, plans)?;
-    dire::bilan_des_nuits(mode(g), api, nuits)
+    dire::bilan_des_nuits(g.mode_sortie(), api, nuits)
 }
 
 /// Les nuits de saison que `vigie retenter-echecs` reprend (`saison::planification`).
@@ -861,7 +852,7 @@ pub(super) fn retenter_saison(
     // Une nuit nouvelle n'a pas de participation : ni déposée dans une autre, ni ignorée
     // sans un mot.
     if let Some((nouvelles, dossiers)) = nouvelles.comptes() {
-        dire::nuits_nouvelles(mode(g), &nouvelles, &dossiers)?;
+        dire::nuits_nouvelles(g.mode_sortie(), &nouvelles, &dossiers)?;
     }
     retenir_puis_envoyer(
         g,

@@ -60,13 +60,6 @@ fn viser_cibles(
     }
 }
 
-fn mode(g: &OptionsGlobales) -> ModeSortie {
-    ModeSortie {
-        json: g.json,
-        silencieux: g.quiet,
-    }
-}
-
 /// La base des plans, pour y noter ce qui est relevé, si elle existe.
 fn base_pour_noter(g: &OptionsGlobales) -> Option<Base> {
     let chemin = super::chemin_base(g).ok()?;
@@ -105,7 +98,7 @@ pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<Co
     } else {
         None
     };
-    let m = mode(g);
+    let m = g.mode_sortie();
     let visees = viser_cibles(
         g,
         &args.nuits.nuits,
@@ -227,7 +220,7 @@ impl Releves {
 /// s'il doit l'être. Toute la saison : chaque nuit entièrement déposée et jamais calculée, une
 /// fois ; une nuit finie ou en erreur ne se relance que nommée.
 pub(super) fn traiter(g: &OptionsGlobales, args: ArgsTraiter) -> Result<CodeSortie> {
-    let m = mode(g);
+    let m = g.mode_sortie();
     let visees = viser_cibles(
         g,
         &args.nuits.nuits,
@@ -345,7 +338,7 @@ fn dossier_des_resultats(m: ModeSortie, args: &ArgsResultats, visees: &Visees) -
 /// journal du calcul), nommé par la nuit ; un CSV déjà téléchargé et inchangé n'est pas
 /// retéléchargé. Une nuit pas encore calculée n'est pas une erreur.
 pub(super) fn resultats(g: &OptionsGlobales, args: ArgsResultats) -> Result<CodeSortie> {
-    let m = mode(g);
+    let m = g.mode_sortie();
     let visees = viser_cibles(
         g,
         &args.nuits.nuits,
