@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 pub(crate) mod depot;
+pub mod docs;
 pub(crate) mod emission;
 pub(crate) mod reglages;
 
@@ -85,7 +86,7 @@ fn aux_mots_de_windows(mut c: clap::Command) -> clap::Command {
 }
 
 /// Ce qu'est une DURÉE, dit une fois au bout de l'aide longue de chaque commande qui en prend
-/// une, et dans la page de manuel (`commandes/docs.rs`). Les options en secondes
+/// une, et dans la page de manuel (`cli/docs.rs`). Les options en secondes
 /// ([`Secondes`]) lisent aussi un nombre seul, comme avant qu'elles prennent une unité.
 macro_rules! aide_durees {
     () => {

@@ -101,7 +101,7 @@ impl ErreurAvecCode {
 
 /// Ce qu'est un plan arrêté avant la fin (Ctrl-C, SIGTERM, `--jusqu-au-bout` écoulé) :
 /// interrompu, pas abandonné. Dit de même partout : l'erreur ci-dessous, l'aide
-/// (`cli::APRES_AIDE`), la page de manuel (`commandes/docs.rs`), le bilan (`suivi/bilan.rs`).
+/// (`cli::APRES_AIDE`), la page de manuel (`cli/docs.rs`), le bilan (`suivi/bilan.rs`).
 /// Des macros, pour entrer dans les `concat!` de ces textes constants.
 macro_rules! plan_a_jour {
     () => {

@@ -5,7 +5,6 @@ mod connexion;
 #[cfg(feature = "bac-a-sable")]
 mod demo;
 mod depot;
-mod docs;
 mod envoi;
 mod etat;
 mod garde;
@@ -31,7 +30,7 @@ use crate::reessai::Annulation;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::suivi::Suivi;
 
-pub use docs::{SCHEMA_JSON, fichiers_attendus, page_de_manuel, schema_json};
+pub use crate::cli::docs::{SCHEMA_JSON, fichiers_attendus, page_de_manuel, schema_json};
 
 /// Un dossier déposé sur l'icône de `vigie.exe` (`plateforme::explorateur`) : les commandes
 /// que ce geste revient à taper, dans l'ordre, sans le nom du programme. D'abord
@@ -98,9 +97,9 @@ fn lancer(cli: Cli) -> Result<CodeSortie> {
         Commande::Demo(args) => demo::demo(g, args),
         #[cfg(feature = "bac-a-sable")]
         Commande::BacASable(args) => sable::bac_a_sable(g, args),
-        Commande::Completions { shell } => docs::completions(shell),
+        Commande::Completions { shell } => crate::cli::docs::completions(shell),
         Commande::GenererDocs { racine } => {
-            docs::generer_docs(&racine).map(|()| CodeSortie::Succes)
+            crate::cli::docs::generer_docs(&racine).map(|()| CodeSortie::Succes)
         }
     }
 }

@@ -13,7 +13,7 @@
 //! tout ce qui s'écrit pour l'utilisateur passe par ce module, un rendu par vue (`vigie etat` :
 //! `etat`, et `saison` pour la saison entière ; `vigie depot` d'une nuit : `depot` ; `connexion`,
 //! `renommer`, `demo`…). Les commandes (`commandes/`) décident et lui passent des valeurs ; seule
-//! la page de manuel de `vigie generer-docs` s'écrit ailleurs (`commandes/docs.rs`, dans un
+//! la page de manuel de `vigie generer-docs` s'écrit ailleurs (`cli/docs.rs`, dans un
 //! fichier).
 
 mod barres;
