@@ -41,6 +41,22 @@ pub(crate) fn duree_lisible(d: Duration) -> String {
     }
 }
 
+/// Une taille lisible : « 12,3 Mio ».
+pub(crate) fn octets_lisibles(n: u64) -> String {
+    const UNITES: [&str; 5] = ["o", "Kio", "Mio", "Gio", "Tio"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITES.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} o")
+    } else {
+        format!("{v:.1} {}", UNITES[u]).replace('.', ",")
+    }
+}
+
 /// La longueur d'une ligne de texte venue d'un serveur : un titre de site, un nom, un pseudo,
 /// un état. Au-delà, elle est bornée ([`borner`]) : un titre tient sur une ligne.
 pub(crate) const LIGNE_MAX: usize = 80;

@@ -26,7 +26,7 @@ use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, LocalBoxFuture};
 
 use super::fabrique::{
-    AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, MIO, OptionsAdresse,
+    AvantLEnvoi, DepositaireDuPlan, Destination, Fabrique, Inscription, OptionsAdresse,
     ReglagesDestination,
 };
 use super::relecture::verification::{Constat, Constats, Relecture, constater_toutes};
@@ -41,6 +41,7 @@ use crate::plateforme::disque::{en_lecture_seule, place_libre};
 use crate::plateforme::{FichierAttendu, erreur_systeme};
 use crate::reessai::{Profil, Rejouabilite, ReponseApi};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::texte::octets_lisibles;
 use crate::transport::corps::{crc32c_base64, lire_tranche, somme_crc32c};
 use crate::transport::{AnnoncesReseau, Emetteur, Emission, emettre};
 
@@ -197,8 +198,8 @@ impl Fabrique for DestinationDossier {
                         "le disque du dossier {} n'a que {} de libre pour {} à déposer : \
                          libérez de la place, ou déposez sur un autre disque, puis relancez",
                         racine.display(),
-                        en_mio(libre),
-                        en_mio(reste)
+                        octets_lisibles(libre),
+                        octets_lisibles(reste)
                     ),
                 ));
             }
@@ -221,11 +222,6 @@ impl Fabrique for DestinationDossier {
         };
         async move { Ok(Box::new(relecture) as Box<dyn Relecture>) }.boxed_local()
     }
-}
-
-/// Une taille en Mio, pour un message (`12,5 Mio`).
-fn en_mio(octets: u64) -> String {
-    format!("{:.1} Mio", octets as f64 / MIO as f64).replace('.', ",")
 }
 
 /// Le dépôt dans un dossier.

@@ -6,22 +6,6 @@
 
 use std::time::Duration;
 
-/// Une taille lisible : « 12,3 Mio ».
-pub(crate) fn octets_lisibles(n: u64) -> String {
-    const UNITES: [&str; 5] = ["o", "Kio", "Mio", "Gio", "Tio"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITES.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} o")
-    } else {
-        format!("{v:.1} {}", UNITES[u]).replace('.', ",")
-    }
-}
-
 /// Un débit lisible : « 1,2 Mio/s » ; `None` si la durée est nulle (rien de mesurable).
 pub(crate) fn debit_lisible(octets: u64, duree: Duration) -> Option<String> {
     let s = duree.as_secs_f64();
@@ -39,7 +23,7 @@ pub(crate) fn reste_lisible(d: Duration) -> String {
 }
 
 pub use crate::texte::neutraliser;
-pub(crate) use crate::texte::{duree_lisible, pluriel};
+pub(crate) use crate::texte::{duree_lisible, octets_lisibles, pluriel};
 
 /// Un nom tenant en `largeur` caractères.
 ///
