@@ -25,12 +25,11 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Write;
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
 
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -51,7 +50,7 @@ const EXIGENCE: &str = "moto[server,s3crc32c]==5.2.5";
 /// Le serveur moto du binaire de test (démarré une fois, arrêté à la sortie du processus).
 pub struct Moto {
     pub adresse: SocketAddr,
-    _processus: Mutex<Child>,
+    _processus: Mutex<(Child, std::io::BufReader<std::process::ChildStdout>)>,
 }
 
 /// Le serveur moto partagé, ou `None` si ces essais sont sautés (l'essai le dit et ne vérifie
@@ -207,41 +206,56 @@ pub fn moto_https() -> Option<&'static Moto> {
     .as_ref()
 }
 
+/// Le lanceur de moto : celui de `moto.server` (`main`), à ceci près que le port est choisi
+/// par le système **au moment où moto se lie** (port 0) puis écrit sur la sortie standard.
+/// Choisir un port libre dans l'essai, le relâcher, puis le donner à moto laisse un autre
+/// essai, en parallèle, le prendre entre-temps : l'essai parlerait alors à ce voisin.
+const LANCEUR: &str = r#"
+import os, sys
+from werkzeug.serving import make_server
+from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+application = DomainDispatcherApplication(create_backend_app)
+application.debug = True
+serveur = make_server("127.0.0.1", 0, application, threaded=True,
+                      request_handler=MotoRequestHandler,
+                      ssl_context="adhoc" if "--ssl" in sys.argv[1:] else None)
+os.environ["MOTO_PORT"] = str(serveur.server_port)
+sys.stdout.write(f"{serveur.server_port}\n")
+sys.stdout.flush()
+serveur.serve_forever()
+"#;
+
 /// Démarre moto, avec `options` en plus (`--ssl`).
 fn demarrer(python: &Path, options: &str) -> Moto {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    use std::io::BufRead;
     // moto s'arrête quand son entrée standard se ferme, c'est-à-dire quand le binaire de test
     // se termine, de quelque façon que ce soit : aucun serveur ne survit aux essais.
-    let processus = Command::new("sh")
+    let mut processus = Command::new("sh")
         .args([
             "-c",
-            &format!(
-                "\"$0\" -m moto.server -H 127.0.0.1 -p {port} {options} >/dev/null 2>&1 & \
-                 m=$!; read _; kill $m"
-            ),
+            "\"$0\" -c \"$1\" $2 2>/dev/null & m=$!; read _; kill $m",
         ])
         .arg(python)
+        .arg(LANCEUR)
+        .arg(options)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("démarrage de moto");
+    // Le port que moto a reçu du système, sur sa première ligne (la sortie reste ouverte, et
+    // gardée, tant que moto vit).
+    let mut sortie = std::io::BufReader::new(processus.stdout.take().expect("sortie de moto"));
+    let mut ligne = String::new();
+    sortie.read_line(&mut ligne).expect("sortie de moto");
+    let port: u16 = ligne
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("moto n'a pas dit son port (« {} »)", ligne.trim()));
     let adresse: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let debut = Instant::now();
-    while std::net::TcpStream::connect(adresse).is_err() {
-        assert!(
-            debut.elapsed() < Duration::from_secs(30),
-            "moto ne répond pas"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
     Moto {
         adresse,
-        _processus: Mutex::new(processus),
+        _processus: Mutex::new((processus, sortie)),
     }
 }
 
