@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::{OptionsReessai, OptionsS3};
-use crate::depot::fabrique::Acces;
+use super::{OptionsEnvoi, OptionsReessai, OptionsS3};
+use crate::depot::fabrique::{Acces, ReglagesDestination};
+use crate::depot::passage::ParametresEnvoi;
 use crate::reessai::{Profil, Reglages, ReglagesEnSecondes};
 use crate::transport::{PauseReseau, ReglagesEmission};
 
@@ -51,6 +52,23 @@ impl OptionsReessai {
                     .map(|s| duree("attente-reseau", s.en_f64(), 7 * UN_JOUR))
                     .transpose()?,
             }),
+        })
+    }
+}
+
+impl OptionsEnvoi {
+    /// Ce que ces options règlent pour les passages d'une commande (`s3` : l'accès aux
+    /// destinations), validé (code 2 sinon).
+    pub(crate) fn parametres(&self, s3: &OptionsS3) -> Result<ParametresEnvoi> {
+        Ok(ParametresEnvoi {
+            emission: self.reessai.reglages_emission()?,
+            paralleles: usize::from(self.paralleles),
+            debit_max: self.debit_max,
+            reglages: ReglagesDestination {
+                acces: s3.acces(),
+                seuil_multipart_mio: self.seuil_multipart,
+                taille_partie_mio: self.taille_partie,
+            },
         })
     }
 }

@@ -316,7 +316,7 @@ pub(super) fn envoyer(
         destination,
         ..
     } = pret;
-    let mut envoi = Envoi::nouveau(&reglages.options, s3, &destination)?;
+    let mut envoi = Envoi::nouveau(reglages.options.parametres(s3)?, &destination);
     envoi.annonce = reglages.annonce.clone();
     envoi.moi = moi;
     let rt = super::moteur(super::Fils::Plusieurs)?;

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::cli::{Cli, Commande, OptionsGlobales};
+use crate::depot::passage::certificat_refuse;
 use crate::plan::{self, Base};
 use crate::reessai::Annulation;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
@@ -161,15 +162,6 @@ fn ecouter_signaux(annulation: Annulation, suivi: Option<Arc<dyn Suivi>>) {
         crate::suivi::rendre_le_terminal();
         std::process::exit(CodeSortie::Interrompu as i32);
     });
-}
-
-/// L'erreur d'une commande dont une émission a vu un certificat refusé (portail captif, proxy,
-/// horloge fausse : voir `transport::certificat`) : code 2, le message dit le geste. Elle
-/// l'emporte sur ce que la commande aurait dit de ses émissions arrêtées.
-fn certificat_refuse(emetteur: &crate::transport::Emetteur) -> Option<anyhow::Error> {
-    emetteur
-        .certificat_refuse()
-        .map(|m| ErreurAvecCode::nouveau(CodeSortie::Usage, m.to_owned()).into())
 }
 
 /// Ouvre la base désignée par `--base` / `VIGIE_BASE`, ou celle par défaut.

@@ -605,7 +605,7 @@ fn envoyer_saison(
         .first()
         .map(|p| p.destination.clone())
         .context("aucune nuit")?;
-    let commune = Envoi::nouveau(&reglages.options, s3, &premiere)?;
+    let commune = Envoi::nouveau(reglages.options.parametres(s3)?, &premiere);
     let rt = super::moteur(super::Fils::Plusieurs)?;
     let moi = rt.block_on(async {
         let emetteur = commune.emetteur_seul(crate::reessai::Annulation::nouveau());
@@ -675,11 +675,12 @@ fn creer_les_participations(
             continue;
         }
         let base = Base::ouvrir(c.chemin_base)?;
-        let issue =
-            c.rt.block_on(
-                c.commune
-                    .resoudre_participation(&base, &p.plan, dest, c.moi.as_ref()),
-            );
+        let issue = c.rt.block_on(super::vigiechiro::resoudre_participation(
+            &c.commune,
+            (&base, &p.plan),
+            dest,
+            c.moi.as_ref(),
+        ));
         match issue {
             Ok(id) => {
                 dire::participation_creee(c.g.mode_sortie(), c.api, &p.libelle, &id)?;
@@ -994,7 +995,7 @@ mod tests_course {
             "vigiechiro:participation/64a1b2c3d4e5f60718293d03",
         ]
         .map(|d| Destination::from(DestinationVigieChiro::relire(d).unwrap()));
-        let commune = Envoi::nouveau(&args.envoi, &args.s3, &nuits[0]).unwrap();
+        let commune = Envoi::nouveau(args.envoi.parametres(&args.s3).unwrap(), &nuits[0]);
         let envois = envois_des_nuits(
             &commune,
             nuits.iter(),

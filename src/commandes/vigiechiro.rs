@@ -8,8 +8,11 @@ use anyhow::Result;
 
 use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
+use crate::depot::passage::Envoi;
 use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::avant_envoi::{self, PlateformeVerifiee};
+use crate::destination::IdObjet;
+use crate::plan::{Base, DepotPlan};
 use crate::reessai::{Annulation, Profil, Reglages};
 use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, ReglagesEmission};
@@ -115,6 +118,41 @@ pub(super) fn verifier_plateforme(
     match resultat {
         // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
         Err(_) if annulation.est_annulee() && !emetteur.reseau().est_abandonne() => {
+            Err(super::interrompu())
+        }
+        r => r,
+    }
+}
+
+/// La participation d'un plan vers la plateforme, résolue (créée au besoin, une seule fois)
+/// hors d'un passage, sous les réglages et la veille du réseau de l'envoi : les créations d'une
+/// saison se font toutes avant le premier octet.
+pub(super) async fn resoudre_participation(
+    envoi: &Envoi<'_>,
+    (base, plan): (&Base, &DepotPlan),
+    dest: &DestinationVigieChiro,
+    moi: Option<&IdObjet>,
+) -> Result<IdObjet> {
+    let arret = Annulation::nouveau();
+    super::ecouter_signaux(arret.clone(), None);
+    let emetteur = envoi.emetteur_seul(arret.clone());
+    let client = client(&dest.api)?;
+    let journal_suivi = crate::suivi::choisir(false, true, crate::suivi::Progression::Jamais);
+    let issue = crate::depot::vigiechiro::participation::resoudre_participation(
+        base,
+        plan.id,
+        dest,
+        moi,
+        &client,
+        &emetteur,
+        &AnnoncesSuivi(journal_suivi.as_ref()),
+    )
+    .await;
+    if let Some(e) = super::certificat_refuse(&emetteur) {
+        return Err(e);
+    }
+    match issue {
+        Err(_) if arret.est_annulee() && !emetteur.reseau().est_abandonne() => {
             Err(super::interrompu())
         }
         r => r,

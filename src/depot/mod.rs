@@ -36,6 +36,7 @@ pub(crate) mod fabrique;
 pub(crate) mod inscription;
 pub(crate) mod parallelisme;
 mod parties;
+pub(crate) mod passage;
 pub(crate) mod passages;
 mod reglages;
 pub(crate) mod relecture;

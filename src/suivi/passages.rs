@@ -3,7 +3,8 @@
 //! Pourquoi : un portable laissé seul la nuit enchaîne les passages sans que personne regarde ;
 //! au matin, le journal (ou la sortie JSON d'un script) doit dire ce que chaque passage a fait,
 //! quand le suivant était prévu, et pourquoi `vigie` s'est arrêté. Chaque passage a sa ligne de
-//! bilan (sur la sortie standard, comme le bilan) ; le bilan final vient en dernier.
+//! bilan (sur la sortie standard, comme le bilan) ; le bilan final vient en dernier, avec la
+//! page de la participation et la commande qui suit ([`afficher_le_passage`]).
 
 use std::time::Duration;
 
@@ -12,6 +13,8 @@ use super::bilan::{comptes_bilan, deposes_sur_total};
 use super::evenement::IssuePassageJson;
 use super::format::{neutraliser, pluriel};
 use super::secondes_au_dessus;
+use crate::depot::Bilan;
+use crate::depot::fabrique::Destination;
 
 pub(crate) use crate::depot::passages::{FinDesPassages, IssuePassage};
 
@@ -107,6 +110,33 @@ pub(crate) fn bilan_non_ecrit(e: &anyhow::Error) {
         "attention : le bilan n'a pas pu être écrit ({e:#}) ; {} redonne l'état du plan",
         crate::plateforme::conseil::commande("etat")
     );
+}
+
+/// Le bilan d'un passage sur la sortie standard (barres effacées d'abord), humain ou JSON ; la
+/// participation par l'adresse de sa page (l'API par défaut), jamais par son identifiant seul.
+/// Une nuit entièrement déposée sur la plateforme attend encore son calcul, que `vigie` ne
+/// lance jamais de lui-même : le bilan le rappelle, avec `--api` si `vigie traiter` ne viserait
+/// pas de lui-même l'adresse de ce dépôt. `avec_suite` : faux pour une nuit de saison, dont la
+/// suite est dite une fois pour toute la saison.
+pub(crate) fn afficher_le_passage(
+    json: bool,
+    b: &Bilan,
+    destination: &Destination,
+    fin: Option<&FinDesPassages>,
+    avec_suite: bool,
+) -> anyhow::Result<()> {
+    let suite = super::etat::prochaine_commande(b.plan, &b.resume)
+        .or_else(|| {
+            b.destination.participation().filter(|_| !b.interrompu)?;
+            destination.rappel_traiter()
+        })
+        .filter(|_| avec_suite);
+    let page = destination
+        .plateforme()
+        .zip(b.destination.participation())
+        .and_then(|(d, p)| super::saison::adresse_participation(&d.api, p.as_str()));
+    super::bilan::afficher(b, page.as_deref(), suite.as_deref(), json, fin)?;
+    Ok(())
 }
 
 #[cfg(test)]
