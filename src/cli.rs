@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+pub(crate) mod cadences;
 pub(crate) mod depot;
 pub mod docs;
 pub(crate) mod emission;

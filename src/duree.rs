@@ -21,7 +21,23 @@ impl Secondes {
     pub(crate) fn en_f64(self) -> f64 {
         self.0
     }
+
+    /// L'attente que donne l'option `--nom` (entre deux passages, entre deux relevés) :
+    /// strictement positive, d'une semaine au plus (au-delà, c'est une faute de frappe).
+    pub(crate) fn attente(self, nom: &str) -> Result<Duration, String> {
+        Duration::try_from_secs_f64(self.0)
+            .ok()
+            .filter(|d| !d.is_zero() && *d <= ATTENTE_MAX_ADMISE)
+            .ok_or_else(|| {
+                format!(
+                    "--{nom} {self} invalide : une durée en secondes, positive, d'une semaine au plus"
+                )
+            })
+    }
 }
+
+/// Au plus une semaine d'attente entre deux passages ou deux relevés.
+const ATTENTE_MAX_ADMISE: Duration = Duration::from_secs(7 * 86_400);
 
 impl std::str::FromStr for Secondes {
     type Err = String;

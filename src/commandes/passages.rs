@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::ecouter_signaux;
 use super::envoi::{Envoi, afficher_bilan, passage};
-use crate::cli::{OptionsGlobales, OptionsPassages};
+use crate::cli::OptionsGlobales;
 use crate::depot::Bilan;
 use crate::depot::passages::{
     IssuePassage, Passages, PlanDeLaCourse, enchainer as enchainer_passages, enchainer_plans,
@@ -20,20 +20,6 @@ use crate::sortie::CodeSortie;
 use crate::suivi::{Suivi, SuiviRelais, liberer_terminal};
 
 pub(super) use crate::depot::passages::ReglePassages;
-
-// Les réglages tirés de la ligne de commande : le seul endroit du moteur des passages qui
-// connaisse clap.
-impl ReglePassages {
-    /// Les réglages de la ligne de commande, validés strictement (code 2 sinon).
-    pub(super) fn depuis(o: &OptionsPassages) -> Result<ReglePassages> {
-        ReglePassages::nouveau(
-            o.jusqu_au_bout.is_some(),
-            o.jusqu_au_bout.and_then(|j| j.limite),
-            o.attente_passage.en_f64(),
-            o.attente_passage_max.en_f64(),
-        )
-    }
-}
 
 /// Les passages d'une commande vus par `vigie` : l'envoi de chaque plan, un suivi neuf par
 /// passage (relayé aux signaux), une ligne par passage.
@@ -204,26 +190,4 @@ fn annoncer_passage(
 ) -> Result<()> {
     crate::suivi::passages::annoncer_passage(g.json, numero, issue, prochain)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::JusquAuBout;
-
-    #[test]
-    fn les_options_de_la_ligne_de_commande() {
-        let options = |jusqu_au_bout, base: f64, max: f64| OptionsPassages {
-            jusqu_au_bout,
-            attente_passage: crate::duree::Secondes(base),
-            attente_passage_max: crate::duree::Secondes(max),
-        };
-        assert!(ReglePassages::depuis(&options(None, 0.0, 10.0)).is_err());
-        assert!(ReglePassages::depuis(&options(None, 20.0, 10.0)).is_err());
-        assert!(ReglePassages::depuis(&options(None, 0.01, 0.02)).is_ok());
-        let limite = Some(JusquAuBout {
-            limite: Some(Duration::from_secs(3600)),
-        });
-        assert!(ReglePassages::depuis(&options(limite, 30.0, 600.0)).is_ok());
-    }
 }

@@ -18,7 +18,7 @@ use crate::cli::{ArgsResultats, ArgsTraitement, ArgsTraiter, OptionsGlobales};
 use crate::plan::Base;
 use crate::reessai::{AleaSysteme, Profil, TemporisateurTokio};
 use crate::saison::designation::{Visee, viser};
-use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::sortie::CodeSortie;
 use crate::suivi::calcul::{self, Conseils, ModeSortie, PasDemande};
 use crate::suivi::traitement::{AnnoncesReleves, ModeReleves, phrase_etat};
 use crate::traitement::cible::{
@@ -66,38 +66,13 @@ fn base_pour_noter(g: &OptionsGlobales) -> Option<Base> {
     Base::ouvrir_existante(&chemin).ok().flatten()
 }
 
-/// Des secondes de la ligne de commande, strictement positives, une semaine au plus.
-fn secondes(nom: &str, s: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(s)
-        .ok()
-        .filter(|d| !d.is_zero() && *d <= Duration::from_secs(7 * 86_400))
-        .with_context(|| {
-            format!("--{nom} {s} invalide : une durée en secondes, positive, d'une semaine au plus")
-        })
-        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, format!("{e:#}")).into())
-}
-
 // ---------------------------------------------------------------------- vigie traitement
 
 /// `vigie traitement` : l'état du calcul de chaque nuit visée (et son bilan), ou, avec
 /// `--attendre`, ses relevés jusqu'à la fin du calcul, une nuit sans calcul, un calcul arrêté
 /// ou l'échéance.
 pub(super) fn traitement(g: &OptionsGlobales, args: ArgsTraitement) -> Result<CodeSortie> {
-    let cadence = if args.attendre {
-        Some(
-            Cadence::nouveau(
-                secondes("attente-releve", args.attente_releve.en_f64())?,
-                secondes("attente-releve-max", args.attente_releve_max.en_f64())?,
-                args.echeance,
-                args.patience,
-            )
-            .map_err(|e| {
-                ErreurAvecCode::nouveau(CodeSortie::Usage, format!("--attente-releve : {e}"))
-            })?,
-        )
-    } else {
-        None
-    };
+    let cadence = args.cadence()?;
     let m = g.mode_sortie();
     let visees = viser_cibles(
         g,

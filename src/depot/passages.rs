@@ -46,9 +46,6 @@ use crate::reessai::{
 };
 use crate::sortie::{CodeSortie, code_pour_erreur};
 
-/// Au plus une semaine entre deux passages : au-delà, c'est une faute de frappe.
-const ATTENTE_PASSAGE_MAX_ADMISE: Duration = Duration::from_secs(7 * 86_400);
-
 /// Comment enchaîner les passages d'une commande.
 pub(crate) struct ReglePassages {
     /// `false` : un seul passage (sans `--jusqu-au-bout`).
@@ -62,27 +59,17 @@ pub(crate) struct ReglePassages {
 impl ReglePassages {
     /// Les réglages, validés strictement (code 2 sinon) : `jusqu_au_bout` (avec sa DURÉE
     /// `limite`), la pause entre deux passages `attente_passage` et son plafond
-    /// `attente_passage_max`, en secondes.
+    /// `attente_passage_max` (chacune déjà lue par `duree::Secondes::attente`).
     pub(crate) fn nouveau(
         jusqu_au_bout: bool,
         limite: Option<Duration>,
-        attente_passage: f64,
-        attente_passage_max: f64,
+        attente_passage: Duration,
+        attente_passage_max: Duration,
     ) -> Result<ReglePassages> {
-        let secondes = |nom: &str, s: f64| {
-            Duration::try_from_secs_f64(s)
-                .ok()
-                .filter(|d| !d.is_zero() && *d <= ATTENTE_PASSAGE_MAX_ADMISE)
-                .with_context(|| {
-                    format!(
-                        "--{nom} {s} invalide : une durée en secondes, positive, d'une semaine au plus"
-                    )
-                })
-        };
         let reglages = Reglages::insistant()
             .avec_tentatives_max(TENTATIVES_MAX_ADMISES)
-            .avec_base(secondes("attente-passage", attente_passage)?)
-            .avec_plafond(secondes("attente-passage-max", attente_passage_max)?);
+            .avec_base(attente_passage)
+            .avec_plafond(attente_passage_max);
         let reglages = match limite {
             Some(limite) => reglages.avec_echeance(limite),
             None => reglages.sans_echeance(),
@@ -485,7 +472,8 @@ mod tests {
     use super::*;
 
     fn regle(limite: Option<u64>) -> ReglePassages {
-        ReglePassages::nouveau(true, limite.map(Duration::from_secs), 30.0, 600.0).unwrap()
+        let (base, max) = (Duration::from_secs(30), Duration::from_secs(600));
+        ReglePassages::nouveau(true, limite.map(Duration::from_secs), base, max).unwrap()
     }
 
     fn resume(a_deposer: u64, echec: u64, definitifs: u64, incertaine: u64) -> ResumePlan {
@@ -559,12 +547,8 @@ mod tests {
 
     #[test]
     fn reglages_invalides_refuses() {
-        for (base, max) in [(0.0, 10.0), (-1.0, 10.0), (f64::NAN, 10.0), (20.0, 10.0)] {
-            assert!(
-                ReglePassages::nouveau(false, None, base, max).is_err(),
-                "{base} {max}"
-            );
-        }
-        assert!(ReglePassages::nouveau(false, None, 0.01, 0.02).is_ok());
+        let ms = Duration::from_millis;
+        assert!(ReglePassages::nouveau(false, None, ms(20_000), ms(10_000)).is_err());
+        assert!(ReglePassages::nouveau(false, None, ms(10), ms(20)).is_ok());
     }
 }
