@@ -100,7 +100,8 @@ mod tests {
     #[test]
     fn la_cadence_des_releves() {
         assert!(cadence("").unwrap().is_none());
-        assert!(cadence("--attendre --patience 10min").unwrap().is_some());
+        let c = cadence("--attendre --patience 10min").unwrap().unwrap();
+        assert_eq!(c.patience(), Duration::from_secs(600));
         // Un nombre seul compte en secondes, comme une durée avec son unité.
         assert!(cadence("--attendre --attente-releve 5 --attente-releve-max 1min").is_ok());
         for (mots, dit) in [

@@ -18,13 +18,17 @@ use chrono::NaiveDate;
 
 use super::Evenement;
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
-use super::traitement::{lignes_bilan, phrase_etat, suggestion, traitement_json};
+use super::traitement::{
+    AnnoncesReleves, ModeReleves, lignes_bilan, phrase_etat, suggestion, traitement_json,
+};
 use crate::plateforme::conseil::{Commande, commande};
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::traitement::cible::{Cible, NuitPasPrete, Portee};
-use crate::traitement::lancer::{AvantCalcul, Lancement};
-use crate::traitement::resultats::{DemandeCsv, Echec, Telecharge};
+use crate::traitement::lancer::{AvantCalcul, AvantLancement, Decidee, Lancement};
+use crate::traitement::resultats::{
+    CalculLu, DemandeCsv, DemandeDuCsv, Echec, Journal, Telecharge,
+};
 use crate::traitement::taxons::CacheTaxons;
 use crate::traitement::{EtatCalcul, EtatParticipation, FinDuSuivi, code_de_l_etat, jeton_refuse};
 use crate::transport::vigiechiro::Utilisateur;
@@ -353,12 +357,21 @@ pub(crate) fn afficher_etat(
     Ok(())
 }
 
-/// Avant les relevés de `--attendre` (sur un terminal ou en lignes).
-pub(crate) fn annoncer_suivi(cible: &Cible) {
-    avertir(&format!(
-        "Suivi du calcul de la {} ; Ctrl-C pour arrêter.",
-        cible.nom()
-    ));
+/// Les annonces des relevés de `--attendre` pour la nuit `cible`, dites d'abord (sur un
+/// terminal ou en lignes) : « Suivi du calcul… ».
+pub(crate) fn annonces_du_suivi(mode: ModeReleves, cible: &Cible) -> AnnoncesReleves {
+    let annonces = AnnoncesReleves::nouvelles(
+        mode,
+        cible.participation.as_str(),
+        cible.nuit.as_ref().map(|n| n.designation.as_str()),
+    );
+    if mode == ModeReleves::Lignes || mode == ModeReleves::Indicateur {
+        avertir(&format!(
+            "Suivi du calcul de la {} ; Ctrl-C pour arrêter.",
+            cible.nom()
+        ));
+    }
+    annonces
 }
 
 /// `--echeance` atteinte avant la fin du calcul ; `releve` : un relevé au moins a abouti.
@@ -484,10 +497,30 @@ fn reprise(portee: &Portee, n: &NuitPasPrete, cible: &Cible) -> String {
     }
 }
 
+/// Les nuits pas prêtes de `vigie traiter`, dites : passées, si la portée les passe (code 1
+/// chacune, [`nuit_pas_prete_passee`]), sinon refusées ou signalées ([`nuits_pas_pretes`]).
+pub(crate) fn pas_pretes(
+    m: ModeSortie,
+    portee: &Portee,
+    pas_pretes: &[(&Cible, NuitPasPrete)],
+    malgre_tout: bool,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    if !portee.passe_les_pas_pretes(malgre_tout) {
+        nuits_pas_pretes(m, portee, pas_pretes, malgre_tout)?;
+        return Ok(CodeSortie::Succes);
+    }
+    let mut code = CodeSortie::Succes;
+    for (cible, n) in pas_pretes {
+        code = code.max_par_gravite(nuit_pas_prete_passee(m, cible, n, conseils)?);
+    }
+    Ok(code)
+}
+
 /// Des nuits nommées (ou seules visées) pas prêtes pour le calcul : refus (code 2), en disant
 /// combien de fichiers manquent, sauf `malgre_tout` (`--nuit-incomplete`) où elles sont
 /// seulement signalées.
-pub(crate) fn nuits_pas_pretes(
+fn nuits_pas_pretes(
     m: ModeSortie,
     portee: &Portee,
     pas_pretes: &[(&Cible, NuitPasPrete)],
@@ -535,7 +568,7 @@ pub(crate) fn nuits_pas_pretes(
 
 /// Une nuit de la saison pas prête : elle n'est pas lancée, les autres le sont (dit sur la
 /// sortie standard ; son conseil : la reprise). Code 1.
-pub(crate) fn nuit_pas_prete_passee(
+fn nuit_pas_prete_passee(
     m: ModeSortie,
     cible: &Cible,
     n: &NuitPasPrete,
@@ -573,8 +606,18 @@ pub(crate) fn relancer_sans_nuit(exemple: &str) -> anyhow::Error {
     .into()
 }
 
+/// Ce que `vigie traiter` sait d'une nuit avant de lancer : la décision, ou pourquoi rien
+/// n'est lancé (l'erreur).
+pub(crate) fn decidee(cible: &Cible, avant: AvantLancement) -> Result<Decidee> {
+    match avant {
+        AvantLancement::Decide(d) => Ok(d),
+        AvantLancement::Inconnu(pourquoi) => Err(etat_inconnu_avant_lancement(cible, &pourquoi)),
+        AvantLancement::PasLaVotre(e) => Err(pas_la_votre(cible, &e)),
+    }
+}
+
 /// L'état n'a pas pu être lu avant de lancer : rien n'est lancé (code 1).
-pub(crate) fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Error {
+fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
@@ -588,7 +631,7 @@ pub(crate) fn etat_inconnu_avant_lancement(cible: &Cible, pourquoi: &str) -> any
 }
 
 /// La participation est celle d'un autre observateur : rien n'est lancé (code 3).
-pub(crate) fn pas_la_votre(cible: &Cible, avant: &EtatParticipation) -> anyhow::Error {
+fn pas_la_votre(cible: &Cible, avant: &EtatParticipation) -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::RefusDefinitifs,
         format!(
@@ -864,9 +907,13 @@ pub(crate) fn erreur_resultat(quoi: &str, e: Echec) -> anyhow::Error {
     }
 }
 
-/// Où vont les résultats d'une saison, dit une fois au début (sauf en JSON ou sous `-q`).
-pub(crate) fn dossier_des_resultats(m: ModeSortie, dossier: &std::path::Path, annee: u16) {
-    if !m.json && !m.silencieux {
+/// Où vont les résultats d'une saison (`annee`), dit une fois au début (sauf en JSON ou sous
+/// `-q`) ; rien hors saison.
+pub(crate) fn dossier_des_resultats(m: ModeSortie, dossier: &std::path::Path, annee: Option<u16>) {
+    if let Some(annee) = annee
+        && !m.json
+        && !m.silencieux
+    {
         let _ = ecrire(
             &mut crate::sortie::standard(),
             &format!(
@@ -878,9 +925,53 @@ pub(crate) fn dossier_des_resultats(m: ModeSortie, dossier: &std::path::Path, an
     }
 }
 
+/// L'état relevé `lu`, en une phrase.
+fn phrase_du_releve(lu: &CalculLu) -> Option<String> {
+    (lu.etat.as_ref()).map(|e| phrase_etat(e.traitement.as_ref(), lu.instant))
+}
+
+/// Le CSV des observations de la nuit `cible` : écrit (ou déjà là, inchangé : le booléen
+/// faux), dit, et s'il vient d'un calcul précédent ; sinon pourquoi il n'y en a pas
+/// ([`sans_resultats`]).
+pub(crate) fn csv(
+    m: ModeSortie,
+    cible: &Cible,
+    ecrit: Option<(Telecharge, bool)>,
+    lu: &CalculLu,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    let phrase = phrase_du_releve(lu);
+    let Some((t, telecharge)) = ecrit else {
+        return sans_resultats(m, cible, lu.etat.as_ref(), phrase.as_deref(), conseils);
+    };
+    annoncer_fichier(m, cible, "csv", &t, telecharge)?;
+    if lu.pas_fini() {
+        csv_d_un_calcul_precedent(m, phrase.as_deref());
+    }
+    Ok(CodeSortie::Succes)
+}
+
+/// Le journal du calcul de `--avec-journal` : écrit et dit (code 0), absent (code 1), ou
+/// l'erreur du téléchargement.
+pub(crate) fn journal(
+    m: ModeSortie,
+    cible: &Cible,
+    journal: Result<Journal, Echec>,
+) -> Result<CodeSortie> {
+    match journal.map_err(|e| erreur_resultat("le journal du calcul n'a pas été téléchargé", e))?
+    {
+        Journal::Ecrit(t) => {
+            annoncer_fichier(m, cible, "journal", &t, true)?;
+            Ok(CodeSortie::Succes)
+        }
+        Journal::Aucun => Ok(journal_absent(cible, false)),
+        Journal::Indisponible => Ok(journal_absent(cible, true)),
+    }
+}
+
 /// Un fichier écrit (`quoi` : `csv` ou `journal`), ou, `telecharge` faux, déjà là et
 /// inchangé, dit à l'utilisateur.
-pub(crate) fn annoncer_fichier(
+fn annoncer_fichier(
     m: ModeSortie,
     cible: &Cible,
     quoi: &str,
@@ -925,7 +1016,7 @@ pub(crate) fn annoncer_fichier(
 }
 
 /// Le CSV écrit vient d'un calcul précédent (celui en cours n'est pas fini : `phrase`).
-pub(crate) fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
+fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
     if !m.json && !m.silencieux {
         avertir(&format!(
             "Attention : ce CSV vient d'un calcul précédent ({}).",
@@ -937,7 +1028,7 @@ pub(crate) fn csv_d_un_calcul_precedent(m: ModeSortie, phrase: Option<&str>) {
 /// Le CSV n'est pas sur la plateforme : dire pourquoi (sur la sortie standard : pas encore
 /// calculée n'est pas une erreur), noter le conseil. Code 0 si le calcul n'est pas lancé, pas
 /// fini ou son état inconnu ; 1 s'il est fini sans CSV ; 3 s'il est en erreur.
-pub(crate) fn sans_resultats(
+fn sans_resultats(
     m: ModeSortie,
     cible: &Cible,
     etat: Option<&EtatParticipation>,
@@ -1006,7 +1097,7 @@ pub(crate) fn sans_resultats(
 
 /// Pas de journal du calcul à télécharger : `existe` dit s'il est désigné (mais pas
 /// disponible) ou s'il n'existe pas encore. Code 1.
-pub(crate) fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
+fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
     if existe {
         avertir(&format!(
             "Le journal du calcul de la {} n'est pas disponible sur la plateforme.",
@@ -1021,10 +1112,29 @@ pub(crate) fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
     CodeSortie::EchecsTransitoires
 }
 
+/// Ce que `--demander-csv` a fait pour la nuit `cible` : rien (et pourquoi), ou la demande
+/// ([`demande_csv`]).
+pub(crate) fn demande_du_csv(
+    m: ModeSortie,
+    cible: &Cible,
+    demande: DemandeDuCsv,
+    lu: &CalculLu,
+    conseils: &mut Conseils,
+) -> Result<CodeSortie> {
+    let phrase = phrase_du_releve(lu).unwrap_or_default();
+    let pas_demande = match demande {
+        DemandeDuCsv::Faite(issue) => return demande_csv(m, cible, issue, conseils),
+        DemandeDuCsv::DejaTelecharge => PasDemande::DejaTelecharge,
+        DemandeDuCsv::DejaLa => PasDemande::DejaLa,
+        DemandeDuCsv::PasCalculee => PasDemande::PasCalculee(&phrase),
+    };
+    csv_pas_demande(m, cible, pas_demande, conseils)
+}
+
 /// `--demander-csv` pour une nuit qui n'a pas à le demander : son CSV est déjà sur la
 /// plateforme (`deja` : et déjà téléchargé, inchangé), ou elle n'est pas encore calculée
 /// (`phrase`). Rien n'est demandé (aucun courriel) ; code 0.
-pub(crate) fn csv_pas_demande(
+fn csv_pas_demande(
     m: ModeSortie,
     cible: &Cible,
     pourquoi: PasDemande<'_>,
@@ -1051,7 +1161,7 @@ pub(crate) fn csv_pas_demande(
 }
 
 /// Pourquoi `--demander-csv` ne demande rien pour une nuit.
-pub(crate) enum PasDemande<'a> {
+enum PasDemande<'a> {
     DejaTelecharge,
     DejaLa,
     /// L'état du calcul, en une phrase.
@@ -1059,7 +1169,7 @@ pub(crate) enum PasDemande<'a> {
 }
 
 /// Ce qu'a donné `--demander-csv` : le dire (code 0), ou l'erreur.
-pub(crate) fn demande_csv(
+fn demande_csv(
     m: ModeSortie,
     cible: &Cible,
     issue: DemandeCsv,

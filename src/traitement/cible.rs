@@ -58,6 +58,13 @@ impl Portee {
     pub(crate) fn nommee(&self) -> bool {
         *self != Portee::Saison
     }
+
+    /// Toute la saison, sans `--nuit-incomplete` (`malgre_tout`) : `vigie traiter` passe les
+    /// nuits pas prêtes et lance les autres. Sinon une nuit pas prête est refusée, ou lancée
+    /// malgré tout.
+    pub(crate) fn passe_les_pas_pretes(&self, malgre_tout: bool) -> bool {
+        *self == Portee::Saison && !malgre_tout
+    }
 }
 
 impl Cible {
@@ -314,6 +321,24 @@ pub(crate) struct Examinees<'c> {
     pub(crate) pas_pretes: Vec<(&'c Cible, NuitPasPrete)>,
     /// Les cibles dont toutes les nuits sont prêtes.
     pub(crate) pretes: Vec<&'c Cible>,
+}
+
+impl<'c> Examinees<'c> {
+    /// Les cibles que `vigie traiter` lance, parmi `toutes` : les prêtes si la portée passe
+    /// les nuits pas prêtes ([`Portee::passe_les_pas_pretes`]), sinon toutes (les nuits pas
+    /// prêtes ont alors été refusées avant, ou sont lancées malgré tout).
+    pub(crate) fn a_lancer(
+        &mut self,
+        toutes: &'c [Cible],
+        portee: &Portee,
+        malgre_tout: bool,
+    ) -> Vec<&'c Cible> {
+        if portee.passe_les_pas_pretes(malgre_tout) {
+            std::mem::take(&mut self.pretes)
+        } else {
+            toutes.iter().collect()
+        }
+    }
 }
 
 /// Les nuits de chaque cible examinées dans la base (voir [`examiner_nuits`]).

@@ -12,11 +12,14 @@
 
 use std::time::Duration;
 
+use super::cible::{Cible, noter};
 use super::{Releve, relever};
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
+use crate::plan::Base;
 use crate::reessai::{RaisonArret, ReponseApi};
+use crate::sortie::interrompu;
 use crate::transport::vigiechiro::{
     Calcul, ClientVigieChiro, EtatCalcul, EtatParticipation, Traitement, Utilisateur,
 };
@@ -176,6 +179,72 @@ pub(crate) async fn lancer(
         }
         (autre, _) => Lancement::Echoue(pas_de_reponse_utile(autre)),
     }
+}
+
+/// Ce que `vigie traiter` sait d'une nuit avant de lancer son calcul.
+#[derive(Debug)]
+pub(crate) enum AvantLancement {
+    /// L'état n'a pas pu être relevé (ce qui s'est passé) : rien n'est lancé à l'aveugle.
+    Inconnu(String),
+    /// La participation est celle d'un autre observateur (l'état relevé) : rien n'est lancé.
+    PasLaVotre(EtatParticipation),
+    /// L'état relevé, et la décision prise sur lui.
+    Decide(Decidee),
+}
+
+/// La décision de `vigie traiter` pour une nuit, l'état relevé sur lequel elle est prise, et
+/// son instant.
+#[derive(Debug)]
+pub(crate) struct Decidee {
+    pub(crate) avant: EtatParticipation,
+    pub(crate) decision: AvantCalcul,
+    pub(crate) maintenant: InstantUtc,
+}
+
+/// Relève l'état de la nuit `cible` (noté dans la base), puis décide ([`avant_calcul`]) pour
+/// `moi`, `(relancer, nommee)` : `--relancer`, et la nuit est-elle visée pour elle-même. Un
+/// relevé manqué sous Ctrl-C est l'interruption.
+pub(crate) async fn examiner(
+    (client, moi): (&ClientVigieChiro, &Utilisateur),
+    emetteur: &Emetteur,
+    cible: &Cible,
+    (relancer, nommee): (bool, bool),
+    base: Option<&Base>,
+) -> anyhow::Result<AvantLancement> {
+    let avant = match relever(client, emetteur, &cible.participation).await? {
+        Releve::Lu(e) => *e,
+        Releve::Manque(_) if emetteur.annulation().est_annulee() => return Err(interrompu()),
+        Releve::Manque(pourquoi) => return Ok(AvantLancement::Inconnu(pourquoi)),
+    };
+    noter(base, cible, &avant);
+    if d_un_autre_observateur(moi, &avant) {
+        return Ok(AvantLancement::PasLaVotre(avant));
+    }
+    let maintenant = super::maintenant();
+    let decision = avant_calcul(avant.traitement.as_ref(), relancer, nommee, maintenant);
+    Ok(AvantLancement::Decide(Decidee {
+        avant,
+        decision,
+        maintenant,
+    }))
+}
+
+/// Lance le calcul de la nuit `cible` ([`lancer`]) ; lancé, il est noté planifié dans la base,
+/// à l'instant de la décision.
+pub(crate) async fn lancer_et_noter(
+    emetteur: &Emetteur,
+    client: &ClientVigieChiro,
+    cible: &Cible,
+    d: &Decidee,
+    base: Option<&Base>,
+) -> Lancement {
+    let issue = lancer(emetteur, client, &cible.participation, &d.avant).await;
+    if let (Lancement::Lance { .. }, Some(base), Some(plan)) = (&issue, base, cible.plan)
+        && let Err(e) = base.noter_calcul(plan, Some("PLANIFIE"), Some(d.maintenant.secondes()))
+    {
+        tracing::warn!("état du calcul non noté dans la base : {e}");
+    }
+    issue
 }
 
 #[cfg(test)]

@@ -22,11 +22,17 @@ pub(crate) mod resultats;
 pub(crate) mod suivre;
 pub(crate) mod taxons;
 
+use cible::Cible;
+use taxons::CacheTaxons;
+
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
+use crate::plan::Base;
 use crate::plateforme::conseil::commande;
-use crate::reessai::{Profil, RaisonArret, Rejouabilite, ReponseApi};
+use crate::reessai::{
+    AleaSysteme, Profil, RaisonArret, Rejouabilite, ReponseApi, TemporisateurTokio,
+};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, Emission, emettre};
@@ -112,6 +118,40 @@ pub(crate) async fn relever(
         }
         (autre, _) => Ok(Releve::Manque(pas_de_reponse_utile(&autre))),
     }
+}
+
+/// L'état relevé d'une nuit : noté dans la base ([`cible::noter`]), les noms des taxons de son
+/// bilan complétés ([`taxons::completer`]).
+pub(crate) async fn noter_et_nommer(
+    (base, taxons): (Option<&Base>, &mut CacheTaxons),
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    cible: &Cible,
+    etat: &EtatParticipation,
+) {
+    cible::noter(base, cible, etat);
+    taxons::completer(taxons, client, emetteur, &cible.api, etat).await;
+}
+
+/// `--attendre` pour une nuit : ses relevés jusqu'à la fin ([`suivre`]), à partir de
+/// maintenant, sur l'horloge de tokio et le hasard du système, interrompus par Ctrl-C.
+pub(crate) async fn suivre_la_cible(
+    cadence: &Cadence,
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    cible: &Cible,
+    annonces: &dyn AnnoncesReleve,
+) -> anyhow::Result<FinDuSuivi> {
+    suivre(
+        cadence,
+        maintenant(),
+        &TemporisateurTokio::nouveau(),
+        &AleaSysteme,
+        emetteur.annulation(),
+        || relever(client, emetteur, &cible.participation),
+        annonces,
+    )
+    .await
 }
 
 /// La date d'aujourd'hui vue par la plateforme (secondes Unix, UTC).

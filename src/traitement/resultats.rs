@@ -19,12 +19,14 @@
 
 use std::path::{Path, PathBuf};
 
+use super::{EtatCalcul, EtatParticipation, Releve};
 use crate::depot::vigiechiro::participation::pas_de_reponse_utile;
 use crate::destination::IdObjet;
+use crate::horodatage::InstantUtc;
 use crate::plan::{Base, CsvNote, NuitPlanifiee};
 use crate::plateforme::ecriture::{Droits, Provisoire};
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
-use crate::traitement::cible::Cible;
+use crate::traitement::cible::{Cible, noter};
 use crate::transport::vigiechiro::{
     AccesFichier, ClientVigieChiro, Pagination, PieceJointe, Suite,
 };
@@ -359,16 +361,138 @@ pub(crate) async fn telecharger_csv(
     }))
 }
 
-/// Le dossier des résultats de nuits de saison, faute de `--sortie` :
+/// Le dossier des résultats : `sortie` (`--sortie`) ; sinon, pour des nuits de saison,
 /// `resultats-vigie-chiro-ANNÉE` (absolu) dans le dossier courant, l'année de la première nuit
-/// visée ; `None` sans nuit de saison.
-pub(crate) fn dossier_de_la_saison(cibles: &[Cible]) -> Option<(PathBuf, u16)> {
-    let annee = cibles
+/// visée (rendue : elle se dit) ; sinon le dossier courant.
+pub(crate) fn dossier_des_resultats(
+    sortie: Option<&Path>,
+    cibles: &[Cible],
+) -> (PathBuf, Option<u16>) {
+    if let Some(d) = sortie {
+        return (d.to_path_buf(), None);
+    }
+    let Some(annee) = cibles
         .iter()
-        .find_map(|c| c.nuit.as_ref().map(|n| n.nuit.annee))?;
+        .find_map(|c| c.nuit.as_ref().map(|n| n.nuit.annee))
+    else {
+        return (PathBuf::from("."), None);
+    };
     let dossier = PathBuf::from(format!("resultats-vigie-chiro-{annee}"));
     let absolu = std::path::absolute(&dossier).unwrap_or(dossier);
-    Some((absolu, annee))
+    (absolu, Some(annee))
+}
+
+/// L'état du calcul d'une nuit, lu par `vigie resultats` : relevé (et noté dans la base), ou
+/// `None` si le relevé a manqué, ce qui n'arrête rien ; et l'instant du relevé.
+#[derive(Debug)]
+pub(crate) struct CalculLu {
+    pub(crate) etat: Option<EtatParticipation>,
+    pub(crate) instant: InstantUtc,
+}
+
+impl CalculLu {
+    /// L'état du calcul de la nuit `cible`, noté dans la base s'il est relevé.
+    pub(crate) async fn relever(
+        client: &ClientVigieChiro,
+        emetteur: &Emetteur,
+        base: Option<&Base>,
+        cible: &Cible,
+    ) -> anyhow::Result<CalculLu> {
+        let etat = match super::relever(client, emetteur, &cible.participation).await? {
+            Releve::Lu(e) => {
+                noter(base, cible, &e);
+                Some(*e)
+            }
+            Releve::Manque(pourquoi) => {
+                tracing::info!("état du calcul non relevé : {pourquoi}");
+                None
+            }
+        };
+        let instant = super::maintenant();
+        Ok(CalculLu { etat, instant })
+    }
+
+    /// Le calcul relevé est-il fini ?
+    pub(crate) fn fini(&self) -> bool {
+        self.etat
+            .as_ref()
+            .and_then(|e| e.traitement.as_ref())
+            .is_some_and(|t| t.etat == EtatCalcul::Fini)
+    }
+
+    /// Un calcul est là, pas (encore) fini : le CSV trouvé vient d'un calcul précédent.
+    pub(crate) fn pas_fini(&self) -> bool {
+        !self.fini() && self.etat.as_ref().is_some_and(|e| e.traitement.is_some())
+    }
+}
+
+/// Ce que `--demander-csv` fait pour une nuit.
+#[derive(Debug)]
+pub(crate) enum DemandeDuCsv {
+    /// Le CSV est sur la plateforme, déjà téléchargé, inchangé : rien n'est demandé.
+    DejaTelecharge,
+    /// Le CSV est sur la plateforme : rien n'est demandé.
+    DejaLa,
+    /// Le calcul relevé n'est pas fini : rien n'est demandé.
+    PasCalculee,
+    /// La demande, et ce qu'elle a donné.
+    Faite(DemandeCsv),
+}
+
+/// `--demander-csv` pour la nuit `cible` : la demande ([`demander_csv`]) seulement si le CSV
+/// `csv` manque à un calcul fini (ou dont l'état n'a pas été relevé).
+pub(crate) async fn demander_s_il_manque(
+    (emetteur, client): (&Emetteur, &ClientVigieChiro),
+    (base, dossier): (Option<&Base>, &Path),
+    cible: &Cible,
+    csv: Option<&PieceJointe>,
+    lu: &CalculLu,
+) -> DemandeDuCsv {
+    match (csv, &lu.etat) {
+        (Some(f), _) if deja_telecharge(base, cible, dossier, &f.id.to_string()).is_some() => {
+            DemandeDuCsv::DejaTelecharge
+        }
+        (Some(_), _) => DemandeDuCsv::DejaLa,
+        (None, Some(_)) if !lu.fini() => DemandeDuCsv::PasCalculee,
+        (None, _) => {
+            DemandeDuCsv::Faite(demander_csv(emetteur, client, &cible.participation).await)
+        }
+    }
+}
+
+/// Ce que `--avec-journal` a trouvé.
+#[derive(Debug)]
+pub(crate) enum Journal {
+    /// Aucun journal désigné : il n'existe qu'après un calcul réussi.
+    Aucun,
+    /// Désigné, mais pas disponible sur la plateforme.
+    Indisponible,
+    /// Écrit dans le dossier des résultats.
+    Ecrit(Telecharge),
+}
+
+/// `--avec-journal` : le journal du dernier calcul réussi de la nuit `cible` (d'après son état
+/// relevé `etat`), téléchargé dans `dossier`, nommé par la nuit.
+pub(crate) async fn telecharger_journal(
+    client: &ClientVigieChiro,
+    emetteur: &Emetteur,
+    cible: &Cible,
+    etat: Option<&EtatParticipation>,
+    dossier: &Path,
+) -> Result<Journal, Echec> {
+    let Some(id) = etat.and_then(|e| e.logs.as_ref()) else {
+        return Ok(Journal::Aucun);
+    };
+    let nom = match &cible.nuit {
+        Some(n) => noms_de_nuit(&n.nuit).1,
+        None => format!("participation-{}-logs.txt", cible.participation),
+    };
+    Ok(
+        match telecharger(client, emetteur, id, dossier, &nom).await? {
+            Some(t) => Journal::Ecrit(t),
+            None => Journal::Indisponible,
+        },
+    )
 }
 
 #[cfg(test)]

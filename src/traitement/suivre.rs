@@ -69,6 +69,11 @@ impl Cadence {
         })
     }
 
+    /// Combien de temps suivre encore un calcul qui semble arrêté (`--patience`).
+    pub(crate) fn patience(&self) -> Duration {
+        self.patience
+    }
+
     /// L'attente après le relevé `numero` (à partir de 1), pour un tirage `alea`.
     pub(crate) fn attente(&self, numero: u32, alea: f64) -> Duration {
         self.politique.attente_backoff(numero, alea)
