@@ -25,12 +25,15 @@ use crate::plateforme::conseil::{Commande, commande};
 use crate::reessai::ReponseApi;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
 use crate::traitement::cible::{Cible, NuitPasPrete, Portee};
-use crate::traitement::lancer::{AvantCalcul, AvantLancement, Decidee, Lancement};
+use crate::traitement::lancer::{AvantCalcul, AvantLancement, Decidee, Lancement, VueLancement};
 use crate::traitement::resultats::{
-    CalculLu, DemandeCsv, DemandeDuCsv, Echec, Journal, Telecharge,
+    CalculLu, DemandeCsv, DemandeDuCsv, Echec, Journal, Telecharge, VueResultats,
 };
 use crate::traitement::taxons::CacheTaxons;
-use crate::traitement::{EtatCalcul, EtatParticipation, FinDuSuivi, code_de_l_etat, jeton_refuse};
+use crate::traitement::{
+    AnnoncesReleve, EtatCalcul, EtatParticipation, FinDuSuivi, VueReleves, code_de_l_etat,
+    jeton_refuse,
+};
 use crate::transport::vigiechiro::Utilisateur;
 
 /// Comment parler : lignes JSON (`--json`), et en silence (`-q`).
@@ -257,6 +260,112 @@ impl Conseils {
     }
 }
 
+/// Ce que disent `vigie traiter`, `vigie traitement` et `vigie resultats`, d'une nuit à
+/// l'autre : comment parler, comment dire les relevés de `--attendre`, et les conseils, dits
+/// une fois à la fin. Implémente les vues du moteur (`traitement/`) : [`VueReleves`],
+/// [`VueLancement`], [`VueResultats`].
+pub(crate) struct Vue {
+    pub(crate) m: ModeSortie,
+    releves: ModeReleves,
+    conseils: Conseils,
+}
+
+impl Vue {
+    /// Pour une commande en `m`, ses relevés en `releves`, sur les nuits de `portee`.
+    pub(crate) fn nouvelle(m: ModeSortie, releves: ModeReleves, portee: &Portee) -> Vue {
+        Vue {
+            m,
+            releves,
+            conseils: Conseils::nouveaux(portee),
+        }
+    }
+
+    /// Les nuits sans participation ([`sans_participation`]).
+    pub(crate) fn sans_participation(&mut self, nuits: &[String]) -> io::Result<CodeSortie> {
+        sans_participation(self.m, nuits, &mut self.conseils)
+    }
+
+    /// Les nuits pas prêtes de `vigie traiter` ([`pas_pretes`]).
+    pub(crate) fn pas_pretes(
+        &mut self,
+        portee: &Portee,
+        nuits: &[(&Cible, NuitPasPrete)],
+        malgre_tout: bool,
+    ) -> Result<CodeSortie> {
+        pas_pretes(self.m, portee, nuits, malgre_tout, &mut self.conseils)
+    }
+
+    /// Les conseils, dits à la fin.
+    pub(crate) fn conclure(&self) -> io::Result<()> {
+        self.conseils.ecrire(self.m)
+    }
+}
+
+impl VueReleves for Vue {
+    fn releve_manque(&self, cible: &Cible, pourquoi: &str) -> anyhow::Error {
+        releve_manque(cible, pourquoi)
+    }
+
+    fn annonces(&self, cible: &Cible) -> Box<dyn AnnoncesReleve> {
+        Box::new(annonces_du_suivi(self.releves, cible))
+    }
+
+    fn fin_du_suivi(
+        &self,
+        cible: &Cible,
+        fin: FinDuSuivi,
+        patience: std::time::Duration,
+    ) -> Result<(Option<EtatParticipation>, CodeSortie)> {
+        fin_du_suivi(cible, fin, patience)
+    }
+
+    fn etat(&mut self, cible: &Cible, e: &EtatParticipation, taxons: &CacheTaxons) -> Result<()> {
+        afficher_etat(self.m, cible, e, taxons, &mut self.conseils)
+    }
+}
+
+impl VueLancement for Vue {
+    fn decidee(&self, cible: &Cible, avant: AvantLancement) -> Result<Decidee> {
+        decidee(cible, avant)
+    }
+
+    fn sans_lancer(&mut self, cible: &Cible, d: &Decidee) -> Result<Option<CodeSortie>> {
+        sans_lancer(self.m, cible, d.decision, &d.avant, &mut self.conseils)
+    }
+
+    fn lancement(
+        &mut self,
+        (cible, moi): (&Cible, &Utilisateur),
+        avant: &EtatParticipation,
+        issue: Lancement,
+    ) -> Result<CodeSortie> {
+        lancement(self.m, cible, moi, avant, issue, &mut self.conseils)
+    }
+}
+
+impl VueResultats for Vue {
+    fn csv_manque(&self, cible: &Cible, manque: &str, e: Echec) -> anyhow::Error {
+        erreur_du_csv(cible, manque, e)
+    }
+
+    fn demande(&mut self, cible: &Cible, d: DemandeDuCsv, lu: &CalculLu) -> Result<CodeSortie> {
+        demande_du_csv(self.m, cible, d, lu, &mut self.conseils)
+    }
+
+    fn csv(
+        &mut self,
+        cible: &Cible,
+        ecrit: Option<(Telecharge, bool)>,
+        lu: &CalculLu,
+    ) -> Result<CodeSortie> {
+        csv(self.m, cible, ecrit, lu, &mut self.conseils)
+    }
+
+    fn journal(&mut self, cible: &Cible, j: Result<Journal, Echec>) -> Result<CodeSortie> {
+        journal(self.m, cible, j)
+    }
+}
+
 /// Une erreur qui ne vaut que pour une nuit, parmi plusieurs : dite (sur la sortie d'erreur,
 /// et en JSON), son code rendu ; les autres nuits continuent. Ctrl-C et un jeton refusé valent
 /// pour toutes : ils remontent.
@@ -289,7 +398,7 @@ pub(crate) fn erreur_de_nuit(m: ModeSortie, r: Result<CodeSortie>) -> Result<Cod
 /// Des nuits de la saison que la commande ne peut pas viser : leur participation n'est pas
 /// encore créée (dit sur la sortie standard), et leur conseil (la reprise) ; code 1 s'il y en
 /// a.
-pub(crate) fn sans_participation(
+fn sans_participation(
     m: ModeSortie,
     nuits: &[String],
     conseils: &mut Conseils,
@@ -317,7 +426,7 @@ pub(crate) fn sans_participation(
 // ------------------------------------------------------------------------ vigie traitement
 
 /// Écrit l'état d'une nuit (et son bilan) sur la sortie standard, et note son conseil.
-pub(crate) fn afficher_etat(
+fn afficher_etat(
     m: ModeSortie,
     cible: &Cible,
     e: &EtatParticipation,
@@ -359,7 +468,7 @@ pub(crate) fn afficher_etat(
 
 /// Les annonces des relevés de `--attendre` pour la nuit `cible`, dites d'abord (sur un
 /// terminal ou en lignes) : « Suivi du calcul… ».
-pub(crate) fn annonces_du_suivi(mode: ModeReleves, cible: &Cible) -> AnnoncesReleves {
+fn annonces_du_suivi(mode: ModeReleves, cible: &Cible) -> AnnoncesReleves {
     let annonces = AnnoncesReleves::nouvelles(
         mode,
         cible.participation.as_str(),
@@ -389,7 +498,7 @@ pub(crate) fn echeance_atteinte(cible: &Cible, releve: bool) {
 
 /// La fin d'un suivi (`--attendre`) dite, et ce qu'elle laisse : le dernier état relevé et le
 /// code (celui de l'état d'un calcul terminé, 1 sinon) ; Ctrl-C : l'interruption (code 130).
-pub(crate) fn fin_du_suivi(
+fn fin_du_suivi(
     cible: &Cible,
     fin: FinDuSuivi,
     patience: std::time::Duration,
@@ -435,7 +544,7 @@ pub(crate) fn calcul_arrete(cible: &Cible, patience: std::time::Duration) {
 }
 
 /// Le relevé de `vigie traitement` (sans `--attendre`) n'a pas abouti (code 1).
-pub(crate) fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
+fn releve_manque(cible: &Cible, pourquoi: &str) -> anyhow::Error {
     ErreurAvecCode::nouveau(
         CodeSortie::EchecsTransitoires,
         format!(
@@ -499,7 +608,7 @@ fn reprise(portee: &Portee, n: &NuitPasPrete, cible: &Cible) -> String {
 
 /// Les nuits pas prêtes de `vigie traiter`, dites : passées, si la portée les passe (code 1
 /// chacune, [`nuit_pas_prete_passee`]), sinon refusées ou signalées ([`nuits_pas_pretes`]).
-pub(crate) fn pas_pretes(
+fn pas_pretes(
     m: ModeSortie,
     portee: &Portee,
     pas_pretes: &[(&Cible, NuitPasPrete)],
@@ -608,7 +717,7 @@ pub(crate) fn relancer_sans_nuit(exemple: &str) -> anyhow::Error {
 
 /// Ce que `vigie traiter` sait d'une nuit avant de lancer : la décision, ou pourquoi rien
 /// n'est lancé (l'erreur).
-pub(crate) fn decidee(cible: &Cible, avant: AvantLancement) -> Result<Decidee> {
+fn decidee(cible: &Cible, avant: AvantLancement) -> Result<Decidee> {
     match avant {
         AvantLancement::Decide(d) => Ok(d),
         AvantLancement::Inconnu(pourquoi) => Err(etat_inconnu_avant_lancement(cible, &pourquoi)),
@@ -674,7 +783,7 @@ fn calcul_json<'a>(
 
 /// Rien n'est lancé, d'après l'état lu `avant` : le dire, noter le conseil, et rendre le code.
 /// `None` : la décision est de lancer.
-pub(crate) fn sans_lancer(
+fn sans_lancer(
     m: ModeSortie,
     cible: &Cible,
     decision: AvantCalcul,
@@ -742,7 +851,7 @@ pub(crate) fn sans_lancer(
 }
 
 /// Ce qu'a donné le lancement : le dire et noter le conseil (code 0), ou l'erreur.
-pub(crate) fn lancement(
+fn lancement(
     m: ModeSortie,
     cible: &Cible,
     moi: &Utilisateur,
@@ -861,7 +970,7 @@ pub(crate) fn lancement(
 
 /// Le CSV des observations de la nuit `cible` qui `manque` (« n'a pas pu être cherché »,
 /// « n'a pas été téléchargé ») : l'erreur, par [`erreur_resultat`].
-pub(crate) fn erreur_du_csv(cible: &Cible, manque: &str, e: Echec) -> anyhow::Error {
+fn erreur_du_csv(cible: &Cible, manque: &str, e: Echec) -> anyhow::Error {
     erreur_resultat(
         &format!("le CSV des observations de la {} {manque}", cible.nom()),
         e,
@@ -933,7 +1042,7 @@ fn phrase_du_releve(lu: &CalculLu) -> Option<String> {
 /// Le CSV des observations de la nuit `cible` : écrit (ou déjà là, inchangé : le booléen
 /// faux), dit, et s'il vient d'un calcul précédent ; sinon pourquoi il n'y en a pas
 /// ([`sans_resultats`]).
-pub(crate) fn csv(
+fn csv(
     m: ModeSortie,
     cible: &Cible,
     ecrit: Option<(Telecharge, bool)>,
@@ -953,11 +1062,7 @@ pub(crate) fn csv(
 
 /// Le journal du calcul de `--avec-journal` : écrit et dit (code 0), absent (code 1), ou
 /// l'erreur du téléchargement.
-pub(crate) fn journal(
-    m: ModeSortie,
-    cible: &Cible,
-    journal: Result<Journal, Echec>,
-) -> Result<CodeSortie> {
+fn journal(m: ModeSortie, cible: &Cible, journal: Result<Journal, Echec>) -> Result<CodeSortie> {
     match journal.map_err(|e| erreur_resultat("le journal du calcul n'a pas été téléchargé", e))?
     {
         Journal::Ecrit(t) => {
@@ -1114,7 +1219,7 @@ fn journal_absent(cible: &Cible, existe: bool) -> CodeSortie {
 
 /// Ce que `--demander-csv` a fait pour la nuit `cible` : rien (et pourquoi), ou la demande
 /// ([`demande_csv`]).
-pub(crate) fn demande_du_csv(
+fn demande_du_csv(
     m: ModeSortie,
     cible: &Cible,
     demande: DemandeDuCsv,

@@ -390,14 +390,6 @@ impl AnnoncesReleves {
         }
     }
 
-    /// Efface l'indicateur (avant d'écrire le résultat).
-    pub(crate) fn terminer(&self) {
-        if let Some(pb) = &self.indicateur {
-            super::ecran::lacher_indicateur();
-            pb.finish_and_clear();
-        }
-    }
-
     fn phrase_du_releve(releve: &Releve) -> String {
         match releve {
             Releve::Lu(e) => phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant()),
@@ -456,6 +448,14 @@ impl AnnoncesReleve for AnnoncesReleves {
                     });
                 }
             }
+        }
+    }
+
+    /// Efface l'indicateur (avant d'écrire le résultat).
+    fn terminer(&self) {
+        if let Some(pb) = &self.indicateur {
+            super::ecran::lacher_indicateur();
+            pb.finish_and_clear();
         }
     }
 

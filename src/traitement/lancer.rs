@@ -19,7 +19,7 @@ use crate::destination::IdObjet;
 use crate::horodatage::InstantUtc;
 use crate::plan::Base;
 use crate::reessai::{RaisonArret, ReponseApi};
-use crate::sortie::interrompu;
+use crate::sortie::{CodeSortie, interrompu};
 use crate::transport::vigiechiro::{
     Calcul, ClientVigieChiro, EtatCalcul, EtatParticipation, Traitement, Utilisateur,
 };
@@ -201,10 +201,46 @@ pub(crate) struct Decidee {
     pub(crate) maintenant: InstantUtc,
 }
 
+/// Ce que `vigie traiter` dit d'une nuit, à mesure (`suivi/calcul.rs` l'implémente).
+pub(crate) trait VueLancement {
+    /// Ce qu'on sait avant de lancer : la décision, ou l'erreur de la nuit (état inconnu,
+    /// participation d'un autre).
+    fn decidee(&self, cible: &Cible, avant: AvantLancement) -> anyhow::Result<Decidee>;
+    /// Rien n'est lancé d'après la décision : dit, et le code ; `None` : la décision est de
+    /// lancer.
+    fn sans_lancer(&mut self, cible: &Cible, d: &Decidee) -> anyhow::Result<Option<CodeSortie>>;
+    /// Ce qu'a donné le lancement, pour `moi`, d'après l'état lu `avant`.
+    fn lancement(
+        &mut self,
+        cible_et_moi: (&Cible, &Utilisateur),
+        avant: &EtatParticipation,
+        issue: Lancement,
+    ) -> anyhow::Result<CodeSortie>;
+}
+
+/// Une nuit de `vigie traiter` : son état relevé ([`examiner`]), la décision, le lancement
+/// ([`lancer_et_noter`]), dits par `vue`. `choix` : `(--relancer, la nuit est-elle visée pour
+/// elle-même)`.
+pub(crate) async fn traiter_une(
+    (client, moi): (&ClientVigieChiro, &Utilisateur),
+    emetteur: &Emetteur,
+    cible: &Cible,
+    (choix, base): ((bool, bool), Option<&Base>),
+    vue: &mut impl VueLancement,
+) -> anyhow::Result<CodeSortie> {
+    let avant = examiner((client, moi), emetteur, cible, choix, base).await?;
+    let d = vue.decidee(cible, avant)?;
+    if let Some(code) = vue.sans_lancer(cible, &d)? {
+        return Ok(code);
+    }
+    let issue = lancer_et_noter(emetteur, client, cible, &d, base).await;
+    vue.lancement((cible, moi), &d.avant, issue)
+}
+
 /// Relève l'état de la nuit `cible` (noté dans la base), puis décide ([`avant_calcul`]) pour
 /// `moi`, `(relancer, nommee)` : `--relancer`, et la nuit est-elle visée pour elle-même. Un
 /// relevé manqué sous Ctrl-C est l'interruption.
-pub(crate) async fn examiner(
+async fn examiner(
     (client, moi): (&ClientVigieChiro, &Utilisateur),
     emetteur: &Emetteur,
     cible: &Cible,
@@ -231,7 +267,7 @@ pub(crate) async fn examiner(
 
 /// Lance le calcul de la nuit `cible` ([`lancer`]) ; lancé, il est noté planifié dans la base,
 /// à l'instant de la décision.
-pub(crate) async fn lancer_et_noter(
+async fn lancer_et_noter(
     emetteur: &Emetteur,
     client: &ClientVigieChiro,
     cible: &Cible,

@@ -13,7 +13,10 @@
 //! - [`cible`] dit quelle participation est visée, et si ses nuits sont prêtes pour le calcul ;
 //! - [`taxons`] garde les noms des taxons ; [`lancer`] décide si un calcul peut partir, et le
 //!   lance ; [`resultats`] trouve et télécharge le CSV des observations et le journal du
-//!   calcul, ou demande le CSV.
+//!   calcul, ou demande le CSV ;
+//! - chaque nuit d'une commande est menée ici ([`relever_une`], [`lancer::traiter_une`],
+//!   [`resultats::une_nuit`]), et dite à mesure par une vue ([`VueReleves`],
+//!   [`lancer::VueLancement`], [`resultats::VueResultats`]) que l'affichage implémente.
 
 pub(crate) mod cible;
 pub(crate) mod clients;
@@ -21,6 +24,8 @@ pub(crate) mod lancer;
 pub(crate) mod resultats;
 pub(crate) mod suivre;
 pub(crate) mod taxons;
+
+use std::time::Duration;
 
 use cible::Cible;
 use taxons::CacheTaxons;
@@ -120,38 +125,68 @@ pub(crate) async fn relever(
     }
 }
 
-/// L'état relevé d'une nuit : noté dans la base ([`cible::noter`]), les noms des taxons de son
-/// bilan complétés ([`taxons::completer`]).
-pub(crate) async fn noter_et_nommer(
-    (base, taxons): (Option<&Base>, &mut CacheTaxons),
-    client: &ClientVigieChiro,
-    emetteur: &Emetteur,
-    cible: &Cible,
-    etat: &EtatParticipation,
-) {
-    cible::noter(base, cible, etat);
-    taxons::completer(taxons, client, emetteur, &cible.api, etat).await;
+/// Ce que `vigie traitement` dit d'une nuit, à mesure (`suivi/calcul.rs` l'implémente).
+pub(crate) trait VueReleves {
+    /// Le relevé a manqué : l'erreur de la nuit.
+    fn releve_manque(&self, cible: &Cible, pourquoi: &str) -> anyhow::Error;
+    /// Les annonces des relevés de `--attendre`, une fois dit que le suivi commence.
+    fn annonces(&self, cible: &Cible) -> Box<dyn AnnoncesReleve>;
+    /// La fin du suivi, dite : le dernier état relevé et le code ; Ctrl-C : l'interruption.
+    fn fin_du_suivi(
+        &self,
+        cible: &Cible,
+        fin: FinDuSuivi,
+        patience: Duration,
+    ) -> anyhow::Result<(Option<EtatParticipation>, CodeSortie)>;
+    /// L'état relevé (et son bilan, ses taxons nommés par `taxons`).
+    fn etat(
+        &mut self,
+        cible: &Cible,
+        e: &EtatParticipation,
+        taxons: &CacheTaxons,
+    ) -> anyhow::Result<()>;
 }
 
-/// `--attendre` pour une nuit : ses relevés jusqu'à la fin ([`suivre`]), à partir de
-/// maintenant, sur l'horloge de tokio et le hasard du système, interrompus par Ctrl-C.
-pub(crate) async fn suivre_la_cible(
-    cadence: &Cadence,
-    client: &ClientVigieChiro,
-    emetteur: &Emetteur,
+/// Une nuit de `vigie traitement` : son état relevé une fois, ou, avec `--attendre`
+/// (`cadence`), jusqu'à la fin ([`suivre()`], sur l'horloge de tokio et le hasard du système) ;
+/// noté dans la base ([`cible::noter`]), les taxons de son bilan nommés
+/// ([`taxons::completer`]), dit par `vue`. Le code : celui de l'état ([`code_de_l_etat`]), ou
+/// de la fin du suivi.
+pub(crate) async fn relever_une(
+    (client, emetteur): (&ClientVigieChiro, &Emetteur),
     cible: &Cible,
-    annonces: &dyn AnnoncesReleve,
-) -> anyhow::Result<FinDuSuivi> {
-    suivre(
-        cadence,
-        maintenant(),
-        &TemporisateurTokio::nouveau(),
-        &AleaSysteme,
-        emetteur.annulation(),
-        || relever(client, emetteur, &cible.participation),
-        annonces,
-    )
-    .await
+    cadence: Option<&Cadence>,
+    (base, taxons): (Option<&Base>, &mut CacheTaxons),
+    vue: &mut impl VueReleves,
+) -> anyhow::Result<CodeSortie> {
+    let (etat, code) = match cadence {
+        None => match relever(client, emetteur, &cible.participation).await? {
+            Releve::Lu(e) => (Some(*e), None),
+            Releve::Manque(pourquoi) => return Err(vue.releve_manque(cible, &pourquoi)),
+        },
+        Some(cadence) => {
+            let annonces = vue.annonces(cible);
+            let fin = suivre(
+                cadence,
+                maintenant(),
+                &TemporisateurTokio::nouveau(),
+                &AleaSysteme,
+                emetteur.annulation(),
+                || relever(client, emetteur, &cible.participation),
+                annonces.as_ref(),
+            )
+            .await;
+            annonces.terminer();
+            let (etat, code) = vue.fin_du_suivi(cible, fin?, cadence.patience())?;
+            (etat, Some(code))
+        }
+    };
+    if let Some(e) = &etat {
+        cible::noter(base, cible, e);
+        taxons::completer(taxons, client, emetteur, &cible.api, e).await;
+        vue.etat(cible, e, taxons)?;
+    }
+    Ok(code.unwrap_or_else(|| code_de_l_etat(etat.as_ref())))
 }
 
 /// La date d'aujourd'hui vue par la plateforme (secondes Unix, UTC).

@@ -26,6 +26,7 @@ use crate::horodatage::InstantUtc;
 use crate::plan::{Base, CsvNote, NuitPlanifiee};
 use crate::plateforme::ecriture::{Droits, Provisoire};
 use crate::reessai::{Issue, RaisonArret, ReponseApi};
+use crate::sortie::CodeSortie;
 use crate::traitement::cible::{Cible, noter};
 use crate::transport::vigiechiro::{
     AccesFichier, ClientVigieChiro, Pagination, PieceJointe, Suite,
@@ -441,7 +442,7 @@ pub(crate) enum DemandeDuCsv {
 
 /// `--demander-csv` pour la nuit `cible` : la demande ([`demander_csv`]) seulement si le CSV
 /// `csv` manque à un calcul fini (ou dont l'état n'a pas été relevé).
-pub(crate) async fn demander_s_il_manque(
+async fn demander_s_il_manque(
     (emetteur, client): (&Emetteur, &ClientVigieChiro),
     (base, dossier): (Option<&Base>, &Path),
     cible: &Cible,
@@ -473,7 +474,7 @@ pub(crate) enum Journal {
 
 /// `--avec-journal` : le journal du dernier calcul réussi de la nuit `cible` (d'après son état
 /// relevé `etat`), téléchargé dans `dossier`, nommé par la nuit.
-pub(crate) async fn telecharger_journal(
+async fn telecharger_journal(
     client: &ClientVigieChiro,
     emetteur: &Emetteur,
     cible: &Cible,
@@ -493,6 +494,72 @@ pub(crate) async fn telecharger_journal(
             None => Journal::Indisponible,
         },
     )
+}
+
+/// Ce que `vigie resultats` dit d'une nuit, à mesure (`suivi/calcul.rs` l'implémente).
+pub(crate) trait VueResultats {
+    /// Le CSV n'a pas pu être cherché ou téléchargé (`manque`) : l'erreur de la nuit.
+    fn csv_manque(&self, cible: &Cible, manque: &str, e: Echec) -> anyhow::Error;
+    /// Ce que `--demander-csv` a fait.
+    fn demande(
+        &mut self,
+        cible: &Cible,
+        d: DemandeDuCsv,
+        lu: &CalculLu,
+    ) -> anyhow::Result<CodeSortie>;
+    /// Le CSV écrit (ou déjà là : le booléen faux), ou pourquoi il n'y en a pas.
+    fn csv(
+        &mut self,
+        cible: &Cible,
+        ecrit: Option<(Telecharge, bool)>,
+        lu: &CalculLu,
+    ) -> anyhow::Result<CodeSortie>;
+    /// Le journal du calcul de `--avec-journal`.
+    fn journal(&mut self, cible: &Cible, j: Result<Journal, Echec>) -> anyhow::Result<CodeSortie>;
+}
+
+/// Ce que `vigie resultats` veut de chaque nuit, et où l'écrire.
+pub(crate) struct Voulus<'a> {
+    /// `--demander-csv` (et rien d'autre).
+    pub(crate) demander_csv: bool,
+    /// `--avec-journal`.
+    pub(crate) avec_journal: bool,
+    /// La base, pour y noter l'état relevé et le CSV téléchargé.
+    pub(crate) base: Option<&'a Base>,
+    /// Le dossier des résultats ([`dossier_des_resultats`]).
+    pub(crate) dossier: &'a Path,
+}
+
+/// Une nuit de `vigie resultats` : son état relevé (noté), son CSV cherché, puis demandé
+/// ([`demander_s_il_manque`]), ou téléchargé ([`telecharger_csv`]) ; son journal sur demande ;
+/// dits par `vue`.
+pub(crate) async fn une_nuit(
+    (client, emetteur): (&ClientVigieChiro, &Emetteur),
+    cible: &Cible,
+    v: &Voulus<'_>,
+    vue: &mut impl VueResultats,
+) -> anyhow::Result<CodeSortie> {
+    let lu = CalculLu::relever(client, emetteur, v.base, cible).await?;
+    let csv = trouver_csv(client, emetteur, &cible.participation)
+        .await
+        .map_err(|e| vue.csv_manque(cible, "n'a pas pu être cherché", e))?;
+    if v.demander_csv {
+        let (quoi, ou) = ((emetteur, client), (v.base, v.dossier));
+        let d = demander_s_il_manque(quoi, ou, cible, csv.as_ref(), &lu).await;
+        return vue.demande(cible, d, &lu);
+    }
+    let ecrit = match csv {
+        Some(f) => telecharger_csv(client, emetteur, v.base, cible, &f, v.dossier)
+            .await
+            .map_err(|e| vue.csv_manque(cible, "n'a pas été téléchargé", e))?,
+        None => None,
+    };
+    let mut code = vue.csv(cible, ecrit, &lu)?;
+    if v.avec_journal {
+        let j = telecharger_journal(client, emetteur, cible, lu.etat.as_ref(), v.dossier).await;
+        code = code.max_par_gravite(vue.journal(cible, j)?);
+    }
+    Ok(code)
 }
 
 #[cfg(test)]

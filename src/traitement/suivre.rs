@@ -88,6 +88,9 @@ pub(crate) trait AnnoncesReleve: Send + Sync {
 
     /// Pendant l'attente, à chaque seconde : le relevé suivant part dans `reste`.
     fn decompte(&self, _reste: Duration) {}
+
+    /// Le suivi est fini : ce qui s'affichait s'efface (avant d'écrire le résultat).
+    fn terminer(&self) {}
 }
 
 /// Comment le suivi s'est arrêté.
