@@ -10,27 +10,14 @@ use anyhow::Result;
 
 use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
 use crate::cli::{ArgsVerifier, OptionsGlobales, OptionsS3};
-use crate::depot::Bilan;
 use crate::depot::fabrique::Destination;
-pub(super) use crate::depot::passage::{Envoi, passage};
+pub(super) use crate::depot::passage::Envoi;
 use crate::depot::relecture::{verification, verifier};
 use crate::plan::{EtatUnite, VerrouPlan};
 use crate::reessai::Annulation;
 use crate::sortie::CodeSortie;
 use crate::suivi::Suivi;
-use crate::suivi::passages::FinDesPassages;
 use crate::transport::Emetteur;
-
-/// Le bilan d'un passage (`suivi::bilan::afficher_le_passage`).
-pub(super) fn afficher_bilan(
-    g: &OptionsGlobales,
-    b: &Bilan,
-    destination: &Destination,
-    fin: Option<&FinDesPassages>,
-    avec_suite: bool,
-) -> Result<()> {
-    crate::suivi::passages::afficher_le_passage(g.json, b, destination, fin, avec_suite)
-}
 
 /// Un `--endpoint-url` que le plan ne prendra pas en compte est dit (voir
 /// [`Fabrique::endpoint_ignore`]).

@@ -28,8 +28,10 @@
 //!   elles partent au premier passage, et la nuit en panne est reprise au suivant.
 
 //!
-//! La commande fournit le passage, le suivi et l'annonce de chaque passage ([`Passages`]) ;
-//! ce module décide quand repasser et quand s'arrêter, et rend le bilan cumulé.
+//! Chaque plan de la course a son envoi ([`PlanDeLaCourse`], mené par `depot::passage`) ;
+//! l'affichage fournit le suivi et l'annonce de chaque passage ([`VuePassages`]) ; ce module
+//! décide quand repasser et quand s'arrêter, rend le bilan cumulé de chaque plan, et le code
+//! de la course ([`code_de_la_course`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +41,7 @@ use anyhow::{Context, Result};
 
 use super::Bilan;
 use super::evenements::Suivi;
+use super::passage::{Envoi, passage};
 use crate::plan::{Base, DepotPlan, ResumePlan};
 use crate::reessai::{
     AleaSysteme, Annulation, PolitiqueReessai, Reglages, SourceAlea, TENTATIVES_MAX_ADMISES,
@@ -136,24 +139,12 @@ pub(crate) enum IssuePassage<'a> {
     Erreur { plan: i64, message: &'a str },
 }
 
-/// Ce que la commande fournit à l'enchaînement.
-pub(crate) trait Passages {
-    /// La limite de la pause réseau d'un passage (`--attente-reseau`) ; `None` : aucune.
-    fn attente_reseau(&self) -> Option<Duration>;
+/// Ce que l'affichage fournit à l'enchaînement (`suivi/passages.rs` l'implémente).
+pub(crate) trait VuePassages {
     /// Le suivi d'un passage (un neuf à chaque passage).
     fn suivi(&self) -> Arc<dyn Suivi>;
     /// Avant le passage d'un plan (une course de plusieurs plans en dit l'en-tête).
     fn commencer(&self, _plan: &DepotPlan) {}
-    /// Un passage sur le plan : ce qui reste à déposer part une fois, sous `arret`, une
-    /// coupure du réseau plus longue que `attente_reseau` l'arrêtant.
-    async fn passage(
-        &self,
-        base: Base,
-        plan: DepotPlan,
-        arret: Annulation,
-        suivi: Arc<dyn Suivi>,
-        attente_reseau: Option<Duration>,
-    ) -> Result<Bilan>;
     /// Ce qu'a donné le passage `numero` (avec `--jusqu-au-bout`), et dans combien de temps
     /// vient le suivant (`None` : c'était le dernier).
     fn annoncer_passage(&self, numero: u32, issue: &IssuePassage<'_>, prochain: Option<Duration>);
@@ -219,16 +210,17 @@ fn cumuler(total: &mut Option<Bilan>, b: &Bilan) {
 /// arrêtés), et, avec `--jusqu-au-bout`, combien de passages et pourquoi ils s'arrêtent.
 pub(crate) async fn enchainer(
     regle: &ReglePassages,
-    passages: &impl Passages,
+    (envoi, vue): (&Envoi<'_>, &impl VuePassages),
     arret: Annulation,
     base: Base,
     plan: DepotPlan,
 ) -> Result<(Bilan, Option<FinDesPassages>)> {
     let plans = [PlanDeLaCourse {
         plan,
+        envoi,
         des_le_premier_passage: true,
     }];
-    let (mut bilans, fin) = enchainer_plans(regle, passages, arret, base, &plans).await?;
+    let (mut bilans, fin) = enchainer_plans(regle, vue, arret, base, &plans).await?;
     let bilan = bilans.pop().flatten().context("aucun passage")?;
     Ok((bilan, fin))
 }
@@ -248,9 +240,12 @@ fn issue_de<'a>(
     }
 }
 
-/// Un plan d'une course de plusieurs plans (les nuits d'une saison).
-pub(crate) struct PlanDeLaCourse {
+/// Un plan d'une course de plusieurs plans (les nuits d'une saison), et son envoi (en
+/// saison, celui de chaque nuit : mêmes réglages, même seau `--debit-max`, participation
+/// propre).
+pub(crate) struct PlanDeLaCourse<'a, 'e> {
     pub(crate) plan: DepotPlan,
+    pub(crate) envoi: &'a Envoi<'e>,
     /// `false` : le plan attend le deuxième passage (une nuit dont la participation n'a pas pu
     /// être créée avant l'envoi : elle est retentée au passage suivant, avec les autres).
     pub(crate) des_le_premier_passage: bool,
@@ -285,10 +280,10 @@ fn somme(resumes: &[ResumePlan]) -> ResumePlan {
 /// s'arrête à la première erreur ou au premier plan interrompu.
 pub(crate) async fn enchainer_plans(
     regle: &ReglePassages,
-    passages: &impl Passages,
+    passages: &impl VuePassages,
     arret: Annulation,
     base: Base,
-    plans: &[PlanDeLaCourse],
+    plans: &[PlanDeLaCourse<'_, '_>],
 ) -> Result<(Vec<Option<Bilan>>, Option<FinDesPassages>)> {
     let horloge = TemporisateurTokio::nouveau();
     // DURÉE écoulée : plus rien ne démarre, ce qui est en vol s'arrête, comme après Ctrl-C.
@@ -334,7 +329,7 @@ pub(crate) async fn enchainer_plans(
         // L'issue du dernier plan de ce passage : annoncée avec la suite, une fois connue.
         let mut derniere: Option<(i64, Option<Bilan>, Option<String>)> = None;
         for (rang, &i) in ce_passage.iter().enumerate() {
-            let plan = &plans[i].plan;
+            let (plan, envoi) = (&plans[i].plan, plans[i].envoi);
             passages.commencer(plan);
             let suivi = passages.suivi();
             let base_du_passage = match base.take() {
@@ -344,22 +339,23 @@ pub(crate) async fn enchainer_plans(
             // La pause réseau d'un passage ne dépasse pas DURÉE (sans `--attente-reseau`,
             // c'est DURÉE qui l'arrête, comme elle arrête le passage).
             let attente_reseau = match regle.politique.budget_restant(horloge.maintenant()) {
-                Some(reste) => passages
+                Some(reste) => envoi
                     .attente_reseau()
                     .map(|a| a.min(reste.max(Duration::from_millis(1)))),
-                None => passages.attente_reseau(),
+                None => envoi.attente_reseau(),
             };
             // L'arrêt de la commande (Ctrl-C, DURÉE) arrête le passage ; le réseau abandonné
             // n'arrête que le passage : le suivant reprendra après la pause.
-            let issue = passages
-                .passage(
-                    base_du_passage,
-                    plan.clone(),
-                    arret.enfant(),
-                    suivi,
-                    attente_reseau,
-                )
-                .await;
+            // En boîte : l'avenir d'un passage est grand, celui de l'enchaînement le contient.
+            let issue = Box::pin(passage(
+                envoi,
+                base_du_passage,
+                plan.clone(),
+                arret.enfant(),
+                suivi,
+                attente_reseau,
+            ))
+            .await;
             if !regle.jusqu_au_bout {
                 let bilan = issue?;
                 let interrompu = bilan.interrompu;
@@ -467,6 +463,18 @@ pub(crate) async fn enchainer_plans(
     Ok((bilans, Some(fin)))
 }
 
+/// Le code de sortie d'une course : 130 si Ctrl-C l'a arrêtée, sinon le pire de ses plans
+/// (`CodeSortie::du_plan`) ; un plan qu'aucun passage n'a touché ne compte pas.
+pub(crate) fn code_de_la_course(bilans: &[Option<Bilan>]) -> CodeSortie {
+    let bilans = bilans.iter().flatten();
+    if bilans.clone().any(|b| b.interrompu) {
+        return CodeSortie::Interrompu;
+    }
+    bilans.fold(CodeSortie::Succes, |code, b| {
+        code.max_par_gravite(CodeSortie::du_plan(&b.resume))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,5 +558,34 @@ mod tests {
         let ms = Duration::from_millis;
         assert!(ReglePassages::nouveau(false, None, ms(20_000), ms(10_000)).is_err());
         assert!(ReglePassages::nouveau(false, None, ms(10), ms(20)).is_ok());
+    }
+
+    #[test]
+    fn le_code_d_une_course() {
+        let bilan = |resume, interrompu| {
+            Some(Bilan {
+                plan: 1,
+                resume,
+                deposees: 0,
+                octets_envoyes: 0,
+                incidents_absorbes: 0,
+                duree: Duration::ZERO,
+                interrompu,
+                deja_presentes: 0,
+                deja_non_comparees: 0,
+                reglages: Default::default(),
+                destination: Default::default(),
+            })
+        };
+        let tout = bilan(resume(0, 0, 0, 0), false);
+        let echec = bilan(resume(0, 2, 0, 0), false);
+        let refus = bilan(resume(0, 1, 1, 0), false);
+        assert_eq!(code_de_la_course(&[tout.clone(), None]), CodeSortie::Succes);
+        let course = [tout.clone(), echec.clone()];
+        assert_eq!(code_de_la_course(&course), CodeSortie::EchecsTransitoires);
+        let course = [echec.clone(), refus, tout];
+        assert_eq!(code_de_la_course(&course), CodeSortie::RefusDefinitifs);
+        let coupee = bilan(resume(3, 0, 0, 0), true);
+        assert_eq!(code_de_la_course(&[echec, coupee]), CodeSortie::Interrompu);
     }
 }

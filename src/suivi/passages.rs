@@ -6,6 +6,7 @@
 //! bilan (sur la sortie standard, comme le bilan) ; le bilan final vient en dernier, avec la
 //! page de la participation et la commande qui suit ([`afficher_le_passage`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::Evenement;
@@ -13,10 +14,73 @@ use super::bilan::{comptes_bilan, deposes_sur_total};
 use super::evenement::IssuePassageJson;
 use super::format::{neutraliser, pluriel};
 use super::secondes_au_dessus;
+use super::{Progression, Suivi, SuiviRelais};
 use crate::depot::Bilan;
 use crate::depot::fabrique::Destination;
+use crate::depot::passages::VuePassages;
+use crate::plan::DepotPlan;
 
 pub(crate) use crate::depot::passages::{FinDesPassages, IssuePassage};
+
+/// Ce que disent les passages d'une commande : un suivi neuf par passage (`choisir`),
+/// relayé aux signaux (`relais`), l'en-tête d'un plan (les nuits d'une saison), une ligne par
+/// passage.
+pub(crate) struct VueDesPassages<'a> {
+    pub(crate) json: bool,
+    pub(crate) silencieux: bool,
+    pub(crate) progression: Progression,
+    pub(crate) relais: Arc<SuiviRelais>,
+    pub(crate) entete: Option<&'a dyn Fn(&DepotPlan)>,
+}
+
+impl VuePassages for VueDesPassages<'_> {
+    fn suivi(&self) -> Arc<dyn Suivi> {
+        let suivi = super::choisir(self.json, self.silencieux, self.progression);
+        self.relais.remplacer(Arc::clone(&suivi));
+        suivi
+    }
+
+    fn commencer(&self, plan: &DepotPlan) {
+        if let Some(entete) = self.entete {
+            entete(plan);
+        }
+    }
+
+    fn annoncer_passage(&self, numero: u32, issue: &IssuePassage<'_>, prochain: Option<Duration>) {
+        garder_le_code(annoncer_passage(self.json, numero, issue, prochain).map_err(Into::into));
+    }
+
+    fn liberer_terminal(&self) {
+        super::liberer_terminal();
+    }
+}
+
+/// Le bilan de chaque plan d'une course (`None` : aucun passage ne l'a touché), vers sa
+/// destination ; la fin des passages est dite une fois, avec le dernier bilan. `avec_suite` :
+/// faux pour les nuits d'une saison, dont la suite est dite une fois pour toute la saison (par
+/// le bilan de la saison, `suivi::reprise`).
+pub(crate) fn dire_les_bilans<'b>(
+    json: bool,
+    bilans: &[(Option<&'b Bilan>, &'b Destination)],
+    fin: Option<&FinDesPassages>,
+    avec_suite: bool,
+) {
+    let dernier = bilans.iter().rposition(|(b, _)| b.is_some());
+    for (i, (bilan, destination)) in bilans.iter().enumerate() {
+        let Some(b) = bilan else { continue };
+        let fin = fin.filter(|_| Some(i) == dernier);
+        garder_le_code(afficher_le_passage(json, b, destination, fin, avec_suite));
+    }
+}
+
+/// Le bilan n'a pas pu être écrit (disque plein sous une sortie redirigée ; un lecteur parti
+/// ne compte pas, voir `sortie::SansEchec`) : le dépôt, lui, a eu lieu, et son code de sortie
+/// reste le sien. On le dit sur la sortie d'erreur, si elle l'accepte ([`bilan_non_ecrit`]).
+fn garder_le_code(affichage: anyhow::Result<()>) {
+    if let Err(e) = affichage {
+        bilan_non_ecrit(&e);
+    }
+}
 
 /// La ligne d'un passage pour l'humain :
 /// « Passage 2 : 18 / 20 fichiers déposés (3 pendant ce passage), 2 en échec transitoire ;
@@ -85,7 +149,7 @@ pub(crate) fn passage_json<'a>(
 }
 
 /// La ligne de bilan d'un passage : sur la sortie standard, barres effacées, ou en JSON.
-pub(crate) fn annoncer_passage(
+fn annoncer_passage(
     json: bool,
     numero: u32,
     issue: &IssuePassage<'_>,
@@ -103,7 +167,7 @@ pub(crate) fn annoncer_passage(
 
 /// Le bilan n'a pas pu être écrit (`e`) : dit sur la sortie d'erreur, si elle l'accepte ;
 /// `vigie etat` redonne l'état du plan.
-pub(crate) fn bilan_non_ecrit(e: &anyhow::Error) {
+fn bilan_non_ecrit(e: &anyhow::Error) {
     use std::io::Write;
     let _ = writeln!(
         crate::sortie::erreur(),
@@ -118,7 +182,7 @@ pub(crate) fn bilan_non_ecrit(e: &anyhow::Error) {
 /// lance jamais de lui-même : le bilan le rappelle, avec `--api` si `vigie traiter` ne viserait
 /// pas de lui-même l'adresse de ce dépôt. `avec_suite` : faux pour une nuit de saison, dont la
 /// suite est dite une fois pour toute la saison.
-pub(crate) fn afficher_le_passage(
+fn afficher_le_passage(
     json: bool,
     b: &Bilan,
     destination: &Destination,
