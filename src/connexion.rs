@@ -30,6 +30,25 @@ pub(crate) struct ConnexionRetenue {
     pub(crate) compte: Option<Compte>,
 }
 
+impl ConnexionRetenue {
+    /// Retient, une fois le jeton vérifié, l'adresse `api` donnée à `vigie connexion --api`
+    /// et le `compte` reconnu : celui du jeton enregistré (un jeton vient d'être donné, ou
+    /// `VIGIE_JETON` n'est pas définie), pas celui de `VIGIE_JETON`, qui ne l'est pas.
+    pub(crate) fn retenir(&mut self, api: Option<&str>, compte: Compte, jeton_donne: bool) {
+        if let Some(api) = api {
+            self.api = Some(api.to_owned());
+        }
+        if jeton_donne || !variable_definie("VIGIE_JETON") {
+            self.compte = Some(compte);
+        }
+    }
+}
+
+/// Une variable d'environnement définie et non vide.
+pub(crate) fn variable_definie(nom: &str) -> bool {
+    std::env::var_os(nom).is_some_and(|v| !v.is_empty())
+}
+
 /// Un compte de la plateforme, tel que `GET /moi` le décrit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Compte {
@@ -118,6 +137,18 @@ pub(crate) fn effacer() -> Result<bool, ErreurJeton> {
     jeton::effacer_fichier(chemin()?)
 }
 
+/// L'adresse que `vigie connexion` vérifie : celle donnée à `--api` (l'option, jamais
+/// `VIGIE_API`), sinon celle des commandes ([`adresse_api`]).
+pub(crate) fn adresse_de_la_connexion(api: Option<&str>) -> Result<AdresseApi, ErreurJeton> {
+    match api {
+        Some(url) => Ok(AdresseApi {
+            url: url.to_owned(),
+            origine: OrigineApi::Option,
+        }),
+        None => adresse_api(None),
+    }
+}
+
 /// L'adresse de l'API d'une commande : `demandee` (`--api`, ou `VIGIE_API` que clap y a déjà
 /// mise), sinon celle que `vigie connexion --api` a retenue, sinon l'adresse par défaut.
 pub(crate) fn adresse_api(demandee: Option<&str>) -> Result<AdresseApi, ErreurJeton> {
@@ -166,5 +197,22 @@ mod tests {
         .unwrap();
         assert_eq!(plus.api.as_deref(), Some("https://a/api"));
         assert_eq!(plus.compte.as_ref().map(Compte::nom), Some("x"));
+    }
+
+    /// Un jeton qui vient d'être donné est enregistré : son compte est retenu, quelle que
+    /// soit `VIGIE_JETON` ; l'adresse ne change que donnée.
+    #[test]
+    fn retenir_apres_verification() {
+        let compte = |id: &str| Compte {
+            id: id.to_owned(),
+            pseudo: None,
+        };
+        let mut r = ConnexionRetenue::default();
+        r.retenir(Some("https://api.exemple"), compte("a"), true);
+        assert_eq!(r.api.as_deref(), Some("https://api.exemple"));
+        assert_eq!(r.compte, Some(compte("a")));
+        r.retenir(None, compte("b"), true);
+        assert_eq!(r.api.as_deref(), Some("https://api.exemple"));
+        assert_eq!(r.compte, Some(compte("b")));
     }
 }

@@ -8,18 +8,15 @@
 //! - `vigie connexion` seul dit ce qui est enregistré (adresse, compte, jeton), et vérifie le
 //!   jeton auprès de la plateforme sans rien écrire.
 
-use std::path::Path;
-
 use anyhow::Result;
 
 use super::vigiechiro::mener_ponctuel;
 use crate::cli::{ArgsConnexion, OptionsGlobales};
-use crate::connexion::{self, AdresseApi, Compte, ConnexionRetenue, OrigineApi};
+use crate::connexion::{self, Compte, ConnexionRetenue, variable_definie};
 use crate::depot::vigiechiro::avant_envoi::{RefusMoi, reconnaitre_plateforme};
-use crate::depot::vigiechiro::message_jeton_refuse;
 use crate::destination::valider_endpoint;
 use crate::jeton::{self, ErreurJeton};
-use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::sortie::CodeSortie;
 use crate::suivi::connexion as dire;
 use crate::transport::vigiechiro::{ClientVigieChiro, Utilisateur};
 
@@ -38,13 +35,7 @@ fn enregistrer(
     args: &ArgsConnexion,
     mut retenue: ConnexionRetenue,
 ) -> Result<CodeSortie> {
-    let adresse = match &args.api {
-        Some(url) => AdresseApi {
-            url: url.clone(),
-            origine: OrigineApi::Option,
-        },
-        None => connexion::adresse_api(None)?,
-    };
+    let adresse = connexion::adresse_de_la_connexion(args.api.as_deref())?;
     let api = valider_endpoint(&adresse.url, false)?;
     let jeton_donne = jeton_donne(args)?;
     // L'adresse entière du site, collée par mégarde : le jeton en est extrait.
@@ -52,21 +43,16 @@ fn enregistrer(
         Some(j) => jeton::depuis_saisie(j)?,
         None => jeton::lire()?,
     };
-    let utilisateur = verifier_avant_d_enregistrer(&api, &jeton)?;
+    let utilisateur =
+        verifier(&api, &jeton)?.map_err(|r| dire::refuse_avant_d_enregistrer(r, &api))?;
     let chemin_jeton = match &jeton_donne {
         Some(_) => Some(jeton::ecrire(&jeton)?),
         None => None,
     };
-    if args.api.is_some() {
-        retenue.api = Some(api.clone());
-    }
-    // Le compte retenu est celui du jeton enregistré : pas celui de VIGIE_JETON, qui ne l'est
-    // pas.
-    let variable_jeton = variable_definie("VIGIE_JETON");
-    if jeton_donne.is_some() || !variable_jeton {
-        retenue.compte = Some(compte(&utilisateur));
-    }
+    let api_retenue = args.api.is_some().then_some(api.as_str());
+    retenue.retenir(api_retenue, compte(&utilisateur), jeton_donne.is_some());
     connexion::ecrire(&retenue)?;
+    let variable_jeton = variable_definie("VIGIE_JETON");
     dire::enregistree(
         g.json,
         g.quiet,
@@ -84,26 +70,6 @@ fn enregistrer(
         args.api.is_some() && variable_definie("VIGIE_API"),
     )?;
     Ok(CodeSortie::Succes)
-}
-
-/// Le jeton vérifié à l'adresse avant tout enregistrement : refusé, rien n'est écrit (code 2).
-fn verifier_avant_d_enregistrer(api: &str, jeton: &str) -> Result<Utilisateur> {
-    verifier(api, jeton)?.map_err(|r| {
-        r.erreur(
-            api,
-            ErreurAvecCode::nouveau(
-                CodeSortie::Usage,
-                "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
-                 le site et recopiez le jeton de l'adresse (?token=…)",
-            ),
-            "rien n'a été enregistré",
-        )
-    })
-}
-
-/// Une variable d'environnement définie et non vide.
-fn variable_definie(nom: &str) -> bool {
-    std::env::var_os(nom).is_some_and(|v| !v.is_empty())
 }
 
 /// Le jeton donné : collé (`--jeton -`), ou en argument (dit : il se lit dans `ps`).
@@ -126,10 +92,10 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
     let adresse = connexion::adresse_api(None)?;
     let variable_jeton = variable_definie("VIGIE_JETON");
     let verification = match jeton::lire() {
-        Ok(j) => match valider_endpoint(&adresse.url, false) {
-            Ok(api) => Some(verifier(&api, &j)?.map_err(|r| (r, api))),
-            Err(e) => return Err(e.into()),
-        },
+        Ok(j) => {
+            let api = valider_endpoint(&adresse.url, false)?;
+            Some(verifier(&api, &j)?.map_err(|r| (r, api)))
+        }
         Err(ErreurJeton::Absent) => None,
         Err(e) => return Err(e.into()),
     };
@@ -137,26 +103,12 @@ fn montrer(g: &OptionsGlobales, retenue: &ConnexionRetenue) -> Result<CodeSortie
         Some(Ok(u)) => (Some(compte(u)), true),
         _ => (retenue.compte.clone(), false),
     };
-    let chemin;
-    let jeton_vu = match (&verification, variable_jeton) {
-        (None, _) => dire::JetonVu::Aucun,
-        (Some(_), true) => dire::JetonVu::Variable,
-        // Le chemin du jeton n'est dit qu'en texte.
-        (Some(_), false) if g.json => dire::JetonVu::Enregistre(Path::new("")),
-        (Some(_), false) => {
-            chemin = jeton::chemin()?;
-            dire::JetonVu::Enregistre(&chemin)
-        }
-    };
-    dire::montree(g.json, &adresse, compte_vu.as_ref(), verifie, &jeton_vu)?;
+    let jeton = (verification.is_some(), variable_jeton);
+    dire::montree(g.json, &adresse, (compte_vu.as_ref(), verifie), jeton)?;
     match verification {
         None => Err(ErreurJeton::Absent.into()),
         Some(Ok(_)) => Ok(CodeSortie::Succes),
-        Some(Err((refus, api))) => Err(refus.erreur(
-            &api,
-            ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()),
-            "le compte n'a pas pu être vérifié",
-        )),
+        Some(Err((refus, api))) => Err(dire::refuse_a_la_verification(refus, &api)),
     }
 }
 

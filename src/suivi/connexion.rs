@@ -12,7 +12,35 @@ use super::Evenement;
 use super::evenement::CompteJson;
 use super::format::neutraliser;
 use crate::connexion::{AdresseApi, Compte};
+use crate::depot::vigiechiro::avant_envoi::RefusMoi;
+use crate::depot::vigiechiro::message_jeton_refuse;
+use crate::jeton;
 use crate::plateforme::conseil::commande;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+
+/// Le jeton refusé à l'adresse `api` avant tout enregistrement : rien n'est écrit (code 2
+/// pour un jeton refusé).
+pub(crate) fn refuse_avant_d_enregistrer(refus: RefusMoi, api: &str) -> anyhow::Error {
+    refus.erreur(
+        api,
+        ErreurAvecCode::nouveau(
+            CodeSortie::Usage,
+            "jeton refusé par la plateforme (expiré ou mal copié) : reconnectez-vous sur \
+             le site et recopiez le jeton de l'adresse (?token=…)",
+        ),
+        "rien n'a été enregistré",
+    )
+}
+
+/// Le jeton enregistré refusé à l'adresse `api` par `vigie connexion` seul (code 3 pour un
+/// jeton refusé).
+pub(crate) fn refuse_a_la_verification(refus: RefusMoi, api: &str) -> anyhow::Error {
+    refus.erreur(
+        api,
+        ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, message_jeton_refuse()),
+        "le compte n'a pas pu être vérifié",
+    )
+}
 
 fn compte_json(c: Option<&Compte>) -> Option<CompteJson<'_>> {
     c.map(|c| CompteJson {
@@ -119,21 +147,31 @@ pub(crate) fn inviter_a_coller_le_jeton(terminal: &console::Term) -> io::Result<
 }
 
 /// D'où vient le jeton que `vigie connexion` seul a trouvé.
-pub(crate) enum JetonVu<'a> {
+enum JetonVu<'a> {
     Aucun,
     Variable,
     Enregistre(&'a Path),
 }
 
 /// `vigie connexion` seul : l'adresse et d'où elle vient, le compte (vérifié, ou retenu à la
-/// connexion), le jeton.
+/// connexion), le jeton (`jeton_lu` : il y en a un ; donné par `VIGIE_JETON` si
+/// `variable_jeton`, sinon enregistré, son chemin dit en texte seulement).
 pub(crate) fn montree(
     json: bool,
     adresse: &AdresseApi,
-    compte: Option<&Compte>,
-    verifie: bool,
-    jeton: &JetonVu<'_>,
+    (compte, verifie): (Option<&Compte>, bool),
+    (jeton_lu, variable_jeton): (bool, bool),
 ) -> Result<()> {
+    let chemin;
+    let jeton = match (jeton_lu, variable_jeton) {
+        (false, _) => JetonVu::Aucun,
+        (true, true) => JetonVu::Variable,
+        (true, false) if json => JetonVu::Enregistre(Path::new("")),
+        (true, false) => {
+            chemin = jeton::chemin()?;
+            JetonVu::Enregistre(&chemin)
+        }
+    };
     if json {
         Evenement::Connexion {
             api: &adresse.url,
