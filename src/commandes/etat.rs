@@ -6,11 +6,10 @@ use super::chemin_base;
 use anyhow::{Context, Result};
 
 use crate::cli::{ArgsEtat, FiltreUnites, OptionsGlobales};
-use crate::plan::{Base, DepotPlan, EtatUnite, est_tenu};
+use crate::plan::{Base, DepotPlan, EtatUnite};
 use crate::saison::designation::{NuitsVisees, Visee, viser};
 use crate::sortie::CodeSortie;
 use crate::suivi::etat::{self as dire, EtatDuPlan, LigneUnite, NuitDuPlan};
-use crate::suivi::saison::NuitVivante;
 
 /// `vigie etat [NUIT…]` : sans nuit, la saison du dernier dépôt, nuit par nuit (ou le plan
 /// hors saison du dernier dépôt) ; avec des nuits nommées (ou un numéro de plan), chacune en
@@ -51,32 +50,16 @@ fn etat_saison(g: &OptionsGlobales, base: &Base, visees: &NuitsVisees) -> Result
         .context("saison sans nuit")?;
     let mut lignes = Vec::with_capacity(nuits.len());
     for n in nuits {
-        let plan = base.plan(Some(n.plan_id))?;
-        let r = base.resume(n.plan_id)?;
-        lignes.push((n, plan, r));
+        lignes.push((n, base.etat_de_nuit(n.plan_id)?));
     }
-    let chemin = base.chemin().to_path_buf();
-    let vivantes = lignes
-        .iter()
-        .map(|(n, plan, _)| {
-            Ok(NuitVivante {
-                tenue: est_tenu(&chemin, &plan.dossier, &plan.destination),
-                calcul: base.calcul_note(n.plan_id)?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, _, r)| {
-        c.max_par_gravite(CodeSortie::du_plan(r))
+    let code = lignes.iter().fold(CodeSortie::Succes, |c, (_, e)| {
+        c.max_par_gravite(CodeSortie::du_plan(&e.resume))
     });
     // Le détail d'une nuit s'obtient en la nommant : la première sert d'exemple.
     let exemple = nuits.first().map(|n| visees.designation(n).to_string());
-    crate::suivi::saison::etat_saison(
-        g.json,
-        saison,
-        &lignes,
-        &vivantes,
-        (code != CodeSortie::Succes).then_some(exemple.as_deref().unwrap_or("21/06 A1")),
-    )?;
+    let en_defaut = exemple.as_deref().unwrap_or("21/06 A1");
+    let en_defaut = (code != CodeSortie::Succes).then_some(en_defaut);
+    crate::suivi::saison::etat_saison(g.json, saison, &lignes, en_defaut)?;
     Ok(code)
 }
 
@@ -93,13 +76,7 @@ fn etat_du_plan(
     if let Some(filtre) = unites {
         lister_unites(g, base, &plan, filtre, nuit)?;
     } else if g.json {
-        let retenus = base.reglages(plan.id)?;
-        let reglages = if retenus.est_vide() {
-            None
-        } else {
-            Some(serde_json::to_value(&retenus)?)
-        };
-        dire::etat_json(&plan, &resume, reglages).ecrire()?;
+        dire::etat_json(&plan, &resume, &base.reglages(plan.id)?)?.ecrire()?;
     } else {
         let en_echec = if resume.echec + resume.incertaine > 0 {
             base.unites(plan.id, &[EtatUnite::Echec, EtatUnite::Incertaine])?

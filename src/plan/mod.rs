@@ -35,7 +35,7 @@ pub(crate) use modele::{
     DepotPlan, DepotUnite, EtatUnite, PartieEnvoi, ResumePlan, SequencePreparee, Sorte,
 };
 pub(crate) use reglages::ReglagesRetenus;
-pub(crate) use saison::{DernierDepot, NuitLiee, NuitPlanifiee};
+pub(crate) use saison::{DernierDepot, EtatDeNuit, NuitLiee, NuitPlanifiee};
 pub(crate) use unites::{
     DeposeeARelire, EntreeJournal, FichierPlanifie, Planifiee, Replanification,
 };

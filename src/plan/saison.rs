@@ -3,7 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Base, Resultat, maintenant_s};
+use super::{Base, CalculNote, DepotPlan, Resultat, ResumePlan, maintenant_s};
 
 /// Ce qui identifie une nuit dans sa saison, et ce qu'on en garde pour l'afficher.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +71,17 @@ fn depuis_ligne(r: &rusqlite::Row<'_>) -> rusqlite::Result<NuitPlanifiee> {
             enregistreurs: r.get(13)?,
         },
     })
+}
+
+/// Ce que la base dit d'une nuit de saison pour `vigie etat`.
+#[derive(Debug, Clone)]
+pub(crate) struct EtatDeNuit {
+    pub(crate) plan: DepotPlan,
+    pub(crate) resume: ResumePlan,
+    /// Un processus vivant tient le verrou de son plan : un dépôt la tient en ce moment.
+    pub(crate) tenue: bool,
+    /// Le dernier état de son calcul relevé par `traiter`, `traitement` ou `resultats`.
+    pub(crate) calcul: Option<CalculNote>,
 }
 
 impl Base {
@@ -260,6 +271,19 @@ impl Base {
         lignes
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(|e| self.err(e))
+    }
+
+    /// Ce que `vigie etat` lit d'une nuit de saison : son plan (`plan_id`), ses comptes, s'il
+    /// est tenu, le dernier état relevé de son calcul.
+    pub(crate) fn etat_de_nuit(&self, plan_id: i64) -> Resultat<EtatDeNuit> {
+        let plan = self.plan(Some(plan_id))?;
+        let resume = self.resume(plan_id)?;
+        Ok(EtatDeNuit {
+            tenue: super::est_tenu(self.chemin(), &plan.dossier, &plan.destination),
+            calcul: self.calcul_note(plan_id)?,
+            plan,
+            resume,
+        })
     }
 
     /// La nuit de saison de ce plan, s'il en est une.

@@ -12,8 +12,8 @@ use super::Evenement;
 use super::evenement::UnitesParEtat;
 use super::format::{dossier_court, neutraliser, octets_lisibles};
 use super::saison::{adresse_participation, libelle_liee, phrase_calcul};
-use crate::plan::ResumePlan;
 use crate::plan::{CalculNote, CauseRefus, DepotPlan, DepotUnite, EtatUnite, NuitPlanifiee};
+use crate::plan::{ReglagesRetenus, ResumePlan};
 use crate::plateforme::conseil::commande;
 
 /// Combien d'unités en échec `vigie etat` nomme par cause, avant de résumer.
@@ -224,14 +224,19 @@ fn fichiers_d_une_cause(s: &mut impl Write, concernees: &[&DepotUnite]) -> Resul
     Ok(())
 }
 
-/// Le contrat JSON de `vigie etat --json` (`schemas/vigie.schema.json`). `reglages` : ceux
-/// que retient le plan, s'il en retient.
+/// Le contrat JSON de `vigie etat --json` (`schemas/vigie.schema.json`). `retenus` : les
+/// réglages que retient le plan, dits s'il en retient.
 pub(crate) fn etat_json<'a>(
     plan: &'a DepotPlan,
     r: &ResumePlan,
-    reglages: Option<serde_json::Value>,
-) -> Evenement<'a> {
-    Evenement::Etat {
+    retenus: &ReglagesRetenus,
+) -> Result<Evenement<'a>> {
+    let reglages = if retenus.est_vide() {
+        None
+    } else {
+        Some(serde_json::to_value(retenus)?)
+    };
+    Ok(Evenement::Etat {
         plan: plan.id,
         destination: &plan.destination,
         dossier: &plan.dossier,
@@ -249,7 +254,7 @@ pub(crate) fn etat_json<'a>(
         // est connue (celle que `vigie traiter` lance par défaut).
         participation: plan.participation.as_deref(),
         reglages,
-    }
+    })
 }
 
 /// Une unité du plan telle que la liste `vigie etat --unites`.

@@ -1185,16 +1185,6 @@ pub(crate) fn bilans_de_nuits(
 /// `vigie etat` d'une saison : une ligne par nuit (80 colonnes, heure de l'enregistreur), et
 /// l'adresse de sa participation ; en JSON, `etat_saison` puis un `etat_nuit` par nuit.
 /// `en_defaut` : le code de la saison n'est pas un succès (les gestes sont alors dits).
-/// Ce que `vigie etat` sait de plus d'une nuit : un dépôt la tient-il en ce moment, et le
-/// dernier état relevé de son calcul.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct NuitVivante {
-    /// Un processus vivant tient le verrou de son plan.
-    pub(crate) tenue: bool,
-    /// Le dernier état de son calcul relevé par `traiter`, `traitement` ou `resultats`.
-    pub(crate) calcul: Option<CalculNote>,
-}
-
 /// Le calcul d'une nuit tel que relevé la dernière fois : « calcul fini le 22 juin à 0 h 05
 /// (relevé le 22 juin à 9 h 12) ».
 pub(crate) fn phrase_calcul(note: &CalculNote) -> String {
@@ -1223,16 +1213,15 @@ pub(crate) fn phrase_calcul(note: &CalculNote) -> String {
 pub(crate) fn etat_saison(
     json: bool,
     saison: i64,
-    lignes: &[(&NuitPlanifiee, DepotPlan, ResumePlan)],
-    vivantes: &[NuitVivante],
+    lignes: &[(&NuitPlanifiee, crate::plan::EtatDeNuit)],
     en_defaut: Option<&str>,
 ) -> Result<()> {
-    let vivante = |i: usize| vivantes.get(i).cloned().unwrap_or_default();
-    let Some((premiere, _, _)) = lignes.first() else {
+    let Some((premiere, _)) = lignes.first() else {
         anyhow::bail!("saison sans nuit");
     };
     let (annee, api) = (premiere.annee, premiere.api.as_str());
-    let somme = |f: &dyn Fn(&ResumePlan) -> u64| lignes.iter().map(|(_, _, r)| f(r)).sum::<u64>();
+    let somme =
+        |f: &dyn Fn(&ResumePlan) -> u64| lignes.iter().map(|(_, e)| f(&e.resume)).sum::<u64>();
     let (unites, deposees) = (somme(&|r| r.total()), somme(&|r| r.deposee));
     let (octets_total, octets_deposes) = (somme(&|r| r.octets_total), somme(&|r| r.octets_deposes));
     if json {
@@ -1248,9 +1237,8 @@ pub(crate) fn etat_saison(
             octets_deposes,
         }
         .ecrire()?;
-        for (i, (n, plan, r)) in lignes.iter().enumerate() {
-            let v = vivante(i);
-            let nuit = &n.nuit;
+        for (n, v) in lignes {
+            let (plan, r, nuit) = (&v.plan, &v.resume, &n.nuit);
             let instant = |s: Option<i64>| {
                 s.and_then(|s| DateTime::from_timestamp(s, 0))
                     .map(|t| t.to_rfc3339())
@@ -1300,8 +1288,8 @@ pub(crate) fn etat_saison(
         octets_lisibles(octets_total)
     )?;
     let mut a_relever = false;
-    for (i, (n, plan, r)) in lignes.iter().enumerate() {
-        let v = vivante(i);
+    for (n, v) in lignes {
+        let (plan, r) = (&v.plan, &v.resume);
         writeln!(
             s,
             "  {}",
@@ -1335,7 +1323,9 @@ pub(crate) fn etat_saison(
             "Le détail d'une nuit, nommée : {}",
             commande("etat").args(exemple.split(' '))
         )?;
-        if let Some(conseil) = conseil_de_saison(lignes.iter().map(|(n, p, r)| (*n, p, r))) {
+        if let Some(conseil) =
+            conseil_de_saison(lignes.iter().map(|(n, v)| (*n, &v.plan, &v.resume)))
+        {
             for l in replier(&format!("Reprendre la saison : {conseil}"), 79) {
                 writeln!(s, "{}", neutraliser(&l))?;
             }
