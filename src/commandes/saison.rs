@@ -37,6 +37,7 @@ use crate::inventaire::{Enregistrement, NonEnvoyes};
 use crate::plan::{Base, DepotPlan, FichierPlanifie, VerrouPlan};
 use crate::preparation::carte::Identite;
 use crate::reessai::ReponseApi;
+use crate::saison::course::{self, Course, Creation};
 use crate::saison::decision::{self, Inconnus, SitesDonnes};
 use crate::saison::examen::{Examen, Horodatages};
 use crate::saison::fuseau::Fuseau;
@@ -576,8 +577,9 @@ fn retenir_puis_envoyer(
     envoyer_saison(g, options, api, planifiees, &reglages, &chemin_base)
 }
 
-/// Ce que les créations et la course d'une saison partagent.
-struct Course<'a, 'e> {
+/// La course d'une saison vue par `vigie` (`saison::course`) : les créations et l'envoi de
+/// chaque nuit sous les mêmes réglages, ce qui s'en dit, le bilan.
+struct CourseDeLaCommande<'a, 'e> {
     g: &'a OptionsGlobales,
     api: &'a str,
     regle: super::passages::ReglePassages,
@@ -589,7 +591,8 @@ struct Course<'a, 'e> {
     chemin_base: &'a Path,
 }
 
-/// Les créations d'abord (toutes, avant le premier octet), puis l'envoi nuit après nuit.
+/// Les créations d'abord (toutes, avant le premier octet), puis l'envoi nuit après nuit
+/// (`saison::course`).
 fn envoyer_saison(
     g: &OptionsGlobales,
     options: (&OptionsPassages, &OptionsS3),
@@ -605,7 +608,8 @@ fn envoyer_saison(
         .first()
         .map(|p| p.destination.clone())
         .context("aucune nuit")?;
-    let commune = Envoi::nouveau(reglages.options.parametres(s3)?, &premiere);
+    let mut commune = Envoi::nouveau(reglages.options.parametres(s3)?, &premiere);
+    commune.annonce = reglages.annonce.clone();
     let rt = super::moteur(super::Fils::Plusieurs)?;
     let moi = rt.block_on(async {
         let emetteur = commune.emetteur_seul(crate::reessai::Annulation::nouveau());
@@ -614,7 +618,7 @@ fn envoyer_saison(
             .ok()
             .map(|u| u.id)
     });
-    let c = Course {
+    let c = CourseDeLaCommande {
         g,
         api,
         regle,
@@ -623,182 +627,90 @@ fn envoyer_saison(
         moi,
         chemin_base,
     };
-    let ordre: Vec<i64> = planifiees.iter().map(|p| p.plan.id).collect();
-    let creations = creer_les_participations(&c, planifiees)?;
-    // Le bilan : les nuits de la course et celles dont la création attend une relance, dans
-    // l'ordre de la saison.
-    let tous: Vec<i64> = ordre
-        .into_iter()
-        .filter(|id| {
-            creations.reportees.contains(id)
-                || creations.course.iter().any(|(p, _)| p.plan.id == *id)
-        })
-        .collect();
-    let code = courir(&c, &reglages.annonce, &creations.course)?;
-    // Les verrous des nuits sont tenus jusqu'à la fin de la course.
-    drop(creations.course);
-    // Après Ctrl-C aussi : le bilan de toute la saison, et la commande qui la reprend.
-    bilan_de_saison(g, api, chemin_base, &tous)?;
-    Ok(creations.code.max_par_gravite(code))
+    course::mener(&c, planifiees)
 }
 
-/// Ce que les créations laissent : les nuits de la course (et si elles partent dès le premier
-/// passage), celles hors de la course dont la création attend une relance, et le code.
-struct Creations {
-    course: Vec<(NuitAEnvoyer, bool)>,
-    reportees: Vec<i64>,
-    code: CodeSortie,
-}
+impl Course for CourseDeLaCommande<'_, '_> {
+    fn base(&self) -> Result<Base> {
+        Ok(Base::ouvrir(self.chemin_base)?)
+    }
 
-/// Les créations, nuit après nuit, avant tout envoi. Une création qui échoue passagèrement
-/// n'arrête pas les autres nuits : avec `--jusqu-au-bout`, sa nuit est retentée au deuxième
-/// passage de la course (son passage crée la participation) ; sans, elle attend la prochaine
-/// relance (code 1). Une création refusée (un 422) n'arrête que sa nuit, nommée (code 3) ;
-/// seul un jeton refusé arrête tout.
-fn creer_les_participations(
-    c: &Course<'_, '_>,
-    planifiees: Vec<NuitAEnvoyer>,
-) -> Result<Creations> {
-    let mut creations = Creations {
-        course: Vec::with_capacity(planifiees.len()),
-        reportees: Vec::new(),
-        code: CodeSortie::Succes,
-    };
-    for p in planifiees {
-        let Some(dest) = p.destination.plateforme() else {
-            continue;
-        };
-        if p.plan.participation.is_some()
-            || matches!(dest.participation, CibleParticipation::Existante(_))
-        {
-            creations.course.push((p, true));
-            continue;
-        }
-        let base = Base::ouvrir(c.chemin_base)?;
-        let issue = c.rt.block_on(super::vigiechiro::resoudre_participation(
-            &c.commune,
-            (&base, &p.plan),
+    fn jusqu_au_bout(&self) -> bool {
+        self.regle.jusqu_au_bout()
+    }
+
+    fn creer(
+        &self,
+        base: &Base,
+        plan: &DepotPlan,
+        dest: &DestinationVigieChiro,
+    ) -> Result<IdObjet> {
+        let creer = super::vigiechiro::resoudre_participation(
+            &self.commune,
+            (base, plan),
             dest,
-            c.moi.as_ref(),
-        ));
-        match issue {
-            Ok(id) => {
-                dire::participation_creee(c.g.mode_sortie(), c.api, &p.libelle, &id)?;
-                creations.course.push((p, true));
+            self.moi.as_ref(),
+        );
+        self.rt.block_on(creer)
+    }
+
+    fn dire(&self, nuit: &NuitAEnvoyer, creation: Creation<'_>) -> Result<()> {
+        dire::creation(self.g.mode_sortie(), self.api, nuit, creation)
+    }
+
+    /// Une seule course pour toutes les nuits, sous les mêmes réglages, le même plafond de
+    /// parallélisme et le même seau `--debit-max` ([`envois_des_nuits`]). Avec
+    /// `--jusqu-au-bout`, un passage envoie toutes les nuits qui ont encore à tenter, et la
+    /// pause vient entre deux passages de la saison.
+    fn courir(&self, base: Base, course: &[(NuitAEnvoyer, bool)]) -> Result<CodeSortie> {
+        let destinations = course.iter().map(|(p, _)| &p.destination);
+        let envois = envois_des_nuits(&self.commune, destinations, self.moi.as_ref());
+        let nuits: Vec<super::passages::NuitDeLaCourse<'_, '_>> = course
+            .iter()
+            .zip(&envois)
+            .map(|((p, d), envoi)| super::passages::NuitDeLaCourse {
+                plan: p.plan.clone(),
+                envoi,
+                des_le_premier_passage: *d,
+            })
+            .collect();
+        let entete = |plan: &DepotPlan| {
+            if let Some((p, _)) = course.iter().find(|(p, _)| p.plan.id == plan.id) {
+                let _ = dire::entete_de_nuit(self.g.mode_sortie(), &p.libelle, plan.id);
             }
-            Err(e) => creation_manquee(c, p, e, &mut creations)?,
-        }
+        };
+        let enchainer =
+            super::passages::enchainer_saison(self.g, &self.regle, &nuits, base, &entete);
+        self.rt.block_on(enchainer)
     }
-    Ok(creations)
-}
 
-/// Une création qui n'a pas abouti : reportée (passagère), ou refusée pour sa nuit seule ;
-/// un jeton refusé le serait pour toutes les nuits : tout s'arrête.
-fn creation_manquee(
-    c: &Course<'_, '_>,
-    p: NuitAEnvoyer,
-    e: anyhow::Error,
-    creations: &mut Creations,
-) -> Result<()> {
-    match crate::sortie::code_pour_erreur(&e) {
-        CodeSortie::EchecsTransitoires => {
-            let jusqu_au_bout = c.regle.jusqu_au_bout();
-            dire::creation_reportee(c.g.mode_sortie(), p.plan.id, &p.libelle, &e, jusqu_au_bout)?;
-            if jusqu_au_bout {
-                creations.course.push((p, false));
-            } else {
-                // Hors de la course, mais dans le bilan : participation à créer.
-                creations.reportees.push(p.plan.id);
-                creations.code = creations
-                    .code
-                    .max_par_gravite(CodeSortie::EchecsTransitoires);
-            }
+    /// Le bilan de la saison : **toutes** ses nuits (celles de la commande, `plans`, et les
+    /// autres nuits de leurs saisons : déposées, entamées, pas commencées), une ligne chacune,
+    /// puis la seule commande qui reprend ce qui reste (`suivi::reprise`), ou `vigie traiter`.
+    fn bilan(&self, plans: &[i64]) -> Result<()> {
+        if self.g.quiet && !self.g.json {
+            return Ok(());
         }
-        CodeSortie::RefusDefinitifs if !jeton_refuse(&e) => {
-            dire::creation_refusee(c.g.mode_sortie(), p.plan.id, &p.libelle, &e)?;
-            creations.reportees.push(p.plan.id);
-            creations.code = creations.code.max_par_gravite(CodeSortie::RefusDefinitifs);
-        }
-        _ => return Err(e),
+        let nuits = nuits_des_saisons(&self.base()?, plans)?;
+        dire::bilan_des_nuits(self.g.mode_sortie(), self.api, nuits)
     }
-    Ok(())
 }
 
-/// L'envoi : une seule course pour toutes les nuits, dans l'ordre de la saison, sous les
-/// mêmes réglages, le même plafond de parallélisme et le même seau `--debit-max` (chaque
-/// envoi de nuit est `commune.vers(…)`). Avec `--jusqu-au-bout`, un passage envoie toutes les
-/// nuits qui ont encore à tenter, et la pause vient entre deux passages de la saison.
-fn courir(
-    c: &Course<'_, '_>,
-    annonce: &crate::depot::ReglagesDuPassage,
-    course: &[(NuitAEnvoyer, bool)],
-) -> Result<CodeSortie> {
-    // Toutes les créations reportées (aucune nuit dans la course) : rien à envoyer.
-    if course.is_empty() {
-        return Ok(CodeSortie::Succes);
-    }
-    let destinations = course.iter().map(|(p, _)| &p.destination);
-    let envois = envois_des_nuits(&c.commune, destinations, annonce, c.moi.as_ref());
-    let nuits: Vec<super::passages::NuitDeLaCourse<'_, '_>> = course
-        .iter()
-        .zip(&envois)
-        .map(|((p, d), envoi)| super::passages::NuitDeLaCourse {
-            plan: p.plan.clone(),
-            envoi,
-            des_le_premier_passage: *d,
-        })
-        .collect();
-    let entete = |plan: &DepotPlan| {
-        if let Some((p, _)) = course.iter().find(|(p, _)| p.plan.id == plan.id) {
-            let _ = dire::entete_de_nuit(c.g.mode_sortie(), &p.libelle, plan.id);
-        }
-    };
-    let base = Base::ouvrir(c.chemin_base)?;
-    c.rt.block_on(super::passages::enchainer_saison(
-        c.g, &c.regle, &nuits, base, &entete,
-    ))
-}
-
-/// L'erreur est-elle celle d'un jeton refusé (401) ?
-fn jeton_refuse(e: &anyhow::Error) -> bool {
-    e.chain()
-        .filter_map(|c| c.downcast_ref::<ErreurAvecCode>())
-        .any(|c| c.message == crate::depot::vigiechiro::message_jeton_refuse())
-}
-
-/// L'envoi de chaque nuit : `commune.vers(…)`, donc les mêmes réglages d'émission, le même
-/// plafond `--paralleles` et **le même seau `--debit-max`** pour toutes les nuits de la
-/// course (la limite vaut pour la saison, pas pour chaque nuit).
+/// L'envoi de chaque nuit : `commune.vers(…)`, donc les mêmes réglages d'émission, la même
+/// annonce, le même plafond `--paralleles` et **le même seau `--debit-max`** pour toutes les
+/// nuits de la course (la limite vaut pour la saison, pas pour chaque nuit).
 fn envois_des_nuits<'b>(
     commune: &'b Envoi<'_>,
     destinations: impl Iterator<Item = &'b Destination>,
-    annonce: &crate::depot::ReglagesDuPassage,
     moi: Option<&IdObjet>,
 ) -> Vec<Envoi<'b>> {
     destinations
         .map(|d| {
             let mut envoi = commune.vers(d);
-            envoi.annonce = annonce.clone();
             envoi.moi = moi.cloned();
             envoi
         })
         .collect()
-}
-
-/// Le bilan de la saison : **toutes** ses nuits (celles de la commande, `plans`, et les
-/// autres nuits de leurs saisons : déposées, entamées, pas commencées), une ligne chacune, puis
-/// la seule commande qui reprend ce qui reste (`suivi::reprise`), ou `vigie traiter`.
-fn bilan_de_saison(
-    g: &OptionsGlobales,
-    api: &str,
-    chemin_base: &Path,
-    plans: &[i64],
-) -> Result<()> {
-    if g.quiet && !g.json {
-        return Ok(());
-    }
-    let nuits = nuits_des_saisons(&Base::ouvrir(chemin_base)?, plans)?;
-    dire::bilan_des_nuits(g.mode_sortie(), api, nuits)
 }
 
 /// Les nuits de saison que `vigie retenter-echecs` reprend (`saison::planification`).
@@ -996,12 +908,7 @@ mod tests_course {
         ]
         .map(|d| Destination::from(DestinationVigieChiro::relire(d).unwrap()));
         let commune = Envoi::nouveau(args.envoi.parametres(&args.s3).unwrap(), &nuits[0]);
-        let envois = envois_des_nuits(
-            &commune,
-            nuits.iter(),
-            &crate::depot::ReglagesDuPassage::default(),
-            None,
-        );
+        let envois = envois_des_nuits(&commune, nuits.iter(), None);
         let seau = |i: usize| envois[i].seau().expect("--debit-max donné");
         // 8 Ko/s : le seau tient une tranche d'avance, 4 Kio (4 096 octets).
         assert_eq!(seau(0).reserver(4096), Duration::ZERO, "le seau est plein");

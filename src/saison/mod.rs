@@ -29,9 +29,11 @@
 //! Puis ce qui lit ou écrit, en s'appuyant sur elles : [`reunion`] (les dossiers réunis sous
 //! leur ancêtre commun, ce que chaque nuit y lit), [`lecture`] (la plateforme lue avant toute
 //! écriture), [`planification`] (la destination, la racine et le verrou de chaque nuit, les
-//! nuits reprises par `retenter-echecs`).
+//! nuits reprises par `retenter-echecs`), [`course`] (les créations de participations, puis
+//! la course, puis le bilan : le sort de chaque nuit dont la création manque).
 
 pub(crate) mod correspondance;
+pub(crate) mod course;
 pub(crate) mod decision;
 pub(crate) mod designation;
 pub(crate) mod examen;

@@ -23,10 +23,12 @@ use crate::inventaire::Enregistrement;
 use crate::plan::{CalculNote, DepotPlan, NuitLiee, NuitPlanifiee, ReglagesRetenus, ResumePlan};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Preuve;
+use crate::saison::course::Creation;
 use crate::saison::decision::{self, Motif, NuitDuRefus, RefusDeNuit};
 use crate::saison::designation::designation_courte;
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, HorsNuit, Nuit, Protocole, RaisonHorsNuit};
+use crate::saison::planification::NuitAEnvoyer;
 use crate::saison::sites::SiteConnu;
 use crate::saison::sort::{NuitDeSaison, Sort, participation_du_plan, protocole_texte};
 use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
@@ -836,13 +838,27 @@ pub(crate) fn simulation(
 
 // ------------------------------------------------------------------------------- l'envoi
 
-/// Une participation créée pour une nuit, et son adresse.
-pub(crate) fn participation_creee(
+/// Ce qu'il advient de la création de la participation de `nuit` (`saison::course`).
+pub(crate) fn creation(
     m: ModeSortie,
     api: &str,
-    libelle: &str,
-    id: &IdObjet,
+    nuit: &NuitAEnvoyer,
+    creation: Creation<'_>,
 ) -> Result<()> {
+    let (plan, libelle) = (nuit.plan.id, nuit.libelle.as_str());
+    match creation {
+        Creation::Creee(id) => participation_creee(m, api, libelle, id)?,
+        Creation::Reportee {
+            erreur,
+            jusqu_au_bout,
+        } => creation_reportee(m, plan, libelle, erreur, jusqu_au_bout)?,
+        Creation::Refusee(erreur) => creation_refusee(m, plan, libelle, erreur)?,
+    }
+    Ok(())
+}
+
+/// Une participation créée pour une nuit, et son adresse.
+fn participation_creee(m: ModeSortie, api: &str, libelle: &str, id: &IdObjet) -> Result<()> {
     // Son adresse sur le site web ; sans site web connu (une autre API), pas d'identifiant à
     // l'écran : `--json` et `vigie participations` le donnent.
     if !m.json && !m.silencieux {
@@ -858,7 +874,7 @@ pub(crate) fn participation_creee(
 /// Une création qui a échoué transitoirement : la nuit reste à créer, retentée au passage
 /// suivant (`jusqu_au_bout`) ou à la prochaine relance. En JSON : `avertissement`, motif
 /// `creation_reportee` ; en texte, sur la sortie d'erreur, dans 80 colonnes.
-pub(crate) fn creation_reportee(
+fn creation_reportee(
     m: ModeSortie,
     plan: i64,
     libelle: &str,
@@ -914,12 +930,7 @@ pub(crate) fn reglages_differents(
 
 /// Une création refusée (pas un jeton refusé : cela arrête tout) : la nuit est nommée, rien
 /// ne part pour elle, les autres partent. En JSON : `avertissement`, motif `creation_refusee`.
-pub(crate) fn creation_refusee(
-    m: ModeSortie,
-    plan: i64,
-    libelle: &str,
-    e: &anyhow::Error,
-) -> io::Result<()> {
+fn creation_refusee(m: ModeSortie, plan: i64, libelle: &str, e: &anyhow::Error) -> io::Result<()> {
     let cause = format!("{e:#}");
     if m.json {
         return Evenement::Avertissement {
