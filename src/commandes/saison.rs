@@ -34,7 +34,7 @@ use crate::depot::fabrique::Destination;
 use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::destination::{CibleParticipation, IdObjet};
 use crate::inventaire::{Enregistrement, NonEnvoyes};
-use crate::plan::{Base, DepotPlan, FichierPlanifie, VerrouPlan};
+use crate::plan::{Base, DepotPlan};
 use crate::preparation::carte::Identite;
 use crate::reessai::ReponseApi;
 use crate::saison::course::{self, Course, Creation};
@@ -44,10 +44,11 @@ use crate::saison::fuseau::Fuseau;
 use crate::saison::lecture::{self, Plateforme};
 use crate::saison::nuits::regrouper;
 use crate::saison::planification::{
-    NuitAEnvoyer, NuitsNouvelles, Saison, fichiers_de_la_liee,
-    nuits_a_retenter as nuits_a_retenter_de, nuits_des_saisons, preparer_la_nuit,
-    reglages_de_la_saison,
+    NuitAEnvoyer, Saison, description_de_la_nuit, nuits_a_retenter as nuits_a_retenter_de,
+    nuits_des_saisons, planifier_et_lier, preparer_la_nuit, reglages_de_la_saison,
+    retenir_les_reglages, verrouiller_saisons,
 };
+use crate::saison::reprise::{Reinventoriee, Reprise, replanifier_les_liees};
 use crate::saison::reunion::{DossierExamine, Reunion};
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
@@ -325,36 +326,11 @@ fn plateforme<'a>(
     }
 }
 
-/// La description d'une nuit : celle des options, l'enregistreur lu dans ses noms quand les
-/// options ne le disent pas, qu'elle n'en a qu'un et que son nom se reconnaît
-/// (`PaRecPR1925492`, `S4U12345` ; pas `OB-1`, qui ne dit ni type ni numéro) ; en routier et
-/// pédestre, les canaux que disent ses séquences (`garde::deduire_les_canaux`), pour la
-/// participation à créer ou à compléter. Une nuit liée a décrit la sienne à son premier
-/// dépôt : ses séquences ne sont relues que si des options de description la font compléter
-/// (ce que le site web y a mis l'emporte, `description::completer`).
-fn description_de_la_nuit(
-    options: &crate::description::Description,
-    n: &NuitDeSaison,
-    reunion: &Reunion,
-) -> crate::description::Description {
-    let mut d = options.clone();
-    if !matches!(n.sort, Sort::Liee { .. }) || *options != Default::default() {
-        let chemins = n.nuit.fichiers.iter();
-        crate::garde::deduire_les_canaux(
-            &mut d,
-            &reunion.racine,
-            chemins.map(|&i| reunion.enregistrements[i].chemin.as_str()),
-        );
-    }
-    if let [seul] = n.nuit.enregistreurs.iter().collect::<Vec<_>>().as_slice() {
-        let e = crate::preparation::materiel::par_le_nom(seul);
-        if e.type_enregistreur.is_none() {
-            return d;
-        }
-        d.enregistreur_type = d.enregistreur_type.or(e.type_enregistreur);
-        d.enregistreur_numero_serie = d.enregistreur_numero_serie.or(e.numero_serie);
-    }
-    d
+/// Le type et le numéro de série que dit un nom d'enregistreur (`preparation::materiel`) ;
+/// `None` s'il ne dit pas de type.
+fn enregistreur_du_nom(nom: &str) -> Option<(String, Option<String>)> {
+    let e = crate::preparation::materiel::par_le_nom(nom);
+    Some((e.type_enregistreur?, e.numero_serie))
 }
 
 fn deposer(
@@ -369,7 +345,8 @@ fn deposer(
     // `vigie` sur la même saison s'arrête ici (code 4), avant d'avoir rien écrit.
     let options = description_des_options(args)?;
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.nuit.cle.annee).collect();
-    let _verrous = verrouiller_saisons(&super::chemin_base(g)?, api, &annees)?;
+    let _verrous =
+        verrouiller_saisons(&super::chemin_base(g)?, api, &annees, dire::saison_occupee)?;
     dire::annoncer_nuits(g.mode_sortie(), api, &nuits, &reunion.enregistrements)?;
     let mut base = super::ouvrir_base(g)?;
     let saison = Saison {
@@ -377,18 +354,13 @@ fn deposer(
         fuseau,
         reunion: &reunion,
         a_blanc: false,
+        redeposer_modifies: args.redeposer_modifies,
+        planifier: planifier_en_relisant,
     };
     let mut planifiees = Vec::with_capacity(nuits.len());
     for n in &nuits {
-        let description = description_de_la_nuit(&options, n, &reunion);
-        planifiees.push(planifier_la_nuit(
-            g,
-            args,
-            &saison,
-            &mut base,
-            n,
-            description,
-        )?);
+        let description = description_de_la_nuit(&options, n, &reunion, enregistreur_du_nom);
+        planifiees.push(planifier_la_nuit(g, &saison, &mut base, n, description)?);
     }
     // L'inventaire de la saison n'a plus d'usage : la course lit chaque nuit dans la base.
     drop(nuits);
@@ -460,11 +432,13 @@ fn a_envoyer_a_blanc(
         fuseau,
         reunion,
         a_blanc: true,
+        redeposer_modifies: args.redeposer_modifies,
+        planifier: planifier_en_relisant,
     };
     let mut par_participation = Vec::with_capacity(nuits.len());
     for n in nuits {
-        let description = description_de_la_nuit(&options, n, reunion);
-        let p = planifier_la_nuit(g, args, &saison, &mut base, n, description)?;
+        let description = description_de_la_nuit(&options, n, reunion, enregistreur_du_nom);
+        let p = planifier_la_nuit(g, &saison, &mut base, n, description)?;
         let participation = participation_du_plan(&p.plan).and_then(|id| IdObjet::analyser(&id));
         par_participation.push((participation, base.partiraient(p.plan.id)?));
     }
@@ -476,17 +450,15 @@ fn a_envoyer_a_blanc(
     })
 }
 
-/// Une nuit de la saison planifiée (`saison::planification`, puis en relisant les fichiers au
-/// besoin) et liée à sa saison dans la base, son plan verrouillé.
+/// Une nuit de la saison planifiée (`saison::planification`) et liée à sa saison dans la
+/// base, son plan verrouillé ; la montée de sa racine et ses fichiers changés, dits.
 fn planifier_la_nuit(
     g: &OptionsGlobales,
-    args: &ArgsDepot,
     s: &Saison<'_>,
     base: &mut Base,
     n: &NuitDeSaison,
     description: crate::description::Description,
 ) -> Result<NuitAEnvoyer> {
-    let site = n.site.clone().context("site d'une nuit non rapproché")?;
     let libelle = libelle_court(&n.nuit.cle);
     let p = preparer_la_nuit(
         s,
@@ -500,47 +472,11 @@ fn planifier_la_nuit(
     {
         dire::racine_montee(g.mode_sortie(), &libelle, plan, nouvelle)?;
     }
-    let r = planifier_en_relisant(
-        base,
-        &p.dossier,
-        (&p.sorte, &p.identite),
-        &p.fichiers,
-        args.redeposer_modifies,
-        Some(&p.perimetre),
-    )?;
-    let plan = r.plan.clone().context("plan absent après planification")?;
-    let saison = base.ouvrir_saison(s.api, n.nuit.cle.annee)?;
-    base.lier_nuit(plan.id, saison, &n.liee(&site, s.fuseau))?;
-    if !r.modifiees.is_empty() {
-        dire::avertir_modifies(g.mode_sortie(), r.modifiees.len(), &libelle)?;
+    let (nuit, modifiees) = planifier_et_lier(s, base, n, p, libelle)?;
+    if modifiees > 0 {
+        dire::avertir_modifies(g.mode_sortie(), modifiees, &nuit.libelle)?;
     }
-    Ok(p.planifiee(plan, libelle))
-}
-
-/// Les verrous des saisons `(api, année)` : le mécanisme du verrou d'un plan
-/// (`plan/verrou.rs`), sous l'identité `saison:<api>#<année>`. Une saison déjà tenue par un
-/// autre `vigie` : code 4, qui dit quel processus la tient.
-pub(super) fn verrouiller_saisons(
-    base: &Path,
-    api: &str,
-    annees: &BTreeSet<u16>,
-) -> Result<Vec<VerrouPlan>> {
-    let mut verrous = Vec::with_capacity(annees.len());
-    for annee in annees {
-        let identite = format!("saison:{api}#{annee}");
-        match VerrouPlan::prendre(base, "", &identite, &format!("saison {annee}")) {
-            Ok(v) => verrous.push(v),
-            Err(crate::plan::ErreurBase::PlanOccupe { pid, .. }) => {
-                return Err(ErreurAvecCode::nouveau(
-                    CodeSortie::PlanOccupe,
-                    dire::saison_occupee(*annee, pid),
-                )
-                .into());
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(verrous)
+    Ok(nuit)
 }
 
 /// Les réglages donnés fusionnés avec ceux de la saison ([`reglages_de_la_saison`]), retenus
@@ -565,13 +501,8 @@ fn retenir_puis_envoyer(
         .unwrap_or_default();
     let mut reglages = super::reglages::fusionner(envoi, &retenus);
     reglages.annonce.de_la_saison = true;
-    for p in &planifiees {
-        // Une nuit finie garde les siens, sauf réglages donnés (ils valent pour la saison).
-        let r = base.resume(p.plan.id)?;
-        if r.deposee < r.total() || p.plan.participation.is_none() || !envoi.explicites.is_empty() {
-            base.retenir_reglages(p.plan.id, &reglages.retenus)?;
-        }
-    }
+    let donnes = !envoi.explicites.is_empty();
+    retenir_les_reglages(&base, &planifiees, &reglages.retenus, donnes)?;
     let chemin_base = base.chemin().to_owned();
     drop(base);
     envoyer_saison(g, options, api, planifiees, &reglages, &chemin_base)
@@ -738,30 +669,21 @@ pub(super) fn retenter_saison(
         .context("aucune nuit")?;
     // Le verrou de la saison, comme `vigie depot` : pas deux `vigie` sur la même saison.
     let annees: BTreeSet<u16> = nuits.iter().map(|n| n.annee).collect();
-    let _verrous = verrouiller_saisons(&super::chemin_base(g)?, &api, &annees)?;
+    let _verrous =
+        verrouiller_saisons(&super::chemin_base(g)?, &api, &annees, dire::saison_occupee)?;
     let mut base = super::ouvrir_base(g)?;
     let plans = nuits
         .iter()
         .map(|n| base.plan(Some(n.plan_id)))
         .collect::<Result<Vec<DepotPlan>, _>>()?;
     verifier_liees(g, &api, &nuits, &plans)?;
-    // Toutes les nuits connues de ces saisons (`retenter-echecs N` n'en reprend qu'une) : une
-    // nuit des racines qui n'en est pas est nouvelle, et dite.
-    let mut connues = Vec::new();
-    for saison in nuits.iter().map(|n| n.saison_id).collect::<BTreeSet<i64>>() {
-        connues.extend(base.nuits_de_saison(saison)?);
-    }
-    let mut nouvelles = NuitsNouvelles::default();
-    let mut planifiees = Vec::with_capacity(nuits.len());
-    for (n, plan, destination, preparation, regroupement) in
-        garder_les_liees(g, &base, &nuits, plans)?
-    {
-        let enregistrements = &preparation.inventaire.enregistrements;
-        nouvelles.relever(&connues, &plan, enregistrements, &regroupement);
-        let fichiers = fichiers_de_la_liee(n, preparation.fichiers, &regroupement);
-        let a_envoyer = replanifier(&mut base, n, plan, destination, &fichiers, args)?;
-        planifiees.push(a_envoyer);
-    }
+    let liees = garder_les_liees(g, &base, &nuits, plans)?;
+    let reprise = Reprise {
+        y_compris_definitifs: args.y_compris_definitifs,
+        libelle: libelle_liee,
+        planifier: planifier_en_relisant,
+    };
+    let (planifiees, nouvelles) = replanifier_les_liees(&mut base, &nuits, liees, &reprise)?;
     // Une nuit nouvelle n'a pas de participation : ni déposée dans une autre, ni ignorée
     // sans un mot.
     if let Some((nouvelles, dossiers)) = nouvelles.comptes() {
@@ -776,16 +698,6 @@ pub(super) fn retenter_saison(
         base,
     )
 }
-
-/// Une nuit liée réinventoriée : sa nuit, son plan, sa destination, son dossier lu et
-/// regroupé en nuits.
-type Reinventoriee<'n> = (
-    &'n crate::plan::NuitPlanifiee,
-    DepotPlan,
-    Destination,
-    super::depot::Preparation,
-    crate::saison::nuits::Regroupement,
-);
 
 /// Chaque nuit inventoriée et gardée (garde de format, `garde.rs`) avant toute écriture : un
 /// fichier ajouté depuis à une nuit connue part avec elle, il est jugé comme au dépôt.
@@ -824,34 +736,16 @@ fn garder_les_liees<'n>(
             Some(base),
             |_| PathBuf::from(&plan.dossier),
         )?;
-        preparees.push((n, plan, destination, preparation, regroupement));
+        preparees.push(Reinventoriee {
+            nuit: n,
+            plan,
+            destination,
+            fichiers: preparation.fichiers,
+            enregistrements: preparation.inventaire.enregistrements,
+            regroupement,
+        });
     }
     Ok(preparees)
-}
-
-/// Le plan d'une nuit liée, verrouillé, replanifié sur ses fichiers, ses échecs remis en file.
-fn replanifier(
-    base: &mut Base,
-    n: &crate::plan::NuitPlanifiee,
-    plan: DepotPlan,
-    destination: Destination,
-    fichiers: &[FichierPlanifie],
-    args: &ArgsRetenter,
-) -> Result<NuitAEnvoyer> {
-    let libelle = libelle_liee(&n.nuit);
-    let verrou = VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
-    let r = planifier_en_relisant(
-        base,
-        &plan.dossier,
-        (&plan.sorte, &plan.destination),
-        fichiers,
-        false,
-        Some(&[String::new()]),
-    )?;
-    let plan = r.plan.context("plan absent après planification")?;
-    let remises = base.remettre_en_file(plan.id, args.y_compris_definitifs)?;
-    tracing::info!(plan = plan.id, remises, "unités remises en file");
-    Ok(NuitAEnvoyer::reprise(plan, destination, libelle, verrou))
 }
 
 /// Avant toute écriture d'une relance (`retenter-echecs`), comme `vigie depot` (voir

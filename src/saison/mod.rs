@@ -29,7 +29,8 @@
 //! Puis ce qui lit ou écrit, en s'appuyant sur elles : [`reunion`] (les dossiers réunis sous
 //! leur ancêtre commun, ce que chaque nuit y lit), [`lecture`] (la plateforme lue avant toute
 //! écriture), [`planification`] (la destination, la racine et le verrou de chaque nuit, les
-//! nuits reprises par `retenter-echecs`), [`course`] (les créations de participations, puis
+//! nuits reprises par `retenter-echecs`), [`reprise`] (chaque nuit reprise replanifiée sur
+//! ses seuls fichiers, les nuits nouvelles de ses racines relevées), [`course`] (les créations de participations, puis
 //! la course, puis le bilan : le sort de chaque nuit dont la création manque).
 
 pub(crate) mod correspondance;
@@ -42,6 +43,7 @@ pub(crate) mod horloge;
 pub(crate) mod lecture;
 pub(crate) mod nuits;
 pub(crate) mod planification;
+pub(crate) mod reprise;
 pub(crate) mod reunion;
 pub(crate) mod sites;
 pub(crate) mod sort;

@@ -15,12 +15,14 @@ use crate::destination::CibleParticipation;
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
 use crate::plan::{
-    Base, DepotPlan, FichierPlanifie, NuitPlanifiee, ReglagesRetenus, Sorte, VerrouPlan,
+    Base, DepotPlan, FichierPlanifie, NuitPlanifiee, ReglagesRetenus, Replanification, Sorte,
+    VerrouPlan,
 };
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, Regroupement};
 use crate::saison::reunion::{Reunion, montee};
 use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
+use crate::sortie::{CodeSortie, ErreurAvecCode};
 
 /// Une nuit à envoyer : son plan, sa destination, le verrou tenu.
 pub(crate) struct NuitAEnvoyer {
@@ -59,6 +61,9 @@ pub(crate) struct Saison<'a> {
     /// Une simulation : la planification se fait sur une copie en mémoire de la base, sans
     /// verrou, et la montée d'une racine n'est pas annoncée.
     pub(crate) a_blanc: bool,
+    /// `--redeposer-modifies`.
+    pub(crate) redeposer_modifies: bool,
+    pub(crate) planifier: Planifier,
 }
 
 /// Une nuit de la saison prête à planifier : son plan verrouillé, ce que la planification
@@ -91,6 +96,42 @@ impl NuitPreparee {
             _verrou_d_avant: self.verrou_d_avant,
         }
     }
+}
+
+/// Le type et le numéro de série que dit un nom d'enregistreur (`PaRecPR1925492`) ; `None`
+/// s'il ne dit pas de type.
+pub(crate) type EnregistreurDuNom = fn(&str) -> Option<(String, Option<String>)>;
+
+/// La description d'une nuit : celle des options, l'enregistreur lu dans ses noms quand les
+/// options ne le disent pas, qu'elle n'en a qu'un et que son nom se reconnaît
+/// (`PaRecPR1925492`, `S4U12345` ; pas `OB-1`, qui ne dit ni type ni numéro) ; en routier et
+/// pédestre, les canaux que disent ses séquences (`garde::deduire_les_canaux`), pour la
+/// participation à créer ou à compléter. Une nuit liée a décrit la sienne à son premier
+/// dépôt : ses séquences ne sont relues que si des options de description la font compléter
+/// (ce que le site web y a mis l'emporte, `description::completer`).
+pub(crate) fn description_de_la_nuit(
+    options: &crate::description::Description,
+    n: &NuitDeSaison,
+    reunion: &Reunion,
+    enregistreur: EnregistreurDuNom,
+) -> crate::description::Description {
+    let mut d = options.clone();
+    if !matches!(n.sort, Sort::Liee { .. }) || *options != Default::default() {
+        let chemins = n.nuit.fichiers.iter();
+        crate::garde::deduire_les_canaux(
+            &mut d,
+            &reunion.racine,
+            chemins.map(|&i| reunion.enregistrements[i].chemin.as_str()),
+        );
+    }
+    if let [seul] = n.nuit.enregistreurs.iter().collect::<Vec<_>>().as_slice() {
+        let Some((type_enregistreur, numero_serie)) = enregistreur(seul) else {
+            return d;
+        };
+        d.enregistreur_type = d.enregistreur_type.or(Some(type_enregistreur));
+        d.enregistreur_numero_serie = d.enregistreur_numero_serie.or(numero_serie);
+    }
+    d
 }
 
 /// Une nuit de la saison prête à planifier (voir [`NuitPreparee`]), son plan verrouillé
@@ -141,6 +182,30 @@ pub(crate) fn preparer_la_nuit(
         verrou,
         verrou_d_avant,
     })
+}
+
+/// La nuit préparée `p` planifiée (`Saison::planifier`) et liée à sa saison dans la base ;
+/// rend la nuit à envoyer, et combien de ses fichiers déjà déposés ont changé depuis (à dire).
+pub(crate) fn planifier_et_lier(
+    s: &Saison<'_>,
+    base: &mut Base,
+    n: &NuitDeSaison,
+    p: NuitPreparee,
+    libelle: String,
+) -> Result<(NuitAEnvoyer, usize)> {
+    let site = n.site.clone().context("site d'une nuit non rapproché")?;
+    let r = (s.planifier)(
+        base,
+        &p.dossier,
+        (&p.sorte, &p.identite),
+        &p.fichiers,
+        s.redeposer_modifies,
+        Some(&p.perimetre),
+    )?;
+    let plan = r.plan.clone().context("plan absent après planification")?;
+    let saison = base.ouvrir_saison(s.api, n.nuit.cle.annee)?;
+    base.lier_nuit(plan.id, saison, &n.liee(&site, s.fuseau))?;
+    Ok((p.planifiee(plan, libelle), r.modifiees.len()))
 }
 
 /// La destination d'une nuit selon son sort, et sa racine (celle de son plan pour une nuit
@@ -242,6 +307,59 @@ pub(crate) fn reglages_de_la_saison<'p>(
         }
     }
     Ok(vus)
+}
+
+/// Retient `retenus` pour chaque nuit de la saison (une relance les reprend) ; une nuit finie
+/// garde les siens, sauf réglages `donnes` (ils valent alors pour la saison).
+pub(crate) fn retenir_les_reglages(
+    base: &Base,
+    planifiees: &[NuitAEnvoyer],
+    retenus: &ReglagesRetenus,
+    donnes: bool,
+) -> Result<()> {
+    for p in planifiees {
+        let r = base.resume(p.plan.id)?;
+        if r.deposee < r.total() || p.plan.participation.is_none() || donnes {
+            base.retenir_reglages(p.plan.id, retenus)?;
+        }
+    }
+    Ok(())
+}
+
+/// Planifier une nuit (`commandes::depot::planifier_en_relisant` : en relisant au besoin
+/// les fichiers déjà déposés dont seule la date a changé) : dans la base, son dossier, sa
+/// sorte et son identité, ses fichiers, `--redeposer-modifies`, son périmètre.
+pub(crate) type Planifier = fn(
+    &mut Base,
+    &str,
+    (&Sorte, &str),
+    &[FichierPlanifie],
+    bool,
+    Option<&[String]>,
+) -> Result<Replanification>;
+
+/// Les verrous des saisons `(api, année)` : le mécanisme du verrou d'un plan
+/// (`plan/verrou.rs`), sous l'identité `saison:<api>#<année>`. Une saison déjà tenue par un
+/// autre `vigie` : code 4, que dit `occupee` (l'année, le processus qui la tient).
+pub(crate) fn verrouiller_saisons(
+    base: &Path,
+    api: &str,
+    annees: &BTreeSet<u16>,
+    occupee: fn(u16, Option<u32>) -> String,
+) -> Result<Vec<VerrouPlan>> {
+    let mut verrous = Vec::with_capacity(annees.len());
+    for annee in annees {
+        let identite = format!("saison:{api}#{annee}");
+        match VerrouPlan::prendre(base, "", &identite, &format!("saison {annee}")) {
+            Ok(v) => verrous.push(v),
+            Err(crate::plan::ErreurBase::PlanOccupe { pid, .. }) => {
+                let message = occupee(*annee, pid);
+                return Err(ErreurAvecCode::nouveau(CodeSortie::PlanOccupe, message).into());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(verrous)
 }
 
 /// Les nuits de saison que `vigie retenter-echecs` reprend : la nuit N, ou, sans argument,
