@@ -44,13 +44,13 @@ use crate::saison::fuseau::Fuseau;
 use crate::saison::lecture::{self, Plateforme};
 use crate::saison::nuits::regrouper;
 use crate::saison::planification::{
-    NuitAEnvoyer, Saison, description_de_la_nuit, nuits_a_retenter as nuits_a_retenter_de,
-    nuits_des_saisons, planifier_et_lier, preparer_la_nuit, reglages_de_la_saison,
-    retenir_les_reglages, verrouiller_saisons,
+    NuitAEnvoyer, Saison, description_de_la_nuit, indices_de_la_liee,
+    nuits_a_retenter as nuits_a_retenter_de, nuits_des_saisons, planifier_et_lier,
+    preparer_la_nuit, reglages_de_la_saison, retenir_les_reglages, verrouiller_saisons,
 };
 use crate::saison::reprise::{Reinventoriee, Reprise, replanifier_les_liees};
 use crate::saison::reunion::{DossierExamine, Reunion};
-use crate::saison::sort::{NuitDeSaison, Sort, meme_nuit, participation_du_plan};
+use crate::saison::sort::{NuitDeSaison, Sort, participation_du_plan};
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::non_envoyes::Ou;
 use crate::suivi::saison::{self as dire, libelle_court, libelle_liee};
@@ -719,12 +719,8 @@ fn garder_les_liees<'n>(
         )?;
         let regroupement = regrouper(&preparation.inventaire.enregistrements);
         let a_garder = super::garde::NuitAGarder {
-            fichiers: regroupement
-                .nuits
-                .iter()
-                .filter(|r| meme_nuit(&n.nuit, &r.cle))
-                .flat_map(|r| &r.fichiers)
-                .map(|&i| &preparation.inventaire.enregistrements[i])
+            fichiers: indices_de_la_liee(n, &regroupement)
+                .map(|i| &preparation.inventaire.enregistrements[i])
                 .collect(),
             plan: Some((plan.id, plan.dossier.as_str())),
             nommee: None,

@@ -429,6 +429,20 @@ impl NuitsNouvelles {
     }
 }
 
+/// Les fichiers d'un dossier (leurs indices dans l'ordre de ses enregistrements,
+/// `regroupement`) qui sont de la nuit `n` : seuls ceux-là sont gardés et replanifiés, le
+/// dossier peut contenir d'autres nuits.
+pub(crate) fn indices_de_la_liee<'r>(
+    n: &'r NuitPlanifiee,
+    regroupement: &'r Regroupement,
+) -> impl Iterator<Item = usize> + 'r {
+    regroupement
+        .nuits
+        .iter()
+        .filter(|r| meme_nuit(&n.nuit, &r.cle))
+        .flat_map(|r| r.fichiers.iter().copied())
+}
+
 /// Ceux des fichiers planifiables du dossier (dans l'ordre de ses enregistrements,
 /// `regroupement`) qui sont de la nuit `n`.
 pub(crate) fn fichiers_de_la_liee(
@@ -436,12 +450,7 @@ pub(crate) fn fichiers_de_la_liee(
     fichiers: Vec<FichierPlanifie>,
     regroupement: &Regroupement,
 ) -> Vec<FichierPlanifie> {
-    let indices: HashSet<usize> = regroupement
-        .nuits
-        .iter()
-        .filter(|r| meme_nuit(&n.nuit, &r.cle))
-        .flat_map(|r| r.fichiers.iter().copied())
-        .collect();
+    let indices: HashSet<usize> = indices_de_la_liee(n, regroupement).collect();
     fichiers
         .into_iter()
         .enumerate()
