@@ -7,28 +7,23 @@ use anyhow::{Context, Result};
 
 use super::envoi::{Envoi, signaler_endpoint_ignore};
 use super::reglages::ReglagesFusionnes;
+use super::vigiechiro::AvantLeDepot;
 use super::{ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::ReglagesDuPassage;
 use crate::depot::fabrique::Destination;
 use crate::depot::relecture::empreinte::memes_que_deposes;
-use crate::depot::vigiechiro::DestinationVigieChiro;
-use crate::depot::vigiechiro::avant_envoi::PlateformeVerifiee;
-use crate::destination::{CibleParticipation, IdObjet};
-use crate::inventaire::{self, Inventaire};
+use crate::destination::IdObjet;
+use crate::inventaire::Inventaire;
 use crate::plan::{
     Base, DepotPlan, FichierPlanifie, Planifiee, ReglagesRetenus, Replanification, Sorte,
     VerrouPlan,
 };
-use crate::plateforme::conseil::commande;
 use crate::preparation::carte::Identite;
-use crate::reessai::Profil;
-use crate::saison::correspondance::{self, Ecart, ParticipationVue};
-use crate::saison::examen::{Examen, Horodatages};
-use crate::saison::fuseau::Fuseau;
+pub(super) use crate::preparation::nuit::{Preparation, examiner};
+use crate::saison::examen::Horodatages;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 use crate::suivi::depot as dire;
-use crate::suivi::format::pluriel;
 
 pub(super) use crate::suivi::depot::RIEN_ENVOYE;
 
@@ -68,7 +63,11 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         )
         .into());
     }
-    let destination = avec_les_canaux(destination, &preparation);
+    let chemins = preparation.inventaire.enregistrements.iter();
+    let destination = destination.completee_par_la_nuit(
+        Path::new(&preparation.dossier),
+        chemins.map(|e| e.chemin.as_str()),
+    );
     // Les réglages d'envoi : ceux donnés, et pour les autres ceux que retient le plan de ce
     // dossier vers cette destination, s'il existe déjà.
     let identite = destination.identite();
@@ -84,8 +83,15 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
             None
         }
         Some(dest) => {
-            refuser_si_deja_planifie(g, &preparation.dossier, dest, &identite, args.simulation)?;
-            verifier_avant_l_envoi(g, &args, dest, &preparation, &reglages)?
+            let ctx = AvantLeDepot {
+                simulation: args.simulation,
+                forcer: args.forcer_participation,
+                fuseau: &args.fuseau,
+                preparation: &preparation,
+                identite: &identite,
+                reglages: &reglages,
+            };
+            super::vigiechiro::avant_le_depot(g, dest, &ctx)?
         }
     };
     deposer_la_nuit(
@@ -95,119 +101,6 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
         &reglages,
         moi,
     )
-}
-
-/// Vers la plateforme, avant tout envoi : la plateforme lue ([`lire_la_plateforme`]), puis
-/// les noms comparés à la participation. Rend l'utilisateur du jeton, s'il a été reconnu pour
-/// un envoi.
-fn verifier_avant_l_envoi(
-    g: &OptionsGlobales,
-    args: &ArgsDepot,
-    dest: &DestinationVigieChiro,
-    preparation: &Preparation,
-    reglages: &ReglagesFusionnes,
-) -> Result<Option<IdObjet>> {
-    let fuseau = Fuseau::analyser(&args.fuseau)
-        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
-    let verifiee = lire_la_plateforme(g, args.simulation, dest, reglages)?;
-    let moi = verifiee
-        .as_ref()
-        .filter(|_| !args.simulation)
-        .map(|v| v.moi.clone());
-    refuser_plusieurs_nuits(g, preparation, args.forcer_participation)?;
-    comparer_a_la_cible(g, args, dest, preparation, &fuseau, verifiee)?;
-    Ok(moi)
-}
-
-/// Avant un envoi vers la plateforme : ses vérifications, sous les réglages du dépôt.
-fn verifier_pour_envoyer(
-    g: &OptionsGlobales,
-    dest: &DestinationVigieChiro,
-    reglages: &ReglagesFusionnes,
-) -> Result<PlateformeVerifiee> {
-    let emission = reglages.options.reessai.reglages_emission()?;
-    super::vigiechiro::verifier_plateforme(g, dest, (emission, Profil::Insistant), RIEN_ENVOYE)
-}
-
-/// Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
-/// brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle dit
-/// que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
-fn lire_la_plateforme(
-    g: &OptionsGlobales,
-    simulation: bool,
-    dest: &DestinationVigieChiro,
-    reglages: &ReglagesFusionnes,
-) -> Result<Option<PlateformeVerifiee>> {
-    if !simulation {
-        return verifier_pour_envoyer(g, dest, reglages).map(Some);
-    }
-    if crate::jeton::lire().is_err() {
-        non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
-        return Ok(None);
-    }
-    let lectures = (super::vigiechiro::reglages_de_simulation()?, Profil::Bref);
-    match super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE) {
-        Ok(v) => Ok(Some(v)),
-        Err(e) if crate::sortie::code_pour_erreur(&e) == CodeSortie::EchecsTransitoires => {
-            non_verifiee(g, &format!("{e:#}"))?;
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Les noms comparés à la participation, existante (la soirée, le point, le passage et le
-/// numéro de site des noms comparés aux siens) ou à créer (le numéro de site des noms comparé
-/// au site donné, s'il a pu être lu : une simulation sans jeton ne le lit pas ; leur soirée à
-/// --debut et --fin), par la même règle : un écart est un refus, avant toute création, sauf
-/// --forcer-participation. Le point d'une participation à créer, l'utilisateur vient de le
-/// taper (`--point`) : un écart est dit, le dépôt continue.
-fn comparer_a_la_cible(
-    g: &OptionsGlobales,
-    args: &ArgsDepot,
-    dest: &DestinationVigieChiro,
-    preparation: &Preparation,
-    fuseau: &Fuseau,
-    verifiee: Option<PlateformeVerifiee>,
-) -> Result<()> {
-    let forcer = args.forcer_participation;
-    let enregistrements = &preparation.inventaire.enregistrements;
-    match (&dest.participation, verifiee) {
-        (CibleParticipation::Existante(id), Some(v)) => {
-            let Some((p, site)) = &v.participation else {
-                return Ok(());
-            };
-            let un_titre = match base_a_lire(g, args.simulation)? {
-                Some(base) => crate::saison::sort::fichier_deja_depose(&base, id)?,
-                None => None,
-            };
-            let vue = ParticipationVue::de_la_plateforme(id.clone(), p, un_titre);
-            let ecarts =
-                correspondance::ecarts_des_nuits(enregistrements, &vue, site.as_ref(), fuseau);
-            refuser_les_ecarts(g, (Some(id), &dest.api), &ecarts, forcer)
-        }
-        (CibleParticipation::Existante(_), None) => Ok(()),
-        (
-            CibleParticipation::ACreer {
-                point, debut, fin, ..
-            },
-            v,
-        ) => {
-            let vue = ParticipationVue::a_creer(debut, fin);
-            let site = v.as_ref().and_then(|v| v.site_a_creer.as_ref());
-            let ecarts = correspondance::ecarts_des_nuits(enregistrements, &vue, site, fuseau);
-            refuser_les_ecarts(g, (None, &dest.api), &ecarts, forcer)?;
-            if let Some((autres, points)) = point
-                .as_deref()
-                .and_then(|p| preparation.inventaire.d_autres_points(p))
-            {
-                // Le point d'une participation à créer, l'utilisateur vient de le taper : dit,
-                // le dépôt continue.
-                dire::points_differents(g.json, point.as_deref().unwrap_or(""), &points, &autres)?;
-            }
-            Ok(())
-        }
-    }
 }
 
 /// Le plan enregistré (ses réglages retenus), puis envoyé, ou simulé. Un plan créé par ce
@@ -285,7 +178,7 @@ pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSo
         garder_la_nuit(g, &preparation, &identite, Path::new(&dossier), false)?;
     }
     let moi = match destination.plateforme() {
-        Some(dest) => Some(verifier_pour_envoyer(g, dest, &reglages)?.moi),
+        Some(dest) => Some(super::vigiechiro::verifier_pour_envoyer(g, dest, &reglages)?.moi),
         None => None,
     };
     let pret = enregistrer(g, preparation, destination, &identite, false, false)?;
@@ -333,7 +226,7 @@ fn reglages_retenus(
     identite: &str,
     a_blanc: bool,
 ) -> Result<ReglagesRetenus> {
-    let Some(base) = base_a_lire(g, a_blanc)? else {
+    let Some(base) = super::base_a_lire(g, a_blanc)? else {
         return Ok(ReglagesRetenus::default());
     };
     Ok(match base.trouver_plan(dossier, identite)? {
@@ -349,40 +242,8 @@ fn annoncer_reglages(g: &OptionsGlobales, annonce: &ReglagesDuPassage) -> Result
     Ok(())
 }
 
-/// Vers la plateforme, les canaux d'une nuit de routier ou de pédestre que les options ne
-/// disent pas, déduits de ses séquences (`garde::deduire_les_canaux`).
-fn avec_les_canaux(destination: Destination, preparation: &Preparation) -> Destination {
-    let Some(mut dest) = destination.plateforme().cloned() else {
-        return destination;
-    };
-    let chemins = preparation
-        .inventaire
-        .enregistrements
-        .iter()
-        .map(|e| e.chemin.as_str());
-    crate::garde::deduire_les_canaux(
-        &mut dest.description,
-        Path::new(&preparation.dossier),
-        chemins,
-    );
-    dest.into()
-}
-
-/// Un dossier inventorié et validé pour sa destination : rien n'est encore écrit ni envoyé.
-pub(super) struct Preparation {
-    pub(crate) inventaire: Inventaire,
-    pub(crate) fichiers: Vec<FichierPlanifie>,
-    /// Chemin canonique du dossier.
-    pub(crate) dossier: String,
-    /// Une carte brute préparée au fil de l'envoi : le nombre de ses originaux (ses
-    /// séquences sont les fichiers de l'inventaire).
-    pub(crate) originaux_bruts: Option<usize>,
-}
-
 /// Inventorie et valide le dossier pour la destination, sans rien écrire ni envoyer : un nom
-/// que la destination refusera est dit ici, tous d'un coup. Une carte brute reconnue
-/// (`preparation::au_fil`, voir [`examiner`]) est vue comme le dossier que `vigie preparer` en
-/// écrirait : une unité par séquence, préparée au fil de l'envoi.
+/// que la destination refusera est dit ici, tous d'un coup (`preparation::nuit`).
 pub(super) fn preparer(
     dossier: &Path,
     destination: &Destination,
@@ -390,26 +251,8 @@ pub(super) fn preparer(
     carte: &Identite,
 ) -> Result<Preparation> {
     let examen = examiner(dossier, destination, horodatages, carte)?;
-    refuser_les_empechements(&[("", &examen)])?;
-    let Examen {
-        inventaire,
-        dossier: dossier_texte,
-        mut preparees,
-        originaux_bruts,
-        ..
-    } = examen;
-    let mut fichiers = Vec::with_capacity(inventaire.enregistrements.len());
-    for e in &inventaire.enregistrements {
-        let mut f = e.planifiable(e.chemin.clone(), destination.cle(&e.chemin)?);
-        f.preparee = preparees.remove(&e.chemin);
-        fichiers.push(f);
-    }
-    Ok(Preparation {
-        inventaire,
-        fichiers,
-        dossier: dossier_texte,
-        originaux_bruts,
-    })
+    dire::refuser_les_empechements(&[("", &examen)])?;
+    Preparation::de_l_examen(examen, destination)
 }
 
 /// La garde de format d'une nuit (`garde.rs`) : ses fichiers qui restent à envoyer (pas ceux
@@ -427,7 +270,7 @@ fn garder_la_nuit(
     if preparation.originaux_bruts.is_some() {
         return Ok(());
     }
-    let base = base_a_lire(g, a_blanc)?;
+    let base = super::base_a_lire(g, a_blanc)?;
     let plan = match &base {
         Some(base) => base.trouver_plan(&preparation.dossier, identite)?,
         None => None,
@@ -444,43 +287,6 @@ fn garder_la_nuit(
         base.as_ref(),
         |_| carte.to_path_buf(),
     )
-}
-
-/// Inventorie le dossier (une carte brute reconnue vue comme le dossier que `vigie preparer` en
-/// écrirait) et relève tout ce qui y empêche le dépôt (`saison::examen`), sans rien dire encore.
-pub(super) fn examiner(
-    dossier: &Path,
-    destination: &Destination,
-    horodatages: Horodatages,
-    carte: &Identite,
-) -> Result<Examen> {
-    let inventaire = inventaire::inventorier(dossier)?;
-    let lu = crate::preparation::au_fil::lire_le_dossier(dossier, inventaire, carte);
-    crate::saison::examen::examiner(dossier, lu, destination, horodatages)
-}
-
-/// Dit tout ce qui empêche le dépôt dans ces dossiers (chacun avec le préfixe de ses chemins,
-/// `""` pour un seul dossier), d'un coup, et refuse (code 2) ; rien s'il n'y a rien.
-pub(super) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()> {
-    let (racines, nuits) = Examen::ensemble(examens);
-    if racines.is_empty() {
-        return Ok(());
-    }
-    dire::empechements(&racines)?;
-    Err(ErreurAvecCode::nouveau(
-        CodeSortie::Usage,
-        format!(
-            "{} à corriger avant de déposer (voir ci-dessus), puis relancez la même commande",
-            pluriel(racines.len() as u64, "fichier", "fichiers")
-        ),
-    )
-    .avec_nuits(
-        nuits
-            .iter()
-            .map(crate::suivi::saison::nuit_nommee)
-            .collect(),
-    )
-    .into())
 }
 
 /// Verrouille et (re)planifie le plan nommé par `identite` (celle de la destination pour un
@@ -580,42 +386,6 @@ pub(super) fn planifier_en_relisant(
     }
 }
 
-/// Un dossier déjà dans un autre plan vers la même participation
-/// (`saison::sort::plan_vers_la_meme_participation`) serait déposé deux fois : refusé avant
-/// tout envoi, avec le plan à reprendre.
-fn refuser_si_deja_planifie(
-    g: &OptionsGlobales,
-    dossier: &str,
-    dest: &DestinationVigieChiro,
-    identite: &str,
-    a_blanc: bool,
-) -> Result<()> {
-    let Some(base) = base_a_lire(g, a_blanc)? else {
-        return Ok(());
-    };
-    let plans = base.plans()?;
-    let Some(plan) =
-        crate::saison::sort::plan_vers_la_meme_participation(plans, dossier, dest, identite)
-    else {
-        return Ok(());
-    };
-    Err(dire::deja_planifie(&plan))
-}
-
-/// La base des plans, pour la lire avant de planifier ; `None` s'il n'y en a pas encore. Lire ne
-/// crée rien : sans base, aucun plan n'existe. Une simulation lit une copie, pour ne pas même
-/// migrer la base.
-pub(super) fn base_a_lire(g: &OptionsGlobales, a_blanc: bool) -> Result<Option<Base>> {
-    let chemin = super::chemin_base(g)?;
-    if !chemin.exists() {
-        return Ok(None);
-    }
-    if a_blanc {
-        return Ok(Some(Base::ouvrir_a_blanc(&chemin)?));
-    }
-    Ok(Base::ouvrir_existante(&chemin)?)
-}
-
 /// D'autres plans (d'autres dossiers : la carte montée ailleurs, une copie sur le disque)
 /// visent déjà ce compartiment et ce préfixe : on les nomme, avant tout envoi. Le dépôt
 /// continue : ce que la destination tient déjà, identique, ne repartira pas (elle est lue au
@@ -626,7 +396,7 @@ fn avertir_autres_plans(
     identite: &str,
     a_blanc: bool,
 ) -> Result<()> {
-    let Some(base) = base_a_lire(g, a_blanc)? else {
+    let Some(base) = super::base_a_lire(g, a_blanc)? else {
         return Ok(());
     };
     let autres: Vec<DepotPlan> = base
@@ -639,59 +409,6 @@ fn avertir_autres_plans(
     }
     dire::autres_plans(g.json, identite, &autres)?;
     Ok(())
-}
-
-/// Une participation, c'est un site, un point, une nuit : des fichiers de plusieurs nuits
-/// (points, passages ou soirées) vers une seule participation y resteraient mêlés, et la
-/// plateforme ne permet pas de retirer un fichier accepté. Refus avant tout envoi (code 2),
-/// les nuits listées et la commande de saison ; `--forcer-participation` passe outre.
-fn refuser_plusieurs_nuits(
-    g: &OptionsGlobales,
-    preparation: &Preparation,
-    forcer: bool,
-) -> Result<()> {
-    let nuits = crate::saison::nuits::regrouper(&preparation.inventaire.enregistrements).nuits;
-    if nuits.len() < 2 {
-        return Ok(());
-    }
-    dire::plusieurs_nuits(g.mode_sortie(), &nuits, forcer)?;
-    if forcer {
-        return Ok(());
-    }
-    Err(dire::plusieurs_nuits_refusees(&nuits))
-}
-
-/// Une simulation qui n'a pas pu lire la plateforme le dit (sur la sortie d'erreur : c'est du
-/// statut), et continue : elle n'envoie rien.
-fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
-    dire::non_verifiee(g.mode_sortie(), pourquoi)?;
-    Ok(())
-}
-
-/// Les écarts des noms à la participation, donnée (`--participation`, `id`) ou à créer
-/// (`--site … --debut … --fin …`, `id` absent), relevés par [`correspondance::ecarts_des_nuits`]
-/// (le site, le point, la soirée, et le passage d'un fichier déjà déposé) : un écart est un refus
-/// avant tout envoi et toute création (code 2), qui dit chaque écart et quoi faire : la
-/// plateforme ne permet pas de retirer un fichier accepté. `--forcer-participation` passe
-/// outre, en le disant.
-fn refuser_les_ecarts(
-    g: &OptionsGlobales,
-    (id, api): (Option<&IdObjet>, &str),
-    ecarts: &[Ecart],
-    forcer: bool,
-) -> Result<()> {
-    if ecarts.is_empty() {
-        return Ok(());
-    }
-    let rien_fait = match id {
-        Some(_) => RIEN_ENVOYE,
-        None => "rien n'a été créé ni envoyé",
-    };
-    dire::ecarts(g.json, (id, api), ecarts, forcer, rien_fait)?;
-    if forcer {
-        return Ok(());
-    }
-    Err(dire::ecarts_refuses(id.is_some(), rien_fait))
 }
 
 /// Dit ce que la planification a trouvé et changé (sur la sortie d'erreur : c'est du statut).

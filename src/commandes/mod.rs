@@ -192,6 +192,20 @@ fn ouvrir_base_pour_lire(chemin: &std::path::Path) -> Result<Option<Base>> {
     Ok(base)
 }
 
+/// La base des plans, pour la lire avant de planifier ; `None` s'il n'y en a pas encore. Lire ne
+/// crée rien : sans base, aucun plan n'existe. Une simulation lit une copie, pour ne pas même
+/// migrer la base.
+fn base_a_lire(g: &OptionsGlobales, a_blanc: bool) -> Result<Option<Base>> {
+    let chemin = chemin_base(g)?;
+    if !chemin.exists() {
+        return Ok(None);
+    }
+    if a_blanc {
+        return Ok(Some(Base::ouvrir_a_blanc(&chemin)?));
+    }
+    Ok(Base::ouvrir_existante(&chemin)?)
+}
+
 fn chemin_base(g: &OptionsGlobales) -> Result<PathBuf> {
     Ok(match &g.base {
         Some(b) => b.clone(),

@@ -23,9 +23,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::depot::{
-    RIEN_ENVOYE, examiner, planifier_en_relisant, preparer, refuser_les_empechements,
-};
+use super::depot::{RIEN_ENVOYE, examiner, planifier_en_relisant, preparer};
 use super::envoi::Envoi;
 use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
@@ -74,7 +72,7 @@ fn reunir(dossiers: &[PathBuf], provisoire: &Destination, carte: &Identite) -> R
         })
         .collect();
     let a_dire: Vec<(&str, &Examen)> = prefixes.iter().map(String::as_str).zip(&examens).collect();
-    refuser_les_empechements(&a_dire)?;
+    crate::suivi::depot::refuser_les_empechements(&a_dire)?;
     let examines = examens.into_iter().map(|e| DossierExamine {
         inventaire: e.inventaire,
         dossier: PathBuf::from(e.dossier),
@@ -246,7 +244,7 @@ fn garder_la_saison(
 ) -> Result<()> {
     let liees = nuits.iter().any(|n| matches!(n.sort, Sort::Liee { .. }));
     let base = if liees {
-        super::depot::base_a_lire(g, args.simulation)?
+        super::base_a_lire(g, args.simulation)?
     } else {
         None
     };
@@ -291,7 +289,7 @@ fn decider(
     dire::refuser(g.json, api, dire::SITE_NON_TROUVE, &ambigus)?;
     let deux_fois = decision::sites_ecrits_deux_fois(&lecture.sites);
     dire::refuser(g.json, api, dire::SITE_ECRIT_DEUX_FOIS, &deux_fois)?;
-    let prises = match super::depot::base_a_lire(g, a_blanc)? {
+    let prises = match super::base_a_lire(g, a_blanc)? {
         Some(base) => decision::lier_depuis_la_base(&base, api, fuseau, nuits)?,
         None => HashSet::new(),
     };

@@ -6,14 +6,21 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use super::reglages::ReglagesFusionnes;
 use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
 use crate::depot::passage::Envoi;
 use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::avant_envoi::{self, PlateformeVerifiee};
-use crate::destination::IdObjet;
+use crate::destination::{CibleParticipation, IdObjet};
 use crate::plan::{Base, DepotPlan};
+use crate::plateforme::conseil::commande;
+use crate::preparation::nuit::Preparation;
 use crate::reessai::{Annulation, Profil, Reglages};
+use crate::saison::correspondance::{self, Ecart, ParticipationVue};
+use crate::saison::fuseau::Fuseau;
+use crate::sortie::{CodeSortie, ErreurAvecCode};
+use crate::suivi::depot::{self as dire, RIEN_ENVOYE};
 use crate::transport::vigiechiro::ClientVigieChiro;
 use crate::transport::{Emetteur, ReglagesEmission};
 
@@ -157,4 +164,217 @@ pub(super) async fn resoudre_participation(
         }
         r => r,
     }
+}
+
+/// Ce que `vigie depot` d'une nuit sait avant de parler à la plateforme, en valeurs.
+pub(super) struct AvantLeDepot<'a> {
+    /// `--simulation` : la plateforme n'est que lue, brièvement.
+    pub(crate) simulation: bool,
+    /// `--forcer-participation`.
+    pub(crate) forcer: bool,
+    /// `--fuseau`, tel que tapé.
+    pub(crate) fuseau: &'a str,
+    pub(crate) preparation: &'a Preparation,
+    /// L'identité de la destination, qui nomme le plan.
+    pub(crate) identite: &'a str,
+    pub(crate) reglages: &'a ReglagesFusionnes,
+}
+
+/// Vers la plateforme, avant tout envoi d'une nuit : un dossier déjà planifié vers la même
+/// participation est refusé, puis la plateforme est lue et les noms comparés à la
+/// participation ([`verifier_avant_l_envoi`]). Rend l'utilisateur du jeton, s'il a été
+/// reconnu pour un envoi.
+pub(super) fn avant_le_depot(
+    g: &OptionsGlobales,
+    dest: &DestinationVigieChiro,
+    ctx: &AvantLeDepot<'_>,
+) -> Result<Option<IdObjet>> {
+    let dossier = &ctx.preparation.dossier;
+    refuser_si_deja_planifie(g, dossier, dest, ctx.identite, ctx.simulation)?;
+    verifier_avant_l_envoi(g, dest, ctx)
+}
+
+/// Vers la plateforme, avant tout envoi : la plateforme lue ([`lire_la_plateforme`]), puis
+/// les noms comparés à la participation. Rend l'utilisateur du jeton, s'il a été reconnu pour
+/// un envoi.
+fn verifier_avant_l_envoi(
+    g: &OptionsGlobales,
+    dest: &DestinationVigieChiro,
+    ctx: &AvantLeDepot<'_>,
+) -> Result<Option<IdObjet>> {
+    let fuseau = Fuseau::analyser(ctx.fuseau)
+        .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
+    let verifiee = lire_la_plateforme(g, ctx.simulation, dest, ctx.reglages)?;
+    let moi = verifiee
+        .as_ref()
+        .filter(|_| !ctx.simulation)
+        .map(|v| v.moi.clone());
+    refuser_plusieurs_nuits(g, ctx.preparation, ctx.forcer)?;
+    comparer_a_la_cible(g, ctx, dest, &fuseau, verifiee)?;
+    Ok(moi)
+}
+
+/// Avant un envoi vers la plateforme : ses vérifications, sous les réglages du dépôt.
+pub(super) fn verifier_pour_envoyer(
+    g: &OptionsGlobales,
+    dest: &DestinationVigieChiro,
+    reglages: &ReglagesFusionnes,
+) -> Result<PlateformeVerifiee> {
+    let emission = reglages.options.reessai.reglages_emission()?;
+    super::vigiechiro::verifier_plateforme(g, dest, (emission, Profil::Insistant), RIEN_ENVOYE)
+}
+
+/// Vérifier la plateforme, c'est parler au réseau. Une simulation ne fait que la lire,
+/// brièvement, et seulement avec un jeton : sans lui, ou la plateforme injoignable, elle dit
+/// que rien n'a été vérifié ; un refus (participation inconnue, d'autrui…) est dit.
+fn lire_la_plateforme(
+    g: &OptionsGlobales,
+    simulation: bool,
+    dest: &DestinationVigieChiro,
+    reglages: &ReglagesFusionnes,
+) -> Result<Option<PlateformeVerifiee>> {
+    if !simulation {
+        return verifier_pour_envoyer(g, dest, reglages).map(Some);
+    }
+    if crate::jeton::lire().is_err() {
+        non_verifiee(g, &format!("pas de jeton ({})", commande("connexion")))?;
+        return Ok(None);
+    }
+    let lectures = (super::vigiechiro::reglages_de_simulation()?, Profil::Bref);
+    match super::vigiechiro::verifier_plateforme(g, dest, lectures, RIEN_ENVOYE) {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if crate::sortie::code_pour_erreur(&e) == CodeSortie::EchecsTransitoires => {
+            non_verifiee(g, &format!("{e:#}"))?;
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Les noms comparés à la participation, existante (la soirée, le point, le passage et le
+/// numéro de site des noms comparés aux siens) ou à créer (le numéro de site des noms comparé
+/// au site donné, s'il a pu être lu : une simulation sans jeton ne le lit pas ; leur soirée à
+/// --debut et --fin), par la même règle : un écart est un refus, avant toute création, sauf
+/// --forcer-participation. Le point d'une participation à créer, l'utilisateur vient de le
+/// taper (`--point`) : un écart est dit, le dépôt continue.
+fn comparer_a_la_cible(
+    g: &OptionsGlobales,
+    ctx: &AvantLeDepot<'_>,
+    dest: &DestinationVigieChiro,
+    fuseau: &Fuseau,
+    verifiee: Option<PlateformeVerifiee>,
+) -> Result<()> {
+    let (forcer, preparation) = (ctx.forcer, ctx.preparation);
+    let enregistrements = &preparation.inventaire.enregistrements;
+    match (&dest.participation, verifiee) {
+        (CibleParticipation::Existante(id), Some(v)) => {
+            let Some((p, site)) = &v.participation else {
+                return Ok(());
+            };
+            let un_titre = match super::base_a_lire(g, ctx.simulation)? {
+                Some(base) => crate::saison::sort::fichier_deja_depose(&base, id)?,
+                None => None,
+            };
+            let vue = ParticipationVue::de_la_plateforme(id.clone(), p, un_titre);
+            let ecarts =
+                correspondance::ecarts_des_nuits(enregistrements, &vue, site.as_ref(), fuseau);
+            refuser_les_ecarts(g, (Some(id), &dest.api), &ecarts, forcer)
+        }
+        (CibleParticipation::Existante(_), None) => Ok(()),
+        (
+            CibleParticipation::ACreer {
+                point, debut, fin, ..
+            },
+            v,
+        ) => {
+            let vue = ParticipationVue::a_creer(debut, fin);
+            let site = v.as_ref().and_then(|v| v.site_a_creer.as_ref());
+            let ecarts = correspondance::ecarts_des_nuits(enregistrements, &vue, site, fuseau);
+            refuser_les_ecarts(g, (None, &dest.api), &ecarts, forcer)?;
+            if let Some((autres, points)) = point
+                .as_deref()
+                .and_then(|p| preparation.inventaire.d_autres_points(p))
+            {
+                // Le point d'une participation à créer, l'utilisateur vient de le taper : dit,
+                // le dépôt continue.
+                dire::points_differents(g.json, point.as_deref().unwrap_or(""), &points, &autres)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Un dossier déjà dans un autre plan vers la même participation
+/// (`saison::sort::plan_vers_la_meme_participation`) serait déposé deux fois : refusé avant
+/// tout envoi, avec le plan à reprendre.
+fn refuser_si_deja_planifie(
+    g: &OptionsGlobales,
+    dossier: &str,
+    dest: &DestinationVigieChiro,
+    identite: &str,
+    a_blanc: bool,
+) -> Result<()> {
+    let Some(base) = super::base_a_lire(g, a_blanc)? else {
+        return Ok(());
+    };
+    let plans = base.plans()?;
+    let Some(plan) =
+        crate::saison::sort::plan_vers_la_meme_participation(plans, dossier, dest, identite)
+    else {
+        return Ok(());
+    };
+    Err(dire::deja_planifie(&plan))
+}
+
+/// Une participation, c'est un site, un point, une nuit : des fichiers de plusieurs nuits
+/// (points, passages ou soirées) vers une seule participation y resteraient mêlés, et la
+/// plateforme ne permet pas de retirer un fichier accepté. Refus avant tout envoi (code 2),
+/// les nuits listées et la commande de saison ; `--forcer-participation` passe outre.
+fn refuser_plusieurs_nuits(
+    g: &OptionsGlobales,
+    preparation: &Preparation,
+    forcer: bool,
+) -> Result<()> {
+    let nuits = crate::saison::nuits::regrouper(&preparation.inventaire.enregistrements).nuits;
+    if nuits.len() < 2 {
+        return Ok(());
+    }
+    dire::plusieurs_nuits(g.mode_sortie(), &nuits, forcer)?;
+    if forcer {
+        return Ok(());
+    }
+    Err(dire::plusieurs_nuits_refusees(&nuits))
+}
+
+/// Une simulation qui n'a pas pu lire la plateforme le dit (sur la sortie d'erreur : c'est du
+/// statut), et continue : elle n'envoie rien.
+fn non_verifiee(g: &OptionsGlobales, pourquoi: &str) -> Result<()> {
+    dire::non_verifiee(g.mode_sortie(), pourquoi)?;
+    Ok(())
+}
+
+/// Les écarts des noms à la participation, donnée (`--participation`, `id`) ou à créer
+/// (`--site … --debut … --fin …`, `id` absent), relevés par [`correspondance::ecarts_des_nuits`]
+/// (le site, le point, la soirée, et le passage d'un fichier déjà déposé) : un écart est un refus
+/// avant tout envoi et toute création (code 2), qui dit chaque écart et quoi faire : la
+/// plateforme ne permet pas de retirer un fichier accepté. `--forcer-participation` passe
+/// outre, en le disant.
+fn refuser_les_ecarts(
+    g: &OptionsGlobales,
+    (id, api): (Option<&IdObjet>, &str),
+    ecarts: &[Ecart],
+    forcer: bool,
+) -> Result<()> {
+    if ecarts.is_empty() {
+        return Ok(());
+    }
+    let rien_fait = match id {
+        Some(_) => RIEN_ENVOYE,
+        None => "rien n'a été créé ni envoyé",
+    };
+    dire::ecarts(g.json, (id, api), ecarts, forcer, rien_fait)?;
+    if forcer {
+        return Ok(());
+    }
+    Err(dire::ecarts_refuses(id.is_some(), rien_fait))
 }

@@ -17,6 +17,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -117,6 +118,43 @@ pub(crate) trait Fabrique: Send + Sync + fmt::Debug {
         None
     }
 
+    /// La même, qui décrira sa participation (`configuration`, `meteo`) ; `None` : elle n'a
+    /// rien à décrire (voir [`Destination::decrite`]).
+    fn decrite(&self, _description: crate::description::Description) -> Option<Destination> {
+        None
+    }
+
+    /// La même, complétée de ce que disent les séquences de la nuit (les canaux d'une nuit de
+    /// routier ou de pédestre, `garde::deduire_les_canaux`) ; `None` : rien à compléter.
+    fn completee_par_la_nuit(
+        &self,
+        _dossier: &Path,
+        _chemins: &mut dyn Iterator<Item = &str>,
+    ) -> Option<Destination> {
+        None
+    }
+
+    /// La participation existante que désigne la destination, s'il y en a une.
+    fn participation_donnee(&self) -> Option<&IdObjet> {
+        None
+    }
+
+    /// Rien ne part sans jeton : à exiger avant même d'inventorier.
+    fn exige_un_jeton(&self) -> bool {
+        false
+    }
+
+    /// Les noms de fichiers sont jugés par la destination, qui en refuse (voir `noms`).
+    fn juge_les_noms(&self) -> bool {
+        false
+    }
+
+    /// Les séquences sont lues par un calcul (en ×10) : leur format est gardé avant tout
+    /// envoi (`garde.rs`).
+    fn lit_les_sequences(&self) -> bool {
+        false
+    }
+
     /// Le dépositaire d'un passage, et ce qu'il faut savoir avant son premier envoi, lu sous
     /// la veille du réseau du passage. Une erreur : rien n'est parti.
     fn depositaire<'a>(
@@ -204,32 +242,40 @@ impl Destination {
     /// de saison déjà liée à son plan reçoit ainsi les options redonnées (`--meteo`, le
     /// micro…), et sa participation est complétée comme celle d'une nuit seule.
     pub(crate) fn decrite(self, description: crate::description::Description) -> Destination {
-        match self.plateforme() {
-            Some(p) => p.clone().avec_description(description).into(),
-            None => self,
-        }
+        self.0.decrite(description).unwrap_or(self)
     }
 
-    /// La participation existante que désigne la destination (vers la plateforme, par son
-    /// identifiant).
+    /// La même, complétée de ce que disent les séquences de la nuit (voir
+    /// [`Fabrique::completee_par_la_nuit`]), ou telle quelle.
+    pub(crate) fn completee_par_la_nuit<'c>(
+        self,
+        dossier: &Path,
+        chemins: impl Iterator<Item = &'c str>,
+    ) -> Destination {
+        let mut chemins = chemins;
+        self.0
+            .completee_par_la_nuit(dossier, &mut chemins)
+            .unwrap_or(self)
+    }
+
+    /// Voir [`Fabrique::participation_donnee`].
     pub(crate) fn participation_donnee(&self) -> Option<&IdObjet> {
-        self.plateforme()?.participation_donnee()
+        self.0.participation_donnee()
     }
 
-    /// Rien ne part sans jeton (vers la plateforme) : à exiger avant même d'inventorier.
+    /// Voir [`Fabrique::exige_un_jeton`].
     pub(crate) fn exige_un_jeton(&self) -> bool {
-        self.plateforme().is_some()
+        self.0.exige_un_jeton()
     }
 
-    /// Les noms de fichiers sont jugés par la plateforme, qui en refuse (voir `noms`).
+    /// Voir [`Fabrique::juge_les_noms`].
     pub(crate) fn juge_les_noms(&self) -> bool {
-        self.plateforme().is_some()
+        self.0.juge_les_noms()
     }
 
-    /// Les séquences sont lues par le calcul de la plateforme (en ×10) : leur format est gardé
-    /// avant tout envoi (`garde.rs`).
+    /// Voir [`Fabrique::lit_les_sequences`].
     pub(crate) fn lit_les_sequences(&self) -> bool {
-        self.plateforme().is_some()
+        self.0.lit_les_sequences()
     }
 
     /// Le geste que dit le bilan de `vigie verifier` quand la destination refuse de relire.

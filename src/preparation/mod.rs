@@ -16,7 +16,9 @@
 //!   `saison::nuits`) ;
 //! - [`ecriture`] : écrire les séquences d'une nuit, provisoire exclusif puis renommage ;
 //! - [`au_fil`] : une carte brute déposée sans copie (`vigie depot CARTE`), chaque séquence
-//!   une unité du plan : son en-tête en mémoire, ses octets lus dans l'original à l'envoi.
+//!   une unité du plan : son en-tête en mémoire, ses octets lus dans l'original à l'envoi ;
+//! - [`nuit`] : un dossier (ou une carte brute) inventorié et examiné pour `vigie depot`, ses
+//!   fichiers planifiables.
 //!
 //! L'affichage est dans `suivi/preparation.rs`, le câblage dans `commandes/preparer.rs`.
 
@@ -25,4 +27,5 @@ pub(crate) mod carte;
 pub(crate) mod ecriture;
 pub(crate) mod entete;
 pub(crate) mod materiel;
+pub(crate) mod nuit;
 pub(crate) mod transformation;

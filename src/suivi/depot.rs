@@ -21,6 +21,7 @@ use crate::noms::{self, Empechement};
 use crate::plan::{DepotPlan, DepotUnite, Replanification};
 use crate::plateforme::conseil::commande;
 use crate::saison::correspondance::Ecart;
+use crate::saison::examen::Examen;
 use crate::saison::nuits::Nuit;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 
@@ -508,4 +509,23 @@ pub(crate) fn simulation(
         pluriel(partiraient.len() as u64, "fichier", "fichiers"),
         octets_lisibles(octets),
     )
+}
+
+/// Dit tout ce qui empêche le dépôt dans ces dossiers (chacun avec le préfixe de ses chemins,
+/// `""` pour un seul dossier), d'un coup, et refuse (code 2) ; rien s'il n'y a rien.
+pub(crate) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()> {
+    let (racines, nuits) = Examen::ensemble(examens);
+    if racines.is_empty() {
+        return Ok(());
+    }
+    empechements(&racines)?;
+    Err(ErreurAvecCode::nouveau(
+        CodeSortie::Usage,
+        format!(
+            "{} à corriger avant de déposer (voir ci-dessus), puis relancez la même commande",
+            pluriel(racines.len() as u64, "fichier", "fichiers")
+        ),
+    )
+    .avec_nuits(nuits.iter().map(super::saison::nuit_nommee).collect())
+    .into())
 }

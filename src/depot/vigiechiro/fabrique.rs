@@ -4,7 +4,7 @@
 //! `--debut` et `--fin`.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -77,6 +77,38 @@ impl Fabrique for DestinationVigieChiro {
 
     fn plateforme(&self) -> Option<&DestinationVigieChiro> {
         Some(self)
+    }
+
+    fn decrite(&self, description: crate::description::Description) -> Option<Destination> {
+        Some(self.clone().avec_description(description).into())
+    }
+
+    /// Les canaux d'une nuit de routier ou de pédestre que les options ne disent pas, déduits
+    /// de ses séquences (`garde::deduire_les_canaux`).
+    fn completee_par_la_nuit(
+        &self,
+        dossier: &Path,
+        chemins: &mut dyn Iterator<Item = &str>,
+    ) -> Option<Destination> {
+        let mut dest = self.clone();
+        crate::garde::deduire_les_canaux(&mut dest.description, dossier, chemins);
+        Some(dest.into())
+    }
+
+    fn participation_donnee(&self) -> Option<&IdObjet> {
+        DestinationVigieChiro::participation_donnee(self)
+    }
+
+    fn exige_un_jeton(&self) -> bool {
+        true
+    }
+
+    fn juge_les_noms(&self) -> bool {
+        true
+    }
+
+    fn lit_les_sequences(&self) -> bool {
+        true
     }
 
     /// Vers la plateforme, la participation, créée une seule fois au besoin.
