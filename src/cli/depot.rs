@@ -11,6 +11,7 @@ use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::destination::{CibleParticipation, IdObjet};
 use crate::plateforme::conseil::commande;
 use crate::preparation::carte::Identite;
+use crate::saison::examen::Horodatages;
 use crate::sortie::{CodeSortie, ErreurAvecCode};
 
 /// `--passage` ou `--site NUMERO` sans carte brute à nommer.
@@ -104,6 +105,26 @@ impl ArgsDepot {
                 .avec_description(description)
                 .into(),
         )
+    }
+
+    /// Comment juger les horodatages des noms : une participation donnée et forcée porte la
+    /// date, ils n'y comptent pas (la nuit d'une horloge mal réglée, déposée dans une
+    /// participation créée à la main).
+    pub(crate) fn horodatages(&self) -> Horodatages {
+        if self.forcer_participation && self.participation.is_some() {
+            Horodatages::Acceptes
+        } else {
+            Horodatages::Juges
+        }
+    }
+
+    /// `--passage` ou `--site NUMERO` nomment une carte brute : donnés pour un dossier qui
+    /// n'en est pas une (`carte_brute` faux), ils sont refusés (code 2).
+    pub(crate) fn refuser_l_identite_sans_carte(&self, carte_brute: bool) -> Result<()> {
+        if carte_brute || !self.nomme_une_carte() {
+            return Ok(());
+        }
+        Err(ErreurAvecCode::nouveau(CodeSortie::Usage, IDENTITE_SANS_CARTE).into())
     }
 
     /// `--passage` ou `--site NUMERO` (sans `=ID`) : ce qui ne nomme qu'une carte brute.

@@ -32,15 +32,7 @@ pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3:
 /// de la plus mal lotie.
 pub(super) fn verifier(g: &OptionsGlobales, args: ArgsVerifier) -> Result<CodeSortie> {
     let base = ouvrir_base_existante(g)?;
-    let plans: Vec<(i64, Option<String>)> =
-        match crate::saison::designation::viser(&base, &args.nuits.nuits, false)? {
-            crate::saison::designation::Visee::Plan(p) => vec![(p, None)],
-            crate::saison::designation::Visee::Nuits(v) => v
-                .nuits
-                .iter()
-                .map(|n| (n.plan_id, Some(v.designation(n).to_string())))
-                .collect(),
-        };
+    let plans = crate::saison::designation::viser(&base, &args.nuits.nuits, false)?.plans();
     let mut code = CodeSortie::Succes;
     for (plan, nuit) in plans {
         code = code.max_par_gravite(verifier_un(g, &args, &base, plan, nuit.as_deref())?);
@@ -65,11 +57,9 @@ fn verifier_un(
     signaler_endpoint_ignore(plan.id, &destination, &args.s3);
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = args.reessai.reglages_emission()?;
-    // Vers la plateforme : l'adresse de l'API, le jeton et la participation d'abord, comme
-    // toute commande qui lui parle (sous la veille du réseau, Ctrl-C compris).
-    if let Some(dest) = fabrique.plateforme().filter(|_| !deposees.is_empty()) {
-        let lectures = (emission.clone(), crate::reessai::Profil::Insistant);
-        super::vigiechiro::verifier_plateforme(g, dest, lectures, "rien n'a été vérifié")?;
+    if !deposees.is_empty() {
+        let lectures = || Ok(emission.clone());
+        super::vigiechiro::verifier_si_plateforme(g, fabrique, lectures, "rien n'a été vérifié")?;
     }
     let rt = moteur(Fils::Plusieurs)?;
     let annulation = Annulation::nouveau();

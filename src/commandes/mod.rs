@@ -25,7 +25,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::cli::{Cli, Commande, OptionsGlobales};
-use crate::depot::passage::certificat_refuse;
+use crate::depot::passage::{Fils, certificat_refuse, moteur};
 use crate::plan::{self, Base};
 use crate::reessai::Annulation;
 use crate::sortie::{CodeSortie, ErreurAvecCode, interrompu};
@@ -115,28 +115,6 @@ pub fn initialiser_journal(g: &OptionsGlobales) -> Result<()> {
         fichier: g.journal.as_deref(),
     })?;
     Ok(())
-}
-
-/// Combien de fils fait tourner le moteur asynchrone d'une commande.
-#[derive(Debug, Clone, Copy)]
-enum Fils {
-    /// Un dépôt, une vérification : les envois et les relectures vont en parallèle.
-    Plusieurs,
-    /// Une commande ponctuelle (quelques requêtes l'une après l'autre) : un seul fil suffit.
-    Un,
-}
-
-/// Le moteur asynchrone d'une commande (le seul endroit qui le construit).
-fn moteur(fils: Fils) -> Result<tokio::runtime::Runtime> {
-    use anyhow::Context;
-    let mut constructeur = match fils {
-        Fils::Plusieurs => tokio::runtime::Builder::new_multi_thread(),
-        Fils::Un => tokio::runtime::Builder::new_current_thread(),
-    };
-    constructeur
-        .enable_all()
-        .build()
-        .context("démarrage du moteur asynchrone")
 }
 
 /// Premier Ctrl-C (ou SIGTERM, ou SIGHUP : le terminal fermé ; sous Windows, la console

@@ -162,7 +162,11 @@ pub(super) fn depot_saison(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeS
     dire::non_rattaches(g.mode_sortie(), &non_rattaches, nuits.is_empty())?;
     garder_la_saison(g, &args, &reunion, &nuits)?;
     if reunion.originaux_bruts > 0 {
-        super::depot::annoncer_carte_brute(g, reunion.originaux_bruts, reunion.preparees.len())?;
+        crate::suivi::depot::carte_brute(
+            g.mode_sortie(),
+            reunion.originaux_bruts,
+            reunion.preparees.len(),
+        )?;
     }
     if args.simulation {
         simuler(g, &args, (&api, &fuseau), (&nuits, &reunion), hors_ligne)?;

@@ -9,6 +9,7 @@ use anyhow::Result;
 use super::reglages::ReglagesFusionnes;
 use crate::cli::OptionsGlobales;
 use crate::depot::AnnoncesSuivi;
+use crate::depot::fabrique::Destination;
 use crate::depot::passage::Envoi;
 use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::depot::vigiechiro::avant_envoi::{self, PlateformeVerifiee};
@@ -180,18 +181,38 @@ pub(super) struct AvantLeDepot<'a> {
     pub(crate) reglages: &'a ReglagesFusionnes,
 }
 
-/// Vers la plateforme, avant tout envoi d'une nuit : un dossier déjà planifié vers la même
+/// Avant tout envoi d'une nuit vers la plateforme : un dossier déjà planifié vers la même
 /// participation est refusé, puis la plateforme est lue et les noms comparés à la
 /// participation ([`verifier_avant_l_envoi`]). Rend l'utilisateur du jeton, s'il a été
-/// reconnu pour un envoi.
+/// reconnu pour un envoi ; `None` : une autre destination, que rien de ceci ne concerne.
 pub(super) fn avant_le_depot(
     g: &OptionsGlobales,
-    dest: &DestinationVigieChiro,
+    destination: &Destination,
     ctx: &AvantLeDepot<'_>,
-) -> Result<Option<IdObjet>> {
+) -> Result<Option<Option<IdObjet>>> {
+    let Some(dest) = destination.plateforme() else {
+        return Ok(None);
+    };
     let dossier = &ctx.preparation.dossier;
     refuser_si_deja_planifie(g, dossier, dest, ctx.identite, ctx.simulation)?;
-    verifier_avant_l_envoi(g, dest, ctx)
+    verifier_avant_l_envoi(g, dest, ctx).map(Some)
+}
+
+/// Avant d'envoyer ou de relire un plan vers la plateforme (et seulement elle) : l'adresse de
+/// l'API, le jeton et la participation d'abord, comme toute commande qui lui parle
+/// ([`verifier_plateforme`], sous `emission`). Rend l'utilisateur du jeton ; `None` : une
+/// autre destination, qui n'a rien à vérifier ici.
+pub(super) fn verifier_si_plateforme(
+    g: &OptionsGlobales,
+    destination: &Destination,
+    emission: impl FnOnce() -> Result<ReglagesEmission>,
+    rien_fait: &str,
+) -> Result<Option<IdObjet>> {
+    let Some(dest) = destination.plateforme() else {
+        return Ok(None);
+    };
+    let lectures = (emission()?, Profil::Insistant);
+    Ok(Some(verifier_plateforme(g, dest, lectures, rien_fait)?.moi))
 }
 
 /// Vers la plateforme, avant tout envoi : la plateforme lue ([`lire_la_plateforme`]), puis
@@ -215,7 +236,7 @@ fn verifier_avant_l_envoi(
 }
 
 /// Avant un envoi vers la plateforme : ses vérifications, sous les réglages du dépôt.
-pub(super) fn verifier_pour_envoyer(
+fn verifier_pour_envoyer(
     g: &OptionsGlobales,
     dest: &DestinationVigieChiro,
     reglages: &ReglagesFusionnes,

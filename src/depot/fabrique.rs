@@ -7,11 +7,13 @@
 //! ([`Fabrique::relecture`]), ses avertissements et ses rappels ; ce qui vaut pour la sorte
 //! entière (lire une adresse `--vers`, relire une identité, le geste d'un refus) est dans son
 //! inscription ([`Inscription`], listée dans `inscription.rs`, qui relit la destination d'un
-//! plan : `Destination::du_plan`). Ce qui n'existe que pour l'une se demande comme une
-//! fonctionnalité facultative (les `Features` d'un backend rclone) : [`Fabrique::plateforme`]
-//! rend la plateforme Vigie-Chiro, dont les vérifications d'avant l'envoi (jeton,
-//! participation, point) sont celles des commandes. Les commandes câblent une [`Destination`]
-//! sans savoir vers quoi elles envoient.
+//! plan : `Destination::du_plan`). Ce qui n'existe que pour certaines (un jeton exigé, des
+//! noms jugés, des séquences lues par un calcul, une description, une participation donnée)
+//! est une méthode au défaut neutre. Reste une fonctionnalité facultative (les `Features`
+//! d'un backend rclone) : [`Fabrique::plateforme`] rend la plateforme Vigie-Chiro, pour ses
+//! vérifications d'avant l'envoi, qui lisent `saison/` et disent par `suivi/` (au-dessus de
+//! cette couche : `commandes/vigiechiro.rs`), et pour les commandes qui n'existent que pour
+//! elle. Les commandes câblent une [`Destination`] sans savoir vers quoi elles envoient.
 //!
 //! Les futurs sont mis en boîte : une fabrique est un objet (`dyn`), choisi à l'exécution.
 

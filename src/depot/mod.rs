@@ -38,6 +38,7 @@ pub(crate) mod parallelisme;
 mod parties;
 pub(crate) mod passage;
 pub(crate) mod passages;
+pub(crate) mod planification;
 mod reglages;
 pub(crate) mod relecture;
 pub(crate) mod s3;

@@ -194,3 +194,26 @@ impl Lancement {
         }
     }
 }
+
+/// Combien de fils fait tourner le moteur asynchrone d'une commande.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Fils {
+    /// Un dépôt, une vérification : les envois et les relectures vont en parallèle.
+    Plusieurs,
+    /// Une commande ponctuelle (quelques requêtes l'une après l'autre) : un seul fil suffit.
+    Un,
+}
+
+/// Le moteur asynchrone d'une commande (le seul endroit qui le construit ; les commandes le
+/// reçoivent d'ici).
+pub(crate) fn moteur(fils: Fils) -> Result<tokio::runtime::Runtime> {
+    use anyhow::Context;
+    let mut constructeur = match fils {
+        Fils::Plusieurs => tokio::runtime::Builder::new_multi_thread(),
+        Fils::Un => tokio::runtime::Builder::new_current_thread(),
+    };
+    constructeur
+        .enable_all()
+        .build()
+        .context("démarrage du moteur asynchrone")
+}

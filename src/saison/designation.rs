@@ -410,6 +410,21 @@ pub(crate) enum Visee {
     Nuits(NuitsVisees),
 }
 
+impl Visee {
+    /// Les plans visés, l'un après l'autre : celui hors saison, ou chaque nuit avec sa
+    /// désignation la plus courte.
+    pub(crate) fn plans(&self) -> Vec<(i64, Option<String>)> {
+        match self {
+            Visee::Plan(p) => vec![(*p, None)],
+            Visee::Nuits(v) => v
+                .nuits
+                .iter()
+                .map(|n| (n.plan_id, Some(v.designation(n).to_string())))
+                .collect(),
+        }
+    }
+}
+
 /// Des nuits de saison visées, et de quoi écrire leur désignation la plus courte.
 #[derive(Debug)]
 pub(crate) struct NuitsVisees {
