@@ -7,7 +7,6 @@ use anyhow::{Result, bail};
 
 use super::ArgsDepot;
 use crate::depot::fabrique::{Destination, OptionsAdresse};
-use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::destination::{CibleParticipation, IdObjet};
 use crate::plateforme::conseil::commande;
 use crate::preparation::carte::Identite;
@@ -100,10 +99,11 @@ impl ArgsDepot {
             .description
             .description()
             .map_err(|e| ErreurAvecCode::nouveau(CodeSortie::Usage, e.to_string()))?;
-        Ok(
-            DestinationVigieChiro::nouveau(&api.url, participation, self.autoriser_http)?
-                .avec_description(description)
-                .into(),
+        crate::depot::inscription::vers_la_participation(
+            &api.url,
+            participation,
+            self.autoriser_http,
+            description,
         )
     }
 

@@ -141,6 +141,12 @@ pub(crate) trait Fabrique: Send + Sync + fmt::Debug {
         None
     }
 
+    /// L'adresse de la page web d'une participation de cette destination, si elle en a une
+    /// (le bilan la donne plutôt que l'identifiant seul).
+    fn page_de_participation(&self, _participation: &IdObjet) -> Option<String> {
+        None
+    }
+
     /// Rien ne part sans jeton : à exiger avant même d'inventorier.
     fn exige_un_jeton(&self) -> bool {
         false
@@ -263,6 +269,11 @@ impl Destination {
     /// Voir [`Fabrique::participation_donnee`].
     pub(crate) fn participation_donnee(&self) -> Option<&IdObjet> {
         self.0.participation_donnee()
+    }
+
+    /// Voir [`Fabrique::page_de_participation`].
+    pub(crate) fn page_de_participation(&self, participation: &IdObjet) -> Option<String> {
+        self.0.page_de_participation(participation)
     }
 
     /// Voir [`Fabrique::exige_un_jeton`].

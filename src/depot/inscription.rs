@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::fabrique::{Destination, Inscription, OptionsAdresse};
-use crate::destination::ErreurDestination;
+use crate::destination::{CibleParticipation, ErreurDestination};
 use crate::plan::{CauseRefus, DepotPlan, Sorte};
 
 /// Les destinations inscrites, une ligne chacune.
@@ -48,6 +48,22 @@ pub(crate) fn analyser_vers(
             }
             .into())
         })
+}
+
+/// La destination d'une participation de la plateforme, donnée ou à créer
+/// (`--participation`, ou `--site … --debut … --fin …`), décrite par `description` : la
+/// seule destination inscrite qui se donne sans adresse `--vers`.
+pub(crate) fn vers_la_participation(
+    api: &str,
+    participation: CibleParticipation,
+    autoriser_http: bool,
+    description: crate::description::Description,
+) -> anyhow::Result<Destination> {
+    Ok(
+        super::vigiechiro::DestinationVigieChiro::nouveau(api, participation, autoriser_http)?
+            .avec_description(description)
+            .into(),
+    )
 }
 
 /// Les formes d'adresse `--vers` que lisent les destinations inscrites.

@@ -52,7 +52,9 @@ pub(crate) mod adresse;
 pub(crate) mod avant_envoi;
 mod confrontation;
 pub(crate) mod fabrique;
+pub(crate) mod inventaire_distant;
 pub(crate) mod participation;
+pub(crate) mod relecture;
 pub(crate) mod verification;
 
 pub(crate) use adresse::DestinationVigieChiro;
@@ -71,7 +73,6 @@ use super::{
     echec_si_fichier_change, releve_si_encore_la,
 };
 use crate::depot::relecture::empreinte::{EtagS3, etag_assemble};
-use crate::depot::relecture::inventaire_distant::InventaireDistant;
 use crate::destination::{IdObjet, PartieDuBilan};
 use crate::plan::{CauseRefus, PartieEnvoi};
 use crate::plateforme::conseil::commande;
@@ -81,6 +82,7 @@ use crate::transport::corps::{
 };
 use crate::transport::vigiechiro::{ClientVigieChiro, Declaration, FichierDistant};
 use crate::transport::{Emission, emettre};
+use inventaire_distant::InventaireDistant;
 
 /// Le refus de la plateforme à une déclaration multipart quand S3 refuse d'ouvrir l'envoi
 /// (`resources/fichiers.py` `_s3_create_multipart`, `abort(500, …)`) : rien n'est enregistré.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::Result;
 
-use crate::depot::relecture::inventaire_distant::{self, EtatDistant};
+use crate::depot::vigiechiro::inventaire_distant::{self, EtatDistant};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::DepotUnite;

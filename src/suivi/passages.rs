@@ -195,10 +195,10 @@ fn afficher_le_passage(
             destination.rappel_traiter()
         })
         .filter(|_| avec_suite);
-    let page = destination
-        .plateforme()
-        .zip(b.destination.participation())
-        .and_then(|(d, p)| super::saison::adresse_participation(&d.api, p.as_str()));
+    let page = b
+        .destination
+        .participation()
+        .and_then(|p| destination.page_de_participation(p));
     super::bilan::afficher(b, page.as_deref(), suite.as_deref(), json, fin)?;
     Ok(())
 }

@@ -33,9 +33,8 @@ use crate::saison::sites::SiteConnu;
 use crate::saison::sort::{NuitDeSaison, Sort, participation_du_plan, protocole_texte};
 use crate::sortie::{CodeSortie, ErreurAvecCode, NuitNommee};
 
-/// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
-/// seulement : on ne devine pas le site web d'une autre API).
-const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
+pub(crate) use crate::depot::vigiechiro::adresse::adresse_participation;
+
 /// Combien de fichiers un refus « hors nuit » cite.
 const HORS_NUIT_CITES: usize = 10;
 /// Combien de fichiers non rattachés sont cités, par numéro de site.
@@ -87,12 +86,6 @@ pub(crate) fn libelle_court(cle: &CleNuit) -> String {
         (Some(s), Some(p)) => format!("{} {} Pass{}", jour_court(s), p, cle.passage),
         _ => format!("circuit {} Pass{}", cle.site, cle.passage),
     }
-}
-
-/// L'adresse de la participation sur le site web, pour l'API par défaut.
-pub(crate) fn adresse_participation(api: &str, id: &str) -> Option<String> {
-    (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
-        .then(|| format!("{SITE_WEB}{id}"))
 }
 
 /// L'adresse de la participation, ou, pour une autre API, `participation ID`.

@@ -7,6 +7,16 @@ use crate::destination::{
 };
 use crate::horodatage::InstantUtc;
 
+/// Le site web de la plateforme, pour l'adresse d'une participation (l'API par défaut
+/// seulement : on ne devine pas le site web d'une autre API).
+const SITE_WEB: &str = "https://vigiechiro.herokuapp.com/#/participations/";
+
+/// L'adresse de la participation sur le site web, pour l'API par défaut.
+pub(crate) fn adresse_participation(api: &str, id: &str) -> Option<String> {
+    (api.trim_end_matches('/') == crate::destination::API_VIGIECHIRO.trim_end_matches('/'))
+        .then(|| format!("{SITE_WEB}{id}"))
+}
+
 /// La plateforme, et la participation qui reçoit la nuit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DestinationVigieChiro {

@@ -8,7 +8,7 @@
 //! (`resources/fichiers.py` `_s3_create_singlepart` : `409 upload is already done` ;
 //! `fichier_delete` : `422 cannot cancel file once upload is done`). Désormais :
 //!
-//! - l'inventaire distant ([`crate::depot::relecture::inventaire_distant`]) est lu une fois
+//! - l'inventaire distant ([`crate::depot::vigiechiro::inventaire_distant`]) est lu une fois
 //!   par passage, par la première unité (les autres l'attendent), sous la politique de réessai et
 //!   la pause réseau du moteur ; s'il ne peut pas être lu, le dépôt se fait sans lui ;
 //! - un fichier **finalisé** n'est ni redéclaré ni renvoyé. Son contenu est comparé au fichier
@@ -27,8 +27,8 @@
 use super::{DepositaireVigieChiro, IssueUnite, Resultat, echec_local};
 use crate::depot::ContexteUnite;
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
-use crate::depot::relecture::inventaire_distant::{self, EtatDistant, InventaireDistant};
-use crate::depot::relecture::{ObjetRelu, relever};
+use crate::depot::vigiechiro::inventaire_distant::{self, EtatDistant, InventaireDistant};
+use crate::depot::vigiechiro::relecture::{ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::{CauseRefus, EtatUnite};

@@ -99,6 +99,10 @@ impl Fabrique for DestinationVigieChiro {
         DestinationVigieChiro::participation_donnee(self)
     }
 
+    fn page_de_participation(&self, participation: &IdObjet) -> Option<String> {
+        super::adresse::adresse_participation(&self.api, participation.as_str())
+    }
+
     fn exige_un_jeton(&self) -> bool {
         true
     }

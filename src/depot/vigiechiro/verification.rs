@@ -15,9 +15,9 @@ use futures_util::future::BoxFuture;
 
 use crate::depot::fichier_change;
 use crate::depot::relecture::empreinte::{Comparaison, comparer};
-use crate::depot::relecture::inventaire_distant::{self, EtatDistant, InventaireDistant};
 use crate::depot::relecture::verification::{Constat, Constats, Relecture, constater_toutes};
-use crate::depot::relecture::{ObjetRelu, relever};
+use crate::depot::vigiechiro::inventaire_distant::{self, EtatDistant, InventaireDistant};
+use crate::depot::vigiechiro::relecture::{ObjetRelu, relever};
 use crate::destination::IdObjet;
 use crate::inventaire::verdict_plateforme;
 use crate::plan::DepotUnite;
