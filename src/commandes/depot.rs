@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::envoi::{Envoi, signaler_endpoint_ignore};
+use super::envoi::Envoi;
 use super::reglages::ReglagesFusionnes;
 use super::vigiechiro::AvantLeDepot;
 use super::{ouvrir_base, ouvrir_base_existante};
@@ -28,10 +28,10 @@ pub(super) use crate::suivi::depot::RIEN_ENVOYE;
 pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> {
     let dossier = args.un_seul_dossier()?;
     let destination = args.destination()?;
-    // Sans jeton, rien ne peut partir vers la plateforme : on le dit avant même d'inventorier.
-    // Une simulation, elle, ne parle pas au réseau et n'en a pas besoin.
-    if destination.exige_un_jeton() && !args.simulation {
-        crate::jeton::lire()?;
+    // Sans jeton, rien ne peut partir : on le dit avant même d'inventorier. Une simulation,
+    // elle, ne parle pas au réseau et n'en a pas besoin.
+    if !args.simulation {
+        destination.exiger_le_jeton()?;
     }
     let identite = args.identite_de_la_carte()?;
     let preparation = preparer(&dossier, &destination, args.horodatages(), &identite)?;
@@ -64,8 +64,12 @@ pub(super) fn depot(g: &OptionsGlobales, args: ArgsDepot) -> Result<CodeSortie> 
     };
     let moi = match super::vigiechiro::avant_le_depot(g, &destination, &ctx)? {
         Some(moi) => moi,
+        // Une autre destination : les autres plans qui la visent déjà sont nommés.
         None => {
-            avertir_autres_plans(g, &preparation.dossier, &identite, args.simulation)?;
+            if let Some(base) = super::base_a_lire(g, args.simulation)? {
+                let autres = autres_plans(&base, &preparation.dossier, &identite)?;
+                dire::autres_plans(g.json, &identite, &autres)?;
+            }
             None
         }
     };
@@ -107,21 +111,13 @@ fn deposer_la_nuit(
 
 /// Un plan hors saison (une nuit de saison passe par `saison::retenter_saison`).
 pub(super) fn retenter(g: &OptionsGlobales, args: ArgsRetenter) -> Result<CodeSortie> {
-    let PlanRelu {
-        dossier,
-        destination,
-        identite,
-        retenus,
-        unites,
-        id,
-    } = PlanRelu::lire(&ouvrir_base_existante(g)?, args.plan)?;
-    signaler_endpoint_ignore(id, &destination, &args.s3);
-    if destination.exige_un_jeton() {
-        crate::jeton::lire()?;
-    }
-    let carte = crate::preparation::carte::identite_du_plan(&unites);
+    let plan = PlanRelu::lire(&ouvrir_base_existante(g)?, args.plan)?;
+    let (dossier, destination, identite) = (plan.dossier, plan.destination, plan.identite);
+    dire::endpoint_ignore(plan.id, &destination, args.s3.endpoint_url.as_deref());
+    destination.exiger_le_jeton()?;
+    let carte = crate::preparation::carte::identite_du_plan(&plan.unites);
     // Les réglages du dépôt que reprend ce plan, sauf ceux donnés pour cette relance.
-    let reglages = super::reglages::fusionner(&args.envoi, &retenus);
+    let reglages = super::reglages::fusionner(&args.envoi, &plan.retenus);
     // On replanifie d'après le dossier : un fichier changé depuis est vu, et un fichier
     // disparu ne part pas pour rien. Le plan se retrouve par son identité stockée (celle
     // d'une version antérieure peut s'écrire autrement aujourd'hui).
@@ -160,19 +156,13 @@ pub(super) fn envoyer(
     s3: &OptionsS3,
 ) -> Result<CodeSortie> {
     let regle = super::passages::ReglePassages::depuis(passages)?;
-    let PlanPret {
-        base,
-        _verrou: verrou,
-        plan,
-        destination,
-        ..
-    } = pret;
-    let mut envoi = Envoi::nouveau(reglages.options.parametres(s3)?, &destination);
+    let mut envoi = Envoi::nouveau(reglages.options.parametres(s3)?, &pret.destination);
     envoi.annonce = reglages.annonce.clone();
     envoi.moi = moi;
     let rt = super::moteur(super::Fils::Plusieurs)?;
-    let code = rt.block_on(super::passages::enchainer(g, &regle, &envoi, base, plan));
-    drop(verrou);
+    let passages = super::passages::enchainer(g, &regle, &envoi, pret.base, pret.plan);
+    let code = rt.block_on(passages);
+    drop(pret._verrou);
     code
 }
 
@@ -257,25 +247,4 @@ fn enregistrer(
     }
     dire::reglages(g.mode_sortie(), &reglages.annonce)?;
     Ok(pret)
-}
-
-/// D'autres plans (d'autres dossiers : la carte montée ailleurs, une copie sur le disque)
-/// visent déjà ce compartiment et ce préfixe : on les nomme, avant tout envoi. Le dépôt
-/// continue : ce que la destination tient déjà, identique, ne repartira pas (elle est lue au
-/// début du passage) ; un fichier de même nom mais d'un autre contenu y remplacera l'objet.
-fn avertir_autres_plans(
-    g: &OptionsGlobales,
-    dossier: &str,
-    identite: &str,
-    a_blanc: bool,
-) -> Result<()> {
-    let Some(base) = super::base_a_lire(g, a_blanc)? else {
-        return Ok(());
-    };
-    let autres = autres_plans(&base, dossier, identite)?;
-    if autres.is_empty() {
-        return Ok(());
-    }
-    dire::autres_plans(g.json, identite, &autres)?;
-    Ok(())
 }

@@ -1,15 +1,14 @@
-//! Le passage d'un plan câblé (il est mené par `depot::passage`, pour `vigie depot` et
-//! `vigie retenter-echecs`, qui le préparent dans `depot`) et la vérification (`vigie
-//! verifier`) : la relecture demandée à la fabrique de la destination (`depot::fabrique`), le
-//! moteur, écouter Ctrl-C, afficher le bilan. Ce module ne regarde ni `depot` ni `passages`,
-//! qui le regardent.
+//! `vigie verifier` câblé : la relecture demandée à la fabrique de la destination
+//! (`depot::relecture::verifier`), le moteur, écouter Ctrl-C, dire chaque constat et le bilan.
+//! L'envoi d'un plan (`Envoi`) est mené par `depot::passage` ; ce module le réexporte pour
+//! `depot` et `saison`, qui le regardent.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::{Fils, ecouter_signaux, interrompu, moteur, ouvrir_base_existante};
-use crate::cli::{ArgsVerifier, OptionsGlobales, OptionsS3};
+use crate::cli::{ArgsVerifier, OptionsGlobales};
 use crate::depot::fabrique::Destination;
 pub(super) use crate::depot::passage::Envoi;
 use crate::depot::relecture::{verification, verifier};
@@ -18,14 +17,6 @@ use crate::reessai::Annulation;
 use crate::sortie::CodeSortie;
 use crate::suivi::Suivi;
 use crate::transport::Emetteur;
-
-/// Un `--endpoint-url` que le plan ne prendra pas en compte est dit (voir
-/// [`Fabrique::endpoint_ignore`]).
-pub(super) fn signaler_endpoint_ignore(plan: i64, destination: &Destination, s3: &OptionsS3) {
-    if let Some(alerte) = destination.endpoint_ignore(plan, s3.endpoint_url.as_deref()) {
-        let _ = crate::suivi::avertir(&alerte);
-    }
-}
 
 /// `vigie verifier [NUIT…]` : chaque nuit de la saison du dernier dépôt (ou les nuits
 /// nommées, ou le plan hors saison du dernier dépôt), l'une après l'autre ; le code est celui
@@ -53,13 +44,13 @@ fn verifier_un(
     let libelle = nuit.map_or_else(|| plan.id.to_string(), |n| format!("de la nuit {n}"));
     let _verrou = VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
     let destination = Destination::du_plan(&plan)?;
-    let fabrique = &destination;
-    signaler_endpoint_ignore(plan.id, &destination, &args.s3);
+    let endpoint = args.s3.endpoint_url.as_deref();
+    crate::suivi::depot::endpoint_ignore(plan.id, &destination, endpoint);
     let deposees = base.unites(plan.id, &[EtatUnite::Deposee])?;
     let emission = args.reessai.reglages_emission()?;
     if !deposees.is_empty() {
-        let lectures = || Ok(emission.clone());
-        super::vigiechiro::verifier_si_plateforme(g, fabrique, lectures, "rien n'a été vérifié")?;
+        let (lectures, rien_fait) = (|| Ok(emission.clone()), "rien n'a été vérifié");
+        super::vigiechiro::verifier_si_plateforme(g, &destination, lectures, rien_fait)?;
     }
     let rt = moteur(Fils::Plusieurs)?;
     let annulation = Annulation::nouveau();
@@ -72,7 +63,8 @@ fn verifier_un(
                 crate::suivi::choisir(g.json, g.quiet, g.progression.into());
             ecouter_signaux(annulation.clone(), Some(Arc::clone(&suivi)));
             let acces = args.s3.acces();
-            verifier::constater_le_plan(fabrique, &plan, deposees, acces, &emetteur, &*suivi).await
+            verifier::constater_le_plan(&destination, &plan, deposees, acces, &emetteur, &*suivi)
+                .await
         })?
     };
     crate::suivi::liberer_terminal();
@@ -82,7 +74,7 @@ fn verifier_un(
     let bilan = verification::noter(base, &constats, |unite, constat| {
         Ok(crate::suivi::verification::constat(g.json, unite, constat)?)
     })?;
-    let geste_refus = fabrique.geste_relecture_refusee();
+    let geste_refus = destination.geste_relecture_refusee();
     crate::suivi::verification::bilan(g.json, plan.id, nuit, &bilan, &geste_refus)?;
     if bilan.interrompue {
         return Err(interrompu());

@@ -281,6 +281,15 @@ impl Destination {
         self.0.exige_un_jeton()
     }
 
+    /// Le jeton, exigé si la destination l'exige (voir [`Fabrique::exige_un_jeton`]) : sans
+    /// lui, rien ne peut partir.
+    pub(crate) fn exiger_le_jeton(&self) -> Result<()> {
+        if self.exige_un_jeton() {
+            crate::jeton::lire()?;
+        }
+        Ok(())
+    }
+
     /// Voir [`Fabrique::juge_les_noms`].
     pub(crate) fn juge_les_noms(&self) -> bool {
         self.0.juge_les_noms()

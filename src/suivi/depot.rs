@@ -15,6 +15,7 @@ use super::calcul::ModeSortie;
 use super::evenement::{Avertissement, EcartNomme, PorteeSimulation};
 use super::format::{neutraliser, octets_lisibles, pluriel, replier};
 use crate::depot::ReglagesDuPassage;
+use crate::depot::fabrique::Destination;
 use crate::destination::IdObjet;
 use crate::inventaire::Inventaire;
 use crate::noms::{self, Empechement};
@@ -86,8 +87,15 @@ pub(crate) fn carte_brute(m: ModeSortie, originaux: usize, sequences: usize) -> 
     )
 }
 
-/// D'autres plans (`autres`, d'autres dossiers) visent déjà la destination `identite`.
+/// D'autres plans (`autres`, d'autres dossiers : la carte montée ailleurs, une copie sur le
+/// disque) visent déjà la destination `identite` : dits avant tout envoi, rien s'il n'y en a
+/// pas. Le dépôt continue : ce que la destination tient déjà, identique, ne repartira pas
+/// (elle est lue au début du passage) ; un fichier de même nom mais d'un autre contenu y
+/// remplacera l'objet.
 pub(crate) fn autres_plans(json: bool, identite: &str, autres: &[DepotPlan]) -> io::Result<()> {
+    if autres.is_empty() {
+        return Ok(());
+    }
     if json {
         return Evenement::Avertissement {
             motif: Avertissement::AutrePlan {
@@ -528,4 +536,12 @@ pub(crate) fn refuser_les_empechements(examens: &[(&str, &Examen)]) -> Result<()
     )
     .avec_nuits(nuits.iter().map(super::saison::nuit_nommee).collect())
     .into())
+}
+
+/// Un `--endpoint-url` (`demande`) que le plan ne prendra pas en compte est dit (voir
+/// `Fabrique::endpoint_ignore`), plutôt qu'ignoré en silence.
+pub(crate) fn endpoint_ignore(plan: i64, destination: &Destination, demande: Option<&str>) {
+    if let Some(alerte) = destination.endpoint_ignore(plan, demande) {
+        let _ = super::avertir(&alerte);
+    }
 }
