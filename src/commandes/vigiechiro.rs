@@ -190,7 +190,7 @@ pub(super) fn avant_le_depot(
     destination: &Destination,
     ctx: &AvantLeDepot<'_>,
 ) -> Result<Option<Option<IdObjet>>> {
-    let Some(dest) = destination.plateforme() else {
+    let Some(dest) = DestinationVigieChiro::de(destination) else {
         return Ok(None);
     };
     let dossier = &ctx.preparation.dossier;
@@ -208,7 +208,7 @@ pub(super) fn verifier_si_plateforme(
     emission: impl FnOnce() -> Result<ReglagesEmission>,
     rien_fait: &str,
 ) -> Result<Option<IdObjet>> {
-    let Some(dest) = destination.plateforme() else {
+    let Some(dest) = DestinationVigieChiro::de(destination) else {
         return Ok(None);
     };
     let lectures = (emission()?, Profil::Insistant);

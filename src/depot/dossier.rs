@@ -873,7 +873,7 @@ mod tests {
         assert_eq!(relue, d);
         assert_eq!(d.cle("sous/a.wav").unwrap(), "sous/a.wav");
         assert!(d.cle("../a.wav").is_err());
-        assert!(d.plateforme().is_none() && !d.exige_un_jeton());
+        assert!(d.fabrique::<DestinationDossier>().is_some() && !d.exige_un_jeton());
         assert!(analyser_vers("s3://nuits", OptionsAdresse::default()).is_none());
     }
 

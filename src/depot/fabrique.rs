@@ -9,14 +9,16 @@
 //! inscription ([`Inscription`], listée dans `inscription.rs`, qui relit la destination d'un
 //! plan : `Destination::du_plan`). Ce qui n'existe que pour certaines (un jeton exigé, des
 //! noms jugés, des séquences lues par un calcul, une description, une participation donnée)
-//! est une méthode au défaut neutre. Reste une fonctionnalité facultative (les `Features`
-//! d'un backend rclone) : [`Fabrique::plateforme`] rend la plateforme Vigie-Chiro, pour ses
-//! vérifications d'avant l'envoi, qui lisent `saison/` et disent par `suivi/` (au-dessus de
-//! cette couche : `commandes/vigiechiro.rs`), et pour les commandes qui n'existent que pour
-//! elle. Les commandes câblent une [`Destination`] sans savoir vers quoi elles envoient.
+//! est une méthode au défaut neutre. Les commandes qui n'existent que pour la plateforme
+//! Vigie-Chiro (la saison, le calcul, ses vérifications d'avant l'envoi, qui lisent `saison/`
+//! et disent par `suivi/` : `commandes/vigiechiro.rs`) demandent à son module si la
+//! destination est la sienne (`DestinationVigieChiro::de`, par [`Destination::fabrique`]) :
+//! ce fichier et le chemin générique ne nomment aucune destination.
+//! Les commandes câblent une [`Destination`] sans savoir vers quoi elles envoient.
 //!
 //! Les futurs sont mis en boîte : une fabrique est un objet (`dyn`), choisi à l'exécution.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
@@ -27,7 +29,6 @@ use futures_util::future::{BoxFuture, LocalBoxFuture};
 
 use super::relecture::verification::Relecture;
 use super::{ContexteUnite, Depositaire, IssueUnite, Resultat, Suivi};
-use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::destination::{ErreurDestination, IdObjet, PartieDuBilan};
 use crate::plan::{Base, CauseRefus, DepotPlan, Sorte};
 use crate::reessai::ReponseApi;
@@ -104,7 +105,7 @@ pub(crate) struct AvantLEnvoi<'a> {
 }
 
 /// Une destination, telle que son module la construit.
-pub(crate) trait Fabrique: Send + Sync + fmt::Debug {
+pub(crate) trait Fabrique: Any + Send + Sync + fmt::Debug {
     /// Son inscription (`inscription.rs`) : sa sorte, ce qui vaut pour toutes.
     fn inscription(&self) -> &'static Inscription;
 
@@ -113,12 +114,6 @@ pub(crate) trait Fabrique: Send + Sync + fmt::Debug {
 
     /// La clé d'une unité, d'après son chemin relatif ; elle ne sort jamais de la destination.
     fn cle(&self, chemin: &str) -> Result<String, ErreurDestination>;
-
-    /// La plateforme Vigie-Chiro, si c'est elle (une fonctionnalité facultative : ses
-    /// vérifications d'avant l'envoi, sa participation, ses noms de fichiers).
-    fn plateforme(&self) -> Option<&DestinationVigieChiro> {
-        None
-    }
 
     /// La même, qui décrira sa participation (`configuration`, `meteo`) ; `None` : elle n'a
     /// rien à décrire (voir [`Destination::decrite`]).
@@ -239,9 +234,13 @@ impl Destination {
         self.0.cle(chemin)
     }
 
-    /// La plateforme Vigie-Chiro, si c'est elle.
-    pub(crate) fn plateforme(&self) -> Option<&DestinationVigieChiro> {
-        self.0.plateforme()
+    /// La fabrique elle-même, si elle est de type `F` : ce que seul le module d'une
+    /// destination demande, pour les commandes qui n'existent que pour elle (la saison, le
+    /// calcul de la plateforme : `DestinationVigieChiro::de`). Le chemin générique ne s'en sert
+    /// pas et ne nomme aucune destination.
+    pub(crate) fn fabrique<F: Fabrique>(&self) -> Option<&F> {
+        let fabrique: &dyn Any = &*self.0;
+        fabrique.downcast_ref::<F>()
     }
 
     /// La même, qui décrira sa participation (vers la plateforme ; une autre destination n'a

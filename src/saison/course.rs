@@ -94,7 +94,7 @@ fn creer_les_participations(c: &impl Course, planifiees: Vec<NuitAEnvoyer>) -> R
         code: CodeSortie::Succes,
     };
     for p in planifiees {
-        let Some(dest) = p.destination.plateforme() else {
+        let Some(dest) = crate::depot::vigiechiro::DestinationVigieChiro::de(&p.destination) else {
             continue;
         };
         if p.plan.participation.is_some()

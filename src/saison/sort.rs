@@ -135,8 +135,7 @@ pub(crate) fn plan_vers_la_meme_participation(
             return false;
         };
         let participation = plan.participation.as_deref().and_then(IdObjet::analyser);
-        autre
-            .plateforme()
+        crate::depot::vigiechiro::DestinationVigieChiro::de(&autre)
             .is_some_and(|autre| dest.meme_participation(autre, participation.as_ref()))
     })
 }

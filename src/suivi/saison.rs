@@ -776,8 +776,10 @@ pub(crate) fn annoncer_nuits(
 /// La destination du plan est une participation à créer (vers la plateforme, par son site et
 /// sa soirée).
 fn participation_a_creer(plan: &DepotPlan) -> bool {
-    crate::depot::fabrique::Destination::du_plan(plan)
-        .is_ok_and(|d| d.plateforme().is_some() && d.participation_donnee().is_none())
+    crate::depot::fabrique::Destination::du_plan(plan).is_ok_and(|d| {
+        crate::depot::vigiechiro::DestinationVigieChiro::de(&d).is_some()
+            && d.participation_donnee().is_none()
+    })
 }
 
 /// `--simulation` en saison : les nuits, puis ce qui serait fait (rien n'est écrit ni créé) :

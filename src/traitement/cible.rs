@@ -88,7 +88,10 @@ impl Cible {
     /// l'adresse de ce plan ; `nuit` : la nuit de saison de ce plan.
     pub(crate) fn du_plan(plan: &DepotPlan, nuit: Option<NuitVisee>) -> Result<Cible> {
         let destination = Destination::du_plan(plan).ok();
-        let Some(dest) = destination.as_ref().and_then(Destination::plateforme) else {
+        let Some(dest) = destination
+            .as_ref()
+            .and_then(crate::depot::vigiechiro::DestinationVigieChiro::de)
+        else {
             return Err(ErreurAvecCode::nouveau(
                 CodeSortie::Usage,
                 format!(
@@ -142,9 +145,10 @@ fn plans_de_la_cible(base: &Base, cible: &Cible) -> Result<Vec<DepotPlan>> {
         .plans()?
         .into_iter()
         .filter(|p| {
-            Destination::du_plan(p)
-                .is_ok_and(|d| d.plateforme().is_some_and(|d| d.api == cible.api))
-                && p.participation.as_deref() == Some(cible.participation.as_str())
+            Destination::du_plan(p).is_ok_and(|d| {
+                crate::depot::vigiechiro::DestinationVigieChiro::de(&d)
+                    .is_some_and(|d| d.api == cible.api)
+            }) && p.participation.as_deref() == Some(cible.participation.as_str())
         })
         .collect())
 }

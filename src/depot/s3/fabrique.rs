@@ -234,7 +234,7 @@ mod tests {
             "s3://nuits/2026?endpoint=http://127.0.0.1:9000"
         );
         assert_eq!(d.cle("a/b.wav").unwrap(), "2026/a/b.wav");
-        assert!(d.plateforme().is_none());
+        assert!(d.fabrique::<DestinationS3>().is_some());
         assert!(d.participation_donnee().is_none());
         assert!(!d.exige_un_jeton());
     }

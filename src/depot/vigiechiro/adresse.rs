@@ -1,6 +1,7 @@
 //! L'adresse de la plateforme Vigie-Chiro (son API et la participation qui reçoit la nuit,
 //! donnée ou à créer) : son identité, qui nomme le plan, et les clés de ses fichiers.
 
+use crate::depot::fabrique::Destination;
 use crate::destination::{
     API_VIGIECHIRO, CibleParticipation, ErreurDestination, IdObjet, chemin_sur, identifiant,
     point_valide, valider_endpoint,
@@ -30,6 +31,12 @@ pub(crate) struct DestinationVigieChiro {
 }
 
 impl DestinationVigieChiro {
+    /// La plateforme Vigie-Chiro, si `destination` est elle : ce que demandent les commandes
+    /// qui n'existent que pour elle (la saison, le calcul, ses vérifications d'avant l'envoi).
+    pub(crate) fn de(destination: &Destination) -> Option<&DestinationVigieChiro> {
+        destination.fabrique::<DestinationVigieChiro>()
+    }
+
     pub(crate) fn nouveau(
         api: &str,
         participation: CibleParticipation,

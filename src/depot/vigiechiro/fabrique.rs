@@ -75,10 +75,6 @@ impl Fabrique for DestinationVigieChiro {
         DestinationVigieChiro::cle(chemin)
     }
 
-    fn plateforme(&self) -> Option<&DestinationVigieChiro> {
-        Some(self)
-    }
-
     fn decrite(&self, description: crate::description::Description) -> Option<Destination> {
         Some(self.clone().avec_description(description).into())
     }
@@ -207,7 +203,7 @@ mod tests {
             crate::depot::inscription::relire(&Sorte::nouvelle("vigiechiro"), identite).unwrap()
         };
         let donnee = vc("vigiechiro:participation/64a1b2c3d4e5f60718293d01");
-        assert!(donnee.plateforme().is_some() && donnee.exige_un_jeton());
+        assert!(DestinationVigieChiro::de(&donnee).is_some() && donnee.exige_un_jeton());
         assert_eq!(
             donnee.participation_donnee().map(IdObjet::as_str),
             Some("64a1b2c3d4e5f60718293d01")
@@ -221,7 +217,7 @@ mod tests {
         let a_creer = vc(
             "vigiechiro:site/64a1b2c3d4e5f60718293c01/debut/2026-06-21T21:30:00Z/fin/2026-06-22T06:00:00Z",
         );
-        assert!(a_creer.plateforme().is_some());
+        assert!(DestinationVigieChiro::de(&a_creer).is_some());
         assert_eq!(a_creer.participation_donnee(), None);
         // Une identité S3 n'est pas relue comme une participation.
         assert!(
