@@ -11,7 +11,6 @@ use super::vigiechiro::AvantLeDepot;
 use super::{ouvrir_base, ouvrir_base_existante};
 use crate::cli::{ArgsDepot, ArgsRetenter, OptionsGlobales, OptionsPassages, OptionsS3};
 use crate::depot::fabrique::Destination;
-pub(super) use crate::depot::planification::planifier_en_relisant;
 use crate::depot::planification::{
     PlanPret, PlanRelu, autres_plans, oublier_s_il_est_vide, reglages_retenus, verrouiller,
 };

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::depot::{RIEN_ENVOYE, examiner, planifier_en_relisant, preparer};
+use super::depot::{RIEN_ENVOYE, examiner, preparer};
 use super::envoi::Envoi;
 use crate::cli::{
     ArgsDepot, ArgsRetenter, OptionsEnvoi, OptionsGlobales, OptionsPassages, OptionsS3,
@@ -357,7 +357,6 @@ fn deposer(
         reunion: &reunion,
         a_blanc: false,
         redeposer_modifies: args.redeposer_modifies,
-        planifier: planifier_en_relisant,
     };
     let mut planifiees = Vec::with_capacity(nuits.len());
     for n in &nuits {
@@ -435,7 +434,6 @@ fn a_envoyer_a_blanc(
         reunion,
         a_blanc: true,
         redeposer_modifies: args.redeposer_modifies,
-        planifier: planifier_en_relisant,
     };
     let mut par_participation = Vec::with_capacity(nuits.len());
     for n in nuits {
@@ -683,7 +681,6 @@ pub(super) fn retenter_saison(
     let reprise = Reprise {
         y_compris_definitifs: args.y_compris_definitifs,
         libelle: libelle_liee,
-        planifier: planifier_en_relisant,
     };
     let (planifiees, nouvelles) = replanifier_les_liees(&mut base, &nuits, liees, &reprise)?;
     // Une nuit nouvelle n'a pas de participation : ni déposée dans une autre, ni ignorée

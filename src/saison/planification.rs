@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::depot::fabrique::Destination;
+use crate::depot::planification::planifier_en_relisant;
 use crate::depot::vigiechiro::DestinationVigieChiro;
 use crate::destination::CibleParticipation;
 use crate::horodatage::InstantUtc;
 use crate::inventaire::Enregistrement;
 use crate::plan::{
-    Base, DepotPlan, FichierPlanifie, NuitPlanifiee, ReglagesRetenus, Replanification, Sorte,
-    VerrouPlan,
+    Base, DepotPlan, FichierPlanifie, NuitPlanifiee, ReglagesRetenus, Sorte, VerrouPlan,
 };
 use crate::saison::fuseau::Fuseau;
 use crate::saison::nuits::{CleNuit, Regroupement};
@@ -63,7 +63,6 @@ pub(crate) struct Saison<'a> {
     pub(crate) a_blanc: bool,
     /// `--redeposer-modifies`.
     pub(crate) redeposer_modifies: bool,
-    pub(crate) planifier: Planifier,
 }
 
 /// Une nuit de la saison prête à planifier : son plan verrouillé, ce que la planification
@@ -194,7 +193,7 @@ pub(crate) fn planifier_et_lier(
     libelle: String,
 ) -> Result<(NuitAEnvoyer, usize)> {
     let site = n.site.clone().context("site d'une nuit non rapproché")?;
-    let r = (s.planifier)(
+    let r = planifier_en_relisant(
         base,
         &p.dossier,
         (&p.sorte, &p.identite),
@@ -325,18 +324,6 @@ pub(crate) fn retenir_les_reglages(
     }
     Ok(())
 }
-
-/// Planifier une nuit (`commandes::depot::planifier_en_relisant` : en relisant au besoin
-/// les fichiers déjà déposés dont seule la date a changé) : dans la base, son dossier, sa
-/// sorte et son identité, ses fichiers, `--redeposer-modifies`, son périmètre.
-pub(crate) type Planifier = fn(
-    &mut Base,
-    &str,
-    (&Sorte, &str),
-    &[FichierPlanifie],
-    bool,
-    Option<&[String]>,
-) -> Result<Replanification>;
 
 /// Les verrous des saisons `(api, année)` : le mécanisme du verrou d'un plan
 /// (`plan/verrou.rs`), sous l'identité `saison:<api>#<année>`. Une saison déjà tenue par un

@@ -10,10 +10,11 @@ use std::collections::BTreeSet;
 use anyhow::{Context, Result};
 
 use crate::depot::fabrique::Destination;
+use crate::depot::planification::planifier_en_relisant;
 use crate::inventaire::Enregistrement;
 use crate::plan::{Base, DepotPlan, FichierPlanifie, NuitLiee, NuitPlanifiee, VerrouPlan};
 use crate::saison::nuits::Regroupement;
-use crate::saison::planification::{NuitAEnvoyer, NuitsNouvelles, Planifier, fichiers_de_la_liee};
+use crate::saison::planification::{NuitAEnvoyer, NuitsNouvelles, fichiers_de_la_liee};
 
 /// Une nuit liée réinventoriée : sa nuit, son plan, sa destination, les fichiers et les
 /// enregistrements de sa racine, regroupés en nuits.
@@ -27,11 +28,10 @@ pub(crate) struct Reinventoriee<'n> {
 }
 
 /// Comment reprendre : `--y-compris-definitifs`, le nom d'une nuit liée (celui de son
-/// verrou), la planification (en relisant les fichiers au besoin).
+/// verrou).
 pub(crate) struct Reprise {
     pub(crate) y_compris_definitifs: bool,
     pub(crate) libelle: fn(&NuitLiee) -> String,
-    pub(crate) planifier: Planifier,
 }
 
 /// Les nuits liées `liees` (des nuits `nuits`) replanifiées, chacune sur ses fichiers, et les
@@ -75,7 +75,7 @@ fn replanifier(
 ) -> Result<NuitAEnvoyer> {
     let libelle = (reprise.libelle)(&n.nuit);
     let verrou = VerrouPlan::prendre(base.chemin(), &plan.dossier, &plan.destination, &libelle)?;
-    let r = (reprise.planifier)(
+    let r = planifier_en_relisant(
         base,
         &plan.dossier,
         (&plan.sorte, &plan.destination),
