@@ -576,3 +576,95 @@ fn les_essais_et_les_fichiers_que_fiabilite_et_benchmarks_nomment_existent() {
     }
     assert!(fautes.is_empty(), "{}", fautes.join("\n"));
 }
+
+/// Issue 44 : une destination vit dans son module et sa ligne d'inscription. Hors d'eux, le
+/// code de production ne nomme aucune destination concrète, ne devine aucune sorte d'après la
+/// forme d'une adresse (`starts_with("s3://")`) et n'écrit aucune sorte en dur ; seules les
+/// commandes qui n'existent que pour la plateforme (la saison, le calcul, ses vérifications
+/// d'avant l'envoi) nomment la destination Vigie-Chiro, qu'elles demandent à son module
+/// (`DestinationVigieChiro::de`). Ajouter une destination ne touche donc qu'un module et une
+/// ligne ; un nom qui s'échappe ailleurs fait échouer cet essai.
+#[test]
+fn chaque_destination_n_est_nommee_que_chez_elle() {
+    let racine = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // (motif, où il est permis), les chemins relatifs à la racine du dépôt.
+    let inscription = "src/depot/inscription.rs";
+    let plateforme_seule = [
+        "src/saison/",
+        "src/traitement/",
+        "src/commandes/saison.rs",
+        "src/commandes/vigiechiro.rs",
+        "src/suivi/saison.rs",
+    ];
+    let regles: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "DestinationS3",
+            vec!["src/depot/s3.rs", "src/depot/s3/", inscription],
+        ),
+        (
+            "DestinationDossier",
+            vec!["src/depot/dossier.rs", "src/depot/dossier/", inscription],
+        ),
+        (
+            "DestinationVigieChiro",
+            [
+                &[
+                    "src/depot/vigiechiro.rs",
+                    "src/depot/vigiechiro/",
+                    inscription,
+                ][..],
+                &plateforme_seule[..],
+            ]
+            .concat(),
+        ),
+        ("depuis_identite", vec![]),
+        ("starts_with(\"s3://\")", vec!["src/depot/s3/"]),
+        ("strip_prefix(\"s3://\")", vec!["src/depot/s3/"]),
+        ("starts_with(\"dossier:\")", vec!["src/depot/dossier.rs"]),
+        ("strip_prefix(\"dossier:\")", vec!["src/depot/dossier.rs"]),
+    ];
+    let mut fautes = Vec::new();
+    let mut a_voir = vec![racine.join("src")];
+    while let Some(dossier) = a_voir.pop() {
+        for entree in std::fs::read_dir(&dossier).unwrap().flatten() {
+            let chemin = entree.path();
+            if chemin.is_dir() {
+                a_voir.push(chemin);
+                continue;
+            }
+            if chemin.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let relatif = chemin
+                .strip_prefix(racine)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let texte = std::fs::read_to_string(&chemin).unwrap();
+            // Le code de production : jusqu'au premier module d'essais, sans les commentaires.
+            for (n, ligne) in texte
+                .lines()
+                .take_while(|l| !l.starts_with("#[cfg(test)]"))
+                .enumerate()
+                .filter(|(_, l)| !l.trim_start().starts_with("//"))
+            {
+                for (motif, permis) in &regles {
+                    if ligne.contains(motif) && !permis.iter().any(|p| relatif.starts_with(p)) {
+                        fautes.push(format!("{relatif}:{} : {motif}", n + 1));
+                    }
+                }
+                // Une sorte écrite en dur (hors de la sorte des essais).
+                if ligne.contains("Sorte::nouvelle(\"")
+                    && !ligne.contains("Sorte::nouvelle(\"essai\")")
+                {
+                    fautes.push(format!("{relatif}:{} : une sorte écrite en dur", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        fautes.is_empty(),
+        "une destination nommée hors de son module (ou une sorte devinée) :\n{}",
+        fautes.join("\n")
+    );
+}
