@@ -1,7 +1,7 @@
 //! `vigie verifier` câblé : la relecture demandée à la fabrique de la destination
 //! (`depot::relecture::verifier`), le moteur, écouter Ctrl-C, dire chaque constat et le bilan.
 //! L'envoi d'un plan (`Envoi`) est mené par `depot::passage` ; ce module le réexporte pour
-//! `depot` et `saison`, qui le regardent.
+//! `commandes/depot.rs` et `commandes/saison.rs`, qui le construisent.
 
 use std::sync::Arc;
 

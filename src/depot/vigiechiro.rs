@@ -7,7 +7,7 @@
 //! **Un seul PUT par défaut.** Aucun client officiel n'envoie en plusieurs parties : le site
 //! web envoie chaque fichier en un PUT, et le test du serveur est marqué
 //! `xfail("multipart is no longer supported")` (`tests/test_fichiers.py`). Le multipart ne sert
-//! qu'au-delà d'un seuil bien au-dessus des séquences ordinaires (voir `commandes/envoi.rs`),
+//! qu'au-delà d'un seuil bien au-dessus des séquences ordinaires (`SEUIL_MULTIPART_MIO`),
 //! pour reprendre un gros fichier à la partie près ; si la plateforme refuse ce chemin
 //! (`500 S3 has rejected file creation request` à la déclaration, `422 not a multipart` à l'URL
 //! d'une partie), le fichier part en un PUT, et le refus est retenu pour tout le plan.

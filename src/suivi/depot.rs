@@ -4,7 +4,8 @@
 //! participation non vérifiée d'une simulation, les écarts entre les noms et la
 //! participation, un autre point, ce que la planification a trouvé ; puis ce que partirait une
 //! simulation ; et le texte des refus (code 2) : un dossier déjà planifié, plusieurs nuits,
-//! les écarts. Les valeurs et les décisions viennent de `commandes/depot.rs`.
+//! les écarts. Les valeurs et les décisions viennent de `depot/planification.rs`,
+//! `preparation/nuit.rs` et `commandes/vigiechiro.rs` (les vérifications de la plateforme).
 
 use std::io::{self, Write};
 
