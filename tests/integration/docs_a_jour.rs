@@ -577,7 +577,7 @@ fn les_essais_et_les_fichiers_que_fiabilite_et_benchmarks_nomment_existent() {
     assert!(fautes.is_empty(), "{}", fautes.join("\n"));
 }
 
-/// Issue 44 : une destination vit dans son module et sa ligne d'inscription. Hors d'eux, le
+/// Une destination vit dans son module et sa ligne d'inscription. Hors d'eux, le
 /// code de production ne nomme aucune destination concrète, ne devine aucune sorte d'après la
 /// forme d'une adresse (`starts_with("s3://")`) et n'écrit aucune sorte en dur ; seules les
 /// commandes qui n'existent que pour la plateforme (la saison, le calcul, ses vérifications
