@@ -1216,10 +1216,13 @@ pub(crate) fn phrase_calcul(note: &CalculNote) -> String {
     format!("{etat} (relevé{})", date(Some(note.releve_le)))
 }
 
+/// Les nuits d'une saison, et de quoi les dire : `vigie etat SAISON`.
+type LignesDeSaison<'a> = [(&'a NuitPlanifiee, crate::plan::EtatDeNuit)];
+
 pub(crate) fn etat_saison(
     json: bool,
     saison: i64,
-    lignes: &[(&NuitPlanifiee, crate::plan::EtatDeNuit)],
+    lignes: &LignesDeSaison<'_>,
     en_defaut: Option<&str>,
 ) -> Result<()> {
     let Some((premiere, _)) = lignes.first() else {
@@ -1230,69 +1233,88 @@ pub(crate) fn etat_saison(
         |f: &dyn Fn(&ResumePlan) -> u64| lignes.iter().map(|(_, e)| f(&e.resume)).sum::<u64>();
     let (unites, deposees) = (somme(&|r| r.total()), somme(&|r| r.deposee));
     let (octets_total, octets_deposes) = (somme(&|r| r.octets_total), somme(&|r| r.octets_deposes));
-    if json {
-        Evenement::EtatSaison {
-            saison,
-            annee,
-            api,
-            nuits: lignes.len(),
-            unites,
-            deposees,
-            definitifs: somme(&|r| r.definitifs),
-            octets_total,
-            octets_deposes,
-        }
-        .ecrire()?;
-        for (n, v) in lignes {
-            let (plan, r, nuit) = (&v.plan, &v.resume, &n.nuit);
-            let instant = |s: Option<i64>| {
-                s.and_then(|s| DateTime::from_timestamp(s, 0))
-                    .map(|t| t.to_rfc3339())
-            };
-            let participation = participation_du_plan(plan);
-            Evenement::EtatNuit {
-                saison,
-                plan: plan.id,
-                site: &nuit.site,
-                numero_site: &nuit.numero_site,
-                protocole: &nuit.protocole,
-                passage: nuit.passage,
-                point: Some(nuit.point.as_str()).filter(|p| !p.is_empty()),
-                soiree: Some(nuit.soiree.as_str()).filter(|s| !s.is_empty()),
-                debut: instant(nuit.premiere_s),
-                fin: instant(nuit.derniere_s),
-                fuseau: &nuit.fuseau,
-                enregistreurs: nuit
-                    .enregistreurs
-                    .split(',')
-                    .filter(|e| !e.is_empty())
-                    .collect(),
-                adresse: participation
-                    .as_deref()
-                    .and_then(|p| adresse_participation(api, p)),
-                participation,
-                dossier: &plan.dossier,
-                unites: r.total(),
-                deposees: r.deposee,
-                definitifs: r.definitifs,
-                octets_total: r.octets_total,
-                octets_deposes: r.octets_deposes,
-                etat: etat_de_nuit(plan, r, v.tenue).1,
-                calcul_etat: v.calcul.as_ref().and_then(|c| c.etat.clone()),
-                calcul_releve_le: v.calcul.as_ref().map(|c| c.releve_le),
-            }
-            .ecrire()?;
-        }
-        return Ok(());
+    if !json {
+        let mut s = crate::sortie::standard();
+        writeln!(
+            s,
+            "Saison {annee} : {}, {deposees} / {unites} fichiers déposés ({} sur {})",
+            pluriel(lignes.len() as u64, "nuit", "nuits"),
+            octets_lisibles(octets_deposes),
+            octets_lisibles(octets_total)
+        )?;
+        return nuits_de_la_saison(&mut s, api, lignes, en_defaut);
     }
-    let mut s = crate::sortie::standard();
-    writeln!(
-        s,
-        "Saison {annee} : {}, {deposees} / {unites} fichiers déposés ({} sur {})",
-        pluriel(lignes.len() as u64, "nuit", "nuits"),
-        octets_lisibles(octets_deposes),
-        octets_lisibles(octets_total)
-    )?;
+    Evenement::EtatSaison {
+        saison,
+        annee,
+        api,
+        nuits: lignes.len(),
+        unites,
+        deposees,
+        definitifs: somme(&|r| r.definitifs),
+        octets_total,
+        octets_deposes,
+    }
+    .ecrire()?;
+    for (n, v) in lignes {
+        etat_nuit(saison, api, n, v).ecrire()?;
+    }
+    Ok(())
+}
+
+/// Une nuit de `vigie etat SAISON --json`.
+fn etat_nuit<'a>(
+    saison: i64,
+    api: &str,
+    n: &'a NuitPlanifiee,
+    v: &'a crate::plan::EtatDeNuit,
+) -> Evenement<'a> {
+    let (plan, r, nuit) = (&v.plan, &v.resume, &n.nuit);
+    let instant = |s: Option<i64>| {
+        s.and_then(|s| DateTime::from_timestamp(s, 0))
+            .map(|t| t.to_rfc3339())
+    };
+    let participation = participation_du_plan(plan);
+    Evenement::EtatNuit {
+        saison,
+        plan: plan.id,
+        site: &nuit.site,
+        numero_site: &nuit.numero_site,
+        protocole: &nuit.protocole,
+        passage: nuit.passage,
+        point: Some(nuit.point.as_str()).filter(|p| !p.is_empty()),
+        soiree: Some(nuit.soiree.as_str()).filter(|s| !s.is_empty()),
+        debut: instant(nuit.premiere_s),
+        fin: instant(nuit.derniere_s),
+        fuseau: &nuit.fuseau,
+        enregistreurs: nuit
+            .enregistreurs
+            .split(',')
+            .filter(|e| !e.is_empty())
+            .collect(),
+        adresse: participation
+            .as_deref()
+            .and_then(|p| adresse_participation(api, p)),
+        participation,
+        dossier: &plan.dossier,
+        unites: r.total(),
+        deposees: r.deposee,
+        definitifs: r.definitifs,
+        octets_total: r.octets_total,
+        octets_deposes: r.octets_deposes,
+        etat: etat_de_nuit(plan, r, v.tenue).1,
+        calcul_etat: v.calcul.as_ref().and_then(|c| c.etat.clone()),
+        calcul_releve_le: v.calcul.as_ref().map(|c| c.releve_le),
+    }
+}
+
+/// Sous la ligne de la saison : chaque nuit (sa page, son calcul), puis les conseils.
+fn nuits_de_la_saison(
+    s: &mut impl Write,
+    api: &str,
+    lignes: &LignesDeSaison<'_>,
+    en_defaut: Option<&str>,
+) -> Result<()> {
     let mut a_relever = false;
     for (n, v) in lignes {
         let (plan, r) = (&v.plan, &v.resume);
@@ -1323,18 +1345,17 @@ pub(crate) fn etat_saison(
     if a_relever {
         writeln!(s, "Où en est le calcul : {}", commande("traitement"))?;
     }
-    if let Some(exemple) = en_defaut {
-        writeln!(
-            s,
-            "Le détail d'une nuit, nommée : {}",
-            commande("etat").args(exemple.split(' '))
-        )?;
-        if let Some(conseil) =
-            conseil_de_saison(lignes.iter().map(|(n, v)| (*n, &v.plan, &v.resume)))
-        {
-            for l in replier(&format!("Reprendre la saison : {conseil}"), 79) {
-                writeln!(s, "{}", neutraliser(&l))?;
-            }
+    let Some(exemple) = en_defaut else {
+        return Ok(());
+    };
+    writeln!(
+        s,
+        "Le détail d'une nuit, nommée : {}",
+        commande("etat").args(exemple.split(' '))
+    )?;
+    if let Some(conseil) = conseil_de_saison(lignes.iter().map(|(n, v)| (*n, &v.plan, &v.resume))) {
+        for l in replier(&format!("Reprendre la saison : {conseil}"), 79) {
+            writeln!(s, "{}", neutraliser(&l))?;
         }
     }
     Ok(())
