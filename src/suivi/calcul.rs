@@ -861,71 +861,20 @@ fn lancement(
 ) -> Result<CodeSortie> {
     let etat_avant = avant.traitement.as_ref().map(|t| t.etat.nom().to_owned());
     let etat_avant = etat_avant.as_deref();
+    let refus = |code, message: String| Err(ErreurAvecCode::nouveau(code, message).into());
     match issue {
         Lancement::Lance { relu } => {
             conseils.ajouter(Suite::Suivre, cible);
-            if m.json {
-                calcul_json(cible, true, etat_avant, None).ecrire()?;
-            } else if !m.silencieux {
-                let confirme = if relu {
-                    " (réponse perdue, lancement confirmé en relisant la plateforme)"
-                } else {
-                    ""
-                };
-                ecrire(
-                    &mut crate::sortie::standard(),
-                    &format!("Calcul lancé pour la {}{confirme}.", cible.nom()),
-                    None,
-                )?;
-            }
-            Ok(CodeSortie::Succes)
+            lance(m, cible, etat_avant, relu)
         }
-        // Sa réponse (« Already … ») n'est pas montrée telle quelle.
         Lancement::DejaEnCours { en_cours } => {
             conseils.ajouter(Suite::Suivre, cible);
-            let etat = if en_cours { "en cours" } else { "planifié" };
-            if m.json {
-                calcul_json(cible, false, etat_avant, Some("deja_en_cours")).ecrire()?;
-            } else {
-                ecrire(
-                    &mut crate::sortie::standard(),
-                    &format!(
-                        "{} : la plateforme répond que son calcul est déjà {etat} ; rien n'a \
-                         été relancé.",
-                        majuscule(&cible.nom())
-                    ),
-                    None,
-                )?;
-            }
-            Ok(CodeSortie::Succes)
+            deja_en_cours(m, cible, etat_avant, en_cours)
         }
-        Lancement::JetonRefuse => {
-            Err(ErreurAvecCode::nouveau(CodeSortie::RefusDefinitifs, jeton_refuse()).into())
-        }
+        Lancement::JetonRefuse => refus(CodeSortie::RefusDefinitifs, jeton_refuse()),
         Lancement::Interrompu => Err(interrompu()),
-        Lancement::Interdit => {
-            let la_sienne = avant.observateur.as_ref().is_some_and(|o| o.id == moi.id);
-            let pourquoi = if la_sienne {
-                "elle est pourtant la vôtre : votre compte n'a peut-être pas (ou plus) les droits \
-                 d'observateur sur la plateforme ; écrivez à ses gestionnaires"
-                    .to_owned()
-            } else {
-                format!(
-                    "seul son observateur le peut, et cette participation est {}",
-                    a_qui(avant)
-                )
-            };
-            Err(ErreurAvecCode::nouveau(
-                CodeSortie::RefusDefinitifs,
-                format!(
-                    "la plateforme refuse de lancer le calcul de la {} (403) : {pourquoi} ; rien \
-                     n'a été lancé",
-                    cible.nom()
-                ),
-            )
-            .into())
-        }
-        Lancement::Refuse { statut, detail } => Err(ErreurAvecCode::nouveau(
+        Lancement::Interdit => refus(CodeSortie::RefusDefinitifs, interdit(cible, moi, avant)),
+        Lancement::Refuse { statut, detail } => refus(
             CodeSortie::RefusDefinitifs,
             format!(
                 "la plateforme refuse de lancer le calcul de la {} ({statut} : {}) ; rien \
@@ -933,37 +882,104 @@ fn lancement(
                 cible.nom(),
                 neutraliser(&detail)
             ),
-        )
-        .into()),
+        ),
         Lancement::Incertain(e) => {
             conseils.ajouter(Suite::Verifier, cible);
-            let releve = match e {
-                Some(e) => format!(
-                    "la plateforme ne montre pas de nouveau calcul ({})",
-                    phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant())
-                ),
-                None => "la plateforme n'a pas pu être relue".to_owned(),
-            };
-            Err(ErreurAvecCode::nouveau(
+            refus(
                 CodeSortie::EchecsTransitoires,
-                format!(
-                    "le lancement du calcul de la {} est resté sans réponse, et {releve} : \
-                     vérifiez dans quelques minutes avant de relancer (un nouveau calcul \
-                     efface les données déjà produites)",
-                    cible.nom()
-                ),
+                incertain(cible, e.as_deref()),
             )
-            .into())
         }
-        Lancement::Echoue(pourquoi) => Err(ErreurAvecCode::nouveau(
+        Lancement::Echoue(pourquoi) => refus(
             CodeSortie::EchecsTransitoires,
             format!(
                 "le calcul de la {} n'a pas été lancé : {pourquoi}",
                 cible.nom()
             ),
-        )
-        .into()),
+        ),
     }
+}
+
+/// Le calcul est lancé (`relu` : la réponse s'est perdue, la plateforme relue le confirme).
+fn lance(m: ModeSortie, cible: &Cible, etat_avant: Option<&str>, relu: bool) -> Result<CodeSortie> {
+    if m.json {
+        calcul_json(cible, true, etat_avant, None).ecrire()?;
+    } else if !m.silencieux {
+        let confirme = if relu {
+            " (réponse perdue, lancement confirmé en relisant la plateforme)"
+        } else {
+            ""
+        };
+        ecrire(
+            &mut crate::sortie::standard(),
+            &format!("Calcul lancé pour la {}{confirme}.", cible.nom()),
+            None,
+        )?;
+    }
+    Ok(CodeSortie::Succes)
+}
+
+/// La plateforme répond que le calcul est déjà planifié ou en cours ; sa réponse
+/// (« Already … ») n'est pas montrée telle quelle.
+fn deja_en_cours(
+    m: ModeSortie,
+    cible: &Cible,
+    etat_avant: Option<&str>,
+    en_cours: bool,
+) -> Result<CodeSortie> {
+    let etat = if en_cours { "en cours" } else { "planifié" };
+    if m.json {
+        calcul_json(cible, false, etat_avant, Some("deja_en_cours")).ecrire()?;
+    } else {
+        ecrire(
+            &mut crate::sortie::standard(),
+            &format!(
+                "{} : la plateforme répond que son calcul est déjà {etat} ; rien n'a \
+                 été relancé.",
+                majuscule(&cible.nom())
+            ),
+            None,
+        )?;
+    }
+    Ok(CodeSortie::Succes)
+}
+
+/// Un 403 au lancement : pourquoi, selon que la participation est la sienne ou non.
+fn interdit(cible: &Cible, moi: &Utilisateur, avant: &EtatParticipation) -> String {
+    let la_sienne = avant.observateur.as_ref().is_some_and(|o| o.id == moi.id);
+    let pourquoi = if la_sienne {
+        "elle est pourtant la vôtre : votre compte n'a peut-être pas (ou plus) les droits \
+         d'observateur sur la plateforme ; écrivez à ses gestionnaires"
+            .to_owned()
+    } else {
+        format!(
+            "seul son observateur le peut, et cette participation est {}",
+            a_qui(avant)
+        )
+    };
+    format!(
+        "la plateforme refuse de lancer le calcul de la {} (403) : {pourquoi} ; rien \
+         n'a été lancé",
+        cible.nom()
+    )
+}
+
+/// Un lancement resté sans réponse, et ce que la plateforme relue en montre (`None` : elle
+/// n'a pas pu être relue).
+fn incertain(cible: &Cible, relue: Option<&EtatParticipation>) -> String {
+    let releve = match relue {
+        Some(e) => format!(
+            "la plateforme ne montre pas de nouveau calcul ({})",
+            phrase_etat(e.traitement.as_ref(), crate::traitement::maintenant())
+        ),
+        None => "la plateforme n'a pas pu être relue".to_owned(),
+    };
+    format!(
+        "le lancement du calcul de la {} est resté sans réponse, et {releve} : \
+         vérifiez dans quelques minutes avant de relancer (un nouveau calcul \
+         efface les données déjà produites)",
+        cible.nom()
+    )
 }
 
 // ------------------------------------------------------------------------ vigie resultats
