@@ -402,42 +402,7 @@ pub(crate) fn non_rattaches(
             writeln!(e, "{}", neutraliser(&l))?;
         }
         for g in groupes {
-            let prefixe = prefixe_des_noms(g.protocole);
-            let numero = &g.numero;
-            let raison = match &g.suggestion {
-                Some(proche) => format!(
-                    "  {prefixe}{numero}-… : aucun de vos sites ne porte ce numéro ; vouliez-vous \
-                     dire {proche} ? ({})",
-                    pluriel(g.fichiers as u64, "fichier", "fichiers")
-                ),
-                None => format!(
-                    "  {prefixe}{numero}-… : aucun de vos sites ne porte ce numéro ({})",
-                    pluriel(g.fichiers as u64, "fichier", "fichiers")
-                ),
-            };
-            for l in replier(&raison, 79) {
-                writeln!(e, "{}", neutraliser(&l))?;
-            }
-            for c in &g.exemples {
-                writeln!(e, "    {}", neutraliser(c))?;
-            }
-            if g.fichiers > NON_RATTACHES_CITES {
-                writeln!(e, "    … et {} autres", g.fichiers - NON_RATTACHES_CITES)?;
-            }
-            let geste = match &g.suggestion {
-                Some(proche) => format!(
-                    "    → une faute de frappe : renommez-les ({prefixe}{proche}-…) ; si c'est \
-                     bien un de vos sites : --site {numero}=ID (ID : fin de l'adresse de la \
-                     page du site)"
-                ),
-                None => format!(
-                    "    → s'ils ne sont pas à vous, retirez-les de la carte ; si c'est un de vos \
-                     sites : --site {numero}=ID (ID : fin de l'adresse de la page du site)"
-                ),
-            };
-            for l in replier(&geste, 79) {
-                writeln!(e, "{}", neutraliser(&l))?;
-            }
+            groupe_non_rattache(&mut e, g)?;
         }
     }
     if aucune_nuit_juste {
@@ -446,6 +411,48 @@ pub(crate) fn non_rattaches(
             "aucune nuit ne se rattache à vos sites (voir ci-dessus) ; rien n'a été envoyé",
         )
         .into());
+    }
+    Ok(())
+}
+
+/// Un numéro de site non rattaché : la raison (et le site proche, s'il y en a un), quelques
+/// fichiers, le geste.
+fn groupe_non_rattache(e: &mut impl Write, g: &NonRattaches) -> io::Result<()> {
+    let prefixe = prefixe_des_noms(g.protocole);
+    let numero = &g.numero;
+    let raison = match &g.suggestion {
+        Some(proche) => format!(
+            "  {prefixe}{numero}-… : aucun de vos sites ne porte ce numéro ; vouliez-vous \
+             dire {proche} ? ({})",
+            pluriel(g.fichiers as u64, "fichier", "fichiers")
+        ),
+        None => format!(
+            "  {prefixe}{numero}-… : aucun de vos sites ne porte ce numéro ({})",
+            pluriel(g.fichiers as u64, "fichier", "fichiers")
+        ),
+    };
+    for l in replier(&raison, 79) {
+        writeln!(e, "{}", neutraliser(&l))?;
+    }
+    for c in &g.exemples {
+        writeln!(e, "    {}", neutraliser(c))?;
+    }
+    if g.fichiers > NON_RATTACHES_CITES {
+        writeln!(e, "    … et {} autres", g.fichiers - NON_RATTACHES_CITES)?;
+    }
+    let geste = match &g.suggestion {
+        Some(proche) => format!(
+            "    → une faute de frappe : renommez-les ({prefixe}{proche}-…) ; si c'est \
+             bien un de vos sites : --site {numero}=ID (ID : fin de l'adresse de la \
+             page du site)"
+        ),
+        None => format!(
+            "    → s'ils ne sont pas à vous, retirez-les de la carte ; si c'est un de vos \
+             sites : --site {numero}=ID (ID : fin de l'adresse de la page du site)"
+        ),
+    };
+    for l in replier(&geste, 79) {
+        writeln!(e, "{}", neutraliser(&l))?;
     }
     Ok(())
 }
