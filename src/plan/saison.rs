@@ -351,12 +351,8 @@ mod tests {
 
     fn f(chemin: &str) -> FichierPlanifie {
         FichierPlanifie {
-            chemin: chemin.into(),
             cle: chemin.rsplit('/').next().unwrap().into(),
-            taille: 1,
-            modifie_ns: 0,
-            identite: None,
-            preparee: None,
+            ..FichierPlanifie::d_essai(chemin)
         }
     }
 
@@ -475,14 +471,7 @@ mod tests {
             "une seule saison"
         );
         assert_ne!(base.ouvrir_saison(api, 2025).unwrap(), s);
-        let f = FichierPlanifie {
-            chemin: "a.wav".into(),
-            cle: "a.wav".into(),
-            taille: 1,
-            modifie_ns: 0,
-            identite: None,
-            preparee: None,
-        };
+        let f = FichierPlanifie::d_essai("a.wav");
         let r = base
             .planifier("/n1", "vigiechiro:participation/x", &[f], false)
             .unwrap();

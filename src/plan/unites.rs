@@ -27,6 +27,22 @@ pub(crate) struct FichierPlanifie {
     pub(crate) preparee: Option<SequencePreparee>,
 }
 
+#[cfg(test)]
+impl FichierPlanifie {
+    /// Un fichier d'essai d'un octet, daté de l'époque, son chemin pour clé, sans identité ni
+    /// préparation.
+    pub(crate) fn d_essai(chemin: &str) -> FichierPlanifie {
+        FichierPlanifie {
+            chemin: chemin.into(),
+            cle: chemin.into(),
+            taille: 1,
+            modifie_ns: 0,
+            identite: None,
+            preparee: None,
+        }
+    }
+}
+
 /// Ce que la (re)planification a changé.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Replanification {

@@ -220,14 +220,7 @@ mod tests {
     /// dossier dit comment sa création se passe.
     fn nuit(c: &CourseEssai, dossier: &str, destination: &str) -> NuitAEnvoyer {
         let mut base = c.base().unwrap();
-        let f = FichierPlanifie {
-            chemin: "a.wav".into(),
-            cle: "a.wav".into(),
-            taille: 1,
-            modifie_ns: 0,
-            identite: None,
-            preparee: None,
-        };
+        let f = FichierPlanifie::d_essai("a.wav");
         let r = base.planifier(dossier, destination, &[f], false).unwrap();
         let plan = r.plan.unwrap();
         let verrou = VerrouPlan::prendre(base.chemin(), dossier, destination, dossier).unwrap();

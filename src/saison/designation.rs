@@ -766,14 +766,7 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            let f = crate::plan::FichierPlanifie {
-                chemin: "a.wav".into(),
-                cle: "a.wav".into(),
-                taille: 1,
-                modifie_ns: 0,
-                identite: None,
-                preparee: None,
-            };
+            let f = crate::plan::FichierPlanifie::d_essai("a.wav");
             let plan = base
                 .planifier(
                     &format!("/s/{i}"),
