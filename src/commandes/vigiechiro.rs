@@ -120,12 +120,18 @@ pub(super) fn verifier_plateforme(
         .await
     });
     crate::suivi::liberer_terminal();
-    if let Some(e) = super::certificat_refuse(&emetteur) {
+    issue_sous_veille(&emetteur, &annulation, resultat)
+}
+
+/// L'issue d'émissions menées sous la veille du réseau : un certificat refusé d'abord (code 2),
+/// puis Ctrl-C (130). Le réseau abandonné annule aussi : c'est alors un échec, pas une
+/// interruption.
+fn issue_sous_veille<T>(emetteur: &Emetteur, arret: &Annulation, r: Result<T>) -> Result<T> {
+    if let Some(e) = super::certificat_refuse(emetteur) {
         return Err(e);
     }
-    match resultat {
-        // Le réseau abandonné annule aussi : c'est alors un échec, pas une interruption.
-        Err(_) if annulation.est_annulee() && !emetteur.reseau().est_abandonne() => {
+    match r {
+        Err(_) if arret.est_annulee() && !emetteur.reseau().est_abandonne() => {
             Err(super::interrompu())
         }
         r => r,
@@ -156,15 +162,7 @@ pub(super) async fn resoudre_participation(
         &AnnoncesSuivi(journal_suivi.as_ref()),
     )
     .await;
-    if let Some(e) = super::certificat_refuse(&emetteur) {
-        return Err(e);
-    }
-    match issue {
-        Err(_) if arret.est_annulee() && !emetteur.reseau().est_abandonne() => {
-            Err(super::interrompu())
-        }
-        r => r,
-    }
+    issue_sous_veille(&emetteur, &arret, issue)
 }
 
 /// Ce que `vigie depot` d'une nuit sait avant de parler à la plateforme, en valeurs.
