@@ -10,6 +10,15 @@
 //! - **refaire ne change aucun octet** : une séquence déjà là, de la taille attendue et à
 //!   l'en-tête attendu, est gardée telle quelle ; un fichier différent sous ce nom n'est jamais
 //!   écrasé (ce n'est pas cette carte qui l'a écrit) : la commande le dit ;
+//! - **une coupure de courant n'arrête pas la reprise** : le renommage est écrit au journal du
+//!   système de fichiers avant les octets (ext4 en `data=ordered` avec allocation différée
+//!   agrandit le fichier à mesure que ses blocs atteignent le disque), si bien qu'après une
+//!   batterie vide une séquence peut se trouver sous son nom mais **plus courte** (vide, le
+//!   plus souvent). Un fichier plus court dont chaque octet est le début de la séquence que
+//!   cette carte donne est ce reste-là : il est réécrit (le fichier relu ne dépasse pas une
+//!   séquence, et cela n'arrive qu'après une coupure). Tout autre fichier reste un autre
+//!   fichier. Écrire chaque séquence jusqu'au disque (`fsync`) avant son renommage éviterait
+//!   ce reste, au prix d'une attente du disque par séquence : non ;
 //! - **flux borné** : les octets passent de l'original à la séquence par `io::copy` (un tampon
 //!   de quelques Kio, ou une copie faite par le noyau) ; la mémoire ne grossit pas avec la
 //!   taille d'un fichier (`TransformationAudio.java` du compagnon chargeait l'original entier) ;
@@ -68,21 +77,65 @@ fn systeme(chemin: &Path) -> impl FnOnce(io::Error) -> ErreurEcriture + '_ {
     }
 }
 
-/// La séquence `chemin` est-elle déjà là, complète et de cet en-tête ? `Err` si un autre
-/// fichier y est.
-fn deja_la(chemin: &Path, taille: u64, entete: &[u8]) -> Result<bool, ErreurEcriture> {
+/// Ce qu'on trouve sous le nom d'une séquence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    Absente,
+    /// Complète : de la taille attendue, à l'en-tête attendu.
+    Complete,
+    /// Plus courte qu'attendu : le reste d'une coupure de courant, si ses octets sont le début
+    /// de la séquence (vérifié avec l'original, par [`debut_de_la_sequence`]).
+    PlusCourte(u64),
+}
+
+/// Ce qu'il y a sous le nom `chemin` d'une séquence de `taille` octets et de cet `entete`.
+/// `Err` si un autre fichier y est (plus long, ou d'un autre en-tête).
+fn presence(chemin: &Path, taille: u64, entete: &[u8]) -> Result<Presence, ErreurEcriture> {
     let mut f = match File::open(chemin) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Presence::Absente),
         Err(e) => return Err(systeme(chemin)(e)),
     };
-    let meme_taille = f.metadata().map_err(systeme(chemin))?.len() == taille;
+    let longueur = f.metadata().map_err(systeme(chemin))?.len();
+    if longueur < taille {
+        return Ok(Presence::PlusCourte(longueur));
+    }
     let mut lu = vec![0u8; entete.len()];
-    let meme_entete = meme_taille && f.read_exact(&mut lu).is_ok() && lu == entete;
-    if meme_entete {
-        Ok(true)
+    if longueur == taille && f.read_exact(&mut lu).is_ok() && lu == entete {
+        Ok(Presence::Complete)
     } else {
         Err(ErreurEcriture::AutreFichier(chemin.to_owned()))
+    }
+}
+
+/// Les `longueur` octets du fichier `chemin` sont-ils le début de la séquence `k` de
+/// `original` (son en-tête, puis sa tranche lue dans `source`) ? Lu par morceaux : la mémoire
+/// ne dépend pas de la taille.
+fn debut_de_la_sequence(
+    chemin: &Path,
+    longueur: u64,
+    source: &mut File,
+    chemin_source: &Path,
+    original: &Original,
+    k: usize,
+) -> Result<bool, ErreurEcriture> {
+    let tranche = original.decoupage.tranche(k);
+    let entete = original.decoupage.entete_sequence(tranche.longueur);
+    source
+        .seek(SeekFrom::Start(tranche.debut))
+        .map_err(systeme(chemin_source))?;
+    let mut attendu = io::Cursor::new(entete).chain(Read::by_ref(source).take(tranche.longueur));
+    let mut present = File::open(chemin).map_err(systeme(chemin))?.take(longueur);
+    let mut a = vec![0u8; 64 * 1024];
+    let mut b = vec![0u8; 64 * 1024];
+    loop {
+        let n = present.read(&mut a).map_err(systeme(chemin))?;
+        if n == 0 {
+            return Ok(true);
+        }
+        if attendu.read_exact(&mut b[..n]).is_err() || a[..n] != b[..n] {
+            return Ok(false);
+        }
     }
 }
 
@@ -110,6 +163,7 @@ fn ecrire_sequence(
     k: usize,
     dossier: &Path,
     chemin: &Path,
+    remplacer: bool,
 ) -> Result<u64, ErreurEcriture> {
     let tranche = original.decoupage.tranche(k);
     let mut provisoire = tempfile::Builder::new()
@@ -128,7 +182,13 @@ fn ecrire_sequence(
     if copie != tranche.longueur {
         return Err(ErreurEcriture::OriginalRaccourci(chemin_source.to_owned()));
     }
-    provisoire.persist_noclobber(chemin).map_err(|e| {
+    // Le reste d'une coupure (vérifié avant d'écrire la nuit) est remplacé ; rien d'autre.
+    let renomme = if remplacer {
+        provisoire.persist(chemin)
+    } else {
+        provisoire.persist_noclobber(chemin)
+    };
+    renomme.map_err(|e| {
         if e.error.kind() == io::ErrorKind::AlreadyExists {
             ErreurEcriture::AutreFichier(chemin.to_owned())
         } else {
@@ -150,18 +210,31 @@ pub(crate) fn ecrire_nuit(
     std::fs::create_dir_all(&dossier).map_err(systeme(&dossier))?;
     effacer_provisoires(&dossier)?;
     // Ce qui est déjà là, et ce qu'il reste à écrire.
-    let mut a_ecrire: Vec<(usize, usize)> = Vec::new();
+    // (original, séquence, remplacer le reste d'une coupure), tout vérifié avant d'écrire.
+    let mut a_ecrire: Vec<(usize, usize, bool)> = Vec::new();
     let mut bilan = BilanNuit::default();
     let mut besoin = 0u64;
     for (i, o) in nuit.originaux.iter().enumerate() {
         for (k, nom) in o.sequences.iter().enumerate() {
             let entete = o.decoupage.entete_sequence(o.decoupage.tranche(k).longueur);
             let taille = o.decoupage.taille_sequence(k);
-            if deja_la(&dossier.join(nom), taille, &entete)? {
-                bilan.deja_la += 1;
-            } else {
-                a_ecrire.push((i, k));
-                besoin += taille;
+            match presence(&dossier.join(nom), taille, &entete)? {
+                Presence::Complete => bilan.deja_la += 1,
+                Presence::Absente => {
+                    a_ecrire.push((i, k, false));
+                    besoin += taille;
+                }
+                Presence::PlusCourte(longueur) => {
+                    let chemin_source = crate::plateforme::chemins::local(racine, &o.relatif);
+                    let mut source = File::open(&chemin_source).map_err(systeme(&chemin_source))?;
+                    let chemin = dossier.join(nom);
+                    if !debut_de_la_sequence(&chemin, longueur, &mut source, &chemin_source, o, k)?
+                    {
+                        return Err(ErreurEcriture::AutreFichier(chemin));
+                    }
+                    a_ecrire.push((i, k, true));
+                    besoin += taille - longueur;
+                }
             }
         }
     }
@@ -176,7 +249,7 @@ pub(crate) fn ecrire_nuit(
         }
     }
     let mut ouvert: Option<(usize, File, PathBuf)> = None;
-    for (i, k) in a_ecrire {
+    for (i, k, remplacer) in a_ecrire {
         let o = &nuit.originaux[i];
         if ouvert.as_ref().is_none_or(|(j, _, _)| *j != i) {
             let chemin = crate::plateforme::chemins::local(racine, &o.relatif);
@@ -187,7 +260,7 @@ pub(crate) fn ecrire_nuit(
             continue;
         };
         let chemin = dossier.join(&o.sequences[k]);
-        let octets = ecrire_sequence(source, chemin_source, o, k, &dossier, &chemin)?;
+        let octets = ecrire_sequence(source, chemin_source, o, k, &dossier, &chemin, remplacer)?;
         bilan.ecrites += 1;
         bilan.octets_ecrits += octets;
         apres(octets);

@@ -280,6 +280,47 @@ fn ce_qu_un_arret_laisse_est_repris_sans_doublon_ni_sequence_a_moitie() {
     assert_eq!(std::fs::read(nuit.join(&premiere)).unwrap(), b"autre chose");
 }
 
+/// Ce qu'une batterie vide laisse sur ext4 (renommage au journal, octets pas encore sur le
+/// disque) : des séquences sous leur nom, mais plus courtes, vides le plus souvent. La reprise
+/// les réécrit ; un fichier plus court qui n'est pas le début de la séquence reste intouché.
+#[test]
+fn une_coupure_de_courant_laisse_des_sequences_courtes_que_la_reprise_reecrit() {
+    let d = tempfile::tempdir().unwrap();
+    let racine = d.path().join("carte");
+    carte(&racine);
+    let reference = reference(d.path(), &racine);
+    let attendu = empreintes_sous(&reference);
+    let noms: Vec<String> = attendues().into_iter().map(|(n, _, _)| n).collect();
+    let vers = d.path().join("sortie");
+    let nuit = vers.join(NUIT);
+    std::fs::create_dir_all(&nuit).unwrap();
+    let complete = |i: usize| std::fs::read(reference.join(NUIT).join(&noms[i])).unwrap();
+    // Vide ; coupée dans l'en-tête ; coupée dans les échantillons ; complète.
+    std::fs::write(nuit.join(&noms[0]), b"").unwrap();
+    std::fs::write(nuit.join(&noms[1]), &complete(1)[..20]).unwrap();
+    let longueur = complete(3).len() / 2;
+    std::fs::write(nuit.join(&noms[3]), &complete(3)[..longueur]).unwrap();
+    std::fs::write(nuit.join(&noms[6]), complete(6)).unwrap();
+    // Un début qui diffère d'un octet de la séquence : un autre fichier, rien n'est écrit.
+    let mut autre = complete(4)[..1000].to_vec();
+    autre[500] ^= 0xff;
+    std::fs::write(nuit.join(&noms[4]), &autre).unwrap();
+    let s = preparer(d.path(), &racine, &vers).output().unwrap();
+    assert_eq!(s.status.code(), Some(2), "{}", texte(&s));
+    assert!(texte(&s).contains(&noms[4]), "{}", texte(&s));
+    assert!(texte(&s).contains("n'est pas écrasé"), "{}", texte(&s));
+    assert_eq!(std::fs::read(nuit.join(&noms[4])).unwrap(), autre);
+    assert!(std::fs::read(nuit.join(&noms[0])).unwrap().is_empty());
+    assert!(!nuit.join(&noms[2]).exists(), "rien d'écrit avant le refus");
+
+    // Le fichier étranger ôté, la reprise rend la nuit entière, octet pour octet.
+    std::fs::remove_file(nuit.join(&noms[4])).unwrap();
+    let s = preparer(d.path(), &racine, &vers).output().unwrap();
+    assert_eq!(s.status.code(), Some(0), "{}", texte(&s));
+    assert!(texte(&s).contains("7 écrites, 1 déjà là"), "{}", texte(&s));
+    assert_eq!(empreintes_sous(&vers), attendu);
+}
+
 #[test]
 fn kill_9_au_milieu_puis_relance_rend_la_nuit_entiere() {
     let d = tempfile::tempdir().unwrap();
