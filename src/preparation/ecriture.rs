@@ -182,6 +182,8 @@ fn ecrire_sequence(
     if copie != tranche.longueur {
         return Err(ErreurEcriture::OriginalRaccourci(chemin_source.to_owned()));
     }
+    // Ces octets de la carte ne seront plus lus : le cache les rend.
+    crate::plateforme::disque::oublier_lu(source, tranche.debut, tranche.longueur);
     // Le reste d'une coupure (vérifié avant d'écrire la nuit) est remplacé ; rien d'autre.
     let renomme = if remplacer {
         provisoire.persist(chemin)
