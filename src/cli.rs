@@ -3,6 +3,11 @@
 //! Les textes sont ceux que lit un participant sur le terrain : en français, courts, et chaque
 //! option dit ce qu'elle change. La logique vit dans `commandes/` ; ce fichier sert aussi à
 //! produire les complétions et la page de manuel (`vigie completions`, `vigie generer-docs`).
+//!
+//! Les `///` des commandes et des options sont les textes de `--help` et de la page de manuel,
+//! écrits pour le terminal : `Car<site>-…` ou une adresse nue y sont voulus. rustdoc, qui les
+//! lit comme du Markdown, n'a pas à les corriger.
+#![allow(rustdoc::invalid_html_tags, rustdoc::bare_urls)]
 
 use std::path::PathBuf;
 
@@ -346,7 +351,7 @@ pub(crate) fn premier_ecran() -> String {
 
 /// clap met dans la ligne d'usage d'une erreur les options « présentes », et compte pour
 /// telles celles qu'une variable d'environnement donne (`VIGIE_API`, `AWS_ENDPOINT_URL`,
-/// `AWS_REGION`, `VIGIE_BASE`) : « Usage: vigie depot --api <URL> --endpoint-url <URL> … »
+/// `AWS_REGION`, `VIGIE_BASE`) : « `Usage: vigie depot --api <URL> --endpoint-url <URL> …` »
 /// les montre alors comme obligatoires. On remet la ligne d'usage de la sous-commande telle
 /// que la donne `--help`, où seul ce qui est obligatoire figure.
 fn usage_sans_variables(texte: &str, mut racine: clap::Command) -> String {

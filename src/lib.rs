@@ -4,6 +4,10 @@
 //! graduée (`reessai`, `transport`), un moteur qui reprend là où l'on en était (`depot`), et ce
 //! que l'utilisateur voit (`suivi`). Voir `ARCHITECTURE.md`, `docs/` et le README.
 
+// `vigie` est un programme : sa documentation se lit avec `--document-private-items`, et ses
+// liens vers des éléments privés sont voulus.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod cli;
 pub mod commandes;
 mod connexion;

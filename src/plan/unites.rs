@@ -320,7 +320,7 @@ impl Base {
     }
 
     /// Planifie (ou replanifie) `fichiers` de `dossier` vers `destination`, comme
-    /// [`Base::planifier`], en une transaction et une seule lecture des unités du plan.
+    /// `Base::planifier` (la forme courte des essais), en une transaction et une seule lecture des unités du plan.
     ///
     /// `dates_seules` : les fichiers déjà déposés qui reviennent avec la même taille mais une
     /// autre date. Une carte SD en FAT garde l'heure **locale** : lue après le passage à

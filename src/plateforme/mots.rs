@@ -2,7 +2,7 @@
 //! la bénévole sous Windows ne connaît ni `XDG`, ni `0600`, ni `~/` ; elle a `%LOCALAPPDATA%`,
 //! un fichier « réservé à votre compte », PowerShell. L'aide (`cli::commande`) et la page de
 //! manuel de Windows (`man/vigie-windows.1`, d'où vient `MANUEL.txt`) passent leurs textes par
-//! [`pour_windows`] ; un essai vérifie qu'il n'y reste aucun mot d'Unix ([`MOTS_D_UNIX`]) :
+//! [`pour_windows`] ; un essai vérifie qu'il n'y reste aucun mot d'Unix (`MOTS_D_UNIX`) :
 //! une aide reformulée sans que cette table suive le fait échouer.
 
 /// Ce qui ne doit pas paraître dans un texte de la version Windows.

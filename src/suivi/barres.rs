@@ -7,7 +7,7 @@
 //! bandeau d'erreur pour un incident absorbé (règle 7 de `docs/politique-reessai.md`).
 //!
 //! Ce fichier ne décide d'aucun texte : il recopie dans indicatif ce que calcule
-//! [`Tableau`](super::tableau::Tableau) (pur, testé sans horloge). Un fil de rafraîchissement
+//! [`Tableau`] (pur, testé sans horloge). Un fil de rafraîchissement
 //! fait avancer les décomptes même quand le moteur ne dit rien (il attend, justement). Les
 //! échecs s'impriment au-dessus des barres et restent à l'écran une fois celles-ci effacées.
 

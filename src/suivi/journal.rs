@@ -9,7 +9,7 @@
 //!
 //! Aucun secret ne doit y passer. Les messages sont expurgés à la source (le transport ne
 //! journalise ni en-tête ni URL complète) ; par précaution, chaque ligne repasse ici par
-//! [`expurger`](crate::secrets::expurger), le seul masque du projet, et les valeurs des
+//! [`crate::secrets::expurger`], le seul masque du projet, et les valeurs des
 //! variables d'environnement secrètes (clé secrète AWS, jeton) sont remplacées si elles
 //! apparaissaient telles quelles. Sur la sortie d'erreur, le journal passe au-dessus des barres
 //! sans les brouiller (`ecran`).

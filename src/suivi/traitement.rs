@@ -119,7 +119,7 @@ pub(crate) fn resume_erreur(message: &str) -> String {
 
 /// L'état du calcul en une phrase (sans majuscule ni point) : « calcul planifié le 21 juin à
 /// 23 h 40 », « calcul en cours depuis 12 min (commencé le …) », « calcul fini le … »,
-/// « calcul en erreur le … : <exception> », « un essai a échoué le … (…) : nouvel essai n° 2
+/// « calcul en erreur le … : `<exception>` », « un essai a échoué le … (…) : nouvel essai n° 2
 /// à venir », « aucun calcul lancé ».
 pub(crate) fn phrase_etat(t: Option<&Traitement>, maintenant: InstantUtc) -> String {
     let date = |i: Option<InstantUtc>| {

@@ -9,7 +9,7 @@
 //!   manqué ([`Releve::Manque`]), pas une erreur : le suivant repassera. Seuls les refus qui
 //!   ne changeront pas d'eux-mêmes (jeton refusé, participation inconnue, adresse qui n'est
 //!   pas l'API) arrêtent ;
-//! - [`suivre`] enchaîne les relevés jusqu'à la fin du calcul (`--attendre`) ;
+//! - [`suivre`](mod@suivre) enchaîne les relevés jusqu'à la fin du calcul (`--attendre`) ;
 //! - [`cible`] dit quelle participation est visée, et si ses nuits sont prêtes pour le calcul ;
 //! - [`taxons`] garde les noms des taxons ; [`lancer`] décide si un calcul peut partir, et le
 //!   lance ; [`resultats`] trouve et télécharge le CSV des observations et le journal du

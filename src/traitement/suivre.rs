@@ -7,8 +7,8 @@
 //! relevés serrés aussi. D'où :
 //! - chaque relevé est un sondage BREF ([`super::relever`]) ; un relevé manqué n'arrête rien ;
 //! - entre deux relevés, le backoff de la politique de réessai ([`PolitiqueReessai`]) : une
-//!   enveloppe de [`Cadence::premier`] (30 s par défaut), doublée à chaque relevé jusqu'à
-//!   [`Cadence::plafond`] (5 min), l'attente tirée entre la moitié et le tout (gigue égale :
+//!   enveloppe de `premier` (30 s par défaut, [`Cadence::nouveau`]), doublée à chaque relevé
+//!   jusqu'au `plafond` (5 min), l'attente tirée entre la moitié et le tout (gigue égale :
 //!   des portables lancés ensemble ne relèvent pas ensemble) ;
 //! - l'échéance (`--echeance`) : un relevé qui tomberait après elle n'est pas attendu, le
 //!   suivi s'arrête sur le dernier état relevé ;

@@ -137,7 +137,7 @@ pub const PSEUDO_AUTRE: &str = "Noctule des Étangs";
 pub(crate) const SITE_AUTRE: &str = "64a1b2c3d4e5f60718293c04";
 /// Une participation de l'autre observateur (point `B1`, même nuit que [`PARTICIPATION`]) :
 /// la plateforme laisse pourtant quiconque y déclarer des fichiers (voir
-/// [`Vigiechiro::declarer_fichier`]).
+/// `Vigiechiro::declarer_fichier`).
 pub const PARTICIPATION_AUTRE: &str = "64a1b2c3d4e5f60718293d02";
 /// Un site **pédestre** (`type_site` `CARRE`) de l'observateur validé, sur le même carré que
 /// [`SITE`] (`Vigiechiro - Pédestre-640139` et `Vigiechiro - Point Fixe-640139`) : le numéro
