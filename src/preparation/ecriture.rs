@@ -96,7 +96,11 @@ fn presence(chemin: &Path, taille: u64, entete: &[u8]) -> Result<Presence, Erreu
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Presence::Absente),
         Err(e) => return Err(systeme(chemin)(e)),
     };
-    let longueur = f.metadata().map_err(systeme(chemin))?.len();
+    let meta = f.metadata().map_err(systeme(chemin))?;
+    if !meta.is_file() {
+        return Err(ErreurEcriture::AutreFichier(chemin.to_owned()));
+    }
+    let longueur = meta.len();
     if longueur < taille {
         return Ok(Presence::PlusCourte(longueur));
     }

@@ -313,8 +313,15 @@ fn une_coupure_de_courant_laisse_des_sequences_courtes_que_la_reprise_reecrit() 
     assert!(std::fs::read(nuit.join(&noms[0])).unwrap().is_empty());
     assert!(!nuit.join(&noms[2]).exists(), "rien d'écrit avant le refus");
 
-    // Le fichier étranger ôté, la reprise rend la nuit entière, octet pour octet.
+    // Un dossier sous le nom d'une séquence : un autre fichier aussi.
     std::fs::remove_file(nuit.join(&noms[4])).unwrap();
+    std::fs::create_dir(nuit.join(&noms[4])).unwrap();
+    let s = preparer(d.path(), &racine, &vers).output().unwrap();
+    assert_eq!(s.status.code(), Some(2), "{}", texte(&s));
+    assert!(texte(&s).contains("n'est pas écrasé"), "{}", texte(&s));
+
+    // Le fichier étranger ôté, la reprise rend la nuit entière, octet pour octet.
+    std::fs::remove_dir(nuit.join(&noms[4])).unwrap();
     let s = preparer(d.path(), &racine, &vers).output().unwrap();
     assert_eq!(s.status.code(), Some(0), "{}", texte(&s));
     assert!(texte(&s).contains("7 écrites, 1 déjà là"), "{}", texte(&s));
