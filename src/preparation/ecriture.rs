@@ -204,6 +204,48 @@ fn ecrire_sequence(
     Ok(original.decoupage.taille_sequence(k))
 }
 
+/// Une séquence à écrire : l'original, le rang de la tranche, et s'il faut remplacer le reste
+/// d'une coupure (vérifié).
+type AEcrire = (usize, usize, bool);
+
+/// Ce qui reste à écrire des séquences de `nuit` dans `dossier`, ce qui y est déjà (le bilan
+/// de départ) et la place qu'il faut : tout est vérifié ici, avant d'écrire le premier octet.
+fn ce_qui_reste(
+    racine: &Path,
+    nuit: &NuitAPreparer,
+    dossier: &Path,
+) -> Result<(Vec<AEcrire>, BilanNuit, u64), ErreurEcriture> {
+    let mut a_ecrire = Vec::new();
+    let mut bilan = BilanNuit::default();
+    let mut besoin = 0u64;
+    for (i, o) in nuit.originaux.iter().enumerate() {
+        for (k, nom) in o.sequences.iter().enumerate() {
+            let entete = o.decoupage.entete_sequence(o.decoupage.tranche(k).longueur);
+            let taille = o.decoupage.taille_sequence(k);
+            let chemin = dossier.join(nom);
+            match presence(&chemin, taille, &entete)? {
+                Presence::Complete => bilan.deja_la += 1,
+                Presence::Absente => {
+                    a_ecrire.push((i, k, false));
+                    besoin += taille;
+                }
+                Presence::PlusCourte(longueur) => {
+                    let chemin_source = crate::plateforme::chemins::local(racine, &o.relatif);
+                    let mut source = File::open(&chemin_source).map_err(systeme(&chemin_source))?;
+                    if !debut_de_la_sequence(&chemin, longueur, &mut source, &chemin_source, o, k)?
+                    {
+                        return Err(ErreurEcriture::AutreFichier(chemin));
+                    }
+                    a_ecrire.push((i, k, true));
+                    // Le remplaçant s'écrit en entier avant que le reste ne disparaisse.
+                    besoin += taille;
+                }
+            }
+        }
+    }
+    Ok((a_ecrire, bilan, besoin))
+}
+
 /// Écrit les séquences de `nuit`, lues sur la carte `racine`, dans `sortie/<dossier de la
 /// nuit>` ; `apres` est appelé après chaque séquence écrite, avec sa taille.
 pub(crate) fn ecrire_nuit(
@@ -215,35 +257,7 @@ pub(crate) fn ecrire_nuit(
     let dossier = sortie.join(nuit.dossier());
     std::fs::create_dir_all(&dossier).map_err(systeme(&dossier))?;
     effacer_provisoires(&dossier)?;
-    // Ce qui est déjà là, et ce qu'il reste à écrire.
-    // (original, séquence, remplacer le reste d'une coupure), tout vérifié avant d'écrire.
-    let mut a_ecrire: Vec<(usize, usize, bool)> = Vec::new();
-    let mut bilan = BilanNuit::default();
-    let mut besoin = 0u64;
-    for (i, o) in nuit.originaux.iter().enumerate() {
-        for (k, nom) in o.sequences.iter().enumerate() {
-            let entete = o.decoupage.entete_sequence(o.decoupage.tranche(k).longueur);
-            let taille = o.decoupage.taille_sequence(k);
-            match presence(&dossier.join(nom), taille, &entete)? {
-                Presence::Complete => bilan.deja_la += 1,
-                Presence::Absente => {
-                    a_ecrire.push((i, k, false));
-                    besoin += taille;
-                }
-                Presence::PlusCourte(longueur) => {
-                    let chemin_source = crate::plateforme::chemins::local(racine, &o.relatif);
-                    let mut source = File::open(&chemin_source).map_err(systeme(&chemin_source))?;
-                    let chemin = dossier.join(nom);
-                    if !debut_de_la_sequence(&chemin, longueur, &mut source, &chemin_source, o, k)?
-                    {
-                        return Err(ErreurEcriture::AutreFichier(chemin));
-                    }
-                    a_ecrire.push((i, k, true));
-                    besoin += taille - longueur;
-                }
-            }
-        }
-    }
+    let (a_ecrire, mut bilan, besoin) = ce_qui_reste(racine, nuit, &dossier)?;
     if besoin > 0 {
         let libre = crate::plateforme::disque::place_libre(&dossier).map_err(systeme(&dossier))?;
         if besoin.saturating_add(MARGE_OCTETS) > libre {
