@@ -3,7 +3,8 @@
 //! la même reprise et la même relecture que les autres destinations.
 //!
 //! Chaque fichier part sous son chemin relatif (la clé), écrit d'abord dans un provisoire
-//! caché du même dossier (`.NOM.vigie-provisoire`, jamais une séquence), mis sur le disque
+//! caché du même dossier (`.NOM.vigie-provisoire`, jamais une séquence ; caché sous Windows
+//! aussi, `plateforme::provisoire`), mis sur le disque
 //! (`sync`), puis renommé d'un coup à sa place : un arrêt brutal laisse au pis ce provisoire,
 //! que la relance réécrit, jamais un fichier à moitié écrit sous son vrai nom. Le fichier
 //! renommé est relu et sa somme CRC32C comparée à celle de ce qui est parti : l'unité n'est
@@ -244,7 +245,7 @@ trait Disque: Send + Sync + 'static {
         if let Some(parent) = provisoire.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::File::create(provisoire)
+        crate::plateforme::provisoire::creer(provisoire, false)
     }
 
     fn ecrire(&self, fichier: &mut std::fs::File, tranche: &[u8]) -> io::Result<()> {
@@ -256,6 +257,7 @@ trait Disque: Send + Sync + 'static {
     }
 
     fn renommer(&self, provisoire: &Path, cible: &Path) -> io::Result<()> {
+        crate::plateforme::provisoire::montrer(provisoire)?;
         std::fs::rename(provisoire, cible)
     }
 

@@ -11,7 +11,7 @@
 //! - Les emplacements par défaut (`emplacements`), les signaux d'arrêt (`signaux`), les chemins
 //!   relatifs de la nuit (`chemins`), les processus enfants (`processus`), la place libre et
 //!   la lecture seule d'un disque (`disque`), un lancement depuis l'explorateur de Windows
-//!   (`explorateur`).
+//!   (`explorateur`), le provisoire d'une séquence caché sous Windows aussi (`provisoire`).
 //!
 //! Pourquoi ici, pour les fichiers de la nuit : entre la planification et l'envoi (des heures,
 //! parfois), un fichier peut être remplacé (`mv -T`) par un lien vers un fichier secret de même
@@ -33,6 +33,7 @@ pub(crate) mod mots;
 // Le processus enfant de `vigie demo`, qui n'existe qu'avec le bac à sable.
 #[cfg(feature = "bac-a-sable")]
 pub(crate) mod processus;
+pub(crate) mod provisoire;
 pub mod signaux;
 
 use std::fs::{DirBuilder, File, Metadata, OpenOptions};

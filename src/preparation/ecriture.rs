@@ -6,7 +6,8 @@
 //! - **reprise sûre** : un arrêt (Ctrl-C, kill -9, coupure) ne laisse jamais une séquence à
 //!   moitié écrite sous son nom : le nom n'apparaît qu'une fois le fichier complet (le renommage
 //!   est atomique dans un même dossier). Les provisoires d'un arrêt (`.vigie-sequence-*`,
-//!   cachés : `vigie depot` les ignore) sont effacés à la reprise ;
+//!   cachés, par le point sous Unix, par l'attribut sous Windows, `plateforme::provisoire` ;
+//!   `vigie depot` les ignore) sont effacés à la reprise ;
 //! - **refaire ne change aucun octet** : une séquence déjà là, de la taille attendue et à
 //!   l'en-tête attendu, est gardée telle quelle ; un fichier différent sous ce nom n'est jamais
 //!   écrasé (ce n'est pas cette carte qui l'a écrit) : la commande le dit ;
@@ -173,7 +174,9 @@ fn ecrire_sequence(
     let mut provisoire = tempfile::Builder::new()
         .prefix(PREFIXE_PROVISOIRE)
         .suffix(".part")
-        .tempfile_in(dossier)
+        .make_in(dossier, |chemin| {
+            crate::plateforme::provisoire::creer(chemin, true)
+        })
         .map_err(systeme(dossier))?;
     source
         .seek(SeekFrom::Start(tranche.debut))
@@ -188,6 +191,7 @@ fn ecrire_sequence(
     }
     // Ces octets de la carte ne seront plus lus : le cache les rend.
     crate::plateforme::disque::oublier_lu(source, tranche.debut, tranche.longueur);
+    crate::plateforme::provisoire::montrer(provisoire.path()).map_err(systeme(chemin))?;
     // Le reste d'une coupure (vérifié avant d'écrire la nuit) est remplacé ; rien d'autre.
     let renomme = if remplacer {
         provisoire.persist(chemin)
