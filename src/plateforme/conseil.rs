@@ -195,7 +195,10 @@ fn nom_du_programme(
     shell: Systeme,
 ) -> String {
     let texte = lance.to_string_lossy();
-    let separateur = |c: char| c == '/' || (shell == Systeme::Windows && c == '\\');
+    // Sous Windows, `argv[0]` sépare par « \ » quel que soit le shell dont on écrit la
+    // commande ; ailleurs, « \ » est un caractère de nom.
+    let separateur =
+        |c: char| c == '/' || ((shell == Systeme::Windows || cfg!(windows)) && c == '\\');
     let Some(fin) = texte.rfind(separateur) else {
         // Un nom nu, trouvé par le PATH (ou, dans cmd, dans le dossier courant) : tel que tapé.
         return if texte.is_empty() {
