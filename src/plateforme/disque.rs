@@ -27,13 +27,8 @@ pub(crate) fn place_libre(chemin: &Path) -> io::Result<u64> {
     }
     #[cfg(windows)]
     {
-        use std::os::windows::ffi::OsStrExt;
         use windows_sys::Win32::Storage::FileSystem::GetDiskFreeSpaceExW;
-        let large: Vec<u16> = chemin
-            .as_os_str()
-            .encode_wide()
-            .chain(std::iter::once(0))
-            .collect();
+        let large = super::chaine_large(chemin);
         let mut libre: u64 = 0;
         // SAFETY : `large` est une chaîne UTF-16 terminée par un zéro, vivante pendant
         // l'appel ; `libre` est un entier local ; les deux autres sorties sont facultatives.

@@ -41,6 +41,17 @@ use std::io;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// `chemin` tel que l'attendent les fonctions « W » de Windows : UTF-16, terminé par un zéro.
+#[cfg(windows)]
+fn chaine_large(chemin: &Path) -> Vec<u16> {
+    use std::os::windows::ffi::OsStrExt;
+    chemin
+        .as_os_str()
+        .encode_wide()
+        .chain(std::iter::once(0))
+        .collect()
+}
+
 /// Un système, pour ce qui se dit autrement selon lui : les règles du shell (`conseil`), les
 /// mots de l'aide et du manuel (`mots`). [`Systeme::ICI`] : celui de cette compilation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

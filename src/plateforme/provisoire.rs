@@ -41,16 +41,11 @@ pub(crate) fn creer(chemin: &Path, exclusif: bool) -> io::Result<File> {
 pub(crate) fn montrer(chemin: &Path) -> io::Result<()> {
     #[cfg(windows)]
     {
-        use std::os::windows::ffi::OsStrExt;
         use windows_sys::Win32::Storage::FileSystem::{
             FILE_ATTRIBUTE_HIDDEN, FILE_ATTRIBUTE_NORMAL, GetFileAttributesW,
             INVALID_FILE_ATTRIBUTES, SetFileAttributesW,
         };
-        let large: Vec<u16> = chemin
-            .as_os_str()
-            .encode_wide()
-            .chain(std::iter::once(0))
-            .collect();
+        let large = super::chaine_large(chemin);
         // SAFETY : `large` est une chaîne UTF-16 terminée par un zéro, vivante pendant l'appel.
         let attributs = unsafe { GetFileAttributesW(large.as_ptr()) };
         if attributs == INVALID_FILE_ATTRIBUTES {
