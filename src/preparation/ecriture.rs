@@ -34,6 +34,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::carte::{NuitAPreparer, Original};
+use super::transformation::Tranche;
 
 /// Le début du nom des fichiers provisoires (cachés : l'inventaire les ignore).
 const PREFIXE_PROVISOIRE: &str = ".vigie-sequence-";
@@ -113,19 +114,17 @@ fn presence(chemin: &Path, taille: u64, entete: &[u8]) -> Result<Presence, Erreu
     }
 }
 
-/// Les `longueur` octets du fichier `chemin` sont-ils le début de la séquence `k` de
-/// `original` (son en-tête, puis sa tranche lue dans `source`) ? Lu par morceaux : la mémoire
-/// ne dépend pas de la taille.
+/// Les `longueur` octets du fichier `chemin` sont-ils le début de la séquence faite de
+/// `entete` puis de `tranche`, lue dans `source` ? Lu par morceaux : la mémoire ne dépend pas
+/// de la taille.
 fn debut_de_la_sequence(
     chemin: &Path,
     longueur: u64,
     source: &mut File,
     chemin_source: &Path,
-    original: &Original,
-    k: usize,
+    entete: &[u8],
+    tranche: Tranche,
 ) -> Result<bool, ErreurEcriture> {
-    let tranche = original.decoupage.tranche(k);
-    let entete = original.decoupage.entete_sequence(tranche.longueur);
     source
         .seek(SeekFrom::Start(tranche.debut))
         .map_err(systeme(chemin_source))?;
@@ -224,7 +223,8 @@ fn ce_qui_reste(
     let mut besoin = 0u64;
     for (i, o) in nuit.originaux.iter().enumerate() {
         for (k, nom) in o.sequences.iter().enumerate() {
-            let entete = o.decoupage.entete_sequence(o.decoupage.tranche(k).longueur);
+            let tranche = o.decoupage.tranche(k);
+            let entete = o.decoupage.entete_sequence(tranche.longueur);
             let taille = o.decoupage.taille_sequence(k);
             let chemin = dossier.join(nom);
             match presence(&chemin, taille, &entete)? {
@@ -236,8 +236,14 @@ fn ce_qui_reste(
                 Presence::PlusCourte(longueur) => {
                     let chemin_source = crate::plateforme::chemins::local(racine, &o.relatif);
                     let mut source = File::open(&chemin_source).map_err(systeme(&chemin_source))?;
-                    if !debut_de_la_sequence(&chemin, longueur, &mut source, &chemin_source, o, k)?
-                    {
+                    if !debut_de_la_sequence(
+                        &chemin,
+                        longueur,
+                        &mut source,
+                        &chemin_source,
+                        &entete,
+                        tranche,
+                    )? {
                         return Err(ErreurEcriture::AutreFichier(chemin));
                     }
                     a_ecrire.push((i, k, true));
