@@ -29,15 +29,13 @@ use crate::reessai::{Issue, RaisonArret, ReponseApi};
 use crate::sortie::CodeSortie;
 use crate::traitement::cible::{Cible, noter};
 use crate::transport::vigiechiro::{
-    AccesFichier, ClientVigieChiro, Pagination, PieceJointe, Suite,
+    AccesFichier, ClientVigieChiro, PAR_PAGE, Pagination, PieceJointe, Suite,
 };
 use crate::transport::{Emetteur, Emission, emettre};
 
 /// Au-delà, un résultat n'est pas téléchargé : le CSV d'une nuit de 4 000 séquences pèse
 /// quelques Mio.
 pub(crate) const TAILLE_MAX: u64 = 1 << 30;
-/// Fichiers par page de la liste (le serveur en admet 100 au plus).
-const PAR_PAGE: u64 = 100;
 /// Pages lues au plus (10 000 fichiers de calcul).
 const PAGES_MAX: u64 = 100;
 

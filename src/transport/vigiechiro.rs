@@ -46,7 +46,7 @@ use crate::texte::{LIGNE_MAX, borner};
 mod lecture;
 pub(crate) use lecture::{AccesFichier, ObjetLu, PieceJointe};
 mod pagination;
-pub(crate) use pagination::{Pagination, Suite};
+pub(crate) use pagination::{PAR_PAGE, Pagination, Suite};
 mod saison;
 pub(crate) use saison::{ParticipationLue, SiteLu};
 mod traitement;

@@ -19,11 +19,9 @@ use std::collections::HashMap;
 use crate::destination::IdObjet;
 use crate::reessai::{RaisonArret, ReponseApi};
 use crate::transport::en_clair::refus_serveur;
-use crate::transport::vigiechiro::{ClientVigieChiro, Pagination, PieceJointe, Suite};
+use crate::transport::vigiechiro::{ClientVigieChiro, PAR_PAGE, Pagination, PieceJointe, Suite};
 use crate::transport::{ContexteEmission, Emission, emettre};
 
-/// Fichiers par page : le maximum du serveur.
-pub(crate) const PAR_PAGE: u64 = 100;
 /// Au-delà de tant de pages, la liste est tenue pour sans fin (un serveur qui rendrait
 /// toujours des pages pleines) : 100 000 fichiers, bien au-delà d'une participation (4 000
 /// séquences, et autant de sorties Tadarida de chaque sorte après le calcul).

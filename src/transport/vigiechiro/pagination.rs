@@ -18,6 +18,10 @@ use std::hash::{Hash, Hasher};
 
 use crate::destination::IdObjet;
 
+/// Éléments demandés par page, pour toute liste : le plus que le serveur admette
+/// (`xin/snippets.py`, `Paginator(max_results_limit=100)` ; au-delà, 422).
+pub(crate) const PAR_PAGE: u64 = 100;
+
 /// Où en est la lecture d'une liste paginée.
 #[derive(Debug)]
 pub(crate) struct Pagination {

@@ -32,13 +32,11 @@ use std::future::Future;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{ClientVigieChiro, Pagination, Suite, aucun_refus, json};
+use super::{ClientVigieChiro, PAR_PAGE, Pagination, Suite, aucun_refus, json};
 use crate::destination::IdObjet;
 use crate::reessai::ReponseApi;
 use crate::texte::{LIGNE_MAX, borner};
 
-/// Éléments demandés par page : le plus que le serveur admette.
-pub(crate) const PAR_PAGE: u64 = 100;
 /// Pages lues au plus (10 000 éléments).
 pub(crate) const PAGES_MAX: u64 = 100;
 /// Lectures complètes d'une liste qui change, avant de la dire illisible.
